@@ -1,0 +1,232 @@
+# sbxrun - one GNU Makefile, explicit source lists.
+#
+#   make                 build ./sbxrun (installs missing build dependencies through apt first)
+#   make check           build and run every test tier (unit, cli, enforce, fuzz replay, lint of man)
+#   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
+#   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
+#   make bench           benchmarks (tests/bench/)
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make windows         cross-build sbxrun.exe with MinGW-w64; make check-windows runs it under Wine
+#
+# User CFLAGS/LDFLAGS are appended last. DEVELOPER=1 turns warnings into errors (CI sets it).
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+SHELL := /bin/bash
+
+VERSION := 0.1.0
+
+# ---- sources ---------------------------------------------------------------------------------
+
+LIB_SRCS := \
+	lib/diag.c \
+	lib/path.c \
+	lib/profile.c \
+	lib/load.c \
+	lib/emit.c \
+	lib/builtin.c \
+	lib/resolve.c \
+	lib/legacy.c \
+	lib/algebra.c \
+	lib/glob.c \
+	lib/context.c \
+	lib/intent.c \
+	lib/plan.c
+
+LIB_LINUX_SRCS := \
+	lib/plan_linux.c
+
+LIB_MACOS_SRCS := \
+	lib/sbpl.c
+
+LIB_WINDOWS_SRCS := \
+	lib/plan_windows.c \
+	lib/winquote.c
+
+PLATFORM_LINUX_SRCS := \
+	platform/linux/probe.c \
+	platform/linux/enter.c
+
+PLATFORM_MACOS_SRCS := \
+	platform/macos/exec.c
+
+CMD_SRCS := \
+	cmd/main.c \
+	cmd/options.c \
+	cmd/run.c \
+	cmd/explain.c \
+	cmd/probe.c \
+	cmd/tools.c \
+	cmd/helper.c
+
+ALL_LIB_SRCS := $(LIB_SRCS) $(LIB_LINUX_SRCS) $(LIB_MACOS_SRCS) $(LIB_WINDOWS_SRCS)
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+FUZZ_TARGET := tests/fuzz/fuzz_profile.c
+
+# ---- flags -----------------------------------------------------------------------------------
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
+	-Wpointer-arith -Wundef -Wwrite-strings -Wimplicit-fallthrough -Wno-unused-parameter
+ifeq ($(DEVELOPER),1)
+WARN += -Werror
+endif
+HARDEN_CFLAGS := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fstack-clash-protection -fPIE
+HARDEN_LDFLAGS := -pie -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack
+
+OPT := -O2 -g
+BUILD := build
+ifneq ($(filter asan,$(MAKECMDGOALS)),)
+OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+HARDEN_CFLAGS := -fPIE
+BUILD := build-asan
+SAN_LDFLAGS := -fsanitize=address,undefined
+endif
+
+DEPS_PKGS := jansson libseccomp libcap
+DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
+DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null || echo -ljansson -lseccomp -lcap)
+
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -Ilib -Iplatform $(OPT) \
+	$(WARN) $(HARDEN_CFLAGS) $(DEP_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(HARDEN_LDFLAGS) $(SAN_LDFLAGS) $(LDFLAGS)
+
+LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
+PLATFORM_OBJS := $(PLATFORM_LINUX_SRCS:%.c=$(BUILD)/%.o)
+CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
+UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+LIBSBX := $(BUILD)/libsbx.a
+
+.PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man asan fuzz \
+	lint bench install uninstall clean deps deps-test windows check-windows
+
+all: sbxrun
+
+# ---- dependencies: install what is missing, saying what runs ---------------------------------
+
+BUILD_DEB := gcc make pkg-config libjansson-dev libseccomp-dev libcap-dev
+TEST_DEB := bats mandoc util-linux git python3 iproute2 clang
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+deps:
+	@if ! $(PKG_CONFIG) --exists $(DEPS_PKGS) 2>/dev/null; then \
+		if command -v apt-get >/dev/null; then \
+			echo "sbxrun: installing build dependencies: $(SUDO) apt-get install -y $(BUILD_DEB)"; \
+			$(SUDO) apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BUILD_DEB) || exit 1; \
+		else \
+			echo "sbxrun: missing build dependencies (jansson, libseccomp, libcap development files) and no apt-get to install them" >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+deps-test: deps
+	@missing=""; \
+	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang; do \
+		command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if command -v apt-get >/dev/null; then \
+			echo "sbxrun: installing test dependencies: $(SUDO) apt-get install -y$$missing"; \
+			$(SUDO) apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing || exit 1; \
+		else \
+			echo "sbxrun: missing test tools:$$missing" >&2; exit 1; \
+		fi; \
+	fi
+
+# ---- build -----------------------------------------------------------------------------------
+
+$(BUILD)/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBSBX): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/sbxrun: $(CMD_OBJS) $(PLATFORM_OBJS) $(LIBSBX)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(PLATFORM_OBJS) $(LIBSBX) $(DEP_LIBS)
+
+# The top-level ./sbxrun points at the last build, plain or sanitized.
+sbxrun: $(BUILD)/sbxrun
+	ln -sf $(BUILD)/sbxrun sbxrun
+
+asan: sbxrun
+
+$(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
+
+$(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
+
+# The macOS backend's POSIX parts must keep compiling on Linux.
+$(BUILD)/macos-compile.stamp: $(PLATFORM_MACOS_SRCS) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsyntax-only $(PLATFORM_MACOS_SRCS)
+	@touch $@
+
+# ---- tests -----------------------------------------------------------------------------------
+
+check: check-unit check-fuzz check-macos check-man check-cli check-enforce
+	@echo "sbxrun: all test tiers passed ($(BUILD))"
+
+check-unit: $(BUILD)/unit-tests
+	$(BUILD)/unit-tests tests/vectors
+
+check-fuzz: $(BUILD)/fuzz-replay
+	$(BUILD)/fuzz-replay tests/fuzz/corpus
+
+check-macos: $(BUILD)/macos-compile.stamp
+
+check-man: deps-test
+	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
+
+check-cli: sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/cli
+
+check-enforce: sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/enforce/run
+
+FUZZ_SECONDS ?= 60
+fuzz: deps-test
+	@mkdir -p build-fuzz
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib $(DEP_CFLAGS) \
+		-o build-fuzz/fuzz-profile $(FUZZ_TARGET) $(ALL_LIB_SRCS) $(DEP_LIBS)
+	@mkdir -p build-fuzz/corpus
+	build-fuzz/fuzz-profile -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		build-fuzz/corpus tests/fuzz/corpus
+
+lint: deps-test
+	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
+	@if command -v clang-format >/dev/null; then \
+		clang-format --dry-run --Werror $(ALL_LIB_SRCS) lib/*.h $(CMD_SRCS) cmd/*.h \
+			$(PLATFORM_LINUX_SRCS) $(PLATFORM_MACOS_SRCS); fi
+	@if command -v cppcheck >/dev/null; then \
+		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
+			$(ALL_LIB_SRCS) $(CMD_SRCS) $(PLATFORM_LINUX_SRCS); fi
+
+bench: sbxrun
+	tests/bench/run
+
+# ---- install ---------------------------------------------------------------------------------
+
+install: $(BUILD)/sbxrun
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 0755 $(BUILD)/sbxrun $(DESTDIR)$(BINDIR)/sbxrun
+	ln -sf sbxrun $(DESTDIR)$(BINDIR)/sbxrun-linux-sandbox
+	install -m 0644 man/sbxrun.1 $(DESTDIR)$(MANDIR)/man1/sbxrun.1
+	install -m 0644 man/sbxrun-profile.5 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/sbxrun $(DESTDIR)$(BINDIR)/sbxrun-linux-sandbox \
+		$(DESTDIR)$(MANDIR)/man1/sbxrun.1 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5
+
+clean:
+	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe
+
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(PLATFORM_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* helper.c - not written yet. */
+#include "sbx.h"

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* probe.c - not written yet. */
+#include "sbx.h"

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* run.c - not written yet. */
+#include "sbx.h"

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* tools.c - not written yet. */
+#include "sbx.h"

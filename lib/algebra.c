@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* algebra.c - not written yet. */
+#include "sbx.h"

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* intent.c - not written yet. */
+#include "sbx.h"

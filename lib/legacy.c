@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* legacy.c - not written yet. */
+#include "sbx.h"

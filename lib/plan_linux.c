@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* plan_linux.c - not written yet. */
+#include "sbx.h"

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* profile.c - construction, copying, comparison and destruction of the profile model. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+
+static const char *const access_names[] = { "read", "write", "deny" };
+static const char *const special_names[] = { "root",	  "minimal",   "project_roots",
+					     "tmpdir", "slash_tmp", "unknown" };
+
+const char *sbx_access_name(enum sbx_access a)
+{
+	return (unsigned)a < 3 ? access_names[a] : "?";
+}
+
+const char *sbx_special_name(enum sbx_special s)
+{
+	return (unsigned)s < 6 ? special_names[s] : "?";
+}
+
+static int dup_opt(char **dst, const char *src)
+{
+	*dst = NULL;
+	if (!src)
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+void sbx_entry_clear(struct sbx_entry *e)
+{
+	if (!e)
+		return;
+	free(e->path);
+	free(e->subpath);
+	memset(e, 0, sizeof(*e));
+}
+
+int sbx_entry_copy(struct sbx_entry *dst, const struct sbx_entry *src)
+{
+	*dst = *src;
+	dst->path = dst->subpath = NULL;
+	if (dup_opt(&dst->path, src->path) || dup_opt(&dst->subpath, src->subpath)) {
+		sbx_entry_clear(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+bool sbx_entry_equal(const struct sbx_entry *a, const struct sbx_entry *b)
+{
+	if (a->kind != b->kind || a->access != b->access || a->skip_missing != b->skip_missing)
+		return false;
+	if (a->kind == SBX_SPECIAL && a->special != b->special)
+		return false;
+	return str_eq(a->path, b->path) && str_eq(a->subpath, b->subpath);
+}
+
+static int fs_grow(struct sbx_fs *fs)
+{
+	size_t cap;
+	struct sbx_entry *v;
+
+	if (fs->n < fs->cap)
+		return 0;
+	if (fs->n >= SBX_MAX_ENTRIES)
+		return SBX_E_TOO_BIG;
+	cap = fs->cap ? fs->cap * 2 : 8;
+	v = realloc(fs->entries, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	fs->entries = v;
+	fs->cap = cap;
+	return 0;
+}
+
+int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e)
+{
+	int r = fs_grow(fs);
+
+	if (r)
+		return r;
+	r = sbx_entry_copy(&fs->entries[fs->n], e);
+	if (r)
+		return r;
+	fs->n++;
+	return 0;
+}
+
+int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, bool skip)
+{
+	struct sbx_entry e = { .kind = SBX_PATH, .path = (char *)path, .access = a,
+			       .skip_missing = skip };
+
+	return sbx_fs_push(fs, &e);
+}
+
+int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subpath,
+			enum sbx_access a, bool skip)
+{
+	struct sbx_entry e = { .kind = SBX_SPECIAL, .special = sp, .subpath = (char *)subpath,
+			       .access = a, .skip_missing = skip };
+
+	return sbx_fs_push(fs, &e);
+}
+
+bool sbx_fs_contains(const struct sbx_fs *fs, const struct sbx_entry *e)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (sbx_entry_equal(&fs->entries[i], e))
+			return true;
+	return false;
+}
+
+int sbx_fs_copy(struct sbx_fs *dst, const struct sbx_fs *src)
+{
+	int r;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->kind = src->kind;
+	dst->glob_depth = src->glob_depth;
+	for (size_t i = 0; i < src->n; i++) {
+		r = sbx_fs_push(dst, &src->entries[i]);
+		if (r) {
+			sbx_fs_clear(dst);
+			return r;
+		}
+	}
+	return 0;
+}
+
+void sbx_fs_clear(struct sbx_fs *fs)
+{
+	if (!fs)
+		return;
+	for (size_t i = 0; i < fs->n; i++)
+		sbx_entry_clear(&fs->entries[i]);
+	free(fs->entries);
+	memset(fs, 0, sizeof(*fs));
+}
+
+void sbx_profile_free(struct sbx_profile *p)
+{
+	if (!p)
+		return;
+	sbx_fs_clear(&p->fs);
+	memset(p, 0, sizeof(*p));
+}
+
+int sbx_profile_copy(struct sbx_profile *dst, const struct sbx_profile *src)
+{
+	*dst = *src;
+	return sbx_fs_copy(&dst->fs, &src->fs);
+}
+
+void sbx_additional_free(struct sbx_additional *a)
+{
+	if (!a)
+		return;
+	sbx_fs_clear(&a->fs);
+	memset(a, 0, sizeof(*a));
+	a->network = -1;
+}
+
+void sbx_strv_free(char **v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void sbx_legacy_free(struct sbx_legacy *l)
+{
+	if (!l)
+		return;
+	sbx_strv_free(l->writable_roots, l->n_writable_roots);
+	memset(l, 0, sizeof(*l));
+}

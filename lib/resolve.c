@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* resolve.c - not written yet. */
+#include "sbx.h"

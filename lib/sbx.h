@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sbx.h - the profile engine: model, loading, resolution, algebra, intent and plans.
+ *
+ * Everything here is pure: no printing, no exiting, no sandbox system calls. Functions that can
+ * fail return 0 on success or a negative errno / SBX_E_* code and fill a struct sbx_diag.
+ * Every object has one owner; *_free() functions accept NULL.
+ */
+#ifndef SBX_H
+#define SBX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define SBX_VERSION "0.1.0"
+
+/* Limits, each with the reason it exists. */
+#define SBX_MAX_PROFILE_BYTES (4u << 20) /* a profile is configuration, not data */
+#define SBX_MAX_JSON_DEPTH 64		 /* the deepest valid profile nests 8 levels */
+#define SBX_MAX_ENTRIES 100000		 /* 10x the largest profile the benchmarks use */
+#define SBX_MAX_PATH 4096		 /* PATH_MAX on Linux */
+#define SBX_MAX_GLOB_MATCHES 8192	 /* each match costs a mount; Codex uses the same cap */
+#define SBX_MAX_WORKSPACE_ROOTS 256
+
+/* Project error codes (negative, below any errno). */
+enum {
+	SBX_E_PARSE = -1000,	     /* the JSON is malformed or does not match the format */
+	SBX_E_INVALID = -1001,	     /* well-formed but semantically invalid (pointer in diag) */
+	SBX_E_TOO_BIG = -1002,	     /* over a named limit */
+	SBX_E_NO_LEGACY = -1003,     /* canonical -> legacy projection impossible */
+	SBX_E_UNENFORCEABLE = -1004, /* the plan cannot be enforced on this host */
+	SBX_E_USAGE = -1005,
+};
+
+/* ---- diagnostics ------------------------------------------------------------------------- */
+
+/*
+ * One diagnostic. Rendered by cmd/ as
+ *   sbxrun: FILE:LINE:COL: MSG          (line > 0)
+ *   sbxrun: FILE: POINTER: MSG          (pointer[0] != 0)
+ *   sbxrun: MSG
+ * followed by "hint: HINT" on its own line when hint[0] != 0.
+ */
+struct sbx_diag {
+	char file[512]; /* "-" for stdin, ":workspace" for built-ins, "" when none */
+	int line, col;	/* 1-based; 0 = unknown */
+	char pointer[512]; /* RFC 6901 JSON pointer of the offending value, "" when none */
+	char msg[1024];
+	char hint[512];
+};
+
+void sbx_diag_clear(struct sbx_diag *d);
+/* Sets msg (printf-style); returns code so callers can `return sbx_diag_set(d, -EINVAL, ...)`. */
+int sbx_diag_set(struct sbx_diag *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int sbx_diag_hint(struct sbx_diag *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Writes the rendered diagnostic (one line, plus a hint line) to f. Used by cmd/ only. */
+void sbx_diag_print(const struct sbx_diag *d, FILE *f);
+
+/* ---- the model ----------------------------------------------------------------------------- */
+
+/* Ordered by conflict precedence: on equal specificity the larger value wins. */
+enum sbx_access { SBX_READ = 0, SBX_WRITE = 1, SBX_DENY = 2 };
+
+enum sbx_path_kind { SBX_PATH = 0, SBX_GLOB, SBX_SPECIAL };
+
+enum sbx_special {
+	SBX_SP_ROOT = 0,
+	SBX_SP_MINIMAL,
+	SBX_SP_PROJECT_ROOTS, /* optional subpath */
+	SBX_SP_TMPDIR,
+	SBX_SP_SLASH_TMP,
+	SBX_SP_UNKNOWN, /* forward compatibility: token in path, optional subpath; ignored */
+};
+
+struct sbx_entry {
+	enum sbx_path_kind kind;
+	enum sbx_special special; /* SBX_SPECIAL only */
+	/*
+	 * SBX_PATH: absolute path, lexically normalized (POSIX "/a/b" or Windows "C:\a", "\\srv\share").
+	 * SBX_GLOB: the pattern as written (may be relative or "codex-project-roots://sub").
+	 * SBX_SPECIAL + SBX_SP_UNKNOWN: the raw token (e.g. ":future"); otherwise NULL.
+	 */
+	char *path;
+	char *subpath; /* SBX_SP_PROJECT_ROOTS / SBX_SP_UNKNOWN: optional, else NULL */
+	enum sbx_access access;
+	bool skip_missing; /* "missing_path_behavior": "skip" */
+};
+
+enum sbx_fs_kind { SBX_FS_RESTRICTED = 0, SBX_FS_UNRESTRICTED, SBX_FS_EXTERNAL };
+
+struct sbx_fs {
+	enum sbx_fs_kind kind;
+	struct sbx_entry *entries;
+	size_t n, cap;
+	unsigned glob_depth; /* glob_scan_max_depth; 0 = absent (unbounded) */
+};
+
+enum sbx_profile_type { SBX_MANAGED = 0, SBX_DISABLED, SBX_EXTERNAL };
+
+struct sbx_profile {
+	enum sbx_profile_type type;
+	struct sbx_fs fs; /* MANAGED: as given; DISABLED: UNRESTRICTED; EXTERNAL: EXTERNAL */
+	bool network;	  /* true = "enabled"; DISABLED is always true */
+};
+
+/* An AdditionalPermissionProfile (spec 2.9). */
+struct sbx_additional {
+	int network;  /* -1 absent/null, 0 false, 1 true */
+	bool has_fs;  /* "file_system" present and not null */
+	struct sbx_fs fs; /* kind is always RESTRICTED */
+};
+
+/* A legacy SandboxPolicy (spec 1.6). */
+enum sbx_legacy_type {
+	SBX_LEGACY_DANGER_FULL_ACCESS = 0,
+	SBX_LEGACY_READ_ONLY,
+	SBX_LEGACY_EXTERNAL_SANDBOX,
+	SBX_LEGACY_WORKSPACE_WRITE,
+};
+struct sbx_legacy {
+	enum sbx_legacy_type type;
+	bool network_access;
+	char **writable_roots; /* WORKSPACE_WRITE only */
+	size_t n_writable_roots;
+	bool exclude_tmpdir_env_var, exclude_slash_tmp;
+};
+
+/* Entry and model helpers (profile.c). Strings are copied. */
+void sbx_entry_clear(struct sbx_entry *e);
+int sbx_entry_copy(struct sbx_entry *dst, const struct sbx_entry *src);
+bool sbx_entry_equal(const struct sbx_entry *a, const struct sbx_entry *b);
+int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e); /* copies e */
+int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, bool skip);
+int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subpath,
+			enum sbx_access a, bool skip);
+bool sbx_fs_contains(const struct sbx_fs *fs, const struct sbx_entry *e);
+int sbx_fs_copy(struct sbx_fs *dst, const struct sbx_fs *src);
+void sbx_fs_clear(struct sbx_fs *fs);
+void sbx_profile_free(struct sbx_profile *p); /* frees contents; p itself is caller's */
+int sbx_profile_copy(struct sbx_profile *dst, const struct sbx_profile *src);
+void sbx_additional_free(struct sbx_additional *a);
+void sbx_legacy_free(struct sbx_legacy *l);
+const char *sbx_access_name(enum sbx_access a);	  /* "read" "write" "deny" */
+const char *sbx_special_name(enum sbx_special s); /* "root" "minimal" "project_roots" ... */
+
+/* ---- paths (path.c) ------------------------------------------------------------------------ */
+
+bool sbx_path_is_posix_abs(const char *p);
+bool sbx_path_is_windows_abs(const char *p); /* "C:\x", "C:/x", "\\srv\share\x" */
+/* Lexical normalization of an absolute POSIX path: collapses "//", ".", "..", trailing "/". */
+int sbx_path_normalize(const char *in, char **out);
+/* Joins base and rel (rel may be "." or contain ".."), then normalizes. */
+int sbx_path_join(const char *base, const char *rel, char **out);
+/* Component-wise prefix: "/a" covers "/a" and "/a/b" but not "/ab". "/" covers everything. */
+bool sbx_path_covers(const char *prefix, const char *path);
+size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
+
+/* ---- loading and emitting (load.c, emit.c, builtin.c) ------------------------------------- */
+
+/* What the input file was, so explain/convert can say so. */
+enum sbx_input_form {
+	SBX_FORM_PROFILE = 0, /* tagged PermissionProfile */
+	SBX_FORM_ROLLOUT,     /* older rollout shape */
+	SBX_FORM_LEGACY,      /* legacy SandboxPolicy (projected for the cwd) */
+	SBX_FORM_BUILTIN,
+};
+
+/*
+ * Loads a profile from JSON text (any form of PROFILE.md section 1 except built-ins).
+ * name is what diagnostics call the input ("p.json", "-", "--permission-profile").
+ * A legacy SandboxPolicy is returned in *legacy_out (when non-NULL) and also projected into out
+ * with sbx_legacy_to_profile(cwd); when legacy_out is NULL, legacy input is an error (the helper).
+ */
+int sbx_profile_load_buf(const char *buf, size_t len, const char *name, const char *cwd,
+			 struct sbx_profile *out, enum sbx_input_form *form,
+			 struct sbx_legacy *legacy_out, struct sbx_diag *d);
+/* Reads a file (or stdin for "-") with the size limit, then sbx_profile_load_buf(). */
+int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d);
+int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_diag *d);
+int sbx_additional_load_buf(const char *buf, size_t len, const char *name,
+			    struct sbx_additional *out, struct sbx_diag *d);
+int sbx_legacy_load_buf(const char *buf, size_t len, const char *name, struct sbx_legacy *out,
+			struct sbx_diag *d);
+/*
+ * Building blocks of the loader, exposed for tests and the helper: parse a jansson array of
+ * FileSystemSandboxEntry values, or a FileSystemPermissions object (canonical {entries,
+ * glob_scan_max_depth} or legacy {read,write}), appending to out. pointer is the JSON pointer of
+ * v, used in diagnostics.
+ */
+struct json_t;
+int sbx_entries_load_jv(struct json_t *v, const char *name, const char *pointer,
+			struct sbx_fs *out, struct sbx_diag *d);
+int sbx_fs_permissions_load_jv(struct json_t *v, const char *name, const char *pointer,
+			       struct sbx_fs *out, struct sbx_diag *d);
+
+/*
+ * Canonical wire JSON, keys in the documented order, compact (no spaces), newline-free.
+ * Returned strings are malloc'd; NULL on allocation failure.
+ */
+char *sbx_profile_to_json(const struct sbx_profile *p);
+char *sbx_additional_to_json(const struct sbx_additional *a); /* "{}" when empty */
+char *sbx_legacy_to_json(const struct sbx_legacy *l);
+/* jansson values for embedding (explain --json); caller owns the reference. */
+struct json_t *sbx_profile_to_jv(const struct sbx_profile *p);
+
+/* ---- resolution (resolve.c) ---------------------------------------------------------------- */
+
+enum sbx_platform { SBX_PLATFORM_LINUX = 0, SBX_PLATFORM_MACOS, SBX_PLATFORM_WINDOWS };
+const char *sbx_platform_name(enum sbx_platform p); /* "linux" "macos" "windows" */
+enum sbx_platform sbx_host_platform(void);
+
+/* Where a profile is evaluated. All strings borrowed. */
+struct sbx_ctx {
+	const char *cwd;		     /* absolute, canonical: the sandbox policy cwd */
+	const char *const *workspace_roots; /* absolute; NULL/0 = { cwd } */
+	size_t n_workspace_roots;
+	const char *tmpdir; /* the environment's TMPDIR or NULL; used only when absolute */
+	enum sbx_platform platform;
+};
+
+/*
+ * Resolves a special to its absolute path for ctx (root -> "/", tmpdir, slash_tmp,
+ * project_roots+subpath -> cwd/subpath). Returns NULL (no error) when it does not resolve.
+ */
+char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx);
+
+/*
+ * Materialization: project_roots{sub} entries become one path entry per workspace root;
+ * "codex-project-roots://sub" globs and relative globs become absolute globs per root
+ * (relative globs: against cwd). Other entries are copied. Duplicates are dropped.
+ */
+int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out);
+int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *ctx,
+			    struct sbx_profile *out);
+
+/* Predicates (spec 2.1). */
+bool sbx_fs_full_read(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
+bool sbx_fs_full_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
+bool sbx_fs_include_platform_defaults(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
+
+/* resolve_access (spec 2.2), and the entry that decided it (index, -1 for none/unrestricted). */
+enum sbx_access sbx_fs_resolve_access(const struct sbx_fs *fs, const struct sbx_ctx *ctx,
+				      const char *path, long *decided_by);
+/* can_write: resolve_access == write and no protected metadata name in the way. */
+bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const char *path);
+
+#define SBX_PROTECTED_NAMES_N 3
+extern const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N]; /* .git .agents .codex */
+
+/* A writable root with its read-only carve-outs and protected names (spec 2.6, 2.7). */
+struct sbx_writable_root {
+	char *root;
+	char **read_only;	/* explicit non-write entries inside + existing protected subpaths */
+	size_t n_read_only;
+	const char *protected_missing[SBX_PROTECTED_NAMES_N]; /* names to block creation of */
+	size_t n_protected_missing;
+};
+struct sbx_roots {
+	bool full_read, full_write, platform_defaults;
+	char **readable; size_t n_readable;	/* read roots (not under writable roots) */
+	struct sbx_writable_root *writable; size_t n_writable;
+	char **unreadable; size_t n_unreadable; /* deny paths that resolve (never "/") */
+	char **deny_globs; size_t n_deny_globs; /* absolute patterns */
+};
+int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
+		 struct sbx_diag *d);
+void sbx_roots_free(struct sbx_roots *r);
+
+/* Protected metadata subpaths of root that exist (spec 2.6), including a gitdir: target. */
+int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
+				   char ***out, size_t *n);
+
+/* ---- legacy <-> canonical (legacy.c) ------------------------------------------------------- */
+
+int sbx_legacy_to_profile(const struct sbx_legacy *l, const struct sbx_ctx *ctx,
+			  struct sbx_profile *out);
+/* Fails with SBX_E_NO_LEGACY and the exact message of CLI.md 7. */
+int sbx_profile_to_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx,
+			  struct sbx_legacy *out, struct sbx_diag *d);
+/* The compatibility fallback (spec 2.8); never fails except ENOMEM. */
+int sbx_profile_compat_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx,
+			      struct sbx_legacy *out);
+
+/* ---- algebra (algebra.c) ------------------------------------------------------------------ */
+
+/* Rejects non-deny globs ("glob file system permissions only support deny-read entries"). */
+int sbx_additional_normalize(struct sbx_additional *a, struct sbx_diag *d);
+int sbx_additional_materialize(const struct sbx_additional *in, const struct sbx_ctx *ctx,
+			       struct sbx_additional *out);
+int sbx_additional_merge(const struct sbx_additional *base, const struct sbx_additional *extra,
+			 struct sbx_additional *out);
+int sbx_additional_intersect(const struct sbx_additional *requested,
+			     const struct sbx_additional *granted, const struct sbx_ctx *ctx,
+			     struct sbx_additional *out);
+/* effective_permission_profile: extra may be NULL. */
+int sbx_profile_effective(const struct sbx_profile *base, const struct sbx_additional *extra,
+			  struct sbx_profile *out);
+/* merge_glob_scan_max_depth (spec 2.4). */
+unsigned sbx_merge_glob_depth(const struct sbx_fs *a, const struct sbx_fs *b);
+
+/* ---- globs (glob.c) ----------------------------------------------------------------------- */
+
+/* Git-style match of an absolute pattern against an absolute path. */
+bool sbx_glob_match(const char *pattern, const char *path);
+/* The static prefix: the directory part before the first component holding * ? [ (or \ escape). */
+int sbx_glob_static_prefix(const char *pattern, char **out);
+bool sbx_glob_has_meta(const char *s);
+/*
+ * Expands pattern on the real file system, depth levels below the static prefix (0 = no limit),
+ * at most SBX_MAX_GLOB_MATCHES results; sorted. Refuses a static prefix of "/" or "".
+ */
+int sbx_glob_expand(const char *pattern, unsigned depth, char ***out, size_t *n,
+		    struct sbx_diag *d);
+void sbx_strv_free(char **v, size_t n);
+
+/* ---- environment_context (context.c) ---------------------------------------------------- */
+
+struct sbx_context_in {
+	const char *cwd, *shell, *current_date, *timezone; /* each NULL = line omitted */
+	const struct sbx_profile *profile;		   /* NULL = no <filesystem> line */
+	const char *const *workspace_roots;
+	size_t n_workspace_roots;
+};
+char *sbx_context_render(const struct sbx_context_in *in);
+char *sbx_context_filesystem(const struct sbx_profile *p, const char *const *roots, size_t n);
+
+/* ---- intent (intent.c) ------------------------------------------------------------------- */
+
+enum sbx_pref { SBX_PREF_AUTO = 0, SBX_PREF_REQUIRE, SBX_PREF_FORBID };
+enum sbx_windows_level { SBX_WIN_DISABLED = 0, SBX_WIN_RESTRICTED_TOKEN, SBX_WIN_ELEVATED };
+enum sbx_sandbox {
+	SBX_SANDBOX_NONE = 0,
+	SBX_SANDBOX_LINUX_SECCOMP,
+	SBX_SANDBOX_MACOS_SEATBELT,
+	SBX_SANDBOX_WINDOWS_RESTRICTED_TOKEN,
+};
+const char *sbx_sandbox_name(enum sbx_sandbox s); /* "none" "linux-seccomp" ... */
+
+bool sbx_should_require_platform_sandbox(const struct sbx_profile *p, bool managed_network,
+					 const struct sbx_ctx *ctx);
+bool sbx_should_sandbox(const struct sbx_profile *p, enum sbx_pref pref, bool managed_network,
+			const struct sbx_ctx *ctx);
+/* get_platform_sandbox: the backend of a platform (Windows: none when level is disabled). */
+enum sbx_sandbox sbx_platform_sandbox(enum sbx_platform pl, enum sbx_windows_level level);
+
+/* ---- plans (plan.c; platform attachers plan_linux.c, sbpl.c, plan_windows.c) ------------- */
+
+enum sbx_req_kind {
+	SBX_REQ_READ = 0,	/* readable root */
+	SBX_REQ_WRITE,		/* writable root */
+	SBX_REQ_READ_ONLY,	/* read-only carve-out inside a writable root */
+	SBX_REQ_PROTECT_MISSING, /* protected name that must not be created */
+	SBX_REQ_DENY,		/* denied path (and glob expansions) */
+	SBX_REQ_DENY_GLOB,	/* a deny glob as a whole */
+	SBX_REQ_PLATFORM_DEFAULTS, /* "minimal" readable set */
+	SBX_REQ_NETWORK,	/* network restricted or enabled (see plan.network) */
+	SBX_REQ_MANAGED_NETWORK,
+	SBX_REQ_METADATA,	/* chmod/chown/utimes outside writable roots */
+};
+enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
+
+struct sbx_req {
+	enum sbx_req_kind kind;
+	char *path;	     /* absolute path or pattern; NULL for network/metadata */
+	char *rule;	     /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
+	const char *mechanism; /* static string: "landlock", "mount-namespace", "seccomp", ... */
+	enum sbx_req_status status;
+	char *why;	     /* unenforceable/skipped: missing feature and hint; else NULL */
+	bool exists;	     /* path exists on this host (when path != NULL) */
+};
+
+struct sbx_plan {
+	enum sbx_platform platform;
+	struct sbx_profile profile; /* effective, materialized */
+	struct sbx_roots roots;
+	bool sandbox_requested;
+	enum sbx_sandbox sandbox;
+	bool network;	      /* enabled */
+	bool managed_network;
+	struct sbx_req *reqs;
+	size_t n_reqs, cap_reqs;
+};
+
+/* Builds the platform-neutral requirement list (every mechanism NULL, status ENFORCED). */
+int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
+		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
+		   struct sbx_plan *out, struct sbx_diag *d);
+void sbx_plan_free(struct sbx_plan *p);
+bool sbx_plan_enforceable(const struct sbx_plan *p);
+/* First unenforceable requirement, or NULL. */
+const struct sbx_req *sbx_plan_first_unenforceable(const struct sbx_plan *p);
+
+#endif /* SBX_H */

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* winquote.c - not written yet. */
+#include "sbx.h"
