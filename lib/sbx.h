@@ -171,12 +171,13 @@ enum sbx_input_form {
 /*
  * Loads a profile from JSON text (any form of PROFILE.md section 1 except built-ins).
  * name is what diagnostics call the input ("p.json", "-", "--permission-profile").
- * A legacy SandboxPolicy is returned in *legacy_out (when non-NULL) and also projected into out
- * with sbx_legacy_to_profile(cwd); when legacy_out is NULL, legacy input is an error (the helper).
+ * A legacy SandboxPolicy is returned in *legacy_out with *form = SBX_FORM_LEGACY and out left
+ * empty: the caller projects it with sbx_legacy_to_profile() for its cwd. When legacy_out is
+ * NULL, legacy input is an error (the Linux helper accepts only PermissionProfile JSON).
  */
-int sbx_profile_load_buf(const char *buf, size_t len, const char *name, const char *cwd,
-			 struct sbx_profile *out, enum sbx_input_form *form,
-			 struct sbx_legacy *legacy_out, struct sbx_diag *d);
+int sbx_profile_load_buf(const char *buf, size_t len, const char *name, struct sbx_profile *out,
+			 enum sbx_input_form *form, struct sbx_legacy *legacy_out,
+			 struct sbx_diag *d);
 /* Reads a file (or stdin for "-") with the size limit, then sbx_profile_load_buf(). */
 int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d);
 int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_diag *d);
@@ -392,5 +393,41 @@ void sbx_plan_free(struct sbx_plan *p);
 bool sbx_plan_enforceable(const struct sbx_plan *p);
 /* First unenforceable requirement, or NULL. */
 const struct sbx_req *sbx_plan_first_unenforceable(const struct sbx_plan *p);
+
+/* ---- platform attachers: pure, so explain can plan for any platform on any host ----------- */
+
+/* Facts of a Linux host, filled by the probe (platform/linux/probe.c). */
+struct sbx_linux_facts {
+	char kernel[128];	/* uname release */
+	int landlock_abi;	/* 0 = Landlock unavailable */
+	bool seccomp;		/* seccomp filters can be installed */
+	bool user_namespaces;	/* an unprivileged user namespace can be created */
+	char userns_blocked_by[160]; /* "" or what blocks them (AppArmor restriction, sysctl, ...) */
+	bool mount_namespace;	/* a private mount namespace can be created by this process */
+	bool no_new_privs;	/* prctl(PR_SET_NO_NEW_PRIVS) works */
+	bool running_as_root;
+	bool in_container;
+	int wsl;		/* 0 = not WSL, else 1 or 2 */
+};
+/* What --platform linux assumes on a host that is not Linux: a current kernel, no restrictions. */
+void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
+/* Attaches a mechanism (or "unenforceable" with a reason and a hint) to every requirement. */
+int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f);
+int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present);
+int sbx_plan_attach_windows(struct sbx_plan *p, enum sbx_windows_level level);
+
+/* SBPL policy for /usr/bin/sandbox-exec (sbpl.c). params are "KEY=VALUE" strings. */
+struct sbx_sbpl {
+	char *policy;
+	char **params;
+	size_t n_params;
+};
+int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
+		   struct sbx_diag *d);
+void sbx_sbpl_free(struct sbx_sbpl *s);
+
+/* Windows command lines by the CommandLineToArgvW rules (winquote.c). */
+char *sbx_win_quote_arg(const char *arg);
+char *sbx_win_cmdline(char *const argv[]);
 
 #endif /* SBX_H */
