@@ -172,7 +172,7 @@ $(BUILD)/macos-compile.stamp: $(PLATFORM_MACOS_SRCS) | deps
 
 # ---- tests -----------------------------------------------------------------------------------
 
-check: check-unit check-fuzz check-macos check-man check-cli check-enforce
+check: check-unit check-fuzz check-macos check-man check-cli check-enforce check-windows
 	@echo "sbxrun: all test tiers passed ($(BUILD))"
 
 check-unit: $(BUILD)/unit-tests

@@ -7,7 +7,7 @@
  *                                split this process's real command line: hex of its UTF-8,
  *                                one per line ("-" for an empty argument)
  *   sbxtest exit N               exits with N (decimal, up to 4294967295)
- *   sbxtest sleep FILE SECS      writes its process id to FILE, then sleeps
+ *   sbxtest sleep FILE SECS      writes "PID PARENT-PID" to FILE, then sleeps
  *   sbxtest spawn-sleep FILE     starts "sbxtest sleep FILE 600" and waits for it
  *   sbxtest alive PID            exits 0 if process PID is running, 1 if it is not
  *   sbxtest kill PID             terminates process PID (as if it were killed), exits 0
@@ -20,6 +20,7 @@
 #include <sddl.h>
 #include <aclapi.h>
 #include <shellapi.h>
+#include <tlhelp32.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,15 +63,38 @@ static void print_hex_utf8(const wchar_t *w)
 	free(s);
 }
 
+static DWORD parent_pid(void)
+{
+	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+	PROCESSENTRY32W pe = {.dwSize = sizeof(pe)};
+	DWORD self = GetCurrentProcessId(), parent = 0;
+
+	if (snap == INVALID_HANDLE_VALUE)
+		return 0;
+	for (BOOL ok = Process32FirstW(snap, &pe); ok; ok = Process32NextW(snap, &pe)) {
+		if (pe.th32ProcessID == self) {
+			parent = pe.th32ParentProcessID;
+			break;
+		}
+	}
+	CloseHandle(snap);
+	return parent;
+}
+
+/* Written to a temporary name and renamed, so a reader never sees half of it. */
 static int write_pid(const wchar_t *file)
 {
-	FILE *f = _wfopen(file, L"w");
+	wchar_t tmp[MAX_PATH + 8];
+	FILE *f;
 
+	_snwprintf(tmp, MAX_PATH + 8, L"%ls.tmp", file);
+	tmp[MAX_PATH + 7] = L'\0';
+	f = _wfopen(tmp, L"wb");
 	if (!f)
 		return -1;
-	fprintf(f, "%lu\n", (unsigned long)GetCurrentProcessId());
+	fprintf(f, "%lu %lu\n", (unsigned long)GetCurrentProcessId(), (unsigned long)parent_pid());
 	fclose(f);
-	return 0;
+	return MoveFileExW(tmp, file, MOVEFILE_REPLACE_EXISTING) ? 0 : -1;
 }
 
 static int spawn_sleep(const wchar_t *file)
