@@ -49,9 +49,10 @@ static int refuse_as(struct sbx_req *r, const char *mech, const char *why, const
 	return 0;
 }
 
+/* No mechanism enforces an unenforceable requirement. */
 static int refuse(struct sbx_req *r, const char *why, const char *hint)
 {
-	return refuse_as(r, mech_token, why, hint);
+	return refuse_as(r, NULL, why, hint);
 }
 
 static void enforce(struct sbx_req *r)
@@ -206,7 +207,7 @@ static int attach_restricted_token(struct sbx_plan *p)
 				 ? "full-disk-write"
 				 : fs_kind_name(&p->profile),
 			 p->network ? "enabled" : "restricted", profile_type_name(&p->profile));
-		return refuse_all(p, mech_token, why,
+		return refuse_all(p, NULL, why,
 				  "drop --sandbox require, or use a profile that limits writes");
 	}
 
@@ -310,10 +311,10 @@ int sbx_plan_attach_windows(struct sbx_plan *p, enum sbx_windows_level level)
 
 	switch (level) {
 	case SBX_WIN_DISABLED:
-		return refuse_all(p, "none", "the Windows sandbox is disabled (--windows-sandbox disabled)",
+		return refuse_all(p, NULL, "the Windows sandbox is disabled (--windows-sandbox disabled)",
 				  "use --windows-sandbox restricted-token");
 	case SBX_WIN_ELEVATED:
-		return refuse_all(p, "none",
+		return refuse_all(p, NULL,
 				  "the elevated Windows sandbox (dedicated sandbox accounts and "
 				  "firewall rules) is not implemented by sbxrun",
 				  "use --windows-sandbox restricted-token");
