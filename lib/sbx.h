@@ -50,19 +50,12 @@ struct sbx_diag {
 	char hint[512];
 };
 
-/* MinGW-w64 checks "printf" formats against the Microsoft runtime, which lacks %zu. */
-#ifdef __MINGW32__
-#define SBX_PRINTF_FORMAT gnu_printf
-#else
-#define SBX_PRINTF_FORMAT printf
-#endif
-
 void sbx_diag_clear(struct sbx_diag *d);
 /* Sets msg (printf-style); returns code so callers can `return sbx_diag_set(d, -EINVAL, ...)`. */
 int sbx_diag_set(struct sbx_diag *d, int code, const char *fmt, ...)
-	__attribute__((format(SBX_PRINTF_FORMAT, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 int sbx_diag_hint(struct sbx_diag *d, int code, const char *fmt, ...)
-	__attribute__((format(SBX_PRINTF_FORMAT, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 /* Writes the rendered diagnostic (one line, plus a hint line) to f. Used by cmd/ only. */
 void sbx_diag_print(const struct sbx_diag *d, FILE *f);
 
