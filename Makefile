@@ -260,7 +260,9 @@ PLATFORM_WINDOWS_SRCS := platform/windows/run.c
 WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.exe
 
 WIN_LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(WIN_BUILD)/%.o)
-WIN_CMD_OBJS := $(CMD_SRCS:%.c=$(WIN_BUILD)/%.o)
+# cmd/helper.c is the Linux helper (sbxrun-linux-sandbox): not part of the Windows program.
+WIN_CMD_SRCS := $(filter-out cmd/helper.c,$(CMD_SRCS))
+WIN_CMD_OBJS := $(WIN_CMD_SRCS:%.c=$(WIN_BUILD)/%.o)
 WIN_PLATFORM_OBJS := $(PLATFORM_WINDOWS_SRCS:%.c=$(WIN_BUILD)/%.o)
 
 deps-windows:
