@@ -997,6 +997,11 @@ static int prescan(const char *buf, size_t len, const char *name, struct sbx_dia
 	bool in_string = false, escaped = false;
 	unsigned depth = 0;
 
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		return fail_at(d, name, buf, 0,
+			       "byte order mark at the start of the input (JSON text must not have "
+			       "one)");
+
 	for (size_t i = 0; i < len;) {
 		size_t n = utf8_valid(s + i, len - i);
 
@@ -1046,7 +1051,7 @@ static const char *near_token(const json_error_t *e, size_t *n)
 
 static void strip_near(char *dst, size_t size, const char *text)
 {
-	const char *t = strstr(text, " near '");
+	const char *t = strstr(text, " near ");
 	int n = t ? (int)(t - text) : (int)strlen(text);
 
 	snprintf(dst, size, "%.*s", n, text);
@@ -1076,12 +1081,16 @@ static int jansson_error(const json_error_t *e, const char *buf, size_t len, con
 			       "may contain");
 	case json_error_premature_end_of_input:
 		return fail_at(d, name, buf, len,
-			       "invalid JSON: unexpected end of input (%s: an unclosed object, "
-			       "array or string?)",
+			       "invalid JSON: unexpected end of input (%s)",
 			       what);
 	case json_error_end_of_input_expected:
 		return fail_at(d, name, buf, off,
 			       "invalid JSON: unexpected text after the end of the top-level object");
+	case json_error_invalid_syntax:
+		if (strstr(what, "unexpected newline"))
+			return fail_at(d, name, buf, off,
+				       "invalid JSON: a newline inside a string (write it as \\n)");
+		break;
 	case json_error_numeric_overflow:
 		return fail_at(d, name, buf, off, "invalid JSON: number out of range");
 	default:
@@ -1325,12 +1334,14 @@ static void place_pointer(const char *buf, size_t len, struct sbx_diag *d)
 	char msg[sizeof(d->pointer) + sizeof(d->msg) + 2];
 	long off;
 
-	if (!d || !d->pointer[0] || d->line > 0)
+	if (!d || !d->file[0] || d->line > 0)
 		return;
 	off = locate(buf, len, d->pointer);
 	if (off < 0)
 		return;
 	position_of(buf, (size_t)off, &d->line, &d->col);
+	if (!d->pointer[0])
+		return;
 	snprintf(msg, sizeof(msg), "%s: %s", d->pointer, d->msg);
 	memcpy(d->msg, msg, sizeof(d->msg) - 1);
 	d->msg[sizeof(d->msg) - 1] = '\0';
