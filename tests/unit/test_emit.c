@@ -39,37 +39,38 @@ static char *additional_canonical(const char *text)
 	return out;
 }
 
-#define CHECK_CANONICAL(fn, in, want)                                         \
-	do {                                                                  \
-		char *got_ = fn(in);                                          \
-		CHECK_STR(got_, want);                                        \
-		free(got_);                                                   \
+#define CHECK_CANONICAL(fn, in, want)                                                              \
+	do {                                                                                       \
+		char *got_ = fn(in);                                                               \
+		CHECK_STR(got_, want);                                                             \
+		free(got_);                                                                        \
 	} while (0)
 
 TEST(emit_key_order_and_aliases)
 {
 	/* Keys written out of order, aliases, a null optional: all come back canonical. */
-	CHECK_CANONICAL(canonical,
-			"{\"network\":\"enabled\",\"file_system\":{\"glob_scan_max_depth\":2,"
-			"\"entries\":[{\"access\":\"none\",\"missing_path_behavior\":\"skip\","
-			"\"path\":{\"path\":\"/a/./b/\",\"type\":\"path\"}},"
-			"{\"access\":\"read\",\"path\":{\"value\":{\"subpath\":\"s\",\"kind\":"
-			"\"current_working_directory\"},\"type\":\"special\"}},"
-			"{\"access\":\"deny\",\"path\":{\"pattern\":\"*.pem\",\"type\":"
-			"\"glob_pattern\"}},"
-			"{\"access\":\"write\",\"path\":{\"type\":\"special\",\"value\":{\"subpath\":"
-			"\"x\",\"path\":\":t\",\"kind\":\"unknown\"}},\"missing_path_behavior\":null}"
-			"],\"type\":\"restricted\"},\"type\":\"managed\"}",
-			"{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":["
-			"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"deny\","
-			"\"missing_path_behavior\":\"skip\"},"
-			"{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\","
-			"\"subpath\":\"s\"}},\"access\":\"read\"},"
-			"{\"path\":{\"type\":\"glob_pattern\",\"pattern\":\"*.pem\"},\"access\":"
-			"\"deny\"},"
-			"{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"unknown\",\"path\":"
-			"\":t\",\"subpath\":\"x\"}},\"access\":\"write\"}],"
-			"\"glob_scan_max_depth\":2},\"network\":\"enabled\"}");
+	CHECK_CANONICAL(
+	    canonical,
+	    "{\"network\":\"enabled\",\"file_system\":{\"glob_scan_max_depth\":2,"
+	    "\"entries\":[{\"access\":\"none\",\"missing_path_behavior\":\"skip\","
+	    "\"path\":{\"path\":\"/a/./b/\",\"type\":\"path\"}},"
+	    "{\"access\":\"read\",\"path\":{\"value\":{\"subpath\":\"s\",\"kind\":"
+	    "\"current_working_directory\"},\"type\":\"special\"}},"
+	    "{\"access\":\"deny\",\"path\":{\"pattern\":\"*.pem\",\"type\":"
+	    "\"glob_pattern\"}},"
+	    "{\"access\":\"write\",\"path\":{\"type\":\"special\",\"value\":{\"subpath\":"
+	    "\"x\",\"path\":\":t\",\"kind\":\"unknown\"}},\"missing_path_behavior\":null}"
+	    "],\"type\":\"restricted\"},\"type\":\"managed\"}",
+	    "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":["
+	    "{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"deny\","
+	    "\"missing_path_behavior\":\"skip\"},"
+	    "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\","
+	    "\"subpath\":\"s\"}},\"access\":\"read\"},"
+	    "{\"path\":{\"type\":\"glob_pattern\",\"pattern\":\"*.pem\"},\"access\":"
+	    "\"deny\"},"
+	    "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"unknown\",\"path\":"
+	    "\":t\",\"subpath\":\"x\"}},\"access\":\"write\"}],"
+	    "\"glob_scan_max_depth\":2},\"network\":\"enabled\"}");
 	CHECK_CANONICAL(canonical, "{\"type\":\"disabled\"}", "{\"type\":\"disabled\"}");
 	CHECK_CANONICAL(canonical, "{\"network\":\"enabled\",\"type\":\"external\"}",
 			"{\"type\":\"external\",\"network\":\"enabled\"}");
@@ -79,15 +80,16 @@ TEST(emit_key_order_and_aliases)
 			"{\"type\":\"managed\",\"file_system\":{\"type\":\"unrestricted\"},"
 			"\"network\":\"restricted\"}");
 	/* The older rollout shape is written as the tagged form. */
-	CHECK_CANONICAL(canonical, "{\"file_system\":{\"write\":[\"/w\"]}}",
-			"{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":["
-			"{\"path\":{\"type\":\"path\",\"path\":\"/w\"},\"access\":\"write\"}]},"
-			"\"network\":\"restricted\"}");
+	CHECK_CANONICAL(
+	    canonical, "{\"file_system\":{\"write\":[\"/w\"]}}",
+	    "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":["
+	    "{\"path\":{\"type\":\"path\",\"path\":\"/w\"},\"access\":\"write\"}]},"
+	    "\"network\":\"restricted\"}");
 }
 
 TEST(emit_managed_external_file_system_is_external)
 {
-	struct sbx_profile p = { .type = SBX_MANAGED, .fs = { .kind = SBX_FS_EXTERNAL } };
+	struct sbx_profile p = {.type = SBX_MANAGED, .fs = {.kind = SBX_FS_EXTERNAL}};
 	char *s = sbx_profile_to_json(&p);
 
 	CHECK_STR(s, "{\"type\":\"external\",\"network\":\"restricted\"}");
@@ -102,23 +104,24 @@ TEST(emit_builtins)
 
 	CHECK_INT(sbx_profile_builtin(":workspace", &p, &d), 0);
 	s = sbx_profile_to_json(&p);
-	CHECK_STR(s, "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":["
-		     "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"root\"}},\"access\":"
-		     "\"read\"},"
-		     "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\"}},"
-		     "\"access\":\"write\"},"
-		     "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"slash_tmp\"}},"
-		     "\"access\":\"write\"},"
-		     "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"tmpdir\"}},"
-		     "\"access\":\"write\"},"
-		     "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\","
-		     "\"subpath\":\".git\"}},\"access\":\"read\",\"missing_path_behavior\":\"skip\"},"
-		     "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\","
-		     "\"subpath\":\".agents\"}},\"access\":\"read\",\"missing_path_behavior\":"
-		     "\"skip\"},"
-		     "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\","
-		     "\"subpath\":\".codex\"}},\"access\":\"read\",\"missing_path_behavior\":"
-		     "\"skip\"}]},\"network\":\"restricted\"}");
+	CHECK_STR(s,
+		  "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":["
+		  "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"root\"}},\"access\":"
+		  "\"read\"},"
+		  "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\"}},"
+		  "\"access\":\"write\"},"
+		  "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"slash_tmp\"}},"
+		  "\"access\":\"write\"},"
+		  "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"tmpdir\"}},"
+		  "\"access\":\"write\"},"
+		  "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\","
+		  "\"subpath\":\".git\"}},\"access\":\"read\",\"missing_path_behavior\":\"skip\"},"
+		  "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\","
+		  "\"subpath\":\".agents\"}},\"access\":\"read\",\"missing_path_behavior\":"
+		  "\"skip\"},"
+		  "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\","
+		  "\"subpath\":\".codex\"}},\"access\":\"read\",\"missing_path_behavior\":"
+		  "\"skip\"}]},\"network\":\"restricted\"}");
 	free(s);
 	sbx_profile_free(&p);
 
@@ -141,8 +144,8 @@ TEST(emit_additional)
 {
 	CHECK_CANONICAL(additional_canonical, "{}", "{}");
 	CHECK_CANONICAL(additional_canonical, "{\"network\":{\"enabled\":false}}", "{}");
-	CHECK_CANONICAL(additional_canonical, "{\"network\":{\"enabled\":null},\"file_system\":null}",
-			"{}");
+	CHECK_CANONICAL(additional_canonical,
+			"{\"network\":{\"enabled\":null},\"file_system\":null}", "{}");
 	CHECK_CANONICAL(additional_canonical, "{\"network\":{\"enabled\":true}}",
 			"{\"network\":{\"enabled\":true}}");
 	CHECK_CANONICAL(additional_canonical,
@@ -151,21 +154,24 @@ TEST(emit_additional)
 			"{\"network\":{\"enabled\":true},\"file_system\":{\"read\":[\"/r\"],"
 			"\"write\":[\"/w\"]}}");
 	/* Canonical entries that fit the read/write form are written in it... */
-	CHECK_CANONICAL(additional_canonical,
-			"{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
-			"\"access\":\"write\"}]}}",
-			"{\"file_system\":{\"write\":[\"/b\"]}}");
+	CHECK_CANONICAL(
+	    additional_canonical,
+	    "{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
+	    "\"access\":\"write\"}]}}",
+	    "{\"file_system\":{\"write\":[\"/b\"]}}");
 	/* ...and those that do not (a deny, a special, skip, a depth) stay canonical. */
-	CHECK_CANONICAL(additional_canonical,
-			"{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
-			"\"access\":\"deny\"}]}}",
-			"{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
-			"\"access\":\"deny\"}]}}");
-	CHECK_CANONICAL(additional_canonical,
-			"{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
-			"\"access\":\"read\",\"missing_path_behavior\":\"skip\"}]}}",
-			"{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
-			"\"access\":\"read\",\"missing_path_behavior\":\"skip\"}]}}");
+	CHECK_CANONICAL(
+	    additional_canonical,
+	    "{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
+	    "\"access\":\"deny\"}]}}",
+	    "{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
+	    "\"access\":\"deny\"}]}}");
+	CHECK_CANONICAL(
+	    additional_canonical,
+	    "{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
+	    "\"access\":\"read\",\"missing_path_behavior\":\"skip\"}]}}",
+	    "{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
+	    "\"access\":\"read\",\"missing_path_behavior\":\"skip\"}]}}");
 	CHECK_CANONICAL(additional_canonical,
 			"{\"file_system\":{\"entries\":[],\"glob_scan_max_depth\":1}}",
 			"{\"file_system\":{\"entries\":[],\"glob_scan_max_depth\":1}}");
@@ -187,7 +193,8 @@ static void check_legacy(const char *in, const char *want)
 TEST(emit_legacy)
 {
 	check_legacy("{\"type\":\"danger-full-access\"}", "{\"type\":\"danger-full-access\"}");
-	check_legacy("{\"type\":\"read-only\",\"network_access\":false}", "{\"type\":\"read-only\"}");
+	check_legacy("{\"type\":\"read-only\",\"network_access\":false}",
+		     "{\"type\":\"read-only\"}");
 	check_legacy("{\"network_access\":true,\"type\":\"read-only\"}",
 		     "{\"type\":\"read-only\",\"network_access\":true}");
 	check_legacy("{\"type\":\"external-sandbox\"}",
@@ -207,7 +214,7 @@ TEST(emit_legacy)
 static struct sbx_additional additional_of(enum sbx_access a1, const char *p1, enum sbx_access a2,
 					   const char *p2, unsigned depth)
 {
-	struct sbx_additional a = { .network = -1, .has_fs = true };
+	struct sbx_additional a = {.network = -1, .has_fs = true};
 
 	sbx_fs_push_path(&a.fs, p1, a1, false);
 	if (p2)
@@ -233,7 +240,7 @@ TEST(emit_serde_vectors)
 {
 	json_t *all = vec_load_all(), *v, *want;
 	struct sbx_additional a;
-	struct sbx_profile p = { .type = SBX_DISABLED, .network = false };
+	struct sbx_profile p = {.type = SBX_DISABLED, .network = false};
 	char *s;
 
 	/* ser-04: a depth forces the canonical form. */
@@ -241,8 +248,8 @@ TEST(emit_serde_vectors)
 	want = json_object_get(json_object_get(v, "expected"), "json");
 	a = additional_of(SBX_READ, "/tmp/allowed", SBX_READ, NULL, 2);
 	check_file_system(&a, want);
-	CHECK(json_is_false(json_object_get(json_object_get(v, "expected"),
-					    "has_keys_read_or_write")));
+	CHECK(json_is_false(
+	    json_object_get(json_object_get(v, "expected"), "has_keys_read_or_write")));
 	sbx_additional_free(&a);
 
 	/* ser-05: plain read/write paths without a depth use the legacy form. */

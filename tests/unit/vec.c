@@ -20,9 +20,8 @@ json_t *vec_find(json_t *all, const char *id)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(all, i, v)
-		if (strcmp(json_string_value(json_object_get(v, "id")) ?: "", id) == 0)
-			return v;
+	json_array_foreach(all, i, v) if (strcmp(json_string_value(json_object_get(v, "id")) ?: "",
+						 id) == 0) return v;
 	return NULL;
 }
 
@@ -61,13 +60,11 @@ json_t *vec_subst(const json_t *v)
 		return subst_string(json_string_value(v));
 	case JSON_ARRAY:
 		out = json_array();
-		json_array_foreach((json_t *)v, i, x)
-			json_array_append_new(out, vec_subst(x));
+		json_array_foreach((json_t *)v, i, x) json_array_append_new(out, vec_subst(x));
 		return out;
 	case JSON_OBJECT:
 		out = json_object();
-		json_object_foreach((json_t *)v, k, x)
-			json_object_set_new(out, k, vec_subst(x));
+		json_object_foreach((json_t *)v, k, x) json_object_set_new(out, k, vec_subst(x));
 		return out;
 	default:
 		return json_deep_copy(v);
