@@ -5,7 +5,7 @@
 
 #include "sbx.h"
 #include "t.h"
-#include "vec.h"
+#include "load_vectors.h"
 
 /* Loads text as a profile and returns its canonical JSON (malloc'd), or NULL. */
 static char *canonical(const char *text)
@@ -225,9 +225,9 @@ static struct sbx_additional additional_of(enum sbx_access a1, const char *p1, e
 
 static void check_file_system(const struct sbx_additional *a, const json_t *want)
 {
-	char *text = sbx_additional_to_json(a), *w = vec_text(want);
+	char *text = sbx_additional_to_json(a), *w = lv_text(want);
 	json_t *got = text ? json_loads(text, 0, NULL) : NULL;
-	char *g = vec_text(json_object_get(got, "file_system"));
+	char *g = lv_text(json_object_get(got, "file_system"));
 
 	CHECK_STR(g, w);
 	free(g);
@@ -238,13 +238,13 @@ static void check_file_system(const struct sbx_additional *a, const json_t *want
 
 TEST(emit_serde_vectors)
 {
-	json_t *all = vec_load_all(), *v, *want;
+	json_t *all = lv_load_all(), *v, *want;
 	struct sbx_additional a;
 	struct sbx_profile p = {.type = SBX_DISABLED, .network = false};
 	char *s;
 
 	/* ser-04: a depth forces the canonical form. */
-	v = vec_find(all, "ser-04");
+	v = lv_find(all, "ser-04");
 	want = json_object_get(json_object_get(v, "expected"), "json");
 	a = additional_of(SBX_READ, "/tmp/allowed", SBX_READ, NULL, 2);
 	check_file_system(&a, want);
@@ -253,18 +253,18 @@ TEST(emit_serde_vectors)
 	sbx_additional_free(&a);
 
 	/* ser-05: plain read/write paths without a depth use the legacy form. */
-	v = vec_find(all, "ser-05");
+	v = lv_find(all, "ser-05");
 	a = additional_of(SBX_READ, "/a", SBX_WRITE, "/b", 0);
 	check_file_system(&a, json_object_get(json_object_get(v, "expected"), "json"));
 	sbx_additional_free(&a);
 
 	/* ser-08: a disabled profile ignores the runtime network policy. */
-	v = vec_find(all, "ser-08");
+	v = lv_find(all, "ser-08");
 	s = sbx_profile_to_json(&p);
 	want = json_object_get(v, "expected");
 	CHECK(want != NULL);
 	{
-		char *w = vec_text(want);
+		char *w = lv_text(want);
 
 		CHECK_STR(s, w);
 		free(w);
@@ -276,10 +276,10 @@ TEST(emit_serde_vectors)
 /* mi-05: an empty read list serializes away; the rest survives a load and emit unchanged. */
 TEST(emit_merge_intersect_vectors)
 {
-	json_t *all = vec_load_all(), *v = vec_find(all, "mi-05");
-	json_t *in = vec_subst(json_object_get(json_object_get(v, "input"), "requested"));
-	json_t *want = vec_subst(json_object_get(v, "expected"));
-	char *text = vec_text(in), *w = vec_text(want), *got = additional_canonical(text);
+	json_t *all = lv_load_all(), *v = lv_find(all, "mi-05");
+	json_t *in = lv_subst(json_object_get(json_object_get(v, "input"), "requested"));
+	json_t *want = lv_subst(json_object_get(v, "expected"));
+	char *text = lv_text(in), *w = lv_text(want), *got = additional_canonical(text);
 
 	CHECK_STR(got, w);
 	free(got);
@@ -289,9 +289,9 @@ TEST(emit_merge_intersect_vectors)
 	json_decref(want);
 
 	/* mi-04: the canonical input (specials, skip, a relative glob, a depth) round-trips. */
-	v = vec_find(all, "mi-04");
-	in = vec_subst(json_object_get(json_object_get(v, "input"), "additional"));
-	text = vec_text(in);
+	v = lv_find(all, "mi-04");
+	in = lv_subst(json_object_get(json_object_get(v, "input"), "additional"));
+	text = lv_text(in);
 	got = additional_canonical(text);
 	CHECK_STR(got, text);
 	free(got);

@@ -8,7 +8,7 @@
 
 #include "sbx.h"
 #include "t.h"
-#include "vec.h"
+#include "load_vectors.h"
 
 /* Loads text as --profile does (legacy accepted); returns the code and fills p, l, form, d. */
 static int load(const char *text, struct sbx_profile *p, struct sbx_legacy *l,
@@ -56,7 +56,7 @@ static void check_round_trip(const json_t *in, const json_t *want, const char *w
 	struct sbx_profile p;
 	enum sbx_input_form form;
 	struct sbx_diag d;
-	char *text = vec_text(in), *got_text;
+	char *text = lv_text(in), *got_text;
 	json_t *got;
 
 	if (sbx_profile_load_buf(text, strlen(text), what, &p, &form, NULL, &d)) {
@@ -66,7 +66,7 @@ static void check_round_trip(const json_t *in, const json_t *want, const char *w
 	}
 	got = sbx_profile_to_jv(&p);
 	if (!json_equal(got, want)) {
-		got_text = vec_text(got);
+		got_text = lv_text(got);
 		t_fail(__FILE__, __LINE__, "%s: emitted %s", what, got_text);
 		free(got_text);
 	}
@@ -108,7 +108,7 @@ static void ser_special_alias(json_t *vec)
 static void ser_rollout(json_t *vec)
 {
 	json_t *in = json_object_get(json_object_get(vec, "input"), "json");
-	char *text = vec_text(in);
+	char *text = lv_text(in);
 	struct sbx_profile p;
 	enum sbx_input_form form;
 	struct sbx_diag d;
@@ -124,7 +124,7 @@ static void ser_legacy(json_t *vec)
 {
 	json_t *in = json_object_get(json_object_get(vec, "input"), "legacy_sandbox_policy");
 	json_t *want = json_object_get(json_object_get(vec, "expected"), "to_legacy");
-	char *text = vec_text(in), *out;
+	char *text = lv_text(in), *out;
 	struct sbx_legacy l;
 	struct sbx_diag d;
 
@@ -133,7 +133,7 @@ static void ser_legacy(json_t *vec)
 	CHECK(!l.network_access);
 	out = sbx_legacy_to_json(&l);
 	free(text);
-	text = vec_text(want);
+	text = lv_text(want);
 	CHECK_STR(out, text);
 	free(out);
 	free(text);
@@ -143,7 +143,7 @@ static void ser_legacy(json_t *vec)
 static void ser_helper_rejects(json_t *vec)
 {
 	json_t *in = json_object_get(json_object_get(vec, "input"), "json");
-	char *text = vec_text(in);
+	char *text = lv_text(in);
 	struct sbx_profile p;
 	enum sbx_input_form form;
 	struct sbx_diag d;
@@ -157,7 +157,7 @@ static void ser_helper_rejects(json_t *vec)
 static void ser_normalized(json_t *vec)
 {
 	json_t *in = json_object_get(json_object_get(vec, "input"), "json");
-	char *text = vec_text(in);
+	char *text = lv_text(in);
 	struct sbx_profile p;
 	enum sbx_input_form form;
 	struct sbx_diag d;
@@ -171,7 +171,7 @@ static void ser_normalized(json_t *vec)
 
 TEST(load_serde_vectors)
 {
-	json_t *all = vec_load_all(), *v;
+	json_t *all = lv_load_all(), *v;
 	size_t i, handled = 0, serde = 0;
 
 	CHECK(all != NULL);
@@ -221,8 +221,8 @@ static void sweep(json_t *v, size_t *n)
 	type = json_string_value(json_object_get(v, "type"));
 	if (type &&
 	    (!strcmp(type, "managed") || !strcmp(type, "disabled") || !strcmp(type, "external"))) {
-		json_t *s = vec_subst(v);
-		char *text = vec_text(s);
+		json_t *s = lv_subst(v);
+		char *text = lv_text(s);
 
 		if (!strchr(text, '$')) {
 			check_round_trip(s, s, text);
@@ -237,7 +237,7 @@ static void sweep(json_t *v, size_t *n)
 
 TEST(load_every_profile_in_vectors)
 {
-	json_t *all = vec_load_all(), *v;
+	json_t *all = lv_load_all(), *v;
 	size_t i, n = 0;
 
 	json_array_foreach(all, i, v) sweep(json_object_get(v, "expected"), &n);

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* vec.c - see vec.h. */
+/* load_vectors.c - see load_vectors.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "t.h"
-#include "vec.h"
+#include "load_vectors.h"
 
-json_t *vec_load_all(void)
+json_t *lv_load_all(void)
 {
 	char path[4096];
 
@@ -15,7 +15,7 @@ json_t *vec_load_all(void)
 	return json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
 }
 
-json_t *vec_find(json_t *all, const char *id)
+json_t *lv_find(json_t *all, const char *id)
 {
 	size_t i;
 	json_t *v;
@@ -25,7 +25,7 @@ json_t *vec_find(json_t *all, const char *id)
 	return NULL;
 }
 
-const char *vec_cwd(void)
+const char *lv_cwd(void)
 {
 	static char dir[] = "/tmp/sbx-vec-XXXXXX";
 	static const char *made;
@@ -35,21 +35,21 @@ const char *vec_cwd(void)
 	return made ? made : "/tmp";
 }
 
-static json_t *subst_string(const char *s)
+static json_t *lv_subst_string(const char *s)
 {
 	char *out = NULL;
 	json_t *v;
 
 	if (strncmp(s, "$CWD", 4) != 0)
 		return json_string(s);
-	if (asprintf(&out, "%s%s", vec_cwd(), s + 4) < 0)
+	if (asprintf(&out, "%s%s", lv_cwd(), s + 4) < 0)
 		return NULL;
 	v = json_string(out);
 	free(out);
 	return v;
 }
 
-json_t *vec_subst(const json_t *v)
+json_t *lv_subst(const json_t *v)
 {
 	json_t *out, *x;
 	const char *k;
@@ -57,21 +57,21 @@ json_t *vec_subst(const json_t *v)
 
 	switch (json_typeof(v)) {
 	case JSON_STRING:
-		return subst_string(json_string_value(v));
+		return lv_subst_string(json_string_value(v));
 	case JSON_ARRAY:
 		out = json_array();
-		json_array_foreach((json_t *)v, i, x) json_array_append_new(out, vec_subst(x));
+		json_array_foreach((json_t *)v, i, x) json_array_append_new(out, lv_subst(x));
 		return out;
 	case JSON_OBJECT:
 		out = json_object();
-		json_object_foreach((json_t *)v, k, x) json_object_set_new(out, k, vec_subst(x));
+		json_object_foreach((json_t *)v, k, x) json_object_set_new(out, k, lv_subst(x));
 		return out;
 	default:
 		return json_deep_copy(v);
 	}
 }
 
-char *vec_text(const json_t *v)
+char *lv_text(const json_t *v)
 {
 	return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
 }
