@@ -1342,12 +1342,14 @@ static long locate(const char *buf, size_t len, const char *pointer)
 	return ok ? (long)i : -1;
 }
 
-/* Turns a pointer-only diagnostic into "LINE:COL: /pointer: message". */
+/* Turns a pointer-only diagnostic into "LINE:COL: /pointer: message" (error path only). */
 static void place_pointer(const char *buf, size_t len, struct sbx_diag *d)
 {
 	char msg[sizeof(d->pointer) + sizeof(d->msg) + 2];
 	long off;
 
+	if (d && !d->msg[0]) /* only allocation failures leave no message */
+		sbx_diag_set(d, -ENOMEM, "out of memory while loading the profile");
 	if (!d || !d->file[0] || d->line > 0)
 		return;
 	off = locate(buf, len, d->pointer);
