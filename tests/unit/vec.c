@@ -284,3 +284,92 @@ struct sbx_ctx vec_ctx(const char *cwd)
 
 	return c;
 }
+
+void vec_check_area(const char *area, const char *const *ids, size_t n)
+{
+	size_t i;
+	json_t *v;
+
+	for (size_t k = 0; k < n; k++) {
+		v = vec_get(ids[k]);
+		if (v && strcmp(json_string_value(json_object_get(v, "area")) ?: "", area) != 0)
+			t_fail(__FILE__, __LINE__, "vector %s is not in area %s", ids[k], area);
+	}
+	if (!all_vectors)
+		return;
+	json_array_foreach(all_vectors, i, v) {
+		const char *id = json_string_value(json_object_get(v, "id")) ?: "";
+		bool listed = false;
+
+		if (strcmp(json_string_value(json_object_get(v, "area")) ?: "", area) != 0)
+			continue;
+		for (size_t k = 0; k < n && !listed; k++)
+			listed = strcmp(ids[k], id) == 0;
+		if (!listed)
+			t_fail(__FILE__, __LINE__, "vector %s (area %s) has no test", id, area);
+	}
+}
+
+char *vec_fresh_dir(void)
+{
+	char tmpl[PATH_MAX + 64], *out;
+
+	make_dirs();
+	snprintf(tmpl, sizeof(tmpl), "%s/fresh-XXXXXX", base);
+	if (!mkdtemp(tmpl))
+		return NULL;
+	out = realpath(tmpl, NULL);
+	return out;
+}
+
+int vec_mkdir(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int vec_mkfile(const char *path, const char *text)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (vec_mkdir(dir))
+			return -errno;
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	if (text)
+		fputs(text, f);
+	return fclose(f) ? -errno : 0;
+}
+
+int vec_push_glob(struct sbx_fs *fs, const char *pattern, enum sbx_access a)
+{
+	struct sbx_entry e = { .kind = SBX_GLOB, .access = a };
+	int r;
+
+	e.path = strdup(pattern);
+	if (!e.path)
+		return -ENOMEM;
+	r = sbx_fs_push(fs, &e);
+	free(e.path);
+	return r;
+}

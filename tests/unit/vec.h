@@ -51,6 +51,20 @@ json_t *vec_additional_jv(const struct sbx_additional *a);
 bool vec_json_check(const char *file, int line, const json_t *got, const json_t *want);
 #define VEC_JSON_EQ(got, want) vec_json_check(__FILE__, __LINE__, (got), (want))
 
+/*
+ * Every vector of area must be listed in ids, and every listed id must be in the file with
+ * that area: a vector added later, or one that disappears, fails the test run.
+ */
+void vec_check_area(const char *area, const char *const *ids, size_t n);
+/* A fresh empty canonical directory under the placeholder base (malloc'd). */
+char *vec_fresh_dir(void);
+/* Creates a file (with text, may be NULL) or directory, parents included; 0 on success. */
+int vec_mkfile(const char *path, const char *text);
+int vec_mkdir(const char *path);
+
+/* Appends a glob entry (the model has no push helper for globs). */
+int vec_push_glob(struct sbx_fs *fs, const char *pattern, enum sbx_access a);
+
 /* A context for cwd with the host platform, no TMPDIR and no extra workspace roots. */
 struct sbx_ctx vec_ctx(const char *cwd);
 
