@@ -41,7 +41,8 @@ LIB_LINUX_SRCS := \
 	lib/plan_linux.c
 
 LIB_MACOS_SRCS := \
-	lib/sbpl.c
+	lib/sbpl.c \
+	lib/sbpl_regex.c
 
 LIB_WINDOWS_SRCS := \
 	lib/plan_windows.c \
