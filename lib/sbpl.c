@@ -103,7 +103,7 @@ static const char base_policy[] =
 static const char preferences_policy[] =
 	"; user preferences through cfprefsd\n"
 	"(allow ipc-posix-shm-read-data ipc-posix-shm-read-metadata\n"
-	"  (ipc-posix-name-prefix \"apple.cfprefs.\"))\n"
+	"  (ipc-posix-name-regex #\"^apple\\.cfprefs\\.\"))\n"
 	"(allow mach-lookup\n"
 	"  (global-name \"com.apple.cfprefsd.daemon\")\n"
 	"  (global-name \"com.apple.cfprefsd.agent\")\n"

@@ -222,7 +222,7 @@ static const struct {
 	{ "param", 's' },	       { "vnode-type", 'y' },	     { "target", 'y' },
 	{ "sysctl-name", 's' },	       { "sysctl-name-prefix", 's' }, { "global-name", 's' },
 	{ "local-name", 's' },	       { "iokit-registry-entry-class", 's' },
-	{ "ipc-posix-name-regex", 'r' }, { "ipc-posix-name-prefix", 's' },
+	{ "ipc-posix-name-regex", 'r' },
 	{ "extension", 's' },	       { "socket-domain", 'y' },     { "socket-protocol", 'n' },
 	{ NULL, 0 },
 };

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sbpl.h"
@@ -83,7 +84,7 @@ static void cleanup_dir(const char *dir)
 	}
 	cmd[o++] = '\'';
 	cmd[o] = '\0';
-	if (strncmp(dir, "/tmp/sbx-sbpl-", 14) == 0)
+	if (strstr(dir, "/tmp/sbx-sbpl-"))
 		CHECK_INT(system(cmd), 0);
 }
 
@@ -858,3 +859,108 @@ TEST(sbpl_attach_without_sandbox_exec)
 		CHECK(reqs[i].why == NULL);
 	}
 }
+
+/* ---- the real thing, where it exists ------------------------------------------------------- */
+
+#ifdef __APPLE__
+/*
+ * Runs a perl one-liner under the policy; perl exits with the errno of the operation (0 when it
+ * worked), so each denial is asserted with its exact errno next to a positive control.
+ */
+static int sandboxed_errno(const struct sbx_sbpl *s, const char *script, const char *arg)
+{
+	char *const cmd[] = { (char *)"/usr/bin/perl", (char *)"-e", (char *)script, (char *)arg,
+			      NULL };
+	char **argv = NULL;
+	size_t argc = 0;
+	pid_t pid;
+	int st;
+
+	if (sbx_macos_argv(s, cmd, &argv, &argc))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	free(argv);
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define WRITE_PL "open(my $f, '>', $ARGV[0]) or exit($!+0); exit 0"
+#define READ_PL "open(my $f, '<', $ARGV[0]) or exit($!+0); exit 0"
+#define MKDIR_PL "mkdir($ARGV[0]) or exit($!+0); exit 0"
+#define CONNECT_PL                                                                                 \
+	"use Socket; socket(my $s, PF_INET, SOCK_STREAM, 0) or exit($!+0); "                       \
+	"connect($s, pack_sockaddr_in(1, inet_aton('127.0.0.1'))) or exit($!+0); exit 0"
+
+TEST(sbpl_macos_live)
+{
+	struct sbx_plan p = { 0 };
+	struct sbx_writable_root w = { 0 };
+	struct sbx_sbpl s = { 0 };
+	struct sbx_diag d;
+	char *dir = temp_dir(), *ws = join(dir, "ws"), *git = join(ws, ".git");
+	char *secret = join(ws, "secret"), *env = join(ws, "a.env"), *globs[1];
+	char *ro[] = { git }, *deny[] = { secret }, *path;
+	FILE *f;
+
+	CHECK_INT(mkdir(ws, 0700), 0);
+	CHECK_INT(mkdir(git, 0700), 0);
+	f = fopen(secret, "w");
+	if (f)
+		fclose(f);
+	f = fopen(env, "w");
+	if (f)
+		fclose(f);
+	globs[0] = join(ws, "*.env");
+	w.root = ws;
+	w.read_only = ro;
+	w.n_read_only = 1;
+	memcpy(w.protected_missing, all_names, sizeof(all_names));
+	w.n_protected_missing = 3;
+	p.roots.full_read = true;
+	p.roots.writable = &w;
+	p.roots.n_writable = 1;
+	p.roots.unreadable = deny;
+	p.roots.n_unreadable = 1;
+	p.roots.deny_globs = globs;
+	p.roots.n_deny_globs = 1;
+	CHECK_INT(build(&p, &s, &d), 0);
+
+	path = join(ws, "ok");
+	CHECK_INT(sandboxed_errno(&s, WRITE_PL, path), 0); /* positive control */
+	free(path);
+	path = join(git, "hook");
+	CHECK_INT(sandboxed_errno(&s, WRITE_PL, path), EPERM); /* read-only carve-out */
+	free(path);
+	path = join(ws, ".agents");
+	CHECK_INT(sandboxed_errno(&s, MKDIR_PL, path), EPERM); /* protected name, missing */
+	free(path);
+	path = join(dir, "outside");
+	CHECK_INT(sandboxed_errno(&s, WRITE_PL, path), EPERM); /* outside the writable root */
+	free(path);
+	path = join(ws, "ok");
+	CHECK_INT(sandboxed_errno(&s, READ_PL, path), 0); /* positive control */
+	free(path);
+	CHECK_INT(sandboxed_errno(&s, READ_PL, secret), EPERM); /* denied path */
+	CHECK_INT(sandboxed_errno(&s, READ_PL, env), EPERM);	/* deny glob */
+	/* Restricted network: even loopback is refused by the sandbox, not by the port. */
+	CHECK_INT(sandboxed_errno(&s, CONNECT_PL, ""), EPERM);
+	sbx_sbpl_free(&s);
+	p.network = true;
+	CHECK_INT(build(&p, &s, &d), 0);
+	CHECK_INT(sandboxed_errno(&s, CONNECT_PL, ""), ECONNREFUSED);
+	sbx_sbpl_free(&s);
+
+	cleanup_dir(dir);
+	free(globs[0]);
+	free(ws);
+	free(git);
+	free(secret);
+	free(env);
+	free(dir);
+}
+#endif
