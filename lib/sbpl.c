@@ -351,6 +351,7 @@ struct root {
 
 struct gen {
 	const struct sbx_roots *r;
+	const struct sbx_ctx *ctx;
 	struct strv unreadable; /* canonical */
 	struct root *read, *write;
 	size_t n_read, n_write;
@@ -476,6 +477,22 @@ static int collect_write(struct gen *g)
 		rt->literal = stat(rt->path, &st) == 0 && !S_ISDIR(st.st_mode);
 		rt->names = w->protected_missing;
 		rt->n_names = w->n_protected_missing;
+		/*
+		 * The cwd's missing .codex is also carved out by name, as Codex does (spec 5.2,
+		 * vector sb-07); the regex on the name already keeps it from being created.
+		 */
+		for (size_t k = 0; k < w->n_protected_missing && g->ctx && g->ctx->cwd; k++) {
+			char *codex;
+
+			if (strcmp(w->protected_missing[k], ".codex") != 0 ||
+			    strcmp(w->root, g->ctx->cwd) != 0)
+				continue;
+			codex = path_join2(rt->path, ".codex");
+			rc = codex ? add_excl(rt, codex, NULL) : -ENOMEM;
+			free(codex);
+			if (rc)
+				return rc;
+		}
 		for (size_t j = 0; j < w->n_read_only; j++) {
 			char *lex = NULL, *real = NULL;
 
@@ -869,10 +886,9 @@ static void emit_ancestors(struct gen *g)
 int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
 		   struct sbx_diag *d)
 {
-	struct gen g = { .r = &p->roots, .d = d };
+	struct gen g = { .r = &p->roots, .ctx = ctx, .d = d };
 	int rc = 0;
 
-	(void)ctx;
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < p->roots.n_unreadable && !rc; i++) {
 		char *c = NULL;

@@ -964,3 +964,320 @@ TEST(sbpl_macos_live)
 	free(dir);
 }
 #endif
+
+/* ---- the whole pipeline: profile JSON -> roots -> policy, against golden files ------------- */
+
+#ifdef __linux__
+/*
+ * Loads a profile (JSON text, or a built-in name starting with ':'; a legacy SandboxPolicy is
+ * projected for the cwd), computes its roots for ctx and builds the policy.
+ */
+static int pipeline(const char *input, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
+		    struct sbx_diag *d)
+{
+	struct sbx_profile prof = { 0 };
+	struct sbx_legacy leg = { 0 };
+	enum sbx_input_form form = SBX_FORM_PROFILE;
+	struct sbx_plan p = { 0 };
+	int rc;
+
+	sbx_diag_clear(d);
+	if (input[0] == ':') {
+		rc = sbx_profile_builtin(input, &prof, d);
+	} else {
+		rc = sbx_profile_load_buf(input, strlen(input), "golden", &prof, &form, &leg, d);
+		if (!rc && form == SBX_FORM_LEGACY)
+			rc = sbx_legacy_to_profile(&leg, ctx, &prof);
+	}
+	if (!rc)
+		rc = sbx_fs_roots(&prof.fs, ctx, &p.roots, d);
+	if (!rc) {
+		p.network = prof.network;
+		rc = sbx_sbpl_build(&p, ctx, out, d);
+	}
+	sbx_roots_free(&p.roots);
+	sbx_profile_free(&prof);
+	sbx_legacy_free(&leg);
+	return rc;
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Returns s with every occurrence of from replaced by to (s is freed). */
+static char *replace_all(char *s, const char *from, const char *to)
+{
+	struct sbx_buf b = { 0 };
+	const char *p = s, *hit;
+	size_t fl = strlen(from);
+
+	while ((hit = strstr(p, from))) {
+		sbx_buf_addn(&b, p, (size_t)(hit - p));
+		sbx_buf_add(&b, to);
+		p = hit + fl;
+	}
+	sbx_buf_add(&b, p);
+	free(s);
+	return sbx_buf_steal(&b);
+}
+
+/*
+ * A fixed workspace under a fresh temp dir: ws/.git/ (directory), ws/src/, ws/secret and
+ * ws/a.env. The cwd is ws; TMPDIR is not used, so the result is the same on any Linux host
+ * once the temp paths are replaced by @WS@ and @DIR@. SBX_UPDATE_GOLDEN=1 rewrites the files.
+ */
+static void golden(const char *name)
+{
+	char *dir = temp_dir(), *ws = join(dir, "ws"), *sub, path[1024], *input, *text, *params;
+	struct sbx_ctx ctx = { .platform = SBX_PLATFORM_MACOS };
+	struct sbx_sbpl s = { 0 };
+	struct sbx_diag d;
+	struct sbx_buf pb = { 0 };
+	char err[512];
+	FILE *f;
+
+	CHECK_INT(mkdir(ws, 0700), 0);
+	sub = join(ws, ".git");
+	CHECK_INT(mkdir(sub, 0700), 0);
+	free(sub);
+	sub = join(ws, "src");
+	CHECK_INT(mkdir(sub, 0700), 0);
+	free(sub);
+	sub = join(ws, "secret");
+	f = fopen(sub, "w");
+	if (f)
+		fclose(f);
+	free(sub);
+	sub = join(ws, "a.env");
+	f = fopen(sub, "w");
+	if (f)
+		fclose(f);
+	free(sub);
+	ctx.cwd = ws;
+
+	snprintf(path, sizeof(path), "%s/../golden/sbpl/%s.json", t_vectors_dir, name);
+	input = read_text(path);
+	if (!input) {
+		t_fail(__FILE__, __LINE__, "cannot read %s", path);
+		goto out;
+	}
+	input = replace_all(input, "@WS@", ws);
+	if (input[0] == ':')
+		input[strcspn(input, "\n")] = '\0';
+	if (pipeline(input, &ctx, &s, &d) != 0) {
+		t_fail(__FILE__, __LINE__, "%s: %s", name, d.msg);
+		free(input);
+		goto out;
+	}
+	free(input);
+	if (sbpl_check(s.policy, s.params, s.n_params, err, sizeof(err)) != 0)
+		t_fail(__FILE__, __LINE__, "%s: policy rejected by the reader: %s", name, err);
+	for (size_t i = 0; i < s.n_params; i++) {
+		sbx_buf_add(&pb, s.params[i]);
+		sbx_buf_addc(&pb, '\n');
+	}
+	params = replace_all(replace_all(sbx_buf_steal(&pb), ws, "@WS@"), dir, "@DIR@");
+	text = replace_all(replace_all(strdup(s.policy), ws, "@WS@"), dir, "@DIR@");
+	if (getenv("SBX_UPDATE_GOLDEN")) {
+		snprintf(path, sizeof(path), "%s/../golden/sbpl/%s.sb", t_vectors_dir, name);
+		f = fopen(path, "w");
+		if (f) {
+			fputs(text, f);
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "%s/../golden/sbpl/%s.params", t_vectors_dir, name);
+		f = fopen(path, "w");
+		if (f) {
+			fputs(params, f);
+			fclose(f);
+		}
+	} else {
+		char *want;
+
+		snprintf(path, sizeof(path), "%s/../golden/sbpl/%s.sb", t_vectors_dir, name);
+		want = read_text(path);
+		if (!want || strcmp(want, text) != 0)
+			t_fail(__FILE__, __LINE__, "%s differs from the generated policy", path);
+		free(want);
+		snprintf(path, sizeof(path), "%s/../golden/sbpl/%s.params", t_vectors_dir, name);
+		want = read_text(path);
+		if (!want || strcmp(want, params) != 0)
+			t_fail(__FILE__, __LINE__, "%s differs: got\n%s", path, params);
+		free(want);
+	}
+	free(text);
+	free(params);
+out:
+	sbx_sbpl_free(&s);
+	cleanup_dir(dir);
+	free(ws);
+	free(dir);
+}
+
+TEST(sbpl_golden_read_only)
+{
+	golden("read-only");
+}
+
+TEST(sbpl_golden_workspace)
+{
+	golden("workspace");
+}
+
+TEST(sbpl_golden_workspace_deny)
+{
+	golden("workspace-deny");
+}
+
+TEST(sbpl_golden_full_access_carve_outs)
+{
+	golden("full-access-carve-outs");
+}
+
+TEST(sbpl_golden_minimal)
+{
+	golden("minimal");
+}
+
+TEST(sbpl_golden_network_enabled)
+{
+	golden("network-enabled");
+}
+
+TEST(sbpl_golden_legacy_workspace_write)
+{
+	golden("legacy-workspace-write");
+}
+
+/* Vector sb-07 through the loader and the roots computation, with cwd "/". */
+TEST(sbpl_sb07_pipeline)
+{
+	json_t *v = vector("sb-07"), *in, *exp, *item;
+	struct sbx_ctx ctx = { .cwd = "/", .platform = SBX_PLATFORM_MACOS };
+	struct sbx_sbpl s = { 0 };
+	struct sbx_diag d;
+	char *profile, *tmp = realpath("/tmp", NULL), *canon = join(tmp, "codex-unreadable");
+	json_t *pj;
+	size_t i;
+	char want[256], err[512];
+
+	if (!v)
+		goto out;
+	in = json_object_get(v, "input");
+	/* The vector gives the runtime policy ("kind"); a profile spells it with "type". */
+	pj = json_pack("{s:s, s:{s:s, s:O}, s:O}", "type", "managed", "file_system", "type",
+		       "restricted", "entries",
+		       json_object_get(json_object_get(in, "file_system_policy"), "entries"),
+		       "network", json_object_get(in, "network"));
+	profile = json_dumps(pj, 0);
+	json_decref(pj);
+	CHECK_INT(pipeline(profile, &ctx, &s, &d), 0);
+	free(profile);
+	if (!s.policy)
+		goto out;
+	CHECK_INT(sbpl_check(s.policy, s.params, s.n_params, err, sizeof(err)), 0);
+	exp = json_object_get(v, "expected");
+	json_array_foreach(json_object_get(exp, "policy_contains"), i, item)
+		CHECK(has(s.policy, json_string_value(item)));
+	json_array_foreach(json_object_get(exp, "write_definitions"), i, item)
+	{
+		const char *def = json_string_value(item);
+
+		if (strstr(def, "<canonical")) {
+			snprintf(want, sizeof(want), "%.*s%s", (int)(strchr(def, '<') - def), def,
+				 canon);
+			def = want;
+		}
+		CHECK(sbpl_param(s.params, s.n_params, "") == NULL);
+		CHECK_STR(sbpl_param(s.params, s.n_params, strtok(strcpy(err, def + 2), "=")),
+			  strchr(def, '=') + 1);
+	}
+	CHECK_STR(sbpl_param(s.params, s.n_params, "READABLE_ROOT_0_EXCLUDED_0"), canon);
+out:
+	sbx_sbpl_free(&s);
+	free(tmp);
+	free(canon);
+}
+
+/*
+ * Vector sb-11: a legacy workspace-write policy with two more writable roots, one holding .git
+ * and .codex, one empty. The cwd's root comes first, its missing .codex carved out first.
+ */
+TEST(sbpl_sb11_pipeline)
+{
+	char *dir = temp_dir(), *cwd = join(dir, "a-cwd"), *vuln = join(dir, "b-vuln");
+	char *empty = join(dir, "c-empty"), *sub, *legacy, err[512], want[1024];
+	struct sbx_ctx ctx = { .platform = SBX_PLATFORM_MACOS };
+	struct sbx_sbpl s = { 0 };
+	struct sbx_diag d;
+	struct sbx_buf b = { 0 };
+	json_t *v = vector("sb-11"), *item;
+	size_t i;
+
+	CHECK_INT(mkdir(cwd, 0700), 0);
+	CHECK_INT(mkdir(vuln, 0700), 0);
+	CHECK_INT(mkdir(empty, 0700), 0);
+	sub = join(cwd, ".git");
+	CHECK_INT(mkdir(sub, 0700), 0);
+	free(sub);
+	sub = join(cwd, ".agents");
+	CHECK_INT(mkdir(sub, 0700), 0);
+	free(sub);
+	sub = join(vuln, ".git");
+	CHECK_INT(mkdir(sub, 0700), 0);
+	free(sub);
+	sub = join(vuln, ".codex");
+	CHECK_INT(mkdir(sub, 0700), 0);
+	free(sub);
+	ctx.cwd = cwd;
+	sbx_buf_addf(&b,
+		     "{\"type\":\"workspace-write\",\"writable_roots\":[\"%s\",\"%s\"],"
+		     "\"network_access\":false,\"exclude_tmpdir_env_var\":true,"
+		     "\"exclude_slash_tmp\":true}",
+		     vuln, empty);
+	legacy = sbx_buf_steal(&b);
+	CHECK_INT(pipeline(legacy, &ctx, &s, &d), 0);
+	free(legacy);
+	if (!s.policy || !v)
+		goto out;
+	CHECK_INT(sbpl_check(s.policy, s.params, s.n_params, err, sizeof(err)), 0);
+	json_array_foreach(json_object_get(json_object_get(v, "expected"), "policy_contains"), i,
+			   item)
+		CHECK(has(s.policy, json_string_value(item)));
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_0"), cwd);
+	snprintf(want, sizeof(want), "%s/.codex", cwd);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_0_EXCLUDED_0"), want);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_1"), vuln);
+	snprintf(want, sizeof(want), "%s/.git", vuln);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_1_EXCLUDED_0"), want);
+	snprintf(want, sizeof(want), "%s/.codex", vuln);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_1_EXCLUDED_1"), want);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_2"), empty);
+out:
+	sbx_sbpl_free(&s);
+	cleanup_dir(dir);
+	free(cwd);
+	free(vuln);
+	free(empty);
+	free(dir);
+}
+#endif
