@@ -111,7 +111,7 @@ static int read_literal(struct rd *r, struct sbpl_node *out, bool regex)
 static bool sym_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       strchr("*-_.+", c) != NULL;
+	       (c && strchr("*-_.+", c) != NULL);
 }
 
 static int read_form(struct rd *r, struct sbpl_node *out, unsigned depth)
