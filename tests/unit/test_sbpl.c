@@ -543,6 +543,39 @@ TEST(sbpl_restricted_read_minimal)
 	free(dir);
 }
 
+/* deny /d, write /d/w: the writable root is readable again although its parent is denied. */
+TEST(sbpl_writable_root_inside_denied_tree)
+{
+	struct sbx_plan p = { 0 };
+	struct sbx_writable_root w = { 0 };
+	struct sbx_sbpl s = { 0 };
+	struct sbx_diag d;
+	char *dir = temp_dir(), *denied = join(dir, "d"), *ws = join(denied, "w");
+	char *readable[] = { (char *)"/" }, *deny[] = { denied };
+
+	CHECK_INT(mkdir(denied, 0700), 0);
+	CHECK_INT(mkdir(ws, 0700), 0);
+	w.root = ws;
+	p.roots.writable = &w;
+	p.roots.n_writable = 1;
+	p.roots.readable = readable;
+	p.roots.n_readable = 1;
+	p.roots.unreadable = deny;
+	p.roots.n_unreadable = 1;
+	CHECK_INT(build(&p, &s, &d), 0);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "READABLE_ROOT_0"), "/");
+	CHECK_STR(sbpl_param(s.params, s.n_params, "READABLE_ROOT_0_EXCLUDED_0"), denied);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "READABLE_ROOT_1"), ws);
+	CHECK(sbpl_param(s.params, s.n_params, "READABLE_ROOT_1_EXCLUDED_0") == NULL);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_0"), ws);
+	CHECK(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_0_EXCLUDED_0") == NULL);
+	sbx_sbpl_free(&s);
+	cleanup_dir(dir);
+	free(denied);
+	free(ws);
+	free(dir);
+}
+
 /* A writable file (not a directory) is granted as a literal. */
 TEST(sbpl_writable_file_literal)
 {
@@ -718,7 +751,7 @@ TEST(sbpl_hostile_paths)
 	static const char *const names[] = {
 		"quote\"d", "par(en)s", "back\\slash", "sp ace", "new\nline", "caf\xc3\xa9",
 		"semi;colon", "#\"hash", "all\")) (allow file-write* (subpath \"\\\"",
-		"meta.*+?[x]{1}|^$",
+		"meta.*+?[x]{1}|^$", "eq=uals", "-Dflag", "--",
 	};
 	struct sbx_sbpl plain = { 0 };
 	char *plain_ws, *plain_dir, *plain_shape;
