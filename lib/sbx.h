@@ -427,6 +427,12 @@ struct sbx_sbpl {
 int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
 		   struct sbx_diag *d);
 void sbx_sbpl_free(struct sbx_sbpl *s);
+/*
+ * The sandbox-exec argv: "/usr/bin/sandbox-exec", "-p", policy, "-DKEY=VALUE"..., "--", cmd...,
+ * NULL. One allocation: free(*argv_out) releases it all. Pure, so explain can show it anywhere.
+ */
+int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out,
+		   size_t *argc_out);
 
 /* Windows command lines by the CommandLineToArgvW rules (winquote.c). */
 char *sbx_win_quote_arg(const char *arg);
