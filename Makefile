@@ -41,7 +41,8 @@ LIB_LINUX_SRCS := \
 	lib/plan_linux.c
 
 LIB_MACOS_SRCS := \
-	lib/sbpl.c
+	lib/sbpl.c \
+	lib/sbpl_regex.c
 
 LIB_WINDOWS_SRCS := \
 	lib/plan_windows.c \
@@ -97,6 +98,16 @@ ALL_LDFLAGS = $(HARDEN_LDFLAGS) $(SAN_LDFLAGS) $(LDFLAGS)
 
 LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
 PLATFORM_OBJS := $(PLATFORM_LINUX_SRCS:%.c=$(BUILD)/%.o)
+
+# macOS: no libseccomp or libcap (Linux only), the macOS backend instead of the Linux one, and
+# Apple's linker, which makes PIE by default and knows no -z options.
+ifeq ($(shell uname -s),Darwin)
+DEPS_PKGS := jansson
+DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null || echo -ljansson)
+HARDEN_CFLAGS := $(filter-out -fstack-clash-protection,$(HARDEN_CFLAGS))
+HARDEN_LDFLAGS :=
+PLATFORM_OBJS := $(PLATFORM_MACOS_SRCS:%.c=$(BUILD)/%.o)
+endif
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
@@ -165,7 +176,7 @@ $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
 
 # The macOS backend's POSIX parts must keep compiling on Linux.
-$(BUILD)/macos-compile.stamp: $(PLATFORM_MACOS_SRCS) | deps
+$(BUILD)/macos-compile.stamp: $(PLATFORM_MACOS_SRCS) platform/macos/macos.h lib/sbx.h | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsyntax-only $(PLATFORM_MACOS_SRCS)
 	@touch $@

@@ -1,3 +1,1054 @@
 /* SPDX-License-Identifier: MIT */
-/* sbpl.c - not written yet. */
+/*
+ * sbpl.c - the macOS Seatbelt policy (SBPL) for /usr/bin/sandbox-exec, built from a plan's roots
+ * (spec 5), and the macOS requirement attacher.
+ *
+ * The policy denies by default. Every root, carve-out and protected ancestor is passed as a -D
+ * parameter and referred to as (param "NAME"): no path is ever spliced into the policy text.
+ * The only text derived from user input is regexes (deny globs, protected metadata names under a
+ * root), and those go through sbx_sbpl_regex_escape() / the glob translator and a literal that
+ * cannot be terminated early (sbpl_regex.c).
+ *
+ * Seatbelt applies the last rule that matches an operation, so the order of the sections
+ * matters: allowances first, then the denials that must win over them (deny globs, protected
+ * ancestors).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sbpl.h"
 #include "sbx.h"
+
+#define SANDBOX_EXEC "/usr/bin/sandbox-exec"
+
+/* ---- the fixed parts of the policy ----------------------------------------------------------
+ *
+ * Written from the list of allowances in spec 5.2: what an ordinary command needs to start,
+ * fork, look at itself, use a terminal and ask the system a few harmless questions.
+ */
+static const char base_policy[] =
+	"(version 1)\n"
+	"(deny default)\n"
+	"; processes: start programs and fork; signals and process inspection stay in this sandbox\n"
+	"(allow process-exec)\n"
+	"(allow process-fork)\n"
+	"(allow signal (target same-sandbox))\n"
+	"(allow process-info* (target same-sandbox))\n"
+	"; writing to the null device, and only while it is the character device\n"
+	"(allow file-write-data (require-all (literal \"/dev/null\") (vnode-type CHARACTER-DEVICE)))\n"
+	"; machine facts that language runtimes and build tools read at start-up\n"
+	"(allow sysctl-read\n"
+	"  (sysctl-name \"hw.activecpu\")\n"
+	"  (sysctl-name \"hw.byteorder\")\n"
+	"  (sysctl-name \"hw.cachelinesize_compat\")\n"
+	"  (sysctl-name \"hw.cpufamily\")\n"
+	"  (sysctl-name \"hw.cputype\")\n"
+	"  (sysctl-name \"hw.cpusubtype\")\n"
+	"  (sysctl-name \"hw.l1dcachesize_compat\")\n"
+	"  (sysctl-name \"hw.l1icachesize_compat\")\n"
+	"  (sysctl-name \"hw.l2cachesize_compat\")\n"
+	"  (sysctl-name \"hw.l3cachesize_compat\")\n"
+	"  (sysctl-name \"hw.logicalcpu\")\n"
+	"  (sysctl-name \"hw.logicalcpu_max\")\n"
+	"  (sysctl-name \"hw.machine\")\n"
+	"  (sysctl-name \"hw.memsize\")\n"
+	"  (sysctl-name \"hw.model\")\n"
+	"  (sysctl-name \"hw.ncpu\")\n"
+	"  (sysctl-name \"hw.nperflevels\")\n"
+	"  (sysctl-name \"hw.pagesize\")\n"
+	"  (sysctl-name \"hw.pagesize_compat\")\n"
+	"  (sysctl-name \"hw.physicalcpu\")\n"
+	"  (sysctl-name \"hw.physicalcpu_max\")\n"
+	"  (sysctl-name \"hw.tbfrequency_compat\")\n"
+	"  (sysctl-name \"kern.argmax\")\n"
+	"  (sysctl-name \"kern.hostname\")\n"
+	"  (sysctl-name \"kern.maxfilesperproc\")\n"
+	"  (sysctl-name \"kern.maxproc\")\n"
+	"  (sysctl-name \"kern.osproductversion\")\n"
+	"  (sysctl-name \"kern.osrelease\")\n"
+	"  (sysctl-name \"kern.ostype\")\n"
+	"  (sysctl-name \"kern.osversion\")\n"
+	"  (sysctl-name \"kern.secure_kernel\")\n"
+	"  (sysctl-name \"kern.sysv.semmns\")\n"
+	"  (sysctl-name \"kern.usrstack64\")\n"
+	"  (sysctl-name \"kern.version\")\n"
+	"  (sysctl-name \"sysctl.proc_cputype\")\n"
+	"  (sysctl-name \"vm.loadavg\")\n"
+	"  (sysctl-name-prefix \"hw.optional.\")\n"
+	"  (sysctl-name-prefix \"hw.perflevel\")\n"
+	"  (sysctl-name-prefix \"kern.proc.pgrp.\")\n"
+	"  (sysctl-name-prefix \"kern.proc.pid.\")\n"
+	"  (sysctl-name-prefix \"net.routetable.\"))\n"
+	"(allow sysctl-write (sysctl-name \"kern.grade_cputype\"))\n"
+	"(allow iokit-open (iokit-registry-entry-class \"RootDomainUserClient\"))\n"
+	"; user and group lookups, and power assertions\n"
+	"(allow mach-lookup\n"
+	"  (global-name \"com.apple.system.opendirectoryd.libinfo\")\n"
+	"  (global-name \"com.apple.PowerManagement.control\"))\n"
+	"(allow ipc-posix-sem)\n"
+	"; the registration segments of the OpenMP runtime\n"
+	"(allow ipc-posix-shm-read* ipc-posix-shm-write-create ipc-posix-shm-write-unlink\n"
+	"  (ipc-posix-name-regex #\"^/__KMP_REGISTERED_LIB_[0-9]+$\"))\n"
+	"; pseudo-terminals: new ones through /dev/ptmx, existing ones only when handed over\n"
+	"(allow pseudo-tty)\n"
+	"(allow file-read* file-write* file-ioctl (literal \"/dev/ptmx\"))\n"
+	"(allow file-read* file-write*\n"
+	"  (require-all (regex #\"^/dev/ttys[0-9]+$\") (extension \"com.apple.sandbox.pty\")))\n"
+	"(allow file-ioctl (regex #\"^/dev/ttys[0-9]+$\"))\n";
+
+/* Preferences (only with full read access: they are files anyone may read then). */
+static const char preferences_policy[] =
+	"; user preferences through cfprefsd\n"
+	"(allow ipc-posix-shm-read-data ipc-posix-shm-read-metadata\n"
+	"  (ipc-posix-name-regex #\"^apple\\.cfprefs\\.\"))\n"
+	"(allow mach-lookup\n"
+	"  (global-name \"com.apple.cfprefsd.daemon\")\n"
+	"  (global-name \"com.apple.cfprefsd.agent\")\n"
+	"  (local-name \"com.apple.cfprefsd.agent\"))\n"
+	"(allow user-preference-read)\n";
+
+/*
+ * The "minimal" readable set. Unlike Codex, the temporary directories are readable only, as on
+ * Linux: "minimal" never grants a write.
+ */
+static const char platform_defaults_policy[] =
+	"; platform defaults (\"minimal\"): system libraries, frameworks, tools and devices\n"
+	"(allow file-read*\n"
+	"  (literal \"/\")\n"
+	"  (subpath \"/System/Library\")\n"
+	"  (subpath \"/System/Cryptexes\")\n"
+	"  (subpath \"/System/Volumes/Preboot/Cryptexes\")\n"
+	"  (subpath \"/Library/Apple\")\n"
+	"  (subpath \"/Library/Preferences/Logging\")\n"
+	"  (subpath \"/usr/lib\")\n"
+	"  (subpath \"/usr/share\")\n"
+	"  (subpath \"/usr/bin\")\n"
+	"  (subpath \"/usr/sbin\")\n"
+	"  (subpath \"/usr/libexec\")\n"
+	"  (subpath \"/bin\")\n"
+	"  (subpath \"/sbin\")\n"
+	"  (subpath \"/etc\")\n"
+	"  (subpath \"/private/etc\")\n"
+	"  (subpath \"/var/db/timezone\")\n"
+	"  (subpath \"/private/var/db/timezone\")\n"
+	"  (literal \"/tmp\")\n"
+	"  (literal \"/var\")\n"
+	"  (subpath \"/private/tmp\")\n"
+	"  (subpath \"/private/var/tmp\")\n"
+	"  (literal \"/dev/null\")\n"
+	"  (literal \"/dev/zero\")\n"
+	"  (literal \"/dev/random\")\n"
+	"  (literal \"/dev/urandom\")\n"
+	"  (literal \"/dev/tty\")\n"
+	"  (literal \"/dev/dtracehelper\")\n"
+	"  (extension \"com.apple.app-sandbox.read\"))\n"
+	"(allow file-map-executable\n"
+	"  (subpath \"/System/Library/Frameworks\")\n"
+	"  (subpath \"/System/Library/PrivateFrameworks\")\n"
+	"  (subpath \"/System/Cryptexes\")\n"
+	"  (subpath \"/usr/lib\"))\n"
+	"(allow mach-lookup\n"
+	"  (global-name \"com.apple.system.logger\")\n"
+	"  (global-name \"com.apple.system.notification_center\")\n"
+	"  (global-name \"com.apple.logd\")\n"
+	"  (global-name \"com.apple.system.opendirectoryd.membership\"))\n";
+
+/* Enabled network: any connection, plus the services name resolution and TLS need. */
+static const char network_policy[] =
+	"; network: enabled\n"
+	"(allow network-outbound)\n"
+	"(allow network-inbound)\n"
+	"(allow system-socket (require-all (socket-domain AF_SYSTEM) (socket-protocol 2)))\n"
+	"(allow mach-lookup\n"
+	"  (global-name \"com.apple.bsd.dirhelper\")\n"
+	"  (global-name \"com.apple.system.opendirectoryd.membership\")\n"
+	"  (global-name \"com.apple.SecurityServer\")\n"
+	"  (global-name \"com.apple.networkd\")\n"
+	"  (global-name \"com.apple.ocspd\")\n"
+	"  (global-name \"com.apple.trustd.agent\")\n"
+	"  (global-name \"com.apple.SystemConfiguration.DNSConfiguration\")\n"
+	"  (global-name \"com.apple.SystemConfiguration.configd\"))\n"
+	"(allow sysctl-read (sysctl-name-prefix \"net.routetable\"))\n";
+
+/* ---- small string vectors ----------------------------------------------------------------- */
+
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+
+static int strv_push_owned(struct strv *s, char *str)
+{
+	if (!str)
+		return -ENOMEM;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		char **v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(str);
+			return -ENOMEM;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = str;
+	return 0;
+}
+
+static bool strv_has(const struct strv *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return true;
+	return false;
+}
+
+static void strv_clear(struct strv *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- path canonicalization ------------------------------------------------------------------ */
+
+static char *path_join2(const char *dir, const char *rest)
+{
+	struct sbx_buf b = { 0 };
+
+	sbx_buf_add(&b, dir);
+	if (rest[0] && strcmp(dir, "/") != 0)
+		sbx_buf_addc(&b, '/');
+	sbx_buf_add(&b, rest);
+	return sbx_buf_steal(&b);
+}
+
+/*
+ * The canonical form of an absolute path: realpath() of its longest existing prefix, followed by
+ * the components that do not exist (yet). Read roots and exclusions are matched by Seatbelt
+ * against resolved paths, so they must name the resolved location.
+ */
+static int canon_full(const char *path, char **out)
+{
+	char *copy, *slash, *real;
+
+	*out = NULL;
+	real = realpath(path, NULL);
+	if (real) {
+		*out = real;
+		return 0;
+	}
+	if (errno == ENOMEM)
+		return -ENOMEM;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	/* Walk up until a prefix resolves; "/" always does. */
+	for (;;) {
+		slash = strrchr(copy, '/');
+		if (!slash || slash == copy) {
+			real = strdup("/");
+			slash = copy;
+			if (!real) {
+				free(copy);
+				return -ENOMEM;
+			}
+		} else {
+			*slash = '\0';
+			real = realpath(copy, NULL);
+			if (!real && errno == ENOMEM) {
+				free(copy);
+				return -ENOMEM;
+			}
+		}
+		if (real)
+			break;
+	}
+	*out = path_join2(real, path + (slash - copy) + 1);
+	free(real);
+	free(copy);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * Write roots keep their lexical path except for a symlinked top-level component (/tmp ->
+ * /private/tmp, /var -> /private/var on macOS; /bin -> usr/bin on merged-/usr Linux), which is
+ * resolved. A deeper symlink is reported in *deeper (the path up to and including it): granting
+ * write through it would grant write to wherever it points, which may change under us.
+ */
+static int canon_top(const char *path, char **out, char **deeper)
+{
+	const char *end = strchr(path + 1, '/');
+	size_t top_len = end ? (size_t)(end - path) : strlen(path);
+	char *top, *real = NULL, *prefix;
+	struct stat st;
+
+	*out = NULL;
+	if (deeper)
+		*deeper = NULL;
+	if (strcmp(path, "/") == 0) {
+		*out = strdup("/");
+		return *out ? 0 : -ENOMEM;
+	}
+	top = strndup(path, top_len);
+	if (!top)
+		return -ENOMEM;
+	if (lstat(top, &st) == 0 && S_ISLNK(st.st_mode))
+		real = realpath(top, NULL);
+	free(top);
+	/* Look for a symlink in the components below the top level, lexically. */
+	for (const char *p = end; deeper && p && *p; p = strchr(p + 1, '/')) {
+		const char *next = strchr(p + 1, '/');
+
+		prefix = strndup(path, next ? (size_t)(next - path) : strlen(path));
+		if (!prefix) {
+			free(real);
+			return -ENOMEM;
+		}
+		if (lstat(prefix, &st) != 0) {
+			/* Missing: nothing below it exists either. */
+			free(prefix);
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			*deeper = prefix;
+			break;
+		}
+		free(prefix);
+	}
+	if (real) {
+		*out = path_join2(real, end ? end + 1 : "");
+		free(real);
+	} else {
+		*out = strdup(path);
+	}
+	if (!*out) {
+		if (deeper) {
+			free(*deeper);
+			*deeper = NULL;
+		}
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- the generator ------------------------------------------------------------------------- */
+
+/* One root of an allow block, with what is carved out of it. */
+struct root {
+	char *path;
+	bool literal;	     /* an existing non-directory: the file itself, not a subtree */
+	struct strv excl;    /* carve-outs: neither the path nor anything below it */
+	struct strv resolved; /* per carve-out: its canonical target, or "" when the same */
+	const char *const *names; /* protected metadata names that must not be created */
+	size_t n_names;
+};
+
+struct gen {
+	const struct sbx_roots *r;
+	const struct sbx_ctx *ctx;
+	struct strv unreadable; /* canonical */
+	struct root *read, *write;
+	size_t n_read, n_write;
+	struct strv ancestors;
+	struct strv params;
+	struct sbx_buf text;
+	struct sbx_diag *d;
+};
+
+static void root_clear(struct root *rt)
+{
+	free(rt->path);
+	strv_clear(&rt->excl);
+	strv_clear(&rt->resolved);
+}
+
+static void gen_clear(struct gen *g)
+{
+	for (size_t i = 0; i < g->n_read; i++)
+		root_clear(&g->read[i]);
+	for (size_t i = 0; i < g->n_write; i++)
+		root_clear(&g->write[i]);
+	free(g->read);
+	free(g->write);
+	strv_clear(&g->unreadable);
+	strv_clear(&g->ancestors);
+	strv_clear(&g->params);
+	sbx_buf_free(&g->text);
+}
+
+static int param(struct gen *g, const char *key, const char *value)
+{
+	struct sbx_buf b = { 0 };
+
+	sbx_buf_add(&b, key);
+	sbx_buf_addc(&b, '=');
+	sbx_buf_add(&b, value);
+	return strv_push_owned(&g->params, sbx_buf_steal(&b));
+}
+
+static int need_abs(struct gen *g, const char *what, const char *path)
+{
+	if (path && path[0] == '/')
+		return 0;
+	return sbx_diag_set(g->d, SBX_E_INVALID, "%s %s is not an absolute path", what,
+			    path ? path : "(null)");
+}
+
+static int add_excl(struct root *rt, const char *path, const char *resolved)
+{
+	int rc;
+
+	if (strv_has(&rt->excl, path) || strcmp(path, rt->path) == 0)
+		return 0;
+	rc = strv_push_owned(&rt->excl, strdup(path));
+	if (!rc)
+		rc = strv_push_owned(&rt->resolved, strdup(resolved ? resolved : ""));
+	return rc;
+}
+
+static int add_unreadable_excl(struct gen *g, struct root *rt)
+{
+	for (size_t i = 0; i < g->unreadable.n; i++) {
+		const char *u = g->unreadable.v[i];
+		int rc;
+
+		if (!sbx_path_covers(rt->path, u))
+			continue;
+		rc = add_excl(rt, u, NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Writable roots: the plan's, and "/" when the write side is full-disk but carved. */
+static int collect_write(struct gen *g)
+{
+	const struct sbx_roots *r = g->r;
+	bool carved = r->n_unreadable > 0;
+	int rc;
+
+	for (size_t i = 0; i < r->n_writable; i++)
+		if (r->writable[i].n_read_only || r->writable[i].n_protected_missing)
+			carved = true;
+	g->write = calloc(r->n_writable + 1, sizeof(*g->write));
+	if (!g->write)
+		return -ENOMEM;
+	if (r->full_write && carved) {
+		struct root *rt = &g->write[g->n_write++];
+
+		rt->path = strdup("/");
+		if (!rt->path)
+			return -ENOMEM;
+		rc = add_unreadable_excl(g, rt);
+		if (rc)
+			return rc;
+	}
+	if (r->full_write && !carved)
+		return 0;
+	for (size_t i = 0; i < r->n_writable; i++) {
+		const struct sbx_writable_root *w = &r->writable[i];
+		struct root *rt;
+		char *deeper = NULL;
+		struct stat st;
+
+		rc = need_abs(g, "writable root", w->root);
+		if (rc)
+			return rc;
+		rt = &g->write[g->n_write++];
+		rc = canon_top(w->root, &rt->path, &deeper);
+		if (rc)
+			return rc;
+		if (deeper) {
+			rc = sbx_diag_set(g->d, SBX_E_UNENFORCEABLE,
+					  "writable root %s contains symlink component %s; symlinked "
+					  "writable roots are not supported",
+					  w->root, deeper);
+			sbx_diag_hint(g->d, rc, "name the directory the symlink points to instead");
+			free(deeper);
+			return rc;
+		}
+		rt->literal = stat(rt->path, &st) == 0 && !S_ISDIR(st.st_mode);
+		rt->names = w->protected_missing;
+		rt->n_names = w->n_protected_missing;
+		/*
+		 * The cwd's missing .codex is also carved out by name, as Codex does (spec 5.2,
+		 * vector sb-07); the regex on the name already keeps it from being created.
+		 */
+		for (size_t k = 0; k < w->n_protected_missing && g->ctx && g->ctx->cwd; k++) {
+			char *codex;
+
+			if (strcmp(w->protected_missing[k], ".codex") != 0 ||
+			    strcmp(w->root, g->ctx->cwd) != 0)
+				continue;
+			codex = path_join2(rt->path, ".codex");
+			rc = codex ? add_excl(rt, codex, NULL) : -ENOMEM;
+			free(codex);
+			if (rc)
+				return rc;
+		}
+		for (size_t j = 0; j < w->n_read_only; j++) {
+			char *lex = NULL, *real = NULL;
+
+			rc = need_abs(g, "read-only path", w->read_only[j]);
+			if (!rc)
+				rc = canon_top(w->read_only[j], &lex, NULL);
+			if (!rc)
+				rc = canon_full(lex, &real);
+			/* A symlinked carve-out is also carved out where it points. */
+			if (!rc)
+				rc = add_excl(rt, lex, strcmp(lex, real) ? real : NULL);
+			free(lex);
+			free(real);
+			if (rc)
+				return rc;
+		}
+		rc = add_unreadable_excl(g, rt);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* True when an earlier read root already grants everything below path. */
+static bool read_covered(const struct gen *g, const char *path)
+{
+	for (size_t i = 0; i < g->n_read; i++) {
+		const char *root = g->read[i].path;
+		bool cut = false;
+
+		if (!sbx_path_covers(root, path))
+			continue;
+		for (size_t j = 0; j < g->unreadable.n && !cut; j++)
+			cut = sbx_path_covers(root, g->unreadable.v[j]) &&
+			      sbx_path_covers(g->unreadable.v[j], path);
+		if (!cut)
+			return true;
+	}
+	return false;
+}
+
+static int push_read(struct gen *g, const char *canonical)
+{
+	struct root *rt;
+
+	if (read_covered(g, canonical))
+		return 0;
+	rt = &g->read[g->n_read++];
+	rt->path = strdup(canonical);
+	if (!rt->path)
+		return -ENOMEM;
+	return add_unreadable_excl(g, rt);
+}
+
+/*
+ * Readable roots: "/" when reads are full-disk but some path is denied, the plan's read roots,
+ * and every writable root (file-write* does not imply file-read* in SBPL).
+ */
+static int collect_read(struct gen *g)
+{
+	const struct sbx_roots *r = g->r;
+	int rc;
+
+	if (r->full_read && g->unreadable.n == 0)
+		return 0;
+	g->read = calloc(r->n_readable + g->n_write + 1, sizeof(*g->read));
+	if (!g->read)
+		return -ENOMEM;
+	if (r->full_read) {
+		rc = push_read(g, "/");
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < r->n_readable; i++) {
+		char *c = NULL;
+
+		rc = need_abs(g, "readable root", r->readable[i]);
+		if (!rc)
+			rc = canon_full(r->readable[i], &c);
+		if (!rc)
+			rc = push_read(g, c);
+		free(c);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < g->n_write; i++) {
+		rc = push_read(g, g->write[i].path);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* True when path is a writable root of this policy. */
+static bool is_write_root(const struct gen *g, const char *path)
+{
+	for (size_t i = 0; i < g->n_write; i++)
+		if (strcmp(g->write[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static bool under_write_root(const struct gen *g, const char *path)
+{
+	for (size_t i = 0; i < g->n_write; i++)
+		if (sbx_path_covers(g->write[i].path, path))
+			return true;
+	return false;
+}
+
+/*
+ * Every writable directory above a carve-out must not be renamed or removed: moving it would
+ * carry the protected path out from under its rule. Writable roots themselves get their own
+ * rule in the write section.
+ */
+static int collect_ancestors(struct gen *g)
+{
+	for (size_t i = 0; i < g->n_write; i++) {
+		const struct root *rt = &g->write[i];
+
+		for (size_t j = 0; j < rt->excl.n; j++) {
+			char *a = strdup(rt->excl.v[j]), *slash;
+			int rc = 0;
+
+			if (!a)
+				return -ENOMEM;
+			while ((slash = strrchr(a, '/')) && slash != a) {
+				*slash = '\0';
+				if (is_write_root(g, a) || !under_write_root(g, a) ||
+				    strv_has(&g->ancestors, a))
+					continue;
+				rc = strv_push_owned(&g->ancestors, strdup(a));
+				if (rc)
+					break;
+			}
+			free(a);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int emit_params(struct gen *g)
+{
+	char key[96];
+	int rc = 0;
+
+	for (size_t i = 0; i < g->n_read && !rc; i++) {
+		snprintf(key, sizeof(key), "READABLE_ROOT_%zu", i);
+		rc = param(g, key, g->read[i].path);
+		for (size_t j = 0; j < g->read[i].excl.n && !rc; j++) {
+			snprintf(key, sizeof(key), "READABLE_ROOT_%zu_EXCLUDED_%zu", i, j);
+			rc = param(g, key, g->read[i].excl.v[j]);
+		}
+	}
+	for (size_t i = 0; i < g->n_write && !rc; i++) {
+		snprintf(key, sizeof(key), "WRITABLE_ROOT_%zu", i);
+		rc = param(g, key, g->write[i].path);
+		for (size_t j = 0; j < g->write[i].excl.n && !rc; j++) {
+			snprintf(key, sizeof(key), "WRITABLE_ROOT_%zu_EXCLUDED_%zu", i, j);
+			rc = param(g, key, g->write[i].excl.v[j]);
+			if (!rc && g->write[i].resolved.v[j][0]) {
+				snprintf(key, sizeof(key), "WRITABLE_ROOT_%zu_EXCLUDED_%zu_RESOLVED", i,
+					 j);
+				rc = param(g, key, g->write[i].resolved.v[j]);
+			}
+		}
+	}
+	for (size_t i = 0; i < g->ancestors.n && !rc; i++) {
+		snprintf(key, sizeof(key), "PROTECTED_ANCESTOR_%zu", i);
+		rc = param(g, key, g->ancestors.v[i]);
+	}
+	return rc;
+}
+
+static void emit_excl(struct sbx_buf *t, const char *key)
+{
+	sbx_buf_addf(t, " (require-not (literal (param \"%s\"))) (require-not (subpath (param \"%s\")))",
+		     key, key);
+}
+
+/* One filter per root: the root, minus its carve-outs and protected names. */
+static void emit_root_filter(struct sbx_buf *t, const char *prefix, size_t i,
+			     const struct root *rt)
+{
+	const char *kind = rt->literal ? "literal" : "subpath";
+	char key[96];
+
+	if (rt->excl.n == 0 && rt->n_names == 0) {
+		sbx_buf_addf(t, "  (%s (param \"%s_%zu\"))\n", kind, prefix, i);
+		return;
+	}
+	sbx_buf_addf(t, "  (require-all (%s (param \"%s_%zu\"))", kind, prefix, i);
+	for (size_t j = 0; j < rt->excl.n; j++) {
+		snprintf(key, sizeof(key), "%s_%zu_EXCLUDED_%zu", prefix, i, j);
+		emit_excl(t, key);
+		if (rt->resolved.n > j && rt->resolved.v[j][0]) {
+			snprintf(key, sizeof(key), "%s_%zu_EXCLUDED_%zu_RESOLVED", prefix, i, j);
+			emit_excl(t, key);
+		}
+	}
+	for (size_t k = 0; k < rt->n_names; k++) {
+		struct sbx_buf re = { 0 };
+
+		/* The name, and anything below it, whether it exists now or is created later. */
+		sbx_buf_addc(&re, '^');
+		if (strcmp(rt->path, "/") != 0)
+			sbx_sbpl_regex_escape(&re, rt->path);
+		sbx_buf_addc(&re, '/');
+		sbx_sbpl_regex_escape(&re, rt->names[k]);
+		sbx_buf_add(&re, "(/.*)?$");
+		if (re.oom) {
+			t->oom = true;
+		} else {
+			sbx_buf_add(t, " (require-not (regex ");
+			sbx_sbpl_regex_literal(t, re.s);
+			sbx_buf_add(t, "))");
+		}
+		sbx_buf_free(&re);
+	}
+	sbx_buf_add(t, ")\n");
+}
+
+static void emit_read(struct gen *g)
+{
+	struct sbx_buf *t = &g->text;
+
+	if (g->r->full_read && g->unreadable.n == 0) {
+		sbx_buf_add(t, "; allow read-only file operations\n(allow file-read*)\n");
+		return;
+	}
+	if (g->n_read == 0) {
+		sbx_buf_add(t, "; reads: none beyond the sections below\n");
+		return;
+	}
+	sbx_buf_add(t, "; reads: the readable roots, minus the denied paths inside them\n");
+	sbx_buf_add(t, "(allow file-read*\n");
+	for (size_t i = 0; i < g->n_read; i++)
+		emit_root_filter(t, "READABLE_ROOT", i, &g->read[i]);
+	sbx_buf_add(t, ")\n");
+}
+
+static void emit_write(struct gen *g)
+{
+	struct sbx_buf *t = &g->text;
+
+	if (g->r->full_write && g->n_write == 0) {
+		sbx_buf_add(t, "; writes: everywhere\n(allow file-write* (regex #\"^/\"))\n");
+		return;
+	}
+	if (g->n_write == 0) {
+		sbx_buf_add(t, "; writes: none\n");
+		return;
+	}
+	sbx_buf_add(t, "; writes: the writable roots, minus read-only and protected paths\n");
+	sbx_buf_add(t, "(allow file-write*\n");
+	for (size_t i = 0; i < g->n_write; i++)
+		emit_root_filter(t, "WRITABLE_ROOT", i, &g->write[i]);
+	sbx_buf_add(t, ")\n");
+	/* A writable root cannot be renamed or removed: its carve-outs would go with it. */
+	for (size_t i = 0; i < g->n_write; i++)
+		sbx_buf_addf(t,
+			     "(deny file-write-unlink (require-all (literal (param \"WRITABLE_ROOT_%zu\")) "
+			     "(vnode-type DIRECTORY)))\n",
+			     i);
+}
+
+/* Escapes glob metacharacters so that a canonical path can be prefixed to a pattern. */
+static void glob_escape(struct sbx_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\*?[]{},", *s))
+			sbx_buf_addc(b, '\\');
+		sbx_buf_addc(b, *s);
+	}
+}
+
+/*
+ * The pattern again with its static directory prefix resolved ("/tmp/x/" "*.env" becomes
+ * "/private/tmp/x/" "*.env" on macOS), or NULL when resolving changes nothing.
+ */
+static int glob_canonical_variant(const char *glob, char **out)
+{
+	size_t i, last = 0;
+	char *prefix, *canon = NULL;
+	struct sbx_buf b = { 0 };
+	int rc;
+
+	*out = NULL;
+	/* The static prefix ends at the "/" before the first component with a special char. */
+	for (i = 0; glob[i]; i++) {
+		if (glob[i] == '/')
+			last = i;
+		else if (strchr("\\*?[]{}", glob[i]))
+			break;
+	}
+	if (!glob[i])
+		last = i;
+	if (last == 0)
+		return 0;
+	prefix = strndup(glob, last);
+	if (!prefix)
+		return -ENOMEM;
+	rc = canon_full(prefix, &canon);
+	if (!rc && strcmp(prefix, canon) != 0) {
+		glob_escape(&b, canon);
+		sbx_buf_add(&b, glob + last);
+		*out = sbx_buf_steal(&b);
+		if (!*out)
+			rc = -ENOMEM;
+	}
+	free(prefix);
+	free(canon);
+	return rc;
+}
+
+static int emit_glob(struct gen *g, const char *glob, struct strv *seen)
+{
+	struct sbx_buf *t = &g->text;
+	char *re = NULL, **anc = NULL;
+	size_t n_anc = 0;
+	int rc;
+
+	rc = sbx_sbpl_glob_regex(glob, SBX_SBPL_GLOB_SUBTREE, &re);
+	if (!rc)
+		rc = sbx_sbpl_glob_ancestors(glob, &anc, &n_anc);
+	if (rc)
+		goto out;
+	if (!strv_has(seen, re)) {
+		sbx_buf_add(t, "(deny file-read* (regex ");
+		sbx_sbpl_regex_literal(t, re);
+		sbx_buf_add(t, "))\n(deny file-write* (regex ");
+		sbx_sbpl_regex_literal(t, re);
+		sbx_buf_add(t, "))\n");
+		rc = strv_push_owned(seen, re);
+		re = NULL;
+	}
+	for (size_t i = 0; i < n_anc && !rc; i++) {
+		if (strv_has(seen, anc[i]))
+			continue;
+		sbx_buf_add(t, "(deny file-write-unlink (require-all (vnode-type DIRECTORY) (regex ");
+		sbx_sbpl_regex_literal(t, anc[i]);
+		sbx_buf_add(t, ")))\n");
+		rc = strv_push_owned(seen, anc[i]);
+		anc[i] = NULL;
+	}
+out:
+	for (size_t i = 0; i < n_anc; i++)
+		free(anc[i]);
+	free(anc);
+	free(re);
+	return rc;
+}
+
+static int emit_globs(struct gen *g)
+{
+	struct strv seen = { 0 };
+	int rc = 0;
+
+	if (g->r->n_deny_globs)
+		sbx_buf_add(&g->text, "; deny globs: neither read nor written, parents kept in place\n");
+	for (size_t i = 0; i < g->r->n_deny_globs && !rc; i++) {
+		const char *glob = g->r->deny_globs[i];
+		char *variant = NULL;
+
+		rc = need_abs(g, "deny glob", glob);
+		if (!rc)
+			rc = emit_glob(g, glob, &seen);
+		if (!rc)
+			rc = glob_canonical_variant(glob, &variant);
+		if (!rc && variant)
+			rc = emit_glob(g, variant, &seen);
+		free(variant);
+	}
+	strv_clear(&seen);
+	return rc;
+}
+
+static void emit_ancestors(struct gen *g)
+{
+	if (g->ancestors.n)
+		sbx_buf_add(&g->text, "; directories above protected paths stay in place\n");
+	for (size_t i = 0; i < g->ancestors.n; i++)
+		sbx_buf_addf(&g->text,
+			     "(deny file-write-unlink (require-all (vnode-type DIRECTORY) "
+			     "(literal (param \"PROTECTED_ANCESTOR_%zu\"))))\n",
+			     i);
+}
+
+int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
+		   struct sbx_diag *d)
+{
+	struct gen g = { .r = &p->roots, .ctx = ctx, .d = d };
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < p->roots.n_unreadable && !rc; i++) {
+		char *c = NULL;
+
+		rc = need_abs(&g, "denied path", p->roots.unreadable[i]);
+		if (!rc)
+			rc = canon_full(p->roots.unreadable[i], &c);
+		if (!rc && (strcmp(c, "/") == 0 || strv_has(&g.unreadable, c)))
+			free(c);
+		else if (!rc)
+			rc = strv_push_owned(&g.unreadable, c);
+	}
+	if (!rc)
+		rc = collect_write(&g);
+	if (!rc)
+		rc = collect_read(&g);
+	if (!rc)
+		rc = collect_ancestors(&g);
+	if (!rc)
+		rc = emit_params(&g);
+	if (rc)
+		goto fail;
+
+	sbx_buf_add(&g.text, base_policy);
+	emit_read(&g);
+	emit_write(&g);
+	if (p->network && !p->managed_network)
+		sbx_buf_add(&g.text, network_policy);
+	else
+		sbx_buf_add(&g.text, "; network: denied\n");
+	if (p->roots.full_read)
+		sbx_buf_add(&g.text, preferences_policy);
+	if (p->roots.platform_defaults && !p->roots.full_read)
+		sbx_buf_add(&g.text, platform_defaults_policy);
+	rc = emit_globs(&g);
+	if (rc)
+		goto fail;
+	emit_ancestors(&g);
+
+	out->policy = sbx_buf_steal(&g.text);
+	if (!out->policy) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	out->params = g.params.v;
+	out->n_params = g.params.n;
+	memset(&g.params, 0, sizeof(g.params));
+	gen_clear(&g);
+	return 0;
+fail:
+	gen_clear(&g);
+	sbx_sbpl_free(out);
+	if (rc == -ENOMEM)
+		sbx_diag_set(d, rc, "out of memory while generating the Seatbelt policy");
+	return rc;
+}
+
+void sbx_sbpl_free(struct sbx_sbpl *s)
+{
+	if (!s)
+		return;
+	free(s->policy);
+	for (size_t i = 0; i < s->n_params; i++)
+		free(s->params[i]);
+	free(s->params);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- argv ----------------------------------------------------------------------------------- */
+
+/*
+ * One allocation holds the pointer array and every string, so free(*argv_out) releases all.
+ * The command's strings are copied too: the result stays valid whatever the caller frees.
+ */
+int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out,
+		   size_t *argc_out)
+{
+	size_t n_cmd = 0, argc, bytes, off;
+	char **argv, *str;
+
+	*argv_out = NULL;
+	*argc_out = 0;
+	if (!s->policy || !cmd || !cmd[0])
+		return -EINVAL;
+	while (cmd[n_cmd])
+		n_cmd++;
+	argc = 3 + s->n_params + 1 + n_cmd;
+	bytes = sizeof(SANDBOX_EXEC) + sizeof("-p") + strlen(s->policy) + 1 + sizeof("--");
+	for (size_t i = 0; i < s->n_params; i++)
+		bytes += 2 + strlen(s->params[i]) + 1;
+	for (size_t i = 0; i < n_cmd; i++)
+		bytes += strlen(cmd[i]) + 1;
+	argv = malloc((argc + 1) * sizeof(*argv) + bytes);
+	if (!argv)
+		return -ENOMEM;
+	str = (char *)(argv + argc + 1);
+	off = 0;
+#define PUT(i, prefix, s_)                                                                         \
+	do {                                                                                       \
+		argv[i] = str + off;                                                               \
+		off += (size_t)sprintf(str + off, "%s%s", prefix, s_) + 1;                         \
+	} while (0)
+	PUT(0, "", SANDBOX_EXEC);
+	PUT(1, "", "-p");
+	PUT(2, "", s->policy);
+	for (size_t i = 0; i < s->n_params; i++)
+		PUT(3 + i, "-D", s->params[i]);
+	PUT(3 + s->n_params, "", "--");
+	for (size_t i = 0; i < n_cmd; i++)
+		PUT(4 + s->n_params + i, "", cmd[i]);
+#undef PUT
+	argv[argc] = NULL;
+	*argv_out = argv;
+	*argc_out = argc;
+	return 0;
+}
+
+/* ---- requirements ----------------------------------------------------------------------------- */
+
+/* Marks r unenforceable with why (taken over; NULL means out of memory). */
+static int set_unenforceable(struct sbx_req *r, char *why)
+{
+	r->status = SBX_UNENFORCEABLE;
+	free(r->why);
+	r->why = why;
+	return why ? 0 : -ENOMEM;
+}
+
+int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
+{
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		struct sbx_req *r = &p->reqs[i];
+		char *canon = NULL, *deeper = NULL;
+		int rc = 0;
+
+		r->mechanism = "seatbelt";
+		r->status = SBX_ENFORCED;
+		free(r->why);
+		r->why = NULL;
+		if (!sandbox_exec_present) {
+			rc = set_unenforceable(r, strdup(SANDBOX_EXEC
+							 " is missing; hint: it ships with macOS: "
+							 "restore it, or run where it exists"));
+		} else if (r->kind == SBX_REQ_WRITE && r->path && r->path[0] == '/') {
+			rc = canon_top(r->path, &canon, &deeper);
+			if (!rc && deeper) {
+				struct sbx_buf w = { 0 };
+
+				sbx_buf_addf(&w,
+					     "writable root %s contains symlink component %s; "
+					     "symlinked writable roots are not supported; hint: name "
+					     "the directory the symlink points to instead",
+					     r->path, deeper);
+				rc = set_unenforceable(r, sbx_buf_steal(&w));
+			}
+		}
+		free(canon);
+		free(deeper);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

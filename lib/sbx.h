@@ -236,6 +236,8 @@ char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx);
 int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out);
 int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *ctx,
 			    struct sbx_profile *out);
+/* Drops exact duplicate entries in place, keeping the first of each (linear expected time). */
+int sbx_fs_dedup(struct sbx_fs *fs);
 
 /* Predicates (spec 2.1). */
 bool sbx_fs_full_read(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
@@ -425,6 +427,12 @@ struct sbx_sbpl {
 int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
 		   struct sbx_diag *d);
 void sbx_sbpl_free(struct sbx_sbpl *s);
+/*
+ * The sandbox-exec argv: "/usr/bin/sandbox-exec", "-p", policy, "-DKEY=VALUE"..., "--", cmd...,
+ * NULL. One allocation: free(*argv_out) releases it all. Pure, so explain can show it anywhere.
+ */
+int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out,
+		   size_t *argc_out);
 
 /* Windows command lines by the CommandLineToArgvW rules (winquote.c). */
 char *sbx_win_quote_arg(const char *arg);
