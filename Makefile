@@ -49,7 +49,11 @@ LIB_WINDOWS_SRCS := \
 
 PLATFORM_LINUX_SRCS := \
 	platform/linux/probe.c \
-	platform/linux/enter.c
+	platform/linux/enter.c \
+	platform/linux/landlock.c \
+	platform/linux/seccomp.c \
+	platform/linux/caps.c \
+	platform/linux/mountns.c
 
 PLATFORM_MACOS_SRCS := \
 	platform/macos/exec.c
