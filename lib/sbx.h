@@ -236,6 +236,8 @@ char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx);
 int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out);
 int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *ctx,
 			    struct sbx_profile *out);
+/* Drops exact duplicate entries in place, keeping the first of each (linear expected time). */
+int sbx_fs_dedup(struct sbx_fs *fs);
 
 /* Predicates (spec 2.1). */
 bool sbx_fs_full_read(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
