@@ -53,7 +53,8 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/landlock.c \
 	platform/linux/seccomp.c \
 	platform/linux/caps.c \
-	platform/linux/mountns.c
+	platform/linux/mountns.c \
+	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \
 	platform/macos/exec.c
