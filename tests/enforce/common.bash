@@ -54,3 +54,31 @@ outside() {
 	echo "outside: probe $* -> $output"
 	[ "$output" = OK ]
 }
+
+# Listeners and a plain process outside the sandbox, for the network and process tests.
+start_outside() {
+	SOCKDIR="$BASE/sock"
+	mkdir -p "$SOCKDIR"
+	echo "sbx-abs-$$-$RANDOM" >"$SOCKDIR/abstract"
+	python3 "$BATS_TEST_DIRNAME/listen.py" "$SOCKDIR/ports" "$SOCKDIR/s" \
+		"$(cat "$SOCKDIR/abstract")" 3>&- &
+	echo $! >"$SOCKDIR/listen.pid"
+	sleep 300 3>&- &
+	echo $! >"$SOCKDIR/victim.pid"
+	for _ in $(seq 100); do [ -s "$SOCKDIR/ports" ] && break; sleep 0.05; done
+	[ -s "$SOCKDIR/ports" ]
+}
+load_outside() {
+	SOCKDIR="$BASE/sock"
+	read -r TCP4 TCP6 UDP4 <"$SOCKDIR/ports"
+	ABSTRACT=$(cat "$SOCKDIR/abstract")
+	VICTIM=$(cat "$SOCKDIR/victim.pid")
+}
+stop_outside() {
+	kill "$(cat "$BASE/sock/listen.pid")" "$(cat "$BASE/sock/victim.pid")" 2>/dev/null || true
+}
+make_layout_vars() {
+	BASE="$WORK/$(basename "$BATS_TEST_FILENAME" .bats)"
+	WS="$BASE/ws"
+	OUT="$BASE/out"
+}
