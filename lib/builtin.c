@@ -21,7 +21,7 @@ static int read_only(struct sbx_profile *p)
  */
 static int workspace(struct sbx_profile *p)
 {
-	static const char *const carveouts[] = { ".git", ".agents", ".codex" };
+	static const char *const carveouts[] = {".git", ".agents", ".codex"};
 	int r = read_only(p);
 
 	if (!r)
@@ -47,9 +47,9 @@ static const struct {
 	const char *name;
 	int (*build)(struct sbx_profile *p);
 } builtins[] = {
-	{ ":read-only", read_only },
-	{ ":workspace", workspace },
-	{ ":danger-full-access", danger_full_access },
+    {":read-only", read_only},
+    {":workspace", workspace},
+    {":danger-full-access", danger_full_access},
 };
 
 int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_diag *d)
@@ -67,6 +67,7 @@ int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_di
 		return r;
 	}
 	r = sbx_diag_set(d, SBX_E_USAGE, "unknown built-in profile `%s`", name);
-	return sbx_diag_hint(d, r, "the built-in profiles are :read-only, :workspace and "
+	return sbx_diag_hint(d, r,
+			     "the built-in profiles are :read-only, :workspace and "
 			     ":danger-full-access");
 }

@@ -172,7 +172,8 @@ static json_t *fs_permissions_jv(const struct sbx_fs *fs)
 	bool ok = v != NULL;
 
 	if (ok && fits_read_write(fs))
-		ok = put_path_list(v, "read", fs, SBX_READ) && put_path_list(v, "write", fs, SBX_WRITE);
+		ok = put_path_list(v, "read", fs, SBX_READ) &&
+		     put_path_list(v, "write", fs, SBX_WRITE);
 	else if (ok)
 		ok = put_entries(v, fs);
 	return finish(v, ok);

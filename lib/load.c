@@ -21,7 +21,7 @@
 
 /* A path of SBX_MAX_PATH bytes has at most this many components: deeper scans mean nothing. */
 #define MAX_GLOB_DEPTH (SBX_MAX_PATH / 2)
-#define PTR_MAX sizeof(((struct sbx_diag *)0)->pointer)
+#define PTR_MAX	       sizeof(((struct sbx_diag *)0)->pointer)
 
 /* Where a value sits: the input's name, the value's JSON pointer and the diagnostic to fill. */
 struct at {
@@ -72,8 +72,8 @@ static void diag_place(struct sbx_diag *d, const char *name, const char *ptr)
 	d->hint[0] = '\0';
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(const struct at *a, int code,
-						      const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(const struct at *a, int code, const char *fmt,
+						      ...)
 {
 	va_list ap;
 
@@ -124,8 +124,8 @@ static bool in_list(const char *s, const char *const *list)
 }
 
 /* Unknown keys are errors: a misspelt key must never silently widen or narrow a profile. */
-static int check_keys(const struct at *a, json_t *obj, const char *const *allowed,
-		      const char *what, const char *expected)
+static int check_keys(const struct at *a, json_t *obj, const char *const *allowed, const char *what,
+		      const char *expected)
 {
 	for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
 		const char *k = json_object_iter_key(it);
@@ -209,20 +209,22 @@ static int relative_path_error(const struct at *a, const char *s)
 	int r;
 
 	if (s[0] == '~') {
-		r = fail(a, SBX_E_INVALID,
-			 "home-relative path \"%s\" (paths must be absolute; \"~\" is not expanded)",
-			 s);
+		r = fail(
+		    a, SBX_E_INVALID,
+		    "home-relative path \"%s\" (paths must be absolute; \"~\" is not expanded)", s);
 		return sbx_diag_hint(a->d, r, "write the home directory out in full");
 	}
 	if (strncmp(s, "file:", 5) == 0) {
-		r = fail(a, SBX_E_INVALID, "URI \"%s\" (paths must be absolute paths, not URIs)", s);
+		r = fail(a, SBX_E_INVALID, "URI \"%s\" (paths must be absolute paths, not URIs)",
+			 s);
 		return sbx_diag_hint(a->d, r, "write the path without the file:// prefix");
 	}
 	r = fail(a, SBX_E_INVALID, "relative path \"%s\" (paths must be absolute)", s);
-	return sbx_diag_hint(a->d, r,
-			     "for a path under the project root use {\"type\":\"special\",\"value\":"
-			     "{\"kind\":\"project_roots\",\"subpath\":\"%s\"}}",
-			     s);
+	return sbx_diag_hint(
+	    a->d, r,
+	    "for a path under the project root use {\"type\":\"special\",\"value\":"
+	    "{\"kind\":\"project_roots\",\"subpath\":\"%s\"}}",
+	    s);
 }
 
 /*
@@ -253,13 +255,13 @@ struct kind_name {
 };
 
 static const struct kind_name special_kinds[] = {
-	{ "root", SBX_SP_ROOT, false },
-	{ "minimal", SBX_SP_MINIMAL, false },
-	{ "project_roots", SBX_SP_PROJECT_ROOTS, true },
-	{ "current_working_directory", SBX_SP_PROJECT_ROOTS, true }, /* input alias */
-	{ "tmpdir", SBX_SP_TMPDIR, false },
-	{ "slash_tmp", SBX_SP_SLASH_TMP, false },
-	{ "unknown", SBX_SP_UNKNOWN, true },
+    {"root", SBX_SP_ROOT, false},
+    {"minimal", SBX_SP_MINIMAL, false},
+    {"project_roots", SBX_SP_PROJECT_ROOTS, true},
+    {"current_working_directory", SBX_SP_PROJECT_ROOTS, true}, /* input alias */
+    {"tmpdir", SBX_SP_TMPDIR, false},
+    {"slash_tmp", SBX_SP_SLASH_TMP, false},
+    {"unknown", SBX_SP_UNKNOWN, true},
 };
 
 static const struct kind_name *find_kind(const char *s)
@@ -318,9 +320,9 @@ static int load_subpath(const struct at *a, json_t *obj, struct sbx_entry *e)
 /* FileSystemSpecialPath, tagged with "kind". */
 static int load_special(const struct at *a, json_t *v, struct sbx_entry *e)
 {
-	static const char *const with_sub[] = { "kind", "subpath", NULL };
-	static const char *const unknown[] = { "kind", "path", "subpath", NULL };
-	static const char *const bare[] = { "kind", NULL };
+	static const char *const with_sub[] = {"kind", "subpath", NULL};
+	static const char *const unknown[] = {"kind", "path", "subpath", NULL};
+	static const char *const bare[] = {"kind", NULL};
 	const struct kind_name *k;
 	const char *s;
 	struct at c;
@@ -360,9 +362,9 @@ static int load_special(const struct at *a, json_t *v, struct sbx_entry *e)
 /* FileSystemPath, tagged with "type". */
 static int load_fs_path(const struct at *a, json_t *v, struct sbx_entry *e)
 {
-	static const char *const k_path[] = { "type", "path", NULL };
-	static const char *const k_glob[] = { "type", "pattern", NULL };
-	static const char *const k_special[] = { "type", "value", NULL };
+	static const char *const k_path[] = {"type", "path", NULL};
+	static const char *const k_glob[] = {"type", "pattern", NULL};
+	static const char *const k_special[] = {"type", "value", NULL};
 	const char *type, *s;
 	struct at c;
 	json_t *val;
@@ -452,7 +454,7 @@ static int load_missing(const struct at *a, json_t *obj, bool *skip)
 
 static int load_entry(const struct at *a, json_t *v, struct sbx_entry *e)
 {
-	static const char *const keys[] = { "path", "access", "missing_path_behavior", NULL };
+	static const char *const keys[] = {"path", "access", "missing_path_behavior", NULL};
 	json_t *path, *access;
 	struct at c;
 	int r;
@@ -476,7 +478,8 @@ static int load_entry(const struct at *a, json_t *v, struct sbx_entry *e)
 	if (r)
 		return r;
 	if (e->kind == SBX_GLOB && e->access != SBX_DENY) {
-		r = fail(&c, SBX_E_INVALID, "glob_pattern entries support only deny access, got \"%s\"",
+		r = fail(&c, SBX_E_INVALID,
+			 "glob_pattern entries support only deny access, got \"%s\"",
 			 sbx_access_name(e->access));
 		return sbx_diag_hint(a->d, r,
 				     "use an exact path entry to grant %s access to a subtree",
@@ -498,7 +501,7 @@ static int push_owned(const struct at *a, struct sbx_fs *out, struct sbx_entry *
 int sbx_entries_load_jv(json_t *v, const char *name, const char *pointer, struct sbx_fs *out,
 			struct sbx_diag *d)
 {
-	struct at a = { .name = name, .d = d };
+	struct at a = {.name = name, .d = d};
 	size_t n;
 	int r;
 
@@ -510,7 +513,7 @@ int sbx_entries_load_jv(json_t *v, const char *name, const char *pointer, struct
 	if (n > SBX_MAX_ENTRIES)
 		return fail(&a, SBX_E_TOO_BIG, "%zu entries (limit %u)", n, SBX_MAX_ENTRIES);
 	for (size_t i = 0; i < n; i++) {
-		struct sbx_entry e = { 0 };
+		struct sbx_entry e = {0};
 		struct at c;
 
 		at_index(&c, &a, i);
@@ -563,7 +566,7 @@ static int load_path_list(const struct at *a, json_t *obj, const char *key, enum
 		r = fail(&c, SBX_E_TOO_BIG, "%zu paths (limit %u)", json_array_size(v),
 			 SBX_MAX_ENTRIES);
 	for (size_t i = 0; !r && i < json_array_size(v); i++) {
-		struct sbx_entry e = { .kind = SBX_PATH, .access = acc };
+		struct sbx_entry e = {.kind = SBX_PATH, .access = acc};
 		const char *s;
 		struct at ci;
 
@@ -581,8 +584,8 @@ static int load_path_list(const struct at *a, json_t *obj, const char *key, enum
 
 static int load_fs_permissions(const struct at *a, json_t *v, struct sbx_fs *out)
 {
-	static const char *const canonical[] = { "entries", "glob_scan_max_depth", NULL };
-	static const char *const legacy[] = { "read", "write", NULL };
+	static const char *const canonical[] = {"entries", "glob_scan_max_depth", NULL};
+	static const char *const legacy[] = {"read", "write", NULL};
 	json_t *entries;
 	struct at c;
 	int r;
@@ -592,8 +595,9 @@ static int load_fs_permissions(const struct at *a, json_t *v, struct sbx_fs *out
 		return r;
 	out->kind = SBX_FS_RESTRICTED;
 	if (!json_object_get(v, "entries") && !json_object_get(v, "glob_scan_max_depth")) {
-		r = check_keys(a, v, legacy, "file_system permissions",
-			       "\"entries\" and \"glob_scan_max_depth\", or \"read\" and \"write\"");
+		r = check_keys(
+		    a, v, legacy, "file_system permissions",
+		    "\"entries\" and \"glob_scan_max_depth\", or \"read\" and \"write\"");
 		if (!r)
 			r = load_path_list(a, v, "read", SBX_READ, out);
 		return r ? r : load_path_list(a, v, "write", SBX_WRITE, out);
@@ -610,10 +614,10 @@ static int load_fs_permissions(const struct at *a, json_t *v, struct sbx_fs *out
 	return sbx_entries_load_jv(entries, c.name, c.ptr, out, c.d);
 }
 
-int sbx_fs_permissions_load_jv(json_t *v, const char *name, const char *pointer,
-			       struct sbx_fs *out, struct sbx_diag *d)
+int sbx_fs_permissions_load_jv(json_t *v, const char *name, const char *pointer, struct sbx_fs *out,
+			       struct sbx_diag *d)
 {
-	struct at a = { .name = name, .d = d };
+	struct at a = {.name = name, .d = d};
 
 	snprintf(a.ptr, sizeof(a.ptr), "%s", pointer ? pointer : "");
 	return load_fs_permissions(&a, v, out);
@@ -649,11 +653,12 @@ static int key_network_mode(const struct at *a, json_t *obj, const char *what, b
 	return load_network_mode(&c, v, enabled);
 }
 
-/* ManagedFileSystemPermissions: {"type":"restricted","entries":[...]} or {"type":"unrestricted"}. */
+/* ManagedFileSystemPermissions: {"type":"restricted","entries":[...]} or {"type":"unrestricted"}.
+ */
 static int load_managed_fs(const struct at *a, json_t *v, struct sbx_fs *fs)
 {
-	static const char *const restricted[] = { "type", "entries", "glob_scan_max_depth", NULL };
-	static const char *const unrestricted[] = { "type", NULL };
+	static const char *const restricted[] = {"type", "entries", "glob_scan_max_depth", NULL};
+	static const char *const unrestricted[] = {"type", NULL};
 	const char *type;
 	json_t *entries;
 	struct at c;
@@ -673,7 +678,8 @@ static int load_managed_fs(const struct at *a, json_t *v, struct sbx_fs *fs)
 		return r;
 	if (strcmp(type, "unrestricted") == 0) {
 		fs->kind = SBX_FS_UNRESTRICTED;
-		return check_keys(a, v, unrestricted, "an unrestricted file_system", "only \"type\"");
+		return check_keys(a, v, unrestricted, "an unrestricted file_system",
+				  "only \"type\"");
 	}
 	if (strcmp(type, "restricted") != 0) {
 		at_key(&c, a, "type");
@@ -696,7 +702,7 @@ static int load_managed_fs(const struct at *a, json_t *v, struct sbx_fs *fs)
 
 static int load_managed(const struct at *a, json_t *root, struct sbx_profile *out)
 {
-	static const char *const keys[] = { "type", "file_system", "network", NULL };
+	static const char *const keys[] = {"type", "file_system", "network", NULL};
 	json_t *fs;
 	struct at c;
 	int r;
@@ -714,11 +720,10 @@ static int load_managed(const struct at *a, json_t *root, struct sbx_profile *ou
 	return load_managed_fs(&c, fs, &out->fs);
 }
 
-static int load_tagged(const struct at *a, json_t *root, const char *type,
-		       struct sbx_profile *out)
+static int load_tagged(const struct at *a, json_t *root, const char *type, struct sbx_profile *out)
 {
-	static const char *const k_disabled[] = { "type", NULL };
-	static const char *const k_external[] = { "type", "network", NULL };
+	static const char *const k_disabled[] = {"type", NULL};
+	static const char *const k_external[] = {"type", "network", NULL};
 	struct at c;
 	int r;
 
@@ -747,7 +752,7 @@ static int load_tagged(const struct at *a, json_t *root, const char *type,
 /* {"enabled":bool|null}|null as in the rollout shape and AdditionalPermissionProfile. */
 static int load_network_flag(const struct at *a, json_t *obj, int *out)
 {
-	static const char *const keys[] = { "enabled", NULL };
+	static const char *const keys[] = {"enabled", NULL};
 	json_t *v = get_optional(obj, "network");
 	json_t *en;
 	bool b = false;
@@ -775,7 +780,7 @@ static int load_network_flag(const struct at *a, json_t *obj, int *out)
 static int load_untagged(const struct at *a, json_t *root, const char *what, int *network,
 			 bool *has_fs, struct sbx_fs *fs)
 {
-	static const char *const keys[] = { "network", "file_system", NULL };
+	static const char *const keys[] = {"network", "file_system", NULL};
 	json_t *v;
 	struct at c;
 	int r;
@@ -808,8 +813,8 @@ static int load_rollout(const struct at *a, json_t *root, struct sbx_profile *ou
 
 /* ---- legacy SandboxPolicy ----------------------------------------------------------------- */
 
-static const char *const legacy_types[] = { "danger-full-access", "read-only", "external-sandbox",
-					    "workspace-write", NULL };
+static const char *const legacy_types[] = {"danger-full-access", "read-only", "external-sandbox",
+					   "workspace-write", NULL};
 
 static int key_bool(const struct at *a, json_t *obj, const char *key, bool *out)
 {
@@ -859,7 +864,7 @@ static int load_writable_roots(const struct at *a, json_t *obj, struct sbx_legac
 
 static int load_external_sandbox(const struct at *a, json_t *root, struct sbx_legacy *l)
 {
-	static const char *const keys[] = { "type", "network_access", NULL };
+	static const char *const keys[] = {"type", "network_access", NULL};
 	json_t *v = get_optional(root, "network_access");
 	struct at c;
 	int r;
@@ -875,8 +880,12 @@ static int load_external_sandbox(const struct at *a, json_t *root, struct sbx_le
 
 static int load_workspace_write(const struct at *a, json_t *root, struct sbx_legacy *l)
 {
-	static const char *const keys[] = { "type", "writable_roots", "network_access",
-					    "exclude_tmpdir_env_var", "exclude_slash_tmp", NULL };
+	static const char *const keys[] = {"type",
+					   "writable_roots",
+					   "network_access",
+					   "exclude_tmpdir_env_var",
+					   "exclude_slash_tmp",
+					   NULL};
 	int r;
 
 	l->type = SBX_LEGACY_WORKSPACE_WRITE;
@@ -896,14 +905,15 @@ static int load_workspace_write(const struct at *a, json_t *root, struct sbx_leg
 
 static int load_legacy(const struct at *a, json_t *root, const char *type, struct sbx_legacy *l)
 {
-	static const char *const k_danger[] = { "type", NULL };
-	static const char *const k_read_only[] = { "type", "network_access", NULL };
+	static const char *const k_danger[] = {"type", NULL};
+	static const char *const k_read_only[] = {"type", "network_access", NULL};
 	struct at c;
 	int r;
 
 	if (strcmp(type, "danger-full-access") == 0) {
 		l->type = SBX_LEGACY_DANGER_FULL_ACCESS;
-		return check_keys(a, root, k_danger, "a danger-full-access policy", "only \"type\"");
+		return check_keys(a, root, k_danger, "a danger-full-access policy",
+				  "only \"type\"");
 	}
 	if (strcmp(type, "read-only") == 0) {
 		l->type = SBX_LEGACY_READ_ONLY;
@@ -941,9 +951,8 @@ static void position_of(const char *buf, size_t off, int *line, int *col)
 	}
 }
 
-__attribute__((format(printf, 5, 6))) static int fail_at(struct sbx_diag *d, const char *name,
-							  const char *buf, size_t off,
-							  const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static int
+fail_at(struct sbx_diag *d, const char *name, const char *buf, size_t off, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -1006,10 +1015,13 @@ static int prescan(const char *buf, size_t len, const char *name, struct sbx_dia
 		size_t n = utf8_valid(s + i, len - i);
 
 		if (s[i] == 0)
-			return fail_at(d, name, buf, i, "NUL byte in the input (expected JSON text)");
+			return fail_at(d, name, buf, i,
+				       "NUL byte in the input (expected JSON text)");
 		if (n == 0)
-			return fail_at(d, name, buf, i, "invalid UTF-8 byte 0x%02x (JSON text must "
-				       "be UTF-8)", s[i]);
+			return fail_at(d, name, buf, i,
+				       "invalid UTF-8 byte 0x%02x (JSON text must "
+				       "be UTF-8)",
+				       s[i]);
 		if (in_string) {
 			if (escaped)
 				escaped = false;
@@ -1080,12 +1092,12 @@ static int jansson_error(const json_error_t *e, const char *buf, size_t len, con
 			       "a string holds a NUL character (\\u0000), which no path or key "
 			       "may contain");
 	case json_error_premature_end_of_input:
-		return fail_at(d, name, buf, len,
-			       "invalid JSON: unexpected end of input (%s)",
+		return fail_at(d, name, buf, len, "invalid JSON: unexpected end of input (%s)",
 			       what);
 	case json_error_end_of_input_expected:
-		return fail_at(d, name, buf, off,
-			       "invalid JSON: unexpected text after the end of the top-level object");
+		return fail_at(
+		    d, name, buf, off,
+		    "invalid JSON: unexpected text after the end of the top-level object");
 	case json_error_invalid_syntax:
 		if (strstr(what, "unexpected newline"))
 			return fail_at(d, name, buf, off,
@@ -1169,8 +1181,8 @@ static size_t skip_value(const char *buf, size_t len, size_t i)
 				return i;
 			if (--depth == 0)
 				return i + 1;
-		} else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' ||
-					  c == '\r')) {
+		} else if (depth == 0 &&
+			   (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
 			return i;
 		}
 	}
@@ -1184,7 +1196,9 @@ static unsigned hex4(const char *s)
 	for (int k = 0; k < 4; k++) {
 		char c = s[k];
 
-		v = v * 16 + (unsigned)(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
+		v = v * 16 + (unsigned)(c >= 'a'   ? c - 'a' + 10
+					: c >= 'A' ? c - 'A' + 10
+						   : c - '0');
 	}
 	return v;
 }
@@ -1268,8 +1282,8 @@ static bool member_find(const char *buf, size_t len, size_t *i, const char *key,
 
 	while (j < len && buf[j] == '"') {
 		size_t k = skip_string(buf, len, j);
-		bool match = decode_string(buf, len, j, scratch) == strlen(key) &&
-			     strcmp(scratch, key) == 0;
+		bool match =
+		    decode_string(buf, len, j, scratch) == strlen(key) && strcmp(scratch, key) == 0;
 
 		j = skip_ws(buf, len, k);
 		if (j >= len || buf[j] != ':')
@@ -1328,12 +1342,14 @@ static long locate(const char *buf, size_t len, const char *pointer)
 	return ok ? (long)i : -1;
 }
 
-/* Turns a pointer-only diagnostic into "LINE:COL: /pointer: message". */
+/* Turns a pointer-only diagnostic into "LINE:COL: /pointer: message" (error path only). */
 static void place_pointer(const char *buf, size_t len, struct sbx_diag *d)
 {
 	char msg[sizeof(d->pointer) + sizeof(d->msg) + 2];
 	long off;
 
+	if (d && !d->msg[0]) /* only allocation failures leave no message */
+		sbx_diag_set(d, -ENOMEM, "out of memory while loading the profile");
 	if (!d || !d->file[0] || d->line > 0)
 		return;
 	off = locate(buf, len, d->pointer);
@@ -1376,8 +1392,8 @@ static int load_profile_root(const struct at *a, json_t *root, struct sbx_profil
 		at_key(&c, a, "type");
 		r = fail(&c, SBX_E_INVALID,
 			 "\"%s\" is a legacy SandboxPolicy, not a PermissionProfile", type);
-		return sbx_diag_hint(a->d, r,
-				     "convert it first: sbxrun convert --to profile --cwd DIR FILE");
+		return sbx_diag_hint(
+		    a->d, r, "convert it first: sbxrun convert --to profile --cwd DIR FILE");
 	}
 	*form = SBX_FORM_LEGACY;
 	return load_legacy(a, root, type, legacy_out);
@@ -1427,7 +1443,8 @@ int sbx_additional_load_buf(const char *buf, size_t len, const char *name,
 		return r;
 	r = load_untagged(&a, root, what, &out->network, &out->has_fs, &out->fs);
 	if (r && json_object_get(root, "type"))
-		sbx_diag_hint(d, r, "this looks like a PermissionProfile; an additional profile "
+		sbx_diag_hint(d, r,
+			      "this looks like a PermissionProfile; an additional profile "
 			      "has only \"network\" and \"file_system\"");
 	json_decref(root);
 	if (r) {

@@ -156,8 +156,8 @@ static bool is_input(const struct dirent *e)
 {
 	size_t n = strlen(e->d_name);
 
-	return n > 5 && (strcmp(e->d_name + n - 5, ".json") == 0 ||
-			 strcmp(e->d_name + n - 4, ".gen") == 0);
+	return n > 5 &&
+	       (strcmp(e->d_name + n - 5, ".json") == 0 || strcmp(e->d_name + n - 4, ".gen") == 0);
 }
 
 TEST(badinput_corpus)

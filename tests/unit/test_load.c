@@ -8,7 +8,7 @@
 
 #include "sbx.h"
 #include "t.h"
-#include "vec.h"
+#include "load_vectors.h"
 
 /* Loads text as --profile does (legacy accepted); returns the code and fills p, l, form, d. */
 static int load(const char *text, struct sbx_profile *p, struct sbx_legacy *l,
@@ -56,7 +56,7 @@ static void check_round_trip(const json_t *in, const json_t *want, const char *w
 	struct sbx_profile p;
 	enum sbx_input_form form;
 	struct sbx_diag d;
-	char *text = vec_text(in), *got_text;
+	char *text = lv_text(in), *got_text;
 	json_t *got;
 
 	if (sbx_profile_load_buf(text, strlen(text), what, &p, &form, NULL, &d)) {
@@ -66,7 +66,7 @@ static void check_round_trip(const json_t *in, const json_t *want, const char *w
 	}
 	got = sbx_profile_to_jv(&p);
 	if (!json_equal(got, want)) {
-		got_text = vec_text(got);
+		got_text = lv_text(got);
 		t_fail(__FILE__, __LINE__, "%s: emitted %s", what, got_text);
 		free(got_text);
 	}
@@ -83,7 +83,7 @@ static void ser_special_alias(json_t *vec)
 	json_t *want = json_object_get(json_object_get(vec, "expected"), "reserialized");
 	json_t *entries = json_pack("[{s:{s:s,s:O},s:s}]", "path", "type", "special", "value", in,
 				    "access", "read");
-	struct sbx_profile p = { .type = SBX_MANAGED };
+	struct sbx_profile p = {.type = SBX_MANAGED};
 	struct sbx_diag d;
 	json_t *out;
 
@@ -92,10 +92,14 @@ static void ser_special_alias(json_t *vec)
 	CHECK_INT(p.fs.entries[0].special, SBX_SP_PROJECT_ROOTS);
 	CHECK(p.fs.entries[0].subpath == NULL);
 	out = sbx_profile_to_jv(&p);
-	CHECK(json_equal(json_object_get(json_object_get(json_array_get(json_object_get(
-				 json_object_get(out, "file_system"), "entries"), 0), "path"),
-					 "value"),
-			 want));
+	CHECK(json_equal(
+	    json_object_get(
+		json_object_get(
+		    json_array_get(json_object_get(json_object_get(out, "file_system"), "entries"),
+				   0),
+		    "path"),
+		"value"),
+	    want));
 	json_decref(out);
 	json_decref(entries);
 	sbx_profile_free(&p);
@@ -104,7 +108,7 @@ static void ser_special_alias(json_t *vec)
 static void ser_rollout(json_t *vec)
 {
 	json_t *in = json_object_get(json_object_get(vec, "input"), "json");
-	char *text = vec_text(in);
+	char *text = lv_text(in);
 	struct sbx_profile p;
 	enum sbx_input_form form;
 	struct sbx_diag d;
@@ -120,7 +124,7 @@ static void ser_legacy(json_t *vec)
 {
 	json_t *in = json_object_get(json_object_get(vec, "input"), "legacy_sandbox_policy");
 	json_t *want = json_object_get(json_object_get(vec, "expected"), "to_legacy");
-	char *text = vec_text(in), *out;
+	char *text = lv_text(in), *out;
 	struct sbx_legacy l;
 	struct sbx_diag d;
 
@@ -129,7 +133,7 @@ static void ser_legacy(json_t *vec)
 	CHECK(!l.network_access);
 	out = sbx_legacy_to_json(&l);
 	free(text);
-	text = vec_text(want);
+	text = lv_text(want);
 	CHECK_STR(out, text);
 	free(out);
 	free(text);
@@ -139,7 +143,7 @@ static void ser_legacy(json_t *vec)
 static void ser_helper_rejects(json_t *vec)
 {
 	json_t *in = json_object_get(json_object_get(vec, "input"), "json");
-	char *text = vec_text(in);
+	char *text = lv_text(in);
 	struct sbx_profile p;
 	enum sbx_input_form form;
 	struct sbx_diag d;
@@ -153,7 +157,7 @@ static void ser_helper_rejects(json_t *vec)
 static void ser_normalized(json_t *vec)
 {
 	json_t *in = json_object_get(json_object_get(vec, "input"), "json");
-	char *text = vec_text(in);
+	char *text = lv_text(in);
 	struct sbx_profile p;
 	enum sbx_input_form form;
 	struct sbx_diag d;
@@ -167,11 +171,12 @@ static void ser_normalized(json_t *vec)
 
 TEST(load_serde_vectors)
 {
-	json_t *all = vec_load_all(), *v;
+	json_t *all = lv_load_all(), *v;
 	size_t i, handled = 0, serde = 0;
 
 	CHECK(all != NULL);
-	json_array_foreach(all, i, v) {
+	json_array_foreach(all, i, v)
+	{
 		const char *id = json_string_value(json_object_get(v, "id"));
 		const char *area = json_string_value(json_object_get(v, "area"));
 
@@ -208,17 +213,16 @@ static void sweep(json_t *v, size_t *n)
 	size_t i;
 
 	if (json_is_array(v)) {
-		json_array_foreach(v, i, x)
-			sweep(x, n);
+		json_array_foreach(v, i, x) sweep(x, n);
 		return;
 	}
 	if (!json_is_object(v))
 		return;
 	type = json_string_value(json_object_get(v, "type"));
-	if (type && (!strcmp(type, "managed") || !strcmp(type, "disabled") ||
-		     !strcmp(type, "external"))) {
-		json_t *s = vec_subst(v);
-		char *text = vec_text(s);
+	if (type &&
+	    (!strcmp(type, "managed") || !strcmp(type, "disabled") || !strcmp(type, "external"))) {
+		json_t *s = lv_subst(v);
+		char *text = lv_text(s);
 
 		if (!strchr(text, '$')) {
 			check_round_trip(s, s, text);
@@ -228,17 +232,15 @@ static void sweep(json_t *v, size_t *n)
 		json_decref(s);
 		return;
 	}
-	json_object_foreach(v, k, x)
-		sweep(x, n);
+	json_object_foreach(v, k, x) sweep(x, n);
 }
 
 TEST(load_every_profile_in_vectors)
 {
-	json_t *all = vec_load_all(), *v;
+	json_t *all = lv_load_all(), *v;
 	size_t i, n = 0;
 
-	json_array_foreach(all, i, v)
-		sweep(json_object_get(v, "expected"), &n);
+	json_array_foreach(all, i, v) sweep(json_object_get(v, "expected"), &n);
 	CHECK(n >= 7);
 	json_decref(all);
 }
@@ -331,9 +333,10 @@ TEST(load_entry_details)
 	sbx_fs_clear(&fs);
 
 	/* Without the text, the diagnostic carries the pointer and no position. */
-	CHECK_INT(entries_from("[{\"path\":{\"type\":\"path\",\"path\":\"x/y\"},\"access\":\"read\"}]",
-			       &fs, &d),
-		  SBX_E_INVALID);
+	CHECK_INT(
+	    entries_from("[{\"path\":{\"type\":\"path\",\"path\":\"x/y\"},\"access\":\"read\"}]",
+			 &fs, &d),
+	    SBX_E_INVALID);
 	CHECK_STR(d.pointer, "/entries/0/path/path");
 	CHECK_INT(d.line, 0);
 	CHECK_STR(d.msg, "relative path \"x/y\" (paths must be absolute)");
@@ -345,7 +348,7 @@ TEST(load_fs_permissions_jv)
 	json_t *v = json_loads("{\"entries\":[{\"path\":{\"type\":\"glob_pattern\",\"pattern\":"
 			       "\"/a/*\"},\"access\":\"deny\"}],\"glob_scan_max_depth\":3}",
 			       0, NULL);
-	struct sbx_fs fs = { 0 };
+	struct sbx_fs fs = {0};
 	struct sbx_diag d;
 
 	CHECK_INT(sbx_fs_permissions_load_jv(v, "v", "/file_system", &fs, &d), 0);
@@ -396,7 +399,8 @@ TEST(load_legacy_needs_legacy_out)
 	struct sbx_diag d;
 	const char *text = "{\"type\":\"read-only\"}";
 
-	CHECK_INT(sbx_profile_load_buf(text, strlen(text), "h", &p, &form, NULL, &d), SBX_E_INVALID);
+	CHECK_INT(sbx_profile_load_buf(text, strlen(text), "h", &p, &form, NULL, &d),
+		  SBX_E_INVALID);
 	CHECK_STR(d.msg, "/type: \"read-only\" is a legacy SandboxPolicy, not a PermissionProfile");
 	CHECK_INT(d.col, 9);
 }
@@ -404,9 +408,10 @@ TEST(load_legacy_needs_legacy_out)
 TEST(load_error_positions)
 {
 	/* Escaped and non-ASCII keys are matched decoded; columns count characters. */
-	CHECK_STR(load_error("{\"n\\u00e9\":1}", SBX_E_PARSE),
-		  "sbxrun: t.json:1:12: /n\u00e9: unknown key \"n\u00e9\" in a profile of the older "
-		  "rollout shape (no \"type\") (expected \"network\" and \"file_system\")");
+	CHECK_STR(
+	    load_error("{\"n\\u00e9\":1}", SBX_E_PARSE),
+	    "sbxrun: t.json:1:12: /n\u00e9: unknown key \"n\u00e9\" in a profile of the older "
+	    "rollout shape (no \"type\") (expected \"network\" and \"file_system\")");
 	CHECK_STR(load_error("{\"a/b~\":1}", SBX_E_PARSE),
 		  "sbxrun: t.json:1:9: /a~1b~0: unknown key \"a/b~\" in a profile of the older "
 		  "rollout shape (no \"type\") (expected \"network\" and \"file_system\")");
@@ -452,7 +457,8 @@ TEST(load_limits)
 	sbx_profile_free(&p);
 	free(text);
 
-	/* Exactly SBX_MAX_JSON_DEPTH levels parse (and fail later on the key); one more does not. */
+	/* Exactly SBX_MAX_JSON_DEPTH levels parse (and fail later on the key); one more does not.
+	 */
 	o += (size_t)sprintf(deep, "{\"x\":");
 	for (int i = 1; i < SBX_MAX_JSON_DEPTH; i++)
 		deep[o++] = '[';
@@ -518,5 +524,6 @@ TEST(load_builtins)
 	sbx_profile_free(&p);
 	CHECK_INT(sbx_profile_builtin(":x", &p, &d), SBX_E_USAGE);
 	CHECK_STR(d.msg, "unknown built-in profile `:x`");
-	CHECK_STR(d.hint, "the built-in profiles are :read-only, :workspace and :danger-full-access");
+	CHECK_STR(d.hint,
+		  "the built-in profiles are :read-only, :workspace and :danger-full-access");
 }

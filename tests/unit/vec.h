@@ -1,20 +1,71 @@
 /* SPDX-License-Identifier: MIT */
-/* vec.h - shared helpers of the loader and emitter tests: the vectors file and placeholders. */
+/*
+ * vec.h - shared helpers of the vector-driven tests: the vectors file, placeholder directories
+ * and their substitution, and conversions between vector JSON and the model.
+ */
 #ifndef SBX_TEST_VEC_H
 #define SBX_TEST_VEC_H
 
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "sbx.h"
+
 /* The parsed vectors file (a new reference each call), or NULL. */
 json_t *vec_load_all(void);
 /* The vector with this id (borrowed from all). */
 json_t *vec_find(json_t *all, const char *id);
-/* A real, existing temporary directory standing for $CWD; created once per process. */
+/*
+ * The vector with this id from a process-wide copy of the file (borrowed), or NULL after
+ * recording a test failure: a vector a test names must exist.
+ */
+json_t *vec_get(const char *id);
+
+/*
+ * Placeholder directories: real, existing, canonical directories under one temporary base,
+ * created once per process and removed at exit. name is "$CWD", "$T", "$WS", "$REQ_CWD",
+ * "$LATER_CWD", "$TMP", "$EXTRA" or "$D"; NULL for anything else.
+ */
+const char *vec_dir(const char *name);
+/* The directory standing for $CWD. */
 const char *vec_cwd(void);
-/* v with every "$CWD" string prefix replaced by vec_cwd() (a new reference). */
+/* s with every placeholder replaced (malloc'd). A placeholder ends at a non [A-Z_] character. */
+char *vec_subst_str(const char *s);
+/* v with every placeholder in every string replaced (a new reference). */
 json_t *vec_subst(const json_t *v);
 /* Compact JSON text of v (malloc'd). */
 char *vec_text(const json_t *v);
+
+/*
+ * A raw file_system_policy {"kind":"restricted"|"unrestricted"|"external-sandbox",
+ * "entries":[...],"glob_scan_max_depth":N} into fs (placeholders already substituted).
+ */
+int vec_fs_policy(const json_t *raw, struct sbx_fs *fs);
+/* An additional permission profile object (placeholders already substituted). */
+int vec_additional(const json_t *v, struct sbx_additional *out);
+/* The entries of fs as wire JSON (a new reference), through the canonical emitter. */
+json_t *vec_entries_jv(const struct sbx_fs *fs);
+/* An additional profile as wire JSON (a new reference), through the canonical emitter. */
+json_t *vec_additional_jv(const struct sbx_additional *a);
+/* json_equal, reporting both sides as a test failure when they differ. */
+bool vec_json_check(const char *file, int line, const json_t *got, const json_t *want);
+#define VEC_JSON_EQ(got, want) vec_json_check(__FILE__, __LINE__, (got), (want))
+
+/*
+ * Every vector of area must be listed in ids, and every listed id must be in the file with
+ * that area: a vector added later, or one that disappears, fails the test run.
+ */
+void vec_check_area(const char *area, const char *const *ids, size_t n);
+/* A fresh empty canonical directory under the placeholder base (malloc'd). */
+char *vec_fresh_dir(void);
+/* Creates a file (with text, may be NULL) or directory, parents included; 0 on success. */
+int vec_mkfile(const char *path, const char *text);
+int vec_mkdir(const char *path);
+
+/* Appends a glob entry (the model has no push helper for globs). */
+int vec_push_glob(struct sbx_fs *fs, const char *pattern, enum sbx_access a);
+
+/* A context for cwd with the host platform, no TMPDIR and no extra workspace roots. */
+struct sbx_ctx vec_ctx(const char *cwd);
 
 #endif

@@ -1,0 +1,791 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_resolve.c - predicates, precedence, specials, protected metadata and the roots every
+ * platform enforces from.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "t.h"
+#include "vec.h"
+
+static const char *const fda_ids[] = { "fda-01", "fda-02", "fda-04", "fda-05", "fda-07" };
+static const char *const pre_ids[] = { "pre-01", "pre-02", "pre-04", "pre-05", "pre-07", "pre-08" };
+
+TEST(vectors_full_disk_access_covered)
+{
+	vec_check_area("full_disk_access", fda_ids, sizeof(fda_ids) / sizeof(fda_ids[0]));
+}
+
+TEST(vectors_precedence_covered)
+{
+	vec_check_area("precedence", pre_ids, sizeof(pre_ids) / sizeof(pre_ids[0]));
+}
+
+/* The vector's input (substituted) and its policy; NULL when the vector is missing. */
+static json_t *policy_of(const char *id, struct sbx_fs *fs)
+{
+	json_t *v = vec_get(id), *in;
+
+	memset(fs, 0, sizeof(*fs));
+	if (!v)
+		return NULL;
+	in = vec_subst(json_object_get(v, "input"));
+	CHECK_INT(vec_fs_policy(json_object_get(in, "file_system_policy"), fs), 0);
+	return in;
+}
+
+static json_t *expected_of(const char *id)
+{
+	return vec_subst(json_object_get(vec_get(id), "expected"));
+}
+
+static enum sbx_access access_of(const char *s)
+{
+	if (strcmp(s, "read") == 0)
+		return SBX_READ;
+	if (strcmp(s, "write") == 0)
+		return SBX_WRITE;
+	return SBX_DENY;
+}
+
+static char *cat(const char *a, const char *b)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%s%s", a, b) < 0)
+		return NULL;
+	return s;
+}
+
+static bool has_str(char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static bool has_name(const struct sbx_writable_root *w, const char *name)
+{
+	for (size_t i = 0; i < w->n_protected_missing; i++)
+		if (strcmp(w->protected_missing[i], name) == 0)
+			return true;
+	return false;
+}
+
+static const struct sbx_writable_root *find_root(const struct sbx_roots *r, const char *p)
+{
+	for (size_t i = 0; i < r->n_writable; i++)
+		if (strcmp(r->writable[i].root, p) == 0)
+			return &r->writable[i];
+	return NULL;
+}
+
+/* ---- full_disk_access ----------------------------------------------------------------------- */
+
+TEST(vec_fda_01)
+{
+	struct sbx_fs fs;
+	json_t *in = policy_of("fda-01", &fs), *want = expected_of("fda-01");
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	struct sbx_profile p = { .type = SBX_MANAGED };
+	struct sbx_legacy l;
+	struct sbx_diag d;
+	char *docs = cat(vec_cwd(), "/docs");
+
+	if (!in)
+		return;
+	CHECK_INT(sbx_fs_full_write(&fs, &ctx),
+		  json_is_true(json_object_get(want, "has_full_disk_write_access")));
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, docs, NULL),
+		  access_of(json_string_value(json_object_get(want,
+							      "resolve_access($CWD/docs)")) ?:
+			    "?"));
+	CHECK_STR(json_string_value(json_object_get(want, "to_legacy_sandbox_policy")), "Err");
+	p.fs = fs;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_profile_to_legacy(&p, &ctx, &l, &d), SBX_E_NO_LEGACY);
+	/*
+	 * needs_direct_runtime_enforcement is true because the projection fails; sbxrun always
+	 * enforces the profile directly, so there is no function for it.
+	 */
+	free(docs);
+	sbx_fs_clear(&fs);
+	json_decref(in);
+	json_decref(want);
+}
+
+TEST(vec_fda_02)
+{
+	struct sbx_fs fs;
+	json_t *in = policy_of("fda-02", &fs), *want = expected_of("fda-02");
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	long who;
+
+	if (!in)
+		return;
+	CHECK(json_is_false(json_object_get(want, "has_full_disk_write_access")));
+	CHECK(!sbx_fs_full_write(&fs, &ctx));
+	CHECK_STR(json_string_value(json_object_get(want, "resolve_access('/')")), "deny");
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/", &who), SBX_DENY);
+	CHECK_INT(who, 1); /* the deny entry decided, on equal depth */
+	/* The control: without the deny, root write is full write. */
+	fs.n = 1;
+	CHECK(sbx_fs_full_write(&fs, &ctx));
+	fs.n = 2;
+	sbx_fs_clear(&fs);
+	json_decref(in);
+	json_decref(want);
+}
+
+TEST(vec_fda_04)
+{
+	struct sbx_fs fs;
+	json_t *in = policy_of("fda-04", &fs), *want = expected_of("fda-04");
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	struct sbx_roots r;
+	struct sbx_diag d;
+	char *docs = cat(vec_cwd(), "/docs");
+	json_t *rr;
+
+	if (!in)
+		return;
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, docs, NULL), SBX_READ);
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, vec_cwd(), NULL), SBX_DENY);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	rr = json_object_get(want, "readable_roots");
+	CHECK_INT(r.n_readable, json_array_size(rr));
+	{
+		char *w = NULL;
+
+		if (asprintf(&w, "<canonical %s>/docs", vec_cwd()) > 0)
+			CHECK_STR(json_string_value(json_array_get(rr, 0)), w);
+		free(w);
+	}
+	CHECK_STR(r.n_readable ? r.readable[0] : NULL, docs);
+	CHECK_INT(r.n_unreadable, json_array_size(json_object_get(want, "unreadable_roots")));
+	CHECK_INT(r.n_unreadable, 0);
+	CHECK_INT(r.n_writable, 0);
+	CHECK(!r.full_read && !r.full_write);
+	sbx_roots_free(&r);
+	free(docs);
+	sbx_fs_clear(&fs);
+	json_decref(in);
+	json_decref(want);
+}
+
+TEST(vec_fda_05)
+{
+	struct sbx_fs fs;
+	json_t *in = policy_of("fda-05", &fs), *want = expected_of("fda-05");
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+
+	if (!in)
+		return;
+	CHECK(json_is_false(json_object_get(want, "has_full_disk_read_access")));
+	CHECK(!sbx_fs_full_read(&fs, &ctx));
+	fs.n = 1; /* the control: root read alone is full read */
+	CHECK(sbx_fs_full_read(&fs, &ctx));
+	fs.n = 2;
+	sbx_fs_clear(&fs);
+	json_decref(in);
+	json_decref(want);
+}
+
+TEST(vec_fda_07)
+{
+	struct sbx_fs fs;
+	json_t *in = policy_of("fda-07", &fs), *want = expected_of("fda-07");
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+
+	if (!in)
+		return;
+	CHECK(json_is_true(json_object_get(want, "has_full_disk_write_access")));
+	CHECK(sbx_fs_full_write(&fs, &ctx));
+	/* The control: a tmpdir read does narrow. */
+	sbx_fs_push_special(&fs, SBX_SP_TMPDIR, NULL, SBX_READ, false);
+	CHECK(!sbx_fs_full_write(&fs, &ctx));
+	sbx_fs_clear(&fs);
+	json_decref(in);
+	json_decref(want);
+}
+
+/* The write-narrowing table of spec 2.1, row by row. */
+TEST(full_write_narrowing_table)
+{
+	struct sbx_ctx ctx = vec_ctx("/repo");
+	struct sbx_fs fs = { 0 };
+
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_WRITE, false);
+	CHECK(sbx_fs_full_write(&fs, &ctx));
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_READ, false); /* root read: no */
+	CHECK(sbx_fs_full_write(&fs, &ctx));
+	sbx_fs_push_path(&fs, "/a", SBX_READ, false); /* path read: yes ... */
+	CHECK(!sbx_fs_full_write(&fs, &ctx));
+	sbx_fs_push_path(&fs, "/a", SBX_WRITE, false); /* ... unless a write names it */
+	CHECK(sbx_fs_full_write(&fs, &ctx));
+	sbx_fs_push_special(&fs, SBX_SP_PROJECT_ROOTS, NULL, SBX_READ, false);
+	CHECK(!sbx_fs_full_write(&fs, &ctx));
+	sbx_fs_push_special(&fs, SBX_SP_PROJECT_ROOTS, NULL, SBX_WRITE, false);
+	CHECK(sbx_fs_full_write(&fs, &ctx));
+	sbx_fs_push_special(&fs, SBX_SP_SLASH_TMP, NULL, SBX_READ, false);
+	CHECK(!sbx_fs_full_write(&fs, &ctx));
+	ctx.platform = SBX_PLATFORM_WINDOWS; /* slash_tmp off Unix never narrows */
+	CHECK(sbx_fs_full_write(&fs, &ctx));
+	ctx.platform = SBX_PLATFORM_LINUX;
+	fs.n--;
+	vec_push_glob(&fs, "/a/*.pem", SBX_DENY);
+	CHECK(!sbx_fs_full_write(&fs, &ctx));
+	sbx_fs_clear(&fs);
+}
+
+TEST(full_read_rules)
+{
+	struct sbx_ctx ctx = vec_ctx("/repo");
+	struct sbx_fs fs = { 0 };
+
+	CHECK(!sbx_fs_full_read(&fs, &ctx));
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_WRITE, false);
+	CHECK(sbx_fs_full_read(&fs, &ctx));
+	sbx_fs_push_special(&fs, SBX_SP_SLASH_TMP, NULL, SBX_DENY, false);
+	CHECK(!sbx_fs_full_read(&fs, &ctx));
+	ctx.platform = SBX_PLATFORM_WINDOWS; /* a slash_tmp deny off Unix is ignored */
+	CHECK(sbx_fs_full_read(&fs, &ctx));
+	sbx_fs_clear(&fs);
+	fs.kind = SBX_FS_EXTERNAL;
+	CHECK(sbx_fs_full_read(&fs, &ctx) && sbx_fs_full_write(&fs, &ctx));
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/x", NULL), SBX_WRITE);
+}
+
+TEST(platform_defaults_rule)
+{
+	struct sbx_ctx ctx = vec_ctx("/repo");
+	struct sbx_fs fs = { 0 };
+
+	sbx_fs_push_special(&fs, SBX_SP_MINIMAL, NULL, SBX_READ, false);
+	CHECK(sbx_fs_include_platform_defaults(&fs, &ctx));
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_READ, false);
+	CHECK(!sbx_fs_include_platform_defaults(&fs, &ctx)); /* full read makes it moot */
+	sbx_fs_clear(&fs);
+	sbx_fs_push_special(&fs, SBX_SP_MINIMAL, NULL, SBX_DENY, false);
+	CHECK(!sbx_fs_include_platform_defaults(&fs, &ctx));
+	sbx_fs_clear(&fs);
+}
+
+/* ---- precedence ----------------------------------------------------------------------------- */
+
+static void check_pre_query(const char *id, long want_idx)
+{
+	struct sbx_fs fs;
+	json_t *in = policy_of(id, &fs), *want = expected_of(id);
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	long who;
+
+	if (!in)
+		return;
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, json_string_value(json_object_get(in, "query")),
+					&who),
+		  access_of(json_string_value(want) ?: "?"));
+	CHECK_INT(who, want_idx);
+	sbx_fs_clear(&fs);
+	json_decref(in);
+	json_decref(want);
+}
+
+TEST(vec_pre_01) { check_pre_query("pre-01", 0); }
+TEST(vec_pre_02) { check_pre_query("pre-02", 1); }
+TEST(vec_pre_04) { check_pre_query("pre-04", 3); }
+
+TEST(precedence_middle_and_outside)
+{
+	struct sbx_fs fs;
+	json_t *in = policy_of("pre-01", &fs);
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	char *priv = cat(vec_cwd(), "/docs/private/x"), *rel = NULL;
+
+	if (!in)
+		return;
+	rel = strdup("docs/private/public/y");
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, priv, NULL), SBX_DENY);
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, rel, NULL), SBX_WRITE); /* relative: cwd */
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/elsewhere", NULL), SBX_DENY); /* no match */
+	free(priv);
+	free(rel);
+	sbx_fs_clear(&fs);
+	json_decref(in);
+}
+
+TEST(vec_pre_05)
+{
+	json_t *want = expected_of("pre-05");
+	struct sbx_ctx ctx = vec_ctx("/repo");
+	struct sbx_fs fs = { 0 };
+
+	CHECK(json_is_true(json_object_get(want, "write>read")));
+	CHECK(json_is_true(json_object_get(want, "deny>write")));
+	CHECK(SBX_WRITE > SBX_READ && SBX_DENY > SBX_WRITE);
+	/* The order decides ties at equal depth, whatever the entry order. */
+	sbx_fs_push_path(&fs, "/a", SBX_WRITE, false);
+	sbx_fs_push_path(&fs, "/a", SBX_READ, false);
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/a/b", NULL), SBX_WRITE);
+	sbx_fs_push_path(&fs, "/a", SBX_DENY, false);
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/a/b", NULL), SBX_DENY);
+	sbx_fs_clear(&fs);
+	json_decref(want);
+}
+
+TEST(vec_pre_07)
+{
+	struct sbx_fs fs;
+	json_t *in = policy_of("pre-07", &fs), *want = expected_of("pre-07");
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	char *codex = cat(vec_cwd(), "/.codex"), *cfg = cat(vec_cwd(), "/.codex/config.toml");
+	struct sbx_roots r;
+	const struct sbx_writable_root *w;
+
+	if (!in)
+		return;
+	CHECK(json_is_false(json_object_get(want, "protected_metadata_names contains .codex")));
+	CHECK(json_is_true(json_object_get(want, "can_write($CWD/.codex/config.toml)")));
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	w = find_root(&r, vec_cwd());
+	CHECK(w != NULL);
+	if (w) {
+		CHECK(!has_name(w, ".codex"));
+		CHECK(has_name(w, ".git") && has_name(w, ".agents"));
+		CHECK(!has_str(w->read_only, w->n_read_only, codex));
+	}
+	CHECK(sbx_fs_can_write(&fs, &ctx, cfg));
+	sbx_roots_free(&r);
+	/* The control: without the explicit write, .codex is protected. */
+	fs.n = 1;
+	CHECK(!sbx_fs_can_write(&fs, &ctx, cfg));
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	w = find_root(&r, vec_cwd());
+	CHECK(w && has_name(w, ".codex"));
+	sbx_roots_free(&r);
+	fs.n = 2;
+	free(codex);
+	free(cfg);
+	sbx_fs_clear(&fs);
+	json_decref(in);
+	json_decref(want);
+}
+
+TEST(vec_pre_08)
+{
+	struct sbx_fs fs;
+	json_t *in = policy_of("pre-08", &fs);
+	char *dir = vec_fresh_dir(), *codex = cat(dir, "/.codex");
+	struct sbx_ctx ctx = vec_ctx(dir);
+	struct sbx_roots r;
+	const struct sbx_writable_root *w;
+
+	if (!in)
+		return;
+	/*
+	 * sbxrun splits Codex's read_only_subpaths: existing paths are carve-outs, missing
+	 * names are "protected missing" (their creation is blocked).
+	 */
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK_INT(r.n_writable, 1);
+	w = find_root(&r, dir);
+	CHECK(w && has_name(w, ".codex") && w->n_read_only == 0);
+	sbx_roots_free(&r);
+	/* Once .codex exists it is a read-only carve-out instead. */
+	CHECK_INT(vec_mkdir(codex), 0);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	w = find_root(&r, dir);
+	CHECK(w && !has_name(w, ".codex") && has_str(w->read_only, w->n_read_only, codex));
+	CHECK(!sbx_fs_can_write(&fs, &ctx, codex));
+	sbx_roots_free(&r);
+	free(codex);
+	free(dir);
+	sbx_fs_clear(&fs);
+	json_decref(in);
+}
+
+TEST(can_write_protected_names)
+{
+	struct sbx_ctx ctx = vec_ctx("/ws");
+	struct sbx_fs fs = { 0 };
+
+	sbx_fs_push_path(&fs, "/ws", SBX_WRITE, false);
+	CHECK(sbx_fs_can_write(&fs, &ctx, "/ws/src/a.c"));
+	CHECK(!sbx_fs_can_write(&fs, &ctx, "/ws/.git/config"));
+	CHECK(!sbx_fs_can_write(&fs, &ctx, "/ws/.agents"));
+	CHECK(sbx_fs_can_write(&fs, &ctx, "/ws/src/.git/x")); /* only the first component */
+	sbx_fs_push_path(&fs, "/ws/.git/hooks", SBX_WRITE, false);
+	CHECK(sbx_fs_can_write(&fs, &ctx, "/ws/.git/hooks/pre-commit"));
+	CHECK(!sbx_fs_can_write(&fs, &ctx, "/ws/.git/config"));
+	sbx_fs_clear(&fs);
+	/* Full-disk write does not protect metadata (as Codex). */
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_WRITE, false);
+	CHECK(sbx_fs_can_write(&fs, &ctx, "/ws/.git/config"));
+	sbx_fs_clear(&fs);
+}
+
+/* ---- specials ------------------------------------------------------------------------------- */
+
+static char *resolve_special(enum sbx_special sp, const char *sub, const struct sbx_ctx *ctx)
+{
+	struct sbx_entry e = { .kind = SBX_SPECIAL, .special = sp, .subpath = (char *)sub };
+
+	return sbx_special_resolve(&e, ctx);
+}
+
+TEST(special_resolution)
+{
+	struct sbx_ctx ctx = vec_ctx("/repo");
+	char *s;
+	struct stat st;
+
+	s = resolve_special(SBX_SP_ROOT, NULL, &ctx);
+	CHECK_STR(s, "/");
+	free(s);
+	s = resolve_special(SBX_SP_PROJECT_ROOTS, "docs/../src", &ctx);
+	CHECK_STR(s, "/repo/src");
+	free(s);
+	s = resolve_special(SBX_SP_PROJECT_ROOTS, NULL, &ctx);
+	CHECK_STR(s, "/repo");
+	free(s);
+	CHECK(resolve_special(SBX_SP_TMPDIR, NULL, &ctx) == NULL); /* unset */
+	ctx.tmpdir = "";
+	CHECK(resolve_special(SBX_SP_TMPDIR, NULL, &ctx) == NULL);
+	ctx.tmpdir = "relative/tmp"; /* dropped, unlike Codex (PROFILE.md 2) */
+	CHECK(resolve_special(SBX_SP_TMPDIR, NULL, &ctx) == NULL);
+	ctx.tmpdir = "/var/tmp//x/";
+	s = resolve_special(SBX_SP_TMPDIR, NULL, &ctx);
+	CHECK_STR(s, "/var/tmp/x");
+	free(s);
+	s = resolve_special(SBX_SP_SLASH_TMP, NULL, &ctx);
+	if (stat("/tmp", &st) == 0 && S_ISDIR(st.st_mode))
+		CHECK_STR(s, "/tmp");
+	else
+		CHECK(s == NULL);
+	free(s);
+	CHECK(resolve_special(SBX_SP_MINIMAL, NULL, &ctx) == NULL);
+	CHECK(resolve_special(SBX_SP_UNKNOWN, "x", &ctx) == NULL);
+	ctx.platform = SBX_PLATFORM_WINDOWS;
+	CHECK(resolve_special(SBX_SP_SLASH_TMP, NULL, &ctx) == NULL);
+}
+
+TEST(windows_paths_never_resolve_elsewhere)
+{
+	struct sbx_ctx ctx = vec_ctx("/repo");
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+
+	sbx_fs_push_path(&fs, "C:\\work", SBX_WRITE, false);
+	sbx_fs_push_path(&fs, "/repo", SBX_READ, false);
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "C:\\work\\x", NULL), SBX_DENY);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK_INT(r.n_writable, 0);
+	CHECK_INT(r.n_readable, 1);
+	sbx_roots_free(&r);
+	/* On Windows the same entry resolves, and the POSIX one does not. */
+	ctx.platform = SBX_PLATFORM_WINDOWS;
+	ctx.cwd = "C:\\work";
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "C:\\work\\x", NULL), SBX_WRITE);
+	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/repo", NULL), SBX_DENY);
+	sbx_fs_clear(&fs);
+}
+
+/* ---- default read-only subpaths ------------------------------------------------------------- */
+
+TEST(default_read_only_subpaths)
+{
+	char *root = vec_fresh_dir(), *p, **v;
+	size_t n;
+
+	CHECK_INT(sbx_default_read_only_subpaths(root, false, &v, &n), 0);
+	CHECK_INT(n, 0);
+	sbx_strv_free(v, n);
+	CHECK_INT(sbx_default_read_only_subpaths(root, true, &v, &n), 0);
+	p = cat(root, "/.codex");
+	CHECK_INT(n, 1);
+	CHECK_STR(n ? v[0] : NULL, p);
+	free(p);
+	sbx_strv_free(v, n);
+
+	/* .git as a directory, .agents only as a directory, .codex as a directory */
+	p = cat(root, "/.git");
+	vec_mkdir(p);
+	free(p);
+	p = cat(root, "/.agents");
+	vec_mkfile(p, "not a directory");
+	free(p);
+	p = cat(root, "/.codex");
+	vec_mkdir(p);
+	free(p);
+	CHECK_INT(sbx_default_read_only_subpaths(root, false, &v, &n), 0);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK(strstr(v[0], "/.git") != NULL);
+		CHECK(strstr(v[1], "/.codex") != NULL);
+	}
+	sbx_strv_free(v, n);
+	free(root);
+}
+
+TEST(gitdir_pointer_files)
+{
+	char *top = vec_fresh_dir(), *wt = cat(top, "/worktree"), *gd = cat(top, "/main/.git/wt"),
+	     *dotgit = cat(wt, "/.git"), *text = NULL, **v;
+	size_t n;
+
+	vec_mkdir(wt);
+	vec_mkdir(gd);
+	/* Relative to the file's directory, with surrounding whitespace trimmed. */
+	vec_mkfile(dotgit, "  gitdir:   ../main/.git/wt  \n");
+	CHECK_INT(sbx_default_read_only_subpaths(wt, false, &v, &n), 0);
+	CHECK_INT(n, 2);
+	CHECK_STR(n > 0 ? v[0] : NULL, gd); /* the target comes first */
+	CHECK_STR(n > 1 ? v[1] : NULL, dotgit);
+	sbx_strv_free(v, n);
+	/* Absolute pointer. */
+	if (asprintf(&text, "gitdir: %s\n", gd) > 0)
+		vec_mkfile(dotgit, text);
+	free(text);
+	CHECK_INT(sbx_default_read_only_subpaths(wt, false, &v, &n), 0);
+	CHECK_STR(n > 0 ? v[0] : NULL, gd);
+	sbx_strv_free(v, n);
+	/* A target that does not exist, and a malformed file: .git alone. */
+	vec_mkfile(dotgit, "gitdir: ../nowhere\n");
+	CHECK_INT(sbx_default_read_only_subpaths(wt, false, &v, &n), 0);
+	CHECK_INT(n, 1);
+	sbx_strv_free(v, n);
+	vec_mkfile(dotgit, "this is not a pointer\n");
+	CHECK_INT(sbx_default_read_only_subpaths(wt, false, &v, &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_STR(n ? v[0] : NULL, dotgit);
+	sbx_strv_free(v, n);
+	free(top);
+	free(wt);
+	free(gd);
+	free(dotgit);
+}
+
+/* ---- roots ---------------------------------------------------------------------------------- */
+
+TEST(roots_layered_carveouts)
+{
+	char *w = vec_fresh_dir();
+	char *docs = cat(w, "/docs"), *priv = cat(w, "/docs/private"),
+	     *pub = cat(w, "/docs/private/public"), *pr = cat(w, "/docs/private/pubread");
+	struct sbx_ctx ctx = vec_ctx(w);
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+	const struct sbx_writable_root *wr;
+
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_READ, false);
+	sbx_fs_push_special(&fs, SBX_SP_PROJECT_ROOTS, NULL, SBX_WRITE, false);
+	sbx_fs_push_path(&fs, docs, SBX_READ, false);
+	sbx_fs_push_path(&fs, priv, SBX_DENY, false);
+	sbx_fs_push_path(&fs, pub, SBX_WRITE, false);
+	sbx_fs_push_path(&fs, pr, SBX_READ, false);
+	sbx_fs_push_special(&fs, SBX_SP_PROJECT_ROOTS, NULL, SBX_WRITE, false); /* duplicate */
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK(!r.full_read && !r.full_write && !r.platform_defaults);
+	CHECK_INT(r.n_writable, 2);
+	CHECK_STR(r.n_writable > 0 ? r.writable[0].root : NULL, w); /* sorted by depth */
+	CHECK_STR(r.n_writable > 1 ? r.writable[1].root : NULL, pub);
+	wr = find_root(&r, w);
+	CHECK(wr && has_str(wr->read_only, wr->n_read_only, docs));
+	CHECK(wr && !has_str(wr->read_only, wr->n_read_only, pr));
+	CHECK(wr && wr->n_protected_missing == 3);
+	/* "/" and the read path re-opened inside the denied tree are readable roots. */
+	CHECK_INT(r.n_readable, 2);
+	CHECK(has_str(r.readable, r.n_readable, "/"));
+	CHECK(has_str(r.readable, r.n_readable, pr));
+	CHECK_INT(r.n_unreadable, 1);
+	CHECK_STR(r.n_unreadable ? r.unreadable[0] : NULL, priv);
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	free(docs);
+	free(priv);
+	free(pub);
+	free(pr);
+	free(w);
+}
+
+TEST(roots_deny_beats_write_at_same_path)
+{
+	struct sbx_ctx ctx = vec_ctx("/repo");
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+
+	sbx_fs_push_path(&fs, "/repo/a", SBX_WRITE, false);
+	sbx_fs_push_path(&fs, "/repo/a", SBX_DENY, false);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK_INT(r.n_writable, 0);
+	CHECK_INT(r.n_unreadable, 1);
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+}
+
+TEST(roots_skip_missing)
+{
+	char *w = vec_fresh_dir(), *miss = cat(w, "/missing"), *miss2 = cat(w, "/missing2"),
+	     *there = cat(w, "/there");
+	struct sbx_ctx ctx = vec_ctx(w);
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+
+	vec_mkdir(there);
+	sbx_fs_push_path(&fs, w, SBX_WRITE, false);
+	sbx_fs_push_path(&fs, miss, SBX_READ, true);   /* missing + skip: nothing */
+	sbx_fs_push_path(&fs, miss2, SBX_READ, false); /* missing, no skip: still a carve-out */
+	sbx_fs_push_path(&fs, there, SBX_READ, true);  /* exists: a carve-out */
+	sbx_fs_push_path(&fs, "/nonexistent-sbx/x", SBX_DENY, true);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK_INT(r.n_writable, 1);
+	if (r.n_writable) {
+		CHECK(!has_str(r.writable[0].read_only, r.writable[0].n_read_only, miss));
+		CHECK(has_str(r.writable[0].read_only, r.writable[0].n_read_only, miss2));
+		CHECK(has_str(r.writable[0].read_only, r.writable[0].n_read_only, there));
+	}
+	CHECK_INT(r.n_unreadable, 0);
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	free(w);
+	free(miss);
+	free(miss2);
+	free(there);
+}
+
+TEST(roots_multiple_workspace_roots)
+{
+	char *a = vec_fresh_dir(), *b = vec_fresh_dir(), *agit = cat(a, "/.git"),
+	     *benv = cat(b, "/.env"), *pat = NULL;
+	const char *roots[] = { a, b };
+	struct sbx_ctx ctx = vec_ctx(a);
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+	const struct sbx_writable_root *wa, *wb;
+
+	vec_mkdir(agit);
+	ctx.workspace_roots = roots;
+	ctx.n_workspace_roots = 2;
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_READ, false);
+	sbx_fs_push_special(&fs, SBX_SP_PROJECT_ROOTS, NULL, SBX_WRITE, false);
+	vec_push_glob(&fs, "codex-project-roots://**/*.env", SBX_DENY);
+	vec_push_glob(&fs, "secrets/*", SBX_DENY);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK_INT(r.n_writable, 2);
+	wa = find_root(&r, a);
+	wb = find_root(&r, b);
+	CHECK(wa && has_str(wa->read_only, wa->n_read_only, agit) && !has_name(wa, ".git"));
+	CHECK(wb && has_name(wb, ".git") && has_name(wb, ".codex") && wb->n_read_only == 0);
+	CHECK_INT(r.n_deny_globs, 3);
+	if (asprintf(&pat, "%s/**/*.env", b) > 0)
+		CHECK(has_str(r.deny_globs, r.n_deny_globs, pat));
+	free(pat);
+	if (asprintf(&pat, "%s/secrets/*", a) > 0) /* relative: against the cwd */
+		CHECK(has_str(r.deny_globs, r.n_deny_globs, pat));
+	free(pat);
+	CHECK(!r.full_read); /* a deny glob clears full read */
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	free(a);
+	free(b);
+	free(agit);
+	free(benv);
+}
+
+TEST(roots_gitdir_target_under_other_root)
+{
+	char *top = vec_fresh_dir(), *wt = cat(top, "/wt"), *main = cat(top, "/main"),
+	     *gd = cat(top, "/main/.git/worktrees/wt"), *dotgit = cat(top, "/wt/.git");
+	struct sbx_ctx ctx = vec_ctx(wt);
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+	const struct sbx_writable_root *w;
+
+	vec_mkdir(gd);
+	vec_mkfile(dotgit, "gitdir: ../main/.git/worktrees/wt\n");
+	sbx_fs_push_path(&fs, wt, SBX_WRITE, false);
+	sbx_fs_push_path(&fs, main, SBX_WRITE, false);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	w = find_root(&r, wt);
+	CHECK(w && has_str(w->read_only, w->n_read_only, dotgit));
+	w = find_root(&r, main);
+	/* main's own .git covers the target already; the pointer target lands there too. */
+	CHECK(w && has_str(w->read_only, w->n_read_only, gd));
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	free(top);
+	free(wt);
+	free(main);
+	free(gd);
+	free(dotgit);
+}
+
+TEST(roots_symlinked_protected_name_is_carved_out)
+{
+	char *w = vec_fresh_dir(), *link = cat(w, "/.agents");
+	struct sbx_ctx ctx = vec_ctx(w);
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+
+	/* A dangling link is still a name in the way: carved out, not "missing". */
+	CHECK_INT(symlink("/nonexistent-sbx-target", link), 0);
+	sbx_fs_push_path(&fs, w, SBX_WRITE, false);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK(r.n_writable == 1 && has_str(r.writable[0].read_only, r.writable[0].n_read_only, link));
+	CHECK(r.n_writable == 1 && !has_name(&r.writable[0], ".agents"));
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	free(link);
+	free(w);
+}
+
+TEST(roots_full_write_and_unrestricted)
+{
+	struct sbx_ctx ctx = vec_ctx("/repo");
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_WRITE, false);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK(r.full_read && r.full_write);
+	CHECK(r.n_writable == 1 && strcmp(r.writable[0].root, "/") == 0);
+	CHECK(r.n_writable == 1 && r.writable[0].n_protected_missing == 0);
+	sbx_roots_free(&r);
+	/* Narrowed root write protects metadata names under "/" (sb-07's shape). */
+	sbx_fs_push_path(&fs, "/nonexistent-sbx-unreadable", SBX_DENY, false);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK(!r.full_write && r.n_writable == 1 && has_name(&r.writable[0], ".codex"));
+	CHECK(r.n_unreadable == 1);
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	fs.kind = SBX_FS_UNRESTRICTED;
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK(r.full_read && r.full_write && r.n_writable == 0 && r.n_readable == 0);
+	sbx_roots_free(&r);
+}
+
+TEST(roots_ten_thousand_entries)
+{
+	struct sbx_ctx ctx = vec_ctx("/repo");
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+	char p[64];
+
+	sbx_fs_push_path(&fs, "/repo", SBX_WRITE, false);
+	for (int i = 0; i < 10000; i++) {
+		snprintf(p, sizeof(p), "/repo/d%d/f", i);
+		sbx_fs_push_path(&fs, p, i % 2 ? SBX_READ : SBX_DENY, false);
+	}
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	CHECK_INT(r.n_writable, 1);
+	CHECK_INT(r.n_unreadable, 5000);
+	CHECK(r.n_writable == 1 && r.writable[0].n_read_only >= 5000);
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+}
