@@ -64,3 +64,38 @@ sbx_fault() { # sbx_fault FAULT PROFILE CMD...
 	[[ "$output" == "sbxrun: cannot be enforced here: a restricted network needs seccomp"* ]]
 	[ ! -e "$CANARY" ]
 }
+
+@test "the helper validates its input: usage errors and a bad profile exit 125, nothing runs" {
+	run "$H" --permission-profile '{}' -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[[ "$output" == "sbxrun: --sandbox-policy-cwd is required"* ]]
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile '{"type":"managed"' -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[[ "$output" == "sbxrun: --permission-profile:1:"* ]]
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile "$WORKSPACE" --permission-profile-fd 0 -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile "$WORKSPACE"
+	[ "$status" -eq 125 ]
+	run "$H" --sandbox-policy-cwd relative --permission-profile "$WORKSPACE" -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[ ! -e "$CANARY" ]
+}
+
+@test "a 10,000-entry profile through --permission-profile-fd is enforced" {
+	local f="$BASE/big.json" i
+	{
+		printf '{"type":"managed","file_system":{"type":"restricted","entries":[%s,%s' \
+			"$(entry_special root read)" "$(entry_special project_roots write)"
+		for i in $(seq 10000); do
+			printf ',{"path":{"type":"path","path":"%s/r%d"},"access":"read"}' "$OUT" "$i"
+		done
+		printf ']},"network":"restricted"}'
+	}>"$f"
+	[ "$(stat -c %s "$f")" -gt 65536 ]
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile-fd 9 -- "$P" write "$WS/big-ok" 9<"$f"
+	[ "$output" = OK ]
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile-fd 9 -- "$P" write "$OUT/big-no" 9<"$f"
+	[ "$output" = EROFS ]
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile-fd 9 -- sh -c 'ls /proc/self/fd' 9<"$f"
+	[[ "$output" != *9* ]]
+}
