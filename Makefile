@@ -257,8 +257,9 @@ lint: deps-test
 		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
 			$(ALL_LIB_SRCS) $(CMD_SRCS) $(PLATFORM_LINUX_SRCS); fi
 
+# Installs hyperfine and bubblewrap when missing; about ten minutes; writes tests/bench/results/.
 bench: sbxrun
-	tests/bench/run
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/run
 
 # ---- install ---------------------------------------------------------------------------------
 
