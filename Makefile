@@ -50,7 +50,12 @@ LIB_WINDOWS_SRCS := \
 
 PLATFORM_LINUX_SRCS := \
 	platform/linux/probe.c \
-	platform/linux/enter.c
+	platform/linux/enter.c \
+	platform/linux/landlock.c \
+	platform/linux/seccomp.c \
+	platform/linux/caps.c \
+	platform/linux/mountns.c \
+	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \
 	platform/macos/exec.c
@@ -200,8 +205,24 @@ check-man: deps-test
 check-cli: sbxrun deps-test
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/cli
 
-check-enforce: sbxrun deps-test
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/enforce/run
+# ---- Linux enforcement suite: a probe that performs one operation and prints its errno name,
+# a fault injector that hides a kernel feature, and the enter sequence over hand-built roots.
+ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo
+
+$(BUILD)/enforce/probe: tests/enforce/probe.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+$(BUILD)/enforce/failinj: tests/enforce/failinj.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(DEP_LIBS)
+
+$(BUILD)/enforce/enter-demo: tests/enforce/enter_demo.c $(filter-out $(BUILD)/platform/linux/exec.o,$(PLATFORM_OBJS)) $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+check-enforce: sbxrun deps-test $(ENFORCE_TOOLS)
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun ENFORCE_TOOLS=$(CURDIR)/$(BUILD)/enforce tests/enforce/run
 
 FUZZ_SECONDS ?= 60
 fuzz: deps-test

@@ -1,3 +1,322 @@
 /* SPDX-License-Identifier: MIT */
-/* enter.c - not written yet. */
-#include "sbx.h"
+/*
+ * enter.c - the Linux enter sequence: from a finished plan to execvp, in one function.
+ *
+ * Read sbx_linux_enter() top to bottom; every step says why it comes where it does. The point of
+ * no return is the unshare(2) of the mount namespace (or, without one, dropping capabilities):
+ * before it a failure returns a diagnostic and nothing has changed; after it any failure dies
+ * (exit 125) and the command never runs, so a half-applied sandbox never reaches execve.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linux/linux.h"
+
+/* PROFILE.md section 2: the "minimal" readable set on Linux. */
+static const char *const minimal_paths[] = {
+	"/bin", "/sbin", "/usr", "/etc", "/lib", "/lib64", "/nix/store", "/run/current-system/sw",
+	"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/tty", "/proc/self",
+};
+
+/*
+ * Device nodes every program expects to open for writing (and ioctl, for terminals). Writing
+ * them changes no file; Landlock would otherwise refuse them because /dev is not a writable
+ * root. TIOCSTI/TIOCLINUX stay refused by seccomp.
+ */
+static const char *const device_paths[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts",
+};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
+
+enum mnt_kind { MNT_WRITE = 0, MNT_READ_ONLY, MNT_DENY };
+
+struct mnt_op {
+	enum mnt_kind kind;
+	const char *path;
+	size_t depth;
+	int tree; /* MNT_WRITE: the clone taken before / became read-only; else -1 */
+};
+
+static int mnt_op_cmp(const void *a, const void *b)
+{
+	const struct mnt_op *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	if (x->kind != y->kind)
+		return (int)x->kind - (int)y->kind;
+	return strcmp(x->path, y->path);
+}
+
+/* Opens path O_PATH and adds it to the ruleset; a missing path grants nothing and is skipped. */
+static int ll_grant(struct sbx_landlock *ll, const char *path, enum sbx_ll_grant g,
+		    struct sbx_diag *d)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	int rc, err;
+
+	if (fd < 0) {
+		err = errno;
+		if (err == ENOENT || err == ENOTDIR)
+			return 0;
+		return sbx_diag_set(d, -err, "opening %s for a Landlock rule: %s", path,
+				    strerror(err));
+	}
+	rc = sbx_landlock_add_fd(ll, fd, g, path, d);
+	close(fd);
+	return rc;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
+{
+	const struct sbx_roots *r = e->roots;
+	struct sbx_landlock *ll = NULL;
+	struct mnt_op *ops = NULL;
+	size_t n_ops = 0, cap_ops;
+	int empty_fs = -1, rc = 0, err;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+
+	if (!e->argv || !e->argv[0])
+		return sbx_diag_set(d, SBX_E_USAGE, "no command to run");
+
+	/*
+	 * 1. The command's environment says where it runs. Done first because it can fail (memory)
+	 *    and nothing irreversible has happened yet.
+	 */
+	if (setenv("SBXRUN_SANDBOX", "linux-seccomp", 1) < 0 ||
+	    (!e->network && setenv("SBXRUN_NETWORK_DISABLED", "1", 1) < 0))
+		return sbx_diag_set(d, -ENOMEM, "out of memory setting the environment");
+
+	/*
+	 * 2. The Landlock ruleset, built from O_PATH descriptors of every rule path, now: paths are
+	 *    resolved once, in the host's view, before anything is masked or restricted, and a
+	 *    kernel that refuses the ruleset is found before the point of no return. It is only
+	 *    enforced in step 7. Landlock rules follow inodes, so they hold in the new mount
+	 *    namespace too. With full write there is nothing to allow-list on the file system; the
+	 *    ruleset then only restricts the network and scopes (an empty fs-handled set).
+	 */
+	if (e->landlock_abi > 0) {
+		bool fs = !r->full_write;
+
+		rc = sbx_landlock_create(e->landlock_abi, !e->network, &ll, d);
+		if (rc < 0)
+			goto out;
+		if (fs && r->full_read)
+			rc = ll_grant(ll, "/", SBX_LL_READ, d);
+		for (size_t i = 0; fs && !r->full_read && rc == 0 && i < r->n_readable; i++)
+			rc = ll_grant(ll, r->readable[i], SBX_LL_READ, d);
+		for (size_t i = 0; fs && !r->full_read && r->platform_defaults && rc == 0 &&
+				   i < ARRAY_LEN(minimal_paths); i++)
+			rc = ll_grant(ll, minimal_paths[i], SBX_LL_READ, d);
+		for (size_t i = 0; fs && rc == 0 && i < r->n_writable; i++)
+			rc = ll_grant(ll, r->writable[i].root, SBX_LL_WRITE, d);
+		for (size_t i = 0; fs && rc == 0 && i < ARRAY_LEN(device_paths); i++)
+			rc = ll_grant(ll, device_paths[i], SBX_LL_DEVICE, d);
+		if (rc < 0)
+			goto out;
+	}
+
+	/*
+	 * 3. The list of mounts, in the order they must stack: shallow before deep, so a
+	 *    read-only carve-out lands on top of its writable root and a mask on top of both.
+	 *    Paths that do not exist are left out (the plan said so: a mount point would have to be
+	 *    created on the host); a deny under another deny is already hidden.
+	 */
+	if (e->mount_namespace && !r->full_write) {
+		cap_ops = r->n_writable + r->n_unreadable + e->n_deny_expanded;
+		for (size_t i = 0; i < r->n_writable; i++)
+			cap_ops += r->writable[i].n_read_only;
+		ops = calloc(cap_ops ? cap_ops : 1, sizeof(*ops));
+		if (!ops) {
+			rc = sbx_diag_set(d, -ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < r->n_writable; i++) {
+			const struct sbx_writable_root *w = &r->writable[i];
+
+			if (exists(w->root))
+				ops[n_ops++] = (struct mnt_op){ MNT_WRITE, w->root, 0, -1 };
+			for (size_t j = 0; j < w->n_read_only; j++)
+				if (exists(w->read_only[j]))
+					ops[n_ops++] = (struct mnt_op){ MNT_READ_ONLY,
+									w->read_only[j], 0, -1 };
+		}
+		for (size_t i = 0; i < r->n_unreadable + e->n_deny_expanded; i++) {
+			const char *p = i < r->n_unreadable ? r->unreadable[i]
+							    : e->deny_expanded[i - r->n_unreadable];
+
+			if (exists(p) && strcmp(p, "/") != 0)
+				ops[n_ops++] = (struct mnt_op){ MNT_DENY, p, 0, -1 };
+		}
+		for (size_t i = 0; i < n_ops; i++)
+			ops[i].depth = sbx_path_depth(ops[i].path);
+		qsort(ops, n_ops, sizeof(*ops), mnt_op_cmp);
+	}
+
+	/*
+	 * 4. The private mount namespace. This is the point of no return: from here on a failure
+	 *    dies instead of returning. As root, CLONE_NEWNS alone; otherwise a user namespace in
+	 *    which this uid and gid map to themselves, so file ownership looks the same inside.
+	 */
+	if (e->mount_namespace && !r->full_write) {
+		int flags = sbx_linux_mntns_flags(uid == 0);
+
+		if (unshare(flags) < 0) {
+			err = errno;
+			rc = sbx_diag_set(d, -err, "unshare(%s): %s",
+					  flags & CLONE_NEWUSER ? "CLONE_NEWUSER|CLONE_NEWNS"
+								: "CLONE_NEWNS",
+					  strerror(err));
+			sbx_diag_hint(d, rc, "the probe found a mount namespace available; "
+				      "run `sbxrun probe` to see what changed");
+			goto out;
+		}
+		if ((flags & CLONE_NEWUSER) && sbx_mnt_map_ids(uid, gid, d) < 0)
+			sbx_linux_die(d, 125);
+
+		/* 4a. Nothing done below may propagate back to the host's mount table. */
+		if (sbx_mnt_make_private(d) < 0)
+			sbx_linux_die(d, 125);
+
+		/*
+		 * 4b. Clone each writable root's mount tree before / turns read-only: the detached
+		 *     clone keeps every mount's own flags, so a read-only host mount inside a
+		 *     writable root stays read-only, and nothing is made writable that was not.
+		 */
+		for (size_t i = 0; i < n_ops; i++)
+			if (ops[i].kind == MNT_WRITE && sbx_mnt_clone_tree(ops[i].path, &ops[i].tree,
+									   d) < 0)
+				sbx_linux_die(d, 125);
+
+		/*
+		 * 4c. The whole file system read-only, submounts included: this is what refuses
+		 *     chmod, chown, utimes, truncate, mknod, rename and link outside the writable
+		 *     roots, which Landlock alone cannot.
+		 */
+		if (sbx_mnt_set_readonly(AT_FDCWD, "/", d) < 0)
+			sbx_linux_die(d, 125);
+
+		/*
+		 * 4d. Shallow to deep: writable roots back on top, read-only carve-outs over them
+		 *     (protected metadata, explicit read entries), empty read-only masks over
+		 *     denied paths and the matches of deny globs.
+		 */
+		for (size_t i = 0; i < n_ops; i++) {
+			struct mnt_op *op = &ops[i];
+			bool hidden = false;
+
+			for (size_t j = 0; j < i && !hidden; j++)
+				hidden = ops[j].kind == MNT_DENY &&
+					 sbx_path_covers(ops[j].path, op->path);
+			if (hidden)
+				continue;
+			switch (op->kind) {
+			case MNT_WRITE:
+				rc = sbx_mnt_attach(op->tree, op->path, d);
+				break;
+			case MNT_READ_ONLY: {
+				int t = -1;
+
+				rc = sbx_mnt_clone_tree(op->path, &t, d);
+				if (rc == 0)
+					rc = sbx_mnt_set_readonly(t, "", d);
+				if (rc == 0)
+					rc = sbx_mnt_attach(t, op->path, d);
+				if (t >= 0)
+					close(t);
+				break;
+			}
+			case MNT_DENY: {
+				struct stat st;
+
+				if (stat(op->path, &st) < 0)
+					rc = sbx_diag_set(d, -errno, "stat %s: %s", op->path,
+							  strerror(errno));
+				else if (S_ISDIR(st.st_mode))
+					rc = sbx_mnt_mask_dir(op->path, d);
+				else
+					rc = sbx_mnt_mask_file(&empty_fs, op->path, d);
+				break;
+			}
+			}
+			if (rc < 0)
+				sbx_linux_die(d, 125);
+		}
+		if (empty_fs >= 0)
+			close(empty_fs);
+		for (size_t i = 0; i < n_ops; i++)
+			if (ops[i].tree >= 0)
+				close(ops[i].tree);
+	}
+
+	/*
+	 * 5. Into the command's directory, after the mounts: a cwd taken before them would still
+	 *    point at the read-only mount underneath the writable bind.
+	 */
+	if (chdir(e->command_cwd) < 0) {
+		err = errno;
+		sbx_diag_set(d, -err, "cannot enter the command directory %s: %s", e->command_cwd,
+			     strerror(err));
+		sbx_linux_die(d, 125);
+	}
+
+	/*
+	 * 6. Drop every capability, after the mounts that needed CAP_SYS_ADMIN and before the
+	 *    command can use any: root inside the sandbox is then an ordinary uid 0, held back by
+	 *    file permissions like anyone. Then no_new_privs, which Landlock requires of an
+	 *    unprivileged caller and which keeps setuid binaries and file capabilities from giving
+	 *    any of it back across execve.
+	 */
+	if (sbx_caps_drop_all(d) < 0)
+		sbx_linux_die(d, 125);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		err = errno;
+		sbx_diag_set(d, -err, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(err));
+		sbx_linux_die(d, 125);
+	}
+
+	/*
+	 * 7. Landlock: the file-system allow-list (and TCP, and abstract-socket and signal
+	 *    scoping) enforced for this process and everything it starts. Before seccomp, whose
+	 *    filter does not need to allow the Landlock calls then.
+	 */
+	if (ll && sbx_landlock_restrict_self(ll, d) < 0)
+		sbx_linux_die(d, 125);
+
+	/*
+	 * 8. The seccomp filter, last: it refuses mount, unshare and the other calls the steps
+	 *    above needed, and everything after it (only execve) runs through it.
+	 */
+	if (sbx_seccomp_apply(e->network, e->seccomp_metadata, d) < 0)
+		sbx_linux_die(d, 125);
+
+	/*
+	 * 9. Become the command: same process, so its exit status, signals, standard streams and
+	 *    place in the process tree are its own.
+	 */
+	execvp(e->argv[0], e->argv);
+	err = errno;
+	sbx_diag_set(d, -err, "%s: %s", e->argv[0], strerror(err));
+	sbx_linux_die(d, err == ENOENT ? 127 : 126);
+
+out:
+	sbx_landlock_free(ll);
+	free(ops);
+	return rc;
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * seccomp.c - the system-call filter loaded last, just before exec.
+ *
+ * Default allow; every rule returns an errno (never kills), so a program sees a refusal it can
+ * report. The filter is built for the native architecture only: libseccomp makes a system call
+ * of any other ABI (i386 through int 0x80, x32) fail the architecture check and kill the thread,
+ * since those numbers would otherwise slip past rules written for the native table.
+ */
+#include <errno.h>
+#include <linux/sched.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "linux/linux.h"
+
+/*
+ * System calls newer than the libseccomp release a distribution ships are named with their
+ * number: since Linux 5.1 new calls share one number on every architecture.
+ */
+struct sc_name {
+	const char *name;
+	int fallback; /* -1: the library must know it */
+};
+
+static int sc_resolve(const struct sc_name *s)
+{
+	int nr = seccomp_syscall_resolve_name(s->name);
+
+	if (nr == __NR_SCMP_ERROR)
+		nr = s->fallback;
+	return nr;
+}
+
+/* Refused always: kernel attack surface and ways around the other layers. */
+static const struct sc_name always_eperm[] = {
+	/* Mounts would undo the read-only view; the namespace is ours but caps are gone anyway. */
+	{ "mount", -1 }, { "umount2", -1 }, { "pivot_root", -1 }, { "chroot", -1 },
+	{ "open_tree", 428 }, { "move_mount", 429 }, { "fsopen", 430 }, { "fsconfig", 431 },
+	{ "fsmount", 432 }, { "fspick", 433 }, { "mount_setattr", 442 }, { "open_tree_attr", 467 },
+	{ "setns", -1 },
+	/* eBPF, the kernel keyring and perf events: large attack surface, no use in a sandbox. */
+	{ "bpf", -1 }, { "add_key", -1 }, { "request_key", -1 }, { "keyctl", -1 },
+	{ "perf_event_open", -1 },
+	/* Kernel code loading. */
+	{ "init_module", -1 }, { "finit_module", -1 }, { "delete_module", -1 },
+	{ "kexec_load", -1 }, { "kexec_file_load", -1 },
+};
+
+/* io_uring performs operations outside seccomp's view; ENOSYS makes programs fall back. */
+static const struct sc_name always_enosys[] = {
+	{ "io_uring_setup", 425 }, { "io_uring_enter", 426 }, { "io_uring_register", 427 },
+	/* clone3 passes its flags in memory seccomp cannot read: ENOSYS makes libc use clone. */
+	{ "clone3", 435 },
+};
+
+/* Refused when no mount namespace makes the file system read-only (Landlock cannot). */
+static const struct sc_name metadata_eperm[] = {
+	{ "chmod", -1 }, { "fchmod", -1 }, { "fchmodat", -1 }, { "fchmodat2", 452 },
+	{ "chown", -1 }, { "fchown", -1 }, { "lchown", -1 }, { "fchownat", -1 },
+	{ "utime", -1 }, { "utimes", -1 }, { "futimesat", -1 }, { "utimensat", -1 },
+	{ "setxattr", -1 }, { "lsetxattr", -1 }, { "fsetxattr", -1 }, { "setxattrat", 463 },
+	{ "removexattr", -1 }, { "lremovexattr", -1 }, { "fremovexattr", -1 },
+	{ "removexattrat", 466 },
+};
+
+/* Refused when the network is restricted (seccomp cannot see a socket address). */
+static const struct sc_name net_eperm[] = {
+	{ "connect", -1 }, { "bind", -1 }, { "listen", -1 }, { "accept", -1 }, { "accept4", -1 },
+};
+
+#define NS_FLAGS_N 8
+static const unsigned long ns_flags[NS_FLAGS_N] = {
+	CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET,
+	CLONE_NEWUTS,  CLONE_NEWIPC, CLONE_NEWCGROUP, 0x00000080 /* CLONE_NEWTIME */,
+};
+
+static int add_list(scmp_filter_ctx ctx, const struct sc_name *l, size_t n, uint32_t action,
+		    struct sbx_diag *d)
+{
+	for (size_t i = 0; i < n; i++) {
+		int nr = sc_resolve(&l[i]);
+		int rc;
+
+		if (nr < 0) /* not a system call on this architecture (e.g. chmod on arm64) */
+			continue;
+		rc = seccomp_rule_add(ctx, action, nr, 0);
+		if (rc < 0)
+			return sbx_diag_set(d, rc, "seccomp rule for %s: %s", l[i].name,
+					    strerror(-rc));
+	}
+	return 0;
+}
+
+#define RULE(ctx, act, nr, n, ...)                                                               \
+	do {                                                                                      \
+		int rc_ = seccomp_rule_add(ctx, act, nr, n, __VA_ARGS__);                         \
+		if (rc_ < 0) {                                                                    \
+			rc = sbx_diag_set(d, rc_, "seccomp rule %s: %s", #nr, strerror(-rc_));    \
+			goto out;                                                                 \
+		}                                                                                 \
+	} while (0)
+
+int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
+{
+	scmp_filter_ctx ctx;
+	uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+	int rc;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return sbx_diag_set(d, -ENOMEM, "seccomp_init failed");
+	/* The caller sets no_new_privs itself, before Landlock; do not let the library hide it. */
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	if (rc < 0) {
+		sbx_diag_set(d, rc, "seccomp attribute: %s", strerror(-rc));
+		goto out;
+	}
+
+	rc = add_list(ctx, always_eperm, sizeof(always_eperm) / sizeof(*always_eperm), eperm, d);
+	if (rc < 0)
+		goto out;
+	rc = add_list(ctx, always_enosys, sizeof(always_enosys) / sizeof(*always_enosys),
+		      SCMP_ACT_ERRNO(ENOSYS), d);
+	if (rc < 0)
+		goto out;
+
+	/* Faking terminal input runs commands in the caller's shell; the request is 32 bits. */
+	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI));
+	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX));
+
+	/*
+	 * A new user namespace hands back every capability (inside it), and with it mount and
+	 * the other namespace-creating calls. Refuse any namespace flag to unshare and clone.
+	 */
+	for (size_t i = 0; i < NS_FLAGS_N; i++) {
+		RULE(ctx, eperm, SCMP_SYS(unshare), 1,
+		     SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+		RULE(ctx, eperm, SCMP_SYS(clone), 1,
+		     SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+	}
+
+	/*
+	 * Execution domains change the kernel's behaviour (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE):
+	 * only the default (0) and the query (0xffffffff) are allowed. A rule cannot compare one
+	 * argument twice, so this is written bit by bit: with bit 31 clear any other bit set is
+	 * refused; with bit 31 set any other bit clear is refused.
+	 */
+	for (unsigned int bit = 0; bit < 31; bit++) {
+		unsigned long b = 1UL << bit, top = 0x80000000UL;
+
+		RULE(ctx, eperm, SCMP_SYS(personality), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, top | b, b));
+		RULE(ctx, eperm, SCMP_SYS(personality), 1,
+		     SCMP_A0(SCMP_CMP_MASKED_EQ, top | b, top));
+	}
+
+	if (metadata) {
+		rc = add_list(ctx, metadata_eperm, sizeof(metadata_eperm) / sizeof(*metadata_eperm),
+			      eperm, d);
+		if (rc < 0)
+			goto out;
+	}
+
+	if (!network) {
+		/*
+		 * Only AF_UNIX stream and seqpacket sockets: those cannot address anyone without
+		 * connect, which is refused with bind, listen and accept. A datagram socket could
+		 * sendto() a path socket outside the sandbox, so it is refused too, as is every
+		 * other family (inet, inet6, netlink, packet, vsock...).
+		 */
+		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RDM));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_PACKET));
+		RULE(ctx, eperm, SCMP_SYS(socketpair), 1,
+		     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
+		rc = add_list(ctx, net_eperm, sizeof(net_eperm) / sizeof(*net_eperm), eperm, d);
+		if (rc < 0)
+			goto out;
+	}
+
+	rc = seccomp_load(ctx);
+	if (rc < 0)
+		sbx_diag_set(d, rc, "seccomp_load: %s", strerror(-rc));
+out:
+	seccomp_release(ctx);
+	return rc < 0 ? rc : 0;
+}

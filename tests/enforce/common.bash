@@ -1,0 +1,84 @@
+# Shared by the enforcement suites. The run driver sets BIN (sbxrun, the helper link, probe,
+# failinj, suid-probe), WORK (a directory this user owns), TMPDIR and SBX_USER (root|nobody).
+H="$BIN/sbxrun-linux-sandbox"
+P="$BIN/probe"
+
+entry_special() { printf '{"path":{"type":"special","value":{"kind":"%s"}},"access":"%s"}' "$1" "$2"; }
+entry_path() { printf '{"path":{"type":"path","path":"%s"},"access":"%s"}' "$1" "$2"; }
+profile() { # profile NETWORK ENTRY...
+	local net=$1 IFS=,
+	shift
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[%s]},"network":"%s"}' \
+		"$*" "$net"
+}
+
+# The :workspace profile written out: root read, project roots, /tmp and $TMPDIR write.
+workspace_entries() {
+	echo "$(entry_special root read)" "$(entry_special project_roots write)" \
+		"$(entry_special slash_tmp write)" "$(entry_special tmpdir write)"
+}
+
+# A fresh layout per suite: WS (a git repository, the workspace), OUT (outside every writable
+# root, but writable by this user on the host, so only the sandbox can refuse a write there).
+make_layout() {
+	BASE="$WORK/$(basename "$BATS_TEST_FILENAME" .bats)"
+	rm -rf "$BASE"
+	WS="$BASE/ws"
+	OUT="$BASE/out"
+	mkdir -p "$WS" "$OUT"
+	git -C "$WS" init -q
+	echo hello >"$WS/file.txt"
+	git -C "$WS" add file.txt
+	git -C "$WS" -c user.name=t -c user.email=t@t commit -qm init
+	echo change >>"$WS/file.txt"
+	echo outside >"$OUT/file.txt"
+	mkdir -p "$OUT/dir"
+	echo tmp >"$WS/movable.txt"
+	echo tmp >"$OUT/movable.txt"
+}
+
+sbx() { "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- "$@"; }
+
+# expect ERRNO OP ARG...: the probe inside the sandbox prints exactly ERRNO (or OK).
+expect() {
+	local want=$1
+	shift
+	run sbx "$P" "$@"
+	echo "inside: probe $* -> $output (want $want)"
+	[ "$output" = "$want" ]
+}
+
+# outside OP ARG...: the same operation succeeds without the sandbox (the positive control).
+outside() {
+	run "$P" "$@"
+	echo "outside: probe $* -> $output"
+	[ "$output" = OK ]
+}
+
+# Listeners and a plain process outside the sandbox, for the network and process tests.
+start_outside() {
+	SOCKDIR="$BASE/sock"
+	mkdir -p "$SOCKDIR"
+	echo "sbx-abs-$$-$RANDOM" >"$SOCKDIR/abstract"
+	python3 "$BATS_TEST_DIRNAME/listen.py" "$SOCKDIR/ports" "$SOCKDIR/s" \
+		"$(cat "$SOCKDIR/abstract")" 3>&- &
+	echo $! >"$SOCKDIR/listen.pid"
+	sleep 300 3>&- &
+	echo $! >"$SOCKDIR/victim.pid"
+	for _ in $(seq 100); do [ -s "$SOCKDIR/ports" ] && break; sleep 0.05; done
+	[ -s "$SOCKDIR/ports" ]
+}
+load_outside() {
+	SOCKDIR="$BASE/sock"
+	read -r TCP4 TCP6 UDP4 <"$SOCKDIR/ports"
+	ABSTRACT=$(cat "$SOCKDIR/abstract")
+	VICTIM=$(cat "$SOCKDIR/victim.pid")
+}
+stop_outside() {
+	kill "$(cat "$BASE/sock/listen.pid")" "$(cat "$BASE/sock/victim.pid")" 2>/dev/null || true
+}
+make_layout_vars() {
+	BASE="$WORK/$(basename "$BATS_TEST_FILENAME" .bats)"
+	WS="$BASE/ws"
+	OUT="$BASE/out"
+}

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe.c - performs exactly one operation and prints "OK" or the errno name (EACCES, EPERM,
+ * EROFS, ...), so the enforcement tests assert the exact refusal.
+ *
+ *   probe OP ARG...
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+static int result(int rc)
+{
+	if (rc < 0) {
+		const char *n = strerrorname_np(errno);
+
+		printf("%s\n", n ? n : "E?");
+		return 1;
+	}
+	printf("OK\n");
+	return 0;
+}
+
+static int open_write(const char *p, int flags)
+{
+	int fd = open(p, O_WRONLY | O_CLOEXEC | flags, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, "x\n", 2) != 2) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static int do_read(const char *p)
+{
+	char buf[64];
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, buf, sizeof(buf)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static int inet_op(int family, int type, const char *port)
+{
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(atoi(port)) };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(atoi(port)) };
+	struct sockaddr *sa = family == AF_INET ? (struct sockaddr *)&a4 : (struct sockaddr *)&a6;
+	socklen_t len = family == AF_INET ? sizeof(a4) : sizeof(a6);
+	int fd;
+
+	inet_pton(AF_INET, "127.0.0.1", &a4.sin_addr);
+	inet_pton(AF_INET6, "::1", &a6.sin6_addr);
+	fd = socket(family, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (type == SOCK_DGRAM) {
+		if (sendto(fd, "x", 1, 0, sa, len) < 0)
+			return -1;
+	} else if (connect(fd, sa, len) < 0) {
+		return -1;
+	}
+	return close(fd);
+}
+
+static int unix_op(const char *path, bool abstract)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	if (abstract) {
+		a.sun_path[0] = 0;
+		strncpy(a.sun_path + 1, path, sizeof(a.sun_path) - 2);
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(path));
+	} else {
+		strncpy(a.sun_path, path, sizeof(a.sun_path) - 1);
+		len = sizeof(a);
+	}
+	if (connect(fd, (struct sockaddr *)&a, len) < 0)
+		return -1;
+	return close(fd);
+}
+
+static int tiocsti(const char *tty)
+{
+	char c = '#';
+	int fd = open(tty, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	return ioctl(fd, TIOCSTI, &c);
+}
+
+int main(int argc, char **argv)
+{
+	const char *op = argc > 1 ? argv[1] : "";
+	const char *a = argc > 2 ? argv[2] : "";
+	const char *b = argc > 3 ? argv[3] : "";
+
+	if (!strcmp(op, "write"))
+		return result(open_write(a, O_CREAT | O_TRUNC));
+	if (!strcmp(op, "append"))
+		return result(open_write(a, O_APPEND));
+	if (!strcmp(op, "truncate"))
+		return result(truncate(a, 0));
+	if (!strcmp(op, "read"))
+		return result(do_read(a));
+	if (!strcmp(op, "list"))
+		return result(open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (!strcmp(op, "chmod"))
+		return result(chmod(a, 0600));
+	if (!strcmp(op, "chown"))
+		return result(chown(a, getuid(), getgid()));
+	if (!strcmp(op, "utimes"))
+		return result(utimes(a, NULL));
+	if (!strcmp(op, "mkfifo"))
+		return result(mkfifo(a, 0600));
+	if (!strcmp(op, "mknod"))
+		return result(mknod(a, S_IFREG | 0600, 0));
+	if (!strcmp(op, "mknod-dev"))
+		return result(mknod(a, S_IFCHR | 0600, makedev(1, 3)));
+	if (!strcmp(op, "mkdir"))
+		return result(mkdir(a, 0755));
+	if (!strcmp(op, "rename"))
+		return result(rename(a, b));
+	if (!strcmp(op, "link"))
+		return result(link(a, b));
+	if (!strcmp(op, "symlink"))
+		return result(symlink(a, b));
+	if (!strcmp(op, "tcp4"))
+		return result(inet_op(AF_INET, SOCK_STREAM, a));
+	if (!strcmp(op, "tcp6"))
+		return result(inet_op(AF_INET6, SOCK_STREAM, a));
+	if (!strcmp(op, "udp4"))
+		return result(inet_op(AF_INET, SOCK_DGRAM, a));
+	if (!strcmp(op, "unix"))
+		return result(unix_op(a, false));
+	if (!strcmp(op, "abstract"))
+		return result(unix_op(a, true));
+	if (!strcmp(op, "netlink"))
+		return result(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+	if (!strcmp(op, "raw"))
+		return result(socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP));
+	if (!strcmp(op, "socketpair")) {
+		int sv[2];
+
+		return result(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	}
+	if (!strcmp(op, "io_uring")) {
+		char params[120] = { 0 };
+
+		return result((int)syscall(__NR_io_uring_setup, 4, params));
+	}
+	if (!strcmp(op, "tiocsti"))
+		return result(tiocsti(a));
+	if (!strcmp(op, "ptrace"))
+		return result((int)ptrace(PTRACE_SEIZE, atoi(a), 0, 0));
+	if (!strcmp(op, "kill"))
+		return result(kill(atoi(a), atoi(b)));
+	if (!strcmp(op, "unshare-user"))
+		return result(unshare(CLONE_NEWUSER));
+	if (!strcmp(op, "unshare-ns"))
+		return result(unshare(CLONE_NEWNS));
+	if (!strcmp(op, "clone-user")) {
+		pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return result(pid < 0 ? -1 : 0);
+	}
+	if (!strcmp(op, "clone3"))
+		return result((int)syscall(435, NULL, 0));
+	if (!strcmp(op, "personality"))
+		return result(personality(ADDR_NO_RANDOMIZE));
+	if (!strcmp(op, "mount"))
+		return result(mount("none", a, "tmpfs", 0, NULL));
+	if (!strcmp(op, "bpf"))
+		return result((int)syscall(__NR_bpf, 0, NULL, 0));
+	if (!strcmp(op, "euid")) {
+		printf("%d\n", (int)geteuid());
+		return 0;
+	}
+	if (!strcmp(op, "setuid"))
+		return result(setuid(0));
+	fprintf(stderr, "probe: unknown operation %s\n", op);
+	return 2;
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bats
+# Process and kernel boundaries, and the positive controls, for each scenario: read-only,
+# workspace write, workspace write with denied secrets, workspace write with network enabled.
+load common
+
+setup_file() {
+	make_layout
+	start_outside
+}
+teardown_file() { stop_outside; }
+setup() {
+	make_layout_vars
+	load_outside
+	PROFILES=(
+		"$(profile restricted "$(entry_special root read)")"
+		"$(profile restricted $(workspace_entries))"
+		"$(profile restricted $(workspace_entries) "$(entry_path "$OUT/dir" deny)")"
+		"$(profile enabled $(workspace_entries))"
+	)
+}
+
+# each CMD...: runs CMD once per scenario with PROFILE set.
+each() {
+	for PROFILE in "${PROFILES[@]}"; do
+		"$@" || return 1
+	done
+}
+
+@test "io_uring is refused with ENOSYS" {
+	each expect ENOSYS io_uring
+}
+
+@test "TIOCSTI on a terminal is refused (EPERM); control: allowed outside" {
+	run script -qec "$P tiocsti /dev/tty" /dev/null
+	[[ "$output" == *OK* ]]
+	for PROFILE in "${PROFILES[@]}"; do
+		run script -qec "$H --sandbox-policy-cwd $WS --permission-profile '$PROFILE' -- $P tiocsti /dev/tty" /dev/null
+		echo "$output"
+		[[ "$output" == *EPERM* ]]
+	done
+}
+
+@test "ptrace, signals and /proc/PID/environ of a process outside are refused" {
+	kill -0 "$VICTIM"
+	outside read "/proc/$VICTIM/environ"
+	each expect EPERM ptrace "$VICTIM"
+	each expect EPERM kill "$VICTIM" 0
+	each expect EACCES read "/proc/$VICTIM/environ"
+	run sbx sh -c 'sleep 5 & kill -TERM $!; wait $!; echo "status=$?"'
+	[[ "$output" == *status=143* ]]
+}
+
+@test "setuid binaries do not raise privilege (no_new_privs)" {
+	run "$BIN/suid-probe" euid
+	[ "$output" = 0 ]
+	for PROFILE in "${PROFILES[@]}"; do
+		run sbx "$BIN/suid-probe" euid
+		[ "$output" = "$(id -u)" ]
+	done
+}
+
+@test "no new user namespace, no mount, no bpf, no personality change" {
+	if [ "$SBX_USER" = nobody ]; then outside unshare-user; fi
+	each expect EPERM unshare-user
+	each expect EPERM clone-user
+	each expect ENOSYS clone3
+	each expect EPERM unshare-ns
+	each expect EPERM mount "$TMPDIR"
+	each expect EPERM bpf
+	each expect EPERM personality
+}
+
+@test "capability sets are empty, NoNewPrivs and seccomp are on" {
+	for PROFILE in "${PROFILES[@]}"; do
+		run sbx cat /proc/self/status
+		for f in CapInh CapPrm CapEff CapBnd CapAmb; do
+			grep -qx "$f:	0000000000000000" <<<"$output"
+		done
+		grep -qx "NoNewPrivs:	1" <<<"$output"
+		grep -qx "Seccomp:	2" <<<"$output"
+	done
+}
+
+@test "controls: exit status 42, death by SIGTERM, stdin, pipes, /dev/null, /dev/urandom, python" {
+	for PROFILE in "${PROFILES[@]}"; do
+		run sbx sh -c 'exit 42'
+		[ "$status" -eq 42 ]
+		run sbx sh -c 'kill -TERM $$'
+		[ "$status" -eq 143 ]
+		run sbx cat <<<"from stdin"
+		[ "$output" = "from stdin" ]
+		run sbx sh -c 'echo a | tr a b >/dev/null && head -c 8 /dev/urandom | wc -c'
+		[ "$output" = 8 ]
+		run sbx python3 -c 'print(6 * 7)'
+		[ "$output" = 42 ]
+	done
+}
+
+@test "controls: SIGTERM sent to the sandboxed process reaches the command" {
+	for PROFILE in "${PROFILES[@]}"; do
+		# Started directly (not through a shell function) so $! is the sandboxed process.
+		"$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- sleep 30 3>&- &
+		pid=$!
+		for _ in $(seq 50); do
+			[ "$(cat /proc/$pid/comm 2>/dev/null)" = sleep ] && break
+			sleep 0.02
+		done
+		[ "$(cat /proc/$pid/comm)" = sleep ]
+		kill -TERM "$pid"
+		st=0
+		wait "$pid" || st=$?
+		[ "$st" -eq 143 ]
+	done
+}
+
+@test "controls: building and running a C program in the workspace" {
+	PROFILE=${PROFILES[1]}
+	printf '#include <stdio.h>\nint main(void){puts("built");return 0;}\n' >"$WS/hello.c"
+	run sbx sh -c 'cc -o hello hello.c && ./hello'
+	[ "$status" -eq 0 ]
+	[ "$output" = built ]
+}

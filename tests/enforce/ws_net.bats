@@ -1,0 +1,43 @@
+#!/usr/bin/env bats
+# Workspace write with the network enabled: loopback TCP and UDP work; the file system rules,
+# abstract-socket scoping and the always-on refusals stay.
+load common
+
+setup_file() {
+	make_layout
+	start_outside
+}
+teardown_file() { stop_outside; }
+setup() {
+	make_layout_vars
+	PROFILE=$(profile enabled $(workspace_entries))
+	load_outside
+}
+
+@test "network enabled: TCP v4/v6 and UDP to a loopback listener outside work" {
+	expect OK tcp4 "$TCP4"
+	expect OK tcp6 "$TCP6"
+	expect OK udp4 "$UDP4"
+	expect OK unix "$SOCKDIR/s"
+	run sbx env
+	[[ "$output" == *"SBXRUN_SANDBOX=linux-seccomp"* ]]
+	[[ "$output" != *"SBXRUN_NETWORK_DISABLED"* ]]
+}
+
+@test "network enabled: an abstract socket outside is still out of scope (EPERM)" {
+	outside abstract "$ABSTRACT"
+	expect EPERM abstract "$ABSTRACT"
+}
+
+@test "network enabled: raw sockets need a capability that is gone (EPERM)" {
+	expect EPERM raw
+	expect OK netlink
+}
+
+@test "network enabled: the file system is confined as in the workspace scenario" {
+	expect OK write "$WS/new.txt"
+	expect EROFS write "$OUT/new.txt"
+	expect EROFS chmod "$OUT/file.txt"
+	expect EROFS append "$WS/.git/config"
+	expect EXDEV rename "$WS/movable.txt" "$OUT/m"
+}
