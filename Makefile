@@ -62,6 +62,7 @@ PLATFORM_MACOS_SRCS := \
 
 CMD_SRCS := \
 	cmd/main.c \
+	cmd/backend.c \
 	cmd/options.c \
 	cmd/run.c \
 	cmd/explain.c \

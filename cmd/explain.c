@@ -1,3 +1,175 @@
 /* SPDX-License-Identifier: MIT */
-/* explain.c - not written yet. */
-#include "sbx.h"
+/* explain.c - print the decision and the launch plan, for this host or another platform. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const char *status_name(enum sbx_req_status s)
+{
+	switch (s) {
+	case SBX_ENFORCED:
+		return "enforced";
+	case SBX_UNENFORCEABLE:
+		return "unenforceable";
+	case SBX_SKIPPED:
+		return "skipped";
+	}
+	return "?";
+}
+
+static json_t *strv_json(char **v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused)
+{
+	const struct sbx_plan *p = &inv->plan;
+	json_t *o = json_object(), *reqs = json_array();
+	char *text;
+
+	if (!o || !reqs)
+		return -ENOMEM;
+	json_object_set_new(o, "version", json_string("sbxrun " SBX_VERSION));
+	json_object_set_new(o, "platform", json_string(sbx_platform_name(p->platform)));
+	json_object_set_new(o, "profile", sbx_profile_to_jv(&p->profile));
+	json_object_set_new(o, "sandbox_requested", json_boolean(p->sandbox_requested));
+	json_object_set_new(o, "sandbox", json_string(sbx_sandbox_name(p->sandbox)));
+	json_object_set_new(o, "enforceable", json_boolean(sbx_plan_enforceable(p)));
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		const struct sbx_req *r = &p->reqs[i];
+		json_t *j = json_object();
+
+		json_object_set_new(j, "rule", json_string(r->rule));
+		json_object_set_new(j, "mechanism",
+				    json_string(r->mechanism ? r->mechanism : "none"));
+		json_object_set_new(j, "status", json_string(status_name(r->status)));
+		if (r->why)
+			json_object_set_new(j, "why", json_string(r->why));
+		json_array_append_new(reqs, j);
+	}
+	json_object_set_new(o, "requirements", reqs);
+	json_object_set_new(o, "argv", refused ? json_null() : strv_json(argv, argc));
+	json_object_set_new(o, "cwd", json_string(inv->cwd));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!text)
+		return -ENOMEM;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+/* Quotes an argument for display the way a POSIX shell would read it back. */
+static void put_shell_word(const char *s, FILE *f)
+{
+	if (*s && !s[strcspn(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static int explain_human(const struct invocation *inv, char **argv, size_t argc, bool refused)
+{
+	const struct sbx_plan *p = &inv->plan;
+	char *profile = sbx_profile_to_json(&p->profile);
+	size_t w = 0;
+
+	printf("platform:          %s\n", sbx_platform_name(p->platform));
+	printf("profile:           %s\n", inv->profile_name);
+	printf("effective profile: %s\n", profile ? profile : "?");
+	free(profile);
+	printf("cwd:               %s\n", inv->cwd);
+	printf("sandbox requested: %s\n", p->sandbox_requested ? "yes" : "no");
+	printf("sandbox:           %s\n", sbx_sandbox_name(p->sandbox));
+	printf("enforceable:       %s\n", sbx_plan_enforceable(p) ? "yes" : "no");
+	if (p->n_reqs)
+		printf("requirements:\n");
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		size_t l = strlen(p->reqs[i].rule);
+
+		if (l > w)
+			w = l;
+	}
+	if (w > 60)
+		w = 60;
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		const struct sbx_req *r = &p->reqs[i];
+
+		printf("  %-*s  %-28s %s\n", (int)w, r->rule, r->mechanism ? r->mechanism : "none",
+		       status_name(r->status));
+		if (r->why)
+			printf("  %*s  (%s)\n", (int)w, "", r->why);
+	}
+	if (refused) {
+		printf("run would refuse (exit 125): the plan cannot be enforced on %s\n",
+		       sbx_platform_name(p->platform));
+		return 0;
+	}
+	if (!p->sandbox_requested)
+		printf("run would execute the command directly, unconfined:\n");
+	else
+		printf("run would execute:\n");
+	/* The macOS policy text is long: show it as text, then the argv without it. */
+	for (size_t i = 0; i < argc; i++) {
+		if (p->platform == SBX_PLATFORM_MACOS && p->sandbox_requested && i == 2) {
+			printf("  <policy below>\n");
+			continue;
+		}
+		fputs("  ", stdout);
+		put_shell_word(argv[i], stdout);
+		fputc('\n', stdout);
+	}
+	if (p->platform == SBX_PLATFORM_MACOS && p->sandbox_requested && argc > 2)
+		printf("policy:\n%s\n", argv[2]);
+	return 0;
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	struct opts o = { .subcommand = "explain" };
+	struct invocation inv;
+	char **run_argv = NULL;
+	size_t run_argc = 0;
+	int r;
+
+	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPT_PLATFORM | OPT_JSON, true);
+	if (r)
+		return r < 0 ? 0 : r;
+	r = invocation_load(&inv, &o, o.platform);
+	if (!r)
+		r = invocation_plan(&inv, &o);
+	if (r)
+		goto out;
+	r = backend_argv(&inv, &o, o.rest, &run_argv, &run_argc);
+	if (r < 0) {
+		r = fail("cannot build the launch argv: %s", strerror(-r));
+		goto out;
+	}
+	if (o.json)
+		r = explain_json(&inv, run_argv, run_argc, r == 1);
+	else
+		r = explain_human(&inv, run_argv, run_argc, r == 1);
+	if (r)
+		r = fail("out of memory");
+out:
+	sbx_strv_free(run_argv, run_argc);
+	invocation_free(&inv);
+	return r;
+}

@@ -1,16 +1,83 @@
 /* SPDX-License-Identifier: MIT */
-/* main.c - argv[0] dispatch. Filled in by the command-line work. */
+/*
+ * main.c - multi-call dispatch. basename(argv[0]) picks the program (sbxrun, or the Linux helper
+ * sbxrun-linux-sandbox); for sbxrun a first argument that is exactly a subcommand name picks the
+ * subcommand, and anything else is `run` (so `sbxrun -- explain` runs a program called explain).
+ */
 #include <stdio.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "cmd.h"
+#ifdef __linux__
+#include "linux/linux.h"
+#endif
+
+static int main_sbxrun(int argc, char **argv);
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} programs[] = {
+	{ "sbxrun", main_sbxrun },
+#ifdef __linux__
+	{ "sbxrun-linux-sandbox", sbx_helper_main },
+#endif
+};
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} subcommands[] = {
+	{ "run", cmd_run },	    { "explain", cmd_explain },	    { "probe", cmd_probe },
+	{ "access", cmd_access },   { "convert", cmd_convert },	    { "merge", cmd_merge },
+	{ "intersect", cmd_intersect }, { "context", cmd_context },
+};
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+#ifdef _WIN32
+	const char *b = strrchr(p, '\\');
+
+	if (b && (!s || b > s))
+		s = b;
+#endif
+	return s ? s + 1 : p;
+}
+
+static int main_sbxrun(int argc, char **argv)
+{
+	if (argc > 1) {
+		if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+			printf("sbxrun %s\n", SBX_VERSION);
+			return 0;
+		}
+		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+			if (strcmp(argv[1], subcommands[i].name) == 0)
+				return subcommands[i].fn(argc - 1, argv + 1);
+	}
+	return cmd_run(argc, argv);
+}
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-		printf("sbxrun %s\n", SBX_VERSION);
-		return 0;
+	const char *name;
+
+	/* argc can be 0 when a caller execs us with an empty argv: behave as plain sbxrun. */
+	if (argc < 1 || !argv[0]) {
+		static char *fallback[] = { (char *)"sbxrun", NULL };
+
+		return main_sbxrun(1, fallback);
 	}
-	fprintf(stderr, "sbxrun: not implemented yet\n");
-	return 125;
+	name = base_name(argv[0]);
+#ifdef _WIN32
+	/* sbxrun.exe */
+	if (strncmp(name, "sbxrun", 6) == 0 && (name[6] == '.' || !name[6]))
+		return main_sbxrun(argc, argv);
+#endif
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++)
+		if (strcmp(name, programs[i].name) == 0)
+			return programs[i].fn(argc, argv);
+	/* Any other name (a renamed or versioned copy) is sbxrun itself. */
+	return main_sbxrun(argc, argv);
 }

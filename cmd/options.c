@@ -1,3 +1,427 @@
 /* SPDX-License-Identifier: MIT */
-/* options.c - not written yet. */
-#include "sbx.h"
+/* options.c - option parsing, usage text, and the load step shared by the subcommands. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+int fail_diag(const struct sbx_diag *d)
+{
+	sbx_diag_print(d, stderr);
+	return EXIT_REFUSED;
+}
+
+int fail(const char *fmt, ...)
+{
+	struct sbx_diag d;
+	va_list ap;
+
+	sbx_diag_clear(&d);
+	va_start(ap, fmt);
+	vsnprintf(d.msg, sizeof(d.msg), fmt, ap);
+	va_end(ap);
+	return fail_diag(&d);
+}
+
+const char *env_get(const char *name)
+{
+	/* Only these variables influence what sbxrun decides; nothing else is read. */
+	static const char *const allowed[] = { "TMPDIR", "SHELL", "TZ", "PATH" };
+
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (strcmp(name, allowed[i]) == 0)
+			return getenv(name);
+	return NULL;
+}
+
+/* ---- usage -------------------------------------------------------------------------------- */
+
+static const char usage_main[] =
+	"usage: sbxrun [OPTIONS] [--] COMMAND [ARG...]\n"
+	"       sbxrun run [OPTIONS] [--] COMMAND [ARG...]\n"
+	"       sbxrun explain [OPTIONS] [--platform linux|macos|windows] [--json] [--] [COMMAND...]\n"
+	"       sbxrun probe [--json]\n"
+	"       sbxrun access [OPTIONS] [--json] PATH...\n"
+	"       sbxrun convert --to profile|legacy [--cwd DIR] [FILE|-]\n"
+	"       sbxrun merge BASE.json EXTRA.json\n"
+	"       sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
+	"       sbxrun context [OPTIONS]\n"
+	"\n"
+	"Run COMMAND confined by a permission profile, or explain what would happen.\n"
+	"\n"
+	"options:\n"
+	"  -p, --profile FILE|:NAME|-   profile: a JSON file, stdin, or :read-only, :workspace,\n"
+	"                               :danger-full-access (default :workspace)\n"
+	"  -C, --cwd DIR                policy cwd and the command's cwd (default: current directory)\n"
+	"  -w, --workspace-root DIR     a workspace root (repeatable; default: the cwd)\n"
+	"  -a, --add-permissions FILE   merge an additional-permission profile on top (repeatable)\n"
+	"      --sandbox auto|require|forbid   whether a sandbox is wanted (default auto)\n"
+	"      --managed-network        the caller has managed-network requirements\n"
+	"      --windows-sandbox disabled|restricted-token|elevated   (default restricted-token)\n"
+	"      --platform linux|macos|windows   explain: plan as that platform would\n"
+	"      --json                   machine-readable output (explain, probe, access)\n"
+	"  -h, --help                   this help\n"
+	"  -V, --version                print the version\n"
+	"\n"
+	"exit status: the command's own; 125 if sbxrun refused (bad usage, invalid profile,\n"
+	"or the profile cannot be enforced here); 126 cannot execute; 127 not found.\n"
+	"See sbxrun(1) and sbxrun-profile(5).\n";
+
+static const struct {
+	const char *name;
+	const char *text;
+} usages[] = {
+	{ "explain",
+	  "usage: sbxrun explain [OPTIONS] [--platform linux|macos|windows] [--json] [--] [COMMAND...]\n"
+	  "Print the decision and the launch plan for COMMAND; runs nothing.\n" },
+	{ "probe", "usage: sbxrun probe [--json]\nPrint what this host can enforce.\n" },
+	{ "access", "usage: sbxrun access [OPTIONS] [--json] PATH...\n"
+		    "Print the effective access (read, write or deny) of each PATH, and why.\n" },
+	{ "convert", "usage: sbxrun convert --to profile|legacy [--cwd DIR] [FILE|-]\n"
+		     "Convert between a legacy SandboxPolicy and a PermissionProfile.\n" },
+	{ "merge", "usage: sbxrun merge BASE.json EXTRA.json\n"
+		   "Print the union of two additional-permission profiles.\n" },
+	{ "intersect", "usage: sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
+		       "Print what an approval of REQUESTED by GRANTED actually grants.\n" },
+	{ "context", "usage: sbxrun context [OPTIONS]\n"
+		     "Print the <environment_context> block a model is shown.\n" },
+};
+
+void usage_print(const char *subcommand, bool to_stderr)
+{
+	FILE *f = to_stderr ? stderr : stdout;
+
+	for (size_t i = 0; subcommand && i < sizeof(usages) / sizeof(usages[0]); i++) {
+		if (strcmp(subcommand, usages[i].name) == 0) {
+			fputs(usages[i].text, f);
+			fputs("Options as for sbxrun --help; see sbxrun(1).\n", f);
+			return;
+		}
+	}
+	fputs(usage_main, f);
+}
+
+/* ---- parsing ------------------------------------------------------------------------------ */
+
+enum { LO_SANDBOX = 256, LO_MANAGED, LO_PLATFORM, LO_WINLEVEL, LO_JSON, LO_TO };
+
+static const struct option long_opts[] = {
+	{ "profile", required_argument, NULL, 'p' },
+	{ "cwd", required_argument, NULL, 'C' },
+	{ "workspace-root", required_argument, NULL, 'w' },
+	{ "add-permissions", required_argument, NULL, 'a' },
+	{ "sandbox", required_argument, NULL, LO_SANDBOX },
+	{ "managed-network", no_argument, NULL, LO_MANAGED },
+	{ "platform", required_argument, NULL, LO_PLATFORM },
+	{ "windows-sandbox", required_argument, NULL, LO_WINLEVEL },
+	{ "json", no_argument, NULL, LO_JSON },
+	{ "to", required_argument, NULL, LO_TO },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static unsigned opt_bit(int c)
+{
+	switch (c) {
+	case 'p':
+		return OPT_PROFILE;
+	case 'C':
+		return OPT_CWD;
+	case 'w':
+		return OPT_ROOT;
+	case 'a':
+		return OPT_ADD;
+	case LO_SANDBOX:
+		return OPT_SANDBOX;
+	case LO_MANAGED:
+		return OPT_MANAGED_NET;
+	case LO_PLATFORM:
+		return OPT_PLATFORM;
+	case LO_WINLEVEL:
+		return OPT_WINLEVEL;
+	case LO_JSON:
+		return OPT_JSON;
+	case LO_TO:
+		return OPT_TO;
+	}
+	return 0;
+}
+
+static const char *opt_name(int c)
+{
+	for (const struct option *lo = long_opts; lo->name; lo++)
+		if (lo->val == c)
+			return lo->name;
+	return "?";
+}
+
+/* Looks value up in a NULL-terminated list; returns its index or -1. */
+static int pick(const char *value, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(value, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int bad_value(const char *opt, const char *value, const char *expected)
+{
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	sbx_diag_set(&d, 0, "--%s: invalid value '%s' (expected %s)", opt, value, expected);
+	return fail_diag(&d);
+}
+
+int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand)
+{
+	static const char *const prefs[] = { "auto", "require", "forbid", NULL };
+	static const char *const platforms[] = { "linux", "macos", "windows", NULL };
+	static const char *const levels[] = { "disabled", "restricted-token", "elevated", NULL };
+	/* Messages of a subcommand start with its name; those of plain sbxrun need none. */
+	char sub[32];
+	int c, i;
+
+	snprintf(sub, sizeof(sub), "%s%s", o->subcommand ? o->subcommand : "",
+		 o->subcommand ? ": " : "");
+	o->wlevel = SBX_WIN_RESTRICTED_TOKEN;
+	o->platform = sbx_host_platform();
+	optind = 1;
+	opterr = 0;
+	/* "+": options end at the first operand, so the command's own options stay its own. */
+	while ((c = getopt_long(argc, argv, stop_at_operand ? "+:p:C:w:a:hV" : ":p:C:w:a:hV",
+				long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage_print(o->subcommand, false);
+			return -1;
+		}
+		if (c == ':')
+			return fail("%soption '%s' needs a value", sub, argv[optind - 1]);
+		if (c == '?' || c == 'V') {
+			struct sbx_diag d;
+
+			sbx_diag_clear(&d);
+			if (optopt && optopt < 256 && c == '?')
+				sbx_diag_set(&d, 0, "%sunknown option '-%c'", sub, optopt);
+			else
+				sbx_diag_set(&d, 0, "%sunknown option '%s'", sub, argv[optind - 1]);
+			if (o->subcommand)
+				snprintf(d.hint, sizeof(d.hint), "see 'sbxrun %s --help'",
+					 o->subcommand);
+			else
+				snprintf(d.hint, sizeof(d.hint), "see 'sbxrun --help'");
+			return fail_diag(&d);
+		}
+		if (!(opt_bit(c) & allowed))
+			return fail("%soption '--%s' does not apply here", sub, opt_name(c));
+		switch (c) {
+		case 'p':
+			if (!optarg[0])
+				return fail("--profile: empty value");
+			o->profile = optarg;
+			break;
+		case 'C':
+			o->cwd = optarg;
+			break;
+		case 'w':
+			if (o->n_roots == SBX_MAX_WORKSPACE_ROOTS)
+				return fail("--workspace-root: more than %d roots",
+					    SBX_MAX_WORKSPACE_ROOTS);
+			o->roots[o->n_roots++] = optarg;
+			break;
+		case 'a':
+			if (o->n_add == sizeof(o->add) / sizeof(o->add[0]))
+				return fail("--add-permissions: more than %zu files",
+					    sizeof(o->add) / sizeof(o->add[0]));
+			o->add[o->n_add++] = optarg;
+			break;
+		case LO_SANDBOX:
+			if ((i = pick(optarg, prefs)) < 0)
+				return bad_value("sandbox", optarg, "auto, require or forbid");
+			o->pref = (enum sbx_pref)i;
+			break;
+		case LO_MANAGED:
+			o->managed_network = true;
+			break;
+		case LO_PLATFORM:
+			if ((i = pick(optarg, platforms)) < 0)
+				return bad_value("platform", optarg, "linux, macos or windows");
+			o->platform = (enum sbx_platform)i;
+			o->platform_set = true;
+			break;
+		case LO_WINLEVEL:
+			if ((i = pick(optarg, levels)) < 0)
+				return bad_value("windows-sandbox", optarg,
+						 "disabled, restricted-token or elevated");
+			o->wlevel = (enum sbx_windows_level)i;
+			break;
+		case LO_JSON:
+			o->json = true;
+			break;
+		case LO_TO:
+			if (strcmp(optarg, "profile") && strcmp(optarg, "legacy"))
+				return bad_value("to", optarg, "profile or legacy");
+			o->to = optarg;
+			break;
+		}
+	}
+	o->rest = argv + optind;
+	o->n_rest = argc - optind;
+	return 0;
+}
+
+/* ---- the shared load step ----------------------------------------------------------------- */
+
+/* Canonical absolute directory, or a printed error. */
+static int canonical_dir(const char *what, const char *in, char **out)
+{
+	struct stat st;
+	char *p = realpath(in, NULL);
+
+	if (!p)
+		return fail("%s '%s': %s", what, in, strerror(errno));
+	if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
+		free(p);
+		return fail("%s '%s': not a directory", what, in);
+	}
+	*out = p;
+	return 0;
+}
+
+static int load_profile_file(struct invocation *inv, const char *file, struct sbx_diag *d)
+{
+	struct sbx_legacy legacy = { 0 };
+	enum sbx_input_form form;
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = sbx_read_file(file, &buf, &len, d);
+	if (r)
+		return r;
+	r = sbx_profile_load_buf(buf, len, file, &inv->profile, &form, &legacy, d);
+	free(buf);
+	if (r)
+		return r;
+	if (form == SBX_FORM_LEGACY) {
+		r = sbx_legacy_to_profile(&legacy, &inv->ctx, &inv->profile);
+		sbx_legacy_free(&legacy);
+		if (r)
+			return sbx_diag_set(d, r, "%s: cannot project the legacy policy: %s", file,
+					    strerror(-r));
+	}
+	return 0;
+}
+
+static int add_permissions(struct invocation *inv, const char *file, struct sbx_diag *d)
+{
+	struct sbx_additional a = { .network = -1 }, m = { .network = -1 };
+	struct sbx_profile eff = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = sbx_read_file(file, &buf, &len, d);
+	if (r)
+		return r;
+	r = sbx_additional_load_buf(buf, len, file, &a, d);
+	free(buf);
+	if (!r) {
+		r = sbx_additional_normalize(&a, d);
+		if (r && !d->file[0])
+			snprintf(d->file, sizeof(d->file), "%s", file);
+	}
+	if (!r)
+		r = sbx_additional_materialize(&a, &inv->ctx, &m);
+	if (!r)
+		r = sbx_profile_effective(&inv->profile, &m, &eff);
+	sbx_additional_free(&a);
+	sbx_additional_free(&m);
+	if (r) {
+		if (!d->msg[0])
+			sbx_diag_set(d, r, "%s: %s", file, strerror(-r));
+		return r;
+	}
+	sbx_profile_free(&inv->profile);
+	inv->profile = eff;
+	return 0;
+}
+
+int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platform platform)
+{
+	struct sbx_diag d;
+	const char *name = o->profile ? o->profile : ":workspace";
+	int r;
+
+	memset(inv, 0, sizeof(*inv));
+	sbx_diag_clear(&d);
+	if (o->cwd) {
+		if (canonical_dir("--cwd", o->cwd, &inv->cwd))
+			return EXIT_REFUSED;
+	} else {
+		inv->cwd = getcwd(NULL, 0);
+		if (!inv->cwd)
+			return fail("cannot determine the current directory: %s", strerror(errno));
+	}
+	for (size_t i = 0; i < o->n_roots; i++) {
+		if (canonical_dir("--workspace-root", o->roots[i], &inv->roots[i]))
+			return EXIT_REFUSED;
+		inv->n_roots++;
+	}
+	inv->tmpdir = env_get("TMPDIR");
+	inv->ctx.cwd = inv->cwd;
+	inv->ctx.workspace_roots = (const char *const *)inv->roots;
+	inv->ctx.n_workspace_roots = inv->n_roots;
+	inv->ctx.tmpdir = inv->tmpdir;
+	inv->ctx.platform = platform;
+	inv->profile_name = name;
+
+	if (name[0] == ':')
+		r = sbx_profile_builtin(name, &inv->profile, &d);
+	else
+		r = load_profile_file(inv, name, &d);
+	for (size_t i = 0; !r && i < o->n_add; i++)
+		r = add_permissions(inv, o->add[i], &d);
+	if (r)
+		return fail_diag(&d);
+	return 0;
+}
+
+int invocation_plan(struct invocation *inv, const struct opts *o)
+{
+	struct sbx_diag d;
+	int r;
+
+	sbx_diag_clear(&d);
+	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, o->managed_network, o->wlevel,
+			   &inv->plan, &d);
+	if (r) {
+		if (!d.msg[0])
+			sbx_diag_set(&d, r, "cannot plan the sandbox: %s",
+				     r > -4096 ? strerror(-r) : "internal error");
+		return fail_diag(&d);
+	}
+	inv->planned = true;
+	r = backend_attach(&inv->plan, o);
+	if (r)
+		return fail("cannot plan the sandbox: %s", strerror(-r));
+	return 0;
+}
+
+void invocation_free(struct invocation *inv)
+{
+	free(inv->cwd);
+	for (size_t i = 0; i < inv->n_roots; i++)
+		free(inv->roots[i]);
+	sbx_profile_free(&inv->profile);
+	if (inv->planned)
+		sbx_plan_free(&inv->plan);
+	memset(inv, 0, sizeof(*inv));
+}

@@ -1,3 +1,86 @@
 /* SPDX-License-Identifier: MIT */
-/* run.c - not written yet. */
-#include "sbx.h"
+/* run.c - the main job: plan, refuse what cannot be enforced, execute in place. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+int exec_direct(char *const cmd[], const char *cwd)
+{
+	int err;
+
+	if (cwd && chdir(cwd) != 0)
+		return fail("cannot change directory to '%s': %s", cwd, strerror(errno));
+	execvp(cmd[0], cmd);
+	err = errno;
+	/* env(1) conventions: 127 when the command does not exist, 126 when it cannot run. */
+	if (err == ENOENT || err == ENOTDIR) {
+		fail("%s: command not found", cmd[0]);
+		return EXIT_NOT_FOUND;
+	}
+	fail("%s: cannot execute: %s", cmd[0], strerror(err));
+	return EXIT_CANNOT_EXEC;
+}
+
+int refuse_plan(const struct sbx_plan *p)
+{
+	const struct sbx_req *r = sbx_plan_first_unenforceable(p);
+	const char *platform = sbx_platform_name(p->platform);
+	struct sbx_diag d;
+	const char *hint;
+
+	sbx_diag_clear(&d);
+	if (!r) {
+		sbx_diag_set(&d, 0, "the profile needs a sandbox and %s has no sandbox backend",
+			     platform);
+		return fail_diag(&d);
+	}
+	/* Attachers write "REASON; hint: FIX": the fix goes on its own hint line. */
+	hint = r->why ? strstr(r->why, "; hint: ") : NULL;
+	sbx_diag_set(&d, 0, "cannot enforce \"%s\" on %s: %.*s", r->rule, platform,
+		     hint ? (int)(hint - r->why) : (int)strlen(r->why ? r->why : "unenforceable"),
+		     r->why ? r->why : "unenforceable");
+	if (hint)
+		sbx_diag_hint(&d, 0, "%s", hint + strlen("; hint: "));
+	return fail_diag(&d);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct opts o = { .subcommand = NULL };
+	struct invocation inv;
+	int r;
+
+	if (argc > 0 && strcmp(argv[0], "run") == 0)
+		o.subcommand = "run";
+	r = opts_parse(&o, argc, argv, OPTS_SHARED, true);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (o.n_rest < 1) {
+		fail("no command given");
+		fputs("hint: sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'\n", stderr);
+		return EXIT_REFUSED;
+	}
+	r = invocation_load(&inv, &o, sbx_host_platform());
+	if (!r)
+		r = invocation_plan(&inv, &o);
+	if (r)
+		goto out;
+	if (!inv.plan.sandbox_requested) {
+		/* Nothing to confine: run the command as env(1) would. */
+		r = exec_direct(o.rest, inv.cwd);
+		goto out;
+	}
+	/* Fail closed: intent that this host cannot enforce never runs. */
+	if (!sbx_plan_enforceable(&inv.plan)) {
+		r = refuse_plan(&inv.plan);
+		goto out;
+	}
+	r = backend_exec(&inv, o.rest);
+out:
+	invocation_free(&inv);
+	return r;
+}

@@ -1,3 +1,403 @@
 /* SPDX-License-Identifier: MIT */
-/* tools.c - not written yet. */
-#include "sbx.h"
+/* tools.c - the profile tools: access, convert, merge, intersect, context. */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+static int print_owned(char *text)
+{
+	if (!text)
+		return fail("out of memory");
+	puts(text);
+	free(text);
+	return 0;
+}
+
+/* ---- access ------------------------------------------------------------------------------- */
+
+static char *entry_desc(const struct sbx_entry *e)
+{
+	char *s = NULL;
+	int n = -1;
+
+	switch (e->kind) {
+	case SBX_PATH:
+		n = asprintf(&s, "%s %s", sbx_access_name(e->access), e->path);
+		break;
+	case SBX_GLOB:
+		n = asprintf(&s, "%s glob %s", sbx_access_name(e->access), e->path);
+		break;
+	case SBX_SPECIAL:
+		n = asprintf(&s, "%s :%s%s%s", sbx_access_name(e->access),
+			     e->special == SBX_SP_PROJECT_ROOTS ? "workspace_roots"
+								: sbx_special_name(e->special),
+			     e->subpath ? "/" : "", e->subpath ? e->subpath : "");
+		break;
+	}
+	return n < 0 ? NULL : s;
+}
+
+/* A deny glob covers a path when it matches the path or one of its ancestors. */
+static long deny_glob_for(const struct sbx_fs *fs, const char *path)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sbx_entry *e = &fs->entries[i];
+		char *p;
+
+		if (e->kind != SBX_GLOB || e->access != SBX_DENY || !e->path || e->path[0] != '/')
+			continue;
+		p = strdup(path);
+		if (!p)
+			return -1;
+		for (;;) {
+			char *slash;
+
+			if (sbx_glob_match(e->path, p)) {
+				free(p);
+				return (long)i;
+			}
+			slash = strrchr(p, '/');
+			if (!slash || slash == p)
+				break;
+			*slash = '\0';
+		}
+		free(p);
+	}
+	return -1;
+}
+
+static int access_one(const struct invocation *inv, const struct sbx_profile *p, const char *arg,
+		      json_t *out_json)
+{
+	const struct sbx_fs *fs = &p->fs;
+	enum sbx_access a = SBX_WRITE;
+	char *path = NULL, *rule = NULL;
+	long idx = -1, g;
+	int r;
+
+	r = sbx_path_join(inv->cwd, arg, &path);
+	if (r)
+		return fail("access: '%s': not a usable path", arg);
+	if (p->type == SBX_DISABLED || fs->kind == SBX_FS_UNRESTRICTED) {
+		rule = strdup("unrestricted file system");
+	} else if (fs->kind == SBX_FS_EXTERNAL) {
+		rule = strdup("external sandbox: the file system is confined outside sbxrun");
+	} else if ((g = deny_glob_for(fs, path)) >= 0) {
+		char *desc = entry_desc(&fs->entries[g]);
+
+		a = SBX_DENY;
+		if (desc && asprintf(&rule, "entries[%ld]: %s", g, desc) < 0)
+			rule = NULL;
+		free(desc);
+	} else {
+		a = sbx_fs_resolve_access(fs, &inv->ctx, path, &idx);
+		if (idx < 0) {
+			rule = strdup("no entry covers this path (default deny)");
+		} else {
+			char *desc = entry_desc(&fs->entries[idx]);
+
+			if (a == SBX_WRITE && !sbx_fs_can_write(fs, &inv->ctx, path)) {
+				a = SBX_READ;
+				if (desc && asprintf(&rule,
+						     "protected metadata (.git, .agents, .codex) "
+						     "under entries[%ld]: %s",
+						     idx, desc) < 0)
+					rule = NULL;
+			} else if (desc && asprintf(&rule, "entries[%ld]: %s", idx, desc) < 0) {
+				rule = NULL;
+			}
+			free(desc);
+		}
+	}
+	if (!rule) {
+		free(path);
+		return fail("out of memory");
+	}
+	if (out_json) {
+		json_t *j = json_object();
+
+		json_object_set_new(j, "path", json_string(path));
+		json_object_set_new(j, "access", json_string(sbx_access_name(a)));
+		json_object_set_new(j, "rule", json_string(rule));
+		json_array_append_new(out_json, j);
+	} else {
+		printf("%-5s  %s  (%s)\n", sbx_access_name(a), path, rule);
+	}
+	free(path);
+	free(rule);
+	return 0;
+}
+
+int cmd_access(int argc, char **argv)
+{
+	struct opts o = { .subcommand = "access" };
+	struct sbx_profile mat = { 0 };
+	struct invocation inv;
+	json_t *arr = NULL;
+	int r;
+
+	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPT_JSON, false);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (o.n_rest < 1)
+		return fail("access: no PATH given");
+	r = invocation_load(&inv, &o, sbx_host_platform());
+	if (r)
+		goto out;
+	if (sbx_profile_materialize(&inv.profile, &inv.ctx, &mat)) {
+		r = fail("out of memory");
+		goto out;
+	}
+	if (o.json)
+		arr = json_array();
+	for (int i = 0; !r && i < o.n_rest; i++)
+		r = access_one(&inv, &mat, o.rest[i], arr);
+	if (!r && arr)
+		r = print_owned(json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER));
+out:
+	json_decref(arr);
+	sbx_profile_free(&mat);
+	invocation_free(&inv);
+	return r;
+}
+
+/* ---- convert ------------------------------------------------------------------------------ */
+
+static int cwd_ctx(const struct opts *o, char **cwd, struct sbx_ctx *ctx)
+{
+	*cwd = o->cwd ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
+	if (!*cwd)
+		return fail("--cwd '%s': %s", o->cwd ? o->cwd : ".", strerror(errno));
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cwd = *cwd;
+	ctx->tmpdir = env_get("TMPDIR");
+	ctx->platform = sbx_host_platform();
+	return 0;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct opts o = { .subcommand = "convert" };
+	struct sbx_legacy legacy = { 0 };
+	struct sbx_profile prof = { 0 };
+	enum sbx_input_form form = SBX_FORM_PROFILE;
+	struct sbx_ctx ctx;
+	struct sbx_diag d;
+	const char *file;
+	char *cwd = NULL, *buf = NULL;
+	size_t len;
+	int r;
+
+	r = opts_parse(&o, argc, argv, OPT_TO | OPT_CWD, false);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (!o.to)
+		return fail("convert: --to profile|legacy is required");
+	if (o.n_rest > 1)
+		return fail("convert: unexpected argument '%s'", o.rest[1]);
+	file = o.n_rest ? o.rest[0] : "-";
+	if (cwd_ctx(&o, &cwd, &ctx))
+		return EXIT_REFUSED;
+	sbx_diag_clear(&d);
+	if (file[0] == ':') {
+		r = sbx_profile_builtin(file, &prof, &d);
+		form = SBX_FORM_BUILTIN;
+	} else {
+		r = sbx_read_file(file, &buf, &len, &d);
+		if (!r)
+			r = sbx_profile_load_buf(buf, len, file, &prof, &form, &legacy, &d);
+	}
+	if (r) {
+		r = fail_diag(&d);
+		goto out;
+	}
+	if (strcmp(o.to, "profile") == 0) {
+		if (form == SBX_FORM_LEGACY && (r = sbx_legacy_to_profile(&legacy, &ctx, &prof))) {
+			r = fail("convert: %s", strerror(-r));
+			goto out;
+		}
+		r = print_owned(sbx_profile_to_json(&prof));
+	} else if (form == SBX_FORM_LEGACY) {
+		r = print_owned(sbx_legacy_to_json(&legacy));
+	} else {
+		struct sbx_legacy out = { 0 };
+
+		sbx_diag_clear(&d);
+		r = sbx_profile_to_legacy(&prof, &ctx, &out, &d);
+		if (r)
+			r = fail_diag(&d);
+		else
+			r = print_owned(sbx_legacy_to_json(&out));
+		sbx_legacy_free(&out);
+	}
+out:
+	free(buf);
+	free(cwd);
+	sbx_profile_free(&prof);
+	sbx_legacy_free(&legacy);
+	return r;
+}
+
+/* ---- merge and intersect ------------------------------------------------------------------ */
+
+static int load_additional(const char *file, struct sbx_additional *a)
+{
+	struct sbx_diag d;
+	char *buf = NULL;
+	size_t len;
+	int r;
+
+	sbx_diag_clear(&d);
+	a->network = -1;
+	r = sbx_read_file(file, &buf, &len, &d);
+	if (!r)
+		r = sbx_additional_load_buf(buf, len, file, a, &d);
+	free(buf);
+	if (!r) {
+		r = sbx_additional_normalize(a, &d);
+		if (r && !d.file[0])
+			snprintf(d.file, sizeof(d.file), "%s", file);
+	}
+	return r ? fail_diag(&d) : 0;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct opts o = { .subcommand = "merge" };
+	struct sbx_additional a = { .network = -1 }, b = { .network = -1 }, m = { .network = -1 };
+	int r;
+
+	r = opts_parse(&o, argc, argv, 0, false);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (o.n_rest != 2)
+		return fail("merge: expected BASE.json EXTRA.json");
+	r = load_additional(o.rest[0], &a);
+	if (!r)
+		r = load_additional(o.rest[1], &b);
+	if (!r && sbx_additional_merge(&a, &b, &m))
+		r = fail("out of memory");
+	if (!r)
+		r = print_owned(sbx_additional_to_json(&m));
+	sbx_additional_free(&a);
+	sbx_additional_free(&b);
+	sbx_additional_free(&m);
+	return r;
+}
+
+int cmd_intersect(int argc, char **argv)
+{
+	struct opts o = { .subcommand = "intersect" };
+	struct sbx_additional a = { .network = -1 }, b = { .network = -1 }, m = { .network = -1 };
+	struct sbx_ctx ctx;
+	char *cwd = NULL;
+	int r;
+
+	r = opts_parse(&o, argc, argv, OPT_CWD, false);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (o.n_rest != 2)
+		return fail("intersect: expected REQUESTED.json GRANTED.json");
+	if (cwd_ctx(&o, &cwd, &ctx))
+		return EXIT_REFUSED;
+	r = load_additional(o.rest[0], &a);
+	if (!r)
+		r = load_additional(o.rest[1], &b);
+	if (!r && sbx_additional_intersect(&a, &b, &ctx, &m))
+		r = fail("out of memory");
+	if (!r)
+		r = print_owned(sbx_additional_to_json(&m));
+	sbx_additional_free(&a);
+	sbx_additional_free(&b);
+	sbx_additional_free(&m);
+	free(cwd);
+	return r;
+}
+
+/* ---- context ------------------------------------------------------------------------------ */
+
+/* The IANA name of the local time zone: $TZ, else the /etc/localtime link, else UTC. */
+static void timezone_name(char *buf, size_t size)
+{
+	const char *tz = env_get("TZ");
+#ifndef _WIN32
+	char link[PATH_MAX];
+	ssize_t n;
+#endif
+
+	if (tz && tz[0]) {
+		snprintf(buf, size, "%s", tz[0] == ':' ? tz + 1 : tz);
+		return;
+	}
+#ifndef _WIN32
+	n = readlink("/etc/localtime", link, sizeof(link) - 1);
+	if (n > 0) {
+		const char *z;
+
+		link[n] = '\0';
+		z = strstr(link, "zoneinfo/");
+		if (z) {
+			snprintf(buf, size, "%s", z + strlen("zoneinfo/"));
+			return;
+		}
+	}
+#endif
+	snprintf(buf, size, "Etc/UTC");
+}
+
+int cmd_context(int argc, char **argv)
+{
+	struct opts o = { .subcommand = "context" };
+	struct sbx_profile mat = { 0 };
+	struct sbx_context_in in = { 0 };
+	struct invocation inv;
+	char date[32] = "", tz[128];
+	const char *shell, *slash;
+	const char *const *roots;
+	time_t now = time(NULL);
+	struct tm tm;
+	int r;
+
+	r = opts_parse(&o, argc, argv, OPTS_SHARED, false);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (o.n_rest)
+		return fail("context: unexpected argument '%s'", o.rest[0]);
+	r = invocation_load(&inv, &o, sbx_host_platform());
+	if (r)
+		goto out;
+	if (sbx_profile_materialize(&inv.profile, &inv.ctx, &mat)) {
+		r = fail("out of memory");
+		goto out;
+	}
+#ifdef _WIN32
+	if (localtime_s(&tm, &now) == 0)
+#else
+	if (localtime_r(&now, &tm))
+#endif
+		strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+	timezone_name(tz, sizeof(tz));
+	shell = env_get("SHELL");
+	if (shell && (slash = strrchr(shell, '/')))
+		shell = slash + 1;
+	roots = inv.n_roots ? (const char *const *)inv.roots : (const char *const *)&inv.cwd;
+	in.cwd = inv.cwd;
+	in.shell = shell && shell[0] ? shell : "sh";
+	in.current_date = date;
+	in.timezone = tz;
+	in.profile = &mat;
+	in.workspace_roots = roots;
+	in.n_workspace_roots = inv.n_roots ? inv.n_roots : 1;
+	r = print_owned(sbx_context_render(&in));
+out:
+	sbx_profile_free(&mat);
+	invocation_free(&inv);
+	return r;
+}

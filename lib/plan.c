@@ -1,3 +1,173 @@
 /* SPDX-License-Identifier: MIT */
-/* plan.c - not written yet. */
+/*
+ * plan.c - the platform-neutral plan: the list of requirements a profile makes.
+ *
+ * Each requirement names one rule a user can read ("write /home/me/proj", "deny /etc/shadow",
+ * "network restricted"). The platform attachers (plan_linux.c, sbpl.c, plan_windows.c) then set,
+ * for each, the mechanism that enforces it on the target host or mark it unenforceable; a plan
+ * with any unenforceable requirement is refused by `run`.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "sbx.h"
+
+static int req_add(struct sbx_plan *p, enum sbx_req_kind kind, const char *path, const char *fmt,
+		   ...) __attribute__((format(printf, 4, 5)));
+
+static int req_add(struct sbx_plan *p, enum sbx_req_kind kind, const char *path, const char *fmt,
+		   ...)
+{
+	struct sbx_req *r;
+	va_list ap;
+	int n;
+
+	if (p->n_reqs == p->cap_reqs) {
+		size_t cap = p->cap_reqs ? p->cap_reqs * 2 : 16;
+		struct sbx_req *v = realloc(p->reqs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->reqs = v;
+		p->cap_reqs = cap;
+	}
+	r = &p->reqs[p->n_reqs];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->status = SBX_ENFORCED;
+	if (path) {
+		struct stat st;
+
+		r->path = strdup(path);
+		if (!r->path)
+			return -ENOMEM;
+		/* Only POSIX paths can exist here; Windows paths stay symbolic on other hosts. */
+		r->exists = path[0] == '/' && lstat(path, &st) == 0;
+	}
+	va_start(ap, fmt);
+	n = vasprintf(&r->rule, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		free(r->path);
+		return -ENOMEM;
+	}
+	p->n_reqs++;
+	return 0;
+}
+
+static int add_file_system_reqs(struct sbx_plan *p)
+{
+	const struct sbx_roots *rt = &p->roots;
+	int r = 0;
+
+	/* Full read shows up as a readable root "/" (sbx_fs_roots lists it). */
+	for (size_t i = 0; !r && i < rt->n_readable; i++)
+		r = req_add(p, SBX_REQ_READ, rt->readable[i], "read %s", rt->readable[i]);
+	if (!r && rt->platform_defaults)
+		r = req_add(p, SBX_REQ_PLATFORM_DEFAULTS, NULL, "read :minimal (platform defaults)");
+	for (size_t i = 0; !r && i < rt->n_writable; i++) {
+		const struct sbx_writable_root *w = &rt->writable[i];
+
+		r = req_add(p, SBX_REQ_WRITE, w->root, "write %s", w->root);
+		for (size_t j = 0; !r && j < w->n_read_only; j++)
+			r = req_add(p, SBX_REQ_READ_ONLY, w->read_only[j], "read-only %s",
+				    w->read_only[j]);
+		for (size_t j = 0; !r && j < w->n_protected_missing; j++) {
+			char *path = NULL;
+
+			r = sbx_path_join(w->root, w->protected_missing[j], &path);
+			if (!r)
+				r = req_add(p, SBX_REQ_PROTECT_MISSING, path, "no-create %s", path);
+			free(path);
+		}
+	}
+	for (size_t i = 0; !r && i < rt->n_unreadable; i++)
+		r = req_add(p, SBX_REQ_DENY, rt->unreadable[i], "deny %s", rt->unreadable[i]);
+	for (size_t i = 0; !r && i < rt->n_deny_globs; i++)
+		r = req_add(p, SBX_REQ_DENY_GLOB, rt->deny_globs[i], "deny glob %s",
+			    rt->deny_globs[i]);
+	/* Outside the writable roots even metadata (mode, owner, times) must stay unchanged. */
+	if (!r && !rt->full_write)
+		r = req_add(p, SBX_REQ_METADATA, NULL,
+			    "no metadata changes (chmod, chown, utimes) outside writable roots");
+	return r;
+}
+
+int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
+		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
+		   struct sbx_plan *out, struct sbx_diag *d)
+{
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->platform = ctx->platform;
+	out->managed_network = managed_network;
+	r = sbx_profile_materialize(effective, ctx, &out->profile);
+	if (r)
+		goto fail;
+	out->network = out->profile.network;
+	out->sandbox_requested = sbx_should_sandbox(&out->profile, pref, managed_network, ctx);
+	out->sandbox = out->sandbox_requested ? sbx_platform_sandbox(ctx->platform, wlevel)
+					      : SBX_SANDBOX_NONE;
+	/* With no sandbox requested there is nothing to enforce, hence no requirements. */
+	if (!out->sandbox_requested)
+		return 0;
+
+	if (out->profile.fs.kind == SBX_FS_RESTRICTED) {
+		r = sbx_fs_roots(&out->profile.fs, ctx, &out->roots, d);
+		if (r)
+			goto fail;
+		r = add_file_system_reqs(out);
+	} else {
+		/* Unrestricted and external file systems: only the network is confined. */
+		out->roots.full_read = out->roots.full_write = true;
+		r = req_add(out, SBX_REQ_WRITE, "/", "write /");
+	}
+	if (!r)
+		r = req_add(out, SBX_REQ_NETWORK, NULL, "network %s",
+			    out->network ? "enabled" : "restricted");
+	if (!r && managed_network)
+		r = req_add(out, SBX_REQ_MANAGED_NETWORK, NULL, "managed network (proxy only)");
+	if (r)
+		goto fail;
+	return 0;
+fail:
+	sbx_plan_free(out);
+	if (r == -ENOMEM)
+		sbx_diag_set(d, r, "out of memory");
+	return r;
+}
+
+void sbx_plan_free(struct sbx_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		free(p->reqs[i].path);
+		free(p->reqs[i].rule);
+		free(p->reqs[i].why);
+	}
+	free(p->reqs);
+	sbx_roots_free(&p->roots);
+	sbx_profile_free(&p->profile);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Intent without a backend is never enforceable, whatever the requirements say. */
+bool sbx_plan_enforceable(const struct sbx_plan *p)
+{
+	if (p->sandbox_requested && p->sandbox == SBX_SANDBOX_NONE)
+		return false;
+	return sbx_plan_first_unenforceable(p) == NULL;
+}
+
+const struct sbx_req *sbx_plan_first_unenforceable(const struct sbx_plan *p)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].status == SBX_UNENFORCEABLE)
+			return &p->reqs[i];
+	return NULL;
+}

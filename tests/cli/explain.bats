@@ -1,0 +1,141 @@
+#!/usr/bin/env bats
+# explain and probe: the JSON contract of CLI.md sections 4 and 5, for the three platforms.
+
+load helpers
+
+setup() { setup_ws; cd "$WS"; }
+
+@test "explain --json has every key of the contract, in order" {
+	run "$SBXRUN" explain --json --platform linux -- git status
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "requirements", "argv", "cwd"]' ]
+	[ "$(jget "$output" 'j["version"]')" = "sbxrun 0.1.0" ]
+	[ "$(jget "$output" 'j["cwd"]')" = "$WS" ]
+}
+
+@test "explain --platform linux: :workspace is requested, linux-seccomp, helper argv" {
+	run "$SBXRUN" explain --json --platform linux --profile :workspace -- git status
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["platform"]')" = linux ]
+	[ "$(jget "$output" 'j["sandbox_requested"]')" = true ]
+	[ "$(jget "$output" 'j["sandbox"]')" = linux-seccomp ]
+	[ "$(jget "$output" 'j["profile"]["type"]')" = managed ]
+	[ "$(jget "$output" 'j["profile"]["network"]')" = restricted ]
+	# project_roots is materialized to the cwd
+	[ "$(jget "$output" '[e["path"]["path"] for e in j["profile"]["file_system"]["entries"] if e["path"]["type"]=="path" and e["access"]=="write"][0]')" = "$WS" ]
+	[ "$(jget "$output" '[r["rule"] for r in j["requirements"]].count("write '"$WS"'")')" = 1 ]
+	[ "$(jget "$output" '[r["rule"] for r in j["requirements"]].count("network restricted")')" = 1 ]
+	[ "$(jget "$output" 'j["argv"][-3:]')" = '["--", "git", "status"]' ]
+	[ "$(jget "$output" '"--permission-profile" in j["argv"] or "--permission-profile-fd" in j["argv"]')" = true ]
+}
+
+@test "explain --platform macos: argv is sandbox-exec -p POLICY -D... --" {
+	run "$SBXRUN" explain --json --platform macos --profile :workspace -- ls -l
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["sandbox"]')" = macos-seatbelt ]
+	[ "$(jget "$output" 'j["argv"][0:2]')" = '["/usr/bin/sandbox-exec", "-p"]' ]
+	[ "$(jget "$output" 'j["argv"][2].startswith("(version 1)")')" = true ]
+	[ "$(jget "$output" 'all(a.startswith("-D") for a in j["argv"][3:j["argv"].index("--")])')" = true ]
+	[ "$(jget "$output" 'j["argv"][-3:]')" = '["--", "ls", "-l"]' ]
+}
+
+@test "explain --platform macos human form shows the policy text" {
+	run "$SBXRUN" explain --platform macos --profile :read-only -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"policy:"* ]]
+	[[ "$output" == *"(version 1)"* ]]
+	[[ "$output" == *"(deny default)"* ]]
+}
+
+@test "explain --platform windows: restricted token, the network restriction is unenforceable" {
+	run "$SBXRUN" explain --json --platform windows --profile :workspace -- cmd /c dir
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["sandbox"]')" = windows-restricted-token ]
+	[ "$(jget "$output" 'j["enforceable"]')" = false ]
+	[ "$(jget "$output" '[r["status"] for r in j["requirements"] if r["rule"]=="network restricted"][0]')" = unenforceable ]
+	[ "$(jget "$output" 'j["argv"]')" = null ]
+}
+
+@test "explain --platform windows with the network enabled is enforceable" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"}]},"network":"enabled"}' > "$WS/p.json"
+	run "$SBXRUN" explain --json --platform windows --profile "$WS/p.json" -- cmd /c dir
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["sandbox"]')" = windows-restricted-token ]
+	[ "$(jget "$output" 'j["enforceable"]')" = true ]
+	[ "$(jget "$output" 'j["argv"]')" = '["cmd", "/c", "dir"]' ]
+}
+
+@test "explain --windows-sandbox disabled: intent without a backend" {
+	run "$SBXRUN" explain --json --platform windows --windows-sandbox disabled --profile :read-only -- x
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["sandbox_requested"]')" = true ]
+	[ "$(jget "$output" 'j["sandbox"]')" = none ]
+	[ "$(jget "$output" 'j["enforceable"]')" = false ]
+}
+
+@test "explain: no sandbox requested for :danger-full-access and --sandbox forbid" {
+	run "$SBXRUN" explain --json --profile :danger-full-access -- true
+	[ "$(jget "$output" 'j["sandbox_requested"]')" = false ]
+	[ "$(jget "$output" 'j["sandbox"]')" = none ]
+	[ "$(jget "$output" 'j["enforceable"]')" = true ]
+	[ "$(jget "$output" 'j["requirements"]')" = '[]' ]
+	[ "$(jget "$output" 'j["argv"]')" = '["true"]' ]
+	[ "$(jget "$output" 'j["profile"]')" = '{"type": "disabled"}' ]
+	run "$SBXRUN" explain --json --sandbox forbid --profile :read-only -- true
+	[ "$(jget "$output" 'j["sandbox_requested"]')" = false ]
+}
+
+@test "explain: --sandbox require and --managed-network force a sandbox" {
+	run "$SBXRUN" explain --json --sandbox require --profile :danger-full-access -- true
+	[ "$(jget "$output" 'j["sandbox_requested"]')" = true ]
+	run "$SBXRUN" explain --json --managed-network --profile :danger-full-access -- true
+	[ "$(jget "$output" 'j["sandbox_requested"]')" = true ]
+	[ "$(jget "$output" '"managed network (proxy only)" in [r["rule"] for r in j["requirements"]]')" = true ]
+}
+
+@test "explain --add-permissions merges on top and keeps the base denials" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"path","path":"%s/secret"},"access":"deny"}]},"network":"restricted"}' "$WS" > "$WS/base.json"
+	printf '{"network":{"enabled":true},"file_system":{"write":["%s/src"]}}' "$WS" > "$WS/add.json"
+	run "$SBXRUN" explain --json --profile "$WS/base.json" --add-permissions "$WS/add.json" -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["profile"]["network"]')" = enabled ]
+	[ "$(jget "$output" '[e["access"] for e in j["profile"]["file_system"]["entries"]]')" = '["read", "deny", "write"]' ]
+}
+
+@test "explain with a legacy SandboxPolicy file projects it for the cwd" {
+	printf '{"type":"workspace-write","network_access":true}' > "$WS/legacy.json"
+	run "$SBXRUN" explain --json --profile "$WS/legacy.json" -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["profile"]["network"]')" = enabled ]
+	[ "$(jget "$output" '"write '"$WS"'" in [r["rule"] for r in j["requirements"]]')" = true ]
+}
+
+@test "explain human form names the decision" {
+	run "$SBXRUN" explain --profile :read-only -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"sandbox requested: yes"* ]]
+	[[ "$output" == *"read /"* ]]
+}
+
+@test "explain with -w uses every workspace root" {
+	mkdir -p "$WS/a" "$WS/b"
+	run "$SBXRUN" explain --json -w "$WS/a" -w "$WS/b" -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" '"write '"$WS"'/a" in [r["rule"] for r in j["requirements"]] and "write '"$WS"'/b" in [r["rule"] for r in j["requirements"]]')" = true ]
+}
+
+@test "probe --json reports the host facts" {
+	run "$SBXRUN" probe --json
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["platform"]')" = linux ]
+	[ "$(jget "$output" 'j["kernel"]')" = "$(uname -r)" ]
+	for k in landlock_abi seccomp user_namespaces user_namespaces_blocked_by no_new_privs running_as_root in_container wsl sandbox_exec; do
+		[ "$(jget "$output" "'$k' in j")" = true ]
+	done
+	[ "$(jget "$output" 'j["running_as_root"]')" = "$([ "$(id -u)" = 0 ] && echo true || echo false)" ]
+	run "$SBXRUN" probe
+	[ "$status" -eq 0 ]
+	[[ "$output" == *landlock_abi* ]]
+	run "$SBXRUN" probe extra
+	[ "$status" -eq 125 ]
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# run: exit statuses, signals, stdin, and the direct path when no sandbox is requested.
+
+load helpers
+
+setup() { setup_ws; cd "$WS"; }
+
+@test "--version and -V print the version and exit 0" {
+	run "$SBXRUN" --version
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun 0.1.0" ]
+	run "$SBXRUN" -V
+	[ "$output" = "sbxrun 0.1.0" ]
+}
+
+@test "--help prints usage to stdout and exits 0" {
+	run "$SBXRUN" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == usage:\ sbxrun* ]]
+	for sub in run explain probe access convert merge intersect context; do
+		run "$SBXRUN" "$sub" --help
+		[ "$status" -eq 0 ]
+		[[ "$output" == usage:* ]]
+	done
+}
+
+@test "no command is bad usage: 125" {
+	run "$SBXRUN"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: no command given" ]
+	run "$SBXRUN" run --profile :read-only
+	[ "$status" -eq 125 ]
+}
+
+@test "an unknown option is one line, exit 125, and nothing runs" {
+	run "$SBXRUN" --frobnicate -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: unknown option '--frobnicate'" ]
+	[ "${lines[1]}" = "hint: see 'sbxrun --help'" ]
+	[ ! -e "$WS/canary" ]
+}
+
+@test "options that need a value, and bad values, are refused" {
+	run "$SBXRUN" --profile
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == *"option '--profile' needs a value" ]]
+	run "$SBXRUN" --sandbox sometimes -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: --sandbox: invalid value 'sometimes' (expected auto, require or forbid)" ]
+	run "$SBXRUN" --windows-sandbox on -- true
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == *"expected disabled, restricted-token or elevated)" ]]
+	run "$SBXRUN" --platform macos -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: option '--platform' does not apply here" ]
+	run "$SBXRUN" --json -- true
+	[ "$status" -eq 125 ]
+}
+
+@test "a missing profile file, cwd or workspace root is refused with 125" {
+	run "$SBXRUN" --profile "$WS/nope.json" -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: $WS/nope.json: "* ]]
+	run "$SBXRUN" --cwd "$WS/nope" -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: --cwd '$WS/nope': No such file or directory" ]]
+	run "$SBXRUN" --workspace-root "$WS/src/x" -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	run "$SBXRUN" --profile :nope -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ ! -e "$WS/canary" ]
+}
+
+@test "unconfined run passes the exit status through" {
+	for code in 0 1 7 42 255; do
+		run "$SBXRUN" --profile :danger-full-access -- sh -c "exit $code"
+		[ "$status" -eq "$code" ]
+	done
+}
+
+@test "--sandbox forbid runs the command directly even under :read-only" {
+	run "$SBXRUN" --sandbox forbid --profile :read-only -- sh -c 'echo ok > "$1"; echo "${SBXRUN_SANDBOX-unset}"' sh "$WS/out"
+	[ "$status" -eq 0 ]
+	[ "$output" = "unset" ]
+	[ "$(cat "$WS/out")" = ok ]
+}
+
+@test "command not found is 127, not executable is 126" {
+	run "$SBXRUN" --profile :danger-full-access -- no-such-command-sbxrun
+	[ "$status" -eq 127 ]
+	[ "${lines[0]}" = "sbxrun: no-such-command-sbxrun: command not found" ]
+	printf 'x' > "$WS/notexec"
+	chmod 644 "$WS/notexec"
+	run "$SBXRUN" --profile :danger-full-access -- "$WS/notexec"
+	[ "$status" -eq 126 ]
+	[[ "${lines[0]}" == "sbxrun: $WS/notexec: cannot execute: Permission denied" ]]
+}
+
+@test "death by signal is passed through as the same signal" {
+	run "$SBXRUN" --profile :danger-full-access -- sh -c 'kill -TERM $$'
+	[ "$status" -eq 143 ]
+	run "$SBXRUN" --profile :danger-full-access -- sh -c 'kill -KILL $$'
+	[ "$status" -eq 137 ]
+}
+
+@test "stdin and stdout pass through untouched" {
+	run bash -c 'printf "a\0b\nc" | "$1" --profile :danger-full-access -- cat | od -An -c | tr -s " "' sh "$SBXRUN"
+	[ "$status" -eq 0 ]
+	[ "$output" = " a \0 b \n c" ]
+}
+
+@test "the command's own options are its own" {
+	run "$SBXRUN" --profile :danger-full-access sh -c 'echo "$@"' sh --profile -x
+	[ "$status" -eq 0 ]
+	[ "$output" = "--profile -x" ]
+}
+
+@test "-- selects a program named like a subcommand" {
+	mkdir -p "$WS/bin"
+	printf '#!/bin/sh\necho "I am explain"\n' > "$WS/bin/explain"
+	chmod +x "$WS/bin/explain"
+	PATH="$WS/bin:$PATH" run "$SBXRUN" --profile :danger-full-access -- explain
+	[ "$status" -eq 0 ]
+	[ "$output" = "I am explain" ]
+}
+
+@test "an external profile with the network enabled runs directly" {
+	printf '{"type":"external","network":"enabled"}' > "$WS/ext.json"
+	run "$SBXRUN" --profile "$WS/ext.json" -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+}
+
+@test "--cwd sets the command's directory" {
+	run "$SBXRUN" --profile :danger-full-access --cwd "$WS/src" -- pwd
+	[ "$status" -eq 0 ]
+	[ "$output" = "$WS/src" ]
+}
+
+@test "the profile can come from stdin" {
+	run bash -c 'echo "{\"type\":\"disabled\"}" | "$1" --profile - -- sh -c "exit 5"' sh "$SBXRUN"
+	[ "$status" -eq 5 ]
+}
+
+@test "Windows sandbox level disabled on the host platform does not matter on Linux" {
+	run "$SBXRUN" --windows-sandbox disabled --profile :danger-full-access -- true
+	[ "$status" -eq 0 ]
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bats
+# access, convert, merge, intersect and context.
+
+load helpers
+
+setup() { setup_ws; cd "$WS"; }
+
+@test "access: workspace write, read-only .git, read elsewhere" {
+	run "$SBXRUN" access --profile :workspace "$WS/src/main.c" .git/config /etc/passwd
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "write  $WS/src/main.c  (entries[1]: write $WS)" ]
+	[ "${lines[1]}" = "read   $WS/.git/config  (entries[4]: read $WS/.git)" ]
+	[ "${lines[2]}" = "read   /etc/passwd  (entries[0]: read :root)" ]
+}
+
+@test "access: protected metadata stays read-only without an explicit entry" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"}]},"network":"restricted"}' > "$WS/p.json"
+	run "$SBXRUN" access --profile "$WS/p.json" .git/hooks/pre-commit .agents/x .codex src
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "read   $WS/.git/hooks/pre-commit  (protected metadata (.git, .agents, .codex) under entries[1]: write $WS)" ]
+	[[ "${lines[1]}" == "read   $WS/.agents/x  (protected metadata"* ]]
+	[[ "${lines[2]}" == "read   $WS/.codex  (protected metadata"* ]]
+	[ "${lines[3]}" = "write  $WS/src  (entries[1]: write $WS)" ]
+}
+
+@test "access --json, deny paths and deny globs" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"},{"path":{"type":"path","path":"%s/secret"},"access":"deny"},{"path":{"type":"glob_pattern","pattern":"**/*.env"},"access":"deny"}]},"network":"restricted"}' "$WS" > "$WS/p.json"
+	run "$SBXRUN" access --json --profile "$WS/p.json" secret/key src/.env src/ok
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" '[x["access"] for x in j]')" = '["deny", "deny", "write"]' ]
+	[ "$(jget "$output" 'j[1]["rule"]')" = "entries[3]: deny glob $WS/**/*.env" ]
+	[ "$(jget "$output" 'j[0]["path"]')" = "$WS/secret/key" ]
+}
+
+@test "access: no entry means deny; unrestricted means write" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"path","path":"%s/src"},"access":"read"}]},"network":"restricted"}' "$WS" > "$WS/p.json"
+	run "$SBXRUN" access --profile "$WS/p.json" /etc src
+	[[ "${lines[0]}" == "deny   /etc  (no entry covers this path (default deny))" ]]
+	[[ "${lines[1]}" == "read   $WS/src  (entries[0]: read $WS/src)" ]]
+	run "$SBXRUN" access --profile :danger-full-access /etc
+	[[ "${lines[0]}" == "write  /etc  (unrestricted file system)" ]]
+	run "$SBXRUN" access --profile :workspace
+	[ "$status" -eq 125 ]
+}
+
+@test "convert --to profile from a legacy read-only policy" {
+	printf '{"type":"read-only"}' > "$WS/l.json"
+	run "$SBXRUN" convert --to profile "$WS/l.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"}]},"network":"restricted"}' ]
+}
+
+@test "convert --to legacy, and stdin" {
+	run bash -c 'printf "{\"type\":\"disabled\"}" | "$1" convert --to legacy -' sh "$SBXRUN"
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"type":"danger-full-access"}' ]
+	run bash -c 'printf "{\"type\":\"external\",\"network\":\"restricted\"}" | "$1" convert --to legacy' sh "$SBXRUN"
+	[ "$output" = '{"type":"external-sandbox","network_access":"restricted"}' ]
+}
+
+@test "convert --to legacy fails with the exact message for writes outside the workspace" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"path","path":"/elsewhere"},"access":"write"}]},"network":"restricted"}' > "$WS/p.json"
+	run "$SBXRUN" convert --to legacy --cwd "$WS" "$WS/p.json"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == *"permissions profile requests filesystem writes outside the workspace root, which is not supported until the runtime enforces FileSystemSandboxPolicy directly" ]]
+}
+
+@test "convert needs --to and a valid value" {
+	run "$SBXRUN" convert
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: convert: --to profile|legacy is required" ]
+	run "$SBXRUN" convert --to yaml
+	[ "$status" -eq 125 ]
+}
+
+@test "merge: union, network only when enabled (vector mi-22)" {
+	printf '{"network":{"enabled":false},"file_system":{"read":["/a"]}}' > "$WS/a.json"
+	printf '{"file_system":{"write":["/b"]}}' > "$WS/b.json"
+	run "$SBXRUN" merge "$WS/a.json" "$WS/b.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"file_system":{"read":["/a"],"write":["/b"]}}' ]
+	run "$SBXRUN" merge "$WS/a.json"
+	[ "$status" -eq 125 ]
+}
+
+@test "intersect: a narrower grant survives (mi-07), a broader one does not (mi-14)" {
+	printf '{"file_system":{"entries":[{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"}]}}' > "$WS/req.json"
+	printf '{"file_system":{"write":["%s/src"]}}' "$WS" > "$WS/grant.json"
+	run "$SBXRUN" intersect --cwd "$WS" "$WS/req.json" "$WS/grant.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = "{\"file_system\":{\"write\":[\"$WS/src\"]}}" ]
+	run "$SBXRUN" intersect --cwd "$WS" "$WS/grant.json" "$WS/req.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = '{}' ]
+}
+
+@test "intersect rejects a non-deny glob grant" {
+	printf '{"file_system":{"entries":[{"path":{"type":"glob_pattern","pattern":"**/*.env"},"access":"read"}]}}' > "$WS/g.json"
+	run "$SBXRUN" intersect "$WS/g.json" "$WS/g.json"
+	[ "$status" -eq 125 ]
+}
+
+@test "context prints the environment_context block" {
+	TZ=Etc/UTC SHELL=/bin/bash run "$SBXRUN" context --profile :read-only
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "<environment_context>" ]
+	[ "${lines[1]}" = "  <cwd>$WS</cwd>" ]
+	[ "${lines[2]}" = "  <shell>bash</shell>" ]
+	[ "${lines[3]}" = "  <current_date>$(date +%Y-%m-%d)</current_date>" ]
+	[ "${lines[4]}" = "  <timezone>Etc/UTC</timezone>" ]
+	[ "${lines[5]}" = "  <filesystem><workspace_roots><root>$WS</root></workspace_roots><permission_profile type=\"managed\"><file_system type=\"restricted\"><entry access=\"read\"><special>:root</special></entry></file_system></permission_profile></filesystem>" ]
+	[ "${lines[6]}" = "</environment_context>" ]
+}
+
+@test "context for :danger-full-access renders the disabled form" {
+	run "$SBXRUN" context --profile :danger-full-access
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'<permission_profile type="disabled"><file_system type="unrestricted" /></permission_profile>'* ]]
+}
