@@ -11,6 +11,9 @@
 #ifdef __linux__
 #include "linux/linux.h"
 #endif
+#ifdef _WIN32
+#include "windows/windows.h"
+#endif
 
 static int main_sbxrun(int argc, char **argv);
 
@@ -63,6 +66,13 @@ int main(int argc, char **argv)
 {
 	const char *name;
 
+#ifdef _WIN32
+	/* The C runtime's argv is in the ANSI code page: take the UTF-16 command line instead. */
+	if (sbx_windows_utf8_argv(&argc, &argv) < 0) {
+		fputs("sbxrun: cannot read the command line as Unicode\n", stderr);
+		return EXIT_REFUSED;
+	}
+#endif
 	/* argc can be 0 when a caller execs us with an empty argv: behave as plain sbxrun. */
 	if (argc < 1 || !argv[0]) {
 		static char *fallback[] = { (char *)"sbxrun", NULL };

@@ -8,12 +8,12 @@
 #include "cmd.h"
 #if defined(__linux__)
 #include "linux/linux.h"
-#endif
 
 static json_t *str_or_null(const char *s)
 {
 	return s && s[0] ? json_string(s) : json_null();
 }
+#endif
 
 static json_t *probe_json(void)
 {

@@ -71,7 +71,12 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (!inv.plan.sandbox_requested) {
 		/* Nothing to confine: run the command as env(1) would. */
+#ifdef _WIN32
+		/* Windows has no exec: sbxrun spawns the command (unconfined, in a job) and waits. */
+		r = backend_exec(&inv, o.rest);
+#else
 		r = exec_direct(o.rest, inv.cwd);
+#endif
 		goto out;
 	}
 	/* Fail closed: intent that this host cannot enforce never runs. */

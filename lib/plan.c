@@ -78,7 +78,18 @@ static int add_file_system_reqs(struct sbx_plan *p)
 		for (size_t j = 0; !r && j < w->n_protected_missing; j++) {
 			char *path = NULL;
 
-			r = sbx_path_join(w->root, w->protected_missing[j], &path);
+			if (sbx_path_is_windows_abs(w->root)) {
+				size_t n = strlen(w->root) + strlen(w->protected_missing[j]) + 2;
+
+				path = malloc(n);
+				r = path ? 0 : -ENOMEM;
+				if (path)
+					snprintf(path, n, "%s%s%s", w->root,
+						 strchr("\\/", w->root[strlen(w->root) - 1]) ? "" : "\\",
+						 w->protected_missing[j]);
+			} else {
+				r = sbx_path_join(w->root, w->protected_missing[j], &path);
+			}
 			if (!r)
 				r = req_add(p, SBX_REQ_PROTECT_MISSING, path, "no-create %s", path);
 			free(path);

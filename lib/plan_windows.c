@@ -193,9 +193,19 @@ static const char hint_reads[] =
 	"give the profile read access to the root (a \"root\" entry with \"read\") and no deny "
 	"entries, or run it on Linux or macOS";
 
+/* A readable volume root: reads are then narrowed by deny entries only, if at all. */
+static bool reads_root(const struct sbx_plan *p)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].kind == SBX_REQ_READ && p->reqs[i].path &&
+		    is_volume_root(p->reqs[i].path))
+			return true;
+	return false;
+}
+
 static int attach_restricted_token(struct sbx_plan *p)
 {
-	bool read_refused = false;
+	bool read_refused = false, all_readable = p->roots.full_read || reads_root(p);
 	char why[256];
 
 	if (p->profile.type != SBX_MANAGED || p->profile.fs.kind != SBX_FS_RESTRICTED ||
@@ -218,7 +228,8 @@ static int attach_restricted_token(struct sbx_plan *p)
 		switch (r->kind) {
 		case SBX_REQ_READ:
 		case SBX_REQ_PLATFORM_DEFAULTS:
-			if (p->roots.full_read) {
+			/* With the root readable, what narrows reads is a deny: refused below. */
+			if (all_readable) {
 				enforce(r);
 			} else {
 				ret = refuse(r, why_reads, hint_reads);
