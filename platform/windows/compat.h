@@ -51,7 +51,7 @@
 #endif
 #ifndef DT_UNKNOWN
 #define DT_UNKNOWN 0
-#define DT_DIR 4
+#define DT_DIR	   4
 #endif
 /* MinGW's struct dirent has no d_type; d_reclen is always zero there, so it reads DT_UNKNOWN. */
 #define d_type d_reclen
