@@ -151,7 +151,7 @@ int backend_argv(const struct invocation *inv, const struct opts *o, char *const
 			return 0;
 		}
 	case SBX_PLATFORM_MACOS: {
-		struct sbx_sbpl s = { 0 };
+		struct sbx_sbpl s = {0};
 
 		r = sbx_sbpl_build(p, &inv->ctx, &s, &d);
 		if (r)

@@ -21,9 +21,9 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } programs[] = {
-	{ "sbxrun", main_sbxrun },
+	{"sbxrun", main_sbxrun},
 #ifdef __linux__
-	{ "sbxrun-linux-sandbox", sbx_helper_main },
+	{"sbxrun-linux-sandbox", sbx_helper_main},
 #endif
 };
 
@@ -31,9 +31,14 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } subcommands[] = {
-	{ "run", cmd_run },	    { "explain", cmd_explain },	    { "probe", cmd_probe },
-	{ "access", cmd_access },   { "convert", cmd_convert },	    { "merge", cmd_merge },
-	{ "intersect", cmd_intersect }, { "context", cmd_context },
+	{"run", cmd_run},
+	{"explain", cmd_explain},
+	{"probe", cmd_probe},
+	{"access", cmd_access},
+	{"convert", cmd_convert},
+	{"merge", cmd_merge},
+	{"intersect", cmd_intersect},
+	{"context", cmd_context},
 };
 
 static const char *base_name(const char *p)
@@ -75,7 +80,7 @@ int main(int argc, char **argv)
 #endif
 	/* argc can be 0 when a caller execs us with an empty argv: behave as plain sbxrun. */
 	if (argc < 1 || !argv[0]) {
-		static char *fallback[] = { (char *)"sbxrun", NULL };
+		static char *fallback[] = {(char *)"sbxrun", NULL};
 
 		return main_sbxrun(1, fallback);
 	}

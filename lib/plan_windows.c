@@ -187,11 +187,11 @@ static int refuse_all(struct sbx_plan *p, const char *mech, const char *why, con
 }
 
 static const char why_reads[] =
-    "a write-restricted token cannot narrow reads: the command could read everything the user "
-    "can";
+	"a write-restricted token cannot narrow reads: the command could read everything the user "
+	"can";
 static const char hint_reads[] =
-    "give the profile read access to the root (a \"root\" entry with \"read\") and no deny "
-    "entries, or run it on Linux or macOS";
+	"give the profile read access to the root (a \"root\" entry with \"read\") and no deny "
+	"entries, or run it on Linux or macOS";
 
 /* A readable volume root: reads are then narrowed by deny entries only, if at all. */
 static bool reads_root(const struct sbx_plan *p)
@@ -214,8 +214,8 @@ static int attach_restricted_token(struct sbx_plan *p)
 			 "the Windows restricted-token sandbox has nothing to restrict for "
 			 "file_system=%s, network=%s, permission_profile=%s",
 			 p->roots.full_write && p->profile.fs.kind == SBX_FS_RESTRICTED
-			     ? "full-disk-write"
-			     : fs_kind_name(&p->profile),
+				 ? "full-disk-write"
+				 : fs_kind_name(&p->profile),
 			 p->network ? "enabled" : "restricted", profile_type_name(&p->profile));
 		return refuse_all(p, NULL, why,
 				  "drop --sandbox require, or use a profile that limits writes");
@@ -248,16 +248,16 @@ static int attach_restricted_token(struct sbx_plan *p)
 		case SBX_REQ_WRITE:
 			if (r->path && is_volume_root(r->path))
 				ret = refuse(
-				    r,
-				    "granting write on a whole volume would rewrite the ACL of "
-				    "every file on it",
-				    "grant write on the directories the command needs");
+					r,
+					"granting write on a whole volume would rewrite the ACL of "
+					"every file on it",
+					"grant write on the directories the command needs");
 			else if (r->path && under_read_only(p, r->path))
-				ret =
-				    refuse(r,
-					   "the Windows restricted-token sandbox cannot reopen a "
-					   "writable root inside a read-only carve-out",
-					   "make the carve-out writable, or drop the nested root");
+				ret = refuse(
+					r,
+					"the Windows restricted-token sandbox cannot reopen a "
+					"writable root inside a read-only carve-out",
+					"make the carve-out writable, or drop the nested root");
 			else
 				enforce(r);
 			break;
@@ -275,19 +275,20 @@ static int attach_restricted_token(struct sbx_plan *p)
 				enforce(r);
 			else
 				ret = refuse(
-				    r,
-				    "the Windows restricted-token sandbox cannot block the "
-				    "network (an unelevated token has no network filter, and "
-				    "sbxrun does not fake one with proxy variables)",
-				    "allow the network in the profile (\"network\": \"enabled\"), "
-				    "or run the command on Linux or macOS");
+					r,
+					"the Windows restricted-token sandbox cannot block the "
+					"network (an unelevated token has no network filter, and "
+					"sbxrun does not fake one with proxy variables)",
+					"allow the network in the profile (\"network\": "
+					"\"enabled\"), "
+					"or run the command on Linux or macOS");
 			break;
 		case SBX_REQ_MANAGED_NETWORK:
 			ret = refuse(
-			    r,
-			    "managed networking needs the elevated Windows sandbox, which "
-			    "sbxrun does not implement",
-			    "run the command on Linux or macOS, or without --managed-network");
+				r,
+				"managed networking needs the elevated Windows sandbox, which "
+				"sbxrun does not implement",
+				"run the command on Linux or macOS, or without --managed-network");
 			break;
 		}
 		if (ret < 0)
