@@ -40,6 +40,7 @@ int main(int argc, char **argv)
 					    SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP));
 	} else {
 		fprintf(stderr, "failinj: unknown fault %s\n", argv[1]);
+		seccomp_release(ctx);
 		return 2;
 	}
 	if (rc || seccomp_load(ctx)) {
