@@ -257,7 +257,7 @@ lint: deps-test
 		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
 			$(ALL_LIB_SRCS) $(CMD_SRCS) $(PLATFORM_LINUX_SRCS); fi
 
-# Installs hyperfine and bubblewrap when missing; about ten minutes; writes tests/bench/results/.
+# Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
 bench: sbxrun
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/run
 
