@@ -935,6 +935,20 @@ static struct pslot *nearest_decider(const struct pmap *m, const char *p)
 	return NULL;
 }
 
+/* The nearest ancestor of p that an entry names, whatever its access. */
+static struct pslot *nearest_entry(const struct pmap *m, const char *p)
+{
+	size_t len = strlen(p);
+
+	while ((len = parent_len(p, len)) > 0) {
+		struct pslot *s = pmap_find(m, p, len);
+
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
 static bool is_fs_root(const char *p)
 {
 	return strcmp(p, "/") == 0 || (sbx_path_is_windows_abs(p) && !p[win_root_len(p)]);
@@ -1139,6 +1153,15 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 			continue;
 		}
 		if (s->access != SBX_READ)
+			continue;
+		/*
+		 * A read path whose nearest named ancestor is itself read adds nothing: that
+		 * ancestor (a readable root or a carve-out) already covers it with the same
+		 * access, and no deny or write lies in between. Dropping it keeps a profile of
+		 * many read entries under "/" from costing one rule each.
+		 */
+		up = nearest_entry(&map, p);
+		if (up && up->access == SBX_READ)
 			continue;
 		up = nearest_decider(&map, p);
 		if (up && up->access != SBX_DENY)

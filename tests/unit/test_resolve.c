@@ -789,3 +789,29 @@ TEST(roots_ten_thousand_entries)
 	sbx_roots_free(&r);
 	sbx_fs_clear(&fs);
 }
+
+/* Read entries already covered by a read ancestor add no readable root (10,000-entry profiles). */
+TEST(roots_prune_read_inside_read)
+{
+	struct sbx_ctx ctx = { .cwd = "/", .platform = SBX_PLATFORM_LINUX };
+	struct sbx_fs fs = { .kind = SBX_FS_RESTRICTED };
+	struct sbx_roots rt;
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_READ, false), 0);
+	CHECK_INT(sbx_fs_push_path(&fs, "/usr", SBX_READ, false), 0);
+	CHECK_INT(sbx_fs_push_path(&fs, "/usr/lib", SBX_READ, false), 0);
+	CHECK_INT(sbx_fs_push_path(&fs, "/etc", SBX_DENY, false), 0);
+	CHECK_INT(sbx_fs_push_path(&fs, "/etc/ssl", SBX_READ, false), 0);
+	CHECK_INT(sbx_fs_push_path(&fs, "/etc/ssl/certs", SBX_READ, false), 0);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &rt, &d), 0);
+	CHECK_INT(rt.n_readable, 2);
+	if (rt.n_readable == 2) {
+		CHECK_STR(rt.readable[0], "/");
+		CHECK_STR(rt.readable[1], "/etc/ssl"); /* re-opened inside a denied tree */
+	}
+	CHECK_INT(rt.n_unreadable, 1);
+	sbx_roots_free(&rt);
+	sbx_fs_clear(&fs);
+}
