@@ -56,13 +56,18 @@ static int mnt_op_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-/* Opens path O_PATH and adds it to the ruleset; a missing path grants nothing and is skipped. */
-static int ll_grant(struct sbx_landlock *ll, const char *path, enum sbx_ll_grant g,
-		    struct sbx_diag *d)
+/*
+ * Adds the rule for one granted tree. A tree holding paths the plan denies by Landlock alone
+ * (no mount namespace) is granted around them, entry by entry; a missing path grants nothing.
+ */
+static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, const char *path,
+		    enum sbx_ll_grant g, struct sbx_diag *d)
 {
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	int rc, err;
+	int fd, rc, err;
 
+	if (e->n_ll_deny > 0)
+		return sbx_landlock_grant_around(ll, path, g, e->ll_deny, e->n_ll_deny, d);
+	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
 		if (err == ENOENT || err == ENOTDIR)
@@ -109,7 +114,9 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	 *    kernel that refuses the ruleset is found before the point of no return. It is only
 	 *    enforced in step 7. Landlock rules follow inodes, so they hold in the new mount
 	 *    namespace too. With full write there is nothing to allow-list on the file system; the
-	 *    ruleset then only restricts the network and scopes (an empty fs-handled set).
+	 *    ruleset then only restricts the network and scopes (an empty fs-handled set). Without
+	 *    a mount namespace to mask them, denied paths inside readable trees are carved out
+	 *    here: such a tree is granted entry by entry around them.
 	 */
 	if (e->landlock_abi > 0) {
 		bool fs = !r->full_write;
@@ -118,16 +125,16 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		if (rc < 0)
 			goto out;
 		if (fs && r->full_read)
-			rc = ll_grant(ll, "/", SBX_LL_READ, d);
+			rc = ll_grant(ll, e, "/", SBX_LL_READ, d);
 		for (size_t i = 0; fs && !r->full_read && rc == 0 && i < r->n_readable; i++)
-			rc = ll_grant(ll, r->readable[i], SBX_LL_READ, d);
+			rc = ll_grant(ll, e, r->readable[i], SBX_LL_READ, d);
 		for (size_t i = 0; fs && !r->full_read && r->platform_defaults && rc == 0 &&
 				   i < ARRAY_LEN(minimal_paths); i++)
-			rc = ll_grant(ll, minimal_paths[i], SBX_LL_READ, d);
+			rc = ll_grant(ll, e, minimal_paths[i], SBX_LL_READ, d);
 		for (size_t i = 0; fs && rc == 0 && i < r->n_writable; i++)
-			rc = ll_grant(ll, r->writable[i].root, SBX_LL_WRITE, d);
+			rc = ll_grant(ll, e, r->writable[i].root, SBX_LL_WRITE, d);
 		for (size_t i = 0; fs && rc == 0 && i < ARRAY_LEN(device_paths); i++)
-			rc = ll_grant(ll, device_paths[i], SBX_LL_DEVICE, d);
+			rc = ll_grant(ll, e, device_paths[i], SBX_LL_DEVICE, d);
 		if (rc < 0)
 			goto out;
 	}

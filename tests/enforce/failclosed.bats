@@ -33,8 +33,10 @@ sbx_fault() { # sbx_fault FAULT PROFILE CMD...
 	run sbx_fault unshare "$WORKSPACE" touch "$CANARY"
 	echo "$output"
 	[ "$status" -eq 125 ]
-	[[ "$output" == "sbxrun: cannot be enforced here: a read-only path inside a writable root needs a mount namespace"* ]]
-	[[ "$output" == *"hint"* || "$output" == *"unshare"* ]]
+	[[ "${lines[0]}" == "sbxrun: cannot enforce \"read-only $WS/.git\" on linux: a read-only path inside a writable root needs a mount namespace"* ]]
+	[[ "${lines[0]}" == *"(unshare: Operation not permitted)" ]]
+	[[ "${lines[1]}" == "hint: allow unprivileged user namespaces"* ]]
+	[ "${#lines[@]}" -eq 2 ]
 	[ ! -e "$CANARY" ]
 }
 
@@ -42,7 +44,8 @@ sbx_fault() { # sbx_fault FAULT PROFILE CMD...
 	run sbx_fault landlock "$PARTIAL" touch "$CANARY"
 	echo "$output"
 	[ "$status" -eq 125 ]
-	[[ "$output" == "sbxrun: cannot be enforced here: reading only some paths needs Landlock"* ]]
+	[[ "${lines[0]}" == "sbxrun: cannot enforce \"read :minimal (platform defaults)\" on linux: reading only some paths needs Landlock: Landlock is unavailable"* ]]
+	[[ "${lines[1]}" == "hint: Linux 5.13 or later"* ]]
 	[ ! -e "$CANARY" ]
 }
 
@@ -61,7 +64,8 @@ sbx_fault() { # sbx_fault FAULT PROFILE CMD...
 	run sbx_fault seccomp "$WORKSPACE" touch "$CANARY"
 	echo "$output"
 	[ "$status" -eq 125 ]
-	[[ "$output" == "sbxrun: cannot be enforced here: a restricted network needs seccomp"* ]]
+	[[ "${lines[0]}" == "sbxrun: cannot enforce \"network restricted\" on linux: a restricted network needs seccomp: seccomp filters are unavailable"* ]]
+	[[ "${lines[1]}" == "hint: a kernel built with CONFIG_SECCOMP_FILTER" ]]
 	[ ! -e "$CANARY" ]
 }
 
