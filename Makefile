@@ -290,7 +290,10 @@ WIN_LDFLAGS = -static -Wl,--dynamicbase -Wl,--nxcompat -Wl,--high-entropy-va $(L
 WIN_LIBS := $(WIN_JANSSON)/lib/libjansson.a -lbcrypt -lshell32 -ladvapi32 -lssp
 
 PLATFORM_WINDOWS_SRCS := platform/windows/run.c
-WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.exe
+WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.exe \
+	$(WIN_BUILD)/tests/unit-tests.exe
+# The unit tests of the Windows-facing pure code, run again under the Windows C runtime.
+WIN_UNIT_SRCS := tests/unit/main.c tests/unit/test_winquote.c tests/unit/test_plan_windows.c
 
 WIN_LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(WIN_BUILD)/%.o)
 # cmd/helper.c is the Linux helper (sbxrun-linux-sandbox): not part of the Windows program.
@@ -337,6 +340,9 @@ $(WIN_BUILD)/tests/rundriver.exe: $(WIN_BUILD)/tests/windows/rundriver.o $(WIN_P
 		$(WIN_BUILD)/libsbx.a
 	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ $(WIN_LIBS)
 
+$(WIN_BUILD)/tests/unit-tests.exe: $(WIN_UNIT_SRCS:%.c=$(WIN_BUILD)/%.o) $(WIN_BUILD)/libsbx.a
+	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ $(WIN_LIBS)
+
 sbxrun.exe: $(WIN_BUILD)/sbxrun.exe
 	cp $< $@
 
@@ -344,7 +350,7 @@ windows: sbxrun.exe $(WIN_TEST_PROGS)
 
 check-windows: windows deps-wine
 	SBXRUN_EXE=$(CURDIR)/$(WIN_BUILD)/sbxrun.exe WIN_TESTS=$(CURDIR)/$(WIN_BUILD)/tests \
-		tests/windows/run
+		VECTORS=$(CURDIR)/tests/vectors tests/windows/run
 
 .PHONY: deps-windows deps-wine
 

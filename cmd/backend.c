@@ -151,7 +151,7 @@ int backend_argv(const struct invocation *inv, const struct opts *o, char *const
 			return 0;
 		}
 	case SBX_PLATFORM_MACOS: {
-		struct sbx_sbpl s = { 0 };
+		struct sbx_sbpl s = {0};
 
 		r = sbx_sbpl_build(p, &inv->ctx, &s, &d);
 		if (r)
@@ -191,6 +191,11 @@ int backend_exec(struct invocation *inv, char *const cmd[])
 	r = sbx_windows_run(&inv->plan, &inv->ctx, cmd, &d);
 	if (r >= 0)
 		return r;
+	if (r == -ENOENT || r == -EACCES || r == -ENOEXEC) {
+		/* env(1) conventions, as exec_direct(). */
+		fail_diag(&d);
+		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+	}
 #endif
 	if (!d.msg[0])
 		sbx_diag_set(&d, r, "cannot start the sandbox: %s", strerror(-r));

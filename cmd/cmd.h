@@ -9,9 +9,9 @@
 #include "sbx.h"
 
 /* Exit statuses of sbxrun's own failures (CLI.md section 3). */
-#define EXIT_REFUSED 125
+#define EXIT_REFUSED	 125
 #define EXIT_CANNOT_EXEC 126
-#define EXIT_NOT_FOUND 127
+#define EXIT_NOT_FOUND	 127
 
 /* Which options a subcommand accepts (a bit set). */
 enum {
@@ -26,9 +26,8 @@ enum {
 	OPT_JSON = 1 << 8,
 	OPT_TO = 1 << 9,
 };
-#define OPTS_SHARED                                                                         \
-	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET |       \
-	 OPT_WINLEVEL)
+#define OPTS_SHARED                                                                                \
+	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET | OPT_WINLEVEL)
 
 struct opts {
 	const char *subcommand;
@@ -59,7 +58,7 @@ void usage_print(const char *subcommand, bool to_stderr);
 
 /* Everything run, explain, access and context compute before they differ. */
 struct invocation {
-	char *cwd;		/* canonical */
+	char *cwd;			      /* canonical */
 	char *roots[SBX_MAX_WORKSPACE_ROOTS]; /* canonical workspace roots */
 	size_t n_roots;
 	const char *tmpdir;

@@ -143,7 +143,7 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 
 int cmd_explain(int argc, char **argv)
 {
-	struct opts o = { .subcommand = "explain" };
+	struct opts o = {.subcommand = "explain"};
 	struct invocation inv;
 	char **run_argv = NULL;
 	size_t run_argc = 0;

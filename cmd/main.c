@@ -11,6 +11,9 @@
 #ifdef __linux__
 #include "linux/linux.h"
 #endif
+#ifdef _WIN32
+#include "windows/windows.h"
+#endif
 
 static int main_sbxrun(int argc, char **argv);
 
@@ -18,9 +21,9 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } programs[] = {
-	{ "sbxrun", main_sbxrun },
+	{"sbxrun", main_sbxrun},
 #ifdef __linux__
-	{ "sbxrun-linux-sandbox", sbx_helper_main },
+	{"sbxrun-linux-sandbox", sbx_helper_main},
 #endif
 };
 
@@ -28,9 +31,14 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } subcommands[] = {
-	{ "run", cmd_run },	    { "explain", cmd_explain },	    { "probe", cmd_probe },
-	{ "access", cmd_access },   { "convert", cmd_convert },	    { "merge", cmd_merge },
-	{ "intersect", cmd_intersect }, { "context", cmd_context },
+	{"run", cmd_run},
+	{"explain", cmd_explain},
+	{"probe", cmd_probe},
+	{"access", cmd_access},
+	{"convert", cmd_convert},
+	{"merge", cmd_merge},
+	{"intersect", cmd_intersect},
+	{"context", cmd_context},
 };
 
 static const char *base_name(const char *p)
@@ -63,9 +71,16 @@ int main(int argc, char **argv)
 {
 	const char *name;
 
+#ifdef _WIN32
+	/* The C runtime's argv is in the ANSI code page: take the UTF-16 command line instead. */
+	if (sbx_windows_utf8_argv(&argc, &argv) < 0) {
+		fputs("sbxrun: cannot read the command line as Unicode\n", stderr);
+		return EXIT_REFUSED;
+	}
+#endif
 	/* argc can be 0 when a caller execs us with an empty argv: behave as plain sbxrun. */
 	if (argc < 1 || !argv[0]) {
-		static char *fallback[] = { (char *)"sbxrun", NULL };
+		static char *fallback[] = {(char *)"sbxrun", NULL};
 
 		return main_sbxrun(1, fallback);
 	}

@@ -33,7 +33,7 @@ int fail(const char *fmt, ...)
 const char *env_get(const char *name)
 {
 	/* Only these variables influence what sbxrun decides; nothing else is read. */
-	static const char *const allowed[] = { "TMPDIR", "SHELL", "TZ", "PATH" };
+	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ", "PATH"};
 
 	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		if (strcmp(name, allowed[i]) == 0)
@@ -46,7 +46,8 @@ const char *env_get(const char *name)
 static const char usage_main[] =
 	"usage: sbxrun [OPTIONS] [--] COMMAND [ARG...]\n"
 	"       sbxrun run [OPTIONS] [--] COMMAND [ARG...]\n"
-	"       sbxrun explain [OPTIONS] [--platform linux|macos|windows] [--json] [--] [COMMAND...]\n"
+	"       sbxrun explain [OPTIONS] [--platform linux|macos|windows] [--json] [--] "
+	"[COMMAND...]\n"
 	"       sbxrun probe [--json]\n"
 	"       sbxrun access [OPTIONS] [--json] PATH...\n"
 	"       sbxrun convert --to profile|legacy [--cwd DIR] [FILE|-]\n"
@@ -59,9 +60,11 @@ static const char usage_main[] =
 	"options:\n"
 	"  -p, --profile FILE|:NAME|-   profile: a JSON file, stdin, or :read-only, :workspace,\n"
 	"                               :danger-full-access (default :workspace)\n"
-	"  -C, --cwd DIR                policy cwd and the command's cwd (default: current directory)\n"
+	"  -C, --cwd DIR                policy cwd and the command's cwd (default: current "
+	"directory)\n"
 	"  -w, --workspace-root DIR     a workspace root (repeatable; default: the cwd)\n"
-	"  -a, --add-permissions FILE   merge an additional-permission profile on top (repeatable)\n"
+	"  -a, --add-permissions FILE   merge an additional-permission profile on top "
+	"(repeatable)\n"
 	"      --sandbox auto|require|forbid   whether a sandbox is wanted (default auto)\n"
 	"      --managed-network        the caller has managed-network requirements\n"
 	"      --windows-sandbox disabled|restricted-token|elevated   (default restricted-token)\n"
@@ -78,20 +81,20 @@ static const struct {
 	const char *name;
 	const char *text;
 } usages[] = {
-	{ "explain",
-	  "usage: sbxrun explain [OPTIONS] [--platform linux|macos|windows] [--json] [--] [COMMAND...]\n"
-	  "Print the decision and the launch plan for COMMAND; runs nothing.\n" },
-	{ "probe", "usage: sbxrun probe [--json]\nPrint what this host can enforce.\n" },
-	{ "access", "usage: sbxrun access [OPTIONS] [--json] PATH...\n"
-		    "Print the effective access (read, write or deny) of each PATH, and why.\n" },
-	{ "convert", "usage: sbxrun convert --to profile|legacy [--cwd DIR] [FILE|-]\n"
-		     "Convert between a legacy SandboxPolicy and a PermissionProfile.\n" },
-	{ "merge", "usage: sbxrun merge BASE.json EXTRA.json\n"
-		   "Print the union of two additional-permission profiles.\n" },
-	{ "intersect", "usage: sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
-		       "Print what an approval of REQUESTED by GRANTED actually grants.\n" },
-	{ "context", "usage: sbxrun context [OPTIONS]\n"
-		     "Print the <environment_context> block a model is shown.\n" },
+	{"explain", "usage: sbxrun explain [OPTIONS] [--platform linux|macos|windows] [--json] "
+		    "[--] [COMMAND...]\n"
+		    "Print the decision and the launch plan for COMMAND; runs nothing.\n"},
+	{"probe", "usage: sbxrun probe [--json]\nPrint what this host can enforce.\n"},
+	{"access", "usage: sbxrun access [OPTIONS] [--json] PATH...\n"
+		   "Print the effective access (read, write or deny) of each PATH, and why.\n"},
+	{"convert", "usage: sbxrun convert --to profile|legacy [--cwd DIR] [FILE|-]\n"
+		    "Convert between a legacy SandboxPolicy and a PermissionProfile.\n"},
+	{"merge", "usage: sbxrun merge BASE.json EXTRA.json\n"
+		  "Print the union of two additional-permission profiles.\n"},
+	{"intersect", "usage: sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
+		      "Print what an approval of REQUESTED by GRANTED actually grants.\n"},
+	{"context", "usage: sbxrun context [OPTIONS]\n"
+		    "Print the <environment_context> block a model is shown.\n"},
 };
 
 void usage_print(const char *subcommand, bool to_stderr)
@@ -113,18 +116,18 @@ void usage_print(const char *subcommand, bool to_stderr)
 enum { LO_SANDBOX = 256, LO_MANAGED, LO_PLATFORM, LO_WINLEVEL, LO_JSON, LO_TO };
 
 static const struct option long_opts[] = {
-	{ "profile", required_argument, NULL, 'p' },
-	{ "cwd", required_argument, NULL, 'C' },
-	{ "workspace-root", required_argument, NULL, 'w' },
-	{ "add-permissions", required_argument, NULL, 'a' },
-	{ "sandbox", required_argument, NULL, LO_SANDBOX },
-	{ "managed-network", no_argument, NULL, LO_MANAGED },
-	{ "platform", required_argument, NULL, LO_PLATFORM },
-	{ "windows-sandbox", required_argument, NULL, LO_WINLEVEL },
-	{ "json", no_argument, NULL, LO_JSON },
-	{ "to", required_argument, NULL, LO_TO },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	{"profile", required_argument, NULL, 'p'},
+	{"cwd", required_argument, NULL, 'C'},
+	{"workspace-root", required_argument, NULL, 'w'},
+	{"add-permissions", required_argument, NULL, 'a'},
+	{"sandbox", required_argument, NULL, LO_SANDBOX},
+	{"managed-network", no_argument, NULL, LO_MANAGED},
+	{"platform", required_argument, NULL, LO_PLATFORM},
+	{"windows-sandbox", required_argument, NULL, LO_WINLEVEL},
+	{"json", no_argument, NULL, LO_JSON},
+	{"to", required_argument, NULL, LO_TO},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
 };
 
 static unsigned opt_bit(int c)
@@ -182,9 +185,9 @@ static int bad_value(const char *opt, const char *value, const char *expected)
 
 int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand)
 {
-	static const char *const prefs[] = { "auto", "require", "forbid", NULL };
-	static const char *const platforms[] = { "linux", "macos", "windows", NULL };
-	static const char *const levels[] = { "disabled", "restricted-token", "elevated", NULL };
+	static const char *const prefs[] = {"auto", "require", "forbid", NULL};
+	static const char *const platforms[] = {"linux", "macos", "windows", NULL};
+	static const char *const levels[] = {"disabled", "restricted-token", "elevated", NULL};
 	/* Messages of a subcommand start with its name; those of plain sbxrun need none. */
 	char sub[32];
 	int c, i;
@@ -297,7 +300,7 @@ static int canonical_dir(const char *what, const char *in, char **out)
 
 static int load_profile_file(struct invocation *inv, const char *file, struct sbx_diag *d)
 {
-	struct sbx_legacy legacy = { 0 };
+	struct sbx_legacy legacy = {0};
 	enum sbx_input_form form;
 	char *buf = NULL;
 	size_t len = 0;
@@ -322,8 +325,8 @@ static int load_profile_file(struct invocation *inv, const char *file, struct sb
 
 static int add_permissions(struct invocation *inv, const char *file, struct sbx_diag *d)
 {
-	struct sbx_additional a = { .network = -1 }, m = { .network = -1 };
-	struct sbx_profile eff = { 0 };
+	struct sbx_additional a = {.network = -1}, m = {.network = -1};
+	struct sbx_profile eff = {0};
 	char *buf = NULL;
 	size_t len = 0;
 	int r;

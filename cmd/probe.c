@@ -8,12 +8,12 @@
 #include "cmd.h"
 #if defined(__linux__)
 #include "linux/linux.h"
-#endif
 
 static json_t *str_or_null(const char *s)
 {
 	return s && s[0] ? json_string(s) : json_null();
 }
+#endif
 
 static json_t *probe_json(void)
 {
@@ -41,21 +41,22 @@ static json_t *probe_json(void)
 	}
 #elif defined(__APPLE__)
 	json_object_set_new(o, "running_as_root", json_boolean(geteuid() == 0));
-	json_object_set_new(o, "sandbox_exec", access("/usr/bin/sandbox-exec", X_OK) == 0
-						       ? json_string("/usr/bin/sandbox-exec")
-						       : json_null());
+	json_object_set_new(o, "sandbox_exec",
+			    access("/usr/bin/sandbox-exec", X_OK) == 0
+				    ? json_string("/usr/bin/sandbox-exec")
+				    : json_null());
 #else
 	json_object_set_new(o, "sandbox_exec", json_null());
 #endif
-	json_object_set_new(o, "sandbox",
-			    json_string(sbx_sandbox_name(
-				    sbx_platform_sandbox(pl, SBX_WIN_RESTRICTED_TOKEN))));
+	json_object_set_new(
+		o, "sandbox",
+		json_string(sbx_sandbox_name(sbx_platform_sandbox(pl, SBX_WIN_RESTRICTED_TOKEN))));
 	return o;
 }
 
 int cmd_probe(int argc, char **argv)
 {
-	struct opts o = { .subcommand = "probe" };
+	struct opts o = {.subcommand = "probe"};
 	const char *key;
 	json_t *j, *v;
 	int r;
@@ -75,7 +76,8 @@ int cmd_probe(int argc, char **argv)
 			puts(text);
 		free(text);
 	} else {
-		json_object_foreach(j, key, v) {
+		json_object_foreach(j, key, v)
+		{
 			char *text = json_dumps(v, JSON_ENCODE_ANY);
 
 			printf("%-27s %s\n", key, text ? text : "?");

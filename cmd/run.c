@@ -50,7 +50,7 @@ int refuse_plan(const struct sbx_plan *p)
 
 int cmd_run(int argc, char **argv)
 {
-	struct opts o = { .subcommand = NULL };
+	struct opts o = {.subcommand = NULL};
 	struct invocation inv;
 	int r;
 
@@ -61,7 +61,8 @@ int cmd_run(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (o.n_rest < 1) {
 		fail("no command given");
-		fputs("hint: sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'\n", stderr);
+		fputs("hint: sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'\n",
+		      stderr);
 		return EXIT_REFUSED;
 	}
 	r = invocation_load(&inv, &o, sbx_host_platform());
@@ -71,7 +72,12 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (!inv.plan.sandbox_requested) {
 		/* Nothing to confine: run the command as env(1) would. */
+#ifdef _WIN32
+		/* Windows has no exec: sbxrun spawns the command (unconfined, in a job) and waits. */
+		r = backend_exec(&inv, o.rest);
+#else
 		r = exec_direct(o.rest, inv.cwd);
+#endif
 		goto out;
 	}
 	/* Fail closed: intent that this host cannot enforce never runs. */

@@ -137,8 +137,8 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 
 int cmd_access(int argc, char **argv)
 {
-	struct opts o = { .subcommand = "access" };
-	struct sbx_profile mat = { 0 };
+	struct opts o = {.subcommand = "access"};
+	struct sbx_profile mat = {0};
 	struct invocation inv;
 	json_t *arr = NULL;
 	int r;
@@ -184,9 +184,9 @@ static int cwd_ctx(const struct opts *o, char **cwd, struct sbx_ctx *ctx)
 
 int cmd_convert(int argc, char **argv)
 {
-	struct opts o = { .subcommand = "convert" };
-	struct sbx_legacy legacy = { 0 };
-	struct sbx_profile prof = { 0 };
+	struct opts o = {.subcommand = "convert"};
+	struct sbx_legacy legacy = {0};
+	struct sbx_profile prof = {0};
 	enum sbx_input_form form = SBX_FORM_PROFILE;
 	struct sbx_ctx ctx;
 	struct sbx_diag d;
@@ -227,7 +227,7 @@ int cmd_convert(int argc, char **argv)
 	} else if (form == SBX_FORM_LEGACY) {
 		r = print_owned(sbx_legacy_to_json(&legacy));
 	} else {
-		struct sbx_legacy out = { 0 };
+		struct sbx_legacy out = {0};
 
 		sbx_diag_clear(&d);
 		r = sbx_profile_to_legacy(&prof, &ctx, &out, &d);
@@ -270,8 +270,8 @@ static int load_additional(const char *file, struct sbx_additional *a)
 
 int cmd_merge(int argc, char **argv)
 {
-	struct opts o = { .subcommand = "merge" };
-	struct sbx_additional a = { .network = -1 }, b = { .network = -1 }, m = { .network = -1 };
+	struct opts o = {.subcommand = "merge"};
+	struct sbx_additional a = {.network = -1}, b = {.network = -1}, m = {.network = -1};
 	int r;
 
 	r = opts_parse(&o, argc, argv, 0, false);
@@ -294,8 +294,8 @@ int cmd_merge(int argc, char **argv)
 
 int cmd_intersect(int argc, char **argv)
 {
-	struct opts o = { .subcommand = "intersect" };
-	struct sbx_additional a = { .network = -1 }, b = { .network = -1 }, m = { .network = -1 };
+	struct opts o = {.subcommand = "intersect"};
+	struct sbx_additional a = {.network = -1}, b = {.network = -1}, m = {.network = -1};
 	struct sbx_ctx ctx;
 	char *cwd = NULL;
 	int r;
@@ -354,9 +354,9 @@ static void timezone_name(char *buf, size_t size)
 
 int cmd_context(int argc, char **argv)
 {
-	struct opts o = { .subcommand = "context" };
-	struct sbx_profile mat = { 0 };
-	struct sbx_context_in in = { 0 };
+	struct opts o = {.subcommand = "context"};
+	struct sbx_profile mat = {0};
+	struct sbx_context_in in = {0};
 	struct invocation inv;
 	char date[32] = "", tz[128];
 	const char *shell, *slash;

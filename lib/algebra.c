@@ -302,7 +302,7 @@ int sbx_additional_intersect(const struct sbx_additional *requested,
 			     struct sbx_additional *out)
 {
 	struct sbx_ctx c = cwd_ctx(ctx);
-	struct sbx_fs req = { 0 }, gr = { 0 };
+	struct sbx_fs req = {0}, gr = {0};
 	bool kr = false, kg = false;
 	int r = 0;
 
@@ -325,7 +325,7 @@ int sbx_additional_intersect(const struct sbx_additional *requested,
 			goto out;
 	}
 	if (out->fs.n) {
-		struct sbx_fs acc = { 0 };
+		struct sbx_fs acc = {0};
 
 		/* The overlap test looks at the accepted grants only, not at kept denies. */
 		if ((r = sbx_fs_copy(&acc, &out->fs)))

@@ -47,9 +47,9 @@ static const struct {
 	const char *name;
 	int (*build)(struct sbx_profile *p);
 } builtins[] = {
-    {":read-only", read_only},
-    {":workspace", workspace},
-    {":danger-full-access", danger_full_access},
+	{":read-only", read_only},
+	{":workspace", workspace},
+	{":danger-full-access", danger_full_access},
 };
 
 int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_diag *d)

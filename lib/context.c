@@ -82,8 +82,10 @@ static char *sb_done(struct sbuf *b)
 static void put_special(struct sbuf *b, const struct sbx_entry *e)
 {
 	static const char *const tokens[] = {
-		[SBX_SP_ROOT] = ":root",	 [SBX_SP_MINIMAL] = ":minimal",
-		[SBX_SP_PROJECT_ROOTS] = ":workspace_roots", [SBX_SP_TMPDIR] = ":tmpdir",
+		[SBX_SP_ROOT] = ":root",
+		[SBX_SP_MINIMAL] = ":minimal",
+		[SBX_SP_PROJECT_ROOTS] = ":workspace_roots",
+		[SBX_SP_TMPDIR] = ":tmpdir",
 		[SBX_SP_SLASH_TMP] = ":slash_tmp",
 	};
 
@@ -125,9 +127,11 @@ static void put_entry(struct sbuf *b, const struct sbx_entry *e)
 static int put_file_system(struct sbuf *b, const struct sbx_profile *p, const char *const *roots,
 			   size_t n)
 {
-	struct sbx_ctx ctx = { .cwd = n ? roots[0] : NULL, .workspace_roots = roots,
-			       .n_workspace_roots = n, .platform = sbx_host_platform() };
-	struct sbx_fs m = { 0 };
+	struct sbx_ctx ctx = {.cwd = n ? roots[0] : NULL,
+			      .workspace_roots = roots,
+			      .n_workspace_roots = n,
+			      .platform = sbx_host_platform()};
+	struct sbx_fs m = {0};
 	char depth[48];
 	int r;
 
@@ -192,7 +196,7 @@ static void put_filesystem(struct sbuf *b, const struct sbx_profile *p, const ch
 
 char *sbx_context_filesystem(const struct sbx_profile *p, const char *const *roots, size_t n)
 {
-	struct sbuf b = { 0 };
+	struct sbuf b = {0};
 
 	put_filesystem(&b, p, roots, n);
 	return sb_done(&b);
@@ -213,7 +217,7 @@ static void put_line(struct sbuf *b, const char *tag, const char *text)
 
 char *sbx_context_render(const struct sbx_context_in *in)
 {
-	struct sbuf b = { 0 };
+	struct sbuf b = {0};
 
 	sb_puts(&b, "<environment_context>\n");
 	put_line(&b, "cwd", in->cwd);

@@ -385,7 +385,8 @@ static int walk_dir(struct walk *w, int dfd, size_t len, const unsigned char *se
 		de = readdir(dir);
 		if (!de) {
 			if (errno)
-				r = sbx_diag_set(w->d, -errno, "cannot list %s while expanding glob `%s`",
+				r = sbx_diag_set(w->d, -errno,
+						 "cannot list %s while expanding glob `%s`",
 						 w->path[0] ? w->path : "/", w->pattern);
 			break;
 		}
@@ -432,8 +433,8 @@ static int walk_dir(struct walk *w, int dfd, size_t len, const unsigned char *se
 			} else if (errno != EACCES && errno != ENOENT && errno != ELOOP &&
 				   errno != ENOTDIR) {
 				r = sbx_diag_set(w->d, -errno,
-						 "cannot open %s while expanding glob `%s`", w->path,
-						 w->pattern);
+						 "cannot open %s while expanding glob `%s`",
+						 w->path, w->pattern);
 			}
 		}
 		w->path[len] = '\0';
@@ -450,10 +451,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int sbx_glob_expand(const char *pattern, unsigned depth, char ***out, size_t *n,
-		    struct sbx_diag *d)
+int sbx_glob_expand(const char *pattern, unsigned depth, char ***out, size_t *n, struct sbx_diag *d)
 {
-	struct gpat g = { 0 };
+	struct gpat g = {0};
 	struct walk *w = NULL;
 	unsigned char *set = NULL;
 	char *prefix = NULL;
@@ -469,10 +469,11 @@ int sbx_glob_expand(const char *pattern, unsigned depth, char ***out, size_t *n,
 		return r;
 	k = static_count(&g);
 	if (!g.abs || k == 0) {
-		r = sbx_diag_set(d, SBX_E_INVALID,
-				 "unreadable glob `%s` cannot be safely expanded; use a pattern with "
-				 "a non-root directory prefix",
-				 pattern);
+		r = sbx_diag_set(
+			d, SBX_E_INVALID,
+			"unreadable glob `%s` cannot be safely expanded; use a pattern with "
+			"a non-root directory prefix",
+			pattern);
 		goto out;
 	}
 	r = join_prefix(&g, k, &prefix);

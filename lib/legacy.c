@@ -9,8 +9,8 @@
 
 #include "sbx.h"
 
-#define NO_LEGACY_MSG                                                                          \
-	"permissions profile requests filesystem writes outside the workspace root, which is "  \
+#define NO_LEGACY_MSG                                                                              \
+	"permissions profile requests filesystem writes outside the workspace root, which is "     \
 	"not supported until the runtime enforces FileSystemSandboxPolicy directly"
 
 static bool same_symbolic(const struct sbx_entry *a, const struct sbx_entry *b)
@@ -88,8 +88,8 @@ static int push_protected(struct sbx_fs *fs, const char *root, bool force_codex,
 	int r = sbx_default_read_only_subpaths(root, force_codex, &v, &n);
 
 	for (size_t i = 0; !r && i < n; i++) {
-		struct sbx_entry e = { .kind = SBX_PATH, .path = v[i], .access = SBX_READ,
-				       .skip_missing = true };
+		struct sbx_entry e = {
+			.kind = SBX_PATH, .path = v[i], .access = SBX_READ, .skip_missing = true};
 
 		r = push_unless_named(fs, &e, ctx);
 	}
@@ -104,8 +104,7 @@ static int push_protected(struct sbx_fs *fs, const char *root, bool force_codex,
  * the project roots (read + skip) unless an entry already names them, the existing protected
  * subpaths of each writable root, then the cwd's (.codex always).
  */
-static int workspace_write(const struct sbx_legacy *l, const struct sbx_ctx *ctx,
-			   struct sbx_fs *fs)
+static int workspace_write(const struct sbx_legacy *l, const struct sbx_ctx *ctx, struct sbx_fs *fs)
 {
 	int r;
 
@@ -130,9 +129,11 @@ static int workspace_write(const struct sbx_legacy *l, const struct sbx_ctx *ctx
 			return r;
 	}
 	for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++) {
-		struct sbx_entry e = { .kind = SBX_SPECIAL, .special = SBX_SP_PROJECT_ROOTS,
-				       .subpath = (char *)sbx_protected_names[k],
-				       .access = SBX_READ, .skip_missing = true };
+		struct sbx_entry e = {.kind = SBX_SPECIAL,
+				      .special = SBX_SP_PROJECT_ROOTS,
+				      .subpath = (char *)sbx_protected_names[k],
+				      .access = SBX_READ,
+				      .skip_missing = true};
 
 		if ((r = push_unless_named(fs, &e, ctx)))
 			return r;
@@ -224,7 +225,8 @@ static bool project_unrestricted(const struct sbx_profile *p, const struct sbx_c
 	}
 	if (p->fs.kind == SBX_FS_UNRESTRICTED || sbx_fs_full_write(&p->fs, ctx)) {
 		/* Full write with network is danger; without, only an outer sandbox says it. */
-		out->type = p->network ? SBX_LEGACY_DANGER_FULL_ACCESS : SBX_LEGACY_EXTERNAL_SANDBOX;
+		out->type =
+			p->network ? SBX_LEGACY_DANGER_FULL_ACCESS : SBX_LEGACY_EXTERNAL_SANDBOX;
 		out->network_access = p->network;
 		return true;
 	}
@@ -326,7 +328,7 @@ int sbx_profile_compat_legacy(const struct sbx_profile *p, const struct sbx_ctx 
 {
 	struct sbx_diag d;
 	struct sbx_roots roots;
-	struct sbx_entry tmpdir = { .kind = SBX_SPECIAL, .special = SBX_SP_TMPDIR };
+	struct sbx_entry tmpdir = {.kind = SBX_SPECIAL, .special = SBX_SP_TMPDIR};
 	char *t;
 	int r;
 
@@ -355,7 +357,7 @@ int sbx_profile_compat_legacy(const struct sbx_profile *p, const struct sbx_ctx 
 	free(t);
 	out->exclude_slash_tmp = true;
 	if (ctx->platform != SBX_PLATFORM_WINDOWS) {
-		struct sbx_entry st = { .kind = SBX_SPECIAL, .special = SBX_SP_SLASH_TMP };
+		struct sbx_entry st = {.kind = SBX_SPECIAL, .special = SBX_SP_SLASH_TMP};
 
 		t = sbx_special_resolve(&st, ctx);
 		out->exclude_slash_tmp =

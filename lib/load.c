@@ -210,8 +210,9 @@ static int relative_path_error(const struct at *a, const char *s)
 
 	if (s[0] == '~') {
 		r = fail(
-		    a, SBX_E_INVALID,
-		    "home-relative path \"%s\" (paths must be absolute; \"~\" is not expanded)", s);
+			a, SBX_E_INVALID,
+			"home-relative path \"%s\" (paths must be absolute; \"~\" is not expanded)",
+			s);
 		return sbx_diag_hint(a->d, r, "write the home directory out in full");
 	}
 	if (strncmp(s, "file:", 5) == 0) {
@@ -221,10 +222,10 @@ static int relative_path_error(const struct at *a, const char *s)
 	}
 	r = fail(a, SBX_E_INVALID, "relative path \"%s\" (paths must be absolute)", s);
 	return sbx_diag_hint(
-	    a->d, r,
-	    "for a path under the project root use {\"type\":\"special\",\"value\":"
-	    "{\"kind\":\"project_roots\",\"subpath\":\"%s\"}}",
-	    s);
+		a->d, r,
+		"for a path under the project root use {\"type\":\"special\",\"value\":"
+		"{\"kind\":\"project_roots\",\"subpath\":\"%s\"}}",
+		s);
 }
 
 /*
@@ -255,13 +256,13 @@ struct kind_name {
 };
 
 static const struct kind_name special_kinds[] = {
-    {"root", SBX_SP_ROOT, false},
-    {"minimal", SBX_SP_MINIMAL, false},
-    {"project_roots", SBX_SP_PROJECT_ROOTS, true},
-    {"current_working_directory", SBX_SP_PROJECT_ROOTS, true}, /* input alias */
-    {"tmpdir", SBX_SP_TMPDIR, false},
-    {"slash_tmp", SBX_SP_SLASH_TMP, false},
-    {"unknown", SBX_SP_UNKNOWN, true},
+	{"root", SBX_SP_ROOT, false},
+	{"minimal", SBX_SP_MINIMAL, false},
+	{"project_roots", SBX_SP_PROJECT_ROOTS, true},
+	{"current_working_directory", SBX_SP_PROJECT_ROOTS, true}, /* input alias */
+	{"tmpdir", SBX_SP_TMPDIR, false},
+	{"slash_tmp", SBX_SP_SLASH_TMP, false},
+	{"unknown", SBX_SP_UNKNOWN, true},
 };
 
 static const struct kind_name *find_kind(const char *s)
@@ -596,8 +597,8 @@ static int load_fs_permissions(const struct at *a, json_t *v, struct sbx_fs *out
 	out->kind = SBX_FS_RESTRICTED;
 	if (!json_object_get(v, "entries") && !json_object_get(v, "glob_scan_max_depth")) {
 		r = check_keys(
-		    a, v, legacy, "file_system permissions",
-		    "\"entries\" and \"glob_scan_max_depth\", or \"read\" and \"write\"");
+			a, v, legacy, "file_system permissions",
+			"\"entries\" and \"glob_scan_max_depth\", or \"read\" and \"write\"");
 		if (!r)
 			r = load_path_list(a, v, "read", SBX_READ, out);
 		return r ? r : load_path_list(a, v, "write", SBX_WRITE, out);
@@ -1096,8 +1097,8 @@ static int jansson_error(const json_error_t *e, const char *buf, size_t len, con
 			       what);
 	case json_error_end_of_input_expected:
 		return fail_at(
-		    d, name, buf, off,
-		    "invalid JSON: unexpected text after the end of the top-level object");
+			d, name, buf, off,
+			"invalid JSON: unexpected text after the end of the top-level object");
 	case json_error_invalid_syntax:
 		if (strstr(what, "unexpected newline"))
 			return fail_at(d, name, buf, off,
@@ -1282,8 +1283,8 @@ static bool member_find(const char *buf, size_t len, size_t *i, const char *key,
 
 	while (j < len && buf[j] == '"') {
 		size_t k = skip_string(buf, len, j);
-		bool match =
-		    decode_string(buf, len, j, scratch) == strlen(key) && strcmp(scratch, key) == 0;
+		bool match = decode_string(buf, len, j, scratch) == strlen(key) &&
+			     strcmp(scratch, key) == 0;
 
 		j = skip_ws(buf, len, k);
 		if (j >= len || buf[j] != ':')
@@ -1393,7 +1394,7 @@ static int load_profile_root(const struct at *a, json_t *root, struct sbx_profil
 		r = fail(&c, SBX_E_INVALID,
 			 "\"%s\" is a legacy SandboxPolicy, not a PermissionProfile", type);
 		return sbx_diag_hint(
-		    a->d, r, "convert it first: sbxrun convert --to profile --cwd DIR FILE");
+			a->d, r, "convert it first: sbxrun convert --to profile --cwd DIR FILE");
 	}
 	*form = SBX_FORM_LEGACY;
 	return load_legacy(a, root, type, legacy_out);

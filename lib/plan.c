@@ -67,7 +67,8 @@ static int add_file_system_reqs(struct sbx_plan *p)
 	for (size_t i = 0; !r && i < rt->n_readable; i++)
 		r = req_add(p, SBX_REQ_READ, rt->readable[i], "read %s", rt->readable[i]);
 	if (!r && rt->platform_defaults)
-		r = req_add(p, SBX_REQ_PLATFORM_DEFAULTS, NULL, "read :minimal (platform defaults)");
+		r = req_add(p, SBX_REQ_PLATFORM_DEFAULTS, NULL,
+			    "read :minimal (platform defaults)");
 	for (size_t i = 0; !r && i < rt->n_writable; i++) {
 		const struct sbx_writable_root *w = &rt->writable[i];
 
@@ -78,7 +79,19 @@ static int add_file_system_reqs(struct sbx_plan *p)
 		for (size_t j = 0; !r && j < w->n_protected_missing; j++) {
 			char *path = NULL;
 
-			r = sbx_path_join(w->root, w->protected_missing[j], &path);
+			if (sbx_path_is_windows_abs(w->root)) {
+				size_t n = strlen(w->root) + strlen(w->protected_missing[j]) + 2;
+
+				path = malloc(n);
+				r = path ? 0 : -ENOMEM;
+				if (path)
+					snprintf(path, n, "%s%s%s", w->root,
+						 strchr("\\/", w->root[strlen(w->root) - 1]) ? ""
+											     : "\\",
+						 w->protected_missing[j]);
+			} else {
+				r = sbx_path_join(w->root, w->protected_missing[j], &path);
+			}
 			if (!r)
 				r = req_add(p, SBX_REQ_PROTECT_MISSING, path, "no-create %s", path);
 			free(path);

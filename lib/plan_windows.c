@@ -193,9 +193,19 @@ static const char hint_reads[] =
 	"give the profile read access to the root (a \"root\" entry with \"read\") and no deny "
 	"entries, or run it on Linux or macOS";
 
+/* A readable volume root: reads are then narrowed by deny entries only, if at all. */
+static bool reads_root(const struct sbx_plan *p)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].kind == SBX_REQ_READ && p->reqs[i].path &&
+		    is_volume_root(p->reqs[i].path))
+			return true;
+	return false;
+}
+
 static int attach_restricted_token(struct sbx_plan *p)
 {
-	bool read_refused = false;
+	bool read_refused = false, all_readable = p->roots.full_read || reads_root(p);
 	char why[256];
 
 	if (p->profile.type != SBX_MANAGED || p->profile.fs.kind != SBX_FS_RESTRICTED ||
@@ -218,7 +228,8 @@ static int attach_restricted_token(struct sbx_plan *p)
 		switch (r->kind) {
 		case SBX_REQ_READ:
 		case SBX_REQ_PLATFORM_DEFAULTS:
-			if (p->roots.full_read) {
+			/* With the root readable, what narrows reads is a deny: refused below. */
+			if (all_readable) {
 				enforce(r);
 			} else {
 				ret = refuse(r, why_reads, hint_reads);
@@ -236,15 +247,17 @@ static int attach_restricted_token(struct sbx_plan *p)
 			break;
 		case SBX_REQ_WRITE:
 			if (r->path && is_volume_root(r->path))
-				ret = refuse(r,
-					     "granting write on a whole volume would rewrite the ACL of "
-					     "every file on it",
-					     "grant write on the directories the command needs");
+				ret = refuse(
+					r,
+					"granting write on a whole volume would rewrite the ACL of "
+					"every file on it",
+					"grant write on the directories the command needs");
 			else if (r->path && under_read_only(p, r->path))
-				ret = refuse(r,
-					     "the Windows restricted-token sandbox cannot reopen a "
-					     "writable root inside a read-only carve-out",
-					     "make the carve-out writable, or drop the nested root");
+				ret = refuse(
+					r,
+					"the Windows restricted-token sandbox cannot reopen a "
+					"writable root inside a read-only carve-out",
+					"make the carve-out writable, or drop the nested root");
 			else
 				enforce(r);
 			break;
@@ -261,18 +274,21 @@ static int attach_restricted_token(struct sbx_plan *p)
 			if (p->network)
 				enforce(r);
 			else
-				ret = refuse(r,
-					     "the Windows restricted-token sandbox cannot block the "
-					     "network (an unelevated token has no network filter, and "
-					     "sbxrun does not fake one with proxy variables)",
-					     "allow the network in the profile (\"network\": \"enabled\"), "
-					     "or run the command on Linux or macOS");
+				ret = refuse(
+					r,
+					"the Windows restricted-token sandbox cannot block the "
+					"network (an unelevated token has no network filter, and "
+					"sbxrun does not fake one with proxy variables)",
+					"allow the network in the profile (\"network\": "
+					"\"enabled\"), "
+					"or run the command on Linux or macOS");
 			break;
 		case SBX_REQ_MANAGED_NETWORK:
-			ret = refuse(r,
-				     "managed networking needs the elevated Windows sandbox, which "
-				     "sbxrun does not implement",
-				     "run the command on Linux or macOS, or without --managed-network");
+			ret = refuse(
+				r,
+				"managed networking needs the elevated Windows sandbox, which "
+				"sbxrun does not implement",
+				"run the command on Linux or macOS, or without --managed-network");
 			break;
 		}
 		if (ret < 0)
@@ -311,7 +327,8 @@ int sbx_plan_attach_windows(struct sbx_plan *p, enum sbx_windows_level level)
 
 	switch (level) {
 	case SBX_WIN_DISABLED:
-		return refuse_all(p, NULL, "the Windows sandbox is disabled (--windows-sandbox disabled)",
+		return refuse_all(p, NULL,
+				  "the Windows sandbox is disabled (--windows-sandbox disabled)",
 				  "use --windows-sandbox restricted-token");
 	case SBX_WIN_ELEVATED:
 		return refuse_all(p, NULL,

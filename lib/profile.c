@@ -6,9 +6,9 @@
 
 #include "sbx.h"
 
-static const char *const access_names[] = { "read", "write", "deny" };
-static const char *const special_names[] = { "root",	  "minimal",   "project_roots",
-					     "tmpdir", "slash_tmp", "unknown" };
+static const char *const access_names[] = {"read", "write", "deny"};
+static const char *const special_names[] = {"root",   "minimal",   "project_roots",
+					    "tmpdir", "slash_tmp", "unknown"};
 
 const char *sbx_access_name(enum sbx_access a)
 {
@@ -98,8 +98,8 @@ int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e)
 
 int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, bool skip)
 {
-	struct sbx_entry e = { .kind = SBX_PATH, .path = (char *)path, .access = a,
-			       .skip_missing = skip };
+	struct sbx_entry e = {
+		.kind = SBX_PATH, .path = (char *)path, .access = a, .skip_missing = skip};
 
 	return sbx_fs_push(fs, &e);
 }
@@ -107,8 +107,11 @@ int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, boo
 int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subpath,
 			enum sbx_access a, bool skip)
 {
-	struct sbx_entry e = { .kind = SBX_SPECIAL, .special = sp, .subpath = (char *)subpath,
-			       .access = a, .skip_missing = skip };
+	struct sbx_entry e = {.kind = SBX_SPECIAL,
+			      .special = sp,
+			      .subpath = (char *)subpath,
+			      .access = a,
+			      .skip_missing = skip};
 
 	return sbx_fs_push(fs, &e);
 }

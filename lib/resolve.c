@@ -17,7 +17,7 @@
 
 #include "sbx.h"
 
-const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N] = { ".git", ".agents", ".codex" };
+const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N] = {".git", ".agents", ".codex"};
 
 /* A .git pointer file is one line; anything longer is not a pointer file. */
 #define GITDIR_FILE_MAX 4096
@@ -267,8 +267,8 @@ static uint64_t hash_str(uint64_t h, const char *s, size_t n)
 static uint64_t hash_entry(const struct sbx_entry *e)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
-	char k[4] = { (char)e->kind, (char)(e->kind == SBX_SPECIAL ? e->special : 0),
-		      (char)e->access, (char)e->skip_missing };
+	char k[4] = {(char)e->kind, (char)(e->kind == SBX_SPECIAL ? e->special : 0),
+		     (char)e->access, (char)e->skip_missing};
 
 	h = hash_str(h, k, sizeof(k));
 	if (e->path)
@@ -354,7 +354,7 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 {
 	const char *const *roots = ctx->workspace_roots;
 	size_t n_roots = ctx->n_workspace_roots;
-	const char *cwd_only[1] = { ctx->cwd };
+	const char *cwd_only[1] = {ctx->cwd};
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -366,18 +366,20 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 	}
 	for (size_t i = 0; i < in->n && !r; i++) {
 		const struct sbx_entry *e = &in->entries[i];
-		bool pr_glob = e->kind == SBX_GLOB && e->path &&
-			       strncmp(e->path, PROJECT_ROOTS_GLOB, strlen(PROJECT_ROOTS_GLOB)) == 0;
+		bool pr_glob =
+			e->kind == SBX_GLOB && e->path &&
+			strncmp(e->path, PROJECT_ROOTS_GLOB, strlen(PROJECT_ROOTS_GLOB)) == 0;
 
 		if ((e->kind == SBX_SPECIAL && e->special == SBX_SP_PROJECT_ROOTS && n_roots) ||
 		    (pr_glob && n_roots)) {
 			for (size_t j = 0; j < n_roots && !r; j++) {
-				struct sbx_entry m = { .access = e->access,
-						       .skip_missing = e->skip_missing };
+				struct sbx_entry m = {.access = e->access,
+						      .skip_missing = e->skip_missing};
 
 				if (pr_glob) {
 					m.kind = SBX_GLOB;
-					r = glob_under(roots[j], e->path + strlen(PROJECT_ROOTS_GLOB),
+					r = glob_under(roots[j],
+						       e->path + strlen(PROJECT_ROOTS_GLOB),
 						       &m.path);
 				} else {
 					m.kind = SBX_PATH;
@@ -389,8 +391,9 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 		} else if (e->kind == SBX_GLOB && e->path && !pr_glob &&
 			   !sbx_path_is_posix_abs(e->path) && !sbx_path_is_windows_abs(e->path) &&
 			   ctx->cwd) {
-			struct sbx_entry m = { .kind = SBX_GLOB, .access = e->access,
-					       .skip_missing = e->skip_missing };
+			struct sbx_entry m = {.kind = SBX_GLOB,
+					      .access = e->access,
+					      .skip_missing = e->skip_missing};
 
 			r = glob_under(ctx->cwd, e->path, &m.path);
 			if (!r)
@@ -655,8 +658,8 @@ static bool explicit_write_covers(const struct sbx_fs *fs, const struct sbx_ctx 
 	for (size_t i = 0; i < fs->n && !found; i++) {
 		char *t = NULL;
 
-		if (fs->entries[i].access != SBX_WRITE ||
-		    resolve_entry(&fs->entries[i], ctx, &t) || !t)
+		if (fs->entries[i].access != SBX_WRITE || resolve_entry(&fs->entries[i], ctx, &t) ||
+		    !t)
 			continue;
 		found = covers(meta, t) && covers(t, q);
 		free(t);
@@ -686,8 +689,8 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 		size_t len;
 		char *t = NULL, *meta = NULL;
 
-		if (fs->entries[i].access != SBX_WRITE ||
-		    resolve_entry(&fs->entries[i], ctx, &t) || !t)
+		if (fs->entries[i].access != SBX_WRITE || resolve_entry(&fs->entries[i], ctx, &t) ||
+		    !t)
 			continue;
 		if (first_component_below(t, q, &name, &len) && is_protected_name(name, len)) {
 			meta = strndup(q, (size_t)(name - q) + len);
@@ -802,10 +805,10 @@ static char *gitdir_target(const char *root, const char *dotgit)
 	return out;
 }
 
-int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
-				   char ***out, size_t *n)
+int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex, char ***out,
+				   size_t *n)
 {
-	struct strv v = { 0 };
+	struct strv v = {0};
 	char *git = NULL, *agents = NULL, *codex = NULL, *target;
 	struct stat st;
 	int r;
@@ -845,11 +848,11 @@ out:
 /* Distinct resolved paths of a profile, each with the strongest access of the entries there. */
 struct pmap {
 	struct pslot {
-		const char *p;	/* borrowed from paths.v */
+		const char *p; /* borrowed from paths.v */
 		size_t len;
-		int access;	/* max over the entries at exactly this path */
-		long wr;	/* index into the writable roots, or -1 */
-	} *slots;
+		int access; /* max over the entries at exactly this path */
+		long wr;    /* index into the writable roots, or -1 */
+	} * slots;
 	size_t cap;
 	struct strv paths; /* distinct paths in first-seen order (owned) */
 };
@@ -903,8 +906,8 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 		r = strv_push_owned(&m->paths, strdup(p));
 		if (r)
 			return r;
-		m->slots[s] = (struct pslot){ m->paths.v[m->paths.n - 1], len,
-					      (int)fs->entries[i].access, -1 };
+		m->slots[s] = (struct pslot){m->paths.v[m->paths.n - 1], len,
+					     (int)fs->entries[i].access, -1};
 	}
 	return 0;
 }
@@ -1047,10 +1050,10 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi)
 int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
 		 struct sbx_diag *d)
 {
-	struct sbx_fs m = { 0 };
+	struct sbx_fs m = {0};
 	char **resolved = NULL;
-	struct pmap map = { 0 };
-	struct strv readable = { 0 }, unreadable = { 0 }, globs = { 0 };
+	struct pmap map = {0};
+	struct strv readable = {0}, unreadable = {0}, globs = {0};
 	size_t n_wr = 0;
 	int r;
 
@@ -1076,10 +1079,11 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 			if (e->access != SBX_DENY)
 				continue;
 			if (!sbx_path_is_posix_abs(e->path) && !sbx_path_is_windows_abs(e->path)) {
-				r = sbx_diag_set(d, SBX_E_INVALID,
-						 "deny glob `%s` is relative and there is no working "
-						 "directory to resolve it against",
-						 e->path);
+				r = sbx_diag_set(
+					d, SBX_E_INVALID,
+					"deny glob `%s` is relative and there is no working "
+					"directory to resolve it against",
+					e->path);
 				goto fail;
 			}
 			if (native_abs(e->path, ctx) && !strv_has(&globs, e->path) &&
@@ -1154,7 +1158,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	out->n_unreadable = unreadable.n;
 	out->deny_globs = globs.v;
 	out->n_deny_globs = globs.n;
-	readable = unreadable = globs = (struct strv){ 0 };
+	readable = unreadable = globs = (struct strv){0};
 fail:
 	if (resolved)
 		sbx_strv_free(resolved, m.n);

@@ -32,13 +32,15 @@
 static const char base_policy[] =
 	"(version 1)\n"
 	"(deny default)\n"
-	"; processes: start programs and fork; signals and process inspection stay in this sandbox\n"
+	"; processes: start programs and fork; signals and process inspection stay in this "
+	"sandbox\n"
 	"(allow process-exec)\n"
 	"(allow process-fork)\n"
 	"(allow signal (target same-sandbox))\n"
 	"(allow process-info* (target same-sandbox))\n"
 	"; writing to the null device, and only while it is the character device\n"
-	"(allow file-write-data (require-all (literal \"/dev/null\") (vnode-type CHARACTER-DEVICE)))\n"
+	"(allow file-write-data (require-all (literal \"/dev/null\") (vnode-type "
+	"CHARACTER-DEVICE)))\n"
 	"; machine facts that language runtimes and build tools read at start-up\n"
 	"(allow sysctl-read\n"
 	"  (sysctl-name \"hw.activecpu\")\n"
@@ -219,7 +221,7 @@ static void strv_clear(struct strv *s)
 
 static char *path_join2(const char *dir, const char *rest)
 {
-	struct sbx_buf b = { 0 };
+	struct sbx_buf b = {0};
 
 	sbx_buf_add(&b, dir);
 	if (rest[0] && strcmp(dir, "/") != 0)
@@ -342,9 +344,9 @@ static int canon_top(const char *path, char **out, char **deeper)
 /* One root of an allow block, with what is carved out of it. */
 struct root {
 	char *path;
-	bool literal;	     /* an existing non-directory: the file itself, not a subtree */
-	struct strv excl;    /* carve-outs: neither the path nor anything below it */
-	struct strv resolved; /* per carve-out: its canonical target, or "" when the same */
+	bool literal;		  /* an existing non-directory: the file itself, not a subtree */
+	struct strv excl;	  /* carve-outs: neither the path nor anything below it */
+	struct strv resolved;	  /* per carve-out: its canonical target, or "" when the same */
 	const char *const *names; /* protected metadata names that must not be created */
 	size_t n_names;
 };
@@ -384,7 +386,7 @@ static void gen_clear(struct gen *g)
 
 static int param(struct gen *g, const char *key, const char *value)
 {
-	struct sbx_buf b = { 0 };
+	struct sbx_buf b = {0};
 
 	sbx_buf_add(&b, key);
 	sbx_buf_addc(&b, '=');
@@ -466,10 +468,11 @@ static int collect_write(struct gen *g)
 		if (rc)
 			return rc;
 		if (deeper) {
-			rc = sbx_diag_set(g->d, SBX_E_UNENFORCEABLE,
-					  "writable root %s contains symlink component %s; symlinked "
-					  "writable roots are not supported",
-					  w->root, deeper);
+			rc = sbx_diag_set(
+				g->d, SBX_E_UNENFORCEABLE,
+				"writable root %s contains symlink component %s; symlinked "
+				"writable roots are not supported",
+				w->root, deeper);
 			sbx_diag_hint(g->d, rc, "name the directory the symlink points to instead");
 			free(deeper);
 			return rc;
@@ -656,8 +659,8 @@ static int emit_params(struct gen *g)
 			snprintf(key, sizeof(key), "WRITABLE_ROOT_%zu_EXCLUDED_%zu", i, j);
 			rc = param(g, key, g->write[i].excl.v[j]);
 			if (!rc && g->write[i].resolved.v[j][0]) {
-				snprintf(key, sizeof(key), "WRITABLE_ROOT_%zu_EXCLUDED_%zu_RESOLVED", i,
-					 j);
+				snprintf(key, sizeof(key),
+					 "WRITABLE_ROOT_%zu_EXCLUDED_%zu_RESOLVED", i, j);
 				rc = param(g, key, g->write[i].resolved.v[j]);
 			}
 		}
@@ -671,13 +674,13 @@ static int emit_params(struct gen *g)
 
 static void emit_excl(struct sbx_buf *t, const char *key)
 {
-	sbx_buf_addf(t, " (require-not (literal (param \"%s\"))) (require-not (subpath (param \"%s\")))",
-		     key, key);
+	sbx_buf_addf(
+		t, " (require-not (literal (param \"%s\"))) (require-not (subpath (param \"%s\")))",
+		key, key);
 }
 
 /* One filter per root: the root, minus its carve-outs and protected names. */
-static void emit_root_filter(struct sbx_buf *t, const char *prefix, size_t i,
-			     const struct root *rt)
+static void emit_root_filter(struct sbx_buf *t, const char *prefix, size_t i, const struct root *rt)
 {
 	const char *kind = rt->literal ? "literal" : "subpath";
 	char key[96];
@@ -696,7 +699,7 @@ static void emit_root_filter(struct sbx_buf *t, const char *prefix, size_t i,
 		}
 	}
 	for (size_t k = 0; k < rt->n_names; k++) {
-		struct sbx_buf re = { 0 };
+		struct sbx_buf re = {0};
 
 		/* The name, and anything below it, whether it exists now or is created later. */
 		sbx_buf_addc(&re, '^');
@@ -756,7 +759,8 @@ static void emit_write(struct gen *g)
 	/* A writable root cannot be renamed or removed: its carve-outs would go with it. */
 	for (size_t i = 0; i < g->n_write; i++)
 		sbx_buf_addf(t,
-			     "(deny file-write-unlink (require-all (literal (param \"WRITABLE_ROOT_%zu\")) "
+			     "(deny file-write-unlink (require-all (literal (param "
+			     "\"WRITABLE_ROOT_%zu\")) "
 			     "(vnode-type DIRECTORY)))\n",
 			     i);
 }
@@ -779,7 +783,7 @@ static int glob_canonical_variant(const char *glob, char **out)
 {
 	size_t i, last = 0;
 	char *prefix, *canon = NULL;
-	struct sbx_buf b = { 0 };
+	struct sbx_buf b = {0};
 	int rc;
 
 	*out = NULL;
@@ -834,7 +838,8 @@ static int emit_glob(struct gen *g, const char *glob, struct strv *seen)
 	for (size_t i = 0; i < n_anc && !rc; i++) {
 		if (strv_has(seen, anc[i]))
 			continue;
-		sbx_buf_add(t, "(deny file-write-unlink (require-all (vnode-type DIRECTORY) (regex ");
+		sbx_buf_add(t,
+			    "(deny file-write-unlink (require-all (vnode-type DIRECTORY) (regex ");
 		sbx_sbpl_regex_literal(t, anc[i]);
 		sbx_buf_add(t, ")))\n");
 		rc = strv_push_owned(seen, anc[i]);
@@ -850,11 +855,12 @@ out:
 
 static int emit_globs(struct gen *g)
 {
-	struct strv seen = { 0 };
+	struct strv seen = {0};
 	int rc = 0;
 
 	if (g->r->n_deny_globs)
-		sbx_buf_add(&g->text, "; deny globs: neither read nor written, parents kept in place\n");
+		sbx_buf_add(&g->text,
+			    "; deny globs: neither read nor written, parents kept in place\n");
 	for (size_t i = 0; i < g->r->n_deny_globs && !rc; i++) {
 		const char *glob = g->r->deny_globs[i];
 		char *variant = NULL;
@@ -886,7 +892,7 @@ static void emit_ancestors(struct gen *g)
 int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
 		   struct sbx_diag *d)
 {
-	struct gen g = { .r = &p->roots, .ctx = ctx, .d = d };
+	struct gen g = {.r = &p->roots, .ctx = ctx, .d = d};
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -963,8 +969,7 @@ void sbx_sbpl_free(struct sbx_sbpl *s)
  * One allocation holds the pointer array and every string, so free(*argv_out) releases all.
  * The command's strings are copied too: the result stays valid whatever the caller frees.
  */
-int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out,
-		   size_t *argc_out)
+int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out, size_t *argc_out)
 {
 	size_t n_cmd = 0, argc, bytes, off;
 	char **argv, *str;
@@ -1035,13 +1040,14 @@ int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
 		} else if (r->kind == SBX_REQ_WRITE && r->path && r->path[0] == '/') {
 			rc = canon_top(r->path, &canon, &deeper);
 			if (!rc && deeper) {
-				struct sbx_buf w = { 0 };
+				struct sbx_buf w = {0};
 
-				sbx_buf_addf(&w,
-					     "writable root %s contains symlink component %s; "
-					     "symlinked writable roots are not supported; hint: name "
-					     "the directory the symlink points to instead",
-					     r->path, deeper);
+				sbx_buf_addf(
+					&w,
+					"writable root %s contains symlink component %s; "
+					"symlinked writable roots are not supported; hint: name "
+					"the directory the symlink points to instead",
+					r->path, deeper);
 				rc = set_unenforceable(r, sbx_buf_steal(&w));
 			}
 		}

@@ -227,7 +227,7 @@ static void translate(struct sbx_buf *b, const char *g, size_t len, enum sbx_sbp
 
 int sbx_sbpl_glob_regex(const char *glob, enum sbx_sbpl_glob_mode mode, char **out)
 {
-	struct sbx_buf b = { 0 };
+	struct sbx_buf b = {0};
 
 	translate(&b, glob, strlen(glob), mode);
 	*out = sbx_buf_steal(&b);
@@ -247,7 +247,7 @@ int sbx_sbpl_glob_ancestors(const char *glob, char ***out, size_t *n)
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < len; i++) {
-		struct sbx_buf b = { 0 };
+		struct sbx_buf b = {0};
 
 		switch (glob[i]) {
 		case '\\':

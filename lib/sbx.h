@@ -16,11 +16,11 @@
 #define SBX_VERSION "0.1.0"
 
 /* Limits, each with the reason it exists. */
-#define SBX_MAX_PROFILE_BYTES (4u << 20) /* a profile is configuration, not data */
-#define SBX_MAX_JSON_DEPTH 64		 /* the deepest valid profile nests 8 levels */
-#define SBX_MAX_ENTRIES 100000		 /* 10x the largest profile the benchmarks use */
-#define SBX_MAX_PATH 4096		 /* PATH_MAX on Linux */
-#define SBX_MAX_GLOB_MATCHES 8192	 /* each match costs a mount; Codex uses the same cap */
+#define SBX_MAX_PROFILE_BYTES	(4u << 20) /* a profile is configuration, not data */
+#define SBX_MAX_JSON_DEPTH	64	   /* the deepest valid profile nests 8 levels */
+#define SBX_MAX_ENTRIES		100000	   /* 10x the largest profile the benchmarks use */
+#define SBX_MAX_PATH		4096	   /* PATH_MAX on Linux */
+#define SBX_MAX_GLOB_MATCHES	8192	   /* each match costs a mount; Codex uses the same cap */
 #define SBX_MAX_WORKSPACE_ROOTS 256
 /* Without a mount namespace a denied path costs a Landlock rule per entry beside its way down. */
 #define SBX_LANDLOCK_DIR_ENTRIES_MAX 4096 /* entries of one directory on that way */
@@ -46,8 +46,8 @@ enum {
  * followed by "hint: HINT" on its own line when hint[0] != 0.
  */
 struct sbx_diag {
-	char file[512]; /* "-" for stdin, ":workspace" for built-ins, "" when none */
-	int line, col;	/* 1-based; 0 = unknown */
+	char file[512];	   /* "-" for stdin, ":workspace" for built-ins, "" when none */
+	int line, col;	   /* 1-based; 0 = unknown */
 	char pointer[512]; /* RFC 6901 JSON pointer of the offending value, "" when none */
 	char msg[1024];
 	char hint[512];
@@ -111,8 +111,8 @@ struct sbx_profile {
 
 /* An AdditionalPermissionProfile (spec 2.9). */
 struct sbx_additional {
-	int network;  /* -1 absent/null, 0 false, 1 true */
-	bool has_fs;  /* "file_system" present and not null */
+	int network;	  /* -1 absent/null, 0 false, 1 true */
+	bool has_fs;	  /* "file_system" present and not null */
 	struct sbx_fs fs; /* kind is always RESTRICTED */
 };
 
@@ -195,8 +195,8 @@ int sbx_legacy_load_buf(const char *buf, size_t len, const char *name, struct sb
  * v, used in diagnostics.
  */
 struct json_t;
-int sbx_entries_load_jv(struct json_t *v, const char *name, const char *pointer,
-			struct sbx_fs *out, struct sbx_diag *d);
+int sbx_entries_load_jv(struct json_t *v, const char *name, const char *pointer, struct sbx_fs *out,
+			struct sbx_diag *d);
 int sbx_fs_permissions_load_jv(struct json_t *v, const char *name, const char *pointer,
 			       struct sbx_fs *out, struct sbx_diag *d);
 
@@ -218,7 +218,7 @@ enum sbx_platform sbx_host_platform(void);
 
 /* Where a profile is evaluated. All strings borrowed. */
 struct sbx_ctx {
-	const char *cwd;		     /* absolute, canonical: the sandbox policy cwd */
+	const char *cwd;		    /* absolute, canonical: the sandbox policy cwd */
 	const char *const *workspace_roots; /* absolute; NULL/0 = { cwd } */
 	size_t n_workspace_roots;
 	const char *tmpdir; /* the environment's TMPDIR or NULL; used only when absolute */
@@ -259,25 +259,29 @@ extern const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N]; /* .git .ag
 /* A writable root with its read-only carve-outs and protected names (spec 2.6, 2.7). */
 struct sbx_writable_root {
 	char *root;
-	char **read_only;	/* explicit non-write entries inside + existing protected subpaths */
+	char **read_only; /* explicit non-write entries inside + existing protected subpaths */
 	size_t n_read_only;
 	const char *protected_missing[SBX_PROTECTED_NAMES_N]; /* names to block creation of */
 	size_t n_protected_missing;
 };
 struct sbx_roots {
 	bool full_read, full_write, platform_defaults;
-	char **readable; size_t n_readable;	/* read roots (not under writable roots) */
-	struct sbx_writable_root *writable; size_t n_writable;
-	char **unreadable; size_t n_unreadable; /* deny paths that resolve (never "/") */
-	char **deny_globs; size_t n_deny_globs; /* absolute patterns */
+	char **readable;
+	size_t n_readable; /* read roots (not under writable roots) */
+	struct sbx_writable_root *writable;
+	size_t n_writable;
+	char **unreadable;
+	size_t n_unreadable; /* deny paths that resolve (never "/") */
+	char **deny_globs;
+	size_t n_deny_globs; /* absolute patterns */
 };
 int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
 		 struct sbx_diag *d);
 void sbx_roots_free(struct sbx_roots *r);
 
 /* Protected metadata subpaths of root that exist (spec 2.6), including a gitdir: target. */
-int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
-				   char ***out, size_t *n);
+int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex, char ***out,
+				   size_t *n);
 
 /* ---- legacy <-> canonical (legacy.c) ------------------------------------------------------- */
 
@@ -355,27 +359,27 @@ enum sbx_sandbox sbx_platform_sandbox(enum sbx_platform pl, enum sbx_windows_lev
 /* ---- plans (plan.c; platform attachers plan_linux.c, sbpl.c, plan_windows.c) ------------- */
 
 enum sbx_req_kind {
-	SBX_REQ_READ = 0,	/* readable root */
-	SBX_REQ_WRITE,		/* writable root */
-	SBX_REQ_READ_ONLY,	/* read-only carve-out inside a writable root */
-	SBX_REQ_PROTECT_MISSING, /* protected name that must not be created */
-	SBX_REQ_DENY,		/* denied path (and glob expansions) */
-	SBX_REQ_DENY_GLOB,	/* a deny glob as a whole */
+	SBX_REQ_READ = 0,	   /* readable root */
+	SBX_REQ_WRITE,		   /* writable root */
+	SBX_REQ_READ_ONLY,	   /* read-only carve-out inside a writable root */
+	SBX_REQ_PROTECT_MISSING,   /* protected name that must not be created */
+	SBX_REQ_DENY,		   /* denied path (and glob expansions) */
+	SBX_REQ_DENY_GLOB,	   /* a deny glob as a whole */
 	SBX_REQ_PLATFORM_DEFAULTS, /* "minimal" readable set */
-	SBX_REQ_NETWORK,	/* network restricted or enabled (see plan.network) */
+	SBX_REQ_NETWORK,	   /* network restricted or enabled (see plan.network) */
 	SBX_REQ_MANAGED_NETWORK,
-	SBX_REQ_METADATA,	/* chmod/chown/utimes outside writable roots */
+	SBX_REQ_METADATA, /* chmod/chown/utimes outside writable roots */
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 
 struct sbx_req {
 	enum sbx_req_kind kind;
-	char *path;	     /* absolute path or pattern; NULL for network/metadata */
-	char *rule;	     /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
+	char *path; /* absolute path or pattern; NULL for network/metadata */
+	char *rule; /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
 	const char *mechanism; /* static string: "landlock", "mount-namespace", "seccomp", ... */
 	enum sbx_req_status status;
-	char *why;	     /* unenforceable/skipped: missing feature and hint; else NULL */
-	bool exists;	     /* path exists on this host (when path != NULL) */
+	char *why;   /* unenforceable/skipped: missing feature and hint; else NULL */
+	bool exists; /* path exists on this host (when path != NULL) */
 };
 
 struct sbx_plan {
@@ -384,7 +388,7 @@ struct sbx_plan {
 	struct sbx_roots roots;
 	bool sandbox_requested;
 	enum sbx_sandbox sandbox;
-	bool network;	      /* enabled */
+	bool network; /* enabled */
 	bool managed_network;
 	struct sbx_req *reqs;
 	size_t n_reqs, cap_reqs;
@@ -403,16 +407,17 @@ const struct sbx_req *sbx_plan_first_unenforceable(const struct sbx_plan *p);
 
 /* Facts of a Linux host, filled by the probe (platform/linux/probe.c). */
 struct sbx_linux_facts {
-	char kernel[128];	/* uname release */
-	int landlock_abi;	/* 0 = Landlock unavailable */
-	bool seccomp;		/* seccomp filters can be installed */
-	bool user_namespaces;	/* an unprivileged user namespace can be created */
-	char userns_blocked_by[160]; /* "" or what blocks them (AppArmor restriction, sysctl, ...) */
-	bool mount_namespace;	/* a private mount namespace can be created by this process */
-	bool no_new_privs;	/* prctl(PR_SET_NO_NEW_PRIVS) works */
+	char kernel[128];     /* uname release */
+	int landlock_abi;     /* 0 = Landlock unavailable */
+	bool seccomp;	      /* seccomp filters can be installed */
+	bool user_namespaces; /* an unprivileged user namespace can be created */
+	char userns_blocked_by
+		[160];	      /* "" or what blocks them (AppArmor restriction, sysctl, ...) */
+	bool mount_namespace; /* a private mount namespace can be created by this process */
+	bool no_new_privs;    /* prctl(PR_SET_NO_NEW_PRIVS) works */
 	bool running_as_root;
 	bool in_container;
-	int wsl;		/* 0 = not WSL, else 1 or 2 */
+	int wsl; /* 0 = not WSL, else 1 or 2 */
 };
 /* What --platform linux assumes on a host that is not Linux: a current kernel, no restrictions. */
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
@@ -434,8 +439,7 @@ void sbx_sbpl_free(struct sbx_sbpl *s);
  * The sandbox-exec argv: "/usr/bin/sandbox-exec", "-p", policy, "-DKEY=VALUE"..., "--", cmd...,
  * NULL. One allocation: free(*argv_out) releases it all. Pure, so explain can show it anywhere.
  */
-int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out,
-		   size_t *argc_out);
+int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out, size_t *argc_out);
 
 /* Windows command lines by the CommandLineToArgvW rules (winquote.c). */
 char *sbx_win_quote_arg(const char *arg);

@@ -17,7 +17,7 @@ int sbx_macos_exec(const struct sbx_plan *p, const struct sbx_ctx *ctx, char *co
 		   struct sbx_diag *d)
 {
 	const struct sbx_req *bad;
-	struct sbx_sbpl policy = { 0 };
+	struct sbx_sbpl policy = {0};
 	char **argv = NULL;
 	size_t argc = 0;
 	int rc, err;
@@ -29,7 +29,8 @@ int sbx_macos_exec(const struct sbx_plan *p, const struct sbx_ctx *ctx, char *co
 	bad = sbx_plan_first_unenforceable(p);
 	if (bad) {
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE, "cannot enforce \"%s\" on macOS: %s",
-			     bad->rule ? bad->rule : "(rule)", bad->why ? bad->why : "no mechanism");
+			     bad->rule ? bad->rule : "(rule)",
+			     bad->why ? bad->why : "no mechanism");
 		return SBX_E_UNENFORCEABLE;
 	}
 
@@ -41,8 +42,9 @@ int sbx_macos_exec(const struct sbx_plan *p, const struct sbx_ctx *ctx, char *co
 		err = errno;
 		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE, "%s is not usable: %s",
 				  SBX_MACOS_SANDBOX_EXEC, strerror(err));
-		return sbx_diag_hint(d, rc, "it ships with macOS; without it sbxrun cannot confine "
-					    "a command here");
+		return sbx_diag_hint(d, rc,
+				     "it ships with macOS; without it sbxrun cannot confine "
+				     "a command here");
 	}
 
 	/* 3. The policy text and its parameters; paths only ever travel as parameters. */
@@ -81,8 +83,9 @@ int sbx_macos_exec(const struct sbx_plan *p, const struct sbx_ctx *ctx, char *co
 	err = errno;
 	free(argv);
 	if (err == E2BIG) {
-		rc = sbx_diag_set(d, -err, "the Seatbelt policy and its parameters are larger than "
-					   "the system's argument size limit");
+		rc = sbx_diag_set(d, -err,
+				  "the Seatbelt policy and its parameters are larger than "
+				  "the system's argument size limit");
 		return sbx_diag_hint(d, rc, "use fewer or shorter paths in the profile");
 	}
 	return sbx_diag_set(d, -err, "cannot execute %s: %s", SBX_MACOS_SANDBOX_EXEC,

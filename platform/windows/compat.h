@@ -5,7 +5,9 @@
  *
  * Two kinds of definitions:
  *   - equivalents: strndup, realpath (GetFullPathName semantics: lexical, no symlinks resolved),
- *     lstat (no symlinks on this path: stat), O_CLOEXEC (_O_NOINHERIT);
+ *     lstat (no symlinks on this path: stat), O_CLOEXEC (_O_NOINHERIT), localtime_r
+ *     (localtime_s);
+ *   - readlink reports EINVAL ("not a symbolic link"), which is what POSIX callers handle;
  *   - refusals: directory-fd walking (openat, fdopendir, fstatat) fails with ENOSYS. Only glob
  *     expansion walks directories that way, and on Windows deny globs are refused before that
  *     matters (plan_windows.c: the restricted token cannot deny reads). The d_type member and
@@ -24,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <dirent.h>
+#include <time.h>
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC _O_NOINHERIT
@@ -48,7 +51,7 @@
 #endif
 #ifndef DT_UNKNOWN
 #define DT_UNKNOWN 0
-#define DT_DIR 4
+#define DT_DIR	   4
 #endif
 /* MinGW's struct dirent has no d_type; d_reclen is always zero there, so it reads DT_UNKNOWN. */
 #define d_type d_reclen
@@ -122,6 +125,20 @@ static inline int sbx_compat_dirfd(DIR *d)
 	return -1;
 }
 #define dirfd sbx_compat_dirfd
+
+static inline struct tm *sbx_compat_localtime_r(const time_t *t, struct tm *out)
+{
+	return localtime_s(out, t) == 0 ? out : NULL;
+}
+#define localtime_r sbx_compat_localtime_r
+
+static inline long sbx_compat_readlink(const char *path, char *buf, size_t size)
+{
+	(void)path, (void)buf, (void)size;
+	errno = EINVAL;
+	return -1;
+}
+#define readlink sbx_compat_readlink
 
 #endif /* _WIN32 */
 #endif

@@ -63,8 +63,8 @@
  * Every right that changes an object or its children; no READ_CONTROL or SYNCHRONIZE (which
  * FILE_GENERIC_WRITE carries) so that the deny cannot get in the way of reading.
  */
-#define SBX_DENY_MASK                                                                          \
-	(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES | DELETE |  \
+#define SBX_DENY_MASK                                                                              \
+	(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES | DELETE |     \
 	 FILE_DELETE_CHILD | WRITE_DAC | WRITE_OWNER)
 
 /* One ACL change, to undo. */
@@ -74,8 +74,8 @@ struct acl_change {
 };
 
 struct run_state {
-	HANDLE token;	      /* restricted token; NULL when no sandbox is requested */
-	PSID cap_sid;	      /* LocalAlloc'd by AllocateAndInitializeSid: FreeSid */
+	HANDLE token; /* restricted token; NULL when no sandbox is requested */
+	PSID cap_sid; /* LocalAlloc'd by AllocateAndInitializeSid: FreeSid */
 	struct acl_change *changes;
 	size_t n_changes, cap_changes;
 	HANDLE process, thread;
@@ -84,7 +84,7 @@ struct run_state {
 /* ---- the job, shared with the console control handler ------------------------------------ */
 
 static CRITICAL_SECTION job_lock;
-static HANDLE job_handle;    /* guarded by job_lock */
+static HANDLE job_handle;   /* guarded by job_lock */
 static HANDLE cleanup_done; /* manual-reset event: set once ACLs are undone */
 
 static BOOL WINAPI console_handler(DWORD type)
@@ -193,7 +193,8 @@ static bool is_batch_file(const char *prog)
 {
 	size_t n = strlen(prog);
 
-	return n >= 4 && (_stricmp(prog + n - 4, ".bat") == 0 || _stricmp(prog + n - 4, ".cmd") == 0);
+	return n >= 4 &&
+	       (_stricmp(prog + n - 4, ".bat") == 0 || _stricmp(prog + n - 4, ".cmd") == 0);
 }
 
 static bool batch_safe_arg(const char *a)
@@ -222,8 +223,8 @@ static int make_capability_sid(PSID *out, struct sbx_diag *d)
 		return sbx_diag_set(d, -EIO, "cannot draw a random capability SID (status 0x%08lx)",
 				    (unsigned long)st);
 	/* S-1-5-21-a-b-c-d: the shape of a domain SID, as Codex's capability SIDs. */
-	if (!AllocateAndInitializeSid(&nt, 5, SECURITY_NT_NON_UNIQUE, r[0], r[1], r[2], r[3], 0,
-				      0, 0, out))
+	if (!AllocateAndInitializeSid(&nt, 5, SECURITY_NT_NON_UNIQUE, r[0], r[1], r[2], r[3], 0, 0,
+				      0, out))
 		return win_fail(d, -ENOMEM, GetLastError(), "cannot build the capability SID");
 	return 0;
 }
@@ -245,7 +246,8 @@ static PSID find_logon_sid(HANDLE token)
 		return NULL;
 	if (GetTokenInformation(token, TokenGroups, groups, len, &len)) {
 		for (DWORD i = 0; i < groups->GroupCount; i++) {
-			if ((groups->Groups[i].Attributes & SE_GROUP_LOGON_ID) == SE_GROUP_LOGON_ID) {
+			if ((groups->Groups[i].Attributes & SE_GROUP_LOGON_ID) ==
+			    SE_GROUP_LOGON_ID) {
 				DWORD n = GetLengthSid(groups->Groups[i].Sid);
 
 				found = LocalAlloc(LPTR, n);
@@ -320,8 +322,8 @@ static int make_token(struct run_state *st, struct sbx_diag *d)
 
 	if (!OpenProcessToken(GetCurrentProcess(),
 			      TOKEN_DUPLICATE | TOKEN_QUERY | TOKEN_ASSIGN_PRIMARY |
-				      TOKEN_ADJUST_DEFAULT | TOKEN_ADJUST_SESSIONID |
-				      TOKEN_ADJUST_PRIVILEGES,
+				  TOKEN_ADJUST_DEFAULT | TOKEN_ADJUST_SESSIONID |
+				  TOKEN_ADJUST_PRIVILEGES,
 			      &base))
 		return win_fail(d, -EIO, GetLastError(), "cannot open sbxrun's own token");
 	ret = make_capability_sid(&st->cap_sid, d);
@@ -518,7 +520,8 @@ static int deny_write(struct run_state *st, const char *path, struct sbx_diag *d
 		if (!CreateDirectoryW(w, NULL)) {
 			err = GetLastError();
 			free(w);
-			win_fail(d, -EIO, err, "cannot create the directory that protects a read-only path");
+			win_fail(d, -EIO, err,
+				 "cannot create the directory that protects a read-only path");
 			return sbx_diag_hint(d, -EIO, "create %s, or make its parent exist", path);
 		}
 		created = true;
@@ -534,7 +537,8 @@ static int deny_write(struct run_state *st, const char *path, struct sbx_diag *d
 	free(w);
 	if (err != ERROR_SUCCESS) {
 		win_fail(d, -EIO, err, "cannot deny write on a read-only path");
-		return sbx_diag_hint(d, -EIO, "check that you may change the permissions of %s", path);
+		return sbx_diag_hint(d, -EIO, "check that you may change the permissions of %s",
+				     path);
 	}
 	return 0;
 }
@@ -561,7 +565,8 @@ static int grant_write(struct run_state *st, const char *path, struct sbx_diag *
 	free(w);
 	if (err != ERROR_SUCCESS) {
 		win_fail(d, -EIO, err, "cannot grant write on a writable root");
-		return sbx_diag_hint(d, -EIO, "check that you may change the permissions of %s", path);
+		return sbx_diag_hint(d, -EIO, "check that you may change the permissions of %s",
+				     path);
 	}
 	return 0;
 }
@@ -693,8 +698,8 @@ static int spawn(struct run_state *st, wchar_t *cmdline, const wchar_t *cwd, con
 			for (DWORD j = 0; j < n_inherit; j++)
 				dup |= inherit[j] == std[i];
 			/* The list needs inheritable handles, and no handle twice. */
-			if (!dup && SetHandleInformation(std[i], HANDLE_FLAG_INHERIT,
-							 HANDLE_FLAG_INHERIT))
+			if (!dup &&
+			    SetHandleInformation(std[i], HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT))
 				inherit[n_inherit++] = std[i];
 		}
 	}
@@ -716,8 +721,8 @@ static int spawn(struct run_state *st, wchar_t *cmdline, const wchar_t *cwd, con
 	}
 
 	if (st->token)
-		ok = CreateProcessAsUserW(st->token, NULL, cmdline, NULL, NULL, n_inherit > 0, flags,
-					  NULL, cwd, &si.StartupInfo, &pi);
+		ok = CreateProcessAsUserW(st->token, NULL, cmdline, NULL, NULL, n_inherit > 0,
+					  flags, NULL, cwd, &si.StartupInfo, &pi);
 	else
 		ok = CreateProcessW(NULL, cmdline, NULL, NULL, n_inherit > 0, flags, NULL, cwd,
 				    &si.StartupInfo, &pi);
@@ -834,7 +839,8 @@ int sbx_windows_run_flags(const struct sbx_plan *p, const struct sbx_ctx *ctx, c
 	if (!line) {
 		if (errno == EINVAL)
 			return sbx_diag_set(d, SBX_E_USAGE,
-					    "%s: a program name cannot contain a double quote", cmd[0]);
+					    "%s: a program name cannot contain a double quote",
+					    cmd[0]);
 		return sbx_diag_set(d, -ENOMEM, "out of memory");
 	}
 	wline = to_wide(line);
@@ -843,8 +849,10 @@ int sbx_windows_run_flags(const struct sbx_plan *p, const struct sbx_ctx *ctx, c
 		return sbx_diag_set(d, SBX_E_USAGE, "the command line is not valid UTF-8");
 	if (wcslen(wline) >= SBX_WIN_MAX_CMDLINE) {
 		free(wline);
-		return sbx_diag_set(d, -E2BIG, "the command line is longer than Windows allows "
-					       "(%d characters)", SBX_WIN_MAX_CMDLINE - 1);
+		return sbx_diag_set(d, -E2BIG,
+				    "the command line is longer than Windows allows "
+				    "(%d characters)",
+				    SBX_WIN_MAX_CMDLINE - 1);
 	}
 	if (ctx && ctx->cwd) {
 		wcwd = to_wide(ctx->cwd);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
 # run: exit statuses, signals, stdin, and the direct path when no sandbox is requested.
 
 load helpers
@@ -86,13 +87,11 @@ setup() { setup_ws; cd "$WS"; }
 }
 
 @test "command not found is 127, not executable is 126" {
-	run "$SBXRUN" --profile :danger-full-access -- no-such-command-sbxrun
-	[ "$status" -eq 127 ]
+	run -127 "$SBXRUN" --profile :danger-full-access -- no-such-command-sbxrun
 	[ "${lines[0]}" = "sbxrun: no-such-command-sbxrun: command not found" ]
 	printf 'x' > "$WS/notexec"
 	chmod 644 "$WS/notexec"
-	run "$SBXRUN" --profile :danger-full-access -- "$WS/notexec"
-	[ "$status" -eq 126 ]
+	run -126 "$SBXRUN" --profile :danger-full-access -- "$WS/notexec"
 	[[ "${lines[0]}" == "sbxrun: $WS/notexec: cannot execute: Permission denied" ]]
 }
 

@@ -21,8 +21,7 @@ struct plan_spec {
 	struct wroot writable[2];
 };
 
-static void add_req(struct sbx_plan *p, enum sbx_req_kind kind, const char *path,
-		    const char *rule)
+static void add_req(struct sbx_plan *p, enum sbx_req_kind kind, const char *path, const char *rule)
 {
 	struct sbx_req *r;
 
@@ -99,20 +98,20 @@ static size_t count_unenforceable(const struct sbx_plan *p)
 	return n;
 }
 
-#define CHECK_CONTAINS(hay, needle)                                                               \
-	do {                                                                                      \
-		const char *h_ = (hay);                                                           \
-		if (!h_ || !strstr(h_, (needle)))                                                 \
-			t_fail(__FILE__, __LINE__, "\"%s\" does not contain \"%s\"",              \
-			       h_ ? h_ : "(null)", (needle));                                     \
+#define CHECK_CONTAINS(hay, needle)                                                                \
+	do {                                                                                       \
+		const char *h_ = (hay);                                                            \
+		if (!h_ || !strstr(h_, (needle)))                                                  \
+			t_fail(__FILE__, __LINE__, "\"%s\" does not contain \"%s\"",               \
+			       h_ ? h_ : "(null)", (needle));                                      \
 	} while (0)
 
 static const struct plan_spec workspace = {
-	.type = SBX_MANAGED,
-	.fs_kind = SBX_FS_RESTRICTED,
-	.full_read = true,
-	.requested = true,
-	.writable = {{"C:\\work", {"C:\\work\\.git"}}},
+    .type = SBX_MANAGED,
+    .fs_kind = SBX_FS_RESTRICTED,
+    .full_read = true,
+    .requested = true,
+    .writable = {{"C:\\work", {"C:\\work\\.git"}}},
 };
 
 static void add_workspace_reqs(struct sbx_plan *p)
@@ -188,9 +187,11 @@ TEST(plan_windows_deny_read_refused)
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
 	r = find(&p, "write C:\\work");
 	CHECK(r && r->status == SBX_ENFORCED);
-	/* The read requirement is no longer "everything", so it is refused too; nothing added. */
+	/* Reading the root is what the token does; only the denies are refused; nothing added. */
+	r = find(&p, "read C:\\");
+	CHECK(r && r->status == SBX_ENFORCED);
 	CHECK_INT(p.n_reqs, 5);
-	CHECK_INT(count_unenforceable(&p), 3);
+	CHECK_INT(count_unenforceable(&p), 2);
 	plan_done(&p);
 }
 
@@ -268,7 +269,8 @@ TEST(plan_windows_nested_writable_under_read_only)
 
 TEST(plan_windows_volume_root_write_refused)
 {
-	static const char *const roots[] = {"C:\\", "D:", "\\\\srv\\share", "\\\\srv\\share\\", "/"};
+	static const char *const roots[] = {"C:\\", "D:", "\\\\srv\\share", "\\\\srv\\share\\",
+					    "/"};
 	struct plan_spec s = workspace;
 
 	s.network = true;
@@ -357,8 +359,12 @@ TEST(plan_windows_not_requested_skips)
 TEST(plan_windows_unrestricted_profiles_refused)
 {
 	struct plan_spec s = {
-		.type = SBX_DISABLED, .fs_kind = SBX_FS_UNRESTRICTED, .network = true,
-		.requested = true, .full_read = true, .full_write = true,
+	    .type = SBX_DISABLED,
+	    .fs_kind = SBX_FS_UNRESTRICTED,
+	    .network = true,
+	    .requested = true,
+	    .full_read = true,
+	    .full_write = true,
 	};
 	struct sbx_plan p;
 

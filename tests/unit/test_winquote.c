@@ -76,7 +76,8 @@ static int parse_cmdline(const char *line, struct parsed *out)
 					s++;
 				}
 				if (*s == '"') {
-					/* 2n: n backslashes, the quote toggles (next turn); 2n+1: literal. */
+					/* 2n: n backslashes, the quote toggles (next turn); 2n+1:
+					 * literal. */
 					memset(cur + o, '\\', n / 2);
 					o += n / 2;
 					if (n % 2) {
@@ -156,42 +157,42 @@ struct qcase {
 };
 
 static const struct qcase quote_cases[] = {
-	{"plain", "plain"},
-	{"", "\"\""},
-	{"a b", "\"a b\""},
-	{" ", "\" \""},
-	{"\t", "\"\t\""},
-	{"a\tb", "\"a\tb\""},
-	{"a\nb", "\"a\nb\""},
-	{"a\vb", "\"a\vb\""},
-	{"\"", "\"\\\"\""},
-	{"\"\"", "\"\\\"\\\"\""},
-	{"a\"b", "\"a\\\"b\""},
-	{"\"quoted\"", "\"\\\"quoted\\\"\""},
-	{"\\", "\\"},
-	{"\\\\", "\\\\"},
-	{"a\\b", "a\\b"},
-	{"a\\\\b", "a\\\\b"},
-	{"C:\\Program Files\\x", "\"C:\\Program Files\\x\""},
-	{"C:\\dir\\", "C:\\dir\\"},
-	{"C:\\my dir\\", "\"C:\\my dir\\\\\""},
-	{"a b\\\\", "\"a b\\\\\\\\\""},
-	{"a\\\"b", "\"a\\\\\\\"b\""},
-	{"a\\\\\"b", "\"a\\\\\\\\\\\"b\""},
-	{"\\\"", "\"\\\\\\\"\""},
-	{"\\ \"", "\"\\ \\\"\""},
-	{"end\\", "end\\"},
-	{"sp end\\", "\"sp end\\\\\""},
-	{"%PATH%", "%PATH%"},
-	{"a&b|c<d>e^f", "a&b|c<d>e^f"},
-	{"--opt=\"x y\"", "\"--opt=\\\"x y\\\"\""},
-	{"caf\xc3\xa9", "caf\xc3\xa9"},
-	{"caf\xc3\xa9 cr\xc3\xa8me", "\"caf\xc3\xa9 cr\xc3\xa8me\""},
-	{"'single'", "'single'"},
-	{"*?[]", "*?[]"},
-	{"\\\\server\\share", "\\\\server\\share"},
-	{"x\"", "\"x\\\"\""},
-	{"\"\\", "\"\\\"\\\\\""},
+    {"plain", "plain"},
+    {"", "\"\""},
+    {"a b", "\"a b\""},
+    {" ", "\" \""},
+    {"\t", "\"\t\""},
+    {"a\tb", "\"a\tb\""},
+    {"a\nb", "\"a\nb\""},
+    {"a\vb", "\"a\vb\""},
+    {"\"", "\"\\\"\""},
+    {"\"\"", "\"\\\"\\\"\""},
+    {"a\"b", "\"a\\\"b\""},
+    {"\"quoted\"", "\"\\\"quoted\\\"\""},
+    {"\\", "\\"},
+    {"\\\\", "\\\\"},
+    {"a\\b", "a\\b"},
+    {"a\\\\b", "a\\\\b"},
+    {"C:\\Program Files\\x", "\"C:\\Program Files\\x\""},
+    {"C:\\dir\\", "C:\\dir\\"},
+    {"C:\\my dir\\", "\"C:\\my dir\\\\\""},
+    {"a b\\\\", "\"a b\\\\\\\\\""},
+    {"a\\\"b", "\"a\\\\\\\"b\""},
+    {"a\\\\\"b", "\"a\\\\\\\\\\\"b\""},
+    {"\\\"", "\"\\\\\\\"\""},
+    {"\\ \"", "\"\\ \\\"\""},
+    {"end\\", "end\\"},
+    {"sp end\\", "\"sp end\\\\\""},
+    {"%PATH%", "%PATH%"},
+    {"a&b|c<d>e^f", "a&b|c<d>e^f"},
+    {"--opt=\"x y\"", "\"--opt=\\\"x y\\\"\""},
+    {"caf\xc3\xa9", "caf\xc3\xa9"},
+    {"caf\xc3\xa9 cr\xc3\xa8me", "\"caf\xc3\xa9 cr\xc3\xa8me\""},
+    {"'single'", "'single'"},
+    {"*?[]", "*?[]"},
+    {"\\\\server\\share", "\\\\server\\share"},
+    {"x\"", "\"x\\\"\""},
+    {"\"\\", "\"\\\"\\\\\""},
 };
 
 TEST(winquote_table)
@@ -213,7 +214,8 @@ TEST(winquote_table_round_trip)
 	size_t n = sizeof(quote_cases) / sizeof(quote_cases[0]);
 
 	for (size_t i = 0; i < n; i++) {
-		char *argv[] = {(char *)"prog.exe", (char *)quote_cases[i].arg, (char *)"tail", NULL};
+		char *argv[] = {(char *)"prog.exe", (char *)quote_cases[i].arg, (char *)"tail",
+				NULL};
 		char *line = sbx_win_cmdline(argv);
 		struct parsed p;
 
@@ -233,8 +235,9 @@ TEST(winquote_table_round_trip)
 
 TEST(winquote_cmdline)
 {
-	static char git[] = "C:\\Program Files\\Git\\bin\\git.exe", status[] = "status", empty[] = "",
-		    ab[] = "a b", dir[] = "C:\\dir with space\\", x[] = "x", bad[] = "bad\"name.exe";
+	static char git[] = "C:\\Program Files\\Git\\bin\\git.exe", status[] = "status",
+		    empty[] = "", ab[] = "a b", dir[] = "C:\\dir with space\\", x[] = "x",
+		    bad[] = "bad\"name.exe";
 	char *a1[] = {git, status, empty, ab, NULL};
 	char *a2[] = {dir, x, NULL};
 	char *a3[] = {bad, NULL};
@@ -272,7 +275,7 @@ TEST(winquote_cmdline)
 TEST(winquote_program_round_trip)
 {
 	static const char *const names[] = {
-		"git", "C:\\Program Files\\x.exe", "C:\\a b\\", "\\\\srv\\share\\t.exe", "a\tb",
+	    "git", "C:\\Program Files\\x.exe", "C:\\a b\\", "\\\\srv\\share\\t.exe", "a\tb",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

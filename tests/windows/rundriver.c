@@ -9,8 +9,8 @@
  *
  * --read-only and --protect apply to the last --write. --unenforceable adds a requirement
  * marked unenforceable, which must make the backend refuse. --allow-wine runs the sandbox
- * sequence under Wine (which the backend otherwise refuses: Wine enforces none of it). Exit status: the command's, or
- * 125 / 126 / 127 as sbxrun maps the backend's errors.
+ * sequence under Wine (which the backend otherwise refuses: Wine enforces none of it). Exit status:
+ * the command's, or 125 / 126 / 127 as sbxrun maps the backend's errors.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 #include "windows/windows.h"
 
 #define MAX_ROOTS 8
-#define MAX_SUB 8
+#define MAX_SUB	  8
 
 int main(int argc, char **argv)
 {
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		struct sbx_writable_root *last =
-			plan.roots.n_writable ? &roots[plan.roots.n_writable - 1] : NULL;
+		    plan.roots.n_writable ? &roots[plan.roots.n_writable - 1] : NULL;
 
 		if (strcmp(argv[i], "--sandbox") == 0) {
 			plan.sandbox_requested = true;

@@ -170,7 +170,7 @@ static int sddl(const wchar_t *path)
 		return 1;
 	}
 	if (!ConvertSecurityDescriptorToStringSecurityDescriptorW(
-		    sd, SDDL_REVISION_1, DACL_SECURITY_INFORMATION, &text, NULL)) {
+		sd, SDDL_REVISION_1, DACL_SECURITY_INFORMATION, &text, NULL)) {
 		LocalFree(sd);
 		return 1;
 	}
@@ -182,8 +182,8 @@ static int sddl(const wchar_t *path)
 
 static int create(const wchar_t *path)
 {
-	HANDLE h = CreateFileW(path, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL,
-			       NULL);
+	HANDLE h =
+	    CreateFileW(path, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
 
 	if (h == INVALID_HANDLE_VALUE) {
 		fprintf(stderr, "sbxtest: create failed: %lu\n", GetLastError());
