@@ -44,7 +44,8 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 {
 	sbx_diag_set(d, SBX_E_USAGE, "%s%s", arg, what);
 	return sbx_diag_hint(d, SBX_E_USAGE,
-			     "usage: " SBX_HELPER_NAME " --sandbox-policy-cwd DIR [--command-cwd DIR] "
+			     "usage: " SBX_HELPER_NAME
+			     " --sandbox-policy-cwd DIR [--command-cwd DIR] "
 			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
 			     "-- COMMAND [ARG...]");
 }
@@ -129,8 +130,10 @@ static int read_profile_fd(int fd, char **buf, size_t *len, struct sbx_diag *d)
 	}
 	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > SBX_PROFILE_FD_MAX) {
 		close(fd);
-		return sbx_diag_set(d, SBX_E_TOO_BIG, "--permission-profile-fd %d: not a regular "
-				    "file of at most %u bytes", fd, SBX_PROFILE_FD_MAX);
+		return sbx_diag_set(d, SBX_E_TOO_BIG,
+				    "--permission-profile-fd %d: not a regular "
+				    "file of at most %u bytes",
+				    fd, SBX_PROFILE_FD_MAX);
 	}
 	b = malloc((size_t)st.st_size + 1);
 	if (!b) {
@@ -264,13 +267,13 @@ static int derive_enforcement(const struct sbx_plan *plan, const struct sbx_linu
  */
 static int helper_run(int argc, char **argv, struct sbx_diag *d)
 {
-	struct helper_opts o = { 0 };
-	struct sbx_profile prof = { 0 };
-	struct sbx_plan plan = { 0 };
+	struct helper_opts o = {0};
+	struct sbx_profile prof = {0};
+	struct sbx_plan plan = {0};
 	struct sbx_linux_facts facts;
-	struct sbx_linux_enforce e = { 0 };
+	struct sbx_linux_enforce e = {0};
 	enum sbx_input_form form;
-	struct sbx_ctx ctx = { 0 };
+	struct sbx_ctx ctx = {0};
 	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX];
 	char *buf = NULL, **expanded = NULL, **ll_deny = NULL;
 	size_t len = 0, n_expanded = 0, n_ll_deny = 0;
@@ -285,12 +288,12 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	if (o.policy_cwd[0] != '/' || !realpath(o.policy_cwd, policy_cwd))
 		return sbx_diag_set(d, -EINVAL, "--sandbox-policy-cwd %s: %s", o.policy_cwd,
 				    o.policy_cwd[0] != '/' ? "not an absolute path"
-						       : strerror(errno));
+							   : strerror(errno));
 	if (o.command_cwd && o.command_cwd[0] != '/')
 		return sbx_diag_set(d, -EINVAL, "--command-cwd %s: not an absolute path",
 				    o.command_cwd);
-	snprintf(command_cwd, sizeof(command_cwd), "%s", o.command_cwd ? o.command_cwd
-									 : policy_cwd);
+	snprintf(command_cwd, sizeof(command_cwd), "%s",
+		 o.command_cwd ? o.command_cwd : policy_cwd);
 
 	if (o.profile_fd >= 0)
 		rc = read_profile_fd(o.profile_fd, &buf, &len, d);
@@ -337,8 +340,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	}
 
-	rc = derive_enforcement(&plan, &facts, &e, &expanded, &n_expanded, &ll_deny, &n_ll_deny,
-				d);
+	rc = derive_enforcement(&plan, &facts, &e, &expanded, &n_expanded, &ll_deny, &n_ll_deny, d);
 	if (rc < 0)
 		goto out;
 	e.command_cwd = command_cwd;

@@ -33,7 +33,7 @@
 #include "sbx.h"
 
 #define SBX_STR_(x) #x
-#define SBX_STR(x) SBX_STR_(x)
+#define SBX_STR(x)  SBX_STR_(x)
 
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f)
 {
@@ -185,7 +185,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return set_why(r, SBX_UNENFORCEABLE, NULL,
 				       "%s does not exist: making it read-only inside a writable "
 				       "root would need a mount point created on the host; create "
-				       "it first or drop the entry", path);
+				       "it first or drop the entry",
+				       path);
 		if (h->mnt) {
 			enforced(r, "mount-namespace");
 			return 0;
@@ -200,14 +201,16 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			       "%s does not exist; refusing its creation would need a mount point "
 			       "created on the host (Landlock cannot refuse one name in a writable "
 			       "directory), so the command can create it; create it beforehand to "
-			       "have it protected", path);
+			       "have it protected",
+			       path);
 
 	case SBX_REQ_DENY:
 		if (!r->exists) {
 			if (under_writable(rt, path))
 				return set_why(r, SBX_SKIPPED, "none",
 					       "%s does not exist; a file the command creates "
-					       "there stays readable to it", path);
+					       "there stays readable to it",
+					       path);
 			/* It cannot appear: nothing outside the writable roots can be created. */
 			m = write_mech(h);
 			if (m) {
@@ -231,9 +234,11 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return set_why(r, SBX_ENFORCED, "landlock", "no mount namespace here: %s",
 				       around_note);
 		}
-		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "denying %s inside a writable root needs a mount namespace (Landlock "
-			       "cannot take back rights granted on a parent): %s", path, h->nomnt);
+		return set_why(
+			r, SBX_UNENFORCEABLE, NULL,
+			"denying %s inside a writable root needs a mount namespace (Landlock "
+			"cannot take back rights granted on a parent): %s",
+			path, h->nomnt);
 
 	case SBX_REQ_DENY_GLOB:
 		if (h->mnt) {
@@ -243,10 +248,12 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		if (h->ll && !glob_meets_writable(rt, r->path))
 			return set_why(r, SBX_ENFORCED, "landlock",
 				       "no mount namespace here: the matches are found once, at "
-				       "start, and for each %s", around_note);
+				       "start, and for each %s",
+				       around_note);
 		return set_why(r, SBX_UNENFORCEABLE, NULL,
 			       "masking the matches of %s inside a writable root needs a mount "
-			       "namespace: %s", path, h->nomnt);
+			       "namespace: %s",
+			       path, h->nomnt);
 
 	case SBX_REQ_NETWORK:
 		if (p->network) {
@@ -281,17 +288,19 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return set_why(r, SBX_ENFORCED, "seccomp",
 				       "no mount namespace (%s): chmod, chown, utimes and "
 				       "extended attributes are refused everywhere, inside the "
-				       "writable roots too", h->nomnt);
+				       "writable roots too",
+				       h->nomnt);
 		return set_why(r, SBX_UNENFORCEABLE, NULL,
 			       "refusing chmod, chown and utimes outside the writable roots needs "
-			       "a mount namespace or seccomp: %s; %s", h->nomnt, h->nosec);
+			       "a mount namespace or seccomp: %s; %s",
+			       h->nomnt, h->nosec);
 	}
 	return 0;
 }
 
 int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 {
-	struct host h = { .f = f };
+	struct host h = {.f = f};
 	const char *hint;
 
 	h.ll = f->landlock_abi >= 1 && f->no_new_privs && f->wsl != 1;
@@ -307,23 +316,28 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 	} else {
 		if (!f->no_new_privs)
 			snprintf(h.noll, sizeof(h.noll),
-				 "prctl(PR_SET_NO_NEW_PRIVS) is unavailable (kernel %s)", f->kernel);
+				 "prctl(PR_SET_NO_NEW_PRIVS) is unavailable (kernel %s)",
+				 f->kernel);
 		else
 			snprintf(h.noll, sizeof(h.noll),
 				 "Landlock is unavailable (kernel %s); hint: Linux 5.13 or later "
-				 "with Landlock in the lsm= boot parameter", f->kernel);
+				 "with Landlock in the lsm= boot parameter",
+				 f->kernel);
 		snprintf(h.nosec, sizeof(h.nosec),
 			 "seccomp filters are unavailable (kernel %s); hint: a kernel built with "
-			 "CONFIG_SECCOMP_FILTER", f->kernel);
+			 "CONFIG_SECCOMP_FILTER",
+			 f->kernel);
 		if (f->running_as_root && !f->user_namespaces && !f->userns_blocked_by[0])
 			snprintf(h.nomnt, sizeof(h.nomnt),
 				 "no mount namespace can be made (root without CAP_SYS_ADMIN); "
 				 "hint: run with CAP_SYS_ADMIN or allow user namespaces");
 		else
 			snprintf(h.nomnt, sizeof(h.nomnt),
-				 "no mount namespace can be made: user namespaces are blocked by %s; "
+				 "no mount namespace can be made: user namespaces are blocked by "
+				 "%s; "
 				 "hint: allow unprivileged user namespaces (for AppArmor: "
-				 "sysctl kernel.apparmor_restrict_unprivileged_userns=0 or a profile "
+				 "sysctl kernel.apparmor_restrict_unprivileged_userns=0 or a "
+				 "profile "
 				 "granting userns), or run as root",
 				 f->userns_blocked_by[0] ? f->userns_blocked_by : "the host");
 	}

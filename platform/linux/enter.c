@@ -21,8 +21,10 @@
 
 /* PROFILE.md section 2: the "minimal" readable set on Linux. */
 static const char *const minimal_paths[] = {
-	"/bin", "/sbin", "/usr", "/etc", "/lib", "/lib64", "/nix/store", "/run/current-system/sw",
-	"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/tty", "/proc/self",
+	"/bin",	     "/sbin",	   "/usr",	   "/etc",
+	"/lib",	     "/lib64",	   "/nix/store",   "/run/current-system/sw",
+	"/dev/null", "/dev/zero",  "/dev/urandom", "/dev/random",
+	"/dev/tty",  "/proc/self",
 };
 
 /*
@@ -129,7 +131,8 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		for (size_t i = 0; fs && !r->full_read && rc == 0 && i < r->n_readable; i++)
 			rc = ll_grant(ll, e, r->readable[i], SBX_LL_READ, d);
 		for (size_t i = 0; fs && !r->full_read && r->platform_defaults && rc == 0 &&
-				   i < ARRAY_LEN(minimal_paths); i++)
+				   i < ARRAY_LEN(minimal_paths);
+		     i++)
 			rc = ll_grant(ll, e, minimal_paths[i], SBX_LL_READ, d);
 		for (size_t i = 0; fs && rc == 0 && i < r->n_writable; i++)
 			rc = ll_grant(ll, e, r->writable[i].root, SBX_LL_WRITE, d);
@@ -158,18 +161,18 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 			const struct sbx_writable_root *w = &r->writable[i];
 
 			if (exists(w->root))
-				ops[n_ops++] = (struct mnt_op){ MNT_WRITE, w->root, 0, -1 };
+				ops[n_ops++] = (struct mnt_op){MNT_WRITE, w->root, 0, -1};
 			for (size_t j = 0; j < w->n_read_only; j++)
 				if (exists(w->read_only[j]))
-					ops[n_ops++] = (struct mnt_op){ MNT_READ_ONLY,
-									w->read_only[j], 0, -1 };
+					ops[n_ops++] = (struct mnt_op){MNT_READ_ONLY,
+								       w->read_only[j], 0, -1};
 		}
 		for (size_t i = 0; i < r->n_unreadable + e->n_deny_expanded; i++) {
 			const char *p = i < r->n_unreadable ? r->unreadable[i]
 							    : e->deny_expanded[i - r->n_unreadable];
 
 			if (exists(p) && strcmp(p, "/") != 0)
-				ops[n_ops++] = (struct mnt_op){ MNT_DENY, p, 0, -1 };
+				ops[n_ops++] = (struct mnt_op){MNT_DENY, p, 0, -1};
 		}
 		for (size_t i = 0; i < n_ops; i++)
 			ops[i].depth = sbx_path_depth(ops[i].path);
@@ -190,7 +193,8 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 					  flags & CLONE_NEWUSER ? "CLONE_NEWUSER|CLONE_NEWNS"
 								: "CLONE_NEWNS",
 					  strerror(err));
-			sbx_diag_hint(d, rc, "the probe found a mount namespace available; "
+			sbx_diag_hint(d, rc,
+				      "the probe found a mount namespace available; "
 				      "run `sbxrun probe` to see what changed");
 			goto out;
 		}
@@ -207,8 +211,8 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		 *     writable root stays read-only, and nothing is made writable that was not.
 		 */
 		for (size_t i = 0; i < n_ops; i++)
-			if (ops[i].kind == MNT_WRITE && sbx_mnt_clone_tree(ops[i].path, &ops[i].tree,
-									   d) < 0)
+			if (ops[i].kind == MNT_WRITE &&
+			    sbx_mnt_clone_tree(ops[i].path, &ops[i].tree, d) < 0)
 				sbx_linux_die(d, 125);
 
 		/*

@@ -24,43 +24,43 @@
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
-#define __NR_landlock_add_rule 445
-#define __NR_landlock_restrict_self 446
+#define __NR_landlock_add_rule	     445
+#define __NR_landlock_restrict_self  446
 #endif
 
 /* Rule types and flags (uapi/linux/landlock.h). */
 #define LL_CREATE_RULESET_VERSION (1U << 0)
-#define LL_RULE_PATH_BENEATH 1
-#define LL_RULE_NET_PORT 2
+#define LL_RULE_PATH_BENEATH	  1
+#define LL_RULE_NET_PORT	  2
 
 /* Filesystem rights, with the ABI that introduced them. */
-#define LL_FS_EXECUTE (1ULL << 0)     /* 1 */
-#define LL_FS_WRITE_FILE (1ULL << 1)  /* 1 */
-#define LL_FS_READ_FILE (1ULL << 2)   /* 1 */
-#define LL_FS_READ_DIR (1ULL << 3)    /* 1 */
-#define LL_FS_REMOVE_DIR (1ULL << 4)  /* 1 */
-#define LL_FS_REMOVE_FILE (1ULL << 5) /* 1 */
-#define LL_FS_MAKE_CHAR (1ULL << 6)   /* 1 */
-#define LL_FS_MAKE_DIR (1ULL << 7)    /* 1 */
-#define LL_FS_MAKE_REG (1ULL << 8)    /* 1 */
-#define LL_FS_MAKE_SOCK (1ULL << 9)   /* 1 */
-#define LL_FS_MAKE_FIFO (1ULL << 10)  /* 1 */
-#define LL_FS_MAKE_BLOCK (1ULL << 11) /* 1 */
-#define LL_FS_MAKE_SYM (1ULL << 12)   /* 1 */
-#define LL_FS_REFER (1ULL << 13)      /* 2 */
-#define LL_FS_TRUNCATE (1ULL << 14)   /* 3 */
-#define LL_FS_IOCTL_DEV (1ULL << 15)  /* 5 */
+#define LL_FS_EXECUTE	  (1ULL << 0)  /* 1 */
+#define LL_FS_WRITE_FILE  (1ULL << 1)  /* 1 */
+#define LL_FS_READ_FILE	  (1ULL << 2)  /* 1 */
+#define LL_FS_READ_DIR	  (1ULL << 3)  /* 1 */
+#define LL_FS_REMOVE_DIR  (1ULL << 4)  /* 1 */
+#define LL_FS_REMOVE_FILE (1ULL << 5)  /* 1 */
+#define LL_FS_MAKE_CHAR	  (1ULL << 6)  /* 1 */
+#define LL_FS_MAKE_DIR	  (1ULL << 7)  /* 1 */
+#define LL_FS_MAKE_REG	  (1ULL << 8)  /* 1 */
+#define LL_FS_MAKE_SOCK	  (1ULL << 9)  /* 1 */
+#define LL_FS_MAKE_FIFO	  (1ULL << 10) /* 1 */
+#define LL_FS_MAKE_BLOCK  (1ULL << 11) /* 1 */
+#define LL_FS_MAKE_SYM	  (1ULL << 12) /* 1 */
+#define LL_FS_REFER	  (1ULL << 13) /* 2 */
+#define LL_FS_TRUNCATE	  (1ULL << 14) /* 3 */
+#define LL_FS_IOCTL_DEV	  (1ULL << 15) /* 5 */
 
 /* Network rights (ABI 4) and scopes (ABI 6). */
-#define LL_NET_BIND_TCP (1ULL << 0)
-#define LL_NET_CONNECT_TCP (1ULL << 1)
+#define LL_NET_BIND_TCP		      (1ULL << 0)
+#define LL_NET_CONNECT_TCP	      (1ULL << 1)
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
-#define LL_SCOPE_SIGNAL (1ULL << 1)
+#define LL_SCOPE_SIGNAL		      (1ULL << 1)
 
 #define LL_FS_ABI1 ((1ULL << 13) - 1)
 #define LL_FS_READ (LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR)
 /* Rights that make sense on a file (the kernel refuses directory rights on a file rule). */
-#define LL_FS_FILE_RIGHTS \
+#define LL_FS_FILE_RIGHTS                                                                          \
 	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
 
 struct ll_ruleset_attr {
@@ -101,7 +101,7 @@ static uint64_t fs_rights_for_abi(int abi)
 
 int sbx_landlock_create(int abi, bool restrict_net, struct sbx_landlock **out, struct sbx_diag *d)
 {
-	struct ll_ruleset_attr attr = { 0 };
+	struct ll_ruleset_attr attr = {0};
 	size_t size = sizeof(attr);
 	struct sbx_landlock *ll;
 	int fd, err;
@@ -139,7 +139,7 @@ int sbx_landlock_create(int abi, bool restrict_net, struct sbx_landlock **out, s
 int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, const char *what,
 			struct sbx_diag *d)
 {
-	struct ll_path_beneath_attr pb = { 0 };
+	struct ll_path_beneath_attr pb = {0};
 	struct stat st;
 	int err;
 
@@ -155,8 +155,8 @@ int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, co
 		pb.allowed_access = ll->handled_fs;
 		break;
 	case SBX_LL_DEVICE:
-		pb.allowed_access = LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV |
-				    LL_FS_READ_DIR;
+		pb.allowed_access =
+			LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV | LL_FS_READ_DIR;
 		break;
 	}
 	pb.allowed_access &= ll->handled_fs;
@@ -174,11 +174,11 @@ int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, co
 
 struct carve {
 	struct sbx_landlock *ll;
-	uint64_t rights;     /* what each whole entry beside the way gets */
-	char **denied;	     /* canonical paths inside the tree */
+	uint64_t rights; /* what each whole entry beside the way gets */
+	char **denied;	 /* canonical paths inside the tree */
 	bool *denied_dir;
 	size_t n;
-	size_t rules;	     /* added so far, against SBX_LANDLOCK_CARVE_RULES_MAX */
+	size_t rules; /* added so far, against SBX_LANDLOCK_CARVE_RULES_MAX */
 	const char *tree;
 	struct sbx_diag *d;
 };
@@ -190,15 +190,15 @@ static bool strictly_covers(const char *outer, const char *inner)
 
 static int carve_rule(struct carve *c, int fd, uint64_t rights, const char *what)
 {
-	struct ll_path_beneath_attr pb = { .allowed_access = rights & c->ll->handled_fs,
-					   .parent_fd = fd };
+	struct ll_path_beneath_attr pb = {.allowed_access = rights & c->ll->handled_fs,
+					  .parent_fd = fd};
 	int err;
 
 	if (++c->rules > SBX_LANDLOCK_CARVE_RULES_MAX) {
 		sbx_diag_set(c->d, SBX_E_UNENFORCEABLE,
 			     "cannot enforce the denied paths inside %s without a mount namespace: "
-			     "Landlock would need more than %u rules", c->tree,
-			     SBX_LANDLOCK_CARVE_RULES_MAX);
+			     "Landlock would need more than %u rules",
+			     c->tree, SBX_LANDLOCK_CARVE_RULES_MAX);
 		return sbx_diag_hint(c->d, SBX_E_UNENFORCEABLE,
 				     "deny fewer paths, or allow user namespaces so that a mount "
 				     "namespace can mask them");
@@ -263,7 +263,8 @@ static int carve_dir(struct carve *c, int dfd, const char *path)
 		if (!de) {
 			if (errno) {
 				err = errno;
-				rc = sbx_diag_set(c->d, -err, "listing %s: %s", path, strerror(err));
+				rc = sbx_diag_set(c->d, -err, "listing %s: %s", path,
+						  strerror(err));
 			}
 			break;
 		}
@@ -273,10 +274,12 @@ static int carve_dir(struct carve *c, int dfd, const char *path)
 			sbx_diag_set(c->d, SBX_E_UNENFORCEABLE,
 				     "cannot enforce the denied paths inside %s without a mount "
 				     "namespace: %s has more than %u entries (each would need its "
-				     "own Landlock rule)", c->tree, path, SBX_LANDLOCK_DIR_ENTRIES_MAX);
-			rc = sbx_diag_hint(c->d, SBX_E_UNENFORCEABLE,
-					   "allow user namespaces so that a mount namespace can mask "
-					   "the denied paths, or deny a path in a smaller directory");
+				     "own Landlock rule)",
+				     c->tree, path, SBX_LANDLOCK_DIR_ENTRIES_MAX);
+			rc = sbx_diag_hint(
+				c->d, SBX_E_UNENFORCEABLE,
+				"allow user namespaces so that a mount namespace can mask "
+				"the denied paths, or deny a path in a smaller directory");
 			break;
 		}
 		if ((size_t)snprintf(child, sizeof(child), "%s/%s", strcmp(path, "/") ? path : "",
@@ -305,7 +308,8 @@ static int carve_dir(struct carve *c, int dfd, const char *path)
 				if (errno == EACCES || errno == EPERM || errno == ENOENT)
 					continue;
 				err = errno;
-				rc = sbx_diag_set(c->d, -err, "opening %s: %s", child, strerror(err));
+				rc = sbx_diag_set(c->d, -err, "opening %s: %s", child,
+						  strerror(err));
 				break;
 			}
 			rc = carve_dir(c, fd, child);
@@ -320,8 +324,9 @@ static int carve_dir(struct carve *c, int dfd, const char *path)
 					  strerror(err));
 			break;
 		}
-		rc = carve_rule(c, fd, S_ISDIR(st.st_mode) ? c->rights
-							   : c->rights & LL_FS_FILE_RIGHTS, child);
+		rc = carve_rule(c, fd,
+				S_ISDIR(st.st_mode) ? c->rights : c->rights & LL_FS_FILE_RIGHTS,
+				child);
 		close(fd);
 	}
 	closedir(dir);
@@ -331,7 +336,7 @@ static int carve_dir(struct carve *c, int dfd, const char *path)
 int sbx_landlock_grant_around(struct sbx_landlock *ll, const char *path, enum sbx_ll_grant g,
 			      char *const *denied, size_t n_denied, struct sbx_diag *d)
 {
-	struct carve c = { .ll = ll, .rights = LL_FS_READ, .d = d };
+	struct carve c = {.ll = ll, .rights = LL_FS_READ, .d = d};
 	char tree[PATH_MAX];
 	bool covered = false;
 	int fd, rc = 0, err;
@@ -373,9 +378,11 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, const char *path, enum sb
 		covered = true;
 	}
 	if (covered && g != SBX_LL_READ) {
-		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				  "cannot deny %s inside %s with Landlock alone: it is granted more "
-				  "than reading there", c.denied[0], tree);
+		rc = sbx_diag_set(
+			d, SBX_E_UNENFORCEABLE,
+			"cannot deny %s inside %s with Landlock alone: it is granted more "
+			"than reading there",
+			c.denied[0], tree);
 		goto out;
 	}
 	if (!covered) {
