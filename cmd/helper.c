@@ -2,8 +2,10 @@
 /*
  * helper.c - `sbxrun-linux-sandbox`, the Linux helper, and a trust boundary: it may be run
  * directly (by a remote executor, say), so it parses and validates everything again, plans again
- * on the facts of this host, refuses a plan it cannot enforce, and then hands over to the enter
- * sequence (platform/linux/enter.c), which execs the command in place.
+ * with the functions `run` and `explain` use (sbx_plan_build, then sbx_plan_attach_linux on the
+ * facts of this host), refuses a plan it cannot enforce in the words `run` uses, and then hands
+ * what the plan says over to the enter sequence (platform/linux/enter.c), which execs the command
+ * in place.
  *
  *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] -- COMMAND [ARG...]

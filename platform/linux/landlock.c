@@ -359,9 +359,18 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, const char *path, enum sb
 		char real[PATH_MAX];
 		struct stat st;
 
-		/* A denied path that does not resolve has nothing to be carved around. */
-		if (!realpath(denied[i], real) || stat(real, &st) < 0)
-			continue;
+		/*
+		 * A denied path that does not resolve has nothing to be carved around: it does
+		 * not exist (and cannot be created outside the writable roots), or this user
+		 * cannot reach it at all (no search permission on the way, a symlink loop).
+		 */
+		if (!realpath(denied[i], real) || stat(real, &st) < 0) {
+			err = errno;
+			if (err == ENOENT || err == ENOTDIR || err == EACCES || err == ELOOP)
+				continue;
+			rc = sbx_diag_set(d, -err, "%s: %s", denied[i], strerror(err));
+			goto out;
+		}
 		/* The tree itself denied, or inside a denied path and more specific: as is. */
 		if (!sbx_path_covers(tree, real))
 			continue;
