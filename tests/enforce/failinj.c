@@ -40,10 +40,12 @@ int main(int argc, char **argv)
 					    SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP));
 	} else {
 		fprintf(stderr, "failinj: unknown fault %s\n", argv[1]);
+		seccomp_release(ctx);
 		return 2;
 	}
 	if (rc || seccomp_load(ctx)) {
 		fprintf(stderr, "failinj: cannot install the filter\n");
+		seccomp_release(ctx);
 		return 2;
 	}
 	seccomp_release(ctx);
