@@ -1,52 +1,78 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probe.c - what this Linux host can enforce, found cheaply (a run should start in about a
- * millisecond): one landlock_create_ruleset version query, two prctl queries, a few small
- * /proc/sys files, and one fork+unshare that tries exactly the namespace flags the enter
- * sequence will use, so the plan never promises a mount namespace the host then refuses.
+ * probe.c - what this Linux host can enforce, found cheaply: every `run` probes twice (once to
+ * plan, once more in the helper, which trusts nothing it is given), so the probe must cost
+ * microseconds. It makes no process: one landlock_create_ruleset version query, two prctl
+ * queries, one capget, and a few small /proc/sys files.
+ *
+ * Whether a mount namespace can be made is read from the settings that decide it (the sysctls
+ * that refuse user namespaces, the AppArmor restriction, the namespace limits, the capability
+ * that lets root skip the user namespace). Only when this process already runs under a seccomp
+ * filter, or under an AppArmor profile whose rules the kernel does not show, can those settings
+ * not answer; then one child tries exactly the unshare(2) the enter sequence will use. A forked
+ * child that unshares costs a millisecond or more (the namespaces are torn down before the
+ * parent's wait returns), which is why it is the exception here.
+ *
+ * What no setting shows (a chroot, an SELinux rule on user namespaces, a per-user namespace count
+ * already reached) is found by the helper's own unshare(2), before its point of no return: the
+ * helper then refuses with exit 125 and the command does not run.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "linux/linux.h"
 
-/* Reads a small /proc or /sys integer; returns def when it cannot be read. */
-static long read_long_file(const char *path, long def)
+/* Reads a small /proc file into buf (NUL-terminated, trailing newline removed); -1 if absent. */
+static int read_small_file(const char *path, char *buf, size_t size)
 {
-	char buf[32];
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return def;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return -1;
+	n = read(fd, buf, size - 1);
 	close(fd);
-	if (n <= 0)
-		return def;
+	if (n < 0)
+		return -1;
 	buf[n] = 0;
-	return strtol(buf, NULL, 10);
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+	return 0;
 }
 
-static bool has_effective_cap(cap_value_t c)
+/* Reads a small /proc or /sys integer; returns def when it cannot be read. */
+static long read_long_file(const char *path, long def)
 {
-	cap_flag_value_t v = CAP_CLEAR;
-	cap_t caps = cap_get_proc();
+	char buf[32], *end;
+	long v;
 
-	if (!caps)
+	if (read_small_file(path, buf, sizeof(buf)) < 0)
+		return def;
+	v = strtol(buf, &end, 10);
+	return end == buf ? def : v;
+}
+
+static bool has_effective_cap(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (cap < 0 || cap >= 32 * _LINUX_CAPABILITY_U32S_3)
 		return false;
-	if (cap_get_flag(caps, c, CAP_EFFECTIVE, &v) < 0)
-		v = CAP_CLEAR;
-	cap_free(caps);
-	return v == CAP_SET;
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &h, data) < 0)
+		return false;
+	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
 int sbx_linux_mntns_flags(bool running_as_root)
@@ -78,18 +104,63 @@ static int try_unshare(int flags)
 	return WEXITSTATUS(status);
 }
 
-static void userns_blocker(struct sbx_linux_facts *f, int err)
+/* The verdict of the settings on one kind of namespace. */
+enum ns_verdict { NS_YES, NS_NO, NS_UNKNOWN };
+
+/* Is this process confined by an AppArmor profile (not "unconfined", not without AppArmor)? */
+static bool apparmor_confined(void)
 {
-	if (read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 0) == 1)
-		snprintf(f->userns_blocked_by, sizeof(f->userns_blocked_by),
-			 "AppArmor (kernel.apparmor_restrict_unprivileged_userns=1)");
-	else if (read_long_file("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0)
-		snprintf(f->userns_blocked_by, sizeof(f->userns_blocked_by),
-			 "sysctl kernel.unprivileged_userns_clone=0");
-	else if (read_long_file("/proc/sys/user/max_user_namespaces", 1) == 0)
-		snprintf(f->userns_blocked_by, sizeof(f->userns_blocked_by),
-			 "sysctl user.max_user_namespaces=0");
-	else if (f->in_container)
+	char label[256];
+
+	if (read_small_file("/proc/self/attr/apparmor/current", label, sizeof(label)) < 0 &&
+	    read_small_file("/proc/self/attr/current", label, sizeof(label)) < 0)
+		return false;
+	return label[0] && strcmp(label, "unconfined") != 0;
+}
+
+/* Can this process create a user namespace? why is filled when it cannot. */
+static enum ns_verdict userns_verdict(bool cap_sys_admin, bool filtered, char *why, size_t size)
+{
+	if (read_long_file("/proc/sys/user/max_user_namespaces", 1) == 0) {
+		snprintf(why, size, "sysctl user.max_user_namespaces=0");
+		return NS_NO;
+	}
+	/* Debian's and older Ubuntu kernels: only CAP_SYS_ADMIN may when this is 0. */
+	if (!cap_sys_admin && read_long_file("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0) {
+		snprintf(why, size, "sysctl kernel.unprivileged_userns_clone=0");
+		return NS_NO;
+	}
+	/*
+	 * Ubuntu 23.10 and later: an unconfined process may still call unshare(2), but the new
+	 * namespace is stripped of every capability, so no mount can be made in it. A process
+	 * under its own AppArmor profile is allowed or not by that profile's userns rule.
+	 */
+	if (!cap_sys_admin &&
+	    read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 0) == 1) {
+		snprintf(why, size, "AppArmor (kernel.apparmor_restrict_unprivileged_userns=1)");
+		if (!apparmor_confined())
+			return NS_NO;
+		return NS_UNKNOWN;
+	}
+	return filtered ? NS_UNKNOWN : NS_YES;
+}
+
+/* Can this process create a mount namespace with the flags the enter sequence uses? */
+static enum ns_verdict mntns_verdict(int flags, enum ns_verdict userns, bool filtered, char *why,
+				     size_t size)
+{
+	if (read_long_file("/proc/sys/user/max_mnt_namespaces", 1) == 0) {
+		snprintf(why, size, "sysctl user.max_mnt_namespaces=0");
+		return NS_NO;
+	}
+	if (flags & CLONE_NEWUSER)
+		return userns;
+	return filtered ? NS_UNKNOWN : NS_YES;
+}
+
+static void blocked_by(struct sbx_linux_facts *f, int err)
+{
+	if (f->in_container)
 		snprintf(f->userns_blocked_by, sizeof(f->userns_blocked_by),
 			 "the container's seccomp profile or capabilities (unshare: %s)",
 			 strerror(err));
@@ -101,7 +172,10 @@ static void userns_blocker(struct sbx_linux_facts *f, int err)
 int sbx_linux_probe(struct sbx_linux_facts *f)
 {
 	struct utsname u;
-	int err, flags;
+	enum ns_verdict uv, mv;
+	bool admin, filtered;
+	int flags, err, sec;
+	char why_user[sizeof(f->userns_blocked_by)] = "", why_mnt[sizeof(why_user)] = "";
 
 	memset(f, 0, sizeof(*f));
 	if (uname(&u) == 0) {
@@ -118,20 +192,31 @@ int sbx_linux_probe(struct sbx_linux_facts *f)
 			  access("/run/systemd/container", F_OK) == 0;
 	f->landlock_abi = sbx_landlock_abi();
 	/* PR_GET_SECCOMP fails with EINVAL when the kernel lacks seccomp; 2 means "already filtered"
-	 * (filters stack, so that is fine). */
-	f->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+	 * (filters stack, so that is fine, but the filter may refuse unshare). */
+	sec = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	f->seccomp = sec >= 0;
+	filtered = sec == 2;
 	f->no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0;
 
+	admin = has_effective_cap(CAP_SYS_ADMIN);
 	flags = sbx_linux_mntns_flags(f->running_as_root);
-	err = try_unshare(flags);
-	f->mount_namespace = err == 0;
-	if (flags & CLONE_NEWUSER) {
-		f->user_namespaces = err == 0;
-	} else {
-		/* Root does not need one; still say whether one could be made. */
-		f->user_namespaces = try_unshare(CLONE_NEWUSER) == 0;
+	uv = userns_verdict(admin, filtered, why_user, sizeof(why_user));
+	mv = mntns_verdict(flags, uv, filtered, why_mnt, sizeof(why_mnt));
+
+	/* Only what the settings cannot answer is tried, and only what the plan depends on. */
+	if (mv == NS_UNKNOWN) {
+		err = try_unshare(flags);
+		mv = err ? NS_NO : NS_YES;
+		if (err && !why_mnt[0] && !((flags & CLONE_NEWUSER) && why_user[0]))
+			blocked_by(f, err);
+		if (flags & CLONE_NEWUSER)
+			uv = mv;
 	}
-	if (!f->user_namespaces || !f->mount_namespace)
-		userns_blocker(f, err ? err : EPERM);
+	f->mount_namespace = mv == NS_YES;
+	/* Root does not need a user namespace; whether one could be made is said, not tried. */
+	f->user_namespaces = uv != NS_NO;
+	if (!f->userns_blocked_by[0] && (!f->user_namespaces || !f->mount_namespace))
+		snprintf(f->userns_blocked_by, sizeof(f->userns_blocked_by), "%s",
+			 why_mnt[0] ? why_mnt : why_user[0] ? why_user : "the host");
 	return 0;
 }

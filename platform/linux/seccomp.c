@@ -145,15 +145,16 @@ int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
 	/*
 	 * Execution domains change the kernel's behaviour (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE):
 	 * only the default (0) and the query (0xffffffff) are allowed. A rule cannot compare one
-	 * argument twice, so this is written bit by bit: with bit 31 clear any other bit set is
-	 * refused; with bit 31 set any other bit clear is refused.
+	 * argument twice, so this is written one pair of neighbouring bits at a time, around the
+	 * 32-bit circle: a value other than all zeros or all ones has somewhere a set bit followed
+	 * by a clear one, and each rule refuses one such place. 32 rules rather than one per bit
+	 * and value of bit 31 (62): libseccomp's time to build the filter, the filter's length and
+	 * the kernel's time to load it all grow with the rule count, and this runs on every start.
 	 */
-	for (unsigned int bit = 0; bit < 31; bit++) {
-		unsigned long b = 1UL << bit, top = 0x80000000UL;
+	for (unsigned int bit = 0; bit < 32; bit++) {
+		unsigned long b = 1UL << bit, next = 1UL << ((bit + 1) % 32);
 
-		RULE(ctx, eperm, SCMP_SYS(personality), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, top | b, b));
-		RULE(ctx, eperm, SCMP_SYS(personality), 1,
-		     SCMP_A0(SCMP_CMP_MASKED_EQ, top | b, top));
+		RULE(ctx, eperm, SCMP_SYS(personality), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, b | next, b));
 	}
 
 	if (metadata) {
