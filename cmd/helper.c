@@ -2,8 +2,10 @@
 /*
  * helper.c - `sbxrun-linux-sandbox`, the Linux helper, and a trust boundary: it may be run
  * directly (by a remote executor, say), so it parses and validates everything again, plans again
- * on the facts of this host, refuses a plan it cannot enforce, and then hands over to the enter
- * sequence (platform/linux/enter.c), which execs the command in place.
+ * with the functions `run` and `explain` use (sbx_plan_build, then sbx_plan_attach_linux on the
+ * facts of this host), refuses a plan it cannot enforce in the words `run` uses, and then hands
+ * what the plan says over to the enter sequence (platform/linux/enter.c), which execs the command
+ * in place.
  *
  *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] -- COMMAND [ARG...]
@@ -21,10 +23,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sbx.h"
+#include "cmd.h"
 #include "linux/linux.h"
 
-#define EXIT_SBX 125
+#define EXIT_SBX EXIT_REFUSED
 
 void sbx_linux_die(const struct sbx_diag *d, int status)
 {
@@ -44,7 +46,8 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 {
 	sbx_diag_set(d, SBX_E_USAGE, "%s%s", arg, what);
 	return sbx_diag_hint(d, SBX_E_USAGE,
-			     "usage: " SBX_HELPER_NAME " --sandbox-policy-cwd DIR [--command-cwd DIR] "
+			     "usage: " SBX_HELPER_NAME
+			     " --sandbox-policy-cwd DIR [--command-cwd DIR] "
 			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
 			     "-- COMMAND [ARG...]");
 }
@@ -129,8 +132,10 @@ static int read_profile_fd(int fd, char **buf, size_t *len, struct sbx_diag *d)
 	}
 	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > SBX_PROFILE_FD_MAX) {
 		close(fd);
-		return sbx_diag_set(d, SBX_E_TOO_BIG, "--permission-profile-fd %d: not a regular "
-				    "file of at most %u bytes", fd, SBX_PROFILE_FD_MAX);
+		return sbx_diag_set(d, SBX_E_TOO_BIG,
+				    "--permission-profile-fd %d: not a regular "
+				    "file of at most %u bytes",
+				    fd, SBX_PROFILE_FD_MAX);
 	}
 	b = malloc((size_t)st.st_size + 1);
 	if (!b) {
@@ -158,98 +163,123 @@ static int read_profile_fd(int fd, char **buf, size_t *len, struct sbx_diag *d)
 	return 0;
 }
 
-/*
- * The requirements the helper checks before entering, one per thing the enter sequence will
- * enforce, each given its mechanism by the same planner that `explain` shows.
- */
-static int push_req(struct sbx_plan *p, enum sbx_req_kind k, const char *path)
+/* Does any requirement of the plan name this mechanism (alone or in a "a+b" pair)? */
+static bool plan_uses(const struct sbx_plan *p, const char *mech)
 {
-	struct sbx_req *r;
+	size_t n = strlen(mech);
 
-	if (p->n_reqs == p->cap_reqs) {
-		size_t cap = p->cap_reqs ? p->cap_reqs * 2 : 16;
-		struct sbx_req *v = realloc(p->reqs, cap * sizeof(*v));
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		const char *m = p->reqs[i].mechanism;
 
-		if (!v)
-			return -ENOMEM;
-		p->reqs = v;
-		p->cap_reqs = cap;
+		for (; m && (m = strstr(m, mech)); m += n)
+			if ((m == p->reqs[i].mechanism || m[-1] == '+') &&
+			    (m[n] == 0 || m[n] == '+' || m[n] == '-'))
+				return true;
 	}
-	r = &p->reqs[p->n_reqs];
-	memset(r, 0, sizeof(*r));
-	r->kind = k;
-	if (path) {
-		struct stat st;
+	return false;
+}
 
-		r->path = strdup(path);
-		if (!r->path)
-			return -ENOMEM;
-		r->exists = lstat(path, &st) == 0;
-	}
-	p->n_reqs++;
+static int strv_append(char ***v, size_t *n, char **add, size_t n_add)
+{
+	char **nv = realloc(*v, (*n + n_add + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	memcpy(nv + *n, add, n_add * sizeof(*add));
+	*n += n_add;
+	nv[*n] = NULL;
+	*v = nv;
 	return 0;
 }
 
-static int helper_reqs(struct sbx_plan *p)
+/*
+ * What the enter sequence applies, read off the plan: the mechanisms the planner chose, the
+ * roots it planned from, the matches of its deny globs. Nothing here decides anew.
+ */
+static int derive_enforcement(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
+			      struct sbx_linux_enforce *e, char ***deny_expanded, size_t *n_deny,
+			      char ***ll_deny, size_t *n_ll_deny, struct sbx_diag *d)
 {
-	const struct sbx_roots *rt = &p->roots;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < rt->n_readable; i++)
-		rc = push_req(p, SBX_REQ_READ, rt->readable[i]);
-	if (!rc && rt->platform_defaults)
-		rc = push_req(p, SBX_REQ_PLATFORM_DEFAULTS, NULL);
-	for (size_t i = 0; !rc && i < rt->n_writable; i++) {
-		const struct sbx_writable_root *w = &rt->writable[i];
-		char *pm = NULL;
+	e->roots = &plan->roots;
+	e->network = plan->network;
+	e->mount_namespace = plan_uses(plan, "mount-namespace");
+	e->landlock_abi = plan_uses(plan, "landlock") ? facts->landlock_abi : 0;
+	for (size_t i = 0; i < plan->n_reqs && rc == 0; i++) {
+		const struct sbx_req *r = &plan->reqs[i];
+		bool by_landlock = r->mechanism && strcmp(r->mechanism, "landlock") == 0;
+		char **m = NULL;
+		size_t n = 0;
 
-		rc = push_req(p, SBX_REQ_WRITE, w->root);
-		for (size_t j = 0; !rc && j < w->n_read_only; j++)
-			rc = push_req(p, SBX_REQ_READ_ONLY, w->read_only[j]);
-		for (size_t j = 0; !rc && j < w->n_protected_missing; j++) {
-			rc = sbx_path_join(w->root, w->protected_missing[j], &pm);
-			if (!rc)
-				rc = push_req(p, SBX_REQ_PROTECT_MISSING, pm);
-			free(pm);
-			pm = NULL;
+		switch (r->kind) {
+		case SBX_REQ_METADATA:
+			/* Without a mount namespace seccomp refuses metadata calls everywhere. */
+			e->seccomp_metadata = r->mechanism && strcmp(r->mechanism, "seccomp") == 0;
+			break;
+		case SBX_REQ_DENY:
+			/* Landlock alone: the readable trees around it are granted piecewise. */
+			if (by_landlock && r->exists) {
+				char *p = strdup(r->path);
+
+				if (!p)
+					return sbx_diag_set(d, -ENOMEM, "out of memory");
+				rc = strv_append(ll_deny, n_ll_deny, &p, 1);
+				if (rc < 0)
+					free(p);
+			}
+			break;
+		case SBX_REQ_DENY_GLOB:
+			/* Expanded once, now: files created later are not covered. */
+			rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, &m, &n, d);
+			if (rc < 0)
+				return rc;
+			for (size_t j = 0; by_landlock && rc == 0 && j < n; j++) {
+				char *p = strdup(m[j]);
+
+				rc = p ? strv_append(ll_deny, n_ll_deny, &p, 1) : -ENOMEM;
+				if (rc < 0)
+					free(p);
+			}
+			if (rc == 0)
+				rc = strv_append(deny_expanded, n_deny, m, n);
+			if (rc < 0)
+				sbx_strv_free(m, n);
+			else
+				free(m);
+			break;
+		default:
+			break;
 		}
 	}
-	for (size_t i = 0; !rc && i < rt->n_unreadable; i++)
-		rc = push_req(p, SBX_REQ_DENY, rt->unreadable[i]);
-	for (size_t i = 0; !rc && i < rt->n_deny_globs; i++)
-		rc = push_req(p, SBX_REQ_DENY_GLOB, rt->deny_globs[i]);
-	if (!rc)
-		rc = push_req(p, SBX_REQ_NETWORK, NULL);
-	if (!rc && !rt->full_write)
-		rc = push_req(p, SBX_REQ_METADATA, NULL);
-	return rc;
+	if (rc < 0)
+		return sbx_diag_set(d, rc, "out of memory");
+	e->deny_expanded = *deny_expanded;
+	e->n_deny_expanded = *n_deny;
+	e->ll_deny = *ll_deny;
+	e->n_ll_deny = *n_ll_deny;
+	return 0;
 }
 
-static void helper_plan_free(struct sbx_plan *p)
-{
-	for (size_t i = 0; i < p->n_reqs; i++) {
-		free(p->reqs[i].path);
-		free(p->reqs[i].rule);
-		free(p->reqs[i].why);
-	}
-	free(p->reqs);
-	sbx_roots_free(&p->roots);
-	sbx_profile_free(&p->profile);
-}
-
+/*
+ * Load, validate, plan with the same function as `run` and `explain` (sbx_plan_build and the
+ * Linux attacher on this host's facts), refuse what cannot be enforced, then enter. The plan
+ * `explain` shows is therefore, by construction, the one enforced here.
+ * Returns 0 after printing a refusal itself, or a negative code with d filled.
+ */
 static int helper_run(int argc, char **argv, struct sbx_diag *d)
 {
-	struct helper_opts o = { 0 };
-	struct sbx_profile prof = { 0 };
-	struct sbx_plan plan = { 0 };
+	struct helper_opts o = {0};
+	struct sbx_profile prof = {0};
+	struct sbx_plan plan = {0};
 	struct sbx_linux_facts facts;
-	struct sbx_linux_enforce e = { 0 };
+	struct sbx_linux_enforce e = {0};
 	enum sbx_input_form form;
-	struct sbx_ctx ctx = { 0 };
+	struct sbx_ctx ctx = {0};
 	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX];
-	char *buf = NULL, **expanded = NULL;
-	const char *tmpdir;
-	size_t len = 0, n_expanded = 0;
+	char *buf = NULL, **expanded = NULL, **ll_deny = NULL;
+	size_t len = 0, n_expanded = 0, n_ll_deny = 0;
+	bool planned = false;
 	int rc;
 
 	rc = parse_args(argc, argv, &o, d);
@@ -260,12 +290,12 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	if (o.policy_cwd[0] != '/' || !realpath(o.policy_cwd, policy_cwd))
 		return sbx_diag_set(d, -EINVAL, "--sandbox-policy-cwd %s: %s", o.policy_cwd,
 				    o.policy_cwd[0] != '/' ? "not an absolute path"
-						       : strerror(errno));
+							   : strerror(errno));
 	if (o.command_cwd && o.command_cwd[0] != '/')
 		return sbx_diag_set(d, -EINVAL, "--command-cwd %s: not an absolute path",
 				    o.command_cwd);
-	snprintf(command_cwd, sizeof(command_cwd), "%s", o.command_cwd ? o.command_cwd
-									 : policy_cwd);
+	snprintf(command_cwd, sizeof(command_cwd), "%s",
+		 o.command_cwd ? o.command_cwd : policy_cwd);
 
 	if (o.profile_fd >= 0)
 		rc = read_profile_fd(o.profile_fd, &buf, &len, d);
@@ -283,79 +313,50 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	if (rc < 0)
 		goto out;
 
-	tmpdir = getenv("TMPDIR"); /* informational path input, as in `run`; not a decision */
+	/*
+	 * The same plan as `run`: the profile is already materialized for the policy cwd (its
+	 * project roots are paths), so that cwd is the only workspace root needed. TMPDIR is read
+	 * the way `run` reads it. The helper was asked to sandbox: the preference is "require".
+	 */
 	ctx.cwd = policy_cwd;
-	ctx.tmpdir = tmpdir;
+	ctx.tmpdir = env_get("TMPDIR");
 	ctx.platform = SBX_PLATFORM_LINUX;
-	plan.platform = SBX_PLATFORM_LINUX;
-	plan.sandbox = SBX_SANDBOX_LINUX_SECCOMP;
-	plan.sandbox_requested = true;
-	rc = sbx_profile_materialize(&prof, &ctx, &plan.profile);
+	rc = sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, d);
 	if (rc < 0) {
-		sbx_diag_set(d, rc, "materializing the profile: %s", strerror(-rc));
+		if (!d->msg[0])
+			sbx_diag_set(d, rc, "cannot plan the sandbox: %s",
+				     rc > -4096 ? strerror(-rc) : "internal error");
 		goto out;
 	}
-	plan.network = plan.profile.network;
-	rc = sbx_fs_roots(&plan.profile.fs, &ctx, &plan.roots, d);
-	if (rc < 0)
-		goto out;
-	rc = helper_reqs(&plan);
-	if (rc < 0) {
-		sbx_diag_set(d, rc, "out of memory");
-		goto out;
-	}
+	planned = true;
 	sbx_linux_probe(&facts);
 	rc = sbx_plan_attach_linux(&plan, &facts);
 	if (rc < 0) {
 		sbx_diag_set(d, rc, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < plan.n_reqs; i++) {
-		const struct sbx_req *r = &plan.reqs[i];
-
-		if (r->status == SBX_UNENFORCEABLE) {
-			rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE, "cannot be enforced here: %s",
-					  r->why ? r->why : "no mechanism");
-			goto out;
-		}
+	/* Fail closed, in the words `run` uses. */
+	if (!sbx_plan_enforceable(&plan)) {
+		refuse_plan(&plan);
+		rc = 0;
+		goto out;
 	}
 
-	/* Deny globs are expanded once, now; files created later are not covered. */
-	for (size_t i = 0; i < plan.roots.n_deny_globs; i++) {
-		char **m = NULL, **v;
-		size_t n = 0;
-
-		rc = sbx_glob_expand(plan.roots.deny_globs[i], plan.profile.fs.glob_depth, &m, &n,
-				     d);
-		if (rc < 0)
-			goto out;
-		v = realloc(expanded, (n_expanded + n + 1) * sizeof(*v));
-		if (!v) {
-			sbx_strv_free(m, n);
-			rc = sbx_diag_set(d, -ENOMEM, "out of memory");
-			goto out;
-		}
-		expanded = v;
-		memcpy(expanded + n_expanded, m, n * sizeof(*m));
-		n_expanded += n;
-		free(m);
-	}
-
-	e.roots = &plan.roots;
-	e.deny_expanded = expanded;
-	e.n_deny_expanded = n_expanded;
-	e.network = plan.network;
-	e.mount_namespace = facts.mount_namespace && !plan.roots.full_write;
-	e.landlock_abi = facts.no_new_privs ? facts.landlock_abi : 0;
-	e.seccomp_metadata = !e.mount_namespace && !plan.roots.full_write;
+	rc = derive_enforcement(&plan, &facts, &e, &expanded, &n_expanded, &ll_deny, &n_ll_deny, d);
+	if (rc < 0)
+		goto out;
 	e.command_cwd = command_cwd;
 	e.argv = o.cmd;
 	rc = sbx_linux_enter(&e, d); /* returns only on failure */
+	if (rc >= 0)
+		rc = sbx_diag_set(d, -EIO, "the enter sequence returned");
 out:
 	sbx_strv_free(expanded, n_expanded);
-	helper_plan_free(&plan);
+	sbx_strv_free(ll_deny, n_ll_deny);
+	if (planned)
+		sbx_plan_free(&plan);
 	sbx_profile_free(&prof);
-	return rc < 0 ? rc : -EIO;
+	return rc;
 }
 
 int sbx_helper_main(int argc, char **argv)
@@ -363,7 +364,7 @@ int sbx_helper_main(int argc, char **argv)
 	struct sbx_diag d;
 
 	sbx_diag_clear(&d);
-	helper_run(argc, argv, &d);
-	sbx_diag_print(&d, stderr);
+	if (helper_run(argc, argv, &d) < 0)
+		sbx_diag_print(&d, stderr);
 	return EXIT_SBX;
 }

@@ -3,12 +3,13 @@
  * plan_linux.c - which Linux mechanism enforces each requirement of a plan on a given host.
  *
  * Pure: it reads struct sbx_linux_facts (from the probe, or assumed for --platform linux) and
- * never touches the kernel, so explain can show the plan for any host. The enter sequence
- * (platform/linux/enter.c) applies exactly these choices: a mount namespace whenever the facts
- * say one can be made, Landlock whenever its ABI is there, seccomp always.
+ * never touches the kernel, so explain can show the plan for any host. The helper
+ * (cmd/helper.c) builds the same plan and reads off it what the enter sequence applies: a mount
+ * namespace when a requirement names one, Landlock likewise, seccomp always.
  *
  * The mechanisms:
- *   landlock         allow-list of readable and writable trees (no subtraction inside them)
+ *   landlock         allow-list of readable and writable trees; without a mount namespace a
+ *                    readable tree holding a denied path is granted around it, entry by entry
  *   mount-namespace  / read-only, writable roots read-write, read-only binds over carve-outs,
  *                    empty read-only mounts over denied paths; refuses chmod/chown/utimes
  *   seccomp          socket families and connect/bind/listen/accept; metadata calls everywhere
@@ -30,6 +31,9 @@
 #include <string.h>
 
 #include "sbx.h"
+
+#define SBX_STR_(x) #x
+#define SBX_STR(x)  SBX_STR_(x)
 
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f)
 {
@@ -105,6 +109,30 @@ static bool under_writable(const struct sbx_roots *rt, const char *path)
 	return false;
 }
 
+/* Could a match of the deny glob pattern lie inside a writable root? */
+static bool glob_meets_writable(const struct sbx_roots *rt, const char *pattern)
+{
+	char *prefix = NULL;
+	bool meets = true;
+
+	if (rt->full_write)
+		return true;
+	if (pattern && sbx_glob_static_prefix(pattern, &prefix) == 0 && prefix) {
+		meets = under_writable(rt, prefix);
+		for (size_t i = 0; !meets && i < rt->n_writable; i++)
+			meets = sbx_path_covers(prefix, rt->writable[i].root);
+	}
+	free(prefix);
+	return meets;
+}
+
+/* Why, without a mount namespace, a denied path inside a readable tree is still enforced. */
+static const char around_note[] =
+	"Landlock grants the readable tree around it instead: a rule on every entry of each "
+	"directory on the way down except the one leading to it; those directories stay listable, "
+	"except above a denied directory (stricter than the profile), and the command is refused "
+	"at start if one of them has more than " SBX_STR(SBX_LANDLOCK_DIR_ENTRIES_MAX) " entries";
+
 /* The mechanism that keeps writes out of everything but the writable roots. */
 static const char *write_mech(const struct host *h)
 {
@@ -157,7 +185,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return set_why(r, SBX_UNENFORCEABLE, NULL,
 				       "%s does not exist: making it read-only inside a writable "
 				       "root would need a mount point created on the host; create "
-				       "it first or drop the entry", path);
+				       "it first or drop the entry",
+				       path);
 		if (h->mnt) {
 			enforced(r, "mount-namespace");
 			return 0;
@@ -172,14 +201,16 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			       "%s does not exist; refusing its creation would need a mount point "
 			       "created on the host (Landlock cannot refuse one name in a writable "
 			       "directory), so the command can create it; create it beforehand to "
-			       "have it protected", path);
+			       "have it protected",
+			       path);
 
 	case SBX_REQ_DENY:
 		if (!r->exists) {
 			if (under_writable(rt, path))
 				return set_why(r, SBX_SKIPPED, "none",
 					       "%s does not exist; a file the command creates "
-					       "there stays readable to it", path);
+					       "there stays readable to it",
+					       path);
 			/* It cannot appear: nothing outside the writable roots can be created. */
 			m = write_mech(h);
 			if (m) {
@@ -195,34 +226,34 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 					    : "landlock+mount-namespace");
 			return 0;
 		}
-		if (h->ll && !granted_tree_covers(rt, path)) {
-			enforced(r, "landlock");
-			return 0;
+		if (h->ll && !under_writable(rt, path)) {
+			if (!granted_tree_covers(rt, path)) {
+				enforced(r, "landlock"); /* nothing grants it */
+				return 0;
+			}
+			return set_why(r, SBX_ENFORCED, "landlock", "no mount namespace here: %s",
+				       around_note);
 		}
-		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "denying %s inside a readable or writable tree needs a mount "
-			       "namespace: %s", path, h->nomnt);
+		return set_why(
+			r, SBX_UNENFORCEABLE, NULL,
+			"denying %s inside a writable root needs a mount namespace (Landlock "
+			"cannot take back rights granted on a parent): %s",
+			path, h->nomnt);
 
 	case SBX_REQ_DENY_GLOB:
 		if (h->mnt) {
 			enforced(r, "mount-namespace");
 			return 0;
 		}
-		{
-			char *prefix = NULL;
-			bool covered = true;
-
-			if (r->path && sbx_glob_static_prefix(r->path, &prefix) == 0 && prefix)
-				covered = granted_tree_covers(rt, prefix);
-			free(prefix);
-			if (h->ll && !covered) {
-				enforced(r, "landlock");
-				return 0;
-			}
-		}
+		if (h->ll && !glob_meets_writable(rt, r->path))
+			return set_why(r, SBX_ENFORCED, "landlock",
+				       "no mount namespace here: the matches are found once, at "
+				       "start, and for each %s",
+				       around_note);
 		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "masking the matches of %s needs a mount namespace: %s", path,
-			       h->nomnt);
+			       "masking the matches of %s inside a writable root needs a mount "
+			       "namespace: %s",
+			       path, h->nomnt);
 
 	case SBX_REQ_NETWORK:
 		if (p->network) {
@@ -257,17 +288,19 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return set_why(r, SBX_ENFORCED, "seccomp",
 				       "no mount namespace (%s): chmod, chown, utimes and "
 				       "extended attributes are refused everywhere, inside the "
-				       "writable roots too", h->nomnt);
+				       "writable roots too",
+				       h->nomnt);
 		return set_why(r, SBX_UNENFORCEABLE, NULL,
 			       "refusing chmod, chown and utimes outside the writable roots needs "
-			       "a mount namespace or seccomp: %s; %s", h->nomnt, h->nosec);
+			       "a mount namespace or seccomp: %s; %s",
+			       h->nomnt, h->nosec);
 	}
 	return 0;
 }
 
 int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 {
-	struct host h = { .f = f };
+	struct host h = {.f = f};
 	const char *hint;
 
 	h.ll = f->landlock_abi >= 1 && f->no_new_privs && f->wsl != 1;
@@ -283,23 +316,28 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 	} else {
 		if (!f->no_new_privs)
 			snprintf(h.noll, sizeof(h.noll),
-				 "prctl(PR_SET_NO_NEW_PRIVS) is unavailable (kernel %s)", f->kernel);
+				 "prctl(PR_SET_NO_NEW_PRIVS) is unavailable (kernel %s)",
+				 f->kernel);
 		else
 			snprintf(h.noll, sizeof(h.noll),
 				 "Landlock is unavailable (kernel %s); hint: Linux 5.13 or later "
-				 "with Landlock in the lsm= boot parameter", f->kernel);
+				 "with Landlock in the lsm= boot parameter",
+				 f->kernel);
 		snprintf(h.nosec, sizeof(h.nosec),
 			 "seccomp filters are unavailable (kernel %s); hint: a kernel built with "
-			 "CONFIG_SECCOMP_FILTER", f->kernel);
+			 "CONFIG_SECCOMP_FILTER",
+			 f->kernel);
 		if (f->running_as_root && !f->user_namespaces && !f->userns_blocked_by[0])
 			snprintf(h.nomnt, sizeof(h.nomnt),
 				 "no mount namespace can be made (root without CAP_SYS_ADMIN); "
 				 "hint: run with CAP_SYS_ADMIN or allow user namespaces");
 		else
 			snprintf(h.nomnt, sizeof(h.nomnt),
-				 "no mount namespace can be made: user namespaces are blocked by %s; "
+				 "no mount namespace can be made: user namespaces are blocked by "
+				 "%s; "
 				 "hint: allow unprivileged user namespaces (for AppArmor: "
-				 "sysctl kernel.apparmor_restrict_unprivileged_userns=0 or a profile "
+				 "sysctl kernel.apparmor_restrict_unprivileged_userns=0 or a "
+				 "profile "
 				 "granting userns), or run as root",
 				 f->userns_blocked_by[0] ? f->userns_blocked_by : "the host");
 	}

@@ -22,6 +22,9 @@
 #define SBX_MAX_PATH		4096	   /* PATH_MAX on Linux */
 #define SBX_MAX_GLOB_MATCHES	8192	   /* each match costs a mount; Codex uses the same cap */
 #define SBX_MAX_WORKSPACE_ROOTS 256
+/* Without a mount namespace a denied path costs a Landlock rule per entry beside its way down. */
+#define SBX_LANDLOCK_DIR_ENTRIES_MAX 4096  /* entries of one directory on that way */
+#define SBX_LANDLOCK_CARVE_RULES_MAX 65536 /* such rules in all: bounds the start-up work */
 
 /* Project error codes (negative, below any errno). */
 enum {

@@ -21,8 +21,10 @@
 
 /* PROFILE.md section 2: the "minimal" readable set on Linux. */
 static const char *const minimal_paths[] = {
-	"/bin", "/sbin", "/usr", "/etc", "/lib", "/lib64", "/nix/store", "/run/current-system/sw",
-	"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/tty", "/proc/self",
+	"/bin",	     "/sbin",	   "/usr",	   "/etc",
+	"/lib",	     "/lib64",	   "/nix/store",   "/run/current-system/sw",
+	"/dev/null", "/dev/zero",  "/dev/urandom", "/dev/random",
+	"/dev/tty",  "/proc/self",
 };
 
 /*
@@ -56,13 +58,18 @@ static int mnt_op_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-/* Opens path O_PATH and adds it to the ruleset; a missing path grants nothing and is skipped. */
-static int ll_grant(struct sbx_landlock *ll, const char *path, enum sbx_ll_grant g,
-		    struct sbx_diag *d)
+/*
+ * Adds the rule for one granted tree. A tree holding paths the plan denies by Landlock alone
+ * (no mount namespace) is granted around them, entry by entry; a missing path grants nothing.
+ */
+static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, const char *path,
+		    enum sbx_ll_grant g, struct sbx_diag *d)
 {
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	int rc, err;
+	int fd, rc, err;
 
+	if (e->n_ll_deny > 0)
+		return sbx_landlock_grant_around(ll, path, g, e->ll_deny, e->n_ll_deny, d);
+	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
 		if (err == ENOENT || err == ENOTDIR)
@@ -109,7 +116,9 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	 *    kernel that refuses the ruleset is found before the point of no return. It is only
 	 *    enforced in step 7. Landlock rules follow inodes, so they hold in the new mount
 	 *    namespace too. With full write there is nothing to allow-list on the file system; the
-	 *    ruleset then only restricts the network and scopes (an empty fs-handled set).
+	 *    ruleset then only restricts the network and scopes (an empty fs-handled set). Without
+	 *    a mount namespace to mask them, denied paths inside readable trees are carved out
+	 *    here: such a tree is granted entry by entry around them.
 	 */
 	if (e->landlock_abi > 0) {
 		bool fs = !r->full_write;
@@ -118,16 +127,17 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		if (rc < 0)
 			goto out;
 		if (fs && r->full_read)
-			rc = ll_grant(ll, "/", SBX_LL_READ, d);
+			rc = ll_grant(ll, e, "/", SBX_LL_READ, d);
 		for (size_t i = 0; fs && !r->full_read && rc == 0 && i < r->n_readable; i++)
-			rc = ll_grant(ll, r->readable[i], SBX_LL_READ, d);
+			rc = ll_grant(ll, e, r->readable[i], SBX_LL_READ, d);
 		for (size_t i = 0; fs && !r->full_read && r->platform_defaults && rc == 0 &&
-				   i < ARRAY_LEN(minimal_paths); i++)
-			rc = ll_grant(ll, minimal_paths[i], SBX_LL_READ, d);
+				   i < ARRAY_LEN(minimal_paths);
+		     i++)
+			rc = ll_grant(ll, e, minimal_paths[i], SBX_LL_READ, d);
 		for (size_t i = 0; fs && rc == 0 && i < r->n_writable; i++)
-			rc = ll_grant(ll, r->writable[i].root, SBX_LL_WRITE, d);
+			rc = ll_grant(ll, e, r->writable[i].root, SBX_LL_WRITE, d);
 		for (size_t i = 0; fs && rc == 0 && i < ARRAY_LEN(device_paths); i++)
-			rc = ll_grant(ll, device_paths[i], SBX_LL_DEVICE, d);
+			rc = ll_grant(ll, e, device_paths[i], SBX_LL_DEVICE, d);
 		if (rc < 0)
 			goto out;
 	}
@@ -151,18 +161,18 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 			const struct sbx_writable_root *w = &r->writable[i];
 
 			if (exists(w->root))
-				ops[n_ops++] = (struct mnt_op){ MNT_WRITE, w->root, 0, -1 };
+				ops[n_ops++] = (struct mnt_op){MNT_WRITE, w->root, 0, -1};
 			for (size_t j = 0; j < w->n_read_only; j++)
 				if (exists(w->read_only[j]))
-					ops[n_ops++] = (struct mnt_op){ MNT_READ_ONLY,
-									w->read_only[j], 0, -1 };
+					ops[n_ops++] = (struct mnt_op){MNT_READ_ONLY,
+								       w->read_only[j], 0, -1};
 		}
 		for (size_t i = 0; i < r->n_unreadable + e->n_deny_expanded; i++) {
 			const char *p = i < r->n_unreadable ? r->unreadable[i]
 							    : e->deny_expanded[i - r->n_unreadable];
 
 			if (exists(p) && strcmp(p, "/") != 0)
-				ops[n_ops++] = (struct mnt_op){ MNT_DENY, p, 0, -1 };
+				ops[n_ops++] = (struct mnt_op){MNT_DENY, p, 0, -1};
 		}
 		for (size_t i = 0; i < n_ops; i++)
 			ops[i].depth = sbx_path_depth(ops[i].path);
@@ -183,7 +193,8 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 					  flags & CLONE_NEWUSER ? "CLONE_NEWUSER|CLONE_NEWNS"
 								: "CLONE_NEWNS",
 					  strerror(err));
-			sbx_diag_hint(d, rc, "the probe found a mount namespace available; "
+			sbx_diag_hint(d, rc,
+				      "the probe found a mount namespace available; "
 				      "run `sbxrun probe` to see what changed");
 			goto out;
 		}
@@ -200,8 +211,8 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		 *     writable root stays read-only, and nothing is made writable that was not.
 		 */
 		for (size_t i = 0; i < n_ops; i++)
-			if (ops[i].kind == MNT_WRITE && sbx_mnt_clone_tree(ops[i].path, &ops[i].tree,
-									   d) < 0)
+			if (ops[i].kind == MNT_WRITE &&
+			    sbx_mnt_clone_tree(ops[i].path, &ops[i].tree, d) < 0)
 				sbx_linux_die(d, 125);
 
 		/*

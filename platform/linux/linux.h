@@ -54,6 +54,12 @@ struct sbx_linux_enforce {
 	const struct sbx_roots *roots;
 	char **deny_expanded; /* concrete matches of roots->deny_globs, absolute */
 	size_t n_deny_expanded;
+	/*
+	 * Denied paths the plan enforces by Landlock alone (no mount namespace): readable trees
+	 * that contain one are granted piecewise around it (sbx_landlock_grant_around).
+	 */
+	char **ll_deny;
+	size_t n_ll_deny;
 	bool network;		   /* enabled: no network rules at all */
 	bool mount_namespace;	   /* build the private mount namespace */
 	int landlock_abi;	   /* the running ABI (>= 1) or 0 for none */
@@ -80,6 +86,19 @@ int sbx_landlock_create(int abi, bool restrict_net, struct sbx_landlock **out,
 enum sbx_ll_grant { SBX_LL_READ = 0, SBX_LL_WRITE, SBX_LL_DEVICE };
 int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, const char *what,
 			struct sbx_diag *d);
+/*
+ * Grants g on the tree at path except the denied paths inside it (ARCHITECTURE.md section 3,
+ * without a mount namespace): instead of one rule on path, a rule on every entry of each
+ * directory on the way down to a denied path, except the entry that leads to it. Directories on
+ * the way get only the right to be listed, and not even that above a denied directory (its
+ * names would be listed too). Symbolic links get no rule (following one is checked on its
+ * target). A directory on the way that this user cannot list gets no rule at all (stricter, never
+ * looser). More than SBX_LANDLOCK_DIR_ENTRIES_MAX entries in one directory on the way, or more
+ * than SBX_LANDLOCK_CARVE_RULES_MAX rules in all, refuse with SBX_E_UNENFORCEABLE, as does a
+ * denied path inside a tree granted anything but SBX_LL_READ.
+ */
+int sbx_landlock_grant_around(struct sbx_landlock *ll, const char *path, enum sbx_ll_grant g,
+			      char *const *denied, size_t n_denied, struct sbx_diag *d);
 int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);
 

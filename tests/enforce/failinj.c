@@ -45,6 +45,7 @@ int main(int argc, char **argv)
 	}
 	if (rc || seccomp_load(ctx)) {
 		fprintf(stderr, "failinj: cannot install the filter\n");
+		seccomp_release(ctx);
 		return 2;
 	}
 	seccomp_release(ctx);
