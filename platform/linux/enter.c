@@ -323,8 +323,13 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	 */
 	execvp(e->argv[0], e->argv);
 	err = errno;
-	sbx_diag_set(d, -err, "%s: %s", e->argv[0], strerror(err));
-	sbx_linux_die(d, err == ENOENT ? 127 : 126);
+	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
+	if (err == ENOENT || err == ENOTDIR) {
+		sbx_diag_set(d, -err, "%s: command not found", e->argv[0]);
+		sbx_linux_die(d, 127);
+	}
+	sbx_diag_set(d, -err, "%s: cannot execute: %s", e->argv[0], strerror(err));
+	sbx_linux_die(d, 126);
 
 out:
 	sbx_landlock_free(ll);

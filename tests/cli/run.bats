@@ -144,3 +144,12 @@ setup() { setup_ws; cd "$WS"; }
 	run "$SBXRUN" --windows-sandbox disabled --profile :danger-full-access -- true
 	[ "$status" -eq 0 ]
 }
+
+@test "confined runs report a missing or unusable command as unconfined runs do" {
+	run -127 "$SBXRUN" --profile :read-only -- no-such-command-sbxrun
+	[ "${lines[0]}" = "sbxrun: no-such-command-sbxrun: command not found" ]
+	printf 'x' > "$WS/notexec"
+	chmod 644 "$WS/notexec"
+	run -126 "$SBXRUN" --profile :read-only -- "$WS/notexec"
+	[ "${lines[0]}" = "sbxrun: $WS/notexec: cannot execute: Permission denied" ]
+}
