@@ -74,6 +74,8 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 /* Builds the plan and attaches the platform's mechanisms (host facts for the host platform). */
 int invocation_plan(struct invocation *inv, const struct opts *o);
 void invocation_free(struct invocation *inv);
+/* Reads, loads and normalizes an additional-permission file; fills d on error. */
+int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d);
 
 /* Prints a diagnostic as "sbxrun: ..." and returns EXIT_REFUSED. */
 int fail_diag(const struct sbx_diag *d);

@@ -323,24 +323,33 @@ static int load_profile_file(struct invocation *inv, const char *file, struct sb
 	return 0;
 }
 
-static int add_permissions(struct invocation *inv, const char *file, struct sbx_diag *d)
+int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d)
 {
-	struct sbx_additional a = {.network = -1}, m = {.network = -1};
-	struct sbx_profile eff = {0};
 	char *buf = NULL;
 	size_t len = 0;
 	int r;
 
+	a->network = -1;
 	r = sbx_read_file(file, &buf, &len, d);
 	if (r)
 		return r;
-	r = sbx_additional_load_buf(buf, len, file, &a, d);
+	r = sbx_additional_load_buf(buf, len, file, a, d);
 	free(buf);
 	if (!r) {
-		r = sbx_additional_normalize(&a, d);
+		r = sbx_additional_normalize(a, d);
 		if (r && !d->file[0])
 			snprintf(d->file, sizeof(d->file), "%s", file);
 	}
+	return r;
+}
+
+static int add_permissions(struct invocation *inv, const char *file, struct sbx_diag *d)
+{
+	struct sbx_additional a = {.network = -1}, m = {.network = -1};
+	struct sbx_profile eff = {0};
+	int r;
+
+	r = additional_load_file(file, &a, d);
 	if (!r)
 		r = sbx_additional_materialize(&a, &inv->ctx, &m);
 	if (!r)

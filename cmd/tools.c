@@ -135,6 +135,17 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 	return 0;
 }
 
+/* access and context look at the profile as the host would materialize it, without a plan. */
+static int load_materialized(struct invocation *inv, const struct opts *o,
+			     struct sbx_profile *mat)
+{
+	int r = invocation_load(inv, o, sbx_host_platform());
+
+	if (!r && sbx_profile_materialize(&inv->profile, &inv->ctx, mat))
+		r = fail("out of memory");
+	return r;
+}
+
 int cmd_access(int argc, char **argv)
 {
 	struct opts o = {.subcommand = "access"};
@@ -148,13 +159,9 @@ int cmd_access(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (o.n_rest < 1)
 		return fail("access: no PATH given");
-	r = invocation_load(&inv, &o, sbx_host_platform());
+	r = load_materialized(&inv, &o, &mat);
 	if (r)
 		goto out;
-	if (sbx_profile_materialize(&inv.profile, &inv.ctx, &mat)) {
-		r = fail("out of memory");
-		goto out;
-	}
 	if (o.json)
 		arr = json_array();
 	for (int i = 0; !r && i < o.n_rest; i++)
@@ -250,22 +257,9 @@ out:
 static int load_additional(const char *file, struct sbx_additional *a)
 {
 	struct sbx_diag d;
-	char *buf = NULL;
-	size_t len;
-	int r;
 
 	sbx_diag_clear(&d);
-	a->network = -1;
-	r = sbx_read_file(file, &buf, &len, &d);
-	if (!r)
-		r = sbx_additional_load_buf(buf, len, file, a, &d);
-	free(buf);
-	if (!r) {
-		r = sbx_additional_normalize(a, &d);
-		if (r && !d.file[0])
-			snprintf(d.file, sizeof(d.file), "%s", file);
-	}
-	return r ? fail_diag(&d) : 0;
+	return additional_load_file(file, a, &d) ? fail_diag(&d) : 0;
 }
 
 int cmd_merge(int argc, char **argv)
@@ -370,13 +364,9 @@ int cmd_context(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (o.n_rest)
 		return fail("context: unexpected argument '%s'", o.rest[0]);
-	r = invocation_load(&inv, &o, sbx_host_platform());
+	r = load_materialized(&inv, &o, &mat);
 	if (r)
 		goto out;
-	if (sbx_profile_materialize(&inv.profile, &inv.ctx, &mat)) {
-		r = fail("out of memory");
-		goto out;
-	}
 #ifdef _WIN32
 	if (localtime_s(&tm, &now) == 0)
 #else

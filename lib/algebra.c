@@ -150,16 +150,6 @@ int sbx_additional_merge(const struct sbx_additional *base, const struct sbx_add
 
 /* ---- intersection -------------------------------------------------------------------------- */
 
-static bool same_symbolic(const struct sbx_entry *a, const struct sbx_entry *b)
-{
-	if (a->kind != b->kind || (a->kind == SBX_SPECIAL && a->special != b->special))
-		return false;
-	if ((a->path == NULL) != (b->path == NULL) || (a->path && strcmp(a->path, b->path)))
-		return false;
-	return (a->subpath == NULL) == (b->subpath == NULL) &&
-	       (!a->subpath || strcmp(a->subpath, b->subpath) == 0);
-}
-
 /* Resolved path of e, or for a glob its static prefix; *p NULL when there is none. */
 static int anchor(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **p)
 {
@@ -223,7 +213,7 @@ static int grant_accepted(const struct sbx_entry *g, const struct sbx_fs *req,
 		for (size_t i = 0; i < req->n && !*ok; i++) {
 			const struct sbx_entry *e = &req->entries[i];
 
-			*ok = same_symbolic(e, g) &&
+			*ok = sbx_entry_same_path(e, g) &&
 			      (e->access == SBX_WRITE || e->access == g->access);
 		}
 		return 0;

@@ -13,16 +13,6 @@
 	"permissions profile requests filesystem writes outside the workspace root, which is "     \
 	"not supported until the runtime enforces FileSystemSandboxPolicy directly"
 
-static bool same_symbolic(const struct sbx_entry *a, const struct sbx_entry *b)
-{
-	if (a->kind != b->kind || (a->kind == SBX_SPECIAL && a->special != b->special))
-		return false;
-	if ((a->path == NULL) != (b->path == NULL) || (a->path && strcmp(a->path, b->path)))
-		return false;
-	return (a->subpath == NULL) == (b->subpath == NULL) &&
-	       (!a->subpath || strcmp(a->subpath, b->subpath) == 0);
-}
-
 /* Does some entry of fs already name e's target, symbolically or by resolving to it? */
 static int names_target(const struct sbx_fs *fs, const struct sbx_entry *e,
 			const struct sbx_ctx *ctx, bool *found)
@@ -35,7 +25,7 @@ static int names_target(const struct sbx_fs *fs, const struct sbx_entry *e,
 	for (size_t i = 0; i < fs->n && !*found; i++) {
 		char *o;
 
-		if (same_symbolic(&fs->entries[i], e)) {
+		if (sbx_entry_same_path(&fs->entries[i], e)) {
 			*found = true;
 			break;
 		}

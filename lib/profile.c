@@ -56,13 +56,17 @@ static bool str_eq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-bool sbx_entry_equal(const struct sbx_entry *a, const struct sbx_entry *b)
+bool sbx_entry_same_path(const struct sbx_entry *a, const struct sbx_entry *b)
 {
-	if (a->kind != b->kind || a->access != b->access || a->skip_missing != b->skip_missing)
-		return false;
-	if (a->kind == SBX_SPECIAL && a->special != b->special)
+	if (a->kind != b->kind || (a->kind == SBX_SPECIAL && a->special != b->special))
 		return false;
 	return str_eq(a->path, b->path) && str_eq(a->subpath, b->subpath);
+}
+
+bool sbx_entry_equal(const struct sbx_entry *a, const struct sbx_entry *b)
+{
+	return a->access == b->access && a->skip_missing == b->skip_missing &&
+	       sbx_entry_same_path(a, b);
 }
 
 static int fs_grow(struct sbx_fs *fs)

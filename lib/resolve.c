@@ -454,20 +454,6 @@ bool sbx_fs_full_read(const struct sbx_fs *fs, const struct sbx_ctx *ctx)
 	return root_read;
 }
 
-static bool same_symbolic_target(const struct sbx_entry *a, const struct sbx_entry *b)
-{
-	if (a->kind != b->kind)
-		return false;
-	if (a->kind == SBX_SPECIAL && a->special != b->special)
-		return false;
-	if ((a->path == NULL) != (b->path == NULL) || (a->path && strcmp(a->path, b->path)))
-		return false;
-	if ((a->subpath == NULL) != (b->subpath == NULL) ||
-	    (a->subpath && strcmp(a->subpath, b->subpath)))
-		return false;
-	return true;
-}
-
 /*
  * A write entry with higher precedence names the same target: the same symbolic path, or (a
  * refinement of the same rule) an entry that resolves to the same absolute path.
@@ -487,7 +473,7 @@ static bool write_overrides(const struct sbx_fs *fs, const struct sbx_entry *e,
 
 		if (c->access != SBX_WRITE)
 			continue;
-		if (same_symbolic_target(c, e)) {
+		if (sbx_entry_same_path(c, e)) {
 			found = true;
 			break;
 		}

@@ -135,6 +135,8 @@ struct sbx_legacy {
 void sbx_entry_clear(struct sbx_entry *e);
 int sbx_entry_copy(struct sbx_entry *dst, const struct sbx_entry *src);
 bool sbx_entry_equal(const struct sbx_entry *a, const struct sbx_entry *b);
+/* Same path (kind, special, path, subpath), whatever the access and skip marker. */
+bool sbx_entry_same_path(const struct sbx_entry *a, const struct sbx_entry *b);
 int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e); /* copies e */
 int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, bool skip);
 int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subpath,
