@@ -136,8 +136,7 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 }
 
 /* access and context look at the profile as the host would materialize it, without a plan. */
-static int load_materialized(struct invocation *inv, const struct opts *o,
-			     struct sbx_profile *mat)
+static int load_materialized(struct invocation *inv, const struct opts *o, struct sbx_profile *mat)
 {
 	int r = invocation_load(inv, o, sbx_host_platform());
 
