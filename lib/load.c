@@ -1111,7 +1111,8 @@ static int prescan(const char *buf, size_t len, const char *name, struct sbx_dia
 
 		/* Most of a large profile is path text: plain ASCII in a string changes no state. */
 		if (in_string && !escaped) {
-			while (i < len && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
+			while (i < len && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' &&
+			       s[i] != '\\')
 				i++;
 			if (i == len)
 				break;
