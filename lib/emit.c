@@ -4,7 +4,9 @@
  * in their canonical spelling ("none" as "deny", current_working_directory as project_roots).
  */
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sbx.h"
 
@@ -122,17 +124,260 @@ json_t *sbx_profile_to_jv(const struct sbx_profile *p)
 	return finish(v, ok);
 }
 
-static char *dump(json_t *v)
-{
-	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+/* ---- canonical text ----------------------------------------------------------------------- */
 
-	json_decref(v);
-	return s;
+/*
+ * The canonical text is written straight into one growing buffer: a profile of many entries
+ * would otherwise cost a jansson tree (several allocations per entry) built only to be dumped
+ * and freed. The bytes are those of json_dumps(JSON_COMPACT | JSON_PRESERVE_ORDER) of the tree
+ * sbx_profile_to_jv() builds; the unit tests hold the two side by side.
+ */
+struct sb {
+	char *buf;
+	size_t len, cap;
+	bool failed; /* allocation failure, or a string jansson would refuse (invalid UTF-8, NULL) */
+};
+
+static bool sb_reserve(struct sb *b, size_t more)
+{
+	size_t cap;
+	char *nb;
+
+	if (b->failed)
+		return false;
+	if (more < b->cap - b->len)
+		return true;
+	cap = b->cap ? b->cap : 256;
+	while (more >= cap - b->len) {
+		if (cap > SIZE_MAX / 2) {
+			b->failed = true;
+			return false;
+		}
+		cap *= 2;
+	}
+	nb = realloc(b->buf, cap);
+	if (!nb) {
+		b->failed = true;
+		return false;
+	}
+	b->buf = nb;
+	b->cap = cap;
+	return true;
+}
+
+static void sb_put(struct sb *b, const char *s, size_t n)
+{
+	if (!sb_reserve(b, n))
+		return;
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+}
+
+/* Literal JSON text: punctuation, keys and fixed values. */
+static void sb_raw(struct sb *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629, as jansson checks it), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	/* A NUL terminator is not a continuation byte, so this never reads past the string. */
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string as jansson writes it: '"' and '\' escaped, \b \f \n \r \t short, other control
+ * characters as \u00XX in upper case; DEL, '/' and non-ASCII characters as they are.
+ */
+static void sb_string(struct sb *b, const char *str)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *s = (const unsigned char *)str, *run;
+
+	if (!str) {
+		b->failed = true;
+		return;
+	}
+	sb_put(b, "\"", 1);
+	for (run = s; *s;) {
+		char esc[6] = {'\\', 0, '0', '0', 0, 0};
+		size_t n = 2;
+
+		if (*s >= 0x20 && *s != '"' && *s != '\\' && *s < 0x80) {
+			s++;
+			continue;
+		}
+		if (*s >= 0x80) {
+			size_t u = utf8_len(s);
+
+			if (!u) {
+				b->failed = true;
+				return;
+			}
+			s += u;
+			continue;
+		}
+		sb_put(b, (const char *)run, (size_t)(s - run));
+		switch (*s) {
+		case '"':
+		case '\\':
+			esc[1] = (char)*s;
+			break;
+		case '\b':
+			esc[1] = 'b';
+			break;
+		case '\f':
+			esc[1] = 'f';
+			break;
+		case '\n':
+			esc[1] = 'n';
+			break;
+		case '\r':
+			esc[1] = 'r';
+			break;
+		case '\t':
+			esc[1] = 't';
+			break;
+		default:
+			esc[1] = 'u';
+			esc[4] = hex[*s >> 4];
+			esc[5] = hex[*s & 0xf];
+			n = 6;
+			break;
+		}
+		sb_put(b, esc, n);
+		run = ++s;
+	}
+	sb_put(b, (const char *)run, (size_t)(s - run));
+	sb_put(b, "\"", 1);
+}
+
+/* The finished text, or NULL (and nothing leaked) when anything failed. */
+static char *sb_finish(struct sb *b)
+{
+	sb_put(b, "", 1);
+	if (b->failed) {
+		free(b->buf);
+		return NULL;
+	}
+	return b->buf;
+}
+
+static void put_special(struct sb *b, const struct sbx_entry *e)
+{
+	sb_raw(b, "{\"kind\":");
+	sb_string(b, sbx_special_name(e->special));
+	if (e->special == SBX_SP_UNKNOWN) {
+		sb_raw(b, ",\"path\":");
+		sb_string(b, e->path ? e->path : "");
+	}
+	if (e->subpath) {
+		sb_raw(b, ",\"subpath\":");
+		sb_string(b, e->subpath);
+	}
+	sb_raw(b, "}");
+}
+
+static void put_entry(struct sb *b, const struct sbx_entry *e)
+{
+	switch (e->kind) {
+	case SBX_PATH:
+		sb_raw(b, "{\"path\":{\"type\":\"path\",\"path\":");
+		sb_string(b, e->path);
+		break;
+	case SBX_GLOB:
+		sb_raw(b, "{\"path\":{\"type\":\"glob_pattern\",\"pattern\":");
+		sb_string(b, e->path);
+		break;
+	default:
+		sb_raw(b, "{\"path\":{\"type\":\"special\",\"value\":");
+		put_special(b, e);
+		break;
+	}
+	sb_raw(b, "},\"access\":");
+	sb_string(b, sbx_access_name(e->access));
+	if (e->skip_missing)
+		sb_raw(b, ",\"missing_path_behavior\":\"skip\"");
+	sb_raw(b, "}");
+}
+
+/* "entries":[...] and, when bounded, ,"glob_scan_max_depth":N (no braces). */
+static void put_entries_text(struct sb *b, const struct sbx_fs *fs)
+{
+	char num[24];
+
+	sb_raw(b, "\"entries\":[");
+	for (size_t i = 0; i < fs->n && !b->failed; i++) {
+		if (i)
+			sb_raw(b, ",");
+		put_entry(b, &fs->entries[i]);
+	}
+	sb_raw(b, "]");
+	if (fs->glob_depth) {
+		snprintf(num, sizeof(num), "%u", fs->glob_depth);
+		sb_raw(b, ",\"glob_scan_max_depth\":");
+		sb_raw(b, num);
+	}
+}
+
+/* The path strings dominate: one reservation up front saves the doublings. */
+static void reserve_for(struct sb *b, const struct sbx_fs *fs)
+{
+	size_t n = 128;
+
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sbx_entry *e = &fs->entries[i];
+
+		n += 96 + (e->path ? strlen(e->path) : 0) + (e->subpath ? strlen(e->subpath) : 0);
+	}
+	sb_reserve(b, n);
 }
 
 char *sbx_profile_to_json(const struct sbx_profile *p)
 {
-	return dump(sbx_profile_to_jv(p));
+	struct sb b = {0};
+
+	reserve_for(&b, &p->fs);
+	/* A managed profile cannot carry an external file system: the wire form is External. */
+	if (p->type == SBX_EXTERNAL || (p->type == SBX_MANAGED && p->fs.kind == SBX_FS_EXTERNAL)) {
+		sb_raw(&b, "{\"type\":\"external\",\"network\":");
+		sb_string(&b, network_name(p->network));
+	} else if (p->type == SBX_DISABLED) {
+		sb_raw(&b, "{\"type\":\"disabled\"");
+	} else {
+		sb_raw(&b, "{\"type\":\"managed\",\"file_system\":");
+		if (p->fs.kind == SBX_FS_UNRESTRICTED) {
+			sb_raw(&b, "{\"type\":\"unrestricted\"}");
+		} else {
+			sb_raw(&b, "{\"type\":\"restricted\",");
+			put_entries_text(&b, &p->fs);
+			sb_raw(&b, "}");
+		}
+		sb_raw(&b, ",\"network\":");
+		sb_string(&b, network_name(p->network));
+	}
+	sb_raw(&b, "}");
+	return sb_finish(&b);
 }
 
 /* The legacy {"read":[..],"write":[..]} form fits plain read/write paths without a depth. */
@@ -149,90 +394,106 @@ static bool fits_read_write(const struct sbx_fs *fs)
 	return true;
 }
 
-/* Adds the list of paths with access acc under key, leaving an empty list out. */
-static bool put_path_list(json_t *obj, const char *key, const struct sbx_fs *fs,
-			  enum sbx_access acc)
+/* "key":[paths with access acc], after a comma when *first is false; nothing for none. */
+static void put_path_list(struct sb *b, const char *key, const struct sbx_fs *fs,
+			  enum sbx_access acc, bool *first)
 {
-	json_t *a = json_array();
-	bool ok = a != NULL;
+	bool any = false;
 
-	for (size_t i = 0; ok && i < fs->n; i++)
-		if (fs->entries[i].access == acc)
-			ok = json_array_append_new(a, json_string(fs->entries[i].path)) == 0;
-	if (ok && json_array_size(a) == 0) {
-		json_decref(a);
-		return true;
+	for (size_t i = 0; i < fs->n; i++) {
+		if (fs->entries[i].access != acc)
+			continue;
+		if (!any) {
+			sb_raw(b, *first ? "\"" : ",\"");
+			sb_raw(b, key);
+			sb_raw(b, "\":[");
+			*first = false;
+		} else {
+			sb_raw(b, ",");
+		}
+		sb_string(b, fs->entries[i].path);
+		any = true;
 	}
-	return ok ? set(obj, key, a) : (json_decref(a), false);
+	if (any)
+		sb_raw(b, "]");
 }
 
-static json_t *fs_permissions_jv(const struct sbx_fs *fs)
+static void put_fs_permissions(struct sb *b, const struct sbx_fs *fs)
 {
-	json_t *v = json_object();
-	bool ok = v != NULL;
+	bool first = true;
 
-	if (ok && fits_read_write(fs))
-		ok = put_path_list(v, "read", fs, SBX_READ) &&
-		     put_path_list(v, "write", fs, SBX_WRITE);
-	else if (ok)
-		ok = put_entries(v, fs);
-	return finish(v, ok);
+	sb_raw(b, "{");
+	if (fits_read_write(fs)) {
+		put_path_list(b, "read", fs, SBX_READ, &first);
+		put_path_list(b, "write", fs, SBX_WRITE, &first);
+	} else {
+		put_entries_text(b, fs);
+	}
+	sb_raw(b, "}");
 }
 
 char *sbx_additional_to_json(const struct sbx_additional *a)
 {
-	json_t *v = json_object(), *net = NULL;
-	bool ok = v != NULL;
+	struct sb b = {0};
 
+	if (a->has_fs)
+		reserve_for(&b, &a->fs);
+	sb_raw(&b, "{");
 	/* Spec 2.9: only an enabled network survives; false and null both serialize away. */
-	if (ok && a->network == 1) {
-		net = json_object();
-		ok = net && set(net, "enabled", json_true()) && set(v, "network", net);
+	if (a->network == 1)
+		sb_raw(&b, "\"network\":{\"enabled\":true}");
+	if (a->has_fs) {
+		sb_raw(&b, a->network == 1 ? ",\"file_system\":" : "\"file_system\":");
+		put_fs_permissions(&b, &a->fs);
 	}
-	if (ok && a->has_fs)
-		ok = set(v, "file_system", fs_permissions_jv(&a->fs));
-	return dump(finish(v, ok));
+	sb_raw(&b, "}");
+	return sb_finish(&b);
 }
 
-static bool put_writable_roots(json_t *obj, const struct sbx_legacy *l)
+static const char *bool_text(bool v)
 {
-	json_t *a;
-	bool ok;
-
-	if (l->n_writable_roots == 0)
-		return true;
-	a = json_array();
-	ok = a != NULL;
-	for (size_t i = 0; ok && i < l->n_writable_roots; i++)
-		ok = json_array_append_new(a, json_string(l->writable_roots[i])) == 0;
-	return ok ? set(obj, "writable_roots", a) : (json_decref(a), false);
+	return v ? "true" : "false";
 }
 
 char *sbx_legacy_to_json(const struct sbx_legacy *l)
 {
-	json_t *v = json_object();
-	bool ok = v != NULL;
+	struct sb b = {0};
 
 	switch (l->type) {
 	case SBX_LEGACY_DANGER_FULL_ACCESS:
-		ok = ok && set(v, "type", json_string("danger-full-access"));
+		sb_raw(&b, "{\"type\":\"danger-full-access\"");
 		break;
 	case SBX_LEGACY_READ_ONLY:
-		ok = ok && set(v, "type", json_string("read-only"));
-		if (ok && l->network_access)
-			ok = set(v, "network_access", json_true());
+		sb_raw(&b, "{\"type\":\"read-only\"");
+		if (l->network_access)
+			sb_raw(&b, ",\"network_access\":true");
 		break;
 	case SBX_LEGACY_EXTERNAL_SANDBOX:
-		ok = ok && set(v, "type", json_string("external-sandbox")) &&
-		     set(v, "network_access", json_string(network_name(l->network_access)));
+		sb_raw(&b, "{\"type\":\"external-sandbox\",\"network_access\":");
+		sb_string(&b, network_name(l->network_access));
 		break;
 	case SBX_LEGACY_WORKSPACE_WRITE:
-		ok = ok && set(v, "type", json_string("workspace-write")) &&
-		     put_writable_roots(v, l) &&
-		     set(v, "network_access", json_boolean(l->network_access)) &&
-		     set(v, "exclude_tmpdir_env_var", json_boolean(l->exclude_tmpdir_env_var)) &&
-		     set(v, "exclude_slash_tmp", json_boolean(l->exclude_slash_tmp));
+		sb_raw(&b, "{\"type\":\"workspace-write\"");
+		if (l->n_writable_roots) {
+			sb_raw(&b, ",\"writable_roots\":[");
+			for (size_t i = 0; i < l->n_writable_roots; i++) {
+				if (i)
+					sb_raw(&b, ",");
+				sb_string(&b, l->writable_roots[i]);
+			}
+			sb_raw(&b, "]");
+		}
+		sb_raw(&b, ",\"network_access\":");
+		sb_raw(&b, bool_text(l->network_access));
+		sb_raw(&b, ",\"exclude_tmpdir_env_var\":");
+		sb_raw(&b, bool_text(l->exclude_tmpdir_env_var));
+		sb_raw(&b, ",\"exclude_slash_tmp\":");
+		sb_raw(&b, bool_text(l->exclude_slash_tmp));
+		break;
+	default:
+		sb_raw(&b, "{");
 		break;
 	}
-	return dump(finish(v, ok));
+	sb_raw(&b, "}");
+	return sb_finish(&b);
 }

@@ -23,11 +23,18 @@
 #define MAX_GLOB_DEPTH (SBX_MAX_PATH / 2)
 #define PTR_MAX	       sizeof(((struct sbx_diag *)0)->pointer)
 
-/* Where a value sits: the input's name, the value's JSON pointer and the diagnostic to fill. */
+/*
+ * Where a value sits: the input's name, the diagnostic to fill, and the step from the enclosing
+ * value (a member name, or an array index). The JSON pointer is rendered from this chain only
+ * when an error is reported, so the walk over a large profile formats no pointers at all.
+ */
 struct at {
 	const char *name;
-	char ptr[PTR_MAX];
 	struct sbx_diag *d;
+	const struct at *up; /* NULL at the start of the walk */
+	const char *key;     /* the member name; NULL for an array element */
+	size_t index;
+	const char *base; /* at the start: the pointer of the value the walk began at */
 };
 
 static void ptr_append(char *dst, const char *tok)
@@ -48,18 +55,32 @@ static void ptr_append(char *dst, const char *tok)
 	dst[o] = '\0';
 }
 
+/* The JSON pointer of a (dst holds PTR_MAX bytes; a long pointer is cut as it always was). */
+static void render_ptr(const struct at *a, char *dst)
+{
+	char num[24];
+
+	if (!a->up) {
+		snprintf(dst, PTR_MAX, "%s", a->base ? a->base : "");
+		return;
+	}
+	render_ptr(a->up, dst);
+	if (a->key) {
+		ptr_append(dst, a->key);
+	} else {
+		snprintf(num, sizeof(num), "%zu", a->index);
+		ptr_append(dst, num);
+	}
+}
+
 static void at_key(struct at *c, const struct at *p, const char *key)
 {
-	*c = *p;
-	ptr_append(c->ptr, key);
+	*c = (struct at){.name = p->name, .d = p->d, .up = p, .key = key};
 }
 
 static void at_index(struct at *c, const struct at *p, size_t i)
 {
-	char num[24];
-
-	snprintf(num, sizeof(num), "%zu", i);
-	at_key(c, p, num);
+	*c = (struct at){.name = p->name, .d = p->d, .up = p, .index = i};
 }
 
 static void diag_place(struct sbx_diag *d, const char *name, const char *ptr)
@@ -75,11 +96,13 @@ static void diag_place(struct sbx_diag *d, const char *name, const char *ptr)
 __attribute__((format(printf, 3, 4))) static int fail(const struct at *a, int code, const char *fmt,
 						      ...)
 {
+	char ptr[PTR_MAX];
 	va_list ap;
 
 	if (!a->d)
 		return code;
-	diag_place(a->d, a->name, a->ptr);
+	render_ptr(a, ptr);
+	diag_place(a->d, a->name, ptr);
 	va_start(ap, fmt);
 	vsnprintf(a->d->msg, sizeof(a->d->msg), fmt, ap);
 	va_end(ap);
@@ -183,6 +206,55 @@ static int key_string(const struct at *a, json_t *obj, const char *key, const ch
 	struct at c;
 	json_t *v;
 	int r = get_required(a, obj, key, what, &v);
+
+	if (r)
+		return r;
+	at_key(&c, a, key);
+	return get_string(&c, v, out);
+}
+
+/*
+ * One pass over obj for check_keys() and the lookups after it: an unknown key is the same error,
+ * found in the same order, and the value of allowed[i] lands in vals[i] (left NULL when absent).
+ */
+static int scan_keys(const struct at *a, json_t *obj, const char *const *allowed, json_t **vals,
+		     const char *what, const char *expected)
+{
+	for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+		const char *k = json_object_iter_key(it);
+		size_t i = 0;
+		struct at c;
+
+		while (allowed[i] && strcmp(k, allowed[i]) != 0)
+			i++;
+		if (!allowed[i]) {
+			at_key(&c, a, k);
+			return fail(&c, SBX_E_PARSE, "unknown key \"%s\" in %s (expected %s)", k,
+				    what, expected);
+		}
+		/* A key holding a NUL (built by a caller, never parsed) is none json_object_get finds. */
+		if (json_object_iter_key_len(it) == strlen(k))
+			vals[i] = json_object_iter_value(it);
+	}
+	return 0;
+}
+
+/* get_required() for a value scan_keys() found (NULL when the key is absent). */
+static int member_required(const struct at *a, json_t *v, const char *key, const char *what,
+			   json_t **out)
+{
+	*out = v;
+	if (v)
+		return 0;
+	return fail(a, SBX_E_PARSE, "missing required key \"%s\" in %s", key, what);
+}
+
+/* key_string() for a value scan_keys() found. */
+static int member_string(const struct at *a, json_t *v, const char *key, const char *what,
+			 const char **out)
+{
+	struct at c;
+	int r = member_required(a, v, key, what, &v);
 
 	if (r)
 		return r;
@@ -377,9 +449,11 @@ static int load_fs_path(const struct at *a, json_t *v, struct sbx_entry *e)
 	if (r)
 		return r;
 	if (strcmp(type, "path") == 0) {
-		r = check_keys(a, v, k_path, "a path", "\"type\" and \"path\"");
+		json_t *vals[2] = {NULL, NULL};
+
+		r = scan_keys(a, v, k_path, vals, "a path", "\"type\" and \"path\"");
 		if (!r)
-			r = key_string(a, v, "path", "a path", &s);
+			r = member_string(a, vals[1], "path", "a path", &s);
 		if (r)
 			return r;
 		e->kind = SBX_PATH;
@@ -432,15 +506,15 @@ static int load_access(const struct at *a, json_t *v, enum sbx_access *out)
 	return 0;
 }
 
-static int load_missing(const struct at *a, json_t *obj, bool *skip)
+/* v is the member's value, NULL when absent; null means absent too. */
+static int load_missing(const struct at *a, json_t *v, bool *skip)
 {
-	json_t *v = get_optional(obj, "missing_path_behavior");
 	const char *s;
 	struct at c;
 	int r;
 
 	*skip = false;
-	if (!v)
+	if (!v || json_is_null(v))
 		return 0;
 	at_key(&c, a, "missing_path_behavior");
 	r = get_string(&c, v, &s);
@@ -456,18 +530,18 @@ static int load_missing(const struct at *a, json_t *obj, bool *skip)
 static int load_entry(const struct at *a, json_t *v, struct sbx_entry *e)
 {
 	static const char *const keys[] = {"path", "access", "missing_path_behavior", NULL};
-	json_t *path, *access;
+	json_t *vals[3] = {NULL, NULL, NULL}, *path, *access;
 	struct at c;
 	int r;
 
 	r = want_type(a, v, JSON_OBJECT, "an entry object {\"path\":...,\"access\":...}");
 	if (!r)
-		r = check_keys(a, v, keys, "an entry",
-			       "\"path\", \"access\" and \"missing_path_behavior\"");
+		r = scan_keys(a, v, keys, vals, "an entry",
+			      "\"path\", \"access\" and \"missing_path_behavior\"");
 	if (!r)
-		r = get_required(a, v, "path", "an entry", &path);
+		r = member_required(a, vals[0], "path", "an entry", &path);
 	if (!r)
-		r = get_required(a, v, "access", "an entry", &access);
+		r = member_required(a, vals[1], "access", "an entry", &access);
 	if (r)
 		return r;
 	at_key(&c, a, "path");
@@ -486,38 +560,47 @@ static int load_entry(const struct at *a, json_t *v, struct sbx_entry *e)
 				     "use an exact path entry to grant %s access to a subtree",
 				     sbx_access_name(e->access));
 	}
-	return load_missing(a, v, &e->skip_missing);
+	return load_missing(a, vals[2], &e->skip_missing);
 }
 
+/* Moves e into out: its strings change owner instead of being copied and freed. */
 static int push_owned(const struct at *a, struct sbx_fs *out, struct sbx_entry *e)
 {
-	int r = sbx_fs_push(out, e);
+	struct sbx_entry shell = *e;
+	struct sbx_entry *slot;
+	int r;
 
-	sbx_entry_clear(e);
-	if (r == SBX_E_TOO_BIG)
-		return fail(a, r, "too many entries (limit %u)", SBX_MAX_ENTRIES);
-	return r;
+	shell.path = shell.subpath = NULL;
+	r = sbx_fs_push(out, &shell);
+	if (r) {
+		sbx_entry_clear(e);
+		if (r == SBX_E_TOO_BIG)
+			return fail(a, r, "too many entries (limit %u)", SBX_MAX_ENTRIES);
+		return r;
+	}
+	slot = &out->entries[out->n - 1];
+	slot->path = e->path;
+	slot->subpath = e->subpath;
+	memset(e, 0, sizeof(*e));
+	return 0;
 }
 
-int sbx_entries_load_jv(json_t *v, const char *name, const char *pointer, struct sbx_fs *out,
-			struct sbx_diag *d)
+static int load_entries(const struct at *a, json_t *v, struct sbx_fs *out)
 {
-	struct at a = {.name = name, .d = d};
 	size_t n;
 	int r;
 
-	snprintf(a.ptr, sizeof(a.ptr), "%s", pointer ? pointer : "");
-	r = want_type(&a, v, JSON_ARRAY, "an array of entries");
+	r = want_type(a, v, JSON_ARRAY, "an array of entries");
 	if (r)
 		return r;
 	n = json_array_size(v);
 	if (n > SBX_MAX_ENTRIES)
-		return fail(&a, SBX_E_TOO_BIG, "%zu entries (limit %u)", n, SBX_MAX_ENTRIES);
+		return fail(a, SBX_E_TOO_BIG, "%zu entries (limit %u)", n, SBX_MAX_ENTRIES);
 	for (size_t i = 0; i < n; i++) {
 		struct sbx_entry e = {0};
 		struct at c;
 
-		at_index(&c, &a, i);
+		at_index(&c, a, i);
 		r = load_entry(&c, json_array_get(v, i), &e);
 		if (r) {
 			sbx_entry_clear(&e);
@@ -528,6 +611,14 @@ int sbx_entries_load_jv(json_t *v, const char *name, const char *pointer, struct
 			return r;
 	}
 	return 0;
+}
+
+int sbx_entries_load_jv(json_t *v, const char *name, const char *pointer, struct sbx_fs *out,
+			struct sbx_diag *d)
+{
+	struct at a = {.name = name, .d = d, .base = pointer};
+
+	return load_entries(&a, v, out);
 }
 
 static int load_depth(const struct at *a, json_t *obj, unsigned *out)
@@ -612,15 +703,14 @@ static int load_fs_permissions(const struct at *a, json_t *v, struct sbx_fs *out
 	if (r)
 		return r;
 	at_key(&c, a, "entries");
-	return sbx_entries_load_jv(entries, c.name, c.ptr, out, c.d);
+	return load_entries(&c, entries, out);
 }
 
 int sbx_fs_permissions_load_jv(json_t *v, const char *name, const char *pointer, struct sbx_fs *out,
 			       struct sbx_diag *d)
 {
-	struct at a = {.name = name, .d = d};
+	struct at a = {.name = name, .d = d, .base = pointer};
 
-	snprintf(a.ptr, sizeof(a.ptr), "%s", pointer ? pointer : "");
 	return load_fs_permissions(&a, v, out);
 }
 
@@ -698,7 +788,7 @@ static int load_managed_fs(const struct at *a, json_t *v, struct sbx_fs *fs)
 	if (r)
 		return r;
 	at_key(&c, a, "entries");
-	return sbx_entries_load_jv(entries, c.name, c.ptr, fs, c.d);
+	return load_entries(&c, entries, fs);
 }
 
 static int load_managed(const struct at *a, json_t *root, struct sbx_profile *out)
@@ -770,8 +860,12 @@ static int load_network_flag(const struct at *a, json_t *obj, int *out)
 	en = r ? NULL : get_optional(v, "enabled");
 	if (r || !en)
 		return r;
-	at_key(&c, &c, "enabled");
-	r = get_bool(&c, en, &b);
+	{
+		struct at ce;
+
+		at_key(&ce, &c, "enabled");
+		r = get_bool(&ce, en, &b);
+	}
 	if (!r)
 		*out = b;
 	return r;
@@ -1013,8 +1107,17 @@ static int prescan(const char *buf, size_t len, const char *name, struct sbx_dia
 			       "one)");
 
 	for (size_t i = 0; i < len;) {
-		size_t n = utf8_valid(s + i, len - i);
+		size_t n;
 
+		/* Most of a large profile is path text: plain ASCII in a string changes no state. */
+		if (in_string && !escaped) {
+			while (i < len && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' &&
+			       s[i] != '\\')
+				i++;
+			if (i == len)
+				break;
+		}
+		n = utf8_valid(s + i, len - i);
 		if (s[i] == 0)
 			return fail_at(d, name, buf, i,
 				       "NUL byte in the input (expected JSON text)");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_emit.c - canonical wire JSON: key order, omissions, aliases, the serde vectors. */
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "sbx.h"
@@ -298,4 +299,251 @@ TEST(emit_merge_intersect_vectors)
 	free(text);
 	json_decref(in);
 	json_decref(all);
+}
+
+/* ---- the direct emitter against jansson's rendering of the same values ------------------- */
+
+/* xorshift32 with a fixed seed: a failure replays the same way every run. */
+static uint32_t rnd_state = 0x2545f491u;
+
+static uint32_t rnd(uint32_t n)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state % n;
+}
+
+/*
+ * What a hostile string is made of: JSON's own specials, '/', DEL, UTF-8 of every length at the
+ * edges of its ranges (and U+2028, which JavaScript treats as a newline), and, rarely, byte
+ * sequences that are not UTF-8, which jansson refuses to hold (so both sides must fail).
+ */
+static const char *const valid_pieces[] = {
+	"\"", "\\", "/", "a", "Z", "~", " ", "\x7f", "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80",
+	"\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf",
+	"\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\xe2\x80\xa8", "\\u0000", "%s",
+};
+static const char *const invalid_pieces[] = {
+	"\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xc2", "\xe0\x80\x80", "\xe0\x9f\xbf",
+	"\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80",
+	"\xf5\x80\x80\x80", "\xf8\x88\x80\x80\x80", "\xfe", "\xff", "\xe2\x82", "\xc3(",
+	"\xf0\x9f\x98",
+};
+#define N_VALID	  (sizeof(valid_pieces) / sizeof(valid_pieces[0]))
+#define N_INVALID (sizeof(invalid_pieces) / sizeof(invalid_pieces[0]))
+
+static char *hostile_string(const char *prefix)
+{
+	char buf[256];
+	size_t o = strlen(prefix), n = rnd(12);
+
+	memcpy(buf, prefix, o);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = rnd(100);
+		const char *piece;
+		char ctl[2] = {0, 0};
+
+		if (k < 30) {
+			ctl[0] = (char)(1 + rnd(0x1f)); /* every control byte but NUL */
+			piece = ctl;
+		} else if (k >= 97) {
+			piece = invalid_pieces[rnd(N_INVALID)];
+		} else {
+			piece = valid_pieces[rnd(N_VALID)];
+		}
+		memcpy(buf + o, piece, strlen(piece));
+		o += strlen(piece);
+	}
+	buf[o] = '\0';
+	return strdup(buf);
+}
+
+static void random_entry(struct sbx_entry *e)
+{
+	static const enum sbx_special sp[] = {SBX_SP_ROOT,	SBX_SP_MINIMAL,	  SBX_SP_PROJECT_ROOTS,
+					      SBX_SP_TMPDIR,	SBX_SP_SLASH_TMP, SBX_SP_UNKNOWN};
+
+	memset(e, 0, sizeof(*e));
+	e->kind = (enum sbx_path_kind)rnd(3);
+	e->access = (enum sbx_access)rnd(3);
+	e->skip_missing = rnd(3) == 0;
+	if (e->kind != SBX_SPECIAL) {
+		e->path = hostile_string(e->kind == SBX_PATH ? "/" : "");
+		return;
+	}
+	e->special = sp[rnd(6)];
+	if (e->special == SBX_SP_UNKNOWN && rnd(4))
+		e->path = hostile_string(":");
+	if ((e->special == SBX_SP_PROJECT_ROOTS || e->special == SBX_SP_UNKNOWN) && rnd(2))
+		e->subpath = hostile_string("");
+}
+
+static void random_fs(struct sbx_fs *fs, bool read_write_only)
+{
+	size_t n = rnd(7);
+
+	fs->entries = calloc(n ? n : 1, sizeof(*fs->entries));
+	fs->cap = n ? n : 1;
+	for (size_t i = 0; i < n; i++) {
+		random_entry(&fs->entries[i]);
+		if (read_write_only) {
+			struct sbx_entry *e = &fs->entries[i];
+
+			sbx_entry_clear(e);
+			e->kind = SBX_PATH;
+			e->access = (enum sbx_access)rnd(2);
+			e->path = hostile_string("/");
+		}
+		fs->n++;
+	}
+	fs->glob_depth = rnd(3) ? 0 : 1 + rnd(4096);
+}
+
+static char *jansson_text(json_t *v)
+{
+	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+	json_decref(v);
+	return s;
+}
+
+/* Both NULL (a string jansson refuses), or the same bytes; frees both and counts each. */
+static void compare_text(const char *what, char *got, char *want, size_t *same, size_t *refused)
+{
+	if (got && want ? strcmp(got, want) != 0 : got != want)
+		t_fail(__FILE__, __LINE__, "%s: got %s, jansson %s", what, got ? got : "NULL",
+		       want ? want : "NULL");
+	*(got ? same : refused) += 1;
+	free(got);
+	free(want);
+}
+
+/* The additional profile as jansson writes it: the entries form comes from sbx_profile_to_jv. */
+static json_t *additional_jv(const struct sbx_additional *a)
+{
+	json_t *v = json_object();
+	bool rw = a->fs.glob_depth == 0;
+
+	if (a->network == 1)
+		json_object_set_new(v, "network", json_pack("{s:b}", "enabled", 1));
+	if (!a->has_fs)
+		return v;
+	for (size_t i = 0; i < a->fs.n; i++) {
+		const struct sbx_entry *e = &a->fs.entries[i];
+
+		rw = rw && e->kind == SBX_PATH && e->access != SBX_DENY && !e->skip_missing;
+	}
+	if (rw) {
+		json_t *fs = json_object(), *r = json_array(), *w = json_array();
+
+		for (size_t i = 0; i < a->fs.n; i++) {
+			json_t *s = json_string(a->fs.entries[i].path);
+
+			if (!s) {
+				json_decref(r), json_decref(w), json_decref(fs), json_decref(v);
+				return NULL;
+			}
+			json_array_append_new(a->fs.entries[i].access == SBX_READ ? r : w, s);
+		}
+		if (json_array_size(r))
+			json_object_set(fs, "read", r);
+		if (json_array_size(w))
+			json_object_set(fs, "write", w);
+		json_decref(r);
+		json_decref(w);
+		json_object_set_new(v, "file_system", fs);
+	} else {
+		struct sbx_profile p = {.type = SBX_MANAGED, .fs = a->fs};
+		json_t *pj = sbx_profile_to_jv(&p), *fs;
+
+		if (!pj) {
+			json_decref(v);
+			return NULL;
+		}
+		fs = json_deep_copy(json_object_get(pj, "file_system"));
+		json_object_del(fs, "type");
+		json_object_set_new(v, "file_system", fs);
+		json_decref(pj);
+	}
+	return v;
+}
+
+static json_t *legacy_jv(const struct sbx_legacy *l)
+{
+	json_t *roots = json_array();
+
+	for (size_t i = 0; i < l->n_writable_roots; i++) {
+		json_t *s = json_string(l->writable_roots[i]);
+
+		if (!s) {
+			json_decref(roots);
+			return NULL;
+		}
+		json_array_append_new(roots, s);
+	}
+	if (!json_array_size(roots))
+		return (json_decref(roots),
+			json_pack("{s:s,s:b,s:b,s:b}", "type", "workspace-write", "network_access",
+				  l->network_access, "exclude_tmpdir_env_var",
+				  l->exclude_tmpdir_env_var, "exclude_slash_tmp",
+				  l->exclude_slash_tmp));
+	return json_pack("{s:s,s:o,s:b,s:b,s:b}", "type", "workspace-write", "writable_roots", roots,
+			 "network_access", l->network_access, "exclude_tmpdir_env_var",
+			 l->exclude_tmpdir_env_var, "exclude_slash_tmp", l->exclude_slash_tmp);
+}
+
+TEST(emit_direct_text_matches_jansson)
+{
+	size_t same = 0, refused = 0;
+
+	for (int round = 0; round < 3000; round++) {
+		struct sbx_profile p = {.type = (enum sbx_profile_type)rnd(3), .network = rnd(2)};
+		struct sbx_additional a = {.network = (int)rnd(3) - 1, .has_fs = rnd(4) != 0};
+		struct sbx_legacy l = {.type = SBX_LEGACY_WORKSPACE_WRITE,
+				       .network_access = rnd(2),
+				       .exclude_tmpdir_env_var = rnd(2),
+				       .exclude_slash_tmp = rnd(2)};
+
+		p.fs.kind = (enum sbx_fs_kind)rnd(3);
+		random_fs(&p.fs, false);
+		compare_text("profile", sbx_profile_to_json(&p), jansson_text(sbx_profile_to_jv(&p)),
+			     &same, &refused);
+
+		random_fs(&a.fs, rnd(2));
+		compare_text("additional", sbx_additional_to_json(&a),
+			     jansson_text(additional_jv(&a)), &same, &refused);
+
+		l.n_writable_roots = rnd(4);
+		l.writable_roots = calloc(l.n_writable_roots + 1, sizeof(char *));
+		for (size_t i = 0; i < l.n_writable_roots; i++)
+			l.writable_roots[i] = hostile_string("/");
+		compare_text("legacy", sbx_legacy_to_json(&l), jansson_text(legacy_jv(&l)), &same,
+			     &refused);
+
+		sbx_profile_free(&p);
+		sbx_additional_free(&a);
+		sbx_legacy_free(&l);
+	}
+	/* Both outcomes must have been exercised, or the comparison proved little. */
+	CHECK(same > 3000);
+	CHECK(refused > 300);
+}
+
+TEST(emit_direct_text_refuses_what_jansson_refuses)
+{
+	struct sbx_entry e = {.kind = SBX_PATH, .path = NULL, .access = SBX_READ};
+	struct sbx_profile p = {.type = SBX_MANAGED, .fs = {.entries = &e, .n = 1, .cap = 1}};
+	char *s = sbx_profile_to_json(&p);
+
+	CHECK(s == NULL);
+	CHECK(sbx_profile_to_jv(&p) == NULL);
+	e.path = (char *)"/caf\xc3\xa9\x7f\t\x01\"\\";
+	s = sbx_profile_to_json(&p);
+	CHECK_STR(s, "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":["
+		     "{\"path\":{\"type\":\"path\",\"path\":\"/caf\xc3\xa9\x7f\\t\\u0001\\\"\\\\\"},"
+		     "\"access\":\"read\"}]},\"network\":\"restricted\"}");
+	free(s);
+	e.path = (char *)"/caf\xe9";
+	CHECK(sbx_profile_to_json(&p) == NULL);
 }

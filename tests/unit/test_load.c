@@ -343,6 +343,58 @@ TEST(load_entry_details)
 	sbx_fs_clear(&fs);
 }
 
+/* Pointers are rendered only on error, from the chain of steps; the bytes are as they were. */
+TEST(load_error_pointers)
+{
+	const char *bad = "{\"path\":{\"type\":\"path\",\"path\":\"rel\"},\"access\":\"read\"}";
+	char base[601], want[512], text[256];
+	struct sbx_fs fs = {0};
+	struct sbx_diag d;
+	json_t *v, *e;
+
+	/* Deep in an array, and a key that needs ~0 and ~1. */
+	CHECK_INT(entries_from("[{\"path\":{\"type\":\"path\",\"path\":\"/a\"},\"access\":\"read\"},"
+			       "{\"path\":{\"type\":\"path\",\"path\":\"/b\"},\"access\":\"read\","
+			       "\"a/b~c\":1}]",
+			       &fs, &d),
+		  SBX_E_PARSE);
+	CHECK_STR(d.pointer, "/entries/1/a~1b~0c");
+	CHECK_INT(fs.n, 1);
+	sbx_fs_clear(&fs);
+
+	/* A caller's pointer longer than the field is cut, and so is what follows it. */
+	snprintf(text, sizeof(text), "[%s,%s,%s,%s]", "{\"path\":{\"type\":\"path\",\"path\":"
+		 "\"/a\"},\"access\":\"read\"}", "{\"path\":{\"type\":\"path\",\"path\":\"/b\"},"
+		 "\"access\":\"read\"}", "{\"path\":{\"type\":\"path\",\"path\":\"/c\"},"
+		 "\"access\":\"read\"}", bad);
+	v = json_loads(text, 0, NULL);
+	memset(base, 'x', sizeof(base) - 1);
+	base[0] = '/';
+	base[600] = '\0';
+	CHECK_INT(sbx_entries_load_jv(v, "t", base, &fs, &d), SBX_E_INVALID);
+	CHECK_INT(strlen(d.pointer), 511);
+	CHECK(strncmp(d.pointer, base, 511) == 0);
+	sbx_fs_clear(&fs);
+	base[505] = '\0';
+	snprintf(want, sizeof(want), "%s/3/pa/", base);
+	CHECK_INT(sbx_entries_load_jv(v, "t", base, &fs, &d), SBX_E_INVALID);
+	CHECK_STR(d.pointer, want);
+	sbx_fs_clear(&fs);
+	json_decref(v);
+
+	/* A key holding a NUL (only a caller can build one) is not the key "path". */
+	v = json_array();
+	e = json_object();
+	json_object_setn_new(e, "path\0x", 6, json_string("/p"));
+	json_object_set_new(e, "access", json_string("read"));
+	json_array_append_new(v, e);
+	CHECK_INT(sbx_entries_load_jv(v, "t", "", &fs, &d), SBX_E_PARSE);
+	CHECK_STR(d.msg, "missing required key \"path\" in an entry");
+	CHECK_STR(d.pointer, "/0");
+	sbx_fs_clear(&fs);
+	json_decref(v);
+}
+
 TEST(load_fs_permissions_jv)
 {
 	json_t *v = json_loads("{\"entries\":[{\"path\":{\"type\":\"glob_pattern\",\"pattern\":"
