@@ -145,11 +145,32 @@ static const char *write_mech(const struct host *h)
 	return NULL;
 }
 
+/* The denied path strictly above path, or NULL. */
+static const char *denied_above(const struct sbx_roots *rt, const char *path)
+{
+	for (size_t i = 0; i < rt->n_unreadable; i++)
+		if (strcmp(rt->unreadable[i], path) != 0 && sbx_path_covers(rt->unreadable[i], path))
+			return rt->unreadable[i];
+	return NULL;
+}
+
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
 {
 	const struct sbx_roots *rt = &p->roots;
 	const char *path = r->path ? r->path : "";
-	const char *m;
+	const char *m, *above;
+
+	/*
+	 * A path re-opened inside a denied directory: with a mount namespace the directory is
+	 * masked by an empty mount, which hides everything below it, and the enter sequence does
+	 * not build mount points inside the mask. Say so rather than claim the access.
+	 */
+	if ((r->kind == SBX_REQ_READ || r->kind == SBX_REQ_WRITE || r->kind == SBX_REQ_READ_ONLY) &&
+	    h->mnt && r->path && (above = denied_above(rt, path)))
+		return set_why(r, SBX_UNENFORCEABLE, NULL,
+			       "%s lies inside the denied %s, whose mask hides everything below it; "
+			       "hint: deny the other entries of %s instead of the whole directory",
+			       path, above, above);
 
 	switch (r->kind) {
 	case SBX_REQ_READ:

@@ -47,6 +47,34 @@ struct mnt_op {
 	int tree; /* MNT_WRITE: the clone taken before / became read-only; else -1 */
 };
 
+static int str_ptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Is a strict ancestor of p in the sorted list of denied paths? One lookup per component. */
+static bool under_denied(const char **denied, size_t n, const char *p)
+{
+	char buf[SBX_MAX_PATH + 1];
+	size_t len = strlen(p);
+
+	if (!n || len > SBX_MAX_PATH)
+		return false;
+	memcpy(buf, p, len + 1);
+	while (len > 1) {
+		const char *key = buf;
+
+		while (len > 1 && buf[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--; /* drop the separator */
+		buf[len] = '\0';
+		if (len > 1 && bsearch(&key, denied, n, sizeof(*denied), str_ptr_cmp))
+			return true;
+	}
+	return false;
+}
+
 static int mnt_op_cmp(const void *a, const void *b)
 {
 	const struct mnt_op *x = a, *y = b;
@@ -95,6 +123,8 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	struct sbx_landlock *ll = NULL;
 	struct mnt_op *ops = NULL;
 	size_t n_ops = 0, cap_ops;
+	const char **denied = NULL; /* the MNT_DENY paths, sorted, for ancestor lookups */
+	size_t n_denied = 0;
 	int empty_fs = -1, rc = 0, err;
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -228,14 +258,25 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		 *     (protected metadata, explicit read entries), empty read-only masks over
 		 *     denied paths and the matches of deny globs.
 		 */
+		denied = calloc(n_ops ? n_ops : 1, sizeof(*denied));
+		if (!denied) {
+			sbx_diag_set(d, -ENOMEM, "out of memory");
+			sbx_linux_die(d, 125);
+		}
+		for (size_t i = 0; i < n_ops; i++)
+			if (ops[i].kind == MNT_DENY)
+				denied[n_denied++] = ops[i].path;
+		qsort(denied, n_denied, sizeof(*denied), str_ptr_cmp);
 		for (size_t i = 0; i < n_ops; i++) {
 			struct mnt_op *op = &ops[i];
-			bool hidden = false;
 
-			for (size_t j = 0; j < i && !hidden; j++)
-				hidden = ops[j].kind == MNT_DENY &&
-					 sbx_path_covers(ops[j].path, op->path);
-			if (hidden)
+			/*
+			 * Nothing inside a denied path is mounted (its mask hides it), and a path
+			 * denied twice (an entry and a glob match) is masked once.
+			 */
+			if (under_denied(denied, n_denied, op->path) ||
+			    (i > 0 && ops[i - 1].kind == op->kind &&
+			     strcmp(ops[i - 1].path, op->path) == 0))
 				continue;
 			switch (op->kind) {
 			case MNT_WRITE:
@@ -334,5 +375,6 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 out:
 	sbx_landlock_free(ll);
 	free(ops);
+	free(denied);
 	return rc;
 }

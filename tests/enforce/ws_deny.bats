@@ -54,3 +54,26 @@ setup() {
 	expect EROFS append "$WS/.git/config"
 	expect OK write "$WS/x.txt"
 }
+
+@test "a deny inside a denied directory, and a path denied twice, are masked once" {
+	mkdir -p "$OUT/secrets/sub"
+	echo nested >"$OUT/secrets/sub/inner.env"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$OUT/secrets" deny)" \
+		"$(entry_path "$OUT/secrets/sub" deny)" \
+		"$(entry_path "$OUT/token.txt" deny)" "$(entry_path "$OUT/token.txt" deny)")
+	outside read "$OUT/secrets/sub/inner.env"
+	expect OK read "$OUT/visible.txt"
+	expect EACCES read "$OUT/secrets/key"
+	expect EACCES read "$OUT/secrets/sub/inner.env"
+	expect EACCES read "$OUT/token.txt"
+}
+
+@test "a path re-opened inside a denied directory is refused, not silently hidden" {
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$OUT/secrets" deny)" \
+		"$(entry_path "$OUT/secrets/key" read)")
+	rm -f "$WS/canary"
+	run sbx sh -c "touch '$WS/canary'"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == *"cannot enforce \"read $OUT/secrets/key\""*"lies inside the denied $OUT/secrets"* ]]
+	[ ! -e "$WS/canary" ]
+}
