@@ -149,7 +149,8 @@ static const char *write_mech(const struct host *h)
 static const char *denied_above(const struct sbx_roots *rt, const char *path)
 {
 	for (size_t i = 0; i < rt->n_unreadable; i++)
-		if (strcmp(rt->unreadable[i], path) != 0 && sbx_path_covers(rt->unreadable[i], path))
+		if (strcmp(rt->unreadable[i], path) != 0 &&
+		    sbx_path_covers(rt->unreadable[i], path))
 			return rt->unreadable[i];
 	return NULL;
 }
@@ -167,10 +168,11 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	 */
 	if ((r->kind == SBX_REQ_READ || r->kind == SBX_REQ_WRITE || r->kind == SBX_REQ_READ_ONLY) &&
 	    h->mnt && r->path && (above = denied_above(rt, path)))
-		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "%s lies inside the denied %s, whose mask hides everything below it; "
-			       "hint: deny the other entries of %s instead of the whole directory",
-			       path, above, above);
+		return set_why(
+			r, SBX_UNENFORCEABLE, NULL,
+			"%s lies inside the denied %s, whose mask hides everything below it; "
+			"hint: deny the other entries of %s instead of the whole directory",
+			path, above, above);
 
 	switch (r->kind) {
 	case SBX_REQ_READ:

@@ -33,8 +33,10 @@ int sbx_caps_drop_all(struct sbx_diag *d)
 			if (cap_drop_bound(c) < 0) {
 				err = errno;
 				cap_free(caps);
-				return sbx_diag_set(d, -err, "dropping capability %d from the "
-						    "bounding set: %s", c, strerror(err));
+				return sbx_diag_set(d, -err,
+						    "dropping capability %d from the "
+						    "bounding set: %s",
+						    c, strerror(err));
 			}
 		}
 	}

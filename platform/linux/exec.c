@@ -87,9 +87,8 @@ static int build_argv(const struct sbx_plan *p, const char *policy_cwd, const ch
 	return 0;
 }
 
-int sbx_linux_helper_argv(const struct sbx_plan *p, const char *policy_cwd,
-			  const char *command_cwd, char *const cmd[], char ***argv_out,
-			  size_t *argc_out, struct sbx_diag *d)
+int sbx_linux_helper_argv(const struct sbx_plan *p, const char *policy_cwd, const char *command_cwd,
+			  char *const cmd[], char ***argv_out, size_t *argc_out, struct sbx_diag *d)
 {
 	char *json = sbx_profile_to_json(&p->profile);
 	int rc;

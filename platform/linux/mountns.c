@@ -22,35 +22,36 @@
 #include "linux/linux.h"
 
 #ifndef __NR_open_tree
-#define __NR_open_tree 428
+#define __NR_open_tree	428
 #define __NR_move_mount 429
-#define __NR_fsopen 430
-#define __NR_fsconfig 431
-#define __NR_fsmount 432
+#define __NR_fsopen	430
+#define __NR_fsconfig	431
+#define __NR_fsmount	432
 #endif
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
 #endif
 
-#define SBX_OPEN_TREE_CLONE 1
-#define SBX_AT_RECURSIVE 0x8000
+#define SBX_OPEN_TREE_CLONE	    1
+#define SBX_AT_RECURSIVE	    0x8000
 #define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x04
-#define SBX_MOVE_MOUNT_T_SYMLINKS 0x10
-#define SBX_MOUNT_ATTR_RDONLY 0x01
-#define SBX_MOUNT_ATTR_NOSUID 0x02
-#define SBX_MOUNT_ATTR_NODEV 0x04
-#define SBX_MOUNT_ATTR_NOEXEC 0x08
-#define SBX_FSOPEN_CLOEXEC 0x01
-#define SBX_FSMOUNT_CLOEXEC 0x01
-#define SBX_FSCONFIG_SET_STRING 1
-#define SBX_FSCONFIG_CMD_CREATE 6
+#define SBX_MOVE_MOUNT_T_SYMLINKS   0x10
+#define SBX_MOUNT_ATTR_RDONLY	    0x01
+#define SBX_MOUNT_ATTR_NOSUID	    0x02
+#define SBX_MOUNT_ATTR_NODEV	    0x04
+#define SBX_MOUNT_ATTR_NOEXEC	    0x08
+#define SBX_FSOPEN_CLOEXEC	    0x01
+#define SBX_FSMOUNT_CLOEXEC	    0x01
+#define SBX_FSCONFIG_SET_STRING	    1
+#define SBX_FSCONFIG_CMD_CREATE	    6
 
 struct sbx_mount_attr {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
-#define MASK_ATTRS \
-	(SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV | SBX_MOUNT_ATTR_NOEXEC)
+#define MASK_ATTRS                                                                                 \
+	(SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV |                    \
+	 SBX_MOUNT_ATTR_NOEXEC)
 
 static int fail(struct sbx_diag *d, int err, const char *what, const char *path)
 {
@@ -63,8 +64,8 @@ int sbx_mnt_map_ids(uid_t uid, gid_t gid, struct sbx_diag *d)
 	static const struct {
 		const char *file;
 		int id_is_gid; /* -1: the setgroups file */
-	} maps[] = { { "/proc/self/setgroups", -1 }, { "/proc/self/uid_map", 0 },
-		     { "/proc/self/gid_map", 1 } };
+	} maps[] = {
+		{"/proc/self/setgroups", -1}, {"/proc/self/uid_map", 0}, {"/proc/self/gid_map", 1}};
 	char buf[64];
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(*maps); i++) {
@@ -108,7 +109,7 @@ int sbx_mnt_clone_tree(const char *path, int *fd_out, struct sbx_diag *d)
 
 int sbx_mnt_set_readonly(int dfd, const char *path, struct sbx_diag *d)
 {
-	struct sbx_mount_attr attr = { .attr_set = SBX_MOUNT_ATTR_RDONLY };
+	struct sbx_mount_attr attr = {.attr_set = SBX_MOUNT_ATTR_RDONLY};
 	unsigned int flags = SBX_AT_RECURSIVE | (path[0] ? 0 : AT_EMPTY_PATH);
 
 	if (syscall(__NR_mount_setattr, dfd, path, flags, &attr, sizeof(attr)) < 0)
@@ -162,7 +163,7 @@ int sbx_mnt_mask_dir(const char *path, struct sbx_diag *d)
 
 int sbx_mnt_mask_file(int *empty_fs, const char *path, struct sbx_diag *d)
 {
-	struct sbx_mount_attr attr = { .attr_set = MASK_ATTRS };
+	struct sbx_mount_attr attr = {.attr_set = MASK_ATTRS};
 	int fd, tree, rc;
 
 	/* One writable scratch tmpfs holds the empty, mode-000 file that every mask binds. */

@@ -64,7 +64,7 @@ static long read_long_file(const char *path, long def)
 
 static bool has_effective_cap(int cap)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
 
 	if (cap < 0 || cap >= 32 * _LINUX_CAPABILITY_U32S_3)
@@ -126,7 +126,8 @@ static enum ns_verdict userns_verdict(bool cap_sys_admin, bool filtered, char *w
 		return NS_NO;
 	}
 	/* Debian's and older Ubuntu kernels: only CAP_SYS_ADMIN may when this is 0. */
-	if (!cap_sys_admin && read_long_file("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0) {
+	if (!cap_sys_admin &&
+	    read_long_file("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0) {
 		snprintf(why, size, "sysctl kernel.unprivileged_userns_clone=0");
 		return NS_NO;
 	}
@@ -217,6 +218,8 @@ int sbx_linux_probe(struct sbx_linux_facts *f)
 	f->user_namespaces = uv != NS_NO;
 	if (!f->userns_blocked_by[0] && (!f->user_namespaces || !f->mount_namespace))
 		snprintf(f->userns_blocked_by, sizeof(f->userns_blocked_by), "%s",
-			 why_mnt[0] ? why_mnt : why_user[0] ? why_user : "the host");
+			 why_mnt[0]    ? why_mnt
+			 : why_user[0] ? why_user
+				       : "the host");
 	return 0;
 }
