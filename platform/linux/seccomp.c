@@ -37,43 +37,59 @@ static int sc_resolve(const struct sc_name *s)
 /* Refused always: kernel attack surface and ways around the other layers. */
 static const struct sc_name always_eperm[] = {
 	/* Mounts would undo the read-only view; the namespace is ours but caps are gone anyway. */
-	{ "mount", -1 }, { "umount2", -1 }, { "pivot_root", -1 }, { "chroot", -1 },
-	{ "open_tree", 428 }, { "move_mount", 429 }, { "fsopen", 430 }, { "fsconfig", 431 },
-	{ "fsmount", 432 }, { "fspick", 433 }, { "mount_setattr", 442 }, { "open_tree_attr", 467 },
-	{ "setns", -1 },
+	{"mount", -1},
+	{"umount2", -1},
+	{"pivot_root", -1},
+	{"chroot", -1},
+	{"open_tree", 428},
+	{"move_mount", 429},
+	{"fsopen", 430},
+	{"fsconfig", 431},
+	{"fsmount", 432},
+	{"fspick", 433},
+	{"mount_setattr", 442},
+	{"open_tree_attr", 467},
+	{"setns", -1},
 	/* eBPF, the kernel keyring and perf events: large attack surface, no use in a sandbox. */
-	{ "bpf", -1 }, { "add_key", -1 }, { "request_key", -1 }, { "keyctl", -1 },
-	{ "perf_event_open", -1 },
+	{"bpf", -1},
+	{"add_key", -1},
+	{"request_key", -1},
+	{"keyctl", -1},
+	{"perf_event_open", -1},
 	/* Kernel code loading. */
-	{ "init_module", -1 }, { "finit_module", -1 }, { "delete_module", -1 },
-	{ "kexec_load", -1 }, { "kexec_file_load", -1 },
+	{"init_module", -1},
+	{"finit_module", -1},
+	{"delete_module", -1},
+	{"kexec_load", -1},
+	{"kexec_file_load", -1},
 };
 
 /* io_uring performs operations outside seccomp's view; ENOSYS makes programs fall back. */
 static const struct sc_name always_enosys[] = {
-	{ "io_uring_setup", 425 }, { "io_uring_enter", 426 }, { "io_uring_register", 427 },
+	{"io_uring_setup", 425},
+	{"io_uring_enter", 426},
+	{"io_uring_register", 427},
 	/* clone3 passes its flags in memory seccomp cannot read: ENOSYS makes libc use clone. */
-	{ "clone3", 435 },
+	{"clone3", 435},
 };
 
 /* Refused when no mount namespace makes the file system read-only (Landlock cannot). */
 static const struct sc_name metadata_eperm[] = {
-	{ "chmod", -1 }, { "fchmod", -1 }, { "fchmodat", -1 }, { "fchmodat2", 452 },
-	{ "chown", -1 }, { "fchown", -1 }, { "lchown", -1 }, { "fchownat", -1 },
-	{ "utime", -1 }, { "utimes", -1 }, { "futimesat", -1 }, { "utimensat", -1 },
-	{ "setxattr", -1 }, { "lsetxattr", -1 }, { "fsetxattr", -1 }, { "setxattrat", 463 },
-	{ "removexattr", -1 }, { "lremovexattr", -1 }, { "fremovexattr", -1 },
-	{ "removexattrat", 466 },
+	{"chmod", -1},	     {"fchmod", -1},	   {"fchmodat", -1},	 {"fchmodat2", 452},
+	{"chown", -1},	     {"fchown", -1},	   {"lchown", -1},	 {"fchownat", -1},
+	{"utime", -1},	     {"utimes", -1},	   {"futimesat", -1},	 {"utimensat", -1},
+	{"setxattr", -1},    {"lsetxattr", -1},	   {"fsetxattr", -1},	 {"setxattrat", 463},
+	{"removexattr", -1}, {"lremovexattr", -1}, {"fremovexattr", -1}, {"removexattrat", 466},
 };
 
 /* Refused when the network is restricted (seccomp cannot see a socket address). */
 static const struct sc_name net_eperm[] = {
-	{ "connect", -1 }, { "bind", -1 }, { "listen", -1 }, { "accept", -1 }, { "accept4", -1 },
+	{"connect", -1}, {"bind", -1}, {"listen", -1}, {"accept", -1}, {"accept4", -1},
 };
 
 #define NS_FLAGS_N 8
 static const unsigned long ns_flags[NS_FLAGS_N] = {
-	CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET,
+	CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,    CLONE_NEWNET,
 	CLONE_NEWUTS,  CLONE_NEWIPC, CLONE_NEWCGROUP, 0x00000080 /* CLONE_NEWTIME */,
 };
 
@@ -94,13 +110,13 @@ static int add_list(scmp_filter_ctx ctx, const struct sc_name *l, size_t n, uint
 	return 0;
 }
 
-#define RULE(ctx, act, nr, n, ...)                                                               \
-	do {                                                                                      \
-		int rc_ = seccomp_rule_add(ctx, act, nr, n, __VA_ARGS__);                         \
-		if (rc_ < 0) {                                                                    \
-			rc = sbx_diag_set(d, rc_, "seccomp rule %s: %s", #nr, strerror(-rc_));    \
-			goto out;                                                                 \
-		}                                                                                 \
+#define RULE(ctx, act, nr, n, ...)                                                                 \
+	do {                                                                                       \
+		int rc_ = seccomp_rule_add(ctx, act, nr, n, __VA_ARGS__);                          \
+		if (rc_ < 0) {                                                                     \
+			rc = sbx_diag_set(d, rc_, "seccomp rule %s: %s", #nr, strerror(-rc_));     \
+			goto out;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
@@ -154,7 +170,8 @@ int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
 	for (unsigned int bit = 0; bit < 32; bit++) {
 		unsigned long b = 1UL << bit, next = 1UL << ((bit + 1) % 32);
 
-		RULE(ctx, eperm, SCMP_SYS(personality), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, b | next, b));
+		RULE(ctx, eperm, SCMP_SYS(personality), 1,
+		     SCMP_A0(SCMP_CMP_MASKED_EQ, b | next, b));
 	}
 
 	if (metadata) {
@@ -176,7 +193,8 @@ int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RDM));
-		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_PACKET));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1,
+		     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_PACKET));
 		RULE(ctx, eperm, SCMP_SYS(socketpair), 1,
 		     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
 		rc = add_list(ctx, net_eperm, sizeof(net_eperm) / sizeof(*net_eperm), eperm, d);
