@@ -220,6 +220,22 @@ check-man: deps-test
 check-cli: sbxrun deps-test
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/cli
 
+# ---- the seccomp filters, compiled once at build time -------------------------------------
+# seccomp-gen builds the four filters with libseccomp (the same code the helper would run) and
+# prints them as a header; the helper then loads a finished program on every start.
+$(BUILD)/seccomp-gen: platform/linux/seccomp_gen.c platform/linux/seccomp.c platform/linux/linux.h $(LIBSBX) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ platform/linux/seccomp_gen.c platform/linux/seccomp.c \
+		$(LIBSBX) $(DEP_LIBS)
+
+$(BUILD)/gen/seccomp_filters.h: $(BUILD)/seccomp-gen
+	@mkdir -p $(dir $@)
+	$(BUILD)/seccomp-gen > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/platform/linux/seccomp.o: platform/linux/seccomp.c $(BUILD)/gen/seccomp_filters.h | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/gen -DSBX_SECCOMP_PREBUILT -MMD -MP -c $< -o $@
+
 # ---- Linux enforcement suite: a probe that performs one operation and prints its errno name,
 # a fault injector that hides a kernel feature, and the enter sequence over hand-built roots.
 ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo

@@ -36,9 +36,9 @@ int sbx_linux_mntns_flags(bool running_as_root);
  * argv names "--permission-profile-fd" with the placeholder "<memfd>" (explain shows it; exec
  * substitutes the real descriptor). *argv_out is NULL-terminated; free with sbx_strv_free().
  */
-int sbx_linux_helper_argv(const struct sbx_plan *p, const char *policy_cwd,
-			  const char *command_cwd, char *const cmd[], char ***argv_out,
-			  size_t *argc_out, struct sbx_diag *d);
+int sbx_linux_helper_argv(const struct sbx_plan *p, const char *policy_cwd, const char *command_cwd,
+			  char *const cmd[], char ***argv_out, size_t *argc_out,
+			  struct sbx_diag *d);
 
 /* Re-executes this binary as the helper for plan p. Returns only on failure. */
 int sbx_linux_exec(const struct sbx_plan *p, const char *policy_cwd, const char *command_cwd,
@@ -60,12 +60,12 @@ struct sbx_linux_enforce {
 	 */
 	char **ll_deny;
 	size_t n_ll_deny;
-	bool network;		   /* enabled: no network rules at all */
-	bool mount_namespace;	   /* build the private mount namespace */
-	int landlock_abi;	   /* the running ABI (>= 1) or 0 for none */
-	bool seccomp_metadata;	   /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
-	const char *command_cwd;   /* absolute */
-	char *const *argv;	   /* the command */
+	bool network;		 /* enabled: no network rules at all */
+	bool mount_namespace;	 /* build the private mount namespace */
+	int landlock_abi;	 /* the running ABI (>= 1) or 0 for none */
+	bool seccomp_metadata;	 /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
+	const char *command_cwd; /* absolute */
+	char *const *argv;	 /* the command */
 };
 
 /* Applies e and execs the command. Returns (with d filled) only before the point of no return. */
@@ -80,8 +80,7 @@ __attribute__((noreturn)) void sbx_linux_die(const struct sbx_diag *d, int statu
 /* Landlock (landlock.c). */
 int sbx_landlock_abi(void); /* running ABI, 0 when unavailable */
 struct sbx_landlock;
-int sbx_landlock_create(int abi, bool restrict_net, struct sbx_landlock **out,
-			struct sbx_diag *d);
+int sbx_landlock_create(int abi, bool restrict_net, struct sbx_landlock **out, struct sbx_diag *d);
 /* Adds a rule for fd with rights ("read", "write" or "device"), masked for the file type. */
 enum sbx_ll_grant { SBX_LL_READ = 0, SBX_LL_WRITE, SBX_LL_DEVICE };
 int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, const char *what,
@@ -104,6 +103,8 @@ void sbx_landlock_free(struct sbx_landlock *ll);
 
 /* seccomp (seccomp.c): builds and loads the filter of ARCHITECTURE.md section 3 step 6. */
 int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d);
+/* Writes the BPF program of that filter to fd (the build-time generator uses it). */
+int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d);
 
 /* Capabilities (caps.c): empties every capability set. */
 int sbx_caps_drop_all(struct sbx_diag *d);

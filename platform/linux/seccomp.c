@@ -8,11 +8,16 @@
  * since those numbers would otherwise slip past rules written for the native table.
  */
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "linux/linux.h"
 
@@ -119,12 +124,14 @@ static int add_list(scmp_filter_ctx ctx, const struct sc_name *l, size_t n, uint
 		}                                                                                  \
 	} while (0)
 
-int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
+/* Builds the filter for one combination of the two switches. */
+static int build_filter(bool network, bool metadata, scmp_filter_ctx *out, struct sbx_diag *d)
 {
 	scmp_filter_ctx ctx;
 	uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
 	int rc;
 
+	*out = NULL;
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return sbx_diag_set(d, -ENOMEM, "seccomp_init failed");
@@ -202,10 +209,66 @@ int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
 			goto out;
 	}
 
-	rc = seccomp_load(ctx);
-	if (rc < 0)
-		sbx_diag_set(d, rc, "seccomp_load: %s", strerror(-rc));
+	*out = ctx;
+	return 0;
 out:
+	seccomp_release(ctx);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d)
+{
+	scmp_filter_ctx ctx;
+	int rc = build_filter(network, metadata, &ctx, d);
+
+	if (rc < 0)
+		return rc;
+	rc = seccomp_export_bpf(ctx, fd);
+	if (rc < 0)
+		sbx_diag_set(d, rc, "seccomp_export_bpf: %s", strerror(-rc));
 	seccomp_release(ctx);
 	return rc < 0 ? rc : 0;
 }
+
+#ifdef SBX_SECCOMP_PREBUILT
+/*
+ * The four filters, compiled at build time by libseccomp itself (build/seccomp-gen), for the
+ * architecture this binary is built for: building one costs over a million instructions on
+ * every start, loading a finished program costs one system call.
+ */
+#include "seccomp_filters.h"
+
+int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
+{
+	const struct sbx_bpf_blob *b = &sbx_seccomp_filters[(network ? 2 : 0) + (metadata ? 1 : 0)];
+	struct sock_fprog prog = {
+		.len = (unsigned short)(b->size / sizeof(struct sock_filter)),
+		.filter = (struct sock_filter *)b->insns,
+	};
+	int err;
+
+	/* As libseccomp loads it: no flags; prctl where the seccomp call itself is missing. */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
+		return 0;
+	err = errno;
+	if (err == ENOSYS && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
+		return 0;
+	if (err == ENOSYS)
+		err = errno;
+	return sbx_diag_set(d, -err, "seccomp_load: %s", strerror(err));
+}
+#else
+int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
+{
+	scmp_filter_ctx ctx;
+	int rc = build_filter(network, metadata, &ctx, d);
+
+	if (rc < 0)
+		return rc;
+	rc = seccomp_load(ctx);
+	if (rc < 0)
+		sbx_diag_set(d, rc, "seccomp_load: %s", strerror(-rc));
+	seccomp_release(ctx);
+	return rc < 0 ? rc : 0;
+}
+#endif
