@@ -179,32 +179,6 @@ static void sb_raw(struct sb *b, const char *s)
 	sb_put(b, s, strlen(s));
 }
 
-/* Length of the valid UTF-8 sequence at s (RFC 3629, as jansson checks it), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	/* A NUL terminator is not a continuation byte, so this never reads past the string. */
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /*
  * A JSON string as jansson writes it: '"' and '\' escaped, \b \f \n \r \t short, other control
  * characters as \u00XX in upper case; DEL, '/' and non-ASCII characters as they are.
@@ -228,7 +202,7 @@ static void sb_string(struct sb *b, const char *str)
 			continue;
 		}
 		if (*s >= 0x80) {
-			size_t u = utf8_len(s);
+			size_t u = sbx_utf8_len(s, SIZE_MAX);
 
 			if (!u) {
 				b->failed = true;

@@ -1061,35 +1061,6 @@ fail_at(struct sbx_diag *d, const char *name, const char *buf, size_t off, const
 	return SBX_E_PARSE;
 }
 
-/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates), or 0. */
-static size_t utf8_valid(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /*
  * What jansson would report without a position we can trust, found first: NUL bytes, invalid
  * UTF-8 (at the offending byte, not at the start of its string) and nesting deeper than
@@ -1117,7 +1088,7 @@ static int prescan(const char *buf, size_t len, const char *name, struct sbx_dia
 			if (i == len)
 				break;
 		}
-		n = utf8_valid(s + i, len - i);
+		n = sbx_utf8_len(s + i, len - i);
 		if (s[i] == 0)
 			return fail_at(d, name, buf, i,
 				       "NUL byte in the input (expected JSON text)");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* path.c - lexical path handling. No file system access: these are pure string operations. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,4 +131,37 @@ size_t sbx_path_depth(const char *p)
 		if (*p == '/' && p[1] && p[1] != '/')
 			d++;
 	return d;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no surrogates, nothing
+ * above U+10FFFF), 1 for ASCII, 0 when invalid. At most n bytes are read; a NUL-terminated
+ * string may pass SIZE_MAX, since a NUL is never a continuation byte.
+ */
+size_t sbx_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
 }

@@ -162,6 +162,8 @@ int sbx_path_join(const char *base, const char *rel, char **out);
 /* Component-wise prefix: "/a" covers "/a" and "/a/b" but not "/ab". "/" covers everything. */
 bool sbx_path_covers(const char *prefix, const char *path);
 size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
+/* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
+size_t sbx_utf8_len(const unsigned char *s, size_t n);
 
 /* ---- loading and emitting (load.c, emit.c, builtin.c) ------------------------------------- */
 
