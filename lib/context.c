@@ -164,19 +164,6 @@ static int put_file_system(struct sbuf *b, const struct sbx_profile *p, const ch
 	return 0;
 }
 
-static const char *profile_type(const struct sbx_profile *p)
-{
-	switch (p->type) {
-	case SBX_MANAGED:
-		return "managed";
-	case SBX_DISABLED:
-		return "disabled";
-	case SBX_EXTERNAL:
-		return "external";
-	}
-	return "managed";
-}
-
 static void put_filesystem(struct sbuf *b, const struct sbx_profile *p, const char *const *roots,
 			   size_t n)
 {
@@ -187,7 +174,7 @@ static void put_filesystem(struct sbuf *b, const struct sbx_profile *p, const ch
 		sb_puts(b, "</root>");
 	}
 	sb_puts(b, "</workspace_roots><permission_profile type=\"");
-	sb_puts(b, profile_type(p));
+	sb_puts(b, sbx_profile_type_name(p->type));
 	sb_puts(b, "\">");
 	if (put_file_system(b, p, roots, n))
 		b->oom = true;

@@ -161,19 +161,6 @@ static const char *fs_kind_name(const struct sbx_profile *pr)
 	return "unknown";
 }
 
-static const char *profile_type_name(const struct sbx_profile *pr)
-{
-	switch (pr->type) {
-	case SBX_MANAGED:
-		return "managed";
-	case SBX_DISABLED:
-		return "disabled";
-	case SBX_EXTERNAL:
-		return "external";
-	}
-	return "unknown";
-}
-
 /* Every requirement gets the same refusal (the backend as a whole cannot run the profile). */
 static int refuse_all(struct sbx_plan *p, const char *mech, const char *why, const char *hint)
 {
@@ -216,7 +203,8 @@ static int attach_restricted_token(struct sbx_plan *p)
 			 p->roots.full_write && p->profile.fs.kind == SBX_FS_RESTRICTED
 				 ? "full-disk-write"
 				 : fs_kind_name(&p->profile),
-			 p->network ? "enabled" : "restricted", profile_type_name(&p->profile));
+			 p->network ? "enabled" : "restricted",
+			 sbx_profile_type_name(p->profile.type));
 		return refuse_all(p, NULL, why,
 				  "drop --sandbox require, or use a profile that limits writes");
 	}

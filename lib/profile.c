@@ -194,3 +194,56 @@ void sbx_legacy_free(struct sbx_legacy *l)
 	sbx_strv_free(l->writable_roots, l->n_writable_roots);
 	memset(l, 0, sizeof(*l));
 }
+
+int sbx_strv_push_owned(struct sbx_strv *s, char *str)
+{
+	if (!str)
+		return -ENOMEM;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		char **v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(str);
+			return -ENOMEM;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = str;
+	return 0;
+}
+
+bool sbx_strv_has(const struct sbx_strv *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return true;
+	return false;
+}
+
+int sbx_strv_add_unique(struct sbx_strv *s, const char *str)
+{
+	if (sbx_strv_has(s, str))
+		return 0;
+	return sbx_strv_push_owned(s, strdup(str));
+}
+
+void sbx_strv_clear(struct sbx_strv *s)
+{
+	sbx_strv_free(s->v, s->n);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *sbx_profile_type_name(enum sbx_profile_type t)
+{
+	switch (t) {
+	case SBX_MANAGED:
+		return "managed";
+	case SBX_DISABLED:
+		return "disabled";
+	case SBX_EXTERNAL:
+		return "external";
+	}
+	return "unknown";
+}

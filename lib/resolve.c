@@ -691,51 +691,6 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 
 /* ---- protected metadata (spec 2.6) --------------------------------------------------------- */
 
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-
-static int strv_push_owned(struct strv *s, char *p)
-{
-	if (!p)
-		return -ENOMEM;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4;
-		char **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(p);
-			return -ENOMEM;
-		}
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = p;
-	return 0;
-}
-
-static bool strv_has(const struct strv *s, const char *p)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], p) == 0)
-			return true;
-	return false;
-}
-
-static int strv_add_unique(struct strv *s, const char *p)
-{
-	if (strv_has(s, p))
-		return 0;
-	return strv_push_owned(s, strdup(p));
-}
-
-static void strv_clear(struct strv *s)
-{
-	sbx_strv_free(s->v, s->n);
-	memset(s, 0, sizeof(*s));
-}
-
 static bool is_dir(const char *p)
 {
 	struct stat st;
@@ -794,7 +749,7 @@ static char *gitdir_target(const char *root, const char *dotgit)
 int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex, char ***out,
 				   size_t *n)
 {
-	struct strv v = {0};
+	struct sbx_strv v = {0};
 	char *git = NULL, *agents = NULL, *codex = NULL, *target;
 	struct stat st;
 	int r;
@@ -806,23 +761,23 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 		goto out;
 	if (stat(git, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
 		if (S_ISREG(st.st_mode) && (target = gitdir_target(root, git))) {
-			r = strv_push_owned(&v, target);
+			r = sbx_strv_push_owned(&v, target);
 			if (r)
 				goto out;
 		}
-		if ((r = strv_add_unique(&v, git)))
+		if ((r = sbx_strv_add_unique(&v, git)))
 			goto out;
 	}
-	if (is_dir(agents) && (r = strv_add_unique(&v, agents)))
+	if (is_dir(agents) && (r = sbx_strv_add_unique(&v, agents)))
 		goto out;
-	if ((protect_missing_dot_codex || is_dir(codex)) && (r = strv_add_unique(&v, codex)))
+	if ((protect_missing_dot_codex || is_dir(codex)) && (r = sbx_strv_add_unique(&v, codex)))
 		goto out;
 	*out = v.v;
 	*n = v.n;
 	v.v = NULL;
 	v.n = 0;
 out:
-	strv_clear(&v);
+	sbx_strv_clear(&v);
 	free(git);
 	free(agents);
 	free(codex);
@@ -840,7 +795,7 @@ struct pmap {
 		long wr;    /* index into the writable roots, or -1 */
 	} * slots;
 	size_t cap;
-	struct strv paths; /* distinct paths in first-seen order (owned) */
+	struct sbx_strv paths; /* distinct paths in first-seen order (owned) */
 };
 
 static uint64_t hash_path(const char *p, size_t len)
@@ -889,7 +844,7 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 				m->slots[s].access = (int)fs->entries[i].access;
 			continue;
 		}
-		r = strv_push_owned(&m->paths, strdup(p));
+		r = sbx_strv_push_owned(&m->paths, strdup(p));
 		if (r)
 			return r;
 		m->slots[s] = (struct pslot){m->paths.v[m->paths.n - 1], len,
@@ -901,7 +856,7 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 static void pmap_free(struct pmap *m)
 {
 	free(m->slots);
-	strv_clear(&m->paths);
+	sbx_strv_clear(&m->paths);
 }
 
 /*
@@ -1053,7 +1008,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	struct sbx_fs m = {0};
 	char **resolved = NULL;
 	struct pmap map = {0};
-	struct strv readable = {0}, unreadable = {0}, globs = {0};
+	struct sbx_strv readable = {0}, unreadable = {0}, globs = {0};
 	size_t n_wr = 0;
 	int r;
 
@@ -1086,8 +1041,8 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 					e->path);
 				goto fail;
 			}
-			if (native_abs(e->path, ctx) && !strv_has(&globs, e->path) &&
-			    (r = strv_push_owned(&globs, strdup(e->path))))
+			if (native_abs(e->path, ctx) && !sbx_strv_has(&globs, e->path) &&
+			    (r = sbx_strv_push_owned(&globs, strdup(e->path))))
 				goto fail;
 			continue;
 		}
@@ -1134,7 +1089,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		struct pslot *s = pmap_find(&map, p, strlen(p)), *up;
 
 		if (s->access == SBX_DENY) {
-			if (!is_fs_root(p) && (r = strv_push_owned(&unreadable, strdup(p))))
+			if (!is_fs_root(p) && (r = sbx_strv_push_owned(&unreadable, strdup(p))))
 				goto fail;
 			continue;
 		}
@@ -1153,7 +1108,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		if (up && up->access != SBX_DENY)
 			r = add_read_only(&out->writable[up->wr], p);
 		else
-			r = strv_push_owned(&readable, strdup(p));
+			r = sbx_strv_push_owned(&readable, strdup(p));
 		if (r)
 			goto fail;
 	}
@@ -1167,15 +1122,15 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	out->n_unreadable = unreadable.n;
 	out->deny_globs = globs.v;
 	out->n_deny_globs = globs.n;
-	readable = unreadable = globs = (struct strv){0};
+	readable = unreadable = globs = (struct sbx_strv){0};
 fail:
 	if (resolved)
 		sbx_strv_free(resolved, m.n);
 	pmap_free(&map);
 	sbx_fs_clear(&m);
-	strv_clear(&readable);
-	strv_clear(&unreadable);
-	strv_clear(&globs);
+	sbx_strv_clear(&readable);
+	sbx_strv_clear(&unreadable);
+	sbx_strv_clear(&globs);
 	if (r) {
 		if (r == -ENOMEM && d && !d->msg[0])
 			sbx_diag_set(d, r, "out of memory while resolving the profile");

@@ -177,46 +177,6 @@ static const char network_policy[] =
 
 /* ---- small string vectors ----------------------------------------------------------------- */
 
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-
-static int strv_push_owned(struct strv *s, char *str)
-{
-	if (!str)
-		return -ENOMEM;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 8;
-		char **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(str);
-			return -ENOMEM;
-		}
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = str;
-	return 0;
-}
-
-static bool strv_has(const struct strv *s, const char *str)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], str) == 0)
-			return true;
-	return false;
-}
-
-static void strv_clear(struct strv *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
 /* ---- path canonicalization ------------------------------------------------------------------ */
 
 static char *path_join2(const char *dir, const char *rest)
@@ -345,8 +305,8 @@ static int canon_top(const char *path, char **out, char **deeper)
 struct root {
 	char *path;
 	bool literal;		  /* an existing non-directory: the file itself, not a subtree */
-	struct strv excl;	  /* carve-outs: neither the path nor anything below it */
-	struct strv resolved;	  /* per carve-out: its canonical target, or "" when the same */
+	struct sbx_strv excl;	  /* carve-outs: neither the path nor anything below it */
+	struct sbx_strv resolved; /* per carve-out: its canonical target, or "" when the same */
 	const char *const *names; /* protected metadata names that must not be created */
 	size_t n_names;
 };
@@ -354,11 +314,11 @@ struct root {
 struct gen {
 	const struct sbx_roots *r;
 	const struct sbx_ctx *ctx;
-	struct strv unreadable; /* canonical */
+	struct sbx_strv unreadable; /* canonical */
 	struct root *read, *write;
 	size_t n_read, n_write;
-	struct strv ancestors;
-	struct strv params;
+	struct sbx_strv ancestors;
+	struct sbx_strv params;
 	struct sbx_buf text;
 	struct sbx_diag *d;
 };
@@ -366,8 +326,8 @@ struct gen {
 static void root_clear(struct root *rt)
 {
 	free(rt->path);
-	strv_clear(&rt->excl);
-	strv_clear(&rt->resolved);
+	sbx_strv_clear(&rt->excl);
+	sbx_strv_clear(&rt->resolved);
 }
 
 static void gen_clear(struct gen *g)
@@ -378,9 +338,9 @@ static void gen_clear(struct gen *g)
 		root_clear(&g->write[i]);
 	free(g->read);
 	free(g->write);
-	strv_clear(&g->unreadable);
-	strv_clear(&g->ancestors);
-	strv_clear(&g->params);
+	sbx_strv_clear(&g->unreadable);
+	sbx_strv_clear(&g->ancestors);
+	sbx_strv_clear(&g->params);
 	sbx_buf_free(&g->text);
 }
 
@@ -391,7 +351,7 @@ static int param(struct gen *g, const char *key, const char *value)
 	sbx_buf_add(&b, key);
 	sbx_buf_addc(&b, '=');
 	sbx_buf_add(&b, value);
-	return strv_push_owned(&g->params, sbx_buf_steal(&b));
+	return sbx_strv_push_owned(&g->params, sbx_buf_steal(&b));
 }
 
 static int need_abs(struct gen *g, const char *what, const char *path)
@@ -406,11 +366,11 @@ static int add_excl(struct root *rt, const char *path, const char *resolved)
 {
 	int rc;
 
-	if (strv_has(&rt->excl, path) || strcmp(path, rt->path) == 0)
+	if (sbx_strv_has(&rt->excl, path) || strcmp(path, rt->path) == 0)
 		return 0;
-	rc = strv_push_owned(&rt->excl, strdup(path));
+	rc = sbx_strv_push_owned(&rt->excl, strdup(path));
 	if (!rc)
-		rc = strv_push_owned(&rt->resolved, strdup(resolved ? resolved : ""));
+		rc = sbx_strv_push_owned(&rt->resolved, strdup(resolved ? resolved : ""));
 	return rc;
 }
 
@@ -625,9 +585,9 @@ static int collect_ancestors(struct gen *g)
 			while ((slash = strrchr(a, '/')) && slash != a) {
 				*slash = '\0';
 				if (is_write_root(g, a) || !under_write_root(g, a) ||
-				    strv_has(&g->ancestors, a))
+				    sbx_strv_has(&g->ancestors, a))
 					continue;
-				rc = strv_push_owned(&g->ancestors, strdup(a));
+				rc = sbx_strv_push_owned(&g->ancestors, strdup(a));
 				if (rc)
 					break;
 			}
@@ -814,7 +774,7 @@ static int glob_canonical_variant(const char *glob, char **out)
 	return rc;
 }
 
-static int emit_glob(struct gen *g, const char *glob, struct strv *seen)
+static int emit_glob(struct gen *g, const char *glob, struct sbx_strv *seen)
 {
 	struct sbx_buf *t = &g->text;
 	char *re = NULL, **anc = NULL;
@@ -826,23 +786,23 @@ static int emit_glob(struct gen *g, const char *glob, struct strv *seen)
 		rc = sbx_sbpl_glob_ancestors(glob, &anc, &n_anc);
 	if (rc)
 		goto out;
-	if (!strv_has(seen, re)) {
+	if (!sbx_strv_has(seen, re)) {
 		sbx_buf_add(t, "(deny file-read* (regex ");
 		sbx_sbpl_regex_literal(t, re);
 		sbx_buf_add(t, "))\n(deny file-write* (regex ");
 		sbx_sbpl_regex_literal(t, re);
 		sbx_buf_add(t, "))\n");
-		rc = strv_push_owned(seen, re);
+		rc = sbx_strv_push_owned(seen, re);
 		re = NULL;
 	}
 	for (size_t i = 0; i < n_anc && !rc; i++) {
-		if (strv_has(seen, anc[i]))
+		if (sbx_strv_has(seen, anc[i]))
 			continue;
 		sbx_buf_add(t,
 			    "(deny file-write-unlink (require-all (vnode-type DIRECTORY) (regex ");
 		sbx_sbpl_regex_literal(t, anc[i]);
 		sbx_buf_add(t, ")))\n");
-		rc = strv_push_owned(seen, anc[i]);
+		rc = sbx_strv_push_owned(seen, anc[i]);
 		anc[i] = NULL;
 	}
 out:
@@ -855,7 +815,7 @@ out:
 
 static int emit_globs(struct gen *g)
 {
-	struct strv seen = {0};
+	struct sbx_strv seen = {0};
 	int rc = 0;
 
 	if (g->r->n_deny_globs)
@@ -874,7 +834,7 @@ static int emit_globs(struct gen *g)
 			rc = emit_glob(g, variant, &seen);
 		free(variant);
 	}
-	strv_clear(&seen);
+	sbx_strv_clear(&seen);
 	return rc;
 }
 
@@ -902,10 +862,10 @@ int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct s
 		rc = need_abs(&g, "denied path", p->roots.unreadable[i]);
 		if (!rc)
 			rc = canon_full(p->roots.unreadable[i], &c);
-		if (!rc && (strcmp(c, "/") == 0 || strv_has(&g.unreadable, c)))
+		if (!rc && (strcmp(c, "/") == 0 || sbx_strv_has(&g.unreadable, c)))
 			free(c);
 		else if (!rc)
-			rc = strv_push_owned(&g.unreadable, c);
+			rc = sbx_strv_push_owned(&g.unreadable, c);
 	}
 	if (!rc)
 		rc = collect_write(&g);

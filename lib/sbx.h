@@ -148,7 +148,8 @@ void sbx_profile_free(struct sbx_profile *p); /* frees contents; p itself is cal
 int sbx_profile_copy(struct sbx_profile *dst, const struct sbx_profile *src);
 void sbx_additional_free(struct sbx_additional *a);
 void sbx_legacy_free(struct sbx_legacy *l);
-const char *sbx_access_name(enum sbx_access a);	  /* "read" "write" "deny" */
+const char *sbx_profile_type_name(enum sbx_profile_type t); /* "managed" ... */
+const char *sbx_access_name(enum sbx_access a);		    /* "read" "write" "deny" */
 const char *sbx_special_name(enum sbx_special s); /* "root" "minimal" "project_roots" ... */
 
 /* ---- paths (path.c) ------------------------------------------------------------------------ */
@@ -329,6 +330,17 @@ bool sbx_glob_has_meta(const char *s);
 int sbx_glob_expand(const char *pattern, unsigned depth, char ***out, size_t *n,
 		    struct sbx_diag *d);
 void sbx_strv_free(char **v, size_t n);
+
+/* A growable list of owned strings (profile.c). */
+struct sbx_strv {
+	char **v;
+	size_t n, cap;
+};
+/* Takes ownership of str (NULL means an allocation failed: -ENOMEM); frees it on failure. */
+int sbx_strv_push_owned(struct sbx_strv *s, char *str);
+bool sbx_strv_has(const struct sbx_strv *s, const char *str);
+int sbx_strv_add_unique(struct sbx_strv *s, const char *str); /* copies */
+void sbx_strv_clear(struct sbx_strv *s);
 
 /* ---- environment_context (context.c) ---------------------------------------------------- */
 
