@@ -159,20 +159,25 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 {
 	const struct sbx_roots *rt = &p->roots;
 	const char *path = r->path ? r->path : "";
-	const char *m, *above;
+	const char *m;
 
 	/*
-	 * A path re-opened inside a denied directory: with a mount namespace the directory is
-	 * masked by an empty mount, which hides everything below it, and the enter sequence does
-	 * not build mount points inside the mask. Say so rather than claim the access.
+	 * A path re-opened inside a denied directory. With a mount namespace the directory's mask
+	 * is traversable but not listable, and the path is mounted again inside it (a clone taken
+	 * before the masks, read-only or read-write as the path's own access says); Landlock grants
+	 * it as any root. Without one, Landlock alone grants it (a read) or the deny inside a
+	 * writable root is what cannot be enforced (said on the deny), so it falls through.
 	 */
-	if ((r->kind == SBX_REQ_READ || r->kind == SBX_REQ_WRITE || r->kind == SBX_REQ_READ_ONLY) &&
-	    h->mnt && r->path && (above = denied_above(rt, path)))
-		return set_why(
-			r, SBX_UNENFORCEABLE, NULL,
-			"%s lies inside the denied %s, whose mask hides everything below it; "
-			"hint: deny the other entries of %s instead of the whole directory",
-			path, above, above);
+	if (r->path && h->mnt && denied_above(rt, path)) {
+		if (r->kind == SBX_REQ_READ && (h->ll || rt->full_read)) {
+			enforced(r, h->ll ? "landlock+mount-namespace" : "mount-namespace");
+			return 0;
+		}
+		if (r->kind == SBX_REQ_WRITE && !rt->full_write) {
+			enforced(r, write_mech(h)); /* non-NULL: h->mnt */
+			return 0;
+		}
+	}
 
 	switch (r->kind) {
 	case SBX_REQ_READ:

@@ -38,13 +38,23 @@ static const char *const device_paths[] = {
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
 
-enum mnt_kind { MNT_WRITE = 0, MNT_READ_ONLY, MNT_DENY };
+/*
+ * The kinds of mount, in the order they stack at one depth. MNT_READ is a readable root that lies
+ * inside a denied directory: it is the only kind of readable root that needs a mount (elsewhere
+ * Landlock alone grants it), to re-open it inside the mask.
+ */
+enum mnt_kind { MNT_WRITE = 0, MNT_READ_ONLY, MNT_READ, MNT_DENY };
 
 struct mnt_op {
 	enum mnt_kind kind;
 	const char *path;
 	size_t depth;
-	int tree; /* MNT_WRITE: the clone taken before / became read-only; else -1 */
+	bool is_dir;
+	bool skip;     /* hidden by a mask above it, or a repeat of the op before it */
+	bool sealed;   /* MNT_DENY over a path also re-opened: hides all below, re-opens nothing */
+	bool holds;    /* MNT_DENY whose mask must hold mount points for re-opened descendants */
+	ssize_t mask;  /* re-opened op: the MNT_DENY whose mask holds its mount point, or -1 */
+	int tree;      /* re-opened op: the clone taken before / became read-only; else -1 */
 };
 
 static int str_ptr_cmp(const void *a, const void *b)
@@ -73,6 +83,82 @@ static bool under_denied(const char **denied, size_t n, const char *p)
 			return true;
 	}
 	return false;
+}
+
+/* The ops sorted by path, for ancestor lookups; each entry points into the ops array. */
+static int op_ptr_path_cmp(const void *a, const void *b)
+{
+	const struct mnt_op *x = *(const struct mnt_op *const *)a;
+	const struct mnt_op *y = *(const struct mnt_op *const *)b;
+
+	return strcmp(x->path, y->path);
+}
+
+/*
+ * The op mounted at exactly path (one not skipped), or NULL: a mask before a re-opened op, since
+ * the mask lies on top of it; with open_only, a re-opened op only.
+ */
+static struct mnt_op *mounted_at(struct mnt_op **by_path, size_t n, const char *path,
+				 bool open_only)
+{
+	struct mnt_op key = {.path = path}, *kp = &key, *found = NULL;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (op_ptr_path_cmp(&by_path[mid], &kp) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && strcmp(by_path[lo]->path, path) == 0; lo++) {
+		struct mnt_op *op = by_path[lo];
+
+		if (op->skip || (open_only && op->kind == MNT_DENY))
+			continue;
+		if (!found || op->kind == MNT_DENY)
+			found = op;
+	}
+	return found;
+}
+
+/* The nearest strict ancestor of p that is mounted, or NULL. One lookup per component. */
+static struct mnt_op *mounted_above(struct mnt_op **by_path, size_t n, const char *p)
+{
+	char buf[SBX_MAX_PATH + 1];
+	size_t len = strlen(p);
+	struct mnt_op *found;
+
+	if (len > SBX_MAX_PATH)
+		return NULL;
+	memcpy(buf, p, len + 1);
+	while (len > 1) {
+		while (len > 1 && buf[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--; /* drop the separator */
+		buf[len] = '\0';
+		if (len > 1 && (found = mounted_at(by_path, n, buf, false)))
+			return found;
+	}
+	return NULL;
+}
+
+/* Fills op for path, or returns false when path does not exist (it gets no mount). */
+static bool op_init(struct mnt_op *op, enum mnt_kind kind, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return false;
+	*op = (struct mnt_op){.kind = kind,
+			      .path = path,
+			      .depth = sbx_path_depth(path),
+			      .is_dir = S_ISDIR(st.st_mode),
+			      .mask = -1,
+			      .tree = -1};
+	return true;
 }
 
 static int mnt_op_cmp(const void *a, const void *b)
@@ -110,20 +196,14 @@ static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, 
 	return rc;
 }
 
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
 int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 {
 	const struct sbx_roots *r = e->roots;
 	struct sbx_landlock *ll = NULL;
 	struct mnt_op *ops = NULL;
 	size_t n_ops = 0, cap_ops;
-	const char **denied = NULL; /* the MNT_DENY paths, sorted, for ancestor lookups */
+	struct mnt_op **by_path = NULL; /* the ops sorted by path, for ancestor lookups */
+	const char **denied = NULL;	/* the MNT_DENY paths, sorted, for ancestor lookups */
 	size_t n_denied = 0;
 	int empty_fs = -1, rc = 0, err;
 	uid_t uid = geteuid();
@@ -174,39 +254,83 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 
 	/*
 	 * 3. The list of mounts, in the order they must stack: shallow before deep, so a
-	 *    read-only carve-out lands on top of its writable root and a mask on top of both.
-	 *    Paths that do not exist are left out (the plan said so: a mount point would have to be
-	 *    created on the host); a deny under another deny is already hidden.
+	 *    read-only carve-out lands on top of its writable root, a mask on top of both, and a
+	 *    path re-opened inside a denied directory on top of that directory's mask. Paths that
+	 *    do not exist are left out (the plan said so: a mount point would have to be created
+	 *    on the host). Everything is decided here, before the point of no return, down to
+	 *    which mask holds which mount point, so the mounts below only carry it out.
 	 */
 	if (e->mount_namespace && !r->full_write) {
-		cap_ops = r->n_writable + r->n_unreadable + e->n_deny_expanded;
+		size_t n_deny = r->n_unreadable + e->n_deny_expanded;
+
+		cap_ops = r->n_writable + r->n_readable + n_deny;
 		for (size_t i = 0; i < r->n_writable; i++)
 			cap_ops += r->writable[i].n_read_only;
 		ops = calloc(cap_ops ? cap_ops : 1, sizeof(*ops));
-		if (!ops) {
+		by_path = calloc(cap_ops ? cap_ops : 1, sizeof(*by_path));
+		denied = calloc(n_deny ? n_deny : 1, sizeof(*denied));
+		if (!ops || !by_path || !denied) {
 			rc = sbx_diag_set(d, -ENOMEM, "out of memory");
 			goto out;
 		}
-		for (size_t i = 0; i < r->n_writable; i++) {
-			const struct sbx_writable_root *w = &r->writable[i];
-
-			if (exists(w->root))
-				ops[n_ops++] = (struct mnt_op){MNT_WRITE, w->root, 0, -1};
-			for (size_t j = 0; j < w->n_read_only; j++)
-				if (exists(w->read_only[j]))
-					ops[n_ops++] = (struct mnt_op){MNT_READ_ONLY,
-								       w->read_only[j], 0, -1};
-		}
-		for (size_t i = 0; i < r->n_unreadable + e->n_deny_expanded; i++) {
+		/* Denied paths and glob matches first: they tell which readable roots need one. */
+		for (size_t i = 0; i < n_deny; i++) {
 			const char *p = i < r->n_unreadable ? r->unreadable[i]
 							    : e->deny_expanded[i - r->n_unreadable];
 
-			if (exists(p) && strcmp(p, "/") != 0)
-				ops[n_ops++] = (struct mnt_op){MNT_DENY, p, 0, -1};
+			if (strcmp(p, "/") != 0 && op_init(&ops[n_ops], MNT_DENY, p))
+				denied[n_denied++] = ops[n_ops++].path;
 		}
-		for (size_t i = 0; i < n_ops; i++)
-			ops[i].depth = sbx_path_depth(ops[i].path);
+		qsort(denied, n_denied, sizeof(*denied), str_ptr_cmp);
+		for (size_t i = 0; i < r->n_writable; i++) {
+			const struct sbx_writable_root *w = &r->writable[i];
+
+			n_ops += op_init(&ops[n_ops], MNT_WRITE, w->root);
+			for (size_t j = 0; j < w->n_read_only; j++)
+				n_ops += op_init(&ops[n_ops], MNT_READ_ONLY, w->read_only[j]);
+		}
+		/*
+		 * A readable root needs a mount only inside a denied directory, to be re-opened
+		 * in its mask; anywhere else / read-only and Landlock already give it its access.
+		 */
+		for (size_t i = 0; i < r->n_readable; i++)
+			if (under_denied(denied, n_denied, r->readable[i]))
+				n_ops += op_init(&ops[n_ops], MNT_READ, r->readable[i]);
 		qsort(ops, n_ops, sizeof(*ops), mnt_op_cmp);
+		for (size_t i = 0; i < n_ops; i++)
+			by_path[i] = &ops[i];
+		qsort(by_path, n_ops, sizeof(*by_path), op_ptr_path_cmp);
+
+		/*
+		 * What each op does, decided shallow to deep against the ops above it that are
+		 * mounted. A path denied twice (an entry and a glob match) is masked once. A deny
+		 * inside a mask is already hidden. A writable root, carve-out or readable root
+		 * inside a mask is re-opened: its mount point is made inside that mask (the
+		 * profile named it more precisely than the deny; the resolver only makes such
+		 * roots of paths named below a deny). A mask over a path that is itself
+		 * re-opened (a glob match equal to a writable root) is sealed: it hides
+		 * everything below it, re-opened or not.
+		 */
+		for (size_t i = 0; i < n_ops; i++) {
+			struct mnt_op *op = &ops[i], *up;
+
+			if (i > 0 && ops[i - 1].kind == op->kind &&
+			    strcmp(ops[i - 1].path, op->path) == 0) {
+				op->skip = true;
+				continue;
+			}
+			up = mounted_above(by_path, n_ops, op->path);
+			if (up && up->kind == MNT_DENY && (up->sealed || op->kind == MNT_DENY)) {
+				op->skip = true;
+				continue;
+			}
+			if (up && up->kind == MNT_DENY) {
+				op->mask = up - ops;
+				up->holds = true;
+			}
+			if (op->kind == MNT_DENY && mounted_at(by_path, n_ops, op->path, true))
+				op->sealed = true;
+		}
 	}
 
 	/*
@@ -236,14 +360,22 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 			sbx_linux_die(d, 125);
 
 		/*
-		 * 4b. Clone each writable root's mount tree before / turns read-only: the detached
-		 *     clone keeps every mount's own flags, so a read-only host mount inside a
-		 *     writable root stays read-only, and nothing is made writable that was not.
+		 * 4b. Clone the mount tree of every path to be re-attached (writable roots,
+		 *     carve-outs, readable roots inside a denied directory) before / turns
+		 *     read-only and before any mask hides it: the detached clone keeps every
+		 *     mount's own flags, so a read-only host mount inside a writable root stays
+		 *     read-only, and nothing is made writable that was not. The clones of
+		 *     carve-outs and readable roots are made read-only whole, submounts included.
 		 */
-		for (size_t i = 0; i < n_ops; i++)
-			if (ops[i].kind == MNT_WRITE &&
-			    sbx_mnt_clone_tree(ops[i].path, &ops[i].tree, d) < 0)
+		for (size_t i = 0; i < n_ops; i++) {
+			struct mnt_op *op = &ops[i];
+
+			if (op->skip || op->kind == MNT_DENY)
+				continue;
+			if (sbx_mnt_clone_tree(op->path, &op->tree, d) < 0 ||
+			    (op->kind != MNT_WRITE && sbx_mnt_set_readonly(op->tree, "", d) < 0))
 				sbx_linux_die(d, 125);
+		}
 
 		/*
 		 * 4c. The whole file system read-only, submounts included: this is what refuses
@@ -254,58 +386,53 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 			sbx_linux_die(d, 125);
 
 		/*
-		 * 4d. Shallow to deep: writable roots back on top, read-only carve-outs over them
-		 *     (protected metadata, explicit read entries), empty read-only masks over
-		 *     denied paths and the matches of deny globs.
+		 * 4d. Shallow to deep, as decided in step 3: writable roots back on top, read-only
+		 *     carve-outs over them (protected metadata, explicit read entries), empty
+		 *     read-only masks over denied paths and the matches of deny globs, and the
+		 *     paths re-opened inside a mask over the mount points made for them in it.
 		 */
-		denied = calloc(n_ops ? n_ops : 1, sizeof(*denied));
-		if (!denied) {
-			sbx_diag_set(d, -ENOMEM, "out of memory");
-			sbx_linux_die(d, 125);
-		}
-		for (size_t i = 0; i < n_ops; i++)
-			if (ops[i].kind == MNT_DENY)
-				denied[n_denied++] = ops[i].path;
-		qsort(denied, n_denied, sizeof(*denied), str_ptr_cmp);
 		for (size_t i = 0; i < n_ops; i++) {
 			struct mnt_op *op = &ops[i];
+			int mask;
 
-			/*
-			 * Nothing inside a denied path is mounted (its mask hides it), and a path
-			 * denied twice (an entry and a glob match) is masked once.
-			 */
-			if (under_denied(denied, n_denied, op->path) ||
-			    (i > 0 && ops[i - 1].kind == op->kind &&
-			     strcmp(ops[i - 1].path, op->path) == 0))
+			if (op->skip)
 				continue;
 			switch (op->kind) {
 			case MNT_WRITE:
+			case MNT_READ_ONLY:
+			case MNT_READ:
 				rc = sbx_mnt_attach(op->tree, op->path, d);
 				break;
-			case MNT_READ_ONLY: {
-				int t = -1;
-
-				rc = sbx_mnt_clone_tree(op->path, &t, d);
-				if (rc == 0)
-					rc = sbx_mnt_set_readonly(t, "", d);
-				if (rc == 0)
-					rc = sbx_mnt_attach(t, op->path, d);
-				if (t >= 0)
-					close(t);
-				break;
-			}
-			case MNT_DENY: {
-				struct stat st;
-
-				if (stat(op->path, &st) < 0)
-					rc = sbx_diag_set(d, -errno, "stat %s: %s", op->path,
-							  strerror(errno));
-				else if (S_ISDIR(st.st_mode))
-					rc = sbx_mnt_mask_dir(op->path, d);
-				else
+			case MNT_DENY:
+				if (!op->is_dir) {
 					rc = sbx_mnt_mask_file(&empty_fs, op->path, d);
+					break;
+				}
+				if (!op->holds || op->sealed) {
+					rc = sbx_mnt_mask_dir(op->path, d);
+					break;
+				}
+				/*
+				 * A mask that paths are re-opened inside: mode 0111, traversable
+				 * but not listable, so the names of the other entries stay hidden.
+				 * The directories leading to each re-opened path and its mount
+				 * point (a directory, or an empty file for a file) are made in the
+				 * mask itself, never on the host, before it turns read-only and is
+				 * attached. The clones land on those points in their turn: they
+				 * are deeper, so they come later in this loop.
+				 */
+				mask = sbx_mnt_mask_open(op->path, d);
+				rc = mask < 0 ? mask : 0;
+				for (size_t j = i + 1; rc == 0 && j < n_ops; j++)
+					if (!ops[j].skip && ops[j].mask == (ssize_t)i)
+						rc = sbx_mnt_mask_point(
+							mask, ops[j].path + strlen(op->path) + 1,
+							ops[j].is_dir, ops[j].path, d);
+				if (rc == 0)
+					rc = sbx_mnt_mask_seal(mask, op->path, d);
+				if (mask >= 0)
+					close(mask);
 				break;
-			}
 			}
 			if (rc < 0)
 				sbx_linux_die(d, 125);
@@ -375,6 +502,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 out:
 	sbx_landlock_free(ll);
 	free(ops);
+	free(by_path);
 	free(denied);
 	return rc;
 }

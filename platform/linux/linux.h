@@ -118,6 +118,16 @@ int sbx_mnt_clone_tree(const char *path, int *fd_out, struct sbx_diag *d);
 int sbx_mnt_set_readonly(int dfd, const char *path, struct sbx_diag *d);
 int sbx_mnt_attach(int tree, const char *path, struct sbx_diag *d);
 int sbx_mnt_mask_dir(const char *path, struct sbx_diag *d);
+/*
+ * A mask over a denied directory that paths are re-opened inside: sbx_mnt_mask_open returns a
+ * detached, still writable, empty tmpfs of mode 0111 (or -errno); sbx_mnt_mask_point makes in
+ * it, at rel (path relative to the mask), the directories on the way and the mount point (a
+ * directory, or an empty file when !dir) for the re-opened path; sbx_mnt_mask_seal makes it
+ * read-only and attaches it at path. Nothing is created on the host.
+ */
+int sbx_mnt_mask_open(const char *path, struct sbx_diag *d);
+int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path, struct sbx_diag *d);
+int sbx_mnt_mask_seal(int mask, const char *path, struct sbx_diag *d);
 /* *empty_fs starts at -1; the scratch tmpfs it then holds is the caller's to close. */
 int sbx_mnt_mask_file(int *empty_fs, const char *path, struct sbx_diag *d);
 

@@ -193,3 +193,71 @@ int sbx_mnt_mask_file(int *empty_fs, const char *path, struct sbx_diag *d)
 	close(tree);
 	return rc;
 }
+
+int sbx_mnt_mask_open(const char *path, struct sbx_diag *d)
+{
+	/*
+	 * Mode 0111: every name can be looked up, none listed. Writable for now (nothing is
+	 * mounted on it yet and it is attached nowhere) so that mount points can be made in it;
+	 * sbx_mnt_mask_seal turns it read-only.
+	 */
+	return new_tmpfs("0111", SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV |
+					 SBX_MOUNT_ATTR_NOEXEC,
+			 path, d);
+}
+
+int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path,
+		       struct sbx_diag *d)
+{
+	char buf[SBX_MAX_PATH + 1];
+	char *name = buf, *slash;
+	int at = mask, next, rc = 0;
+
+	if (strlen(rel) > SBX_MAX_PATH)
+		return sbx_diag_set(d, -ENAMETOOLONG, "mount point for %s: path too long", path);
+	strcpy(buf, rel);
+	/*
+	 * The directories on the way, mode 0111 like the mask's root: they show only the next
+	 * name, which the profile names anyway. Made through the process's capabilities in the
+	 * namespace (CAP_DAC_OVERRIDE), as the directories themselves refuse writing.
+	 */
+	while ((slash = strchr(name, '/'))) {
+		*slash = '\0';
+		if (mkdirat(at, name, 0111) < 0 && errno != EEXIST) {
+			rc = fail(d, errno, "making in its mask the directories leading to", path);
+			break;
+		}
+		next = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			rc = fail(d, errno, "opening in its mask the directories leading to", path);
+			break;
+		}
+		if (at != mask)
+			close(at);
+		at = next;
+		name = slash + 1;
+	}
+	/* The mount point itself: a directory, or an empty file when a file is re-opened. */
+	if (rc == 0 && dir && mkdirat(at, name, 0111) < 0 && errno != EEXIST)
+		rc = fail(d, errno, "making in its mask the mount point of", path);
+	if (rc == 0 && !dir) {
+		next = openat(at, name, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+		if (next < 0)
+			rc = fail(d, errno, "making in its mask the mount point of", path);
+		else
+			close(next);
+	}
+	if (at != mask)
+		close(at);
+	return rc;
+}
+
+int sbx_mnt_mask_seal(int mask, const char *path, struct sbx_diag *d)
+{
+	/* Not recursive: only the mask itself; nothing is mounted on it yet anyway. */
+	struct sbx_mount_attr attr = {.attr_set = SBX_MOUNT_ATTR_RDONLY};
+
+	if (syscall(__NR_mount_setattr, mask, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		return fail(d, errno, "making read-only the mask of", path);
+	return sbx_mnt_attach(mask, path, d);
+}

@@ -22,6 +22,8 @@ enum prof_id {
 	P_RO_DENY, /* read /, one denied file, no writable root, network enabled */
 	P_PARTIAL, /* read :minimal, write ws, network enabled */
 	P_FULL,	   /* unrestricted file system, network restricted */
+	P_REOPEN,  /* P_WS, out/secrets denied with out/secrets/pub read, ws/sec denied with
+		    * ws/sec/pub write */
 };
 
 /* The host facts of a case, as departures from a current kernel with nothing blocked. */
@@ -93,6 +95,18 @@ static const struct pcase cases[] = {
 		{ SBX_REQ_DENY_GLOB, "ws/**/*.pem", "mount-namespace", E, "-" },
 		{ SBX_REQ_METADATA, NULL, "mount-namespace", E, "-" },
 		{ SBX_REQ_NETWORK, NULL, "seccomp+landlock-net", E, "-" } } },
+	{ "paths re-opened inside denied directories: mounted again inside the mask", ALL,
+	  P_REOPEN, false, true, {
+		{ SBX_REQ_READ, "out/secrets/pub", "landlock+mount-namespace", E, "-" },
+		{ SBX_REQ_WRITE, "ws/sec/pub", "landlock+mount-namespace", E, "-" },
+		{ SBX_REQ_DENY, "out/secrets", "mount-namespace", E, "-" },
+		{ SBX_REQ_DENY, "ws/sec", "mount-namespace", E, "-" } } },
+	{ "re-opened paths without a mount namespace: a read by Landlock, the deny in ws fails",
+	  APPARMOR, P_REOPEN, false, false, {
+		{ SBX_REQ_READ, "out/secrets/pub", "landlock", E, "-" },
+		{ SBX_REQ_WRITE, "ws/sec/pub", "landlock", E, "-" },
+		{ SBX_REQ_DENY, "out/secrets", "landlock", E, AROUND },
+		{ SBX_REQ_DENY, "ws/sec", NULL, U, IN_WRITABLE } } },
 	{ "no Landlock: full read needs nothing, writes by the mount namespace", ABI(0),
 	  P_WS, false, true, {
 		{ SBX_REQ_READ, "/", "none", E, "-" },
@@ -239,13 +253,17 @@ static bool make_tree(void)
 	put("out", true);
 	put("out/secret.txt", false);
 	put("out/secrets", true);
+	put("out/secrets/pub", true);
+	put("ws/sec", true);
+	put("ws/sec/pub", true);
 	return true;
 }
 
 static void remove_tree(void)
 {
-	static const char *const order[] = { "ws/.env", "ws/.git", "ws", "out/secret.txt",
-					     "out/secrets", "out", "" };
+	static const char *const order[] = { "ws/.env", "ws/.git", "ws/sec/pub", "ws/sec", "ws",
+					     "out/secret.txt", "out/secrets/pub", "out/secrets",
+					     "out", "" };
 	char p[256];
 
 	for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++) {
@@ -292,6 +310,13 @@ static void make_profile(enum prof_id id, struct sbx_profile *p)
 		CHECK_INT(sbx_fs_push_path(fs, at("ws"), SBX_WRITE, false), 0);
 	if (id == P_RO_DENY)
 		CHECK_INT(sbx_fs_push_path(fs, at("out/secret.txt"), SBX_DENY, false), 0);
+	if (id == P_REOPEN) {
+		CHECK_INT(sbx_fs_push_path(fs, at("out/secrets"), SBX_DENY, false), 0);
+		CHECK_INT(sbx_fs_push_path(fs, at("out/secrets/pub"), SBX_READ, false), 0);
+		CHECK_INT(sbx_fs_push_path(fs, at("ws/sec"), SBX_DENY, false), 0);
+		CHECK_INT(sbx_fs_push_path(fs, at("ws/sec/pub"), SBX_WRITE, false), 0);
+		return;
+	}
 	if (id != P_DENY)
 		return;
 	CHECK_INT(sbx_fs_push_path(fs, at("out/secret.txt"), SBX_DENY, false), 0);
