@@ -50,11 +50,11 @@ struct mnt_op {
 	const char *path;
 	size_t depth;
 	bool is_dir;
-	bool skip;     /* hidden by a mask above it, or a repeat of the op before it */
-	bool sealed;   /* MNT_DENY over a path also re-opened: hides all below, re-opens nothing */
-	bool holds;    /* MNT_DENY whose mask must hold mount points for re-opened descendants */
-	ssize_t mask;  /* re-opened op: the MNT_DENY whose mask holds its mount point, or -1 */
-	int tree;      /* re-opened op: the clone taken before / became read-only; else -1 */
+	bool skip;    /* hidden by a mask above it, or a repeat of the op before it */
+	bool sealed;  /* MNT_DENY over a path also re-opened: hides all below, re-opens nothing */
+	bool holds;   /* MNT_DENY whose mask must hold mount points for re-opened descendants */
+	ssize_t mask; /* re-opened op: the MNT_DENY whose mask holds its mount point, or -1 */
+	int tree;     /* re-opened op: the clone taken before / became read-only; else -1 */
 };
 
 static int str_ptr_cmp(const void *a, const void *b)

@@ -201,13 +201,12 @@ int sbx_mnt_mask_open(const char *path, struct sbx_diag *d)
 	 * mounted on it yet and it is attached nowhere) so that mount points can be made in it;
 	 * sbx_mnt_mask_seal turns it read-only.
 	 */
-	return new_tmpfs("0111", SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV |
-					 SBX_MOUNT_ATTR_NOEXEC,
-			 path, d);
+	return new_tmpfs("0111",
+			 SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV | SBX_MOUNT_ATTR_NOEXEC, path,
+			 d);
 }
 
-int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path,
-		       struct sbx_diag *d)
+int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path, struct sbx_diag *d)
 {
 	char buf[SBX_MAX_PATH + 1];
 	char *name = buf, *slash;
