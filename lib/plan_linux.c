@@ -49,6 +49,8 @@ void sbx_linux_facts_assumed(struct sbx_linux_facts *f)
 struct host {
 	const struct sbx_linux_facts *f;
 	bool ll, sec, mnt;
+	const char **denied; /* the plan's denied paths, sorted, for ancestor lookups */
+	size_t n_denied;
 	char nomnt[400]; /* why there is no mount namespace, with a hint */
 	char noll[300];
 	char nosec[300];
@@ -145,14 +147,31 @@ static const char *write_mech(const struct host *h)
 	return NULL;
 }
 
-/* The denied path strictly above path, or NULL. */
-static const char *denied_above(const struct sbx_roots *rt, const char *path)
+static int str_ptr_cmp(const void *a, const void *b)
 {
-	for (size_t i = 0; i < rt->n_unreadable; i++)
-		if (strcmp(rt->unreadable[i], path) != 0 &&
-		    sbx_path_covers(rt->unreadable[i], path))
-			return rt->unreadable[i];
-	return NULL;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Is a denied path strictly above path? One lookup per component: profiles hold 10,000s. */
+static bool denied_above(const struct host *h, const char *path)
+{
+	char buf[SBX_MAX_PATH + 1];
+	size_t len = strlen(path);
+
+	if (!h->n_denied || len > SBX_MAX_PATH || path[0] != '/')
+		return false;
+	memcpy(buf, path, len + 1);
+	for (;;) {
+		const char *key = buf;
+
+		while (len > 1 && buf[len - 1] != '/')
+			len--;
+		if (len <= 1)
+			return false;
+		buf[--len] = '\0'; /* the parent, without its trailing separator */
+		if (bsearch(&key, h->denied, h->n_denied, sizeof(*h->denied), str_ptr_cmp))
+			return true;
+	}
 }
 
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
@@ -168,7 +187,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	 * it as any root. Without one, Landlock alone grants it (a read) or the deny inside a
 	 * writable root is what cannot be enforced (said on the deny), so it falls through.
 	 */
-	if (r->path && h->mnt && denied_above(rt, path)) {
+	if ((r->kind == SBX_REQ_READ || r->kind == SBX_REQ_WRITE) && r->path && h->mnt &&
+	    denied_above(h, path)) {
 		if (r->kind == SBX_REQ_READ && (h->ll || rt->full_read)) {
 			enforced(r, h->ll ? "landlock+mount-namespace" : "mount-namespace");
 			return 0;
@@ -370,11 +390,22 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 				 f->userns_blocked_by[0] ? f->userns_blocked_by : "the host");
 	}
 
+	h.n_denied = p->roots.n_unreadable;
+	if (h.n_denied) {
+		h.denied = malloc(h.n_denied * sizeof(*h.denied));
+		if (!h.denied)
+			return -ENOMEM;
+		memcpy(h.denied, p->roots.unreadable, h.n_denied * sizeof(*h.denied));
+		qsort(h.denied, h.n_denied, sizeof(*h.denied), str_ptr_cmp);
+	}
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		int rc = attach_one(p, &p->reqs[i], &h);
 
-		if (rc < 0)
+		if (rc < 0) {
+			free(h.denied);
 			return rc;
+		}
 	}
+	free(h.denied);
 	return 0;
 }
