@@ -16,32 +16,13 @@ TEST(vectors_merge_intersect_covered)
 	vec_check_area("merge_intersect", mi_ids, sizeof(mi_ids) / sizeof(mi_ids[0]));
 }
 
-/* input and expected of a vector, substituted; false when the vector is missing. */
-static bool io(const char *id, json_t **in, json_t **want)
-{
-	json_t *v = vec_get(id);
-
-	*in = *want = NULL;
-	if (!v)
-		return false;
-	*in = vec_subst(json_object_get(v, "input"));
-	*want = vec_subst(json_object_get(v, "expected"));
-	return true;
-}
-
-static void done(json_t *in, json_t *want)
-{
-	json_decref(in);
-	json_decref(want);
-}
-
 TEST(vec_mi_01)
 {
 	json_t *in, *want;
 	struct sbx_additional a = { .network = -1, .has_fs = true };
 	struct sbx_diag d;
 
-	if (!io("mi-01", &in, &want))
+	if (!vec_io("mi-01", &in, &want))
 		return;
 	/* The loader already refuses a read glob, so the model is built directly. */
 	vec_push_glob(&a.fs, "**/*.env", SBX_READ);
@@ -49,7 +30,7 @@ TEST(vec_mi_01)
 	CHECK_INT(sbx_additional_normalize(&a, &d), SBX_E_INVALID);
 	CHECK_STR(d.msg, json_string_value(json_object_get(want, "error")));
 	sbx_additional_free(&a);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(vec_mi_02)
@@ -58,7 +39,7 @@ TEST(vec_mi_02)
 	struct sbx_additional a;
 	struct sbx_diag d;
 
-	if (!io("mi-02", &in, &want))
+	if (!vec_io("mi-02", &in, &want))
 		return;
 	CHECK_INT(vec_additional(json_object_get(in, "additional"), &a), 0);
 	CHECK_INT(sbx_additional_normalize(&a, &d), 0);
@@ -66,7 +47,7 @@ TEST(vec_mi_02)
 	VEC_JSON_EQ(got, want);
 	json_decref(got);
 	sbx_additional_free(&a);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(vec_mi_04)
@@ -75,7 +56,7 @@ TEST(vec_mi_04)
 	struct sbx_additional a, m;
 	struct sbx_ctx ctx;
 
-	if (!io("mi-04", &in, &want))
+	if (!vec_io("mi-04", &in, &want))
 		return;
 	ctx = vec_ctx(json_string_value(json_object_get(in, "cwd")));
 	CHECK_INT(vec_additional(json_object_get(in, "additional"), &a), 0);
@@ -85,7 +66,7 @@ TEST(vec_mi_04)
 	json_decref(got);
 	sbx_additional_free(&a);
 	sbx_additional_free(&m);
-	done(in, want);
+	vec_done(in, want);
 }
 
 /* intersect(requested, granted) for cwd, as wire JSON. */
@@ -113,7 +94,7 @@ static void check_intersect(const char *id)
 {
 	json_t *in, *want, *got, *w;
 
-	if (!io(id, &in, &want))
+	if (!vec_io(id, &in, &want))
 		return;
 	CHECK_STR(json_string_value(json_object_get(in, "op")), "intersect");
 	got = intersect_jv(json_object_get(in, "requested"), json_object_get(in, "granted"),
@@ -124,7 +105,7 @@ static void check_intersect(const char *id)
 	VEC_JSON_EQ(got, w);
 	json_decref(w);
 	json_decref(got);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(vec_mi_05) { check_intersect("mi-05"); }
@@ -141,7 +122,7 @@ TEST(vec_mi_08)
 	char *child = NULL;
 
 	check_intersect("mi-08");
-	if (!io("mi-08", &in, &want))
+	if (!vec_io("mi-08", &in, &want))
 		return;
 	/* then: the stored grant, re-used for a request from another cwd, yields nothing */
 	grant = json_object_get(want, "file_system");
@@ -156,7 +137,7 @@ TEST(vec_mi_08)
 	free(child);
 	json_decref(grant);
 	json_decref(empty);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(intersect_requested_deny_blocks_grant)
@@ -193,7 +174,7 @@ TEST(vec_mi_17)
 	struct sbx_additional a;
 	size_t i;
 
-	if (!io("mi-17", &in, &want))
+	if (!vec_io("mi-17", &in, &want))
 		return;
 	CHECK_INT(vec_fs_policy(json_object_get(in, "base"), &base.fs), 0);
 	e = json_pack("{s:O}", "file_system", json_object_get(in, "additional"));
@@ -219,7 +200,7 @@ TEST(vec_mi_17)
 	sbx_profile_free(&base);
 	sbx_profile_free(&eff);
 	sbx_additional_free(&a);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(vec_mi_19)
@@ -227,7 +208,7 @@ TEST(vec_mi_19)
 	json_t *in, *want, *got;
 	struct sbx_profile base = { .type = SBX_MANAGED }, eff;
 
-	if (!io("mi-19", &in, &want))
+	if (!vec_io("mi-19", &in, &want))
 		return;
 	CHECK(json_is_null(json_object_get(in, "additional")));
 	CHECK_INT(vec_fs_policy(json_object_get(in, "base"), &base.fs), 0);
@@ -238,7 +219,7 @@ TEST(vec_mi_19)
 	json_decref(got);
 	sbx_profile_free(&base);
 	sbx_profile_free(&eff);
-	done(in, want);
+	vec_done(in, want);
 }
 
 static void load_profile(const json_t *pp, struct sbx_profile *p)
@@ -258,7 +239,7 @@ TEST(vec_mi_20)
 	struct sbx_additional a;
 	char *s;
 
-	if (!io("mi-20", &in, &want))
+	if (!vec_io("mi-20", &in, &want))
 		return;
 	load_profile(json_object_get(in, "permission_profile"), &p);
 	CHECK_INT(vec_additional(json_object_get(in, "additional"), &a), 0);
@@ -276,7 +257,7 @@ TEST(vec_mi_20)
 	sbx_profile_free(&eff);
 	sbx_profile_free(&p);
 	sbx_additional_free(&a);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(vec_mi_22)
@@ -284,7 +265,7 @@ TEST(vec_mi_22)
 	json_t *in, *want, *got;
 	struct sbx_additional b, e, out;
 
-	if (!io("mi-22", &in, &want))
+	if (!vec_io("mi-22", &in, &want))
 		return;
 	CHECK_INT(vec_additional(json_object_get(in, "base"), &b), 0);
 	CHECK_INT(vec_additional(json_object_get(in, "permissions"), &e), 0);
@@ -298,7 +279,7 @@ TEST(vec_mi_22)
 	sbx_additional_free(&b);
 	sbx_additional_free(&e);
 	sbx_additional_free(&out);
-	done(in, want);
+	vec_done(in, want);
 }
 
 /*
@@ -311,7 +292,7 @@ TEST(vec_mi_23)
 	struct sbx_profile p, eff;
 	struct sbx_additional a = { .network = -1, .has_fs = true };
 
-	if (!io("mi-23", &in, &want))
+	if (!vec_io("mi-23", &in, &want))
 		return;
 	load_profile(json_object_get(in, "permission_profile"), &p);
 	sbx_fs_push_path(&a.fs, json_string_value(json_object_get(in, "ca_bundle")), SBX_READ,
@@ -324,7 +305,7 @@ TEST(vec_mi_23)
 	sbx_profile_free(&p);
 	sbx_profile_free(&eff);
 	sbx_additional_free(&a);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(merge_glob_depth_rules)

@@ -21,24 +21,6 @@ TEST(vectors_canonical_to_legacy_covered)
 	vec_check_area("canonical_to_legacy", c2l_ids, sizeof(c2l_ids) / sizeof(c2l_ids[0]));
 }
 
-static bool io(const char *id, json_t **in, json_t **want)
-{
-	json_t *v = vec_get(id);
-
-	*in = *want = NULL;
-	if (!v)
-		return false;
-	*in = vec_subst(json_object_get(v, "input"));
-	*want = vec_subst(json_object_get(v, "expected"));
-	return true;
-}
-
-static void done(json_t *in, json_t *want)
-{
-	json_decref(in);
-	json_decref(want);
-}
-
 static int legacy_of(const json_t *v, struct sbx_legacy *l)
 {
 	char *text = vec_text(v);
@@ -66,7 +48,7 @@ TEST(vec_l2c_01)
 	struct sbx_profile p;
 	struct sbx_ctx ctx = vec_ctx(vec_cwd());
 
-	if (!io("l2c-01", &in, &want))
+	if (!vec_io("l2c-01", &in, &want))
 		return;
 	CHECK_INT(legacy_of(json_object_get(in, "sandbox_policy"), &l), 0);
 	/*
@@ -81,7 +63,7 @@ TEST(vec_l2c_01)
 	json_decref(got);
 	sbx_profile_free(&p);
 	sbx_legacy_free(&l);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(vec_l2c_02)
@@ -91,7 +73,7 @@ TEST(vec_l2c_02)
 	struct sbx_profile p;
 	struct sbx_ctx ctx = vec_ctx(vec_cwd());
 
-	if (!io("l2c-02", &in, &want))
+	if (!vec_io("l2c-02", &in, &want))
 		return;
 	CHECK_INT(legacy_of(json_object_get(in, "sandbox_policy"), &l), 0);
 	CHECK_INT(sbx_legacy_to_profile(&l, &ctx, &p), 0);
@@ -100,7 +82,7 @@ TEST(vec_l2c_02)
 	json_decref(got);
 	sbx_profile_free(&p);
 	sbx_legacy_free(&l);
-	done(in, want);
+	vec_done(in, want);
 }
 
 /* Is want an ordered subsequence of got (both arrays)? */
@@ -123,7 +105,7 @@ TEST(vec_l2c_04)
 	const char *extra = vec_dir("$EXTRA");
 	char *git = NULL;
 
-	if (!io("l2c-04", &in, &want))
+	if (!vec_io("l2c-04", &in, &want))
 		return;
 	/* "$EXTRA (contains .git dir)": make it so, and use the bare directory. */
 	if (asprintf(&git, "%s/.git", extra) > 0)
@@ -145,7 +127,7 @@ TEST(vec_l2c_04)
 	sbx_profile_free(&p);
 	sbx_legacy_free(&l);
 	json_decref(pol);
-	done(in, want);
+	vec_done(in, want);
 }
 
 /* Replaces a leading "/ws" or "/w2" component in every string of v. */
@@ -194,7 +176,7 @@ TEST(vec_l2c_05)
 	struct sbx_profile p, m;
 	size_t i;
 
-	if (!io("l2c-05", &in, &want))
+	if (!vec_io("l2c-05", &in, &want))
 		goto out;
 	/* sandbox_mode=workspace-write, writable_roots=[/w2], network on, exclude_slash_tmp */
 	l.writable_roots = (char **)roots + 1;
@@ -228,7 +210,7 @@ TEST(vec_l2c_05)
 	json_decref(exp);
 	sbx_profile_free(&p);
 	sbx_profile_free(&m);
-	done(in, want);
+	vec_done(in, want);
 out:
 	free(ws);
 	free(w2);
@@ -252,7 +234,7 @@ static void check_c2l(const char *id)
 	const char *cwd;
 	struct sbx_ctx ctx;
 
-	if (!io(id, &in, &want))
+	if (!vec_io(id, &in, &want))
 		return;
 	cwd = json_string_value(json_object_get(in, "cwd"));
 	ctx = vec_ctx(cwd ? cwd : vec_cwd());
@@ -269,7 +251,7 @@ static void check_c2l(const char *id)
 		sbx_legacy_free(&l);
 	}
 	sbx_profile_free(&p);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(vec_c2l_01) { check_c2l("c2l-01"); }
@@ -285,7 +267,7 @@ TEST(vec_c2l_07)
 	struct sbx_legacy l;
 	struct sbx_diag d;
 
-	if (!io("c2l-07", &in, &want))
+	if (!vec_io("c2l-07", &in, &want))
 		return;
 	/* fs=[root:read, /elsewhere:write], network=enabled, cwd=/repo */
 	sbx_fs_push_special(&p.fs, SBX_SP_ROOT, NULL, SBX_READ, false);
@@ -309,7 +291,7 @@ TEST(vec_c2l_07)
 	CHECK(l.n_writable_roots == 2); /* /elsewhere and /tmp; never the cwd */
 	sbx_legacy_free(&l);
 	sbx_profile_free(&p);
-	done(in, want);
+	vec_done(in, want);
 }
 
 /*
@@ -327,7 +309,7 @@ TEST(vec_c2l_08)
 	struct sbx_roots a, b;
 	char *docs = NULL;
 
-	if (!io("c2l-08", &in, &want))
+	if (!vec_io("c2l-08", &in, &want))
 		return;
 	CHECK(json_is_true(json_object_get(want, "needs_direct_runtime_enforcement")));
 	profile_of(in, &p);
@@ -353,7 +335,7 @@ TEST(vec_c2l_08)
 	sbx_profile_free(&back);
 	sbx_legacy_free(&l);
 	sbx_profile_free(&p);
-	done(in, want);
+	vec_done(in, want);
 }
 
 TEST(legacy_other_kinds)

@@ -373,3 +373,21 @@ int vec_push_glob(struct sbx_fs *fs, const char *pattern, enum sbx_access a)
 	free(e.path);
 	return r;
 }
+
+bool vec_io(const char *id, json_t **in, json_t **want)
+{
+	json_t *v = vec_get(id);
+
+	*in = *want = NULL;
+	if (!v)
+		return false;
+	*in = vec_subst(json_object_get(v, "input"));
+	*want = vec_subst(json_object_get(v, "expected"));
+	return true;
+}
+
+void vec_done(json_t *in, json_t *want)
+{
+	json_decref(in);
+	json_decref(want);
+}

@@ -33,6 +33,9 @@ const char *vec_cwd(void);
 char *vec_subst_str(const char *s);
 /* v with every placeholder in every string replaced (a new reference). */
 json_t *vec_subst(const json_t *v);
+/* A vector's input and expected value, substituted; false when the vector is missing. */
+bool vec_io(const char *id, json_t **in, json_t **want);
+void vec_done(json_t *in, json_t *want);
 /* Compact JSON text of v (malloc'd). */
 char *vec_text(const json_t *v);
 
