@@ -102,6 +102,15 @@ static int add_file_system_reqs(struct sbx_plan *p)
 	for (size_t i = 0; !r && i < rt->n_deny_globs; i++)
 		r = req_add(p, SBX_REQ_DENY_GLOB, rt->deny_globs[i], "deny glob %s",
 			    rt->deny_globs[i]);
+	/*
+	 * Writes go nowhere but the writable roots: a requirement of every restricted file system,
+	 * whatever the number of roots. With none (:read-only) no "write" requirement above says
+	 * that writes are confined, and a host with no mechanism for it must still refuse.
+	 */
+	if (!r && !rt->full_write)
+		r = req_add(p, SBX_REQ_WRITE_CONFINED, NULL,
+			    "writes confined to the writable roots%s",
+			    rt->n_writable ? "" : " (none)");
 	/* Outside the writable roots even metadata (mode, owner, times) must stay unchanged. */
 	if (!r && !rt->full_write)
 		r = req_add(p, SBX_REQ_METADATA, NULL,

@@ -215,6 +215,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			       "reading only some paths needs Landlock: %s", h->noll);
 
 	case SBX_REQ_WRITE:
+	case SBX_REQ_WRITE_CONFINED:
 		if (rt->full_write) {
 			enforced(r, "none");
 			return 0;

@@ -253,6 +253,8 @@ static int attach_restricted_token(struct sbx_plan *p)
 		case SBX_REQ_PROTECT_MISSING:
 			/* A deny-write ACE for the capability SID (a missing path is created
 			 * empty first, so the ACE has an object to sit on). */
+		case SBX_REQ_WRITE_CONFINED:
+			/* The restricting SIDs make every write outside the granted roots fail. */
 		case SBX_REQ_METADATA:
 			/* WRITE_DAC, WRITE_OWNER and FILE_WRITE_ATTRIBUTES are write accesses:
 			 * checked against the restricting SIDs like any write. */

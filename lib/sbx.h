@@ -384,7 +384,8 @@ enum sbx_req_kind {
 	SBX_REQ_PLATFORM_DEFAULTS, /* "minimal" readable set */
 	SBX_REQ_NETWORK,	   /* network restricted or enabled (see plan.network) */
 	SBX_REQ_MANAGED_NETWORK,
-	SBX_REQ_METADATA, /* chmod/chown/utimes outside writable roots */
+	SBX_REQ_METADATA,	/* chmod/chown/utimes outside writable roots */
+	SBX_REQ_WRITE_CONFINED, /* no write outside the writable roots (even with none) */
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 

@@ -233,7 +233,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	if (e->landlock_abi > 0) {
 		bool fs = !r->full_write;
 
-		rc = sbx_landlock_create(e->landlock_abi, !e->network, &ll, d);
+		rc = sbx_landlock_create(e->landlock_abi, fs, !e->network, &ll, d);
 		if (rc < 0)
 			goto out;
 		if (fs && r->full_read)

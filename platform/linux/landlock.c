@@ -99,7 +99,8 @@ static uint64_t fs_rights_for_abi(int abi)
 	return r;
 }
 
-int sbx_landlock_create(int abi, bool restrict_net, struct sbx_landlock **out, struct sbx_diag *d)
+int sbx_landlock_create(int abi, bool restrict_fs, bool restrict_net, struct sbx_landlock **out,
+			struct sbx_diag *d)
 {
 	struct ll_ruleset_attr attr = {0};
 	size_t size = sizeof(attr);
@@ -109,7 +110,13 @@ int sbx_landlock_create(int abi, bool restrict_net, struct sbx_landlock **out, s
 	*out = NULL;
 	if (abi < 1)
 		return sbx_diag_set(d, -ENOSYS, "Landlock is not available on this kernel");
-	attr.handled_access_fs = fs_rights_for_abi(abi);
+	/*
+	 * A handled right with no rule granting it is refused everywhere: with full write there is
+	 * nothing to allow-list, so no file-system right is handled at all (otherwise not even the
+	 * shell could be executed).
+	 */
+	if (restrict_fs)
+		attr.handled_access_fs = fs_rights_for_abi(abi);
 	if (restrict_net && abi >= 4)
 		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 	/* A ruleset attribute the kernel does not know must not be passed: size it per ABI. */
@@ -119,6 +126,9 @@ int sbx_landlock_create(int abi, bool restrict_net, struct sbx_landlock **out, s
 		size = offsetof(struct ll_ruleset_attr, scoped);
 	else
 		size = offsetof(struct ll_ruleset_attr, handled_access_net);
+	/* Nothing to handle (the kernel refuses an empty ruleset with ENOMSG): no ruleset. */
+	if (!attr.handled_access_fs && !attr.handled_access_net && !attr.scoped)
+		return 0;
 	fd = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
 	if (fd < 0) {
 		err = errno;

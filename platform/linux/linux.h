@@ -80,7 +80,12 @@ __attribute__((noreturn)) void sbx_linux_die(const struct sbx_diag *d, int statu
 /* Landlock (landlock.c). */
 int sbx_landlock_abi(void); /* running ABI, 0 when unavailable */
 struct sbx_landlock;
-int sbx_landlock_create(int abi, bool restrict_net, struct sbx_landlock **out, struct sbx_diag *d);
+/*
+ * restrict_fs false: no file-system right is handled (full write); the network and scopes only.
+ * *out stays NULL when nothing at all is left to handle (no ruleset is needed then).
+ */
+int sbx_landlock_create(int abi, bool restrict_fs, bool restrict_net, struct sbx_landlock **out,
+			struct sbx_diag *d);
 /* Adds a rule for fd with rights ("read", "write" or "device"), masked for the file type. */
 enum sbx_ll_grant { SBX_LL_READ = 0, SBX_LL_WRITE, SBX_LL_DEVICE };
 int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, const char *what,

@@ -235,6 +235,8 @@ check_requirement() {
 			rmdir "$p" 2>/dev/null
 			[ "$output" = OK ] || return 1
 		done ;;
+	"enforced:writes confined to the writable roots"*)
+		sx EROFS write "$OUT/sbx-req-$$" ;;
 	"enforced:no metadata changes (chmod, chown, utimes) outside writable roots")
 		sx EROFS chmod "$OUT/file.txt" ;;
 	"enforced:network restricted")

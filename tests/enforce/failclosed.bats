@@ -60,6 +60,40 @@ sbx_fault() { # sbx_fault FAULT PROFILE CMD...
 	[ "$output" = EPERM ]
 }
 
+@test "no Landlock and no mount namespace: read-only writes cannot be confined, exit 125" {
+	local ro
+	ro=$(profile restricted "$(entry_special root read)")
+	# Controls: with either mechanism present the same profile runs, confined.
+	PROFILE=$ro
+	expect EROFS write "$OUT/new.txt"
+	run sbx_fault landlock "$ro" "$P" write "$OUT/new.txt"
+	[ "$output" = EROFS ]
+	run sbx_fault unshare "$ro" "$P" write "$OUT/new.txt"
+	[ "$output" = EACCES ]
+	outside write "$OUT/new.txt"
+	rm -f "$OUT/new.txt"
+	# With neither, no requirement may be called enforced: the helper refuses, nothing runs.
+	run sbx_fault landlock,unshare "$ro" touch "$CANARY"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: cannot enforce \"writes confined to the writable roots (none)\" on linux: confining writes needs Landlock or a mount namespace"* ]]
+	[ ! -e "$CANARY" ]
+	# So does run with the built-in profile, and explain says why.
+	run "$BIN/failinj" landlock,unshare -- "$BIN/sbxrun" --cwd "$WS" --profile :read-only -- \
+		touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[ ! -e "$CANARY" ]
+	run "$BIN/failinj" landlock,unshare -- "$BIN/sbxrun" explain --cwd "$WS" --json \
+		--profile :read-only -- true
+	python3 -c '
+import json, sys
+plan = json.loads(sys.argv[1])
+assert plan["enforceable"] is False, plan
+w = [r for r in plan["requirements"] if r["rule"] == "writes confined to the writable roots (none)"]
+assert len(w) == 1 and w[0]["status"] == "unenforceable", w
+' "$output"
+}
+
 @test "no seccomp: a restricted network is unenforceable, exit 125" {
 	run sbx_fault seccomp "$WORKSPACE" touch "$CANARY"
 	echo "$output"

@@ -1,45 +1,64 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * failinj.c - fault injection for the fail-closed tests: installs a seccomp filter that makes
- * one kernel feature look absent, then execs the given command (sbxrun) under it.
+ * kernel features look absent, then execs the given command (sbxrun) under it.
  *
- *   failinj landlock -- CMD...   landlock_create_ruleset returns ENOSYS (an old kernel)
- *   failinj unshare -- CMD...    unshare returns EPERM (user namespaces blocked)
- *   failinj seccomp -- CMD...    prctl(PR_GET_SECCOMP) and seccomp() return EINVAL/ENOSYS
+ *   failinj FAULT[,FAULT...] -- CMD...
+ *     landlock   landlock_create_ruleset returns ENOSYS (an old kernel)
+ *     unshare    unshare returns EPERM (user namespaces blocked)
+ *     seccomp    prctl(PR_GET_SECCOMP) and seccomp() return EINVAL/ENOSYS
+ *     openat2    openat2 returns ENOSYS (a kernel before 5.6: the per-component walk is used)
  */
 #include <errno.h>
 #include <seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
-int main(int argc, char **argv)
+static int add_fault(scmp_filter_ctx ctx, const char *f)
 {
-	scmp_filter_ctx ctx;
-	int rc = 0;
+	int rc;
 
-	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: failinj landlock|unshare|seccomp -- CMD...\n");
-		return 2;
-	}
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return 2;
-	if (!strcmp(argv[1], "landlock")) {
+	if (!strcmp(f, "landlock")) {
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 444, 0);
 		rc = rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 445, 0);
-		rc = rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 446, 0);
-	} else if (!strcmp(argv[1], "unshare")) {
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0);
-	} else if (!strcmp(argv[1], "seccomp")) {
+		return rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 446, 0);
+	}
+	if (!strcmp(f, "unshare"))
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0);
+	if (!strcmp(f, "seccomp")) {
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
 				      SCMP_A0(SCMP_CMP_EQ, PR_GET_SECCOMP));
 		rc = rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(seccomp), 0);
-		rc = rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
-					    SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP));
-	} else {
-		fprintf(stderr, "failinj: unknown fault %s\n", argv[1]);
+		return rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
+					      SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP));
+	}
+	if (!strcmp(f, "openat2"))
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 437, 0);
+	fprintf(stderr, "failinj: unknown fault %s\n", f);
+	return -EINVAL;
+}
+
+int main(int argc, char **argv)
+{
+	scmp_filter_ctx ctx;
+	char *faults, *f, *save = NULL;
+	int rc = 0;
+
+	if (argc < 4 || strcmp(argv[2], "--") != 0) {
+		fprintf(stderr, "usage: failinj landlock|unshare|seccomp|openat2[,...] -- CMD...\n");
+		return 2;
+	}
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	faults = strdup(argv[1]);
+	if (!ctx || !faults)
+		return 2;
+	for (f = strtok_r(faults, ",", &save); f && !rc; f = strtok_r(NULL, ",", &save))
+		rc = add_fault(ctx, f);
+	free(faults);
+	if (rc == -EINVAL) {
 		seccomp_release(ctx);
 		return 2;
 	}

@@ -41,3 +41,18 @@ setup() {
 	expect EROFS append "$WS/.git/config"
 	expect EXDEV rename "$WS/movable.txt" "$OUT/m"
 }
+
+# Full write with a restricted network: Landlock handles the network only (a handled file-system
+# right with no rule would refuse even executing the shell).
+@test "unrestricted file system, restricted network: programs run, TCP is refused (EPERM)" {
+	PROFILE='{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}'
+	outside tcp4 "$TCP4"
+	run sbx sh -c 'echo ok'
+	[ "$status" -eq 0 ]
+	[ "$output" = ok ]
+	expect OK write "$OUT/full-write.txt"
+	expect EPERM tcp4 "$TCP4"
+	expect EPERM tcp6 "$TCP6"
+	run sbx env
+	[[ "$output" == *"SBXRUN_NETWORK_DISABLED=1"* ]]
+}

@@ -24,6 +24,7 @@ enum prof_id {
 	P_FULL,	   /* unrestricted file system, network restricted */
 	P_REOPEN,  /* P_WS, out/secrets denied with out/secrets/pub read, ws/sec denied with
 		    * ws/sec/pub write */
+	P_RO,	   /* read /, nothing writable, network restricted (:read-only) */
 };
 
 /* The host facts of a case, as departures from a current kernel with nothing blocked. */
@@ -94,7 +95,20 @@ static const struct pcase cases[] = {
 		{ SBX_REQ_DENY_GLOB, "out/**/*.key", "mount-namespace", E, "-" },
 		{ SBX_REQ_DENY_GLOB, "ws/**/*.pem", "mount-namespace", E, "-" },
 		{ SBX_REQ_METADATA, NULL, "mount-namespace", E, "-" },
+		{ SBX_REQ_WRITE_CONFINED, NULL, "landlock+mount-namespace", E, "-" },
 		{ SBX_REQ_NETWORK, NULL, "seccomp+landlock-net", E, "-" } } },
+	{ "read-only, neither Landlock nor a mount namespace: writes cannot be confined",
+	  { .abi = 0, .no_mntns = true }, P_RO, false, false, {
+		{ SBX_REQ_READ, "/", "none", E, "-" },
+		{ SBX_REQ_WRITE_CONFINED, NULL, NULL, U,
+		  "confining writes needs Landlock or a mount namespace" },
+		{ SBX_REQ_METADATA, NULL, "seccomp", E, NULL },
+		{ SBX_REQ_NETWORK, NULL, "seccomp", E, "-" } } },
+	{ "read-only, Landlock alone confines writes", { .abi = 3, .no_mntns = true }, P_RO, false,
+	  true, {
+		{ SBX_REQ_WRITE_CONFINED, NULL, "landlock", E, "-" } } },
+	{ "read-only, a mount namespace alone confines writes", ABI(0), P_RO, false, true, {
+		{ SBX_REQ_WRITE_CONFINED, NULL, "mount-namespace", E, "-" } } },
 	{ "paths re-opened inside denied directories: mounted again inside the mask", ALL,
 	  P_REOPEN, false, true, {
 		{ SBX_REQ_READ, "out/secrets/pub", "landlock+mount-namespace", E, "-" },
@@ -306,6 +320,8 @@ static void make_profile(enum prof_id id, struct sbx_profile *p)
 		CHECK_INT(sbx_fs_push_special(fs, SBX_SP_MINIMAL, NULL, SBX_READ, false), 0);
 	else
 		CHECK_INT(sbx_fs_push_special(fs, SBX_SP_ROOT, NULL, SBX_READ, false), 0);
+	if (id == P_RO)
+		return;
 	if (id != P_RO_DENY)
 		CHECK_INT(sbx_fs_push_path(fs, at("ws"), SBX_WRITE, false), 0);
 	if (id == P_RO_DENY)
