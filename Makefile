@@ -1,7 +1,8 @@
 # sbxrun - one GNU Makefile, explicit source lists.
 #
 #   make                 build ./sbxrun (installs missing build dependencies through apt first)
-#   make check           build and run every test tier (unit, cli, enforce, fuzz replay, lint of man)
+#   make check           build and run every test tier (unit, cli, enforce, adversarial, fuzz
+#                        replay, lint of man)
 #   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
 #   make bench           benchmarks (tests/bench/)
@@ -25,6 +26,7 @@ VERSION := 0.1.0
 LIB_SRCS := \
 	lib/diag.c \
 	lib/path.c \
+	lib/fsview.c \
 	lib/profile.c \
 	lib/load.c \
 	lib/emit.c \
@@ -132,7 +134,7 @@ CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
-.PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man asan fuzz \
+.PHONY: all check check-unit check-cli check-enforce check-adversarial check-fuzz check-macos check-man asan fuzz \
 	lint bench install uninstall clean deps deps-test windows check-windows
 
 all: sbxrun
@@ -203,7 +205,8 @@ $(BUILD)/macos-compile.stamp: $(PLATFORM_MACOS_SRCS) platform/macos/macos.h lib/
 
 # ---- tests -----------------------------------------------------------------------------------
 
-check: check-unit check-fuzz check-macos check-man check-cli check-enforce check-windows
+check: check-unit check-fuzz check-macos check-man check-cli check-enforce check-adversarial \
+	check-windows
 	@echo "sbxrun: all test tiers passed ($(BUILD))"
 
 check-unit: $(BUILD)/unit-tests
@@ -254,6 +257,12 @@ $(BUILD)/enforce/enter-demo: tests/enforce/enter_demo.c $(filter-out $(BUILD)/pl
 
 check-enforce: sbxrun deps-test $(ENFORCE_TOOLS)
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun ENFORCE_TOOLS=$(CURDIR)/$(BUILD)/enforce tests/enforce/run
+
+# Two or more runs in one workspace, the first preparing the ground as a hostile command would;
+# as root and as uid 65534, by the same runner.
+check-adversarial: sbxrun deps-test $(ENFORCE_TOOLS)
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun ENFORCE_TOOLS=$(CURDIR)/$(BUILD)/enforce tests/enforce/run \
+		tests/adversarial/*.bats
 
 FUZZ_SECONDS ?= 60
 fuzz: deps-test

@@ -231,7 +231,7 @@ static int derive_enforcement(const struct sbx_plan *plan, const struct sbx_linu
 			break;
 		case SBX_REQ_DENY_GLOB:
 			/* Expanded once, now: files created later are not covered. */
-			rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, &m, &n, d);
+			rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, NULL, &m, &n, d);
 			if (rc < 0)
 				return rc;
 			for (size_t j = 0; by_landlock && rc == 0 && j < n; j++) {

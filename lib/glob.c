@@ -20,14 +20,10 @@
  * across '/'. Expansion walks the tree with that automaton and descends only into directories
  * that can still lead to a match.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sbx.h"
 
@@ -370,6 +366,7 @@ int sbx_glob_static_prefix(const char *pattern, char **out)
 
 struct walk {
 	const struct gpat *g;
+	const struct sbx_fsview *fs;
 	unsigned depth; /* 0 = no limit */
 	char path[SBX_MAX_PATH + 1];
 	struct {
@@ -406,98 +403,95 @@ static int add_match(struct walk *w)
 	return 0;
 }
 
-/*
- * Lists the directory dfd (whose path is w->path[0..len)) at level-1 below the static prefix.
- * Takes ownership of dfd. Symbolic links are never followed: a link can match, but the walk
- * does not descend through it, so a link cannot lead the scan (and its masks) elsewhere.
- * A directory that cannot be listed (EACCES) is skipped: the command inside the sandbox runs
- * with no more privilege than this scan, so it cannot read there either.
- */
-static int walk_dir(struct walk *w, int dfd, size_t len, const unsigned char *set, unsigned level)
-{
-	const struct gpat *g = w->g;
+/* One directory being listed: where it is in w->path, and the automaton's state there. */
+struct level {
+	struct walk *w;
+	size_t len; /* w->path[0..len) is this directory */
+	const unsigned char *set;
 	unsigned char *next;
-	struct dirent *de;
-	DIR *dir;
+	unsigned level; /* 1 for the static prefix's entries */
+};
+
+static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsigned level);
+
+/*
+ * One entry of a listed directory. Symbolic links are never followed: a link can match, but the
+ * walk does not descend through it, so a link cannot lead the scan (and its masks) elsewhere.
+ */
+static int on_entry(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct level *lv = arg;
+	struct walk *w = lv->w;
+	const struct gpat *g = w->g;
+	size_t nl = strlen(name);
 	int r = 0;
 
-	dir = fdopendir(dfd);
-	if (!dir) {
-		r = -errno;
-		close(dfd);
-		return r;
+	step(g, lv->set, name, nl, lv->next);
+	if (!accepting(g, lv->next) && !live(g, lv->next))
+		return 0;
+	/*
+	 * A path of SBX_MAX_PATH bytes or more cannot be named to the kernel (ENAMETOOLONG): it
+	 * could be neither masked nor checked, while the command reaches it relative to a
+	 * directory on the way. That is an error, never "missing".
+	 */
+	if (lv->len + 1 + nl >= SBX_MAX_PATH) {
+		sbx_diag_set(w->d, -ENAMETOOLONG,
+			     "glob `%s`: a path of %zu bytes cannot be named to the kernel (%s): "
+			     "%s/%s",
+			     w->pattern, lv->len + 1 + nl, strerror(ENAMETOOLONG), w->path, name);
+		return sbx_diag_hint(w->d, -ENAMETOOLONG,
+				     "a path that long cannot be masked; shorten the tree, or deny "
+				     "a directory above it");
 	}
-	next = malloc(g->n + 2);
-	if (!next) {
-		closedir(dir);
+	w->path[lv->len] = '/';
+	memcpy(w->path + lv->len + 1, name, nl + 1);
+	if (accepting(g, lv->next)) {
+		/* A matched directory covers its subtree: no need to list inside it. */
+		r = add_match(w);
+	} else if (type == SBX_FT_DIR && !(w->depth && lv->level >= w->depth)) {
+		unsigned char *copy = malloc(g->n + 2);
+
+		/* The child level needs the state after this name; lv->next is reused. */
+		if (!copy)
+			r = -ENOMEM;
+		else {
+			memcpy(copy, lv->next, g->n + 2);
+			r = walk_dir(w, lv->len + 1 + nl, copy, lv->level + 1);
+			free(copy);
+		}
+	}
+	w->path[lv->len] = '\0';
+	return r;
+}
+
+/*
+ * Lists the directory w->path[0..len) at level-1 below the static prefix. A directory that has
+ * vanished since it was listed holds nothing. One that cannot be listed is an error when the
+ * command could still find what is in it (it can pass through, mode 0711, or it owns the
+ * directory and may open it up again): the matches there would go unmasked. Only a directory
+ * closed to the caller and not the caller's is left out, as the command cannot reach into it.
+ */
+static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsigned level)
+{
+	struct level lv = {.w = w, .len = len, .set = set, .level = level};
+	const char *where = w->path[0] ? w->path : "/";
+	int r;
+
+	lv.next = malloc(w->g->n + 2);
+	if (!lv.next)
 		return -ENOMEM;
+	r = w->fs->list(w->fs->self, where, on_entry, &lv);
+	free(lv.next);
+	if (r == SBX_FS_CLOSED || r == -ENOENT || r == -ENOTDIR)
+		return 0;
+	if (r < 0 && r != -ENOMEM && !w->d->msg[0]) {
+		sbx_diag_set(w->d, r, "cannot list %s while expanding glob `%s`: %s", where,
+			     w->pattern, strerror(-r));
+		if (r == -EACCES || r == -EPERM)
+			sbx_diag_hint(w->d, r,
+				      "the command could still open what is inside it by name, "
+				      "unmasked; make it listable, or deny the directory itself");
 	}
-	for (;;) {
-		size_t nl;
-		bool is_dir;
-
-		errno = 0;
-		de = readdir(dir);
-		if (!de) {
-			if (errno)
-				r = sbx_diag_set(w->d, -errno,
-						 "cannot list %s while expanding glob `%s`",
-						 w->path[0] ? w->path : "/", w->pattern);
-			break;
-		}
-		if (de->d_name[0] == '.' &&
-		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-			continue;
-		nl = strlen(de->d_name);
-		step(g, set, de->d_name, nl, next);
-		if (!accepting(g, next) && !live(g, next))
-			continue;
-		if (len + 1 + nl > SBX_MAX_PATH) {
-			r = sbx_diag_set(w->d, -ENAMETOOLONG,
-					 "a path below %s is too long while expanding glob `%s`",
-					 w->path, w->pattern);
-			break;
-		}
-		w->path[len] = '/';
-		memcpy(w->path + len + 1, de->d_name, nl + 1);
-		if (accepting(g, next)) {
-			/* A matched directory covers its subtree: no need to list inside it. */
-			r = add_match(w);
-			w->path[len] = '\0';
-			if (r)
-				break;
-			continue;
-		}
-		if (w->depth && level >= w->depth) {
-			w->path[len] = '\0';
-			continue;
-		}
-		is_dir = de->d_type == DT_DIR;
-		if (de->d_type == DT_UNKNOWN) {
-			struct stat st;
-
-			is_dir = fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-				 S_ISDIR(st.st_mode);
-		}
-		if (is_dir) {
-			int cfd = openat(dirfd(dir), de->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (cfd >= 0) {
-				r = walk_dir(w, cfd, len + 1 + nl, next, level + 1);
-			} else if (errno != EACCES && errno != ENOENT && errno != ELOOP &&
-				   errno != ENOTDIR) {
-				r = sbx_diag_set(w->d, -errno,
-						 "cannot open %s while expanding glob `%s`",
-						 w->path, w->pattern);
-			}
-		}
-		w->path[len] = '\0';
-		if (r)
-			break;
-	}
-	free(next);
-	closedir(dir);
 	return r;
 }
 
@@ -506,14 +500,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int sbx_glob_expand(const char *pattern, unsigned depth, char ***out, size_t *n, struct sbx_diag *d)
+int sbx_glob_expand(const char *pattern, unsigned depth, const struct sbx_fsview *fs, char ***out,
+		    size_t *n, struct sbx_diag *d)
 {
 	struct gpat g = {0};
 	struct walk *w = NULL;
 	unsigned char *set = NULL;
 	char *prefix = NULL;
 	size_t k;
-	int r, fd;
+	int r;
 
 	*out = NULL;
 	*n = 0;
@@ -541,34 +536,35 @@ int sbx_glob_expand(const char *pattern, unsigned depth, char ***out, size_t *n,
 		goto out;
 	}
 	w->g = &g;
+	w->fs = fs ? fs : &sbx_fsview_host;
 	w->depth = depth;
 	w->pattern = pattern;
 	w->d = d;
-	if (strlen(prefix) > SBX_MAX_PATH) {
+	if (strlen(prefix) >= SBX_MAX_PATH) {
 		r = sbx_diag_set(d, SBX_E_TOO_BIG, "glob `%s` is too long", pattern);
 		goto out;
 	}
 	strcpy(w->path, prefix);
 	if (k == g.n) {
 		/* No glob syntax at all: the path itself, when it exists. */
-		struct stat st;
+		struct sbx_pathinfo in;
 
-		if (lstat(prefix, &st) == 0)
+		r = w->fs->lookup(w->fs->self, prefix, &in);
+		if (r < 0) {
+			if (r != -ENOMEM)
+				sbx_diag_set(d, r,
+					     "cannot look up %s while expanding glob `%s`: %s",
+					     prefix, pattern, strerror(-r));
+			goto out;
+		}
+		if (in.exists)
 			r = add_match(w);
 		goto done;
 	}
 	/* The automaton after the static components, which match themselves. */
 	set[k] = 1;
 	closure(&g, set);
-	fd = open(prefix, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-			goto done; /* nothing there to match (see walk_dir on EACCES) */
-		r = sbx_diag_set(d, -errno, "cannot open %s while expanding glob `%s`", prefix,
-				 pattern);
-		goto out;
-	}
-	r = walk_dir(w, fd, strlen(prefix), set, 1);
+	r = walk_dir(w, strlen(prefix), set, 1);
 done:
 	if (!r && w->out.n)
 		qsort(w->out.v, w->out.n, sizeof(*w->out.v), cmp_str);

@@ -75,7 +75,7 @@ static int push_protected(struct sbx_fs *fs, const char *root, bool force_codex,
 {
 	char **v = NULL;
 	size_t n = 0;
-	int r = sbx_default_read_only_subpaths(root, force_codex, &v, &n);
+	int r = sbx_default_read_only_subpaths(root, force_codex, ctx, &v, &n, NULL);
 
 	for (size_t i = 0; !r && i < n; i++) {
 		struct sbx_entry e = {

@@ -11,16 +11,28 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "sbx.h"
 
-static int req_add(struct sbx_plan *p, enum sbx_req_kind kind, const char *path, const char *fmt,
+/* Where requirements look their paths up, and where a failed look-up is worded. */
+struct planner {
+	struct sbx_plan *p;
+	const struct sbx_ctx *ctx;
+	struct sbx_diag *d;
+};
+
+static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path, const char *fmt,
 		   ...) __attribute__((format(printf, 4, 5)));
 
-static int req_add(struct sbx_plan *p, enum sbx_req_kind kind, const char *path, const char *fmt,
+/*
+ * Appends a requirement. Its path is looked up once, here, through the context's view: what
+ * it is (or that it is absent) is what the attachers plan with; a look-up that fails other
+ * than by absence fails the plan, naming the path.
+ */
+static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path, const char *fmt,
 		   ...)
 {
+	struct sbx_plan *p = pl->p;
 	struct sbx_req *r;
 	va_list ap;
 	int n;
@@ -39,13 +51,33 @@ static int req_add(struct sbx_plan *p, enum sbx_req_kind kind, const char *path,
 	r->kind = kind;
 	r->status = SBX_ENFORCED;
 	if (path) {
-		struct stat st;
-
 		r->path = strdup(path);
 		if (!r->path)
 			return -ENOMEM;
-		/* Only POSIX paths can exist here; Windows paths stay symbolic on other hosts. */
-		r->exists = path[0] == '/' && lstat(path, &st) == 0;
+		/*
+		 * Only POSIX paths are looked up (Windows paths stay symbolic on other hosts), and
+		 * not a glob pattern: its matches are found when the command starts.
+		 */
+		if (path[0] == '/' && kind != SBX_REQ_DENY_GLOB) {
+			const struct sbx_fsview *v = sbx_ctx_fs(pl->ctx);
+			struct sbx_pathinfo in;
+			int rc = v->lookup(v->self, path, &in);
+
+			if (rc < 0) {
+				free(r->path);
+				if (rc == -ENOMEM)
+					return rc;
+				sbx_diag_set(pl->d, rc, "cannot look up %s: %s", path,
+					     strerror(-rc));
+				return sbx_diag_hint(
+					pl->d, rc,
+					"sbxrun never takes an unreadable path for a "
+					"missing one; restore access to it, or drop the "
+					"rule that names it");
+			}
+			r->exists = in.exists;
+			r->type = in.type;
+		}
 	}
 	va_start(ap, fmt);
 	n = vasprintf(&r->rule, fmt, ap);
@@ -58,23 +90,24 @@ static int req_add(struct sbx_plan *p, enum sbx_req_kind kind, const char *path,
 	return 0;
 }
 
-static int add_file_system_reqs(struct sbx_plan *p)
+static int add_file_system_reqs(struct planner *pl)
 {
+	struct sbx_plan *p = pl->p;
 	const struct sbx_roots *rt = &p->roots;
 	int r = 0;
 
 	/* Full read shows up as a readable root "/" (sbx_fs_roots lists it). */
 	for (size_t i = 0; !r && i < rt->n_readable; i++)
-		r = req_add(p, SBX_REQ_READ, rt->readable[i], "read %s", rt->readable[i]);
+		r = req_add(pl, SBX_REQ_READ, rt->readable[i], "read %s", rt->readable[i]);
 	if (!r && rt->platform_defaults)
-		r = req_add(p, SBX_REQ_PLATFORM_DEFAULTS, NULL,
+		r = req_add(pl, SBX_REQ_PLATFORM_DEFAULTS, NULL,
 			    "read :minimal (platform defaults)");
 	for (size_t i = 0; !r && i < rt->n_writable; i++) {
 		const struct sbx_writable_root *w = &rt->writable[i];
 
-		r = req_add(p, SBX_REQ_WRITE, w->root, "write %s", w->root);
+		r = req_add(pl, SBX_REQ_WRITE, w->root, "write %s", w->root);
 		for (size_t j = 0; !r && j < w->n_read_only; j++)
-			r = req_add(p, SBX_REQ_READ_ONLY, w->read_only[j], "read-only %s",
+			r = req_add(pl, SBX_REQ_READ_ONLY, w->read_only[j], "read-only %s",
 				    w->read_only[j]);
 		for (size_t j = 0; !r && j < w->n_protected_missing; j++) {
 			char *path = NULL;
@@ -93,14 +126,15 @@ static int add_file_system_reqs(struct sbx_plan *p)
 				r = sbx_path_join(w->root, w->protected_missing[j], &path);
 			}
 			if (!r)
-				r = req_add(p, SBX_REQ_PROTECT_MISSING, path, "no-create %s", path);
+				r = req_add(pl, SBX_REQ_PROTECT_MISSING, path, "no-create %s",
+					    path);
 			free(path);
 		}
 	}
 	for (size_t i = 0; !r && i < rt->n_unreadable; i++)
-		r = req_add(p, SBX_REQ_DENY, rt->unreadable[i], "deny %s", rt->unreadable[i]);
+		r = req_add(pl, SBX_REQ_DENY, rt->unreadable[i], "deny %s", rt->unreadable[i]);
 	for (size_t i = 0; !r && i < rt->n_deny_globs; i++)
-		r = req_add(p, SBX_REQ_DENY_GLOB, rt->deny_globs[i], "deny glob %s",
+		r = req_add(pl, SBX_REQ_DENY_GLOB, rt->deny_globs[i], "deny glob %s",
 			    rt->deny_globs[i]);
 	/*
 	 * Writes go nowhere but the writable roots: a requirement of every restricted file system,
@@ -108,12 +142,12 @@ static int add_file_system_reqs(struct sbx_plan *p)
 	 * that writes are confined, and a host with no mechanism for it must still refuse.
 	 */
 	if (!r && !rt->full_write)
-		r = req_add(p, SBX_REQ_WRITE_CONFINED, NULL,
+		r = req_add(pl, SBX_REQ_WRITE_CONFINED, NULL,
 			    "writes confined to the writable roots%s",
 			    rt->n_writable ? "" : " (none)");
 	/* Outside the writable roots even metadata (mode, owner, times) must stay unchanged. */
 	if (!r && !rt->full_write)
-		r = req_add(p, SBX_REQ_METADATA, NULL,
+		r = req_add(pl, SBX_REQ_METADATA, NULL,
 			    "no metadata changes (chmod, chown, utimes) outside writable roots");
 	return r;
 }
@@ -122,6 +156,7 @@ int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ct
 		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
 		   struct sbx_plan *out, struct sbx_diag *d)
 {
+	struct planner pl = {.p = out, .ctx = ctx, .d = d};
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -142,23 +177,23 @@ int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ct
 		r = sbx_fs_roots(&out->profile.fs, ctx, &out->roots, d);
 		if (r)
 			goto fail;
-		r = add_file_system_reqs(out);
+		r = add_file_system_reqs(&pl);
 	} else {
 		/* Unrestricted and external file systems: only the network is confined. */
 		out->roots.full_read = out->roots.full_write = true;
-		r = req_add(out, SBX_REQ_WRITE, "/", "write /");
+		r = req_add(&pl, SBX_REQ_WRITE, "/", "write /");
 	}
 	if (!r)
-		r = req_add(out, SBX_REQ_NETWORK, NULL, "network %s",
+		r = req_add(&pl, SBX_REQ_NETWORK, NULL, "network %s",
 			    out->network ? "enabled" : "restricted");
 	if (!r && managed_network)
-		r = req_add(out, SBX_REQ_MANAGED_NETWORK, NULL, "managed network (proxy only)");
+		r = req_add(&pl, SBX_REQ_MANAGED_NETWORK, NULL, "managed network (proxy only)");
 	if (r)
 		goto fail;
 	return 0;
 fail:
 	sbx_plan_free(out);
-	if (r == -ENOMEM)
+	if (r == -ENOMEM && d && !d->msg[0])
 		sbx_diag_set(d, r, "out of memory");
 	return r;
 }

@@ -5,7 +5,8 @@
  *
  * Paths are compared component-wise and lexically. The only file system access here is what
  * the model itself asks for: "/tmp is a directory" (slash_tmp), "the path exists" (skip entries
- * and protected names) and the .git pointer file.
+ * and protected names) and the .git pointer file, all through the context's struct sbx_fsview.
+ * A look-up that fails for any reason but absence is an error, never "missing".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -188,9 +189,31 @@ static size_t parent_len(const char *p, size_t len)
 
 /* ---- resolution ---------------------------------------------------------------------------- */
 
-static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **out)
+/*
+ * One look-up through the context's view. With d, a failure other than absence is worded
+ * there, naming the path: an earlier run may have prepared it (a parent chmod-ed to 000, a link
+ * loop), so what it holds is unknown and the rule that names it cannot be planned.
+ */
+static int look(const struct sbx_ctx *ctx, const char *path, struct sbx_pathinfo *in,
+		struct sbx_diag *d)
 {
-	struct stat st;
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	int r = v->lookup(v->self, path, in);
+
+	if (r < 0 && r != -ENOMEM && d) {
+		sbx_diag_set(d, r, "cannot look up %s: %s", path, strerror(-r));
+		sbx_diag_hint(d, r,
+			      "sbxrun never takes an unreadable path for a missing one; restore "
+			      "access to it, or drop the rule that names it");
+	}
+	return r;
+}
+
+static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **out,
+			 struct sbx_diag *d)
+{
+	struct sbx_pathinfo in;
+	int r;
 
 	*out = NULL;
 	if (e->kind == SBX_GLOB)
@@ -229,7 +252,10 @@ static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, c
 	case SBX_SP_SLASH_TMP:
 		if (ctx->platform == SBX_PLATFORM_WINDOWS)
 			return 0;
-		if (stat("/tmp", &st) != 0 || !S_ISDIR(st.st_mode))
+		r = look(ctx, "/tmp", &in, d);
+		if (r < 0)
+			return r;
+		if (!in.exists || in.type != SBX_FT_DIR)
 			return 0;
 		*out = strdup("/tmp");
 		return *out ? 0 : -ENOMEM;
@@ -247,7 +273,7 @@ static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, c
 char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx)
 {
 	char *p = NULL;
-	int r = resolve_entry(e, ctx, &p);
+	int r = resolve_entry(e, ctx, &p, NULL);
 
 	errno = r ? -r : 0;
 	return p;
@@ -478,7 +504,7 @@ static bool write_overrides(const struct sbx_fs *fs, const struct sbx_entry *e,
 
 	if (e->access != SBX_READ)
 		return false; /* nothing outranks deny */
-	resolve_entry(e, ctx, &target);
+	resolve_entry(e, ctx, &target, NULL);
 	for (size_t i = 0; i < fs->n && !found; i++) {
 		const struct sbx_entry *c = &fs->entries[i];
 		char *ct = NULL;
@@ -489,7 +515,7 @@ static bool write_overrides(const struct sbx_fs *fs, const struct sbx_entry *e,
 			found = true;
 			break;
 		}
-		if (target && c->kind != SBX_GLOB && resolve_entry(c, ctx, &ct) == 0 && ct) {
+		if (target && c->kind != SBX_GLOB && resolve_entry(c, ctx, &ct, NULL) == 0 && ct) {
 			found = strcmp(ct, target) == 0;
 			free(ct);
 		}
@@ -599,7 +625,7 @@ enum sbx_access sbx_fs_resolve_access(const struct sbx_fs *fs, const struct sbx_
 		char *t = NULL;
 		size_t dd;
 
-		if (resolve_entry(&fs->entries[i], ctx, &t) || !t)
+		if (resolve_entry(&fs->entries[i], ctx, &t, NULL) || !t)
 			continue;
 		if (covers(t, q)) {
 			dd = depth(t);
@@ -656,8 +682,8 @@ static bool explicit_write_covers(const struct sbx_fs *fs, const struct sbx_ctx 
 	for (size_t i = 0; i < fs->n && !found; i++) {
 		char *t = NULL;
 
-		if (fs->entries[i].access != SBX_WRITE || resolve_entry(&fs->entries[i], ctx, &t) ||
-		    !t)
+		if (fs->entries[i].access != SBX_WRITE ||
+		    resolve_entry(&fs->entries[i], ctx, &t, NULL) || !t)
 			continue;
 		found = covers(meta, t) && covers(t, q);
 		free(t);
@@ -687,8 +713,8 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 		size_t len;
 		char *t = NULL, *meta = NULL;
 
-		if (fs->entries[i].access != SBX_WRITE || resolve_entry(&fs->entries[i], ctx, &t) ||
-		    !t)
+		if (fs->entries[i].access != SBX_WRITE ||
+		    resolve_entry(&fs->entries[i], ctx, &t, NULL) || !t)
 			continue;
 		if (first_component_below(t, q, &name, &len) && is_protected_name(name, len)) {
 			meta = strndup(q, (size_t)(name - q) + len);
@@ -703,43 +729,51 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 
 /* ---- protected metadata (spec 2.6) --------------------------------------------------------- */
 
-static bool is_dir(const char *p)
+/* Is p a directory? Absent is "no"; a failed look-up is an error. */
+static int is_dir(const struct sbx_ctx *ctx, const char *p, bool *dir, struct sbx_diag *d)
 {
-	struct stat st;
+	struct sbx_pathinfo in;
+	int r = look(ctx, p, &in, d);
 
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	*dir = r == 0 && in.exists && in.type == SBX_FT_DIR;
+	return r;
 }
 
 /*
  * The directory a ".git" file points to with "gitdir: <path>", resolved against the file's
- * directory and trimmed; NULL when the file is not such a pointer or the target is not a
- * directory. A malformed pointer is ignored (it protects nothing, and .git itself still is).
+ * directory and trimmed; *out NULL when the file is not such a pointer or the target is not a
+ * directory. A malformed pointer is ignored (it protects nothing, and .git itself still is); a
+ * pointer that cannot be read, or a target that cannot be looked up, is an error.
  */
-static char *gitdir_target(const char *root, const char *dotgit)
+static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
+			 char **out, struct sbx_diag *d)
 {
-	char buf[GITDIR_FILE_MAX + 1], *s, *e, *out = NULL;
-	ssize_t n;
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char buf[GITDIR_FILE_MAX + 1], *s, *e, *t = NULL;
 	size_t got = 0;
-	int fd = open(dotgit, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	bool dir;
+	int r;
 
-	if (fd < 0)
-		return NULL;
-	while (got < sizeof(buf) - 1) {
-		n = read(fd, buf + got, sizeof(buf) - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
+	*out = NULL;
+	r = v->read_file(v->self, dotgit, buf, sizeof(buf) - 1, &got);
+	if (r == -ENOENT)
+		return 0; /* gone since it was looked up: nothing to follow */
+	if (r < 0) {
+		if (d && r != -ENOMEM) {
+			sbx_diag_set(d, r, "cannot read %s: %s", dotgit, strerror(-r));
+			sbx_diag_hint(d, r,
+				      "a .git file names the git directory to protect; restore "
+				      "access to it");
+		}
+		return r;
 	}
-	close(fd);
 	if (got >= sizeof(buf) - 1)
-		return NULL;
+		return 0;
 	buf[got] = '\0';
 	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
 		;
 	if (strncmp(s, "gitdir:", 7) != 0)
-		return NULL;
+		return 0;
 	s += 7;
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -748,22 +782,27 @@ static char *gitdir_target(const char *root, const char *dotgit)
 		e--;
 	*e = '\0';
 	if (!*s || memchr(s, '\n', (size_t)(e - s)))
-		return NULL;
-	if (any_join(root, s, &out))
-		return NULL;
-	if (!is_dir(out)) {
-		free(out);
-		return NULL;
+		return 0;
+	r = any_join(root, s, &t);
+	if (r)
+		return r;
+	r = is_dir(ctx, t, &dir, d);
+	if (r < 0 || !dir) {
+		free(t);
+		return r;
 	}
-	return out;
+	*out = t;
+	return 0;
 }
 
-int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex, char ***out,
-				   size_t *n)
+int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
+				   const struct sbx_ctx *ctx, char ***out, size_t *n,
+				   struct sbx_diag *d)
 {
 	struct sbx_strv v = {0};
-	char *git = NULL, *agents = NULL, *codex = NULL, *target;
-	struct stat st;
+	char *git = NULL, *agents = NULL, *codex = NULL, *target = NULL;
+	struct sbx_pathinfo in;
+	bool dir;
 	int r;
 
 	*out = NULL;
@@ -771,18 +810,24 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 	if ((r = any_join(root, ".git", &git)) || (r = any_join(root, ".agents", &agents)) ||
 	    (r = any_join(root, ".codex", &codex)))
 		goto out;
-	if (stat(git, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
-		if (S_ISREG(st.st_mode) && (target = gitdir_target(root, git))) {
-			r = sbx_strv_push_owned(&v, target);
+	if ((r = look(ctx, git, &in, d)))
+		goto out;
+	if (in.exists && (in.type == SBX_FT_DIR || in.type == SBX_FT_REG)) {
+		if (in.type == SBX_FT_REG) {
+			r = gitdir_target(ctx, root, git, &target, d);
+			if (!r && target)
+				r = sbx_strv_push_owned(&v, target);
 			if (r)
 				goto out;
 		}
 		if ((r = sbx_strv_add_unique(&v, git)))
 			goto out;
 	}
-	if (is_dir(agents) && (r = sbx_strv_add_unique(&v, agents)))
+	if ((r = is_dir(ctx, agents, &dir, d)) || (dir && (r = sbx_strv_add_unique(&v, agents))))
 		goto out;
-	if ((protect_missing_dot_codex || is_dir(codex)) && (r = sbx_strv_add_unique(&v, codex)))
+	if ((r = is_dir(ctx, codex, &dir, d)))
+		goto out;
+	if ((protect_missing_dot_codex || dir) && (r = sbx_strv_add_unique(&v, codex)))
 		goto out;
 	*out = v.v;
 	*n = v.n;
@@ -907,11 +952,17 @@ static bool is_fs_root(const char *p)
 	return strcmp(p, "/") == 0 || (sbx_path_is_windows_abs(p) && !p[win_root_len(p)]);
 }
 
-static bool path_exists(const char *p)
+/*
+ * Is there anything at p, a dangling link included (it is a name in the way)? A failed look-up
+ * is an error, worded in d.
+ */
+static int path_exists(const struct sbx_ctx *ctx, const char *p, bool *exists, struct sbx_diag *d)
 {
-	struct stat st;
+	struct sbx_pathinfo in;
+	int r = look(ctx, p, &in, d);
 
-	return lstat(p, &st) == 0;
+	*exists = r == 0 && (in.exists || in.is_link);
+	return r;
 }
 
 static int cmp_writable(const void *a, const void *b)
@@ -952,7 +1003,8 @@ static int add_read_only(struct sbx_writable_root *w, const char *p)
  *  - the directory a .git pointer file names (spec 2.6) becomes a carve-out of the deepest
  *    writable root that holds it, unless a deny lies in between or an entry names it.
  */
-static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi)
+static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
+			const struct sbx_ctx *ctx, struct sbx_diag *d)
 {
 	struct sbx_writable_root *w = &out->writable[wi];
 	char **defaults = NULL;
@@ -962,12 +1014,17 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi)
 	for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++) {
 		char *p = NULL;
 		struct pslot *s;
+		bool exists;
 
 		r = any_join(w->root, sbx_protected_names[k], &p);
-		if (r)
+		if (!r)
+			r = path_exists(ctx, p, &exists, d);
+		if (r) {
+			free(p);
 			return r;
+		}
 		s = pmap_find(m, p, strlen(p));
-		if (!path_exists(p)) {
+		if (!exists) {
 			if (!s || s->access != SBX_WRITE)
 				w->protected_missing[w->n_protected_missing++] =
 					sbx_protected_names[k];
@@ -978,7 +1035,7 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi)
 		if (r)
 			return r;
 	}
-	r = sbx_default_read_only_subpaths(w->root, false, &defaults, &n_defaults);
+	r = sbx_default_read_only_subpaths(w->root, false, ctx, &defaults, &n_defaults, d);
 	for (size_t k = 0; !r && k < n_defaults; k++) {
 		const char *p = defaults[k];
 		struct pslot *s;
@@ -1058,12 +1115,19 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 				goto fail;
 			continue;
 		}
-		r = resolve_entry(e, ctx, &resolved[i]);
+		r = resolve_entry(e, ctx, &resolved[i], d);
 		if (r)
 			goto fail;
-		if (resolved[i] && e->skip_missing && !path_exists(resolved[i])) {
-			free(resolved[i]);
-			resolved[i] = NULL;
+		if (resolved[i] && e->skip_missing) {
+			bool exists;
+
+			r = path_exists(ctx, resolved[i], &exists, d);
+			if (r)
+				goto fail;
+			if (!exists) {
+				free(resolved[i]);
+				resolved[i] = NULL;
+			}
 		}
 	}
 	r = pmap_build(&map, resolved, &m);
@@ -1125,7 +1189,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 			goto fail;
 	}
 	for (size_t i = 0; !out->full_write && i < out->n_writable; i++)
-		if ((r = protect_root(out, &map, i)))
+		if ((r = protect_root(out, &map, i, ctx, d)))
 			goto fail;
 
 	out->readable = readable.v;

@@ -215,6 +215,51 @@ char *sbx_legacy_to_json(const struct sbx_legacy *l);
 /* jansson values for embedding (explain --json); caller owns the reference. */
 struct json_t *sbx_profile_to_jv(const struct sbx_profile *p);
 
+/* ---- the file system as the planner sees it (fsview.c) ----------------------------------- */
+
+enum sbx_ftype { SBX_FT_NONE = 0, SBX_FT_DIR, SBX_FT_REG, SBX_FT_LINK, SBX_FT_OTHER };
+#define SBX_MAX_LINK_HOPS 40 /* the kernel's own bound on links followed in one look-up */
+
+/* What one look-up found. A failure other than absence is the look-up's return value. */
+struct sbx_pathinfo {
+	bool exists; /* false: ENOENT, or a component on the way is not a directory */
+	enum sbx_ftype type;
+	unsigned mode;		     /* st_mode */
+	unsigned long uid;	     /* owner */
+	unsigned long long dev, ino; /* the object's identity */
+	char real[SBX_MAX_PATH];     /* where the path resolves, links followed; "" when absent */
+	/* The first symbolic link crossed (the link's own resolved path), "" when none. */
+	char link[SBX_MAX_PATH];
+	bool link_shared; /* someone other than root and the caller can replace that link */
+	bool is_link;	  /* the path's own last name is a link (dangling or not) */
+};
+
+/* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
+typedef int (*sbx_fs_list_fn)(void *arg, const char *name, enum sbx_ftype type);
+/* list(): the directory is closed to the caller: not listable, not passable, not its own. */
+#define SBX_FS_CLOSED 1
+
+/*
+ * Every file-system fact the planner uses comes through one of these: the host's own view,
+ * the helper's (which keeps a descriptor of every object it found, platform/linux/resolve.c),
+ * or the unit tests' fake. Each returns 0 or -errno; absence is not an error.
+ */
+struct sbx_fsview {
+	int (*lookup)(void *self, const char *path, struct sbx_pathinfo *out);
+	/* At most size bytes of a regular file (-EINVAL for anything else). */
+	int (*read_file)(void *self, const char *path, char *buf, size_t size, size_t *len);
+	/* The entries of a directory, or SBX_FS_CLOSED. */
+	int (*list)(void *self, const char *dir, sbx_fs_list_fn each, void *arg);
+	void *self;
+};
+extern const struct sbx_fsview sbx_fsview_host;
+
+/*
+ * The walk behind the host's view: resolves an absolute path as the kernel would, reporting the
+ * first link crossed; with fd_out (Linux), an O_PATH descriptor of what it found (-1 if absent).
+ */
+int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out);
+
 /* ---- resolution (resolve.c) ---------------------------------------------------------------- */
 
 enum sbx_platform { SBX_PLATFORM_LINUX = 0, SBX_PLATFORM_MACOS, SBX_PLATFORM_WINDOWS };
@@ -228,7 +273,9 @@ struct sbx_ctx {
 	size_t n_workspace_roots;
 	const char *tmpdir; /* the environment's TMPDIR or NULL; used only when absolute */
 	enum sbx_platform platform;
+	const struct sbx_fsview *fs; /* how the file system is looked at; NULL: the host's */
 };
+const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
 
 /*
  * Resolves a special to its absolute path for ctx (root -> "/", tmpdir, slash_tmp,
@@ -284,9 +331,14 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		 struct sbx_diag *d);
 void sbx_roots_free(struct sbx_roots *r);
 
-/* Protected metadata subpaths of root that exist (spec 2.6), including a gitdir: target. */
-int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex, char ***out,
-				   size_t *n);
+/*
+ * Protected metadata subpaths of root that exist (spec 2.6), including a gitdir: target, looked
+ * up through ctx's view. A look-up that fails other than by absence is an error (worded in d,
+ * which may be NULL).
+ */
+int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
+				   const struct sbx_ctx *ctx, char ***out, size_t *n,
+				   struct sbx_diag *d);
 
 /* ---- legacy <-> canonical (legacy.c) ------------------------------------------------------- */
 
@@ -333,11 +385,13 @@ int sbx_glob_static_prefix(const char *pattern, char **out);
 int sbx_glob_escape(const char *literal, char **out);
 bool sbx_glob_has_meta(const char *s);
 /*
- * Expands pattern on the real file system, depth levels below the static prefix (0 = no limit),
- * at most SBX_MAX_GLOB_MATCHES results; sorted. Refuses a static prefix of "/" or "".
+ * Expands pattern on the file system as fs sees it (NULL: the host's), depth levels below the
+ * static prefix (0 = no limit), at most SBX_MAX_GLOB_MATCHES results; sorted. Refuses a static
+ * prefix of "/" or "", a directory on the way the command could reach into but the scan cannot
+ * list, and a match too long to name.
  */
-int sbx_glob_expand(const char *pattern, unsigned depth, char ***out, size_t *n,
-		    struct sbx_diag *d);
+int sbx_glob_expand(const char *pattern, unsigned depth, const struct sbx_fsview *fs, char ***out,
+		    size_t *n, struct sbx_diag *d);
 void sbx_strv_free(char **v, size_t n);
 
 /* A growable list of owned strings (profile.c). */
@@ -404,8 +458,9 @@ struct sbx_req {
 	char *rule; /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
 	const char *mechanism; /* static string: "landlock", "mount-namespace", "seccomp", ... */
 	enum sbx_req_status status;
-	char *why;   /* unenforceable/skipped: missing feature and hint; else NULL */
-	bool exists; /* path exists on this host (when path != NULL) */
+	char *why;	     /* unenforceable/skipped: missing feature and hint; else NULL */
+	bool exists;	     /* path exists on this host (when path != NULL) */
+	enum sbx_ftype type; /* what it is when it exists */
 };
 
 struct sbx_plan {

@@ -145,20 +145,28 @@ static struct mnt_op *mounted_above(struct mnt_op **by_path, size_t n, const cha
 	return NULL;
 }
 
-/* Fills op for path, or returns false when path does not exist (it gets no mount). */
-static bool op_init(struct mnt_op *op, enum mnt_kind kind, const char *path)
+/*
+ * Fills op for path: 1 when added, 0 when path does not exist (it gets no mount), or -errno
+ * (worded in d) when it cannot be looked up: an error is never taken for "missing".
+ */
+static int op_init(struct mnt_op *op, enum mnt_kind kind, const char *path, struct sbx_diag *d)
 {
 	struct stat st;
+	int err;
 
-	if (stat(path, &st) < 0)
-		return false;
+	if (stat(path, &st) < 0) {
+		err = errno;
+		if (err == ENOENT || err == ENOTDIR)
+			return 0;
+		return sbx_diag_set(d, -err, "cannot look up %s: %s", path, strerror(err));
+	}
 	*op = (struct mnt_op){.kind = kind,
 			      .path = path,
 			      .depth = sbx_path_depth(path),
 			      .is_dir = S_ISDIR(st.st_mode),
 			      .mask = -1,
 			      .tree = -1};
-	return true;
+	return 1;
 }
 
 static int mnt_op_cmp(const void *a, const void *b)
@@ -278,24 +286,41 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 			const char *p = i < r->n_unreadable ? r->unreadable[i]
 							    : e->deny_expanded[i - r->n_unreadable];
 
-			if (strcmp(p, "/") != 0 && op_init(&ops[n_ops], MNT_DENY, p))
+			if (strcmp(p, "/") == 0)
+				continue;
+			rc = op_init(&ops[n_ops], MNT_DENY, p, d);
+			if (rc < 0)
+				goto out;
+			if (rc > 0)
 				denied[n_denied++] = ops[n_ops++].path;
 		}
+		rc = 0;
 		qsort(denied, n_denied, sizeof(*denied), str_ptr_cmp);
 		for (size_t i = 0; i < r->n_writable; i++) {
 			const struct sbx_writable_root *w = &r->writable[i];
 
-			n_ops += op_init(&ops[n_ops], MNT_WRITE, w->root);
-			for (size_t j = 0; j < w->n_read_only; j++)
-				n_ops += op_init(&ops[n_ops], MNT_READ_ONLY, w->read_only[j]);
+			rc = op_init(&ops[n_ops], MNT_WRITE, w->root, d);
+			for (size_t j = 0; rc >= 0 && j < w->n_read_only; j++) {
+				n_ops += rc;
+				rc = op_init(&ops[n_ops], MNT_READ_ONLY, w->read_only[j], d);
+			}
+			if (rc < 0)
+				goto out;
+			n_ops += rc;
 		}
 		/*
 		 * A readable root needs a mount only inside a denied directory, to be re-opened
 		 * in its mask; anywhere else / read-only and Landlock already give it its access.
 		 */
-		for (size_t i = 0; i < r->n_readable; i++)
-			if (under_denied(denied, n_denied, r->readable[i]))
-				n_ops += op_init(&ops[n_ops], MNT_READ, r->readable[i]);
+		for (size_t i = 0; i < r->n_readable; i++) {
+			if (!under_denied(denied, n_denied, r->readable[i]))
+				continue;
+			rc = op_init(&ops[n_ops], MNT_READ, r->readable[i], d);
+			if (rc < 0)
+				goto out;
+			n_ops += rc;
+		}
+		rc = 0;
 		qsort(ops, n_ops, sizeof(*ops), mnt_op_cmp);
 		for (size_t i = 0; i < n_ops; i++)
 			by_path[i] = &ops[i];

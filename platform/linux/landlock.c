@@ -370,13 +370,13 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, const char *path, enum sb
 		struct stat st;
 
 		/*
-		 * A denied path that does not resolve has nothing to be carved around: it does
-		 * not exist (and cannot be created outside the writable roots), or this user
-		 * cannot reach it at all (no search permission on the way, a symlink loop).
+		 * A denied path that does not exist has nothing to be carved around (and cannot be
+		 * created outside the writable roots). Any other failure (no search permission on
+		 * the way, a link loop) leaves unknown what it is: refused, never "missing".
 		 */
 		if (!realpath(denied[i], real) || stat(real, &st) < 0) {
 			err = errno;
-			if (err == ENOENT || err == ENOTDIR || err == EACCES || err == ELOOP)
+			if (err == ENOENT || err == ENOTDIR)
 				continue;
 			rc = sbx_diag_set(d, -err, "%s: %s", denied[i], strerror(err));
 			goto out;

@@ -236,7 +236,7 @@ TEST(glob_expand_tree)
 
 	pat = at(t, "**/*.env");
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_glob_expand(pat, 0, &v, &n, &d), 0);
+	CHECK_INT(sbx_glob_expand(pat, 0, NULL, &v, &n, &d), 0);
 	CHECK_INT(n, 6);
 	for (size_t i = 0; i < n; i++) /* sorted */
 		CHECK(i == 0 || strcmp(v[i - 1], v[i]) < 0);
@@ -251,20 +251,20 @@ TEST(glob_expand_tree)
 	free(p);
 	sbx_strv_free(v, n);
 	/* Depth counts levels below the static prefix: 2 = children and grandchildren. */
-	CHECK_INT(sbx_glob_expand(pat, 2, &v, &n, &d), 0);
+	CHECK_INT(sbx_glob_expand(pat, 2, NULL, &v, &n, &d), 0);
 	CHECK_INT(n, 5);
 	p = at(t, "app/deep/x/.env");
 	CHECK(!has_str(v, n, p));
 	free(p);
 	sbx_strv_free(v, n);
-	CHECK_INT(sbx_glob_expand(pat, 1, &v, &n, &d), 0);
+	CHECK_INT(sbx_glob_expand(pat, 1, NULL, &v, &n, &d), 0);
 	CHECK_INT(n, 1);
 	sbx_strv_free(v, n);
 	free(pat);
 
 	/* A matching directory covers its subtree: listed once, not descended. */
 	pat = at(t, "app/**");
-	CHECK_INT(sbx_glob_expand(pat, 0, &v, &n, &d), 0);
+	CHECK_INT(sbx_glob_expand(pat, 0, NULL, &v, &n, &d), 0);
 	CHECK_INT(n, 5);
 	p = at(t, "app/deep");
 	CHECK(has_str(v, n, p));
@@ -274,12 +274,12 @@ TEST(glob_expand_tree)
 
 	/* No glob syntax: the path itself when it exists, nothing when it does not. */
 	pat = at(t, "app/notes.txt");
-	CHECK_INT(sbx_glob_expand(pat, 0, &v, &n, &d), 0);
+	CHECK_INT(sbx_glob_expand(pat, 0, NULL, &v, &n, &d), 0);
 	CHECK(n == 1 && strcmp(v[0], pat) == 0);
 	sbx_strv_free(v, n);
 	free(pat);
 	pat = at(t, "nowhere/*.env");
-	CHECK_INT(sbx_glob_expand(pat, 0, &v, &n, &d), 0);
+	CHECK_INT(sbx_glob_expand(pat, 0, NULL, &v, &n, &d), 0);
 	CHECK_INT(n, 0);
 	sbx_strv_free(v, n);
 	free(pat);
@@ -293,12 +293,12 @@ TEST(glob_expand_refuses_root_prefix)
 	size_t n = 0;
 
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_glob_expand("/**/*.pem", 0, &v, &n, &d), SBX_E_INVALID);
+	CHECK_INT(sbx_glob_expand("/**/*.pem", 0, NULL, &v, &n, &d), SBX_E_INVALID);
 	CHECK_STR(d.msg, "unreadable glob `/**/*.pem` cannot be safely expanded; use a pattern "
 			 "with a non-root directory prefix");
 	CHECK(v == NULL && n == 0);
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_glob_expand("**/*.env", 0, &v, &n, &d), SBX_E_INVALID);
+	CHECK_INT(sbx_glob_expand("**/*.env", 0, NULL, &v, &n, &d), SBX_E_INVALID);
 	CHECK_STR(d.msg, "unreadable glob `**/*.env` cannot be safely expanded; use a pattern "
 			 "with a non-root directory prefix");
 }
@@ -316,13 +316,13 @@ TEST(glob_expand_match_limit)
 	}
 	pat = at(t, "f*");
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_glob_expand(pat, 0, &v, &n, &d), SBX_E_TOO_BIG);
+	CHECK_INT(sbx_glob_expand(pat, 0, NULL, &v, &n, &d), SBX_E_TOO_BIG);
 	CHECK(strstr(d.msg, "matches more than 8192 paths") != NULL);
 	CHECK(v == NULL);
 	/* The control: one fewer is fine. */
 	snprintf(p, sizeof(p), "%s/f0", t);
 	unlink(p);
-	CHECK_INT(sbx_glob_expand(pat, 0, &v, &n, &d), 0);
+	CHECK_INT(sbx_glob_expand(pat, 0, NULL, &v, &n, &d), 0);
 	CHECK_INT(n, SBX_MAX_GLOB_MATCHES);
 	sbx_strv_free(v, n);
 	free(pat);
@@ -377,7 +377,7 @@ TEST(glob_expand_100k_files_fast)
 	}
 	pat = at(t, "**/*.pem");
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	CHECK_INT(sbx_glob_expand(pat, 0, &v, &n, &d), 0);
+	CHECK_INT(sbx_glob_expand(pat, 0, NULL, &v, &n, &d), 0);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	CHECK_INT(n, 100);
@@ -478,7 +478,7 @@ TEST(glob_roots_with_metacharacters)
 			CHECK_STR(prefix, root);
 			free(prefix);
 			sbx_diag_clear(&d);
-			CHECK_INT(sbx_glob_expand(out.entries[j].path, 0, &v, &n, &d), 0);
+			CHECK_INT(sbx_glob_expand(out.entries[j].path, 0, NULL, &v, &n, &d), 0);
 			CHECK(n == 1 && strcmp(v[0], f) == 0);
 			sbx_strv_free(v, n);
 		}

@@ -503,10 +503,10 @@ TEST(default_read_only_subpaths)
 	char *root = vec_fresh_dir(), *p, **v;
 	size_t n;
 
-	CHECK_INT(sbx_default_read_only_subpaths(root, false, &v, &n), 0);
+	CHECK_INT(sbx_default_read_only_subpaths(root, false, NULL, &v, &n, NULL), 0);
 	CHECK_INT(n, 0);
 	sbx_strv_free(v, n);
-	CHECK_INT(sbx_default_read_only_subpaths(root, true, &v, &n), 0);
+	CHECK_INT(sbx_default_read_only_subpaths(root, true, NULL, &v, &n, NULL), 0);
 	p = cat(root, "/.codex");
 	CHECK_INT(n, 1);
 	CHECK_STR(n ? v[0] : NULL, p);
@@ -523,7 +523,7 @@ TEST(default_read_only_subpaths)
 	p = cat(root, "/.codex");
 	vec_mkdir(p);
 	free(p);
-	CHECK_INT(sbx_default_read_only_subpaths(root, false, &v, &n), 0);
+	CHECK_INT(sbx_default_read_only_subpaths(root, false, NULL, &v, &n, NULL), 0);
 	CHECK_INT(n, 2);
 	if (n == 2) {
 		CHECK(strstr(v[0], "/.git") != NULL);
@@ -543,7 +543,7 @@ TEST(gitdir_pointer_files)
 	vec_mkdir(gd);
 	/* Relative to the file's directory, with surrounding whitespace trimmed. */
 	vec_mkfile(dotgit, "  gitdir:   ../main/.git/wt  \n");
-	CHECK_INT(sbx_default_read_only_subpaths(wt, false, &v, &n), 0);
+	CHECK_INT(sbx_default_read_only_subpaths(wt, false, NULL, &v, &n, NULL), 0);
 	CHECK_INT(n, 2);
 	CHECK_STR(n > 0 ? v[0] : NULL, gd); /* the target comes first */
 	CHECK_STR(n > 1 ? v[1] : NULL, dotgit);
@@ -552,16 +552,16 @@ TEST(gitdir_pointer_files)
 	if (asprintf(&text, "gitdir: %s\n", gd) > 0)
 		vec_mkfile(dotgit, text);
 	free(text);
-	CHECK_INT(sbx_default_read_only_subpaths(wt, false, &v, &n), 0);
+	CHECK_INT(sbx_default_read_only_subpaths(wt, false, NULL, &v, &n, NULL), 0);
 	CHECK_STR(n > 0 ? v[0] : NULL, gd);
 	sbx_strv_free(v, n);
 	/* A target that does not exist, and a malformed file: .git alone. */
 	vec_mkfile(dotgit, "gitdir: ../nowhere\n");
-	CHECK_INT(sbx_default_read_only_subpaths(wt, false, &v, &n), 0);
+	CHECK_INT(sbx_default_read_only_subpaths(wt, false, NULL, &v, &n, NULL), 0);
 	CHECK_INT(n, 1);
 	sbx_strv_free(v, n);
 	vec_mkfile(dotgit, "this is not a pointer\n");
-	CHECK_INT(sbx_default_read_only_subpaths(wt, false, &v, &n), 0);
+	CHECK_INT(sbx_default_read_only_subpaths(wt, false, NULL, &v, &n, NULL), 0);
 	CHECK_INT(n, 1);
 	CHECK_STR(n ? v[0] : NULL, dotgit);
 	sbx_strv_free(v, n);

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fsview.c - the one way the planner looks at the file system (struct sbx_fsview), and the walk
+ * behind the host's view.
+ *
+ * Everything sbxrun reads from the file system before confinement may have been prepared by an
+ * earlier confined run: a symlink, a parent chmod-ed to 000, a renamed directory, a planted name.
+ * So a look-up here never turns an error into "missing": only ENOENT, and ENOTDIR from a
+ * component that is not a directory, mean absent; anything else (EACCES, ELOOP, ENAMETOOLONG,
+ * EIO) is returned, and the planner refuses the run naming the path and the error.
+ *
+ * The walk resolves a path the way the kernel would, but one component at a time through
+ * O_PATH descriptors, so that it can say which symbolic link it crossed first (and whether that
+ * link sits in a directory someone else can write) and hand back a descriptor of the very object
+ * it found. A path with no symbolic link at all costs one openat2(RESOLVE_NO_SYMLINKS) call; the
+ * component walk runs only when that call meets a link or is unavailable (before Linux 5.6).
+ * Links are followed at most SBX_MAX_LINK_HOPS times, as the kernel does.
+ *
+ * Off Linux (the macOS and Windows builds plan too) a look-up is one stat(2): links are
+ * followed by the kernel and not reported; those backends do not need to know.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
+
+#include "sbx.h"
+
+static enum sbx_ftype ftype_of(mode_t m)
+{
+	if (S_ISDIR(m))
+		return SBX_FT_DIR;
+	if (S_ISREG(m))
+		return SBX_FT_REG;
+	if (S_ISLNK(m))
+		return SBX_FT_LINK;
+	return SBX_FT_OTHER;
+}
+
+static void info_fill(struct sbx_pathinfo *out, const struct stat *st)
+{
+	out->exists = true;
+	out->type = ftype_of(st->st_mode);
+	out->mode = (unsigned)st->st_mode;
+	out->uid = (unsigned long)st->st_uid;
+	out->dev = (unsigned long long)st->st_dev;
+	out->ino = (unsigned long long)st->st_ino;
+}
+
+static void info_clear(struct sbx_pathinfo *out)
+{
+	out->exists = false;
+	out->type = SBX_FT_NONE;
+	out->mode = 0;
+	out->uid = 0;
+	out->dev = out->ino = 0;
+	out->real[0] = '\0';
+	out->link[0] = '\0';
+	out->link_shared = false;
+	out->is_link = false;
+}
+
+#if defined(__linux__)
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#define SBX_RESOLVE_NO_MAGICLINKS 0x02
+#define SBX_RESOLVE_NO_SYMLINKS	  0x04
+
+struct sbx_open_how {
+	uint64_t flags, mode, resolve;
+};
+
+/*
+ * Can someone other than root and the caller replace the link st that sits in the directory
+ * dfd? Its owner can, as can anyone who may write the directory, except that in a sticky
+ * directory only the link's own owner (or the directory's) may remove it.
+ */
+static bool link_shared(int dfd, const struct stat *link)
+{
+	uid_t me = geteuid();
+	struct stat dir;
+	bool others_write;
+
+	if (fstat(dfd, &dir) < 0)
+		return true; /* cannot tell: assume the worst */
+	if (dir.st_uid != 0 && dir.st_uid != me)
+		return true;
+	others_write = (dir.st_mode & S_IWOTH) ||
+		       ((dir.st_mode & S_IWGRP) && dir.st_gid != 0 && dir.st_gid != getegid());
+	if (!others_write)
+		return false;
+	return !(dir.st_mode & S_ISVTX) || (link->st_uid != 0 && link->st_uid != me);
+}
+
+/* Appends "/name" to the resolved path real (of length *len); ENAMETOOLONG past the limit. */
+static int real_push(char *real, size_t *len, const char *name, size_t n)
+{
+	size_t sep = *len > 1;
+
+	if (*len + sep + n >= SBX_MAX_PATH)
+		return -ENAMETOOLONG;
+	if (sep)
+		real[(*len)++] = '/';
+	memcpy(real + *len, name, n);
+	*len += n;
+	real[*len] = '\0';
+	return 0;
+}
+
+static void real_pop(char *real, size_t *len)
+{
+	while (*len > 1 && real[*len - 1] != '/')
+		(*len)--;
+	if (*len > 1)
+		(*len)--;
+	real[*len] = '\0';
+}
+
+/*
+ * The component walk: each component opened O_PATH|O_NOFOLLOW beneath the directory reached so
+ * far, a link read through its own descriptor and spliced in front of what is left. Nothing is
+ * looked up twice by name, so what is reported is what was found.
+ */
+static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_out)
+{
+	char todo[2 * SBX_MAX_PATH + 2], target[SBX_MAX_PATH + 1];
+	size_t rlen = 1, pos = 0, tlen;
+	int cur, next = -1, hops = 0, err = 0;
+	struct stat st;
+
+	tlen = strlen(path);
+	if (tlen >= SBX_MAX_PATH)
+		return -ENAMETOOLONG;
+	memcpy(todo, path, tlen + 1);
+	strcpy(out->real, "/");
+	cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	for (;;) {
+		char name[NAME_MAX + 1];
+		size_t n;
+
+		while (todo[pos] == '/')
+			pos++;
+		if (!todo[pos])
+			break;
+		n = strcspn(todo + pos, "/");
+		if (n > NAME_MAX) {
+			err = ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(name, todo + pos, n);
+		name[n] = '\0';
+		pos += n;
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (next < 0) {
+				err = errno;
+				goto fail;
+			}
+			close(cur);
+			cur = next;
+			real_pop(out->real, &rlen);
+			continue;
+		}
+		next = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			err = errno;
+			if (err == ENOENT || err == ENOTDIR)
+				goto missing;
+			goto fail;
+		}
+		if (fstat(next, &st) < 0) {
+			err = errno;
+			goto fail;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t tl;
+			size_t rest = strlen(todo + pos);
+
+			if (++hops > SBX_MAX_LINK_HOPS) {
+				err = ELOOP;
+				goto fail;
+			}
+			if (!out->link[0]) {
+				char save[SBX_MAX_PATH];
+				size_t k = pos;
+
+				/* The first link, before any splice: is it the path's last name? */
+				while (todo[k] == '/')
+					k++;
+				out->is_link = !todo[k];
+				size_t l = rlen;
+
+				memcpy(save, out->real, rlen + 1);
+				if (real_push(save, &l, name, n) < 0) {
+					err = ENAMETOOLONG;
+					goto fail;
+				}
+				memcpy(out->link, save, l + 1);
+				out->link_shared = link_shared(cur, &st);
+			}
+			tl = readlinkat(next, "", target, sizeof(target));
+			if (tl < 0) {
+				err = errno;
+				goto fail;
+			}
+			if ((size_t)tl >= sizeof(target) || (size_t)tl + 1 + rest >= sizeof(todo)) {
+				err = ENAMETOOLONG;
+				goto fail;
+			}
+			close(next);
+			next = -1;
+			/* The link's target, then what was left after the link. */
+			memmove(todo + tl + 1, todo + pos, rest + 1);
+			memcpy(todo, target, (size_t)tl);
+			todo[tl] = '/';
+			pos = 0;
+			if (target[0] == '/') {
+				close(cur);
+				cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				if (cur < 0)
+					return -errno;
+				rlen = 1;
+				strcpy(out->real, "/");
+			}
+			continue;
+		}
+		if (real_push(out->real, &rlen, name, n) < 0) {
+			err = ENAMETOOLONG;
+			goto fail;
+		}
+		close(cur);
+		cur = next;
+		next = -1;
+		if (!S_ISDIR(st.st_mode)) {
+			/* A file with components after it: the path cannot exist (ENOTDIR). */
+			size_t k = pos;
+
+			while (todo[k] == '/')
+				k++;
+			if (todo[k])
+				goto missing;
+		}
+	}
+	if (fstat(cur, &st) < 0) {
+		err = errno;
+		goto fail;
+	}
+	info_fill(out, &st);
+	if (fd_out)
+		*fd_out = cur;
+	else
+		close(cur);
+	return 0;
+missing:
+	if (next >= 0)
+		close(next);
+	close(cur);
+	out->exists = false;
+	out->type = SBX_FT_NONE;
+	out->real[0] = '\0';
+	return 0;
+fail:
+	if (next >= 0)
+		close(next);
+	close(cur);
+	return -err;
+}
+
+int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
+{
+	struct sbx_open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = SBX_RESOLVE_NO_SYMLINKS | SBX_RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	size_t len;
+	int fd, err;
+
+	info_clear(out);
+	if (fd_out)
+		*fd_out = -1;
+	if (!sbx_path_is_posix_abs(path))
+		return -EINVAL;
+	len = strlen(path);
+	if (len >= SBX_MAX_PATH)
+		return -ENAMETOOLONG;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd >= 0) {
+		if (fstat(fd, &st) < 0) {
+			err = errno;
+			close(fd);
+			return -err;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			info_fill(out, &st);
+			memcpy(out->real, path, len + 1);
+			if (fd_out)
+				*fd_out = fd;
+			else
+				close(fd);
+			return 0;
+		}
+		close(fd); /* the last component is a link: walk to learn where it leads */
+	} else {
+		err = errno;
+		/* No link can lie before the component that is missing: it would have been ELOOP. */
+		if (err == ENOENT || err == ENOTDIR)
+			return 0;
+		/* ELOOP: a link on the way; the others: no openat2 (old kernel, seccomp). */
+		if (err != ELOOP && err != ENOSYS && err != EINVAL && err != E2BIG &&
+		    err != EPERM && err != EAGAIN)
+			return -err;
+	}
+	return walk_components(path, out, fd_out);
+}
+
+#else /* !__linux__ */
+
+int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
+{
+	struct stat st;
+	size_t len = strlen(path);
+
+	info_clear(out);
+	if (fd_out)
+		*fd_out = -1;
+	if (len >= SBX_MAX_PATH)
+		return -ENAMETOOLONG;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	info_fill(out, &st);
+	memcpy(out->real, path, len + 1);
+	return 0;
+}
+
+#endif
+
+/* ---- the host's view --------------------------------------------------------------------- */
+
+static int host_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	(void)self;
+	return sbx_fs_walk(path, out, NULL);
+}
+
+/*
+ * Opens the regular file the walk found, by its resolved path without following a link, and
+ * checks it is still the same file.
+ */
+static int open_found(const char *path, int flags, struct sbx_pathinfo *info)
+{
+	struct stat st;
+	int r = sbx_fs_walk(path, info, NULL), fd, err;
+
+	if (r < 0)
+		return r;
+	if (!info->exists)
+		return -ENOENT;
+	fd = open(info->real, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	if (fstat(fd, &st) < 0 || (unsigned long long)st.st_dev != info->dev ||
+	    (unsigned long long)st.st_ino != info->ino) {
+		err = errno;
+		close(fd);
+		return -(err ? err : ESTALE);
+	}
+	return fd;
+}
+
+static int host_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
+{
+	struct sbx_pathinfo info;
+	size_t got = 0;
+	int fd, err = 0;
+
+	(void)self;
+	*len = 0;
+	fd = open_found(path, O_RDONLY, &info);
+	if (fd < 0)
+		return fd;
+	if (info.type != SBX_FT_REG) {
+		close(fd);
+		return -EINVAL;
+	}
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*len = got;
+	return -err;
+}
+
+static int host_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
+{
+	struct sbx_pathinfo info;
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0, err;
+
+	(void)self;
+	fd = open_found(dir, O_RDONLY | O_DIRECTORY, &info);
+	if (fd == -EACCES || fd == -EPERM) {
+		/*
+		 * Not listable. If the caller can still pass through it (mode 0711) its entries
+		 * open by name, and if it owns it the command may chmod it back: either way what
+		 * is inside cannot be known and would not be covered. Only a directory closed to
+		 * the caller and not the caller's stays closed to the command as well.
+		 */
+		if (!info.exists)
+			return fd;
+#if !defined(_WIN32)
+		if (info.uid == (unsigned long)geteuid() ||
+		    faccessat(AT_FDCWD, info.real, X_OK, AT_EACCESS) == 0)
+			return fd;
+		return SBX_FS_CLOSED;
+#else
+		return fd;
+#endif
+	}
+	if (fd < 0)
+		return fd;
+	d = fdopendir(fd);
+	if (!d) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	for (;;) {
+		enum sbx_ftype t = SBX_FT_NONE;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = -errno;
+			break;
+		}
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		switch (de->d_type) {
+		case DT_DIR:
+			t = SBX_FT_DIR;
+			break;
+#if defined(DT_LNK)
+		case DT_LNK:
+			t = SBX_FT_LINK;
+			break;
+#endif
+#if defined(DT_REG)
+		case DT_REG:
+			t = SBX_FT_REG;
+			break;
+#endif
+		case DT_UNKNOWN: {
+			struct stat st;
+
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno == ENOENT)
+					continue; /* gone since it was listed */
+				r = -errno;
+				break;
+			}
+			t = ftype_of(st.st_mode);
+			break;
+		}
+		default:
+			t = SBX_FT_OTHER;
+			break;
+		}
+		if (r)
+			break;
+		r = each(arg, de->d_name, t);
+		if (r)
+			break;
+	}
+	closedir(d);
+	return r;
+}
+
+const struct sbx_fsview sbx_fsview_host = {
+	.lookup = host_lookup,
+	.read_file = host_read_file,
+	.list = host_list,
+	.self = NULL,
+};
+
+const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx)
+{
+	return ctx && ctx->fs ? ctx->fs : &sbx_fsview_host;
+}

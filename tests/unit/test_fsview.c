@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one look-up: the walk on a real tree (links followed and reported, absence told apart from
+ * every other failure), and the planner's handling of failed look-ups through a fake view.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "t.h"
+#include "vec.h"
+
+static char *cat(const char *a, const char *b)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%s%s", a, b) < 0)
+		return NULL;
+	return s;
+}
+
+TEST(fsview_walk_real_tree)
+{
+	char *t = vec_fresh_dir(), *p, *q, real_t[SBX_MAX_PATH];
+	struct sbx_pathinfo in;
+	int fd = -1;
+
+	CHECK(realpath(t, real_t) != NULL);
+	p = cat(t, "/dir/file");
+	vec_mkfile(p, "x");
+	free(p);
+	p = cat(t, "/link");
+	CHECK_INT(symlink("dir", p), 0);
+	free(p);
+	p = cat(t, "/abs");
+	q = cat(real_t, "/link");
+	CHECK_INT(symlink(q, p), 0); /* a chain: abs -> .../link -> dir */
+	free(p);
+	free(q);
+	p = cat(t, "/loop1");
+	CHECK_INT(symlink("loop2", p), 0);
+	free(p);
+	p = cat(t, "/loop2");
+	CHECK_INT(symlink("loop1", p), 0);
+	free(p);
+	p = cat(t, "/dangling");
+	CHECK_INT(symlink("nowhere", p), 0);
+	free(p);
+
+	/* A plain path: no link, its own real path, a descriptor of it. */
+	p = cat(real_t, "/dir/file");
+	CHECK_INT(sbx_fs_walk(p, &in, &fd), 0);
+	CHECK(in.exists && in.type == SBX_FT_REG && !in.link[0] && !in.is_link);
+	CHECK_STR(in.real, p);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		struct stat st;
+
+		CHECK(fstat(fd, &st) == 0 && (unsigned long long)st.st_ino == in.ino);
+		close(fd);
+	}
+	free(p);
+	/* Through a link: followed, the link reported by its own path, the real path given. */
+	p = cat(real_t, "/link/file");
+	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
+	q = cat(real_t, "/link");
+	CHECK(in.exists && in.type == SBX_FT_REG && !in.is_link);
+	CHECK_STR(in.link, q);
+	free(q);
+	q = cat(real_t, "/dir/file");
+	CHECK_STR(in.real, q);
+	free(q);
+	free(p);
+	/* A chain through an absolute link: the first link crossed is named. */
+	p = cat(real_t, "/abs/file");
+	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
+	q = cat(real_t, "/abs");
+	CHECK(in.exists);
+	CHECK_STR(in.link, q);
+	free(q);
+	free(p);
+	/* The last name itself a link. */
+	p = cat(real_t, "/link");
+	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
+	CHECK(in.exists && in.type == SBX_FT_DIR && in.is_link);
+	free(p);
+	/* Absent: ENOENT, a file in the way (ENOTDIR), a dangling link (reported). */
+	p = cat(real_t, "/none/x");
+	CHECK_INT(sbx_fs_walk(p, &in, &fd), 0);
+	CHECK(!in.exists && fd == -1 && !in.real[0]);
+	free(p);
+	p = cat(real_t, "/dir/file/x");
+	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
+	CHECK(!in.exists);
+	free(p);
+	p = cat(real_t, "/dangling");
+	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
+	CHECK(!in.exists && in.is_link && in.link[0]);
+	free(p);
+	/* Errors: a loop, a name too long, a relative path. */
+	p = cat(real_t, "/loop1/x");
+	CHECK_INT(sbx_fs_walk(p, &in, NULL), -ELOOP);
+	free(p);
+	{
+		char longp[SBX_MAX_PATH + 8];
+
+		memset(longp, 'a', sizeof(longp) - 1);
+		longp[0] = '/';
+		longp[sizeof(longp) - 1] = '\0';
+		CHECK_INT(sbx_fs_walk(longp, &in, NULL), -ENAMETOOLONG);
+	}
+	CHECK_INT(sbx_fs_walk("relative", &in, NULL), -EINVAL);
+	CHECK_INT(sbx_fs_walk("/", &in, NULL), 0);
+	CHECK(in.exists && in.type == SBX_FT_DIR);
+	free(t);
+}
+
+/* A link that someone other than root and the caller can replace is reported as shared. */
+TEST(fsview_walk_shared_links)
+{
+	char *t = vec_fresh_dir(), *p, real_t[SBX_MAX_PATH];
+	struct sbx_pathinfo in;
+
+	CHECK(realpath(t, real_t) != NULL);
+	p = cat(real_t, "/open");
+	CHECK_INT(mkdir(p, 0777), 0);
+	CHECK_INT(chmod(p, 0777), 0); /* world-writable, not sticky */
+	free(p);
+	p = cat(real_t, "/sticky");
+	CHECK_INT(mkdir(p, 0777), 0);
+	CHECK_INT(chmod(p, 01777), 0); /* as /tmp: only the link's owner may replace it */
+	free(p);
+	p = cat(real_t, "/open/l");
+	CHECK_INT(symlink("/", p), 0);
+	free(p);
+	p = cat(real_t, "/sticky/l");
+	CHECK_INT(symlink("/", p), 0);
+	free(p);
+	p = cat(real_t, "/mine");
+	CHECK_INT(symlink("/", p), 0);
+	free(p);
+	p = cat(real_t, "/open/l/etc");
+	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
+	CHECK(in.link[0] && in.link_shared);
+	free(p);
+	p = cat(real_t, "/sticky/l/etc");
+	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
+	CHECK(in.link[0] && !in.link_shared);
+	free(p);
+	p = cat(real_t, "/mine/etc");
+	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
+	CHECK(in.link[0] && !in.link_shared);
+	free(p);
+	free(t);
+}
+
+/* ---- a fake view: a few paths fail with a given errno, the rest as on the host ------------ */
+
+struct fake {
+	const char *fail_path; /* look-ups, reads and listings of it fail with fail_err */
+	const char *fail_read; /* only reads of it fail */
+	int fail_err;
+	const char *closed_dir; /* list() says SBX_FS_CLOSED */
+};
+
+static int fake_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	struct fake *f = self;
+
+	if (f->fail_path && strcmp(path, f->fail_path) == 0)
+		return -f->fail_err;
+	return sbx_fsview_host.lookup(NULL, path, out);
+}
+
+static int fake_read(void *self, const char *path, char *buf, size_t size, size_t *len)
+{
+	struct fake *f = self;
+
+	if ((f->fail_path && strcmp(path, f->fail_path) == 0) ||
+	    (f->fail_read && strcmp(path, f->fail_read) == 0))
+		return -f->fail_err;
+	return sbx_fsview_host.read_file(NULL, path, buf, size, len);
+}
+
+static int fake_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
+{
+	struct fake *f = self;
+
+	if (f->closed_dir && strcmp(dir, f->closed_dir) == 0)
+		return SBX_FS_CLOSED;
+	if (f->fail_path && strcmp(dir, f->fail_path) == 0)
+		return -f->fail_err;
+	return sbx_fsview_host.list(NULL, dir, each, arg);
+}
+
+static int plan_with(struct fake *f, const char *ws, struct sbx_fs *fs, struct sbx_diag *d)
+{
+	struct sbx_fsview v = {fake_lookup, fake_read, fake_list, f};
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_profile prof = {.type = SBX_MANAGED};
+	struct sbx_plan plan;
+	int r;
+
+	ctx.fs = &v;
+	prof.fs = *fs;
+	sbx_diag_clear(d);
+	r = sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, d);
+	if (r == 0)
+		sbx_plan_free(&plan);
+	return r;
+}
+
+TEST(fsview_failed_lookups_fail_the_plan)
+{
+	char *ws = vec_fresh_dir(), *git = cat(ws, "/.git"), *deny = cat(ws, "/sub/secret"),
+	     *msg = NULL;
+	struct sbx_fs fs = {0};
+	struct fake f = {0};
+	struct sbx_diag d;
+	static const int errs[] = {EACCES, ELOOP, ENAMETOOLONG, EIO};
+
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_READ, false);
+	sbx_fs_push_path(&fs, ws, SBX_WRITE, false);
+	sbx_fs_push_path(&fs, deny, SBX_DENY, false);
+	/* Control: the same profile plans. */
+	CHECK_INT(plan_with(&f, ws, &fs, &d), 0);
+	for (size_t i = 0; i < sizeof(errs) / sizeof(*errs); i++) {
+		/* A protected name, and a denied path, that cannot be looked up. */
+		const char *paths[] = {git, deny};
+
+		for (size_t j = 0; j < 2; j++) {
+			f.fail_path = paths[j];
+			f.fail_err = errs[i];
+			CHECK_INT(plan_with(&f, ws, &fs, &d), -errs[i]);
+			free(msg);
+			msg = NULL;
+			CHECK(asprintf(&msg, "cannot look up %s: %s", paths[j], strerror(errs[i])) > 0);
+			CHECK_STR(d.msg, msg);
+			CHECK(strstr(d.hint, "never takes an unreadable path for a missing one") != NULL);
+		}
+	}
+	/* A .git pointer file that exists but cannot be read. */
+	vec_mkfile(git, "gitdir: elsewhere\n");
+	f.fail_path = NULL;
+	CHECK_INT(plan_with(&f, ws, &fs, &d), 0);
+	f.fail_read = git;
+	f.fail_err = EACCES;
+	CHECK_INT(plan_with(&f, ws, &fs, &d), -EACCES);
+	free(msg);
+	msg = NULL;
+	CHECK(asprintf(&msg, "cannot read %s: %s", git, strerror(EACCES)) > 0);
+	CHECK_STR(d.msg, msg);
+	free(msg);
+	free(git);
+	free(deny);
+	sbx_fs_clear(&fs);
+	free(ws);
+}
+
+TEST(fsview_glob_scan_errors)
+{
+	char *t = vec_fresh_dir(), *p = cat(t, "/a/x.env"), *sub = cat(t, "/a"),
+	     *pat = cat(t, "/**/*.env"), **v = NULL;
+	struct fake f = {0};
+	struct sbx_fsview view = {fake_lookup, fake_read, fake_list, &f};
+	struct sbx_diag d;
+	size_t n = 0;
+
+	vec_mkfile(p, "x");
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_glob_expand(pat, 0, &view, &v, &n, &d), 0);
+	CHECK(n == 1 && strcmp(v[0], p) == 0);
+	sbx_strv_free(v, n);
+	/* A directory the command could reach but the scan cannot list: refused. */
+	f.fail_path = sub;
+	f.fail_err = EACCES;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_glob_expand(pat, 0, &view, &v, &n, &d), -EACCES);
+	CHECK(strstr(d.msg, "cannot list") && strstr(d.msg, "Permission denied"));
+	CHECK(strstr(d.hint, "could still open what is inside it by name") != NULL);
+	f.fail_err = EIO;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_glob_expand(pat, 0, &view, &v, &n, &d), -EIO);
+	/* One wholly closed to the caller: nothing the command could reach either. */
+	f.fail_path = NULL;
+	f.closed_dir = sub;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_glob_expand(pat, 0, &view, &v, &n, &d), 0);
+	CHECK_INT(n, 0);
+	sbx_strv_free(v, n);
+	free(p);
+	free(sub);
+	free(pat);
+	free(t);
+}
+
+/* A match exactly SBX_MAX_PATH bytes long cannot be named: refused; one byte less is a match. */
+/* Removes a chain of single directories ending in one file, through descriptors (the paths
+ * are too long for nftw). */
+static void rm_chain(const char *top)
+{
+	int fds[64], n = 0;
+	struct dirent *de;
+
+	fds[n] = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	while (fds[n] >= 0 && n < 63) {
+		DIR *d = fdopendir(dup(fds[n]));
+		int next = -1;
+
+		if (d)
+			rewinddir(d); /* the duplicate shares its offset */
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			if (de->d_type == DT_DIR)
+				next = openat(fds[n], de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			else
+				unlinkat(fds[n], de->d_name, 0);
+		}
+		if (d)
+			closedir(d);
+		if (next < 0)
+			break;
+		fds[++n] = next;
+	}
+	for (; n > 0; n--) {
+		close(fds[n]);
+		DIR *d = fdopendir(dup(fds[n - 1]));
+
+		if (d)
+			rewinddir(d);
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				unlinkat(fds[n - 1], de->d_name, AT_REMOVEDIR);
+		if (d)
+			closedir(d);
+	}
+	if (fds[0] >= 0)
+		close(fds[0]);
+	rmdir(top);
+}
+
+TEST(fsview_glob_match_at_path_max)
+{
+	char *t = vec_fresh_dir(), path[SBX_MAX_PATH + 256], *pat, **v = NULL;
+	size_t len, n = 0;
+	struct sbx_diag d;
+	int dfd;
+
+	for (int want = SBX_MAX_PATH - 1; want <= SBX_MAX_PATH; want++) {
+		const char *top = want < SBX_MAX_PATH ? "/deepa" : "/deepb";
+		char name[256];
+
+		snprintf(path, sizeof(path), "%s%s", t, top);
+		CHECK_INT(mkdir(path, 0755), 0);
+		dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		CHECK(dfd >= 0);
+		len = strlen(path);
+		while ((size_t)want - len > 250) {
+			int next;
+
+			memset(name, 'd', 200);
+			name[200] = '\0';
+			CHECK_INT(mkdirat(dfd, name, 0755), 0);
+			next = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			close(dfd);
+			dfd = next;
+			len += 201;
+		}
+		memset(name, 'f', (size_t)want - len - 1 - 4);
+		strcpy(name + ((size_t)want - len - 1 - 4), ".env");
+		close(openat(dfd, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+		close(dfd);
+		pat = cat(path, "/**/*.env");
+		sbx_diag_clear(&d);
+		if (want < SBX_MAX_PATH) {
+			CHECK_INT(sbx_glob_expand(pat, 0, NULL, &v, &n, &d), 0);
+			CHECK(n == 1 && strlen(v[0]) == (size_t)want);
+			sbx_strv_free(v, n);
+		} else {
+			CHECK_INT(sbx_glob_expand(pat, 0, NULL, &v, &n, &d), -ENAMETOOLONG);
+			CHECK(strstr(d.msg, "a path of 4096 bytes cannot be named") != NULL);
+		}
+		rm_chain(path);
+		free(pat);
+	}
+	free(t);
+}
