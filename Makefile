@@ -53,6 +53,7 @@ LIB_WINDOWS_SRCS := \
 PLATFORM_LINUX_SRCS := \
 	platform/linux/probe.c \
 	platform/linux/enter.c \
+	platform/linux/enforce.c \
 	platform/linux/landlock.c \
 	platform/linux/seccomp.c \
 	platform/linux/caps.c \

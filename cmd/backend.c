@@ -19,18 +19,11 @@
 #endif
 
 /* Marks every requirement unenforceable: intent without a backend (CLI.md section 4). */
-static int attach_none(struct sbx_plan *p, const char *why)
+static int attach_none(struct sbx_plan *p, const char *why, const char *hint)
 {
-	for (size_t i = 0; i < p->n_reqs; i++) {
-		struct sbx_req *r = &p->reqs[i];
-
-		r->mechanism = "none";
-		r->status = SBX_UNENFORCEABLE;
-		free(r->why);
-		r->why = strdup(why);
-		if (!r->why)
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (sbx_req_set(&p->reqs[i], SBX_UNENFORCEABLE, 0, hint, "%s", why))
 			return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -42,9 +35,10 @@ int backend_attach(struct sbx_plan *p, const struct opts *o)
 		return 0;
 	if (p->sandbox == SBX_SANDBOX_NONE) {
 		if (p->platform == SBX_PLATFORM_WINDOWS && o->wlevel == SBX_WIN_DISABLED)
-			return attach_none(p, "the Windows sandbox is disabled "
-					      "(--windows-sandbox disabled); use restricted-token");
-		return attach_none(p, "this platform has no sandbox backend");
+			return attach_none(
+				p, "the Windows sandbox is disabled (--windows-sandbox disabled)",
+				"use --windows-sandbox restricted-token");
+		return attach_none(p, "this platform has no sandbox backend", NULL);
 	}
 	switch (p->platform) {
 	case SBX_PLATFORM_LINUX: {

@@ -47,13 +47,15 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
 		json_t *j = json_object();
+		char mech[SBX_MECH_NAME_MAX];
 
 		json_object_set_new(j, "rule", json_string(r->rule));
-		json_object_set_new(j, "mechanism",
-				    json_string(r->mechanism ? r->mechanism : "none"));
+		json_object_set_new(j, "mechanism", json_string(sbx_mech_name(r->mech, mech)));
 		json_object_set_new(j, "status", json_string(status_name(r->status)));
-		if (r->why)
-			json_object_set_new(j, "why", json_string(r->why));
+		if (r->reason)
+			json_object_set_new(j, "why", json_string(r->reason));
+		if (r->hint)
+			json_object_set_new(j, "hint", json_string(r->hint));
 		json_array_append_new(reqs, j);
 	}
 	json_object_set_new(o, "requirements", reqs);
@@ -111,11 +113,14 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 		w = 60;
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
+		char mech[SBX_MECH_NAME_MAX];
 
-		printf("  %-*s  %-28s %s\n", (int)w, r->rule, r->mechanism ? r->mechanism : "none",
+		printf("  %-*s  %-28s %s\n", (int)w, r->rule, sbx_mech_name(r->mech, mech),
 		       status_name(r->status));
-		if (r->why)
-			printf("  %*s  (%s)\n", (int)w, "", r->why);
+		if (r->reason)
+			printf("  %*s  (%s)\n", (int)w, "", r->reason);
+		if (r->hint)
+			printf("  %*s  hint: %s\n", (int)w, "", r->hint);
 	}
 	if (refused) {
 		printf("run would refuse (exit 125): the plan cannot be enforced on %s\n",

@@ -163,104 +163,6 @@ static int read_profile_fd(int fd, char **buf, size_t *len, struct sbx_diag *d)
 	return 0;
 }
 
-/* Does any requirement of the plan name this mechanism (alone or in a "a+b" pair)? */
-static bool plan_uses(const struct sbx_plan *p, const char *mech)
-{
-	size_t n = strlen(mech);
-
-	for (size_t i = 0; i < p->n_reqs; i++) {
-		const char *m = p->reqs[i].mechanism;
-
-		for (; m && (m = strstr(m, mech)); m += n)
-			if ((m == p->reqs[i].mechanism || m[-1] == '+') &&
-			    (m[n] == 0 || m[n] == '+' || m[n] == '-'))
-				return true;
-	}
-	return false;
-}
-
-static int strv_append(char ***v, size_t *n, char **add, size_t n_add)
-{
-	char **nv = realloc(*v, (*n + n_add + 1) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	memcpy(nv + *n, add, n_add * sizeof(*add));
-	*n += n_add;
-	nv[*n] = NULL;
-	*v = nv;
-	return 0;
-}
-
-/*
- * What the enter sequence applies, read off the plan: the mechanisms the planner chose, the
- * roots it planned from, the matches of its deny globs. Nothing here decides anew.
- */
-static int derive_enforcement(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-			      struct sbx_linux_enforce *e, char ***deny_expanded, size_t *n_deny,
-			      char ***ll_deny, size_t *n_ll_deny, struct sbx_diag *d)
-{
-	int rc = 0;
-
-	e->roots = &plan->roots;
-	e->network = plan->network;
-	e->mount_namespace = plan_uses(plan, "mount-namespace");
-	e->landlock_abi = plan_uses(plan, "landlock") ? facts->landlock_abi : 0;
-	for (size_t i = 0; i < plan->n_reqs && rc == 0; i++) {
-		const struct sbx_req *r = &plan->reqs[i];
-		bool by_landlock = r->mechanism && strcmp(r->mechanism, "landlock") == 0;
-		char **m = NULL;
-		size_t n = 0;
-
-		switch (r->kind) {
-		case SBX_REQ_METADATA:
-			/* Without a mount namespace seccomp refuses metadata calls everywhere. */
-			e->seccomp_metadata = r->mechanism && strcmp(r->mechanism, "seccomp") == 0;
-			break;
-		case SBX_REQ_DENY:
-			/* Landlock alone: the readable trees around it are granted piecewise. */
-			if (by_landlock && r->exists) {
-				char *p = strdup(r->path);
-
-				if (!p)
-					return sbx_diag_set(d, -ENOMEM, "out of memory");
-				rc = strv_append(ll_deny, n_ll_deny, &p, 1);
-				if (rc < 0)
-					free(p);
-			}
-			break;
-		case SBX_REQ_DENY_GLOB:
-			/* Expanded once, now: files created later are not covered. */
-			rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, NULL, &m, &n, d);
-			if (rc < 0)
-				return rc;
-			for (size_t j = 0; by_landlock && rc == 0 && j < n; j++) {
-				char *p = strdup(m[j]);
-
-				rc = p ? strv_append(ll_deny, n_ll_deny, &p, 1) : -ENOMEM;
-				if (rc < 0)
-					free(p);
-			}
-			if (rc == 0)
-				rc = strv_append(deny_expanded, n_deny, m, n);
-			if (rc < 0)
-				sbx_strv_free(m, n);
-			else
-				free(m);
-			break;
-		default:
-			break;
-		}
-	}
-	if (rc < 0)
-		return sbx_diag_set(d, rc, "out of memory");
-	e->deny_expanded = *deny_expanded;
-	e->n_deny_expanded = *n_deny;
-	e->ll_deny = *ll_deny;
-	e->n_ll_deny = *n_ll_deny;
-	return 0;
-}
-
 /*
  * Load, validate, plan with the same function as `run` and `explain` (sbx_plan_build and the
  * Linux attacher on this host's facts), refuse what cannot be enforced, then enter. The plan
@@ -277,8 +179,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	enum sbx_input_form form;
 	struct sbx_ctx ctx = {0};
 	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX];
-	char *buf = NULL, **expanded = NULL, **ll_deny = NULL;
-	size_t len = 0, n_expanded = 0, n_ll_deny = 0;
+	char *buf = NULL;
+	size_t len = 0;
 	bool planned = false;
 	int rc;
 
@@ -342,7 +244,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	}
 
-	rc = derive_enforcement(&plan, &facts, &e, &expanded, &n_expanded, &ll_deny, &n_ll_deny, d);
+	rc = sbx_linux_enforce_from_plan(&plan, &facts, &e, d);
 	if (rc < 0)
 		goto out;
 	e.command_cwd = command_cwd;
@@ -351,8 +253,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	if (rc >= 0)
 		rc = sbx_diag_set(d, -EIO, "the enter sequence returned");
 out:
-	sbx_strv_free(expanded, n_expanded);
-	sbx_strv_free(ll_deny, n_ll_deny);
+	sbx_linux_enforce_free(&e);
 	if (planned)
 		sbx_plan_free(&plan);
 	sbx_profile_free(&prof);

@@ -30,7 +30,6 @@ int refuse_plan(const struct sbx_plan *p)
 	const struct sbx_req *r = sbx_plan_first_unenforceable(p);
 	const char *platform = sbx_platform_name(p->platform);
 	struct sbx_diag d;
-	const char *hint;
 
 	sbx_diag_clear(&d);
 	if (!r) {
@@ -38,13 +37,10 @@ int refuse_plan(const struct sbx_plan *p)
 			     platform);
 		return fail_diag(&d);
 	}
-	/* Attachers write "REASON; hint: FIX": the fix goes on its own hint line. */
-	hint = r->why ? strstr(r->why, "; hint: ") : NULL;
-	sbx_diag_set(&d, 0, "cannot enforce \"%s\" on %s: %.*s", r->rule, platform,
-		     hint ? (int)(hint - r->why) : (int)strlen(r->why ? r->why : "unenforceable"),
-		     r->why ? r->why : "unenforceable");
-	if (hint)
-		sbx_diag_hint(&d, 0, "%s", hint + strlen("; hint: "));
+	sbx_diag_set(&d, 0, "cannot enforce \"%s\" on %s: %s", r->rule, platform,
+		     r->reason ? r->reason : "unenforceable");
+	if (r->hint)
+		sbx_diag_hint(&d, 0, "%s", r->hint);
 	return fail_diag(&d);
 }
 

@@ -35,6 +35,10 @@
 
 #include "sbx.h"
 
+#ifndef ESTALE
+#define ESTALE EIO /* MinGW: a file that changed between the look-up and the open */
+#endif
+
 static enum sbx_ftype ftype_of(mode_t m)
 {
 	if (S_ISDIR(m))

@@ -205,7 +205,8 @@ void sbx_plan_free(struct sbx_plan *p)
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		free(p->reqs[i].path);
 		free(p->reqs[i].rule);
-		free(p->reqs[i].why);
+		free(p->reqs[i].reason);
+		free(p->reqs[i].hint);
 	}
 	free(p->reqs);
 	sbx_roots_free(&p->roots);
@@ -227,4 +228,61 @@ const struct sbx_req *sbx_plan_first_unenforceable(const struct sbx_plan *p)
 		if (p->reqs[i].status == SBX_UNENFORCEABLE)
 			return &p->reqs[i];
 	return NULL;
+}
+
+/* The mechanism names, in the order they are joined: "landlock+mount-namespace". */
+static const struct {
+	unsigned bit;
+	const char *name;
+} mech_names[] = {
+	{SBX_MECH_LANDLOCK, "landlock"}, {SBX_MECH_MOUNT_NS, "mount-namespace"},
+	{SBX_MECH_SECCOMP, "seccomp"},	 {SBX_MECH_LANDLOCK_NET, "landlock-net"},
+	{SBX_MECH_SEATBELT, "seatbelt"}, {SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
+};
+
+const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX])
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(mech_names) / sizeof(*mech_names); i++) {
+		size_t n = strlen(mech_names[i].name);
+
+		if (!(mech & mech_names[i].bit) || o + n + 2 > SBX_MECH_NAME_MAX)
+			continue;
+		if (o)
+			buf[o++] = '+';
+		memcpy(buf + o, mech_names[i].name, n + 1);
+		o += n;
+	}
+	if (!o)
+		snprintf(buf, SBX_MECH_NAME_MAX, "none");
+	return buf;
+}
+
+int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
+		const char *fmt, ...)
+{
+	char *reason = NULL, *h = NULL;
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		if (vasprintf(&reason, fmt, ap) < 0)
+			reason = NULL;
+		va_end(ap);
+		if (!reason)
+			return -ENOMEM;
+	}
+	if (hint && !(h = strdup(hint))) {
+		free(reason);
+		return -ENOMEM;
+	}
+	free(r->reason);
+	free(r->hint);
+	r->status = st;
+	r->mech = mech;
+	r->reason = reason;
+	r->hint = h;
+	return 0;
 }

@@ -46,45 +46,29 @@ void sbx_linux_facts_assumed(struct sbx_linux_facts *f)
 	f->no_new_privs = true;
 }
 
+/* A missing host feature: what is missing, and what the user can do about it. */
+struct lack {
+	char why[320];
+	char hint[320];
+};
+
 struct host {
 	const struct sbx_linux_facts *f;
 	bool ll, sec, mnt;
 	const char **denied; /* the plan's denied paths, sorted, for ancestor lookups */
 	size_t n_denied;
-	char nomnt[400]; /* why there is no mount namespace, with a hint */
-	char noll[300];
-	char nosec[300];
+	struct lack nomnt, noll, nosec;
+	char hint_write[700]; /* Landlock's or a mount namespace's fix, for writes */
+	char hint_meta[700];  /* a mount namespace's or seccomp's fix, for metadata */
 };
 
-static int set_why(struct sbx_req *r, enum sbx_req_status st, const char *mech, const char *fmt,
-		   ...) __attribute__((format(printf, 4, 5)));
+#define LL  SBX_MECH_LANDLOCK
+#define MNT SBX_MECH_MOUNT_NS
+#define SEC SBX_MECH_SECCOMP
 
-static int set_why(struct sbx_req *r, enum sbx_req_status st, const char *mech, const char *fmt,
-		   ...)
+static void enforced(struct sbx_req *r, unsigned mech)
 {
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	r->status = st;
-	r->mechanism = mech;
-	free(r->why);
-	r->why = NULL;
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	r->why = s;
-	return 0;
-}
-
-static void enforced(struct sbx_req *r, const char *mech)
-{
-	r->status = SBX_ENFORCED;
-	r->mechanism = mech;
-	free(r->why);
-	r->why = NULL;
+	sbx_req_set(r, SBX_ENFORCED, mech, NULL, NULL); /* cannot fail: nothing is copied */
 }
 
 /* Is path inside something Landlock would grant (a readable or writable root)? */
@@ -135,16 +119,10 @@ static const char around_note[] =
 	"except above a denied directory (stricter than the profile), and the command is refused "
 	"at start if one of them has more than " SBX_STR(SBX_LANDLOCK_DIR_ENTRIES_MAX) " entries";
 
-/* The mechanism that keeps writes out of everything but the writable roots. */
-static const char *write_mech(const struct host *h)
+/* The mechanisms that keep writes out of everything but the writable roots (0: none). */
+static unsigned write_mech(const struct host *h)
 {
-	if (h->ll && h->mnt)
-		return "landlock+mount-namespace";
-	if (h->ll)
-		return "landlock";
-	if (h->mnt)
-		return "mount-namespace";
-	return NULL;
+	return (h->ll ? LL : 0) | (h->mnt ? MNT : 0);
 }
 
 static int str_ptr_cmp(const void *a, const void *b)
@@ -178,7 +156,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 {
 	const struct sbx_roots *rt = &p->roots;
 	const char *path = r->path ? r->path : "";
-	const char *m;
+	unsigned m;
 
 	/*
 	 * A path re-opened inside a denied directory. With a mount namespace the directory's mask
@@ -190,11 +168,11 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	if ((r->kind == SBX_REQ_READ || r->kind == SBX_REQ_WRITE) && r->path && h->mnt &&
 	    denied_above(h, path)) {
 		if (r->kind == SBX_REQ_READ && (h->ll || rt->full_read)) {
-			enforced(r, h->ll ? "landlock+mount-namespace" : "mount-namespace");
+			enforced(r, (h->ll ? LL : 0) | MNT);
 			return 0;
 		}
 		if (r->kind == SBX_REQ_WRITE && !rt->full_write) {
-			enforced(r, write_mech(h)); /* non-NULL: h->mnt */
+			enforced(r, write_mech(h)); /* non-zero: h->mnt */
 			return 0;
 		}
 	}
@@ -203,21 +181,21 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	case SBX_REQ_READ:
 	case SBX_REQ_PLATFORM_DEFAULTS:
 		if (h->ll) {
-			enforced(r, "landlock");
+			enforced(r, LL);
 			return 0;
 		}
 		if (rt->full_read || rt->full_write) {
 			/* Everything is readable: there is nothing to restrict. */
-			enforced(r, "none");
+			enforced(r, SBX_MECH_NONE);
 			return 0;
 		}
-		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "reading only some paths needs Landlock: %s", h->noll);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->noll.hint,
+				   "reading only some paths needs Landlock: %s", h->noll.why);
 
 	case SBX_REQ_WRITE:
 	case SBX_REQ_WRITE_CONFINED:
 		if (rt->full_write) {
-			enforced(r, "none");
+			enforced(r, SBX_MECH_NONE);
 			return 0;
 		}
 		m = write_mech(h);
@@ -225,124 +203,125 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			enforced(r, m);
 			return 0;
 		}
-		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "confining writes needs Landlock or a mount namespace: %s; %s",
-			       h->noll, h->nomnt);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->hint_write,
+				   "confining writes needs Landlock or a mount namespace: %s; %s",
+				   h->noll.why, h->nomnt.why);
 
 	case SBX_REQ_READ_ONLY:
 		if (!r->exists)
-			return set_why(r, SBX_UNENFORCEABLE, NULL,
-				       "%s does not exist: making it read-only inside a writable "
-				       "root would need a mount point created on the host; create "
-				       "it first or drop the entry",
-				       path);
+			return sbx_req_set(
+				r, SBX_UNENFORCEABLE, 0, "create it first or drop the entry",
+				"%s does not exist: making it read-only inside a writable "
+				"root would need a mount point created on the host",
+				path);
 		if (h->mnt) {
-			enforced(r, "mount-namespace");
+			enforced(r, MNT);
 			return 0;
 		}
-		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "a read-only path inside a writable root needs a mount namespace "
-			       "(Landlock cannot take back rights granted on a parent): %s",
-			       h->nomnt);
+		return sbx_req_set(
+			r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
+			"a read-only path inside a writable root needs a mount namespace "
+			"(Landlock cannot take back rights granted on a parent): %s",
+			h->nomnt.why);
 
 	case SBX_REQ_PROTECT_MISSING:
-		return set_why(r, SBX_SKIPPED, "none",
-			       "%s does not exist; refusing its creation would need a mount point "
-			       "created on the host (Landlock cannot refuse one name in a writable "
-			       "directory), so the command can create it; create it beforehand to "
-			       "have it protected",
-			       path);
+		return sbx_req_set(
+			r, SBX_SKIPPED, SBX_MECH_NONE, "create it beforehand to have it protected",
+			"%s does not exist; refusing its creation would need a mount point "
+			"created on the host (Landlock cannot refuse one name in a writable "
+			"directory), so the command can create it",
+			path);
 
 	case SBX_REQ_DENY:
 		if (!r->exists) {
 			if (under_writable(rt, path))
-				return set_why(r, SBX_SKIPPED, "none",
-					       "%s does not exist; a file the command creates "
-					       "there stays readable to it",
-					       path);
+				return sbx_req_set(r, SBX_SKIPPED, SBX_MECH_NONE, NULL,
+						   "%s does not exist; a file the command creates "
+						   "there stays readable to it",
+						   path);
 			/* It cannot appear: nothing outside the writable roots can be created. */
 			m = write_mech(h);
 			if (m) {
 				enforced(r, m);
 				return 0;
 			}
-			return set_why(r, SBX_UNENFORCEABLE, NULL,
-				       "no mechanism confines writes: %s; %s", h->noll, h->nomnt);
+			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->hint_write,
+					   "no mechanism confines writes: %s; %s", h->noll.why,
+					   h->nomnt.why);
 		}
 		if (h->mnt) {
-			enforced(r, granted_tree_covers(rt, path) || !h->ll
-					    ? "mount-namespace"
-					    : "landlock+mount-namespace");
+			enforced(r, granted_tree_covers(rt, path) || !h->ll ? MNT : LL | MNT);
 			return 0;
 		}
 		if (h->ll && !under_writable(rt, path)) {
 			if (!granted_tree_covers(rt, path)) {
-				enforced(r, "landlock"); /* nothing grants it */
+				enforced(r, LL); /* nothing grants it */
 				return 0;
 			}
-			return set_why(r, SBX_ENFORCED, "landlock", "no mount namespace here: %s",
-				       around_note);
+			return sbx_req_set(r, SBX_ENFORCED, LL, NULL, "no mount namespace here: %s",
+					   around_note);
 		}
-		return set_why(
-			r, SBX_UNENFORCEABLE, NULL,
-			"denying %s inside a writable root needs a mount namespace (Landlock "
-			"cannot take back rights granted on a parent): %s",
-			path, h->nomnt);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
+				   "denying %s inside a writable root needs a mount namespace "
+				   "(Landlock cannot take back rights granted on a parent): %s",
+				   path, h->nomnt.why);
 
 	case SBX_REQ_DENY_GLOB:
 		if (h->mnt) {
-			enforced(r, "mount-namespace");
+			enforced(r, MNT);
 			return 0;
 		}
 		if (h->ll && !glob_meets_writable(rt, r->path))
-			return set_why(r, SBX_ENFORCED, "landlock",
-				       "no mount namespace here: the matches are found once, at "
-				       "start, and for each %s",
-				       around_note);
-		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "masking the matches of %s inside a writable root needs a mount "
-			       "namespace: %s",
-			       path, h->nomnt);
+			return sbx_req_set(
+				r, SBX_ENFORCED, LL, NULL,
+				"no mount namespace here: the matches are found once, at "
+				"start, and for each %s",
+				around_note);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
+				   "masking the matches of %s inside a writable root needs a mount "
+				   "namespace: %s",
+				   path, h->nomnt.why);
 
 	case SBX_REQ_NETWORK:
 		if (p->network) {
-			enforced(r, "none");
+			enforced(r, SBX_MECH_NONE);
 			return 0;
 		}
 		if (h->sec) {
-			enforced(r, h->ll && h->f->landlock_abi >= 4 ? "seccomp+landlock-net"
-								     : "seccomp");
+			enforced(r, SEC | (h->ll && h->f->landlock_abi >= 4 ? SBX_MECH_LANDLOCK_NET
+									    : 0));
 			return 0;
 		}
-		return set_why(r, SBX_UNENFORCEABLE, NULL, "a restricted network needs seccomp: %s",
-			       h->nosec);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nosec.hint,
+				   "a restricted network needs seccomp: %s", h->nosec.why);
 
 	case SBX_REQ_MANAGED_NETWORK:
-		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "managed network routing (a proxy inside the sandbox) is not "
-			       "implemented by the Linux backend; drop --managed-network and "
-			       "restrict or enable the network in the profile");
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0,
+				   "drop --managed-network and restrict or enable the network in "
+				   "the profile",
+				   "managed network routing (a proxy inside the sandbox) is not "
+				   "implemented by the Linux backend");
 
 	case SBX_REQ_METADATA:
 		if (rt->full_write) {
-			enforced(r, "none");
+			enforced(r, SBX_MECH_NONE);
 			return 0;
 		}
 		if (h->mnt) {
-			enforced(r, "mount-namespace");
+			enforced(r, MNT);
 			return 0;
 		}
 		if (h->sec)
 			/* Enforced, and stricter than the profile: say so. */
-			return set_why(r, SBX_ENFORCED, "seccomp",
-				       "no mount namespace (%s): chmod, chown, utimes and "
-				       "extended attributes are refused everywhere, inside the "
-				       "writable roots too",
-				       h->nomnt);
-		return set_why(r, SBX_UNENFORCEABLE, NULL,
-			       "refusing chmod, chown and utimes outside the writable roots needs "
-			       "a mount namespace or seccomp: %s; %s",
-			       h->nomnt, h->nosec);
+			return sbx_req_set(r, SBX_ENFORCED, SEC, NULL,
+					   "no mount namespace (%s): chmod, chown, utimes and "
+					   "extended attributes are refused everywhere, inside the "
+					   "writable roots too",
+					   h->nomnt.why);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->hint_meta,
+				   "refusing chmod, chown and utimes outside the writable roots "
+				   "needs a mount namespace or seccomp: %s; %s",
+				   h->nomnt.why, h->nosec.why);
 	}
 	return 0;
 }
@@ -350,46 +329,55 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 {
 	struct host h = {.f = f};
-	const char *hint;
 
 	h.ll = f->landlock_abi >= 1 && f->no_new_privs && f->wsl != 1;
 	h.sec = f->seccomp && f->no_new_privs && f->wsl != 1;
 	h.mnt = f->mount_namespace && f->wsl != 1;
 
 	if (f->wsl == 1) {
-		hint = "WSL1 translates system calls and has none of Landlock, seccomp or "
-		       "namespaces; hint: run under WSL2";
-		snprintf(h.noll, sizeof(h.noll), "%s", hint);
-		snprintf(h.nosec, sizeof(h.nosec), "%s", hint);
-		snprintf(h.nomnt, sizeof(h.nomnt), "%s", hint);
+		static const struct lack wsl1 = {
+			"WSL1 translates system calls and has none of Landlock, seccomp or "
+			"namespaces",
+			"run under WSL2"};
+
+		h.noll = h.nosec = h.nomnt = wsl1;
 	} else {
 		if (!f->no_new_privs)
-			snprintf(h.noll, sizeof(h.noll),
+			snprintf(h.noll.why, sizeof(h.noll.why),
 				 "prctl(PR_SET_NO_NEW_PRIVS) is unavailable (kernel %s)",
 				 f->kernel);
 		else
-			snprintf(h.noll, sizeof(h.noll),
-				 "Landlock is unavailable (kernel %s); hint: Linux 5.13 or later "
-				 "with Landlock in the lsm= boot parameter",
-				 f->kernel);
-		snprintf(h.nosec, sizeof(h.nosec),
-			 "seccomp filters are unavailable (kernel %s); hint: a kernel built with "
-			 "CONFIG_SECCOMP_FILTER",
-			 f->kernel);
-		if (f->running_as_root && !f->user_namespaces && !f->userns_blocked_by[0])
-			snprintf(h.nomnt, sizeof(h.nomnt),
-				 "no mount namespace can be made (root without CAP_SYS_ADMIN); "
-				 "hint: run with CAP_SYS_ADMIN or allow user namespaces");
-		else
-			snprintf(h.nomnt, sizeof(h.nomnt),
-				 "no mount namespace can be made: user namespaces are blocked by "
-				 "%s; "
-				 "hint: allow unprivileged user namespaces (for AppArmor: "
-				 "sysctl kernel.apparmor_restrict_unprivileged_userns=0 or a "
-				 "profile "
-				 "granting userns), or run as root",
-				 f->userns_blocked_by[0] ? f->userns_blocked_by : "the host");
+			snprintf(h.noll.why, sizeof(h.noll.why),
+				 "Landlock is unavailable (kernel %s)", f->kernel);
+		snprintf(h.noll.hint, sizeof(h.noll.hint),
+			 "Linux 5.13 or later with Landlock in the lsm= boot parameter");
+		snprintf(h.nosec.why, sizeof(h.nosec.why),
+			 "seccomp filters are unavailable (kernel %s)", f->kernel);
+		snprintf(h.nosec.hint, sizeof(h.nosec.hint),
+			 "a kernel built with CONFIG_SECCOMP_FILTER");
+		if (f->running_as_root && !f->user_namespaces && !f->userns_blocked_by[0]) {
+			snprintf(h.nomnt.why, sizeof(h.nomnt.why),
+				 "no mount namespace can be made (root without CAP_SYS_ADMIN)");
+			snprintf(h.nomnt.hint, sizeof(h.nomnt.hint),
+				 "run with CAP_SYS_ADMIN or allow user namespaces");
+		} else {
+			snprintf(
+				h.nomnt.why, sizeof(h.nomnt.why),
+				"no mount namespace can be made: user namespaces are blocked by %s",
+				f->userns_blocked_by[0] ? f->userns_blocked_by : "the host");
+			snprintf(h.nomnt.hint, sizeof(h.nomnt.hint),
+				 "allow unprivileged user namespaces (for AppArmor: sysctl "
+				 "kernel.apparmor_restrict_unprivileged_userns=0 or a profile "
+				 "granting userns), or run as root");
+		}
 	}
+	/* Either of two features would do: either fix, once when they are the same. */
+	snprintf(h.hint_write, sizeof(h.hint_write), "%s%s%s", h.noll.hint,
+		 strcmp(h.noll.hint, h.nomnt.hint) ? "; or " : "",
+		 strcmp(h.noll.hint, h.nomnt.hint) ? h.nomnt.hint : "");
+	snprintf(h.hint_meta, sizeof(h.hint_meta), "%s%s%s", h.nomnt.hint,
+		 strcmp(h.nomnt.hint, h.nosec.hint) ? "; or " : "",
+		 strcmp(h.nomnt.hint, h.nosec.hint) ? h.nosec.hint : "");
 
 	h.n_denied = p->roots.n_unreadable;
 	if (h.n_denied) {

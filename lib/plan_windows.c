@@ -31,36 +31,21 @@
 
 #include "sbx.h"
 
-static const char mech_token[] = "restricted-token";
-
-/* Stores "why; hint: hint" in r->why and marks r unenforceable. */
-static int refuse_as(struct sbx_req *r, const char *mech, const char *why, const char *hint)
+/* Marks r unenforceable (with the mechanisms mech, usually none), saying why and the fix. */
+static int refuse_as(struct sbx_req *r, unsigned mech, const char *why, const char *hint)
 {
-	size_t n = strlen(why) + strlen("; hint: ") + strlen(hint) + 1;
-	char *s = malloc(n);
-
-	if (!s)
-		return -ENOMEM;
-	snprintf(s, n, "%s; hint: %s", why, hint);
-	free(r->why);
-	r->why = s;
-	r->status = SBX_UNENFORCEABLE;
-	r->mechanism = mech;
-	return 0;
+	return sbx_req_set(r, SBX_UNENFORCEABLE, mech, hint, "%s", why);
 }
 
 /* No mechanism enforces an unenforceable requirement. */
 static int refuse(struct sbx_req *r, const char *why, const char *hint)
 {
-	return refuse_as(r, NULL, why, hint);
+	return refuse_as(r, 0, why, hint);
 }
 
 static void enforce(struct sbx_req *r)
 {
-	free(r->why);
-	r->why = NULL;
-	r->status = SBX_ENFORCED;
-	r->mechanism = mech_token;
+	sbx_req_set(r, SBX_ENFORCED, SBX_MECH_RESTRICTED_TOKEN, NULL, NULL); /* copies nothing */
 }
 
 /* Appends a requirement with no path, for refusals no existing requirement can carry. */
@@ -162,7 +147,7 @@ static const char *fs_kind_name(const struct sbx_profile *pr)
 }
 
 /* Every requirement gets the same refusal (the backend as a whole cannot run the profile). */
-static int refuse_all(struct sbx_plan *p, const char *mech, const char *why, const char *hint)
+static int refuse_all(struct sbx_plan *p, unsigned mech, const char *why, const char *hint)
 {
 	if (p->n_reqs == 0 &&
 	    !push_req(p, SBX_REQ_NETWORK, p->network ? "network enabled" : "network restricted"))
@@ -205,7 +190,7 @@ static int attach_restricted_token(struct sbx_plan *p)
 				 : fs_kind_name(&p->profile),
 			 p->network ? "enabled" : "restricted",
 			 sbx_profile_type_name(p->profile.type));
-		return refuse_all(p, NULL, why,
+		return refuse_all(p, 0, why,
 				  "drop --sandbox require, or use a profile that limits writes");
 	}
 
@@ -305,23 +290,20 @@ int sbx_plan_attach_windows(struct sbx_plan *p, enum sbx_windows_level level)
 		for (size_t i = 0; i < p->n_reqs; i++) {
 			struct sbx_req *r = &p->reqs[i];
 
-			free(r->why);
-			r->why = strdup("no sandbox is requested, so nothing is enforced");
-			if (!r->why)
+			if (sbx_req_set(r, SBX_SKIPPED, SBX_MECH_NONE, NULL,
+					"no sandbox is requested, so nothing is enforced"))
 				return -ENOMEM;
-			r->status = SBX_SKIPPED;
-			r->mechanism = "none";
 		}
 		return 0;
 	}
 
 	switch (level) {
 	case SBX_WIN_DISABLED:
-		return refuse_all(p, NULL,
+		return refuse_all(p, 0,
 				  "the Windows sandbox is disabled (--windows-sandbox disabled)",
 				  "use --windows-sandbox restricted-token");
 	case SBX_WIN_ELEVATED:
-		return refuse_all(p, NULL,
+		return refuse_all(p, 0,
 				  "the elevated Windows sandbox (dedicated sandbox accounts and "
 				  "firewall rules) is not implemented by sbxrun",
 				  "use --windows-sandbox restricted-token");

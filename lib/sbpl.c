@@ -973,15 +973,6 @@ int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out
 
 /* ---- requirements ----------------------------------------------------------------------------- */
 
-/* Marks r unenforceable with why (taken over; NULL means out of memory). */
-static int set_unenforceable(struct sbx_req *r, char *why)
-{
-	r->status = SBX_UNENFORCEABLE;
-	free(r->why);
-	r->why = why;
-	return why ? 0 : -ENOMEM;
-}
-
 int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
 {
 	for (size_t i = 0; i < p->n_reqs; i++) {
@@ -989,27 +980,19 @@ int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
 		char *canon = NULL, *deeper = NULL;
 		int rc = 0;
 
-		r->mechanism = "seatbelt";
-		r->status = SBX_ENFORCED;
-		free(r->why);
-		r->why = NULL;
+		rc = sbx_req_set(r, SBX_ENFORCED, SBX_MECH_SEATBELT, NULL, NULL);
 		if (!sandbox_exec_present) {
-			rc = set_unenforceable(r, strdup(SANDBOX_EXEC
-							 " is missing; hint: it ships with macOS: "
-							 "restore it, or run where it exists"));
+			rc = sbx_req_set(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT,
+					 "it ships with macOS: restore it, or run where it exists",
+					 SANDBOX_EXEC " is missing");
 		} else if (r->kind == SBX_REQ_WRITE && r->path && r->path[0] == '/') {
 			rc = canon_top(r->path, &canon, &deeper);
-			if (!rc && deeper) {
-				struct sbx_buf w = {0};
-
-				sbx_buf_addf(
-					&w,
-					"writable root %s contains symlink component %s; "
-					"symlinked writable roots are not supported; hint: name "
-					"the directory the symlink points to instead",
-					r->path, deeper);
-				rc = set_unenforceable(r, sbx_buf_steal(&w));
-			}
+			if (!rc && deeper)
+				rc = sbx_req_set(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT,
+						 "name the directory the symlink points to instead",
+						 "writable root %s contains symlink component %s; "
+						 "symlinked writable roots are not supported",
+						 r->path, deeper);
 		}
 		free(canon);
 		free(deeper);

@@ -452,16 +452,45 @@ enum sbx_req_kind {
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 
+/*
+ * The mechanisms that enforce a requirement, as bits: the plan says which, and the platform
+ * applies exactly those (the Linux helper reads them, never the rendered name).
+ */
+enum sbx_mech {
+	SBX_MECH_LANDLOCK = 1u << 0,
+	SBX_MECH_MOUNT_NS = 1u << 1,
+	SBX_MECH_SECCOMP = 1u << 2,
+	SBX_MECH_LANDLOCK_NET = 1u << 3,
+	SBX_MECH_SEATBELT = 1u << 4,
+	SBX_MECH_RESTRICTED_TOKEN = 1u << 5,
+	SBX_MECH_NONE = 1u << 6, /* enforced with nothing to restrict (everything is allowed) */
+};
+#define SBX_MECH_NAME_MAX 96
+/*
+ * The name explain shows, from one table: "landlock", "mount-namespace",
+ * "landlock+mount-namespace", "seccomp+landlock-net", "seatbelt", "restricted-token"; "none"
+ * for SBX_MECH_NONE and for no mechanism at all. Written to buf, which is returned.
+ */
+const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX]);
+
 struct sbx_req {
 	enum sbx_req_kind kind;
-	char *path; /* absolute path or pattern; NULL for network/metadata */
-	char *rule; /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
-	const char *mechanism; /* static string: "landlock", "mount-namespace", "seccomp", ... */
+	char *path;    /* absolute path or pattern; NULL for network/metadata */
+	char *rule;    /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
+	unsigned mech; /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
 	enum sbx_req_status status;
-	char *why;	     /* unenforceable/skipped: missing feature and hint; else NULL */
+	char *reason;	     /* why unenforceable or skipped, or a note on how it is enforced */
+	char *hint;	     /* a fix the user can apply, or NULL */
 	bool exists;	     /* path exists on this host (when path != NULL) */
 	enum sbx_ftype type; /* what it is when it exists */
 };
+
+/*
+ * Records the attacher's decision on r: status, mechanisms, a reason (printf-style, NULL for
+ * none) and a hint (copied, NULL for none). Returns 0 or -ENOMEM.
+ */
+int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 struct sbx_plan {
 	enum sbx_platform platform;
@@ -475,7 +504,7 @@ struct sbx_plan {
 	size_t n_reqs, cap_reqs;
 };
 
-/* Builds the platform-neutral requirement list (every mechanism NULL, status ENFORCED). */
+/* Builds the platform-neutral requirement list (no mechanism yet, status ENFORCED). */
 int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
 		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
 		   struct sbx_plan *out, struct sbx_diag *d);

@@ -189,8 +189,8 @@ static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, 
 {
 	int fd, rc, err;
 
-	if (e->n_ll_deny > 0)
-		return sbx_landlock_grant_around(ll, path, g, e->ll_deny, e->n_ll_deny, d);
+	if (e->ll_deny.n > 0)
+		return sbx_landlock_grant_around(ll, path, g, e->ll_deny.v, e->ll_deny.n, d);
 	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
@@ -269,7 +269,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	 *    which mask holds which mount point, so the mounts below only carry it out.
 	 */
 	if (e->mount_namespace && !r->full_write) {
-		size_t n_deny = r->n_unreadable + e->n_deny_expanded;
+		size_t n_deny = r->n_unreadable + e->deny_expanded.n;
 
 		cap_ops = r->n_writable + r->n_readable + n_deny;
 		for (size_t i = 0; i < r->n_writable; i++)
@@ -283,8 +283,9 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		}
 		/* Denied paths and glob matches first: they tell which readable roots need one. */
 		for (size_t i = 0; i < n_deny; i++) {
-			const char *p = i < r->n_unreadable ? r->unreadable[i]
-							    : e->deny_expanded[i - r->n_unreadable];
+			const char *p = i < r->n_unreadable
+						? r->unreadable[i]
+						: e->deny_expanded.v[i - r->n_unreadable];
 
 			if (strcmp(p, "/") == 0)
 				continue;

@@ -52,14 +52,12 @@ int sbx_helper_main(int argc, char **argv);
 /* What the enter sequence applies: roots from the profile, decisions from the plan. */
 struct sbx_linux_enforce {
 	const struct sbx_roots *roots;
-	char **deny_expanded; /* concrete matches of roots->deny_globs, absolute */
-	size_t n_deny_expanded;
+	struct sbx_strv deny_expanded; /* concrete matches of roots->deny_globs, absolute */
 	/*
 	 * Denied paths the plan enforces by Landlock alone (no mount namespace): readable trees
 	 * that contain one are granted piecewise around it (sbx_landlock_grant_around).
 	 */
-	char **ll_deny;
-	size_t n_ll_deny;
+	struct sbx_strv ll_deny;
 	bool network;		 /* enabled: no network rules at all */
 	bool mount_namespace;	 /* build the private mount namespace */
 	int landlock_abi;	 /* the running ABI (>= 1) or 0 for none */
@@ -67,6 +65,15 @@ struct sbx_linux_enforce {
 	const char *command_cwd; /* absolute */
 	char *const *argv;	 /* the command */
 };
+
+/*
+ * Reads off a plan (built and attached for this host's facts) what the enter sequence applies:
+ * the mechanisms its requirements name, its roots, the matches of its deny globs (expanded
+ * now). e borrows plan's roots and owns the lists; free with sbx_linux_enforce_free().
+ */
+int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
+				struct sbx_linux_enforce *e, struct sbx_diag *d);
+void sbx_linux_enforce_free(struct sbx_linux_enforce *e);
 
 /* Applies e and execs the command. Returns (with d filled) only before the point of no return. */
 int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d);

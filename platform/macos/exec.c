@@ -30,7 +30,7 @@ int sbx_macos_exec(const struct sbx_plan *p, const struct sbx_ctx *ctx, char *co
 	if (bad) {
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE, "cannot enforce \"%s\" on macOS: %s",
 			     bad->rule ? bad->rule : "(rule)",
-			     bad->why ? bad->why : "no mechanism");
+			     bad->reason ? bad->reason : "no mechanism");
 		return SBX_E_UNENFORCEABLE;
 	}
 

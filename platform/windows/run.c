@@ -770,7 +770,7 @@ static bool plan_refused(const struct sbx_plan *p, struct sbx_diag *d)
 
 		if (r->status == SBX_UNENFORCEABLE) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE, "cannot enforce \"%s\": %s",
-				     r->rule ? r->rule : "?", r->why ? r->why : "no mechanism");
+				     r->rule ? r->rule : "?", r->reason ? r->reason : "no mechanism");
 			return true;
 		}
 	}

@@ -69,7 +69,8 @@ static void plan_done(struct sbx_plan *p)
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		free(p->reqs[i].path);
 		free(p->reqs[i].rule);
-		free(p->reqs[i].why);
+		free(p->reqs[i].reason);
+		free(p->reqs[i].hint);
 	}
 	free(p->reqs);
 	for (size_t i = 0; i < p->roots.n_writable; i++) {
@@ -136,9 +137,9 @@ TEST(plan_windows_workspace_network_enabled)
 	CHECK_INT(p.n_reqs, 6);
 	CHECK_INT(count_unenforceable(&p), 0);
 	for (size_t i = 0; i < p.n_reqs; i++) {
-		CHECK_STR(p.reqs[i].mechanism, "restricted-token");
+		CHECK(p.reqs[i].mech == SBX_MECH_RESTRICTED_TOKEN);
 		CHECK_INT(p.reqs[i].status, SBX_ENFORCED);
-		CHECK(p.reqs[i].why == NULL);
+		CHECK(p.reqs[i].reason == NULL && p.reqs[i].hint == NULL);
 	}
 	plan_done(&p);
 }
@@ -156,9 +157,9 @@ TEST(plan_windows_network_restricted_refused)
 	CHECK(r != NULL);
 	if (r) {
 		CHECK_INT(r->status, SBX_UNENFORCEABLE);
-		CHECK_CONTAINS(r->why, "cannot block the network");
-		CHECK_CONTAINS(r->why, "proxy variables");
-		CHECK_CONTAINS(r->why, "hint: ");
+		CHECK_CONTAINS(r->reason, "cannot block the network");
+		CHECK_CONTAINS(r->reason, "proxy variables");
+		CHECK(r->hint != NULL);
 	}
 	r = find(&p, "write C:\\work");
 	CHECK(r && r->status == SBX_ENFORCED);
@@ -182,7 +183,7 @@ TEST(plan_windows_deny_read_refused)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	r = find(&p, "deny C:\\work\\secret");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
-	CHECK_CONTAINS(r ? r->why : NULL, "cannot deny reads");
+	CHECK_CONTAINS(r ? r->reason : NULL, "cannot deny reads");
 	r = find(&p, "deny C:\\work\\**\\*.pem");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
 	r = find(&p, "write C:\\work");
@@ -211,7 +212,7 @@ TEST(plan_windows_split_read_refused)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	r = find(&p, "read C:\\tools");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
-	CHECK_CONTAINS(r ? r->why : NULL, "cannot narrow reads");
+	CHECK_CONTAINS(r ? r->reason : NULL, "cannot narrow reads");
 	r = find(&p, "platform defaults");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
 	CHECK_INT(count_unenforceable(&p), 2);
@@ -258,7 +259,7 @@ TEST(plan_windows_nested_writable_under_read_only)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	r = find(&p, "write c:\\WORK\\Vendor\\tmp");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
-	CHECK_CONTAINS(r ? r->why : NULL, "inside a read-only carve-out");
+	CHECK_CONTAINS(r ? r->reason : NULL, "inside a read-only carve-out");
 	r = find(&p, "write C:\\work\\vendor2");
 	CHECK(r && r->status == SBX_ENFORCED);
 	r = find(&p, "write C:\\work");
@@ -282,7 +283,7 @@ TEST(plan_windows_volume_root_write_refused)
 		add_req(&p, SBX_REQ_WRITE, "\\\\srv\\share\\proj", "write share dir");
 		CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 		CHECK_INT(p.reqs[0].status, SBX_UNENFORCEABLE);
-		CHECK_CONTAINS(p.reqs[0].why, "whole volume");
+		CHECK_CONTAINS(p.reqs[0].reason, "whole volume");
 		CHECK_INT(p.reqs[1].status, SBX_ENFORCED);
 		plan_done(&p);
 	}
@@ -301,7 +302,7 @@ TEST(plan_windows_managed_network_refused)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	r = find(&p, "managed network");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
-	CHECK_CONTAINS(r ? r->why : NULL, "elevated Windows sandbox");
+	CHECK_CONTAINS(r ? r->reason : NULL, "elevated Windows sandbox");
 	CHECK_INT(count_unenforceable(&p), 1);
 	plan_done(&p);
 }
@@ -316,15 +317,15 @@ TEST(plan_windows_levels)
 	add_workspace_reqs(&p);
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_DISABLED), 0);
 	CHECK_INT(count_unenforceable(&p), p.n_reqs);
-	CHECK_CONTAINS(p.reqs[0].why, "--windows-sandbox disabled");
-	CHECK(p.reqs[0].mechanism == NULL);
+	CHECK_CONTAINS(p.reqs[0].reason, "--windows-sandbox disabled");
+	CHECK(p.reqs[0].mech == 0);
 	plan_done(&p);
 
 	mk_plan(&p, &s);
 	add_workspace_reqs(&p);
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_ELEVATED), 0);
 	CHECK_INT(count_unenforceable(&p), p.n_reqs);
-	CHECK_CONTAINS(p.reqs[1].why, "not implemented");
+	CHECK_CONTAINS(p.reqs[1].reason, "not implemented");
 	plan_done(&p);
 
 	/* A plan with no requirement at all still says why it is refused. */
@@ -372,7 +373,7 @@ TEST(plan_windows_unrestricted_profiles_refused)
 	add_req(&p, SBX_REQ_NETWORK, NULL, "network enabled");
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	CHECK_INT(count_unenforceable(&p), 1);
-	CHECK_CONTAINS(p.reqs[0].why, "file_system=unrestricted, network=enabled, "
+	CHECK_CONTAINS(p.reqs[0].reason, "file_system=unrestricted, network=enabled, "
 				      "permission_profile=disabled");
 	plan_done(&p);
 
@@ -383,7 +384,7 @@ TEST(plan_windows_unrestricted_profiles_refused)
 	add_req(&p, SBX_REQ_NETWORK, NULL, "network enabled");
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	CHECK_INT(count_unenforceable(&p), 2);
-	CHECK_CONTAINS(p.reqs[1].why, "file_system=full-disk-write");
+	CHECK_CONTAINS(p.reqs[1].reason, "file_system=full-disk-write");
 	plan_done(&p);
 
 	s.type = SBX_EXTERNAL;
@@ -393,7 +394,7 @@ TEST(plan_windows_unrestricted_profiles_refused)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	CHECK_INT(p.n_reqs, 1);
 	CHECK_STR(p.reqs[0].rule, "network restricted");
-	CHECK_CONTAINS(p.reqs[0].why, "file_system=external, network=restricted, "
+	CHECK_CONTAINS(p.reqs[0].reason, "file_system=external, network=restricted, "
 				      "permission_profile=external");
 	plan_done(&p);
 }

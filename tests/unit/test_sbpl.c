@@ -631,14 +631,14 @@ TEST(sbpl_writable_root_deeper_symlink_refused)
 	p.n_reqs = 1;
 	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
 	CHECK_INT(req.status, SBX_UNENFORCEABLE);
-	CHECK_STR(req.mechanism, "seatbelt");
-	CHECK(req.why && strncmp(req.why, want, strlen(want)) == 0);
-	free(req.why);
-	req.why = NULL;
+	CHECK(req.mech == SBX_MECH_SEATBELT);
+	CHECK(req.reason && strncmp(req.reason, want, strlen(want)) == 0);
+	free(req.reason);
+	req.reason = NULL;
 	req.path = real;
 	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
 	CHECK_INT(req.status, SBX_ENFORCED);
-	CHECK(req.why == NULL);
+	CHECK(req.reason == NULL);
 
 	cleanup_dir(dir);
 	free(real);
@@ -883,13 +883,13 @@ TEST(sbpl_attach_without_sandbox_exec)
 	CHECK_INT(sbx_plan_attach_macos(&p, false), 0);
 	for (size_t i = 0; i < 3; i++) {
 		CHECK_INT(reqs[i].status, SBX_UNENFORCEABLE);
-		CHECK_STR(reqs[i].mechanism, "seatbelt");
-		CHECK(reqs[i].why && strstr(reqs[i].why, "/usr/bin/sandbox-exec is missing"));
+		CHECK(reqs[i].mech == SBX_MECH_SEATBELT);
+		CHECK(reqs[i].reason && strstr(reqs[i].reason, "/usr/bin/sandbox-exec is missing"));
 	}
 	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
 	for (size_t i = 0; i < 3; i++) {
 		CHECK_INT(reqs[i].status, SBX_ENFORCED);
-		CHECK(reqs[i].why == NULL);
+		CHECK(reqs[i].reason == NULL);
 	}
 }
 

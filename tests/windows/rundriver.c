@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 			flags |= SBX_WINDOWS_RUN_ALLOW_WINE;
 		} else if (strcmp(argv[i], "--unenforceable") == 0) {
 			bad.rule = (char *)"network restricted";
-			bad.why = (char *)"test: marked unenforceable";
+			bad.reason = (char *)"test: marked unenforceable";
 			plan.reqs = &bad;
 			plan.n_reqs = 1;
 		} else if (i + 1 < argc && strcmp(argv[i], "--write") == 0 &&

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * enforce.c - what the enter sequence applies, read off a finished plan: the mechanism bits the
+ * planner set on each requirement (lib/plan_linux.c), the roots it planned from and the matches
+ * of its deny globs. Nothing here decides anew: a mechanism no requirement names is not applied,
+ * and every mechanism a requirement names is.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux/linux.h"
+
+/* Does any requirement name one of the mechanisms in bits? */
+static bool plan_uses(const struct sbx_plan *p, unsigned bits)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].status == SBX_ENFORCED && (p->reqs[i].mech & bits))
+			return true;
+	return false;
+}
+
+int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
+				struct sbx_linux_enforce *e, struct sbx_diag *d)
+{
+	int rc = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->roots = &plan->roots;
+	e->network = plan->network;
+	e->mount_namespace = plan_uses(plan, SBX_MECH_MOUNT_NS);
+	e->landlock_abi = plan_uses(plan, SBX_MECH_LANDLOCK | SBX_MECH_LANDLOCK_NET)
+				  ? facts->landlock_abi
+				  : 0;
+	for (size_t i = 0; i < plan->n_reqs && rc == 0; i++) {
+		const struct sbx_req *r = &plan->reqs[i];
+		/* Landlock alone: the readable trees around it are granted piecewise. */
+		bool by_landlock_alone = r->mech == SBX_MECH_LANDLOCK;
+		char **m = NULL;
+		size_t n = 0;
+
+		switch (r->kind) {
+		case SBX_REQ_METADATA:
+			/* Without a mount namespace seccomp refuses metadata calls everywhere. */
+			e->seccomp_metadata = (r->mech & SBX_MECH_SECCOMP) != 0;
+			break;
+		case SBX_REQ_DENY:
+			if (by_landlock_alone && r->exists)
+				rc = sbx_strv_add_unique(&e->ll_deny, r->path);
+			break;
+		case SBX_REQ_DENY_GLOB:
+			/* Expanded once, now: files created later are not covered. */
+			rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, NULL, &m, &n, d);
+			if (rc < 0)
+				return rc;
+			for (size_t j = 0; rc == 0 && j < n; j++) {
+				if (by_landlock_alone)
+					rc = sbx_strv_add_unique(&e->ll_deny, m[j]);
+				if (rc == 0)
+					rc = sbx_strv_push_owned(&e->deny_expanded, m[j]);
+				m[j] = NULL;
+			}
+			sbx_strv_free(m, n);
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		sbx_linux_enforce_free(e);
+		return sbx_diag_set(d, rc, "out of memory");
+	}
+	return 0;
+}
+
+void sbx_linux_enforce_free(struct sbx_linux_enforce *e)
+{
+	sbx_strv_clear(&e->deny_expanded);
+	sbx_strv_clear(&e->ll_deny);
+}
