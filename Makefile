@@ -27,6 +27,7 @@ LIB_SRCS := \
 	lib/diag.c \
 	lib/path.c \
 	lib/fsview.c \
+	lib/handover.c \
 	lib/profile.c \
 	lib/load.c \
 	lib/emit.c \

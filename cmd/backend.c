@@ -62,31 +62,35 @@ int backend_attach(struct sbx_plan *p, const struct opts *o)
 	return -EINVAL;
 }
 
-static int strv_dup(char *const in[], size_t n, char ***out, size_t *outn)
+/* A copy of a NULL-terminated word list. */
+static int strv_copy(char *const in[], struct sbx_strv *out)
 {
-	char **v = calloc(n + 1, sizeof(*v));
+	int r = 0;
 
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		v[i] = strdup(in[i]);
-		if (!v[i]) {
-			sbx_strv_free(v, i);
-			return -ENOMEM;
-		}
-	}
-	*out = v;
-	*outn = n;
-	return 0;
+	for (size_t i = 0; !r && in[i]; i++)
+		r = sbx_strv_push(out, in[i]);
+	return r;
 }
 
-static size_t strv_len(char *const v[])
+/* The helper invocation for this plan: the same for run (exec.c) and explain. */
+static int linux_argv(const struct invocation *inv, char *const cmd[], struct sbx_strv *out)
 {
-	size_t n = 0;
+	char *json = sbx_profile_to_json(&inv->plan.profile);
+	char self[4096] = SBX_HELPER_NAME;
+	struct sbx_handover h;
+	int r;
 
-	while (v[n])
-		n++;
-	return n;
+	if (!json)
+		return -ENOMEM;
+#if defined(__linux__)
+	/* On Linux the binary itself is shown; elsewhere there is no host to resolve it. */
+	if (inv->plan.platform == sbx_host_platform())
+		sbx_linux_self(self, sizeof(self));
+#endif
+	sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
+	r = sbx_handover_argv(&h, self, out);
+	free(json);
+	return r;
 }
 
 /*
@@ -94,78 +98,40 @@ static size_t strv_len(char *const v[])
  * wrapper otherwise. Returns 1 (and no argv) when run would refuse.
  */
 int backend_argv(const struct invocation *inv, const struct opts *o, char *const cmd[],
-		 char ***argv, size_t *argc)
+		 struct sbx_strv *out)
 {
 	const struct sbx_plan *p = &inv->plan;
 	struct sbx_diag d;
 	int r;
 
-	*argv = NULL;
-	*argc = 0;
+	memset(out, 0, sizeof(*out));
 	if (!p->sandbox_requested)
-		return strv_dup(cmd, strv_len(cmd), argv, argc);
+		return strv_copy(cmd, out);
 	if (!sbx_plan_enforceable(p))
 		return 1;
 	sbx_diag_clear(&d);
 	switch (p->platform) {
 	case SBX_PLATFORM_LINUX:
-#if defined(__linux__)
-		if (p->platform == sbx_host_platform())
-			return sbx_linux_helper_argv(p, inv->cwd, inv->cwd, cmd, argv, argc, &d);
-#endif
-		{
-			/* Off Linux, show the helper argv without a host to resolve the binary. */
-			char *json = sbx_profile_to_json(&p->profile);
-			size_t n = strv_len(cmd);
-			char **v = calloc(n + 9, sizeof(*v));
-			size_t k = 0;
-
-			if (!json || !v) {
-				free(json);
-				free(v);
-				return -ENOMEM;
-			}
-			v[k++] = strdup("sbxrun-linux-sandbox");
-			v[k++] = strdup("--sandbox-policy-cwd");
-			v[k++] = strdup(inv->cwd);
-			v[k++] = strdup("--command-cwd");
-			v[k++] = strdup(inv->cwd);
-			v[k++] = strdup("--permission-profile");
-			v[k++] = json;
-			v[k++] = strdup("--");
-			for (size_t i = 0; i < n; i++)
-				v[k++] = strdup(cmd[i]);
-			for (size_t i = 0; i < k; i++)
-				if (!v[i]) {
-					sbx_strv_free(v, k);
-					return -ENOMEM;
-				}
-			*argv = v;
-			*argc = k;
-			return 0;
-		}
+		return linux_argv(inv, cmd, out);
 	case SBX_PLATFORM_MACOS: {
 		struct sbx_sbpl s = {0};
+		char **block = NULL;
+		size_t n = 0;
 
 		r = sbx_sbpl_build(p, &inv->ctx, &s, &d);
 		if (r)
 			return r;
-		{
-			char **block = NULL;
-			size_t n = 0;
-
-			/* sbx_macos_argv returns one allocation; callers here own a plain strv. */
-			r = sbx_macos_argv(&s, cmd, &block, &n);
-			if (!r)
-				r = strv_dup(block, n, argv, argc);
-			free(block);
-		}
+		/* sbx_macos_argv returns one allocation; callers here own a plain strv. */
+		r = sbx_macos_argv(&s, cmd, &block, &n);
+		if (!r)
+			r = strv_copy(block, out);
+		free(block);
 		sbx_sbpl_free(&s);
 		return r;
 	}
 	case SBX_PLATFORM_WINDOWS:
 		/* The command is spawned as is, under the restricted token. */
-		return strv_dup(cmd, strv_len(cmd), argv, argc);
+		return strv_copy(cmd, out);
 	}
 	(void)o;
 	return -EINVAL;
@@ -178,7 +144,16 @@ int backend_exec(struct invocation *inv, char *const cmd[])
 
 	sbx_diag_clear(&d);
 #if defined(__linux__)
-	r = sbx_linux_exec(&inv->plan, inv->cwd, inv->cwd, cmd, &d);
+	{
+		char *json = sbx_profile_to_json(&inv->plan.profile);
+		struct sbx_handover h;
+
+		if (!json)
+			return fail("out of memory emitting the profile");
+		sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
+		r = sbx_linux_exec(&h, json, &d);
+		free(json);
+	}
 #elif defined(__APPLE__)
 	r = sbx_macos_exec(&inv->plan, &inv->ctx, cmd, &d);
 #elif defined(_WIN32)

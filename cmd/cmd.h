@@ -87,7 +87,7 @@ const char *env_get(const char *name);
 /* The host backend: plan the platform, and execute a sandboxed command (backend.c). */
 int backend_attach(struct sbx_plan *plan, const struct opts *o);
 int backend_argv(const struct invocation *inv, const struct opts *o, char *const cmd[],
-		 char ***argv, size_t *argc);
+		 struct sbx_strv *out);
 int backend_exec(struct invocation *inv, char *const cmd[]);
 /* Executes the command unconfined (no sandbox requested); returns only on failure. */
 int exec_direct(char *const cmd[], const char *cwd);

@@ -150,8 +150,7 @@ int cmd_explain(int argc, char **argv)
 {
 	struct opts o = {.subcommand = "explain"};
 	struct invocation inv;
-	char **run_argv = NULL;
-	size_t run_argc = 0;
+	struct sbx_strv run_argv = {0};
 	int r;
 
 	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPT_PLATFORM | OPT_JSON, true);
@@ -162,19 +161,19 @@ int cmd_explain(int argc, char **argv)
 		r = invocation_plan(&inv, &o);
 	if (r)
 		goto out;
-	r = backend_argv(&inv, &o, o.rest, &run_argv, &run_argc);
+	r = backend_argv(&inv, &o, o.rest, &run_argv);
 	if (r < 0) {
 		r = fail("cannot build the launch argv: %s", strerror(-r));
 		goto out;
 	}
 	if (o.json)
-		r = explain_json(&inv, run_argv, run_argc, r == 1);
+		r = explain_json(&inv, run_argv.v, run_argv.n, r == 1);
 	else
-		r = explain_human(&inv, run_argv, run_argc, r == 1);
+		r = explain_human(&inv, run_argv.v, run_argv.n, r == 1);
 	if (r)
 		r = fail("out of memory");
 out:
-	sbx_strv_free(run_argv, run_argc);
+	sbx_strv_clear(&run_argv);
 	invocation_free(&inv);
 	return r;
 }

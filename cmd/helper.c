@@ -10,6 +10,9 @@
  *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] -- COMMAND [ARG...]
  *
+ * The command line is parsed by sbx_handover_parse (lib/handover.c), the counterpart of the
+ * builder `run` and `explain` use. --managed-network is parsed and refused: there is no proxy
+ * routing on Linux yet.
  * --no-proc is accepted for compatibility: this helper never mounts a /proc (there is no PID
  * namespace); the host's /proc stays visible, read-only inside the mount namespace.
  * Every error exits 125 with one `sbxrun: ...` line; the command does not run.
@@ -33,88 +36,6 @@ void sbx_linux_die(const struct sbx_diag *d, int status)
 	sbx_diag_print(d, stderr);
 	fflush(stderr);
 	_exit(status);
-}
-
-struct helper_opts {
-	const char *policy_cwd, *command_cwd, *profile_arg;
-	int profile_fd;
-	bool no_proc;
-	char **cmd;
-};
-
-static int usage(struct sbx_diag *d, const char *what, const char *arg)
-{
-	sbx_diag_set(d, SBX_E_USAGE, "%s%s", arg, what);
-	return sbx_diag_hint(d, SBX_E_USAGE,
-			     "usage: " SBX_HELPER_NAME
-			     " --sandbox-policy-cwd DIR [--command-cwd DIR] "
-			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
-			     "-- COMMAND [ARG...]");
-}
-
-/* The one integer parser: a decimal fd number, nothing else. */
-static int parse_fd(const char *s, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v > INT_MAX || s[0] == '+' || s[0] == ' ')
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
-}
-
-static int parse_args(int argc, char **argv, struct helper_opts *o, struct sbx_diag *d)
-{
-	int i;
-
-	o->profile_fd = -1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **slot = NULL;
-
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(a, "--no-proc") == 0) {
-			o->no_proc = true;
-			continue;
-		}
-		if (strcmp(a, "--sandbox-policy-cwd") == 0)
-			slot = &o->policy_cwd;
-		else if (strcmp(a, "--command-cwd") == 0)
-			slot = &o->command_cwd;
-		else if (strcmp(a, "--permission-profile") == 0)
-			slot = &o->profile_arg;
-		else if (strcmp(a, "--permission-profile-fd") == 0) {
-			if (i + 1 >= argc)
-				return usage(d, " needs a value", a);
-			if (o->profile_fd >= 0)
-				return usage(d, " given twice", a);
-			if (parse_fd(argv[++i], &o->profile_fd) < 0)
-				return usage(d, ": not a file descriptor number",
-					     "--permission-profile-fd");
-			continue;
-		} else
-			return usage(d, ": unknown option", a);
-		if (i + 1 >= argc)
-			return usage(d, " needs a value", a);
-		if (*slot)
-			return usage(d, " given twice", a);
-		*slot = argv[++i];
-	}
-	if (!o->policy_cwd)
-		return usage(d, " is required", "--sandbox-policy-cwd");
-	if (!o->profile_arg == (o->profile_fd < 0))
-		return usage(d, " (exactly one) is required",
-			     "--permission-profile or --permission-profile-fd");
-	if (i >= argc)
-		return usage(d, ": no command given", "--");
-	o->cmd = &argv[i];
-	return 0;
 }
 
 /* Reads the whole profile from fd (a sealed memfd from `run`, or any file), then closes it so
@@ -171,7 +92,7 @@ static int read_profile_fd(int fd, char **buf, size_t *len, struct sbx_diag *d)
  */
 static int helper_run(int argc, char **argv, struct sbx_diag *d)
 {
-	struct helper_opts o = {0};
+	struct sbx_handover o;
 	struct sbx_profile prof = {0};
 	struct sbx_plan plan = {0};
 	struct sbx_linux_facts facts;
@@ -184,9 +105,16 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	bool planned = false;
 	int rc;
 
-	rc = parse_args(argc, argv, &o, d);
+	rc = sbx_handover_parse(argc, argv, &o, d);
 	if (rc < 0)
 		return rc;
+	if (o.managed_network) {
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "--managed-network: managed network routing (a proxy inside the "
+			     "sandbox) is not implemented by the Linux backend");
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "restrict or enable the network in the profile instead");
+	}
 
 	/* The policy cwd must be canonical: project roots and protected names resolve under it. */
 	if (o.policy_cwd[0] != '/' || !realpath(o.policy_cwd, policy_cwd))
@@ -201,13 +129,13 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 
 	if (o.profile_fd >= 0)
 		rc = read_profile_fd(o.profile_fd, &buf, &len, d);
-	else if (strlen(o.profile_arg) > SBX_MAX_PROFILE_BYTES)
+	else if (strlen(o.profile) > SBX_MAX_PROFILE_BYTES)
 		rc = sbx_diag_set(d, SBX_E_TOO_BIG, "--permission-profile: over %u bytes",
 				  SBX_MAX_PROFILE_BYTES);
 	if (rc < 0)
 		return rc;
 	/* Legacy SandboxPolicy JSON is refused here (NULL legacy_out): run sends canonical only. */
-	rc = sbx_profile_load_buf(buf ? buf : o.profile_arg, buf ? len : strlen(o.profile_arg),
+	rc = sbx_profile_load_buf(buf ? buf : o.profile, buf ? len : strlen(o.profile),
 				  o.profile_fd >= 0 ? "--permission-profile-fd"
 						    : "--permission-profile",
 				  &prof, &form, NULL, d);

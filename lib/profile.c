@@ -199,7 +199,8 @@ int sbx_strv_push_owned(struct sbx_strv *s, char *str)
 {
 	if (!str)
 		return -ENOMEM;
-	if (s->n == s->cap) {
+	/* One slot more than the strings: v stays NULL-terminated (an argv for execv). */
+	if (s->n + 1 >= s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 8;
 		char **v = realloc(s->v, cap * sizeof(*v));
 
@@ -211,7 +212,13 @@ int sbx_strv_push_owned(struct sbx_strv *s, char *str)
 		s->cap = cap;
 	}
 	s->v[s->n++] = str;
+	s->v[s->n] = NULL;
 	return 0;
+}
+
+int sbx_strv_push(struct sbx_strv *s, const char *str)
+{
+	return sbx_strv_push_owned(s, strdup(str));
 }
 
 bool sbx_strv_has(const struct sbx_strv *s, const char *str)

@@ -394,13 +394,14 @@ int sbx_glob_expand(const char *pattern, unsigned depth, const struct sbx_fsview
 		    size_t *n, struct sbx_diag *d);
 void sbx_strv_free(char **v, size_t n);
 
-/* A growable list of owned strings (profile.c). */
+/* A growable list of owned strings (profile.c); v is NULL-terminated once anything is pushed. */
 struct sbx_strv {
 	char **v;
 	size_t n, cap;
 };
 /* Takes ownership of str (NULL means an allocation failed: -ENOMEM); frees it on failure. */
 int sbx_strv_push_owned(struct sbx_strv *s, char *str);
+int sbx_strv_push(struct sbx_strv *s, const char *str); /* copies */
 bool sbx_strv_has(const struct sbx_strv *s, const char *str);
 int sbx_strv_add_unique(struct sbx_strv *s, const char *str); /* copies */
 void sbx_strv_clear(struct sbx_strv *s);
@@ -535,6 +536,32 @@ void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
 int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f);
 int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present);
 int sbx_plan_attach_windows(struct sbx_plan *p, enum sbx_windows_level level);
+
+/* ---- the Linux helper's command line (handover.c) ---------------------------------------- */
+
+#define SBX_HELPER_NAME "sbxrun-linux-sandbox"
+/* Above this many bytes the profile goes through a sealed memfd: argv and envp share ARG_MAX. */
+#define SBX_PROFILE_ARG_MAX (64u * 1024u)
+/* profile_fd of a memfd not made yet (explain): shown as "<memfd>". */
+#define SBX_HANDOVER_FD_PENDING (-2)
+
+/* Everything `run` hands to the helper, and all the helper accepts. Strings are borrowed. */
+struct sbx_handover {
+	const char *policy_cwd;	     /* --sandbox-policy-cwd (required) */
+	const char *command_cwd;     /* --command-cwd, or NULL for the policy cwd */
+	const char *profile;	     /* --permission-profile JSON, or NULL */
+	int profile_fd;		     /* --permission-profile-fd N, -1, or SBX_HANDOVER_FD_PENDING */
+	bool no_proc;		     /* --no-proc */
+	const char *managed_network; /* --managed-network JSON, or NULL (not implemented yet) */
+	char *const *cmd;	     /* after "--": the command, NULL-terminated */
+};
+/* The hand-over for a materialized profile's JSON: by argument, or by memfd when large. */
+void sbx_handover_init(struct sbx_handover *h, const char *policy_cwd, const char *command_cwd,
+		       const char *profile_json, char *const *cmd);
+/* The argv: self, the options, "--", the command. */
+int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx_strv *out);
+/* Parses the helper's argv (argv[0] its name); a usage error is worded in d. */
+int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, struct sbx_diag *d);
 
 /* SBPL policy for /usr/bin/sandbox-exec (sbpl.c). params are "KEY=VALUE" strings. */
 struct sbx_sbpl {

@@ -46,7 +46,7 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 			break;
 		case SBX_REQ_DENY:
 			if (by_landlock_alone && r->exists)
-				rc = sbx_strv_add_unique(&e->ll_deny, r->path);
+				rc = sbx_strv_push(&e->ll_deny, r->path);
 			break;
 		case SBX_REQ_DENY_GLOB:
 			/* Expanded once, now: files created later are not covered. */
@@ -55,7 +55,7 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 				return rc;
 			for (size_t j = 0; rc == 0 && j < n; j++) {
 				if (by_landlock_alone)
-					rc = sbx_strv_add_unique(&e->ll_deny, m[j]);
+					rc = sbx_strv_push(&e->ll_deny, m[j]);
 				if (rc == 0)
 					rc = sbx_strv_push_owned(&e->deny_expanded, m[j]);
 				m[j] = NULL;

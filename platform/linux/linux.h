@@ -16,9 +16,6 @@
 
 #include "sbx.h"
 
-#define SBX_HELPER_NAME "sbxrun-linux-sandbox"
-/* Above this many bytes the profile goes through a sealed memfd: argv and envp share ARG_MAX. */
-#define SBX_PROFILE_ARG_MAX (64u * 1024u)
 /* The largest file the helper accepts through --permission-profile-fd, same as a profile file. */
 #define SBX_PROFILE_FD_MAX SBX_MAX_PROFILE_BYTES
 
@@ -28,21 +25,11 @@ int sbx_linux_probe(struct sbx_linux_facts *f);
 /* The unshare(2) flags the enter sequence uses for its mount namespace on this host. */
 int sbx_linux_mntns_flags(bool running_as_root);
 
-/*
- * The argv that `run` executes for a plan:
- *   [self, --sandbox-policy-cwd D, --command-cwd D, --permission-profile JSON
- *    | --permission-profile-fd N, --, cmd...]
- * self is /proc/self/exe's target. When the profile is larger than SBX_PROFILE_ARG_MAX the
- * argv names "--permission-profile-fd" with the placeholder "<memfd>" (explain shows it; exec
- * substitutes the real descriptor). *argv_out is NULL-terminated; free with sbx_strv_free().
- */
-int sbx_linux_helper_argv(const struct sbx_plan *p, const char *policy_cwd, const char *command_cwd,
-			  char *const cmd[], char ***argv_out, size_t *argc_out,
-			  struct sbx_diag *d);
+/* Where this binary is (the target of /proc/self/exe), for the helper argv explain shows. */
+void sbx_linux_self(char *buf, size_t size);
 
-/* Re-executes this binary as the helper for plan p. Returns only on failure. */
-int sbx_linux_exec(const struct sbx_plan *p, const char *policy_cwd, const char *command_cwd,
-		   char *const cmd[], struct sbx_diag *d);
+/* Re-executes this binary as the helper with h (a pending profile fd becomes a sealed memfd). */
+int sbx_linux_exec(const struct sbx_handover *h, const char *profile_json, struct sbx_diag *d);
 
 /* The `sbxrun-linux-sandbox` entry point (cmd/helper.c). */
 int sbx_helper_main(int argc, char **argv);

@@ -116,6 +116,10 @@ assert len(w) == 1 and w[0]["status"] == "unenforceable", w
 	[ "$status" -eq 125 ]
 	run "$H" --sandbox-policy-cwd relative --permission-profile "$WORKSPACE" -- touch "$CANARY"
 	[ "$status" -eq 125 ]
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile "$WORKSPACE" \
+		--managed-network '{"loopback_ports":[]}' -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[[ "$output" == "sbxrun: --managed-network: managed network routing"*"is not implemented by the Linux backend"* ]]
 	[ ! -e "$CANARY" ]
 }
 

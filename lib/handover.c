@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * handover.c - the Linux helper's command line: one struct (struct sbx_handover), one builder
+ * (struct -> argv: what `run` executes and what `explain` shows, for every platform) and one
+ * parser (argv -> struct: what the helper accepts). The contract is CLI.md section 1 and the
+ * Codex helper's (spec 4.1):
+ *
+ *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
+ *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc]
+ *       [--managed-network JSON] -- COMMAND [ARG...]
+ *
+ * Pure: the helper's own checks of what it was given (absolute cwds, the profile itself) come
+ * after parsing, in the helper, which trusts nothing it is handed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+
+void sbx_handover_init(struct sbx_handover *h, const char *policy_cwd, const char *command_cwd,
+		       const char *profile_json, char *const *cmd)
+{
+	memset(h, 0, sizeof(*h));
+	h->policy_cwd = policy_cwd;
+	h->command_cwd = command_cwd ? command_cwd : policy_cwd;
+	h->cmd = cmd;
+	/* argv and the environment share ARG_MAX, and one argument is capped at 128 KiB. */
+	if (strlen(profile_json) > SBX_PROFILE_ARG_MAX) {
+		h->profile_fd = SBX_HANDOVER_FD_PENDING;
+	} else {
+		h->profile = profile_json;
+		h->profile_fd = -1;
+	}
+}
+
+static int push_opt(struct sbx_strv *v, const char *opt, const char *val)
+{
+	int r = sbx_strv_push(v, opt);
+
+	return r ? r : sbx_strv_push(v, val);
+}
+
+int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx_strv *out)
+{
+	char fd[16];
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (h->profile_fd == SBX_HANDOVER_FD_PENDING)
+		snprintf(fd, sizeof(fd), "<memfd>");
+	else
+		snprintf(fd, sizeof(fd), "%d", h->profile_fd);
+	r = sbx_strv_push(out, self);
+	if (!r)
+		r = push_opt(out, "--sandbox-policy-cwd", h->policy_cwd);
+	if (!r && h->command_cwd)
+		r = push_opt(out, "--command-cwd", h->command_cwd);
+	if (!r && h->profile)
+		r = push_opt(out, "--permission-profile", h->profile);
+	else if (!r)
+		r = push_opt(out, "--permission-profile-fd", fd);
+	if (!r && h->no_proc)
+		r = sbx_strv_push(out, "--no-proc");
+	if (!r && h->managed_network)
+		r = push_opt(out, "--managed-network", h->managed_network);
+	if (!r)
+		r = sbx_strv_push(out, "--");
+	for (size_t i = 0; !r && h->cmd && h->cmd[i]; i++)
+		r = sbx_strv_push(out, h->cmd[i]);
+	if (r)
+		sbx_strv_clear(out);
+	return r;
+}
+
+static int usage(struct sbx_diag *d, const char *what, const char *arg)
+{
+	sbx_diag_set(d, SBX_E_USAGE, "%s%s", arg, what);
+	return sbx_diag_hint(d, SBX_E_USAGE,
+			     "usage: " SBX_HELPER_NAME
+			     " --sandbox-policy-cwd DIR [--command-cwd DIR] "
+			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
+			     "-- COMMAND [ARG...]");
+}
+
+/* The one integer parser: a decimal fd number, nothing else. */
+static int parse_fd(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > INT_MAX || s[0] == '+' || s[0] == ' ')
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, struct sbx_diag *d)
+{
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	out->profile_fd = -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **slot = NULL;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (strcmp(a, "--no-proc") == 0) {
+			out->no_proc = true;
+			continue;
+		}
+		if (strcmp(a, "--sandbox-policy-cwd") == 0)
+			slot = &out->policy_cwd;
+		else if (strcmp(a, "--command-cwd") == 0)
+			slot = &out->command_cwd;
+		else if (strcmp(a, "--permission-profile") == 0)
+			slot = &out->profile;
+		else if (strcmp(a, "--managed-network") == 0)
+			slot = &out->managed_network;
+		else if (strcmp(a, "--permission-profile-fd") == 0) {
+			if (i + 1 >= argc)
+				return usage(d, " needs a value", a);
+			if (out->profile_fd >= 0)
+				return usage(d, " given twice", a);
+			if (parse_fd(argv[++i], &out->profile_fd) < 0)
+				return usage(d, ": not a file descriptor number",
+					     "--permission-profile-fd");
+			continue;
+		} else
+			return usage(d, ": unknown option", a);
+		if (i + 1 >= argc)
+			return usage(d, " needs a value", a);
+		if (*slot)
+			return usage(d, " given twice", a);
+		*slot = argv[++i];
+	}
+	if (!out->policy_cwd)
+		return usage(d, " is required", "--sandbox-policy-cwd");
+	if (!out->profile == (out->profile_fd < 0))
+		return usage(d, " (exactly one) is required",
+			     "--permission-profile or --permission-profile-fd");
+	if (i >= argc)
+		return usage(d, ": no command given", "--");
+	out->cmd = &argv[i];
+	return 0;
+}

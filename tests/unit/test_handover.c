@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* The helper's command line: what the builder writes, the parser reads back, and nothing else. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+#include "t.h"
+
+/* argv words are not const in C; these are never written. */
+#define W(s) ((char *)(s))
+
+static char *const cmd[] = { W("git"), W("status"), W("--"), NULL };
+
+TEST(handover_round_trip)
+{
+	struct sbx_handover h, back;
+	struct sbx_strv v;
+	struct sbx_diag d;
+
+	sbx_handover_init(&h, "/ws", "/ws/sub", "{\"type\":\"disabled\"}", cmd);
+	h.no_proc = true;
+	CHECK_INT(sbx_handover_argv(&h, "/usr/bin/sbxrun", &v), 0);
+	CHECK_INT(v.n, 12);
+	CHECK(v.v[v.n] == NULL); /* ready for execv */
+	CHECK_STR(v.v[0], "/usr/bin/sbxrun");
+	CHECK_STR(v.v[1], "--sandbox-policy-cwd");
+	CHECK_STR(v.v[3], "--command-cwd");
+	CHECK_STR(v.v[5], "--permission-profile");
+	CHECK_STR(v.v[7], "--no-proc");
+	CHECK_STR(v.v[8], "--");
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	CHECK_STR(back.policy_cwd, "/ws");
+	CHECK_STR(back.command_cwd, "/ws/sub");
+	CHECK_STR(back.profile, "{\"type\":\"disabled\"}");
+	CHECK(back.profile_fd == -1 && back.no_proc && !back.managed_network);
+	/* The command's own "--" is the command's. */
+	CHECK_STR(back.cmd[0], "git");
+	CHECK_STR(back.cmd[2], "--");
+	CHECK(back.cmd[3] == NULL);
+	sbx_strv_clear(&v);
+}
+
+TEST(handover_large_profile_by_fd)
+{
+	size_t n = SBX_PROFILE_ARG_MAX + 1;
+	char *json = malloc(n + 1);
+	struct sbx_handover h, back;
+	struct sbx_strv v;
+	struct sbx_diag d;
+
+	memset(json, ' ', n);
+	json[n] = '\0';
+	sbx_handover_init(&h, "/ws", NULL, json, cmd);
+	CHECK(h.profile == NULL && h.profile_fd == SBX_HANDOVER_FD_PENDING);
+	CHECK_STR(h.command_cwd, "/ws");
+	CHECK_INT(sbx_handover_argv(&h, "sbxrun-linux-sandbox", &v), 0);
+	CHECK_STR(v.v[5], "--permission-profile-fd");
+	CHECK_STR(v.v[6], "<memfd>"); /* what explain shows before there is a descriptor */
+	sbx_strv_clear(&v);
+	h.profile_fd = 9;
+	h.managed_network = "{\"loopback_ports\":[]}";
+	CHECK_INT(sbx_handover_argv(&h, "sbxrun-linux-sandbox", &v), 0);
+	CHECK_STR(v.v[6], "9");
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	CHECK(back.profile_fd == 9 && back.profile == NULL);
+	CHECK_STR(back.managed_network, "{\"loopback_ports\":[]}");
+	sbx_strv_clear(&v);
+	free(json);
+}
+
+TEST(handover_usage_errors)
+{
+	static const struct {
+		const char *argv[8];
+		const char *msg;
+	} bad[] = {
+		{ { "h", "--permission-profile", "{}", "--", "true" },
+		  "--sandbox-policy-cwd is required" },
+		{ { "h", "--sandbox-policy-cwd", "/", "--", "true" },
+		  "--permission-profile or --permission-profile-fd (exactly one) is required" },
+		{ { "h", "--sandbox-policy-cwd", "/", "--permission-profile", "{}",
+		    "--permission-profile-fd", "3", "--" },
+		  "--permission-profile or --permission-profile-fd (exactly one) is required" },
+		{ { "h", "--sandbox-policy-cwd", "/", "--permission-profile", "{}" },
+		  "--: no command given" },
+		{ { "h", "--sandbox-policy-cwd", "/", "--permission-profile-fd", "+3", "--", "x" },
+		  "--permission-profile-fd: not a file descriptor number" },
+		{ { "h", "--sandbox-policy-cwd", "/", "--sandbox-policy-cwd", "/", "--", "x" },
+		  "--sandbox-policy-cwd given twice" },
+		{ { "h", "--bogus", "--", "x" }, "--bogus: unknown option" },
+		{ { "h", "--command-cwd" }, "--command-cwd needs a value" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct sbx_handover h;
+		struct sbx_diag d;
+		int argc = 0;
+
+		while (argc < 8 && bad[i].argv[argc])
+			argc++;
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_handover_parse(argc, (char *const *)bad[i].argv, &h, &d), SBX_E_USAGE);
+		CHECK_STR(d.msg, bad[i].msg);
+		CHECK(strncmp(d.hint, "usage: sbxrun-linux-sandbox", 27) == 0);
+	}
+}
