@@ -59,6 +59,7 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/seccomp.c \
 	platform/linux/caps.c \
 	platform/linux/mountns.c \
+	platform/linux/resolve.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \
@@ -396,4 +397,5 @@ check-windows: windows deps-wine
 
 .PHONY: deps-windows deps-wine
 
--include $(WIN_LIB_OBJS:.o=.d) $(WIN_CMD_OBJS:.o=.d) $(WIN_PLATFORM_OBJS:.o=.d)
+-include $(WIN_LIB_OBJS:.o=.d) $(WIN_CMD_OBJS:.o=.d) $(WIN_PLATFORM_OBJS:.o=.d) \
+	$(WIN_UNIT_SRCS:%.c=$(WIN_BUILD)/%.d)

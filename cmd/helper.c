@@ -97,14 +97,16 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	struct sbx_plan plan = {0};
 	struct sbx_linux_facts facts;
 	struct sbx_linux_enforce e = {0};
+	struct sbx_resolver res;
 	enum sbx_input_form form;
 	struct sbx_ctx ctx = {0};
 	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX];
-	char *buf = NULL;
+	char *buf = NULL, *canon = NULL;
 	size_t len = 0;
 	bool planned = false;
 	int rc;
 
+	sbx_resolver_init(&res);
 	rc = sbx_handover_parse(argc, argv, &o, d);
 	if (rc < 0)
 		return rc;
@@ -116,11 +118,25 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 				     "restrict or enable the network in the profile instead");
 	}
 
-	/* The policy cwd must be canonical: project roots and protected names resolve under it. */
-	if (o.policy_cwd[0] != '/' || !realpath(o.policy_cwd, policy_cwd))
-		return sbx_diag_set(d, -EINVAL, "--sandbox-policy-cwd %s: %s", o.policy_cwd,
-				    o.policy_cwd[0] != '/' ? "not an absolute path"
-							   : strerror(errno));
+	/*
+	 * The policy cwd must be canonical: project roots and protected names resolve under it.
+	 * It is resolved by the planner's own walk, so a link someone else may swap is refused.
+	 */
+	if (o.policy_cwd[0] != '/')
+		return sbx_diag_set(d, -EINVAL, "--sandbox-policy-cwd %s: not an absolute path",
+				    o.policy_cwd);
+	rc = sbx_fs_canonical_dir(o.policy_cwd, &canon, d);
+	if (rc == 0 && strlen(canon) >= sizeof(policy_cwd))
+		rc = sbx_diag_set(d, -ENAMETOOLONG, "%s", strerror(ENAMETOOLONG));
+	if (rc < 0) {
+		char why[sizeof(d->msg)];
+
+		snprintf(why, sizeof(why), "%s", d->msg);
+		sbx_diag_clear(d);
+		return sbx_diag_set(d, rc, "--sandbox-policy-cwd %s: %s", o.policy_cwd, why);
+	}
+	snprintf(policy_cwd, sizeof(policy_cwd), "%s", canon);
+	free(canon);
 	if (o.command_cwd && o.command_cwd[0] != '/')
 		return sbx_diag_set(d, -EINVAL, "--command-cwd %s: not an absolute path",
 				    o.command_cwd);
@@ -151,6 +167,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	ctx.cwd = policy_cwd;
 	ctx.tmpdir = env_get("TMPDIR");
 	ctx.platform = SBX_PLATFORM_LINUX;
+	/* Every path is looked up once, through the resolver, which keeps what it found. */
+	ctx.fs = &res.view;
 	rc = sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, d);
 	if (rc < 0) {
 		if (!d->msg[0])
@@ -172,7 +190,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	}
 
-	rc = sbx_linux_enforce_from_plan(&plan, &facts, &e, d);
+	rc = sbx_linux_enforce_from_plan(&plan, &facts, &res, &e, d);
 	if (rc < 0)
 		goto out;
 	e.command_cwd = command_cwd;
@@ -182,6 +200,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		rc = sbx_diag_set(d, -EIO, "the enter sequence returned");
 out:
 	sbx_linux_enforce_free(&e);
+	sbx_resolver_free(&res);
 	if (planned)
 		sbx_plan_free(&plan);
 	sbx_profile_free(&prof);

@@ -282,19 +282,18 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 
 /* ---- the shared load step ----------------------------------------------------------------- */
 
-/* Canonical absolute directory, or a printed error. */
+/* Canonical absolute directory (the planner's own walk), or a printed error. */
 static int canonical_dir(const char *what, const char *in, char **out)
 {
-	struct stat st;
-	char *p = realpath(in, NULL);
+	struct sbx_diag d;
+	int r;
 
-	if (!p)
-		return fail("%s '%s': %s", what, in, strerror(errno));
-	if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
-		free(p);
+	sbx_diag_clear(&d);
+	r = sbx_fs_canonical_dir(in, out, &d);
+	if (r == -ENOTDIR)
 		return fail("%s '%s': not a directory", what, in);
-	}
-	*out = p;
+	if (r)
+		return fail("%s '%s': %s", what, in, d.msg);
 	return 0;
 }
 

@@ -516,3 +516,56 @@ const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx)
 {
 	return ctx && ctx->fs ? ctx->fs : &sbx_fsview_host;
 }
+
+int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d)
+{
+	struct sbx_pathinfo in;
+	char *abs = NULL;
+	int r;
+
+	*out = NULL;
+#if defined(_WIN32)
+	/* Drive and UNC paths, no links to follow: the full path of an existing directory. */
+	{
+		struct stat st;
+
+		abs = realpath(path, NULL);
+		if (!abs)
+			return sbx_diag_set(d, -errno, "%s", strerror(errno));
+		if (stat(abs, &st) || !S_ISDIR(st.st_mode)) {
+			free(abs);
+			return sbx_diag_set(d, -ENOTDIR, "%s", strerror(ENOTDIR));
+		}
+		*out = abs;
+		return 0;
+	}
+#endif
+	if (!sbx_path_is_posix_abs(path)) {
+		char *cwd = getcwd(NULL, 0);
+
+		if (!cwd)
+			return sbx_diag_set(d, -errno, "%s", strerror(errno));
+		r = sbx_path_join(cwd, path, &abs);
+		free(cwd);
+	} else {
+		r = sbx_path_normalize(path, &abs);
+	}
+	if (r)
+		return sbx_diag_set(d, r, "%s", strerror(-r));
+	r = sbx_fs_walk(abs, &in, NULL);
+	if (r == 0 && !in.exists)
+		r = -ENOENT;
+	if (r == 0 && in.type != SBX_FT_DIR)
+		r = -ENOTDIR;
+	free(abs);
+	if (r)
+		return sbx_diag_set(d, r, "%s", strerror(-r));
+	/* Whoever may replace a link on the way decides where the directory is: refused. */
+	if (in.link[0] && in.link_shared)
+		return sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				    "it crosses symlink %s, which users other than root and the "
+				    "caller can replace",
+				    in.link);
+	*out = strdup(in.real);
+	return *out ? 0 : sbx_diag_set(d, -ENOMEM, "%s", strerror(ENOMEM));
+}

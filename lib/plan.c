@@ -77,6 +77,13 @@ static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			}
 			r->exists = in.exists;
 			r->type = in.type;
+			r->link_shared = in.link_shared;
+			if ((in.exists && !(r->real = strdup(in.real))) ||
+			    (in.link[0] && !(r->link = strdup(in.link)))) {
+				free(r->real);
+				free(r->path);
+				return -ENOMEM;
+			}
 		}
 	}
 	va_start(ap, fmt);
@@ -84,6 +91,8 @@ static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path,
 	va_end(ap);
 	if (n < 0) {
 		free(r->path);
+		free(r->real);
+		free(r->link);
 		return -ENOMEM;
 	}
 	p->n_reqs++;
@@ -207,6 +216,8 @@ void sbx_plan_free(struct sbx_plan *p)
 		free(p->reqs[i].rule);
 		free(p->reqs[i].reason);
 		free(p->reqs[i].hint);
+		free(p->reqs[i].real);
+		free(p->reqs[i].link);
 	}
 	free(p->reqs);
 	sbx_roots_free(&p->roots);

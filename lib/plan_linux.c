@@ -95,6 +95,78 @@ static bool under_writable(const struct sbx_roots *rt, const char *path)
 	return false;
 }
 
+/*
+ * Does the link lie inside a writable root, named as the profile names it or as it resolves
+ * (the walk reports links by their resolved place)?
+ */
+static bool link_in_writable(const struct sbx_plan *p, const char *link)
+{
+	const struct sbx_roots *rt = &p->roots;
+
+	/*
+	 * Strictly inside: a writable root that is itself a link (~/proj -> /data/proj) lets the
+	 * command write where the link leads, not replace the link, whose directory it cannot write.
+	 */
+	if (rt->full_write)
+		return true;
+	for (size_t i = 0; i < rt->n_writable; i++)
+		if (sbx_path_covers(rt->writable[i].root, link) &&
+		    strcmp(rt->writable[i].root, link))
+			return true;
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].kind == SBX_REQ_WRITE && p->reqs[i].real &&
+		    sbx_path_covers(p->reqs[i].real, link))
+			return true;
+	return false;
+}
+
+int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char *path,
+			 const char *link, bool shared, const char *real, struct sbx_diag *d)
+{
+	char hint[SBX_MAX_PATH + 64];
+
+	if (!link)
+		return 0;
+	if (real)
+		snprintf(hint, sizeof(hint), "name the path it leads to (%s) instead", real);
+	else
+		snprintf(hint, sizeof(hint), "remove the link, or name the path it would lead to");
+	/*
+	 * An earlier run could have planted a link inside a writable root, and whoever may replace
+	 * a link elsewhere may point it anywhere between two starts: following either would put
+	 * the rule (a grant, a mask) wherever they choose. Codex's words (spec 4.3).
+	 */
+	if (link_in_writable(p, link))
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox %s %s because it crosses writable symlink %s",
+			     what, path, link);
+	else if (shared)
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox %s %s because it crosses symlink %s, which "
+			     "users other than root and the caller can replace",
+			     what, path, link);
+	else
+		return 0; /* a system link (/lib -> usr/lib): followed */
+	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "%s", hint);
+}
+
+/* What a requirement's path is, in the words of the symlink refusals. */
+static const char *link_what(enum sbx_req_kind k)
+{
+	switch (k) {
+	case SBX_REQ_READ:
+		return "readable root";
+	case SBX_REQ_WRITE:
+		return "writable root";
+	case SBX_REQ_READ_ONLY:
+		return "read-only path";
+	case SBX_REQ_DENY:
+		return "deny-read path";
+	default:
+		return NULL;
+	}
+}
+
 /* Could a match of the deny glob pattern lie inside a writable root? */
 static bool glob_meets_writable(const struct sbx_roots *rt, const char *pattern)
 {
@@ -156,7 +228,16 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 {
 	const struct sbx_roots *rt = &p->roots;
 	const char *path = r->path ? r->path : "";
+	const char *what = link_what(r->kind);
 	unsigned m;
+
+	if (what && r->link) {
+		struct sbx_diag d;
+
+		sbx_diag_clear(&d);
+		if (sbx_linux_link_check(p, what, path, r->link, r->link_shared, r->real, &d))
+			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
+	}
 
 	/*
 	 * A path re-opened inside a denied directory. With a mount namespace the directory's mask

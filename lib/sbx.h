@@ -259,6 +259,12 @@ extern const struct sbx_fsview sbx_fsview_host;
  * first link crossed; with fd_out (Linux), an O_PATH descriptor of what it found (-1 if absent).
  */
 int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out);
+/*
+ * The canonical form of a directory (relative: against the process's cwd), as the walk resolves
+ * it; refused when a link on the way can be replaced by someone other than root and the caller.
+ * d.msg says why, without the path.
+ */
+int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d);
 
 /* ---- resolution (resolve.c) ---------------------------------------------------------------- */
 
@@ -484,6 +490,9 @@ struct sbx_req {
 	char *hint;	     /* a fix the user can apply, or NULL */
 	bool exists;	     /* path exists on this host (when path != NULL) */
 	enum sbx_ftype type; /* what it is when it exists */
+	char *real;	     /* where path resolves when it exists, else NULL */
+	char *link;	     /* the first symbolic link crossed on the way to path, or NULL */
+	bool link_shared;    /* someone other than root and the caller can replace that link */
 };
 
 /*
@@ -534,6 +543,14 @@ struct sbx_linux_facts {
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
 /* Attaches a mechanism (or "unenforceable" with a reason and a hint) to every requirement. */
 int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f);
+/*
+ * Whether a rule path of plan p ("what": "deny-read path", "writable root"...) may be followed
+ * through the link it crosses: 0 for a system link, SBX_E_UNENFORCEABLE (worded in d, spec 4.3)
+ * for a link inside a writable root or one that someone other than root and the caller can
+ * replace. real is where the path leads, or NULL.
+ */
+int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char *path,
+			 const char *link, bool shared, const char *real, struct sbx_diag *d);
 int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present);
 int sbx_plan_attach_windows(struct sbx_plan *p, enum sbx_windows_level level);
 

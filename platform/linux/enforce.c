@@ -20,12 +20,35 @@ static bool plan_uses(const struct sbx_plan *p, unsigned bits)
 	return false;
 }
 
+/*
+ * A glob match is a deny path found at start: looked up once like every rule path (its object
+ * kept), refused when the look-up fails or when it leads through a link that an earlier run or
+ * another user could have placed.
+ */
+static int check_match(const struct sbx_plan *plan, struct sbx_resolver *res, const char *m,
+		       struct sbx_diag *d)
+{
+	const struct sbx_resolved *f = sbx_resolve(res, m);
+
+	if (!f)
+		return -ENOMEM;
+	if (f->err) {
+		sbx_diag_set(d, f->err, "cannot look up %s: %s", m, strerror(-f->err));
+		return sbx_diag_hint(d, f->err,
+				     "sbxrun never takes an unreadable path for a missing one; "
+				     "restore access to it, or drop the rule that names it");
+	}
+	return sbx_linux_link_check(plan, "deny-read path", m, f->link, f->link_shared, f->real, d);
+}
+
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-				struct sbx_linux_enforce *e, struct sbx_diag *d)
+				struct sbx_resolver *res, struct sbx_linux_enforce *e,
+				struct sbx_diag *d)
 {
 	int rc = 0;
 
 	memset(e, 0, sizeof(*e));
+	e->res = res;
 	e->roots = &plan->roots;
 	e->network = plan->network;
 	e->mount_namespace = plan_uses(plan, SBX_MECH_MOUNT_NS);
@@ -50,9 +73,19 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 			break;
 		case SBX_REQ_DENY_GLOB:
 			/* Expanded once, now: files created later are not covered. */
-			rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, NULL, &m, &n, d);
-			if (rc < 0)
+			rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, &res->view, &m,
+					     &n, d);
+			if (rc < 0) {
+				sbx_linux_enforce_free(e);
 				return rc;
+			}
+			for (size_t j = 0; rc == 0 && j < n; j++)
+				rc = check_match(plan, res, m[j], d);
+			if (rc < 0 && rc != -ENOMEM) {
+				sbx_strv_free(m, n);
+				sbx_linux_enforce_free(e);
+				return rc;
+			}
 			for (size_t j = 0; rc == 0 && j < n; j++) {
 				if (by_landlock_alone)
 					rc = sbx_strv_push(&e->ll_deny, m[j]);

@@ -54,7 +54,10 @@ struct mnt_op {
 	bool sealed;  /* MNT_DENY over a path also re-opened: hides all below, re-opens nothing */
 	bool holds;   /* MNT_DENY whose mask must hold mount points for re-opened descendants */
 	ssize_t mask; /* re-opened op: the MNT_DENY whose mask holds its mount point, or -1 */
-	int tree;     /* re-opened op: the clone taken before / became read-only; else -1 */
+	int tree;     /* the clone taken before / became read-only (all but MNT_DENY); else -1 */
+	/* The object found before the namespace (checked again in it), and the mount target:
+	 * the same, or the mount point made for it in a mask. */
+	unsigned long long dev, ino, tdev, tino;
 };
 
 static int str_ptr_cmp(const void *a, const void *b)
@@ -146,26 +149,31 @@ static struct mnt_op *mounted_above(struct mnt_op **by_path, size_t n, const cha
 }
 
 /*
- * Fills op for path: 1 when added, 0 when path does not exist (it gets no mount), or -errno
- * (worded in d) when it cannot be looked up: an error is never taken for "missing".
+ * Fills op for path from its one look-up (the resolver keeps the object it found): 1 when added,
+ * 0 when path does not exist (it gets no mount), or -errno (worded in d) when it cannot be
+ * looked up: an error is never taken for "missing". The op names the path as it resolves.
  */
-static int op_init(struct mnt_op *op, enum mnt_kind kind, const char *path, struct sbx_diag *d)
+static int op_init(struct mnt_op *op, enum mnt_kind kind, const char *path,
+		   struct sbx_resolver *res, struct sbx_diag *d)
 {
-	struct stat st;
-	int err;
+	const struct sbx_resolved *f = sbx_resolve(res, path);
 
-	if (stat(path, &st) < 0) {
-		err = errno;
-		if (err == ENOENT || err == ENOTDIR)
-			return 0;
-		return sbx_diag_set(d, -err, "cannot look up %s: %s", path, strerror(err));
-	}
+	if (!f)
+		return sbx_diag_set(d, -ENOMEM, "out of memory");
+	if (f->err)
+		return sbx_diag_set(d, f->err, "cannot look up %s: %s", path, strerror(-f->err));
+	if (!f->exists)
+		return 0;
 	*op = (struct mnt_op){.kind = kind,
-			      .path = path,
-			      .depth = sbx_path_depth(path),
-			      .is_dir = S_ISDIR(st.st_mode),
+			      .path = f->real,
+			      .depth = sbx_path_depth(f->real),
+			      .is_dir = f->type == SBX_FT_DIR,
 			      .mask = -1,
-			      .tree = -1};
+			      .tree = -1,
+			      .dev = f->dev,
+			      .ino = f->ino,
+			      .tdev = f->dev,
+			      .tino = f->ino};
 	return 1;
 }
 
@@ -181,27 +189,25 @@ static int mnt_op_cmp(const void *a, const void *b)
 }
 
 /*
- * Adds the rule for one granted tree. A tree holding paths the plan denies by Landlock alone
- * (no mount namespace) is granted around them, entry by entry; a missing path grants nothing.
+ * Adds the rule for one granted tree, on the descriptor its look-up kept. A tree holding paths
+ * the plan denies by Landlock alone (no mount namespace) is granted around them, entry by entry;
+ * a missing path grants nothing.
  */
 static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, const char *path,
 		    enum sbx_ll_grant g, struct sbx_diag *d)
 {
-	int fd, rc, err;
+	const struct sbx_resolved *f = sbx_resolve(e->res, path);
 
+	if (!f)
+		return sbx_diag_set(d, -ENOMEM, "out of memory");
+	if (f->err)
+		return sbx_diag_set(d, f->err, "cannot look up %s for a Landlock rule: %s", path,
+				    strerror(-f->err));
+	if (!f->exists)
+		return 0;
 	if (e->ll_deny.n > 0)
-		return sbx_landlock_grant_around(ll, path, g, e->ll_deny.v, e->ll_deny.n, d);
-	fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-		if (err == ENOENT || err == ENOTDIR)
-			return 0;
-		return sbx_diag_set(d, -err, "opening %s for a Landlock rule: %s", path,
-				    strerror(err));
-	}
-	rc = sbx_landlock_add_fd(ll, fd, g, path, d);
-	close(fd);
-	return rc;
+		return sbx_landlock_grant_around(ll, e->res, f, g, e->ll_deny.v, e->ll_deny.n, d);
+	return sbx_landlock_add_fd(ll, f->fd, g, path, d);
 }
 
 int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
@@ -289,7 +295,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 
 			if (strcmp(p, "/") == 0)
 				continue;
-			rc = op_init(&ops[n_ops], MNT_DENY, p, d);
+			rc = op_init(&ops[n_ops], MNT_DENY, p, e->res, d);
 			if (rc < 0)
 				goto out;
 			if (rc > 0)
@@ -300,10 +306,11 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		for (size_t i = 0; i < r->n_writable; i++) {
 			const struct sbx_writable_root *w = &r->writable[i];
 
-			rc = op_init(&ops[n_ops], MNT_WRITE, w->root, d);
+			rc = op_init(&ops[n_ops], MNT_WRITE, w->root, e->res, d);
 			for (size_t j = 0; rc >= 0 && j < w->n_read_only; j++) {
 				n_ops += rc;
-				rc = op_init(&ops[n_ops], MNT_READ_ONLY, w->read_only[j], d);
+				rc = op_init(&ops[n_ops], MNT_READ_ONLY, w->read_only[j], e->res,
+					     d);
 			}
 			if (rc < 0)
 				goto out;
@@ -314,12 +321,11 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		 * in its mask; anywhere else / read-only and Landlock already give it its access.
 		 */
 		for (size_t i = 0; i < r->n_readable; i++) {
-			if (!under_denied(denied, n_denied, r->readable[i]))
-				continue;
-			rc = op_init(&ops[n_ops], MNT_READ, r->readable[i], d);
+			rc = op_init(&ops[n_ops], MNT_READ, r->readable[i], e->res, d);
 			if (rc < 0)
 				goto out;
-			n_ops += rc;
+			if (rc > 0 && under_denied(denied, n_denied, ops[n_ops].path))
+				n_ops++;
 		}
 		rc = 0;
 		qsort(ops, n_ops, sizeof(*ops), mnt_op_cmp);
@@ -395,10 +401,21 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		 */
 		for (size_t i = 0; i < n_ops; i++) {
 			struct mnt_op *op = &ops[i];
+			int fd;
 
 			if (op->skip || op->kind == MNT_DENY)
 				continue;
-			if (sbx_mnt_clone_tree(op->path, &op->tree, d) < 0 ||
+			/*
+			 * A descriptor from before the namespace names a mount of the old one,
+			 * which cannot be cloned here: the path is walked again, no link
+			 * followed, and must be the very object that was planned.
+			 */
+			fd = sbx_linux_reopen(op->path, op->dev, op->ino, d);
+			if (fd < 0)
+				sbx_linux_die(d, 125);
+			rc = sbx_mnt_clone_tree(fd, &op->tree, op->path, d);
+			close(fd);
+			if (rc < 0 ||
 			    (op->kind != MNT_WRITE && sbx_mnt_set_readonly(op->tree, "", d) < 0))
 				sbx_linux_die(d, 125);
 		}
@@ -416,26 +433,34 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		 *     carve-outs over them (protected metadata, explicit read entries), empty
 		 *     read-only masks over denied paths and the matches of deny globs, and the
 		 *     paths re-opened inside a mask over the mount points made for them in it.
+		 *     Each target is walked again once the mounts above it are in place (a
+		 *     descriptor taken earlier would name what they now cover), no link followed,
+		 *     and must be the object planned (or the point made for it in its mask); the
+		 *     mount is then made onto that descriptor, with no look-up by name after the
+		 *     check.
 		 */
 		for (size_t i = 0; i < n_ops; i++) {
 			struct mnt_op *op = &ops[i];
-			int mask;
+			int mask, target;
 
 			if (op->skip)
 				continue;
+			target = sbx_linux_reopen(op->path, op->tdev, op->tino, d);
+			if (target < 0)
+				sbx_linux_die(d, 125);
 			switch (op->kind) {
 			case MNT_WRITE:
 			case MNT_READ_ONLY:
 			case MNT_READ:
-				rc = sbx_mnt_attach(op->tree, op->path, d);
+				rc = sbx_mnt_attach(op->tree, target, op->path, d);
 				break;
 			case MNT_DENY:
 				if (!op->is_dir) {
-					rc = sbx_mnt_mask_file(&empty_fs, op->path, d);
+					rc = sbx_mnt_mask_file(&empty_fs, target, op->path, d);
 					break;
 				}
 				if (!op->holds || op->sealed) {
-					rc = sbx_mnt_mask_dir(op->path, d);
+					rc = sbx_mnt_mask_dir(target, op->path, d);
 					break;
 				}
 				/*
@@ -453,13 +478,15 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 					if (!ops[j].skip && ops[j].mask == (ssize_t)i)
 						rc = sbx_mnt_mask_point(
 							mask, ops[j].path + strlen(op->path) + 1,
-							ops[j].is_dir, ops[j].path, d);
+							ops[j].is_dir, ops[j].path, &ops[j].tdev,
+							&ops[j].tino, d);
 				if (rc == 0)
-					rc = sbx_mnt_mask_seal(mask, op->path, d);
+					rc = sbx_mnt_mask_seal(mask, target, op->path, d);
 				if (mask >= 0)
 					close(mask);
 				break;
 			}
+			close(target);
 			if (rc < 0)
 				sbx_linux_die(d, 125);
 		}
@@ -513,8 +540,10 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 
 	/*
 	 * 9. Become the command: same process, so its exit status, signals, standard streams and
-	 *    place in the process tree are its own.
+	 *    place in the process tree are its own. The look-ups' descriptors close on exec; the
+	 *    limit of open files raised to hold them is the command's own again.
 	 */
+	sbx_resolver_restore_limit(e->res);
 	execvp(e->argv[0], e->argv);
 	err = errno;
 	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */

@@ -343,57 +343,52 @@ static int carve_dir(struct carve *c, int dfd, const char *path)
 	return rc;
 }
 
-int sbx_landlock_grant_around(struct sbx_landlock *ll, const char *path, enum sbx_ll_grant g,
+int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_resolver *res,
+			      const struct sbx_resolved *tree, enum sbx_ll_grant g,
 			      char *const *denied, size_t n_denied, struct sbx_diag *d)
 {
-	struct carve c = {.ll = ll, .rights = LL_FS_READ, .d = d};
-	char tree[PATH_MAX];
+	struct carve c = {.ll = ll, .rights = LL_FS_READ, .tree = tree->real, .d = d};
+	const struct sbx_resolved **found = NULL;
 	bool covered = false;
 	int fd, rc = 0, err;
 
-	/* Rules follow inodes: compare real paths, as the kernel will see them. */
-	if (!realpath(path, tree)) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0; /* grants nothing, as a plain rule on a missing path */
-		err = errno;
-		return sbx_diag_set(d, -err, "%s: %s", path, strerror(err));
-	}
-	c.tree = tree;
 	c.denied = calloc(n_denied ? n_denied : 1, sizeof(*c.denied));
 	c.denied_dir = calloc(n_denied ? n_denied : 1, sizeof(*c.denied_dir));
-	if (!c.denied || !c.denied_dir) {
+	found = calloc(n_denied ? n_denied : 1, sizeof(*found));
+	if (!c.denied || !c.denied_dir || !found) {
 		rc = sbx_diag_set(d, -ENOMEM, "out of memory");
 		goto out;
 	}
+	/* Rules follow inodes: compare the paths as they resolve, as the kernel will see them. */
 	for (size_t i = 0; i < n_denied; i++) {
-		char real[PATH_MAX];
-		struct stat st;
+		const struct sbx_resolved *f = sbx_resolve(res, denied[i]);
 
+		if (!f) {
+			rc = sbx_diag_set(d, -ENOMEM, "out of memory");
+			goto out;
+		}
 		/*
 		 * A denied path that does not exist has nothing to be carved around (and cannot be
-		 * created outside the writable roots). Any other failure (no search permission on
-		 * the way, a link loop) leaves unknown what it is: refused, never "missing".
+		 * created outside the writable roots). A failed look-up leaves unknown what it is:
+		 * refused, never "missing".
 		 */
-		if (!realpath(denied[i], real) || stat(real, &st) < 0) {
-			err = errno;
-			if (err == ENOENT || err == ENOTDIR)
-				continue;
-			rc = sbx_diag_set(d, -err, "%s: %s", denied[i], strerror(err));
+		if (f->err) {
+			rc = sbx_diag_set(d, f->err, "cannot look up %s: %s", denied[i],
+					  strerror(-f->err));
 			goto out;
 		}
-		/* The tree itself denied, or inside a denied path and more specific: as is. */
-		if (!sbx_path_covers(tree, real))
+		if (!f->exists || !sbx_path_covers(tree->real, f->real))
 			continue;
-		if (strcmp(tree, real) == 0) {
-			rc = 0; /* denied as a whole: no rule at all */
-			goto out;
-		}
-		c.denied[c.n] = strdup(real);
+		/* The tree itself denied, or inside a denied path and more specific: as is. */
+		if (strcmp(tree->real, f->real) == 0)
+			goto out; /* denied as a whole: no rule at all */
+		c.denied[c.n] = strdup(f->real);
 		if (!c.denied[c.n]) {
 			rc = sbx_diag_set(d, -ENOMEM, "out of memory");
 			goto out;
 		}
-		c.denied_dir[c.n++] = S_ISDIR(st.st_mode);
+		found[c.n] = f;
+		c.denied_dir[c.n++] = f->type == SBX_FT_DIR;
 		covered = true;
 	}
 	if (covered && g != SBX_LL_READ) {
@@ -401,36 +396,41 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, const char *path, enum sb
 			d, SBX_E_UNENFORCEABLE,
 			"cannot deny %s inside %s with Landlock alone: it is granted more "
 			"than reading there",
-			c.denied[0], tree);
+			c.denied[0], tree->real);
 		goto out;
 	}
 	if (!covered) {
-		fd = open(tree, O_PATH | O_CLOEXEC);
-		if (fd < 0) {
-			err = errno;
-			rc = sbx_diag_set(d, -err, "opening %s for a Landlock rule: %s", tree,
-					  strerror(err));
-			goto out;
-		}
-		rc = sbx_landlock_add_fd(ll, fd, g, tree, d);
-		close(fd);
+		rc = sbx_landlock_add_fd(ll, tree->fd, g, tree->real, d);
 		goto out;
 	}
-	fd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* The kept descriptor, opened for listing: the very directory that was looked up. */
+	fd = openat(tree->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		/* Not listable by this user: nothing in it is granted (stricter, never looser). */
 		if (errno == EACCES || errno == EPERM)
 			goto out;
 		err = errno;
-		rc = sbx_diag_set(d, -err, "opening %s: %s", tree, strerror(err));
+		rc = sbx_diag_set(d, -err, "opening %s: %s", tree->real, strerror(err));
 		goto out;
 	}
-	rc = carve_dir(&c, fd, tree);
+	rc = carve_dir(&c, fd, tree->real);
+	/*
+	 * The carving went by name: each denied path must still be the object looked up, or a
+	 * rename in between could have moved it out from under the names left without a rule.
+	 */
+	for (size_t i = 0; rc == 0 && i < c.n; i++) {
+		fd = sbx_linux_reopen(found[i]->real, found[i]->dev, found[i]->ino, d);
+		if (fd < 0)
+			rc = fd;
+		else
+			close(fd);
+	}
 out:
 	for (size_t i = 0; c.denied && i < c.n; i++)
 		free(c.denied[i]);
 	free(c.denied);
 	free(c.denied_dir);
+	free(found);
 	return rc;
 }
 

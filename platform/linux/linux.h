@@ -34,6 +34,46 @@ int sbx_linux_exec(const struct sbx_handover *h, const char *profile_json, struc
 /* The `sbxrun-linux-sandbox` entry point (cmd/helper.c). */
 int sbx_helper_main(int argc, char **argv);
 
+/* ---- every rule path resolved once (resolve.c) -------------------------------------------- */
+
+#include <sys/resource.h>
+
+/* What one look-up found, and the O_PATH descriptor it keeps of it. */
+struct sbx_resolved {
+	char *path; /* as asked */
+	int err;    /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
+	bool exists, is_link, link_shared;
+	enum sbx_ftype type;
+	unsigned mode;
+	unsigned long uid;
+	unsigned long long dev, ino;
+	char *real; /* where it resolves, NULL when absent */
+	char *link; /* the first link crossed, or NULL */
+	int fd;	    /* O_PATH, close-on-exec; -1 when absent */
+};
+
+/* The helper's view of the file system: every path looked up once, its object kept. */
+struct sbx_resolver {
+	struct sbx_fsview view; /* for ctx.fs: the planner looks up through this */
+	struct sbx_resolved **slots;
+	size_t cap, n;
+	bool raised; /* the soft limit of open files was raised, saved holds the original */
+	struct rlimit saved;
+};
+void sbx_resolver_init(struct sbx_resolver *res);
+/* The entry of path, looked up now if it was not yet; NULL only when out of memory. */
+const struct sbx_resolved *sbx_resolve(struct sbx_resolver *res, const char *path);
+/* Puts back the soft limit of open files, for the command (before exec). */
+void sbx_resolver_restore_limit(struct sbx_resolver *res);
+void sbx_resolver_free(struct sbx_resolver *res);
+/*
+ * In the new mount namespace: an O_PATH descriptor of real, walked with no link followed at
+ * all, that must be the object (dev, ino) found before; otherwise -errno with d saying it
+ * changed while the sandbox was being built.
+ */
+int sbx_linux_reopen(const char *real, unsigned long long dev, unsigned long long ino,
+		     struct sbx_diag *d);
+
 /* ---- the enter sequence (enter.c) and its parts ------------------------------------------- */
 
 /* What the enter sequence applies: roots from the profile, decisions from the plan. */
@@ -45,12 +85,13 @@ struct sbx_linux_enforce {
 	 * that contain one are granted piecewise around it (sbx_landlock_grant_around).
 	 */
 	struct sbx_strv ll_deny;
-	bool network;		 /* enabled: no network rules at all */
-	bool mount_namespace;	 /* build the private mount namespace */
-	int landlock_abi;	 /* the running ABI (>= 1) or 0 for none */
-	bool seccomp_metadata;	 /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
-	const char *command_cwd; /* absolute */
-	char *const *argv;	 /* the command */
+	struct sbx_resolver *res; /* every path's one look-up, and the object it kept */
+	bool network;		  /* enabled: no network rules at all */
+	bool mount_namespace;	  /* build the private mount namespace */
+	int landlock_abi;	  /* the running ABI (>= 1) or 0 for none */
+	bool seccomp_metadata;	  /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
+	const char *command_cwd;  /* absolute */
+	char *const *argv;	  /* the command */
 };
 
 /*
@@ -59,7 +100,8 @@ struct sbx_linux_enforce {
  * now). e borrows plan's roots and owns the lists; free with sbx_linux_enforce_free().
  */
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-				struct sbx_linux_enforce *e, struct sbx_diag *d);
+				struct sbx_resolver *res, struct sbx_linux_enforce *e,
+				struct sbx_diag *d);
 void sbx_linux_enforce_free(struct sbx_linux_enforce *e);
 
 /* Applies e and execs the command. Returns (with d filled) only before the point of no return. */
@@ -95,7 +137,8 @@ int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, co
  * than SBX_LANDLOCK_CARVE_RULES_MAX rules in all, refuse with SBX_E_UNENFORCEABLE, as does a
  * denied path inside a tree granted anything but SBX_LL_READ.
  */
-int sbx_landlock_grant_around(struct sbx_landlock *ll, const char *path, enum sbx_ll_grant g,
+int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_resolver *res,
+			      const struct sbx_resolved *tree, enum sbx_ll_grant g,
 			      char *const *denied, size_t n_denied, struct sbx_diag *d);
 int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);
@@ -112,22 +155,29 @@ int sbx_caps_drop_all(struct sbx_diag *d);
 #include <sys/types.h>
 int sbx_mnt_map_ids(uid_t uid, gid_t gid, struct sbx_diag *d);
 int sbx_mnt_make_private(struct sbx_diag *d);
-int sbx_mnt_clone_tree(const char *path, int *fd_out, struct sbx_diag *d);
+/*
+ * Every mount is made by descriptor: the tree cloned from an O_PATH descriptor of the object, and
+ * attached onto an O_PATH descriptor of the target, so no name is looked up in between (what
+ * names the path in diagnostics).
+ */
+int sbx_mnt_clone_tree(int fd, int *tree_out, const char *what, struct sbx_diag *d);
 /* Recursively read-only: path relative to dfd, or "" for dfd itself. */
 int sbx_mnt_set_readonly(int dfd, const char *path, struct sbx_diag *d);
-int sbx_mnt_attach(int tree, const char *path, struct sbx_diag *d);
-int sbx_mnt_mask_dir(const char *path, struct sbx_diag *d);
+int sbx_mnt_attach(int tree, int target, const char *what, struct sbx_diag *d);
+int sbx_mnt_mask_dir(int target, const char *what, struct sbx_diag *d);
 /*
  * A mask over a denied directory that paths are re-opened inside: sbx_mnt_mask_open returns a
  * detached, still writable, empty tmpfs of mode 0111 (or -errno); sbx_mnt_mask_point makes in
  * it, at rel (path relative to the mask), the directories on the way and the mount point (a
- * directory, or an empty file when !dir) for the re-opened path; sbx_mnt_mask_seal makes it
- * read-only and attaches it at path. Nothing is created on the host.
+ * directory, or an empty file when !dir) for the re-opened path, and gives the point's identity;
+ * sbx_mnt_mask_seal makes it read-only and attaches it onto target. Nothing is created on the
+ * host.
  */
-int sbx_mnt_mask_open(const char *path, struct sbx_diag *d);
-int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path, struct sbx_diag *d);
-int sbx_mnt_mask_seal(int mask, const char *path, struct sbx_diag *d);
+int sbx_mnt_mask_open(const char *what, struct sbx_diag *d);
+int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *what,
+		       unsigned long long *dev, unsigned long long *ino, struct sbx_diag *d);
+int sbx_mnt_mask_seal(int mask, int target, const char *what, struct sbx_diag *d);
 /* *empty_fs starts at -1; the scratch tmpfs it then holds is the caller's to close. */
-int sbx_mnt_mask_file(int *empty_fs, const char *path, struct sbx_diag *d);
+int sbx_mnt_mask_file(int *empty_fs, int target, const char *what, struct sbx_diag *d);
 
 #endif /* SBX_PLATFORM_LINUX_H */

@@ -35,7 +35,7 @@
 #define SBX_OPEN_TREE_CLONE	    1
 #define SBX_AT_RECURSIVE	    0x8000
 #define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x04
-#define SBX_MOVE_MOUNT_T_SYMLINKS   0x10
+#define SBX_MOVE_MOUNT_T_EMPTY_PATH 0x40
 #define SBX_MOUNT_ATTR_RDONLY	    0x01
 #define SBX_MOUNT_ATTR_NOSUID	    0x02
 #define SBX_MOUNT_ATTR_NODEV	    0x04
@@ -96,14 +96,14 @@ int sbx_mnt_make_private(struct sbx_diag *d)
 	return 0;
 }
 
-int sbx_mnt_clone_tree(const char *path, int *fd_out, struct sbx_diag *d)
+int sbx_mnt_clone_tree(int fd, int *tree_out, const char *what, struct sbx_diag *d)
 {
-	int fd = (int)syscall(__NR_open_tree, AT_FDCWD, path,
-			      SBX_OPEN_TREE_CLONE | O_CLOEXEC | SBX_AT_RECURSIVE);
+	int tree = (int)syscall(__NR_open_tree, fd, "",
+				SBX_OPEN_TREE_CLONE | O_CLOEXEC | SBX_AT_RECURSIVE | AT_EMPTY_PATH);
 
-	if (fd < 0)
-		return fail(d, errno, "cloning the mount tree of", path);
-	*fd_out = fd;
+	if (tree < 0)
+		return fail(d, errno, "cloning the mount tree of", what);
+	*tree_out = tree;
 	return 0;
 }
 
@@ -117,11 +117,12 @@ int sbx_mnt_set_readonly(int dfd, const char *path, struct sbx_diag *d)
 	return 0;
 }
 
-int sbx_mnt_attach(int tree, const char *path, struct sbx_diag *d)
+int sbx_mnt_attach(int tree, int target, const char *what, struct sbx_diag *d)
 {
-	if (syscall(__NR_move_mount, tree, "", AT_FDCWD, path,
-		    SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_SYMLINKS) < 0)
-		return fail(d, errno, "mounting over", path);
+	/* Onto the object the descriptor holds: no name is looked up here. */
+	if (syscall(__NR_move_mount, tree, "", target, "",
+		    SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return fail(d, errno, "mounting over", what);
 	return 0;
 }
 
@@ -148,7 +149,7 @@ static int new_tmpfs(const char *mode, unsigned int attrs, const char *path, str
 	return mnt;
 }
 
-int sbx_mnt_mask_dir(const char *path, struct sbx_diag *d)
+int sbx_mnt_mask_dir(int target, const char *path, struct sbx_diag *d)
 {
 	/* Mode 000 and read-only: nothing can be listed, read or created under it. */
 	int mnt = new_tmpfs("000", MASK_ATTRS, path, d);
@@ -156,12 +157,12 @@ int sbx_mnt_mask_dir(const char *path, struct sbx_diag *d)
 
 	if (mnt < 0)
 		return mnt;
-	rc = sbx_mnt_attach(mnt, path, d);
+	rc = sbx_mnt_attach(mnt, target, path, d);
 	close(mnt);
 	return rc;
 }
 
-int sbx_mnt_mask_file(int *empty_fs, const char *path, struct sbx_diag *d)
+int sbx_mnt_mask_file(int *empty_fs, int target, const char *path, struct sbx_diag *d)
 {
 	struct sbx_mount_attr attr = {.attr_set = MASK_ATTRS};
 	int fd, tree, rc;
@@ -189,7 +190,7 @@ int sbx_mnt_mask_file(int *empty_fs, const char *path, struct sbx_diag *d)
 		close(tree);
 		return rc;
 	}
-	rc = sbx_mnt_attach(tree, path, d);
+	rc = sbx_mnt_attach(tree, target, path, d);
 	close(tree);
 	return rc;
 }
@@ -206,7 +207,8 @@ int sbx_mnt_mask_open(const char *path, struct sbx_diag *d)
 			 d);
 }
 
-int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path, struct sbx_diag *d)
+int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path,
+		       unsigned long long *dev, unsigned long long *ino, struct sbx_diag *d)
 {
 	char buf[SBX_MAX_PATH + 1];
 	char *name = buf, *slash;
@@ -246,17 +248,28 @@ int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path, st
 		else
 			close(next);
 	}
+	/* Its identity: what the re-opened path must resolve to once the mask is attached. */
+	if (rc == 0) {
+		struct stat st;
+
+		if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = fail(d, errno, "looking at the mount point in its mask of", path);
+		} else {
+			*dev = (unsigned long long)st.st_dev;
+			*ino = (unsigned long long)st.st_ino;
+		}
+	}
 	if (at != mask)
 		close(at);
 	return rc;
 }
 
-int sbx_mnt_mask_seal(int mask, const char *path, struct sbx_diag *d)
+int sbx_mnt_mask_seal(int mask, int target, const char *path, struct sbx_diag *d)
 {
 	/* Not recursive: only the mask itself; nothing is mounted on it yet anyway. */
 	struct sbx_mount_attr attr = {.attr_set = SBX_MOUNT_ATTR_RDONLY};
 
 	if (syscall(__NR_mount_setattr, mask, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
 		return fail(d, errno, "making read-only the mask of", path);
-	return sbx_mnt_attach(mask, path, d);
+	return sbx_mnt_attach(mask, target, path, d);
 }

@@ -469,3 +469,79 @@ TEST(plan_mechanism_names)
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
 		CHECK_STR(sbx_mech_name(names[i].bits, buf), names[i].name);
 }
+
+/*
+ * Links on the way to rule paths (spec 4.3): one inside a writable root is refused with Codex's
+ * words; a writable root that is itself a link in a directory the command cannot write is
+ * followed.
+ */
+TEST(plan_linux_links_in_writable_roots)
+{
+	char t[64], p[256], q[256], r[256];
+	struct sbx_ctx ctx = { .platform = SBX_PLATFORM_LINUX };
+	struct sbx_linux_facts facts;
+	struct sbx_profile prof = { .type = SBX_MANAGED };
+	struct sbx_plan plan;
+	struct sbx_diag d;
+	const struct sbx_req *ro = NULL, *deny = NULL, *wr = NULL;
+
+	snprintf(t, sizeof(t), "/tmp/sbx-plan-links.XXXXXX");
+	if (!mkdtemp(t))
+		return;
+	snprintf(p, sizeof(p), "%s/ws", t);
+	CHECK_INT(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/ws/gitreal", t);
+	CHECK_INT(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/ws/.git", t);
+	CHECK_INT(symlink("gitreal", p), 0);
+	snprintf(p, sizeof(p), "%s/data", t);
+	CHECK_INT(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/proj", t);
+	snprintf(q, sizeof(q), "%s/data", t);
+	CHECK_INT(symlink(q, p), 0); /* t/proj -> t/data, in t, which is not writable */
+	snprintf(p, sizeof(p), "%s/ws/sub", t);
+	CHECK_INT(symlink("gitreal", p), 0);
+
+	snprintf(p, sizeof(p), "%s/ws", t);
+	ctx.cwd = p;
+	sbx_fs_push_special(&prof.fs, SBX_SP_ROOT, NULL, SBX_READ, false);
+	sbx_fs_push_path(&prof.fs, p, SBX_WRITE, false);
+	snprintf(q, sizeof(q), "%s/proj", t);
+	sbx_fs_push_path(&prof.fs, q, SBX_WRITE, false);
+	snprintf(r, sizeof(r), "%s/ws/sub/secret", t);
+	sbx_fs_push_path(&prof.fs, r, SBX_DENY, false);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, &d),
+		  0);
+	sbx_linux_facts_assumed(&facts);
+	CHECK_INT(sbx_plan_attach_linux(&plan, &facts), 0);
+	for (size_t i = 0; i < plan.n_reqs; i++) {
+		const struct sbx_req *x = &plan.reqs[i];
+
+		if (x->kind == SBX_REQ_READ_ONLY && strstr(x->path, "/ws/.git"))
+			ro = x;
+		if (x->kind == SBX_REQ_DENY)
+			deny = x;
+		if (x->kind == SBX_REQ_WRITE && strcmp(x->path, q) == 0)
+			wr = x;
+	}
+	CHECK(ro && deny && wr);
+	if (ro && deny && wr) {
+		char want[512];
+
+		CHECK_INT(ro->status, SBX_UNENFORCEABLE);
+		snprintf(want, sizeof(want), "cannot enforce sandbox read-only path %s because it "
+			 "crosses writable symlink %s", ro->path, ro->path);
+		CHECK_STR(ro->reason, want);
+		CHECK(ro->hint && strstr(ro->hint, "/ws/gitreal) instead"));
+		CHECK_INT(deny->status, SBX_UNENFORCEABLE);
+		CHECK(strstr(deny->reason, "cannot enforce sandbox deny-read path") &&
+		      strstr(deny->reason, "/ws/sub"));
+		CHECK_INT(wr->status, SBX_ENFORCED); /* the root itself is a link: followed */
+	}
+	CHECK(!sbx_plan_enforceable(&plan));
+	sbx_plan_free(&plan);
+	sbx_profile_free(&prof);
+	snprintf(p, sizeof(p), "rm -rf '%s'", t);
+	CHECK_INT(system(p), 0);
+}

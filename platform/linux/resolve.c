@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resolve.c - every rule path resolved once, in the helper (ARCHITECTURE.md section 3 step 1).
+ *
+ * The resolver is the helper's struct sbx_fsview: the planner looks every path up through it,
+ * and each look-up walks the path once (sbx_fs_walk) and keeps an O_PATH descriptor of what it
+ * found. The Landlock rules are then added on those very descriptors, and the mounts are checked
+ * against their identity, so what was planned and what is enforced are one object: a path
+ * swapped for a symbolic link (or another directory) after it was looked up is either not seen
+ * at all or refused, never followed.
+ *
+ * A profile can name tens of thousands of paths, more than the default soft limit of open files
+ * (often 1024): the soft limit is raised to the hard one when needed, and restored before the
+ * command runs (the descriptors are close-on-exec).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "linux/linux.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+static uint64_t hash_path(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *p; p++) {
+		h ^= (unsigned char)*p;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static struct sbx_resolved **slot_of(const struct sbx_resolver *res, const char *path)
+{
+	size_t s = (size_t)hash_path(path) & (res->cap - 1);
+
+	while (res->slots[s] && strcmp(res->slots[s]->path, path) != 0)
+		s = (s + 1) & (res->cap - 1);
+	return &res->slots[s];
+}
+
+static int grow(struct sbx_resolver *res)
+{
+	struct sbx_resolved **old = res->slots;
+	size_t old_cap = res->cap, cap = old_cap ? old_cap * 2 : 64;
+
+	res->slots = calloc(cap, sizeof(*res->slots));
+	if (!res->slots) {
+		res->slots = old;
+		return -ENOMEM;
+	}
+	res->cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			*slot_of(res, old[i]->path) = old[i];
+	free(old);
+	return 0;
+}
+
+/* The walk, with the soft limit of open files raised once when the descriptors run out. */
+static int walk_keep(struct sbx_resolver *res, const char *path, struct sbx_pathinfo *in, int *fd)
+{
+	int r = sbx_fs_walk(path, in, fd);
+
+	if (r == -EMFILE && !res->raised) {
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			res->saved = rl;
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &rl) == 0) {
+				res->raised = true;
+				r = sbx_fs_walk(path, in, fd);
+			}
+		}
+	}
+	return r;
+}
+
+static void entry_free(struct sbx_resolved *e)
+{
+	if (!e)
+		return;
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->path);
+	free(e->real);
+	free(e->link);
+	free(e);
+}
+
+const struct sbx_resolved *sbx_resolve(struct sbx_resolver *res, const char *path)
+{
+	struct sbx_resolved **slot, *e;
+	struct sbx_pathinfo in;
+	int fd = -1, r;
+
+	if ((res->n + 1) * 2 > res->cap && grow(res) < 0)
+		return NULL;
+	slot = slot_of(res, path);
+	if (*slot)
+		return *slot;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->fd = -1;
+	e->path = strdup(path);
+	if (!e->path) {
+		free(e);
+		return NULL;
+	}
+	r = walk_keep(res, path, &in, &fd);
+	if (r == -ENOMEM) {
+		entry_free(e);
+		return NULL;
+	}
+	e->err = r < 0 ? r : 0;
+	if (r == 0) {
+		e->fd = fd;
+		e->exists = in.exists;
+		e->is_link = in.is_link;
+		e->link_shared = in.link_shared;
+		e->type = in.type;
+		e->mode = in.mode;
+		e->uid = in.uid;
+		e->dev = in.dev;
+		e->ino = in.ino;
+		if ((in.exists && !(e->real = strdup(in.real))) ||
+		    (in.link[0] && !(e->link = strdup(in.link)))) {
+			entry_free(e);
+			return NULL;
+		}
+	}
+	*slot = e;
+	res->n++;
+	return e;
+}
+
+/* ---- the resolver as the planner's view ----------------------------------------------- */
+
+static int view_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	const struct sbx_resolved *e = sbx_resolve(self, path);
+
+	memset(out, 0, sizeof(*out));
+	if (!e)
+		return -ENOMEM;
+	if (e->err)
+		return e->err;
+	out->exists = e->exists;
+	out->is_link = e->is_link;
+	out->link_shared = e->link_shared;
+	out->type = e->type;
+	out->mode = e->mode;
+	out->uid = e->uid;
+	out->dev = e->dev;
+	out->ino = e->ino;
+	if (e->real)
+		snprintf(out->real, sizeof(out->real), "%s", e->real);
+	if (e->link)
+		snprintf(out->link, sizeof(out->link), "%s", e->link);
+	return 0;
+}
+
+/* Reads the file through the kept descriptor, so it is the object that was looked up. */
+static int view_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
+{
+	const struct sbx_resolved *e = sbx_resolve(self, path);
+	char proc[64];
+	size_t got = 0;
+	int fd, err = 0;
+
+	*len = 0;
+	if (!e)
+		return -ENOMEM;
+	if (e->err)
+		return e->err;
+	if (!e->exists)
+		return -ENOENT;
+	if (e->type != SBX_FT_REG)
+		return -EINVAL;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", e->fd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*len = got;
+	return -err;
+}
+
+/* Listing (the glob scan) is the host's; what it finds is looked up here in turn. */
+static int view_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
+{
+	(void)self;
+	return sbx_fsview_host.list(sbx_fsview_host.self, dir, each, arg);
+}
+
+void sbx_resolver_init(struct sbx_resolver *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->view.lookup = view_lookup;
+	res->view.read_file = view_read_file;
+	res->view.list = view_list;
+	res->view.self = res;
+}
+
+void sbx_resolver_restore_limit(struct sbx_resolver *res)
+{
+	if (res->raised)
+		setrlimit(RLIMIT_NOFILE, &res->saved);
+	res->raised = false;
+}
+
+void sbx_resolver_free(struct sbx_resolver *res)
+{
+	for (size_t i = 0; i < res->cap; i++)
+		entry_free(res->slots[i]);
+	free(res->slots);
+	sbx_resolver_restore_limit(res);
+	memset(res, 0, sizeof(*res));
+}
+
+/* ---- in the new mount namespace ------------------------------------------------------- */
+
+struct sbx_open_how_ {
+	uint64_t flags, mode, resolve;
+};
+
+/* The component walk for kernels without openat2: any link on the way is ELOOP. */
+static int open_nolinks_walk(const char *real)
+{
+	char name[256];
+	const char *s = real;
+	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), next, err;
+	struct stat st;
+
+	if (cur < 0)
+		return -errno;
+	for (;;) {
+		size_t n;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			return cur;
+		n = strcspn(s, "/");
+		if (n >= sizeof(name)) {
+			close(cur);
+			return -ENAMETOOLONG;
+		}
+		memcpy(name, s, n);
+		name[n] = '\0';
+		s += n;
+		next = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		err = errno;
+		close(cur);
+		if (next < 0)
+			return -err;
+		err = fstat(next, &st) < 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP : 0;
+		if (err) {
+			close(next);
+			return -err;
+		}
+		cur = next;
+	}
+}
+
+int sbx_linux_reopen(const char *real, unsigned long long dev, unsigned long long ino,
+		     struct sbx_diag *d)
+{
+	struct sbx_open_how_ how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = 0x04 | 0x02, /* RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS */
+	};
+	struct stat st;
+	int fd, err;
+
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, real, &how, sizeof(how));
+	if (fd < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG || errno == EPERM))
+		fd = open_nolinks_walk(real);
+	else if (fd < 0)
+		fd = -errno;
+	if (fd < 0) {
+		sbx_diag_set(d, fd, "%s changed while the sandbox was being built: %s", real,
+			     strerror(-fd));
+		return sbx_diag_hint(d, fd, "something renamed or replaced it; run again");
+	}
+	err = fstat(fd, &st) < 0 ? errno : 0;
+	if (err || S_ISLNK(st.st_mode) || (unsigned long long)st.st_dev != dev ||
+	    (unsigned long long)st.st_ino != ino) {
+		close(fd);
+		sbx_diag_set(d, -ESTALE,
+			     "%s changed while the sandbox was being built: it is no longer the "
+			     "object that was planned%s%s",
+			     real, err ? ": " : "", err ? strerror(err) : "");
+		return sbx_diag_hint(d, -ESTALE, "something renamed or replaced it; run again");
+	}
+	return fd;
+}

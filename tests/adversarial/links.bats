@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# Names versus objects: a first run replaces a directory on the way to a rule path with a
+# symbolic link (inside a writable root, where any confined run may write), or plants one where
+# any user may replace it; the next run must refuse in Codex's words, never follow it.
+load common
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+	CANARY="$WS/canary-$BATS_TEST_NUMBER"
+	rm -f "$CANARY"
+	# An earlier run under a profile that writes everywhere (no carve-outs, no masks).
+	FULL='{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}'
+}
+
+# full CMD...: an earlier run with full write.
+full() { "$H" --sandbox-policy-cwd "$WS" --permission-profile "$FULL" -- "$@"; }
+
+@test "a denied path whose parent an earlier run replaced with a link" {
+	rm -rf "$WS/sub" "$WS/sub.real" "$WS/decoy"
+	mkdir -p "$WS/sub" "$WS/decoy"
+	echo secret >"$WS/sub/secret"
+	echo decoy >"$WS/decoy/secret"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$WS/sub/secret" deny)")
+	expect EACCES read "$WS/sub/secret"
+	# Run 1 moves the directory away and leaves a link to a decoy in its place.
+	run full sh -c "mv '$WS/sub' '$WS/sub.real' && ln -s decoy '$WS/sub'"
+	[ "$status" -eq 0 ]
+	run sbx touch "$CANARY"
+	refused "sbxrun: cannot enforce \"deny $WS/sub/secret\" on linux: cannot enforce sandbox deny-read path $WS/sub/secret because it crosses writable symlink $WS/sub"
+	[ "${lines[1]}" = "hint: name the path it leads to ($WS/decoy/secret) instead" ]
+	# The same under a kernel without openat2 (the component walk).
+	run "$BIN/failinj" openat2 -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
+		-- touch "$CANARY"
+	refused "sbxrun: cannot enforce \"deny $WS/sub/secret\" on linux: cannot enforce sandbox deny-read path $WS/sub/secret because it crosses writable symlink $WS/sub"
+	# Control: with the directory back, the run is allowed and the deny holds.
+	rm "$WS/sub" && mv "$WS/sub.real" "$WS/sub"
+	expect EACCES read "$WS/sub/secret"
+	run "$BIN/failinj" openat2 -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
+		-- "$P" read "$WS/sub/secret"
+	[ "$output" = EACCES ]
+}
+
+@test "a writable root an earlier run replaced with a link to a read-only place" {
+	rm -rf "$WS/build" "$OUT/pwned"
+	mkdir -p "$WS/build"
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$WS/build" write)")
+	expect OK write "$WS/build/out.o"
+	expect EROFS write "$OUT/pwned"
+	outside write "$OUT/pwned" && rm "$OUT/pwned"
+	# Run 1 (allowed to write the workspace) points build/ at the directory it may not write.
+	run full sh -c "rm -rf '$WS/build' && ln -s '$OUT' '$WS/build'"
+	[ "$status" -eq 0 ]
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$WS" write)" \
+		"$(entry_path "$WS/build" write)")
+	run sbx sh -c "touch '$CANARY'; echo x >'$WS/build/pwned'"
+	refused "sbxrun: cannot enforce \"write $WS/build\" on linux: cannot enforce sandbox writable root $WS/build because it crosses writable symlink $WS/build"
+	[ ! -e "$OUT/pwned" ]
+	rm "$WS/build"
+}
+
+@test "a read-only carve-out (.git) an earlier run replaced with a link" {
+	rm -rf "$WS/.git.real"
+	PROFILE=$(profile restricted $(workspace_entries))
+	expect EROFS append "$WS/.git/config"
+	# Within the workspace profile the carve-out is a mount point: it cannot even be moved.
+	expect EBUSY rename "$WS/.git" "$WS/.git.real"
+	# An earlier run with full write moves it and leaves a link.
+	run full sh -c "mv '$WS/.git' '$WS/.git.real' && ln -s .git.real '$WS/.git'"
+	[ "$status" -eq 0 ]
+	run sbx sh -c "touch '$CANARY'; echo x >>'$WS/.git.real/config'"
+	refused "sbxrun: cannot enforce \"read-only $WS/.git\" on linux: cannot enforce sandbox read-only path $WS/.git because it crosses writable symlink $WS/.git"
+	rm "$WS/.git" && mv "$WS/.git.real" "$WS/.git"
+	expect EROFS append "$WS/.git/config"
+}
+
+@test "a deny glob match an earlier run made a link to elsewhere" {
+	rm -f "$WS/planted.env"
+	echo mine >"$WS/own.env"
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$WS/**/*.env")")
+	expect EACCES read "$WS/own.env"
+	expect OK read /etc/hostname
+	# Run 1 plants a match that leads out of the workspace: masking it would mask its target.
+	run sbx ln -s /etc/hostname "$WS/planted.env"
+	[ "$status" -eq 0 ]
+	run sbx touch "$CANARY"
+	refused "sbxrun: cannot enforce sandbox deny-read path $WS/planted.env because it crosses writable symlink $WS/planted.env"
+	rm "$WS/planted.env"
+	expect EACCES read "$WS/own.env"
+}
+
+@test "a link any user may replace, on the way to a rule path, is refused" {
+	local d="$FIXTURES/open-0777" name="link-$SBX_USER-$$"
+	rm -f "$d/$name"
+	mkdir -p "$OUT/target"
+	ln -s "$OUT/target" "$d/$name"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$d/$name/secret" deny)")
+	run sbx touch "$CANARY"
+	refused "sbxrun: cannot enforce \"deny $d/$name/secret\" on linux: cannot enforce sandbox deny-read path $d/$name/secret because it crosses symlink $d/$name, which users other than root and the caller can replace"
+	# Control: the same deny named by where the link leads is planned.
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$OUT/target/secret" deny)")
+	run sbx touch "$CANARY"
+	[ "$status" -eq 0 ] && [ -e "$CANARY" ]
+	rm -f "$d/$name" "$CANARY"
+	# The cwd itself is resolved the same way by run and by the helper.
+	ln -s "$WS" "$d/$name"
+	run "$BIN/sbxrun" --cwd "$d/$name" -- touch "$CANARY"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: --cwd '$d/$name': it crosses symlink $d/$name, which users other than root and the caller can replace" ]
+	run "$H" --sandbox-policy-cwd "$d/$name" --permission-profile "$PROFILE" -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: --sandbox-policy-cwd $d/$name: it crosses symlink $d/$name, which users other than root and the caller can replace" ]
+	[ ! -e "$CANARY" ]
+	rm -f "$d/$name"
+}

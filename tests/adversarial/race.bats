@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# Races: while runs start one after another, something swaps a directory on the way to a rule
+# path for a symbolic link (or another directory) and back, as fast as it can. Each rule path
+# is looked up once and the same object enforced, so no start may ever be redirected: a start
+# either runs confined as planned or refuses (125).
+load common
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+}
+teardown() {
+	[ -z "${SWAPPER:-}" ] || kill "$SWAPPER" 2>/dev/null || true
+	wait 2>/dev/null || true
+}
+
+STARTS=150
+
+# A concurrent confined run (same user, a profile that only lets it write the workspace) swaps
+# a read-only carve-out for a link to a copy it may write; the next starts must never let the
+# real carve-out be written, whichever name it has at that moment.
+@test "a carve-out swapped for a link by a concurrent run: never written" {
+	local i ok=0 refused=0 other=0
+	rm -rf "$WS/ro" "$WS/ro.real" "$WS/ro.fake"
+	mkdir -p "$WS/ro" "$WS/ro.fake"
+	echo original >"$WS/ro/f"
+	echo fake >"$WS/ro.fake/f"
+	local swapper_profile
+	swapper_profile=$(profile restricted "$(entry_special root read)" "$(entry_path "$WS" write)")
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$WS" write)" \
+		"$(entry_path "$WS/ro" read)")
+	expect EROFS append "$WS/ro/f"
+	"$H" --sandbox-policy-cwd "$WS" --permission-profile "$swapper_profile" -- sh -c "
+		cd '$WS' || exit 1
+		while :; do
+			mv ro ro.real 2>/dev/null && ln -s ro.fake ro 2>/dev/null
+			rm -f ro 2>/dev/null; mv ro.real ro 2>/dev/null
+		done" 3>&- &
+	SWAPPER=$!
+	for i in $(seq $STARTS); do
+		run sbx sh -c "echo x >>'$WS/ro/f'; echo x >>'$WS/ro.real/f'; exit 0"
+		case $status in
+		0) ok=$((ok + 1)) ;;
+		125) refused=$((refused + 1)) ;;
+		*) other=$((other + 1)); echo "start $i: $status $output" ;;
+		esac
+	done
+	kill "$SWAPPER"
+	wait "$SWAPPER" 2>/dev/null || true
+	SWAPPER=
+	# Put the carve-out back under its name, wherever the swapper left it.
+	[ ! -L "$WS/ro" ] || rm "$WS/ro"
+	[ ! -d "$WS/ro.real" ] || mv "$WS/ro.real" "$WS/ro"
+	echo "started $ok, refused $refused, other $other"
+	# Never redirected: the carve-out's file is as it was.
+	[ "$(cat "$WS/ro/f")" = original ]
+	[ "$other" -eq 0 ]
+	# The test raced for real: runs started confined and runs were refused.
+	[ "$ok" -gt 0 ] && [ "$refused" -gt 0 ]
+}
+
+# As root, building another user's checkout: that user owns the directory on the way and swaps
+# the checkout for a link to a directory only root may write. As uid 65534 there is no other
+# user to play: the same rule is checked on a directory any user may write.
+@test "a writable root swapped for a link by its owner: root is never redirected" {
+	local i ok=0 refused=0 other=0 home="$BASE/home-other" victim="$BASE/victim"
+	rm -rf "$home" "$victim"
+	mkdir -p "$home/checkout" "$victim"
+	if ! as_root; then
+		ln -sfn "$home/checkout" "$FIXTURES/open-0777/checkout-$$"
+		run "$BIN/sbxrun" --cwd "$FIXTURES/open-0777/checkout-$$" --profile :workspace -- true
+		rm -f "$FIXTURES/open-0777/checkout-$$"
+		[ "$status" -eq 125 ]
+		[[ "$output" == *"which users other than root and the caller can replace" ]]
+		run "$BIN/sbxrun" --cwd "$home/checkout" --profile :workspace -- true
+		[ "$status" -eq 0 ]
+		return
+	fi
+	chown -R 65534:65534 "$home"
+	chmod 0755 "$victim"
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- sh -c "
+		cd '$home' || exit 1
+		while :; do
+			mv checkout real 2>/dev/null && ln -s '$victim' checkout 2>/dev/null
+			rm -f checkout 2>/dev/null; mv real checkout 2>/dev/null
+		done" 3>&- &
+	SWAPPER=$!
+	for i in $(seq $STARTS); do
+		run "$BIN/sbxrun" --cwd "$home/checkout" --profile :workspace -- \
+			sh -c "echo x >pwned-$i; true"
+		case $status in
+		0) ok=$((ok + 1)) ;;
+		125) refused=$((refused + 1)) ;;
+		*) other=$((other + 1)); echo "start $i: $status $output" ;;
+		esac
+	done
+	kill "$SWAPPER"
+	wait "$SWAPPER" 2>/dev/null || true
+	SWAPPER=
+	echo "started $ok, refused $refused, other $other"
+	ls -la "$victim"
+	# Zero redirections: nothing was ever written where the link led.
+	[ -z "$(ls -A "$victim")" ]
+	[ "$ok" -gt 0 ] && [ "$refused" -gt 0 ]
+}
