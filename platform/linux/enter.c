@@ -43,7 +43,12 @@ static const char *const device_paths[] = {
  * inside a denied directory: it is the only kind of readable root that needs a mount (elsewhere
  * Landlock alone grants it), to re-open it inside the mask.
  */
-enum mnt_kind { MNT_WRITE = 0, MNT_READ_ONLY, MNT_READ, MNT_DENY };
+/*
+ * MNT_ANCESTOR is a directory between a writable root and a denied path or carve-out inside it,
+ * bound onto itself: a mount point cannot be renamed (EBUSY), so the command cannot move the
+ * deny or carve-out away from the name the next run will look for.
+ */
+enum mnt_kind { MNT_WRITE = 0, MNT_ANCESTOR, MNT_READ_ONLY, MNT_READ, MNT_DENY };
 
 struct mnt_op {
 	enum mnt_kind kind;
@@ -210,6 +215,66 @@ static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, 
 	return sbx_landlock_add_fd(ll, f->fd, g, path, d);
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The directories strictly between each denied path or carve-out and the nearest op above it,
+ * when that op is a writable root: those are the ones the command could rename. (Below a mask
+ * or a read-only carve-out nothing can be renamed anyway.) Sorted, without repeats.
+ */
+static int ancestors_to_pin(struct mnt_op *ops, size_t n_ops, struct mnt_op **by_path,
+			    struct sbx_strv *out)
+{
+	char buf[SBX_MAX_PATH + 1];
+	size_t o = 0;
+	int r = 0;
+
+	for (size_t i = 0; !r && i < n_ops; i++) {
+		size_t len = strlen(ops[i].path), mark = out->n;
+		struct mnt_op *up = NULL;
+
+		if ((ops[i].kind != MNT_DENY && ops[i].kind != MNT_READ_ONLY) || len > SBX_MAX_PATH)
+			continue;
+		memcpy(buf, ops[i].path, len + 1);
+		while (!r && len > 1) {
+			while (len > 1 && buf[len - 1] != '/')
+				len--;
+			if (len > 1)
+				len--; /* drop the separator */
+			buf[len] = '\0';
+			if (len <= 1)
+				break;
+			up = mounted_at(by_path, n_ops, buf, false);
+			if (up)
+				break;
+			r = sbx_strv_push(out, buf);
+		}
+		if (!up || up->kind != MNT_WRITE) {
+			/* Not under a writable root (or under a mask): nothing to pin. */
+			while (out->n > mark)
+				free(out->v[--out->n]);
+			if (out->v)
+				out->v[out->n] = NULL;
+		}
+	}
+	if (r || out->n < 2)
+		return r;
+	qsort(out->v, out->n, sizeof(*out->v), str_cmp);
+	for (size_t i = 0; i < out->n; i++) {
+		if (o > 0 && strcmp(out->v[o - 1], out->v[i]) == 0) {
+			free(out->v[i]);
+			continue;
+		}
+		out->v[o++] = out->v[i];
+	}
+	out->n = o;
+	out->v[o] = NULL;
+	return 0;
+}
+
 int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 {
 	const struct sbx_roots *r = e->roots;
@@ -219,6 +284,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	struct mnt_op **by_path = NULL; /* the ops sorted by path, for ancestor lookups */
 	const char **denied = NULL;	/* the MNT_DENY paths, sorted, for ancestor lookups */
 	size_t n_denied = 0;
+	struct sbx_strv pinned = {0}; /* the directories bound onto themselves */
 	int empty_fs = -1, rc = 0, err;
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -328,6 +394,36 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 				n_ops++;
 		}
 		rc = 0;
+		for (size_t i = 0; i < n_ops; i++)
+			by_path[i] = &ops[i];
+		qsort(by_path, n_ops, sizeof(*by_path), op_ptr_path_cmp);
+		/*
+		 * The directories on the way from a writable root down to a denied path or a
+		 * carve-out in it are bound onto themselves, so that the command cannot rename them
+		 * and leave the next run's rule naming nothing.
+		 */
+		rc = ancestors_to_pin(ops, n_ops, by_path, &pinned);
+		if (rc == 0 && pinned.n) {
+			struct mnt_op *grown = realloc(ops, (n_ops + pinned.n) * sizeof(*ops));
+			struct mnt_op **grown_by =
+				realloc(by_path, (n_ops + pinned.n) * sizeof(*by_path));
+
+			if (grown)
+				ops = grown;
+			if (grown_by)
+				by_path = grown_by;
+			rc = grown && grown_by ? 0 : -ENOMEM;
+			for (size_t i = 0; rc >= 0 && i < pinned.n; i++) {
+				rc = op_init(&ops[n_ops], MNT_ANCESTOR, pinned.v[i], e->res, d);
+				n_ops += rc > 0;
+			}
+		}
+		if (rc < 0) {
+			if (rc == -ENOMEM)
+				sbx_diag_set(d, rc, "out of memory");
+			goto out;
+		}
+		rc = 0;
 		qsort(ops, n_ops, sizeof(*ops), mnt_op_cmp);
 		for (size_t i = 0; i < n_ops; i++)
 			by_path[i] = &ops[i];
@@ -415,8 +511,8 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 				sbx_linux_die(d, 125);
 			rc = sbx_mnt_clone_tree(fd, &op->tree, op->path, d);
 			close(fd);
-			if (rc < 0 ||
-			    (op->kind != MNT_WRITE && sbx_mnt_set_readonly(op->tree, "", d) < 0))
+			if (rc < 0 || (op->kind != MNT_WRITE && op->kind != MNT_ANCESTOR &&
+				       sbx_mnt_set_readonly(op->tree, "", d) < 0))
 				sbx_linux_die(d, 125);
 		}
 
@@ -450,6 +546,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 				sbx_linux_die(d, 125);
 			switch (op->kind) {
 			case MNT_WRITE:
+			case MNT_ANCESTOR:
 			case MNT_READ_ONLY:
 			case MNT_READ:
 				rc = sbx_mnt_attach(op->tree, target, op->path, d);
@@ -555,6 +652,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	sbx_linux_die(d, 126);
 
 out:
+	sbx_strv_clear(&pinned);
 	sbx_landlock_free(ll);
 	free(ops);
 	free(by_path);
