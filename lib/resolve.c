@@ -1003,9 +1003,127 @@ static int add_read_only(struct sbx_writable_root *w, const char *p)
  *  - the directory a .git pointer file names (spec 2.6) becomes a carve-out of the deepest
  *    writable root that holds it, unless a deny lies in between or an entry names it.
  */
+/*
+ * The directory a git directory's "commondir" file names (a linked worktree's gitdir points at
+ * the repository's common directory, where hooks and config live), or NULL.
+ */
+static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **out,
+			 struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char buf[GITDIR_FILE_MAX + 1], *file = NULL, *s, *e;
+	size_t got = 0;
+	bool dir = false;
+	int r;
+
+	*out = NULL;
+	r = any_join(gitdir, "commondir", &file);
+	if (r)
+		return r;
+	r = v->read_file(v->self, file, buf, sizeof(buf) - 1, &got);
+	if (r == -ENOENT || r == -EINVAL || (r == 0 && got >= sizeof(buf) - 1)) {
+		free(file);
+		return 0; /* no such file, or not a regular file of that size: not a worktree */
+	}
+	if (r < 0) {
+		if (d && r != -ENOMEM) {
+			sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+			sbx_diag_hint(d, r,
+				      "it names the git directory whose hooks and config must be "
+				      "protected; restore access to it");
+		}
+		free(file);
+		return r;
+	}
+	free(file);
+	buf[got] = '\0';
+	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
+		;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		e--;
+	*e = '\0';
+	if (!*s || strchr(s, '\n'))
+		return 0;
+	r = any_join(gitdir, s, out);
+	if (!r)
+		r = is_dir(ctx, *out, &dir, d);
+	if (r < 0 || !dir) {
+		free(*out);
+		*out = NULL;
+	}
+	return r < 0 ? r : 0;
+}
+
+struct list_dirs {
+	const char *parent;
+	struct sbx_strv *out;
+};
+
+static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct list_dirs *l = arg;
+	char *p = NULL;
+	int r;
+
+	if (type != SBX_FT_DIR)
+		return 0;
+	r = any_join(l->parent, name, &p);
+	return r ? r : sbx_strv_push_owned(l->out, p);
+}
+
+/*
+ * The directories whose hooks and config git runs, for the git directory gitdir of a writable
+ * root: gitdir itself, the common directory it names (a worktree's), and each submodule's
+ * (<dir>/modules/NAME, which holds the nested ones below it). A failed look-up or listing is an
+ * error.
+ */
+static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *out,
+		    struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char *common = NULL;
+	size_t first = out->n;
+	int r = sbx_strv_push(out, gitdir);
+
+	if (!r)
+		r = git_commondir(ctx, gitdir, &common, d);
+	if (!r && common)
+		r = sbx_strv_push_owned(out, common);
+	for (size_t i = first, n = out->n; !r && i < n; i++) {
+		struct list_dirs l = {.out = out};
+		char *modules = NULL;
+
+		r = any_join(out->v[i], "modules", &modules);
+		if (r)
+			break;
+		l.parent = modules;
+		r = v->list(v->self, modules, push_subdir, &l);
+		if (r == -ENOENT || r == -ENOTDIR)
+			r = 0;
+		else if (r && r != -ENOMEM && d) {
+			sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", modules,
+				     strerror(r < 0 ? -r : EACCES));
+			r = r < 0 ? r : -EACCES;
+		}
+		free(modules);
+	}
+	return r;
+}
+
+/* Adds p as a read-only carve-out of w unless one already covers it. */
+static int add_read_only_uncovered(struct sbx_writable_root *w, const char *p)
+{
+	for (size_t i = 0; i < w->n_read_only; i++)
+		if (covers(w->read_only[i], p))
+			return 0;
+	return add_read_only(w, p);
+}
+
 static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			const struct sbx_ctx *ctx, struct sbx_diag *d)
 {
+	struct sbx_strv gits = {0};
 	struct sbx_writable_root *w = &out->writable[wi];
 	char **defaults = NULL;
 	size_t n_defaults = 0;
@@ -1036,17 +1154,40 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			return r;
 	}
 	r = sbx_default_read_only_subpaths(w->root, false, ctx, &defaults, &n_defaults, d);
-	for (size_t k = 0; !r && k < n_defaults; k++) {
-		const char *p = defaults[k];
+	/*
+	 * Git runs hooks and reads config from more places than .git: the directory a .git file
+	 * points to (spec 2.6), and from there a worktree's common directory and every
+	 * submodule's. Each is a carve-out of the writable root that holds it.
+	 */
+	if (!r) {
+		struct sbx_pathinfo in;
+		char *git = NULL, *target = NULL;
+
+		r = any_join(w->root, ".git", &git);
+		if (!r)
+			r = look(ctx, git, &in, d);
+		if (!r && in.exists && in.type == SBX_FT_DIR)
+			r = git_dirs(ctx, git, &gits, d);
+		else if (!r && in.exists && in.type == SBX_FT_REG)
+			r = gitdir_target(ctx, w->root, git, &target, d);
+		if (!r && target)
+			r = git_dirs(ctx, target, &gits, d);
+		free(git);
+		free(target);
+	}
+	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
+		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
 		struct pslot *s;
 
 		if (pmap_find(m, p, strlen(p)))
 			continue;
 		s = nearest_decider(m, p);
 		if (s && s->access != SBX_DENY && s->wr >= 0)
-			r = add_read_only(&out->writable[s->wr], p);
+			r = k < n_defaults ? add_read_only(&out->writable[s->wr], p)
+					   : add_read_only_uncovered(&out->writable[s->wr], p);
 	}
 	sbx_strv_free(defaults, n_defaults);
+	sbx_strv_clear(&gits);
 	return r;
 }
 

@@ -392,3 +392,34 @@ TEST(fsview_glob_match_at_path_max)
 	}
 	free(t);
 }
+
+/* A worktree's commondir file that cannot be read fails the plan, naming it. */
+TEST(fsview_unreadable_commondir_fails_the_plan)
+{
+	char *top = vec_fresh_dir(), *ws = cat(top, "/ws"), *gd = cat(top, "/ws/gd"),
+	     *dotgit = cat(ws, "/.git"), *cd = cat(gd, "/commondir"), *text = NULL, *msg = NULL;
+	struct sbx_fs fs = {0};
+	struct fake f = {0};
+	struct sbx_diag d;
+
+	vec_mkdir(gd);
+	vec_mkfile(cd, "..\n");
+	CHECK(asprintf(&text, "gitdir: %s\n", gd) > 0);
+	vec_mkfile(dotgit, text);
+	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_READ, false);
+	sbx_fs_push_path(&fs, ws, SBX_WRITE, false);
+	CHECK_INT(plan_with(&f, ws, &fs, &d), 0);
+	f.fail_read = cd;
+	f.fail_err = EIO;
+	CHECK_INT(plan_with(&f, ws, &fs, &d), -EIO);
+	CHECK(asprintf(&msg, "cannot read %s: %s", cd, strerror(EIO)) > 0);
+	CHECK_STR(d.msg, msg);
+	sbx_fs_clear(&fs);
+	free(msg);
+	free(text);
+	free(top);
+	free(ws);
+	free(gd);
+	free(dotgit);
+	free(cd);
+}

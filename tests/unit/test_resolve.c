@@ -815,3 +815,54 @@ TEST(roots_prune_read_inside_read)
 	sbx_roots_free(&rt);
 	sbx_fs_clear(&fs);
 }
+
+/*
+ * A worktree (its .git file points into the main repository's git directory) whose main
+ * repository lies in another writable root: the gitdir, the common directory it names and the
+ * submodules' git directories there are carve-outs of that root.
+ */
+TEST(roots_worktree_common_dir_and_modules)
+{
+	char *top = vec_fresh_dir(), *wt = cat(top, "/wt"), *tmp = cat(top, "/tmp"),
+	     *common = cat(top, "/tmp/main/.git"), *gd = cat(top, "/tmp/main/.git/worktrees/wt"),
+	     *cd = cat(gd, "/commondir"), *mod = cat(common, "/modules/sub"), *text = NULL;
+	struct sbx_ctx ctx = vec_ctx(wt);
+	struct sbx_fs fs = { 0 };
+	struct sbx_roots r;
+	const struct sbx_writable_root *w;
+
+	vec_mkdir(wt);
+	vec_mkdir(gd);
+	vec_mkdir(mod);
+	vec_mkfile(cd, "../..\n");
+	if (asprintf(&text, "gitdir: %s\n", gd) > 0) {
+		char *dotgit = cat(wt, "/.git");
+
+		vec_mkfile(dotgit, text);
+		free(dotgit);
+	}
+	sbx_fs_push_path(&fs, wt, SBX_WRITE, false);
+	sbx_fs_push_path(&fs, tmp, SBX_WRITE, false);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	w = find_root(&r, tmp);
+	CHECK(w && has_str(w->read_only, w->n_read_only, gd));
+	CHECK(w && has_str(w->read_only, w->n_read_only, common));
+	/* The submodule's git directory lies inside the common one: covered, not repeated. */
+	CHECK(w && !has_str(w->read_only, w->n_read_only, mod));
+	sbx_roots_free(&r);
+	/* With the common directory not writable, the submodule's dir alone stays uncovered. */
+	sbx_fs_push_path(&fs, common, SBX_DENY, false);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
+	w = find_root(&r, tmp);
+	CHECK(w && !has_str(w->read_only, w->n_read_only, common));
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	free(text);
+	free(top);
+	free(wt);
+	free(tmp);
+	free(common);
+	free(gd);
+	free(cd);
+	free(mod);
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# Git runs hooks and reads config from more places than the workspace's .git: a worktree's .git
+# file points into the main repository's git directory, whose common directory holds the hooks
+# and config, and submodules keep theirs under modules/. Wherever those lie inside a writable
+# root (here: under $TMPDIR, which the workspace profile makes writable), run 1 must not be able
+# to plant anything there that a later git command (run 2, or the user's own) would execute.
+load common
+
+setup_file() {
+	make_layout_vars
+	rm -rf "$TMPDIR/main" "$BASE/wt"
+	mkdir -p "$BASE"
+	local g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
+	"${g[@]}" init -q "$TMPDIR/main"
+	echo a >"$TMPDIR/main/a"
+	"${g[@]}" -C "$TMPDIR/main" add a
+	"${g[@]}" -C "$TMPDIR/main" commit -qm init
+	"${g[@]}" init -q "$TMPDIR/lib"
+	"${g[@]}" -C "$TMPDIR/lib" commit -q --allow-empty -m lib
+	"${g[@]}" -C "$TMPDIR/main" submodule add -q "$TMPDIR/lib" sub
+	"${g[@]}" -C "$TMPDIR/main" commit -qm sub
+	"${g[@]}" -C "$TMPDIR/main" worktree add -q "$BASE/wt"
+}
+setup() {
+	make_layout_vars
+	WT="$BASE/wt"
+	CANARY="$BASE/canary-$BATS_TEST_NUMBER"
+	rm -f "$CANARY"
+	COMMON="$TMPDIR/main/.git"
+	PROFILE=$(profile restricted $(workspace_entries))
+}
+
+# wt CMD...: a run in the worktree with the workspace profile.
+wt() { "$H" --sandbox-policy-cwd "$WT" --permission-profile "$PROFILE" -- "$@"; }
+wexpect() {
+	local want=$1
+	shift
+	run wt "$P" "$@"
+	echo "inside: probe $* -> $output (want $want)"
+	[ "$output" = "$want" ]
+}
+
+@test "the layout: a worktree whose git directory lies in a writable root" {
+	[ "$(cat "$WT/.git")" = "gitdir: $COMMON/worktrees/wt" ]
+	[ "$(cat "$COMMON/worktrees/wt/commondir")" = ../.. ]
+	[ -d "$COMMON/modules/sub" ]
+	# Positive control: that root is writable to the command where it is not git's.
+	wexpect OK write "$TMPDIR/other-file"
+	wexpect OK write "$WT/new-file"
+}
+
+@test "hooks and config: the worktree's gitdir, the common directory, the submodule's" {
+	local dir
+	for dir in "$COMMON" "$COMMON/modules/sub"; do
+		outside write "$dir/hooks/probe-outside" && rm "$dir/hooks/probe-outside"
+		wexpect EROFS write "$dir/hooks/pre-commit"
+		wexpect EROFS append "$dir/config"
+	done
+	# The worktree's own git directory (HEAD, its per-worktree config, a hooks directory).
+	wexpect EROFS append "$COMMON/worktrees/wt/HEAD"
+	wexpect EROFS write "$COMMON/worktrees/wt/config.worktree"
+	wexpect EROFS mkdir "$COMMON/worktrees/wt/hooks"
+	wexpect EROFS append "$WT/.git"
+}
+
+@test "run 1 cannot plant a command in git's config; run 2's git status runs nothing" {
+	run wt git config core.fsmonitor "touch $CANARY"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	run wt sh -c "printf '#!/bin/sh\ntouch $CANARY\n' >'$COMMON/hooks/post-checkout'"
+	[ "$status" -ne 0 ]
+	run wt git status --short
+	[ "$status" -eq 0 ]
+	run git -C "$WT" status --short
+	[ ! -e "$CANARY" ]
+	# Control: in a plain repository of its own in $TMPDIR the command may set any config.
+	rm -rf "$TMPDIR/scratch"
+	run wt git init -q "$TMPDIR/scratch"
+	[ "$status" -eq 0 ]
+	run wt git -C "$TMPDIR/scratch" config core.fsmonitor true
+	[ "$status" -eq 0 ]
+}
