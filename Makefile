@@ -244,7 +244,8 @@ $(BUILD)/platform/linux/seccomp.o: platform/linux/seccomp.c $(BUILD)/gen/seccomp
 
 # ---- Linux enforcement suite: a probe that performs one operation and prints its errno name,
 # a fault injector that hides a kernel feature, and the enter sequence over hand-built roots.
-ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo
+ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo \
+	$(BUILD)/enforce/filter-demo
 
 $(BUILD)/enforce/probe: tests/enforce/probe.c | deps
 	@mkdir -p $(dir $@)
@@ -255,6 +256,10 @@ $(BUILD)/enforce/failinj: tests/enforce/failinj.c | deps
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(DEP_LIBS)
 
 $(BUILD)/enforce/enter-demo: tests/enforce/enter_demo.c $(filter-out $(BUILD)/platform/linux/exec.o,$(PLATFORM_OBJS)) $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+$(BUILD)/enforce/filter-demo: tests/enforce/filter_demo.c $(BUILD)/platform/linux/seccomp.o $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 

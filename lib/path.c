@@ -165,3 +165,53 @@ size_t sbx_utf8_len(const unsigned char *s, size_t n)
 		return 0;
 	return len;
 }
+
+int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix), void *arg)
+{
+	char buf[SBX_MAX_PATH + 1];
+	size_t len = strlen(p);
+	int r;
+
+	if (len > SBX_MAX_PATH)
+		return -ENAMETOOLONG;
+	memcpy(buf, p, len + 1);
+	while (len > 1) {
+		while (len > 1 && buf[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--; /* the parent, without its trailing separator */
+		buf[len] = '\0';
+		r = visit(arg, buf);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int ptr_str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+struct in_sorted {
+	const char *const *v;
+	size_t n;
+};
+
+static int found_in_sorted(void *arg, const char *prefix)
+{
+	const struct in_sorted *s = arg;
+
+	return bsearch(&prefix, s->v, s->n, sizeof(*s->v), ptr_str_cmp) != NULL;
+}
+
+bool sbx_path_under_sorted(const char *const *sorted, size_t n, const char *p, bool self)
+{
+	struct in_sorted s = {sorted, n};
+
+	if (!n)
+		return false;
+	if (self && found_in_sorted(&s, p))
+		return true;
+	return sbx_path_ancestors(p, found_in_sorted, &s) > 0;
+}

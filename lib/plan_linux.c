@@ -184,6 +184,18 @@ static bool glob_meets_writable(const struct sbx_roots *rt, const char *pattern)
 	return meets;
 }
 
+/* Do granted trees cover the static prefix of the pattern (so every match)? */
+static bool glob_granted(const struct sbx_roots *rt, const char *pattern)
+{
+	char *prefix = NULL;
+	bool covered = false;
+
+	if (pattern && sbx_glob_static_prefix(pattern, &prefix) == 0 && prefix)
+		covered = granted_tree_covers(rt, prefix);
+	free(prefix);
+	return covered;
+}
+
 /* Why, without a mount namespace, a denied path inside a readable tree is still enforced. */
 static const char around_note[] =
 	"Landlock grants the readable tree around it instead: a rule on every entry of each "
@@ -205,23 +217,7 @@ static int str_ptr_cmp(const void *a, const void *b)
 /* Is a denied path strictly above path? One lookup per component: profiles hold 10,000s. */
 static bool denied_above(const struct host *h, const char *path)
 {
-	char buf[SBX_MAX_PATH + 1];
-	size_t len = strlen(path);
-
-	if (!h->n_denied || len > SBX_MAX_PATH || path[0] != '/')
-		return false;
-	memcpy(buf, path, len + 1);
-	for (;;) {
-		const char *key = buf;
-
-		while (len > 1 && buf[len - 1] != '/')
-			len--;
-		if (len <= 1)
-			return false;
-		buf[--len] = '\0'; /* the parent, without its trailing separator */
-		if (bsearch(&key, h->denied, h->n_denied, sizeof(*h->denied), str_ptr_cmp))
-			return true;
-	}
+	return path[0] == '/' && sbx_path_under_sorted(h->denied, h->n_denied, path, false);
 }
 
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
@@ -349,7 +345,12 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 
 	case SBX_REQ_DENY_GLOB:
 		if (h->mnt) {
-			enforced(r, MNT);
+			/*
+			 * Each match inside a granted tree is masked; one that nothing grants is
+			 * refused by Landlock and left unmasked (a mask would only publish its
+			 * path in /proc/self/mountinfo).
+			 */
+			enforced(r, h->ll && !glob_granted(rt, r->path) ? LL | MNT : MNT);
 			return 0;
 		}
 		if (h->ll && !glob_meets_writable(rt, r->path))

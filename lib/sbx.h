@@ -163,6 +163,14 @@ int sbx_path_join(const char *base, const char *rel, char **out);
 /* Component-wise prefix: "/a" covers "/a" and "/a/b" but not "/ab". "/" covers everything. */
 bool sbx_path_covers(const char *prefix, const char *path);
 size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
+/*
+ * The one walk over a path's ancestors: visit(arg, prefix) for each strict ancestor of the
+ * absolute path p, deepest first, "/" last ("/a/b/c": "/a/b", "/a", "/"), until visit returns
+ * non-zero, which is returned; -ENAMETOOLONG past SBX_MAX_PATH. prefix lives during the call.
+ */
+int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix), void *arg);
+/* Is p (when self) or a strict ancestor of p in the strcmp-sorted array? One look-up each. */
+bool sbx_path_under_sorted(const char *const *sorted, size_t n, const char *p, bool self);
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
 

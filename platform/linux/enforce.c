@@ -103,6 +103,8 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 		sbx_linux_enforce_free(e);
 		return sbx_diag_set(d, rc, "out of memory");
 	}
+	/* A watch on a directory Landlock alone denies would report the names inside it. */
+	e->seccomp_no_watch = e->ll_deny.n > 0;
 	return 0;
 }
 

@@ -70,29 +70,6 @@ static int str_ptr_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Is a strict ancestor of p in the sorted list of denied paths? One lookup per component. */
-static bool under_denied(const char **denied, size_t n, const char *p)
-{
-	char buf[SBX_MAX_PATH + 1];
-	size_t len = strlen(p);
-
-	if (!n || len > SBX_MAX_PATH)
-		return false;
-	memcpy(buf, p, len + 1);
-	while (len > 1) {
-		const char *key = buf;
-
-		while (len > 1 && buf[len - 1] != '/')
-			len--;
-		if (len > 1)
-			len--; /* drop the separator */
-		buf[len] = '\0';
-		if (len > 1 && bsearch(&key, denied, n, sizeof(*denied), str_ptr_cmp))
-			return true;
-	}
-	return false;
-}
-
 /* The ops sorted by path, for ancestor lookups; each entry points into the ops array. */
 static int op_ptr_path_cmp(const void *a, const void *b)
 {
@@ -131,26 +108,27 @@ static struct mnt_op *mounted_at(struct mnt_op **by_path, size_t n, const char *
 	return found;
 }
 
+struct above {
+	struct mnt_op **by_path;
+	size_t n;
+	struct mnt_op *found;
+};
+
+static int mounted_here(void *arg, const char *prefix)
+{
+	struct above *a = arg;
+
+	a->found = mounted_at(a->by_path, a->n, prefix, false);
+	return a->found != NULL;
+}
+
 /* The nearest strict ancestor of p that is mounted, or NULL. One lookup per component. */
 static struct mnt_op *mounted_above(struct mnt_op **by_path, size_t n, const char *p)
 {
-	char buf[SBX_MAX_PATH + 1];
-	size_t len = strlen(p);
-	struct mnt_op *found;
+	struct above a = {by_path, n, NULL};
 
-	if (len > SBX_MAX_PATH)
-		return NULL;
-	memcpy(buf, p, len + 1);
-	while (len > 1) {
-		while (len > 1 && buf[len - 1] != '/')
-			len--;
-		if (len > 1)
-			len--; /* drop the separator */
-		buf[len] = '\0';
-		if (len > 1 && (found = mounted_at(by_path, n, buf, false)))
-			return found;
-	}
-	return NULL;
+	sbx_path_ancestors(p, mounted_here, &a);
+	return a.found;
 }
 
 /*
@@ -221,6 +199,65 @@ static int str_cmp(const void *a, const void *b)
 }
 
 /*
+ * Where the Landlock ruleset grants anything, as the paths resolve, sorted: left empty (v NULL)
+ * when there is no file-system ruleset or it grants everything (full read).
+ */
+static int granted_paths(const struct sbx_linux_enforce *e, struct sbx_strv *out)
+{
+	const struct sbx_roots *r = e->roots;
+	int rc = 0;
+
+	if (e->landlock_abi <= 0 || r->full_read || r->full_write)
+		return 0;
+	for (size_t i = 0; rc == 0 && i < r->n_readable + r->n_writable + ARRAY_LEN(minimal_paths) +
+						      ARRAY_LEN(device_paths);
+	     i++) {
+		const char *p;
+		const struct sbx_resolved *f;
+		size_t k = i;
+
+		if (k < r->n_readable) {
+			p = r->readable[k];
+		} else if ((k -= r->n_readable) < r->n_writable) {
+			p = r->writable[k].root;
+		} else if ((k -= r->n_writable) < ARRAY_LEN(minimal_paths)) {
+			if (!r->platform_defaults)
+				continue;
+			p = minimal_paths[k];
+		} else {
+			p = device_paths[k - ARRAY_LEN(minimal_paths)];
+		}
+		f = sbx_resolve(e->res, p);
+		if (!f)
+			rc = -ENOMEM;
+		else if (f->exists)
+			rc = sbx_strv_push(out, f->real);
+	}
+	if (rc == 0 && !out->v)
+		rc = sbx_strv_push(out, "\n"); /* nothing granted: a list that holds no path */
+	if (rc == 0)
+		qsort(out->v, out->n, sizeof(*out->v), str_cmp);
+	return rc;
+}
+
+struct pin {
+	struct mnt_op **by_path;
+	size_t n;
+	struct mnt_op *up; /* the nearest op above, once found */
+	struct sbx_strv *out;
+};
+
+static int pin_ancestor(void *arg, const char *prefix)
+{
+	struct pin *p = arg;
+
+	p->up = mounted_at(p->by_path, p->n, prefix, false);
+	if (p->up)
+		return 1;
+	return sbx_strv_push(p->out, prefix);
+}
+
+/*
  * The directories strictly between each denied path or carve-out and the nearest op above it,
  * when that op is a writable root: those are the ones the command could rename. (Below a mask
  * or a read-only carve-out nothing can be renamed anyway.) Sorted, without repeats.
@@ -228,31 +265,17 @@ static int str_cmp(const void *a, const void *b)
 static int ancestors_to_pin(struct mnt_op *ops, size_t n_ops, struct mnt_op **by_path,
 			    struct sbx_strv *out)
 {
-	char buf[SBX_MAX_PATH + 1];
 	size_t o = 0;
 	int r = 0;
 
-	for (size_t i = 0; !r && i < n_ops; i++) {
-		size_t len = strlen(ops[i].path), mark = out->n;
-		struct mnt_op *up = NULL;
+	for (size_t i = 0; r >= 0 && i < n_ops; i++) {
+		struct pin p = {by_path, n_ops, NULL, out};
+		size_t mark = out->n;
 
-		if ((ops[i].kind != MNT_DENY && ops[i].kind != MNT_READ_ONLY) || len > SBX_MAX_PATH)
+		if (ops[i].kind != MNT_DENY && ops[i].kind != MNT_READ_ONLY)
 			continue;
-		memcpy(buf, ops[i].path, len + 1);
-		while (!r && len > 1) {
-			while (len > 1 && buf[len - 1] != '/')
-				len--;
-			if (len > 1)
-				len--; /* drop the separator */
-			buf[len] = '\0';
-			if (len <= 1)
-				break;
-			up = mounted_at(by_path, n_ops, buf, false);
-			if (up)
-				break;
-			r = sbx_strv_push(out, buf);
-		}
-		if (!up || up->kind != MNT_WRITE) {
+		r = sbx_path_ancestors(ops[i].path, pin_ancestor, &p);
+		if (r >= 0 && (!p.up || p.up->kind != MNT_WRITE)) {
 			/* Not under a writable root (or under a mask): nothing to pin. */
 			while (out->n > mark)
 				free(out->v[--out->n]);
@@ -260,8 +283,8 @@ static int ancestors_to_pin(struct mnt_op *ops, size_t n_ops, struct mnt_op **by
 				out->v[out->n] = NULL;
 		}
 	}
-	if (r || out->n < 2)
-		return r;
+	if (r < 0 || out->n < 2)
+		return r < 0 ? r : 0;
 	qsort(out->v, out->n, sizeof(*out->v), str_cmp);
 	for (size_t i = 0; i < out->n; i++) {
 		if (o > 0 && strcmp(out->v[o - 1], out->v[i]) == 0) {
@@ -284,7 +307,8 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	struct mnt_op **by_path = NULL; /* the ops sorted by path, for ancestor lookups */
 	const char **denied = NULL;	/* the MNT_DENY paths, sorted, for ancestor lookups */
 	size_t n_denied = 0;
-	struct sbx_strv pinned = {0}; /* the directories bound onto themselves */
+	struct sbx_strv pinned = {0};  /* the directories bound onto themselves */
+	struct sbx_strv granted = {0}; /* what the Landlock ruleset grants, sorted; none: all */
 	int empty_fs = -1, rc = 0, err;
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -353,6 +377,9 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 			rc = sbx_diag_set(d, -ENOMEM, "out of memory");
 			goto out;
 		}
+		rc = granted_paths(e, &granted);
+		if (rc < 0)
+			goto out;
 		/* Denied paths and glob matches first: they tell which readable roots need one. */
 		for (size_t i = 0; i < n_deny; i++) {
 			const char *p = i < r->n_unreadable
@@ -364,6 +391,14 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 			rc = op_init(&ops[n_ops], MNT_DENY, p, e->res, d);
 			if (rc < 0)
 				goto out;
+			/*
+			 * A glob match that nothing grants is refused by Landlock already; a mask
+			 * there would only publish its path in /proc/self/mountinfo.
+			 */
+			if (rc > 0 && i >= r->n_unreadable && granted.v &&
+			    !sbx_path_under_sorted((const char *const *)granted.v, granted.n,
+						   ops[n_ops].path, true))
+				continue;
 			if (rc > 0)
 				denied[n_denied++] = ops[n_ops++].path;
 		}
@@ -390,7 +425,8 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 			rc = op_init(&ops[n_ops], MNT_READ, r->readable[i], e->res, d);
 			if (rc < 0)
 				goto out;
-			if (rc > 0 && under_denied(denied, n_denied, ops[n_ops].path))
+			if (rc > 0 &&
+			    sbx_path_under_sorted(denied, n_denied, ops[n_ops].path, false))
 				n_ops++;
 		}
 		rc = 0;
@@ -632,7 +668,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	 * 8. The seccomp filter, last: it refuses mount, unshare and the other calls the steps
 	 *    above needed, and everything after it (only execve) runs through it.
 	 */
-	if (sbx_seccomp_apply(e->network, e->seccomp_metadata, d) < 0)
+	if (sbx_seccomp_apply(e->network, e->seccomp_metadata, e->seccomp_no_watch, d) < 0)
 		sbx_linux_die(d, 125);
 
 	/*
@@ -653,6 +689,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 
 out:
 	sbx_strv_clear(&pinned);
+	sbx_strv_clear(&granted);
 	sbx_landlock_free(ll);
 	free(ops);
 	free(by_path);

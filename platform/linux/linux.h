@@ -90,6 +90,7 @@ struct sbx_linux_enforce {
 	bool mount_namespace;	  /* build the private mount namespace */
 	int landlock_abi;	  /* the running ABI (>= 1) or 0 for none */
 	bool seccomp_metadata;	  /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
+	bool seccomp_no_watch;	  /* refuse inotify/fanotify watches (denies by Landlock alone) */
 	const char *command_cwd;  /* absolute */
 	char *const *argv;	  /* the command */
 };
@@ -143,8 +144,21 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_resolver *res,
 int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);
 
-/* seccomp (seccomp.c): builds and loads the filter of ARCHITECTURE.md section 3 step 6. */
-int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d);
+/*
+ * seccomp (seccomp.c): builds and loads the filter of ARCHITECTURE.md section 3 step 6, and a
+ * second one for what libseccomp cannot express (system calls newer than this build: ENOSYS;
+ * with metadata, ioctl as an allow-list; with no_watch, no inotify or fanotify watches).
+ */
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_diag *d);
+/*
+ * The second filter's program, with the highest known system-call number as a parameter (the
+ * helper passes its own; a test passes a lower one to see the range refused on this kernel).
+ * Returns its length; prog has room for SBX_SECCOMP_SECOND_MAX instructions.
+ */
+#include <linux/filter.h>
+#define SBX_SECCOMP_SECOND_MAX 128
+unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_max,
+				  struct sock_filter *prog);
 /* Writes the BPF program of that filter to fd (the build-time generator uses it). */
 int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d);
 

@@ -7,11 +7,16 @@
  * of any other ABI (i386 through int 0x80, x32) fail the architecture check and kill the thread,
  * since those numbers would otherwise slip past rules written for the native table.
  */
+#include <endian.h>
 #include <errno.h>
+#include <asm/termbits.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -80,11 +85,28 @@ static const struct sc_name always_enosys[] = {
 
 /* Refused when no mount namespace makes the file system read-only (Landlock cannot). */
 static const struct sc_name metadata_eperm[] = {
-	{"chmod", -1},	     {"fchmod", -1},	   {"fchmodat", -1},	 {"fchmodat2", 452},
-	{"chown", -1},	     {"fchown", -1},	   {"lchown", -1},	 {"fchownat", -1},
-	{"utime", -1},	     {"utimes", -1},	   {"futimesat", -1},	 {"utimensat", -1},
-	{"setxattr", -1},    {"lsetxattr", -1},	   {"fsetxattr", -1},	 {"setxattrat", 463},
-	{"removexattr", -1}, {"lremovexattr", -1}, {"fremovexattr", -1}, {"removexattrat", 466},
+	{"chmod", -1},
+	{"fchmod", -1},
+	{"fchmodat", -1},
+	{"fchmodat2", 452},
+	{"chown", -1},
+	{"fchown", -1},
+	{"lchown", -1},
+	{"fchownat", -1},
+	{"utime", -1},
+	{"utimes", -1},
+	{"futimesat", -1},
+	{"utimensat", -1},
+	{"setxattr", -1},
+	{"lsetxattr", -1},
+	{"fsetxattr", -1},
+	{"setxattrat", 463},
+	{"removexattr", -1},
+	{"lremovexattr", -1},
+	{"fremovexattr", -1},
+	{"removexattrat", 466},
+	/* Linux 6.17: FS_IOC_FSSETXATTR by path (flags, project id, extent size). */
+	{"file_setattr", 469},
 };
 
 /* Refused when the network is restricted (seccomp cannot see a socket address). */
@@ -230,6 +252,105 @@ int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d)
 	return rc < 0 ? rc : 0;
 }
 
+/* ---- the second filter: what libseccomp cannot say ---------------------------------------- */
+
+/*
+ * libseccomp cannot express "every request but these" (a rule with the filter's default action is
+ * refused, and one argument is compared once per rule), nor a range of system-call numbers. A
+ * second, small filter written here does; the kernel runs every filter and the refusal wins.
+ *
+ *  - A system-call number above the highest this build knows (a newer kernel's calls, which no
+ *    rule above could name) is ENOSYS in every mode, as is any x32 call on x86_64 (the x32 ABI
+ *    shares the architecture token, so the first filter's rules would not match its numbers).
+ *  - Without a mount namespace, ioctl is an allow-list: terminal and file-descriptor requests
+ *    only. The file-attribute requests (FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR...) and every other,
+ *    present or future, are EPERM: none of them may change a file outside the writable roots.
+ *  - Where a denied path is enforced by Landlock alone, inotify_add_watch and fanotify_mark are
+ *    EPERM: a watch on a denied directory would report the names inside it.
+ */
+#define SBX_SYSCALL_KNOWN_MAX 469 /* file_setattr, Linux 6.17 */
+
+#if defined(__x86_64__)
+#define SBX_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SBX_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* The ioctl requests allowed without a mount namespace: terminals, ptys, descriptor flags. */
+static const uint32_t ioctl_allowed[] = {
+	FIONREAD,  FIONBIO,	FIOCLEX,    FIONCLEX,  FIOASYNC,  TCGETS,     TCSETS,	  TCSETSW,
+	TCSETSF,   TCGETA,	TCSETA,	    TCSETAW,   TCSETAF,	  TCSBRK,     TCSBRKP,	  TCXONC,
+	TCFLSH,	   TIOCEXCL,	TIOCNXCL,   TIOCSCTTY, TIOCNOTTY, TIOCGPGRP,  TIOCSPGRP,  TIOCGSID,
+	TIOCOUTQ,  TIOCGWINSZ,	TIOCSWINSZ, TIOCMGET,  TIOCMBIS,  TIOCMBIC,   TIOCMSET,	  TIOCPKT,
+	TIOCSBRK,  TIOCCBRK,	TIOCGETD,   TIOCSETD,  TIOCGPTN,  TIOCSPTLCK, TIOCGPTLCK, TIOCGPKT,
+	TIOCGEXCL, TIOCGPTPEER, TIOCGDEV,   TCGETS2,   TCSETS2,	  TCSETSW2,   TCSETSF2,
+};
+
+#define ARG1_LOW                                                                                   \
+	(offsetof(struct seccomp_data, args[1]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
+
+unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_max,
+				  struct sock_filter *prog)
+{
+	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
+	unsigned short n = 0, ioctl_at;
+	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS, eperm = SECCOMP_RET_ERRNO | EPERM;
+
+#define EMIT(x) (prog[n++] = (struct sock_filter)x)
+	/* Another architecture: the first filter already refuses it. */
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 1, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 1));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, enosys)); /* x32 numbers are above it too */
+	/* Jumps forward to the ioctl check, which follows the other tests and ALLOW. */
+	ioctl_at = n;
+	if (metadata)
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0)); /* jt set below */
+	if (no_watch) {
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_inotify_add_watch, 1, 0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fanotify_mark, 0, 1));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, eperm));
+	}
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	if (metadata) {
+		prog[ioctl_at].jt = (unsigned char)(n - ioctl_at - 1);
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		for (size_t i = 0; i < n_ioctl; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_allowed[i],
+				      (unsigned char)(n_ioctl - i), 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, eperm));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	}
+#undef EMIT
+	return n;
+}
+
+/* Loads a finished program: no flags, prctl where the seccomp call itself is missing. */
+static int load_prog(struct sock_fprog *prog, const char *what, struct sbx_diag *d)
+{
+	int err;
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) == 0)
+		return 0;
+	err = errno;
+	if (err == ENOSYS && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog, 0, 0) == 0)
+		return 0;
+	if (err == ENOSYS)
+		err = errno;
+	return sbx_diag_set(d, -err, "%s: %s", what, strerror(err));
+}
+
+static int apply_extra(bool metadata, bool no_watch, struct sbx_diag *d)
+{
+	struct sock_filter insns[SBX_SECCOMP_SECOND_MAX];
+	struct sock_fprog prog = {.filter = insns};
+
+	prog.len = sbx_seccomp_second(metadata, no_watch, SBX_SYSCALL_KNOWN_MAX, insns);
+	return load_prog(&prog, "loading the second seccomp filter", d);
+}
+
 #ifdef SBX_SECCOMP_PREBUILT
 /*
  * The four filters, compiled at build time by libseccomp itself (build/seccomp-gen), for the
@@ -238,27 +359,19 @@ int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d)
  */
 #include "seccomp_filters.h"
 
-int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_diag *d)
 {
 	const struct sbx_bpf_blob *b = &sbx_seccomp_filters[(network ? 2 : 0) + (metadata ? 1 : 0)];
 	struct sock_fprog prog = {
 		.len = (unsigned short)(b->size / sizeof(struct sock_filter)),
 		.filter = (struct sock_filter *)b->insns,
 	};
-	int err;
+	int rc = load_prog(&prog, "seccomp_load", d);
 
-	/* As libseccomp loads it: no flags; prctl where the seccomp call itself is missing. */
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
-		return 0;
-	err = errno;
-	if (err == ENOSYS && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
-		return 0;
-	if (err == ENOSYS)
-		err = errno;
-	return sbx_diag_set(d, -err, "seccomp_load: %s", strerror(err));
+	return rc < 0 ? rc : apply_extra(metadata, no_watch, d);
 }
 #else
-int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_diag *d)
 {
 	scmp_filter_ctx ctx;
 	int rc = build_filter(network, metadata, &ctx, d);
@@ -269,6 +382,6 @@ int sbx_seccomp_apply(bool network, bool metadata, struct sbx_diag *d)
 	if (rc < 0)
 		sbx_diag_set(d, rc, "seccomp_load: %s", strerror(-rc));
 	seccomp_release(ctx);
-	return rc < 0 ? rc : 0;
+	return rc < 0 ? rc : apply_extra(metadata, no_watch, d);
 }
 #endif

@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
@@ -122,6 +125,83 @@ static int tiocsti(const char *tty)
 	return ioctl(fd, TIOCSTI, &c);
 }
 
+/* FS_IOC_SETFLAGS with the flags the file has: a change of nothing, refused or not. */
+static int setflags(const char *p)
+{
+	int fd = open(p, O_RDONLY | O_CLOEXEC), flags = 0, rc;
+
+	if (fd < 0)
+		return -1;
+	rc = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+	if (rc == 0)
+		rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+	close(fd);
+	return rc;
+}
+
+/* FS_IOC_FSSETXATTR setting the no-atime flag, which the owner may. */
+static int fssetxattr(const char *p)
+{
+	struct fsxattr fa = { .fsx_xflags = FS_XFLAG_NOATIME };
+	int fd = open(p, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = ioctl(fd, FS_IOC_FSSETXATTR, &fa);
+	close(fd);
+	return rc;
+}
+
+/* file_setattr (Linux 6.17) with the attributes file_getattr reports. */
+static int file_setattr_same(const char *p)
+{
+	unsigned char attr[24] = { 0 }; /* struct file_attr, FILE_ATTR_SIZE_VER0 */
+
+	if (syscall(468, AT_FDCWD, p, attr, sizeof(attr), 0) < 0)
+		return -1;
+	return (int)syscall(469, AT_FDCWD, p, attr, sizeof(attr), 0);
+}
+
+/* The terminal calls a shell makes on a pseudo-terminal. */
+static int pty_ops(void)
+{
+	struct termios t;
+	struct winsize ws;
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), s, n;
+
+	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0)
+		return -1;
+	s = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (s < 0 || tcgetattr(s, &t) < 0 || tcsetattr(s, TCSANOW, &t) < 0 ||
+	    ioctl(s, TIOCGWINSZ, &ws) < 0 || ioctl(s, TIOCSWINSZ, &ws) < 0 ||
+	    ioctl(m, FIONREAD, &n) < 0 || tcflush(s, TCIOFLUSH) < 0)
+		return -1;
+	close(s);
+	return close(m);
+}
+
+static int fionread(const char *p)
+{
+	int fd = open(p, O_RDONLY | O_CLOEXEC), n, rc;
+
+	if (fd < 0)
+		return -1;
+	rc = ioctl(fd, FIONREAD, &n);
+	close(fd);
+	return rc;
+}
+
+static int watch(const char *p)
+{
+	int fd = inotify_init1(IN_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = inotify_add_watch(fd, p, IN_ALL_EVENTS);
+	close(fd);
+	return rc < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -215,6 +295,20 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "setuid"))
 		return result(setuid(0));
+	if (!strcmp(op, "setflags"))
+		return result(setflags(a));
+	if (!strcmp(op, "fssetxattr"))
+		return result(fssetxattr(a));
+	if (!strcmp(op, "file_setattr"))
+		return result(file_setattr_same(a));
+	if (!strcmp(op, "pty"))
+		return result(pty_ops());
+	if (!strcmp(op, "fionread"))
+		return result(fionread(a));
+	if (!strcmp(op, "inotify"))
+		return result(watch(a));
+	if (!strcmp(op, "syscall"))
+		return result((int)syscall(atol(a), -1, 0, 0, 0, 0));
 	fprintf(stderr, "probe: unknown operation %s\n", op);
 	return 2;
 }

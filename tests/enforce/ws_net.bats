@@ -20,6 +20,7 @@ setup() {
 	expect OK udp4 "$UDP4"
 	expect OK unix "$SOCKDIR/s"
 	run sbx env
+	echo "env: status $status: ${output:0:400}"
 	[[ "$output" == *"SBXRUN_SANDBOX=linux-seccomp"* ]]
 	[[ "$output" != *"SBXRUN_NETWORK_DISABLED"* ]]
 }
@@ -54,5 +55,6 @@ setup() {
 	expect EPERM tcp4 "$TCP4"
 	expect EPERM tcp6 "$TCP6"
 	run sbx env
+	echo "env: status $status: ${output:0:400}"
 	[[ "$output" == *"SBXRUN_NETWORK_DISABLED=1"* ]]
 }

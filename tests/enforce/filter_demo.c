@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * filter_demo.c - loads the helper's second seccomp filter (platform/linux/seccomp.c) with a
+ * chosen highest known system-call number, then execs the command: on a kernel with no system
+ * call above the helper's own bound, a lower bound shows the range refused on real calls.
+ *
+ *   filter-demo KNOWN_MAX metadata|plain -- CMD...
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/seccomp.h>
+
+#include "linux/linux.h"
+
+int main(int argc, char **argv)
+{
+	struct sock_filter insns[SBX_SECCOMP_SECOND_MAX];
+	struct sock_fprog prog = { .filter = insns };
+
+	if (argc < 5 || strcmp(argv[3], "--") != 0) {
+		fprintf(stderr, "usage: filter-demo KNOWN_MAX metadata|plain -- CMD...\n");
+		return 2;
+	}
+	prog.len = sbx_seccomp_second(strcmp(argv[2], "metadata") == 0, false,
+				      (unsigned)atoi(argv[1]), insns);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
+		perror("filter-demo: seccomp");
+		return 2;
+	}
+	execvp(argv[4], &argv[4]);
+	perror("filter-demo: exec");
+	return 127;
+}
