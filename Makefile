@@ -33,6 +33,7 @@ LIB_SRCS := \
 	lib/emit.c \
 	lib/builtin.c \
 	lib/resolve.c \
+	lib/roots.c \
 	lib/legacy.c \
 	lib/algebra.c \
 	lib/glob.c \

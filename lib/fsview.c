@@ -569,3 +569,23 @@ int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d)
 	*out = strdup(in.real);
 	return *out ? 0 : sbx_diag_set(d, -ENOMEM, "%s", strerror(ENOMEM));
 }
+
+/*
+ * One look-up through the context's view. With d, a failure other than absence is worded
+ * there, naming the path: an earlier run may have prepared it (a parent chmod-ed to 000, a link
+ * loop), so what it holds is unknown and the rule that names it cannot be planned.
+ */
+int sbx_ctx_lookup(const struct sbx_ctx *ctx, const char *path, struct sbx_pathinfo *in,
+		   struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	int r = v->lookup(v->self, path, in);
+
+	if (r < 0 && r != -ENOMEM && d) {
+		sbx_diag_set(d, r, "cannot look up %s: %s", path, strerror(-r));
+		sbx_diag_hint(d, r,
+			      "sbxrun never takes an unreadable path for a missing one; restore "
+			      "access to it, or drop the rule that names it");
+	}
+	return r;
+}

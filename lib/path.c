@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* path.c - lexical path handling. No file system access: these are pure string operations. */
+/*
+ * path.c - lexical path handling, POSIX and Windows, and the one walk over a path's ancestors.
+ * No file system access: these are pure string operations.
+ */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,4 +218,148 @@ bool sbx_path_under_sorted(const char *const *sorted, size_t n, const char *p, b
 	if (self && found_in_sorted(&s, p))
 		return true;
 	return sbx_path_ancestors(p, found_in_sorted, &s) > 0;
+}
+
+/* ---- path helpers that know both conventions ------------------------------------------------ */
+
+bool sbx_path_is_sep(char c)
+{
+	return c == '/' || c == '\\';
+}
+
+/* Length of the root prefix of a Windows absolute path: "C:\" = 3, "\\srv\share" = its length. */
+size_t sbx_path_win_root_len(const char *p)
+{
+	size_t i, seps = 0;
+
+	if (p[0] && p[1] == ':')
+		return 3;
+	for (i = 0; p[i]; i++)
+		if (sbx_path_is_sep(p[i]) && ++seps == 4)
+			return i;
+	return i;
+}
+
+/*
+ * Joins rel onto the Windows absolute path base, "." and ".." resolved lexically and never above
+ * the root prefix. Separators become backslashes.
+ */
+static int win_join(const char *base, const char *rel, char **out)
+{
+	size_t lb = strlen(base), lr = rel ? strlen(rel) : 0, rl = sbx_path_win_root_len(base), o;
+	char *buf = malloc(lb + lr + 3), *tmp;
+	const char *s;
+
+	*out = NULL;
+	if (!buf)
+		return -ENOMEM;
+	tmp = malloc(lb + lr + 3);
+	if (!tmp) {
+		free(buf);
+		return -ENOMEM;
+	}
+	snprintf(tmp, lb + lr + 3, "%s\\%s", base + rl, rel ? rel : "");
+	memcpy(buf, base, rl);
+	for (o = 0; o < rl; o++)
+		if (buf[o] == '/')
+			buf[o] = '\\';
+	if (rl == 3)
+		o = 3; /* "C:\" keeps its separator */
+	for (s = tmp; *s;) {
+		const char *c;
+		size_t n;
+
+		while (sbx_path_is_sep(*s))
+			s++;
+		if (!*s)
+			break;
+		for (c = s; *s && !sbx_path_is_sep(*s); s++)
+			;
+		n = (size_t)(s - c);
+		if (n == 1 && c[0] == '.')
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			while (o > rl && buf[o - 1] != '\\')
+				o--;
+			if (o > rl && !(rl == 3 && o == 3))
+				o--;
+			if (o < rl)
+				o = rl;
+			continue;
+		}
+		if (o > 0 && buf[o - 1] != '\\')
+			buf[o++] = '\\';
+		memcpy(buf + o, c, n);
+		o += n;
+	}
+	buf[o] = '\0';
+	free(tmp);
+	*out = buf;
+	return 0;
+}
+
+/* Lexical join for either convention, decided by base. */
+int sbx_path_join_any(const char *base, const char *rel, char **out)
+{
+	if (sbx_path_is_windows_abs(base))
+		return win_join(base, rel, out);
+	return sbx_path_join(base, rel, out);
+}
+
+/* Component-wise prefix test in either convention. */
+bool sbx_path_covers_any(const char *prefix, const char *path)
+{
+	size_t n;
+
+	if (sbx_path_is_posix_abs(prefix))
+		return sbx_path_covers(prefix, path);
+	n = strlen(prefix);
+	if (strncmp(prefix, path, n) != 0)
+		return false;
+	return path[n] == '\0' || sbx_path_is_sep(path[n]) ||
+	       (n > 0 && sbx_path_is_sep(prefix[n - 1]));
+}
+
+size_t sbx_path_depth_any(const char *p)
+{
+	size_t d = 0;
+	const char *s;
+
+	if (sbx_path_is_posix_abs(p))
+		return sbx_path_depth(p);
+	for (s = p + sbx_path_win_root_len(p); *s; s++)
+		if (!sbx_path_is_sep(*s) && (s == p || sbx_path_is_sep(s[-1])))
+			d++;
+	return d;
+}
+
+/* Length of the parent of p[0..len), or 0 when p is a root. */
+size_t sbx_path_parent_len(const char *p, size_t len)
+{
+	size_t i, rl;
+
+	if (p[0] == '/') {
+		if (len <= 1)
+			return 0;
+		for (i = len - 1; i > 0 && p[i] != '/'; i--)
+			;
+		return i == 0 ? 1 : i;
+	}
+	rl = sbx_path_win_root_len(p);
+	if (len <= rl)
+		return 0;
+	for (i = len - 1; i > rl && !sbx_path_is_sep(p[i]); i--)
+		;
+	return i <= rl ? rl : i;
+}
+
+uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *s = data;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
 }

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * resolve.c - where entries point, which entry decides a path, and the roots every platform
- * enforces from (spec 2.1-2.3, 2.6-2.7; PROFILE.md 2-4).
+ * resolve.c - where entries point and which entry decides a path: special paths, the
+ * materialization of project roots, the predicates and precedence of spec 2.1-2.3 and 2.7
+ * (PROFILE.md 2-4). The roots every platform enforces from are roots.c's.
  *
- * Paths are compared component-wise and lexically. The only file system access here is what
- * the model itself asks for: "/tmp is a directory" (slash_tmp), "the path exists" (skip entries
- * and protected names) and the .git pointer file, all through the context's struct sbx_fsview.
- * A look-up that fails for any reason but absence is an error, never "missing".
+ * Paths are compared component-wise and lexically. The only file system access here is
+ * "/tmp is a directory" (slash_tmp), through the context's struct sbx_fsview.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +18,6 @@
 #include "sbx.h"
 
 const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N] = {".git", ".agents", ".codex"};
-
-/* A .git pointer file is one line; anything longer is not a pointer file. */
-#define GITDIR_FILE_MAX 4096
 
 const char *sbx_platform_name(enum sbx_platform p)
 {
@@ -47,170 +43,20 @@ enum sbx_platform sbx_host_platform(void)
 #endif
 }
 
-/* ---- path helpers that know both conventions ------------------------------------------------ */
-
-static bool is_sep(char c)
-{
-	return c == '/' || c == '\\';
-}
-
-/* Length of the root prefix of a Windows absolute path: "C:\" = 3, "\\srv\share" = its length. */
-static size_t win_root_len(const char *p)
-{
-	size_t i, seps = 0;
-
-	if (p[0] && p[1] == ':')
-		return 3;
-	for (i = 0; p[i]; i++)
-		if (is_sep(p[i]) && ++seps == 4)
-			return i;
-	return i;
-}
+/* ---- paths of the context's platform ------------------------------------------------------ */
 
 /* "Native" absolute: what can resolve on the platform ctx describes. */
-static bool native_abs(const char *p, const struct sbx_ctx *ctx)
+bool sbx_ctx_native_abs(const char *p, const struct sbx_ctx *ctx)
 {
 	if (ctx->platform == SBX_PLATFORM_WINDOWS)
 		return sbx_path_is_windows_abs(p);
 	return sbx_path_is_posix_abs(p);
 }
 
-/*
- * Joins rel onto the Windows absolute path base, "." and ".." resolved lexically and never above
- * the root prefix. Separators become backslashes.
- */
-static int win_join(const char *base, const char *rel, char **out)
-{
-	size_t lb = strlen(base), lr = rel ? strlen(rel) : 0, rl = win_root_len(base), o;
-	char *buf = malloc(lb + lr + 3), *tmp;
-	const char *s;
-
-	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
-	tmp = malloc(lb + lr + 3);
-	if (!tmp) {
-		free(buf);
-		return -ENOMEM;
-	}
-	snprintf(tmp, lb + lr + 3, "%s\\%s", base + rl, rel ? rel : "");
-	memcpy(buf, base, rl);
-	for (o = 0; o < rl; o++)
-		if (buf[o] == '/')
-			buf[o] = '\\';
-	if (rl == 3)
-		o = 3; /* "C:\" keeps its separator */
-	for (s = tmp; *s;) {
-		const char *c;
-		size_t n;
-
-		while (is_sep(*s))
-			s++;
-		if (!*s)
-			break;
-		for (c = s; *s && !is_sep(*s); s++)
-			;
-		n = (size_t)(s - c);
-		if (n == 1 && c[0] == '.')
-			continue;
-		if (n == 2 && c[0] == '.' && c[1] == '.') {
-			while (o > rl && buf[o - 1] != '\\')
-				o--;
-			if (o > rl && !(rl == 3 && o == 3))
-				o--;
-			if (o < rl)
-				o = rl;
-			continue;
-		}
-		if (o > 0 && buf[o - 1] != '\\')
-			buf[o++] = '\\';
-		memcpy(buf + o, c, n);
-		o += n;
-	}
-	buf[o] = '\0';
-	free(tmp);
-	*out = buf;
-	return 0;
-}
-
-/* Lexical join for either convention, decided by base. */
-static int any_join(const char *base, const char *rel, char **out)
-{
-	if (sbx_path_is_windows_abs(base))
-		return win_join(base, rel, out);
-	return sbx_path_join(base, rel, out);
-}
-
-/* Component-wise prefix test in either convention. */
-static bool covers(const char *prefix, const char *path)
-{
-	size_t n;
-
-	if (sbx_path_is_posix_abs(prefix))
-		return sbx_path_covers(prefix, path);
-	n = strlen(prefix);
-	if (strncmp(prefix, path, n) != 0)
-		return false;
-	return path[n] == '\0' || is_sep(path[n]) || (n > 0 && is_sep(prefix[n - 1]));
-}
-
-static size_t depth(const char *p)
-{
-	size_t d = 0;
-	const char *s;
-
-	if (sbx_path_is_posix_abs(p))
-		return sbx_path_depth(p);
-	for (s = p + win_root_len(p); *s; s++)
-		if (!is_sep(*s) && (s == p || is_sep(s[-1])))
-			d++;
-	return d;
-}
-
-/* Length of the parent of p[0..len), or 0 when p is a root. */
-static size_t parent_len(const char *p, size_t len)
-{
-	size_t i, rl;
-
-	if (p[0] == '/') {
-		if (len <= 1)
-			return 0;
-		for (i = len - 1; i > 0 && p[i] != '/'; i--)
-			;
-		return i == 0 ? 1 : i;
-	}
-	rl = win_root_len(p);
-	if (len <= rl)
-		return 0;
-	for (i = len - 1; i > rl && !is_sep(p[i]); i--)
-		;
-	return i <= rl ? rl : i;
-}
-
 /* ---- resolution ---------------------------------------------------------------------------- */
 
-/*
- * One look-up through the context's view. With d, a failure other than absence is worded
- * there, naming the path: an earlier run may have prepared it (a parent chmod-ed to 000, a link
- * loop), so what it holds is unknown and the rule that names it cannot be planned.
- */
-static int look(const struct sbx_ctx *ctx, const char *path, struct sbx_pathinfo *in,
-		struct sbx_diag *d)
-{
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	int r = v->lookup(v->self, path, in);
-
-	if (r < 0 && r != -ENOMEM && d) {
-		sbx_diag_set(d, r, "cannot look up %s: %s", path, strerror(-r));
-		sbx_diag_hint(d, r,
-			      "sbxrun never takes an unreadable path for a missing one; restore "
-			      "access to it, or drop the rule that names it");
-	}
-	return r;
-}
-
-static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **out,
-			 struct sbx_diag *d)
+int sbx_entry_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **out,
+		      struct sbx_diag *d)
 {
 	struct sbx_pathinfo in;
 	int r;
@@ -219,7 +65,7 @@ static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, c
 	if (e->kind == SBX_GLOB)
 		return 0;
 	if (e->kind == SBX_PATH) {
-		if (!e->path || !native_abs(e->path, ctx))
+		if (!e->path || !sbx_ctx_native_abs(e->path, ctx))
 			return 0; /* a foreign (e.g. Windows) path never resolves here */
 		*out = strdup(e->path);
 		return *out ? 0 : -ENOMEM;
@@ -238,21 +84,21 @@ static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, c
 		}
 		return *out ? 0 : -ENOMEM;
 	case SBX_SP_PROJECT_ROOTS:
-		if (!ctx->cwd || !native_abs(ctx->cwd, ctx))
+		if (!ctx->cwd || !sbx_ctx_native_abs(ctx->cwd, ctx))
 			return 0;
-		return any_join(ctx->cwd, e->subpath, out);
+		return sbx_path_join_any(ctx->cwd, e->subpath, out);
 	case SBX_SP_TMPDIR:
 		/*
 		 * Deliberately stricter than Codex, which resolves a relative TMPDIR against the
 		 * process cwd: a relative TMPDIR is dropped (PROFILE.md 2).
 		 */
-		if (!ctx->tmpdir || !ctx->tmpdir[0] || !native_abs(ctx->tmpdir, ctx))
+		if (!ctx->tmpdir || !ctx->tmpdir[0] || !sbx_ctx_native_abs(ctx->tmpdir, ctx))
 			return 0;
-		return any_join(ctx->tmpdir, NULL, out);
+		return sbx_path_join_any(ctx->tmpdir, NULL, out);
 	case SBX_SP_SLASH_TMP:
 		if (ctx->platform == SBX_PLATFORM_WINDOWS)
 			return 0;
-		r = look(ctx, "/tmp", &in, d);
+		r = sbx_ctx_lookup(ctx, "/tmp", &in, d);
 		if (r < 0)
 			return r;
 		if (!in.exists || in.type != SBX_FT_DIR)
@@ -273,7 +119,7 @@ static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, c
 char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx)
 {
 	char *p = NULL;
-	int r = resolve_entry(e, ctx, &p, NULL);
+	int r = sbx_entry_resolve(e, ctx, &p, NULL);
 
 	errno = r ? -r : 0;
 	return p;
@@ -281,26 +127,17 @@ char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx)
 
 /* ---- deduplication ------------------------------------------------------------------------- */
 
-static uint64_t hash_str(uint64_t h, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static uint64_t hash_entry(const struct sbx_entry *e)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	char k[4] = {(char)e->kind, (char)(e->kind == SBX_SPECIAL ? e->special : 0),
 		     (char)e->access, (char)e->skip_missing};
 
-	h = hash_str(h, k, sizeof(k));
+	h = sbx_fnv1a(h, k, sizeof(k));
 	if (e->path)
-		h = hash_str(h, e->path, strlen(e->path) + 1);
+		h = sbx_fnv1a(h, e->path, strlen(e->path) + 1);
 	if (e->subpath)
-		h = hash_str(h, e->subpath, strlen(e->subpath) + 1);
+		h = sbx_fnv1a(h, e->subpath, strlen(e->subpath) + 1);
 	return h;
 }
 
@@ -379,7 +216,7 @@ static int glob_under(const char *root, const char *sub, char **out)
 	*out = malloc(n);
 	if (!*out)
 		return -ENOMEM;
-	snprintf(*out, n, "%s%s%s", root, is_sep(root[strlen(root) - 1]) ? "" : "\\", sub);
+	snprintf(*out, n, "%s%s%s", root, sbx_path_is_sep(root[strlen(root) - 1]) ? "" : "\\", sub);
 	return 0;
 }
 
@@ -421,7 +258,7 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 						       &m.path);
 				} else {
 					m.kind = SBX_PATH;
-					r = any_join(roots[j], e->subpath, &m.path);
+					r = sbx_path_join_any(roots[j], e->subpath, &m.path);
 				}
 				if (!r)
 					r = push_owned(out, &m);
@@ -504,7 +341,7 @@ static bool write_overrides(const struct sbx_fs *fs, const struct sbx_entry *e,
 
 	if (e->access != SBX_READ)
 		return false; /* nothing outranks deny */
-	resolve_entry(e, ctx, &target, NULL);
+	sbx_entry_resolve(e, ctx, &target, NULL);
 	for (size_t i = 0; i < fs->n && !found; i++) {
 		const struct sbx_entry *c = &fs->entries[i];
 		char *ct = NULL;
@@ -515,7 +352,8 @@ static bool write_overrides(const struct sbx_fs *fs, const struct sbx_entry *e,
 			found = true;
 			break;
 		}
-		if (target && c->kind != SBX_GLOB && resolve_entry(c, ctx, &ct, NULL) == 0 && ct) {
+		if (target && c->kind != SBX_GLOB && sbx_entry_resolve(c, ctx, &ct, NULL) == 0 &&
+		    ct) {
 			found = strcmp(ct, target) == 0;
 			free(ct);
 		}
@@ -598,7 +436,7 @@ static char *query_path(const char *path, const struct sbx_ctx *ctx)
 	}
 	if (!ctx->cwd)
 		return NULL;
-	any_join(ctx->cwd, path, &out);
+	sbx_path_join_any(ctx->cwd, path, &out);
 	return out;
 }
 
@@ -625,10 +463,10 @@ enum sbx_access sbx_fs_resolve_access(const struct sbx_fs *fs, const struct sbx_
 		char *t = NULL;
 		size_t dd;
 
-		if (resolve_entry(&fs->entries[i], ctx, &t, NULL) || !t)
+		if (sbx_entry_resolve(&fs->entries[i], ctx, &t, NULL) || !t)
 			continue;
-		if (covers(t, q)) {
-			dd = depth(t);
+		if (sbx_path_covers_any(t, q)) {
+			dd = sbx_path_depth_any(t);
 			if (who < 0 || dd > best_depth ||
 			    (dd == best_depth && fs->entries[i].access > best)) {
 				best = fs->entries[i].access;
@@ -651,15 +489,15 @@ static bool first_component_below(const char *prefix, const char *path, const ch
 	size_t n = strlen(prefix);
 	const char *s;
 
-	if (!covers(prefix, path) || strlen(path) <= n)
+	if (!sbx_path_covers_any(prefix, path) || strlen(path) <= n)
 		return false;
 	s = path + n;
-	while (is_sep(*s))
+	while (sbx_path_is_sep(*s))
 		s++;
 	if (!*s)
 		return false;
 	*name = s;
-	for (*len = 0; s[*len] && !is_sep(s[*len]); (*len)++)
+	for (*len = 0; s[*len] && !sbx_path_is_sep(s[*len]); (*len)++)
 		;
 	return true;
 }
@@ -683,9 +521,9 @@ static bool explicit_write_covers(const struct sbx_fs *fs, const struct sbx_ctx 
 		char *t = NULL;
 
 		if (fs->entries[i].access != SBX_WRITE ||
-		    resolve_entry(&fs->entries[i], ctx, &t, NULL) || !t)
+		    sbx_entry_resolve(&fs->entries[i], ctx, &t, NULL) || !t)
 			continue;
-		found = covers(meta, t) && covers(t, q);
+		found = sbx_path_covers_any(meta, t) && sbx_path_covers_any(t, q);
 		free(t);
 	}
 	return found;
@@ -714,7 +552,7 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 		char *t = NULL, *meta = NULL;
 
 		if (fs->entries[i].access != SBX_WRITE ||
-		    resolve_entry(&fs->entries[i], ctx, &t, NULL) || !t)
+		    sbx_entry_resolve(&fs->entries[i], ctx, &t, NULL) || !t)
 			continue;
 		if (first_component_below(t, q, &name, &len) && is_protected_name(name, len)) {
 			meta = strndup(q, (size_t)(name - q) + len);
@@ -725,648 +563,4 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 	}
 	free(q);
 	return ok;
-}
-
-/* ---- protected metadata (spec 2.6) --------------------------------------------------------- */
-
-/* Is p a directory? Absent is "no"; a failed look-up is an error. */
-static int is_dir(const struct sbx_ctx *ctx, const char *p, bool *dir, struct sbx_diag *d)
-{
-	struct sbx_pathinfo in;
-	int r = look(ctx, p, &in, d);
-
-	*dir = r == 0 && in.exists && in.type == SBX_FT_DIR;
-	return r;
-}
-
-/*
- * The directory a ".git" file points to with "gitdir: <path>", resolved against the file's
- * directory and trimmed; *out NULL when the file is not such a pointer or the target is not a
- * directory. A malformed pointer is ignored (it protects nothing, and .git itself still is); a
- * pointer that cannot be read, or a target that cannot be looked up, is an error.
- */
-static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
-			 char **out, struct sbx_diag *d)
-{
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	char buf[GITDIR_FILE_MAX + 1], *s, *e, *t = NULL;
-	size_t got = 0;
-	bool dir;
-	int r;
-
-	*out = NULL;
-	r = v->read_file(v->self, dotgit, buf, sizeof(buf) - 1, &got);
-	if (r == -ENOENT)
-		return 0; /* gone since it was looked up: nothing to follow */
-	if (r < 0) {
-		if (d && r != -ENOMEM) {
-			sbx_diag_set(d, r, "cannot read %s: %s", dotgit, strerror(-r));
-			sbx_diag_hint(d, r,
-				      "a .git file names the git directory to protect; restore "
-				      "access to it");
-		}
-		return r;
-	}
-	if (got >= sizeof(buf) - 1)
-		return 0;
-	buf[got] = '\0';
-	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
-		;
-	if (strncmp(s, "gitdir:", 7) != 0)
-		return 0;
-	s += 7;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-		e--;
-	*e = '\0';
-	if (!*s || memchr(s, '\n', (size_t)(e - s)))
-		return 0;
-	r = any_join(root, s, &t);
-	if (r)
-		return r;
-	r = is_dir(ctx, t, &dir, d);
-	if (r < 0 || !dir) {
-		free(t);
-		return r;
-	}
-	*out = t;
-	return 0;
-}
-
-int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
-				   const struct sbx_ctx *ctx, char ***out, size_t *n,
-				   struct sbx_diag *d)
-{
-	struct sbx_strv v = {0};
-	char *git = NULL, *agents = NULL, *codex = NULL, *target = NULL;
-	struct sbx_pathinfo in;
-	bool dir;
-	int r;
-
-	*out = NULL;
-	*n = 0;
-	if ((r = any_join(root, ".git", &git)) || (r = any_join(root, ".agents", &agents)) ||
-	    (r = any_join(root, ".codex", &codex)))
-		goto out;
-	if ((r = look(ctx, git, &in, d)))
-		goto out;
-	if (in.exists && (in.type == SBX_FT_DIR || in.type == SBX_FT_REG)) {
-		if (in.type == SBX_FT_REG) {
-			r = gitdir_target(ctx, root, git, &target, d);
-			if (!r && target)
-				r = sbx_strv_push_owned(&v, target);
-			if (r)
-				goto out;
-		}
-		if ((r = sbx_strv_add_unique(&v, git)))
-			goto out;
-	}
-	if ((r = is_dir(ctx, agents, &dir, d)) || (dir && (r = sbx_strv_add_unique(&v, agents))))
-		goto out;
-	if ((r = is_dir(ctx, codex, &dir, d)))
-		goto out;
-	if ((protect_missing_dot_codex || dir) && (r = sbx_strv_add_unique(&v, codex)))
-		goto out;
-	*out = v.v;
-	*n = v.n;
-	v.v = NULL;
-	v.n = 0;
-out:
-	sbx_strv_clear(&v);
-	free(git);
-	free(agents);
-	free(codex);
-	return r;
-}
-
-/* ---- roots --------------------------------------------------------------------------------- */
-
-/* Distinct resolved paths of a profile, each with the strongest access of the entries there. */
-struct pmap {
-	struct pslot {
-		const char *p; /* borrowed from paths.v */
-		size_t len;
-		int access; /* max over the entries at exactly this path */
-		long wr;    /* index into the writable roots, or -1 */
-	} * slots;
-	size_t cap;
-	struct sbx_strv paths; /* distinct paths in first-seen order (owned) */
-};
-
-static uint64_t hash_path(const char *p, size_t len)
-{
-	return hash_str(0xcbf29ce484222325ull, p, len);
-}
-
-static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
-{
-	size_t s;
-
-	if (!m->cap)
-		return NULL;
-	for (s = (size_t)hash_path(p, len) & (m->cap - 1); m->slots[s].p;
-	     s = (s + 1) & (m->cap - 1))
-		if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
-			return &m->slots[s];
-	return NULL;
-}
-
-static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
-{
-	size_t cap = 16;
-
-	memset(m, 0, sizeof(*m));
-	while (cap < fs->n * 2 + 2)
-		cap *= 2;
-	m->slots = calloc(cap, sizeof(*m->slots));
-	if (!m->slots)
-		return -ENOMEM;
-	m->cap = cap;
-	for (size_t i = 0; i < fs->n; i++) {
-		const char *p = resolved[i];
-		size_t len, s;
-		int r;
-
-		if (!p)
-			continue;
-		len = strlen(p);
-		for (s = (size_t)hash_path(p, len) & (cap - 1); m->slots[s].p;
-		     s = (s + 1) & (cap - 1))
-			if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
-				break;
-		if (m->slots[s].p) {
-			if ((int)fs->entries[i].access > m->slots[s].access)
-				m->slots[s].access = (int)fs->entries[i].access;
-			continue;
-		}
-		r = sbx_strv_push_owned(&m->paths, strdup(p));
-		if (r)
-			return r;
-		m->slots[s] = (struct pslot){m->paths.v[m->paths.n - 1], len,
-					     (int)fs->entries[i].access, -1};
-	}
-	return 0;
-}
-
-static void pmap_free(struct pmap *m)
-{
-	free(m->slots);
-	sbx_strv_clear(&m->paths);
-}
-
-/*
- * The nearest strict ancestor of p that is in the map with an access other than read (a
- * writable root or a deny), or NULL. Read entries in between do not stop the walk.
- */
-static struct pslot *nearest_decider(const struct pmap *m, const char *p)
-{
-	size_t len = strlen(p);
-
-	while ((len = parent_len(p, len)) > 0) {
-		struct pslot *s = pmap_find(m, p, len);
-
-		if (s && (s->access == SBX_DENY || s->wr >= 0))
-			return s;
-	}
-	return NULL;
-}
-
-/* The nearest ancestor of p that an entry names, whatever its access. */
-static struct pslot *nearest_entry(const struct pmap *m, const char *p)
-{
-	size_t len = strlen(p);
-
-	while ((len = parent_len(p, len)) > 0) {
-		struct pslot *s = pmap_find(m, p, len);
-
-		if (s)
-			return s;
-	}
-	return NULL;
-}
-
-static bool is_fs_root(const char *p)
-{
-	return strcmp(p, "/") == 0 || (sbx_path_is_windows_abs(p) && !p[win_root_len(p)]);
-}
-
-/*
- * Is there anything at p, a dangling link included (it is a name in the way)? A failed look-up
- * is an error, worded in d.
- */
-static int path_exists(const struct sbx_ctx *ctx, const char *p, bool *exists, struct sbx_diag *d)
-{
-	struct sbx_pathinfo in;
-	int r = look(ctx, p, &in, d);
-
-	*exists = r == 0 && (in.exists || in.is_link);
-	return r;
-}
-
-static int cmp_writable(const void *a, const void *b)
-{
-	const struct sbx_writable_root *x = a, *y = b;
-	size_t dx = depth(x->root), dy = depth(y->root);
-
-	if (dx != dy)
-		return dx < dy ? -1 : 1;
-	return strcmp(x->root, y->root);
-}
-
-static int add_read_only(struct sbx_writable_root *w, const char *p)
-{
-	char **v;
-
-	for (size_t i = 0; i < w->n_read_only; i++)
-		if (strcmp(w->read_only[i], p) == 0)
-			return 0;
-	v = realloc(w->read_only, (w->n_read_only + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	w->read_only = v;
-	v[w->n_read_only] = strdup(p);
-	if (!v[w->n_read_only])
-		return -ENOMEM;
-	w->n_read_only++;
-	return 0;
-}
-
-/*
- * Protected metadata under the writable root w (unless the file system is full-disk-write):
- *  - for each name N, the path w/N is decided by an explicit entry when one resolves exactly
- *    there (write: N is writable; read: a carve-out; deny: unreadable); otherwise, when w/N
- *    exists (as anything), it is a read-only carve-out of w;
- *  - N is "protected missing" when w/N does not exist and is not explicitly writable: the
- *    sandbox must keep it from being created;
- *  - the directory a .git pointer file names (spec 2.6) becomes a carve-out of the deepest
- *    writable root that holds it, unless a deny lies in between or an entry names it.
- */
-/*
- * The directory a git directory's "commondir" file names (a linked worktree's gitdir points at
- * the repository's common directory, where hooks and config live), or NULL.
- */
-static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **out,
-			 struct sbx_diag *d)
-{
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	char buf[GITDIR_FILE_MAX + 1], *file = NULL, *s, *e;
-	size_t got = 0;
-	bool dir = false;
-	int r;
-
-	*out = NULL;
-	r = any_join(gitdir, "commondir", &file);
-	if (r)
-		return r;
-	r = v->read_file(v->self, file, buf, sizeof(buf) - 1, &got);
-	if (r == -ENOENT || r == -EINVAL || (r == 0 && got >= sizeof(buf) - 1)) {
-		free(file);
-		return 0; /* no such file, or not a regular file of that size: not a worktree */
-	}
-	if (r < 0) {
-		if (d && r != -ENOMEM) {
-			sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
-			sbx_diag_hint(d, r,
-				      "it names the git directory whose hooks and config must be "
-				      "protected; restore access to it");
-		}
-		free(file);
-		return r;
-	}
-	free(file);
-	buf[got] = '\0';
-	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
-		;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-		e--;
-	*e = '\0';
-	if (!*s || strchr(s, '\n'))
-		return 0;
-	r = any_join(gitdir, s, out);
-	if (!r)
-		r = is_dir(ctx, *out, &dir, d);
-	if (r < 0 || !dir) {
-		free(*out);
-		*out = NULL;
-	}
-	return r < 0 ? r : 0;
-}
-
-struct list_dirs {
-	const char *parent;
-	struct sbx_strv *out;
-};
-
-static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
-{
-	struct list_dirs *l = arg;
-	char *p = NULL;
-	int r;
-
-	if (type != SBX_FT_DIR)
-		return 0;
-	r = any_join(l->parent, name, &p);
-	return r ? r : sbx_strv_push_owned(l->out, p);
-}
-
-/*
- * The directories whose hooks and config git runs, for the git directory gitdir of a writable
- * root: gitdir itself, the common directory it names (a worktree's), and each submodule's
- * (<dir>/modules/NAME, which holds the nested ones below it). A failed look-up or listing is an
- * error.
- */
-static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *out,
-		    struct sbx_diag *d)
-{
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	char *common = NULL;
-	size_t first = out->n;
-	int r = sbx_strv_push(out, gitdir);
-
-	if (!r)
-		r = git_commondir(ctx, gitdir, &common, d);
-	if (!r && common)
-		r = sbx_strv_push_owned(out, common);
-	for (size_t i = first, n = out->n; !r && i < n; i++) {
-		struct list_dirs l = {.out = out};
-		char *modules = NULL;
-
-		r = any_join(out->v[i], "modules", &modules);
-		if (r)
-			break;
-		l.parent = modules;
-		r = v->list(v->self, modules, push_subdir, &l);
-		if (r == -ENOENT || r == -ENOTDIR)
-			r = 0;
-		else if (r && r != -ENOMEM && d) {
-			sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", modules,
-				     strerror(r < 0 ? -r : EACCES));
-			r = r < 0 ? r : -EACCES;
-		}
-		free(modules);
-	}
-	return r;
-}
-
-/* Adds p as a read-only carve-out of w unless one already covers it. */
-static int add_read_only_uncovered(struct sbx_writable_root *w, const char *p)
-{
-	for (size_t i = 0; i < w->n_read_only; i++)
-		if (covers(w->read_only[i], p))
-			return 0;
-	return add_read_only(w, p);
-}
-
-static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
-			const struct sbx_ctx *ctx, struct sbx_diag *d)
-{
-	struct sbx_strv gits = {0};
-	struct sbx_writable_root *w = &out->writable[wi];
-	char **defaults = NULL;
-	size_t n_defaults = 0;
-	int r;
-
-	for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++) {
-		char *p = NULL;
-		struct pslot *s;
-		bool exists;
-
-		r = any_join(w->root, sbx_protected_names[k], &p);
-		if (!r)
-			r = path_exists(ctx, p, &exists, d);
-		if (r) {
-			free(p);
-			return r;
-		}
-		s = pmap_find(m, p, strlen(p));
-		if (!exists) {
-			if (!s || s->access != SBX_WRITE)
-				w->protected_missing[w->n_protected_missing++] =
-					sbx_protected_names[k];
-		} else if (!s) {
-			r = add_read_only(w, p);
-		}
-		free(p);
-		if (r)
-			return r;
-	}
-	r = sbx_default_read_only_subpaths(w->root, false, ctx, &defaults, &n_defaults, d);
-	/*
-	 * Git runs hooks and reads config from more places than .git: the directory a .git file
-	 * points to (spec 2.6), and from there a worktree's common directory and every
-	 * submodule's. Each is a carve-out of the writable root that holds it.
-	 */
-	if (!r) {
-		struct sbx_pathinfo in;
-		char *git = NULL, *target = NULL;
-
-		r = any_join(w->root, ".git", &git);
-		if (!r)
-			r = look(ctx, git, &in, d);
-		if (!r && in.exists && in.type == SBX_FT_DIR)
-			r = git_dirs(ctx, git, &gits, d);
-		else if (!r && in.exists && in.type == SBX_FT_REG)
-			r = gitdir_target(ctx, w->root, git, &target, d);
-		if (!r && target)
-			r = git_dirs(ctx, target, &gits, d);
-		free(git);
-		free(target);
-	}
-	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
-		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
-		struct pslot *s;
-
-		if (pmap_find(m, p, strlen(p)))
-			continue;
-		s = nearest_decider(m, p);
-		if (s && s->access != SBX_DENY && s->wr >= 0)
-			r = k < n_defaults ? add_read_only(&out->writable[s->wr], p)
-					   : add_read_only_uncovered(&out->writable[s->wr], p);
-	}
-	sbx_strv_free(defaults, n_defaults);
-	sbx_strv_clear(&gits);
-	return r;
-}
-
-/*
- * The roots a platform enforces, computed from the profile materialized for ctx (project roots
- * for every workspace root, relative globs against the cwd). The rules:
- *
- *  - Flags: full_read, full_write and platform_defaults are the spec 2.1 predicates. For the
- *    unrestricted and external kinds all lists are empty and both full flags are set.
- *  - Skip entries (missing_path_behavior "skip") whose path does not exist produce nothing.
- *  - Every other entry that resolves contributes its path; at one path the strongest access of
- *    the entries there is that path's access (deny > write > read, as in resolve_access).
- *  - writable: the distinct paths whose access is write, sorted by depth (then bytes), so that
- *    a platform applying them in order lets a deeper root re-open a carve-out of a shallower one.
- *  - A path whose access is read is a read-only carve-out of the nearest writable root above
- *    it, provided no deny lies in between; otherwise (no writable root above, or re-opened
- *    inside a denied tree) it is a readable root. So readable holds "/" when root is readable
- *    and not writable, and never anything inside a writable root's plain subtree.
- *  - unreadable: the distinct deny paths, except the file system root (a root deny only
- *    removes the baseline; it is not a mask, fda-04).
- *  - deny_globs: deny glob patterns, absolute after materialization. Non-deny globs grant
- *    nothing (the loader refuses them) and are ignored.
- *  - Protected metadata under each writable root: see protect_root().
- */
-int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
-		 struct sbx_diag *d)
-{
-	struct sbx_fs m = {0};
-	char **resolved = NULL;
-	struct pmap map = {0};
-	struct sbx_strv readable = {0}, unreadable = {0}, globs = {0};
-	size_t n_wr = 0;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	out->full_read = sbx_fs_full_read(fs, ctx);
-	out->full_write = sbx_fs_full_write(fs, ctx);
-	out->platform_defaults = sbx_fs_include_platform_defaults(fs, ctx);
-	if (fs->kind != SBX_FS_RESTRICTED)
-		return 0;
-
-	r = sbx_fs_materialize(fs, ctx, &m);
-	if (r)
-		goto fail;
-	resolved = calloc(m.n ? m.n : 1, sizeof(*resolved));
-	if (!resolved) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < m.n; i++) {
-		const struct sbx_entry *e = &m.entries[i];
-
-		if (e->kind == SBX_GLOB) {
-			if (e->access != SBX_DENY)
-				continue;
-			if (!sbx_path_is_posix_abs(e->path) && !sbx_path_is_windows_abs(e->path)) {
-				r = sbx_diag_set(
-					d, SBX_E_INVALID,
-					"deny glob `%s` is relative and there is no working "
-					"directory to resolve it against",
-					e->path);
-				goto fail;
-			}
-			if (native_abs(e->path, ctx) && !sbx_strv_has(&globs, e->path) &&
-			    (r = sbx_strv_push_owned(&globs, strdup(e->path))))
-				goto fail;
-			continue;
-		}
-		r = resolve_entry(e, ctx, &resolved[i], d);
-		if (r)
-			goto fail;
-		if (resolved[i] && e->skip_missing) {
-			bool exists;
-
-			r = path_exists(ctx, resolved[i], &exists, d);
-			if (r)
-				goto fail;
-			if (!exists) {
-				free(resolved[i]);
-				resolved[i] = NULL;
-			}
-		}
-	}
-	r = pmap_build(&map, resolved, &m);
-	if (r)
-		goto fail;
-
-	for (size_t i = 0; i < map.paths.n; i++) {
-		const char *p = map.paths.v[i];
-
-		if (pmap_find(&map, p, strlen(p))->access == SBX_WRITE)
-			n_wr++;
-	}
-	out->writable = calloc(n_wr ? n_wr : 1, sizeof(*out->writable));
-	if (!out->writable) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < map.paths.n; i++) {
-		const char *p = map.paths.v[i];
-
-		if (pmap_find(&map, p, strlen(p))->access != SBX_WRITE)
-			continue;
-		out->writable[out->n_writable].root = strdup(p);
-		if (!out->writable[out->n_writable++].root) {
-			r = -ENOMEM;
-			goto fail;
-		}
-	}
-	qsort(out->writable, out->n_writable, sizeof(*out->writable), cmp_writable);
-	for (size_t i = 0; i < out->n_writable; i++)
-		pmap_find(&map, out->writable[i].root, strlen(out->writable[i].root))->wr = (long)i;
-
-	for (size_t i = 0; i < map.paths.n; i++) {
-		const char *p = map.paths.v[i];
-		struct pslot *s = pmap_find(&map, p, strlen(p)), *up;
-
-		if (s->access == SBX_DENY) {
-			if (!is_fs_root(p) && (r = sbx_strv_push_owned(&unreadable, strdup(p))))
-				goto fail;
-			continue;
-		}
-		if (s->access != SBX_READ)
-			continue;
-		/*
-		 * A read path whose nearest named ancestor is itself read adds nothing: that
-		 * ancestor (a readable root or a carve-out) already covers it with the same
-		 * access, and no deny or write lies in between. Dropping it keeps a profile of
-		 * many read entries under "/" from costing one rule each.
-		 */
-		up = nearest_entry(&map, p);
-		if (up && up->access == SBX_READ)
-			continue;
-		up = nearest_decider(&map, p);
-		if (up && up->access != SBX_DENY)
-			r = add_read_only(&out->writable[up->wr], p);
-		else
-			r = sbx_strv_push_owned(&readable, strdup(p));
-		if (r)
-			goto fail;
-	}
-	for (size_t i = 0; !out->full_write && i < out->n_writable; i++)
-		if ((r = protect_root(out, &map, i, ctx, d)))
-			goto fail;
-
-	out->readable = readable.v;
-	out->n_readable = readable.n;
-	out->unreadable = unreadable.v;
-	out->n_unreadable = unreadable.n;
-	out->deny_globs = globs.v;
-	out->n_deny_globs = globs.n;
-	readable = unreadable = globs = (struct sbx_strv){0};
-fail:
-	if (resolved)
-		sbx_strv_free(resolved, m.n);
-	pmap_free(&map);
-	sbx_fs_clear(&m);
-	sbx_strv_clear(&readable);
-	sbx_strv_clear(&unreadable);
-	sbx_strv_clear(&globs);
-	if (r) {
-		if (r == -ENOMEM && d && !d->msg[0])
-			sbx_diag_set(d, r, "out of memory while resolving the profile");
-		sbx_roots_free(out);
-	}
-	return r;
-}
-
-void sbx_roots_free(struct sbx_roots *r)
-{
-	if (!r)
-		return;
-	sbx_strv_free(r->readable, r->n_readable);
-	for (size_t i = 0; i < r->n_writable; i++) {
-		free(r->writable[i].root);
-		sbx_strv_free(r->writable[i].read_only, r->writable[i].n_read_only);
-	}
-	free(r->writable);
-	sbx_strv_free(r->unreadable, r->n_unreadable);
-	sbx_strv_free(r->deny_globs, r->n_deny_globs);
-	memset(r, 0, sizeof(*r));
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define SBX_VERSION "0.1.0"
@@ -171,6 +172,15 @@ size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
 int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix), void *arg);
 /* Is p (when self) or a strict ancestor of p in the strcmp-sorted array? One look-up each. */
 bool sbx_path_under_sorted(const char *const *sorted, size_t n, const char *p, bool self);
+/* The same for either convention (POSIX, or Windows "C:\x" and "\\srv\share\x"), by the base. */
+bool sbx_path_is_sep(char c);		     /* '/' or '\\' */
+size_t sbx_path_win_root_len(const char *p); /* "C:\" = 3, "\\srv\share" = its length */
+int sbx_path_join_any(const char *base, const char *rel, char **out);
+bool sbx_path_covers_any(const char *prefix, const char *path);
+size_t sbx_path_depth_any(const char *p);
+size_t sbx_path_parent_len(const char *p, size_t len); /* of p[0..len), 0 for a root */
+/* FNV-1a, for the hash tables of paths and entries. */
+uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
 
@@ -274,7 +284,7 @@ int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out);
  */
 int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d);
 
-/* ---- resolution (resolve.c) ---------------------------------------------------------------- */
+/* ---- resolution (resolve.c; the roots: roots.c) ---------------------------------------------------------------- */
 
 enum sbx_platform { SBX_PLATFORM_LINUX = 0, SBX_PLATFORM_MACOS, SBX_PLATFORM_WINDOWS };
 const char *sbx_platform_name(enum sbx_platform p); /* "linux" "macos" "windows" */
@@ -290,6 +300,17 @@ struct sbx_ctx {
 	const struct sbx_fsview *fs; /* how the file system is looked at; NULL: the host's */
 };
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
+/* One look-up through ctx's view; with d, a failure other than absence is worded there. */
+int sbx_ctx_lookup(const struct sbx_ctx *ctx, const char *path, struct sbx_pathinfo *in,
+		   struct sbx_diag *d);
+/* Is p an absolute path of ctx's platform (one that can resolve there)? */
+bool sbx_ctx_native_abs(const char *p, const struct sbx_ctx *ctx);
+/*
+ * Where an entry points for ctx (a special resolved, a native path as itself); *out NULL when
+ * it does not resolve. A failed look-up (slash_tmp) is an error, worded in d when given.
+ */
+int sbx_entry_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **out,
+		      struct sbx_diag *d);
 
 /*
  * Resolves a special to its absolute path for ctx (root -> "/", tmpdir, slash_tmp,

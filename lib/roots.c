@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * roots.c - the roots every platform enforces from (sbx_fs_roots): readable and writable roots,
+ * the read-only carve-outs inside writable roots (explicit entries and protected metadata:
+ * .git, .agents, .codex, the git directories git takes hooks and config from), the protected
+ * names to keep from being created, denied paths and deny globs (spec 2.6-2.7, PROFILE.md 4).
+ *
+ * The file system is looked at through the context's struct sbx_fsview only ("does this
+ * protected name exist", the .git pointer file, a worktree's commondir, modules/); a look-up
+ * that fails for any reason but absence is an error, never "missing".
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+
+/* A .git pointer file is one line; anything longer is not a pointer file. */
+#define GITDIR_FILE_MAX 4096
+
+/* ---- protected metadata (spec 2.6) --------------------------------------------------------- */
+
+/* Is p a directory? Absent is "no"; a failed look-up is an error. */
+static int is_dir(const struct sbx_ctx *ctx, const char *p, bool *dir, struct sbx_diag *d)
+{
+	struct sbx_pathinfo in;
+	int r = sbx_ctx_lookup(ctx, p, &in, d);
+
+	*dir = r == 0 && in.exists && in.type == SBX_FT_DIR;
+	return r;
+}
+
+/*
+ * The directory a ".git" file points to with "gitdir: <path>", resolved against the file's
+ * directory and trimmed; *out NULL when the file is not such a pointer or the target is not a
+ * directory. A malformed pointer is ignored (it protects nothing, and .git itself still is); a
+ * pointer that cannot be read, or a target that cannot be looked up, is an error.
+ */
+static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
+			 char **out, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char buf[GITDIR_FILE_MAX + 1], *s, *e, *t = NULL;
+	size_t got = 0;
+	bool dir;
+	int r;
+
+	*out = NULL;
+	r = v->read_file(v->self, dotgit, buf, sizeof(buf) - 1, &got);
+	if (r == -ENOENT)
+		return 0; /* gone since it was looked up: nothing to follow */
+	if (r < 0) {
+		if (d && r != -ENOMEM) {
+			sbx_diag_set(d, r, "cannot read %s: %s", dotgit, strerror(-r));
+			sbx_diag_hint(d, r,
+				      "a .git file names the git directory to protect; restore "
+				      "access to it");
+		}
+		return r;
+	}
+	if (got >= sizeof(buf) - 1)
+		return 0;
+	buf[got] = '\0';
+	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
+		;
+	if (strncmp(s, "gitdir:", 7) != 0)
+		return 0;
+	s += 7;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		e--;
+	*e = '\0';
+	if (!*s || memchr(s, '\n', (size_t)(e - s)))
+		return 0;
+	r = sbx_path_join_any(root, s, &t);
+	if (r)
+		return r;
+	r = is_dir(ctx, t, &dir, d);
+	if (r < 0 || !dir) {
+		free(t);
+		return r;
+	}
+	*out = t;
+	return 0;
+}
+
+int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
+				   const struct sbx_ctx *ctx, char ***out, size_t *n,
+				   struct sbx_diag *d)
+{
+	struct sbx_strv v = {0};
+	char *git = NULL, *agents = NULL, *codex = NULL, *target = NULL;
+	struct sbx_pathinfo in;
+	bool dir;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = sbx_path_join_any(root, ".git", &git)) ||
+	    (r = sbx_path_join_any(root, ".agents", &agents)) ||
+	    (r = sbx_path_join_any(root, ".codex", &codex)))
+		goto out;
+	if ((r = sbx_ctx_lookup(ctx, git, &in, d)))
+		goto out;
+	if (in.exists && (in.type == SBX_FT_DIR || in.type == SBX_FT_REG)) {
+		if (in.type == SBX_FT_REG) {
+			r = gitdir_target(ctx, root, git, &target, d);
+			if (!r && target)
+				r = sbx_strv_push_owned(&v, target);
+			if (r)
+				goto out;
+		}
+		if ((r = sbx_strv_add_unique(&v, git)))
+			goto out;
+	}
+	if ((r = is_dir(ctx, agents, &dir, d)) || (dir && (r = sbx_strv_add_unique(&v, agents))))
+		goto out;
+	if ((r = is_dir(ctx, codex, &dir, d)))
+		goto out;
+	if ((protect_missing_dot_codex || dir) && (r = sbx_strv_add_unique(&v, codex)))
+		goto out;
+	*out = v.v;
+	*n = v.n;
+	v.v = NULL;
+	v.n = 0;
+out:
+	sbx_strv_clear(&v);
+	free(git);
+	free(agents);
+	free(codex);
+	return r;
+}
+
+/* ---- roots --------------------------------------------------------------------------------- */
+
+/* Distinct resolved paths of a profile, each with the strongest access of the entries there. */
+struct pmap {
+	struct pslot {
+		const char *p; /* borrowed from paths.v */
+		size_t len;
+		int access; /* max over the entries at exactly this path */
+		long wr;    /* index into the writable roots, or -1 */
+	} * slots;
+	size_t cap;
+	struct sbx_strv paths; /* distinct paths in first-seen order (owned) */
+};
+
+static uint64_t hash_path(const char *p, size_t len)
+{
+	return sbx_fnv1a(0xcbf29ce484222325ull, p, len);
+}
+
+static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
+{
+	size_t s;
+
+	if (!m->cap)
+		return NULL;
+	for (s = (size_t)hash_path(p, len) & (m->cap - 1); m->slots[s].p;
+	     s = (s + 1) & (m->cap - 1))
+		if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
+			return &m->slots[s];
+	return NULL;
+}
+
+static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
+{
+	size_t cap = 16;
+
+	memset(m, 0, sizeof(*m));
+	while (cap < fs->n * 2 + 2)
+		cap *= 2;
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots)
+		return -ENOMEM;
+	m->cap = cap;
+	for (size_t i = 0; i < fs->n; i++) {
+		const char *p = resolved[i];
+		size_t len, s;
+		int r;
+
+		if (!p)
+			continue;
+		len = strlen(p);
+		for (s = (size_t)hash_path(p, len) & (cap - 1); m->slots[s].p;
+		     s = (s + 1) & (cap - 1))
+			if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
+				break;
+		if (m->slots[s].p) {
+			if ((int)fs->entries[i].access > m->slots[s].access)
+				m->slots[s].access = (int)fs->entries[i].access;
+			continue;
+		}
+		r = sbx_strv_push_owned(&m->paths, strdup(p));
+		if (r)
+			return r;
+		m->slots[s] = (struct pslot){m->paths.v[m->paths.n - 1], len,
+					     (int)fs->entries[i].access, -1};
+	}
+	return 0;
+}
+
+static void pmap_free(struct pmap *m)
+{
+	free(m->slots);
+	sbx_strv_clear(&m->paths);
+}
+
+/*
+ * The nearest strict ancestor of p that is in the map with an access other than read (a
+ * writable root or a deny), or NULL. Read entries in between do not stop the walk.
+ */
+static struct pslot *nearest_decider(const struct pmap *m, const char *p)
+{
+	size_t len = strlen(p);
+
+	while ((len = sbx_path_parent_len(p, len)) > 0) {
+		struct pslot *s = pmap_find(m, p, len);
+
+		if (s && (s->access == SBX_DENY || s->wr >= 0))
+			return s;
+	}
+	return NULL;
+}
+
+/* The nearest ancestor of p that an entry names, whatever its access. */
+static struct pslot *nearest_entry(const struct pmap *m, const char *p)
+{
+	size_t len = strlen(p);
+
+	while ((len = sbx_path_parent_len(p, len)) > 0) {
+		struct pslot *s = pmap_find(m, p, len);
+
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+static bool is_fs_root(const char *p)
+{
+	return strcmp(p, "/") == 0 || (sbx_path_is_windows_abs(p) && !p[sbx_path_win_root_len(p)]);
+}
+
+/*
+ * Is there anything at p, a dangling link included (it is a name in the way)? A failed look-up
+ * is an error, worded in d.
+ */
+static int path_exists(const struct sbx_ctx *ctx, const char *p, bool *exists, struct sbx_diag *d)
+{
+	struct sbx_pathinfo in;
+	int r = sbx_ctx_lookup(ctx, p, &in, d);
+
+	*exists = r == 0 && (in.exists || in.is_link);
+	return r;
+}
+
+static int cmp_writable(const void *a, const void *b)
+{
+	const struct sbx_writable_root *x = a, *y = b;
+	size_t dx = sbx_path_depth_any(x->root), dy = sbx_path_depth_any(y->root);
+
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return strcmp(x->root, y->root);
+}
+
+static int add_read_only(struct sbx_writable_root *w, const char *p)
+{
+	char **v;
+
+	for (size_t i = 0; i < w->n_read_only; i++)
+		if (strcmp(w->read_only[i], p) == 0)
+			return 0;
+	v = realloc(w->read_only, (w->n_read_only + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	w->read_only = v;
+	v[w->n_read_only] = strdup(p);
+	if (!v[w->n_read_only])
+		return -ENOMEM;
+	w->n_read_only++;
+	return 0;
+}
+
+/*
+ * Protected metadata under the writable root w (unless the file system is full-disk-write):
+ *  - for each name N, the path w/N is decided by an explicit entry when one resolves exactly
+ *    there (write: N is writable; read: a carve-out; deny: unreadable); otherwise, when w/N
+ *    exists (as anything), it is a read-only carve-out of w;
+ *  - N is "protected missing" when w/N does not exist and is not explicitly writable: the
+ *    sandbox must keep it from being created;
+ *  - the directory a .git pointer file names (spec 2.6) becomes a carve-out of the deepest
+ *    writable root that holds it, unless a deny lies in between or an entry names it.
+ */
+/*
+ * The directory a git directory's "commondir" file names (a linked worktree's gitdir points at
+ * the repository's common directory, where hooks and config live), or NULL.
+ */
+static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **out,
+			 struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char buf[GITDIR_FILE_MAX + 1], *file = NULL, *s, *e;
+	size_t got = 0;
+	bool dir = false;
+	int r;
+
+	*out = NULL;
+	r = sbx_path_join_any(gitdir, "commondir", &file);
+	if (r)
+		return r;
+	r = v->read_file(v->self, file, buf, sizeof(buf) - 1, &got);
+	if (r == -ENOENT || r == -EINVAL || (r == 0 && got >= sizeof(buf) - 1)) {
+		free(file);
+		return 0; /* no such file, or not a regular file of that size: not a worktree */
+	}
+	if (r < 0) {
+		if (d && r != -ENOMEM) {
+			sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+			sbx_diag_hint(d, r,
+				      "it names the git directory whose hooks and config must be "
+				      "protected; restore access to it");
+		}
+		free(file);
+		return r;
+	}
+	free(file);
+	buf[got] = '\0';
+	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
+		;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		e--;
+	*e = '\0';
+	if (!*s || strchr(s, '\n'))
+		return 0;
+	r = sbx_path_join_any(gitdir, s, out);
+	if (!r)
+		r = is_dir(ctx, *out, &dir, d);
+	if (r < 0 || !dir) {
+		free(*out);
+		*out = NULL;
+	}
+	return r < 0 ? r : 0;
+}
+
+struct list_dirs {
+	const char *parent;
+	struct sbx_strv *out;
+};
+
+static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct list_dirs *l = arg;
+	char *p = NULL;
+	int r;
+
+	if (type != SBX_FT_DIR)
+		return 0;
+	r = sbx_path_join_any(l->parent, name, &p);
+	return r ? r : sbx_strv_push_owned(l->out, p);
+}
+
+/*
+ * The directories whose hooks and config git runs, for the git directory gitdir of a writable
+ * root: gitdir itself, the common directory it names (a worktree's), and each submodule's
+ * (<dir>/modules/NAME, which holds the nested ones below it). A failed look-up or listing is an
+ * error.
+ */
+static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *out,
+		    struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char *common = NULL;
+	size_t first = out->n;
+	int r = sbx_strv_push(out, gitdir);
+
+	if (!r)
+		r = git_commondir(ctx, gitdir, &common, d);
+	if (!r && common)
+		r = sbx_strv_push_owned(out, common);
+	for (size_t i = first, n = out->n; !r && i < n; i++) {
+		struct list_dirs l = {.out = out};
+		char *modules = NULL;
+
+		r = sbx_path_join_any(out->v[i], "modules", &modules);
+		if (r)
+			break;
+		l.parent = modules;
+		r = v->list(v->self, modules, push_subdir, &l);
+		if (r == -ENOENT || r == -ENOTDIR)
+			r = 0;
+		else if (r && r != -ENOMEM && d) {
+			sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", modules,
+				     strerror(r < 0 ? -r : EACCES));
+			r = r < 0 ? r : -EACCES;
+		}
+		free(modules);
+	}
+	return r;
+}
+
+/* Adds p as a read-only carve-out of w unless one already covers it. */
+static int add_read_only_uncovered(struct sbx_writable_root *w, const char *p)
+{
+	for (size_t i = 0; i < w->n_read_only; i++)
+		if (sbx_path_covers_any(w->read_only[i], p))
+			return 0;
+	return add_read_only(w, p);
+}
+
+static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
+			const struct sbx_ctx *ctx, struct sbx_diag *d)
+{
+	struct sbx_strv gits = {0};
+	struct sbx_writable_root *w = &out->writable[wi];
+	char **defaults = NULL;
+	size_t n_defaults = 0;
+	int r;
+
+	for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++) {
+		char *p = NULL;
+		struct pslot *s;
+		bool exists;
+
+		r = sbx_path_join_any(w->root, sbx_protected_names[k], &p);
+		if (!r)
+			r = path_exists(ctx, p, &exists, d);
+		if (r) {
+			free(p);
+			return r;
+		}
+		s = pmap_find(m, p, strlen(p));
+		if (!exists) {
+			if (!s || s->access != SBX_WRITE)
+				w->protected_missing[w->n_protected_missing++] =
+					sbx_protected_names[k];
+		} else if (!s) {
+			r = add_read_only(w, p);
+		}
+		free(p);
+		if (r)
+			return r;
+	}
+	r = sbx_default_read_only_subpaths(w->root, false, ctx, &defaults, &n_defaults, d);
+	/*
+	 * Git runs hooks and reads config from more places than .git: the directory a .git file
+	 * points to (spec 2.6), and from there a worktree's common directory and every
+	 * submodule's. Each is a carve-out of the writable root that holds it.
+	 */
+	if (!r) {
+		struct sbx_pathinfo in;
+		char *git = NULL, *target = NULL;
+
+		r = sbx_path_join_any(w->root, ".git", &git);
+		if (!r)
+			r = sbx_ctx_lookup(ctx, git, &in, d);
+		if (!r && in.exists && in.type == SBX_FT_DIR)
+			r = git_dirs(ctx, git, &gits, d);
+		else if (!r && in.exists && in.type == SBX_FT_REG)
+			r = gitdir_target(ctx, w->root, git, &target, d);
+		if (!r && target)
+			r = git_dirs(ctx, target, &gits, d);
+		free(git);
+		free(target);
+	}
+	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
+		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
+		struct pslot *s;
+
+		if (pmap_find(m, p, strlen(p)))
+			continue;
+		s = nearest_decider(m, p);
+		if (s && s->access != SBX_DENY && s->wr >= 0)
+			r = k < n_defaults ? add_read_only(&out->writable[s->wr], p)
+					   : add_read_only_uncovered(&out->writable[s->wr], p);
+	}
+	sbx_strv_free(defaults, n_defaults);
+	sbx_strv_clear(&gits);
+	return r;
+}
+
+/*
+ * The roots a platform enforces, computed from the profile materialized for ctx (project roots
+ * for every workspace root, relative globs against the cwd). The rules:
+ *
+ *  - Flags: full_read, full_write and platform_defaults are the spec 2.1 predicates. For the
+ *    unrestricted and external kinds all lists are empty and both full flags are set.
+ *  - Skip entries (missing_path_behavior "skip") whose path does not exist produce nothing.
+ *  - Every other entry that resolves contributes its path; at one path the strongest access of
+ *    the entries there is that path's access (deny > write > read, as in resolve_access).
+ *  - writable: the distinct paths whose access is write, sorted by depth (then bytes), so that
+ *    a platform applying them in order lets a deeper root re-open a carve-out of a shallower one.
+ *  - A path whose access is read is a read-only carve-out of the nearest writable root above
+ *    it, provided no deny lies in between; otherwise (no writable root above, or re-opened
+ *    inside a denied tree) it is a readable root. So readable holds "/" when root is readable
+ *    and not writable, and never anything inside a writable root's plain subtree.
+ *  - unreadable: the distinct deny paths, except the file system root (a root deny only
+ *    removes the baseline; it is not a mask, fda-04).
+ *  - deny_globs: deny glob patterns, absolute after materialization. Non-deny globs grant
+ *    nothing (the loader refuses them) and are ignored.
+ *  - Protected metadata under each writable root: see protect_root().
+ */
+int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
+		 struct sbx_diag *d)
+{
+	struct sbx_fs m = {0};
+	char **resolved = NULL;
+	struct pmap map = {0};
+	struct sbx_strv readable = {0}, unreadable = {0}, globs = {0};
+	size_t n_wr = 0;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->full_read = sbx_fs_full_read(fs, ctx);
+	out->full_write = sbx_fs_full_write(fs, ctx);
+	out->platform_defaults = sbx_fs_include_platform_defaults(fs, ctx);
+	if (fs->kind != SBX_FS_RESTRICTED)
+		return 0;
+
+	r = sbx_fs_materialize(fs, ctx, &m);
+	if (r)
+		goto fail;
+	resolved = calloc(m.n ? m.n : 1, sizeof(*resolved));
+	if (!resolved) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < m.n; i++) {
+		const struct sbx_entry *e = &m.entries[i];
+
+		if (e->kind == SBX_GLOB) {
+			if (e->access != SBX_DENY)
+				continue;
+			if (!sbx_path_is_posix_abs(e->path) && !sbx_path_is_windows_abs(e->path)) {
+				r = sbx_diag_set(
+					d, SBX_E_INVALID,
+					"deny glob `%s` is relative and there is no working "
+					"directory to resolve it against",
+					e->path);
+				goto fail;
+			}
+			if (sbx_ctx_native_abs(e->path, ctx) && !sbx_strv_has(&globs, e->path) &&
+			    (r = sbx_strv_push_owned(&globs, strdup(e->path))))
+				goto fail;
+			continue;
+		}
+		r = sbx_entry_resolve(e, ctx, &resolved[i], d);
+		if (r)
+			goto fail;
+		if (resolved[i] && e->skip_missing) {
+			bool exists;
+
+			r = path_exists(ctx, resolved[i], &exists, d);
+			if (r)
+				goto fail;
+			if (!exists) {
+				free(resolved[i]);
+				resolved[i] = NULL;
+			}
+		}
+	}
+	r = pmap_build(&map, resolved, &m);
+	if (r)
+		goto fail;
+
+	for (size_t i = 0; i < map.paths.n; i++) {
+		const char *p = map.paths.v[i];
+
+		if (pmap_find(&map, p, strlen(p))->access == SBX_WRITE)
+			n_wr++;
+	}
+	out->writable = calloc(n_wr ? n_wr : 1, sizeof(*out->writable));
+	if (!out->writable) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < map.paths.n; i++) {
+		const char *p = map.paths.v[i];
+
+		if (pmap_find(&map, p, strlen(p))->access != SBX_WRITE)
+			continue;
+		out->writable[out->n_writable].root = strdup(p);
+		if (!out->writable[out->n_writable++].root) {
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
+	qsort(out->writable, out->n_writable, sizeof(*out->writable), cmp_writable);
+	for (size_t i = 0; i < out->n_writable; i++)
+		pmap_find(&map, out->writable[i].root, strlen(out->writable[i].root))->wr = (long)i;
+
+	for (size_t i = 0; i < map.paths.n; i++) {
+		const char *p = map.paths.v[i];
+		struct pslot *s = pmap_find(&map, p, strlen(p)), *up;
+
+		if (s->access == SBX_DENY) {
+			if (!is_fs_root(p) && (r = sbx_strv_push_owned(&unreadable, strdup(p))))
+				goto fail;
+			continue;
+		}
+		if (s->access != SBX_READ)
+			continue;
+		/*
+		 * A read path whose nearest named ancestor is itself read adds nothing: that
+		 * ancestor (a readable root or a carve-out) already covers it with the same
+		 * access, and no deny or write lies in between. Dropping it keeps a profile of
+		 * many read entries under "/" from costing one rule each.
+		 */
+		up = nearest_entry(&map, p);
+		if (up && up->access == SBX_READ)
+			continue;
+		up = nearest_decider(&map, p);
+		if (up && up->access != SBX_DENY)
+			r = add_read_only(&out->writable[up->wr], p);
+		else
+			r = sbx_strv_push_owned(&readable, strdup(p));
+		if (r)
+			goto fail;
+	}
+	for (size_t i = 0; !out->full_write && i < out->n_writable; i++)
+		if ((r = protect_root(out, &map, i, ctx, d)))
+			goto fail;
+
+	out->readable = readable.v;
+	out->n_readable = readable.n;
+	out->unreadable = unreadable.v;
+	out->n_unreadable = unreadable.n;
+	out->deny_globs = globs.v;
+	out->n_deny_globs = globs.n;
+	readable = unreadable = globs = (struct sbx_strv){0};
+fail:
+	if (resolved)
+		sbx_strv_free(resolved, m.n);
+	pmap_free(&map);
+	sbx_fs_clear(&m);
+	sbx_strv_clear(&readable);
+	sbx_strv_clear(&unreadable);
+	sbx_strv_clear(&globs);
+	if (r) {
+		if (r == -ENOMEM && d && !d->msg[0])
+			sbx_diag_set(d, r, "out of memory while resolving the profile");
+		sbx_roots_free(out);
+	}
+	return r;
+}
+
+void sbx_roots_free(struct sbx_roots *r)
+{
+	if (!r)
+		return;
+	sbx_strv_free(r->readable, r->n_readable);
+	for (size_t i = 0; i < r->n_writable; i++) {
+		free(r->writable[i].root);
+		sbx_strv_free(r->writable[i].read_only, r->writable[i].n_read_only);
+	}
+	free(r->writable);
+	sbx_strv_free(r->unreadable, r->n_unreadable);
+	sbx_strv_free(r->deny_globs, r->n_deny_globs);
+	memset(r, 0, sizeof(*r));
+}
