@@ -42,7 +42,8 @@ LIB_SRCS := \
 	lib/plan.c
 
 LIB_LINUX_SRCS := \
-	lib/plan_linux.c
+	lib/plan_linux.c \
+	lib/plan_linux_mounts.c
 
 LIB_MACOS_SRCS := \
 	lib/sbpl.c \

@@ -31,13 +31,6 @@
 
 #define EXIT_SBX EXIT_REFUSED
 
-void sbx_linux_die(const struct sbx_diag *d, int status)
-{
-	sbx_diag_print(d, stderr);
-	fflush(stderr);
-	_exit(status);
-}
-
 /* Reads the whole profile from fd (a sealed memfd from `run`, or any file), then closes it so
  * the command does not inherit it. */
 static int read_profile_fd(int fd, char **buf, size_t *len, struct sbx_diag *d)
@@ -98,6 +91,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	struct sbx_linux_facts facts;
 	struct sbx_linux_enforce e = {0};
 	struct sbx_resolver res;
+	struct sbx_linux_prepared prepared;
 	enum sbx_input_form form;
 	struct sbx_ctx ctx = {0};
 	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX];
@@ -195,9 +189,10 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	e.command_cwd = command_cwd;
 	e.argv = o.cmd;
-	rc = sbx_linux_enter(&e, d); /* returns only on failure */
-	if (rc >= 0)
-		rc = sbx_diag_set(d, -EIO, "the enter sequence returned");
+	rc = sbx_linux_prepare(&e, &prepared, d);
+	if (rc < 0)
+		goto out;
+	sbx_linux_apply_and_exec(&prepared); /* does not return */
 out:
 	sbx_linux_enforce_free(&e);
 	sbx_resolver_free(&res);

@@ -580,6 +580,53 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f);
  */
 int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char *path,
 			 const char *link, bool shared, const char *real, struct sbx_diag *d);
+
+/* ---- the Linux mount plan (plan_linux_mounts.c): pure, unit-tested without root ----------- */
+
+/* The kinds of mount, in the order they stack at one depth. */
+enum sbx_mount_kind {
+	SBX_MNT_WRITE = 0, /* a writable root: a read-write clone of its tree */
+	SBX_MNT_PIN,	   /* a directory on the way to a deny or carve-out, bound onto itself */
+	SBX_MNT_READ_ONLY, /* a carve-out inside a writable root: a read-only clone */
+	SBX_MNT_READ,	   /* a readable root inside a denied directory: re-opened in its mask */
+	SBX_MNT_DENY,	   /* a denied path: an empty read-only mask */
+};
+
+/* One rule path as it resolved (absent paths are not facts: they get no mount). */
+struct sbx_mount_fact {
+	enum sbx_mount_kind kind; /* any but SBX_MNT_PIN */
+	const char *path;	  /* where it resolves; borrowed */
+	bool is_dir;
+	bool from_glob; /* a deny found by expanding a glob */
+	unsigned long long dev, ino;
+};
+
+struct sbx_mount_op {
+	enum sbx_mount_kind kind;
+	const char *path; /* borrowed from the fact, or from the plan's pins */
+	size_t depth;
+	bool is_dir;
+	bool skip;   /* hidden by a mask above it, or a repeat of the op before it */
+	bool sealed; /* a mask over a path also re-opened: hides all below, re-opens nothing */
+	bool holds;  /* a mask that holds mount points for re-opened descendants */
+	long mask;   /* re-opened op: the index of the mask that holds its mount point, or -1 */
+	unsigned long long dev, ino; /* the fact's; 0 for a pin (looked up by the caller) */
+};
+
+struct sbx_mount_plan {
+	struct sbx_mount_op *ops; /* in the order they are applied */
+	size_t n;
+	struct sbx_strv pins; /* the directories bound onto themselves (owned) */
+};
+
+/*
+ * The mounts for these facts. granted: where the Landlock ruleset grants anything (resolved
+ * paths, strcmp-sorted), or NULL when there is no file-system ruleset or it grants everything.
+ */
+int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const char *const *granted,
+			 size_t n_granted, struct sbx_mount_plan *out);
+void sbx_mount_plan_free(struct sbx_mount_plan *p);
+
 int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present);
 int sbx_plan_attach_windows(struct sbx_plan *p, enum sbx_windows_level level);
 

@@ -3,9 +3,8 @@
  * linux.h - the Linux backend: host probe, helper argv, re-exec, and the enter sequence.
  *
  * Only platform/linux/ and cmd/ include this. Functions return 0 or -errno / SBX_E_* and fill a
- * struct sbx_diag; the one exception is the enter sequence, which after its point of no return
- * calls sbx_linux_die() (provided by cmd/) instead of returning, so a half-applied sandbox never
- * reaches execve.
+ * struct sbx_diag; the one exception is sbx_linux_apply_and_exec(), which dies (sbx_linux_die,
+ * here in platform/linux/) instead of returning, so a half-applied sandbox never reaches execve.
  */
 #ifndef SBX_PLATFORM_LINUX_H
 #define SBX_PLATFORM_LINUX_H
@@ -37,6 +36,7 @@ int sbx_helper_main(int argc, char **argv);
 /* ---- every rule path resolved once (resolve.c) -------------------------------------------- */
 
 #include <sys/resource.h>
+#include <sys/types.h>
 
 /* What one look-up found, and the O_PATH descriptor it keeps of it. */
 struct sbx_resolved {
@@ -105,13 +105,39 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 				struct sbx_diag *d);
 void sbx_linux_enforce_free(struct sbx_linux_enforce *e);
 
-/* Applies e and execs the command. Returns (with d filled) only before the point of no return. */
-int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d);
+/* What sbx_linux_prepare built, for sbx_linux_apply_and_exec to carry out. */
+struct sbx_linux_prepared {
+	const struct sbx_linux_enforce *e;
+	struct sbx_landlock *ll;      /* the ruleset, or NULL */
+	bool mount_namespace;	      /* the plan has a private mount namespace */
+	struct sbx_mount_plan mounts; /* its mounts, in order */
+	struct sbx_mount_live {
+		int tree;		       /* the clone taken in the new namespace, or -1 */
+		unsigned long long tdev, tino; /* the target: the object, or its point in a mask */
+	} * live;			       /* one per mount */
+	int empty_fs;			       /* the scratch tmpfs of the file masks, or -1 */
+	int unshare_flags;
+	uid_t uid;
+	gid_t gid;
+	struct sbx_diag d; /* where apply_and_exec words a failure before dying */
+};
 
 /*
- * Prints d and exits with status (125: sbxrun's own failure; 126/127: the command could not be
- * executed). Provided by cmd/helper.c; used after the point of no return only.
+ * Everything that can fail and be reported: the Landlock ruleset on the descriptors of every
+ * rule path's one look-up, and the mount plan. Changes nothing; 0 or -errno with d filled.
+ * Free with sbx_linux_prepared_free() unless apply_and_exec follows.
  */
+int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepared *p,
+		      struct sbx_diag *d);
+void sbx_linux_prepared_free(struct sbx_linux_prepared *p);
+/*
+ * Applies p, one step at a time (mount namespace, cwd, capabilities, no_new_privs, Landlock,
+ * seccomp), and execs the command. Never returns: a failed step dies with 125 (126/127 when
+ * the command cannot be executed), printing why.
+ */
+__attribute__((noreturn)) void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p);
+
+/* Prints d and exits with status. Used after the point of no return only (enter.c). */
 __attribute__((noreturn)) void sbx_linux_die(const struct sbx_diag *d, int status);
 
 /* Landlock (landlock.c). */

@@ -12,12 +12,6 @@
 
 #include "linux/linux.h"
 
-void sbx_linux_die(const struct sbx_diag *d, int status)
-{
-	sbx_diag_print(d, stderr);
-	_exit(status);
-}
-
 int main(int argc, char **argv)
 {
 	static char *readable[64], *unreadable[64];
@@ -73,7 +67,12 @@ int main(int argc, char **argv)
 	if (i >= argc || !e.command_cwd)
 		return 125;
 	e.argv = &argv[i + 1];
-	sbx_linux_enter(&e, &d);
+	{
+		struct sbx_linux_prepared p;
+
+		if (sbx_linux_prepare(&e, &p, &d) == 0)
+			sbx_linux_apply_and_exec(&p);
+	}
 	sbx_diag_print(&d, stderr);
 	return 125;
 }

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan_linux_mounts.c - the mount plan of the Linux enter sequence, as a pure function of the
+ * resolved rule paths: which mounts, in which order, which masks hold which mount points, and
+ * which directories are bound onto themselves. No system call: the helper resolves the paths
+ * (platform/linux/resolve.c) and carries the plan out (platform/linux/enter.c); the unit tests
+ * run it on made-up facts, without root.
+ *
+ * The rules, shallow to deep:
+ *   - A writable root is a read-write clone of its own tree; a read-only carve-out a read-only
+ *     clone over it; a denied path an empty read-only mask (a file or a directory).
+ *   - A readable root needs a mount only inside a denied directory, to be re-opened in its mask;
+ *     anywhere else / read-only and Landlock already give it its access.
+ *   - A glob match that nothing grants gets no mask: Landlock refuses it already, and a mask
+ *     would only publish its path in /proc/self/mountinfo.
+ *   - The directories between a writable root and a denied path or carve-out inside it are
+ *     bound onto themselves (SBX_MNT_PIN): a mount point cannot be renamed.
+ *   - A path denied twice is masked once; a deny inside a mask is already hidden; a writable
+ *     root, carve-out or readable root inside a mask is re-opened: its mount point is made in
+ *     that mask, which then holds it; a mask over a path that is itself re-opened (a glob match
+ *     equal to a writable root) is sealed: it hides everything below it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int op_path_cmp(const void *a, const void *b)
+{
+	const struct sbx_mount_op *x = *(const struct sbx_mount_op *const *)a;
+	const struct sbx_mount_op *y = *(const struct sbx_mount_op *const *)b;
+
+	return strcmp(x->path, y->path);
+}
+
+/* Application order: shallow before deep, then by kind (how they stack at one depth). */
+static int op_order_cmp(const void *a, const void *b)
+{
+	const struct sbx_mount_op *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	if (x->kind != y->kind)
+		return (int)x->kind - (int)y->kind;
+	return strcmp(x->path, y->path);
+}
+
+/*
+ * The op mounted at exactly path (one not skipped), or NULL: a mask before a re-opened op, since
+ * the mask lies on top of it; with open_only, a re-opened op only.
+ */
+static struct sbx_mount_op *mounted_at(struct sbx_mount_op **by_path, size_t n, const char *path,
+				       bool open_only)
+{
+	struct sbx_mount_op key = {.path = path}, *kp = &key, *found = NULL;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (op_path_cmp(&by_path[mid], &kp) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && strcmp(by_path[lo]->path, path) == 0; lo++) {
+		struct sbx_mount_op *op = by_path[lo];
+
+		if (op->skip || (open_only && op->kind == SBX_MNT_DENY))
+			continue;
+		if (!found || op->kind == SBX_MNT_DENY)
+			found = op;
+	}
+	return found;
+}
+
+/* The nearest strict ancestor mounted, found by the one ancestor walk. */
+struct above {
+	struct sbx_mount_op **by_path;
+	size_t n;
+	struct sbx_mount_op *found;
+	struct sbx_strv *pins; /* ancestors_to_pin: the directories passed on the way up */
+};
+
+static int mounted_here(void *arg, const char *prefix)
+{
+	struct above *a = arg;
+
+	a->found = mounted_at(a->by_path, a->n, prefix, false);
+	if (a->found)
+		return 1;
+	return a->pins ? sbx_strv_push(a->pins, prefix) : 0;
+}
+
+static struct sbx_mount_op *mounted_above(struct sbx_mount_op **by_path, size_t n, const char *p)
+{
+	struct above a = {by_path, n, NULL, NULL};
+
+	sbx_path_ancestors(p, mounted_here, &a);
+	return a.found;
+}
+
+/*
+ * The directories strictly between each denied path or carve-out and the nearest op above it,
+ * when that op is a writable root: those are the ones the command could rename. (Below a mask or
+ * a read-only carve-out nothing can be renamed anyway.) Sorted, without repeats.
+ */
+static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, struct sbx_mount_op **by_path,
+			    struct sbx_strv *out)
+{
+	size_t o = 0;
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < n_ops; i++) {
+		struct above a = {by_path, n_ops, NULL, out};
+		size_t mark = out->n;
+
+		if (ops[i].kind != SBX_MNT_DENY && ops[i].kind != SBX_MNT_READ_ONLY)
+			continue;
+		r = sbx_path_ancestors(ops[i].path, mounted_here, &a);
+		if (r >= 0 && (!a.found || a.found->kind != SBX_MNT_WRITE)) {
+			/* Not under a writable root (or under a mask): nothing to pin. */
+			while (out->n > mark)
+				free(out->v[--out->n]);
+			if (out->v)
+				out->v[out->n] = NULL;
+		}
+	}
+	if (r < 0 || out->n < 2)
+		return r < 0 ? r : 0;
+	qsort(out->v, out->n, sizeof(*out->v), str_cmp);
+	for (size_t i = 0; i < out->n; i++) {
+		if (o > 0 && strcmp(out->v[o - 1], out->v[i]) == 0) {
+			free(out->v[i]);
+			continue;
+		}
+		out->v[o++] = out->v[i];
+	}
+	out->n = o;
+	out->v[o] = NULL;
+	return 0;
+}
+
+static struct sbx_mount_op op_of(const struct sbx_mount_fact *f)
+{
+	return (struct sbx_mount_op){.kind = f->kind,
+				     .path = f->path,
+				     .depth = sbx_path_depth(f->path),
+				     .is_dir = f->is_dir,
+				     .mask = -1,
+				     .dev = f->dev,
+				     .ino = f->ino};
+}
+
+int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const char *const *granted,
+			 size_t n_granted, struct sbx_mount_plan *out)
+{
+	struct sbx_mount_op *ops = NULL, **by_path = NULL;
+	const char **denied = NULL;
+	size_t n_ops = 0, n_denied = 0;
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	ops = calloc(n ? n : 1, sizeof(*ops));
+	denied = calloc(n ? n : 1, sizeof(*denied));
+	if (!ops || !denied) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* Denied paths and glob matches first: they tell which readable roots need a mount. */
+	for (size_t i = 0; i < n; i++) {
+		const struct sbx_mount_fact *f = &facts[i];
+
+		if (f->kind != SBX_MNT_DENY || strcmp(f->path, "/") == 0)
+			continue; /* a root deny only removes the baseline: it is no mask */
+		if (f->from_glob && granted &&
+		    !sbx_path_under_sorted(granted, n_granted, f->path, true))
+			continue;
+		ops[n_ops] = op_of(f);
+		denied[n_denied++] = ops[n_ops++].path;
+	}
+	qsort(denied, n_denied, sizeof(*denied), str_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const struct sbx_mount_fact *f = &facts[i];
+
+		if (f->kind == SBX_MNT_DENY || f->kind == SBX_MNT_PIN)
+			continue;
+		if (f->kind == SBX_MNT_READ &&
+		    !sbx_path_under_sorted(denied, n_denied, f->path, false))
+			continue;
+		ops[n_ops++] = op_of(f);
+	}
+
+	/* The directories to pin, from the ops sorted by path; then the pins join the ops. */
+	by_path = calloc(n_ops ? n_ops : 1, sizeof(*by_path));
+	if (!by_path) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n_ops; i++)
+		by_path[i] = &ops[i];
+	qsort(by_path, n_ops, sizeof(*by_path), op_path_cmp);
+	r = ancestors_to_pin(ops, n_ops, by_path, &out->pins);
+	if (r < 0)
+		goto out;
+	if (out->pins.n) {
+		struct sbx_mount_op *grown = realloc(ops, (n_ops + out->pins.n) * sizeof(*ops));
+		struct sbx_mount_op **grown_by;
+
+		if (!grown) {
+			r = -ENOMEM;
+			goto out;
+		}
+		ops = grown;
+		grown_by = realloc(by_path, (n_ops + out->pins.n) * sizeof(*by_path));
+		if (!grown_by) {
+			r = -ENOMEM;
+			goto out;
+		}
+		by_path = grown_by;
+		for (size_t i = 0; i < out->pins.n; i++) {
+			struct sbx_mount_fact f = {
+				.kind = SBX_MNT_PIN, .path = out->pins.v[i], .is_dir = true};
+
+			ops[n_ops++] = op_of(&f);
+		}
+	}
+	qsort(ops, n_ops, sizeof(*ops), op_order_cmp);
+	for (size_t i = 0; i < n_ops; i++)
+		by_path[i] = &ops[i];
+	qsort(by_path, n_ops, sizeof(*by_path), op_path_cmp);
+
+	/* What each op does, decided shallow to deep against the ops above it that are mounted. */
+	for (size_t i = 0; i < n_ops; i++) {
+		struct sbx_mount_op *op = &ops[i], *up;
+
+		if (i > 0 && ops[i - 1].kind == op->kind &&
+		    strcmp(ops[i - 1].path, op->path) == 0) {
+			op->skip = true; /* the same path twice (an entry and a glob match) */
+			continue;
+		}
+		up = mounted_above(by_path, n_ops, op->path);
+		if (up && up->kind == SBX_MNT_DENY && (up->sealed || op->kind == SBX_MNT_DENY)) {
+			op->skip = true; /* hidden by the mask above */
+			continue;
+		}
+		if (up && up->kind == SBX_MNT_DENY) {
+			op->mask = (long)(up - ops); /* re-opened inside that mask */
+			up->holds = true;
+		}
+		if (op->kind == SBX_MNT_DENY && mounted_at(by_path, n_ops, op->path, true))
+			op->sealed = true;
+	}
+	out->ops = ops;
+	out->n = n_ops;
+	ops = NULL;
+out:
+	free(ops);
+	free(by_path);
+	free(denied);
+	if (r < 0)
+		sbx_mount_plan_free(out);
+	return r;
+}
+
+void sbx_mount_plan_free(struct sbx_mount_plan *p)
+{
+	free(p->ops);
+	sbx_strv_clear(&p->pins);
+	memset(p, 0, sizeof(*p));
+}

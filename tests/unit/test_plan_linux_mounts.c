@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Linux mount plan as a pure function: made-up facts in, the ordered mounts out (which
+ * masks hold which mount points, which directories are pinned), without root or a real tree.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+#include "t.h"
+
+#define FACT(k, p, dir) { .kind = (k), .path = (p), .is_dir = (dir), .dev = 1, .ino = __LINE__ }
+#define GLOB(p, dir)                                                                           \
+	{ .kind = SBX_MNT_DENY, .path = (p), .is_dir = (dir), .from_glob = true, .dev = 1,    \
+	  .ino = __LINE__ }
+
+static const struct sbx_mount_op *op_at(const struct sbx_mount_plan *p, const char *path,
+					enum sbx_mount_kind k)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->ops[i].kind == k && strcmp(p->ops[i].path, path) == 0)
+			return &p->ops[i];
+	return NULL;
+}
+
+static void check_order(const struct sbx_mount_plan *p, const char *const *want, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].skip)
+			continue;
+		if (k >= n || strcmp(p->ops[i].path, want[k]) != 0)
+			t_fail(__FILE__, __LINE__, "mount %zu is %s, expected %s", k, p->ops[i].path,
+			       k < n ? want[k] : "(none)");
+		k++;
+	}
+	CHECK_INT(k, n);
+}
+
+TEST(mount_plan_order_masks_and_pins)
+{
+	const struct sbx_mount_fact facts[] = {
+		FACT(SBX_MNT_WRITE, "/ws", true),
+		FACT(SBX_MNT_READ_ONLY, "/ws/.git", true),
+		FACT(SBX_MNT_DENY, "/ws/a/b/secret", false),
+		FACT(SBX_MNT_DENY, "/out/secrets", true),
+		FACT(SBX_MNT_READ, "/out/secrets/pub", true), /* re-opened in the mask */
+		FACT(SBX_MNT_READ, "/etc", true),		/* no deny above: no mount */
+		GLOB("/out/x.key", false),			/* nothing grants it: no mask */
+		GLOB("/ws/y.key", false),
+		FACT(SBX_MNT_DENY, "/", true), /* a root deny is no mask */
+	};
+	static const char *const granted[] = { "/etc", "/out/secrets/pub", "/ws" };
+	static const char *const order[] = {
+		/* by depth, then kind: write, pin, read-only, read, deny */
+		"/ws", "/ws/a", "/ws/.git", "/out/secrets", "/ws/y.key", "/ws/a/b",
+		"/out/secrets/pub", "/ws/a/b/secret",
+	};
+	struct sbx_mount_plan p;
+	const struct sbx_mount_op *mask, *pub;
+
+	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), granted, 3, &p), 0);
+	check_order(&p, order, sizeof(order) / sizeof(*order));
+	CHECK(!op_at(&p, "/etc", SBX_MNT_READ));
+	CHECK(!op_at(&p, "/out/x.key", SBX_MNT_DENY));
+	CHECK(!op_at(&p, "/", SBX_MNT_DENY));
+	/* The pins: the directories between the writable root and the deny inside it. */
+	CHECK_INT(p.pins.n, 2);
+	CHECK(op_at(&p, "/ws/a", SBX_MNT_PIN) && op_at(&p, "/ws/a/b", SBX_MNT_PIN));
+	CHECK(op_at(&p, "/ws/a", SBX_MNT_PIN)->dev == 0); /* identity: the caller's to look up */
+	/* The mask over /out/secrets holds the re-opened readable root's mount point. */
+	mask = op_at(&p, "/out/secrets", SBX_MNT_DENY);
+	pub = op_at(&p, "/out/secrets/pub", SBX_MNT_READ);
+	CHECK(mask && pub && mask->holds && !mask->sealed);
+	CHECK(mask && pub && pub->mask == (long)(mask - p.ops));
+	CHECK(op_at(&p, "/ws/a/b/secret", SBX_MNT_DENY)->mask == -1);
+	sbx_mount_plan_free(&p);
+
+	/* Without a restricting ruleset every glob match is masked. */
+	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), NULL, 0, &p), 0);
+	CHECK(op_at(&p, "/out/x.key", SBX_MNT_DENY) != NULL);
+	sbx_mount_plan_free(&p);
+}
+
+TEST(mount_plan_repeats_nested_and_sealed_masks)
+{
+	const struct sbx_mount_fact facts[] = {
+		FACT(SBX_MNT_WRITE, "/ws", true),
+		FACT(SBX_MNT_DENY, "/ws/sec", true),
+		FACT(SBX_MNT_WRITE, "/ws/sec/pub", true), /* re-opened writable */
+		FACT(SBX_MNT_DENY, "/ws/sec/other", false), /* inside a mask: hidden already */
+		FACT(SBX_MNT_DENY, "/out/t", false),
+		GLOB("/out/t", false), /* the same path twice: masked once */
+		FACT(SBX_MNT_WRITE, "/ws/build", true),
+		GLOB("/ws/build", true), /* a match equal to a writable root: sealed */
+		FACT(SBX_MNT_READ_ONLY, "/ws/build/ro", true),
+	};
+	struct sbx_mount_plan p;
+	const struct sbx_mount_op *o;
+	size_t masks_at_t = 0;
+
+	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), NULL, 0, &p), 0);
+	o = op_at(&p, "/ws/sec/pub", SBX_MNT_WRITE);
+	CHECK(o && o->mask >= 0 && strcmp(p.ops[o->mask].path, "/ws/sec") == 0);
+	CHECK(p.ops[o->mask].holds);
+	CHECK(op_at(&p, "/ws/sec/other", SBX_MNT_DENY)->skip);
+	for (size_t i = 0; i < p.n; i++)
+		masks_at_t += strcmp(p.ops[i].path, "/out/t") == 0 && !p.ops[i].skip;
+	CHECK_INT(masks_at_t, 1);
+	o = op_at(&p, "/ws/build", SBX_MNT_DENY);
+	CHECK(o && o->sealed && !o->skip);
+	/* The writable root is attached first, the sealing mask on top, nothing below. */
+	CHECK(op_at(&p, "/ws/build", SBX_MNT_WRITE) < o);
+	CHECK(op_at(&p, "/ws/build/ro", SBX_MNT_READ_ONLY)->skip);
+	/* Nothing to pin: every deny and carve-out sits right below its writable root. */
+	CHECK_INT(p.pins.n, 0);
+	sbx_mount_plan_free(&p);
+}
+
+TEST(mount_plan_pins_only_under_writable_roots)
+{
+	const struct sbx_mount_fact facts[] = {
+		FACT(SBX_MNT_DENY, "/out/x/y/z", false),     /* no writable root above */
+		FACT(SBX_MNT_WRITE, "/ws", true),
+		FACT(SBX_MNT_READ_ONLY, "/ws/r", true),
+		FACT(SBX_MNT_DENY, "/ws/r/deep/er/x", false), /* below a carve-out: read-only */
+		FACT(SBX_MNT_DENY, "/ws/p/q/x", false),
+		FACT(SBX_MNT_READ_ONLY, "/ws/p/c", true), /* shares /ws/p with the deny */
+	};
+	struct sbx_mount_plan p;
+
+	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), NULL, 0, &p), 0);
+	CHECK_INT(p.pins.n, 2);
+	CHECK_STR(p.pins.n > 0 ? p.pins.v[0] : NULL, "/ws/p");
+	CHECK_STR(p.pins.n > 1 ? p.pins.v[1] : NULL, "/ws/p/q");
+	sbx_mount_plan_free(&p);
+}
