@@ -26,7 +26,15 @@ LIB_SRCS := \
 	lib/diag.c \
 	lib/path.c \
 	lib/profile.c \
+	lib/readfile.c \
 	lib/load.c \
+	lib/load_wire.c \
+	lib/load_text.c \
+	lib/load_walk.c \
+	lib/load_entries.c \
+	lib/load_profile.c \
+	lib/load_additional.c \
+	lib/load_legacy.c \
 	lib/emit.c \
 	lib/builtin.c \
 	lib/resolve.c \
@@ -62,8 +70,10 @@ PLATFORM_MACOS_SRCS := \
 
 CMD_SRCS := \
 	cmd/main.c \
-	cmd/backend.c \
+	cmd/errors.c \
 	cmd/options.c \
+	cmd/invocation.c \
+	cmd/backend.c \
 	cmd/run.c \
 	cmd/explain.c \
 	cmd/probe.c \
@@ -115,6 +125,13 @@ SBXRUN_LDFLAGS = $(if $(STATIC_OK),$(filter-out -pie,$(ALL_LDFLAGS)) -static-pie
 SBXRUN_LIBS = $(if $(STATIC_OK),$(shell $(PKG_CONFIG) --static --libs $(DEPS_PKGS) 2>/dev/null \
 	|| echo -ljansson -lseccomp -lcap),$(DEP_LIBS))
 
+# The unit tests inject allocation failures (tests/unit/failalloc.c) through GNU ld's --wrap,
+# which Apple's linker does not have.
+FAILALLOC_FNS := malloc calloc realloc strdup strndup asprintf vasprintf __asprintf_chk \
+	__vasprintf_chk
+UNIT_CFLAGS := -DSBX_FAILALLOC
+UNIT_LDFLAGS := $(foreach f,$(FAILALLOC_FNS),-Wl,--wrap=$(f))
+
 LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
 PLATFORM_OBJS := $(PLATFORM_LINUX_SRCS:%.c=$(BUILD)/%.o)
 
@@ -127,6 +144,8 @@ HARDEN_CFLAGS := $(filter-out -fstack-clash-protection,$(HARDEN_CFLAGS))
 HARDEN_LDFLAGS :=
 PLATFORM_OBJS := $(PLATFORM_MACOS_SRCS:%.c=$(BUILD)/%.o)
 STATIC := 0
+UNIT_CFLAGS :=
+UNIT_LDFLAGS :=
 endif
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
@@ -189,8 +208,10 @@ sbxrun: $(BUILD)/sbxrun
 
 asan: sbxrun
 
+$(UNIT_OBJS): ALL_CFLAGS += $(UNIT_CFLAGS)
+
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
+	$(CC) $(ALL_LDFLAGS) $(UNIT_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
 
 $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
