@@ -294,9 +294,14 @@ lint: deps-test
 		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
 			$(ALL_LIB_SRCS) $(CMD_SRCS) $(PLATFORM_LINUX_SRCS); fi
 
+# The loader's micro-benchmark (tests/bench/loader.c), run by make bench.
+$(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBSBX) $(DEP_LIBS)
+
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/run
+bench: sbxrun $(BUILD)/bench/loader
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader tests/bench/run
 
 # ---- install ---------------------------------------------------------------------------------
 
