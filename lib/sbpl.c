@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sbpl.c - the macOS Seatbelt policy (SBPL) for /usr/bin/sandbox-exec, built from a plan's roots
- * (spec 5), and the macOS requirement attacher.
+ * (spec 5); the requirement attacher is plan_macos.c.
  *
  * The policy denies by default. Every root, carve-out and protected ancestor is passed as a -D
  * parameter and referred to as (param "NAME"): no path is ever spliced into the policy text.
@@ -237,13 +237,8 @@ static int canon_full(const char *path, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/*
- * Write roots keep their lexical path except for a symlinked top-level component (/tmp ->
- * /private/tmp, /var -> /private/var on macOS; /bin -> usr/bin on merged-/usr Linux), which is
- * resolved. A deeper symlink is reported in *deeper (the path up to and including it): granting
- * write through it would grant write to wherever it points, which may change under us.
- */
-static int canon_top(const char *path, char **out, char **deeper)
+/* See sbpl.h. */
+int sbx_sbpl_write_root(const char *path, char **out, char **deeper)
 {
 	const char *end = strchr(path + 1, '/');
 	size_t top_len = end ? (size_t)(end - path) : strlen(path);
@@ -273,9 +268,14 @@ static int canon_top(const char *path, char **out, char **deeper)
 			return -ENOMEM;
 		}
 		if (lstat(prefix, &st) != 0) {
-			/* Missing: nothing below it exists either. */
+			int err = errno;
+
 			free(prefix);
-			break;
+			/* Missing: nothing below it exists either. Anything else is unknown. */
+			if (err == ENOENT || err == ENOTDIR)
+				break;
+			free(real);
+			return -err;
 		}
 		if (S_ISLNK(st.st_mode)) {
 			*deeper = prefix;
@@ -424,9 +424,10 @@ static int collect_write(struct gen *g)
 		if (rc)
 			return rc;
 		rt = &g->write[g->n_write++];
-		rc = canon_top(w->root, &rt->path, &deeper);
+		rc = sbx_sbpl_write_root(w->root, &rt->path, &deeper);
 		if (rc)
-			return rc;
+			return sbx_diag_set(g->d, rc, "cannot inspect writable root %s: %s",
+					    w->root, strerror(-rc));
 		if (deeper) {
 			rc = sbx_diag_set(
 				g->d, SBX_E_UNENFORCEABLE,
@@ -461,7 +462,7 @@ static int collect_write(struct gen *g)
 
 			rc = need_abs(g, "read-only path", w->read_only[j]);
 			if (!rc)
-				rc = canon_top(w->read_only[j], &lex, NULL);
+				rc = sbx_sbpl_write_root(w->read_only[j], &lex, NULL);
 			if (!rc)
 				rc = canon_full(lex, &real);
 			/* A symlinked carve-out is also carved out where it points. */
@@ -968,53 +969,5 @@ int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out
 	argv[argc] = NULL;
 	*argv_out = argv;
 	*argc_out = argc;
-	return 0;
-}
-
-/* ---- requirements ----------------------------------------------------------------------------- */
-
-/* Marks r unenforceable with why (taken over; NULL means out of memory). */
-static int set_unenforceable(struct sbx_req *r, char *why)
-{
-	r->status = SBX_UNENFORCEABLE;
-	free(r->why);
-	r->why = why;
-	return why ? 0 : -ENOMEM;
-}
-
-int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
-{
-	for (size_t i = 0; i < p->n_reqs; i++) {
-		struct sbx_req *r = &p->reqs[i];
-		char *canon = NULL, *deeper = NULL;
-		int rc = 0;
-
-		r->mechanism = "seatbelt";
-		r->status = SBX_ENFORCED;
-		free(r->why);
-		r->why = NULL;
-		if (!sandbox_exec_present) {
-			rc = set_unenforceable(r, strdup(SANDBOX_EXEC
-							 " is missing; hint: it ships with macOS: "
-							 "restore it, or run where it exists"));
-		} else if (r->kind == SBX_REQ_WRITE && r->path && r->path[0] == '/') {
-			rc = canon_top(r->path, &canon, &deeper);
-			if (!rc && deeper) {
-				struct sbx_buf w = {0};
-
-				sbx_buf_addf(
-					&w,
-					"writable root %s contains symlink component %s; "
-					"symlinked writable roots are not supported; hint: name "
-					"the directory the symlink points to instead",
-					r->path, deeper);
-				rc = set_unenforceable(r, sbx_buf_steal(&w));
-			}
-		}
-		free(canon);
-		free(deeper);
-		if (rc)
-			return rc;
-	}
 	return 0;
 }

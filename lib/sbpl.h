@@ -56,4 +56,14 @@ int sbx_sbpl_glob_ancestors(const char *glob, char ***out, size_t *n);
  */
 void sbx_sbpl_regex_literal(struct sbx_buf *b, const char *regex);
 
+/*
+ * A writable root (or carve-out) as the policy names it: its lexical path except for a
+ * symlinked top-level component (/tmp -> /private/tmp, /var -> /private/var on macOS; /bin ->
+ * usr/bin on merged-/usr Linux), which is resolved. A deeper symlink is reported in *deeper
+ * (the path up to and including it; deeper may be NULL): granting write through it would grant
+ * write to wherever it points, which may change under us. A component that cannot be examined
+ * (other than a missing one) is an error: -errno. Returns 0, -errno or -ENOMEM.
+ */
+int sbx_sbpl_write_root(const char *path, char **out, char **deeper);
+
 #endif /* SBX_SBPL_H */
