@@ -3,15 +3,16 @@
  * sbpl.c - the macOS Seatbelt policy (SBPL) for /usr/bin/sandbox-exec, built from a plan's roots
  * (spec 5); the requirement attacher is plan_macos.c.
  *
- * The policy denies by default. Every root, carve-out and protected ancestor is passed as a -D
- * parameter and referred to as (param "NAME"): no path is ever spliced into the policy text.
- * The only text derived from user input is regexes (deny globs, protected metadata names under a
- * root), and those go through sbx_sbpl_regex_escape() / the glob translator and a literal that
- * cannot be terminated early (sbpl_regex.c).
+ * The policy denies by default. Every root, carve-out, protected ancestor and denied path is
+ * passed as a -D parameter and referred to as (param "NAME"): no path is ever spliced into the
+ * policy text. The only text derived from user input is regexes (deny globs, protected metadata
+ * names under a root), and those go through sbx_sbpl_regex_escape() / the glob translator and a
+ * literal that cannot be terminated early (sbpl_regex.c).
  *
- * Seatbelt applies the last rule that matches an operation, so the order of the sections
- * matters: allowances first, then the denials that must win over them (deny globs, protected
- * ancestors).
+ * Seatbelt applies the last rule that matches an operation, and within one rule any matching
+ * filter matches. Hence the order of the sections: allowances first, then the denials that must
+ * win over every one of them (deny globs, denied paths, protected ancestors, TIOCSTI); and a
+ * writable root carries the carve-outs of the writable roots inside it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -175,8 +176,6 @@ static const char network_policy[] =
 	"  (global-name \"com.apple.SystemConfiguration.configd\"))\n"
 	"(allow sysctl-read (sysctl-name-prefix \"net.routetable\"))\n";
 
-/* ---- small string vectors ----------------------------------------------------------------- */
-
 /* ---- path canonicalization ------------------------------------------------------------------ */
 
 static char *path_join2(const char *dir, const char *rest)
@@ -304,11 +303,11 @@ int sbx_sbpl_write_root(const char *path, char **out, char **deeper)
 /* One root of an allow block, with what is carved out of it. */
 struct root {
 	char *path;
-	bool literal;		  /* an existing non-directory: the file itself, not a subtree */
-	struct sbx_strv excl;	  /* carve-outs: neither the path nor anything below it */
-	struct sbx_strv resolved; /* per carve-out: its canonical target, or "" when the same */
-	const char *const *names; /* protected metadata names that must not be created */
-	size_t n_names;
+	bool literal;		    /* an existing non-directory: the file itself, not a subtree */
+	struct sbx_strv excl;	    /* carve-outs: neither the path nor anything below it */
+	struct sbx_strv resolved;   /* per carve-out: its canonical target, or "" when the same */
+	struct sbx_strv names;	    /* regexes of protected names that must not be created */
+	size_t own_excl, own_names; /* how many of each are this root's own (not inherited) */
 };
 
 struct gen {
@@ -328,6 +327,7 @@ static void root_clear(struct root *rt)
 	free(rt->path);
 	sbx_strv_clear(&rt->excl);
 	sbx_strv_clear(&rt->resolved);
+	sbx_strv_clear(&rt->names);
 }
 
 static void gen_clear(struct gen *g)
@@ -389,6 +389,28 @@ static int add_unreadable_excl(struct gen *g, struct root *rt)
 	return 0;
 }
 
+/* The regex of a protected name under root: the name and anything below it, existing or not. */
+static int add_name(struct root *rt, const char *root, const char *name)
+{
+	struct sbx_buf re = {0};
+
+	sbx_buf_addc(&re, '^');
+	if (strcmp(root, "/") != 0)
+		sbx_sbpl_regex_escape(&re, root);
+	sbx_buf_addc(&re, '/');
+	sbx_sbpl_regex_escape(&re, name);
+	sbx_buf_add(&re, "(/.*)?$");
+	if (re.oom) {
+		sbx_buf_free(&re);
+		return -ENOMEM;
+	}
+	if (sbx_strv_has(&rt->names, re.s)) {
+		sbx_buf_free(&re);
+		return 0;
+	}
+	return sbx_strv_push_owned(&rt->names, sbx_buf_steal(&re));
+}
+
 /* Writable roots: the plan's, and "/" when the write side is full-disk but carved. */
 static int collect_write(struct gen *g)
 {
@@ -439,8 +461,11 @@ static int collect_write(struct gen *g)
 			return rc;
 		}
 		rt->literal = stat(rt->path, &st) == 0 && !S_ISDIR(st.st_mode);
-		rt->names = w->protected_missing;
-		rt->n_names = w->n_protected_missing;
+		for (size_t k = 0; k < w->n_protected_missing; k++) {
+			rc = add_name(rt, rt->path, w->protected_missing[k]);
+			if (rc)
+				return rc;
+		}
 		/*
 		 * The cwd's missing .codex is also carved out by name, as Codex does (spec 5.2,
 		 * vector sb-07); the regex on the name already keeps it from being created.
@@ -476,6 +501,41 @@ static int collect_write(struct gen *g)
 		rc = add_unreadable_excl(g, rt);
 		if (rc)
 			return rc;
+	}
+	return 0;
+}
+
+/*
+ * In one allow block any matching filter allows, so a writable root that holds another one
+ * would re-open everything carved out of the inner root: every covering root takes over the
+ * carve-outs and protected names of the roots inside it (as Codex's
+ * get_writable_roots_with_cwd gives each root the read-only subpaths inside it).
+ */
+static int inherit_nested(struct gen *g)
+{
+	for (size_t i = 0; i < g->n_write; i++) {
+		g->write[i].own_excl = g->write[i].excl.n;
+		g->write[i].own_names = g->write[i].names.n;
+	}
+	for (size_t i = 0; i < g->n_write; i++) {
+		struct root *outer = &g->write[i];
+
+		for (size_t j = 0; j < g->n_write; j++) {
+			const struct root *inner = &g->write[j];
+			int rc = 0;
+
+			if (i == j || strcmp(outer->path, inner->path) == 0 ||
+			    !sbx_path_covers(outer->path, inner->path))
+				continue;
+			for (size_t k = 0; k < inner->own_excl && !rc; k++)
+				rc = add_excl(outer, inner->excl.v[k],
+					      inner->resolved.v[k][0] ? inner->resolved.v[k]
+								      : NULL);
+			for (size_t k = 0; k < inner->own_names && !rc; k++)
+				rc = sbx_strv_add_unique(&outer->names, inner->names.v[k]);
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -568,36 +628,52 @@ static bool under_write_root(const struct gen *g, const char *path)
 }
 
 /*
- * Every writable directory above a carve-out must not be renamed or removed: moving it would
- * carry the protected path out from under its rule. Writable roots themselves get their own
- * rule in the write section.
+ * Every writable directory above path must stay where it is: renaming it would carry path out
+ * from under the rules that name it. Writable roots have their own rule in the write section.
+ */
+static int protect_above(struct gen *g, const char *path)
+{
+	char *a = strdup(path), *slash;
+	int rc = 0;
+
+	if (!a)
+		return -ENOMEM;
+	while (!rc && (slash = strrchr(a, '/')) && slash != a) {
+		*slash = '\0';
+		if (is_write_root(g, a) || !under_write_root(g, a) ||
+		    sbx_strv_has(&g->ancestors, a))
+			continue;
+		rc = sbx_strv_add_unique(&g->ancestors, a);
+	}
+	free(a);
+	return rc;
+}
+
+/*
+ * The directories above every carve-out, and above every writable root that has carve-outs or
+ * protected names and lies inside another writable root (moving it would take its protected
+ * names out from under the outer root's rules).
  */
 static int collect_ancestors(struct gen *g)
 {
 	for (size_t i = 0; i < g->n_write; i++) {
 		const struct root *rt = &g->write[i];
+		int rc = 0;
 
-		for (size_t j = 0; j < rt->excl.n; j++) {
-			char *a = strdup(rt->excl.v[j]), *slash;
-			int rc = 0;
-
-			if (!a)
-				return -ENOMEM;
-			while ((slash = strrchr(a, '/')) && slash != a) {
-				*slash = '\0';
-				if (is_write_root(g, a) || !under_write_root(g, a) ||
-				    sbx_strv_has(&g->ancestors, a))
-					continue;
-				rc = sbx_strv_push_owned(&g->ancestors, strdup(a));
-				if (rc)
-					break;
-			}
-			free(a);
-			if (rc)
-				return rc;
-		}
+		for (size_t j = 0; j < rt->excl.n && !rc; j++)
+			rc = protect_above(g, rt->excl.v[j]);
+		if (!rc && (rt->own_excl || rt->own_names))
+			rc = protect_above(g, rt->path);
+		if (rc)
+			return rc;
 	}
 	return 0;
+}
+
+/* Readable roots strictly inside a denied path: the profile re-opens them. */
+static bool reopened_in(const struct gen *g, size_t i, const char *denied)
+{
+	return strcmp(g->read[i].path, denied) != 0 && sbx_path_covers(denied, g->read[i].path);
 }
 
 static int emit_params(struct gen *g)
@@ -630,6 +706,10 @@ static int emit_params(struct gen *g)
 		snprintf(key, sizeof(key), "PROTECTED_ANCESTOR_%zu", i);
 		rc = param(g, key, g->ancestors.v[i]);
 	}
+	for (size_t i = 0; i < g->unreadable.n && !rc; i++) {
+		snprintf(key, sizeof(key), "DENIED_PATH_%zu", i);
+		rc = param(g, key, g->unreadable.v[i]);
+	}
 	return rc;
 }
 
@@ -646,7 +726,7 @@ static void emit_root_filter(struct sbx_buf *t, const char *prefix, size_t i, co
 	const char *kind = rt->literal ? "literal" : "subpath";
 	char key[96];
 
-	if (rt->excl.n == 0 && rt->n_names == 0) {
+	if (rt->excl.n == 0 && rt->names.n == 0) {
 		sbx_buf_addf(t, "  (%s (param \"%s_%zu\"))\n", kind, prefix, i);
 		return;
 	}
@@ -659,24 +739,10 @@ static void emit_root_filter(struct sbx_buf *t, const char *prefix, size_t i, co
 			emit_excl(t, key);
 		}
 	}
-	for (size_t k = 0; k < rt->n_names; k++) {
-		struct sbx_buf re = {0};
-
-		/* The name, and anything below it, whether it exists now or is created later. */
-		sbx_buf_addc(&re, '^');
-		if (strcmp(rt->path, "/") != 0)
-			sbx_sbpl_regex_escape(&re, rt->path);
-		sbx_buf_addc(&re, '/');
-		sbx_sbpl_regex_escape(&re, rt->names[k]);
-		sbx_buf_add(&re, "(/.*)?$");
-		if (re.oom) {
-			t->oom = true;
-		} else {
-			sbx_buf_add(t, " (require-not (regex ");
-			sbx_sbpl_regex_literal(t, re.s);
-			sbx_buf_add(t, "))");
-		}
-		sbx_buf_free(&re);
+	for (size_t k = 0; k < rt->names.n; k++) {
+		sbx_buf_add(t, " (require-not (regex ");
+		sbx_sbpl_regex_literal(t, rt->names.v[k]);
+		sbx_buf_add(t, "))");
 	}
 	sbx_buf_add(t, ")\n");
 }
@@ -712,7 +778,8 @@ static void emit_write(struct gen *g)
 		sbx_buf_add(t, "; writes: none\n");
 		return;
 	}
-	sbx_buf_add(t, "; writes: the writable roots, minus read-only and protected paths\n");
+	sbx_buf_add(t, "; writes: the writable roots, minus read-only and protected paths, and\n"
+		       "; minus those of the writable roots inside them\n");
 	sbx_buf_add(t, "(allow file-write*\n");
 	for (size_t i = 0; i < g->n_write; i++)
 		emit_root_filter(t, "WRITABLE_ROOT", i, &g->write[i]);
@@ -839,6 +906,46 @@ static int emit_globs(struct gen *g)
 	return rc;
 }
 
+/*
+ * Denied paths, once more, after every section that could allow them (Seatbelt applies the
+ * last matching rule): the platform defaults of "minimal" name /usr/share or /private/etc
+ * whole, and the exclusions in the read block do not reach them. A readable (or writable) root
+ * inside a denied path is what the profile re-opens, and stays open.
+ */
+static void emit_denied(struct gen *g)
+{
+	struct sbx_buf *t = &g->text;
+
+	if (g->unreadable.n)
+		sbx_buf_add(t, "; denied paths: neither read nor written, whatever allowed them "
+			       "above\n");
+	for (size_t k = 0; k < g->unreadable.n; k++) {
+		const char *u = g->unreadable.v[k];
+		bool reopened = false;
+
+		for (size_t i = 0; i < g->n_read && !reopened; i++)
+			reopened = reopened_in(g, i, u);
+		if (!reopened) {
+			sbx_buf_addf(t,
+				     "(deny file-read* file-write* (subpath (param "
+				     "\"DENIED_PATH_%zu\")))\n",
+				     k);
+			continue;
+		}
+		sbx_buf_addf(t,
+			     "(deny file-read* file-write* (require-all (subpath (param "
+			     "\"DENIED_PATH_%zu\"))",
+			     k);
+		for (size_t i = 0; i < g->n_read; i++)
+			if (reopened_in(g, i, u))
+				sbx_buf_addf(t,
+					     " (require-not (subpath (param "
+					     "\"READABLE_ROOT_%zu\")))",
+					     i);
+		sbx_buf_add(t, "))\n");
+	}
+}
+
 static void emit_ancestors(struct gen *g)
 {
 	if (g->ancestors.n)
@@ -849,6 +956,16 @@ static void emit_ancestors(struct gen *g)
 			     "(literal (param \"PROTECTED_ANCESTOR_%zu\"))))\n",
 			     i);
 }
+
+/*
+ * TIOCSTI pushes bytes into a terminal's input queue: on the terminal the command shares with
+ * the user's shell they would run as commands once sbxrun exits. The base policy allows the
+ * other terminal ioctls (isatty, termios, window size); this request is denied last, after
+ * every allowance, as Codex does. Its Darwin value is _IOW('t', 114, char) = 0x80017472.
+ */
+static const char tiocsti_policy[] =
+	"; no typing into the terminal: TIOCSTI would queue input for the shell after exit\n"
+	"(deny file-ioctl (ioctl-command TIOCSTI))\n";
 
 int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
 		   struct sbx_diag *d)
@@ -871,6 +988,8 @@ int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct s
 	if (!rc)
 		rc = collect_write(&g);
 	if (!rc)
+		rc = inherit_nested(&g);
+	if (!rc)
 		rc = collect_read(&g);
 	if (!rc)
 		rc = collect_ancestors(&g);
@@ -890,10 +1009,13 @@ int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct s
 		sbx_buf_add(&g.text, preferences_policy);
 	if (p->roots.platform_defaults && !p->roots.full_read)
 		sbx_buf_add(&g.text, platform_defaults_policy);
+	/* From here on only denials: each must beat every allowance above it. */
 	rc = emit_globs(&g);
 	if (rc)
 		goto fail;
+	emit_denied(&g);
 	emit_ancestors(&g);
+	sbx_buf_add(&g.text, tiocsti_policy);
 
 	out->policy = sbx_buf_steal(&g.text);
 	if (!out->policy) {

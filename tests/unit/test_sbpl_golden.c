@@ -293,6 +293,21 @@ TEST(sbpl_golden_legacy_workspace_write)
 	golden("legacy-workspace-write");
 }
 
+TEST(sbpl_golden_workspace_in_tmpdir)
+{
+	golden("workspace-in-tmpdir");
+}
+
+TEST(sbpl_golden_minimal_deny)
+{
+	golden("minimal-deny");
+}
+
+TEST(sbpl_golden_deny_reopen)
+{
+	golden("deny-reopen");
+}
+
 /* ---- the policies' decisions, through the evaluator ----------------------------------------- */
 
 static const struct {
