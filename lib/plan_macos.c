@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plan_macos.c - the macOS requirement attacher: which requirement the Seatbelt policy of sbpl.c
- * enforces, and which it cannot (no sandbox-exec, a writable root through a symlink), with the
- * reason and a hint.
+ * enforces, and which it cannot (no sandbox-exec, a writable root through a symlink, a deny glob
+ * the policy cannot express), with the reason and a hint.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,6 +20,25 @@ static int set_unenforceable(struct sbx_req *r, char *why)
 	free(r->why);
 	r->why = why;
 	return why ? 0 : -ENOMEM;
+}
+
+/* The reason a deny glob cannot be enforced, or 0 when it can. */
+static int check_glob(const struct sbx_plan *p, struct sbx_req *r)
+{
+	struct sbx_diag d;
+	struct sbx_buf w = {0};
+	int rc;
+
+	sbx_diag_clear(&d);
+	rc = sbx_sbpl_glob_check(&p->roots, r->path, &d);
+	if (rc == -ENOMEM)
+		return rc;
+	if (!rc)
+		return 0;
+	sbx_buf_add(&w, d.msg);
+	if (d.hint[0])
+		sbx_buf_addf(&w, "; hint: %s", d.hint);
+	return set_unenforceable(r, sbx_buf_steal(&w));
 }
 
 int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
@@ -56,6 +75,8 @@ int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
 					r->path, deeper);
 				rc = set_unenforceable(r, sbx_buf_steal(&w));
 			}
+		} else if (r->kind == SBX_REQ_DENY_GLOB && r->path) {
+			rc = check_glob(p, r);
 		}
 		free(canon);
 		free(deeper);

@@ -311,6 +311,7 @@ struct root {
 };
 
 struct gen {
+	const struct sbx_plan *p;
 	const struct sbx_roots *r;
 	const struct sbx_ctx *ctx;
 	struct sbx_strv unreadable; /* canonical */
@@ -415,7 +416,7 @@ static int add_name(struct root *rt, const char *root, const char *name)
 static int collect_write(struct gen *g)
 {
 	const struct sbx_roots *r = g->r;
-	bool carved = r->n_unreadable > 0;
+	bool carved = r->n_unreadable > 0 || r->n_deny_globs > 0;
 	int rc;
 
 	for (size_t i = 0; i < r->n_writable; i++)
@@ -621,6 +622,8 @@ static bool is_write_root(const struct gen *g, const char *path)
 
 static bool under_write_root(const struct gen *g, const char *path)
 {
+	if (g->r->full_write)
+		return true;
 	for (size_t i = 0; i < g->n_write; i++)
 		if (sbx_path_covers(g->write[i].path, path))
 			return true;
@@ -668,6 +671,111 @@ static int collect_ancestors(struct gen *g)
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * Could a match of glob lie where the command may write? Its static prefix (canonical) inside
+ * a writable root, or a writable root inside the prefix.
+ */
+static int glob_meets_write(struct gen *g, const char *glob, bool *meets)
+{
+	char *prefix = NULL, *canon = NULL;
+	int rc;
+
+	*meets = g->r->full_write;
+	rc = sbx_glob_static_prefix(glob, &prefix);
+	if (!rc && prefix && prefix[0] == '/')
+		rc = canon_full(prefix, &canon);
+	for (size_t i = 0; !rc && canon && i < g->n_write && !*meets; i++)
+		*meets = sbx_path_covers(g->write[i].path, canon) ||
+			 sbx_path_covers(canon, g->write[i].path);
+	/* No usable prefix: any writable root may hold a match. */
+	if (!rc && !canon)
+		*meets = *meets || g->n_write > 0;
+	free(prefix);
+	free(canon);
+	return rc;
+}
+
+/*
+ * Below a "**" the directories that hold matches have no fixed depth and cannot be named by a
+ * regex without taking in every directory there: the ones holding a match now are found on the
+ * file system (as the Linux backend finds what to mask) and kept in place. A match that appears
+ * later, below a "**", is still unreadable, but the directories above it can be moved.
+ */
+static int protect_matches(struct gen *g, const char *glob)
+{
+	char **variants = NULL, **m;
+	size_t n_variants = 0, n;
+	bool meets;
+	int rc;
+
+	rc = glob_meets_write(g, glob, &meets);
+	if (rc || !meets)
+		return rc;
+	rc = sbx_sbpl_glob_braces(glob, &variants, &n_variants);
+	if (rc == -E2BIG)
+		return sbx_diag_set(g->d, SBX_E_TOO_BIG,
+				    "deny glob `%s` has more than %d brace alternatives", glob,
+				    SBX_SBPL_MAX_BRACE_VARIANTS);
+	for (size_t i = 0; !rc && i < n_variants; i++) {
+		m = NULL;
+		n = 0;
+		rc = sbx_glob_expand(variants[i], g->p ? g->p->profile.fs.glob_depth : 0, &m, &n,
+				     g->d);
+		for (size_t k = 0; !rc && k < n; k++) {
+			char *c = NULL;
+
+			rc = canon_full(m[k], &c);
+			if (!rc)
+				rc = protect_above(g, c);
+			free(c);
+		}
+		sbx_strv_free(m, n);
+	}
+	sbx_strv_free(variants, n_variants);
+	return rc;
+}
+
+int sbx_sbpl_glob_check(const struct sbx_roots *roots, const char *pattern, struct sbx_diag *d)
+{
+	char *re = NULL, *prefix = NULL;
+	bool rooted;
+	int rc;
+
+	rc = sbx_sbpl_glob_regex(pattern, SBX_SBPL_GLOB_SUBTREE, &re, d);
+	free(re);
+	if (!rc)
+		rc = sbx_glob_static_prefix(pattern, &prefix);
+	if (rc)
+		return rc == -ENOMEM ? sbx_diag_set(d, rc, "out of memory") : rc;
+	rooted = !prefix || !prefix[0] || strcmp(prefix, "/") == 0;
+	free(prefix);
+	if (rooted && (roots->full_write || roots->n_writable)) {
+		sbx_diag_set(d, SBX_E_INVALID,
+			     "deny glob `%s` has no directory prefix below /: the directories "
+			     "holding its matches in writable roots cannot be found, and could be "
+			     "renamed out of its reach",
+			     pattern);
+		return sbx_diag_hint(d, SBX_E_INVALID,
+				     "start the pattern with the directory it is about (a relative "
+				     "pattern is taken from the cwd)");
+	}
+	return 0;
+}
+
+static int collect_glob_matches(struct gen *g)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < g->r->n_deny_globs && !rc; i++) {
+		rc = need_abs(g, "deny glob", g->r->deny_globs[i]);
+		if (!rc)
+			rc = sbx_sbpl_glob_check(g->r, g->r->deny_globs[i], g->d);
+		if (!rc)
+			rc = protect_matches(g, g->r->deny_globs[i]);
+	}
+	return rc;
 }
 
 /* Readable roots strictly inside a denied path: the profile re-opens them. */
@@ -849,9 +957,9 @@ static int emit_glob(struct gen *g, const char *glob, struct sbx_strv *seen)
 	size_t n_anc = 0;
 	int rc;
 
-	rc = sbx_sbpl_glob_regex(glob, SBX_SBPL_GLOB_SUBTREE, &re);
+	rc = sbx_sbpl_glob_regex(glob, SBX_SBPL_GLOB_SUBTREE, &re, g->d);
 	if (!rc)
-		rc = sbx_sbpl_glob_ancestors(glob, &anc, &n_anc);
+		rc = sbx_sbpl_glob_ancestors(glob, &anc, &n_anc, g->d);
 	if (rc)
 		goto out;
 	if (!sbx_strv_has(seen, re)) {
@@ -887,15 +995,13 @@ static int emit_globs(struct gen *g)
 	int rc = 0;
 
 	if (g->r->n_deny_globs)
-		sbx_buf_add(&g->text,
-			    "; deny globs: neither read nor written, parents kept in place\n");
+		sbx_buf_add(&g->text, "; deny globs: neither read nor written; the directories "
+				      "their matches lie in at a fixed\n; depth stay in place\n");
 	for (size_t i = 0; i < g->r->n_deny_globs && !rc; i++) {
 		const char *glob = g->r->deny_globs[i];
 		char *variant = NULL;
 
-		rc = need_abs(g, "deny glob", glob);
-		if (!rc)
-			rc = emit_glob(g, glob, &seen);
+		rc = emit_glob(g, glob, &seen);
 		if (!rc)
 			rc = glob_canonical_variant(glob, &variant);
 		if (!rc && variant)
@@ -970,7 +1076,7 @@ static const char tiocsti_policy[] =
 int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
 		   struct sbx_diag *d)
 {
-	struct gen g = {.r = &p->roots, .ctx = ctx, .d = d};
+	struct gen g = {.p = p, .r = &p->roots, .ctx = ctx, .d = d};
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -993,6 +1099,8 @@ int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct s
 		rc = collect_read(&g);
 	if (!rc)
 		rc = collect_ancestors(&g);
+	if (!rc)
+		rc = collect_glob_matches(&g);
 	if (!rc)
 		rc = emit_params(&g);
 	if (rc)

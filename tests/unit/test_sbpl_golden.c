@@ -308,6 +308,21 @@ TEST(sbpl_golden_deny_reopen)
 	golden("deny-reopen");
 }
 
+TEST(sbpl_golden_deny_glob_rename)
+{
+	golden("deny-glob-rename");
+}
+
+TEST(sbpl_golden_deny_glob_classes)
+{
+	golden("deny-glob-classes");
+}
+
+TEST(sbpl_golden_hostile_root)
+{
+	golden("hostile-root");
+}
+
 /* ---- the policies' decisions, through the evaluator ----------------------------------------- */
 
 static const struct {
