@@ -86,6 +86,8 @@ DARWIN_SRCS := $(CMD_SRCS) $(PLATFORM_MACOS_SRCS)
 WINDOWS_SRCS := $(CMD_SRCS) $(PLATFORM_WINDOWS_SRCS)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+# The macOS enforcement suite's probe (built and run on a Mac by check-enforce-macos).
+ENFORCE_MACOS_SRCS := tests/enforce-macos/probe.c
 FUZZ_TARGET := tests/fuzz/fuzz_profile.c
 
 # ---- flags -----------------------------------------------------------------------------------
@@ -148,14 +150,14 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
 .PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man asan fuzz \
-	lint bench install uninstall clean deps deps-test windows check-windows
+	lint bench install uninstall clean deps deps-test windows check-windows check-enforce-macos
 
 all: sbxrun
 
 # ---- dependencies: install what is missing, saying what runs ---------------------------------
 
 BUILD_DEB := gcc make pkg-config libjansson-dev libseccomp-dev libcap-dev
-TEST_DEB := bats mandoc util-linux git python3 iproute2 clang
+TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -175,6 +177,7 @@ deps-test: deps
 	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang; do \
 		command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; \
 	done; \
+	python3 -c 'import yaml' 2>/dev/null || missing="$$missing python3-yaml"; \
 	if [ -n "$$missing" ]; then \
 		if command -v apt-get >/dev/null; then \
 			echo "sbxrun: installing test dependencies: $(SUDO) apt-get install -y$$missing"; \
@@ -211,7 +214,7 @@ $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
 
 # The Darwin program checked on Linux, as far as a compiler can without Apple's headers: every
-# Darwin source (the library, cmd/ and platform/macos) with
+# Darwin source (the library, cmd/ and platform/macos, and the macOS enforcement probe) with
 # the macOS macros defined and Linux's undefined, without glibc's GNU extensions (macOS has
 # none of them), and with the Linux backend's headers replaced by stubs that stop the build
 # (tests/macos-stubs/; its darwin.h declares the two macOS functions that glibc only declares
@@ -221,10 +224,11 @@ DARWIN_CHECK_CFLAGS = -std=gnu11 -U__linux__ -U__linux -Ulinux -U__gnu_linux__ -
 	-D__MACH__ -DSBX_VERSION_STR='"$(VERSION)"' -Itests/macos-stubs -Ilib -Iplatform \
 	-include tests/macos-stubs/darwin.h $(WARN) -Werror=implicit-function-declaration \
 	$(DEP_CFLAGS) $(CFLAGS)
-$(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(MACOS_STUBS) \
+$(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(ENFORCE_MACOS_SRCS) $(MACOS_STUBS) \
 		$(wildcard lib/*.h cmd/*.h platform/macos/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(DARWIN_CHECK_CFLAGS) -fsyntax-only $(ALL_LIB_SRCS) $(DARWIN_SRCS)
+	$(CC) $(DARWIN_CHECK_CFLAGS) -fsyntax-only $(ALL_LIB_SRCS) $(DARWIN_SRCS) \
+		$(ENFORCE_MACOS_SRCS)
 	@touch $@
 
 # ---- tests -----------------------------------------------------------------------------------
@@ -238,7 +242,12 @@ check-unit: $(BUILD)/unit-tests
 check-fuzz: $(BUILD)/fuzz-replay
 	$(BUILD)/fuzz-replay tests/fuzz/corpus
 
-check-macos: $(BUILD)/macos-compile.stamp
+# On Linux, what can be checked of the macOS side without a Mac: the Darwin sources compile,
+# the macOS enforcement suites parse, and the macOS workflow names only what exists.
+check-macos: $(BUILD)/macos-compile.stamp deps-test
+	bats --count tests/enforce-macos/*.bats >/dev/null
+	bash -n tests/enforce-macos/run
+	tests/enforce-macos/lint-workflow .github/workflows/macos.yml Makefile
 
 check-man: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
@@ -280,6 +289,16 @@ $(BUILD)/enforce/enter-demo: tests/enforce/enter_demo.c $(filter-out $(BUILD)/pl
 
 check-enforce: sbxrun deps-test $(ENFORCE_TOOLS)
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun ENFORCE_TOOLS=$(CURDIR)/$(BUILD)/enforce tests/enforce/run
+
+# ---- macOS enforcement suite (on a Mac only): sbxrun under /usr/bin/sandbox-exec, as root and
+# as nobody, so it needs root (sudo when run as another user).
+$(BUILD)/enforce-macos/probe: tests/enforce-macos/probe.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+check-enforce-macos: sbxrun $(BUILD)/enforce-macos/probe
+	$(SUDO) env PATH="$$PATH" SBXRUN=$(CURDIR)/$(BUILD)/sbxrun \
+		PROBE=$(CURDIR)/$(BUILD)/enforce-macos/probe tests/enforce-macos/run
 
 FUZZ_SECONDS ?= 60
 fuzz: deps-test
