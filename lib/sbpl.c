@@ -901,52 +901,57 @@ static void emit_write(struct gen *g)
 			     i);
 }
 
-/* Escapes glob metacharacters so that a canonical path can be prefixed to a pattern. */
-static void glob_escape(struct sbx_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr("\\*?[]{},", *s))
-			sbx_buf_addc(b, '\\');
-		sbx_buf_addc(b, *s);
-	}
-}
-
 /*
  * The pattern again with its static directory prefix resolved ("/tmp/x/" "*.env" becomes
- * "/private/tmp/x/" "*.env" on macOS), or NULL when resolving changes nothing.
+ * "/private/tmp/x/" "*.env" on macOS), or NULL when resolving changes nothing. The prefix ends
+ * at the "/" before the first component with a wildcard, a class or a brace; escaped
+ * characters (a workspace root joined in by sbx_glob_escape) belong to it, and the resolved
+ * prefix is escaped again.
  */
 static int glob_canonical_variant(const char *glob, char **out)
 {
-	size_t i, last = 0;
-	char *prefix, *canon = NULL;
-	struct sbx_buf b = {0};
-	int rc;
+	struct sbx_buf lit = {0}, b = {0};
+	size_t i, last = 0, lit_last = 0;
+	char *prefix = NULL, *canon = NULL, *esc = NULL;
+	int rc = 0;
 
 	*out = NULL;
-	/* The static prefix ends at the "/" before the first component with a special char. */
 	for (i = 0; glob[i]; i++) {
-		if (glob[i] == '/')
-			last = i;
-		else if (strchr("\\*?[]{}", glob[i]))
+		if (glob[i] == '\\' && glob[i + 1] && glob[i + 1] != '/') {
+			sbx_buf_addc(&lit, glob[++i]);
+			continue;
+		}
+		if (strchr("*?[{", glob[i]))
 			break;
+		if (glob[i] == '/') {
+			last = i;
+			lit_last = lit.len;
+		}
+		sbx_buf_addc(&lit, glob[i]);
 	}
-	if (!glob[i])
+	if (!glob[i]) {
 		last = i;
-	if (last == 0)
-		return 0;
-	prefix = strndup(glob, last);
-	if (!prefix)
-		return -ENOMEM;
-	rc = canon_full(prefix, &canon);
-	if (!rc && strcmp(prefix, canon) != 0) {
-		glob_escape(&b, canon);
+		lit_last = lit.len;
+	}
+	if (lit.oom)
+		rc = -ENOMEM;
+	if (!rc && last > 0) {
+		prefix = strndup(lit.s, lit_last);
+		rc = prefix ? canon_full(prefix, &canon) : -ENOMEM;
+	}
+	if (!rc && canon && strcmp(prefix, canon) != 0)
+		rc = sbx_glob_escape(canon, &esc);
+	if (!rc && esc) {
+		sbx_buf_add(&b, esc);
 		sbx_buf_add(&b, glob + last);
 		*out = sbx_buf_steal(&b);
 		if (!*out)
 			rc = -ENOMEM;
 	}
+	sbx_buf_free(&lit);
 	free(prefix);
 	free(canon);
+	free(esc);
 	return rc;
 }
 

@@ -853,6 +853,56 @@ TEST(sbpl_symlinked_carve_out_resolved)
 	free(ws);
 }
 
+/*
+ * A deny glob under a symbolic link is also denied where the link leads (Seatbelt sees resolved
+ * paths), with the resolved directory's glob characters escaped: link -> real[1] gives the
+ * pattern real\[1\]/ *.env, whose regex matches real[1]/a.env and not real1/a.env. The link's
+ * own name may hold glob characters too, escaped in the pattern as sbx_glob_escape writes a
+ * workspace root.
+ */
+TEST(sbpl_glob_canonical_variant)
+{
+	static const char *const links[] = {"link", "l[2]{a,b}"};
+	char *dir = st_tempdir(), *real = st_join(dir, "real[1]"), *hit = st_join(real, "a.env");
+	char *miss = st_join(dir, "real1/a.env");
+
+	CHECK_INT(mkdir(real, 0700), 0);
+	for (size_t k = 0; k < sizeof(links) / sizeof(links[0]); k++) {
+		struct sbx_plan p = {0};
+		struct sbx_sbpl s = {0};
+		struct sbx_diag d;
+		char *link = st_join(dir, links[k]), *esc = NULL, *glob, *globs[1], **res;
+		size_t n = 0, hits = 0, misses = 0;
+
+		CHECK_INT(symlink(real, link), 0);
+		CHECK_INT(sbx_glob_escape(link, &esc), 0);
+		glob = st_join(esc, "*.env");
+		globs[0] = glob;
+		p.roots.full_read = true;
+		p.roots.deny_globs = globs;
+		p.roots.n_deny_globs = 1;
+		CHECK_INT(build(&p, &s, &d), 0);
+		res = s.policy ? sbpl_regexes(s.policy, &n) : NULL;
+		for (size_t i = 0; i < n; i++) {
+			hits += sbpl_regex_matches(res[i], hit) == 1;
+			misses += sbpl_regex_matches(res[i], miss) == 1;
+		}
+		if (hits != 2 || misses != 0)
+			t_fail(__FILE__, __LINE__, "%s: %zu rules match %s (want 2), %zu %s", glob,
+			       hits, hit, misses, miss);
+		sbpl_strv_free(res, n);
+		sbx_sbpl_free(&s);
+		free(link);
+		free(esc);
+		free(glob);
+	}
+	st_rmdir(dir);
+	free(real);
+	free(hit);
+	free(miss);
+	free(dir);
+}
+
 /* ---- hostile paths ------------------------------------------------------------------------- */
 
 /*
@@ -866,7 +916,7 @@ static void hostile_policy(const char *name, struct sbx_sbpl *s, char **ws_out, 
 	struct sbx_diag d;
 	char *dir = st_tempdir(), *ws = st_join(dir, name), *ro, *secret, *globs[2];
 	char *ros[1], *deny[1];
-	struct sbx_buf g = {0};
+	char *esc = NULL;
 
 	CHECK_INT(mkdir(ws, 0700), 0);
 	ro = st_join(ws, "ro");
@@ -874,14 +924,10 @@ static void hostile_policy(const char *name, struct sbx_sbpl *s, char **ws_out, 
 	ros[0] = ro;
 	deny[0] = secret;
 	/* The root as a glob: every glob metacharacter of the name escaped. */
-	for (const char *c = ws; *c; c++) {
-		if (strchr("\\*?[]{},", *c))
-			sbx_buf_addc(&g, '\\');
-		sbx_buf_addc(&g, *c);
-	}
-	globs[0] = st_join(g.s, "key");
-	globs[1] = st_join(g.s, "*.env");
-	sbx_buf_free(&g);
+	CHECK_INT(sbx_glob_escape(ws, &esc), 0);
+	globs[0] = st_join(esc, "key");
+	globs[1] = st_join(esc, "*.env");
+	free(esc);
 	w.root = ws;
 	w.read_only = ros;
 	w.n_read_only = 1;

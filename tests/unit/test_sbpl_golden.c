@@ -168,7 +168,7 @@ static char *json_inner(const char *s)
 static bool golden_build(const char *name, const struct fixture *fx, struct sbx_sbpl *s)
 {
 	char *path = golden_path(name, ".json"), *input = st_read_text(path), *ws_j, *glob_j;
-	struct sbx_buf g = {0};
+	char *esc = NULL;
 	struct sbx_diag d;
 	char err[512];
 	bool ok = true;
@@ -180,13 +180,8 @@ static bool golden_build(const char *name, const struct fixture *fx, struct sbx_
 	}
 	free(path);
 	/* The workspace as a glob that matches it literally, as a profile author writes it. */
-	for (const char *c = fx->ws; *c; c++) {
-		if (strchr("\\*?[]{},", *c))
-			sbx_buf_addc(&g, '\\');
-		sbx_buf_addc(&g, *c);
-	}
-	glob_j = g.s ? json_inner(g.s) : NULL;
-	sbx_buf_free(&g);
+	glob_j = sbx_glob_escape(fx->ws, &esc) == 0 ? json_inner(esc) : NULL;
+	free(esc);
 	ws_j = json_inner(fx->ws);
 	input = st_replace_all(st_replace_all(input, "@WS_GLOB@", glob_j), "@WS@", ws_j);
 	free(ws_j);
