@@ -214,20 +214,21 @@ $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
 
 # The Darwin program checked on Linux, as far as a compiler can without Apple's headers: every
-# Darwin source (the library, cmd/ and platform/macos, and the macOS enforcement probe) with
-# the macOS macros defined and Linux's undefined, without glibc's GNU extensions (macOS has
-# none of them), and with the Linux backend's headers replaced by stubs that stop the build
-# (tests/macos-stubs/; its darwin.h declares the two macOS functions that glibc only declares
-# as GNU extensions). A Linux-only call in a Darwin source fails here, as on a Mac.
+# Darwin source (the library, cmd/ and platform/macos), the unit tests and the macOS
+# enforcement probe, with the macOS macros defined and Linux's undefined, with what macOS
+# declares by default (POSIX with XSI and the BSD extensions) but without glibc's GNU
+# extensions, which macOS lacks, and with the Linux backend's headers replaced by stubs that
+# stop the build (tests/macos-stubs/; its darwin.h declares the two macOS functions that glibc
+# only declares as GNU extensions). A Linux-only call in a Darwin source fails here, as on a Mac.
 MACOS_STUBS := $(wildcard tests/macos-stubs/*.h tests/macos-stubs/*/*.h)
 DARWIN_CHECK_CFLAGS = -std=gnu11 -U__linux__ -U__linux -Ulinux -U__gnu_linux__ -D__APPLE__ \
-	-D__MACH__ -DSBX_VERSION_STR='"$(VERSION)"' -Itests/macos-stubs -Ilib -Iplatform \
-	-include tests/macos-stubs/darwin.h $(WARN) -Werror=implicit-function-declaration \
-	$(DEP_CFLAGS) $(CFLAGS)
-$(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(ENFORCE_MACOS_SRCS) $(MACOS_STUBS) \
-		$(wildcard lib/*.h cmd/*.h platform/macos/*.h) | deps
+	-D__MACH__ -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=700 -DSBX_VERSION_STR='"$(VERSION)"' \
+	-Itests/macos-stubs -Ilib -Iplatform -include tests/macos-stubs/darwin.h $(WARN) \
+	-Werror=implicit-function-declaration $(DEP_CFLAGS) $(CFLAGS)
+$(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFORCE_MACOS_SRCS) \
+		$(MACOS_STUBS) $(wildcard lib/*.h cmd/*.h platform/macos/*.h tests/unit/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(DARWIN_CHECK_CFLAGS) -fsyntax-only $(ALL_LIB_SRCS) $(DARWIN_SRCS) \
+	$(CC) $(DARWIN_CHECK_CFLAGS) -fsyntax-only $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) \
 		$(ENFORCE_MACOS_SRCS)
 	@touch $@
 
