@@ -1075,12 +1075,14 @@ static void check_context(const struct vcase *c)
 static void check_seatbelt_glob(const struct vcase *c)
 {
 	const char *match = str(c->in, "match");
+	struct sbx_diag d;
 	char *re = NULL;
 
+	sbx_diag_clear(&d);
 	CHECK_INT(sbx_sbpl_glob_regex(str(c->in, "glob"),
 				      match && strcmp(match, "Exact") == 0 ? SBX_SBPL_GLOB_EXACT
 									   : SBX_SBPL_GLOB_SUBTREE,
-				      &re),
+				      &re, &d),
 		  0);
 	CHECK_STR(re, str(c->want, "regex"));
 	free(re);
