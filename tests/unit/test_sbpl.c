@@ -148,8 +148,8 @@ TEST(sbpl_glob_classes)
 /*
  * The regexes match exactly what the glob matcher (lib/glob.c) matches, on a corpus of
  * patterns and names built to probe classes, escapes and stars. Literal patterns also cover
- * the subtree below them (PROFILE.md: a denied path denies its contents), and brace
- * alternatives are macOS syntax only, so neither is in the corpus.
+ * the subtree below them (sbxrun-profile(5), PRECEDENCE: a denied path denies its contents),
+ * and brace alternatives are macOS syntax only, so neither is in the corpus.
  */
 TEST(sbpl_glob_agrees_with_matcher)
 {
