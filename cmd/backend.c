@@ -149,7 +149,7 @@ int backend_exec(struct invocation *inv, char *const cmd[])
 		struct sbx_handover h;
 
 		if (!json)
-			return fail("out of memory emitting the profile");
+			return refuse("out of memory emitting the profile");
 		sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
 		r = sbx_linux_exec(&h, json, &d);
 		free(json);
@@ -162,11 +162,11 @@ int backend_exec(struct invocation *inv, char *const cmd[])
 		return r;
 	if (r == -ENOENT || r == -EACCES || r == -ENOEXEC) {
 		/* env(1) conventions, as exec_direct(). */
-		fail_diag(&d);
+		refuse_diag(&d);
 		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
 #endif
 	if (!d.msg[0])
 		sbx_diag_set(&d, r, "cannot start the sandbox: %s", strerror(-r));
-	return fail_diag(&d);
+	return refuse_diag(&d);
 }

@@ -163,7 +163,7 @@ int cmd_explain(int argc, char **argv)
 		goto out;
 	r = backend_argv(&inv, &o, o.rest, &run_argv);
 	if (r < 0) {
-		r = fail("cannot build the launch argv: %s", strerror(-r));
+		r = refuse("cannot build the launch argv: %s", strerror(-r));
 		goto out;
 	}
 	if (o.json)
@@ -171,7 +171,7 @@ int cmd_explain(int argc, char **argv)
 	else
 		r = explain_human(&inv, run_argv.v, run_argv.n, r == 1);
 	if (r)
-		r = fail("out of memory");
+		r = refuse("out of memory");
 out:
 	sbx_strv_clear(&run_argv);
 	invocation_free(&inv);
