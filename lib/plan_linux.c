@@ -480,3 +480,26 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 	free(h.denied);
 	return 0;
 }
+
+/* Does an enforced requirement name one of the mechanisms in bits (of kind k, when k >= 0)? */
+static bool uses(const struct sbx_plan *p, unsigned bits, int k)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].status == SBX_ENFORCED && (p->reqs[i].mech & bits) &&
+		    (k < 0 || (int)p->reqs[i].kind == k))
+			return true;
+	return false;
+}
+
+void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts *f,
+			  struct sbx_linux_apply *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->mount_namespace = uses(p, SBX_MECH_MOUNT_NS, -1);
+	if (uses(p, SBX_MECH_LANDLOCK | SBX_MECH_LANDLOCK_NET, -1))
+		out->landlock_abi = f->landlock_abi;
+	out->landlock_fs = out->landlock_abi > 0 && !p->roots.full_write;
+	out->landlock_net = out->landlock_abi >= 4 && !p->network;
+	out->seccomp_network = !p->network;
+	out->seccomp_metadata = uses(p, SBX_MECH_SECCOMP, SBX_REQ_METADATA);
+}

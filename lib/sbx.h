@@ -611,6 +611,21 @@ void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
 /* Attaches a mechanism (or "unenforceable" with a reason and a hint) to every requirement. */
 int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f);
 /*
+ * What the Linux enter sequence applies for a plan attached on facts f: read off the mechanisms
+ * its enforced requirements name (platform/linux/enforce.c applies exactly this; the planner's
+ * property test checks every requirement against it).
+ */
+struct sbx_linux_apply {
+	bool mount_namespace;
+	int landlock_abi;      /* 0: no Landlock ruleset */
+	bool landlock_fs;      /* the ruleset handles file-system rights */
+	bool landlock_net;     /* it handles TCP bind and connect */
+	bool seccomp_network;  /* the filter refuses sockets but AF_UNIX, and connect... */
+	bool seccomp_metadata; /* and chmod, chown, utimes, xattr, ioctl but the allow-list */
+};
+void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts *f,
+			  struct sbx_linux_apply *out);
+/*
  * Whether a rule path of plan p ("what": "deny-read path", "writable root"...) may be followed
  * through the link it crosses: 0 for a system link, SBX_E_UNENFORCEABLE (worded in d, spec 4.3)
  * for a link inside a writable root or one that someone other than root and the caller can

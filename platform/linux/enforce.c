@@ -11,15 +11,6 @@
 
 #include "linux/linux.h"
 
-/* Does any requirement name one of the mechanisms in bits? */
-static bool plan_uses(const struct sbx_plan *p, unsigned bits)
-{
-	for (size_t i = 0; i < p->n_reqs; i++)
-		if (p->reqs[i].status == SBX_ENFORCED && (p->reqs[i].mech & bits))
-			return true;
-	return false;
-}
-
 /*
  * A glob match is a deny path found at start: looked up once like every rule path (its object
  * kept), refused when the look-up fails or when it leads through a link that an earlier run or
@@ -47,14 +38,16 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 {
 	int rc = 0;
 
+	struct sbx_linux_apply a;
+
 	memset(e, 0, sizeof(*e));
+	sbx_plan_linux_apply(plan, facts, &a);
 	e->res = res;
 	e->roots = &plan->roots;
 	e->network = plan->network;
-	e->mount_namespace = plan_uses(plan, SBX_MECH_MOUNT_NS);
-	e->landlock_abi = plan_uses(plan, SBX_MECH_LANDLOCK | SBX_MECH_LANDLOCK_NET)
-				  ? facts->landlock_abi
-				  : 0;
+	e->mount_namespace = a.mount_namespace;
+	e->landlock_abi = a.landlock_abi;
+	e->seccomp_metadata = a.seccomp_metadata;
 	for (size_t i = 0; i < plan->n_reqs && rc == 0; i++) {
 		const struct sbx_req *r = &plan->reqs[i];
 		/* Landlock alone: the readable trees around it are granted piecewise. */
@@ -63,10 +56,6 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 		size_t n = 0;
 
 		switch (r->kind) {
-		case SBX_REQ_METADATA:
-			/* Without a mount namespace seccomp refuses metadata calls everywhere. */
-			e->seccomp_metadata = (r->mech & SBX_MECH_SECCOMP) != 0;
-			break;
 		case SBX_REQ_DENY:
 			if (by_landlock_alone && r->exists)
 				rc = sbx_strv_push(&e->ll_deny, r->path);

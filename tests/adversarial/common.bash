@@ -6,6 +6,12 @@ load ../enforce/common
 # glob_deny PATTERN: a deny entry for a glob pattern.
 glob_deny() { printf '{"path":{"type":"glob_pattern","pattern":"%s"},"access":"deny"}' "$1"; }
 
+# new_canary DIR: $CANARY names a file the command would create first thing; none there yet.
+new_canary() {
+	CANARY="$1/canary-$BATS_TEST_NUMBER"
+	rm -f "$CANARY"
+}
+
 # refused PATTERN: the last run exited 125, printed PATTERN (a glob) on its first line, and did
 # not run the command (it would have created $CANARY).
 refused() {

@@ -24,21 +24,15 @@ setup_file() {
 setup() {
 	make_layout_vars
 	WT="$BASE/wt"
-	CANARY="$BASE/canary-$BATS_TEST_NUMBER"
-	rm -f "$CANARY"
+	new_canary "$BASE"
 	COMMON="$TMPDIR/main/.git"
 	PROFILE=$(profile restricted $(workspace_entries))
+	SBX_CWD=$WT
 }
 
-# wt CMD...: a run in the worktree with the workspace profile.
-wt() { "$H" --sandbox-policy-cwd "$WT" --permission-profile "$PROFILE" -- "$@"; }
-wexpect() {
-	local want=$1
-	shift
-	run wt "$P" "$@"
-	echo "inside: probe $* -> $output (want $want)"
-	[ "$output" = "$want" ]
-}
+# Runs in the worktree.
+wt() { sbx "$@"; }
+wexpect() { expect "$@"; }
 
 @test "the layout: a worktree whose git directory lies in a writable root" {
 	[ "$(cat "$WT/.git")" = "gitdir: $COMMON/worktrees/wt" ]

@@ -7,14 +7,13 @@ load common
 setup_file() { make_layout; }
 setup() {
 	make_layout_vars
-	CANARY="$WS/canary-$BATS_TEST_NUMBER"
-	rm -f "$CANARY"
+	new_canary "$WS"
 	# An earlier run under a profile that writes everywhere (no carve-outs, no masks).
 	FULL='{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}'
 }
 
 # full CMD...: an earlier run with full write.
-full() { "$H" --sandbox-policy-cwd "$WS" --permission-profile "$FULL" -- "$@"; }
+full() { PROFILE=$FULL sbx "$@"; }
 
 @test "a denied path whose parent an earlier run replaced with a link" {
 	rm -rf "$WS/sub" "$WS/sub.real" "$WS/decoy"
@@ -30,15 +29,12 @@ full() { "$H" --sandbox-policy-cwd "$WS" --permission-profile "$FULL" -- "$@"; }
 	refused "sbxrun: cannot enforce \"deny $WS/sub/secret\" on linux: cannot enforce sandbox deny-read path $WS/sub/secret because it crosses writable symlink $WS/sub"
 	[ "${lines[1]}" = "hint: name the path it leads to ($WS/decoy/secret) instead" ]
 	# The same under a kernel without openat2 (the component walk).
-	run "$BIN/failinj" openat2 -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
-		-- touch "$CANARY"
+	run sbx_fault openat2 "$PROFILE" touch "$CANARY"
 	refused "sbxrun: cannot enforce \"deny $WS/sub/secret\" on linux: cannot enforce sandbox deny-read path $WS/sub/secret because it crosses writable symlink $WS/sub"
 	# Control: with the directory back, the run is allowed and the deny holds.
 	rm "$WS/sub" && mv "$WS/sub.real" "$WS/sub"
 	expect EACCES read "$WS/sub/secret"
-	run "$BIN/failinj" openat2 -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
-		-- "$P" read "$WS/sub/secret"
-	[ "$output" = EACCES ]
+	fexpect openat2 EACCES read "$WS/sub/secret"
 }
 
 @test "a writable root an earlier run replaced with a link to a read-only place" {

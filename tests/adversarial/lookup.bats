@@ -10,8 +10,7 @@ load common
 setup_file() { make_layout; }
 setup() {
 	make_layout_vars
-	CANARY="$WS/canary-$BATS_TEST_NUMBER"
-	rm -f "$CANARY"
+	new_canary "$WS"
 }
 
 @test "a parent of a denied file chmod-ed to 000 by an earlier run" {

@@ -10,8 +10,8 @@ setup() {
 	make_layout_vars
 }
 teardown() {
-	[ -z "${SWAPPER:-}" ] || kill "$SWAPPER" 2>/dev/null || true
-	wait 2>/dev/null || true
+	touch "$BASE/stop"
+	[ -z "${SWAPPER:-}" ] || wait "$SWAPPER" 2>/dev/null || true
 }
 
 STARTS=150
@@ -30,9 +30,13 @@ STARTS=150
 	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$WS" write)" \
 		"$(entry_path "$WS/ro" read)")
 	expect EROFS append "$WS/ro/f"
+	local ino
+	ino=$(stat -c %i "$WS/ro")
+	rm -f "$BASE/stop"
+	# Each round ends with the carve-out back in place; the swapper stops at a round's end.
 	"$H" --sandbox-policy-cwd "$WS" --permission-profile "$swapper_profile" -- sh -c "
 		cd '$WS' || exit 1
-		while :; do
+		while [ ! -e '$BASE/stop' ]; do
 			mv ro ro.real 2>/dev/null && ln -s ro.fake ro 2>/dev/null
 			rm -f ro 2>/dev/null; mv ro.real ro 2>/dev/null
 		done" 3>&- &
@@ -45,14 +49,12 @@ STARTS=150
 		*) other=$((other + 1)); echo "start $i: $status $output" ;;
 		esac
 	done
-	kill "$SWAPPER"
-	wait "$SWAPPER" 2>/dev/null || true
+	touch "$BASE/stop"
+	wait "$SWAPPER"
 	SWAPPER=
-	# Put the carve-out back under its name, wherever the swapper left it.
-	[ ! -L "$WS/ro" ] || rm "$WS/ro"
-	[ ! -d "$WS/ro.real" ] || mv "$WS/ro.real" "$WS/ro"
 	echo "started $ok, refused $refused, other $other"
-	# Never redirected: the carve-out's file is as it was.
+	# Never redirected: the carve-out (the same directory) is back, its file as it was.
+	[ "$(stat -c %i "$WS/ro")" = "$ino" ]
 	[ "$(cat "$WS/ro/f")" = original ]
 	[ "$other" -eq 0 ]
 	# The test raced for real: runs started confined and runs were refused.
@@ -78,9 +80,10 @@ STARTS=150
 	fi
 	chown -R 65534:65534 "$home"
 	chmod 0755 "$victim"
+	rm -f "$BASE/stop"
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- sh -c "
 		cd '$home' || exit 1
-		while :; do
+		while [ ! -e '$BASE/stop' ]; do
 			mv checkout real 2>/dev/null && ln -s '$victim' checkout 2>/dev/null
 			rm -f checkout 2>/dev/null; mv real checkout 2>/dev/null
 		done" 3>&- &
@@ -94,8 +97,8 @@ STARTS=150
 		*) other=$((other + 1)); echo "start $i: $status $output" ;;
 		esac
 	done
-	kill "$SWAPPER"
-	wait "$SWAPPER" 2>/dev/null || true
+	touch "$BASE/stop"
+	wait "$SWAPPER"
 	SWAPPER=
 	echo "started $ok, refused $refused, other $other"
 	ls -la "$victim"

@@ -44,8 +44,7 @@ setup() {
 }
 
 @test "without a mount namespace nothing can be pinned: such a plan is refused, not weakened" {
-	run "$BIN/failinj" unshare -- "$H" --sandbox-policy-cwd "$WS" \
-		--permission-profile "$PROFILE" -- mv "$WS/sub" "$WS/sub2"
+	run sbx_fault unshare "$PROFILE" mv "$WS/sub" "$WS/sub2"
 	[ "$status" -eq 125 ]
 	[ -e "$WS/sub/deeper/secret" ] && [ ! -e "$WS/sub2" ]
 }

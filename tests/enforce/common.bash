@@ -37,7 +37,16 @@ make_layout() {
 	echo tmp >"$OUT/movable.txt"
 }
 
-sbx() { "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- "$@"; }
+# sbx CMD...: the helper with $PROFILE, its policy cwd $SBX_CWD (default: the workspace).
+sbx() { "$H" --sandbox-policy-cwd "${SBX_CWD:-$WS}" --permission-profile "$PROFILE" -- "$@"; }
+
+# sbx_fault FAULT PROFILE CMD...: the same under the fault injector, FAULT hidden (failinj).
+sbx_fault() {
+	local fault=$1 prof=$2
+	shift 2
+	"$BIN/failinj" "$fault" -- "$H" --sandbox-policy-cwd "${SBX_CWD:-$WS}" \
+		--permission-profile "$prof" -- "$@"
+}
 
 # expect ERRNO OP ARG...: the probe inside the sandbox prints exactly ERRNO (or OK).
 expect() {
@@ -45,6 +54,15 @@ expect() {
 	shift
 	run sbx "$P" "$@"
 	echo "inside: probe $* -> $output (want $want)"
+	[ "$output" = "$want" ]
+}
+
+# fexpect FAULT ERRNO OP ARG...: expect, with $PROFILE, under the fault injector.
+fexpect() {
+	local fault=$1 want=$2
+	shift 2
+	run sbx_fault "$fault" "$PROFILE" "$P" "$@"
+	echo "under $fault: probe $* -> $output (want $want)"
 	[ "$output" = "$want" ]
 }
 

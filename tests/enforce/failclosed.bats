@@ -14,12 +14,6 @@ setup() {
 	PARTIAL=$(profile restricted "$(entry_special minimal read)" "$(entry_special project_roots write)")
 }
 
-sbx_fault() { # sbx_fault FAULT PROFILE CMD...
-	local fault=$1 prof=$2
-	shift 2
-	"$BIN/failinj" "$fault" -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$prof" -- "$@"
-}
-
 @test "control: without a fault the canary is created" {
 	run sbx_fault none-such "$WORKSPACE" touch "$CANARY"
 	[ "$status" -eq 2 ] # the injector refuses an unknown fault: the harness itself is checked

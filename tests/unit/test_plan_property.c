@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A property of the Linux planner, over every combination of host facts (Landlock absent or
+ * ABI 1 to 7, a mount namespace or not, root or not, seccomp or not) and every profile there is
+ * (the built-ins, each planner case's, and every profile in the vectors): either the plan is
+ * unenforceable, or every requirement it calls enforced
+ *
+ *   - names a mechanism, and only mechanisms these facts provide;
+ *   - names one that can enforce its kind at all (a carve-out inside a writable root needs the
+ *     mount namespace, a restricted network needs seccomp, ... judged here independently of
+ *     the attacher's own reasoning);
+ *   - and is applied: what the enter sequence applies for the plan (sbx_plan_linux_apply, which
+ *     platform/linux/enforce.c follows) includes each mechanism it names.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plancase.h"
+#include "sbx.h"
+#include "t.h"
+#include "vec.h"
+
+#define LL  SBX_MECH_LANDLOCK
+#define NET SBX_MECH_LANDLOCK_NET
+#define MNT SBX_MECH_MOUNT_NS
+#define SEC SBX_MECH_SECCOMP
+
+struct ctx_of {
+	const char *name;
+	struct sbx_ctx ctx;
+	size_t checked; /* enforceable plans checked */
+};
+
+/* Could mechanism set m, on its own, enforce requirement r of plan p? */
+static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsigned m)
+{
+	const struct sbx_roots *rt = &p->roots;
+	bool in_writable = false;
+
+	for (size_t i = 0; r->path && i < rt->n_writable; i++)
+		in_writable |= sbx_path_covers(rt->writable[i].root, r->path);
+	switch (r->kind) {
+	case SBX_REQ_READ:
+	case SBX_REQ_PLATFORM_DEFAULTS:
+		return (m & LL) || (m == SBX_MECH_NONE && (rt->full_read || rt->full_write)) ||
+		       (m & MNT && rt->full_read);
+	case SBX_REQ_WRITE:
+	case SBX_REQ_WRITE_CONFINED:
+		return (m & (LL | MNT)) || (m == SBX_MECH_NONE && rt->full_write);
+	case SBX_REQ_READ_ONLY:
+		return (m & MNT) != 0;
+	case SBX_REQ_DENY:
+		if (!r->exists)
+			return (m & (LL | MNT)) != 0;
+		return (m & MNT) || ((m & LL) && !in_writable && !rt->full_write);
+	case SBX_REQ_DENY_GLOB:
+		return (m & MNT) || (m & LL);
+	case SBX_REQ_NETWORK:
+		return p->network ? m == SBX_MECH_NONE : (m & SEC) != 0;
+	case SBX_REQ_METADATA:
+		return (m & (MNT | SEC)) || (m == SBX_MECH_NONE && rt->full_write);
+	case SBX_REQ_PROTECT_MISSING:
+	case SBX_REQ_MANAGED_NETWORK:
+		return false; /* never enforced on Linux */
+	}
+	return false;
+}
+
+static void check_plan(const char *name, const struct sbx_plan *p, const struct sbx_linux_facts *f)
+{
+	struct sbx_linux_apply a;
+	unsigned provided = (f->landlock_abi >= 1 ? LL : 0) | (f->landlock_abi >= 4 ? NET : 0) |
+			    (f->mount_namespace ? MNT : 0) | (f->seccomp ? SEC : 0) | SBX_MECH_NONE;
+
+	sbx_plan_linux_apply(p, f, &a);
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		const struct sbx_req *r = &p->reqs[i];
+		char m[SBX_MECH_NAME_MAX];
+
+		if (r->status != SBX_ENFORCED)
+			continue;
+		sbx_mech_name(r->mech, m);
+		if (!r->mech || (r->mech & ~provided))
+			t_fail(__FILE__, __LINE__,
+			       "%s (abi %d, mntns %d, root %d, seccomp %d): %s: %s not provided", name,
+			       f->landlock_abi, f->mount_namespace, f->running_as_root, f->seccomp,
+			       r->rule, m);
+		else if (!sufficient(p, r, r->mech))
+			t_fail(__FILE__, __LINE__,
+			       "%s (abi %d, mntns %d, root %d, seccomp %d): %s: %s cannot enforce it",
+			       name, f->landlock_abi, f->mount_namespace, f->running_as_root,
+			       f->seccomp, r->rule, m);
+		if (((r->mech & MNT) && !a.mount_namespace) ||
+		    ((r->mech & LL) && r->kind != SBX_REQ_NETWORK && !a.landlock_fs) ||
+		    ((r->mech & NET) && !a.landlock_net) ||
+		    ((r->mech & SEC) && r->kind == SBX_REQ_NETWORK && !a.seccomp_network) ||
+		    ((r->mech & SEC) && r->kind == SBX_REQ_METADATA && !a.seccomp_metadata))
+			t_fail(__FILE__, __LINE__, "%s: %s: %s named but not applied", name, r->rule,
+			       m);
+	}
+	if ((a.mount_namespace && !f->mount_namespace) || (a.landlock_abi > f->landlock_abi))
+		t_fail(__FILE__, __LINE__, "%s: applies a mechanism the host lacks", name);
+}
+
+/* Every combination of facts, for one profile in one context. */
+static void every_host(struct ctx_of *c, const struct sbx_profile *prof)
+{
+	for (int abi = 0; abi <= 7; abi++)
+		for (int bits = 0; bits < 8; bits++) {
+			struct sbx_linux_facts f;
+			struct sbx_plan plan;
+			struct sbx_diag d;
+
+			memset(&f, 0, sizeof(f));
+			snprintf(f.kernel, sizeof(f.kernel), "6.18");
+			f.landlock_abi = abi;
+			f.no_new_privs = true;
+			f.mount_namespace = f.user_namespaces = bits & 1;
+			f.running_as_root = bits & 2;
+			f.seccomp = bits & 4;
+			sbx_diag_clear(&d);
+			if (sbx_plan_build(prof, &c->ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED,
+					   &plan, &d) != 0)
+				return; /* a plan that fails refuses the run: nothing to check */
+			if (sbx_plan_attach_linux(&plan, &f) != 0)
+				t_fail(__FILE__, __LINE__, "%s: attach failed", c->name);
+			else if (sbx_plan_enforceable(&plan)) {
+				check_plan(c->name, &plan, &f);
+				c->checked++;
+			}
+			sbx_plan_free(&plan);
+		}
+}
+
+static void vector_profile(json_t *pj, void *arg)
+{
+	struct ctx_of *c = arg;
+	struct sbx_profile prof = {0};
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	if (plancase_profile(pj, &prof, &d) == 0)
+		every_host(c, &prof);
+	sbx_profile_free(&prof);
+}
+
+TEST(plan_linux_property_every_host_every_profile)
+{
+	static const char *const builtins[] = { ":read-only", ":workspace", ":danger-full-access" };
+	struct ctx_of c = { .name = "builtin" };
+	size_t n = 0, total = 0;
+	char **names = plancase_list(&n);
+	json_t *all;
+
+	/* The built-ins, in a real directory of the host. */
+	c.ctx.cwd = vec_cwd();
+	c.ctx.platform = SBX_PLATFORM_LINUX;
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(*builtins); i++) {
+		struct sbx_profile prof = { 0 };
+		struct sbx_diag d;
+
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_profile_builtin(builtins[i], &prof, &d), 0);
+		c.name = builtins[i];
+		every_host(&c, &prof);
+		sbx_profile_free(&prof);
+	}
+	total += c.checked;
+	/* Each planner case's profile, on that case's file system. */
+	for (size_t i = 0; i < n; i++) {
+		json_t *facts = plancase_json(names[i], "facts.json");
+		json_t *pj = plancase_json(names[i], "profile.json");
+		struct ctx_of cc = { .name = names[i] };
+		struct fakefs fs;
+
+		if (facts && pj) {
+			fakefs_init(&fs, json_object_get(facts, "fs"));
+			cc.ctx.cwd = json_string_value(json_object_get(facts, "cwd"));
+			cc.ctx.tmpdir = json_string_value(json_object_get(facts, "tmpdir"));
+			cc.ctx.platform = SBX_PLATFORM_LINUX;
+			cc.ctx.fs = &fs.view;
+			vector_profile(pj, &cc);
+			total += cc.checked;
+		}
+		json_decref(facts);
+		json_decref(pj);
+	}
+	sbx_strv_free(names, n);
+	/* Every profile the vectors hold, in the host's placeholder directories. */
+	all = vec_all_cases();
+	c.name = "vectors";
+	c.checked = 0;
+	CHECK(vec_each_profile(all, vector_profile, &c) >= 40);
+	total += c.checked;
+	json_decref(all);
+	/* Enough enforceable plans were seen for the property to mean something. */
+	CHECK(total > 2000);
+}
