@@ -387,21 +387,11 @@ static int open_found(const char *path, int flags, struct sbx_pathinfo *info)
 	return fd;
 }
 
-static int host_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
+int sbx_fd_read(int fd, char *buf, size_t size, size_t *len)
 {
-	struct sbx_pathinfo info;
 	size_t got = 0;
-	int fd, err = 0;
+	int err = 0;
 
-	(void)self;
-	*len = 0;
-	fd = open_found(path, O_RDONLY, &info);
-	if (fd < 0)
-		return fd;
-	if (info.type != SBX_FT_REG) {
-		close(fd);
-		return -EINVAL;
-	}
 	while (got < size) {
 		ssize_t n = read(fd, buf + got, size - got);
 
@@ -413,9 +403,27 @@ static int host_read_file(void *self, const char *path, char *buf, size_t size, 
 			break;
 		got += (size_t)n;
 	}
-	close(fd);
 	*len = got;
 	return -err;
+}
+
+static int host_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
+{
+	struct sbx_pathinfo info;
+	int fd, err;
+
+	(void)self;
+	*len = 0;
+	fd = open_found(path, O_RDONLY, &info);
+	if (fd < 0)
+		return fd;
+	if (info.type != SBX_FT_REG) {
+		close(fd);
+		return -EINVAL;
+	}
+	err = sbx_fd_read(fd, buf, size, len);
+	close(fd);
+	return err;
 }
 
 static int host_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)

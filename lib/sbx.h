@@ -315,6 +315,8 @@ extern const struct sbx_fsview sbx_fsview_host;
  * first link crossed; with fd_out (Linux), an O_PATH descriptor of what it found (-1 if absent).
  */
 int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out);
+/* Reads up to size bytes from fd (EINTR retried); *len what was read; 0 or -errno. */
+int sbx_fd_read(int fd, char *buf, size_t size, size_t *len);
 /*
  * The canonical form of a directory (relative: against the process's cwd), as the walk resolves
  * it; refused when a link on the way can be replaced by someone other than root and the caller.

@@ -178,8 +178,7 @@ static int view_read_file(void *self, const char *path, char *buf, size_t size, 
 {
 	const struct sbx_resolved *e = sbx_resolve(self, path);
 	char proc[64];
-	size_t got = 0;
-	int fd, err = 0;
+	int fd, err;
 
 	*len = 0;
 	if (!e)
@@ -194,20 +193,9 @@ static int view_read_file(void *self, const char *path, char *buf, size_t size, 
 	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	while (got < size) {
-		ssize_t n = read(fd, buf + got, size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			err = errno;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	err = sbx_fd_read(fd, buf, size, len);
 	close(fd);
-	*len = got;
-	return -err;
+	return err;
 }
 
 /* Listing (the glob scan) is the host's; what it finds is looked up here in turn. */

@@ -16,11 +16,25 @@ teardown() {
 
 STARTS=150
 
+# starts CMD...: runs CMD $STARTS times, counting in ok, refused and other how each ended (a run
+# confined as planned exits 0, a refused one 125; anything else is shown).
+starts() {
+	local i
+	ok=0 refused=0 other=0
+	for i in $(seq $STARTS); do
+		run "$@"
+		case $status in
+		0) ok=$((ok + 1)) ;;
+		125) refused=$((refused + 1)) ;;
+		*) other=$((other + 1)); echo "start $i: $status $output" ;;
+		esac
+	done
+}
+
 # A concurrent confined run (same user, a profile that only lets it write the workspace) swaps
 # a read-only carve-out for a link to a copy it may write; the next starts must never let the
 # real carve-out be written, whichever name it has at that moment.
 @test "a carve-out swapped for a link by a concurrent run: never written" {
-	local i ok=0 refused=0 other=0
 	rm -rf "$WS/ro" "$WS/ro.real" "$WS/ro.fake"
 	mkdir -p "$WS/ro" "$WS/ro.fake"
 	echo original >"$WS/ro/f"
@@ -41,14 +55,7 @@ STARTS=150
 			rm -f ro 2>/dev/null; mv ro.real ro 2>/dev/null
 		done" 3>&- &
 	SWAPPER=$!
-	for i in $(seq $STARTS); do
-		run sbx sh -c "echo x >>'$WS/ro/f'; echo x >>'$WS/ro.real/f'; exit 0"
-		case $status in
-		0) ok=$((ok + 1)) ;;
-		125) refused=$((refused + 1)) ;;
-		*) other=$((other + 1)); echo "start $i: $status $output" ;;
-		esac
-	done
+	starts sbx sh -c "echo x >>'$WS/ro/f'; echo x >>'$WS/ro.real/f'; exit 0"
 	touch "$BASE/stop"
 	wait "$SWAPPER"
 	SWAPPER=
@@ -65,7 +72,7 @@ STARTS=150
 # the checkout for a link to a directory only root may write. As uid 65534 there is no other
 # user to play: the same rule is checked on a directory any user may write.
 @test "a writable root swapped for a link by its owner: root is never redirected" {
-	local i ok=0 refused=0 other=0 home="$BASE/home-other" victim="$BASE/victim"
+	local home="$BASE/home-other" victim="$BASE/victim"
 	rm -rf "$home" "$victim"
 	mkdir -p "$home/checkout" "$victim"
 	if ! as_root; then
@@ -88,15 +95,7 @@ STARTS=150
 			rm -f checkout 2>/dev/null; mv real checkout 2>/dev/null
 		done" 3>&- &
 	SWAPPER=$!
-	for i in $(seq $STARTS); do
-		run "$BIN/sbxrun" --cwd "$home/checkout" --profile :workspace -- \
-			sh -c "echo x >pwned-$i; true"
-		case $status in
-		0) ok=$((ok + 1)) ;;
-		125) refused=$((refused + 1)) ;;
-		*) other=$((other + 1)); echo "start $i: $status $output" ;;
-		esac
-	done
+	starts "$BIN/sbxrun" --cwd "$home/checkout" --profile :workspace -- sh -c 'echo x >pwned-$$; true'
 	touch "$BASE/stop"
 	wait "$SWAPPER"
 	SWAPPER=
