@@ -721,8 +721,8 @@ static int protect_matches(struct gen *g, const char *glob)
 	for (size_t i = 0; !rc && i < n_variants; i++) {
 		m = NULL;
 		n = 0;
-		rc = sbx_glob_expand(variants[i], g->p ? g->p->profile.fs.glob_depth : 0, NULL, &m, &n,
-				     g->d);
+		rc = sbx_glob_expand(variants[i], g->p ? g->p->profile.fs.glob_depth : 0, NULL, &m,
+				     &n, g->d);
 		for (size_t k = 0; !rc && k < n; k++) {
 			char *c = NULL;
 
