@@ -5,7 +5,11 @@
 #   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
 #   make bench           benchmarks (tests/bench/)
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (the binary, its helper link, the manual
+#                        pages, the bash and zsh completions, the profile schema)
+#   make deb             a Debian package, sbxrun_VERSION_ARCH.deb (platform/linux/debian/)
+#   make dist            the release tarball sbxrun-VERSION.tar.gz; make distcheck builds it
+#                        and runs make check inside
 #   make windows         cross-build sbxrun.exe with MinGW-w64; make check-windows runs it under Wine
 #
 # User CFLAGS/LDFLAGS are appended last. DEVELOPER=1 turns warnings into errors (CI sets it).
@@ -13,6 +17,9 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 DESTDIR ?=
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -149,15 +156,16 @@ PROGRAM_OBJS := $(PROGRAM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
-.PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man asan fuzz \
+.PHONY: all completion check check-unit check-cli check-schema check-enforce check-fuzz check-macos check-man asan fuzz \
 	lint bench install uninstall clean deps deps-test windows check-windows check-enforce-macos
 
-all: sbxrun
+all: sbxrun completion
 
 # ---- dependencies: install what is missing, saying what runs ---------------------------------
 
 BUILD_DEB := gcc make pkg-config libjansson-dev libseccomp-dev libcap-dev
-TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang
+TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang zsh bash-completion \
+	python3-jsonschema
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -174,10 +182,14 @@ deps:
 
 deps-test: deps
 	@missing=""; \
-	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang; do \
+	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang \
+		zsh:zsh; do \
 		command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; \
 	done; \
 	python3 -c 'import yaml' 2>/dev/null || missing="$$missing python3-yaml"; \
+	[ -e /usr/share/bash-completion/bash_completion ] || missing="$$missing bash-completion"; \
+	/usr/bin/python3 -c 'from jsonschema import Draft202012Validator' 2>/dev/null || \
+		missing="$$missing python3-jsonschema"; \
 	if [ -n "$$missing" ]; then \
 		if command -v apt-get >/dev/null; then \
 			echo "sbxrun: installing test dependencies: $(SUDO) apt-get install -y$$missing"; \
@@ -207,6 +219,20 @@ sbxrun: $(BUILD)/sbxrun
 
 asan: sbxrun
 
+# ---- shell completions: both scripts built from one table (cmd/completion/options) ------------
+COMPLETION := $(BUILD)/completion/sbxrun $(BUILD)/completion/_sbxrun
+COMPLETION_GEN := cmd/completion/gen cmd/completion/options
+
+completion: $(COMPLETION)
+
+$(BUILD)/completion/sbxrun: cmd/completion/sbxrun.bash.in $(COMPLETION_GEN)
+	@mkdir -p $(dir $@)
+	cmd/completion/gen bash $< cmd/completion/options >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/completion/_sbxrun: cmd/completion/_sbxrun.in $(COMPLETION_GEN)
+	@mkdir -p $(dir $@)
+	cmd/completion/gen zsh $< cmd/completion/options >$@.tmp && mv $@.tmp $@
+
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
 
@@ -234,7 +260,8 @@ $(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFO
 
 # ---- tests -----------------------------------------------------------------------------------
 
-check: check-unit check-fuzz check-macos check-man check-cli check-enforce check-windows
+check: check-unit check-fuzz check-macos check-man check-cli check-schema check-enforce \
+	check-windows
 	@echo "sbxrun: all test tiers passed ($(BUILD))"
 
 check-unit: $(BUILD)/unit-tests
@@ -253,8 +280,13 @@ check-macos: $(BUILD)/macos-compile.stamp deps-test
 check-man: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
 
-check-cli: sbxrun deps-test
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/cli
+# The profile schema against the loader: every profile under tests/ (tests/schema/check).
+check-schema: sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/schema/check
+
+check-cli: sbxrun completion deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun SBX_BASH_COMPLETION=$(CURDIR)/$(BUILD)/completion/sbxrun \
+		SBX_ZSH_COMPLETION=$(CURDIR)/$(BUILD)/completion/_sbxrun bats tests/cli
 
 # ---- the seccomp filters, compiled once at build time -------------------------------------
 # seccomp-gen builds the four filters with libseccomp (the same code the helper would run) and
@@ -325,16 +357,24 @@ bench: sbxrun
 
 # ---- install ---------------------------------------------------------------------------------
 
-install: $(BUILD)/sbxrun
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+install: $(BUILD)/sbxrun $(COMPLETION)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DATADIR)/sbxrun
 	install -m 0755 $(BUILD)/sbxrun $(DESTDIR)$(BINDIR)/sbxrun
 	ln -sf sbxrun $(DESTDIR)$(BINDIR)/sbxrun-linux-sandbox
 	install -m 0644 man/sbxrun.1 $(DESTDIR)$(MANDIR)/man1/sbxrun.1
 	install -m 0644 man/sbxrun-profile.5 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5
+	install -m 0644 $(BUILD)/completion/sbxrun $(DESTDIR)$(BASHCOMPDIR)/sbxrun
+	install -m 0644 $(BUILD)/completion/_sbxrun $(DESTDIR)$(ZSHCOMPDIR)/_sbxrun
+	install -m 0644 man/sbxrun-profile.schema.json \
+		$(DESTDIR)$(DATADIR)/sbxrun/profile.schema.json
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sbxrun $(DESTDIR)$(BINDIR)/sbxrun-linux-sandbox \
-		$(DESTDIR)$(MANDIR)/man1/sbxrun.1 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5
+		$(DESTDIR)$(MANDIR)/man1/sbxrun.1 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5 \
+		$(DESTDIR)$(BASHCOMPDIR)/sbxrun $(DESTDIR)$(ZSHCOMPDIR)/_sbxrun \
+		$(DESTDIR)$(DATADIR)/sbxrun/profile.schema.json
+	-rmdir $(DESTDIR)$(DATADIR)/sbxrun 2>/dev/null
 
 clean:
 	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe
