@@ -156,6 +156,7 @@ PROGRAM_OBJS := $(PROGRAM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
+.PHONY: deb deps-pkg check-pkg
 .PHONY: all completion check check-unit check-cli check-schema check-enforce check-fuzz check-macos check-man asan fuzz \
 	lint bench install uninstall clean deps deps-test windows check-windows check-enforce-macos
 
@@ -260,8 +261,8 @@ $(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFO
 
 # ---- tests -----------------------------------------------------------------------------------
 
-check: check-unit check-fuzz check-macos check-man check-cli check-schema check-enforce \
-	check-windows
+check: check-unit check-fuzz check-macos check-man check-cli check-schema check-pkg \
+	check-enforce check-windows
 	@echo "sbxrun: all test tiers passed ($(BUILD))"
 
 check-unit: $(BUILD)/unit-tests
@@ -377,7 +378,36 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR)/sbxrun 2>/dev/null
 
 clean:
-	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe
+	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe sbxrun_*.deb \
+		sbxrun-*.tar.gz
+
+# ---- packages ----------------------------------------------------------------------------------
+# make deb: sbxrun_VERSION-REVISION_ARCH.deb here, built by dpkg-deb from this build
+# (platform/linux/debian/build; the newest entry of its changelog must be this version).
+DEB_REVISION ?= 1
+DEB_VERSION := $(VERSION)-$(DEB_REVISION)
+
+deb: $(BUILD)/sbxrun $(COMPLETION) deps-pkg
+	platform/linux/debian/build $(DEB_VERSION) $(BUILD)/sbxrun $(BUILD)/completion \
+		$(BUILD)/deb .
+
+# Builds the package, then tests/pkg/run: lintian, the AppArmor profile, and the package
+# installed, used and purged by dpkg in a mount namespace over overlays (root; the host's
+# /usr, /etc and /var are not touched).
+check-pkg: deb sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/pkg/run sbxrun_$(DEB_VERSION)_$$(dpkg --print-architecture).deb
+
+deps-pkg:
+	@missing=""; \
+	command -v dpkg-shlibdeps >/dev/null || missing="$$missing dpkg-dev"; \
+	command -v lintian >/dev/null || missing="$$missing lintian"; \
+	command -v apparmor_parser >/dev/null || missing="$$missing apparmor"; \
+	if [ -n "$$missing" ]; then \
+		echo "sbxrun: installing packaging tools: $(SUDO) apt-get install -y$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+			$$missing || exit 1; \
+	fi
 
 -include $(LIB_OBJS:.o=.d) $(PROGRAM_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
 
