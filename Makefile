@@ -156,7 +156,7 @@ PROGRAM_OBJS := $(PROGRAM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
-.PHONY: deb deps-pkg check-pkg
+.PHONY: deb deps-pkg check-pkg dist distcheck
 .PHONY: all completion check check-unit check-cli check-schema check-enforce check-fuzz check-macos check-man asan fuzz \
 	lint bench install uninstall clean deps deps-test windows check-windows check-enforce-macos
 
@@ -396,6 +396,32 @@ deb: $(BUILD)/sbxrun $(COMPLETION) deps-pkg
 # /usr, /etc and /var are not touched).
 check-pkg: deb sbxrun deps-test
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/pkg/run sbxrun_$(DEB_VERSION)_$$(dpkg --print-architecture).deb
+
+# make dist: sbxrun-VERSION.tar.gz holding the files git tracks, as they are in the working
+# tree (a warning says when they differ from the last commit); owners, order and times fixed,
+# so the same tree gives the same archive. make distcheck unpacks it into a scratch directory
+# and runs make check there: what the tarball holds builds and passes on its own.
+DIST := sbxrun-$(VERSION)
+
+dist:
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+		{ echo "sbxrun: make dist lists the files git tracks: run it in a git checkout" >&2; exit 1; }
+	@git diff --quiet HEAD -- || echo "sbxrun: warning: the tarball holds uncommitted changes" >&2
+	rm -rf $(BUILD)/dist
+	mkdir -p $(BUILD)/dist/$(DIST)
+	git ls-files -z | xargs -0 cp -P --parents -t $(BUILD)/dist/$(DIST)
+	tar -C $(BUILD)/dist --sort=name --owner=0 --group=0 --numeric-owner \
+		--mtime=@$$(git log -1 --format=%ct) -czf $(DIST).tar.gz $(DIST)
+	@echo "sbxrun: wrote $(DIST).tar.gz ($$(git ls-files | wc -l) files)"
+
+distcheck: dist
+	rm -rf $(BUILD)/distcheck
+	mkdir -p $(BUILD)/distcheck
+	tar -C $(BUILD)/distcheck -xzf $(DIST).tar.gz
+	cd $(BUILD)/distcheck/$(DIST) && diff <(git -C $(CURDIR) ls-files | sort) \
+		<(find . -type f -o -type l | sed 's|^\./||' | sort)
+	$(MAKE) -C $(BUILD)/distcheck/$(DIST) check
+	@echo "sbxrun: $(DIST).tar.gz builds and passes make check from scratch"
 
 deps-pkg:
 	@missing=""; \
