@@ -33,7 +33,15 @@ LIB_SRCS := \
 	lib/diag.c \
 	lib/path.c \
 	lib/profile.c \
+	lib/readfile.c \
 	lib/load.c \
+	lib/load_wire.c \
+	lib/load_text.c \
+	lib/load_walk.c \
+	lib/load_entries.c \
+	lib/load_profile.c \
+	lib/load_additional.c \
+	lib/load_legacy.c \
 	lib/emit.c \
 	lib/builtin.c \
 	lib/resolve.c \
@@ -74,8 +82,10 @@ PLATFORM_WINDOWS_SRCS := \
 # The command line of every platform.
 CMD_SRCS := \
 	cmd/main.c \
-	cmd/backend.c \
+	cmd/errors.c \
 	cmd/options.c \
+	cmd/invocation.c \
+	cmd/backend.c \
 	cmd/run.c \
 	cmd/explain.c \
 	cmd/probe.c \
@@ -137,6 +147,13 @@ SBXRUN_LDFLAGS = $(if $(STATIC_OK),$(filter-out -pie,$(ALL_LDFLAGS)) -static-pie
 SBXRUN_LIBS = $(if $(STATIC_OK),$(shell $(PKG_CONFIG) --static --libs $(DEPS_PKGS) 2>/dev/null \
 	|| echo -ljansson -lseccomp -lcap),$(DEP_LIBS))
 
+# The unit tests inject allocation failures (tests/unit/failalloc.c) through GNU ld's --wrap,
+# which Apple's linker does not have.
+FAILALLOC_FNS := malloc calloc realloc strdup strndup asprintf vasprintf __asprintf_chk \
+	__vasprintf_chk
+UNIT_CFLAGS := -DSBX_FAILALLOC
+UNIT_LDFLAGS := $(foreach f,$(FAILALLOC_FNS),-Wl,--wrap=$(f))
+
 LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
 PROGRAM_SRCS := $(LINUX_SRCS)
 PLATFORM_OBJS := $(PLATFORM_LINUX_SRCS:%.c=$(BUILD)/%.o)
@@ -151,6 +168,8 @@ HARDEN_LDFLAGS :=
 PROGRAM_SRCS := $(DARWIN_SRCS)
 PLATFORM_OBJS := $(PLATFORM_MACOS_SRCS:%.c=$(BUILD)/%.o)
 STATIC := 0
+UNIT_CFLAGS :=
+UNIT_LDFLAGS :=
 endif
 PROGRAM_OBJS := $(PROGRAM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
@@ -234,8 +253,10 @@ $(BUILD)/completion/_sbxrun: cmd/completion/_sbxrun.in $(COMPLETION_GEN)
 	@mkdir -p $(dir $@)
 	cmd/completion/gen zsh $< cmd/completion/options >$@.tmp && mv $@.tmp $@
 
+$(UNIT_OBJS): ALL_CFLAGS += $(UNIT_CFLAGS)
+
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
+	$(CC) $(ALL_LDFLAGS) $(UNIT_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
 
 $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
@@ -352,9 +373,14 @@ lint: deps-test
 		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
 			$(ALL_LIB_SRCS) $(LINUX_SRCS); fi
 
+# The loader's micro-benchmark (tests/bench/loader.c), run by make bench.
+$(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBSBX) $(DEP_LIBS)
+
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/run
+bench: sbxrun $(BUILD)/bench/loader
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader tests/bench/run
 
 # ---- install ---------------------------------------------------------------------------------
 
