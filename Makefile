@@ -4,6 +4,7 @@
 #   make check           build and run every test tier (unit, cli, enforce, fuzz replay, lint of man)
 #   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
+#   make fuzz-http       the same for the proxy's HTTP parsers
 #   make bench           benchmarks (tests/bench/)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make windows         cross-build sbxrun.exe with MinGW-w64; make check-windows runs it under Wine
@@ -35,7 +36,10 @@ LIB_SRCS := \
 	lib/glob.c \
 	lib/context.c \
 	lib/intent.c \
-	lib/plan.c
+	lib/plan.c \
+	lib/domain.c \
+	lib/http.c \
+	lib/netlog.c
 
 LIB_LINUX_SRCS := \
 	lib/plan_linux.c
@@ -74,6 +78,7 @@ ALL_LIB_SRCS := $(LIB_SRCS) $(LIB_LINUX_SRCS) $(LIB_MACOS_SRCS) $(LIB_WINDOWS_SR
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 FUZZ_TARGET := tests/fuzz/fuzz_profile.c
+FUZZ_HTTP_TARGET := tests/fuzz/fuzz_http.c
 
 # ---- flags -----------------------------------------------------------------------------------
 
@@ -133,7 +138,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
 .PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man asan fuzz \
-	lint bench install uninstall clean deps deps-test windows check-windows
+	fuzz-http lint bench install uninstall clean deps deps-test windows check-windows
 
 all: sbxrun
 
@@ -195,6 +200,10 @@ $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
 $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
 
+$(BUILD)/fuzz-http-replay: $(FUZZ_HTTP_TARGET) tests/fuzz/replay.c $(LIBSBX)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_HTTP_TARGET) tests/fuzz/replay.c $(LIBSBX) \
+		$(DEP_LIBS)
+
 # The macOS backend's POSIX parts must keep compiling on Linux.
 $(BUILD)/macos-compile.stamp: $(PLATFORM_MACOS_SRCS) platform/macos/macos.h lib/sbx.h | deps
 	@mkdir -p $(dir $@)
@@ -209,8 +218,9 @@ check: check-unit check-fuzz check-macos check-man check-cli check-enforce check
 check-unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests tests/vectors
 
-check-fuzz: $(BUILD)/fuzz-replay
+check-fuzz: $(BUILD)/fuzz-replay $(BUILD)/fuzz-http-replay
 	$(BUILD)/fuzz-replay tests/fuzz/corpus
+	$(BUILD)/fuzz-http-replay tests/fuzz/corpus-http
 
 check-macos: $(BUILD)/macos-compile.stamp
 
@@ -263,6 +273,14 @@ fuzz: deps-test
 	@mkdir -p build-fuzz/corpus
 	build-fuzz/fuzz-profile -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 		build-fuzz/corpus tests/fuzz/corpus
+
+# The proxy's HTTP parsers; new findings land in build-fuzz/corpus-http.
+fuzz-http: deps-test
+	@mkdir -p build-fuzz/corpus-http
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib $(DEP_CFLAGS) \
+		-o build-fuzz/fuzz-http $(FUZZ_HTTP_TARGET) $(ALL_LIB_SRCS) $(DEP_LIBS)
+	build-fuzz/fuzz-http -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
+		-dict=tests/fuzz/http.dict build-fuzz/corpus-http tests/fuzz/corpus-http
 
 lint: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
