@@ -1,7 +1,8 @@
 # sbxrun - one GNU Makefile, explicit source lists.
 #
 #   make                 build ./sbxrun (installs missing build dependencies through apt first)
-#   make check           build and run every test tier (unit, cli, enforce, fuzz replay, lint of man)
+#   make check           build and run every test tier (unit, cli, net, enforce, fuzz replay, lint
+#                        of man)
 #   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
 #   make fuzz-http       the same for the proxy's HTTP parsers
@@ -64,6 +65,11 @@ PLATFORM_LINUX_SRCS := \
 PLATFORM_MACOS_SRCS := \
 	platform/macos/exec.c
 
+# The proxy's event loop and resolver threads: POSIX, shared by Linux and macOS.
+PLATFORM_UNIX_SRCS := \
+	platform/unix/proxy.c \
+	platform/unix/resolver.c
+
 CMD_SRCS := \
 	cmd/main.c \
 	cmd/backend.c \
@@ -72,7 +78,8 @@ CMD_SRCS := \
 	cmd/explain.c \
 	cmd/probe.c \
 	cmd/tools.c \
-	cmd/helper.c
+	cmd/helper.c \
+	cmd/proxy.c
 
 ALL_LIB_SRCS := $(LIB_SRCS) $(LIB_LINUX_SRCS) $(LIB_MACOS_SRCS) $(LIB_WINDOWS_SRCS)
 
@@ -105,8 +112,8 @@ DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
 DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null || echo -ljansson -lseccomp -lcap)
 
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -Ilib -Iplatform $(OPT) \
-	$(WARN) $(HARDEN_CFLAGS) $(DEP_CFLAGS) $(CFLAGS)
-ALL_LDFLAGS = $(HARDEN_LDFLAGS) $(SAN_LDFLAGS) $(LDFLAGS)
+	-pthread $(WARN) $(HARDEN_CFLAGS) $(DEP_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = -pthread $(HARDEN_LDFLAGS) $(SAN_LDFLAGS) $(LDFLAGS)
 
 # sbxrun itself is linked static-pie (still position independent, so ASLR holds) when the static
 # archives of its libraries are installed: each run starts the binary twice (sbxrun, then its
@@ -121,7 +128,7 @@ SBXRUN_LIBS = $(if $(STATIC_OK),$(shell $(PKG_CONFIG) --static --libs $(DEPS_PKG
 	|| echo -ljansson -lseccomp -lcap),$(DEP_LIBS))
 
 LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
-PLATFORM_OBJS := $(PLATFORM_LINUX_SRCS:%.c=$(BUILD)/%.o)
+PLATFORM_OBJS := $(PLATFORM_LINUX_SRCS:%.c=$(BUILD)/%.o) $(PLATFORM_UNIX_SRCS:%.c=$(BUILD)/%.o)
 
 # macOS: no libseccomp or libcap (Linux only), the macOS backend instead of the Linux one, and
 # Apple's linker, which makes PIE by default and knows no -z options.
@@ -130,22 +137,22 @@ DEPS_PKGS := jansson
 DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null || echo -ljansson)
 HARDEN_CFLAGS := $(filter-out -fstack-clash-protection,$(HARDEN_CFLAGS))
 HARDEN_LDFLAGS :=
-PLATFORM_OBJS := $(PLATFORM_MACOS_SRCS:%.c=$(BUILD)/%.o)
+PLATFORM_OBJS := $(PLATFORM_MACOS_SRCS:%.c=$(BUILD)/%.o) $(PLATFORM_UNIX_SRCS:%.c=$(BUILD)/%.o)
 STATIC := 0
 endif
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
-.PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man asan fuzz \
-	fuzz-http lint bench install uninstall clean deps deps-test windows check-windows
+.PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man check-net \
+	asan fuzz fuzz-http lint bench install uninstall clean deps deps-test windows check-windows
 
 all: sbxrun
 
 # ---- dependencies: install what is missing, saying what runs ---------------------------------
 
 BUILD_DEB := gcc make pkg-config libjansson-dev libseccomp-dev libcap-dev
-TEST_DEB := bats mandoc util-linux git python3 iproute2 clang
+TEST_DEB := bats mandoc util-linux git python3 iproute2 clang curl python3-pip strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -162,7 +169,8 @@ deps:
 
 deps-test: deps
 	@missing=""; \
-	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang; do \
+	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang \
+		curl:curl pip3:python3-pip strace:strace; do \
 		command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -212,7 +220,7 @@ $(BUILD)/macos-compile.stamp: $(PLATFORM_MACOS_SRCS) platform/macos/macos.h lib/
 
 # ---- tests -----------------------------------------------------------------------------------
 
-check: check-unit check-fuzz check-macos check-man check-cli check-enforce check-windows
+check: check-unit check-fuzz check-macos check-man check-cli check-net check-enforce check-windows
 	@echo "sbxrun: all test tiers passed ($(BUILD))"
 
 check-unit: $(BUILD)/unit-tests
@@ -229,6 +237,10 @@ check-man: deps-test
 
 check-cli: sbxrun deps-test
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/cli
+
+# The proxy against real servers, clients and git on 127.0.0.1 (no other network is used).
+check-net: sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/net
 
 # ---- the seccomp filters, compiled once at build time -------------------------------------
 # seccomp-gen builds the four filters with libseccomp (the same code the helper would run) and
@@ -286,10 +298,11 @@ lint: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
 	@if command -v clang-format >/dev/null; then \
 		clang-format --dry-run --Werror $(ALL_LIB_SRCS) lib/*.h $(CMD_SRCS) cmd/*.h \
-			$(PLATFORM_LINUX_SRCS) $(PLATFORM_MACOS_SRCS); fi
+			$(PLATFORM_LINUX_SRCS) $(PLATFORM_MACOS_SRCS) $(PLATFORM_UNIX_SRCS) \
+			platform/unix/*.h; fi
 	@if command -v cppcheck >/dev/null; then \
 		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
-			$(ALL_LIB_SRCS) $(CMD_SRCS) $(PLATFORM_LINUX_SRCS); fi
+			$(ALL_LIB_SRCS) $(CMD_SRCS) $(PLATFORM_LINUX_SRCS) $(PLATFORM_UNIX_SRCS); fi
 
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
 bench: sbxrun

@@ -102,5 +102,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_intersect(int argc, char **argv);
 int cmd_context(int argc, char **argv);
+int cmd_proxy(int argc, char **argv);
 
 #endif

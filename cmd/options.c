@@ -54,6 +54,8 @@ static const char usage_main[] =
 	"       sbxrun merge BASE.json EXTRA.json\n"
 	"       sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
 	"       sbxrun context [OPTIONS]\n"
+	"       sbxrun proxy --listen ADDR [--allow-domain D]... [--deny-domain D]... "
+	"[--log FILE|-]\n"
 	"\n"
 	"Run COMMAND confined by a permission profile, or explain what would happen.\n"
 	"\n"
