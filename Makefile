@@ -6,7 +6,7 @@
 #   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
 #   make fuzz-http       the same for the proxy's HTTP parsers
-#   make bench           benchmarks (tests/bench/)
+#   make bench           benchmarks (tests/bench/); make bench-proxy runs the proxy's group alone
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make windows         cross-build sbxrun.exe with MinGW-w64; make check-windows runs it under Wine
 #
@@ -145,7 +145,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
 .PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man check-net \
-	asan fuzz fuzz-http lint bench install uninstall clean deps deps-test windows check-windows
+	asan fuzz fuzz-http lint bench bench-proxy install uninstall clean deps deps-test windows check-windows
 
 all: sbxrun
 
@@ -307,6 +307,10 @@ lint: deps-test
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
 bench: sbxrun
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/run
+
+# The proxy's group of the benchmarks alone (prints its table; writes nothing).
+bench-proxy: sbxrun
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/proxy
 
 # ---- install ---------------------------------------------------------------------------------
 
