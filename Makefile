@@ -38,6 +38,7 @@ LIB_SRCS := \
 	lib/context.c \
 	lib/intent.c \
 	lib/plan.c \
+	lib/strbuf.c \
 	lib/domain.c \
 	lib/http.c \
 	lib/netlog.c

@@ -465,47 +465,6 @@ int sbx_http_parse_response(const char *buf, size_t head_len, bool req_method_he
 
 /* ---- the heads the proxy writes ------------------------------------------------------------- */
 
-struct out {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void put(struct out *o, const char *s, size_t n)
-{
-	if (o->failed)
-		return;
-	if (o->len + n + 1 > o->cap) {
-		size_t cap = (o->len + n + 1) * 2;
-		char *nb = realloc(o->buf, cap);
-
-		if (!nb) {
-			o->failed = true;
-			return;
-		}
-		o->buf = nb;
-		o->cap = cap;
-	}
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = '\0';
-}
-
-static void puts_(struct out *o, const char *s)
-{
-	put(o, s, strlen(s));
-}
-
-static char *finish(struct out *o, size_t *len)
-{
-	if (o->failed) {
-		free(o->buf);
-		return NULL;
-	}
-	*len = o->len;
-	return o->buf;
-}
-
 struct named {
 	const char *name;
 	size_t len;
@@ -539,26 +498,26 @@ static bool hop_by_hop(const char *buf, const struct sbx_http_field *fields, siz
 	return x.found;
 }
 
-static void put_field(struct out *o, const char *buf, const struct sbx_http_field *fl)
+static void put_field(struct sbx_strbuf *o, const char *buf, const struct sbx_http_field *fl)
 {
-	put(o, buf + fl->name, fl->name_len);
-	put(o, ": ", 2);
-	put(o, buf + fl->value, fl->value_len);
-	put(o, "\r\n", 2);
+	sbx_strbuf_put(o, buf + fl->name, fl->name_len);
+	sbx_strbuf_put(o, ": ", 2);
+	sbx_strbuf_put(o, buf + fl->value, fl->value_len);
+	sbx_strbuf_put(o, "\r\n", 2);
 }
 
 char *sbx_http_upstream_head(const char *buf, const struct sbx_http_req *r, size_t *len)
 {
-	struct out o = {0};
+	struct sbx_strbuf o = {0};
 	char auth[SBX_AUTHORITY_MAX], port[8];
 	const char *path = buf + r->path;
 
-	puts_(&o, r->method);
-	put(&o, " ", 1);
+	sbx_strbuf_puts(&o, r->method);
+	sbx_strbuf_put(&o, " ", 1);
 	if (r->path_len == 0 || path[0] == '?')
-		put(&o, "/", 1);
-	put(&o, path, r->path_len);
-	puts_(&o, r->minor ? " HTTP/1.1\r\n" : " HTTP/1.0\r\n");
+		sbx_strbuf_put(&o, "/", 1);
+	sbx_strbuf_put(&o, path, r->path_len);
+	sbx_strbuf_puts(&o, r->minor ? " HTTP/1.1\r\n" : " HTTP/1.0\r\n");
 	for (size_t i = 0; i < r->n_fields; i++) {
 		const struct sbx_http_field *fl = &r->fields[i];
 
@@ -568,28 +527,28 @@ char *sbx_http_upstream_head(const char *buf, const struct sbx_http_req *r, size
 		put_field(&o, buf, fl);
 	}
 	sbx_host_authority(&r->host, auth, sizeof(auth));
-	puts_(&o, "Host: ");
-	puts_(&o, auth);
+	sbx_strbuf_puts(&o, "Host: ");
+	sbx_strbuf_puts(&o, auth);
 	if (r->port != 80) {
 		snprintf(port, sizeof(port), ":%u", r->port);
-		puts_(&o, port);
+		sbx_strbuf_puts(&o, port);
 	}
-	puts_(&o, "\r\n\r\n");
-	return finish(&o, len);
+	sbx_strbuf_puts(&o, "\r\n\r\n");
+	return sbx_strbuf_finish(&o, len);
 }
 
 char *sbx_http_client_head(const char *buf, const struct sbx_http_resp *r, bool close, size_t *len)
 {
-	struct out o = {0};
+	struct sbx_strbuf o = {0};
 	char line[32];
 
 	snprintf(line, sizeof(line), "HTTP/1.1 %03d ", r->status);
-	puts_(&o, line);
+	sbx_strbuf_puts(&o, line);
 	if (r->reason_len)
-		put(&o, buf + r->reason, r->reason_len);
+		sbx_strbuf_put(&o, buf + r->reason, r->reason_len);
 	else
-		puts_(&o, sbx_http_reason(r->status));
-	put(&o, "\r\n", 2);
+		sbx_strbuf_puts(&o, sbx_http_reason(r->status));
+	sbx_strbuf_put(&o, "\r\n", 2);
 	for (size_t i = 0; i < r->n_fields; i++) {
 		const struct sbx_http_field *fl = &r->fields[i];
 
@@ -605,9 +564,9 @@ char *sbx_http_client_head(const char *buf, const struct sbx_http_resp *r, bool 
 		put_field(&o, buf, fl);
 	}
 	if (close)
-		puts_(&o, "Connection: close\r\n");
-	put(&o, "\r\n", 2);
-	return finish(&o, len);
+		sbx_strbuf_puts(&o, "Connection: close\r\n");
+	sbx_strbuf_put(&o, "\r\n", 2);
+	return sbx_strbuf_finish(&o, len);
 }
 
 const char *sbx_http_reason(int status)

@@ -351,6 +351,18 @@ bool sbx_strv_has(const struct sbx_strv *s, const char *str);
 int sbx_strv_add_unique(struct sbx_strv *s, const char *str); /* copies */
 void sbx_strv_clear(struct sbx_strv *s);
 
+/* A growing NUL-terminated string (strbuf.c). A failed allocation sticks: the later puts do
+ * nothing and sbx_strbuf_finish() frees what there is and returns NULL. Start from {0}. */
+struct sbx_strbuf {
+	char *p;
+	size_t n, cap;
+	bool oom;
+};
+void sbx_strbuf_put(struct sbx_strbuf *b, const char *s, size_t n);
+void sbx_strbuf_puts(struct sbx_strbuf *b, const char *s);
+/* The string (malloc'd; *len its length when len is not NULL), or NULL; b is emptied. */
+char *sbx_strbuf_finish(struct sbx_strbuf *b, size_t *len);
+
 /* ---- environment_context (context.c) ---------------------------------------------------- */
 
 struct sbx_context_in {

@@ -839,6 +839,22 @@ static bool transient(int e)
 	return e == EAGAIN || e == EWOULDBLOCK || e == EINTR;
 }
 
+static void progress(struct conn *c);
+
+/* What a read from the upstream came to: bytes (true), its end, or a failure. */
+static bool upstream_got(struct conn *c, ssize_t n)
+{
+	if (n > 0) {
+		progress(c);
+		return true;
+	}
+	if (n == 0)
+		c->up_eof = true;
+	else if (!transient(errno))
+		upstream_failed(c, strerror(errno));
+	return false;
+}
+
 static void progress(struct conn *c)
 {
 	if (c->st == ST_FORWARD || c->st == ST_TUNNEL)
@@ -899,14 +915,8 @@ static bool splice_in(struct conn *c)
 			c->rleft -= (uint64_t)n;
 			c->resp_done = c->rleft == 0;
 		}
-		progress(c);
-		return true;
 	}
-	if (n == 0)
-		c->up_eof = true;
-	else if (!transient(errno))
-		upstream_failed(c, strerror(errno));
-	return false;
+	return upstream_got(c, n);
 }
 
 static bool splice_out(struct conn *c)
@@ -926,16 +936,58 @@ static bool splice_out(struct conn *c)
 }
 #endif
 
-/* The four transfers below return whether they moved any byte. */
-static bool client_readable(struct conn *c)
+/*
+ * Reads into the room at the end of b: the count, 0 at the end of the stream, or -1 with errno
+ * (EAGAIN also when b is full).
+ */
+static ssize_t pull(int fd, struct buf *b)
 {
 	ssize_t n;
 
-	if (!room(&c->in))
-		return false;
-	n = recv(c->cfd, c->in.p + c->in.len, c->in.cap - c->in.len, 0);
+	if (!room(b)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	n = recv(fd, b->p + b->len, b->cap - b->len, 0);
+	if (n > 0)
+		b->len += (size_t)n;
+	return n;
+}
+
+/*
+ * Sends what goes first (a head or the proxy's own reply), then the bytes of relay that may go
+ * (*fwd): the count, or -1 with errno (EAGAIN also when nothing is to go). *relayed: the bytes
+ * came from relay.
+ */
+static ssize_t push(int fd, struct buf *first, struct buf *relay, size_t *fwd, bool *relayed)
+{
+	size_t len;
+	ssize_t n;
+
+	*relayed = !used(first);
+	len = *relayed ? *fwd : used(first);
+	if (!len) {
+		errno = EAGAIN;
+		return -1;
+	}
+	n = send(fd, *relayed ? data(relay) : data(first), len, SEND_FLAGS);
+	if (n <= 0)
+		return -1;
+	if (*relayed) {
+		consume(relay, (size_t)n);
+		*fwd -= (size_t)n;
+	} else {
+		consume(first, (size_t)n);
+	}
+	return n;
+}
+
+/* The four transfers below return whether they moved any byte. */
+static bool client_readable(struct conn *c)
+{
+	ssize_t n = pull(c->cfd, &c->in);
+
 	if (n > 0) {
-		c->in.len += (size_t)n;
 		if (c->st == ST_LINGER)
 			buf_reset(&c->in);
 		progress(c);
@@ -950,32 +1002,22 @@ static bool client_readable(struct conn *c)
 
 static bool client_writable(struct conn *c)
 {
-	bool relay = !used(&c->out);
-	const char *p = relay ? data(&c->uin) : data(&c->out);
-	size_t len = relay ? c->uin_fwd : used(&c->out);
+	bool relayed;
 	ssize_t n;
 
 #ifdef __linux__
-	if (!len && c->piped)
+	if (!used(&c->out) && !c->uin_fwd && c->piped)
 		return splice_out(c);
 #endif
-	if (!len)
-		return false;
-	n = send(c->cfd, p, len, SEND_FLAGS);
+	n = push(c->cfd, &c->out, &c->uin, &c->uin_fwd, &relayed);
 	if (n < 0) {
 		if (!transient(errno))
 			close_conn(c);
 		return false;
 	}
 	/* Relayed bytes count; the proxy's own replies and "200 Connection established" do not. */
-	if (relay || c->st == ST_FORWARD)
+	if (relayed || c->st == ST_FORWARD)
 		c->bytes += (uint64_t)n;
-	if (relay) {
-		consume(&c->uin, (size_t)n);
-		c->uin_fwd -= (size_t)n;
-	} else {
-		consume(&c->out, (size_t)n);
-	}
 	progress(c);
 	return true;
 }
@@ -988,58 +1030,36 @@ static bool upstream_readable(struct conn *c)
 	if (splicing(c))
 		return splice_in(c);
 #endif
-	if (!room(&c->uin))
-		return false;
-	n = recv(c->ufd, c->uin.p + c->uin.len, c->uin.cap - c->uin.len, 0);
-	if (n > 0) {
-		c->uin.len += (size_t)n;
-		if (c->uin.len == c->uin.cap) {
-			char *np = c->uin.cap < SBX_PROXY_BUF_MAX
-					   ? realloc(c->uin.p, SBX_PROXY_BUF_MAX)
-					   : NULL;
+	n = pull(c->ufd, &c->uin);
+	if (n > 0 && c->uin.len == c->uin.cap) {
+		char *np = c->uin.cap < SBX_PROXY_BUF_MAX ? realloc(c->uin.p, SBX_PROXY_BUF_MAX)
+							  : NULL;
 
-			c->fast = true;
-			if (np) {
-				c->uin.p = np;
-				c->uin.cap = SBX_PROXY_BUF_MAX;
-			}
+		c->fast = true;
+		if (np) {
+			c->uin.p = np;
+			c->uin.cap = SBX_PROXY_BUF_MAX;
 		}
-		progress(c);
-		return true;
 	}
-	if (n == 0)
-		c->up_eof = true;
-	else if (!transient(errno))
-		upstream_failed(c, strerror(errno));
-	return false;
+	return upstream_got(c, n);
 }
 
 static bool upstream_writable(struct conn *c)
 {
-	bool body = !used(&c->uout);
-	const char *p = body ? data(&c->in) : data(&c->uout);
-	size_t len = body ? c->in_fwd : used(&c->uout);
+	bool relayed;
 	ssize_t n;
 
 	if (c->st == ST_CONNECT) {
 		connect_done(c);
 		return false;
 	}
-	if (!len)
-		return false;
-	n = send(c->ufd, p, len, SEND_FLAGS);
+	n = push(c->ufd, &c->uout, &c->in, &c->in_fwd, &relayed);
 	if (n < 0) {
 		if (!transient(errno))
 			upstream_failed(c, strerror(errno));
 		return false;
 	}
 	c->bytes += (uint64_t)n;
-	if (body) {
-		consume(&c->in, (size_t)n);
-		c->in_fwd -= (size_t)n;
-	} else {
-		consume(&c->uout, (size_t)n);
-	}
 	progress(c);
 	return true;
 }
