@@ -28,7 +28,15 @@ LIB_SRCS := \
 	lib/diag.c \
 	lib/path.c \
 	lib/profile.c \
+	lib/readfile.c \
 	lib/load.c \
+	lib/load_wire.c \
+	lib/load_text.c \
+	lib/load_walk.c \
+	lib/load_entries.c \
+	lib/load_profile.c \
+	lib/load_additional.c \
+	lib/load_legacy.c \
 	lib/emit.c \
 	lib/builtin.c \
 	lib/resolve.c \
@@ -78,8 +86,10 @@ PLATFORM_UNIX_SRCS := \
 # The command line of every platform.
 CMD_SRCS := \
 	cmd/main.c \
-	cmd/backend.c \
+	cmd/errors.c \
 	cmd/options.c \
+	cmd/invocation.c \
+	cmd/backend.c \
 	cmd/run.c \
 	cmd/explain.c \
 	cmd/probe.c \
@@ -143,6 +153,13 @@ SBXRUN_LDFLAGS = $(if $(STATIC_OK),$(filter-out -pie,$(ALL_LDFLAGS)) -static-pie
 SBXRUN_LIBS = $(if $(STATIC_OK),$(shell $(PKG_CONFIG) --static --libs $(DEPS_PKGS) 2>/dev/null \
 	|| echo -ljansson -lseccomp -lcap),$(DEP_LIBS))
 
+# The unit tests inject allocation failures (tests/unit/failalloc.c) through GNU ld's --wrap,
+# which Apple's linker does not have.
+FAILALLOC_FNS := malloc calloc realloc strdup strndup asprintf vasprintf __asprintf_chk \
+	__vasprintf_chk
+UNIT_CFLAGS := -DSBX_FAILALLOC
+UNIT_LDFLAGS := $(foreach f,$(FAILALLOC_FNS),-Wl,--wrap=$(f))
+
 LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
 PROGRAM_SRCS := $(LINUX_SRCS)
 PLATFORM_OBJS := $(PLATFORM_LINUX_SRCS:%.c=$(BUILD)/%.o)
@@ -157,6 +174,8 @@ HARDEN_LDFLAGS :=
 PROGRAM_SRCS := $(DARWIN_SRCS)
 PLATFORM_OBJS := $(PLATFORM_MACOS_SRCS:%.c=$(BUILD)/%.o)
 STATIC := 0
+UNIT_CFLAGS :=
+UNIT_LDFLAGS :=
 endif
 PROGRAM_OBJS := $(PROGRAM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
@@ -222,8 +241,10 @@ sbxrun: $(BUILD)/sbxrun
 
 asan: sbxrun
 
+$(UNIT_OBJS): ALL_CFLAGS += $(UNIT_CFLAGS)
+
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
+	$(CC) $(ALL_LDFLAGS) $(UNIT_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
 
 $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
@@ -352,9 +373,14 @@ lint: deps-test
 		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
 			$(ALL_LIB_SRCS) $(LINUX_SRCS); fi
 
+# The loader's micro-benchmark (tests/bench/loader.c), run by make bench.
+$(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBSBX) $(DEP_LIBS)
+
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/run
+bench: sbxrun $(BUILD)/bench/loader
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
 bench-proxy: sbxrun

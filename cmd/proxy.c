@@ -23,7 +23,7 @@ int cmd_proxy(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	return fail("proxy: not available on Windows");
+	return refuse("proxy: not available on Windows");
 }
 
 #else
@@ -103,7 +103,7 @@ static int open_log(const char *path, int *fd)
 	}
 	*fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
 	if (*fd < 0)
-		return fail("proxy: --log %s: %s", path, strerror(errno));
+		return refuse("proxy: --log %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -152,7 +152,7 @@ int cmd_proxy(int argc, char **argv)
 				memmove(d.msg + pl, d.msg, ml);
 				memcpy(d.msg, pre, pl);
 				d.msg[pl + ml] = '\0';
-				r = fail_diag(&d);
+				r = refuse_diag(&d);
 				goto out;
 			}
 			break;
@@ -163,17 +163,17 @@ int cmd_proxy(int argc, char **argv)
 			log_s = optarg;
 			break;
 		case ':':
-			r = fail("proxy: option '%s' needs a value", argv[optind - 1]);
+			r = refuse("proxy: option '%s' needs a value", argv[optind - 1]);
 			goto out;
 		default:
 			sbx_diag_set(&d, 0, "proxy: unknown option '%s'", argv[optind - 1]);
 			snprintf(d.hint, sizeof(d.hint), "see 'sbxrun proxy --help'");
-			r = fail_diag(&d);
+			r = refuse_diag(&d);
 			goto out;
 		}
 	}
 	if (optind < argc) {
-		r = fail("proxy: unexpected argument '%s'", argv[optind]);
+		r = refuse("proxy: unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
 	if (!listen_s) {
@@ -181,11 +181,11 @@ int cmd_proxy(int argc, char **argv)
 		snprintf(d.hint, sizeof(d.hint),
 			 "for example: sbxrun proxy --listen 127.0.0.1:0 "
 			 "--allow-domain example.com");
-		r = fail_diag(&d);
+		r = refuse_diag(&d);
 		goto out;
 	}
 	if (sbx_listen_addr_parse(listen_s, &la, &d) < 0) {
-		r = fail_diag(&d);
+		r = refuse_diag(&d);
 		goto out;
 	}
 	if (log_s && open_log(log_s, &cfg.log_fd)) {
@@ -193,7 +193,7 @@ int cmd_proxy(int argc, char **argv)
 		goto out;
 	}
 	if (pipe(stop) < 0) {
-		r = fail("proxy: pipe: %s", strerror(errno));
+		r = refuse("proxy: pipe: %s", strerror(errno));
 		goto out;
 	}
 	fcntl(stop[0], F_SETFD, FD_CLOEXEC);
@@ -208,7 +208,7 @@ int cmd_proxy(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if (sbx_proxy_listen(&la, &lfd, bound, sizeof(bound), &d) < 0) {
-		r = fail_diag(&d);
+		r = refuse_diag(&d);
 		goto out;
 	}
 	if (la.kind == SBX_LISTEN_UNIX)
@@ -217,7 +217,7 @@ int cmd_proxy(int argc, char **argv)
 	printf("%s\n", bound);
 	fflush(stdout);
 	if (sbx_proxy_run(&cfg, lfd, stop[0], &d) < 0)
-		r = fail_diag(&d);
+		r = refuse_diag(&d);
 out:
 	if (lfd >= 0) {
 		close(lfd);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sbpl.c - the macOS Seatbelt policy generator: glob translation (vectors sb-01..sb-05),
- * escaping, the policy built from hand-made roots (sb-07), parameters, hostile paths, symlinks,
- * the sandbox-exec argv and the requirement attacher. Every generated policy goes through the
+ * test_sbpl.c - the macOS Seatbelt policy generator: glob translation (the vectors sb-01..sb-05
+ * run in vectors.c), escaping, the policy built from hand-made roots (sb-07), parameters,
+ * hostile paths, symlinks, the sandbox-exec argv and the requirement attacher. Every generated policy goes through the
  * SBPL reader (sbpl_reader.c) before anything else is asserted about it.
  */
 #include <errno.h>
@@ -56,27 +56,7 @@ static int build(const struct sbx_plan *p, struct sbx_sbpl *s, struct sbx_diag *
 
 static const char *const all_names[] = {".git", ".agents", ".codex"};
 
-/* ---- glob translation (spec 5.4) ------------------------------------------------------------ */
-
-TEST(sbpl_glob_vectors)
-{
-	static const char *const ids[] = {"sb-01", "sb-02", "sb-04", "sb-05"};
-
-	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		json_t *v = vec_get(ids[i]), *in;
-		const char *match;
-
-		if (!v)
-			continue;
-		in = json_object_get(v, "input");
-		match = json_string_value(json_object_get(in, "match"));
-		check_glob(json_string_value(json_object_get(in, "glob")),
-			   match && strcmp(match, "Exact") == 0 ? SBX_SBPL_GLOB_EXACT
-								: SBX_SBPL_GLOB_SUBTREE,
-			   json_string_value(
-				   json_object_get(json_object_get(v, "expected"), "regex")));
-	}
-}
+/* ---- glob translation, as Codex translates globs for Seatbelt ------------------------------- */
 
 TEST(sbpl_glob_table)
 {
@@ -168,8 +148,8 @@ TEST(sbpl_glob_classes)
 /*
  * The regexes match exactly what the glob matcher (lib/glob.c) matches, on a corpus of
  * patterns and names built to probe classes, escapes and stars. Literal patterns also cover
- * the subtree below them (PROFILE.md: a denied path denies its contents), and brace
- * alternatives are macOS syntax only, so neither is in the corpus.
+ * the subtree below them (sbxrun-profile(5), PRECEDENCE: a denied path denies its contents),
+ * and brace alternatives are macOS syntax only, so neither is in the corpus.
  */
 TEST(sbpl_glob_agrees_with_matcher)
 {
