@@ -153,9 +153,10 @@ struct conn {
 	bool req_done, resp_head, resp_done;
 	bool relayed; /* bytes of the upstream's response went out: no reply of our own now */
 	bool close_after, client_eof, client_shut, up_eof, up_shut;
-	bool pending; /* an allowed decision to log when its exchange ends */
-	bool fast;    /* a read filled the upstream buffer: a large transfer is under way */
-	int pipe[2];  /* Linux: splice(2) moves a large download through it; -1 until then */
+	bool pending;	 /* an allowed decision to log when its exchange ends */
+	bool fast;	 /* a read filled the upstream buffer: a large transfer is under way */
+	bool cdry, udry; /* the last read of that side got less than it asked: drained */
+	int pipe[2];	 /* Linux: splice(2) moves a large download through it; -1 until then */
 	size_t piped, pipe_cap; /* bytes in the pipe, and what it holds */
 	const char *decision;
 	char rule[SBX_AUTHORITY_MAX + 96];
@@ -909,6 +910,7 @@ static bool splice_in(struct conn *c)
 	if (!want)
 		return false;
 	n = splice(c->ufd, NULL, c->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	c->udry = n < (ssize_t)want;
 	if (n > 0) {
 		c->piped += (size_t)n;
 		if (length) {
@@ -985,8 +987,10 @@ static ssize_t push(int fd, struct buf *first, struct buf *relay, size_t *fwd, b
 /* The four transfers below return whether they moved any byte. */
 static bool client_readable(struct conn *c)
 {
+	size_t asked = c->in.cap - used(&c->in);
 	ssize_t n = pull(c->cfd, &c->in);
 
+	c->cdry = n < (ssize_t)asked;
 	if (n > 0) {
 		if (c->st == ST_LINGER)
 			buf_reset(&c->in);
@@ -1024,13 +1028,16 @@ static bool client_writable(struct conn *c)
 
 static bool upstream_readable(struct conn *c)
 {
+	size_t asked;
 	ssize_t n;
 
 #ifdef __linux__
 	if (splicing(c))
 		return splice_in(c);
 #endif
+	asked = c->uin.cap - used(&c->uin);
 	n = pull(c->ufd, &c->uin);
+	c->udry = n < (ssize_t)asked;
 	if (n > 0 && c->uin.len == c->uin.cap) {
 		char *np = c->uin.cap < SBX_PROXY_BUF_MAX ? realloc(c->uin.p, SBX_PROXY_BUF_MAX)
 							  : NULL;
@@ -1065,9 +1072,10 @@ static bool upstream_writable(struct conn *c)
 }
 
 /*
- * Bytes that just arrived go on at once, and the room that sending made is filled again, for
- * a few rounds while both sides keep up: a transfer then costs about one poll(2) per round
- * rather than two per buffer.
+ * Bytes that just arrived go on at once, and the room that sending made is filled again from a
+ * side that is not drained, for a few rounds while both sides keep up: a transfer then costs
+ * about one poll(2) per round rather than two per buffer, and no read is tried on a socket
+ * whose last read came up short.
  */
 static void relay(struct conn *c)
 {
@@ -1079,12 +1087,12 @@ static void relay(struct conn *c)
 		moved |= client_writable(c);
 		if (c->st != ST_DEAD && c->ufd >= 0)
 			moved |= upstream_writable(c);
+		if (c->st != ST_DEAD && c->ufd >= 0 && !c->udry && (conn_events(c, true) & POLLIN))
+			moved |= upstream_readable(c);
+		if (c->st != ST_DEAD && !c->cdry && (conn_events(c, false) & POLLIN))
+			moved |= client_readable(c);
 		if (!moved || c->st == ST_DEAD)
 			return;
-		if (c->ufd >= 0 && (conn_events(c, true) & POLLIN))
-			upstream_readable(c);
-		if (c->st != ST_DEAD && (conn_events(c, false) & POLLIN))
-			client_readable(c);
 		advance(c);
 	}
 }
@@ -1333,6 +1341,7 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 		if (c->st == ST_DEAD)
 			continue;
 		if (s.kind == SLOT_CLIENT) {
+			c->cdry = false;
 			if (rev & POLLIN)
 				client_readable(c);
 			if (c->st != ST_DEAD && (rev & POLLOUT))
@@ -1344,6 +1353,7 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 			if (c->st == ST_CONNECT && (rev & (POLLOUT | POLLERR | POLLHUP))) {
 				connect_done(c);
 			} else {
+				c->udry = false;
 				if (rev & POLLIN)
 					upstream_readable(c);
 				if (c->st != ST_DEAD && c->ufd >= 0 && (rev & POLLOUT))
