@@ -491,4 +491,7 @@ check-windows: windows deps-wine
 
 .PHONY: deps-windows deps-wine
 
--include $(WIN_LIB_OBJS:.o=.d) $(WIN_PROGRAM_OBJS:.o=.d)
+# The test programs' objects follow their headers too: a stale one built against an older
+# struct sbx_diag smashes its own stack.
+-include $(WIN_LIB_OBJS:.o=.d) $(WIN_PROGRAM_OBJS:.o=.d) $(WIN_UNIT_SRCS:%.c=$(WIN_BUILD)/%.d) \
+	$(WIN_BUILD)/tests/windows/sbxtest.d $(WIN_BUILD)/tests/windows/rundriver.d
