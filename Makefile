@@ -45,6 +45,7 @@ LIB_MACOS_SRCS := \
 	lib/sbpl_regex.c
 
 LIB_WINDOWS_SRCS := \
+	lib/winpath.c \
 	lib/plan_windows.c \
 	lib/winquote.c
 

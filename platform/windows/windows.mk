@@ -28,7 +28,8 @@ PLATFORM_WINDOWS_SRCS := platform/windows/run.c
 WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.exe \
 	$(WIN_BUILD)/tests/unit-tests.exe
 # The unit tests of the Windows-facing pure code, run again under the Windows C runtime.
-WIN_UNIT_SRCS := tests/unit/main.c tests/unit/test_winquote.c tests/unit/test_plan_windows.c
+WIN_UNIT_SRCS := tests/unit/main.c tests/unit/test_winquote.c tests/unit/test_plan_windows.c \
+	tests/unit/test_winpath.c
 
 WIN_LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(WIN_BUILD)/%.o)
 # cmd/helper.c is the Linux helper (sbxrun-linux-sandbox): not part of the Windows program.
