@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * winpath.c - Windows paths in one canonical form.
+ * winpath.c - Windows paths in one canonical form, and the program Windows would run.
  *
  * Windows names one file in many ways: "C:\Windows\..", "c:/", "C:\\", "\\?\C:\", "C:\x. ",
  * "\\.\UNC\srv\share". Every check sbxrun makes on a Windows path (is it a whole volume? is it
@@ -277,4 +277,232 @@ bool sbx_win_path_is_volume_root(const char *p)
 	for (const char *s = p + 2; *s; s++)
 		seps += *s == '\\';
 	return seps == 1;
+}
+
+bool sbx_win_is_batch_file(const char *path)
+{
+	const char *name = path, *dot = NULL;
+	size_t n;
+
+	for (const char *s = path; *s; s++)
+		if (is_sep(*s))
+			name = s + 1;
+	/* A stream of the file ("t.bat::$DATA") runs the file itself. */
+	if (strchr(name, ':') &&
+	    !(name == path && is_alpha(path[0]) && path[1] == ':' && !strchr(path + 2, ':')))
+		return true;
+	n = strlen(name);
+	while (n > 0 && (name[n - 1] == '.' || name[n - 1] == ' '))
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] == '.')
+			dot = name + i;
+	if (!dot)
+		return false;
+	return ieq(dot, (size_t)(name + n - dot), ".bat") ||
+	       ieq(dot, (size_t)(name + n - dot), ".cmd");
+}
+
+bool sbx_win_batch_arg_safe(const char *a)
+{
+	if (!*a)
+		return false;
+	for (; *a; a++) {
+		unsigned char c = (unsigned char)*a;
+
+		if (!(is_alpha((char)c) || (c >= '0' && c <= '9') || strchr("-_.,:/\\=+@#~", c) ||
+		      c >= 0x80))
+			return false;
+	}
+	return true;
+}
+
+/* ---- program resolution -------------------------------------------------------------------- */
+
+/* The extensions CreateProcess can start, in PATHEXT's order. */
+struct exts {
+	const char *v[4];
+	size_t n;
+};
+
+static void parse_pathext(const char *pathext, struct exts *e)
+{
+	static const char *const runnable[] = {".COM", ".EXE", ".BAT", ".CMD"};
+	const char *s = pathext && *pathext ? pathext : ".COM;.EXE;.BAT;.CMD";
+
+	e->n = 0;
+	while (*s) {
+		const char *item = s;
+		size_t n;
+
+		while (*s && *s != ';')
+			s++;
+		n = (size_t)(s - item);
+		while (n > 0 && (item[0] == ' ' || item[0] == '\t')) {
+			item++;
+			n--;
+		}
+		while (n > 0 && (item[n - 1] == ' ' || item[n - 1] == '\t'))
+			n--;
+		for (size_t i = 0; i < 4; i++) {
+			bool seen = false;
+
+			if (!ieq(item, n, runnable[i]))
+				continue;
+			for (size_t j = 0; j < e->n; j++)
+				seen |= e->v[j] == runnable[i];
+			if (!seen)
+				e->v[e->n++] = runnable[i];
+		}
+		if (*s)
+			s++;
+	}
+}
+
+/* The last component of a canonical path has an extension (a dot after its first character). */
+static bool has_extension(const char *canonical)
+{
+	const char *name = strrchr(canonical, '\\');
+
+	name = name ? name + 1 : canonical;
+	return name[0] && strchr(name + 1, '.') != NULL;
+}
+
+/*
+ * Tries base, canonicalized, with the extensions when it has none, then as it is. Returns 1 and
+ * *out when found, 0 when not, -ENOMEM; *why when base cannot be canonicalized.
+ */
+static int try_base(const char *base, const struct exts *e, sbx_win_is_file_fn is_file, void *arg,
+		    char **out, const char **why)
+{
+	char *n = NULL;
+	int r = sbx_win_path_normalize(base, &n, why);
+
+	if (r == -EINVAL)
+		return 0;
+	if (r)
+		return r;
+	if (!has_extension(n)) {
+		size_t len = strlen(n);
+		char *cand = malloc(len + 5);
+
+		if (!cand) {
+			free(n);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < e->n; i++) {
+			memcpy(cand, n, len);
+			memcpy(cand + len, e->v[i], 5);
+			if (is_file(cand, arg)) {
+				free(n);
+				*out = cand;
+				return 1;
+			}
+		}
+		free(cand);
+	}
+	if (is_file(n, arg)) {
+		*out = n;
+		return 1;
+	}
+	free(n);
+	return 0;
+}
+
+static char *join(const char *dir, size_t dlen, const char *name)
+{
+	size_t n = strlen(name);
+	char *s = malloc(dlen + n + 2);
+
+	if (!s)
+		return NULL;
+	memcpy(s, dir, dlen);
+	s[dlen] = '\\';
+	memcpy(s + dlen + 1, name, n + 1);
+	return s;
+}
+
+static bool is_windows_abs(const char *p, size_t n)
+{
+	return (n >= 3 && is_alpha(p[0]) && p[1] == ':' && is_sep(p[2])) ||
+	       (n >= 2 && is_sep(p[0]) && is_sep(p[1]));
+}
+
+int sbx_win_resolve_program(const char *prog, const char *cwd, const char *path_env,
+			    const char *pathext_env, sbx_win_is_file_fn is_file, void *arg,
+			    char **out, struct sbx_diag *d)
+{
+	const char *why = NULL;
+	struct exts e;
+	int r = 0;
+
+	*out = NULL;
+	parse_pathext(pathext_env, &e);
+	if (!prog || !*prog)
+		return sbx_diag_set(d, -ENOENT, "an empty program name: command not found");
+	if (is_alpha(prog[0]) && prog[1] == ':' && !is_sep(prog[2]))
+		return sbx_diag_set(d, SBX_E_USAGE,
+				    "%s: a drive-relative program name depends on that drive's "
+				    "current directory; give the full path",
+				    prog);
+	if (is_sep(prog[0]) && !is_sep(prog[1]))
+		return sbx_diag_set(d, SBX_E_USAGE,
+				    "%s: a root-relative program name depends on the current "
+				    "drive; give the full path",
+				    prog);
+
+	if (strpbrk(prog, "\\/:")) {
+		/* A path: taken as given, a relative one against the command's directory. */
+		char *base;
+
+		if (is_windows_abs(prog, strlen(prog))) {
+			base = strdup(prog);
+		} else {
+			if (!cwd || !is_windows_abs(cwd, strlen(cwd)))
+				return sbx_diag_set(d, SBX_E_USAGE,
+						    "%s: a relative program name needs a Windows "
+						    "working directory",
+						    prog);
+			base = join(cwd, strlen(cwd), prog);
+		}
+		if (!base)
+			return sbx_diag_set(d, -ENOMEM, "out of memory");
+		r = try_base(base, &e, is_file, arg, out, &why);
+		free(base);
+	} else {
+		/* A bare name: PATH's absolute directories, nothing else. */
+		const char *s = path_env ? path_env : "";
+
+		while (*s && r == 0) {
+			const char *dir = s;
+			size_t n;
+			char *base;
+
+			while (*s && *s != ';')
+				s++;
+			n = (size_t)(s - dir);
+			if (*s)
+				s++;
+			if (n >= 2 && dir[0] == '"' && dir[n - 1] == '"') {
+				dir++;
+				n -= 2;
+			}
+			if (!is_windows_abs(dir, n))
+				continue; /* empty or relative: the current directory by another name */
+			base = join(dir, n, prog);
+			if (!base)
+				return sbx_diag_set(d, -ENOMEM, "out of memory");
+			r = try_base(base, &e, is_file, arg, out, &why);
+			free(base);
+		}
+		why = NULL; /* a bad PATH entry is skipped, not reported */
+	}
+	if (r < 0)
+		return sbx_diag_set(d, r, "out of memory");
+	if (r == 0) {
+		if (why)
+			return sbx_diag_set(d, -ENOENT, "%s: command not found (%s)", prog, why);
+		return sbx_diag_set(d, -ENOENT, "%s: command not found", prog);
+	}
+	return 0;
 }

@@ -5,7 +5,11 @@
  * sbx_windows_run() is the whole sequence, top to bottom:
  *
  *   1. refuse a plan with any unenforceable requirement (plan_windows.c decided them);
- *   2. build the command line by the CommandLineToArgvW rules (winquote.c);
+ *   2. find the program (winpath.c): on PATH only, with PATHEXT, never in sbxrun's directory or
+ *      the current directory, which CreateProcess would search first; 127 when not found; if
+ *      Windows would run it through cmd.exe (decided on the file found, its trailing dots and
+ *      spaces stripped), refuse any argument cmd.exe would re-parse; build the command line by
+ *      the CommandLineToArgvW rules (winquote.c), the program named by the path found;
  *   3. make a capability SID for this run: S-1-5-21 followed by 128 random bits;
  *   4. make the token: CreateRestrictedToken(DISABLE_MAX_PRIVILEGE | LUA_TOKEN |
  *      WRITE_RESTRICTED) from our own, restricting SIDs = capability SID, logon SID, Everyone.
@@ -16,8 +20,8 @@
  *      change so that step 10 can undo it;
  *   6. create a job object with KILL_ON_JOB_CLOSE: when sbxrun's last handle to it closes, for
  *      any reason including TerminateProcess, every process in it dies;
- *   7. create the command suspended with CreateProcessAsUserW, so it runs no instruction before
- *      it is in the job; assign it; resume it;
+ *   7. create the command suspended with CreateProcessAsUserW, the application name given (no
+ *      search), so it runs no instruction before it is in the job; assign it; resume it;
  *   8. wait; Ctrl-C, Ctrl-Break and console close terminate the job (console_handler);
  *   9. terminate what is left of the job (background children), close it;
  *  10. undo the ACL changes; return the exit code.
@@ -33,9 +37,9 @@
  *     an empty directory grants no access; normal users can remove it.
  * The processes themselves do not outlive sbxrun: the job is killed when its handle closes.
  *
- * Wine runs all of this but enforces neither restricted tokens nor ACLs, so the smoke tests in
- * tests/windows/ check spawning, waiting, exit codes, quoting and the job; confinement itself
- * has to be checked on Windows.
+ * Wine runs all of this but enforces neither restricted tokens nor ACLs, so the tests in
+ * tests/windows/ check spawning, waiting, exit codes, quoting, program lookup, batch files and
+ * the job; confinement itself has to be checked on Windows.
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -53,6 +57,7 @@
 
 #include "sbx.h"
 #include "windows/windows.h"
+#include "winpath.h"
 
 /* CreateProcess refuses longer command lines (32767 characters including the NUL). */
 #define SBX_WIN_MAX_CMDLINE 32767
@@ -188,27 +193,104 @@ int sbx_windows_utf8_argv(int *argc, char ***argv)
 	return 0;
 }
 
-/* A batch file is run by cmd.exe, which re-parses its arguments with other rules (%, ^, &). */
-static bool is_batch_file(const char *prog)
+/* A variable of sbxrun's environment in UTF-8 (malloc'd), or NULL when unset. */
+static char *env_utf8(const wchar_t *name)
 {
-	size_t n = strlen(prog);
+	DWORD n = GetEnvironmentVariableW(name, NULL, 0);
+	wchar_t *w;
+	char *s = NULL;
 
-	return n >= 4 &&
-	       (_stricmp(prog + n - 4, ".bat") == 0 || _stricmp(prog + n - 4, ".cmd") == 0);
+	if (n == 0)
+		return NULL;
+	w = malloc((size_t)n * sizeof(*w));
+	if (w && GetEnvironmentVariableW(name, w, n) == n - 1)
+		s = to_utf8(w);
+	free(w);
+	return s;
 }
 
-static bool batch_safe_arg(const char *a)
-{
-	if (!*a)
-		return false;
-	for (; *a; a++) {
-		unsigned char c = (unsigned char)*a;
+/* ---- step 2: the program and its arguments ------------------------------------------- */
 
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr("-_.,:/\\=+@#~", c) || c >= 0x80))
-			return false;
+static bool is_file(const char *path, void *arg)
+{
+	wchar_t *w = to_wide(path);
+	DWORD a = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
+
+	(void)arg;
+	free(w);
+	return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
+}
+
+static int find_program(const char *prog, const char *cwd, char **out, struct sbx_diag *d)
+{
+	char *path = env_utf8(L"PATH"), *pathext = env_utf8(L"PATHEXT"), *here = NULL;
+	int r;
+
+	if (!cwd) {
+		wchar_t w[32768];
+		DWORD n = GetCurrentDirectoryW(sizeof(w) / sizeof(w[0]), w);
+
+		if (n > 0 && n < sizeof(w) / sizeof(w[0]))
+			here = to_utf8(w);
+		cwd = here;
 	}
-	return true;
+	r = sbx_win_resolve_program(prog, cwd, path, pathext, is_file, NULL, out, d);
+	free(path);
+	free(pathext);
+	free(here);
+	return r;
+}
+
+/*
+ * The same decision on the file's long name: a short 8.3 alias can carry another extension
+ * ("T~1.BAT" for "t.batch"), and either name may be the one CreateProcess looks at.
+ */
+static bool runs_through_cmd(const char *resolved)
+{
+	wchar_t *w = to_wide(resolved), longname[32768];
+	char *l = NULL;
+	bool batch = sbx_win_is_batch_file(resolved);
+	DWORD n;
+
+	if (!batch && w) {
+		n = GetLongPathNameW(w, longname, sizeof(longname) / sizeof(longname[0]));
+		if (n > 0 && n < sizeof(longname) / sizeof(longname[0]))
+			l = to_utf8(longname);
+		batch = l && sbx_win_is_batch_file(l);
+	}
+	free(w);
+	free(l);
+	return batch;
+}
+
+/*
+ * cmd.exe runs a batch file, and re-parses its command line with its own rules (%, ^, &, and !
+ * with delayed expansion), even inside quotes for % and !: refuse what it would re-parse.
+ */
+static int check_batch(const char *resolved, char *const cmd[], struct sbx_diag *d)
+{
+	if (!runs_through_cmd(resolved))
+		return 0;
+	if (strpbrk(resolved, "%!")) {
+		sbx_diag_set(d, SBX_E_USAGE,
+			     "%s: refusing to run a batch file whose path holds %% or !: cmd.exe "
+			     "would expand it",
+			     resolved);
+		return sbx_diag_hint(d, SBX_E_USAGE, "rename or move the batch file");
+	}
+	for (size_t i = 1; cmd[i]; i++) {
+		if (!sbx_win_batch_arg_safe(cmd[i])) {
+			sbx_diag_set(d, SBX_E_USAGE,
+				     "%s is a batch file: refusing to pass it argument %zu, which "
+				     "cmd.exe would re-parse",
+				     resolved, i);
+			return sbx_diag_hint(
+				d, SBX_E_USAGE,
+				"run cmd.exe /c yourself with the quoting it needs, or "
+				"call the program the script calls");
+		}
+	}
+	return 0;
 }
 
 /* ---- step 3: the capability SID ----------------------------------------------------------- */
@@ -322,8 +404,8 @@ static int make_token(struct run_state *st, struct sbx_diag *d)
 
 	if (!OpenProcessToken(GetCurrentProcess(),
 			      TOKEN_DUPLICATE | TOKEN_QUERY | TOKEN_ASSIGN_PRIMARY |
-				  TOKEN_ADJUST_DEFAULT | TOKEN_ADJUST_SESSIONID |
-				  TOKEN_ADJUST_PRIVILEGES,
+				      TOKEN_ADJUST_DEFAULT | TOKEN_ADJUST_SESSIONID |
+				      TOKEN_ADJUST_PRIVILEGES,
 			      &base))
 		return win_fail(d, -EIO, GetLastError(), "cannot open sbxrun's own token");
 	ret = make_capability_sid(&st->cap_sid, d);
@@ -668,8 +750,8 @@ static int spawn_error(struct sbx_diag *d, DWORD err, const char *prog)
  * Only the three standard handles are inherited (an explicit handle list), whatever other
  * inheritable handles sbxrun may have been given.
  */
-static int spawn(struct run_state *st, wchar_t *cmdline, const wchar_t *cwd, const char *prog,
-		 struct sbx_diag *d)
+static int spawn(struct run_state *st, const wchar_t *app, wchar_t *cmdline, const wchar_t *cwd,
+		 const char *prog, struct sbx_diag *d)
 {
 	STARTUPINFOEXW si;
 	PROCESS_INFORMATION pi;
@@ -720,11 +802,12 @@ static int spawn(struct run_state *st, wchar_t *cmdline, const wchar_t *cwd, con
 		flags |= EXTENDED_STARTUPINFO_PRESENT;
 	}
 
+	/* The application name given: CreateProcess searches nothing. */
 	if (st->token)
-		ok = CreateProcessAsUserW(st->token, NULL, cmdline, NULL, NULL, n_inherit > 0,
-					  flags, NULL, cwd, &si.StartupInfo, &pi);
+		ok = CreateProcessAsUserW(st->token, app, cmdline, NULL, NULL, n_inherit > 0, flags,
+					  NULL, cwd, &si.StartupInfo, &pi);
 	else
-		ok = CreateProcessW(NULL, cmdline, NULL, NULL, n_inherit > 0, flags, NULL, cwd,
+		ok = CreateProcessW(app, cmdline, NULL, NULL, n_inherit > 0, flags, NULL, cwd,
 				    &si.StartupInfo, &pi);
 	err = ok ? 0 : GetLastError();
 	if (attrs) {
@@ -796,8 +879,9 @@ int sbx_windows_run_flags(const struct sbx_plan *p, const struct sbx_ctx *ctx, c
 {
 	static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
 	struct run_state st;
-	char *line = NULL;
-	wchar_t *wline = NULL, *wcwd = NULL;
+	char *line = NULL, *prog = NULL, **argv = NULL;
+	wchar_t *wline = NULL, *wcwd = NULL, *wprog = NULL;
+	size_t argc = 0;
 	DWORD code = 0;
 	int ret;
 
@@ -820,50 +904,50 @@ int sbx_windows_run_flags(const struct sbx_plan *p, const struct sbx_ctx *ctx, c
 				     "run sbxrun.exe on Windows, or sbxrun on the Linux host");
 	}
 
-	if (is_batch_file(cmd[0])) {
-		for (size_t i = 1; cmd[i]; i++) {
-			if (!batch_safe_arg(cmd[i])) {
-				sbx_diag_set(d, SBX_E_USAGE,
-					     "%s: refusing to pass argument %zu to a batch file: "
-					     "cmd.exe would re-parse it",
-					     cmd[0], i);
-				return sbx_diag_hint(d, SBX_E_USAGE,
-						     "run cmd.exe /c yourself with the quoting it "
-						     "needs, or call the program the script calls");
-			}
-		}
-	}
+	/* The handler and its lock exist from the first run on (the cleanup below takes the
+	 * lock); both live until exit. */
+	InitOnceExecuteOnce(&once, init_console_handler, NULL, NULL);
 
-	/* 2. */
-	line = sbx_win_cmdline(cmd);
+	/* 2. The program's own path as argv[0]: cmd.exe, for a batch file, searches nothing. */
+	ret = find_program(cmd[0], ctx ? ctx->cwd : NULL, &prog, d);
+	if (ret == 0)
+		ret = check_batch(prog, cmd, d);
+	if (ret < 0)
+		goto out;
+	while (cmd[argc])
+		argc++;
+	argv = calloc(argc + 1, sizeof(*argv));
+	if (!argv) {
+		ret = sbx_diag_set(d, -ENOMEM, "out of memory");
+		goto out;
+	}
+	argv[0] = prog;
+	for (size_t i = 1; i < argc; i++)
+		argv[i] = cmd[i];
+	line = sbx_win_cmdline(argv);
 	if (!line) {
-		if (errno == EINVAL)
-			return sbx_diag_set(d, SBX_E_USAGE,
-					    "%s: a program name cannot contain a double quote",
-					    cmd[0]);
-		return sbx_diag_set(d, -ENOMEM, "out of memory");
+		ret = sbx_diag_set(d, -ENOMEM, "out of memory");
+		goto out;
 	}
 	wline = to_wide(line);
-	free(line);
-	if (!wline)
-		return sbx_diag_set(d, SBX_E_USAGE, "the command line is not valid UTF-8");
+	wprog = to_wide(prog);
+	if (!wline || !wprog) {
+		ret = sbx_diag_set(d, SBX_E_USAGE, "the command line is not valid UTF-8");
+		goto out;
+	}
 	if (wcslen(wline) >= SBX_WIN_MAX_CMDLINE) {
-		free(wline);
-		return sbx_diag_set(d, -E2BIG,
-				    "the command line is longer than Windows allows "
-				    "(%d characters)",
-				    SBX_WIN_MAX_CMDLINE - 1);
+		ret = sbx_diag_set(d, -E2BIG,
+				   "the command line is longer than Windows allows (%d characters)",
+				   SBX_WIN_MAX_CMDLINE - 1);
+		goto out;
 	}
 	if (ctx && ctx->cwd) {
 		wcwd = to_wide(ctx->cwd);
 		if (!wcwd) {
-			free(wline);
-			return sbx_diag_set(d, SBX_E_USAGE, "%s: not valid UTF-8", ctx->cwd);
+			ret = sbx_diag_set(d, SBX_E_USAGE, "%s: not valid UTF-8", ctx->cwd);
+			goto out;
 		}
 	}
-
-	/* The handler and its lock exist from the first run on; both live until exit. */
-	InitOnceExecuteOnce(&once, init_console_handler, NULL, NULL);
 
 	/* 3, 4, 5. */
 	if (p->sandbox_requested) {
@@ -878,7 +962,7 @@ int sbx_windows_run_flags(const struct sbx_plan *p, const struct sbx_ctx *ctx, c
 	ret = make_job(d);
 	if (ret < 0)
 		goto out;
-	ret = spawn(&st, wline, wcwd, cmd[0], d);
+	ret = spawn(&st, wprog, wline, wcwd, cmd[0], d);
 	if (ret < 0)
 		goto out;
 
@@ -901,7 +985,11 @@ out:
 		CloseHandle(st.token);
 	if (st.cap_sid)
 		FreeSid(st.cap_sid);
+	free(argv);
+	free(prog);
+	free(line);
 	free(wline);
+	free(wprog);
 	free(wcwd);
 	if (cleanup_done)
 		SetEvent(cleanup_done);

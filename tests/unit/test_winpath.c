@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Windows paths (lib/winpath.c), run from the table in
+ * Windows paths, batch files and program resolution (lib/winpath.c), run from the table in
  * tests/windows/paths.json: a new case is a new line there. Runs natively and, in the Windows
  * build, under Wine (tests/windows/run).
  */
@@ -95,6 +95,122 @@ TEST(winpath_normalize_null)
 	CHECK(!sbx_win_path_is_volume_root(NULL));
 	CHECK(!sbx_win_path_is_volume_root("C:\\x"));
 	CHECK(!sbx_win_path_is_volume_root("\\\\srv\\share\\x"));
+}
+
+TEST(winpath_batch_table)
+{
+	json_t *t = winpath_cases("batch"), *c;
+	size_t i;
+
+	CHECK(json_array_size(t) >= 15);
+	json_array_foreach(t, i, c)
+	{
+		const char *name = str(c, "name");
+		bool want = json_is_true(json_object_get(c, "batch"));
+
+		if (sbx_win_is_batch_file(name) != want)
+			t_fail(__FILE__, __LINE__, "batch \"%s\": got %d, want %d", name, !want,
+			       want);
+	}
+}
+
+TEST(winpath_batch_args)
+{
+	static const char *const safe[] = {"x",	  "status",	 "--opt=1", "C:\\a\\b",
+					   "a/b", "caf\xc3\xa9", "a.b,c:d", "@file",
+					   "#1",  "~x",		 "+y"};
+	static const char *const unsafe[] = {
+		"",	"a b", "a&b",  "a|b", "a<b",  "a>b",  "a^b",
+		"a%b%", "!x!", "a\"b", "(x)", "a\tb", "a\nb", "x\"&echo INJECTED&\"",
+		"a;b",	"a'b", "*",    "?"};
+
+	for (size_t i = 0; i < sizeof(safe) / sizeof(safe[0]); i++)
+		if (!sbx_win_batch_arg_safe(safe[i]))
+			t_fail(__FILE__, __LINE__, "\"%s\" should be safe", safe[i]);
+	for (size_t i = 0; i < sizeof(unsafe) / sizeof(unsafe[0]); i++)
+		if (sbx_win_batch_arg_safe(unsafe[i]))
+			t_fail(__FILE__, __LINE__, "\"%s\" should not be safe", unsafe[i]);
+}
+
+/* A file system of a few names, matched without regard to ASCII case as NTFS does. */
+struct fake_fs {
+	const json_t *files, *dirs;
+	size_t asked;
+};
+
+static bool name_in(const json_t *list, const char *path)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v)
+	{
+		const char *s = json_string_value(v);
+
+		if (s && strlen(s) == strlen(path) && strncasecmp(s, path, strlen(path)) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool fake_is_file(const char *path, void *arg)
+{
+	struct fake_fs *fs = arg;
+
+	fs->asked++;
+	return name_in(fs->files, path) && !name_in(fs->dirs, path);
+}
+
+TEST(winpath_resolve_table)
+{
+	json_t *t = winpath_cases("resolve"), *c;
+	size_t i;
+
+	CHECK(json_array_size(t) >= 15);
+	json_array_foreach(t, i, c)
+	{
+		struct fake_fs fs = {json_object_get(c, "files"), json_object_get(c, "dirs"), 0};
+		const char *prog = str(c, "prog"), *want = str(c, "out"),
+			   *want_err = str(c, "error");
+		struct sbx_diag d;
+		char *out = NULL;
+		int r;
+
+		sbx_diag_clear(&d);
+		r = sbx_win_resolve_program(prog, str(c, "cwd"), str(c, "path"), str(c, "pathext"),
+					    fake_is_file, &fs, &out, &d);
+		if (want) {
+			if (r != 0 || !out || strcmp(out, want) != 0)
+				t_fail(__FILE__, __LINE__,
+				       "resolve \"%s\": got %d \"%s\" (%s), want \"%s\"", prog, r,
+				       out ? out : "", d.msg, want);
+		} else {
+			int code =
+				json_is_true(json_object_get(c, "usage")) ? SBX_E_USAGE : -ENOENT;
+
+			if (r != code || out || !want_err || !strstr(d.msg, want_err))
+				t_fail(__FILE__, __LINE__,
+				       "resolve \"%s\": got %d \"%s\", want %d with \"%s\"", prog,
+				       r, d.msg, code, want_err ? want_err : "?");
+		}
+		free(out);
+	}
+}
+
+/* Only PATH's directories are asked about: the working directory never. */
+TEST(winpath_resolve_never_asks_cwd)
+{
+	json_t *files = json_pack("[s]", "C:\\ws\\git.exe");
+	struct fake_fs fs = {files, NULL, 0};
+	struct sbx_diag d;
+	char *out = NULL;
+
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_win_resolve_program("git", "C:\\ws", NULL, NULL, fake_is_file, &fs, &out, &d),
+		  -ENOENT);
+	CHECK_INT(fs.asked, 0);
+	CHECK(out == NULL);
+	json_decref(files);
 }
 
 /*
