@@ -24,12 +24,17 @@ WIN_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -D_WIN32_
 WIN_LDFLAGS = -static -Wl,--dynamicbase -Wl,--nxcompat -Wl,--high-entropy-va $(LDFLAGS)
 WIN_LIBS := $(WIN_JANSSON)/lib/libjansson.a -lbcrypt -lshell32 -ladvapi32 -lssp
 
-PLATFORM_WINDOWS_SRCS := platform/windows/run.c
+PLATFORM_WINDOWS_SRCS := \
+	platform/windows/run.c \
+	platform/windows/util.c \
+	platform/windows/token.c \
+	platform/windows/acl.c
 WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.exe \
 	$(WIN_BUILD)/tests/unit-tests.exe
-# The unit tests of the Windows-facing pure code, run again under the Windows C runtime.
+# The unit tests of the Windows-facing pure code, run again under the Windows C runtime, and
+# those of the backend's own decisions, which need the Windows API.
 WIN_UNIT_SRCS := tests/unit/main.c tests/unit/test_winquote.c tests/unit/test_plan_windows.c \
-	tests/unit/test_winpath.c
+	tests/unit/test_winpath.c tests/windows/unit_backend.c
 
 WIN_LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(WIN_BUILD)/%.o)
 # cmd/helper.c is the Linux helper (sbxrun-linux-sandbox): not part of the Windows program.
@@ -76,7 +81,9 @@ $(WIN_BUILD)/tests/rundriver.exe: $(WIN_BUILD)/tests/windows/rundriver.o $(WIN_P
 		$(WIN_BUILD)/libsbx.a
 	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ $(WIN_LIBS)
 
-$(WIN_BUILD)/tests/unit-tests.exe: $(WIN_UNIT_SRCS:%.c=$(WIN_BUILD)/%.o) $(WIN_BUILD)/libsbx.a
+$(WIN_BUILD)/tests/unit-tests.exe: $(WIN_UNIT_SRCS:%.c=$(WIN_BUILD)/%.o) \
+		$(filter-out $(WIN_BUILD)/platform/windows/run.o,$(WIN_PLATFORM_OBJS)) \
+		$(WIN_BUILD)/libsbx.a
 	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ $(WIN_LIBS)
 
 sbxrun.exe: $(WIN_BUILD)/sbxrun.exe
