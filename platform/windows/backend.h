@@ -5,6 +5,7 @@
  *
  *   token.c    the capability SID and the restricted token;
  *   acl.c      ACEs on the writable roots and carve-outs, per-run safe, recorded and undone;
+ *   desktop.c  the private desktop the command runs on, and the job's UI limits;
  *   run.c      the sequence (windows.h), program resolution and the spawn;
  *   util.c     error text, UTF-8 and UTF-16.
  */
@@ -79,5 +80,40 @@ void sbx_win_acls_undo(struct sbx_win_acls *a);
  */
 DWORD sbx_win_acl_without(const ACL *dacl, PSID sid, ACL **out, bool *found);
 bool sbx_win_sentinel_removable(const ACL *now, const ACL *at_creation, bool created_by_this_run);
+
+/* ---- the private desktop and UI limits (desktop.c) ------------------------------------------ */
+
+/* What the job forbids a sandboxed command's user-interface calls. */
+#define SBX_WIN_UI_LIMITS                                                                          \
+	(JOB_OBJECT_UILIMIT_HANDLES | JOB_OBJECT_UILIMIT_READCLIPBOARD |                           \
+	 JOB_OBJECT_UILIMIT_WRITECLIPBOARD | JOB_OBJECT_UILIMIT_SYSTEMPARAMETERS |                 \
+	 JOB_OBJECT_UILIMIT_DISPLAYSETTINGS | JOB_OBJECT_UILIMIT_GLOBALATOMS |                     \
+	 JOB_OBJECT_UILIMIT_DESKTOP | JOB_OBJECT_UILIMIT_EXITWINDOWS)
+
+/*
+ * The rights the desktop's one ACE grants: what a program needs to create and use windows on
+ * it, and not DESKTOP_SWITCHDESKTOP (making it the visible desktop), the journal hooks, DELETE,
+ * WRITE_DAC or WRITE_OWNER.
+ */
+#define SBX_WIN_DESKTOP_RIGHTS                                                                     \
+	(DESKTOP_READOBJECTS | DESKTOP_CREATEWINDOW | DESKTOP_CREATEMENU | DESKTOP_HOOKCONTROL |   \
+	 DESKTOP_ENUMERATE | DESKTOP_WRITEOBJECTS | READ_CONTROL)
+
+struct sbx_win_desktop {
+	HDESK handle;
+	wchar_t name[160]; /* "<window station>\sbxrun-<32 hex digits>", for lpDesktop */
+};
+
+/*
+ * Creates a desktop with a random name in sbxrun's window station whose DACL has one ACE:
+ * SBX_WIN_DESKTOP_RIGHTS for the token's logon SID (which the restricted token carries both as a
+ * group and as a restricting SID), or, for a token without one, for its user and capability
+ * SIDs. Closed (and so destroyed once the command is gone) by sbx_win_desktop_close().
+ */
+int sbx_win_desktop_create(struct sbx_win_desktop *dt, const struct sbx_win_token *t,
+			   struct sbx_diag *d);
+void sbx_win_desktop_close(struct sbx_win_desktop *dt);
+/* The DACL sbx_win_desktop_create() gives the desktop (free()d), exposed for its unit tests. */
+DWORD sbx_win_desktop_dacl(const struct sbx_win_token *t, ACL **out);
 
 #endif

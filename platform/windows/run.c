@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run.c - the Windows backend: a restricted token, ACLs for the writable roots, a job object.
+ * run.c - the Windows backend: a restricted token, ACLs for the writable roots, a private
+ * desktop, a job object.
  *
  * sbx_windows_run() is the whole sequence, top to bottom:
  *
@@ -13,16 +14,19 @@
  *      by the path found;
  *   5. make the restricted token and this run's capability SID (token.c);
  *   6. grant the capability SID write on each writable root and deny it write on each
- *      read-only carve-out, per-run safe, holding each object until step 10 (acl.c);
- *   7. create a job object with KILL_ON_JOB_CLOSE: when sbxrun's last handle to it closes, for
- *      any reason including TerminateProcess, every process in it dies;
- *   8. create the command suspended with CreateProcessAsUserW, the application name given (no
- *      search), so it runs no instruction before it is in the job; assign it; resume it;
- *   9. wait; Ctrl-C, Ctrl-Break and console close terminate the job (console_handler);
- *  10. terminate what is left of the job (background children), close it, undo the ACL
- *      changes; return the exit code.
+ *      read-only carve-out, per-run safe, holding each object until step 11 (acl.c);
+ *   7. create a private desktop for the command (desktop.c);
+ *   8. create a job object with KILL_ON_JOB_CLOSE and, when sandboxed, the UI limits: when
+ *      sbxrun's last handle to it closes, for any reason including TerminateProcess, every
+ *      process in it dies;
+ *   9. create the command suspended with CreateProcessAsUserW on that desktop, the application
+ *      name given (no search), so it runs no instruction before it is in the job; assign it;
+ *      resume it;
+ *  10. wait; Ctrl-C, Ctrl-Break and console close terminate the job (console_handler);
+ *  11. terminate what is left of the job (background children), close it, close the desktop,
+ *      undo the ACL changes; return the exit code.
  *
- * What a crash (or TerminateProcess of sbxrun between 6 and 10) leaves behind, and why none of
+ * What a crash (or TerminateProcess of sbxrun between 6 and 11) leaves behind, and why none of
  * it widens access:
  *   - allow ACEs for the capability SID. The SID is random per run (128 bits) and never stored:
  *     no token other than the one made in step 5 will ever carry it, and that token's processes
@@ -31,11 +35,13 @@
  *   - inherited copies of both on files below the roots: the same two cases;
  *   - empty directories created to carry a deny ACE (a missing protected name such as .codex):
  *     an empty directory grants no access; normal users can remove it.
- * The processes themselves do not outlive sbxrun: the job is killed when its handle closes.
+ * The processes themselves do not outlive sbxrun: the job is killed when its handle closes, and
+ * the desktop goes with its last handle.
  *
- * Wine runs all of this but enforces neither restricted tokens nor ACLs, so the tests in
- * tests/windows/ check spawning, waiting, exit codes, quoting, program resolution, batch files,
- * the job and the cleanup; confinement itself has to be checked on Windows.
+ * Wine runs all of this but enforces neither restricted tokens, ACLs nor desktop DACLs, so the
+ * tests in tests/windows/ check spawning, waiting, exit codes, quoting, program resolution,
+ * batch files, the job, the desktop the command lands on and the cleanup; confinement itself
+ * has to be checked on Windows.
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -59,6 +65,7 @@
 struct run_state {
 	struct sbx_win_token tok; /* tok.token NULL when no sandbox is requested */
 	struct sbx_win_acls acls;
+	struct sbx_win_desktop desktop;
 	HANDLE process, thread;
 };
 
@@ -227,11 +234,12 @@ static int check_batch(const char *resolved, char *const cmd[], struct sbx_diag 
 	return 0;
 }
 
-/* ---- steps 7 to 9: job, spawn, wait --------------------------------------------------------- */
+/* ---- steps 8 to 10: job, spawn, wait --------------------------------------------------------- */
 
-static int make_job(struct sbx_diag *d)
+static int make_job(bool sandboxed, struct sbx_diag *d)
 {
 	JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim;
+	JOBOBJECT_BASIC_UI_RESTRICTIONS ui = {SBX_WIN_UI_LIMITS};
 	HANDLE job = CreateJobObjectW(NULL, NULL);
 	DWORD err;
 
@@ -245,6 +253,12 @@ static int make_job(struct sbx_diag *d)
 		CloseHandle(job);
 		return sbx_win_fail(d, -EIO, err,
 				    "cannot make the job kill its processes on close");
+	}
+	if (sandboxed &&
+	    !SetInformationJobObject(job, JobObjectBasicUIRestrictions, &ui, sizeof(ui))) {
+		err = GetLastError();
+		CloseHandle(job);
+		return sbx_win_fail(d, -EIO, err, "cannot set the job's user-interface limits");
 	}
 	EnterCriticalSection(&job_lock);
 	job_handle = job;
@@ -300,6 +314,8 @@ static int spawn(struct run_state *st, const wchar_t *app, wchar_t *cmdline, con
 	si.StartupInfo.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
 	si.StartupInfo.hStdOutput = GetStdHandle(STD_OUTPUT_HANDLE);
 	si.StartupInfo.hStdError = GetStdHandle(STD_ERROR_HANDLE);
+	if (st->desktop.handle)
+		si.StartupInfo.lpDesktop = st->desktop.name;
 	{
 		HANDLE std[3] = {si.StartupInfo.hStdInput, si.StartupInfo.hStdOutput,
 				 si.StartupInfo.hStdError};
@@ -483,24 +499,26 @@ int sbx_windows_run_flags(const struct sbx_plan *p, const struct sbx_ctx *ctx, c
 		}
 	}
 
-	/* 5, 6. */
+	/* 5, 6, 7. */
 	if (p->sandbox_requested) {
 		ret = sbx_win_token_make(&st.tok, d);
 		if (ret == 0)
 			ret = sbx_win_acls_apply(&st.acls, p, st.tok.cap_sid, d);
+		if (ret == 0)
+			ret = sbx_win_desktop_create(&st.desktop, &st.tok, d);
 		if (ret < 0)
 			goto out;
 	}
 
-	/* 7, 8. */
-	ret = make_job(d);
+	/* 8, 9. */
+	ret = make_job(p->sandbox_requested, d);
 	if (ret < 0)
 		goto out;
 	ret = spawn(&st, wprog, wline, wcwd, cmd[0], d);
 	if (ret < 0)
 		goto out;
 
-	/* 9. */
+	/* 10. */
 	if (WaitForSingleObject(st.process, INFINITE) != WAIT_OBJECT_0 ||
 	    !GetExitCodeProcess(st.process, &code)) {
 		ret = sbx_win_fail(d, -EIO, GetLastError(), "cannot wait for the command");
@@ -508,12 +526,13 @@ int sbx_windows_run_flags(const struct sbx_plan *p, const struct sbx_ctx *ctx, c
 	}
 	ret = 0;
 out:
-	/* 10. */
+	/* 11. */
 	close_job();
 	if (st.thread)
 		CloseHandle(st.thread);
 	if (st.process)
 		CloseHandle(st.process);
+	sbx_win_desktop_close(&st.desktop);
 	sbx_win_acls_undo(&st.acls);
 	sbx_win_token_free(&st.tok);
 	free(argv);

@@ -2,8 +2,8 @@
 # source lists and user CFLAGS/LDFLAGS it uses): cross-built with MinGW-w64, tested under Wine.
 #
 # make windows         build-windows/sbxrun.exe (and a copy at ./sbxrun.exe)
-# make check-windows   the smoke tests of tests/windows/ under Wine (which runs the code but
-#                      enforces neither restricted tokens nor ACLs; see tests/windows/run)
+# make check-windows   the tests of tests/windows/ under Wine (which runs the code but enforces
+#                      neither restricted tokens, ACLs nor desktop DACLs; see tests/windows/run)
 #
 # jansson is cross-built from the distribution's source package into build-windows/jansson;
 # libseccomp and libcap are Linux-only and not linked.
@@ -22,13 +22,14 @@ WIN_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -D_WIN32_
 	-Iplatform -I$(WIN_JANSSON)/include -O2 $(WARN) -Wno-format -fstack-protector-strong \
 	-D_FORTIFY_SOURCE=2 $(CFLAGS)
 WIN_LDFLAGS = -static -Wl,--dynamicbase -Wl,--nxcompat -Wl,--high-entropy-va $(LDFLAGS)
-WIN_LIBS := $(WIN_JANSSON)/lib/libjansson.a -lbcrypt -lshell32 -ladvapi32 -lssp
+WIN_LIBS := $(WIN_JANSSON)/lib/libjansson.a -lbcrypt -lshell32 -luser32 -ladvapi32 -lssp
 
 PLATFORM_WINDOWS_SRCS := \
 	platform/windows/run.c \
 	platform/windows/util.c \
 	platform/windows/token.c \
-	platform/windows/acl.c
+	platform/windows/acl.c \
+	platform/windows/desktop.c
 WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.exe \
 	$(WIN_BUILD)/tests/unit-tests.exe
 # The unit tests of the Windows-facing pure code, run again under the Windows C runtime, and
@@ -75,7 +76,7 @@ $(WIN_BUILD)/sbxrun.exe: $(WIN_CMD_OBJS) $(WIN_PLATFORM_OBJS) $(WIN_BUILD)/libsb
 		$(WIN_LIBS)
 
 $(WIN_BUILD)/tests/sbxtest.exe: $(WIN_BUILD)/tests/windows/sbxtest.o
-	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ -lshell32 -ladvapi32 -lssp
+	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ -lshell32 -luser32 -ladvapi32 -lssp
 
 $(WIN_BUILD)/tests/rundriver.exe: $(WIN_BUILD)/tests/windows/rundriver.o $(WIN_PLATFORM_OBJS) \
 		$(WIN_BUILD)/libsbx.a

@@ -15,6 +15,9 @@
  *   sbxtest sddl PATH            prints the DACL of PATH in SDDL
  *   sbxtest create PATH          creates file PATH: 0 on success, else prints the error, 1
  *   sbxtest whoami               prints the path of this program (which copy of it runs)
+ *   sbxtest desktop              prints the name of the desktop this process runs on
+ *   sbxtest open-desktop NAME    exits 0 if desktop NAME (in this window station) can be
+ *                                opened, 1 if it cannot (it does not exist)
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -216,6 +219,28 @@ static int whoami(void)
 	return 0;
 }
 
+static int desktop(void)
+{
+	wchar_t name[256];
+	DWORD n = 0;
+
+	if (!GetUserObjectInformationW(GetThreadDesktop(GetCurrentThreadId()), UOI_NAME, name,
+				       sizeof(name), &n))
+		return 1;
+	print_utf8(name);
+	return 0;
+}
+
+static int open_desktop(const wchar_t *name)
+{
+	HDESK h = OpenDesktopW(name, 0, FALSE, DESKTOP_READOBJECTS);
+
+	if (!h)
+		return 1;
+	CloseDesktop(h);
+	return 0;
+}
+
 int main(void)
 {
 	int argc = 0;
@@ -253,5 +278,9 @@ int main(void)
 		return create(argv[2]);
 	if (wcscmp(argv[1], L"whoami") == 0 && argc == 2)
 		return whoami();
+	if (wcscmp(argv[1], L"desktop") == 0 && argc == 2)
+		return desktop();
+	if (wcscmp(argv[1], L"open-desktop") == 0 && argc == 3)
+		return open_desktop(argv[2]);
 	return usage();
 }

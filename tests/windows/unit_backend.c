@@ -181,3 +181,52 @@ TEST(win_sentinel_removal_decision)
 	FreeSid(b);
 	FreeSid(user);
 }
+
+/* One ACE, for the logon SID, without the rights that reach beyond the desktop itself. */
+TEST(win_desktop_dacl)
+{
+	struct sbx_win_token t = {0};
+	ACL *acl = NULL;
+	BYTE type = 0, flags = 0;
+	DWORD mask = 0;
+
+	t.logon_sid = sid_n(5);
+	t.user_sid = sid_n(6);
+	t.cap_sid = sid_n(7);
+	CHECK_INT(sbx_win_desktop_dacl(&t, &acl), ERROR_SUCCESS);
+	CHECK_INT(ace_count(acl), 1);
+	CHECK(EqualSid(ace_sid(acl, 0, &type, &flags, &mask), t.logon_sid));
+	CHECK_INT(type, ACCESS_ALLOWED_ACE_TYPE);
+	CHECK_INT(mask, SBX_WIN_DESKTOP_RIGHTS);
+	CHECK(mask & DESKTOP_CREATEWINDOW);
+	CHECK(mask & DESKTOP_READOBJECTS);
+	CHECK_INT(mask & (DESKTOP_SWITCHDESKTOP | DESKTOP_JOURNALRECORD | DESKTOP_JOURNALPLAYBACK |
+			  DELETE | WRITE_DAC | WRITE_OWNER),
+		  0);
+	free(acl);
+
+	/* No logon SID: the user (normal check) and the capability SID (restricted check). */
+	FreeSid(t.logon_sid);
+	t.logon_sid = NULL;
+	CHECK_INT(sbx_win_desktop_dacl(&t, &acl), ERROR_SUCCESS);
+	CHECK_INT(ace_count(acl), 2);
+	CHECK(EqualSid(ace_sid(acl, 0, &type, &flags, &mask), t.user_sid));
+	CHECK(EqualSid(ace_sid(acl, 1, &type, &flags, &mask), t.cap_sid));
+	free(acl);
+	FreeSid(t.user_sid);
+	FreeSid(t.cap_sid);
+}
+
+/* Every limit issue 13 names is in the set the job gets. */
+TEST(win_ui_limits)
+{
+	static const DWORD want[] = {
+		JOB_OBJECT_UILIMIT_HANDLES,	   JOB_OBJECT_UILIMIT_READCLIPBOARD,
+		JOB_OBJECT_UILIMIT_WRITECLIPBOARD, JOB_OBJECT_UILIMIT_GLOBALATOMS,
+		JOB_OBJECT_UILIMIT_DESKTOP,	   JOB_OBJECT_UILIMIT_DISPLAYSETTINGS,
+		JOB_OBJECT_UILIMIT_EXITWINDOWS,	   JOB_OBJECT_UILIMIT_SYSTEMPARAMETERS,
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		CHECK_INT(SBX_WIN_UI_LIMITS & want[i], want[i]);
+}
