@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd.h - the command line: options, the shared load-and-plan step, subcommands. */
+/*
+ * cmd.h - the command line: options (options.c), errors (errors.c), the shared load-and-plan step
+ * (invocation.c), the host backend (backend.c) and the subcommands. See cmd/README.md.
+ */
 #ifndef SBX_CMD_H
 #define SBX_CMD_H
 
@@ -8,7 +11,7 @@
 
 #include "sbx.h"
 
-/* Exit statuses of sbxrun's own failures (CLI.md section 3). */
+/* Exit statuses of sbxrun's own failures (sbxrun(1), EXIT STATUS). */
 #define EXIT_REFUSED	 125
 #define EXIT_CANNOT_EXEC 126
 #define EXIT_NOT_FOUND	 127
@@ -56,7 +59,7 @@ struct opts {
 int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand);
 void usage_print(const char *subcommand, bool to_stderr);
 
-/* Everything run, explain, access and context compute before they differ. */
+/* Everything run, explain, access and context compute before they differ (invocation.c). */
 struct invocation {
 	char *cwd;			      /* canonical */
 	char *roots[SBX_MAX_WORKSPACE_ROOTS]; /* canonical workspace roots */
@@ -77,11 +80,11 @@ void invocation_free(struct invocation *inv);
 /* Reads, loads and normalizes an additional-permission file; fills d on error. */
 int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d);
 
-/* Prints a diagnostic as "sbxrun: ..." and returns EXIT_REFUSED. */
-int fail_diag(const struct sbx_diag *d);
-int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints a diagnostic as "sbxrun: ..." and returns EXIT_REFUSED (errors.c). */
+int refuse_diag(const struct sbx_diag *d);
+int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The one audited place where sbxrun reads its environment for decisions. */
+/* The one audited place where sbxrun reads its environment for decisions (invocation.c). */
 const char *env_get(const char *name);
 
 /* The host backend: plan the platform, and execute a sandboxed command (backend.c). */

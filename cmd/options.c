@@ -1,45 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* options.c - option parsing, usage text, and the load step shared by the subcommands. */
-#include <errno.h>
+/* options.c - the command line: option parsing and the usage texts. */
 #include <getopt.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd.h"
-
-int fail_diag(const struct sbx_diag *d)
-{
-	sbx_diag_print(d, stderr);
-	return EXIT_REFUSED;
-}
-
-int fail(const char *fmt, ...)
-{
-	struct sbx_diag d;
-	va_list ap;
-
-	sbx_diag_clear(&d);
-	va_start(ap, fmt);
-	vsnprintf(d.msg, sizeof(d.msg), fmt, ap);
-	va_end(ap);
-	return fail_diag(&d);
-}
-
-const char *env_get(const char *name)
-{
-	/* Only these variables influence what sbxrun decides; nothing else is read. */
-	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ", "PATH"};
-
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		if (strcmp(name, allowed[i]) == 0)
-			return getenv(name);
-	return NULL;
-}
 
 /* ---- usage -------------------------------------------------------------------------------- */
 
@@ -180,7 +145,7 @@ static int bad_value(const char *opt, const char *value, const char *expected)
 
 	sbx_diag_clear(&d);
 	sbx_diag_set(&d, 0, "--%s: invalid value '%s' (expected %s)", opt, value, expected);
-	return fail_diag(&d);
+	return refuse_diag(&d);
 }
 
 int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand)
@@ -206,7 +171,7 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			return -1;
 		}
 		if (c == ':')
-			return fail("%soption '%s' needs a value", sub, argv[optind - 1]);
+			return refuse("%soption '%s' needs a value", sub, argv[optind - 1]);
 		if (c == '?' || c == 'V') {
 			struct sbx_diag d;
 
@@ -220,14 +185,14 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 					 o->subcommand);
 			else
 				snprintf(d.hint, sizeof(d.hint), "see 'sbxrun --help'");
-			return fail_diag(&d);
+			return refuse_diag(&d);
 		}
 		if (!(opt_bit(c) & allowed))
-			return fail("%soption '--%s' does not apply here", sub, opt_name(c));
+			return refuse("%soption '--%s' does not apply here", sub, opt_name(c));
 		switch (c) {
 		case 'p':
 			if (!optarg[0])
-				return fail("--profile: empty value");
+				return refuse("--profile: empty value");
 			o->profile = optarg;
 			break;
 		case 'C':
@@ -235,14 +200,14 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			break;
 		case 'w':
 			if (o->n_roots == SBX_MAX_WORKSPACE_ROOTS)
-				return fail("--workspace-root: more than %d roots",
-					    SBX_MAX_WORKSPACE_ROOTS);
+				return refuse("--workspace-root: more than %d roots",
+					      SBX_MAX_WORKSPACE_ROOTS);
 			o->roots[o->n_roots++] = optarg;
 			break;
 		case 'a':
 			if (o->n_add == sizeof(o->add) / sizeof(o->add[0]))
-				return fail("--add-permissions: more than %zu files",
-					    sizeof(o->add) / sizeof(o->add[0]));
+				return refuse("--add-permissions: more than %zu files",
+					      sizeof(o->add) / sizeof(o->add[0]));
 			o->add[o->n_add++] = optarg;
 			break;
 		case LO_SANDBOX:
@@ -278,162 +243,4 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	o->rest = argv + optind;
 	o->n_rest = argc - optind;
 	return 0;
-}
-
-/* ---- the shared load step ----------------------------------------------------------------- */
-
-/* Canonical absolute directory, or a printed error. */
-static int canonical_dir(const char *what, const char *in, char **out)
-{
-	struct stat st;
-	char *p = realpath(in, NULL);
-
-	if (!p)
-		return fail("%s '%s': %s", what, in, strerror(errno));
-	if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
-		free(p);
-		return fail("%s '%s': not a directory", what, in);
-	}
-	*out = p;
-	return 0;
-}
-
-static int load_profile_file(struct invocation *inv, const char *file, struct sbx_diag *d)
-{
-	struct sbx_legacy legacy = {0};
-	enum sbx_input_form form;
-	char *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	r = sbx_read_file(file, &buf, &len, d);
-	if (r)
-		return r;
-	r = sbx_profile_load_buf(buf, len, file, &inv->profile, &form, &legacy, d);
-	free(buf);
-	if (r)
-		return r;
-	if (form == SBX_FORM_LEGACY) {
-		r = sbx_legacy_to_profile(&legacy, &inv->ctx, &inv->profile);
-		sbx_legacy_free(&legacy);
-		if (r)
-			return sbx_diag_set(d, r, "%s: cannot project the legacy policy: %s", file,
-					    strerror(-r));
-	}
-	return 0;
-}
-
-int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	a->network = -1;
-	r = sbx_read_file(file, &buf, &len, d);
-	if (r)
-		return r;
-	r = sbx_additional_load_buf(buf, len, file, a, d);
-	free(buf);
-	if (!r) {
-		r = sbx_additional_normalize(a, d);
-		if (r && !d->file[0])
-			snprintf(d->file, sizeof(d->file), "%s", file);
-	}
-	return r;
-}
-
-static int add_permissions(struct invocation *inv, const char *file, struct sbx_diag *d)
-{
-	struct sbx_additional a = {.network = -1}, m = {.network = -1};
-	struct sbx_profile eff = {0};
-	int r;
-
-	r = additional_load_file(file, &a, d);
-	if (!r)
-		r = sbx_additional_materialize(&a, &inv->ctx, &m);
-	if (!r)
-		r = sbx_profile_effective(&inv->profile, &m, &eff);
-	sbx_additional_free(&a);
-	sbx_additional_free(&m);
-	if (r) {
-		if (!d->msg[0])
-			sbx_diag_set(d, r, "%s: %s", file, strerror(-r));
-		return r;
-	}
-	sbx_profile_free(&inv->profile);
-	inv->profile = eff;
-	return 0;
-}
-
-int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platform platform)
-{
-	struct sbx_diag d;
-	const char *name = o->profile ? o->profile : ":workspace";
-	int r;
-
-	memset(inv, 0, sizeof(*inv));
-	sbx_diag_clear(&d);
-	if (o->cwd) {
-		if (canonical_dir("--cwd", o->cwd, &inv->cwd))
-			return EXIT_REFUSED;
-	} else {
-		inv->cwd = getcwd(NULL, 0);
-		if (!inv->cwd)
-			return fail("cannot determine the current directory: %s", strerror(errno));
-	}
-	for (size_t i = 0; i < o->n_roots; i++) {
-		if (canonical_dir("--workspace-root", o->roots[i], &inv->roots[i]))
-			return EXIT_REFUSED;
-		inv->n_roots++;
-	}
-	inv->tmpdir = env_get("TMPDIR");
-	inv->ctx.cwd = inv->cwd;
-	inv->ctx.workspace_roots = (const char *const *)inv->roots;
-	inv->ctx.n_workspace_roots = inv->n_roots;
-	inv->ctx.tmpdir = inv->tmpdir;
-	inv->ctx.platform = platform;
-	inv->profile_name = name;
-
-	if (name[0] == ':')
-		r = sbx_profile_builtin(name, &inv->profile, &d);
-	else
-		r = load_profile_file(inv, name, &d);
-	for (size_t i = 0; !r && i < o->n_add; i++)
-		r = add_permissions(inv, o->add[i], &d);
-	if (r)
-		return fail_diag(&d);
-	return 0;
-}
-
-int invocation_plan(struct invocation *inv, const struct opts *o)
-{
-	struct sbx_diag d;
-	int r;
-
-	sbx_diag_clear(&d);
-	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, o->managed_network, o->wlevel,
-			   &inv->plan, &d);
-	if (r) {
-		if (!d.msg[0])
-			sbx_diag_set(&d, r, "cannot plan the sandbox: %s",
-				     r > -4096 ? strerror(-r) : "internal error");
-		return fail_diag(&d);
-	}
-	inv->planned = true;
-	r = backend_attach(&inv->plan, o);
-	if (r)
-		return fail("cannot plan the sandbox: %s", strerror(-r));
-	return 0;
-}
-
-void invocation_free(struct invocation *inv)
-{
-	free(inv->cwd);
-	for (size_t i = 0; i < inv->n_roots; i++)
-		free(inv->roots[i]);
-	sbx_profile_free(&inv->profile);
-	if (inv->planned)
-		sbx_plan_free(&inv->plan);
-	memset(inv, 0, sizeof(*inv));
 }

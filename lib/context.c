@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * context.c - the <environment_context> block a model is shown (spec 7, PROFILE.md 7):
+ * context.c - the <environment_context> block a model is shown (sbxrun-profile(5),
+ * ENVIRONMENT CONTEXT):
  * two-space indented lines, the file system on one line, text XML-escaped.
  */
 #include <errno.h>

@@ -116,6 +116,7 @@ int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ct
 	int r;
 
 	memset(out, 0, sizeof(*out));
+	sbx_diag_clear(d);
 	out->platform = ctx->platform;
 	out->managed_network = managed_network;
 	r = sbx_profile_materialize(effective, ctx, &out->profile);
@@ -149,9 +150,8 @@ int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ct
 	return 0;
 fail:
 	sbx_plan_free(out);
-	if (r == -ENOMEM)
-		sbx_diag_set(d, r, "out of memory");
-	return r;
+	/* Kept only when sbx_fs_roots() recorded nothing: the first error is the one reported. */
+	return sbx_diag_set(d, r, "cannot plan the sandbox: %s", sbx_strerror(r));
 }
 
 void sbx_plan_free(struct sbx_plan *p)

@@ -100,6 +100,19 @@ int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e)
 	return 0;
 }
 
+int sbx_fs_push_owned(struct sbx_fs *fs, struct sbx_entry *e)
+{
+	int r = fs_grow(fs);
+
+	if (r) {
+		sbx_entry_clear(e);
+		return r;
+	}
+	fs->entries[fs->n++] = *e;
+	memset(e, 0, sizeof(*e));
+	return 0;
+}
+
 int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, bool skip)
 {
 	struct sbx_entry e = {

@@ -9,6 +9,7 @@
 #ifndef SBX_H
 #define SBX_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -44,6 +45,12 @@ enum {
  *   sbxrun: FILE: POINTER: MSG          (pointer[0] != 0)
  *   sbxrun: MSG
  * followed by "hint: HINT" on its own line when hint[0] != 0.
+ *
+ * The first error recorded is the one kept, as in jansson's error record: the failure nearest its
+ * cause says what went wrong, and a caller further up that fails because of it records nothing
+ * over it. The same holds for the hint, which belongs to its message: a hint is kept only when no
+ * hint is there yet and the message it follows was kept. sbx_diag_clear() starts a new record;
+ * every lib/ entry point that takes a diagnostic clears it first and fills it on every failure.
  */
 struct sbx_diag {
 	char file[512];	   /* "-" for stdin, ":workspace" for built-ins, "" when none */
@@ -51,14 +58,28 @@ struct sbx_diag {
 	char pointer[512]; /* RFC 6901 JSON pointer of the offending value, "" when none */
 	char msg[1024];
 	char hint[512];
+	bool dropping; /* a later error is being ignored, and so is its hint (diag.c) */
 };
 
 void sbx_diag_clear(struct sbx_diag *d);
-/* Sets msg (printf-style); returns code so callers can `return sbx_diag_set(d, -EINVAL, ...)`. */
+/*
+ * Records msg (printf-style) unless an error is recorded already; returns code either way, so
+ * callers can `return sbx_diag_set(d, -EINVAL, ...)`.
+ */
 int sbx_diag_set(struct sbx_diag *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same, with where: file (NULL for none), line and col (0 for none), pointer (NULL). */
+int sbx_diag_set_at(struct sbx_diag *d, int code, const char *file, int line, int col,
+		    const char *pointer, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+int sbx_diag_vset_at(struct sbx_diag *d, int code, const char *file, int line, int col,
+		     const char *pointer, const char *fmt, va_list ap)
+	__attribute__((format(printf, 7, 0)));
+/* Records a hint for the message just recorded (see above); returns code. */
 int sbx_diag_hint(struct sbx_diag *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A negative errno or SBX_E_* code in words, for the few functions that fill no diagnostic. */
+const char *sbx_strerror(int code);
 /* Writes the rendered diagnostic (one line, plus a hint line) to f. Used by cmd/ only. */
 void sbx_diag_print(const struct sbx_diag *d, FILE *f);
 
@@ -109,14 +130,14 @@ struct sbx_profile {
 	bool network;	  /* true = "enabled"; DISABLED is always true */
 };
 
-/* An AdditionalPermissionProfile (spec 2.9). */
+/* An AdditionalPermissionProfile (sbxrun-profile(5), ADDITIONAL PERMISSIONS). */
 struct sbx_additional {
 	int network;	  /* -1 absent/null, 0 false, 1 true */
 	bool has_fs;	  /* "file_system" present and not null */
 	struct sbx_fs fs; /* kind is always RESTRICTED */
 };
 
-/* A legacy SandboxPolicy (spec 1.6). */
+/* A legacy SandboxPolicy (sbxrun-profile(5), OLDER SHAPES). */
 enum sbx_legacy_type {
 	SBX_LEGACY_DANGER_FULL_ACCESS = 0,
 	SBX_LEGACY_READ_ONLY,
@@ -138,6 +159,8 @@ bool sbx_entry_equal(const struct sbx_entry *a, const struct sbx_entry *b);
 /* Same path (kind, special, path, subpath), whatever the access and skip marker. */
 bool sbx_entry_same_path(const struct sbx_entry *a, const struct sbx_entry *b);
 int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e); /* copies e */
+/* Moves e into fs (its strings change owner, e is left empty); on failure e is cleared. */
+int sbx_fs_push_owned(struct sbx_fs *fs, struct sbx_entry *e);
 int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, bool skip);
 int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subpath,
 			enum sbx_access a, bool skip);
@@ -166,7 +189,7 @@ size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
 
-/* ---- loading and emitting (load.c, emit.c, builtin.c) ------------------------------------- */
+/* ---- loading and emitting (load*.c, readfile.c, emit.c, builtin.c) ----------------------- */
 
 /* What the input file was, so explain/convert can say so. */
 enum sbx_input_form {
@@ -177,15 +200,30 @@ enum sbx_input_form {
 };
 
 /*
- * Loads a profile from JSON text (any form of PROFILE.md section 1 except built-ins).
+ * Loads a profile from JSON text (any input of sbxrun-profile(5) except the built-ins).
  * name is what diagnostics call the input ("p.json", "-", "--permission-profile").
  * A legacy SandboxPolicy is returned in *legacy_out with *form = SBX_FORM_LEGACY and out left
  * empty: the caller projects it with sbx_legacy_to_profile() for its cwd. When legacy_out is
  * NULL, legacy input is an error (the Linux helper accepts only PermissionProfile JSON).
+ * form may be NULL.
  */
 int sbx_profile_load_buf(const char *buf, size_t len, const char *name, struct sbx_profile *out,
 			 enum sbx_input_form *form, struct sbx_legacy *legacy_out,
 			 struct sbx_diag *d);
+/*
+ * sbx_profile_load_buf() tries the single-pass parser of the canonical form first, then these
+ * two paths: jansson and the schema walkers alone, which read every shape and word every error;
+ * they are public for the tests that hold them side by side.
+ */
+int sbx_profile_load_tree(const char *buf, size_t len, const char *name, struct sbx_profile *out,
+			  enum sbx_input_form *form, struct sbx_legacy *legacy_out,
+			  struct sbx_diag *d);
+/*
+ * The single-pass parser alone (load_wire.c): a tagged PermissionProfile, read without a tree.
+ * Returns 0 with out filled, or 1 with out empty when the text is anything else, anything is
+ * wrong with it, or memory ran out; it words nothing (sbx_profile_load_tree() does).
+ */
+int sbx_profile_load_wire(const char *buf, size_t len, struct sbx_profile *out);
 /* Reads a file (or stdin for "-") with the size limit, then sbx_profile_load_buf(). */
 int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d);
 int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_diag *d);
@@ -247,12 +285,12 @@ int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *
 /* Drops exact duplicate entries in place, keeping the first of each (linear expected time). */
 int sbx_fs_dedup(struct sbx_fs *fs);
 
-/* Predicates (spec 2.1). */
+/* Predicates (sbxrun-profile(5), PRECEDENCE). */
 bool sbx_fs_full_read(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 bool sbx_fs_full_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 bool sbx_fs_include_platform_defaults(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 
-/* resolve_access (spec 2.2), and the entry that decided it (index, -1 for none/unrestricted). */
+/* resolve_access (sbxrun-profile(5), PRECEDENCE), and the entry that decided it (index, -1 for none/unrestricted). */
 enum sbx_access sbx_fs_resolve_access(const struct sbx_fs *fs, const struct sbx_ctx *ctx,
 				      const char *path, long *decided_by);
 /* can_write: resolve_access == write and no protected metadata name in the way. */
@@ -261,7 +299,7 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 #define SBX_PROTECTED_NAMES_N 3
 extern const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N]; /* .git .agents .codex */
 
-/* A writable root with its read-only carve-outs and protected names (spec 2.6, 2.7). */
+/* A writable root with its read-only carve-outs and protected names (PROTECTED METADATA). */
 struct sbx_writable_root {
 	char *root;
 	char **read_only; /* explicit non-write entries inside + existing protected subpaths */
@@ -284,7 +322,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		 struct sbx_diag *d);
 void sbx_roots_free(struct sbx_roots *r);
 
-/* Protected metadata subpaths of root that exist (spec 2.6), including a gitdir: target. */
+/* Protected metadata subpaths of root that exist, including a gitdir: target. */
 int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex, char ***out,
 				   size_t *n);
 
@@ -292,10 +330,10 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 
 int sbx_legacy_to_profile(const struct sbx_legacy *l, const struct sbx_ctx *ctx,
 			  struct sbx_profile *out);
-/* Fails with SBX_E_NO_LEGACY and the exact message of CLI.md 7. */
+/* Fails with SBX_E_NO_LEGACY and the message of sbxrun-profile(5), CONVERSION TO LEGACY. */
 int sbx_profile_to_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx,
 			  struct sbx_legacy *out, struct sbx_diag *d);
-/* The compatibility fallback (spec 2.8); never fails except ENOMEM. */
+/* The compatibility fallback (CONVERSION TO LEGACY); never fails except ENOMEM. */
 int sbx_profile_compat_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx,
 			      struct sbx_legacy *out);
 
@@ -313,15 +351,24 @@ int sbx_additional_intersect(const struct sbx_additional *requested,
 /* effective_permission_profile: extra may be NULL. */
 int sbx_profile_effective(const struct sbx_profile *base, const struct sbx_additional *extra,
 			  struct sbx_profile *out);
-/* merge_glob_scan_max_depth (spec 2.4). */
+/* merge_glob_scan_max_depth (sbxrun-profile(5), ADDITIONAL PERMISSIONS). */
 unsigned sbx_merge_glob_depth(const struct sbx_fs *a, const struct sbx_fs *b);
 
 /* ---- globs (glob.c) ----------------------------------------------------------------------- */
 
 /* Git-style match of an absolute pattern against an absolute path. */
 bool sbx_glob_match(const char *pattern, const char *path);
-/* The static prefix: the directory part before the first component holding * ? [ (or \ escape). */
+/*
+ * The static prefix: the leading components without an unescaped * ? or [, escapes removed
+ * ("/src/p\[1\]/x*" -> "/src/p[1]").
+ */
 int sbx_glob_static_prefix(const char *pattern, char **out);
+/*
+ * A literal path made safe to join into a pattern: a backslash before each of \ * ? [ ] { }
+ * (the Linux matcher and the SBPL regex translation both read "\c" as c). POSIX paths only:
+ * on Windows the backslash separates.
+ */
+int sbx_glob_escape(const char *literal, char **out);
 bool sbx_glob_has_meta(const char *s);
 /*
  * Expands pattern on the real file system, depth levels below the static prefix (0 = no limit),

@@ -24,12 +24,6 @@ WIN_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -D_WIN32_
 WIN_LDFLAGS = -static -Wl,--dynamicbase -Wl,--nxcompat -Wl,--high-entropy-va $(LDFLAGS)
 WIN_LIBS := $(WIN_JANSSON)/lib/libjansson.a -lbcrypt -lshell32 -luser32 -ladvapi32 -lssp
 
-PLATFORM_WINDOWS_SRCS := \
-	platform/windows/run.c \
-	platform/windows/util.c \
-	platform/windows/token.c \
-	platform/windows/acl.c \
-	platform/windows/desktop.c
 WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.exe \
 	$(WIN_BUILD)/tests/unit-tests.exe
 # The unit tests of the Windows-facing pure code, run again under the Windows C runtime, and
@@ -37,10 +31,9 @@ WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.ex
 WIN_UNIT_SRCS := tests/unit/main.c tests/unit/test_winquote.c tests/unit/test_plan_windows.c \
 	tests/unit/test_winpath.c tests/windows/unit_backend.c
 
+# The source lists are the Makefile's: WINDOWS_SRCS is the command line and this backend.
 WIN_LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(WIN_BUILD)/%.o)
-# cmd/helper.c is the Linux helper (sbxrun-linux-sandbox): not part of the Windows program.
-WIN_CMD_SRCS := $(filter-out cmd/helper.c,$(CMD_SRCS))
-WIN_CMD_OBJS := $(WIN_CMD_SRCS:%.c=$(WIN_BUILD)/%.o)
+WIN_PROGRAM_OBJS := $(WINDOWS_SRCS:%.c=$(WIN_BUILD)/%.o)
 WIN_PLATFORM_OBJS := $(PLATFORM_WINDOWS_SRCS:%.c=$(WIN_BUILD)/%.o)
 
 deps-windows:
@@ -71,9 +64,8 @@ $(WIN_BUILD)/libsbx.a: $(WIN_LIB_OBJS)
 	@rm -f $@
 	$(WIN_AR) rcs $@ $^
 
-$(WIN_BUILD)/sbxrun.exe: $(WIN_CMD_OBJS) $(WIN_PLATFORM_OBJS) $(WIN_BUILD)/libsbx.a
-	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $(WIN_CMD_OBJS) $(WIN_PLATFORM_OBJS) $(WIN_BUILD)/libsbx.a \
-		$(WIN_LIBS)
+$(WIN_BUILD)/sbxrun.exe: $(WIN_PROGRAM_OBJS) $(WIN_BUILD)/libsbx.a
+	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $(WIN_PROGRAM_OBJS) $(WIN_BUILD)/libsbx.a $(WIN_LIBS)
 
 $(WIN_BUILD)/tests/sbxtest.exe: $(WIN_BUILD)/tests/windows/sbxtest.o
 	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ -lshell32 -luser32 -ladvapi32 -lssp
@@ -98,4 +90,7 @@ check-windows: windows deps-wine
 
 .PHONY: deps-windows deps-wine
 
--include $(WIN_LIB_OBJS:.o=.d) $(WIN_CMD_OBJS:.o=.d) $(WIN_PLATFORM_OBJS:.o=.d)
+# Every object's header dependencies, the test programs' too (a stale one links a struct of
+# another size).
+-include $(WIN_LIB_OBJS:.o=.d) $(WIN_PROGRAM_OBJS:.o=.d) $(WIN_UNIT_SRCS:%.c=$(WIN_BUILD)/%.d) \
+	$(WIN_BUILD)/tests/windows/rundriver.d $(WIN_BUILD)/tests/windows/sbxtest.d

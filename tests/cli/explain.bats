@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# explain and probe: the JSON contract of CLI.md sections 4 and 5, for the three platforms.
+# explain and probe: their JSON output, as sbxrun(1) describes it, for the three platforms.
 
 load helpers
 

@@ -13,121 +13,6 @@
 #include "t.h"
 #include "vec.h"
 
-static const char *const gl_ids[] = { "gl-01", "gl-02", "gl-04", "gl-05",
-				      "gl-07", "gl-08", "gl-10" };
-
-TEST(vectors_glob_and_materialize_covered)
-{
-	/*
-	 * gl-08 (preserve_deny_read_restrictions_from) and gl-10 (with_additional_readable_roots)
-	 * describe Codex session helpers that sbxrun does not have; they are listed here so the
-	 * area stays complete, and have no test.
-	 */
-	vec_check_area("glob_and_materialize", gl_ids, sizeof(gl_ids) / sizeof(gl_ids[0]));
-}
-
-static void check_materialize(const char *id)
-{
-	json_t *v = vec_get(id), *in, *want, *got, *roots;
-	struct sbx_fs fs, out;
-	const char *rv[8];
-	struct sbx_ctx ctx;
-	size_t i, n = 0;
-
-	if (!v)
-		return;
-	in = vec_subst(json_object_get(v, "input"));
-	want = vec_subst(json_object_get(v, "expected"));
-	CHECK_INT(vec_fs_policy(json_object_get(in, "policy"), &fs), 0);
-	roots = json_object_get(in, "workspace_roots");
-	ctx = vec_ctx(json_string_value(json_object_get(in, "cwd")));
-	if (roots) {
-		json_t *r;
-
-		json_array_foreach(roots, i, r)
-			if (n < 8)
-				rv[n++] = json_string_value(r);
-		ctx.workspace_roots = rv;
-		ctx.n_workspace_roots = n;
-		ctx.cwd = rv[0];
-	}
-	CHECK_INT(sbx_fs_materialize(&fs, &ctx, &out), 0);
-	CHECK_INT(out.kind, SBX_FS_RESTRICTED);
-	got = vec_entries_jv(&out);
-	VEC_JSON_EQ(got, json_object_get(want, "entries"));
-	json_decref(got);
-	sbx_fs_clear(&fs);
-	sbx_fs_clear(&out);
-	json_decref(in);
-	json_decref(want);
-}
-
-TEST(vec_gl_01) { check_materialize("gl-01"); }
-TEST(vec_gl_02) { check_materialize("gl-02"); }
-
-static void check_matcher(const char *id)
-{
-	json_t *v = vec_get(id), *in, *want, *x;
-	const char *pat, *path;
-
-	if (!v)
-		return;
-	in = vec_subst(json_object_get(v, "input"));
-	want = vec_subst(json_object_get(v, "expected"));
-	pat = json_string_value(json_object_get(in, "glob"));
-	CHECK(json_object_size(want) >= 3);
-	json_object_foreach(want, path, x) {
-		char *sp = vec_subst_str(path); /* keys are not substituted by vec_subst */
-
-		if (sbx_glob_match(pat, sp) != json_is_true(x))
-			t_fail(__FILE__, __LINE__, "%s: glob %s on %s should be %s", id, pat, sp,
-			       json_is_true(x) ? "true" : "false");
-		free(sp);
-	}
-	json_decref(in);
-	json_decref(want);
-}
-
-TEST(vec_gl_04) { check_matcher("gl-04"); }
-TEST(vec_gl_05) { check_matcher("gl-05"); }
-
-/*
- * gl-07: a deny on a directory also covers a symbolic link to it. sbxrun's checks are lexical;
- * the platforms enforce on the object (Landlock and mounts see the target), which is the
- * canonical path: that path is denied.
- */
-TEST(vec_gl_07)
-{
-	json_t *v = vec_get("gl-07"), *in;
-	char *real = NULL, *alias = NULL, *query = NULL, canon[PATH_MAX], *secret = NULL;
-	struct sbx_ctx ctx = vec_ctx(vec_cwd());
-	struct sbx_fs fs = { 0 };
-
-	if (!v)
-		return;
-	in = vec_subst(json_object_get(v, "input"));
-	CHECK(json_is_true(json_object_get(v, "expected")));
-	real = strdup(json_string_value(json_object_get(in, "deny_path")));
-	query = strdup(json_string_value(json_object_get(in, "query")));
-	if (asprintf(&alias, "%s/alias", vec_dir("$T")) < 0 ||
-	    asprintf(&secret, "%s/secret.txt", real) < 0)
-		goto out;
-	vec_mkfile(secret, "s");
-	CHECK_INT(symlink(real, alias), 0);
-	sbx_fs_push_special(&fs, SBX_SP_ROOT, NULL, SBX_READ, false);
-	sbx_fs_push_path(&fs, real, SBX_DENY, false);
-	CHECK(realpath(query, canon) != NULL);
-	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, canon, NULL), SBX_DENY);
-	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/etc", NULL), SBX_READ); /* control */
-out:
-	sbx_fs_clear(&fs);
-	free(real);
-	free(alias);
-	free(query);
-	free(secret);
-	json_decref(in);
-}
-
 TEST(glob_match_syntax)
 {
 	CHECK(sbx_glob_match("/a/*.txt", "/a/x.txt"));
@@ -411,4 +296,83 @@ TEST(materialize_relative_and_duplicates)
 	}
 	sbx_fs_clear(&out);
 	sbx_fs_clear(&fs);
+}
+
+TEST(glob_escape)
+{
+	char *p = NULL;
+
+	CHECK_INT(sbx_glob_escape("/x/p[1]", &p), 0);
+	CHECK_STR(p, "/x/p\\[1\\]");
+	free(p);
+	CHECK_INT(sbx_glob_escape("/x/a{b,c}/b\\c/*?", &p), 0);
+	CHECK_STR(p, "/x/a\\{b,c\\}/b\\\\c/\\*\\?");
+	free(p);
+	CHECK_INT(sbx_glob_escape("/plain/path", &p), 0);
+	CHECK_STR(p, "/plain/path");
+	free(p);
+	/* An escaped literal matches itself only, and is a static prefix, unescaped. */
+	CHECK_INT(sbx_glob_escape("/x/p[1]", &p), 0);
+	CHECK(sbx_glob_match(p, "/x/p[1]"));
+	CHECK(!sbx_glob_match(p, "/x/p1"));
+	free(p);
+	CHECK_INT(sbx_glob_static_prefix("/src/p\\[1\\]/**/*.env", &p), 0);
+	CHECK_STR(p, "/src/p[1]");
+	free(p);
+	CHECK_INT(sbx_glob_static_prefix("/src/a\\{b,c\\}/b\\\\c/*.env", &p), 0);
+	CHECK_STR(p, "/src/a{b,c}/b\\c");
+	free(p);
+	/* An unescaped class still ends the static part. */
+	CHECK_INT(sbx_glob_static_prefix("/src/p[1]/*.env", &p), 0);
+	CHECK_STR(p, "/src");
+	free(p);
+}
+
+/* Workspace roots with glob characters: the deny glob under them matches what is in them. */
+TEST(glob_roots_with_metacharacters)
+{
+	static const char *const names[] = { "p[1]", "a{b,c}", "b\\c" };
+	char *t = vec_fresh_dir();
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		char *root = at(t, names[i]), *decoy = at(t, "p1"), *f, *g, **v = NULL;
+		const char *roots[1] = { root };
+		struct sbx_ctx ctx = vec_ctx(root);
+		struct sbx_fs fs = { 0 }, out = { 0 };
+		struct sbx_diag d;
+		size_t n = 0;
+
+		ctx.workspace_roots = roots;
+		ctx.n_workspace_roots = 1;
+		vec_mkdir(root);
+		vec_mkdir(decoy);
+		f = at(root, "sub/.env");
+		g = at(decoy, "sub/.env");
+		vec_mkfile(f, "x");
+		vec_mkfile(g, "x");
+		vec_push_glob(&fs, "codex-project-roots://**/*.env", SBX_DENY);
+		vec_push_glob(&fs, "**/*.env", SBX_DENY); /* relative: against the cwd */
+		CHECK_INT(sbx_fs_materialize(&fs, &ctx, &out), 0);
+		CHECK_INT(out.n, 1); /* both forms materialize to the same escaped pattern */
+		for (size_t j = 0; j < out.n; j++) {
+			char *prefix = NULL;
+
+			CHECK(sbx_glob_match(out.entries[j].path, f));
+			CHECK(!sbx_glob_match(out.entries[j].path, g));
+			CHECK_INT(sbx_glob_static_prefix(out.entries[j].path, &prefix), 0);
+			CHECK_STR(prefix, root);
+			free(prefix);
+			sbx_diag_clear(&d);
+			CHECK_INT(sbx_glob_expand(out.entries[j].path, 0, &v, &n, &d), 0);
+			CHECK(n == 1 && strcmp(v[0], f) == 0);
+			sbx_strv_free(v, n);
+		}
+		sbx_fs_clear(&out);
+		sbx_fs_clear(&fs);
+		free(f);
+		free(g);
+		free(root);
+		free(decoy);
+	}
+	free(t);
 }

@@ -386,7 +386,7 @@ TEST(plan_windows_not_requested_skips)
 	plan_done(&p);
 }
 
-/* A sandbox required for a profile with nothing to restrict (spec 6.1): refused as a whole. */
+/* A sandbox required for a profile with nothing to restrict (as Codex does): refused as a whole. */
 TEST(plan_windows_unrestricted_profiles_refused)
 {
 	struct plan_spec s = {
