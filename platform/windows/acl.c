@@ -553,7 +553,10 @@ int sbx_win_acls_apply(struct sbx_win_acls *a, const struct sbx_plan *p, PSID si
 void sbx_win_acls_undo(struct sbx_win_acls *a)
 {
 	struct sbx_diag ignored;
-	bool locked = a->n > 0 && lock(a, &ignored) == 0;
+	bool locked;
+
+	sbx_diag_clear(&ignored);
+	locked = a->n > 0 && lock(a, &ignored) == 0;
 
 	/* Newest first: carve-outs (made after their roots) before the roots. */
 	for (size_t i = a->n; i-- > 0;) {

@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "t.h"
 #include "winpath.h"
