@@ -410,6 +410,33 @@ static int canonical(const char *path, char **canon, wchar_t **w, struct sbx_dia
 	return 0;
 }
 
+/*
+ * Records the object h (opened for path w, created by this run or not) for the cleanup, then
+ * puts this run's allow (GRANT_ACCESS) or deny ACE on it.
+ */
+static int record_and_change(struct sbx_win_acls *a, const wchar_t *w, HANDLE h, bool created,
+			     ACCESS_MODE mode, const char *canon, struct sbx_diag *d)
+{
+	int ret = record(a, w, h, created);
+	DWORD err;
+
+	if (ret < 0) {
+		CloseHandle(h);
+		if (created)
+			RemoveDirectoryW(w);
+		return sbx_diag_set(d, ret, "out of memory");
+	}
+	err = add_ace(h, a->sid, mode, mode == GRANT_ACCESS ? SBX_ALLOW_MASK : SBX_DENY_MASK);
+	if (err != ERROR_SUCCESS) {
+		sbx_win_fail(d, -EIO, err,
+			     mode == GRANT_ACCESS ? "cannot grant write on a writable root"
+						  : "cannot deny write on a read-only path");
+		return sbx_diag_hint(d, -EIO, "check that you may change the permissions of %s",
+				     canon);
+	}
+	return 0;
+}
+
 /* Grants write on a root. Returns 1 when the root does not exist: nothing is granted there,
  * which refuses more, never less. */
 static int grant_write(struct sbx_win_acls *a, const char *path, struct sbx_diag *d)
@@ -417,28 +444,14 @@ static int grant_write(struct sbx_win_acls *a, const char *path, struct sbx_diag
 	char *canon;
 	wchar_t *w;
 	HANDLE h;
-	DWORD err;
 	int ret = canonical(path, &canon, &w, d);
 
 	if (ret)
 		return ret;
 	/* Not held against deletion: the workspace itself stays the user's to rename. */
 	ret = open_checked(canon, w, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, &h, d);
-	if (ret == 0) {
-		ret = record(a, w, h, false);
-		if (ret < 0) {
-			CloseHandle(h);
-			ret = sbx_diag_set(d, ret, "out of memory");
-		}
-	}
-	if (ret == 0) {
-		err = add_ace(h, a->sid, GRANT_ACCESS, SBX_ALLOW_MASK);
-		if (err != ERROR_SUCCESS) {
-			sbx_win_fail(d, -EIO, err, "cannot grant write on a writable root");
-			ret = sbx_diag_hint(
-				d, -EIO, "check that you may change the permissions of %s", canon);
-		}
-	}
+	if (ret == 0)
+		ret = record_and_change(a, w, h, false, GRANT_ACCESS, canon, d);
 	free(canon);
 	free(w);
 	return ret;
@@ -473,23 +486,8 @@ static int deny_write(struct sbx_win_acls *a, const char *path, struct sbx_diag 
 	if (ret == 1)
 		ret = sbx_diag_set(d, -EIO, "%s keeps disappearing while sbxrun protects it",
 				   canon);
-	if (ret == 0) {
-		ret = record(a, w, h, created);
-		if (ret < 0) {
-			CloseHandle(h);
-			if (created)
-				RemoveDirectoryW(w);
-			ret = sbx_diag_set(d, ret, "out of memory");
-		}
-	}
-	if (ret == 0) {
-		err = add_ace(h, a->sid, DENY_ACCESS, SBX_DENY_MASK);
-		if (err != ERROR_SUCCESS) {
-			sbx_win_fail(d, -EIO, err, "cannot deny write on a read-only path");
-			ret = sbx_diag_hint(
-				d, -EIO, "check that you may change the permissions of %s", canon);
-		}
-	}
+	if (ret == 0)
+		ret = record_and_change(a, w, h, created, DENY_ACCESS, canon, d);
 	free(canon);
 	free(w);
 	return ret;

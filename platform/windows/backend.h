@@ -23,6 +23,8 @@
 
 /* Fills d with what, the system's text for err and its number; returns code. */
 int sbx_win_fail(struct sbx_diag *d, int code, DWORD err, const char *what);
+/* An ACL of one allow ACE with mask for each of the n SIDs (free()d); a Windows error code. */
+DWORD sbx_win_allow_acl(PSID const sids[], size_t n, DWORD mask, ACL **out);
 /* UTF-8 <-> UTF-16, malloc'd; NULL on invalid input or no memory. */
 wchar_t *sbx_win_wide(const char *s);
 char *sbx_win_utf8(const wchar_t *w);

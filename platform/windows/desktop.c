@@ -32,10 +32,7 @@ DWORD sbx_win_desktop_dacl(const struct sbx_win_token *t, ACL **out)
 {
 	PSID sids[2];
 	size_t n = 0;
-	DWORD len = sizeof(ACL);
-	ACL *acl;
 
-	*out = NULL;
 	/*
 	 * The logon SID is both a group of the restricted token (the normal access check) and one
 	 * of its restricting SIDs (the second check, for the write rights among these): one ACE
@@ -48,21 +45,7 @@ DWORD sbx_win_desktop_dacl(const struct sbx_win_token *t, ACL **out)
 		sids[n++] = t->user_sid;
 		sids[n++] = t->cap_sid;
 	}
-	for (size_t i = 0; i < n; i++)
-		len += sizeof(ACCESS_ALLOWED_ACE) - sizeof(DWORD) + GetLengthSid(sids[i]);
-	acl = malloc(len);
-	if (!acl)
-		return ERROR_NOT_ENOUGH_MEMORY;
-	if (!InitializeAcl(acl, len, ACL_REVISION))
-		goto fail;
-	for (size_t i = 0; i < n; i++)
-		if (!AddAccessAllowedAce(acl, ACL_REVISION, SBX_WIN_DESKTOP_RIGHTS, sids[i]))
-			goto fail;
-	*out = acl;
-	return ERROR_SUCCESS;
-fail:
-	free(acl);
-	return GetLastError();
+	return sbx_win_allow_acl(sids, n, SBX_WIN_DESKTOP_RIGHTS, out);
 }
 
 int sbx_win_desktop_create(struct sbx_win_desktop *dt, const struct sbx_win_token *t,

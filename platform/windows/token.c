@@ -96,36 +96,24 @@ static int set_default_dacl(const struct sbx_win_token *t, struct sbx_diag *d)
 	TOKEN_DEFAULT_DACL tdd;
 	PSID sids[3];
 	size_t n = 0;
-	DWORD acl_len = sizeof(ACL);
 	ACL *acl;
-	int ret = 0;
+	DWORD err;
 
 	sids[n++] = t->user_sid;
 	if (t->logon_sid)
 		sids[n++] = t->logon_sid;
 	sids[n++] = t->cap_sid;
-	for (size_t i = 0; i < n; i++)
-		acl_len += sizeof(ACCESS_ALLOWED_ACE) - sizeof(DWORD) + GetLengthSid(sids[i]);
-	acl = malloc(acl_len);
-	if (!acl)
-		return sbx_diag_set(d, -ENOMEM, "out of memory");
-	if (!InitializeAcl(acl, acl_len, ACL_REVISION)) {
-		ret = sbx_win_fail(d, -EIO, GetLastError(), "cannot build the default DACL");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!AddAccessAllowedAce(acl, ACL_REVISION, GENERIC_ALL, sids[i])) {
-			ret = sbx_win_fail(d, -EIO, GetLastError(),
-					   "cannot build the default DACL");
-			goto out;
-		}
-	}
+	err = sbx_win_allow_acl(sids, n, GENERIC_ALL, &acl);
+	if (err != ERROR_SUCCESS)
+		return sbx_win_fail(d, err == ERROR_NOT_ENOUGH_MEMORY ? -ENOMEM : -EIO, err,
+				    "cannot build the default DACL");
 	tdd.DefaultDacl = acl;
-	if (!SetTokenInformation(t->token, TokenDefaultDacl, &tdd, sizeof(tdd)))
-		ret = sbx_win_fail(d, -EIO, GetLastError(), "cannot set the token's default DACL");
-out:
+	err = SetTokenInformation(t->token, TokenDefaultDacl, &tdd, sizeof(tdd)) ? 0
+										 : GetLastError();
 	free(acl);
-	return ret;
+	if (err)
+		return sbx_win_fail(d, -EIO, err, "cannot set the token's default DACL");
+	return 0;
 }
 
 int sbx_win_token_make(struct sbx_win_token *t, struct sbx_diag *d)

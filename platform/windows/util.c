@@ -17,6 +17,29 @@ int sbx_win_fail(struct sbx_diag *d, int code, DWORD err, const char *what)
 			    (unsigned long)err);
 }
 
+DWORD sbx_win_allow_acl(PSID const sids[], size_t n, DWORD mask, ACL **out)
+{
+	DWORD len = sizeof(ACL);
+	ACL *acl;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		len += sizeof(ACCESS_ALLOWED_ACE) - sizeof(DWORD) + GetLengthSid(sids[i]);
+	acl = malloc(len);
+	if (!acl)
+		return ERROR_NOT_ENOUGH_MEMORY;
+	if (!InitializeAcl(acl, len, ACL_REVISION))
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		if (!AddAccessAllowedAce(acl, ACL_REVISION, mask, sids[i]))
+			goto fail;
+	*out = acl;
+	return ERROR_SUCCESS;
+fail:
+	free(acl);
+	return GetLastError();
+}
+
 wchar_t *sbx_win_wide(const char *s)
 {
 	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
