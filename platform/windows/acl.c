@@ -25,9 +25,9 @@
  * and an ACE for a SID no token will ever carry again allows or denies nobody anything.
  *
  * Every object is opened once, without following a link at its end, checked to be what its name
- * says (not a link or junction, and its final path, with every link, junction, 8.3 name and
- * substituted drive on the way resolved, equal to the planned path), and changed and restored
- * through that handle: a junction an earlier run planted cannot move an ACE somewhere else.
+ * says (not a link or junction, and its final path, with every link, junction and substituted
+ * or mapped drive on the way resolved, equal to the planned path with its 8.3 names expanded),
+ * and changed and restored through that handle: a junction an earlier run planted cannot move an ACE somewhere else.
  */
 #include <aclapi.h>
 #include <errno.h>
@@ -271,18 +271,30 @@ static bool may_remove(const struct sbx_win_acl_change *c)
 
 /* ---- opening each object once --------------------------------------------------------------- */
 
-/* Whether final_w (a final path, \\?\ form) is planned; *where gets it readably (malloc'd). */
+/*
+ * Whether final_w (a final path, \\?\ form) is the planned path; *where gets it readably
+ * (malloc'd). The planned path's 8.3 names are expanded first (a working directory under
+ * %TEMP% often holds one, "RUNNER~1"), since the final path never has them; links, junctions
+ * and substituted or mapped drives on the way still make the two differ.
+ */
 static bool same_path(const char *planned, const wchar_t *final_w, char **where)
 {
 	char *final = sbx_win_utf8(final_w), *canon = NULL;
-	wchar_t *a = NULL, *b = NULL;
+	wchar_t *a = sbx_win_wide(planned), *b = NULL, longname[32768];
+	DWORD n;
 	bool same = false;
 
-	if (final && sbx_win_path_normalize(final, &canon, NULL) == 0) {
-		a = sbx_win_wide(planned);
+	if (a) {
+		n = GetLongPathNameW(a, longname, sizeof(longname) / sizeof(longname[0]));
+		if (n > 0 && n < sizeof(longname) / sizeof(longname[0])) {
+			free(a);
+			a = _wcsdup(longname);
+		}
+	}
+	if (a && final && sbx_win_path_normalize(final, &canon, NULL) == 0) {
 		b = sbx_win_wide(canon);
 		/* NTFS compares names by upper-casing them: so does CompareStringOrdinal. */
-		same = a && b && CompareStringOrdinal(a, -1, b, -1, TRUE) == CSTR_EQUAL;
+		same = b && CompareStringOrdinal(a, -1, b, -1, TRUE) == CSTR_EQUAL;
 	}
 	*where = canon ? canon : final;
 	if (canon)
@@ -340,8 +352,8 @@ static int open_checked(const char *path, const wchar_t *w, DWORD share, HANDLE 
 		*h = NULL;
 		sbx_diag_set(
 			d, SBX_E_UNENFORCEABLE,
-			"%s leads to %s (a link, a junction, a short 8.3 name or a substituted "
-			"drive on the way): sbxrun changes ACLs only where the plan says",
+			"%s leads to %s (a link, a junction, or a substituted or mapped drive on "
+			"the way): sbxrun changes ACLs only where the plan says",
 			path, where ? where : "another place");
 		free(where);
 		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
