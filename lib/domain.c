@@ -20,17 +20,6 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hex_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static char lower(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
@@ -80,8 +69,8 @@ static bool parse_ipv6(const char *s, size_t n, unsigned char out[16])
 
 		if (nw == 8)
 			return false;
-		while (j < n && j - i < 5 && hex_value(s[j]) >= 0)
-			v = v * 16 + (unsigned)hex_value(s[j++]);
+		while (j < n && j - i < 5 && sbx_hex_digit((unsigned char)s[j]) >= 0)
+			v = v * 16 + (unsigned)sbx_hex_digit((unsigned char)s[j++]);
 		if (j < n && s[j] == '.') {
 			unsigned char q[4];
 

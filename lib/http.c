@@ -645,10 +645,7 @@ int sbx_http_chunked_feed(struct sbx_http_chunked *c, const char *buf, size_t le
 		switch (c->state) {
 		case CH_SIZE:
 		case CH_SIZE_MORE:
-			h = (ch >= '0' && ch <= '9')   ? ch - '0'
-			    : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10
-			    : (ch >= 'A' && ch <= 'F') ? ch - 'A' + 10
-						       : -1;
+			h = sbx_hex_digit(ch);
 			if (h >= 0) {
 				if (++c->digits > 16)
 					return fail(e, 400, "chunk size too large");

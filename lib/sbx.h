@@ -188,6 +188,8 @@ bool sbx_path_covers(const char *prefix, const char *path);
 size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
+/* The value of a hexadecimal digit (either case), or -1. */
+int sbx_hex_digit(unsigned char c);
 
 /* ---- loading and emitting (load*.c, readfile.c, emit.c, builtin.c) ----------------------- */
 
