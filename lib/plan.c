@@ -195,7 +195,8 @@ int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sb
 		else
 			free(norm);
 	}
-	if (!r && p->managed_network)
+	/* Without a sandbox (--sandbox forbid) nothing is confined: no proxy is needed either. */
+	if (!r && p->managed_network && p->sandbox_requested)
 		r = sbx_proxies_from_env(o->env, &n->proxies, d);
 	if (r) {
 		sbx_strv_clear(&socks);

@@ -557,9 +557,9 @@ struct sbx_net_opts {
 	bool allow_all_unix_sockets;
 };
 /*
- * Completes a plan built by sbx_plan_build(): with managed networking, the proxies of o->env
- * (sbx_proxies_from_env: none, or one not on loopback, is an error); the Unix socket allow-list,
- * normalized; and, when a sandbox is requested, a requirement for each allowance, so that
+ * Completes a plan built by sbx_plan_build(): the Unix socket allow-list, normalized; and when
+ * a sandbox is requested, the proxies of o->env for managed networking (sbx_proxies_from_env:
+ * none, or one not on loopback, is an error) and a requirement for each allowance, so that
  * explain shows it and every attacher must decide it. Called once per plan. Returns 0 or a
  * negative code with d filled.
  */

@@ -31,6 +31,10 @@ req() { jget "$1" '[r for r in j["requirements"] if r["rule"]=='"'$2'"'][0]["'"$
 	[ ! -e "$WS/canary" ]
 	run --separate-stderr sbx -- explain --platform macos --managed-network -- true
 	[ "$status" -eq 125 ]
+	# The control: with no sandbox wanted nothing is confined, and no proxy is needed.
+	run sbx -- --sandbox forbid --managed-network -- touch "$WS/canary"
+	[ "$status" -eq 0 ]
+	[ -e "$WS/canary" ]
 }
 
 @test "a proxy that is not on loopback is refused by host and port, never with its password" {
