@@ -64,8 +64,8 @@ static int load_ports(const struct sbx_at *a, json_t *v, struct sbx_managed_ctx 
 static int load_fields(const struct sbx_at *a, json_t *root, void *arg)
 {
 	struct sbx_managed_ctx *out = arg;
-	json_t *vals[2 * N_FIELDS] = {0}, *v[N_FIELDS];
-	const char *used[N_FIELDS];
+	json_t *vals[2 * N_FIELDS] = {0}, *v[N_FIELDS] = {0};
+	const char *used[N_FIELDS] = {0};
 	struct sbx_at c;
 	int r;
 

@@ -127,7 +127,7 @@ static bool parse_ipv4(const char *s, size_t n, unsigned char out[4])
 /* An IPv6 address (RFC 4291 text: hex groups, one "::", a dotted quad at the end); no zone. */
 static bool parse_ipv6(const char *s, size_t n, unsigned char out[16])
 {
-	unsigned char head[16], tail[16];
+	unsigned char head[16] = {0}, tail[16] = {0};
 	size_t nh = 0, nt = 0, i = 0;
 	bool gap = false;
 
