@@ -37,6 +37,7 @@ LIB_SRCS := \
 	lib/load_profile.c \
 	lib/load_additional.c \
 	lib/load_legacy.c \
+	lib/load_managed.c \
 	lib/emit.c \
 	lib/builtin.c \
 	lib/resolve.c \
@@ -45,6 +46,7 @@ LIB_SRCS := \
 	lib/glob.c \
 	lib/context.c \
 	lib/intent.c \
+	lib/proxyenv.c \
 	lib/plan.c \
 	lib/strbuf.c \
 	lib/domain.c \
