@@ -163,7 +163,7 @@ static int managed_rule(const struct sbx_proxies *px, char **out)
 				      "proxies at");
 
 	for (size_t i = 0; i < px->n; i++) {
-		const struct sbx_proxy *a = &px->v[i];
+		const struct sbx_proxy_endpoint *a = &px->v[i];
 		bool seen = false;
 
 		for (size_t k = 0; k < i && !seen; k++)

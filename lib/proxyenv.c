@@ -194,7 +194,7 @@ static bool name_chars(const char *s, size_t n)
 
 /* The host of an authority (brackets already removed for IPv6). */
 static int parse_host(const char *var, const char *h, size_t n, bool bracketed,
-		      struct sbx_proxy *out, struct sbx_diag *d)
+		      struct sbx_proxy_endpoint *out, struct sbx_diag *d)
 {
 	unsigned char a[16];
 	size_t digits = 0;
@@ -238,7 +238,8 @@ static int parse_host(const char *var, const char *h, size_t n, bool bracketed,
 	return 0;
 }
 
-int sbx_proxy_parse(const char *var, const char *value, struct sbx_proxy *out, struct sbx_diag *d)
+int sbx_proxy_parse(const char *var, const char *value, struct sbx_proxy_endpoint *out,
+		    struct sbx_diag *d)
 {
 	const char *b = value, *e = value + strlen(value), *sep, *auth, *end, *at, *host, *hend;
 	const char *colon = NULL;
@@ -362,7 +363,7 @@ int sbx_proxies_from_env(char *const *env, struct sbx_proxies *out, struct sbx_d
 	memset(out, 0, sizeof(*out));
 	for (char *const *e = env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
-		struct sbx_proxy p;
+		struct sbx_proxy_endpoint p;
 		char var[32];
 		bool is_lower;
 		int idx;

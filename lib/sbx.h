@@ -447,7 +447,7 @@ enum sbx_proxy_scheme { SBX_PROXY_HTTP = 0, SBX_PROXY_HTTPS, SBX_PROXY_SOCKS5, S
 const char *sbx_proxy_scheme_name(enum sbx_proxy_scheme s); /* "http" ... "socks5h" */
 
 /* One proxy, as a proxy variable names it. */
-struct sbx_proxy {
+struct sbx_proxy_endpoint {
 	char var[32]; /* the variable, spelt as in the environment */
 	enum sbx_proxy_scheme scheme;
 	/* A name (lower case), a dotted quad, or an IPv6 address without brackets. */
@@ -464,11 +464,12 @@ struct sbx_proxy {
  * the variable in messages, which never repeat the value (it may hold a password). Returns 0 or
  * SBX_E_INVALID with d filled.
  */
-int sbx_proxy_parse(const char *var, const char *value, struct sbx_proxy *out, struct sbx_diag *d);
+int sbx_proxy_parse(const char *var, const char *value, struct sbx_proxy_endpoint *out,
+		    struct sbx_diag *d);
 
 /* Every proxy variable of an environment, each spelling of each, in the order of the list. */
 struct sbx_proxies {
-	struct sbx_proxy v[2 * SBX_PROXY_VARS_N];
+	struct sbx_proxy_endpoint v[2 * SBX_PROXY_VARS_N];
 	size_t n;
 };
 

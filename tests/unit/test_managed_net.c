@@ -273,7 +273,7 @@ TEST(plan_network_unplanned_managed_fails_closed)
 	/* The control: with a proxy, its port is allowed. */
 	sbx_sbpl_free(&sb);
 	p.net.proxies.n = 1;
-	p.net.proxies.v[0] = (struct sbx_proxy){.port = 3128, .loopback = true};
+	p.net.proxies.v[0] = (struct sbx_proxy_endpoint){.port = 3128, .loopback = true};
 	CHECK_INT(sbx_sbpl_build(&p, &ctx, &sb, &d), 0);
 	CHECK(sb.policy && strstr(sb.policy, "(allow network-outbound (remote ip "
 					     "\"localhost:3128\"))"));
