@@ -24,6 +24,20 @@ const char *env_get(const char *name)
 	return NULL;
 }
 
+/*
+ * Managed networking lets the command reach the proxies its environment names, so the planner
+ * reads the proxy variables from the environment the command inherits, whole: lib/ looks only
+ * at the names of its list (sbx_proxy_vars), in upper and lower case.
+ */
+#ifndef _WIN32
+extern char **environ; /* the C runtime of Windows declares it (stdlib.h) */
+#endif
+
+char *const *env_proxies(void)
+{
+	return environ;
+}
+
 /* Canonical absolute directory, or a printed error. */
 static int canonical_dir(const char *what, const char *in, char **out)
 {
@@ -156,11 +170,21 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 	int r;
 
 	sbx_diag_clear(&d);
+	struct sbx_net_opts net = {
+		.env = o->managed_network ? env_proxies() : NULL,
+		.unix_sockets = o->unix_sockets,
+		.n_unix_sockets = o->n_unix_sockets,
+		.allow_local_binding = o->allow_local_binding,
+	};
+
 	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, o->managed_network, o->wlevel,
 			   &inv->plan, &d);
 	if (r)
 		return refuse_diag(&d);
 	inv->planned = true;
+	r = sbx_plan_network(&inv->plan, &net, &d);
+	if (r)
+		return refuse_diag(&d);
 	r = backend_attach(&inv->plan, o);
 	if (r)
 		return refuse("cannot plan the sandbox: %s", strerror(-r));
