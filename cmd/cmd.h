@@ -28,9 +28,13 @@ enum {
 	OPT_WINLEVEL = 1 << 7,
 	OPT_JSON = 1 << 8,
 	OPT_TO = 1 << 9,
+	OPT_UNIX_SOCKET = 1 << 10,
+	OPT_LOCAL_BINDING = 1 << 11,
 };
 #define OPTS_SHARED                                                                                \
 	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET | OPT_WINLEVEL)
+/* What the network may do beyond the profile: run and explain, which plan the network. */
+#define OPTS_NETWORK (OPT_UNIX_SOCKET | OPT_LOCAL_BINDING)
 
 struct opts {
 	const char *subcommand;
@@ -42,6 +46,9 @@ struct opts {
 	size_t n_add;
 	enum sbx_pref pref;
 	bool managed_network;
+	const char *unix_sockets[SBX_MAX_UNIX_SOCKETS]; /* --allow-unix-socket */
+	size_t n_unix_sockets;
+	bool allow_local_binding;
 	bool platform_set;
 	enum sbx_platform platform;
 	enum sbx_windows_level wlevel;
@@ -84,8 +91,12 @@ int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_
 int refuse_diag(const struct sbx_diag *d);
 int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The one audited place where sbxrun reads its environment for decisions (invocation.c). */
+/*
+ * The audited places where sbxrun reads its environment for decisions (invocation.c): one
+ * variable by name, and the whole environment for the proxy variables of managed networking.
+ */
 const char *env_get(const char *name);
+char *const *env_proxies(void);
 
 /* The host backend: plan the platform, and execute a sandboxed command (backend.c). */
 int backend_attach(struct sbx_plan *plan, const struct opts *o);
@@ -105,5 +116,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_intersect(int argc, char **argv);
 int cmd_context(int argc, char **argv);
+int cmd_proxy(int argc, char **argv);
 
 #endif

@@ -153,7 +153,7 @@ int cmd_explain(int argc, char **argv)
 	struct sbx_strv run_argv = {0};
 	int r;
 
-	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPT_PLATFORM | OPT_JSON, true);
+	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON, true);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = invocation_load(&inv, &o, o.platform);

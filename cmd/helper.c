@@ -90,7 +90,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	struct sbx_plan plan = {0};
 	struct sbx_linux_facts facts;
 	struct sbx_linux_enforce e = {0};
-	struct sbx_resolver res;
+	struct sbx_rulepaths res;
 	struct sbx_linux_prepared prepared;
 	enum sbx_input_form form;
 	struct sbx_ctx ctx = {0};
@@ -100,7 +100,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	bool planned = false;
 	int rc;
 
-	sbx_resolver_init(&res);
+	sbx_rulepaths_init(&res);
 	rc = sbx_handover_parse(argc, argv, &o, d);
 	if (rc < 0)
 		return rc;
@@ -195,7 +195,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	sbx_linux_apply_and_exec(&prepared); /* does not return */
 out:
 	sbx_linux_enforce_free(&e);
-	sbx_resolver_free(&res);
+	sbx_rulepaths_free(&res);
 	if (planned)
 		sbx_plan_free(&plan);
 	sbx_profile_free(&prof);

@@ -25,6 +25,20 @@ const char *env_get(const char *name)
 }
 
 /*
+ * Managed networking lets the command reach the proxies its environment names, so the planner
+ * reads the proxy variables from the environment the command inherits, whole: lib/ looks only
+ * at the names of its list (sbx_proxy_vars), in upper and lower case.
+ */
+#ifndef _WIN32
+extern char **environ; /* the C runtime of Windows declares it (stdlib.h) */
+#endif
+
+char *const *env_proxies(void)
+{
+	return environ;
+}
+
+/*
  * Canonical absolute directory, or a printed error. Resolved by the planner's own walk, so a
  * link someone other than root and the caller may swap is refused rather than followed.
  */
@@ -158,11 +172,21 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 	int r;
 
 	sbx_diag_clear(&d);
+	struct sbx_net_opts net = {
+		.env = o->managed_network ? env_proxies() : NULL,
+		.unix_sockets = o->unix_sockets,
+		.n_unix_sockets = o->n_unix_sockets,
+		.allow_local_binding = o->allow_local_binding,
+	};
+
 	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, o->managed_network, o->wlevel,
 			   &inv->plan, &d);
 	if (r)
 		return refuse_diag(&d);
 	inv->planned = true;
+	r = sbx_plan_network(&inv->plan, &net, &d);
+	if (r)
+		return refuse_diag(&d);
 	r = backend_attach(&inv->plan, o);
 	if (r)
 		return refuse("cannot plan the sandbox: %s", strerror(-r));

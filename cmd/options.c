@@ -19,6 +19,8 @@ static const char usage_main[] =
 	"       sbxrun merge BASE.json EXTRA.json\n"
 	"       sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
 	"       sbxrun context [OPTIONS]\n"
+	"       sbxrun proxy --listen ADDR [--allow-domain D]... [--deny-domain D]... "
+	"[--log FILE|-]\n"
 	"\n"
 	"Run COMMAND confined by a permission profile, or explain what would happen.\n"
 	"\n"
@@ -31,7 +33,12 @@ static const char usage_main[] =
 	"  -a, --add-permissions FILE   merge an additional-permission profile on top "
 	"(repeatable)\n"
 	"      --sandbox auto|require|forbid   whether a sandbox is wanted (default auto)\n"
-	"      --managed-network        the caller has managed-network requirements\n"
+	"      --managed-network        the caller has managed-network requirements: the command\n"
+	"                               may reach only the loopback proxies its proxy variables\n"
+	"                               name (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, ...)\n"
+	"      --allow-unix-socket PATH this Unix socket (or those below a directory) stays\n"
+	"                               reachable with the network restricted (repeatable)\n"
+	"      --allow-local-binding    the command may bind and serve on loopback\n"
 	"      --windows-sandbox disabled|restricted-token|elevated   (default restricted-token)\n"
 	"      --platform linux|macos|windows   explain: plan as that platform would\n"
 	"      --json                   machine-readable output (explain, probe, access)\n"
@@ -78,7 +85,16 @@ void usage_print(const char *subcommand, bool to_stderr)
 
 /* ---- parsing ------------------------------------------------------------------------------ */
 
-enum { LO_SANDBOX = 256, LO_MANAGED, LO_PLATFORM, LO_WINLEVEL, LO_JSON, LO_TO };
+enum {
+	LO_SANDBOX = 256,
+	LO_MANAGED,
+	LO_PLATFORM,
+	LO_WINLEVEL,
+	LO_JSON,
+	LO_TO,
+	LO_UNIX_SOCKET,
+	LO_LOCAL_BINDING,
+};
 
 static const struct option long_opts[] = {
 	{"profile", required_argument, NULL, 'p'},
@@ -87,6 +103,8 @@ static const struct option long_opts[] = {
 	{"add-permissions", required_argument, NULL, 'a'},
 	{"sandbox", required_argument, NULL, LO_SANDBOX},
 	{"managed-network", no_argument, NULL, LO_MANAGED},
+	{"allow-unix-socket", required_argument, NULL, LO_UNIX_SOCKET},
+	{"allow-local-binding", no_argument, NULL, LO_LOCAL_BINDING},
 	{"platform", required_argument, NULL, LO_PLATFORM},
 	{"windows-sandbox", required_argument, NULL, LO_WINLEVEL},
 	{"json", no_argument, NULL, LO_JSON},
@@ -118,6 +136,10 @@ static unsigned opt_bit(int c)
 		return OPT_JSON;
 	case LO_TO:
 		return OPT_TO;
+	case LO_UNIX_SOCKET:
+		return OPT_UNIX_SOCKET;
+	case LO_LOCAL_BINDING:
+		return OPT_LOCAL_BINDING;
 	}
 	return 0;
 }
@@ -217,6 +239,16 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			break;
 		case LO_MANAGED:
 			o->managed_network = true;
+			break;
+		case LO_UNIX_SOCKET:
+			/* Checked and normalized with the plan (sbx_plan_network). */
+			if (o->n_unix_sockets == SBX_MAX_UNIX_SOCKETS)
+				return refuse("--allow-unix-socket: more than %d sockets",
+					      SBX_MAX_UNIX_SOCKETS);
+			o->unix_sockets[o->n_unix_sockets++] = optarg;
+			break;
+		case LO_LOCAL_BINDING:
+			o->allow_local_binding = true;
 			break;
 		case LO_PLATFORM:
 			if ((i = pick(optarg, platforms)) < 0)

@@ -52,7 +52,7 @@ int cmd_run(int argc, char **argv)
 
 	if (argc > 0 && strcmp(argv[0], "run") == 0)
 		o.subcommand = "run";
-	r = opts_parse(&o, argc, argv, OPTS_SHARED, true);
+	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPTS_NETWORK, true);
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.n_rest < 1) {

@@ -298,6 +298,9 @@ int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
 	info_clear(out);
 	if (fd_out)
 		*fd_out = -1;
+	/* A Windows path (a Windows plan made here, explain --platform windows) names nothing. */
+	if (sbx_path_is_windows_abs(path))
+		return 0;
 	if (!sbx_path_is_posix_abs(path))
 		return -EINVAL;
 	len = strlen(path);

@@ -363,3 +363,14 @@ uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n)
 	}
 	return h;
 }
+
+int sbx_hex_digit(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

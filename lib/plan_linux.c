@@ -384,6 +384,17 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				   "managed network routing (a proxy inside the sandbox) is not "
 				   "implemented by the Linux backend");
 
+	case SBX_REQ_UNIX_SOCKET:
+	case SBX_REQ_LOCAL_BINDING:
+		return sbx_req_set(
+			r, SBX_UNENFORCEABLE, 0,
+			r->kind == SBX_REQ_UNIX_SOCKET
+				? "drop --allow-unix-socket, or run the command on macOS"
+				: "drop --allow-local-binding, or run the command on macOS",
+			"%s is not implemented by the Linux backend yet",
+			r->kind == SBX_REQ_UNIX_SOCKET ? "a Unix socket allow-list"
+						       : "local binding");
+
 	case SBX_REQ_METADATA:
 		if (rt->full_write) {
 			enforced(r, SBX_MECH_NONE);
@@ -448,9 +459,9 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 				"no mount namespace can be made: user namespaces are blocked by %s",
 				f->userns_blocked_by[0] ? f->userns_blocked_by : "the host");
 			snprintf(h.nomnt.hint, sizeof(h.nomnt.hint),
-				 "allow unprivileged user namespaces (for AppArmor: sysctl "
-				 "kernel.apparmor_restrict_unprivileged_userns=0 or a profile "
-				 "granting userns), or run as root");
+				 "allow unprivileged user namespaces (for AppArmor: the "
+				 "sbxrun package's profile, or sysctl "
+				 "kernel.apparmor_restrict_unprivileged_userns=0), or run as root");
 		}
 	}
 	/* Either of two features would do: either fix, once when they are the same. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "winpath.h"
 
 const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N] = {".git", ".agents", ".codex"};
 
@@ -55,8 +56,8 @@ bool sbx_ctx_native_abs(const char *p, const struct sbx_ctx *ctx)
 
 /* ---- resolution ---------------------------------------------------------------------------- */
 
-int sbx_entry_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **out,
-		      struct sbx_diag *d)
+static int resolve_entry_as_written(const struct sbx_entry *e, const struct sbx_ctx *ctx,
+				    char **out, struct sbx_diag *d)
 {
 	struct sbx_pathinfo in;
 	int r;
@@ -110,6 +111,37 @@ int sbx_entry_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx, char
 		return 0;
 	}
 	return 0;
+}
+
+/*
+ * Where an entry points. On Windows the result is put in the one canonical form (winpath.c)
+ * before anything compares it, so that "C:\Windows\.." cannot pass for something other than
+ * "C:\". A path entry that cannot be put in that form, or that is not a Windows path while the
+ * working directory is one ("/work" would be relative to the current drive), is an error
+ * (-EINVAL), not an entry that silently matches nothing: dropping a read-only carve-out would
+ * widen the writable root. (Planned from a POSIX working directory, as `explain --platform
+ * windows` on Linux does, POSIX paths stay foreign and resolve to nothing.)
+ */
+int sbx_entry_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **out,
+		      struct sbx_diag *d)
+{
+	char *raw = NULL;
+	int r = resolve_entry_as_written(e, ctx, &raw, d);
+
+	*out = NULL;
+	if (r || ctx->platform != SBX_PLATFORM_WINDOWS) {
+		*out = raw;
+		return r;
+	}
+	if (!raw) {
+		/* With a Windows working directory a POSIX path is not foreign but relative. */
+		if (e->kind == SBX_PATH && e->path && sbx_path_is_windows_abs(ctx->cwd))
+			return -EINVAL;
+		return 0;
+	}
+	r = sbx_win_path_normalize(raw, out, NULL);
+	free(raw);
+	return r;
 }
 
 /*
@@ -428,8 +460,10 @@ static char *query_path(const char *path, const struct sbx_ctx *ctx)
 
 	if (!path)
 		return NULL;
-	if (sbx_path_is_windows_abs(path))
-		return strdup(path);
+	if (sbx_path_is_windows_abs(path)) {
+		sbx_win_path_normalize(path, &out, NULL);
+		return out;
+	}
 	if (sbx_path_is_posix_abs(path)) {
 		sbx_path_normalize(path, &out);
 		return out;

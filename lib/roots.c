@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "winpath.h"
 
 /* A .git pointer file is one line; anything longer is not a pointer file. */
 #define GITDIR_FILE_MAX 4096
@@ -76,9 +77,21 @@ static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char
 	*e = '\0';
 	if (!*s || memchr(s, '\n', (size_t)(e - s)))
 		return 0;
-	r = sbx_path_join_any(root, s, &t);
-	if (r)
-		return r;
+	if (sbx_path_is_windows_abs(root)) {
+		/* One canonical Windows path, the pointer absolute or relative to the root. */
+		char *joined = NULL;
+
+		if (!sbx_path_is_windows_abs(s) && sbx_path_join_any(root, s, &joined))
+			return 0;
+		r = sbx_win_path_normalize(joined ? joined : s, &t, NULL);
+		free(joined);
+		if (r)
+			return r == -ENOMEM ? r : 0; /* malformed: protects nothing */
+	} else {
+		r = sbx_path_join_any(root, s, &t);
+		if (r)
+			return r;
+	}
 	r = is_dir(ctx, t, &dir, d);
 	if (r < 0 || !dir) {
 		free(t);
@@ -485,6 +498,21 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	return r;
 }
 
+/* Why sbx_entry_resolve() refused e on Windows. */
+static int windows_path_error(const struct sbx_entry *e, struct sbx_diag *d)
+{
+	const char *why = "not a Windows path";
+	char *canon = NULL;
+
+	if (e->path)
+		sbx_win_path_normalize(e->path, &canon, &why);
+	free(canon);
+	sbx_diag_set(d, SBX_E_INVALID, "path \"%s\" cannot be used on Windows: %s",
+		     e->path ? e->path : "(special)", why ? why : "not a Windows path");
+	return sbx_diag_hint(d, SBX_E_INVALID,
+			     "name it by its plain full path, such as C:\\work\\dir");
+}
+
 /*
  * The roots a platform enforces, computed from the profile materialized for ctx (project roots
  * for every workspace root, relative globs against the cwd). The rules:
@@ -551,6 +579,10 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 			continue;
 		}
 		r = sbx_entry_resolve(e, ctx, &resolved[i], d);
+		if (r == -EINVAL) {
+			r = windows_path_error(e, d);
+			goto fail;
+		}
 		if (r)
 			goto fail;
 		if (resolved[i] && e->skip_missing) {

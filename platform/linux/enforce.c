@@ -16,10 +16,10 @@
  * kept), refused when the look-up fails or when it leads through a link that an earlier run or
  * another user could have placed.
  */
-static int check_match(const struct sbx_plan *plan, struct sbx_resolver *res, const char *m,
+static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, const char *m,
 		       struct sbx_diag *d)
 {
-	const struct sbx_resolved *f = sbx_resolve(res, m);
+	const struct sbx_rulepath *f = sbx_rulepath_get(res, m);
 
 	if (!f)
 		return -ENOMEM;
@@ -33,7 +33,7 @@ static int check_match(const struct sbx_plan *plan, struct sbx_resolver *res, co
 }
 
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-				struct sbx_resolver *res, struct sbx_linux_enforce *e,
+				struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
 				struct sbx_diag *d)
 {
 	int rc = 0;

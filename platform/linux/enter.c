@@ -60,10 +60,10 @@ static int str_cmp(const void *a, const void *b)
 }
 
 /* The one look-up of path, or -errno worded in d (a failure is never taken for "missing"). */
-static int looked_up(struct sbx_resolver *res, const char *path, const struct sbx_resolved **f,
+static int looked_up(struct sbx_rulepaths *res, const char *path, const struct sbx_rulepath **f,
 		     struct sbx_diag *d)
 {
-	*f = sbx_resolve(res, path);
+	*f = sbx_rulepath_get(res, path);
 	if (!*f)
 		return sbx_diag_set(d, -ENOMEM, "out of memory");
 	if ((*f)->err)
@@ -80,7 +80,7 @@ static int looked_up(struct sbx_resolver *res, const char *path, const struct sb
 static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, const char *path,
 		    enum sbx_ll_grant g, struct sbx_diag *d)
 {
-	const struct sbx_resolved *f;
+	const struct sbx_rulepath *f;
 	int rc = looked_up(e->res, path, &f, d);
 
 	if (rc < 0 || !f->exists)
@@ -131,7 +131,7 @@ static int granted_paths(const struct sbx_linux_enforce *e, struct sbx_strv *out
 	if (e->landlock_abi <= 0 || r->full_read || r->full_write)
 		return 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		const struct sbx_resolved *f;
+		const struct sbx_rulepath *f;
 		const char *p;
 		size_t k = i;
 
@@ -159,9 +159,9 @@ static int granted_paths(const struct sbx_linux_enforce *e, struct sbx_strv *out
 
 /* Appends the fact of one rule path, when it exists. */
 static int add_fact(struct sbx_mount_fact *facts, size_t *n, enum sbx_mount_kind kind,
-		    const char *path, bool from_glob, struct sbx_resolver *res, struct sbx_diag *d)
+		    const char *path, bool from_glob, struct sbx_rulepaths *res, struct sbx_diag *d)
 {
-	const struct sbx_resolved *f;
+	const struct sbx_rulepath *f;
 	int rc = looked_up(res, path, &f, d);
 
 	if (rc < 0 || !f->exists)
@@ -214,7 +214,7 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 	/* A pinned directory's identity, for the check in the new namespace. */
 	for (size_t i = 0; rc == 0 && i < p->mounts.n; i++) {
 		struct sbx_mount_op *op = &p->mounts.ops[i];
-		const struct sbx_resolved *f;
+		const struct sbx_rulepath *f;
 
 		if (op->kind != SBX_MNT_PIN)
 			continue;
@@ -469,7 +469,7 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 	 *    place in the process tree are its own. The look-ups' descriptors close on exec; the
 	 *    limit of open files raised to hold them is the command's own again.
 	 */
-	sbx_resolver_restore_limit(e->res);
+	sbx_rulepaths_restore_limit(e->res);
 	execvp(e->argv[0], e->argv);
 	err = errno;
 	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */

@@ -343,12 +343,12 @@ static int carve_dir(struct carve *c, int dfd, const char *path)
 	return rc;
 }
 
-int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_resolver *res,
-			      const struct sbx_resolved *tree, enum sbx_ll_grant g,
+int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res,
+			      const struct sbx_rulepath *tree, enum sbx_ll_grant g,
 			      char *const *denied, size_t n_denied, struct sbx_diag *d)
 {
 	struct carve c = {.ll = ll, .rights = LL_FS_READ, .tree = tree->real, .d = d};
-	const struct sbx_resolved **found = NULL;
+	const struct sbx_rulepath **found = NULL;
 	bool covered = false;
 	int fd, rc = 0, err;
 
@@ -361,7 +361,7 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_resolver *res,
 	}
 	/* Rules follow inodes: compare the paths as they resolve, as the kernel will see them. */
 	for (size_t i = 0; i < n_denied; i++) {
-		const struct sbx_resolved *f = sbx_resolve(res, denied[i]);
+		const struct sbx_rulepath *f = sbx_rulepath_get(res, denied[i]);
 
 		if (!f) {
 			rc = sbx_diag_set(d, -ENOMEM, "out of memory");

@@ -39,7 +39,7 @@ int sbx_helper_main(int argc, char **argv);
 #include <sys/types.h>
 
 /* What one look-up found, and the O_PATH descriptor it keeps of it. */
-struct sbx_resolved {
+struct sbx_rulepath {
 	char *path; /* as asked */
 	int err;    /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	bool exists, is_link, link_shared;
@@ -53,19 +53,19 @@ struct sbx_resolved {
 };
 
 /* The helper's view of the file system: every path looked up once, its object kept. */
-struct sbx_resolver {
+struct sbx_rulepaths {
 	struct sbx_fsview view; /* for ctx.fs: the planner looks up through this */
-	struct sbx_resolved **slots;
+	struct sbx_rulepath **slots;
 	size_t cap, n;
 	bool raised; /* the soft limit of open files was raised, saved holds the original */
 	struct rlimit saved;
 };
-void sbx_resolver_init(struct sbx_resolver *res);
+void sbx_rulepaths_init(struct sbx_rulepaths *res);
 /* The entry of path, looked up now if it was not yet; NULL only when out of memory. */
-const struct sbx_resolved *sbx_resolve(struct sbx_resolver *res, const char *path);
+const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const char *path);
 /* Puts back the soft limit of open files, for the command (before exec). */
-void sbx_resolver_restore_limit(struct sbx_resolver *res);
-void sbx_resolver_free(struct sbx_resolver *res);
+void sbx_rulepaths_restore_limit(struct sbx_rulepaths *res);
+void sbx_rulepaths_free(struct sbx_rulepaths *res);
 /*
  * In the new mount namespace: an O_PATH descriptor of real, walked with no link followed at
  * all, that must be the object (dev, ino) found before; otherwise -errno with d saying it
@@ -85,14 +85,14 @@ struct sbx_linux_enforce {
 	 * that contain one are granted piecewise around it (sbx_landlock_grant_around).
 	 */
 	struct sbx_strv ll_deny;
-	struct sbx_resolver *res; /* every path's one look-up, and the object it kept */
-	bool network;		  /* enabled: no network rules at all */
-	bool mount_namespace;	  /* build the private mount namespace */
-	int landlock_abi;	  /* the running ABI (>= 1) or 0 for none */
-	bool seccomp_metadata;	  /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
-	bool seccomp_no_watch;	  /* refuse inotify/fanotify watches (denies by Landlock alone) */
-	const char *command_cwd;  /* absolute */
-	char *const *argv;	  /* the command */
+	struct sbx_rulepaths *res; /* every path's one look-up, and the object it kept */
+	bool network;		   /* enabled: no network rules at all */
+	bool mount_namespace;	   /* build the private mount namespace */
+	int landlock_abi;	   /* the running ABI (>= 1) or 0 for none */
+	bool seccomp_metadata;	   /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
+	bool seccomp_no_watch;	   /* refuse inotify/fanotify watches (denies by Landlock alone) */
+	const char *command_cwd;   /* absolute */
+	char *const *argv;	   /* the command */
 };
 
 /*
@@ -101,7 +101,7 @@ struct sbx_linux_enforce {
  * now). e borrows plan's roots and owns the lists; free with sbx_linux_enforce_free().
  */
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-				struct sbx_resolver *res, struct sbx_linux_enforce *e,
+				struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
 				struct sbx_diag *d);
 void sbx_linux_enforce_free(struct sbx_linux_enforce *e);
 
@@ -164,8 +164,8 @@ int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, co
  * than SBX_LANDLOCK_CARVE_RULES_MAX rules in all, refuse with SBX_E_UNENFORCEABLE, as does a
  * denied path inside a tree granted anything but SBX_LL_READ.
  */
-int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_resolver *res,
-			      const struct sbx_resolved *tree, enum sbx_ll_grant g,
+int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res,
+			      const struct sbx_rulepath *tree, enum sbx_ll_grant g,
 			      char *const *denied, size_t n_denied, struct sbx_diag *d);
 int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);

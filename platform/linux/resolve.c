@@ -41,7 +41,7 @@ static uint64_t hash_path(const char *p)
 	return h;
 }
 
-static struct sbx_resolved **slot_of(const struct sbx_resolver *res, const char *path)
+static struct sbx_rulepath **slot_of(const struct sbx_rulepaths *res, const char *path)
 {
 	size_t s = (size_t)hash_path(path) & (res->cap - 1);
 
@@ -50,9 +50,9 @@ static struct sbx_resolved **slot_of(const struct sbx_resolver *res, const char 
 	return &res->slots[s];
 }
 
-static int grow(struct sbx_resolver *res)
+static int grow(struct sbx_rulepaths *res)
 {
-	struct sbx_resolved **old = res->slots;
+	struct sbx_rulepath **old = res->slots;
 	size_t old_cap = res->cap, cap = old_cap ? old_cap * 2 : 64;
 
 	res->slots = calloc(cap, sizeof(*res->slots));
@@ -69,7 +69,7 @@ static int grow(struct sbx_resolver *res)
 }
 
 /* The walk, with the soft limit of open files raised once when the descriptors run out. */
-static int walk_keep(struct sbx_resolver *res, const char *path, struct sbx_pathinfo *in, int *fd)
+static int walk_keep(struct sbx_rulepaths *res, const char *path, struct sbx_pathinfo *in, int *fd)
 {
 	int r = sbx_fs_walk(path, in, fd);
 
@@ -88,7 +88,7 @@ static int walk_keep(struct sbx_resolver *res, const char *path, struct sbx_path
 	return r;
 }
 
-static void entry_free(struct sbx_resolved *e)
+static void entry_free(struct sbx_rulepath *e)
 {
 	if (!e)
 		return;
@@ -100,9 +100,9 @@ static void entry_free(struct sbx_resolved *e)
 	free(e);
 }
 
-const struct sbx_resolved *sbx_resolve(struct sbx_resolver *res, const char *path)
+const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const char *path)
 {
-	struct sbx_resolved **slot, *e;
+	struct sbx_rulepath **slot, *e;
 	struct sbx_pathinfo in;
 	int fd = -1, r;
 
@@ -151,7 +151,7 @@ const struct sbx_resolved *sbx_resolve(struct sbx_resolver *res, const char *pat
 
 static int view_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 {
-	const struct sbx_resolved *e = sbx_resolve(self, path);
+	const struct sbx_rulepath *e = sbx_rulepath_get(self, path);
 
 	memset(out, 0, sizeof(*out));
 	if (!e)
@@ -176,7 +176,7 @@ static int view_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 /* Reads the file through the kept descriptor, so it is the object that was looked up. */
 static int view_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
 {
-	const struct sbx_resolved *e = sbx_resolve(self, path);
+	const struct sbx_rulepath *e = sbx_rulepath_get(self, path);
 	char proc[64];
 	int fd, err;
 
@@ -205,7 +205,7 @@ static int view_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 	return sbx_fsview_host.list(sbx_fsview_host.self, dir, each, arg);
 }
 
-void sbx_resolver_init(struct sbx_resolver *res)
+void sbx_rulepaths_init(struct sbx_rulepaths *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->view.lookup = view_lookup;
@@ -214,19 +214,19 @@ void sbx_resolver_init(struct sbx_resolver *res)
 	res->view.self = res;
 }
 
-void sbx_resolver_restore_limit(struct sbx_resolver *res)
+void sbx_rulepaths_restore_limit(struct sbx_rulepaths *res)
 {
 	if (res->raised)
 		setrlimit(RLIMIT_NOFILE, &res->saved);
 	res->raised = false;
 }
 
-void sbx_resolver_free(struct sbx_resolver *res)
+void sbx_rulepaths_free(struct sbx_rulepaths *res)
 {
 	for (size_t i = 0; i < res->cap; i++)
 		entry_free(res->slots[i]);
 	free(res->slots);
-	sbx_resolver_restore_limit(res);
+	sbx_rulepaths_restore_limit(res);
 	memset(res, 0, sizeof(*res));
 }
 

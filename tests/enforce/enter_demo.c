@@ -19,12 +19,12 @@ int main(int argc, char **argv)
 	static char *ro[64][64];
 	struct sbx_roots r = { 0 };
 	struct sbx_linux_enforce e = { 0 };
-	struct sbx_resolver res;
+	struct sbx_rulepaths res;
 	struct sbx_diag d;
 	int i;
 
 	sbx_diag_clear(&d);
-	sbx_resolver_init(&res);
+	sbx_rulepaths_init(&res);
 	e.res = &res;
 	r.readable = readable;
 	r.unreadable = unreadable;

@@ -62,6 +62,8 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 		return (m & (MNT | SEC)) || (m == SBX_MECH_NONE && rt->full_write);
 	case SBX_REQ_PROTECT_MISSING:
 	case SBX_REQ_MANAGED_NETWORK:
+	case SBX_REQ_UNIX_SOCKET:
+	case SBX_REQ_LOCAL_BINDING:
 		return false; /* never enforced on Linux */
 	}
 	return false;
