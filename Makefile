@@ -40,10 +40,14 @@ LIB_SRCS := \
 	lib/resolve.c \
 	lib/legacy.c \
 	lib/algebra.c \
+	lib/addition.c \
 	lib/glob.c \
 	lib/context.c \
+	lib/env.c \
 	lib/intent.c \
-	lib/plan.c
+	lib/plan.c \
+	lib/notes.c \
+	lib/denial.c
 
 LIB_LINUX_SRCS := \
 	lib/plan_linux.c

@@ -208,22 +208,39 @@ void sbx_legacy_free(struct sbx_legacy *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* Room for one more pointer after the n there are. */
+static int strv_room(struct sbx_strv *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 8;
+	char **v;
+
+	if (s->n < s->cap)
+		return 0;
+	v = realloc(s->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	s->cap = cap;
+	return 0;
+}
+
 int sbx_strv_push_owned(struct sbx_strv *s, char *str)
 {
 	if (!str)
 		return -ENOMEM;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 8;
-		char **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(str);
-			return -ENOMEM;
-		}
-		s->v = v;
-		s->cap = cap;
+	if (strv_room(s)) {
+		free(str);
+		return -ENOMEM;
 	}
 	s->v[s->n++] = str;
+	return 0;
+}
+
+int sbx_strv_terminate(struct sbx_strv *s)
+{
+	if (strv_room(s))
+		return -ENOMEM;
+	s->v[s->n] = NULL;
 	return 0;
 }
 
