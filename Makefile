@@ -79,7 +79,8 @@ PLATFORM_WINDOWS_SRCS := \
 	platform/windows/util.c \
 	platform/windows/token.c \
 	platform/windows/acl.c \
-	platform/windows/desktop.c
+	platform/windows/desktop.c \
+	platform/windows/environ.c
 
 # The command line of every platform.
 CMD_SRCS := \
@@ -91,11 +92,16 @@ CMD_SRCS := \
 	cmd/run.c \
 	cmd/explain.c \
 	cmd/probe.c \
-	cmd/tools.c
+	cmd/tools.c \
+	cmd/grants.c \
+	cmd/mkdir.c \
+	cmd/environ.c \
+	cmd/planprint.c
 
 # The Linux helper, sbxrun-linux-sandbox: Linux only.
 CMD_LINUX_SRCS := \
-	cmd/helper.c
+	cmd/helper.c \
+	cmd/execfail.c
 
 # The library is pure and the same everywhere (every platform's planner is in it, so that
 # `explain --platform` works on any host); each program adds its command line and backend.

@@ -16,7 +16,8 @@
 const char *env_get(const char *name)
 {
 	/* Only these variables influence what sbxrun decides; nothing else is read. */
-	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ", "PATH"};
+	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ",
+					      "PATH",	"HOME",	 "SBXRUN_DEBUG"};
 
 	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		if (strcmp(name, allowed[i]) == 0)
@@ -94,12 +95,12 @@ static int add_permissions(struct invocation *inv, const char *file, struct sbx_
 	r = additional_load_file(file, &a, d);
 	if (r)
 		return r;
-	/* These two fill no diagnostic: they fail only for want of memory or over a limit. */
+	/* Materializing fails only for want of memory or over a limit; the addition words why. */
 	r = sbx_additional_materialize(&a, &inv->ctx, &m);
-	if (!r)
-		r = sbx_profile_effective(&inv->profile, &m, &eff);
 	if (r)
 		sbx_diag_set(d, r, "%s: %s", file, sbx_strerror(r));
+	else if ((r = sbx_profile_add(&inv->profile, &m, &eff, d)) && !d->file[0])
+		snprintf(d->file, sizeof(d->file), "%s", file);
 	sbx_additional_free(&a);
 	sbx_additional_free(&m);
 	if (r)
@@ -131,11 +132,9 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 			return EXIT_REFUSED;
 		inv->n_roots++;
 	}
-	inv->tmpdir = env_get("TMPDIR");
 	inv->ctx.cwd = inv->cwd;
 	inv->ctx.workspace_roots = (const char *const *)inv->roots;
 	inv->ctx.n_workspace_roots = inv->n_roots;
-	inv->ctx.tmpdir = inv->tmpdir;
 	inv->ctx.platform = platform;
 	inv->profile_name = name;
 
@@ -147,7 +146,9 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 		r = add_permissions(inv, o->add[i], &d);
 	if (r)
 		return refuse_diag(&d);
-	return 0;
+	/* The quick grants come after every --add-permissions file (sbxrun(1), QUICK GRANTS). */
+	r = grants_apply(inv, o);
+	return r ? r : environ_build(inv, o, NULL);
 }
 
 int invocation_plan(struct invocation *inv, const struct opts *o)
@@ -164,7 +165,8 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 	r = backend_attach(&inv->plan, o);
 	if (r)
 		return refuse("cannot plan the sandbox: %s", strerror(-r));
-	return 0;
+	/* Now that the plan says whether the network is kept from the command. */
+	return o->env_offline ? environ_build(inv, o, &inv->plan) : 0;
 }
 
 void invocation_free(struct invocation *inv)
@@ -175,5 +177,7 @@ void invocation_free(struct invocation *inv)
 	sbx_profile_free(&inv->profile);
 	if (inv->planned)
 		sbx_plan_free(&inv->plan);
+	environ_free(inv);
+	sbx_strv_clear(&inv->made);
 	memset(inv, 0, sizeof(*inv));
 }

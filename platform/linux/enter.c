@@ -19,14 +19,6 @@
 
 #include "linux/linux.h"
 
-/* PROFILE.md section 2: the "minimal" readable set on Linux. */
-static const char *const minimal_paths[] = {
-	"/bin",	     "/sbin",	   "/usr",	   "/etc",
-	"/lib",	     "/lib64",	   "/nix/store",   "/run/current-system/sw",
-	"/dev/null", "/dev/zero",  "/dev/urandom", "/dev/random",
-	"/dev/tty",  "/proc/self",
-};
-
 /*
  * Device nodes every program expects to open for writing (and ioctl, for terminals). Writing
  * them changes no file; Landlock would otherwise refuse them because /dev is not a writable
@@ -241,9 +233,9 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 		for (size_t i = 0; fs && !r->full_read && rc == 0 && i < r->n_readable; i++)
 			rc = ll_grant(ll, e, r->readable[i], SBX_LL_READ, d);
 		for (size_t i = 0; fs && !r->full_read && r->platform_defaults && rc == 0 &&
-				   i < ARRAY_LEN(minimal_paths);
+				   sbx_linux_minimal_paths[i];
 		     i++)
-			rc = ll_grant(ll, e, minimal_paths[i], SBX_LL_READ, d);
+			rc = ll_grant(ll, e, sbx_linux_minimal_paths[i], SBX_LL_READ, d);
 		for (size_t i = 0; fs && rc == 0 && i < r->n_writable; i++)
 			rc = ll_grant(ll, e, r->writable[i].root, SBX_LL_WRITE, d);
 		for (size_t i = 0; fs && rc == 0 && i < ARRAY_LEN(device_paths); i++)
@@ -491,6 +483,9 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	 */
 	execvp(e->argv[0], e->argv);
 	err = errno;
+	/* Which rule refused it, when the profile did (cmd/helper.c). */
+	if (e->exec_failed)
+		sbx_linux_die(d, e->exec_failed(e->exec_failed_arg, err, d));
 	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
 	if (err == ENOENT || err == ENOTDIR) {
 		sbx_diag_set(d, -err, "%s: command not found", e->argv[0]);

@@ -153,3 +153,32 @@ setup() { setup_ws; cd "$WS"; }
 	run -126 "$SBXRUN" --profile :read-only -- "$WS/notexec"
 	[ "${lines[0]}" = "sbxrun: $WS/notexec: cannot execute: Permission denied" ]
 }
+
+@test "-v and SBXRUN_DEBUG=1 print the plan on stderr first; stdout stays the command's" {
+	for how in -v --verbose SBXRUN_DEBUG=1; do
+		if [ "$how" = SBXRUN_DEBUG=1 ]; then
+			SBXRUN_DEBUG=1 run --separate-stderr "$SBXRUN" --sandbox forbid -p :read-only -- echo hi
+		else
+			run --separate-stderr "$SBXRUN" "$how" --sandbox forbid -p :read-only -- echo hi
+		fi
+		[ "$status" -eq 0 ]
+		[ "$output" = hi ]
+		[ "$(head -n 1 <<<"$stderr")" = "sbxrun: profile :read-only (managed, network restricted), cwd $WS" ]
+		[ "$(sed -n 2p <<<"$stderr")" = "sbxrun: sandbox none (not requested): the command runs unconfined" ]
+	done
+	SBXRUN_DEBUG=0 run --separate-stderr "$SBXRUN" --sandbox forbid -- echo hi
+	[ "$stderr" = "" ]
+	run --separate-stderr "$SBXRUN" -v --sandbox forbid --env-clear --env-set B=1 --env-set A=2 -- /usr/bin/env
+	[ "$(tail -n 1 <<<"$stderr")" = "sbxrun: environment (2): A B" ]
+}
+
+@test "-v lists each requirement with its mechanism and status, and a refusal still refuses" {
+	run --separate-stderr "$SBXRUN" -v --managed-network -p :read-only -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"sbxrun: sandbox linux-seccomp, not enforceable (refused)"* ]]
+	[[ "$stderr" == *"sbxrun:   read /"*"enforced"* ]]
+	[[ "$stderr" == *"sbxrun:   managed network (proxy only)"*"unenforceable [1]"* ]]
+	[ ! -e "$WS/canary" ]
+	run "$SBXRUN" explain -v -- true
+	[ "$status" -eq 125 ]
+}
