@@ -1,11 +1,17 @@
 # sbxrun - one GNU Makefile, explicit source lists.
 #
 #   make                 build ./sbxrun (installs missing build dependencies through apt first)
-#   make check           build and run every test tier (unit, cli, enforce, fuzz replay, lint of man)
+#   make check           build and run every test tier (unit, cli, net, enforce, fuzz replay, lint
+#                        of man)
 #   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
-#   make bench           benchmarks (tests/bench/)
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make fuzz-http       the same for the proxy's HTTP parsers
+#   make bench           benchmarks (tests/bench/); make bench-proxy runs the proxy's group alone
+#   make install         PREFIX=/usr/local DESTDIR= (the binary, its helper link, the manual
+#                        pages, the bash and zsh completions, the profile schema)
+#   make deb             a Debian package, sbxrun_VERSION_ARCH.deb (platform/linux/debian/)
+#   make dist            the release tarball sbxrun-VERSION.tar.gz; make distcheck builds it
+#                        and runs make check inside
 #   make windows         cross-build sbxrun.exe with MinGW-w64; make check-windows runs it under Wine
 #
 # User CFLAGS/LDFLAGS are appended last. DEVELOPER=1 turns warnings into errors (CI sets it).
@@ -13,6 +19,9 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 DESTDIR ?=
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -35,6 +44,7 @@ LIB_SRCS := \
 	lib/load_profile.c \
 	lib/load_additional.c \
 	lib/load_legacy.c \
+	lib/load_managed.c \
 	lib/emit.c \
 	lib/builtin.c \
 	lib/resolve.c \
@@ -45,9 +55,14 @@ LIB_SRCS := \
 	lib/context.c \
 	lib/env.c \
 	lib/intent.c \
+	lib/proxyenv.c \
 	lib/plan.c \
 	lib/notes.c \
-	lib/denial.c
+	lib/denial.c \
+	lib/strbuf.c \
+	lib/domain.c \
+	lib/http.c \
+	lib/netlog.c
 
 LIB_LINUX_SRCS := \
 	lib/plan_linux.c
@@ -82,6 +97,11 @@ PLATFORM_WINDOWS_SRCS := \
 	platform/windows/desktop.c \
 	platform/windows/environ.c
 
+# The proxy's event loop and resolver threads: POSIX, shared by Linux and macOS.
+PLATFORM_UNIX_SRCS := \
+	platform/unix/proxy.c \
+	platform/unix/resolver.c
+
 # The command line of every platform.
 CMD_SRCS := \
 	cmd/main.c \
@@ -96,7 +116,8 @@ CMD_SRCS := \
 	cmd/grants.c \
 	cmd/mkdir.c \
 	cmd/environ.c \
-	cmd/planprint.c
+	cmd/planprint.c \
+	cmd/proxy.c
 
 # The Linux helper, sbxrun-linux-sandbox: Linux only.
 CMD_LINUX_SRCS := \
@@ -106,14 +127,15 @@ CMD_LINUX_SRCS := \
 # The library is pure and the same everywhere (every platform's planner is in it, so that
 # `explain --platform` works on any host); each program adds its command line and backend.
 ALL_LIB_SRCS := $(LIB_SRCS) $(LIB_LINUX_SRCS) $(LIB_MACOS_SRCS) $(LIB_WINDOWS_SRCS)
-LINUX_SRCS := $(CMD_SRCS) $(CMD_LINUX_SRCS) $(PLATFORM_LINUX_SRCS)
-DARWIN_SRCS := $(CMD_SRCS) $(PLATFORM_MACOS_SRCS)
+LINUX_SRCS := $(CMD_SRCS) $(CMD_LINUX_SRCS) $(PLATFORM_LINUX_SRCS) $(PLATFORM_UNIX_SRCS)
+DARWIN_SRCS := $(CMD_SRCS) $(PLATFORM_MACOS_SRCS) $(PLATFORM_UNIX_SRCS)
 WINDOWS_SRCS := $(CMD_SRCS) $(PLATFORM_WINDOWS_SRCS)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 # The macOS enforcement suite's probe (built and run on a Mac by check-enforce-macos).
 ENFORCE_MACOS_SRCS := tests/enforce-macos/probe.c
 FUZZ_TARGET := tests/fuzz/fuzz_profile.c
+FUZZ_HTTP_TARGET := tests/fuzz/fuzz_http.c
 
 # ---- flags -----------------------------------------------------------------------------------
 
@@ -140,8 +162,8 @@ DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
 DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null || echo -ljansson -lseccomp -lcap)
 
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -Ilib -Iplatform $(OPT) \
-	$(WARN) $(HARDEN_CFLAGS) $(DEP_CFLAGS) $(CFLAGS)
-ALL_LDFLAGS = $(HARDEN_LDFLAGS) $(SAN_LDFLAGS) $(LDFLAGS)
+	-pthread $(WARN) $(HARDEN_CFLAGS) $(DEP_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = -pthread $(HARDEN_LDFLAGS) $(SAN_LDFLAGS) $(LDFLAGS)
 
 # sbxrun itself is linked static-pie (still position independent, so ASLR holds) when the static
 # archives of its libraries are installed: each run starts the binary twice (sbxrun, then its
@@ -183,15 +205,18 @@ PROGRAM_OBJS := $(PROGRAM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
-.PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man asan fuzz \
-	lint bench install uninstall clean deps deps-test windows check-windows check-enforce-macos
+.PHONY: deb deps-pkg check-pkg dist distcheck
+.PHONY: all completion check check-unit check-cli check-schema check-enforce check-fuzz \
+	check-macos check-man check-net asan fuzz fuzz-http lint bench bench-proxy install \
+	uninstall clean deps deps-test windows check-windows check-enforce-macos
 
-all: sbxrun
+all: sbxrun completion
 
 # ---- dependencies: install what is missing, saying what runs ---------------------------------
 
 BUILD_DEB := gcc make pkg-config libjansson-dev libseccomp-dev libcap-dev
-TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang
+TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang zsh bash-completion \
+	python3-jsonschema curl python3-pip strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -208,10 +233,14 @@ deps:
 
 deps-test: deps
 	@missing=""; \
-	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang; do \
+	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang \
+		zsh:zsh curl:curl pip3:python3-pip strace:strace; do \
 		command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; \
 	done; \
 	python3 -c 'import yaml' 2>/dev/null || missing="$$missing python3-yaml"; \
+	[ -e /usr/share/bash-completion/bash_completion ] || missing="$$missing bash-completion"; \
+	/usr/bin/python3 -c 'from jsonschema import Draft202012Validator' 2>/dev/null || \
+		missing="$$missing python3-jsonschema"; \
 	if [ -n "$$missing" ]; then \
 		if command -v apt-get >/dev/null; then \
 			echo "sbxrun: installing test dependencies: $(SUDO) apt-get install -y$$missing"; \
@@ -241,6 +270,20 @@ sbxrun: $(BUILD)/sbxrun
 
 asan: sbxrun
 
+# ---- shell completions: both scripts built from one table (cmd/completion/options) ------------
+COMPLETION := $(BUILD)/completion/sbxrun $(BUILD)/completion/_sbxrun
+COMPLETION_GEN := cmd/completion/gen cmd/completion/options
+
+completion: $(COMPLETION)
+
+$(BUILD)/completion/sbxrun: cmd/completion/sbxrun.bash.in $(COMPLETION_GEN)
+	@mkdir -p $(dir $@)
+	cmd/completion/gen bash $< cmd/completion/options >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/completion/_sbxrun: cmd/completion/_sbxrun.in $(COMPLETION_GEN)
+	@mkdir -p $(dir $@)
+	cmd/completion/gen zsh $< cmd/completion/options >$@.tmp && mv $@.tmp $@
+
 $(UNIT_OBJS): ALL_CFLAGS += $(UNIT_CFLAGS)
 
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
@@ -248,6 +291,10 @@ $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
 
 $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
+
+$(BUILD)/fuzz-http-replay: $(FUZZ_HTTP_TARGET) tests/fuzz/replay.c $(LIBSBX)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_HTTP_TARGET) tests/fuzz/replay.c $(LIBSBX) \
+		$(DEP_LIBS)
 
 # The Darwin program checked on Linux, as far as a compiler can without Apple's headers: every
 # Darwin source (the library, cmd/ and platform/macos), the unit tests and the macOS
@@ -262,7 +309,8 @@ DARWIN_CHECK_CFLAGS = -std=gnu11 -U__linux__ -U__linux -Ulinux -U__gnu_linux__ -
 	-Itests/macos-stubs -Ilib -Iplatform -include tests/macos-stubs/darwin.h $(WARN) \
 	-Werror=implicit-function-declaration $(DEP_CFLAGS) $(CFLAGS)
 $(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFORCE_MACOS_SRCS) \
-		$(MACOS_STUBS) $(wildcard lib/*.h cmd/*.h platform/macos/*.h tests/unit/*.h) | deps
+		$(MACOS_STUBS) $(wildcard lib/*.h cmd/*.h platform/macos/*.h platform/unix/*.h \
+		tests/unit/*.h) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(DARWIN_CHECK_CFLAGS) -fsyntax-only $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) \
 		$(ENFORCE_MACOS_SRCS)
@@ -270,14 +318,16 @@ $(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFO
 
 # ---- tests -----------------------------------------------------------------------------------
 
-check: check-unit check-fuzz check-macos check-man check-cli check-enforce check-windows
+check: check-unit check-fuzz check-macos check-man check-cli check-schema check-pkg \
+	check-net check-enforce check-windows
 	@echo "sbxrun: all test tiers passed ($(BUILD))"
 
 check-unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests tests/vectors
 
-check-fuzz: $(BUILD)/fuzz-replay
+check-fuzz: $(BUILD)/fuzz-replay $(BUILD)/fuzz-http-replay
 	$(BUILD)/fuzz-replay tests/fuzz/corpus
+	$(BUILD)/fuzz-http-replay tests/fuzz/corpus-http
 
 # On Linux, what can be checked of the macOS side without a Mac: the Darwin sources compile,
 # the macOS enforcement suites parse, and the macOS workflow names only what exists.
@@ -289,8 +339,17 @@ check-macos: $(BUILD)/macos-compile.stamp deps-test
 check-man: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
 
-check-cli: sbxrun deps-test
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/cli
+# The profile schema against the loader: every profile under tests/ (tests/schema/check).
+check-schema: sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/schema/check
+
+check-cli: sbxrun completion deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun SBX_BASH_COMPLETION=$(CURDIR)/$(BUILD)/completion/sbxrun \
+		SBX_ZSH_COMPLETION=$(CURDIR)/$(BUILD)/completion/_sbxrun bats tests/cli
+
+# The proxy against real servers, clients and git on 127.0.0.1 (no other network is used).
+check-net: sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/net
 
 # ---- the seccomp filters, compiled once at build time -------------------------------------
 # seccomp-gen builds the four filters with libseccomp (the same code the helper would run) and
@@ -346,11 +405,19 @@ fuzz: deps-test
 	build-fuzz/fuzz-profile -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 		build-fuzz/corpus tests/fuzz/corpus
 
+# The proxy's HTTP parsers; new findings land in build-fuzz/corpus-http.
+fuzz-http: deps-test
+	@mkdir -p build-fuzz/corpus-http
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib $(DEP_CFLAGS) \
+		-o build-fuzz/fuzz-http $(FUZZ_HTTP_TARGET) $(ALL_LIB_SRCS) $(DEP_LIBS)
+	build-fuzz/fuzz-http -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
+		-dict=tests/fuzz/http.dict build-fuzz/corpus-http tests/fuzz/corpus-http
+
 lint: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
 	@if command -v clang-format >/dev/null; then \
 		clang-format --dry-run --Werror $(ALL_LIB_SRCS) lib/*.h $(LINUX_SRCS) cmd/*.h \
-			$(PLATFORM_MACOS_SRCS); fi
+			$(PLATFORM_MACOS_SRCS) platform/unix/*.h; fi
 	@if command -v cppcheck >/dev/null; then \
 		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
 			$(ALL_LIB_SRCS) $(LINUX_SRCS); fi
@@ -364,21 +431,88 @@ $(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
 bench: sbxrun $(BUILD)/bench/loader
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader tests/bench/run
 
+# The proxy's group of the benchmarks alone (prints its table; writes nothing).
+bench-proxy: sbxrun
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/proxy
+
 # ---- install ---------------------------------------------------------------------------------
 
-install: $(BUILD)/sbxrun
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+install: $(BUILD)/sbxrun $(COMPLETION)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DATADIR)/sbxrun
 	install -m 0755 $(BUILD)/sbxrun $(DESTDIR)$(BINDIR)/sbxrun
 	ln -sf sbxrun $(DESTDIR)$(BINDIR)/sbxrun-linux-sandbox
 	install -m 0644 man/sbxrun.1 $(DESTDIR)$(MANDIR)/man1/sbxrun.1
 	install -m 0644 man/sbxrun-profile.5 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5
+	install -m 0644 $(BUILD)/completion/sbxrun $(DESTDIR)$(BASHCOMPDIR)/sbxrun
+	install -m 0644 $(BUILD)/completion/_sbxrun $(DESTDIR)$(ZSHCOMPDIR)/_sbxrun
+	install -m 0644 man/sbxrun-profile.schema.json \
+		$(DESTDIR)$(DATADIR)/sbxrun/profile.schema.json
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sbxrun $(DESTDIR)$(BINDIR)/sbxrun-linux-sandbox \
-		$(DESTDIR)$(MANDIR)/man1/sbxrun.1 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5
+		$(DESTDIR)$(MANDIR)/man1/sbxrun.1 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5 \
+		$(DESTDIR)$(BASHCOMPDIR)/sbxrun $(DESTDIR)$(ZSHCOMPDIR)/_sbxrun \
+		$(DESTDIR)$(DATADIR)/sbxrun/profile.schema.json
+	-rmdir $(DESTDIR)$(DATADIR)/sbxrun 2>/dev/null
 
 clean:
-	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe
+	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe sbxrun_*.deb \
+		sbxrun-*.tar.gz
+
+# ---- packages ----------------------------------------------------------------------------------
+# make deb: sbxrun_VERSION-REVISION_ARCH.deb here, built by dpkg-deb from this build
+# (platform/linux/debian/build; the newest entry of its changelog must be this version).
+DEB_REVISION ?= 1
+DEB_VERSION := $(VERSION)-$(DEB_REVISION)
+
+deb: $(BUILD)/sbxrun $(COMPLETION) deps-pkg
+	platform/linux/debian/build $(DEB_VERSION) $(BUILD)/sbxrun $(BUILD)/completion \
+		$(BUILD)/deb .
+
+# Builds the package, then tests/pkg/run: lintian, the AppArmor profile, and the package
+# installed, used and purged by dpkg in a mount namespace over overlays (root; the host's
+# /usr, /etc and /var are not touched).
+check-pkg: deb sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/pkg/run sbxrun_$(DEB_VERSION)_$$(dpkg --print-architecture).deb
+
+# make dist: sbxrun-VERSION.tar.gz holding the files git tracks, as they are in the working
+# tree (a warning says when they differ from the last commit); owners, order and times fixed,
+# so the same tree gives the same archive. make distcheck unpacks it into a scratch directory
+# and runs make check there: what the tarball holds builds and passes on its own.
+DIST := sbxrun-$(VERSION)
+
+dist:
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+		{ echo "sbxrun: make dist lists the files git tracks: run it in a git checkout" >&2; exit 1; }
+	@git diff --quiet HEAD -- || echo "sbxrun: warning: the tarball holds uncommitted changes" >&2
+	rm -rf $(BUILD)/dist
+	mkdir -p $(BUILD)/dist/$(DIST)
+	git ls-files -z | xargs -0 cp -P --parents -t $(BUILD)/dist/$(DIST)
+	tar -C $(BUILD)/dist --sort=name --owner=0 --group=0 --numeric-owner \
+		--mtime=@$$(git log -1 --format=%ct) -czf $(DIST).tar.gz $(DIST)
+	@echo "sbxrun: wrote $(DIST).tar.gz ($$(git ls-files | wc -l) files)"
+
+distcheck: dist
+	rm -rf $(BUILD)/distcheck
+	mkdir -p $(BUILD)/distcheck
+	tar -C $(BUILD)/distcheck -xzf $(DIST).tar.gz
+	cd $(BUILD)/distcheck/$(DIST) && diff <(git -C $(CURDIR) ls-files | sort) \
+		<(find . -type f -o -type l | sed 's|^\./||' | sort)
+	$(MAKE) -C $(BUILD)/distcheck/$(DIST) check
+	@echo "sbxrun: $(DIST).tar.gz builds and passes make check from scratch"
+
+deps-pkg:
+	@missing=""; \
+	command -v dpkg-shlibdeps >/dev/null || missing="$$missing dpkg-dev"; \
+	command -v lintian >/dev/null || missing="$$missing lintian"; \
+	command -v apparmor_parser >/dev/null || missing="$$missing apparmor"; \
+	if [ -n "$$missing" ]; then \
+		echo "sbxrun: installing packaging tools: $(SUDO) apt-get install -y$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+			$$missing || exit 1; \
+	fi
 
 -include $(LIB_OBJS:.o=.d) $(PROGRAM_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
 

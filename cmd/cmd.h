@@ -29,14 +29,18 @@ enum {
 	OPT_WINLEVEL = 1 << 7,
 	OPT_JSON = 1 << 8,
 	OPT_TO = 1 << 9,
-	OPT_GRANT = 1 << 10,   /* --read, --write, --deny, --network */
-	OPT_ENV = 1 << 11,     /* --env-* */
-	OPT_MKDIR = 1 << 12,   /* run, explain */
-	OPT_VERBOSE = 1 << 13, /* run */
+	OPT_UNIX_SOCKET = 1 << 10,
+	OPT_LOCAL_BINDING = 1 << 11,
+	OPT_GRANT = 1 << 12,   /* --read, --write, --deny, --network */
+	OPT_ENV = 1 << 13,     /* --env-* */
+	OPT_MKDIR = 1 << 14,   /* run, explain */
+	OPT_VERBOSE = 1 << 15, /* run */
 };
 #define OPTS_SHARED                                                                                \
 	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET |              \
 	 OPT_WINLEVEL | OPT_GRANT | OPT_ENV)
+/* What the network may do beyond the profile: run and explain, which plan the network. */
+#define OPTS_NETWORK (OPT_UNIX_SOCKET | OPT_LOCAL_BINDING)
 
 /*
  * Each repeatable option of a run takes at most this many values: the command line is not where
@@ -60,6 +64,9 @@ struct opts {
 	size_t n_add;
 	enum sbx_pref pref;
 	bool managed_network;
+	const char *unix_sockets[SBX_MAX_UNIX_SOCKETS]; /* --allow-unix-socket */
+	size_t n_unix_sockets;
+	bool allow_local_binding;
 	bool platform_set;
 	enum sbx_platform platform;
 	enum sbx_windows_level wlevel;
@@ -84,6 +91,14 @@ struct opts {
  * printed, 0 otherwise.
  */
 int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand);
+/*
+ * getopt_long() takes any unambiguous prefix of a long option ("--net" for "--network");
+ * sbxrun does not: a prefix that names one option today can name another tomorrow ("--deny"
+ * once named the proxy's --deny-domain). After getopt_long() returned lo[idx] (idx -1: a short
+ * option) with optind next: the word written when it was such a prefix, else NULL.
+ */
+struct option;
+const char *opt_abbreviated(char *const argv[], int next, const struct option *lo, int idx);
 void usage_print(const char *subcommand, bool to_stderr);
 
 /* Everything run, explain, access and context compute before they differ (invocation.c). */
@@ -158,7 +173,11 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d);
 int refuse_diag(const struct sbx_diag *d);
 int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The one audited place where sbxrun reads its environment for decisions (invocation.c). */
+/*
+ * The audited place where sbxrun reads its own environment for decisions (invocation.c), one
+ * variable by name. The proxy variables of managed networking, and the TMPDIR of the plan, are
+ * read from the environment made for the command (environ.c), as the command will see them.
+ */
 const char *env_get(const char *name);
 
 /* The host backend: plan the platform, and execute a sandboxed command (backend.c). */
@@ -179,5 +198,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_intersect(int argc, char **argv);
 int cmd_context(int argc, char **argv);
+int cmd_proxy(int argc, char **argv);
 
 #endif

@@ -32,11 +32,11 @@ int environ_build(struct invocation *inv, const struct opts *o, const struct sbx
 		.fold_case = sbx_host_platform() == SBX_PLATFORM_WINDOWS,
 	};
 	/*
-	 * --env-offline applies where sbxrun keeps the network from the command, which only the
-	 * plan knows; the first build, which the plan needs for TMPDIR, assumes a network.
+	 * --env-offline applies where sbxrun keeps the network from the command (not through a
+	 * managed network's proxies either), which only the plan knows; the first build, which
+	 * the plan needs for TMPDIR and the proxy variables, assumes a network.
 	 */
-	bool network =
-		!plan || !plan->sandbox_requested || (plan->network && !plan->managed_network);
+	bool network = !plan || !plan->sandbox_requested || plan->network || plan->managed_network;
 	struct sbx_strv env = {0};
 	int r;
 

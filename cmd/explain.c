@@ -132,7 +132,8 @@ int cmd_explain(int argc, char **argv)
 	bool refused;
 	int r;
 
-	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPT_PLATFORM | OPT_JSON | OPT_MKDIR, true);
+	r = opts_parse(&o, argc, argv,
+		       OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON | OPT_MKDIR, true);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = invocation_load(&inv, &o, o.platform);

@@ -157,11 +157,26 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 	int r;
 
 	sbx_diag_clear(&d);
+	struct sbx_net_opts net = {
+		/*
+		 * Managed networking lets the command reach the proxies its environment names: the
+		 * planner reads the proxy variables from the environment the command gets, whole
+		 * (lib/ looks only at the names of sbx_proxy_vars, in upper and lower case).
+		 */
+		.env = o->managed_network ? inv->env.v : NULL,
+		.unix_sockets = o->unix_sockets,
+		.n_unix_sockets = o->n_unix_sockets,
+		.allow_local_binding = o->allow_local_binding,
+	};
+
 	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, o->managed_network, o->wlevel,
 			   &inv->plan, &d);
 	if (r)
 		return refuse_diag(&d);
 	inv->planned = true;
+	r = sbx_plan_network(&inv->plan, &net, &d);
+	if (r)
+		return refuse_diag(&d);
 	r = backend_attach(&inv->plan, o);
 	if (r)
 		return refuse("cannot plan the sandbox: %s", strerror(-r));

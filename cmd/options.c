@@ -19,6 +19,8 @@ static const char usage_main[] =
 	"       sbxrun merge BASE.json EXTRA.json\n"
 	"       sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
 	"       sbxrun context [OPTIONS]\n"
+	"       sbxrun proxy --listen ADDR [--allow-domain D]... [--deny-domain D]... "
+	"[--log FILE|-]\n"
 	"\n"
 	"Run COMMAND confined by a permission profile, or explain what would happen.\n"
 	"\n"
@@ -31,7 +33,12 @@ static const char usage_main[] =
 	"  -a, --add-permissions FILE   merge an additional-permission profile on top "
 	"(repeatable)\n"
 	"      --sandbox auto|require|forbid   whether a sandbox is wanted (default auto)\n"
-	"      --managed-network        the caller has managed-network requirements\n"
+	"      --managed-network        the caller has managed-network requirements: the command\n"
+	"                               may reach only the loopback proxies its proxy variables\n"
+	"                               name (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, ...)\n"
+	"      --allow-unix-socket PATH this Unix socket (or those below a directory) stays\n"
+	"                               reachable with the network restricted (repeatable)\n"
+	"      --allow-local-binding    the command may bind and serve on loopback\n"
 	"      --read PATH              also let the command read PATH (repeatable)\n"
 	"      --write PATH             also let the command write PATH (repeatable)\n"
 	"      --deny PATH              keep the command from PATH (repeatable)\n"
@@ -99,6 +106,8 @@ enum {
 	LO_WINLEVEL,
 	LO_JSON,
 	LO_TO,
+	LO_UNIX_SOCKET,
+	LO_LOCAL_BINDING,
 	LO_READ,
 	LO_WRITE,
 	LO_DENY,
@@ -119,6 +128,8 @@ static const struct option long_opts[] = {
 	{"add-permissions", required_argument, NULL, 'a'},
 	{"sandbox", required_argument, NULL, LO_SANDBOX},
 	{"managed-network", no_argument, NULL, LO_MANAGED},
+	{"allow-unix-socket", required_argument, NULL, LO_UNIX_SOCKET},
+	{"allow-local-binding", no_argument, NULL, LO_LOCAL_BINDING},
 	{"platform", required_argument, NULL, LO_PLATFORM},
 	{"windows-sandbox", required_argument, NULL, LO_WINLEVEL},
 	{"json", no_argument, NULL, LO_JSON},
@@ -162,6 +173,10 @@ static unsigned opt_bit(int c)
 		return OPT_JSON;
 	case LO_TO:
 		return OPT_TO;
+	case LO_UNIX_SOCKET:
+		return OPT_UNIX_SOCKET;
+	case LO_LOCAL_BINDING:
+		return OPT_LOCAL_BINDING;
 	case LO_READ:
 	case LO_WRITE:
 	case LO_DENY:
@@ -210,6 +225,21 @@ static int bad_value(const char *opt, const char *value, const char *expected)
 	return refuse_diag(&d);
 }
 
+const char *opt_abbreviated(char *const argv[], int next, const struct option *lo, int idx)
+{
+	const char *w;
+
+	if (idx < 0 || next < 1)
+		return NULL;
+	/* A value given as a word of its own follows the option's word. */
+	w = argv[next - 1];
+	if (optarg && optarg == argv[next - 1] && next >= 2)
+		w = argv[next - 2];
+	if (strncmp(w, "--", 2) != 0)
+		return NULL;
+	return strcspn(w + 2, "=") == strlen(lo[idx].name) ? NULL : w;
+}
+
 static int too_many(const char *opt)
 {
 	return refuse("--%s: given more than %d times", opt, OPT_LIST_MAX);
@@ -230,7 +260,8 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	static const char *const levels[] = {"disabled", "restricted-token", "elevated", NULL};
 	/* Messages of a subcommand start with its name; those of plain sbxrun need none. */
 	char sub[32];
-	int c, i, r;
+	int c, i, r, idx = -1;
+	const char *abbr;
 
 	snprintf(sub, sizeof(sub), "%s%s", o->subcommand ? o->subcommand : "",
 		 o->subcommand ? ": " : "");
@@ -240,7 +271,19 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	opterr = 0;
 	/* "+": options end at the first operand, so the command's own options stay its own. */
 	while ((c = getopt_long(argc, argv, stop_at_operand ? "+:p:C:w:a:vhV" : ":p:C:w:a:vhV",
-				long_opts, NULL)) != -1) {
+				long_opts, &idx)) != -1) {
+		abbr = c != '?' && c != ':' ? opt_abbreviated(argv, optind, long_opts, idx) : NULL;
+		idx = -1;
+		if (abbr) {
+			struct sbx_diag d;
+
+			sbx_diag_clear(&d);
+			sbx_diag_set(&d, 0, "%sunknown option '%s'", sub, abbr);
+			sbx_diag_hint(&d, 0,
+				      "options are spelled out in full; see 'sbxrun %s%s--help'",
+				      o->subcommand ? o->subcommand : "", o->subcommand ? " " : "");
+			return refuse_diag(&d);
+		}
 		if (c == 'h') {
 			usage_print(o->subcommand, false);
 			return -1;
@@ -292,6 +335,16 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			break;
 		case LO_MANAGED:
 			o->managed_network = true;
+			break;
+		case LO_UNIX_SOCKET:
+			/* Checked and normalized with the plan (sbx_plan_network). */
+			if (o->n_unix_sockets == SBX_MAX_UNIX_SOCKETS)
+				return refuse("--allow-unix-socket: more than %d sockets",
+					      SBX_MAX_UNIX_SOCKETS);
+			o->unix_sockets[o->n_unix_sockets++] = optarg;
+			break;
+		case LO_LOCAL_BINDING:
+			o->allow_local_binding = true;
 			break;
 		case LO_PLATFORM:
 			if ((i = pick(optarg, platforms)) < 0)

@@ -116,29 +116,46 @@ int sbx_additional_load_buf(const char *buf, size_t len, const char *name,
 	return r;
 }
 
-int sbx_legacy_load_buf(const char *buf, size_t len, const char *name, struct sbx_legacy *out,
-			struct sbx_diag *d)
+int sbx_load_object(const char *buf, size_t len, const char *name, struct sbx_diag *d,
+		    int (*walk)(const struct sbx_at *a, json_t *root, void *out), void *out)
 {
-	const char *type;
 	json_t *root;
 	struct sbx_at a;
 	int r;
 
-	memset(out, 0, sizeof(*out));
 	sbx_diag_clear(d);
 	sbx_at_root(&a, name, NULL, d);
 	r = sbx_json_parse_object(buf, len, name, &root, d);
 	if (r)
 		return r;
-	r = sbx_missing_tag(&a, root, "type", "a sandbox policy", SBX_LEGACY_TYPES_EXPECTED);
-	if (!r)
-		r = sbx_key_string(&a, root, "type", "a sandbox policy", &type);
-	if (!r)
-		r = sbx_walk_legacy(&a, root, type, out);
+	r = walk(&a, root, out);
 	json_decref(root);
-	if (r) {
-		sbx_legacy_free(out);
+	if (r)
 		sbx_json_place_pointer(buf, len, d);
-	}
+	return r;
+}
+
+static int walk_legacy_root(const struct sbx_at *a, json_t *root, void *out)
+{
+	const char *type;
+	int r;
+
+	r = sbx_missing_tag(a, root, "type", "a sandbox policy", SBX_LEGACY_TYPES_EXPECTED);
+	if (!r)
+		r = sbx_key_string(a, root, "type", "a sandbox policy", &type);
+	if (!r)
+		r = sbx_walk_legacy(a, root, type, out);
+	return r;
+}
+
+int sbx_legacy_load_buf(const char *buf, size_t len, const char *name, struct sbx_legacy *out,
+			struct sbx_diag *d)
+{
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = sbx_load_object(buf, len, name, d, walk_legacy_root, out);
+	if (r)
+		sbx_legacy_free(out);
 	return r;
 }

@@ -16,6 +16,7 @@
  *   load_profile.c   the tagged PermissionProfile (managed, disabled, external)
  *   load_additional.c  the untagged shape: AdditionalPermissionProfile and the older rollout profile
  *   load_legacy.c    the legacy SandboxPolicy
+ *   load_managed.c   Codex's ManagedNetworkSandboxContext (--managed-network of the helper)
  *   readfile.c       reading a profile file or stdin, bounded
  */
 #ifndef SBX_LOAD_H
@@ -152,6 +153,14 @@ int sbx_walk_rollout(const struct sbx_at *a, json_t *root, struct sbx_profile *o
 /* load_legacy.c */
 extern const char *const sbx_legacy_types[]; /* danger-full-access read-only ... */
 int sbx_walk_legacy(const struct sbx_at *a, json_t *root, const char *type, struct sbx_legacy *l);
+
+/*
+ * load.c: the frame of a loader entry point that reads one JSON object: a fresh diagnostic, the
+ * text parsed (jansson places a syntax error), walk filling out, and a walker's error placed at
+ * its line and column. What walk leaves in out on failure is the caller's to free.
+ */
+int sbx_load_object(const char *buf, size_t len, const char *name, struct sbx_diag *d,
+		    int (*walk)(const struct sbx_at *a, json_t *root, void *out), void *out);
 
 /* ---- load_text.c ---------------------------------------------------------------------------- */
 

@@ -70,17 +70,6 @@ static bool reserve(struct wire *w, size_t more)
 	return true;
 }
 
-static int hex_digit(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The four hex digits after "\u" at w->p (which points at the 'u'), or -1. */
 static long hex4(struct wire *w)
 {
@@ -89,7 +78,7 @@ static long hex4(struct wire *w)
 	if (w->end - w->p < 5 || *w->p != 'u')
 		return -1;
 	for (int i = 1; i <= 4; i++) {
-		int d = hex_digit(w->p[i]);
+		int d = sbx_hex_digit((unsigned char)w->p[i]);
 
 		if (d < 0)
 			return -1;

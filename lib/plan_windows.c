@@ -194,6 +194,11 @@ static bool reads_root(const struct sbx_plan *p)
 	return false;
 }
 
+/* Codex's words (spec 3), and what sbxrun lacks for them. */
+static const char why_managed[] = "managed networking requires the elevated Windows sandbox "
+				  "backend, which sbxrun does not implement";
+static const char hint_managed[] = "run the command on macOS, or without --managed-network";
+
 static int attach_restricted_token(struct sbx_plan *p)
 {
 	bool read_refused = false, all_readable = p->roots.full_read || reads_root(p);
@@ -209,6 +214,9 @@ static int attach_restricted_token(struct sbx_plan *p)
 				 : fs_kind_name(&p->profile),
 			 p->network ? "enabled" : "restricted",
 			 sbx_profile_type_name(p->profile.type));
+		/* A managed network is what makes the sandbox wanted: say why it cannot be. */
+		if (p->managed_network)
+			return refuse_all(p, NULL, why_managed, hint_managed);
 		return refuse_all(p, NULL, why,
 				  "drop --sandbox require, or use a profile that limits writes");
 	}
@@ -282,11 +290,19 @@ static int attach_restricted_token(struct sbx_plan *p)
 					"or run the command on Linux or macOS");
 			break;
 		case SBX_REQ_MANAGED_NETWORK:
-			ret = refuse(
-				r,
-				"managed networking needs the elevated Windows sandbox, which "
-				"sbxrun does not implement",
-				"run the command on Linux or macOS, or without --managed-network");
+			ret = refuse(r, why_managed, hint_managed);
+			break;
+		case SBX_REQ_UNIX_SOCKET:
+			ret = refuse(r,
+				     "an unelevated restricted token has no network filter, so it "
+				     "cannot keep Unix sockets to an allow-list",
+				     "run the command on macOS, or without --allow-unix-socket");
+			break;
+		case SBX_REQ_LOCAL_BINDING:
+			ret = refuse(r,
+				     "local binding is an allowance of managed networking, which "
+				     "requires the elevated Windows sandbox backend",
+				     "run the command on macOS, or without --allow-local-binding");
 			break;
 		}
 		if (ret < 0)

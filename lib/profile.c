@@ -259,6 +259,17 @@ int sbx_strv_add_unique(struct sbx_strv *s, const char *str)
 	return sbx_strv_push_owned(s, strdup(str));
 }
 
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sbx_strv_sort(struct sbx_strv *s)
+{
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), strp_cmp);
+}
+
 void sbx_strv_clear(struct sbx_strv *s)
 {
 	sbx_strv_free(s->v, s->n);

@@ -188,6 +188,8 @@ bool sbx_path_covers(const char *prefix, const char *path);
 size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
+/* The value of a hexadecimal digit (either case), or -1. */
+int sbx_hex_digit(unsigned char c);
 
 /* ---- loading and emitting (load*.c, readfile.c, emit.c, builtin.c) ----------------------- */
 
@@ -396,7 +398,20 @@ int sbx_strv_push_owned(struct sbx_strv *s, char *str);
 int sbx_strv_terminate(struct sbx_strv *s);
 bool sbx_strv_has(const struct sbx_strv *s, const char *str);
 int sbx_strv_add_unique(struct sbx_strv *s, const char *str); /* copies */
+void sbx_strv_sort(struct sbx_strv *s);			      /* byte order, as strcmp */
 void sbx_strv_clear(struct sbx_strv *s);
+
+/* A growing NUL-terminated string (strbuf.c). A failed allocation sticks: the later puts do
+ * nothing and sbx_strbuf_finish() frees what there is and returns NULL. Start from {0}. */
+struct sbx_strbuf {
+	char *p;
+	size_t n, cap;
+	bool oom;
+};
+void sbx_strbuf_put(struct sbx_strbuf *b, const char *s, size_t n);
+void sbx_strbuf_puts(struct sbx_strbuf *b, const char *s);
+/* The string (malloc'd; *len its length when len is not NULL), or NULL; b is emptied. */
+char *sbx_strbuf_finish(struct sbx_strbuf *b, size_t *len);
 
 /* ---- environment_context (context.c) ---------------------------------------------------- */
 
@@ -462,6 +477,79 @@ bool sbx_should_sandbox(const struct sbx_profile *p, enum sbx_pref pref, bool ma
 /* get_platform_sandbox: the backend of a platform (Windows: none when level is disabled). */
 enum sbx_sandbox sbx_platform_sandbox(enum sbx_platform pl, enum sbx_windows_level level);
 
+/* ---- managed networking: what it is given (proxyenv.c, load_managed.c) ------------------- */
+
+/*
+ * The proxy variables Codex reads (its network proxy's list, spec 4.5), each also in lower case:
+ * under managed networking these name the proxies, the only places the command may connect to.
+ */
+#define SBX_PROXY_VARS_N 16
+extern const char *const sbx_proxy_vars[SBX_PROXY_VARS_N];
+
+enum sbx_proxy_scheme { SBX_PROXY_HTTP = 0, SBX_PROXY_HTTPS, SBX_PROXY_SOCKS5, SBX_PROXY_SOCKS5H };
+const char *sbx_proxy_scheme_name(enum sbx_proxy_scheme s); /* "http" ... "socks5h" */
+
+/* One proxy, as a proxy variable names it. */
+struct sbx_proxy_endpoint {
+	char var[32]; /* the variable, spelt as in the environment */
+	enum sbx_proxy_scheme scheme;
+	/* A name (lower case), a dotted quad, or an IPv6 address without brackets. */
+	char host[256];
+	bool ipv6;
+	unsigned port; /* 1-65535: as written, or the scheme's default (80, 443, 1080) */
+	bool loopback; /* localhost, 127.0.0.0/8 or ::1 */
+};
+
+/*
+ * Parses one proxy URL, [SCHEME://][USER[:PASSWORD]@]HOST[:PORT][/], the way Codex reads proxy
+ * variables (no scheme means http) but strictly: the scheme is http, https, socks5 or socks5h;
+ * HOST a name, a dotted quad or a bracketed IPv6 address; nothing follows but one "/". var names
+ * the variable in messages, which never repeat the value (it may hold a password). Returns 0 or
+ * SBX_E_INVALID with d filled.
+ */
+int sbx_proxy_parse(const char *var, const char *value, struct sbx_proxy_endpoint *out,
+		    struct sbx_diag *d);
+
+/* Every proxy variable of an environment, each spelling of each, in the order of the list. */
+struct sbx_proxies {
+	struct sbx_proxy_endpoint v[2 * SBX_PROXY_VARS_N];
+	size_t n;
+};
+
+/*
+ * The proxies of env ("NAME=VALUE" strings, NULL-terminated) for managed networking: every
+ * proxy variable that is set and not blank must parse and name a loopback endpoint, and at least
+ * one must be set, so that the command can reach exactly what the caller routed it through.
+ * A name set twice counts twice. Returns 0 or SBX_E_INVALID with d filled (and a hint).
+ */
+int sbx_proxies_from_env(char *const *env, struct sbx_proxies *out, struct sbx_diag *d);
+/* The distinct ports of the loopback proxies, ascending, into ports (room for 2 * N); how many. */
+size_t sbx_proxies_ports(const struct sbx_proxies *p, unsigned *ports);
+
+/*
+ * Codex's ManagedNetworkSandboxContext: {"loopbackPorts":[PORT,...],"allowLocalBinding":BOOL,
+ * "dangerouslyAllowAllUnixSockets":BOOL}, each key optional, also spelt in snake case
+ * ("loopback_ports"...); unknown keys, a key given in both spellings, and a port outside 1-65535
+ * are errors. What the Linux helper's --managed-network takes.
+ */
+#define SBX_MAX_LOOPBACK_PORTS 256 /* sixteen proxy variables, with room for extra listeners */
+struct sbx_managed_ctx {
+	unsigned ports[SBX_MAX_LOOPBACK_PORTS]; /* ascending, distinct */
+	size_t n_ports;
+	bool allow_local_binding;
+	bool allow_all_unix_sockets;
+};
+int sbx_managed_ctx_load_buf(const char *buf, size_t len, const char *name,
+			     struct sbx_managed_ctx *out, struct sbx_diag *d);
+
+/*
+ * A Unix socket path of an allow-list (Codex's normalize_path_for_sandbox, lexically): absolute,
+ * "." and ".." resolved, at most SBX_MAX_PATH bytes; a Windows path is kept as written. Relative
+ * paths are refused: they would be taken from whatever directory the command runs in. Returns
+ * 0, SBX_E_INVALID, SBX_E_TOO_BIG or -ENOMEM.
+ */
+int sbx_unix_socket_normalize(const char *path, char **out, struct sbx_diag *d);
+
 /* ---- plans (plan.c; platform attachers plan_linux.c, sbpl.c, plan_windows.c) ------------- */
 
 enum sbx_req_kind {
@@ -474,7 +562,9 @@ enum sbx_req_kind {
 	SBX_REQ_PLATFORM_DEFAULTS, /* "minimal" readable set */
 	SBX_REQ_NETWORK,	   /* network restricted or enabled (see plan.network) */
 	SBX_REQ_MANAGED_NETWORK,
-	SBX_REQ_METADATA, /* chmod/chown/utimes outside writable roots */
+	SBX_REQ_METADATA,      /* chmod/chown/utimes outside writable roots */
+	SBX_REQ_UNIX_SOCKET,   /* a Unix socket on the allow-list (path NULL: every one) */
+	SBX_REQ_LOCAL_BINDING, /* bind and serve on loopback */
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 
@@ -488,6 +578,15 @@ struct sbx_req {
 	bool exists; /* path exists on this host (when path != NULL) */
 };
 
+/* Managed networking and the network allowances beside it (sbx_plan_network). */
+struct sbx_netplan {
+	struct sbx_proxies proxies; /* managed networking: every proxy, each on loopback */
+	char **unix_sockets;	    /* the allow-list: absolute, normalized, sorted, distinct */
+	size_t n_unix_sockets;
+	bool allow_local_binding;
+	bool allow_all_unix_sockets;
+};
+
 struct sbx_plan {
 	enum sbx_platform platform;
 	struct sbx_profile profile; /* effective, materialized */
@@ -496,6 +595,7 @@ struct sbx_plan {
 	enum sbx_sandbox sandbox;
 	bool network; /* enabled */
 	bool managed_network;
+	struct sbx_netplan net; /* see sbx_plan_network() */
 	struct sbx_req *reqs;
 	size_t n_reqs, cap_reqs;
 };
@@ -504,6 +604,24 @@ struct sbx_plan {
 int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
 		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
 		   struct sbx_plan *out, struct sbx_diag *d);
+/* Each is a parameter and a few rules of a policy: an allow-list, not a file system. */
+#define SBX_MAX_UNIX_SOCKETS 256
+/* What the network may do beyond the profile's "network", for sbx_plan_network(). */
+struct sbx_net_opts {
+	char *const *env; /* managed networking: the command's environment, NULL-terminated */
+	const char *const *unix_sockets; /* the Unix socket allow-list, as given */
+	size_t n_unix_sockets;
+	bool allow_local_binding;
+	bool allow_all_unix_sockets;
+};
+/*
+ * Completes a plan built by sbx_plan_build(): the Unix socket allow-list, normalized; and when
+ * a sandbox is requested, the proxies of o->env for managed networking (sbx_proxies_from_env:
+ * none, or one not on loopback, is an error) and a requirement for each allowance, so that
+ * explain shows it and every attacher must decide it. Called once per plan. Returns 0 or a
+ * negative code with d filled.
+ */
+int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sbx_diag *d);
 void sbx_plan_free(struct sbx_plan *p);
 bool sbx_plan_enforceable(const struct sbx_plan *p);
 /* First unenforceable requirement, or NULL. */

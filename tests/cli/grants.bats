@@ -184,8 +184,9 @@ deny $WS/src" ]
 }
 
 @test "--mkdir: a run refused after creating removes what it created" {
-	# A managed network cannot be enforced on Linux: the plan is refused after --mkdir.
-	run "$SBXRUN" --managed-network --mkdir --write "$WS/m1/m2" -- touch "$WS/canary"
+	# A read-only carve-out that does not exist in the workspace cannot be enforced: the plan
+	# is refused after --mkdir.
+	run "$SBXRUN" --read "$WS/nope" --mkdir --write "$WS/m1/m2" -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
 	[ ! -e "$WS/m1" ]
 	[ ! -e "$WS/canary" ]

@@ -173,12 +173,34 @@ setup() { setup_ws; cd "$WS"; }
 }
 
 @test "-v lists each requirement with its mechanism and status, and a refusal still refuses" {
-	run --separate-stderr "$SBXRUN" -v --managed-network -p :read-only -- touch "$WS/canary"
+	# A read-only carve-out that does not exist inside the writable workspace: unenforceable.
+	run --separate-stderr "$SBXRUN" -v --read "$WS/nope" -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
 	[[ "$stderr" == *"sbxrun: sandbox linux-seccomp, not enforceable (refused)"* ]]
 	[[ "$stderr" == *"sbxrun:   read /"*"enforced"* ]]
-	[[ "$stderr" == *"sbxrun:   managed network (proxy only)"*"unenforceable [1]"* ]]
+	n=$(sed -n "s|^sbxrun:   read-only $WS/nope .*unenforceable \[\([0-9]*\)\]\$|\1|p" <<<"$stderr")
+	[ -n "$n" ]
+	[[ "$stderr" == *"sbxrun:   [$n] this path does not exist: making it read-only"* ]]
 	[ ! -e "$WS/canary" ]
 	run "$SBXRUN" explain -v -- true
 	[ "$status" -eq 125 ]
+}
+
+@test "long options are spelled out in full: a prefix is an unknown option" {
+	run "$SBXRUN" --net -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: unknown option '--net'" ]
+	[ "${lines[1]}" = "hint: options are spelled out in full; see 'sbxrun --help'" ]
+	run "$SBXRUN" explain --prof=:read-only -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: explain: unknown option '--prof=:read-only'" ]
+	# --deny is the run's, never a short --deny-domain of the proxy.
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --deny example.com
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: unknown option '--deny'" ]
+	# A value that looks like an option is still the value.
+	run "$SBXRUN" --sandbox forbid --env-clear --env-set --x=1 -- /usr/bin/env
+	[ "$status" -eq 0 ]
+	[ "$output" = "--x=1" ]
+	[ ! -e "$WS/canary" ]
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "failalloc.h"
+#include "net.h"
 #include "sbx.h"
 #include "t.h"
 #include "vec.h"
@@ -195,25 +196,58 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 		if (!r)
 			sbx_strv_free(m, n);
 		break;
-	case 14: {
+	case 15: {
+		static const char ctx_json[] = "{\"loopbackPorts\":[3128,8080],"
+					       "\"allow_local_binding\":true}";
+		struct sbx_managed_ctx mc;
+
+		r = sbx_managed_ctx_load_buf(ctx_json, strlen(ctx_json), "--managed-network", &mc,
+					     d);
+		break;
+	}
+	case 14:
+	case 16:
+	case 17: {
+		/* 14: the workspace's policy; 16: its plan with a managed network; 17: that policy. */
+		static char proxy[] = "HTTPS_PROXY=http://127.0.0.1:3128";
+		static char *env[] = {proxy, NULL};
+		const char *socks[] = {"/run/b.sock", "/run/a.sock"};
+		struct sbx_net_opts o = {.env = env,
+					 .unix_sockets = socks,
+					 .n_unix_sockets = 2,
+					 .allow_local_binding = true};
 		struct sbx_ctx mac = f->ctx;
 		struct sbx_sbpl sb = {0};
 
 		mac.platform = SBX_PLATFORM_MACOS;
 		if (sbx_profile_builtin(":workspace", &p, d) ||
-		    sbx_plan_build(&p, &mac, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, d)) {
+		    sbx_plan_build(&p, &mac, SBX_PREF_REQUIRE, which != 14, SBX_WIN_DISABLED, &plan,
+				   d)) {
 			r = 1;
 			break;
 		}
-		if (sbx_plan_attach_macos(&plan, true))
-			r = 1;
-		else
-			r = sbx_sbpl_build(&plan, &mac, &sb, d);
+		if (which != 14)
+			r = sbx_plan_network(&plan, &o, d);
+		if (!r && which != 16) {
+			if (sbx_plan_attach_macos(&plan, true))
+				r = 1;
+			else
+				r = sbx_sbpl_build(&plan, &mac, &sb, d);
+		}
 		sbx_sbpl_free(&sb);
 		sbx_plan_free(&plan);
 		break;
 	}
-	case 15: {
+	case 18: {
+		struct sbx_domain_policy pol = {0};
+
+		r = sbx_domain_policy_add(&pol, false, "*.example.com", d);
+		if (!r)
+			r = sbx_domain_policy_add(&pol, true, "evil.example.com:443", d);
+		sbx_domain_policy_free(&pol);
+		break;
+	}
+	case 19: {
 		/* A deny narrowing an unrestricted file system: the path that builds one. */
 		struct sbx_additional x = {.network = -1, .has_fs = true};
 
@@ -238,7 +272,8 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 }
 
 /* What each call returns without injection. */
-static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0,
+			       0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static const char *const names[] = {
 	"sbx_profile_load_buf (canonical)",
@@ -256,6 +291,10 @@ static const char *const names[] = {
 	"sbx_fs_roots",
 	"sbx_glob_expand",
 	"sbx_sbpl_build",
+	"sbx_managed_ctx_load_buf",
+	"sbx_plan_network",
+	"sbx_sbpl_build (managed network)",
+	"sbx_domain_policy_add",
 	"sbx_profile_add",
 };
 

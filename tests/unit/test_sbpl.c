@@ -353,6 +353,17 @@ TEST(sbpl_reader_rejects)
 		"(version 1)\n(allow file-read* (subpath (param \"MISSING\")))",
 		"(version 1)\n(allow file-read* (regex #\"^/x[\"))",
 		"(version 1)\n(allow file-read* (regex #\"^/x\ny\"))",
+		/* addresses: Seatbelt takes * or localhost for a host, * or 1-65535 for a port */
+		"(version 1)\n(allow network-outbound (remote ip \"10.0.0.1:80\"))",
+		"(version 1)\n(allow network-outbound (remote ip \"localhost:0\"))",
+		"(version 1)\n(allow network-outbound (remote ip \"localhost:65536\"))",
+		"(version 1)\n(allow network-outbound (remote ip \"localhost\"))",
+		"(version 1)\n(allow network-outbound (remote ip))",
+		"(version 1)\n(allow network-outbound (remote tcp \"*:80\"))",
+		"(version 1)\n(allow network-outbound (remote unix-socket (global-name \"x\")))",
+		"(version 1)\n(allow network-bind (local unix-socket (subpath \"/a\") (subpath "
+		"\"/b\")))",
+		"(version 1)\n(allow network-connect (remote ip \"*:*\"))",
 	};
 	char *const params[] = {(char *)"USED=/u"};
 	char *const unused[] = {(char *)"USED=/u", (char *)"EXTRA=/e"};
@@ -364,6 +375,14 @@ TEST(sbpl_reader_rejects)
 		if (sbpl_check(bad[i], params, 0, err, sizeof(err)) == 0)
 			t_fail(__FILE__, __LINE__, "accepted: %s", bad[i]);
 	CHECK_INT(sbpl_check(ok, params, 1, err, sizeof(err)), 0);
+	/* The controls of the address cases: the forms the generator writes. */
+	CHECK_INT(
+		sbpl_check("(version 1)\n(allow network-outbound (remote ip \"localhost:3128\"))\n"
+			   "(allow network-bind (local ip \"*:*\"))\n"
+			   "(allow network-outbound (remote unix-socket))\n"
+			   "(allow network-bind (local unix-socket (subpath (param \"USED\"))))\n",
+			   params, 1, err, sizeof(err)),
+		0);
 	CHECK_INT(sbpl_check(ok, unused, 2, err, sizeof(err)), -1);
 	CHECK(strstr(err, "EXTRA") != NULL);
 	CHECK_INT(sbpl_check(ok, twice, 2, err, sizeof(err)), -1);
@@ -437,6 +456,55 @@ TEST(sbpl_eval_semantics)
 	pol = sbpl_policy_load("(version 1)\n(allow file-read* (subpath \"/a\"))\n", NULL, 0, err,
 			       sizeof(err));
 	CHECK_INT(ask(pol, "file-read-data", "/b", "REGULAR-FILE", 0), -1);
+	sbpl_policy_free(pol);
+}
+
+/* The network filters, on a policy written by hand. */
+TEST(sbpl_eval_network)
+{
+	static const char policy[] =
+		"(version 1)\n"
+		"(deny default)\n"
+		"(allow network-outbound (remote ip \"localhost:3128\"))\n"
+		"(allow network-bind (local ip \"*:*\"))\n"
+		"(allow network-inbound (local ip \"localhost:*\"))\n"
+		"(allow network-outbound (remote unix-socket (subpath (param \"S\"))))\n"
+		"(allow system-socket (require-all (socket-domain AF_SYSTEM) (socket-protocol "
+		"2)))\n";
+	char *params[] = {(char *)"S=/run/ok"}, err[256];
+	struct sbpl_policy *pol = sbpl_policy_load(policy, params, 1, err, sizeof(err));
+	struct sbpl_query q = {.op = "network-outbound"};
+
+	CHECK(pol != NULL);
+	if (!pol)
+		return;
+#define ASK(...)                                                                                   \
+	(q = (struct sbpl_query){__VA_ARGS__}, sbpl_allows(pol, &q, NULL, err, sizeof(err)))
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "127.0.0.1:3128"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "127.9.9.9:3128"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "[::1]:3128"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "localhost:3128"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "127.0.0.1:3129"), 0);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "10.0.0.1:3128"), 0);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "[::2]:3128"), 0);
+	CHECK_INT(ASK(.op = "network-bind", .local = "0.0.0.0:80"), 1);
+	CHECK_INT(ASK(.op = "network-inbound", .local = "127.0.0.1:80"), 1);
+	CHECK_INT(ASK(.op = "network-inbound", .local = "10.0.0.1:80"), 0);
+	/* Unix sockets: by path, through the nested path filter; an ip filter never matches one. */
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "/run/ok"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "/run/ok/x.sock"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "/run/ok2"), 0);
+	CHECK_INT(ASK(.op = "network-bind", .local = "/run/ok/x.sock"), 0); /* not (local ip *:*) */
+	CHECK_INT(ASK(.op = "system-socket", .socket_domain = "AF_SYSTEM", .socket_protocol = 2),
+		  1);
+	CHECK_INT(ASK(.op = "system-socket", .socket_domain = "AF_SYSTEM", .socket_protocol = 1),
+		  0);
+	CHECK_INT(ASK(.op = "system-socket", .socket_domain = "AF_UNIX"), 0);
+	/* What the query cannot answer is an error: an address filter with no address. */
+	CHECK_INT(ASK(.op = "network-outbound"), -1);
+	CHECK_INT(ASK(.op = "network-bind"), -1);
+	CHECK_INT(ASK(.op = "system-socket"), -1);
+#undef ASK
 	sbpl_policy_free(pol);
 }
 

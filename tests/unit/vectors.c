@@ -1088,6 +1088,199 @@ static void check_seatbelt_glob(const struct vcase *c)
 	free(re);
 }
 
+/* ---- managed networking ------------------------------------------------------------------- */
+
+/* The error expectations every managed-network check understands. */
+static void check_error(const struct vcase *c, int r, const struct sbx_diag *d)
+{
+	const char *has = str(c->want, "error_contains"), *lacks = str(c->want, "error_lacks");
+	const char *hint = str(c->want, "hint_contains");
+	json_t *line = json_object_get(c->want, "line"), *col = json_object_get(c->want, "col");
+
+	if (r >= 0) {
+		t_fail(__FILE__, __LINE__, "accepted; expected the error \"%s\"", has ? has : "");
+		return;
+	}
+	if (has && !strstr(d->msg, has))
+		t_fail(__FILE__, __LINE__, "error \"%s\" lacks \"%s\"", d->msg, has);
+	if (lacks && (strstr(d->msg, lacks) || strstr(d->hint, lacks)))
+		t_fail(__FILE__, __LINE__, "error \"%s\" (hint \"%s\") shows \"%s\"", d->msg,
+		       d->hint, lacks);
+	if (hint && !strstr(d->hint, hint))
+		t_fail(__FILE__, __LINE__, "hint \"%s\" lacks \"%s\"", d->hint, hint);
+	if (line)
+		CHECK_INT(d->line, json_integer_value(line));
+	if (col)
+		CHECK_INT(d->col, json_integer_value(col));
+	if (str(c->want, "pointer"))
+		CHECK_STR(d->pointer, str(c->want, "pointer"));
+}
+
+static const char *const error_keys[] = {
+	"error_contains", "error_lacks", "hint_contains", "line", "col", "pointer", NULL};
+
+/*
+ * A case expects an error (checked here) or success with the keys of known: true when it
+ * succeeded as expected and the caller goes on to check what it got.
+ */
+static bool succeeded(const struct vcase *c, const char *const *known, int r,
+		      const struct sbx_diag *d)
+{
+	if (json_object_get(c->want, "error_contains")) {
+		known_keys(c->want, error_keys);
+		check_error(c, r, d);
+		return false;
+	}
+	known_keys(c->want, known);
+	if (r)
+		t_fail(__FILE__, __LINE__, "refused: %s", d->msg);
+	return r == 0;
+}
+
+static json_t *ports_jv(const unsigned *ports, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(ports[i]));
+	return a;
+}
+
+/* The proxies of an environment: {"env":["NAME=VALUE",...]}. */
+static void check_proxy_env(const struct vcase *c)
+{
+	static const char *const known[] = {"proxies", "ports", NULL};
+	json_t *env = json_object_get(c->in, "env"), *x, *got;
+	struct sbx_proxies px;
+	struct sbx_diag d;
+	unsigned ports[2 * SBX_PROXY_VARS_N];
+	char **v = calloc(json_array_size(env) + 1, sizeof(*v));
+	size_t i;
+	int r;
+
+	json_array_foreach(env, i, x) v[i] = (char *)json_string_value(x);
+	sbx_diag_clear(&d);
+	r = sbx_proxies_from_env(v, &px, &d);
+	free(v);
+	if (!succeeded(c, known, r, &d))
+		return;
+	if (json_object_get(c->want, "proxies")) {
+		got = json_array();
+		for (i = 0; i < px.n; i++)
+			json_array_append_new(
+				got, json_pack("{s:s, s:s, s:s, s:i}", "var", px.v[i].var, "scheme",
+					       sbx_proxy_scheme_name(px.v[i].scheme), "host",
+					       px.v[i].host, "port", (int)px.v[i].port));
+		VEC_JSON_EQ(got, json_object_get(c->want, "proxies"));
+		json_decref(got);
+	}
+	if (json_object_get(c->want, "ports")) {
+		got = ports_jv(ports, sbx_proxies_ports(&px, ports));
+		VEC_JSON_EQ(got, json_object_get(c->want, "ports"));
+		json_decref(got);
+	}
+}
+
+/* Codex's ManagedNetworkSandboxContext: {"context_json":"TEXT"}. */
+static void check_managed_ctx(const struct vcase *c)
+{
+	static const char *const known[] = {"loopback_ports", "allow_local_binding",
+					    "allow_all_unix_sockets", NULL};
+	const char *text = str(c->in, "context_json");
+	struct sbx_managed_ctx m;
+	struct sbx_diag d;
+	json_t *got;
+	int r = sbx_managed_ctx_load_buf(text, strlen(text), "--managed-network", &m, &d);
+
+	if (!succeeded(c, known, r, &d))
+		return;
+	got = json_pack("{s:o, s:b, s:b}", "loopback_ports", ports_jv(m.ports, m.n_ports),
+			"allow_local_binding", m.allow_local_binding, "allow_all_unix_sockets",
+			m.allow_all_unix_sockets);
+	VEC_JSON_EQ(got, c->want);
+	json_decref(got);
+}
+
+/* A path of the Unix socket allow-list: the normalized path, or null when it is refused. */
+static void check_unix_socket(const struct vcase *c)
+{
+	const char *fn = str(c->in, "function");
+	const char *path = str(c->in, "path") ?: str(c->in, "unix_socket_path");
+	struct sbx_diag d;
+	char *out = NULL;
+	int r;
+
+	if (fn && strcmp(fn, "normalize_path_for_sandbox") != 0) {
+		t_fail(__FILE__, __LINE__, "no check for the function %s", fn);
+		return;
+	}
+	sbx_diag_clear(&d);
+	r = sbx_unix_socket_normalize(path, &out, &d);
+	if (json_is_null(c->want)) {
+		CHECK_INT(r, SBX_E_INVALID);
+		CHECK(d.msg[0] != '\0');
+	} else {
+		CHECK_INT(r, 0);
+		CHECK_STR(out, json_string_value(c->want));
+	}
+	free(out);
+}
+
+/*
+ * The -D parameters of the allow-list in a macOS policy (vector sb-08): the sockets given to
+ * the planner, through the attacher and the generator, with the network restricted.
+ */
+static void check_socket_params(const struct vcase *c)
+{
+	static const char *const known[] = {"params", NULL};
+	json_t *list = json_object_get(c->in, "unix_socket_allowlist"), *x, *got = json_array(),
+	       *want;
+	const char **paths = calloc(json_array_size(list) + 1, sizeof(*paths));
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	struct sbx_net_opts o = {.unix_sockets = paths, .n_unix_sockets = json_array_size(list)};
+	struct sbx_profile prof = {0};
+	struct sbx_plan plan = {0};
+	struct sbx_sbpl sb = {0};
+	struct sbx_diag d;
+	size_t i;
+
+	known_keys(c->want, known);
+	json_array_foreach(list, i, x) paths[i] = json_string_value(x);
+	ctx.platform = SBX_PLATFORM_MACOS;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_profile_builtin(":read-only", &prof, &d), 0);
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, &d),
+		  0);
+	CHECK_INT(sbx_plan_network(&plan, &o, &d), 0);
+	CHECK_INT(sbx_plan_attach_macos(&plan, true), 0);
+	CHECK(sbx_plan_enforceable(&plan));
+	CHECK_INT(sbx_sbpl_build(&plan, &ctx, &sb, &d), 0);
+	for (i = 0; i < sb.n_params; i++) {
+		const char *eq = strchr(sb.params[i], '=');
+
+		if (strncmp(sb.params[i], "UNIX_SOCKET_PATH_", 17) == 0)
+			json_array_append_new(got, json_pack("[s#, s]", sb.params[i],
+							     (int)(eq - sb.params[i]), eq + 1));
+	}
+	/* The expected paths as this host names them: /tmp is /private/tmp on macOS. */
+	want = json_deep_copy(json_object_get(c->want, "params"));
+	json_array_foreach(want, i, x)
+	{
+		char *real = NULL;
+
+		if (sbx_sbpl_write_root(json_string_value(json_array_get(x, 1)), &real, NULL) == 0)
+			json_array_set_new(x, 1, json_string(real));
+		free(real);
+	}
+	VEC_JSON_EQ(got, want);
+	json_decref(got);
+	json_decref(want);
+	sbx_sbpl_free(&sb);
+	sbx_plan_free(&plan);
+	sbx_profile_free(&prof);
+	free(paths);
+}
+
 /* ---- the table and the loop ----------------------------------------------------------------- */
 
 static const struct {
@@ -1125,6 +1318,11 @@ static const struct {
 	{"glob_and_materialize", "ReadDenyMatcher?symlink", check_symlinked_deny},
 	{"environment_context", "?", check_context},
 	{"seatbelt", "?glob", check_seatbelt_glob},
+	{"seatbelt", "?unix_socket_allowlist", check_socket_params},
+	{"seatbelt", "?function", check_unix_socket},
+	{"managed_network", "?env", check_proxy_env},
+	{"managed_network", "?context_json", check_managed_ctx},
+	{"managed_network", "?unix_socket_path", check_unix_socket},
 };
 
 /* The row of the table that takes vector v, or -1. */
