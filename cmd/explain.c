@@ -94,10 +94,12 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 		printf("requirements:\n");
 	if (p->n_reqs && plan_print(stdout, "  ", p, will_create))
 		return -ENOMEM;
-	printf("environment:       %zu variable%s\n ", env->n, env->n == 1 ? "" : "s");
+	/* Names only: a value may be a secret. */
+	printf("environment:       %zu variable%s\n", env->n, env->n == 1 ? "" : "s");
 	for (size_t i = 0; i < env->n; i++)
-		printf(" %s", env->v[i]);
-	putchar('\n');
+		printf("%s%s", i ? " " : "  ", env->v[i]);
+	if (env->n)
+		putchar('\n');
 	if (refused) {
 		printf("run would refuse (exit 125): the plan cannot be enforced on %s\n",
 		       sbx_platform_name(p->platform));

@@ -89,3 +89,18 @@ KEEP=1" ]
 	run env TMPDIR="$WS/t1" "$SBXRUN" explain --json -C "$WS/src" --env-clear -- true
 	[ "$(jget "$output" '[r["rule"] for r in j["requirements"] if r["rule"].startswith("write '"$WS"'/t")]')" = "[]" ]
 }
+
+@test "--managed-network reads the proxies from the environment made for the command" {
+	run env HTTPS_PROXY=http://127.0.0.1:3128 "$SBXRUN" explain --json --managed-network \
+		--env-set HTTPS_PROXY=http://127.0.0.1:3129 -- true
+	[ "$status" -eq 0 ]
+	[[ "$(jget "$output" '[r["rule"] for r in j["requirements"]]')" == *"127.0.0.1:3129"* ]]
+	[[ "$(jget "$output" '[r["rule"] for r in j["requirements"]]')" != *"127.0.0.1:3128"* ]]
+	# Cleared away, there is none: refused, as without any proxy variable.
+	run env HTTPS_PROXY=http://127.0.0.1:3128 "$SBXRUN" explain --managed-network --env-clear -- true
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: managed networking needs a proxy, and no proxy variable is set"* ]]
+	# No offline variables there: the proxies serve the package managers.
+	run env HTTPS_PROXY=http://127.0.0.1:3128 "$SBXRUN" explain --json --managed-network --env-offline -- true
+	[ "$(jget "$output" '[n for n in j["environment"] if n == "GOPROXY"]')" = '[]' ]
+}
