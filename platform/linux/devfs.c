@@ -175,21 +175,24 @@ void sbx_devfs_close(struct sbx_devfs *dev)
 }
 
 /*
- * Opens the host's /dev/<name> without following a link and checks it is the character device
- * major:minor. Returns the O_PATH descriptor, -ENOENT when the host has no such node (the
- * sandbox then has none either: stricter, never looser), or another negative code with d filled.
+ * Clones the host's mount at exactly /dev/<name> (not following a link there) and checks that
+ * the clone is the character device major:minor. Returns the clone's descriptor (a detached
+ * mount of that one file: the same inode as the host's node), -ENOENT when the host has no such
+ * node (the sandbox then has none either: stricter, never looser), or another negative code
+ * with d filled.
  */
-static int open_host_node(size_t i, struct sbx_diag *d)
+static int clone_host_node(size_t i, struct sbx_diag *d)
 {
 	char path[32];
 	struct stat st;
 	int fd, err;
 
 	snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i].name);
-	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = (int)syscall(__NR_open_tree, AT_FDCWD, path,
+			  TREE_CLONE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
-		return err == ENOENT ? -ENOENT : fail(d, err, "opening", path);
+		return err == ENOENT ? -ENOENT : fail(d, err, "binding the host's", path);
 	}
 	if (fstat(fd, &st) < 0) {
 		err = errno;
@@ -228,20 +231,20 @@ static int populate(int top, const struct sbx_devfs *dev, const char *path, stru
 
 int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out, struct sbx_diag *d)
 {
-	static const char *const top_opts[] = {"mode", "0755", "size", "4k", NULL};
+	static const char *const top_opts[] = {"mode", "0755", NULL};
 	static const char *const pts_opts[] = {"mode", "0620", "ptmxmode", "0666", NULL};
 	static const char *const shm_opts[] = {"mode", "1777", NULL};
 	struct sbx_devfs dev;
 	struct stage st = {.top = -1, .path = path};
 	const char *step;
-	int rc = 0, tree;
+	int rc = 0;
 
 	memset(dev.nodes, 0xff, sizeof(dev.nodes));
 	dev.pts = dev.ptmx = dev.shm = -1;
 
-	/* The host's nodes, opened before anything covers the host's /dev. */
+	/* The host's nodes, cloned before anything covers the host's /dev. */
 	for (size_t i = 0; i < SBX_DEV_N_NODES && rc == 0; i++) {
-		int fd = open_host_node(i, d);
+		int fd = clone_host_node(i, d);
 
 		if (fd >= 0)
 			dev.nodes[i] = fd;
@@ -292,19 +295,10 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 	if (rc == 0)
 		rc = stage_put(&st, dev.shm, "shm", d);
 
-	/* The nodes: a clone of the host's mount at exactly that file, on its empty file. */
-	for (size_t i = 0; i < SBX_DEV_N_NODES && rc == 0; i++) {
-		if (dev.nodes[i] < 0)
-			continue;
-		tree = (int)syscall(__NR_open_tree, dev.nodes[i], "",
-				    TREE_CLONE | AT_EMPTY_PATH | O_CLOEXEC);
-		if (tree < 0) {
-			rc = fail(d, errno, "binding the host's node", dev_nodes[i].name);
-			break;
-		}
-		rc = stage_put(&st, tree, dev_nodes[i].name, d);
-		close(tree);
-	}
+	/* The nodes, each on its empty file. */
+	for (size_t i = 0; i < SBX_DEV_N_NODES && rc == 0; i++)
+		if (dev.nodes[i] >= 0)
+			rc = stage_put(&st, dev.nodes[i], dev_nodes[i].name, d);
 	if (rc == 0)
 		rc = stage_attach(&st, d);
 out:

@@ -113,7 +113,7 @@ enum sbx_dev_node {
  * caller closes them with sbx_devfs_close() before the command starts.
  */
 struct sbx_devfs {
-	int nodes[SBX_DEV_N_NODES]; /* O_PATH, the host's node (the bind mount shares its inode) */
+	int nodes[SBX_DEV_N_NODES]; /* the bind mount of the host's node: the same inode */
 	int pts;		    /* the new devpts instance (its root) */
 	int ptmx;		    /* O_PATH, pts/ptmx of that instance */
 	int shm;		    /* the private tmpfs on shm */

@@ -201,18 +201,56 @@ static bool reap(pid_t cmd, int *ws)
 	return done;
 }
 
-static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan,
-					       const sigset_t *orig, const sigset_t *relayed_set)
+/*
+ * Init's loop: relays the supervisor's signals to the command and reaps every child, until the
+ * command has ended; returns its wait status.
+ */
+static int relay_until_end(int sfd, int chan, pid_t cmd, long long direct[NSIG])
 {
-	struct pollfd pfd[2];
-	struct sbx_diag d;
+	struct pollfd pfd[2] = {{.fd = sfd, .events = POLLIN}, {.fd = chan, .events = POLLIN}};
+	int msg, ws = 0;
+
+	if (reap(cmd, &ws))
+		return ws;
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			/* Cannot poll: stop relaying, still report the command's end. */
+			while (waitpid(cmd, &ws, 0) < 0 && errno == EINTR)
+				;
+			return ws;
+		}
+		if ((pfd[0].revents & POLLIN) && drain_direct(sfd, direct) && reap(cmd, &ws))
+			return ws;
+		if (pfd[1].revents & POLLIN) {
+			ssize_t n = recv(chan, &msg, sizeof(msg), MSG_DONTWAIT);
+
+			if (n == 0)
+				_exit(125); /* the supervisor is gone; PR_SET_PDEATHSIG follows */
+			if (n != (ssize_t)sizeof(msg) || msg <= 0 || msg >= NSIG)
+				continue;
+			/* A direct copy may have come since poll returned: read it first. */
+			if (drain_direct(sfd, direct) && reap(cmd, &ws))
+				return ws;
+			if (now_ms() - direct[msg] >= RELAY_MERGE_MS)
+				kill(cmd, msg);
+		} else if (pfd[1].revents & (POLLHUP | POLLERR)) {
+			_exit(125);
+		}
+	}
+}
+
+static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan,
+					       const sigset_t *orig, const sigset_t *relayed)
+{
+	struct pollfd hup = {.fd = chan, .events = POLLRDHUP};
 	long long direct[NSIG] = {0}; /* when each signal last came to init directly, in ms */
-	sigset_t relayed;
+	struct sbx_diag d;
 	pid_t cmd;
-	int msg, sfd, ws = 0;
+	int msg, sfd, ws;
 
 	sbx_diag_clear(&d);
-	relayed = *relayed_set;
 	/*
 	 * Die with the supervisor. Armed before anything else; the supervisor may have died
 	 * before it was, so once "go" is read, a hung-up socket means it is gone: stop here.
@@ -221,13 +259,12 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 		die_errno("prctl(PR_SET_PDEATHSIG)", errno);
 	if (read(chan, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
 		_exit(125);
-	pfd[0] = (struct pollfd){.fd = chan, .events = POLLRDHUP};
-	if (poll(pfd, 1, 0) != 0)
+	if (poll(&hup, 1, 0) != 0)
 		_exit(125);
 	/* Nothing in the sandbox may read init's memory or descriptors through /proc/1. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		die_errno("prctl(PR_SET_DUMPABLE)", errno);
-	sfd = signalfd(-1, &relayed, SFD_CLOEXEC | SFD_NONBLOCK);
+	sfd = signalfd(-1, relayed, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		die_errno("signalfd in init", errno);
 
@@ -243,36 +280,15 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	/* The command holds the standard streams; init keeps none open for it. */
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
+	/*
+	 * What came directly before the command existed did not reach it: forget it, so that
+	 * the supervisor's relay of it goes through. (A signal sent to the process group during
+	 * fork(2) reaches the new child too.)
+	 */
+	drain_direct(sfd, direct);
+	memset(direct, 0, sizeof(direct));
 
-	pfd[0] = (struct pollfd){.fd = sfd, .events = POLLIN};
-	pfd[1] = (struct pollfd){.fd = chan, .events = POLLIN};
-	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			/* Cannot poll: stop relaying, still report the command's end. */
-			while (waitpid(cmd, &ws, 0) < 0 && errno == EINTR)
-				;
-			break;
-		}
-		if ((pfd[0].revents & POLLIN) && drain_direct(sfd, direct) && reap(cmd, &ws))
-			break;
-		if (pfd[1].revents & POLLIN) {
-			ssize_t n = recv(chan, &msg, sizeof(msg), MSG_DONTWAIT);
-
-			if (n == 0)
-				_exit(125); /* the supervisor is gone; PR_SET_PDEATHSIG follows */
-			if (n != (ssize_t)sizeof(msg) || msg <= 0 || msg >= NSIG)
-				continue;
-			/* A direct copy may have come since poll returned: read it first. */
-			if (drain_direct(sfd, direct) && reap(cmd, &ws))
-				break;
-			if (now_ms() - direct[msg] >= RELAY_MERGE_MS)
-				kill(cmd, msg);
-		} else if (pfd[1].revents & (POLLHUP | POLLERR)) {
-			_exit(125);
-		}
-	}
+	ws = relay_until_end(sfd, chan, cmd, direct);
 	/* Exiting ends the PID namespace: the kernel kills and reaps whatever is left. */
 	send(chan, &ws, sizeof(ws), MSG_NOSIGNAL);
 	_exit(0);
@@ -488,10 +504,19 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 	}
 	if (sup->subreaper)
 		kill_descendants();
-	/* Init's report is the command's status; without one, init itself failed (125). */
-	if (sup->chan >= 0 &&
-	    recv(sup->chan, &cmd_ws, sizeof(cmd_ws), MSG_DONTWAIT) == (ssize_t)sizeof(cmd_ws))
-		ws = cmd_ws;
+	/*
+	 * Init's report is the command's status; without one, init itself failed. Init may have
+	 * ended with relay requests unread: the socket then reports ECONNRESET once, before the
+	 * report queued behind it.
+	 */
+	if (sup->chan >= 0) {
+		ssize_t got = recv(sup->chan, &cmd_ws, sizeof(cmd_ws), MSG_DONTWAIT);
+
+		if (got < 0 && errno == ECONNRESET)
+			got = recv(sup->chan, &cmd_ws, sizeof(cmd_ws), MSG_DONTWAIT);
+		if (got == (ssize_t)sizeof(cmd_ws))
+			ws = cmd_ws;
+	}
 	for (size_t i = 0; i < n_exit_hooks; i++)
 		exit_hooks[i].fn(exit_hooks[i].arg, &ws);
 	mirror(ws);

@@ -3,6 +3,7 @@
 # the supervisor, init in new PID and IPC namespaces, the private /dev and /proc, and the
 # subreaper variant without namespaces. Each refusal beside its positive control.
 load common
+bats_require_minimum_version 1.5.0
 
 D="$BIN/spawn-demo"
 PTY="$BATS_TEST_DIRNAME/ptyrun.py"
@@ -107,6 +108,31 @@ print("count=%d" % n, flush=True)'
 		wait "$pid"
 		echo "to the $target: $(cat "$out")"
 		grep -qx count=1 "$out"
+	done
+}
+
+@test "a signal sent while the sandbox is being set up is not lost" {
+	# Sent to the supervisor or its process group at once, over and over at varying moments:
+	# the run must end by it (7 from the trap, or 143 before the trap was set), never wait
+	# out the sleep.
+	for i in $(seq 10); do
+		for target in group supervisor; do
+			SECONDS=0
+			setsid "$D" -- sh -c 'trap "exit 7" TERM; sleep 20 & wait' 3>&- &
+			pid=$!
+			sleep "0.0$i"
+			# The group exists once setsid(1) has made it.
+			if [ $target = group ]; then
+				until kill -TERM -- "-$pid" 2>/dev/null; do sleep 0.01; done
+			else
+				kill -TERM "$pid"
+			fi
+			st=0
+			wait "$pid" || st=$?
+			echo "$i $target: status $st after ${SECONDS}s"
+			[ "$st" -eq 7 ] || [ "$st" -eq 143 ]
+			[ "$SECONDS" -lt 10 ]
+		done
 	done
 }
 
