@@ -26,34 +26,11 @@
 #include <unistd.h>
 
 #include "linux/linux.h"
+#include "linux/mountapi.h"
 #include "linux/sandbox.h"
 
-/* The new mount API by number: libc headers lag, and <sys/mount.h> clashes with <linux/mount.h>. */
-#ifndef __NR_open_tree
-#define __NR_open_tree	428
-#define __NR_move_mount 429
-#define __NR_fsopen	430
-#define __NR_fsconfig	431
-#define __NR_fsmount	432
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
-
-enum {
-	TREE_CLONE = 1,	 /* OPEN_TREE_CLONE */
-	F_EMPTY = 0x04,	 /* MOVE_MOUNT_F_EMPTY_PATH */
-	CFG_STRING = 1,	 /* FSCONFIG_SET_STRING */
-	CFG_CREATE = 6,	 /* FSCONFIG_CMD_CREATE */
-	A_RDONLY = 0x01, /* MOUNT_ATTR_RDONLY */
-	A_NOSUID = 0x02, /* MOUNT_ATTR_NOSUID */
-	A_NODEV = 0x04,	 /* MOUNT_ATTR_NODEV */
-	A_NOEXEC = 0x08, /* MOUNT_ATTR_NOEXEC */
-};
-
-struct setattr_arg {
-	uint64_t set, clr, propagation, userns_fd;
-};
+/* No set-user-id, no device, no program: what every mount here has but the ones named. */
+#define NO_SUID_DEV_EXEC (SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV | SBX_MOUNT_ATTR_NOEXEC)
 
 /* The host's node behind each name, checked before it is bound: nothing else may come in. */
 static const struct {
@@ -92,16 +69,16 @@ static int new_mount(const char *fstype, const char *const *opts, unsigned int a
 	int fs, mnt, err;
 
 	*step = "fsopen";
-	fs = (int)syscall(__NR_fsopen, fstype, 1 /* FSOPEN_CLOEXEC */);
+	fs = (int)syscall(__NR_fsopen, fstype, SBX_FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return -errno;
 	for (*step = "fsconfig"; opts && opts[0]; opts += 2)
-		if (syscall(__NR_fsconfig, fs, CFG_STRING, opts[0], opts[1], 0) < 0)
+		if (syscall(__NR_fsconfig, fs, SBX_FSCONFIG_SET_STRING, opts[0], opts[1], 0) < 0)
 			goto fail;
-	if (syscall(__NR_fsconfig, fs, CFG_CREATE, NULL, NULL, 0) < 0)
+	if (syscall(__NR_fsconfig, fs, SBX_FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		goto fail;
 	*step = "fsmount";
-	mnt = (int)syscall(__NR_fsmount, fs, 1 /* FSMOUNT_CLOEXEC */, attrs);
+	mnt = (int)syscall(__NR_fsmount, fs, SBX_FSMOUNT_CLOEXEC, attrs);
 	if (mnt < 0)
 		goto fail;
 	close(fs);
@@ -127,7 +104,8 @@ static int stage_attach(struct stage *st, struct sbx_diag *d)
 	if (st->attached)
 		return 0;
 	/* No MOVE_MOUNT_T_SYMLINKS: path itself must not be a symbolic link. */
-	if (syscall(__NR_move_mount, st->top, "", AT_FDCWD, st->path, F_EMPTY) < 0)
+	if (syscall(__NR_move_mount, st->top, "", AT_FDCWD, st->path, SBX_MOVE_MOUNT_F_EMPTY_PATH) <
+	    0)
 		return fail(d, errno, "mounting over", st->path);
 	st->attached = true;
 	return 0;
@@ -136,12 +114,12 @@ static int stage_attach(struct stage *st, struct sbx_diag *d)
 /* Mounts tree over name (relative to the top of the stage). */
 static int stage_put(struct stage *st, int tree, const char *name, struct sbx_diag *d)
 {
-	long rc = syscall(__NR_move_mount, tree, "", st->top, name, F_EMPTY);
+	long rc = syscall(__NR_move_mount, tree, "", st->top, name, SBX_MOVE_MOUNT_F_EMPTY_PATH);
 
 	if (rc < 0 && errno == EINVAL && !st->attached) {
 		if (stage_attach(st, d) < 0)
 			return -EINVAL;
-		rc = syscall(__NR_move_mount, tree, "", st->top, name, F_EMPTY);
+		rc = syscall(__NR_move_mount, tree, "", st->top, name, SBX_MOVE_MOUNT_F_EMPTY_PATH);
 	}
 	if (rc < 0) {
 		int err = errno;
@@ -154,7 +132,7 @@ static int stage_put(struct stage *st, int tree, const char *name, struct sbx_di
 
 static int set_attrs(int mnt, uint64_t attrs)
 {
-	struct setattr_arg a = {.set = attrs};
+	struct sbx_mount_attr a = {.attr_set = attrs};
 
 	return (int)syscall(__NR_mount_setattr, mnt, "", AT_EMPTY_PATH, &a, sizeof(a));
 }
@@ -189,7 +167,7 @@ static int clone_host_node(size_t i, struct sbx_diag *d)
 
 	snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i].name);
 	fd = (int)syscall(__NR_open_tree, AT_FDCWD, path,
-			  TREE_CLONE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
+			  SBX_OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
 		return err == ENOENT ? -ENOENT : fail(d, err, "binding the host's", path);
@@ -258,21 +236,22 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 	 * The top: an empty tmpfs, writable only until its mount points and links are made. Every
 	 * device of /dev is a mount of its own, so the top is nodev too.
 	 */
-	st.top = new_mount("tmpfs", top_opts, A_NOSUID | A_NODEV | A_NOEXEC, &step);
+	st.top = new_mount("tmpfs", top_opts, NO_SUID_DEV_EXEC, &step);
 	if (st.top < 0) {
 		rc = sbx_diag_set(d, st.top, "%s tmpfs for the private %s: %s", step, path,
 				  strerror(-st.top));
 		goto out;
 	}
 	rc = populate(st.top, &dev, path, d);
-	if (rc == 0 && set_attrs(st.top, A_RDONLY) < 0)
+	if (rc == 0 && set_attrs(st.top, SBX_MOUNT_ATTR_RDONLY) < 0)
 		rc = fail(d, errno, "making read-only the private", path);
-	if (rc == 0 && (flags & SBX_DEVFS_ATTACH_FIRST))
+	if (rc == 0 && (flags & SBX_MNT_ATTACH_FIRST))
 		rc = stage_attach(&st, d);
 
 	/* A new devpts instance (every devpts mount is one since Linux 4.7): no host terminal. */
 	if (rc == 0) {
-		dev.pts = new_mount("devpts", pts_opts, A_NOSUID | A_NOEXEC, &step);
+		dev.pts = new_mount("devpts", pts_opts,
+				    SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NOEXEC, &step);
 		if (dev.pts < 0)
 			rc = sbx_diag_set(d, dev.pts, "%s devpts for %s/pts: %s", step, path,
 					  strerror(-dev.pts));
@@ -287,7 +266,8 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 
 	/* A private /dev/shm, for POSIX shared memory and semaphores. */
 	if (rc == 0) {
-		dev.shm = new_mount("tmpfs", shm_opts, A_NOSUID | A_NODEV, &step);
+		dev.shm = new_mount("tmpfs", shm_opts, SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+				    &step);
 		if (dev.shm < 0)
 			rc = sbx_diag_set(d, dev.shm, "%s tmpfs for %s/shm: %s", step, path,
 					  strerror(-dev.shm));
@@ -312,7 +292,7 @@ out:
 	return 0;
 }
 
-int sbx_proc_mount(const char *path, struct sbx_diag *d)
+int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d)
 {
 	struct stage st = {.path = path};
 	const char *step;
@@ -324,11 +304,15 @@ int sbx_proc_mount(const char *path, struct sbx_diag *d)
 	 * container's masked paths) refuse it with EPERM. Then the host's /proc stays; the
 	 * caller says so.
 	 */
-	st.top = new_mount("proc", NULL, A_NOSUID | A_NODEV | A_NOEXEC, &step);
+	st.top = new_mount("proc", NULL, NO_SUID_DEV_EXEC, &step);
 	if (st.top == -EPERM && strcmp(step, "fsmount") == 0)
 		return SBX_PROC_HOST;
 	if (st.top < 0)
 		return sbx_diag_set(d, st.top, "%s proc for %s: %s", step, path, strerror(-st.top));
+	if ((flags & SBX_MNT_ATTACH_FIRST) && (rc = stage_attach(&st, d)) < 0) {
+		close(st.top);
+		return rc;
+	}
 
 	/*
 	 * Kernel knobs read-only, each a bind of itself: as uid 0 without capabilities, sysctl
@@ -336,14 +320,14 @@ int sbx_proc_mount(const char *path, struct sbx_diag *d)
 	 */
 	for (size_t i = 0; i < ARRAY_LEN(proc_readonly) && rc == 0; i++) {
 		int tree = (int)syscall(__NR_open_tree, st.top, proc_readonly[i],
-					TREE_CLONE | O_CLOEXEC);
+					SBX_OPEN_TREE_CLONE | O_CLOEXEC);
 
 		if (tree < 0 && errno == EINVAL && !st.attached) {
 			rc = stage_attach(&st, d);
 			if (rc < 0)
 				break;
 			tree = (int)syscall(__NR_open_tree, st.top, proc_readonly[i],
-					    TREE_CLONE | O_CLOEXEC);
+					    SBX_OPEN_TREE_CLONE | O_CLOEXEC);
 		}
 		if (tree < 0 && errno == ENOENT) /* irq and bus depend on the kernel's options */
 			continue;
@@ -351,7 +335,7 @@ int sbx_proc_mount(const char *path, struct sbx_diag *d)
 			rc = fail(d, errno, "binding in the new proc", proc_readonly[i]);
 			break;
 		}
-		if (set_attrs(tree, A_RDONLY | A_NOSUID | A_NODEV | A_NOEXEC) < 0)
+		if (set_attrs(tree, SBX_MOUNT_ATTR_RDONLY) < 0)
 			rc = fail(d, errno, "making read-only in the new proc", proc_readonly[i]);
 		else
 			rc = stage_put(&st, tree, proc_readonly[i], d);

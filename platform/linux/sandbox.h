@@ -119,8 +119,11 @@ struct sbx_devfs {
 	int shm;		    /* the private tmpfs on shm */
 };
 
-/* Builds the tree detached and attaches it at the end (see devfs.c); for the tests only. */
-#define SBX_DEVFS_ATTACH_FIRST 0x1u
+/*
+ * Attach the top of the tree first, then fill it in place, as on kernels that refuse mounts onto
+ * a detached mount (before Linux 6.15, found by itself otherwise): for the tests.
+ */
+#define SBX_MNT_ATTACH_FIRST 0x1u
 
 /*
  * Mounts a private, minimal /dev at path (normally "/dev"), in a mount namespace of the caller's
@@ -130,7 +133,7 @@ struct sbx_devfs {
  * instance: none of the host's terminals), ptmx -> pts/ptmx, fd, stdin, stdout, stderr (links
  * into /proc/self/fd), shm (a private writable tmpfs, mode 1777). The top directory is a
  * read-only tmpfs: nothing can be added to it. Needs CAP_SYS_ADMIN in the mount namespace's
- * user namespace. flags: 0 or SBX_DEVFS_ATTACH_FIRST. Returns 0 with *out filled, or a
+ * user namespace. flags: 0 or SBX_MNT_ATTACH_FIRST. Returns 0 with *out filled, or a
  * negative code with d filled (and nothing of *out open).
  */
 int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
@@ -149,8 +152,9 @@ enum sbx_proc_result {
  * the file system was made read-only. When the kernel refuses a new procfs with EPERM (in a user
  * namespace whose /proc has paths masked by over-mounts, as containers do) it returns
  * SBX_PROC_HOST and changes nothing: the caller must say so, since the host's processes then
- * stay listed. Any other failure returns a negative code with d filled.
+ * stay listed. flags: 0 or SBX_MNT_ATTACH_FIRST. Any other failure returns a negative code with d
+ * filled.
  */
-int sbx_proc_mount(const char *path, struct sbx_diag *d);
+int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d);
 
 #endif /* SBX_PLATFORM_LINUX_SANDBOX_H */

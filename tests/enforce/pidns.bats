@@ -7,6 +7,7 @@ bats_require_minimum_version 1.5.0
 
 D="$BIN/spawn-demo"
 PTY="$BATS_TEST_DIRNAME/ptyrun.py"
+COUNT="$BATS_TEST_DIRNAME/sigcount.py"
 
 setup() {
 	TAG="86399.$$$RANDOM" # a sleep argument no other process has: how daemons are found
@@ -72,36 +73,20 @@ gone() { ! running; }
 
 @test "a signal the command sends its own process group is not forwarded back to it" {
 	# kill(0) reaches the supervisor too (same process group): one delivery, not two.
-	counter='import os, signal, select, time
-r, w = os.pipe(); os.set_blocking(w, False)
-signal.signal(signal.SIGUSR1, lambda *a: None); signal.set_wakeup_fd(w)
-os.kill(0, signal.SIGUSR1)
-n, end = 0, time.monotonic() + 0.5
-while select.select([r], [], [], max(0, end - time.monotonic()))[0]:
-    n += len(os.read(r, 64))
-print("count=%d" % n)'
-	run setsid -w python3 -c "$counter"
-	[ "$output" = count=1 ]
+	run setsid -w python3 "$COUNT" SIGUSR1 --kill-group
+	[ "$output" = "$(printf 'ready\ncount=1')" ]
 	for variant in "" --subreaper; do
-		run setsid -w "$D" $variant -- python3 -c "$counter"
+		run setsid -w "$D" $variant -- python3 "$COUNT" SIGUSR1 --kill-group
 		echo "variant '$variant': $output"
-		[ "$output" = count=1 ]
+		[ "$output" = "$(printf 'ready\ncount=1')" ]
 	done
 }
 
 @test "a signal sent to the whole process group reaches the command once" {
-	counter='import os, signal, select, time
-r, w = os.pipe(); os.set_blocking(w, False)
-signal.signal(signal.SIGUSR1, lambda *a: None); signal.set_wakeup_fd(w)
-print("ready", flush=True)
-n, end = 0, None
-while select.select([r], [], [], 10 if end is None else max(0, end - time.monotonic()))[0]:
-    n += len(os.read(r, 64)); end = end or time.monotonic() + 0.5
-print("count=%d" % n, flush=True)'
 	out="$BATS_TEST_TMPDIR/out"
 	for target in group supervisor; do
 		: >"$out"
-		setsid "$D" -- python3 -c "$counter" >"$out" 3>&- &
+		setsid "$D" -- python3 "$COUNT" SIGUSR1 >"$out" 3>&- &
 		pid=$!
 		wait_for grep -q ready "$out"
 		if [ $target = group ]; then kill -USR1 -- "-$pid"; else kill -USR1 "$pid"; fi
@@ -187,19 +172,11 @@ print("count=%d" % n, flush=True)'
 }
 
 @test "Ctrl-C interrupts the command once, not twice" {
-	counter='import os, signal, select, time
-r, w = os.pipe(); os.set_blocking(w, False)
-signal.signal(signal.SIGINT, lambda *a: None); signal.set_wakeup_fd(w)
-print("ready", flush=True)
-n, end = 0, None
-while select.select([r], [], [], 10 if end is None else max(0, end - time.monotonic()))[0]:
-    n += len(os.read(r, 64)); end = end or time.monotonic() + 0.5
-print("count=%d" % n)'
-	run python3 "$PTY" --after ready '\x03' -- python3 -c "$counter"
+	run python3 "$PTY" --after ready '\x03' -- python3 "$COUNT" SIGINT
 	echo "$output"
 	[[ "$output" == *count=1* ]]
 	for variant in "" --subreaper; do
-		run python3 "$PTY" --after ready '\x03' -- "$D" $variant -- python3 -c "$counter"
+		run python3 "$PTY" --after ready '\x03' -- "$D" $variant -- python3 "$COUNT" SIGINT
 		echo "variant '$variant': $output"
 		[[ "$output" == *count=1* ]]
 	done
@@ -230,9 +207,16 @@ print("count=%d" % n)'
 	[ "${lines[3]}" = no-bats-shell ]
 	run "$D" -- sh -c "test -e /proc/$sup && echo seen || echo absent"
 	[ "$output" = absent ]
-	# Kernel knobs stay read-only inside.
-	run "$D" -- sh -c 'echo 1 >/proc/sys/kernel/ns_last_pid'
-	[[ "$output" == *"Read-only file system"* ]]
+	# Kernel knobs stay read-only inside; the same when built in place.
+	for flags in "" --attach-first; do
+		run "$D" $flags -- sh -c 'echo $SBX_DEMO_PROC; ls /proc | grep -c "^[0-9]"'
+		[ "${lines[0]}" = fresh ]
+		[ "${lines[1]}" -le 5 ]
+		run "$D" $flags -- sh -c 'echo 1 >/proc/sys/kernel/ns_last_pid'
+		[[ "$output" == *"Read-only file system"* ]]
+		run "$D" $flags -- grep -c ' /proc/sys ro,nosuid,nodev,noexec' /proc/self/mountinfo
+		[ "$output" = 1 ]
+	done
 }
 
 @test "init holds no capability, and neither its memory nor its descriptors are reachable" {
@@ -287,7 +271,7 @@ print("OK" if r >= 0 else errno.errorcode[ctypes.get_errno()])'
 }
 
 @test "/dev holds exactly the allow-list; no other host node or terminal is reachable" {
-	for flags in "" --dev-attach-first; do
+	for flags in "" --attach-first; do
 		run "$D" $flags -- ls -A /dev
 		[ "$(echo $output)" = "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero" ]
 		run "$D" $flags -- ls -A /dev/pts

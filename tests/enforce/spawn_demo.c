@@ -3,7 +3,7 @@
  * spawn_demo.c - runs a command under the process model of sandbox.h with a small sandbox of its
  * own, so the supervisor, init, /dev and /proc can be tested without the profile engine:
  *
- *   spawn-demo [--subreaper] [--userns] [--net] [--no-dev] [--no-proc] [--dev-attach-first]
+ *   spawn-demo [--subreaper] [--userns] [--net] [--no-dev] [--no-proc] [--attach-first]
  *              [--landlock] [--on-exit MARKER] [--watch] -- CMD...
  *
  * The sandbox, applied in init: a private mount namespace with / read-only, the private /dev,
@@ -89,10 +89,10 @@ static int apply_ns(void *arg, struct sbx_diag *d)
 	if (sbx_mnt_make_private(d) < 0 || sbx_mnt_set_readonly(AT_FDCWD, "/", d) < 0)
 		return -1;
 	if (o->dev &&
-	    sbx_devfs_build("/dev", o->attach_first ? SBX_DEVFS_ATTACH_FIRST : 0, &dev, d) < 0)
+	    sbx_devfs_build("/dev", o->attach_first ? SBX_MNT_ATTACH_FIRST : 0, &dev, d) < 0)
 		return -1;
 	if (o->proc) {
-		rc = sbx_proc_mount("/proc", d);
+		rc = sbx_proc_mount("/proc", o->attach_first ? SBX_MNT_ATTACH_FIRST : 0, d);
 		if (rc < 0)
 			return rc;
 		setenv("SBX_DEMO_PROC", rc == SBX_PROC_HOST ? "host" : "fresh", 1);
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 			o.dev = false;
 		else if (!strcmp(a, "--no-proc"))
 			o.proc = false;
-		else if (!strcmp(a, "--dev-attach-first"))
+		else if (!strcmp(a, "--attach-first"))
 			o.attach_first = true;
 		else if (!strcmp(a, "--landlock"))
 			o.landlock = true;
