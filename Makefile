@@ -41,6 +41,7 @@ LIB_LINUX_SRCS := \
 	lib/plan_linux.c
 
 LIB_MACOS_SRCS := \
+	lib/plan_macos.c \
 	lib/sbpl.c \
 	lib/sbpl_regex.c
 
@@ -62,6 +63,10 @@ PLATFORM_LINUX_SRCS := \
 PLATFORM_MACOS_SRCS := \
 	platform/macos/exec.c
 
+PLATFORM_WINDOWS_SRCS := \
+	platform/windows/run.c
+
+# The command line of every platform.
 CMD_SRCS := \
 	cmd/main.c \
 	cmd/backend.c \
@@ -69,12 +74,22 @@ CMD_SRCS := \
 	cmd/run.c \
 	cmd/explain.c \
 	cmd/probe.c \
-	cmd/tools.c \
+	cmd/tools.c
+
+# The Linux helper, sbxrun-linux-sandbox: Linux only.
+CMD_LINUX_SRCS := \
 	cmd/helper.c
 
+# The library is pure and the same everywhere (every platform's planner is in it, so that
+# `explain --platform` works on any host); each program adds its command line and backend.
 ALL_LIB_SRCS := $(LIB_SRCS) $(LIB_LINUX_SRCS) $(LIB_MACOS_SRCS) $(LIB_WINDOWS_SRCS)
+LINUX_SRCS := $(CMD_SRCS) $(CMD_LINUX_SRCS) $(PLATFORM_LINUX_SRCS)
+DARWIN_SRCS := $(CMD_SRCS) $(PLATFORM_MACOS_SRCS)
+WINDOWS_SRCS := $(CMD_SRCS) $(PLATFORM_WINDOWS_SRCS)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+# The macOS enforcement suite's probe (built and run on a Mac by check-enforce-macos).
+ENFORCE_MACOS_SRCS := tests/enforce-macos/probe.c
 FUZZ_TARGET := tests/fuzz/fuzz_profile.c
 
 # ---- flags -----------------------------------------------------------------------------------
@@ -118,6 +133,7 @@ SBXRUN_LIBS = $(if $(STATIC_OK),$(shell $(PKG_CONFIG) --static --libs $(DEPS_PKG
 	|| echo -ljansson -lseccomp -lcap),$(DEP_LIBS))
 
 LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
+PROGRAM_SRCS := $(LINUX_SRCS)
 PLATFORM_OBJS := $(PLATFORM_LINUX_SRCS:%.c=$(BUILD)/%.o)
 
 # macOS: no libseccomp or libcap (Linux only), the macOS backend instead of the Linux one, and
@@ -127,22 +143,23 @@ DEPS_PKGS := jansson
 DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null || echo -ljansson)
 HARDEN_CFLAGS := $(filter-out -fstack-clash-protection,$(HARDEN_CFLAGS))
 HARDEN_LDFLAGS :=
+PROGRAM_SRCS := $(DARWIN_SRCS)
 PLATFORM_OBJS := $(PLATFORM_MACOS_SRCS:%.c=$(BUILD)/%.o)
 STATIC := 0
 endif
-CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
+PROGRAM_OBJS := $(PROGRAM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
 .PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man asan fuzz \
-	lint bench install uninstall clean deps deps-test windows check-windows
+	lint bench install uninstall clean deps deps-test windows check-windows check-enforce-macos
 
 all: sbxrun
 
 # ---- dependencies: install what is missing, saying what runs ---------------------------------
 
 BUILD_DEB := gcc make pkg-config libjansson-dev libseccomp-dev libcap-dev
-TEST_DEB := bats mandoc util-linux git python3 iproute2 clang
+TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -162,6 +179,7 @@ deps-test: deps
 	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang; do \
 		command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; \
 	done; \
+	python3 -c 'import yaml' 2>/dev/null || missing="$$missing python3-yaml"; \
 	if [ -n "$$missing" ]; then \
 		if command -v apt-get >/dev/null; then \
 			echo "sbxrun: installing test dependencies: $(SUDO) apt-get install -y$$missing"; \
@@ -182,8 +200,8 @@ $(LIBSBX): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/sbxrun: $(CMD_OBJS) $(PLATFORM_OBJS) $(LIBSBX)
-	$(CC) $(SBXRUN_LDFLAGS) -o $@ $(CMD_OBJS) $(PLATFORM_OBJS) $(LIBSBX) $(SBXRUN_LIBS)
+$(BUILD)/sbxrun: $(PROGRAM_OBJS) $(LIBSBX)
+	$(CC) $(SBXRUN_LDFLAGS) -o $@ $(PROGRAM_OBJS) $(LIBSBX) $(SBXRUN_LIBS)
 
 # The top-level ./sbxrun points at the last build, plain or sanitized.
 sbxrun: $(BUILD)/sbxrun
@@ -197,10 +215,23 @@ $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
 $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
 
-# The macOS backend's POSIX parts must keep compiling on Linux.
-$(BUILD)/macos-compile.stamp: $(PLATFORM_MACOS_SRCS) platform/macos/macos.h lib/sbx.h | deps
+# The Darwin program checked on Linux, as far as a compiler can without Apple's headers: every
+# Darwin source (the library, cmd/ and platform/macos), the unit tests and the macOS
+# enforcement probe, with the macOS macros defined and Linux's undefined, with what macOS
+# declares by default (POSIX with XSI and the BSD extensions) but without glibc's GNU
+# extensions, which macOS lacks, and with the Linux backend's headers replaced by stubs that
+# stop the build (tests/macos-stubs/; its darwin.h declares the two macOS functions that glibc
+# only declares as GNU extensions). A Linux-only call in a Darwin source fails here, as on a Mac.
+MACOS_STUBS := $(wildcard tests/macos-stubs/*.h tests/macos-stubs/*/*.h)
+DARWIN_CHECK_CFLAGS = -std=gnu11 -U__linux__ -U__linux -Ulinux -U__gnu_linux__ -D__APPLE__ \
+	-D__MACH__ -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=700 -DSBX_VERSION_STR='"$(VERSION)"' \
+	-Itests/macos-stubs -Ilib -Iplatform -include tests/macos-stubs/darwin.h $(WARN) \
+	-Werror=implicit-function-declaration $(DEP_CFLAGS) $(CFLAGS)
+$(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFORCE_MACOS_SRCS) \
+		$(MACOS_STUBS) $(wildcard lib/*.h cmd/*.h platform/macos/*.h tests/unit/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fsyntax-only $(PLATFORM_MACOS_SRCS)
+	$(CC) $(DARWIN_CHECK_CFLAGS) -fsyntax-only $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) \
+		$(ENFORCE_MACOS_SRCS)
 	@touch $@
 
 # ---- tests -----------------------------------------------------------------------------------
@@ -214,7 +245,12 @@ check-unit: $(BUILD)/unit-tests
 check-fuzz: $(BUILD)/fuzz-replay
 	$(BUILD)/fuzz-replay tests/fuzz/corpus
 
-check-macos: $(BUILD)/macos-compile.stamp
+# On Linux, what can be checked of the macOS side without a Mac: the Darwin sources compile,
+# the macOS enforcement suites parse, and the macOS workflow names only what exists.
+check-macos: $(BUILD)/macos-compile.stamp deps-test
+	bats --count tests/enforce-macos/*.bats >/dev/null
+	bash -n tests/enforce-macos/run
+	tests/enforce-macos/lint-workflow .github/workflows/macos.yml Makefile
 
 check-man: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
@@ -263,6 +299,16 @@ $(BUILD)/enforce/spawn-demo: tests/enforce/spawn_demo.c $(filter-out $(BUILD)/pl
 check-enforce: sbxrun deps-test $(ENFORCE_TOOLS)
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun ENFORCE_TOOLS=$(CURDIR)/$(BUILD)/enforce tests/enforce/run
 
+# ---- macOS enforcement suite (on a Mac only): sbxrun under /usr/bin/sandbox-exec, as root and
+# as nobody, so it needs root (sudo when run as another user).
+$(BUILD)/enforce-macos/probe: tests/enforce-macos/probe.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+check-enforce-macos: sbxrun $(BUILD)/enforce-macos/probe
+	$(SUDO) env PATH="$$PATH" SBXRUN=$(CURDIR)/$(BUILD)/sbxrun \
+		PROBE=$(CURDIR)/$(BUILD)/enforce-macos/probe tests/enforce-macos/run
+
 FUZZ_SECONDS ?= 60
 fuzz: deps-test
 	@mkdir -p build-fuzz
@@ -275,11 +321,11 @@ fuzz: deps-test
 lint: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
 	@if command -v clang-format >/dev/null; then \
-		clang-format --dry-run --Werror $(ALL_LIB_SRCS) lib/*.h $(CMD_SRCS) cmd/*.h \
-			$(PLATFORM_LINUX_SRCS) $(PLATFORM_MACOS_SRCS); fi
+		clang-format --dry-run --Werror $(ALL_LIB_SRCS) lib/*.h $(LINUX_SRCS) cmd/*.h \
+			$(PLATFORM_MACOS_SRCS); fi
 	@if command -v cppcheck >/dev/null; then \
 		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
-			$(ALL_LIB_SRCS) $(CMD_SRCS) $(PLATFORM_LINUX_SRCS); fi
+			$(ALL_LIB_SRCS) $(LINUX_SRCS); fi
 
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
 bench: sbxrun
@@ -301,7 +347,7 @@ uninstall:
 clean:
 	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe
 
--include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(PLATFORM_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(PROGRAM_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
 
 # ---- windows: cross-built with MinGW-w64, smoke-tested under Wine -----------------------------
 #
@@ -328,16 +374,13 @@ WIN_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -D_WIN32_
 WIN_LDFLAGS = -static -Wl,--dynamicbase -Wl,--nxcompat -Wl,--high-entropy-va $(LDFLAGS)
 WIN_LIBS := $(WIN_JANSSON)/lib/libjansson.a -lbcrypt -lshell32 -ladvapi32 -lssp
 
-PLATFORM_WINDOWS_SRCS := platform/windows/run.c
 WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.exe \
 	$(WIN_BUILD)/tests/unit-tests.exe
 # The unit tests of the Windows-facing pure code, run again under the Windows C runtime.
 WIN_UNIT_SRCS := tests/unit/main.c tests/unit/test_winquote.c tests/unit/test_plan_windows.c
 
 WIN_LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(WIN_BUILD)/%.o)
-# cmd/helper.c is the Linux helper (sbxrun-linux-sandbox): not part of the Windows program.
-WIN_CMD_SRCS := $(filter-out cmd/helper.c,$(CMD_SRCS))
-WIN_CMD_OBJS := $(WIN_CMD_SRCS:%.c=$(WIN_BUILD)/%.o)
+WIN_PROGRAM_OBJS := $(WINDOWS_SRCS:%.c=$(WIN_BUILD)/%.o)
 WIN_PLATFORM_OBJS := $(PLATFORM_WINDOWS_SRCS:%.c=$(WIN_BUILD)/%.o)
 
 deps-windows:
@@ -368,8 +411,8 @@ $(WIN_BUILD)/libsbx.a: $(WIN_LIB_OBJS)
 	@rm -f $@
 	$(WIN_AR) rcs $@ $^
 
-$(WIN_BUILD)/sbxrun.exe: $(WIN_CMD_OBJS) $(WIN_PLATFORM_OBJS) $(WIN_BUILD)/libsbx.a
-	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $(WIN_CMD_OBJS) $(WIN_PLATFORM_OBJS) $(WIN_BUILD)/libsbx.a \
+$(WIN_BUILD)/sbxrun.exe: $(WIN_PROGRAM_OBJS) $(WIN_BUILD)/libsbx.a
+	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $(WIN_PROGRAM_OBJS) $(WIN_BUILD)/libsbx.a \
 		$(WIN_LIBS)
 
 $(WIN_BUILD)/tests/sbxtest.exe: $(WIN_BUILD)/tests/windows/sbxtest.o
@@ -393,4 +436,4 @@ check-windows: windows deps-wine
 
 .PHONY: deps-windows deps-wine
 
--include $(WIN_LIB_OBJS:.o=.d) $(WIN_CMD_OBJS:.o=.d) $(WIN_PLATFORM_OBJS:.o=.d)
+-include $(WIN_LIB_OBJS:.o=.d) $(WIN_PROGRAM_OBJS:.o=.d)

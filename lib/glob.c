@@ -9,7 +9,8 @@
  *   [...]    one character of a class: ranges "a-z", negation by a leading '!' or '^', a ']'
  *            right after the opening bracket (or its negation) is a member; a '[' with no
  *            closing ']' in its component is a literal '['
- *   \c       the character c, literally
+ *   \c       the character c, literally (sbx_glob_escape() writes a literal path this way, so a
+ *            workspace root such as "/src/p[1]" can be joined into a pattern)
  *   **       as a whole component: zero or more directories (a, **, b matches "a/b" and
  *            "a/x/y/b"); as the last component, everything below (a, ** matches "a/b/c", not
  *            "a"). Elsewhere ("a**b") it is two single stars.
@@ -263,19 +264,37 @@ bool sbx_glob_has_meta(const char *s)
 	return s && comp_has_meta(s, strlen(s));
 }
 
-/* Number of leading components without glob syntax. */
+/*
+ * A component that matches exactly one name: no unescaped '*', '?' or '['. Escapes are allowed
+ * (an escaped workspace root such as "p\[1\]" is static); a lone trailing backslash is itself.
+ */
+static bool comp_is_static(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\\') {
+			i++;
+			continue;
+		}
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+			return false;
+	}
+	return true;
+}
+
+/* Number of leading static components. */
 static size_t static_count(const struct gpat *g)
 {
 	size_t k = 0;
 
-	while (k < g->n && !comp_has_meta(g->c[k].s, g->c[k].len))
+	while (k < g->n && comp_is_static(g->c[k].s, g->c[k].len))
 		k++;
 	return k;
 }
 
+/* The first k components as a path, escapes removed (they are static, so each names itself). */
 static int join_prefix(const struct gpat *g, size_t k, char **out)
 {
-	size_t len = 2;
+	size_t len = 2, o = 0;
 	char *p;
 
 	for (size_t i = 0; i < k; i++)
@@ -283,14 +302,50 @@ static int join_prefix(const struct gpat *g, size_t k, char **out)
 	p = malloc(len);
 	if (!p)
 		return -ENOMEM;
-	p[0] = '\0';
 	if (g->abs)
-		strcpy(p, "/");
+		p[o++] = '/';
 	for (size_t i = 0; i < k; i++) {
+		const char *c = g->c[i].s;
+		size_t n = g->c[i].len;
+
 		if (i > 0)
-			strcat(p, "/");
-		strncat(p, g->c[i].s, g->c[i].len);
+			p[o++] = '/';
+		for (size_t j = 0; j < n; j++) {
+			if (c[j] == '\\' && j + 1 < n)
+				j++;
+			p[o++] = c[j];
+		}
 	}
+	p[o] = '\0';
+	*out = p;
+	return 0;
+}
+
+/* The characters that mean something in a glob, here or in the SBPL translation (spec 5.4). */
+static bool glob_special(char c)
+{
+	return c == '\\' || c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}';
+}
+
+int sbx_glob_escape(const char *literal, char **out)
+{
+	size_t n = 0, o = 0;
+	char *p;
+
+	*out = NULL;
+	if (!literal)
+		return -EINVAL;
+	for (const char *s = literal; *s; s++)
+		n += glob_special(*s) ? 2 : 1;
+	p = malloc(n + 1);
+	if (!p)
+		return -ENOMEM;
+	for (const char *s = literal; *s; s++) {
+		if (glob_special(*s))
+			p[o++] = '\\';
+		p[o++] = *s;
+	}
+	p[o] = '\0';
 	*out = p;
 	return 0;
 }

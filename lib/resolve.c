@@ -330,13 +330,25 @@ static int push_owned(struct sbx_fs *fs, struct sbx_entry *e)
 	return r;
 }
 
-/* A glob under a root: "root/sub". Globs are not normalized beyond what the join does. */
+/*
+ * A glob under a root: "root/sub", the root escaped so that its own characters match only
+ * themselves (a workspace at /src/p[1] must not turn into a character class). Globs are not
+ * normalized beyond what the join does. Windows roots are joined as they are: there the
+ * backslash separates, and deny globs are refused anyway (plan_windows.c).
+ */
 static int glob_under(const char *root, const char *sub, char **out)
 {
 	size_t n;
 
-	if (sbx_path_is_posix_abs(root))
-		return sbx_path_join(root, sub, out);
+	if (sbx_path_is_posix_abs(root)) {
+		char *lit = NULL;
+		int r = sbx_glob_escape(root, &lit);
+
+		if (!r)
+			r = sbx_path_join(lit, sub, out);
+		free(lit);
+		return r;
+	}
 	n = strlen(root) + strlen(sub) + 2;
 	*out = malloc(n);
 	if (!*out)

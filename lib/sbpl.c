@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sbpl.c - the macOS Seatbelt policy (SBPL) for /usr/bin/sandbox-exec, built from a plan's roots
- * (spec 5), and the macOS requirement attacher.
+ * (spec 5); the requirement attacher is plan_macos.c.
  *
- * The policy denies by default. Every root, carve-out and protected ancestor is passed as a -D
- * parameter and referred to as (param "NAME"): no path is ever spliced into the policy text.
- * The only text derived from user input is regexes (deny globs, protected metadata names under a
- * root), and those go through sbx_sbpl_regex_escape() / the glob translator and a literal that
- * cannot be terminated early (sbpl_regex.c).
+ * The policy denies by default. Every root, carve-out, protected ancestor and denied path is
+ * passed as a -D parameter and referred to as (param "NAME"): no path is ever spliced into the
+ * policy text. The only text derived from user input is regexes (deny globs, protected metadata
+ * names under a root), and those go through sbx_sbpl_regex_escape() / the glob translator and a
+ * literal that cannot be terminated early (sbpl_regex.c).
  *
- * Seatbelt applies the last rule that matches an operation, so the order of the sections
- * matters: allowances first, then the denials that must win over them (deny globs, protected
- * ancestors).
+ * Seatbelt applies the last rule that matches an operation, and within one rule any matching
+ * filter matches. Hence the order of the sections: allowances first, then the denials that must
+ * win over every one of them (deny globs, denied paths, protected ancestors, TIOCSTI); and a
+ * writable root carries the carve-outs of the writable roots inside it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -175,8 +176,6 @@ static const char network_policy[] =
 	"  (global-name \"com.apple.SystemConfiguration.configd\"))\n"
 	"(allow sysctl-read (sysctl-name-prefix \"net.routetable\"))\n";
 
-/* ---- small string vectors ----------------------------------------------------------------- */
-
 /* ---- path canonicalization ------------------------------------------------------------------ */
 
 static char *path_join2(const char *dir, const char *rest)
@@ -237,13 +236,8 @@ static int canon_full(const char *path, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/*
- * Write roots keep their lexical path except for a symlinked top-level component (/tmp ->
- * /private/tmp, /var -> /private/var on macOS; /bin -> usr/bin on merged-/usr Linux), which is
- * resolved. A deeper symlink is reported in *deeper (the path up to and including it): granting
- * write through it would grant write to wherever it points, which may change under us.
- */
-static int canon_top(const char *path, char **out, char **deeper)
+/* See sbpl.h. */
+int sbx_sbpl_write_root(const char *path, char **out, char **deeper)
 {
 	const char *end = strchr(path + 1, '/');
 	size_t top_len = end ? (size_t)(end - path) : strlen(path);
@@ -273,9 +267,14 @@ static int canon_top(const char *path, char **out, char **deeper)
 			return -ENOMEM;
 		}
 		if (lstat(prefix, &st) != 0) {
-			/* Missing: nothing below it exists either. */
+			int err = errno;
+
 			free(prefix);
-			break;
+			/* Missing: nothing below it exists either. Anything else is unknown. */
+			if (err == ENOENT || err == ENOTDIR)
+				break;
+			free(real);
+			return -err;
 		}
 		if (S_ISLNK(st.st_mode)) {
 			*deeper = prefix;
@@ -304,14 +303,15 @@ static int canon_top(const char *path, char **out, char **deeper)
 /* One root of an allow block, with what is carved out of it. */
 struct root {
 	char *path;
-	bool literal;		  /* an existing non-directory: the file itself, not a subtree */
-	struct sbx_strv excl;	  /* carve-outs: neither the path nor anything below it */
-	struct sbx_strv resolved; /* per carve-out: its canonical target, or "" when the same */
-	const char *const *names; /* protected metadata names that must not be created */
-	size_t n_names;
+	bool literal;		    /* an existing non-directory: the file itself, not a subtree */
+	struct sbx_strv excl;	    /* carve-outs: neither the path nor anything below it */
+	struct sbx_strv resolved;   /* per carve-out: its canonical target, or "" when the same */
+	struct sbx_strv names;	    /* regexes of protected names that must not be created */
+	size_t own_excl, own_names; /* how many of each are this root's own (not inherited) */
 };
 
 struct gen {
+	const struct sbx_plan *p;
 	const struct sbx_roots *r;
 	const struct sbx_ctx *ctx;
 	struct sbx_strv unreadable; /* canonical */
@@ -328,6 +328,7 @@ static void root_clear(struct root *rt)
 	free(rt->path);
 	sbx_strv_clear(&rt->excl);
 	sbx_strv_clear(&rt->resolved);
+	sbx_strv_clear(&rt->names);
 }
 
 static void gen_clear(struct gen *g)
@@ -389,11 +390,33 @@ static int add_unreadable_excl(struct gen *g, struct root *rt)
 	return 0;
 }
 
+/* The regex of a protected name under root: the name and anything below it, existing or not. */
+static int add_name(struct root *rt, const char *root, const char *name)
+{
+	struct sbx_buf re = {0};
+
+	sbx_buf_addc(&re, '^');
+	if (strcmp(root, "/") != 0)
+		sbx_sbpl_regex_escape(&re, root);
+	sbx_buf_addc(&re, '/');
+	sbx_sbpl_regex_escape(&re, name);
+	sbx_buf_add(&re, "(/.*)?$");
+	if (re.oom) {
+		sbx_buf_free(&re);
+		return -ENOMEM;
+	}
+	if (sbx_strv_has(&rt->names, re.s)) {
+		sbx_buf_free(&re);
+		return 0;
+	}
+	return sbx_strv_push_owned(&rt->names, sbx_buf_steal(&re));
+}
+
 /* Writable roots: the plan's, and "/" when the write side is full-disk but carved. */
 static int collect_write(struct gen *g)
 {
 	const struct sbx_roots *r = g->r;
-	bool carved = r->n_unreadable > 0;
+	bool carved = r->n_unreadable > 0 || r->n_deny_globs > 0;
 	int rc;
 
 	for (size_t i = 0; i < r->n_writable; i++)
@@ -424,9 +447,10 @@ static int collect_write(struct gen *g)
 		if (rc)
 			return rc;
 		rt = &g->write[g->n_write++];
-		rc = canon_top(w->root, &rt->path, &deeper);
+		rc = sbx_sbpl_write_root(w->root, &rt->path, &deeper);
 		if (rc)
-			return rc;
+			return sbx_diag_set(g->d, rc, "cannot inspect writable root %s: %s",
+					    w->root, strerror(-rc));
 		if (deeper) {
 			rc = sbx_diag_set(
 				g->d, SBX_E_UNENFORCEABLE,
@@ -438,8 +462,11 @@ static int collect_write(struct gen *g)
 			return rc;
 		}
 		rt->literal = stat(rt->path, &st) == 0 && !S_ISDIR(st.st_mode);
-		rt->names = w->protected_missing;
-		rt->n_names = w->n_protected_missing;
+		for (size_t k = 0; k < w->n_protected_missing; k++) {
+			rc = add_name(rt, rt->path, w->protected_missing[k]);
+			if (rc)
+				return rc;
+		}
 		/*
 		 * The cwd's missing .codex is also carved out by name, as Codex does (spec 5.2,
 		 * vector sb-07); the regex on the name already keeps it from being created.
@@ -461,7 +488,7 @@ static int collect_write(struct gen *g)
 
 			rc = need_abs(g, "read-only path", w->read_only[j]);
 			if (!rc)
-				rc = canon_top(w->read_only[j], &lex, NULL);
+				rc = sbx_sbpl_write_root(w->read_only[j], &lex, NULL);
 			if (!rc)
 				rc = canon_full(lex, &real);
 			/* A symlinked carve-out is also carved out where it points. */
@@ -475,6 +502,41 @@ static int collect_write(struct gen *g)
 		rc = add_unreadable_excl(g, rt);
 		if (rc)
 			return rc;
+	}
+	return 0;
+}
+
+/*
+ * In one allow block any matching filter allows, so a writable root that holds another one
+ * would re-open everything carved out of the inner root: every covering root takes over the
+ * carve-outs and protected names of the roots inside it (as Codex's
+ * get_writable_roots_with_cwd gives each root the read-only subpaths inside it).
+ */
+static int inherit_nested(struct gen *g)
+{
+	for (size_t i = 0; i < g->n_write; i++) {
+		g->write[i].own_excl = g->write[i].excl.n;
+		g->write[i].own_names = g->write[i].names.n;
+	}
+	for (size_t i = 0; i < g->n_write; i++) {
+		struct root *outer = &g->write[i];
+
+		for (size_t j = 0; j < g->n_write; j++) {
+			const struct root *inner = &g->write[j];
+			int rc = 0;
+
+			if (i == j || strcmp(outer->path, inner->path) == 0 ||
+			    !sbx_path_covers(outer->path, inner->path))
+				continue;
+			for (size_t k = 0; k < inner->own_excl && !rc; k++)
+				rc = add_excl(outer, inner->excl.v[k],
+					      inner->resolved.v[k][0] ? inner->resolved.v[k]
+								      : NULL);
+			for (size_t k = 0; k < inner->own_names && !rc; k++)
+				rc = sbx_strv_add_unique(&outer->names, inner->names.v[k]);
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -560,6 +622,8 @@ static bool is_write_root(const struct gen *g, const char *path)
 
 static bool under_write_root(const struct gen *g, const char *path)
 {
+	if (g->r->full_write)
+		return true;
 	for (size_t i = 0; i < g->n_write; i++)
 		if (sbx_path_covers(g->write[i].path, path))
 			return true;
@@ -567,36 +631,157 @@ static bool under_write_root(const struct gen *g, const char *path)
 }
 
 /*
- * Every writable directory above a carve-out must not be renamed or removed: moving it would
- * carry the protected path out from under its rule. Writable roots themselves get their own
- * rule in the write section.
+ * Every writable directory above path must stay where it is: renaming it would carry path out
+ * from under the rules that name it. Writable roots have their own rule in the write section.
+ */
+static int protect_above(struct gen *g, const char *path)
+{
+	char *a = strdup(path), *slash;
+	int rc = 0;
+
+	if (!a)
+		return -ENOMEM;
+	while (!rc && (slash = strrchr(a, '/')) && slash != a) {
+		*slash = '\0';
+		if (is_write_root(g, a) || !under_write_root(g, a) ||
+		    sbx_strv_has(&g->ancestors, a))
+			continue;
+		rc = sbx_strv_add_unique(&g->ancestors, a);
+	}
+	free(a);
+	return rc;
+}
+
+/*
+ * The directories above every carve-out, and above every writable root that has carve-outs or
+ * protected names and lies inside another writable root (moving it would take its protected
+ * names out from under the outer root's rules).
  */
 static int collect_ancestors(struct gen *g)
 {
 	for (size_t i = 0; i < g->n_write; i++) {
 		const struct root *rt = &g->write[i];
+		int rc = 0;
 
-		for (size_t j = 0; j < rt->excl.n; j++) {
-			char *a = strdup(rt->excl.v[j]), *slash;
-			int rc = 0;
-
-			if (!a)
-				return -ENOMEM;
-			while ((slash = strrchr(a, '/')) && slash != a) {
-				*slash = '\0';
-				if (is_write_root(g, a) || !under_write_root(g, a) ||
-				    sbx_strv_has(&g->ancestors, a))
-					continue;
-				rc = sbx_strv_push_owned(&g->ancestors, strdup(a));
-				if (rc)
-					break;
-			}
-			free(a);
-			if (rc)
-				return rc;
-		}
+		for (size_t j = 0; j < rt->excl.n && !rc; j++)
+			rc = protect_above(g, rt->excl.v[j]);
+		if (!rc && (rt->own_excl || rt->own_names))
+			rc = protect_above(g, rt->path);
+		if (rc)
+			return rc;
 	}
 	return 0;
+}
+
+/*
+ * Could a match of glob lie where the command may write? Its static prefix (canonical) inside
+ * a writable root, or a writable root inside the prefix.
+ */
+static int glob_meets_write(struct gen *g, const char *glob, bool *meets)
+{
+	char *prefix = NULL, *canon = NULL;
+	int rc;
+
+	*meets = g->r->full_write;
+	rc = sbx_glob_static_prefix(glob, &prefix);
+	if (!rc && prefix && prefix[0] == '/')
+		rc = canon_full(prefix, &canon);
+	for (size_t i = 0; !rc && canon && i < g->n_write && !*meets; i++)
+		*meets = sbx_path_covers(g->write[i].path, canon) ||
+			 sbx_path_covers(canon, g->write[i].path);
+	/* No usable prefix: any writable root may hold a match. */
+	if (!rc && !canon)
+		*meets = *meets || g->n_write > 0;
+	free(prefix);
+	free(canon);
+	return rc;
+}
+
+/*
+ * Below a "**" the directories that hold matches have no fixed depth and cannot be named by a
+ * regex without taking in every directory there: the ones holding a match now are found on the
+ * file system (as the Linux backend finds what to mask) and kept in place. A match that appears
+ * later, below a "**", is still unreadable, but the directories above it can be moved.
+ */
+static int protect_matches(struct gen *g, const char *glob)
+{
+	char **variants = NULL, **m;
+	size_t n_variants = 0, n;
+	bool meets;
+	int rc;
+
+	rc = glob_meets_write(g, glob, &meets);
+	if (rc || !meets)
+		return rc;
+	rc = sbx_sbpl_glob_braces(glob, &variants, &n_variants);
+	if (rc == -E2BIG)
+		return sbx_diag_set(g->d, SBX_E_TOO_BIG,
+				    "deny glob `%s` has more than %d brace alternatives", glob,
+				    SBX_SBPL_MAX_BRACE_VARIANTS);
+	for (size_t i = 0; !rc && i < n_variants; i++) {
+		m = NULL;
+		n = 0;
+		rc = sbx_glob_expand(variants[i], g->p ? g->p->profile.fs.glob_depth : 0, &m, &n,
+				     g->d);
+		for (size_t k = 0; !rc && k < n; k++) {
+			char *c = NULL;
+
+			rc = canon_full(m[k], &c);
+			if (!rc)
+				rc = protect_above(g, c);
+			free(c);
+		}
+		sbx_strv_free(m, n);
+	}
+	sbx_strv_free(variants, n_variants);
+	return rc;
+}
+
+int sbx_sbpl_glob_check(const struct sbx_roots *roots, const char *pattern, struct sbx_diag *d)
+{
+	char *re = NULL, *prefix = NULL;
+	bool rooted;
+	int rc;
+
+	rc = sbx_sbpl_glob_regex(pattern, SBX_SBPL_GLOB_SUBTREE, &re, d);
+	free(re);
+	if (!rc)
+		rc = sbx_glob_static_prefix(pattern, &prefix);
+	if (rc)
+		return rc == -ENOMEM ? sbx_diag_set(d, rc, "out of memory") : rc;
+	rooted = !prefix || !prefix[0] || strcmp(prefix, "/") == 0;
+	free(prefix);
+	if (rooted && (roots->full_write || roots->n_writable)) {
+		sbx_diag_set(d, SBX_E_INVALID,
+			     "deny glob `%s` has no directory prefix below /: the directories "
+			     "holding its matches in writable roots cannot be found, and could be "
+			     "renamed out of its reach",
+			     pattern);
+		return sbx_diag_hint(d, SBX_E_INVALID,
+				     "start the pattern with the directory it is about (a relative "
+				     "pattern is taken from the cwd)");
+	}
+	return 0;
+}
+
+static int collect_glob_matches(struct gen *g)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < g->r->n_deny_globs && !rc; i++) {
+		rc = need_abs(g, "deny glob", g->r->deny_globs[i]);
+		if (!rc)
+			rc = sbx_sbpl_glob_check(g->r, g->r->deny_globs[i], g->d);
+		if (!rc)
+			rc = protect_matches(g, g->r->deny_globs[i]);
+	}
+	return rc;
+}
+
+/* Readable roots strictly inside a denied path: the profile re-opens them. */
+static bool reopened_in(const struct gen *g, size_t i, const char *denied)
+{
+	return strcmp(g->read[i].path, denied) != 0 && sbx_path_covers(denied, g->read[i].path);
 }
 
 static int emit_params(struct gen *g)
@@ -629,6 +814,10 @@ static int emit_params(struct gen *g)
 		snprintf(key, sizeof(key), "PROTECTED_ANCESTOR_%zu", i);
 		rc = param(g, key, g->ancestors.v[i]);
 	}
+	for (size_t i = 0; i < g->unreadable.n && !rc; i++) {
+		snprintf(key, sizeof(key), "DENIED_PATH_%zu", i);
+		rc = param(g, key, g->unreadable.v[i]);
+	}
 	return rc;
 }
 
@@ -645,7 +834,7 @@ static void emit_root_filter(struct sbx_buf *t, const char *prefix, size_t i, co
 	const char *kind = rt->literal ? "literal" : "subpath";
 	char key[96];
 
-	if (rt->excl.n == 0 && rt->n_names == 0) {
+	if (rt->excl.n == 0 && rt->names.n == 0) {
 		sbx_buf_addf(t, "  (%s (param \"%s_%zu\"))\n", kind, prefix, i);
 		return;
 	}
@@ -658,24 +847,10 @@ static void emit_root_filter(struct sbx_buf *t, const char *prefix, size_t i, co
 			emit_excl(t, key);
 		}
 	}
-	for (size_t k = 0; k < rt->n_names; k++) {
-		struct sbx_buf re = {0};
-
-		/* The name, and anything below it, whether it exists now or is created later. */
-		sbx_buf_addc(&re, '^');
-		if (strcmp(rt->path, "/") != 0)
-			sbx_sbpl_regex_escape(&re, rt->path);
-		sbx_buf_addc(&re, '/');
-		sbx_sbpl_regex_escape(&re, rt->names[k]);
-		sbx_buf_add(&re, "(/.*)?$");
-		if (re.oom) {
-			t->oom = true;
-		} else {
-			sbx_buf_add(t, " (require-not (regex ");
-			sbx_sbpl_regex_literal(t, re.s);
-			sbx_buf_add(t, "))");
-		}
-		sbx_buf_free(&re);
+	for (size_t k = 0; k < rt->names.n; k++) {
+		sbx_buf_add(t, " (require-not (regex ");
+		sbx_sbpl_regex_literal(t, rt->names.v[k]);
+		sbx_buf_add(t, "))");
 	}
 	sbx_buf_add(t, ")\n");
 }
@@ -711,7 +886,8 @@ static void emit_write(struct gen *g)
 		sbx_buf_add(t, "; writes: none\n");
 		return;
 	}
-	sbx_buf_add(t, "; writes: the writable roots, minus read-only and protected paths\n");
+	sbx_buf_add(t, "; writes: the writable roots, minus read-only and protected paths, and\n"
+		       "; minus those of the writable roots inside them\n");
 	sbx_buf_add(t, "(allow file-write*\n");
 	for (size_t i = 0; i < g->n_write; i++)
 		emit_root_filter(t, "WRITABLE_ROOT", i, &g->write[i]);
@@ -725,52 +901,57 @@ static void emit_write(struct gen *g)
 			     i);
 }
 
-/* Escapes glob metacharacters so that a canonical path can be prefixed to a pattern. */
-static void glob_escape(struct sbx_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr("\\*?[]{},", *s))
-			sbx_buf_addc(b, '\\');
-		sbx_buf_addc(b, *s);
-	}
-}
-
 /*
  * The pattern again with its static directory prefix resolved ("/tmp/x/" "*.env" becomes
- * "/private/tmp/x/" "*.env" on macOS), or NULL when resolving changes nothing.
+ * "/private/tmp/x/" "*.env" on macOS), or NULL when resolving changes nothing. The prefix ends
+ * at the "/" before the first component with a wildcard, a class or a brace; escaped
+ * characters (a workspace root joined in by sbx_glob_escape) belong to it, and the resolved
+ * prefix is escaped again.
  */
 static int glob_canonical_variant(const char *glob, char **out)
 {
-	size_t i, last = 0;
-	char *prefix, *canon = NULL;
-	struct sbx_buf b = {0};
-	int rc;
+	struct sbx_buf lit = {0}, b = {0};
+	size_t i, last = 0, lit_last = 0;
+	char *prefix = NULL, *canon = NULL, *esc = NULL;
+	int rc = 0;
 
 	*out = NULL;
-	/* The static prefix ends at the "/" before the first component with a special char. */
 	for (i = 0; glob[i]; i++) {
-		if (glob[i] == '/')
-			last = i;
-		else if (strchr("\\*?[]{}", glob[i]))
+		if (glob[i] == '\\' && glob[i + 1] && glob[i + 1] != '/') {
+			sbx_buf_addc(&lit, glob[++i]);
+			continue;
+		}
+		if (strchr("*?[{", glob[i]))
 			break;
+		if (glob[i] == '/') {
+			last = i;
+			lit_last = lit.len;
+		}
+		sbx_buf_addc(&lit, glob[i]);
 	}
-	if (!glob[i])
+	if (!glob[i]) {
 		last = i;
-	if (last == 0)
-		return 0;
-	prefix = strndup(glob, last);
-	if (!prefix)
-		return -ENOMEM;
-	rc = canon_full(prefix, &canon);
-	if (!rc && strcmp(prefix, canon) != 0) {
-		glob_escape(&b, canon);
+		lit_last = lit.len;
+	}
+	if (lit.oom)
+		rc = -ENOMEM;
+	if (!rc && last > 0) {
+		prefix = strndup(lit.s, lit_last);
+		rc = prefix ? canon_full(prefix, &canon) : -ENOMEM;
+	}
+	if (!rc && canon && strcmp(prefix, canon) != 0)
+		rc = sbx_glob_escape(canon, &esc);
+	if (!rc && esc) {
+		sbx_buf_add(&b, esc);
 		sbx_buf_add(&b, glob + last);
 		*out = sbx_buf_steal(&b);
 		if (!*out)
 			rc = -ENOMEM;
 	}
+	sbx_buf_free(&lit);
 	free(prefix);
 	free(canon);
+	free(esc);
 	return rc;
 }
 
@@ -781,9 +962,9 @@ static int emit_glob(struct gen *g, const char *glob, struct sbx_strv *seen)
 	size_t n_anc = 0;
 	int rc;
 
-	rc = sbx_sbpl_glob_regex(glob, SBX_SBPL_GLOB_SUBTREE, &re);
+	rc = sbx_sbpl_glob_regex(glob, SBX_SBPL_GLOB_SUBTREE, &re, g->d);
 	if (!rc)
-		rc = sbx_sbpl_glob_ancestors(glob, &anc, &n_anc);
+		rc = sbx_sbpl_glob_ancestors(glob, &anc, &n_anc, g->d);
 	if (rc)
 		goto out;
 	if (!sbx_strv_has(seen, re)) {
@@ -819,15 +1000,13 @@ static int emit_globs(struct gen *g)
 	int rc = 0;
 
 	if (g->r->n_deny_globs)
-		sbx_buf_add(&g->text,
-			    "; deny globs: neither read nor written, parents kept in place\n");
+		sbx_buf_add(&g->text, "; deny globs: neither read nor written; the directories "
+				      "their matches lie in at a fixed\n; depth stay in place\n");
 	for (size_t i = 0; i < g->r->n_deny_globs && !rc; i++) {
 		const char *glob = g->r->deny_globs[i];
 		char *variant = NULL;
 
-		rc = need_abs(g, "deny glob", glob);
-		if (!rc)
-			rc = emit_glob(g, glob, &seen);
+		rc = emit_glob(g, glob, &seen);
 		if (!rc)
 			rc = glob_canonical_variant(glob, &variant);
 		if (!rc && variant)
@@ -836,6 +1015,46 @@ static int emit_globs(struct gen *g)
 	}
 	sbx_strv_clear(&seen);
 	return rc;
+}
+
+/*
+ * Denied paths, once more, after every section that could allow them (Seatbelt applies the
+ * last matching rule): the platform defaults of "minimal" name /usr/share or /private/etc
+ * whole, and the exclusions in the read block do not reach them. A readable (or writable) root
+ * inside a denied path is what the profile re-opens, and stays open.
+ */
+static void emit_denied(struct gen *g)
+{
+	struct sbx_buf *t = &g->text;
+
+	if (g->unreadable.n)
+		sbx_buf_add(t, "; denied paths: neither read nor written, whatever allowed them "
+			       "above\n");
+	for (size_t k = 0; k < g->unreadable.n; k++) {
+		const char *u = g->unreadable.v[k];
+		bool reopened = false;
+
+		for (size_t i = 0; i < g->n_read && !reopened; i++)
+			reopened = reopened_in(g, i, u);
+		if (!reopened) {
+			sbx_buf_addf(t,
+				     "(deny file-read* file-write* (subpath (param "
+				     "\"DENIED_PATH_%zu\")))\n",
+				     k);
+			continue;
+		}
+		sbx_buf_addf(t,
+			     "(deny file-read* file-write* (require-all (subpath (param "
+			     "\"DENIED_PATH_%zu\"))",
+			     k);
+		for (size_t i = 0; i < g->n_read; i++)
+			if (reopened_in(g, i, u))
+				sbx_buf_addf(t,
+					     " (require-not (subpath (param "
+					     "\"READABLE_ROOT_%zu\")))",
+					     i);
+		sbx_buf_add(t, "))\n");
+	}
 }
 
 static void emit_ancestors(struct gen *g)
@@ -849,10 +1068,20 @@ static void emit_ancestors(struct gen *g)
 			     i);
 }
 
+/*
+ * TIOCSTI pushes bytes into a terminal's input queue: on the terminal the command shares with
+ * the user's shell they would run as commands once sbxrun exits. The base policy allows the
+ * other terminal ioctls (isatty, termios, window size); this request is denied last, after
+ * every allowance, as Codex does. Its Darwin value is _IOW('t', 114, char) = 0x80017472.
+ */
+static const char tiocsti_policy[] =
+	"; no typing into the terminal: TIOCSTI would queue input for the shell after exit\n"
+	"(deny file-ioctl (ioctl-command TIOCSTI))\n";
+
 int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
 		   struct sbx_diag *d)
 {
-	struct gen g = {.r = &p->roots, .ctx = ctx, .d = d};
+	struct gen g = {.p = p, .r = &p->roots, .ctx = ctx, .d = d};
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -870,9 +1099,13 @@ int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct s
 	if (!rc)
 		rc = collect_write(&g);
 	if (!rc)
+		rc = inherit_nested(&g);
+	if (!rc)
 		rc = collect_read(&g);
 	if (!rc)
 		rc = collect_ancestors(&g);
+	if (!rc)
+		rc = collect_glob_matches(&g);
 	if (!rc)
 		rc = emit_params(&g);
 	if (rc)
@@ -889,10 +1122,13 @@ int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct s
 		sbx_buf_add(&g.text, preferences_policy);
 	if (p->roots.platform_defaults && !p->roots.full_read)
 		sbx_buf_add(&g.text, platform_defaults_policy);
+	/* From here on only denials: each must beat every allowance above it. */
 	rc = emit_globs(&g);
 	if (rc)
 		goto fail;
+	emit_denied(&g);
 	emit_ancestors(&g);
+	sbx_buf_add(&g.text, tiocsti_policy);
 
 	out->policy = sbx_buf_steal(&g.text);
 	if (!out->policy) {
@@ -968,53 +1204,5 @@ int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out
 	argv[argc] = NULL;
 	*argv_out = argv;
 	*argc_out = argc;
-	return 0;
-}
-
-/* ---- requirements ----------------------------------------------------------------------------- */
-
-/* Marks r unenforceable with why (taken over; NULL means out of memory). */
-static int set_unenforceable(struct sbx_req *r, char *why)
-{
-	r->status = SBX_UNENFORCEABLE;
-	free(r->why);
-	r->why = why;
-	return why ? 0 : -ENOMEM;
-}
-
-int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
-{
-	for (size_t i = 0; i < p->n_reqs; i++) {
-		struct sbx_req *r = &p->reqs[i];
-		char *canon = NULL, *deeper = NULL;
-		int rc = 0;
-
-		r->mechanism = "seatbelt";
-		r->status = SBX_ENFORCED;
-		free(r->why);
-		r->why = NULL;
-		if (!sandbox_exec_present) {
-			rc = set_unenforceable(r, strdup(SANDBOX_EXEC
-							 " is missing; hint: it ships with macOS: "
-							 "restore it, or run where it exists"));
-		} else if (r->kind == SBX_REQ_WRITE && r->path && r->path[0] == '/') {
-			rc = canon_top(r->path, &canon, &deeper);
-			if (!rc && deeper) {
-				struct sbx_buf w = {0};
-
-				sbx_buf_addf(
-					&w,
-					"writable root %s contains symlink component %s; "
-					"symlinked writable roots are not supported; hint: name "
-					"the directory the symlink points to instead",
-					r->path, deeper);
-				rc = set_unenforceable(r, sbx_buf_steal(&w));
-			}
-		}
-		free(canon);
-		free(deeper);
-		if (rc)
-			return rc;
-	}
 	return 0;
 }

@@ -320,8 +320,17 @@ unsigned sbx_merge_glob_depth(const struct sbx_fs *a, const struct sbx_fs *b);
 
 /* Git-style match of an absolute pattern against an absolute path. */
 bool sbx_glob_match(const char *pattern, const char *path);
-/* The static prefix: the directory part before the first component holding * ? [ (or \ escape). */
+/*
+ * The static prefix: the leading components without an unescaped * ? or [, escapes removed
+ * ("/src/p\[1\]/x*" -> "/src/p[1]").
+ */
 int sbx_glob_static_prefix(const char *pattern, char **out);
+/*
+ * A literal path made safe to join into a pattern: a backslash before each of \ * ? [ ] { }
+ * (the Linux matcher and the SBPL regex translation both read "\c" as c). POSIX paths only:
+ * on Windows the backslash separates.
+ */
+int sbx_glob_escape(const char *literal, char **out);
 bool sbx_glob_has_meta(const char *s);
 /*
  * Expands pattern on the real file system, depth levels below the static prefix (0 = no limit),

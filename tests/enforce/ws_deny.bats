@@ -136,3 +136,25 @@ for r in plan["requirements"]:
 	grep -qx "read $OUT/secrets/pub: enforced landlock+mount-namespace" <<<"$rules"
 	grep -qx "True" <<<"$rules"
 }
+
+# The workspace's own name is joined into the pattern escaped: "p[1]" is not a character class.
+@test "a deny glob under a workspace named with glob characters masks its matches" {
+	local name ws
+	for name in 'p[1]' 'a{b,c}' 'b\c'; do
+		ws="$BASE/$name"
+		rm -rf "$ws"
+		mkdir -p "$ws/sub"
+		echo secret >"$ws/sub/.env"
+		echo plain >"$ws/sub/plain.txt"
+		outside read "$ws/sub/.env"
+		run "$H" --sandbox-policy-cwd "$ws" --permission-profile "$(profile restricted \
+			$(workspace_entries) '{"path":{"type":"glob_pattern","pattern":"**/*.env"},"access":"deny"}')" \
+			-- "$P" read "$ws/sub/.env"
+		echo "$name: $output"
+		[ "$output" = EACCES ]
+		run "$H" --sandbox-policy-cwd "$ws" --permission-profile "$(profile restricted \
+			$(workspace_entries) '{"path":{"type":"glob_pattern","pattern":"**/*.env"},"access":"deny"}')" \
+			-- "$P" read "$ws/sub/plain.txt"
+		[ "$output" = OK ]
+	done
+}

@@ -17,15 +17,22 @@ struct rd {
 	size_t errlen;
 };
 
+int sbpl_verror(char *err, size_t errlen, int line, const char *fmt, va_list ap)
+{
+	int n = snprintf(err, errlen, "line %d: ", line);
+
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	return -1;
+}
+
 static int fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct rd *r, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(r->err, r->errlen, "line %d: ", r->line);
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < r->errlen)
-		vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+	sbpl_verror(r->err, r->errlen, r->line, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -171,7 +178,7 @@ static int read_form(struct rd *r, struct sbpl_node *out, unsigned depth)
 
 int sbpl_parse(const char *text, struct sbpl_node *root, char *err, size_t errlen)
 {
-	struct rd r = { .s = text, .line = 1, .err = err, .errlen = errlen };
+	struct rd r = {.s = text, .line = 1, .err = err, .errlen = errlen};
 
 	memset(root, 0, sizeof(*root));
 	root->type = SBPL_LIST;
@@ -203,28 +210,61 @@ void sbpl_node_free(struct sbpl_node *n)
 /* ---- checking ---------------------------------------------------------------------------- */
 
 static const char *const known_ops[] = {
-	"default", "process-exec", "process-fork", "signal", "process-info*", "file-read*",
-	"file-write*", "file-write-data", "file-write-unlink", "file-ioctl", "file-map-executable",
-	"sysctl-read", "sysctl-write", "iokit-open", "mach-lookup", "ipc-posix-sem",
-	"ipc-posix-shm-read*", "ipc-posix-shm-read-data", "ipc-posix-shm-read-metadata",
-	"ipc-posix-shm-write-create", "ipc-posix-shm-write-unlink", "pseudo-tty",
-	"network-outbound", "network-inbound", "system-socket", "user-preference-read", NULL,
+	"default",
+	"process-exec",
+	"process-fork",
+	"signal",
+	"process-info*",
+	"file-read*",
+	"file-write*",
+	"file-write-data",
+	"file-write-unlink",
+	"file-ioctl",
+	"file-map-executable",
+	"sysctl-read",
+	"sysctl-write",
+	"iokit-open",
+	"mach-lookup",
+	"ipc-posix-sem",
+	"ipc-posix-shm-read*",
+	"ipc-posix-shm-read-data",
+	"ipc-posix-shm-read-metadata",
+	"ipc-posix-shm-write-create",
+	"ipc-posix-shm-write-unlink",
+	"pseudo-tty",
+	"network-outbound",
+	"network-inbound",
+	"system-socket",
+	"user-preference-read",
+	NULL,
 };
 
 /* Filters, with the kind of arguments they take. */
 static const struct {
 	const char *name;
 	char args; /* 'f' filters, 's' one string, 'r' one regex, 'p' string or (param), 'y' symbol,
-		      'n' number */
+		      'n' number, 'c' symbol or number */
 } known_filters[] = {
-	{ "require-all", 'f' },	       { "require-any", 'f' },	     { "require-not", 'f' },
-	{ "literal", 'p' },	       { "subpath", 'p' },	     { "regex", 'r' },
-	{ "param", 's' },	       { "vnode-type", 'y' },	     { "target", 'y' },
-	{ "sysctl-name", 's' },	       { "sysctl-name-prefix", 's' }, { "global-name", 's' },
-	{ "local-name", 's' },	       { "iokit-registry-entry-class", 's' },
-	{ "ipc-posix-name-regex", 'r' },
-	{ "extension", 's' },	       { "socket-domain", 'y' },     { "socket-protocol", 'n' },
-	{ NULL, 0 },
+	{"require-all", 'f'},
+	{"require-any", 'f'},
+	{"require-not", 'f'},
+	{"literal", 'p'},
+	{"subpath", 'p'},
+	{"regex", 'r'},
+	{"param", 's'},
+	{"vnode-type", 'y'},
+	{"target", 'y'},
+	{"sysctl-name", 's'},
+	{"sysctl-name-prefix", 's'},
+	{"global-name", 's'},
+	{"local-name", 's'},
+	{"iokit-registry-entry-class", 's'},
+	{"ipc-posix-name-regex", 'r'},
+	{"extension", 's'},
+	{"socket-domain", 'y'},
+	{"socket-protocol", 'n'},
+	{"ioctl-command", 'c'},
+	{NULL, 0},
 };
 
 struct chk {
@@ -235,20 +275,19 @@ struct chk {
 	size_t errlen;
 };
 
-static int cfail(struct chk *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cfail(struct chk *c, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static int cfail(struct chk *c, int line, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(c->err, c->errlen, "line %d: ", line);
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < c->errlen)
-		vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+	sbpl_verror(c->err, c->errlen, line, fmt, ap);
 	va_end(ap);
 	return -1;
 }
 
-static bool is_head(const struct sbpl_node *n, const char *name)
+bool sbpl_is_head(const struct sbpl_node *n, const char *name)
 {
 	return n->type == SBPL_LIST && n->n > 0 && n->kids[0].type == SBPL_SYMBOL &&
 	       strcmp(n->kids[0].text, name) == 0;
@@ -310,7 +349,7 @@ static int check_filter(struct chk *c, const struct sbpl_node *n)
 	case 'p':
 		if (n->n != 2)
 			return cfail(c, n->line, "(%s) takes one argument", name);
-		if (is_head(&n->kids[1], "param"))
+		if (sbpl_is_head(&n->kids[1], "param"))
 			return use_param(c, &n->kids[1]);
 		if (n->kids[1].type != SBPL_STRING)
 			return cfail(c, n->line, "(%s) takes a string or a (param)", name);
@@ -328,6 +367,10 @@ static int check_filter(struct chk *c, const struct sbpl_node *n)
 	case 'y':
 		if (n->n != 2 || n->kids[1].type != SBPL_SYMBOL)
 			return cfail(c, n->line, "(%s) takes one symbol", name);
+		return 0;
+	case 'c':
+		if (n->n != 2 || (n->kids[1].type != SBPL_SYMBOL && n->kids[1].type != SBPL_NUMBER))
+			return cfail(c, n->line, "(%s) takes one symbol or number", name);
 		return 0;
 	default:
 		if (n->n != 2 || n->kids[1].type != SBPL_NUMBER)
@@ -357,11 +400,10 @@ static int check_rule(struct chk *c, const struct sbpl_node *n)
 	return 0;
 }
 
-int sbpl_check(const char *policy, char *const params[], size_t n_params, char *err,
-	       size_t errlen)
+int sbpl_check(const char *policy, char *const params[], size_t n_params, char *err, size_t errlen)
 {
 	struct sbpl_node root;
-	struct chk c = { params, n_params, NULL, err, errlen };
+	struct chk c = {params, n_params, NULL, err, errlen};
 	int rc = -1;
 
 	if (sbpl_parse(policy, &root, err, errlen))
@@ -378,7 +420,8 @@ int sbpl_check(const char *policy, char *const params[], size_t n_params, char *
 		}
 		for (const char *k = params[i]; k < eq; k++) {
 			if (!((*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || *k == '_')) {
-				cfail(&c, 0, "parameter name in \"%s\" is not [A-Z0-9_]", params[i]);
+				cfail(&c, 0, "parameter name in \"%s\" is not [A-Z0-9_]",
+				      params[i]);
 				goto out;
 			}
 		}
@@ -390,7 +433,7 @@ int sbpl_check(const char *policy, char *const params[], size_t n_params, char *
 			}
 		}
 	}
-	if (root.n == 0 || !is_head(&root.kids[0], "version") || root.kids[0].n != 2 ||
+	if (root.n == 0 || !sbpl_is_head(&root.kids[0], "version") || root.kids[0].n != 2 ||
 	    root.kids[0].kids[1].type != SBPL_NUMBER || strcmp(root.kids[0].kids[1].text, "1")) {
 		cfail(&c, 1, "the policy must start with (version 1)");
 		goto out;
@@ -398,7 +441,7 @@ int sbpl_check(const char *policy, char *const params[], size_t n_params, char *
 	for (size_t i = 1; i < root.n; i++) {
 		const struct sbpl_node *n = &root.kids[i];
 
-		if (is_head(n, "allow") || is_head(n, "deny")) {
+		if (sbpl_is_head(n, "allow") || sbpl_is_head(n, "deny")) {
 			if (check_rule(&c, n))
 				goto out;
 		} else {
@@ -450,7 +493,7 @@ static void shape(struct sbuf *b, const struct sbpl_node *n)
 {
 	switch (n->type) {
 	case SBPL_LIST:
-		if (is_head(n, "regex") || is_head(n, "ipc-posix-name-regex")) {
+		if (sbpl_is_head(n, "regex") || sbpl_is_head(n, "ipc-posix-name-regex")) {
 			sput(b, "(");
 			sput(b, n->kids[0].text);
 			sput(b, " #R)");
@@ -478,7 +521,7 @@ static void shape(struct sbuf *b, const struct sbpl_node *n)
 char *sbpl_shape(const char *policy)
 {
 	struct sbpl_node root;
-	struct sbuf b = { 0 };
+	struct sbuf b = {0};
 	char err[256];
 
 	if (sbpl_parse(policy, &root, err, sizeof(err)))
@@ -495,7 +538,7 @@ static void collect(const struct sbpl_node *n, char ***v, size_t *cnt)
 {
 	if (n->type == SBPL_LIST) {
 		/* The argument of (regex ...) is a regex whichever literal form carries it. */
-		if (is_head(n, "regex") && n->n == 2 && n->kids[1].type != SBPL_LIST) {
+		if (sbpl_is_head(n, "regex") && n->n == 2 && n->kids[1].type != SBPL_LIST) {
 			char **nv = realloc(*v, (*cnt + 1) * sizeof(*nv));
 
 			if (!nv)

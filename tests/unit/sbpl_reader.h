@@ -6,6 +6,8 @@
 #ifndef SBX_SBPL_READER_H
 #define SBX_SBPL_READER_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum sbpl_type { SBPL_LIST = 0, SBPL_SYMBOL, SBPL_NUMBER, SBPL_STRING, SBPL_REGEX };
@@ -32,8 +34,7 @@ void sbpl_node_free(struct sbpl_node *n);
  * operations and filters; every regex compiles as a POSIX extended regex; every (param "K")
  * names exactly one "K=VALUE" of params, and every parameter is used. Returns 0 or -1 + err.
  */
-int sbpl_check(const char *policy, char *const params[], size_t n_params, char *err,
-	       size_t errlen);
+int sbpl_check(const char *policy, char *const params[], size_t n_params, char *err, size_t errlen);
 
 /*
  * The policy's shape: the tree printed back with the argument of every regex filter replaced by
@@ -48,6 +49,13 @@ void sbpl_strv_free(char **v, size_t n);
 
 /* The value of parameter key in params ("KEY=VALUE" strings), or NULL. */
 const char *sbpl_param(char *const params[], size_t n_params, const char *key);
+
+/* True when n is a list whose first element is the symbol name. */
+bool sbpl_is_head(const struct sbpl_node *n, const char *name);
+
+/* Writes "line LINE: " and the message to err; returns -1. */
+int sbpl_verror(char *err, size_t errlen, int line, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
 
 /* 1 when the POSIX extended regex re matches the whole of s, 0 when not, -1 when re is bad. */
 int sbpl_regex_matches(const char *re, const char *s);

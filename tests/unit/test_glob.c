@@ -412,3 +412,82 @@ TEST(materialize_relative_and_duplicates)
 	sbx_fs_clear(&out);
 	sbx_fs_clear(&fs);
 }
+
+TEST(glob_escape)
+{
+	char *p = NULL;
+
+	CHECK_INT(sbx_glob_escape("/x/p[1]", &p), 0);
+	CHECK_STR(p, "/x/p\\[1\\]");
+	free(p);
+	CHECK_INT(sbx_glob_escape("/x/a{b,c}/b\\c/*?", &p), 0);
+	CHECK_STR(p, "/x/a\\{b,c\\}/b\\\\c/\\*\\?");
+	free(p);
+	CHECK_INT(sbx_glob_escape("/plain/path", &p), 0);
+	CHECK_STR(p, "/plain/path");
+	free(p);
+	/* An escaped literal matches itself only, and is a static prefix, unescaped. */
+	CHECK_INT(sbx_glob_escape("/x/p[1]", &p), 0);
+	CHECK(sbx_glob_match(p, "/x/p[1]"));
+	CHECK(!sbx_glob_match(p, "/x/p1"));
+	free(p);
+	CHECK_INT(sbx_glob_static_prefix("/src/p\\[1\\]/**/*.env", &p), 0);
+	CHECK_STR(p, "/src/p[1]");
+	free(p);
+	CHECK_INT(sbx_glob_static_prefix("/src/a\\{b,c\\}/b\\\\c/*.env", &p), 0);
+	CHECK_STR(p, "/src/a{b,c}/b\\c");
+	free(p);
+	/* An unescaped class still ends the static part. */
+	CHECK_INT(sbx_glob_static_prefix("/src/p[1]/*.env", &p), 0);
+	CHECK_STR(p, "/src");
+	free(p);
+}
+
+/* Workspace roots with glob characters: the deny glob under them matches what is in them. */
+TEST(glob_roots_with_metacharacters)
+{
+	static const char *const names[] = { "p[1]", "a{b,c}", "b\\c" };
+	char *t = vec_fresh_dir();
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		char *root = at(t, names[i]), *decoy = at(t, "p1"), *f, *g, **v = NULL;
+		const char *roots[1] = { root };
+		struct sbx_ctx ctx = vec_ctx(root);
+		struct sbx_fs fs = { 0 }, out = { 0 };
+		struct sbx_diag d;
+		size_t n = 0;
+
+		ctx.workspace_roots = roots;
+		ctx.n_workspace_roots = 1;
+		vec_mkdir(root);
+		vec_mkdir(decoy);
+		f = at(root, "sub/.env");
+		g = at(decoy, "sub/.env");
+		vec_mkfile(f, "x");
+		vec_mkfile(g, "x");
+		vec_push_glob(&fs, "codex-project-roots://**/*.env", SBX_DENY);
+		vec_push_glob(&fs, "**/*.env", SBX_DENY); /* relative: against the cwd */
+		CHECK_INT(sbx_fs_materialize(&fs, &ctx, &out), 0);
+		CHECK_INT(out.n, 1); /* both forms materialize to the same escaped pattern */
+		for (size_t j = 0; j < out.n; j++) {
+			char *prefix = NULL;
+
+			CHECK(sbx_glob_match(out.entries[j].path, f));
+			CHECK(!sbx_glob_match(out.entries[j].path, g));
+			CHECK_INT(sbx_glob_static_prefix(out.entries[j].path, &prefix), 0);
+			CHECK_STR(prefix, root);
+			free(prefix);
+			sbx_diag_clear(&d);
+			CHECK_INT(sbx_glob_expand(out.entries[j].path, 0, &v, &n, &d), 0);
+			CHECK(n == 1 && strcmp(v[0], f) == 0);
+			sbx_strv_free(v, n);
+		}
+		sbx_fs_clear(&out);
+		sbx_fs_clear(&fs);
+		free(f);
+		free(g);
+		free(root);
+		free(decoy);
+	}
+	free(t);
+}

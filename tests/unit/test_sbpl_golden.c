@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_sbpl_golden.c - the whole macOS pipeline, profile JSON -> plan -> Seatbelt policy, on a
+ * fixture workspace: the policies against golden files (tests/golden/sbpl/NAME.sb and
+ * NAME.params), what they decide against a table of cases run through the SBPL evaluator
+ * (tests/golden/sbpl/cases), and vectors sb-07 and sb-11.
+ *
+ * The fixture, under a fresh directory @DIR@ in /tmp: the workspace @WS@ (the cwd) holding .git/,
+ * src/, secret, a.env, sub/deep/b.env and conf/prod/. NAME.ctx, when present, changes it: a line
+ * "ws=NAME" names the workspace directory, "tmpdir" sets TMPDIR to @DIR@. In NAME.json @WS@ is
+ * the workspace and @WS_GLOB@ the workspace with its glob metacharacters escaped.
+ * SBX_UPDATE_GOLDEN=1 rewrites the golden files.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sbpl.h"
+#include "sbpl_eval.h"
+#include "sbpl_reader.h"
+#include "sbpl_test.h"
+#include "sbx.h"
+#include "t.h"
+#include "vec.h"
+
+#ifdef __linux__
+/*
+ * Loads a profile (JSON text, or a built-in name starting with ':'; a legacy SandboxPolicy is
+ * projected for the cwd), plans it for macOS as `run` does (the attacher must find it
+ * enforceable) and builds the policy.
+ */
+static int pipeline(const char *input, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
+		    struct sbx_diag *d)
+{
+	struct sbx_profile prof = {0};
+	struct sbx_legacy leg = {0};
+	enum sbx_input_form form = SBX_FORM_PROFILE;
+	struct sbx_plan p = {0};
+	const struct sbx_req *bad;
+	int rc;
+
+	sbx_diag_clear(d);
+	if (input[0] == ':') {
+		rc = sbx_profile_builtin(input, &prof, d);
+	} else {
+		rc = sbx_profile_load_buf(input, strlen(input), "golden", &prof, &form, &leg, d);
+		if (!rc && form == SBX_FORM_LEGACY)
+			rc = sbx_legacy_to_profile(&leg, ctx, &prof);
+	}
+	if (!rc)
+		rc = sbx_plan_build(&prof, ctx, SBX_PREF_REQUIRE, false, SBX_WIN_RESTRICTED_TOKEN,
+				    &p, d);
+	if (!rc)
+		rc = sbx_plan_attach_macos(&p, true);
+	if (!rc && (bad = sbx_plan_first_unenforceable(&p)))
+		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE, "%s: %s", bad->rule, bad->why);
+	if (!rc)
+		rc = sbx_sbpl_build(&p, ctx, out, d);
+	sbx_plan_free(&p);
+	sbx_profile_free(&prof);
+	sbx_legacy_free(&leg);
+	return rc;
+}
+
+static char *golden_path(const char *name, const char *ext)
+{
+	char *p = malloc(strlen(t_vectors_dir) + strlen(name) + strlen(ext) + 32);
+
+	sprintf(p, "%s/../golden/sbpl/%s%s", t_vectors_dir, name, ext);
+	return p;
+}
+
+struct fixture {
+	char *dir, *ws, *tmpdir;
+	struct sbx_ctx ctx;
+};
+
+static void mkdir_in(const char *base, const char *rel)
+{
+	char *p = st_join(base, rel);
+
+	if (mkdir(p, 0700) != 0)
+		t_fail(__FILE__, __LINE__, "cannot create %s", p);
+	free(p);
+}
+
+static void touch_in(const char *base, const char *rel)
+{
+	char *p = st_join(base, rel);
+
+	st_touch(p);
+	free(p);
+}
+
+/* Builds the fixture for golden name (its NAME.ctx options applied). */
+static bool fixture_make(struct fixture *fx, const char *name)
+{
+	char *opts_path = golden_path(name, ".ctx"), *opts = st_read_text(opts_path);
+	char ws_name[256] = "ws";
+	const char *line;
+
+	free(opts_path);
+	memset(fx, 0, sizeof(*fx));
+	fx->dir = st_tempdir();
+	if (!fx->dir) {
+		free(opts);
+		t_fail(__FILE__, __LINE__, "cannot create a temporary directory");
+		return false;
+	}
+	for (line = opts; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+		size_t len = strcspn(line, "\n");
+
+		if (strncmp(line, "ws=", 3) == 0 && len - 3 < sizeof(ws_name))
+			snprintf(ws_name, sizeof(ws_name), "%.*s", (int)(len - 3), line + 3);
+		else if (strncmp(line, "tmpdir", len) == 0 && len == 6)
+			fx->tmpdir = strdup(fx->dir);
+		else if (len)
+			t_fail(__FILE__, __LINE__, "%s.ctx: unknown line %.*s", name, (int)len,
+			       line);
+	}
+	free(opts);
+	fx->ws = st_join(fx->dir, ws_name);
+	if (mkdir(fx->ws, 0700) != 0) {
+		t_fail(__FILE__, __LINE__, "cannot create %s", fx->ws);
+		return false;
+	}
+	mkdir_in(fx->ws, ".git");
+	mkdir_in(fx->ws, "src");
+	mkdir_in(fx->ws, "sub");
+	mkdir_in(fx->ws, "sub/deep");
+	mkdir_in(fx->ws, "conf");
+	mkdir_in(fx->ws, "conf/prod");
+	touch_in(fx->ws, "secret");
+	touch_in(fx->ws, "a.env");
+	touch_in(fx->ws, "sub/deep/b.env");
+	fx->ctx.platform = SBX_PLATFORM_MACOS;
+	fx->ctx.cwd = fx->ws;
+	fx->ctx.tmpdir = fx->tmpdir;
+	return true;
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	st_rmdir(fx->dir);
+	free(fx->dir);
+	free(fx->ws);
+	free(fx->tmpdir);
+	memset(fx, 0, sizeof(*fx));
+}
+
+/* s as the inside of a JSON string. */
+static char *json_inner(const char *s)
+{
+	json_t *j = json_string(s);
+	char *text = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL, *inner = NULL;
+
+	json_decref(j);
+	if (text) {
+		inner = strndup(text + 1, strlen(text) - 2);
+		free(text);
+	}
+	return inner;
+}
+
+/* Builds the policy of golden name for fx; false (and a test failure) when it cannot. */
+static bool golden_build(const char *name, const struct fixture *fx, struct sbx_sbpl *s)
+{
+	char *path = golden_path(name, ".json"), *input = st_read_text(path), *ws_j, *glob_j;
+	char *esc = NULL;
+	struct sbx_diag d;
+	char err[512];
+	bool ok = true;
+
+	if (!input) {
+		t_fail(__FILE__, __LINE__, "cannot read %s", path);
+		free(path);
+		return false;
+	}
+	free(path);
+	/* The workspace as a glob that matches it literally, as a profile author writes it. */
+	glob_j = sbx_glob_escape(fx->ws, &esc) == 0 ? json_inner(esc) : NULL;
+	free(esc);
+	ws_j = json_inner(fx->ws);
+	input = st_replace_all(st_replace_all(input, "@WS_GLOB@", glob_j), "@WS@", ws_j);
+	free(ws_j);
+	free(glob_j);
+	if (input[0] == ':')
+		input[strcspn(input, "\n")] = '\0';
+	if (pipeline(input, &fx->ctx, s, &d) != 0) {
+		t_fail(__FILE__, __LINE__, "%s: %s", name, d.msg);
+		ok = false;
+	} else if (sbpl_check(s->policy, s->params, s->n_params, err, sizeof(err)) != 0) {
+		t_fail(__FILE__, __LINE__, "%s: policy rejected by the reader: %s", name, err);
+		ok = false;
+	}
+	free(input);
+	return ok;
+}
+
+/* text with the fixture's paths replaced by @WS@ and @DIR@ (text is freed). */
+static char *mask(char *text, const struct fixture *fx)
+{
+	return st_replace_all(st_replace_all(text, fx->ws, "@WS@"), fx->dir, "@DIR@");
+}
+
+static void compare_or_update(const char *name, const char *ext, const char *got)
+{
+	char *path = golden_path(name, ext), *want;
+	FILE *f;
+
+	if (getenv("SBX_UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		if (f) {
+			fputs(got, f);
+			fclose(f);
+		}
+	} else {
+		want = st_read_text(path);
+		if (!want || strcmp(want, got) != 0)
+			t_fail(__FILE__, __LINE__, "%s differs from the generated text:\n%s", path,
+			       got);
+		free(want);
+	}
+	free(path);
+}
+
+static void golden(const char *name)
+{
+	struct fixture fx;
+	struct sbx_sbpl s = {0};
+	struct sbx_buf pb = {0};
+
+	if (!fixture_make(&fx, name))
+		goto out;
+	if (!golden_build(name, &fx, &s))
+		goto out;
+	for (size_t i = 0; i < s.n_params; i++) {
+		sbx_buf_add(&pb, s.params[i]);
+		sbx_buf_addc(&pb, '\n');
+	}
+	{
+		char *params = mask(sbx_buf_steal(&pb), &fx), *text = mask(strdup(s.policy), &fx);
+
+		compare_or_update(name, ".sb", text);
+		compare_or_update(name, ".params", params);
+		free(text);
+		free(params);
+	}
+out:
+	sbx_sbpl_free(&s);
+	fixture_free(&fx);
+}
+
+TEST(sbpl_golden_read_only)
+{
+	golden("read-only");
+}
+
+TEST(sbpl_golden_workspace)
+{
+	golden("workspace");
+}
+
+TEST(sbpl_golden_workspace_deny)
+{
+	golden("workspace-deny");
+}
+
+TEST(sbpl_golden_full_access_carve_outs)
+{
+	golden("full-access-carve-outs");
+}
+
+TEST(sbpl_golden_minimal)
+{
+	golden("minimal");
+}
+
+TEST(sbpl_golden_network_enabled)
+{
+	golden("network-enabled");
+}
+
+TEST(sbpl_golden_legacy_workspace_write)
+{
+	golden("legacy-workspace-write");
+}
+
+TEST(sbpl_golden_workspace_in_tmpdir)
+{
+	golden("workspace-in-tmpdir");
+}
+
+TEST(sbpl_golden_minimal_deny)
+{
+	golden("minimal-deny");
+}
+
+TEST(sbpl_golden_deny_reopen)
+{
+	golden("deny-reopen");
+}
+
+TEST(sbpl_golden_deny_glob_rename)
+{
+	golden("deny-glob-rename");
+}
+
+TEST(sbpl_golden_deny_glob_classes)
+{
+	golden("deny-glob-classes");
+}
+
+TEST(sbpl_golden_hostile_root)
+{
+	golden("hostile-root");
+}
+
+/* ---- the policies' decisions, through the evaluator ----------------------------------------- */
+
+static const struct {
+	const char *name, *vnode;
+} vnode_names[] = {
+	{"file", "REGULAR-FILE"},
+	{"dir", "DIRECTORY"},
+	{"tty", "CHARACTER-DEVICE"},
+	{"-", NULL},
+};
+
+/* One line of the cases table: GOLDEN OPERATION PATH TYPE EXPECT. Returns 1 ok, 0 failed. */
+static int run_case(const char *file, int lineno, const struct sbpl_policy *pol,
+		    const struct fixture *fx, char *op, const char *path_in, const char *type,
+		    const char *expect)
+{
+	struct sbpl_query q = {.op = op};
+	char *path = NULL, *colon = strchr(op, ':'), err[512];
+	int got, want = strcmp(expect, "allow") == 0, line;
+	size_t i;
+
+	if (!want && strcmp(expect, "deny") != 0) {
+		t_fail(file, lineno, "expected allow or deny, not %s", expect);
+		return 0;
+	}
+	if (colon) {
+		*colon = '\0';
+		q.ioctl = sbpl_ioctl_request(colon + 1);
+		if (!q.ioctl) {
+			t_fail(file, lineno, "unknown ioctl %s", colon + 1);
+			return 0;
+		}
+	}
+	for (i = 0; i < sizeof(vnode_names) / sizeof(vnode_names[0]); i++)
+		if (strcmp(vnode_names[i].name, type) == 0)
+			break;
+	if (i == sizeof(vnode_names) / sizeof(vnode_names[0])) {
+		t_fail(file, lineno, "unknown type %s", type);
+		return 0;
+	}
+	q.vnode = vnode_names[i].vnode;
+	if (strcmp(path_in, "-") != 0) {
+		path = st_replace_all(st_replace_all(strdup(path_in), "@WS@", fx->ws), "@DIR@",
+				      fx->dir);
+		q.path = path;
+	}
+	got = sbpl_allows(pol, &q, &line, err, sizeof(err));
+	if (got < 0)
+		t_fail(file, lineno, "%s %s: %s", op, path_in, err);
+	else if (got != want)
+		t_fail(file, lineno, "%s %s: %s by the rule on policy line %d, expected %s", op,
+		       path_in, got ? "allowed" : "denied", line, expect);
+	free(path);
+	return got == want;
+}
+
+/*
+ * tests/golden/sbpl/cases: for each line, the golden profile is built for its own fixture and
+ * the operation is asked of the policy. Consecutive lines of one golden share a build.
+ */
+TEST(sbpl_eval_cases)
+{
+	char *path = golden_path("cases", ""), *text = st_read_text(path), *save, *line;
+	char cur[128] = "";
+	struct fixture fx = {0};
+	struct sbx_sbpl s = {0};
+	struct sbpl_policy *pol = NULL;
+	int lineno = 0, n_cases = 0;
+
+	if (!text) {
+		t_fail(__FILE__, __LINE__, "cannot read %s", path);
+		free(path);
+		return;
+	}
+	/* Line by line, empty ones included, so that a failure names the right line. */
+	for (save = text; (line = strsep(&save, "\n"));) {
+		char name[128], op[64], p[1024], type[16], expect[16], err[256];
+
+		lineno++;
+		if (line[0] == '#' || line[strspn(line, " \t")] == '\0')
+			continue;
+		if (sscanf(line, "%127s %63s %1023s %15s %15s", name, op, p, type, expect) != 5) {
+			t_fail(path, lineno, "malformed case: %s", line);
+			continue;
+		}
+		if (strcmp(name, cur) != 0) {
+			sbpl_policy_free(pol);
+			pol = NULL;
+			sbx_sbpl_free(&s);
+			fixture_free(&fx);
+			snprintf(cur, sizeof(cur), "%s", name);
+			if (!fixture_make(&fx, name) || !golden_build(name, &fx, &s))
+				continue;
+			pol = sbpl_policy_load(s.policy, s.params, s.n_params, err, sizeof(err));
+			if (!pol)
+				t_fail(path, lineno, "%s: %s", name, err);
+		}
+		if (pol)
+			n_cases += run_case(path, lineno, pol, &fx, op, p, type, expect);
+	}
+	sbpl_policy_free(pol);
+	sbx_sbpl_free(&s);
+	fixture_free(&fx);
+	CHECK(n_cases > 0);
+	free(text);
+	free(path);
+}
+
+/* Vector sb-07 through the loader and the roots computation, with cwd "/". */
+TEST(sbpl_sb07_pipeline)
+{
+	json_t *v = vec_get("sb-07"), *in, *exp, *item;
+	struct sbx_ctx ctx = {.cwd = "/", .platform = SBX_PLATFORM_MACOS};
+	struct sbx_sbpl s = {0};
+	struct sbx_diag d;
+	char *profile, *tmp = realpath("/tmp", NULL), *canon = st_join(tmp, "codex-unreadable");
+	json_t *pj;
+	size_t i;
+	char want[256], err[512];
+
+	if (!v)
+		goto out;
+	in = json_object_get(v, "input");
+	/* The vector gives the runtime policy ("kind"); a profile spells it with "type". */
+	pj = json_pack("{s:s, s:{s:s, s:O}, s:O}", "type", "managed", "file_system", "type",
+		       "restricted", "entries",
+		       json_object_get(json_object_get(in, "file_system_policy"), "entries"),
+		       "network", json_object_get(in, "network"));
+	profile = json_dumps(pj, 0);
+	json_decref(pj);
+	CHECK_INT(pipeline(profile, &ctx, &s, &d), 0);
+	free(profile);
+	if (!s.policy)
+		goto out;
+	CHECK_INT(sbpl_check(s.policy, s.params, s.n_params, err, sizeof(err)), 0);
+	exp = json_object_get(v, "expected");
+	json_array_foreach(json_object_get(exp, "policy_contains"), i, item)
+		CHECK(st_has(s.policy, json_string_value(item)));
+	json_array_foreach(json_object_get(exp, "write_definitions"), i, item)
+	{
+		const char *def = json_string_value(item);
+
+		if (strstr(def, "<canonical")) {
+			snprintf(want, sizeof(want), "%.*s%s", (int)(strchr(def, '<') - def), def,
+				 canon);
+			def = want;
+		}
+		CHECK(sbpl_param(s.params, s.n_params, "") == NULL);
+		CHECK_STR(sbpl_param(s.params, s.n_params, strtok(strcpy(err, def + 2), "=")),
+			  strchr(def, '=') + 1);
+	}
+	CHECK_STR(sbpl_param(s.params, s.n_params, "READABLE_ROOT_0_EXCLUDED_0"), canon);
+out:
+	sbx_sbpl_free(&s);
+	free(tmp);
+	free(canon);
+}
+
+/*
+ * Vector sb-11: a legacy workspace-write policy with two more writable roots, one holding .git
+ * and .codex, one empty. The cwd's root comes first, its missing .codex carved out first.
+ */
+TEST(sbpl_sb11_pipeline)
+{
+	char *dir = st_tempdir(), *cwd = st_join(dir, "a-cwd"), *vuln = st_join(dir, "b-vuln");
+	char *empty = st_join(dir, "c-empty"), *legacy, err[512], want[1024];
+	struct sbx_ctx ctx = {.platform = SBX_PLATFORM_MACOS};
+	struct sbx_sbpl s = {0};
+	struct sbx_diag d;
+	struct sbx_buf b = {0};
+	json_t *v = vec_get("sb-11"), *item;
+	size_t i;
+
+	mkdir_in(dir, "a-cwd");
+	mkdir_in(dir, "b-vuln");
+	mkdir_in(dir, "c-empty");
+	mkdir_in(cwd, ".git");
+	mkdir_in(cwd, ".agents");
+	mkdir_in(vuln, ".git");
+	mkdir_in(vuln, ".codex");
+	ctx.cwd = cwd;
+	sbx_buf_addf(&b,
+		     "{\"type\":\"workspace-write\",\"writable_roots\":[\"%s\",\"%s\"],"
+		     "\"network_access\":false,\"exclude_tmpdir_env_var\":true,"
+		     "\"exclude_slash_tmp\":true}",
+		     vuln, empty);
+	legacy = sbx_buf_steal(&b);
+	CHECK_INT(pipeline(legacy, &ctx, &s, &d), 0);
+	free(legacy);
+	if (!s.policy || !v)
+		goto out;
+	CHECK_INT(sbpl_check(s.policy, s.params, s.n_params, err, sizeof(err)), 0);
+	json_array_foreach(json_object_get(json_object_get(v, "expected"), "policy_contains"), i,
+			   item) CHECK(st_has(s.policy, json_string_value(item)));
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_0"), cwd);
+	snprintf(want, sizeof(want), "%s/.codex", cwd);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_0_EXCLUDED_0"), want);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_1"), vuln);
+	snprintf(want, sizeof(want), "%s/.git", vuln);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_1_EXCLUDED_0"), want);
+	snprintf(want, sizeof(want), "%s/.codex", vuln);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_1_EXCLUDED_1"), want);
+	CHECK_STR(sbpl_param(s.params, s.n_params, "WRITABLE_ROOT_2"), empty);
+out:
+	sbx_sbpl_free(&s);
+	st_rmdir(dir);
+	free(cwd);
+	free(vuln);
+	free(empty);
+	free(dir);
+}
+#endif
