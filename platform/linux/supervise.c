@@ -149,6 +149,24 @@ static __attribute__((noreturn)) void die_errno(const char *what, int err)
 	sbx_linux_die(&d, 125);
 }
 
+/*
+ * Moves fd above the standard streams (closing the original), or returns it as it is. Started
+ * with one of them closed, the supervisor would otherwise get its own descriptors there, and
+ * the /dev/null it puts over stdin and stdout would replace them.
+ */
+static int above_stdio(int fd)
+{
+	int moved, err;
+
+	if (fd < 0 || fd > STDERR_FILENO)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	err = errno;
+	close(fd);
+	errno = err;
+	return moved;
+}
+
 /* ---- init ------------------------------------------------------------------------------------ */
 
 /* The command's process: the signal mask it was started with, then execvp. */
@@ -264,7 +282,7 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	/* Nothing in the sandbox may read init's memory or descriptors through /proc/1. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		die_errno("prctl(PR_SET_DUMPABLE)", errno);
-	sfd = signalfd(-1, relayed, SFD_CLOEXEC | SFD_NONBLOCK);
+	sfd = above_stdio(signalfd(-1, relayed, SFD_CLOEXEC | SFD_NONBLOCK));
 	if (sfd < 0)
 		die_errno("signalfd in init", errno);
 
@@ -536,7 +554,7 @@ static int sup_signals(struct sup *sup, struct sbx_diag *d)
 		err = errno;
 		return sbx_diag_set(d, -err, "sigprocmask: %s", strerror(err));
 	}
-	sup->sfd = signalfd(-1, set, SFD_CLOEXEC);
+	sup->sfd = above_stdio(signalfd(-1, set, SFD_CLOEXEC));
 	if (sup->sfd < 0) {
 		err = errno;
 		sigprocmask(SIG_SETMASK, &sup->orig, NULL);
@@ -639,6 +657,12 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 		err = errno;
 		return sbx_diag_set(d, -err, "socketpair: %s", strerror(err));
 	}
+	sv[0] = above_stdio(sv[0]);
+	sv[1] = above_stdio(sv[1]);
+	if (sv[0] < 0 || sv[1] < 0) {
+		rc = sbx_diag_set(d, -EMFILE, "socketpair: %s", strerror(EMFILE));
+		goto fail_sock;
+	}
 	rc = sup_signals(&sup, d);
 	if (rc < 0)
 		goto fail_sock;
@@ -678,8 +702,10 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 fail_sig:
 	sup_undo(&sup);
 fail_sock:
-	close(sv[0]);
-	close(sv[1]);
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
 	return rc;
 }
 

@@ -55,6 +55,34 @@ gone() { ! running; }
 	[ "$output" = "sbxrun: /etc/passwd: cannot execute: Permission denied" ]
 }
 
+@test "a sandbox that cannot be applied: 125, its message, and the command never runs" {
+	for variant in "" --subreaper; do
+		run -125 "$D" $variant --fail -- sh -c 'echo ran'
+		[ "$output" = "sbxrun: the sandbox could not be applied (--fail)" ]
+	done
+	# Control: the same command runs when it can.
+	run "$D" -- sh -c 'echo ran'
+	[ "$output" = ran ]
+}
+
+@test "closed standard streams stay closed for the command and cost nothing else" {
+	for variant in "" --subreaper; do
+		# Not through run, which gives the command a stdout of its own.
+		run timeout 20 sh -c "'$D' $variant -- sh -c 'for fd in 0 1; do test -e /proc/self/fd/\$fd || echo \"\$fd closed\" >&2; done; exit 3' <&- >&-"
+		echo "variant '$variant': $status $output"
+		[ "$status" -eq 3 ]
+		[ "$output" = "$(printf '0 closed\n1 closed')" ]
+		# A signal still reaches the command through the supervisor.
+		"$D" $variant -- sh -c 'trap "exit 7" TERM; while :; do sleep 0.051; done' <&- >&- 3>&- &
+		pid=$!
+		wait_for pgrep -f 'sleep 0.051' >/dev/null # the trap is set by then
+		kill -TERM "$pid"
+		st=0
+		wait "$pid" || st=$?
+		[ "$st" -eq 7 ]
+	done
+}
+
 @test "kill -TERM of the supervisor reaches the command (trap, exit 7)" {
 	for variant in "" --subreaper; do
 		out="$BATS_TEST_TMPDIR/out"

@@ -4,14 +4,14 @@
  * own, so the supervisor, init, /dev and /proc can be tested without the profile engine:
  *
  *   spawn-demo [--subreaper] [--userns] [--net] [--no-dev] [--no-proc] [--attach-first]
- *              [--landlock] [--on-exit MARKER] [--watch] -- CMD...
+ *              [--landlock] [--fail] [--on-exit MARKER] [--watch] -- CMD...
  *
  * The sandbox, applied in init: a private mount namespace with / read-only, the private /dev,
  * a fresh /proc (SBX_DEMO_PROC=fresh, or =host when the kernel kept the host's), optionally a
  * Landlock ruleset (read everywhere; device rights on the nodes, pts and ptmx of the new /dev;
  * write on its shm only), then no capabilities and no_new_privs. With --subreaper, no
  * namespace: only the capabilities and no_new_privs, in the command's own process.
- * --userns makes a user namespace even as root. --on-exit prints, once the sandbox has ended,
+ * --userns makes a user namespace even as root; --fail makes the sandbox fail to apply. --on-exit prints, once the sandbox has ended,
  * "on-exit: N left" (processes whose command line holds MARKER) and the command's wait status.
  * --watch gives the command a pipe on descriptor 3 whose lines the supervisor prints to stderr as
  * "watch: LINE".
@@ -30,7 +30,7 @@
 #include "linux/sandbox.h"
 
 struct demo {
-	bool dev, proc, landlock, attach_first;
+	bool dev, proc, landlock, attach_first, fail;
 };
 
 void sbx_linux_die(const struct sbx_diag *d, int status)
@@ -86,6 +86,8 @@ static int apply_ns(void *arg, struct sbx_diag *d)
 	struct sbx_devfs dev;
 	int rc;
 
+	if (o->fail)
+		return sbx_diag_set(d, -EPERM, "the sandbox could not be applied (--fail)");
 	if (sbx_mnt_make_private(d) < 0 || sbx_mnt_set_readonly(AT_FDCWD, "/", d) < 0)
 		return -1;
 	if (o->dev &&
@@ -108,6 +110,10 @@ static int apply_ns(void *arg, struct sbx_diag *d)
 
 static int apply_plain(void *arg, struct sbx_diag *d)
 {
+	const struct demo *o = arg;
+
+	if (o->fail)
+		return sbx_diag_set(d, -EPERM, "the sandbox could not be applied (--fail)");
 	return no_privileges(d);
 }
 
@@ -185,6 +191,8 @@ int main(int argc, char **argv)
 			o.attach_first = true;
 		else if (!strcmp(a, "--landlock"))
 			o.landlock = true;
+		else if (!strcmp(a, "--fail"))
+			o.fail = true;
 		else if (!strcmp(a, "--watch"))
 			watch = true;
 		else if (!strcmp(a, "--on-exit") && i + 1 < argc)
@@ -217,6 +225,7 @@ int main(int argc, char **argv)
 	}
 	if (subreaper) {
 		s.apply = apply_plain;
+		s.apply_arg = &o;
 		sbx_supervise_subreaper(&s, &d);
 	} else {
 		sbx_linux_probe(&facts);
