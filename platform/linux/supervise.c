@@ -70,6 +70,13 @@ static const int forwarded[] = {SIGHUP,	 SIGINT,  SIGQUIT,  SIGTERM,
 /* A relayed signal the sandbox received directly this recently already reached the command. */
 #define RELAY_MERGE_MS 250
 
+/*
+ * SIGCHLD was ignored when the supervisor started: children were then reaped by the kernel, and
+ * no end could be waited for. The supervisor and init take the default; the command gets the
+ * caller's disposition back, as an ignored signal stays ignored across execve.
+ */
+static bool chld_ignored;
+
 static struct {
 	int (*fn)(void *arg, int *wstatus);
 	void *arg;
@@ -172,6 +179,8 @@ static int above_stdio(int fd)
 /* The command's process: the signal mask it was started with, then execvp. */
 static __attribute__((noreturn)) void run_command(const struct sbx_spawn *s, const sigset_t *orig)
 {
+	if (chld_ignored)
+		signal(SIGCHLD, SIG_IGN);
 	sigprocmask(SIG_SETMASK, orig, NULL);
 	sbx_linux_exec_command(s->argv);
 }
@@ -543,6 +552,7 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 /* Blocks the forwarded signals and SIGCHLD and opens the signalfd that reads them. */
 static int sup_signals(struct sup *sup, struct sbx_diag *d)
 {
+	struct sigaction chld;
 	sigset_t *set = &sup->set;
 	int err;
 
@@ -560,6 +570,10 @@ static int sup_signals(struct sup *sup, struct sbx_diag *d)
 		sigprocmask(SIG_SETMASK, &sup->orig, NULL);
 		return sbx_diag_set(d, -err, "signalfd: %s", strerror(err));
 	}
+	if (sigaction(SIGCHLD, NULL, &chld) == 0 && chld.sa_handler == SIG_IGN) {
+		chld_ignored = true;
+		signal(SIGCHLD, SIG_DFL);
+	}
 	return 0;
 }
 
@@ -567,6 +581,8 @@ static void sup_undo(struct sup *sup)
 {
 	close(sup->sfd);
 	sigprocmask(SIG_SETMASK, &sup->orig, NULL);
+	if (chld_ignored)
+		signal(SIGCHLD, SIG_IGN);
 }
 
 /* Writes text to /proc/PID/file (an id map of the child). */

@@ -68,7 +68,7 @@ gone() { ! running; }
 @test "closed standard streams stay closed for the command and cost nothing else" {
 	for variant in "" --subreaper; do
 		# Not through run, which gives the command a stdout of its own.
-		run timeout 20 sh -c "'$D' $variant -- sh -c 'for fd in 0 1; do test -e /proc/self/fd/\$fd || echo \"\$fd closed\" >&2; done; exit 3' <&- >&-"
+		run timeout -k 5 20 sh -c "'$D' $variant -- sh -c 'for fd in 0 1; do test -e /proc/self/fd/\$fd || echo \"\$fd closed\" >&2; done; exit 3' <&- >&-"
 		echo "variant '$variant': $status $output"
 		[ "$status" -eq 3 ]
 		[ "$output" = "$(printf '0 closed\n1 closed')" ]
@@ -173,6 +173,24 @@ gone() { ! running; }
 		[ "$status" -eq 3 ] # the daemon was running inside
 		[[ "$output" == *"on-exit: 0 left, wait status 0x300"* ]]
 		gone
+	done
+}
+
+@test "started with SIGCHLD ignored, the end is still seen; the command keeps the disposition" {
+	# Ignored signals stay ignored across execve: python shows what the command got.
+	show='import signal, sys; print(signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN); sys.exit(4)'
+	run timeout -k 5 20 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' python3 -c "$show"
+	[ "$status" -eq 4 ]
+	[ "$output" = True ] # the control
+	for variant in "" --subreaper; do
+		run timeout -k 5 20 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
+		echo "variant '$variant': $status $output"
+		[ "$status" -eq 4 ]
+		[ "$output" = True ]
 	done
 }
 
