@@ -242,6 +242,17 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 	[[ "$output" == *status=0 ]]
 }
 
+@test "an interactive shell inside manages its own jobs: Ctrl-Z and fg" {
+	# The job says it runs (a computed mark, unlike the echo of the typed line) before ^Z.
+	run python3 "$PTY" --after 'P>' 'sh -c "echo \$((40+1))-running; exec sleep 3"\n' \
+		--after 41-running '\x1a' --after Stopped 'fg\n' \
+		--after 'P>' 'echo $((6*7))-ok; exit\n' \
+		-- "$D" -- env PS1='P> ' bash --norc --noprofile -i
+	echo "$output"
+	[[ "$output" == *41-running*Stopped*42-ok* ]]
+	[[ "$output" == *status=0 ]]
+}
+
 @test "/proc lists only the sandbox's processes" {
 	# Control: outside, this shell and the supervisor are listed.
 	[ -d "/proc/$$" ]
