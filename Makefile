@@ -1,10 +1,12 @@
 # sbxrun - one GNU Makefile, explicit source lists.
 #
 #   make                 build ./sbxrun (installs missing build dependencies through apt first)
-#   make check           build and run every test tier (unit, cli, enforce, fuzz replay, lint of man)
+#   make check           build and run every test tier (unit, cli, net, enforce, fuzz replay, lint
+#                        of man)
 #   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
-#   make bench           benchmarks (tests/bench/)
+#   make fuzz-http       the same for the proxy's HTTP parsers
+#   make bench           benchmarks (tests/bench/); make bench-proxy runs the proxy's group alone
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make windows         cross-build sbxrun.exe with MinGW-w64; make check-windows runs it under Wine
 #
@@ -26,7 +28,16 @@ LIB_SRCS := \
 	lib/diag.c \
 	lib/path.c \
 	lib/profile.c \
+	lib/readfile.c \
 	lib/load.c \
+	lib/load_wire.c \
+	lib/load_text.c \
+	lib/load_walk.c \
+	lib/load_entries.c \
+	lib/load_profile.c \
+	lib/load_additional.c \
+	lib/load_legacy.c \
+	lib/load_managed.c \
 	lib/emit.c \
 	lib/builtin.c \
 	lib/resolve.c \
@@ -35,7 +46,12 @@ LIB_SRCS := \
 	lib/glob.c \
 	lib/context.c \
 	lib/intent.c \
-	lib/plan.c
+	lib/proxyenv.c \
+	lib/plan.c \
+	lib/strbuf.c \
+	lib/domain.c \
+	lib/http.c \
+	lib/netlog.c
 
 LIB_LINUX_SRCS := \
 	lib/plan_linux.c
@@ -46,6 +62,7 @@ LIB_MACOS_SRCS := \
 	lib/sbpl_regex.c
 
 LIB_WINDOWS_SRCS := \
+	lib/winpath.c \
 	lib/plan_windows.c \
 	lib/winquote.c
 
@@ -64,17 +81,29 @@ PLATFORM_MACOS_SRCS := \
 	platform/macos/exec.c
 
 PLATFORM_WINDOWS_SRCS := \
-	platform/windows/run.c
+	platform/windows/run.c \
+	platform/windows/util.c \
+	platform/windows/token.c \
+	platform/windows/acl.c \
+	platform/windows/desktop.c
+
+# The proxy's event loop and resolver threads: POSIX, shared by Linux and macOS.
+PLATFORM_UNIX_SRCS := \
+	platform/unix/proxy.c \
+	platform/unix/resolver.c
 
 # The command line of every platform.
 CMD_SRCS := \
 	cmd/main.c \
-	cmd/backend.c \
+	cmd/errors.c \
 	cmd/options.c \
+	cmd/invocation.c \
+	cmd/backend.c \
 	cmd/run.c \
 	cmd/explain.c \
 	cmd/probe.c \
-	cmd/tools.c
+	cmd/tools.c \
+	cmd/proxy.c
 
 # The Linux helper, sbxrun-linux-sandbox: Linux only.
 CMD_LINUX_SRCS := \
@@ -83,14 +112,15 @@ CMD_LINUX_SRCS := \
 # The library is pure and the same everywhere (every platform's planner is in it, so that
 # `explain --platform` works on any host); each program adds its command line and backend.
 ALL_LIB_SRCS := $(LIB_SRCS) $(LIB_LINUX_SRCS) $(LIB_MACOS_SRCS) $(LIB_WINDOWS_SRCS)
-LINUX_SRCS := $(CMD_SRCS) $(CMD_LINUX_SRCS) $(PLATFORM_LINUX_SRCS)
-DARWIN_SRCS := $(CMD_SRCS) $(PLATFORM_MACOS_SRCS)
+LINUX_SRCS := $(CMD_SRCS) $(CMD_LINUX_SRCS) $(PLATFORM_LINUX_SRCS) $(PLATFORM_UNIX_SRCS)
+DARWIN_SRCS := $(CMD_SRCS) $(PLATFORM_MACOS_SRCS) $(PLATFORM_UNIX_SRCS)
 WINDOWS_SRCS := $(CMD_SRCS) $(PLATFORM_WINDOWS_SRCS)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 # The macOS enforcement suite's probe (built and run on a Mac by check-enforce-macos).
 ENFORCE_MACOS_SRCS := tests/enforce-macos/probe.c
 FUZZ_TARGET := tests/fuzz/fuzz_profile.c
+FUZZ_HTTP_TARGET := tests/fuzz/fuzz_http.c
 
 # ---- flags -----------------------------------------------------------------------------------
 
@@ -117,8 +147,8 @@ DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
 DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null || echo -ljansson -lseccomp -lcap)
 
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -Ilib -Iplatform $(OPT) \
-	$(WARN) $(HARDEN_CFLAGS) $(DEP_CFLAGS) $(CFLAGS)
-ALL_LDFLAGS = $(HARDEN_LDFLAGS) $(SAN_LDFLAGS) $(LDFLAGS)
+	-pthread $(WARN) $(HARDEN_CFLAGS) $(DEP_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = -pthread $(HARDEN_LDFLAGS) $(SAN_LDFLAGS) $(LDFLAGS)
 
 # sbxrun itself is linked static-pie (still position independent, so ASLR holds) when the static
 # archives of its libraries are installed: each run starts the binary twice (sbxrun, then its
@@ -131,6 +161,13 @@ STATIC_OK = $(and $(filter 1,$(STATIC)),$(if $(filter-out /%,$(STATIC_ARCHIVES))
 SBXRUN_LDFLAGS = $(if $(STATIC_OK),$(filter-out -pie,$(ALL_LDFLAGS)) -static-pie,$(ALL_LDFLAGS))
 SBXRUN_LIBS = $(if $(STATIC_OK),$(shell $(PKG_CONFIG) --static --libs $(DEPS_PKGS) 2>/dev/null \
 	|| echo -ljansson -lseccomp -lcap),$(DEP_LIBS))
+
+# The unit tests inject allocation failures (tests/unit/failalloc.c) through GNU ld's --wrap,
+# which Apple's linker does not have.
+FAILALLOC_FNS := malloc calloc realloc strdup strndup asprintf vasprintf __asprintf_chk \
+	__vasprintf_chk
+UNIT_CFLAGS := -DSBX_FAILALLOC
+UNIT_LDFLAGS := $(foreach f,$(FAILALLOC_FNS),-Wl,--wrap=$(f))
 
 LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
 PROGRAM_SRCS := $(LINUX_SRCS)
@@ -146,20 +183,23 @@ HARDEN_LDFLAGS :=
 PROGRAM_SRCS := $(DARWIN_SRCS)
 PLATFORM_OBJS := $(PLATFORM_MACOS_SRCS:%.c=$(BUILD)/%.o)
 STATIC := 0
+UNIT_CFLAGS :=
+UNIT_LDFLAGS :=
 endif
 PROGRAM_OBJS := $(PROGRAM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
-.PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man asan fuzz \
-	lint bench install uninstall clean deps deps-test windows check-windows check-enforce-macos
+.PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man check-net \
+	asan fuzz fuzz-http lint bench bench-proxy install uninstall clean deps deps-test windows \
+	check-windows check-enforce-macos
 
 all: sbxrun
 
 # ---- dependencies: install what is missing, saying what runs ---------------------------------
 
 BUILD_DEB := gcc make pkg-config libjansson-dev libseccomp-dev libcap-dev
-TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang
+TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang curl python3-pip strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -176,7 +216,8 @@ deps:
 
 deps-test: deps
 	@missing=""; \
-	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang; do \
+	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang \
+		curl:curl pip3:python3-pip strace:strace; do \
 		command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; \
 	done; \
 	python3 -c 'import yaml' 2>/dev/null || missing="$$missing python3-yaml"; \
@@ -209,11 +250,17 @@ sbxrun: $(BUILD)/sbxrun
 
 asan: sbxrun
 
+$(UNIT_OBJS): ALL_CFLAGS += $(UNIT_CFLAGS)
+
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIBSBX)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
+	$(CC) $(ALL_LDFLAGS) $(UNIT_LDFLAGS) -o $@ $(UNIT_OBJS) $(LIBSBX) $(DEP_LIBS)
 
 $(BUILD)/fuzz-replay: $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_TARGET) tests/fuzz/replay.c $(LIBSBX) $(DEP_LIBS)
+
+$(BUILD)/fuzz-http-replay: $(FUZZ_HTTP_TARGET) tests/fuzz/replay.c $(LIBSBX)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_HTTP_TARGET) tests/fuzz/replay.c $(LIBSBX) \
+		$(DEP_LIBS)
 
 # The Darwin program checked on Linux, as far as a compiler can without Apple's headers: every
 # Darwin source (the library, cmd/ and platform/macos), the unit tests and the macOS
@@ -228,7 +275,8 @@ DARWIN_CHECK_CFLAGS = -std=gnu11 -U__linux__ -U__linux -Ulinux -U__gnu_linux__ -
 	-Itests/macos-stubs -Ilib -Iplatform -include tests/macos-stubs/darwin.h $(WARN) \
 	-Werror=implicit-function-declaration $(DEP_CFLAGS) $(CFLAGS)
 $(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFORCE_MACOS_SRCS) \
-		$(MACOS_STUBS) $(wildcard lib/*.h cmd/*.h platform/macos/*.h tests/unit/*.h) | deps
+		$(MACOS_STUBS) $(wildcard lib/*.h cmd/*.h platform/macos/*.h platform/unix/*.h \
+		tests/unit/*.h) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(DARWIN_CHECK_CFLAGS) -fsyntax-only $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) \
 		$(ENFORCE_MACOS_SRCS)
@@ -236,14 +284,15 @@ $(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFO
 
 # ---- tests -----------------------------------------------------------------------------------
 
-check: check-unit check-fuzz check-macos check-man check-cli check-enforce check-windows
+check: check-unit check-fuzz check-macos check-man check-cli check-net check-enforce check-windows
 	@echo "sbxrun: all test tiers passed ($(BUILD))"
 
 check-unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests tests/vectors
 
-check-fuzz: $(BUILD)/fuzz-replay
+check-fuzz: $(BUILD)/fuzz-replay $(BUILD)/fuzz-http-replay
 	$(BUILD)/fuzz-replay tests/fuzz/corpus
+	$(BUILD)/fuzz-http-replay tests/fuzz/corpus-http
 
 # On Linux, what can be checked of the macOS side without a Mac: the Darwin sources compile,
 # the macOS enforcement suites parse, and the macOS workflow names only what exists.
@@ -257,6 +306,10 @@ check-man: deps-test
 
 check-cli: sbxrun deps-test
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/cli
+
+# The proxy against real servers, clients and git on 127.0.0.1 (no other network is used).
+check-net: sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/net
 
 # ---- the seccomp filters, compiled once at build time -------------------------------------
 # seccomp-gen builds the four filters with libseccomp (the same code the helper would run) and
@@ -318,18 +371,35 @@ fuzz: deps-test
 	build-fuzz/fuzz-profile -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 		build-fuzz/corpus tests/fuzz/corpus
 
+# The proxy's HTTP parsers; new findings land in build-fuzz/corpus-http.
+fuzz-http: deps-test
+	@mkdir -p build-fuzz/corpus-http
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib $(DEP_CFLAGS) \
+		-o build-fuzz/fuzz-http $(FUZZ_HTTP_TARGET) $(ALL_LIB_SRCS) $(DEP_LIBS)
+	build-fuzz/fuzz-http -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
+		-dict=tests/fuzz/http.dict build-fuzz/corpus-http tests/fuzz/corpus-http
+
 lint: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
 	@if command -v clang-format >/dev/null; then \
 		clang-format --dry-run --Werror $(ALL_LIB_SRCS) lib/*.h $(LINUX_SRCS) cmd/*.h \
-			$(PLATFORM_MACOS_SRCS); fi
+			$(PLATFORM_MACOS_SRCS) platform/unix/*.h; fi
 	@if command -v cppcheck >/dev/null; then \
 		cppcheck -q --error-exitcode=1 --enable=warning,portability -Ilib \
 			$(ALL_LIB_SRCS) $(LINUX_SRCS); fi
 
+# The loader's micro-benchmark (tests/bench/loader.c), run by make bench.
+$(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBSBX) $(DEP_LIBS)
+
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/run
+bench: sbxrun $(BUILD)/bench/loader
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader tests/bench/run
+
+# The proxy's group of the benchmarks alone (prints its table; writes nothing).
+bench-proxy: sbxrun
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/bench/proxy
 
 # ---- install ---------------------------------------------------------------------------------
 
@@ -350,90 +420,5 @@ clean:
 -include $(LIB_OBJS:.o=.d) $(PROGRAM_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
 
 # ---- windows: cross-built with MinGW-w64, smoke-tested under Wine -----------------------------
-#
-# make windows         build-windows/sbxrun.exe (and a copy at ./sbxrun.exe)
-# make check-windows   the smoke tests of tests/windows/ under Wine (which runs the code but
-#                      enforces neither restricted tokens nor ACLs; see tests/windows/run)
-#
-# jansson is cross-built from the distribution's source package into build-windows/jansson;
-# libseccomp and libcap are Linux-only and not linked.
-
-WIN_CC ?= x86_64-w64-mingw32-gcc
-WIN_AR ?= x86_64-w64-mingw32-ar
-WIN_BUILD := build-windows
-WIN_JANSSON := $(WIN_BUILD)/jansson
-WIN_DEB := gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 dpkg-dev
-WINE_DEB := wine wine64
-
-# Format strings are checked by the native build: MinGW's checker knows only the conversions of
-# the Microsoft runtime (no %zu), while __USE_MINGW_ANSI_STDIO links the C99 printf family.
-WIN_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -D_WIN32_WINNT=0x0A00 \
-	-DJANSSON_STATIC -D__USE_MINGW_ANSI_STDIO=1 -include platform/windows/compat.h -Ilib \
-	-Iplatform -I$(WIN_JANSSON)/include -O2 $(WARN) -Wno-format -fstack-protector-strong \
-	-D_FORTIFY_SOURCE=2 $(CFLAGS)
-WIN_LDFLAGS = -static -Wl,--dynamicbase -Wl,--nxcompat -Wl,--high-entropy-va $(LDFLAGS)
-WIN_LIBS := $(WIN_JANSSON)/lib/libjansson.a -lbcrypt -lshell32 -ladvapi32 -lssp
-
-WIN_TEST_PROGS := $(WIN_BUILD)/tests/sbxtest.exe $(WIN_BUILD)/tests/rundriver.exe \
-	$(WIN_BUILD)/tests/unit-tests.exe
-# The unit tests of the Windows-facing pure code, run again under the Windows C runtime.
-WIN_UNIT_SRCS := tests/unit/main.c tests/unit/test_winquote.c tests/unit/test_plan_windows.c
-
-WIN_LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(WIN_BUILD)/%.o)
-WIN_PROGRAM_OBJS := $(WINDOWS_SRCS:%.c=$(WIN_BUILD)/%.o)
-WIN_PLATFORM_OBJS := $(PLATFORM_WINDOWS_SRCS:%.c=$(WIN_BUILD)/%.o)
-
-deps-windows:
-	@missing=""; \
-	command -v $(WIN_CC) >/dev/null || missing="$$missing gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64"; \
-	command -v dpkg-source >/dev/null || missing="$$missing dpkg-dev"; \
-	if [ -n "$$missing" ]; then \
-		echo "sbxrun: installing Windows build dependencies: $(SUDO) apt-get install -y$$missing"; \
-		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing || exit 1; \
-	fi
-
-deps-wine:
-	@if ! command -v wine >/dev/null; then \
-		echo "sbxrun: installing Wine: $(SUDO) apt-get install -y $(WINE_DEB)"; \
-		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(WINE_DEB) || exit 1; \
-	fi
-
-$(WIN_JANSSON)/lib/libjansson.a: platform/windows/build-jansson.sh | deps-windows
-	platform/windows/build-jansson.sh $(WIN_JANSSON) $(WIN_CC) $(WIN_AR)
-
-$(WIN_BUILD)/%.o: %.c platform/windows/compat.h $(WIN_JANSSON)/lib/libjansson.a
-	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_CFLAGS) -MMD -MP -c $< -o $@
-
-$(WIN_BUILD)/libsbx.a: $(WIN_LIB_OBJS)
-	@rm -f $@
-	$(WIN_AR) rcs $@ $^
-
-$(WIN_BUILD)/sbxrun.exe: $(WIN_PROGRAM_OBJS) $(WIN_BUILD)/libsbx.a
-	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $(WIN_PROGRAM_OBJS) $(WIN_BUILD)/libsbx.a \
-		$(WIN_LIBS)
-
-$(WIN_BUILD)/tests/sbxtest.exe: $(WIN_BUILD)/tests/windows/sbxtest.o
-	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ -lshell32 -ladvapi32 -lssp
-
-$(WIN_BUILD)/tests/rundriver.exe: $(WIN_BUILD)/tests/windows/rundriver.o $(WIN_PLATFORM_OBJS) \
-		$(WIN_BUILD)/libsbx.a
-	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ $(WIN_LIBS)
-
-$(WIN_BUILD)/tests/unit-tests.exe: $(WIN_UNIT_SRCS:%.c=$(WIN_BUILD)/%.o) $(WIN_BUILD)/libsbx.a
-	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ $(WIN_LIBS)
-
-sbxrun.exe: $(WIN_BUILD)/sbxrun.exe
-	cp $< $@
-
-windows: sbxrun.exe $(WIN_TEST_PROGS)
-
-check-windows: windows deps-wine
-	SBXRUN_EXE=$(CURDIR)/$(WIN_BUILD)/sbxrun.exe WIN_TESTS=$(CURDIR)/$(WIN_BUILD)/tests \
-		VECTORS=$(CURDIR)/tests/vectors tests/windows/run
-
-.PHONY: deps-windows deps-wine
-
--include $(WIN_LIB_OBJS:.o=.d) $(WIN_PROGRAM_OBJS:.o=.d)
+# The rules live with the backend they build: make windows, make check-windows.
+include platform/windows/windows.mk

@@ -193,11 +193,11 @@ int backend_exec(struct invocation *inv, char *const cmd[])
 		return r;
 	if (r == -ENOENT || r == -EACCES || r == -ENOEXEC) {
 		/* env(1) conventions, as exec_direct(). */
-		fail_diag(&d);
+		refuse_diag(&d);
 		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
 #endif
 	if (!d.msg[0])
 		sbx_diag_set(&d, r, "cannot start the sandbox: %s", strerror(-r));
-	return fail_diag(&d);
+	return refuse_diag(&d);
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd.h - the command line: options, the shared load-and-plan step, subcommands. */
+/*
+ * cmd.h - the command line: options (options.c), errors (errors.c), the shared load-and-plan step
+ * (invocation.c), the host backend (backend.c) and the subcommands. See cmd/README.md.
+ */
 #ifndef SBX_CMD_H
 #define SBX_CMD_H
 
@@ -8,7 +11,7 @@
 
 #include "sbx.h"
 
-/* Exit statuses of sbxrun's own failures (CLI.md section 3). */
+/* Exit statuses of sbxrun's own failures (sbxrun(1), EXIT STATUS). */
 #define EXIT_REFUSED	 125
 #define EXIT_CANNOT_EXEC 126
 #define EXIT_NOT_FOUND	 127
@@ -25,9 +28,13 @@ enum {
 	OPT_WINLEVEL = 1 << 7,
 	OPT_JSON = 1 << 8,
 	OPT_TO = 1 << 9,
+	OPT_UNIX_SOCKET = 1 << 10,
+	OPT_LOCAL_BINDING = 1 << 11,
 };
 #define OPTS_SHARED                                                                                \
 	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET | OPT_WINLEVEL)
+/* What the network may do beyond the profile: run and explain, which plan the network. */
+#define OPTS_NETWORK (OPT_UNIX_SOCKET | OPT_LOCAL_BINDING)
 
 struct opts {
 	const char *subcommand;
@@ -39,6 +46,9 @@ struct opts {
 	size_t n_add;
 	enum sbx_pref pref;
 	bool managed_network;
+	const char *unix_sockets[SBX_MAX_UNIX_SOCKETS]; /* --allow-unix-socket */
+	size_t n_unix_sockets;
+	bool allow_local_binding;
 	bool platform_set;
 	enum sbx_platform platform;
 	enum sbx_windows_level wlevel;
@@ -56,7 +66,7 @@ struct opts {
 int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand);
 void usage_print(const char *subcommand, bool to_stderr);
 
-/* Everything run, explain, access and context compute before they differ. */
+/* Everything run, explain, access and context compute before they differ (invocation.c). */
 struct invocation {
 	char *cwd;			      /* canonical */
 	char *roots[SBX_MAX_WORKSPACE_ROOTS]; /* canonical workspace roots */
@@ -77,12 +87,16 @@ void invocation_free(struct invocation *inv);
 /* Reads, loads and normalizes an additional-permission file; fills d on error. */
 int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d);
 
-/* Prints a diagnostic as "sbxrun: ..." and returns EXIT_REFUSED. */
-int fail_diag(const struct sbx_diag *d);
-int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints a diagnostic as "sbxrun: ..." and returns EXIT_REFUSED (errors.c). */
+int refuse_diag(const struct sbx_diag *d);
+int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The one audited place where sbxrun reads its environment for decisions. */
+/*
+ * The audited places where sbxrun reads its environment for decisions (invocation.c): one
+ * variable by name, and the whole environment for the proxy variables of managed networking.
+ */
 const char *env_get(const char *name);
+char *const *env_proxies(void);
 
 /* The host backend: plan the platform, and execute a sandboxed command (backend.c). */
 int backend_attach(struct sbx_plan *plan, const struct opts *o);
@@ -102,5 +116,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_intersect(int argc, char **argv);
 int cmd_context(int argc, char **argv);
+int cmd_proxy(int argc, char **argv);
 
 #endif

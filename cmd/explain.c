@@ -149,7 +149,7 @@ int cmd_explain(int argc, char **argv)
 	size_t run_argc = 0;
 	int r;
 
-	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPT_PLATFORM | OPT_JSON, true);
+	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON, true);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = invocation_load(&inv, &o, o.platform);
@@ -159,7 +159,7 @@ int cmd_explain(int argc, char **argv)
 		goto out;
 	r = backend_argv(&inv, &o, o.rest, &run_argv, &run_argc);
 	if (r < 0) {
-		r = fail("cannot build the launch argv: %s", strerror(-r));
+		r = refuse("cannot build the launch argv: %s", strerror(-r));
 		goto out;
 	}
 	if (o.json)
@@ -167,7 +167,7 @@ int cmd_explain(int argc, char **argv)
 	else
 		r = explain_human(&inv, run_argv, run_argc, r == 1);
 	if (r)
-		r = fail("out of memory");
+		r = refuse("out of memory");
 out:
 	sbx_strv_free(run_argv, run_argc);
 	invocation_free(&inv);

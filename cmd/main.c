@@ -39,6 +39,7 @@ static const struct {
 	{"merge", cmd_merge},
 	{"intersect", cmd_intersect},
 	{"context", cmd_context},
+	{"proxy", cmd_proxy},
 };
 
 static const char *base_name(const char *p)

@@ -1,45 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* options.c - option parsing, usage text, and the load step shared by the subcommands. */
-#include <errno.h>
+/* options.c - the command line: option parsing and the usage texts. */
 #include <getopt.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd.h"
-
-int fail_diag(const struct sbx_diag *d)
-{
-	sbx_diag_print(d, stderr);
-	return EXIT_REFUSED;
-}
-
-int fail(const char *fmt, ...)
-{
-	struct sbx_diag d;
-	va_list ap;
-
-	sbx_diag_clear(&d);
-	va_start(ap, fmt);
-	vsnprintf(d.msg, sizeof(d.msg), fmt, ap);
-	va_end(ap);
-	return fail_diag(&d);
-}
-
-const char *env_get(const char *name)
-{
-	/* Only these variables influence what sbxrun decides; nothing else is read. */
-	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ", "PATH"};
-
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		if (strcmp(name, allowed[i]) == 0)
-			return getenv(name);
-	return NULL;
-}
 
 /* ---- usage -------------------------------------------------------------------------------- */
 
@@ -54,6 +19,8 @@ static const char usage_main[] =
 	"       sbxrun merge BASE.json EXTRA.json\n"
 	"       sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
 	"       sbxrun context [OPTIONS]\n"
+	"       sbxrun proxy --listen ADDR [--allow-domain D]... [--deny-domain D]... "
+	"[--log FILE|-]\n"
 	"\n"
 	"Run COMMAND confined by a permission profile, or explain what would happen.\n"
 	"\n"
@@ -66,7 +33,12 @@ static const char usage_main[] =
 	"  -a, --add-permissions FILE   merge an additional-permission profile on top "
 	"(repeatable)\n"
 	"      --sandbox auto|require|forbid   whether a sandbox is wanted (default auto)\n"
-	"      --managed-network        the caller has managed-network requirements\n"
+	"      --managed-network        the caller has managed-network requirements: the command\n"
+	"                               may reach only the loopback proxies its proxy variables\n"
+	"                               name (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, ...)\n"
+	"      --allow-unix-socket PATH this Unix socket (or those below a directory) stays\n"
+	"                               reachable with the network restricted (repeatable)\n"
+	"      --allow-local-binding    the command may bind and serve on loopback\n"
 	"      --windows-sandbox disabled|restricted-token|elevated   (default restricted-token)\n"
 	"      --platform linux|macos|windows   explain: plan as that platform would\n"
 	"      --json                   machine-readable output (explain, probe, access)\n"
@@ -113,7 +85,16 @@ void usage_print(const char *subcommand, bool to_stderr)
 
 /* ---- parsing ------------------------------------------------------------------------------ */
 
-enum { LO_SANDBOX = 256, LO_MANAGED, LO_PLATFORM, LO_WINLEVEL, LO_JSON, LO_TO };
+enum {
+	LO_SANDBOX = 256,
+	LO_MANAGED,
+	LO_PLATFORM,
+	LO_WINLEVEL,
+	LO_JSON,
+	LO_TO,
+	LO_UNIX_SOCKET,
+	LO_LOCAL_BINDING,
+};
 
 static const struct option long_opts[] = {
 	{"profile", required_argument, NULL, 'p'},
@@ -122,6 +103,8 @@ static const struct option long_opts[] = {
 	{"add-permissions", required_argument, NULL, 'a'},
 	{"sandbox", required_argument, NULL, LO_SANDBOX},
 	{"managed-network", no_argument, NULL, LO_MANAGED},
+	{"allow-unix-socket", required_argument, NULL, LO_UNIX_SOCKET},
+	{"allow-local-binding", no_argument, NULL, LO_LOCAL_BINDING},
 	{"platform", required_argument, NULL, LO_PLATFORM},
 	{"windows-sandbox", required_argument, NULL, LO_WINLEVEL},
 	{"json", no_argument, NULL, LO_JSON},
@@ -153,6 +136,10 @@ static unsigned opt_bit(int c)
 		return OPT_JSON;
 	case LO_TO:
 		return OPT_TO;
+	case LO_UNIX_SOCKET:
+		return OPT_UNIX_SOCKET;
+	case LO_LOCAL_BINDING:
+		return OPT_LOCAL_BINDING;
 	}
 	return 0;
 }
@@ -180,7 +167,7 @@ static int bad_value(const char *opt, const char *value, const char *expected)
 
 	sbx_diag_clear(&d);
 	sbx_diag_set(&d, 0, "--%s: invalid value '%s' (expected %s)", opt, value, expected);
-	return fail_diag(&d);
+	return refuse_diag(&d);
 }
 
 int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand)
@@ -206,7 +193,7 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			return -1;
 		}
 		if (c == ':')
-			return fail("%soption '%s' needs a value", sub, argv[optind - 1]);
+			return refuse("%soption '%s' needs a value", sub, argv[optind - 1]);
 		if (c == '?' || c == 'V') {
 			struct sbx_diag d;
 
@@ -220,14 +207,14 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 					 o->subcommand);
 			else
 				snprintf(d.hint, sizeof(d.hint), "see 'sbxrun --help'");
-			return fail_diag(&d);
+			return refuse_diag(&d);
 		}
 		if (!(opt_bit(c) & allowed))
-			return fail("%soption '--%s' does not apply here", sub, opt_name(c));
+			return refuse("%soption '--%s' does not apply here", sub, opt_name(c));
 		switch (c) {
 		case 'p':
 			if (!optarg[0])
-				return fail("--profile: empty value");
+				return refuse("--profile: empty value");
 			o->profile = optarg;
 			break;
 		case 'C':
@@ -235,14 +222,14 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			break;
 		case 'w':
 			if (o->n_roots == SBX_MAX_WORKSPACE_ROOTS)
-				return fail("--workspace-root: more than %d roots",
-					    SBX_MAX_WORKSPACE_ROOTS);
+				return refuse("--workspace-root: more than %d roots",
+					      SBX_MAX_WORKSPACE_ROOTS);
 			o->roots[o->n_roots++] = optarg;
 			break;
 		case 'a':
 			if (o->n_add == sizeof(o->add) / sizeof(o->add[0]))
-				return fail("--add-permissions: more than %zu files",
-					    sizeof(o->add) / sizeof(o->add[0]));
+				return refuse("--add-permissions: more than %zu files",
+					      sizeof(o->add) / sizeof(o->add[0]));
 			o->add[o->n_add++] = optarg;
 			break;
 		case LO_SANDBOX:
@@ -252,6 +239,16 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			break;
 		case LO_MANAGED:
 			o->managed_network = true;
+			break;
+		case LO_UNIX_SOCKET:
+			/* Checked and normalized with the plan (sbx_plan_network). */
+			if (o->n_unix_sockets == SBX_MAX_UNIX_SOCKETS)
+				return refuse("--allow-unix-socket: more than %d sockets",
+					      SBX_MAX_UNIX_SOCKETS);
+			o->unix_sockets[o->n_unix_sockets++] = optarg;
+			break;
+		case LO_LOCAL_BINDING:
+			o->allow_local_binding = true;
 			break;
 		case LO_PLATFORM:
 			if ((i = pick(optarg, platforms)) < 0)
@@ -278,162 +275,4 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	o->rest = argv + optind;
 	o->n_rest = argc - optind;
 	return 0;
-}
-
-/* ---- the shared load step ----------------------------------------------------------------- */
-
-/* Canonical absolute directory, or a printed error. */
-static int canonical_dir(const char *what, const char *in, char **out)
-{
-	struct stat st;
-	char *p = realpath(in, NULL);
-
-	if (!p)
-		return fail("%s '%s': %s", what, in, strerror(errno));
-	if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
-		free(p);
-		return fail("%s '%s': not a directory", what, in);
-	}
-	*out = p;
-	return 0;
-}
-
-static int load_profile_file(struct invocation *inv, const char *file, struct sbx_diag *d)
-{
-	struct sbx_legacy legacy = {0};
-	enum sbx_input_form form;
-	char *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	r = sbx_read_file(file, &buf, &len, d);
-	if (r)
-		return r;
-	r = sbx_profile_load_buf(buf, len, file, &inv->profile, &form, &legacy, d);
-	free(buf);
-	if (r)
-		return r;
-	if (form == SBX_FORM_LEGACY) {
-		r = sbx_legacy_to_profile(&legacy, &inv->ctx, &inv->profile);
-		sbx_legacy_free(&legacy);
-		if (r)
-			return sbx_diag_set(d, r, "%s: cannot project the legacy policy: %s", file,
-					    strerror(-r));
-	}
-	return 0;
-}
-
-int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	a->network = -1;
-	r = sbx_read_file(file, &buf, &len, d);
-	if (r)
-		return r;
-	r = sbx_additional_load_buf(buf, len, file, a, d);
-	free(buf);
-	if (!r) {
-		r = sbx_additional_normalize(a, d);
-		if (r && !d->file[0])
-			snprintf(d->file, sizeof(d->file), "%s", file);
-	}
-	return r;
-}
-
-static int add_permissions(struct invocation *inv, const char *file, struct sbx_diag *d)
-{
-	struct sbx_additional a = {.network = -1}, m = {.network = -1};
-	struct sbx_profile eff = {0};
-	int r;
-
-	r = additional_load_file(file, &a, d);
-	if (!r)
-		r = sbx_additional_materialize(&a, &inv->ctx, &m);
-	if (!r)
-		r = sbx_profile_effective(&inv->profile, &m, &eff);
-	sbx_additional_free(&a);
-	sbx_additional_free(&m);
-	if (r) {
-		if (!d->msg[0])
-			sbx_diag_set(d, r, "%s: %s", file, strerror(-r));
-		return r;
-	}
-	sbx_profile_free(&inv->profile);
-	inv->profile = eff;
-	return 0;
-}
-
-int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platform platform)
-{
-	struct sbx_diag d;
-	const char *name = o->profile ? o->profile : ":workspace";
-	int r;
-
-	memset(inv, 0, sizeof(*inv));
-	sbx_diag_clear(&d);
-	if (o->cwd) {
-		if (canonical_dir("--cwd", o->cwd, &inv->cwd))
-			return EXIT_REFUSED;
-	} else {
-		inv->cwd = getcwd(NULL, 0);
-		if (!inv->cwd)
-			return fail("cannot determine the current directory: %s", strerror(errno));
-	}
-	for (size_t i = 0; i < o->n_roots; i++) {
-		if (canonical_dir("--workspace-root", o->roots[i], &inv->roots[i]))
-			return EXIT_REFUSED;
-		inv->n_roots++;
-	}
-	inv->tmpdir = env_get("TMPDIR");
-	inv->ctx.cwd = inv->cwd;
-	inv->ctx.workspace_roots = (const char *const *)inv->roots;
-	inv->ctx.n_workspace_roots = inv->n_roots;
-	inv->ctx.tmpdir = inv->tmpdir;
-	inv->ctx.platform = platform;
-	inv->profile_name = name;
-
-	if (name[0] == ':')
-		r = sbx_profile_builtin(name, &inv->profile, &d);
-	else
-		r = load_profile_file(inv, name, &d);
-	for (size_t i = 0; !r && i < o->n_add; i++)
-		r = add_permissions(inv, o->add[i], &d);
-	if (r)
-		return fail_diag(&d);
-	return 0;
-}
-
-int invocation_plan(struct invocation *inv, const struct opts *o)
-{
-	struct sbx_diag d;
-	int r;
-
-	sbx_diag_clear(&d);
-	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, o->managed_network, o->wlevel,
-			   &inv->plan, &d);
-	if (r) {
-		if (!d.msg[0])
-			sbx_diag_set(&d, r, "cannot plan the sandbox: %s",
-				     r > -4096 ? strerror(-r) : "internal error");
-		return fail_diag(&d);
-	}
-	inv->planned = true;
-	r = backend_attach(&inv->plan, o);
-	if (r)
-		return fail("cannot plan the sandbox: %s", strerror(-r));
-	return 0;
-}
-
-void invocation_free(struct invocation *inv)
-{
-	free(inv->cwd);
-	for (size_t i = 0; i < inv->n_roots; i++)
-		free(inv->roots[i]);
-	sbx_profile_free(&inv->profile);
-	if (inv->planned)
-		sbx_plan_free(&inv->plan);
-	memset(inv, 0, sizeof(*inv));
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* probe.c - what this host can enforce (CLI.md section 5). */
+/* probe.c - what this host can enforce (sbxrun(1), Subcommands). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +65,10 @@ int cmd_probe(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.n_rest)
-		return fail("probe: unexpected argument '%s'", o.rest[0]);
+		return refuse("probe: unexpected argument '%s'", o.rest[0]);
 	j = probe_json();
 	if (!j)
-		return fail("out of memory");
+		return refuse("out of memory");
 	if (o.json) {
 		char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 

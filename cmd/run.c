@@ -13,15 +13,15 @@ int exec_direct(char *const cmd[], const char *cwd)
 	int err;
 
 	if (cwd && chdir(cwd) != 0)
-		return fail("cannot change directory to '%s': %s", cwd, strerror(errno));
+		return refuse("cannot change directory to '%s': %s", cwd, strerror(errno));
 	execvp(cmd[0], cmd);
 	err = errno;
 	/* env(1) conventions: 127 when the command does not exist, 126 when it cannot run. */
 	if (err == ENOENT || err == ENOTDIR) {
-		fail("%s: command not found", cmd[0]);
+		refuse("%s: command not found", cmd[0]);
 		return EXIT_NOT_FOUND;
 	}
-	fail("%s: cannot execute: %s", cmd[0], strerror(err));
+	refuse("%s: cannot execute: %s", cmd[0], strerror(err));
 	return EXIT_CANNOT_EXEC;
 }
 
@@ -36,7 +36,7 @@ int refuse_plan(const struct sbx_plan *p)
 	if (!r) {
 		sbx_diag_set(&d, 0, "the profile needs a sandbox and %s has no sandbox backend",
 			     platform);
-		return fail_diag(&d);
+		return refuse_diag(&d);
 	}
 	/* Attachers write "REASON; hint: FIX": the fix goes on its own hint line. */
 	hint = r->why ? strstr(r->why, "; hint: ") : NULL;
@@ -45,7 +45,7 @@ int refuse_plan(const struct sbx_plan *p)
 		     r->why ? r->why : "unenforceable");
 	if (hint)
 		sbx_diag_hint(&d, 0, "%s", hint + strlen("; hint: "));
-	return fail_diag(&d);
+	return refuse_diag(&d);
 }
 
 int cmd_run(int argc, char **argv)
@@ -56,11 +56,11 @@ int cmd_run(int argc, char **argv)
 
 	if (argc > 0 && strcmp(argv[0], "run") == 0)
 		o.subcommand = "run";
-	r = opts_parse(&o, argc, argv, OPTS_SHARED, true);
+	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPTS_NETWORK, true);
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.n_rest < 1) {
-		fail("no command given");
+		refuse("no command given");
 		fputs("hint: sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'\n",
 		      stderr);
 		return EXIT_REFUSED;

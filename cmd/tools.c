@@ -14,7 +14,7 @@
 static int print_owned(char *text)
 {
 	if (!text)
-		return fail("out of memory");
+		return refuse("out of memory");
 	puts(text);
 	free(text);
 	return 0;
@@ -84,7 +84,7 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 
 	r = sbx_path_join(inv->cwd, arg, &path);
 	if (r)
-		return fail("access: '%s': not a usable path", arg);
+		return refuse("access: '%s': not a usable path", arg);
 	if (p->type == SBX_DISABLED || fs->kind == SBX_FS_UNRESTRICTED) {
 		rule = strdup("unrestricted file system");
 	} else if (fs->kind == SBX_FS_EXTERNAL) {
@@ -118,7 +118,7 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 	}
 	if (!rule) {
 		free(path);
-		return fail("out of memory");
+		return refuse("out of memory");
 	}
 	if (out_json) {
 		json_t *j = json_object();
@@ -141,7 +141,7 @@ static int load_materialized(struct invocation *inv, const struct opts *o, struc
 	int r = invocation_load(inv, o, sbx_host_platform());
 
 	if (!r && sbx_profile_materialize(&inv->profile, &inv->ctx, mat))
-		r = fail("out of memory");
+		r = refuse("out of memory");
 	return r;
 }
 
@@ -157,7 +157,7 @@ int cmd_access(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.n_rest < 1)
-		return fail("access: no PATH given");
+		return refuse("access: no PATH given");
 	r = load_materialized(&inv, &o, &mat);
 	if (r)
 		goto out;
@@ -180,7 +180,7 @@ static int cwd_ctx(const struct opts *o, char **cwd, struct sbx_ctx *ctx)
 {
 	*cwd = o->cwd ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
 	if (!*cwd)
-		return fail("--cwd '%s': %s", o->cwd ? o->cwd : ".", strerror(errno));
+		return refuse("--cwd '%s': %s", o->cwd ? o->cwd : ".", strerror(errno));
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->cwd = *cwd;
 	ctx->tmpdir = env_get("TMPDIR");
@@ -205,9 +205,9 @@ int cmd_convert(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	if (!o.to)
-		return fail("convert: --to profile|legacy is required");
+		return refuse("convert: --to profile|legacy is required");
 	if (o.n_rest > 1)
-		return fail("convert: unexpected argument '%s'", o.rest[1]);
+		return refuse("convert: unexpected argument '%s'", o.rest[1]);
 	file = o.n_rest ? o.rest[0] : "-";
 	if (cwd_ctx(&o, &cwd, &ctx))
 		return EXIT_REFUSED;
@@ -221,12 +221,12 @@ int cmd_convert(int argc, char **argv)
 			r = sbx_profile_load_buf(buf, len, file, &prof, &form, &legacy, &d);
 	}
 	if (r) {
-		r = fail_diag(&d);
+		r = refuse_diag(&d);
 		goto out;
 	}
 	if (strcmp(o.to, "profile") == 0) {
 		if (form == SBX_FORM_LEGACY && (r = sbx_legacy_to_profile(&legacy, &ctx, &prof))) {
-			r = fail("convert: %s", strerror(-r));
+			r = refuse("convert: %s", strerror(-r));
 			goto out;
 		}
 		r = print_owned(sbx_profile_to_json(&prof));
@@ -238,7 +238,7 @@ int cmd_convert(int argc, char **argv)
 		sbx_diag_clear(&d);
 		r = sbx_profile_to_legacy(&prof, &ctx, &out, &d);
 		if (r)
-			r = fail_diag(&d);
+			r = refuse_diag(&d);
 		else
 			r = print_owned(sbx_legacy_to_json(&out));
 		sbx_legacy_free(&out);
@@ -258,7 +258,7 @@ static int load_additional(const char *file, struct sbx_additional *a)
 	struct sbx_diag d;
 
 	sbx_diag_clear(&d);
-	return additional_load_file(file, a, &d) ? fail_diag(&d) : 0;
+	return additional_load_file(file, a, &d) ? refuse_diag(&d) : 0;
 }
 
 int cmd_merge(int argc, char **argv)
@@ -271,12 +271,12 @@ int cmd_merge(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.n_rest != 2)
-		return fail("merge: expected BASE.json EXTRA.json");
+		return refuse("merge: expected BASE.json EXTRA.json");
 	r = load_additional(o.rest[0], &a);
 	if (!r)
 		r = load_additional(o.rest[1], &b);
 	if (!r && sbx_additional_merge(&a, &b, &m))
-		r = fail("out of memory");
+		r = refuse("out of memory");
 	if (!r)
 		r = print_owned(sbx_additional_to_json(&m));
 	sbx_additional_free(&a);
@@ -297,14 +297,14 @@ int cmd_intersect(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.n_rest != 2)
-		return fail("intersect: expected REQUESTED.json GRANTED.json");
+		return refuse("intersect: expected REQUESTED.json GRANTED.json");
 	if (cwd_ctx(&o, &cwd, &ctx))
 		return EXIT_REFUSED;
 	r = load_additional(o.rest[0], &a);
 	if (!r)
 		r = load_additional(o.rest[1], &b);
 	if (!r && sbx_additional_intersect(&a, &b, &ctx, &m))
-		r = fail("out of memory");
+		r = refuse("out of memory");
 	if (!r)
 		r = print_owned(sbx_additional_to_json(&m));
 	sbx_additional_free(&a);
@@ -362,7 +362,7 @@ int cmd_context(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.n_rest)
-		return fail("context: unexpected argument '%s'", o.rest[0]);
+		return refuse("context: unexpected argument '%s'", o.rest[0]);
 	r = load_materialized(&inv, &o, &mat);
 	if (r)
 		goto out;

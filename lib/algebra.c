@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * algebra.c - additional permissions: normalize, materialize, merge (union), intersect (what
- * survives an approval) and the effective profile (spec 2.4, 2.9; PROFILE.md 6).
+ * survives an approval) and the effective profile (sbxrun-profile(5), ADDITIONAL PERMISSIONS).
  *
  * Nothing here removes a deny entry of a base: the effective profile only appends.
  */
@@ -57,6 +57,7 @@ int sbx_additional_normalize(struct sbx_additional *a, struct sbx_diag *d)
 {
 	int r;
 
+	sbx_diag_clear(d);
 	for (size_t i = 0; a->has_fs && i < a->fs.n; i++) {
 		struct sbx_entry *e = &a->fs.entries[i];
 		char *n = NULL;
@@ -69,13 +70,13 @@ int sbx_additional_normalize(struct sbx_additional *a, struct sbx_diag *d)
 			/* Lexical only: symbolic links are preserved, never resolved. */
 			r = sbx_path_normalize(e->path, &n);
 			if (r)
-				return r;
+				return sbx_diag_set(d, r, "%s: %s", e->path, strerror(-r));
 			free(e->path);
 			e->path = n;
 		}
 	}
 	if (a->has_fs && (r = sbx_fs_dedup(&a->fs)))
-		return r;
+		return sbx_diag_set(d, r, "%s", strerror(-r));
 	drop_empty(a);
 	return 0;
 }
@@ -281,7 +282,8 @@ static int keep_denies(const struct sbx_fs *side, const struct sbx_fs *acc,
 }
 
 /*
- * intersect_permission_profiles (spec 2.9): the network only when both enable it; a granted
+ * Codex's intersect_permission_profiles (sbxrun-profile(5), ADDITIONAL PERMISSIONS): the network
+ * only when both enable it; a granted
  * read or write entry only where the request covers it (grant_accepted); accepted entries are
  * stored materialized against the cwd so a later cwd cannot reuse them (mi-08); denies of
  * either side are kept, materialized, when they overlap an accepted grant; the depth merges

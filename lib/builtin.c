@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * builtin.c - the built-in profiles (spec 1.7). They are symbolic: project_roots, tmpdir and
+ * builtin.c - the built-in profiles (sbxrun-profile(5), BUILT-IN PROFILES). They are symbolic: project_roots, tmpdir and
  * slash_tmp are resolved later, for the cwd and environment of the run.
  */
 #include <string.h>
@@ -62,8 +62,10 @@ int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_di
 		if (strcmp(name, builtins[i].name) != 0)
 			continue;
 		r = builtins[i].build(out);
-		if (r)
+		if (r) {
 			sbx_profile_free(out);
+			sbx_diag_set(d, r, "%s: %s", name, sbx_strerror(r));
+		}
 		return r;
 	}
 	r = sbx_diag_set(d, SBX_E_USAGE, "unknown built-in profile `%s`", name);

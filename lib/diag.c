@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* diag.c - the one diagnostic type every layer fills and only cmd/ prints. */
+/*
+ * diag.c - the one diagnostic type every layer fills and only cmd/ prints. The first error
+ * recorded is kept (see struct sbx_diag in sbx.h).
+ */
 #include <stdarg.h>
 #include <string.h>
 
@@ -11,14 +14,55 @@ void sbx_diag_clear(struct sbx_diag *d)
 		memset(d, 0, sizeof(*d));
 }
 
+/*
+ * Records the message unless one is recorded already; returns whether it did. An empty message
+ * would read as "nothing recorded", and a later error would replace it: it is given words.
+ */
+static bool record(struct sbx_diag *d, int code, const char *fmt, va_list ap)
+{
+	if (!d)
+		return false;
+	if (d->msg[0]) {
+		d->dropping = true;
+		return false;
+	}
+	d->dropping = false;
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	if (!d->msg[0])
+		snprintf(d->msg, sizeof(d->msg), "error %d", code);
+	return true;
+}
+
+int sbx_diag_vset_at(struct sbx_diag *d, int code, const char *file, int line, int col,
+		     const char *pointer, const char *fmt, va_list ap)
+{
+	if (!record(d, code, fmt, ap))
+		return code;
+	snprintf(d->file, sizeof(d->file), "%s", file ? file : "");
+	snprintf(d->pointer, sizeof(d->pointer), "%s", pointer ? pointer : "");
+	d->line = line;
+	d->col = col;
+	return code;
+}
+
+int sbx_diag_set_at(struct sbx_diag *d, int code, const char *file, int line, int col,
+		    const char *pointer, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = sbx_diag_vset_at(d, code, file, line, col, pointer, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Only the message: where the error lies is left as the caller may have placed it. */
 int sbx_diag_set(struct sbx_diag *d, int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!d)
-		return code;
 	va_start(ap, fmt);
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	record(d, code, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -27,12 +71,31 @@ int sbx_diag_hint(struct sbx_diag *d, int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!d)
+	if (!d || d->dropping || d->hint[0])
 		return code;
 	va_start(ap, fmt);
 	vsnprintf(d->hint, sizeof(d->hint), fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+const char *sbx_strerror(int code)
+{
+	switch (code) {
+	case SBX_E_PARSE:
+		return "malformed input";
+	case SBX_E_INVALID:
+		return "invalid input";
+	case SBX_E_TOO_BIG:
+		return "over a limit of sbxrun-profile(5), LIMITS";
+	case SBX_E_NO_LEGACY:
+		return "no legacy sandbox policy expresses this profile";
+	case SBX_E_UNENFORCEABLE:
+		return "cannot be enforced on this host";
+	case SBX_E_USAGE:
+		return "bad usage";
+	}
+	return code < 0 && code > -4096 ? strerror(-code) : "internal error";
 }
 
 /* Control characters in user-supplied text would let a path forge extra output lines. */

@@ -521,7 +521,7 @@ int sbx_glob_expand(const char *pattern, unsigned depth, char ***out, size_t *n,
 		return -EINVAL;
 	r = split(pattern, &g);
 	if (r)
-		return r;
+		goto out;
 	k = static_count(&g);
 	if (!g.abs || k == 0) {
 		r = sbx_diag_set(

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * intent.c - does a profile need a sandbox (spec 3, PROFILE.md 5), and which backend a platform
+ * intent.c - does a profile need a sandbox (sbxrun-profile(5), WHEN A SANDBOX IS NEEDED), and
+ * which backend a platform
  * offers. Intent and backend stay separate questions: intent without a backend is refused by
  * the caller, never run unconfined.
  */

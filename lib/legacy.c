@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * legacy.c - the legacy SandboxPolicy and the canonical PermissionProfile, both ways
- * (spec 2.6, 2.8). Legacy to canonical is exact; canonical to legacy is lossy and can fail.
+ * (sbxrun-profile(5), OLDER SHAPES and CONVERSION TO LEGACY). Legacy to canonical is exact;
+ * canonical to legacy is lossy and can fail.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -224,7 +225,7 @@ static bool project_unrestricted(const struct sbx_profile *p, const struct sbx_c
 }
 
 /*
- * to_legacy_sandbox_policy (spec 2.8): project roots (no subpath) writable, or a path entry
+ * to_legacy_sandbox_policy (sbxrun-profile(5), CONVERSION TO LEGACY): project roots (no subpath) writable, or a path entry
  * equal to the cwd writable, gives workspace-write with every other writable path (and
  * project_roots{subpath}) as writable roots; otherwise any write (root, a path, tmpdir,
  * /tmp) cannot be expressed; otherwise read-only. Reads, denies, globs, minimal and unknown
@@ -239,6 +240,7 @@ int sbx_profile_to_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
+	sbx_diag_clear(d);
 	if (project_unrestricted(p, ctx, out))
 		return 0;
 	for (size_t i = 0; i < p->fs.n && !r; i++) {
@@ -289,7 +291,7 @@ int sbx_profile_to_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx
 	}
 	if (r) {
 		sbx_strv_free(roots, n_roots);
-		return r;
+		return sbx_diag_set(d, r, "out of memory");
 	}
 	if (ws) {
 		out->type = SBX_LEGACY_WORKSPACE_WRITE;

@@ -116,6 +116,7 @@ int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ct
 	int r;
 
 	memset(out, 0, sizeof(*out));
+	sbx_diag_clear(d);
 	out->platform = ctx->platform;
 	out->managed_network = managed_network;
 	r = sbx_profile_materialize(effective, ctx, &out->profile);
@@ -149,15 +150,94 @@ int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ct
 	return 0;
 fail:
 	sbx_plan_free(out);
-	if (r == -ENOMEM)
-		sbx_diag_set(d, r, "out of memory");
-	return r;
+	/* Kept only when sbx_fs_roots() recorded nothing: the first error is the one reported. */
+	return sbx_diag_set(d, r, "cannot plan the sandbox: %s", sbx_strerror(r));
+}
+
+/* "managed network: connect only to the proxies at 127.0.0.1:3128, [::1]:1080" */
+static int managed_rule(const struct sbx_proxies *px, char **out)
+{
+	char buf[2 * SBX_PROXY_VARS_N * (sizeof(px->v[0].host) + 16) + 64];
+	size_t len = (size_t)snprintf(buf, sizeof(buf),
+				      "managed network: connect only to the "
+				      "proxies at");
+
+	for (size_t i = 0; i < px->n; i++) {
+		const struct sbx_proxy_endpoint *a = &px->v[i];
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = px->v[k].port == a->port && strcmp(px->v[k].host, a->host) == 0;
+		if (!seen)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s %s%s%s:%u",
+						i ? "," : "", a->ipv6 ? "[" : "", a->host,
+						a->ipv6 ? "]" : "", a->port);
+	}
+	*out = strdup(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
+int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sbx_diag *d)
+{
+	struct sbx_netplan *n = &p->net;
+	struct sbx_strv socks = {0};
+	int r = 0;
+
+	if (o->n_unix_sockets > SBX_MAX_UNIX_SOCKETS)
+		return sbx_diag_set(d, SBX_E_TOO_BIG, "more than %d Unix sockets to allow",
+				    SBX_MAX_UNIX_SOCKETS);
+	for (size_t i = 0; !r && i < o->n_unix_sockets; i++) {
+		char *norm = NULL;
+
+		r = sbx_unix_socket_normalize(o->unix_sockets[i], &norm, d);
+		if (!r && !sbx_strv_has(&socks, norm))
+			r = sbx_strv_push_owned(&socks, norm);
+		else
+			free(norm);
+	}
+	/* Without a sandbox (--sandbox forbid) nothing is confined: no proxy is needed either. */
+	if (!r && p->managed_network && p->sandbox_requested)
+		r = sbx_proxies_from_env(o->env, &n->proxies, d);
+	if (r) {
+		sbx_strv_clear(&socks);
+		return r == -ENOMEM ? sbx_diag_set(d, r, "out of memory") : r;
+	}
+	/* Sorted, as Codex numbers its parameters (vector sb-08). */
+	sbx_strv_sort(&socks);
+	n->unix_sockets = socks.v;
+	n->n_unix_sockets = socks.n;
+	n->allow_local_binding = o->allow_local_binding;
+	n->allow_all_unix_sockets = o->allow_all_unix_sockets;
+	if (!p->sandbox_requested)
+		return 0;
+
+	for (size_t i = 0; !r && i < p->n_reqs; i++) {
+		struct sbx_req *q = &p->reqs[i];
+		char *rule = NULL;
+
+		if (q->kind != SBX_REQ_MANAGED_NETWORK)
+			continue;
+		r = managed_rule(&n->proxies, &rule);
+		if (!r) {
+			free(q->rule);
+			q->rule = rule;
+		}
+	}
+	if (!r && n->allow_all_unix_sockets)
+		r = req_add(p, SBX_REQ_UNIX_SOCKET, NULL, "connect to every Unix socket");
+	for (size_t i = 0; !r && !n->allow_all_unix_sockets && i < n->n_unix_sockets; i++)
+		r = req_add(p, SBX_REQ_UNIX_SOCKET, n->unix_sockets[i], "connect to Unix socket %s",
+			    n->unix_sockets[i]);
+	if (!r && n->allow_local_binding)
+		r = req_add(p, SBX_REQ_LOCAL_BINDING, NULL, "bind and serve on loopback");
+	return r ? sbx_diag_set(d, r, "cannot plan the network: %s", sbx_strerror(r)) : 0;
 }
 
 void sbx_plan_free(struct sbx_plan *p)
 {
 	if (!p)
 		return;
+	sbx_strv_free(p->net.unix_sockets, p->net.n_unix_sockets);
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		free(p->reqs[i].path);
 		free(p->reqs[i].rule);

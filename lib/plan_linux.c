@@ -322,6 +322,16 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			       "implemented by the Linux backend; drop --managed-network and "
 			       "restrict or enable the network in the profile");
 
+	case SBX_REQ_UNIX_SOCKET:
+	case SBX_REQ_LOCAL_BINDING:
+		return set_why(r, SBX_UNENFORCEABLE, NULL,
+			       "%s is not implemented by the Linux backend yet; hint: drop %s, or "
+			       "run the command on macOS",
+			       r->kind == SBX_REQ_UNIX_SOCKET ? "a Unix socket allow-list"
+							      : "local binding",
+			       r->kind == SBX_REQ_UNIX_SOCKET ? "--allow-unix-socket"
+							      : "--allow-local-binding");
+
 	case SBX_REQ_METADATA:
 		if (rt->full_write) {
 			enforced(r, "none");

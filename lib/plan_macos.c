@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plan_macos.c - the macOS requirement attacher: which requirement the Seatbelt policy of sbpl.c
- * enforces, and which it cannot (no sandbox-exec, a writable root through a symlink, a deny glob
- * the policy cannot express), with the reason and a hint.
+ * enforces, and which it cannot (no sandbox-exec, a writable root or an allowed Unix socket
+ * through a symlink, a deny glob the policy cannot express), with the reason and a hint.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,6 +38,37 @@ static int check_glob(const struct sbx_plan *p, struct sbx_req *r)
 	sbx_buf_add(&w, d.msg);
 	if (d.hint[0])
 		sbx_buf_addf(&w, "; hint: %s", d.hint);
+	return set_unenforceable(r, sbx_buf_steal(&w));
+}
+
+/*
+ * A Unix socket of the allow-list is named by its resolved path, as Seatbelt matches it; only a
+ * symlinked top-level component (/tmp, /var) is resolved. A link deeper down could have been
+ * planted by an earlier run to lead anywhere (to the Docker daemon's socket, say), and is
+ * refused rather than followed, as for writable roots.
+ */
+static int check_socket(struct sbx_req *r)
+{
+	char *canon = NULL, *deeper = NULL;
+	struct sbx_buf w = {0};
+	int rc;
+
+	if (r->path[0] != '/')
+		return set_unenforceable(r, strdup("a Windows path names no Unix socket on macOS"));
+	rc = sbx_sbpl_write_root(r->path, &canon, &deeper);
+	free(canon);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		sbx_buf_addf(&w, "cannot inspect Unix socket path %s: %s", r->path, strerror(-rc));
+	else if (deeper)
+		sbx_buf_addf(&w,
+			     "Unix socket path %s goes through symbolic link %s, which could lead "
+			     "anywhere; hint: name the socket by its real path",
+			     r->path, deeper);
+	free(deeper);
+	if (!rc && !w.len && !w.oom)
+		return 0;
 	return set_unenforceable(r, sbx_buf_steal(&w));
 }
 
@@ -77,6 +108,8 @@ int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
 			}
 		} else if (r->kind == SBX_REQ_DENY_GLOB && r->path) {
 			rc = check_glob(p, r);
+		} else if (r->kind == SBX_REQ_UNIX_SOCKET && r->path) {
+			rc = check_socket(r);
 		}
 		free(canon);
 		free(deeper);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "winpath.h"
 
 static const char mech_token[] = "restricted-token";
 
@@ -117,22 +118,25 @@ static bool win_covers(const char *prefix, const char *path)
 	return !path[n] || is_sep(path[n]) || is_sep(prefix[n - 1]);
 }
 
-/* "C:\", "/", "\\server\share": ACL changes there would rewrite a whole volume. */
-static bool is_volume_root(const char *path)
+/*
+ * 1 when path names a whole volume ("X:\", "\\server\share" in any spelling, or the "/" of the
+ * unrestricted profiles), where an ACL change would rewrite every file; 0 when it does not; -1
+ * when it has no canonical Windows form (*why says why). The plan's paths are canonical already
+ * (resolve.c); deciding on the canonical form again here keeps the refusal independent of
+ * whoever built the plan.
+ */
+static int volume_root(const char *path, const char **why)
 {
-	size_t n = strlen(path), seps = 0;
+	char *canon = NULL;
+	int root;
 
-	if (n <= 1)
-		return true;
-	if (n <= 3 && path[1] == ':')
-		return true;
-	if (is_sep(path[0]) && is_sep(path[1])) {
-		for (size_t i = 2; i < n; i++)
-			if (is_sep(path[i]) && i + 1 < n)
-				seps++;
-		return seps < 2; /* \\server or \\server\share */
-	}
-	return false;
+	if (strcmp(path, "/") == 0)
+		return 1;
+	if (sbx_win_path_normalize(path, &canon, why) != 0)
+		return -1;
+	root = sbx_win_path_is_volume_root(canon);
+	free(canon);
+	return root;
 }
 
 /* True when path lies inside a read-only carve-out of any writable root. */
@@ -185,10 +189,15 @@ static bool reads_root(const struct sbx_plan *p)
 {
 	for (size_t i = 0; i < p->n_reqs; i++)
 		if (p->reqs[i].kind == SBX_REQ_READ && p->reqs[i].path &&
-		    is_volume_root(p->reqs[i].path))
+		    volume_root(p->reqs[i].path, NULL) == 1)
 			return true;
 	return false;
 }
+
+/* Codex's words (spec 3), and what sbxrun lacks for them. */
+static const char why_managed[] = "managed networking requires the elevated Windows sandbox "
+				  "backend, which sbxrun does not implement";
+static const char hint_managed[] = "run the command on macOS, or without --managed-network";
 
 static int attach_restricted_token(struct sbx_plan *p)
 {
@@ -205,13 +214,17 @@ static int attach_restricted_token(struct sbx_plan *p)
 				 : fs_kind_name(&p->profile),
 			 p->network ? "enabled" : "restricted",
 			 sbx_profile_type_name(p->profile.type));
+		/* A managed network is what makes the sandbox wanted: say why it cannot be. */
+		if (p->managed_network)
+			return refuse_all(p, NULL, why_managed, hint_managed);
 		return refuse_all(p, NULL, why,
 				  "drop --sandbox require, or use a profile that limits writes");
 	}
 
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		struct sbx_req *r = &p->reqs[i];
-		int ret = 0;
+		const char *bad = NULL;
+		int ret = 0, root;
 
 		switch (r->kind) {
 		case SBX_REQ_READ:
@@ -234,7 +247,12 @@ static int attach_restricted_token(struct sbx_plan *p)
 			read_refused = true;
 			break;
 		case SBX_REQ_WRITE:
-			if (r->path && is_volume_root(r->path))
+			root = r->path ? volume_root(r->path, &bad) : 0;
+			if (root < 0)
+				ret = refuse(r, bad ? bad : "not a Windows path",
+					     "name the directory by its full path, such as "
+					     "C:\\work\\dir");
+			else if (root)
 				ret = refuse(
 					r,
 					"granting write on a whole volume would rewrite the ACL of "
@@ -272,11 +290,19 @@ static int attach_restricted_token(struct sbx_plan *p)
 					"or run the command on Linux or macOS");
 			break;
 		case SBX_REQ_MANAGED_NETWORK:
-			ret = refuse(
-				r,
-				"managed networking needs the elevated Windows sandbox, which "
-				"sbxrun does not implement",
-				"run the command on Linux or macOS, or without --managed-network");
+			ret = refuse(r, why_managed, hint_managed);
+			break;
+		case SBX_REQ_UNIX_SOCKET:
+			ret = refuse(r,
+				     "an unelevated restricted token has no network filter, so it "
+				     "cannot keep Unix sockets to an allow-list",
+				     "run the command on macOS, or without --allow-unix-socket");
+			break;
+		case SBX_REQ_LOCAL_BINDING:
+			ret = refuse(r,
+				     "local binding is an allowance of managed networking, which "
+				     "requires the elevated Windows sandbox backend",
+				     "run the command on macOS, or without --allow-local-binding");
 			break;
 		}
 		if (ret < 0)

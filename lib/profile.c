@@ -100,6 +100,19 @@ int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e)
 	return 0;
 }
 
+int sbx_fs_push_owned(struct sbx_fs *fs, struct sbx_entry *e)
+{
+	int r = fs_grow(fs);
+
+	if (r) {
+		sbx_entry_clear(e);
+		return r;
+	}
+	fs->entries[fs->n++] = *e;
+	memset(e, 0, sizeof(*e));
+	return 0;
+}
+
 int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, bool skip)
 {
 	struct sbx_entry e = {
@@ -227,6 +240,17 @@ int sbx_strv_add_unique(struct sbx_strv *s, const char *str)
 	if (sbx_strv_has(s, str))
 		return 0;
 	return sbx_strv_push_owned(s, strdup(str));
+}
+
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sbx_strv_sort(struct sbx_strv *s)
+{
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), strp_cmp);
 }
 
 void sbx_strv_clear(struct sbx_strv *s)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "winpath.h"
 
 const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N] = {".git", ".agents", ".codex"};
 
@@ -188,7 +189,8 @@ static size_t parent_len(const char *p, size_t len)
 
 /* ---- resolution ---------------------------------------------------------------------------- */
 
-static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **out)
+static int resolve_entry_as_written(const struct sbx_entry *e, const struct sbx_ctx *ctx,
+				    char **out)
 {
 	struct stat st;
 
@@ -238,6 +240,36 @@ static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, c
 		return 0;
 	}
 	return 0;
+}
+
+/*
+ * Where an entry points. On Windows the result is put in the one canonical form (winpath.c)
+ * before anything compares it, so that "C:\Windows\.." cannot pass for something other than
+ * "C:\". A path entry that cannot be put in that form, or that is not a Windows path while the
+ * working directory is one ("/work" would be relative to the current drive), is an error
+ * (-EINVAL), not an entry that silently matches nothing: dropping a read-only carve-out would
+ * widen the writable root. (Planned from a POSIX working directory, as `explain --platform
+ * windows` on Linux does, POSIX paths stay foreign and resolve to nothing.)
+ */
+static int resolve_entry(const struct sbx_entry *e, const struct sbx_ctx *ctx, char **out)
+{
+	char *raw = NULL;
+	int r = resolve_entry_as_written(e, ctx, &raw);
+
+	*out = NULL;
+	if (r || ctx->platform != SBX_PLATFORM_WINDOWS) {
+		*out = raw;
+		return r;
+	}
+	if (!raw) {
+		/* With a Windows working directory a POSIX path is not foreign but relative. */
+		if (e->kind == SBX_PATH && e->path && sbx_path_is_windows_abs(ctx->cwd))
+			return -EINVAL;
+		return 0;
+	}
+	r = sbx_win_path_normalize(raw, out, NULL);
+	free(raw);
+	return r;
 }
 
 /*
@@ -564,8 +596,10 @@ static char *query_path(const char *path, const struct sbx_ctx *ctx)
 
 	if (!path)
 		return NULL;
-	if (sbx_path_is_windows_abs(path))
-		return strdup(path);
+	if (sbx_path_is_windows_abs(path)) {
+		sbx_win_path_normalize(path, &out, NULL);
+		return out;
+	}
 	if (sbx_path_is_posix_abs(path)) {
 		sbx_path_normalize(path, &out);
 		return out;
@@ -749,8 +783,20 @@ static char *gitdir_target(const char *root, const char *dotgit)
 	*e = '\0';
 	if (!*s || memchr(s, '\n', (size_t)(e - s)))
 		return NULL;
-	if (any_join(root, s, &out))
+	if (sbx_path_is_windows_abs(root)) {
+		/* One canonical Windows path, the pointer absolute or relative to the root. */
+		char *joined = NULL;
+
+		if (!sbx_path_is_windows_abs(s) && any_join(root, s, &joined))
+			return NULL;
+		if (sbx_win_path_normalize(joined ? joined : s, &out, NULL)) {
+			free(joined);
+			return NULL;
+		}
+		free(joined);
+	} else if (any_join(root, s, &out)) {
 		return NULL;
+	}
 	if (!is_dir(out)) {
 		free(out);
 		return NULL;
@@ -993,6 +1039,21 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi)
 	return r;
 }
 
+/* Why resolve_entry() refused e on Windows. */
+static int windows_path_error(const struct sbx_entry *e, struct sbx_diag *d)
+{
+	const char *why = "not a Windows path";
+	char *canon = NULL;
+
+	if (e->path)
+		sbx_win_path_normalize(e->path, &canon, &why);
+	free(canon);
+	sbx_diag_set(d, SBX_E_INVALID, "path \"%s\" cannot be used on Windows: %s",
+		     e->path ? e->path : "(special)", why ? why : "not a Windows path");
+	return sbx_diag_hint(d, SBX_E_INVALID,
+			     "name it by its plain full path, such as C:\\work\\dir");
+}
+
 /*
  * The roots a platform enforces, computed from the profile materialized for ctx (project roots
  * for every workspace root, relative globs against the cwd). The rules:
@@ -1059,6 +1120,10 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 			continue;
 		}
 		r = resolve_entry(e, ctx, &resolved[i]);
+		if (r == -EINVAL) {
+			r = windows_path_error(e, d);
+			goto fail;
+		}
 		if (r)
 			goto fail;
 		if (resolved[i] && e->skip_missing && !path_exists(resolved[i])) {

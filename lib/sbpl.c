@@ -159,11 +159,12 @@ static const char platform_defaults_policy[] =
 	"  (global-name \"com.apple.logd\")\n"
 	"  (global-name \"com.apple.system.opendirectoryd.membership\"))\n";
 
-/* Enabled network: any connection, plus the services name resolution and TLS need. */
-static const char network_policy[] =
-	"; network: enabled\n"
-	"(allow network-outbound)\n"
-	"(allow network-inbound)\n"
+/*
+ * The services name resolution and TLS need, wherever the network is reachable at all (spec
+ * 5.5): with the network enabled, and with the allowances of a restricted or managed network.
+ */
+static const char network_services_policy[] =
+	"; the services name resolution and TLS need\n"
 	"(allow system-socket (require-all (socket-domain AF_SYSTEM) (socket-protocol 2)))\n"
 	"(allow mach-lookup\n"
 	"  (global-name \"com.apple.bsd.dirhelper\")\n"
@@ -318,6 +319,7 @@ struct gen {
 	struct root *read, *write;
 	size_t n_read, n_write;
 	struct sbx_strv ancestors;
+	struct sbx_strv sockets; /* the Unix socket allow-list as the policy names it, sorted */
 	struct sbx_strv params;
 	struct sbx_buf text;
 	struct sbx_diag *d;
@@ -341,6 +343,7 @@ static void gen_clear(struct gen *g)
 	free(g->write);
 	sbx_strv_clear(&g->unreadable);
 	sbx_strv_clear(&g->ancestors);
+	sbx_strv_clear(&g->sockets);
 	sbx_strv_clear(&g->params);
 	sbx_buf_free(&g->text);
 }
@@ -818,6 +821,10 @@ static int emit_params(struct gen *g)
 		snprintf(key, sizeof(key), "DENIED_PATH_%zu", i);
 		rc = param(g, key, g->unreadable.v[i]);
 	}
+	for (size_t i = 0; i < g->sockets.n && !rc; i++) {
+		snprintf(key, sizeof(key), "UNIX_SOCKET_PATH_%zu", i);
+		rc = param(g, key, g->sockets.v[i]);
+	}
 	return rc;
 }
 
@@ -1068,6 +1075,139 @@ static void emit_ancestors(struct gen *g)
 			     i);
 }
 
+/* ---- the network ------------------------------------------------------------------------ */
+
+/*
+ * The shapes of the network section, in Codex's terms (spec 5.5):
+ *   - managed networking with a loopback proxy, or a restricted network with an allowance
+ *     (Unix sockets, local binding): the local binding rules, the proxies' ports on loopback,
+ *     the Unix socket rules, and the services block;
+ *   - managed networking without a usable proxy: nothing at all, failing closed (the planner
+ *     refuses this case before it gets here; a plan made without it still denies);
+ *   - the network enabled: every connection, then the same local binding and Unix socket rules
+ *     (binding is not a connection) and the services block;
+ *   - the network restricted: nothing.
+ */
+enum net_shape { NET_DENIED = 0, NET_FAIL_CLOSED, NET_ALLOWANCES, NET_ENABLED };
+
+static enum net_shape net_shape(const struct sbx_plan *p, size_t n_ports)
+{
+	const struct sbx_netplan *n = &p->net;
+	bool sockets = n->allow_all_unix_sockets || n->n_unix_sockets > 0;
+
+	if (p->managed_network)
+		return n_ports ? NET_ALLOWANCES : NET_FAIL_CLOSED;
+	if (!p->network)
+		return sockets || n->allow_local_binding ? NET_ALLOWANCES : NET_DENIED;
+	return NET_ENABLED;
+}
+
+/*
+ * The allow-list as the policy names it: each path with its symlinked top-level component
+ * resolved (/tmp is /private/tmp to Seatbelt), sorted and without duplicates, so that the
+ * parameters are numbered as Codex numbers them (vector sb-08). A deeper symlink is refused, as
+ * the attacher says.
+ */
+static int collect_sockets(struct gen *g)
+{
+	const struct sbx_netplan *n = &g->p->net;
+	int rc = 0;
+
+	for (size_t i = 0; i < n->n_unix_sockets && !rc; i++) {
+		char *path = NULL, *deeper = NULL;
+
+		rc = need_abs(g, "Unix socket", n->unix_sockets[i]);
+		if (!rc)
+			rc = sbx_sbpl_write_root(n->unix_sockets[i], &path, &deeper);
+		if (rc && rc != -ENOMEM)
+			rc = sbx_diag_set(g->d, rc, "cannot inspect Unix socket path %s: %s",
+					  n->unix_sockets[i], strerror(-rc));
+		if (!rc && deeper) {
+			rc = sbx_diag_set(g->d, SBX_E_UNENFORCEABLE,
+					  "Unix socket path %s goes through symbolic link %s, "
+					  "which could lead anywhere",
+					  n->unix_sockets[i], deeper);
+			sbx_diag_hint(g->d, rc, "name the socket by its real path");
+		}
+		if (!rc && !sbx_strv_has(&g->sockets, path))
+			rc = sbx_strv_push_owned(&g->sockets, path);
+		else
+			free(path);
+		free(deeper);
+	}
+	if (!rc)
+		sbx_strv_sort(&g->sockets);
+	return rc;
+}
+
+static void emit_unix_sockets(struct gen *g)
+{
+	struct sbx_buf *t = &g->text;
+
+	if (g->p->net.allow_all_unix_sockets) {
+		sbx_buf_add(t, "; Unix sockets: every one\n"
+			       "(allow system-socket (socket-domain AF_UNIX))\n"
+			       "(allow network-bind (local unix-socket))\n"
+			       "(allow network-outbound (remote unix-socket))\n");
+		return;
+	}
+	if (!g->sockets.n)
+		return;
+	sbx_buf_add(t, "; Unix sockets on the allow-list, and those below an allowed directory\n"
+		       "(allow system-socket (socket-domain AF_UNIX))\n");
+	for (size_t i = 0; i < g->sockets.n; i++)
+		sbx_buf_addf(t,
+			     "(allow network-bind (local unix-socket (subpath (param "
+			     "\"UNIX_SOCKET_PATH_%zu\"))))\n"
+			     "(allow network-outbound (remote unix-socket (subpath (param "
+			     "\"UNIX_SOCKET_PATH_%zu\"))))\n",
+			     i, i);
+}
+
+/*
+ * Unlike Codex, local binding does not also open port 53 of every host when there are proxies:
+ * that would be a way out to any address, and the proxies resolve the names they are asked for.
+ * Seatbelt cannot tell the command's own listeners from the host's, so local binding opens
+ * every loopback port, as in Codex.
+ */
+static void emit_network(struct gen *g, const unsigned *ports, size_t n_ports)
+{
+	const struct sbx_plan *p = g->p;
+	struct sbx_buf *t = &g->text;
+
+	switch (net_shape(p, n_ports)) {
+	case NET_DENIED:
+		sbx_buf_add(t, "; network: denied\n");
+		return;
+	case NET_FAIL_CLOSED:
+		sbx_buf_add(t, "; network: managed, but no proxy on loopback is known: denied\n");
+		return;
+	case NET_ENABLED:
+		sbx_buf_add(t, "; network: enabled\n(allow network-outbound)\n(allow "
+			       "network-inbound)\n");
+		break;
+	case NET_ALLOWANCES:
+		sbx_buf_add(t, p->managed_network ? "; network: managed: only the proxies, on "
+						    "loopback\n"
+						  : "; network: restricted, but for the allowances "
+						    "below\n");
+		break;
+	}
+	/* Binding is its own operation: even an enabled network does not allow it without this. */
+	if (p->net.allow_local_binding)
+		sbx_buf_add(t, "; local binding: bind, accept on loopback, connect to loopback\n"
+			       "(allow network-bind (local ip \"*:*\"))\n"
+			       "(allow network-inbound (local ip \"localhost:*\"))\n"
+			       "(allow network-outbound (remote ip \"localhost:*\"))\n");
+	if (p->managed_network) {
+		for (size_t i = 0; i < n_ports; i++)
+			sbx_buf_addf(t, "(allow network-outbound (remote ip \"localhost:%u\"))\n",
+				     ports[i]);
+	}
+	emit_unix_sockets(g);
+	sbx_buf_add(t, network_services_policy);
+}
+
 /*
  * TIOCSTI pushes bytes into a terminal's input queue: on the terminal the command shares with
  * the user's shell they would run as commands once sbxrun exits. The base policy allows the
@@ -1082,6 +1222,9 @@ int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct s
 		   struct sbx_diag *d)
 {
 	struct gen g = {.p = p, .r = &p->roots, .ctx = ctx, .d = d};
+	unsigned ports[2 * SBX_PROXY_VARS_N];
+	size_t n_ports = sbx_proxies_ports(&p->net.proxies, ports);
+	enum net_shape shape = net_shape(p, n_ports);
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -1106,6 +1249,10 @@ int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct s
 		rc = collect_ancestors(&g);
 	if (!rc)
 		rc = collect_glob_matches(&g);
+	/* Only the shapes that allow sockets name them (every parameter is used). */
+	if (!rc && (shape == NET_ALLOWANCES || shape == NET_ENABLED) &&
+	    !p->net.allow_all_unix_sockets)
+		rc = collect_sockets(&g);
 	if (!rc)
 		rc = emit_params(&g);
 	if (rc)
@@ -1114,10 +1261,7 @@ int sbx_sbpl_build(const struct sbx_plan *p, const struct sbx_ctx *ctx, struct s
 	sbx_buf_add(&g.text, base_policy);
 	emit_read(&g);
 	emit_write(&g);
-	if (p->network && !p->managed_network)
-		sbx_buf_add(&g.text, network_policy);
-	else
-		sbx_buf_add(&g.text, "; network: denied\n");
+	emit_network(&g, ports, n_ports);
 	if (p->roots.full_read)
 		sbx_buf_add(&g.text, preferences_policy);
 	if (p->roots.platform_defaults && !p->roots.full_read)

@@ -9,6 +9,7 @@
 #ifndef SBX_H
 #define SBX_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -44,6 +45,12 @@ enum {
  *   sbxrun: FILE: POINTER: MSG          (pointer[0] != 0)
  *   sbxrun: MSG
  * followed by "hint: HINT" on its own line when hint[0] != 0.
+ *
+ * The first error recorded is the one kept, as in jansson's error record: the failure nearest its
+ * cause says what went wrong, and a caller further up that fails because of it records nothing
+ * over it. The same holds for the hint, which belongs to its message: a hint is kept only when no
+ * hint is there yet and the message it follows was kept. sbx_diag_clear() starts a new record;
+ * every lib/ entry point that takes a diagnostic clears it first and fills it on every failure.
  */
 struct sbx_diag {
 	char file[512];	   /* "-" for stdin, ":workspace" for built-ins, "" when none */
@@ -51,14 +58,28 @@ struct sbx_diag {
 	char pointer[512]; /* RFC 6901 JSON pointer of the offending value, "" when none */
 	char msg[1024];
 	char hint[512];
+	bool dropping; /* a later error is being ignored, and so is its hint (diag.c) */
 };
 
 void sbx_diag_clear(struct sbx_diag *d);
-/* Sets msg (printf-style); returns code so callers can `return sbx_diag_set(d, -EINVAL, ...)`. */
+/*
+ * Records msg (printf-style) unless an error is recorded already; returns code either way, so
+ * callers can `return sbx_diag_set(d, -EINVAL, ...)`.
+ */
 int sbx_diag_set(struct sbx_diag *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same, with where: file (NULL for none), line and col (0 for none), pointer (NULL). */
+int sbx_diag_set_at(struct sbx_diag *d, int code, const char *file, int line, int col,
+		    const char *pointer, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+int sbx_diag_vset_at(struct sbx_diag *d, int code, const char *file, int line, int col,
+		     const char *pointer, const char *fmt, va_list ap)
+	__attribute__((format(printf, 7, 0)));
+/* Records a hint for the message just recorded (see above); returns code. */
 int sbx_diag_hint(struct sbx_diag *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A negative errno or SBX_E_* code in words, for the few functions that fill no diagnostic. */
+const char *sbx_strerror(int code);
 /* Writes the rendered diagnostic (one line, plus a hint line) to f. Used by cmd/ only. */
 void sbx_diag_print(const struct sbx_diag *d, FILE *f);
 
@@ -109,14 +130,14 @@ struct sbx_profile {
 	bool network;	  /* true = "enabled"; DISABLED is always true */
 };
 
-/* An AdditionalPermissionProfile (spec 2.9). */
+/* An AdditionalPermissionProfile (sbxrun-profile(5), ADDITIONAL PERMISSIONS). */
 struct sbx_additional {
 	int network;	  /* -1 absent/null, 0 false, 1 true */
 	bool has_fs;	  /* "file_system" present and not null */
 	struct sbx_fs fs; /* kind is always RESTRICTED */
 };
 
-/* A legacy SandboxPolicy (spec 1.6). */
+/* A legacy SandboxPolicy (sbxrun-profile(5), OLDER SHAPES). */
 enum sbx_legacy_type {
 	SBX_LEGACY_DANGER_FULL_ACCESS = 0,
 	SBX_LEGACY_READ_ONLY,
@@ -138,6 +159,8 @@ bool sbx_entry_equal(const struct sbx_entry *a, const struct sbx_entry *b);
 /* Same path (kind, special, path, subpath), whatever the access and skip marker. */
 bool sbx_entry_same_path(const struct sbx_entry *a, const struct sbx_entry *b);
 int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e); /* copies e */
+/* Moves e into fs (its strings change owner, e is left empty); on failure e is cleared. */
+int sbx_fs_push_owned(struct sbx_fs *fs, struct sbx_entry *e);
 int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, bool skip);
 int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subpath,
 			enum sbx_access a, bool skip);
@@ -165,8 +188,10 @@ bool sbx_path_covers(const char *prefix, const char *path);
 size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
+/* The value of a hexadecimal digit (either case), or -1. */
+int sbx_hex_digit(unsigned char c);
 
-/* ---- loading and emitting (load.c, emit.c, builtin.c) ------------------------------------- */
+/* ---- loading and emitting (load*.c, readfile.c, emit.c, builtin.c) ----------------------- */
 
 /* What the input file was, so explain/convert can say so. */
 enum sbx_input_form {
@@ -177,15 +202,30 @@ enum sbx_input_form {
 };
 
 /*
- * Loads a profile from JSON text (any form of PROFILE.md section 1 except built-ins).
+ * Loads a profile from JSON text (any input of sbxrun-profile(5) except the built-ins).
  * name is what diagnostics call the input ("p.json", "-", "--permission-profile").
  * A legacy SandboxPolicy is returned in *legacy_out with *form = SBX_FORM_LEGACY and out left
  * empty: the caller projects it with sbx_legacy_to_profile() for its cwd. When legacy_out is
  * NULL, legacy input is an error (the Linux helper accepts only PermissionProfile JSON).
+ * form may be NULL.
  */
 int sbx_profile_load_buf(const char *buf, size_t len, const char *name, struct sbx_profile *out,
 			 enum sbx_input_form *form, struct sbx_legacy *legacy_out,
 			 struct sbx_diag *d);
+/*
+ * sbx_profile_load_buf() tries the single-pass parser of the canonical form first, then these
+ * two paths: jansson and the schema walkers alone, which read every shape and word every error;
+ * they are public for the tests that hold them side by side.
+ */
+int sbx_profile_load_tree(const char *buf, size_t len, const char *name, struct sbx_profile *out,
+			  enum sbx_input_form *form, struct sbx_legacy *legacy_out,
+			  struct sbx_diag *d);
+/*
+ * The single-pass parser alone (load_wire.c): a tagged PermissionProfile, read without a tree.
+ * Returns 0 with out filled, or 1 with out empty when the text is anything else, anything is
+ * wrong with it, or memory ran out; it words nothing (sbx_profile_load_tree() does).
+ */
+int sbx_profile_load_wire(const char *buf, size_t len, struct sbx_profile *out);
 /* Reads a file (or stdin for "-") with the size limit, then sbx_profile_load_buf(). */
 int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d);
 int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_diag *d);
@@ -247,12 +287,12 @@ int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *
 /* Drops exact duplicate entries in place, keeping the first of each (linear expected time). */
 int sbx_fs_dedup(struct sbx_fs *fs);
 
-/* Predicates (spec 2.1). */
+/* Predicates (sbxrun-profile(5), PRECEDENCE). */
 bool sbx_fs_full_read(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 bool sbx_fs_full_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 bool sbx_fs_include_platform_defaults(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 
-/* resolve_access (spec 2.2), and the entry that decided it (index, -1 for none/unrestricted). */
+/* resolve_access (sbxrun-profile(5), PRECEDENCE), and the entry that decided it (index, -1 for none/unrestricted). */
 enum sbx_access sbx_fs_resolve_access(const struct sbx_fs *fs, const struct sbx_ctx *ctx,
 				      const char *path, long *decided_by);
 /* can_write: resolve_access == write and no protected metadata name in the way. */
@@ -261,7 +301,7 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 #define SBX_PROTECTED_NAMES_N 3
 extern const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N]; /* .git .agents .codex */
 
-/* A writable root with its read-only carve-outs and protected names (spec 2.6, 2.7). */
+/* A writable root with its read-only carve-outs and protected names (PROTECTED METADATA). */
 struct sbx_writable_root {
 	char *root;
 	char **read_only; /* explicit non-write entries inside + existing protected subpaths */
@@ -284,7 +324,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		 struct sbx_diag *d);
 void sbx_roots_free(struct sbx_roots *r);
 
-/* Protected metadata subpaths of root that exist (spec 2.6), including a gitdir: target. */
+/* Protected metadata subpaths of root that exist, including a gitdir: target. */
 int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex, char ***out,
 				   size_t *n);
 
@@ -292,10 +332,10 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 
 int sbx_legacy_to_profile(const struct sbx_legacy *l, const struct sbx_ctx *ctx,
 			  struct sbx_profile *out);
-/* Fails with SBX_E_NO_LEGACY and the exact message of CLI.md 7. */
+/* Fails with SBX_E_NO_LEGACY and the message of sbxrun-profile(5), CONVERSION TO LEGACY. */
 int sbx_profile_to_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx,
 			  struct sbx_legacy *out, struct sbx_diag *d);
-/* The compatibility fallback (spec 2.8); never fails except ENOMEM. */
+/* The compatibility fallback (CONVERSION TO LEGACY); never fails except ENOMEM. */
 int sbx_profile_compat_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx,
 			      struct sbx_legacy *out);
 
@@ -313,7 +353,7 @@ int sbx_additional_intersect(const struct sbx_additional *requested,
 /* effective_permission_profile: extra may be NULL. */
 int sbx_profile_effective(const struct sbx_profile *base, const struct sbx_additional *extra,
 			  struct sbx_profile *out);
-/* merge_glob_scan_max_depth (spec 2.4). */
+/* merge_glob_scan_max_depth (sbxrun-profile(5), ADDITIONAL PERMISSIONS). */
 unsigned sbx_merge_glob_depth(const struct sbx_fs *a, const struct sbx_fs *b);
 
 /* ---- globs (glob.c) ----------------------------------------------------------------------- */
@@ -349,7 +389,20 @@ struct sbx_strv {
 int sbx_strv_push_owned(struct sbx_strv *s, char *str);
 bool sbx_strv_has(const struct sbx_strv *s, const char *str);
 int sbx_strv_add_unique(struct sbx_strv *s, const char *str); /* copies */
+void sbx_strv_sort(struct sbx_strv *s);			      /* byte order, as strcmp */
 void sbx_strv_clear(struct sbx_strv *s);
+
+/* A growing NUL-terminated string (strbuf.c). A failed allocation sticks: the later puts do
+ * nothing and sbx_strbuf_finish() frees what there is and returns NULL. Start from {0}. */
+struct sbx_strbuf {
+	char *p;
+	size_t n, cap;
+	bool oom;
+};
+void sbx_strbuf_put(struct sbx_strbuf *b, const char *s, size_t n);
+void sbx_strbuf_puts(struct sbx_strbuf *b, const char *s);
+/* The string (malloc'd; *len its length when len is not NULL), or NULL; b is emptied. */
+char *sbx_strbuf_finish(struct sbx_strbuf *b, size_t *len);
 
 /* ---- environment_context (context.c) ---------------------------------------------------- */
 
@@ -381,6 +434,79 @@ bool sbx_should_sandbox(const struct sbx_profile *p, enum sbx_pref pref, bool ma
 /* get_platform_sandbox: the backend of a platform (Windows: none when level is disabled). */
 enum sbx_sandbox sbx_platform_sandbox(enum sbx_platform pl, enum sbx_windows_level level);
 
+/* ---- managed networking: what it is given (proxyenv.c, load_managed.c) ------------------- */
+
+/*
+ * The proxy variables Codex reads (its network proxy's list, spec 4.5), each also in lower case:
+ * under managed networking these name the proxies, the only places the command may connect to.
+ */
+#define SBX_PROXY_VARS_N 16
+extern const char *const sbx_proxy_vars[SBX_PROXY_VARS_N];
+
+enum sbx_proxy_scheme { SBX_PROXY_HTTP = 0, SBX_PROXY_HTTPS, SBX_PROXY_SOCKS5, SBX_PROXY_SOCKS5H };
+const char *sbx_proxy_scheme_name(enum sbx_proxy_scheme s); /* "http" ... "socks5h" */
+
+/* One proxy, as a proxy variable names it. */
+struct sbx_proxy_endpoint {
+	char var[32]; /* the variable, spelt as in the environment */
+	enum sbx_proxy_scheme scheme;
+	/* A name (lower case), a dotted quad, or an IPv6 address without brackets. */
+	char host[256];
+	bool ipv6;
+	unsigned port; /* 1-65535: as written, or the scheme's default (80, 443, 1080) */
+	bool loopback; /* localhost, 127.0.0.0/8 or ::1 */
+};
+
+/*
+ * Parses one proxy URL, [SCHEME://][USER[:PASSWORD]@]HOST[:PORT][/], the way Codex reads proxy
+ * variables (no scheme means http) but strictly: the scheme is http, https, socks5 or socks5h;
+ * HOST a name, a dotted quad or a bracketed IPv6 address; nothing follows but one "/". var names
+ * the variable in messages, which never repeat the value (it may hold a password). Returns 0 or
+ * SBX_E_INVALID with d filled.
+ */
+int sbx_proxy_parse(const char *var, const char *value, struct sbx_proxy_endpoint *out,
+		    struct sbx_diag *d);
+
+/* Every proxy variable of an environment, each spelling of each, in the order of the list. */
+struct sbx_proxies {
+	struct sbx_proxy_endpoint v[2 * SBX_PROXY_VARS_N];
+	size_t n;
+};
+
+/*
+ * The proxies of env ("NAME=VALUE" strings, NULL-terminated) for managed networking: every
+ * proxy variable that is set and not blank must parse and name a loopback endpoint, and at least
+ * one must be set, so that the command can reach exactly what the caller routed it through.
+ * A name set twice counts twice. Returns 0 or SBX_E_INVALID with d filled (and a hint).
+ */
+int sbx_proxies_from_env(char *const *env, struct sbx_proxies *out, struct sbx_diag *d);
+/* The distinct ports of the loopback proxies, ascending, into ports (room for 2 * N); how many. */
+size_t sbx_proxies_ports(const struct sbx_proxies *p, unsigned *ports);
+
+/*
+ * Codex's ManagedNetworkSandboxContext: {"loopbackPorts":[PORT,...],"allowLocalBinding":BOOL,
+ * "dangerouslyAllowAllUnixSockets":BOOL}, each key optional, also spelt in snake case
+ * ("loopback_ports"...); unknown keys, a key given in both spellings, and a port outside 1-65535
+ * are errors. What the Linux helper's --managed-network takes.
+ */
+#define SBX_MAX_LOOPBACK_PORTS 256 /* sixteen proxy variables, with room for extra listeners */
+struct sbx_managed_ctx {
+	unsigned ports[SBX_MAX_LOOPBACK_PORTS]; /* ascending, distinct */
+	size_t n_ports;
+	bool allow_local_binding;
+	bool allow_all_unix_sockets;
+};
+int sbx_managed_ctx_load_buf(const char *buf, size_t len, const char *name,
+			     struct sbx_managed_ctx *out, struct sbx_diag *d);
+
+/*
+ * A Unix socket path of an allow-list (Codex's normalize_path_for_sandbox, lexically): absolute,
+ * "." and ".." resolved, at most SBX_MAX_PATH bytes; a Windows path is kept as written. Relative
+ * paths are refused: they would be taken from whatever directory the command runs in. Returns
+ * 0, SBX_E_INVALID, SBX_E_TOO_BIG or -ENOMEM.
+ */
+int sbx_unix_socket_normalize(const char *path, char **out, struct sbx_diag *d);
+
 /* ---- plans (plan.c; platform attachers plan_linux.c, sbpl.c, plan_windows.c) ------------- */
 
 enum sbx_req_kind {
@@ -393,7 +519,9 @@ enum sbx_req_kind {
 	SBX_REQ_PLATFORM_DEFAULTS, /* "minimal" readable set */
 	SBX_REQ_NETWORK,	   /* network restricted or enabled (see plan.network) */
 	SBX_REQ_MANAGED_NETWORK,
-	SBX_REQ_METADATA, /* chmod/chown/utimes outside writable roots */
+	SBX_REQ_METADATA,      /* chmod/chown/utimes outside writable roots */
+	SBX_REQ_UNIX_SOCKET,   /* a Unix socket on the allow-list (path NULL: every one) */
+	SBX_REQ_LOCAL_BINDING, /* bind and serve on loopback */
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 
@@ -407,6 +535,15 @@ struct sbx_req {
 	bool exists; /* path exists on this host (when path != NULL) */
 };
 
+/* Managed networking and the network allowances beside it (sbx_plan_network). */
+struct sbx_netplan {
+	struct sbx_proxies proxies; /* managed networking: every proxy, each on loopback */
+	char **unix_sockets;	    /* the allow-list: absolute, normalized, sorted, distinct */
+	size_t n_unix_sockets;
+	bool allow_local_binding;
+	bool allow_all_unix_sockets;
+};
+
 struct sbx_plan {
 	enum sbx_platform platform;
 	struct sbx_profile profile; /* effective, materialized */
@@ -415,6 +552,7 @@ struct sbx_plan {
 	enum sbx_sandbox sandbox;
 	bool network; /* enabled */
 	bool managed_network;
+	struct sbx_netplan net; /* see sbx_plan_network() */
 	struct sbx_req *reqs;
 	size_t n_reqs, cap_reqs;
 };
@@ -423,6 +561,24 @@ struct sbx_plan {
 int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
 		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
 		   struct sbx_plan *out, struct sbx_diag *d);
+/* Each is a parameter and a few rules of a policy: an allow-list, not a file system. */
+#define SBX_MAX_UNIX_SOCKETS 256
+/* What the network may do beyond the profile's "network", for sbx_plan_network(). */
+struct sbx_net_opts {
+	char *const *env; /* managed networking: the command's environment, NULL-terminated */
+	const char *const *unix_sockets; /* the Unix socket allow-list, as given */
+	size_t n_unix_sockets;
+	bool allow_local_binding;
+	bool allow_all_unix_sockets;
+};
+/*
+ * Completes a plan built by sbx_plan_build(): the Unix socket allow-list, normalized; and when
+ * a sandbox is requested, the proxies of o->env for managed networking (sbx_proxies_from_env:
+ * none, or one not on loopback, is an error) and a requirement for each allowance, so that
+ * explain shows it and every attacher must decide it. Called once per plan. Returns 0 or a
+ * negative code with d filled.
+ */
+int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sbx_diag *d);
 void sbx_plan_free(struct sbx_plan *p);
 bool sbx_plan_enforceable(const struct sbx_plan *p);
 /* First unenforceable requirement, or NULL. */

@@ -59,7 +59,7 @@ int sbx_macos_exec(const struct sbx_plan *p, const struct sbx_ctx *ctx, char *co
 
 	/*
 	 * 4. What the command may learn about its confinement. The network is off when it is
-	 *    restricted and also under managed networking: no proxy endpoint is ever allowed.
+	 *    restricted and also under managed networking, where only the proxies are reachable.
 	 */
 	if (setenv("SBXRUN_SANDBOX", "macos-seatbelt", 1) != 0 ||
 	    (!p->network || p->managed_network ? setenv("SBXRUN_NETWORK_DISABLED", "1", 1)

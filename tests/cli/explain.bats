@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# explain and probe: the JSON contract of CLI.md sections 4 and 5, for the three platforms.
+# explain and probe: their JSON output, as sbxrun(1) describes it, for the three platforms.
 
 load helpers
 
@@ -88,9 +88,10 @@ setup() { setup_ws; cd "$WS"; }
 @test "explain: --sandbox require and --managed-network force a sandbox" {
 	run "$SBXRUN" explain --json --sandbox require --profile :danger-full-access -- true
 	[ "$(jget "$output" 'j["sandbox_requested"]')" = true ]
-	run "$SBXRUN" explain --json --managed-network --profile :danger-full-access -- true
+	run env HTTPS_PROXY=http://127.0.0.1:3128 "$SBXRUN" explain --json --managed-network \
+		--profile :danger-full-access -- true
 	[ "$(jget "$output" 'j["sandbox_requested"]')" = true ]
-	[ "$(jget "$output" '"managed network (proxy only)" in [r["rule"] for r in j["requirements"]]')" = true ]
+	[ "$(jget "$output" '"managed network: connect only to the proxies at 127.0.0.1:3128" in [r["rule"] for r in j["requirements"]]')" = true ]
 }
 
 @test "explain --add-permissions merges on top and keeps the base denials" {

@@ -8,6 +8,8 @@
  *   probe write|read|list|mkdir|rmdir|unlink PATH
  *   probe rename|link FROM TO
  *   probe tcp4 PORT            connect to 127.0.0.1:PORT
+ *   probe unix PATH            connect to the Unix socket at PATH
+ *   probe serve4               bind 127.0.0.1 (any port), listen, connect to it and accept
  *   probe tiocsti|tcsetattr|winsize   on standard input, the terminal
  */
 #include <arpa/inet.h>
@@ -21,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -44,6 +47,8 @@ static const struct {
 	{ENOTEMPTY, "ENOTEMPTY"},
 	{ECONNREFUSED, "ECONNREFUSED"},
 	{ENETUNREACH, "ENETUNREACH"},
+	{ENAMETOOLONG, "ENAMETOOLONG"},
+	{EADDRNOTAVAIL, "EADDRNOTAVAIL"},
 };
 
 static int result(int rc)
@@ -130,6 +135,69 @@ static int do_tcp4(const char *port)
 	return close(fd);
 }
 
+/* Closes fd keeping the errno of the failure that came before. */
+static int fail_closing(int fd)
+{
+	int err = errno;
+
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+static int do_unix(const char *path)
+{
+	struct sockaddr_un a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(a.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return fail_closing(fd);
+	return close(fd);
+}
+
+/* What a test server does: listen on loopback, and a client of it connects. */
+static int do_serve4(void)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int srv, cli, conn;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	srv = socket(AF_INET, SOCK_STREAM, 0);
+	if (srv < 0)
+		return -1;
+	if (bind(srv, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(srv, 1) < 0 ||
+	    getsockname(srv, (struct sockaddr *)&a, &len) < 0)
+		return fail_closing(srv);
+	cli = socket(AF_INET, SOCK_STREAM, 0);
+	if (cli < 0)
+		return fail_closing(srv);
+	if (connect(cli, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(cli);
+		return fail_closing(srv);
+	}
+	conn = accept(srv, NULL, NULL);
+	if (conn < 0) {
+		close(cli);
+		return fail_closing(srv);
+	}
+	close(conn);
+	close(cli);
+	return close(srv);
+}
+
 /* One byte pushed into the terminal's input queue: what a command must not be able to do. */
 static int do_tiocsti(void)
 {
@@ -179,6 +247,10 @@ int main(int argc, char **argv)
 		return result(link(a, b));
 	if (!strcmp(op, "tcp4"))
 		return result(do_tcp4(a));
+	if (!strcmp(op, "unix"))
+		return result(do_unix(a));
+	if (!strcmp(op, "serve4"))
+		return result(do_serve4());
 	if (!strcmp(op, "tiocsti"))
 		return result(do_tiocsti());
 	if (!strcmp(op, "tcsetattr"))

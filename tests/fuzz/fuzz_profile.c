@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_profile.c - libFuzzer target for the loaders. Every input goes through the three
- * loaders; whatever loads must emit JSON that loads again and emits the same text.
+ * loaders; whatever loads must emit JSON that loads again and emits the same text. The
+ * single-pass parser of the canonical form and the jansson path are held side by side: what one
+ * accepts as a tagged PermissionProfile the other accepts too, into the same model, and an input
+ * either refuses gets the same diagnostic from both entry points.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +51,42 @@ static void profile_round_trip(const char *buf, size_t size, bool legacy_ok)
 	free(b);
 	sbx_profile_free(&p);
 	sbx_profile_free(&q);
+}
+
+static bool same_diag(const struct sbx_diag *a, const struct sbx_diag *b)
+{
+	return strcmp(a->file, b->file) == 0 && a->line == b->line && a->col == b->col &&
+	       strcmp(a->pointer, b->pointer) == 0 && strcmp(a->msg, b->msg) == 0 &&
+	       strcmp(a->hint, b->hint) == 0;
+}
+
+static void wire_matches_tree(const char *buf, size_t size)
+{
+	struct sbx_profile w, t, b;
+	enum sbx_input_form form = SBX_FORM_PROFILE;
+	struct sbx_diag dt, db;
+	int rw, rt, rb;
+	char *a, *c;
+
+	rw = sbx_profile_load_wire(buf, size, &w);
+	rt = sbx_profile_load_tree(buf, size, "fuzz", &t, &form, NULL, &dt);
+	rb = sbx_profile_load_buf(buf, size, "fuzz", &b, NULL, NULL, &db);
+	must(rw == 0 || rw == 1, "wire: unexpected return", NULL);
+	must(rw != 0 || rt == 0, "wire accepted what jansson refuses", dt.msg);
+	must(rt != 0 || form != SBX_FORM_PROFILE || rw == 0,
+	     "wire refused a tagged profile jansson accepts", NULL);
+	must((rb == 0) == (rt == 0) && (rb == 0 || (rb == rt && same_diag(&db, &dt))),
+	     "the two entry points differ", db.msg);
+	if (rw == 0) {
+		a = sbx_profile_to_json(&w);
+		c = sbx_profile_to_json(&t);
+		must(a && c && strcmp(a, c) == 0, "wire and jansson load different models", a);
+		free(a);
+		free(c);
+	}
+	sbx_profile_free(&w);
+	sbx_profile_free(&t);
+	sbx_profile_free(&b);
 }
 
 static void additional_round_trip(const char *buf, size_t size)
@@ -98,6 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	profile_round_trip(buf, size, true);
 	profile_round_trip(buf, size, false);
+	wire_matches_tree(buf, size);
 	additional_round_trip(buf, size);
 	legacy_round_trip(buf, size);
 	return 0;

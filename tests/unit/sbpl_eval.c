@@ -147,6 +147,66 @@ static int ioctl_matches(struct ev *e, const struct sbpl_node *n)
 	return sbpl_ioctl_request(a->text) == e->q->ioctl;
 }
 
+static int filter(struct ev *e, const struct sbpl_node *n);
+
+/* "localhost" as Seatbelt reads it in an ip filter: the loopback addresses. */
+static bool is_loopback(const char *host, size_t n)
+{
+	return (n == 9 && strncmp(host, "localhost", 9) == 0) ||
+	       (n >= 4 && strncmp(host, "127.", 4) == 0) ||
+	       (n == 5 && strncmp(host, "[::1]", 5) == 0);
+}
+
+/* (remote ip "HOST:PORT"): spec's HOST is * or localhost, its PORT * or a number. */
+static int ip_matches(struct ev *e, const struct sbpl_node *n, const char *spec, const char *addr)
+{
+	const char *sc = strrchr(spec, ':'), *ac = strrchr(addr, ':');
+	size_t hn = sc ? (size_t)(sc - spec) : 0;
+
+	if (!sc || !((hn == 1 && spec[0] == '*') || (hn == 9 && !strncmp(spec, "localhost", 9))))
+		return efail(e, n, "ip filter \"%s\": the host must be * or localhost", spec);
+	if (!ac)
+		return efail(e, n, "the query's address %s has no port", addr);
+	if (spec[0] != '*' && !is_loopback(addr, (size_t)(ac - addr)))
+		return 0;
+	return strcmp(sc + 1, "*") == 0 || strcmp(sc + 1, ac + 1) == 0;
+}
+
+/* (remote ...) and (local ...): the address of that end of the query. */
+static int address_matches(struct ev *e, const struct sbpl_node *n)
+{
+	bool remote = strcmp(n->kids[0].text, "remote") == 0;
+	const char *addr = remote ? e->q->remote : e->q->local, *kind;
+
+	if (n->n < 2 || n->kids[1].type != SBPL_SYMBOL)
+		return efail(e, n, "(%s) takes ip or unix-socket", n->kids[0].text);
+	kind = n->kids[1].text;
+	if (!addr)
+		return efail(e, n, "(%s %s) needs the query's %s address", n->kids[0].text, kind,
+			     remote ? "remote" : "local");
+	if (strcmp(kind, "ip") == 0) {
+		if (n->n != 3 || n->kids[2].type != SBPL_STRING)
+			return efail(e, n, "(%s ip) takes one string", n->kids[0].text);
+		return addr[0] == '/' ? 0 : ip_matches(e, n, n->kids[2].text, addr);
+	}
+	if (strcmp(kind, "unix-socket") == 0) {
+		struct sbpl_query sub = *e->q;
+		struct ev inner = *e;
+
+		if (addr[0] != '/')
+			return 0;
+		if (n->n == 2)
+			return 1;
+		if (n->n != 3)
+			return efail(e, n, "(%s unix-socket) takes one path filter",
+				     n->kids[0].text);
+		sub.path = addr;
+		inner.q = &sub;
+		return filter(&inner, &n->kids[2]);
+	}
+	return efail(e, n, "(%s %s) is not an address filter", n->kids[0].text, kind);
+}
+
 static int filter(struct ev *e, const struct sbpl_node *n)
 {
 	const char *name, *v;
@@ -175,6 +235,8 @@ static int filter(struct ev *e, const struct sbpl_node *n)
 		r = filter(e, &n->kids[1]);
 		return r < 0 ? r : !r;
 	}
+	if (strcmp(name, "remote") == 0 || strcmp(name, "local") == 0)
+		return address_matches(e, n);
 	if (n->n != 2)
 		return efail(e, n, "(%s) takes one argument", name);
 	if (strcmp(name, "literal") == 0 || strcmp(name, "subpath") == 0 ||
@@ -203,6 +265,16 @@ static int filter(struct ev *e, const struct sbpl_node *n)
 	}
 	if (strcmp(name, "ioctl-command") == 0)
 		return ioctl_matches(e, n);
+	if (strcmp(name, "socket-domain") == 0 || strcmp(name, "socket-protocol") == 0) {
+		char num[16];
+
+		if (!e->q->socket_domain)
+			return efail(e, n, "(%s) needs the socket the query creates", name);
+		if (name[7] == 'd')
+			return strcmp(n->kids[1].text, e->q->socket_domain) == 0;
+		snprintf(num, sizeof(num), "%d", e->q->socket_protocol);
+		return strcmp(n->kids[1].text, num) == 0;
+	}
 	return efail(e, n, "filter (%s) cannot be evaluated for %s", name, e->q->op);
 }
 

@@ -12,7 +12,12 @@
  *     when any of them does; require-all, require-any and require-not combine filters;
  *   - literal is the path itself, subpath the path and everything below it (by components),
  *     regex a POSIX extended regular expression searched in the path; (param "K") is the value
- *     of the -DK=VALUE definition.
+ *     of the -DK=VALUE definition;
+ *   - (remote ip "HOST:PORT") and (local ip ...) match an address of the other or this end:
+ *     HOST is "*" or "localhost" (127.0.0.0/8 and ::1, the only hosts Seatbelt takes), PORT "*"
+ *     or a number; (remote unix-socket F) and (local unix-socket F) match a Unix socket whose
+ *     path passes the path filter F (any socket without F); socket-domain and socket-protocol
+ *     match what system-socket is asked to create.
  * A filter the query gives no answer to (a path filter on a network query, a mach service
  * name, ...) makes the evaluation fail rather than guess.
  */
@@ -29,6 +34,13 @@ struct sbpl_query {
 	const char *vnode;   /* "REGULAR-FILE", "DIRECTORY", "CHARACTER-DEVICE", ... */
 	unsigned long ioctl; /* file-ioctl: the request number */
 	const char *const *extensions; /* sandbox extensions the process holds, NULL-terminated */
+	/*
+	 * Network operations: the far end of a network-outbound, the local end of a network-bind
+	 * or network-inbound, each "HOST:PORT" (IPv6 in brackets) or a Unix socket's path.
+	 */
+	const char *remote, *local;
+	const char *socket_domain; /* system-socket: "AF_UNIX", "AF_INET", "AF_SYSTEM", ... */
+	int socket_protocol;
 };
 
 /* Darwin's request numbers of the ioctls the tests ask about. */

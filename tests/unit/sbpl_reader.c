@@ -234,6 +234,7 @@ static const char *const known_ops[] = {
 	"pseudo-tty",
 	"network-outbound",
 	"network-inbound",
+	"network-bind",
 	"system-socket",
 	"user-preference-read",
 	NULL,
@@ -243,7 +244,7 @@ static const char *const known_ops[] = {
 static const struct {
 	const char *name;
 	char args; /* 'f' filters, 's' one string, 'r' one regex, 'p' string or (param), 'y' symbol,
-		      'n' number, 'c' symbol or number */
+		      'n' number, 'c' symbol or number, 'a' an address (ip or unix-socket) */
 } known_filters[] = {
 	{"require-all", 'f'},
 	{"require-any", 'f'},
@@ -264,6 +265,8 @@ static const struct {
 	{"socket-domain", 'y'},
 	{"socket-protocol", 'n'},
 	{"ioctl-command", 'c'},
+	{"remote", 'a'},
+	{"local", 'a'},
 	{NULL, 0},
 };
 
@@ -323,6 +326,48 @@ static int check_regex(struct chk *c, const struct sbpl_node *n)
 	return 0;
 }
 
+static int check_filter(struct chk *c, const struct sbpl_node *n);
+
+/*
+ * (remote|local ip "HOST:PORT"), HOST * or localhost and PORT * or 1-65535, as Seatbelt reads
+ * them; (remote|local unix-socket [PATH-FILTER]).
+ */
+static int check_address(struct chk *c, const struct sbpl_node *n)
+{
+	const char *name = n->kids[0].text, *spec, *colon;
+	char *end;
+	long port;
+
+	if (n->n < 2 || n->kids[1].type != SBPL_SYMBOL)
+		return cfail(c, n->line, "(%s) takes ip or unix-socket", name);
+	if (strcmp(n->kids[1].text, "unix-socket") == 0) {
+		const struct sbpl_node *f = n->n == 3 ? &n->kids[2] : NULL;
+
+		if (n->n > 3)
+			return cfail(c, n->line, "(%s unix-socket) takes one path filter", name);
+		if (f && !sbpl_is_head(f, "literal") && !sbpl_is_head(f, "subpath") &&
+		    !sbpl_is_head(f, "regex"))
+			return cfail(c, n->line, "(%s unix-socket) takes a path filter", name);
+		return f ? check_filter(c, f) : 0;
+	}
+	if (strcmp(n->kids[1].text, "ip") != 0)
+		return cfail(c, n->line, "(%s %s) is no address filter", name, n->kids[1].text);
+	if (n->n != 3 || n->kids[2].type != SBPL_STRING)
+		return cfail(c, n->line, "(%s ip) takes one string", name);
+	spec = n->kids[2].text;
+	colon = strchr(spec, ':');
+	if (!colon || (strncmp(spec, "*:", 2) != 0 && strncmp(spec, "localhost:", 10) != 0))
+		return cfail(c, n->line, "(%s ip \"%s\"): the host must be * or localhost", name,
+			     spec);
+	if (strcmp(colon + 1, "*") == 0)
+		return 0;
+	port = strtol(colon + 1, &end, 10);
+	if (*end || colon[1] == '0' || port < 1 || port > 65535)
+		return cfail(c, n->line, "(%s ip \"%s\"): the port must be * or 1-65535", name,
+			     spec);
+	return 0;
+}
+
 static int check_filter(struct chk *c, const struct sbpl_node *n)
 {
 	const char *name;
@@ -372,6 +417,8 @@ static int check_filter(struct chk *c, const struct sbpl_node *n)
 		if (n->n != 2 || (n->kids[1].type != SBPL_SYMBOL && n->kids[1].type != SBPL_NUMBER))
 			return cfail(c, n->line, "(%s) takes one symbol or number", name);
 		return 0;
+	case 'a':
+		return check_address(c, n);
 	default:
 		if (n->n != 2 || n->kids[1].type != SBPL_NUMBER)
 			return cfail(c, n->line, "(%s) takes one number", name);

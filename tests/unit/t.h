@@ -3,6 +3,9 @@
  * t.h - a minimal unit test harness. TEST(name) registers itself at start-up, so a new test
  * file needs no list to be edited. CHECK* record a failure and go on; the runner prints
  * "N passed, N failed" and exits non-zero on any failure.
+ *
+ * A test that runs cases from data (a vector, a fixture directory) reports each through
+ * t_case(), so that every case counts, passes or fails, and is named on its own.
  */
 #ifndef SBX_T_H
 #define SBX_T_H
@@ -13,6 +16,8 @@
 typedef void (*t_fn)(void);
 void t_register(const char *name, t_fn fn);
 void t_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Runs fn(arg) as the case "TEST/name": counted and reported apart from the enclosing test. */
+void t_case(const char *name, void (*fn)(void *arg), void *arg);
 /* Directory holding the vector files, from argv[1]. */
 extern const char *t_vectors_dir;
 

@@ -6,7 +6,7 @@
 
 #include "sbx.h"
 #include "t.h"
-#include "load_vectors.h"
+#include "vec.h"
 
 /* Loads text as a profile and returns its canonical JSON (malloc'd), or NULL. */
 static char *canonical(const char *text)
@@ -212,75 +212,13 @@ TEST(emit_legacy)
 
 /* ---- the serde vectors about emitting --------------------------------------------------- */
 
-static struct sbx_additional additional_of(enum sbx_access a1, const char *p1, enum sbx_access a2,
-					   const char *p2, unsigned depth)
-{
-	struct sbx_additional a = {.network = -1, .has_fs = true};
-
-	sbx_fs_push_path(&a.fs, p1, a1, false);
-	if (p2)
-		sbx_fs_push_path(&a.fs, p2, a2, false);
-	a.fs.glob_depth = depth;
-	return a;
-}
-
-static void check_file_system(const struct sbx_additional *a, const json_t *want)
-{
-	char *text = sbx_additional_to_json(a), *w = lv_text(want);
-	json_t *got = text ? json_loads(text, 0, NULL) : NULL;
-	char *g = lv_text(json_object_get(got, "file_system"));
-
-	CHECK_STR(g, w);
-	free(g);
-	free(w);
-	free(text);
-	json_decref(got);
-}
-
-TEST(emit_serde_vectors)
-{
-	json_t *all = lv_load_all(), *v, *want;
-	struct sbx_additional a;
-	struct sbx_profile p = {.type = SBX_DISABLED, .network = false};
-	char *s;
-
-	/* ser-04: a depth forces the canonical form. */
-	v = lv_find(all, "ser-04");
-	want = json_object_get(json_object_get(v, "expected"), "json");
-	a = additional_of(SBX_READ, "/tmp/allowed", SBX_READ, NULL, 2);
-	check_file_system(&a, want);
-	CHECK(json_is_false(
-	    json_object_get(json_object_get(v, "expected"), "has_keys_read_or_write")));
-	sbx_additional_free(&a);
-
-	/* ser-05: plain read/write paths without a depth use the legacy form. */
-	v = lv_find(all, "ser-05");
-	a = additional_of(SBX_READ, "/a", SBX_WRITE, "/b", 0);
-	check_file_system(&a, json_object_get(json_object_get(v, "expected"), "json"));
-	sbx_additional_free(&a);
-
-	/* ser-08: a disabled profile ignores the runtime network policy. */
-	v = lv_find(all, "ser-08");
-	s = sbx_profile_to_json(&p);
-	want = json_object_get(v, "expected");
-	CHECK(want != NULL);
-	{
-		char *w = lv_text(want);
-
-		CHECK_STR(s, w);
-		free(w);
-	}
-	free(s);
-	json_decref(all);
-}
-
 /* mi-05: an empty read list serializes away; the rest survives a load and emit unchanged. */
 TEST(emit_merge_intersect_vectors)
 {
-	json_t *all = lv_load_all(), *v = lv_find(all, "mi-05");
-	json_t *in = lv_subst(json_object_get(json_object_get(v, "input"), "requested"));
-	json_t *want = lv_subst(json_object_get(v, "expected"));
-	char *text = lv_text(in), *w = lv_text(want), *got = additional_canonical(text);
+	json_t *all = vec_load_all(), *v = vec_find(all, "mi-05");
+	json_t *in = vec_subst(json_object_get(json_object_get(v, "input"), "requested"));
+	json_t *want = vec_subst(json_object_get(v, "expected"));
+	char *text = vec_text(in), *w = vec_text(want), *got = additional_canonical(text);
 
 	CHECK_STR(got, w);
 	free(got);
@@ -290,9 +228,9 @@ TEST(emit_merge_intersect_vectors)
 	json_decref(want);
 
 	/* mi-04: the canonical input (specials, skip, a relative glob, a depth) round-trips. */
-	v = lv_find(all, "mi-04");
-	in = lv_subst(json_object_get(json_object_get(v, "input"), "additional"));
-	text = lv_text(in);
+	v = vec_find(all, "mi-04");
+	in = vec_subst(json_object_get(json_object_get(v, "input"), "additional"));
+	text = vec_text(in);
 	got = additional_canonical(text);
 	CHECK_STR(got, text);
 	free(got);

@@ -8,6 +8,7 @@
 
 #include "sbx.h"
 #include "t.h"
+#include "winpath_cases.h"
 
 /* A writable root with up to two read-only carve-outs. */
 struct wroot {
@@ -107,11 +108,11 @@ static size_t count_unenforceable(const struct sbx_plan *p)
 	} while (0)
 
 static const struct plan_spec workspace = {
-    .type = SBX_MANAGED,
-    .fs_kind = SBX_FS_RESTRICTED,
-    .full_read = true,
-    .requested = true,
-    .writable = {{"C:\\work", {"C:\\work\\.git"}}},
+	.type = SBX_MANAGED,
+	.fs_kind = SBX_FS_RESTRICTED,
+	.full_read = true,
+	.requested = true,
+	.writable = {{"C:\\work", {"C:\\work\\.git"}}},
 };
 
 static void add_workspace_reqs(struct sbx_plan *p)
@@ -267,23 +268,53 @@ TEST(plan_windows_nested_writable_under_read_only)
 	plan_done(&p);
 }
 
+/*
+ * Every spelling of a whole volume in the path table is refused, whatever the plan's producer
+ * did to it; every other canonical path is granted; a path with no canonical form is refused.
+ * The share directory beside each stays granted (the positive control).
+ */
 TEST(plan_windows_volume_root_write_refused)
 {
-	static const char *const roots[] = {"C:\\", "D:", "\\\\srv\\share", "\\\\srv\\share\\",
-					    "/"};
+	json_t *t = winpath_cases("normalize"), *c;
 	struct plan_spec s = workspace;
+	size_t i, n_roots = 0;
 
 	s.network = true;
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+	json_array_foreach(t, i, c)
+	{
+		const char *in = json_string_value(json_object_get(c, "in"));
+		bool ok = json_object_get(c, "out") != NULL;
+		bool root = json_is_true(json_object_get(c, "volume_root"));
 		struct sbx_plan p;
 
 		mk_plan(&p, &s);
-		add_req(&p, SBX_REQ_WRITE, roots[i], "write root");
+		add_req(&p, SBX_REQ_WRITE, in, "write it");
 		add_req(&p, SBX_REQ_WRITE, "\\\\srv\\share\\proj", "write share dir");
+		CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
+		if (ok && !root) {
+			if (p.reqs[0].status != SBX_ENFORCED)
+				t_fail(__FILE__, __LINE__, "write \"%s\" refused: %s", in,
+				       p.reqs[0].why);
+		} else if (p.reqs[0].status != SBX_UNENFORCEABLE) {
+			t_fail(__FILE__, __LINE__, "write \"%s\" not refused", in);
+		} else if (root) {
+			n_roots++;
+			CHECK_CONTAINS(p.reqs[0].why, "whole volume");
+		}
+		CHECK_INT(p.reqs[1].status, SBX_ENFORCED);
+		plan_done(&p);
+	}
+	CHECK(n_roots >= 25);
+
+	/* The unrestricted profiles' "write /" is a whole volume too. */
+	{
+		struct sbx_plan p;
+
+		mk_plan(&p, &s);
+		add_req(&p, SBX_REQ_WRITE, "/", "write /");
 		CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 		CHECK_INT(p.reqs[0].status, SBX_UNENFORCEABLE);
 		CHECK_CONTAINS(p.reqs[0].why, "whole volume");
-		CHECK_INT(p.reqs[1].status, SBX_ENFORCED);
 		plan_done(&p);
 	}
 }
@@ -355,16 +386,16 @@ TEST(plan_windows_not_requested_skips)
 	plan_done(&p);
 }
 
-/* A sandbox required for a profile with nothing to restrict (spec 6.1): refused as a whole. */
+/* A sandbox required for a profile with nothing to restrict (as Codex does): refused as a whole. */
 TEST(plan_windows_unrestricted_profiles_refused)
 {
 	struct plan_spec s = {
-	    .type = SBX_DISABLED,
-	    .fs_kind = SBX_FS_UNRESTRICTED,
-	    .network = true,
-	    .requested = true,
-	    .full_read = true,
-	    .full_write = true,
+		.type = SBX_DISABLED,
+		.fs_kind = SBX_FS_UNRESTRICTED,
+		.network = true,
+		.requested = true,
+		.full_read = true,
+		.full_write = true,
 	};
 	struct sbx_plan p;
 

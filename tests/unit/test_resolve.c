@@ -12,19 +12,6 @@
 #include "t.h"
 #include "vec.h"
 
-static const char *const fda_ids[] = { "fda-01", "fda-02", "fda-04", "fda-05", "fda-07" };
-static const char *const pre_ids[] = { "pre-01", "pre-02", "pre-04", "pre-05", "pre-07", "pre-08" };
-
-TEST(vectors_full_disk_access_covered)
-{
-	vec_check_area("full_disk_access", fda_ids, sizeof(fda_ids) / sizeof(fda_ids[0]));
-}
-
-TEST(vectors_precedence_covered)
-{
-	vec_check_area("precedence", pre_ids, sizeof(pre_ids) / sizeof(pre_ids[0]));
-}
-
 /* The vector's input (substituted) and its policy; NULL when the vector is missing. */
 static json_t *policy_of(const char *id, struct sbx_fs *fs)
 {
@@ -36,20 +23,6 @@ static json_t *policy_of(const char *id, struct sbx_fs *fs)
 	in = vec_subst(json_object_get(v, "input"));
 	CHECK_INT(vec_fs_policy(json_object_get(in, "file_system_policy"), fs), 0);
 	return in;
-}
-
-static json_t *expected_of(const char *id)
-{
-	return vec_subst(json_object_get(vec_get(id), "expected"));
-}
-
-static enum sbx_access access_of(const char *s)
-{
-	if (strcmp(s, "read") == 0)
-		return SBX_READ;
-	if (strcmp(s, "write") == 0)
-		return SBX_WRITE;
-	return SBX_DENY;
 }
 
 static char *cat(const char *a, const char *b)
@@ -86,134 +59,6 @@ static const struct sbx_writable_root *find_root(const struct sbx_roots *r, cons
 }
 
 /* ---- full_disk_access ----------------------------------------------------------------------- */
-
-TEST(vec_fda_01)
-{
-	struct sbx_fs fs;
-	json_t *in = policy_of("fda-01", &fs), *want = expected_of("fda-01");
-	struct sbx_ctx ctx = vec_ctx(vec_cwd());
-	struct sbx_profile p = { .type = SBX_MANAGED };
-	struct sbx_legacy l;
-	struct sbx_diag d;
-	char *docs = cat(vec_cwd(), "/docs");
-
-	if (!in)
-		return;
-	CHECK_INT(sbx_fs_full_write(&fs, &ctx),
-		  json_is_true(json_object_get(want, "has_full_disk_write_access")));
-	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, docs, NULL),
-		  access_of(json_string_value(json_object_get(want,
-							      "resolve_access($CWD/docs)")) ?:
-			    "?"));
-	CHECK_STR(json_string_value(json_object_get(want, "to_legacy_sandbox_policy")), "Err");
-	p.fs = fs;
-	sbx_diag_clear(&d);
-	CHECK_INT(sbx_profile_to_legacy(&p, &ctx, &l, &d), SBX_E_NO_LEGACY);
-	/*
-	 * needs_direct_runtime_enforcement is true because the projection fails; sbxrun always
-	 * enforces the profile directly, so there is no function for it.
-	 */
-	free(docs);
-	sbx_fs_clear(&fs);
-	json_decref(in);
-	json_decref(want);
-}
-
-TEST(vec_fda_02)
-{
-	struct sbx_fs fs;
-	json_t *in = policy_of("fda-02", &fs), *want = expected_of("fda-02");
-	struct sbx_ctx ctx = vec_ctx(vec_cwd());
-	long who;
-
-	if (!in)
-		return;
-	CHECK(json_is_false(json_object_get(want, "has_full_disk_write_access")));
-	CHECK(!sbx_fs_full_write(&fs, &ctx));
-	CHECK_STR(json_string_value(json_object_get(want, "resolve_access('/')")), "deny");
-	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/", &who), SBX_DENY);
-	CHECK_INT(who, 1); /* the deny entry decided, on equal depth */
-	/* The control: without the deny, root write is full write. */
-	fs.n = 1;
-	CHECK(sbx_fs_full_write(&fs, &ctx));
-	fs.n = 2;
-	sbx_fs_clear(&fs);
-	json_decref(in);
-	json_decref(want);
-}
-
-TEST(vec_fda_04)
-{
-	struct sbx_fs fs;
-	json_t *in = policy_of("fda-04", &fs), *want = expected_of("fda-04");
-	struct sbx_ctx ctx = vec_ctx(vec_cwd());
-	struct sbx_roots r;
-	struct sbx_diag d;
-	char *docs = cat(vec_cwd(), "/docs");
-	json_t *rr;
-
-	if (!in)
-		return;
-	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, docs, NULL), SBX_READ);
-	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, vec_cwd(), NULL), SBX_DENY);
-	sbx_diag_clear(&d);
-	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
-	rr = json_object_get(want, "readable_roots");
-	CHECK_INT(r.n_readable, json_array_size(rr));
-	{
-		char *w = NULL;
-
-		if (asprintf(&w, "<canonical %s>/docs", vec_cwd()) > 0)
-			CHECK_STR(json_string_value(json_array_get(rr, 0)), w);
-		free(w);
-	}
-	CHECK_STR(r.n_readable ? r.readable[0] : NULL, docs);
-	CHECK_INT(r.n_unreadable, json_array_size(json_object_get(want, "unreadable_roots")));
-	CHECK_INT(r.n_unreadable, 0);
-	CHECK_INT(r.n_writable, 0);
-	CHECK(!r.full_read && !r.full_write);
-	sbx_roots_free(&r);
-	free(docs);
-	sbx_fs_clear(&fs);
-	json_decref(in);
-	json_decref(want);
-}
-
-TEST(vec_fda_05)
-{
-	struct sbx_fs fs;
-	json_t *in = policy_of("fda-05", &fs), *want = expected_of("fda-05");
-	struct sbx_ctx ctx = vec_ctx(vec_cwd());
-
-	if (!in)
-		return;
-	CHECK(json_is_false(json_object_get(want, "has_full_disk_read_access")));
-	CHECK(!sbx_fs_full_read(&fs, &ctx));
-	fs.n = 1; /* the control: root read alone is full read */
-	CHECK(sbx_fs_full_read(&fs, &ctx));
-	fs.n = 2;
-	sbx_fs_clear(&fs);
-	json_decref(in);
-	json_decref(want);
-}
-
-TEST(vec_fda_07)
-{
-	struct sbx_fs fs;
-	json_t *in = policy_of("fda-07", &fs), *want = expected_of("fda-07");
-	struct sbx_ctx ctx = vec_ctx(vec_cwd());
-
-	if (!in)
-		return;
-	CHECK(json_is_true(json_object_get(want, "has_full_disk_write_access")));
-	CHECK(sbx_fs_full_write(&fs, &ctx));
-	/* The control: a tmpdir read does narrow. */
-	sbx_fs_push_special(&fs, SBX_SP_TMPDIR, NULL, SBX_READ, false);
-	CHECK(!sbx_fs_full_write(&fs, &ctx));
-	sbx_fs_clear(&fs);
-	json_decref(in);
-	json_decref(want);
-}
 
 /* The write-narrowing table of spec 2.1, row by row. */
 TEST(full_write_narrowing_table)
@@ -279,28 +124,6 @@ TEST(platform_defaults_rule)
 
 /* ---- precedence ----------------------------------------------------------------------------- */
 
-static void check_pre_query(const char *id, long want_idx)
-{
-	struct sbx_fs fs;
-	json_t *in = policy_of(id, &fs), *want = expected_of(id);
-	struct sbx_ctx ctx = vec_ctx(vec_cwd());
-	long who;
-
-	if (!in)
-		return;
-	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, json_string_value(json_object_get(in, "query")),
-					&who),
-		  access_of(json_string_value(want) ?: "?"));
-	CHECK_INT(who, want_idx);
-	sbx_fs_clear(&fs);
-	json_decref(in);
-	json_decref(want);
-}
-
-TEST(vec_pre_01) { check_pre_query("pre-01", 0); }
-TEST(vec_pre_02) { check_pre_query("pre-02", 1); }
-TEST(vec_pre_04) { check_pre_query("pre-04", 3); }
-
 TEST(precedence_middle_and_outside)
 {
 	struct sbx_fs fs;
@@ -316,96 +139,6 @@ TEST(precedence_middle_and_outside)
 	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/elsewhere", NULL), SBX_DENY); /* no match */
 	free(priv);
 	free(rel);
-	sbx_fs_clear(&fs);
-	json_decref(in);
-}
-
-TEST(vec_pre_05)
-{
-	json_t *want = expected_of("pre-05");
-	struct sbx_ctx ctx = vec_ctx("/repo");
-	struct sbx_fs fs = { 0 };
-
-	CHECK(json_is_true(json_object_get(want, "write>read")));
-	CHECK(json_is_true(json_object_get(want, "deny>write")));
-	CHECK(SBX_WRITE > SBX_READ && SBX_DENY > SBX_WRITE);
-	/* The order decides ties at equal depth, whatever the entry order. */
-	sbx_fs_push_path(&fs, "/a", SBX_WRITE, false);
-	sbx_fs_push_path(&fs, "/a", SBX_READ, false);
-	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/a/b", NULL), SBX_WRITE);
-	sbx_fs_push_path(&fs, "/a", SBX_DENY, false);
-	CHECK_INT(sbx_fs_resolve_access(&fs, &ctx, "/a/b", NULL), SBX_DENY);
-	sbx_fs_clear(&fs);
-	json_decref(want);
-}
-
-TEST(vec_pre_07)
-{
-	struct sbx_fs fs;
-	json_t *in = policy_of("pre-07", &fs), *want = expected_of("pre-07");
-	struct sbx_ctx ctx = vec_ctx(vec_cwd());
-	char *codex = cat(vec_cwd(), "/.codex"), *cfg = cat(vec_cwd(), "/.codex/config.toml");
-	struct sbx_roots r;
-	const struct sbx_writable_root *w;
-
-	if (!in)
-		return;
-	CHECK(json_is_false(json_object_get(want, "protected_metadata_names contains .codex")));
-	CHECK(json_is_true(json_object_get(want, "can_write($CWD/.codex/config.toml)")));
-	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
-	w = find_root(&r, vec_cwd());
-	CHECK(w != NULL);
-	if (w) {
-		CHECK(!has_name(w, ".codex"));
-		CHECK(has_name(w, ".git") && has_name(w, ".agents"));
-		CHECK(!has_str(w->read_only, w->n_read_only, codex));
-	}
-	CHECK(sbx_fs_can_write(&fs, &ctx, cfg));
-	sbx_roots_free(&r);
-	/* The control: without the explicit write, .codex is protected. */
-	fs.n = 1;
-	CHECK(!sbx_fs_can_write(&fs, &ctx, cfg));
-	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
-	w = find_root(&r, vec_cwd());
-	CHECK(w && has_name(w, ".codex"));
-	sbx_roots_free(&r);
-	fs.n = 2;
-	free(codex);
-	free(cfg);
-	sbx_fs_clear(&fs);
-	json_decref(in);
-	json_decref(want);
-}
-
-TEST(vec_pre_08)
-{
-	struct sbx_fs fs;
-	json_t *in = policy_of("pre-08", &fs);
-	char *dir = vec_fresh_dir(), *codex = cat(dir, "/.codex");
-	struct sbx_ctx ctx = vec_ctx(dir);
-	struct sbx_roots r;
-	const struct sbx_writable_root *w;
-
-	if (!in)
-		return;
-	/*
-	 * sbxrun splits Codex's read_only_subpaths: existing paths are carve-outs, missing
-	 * names are "protected missing" (their creation is blocked).
-	 */
-	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
-	CHECK_INT(r.n_writable, 1);
-	w = find_root(&r, dir);
-	CHECK(w && has_name(w, ".codex") && w->n_read_only == 0);
-	sbx_roots_free(&r);
-	/* Once .codex exists it is a read-only carve-out instead. */
-	CHECK_INT(vec_mkdir(codex), 0);
-	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, NULL), 0);
-	w = find_root(&r, dir);
-	CHECK(w && !has_name(w, ".codex") && has_str(w->read_only, w->n_read_only, codex));
-	CHECK(!sbx_fs_can_write(&fs, &ctx, codex));
-	sbx_roots_free(&r);
-	free(codex);
-	free(dir);
 	sbx_fs_clear(&fs);
 	json_decref(in);
 }

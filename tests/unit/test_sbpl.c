@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sbpl.c - the macOS Seatbelt policy generator: glob translation (vectors sb-01..sb-05),
- * escaping, the policy built from hand-made roots (sb-07), parameters, hostile paths, symlinks,
- * the sandbox-exec argv and the requirement attacher. Every generated policy goes through the
+ * test_sbpl.c - the macOS Seatbelt policy generator: glob translation (the vectors sb-01..sb-05
+ * run in vectors.c), escaping, the policy built from hand-made roots (sb-07), parameters,
+ * hostile paths, symlinks, the sandbox-exec argv and the requirement attacher. Every generated policy goes through the
  * SBPL reader (sbpl_reader.c) before anything else is asserted about it.
  */
 #include <errno.h>
@@ -56,27 +56,7 @@ static int build(const struct sbx_plan *p, struct sbx_sbpl *s, struct sbx_diag *
 
 static const char *const all_names[] = {".git", ".agents", ".codex"};
 
-/* ---- glob translation (spec 5.4) ------------------------------------------------------------ */
-
-TEST(sbpl_glob_vectors)
-{
-	static const char *const ids[] = {"sb-01", "sb-02", "sb-04", "sb-05"};
-
-	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		json_t *v = vec_get(ids[i]), *in;
-		const char *match;
-
-		if (!v)
-			continue;
-		in = json_object_get(v, "input");
-		match = json_string_value(json_object_get(in, "match"));
-		check_glob(json_string_value(json_object_get(in, "glob")),
-			   match && strcmp(match, "Exact") == 0 ? SBX_SBPL_GLOB_EXACT
-								: SBX_SBPL_GLOB_SUBTREE,
-			   json_string_value(
-				   json_object_get(json_object_get(v, "expected"), "regex")));
-	}
-}
+/* ---- glob translation, as Codex translates globs for Seatbelt ------------------------------- */
 
 TEST(sbpl_glob_table)
 {
@@ -168,8 +148,8 @@ TEST(sbpl_glob_classes)
 /*
  * The regexes match exactly what the glob matcher (lib/glob.c) matches, on a corpus of
  * patterns and names built to probe classes, escapes and stars. Literal patterns also cover
- * the subtree below them (PROFILE.md: a denied path denies its contents), and brace
- * alternatives are macOS syntax only, so neither is in the corpus.
+ * the subtree below them (sbxrun-profile(5), PRECEDENCE: a denied path denies its contents),
+ * and brace alternatives are macOS syntax only, so neither is in the corpus.
  */
 TEST(sbpl_glob_agrees_with_matcher)
 {
@@ -373,6 +353,17 @@ TEST(sbpl_reader_rejects)
 		"(version 1)\n(allow file-read* (subpath (param \"MISSING\")))",
 		"(version 1)\n(allow file-read* (regex #\"^/x[\"))",
 		"(version 1)\n(allow file-read* (regex #\"^/x\ny\"))",
+		/* addresses: Seatbelt takes * or localhost for a host, * or 1-65535 for a port */
+		"(version 1)\n(allow network-outbound (remote ip \"10.0.0.1:80\"))",
+		"(version 1)\n(allow network-outbound (remote ip \"localhost:0\"))",
+		"(version 1)\n(allow network-outbound (remote ip \"localhost:65536\"))",
+		"(version 1)\n(allow network-outbound (remote ip \"localhost\"))",
+		"(version 1)\n(allow network-outbound (remote ip))",
+		"(version 1)\n(allow network-outbound (remote tcp \"*:80\"))",
+		"(version 1)\n(allow network-outbound (remote unix-socket (global-name \"x\")))",
+		"(version 1)\n(allow network-bind (local unix-socket (subpath \"/a\") (subpath "
+		"\"/b\")))",
+		"(version 1)\n(allow network-connect (remote ip \"*:*\"))",
 	};
 	char *const params[] = {(char *)"USED=/u"};
 	char *const unused[] = {(char *)"USED=/u", (char *)"EXTRA=/e"};
@@ -384,6 +375,14 @@ TEST(sbpl_reader_rejects)
 		if (sbpl_check(bad[i], params, 0, err, sizeof(err)) == 0)
 			t_fail(__FILE__, __LINE__, "accepted: %s", bad[i]);
 	CHECK_INT(sbpl_check(ok, params, 1, err, sizeof(err)), 0);
+	/* The controls of the address cases: the forms the generator writes. */
+	CHECK_INT(
+		sbpl_check("(version 1)\n(allow network-outbound (remote ip \"localhost:3128\"))\n"
+			   "(allow network-bind (local ip \"*:*\"))\n"
+			   "(allow network-outbound (remote unix-socket))\n"
+			   "(allow network-bind (local unix-socket (subpath (param \"USED\"))))\n",
+			   params, 1, err, sizeof(err)),
+		0);
 	CHECK_INT(sbpl_check(ok, unused, 2, err, sizeof(err)), -1);
 	CHECK(strstr(err, "EXTRA") != NULL);
 	CHECK_INT(sbpl_check(ok, twice, 2, err, sizeof(err)), -1);
@@ -457,6 +456,55 @@ TEST(sbpl_eval_semantics)
 	pol = sbpl_policy_load("(version 1)\n(allow file-read* (subpath \"/a\"))\n", NULL, 0, err,
 			       sizeof(err));
 	CHECK_INT(ask(pol, "file-read-data", "/b", "REGULAR-FILE", 0), -1);
+	sbpl_policy_free(pol);
+}
+
+/* The network filters, on a policy written by hand. */
+TEST(sbpl_eval_network)
+{
+	static const char policy[] =
+		"(version 1)\n"
+		"(deny default)\n"
+		"(allow network-outbound (remote ip \"localhost:3128\"))\n"
+		"(allow network-bind (local ip \"*:*\"))\n"
+		"(allow network-inbound (local ip \"localhost:*\"))\n"
+		"(allow network-outbound (remote unix-socket (subpath (param \"S\"))))\n"
+		"(allow system-socket (require-all (socket-domain AF_SYSTEM) (socket-protocol "
+		"2)))\n";
+	char *params[] = {(char *)"S=/run/ok"}, err[256];
+	struct sbpl_policy *pol = sbpl_policy_load(policy, params, 1, err, sizeof(err));
+	struct sbpl_query q = {.op = "network-outbound"};
+
+	CHECK(pol != NULL);
+	if (!pol)
+		return;
+#define ASK(...)                                                                                   \
+	(q = (struct sbpl_query){__VA_ARGS__}, sbpl_allows(pol, &q, NULL, err, sizeof(err)))
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "127.0.0.1:3128"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "127.9.9.9:3128"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "[::1]:3128"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "localhost:3128"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "127.0.0.1:3129"), 0);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "10.0.0.1:3128"), 0);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "[::2]:3128"), 0);
+	CHECK_INT(ASK(.op = "network-bind", .local = "0.0.0.0:80"), 1);
+	CHECK_INT(ASK(.op = "network-inbound", .local = "127.0.0.1:80"), 1);
+	CHECK_INT(ASK(.op = "network-inbound", .local = "10.0.0.1:80"), 0);
+	/* Unix sockets: by path, through the nested path filter; an ip filter never matches one. */
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "/run/ok"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "/run/ok/x.sock"), 1);
+	CHECK_INT(ASK(.op = "network-outbound", .remote = "/run/ok2"), 0);
+	CHECK_INT(ASK(.op = "network-bind", .local = "/run/ok/x.sock"), 0); /* not (local ip *:*) */
+	CHECK_INT(ASK(.op = "system-socket", .socket_domain = "AF_SYSTEM", .socket_protocol = 2),
+		  1);
+	CHECK_INT(ASK(.op = "system-socket", .socket_domain = "AF_SYSTEM", .socket_protocol = 1),
+		  0);
+	CHECK_INT(ASK(.op = "system-socket", .socket_domain = "AF_UNIX"), 0);
+	/* What the query cannot answer is an error: an address filter with no address. */
+	CHECK_INT(ASK(.op = "network-outbound"), -1);
+	CHECK_INT(ASK(.op = "network-bind"), -1);
+	CHECK_INT(ASK(.op = "system-socket"), -1);
+#undef ASK
 	sbpl_policy_free(pol);
 }
 

@@ -9,6 +9,12 @@
  * src/, secret, a.env, sub/deep/b.env and conf/prod/. NAME.ctx, when present, changes it: a line
  * "ws=NAME" names the workspace directory, "tmpdir" sets TMPDIR to @DIR@. In NAME.json @WS@ is
  * the workspace and @WS_GLOB@ the workspace with its glob metacharacters escaped.
+ *
+ * NAME.ctx also says what the network may do beyond the profile (sbx_plan_network): "managed"
+ * plans managed networking, whose proxies come from the "env=NAME=VALUE" lines; "unix-socket=PATH"
+ * (@WS@ and @DIR@ substituted) allows a Unix socket, "local-binding" local binding and
+ * "all-unix-sockets" every Unix socket. "managed-unchecked" plans managed networking without
+ * sbx_plan_network, as a caller that never named a proxy would: the policy must fail closed.
  * SBX_UPDATE_GOLDEN=1 rewrites the golden files.
  */
 #include <errno.h>
@@ -26,13 +32,21 @@
 #include "vec.h"
 
 #ifdef __linux__
+/* The network of a fixture: what NAME.ctx says beyond the profile. */
+struct netfix {
+	bool managed, unchecked, planned;
+	char *env[8], *socks[8];
+	size_t n_env, n_socks;
+	struct sbx_net_opts o;
+};
+
 /*
  * Loads a profile (JSON text, or a built-in name starting with ':'; a legacy SandboxPolicy is
- * projected for the cwd), plans it for macOS as `run` does (the attacher must find it
- * enforceable) and builds the policy.
+ * projected for the cwd), plans it for macOS as `run` does, with the network of net when not
+ * NULL (the attacher must find it enforceable), and builds the policy.
  */
-static int pipeline(const char *input, const struct sbx_ctx *ctx, struct sbx_sbpl *out,
-		    struct sbx_diag *d)
+static int pipeline(const char *input, const struct sbx_ctx *ctx, const struct netfix *net,
+		    struct sbx_sbpl *out, struct sbx_diag *d)
 {
 	struct sbx_profile prof = {0};
 	struct sbx_legacy leg = {0};
@@ -50,8 +64,11 @@ static int pipeline(const char *input, const struct sbx_ctx *ctx, struct sbx_sbp
 			rc = sbx_legacy_to_profile(&leg, ctx, &prof);
 	}
 	if (!rc)
-		rc = sbx_plan_build(&prof, ctx, SBX_PREF_REQUIRE, false, SBX_WIN_RESTRICTED_TOKEN,
-				    &p, d);
+		rc = sbx_plan_build(&prof, ctx, SBX_PREF_REQUIRE,
+				    net && (net->managed || net->unchecked),
+				    SBX_WIN_RESTRICTED_TOKEN, &p, d);
+	if (!rc && net && net->planned)
+		rc = sbx_plan_network(&p, &net->o, d);
 	if (!rc)
 		rc = sbx_plan_attach_macos(&p, true);
 	if (!rc && (bad = sbx_plan_first_unenforceable(&p)))
@@ -75,6 +92,7 @@ static char *golden_path(const char *name, const char *ext)
 struct fixture {
 	char *dir, *ws, *tmpdir;
 	struct sbx_ctx ctx;
+	struct netfix net;
 };
 
 static void mkdir_in(const char *base, const char *rel)
@@ -92,6 +110,46 @@ static void touch_in(const char *base, const char *rel)
 
 	st_touch(p);
 	free(p);
+}
+
+/* A network line of NAME.ctx; false when line is none. */
+static bool net_line(struct netfix *n, const char *line, size_t len)
+{
+	char **list = NULL;
+	size_t *count = NULL, skip = 0;
+
+	if (len == 7 && !strncmp(line, "managed", 7))
+		n->managed = n->planned = true;
+	else if (len == 17 && !strncmp(line, "managed-unchecked", 17))
+		n->unchecked = true;
+	else if (len == 13 && !strncmp(line, "local-binding", 13))
+		n->o.allow_local_binding = n->planned = true;
+	else if (len == 16 && !strncmp(line, "all-unix-sockets", 16))
+		n->o.allow_all_unix_sockets = n->planned = true;
+	else if (!strncmp(line, "env=", 4))
+		list = n->env, count = &n->n_env, skip = 4;
+	else if (!strncmp(line, "unix-socket=", 12))
+		list = n->socks, count = &n->n_socks, skip = 12;
+	else
+		return false;
+	if (list && *count < 7) {
+		list[(*count)++] = strndup(line + skip, len - skip);
+		n->planned = true;
+	}
+	return true;
+}
+
+/* The options of the network lines, with the fixture's paths in place of @WS@ and @DIR@. */
+static void net_finish(struct fixture *fx)
+{
+	struct netfix *n = &fx->net;
+
+	for (size_t i = 0; i < n->n_socks; i++)
+		n->socks[i] = st_replace_all(st_replace_all(n->socks[i], "@WS@", fx->ws), "@DIR@",
+					     fx->dir);
+	n->o.env = n->env;
+	n->o.unix_sockets = (const char *const *)n->socks;
+	n->o.n_unix_sockets = n->n_socks;
 }
 
 /* Builds the fixture for golden name (its NAME.ctx options applied). */
@@ -116,6 +174,8 @@ static bool fixture_make(struct fixture *fx, const char *name)
 			snprintf(ws_name, sizeof(ws_name), "%.*s", (int)(len - 3), line + 3);
 		else if (strncmp(line, "tmpdir", len) == 0 && len == 6)
 			fx->tmpdir = strdup(fx->dir);
+		else if (len && net_line(&fx->net, line, len))
+			;
 		else if (len)
 			t_fail(__FILE__, __LINE__, "%s.ctx: unknown line %.*s", name, (int)len,
 			       line);
@@ -138,11 +198,16 @@ static bool fixture_make(struct fixture *fx, const char *name)
 	fx->ctx.platform = SBX_PLATFORM_MACOS;
 	fx->ctx.cwd = fx->ws;
 	fx->ctx.tmpdir = fx->tmpdir;
+	net_finish(fx);
 	return true;
 }
 
 static void fixture_free(struct fixture *fx)
 {
+	for (size_t i = 0; i < fx->net.n_env; i++)
+		free(fx->net.env[i]);
+	for (size_t i = 0; i < fx->net.n_socks; i++)
+		free(fx->net.socks[i]);
 	st_rmdir(fx->dir);
 	free(fx->dir);
 	free(fx->ws);
@@ -188,7 +253,7 @@ static bool golden_build(const char *name, const struct fixture *fx, struct sbx_
 	free(glob_j);
 	if (input[0] == ':')
 		input[strcspn(input, "\n")] = '\0';
-	if (pipeline(input, &fx->ctx, s, &d) != 0) {
+	if (pipeline(input, &fx->ctx, &fx->net, s, &d) != 0) {
 		t_fail(__FILE__, __LINE__, "%s: %s", name, d.msg);
 		ok = false;
 	} else if (sbpl_check(s->policy, s->params, s->n_params, err, sizeof(err)) != 0) {
@@ -318,6 +383,42 @@ TEST(sbpl_golden_hostile_root)
 	golden("hostile-root");
 }
 
+/* The network beyond the profile: managed networking, Unix sockets, local binding. */
+TEST(sbpl_golden_managed_proxy)
+{
+	golden("managed-proxy");
+}
+
+TEST(sbpl_golden_managed_local_binding)
+{
+	golden("managed-local-binding");
+}
+
+TEST(sbpl_golden_managed_no_proxy)
+{
+	golden("managed-no-proxy");
+}
+
+TEST(sbpl_golden_unix_sockets)
+{
+	golden("unix-sockets");
+}
+
+TEST(sbpl_golden_unix_sockets_enabled)
+{
+	golden("unix-sockets-enabled");
+}
+
+TEST(sbpl_golden_unix_sockets_all)
+{
+	golden("unix-sockets-all");
+}
+
+TEST(sbpl_golden_local_binding)
+{
+	golden("local-binding");
+}
+
 /* ---- the policies' decisions, through the evaluator ----------------------------------------- */
 
 static const struct {
@@ -363,6 +464,23 @@ static int run_case(const char *file, int lineno, const struct sbpl_policy *pol,
 		path = st_replace_all(st_replace_all(strdup(path_in), "@WS@", fx->ws), "@DIR@",
 				      fx->dir);
 		q.path = path;
+	}
+	/* Network operations: the PATH column is an address, or DOMAIN[/PROTOCOL] of a socket. */
+	if (q.path && strcmp(op, "network-outbound") == 0) {
+		q.remote = q.path;
+		q.path = NULL;
+	} else if (q.path && (!strcmp(op, "network-bind") || !strcmp(op, "network-inbound"))) {
+		q.local = q.path;
+		q.path = NULL;
+	} else if (q.path && strcmp(op, "system-socket") == 0) {
+		char *slash = strchr(path, '/');
+
+		if (slash) {
+			*slash = '\0';
+			q.socket_protocol = atoi(slash + 1);
+		}
+		q.socket_domain = q.path;
+		q.path = NULL;
 	}
 	got = sbpl_allows(pol, &q, &line, err, sizeof(err));
 	if (got < 0)
@@ -448,7 +566,7 @@ TEST(sbpl_sb07_pipeline)
 		       "network", json_object_get(in, "network"));
 	profile = json_dumps(pj, 0);
 	json_decref(pj);
-	CHECK_INT(pipeline(profile, &ctx, &s, &d), 0);
+	CHECK_INT(pipeline(profile, &ctx, NULL, &s, &d), 0);
 	free(profile);
 	if (!s.policy)
 		goto out;
@@ -505,7 +623,7 @@ TEST(sbpl_sb11_pipeline)
 		     "\"exclude_slash_tmp\":true}",
 		     vuln, empty);
 	legacy = sbx_buf_steal(&b);
-	CHECK_INT(pipeline(legacy, &ctx, &s, &d), 0);
+	CHECK_INT(pipeline(legacy, &ctx, NULL, &s, &d), 0);
 	free(legacy);
 	if (!s.policy || !v)
 		goto out;

@@ -58,8 +58,9 @@ json_t *vec_get(const char *id)
 
 /* ---- placeholder directories ------------------------------------------------------------- */
 
+/* $FRESH and $FRESH2 are new, empty directories for every case (vec_fresh_reset). */
 static const char *const names[] = { "$CWD", "$T", "$WS", "$REQ_CWD", "$LATER_CWD",
-				     "$TMP", "$EXTRA", "$D" };
+				     "$TMP", "$EXTRA", "$D", "$FRESH", "$FRESH2" };
 #define N_NAMES (sizeof(names) / sizeof(names[0]))
 static char base[PATH_MAX];
 static char dirs[N_NAMES][PATH_MAX + 64];
@@ -285,31 +286,6 @@ struct sbx_ctx vec_ctx(const char *cwd)
 	return c;
 }
 
-void vec_check_area(const char *area, const char *const *ids, size_t n)
-{
-	size_t i;
-	json_t *v;
-
-	for (size_t k = 0; k < n; k++) {
-		v = vec_get(ids[k]);
-		if (v && strcmp(json_string_value(json_object_get(v, "area")) ?: "", area) != 0)
-			t_fail(__FILE__, __LINE__, "vector %s is not in area %s", ids[k], area);
-	}
-	if (!all_vectors)
-		return;
-	json_array_foreach(all_vectors, i, v) {
-		const char *id = json_string_value(json_object_get(v, "id")) ?: "";
-		bool listed = false;
-
-		if (strcmp(json_string_value(json_object_get(v, "area")) ?: "", area) != 0)
-			continue;
-		for (size_t k = 0; k < n && !listed; k++)
-			listed = strcmp(ids[k], id) == 0;
-		if (!listed)
-			t_fail(__FILE__, __LINE__, "vector %s (area %s) has no test", id, area);
-	}
-}
-
 char *vec_fresh_dir(void)
 {
 	char tmpl[PATH_MAX + 64], *out;
@@ -390,4 +366,169 @@ void vec_done(json_t *in, json_t *want)
 {
 	json_decref(in);
 	json_decref(want);
+}
+
+void vec_fresh_reset(void)
+{
+	for (size_t i = 0; i < N_NAMES; i++) {
+		char *d;
+
+		if (strncmp(names[i], "$FRESH", 6) != 0)
+			continue;
+		d = vec_fresh_dir();
+		if (d)
+			snprintf(dirs[i], sizeof(dirs[i]), "%s", d);
+		free(d);
+	}
+}
+
+static json_t *load_array(const char *file)
+{
+	char path[4096];
+	json_error_t e;
+	json_t *v;
+
+	snprintf(path, sizeof(path), "%s/%s", t_vectors_dir, file);
+	v = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+	if (!json_is_array(v)) {
+		t_fail(__FILE__, __LINE__, "%s:%d: %s", path, e.line, v ? "not an array" : e.text);
+		json_decref(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* RFC 7396: the patch's members replace the target's, and a null member removes one. */
+static void merge_patch(json_t *target, json_t *patch)
+{
+	const char *k;
+	json_t *x;
+
+	json_object_foreach(patch, k, x) {
+		json_t *t = json_object_get(target, k);
+
+		if (json_is_null(x))
+			json_object_del(target, k);
+		else if (json_is_object(x) && json_is_object(t))
+			merge_patch(t, x);
+		else
+			json_object_set(target, k, x);
+	}
+}
+
+json_t *vec_all_cases(void)
+{
+	json_t *codex = load_array("codex-vectors.json"), *own = load_array("sbxrun-vectors.json");
+	json_t *all, *o, *v;
+	size_t i, j;
+
+	if (!codex || !own) {
+		json_decref(codex);
+		json_decref(own);
+		return NULL;
+	}
+	all = json_deep_copy(codex);
+	json_array_foreach(own, i, o) {
+		const char *id = json_string_value(json_object_get(o, "id"));
+		const char *area = json_string_value(json_object_get(o, "area"));
+		bool found = false;
+
+		if (!id) {
+			/* A whole area: {"area": A, "skip": why}. */
+			json_array_foreach(all, j, v)
+				if (area && strcmp(json_string_value(json_object_get(v, "area")) ?: "",
+						   area) == 0)
+					json_object_set(v, "skip", json_object_get(o, "skip"));
+			continue;
+		}
+		json_array_foreach(all, j, v) {
+			if (strcmp(json_string_value(json_object_get(v, "id")) ?: "", id) != 0)
+				continue;
+			/*
+			 * A restatement or a skip of a Codex vector: its keys replace the vector's,
+			 * but "expected_patch", which amends the expected object (RFC 7396).
+			 */
+			json_object_update(v, o);
+			if (json_object_get(o, "expected_patch")) {
+				merge_patch(json_object_get(v, "expected"),
+					    json_object_get(o, "expected_patch"));
+				json_object_del(v, "expected_patch");
+			}
+			found = true;
+		}
+		if (!found)
+			json_array_append(all, o);
+	}
+	json_decref(codex);
+	json_decref(own);
+	return all;
+}
+
+/* Entries of a file_system object, into the model as they are: no check of the loader's. */
+static int raw_entry(const json_t *e, struct sbx_fs *fs)
+{
+	json_t *path = json_object_get(e, "path");
+	const char *type = json_string_value(json_object_get(path, "type")) ?: "";
+	const char *access = json_string_value(json_object_get(e, "access")) ?: "";
+	struct sbx_entry en = { .access = !strcmp(access, "read")    ? SBX_READ
+					  : !strcmp(access, "write") ? SBX_WRITE
+								     : SBX_DENY };
+	int r;
+
+	if (strcmp(type, "glob_pattern") == 0) {
+		en.kind = SBX_GLOB;
+		en.path = (char *)json_string_value(json_object_get(path, "pattern"));
+	} else if (strcmp(type, "path") == 0) {
+		en.kind = SBX_PATH;
+		en.path = (char *)json_string_value(json_object_get(path, "path"));
+	} else {
+		return -EINVAL;
+	}
+	r = en.path ? sbx_fs_push(fs, &en) : -EINVAL;
+	return r;
+}
+
+int vec_additional_raw(const json_t *v, struct sbx_additional *out)
+{
+	json_t *fs = json_object_get(v, "file_system"), *e;
+	size_t i;
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->network = -1;
+	out->has_fs = fs != NULL;
+	json_array_foreach(json_object_get(fs, "entries"), i, e)
+		if (!r)
+			r = raw_entry(e, &out->fs);
+	if (r)
+		t_fail(__FILE__, __LINE__, "raw additional profile: %d", r);
+	return r;
+}
+
+size_t vec_each_profile(const json_t *v, void (*fn)(json_t *profile, void *arg), void *arg)
+{
+	const char *k, *type;
+	size_t i, n = 0;
+	json_t *x;
+
+	if (json_is_array(v)) {
+		json_array_foreach((json_t *)v, i, x)
+			n += vec_each_profile(x, fn, arg);
+		return n;
+	}
+	if (!json_is_object(v))
+		return 0;
+	type = json_string_value(json_object_get(v, "type"));
+	if (type &&
+	    (!strcmp(type, "managed") || !strcmp(type, "disabled") || !strcmp(type, "external"))) {
+		json_t *s = vec_subst(v);
+
+		if (s)
+			fn(s, arg);
+		json_decref(s);
+		return 1;
+	}
+	json_object_foreach((json_t *)v, k, x)
+		n += vec_each_profile(x, fn, arg);
+	return n;
 }

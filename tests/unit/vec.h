@@ -24,7 +24,7 @@ json_t *vec_get(const char *id);
 /*
  * Placeholder directories: real, existing, canonical directories under one temporary base,
  * created once per process and removed at exit. name is "$CWD", "$T", "$WS", "$REQ_CWD",
- * "$LATER_CWD", "$TMP", "$EXTRA" or "$D"; NULL for anything else.
+ * "$LATER_CWD", "$TMP", "$EXTRA", "$D", "$FRESH" or "$FRESH2"; NULL for anything else.
  */
 const char *vec_dir(const char *name);
 /* The directory standing for $CWD. */
@@ -55,10 +55,20 @@ bool vec_json_check(const char *file, int line, const json_t *got, const json_t 
 #define VEC_JSON_EQ(got, want) vec_json_check(__FILE__, __LINE__, (got), (want))
 
 /*
- * Every vector of area must be listed in ids, and every listed id must be in the file with
- * that area: a vector added later, or one that disappears, fails the test run.
+ * Every vector: those of codex-vectors.json, with what sbxrun-vectors.json restates or skips
+ * (an entry of the same id, whose keys replace the vector's; an "area" with "skip"), and the
+ * cases of sbxrun-vectors.json itself. A new reference; NULL after recording a failure.
  */
-void vec_check_area(const char *area, const char *const *ids, size_t n);
+json_t *vec_all_cases(void);
+/* New empty directories for $FRESH and $FRESH2. */
+void vec_fresh_reset(void);
+/* An additional profile's path and glob entries into the model without the loader's checks. */
+int vec_additional_raw(const json_t *v, struct sbx_additional *out);
+/*
+ * Calls fn on every tagged PermissionProfile found anywhere in v, with the placeholders
+ * substituted (a reference valid during the call); returns how many there were.
+ */
+size_t vec_each_profile(const json_t *v, void (*fn)(json_t *profile, void *arg), void *arg);
 /* A fresh empty canonical directory under the placeholder base (malloc'd). */
 char *vec_fresh_dir(void);
 /* Creates a file (with text, may be NULL) or directory, parents included; 0 on success. */

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		struct sbx_writable_root *last =
-		    plan.roots.n_writable ? &roots[plan.roots.n_writable - 1] : NULL;
+			plan.roots.n_writable ? &roots[plan.roots.n_writable - 1] : NULL;
 
 		if (strcmp(argv[i], "--sandbox") == 0) {
 			plan.sandbox_requested = true;

@@ -14,6 +14,10 @@
  *   sbxtest wait-file FILE SECS  waits until FILE exists and is not empty; 0 found, 1 timeout
  *   sbxtest sddl PATH            prints the DACL of PATH in SDDL
  *   sbxtest create PATH          creates file PATH: 0 on success, else prints the error, 1
+ *   sbxtest whoami               prints the path of this program (which copy of it runs)
+ *   sbxtest desktop              prints the name of the desktop this process runs on
+ *   sbxtest open-desktop NAME    exits 0 if desktop NAME (in this window station) can be
+ *                                opened, 1 if it cannot (it does not exist)
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -170,7 +174,7 @@ static int sddl(const wchar_t *path)
 		return 1;
 	}
 	if (!ConvertSecurityDescriptorToStringSecurityDescriptorW(
-		sd, SDDL_REVISION_1, DACL_SECURITY_INFORMATION, &text, NULL)) {
+		    sd, SDDL_REVISION_1, DACL_SECURITY_INFORMATION, &text, NULL)) {
 		LocalFree(sd);
 		return 1;
 	}
@@ -182,14 +186,58 @@ static int sddl(const wchar_t *path)
 
 static int create(const wchar_t *path)
 {
-	HANDLE h =
-	    CreateFileW(path, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+	HANDLE h = CreateFileW(path, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL,
+			       NULL);
 
 	if (h == INVALID_HANDLE_VALUE) {
 		fprintf(stderr, "sbxtest: create failed: %lu\n", GetLastError());
 		return 1;
 	}
 	CloseHandle(h);
+	return 0;
+}
+
+static void print_utf8(const wchar_t *w)
+{
+	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+	char *s = malloc(n > 0 ? (size_t)n : 1);
+
+	if (s && n > 0 && WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) == n)
+		printf("%s\n", s);
+	else
+		printf("?\n");
+	free(s);
+}
+
+static int whoami(void)
+{
+	wchar_t self[MAX_PATH];
+
+	if (!GetModuleFileNameW(NULL, self, MAX_PATH))
+		return 1;
+	print_utf8(self);
+	return 0;
+}
+
+static int desktop(void)
+{
+	wchar_t name[256];
+	DWORD n = 0;
+
+	if (!GetUserObjectInformationW(GetThreadDesktop(GetCurrentThreadId()), UOI_NAME, name,
+				       sizeof(name), &n))
+		return 1;
+	print_utf8(name);
+	return 0;
+}
+
+static int open_desktop(const wchar_t *name)
+{
+	HDESK h = OpenDesktopW(name, 0, FALSE, DESKTOP_READOBJECTS);
+
+	if (!h)
+		return 1;
+	CloseDesktop(h);
 	return 0;
 }
 
@@ -228,5 +276,11 @@ int main(void)
 		return sddl(argv[2]);
 	if (wcscmp(argv[1], L"create") == 0 && argc == 3)
 		return create(argv[2]);
+	if (wcscmp(argv[1], L"whoami") == 0 && argc == 2)
+		return whoami();
+	if (wcscmp(argv[1], L"desktop") == 0 && argc == 2)
+		return desktop();
+	if (wcscmp(argv[1], L"open-desktop") == 0 && argc == 3)
+		return open_desktop(argv[2]);
 	return usage();
 }

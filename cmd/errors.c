@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * errors.c - the one place cmd/ words its own failures: "sbxrun: MESSAGE" (or a diagnostic from
+ * lib/ or platform/, with its place and hint) on standard error, and exit status 125.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cmd.h"
+
+int refuse_diag(const struct sbx_diag *d)
+{
+	sbx_diag_print(d, stderr);
+	return EXIT_REFUSED;
+}
+
+int refuse(const char *fmt, ...)
+{
+	struct sbx_diag d;
+	va_list ap;
+
+	sbx_diag_clear(&d);
+	va_start(ap, fmt);
+	vsnprintf(d.msg, sizeof(d.msg), fmt, ap);
+	va_end(ap);
+	return refuse_diag(&d);
+}

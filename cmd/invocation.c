@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * invocation.c - the load step run, explain, access and context share: the cwd and workspace
+ * roots, the profile and its additions, the context, and the plan for a platform.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+const char *env_get(const char *name)
+{
+	/* Only these variables influence what sbxrun decides; nothing else is read. */
+	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ", "PATH"};
+
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (strcmp(name, allowed[i]) == 0)
+			return getenv(name);
+	return NULL;
+}
+
+/*
+ * Managed networking lets the command reach the proxies its environment names, so the planner
+ * reads the proxy variables from the environment the command inherits, whole: lib/ looks only
+ * at the names of its list (sbx_proxy_vars), in upper and lower case.
+ */
+#ifndef _WIN32
+extern char **environ; /* the C runtime of Windows declares it (stdlib.h) */
+#endif
+
+char *const *env_proxies(void)
+{
+	return environ;
+}
+
+/* Canonical absolute directory, or a printed error. */
+static int canonical_dir(const char *what, const char *in, char **out)
+{
+	struct stat st;
+	char *p = realpath(in, NULL);
+
+	if (!p)
+		return refuse("%s '%s': %s", what, in, strerror(errno));
+	if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
+		free(p);
+		return refuse("%s '%s': not a directory", what, in);
+	}
+	*out = p;
+	return 0;
+}
+
+static int load_profile_file(struct invocation *inv, const char *file, struct sbx_diag *d)
+{
+	struct sbx_legacy legacy = {0};
+	enum sbx_input_form form;
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = sbx_read_file(file, &buf, &len, d);
+	if (r)
+		return r;
+	r = sbx_profile_load_buf(buf, len, file, &inv->profile, &form, &legacy, d);
+	free(buf);
+	if (r)
+		return r;
+	if (form == SBX_FORM_LEGACY) {
+		r = sbx_legacy_to_profile(&legacy, &inv->ctx, &inv->profile);
+		sbx_legacy_free(&legacy);
+		if (r)
+			return sbx_diag_set(d, r, "%s: cannot project the legacy policy: %s", file,
+					    strerror(-r));
+	}
+	return 0;
+}
+
+int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	a->network = -1;
+	r = sbx_read_file(file, &buf, &len, d);
+	if (r)
+		return r;
+	r = sbx_additional_load_buf(buf, len, file, a, d);
+	free(buf);
+	if (!r) {
+		r = sbx_additional_normalize(a, d);
+		if (r && !d->file[0])
+			snprintf(d->file, sizeof(d->file), "%s", file);
+	}
+	return r;
+}
+
+static int add_permissions(struct invocation *inv, const char *file, struct sbx_diag *d)
+{
+	struct sbx_additional a = {.network = -1}, m = {.network = -1};
+	struct sbx_profile eff = {0};
+	int r;
+
+	r = additional_load_file(file, &a, d);
+	if (r)
+		return r;
+	/* These two fill no diagnostic: they fail only for want of memory or over a limit. */
+	r = sbx_additional_materialize(&a, &inv->ctx, &m);
+	if (!r)
+		r = sbx_profile_effective(&inv->profile, &m, &eff);
+	if (r)
+		sbx_diag_set(d, r, "%s: %s", file, sbx_strerror(r));
+	sbx_additional_free(&a);
+	sbx_additional_free(&m);
+	if (r)
+		return r;
+	sbx_profile_free(&inv->profile);
+	inv->profile = eff;
+	return 0;
+}
+
+int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platform platform)
+{
+	struct sbx_diag d;
+	const char *name = o->profile ? o->profile : ":workspace";
+	int r;
+
+	memset(inv, 0, sizeof(*inv));
+	sbx_diag_clear(&d);
+	if (o->cwd) {
+		if (canonical_dir("--cwd", o->cwd, &inv->cwd))
+			return EXIT_REFUSED;
+	} else {
+		inv->cwd = getcwd(NULL, 0);
+		if (!inv->cwd)
+			return refuse("cannot determine the current directory: %s",
+				      strerror(errno));
+	}
+	for (size_t i = 0; i < o->n_roots; i++) {
+		if (canonical_dir("--workspace-root", o->roots[i], &inv->roots[i]))
+			return EXIT_REFUSED;
+		inv->n_roots++;
+	}
+	inv->tmpdir = env_get("TMPDIR");
+	inv->ctx.cwd = inv->cwd;
+	inv->ctx.workspace_roots = (const char *const *)inv->roots;
+	inv->ctx.n_workspace_roots = inv->n_roots;
+	inv->ctx.tmpdir = inv->tmpdir;
+	inv->ctx.platform = platform;
+	inv->profile_name = name;
+
+	if (name[0] == ':')
+		r = sbx_profile_builtin(name, &inv->profile, &d);
+	else
+		r = load_profile_file(inv, name, &d);
+	for (size_t i = 0; !r && i < o->n_add; i++)
+		r = add_permissions(inv, o->add[i], &d);
+	if (r)
+		return refuse_diag(&d);
+	return 0;
+}
+
+int invocation_plan(struct invocation *inv, const struct opts *o)
+{
+	struct sbx_diag d;
+	int r;
+
+	sbx_diag_clear(&d);
+	struct sbx_net_opts net = {
+		.env = o->managed_network ? env_proxies() : NULL,
+		.unix_sockets = o->unix_sockets,
+		.n_unix_sockets = o->n_unix_sockets,
+		.allow_local_binding = o->allow_local_binding,
+	};
+
+	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, o->managed_network, o->wlevel,
+			   &inv->plan, &d);
+	if (r)
+		return refuse_diag(&d);
+	inv->planned = true;
+	r = sbx_plan_network(&inv->plan, &net, &d);
+	if (r)
+		return refuse_diag(&d);
+	r = backend_attach(&inv->plan, o);
+	if (r)
+		return refuse("cannot plan the sandbox: %s", strerror(-r));
+	return 0;
+}
+
+void invocation_free(struct invocation *inv)
+{
+	free(inv->cwd);
+	for (size_t i = 0; i < inv->n_roots; i++)
+		free(inv->roots[i]);
+	sbx_profile_free(&inv->profile);
+	if (inv->planned)
+		sbx_plan_free(&inv->plan);
+	memset(inv, 0, sizeof(*inv));
+}

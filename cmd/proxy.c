@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proxy.c - `sbxrun proxy`: the domain-filtering HTTP and CONNECT proxy on its own. Parses the
+ * options, opens the listening socket and the log, prints the bound address, and serves until
+ * SIGTERM or SIGINT (platform/unix/proxy.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "net.h"
+
+#ifdef _WIN32
+
+int cmd_proxy(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return refuse("proxy: not available on Windows");
+}
+
+#else
+
+#include <sys/resource.h>
+
+#include "unix/proxy.h"
+
+static const char usage_proxy[] =
+	"usage: sbxrun proxy --listen ADDR [--allow-domain D]... [--deny-domain D]...\n"
+	"                    [--allow-private-addresses] [--log FILE|-]\n"
+	"Serve an HTTP forward and CONNECT proxy that lets through only requests for allowed "
+	"hosts.\n"
+	"\n"
+	"  --listen ADDR              127.0.0.1:PORT, [::1]:PORT or unix:PATH (port 0 picks a "
+	"free\n"
+	"                             one); the bound address is printed on standard output\n"
+	"  --allow-domain D           allow host D: example.com (that host), *.example.com (the\n"
+	"                             names below it), **.example.com (both), with :PORT to allow\n"
+	"                             one port only; repeatable\n"
+	"  --deny-domain D            refuse host D even if allowed (same forms); repeatable\n"
+	"  --allow-private-addresses  let allowed names lead to loopback, private and link-local\n"
+	"                             addresses (refused by default)\n"
+	"  --log FILE|-               one JSON line per decision, appended to FILE (- for stderr)\n"
+	"  -h, --help                 this help\n"
+	"\n"
+	"Refused requests get 403 and a one-line reason; nothing is resolved or connected for "
+	"them.\n"
+	"SIGTERM or SIGINT stops the proxy. See sbxrun(1).\n";
+
+enum { LO_LISTEN = 256, LO_ALLOW, LO_DENY, LO_PRIVATE, LO_LOG };
+
+static const struct option proxy_opts[] = {
+	{"listen", required_argument, NULL, LO_LISTEN},
+	{"allow-domain", required_argument, NULL, LO_ALLOW},
+	{"deny-domain", required_argument, NULL, LO_DENY},
+	{"allow-private-addresses", no_argument, NULL, LO_PRIVATE},
+	{"log", required_argument, NULL, LO_LOG},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* The write end of the pipe that stops the loop: async-signal-safe, unlike everything else. */
+static int stop_pipe_w = -1;
+
+static void on_stop_signal(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (write(stop_pipe_w, "", 1) < 0) {
+		/* a full pipe already holds a stop request */
+	}
+	errno = saved;
+}
+
+/*
+ * Each connection holds two descriptors: make room for SBX_PROXY_MAX_CONNS of them where the
+ * hard limit allows, since the usual soft limit of 1024 would stop at about 500.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	rlim_t want = 2 * SBX_PROXY_MAX_CONNS + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int open_log(const char *path, int *fd)
+{
+	if (strcmp(path, "-") == 0) {
+		*fd = STDERR_FILENO;
+		return 0;
+	}
+	*fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+	if (*fd < 0)
+		return refuse("proxy: --log %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* Removes the socket this run created, and only that (not a file put there since). */
+static void remove_socket(const char *path, const struct stat *made)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == made->st_dev &&
+	    st.st_ino == made->st_ino)
+		unlink(path);
+}
+
+int cmd_proxy(int argc, char **argv)
+{
+	struct sbx_domain_policy pol = {0};
+	struct sbx_proxy_config cfg = {.policy = &pol, .log_fd = -1};
+	struct sbx_listen_addr la;
+	struct sigaction sa = {0};
+	struct stat made = {0};
+	struct sbx_diag d;
+	const char *listen_s = NULL, *log_s = NULL;
+	char bound[SBX_MAX_PATH + 16];
+	int c, r = 0, lfd = -1, stop[2] = {-1, -1};
+
+	sbx_diag_clear(&d);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", proxy_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage_proxy, stdout);
+			sbx_domain_policy_free(&pol);
+			return 0;
+		case LO_LISTEN:
+			listen_s = optarg;
+			break;
+		case LO_ALLOW:
+		case LO_DENY:
+			if (sbx_domain_policy_add(&pol, c == LO_DENY, optarg, &d) < 0) {
+				const char *pre = c == LO_DENY ? "proxy: --deny-domain: "
+							       : "proxy: --allow-domain: ";
+				size_t pl = strlen(pre),
+				       ml = strnlen(d.msg, sizeof(d.msg) - pl - 1);
+
+				memmove(d.msg + pl, d.msg, ml);
+				memcpy(d.msg, pre, pl);
+				d.msg[pl + ml] = '\0';
+				r = refuse_diag(&d);
+				goto out;
+			}
+			break;
+		case LO_PRIVATE:
+			cfg.allow_private = true;
+			break;
+		case LO_LOG:
+			log_s = optarg;
+			break;
+		case ':':
+			r = refuse("proxy: option '%s' needs a value", argv[optind - 1]);
+			goto out;
+		default:
+			sbx_diag_set(&d, 0, "proxy: unknown option '%s'", argv[optind - 1]);
+			snprintf(d.hint, sizeof(d.hint), "see 'sbxrun proxy --help'");
+			r = refuse_diag(&d);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		r = refuse("proxy: unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (!listen_s) {
+		sbx_diag_set(&d, 0, "proxy: --listen ADDR is required");
+		snprintf(d.hint, sizeof(d.hint),
+			 "for example: sbxrun proxy --listen 127.0.0.1:0 "
+			 "--allow-domain example.com");
+		r = refuse_diag(&d);
+		goto out;
+	}
+	if (sbx_listen_addr_parse(listen_s, &la, &d) < 0) {
+		r = refuse_diag(&d);
+		goto out;
+	}
+	if (log_s && open_log(log_s, &cfg.log_fd)) {
+		r = EXIT_REFUSED;
+		goto out;
+	}
+	if (pipe(stop) < 0) {
+		r = refuse("proxy: pipe: %s", strerror(errno));
+		goto out;
+	}
+	fcntl(stop[0], F_SETFD, FD_CLOEXEC);
+	fcntl(stop[1], F_SETFD, FD_CLOEXEC);
+	fcntl(stop[1], F_SETFL, O_NONBLOCK);
+	stop_pipe_w = stop[1];
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	/* A log on a closed pipe must not kill the proxy; its sockets never raise SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
+	if (sbx_proxy_listen(&la, &lfd, bound, sizeof(bound), &d) < 0) {
+		r = refuse_diag(&d);
+		goto out;
+	}
+	if (la.kind == SBX_LISTEN_UNIX)
+		lstat(la.path, &made);
+	/* One line a script can read (and then use as its proxy), before anything else. */
+	printf("%s\n", bound);
+	fflush(stdout);
+	if (sbx_proxy_run(&cfg, lfd, stop[0], &d) < 0)
+		r = refuse_diag(&d);
+out:
+	if (lfd >= 0) {
+		close(lfd);
+		if (la.kind == SBX_LISTEN_UNIX)
+			remove_socket(la.path, &made);
+	}
+	if (stop[0] >= 0) {
+		close(stop[0]);
+		close(stop[1]);
+	}
+	if (cfg.log_fd > STDERR_FILENO)
+		close(cfg.log_fd);
+	sbx_domain_policy_free(&pol);
+	return r;
+}
+
+#endif

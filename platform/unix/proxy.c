@@ -1,0 +1,1543 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proxy.c - the proxy's event loop: one thread, poll(2), every connection a small state machine.
+ *
+ *   HEAD -> (decide) -> RESOLVE -> CONNECT -> FORWARD -> HEAD (kept alive), or LINGER
+ *                                          \-> TUNNEL (CONNECT) -> closed
+ *   any of them -> REPLY (the proxy's own 4xx or 5xx) -> LINGER -> closed
+ *
+ * A request is decided once, on the host and port of its target, before anything is resolved or
+ * connected; the upstream connection is to exactly the addresses that decision allowed. Bodies
+ * are relayed only as far as their framing says they go (lib/http.c), so a request that follows
+ * one in the same stream is parsed and decided on its own. Each exchange gets a fresh upstream
+ * connection (a kept-alive one could be reused for a host the next request is not allowed); the
+ * client's connection is kept alive between exchanges when both sides frame their messages.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "unix/proxy.h"
+
+#ifdef MSG_NOSIGNAL
+#define SEND_FLAGS MSG_NOSIGNAL /* a vanished peer is an error to handle, not a SIGPIPE */
+#else
+#define SEND_FLAGS 0 /* macOS: SO_NOSIGPIPE on each socket instead */
+#endif
+
+/* After accept() runs out of descriptors, the listener rests this long instead of spinning. */
+#define ACCEPT_PAUSE_MS 100
+/* Connections accepted per wake-up, so that a flood of them cannot starve the others. */
+#define ACCEPT_BATCH 64
+/* Rounds of relay() per wake-up of one connection: enough to keep a transfer streaming, few
+ * enough that one busy transfer does not hold up the other connections. */
+#define RELAY_ROUNDS 8
+
+static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+/* ---- buffers -------------------------------------------------------------------------------- */
+
+struct buf {
+	char *p;
+	size_t off, len, cap; /* the data is p[off, len) */
+};
+
+static size_t used(const struct buf *b)
+{
+	return b->len - b->off;
+}
+
+static char *data(const struct buf *b)
+{
+	return b->p + b->off;
+}
+
+static void consume(struct buf *b, size_t n)
+{
+	b->off += n;
+	if (b->off == b->len)
+		b->off = b->len = 0;
+}
+
+/* Makes room at the end by moving the data to the front; false when the buffer is full. */
+static bool room(struct buf *b)
+{
+	if (b->len < b->cap)
+		return true;
+	if (b->off == 0)
+		return false;
+	memmove(b->p, b->p + b->off, b->len - b->off);
+	b->len -= b->off;
+	b->off = 0;
+	return true;
+}
+
+static int buf_alloc(struct buf *b, size_t cap)
+{
+	b->p = malloc(cap);
+	b->off = b->len = 0;
+	b->cap = b->p ? cap : 0;
+	return b->p ? 0 : -ENOMEM;
+}
+
+/* Appends to a buffer that grows (the heads and replies the proxy writes). */
+static int append(struct buf *b, const char *s, size_t n)
+{
+	if (b->cap - b->len < n) {
+		char *np;
+
+		if (b->off) {
+			memmove(b->p, b->p + b->off, b->len - b->off);
+			b->len -= b->off;
+			b->off = 0;
+		}
+		if (b->cap - b->len < n) {
+			np = realloc(b->p, b->len + n);
+			if (!np)
+				return -ENOMEM;
+			b->p = np;
+			b->cap = b->len + n;
+		}
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
+static void buf_reset(struct buf *b)
+{
+	b->off = b->len = 0;
+}
+
+static void buf_free(struct buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- connections ---------------------------------------------------------------------------- */
+
+enum state { ST_HEAD, ST_RESOLVE, ST_CONNECT, ST_FORWARD, ST_TUNNEL, ST_REPLY, ST_LINGER, ST_DEAD };
+
+struct conn {
+	struct sbx_proxy *px;
+	int cfd, ufd;
+	enum state st;
+	char client[64];
+	struct buf in;	 /* from the client: the request head, then body bytes or tunnel bytes */
+	struct buf uin;	 /* from the upstream */
+	struct buf out;	 /* to the client before uin's bytes: response heads, the proxy's replies */
+	struct buf uout; /* to the upstream before in's bytes: the rewritten request head */
+	size_t in_fwd;	 /* bytes at the front of in that may go upstream */
+	size_t uin_fwd;	 /* bytes at the front of uin that may go to the client */
+	struct sbx_http_scan scan, rscan;
+	struct sbx_http_req req;
+	struct sbx_http_resp resp;
+	struct sbx_http_chunked qch, rch;
+	uint64_t qleft, rleft;
+	bool served;	   /* an exchange was completed: the connection is kept alive */
+	bool head_started; /* a byte of the next request has arrived */
+	bool parsed;	   /* req holds the request being served */
+	bool req_done, resp_head, resp_done;
+	bool relayed; /* bytes of the upstream's response went out: no reply of our own now */
+	bool close_after, client_eof, client_shut, up_eof, up_shut;
+	bool pending;	 /* an allowed decision to log when its exchange ends */
+	bool fast;	 /* a read filled the upstream buffer: a large transfer is under way */
+	bool cdry, udry; /* the last read of that side got less than it asked: drained */
+	int pipe[2];	 /* Linux: splice(2) moves a large download through it; -1 until then */
+	size_t piped, pipe_cap; /* bytes in the pipe, and what it holds */
+	const char *decision;
+	char rule[SBX_AUTHORITY_MAX + 96];
+	int status;
+	uint64_t bytes;
+	struct sbx_resolved addrs;
+	int next_addr, last_err;
+	struct sbx_resolve_job *job;
+	unsigned ugen;	  /* counts upstream sockets: a poll result is for the one it was for */
+	int64_t deadline; /* monotonic milliseconds; 0 for none */
+};
+
+enum slot_kind { SLOT_LISTEN, SLOT_RESOLVER, SLOT_CLIENT, SLOT_UPSTREAM };
+
+struct slot {
+	enum slot_kind kind;
+	struct conn *c;
+	unsigned ugen;
+};
+
+struct sbx_proxy {
+	struct sbx_proxy_config cfg;
+	int lfd;
+	bool stopping;
+	int64_t drain_deadline, accept_resume;
+	struct conn **conns;
+	size_t n, cap;
+	struct sbx_resolver *res;
+	struct slot *slots;
+	size_t cap_slots;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void setup_socket(int fd, bool tcp)
+{
+	int one = 1;
+
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+#ifdef SO_NOSIGPIPE
+	setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
+#endif
+	/* Heads and short replies go out at once rather than waiting for more to coalesce. */
+	if (tcp)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static void write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return; /* the log is lost, not the proxy */
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void log_decision(struct conn *c)
+{
+	struct sbx_proxy *px = c->px;
+	struct sbx_proxy_event ev = {0};
+	struct timespec ts;
+	struct tm tm;
+	char t[48], ms[16];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(ms, sizeof(ms), ".%03dZ", (int)(ts.tv_nsec / 1000000 % 1000));
+	strcat(t, ms);
+	ev.time = t;
+	ev.client = c->client;
+	if (c->parsed) {
+		ev.method = c->req.method;
+		ev.host = c->req.host.name;
+		ev.port = c->req.port;
+	}
+	ev.decision = c->decision;
+	ev.rule = c->rule;
+	ev.status = c->status;
+	ev.bytes = c->bytes;
+	if (px->cfg.log_fd >= 0) {
+		char *line = sbx_proxy_log_line(&ev);
+
+		if (line) {
+			write_all(px->cfg.log_fd, line, strlen(line));
+			free(line);
+		}
+	}
+	if (px->cfg.on_decision)
+		px->cfg.on_decision(px->cfg.on_decision_arg, &ev);
+	c->pending = false;
+	c->bytes = 0;
+}
+
+static void drop_upstream(struct conn *c)
+{
+	if (c->job) {
+		sbx_resolver_cancel(c->px->res, c->job);
+		c->job = NULL;
+	}
+	if (c->ufd >= 0) {
+		close(c->ufd);
+		c->ufd = -1;
+	}
+	buf_reset(&c->uin);
+	buf_reset(&c->uout);
+	c->uin_fwd = 0;
+	c->up_eof = c->up_shut = false;
+	if (c->piped) {
+		/* Bytes of a transfer that was cut: they must not reach the client later. */
+		close(c->pipe[0]);
+		close(c->pipe[1]);
+		c->pipe[0] = c->pipe[1] = -1;
+		c->piped = 0;
+	}
+}
+
+static void close_conn(struct conn *c)
+{
+	if (c->st == ST_DEAD)
+		return;
+	if (c->pending)
+		log_decision(c);
+	drop_upstream(c);
+	if (c->cfd >= 0)
+		close(c->cfd);
+	c->cfd = -1;
+	if (c->pipe[0] >= 0) {
+		close(c->pipe[0]);
+		close(c->pipe[1]);
+		c->pipe[0] = c->pipe[1] = -1;
+	}
+	c->st = ST_DEAD;
+}
+
+/* Shuts our side, then reads and drops what the client still sends: see SBX_PROXY_LINGER_MS. */
+static void linger(struct conn *c)
+{
+	drop_upstream(c);
+	if (c->client_eof) {
+		close_conn(c);
+		return;
+	}
+	shutdown(c->cfd, SHUT_WR);
+	buf_reset(&c->in);
+	c->in_fwd = 0;
+	c->st = ST_LINGER;
+	c->deadline = now_ms() + c->px->cfg.linger_ms;
+}
+
+/*
+ * The proxy's own response: a status and a one-line body, then the connection closes. decision
+ * and rule are those of the log line (NULL keeps the allowed decision, for upstream failures).
+ */
+__attribute__((format(printf, 5, 6))) static void
+reply(struct conn *c, int status, const char *decision, const char *rule, const char *fmt, ...)
+{
+	char body[512], head[256];
+	va_list ap;
+	int n, h;
+
+	drop_upstream(c);
+	buf_reset(&c->out);
+	va_start(ap, fmt);
+	n = vsnprintf(body, sizeof(body) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n > sizeof(body) - 2)
+		n = sizeof(body) - 2;
+	body[n++] = '\n';
+	body[n] = '\0';
+	h = snprintf(head, sizeof(head),
+		     "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+		     "Content-Length: %d\r\nConnection: close\r\n\r\n",
+		     status, sbx_http_reason(status), n);
+	if (append(&c->out, head, (size_t)h) < 0 ||
+	    (!(c->parsed && c->req.is_head) && append(&c->out, body, (size_t)n) < 0)) {
+		close_conn(c);
+		return;
+	}
+	if (decision)
+		c->decision = decision;
+	if (rule)
+		snprintf(c->rule, sizeof(c->rule), "%s", rule);
+	c->status = status;
+	log_decision(c);
+	c->st = ST_REPLY;
+	c->deadline = now_ms() + c->px->cfg.head_timeout_ms;
+}
+
+static void authority(const struct conn *c, char *buf, size_t n)
+{
+	sbx_host_authority(&c->req.host, buf, n);
+}
+
+/* ---- connecting ----------------------------------------------------------------------------- */
+
+static void connected(struct conn *c)
+{
+	if (!c->uin.p && buf_alloc(&c->uin, SBX_PROXY_BUF) < 0) {
+		close_conn(c);
+		return;
+	}
+	if (c->req.is_connect) {
+		if (append(&c->out, established, sizeof(established) - 1) < 0) {
+			close_conn(c);
+			return;
+		}
+		c->status = 200;
+		c->st = ST_TUNNEL;
+	} else {
+		c->st = ST_FORWARD;
+	}
+	c->deadline = now_ms() + c->px->cfg.idle_timeout_ms;
+}
+
+/* Tries the next allowed address; replies 502 (504 on time-outs) when none is left. */
+static void try_connect(struct conn *c)
+{
+	char auth[SBX_AUTHORITY_MAX];
+
+	while (c->next_addr < c->addrs.n) {
+		int i = c->next_addr++, fam = c->addrs.family[i], fd;
+		struct sockaddr_storage ss = {0};
+		socklen_t sl;
+
+		if (fam == AF_INET) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+			s4->sin_family = AF_INET;
+			s4->sin_port = htons((uint16_t)c->req.port);
+			memcpy(&s4->sin_addr, c->addrs.addr[i], 4);
+			sl = sizeof(*s4);
+		} else {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+			s6->sin6_family = AF_INET6;
+			s6->sin6_port = htons((uint16_t)c->req.port);
+			memcpy(&s6->sin6_addr, c->addrs.addr[i], 16);
+			sl = sizeof(*s6);
+		}
+		fd = socket(fam, SOCK_STREAM, 0);
+		if (fd < 0) {
+			c->last_err = errno;
+			continue;
+		}
+		setup_socket(fd, true);
+		c->ugen++;
+		if (connect(fd, (struct sockaddr *)&ss, sl) == 0) {
+			c->ufd = fd;
+			connected(c);
+			return;
+		}
+		if (errno == EINPROGRESS) {
+			c->ufd = fd;
+			c->st = ST_CONNECT;
+			c->deadline = now_ms() + c->px->cfg.connect_timeout_ms;
+			return;
+		}
+		c->last_err = errno;
+		close(fd);
+	}
+	authority(c, auth, sizeof(auth));
+	reply(c, c->last_err == ETIMEDOUT ? 504 : 502, NULL, NULL,
+	      "sbxrun: cannot connect to %s port %u: %s", auth, c->req.port,
+	      strerror(c->last_err ? c->last_err : EHOSTUNREACH));
+}
+
+static void connect_done(struct conn *c)
+{
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &l) < 0)
+		err = errno;
+	if (err == 0) {
+		connected(c);
+		return;
+	}
+	c->last_err = err;
+	close(c->ufd);
+	c->ufd = -1;
+	try_connect(c);
+}
+
+/*
+ * Keeps the addresses an allowed name may lead to: public ones; a localhost name's loopback
+ * ones; any with allow_private. Without that check, an allowed name that resolves to 127.0.0.1
+ * or 169.254.169.254 (by design or by DNS rebinding) would open the host's local services.
+ */
+static void resolved(struct conn *c, const struct sbx_resolved *res)
+{
+	char auth[SBX_AUTHORITY_MAX], refused[64] = "";
+	const char *refused_class = NULL;
+
+	authority(c, auth, sizeof(auth));
+	if (res->gai_error) {
+		reply(c, 502, NULL, NULL, "sbxrun: cannot resolve host %s: %s", auth,
+		      gai_strerror(res->gai_error));
+		return;
+	}
+	memset(&c->addrs, 0, sizeof(c->addrs));
+	for (int i = 0; i < res->n; i++) {
+		size_t len = res->family[i] == AF_INET ? 4 : 16;
+		const char *cls = sbx_addr_class(res->addr[i], len);
+
+		if (cls && !c->px->cfg.allow_private &&
+		    !(strcmp(cls, "loopback") == 0 && sbx_host_is_localhost(&c->req.host))) {
+			if (!refused_class) {
+				refused_class = cls;
+				sbx_addr_format(res->addr[i], len, refused, sizeof(refused));
+			}
+			continue;
+		}
+		c->addrs.family[c->addrs.n] = res->family[i];
+		memcpy(c->addrs.addr[c->addrs.n++], res->addr[i], 16);
+	}
+	if (c->addrs.n == 0 && refused_class) {
+		char rule[128];
+
+		snprintf(rule, sizeof(rule), "non-public address %s (%s)", refused, refused_class);
+		reply(c, 403, "deny", rule,
+		      "sbxrun: host %s resolves only to non-public addresses (%s is %s); they are "
+		      "refused unless private addresses are allowed",
+		      auth, refused, refused_class);
+		return;
+	}
+	c->next_addr = 0;
+	c->last_err = 0;
+	try_connect(c);
+}
+
+/* ---- the decision --------------------------------------------------------------------------- */
+
+/* Whether an allow entry names this host for another port (for a clearer refusal). */
+static bool allowed_on_other_port(const struct sbx_domain_policy *pol, const struct sbx_host *h)
+{
+	for (size_t i = 0; i < pol->n_allow; i++) {
+		struct sbx_domain_pattern p = pol->allow[i];
+
+		p.port = 0;
+		if (sbx_domain_pattern_match(&p, h, 0))
+			return true;
+	}
+	return false;
+}
+
+static void decide(struct conn *c)
+{
+	const struct sbx_domain_policy *pol = c->px->cfg.policy;
+	struct sbx_net_decision dec;
+	char auth[SBX_AUTHORITY_MAX], rule[sizeof(c->rule)];
+
+	authority(c, auth, sizeof(auth));
+	sbx_domain_policy_decide(pol, &c->req.host, c->req.port, &dec);
+	if (dec.verdict == SBX_NET_DENY_LISTED) {
+		snprintf(rule, sizeof(rule), "deny %s", dec.rule->text);
+		reply(c, 403, "deny", rule, "sbxrun: host %s is denied by --deny-domain %s", auth,
+		      dec.rule->text);
+		return;
+	}
+	if (dec.verdict == SBX_NET_NOT_ALLOWED) {
+		if (allowed_on_other_port(pol, &c->req.host))
+			reply(c, 403, "deny", "not in the allow list",
+			      "sbxrun: port %u of host %s is not in the allow list", c->req.port,
+			      auth);
+		else
+			reply(c, 403, "deny", "not in the allow list",
+			      "sbxrun: host %s is not in the allow list", auth);
+		return;
+	}
+	c->decision = "allow";
+	snprintf(c->rule, sizeof(c->rule), "allow %s", dec.rule->text);
+	c->pending = true;
+	/* An IP literal is only allowed by an entry naming it exactly: nothing to resolve. */
+	if (c->req.host.kind != SBX_HOST_NAME) {
+		memset(&c->addrs, 0, sizeof(c->addrs));
+		c->addrs.n = 1;
+		c->addrs.family[0] = c->req.host.kind == SBX_HOST_IPV4 ? AF_INET : AF_INET6;
+		memcpy(c->addrs.addr[0], c->req.host.addr, 16);
+		c->next_addr = c->last_err = 0;
+		try_connect(c);
+		return;
+	}
+	if (!c->px->res && sbx_resolver_new(&c->px->res) < 0) {
+		reply(c, 503, NULL, NULL, "sbxrun: cannot start a name resolver");
+		return;
+	}
+	c->job = sbx_resolver_submit(c->px->res, c->req.host.name, c);
+	if (!c->job) {
+		reply(c, 503, NULL, NULL, "sbxrun: cannot start a name resolver");
+		return;
+	}
+	c->st = ST_RESOLVE;
+	c->deadline = now_ms() + c->px->cfg.resolve_timeout_ms;
+}
+
+/* ---- the states ----------------------------------------------------------------------------- */
+
+static void begin_exchange(struct conn *c)
+{
+	c->req_done = c->req.body == SBX_BODY_NONE;
+	c->qleft = c->req.length;
+	memset(&c->qch, 0, sizeof(c->qch));
+	memset(&c->rch, 0, sizeof(c->rch));
+	memset(&c->rscan, 0, sizeof(c->rscan));
+	c->resp_head = c->resp_done = c->relayed = false;
+	c->close_after = c->req.close || c->px->stopping;
+	c->status = 0;
+	c->bytes = 0;
+}
+
+/* Reads and decides one request head; true when the state changed. */
+static bool step_head(struct conn *c)
+{
+	struct sbx_http_err e;
+	size_t hl, n;
+	char *head;
+	int r;
+
+	if (!used(&c->in)) {
+		if (c->client_eof)
+			close_conn(c);
+		return false;
+	}
+	if (!c->head_started) {
+		c->head_started = true;
+		if (c->served)
+			c->deadline = now_ms() + c->px->cfg.head_timeout_ms;
+	}
+	r = sbx_http_scan(&c->scan, data(&c->in), used(&c->in), true, &hl, &e);
+	if (r == 0 && used(&c->in) == c->in.cap) {
+		r = -1;
+		e = (struct sbx_http_err){431, "message head larger than 65536 bytes"};
+	}
+	if (r == 0 && c->client_eof) {
+		r = -1;
+		e = (struct sbx_http_err){400, "incomplete request head"};
+	}
+	if (r == 0)
+		return false;
+	if (r == 1 && sbx_http_parse_request(data(&c->in), hl, 0, &c->req, &e) < 0)
+		r = -1;
+	if (r < 0) {
+		reply(c, e.status, "invalid", e.msg, "sbxrun: %s", e.msg);
+		return true;
+	}
+	c->parsed = true;
+	begin_exchange(c);
+	buf_reset(&c->uout);
+	if (!c->req.is_connect) {
+		/* Built now: the head's bytes in `in` are overwritten once it is consumed. */
+		head = sbx_http_upstream_head(data(&c->in), &c->req, &n);
+		if (!head || append(&c->uout, head, n) < 0) {
+			free(head);
+			close_conn(c);
+			return true;
+		}
+		free(head);
+	}
+	consume(&c->in, hl);
+	memset(&c->scan, 0, sizeof(c->scan));
+	decide(c);
+	return true;
+}
+
+/* The exchange is over: log it, and wait for the next request or close. */
+static void exchange_done(struct conn *c)
+{
+	consume(&c->in, c->in_fwd); /* body bytes the upstream no longer wants */
+	c->in_fwd = 0;
+	log_decision(c);
+	drop_upstream(c);
+	/* A client that half-closed after pipelining more requests still gets their responses. */
+	if (c->close_after || (c->client_eof && !used(&c->in)) || !c->req_done) {
+		linger(c);
+		return;
+	}
+	c->st = ST_HEAD;
+	c->served = true;
+	c->head_started = c->parsed = false;
+	c->deadline = now_ms() + c->px->cfg.keepalive_ms;
+}
+
+/* A failure of the upstream side: a reply if the client has seen nothing yet, else a cut. */
+static void upstream_failed(struct conn *c, const char *what)
+{
+	if (c->st == ST_FORWARD && !c->relayed)
+		reply(c, 502, NULL, NULL, "sbxrun: %s", what);
+	else
+		close_conn(c);
+}
+
+static bool step_forward(struct conn *c)
+{
+	struct sbx_http_err e;
+	size_t hl, u, n, avail;
+	char *head;
+	int r;
+
+	/* The request body, as far as its framing goes; what follows is the next request. */
+	avail = used(&c->in) - c->in_fwd;
+	if (!c->req_done && avail) {
+		if (c->req.body == SBX_BODY_LENGTH) {
+			u = c->qleft < avail ? (size_t)c->qleft : avail;
+			c->qleft -= u;
+			r = c->qleft == 0;
+		} else {
+			r = sbx_http_chunked_feed(&c->qch, data(&c->in) + c->in_fwd, avail, &u, &e);
+			if (r < 0) {
+				if (c->relayed)
+					close_conn(c);
+				else
+					reply(c, 400, "invalid", e.msg, "sbxrun: %s", e.msg);
+				return false;
+			}
+		}
+		c->in_fwd += u;
+		c->req_done = r == 1;
+	}
+	if (!c->req_done && c->client_eof && used(&c->in) == c->in_fwd) {
+		close_conn(c); /* the client left in the middle of its body */
+		return false;
+	}
+	/* Response heads: 1xx ones are passed on and another head follows. */
+	while (!c->resp_head) {
+		r = sbx_http_scan(&c->rscan, data(&c->uin), used(&c->uin), false, &hl, &e);
+		if (r == 0 && used(&c->uin) == c->uin.cap) {
+			r = -1;
+			e.msg = "response head larger than 65536 bytes";
+		}
+		if (r == 0 && c->up_eof) {
+			r = -1;
+			e.msg = "the upstream server closed the connection without a response";
+		}
+		if (r == 0)
+			break;
+		if (r == 1 &&
+		    sbx_http_parse_response(data(&c->uin), hl, c->req.is_head, &c->resp, &e) < 0)
+			r = -1;
+		if (r == 1 && c->resp.status == 101) {
+			r = -1; /* Upgrade is never passed on, so this was not asked for */
+			e.msg = "the upstream server switched protocols unasked";
+		}
+		if (r < 0) {
+			upstream_failed(c, e.msg);
+			return false;
+		}
+		if (c->resp.status >= 200) {
+			/*
+			 * The client's connection survives only when both messages are framed
+			 * and the upstream did not answer before the request body ended.
+			 */
+			if (!c->req_done || c->resp.body == SBX_BODY_CLOSE || c->px->stopping)
+				c->close_after = true;
+			c->status = c->resp.status;
+		}
+		head = sbx_http_client_head(data(&c->uin), &c->resp,
+					    c->resp.status >= 200 && c->close_after, &n);
+		if (!head || append(&c->out, head, n) < 0) {
+			free(head);
+			close_conn(c);
+			return false;
+		}
+		free(head);
+		consume(&c->uin, hl);
+		memset(&c->rscan, 0, sizeof(c->rscan));
+		c->relayed = true;
+		if (c->resp.status >= 200) {
+			c->resp_head = true;
+			c->rleft = c->resp.length;
+			c->resp_done = c->resp.body == SBX_BODY_NONE;
+		}
+	}
+	/* The response body. */
+	avail = used(&c->uin) - c->uin_fwd;
+	if (c->resp_head && !c->resp_done) {
+		switch (c->resp.body) {
+		case SBX_BODY_LENGTH:
+			u = c->rleft < avail ? (size_t)c->rleft : avail;
+			c->rleft -= u;
+			c->uin_fwd += u;
+			c->resp_done = c->rleft == 0;
+			break;
+		case SBX_BODY_CHUNKED:
+			r = sbx_http_chunked_feed(&c->rch, data(&c->uin) + c->uin_fwd, avail, &u,
+						  &e);
+			if (r < 0) {
+				close_conn(c);
+				return false;
+			}
+			c->uin_fwd += u;
+			c->resp_done = r == 1;
+			break;
+		default:
+			c->uin_fwd += avail;
+			c->resp_done = c->up_eof;
+			break;
+		}
+		if (!c->resp_done && c->up_eof && c->uin_fwd == used(&c->uin)) {
+			close_conn(c); /* cut short: the client must see it cut too */
+			return false;
+		}
+	}
+	if (c->resp_done && !used(&c->out) && !c->uin_fwd && !c->piped) {
+		exchange_done(c);
+		return true;
+	}
+	return false;
+}
+
+static bool step_tunnel(struct conn *c)
+{
+	c->in_fwd = used(&c->in);
+	c->uin_fwd = used(&c->uin);
+	/* Each direction ends on its own (half-close), the tunnel when both have. */
+	if (c->client_eof && !c->in_fwd && !c->up_shut) {
+		shutdown(c->ufd, SHUT_WR);
+		c->up_shut = true;
+	}
+	if (c->up_eof && !c->uin_fwd && !used(&c->out) && !c->piped && !c->client_shut) {
+		shutdown(c->cfd, SHUT_WR);
+		c->client_shut = true;
+	}
+	if (c->up_shut && c->client_shut)
+		close_conn(c);
+	return false;
+}
+
+static void advance(struct conn *c)
+{
+	bool again = true;
+
+	while (again && c->st != ST_DEAD) {
+		switch (c->st) {
+		case ST_HEAD:
+			again = step_head(c);
+			break;
+		case ST_FORWARD:
+			again = step_forward(c);
+			break;
+		case ST_TUNNEL:
+			again = step_tunnel(c);
+			break;
+		case ST_REPLY:
+			if (!used(&c->out))
+				linger(c);
+			again = false;
+			break;
+		case ST_LINGER:
+			if (c->client_eof)
+				close_conn(c);
+			again = false;
+			break;
+		default:
+			again = false;
+			break;
+		}
+	}
+}
+
+/* ---- I/O ------------------------------------------------------------------------------------ */
+
+static int conn_events(const struct conn *c, bool upstream);
+
+static bool transient(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK || e == EINTR;
+}
+
+static void progress(struct conn *c);
+
+/* What a read from the upstream came to: bytes (true), its end, or a failure. */
+static bool upstream_got(struct conn *c, ssize_t n)
+{
+	if (n > 0) {
+		progress(c);
+		return true;
+	}
+	if (n == 0)
+		c->up_eof = true;
+	else if (!transient(errno))
+		upstream_failed(c, strerror(errno));
+	return false;
+}
+
+static void progress(struct conn *c)
+{
+	if (c->st == ST_FORWARD || c->st == ST_TUNNEL)
+		c->deadline = now_ms() + c->px->cfg.idle_timeout_ms;
+}
+
+#ifdef __linux__
+/*
+ * Linux: once a download has shown it is large (a read filled the buffer) and everything read
+ * so far has gone out, the rest of a body whose bytes need not be looked at (a tunnel, or a
+ * response framed by its length or by the connection's end) moves from socket to socket
+ * through a pipe with splice(2), without being copied through the proxy: on a loaded machine
+ * that copy is what a proxied download waits for.
+ */
+#define SPLICE_PIPE_SIZE (256 * 1024)
+
+static bool splicing(struct conn *c)
+{
+	bool body;
+
+	if (!c->fast || used(&c->uin) || used(&c->out) || c->up_eof)
+		return false;
+	body = c->st == ST_TUNNEL ||
+	       (c->st == ST_FORWARD && c->resp_head && !c->resp_done &&
+		(c->resp.body == SBX_BODY_LENGTH || c->resp.body == SBX_BODY_CLOSE));
+	if (!body)
+		return false;
+	if (c->pipe[0] < 0) {
+		int sz;
+
+		if (pipe2(c->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+			c->pipe[0] = c->pipe[1] = -1;
+			c->fast = false; /* out of descriptors: the buffer does */
+			return false;
+		}
+		/* A larger pipe where the per-user pipe budget allows; the default still works. */
+		fcntl(c->pipe[1], F_SETPIPE_SZ, SPLICE_PIPE_SIZE);
+		sz = fcntl(c->pipe[1], F_GETPIPE_SZ);
+		c->pipe_cap = sz > 0 ? (size_t)sz : 4096;
+	}
+	return true;
+}
+
+static bool splice_in(struct conn *c)
+{
+	size_t want = c->pipe_cap - c->piped;
+	bool length = c->st == ST_FORWARD && c->resp.body == SBX_BODY_LENGTH;
+	ssize_t n;
+
+	if (length && c->rleft < want)
+		want = (size_t)c->rleft;
+	if (!want)
+		return false;
+	n = splice(c->ufd, NULL, c->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	c->udry = n < (ssize_t)want;
+	if (n > 0) {
+		c->piped += (size_t)n;
+		if (length) {
+			c->rleft -= (uint64_t)n;
+			c->resp_done = c->rleft == 0;
+		}
+	}
+	return upstream_got(c, n);
+}
+
+static bool splice_out(struct conn *c)
+{
+	ssize_t n =
+		splice(c->pipe[0], NULL, c->cfd, NULL, c->piped, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+	if (n < 0) {
+		if (!transient(errno))
+			close_conn(c);
+		return false;
+	}
+	c->piped -= (size_t)n;
+	c->bytes += (uint64_t)n;
+	progress(c);
+	return n > 0;
+}
+#endif
+
+/*
+ * Reads into the room at the end of b: the count, 0 at the end of the stream, or -1 with errno
+ * (EAGAIN also when b is full).
+ */
+static ssize_t pull(int fd, struct buf *b)
+{
+	ssize_t n;
+
+	if (!room(b)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	n = recv(fd, b->p + b->len, b->cap - b->len, 0);
+	if (n > 0)
+		b->len += (size_t)n;
+	return n;
+}
+
+/*
+ * Sends what goes first (a head or the proxy's own reply), then the bytes of relay that may go
+ * (*fwd): the count, or -1 with errno (EAGAIN also when nothing is to go). *relayed: the bytes
+ * came from relay.
+ */
+static ssize_t push(int fd, struct buf *first, struct buf *relay, size_t *fwd, bool *relayed)
+{
+	size_t len;
+	ssize_t n;
+
+	*relayed = !used(first);
+	len = *relayed ? *fwd : used(first);
+	if (!len) {
+		errno = EAGAIN;
+		return -1;
+	}
+	n = send(fd, *relayed ? data(relay) : data(first), len, SEND_FLAGS);
+	if (n <= 0)
+		return -1;
+	if (*relayed) {
+		consume(relay, (size_t)n);
+		*fwd -= (size_t)n;
+	} else {
+		consume(first, (size_t)n);
+	}
+	return n;
+}
+
+/* The four transfers below return whether they moved any byte. */
+static bool client_readable(struct conn *c)
+{
+	size_t asked = c->in.cap - used(&c->in);
+	ssize_t n = pull(c->cfd, &c->in);
+
+	c->cdry = n < (ssize_t)asked;
+	if (n > 0) {
+		if (c->st == ST_LINGER)
+			buf_reset(&c->in);
+		progress(c);
+		return true;
+	}
+	if (n == 0)
+		c->client_eof = true;
+	else if (!transient(errno))
+		close_conn(c);
+	return false;
+}
+
+static bool client_writable(struct conn *c)
+{
+	bool relayed;
+	ssize_t n;
+
+#ifdef __linux__
+	if (!used(&c->out) && !c->uin_fwd && c->piped)
+		return splice_out(c);
+#endif
+	n = push(c->cfd, &c->out, &c->uin, &c->uin_fwd, &relayed);
+	if (n < 0) {
+		if (!transient(errno))
+			close_conn(c);
+		return false;
+	}
+	/* Relayed bytes count; the proxy's own replies and "200 Connection established" do not. */
+	if (relayed || c->st == ST_FORWARD)
+		c->bytes += (uint64_t)n;
+	progress(c);
+	return true;
+}
+
+static bool upstream_readable(struct conn *c)
+{
+	size_t asked;
+	ssize_t n;
+
+#ifdef __linux__
+	if (splicing(c))
+		return splice_in(c);
+#endif
+	asked = c->uin.cap - used(&c->uin);
+	n = pull(c->ufd, &c->uin);
+	c->udry = n < (ssize_t)asked;
+	if (n > 0 && c->uin.len == c->uin.cap) {
+		char *np = c->uin.cap < SBX_PROXY_BUF_MAX ? realloc(c->uin.p, SBX_PROXY_BUF_MAX)
+							  : NULL;
+
+		c->fast = true;
+		if (np) {
+			c->uin.p = np;
+			c->uin.cap = SBX_PROXY_BUF_MAX;
+		}
+	}
+	return upstream_got(c, n);
+}
+
+static bool upstream_writable(struct conn *c)
+{
+	bool relayed;
+	ssize_t n;
+
+	if (c->st == ST_CONNECT) {
+		connect_done(c);
+		return false;
+	}
+	n = push(c->ufd, &c->uout, &c->in, &c->in_fwd, &relayed);
+	if (n < 0) {
+		if (!transient(errno))
+			upstream_failed(c, strerror(errno));
+		return false;
+	}
+	c->bytes += (uint64_t)n;
+	progress(c);
+	return true;
+}
+
+/*
+ * Bytes that just arrived go on at once, and the room that sending made is filled again from a
+ * side that is not drained, for a few rounds while both sides keep up: a transfer then costs
+ * about one poll(2) per round rather than two per buffer, and no read is tried on a socket
+ * whose last read came up short.
+ */
+static void relay(struct conn *c)
+{
+	for (int i = 0; i < RELAY_ROUNDS; i++) {
+		bool moved = false;
+
+		if (c->st != ST_FORWARD && c->st != ST_TUNNEL)
+			return;
+		moved |= client_writable(c);
+		if (c->st != ST_DEAD && c->ufd >= 0)
+			moved |= upstream_writable(c);
+		if (c->st != ST_DEAD && c->ufd >= 0 && !c->udry && (conn_events(c, true) & POLLIN))
+			moved |= upstream_readable(c);
+		if (c->st != ST_DEAD && !c->cdry && (conn_events(c, false) & POLLIN))
+			moved |= client_readable(c);
+		if (!moved || c->st == ST_DEAD)
+			return;
+		advance(c);
+	}
+}
+
+static void deadline_passed(struct conn *c)
+{
+	char auth[SBX_AUTHORITY_MAX];
+
+	c->deadline = 0;
+	switch (c->st) {
+	case ST_HEAD:
+		/* A kept-alive connection that stays silent is simply closed. */
+		if (used(&c->in) || !c->served) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "no complete request head within %u s",
+				 c->px->cfg.head_timeout_ms / 1000);
+			reply(c, 408, "invalid", why, "sbxrun: %s", why);
+		} else {
+			close_conn(c);
+		}
+		break;
+	case ST_RESOLVE:
+		authority(c, auth, sizeof(auth));
+		reply(c, 504, NULL, NULL, "sbxrun: resolving host %s timed out", auth);
+		break;
+	case ST_CONNECT:
+		close(c->ufd);
+		c->ufd = -1;
+		c->last_err = ETIMEDOUT;
+		try_connect(c);
+		break;
+	case ST_FORWARD:
+		if (!c->relayed) {
+			reply(c, 504, NULL, NULL,
+			      "sbxrun: the upstream server did not respond within %u s",
+			      c->px->cfg.idle_timeout_ms / 1000);
+			break;
+		}
+		close_conn(c);
+		break;
+	default:
+		close_conn(c);
+		break;
+	}
+}
+
+/* ---- the loop ------------------------------------------------------------------------------- */
+
+static void format_client(const struct sockaddr_storage *ss, char *buf, size_t n)
+{
+	char a[48]; /* the longest IPv6 text is 45 characters */
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+		sbx_addr_format((const unsigned char *)&s4->sin_addr, 4, a, sizeof(a));
+		snprintf(buf, n, "%s:%u", a, ntohs(s4->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+		sbx_addr_format((const unsigned char *)&s6->sin6_addr, 16, a, sizeof(a));
+		snprintf(buf, n, "[%s]:%u", a, ntohs(s6->sin6_port));
+	} else {
+		snprintf(buf, n, "unix");
+	}
+}
+
+static void accept_clients(struct sbx_proxy *px)
+{
+	for (int k = 0; k < ACCEPT_BATCH && px->n < px->cfg.max_conns; k++) {
+		struct sockaddr_storage ss = {0};
+		socklen_t sl = sizeof(ss);
+		struct conn *c;
+		int fd = accept(px->lfd, (struct sockaddr *)&ss, &sl);
+
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				px->accept_resume = now_ms() + ACCEPT_PAUSE_MS;
+			if (errno == ECONNABORTED || errno == EINTR)
+				continue;
+			return;
+		}
+		setup_socket(fd, ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
+		if (px->n == px->cap) {
+			size_t cap = px->cap ? px->cap * 2 : 64;
+			struct conn **nc = realloc(px->conns, cap * sizeof(*nc));
+
+			if (!nc) {
+				close(fd);
+				return;
+			}
+			px->conns = nc;
+			px->cap = cap;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c || buf_alloc(&c->in, SBX_PROXY_BUF) < 0) {
+			free(c);
+			close(fd);
+			return;
+		}
+		c->px = px;
+		c->cfd = fd;
+		c->ufd = -1;
+		c->pipe[0] = c->pipe[1] = -1;
+		c->st = ST_HEAD;
+		format_client(&ss, c->client, sizeof(c->client));
+		c->deadline = now_ms() + px->cfg.head_timeout_ms;
+		px->conns[px->n++] = c;
+	}
+}
+
+static void free_conn(struct conn *c)
+{
+	close_conn(c);
+	buf_free(&c->in);
+	buf_free(&c->uin);
+	buf_free(&c->out);
+	buf_free(&c->uout);
+	free(c);
+}
+
+int sbx_proxy_new(const struct sbx_proxy_config *cfg, int listen_fd, struct sbx_proxy **out,
+		  struct sbx_diag *d)
+{
+	struct sbx_proxy *px = calloc(1, sizeof(*px));
+
+	*out = NULL;
+	if (!px)
+		return sbx_diag_set(d, -ENOMEM, "out of memory");
+	px->cfg = *cfg;
+	px->lfd = listen_fd;
+#define DEFAULT(f, v)                                                                              \
+	if (!px->cfg.f)                                                                            \
+	px->cfg.f = (v)
+	DEFAULT(max_conns, SBX_PROXY_MAX_CONNS);
+	DEFAULT(head_timeout_ms, SBX_PROXY_HEAD_TIMEOUT_MS);
+	DEFAULT(keepalive_ms, SBX_PROXY_KEEPALIVE_MS);
+	DEFAULT(resolve_timeout_ms, SBX_PROXY_RESOLVE_TIMEOUT_MS);
+	DEFAULT(connect_timeout_ms, SBX_PROXY_CONNECT_TIMEOUT_MS);
+	DEFAULT(idle_timeout_ms, SBX_PROXY_IDLE_TIMEOUT_MS);
+	DEFAULT(linger_ms, SBX_PROXY_LINGER_MS);
+	DEFAULT(drain_ms, SBX_PROXY_DRAIN_MS);
+#undef DEFAULT
+	*out = px;
+	return 0;
+}
+
+static int conn_events(const struct conn *c, bool upstream)
+{
+	int ev = 0;
+
+	if (!upstream) {
+		bool reading = c->st != ST_REPLY && !c->client_eof && used(&c->in) < c->in.cap;
+
+		if (reading)
+			ev |= POLLIN;
+		if (used(&c->out) || c->uin_fwd || c->piped)
+			ev |= POLLOUT;
+		return ev;
+	}
+	if (c->st == ST_CONNECT)
+		return POLLOUT;
+	if ((c->st == ST_FORWARD || c->st == ST_TUNNEL) && !c->up_eof && !c->resp_done &&
+	    used(&c->uin) < c->uin.cap && (c->pipe[0] < 0 || c->piped < c->pipe_cap))
+		ev |= POLLIN;
+	if (used(&c->uout) || c->in_fwd)
+		ev |= POLLOUT;
+	return ev;
+}
+
+size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, int *timeout_ms)
+{
+	int64_t now = now_ms(), next = -1;
+	size_t n = 0, need = 2 + 2 * px->n;
+
+	if (px->cap_slots < need) {
+		struct slot *ns = realloc(px->slots, need * sizeof(*ns));
+
+		if (!ns) {
+			*timeout_ms = ACCEPT_PAUSE_MS;
+			return 0; /* nothing polled this round; the caller comes back */
+		}
+		px->slots = ns;
+		px->cap_slots = need;
+	}
+#define ADD(fd_, ev_, kind_, c_, gen_)                                                             \
+	do {                                                                                       \
+		if (n < cap)                                                                       \
+			fds[n] = (struct pollfd){.fd = (fd_), .events = (short)(ev_)};             \
+		px->slots[n++] = (struct slot){(kind_), (c_), (gen_)};                             \
+	} while (0)
+	if (!px->stopping && px->n < px->cfg.max_conns) {
+		if (now >= px->accept_resume)
+			ADD(px->lfd, POLLIN, SLOT_LISTEN, NULL, 0);
+		else
+			next = px->accept_resume;
+	}
+	if (px->res)
+		ADD(sbx_resolver_notify_fd(px->res), POLLIN, SLOT_RESOLVER, NULL, 0);
+	for (size_t i = 0; i < px->n; i++) {
+		struct conn *c = px->conns[i];
+
+		ADD(c->cfd, conn_events(c, false), SLOT_CLIENT, c, 0);
+		if (c->ufd >= 0)
+			ADD(c->ufd, conn_events(c, true), SLOT_UPSTREAM, c, c->ugen);
+		if (c->deadline && (next < 0 || c->deadline < next))
+			next = c->deadline;
+	}
+#undef ADD
+	if (px->stopping && (next < 0 || px->drain_deadline < next))
+		next = px->drain_deadline;
+	*timeout_ms = next < 0 ? -1 : next <= now ? 0 : (int)(next - now);
+	return n;
+}
+
+void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n)
+{
+	int64_t now;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && i < px->cap_slots; i++) {
+		struct slot s = px->slots[i];
+		struct conn *c = s.c;
+		short rev = fds[i].revents;
+
+		if (!rev)
+			continue;
+		if (s.kind == SLOT_LISTEN) {
+			accept_clients(px);
+			continue;
+		}
+		if (s.kind == SLOT_RESOLVER) {
+			struct sbx_resolved res;
+			void *owner;
+
+			while (sbx_resolver_take(px->res, &owner, &res)) {
+				c = owner;
+				c->job = NULL;
+				resolved(c, &res);
+				advance(c);
+			}
+			continue;
+		}
+		if (c->st == ST_DEAD)
+			continue;
+		if (s.kind == SLOT_CLIENT) {
+			c->cdry = false;
+			if (rev & POLLIN)
+				client_readable(c);
+			if (c->st != ST_DEAD && (rev & POLLOUT))
+				client_writable(c);
+			if (c->st != ST_DEAD && (rev & (POLLERR | POLLHUP | POLLNVAL)) &&
+			    !(rev & POLLIN))
+				close_conn(c); /* reset, or gone both ways */
+		} else if (c->ufd >= 0 && c->ugen == s.ugen) {
+			if (c->st == ST_CONNECT && (rev & (POLLOUT | POLLERR | POLLHUP))) {
+				connect_done(c);
+			} else {
+				c->udry = false;
+				if (rev & POLLIN)
+					upstream_readable(c);
+				if (c->st != ST_DEAD && c->ufd >= 0 && (rev & POLLOUT))
+					upstream_writable(c);
+				if (c->st != ST_DEAD && c->ufd >= 0 &&
+				    (rev & (POLLERR | POLLHUP)) && !(rev & POLLIN))
+					c->up_eof = true;
+			}
+		}
+		advance(c);
+		relay(c);
+	}
+	now = now_ms();
+	for (size_t i = 0; i < px->n; i++) {
+		struct conn *c = px->conns[i];
+
+		if (c->st != ST_DEAD && c->deadline && now >= c->deadline) {
+			deadline_passed(c);
+			advance(c);
+		}
+		if (c->st != ST_DEAD && px->stopping && now >= px->drain_deadline)
+			close_conn(c);
+	}
+	for (size_t i = 0; i < px->n; i++) {
+		if (px->conns[i]->st == ST_DEAD)
+			free_conn(px->conns[i]);
+		else
+			px->conns[k++] = px->conns[i];
+	}
+	px->n = k;
+}
+
+void sbx_proxy_stop(struct sbx_proxy *px)
+{
+	if (px->stopping)
+		return;
+	px->stopping = true;
+	px->drain_deadline = now_ms() + px->cfg.drain_ms;
+	for (size_t i = 0; i < px->n; i++) {
+		struct conn *c = px->conns[i];
+
+		/* Idle connections go at once; exchanges in flight end with Connection: close. */
+		if (c->st == ST_HEAD && !used(&c->in))
+			close_conn(c);
+		c->close_after = true;
+	}
+}
+
+bool sbx_proxy_done(const struct sbx_proxy *px)
+{
+	for (size_t i = 0; i < px->n; i++)
+		if (px->conns[i]->st != ST_DEAD)
+			return false;
+	return px->stopping;
+}
+
+void sbx_proxy_free(struct sbx_proxy *px)
+{
+	if (!px)
+		return;
+	for (size_t i = 0; i < px->n; i++)
+		free_conn(px->conns[i]);
+	free(px->conns);
+	free(px->slots);
+	sbx_resolver_free(px->res);
+	free(px);
+}
+
+int sbx_proxy_run(const struct sbx_proxy_config *cfg, int listen_fd, int stop_fd,
+		  struct sbx_diag *d)
+{
+	struct sbx_proxy *px;
+	struct pollfd *fds = NULL;
+	size_t cap = 0;
+	int r = sbx_proxy_new(cfg, listen_fd, &px, d);
+
+	if (r < 0)
+		return r;
+	while (!sbx_proxy_done(px)) {
+		int timeout;
+		size_t n = sbx_proxy_pollfds(px, cap ? fds + 1 : NULL, cap ? cap - 1 : 0, &timeout);
+		bool watch_stop = stop_fd >= 0 && !px->stopping;
+
+		if (n + 1 > cap) {
+			struct pollfd *nf = realloc(fds, (n + 1) * 2 * sizeof(*nf));
+
+			if (!nf) {
+				r = sbx_diag_set(d, -ENOMEM, "out of memory");
+				break;
+			}
+			fds = nf;
+			cap = (n + 1) * 2;
+			continue; /* fill again, now that it fits */
+		}
+		fds[0] = (struct pollfd){.fd = watch_stop ? stop_fd : -1, .events = POLLIN};
+		if (poll(fds, n + 1, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			r = sbx_diag_set(d, -errno, "poll: %s", strerror(errno));
+			break;
+		}
+		if (watch_stop && fds[0].revents)
+			sbx_proxy_stop(px);
+		sbx_proxy_dispatch(px, fds + 1, n);
+	}
+	free(fds);
+	sbx_proxy_free(px);
+	return r;
+}
+
+/* ---- the listening socket ------------------------------------------------------------------- */
+
+int sbx_proxy_listen(const struct sbx_listen_addr *a, int *fdp, char *bound, size_t bound_len,
+		     struct sbx_diag *d)
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t sl;
+	int fd, one = 1, fam;
+
+	*fdp = -1;
+	if (a->kind == SBX_LISTEN_UNIX) {
+		struct sockaddr_un *su = (struct sockaddr_un *)&ss;
+
+		if (strlen(a->path) >= sizeof(su->sun_path))
+			return sbx_diag_set(d, -ENAMETOOLONG,
+					    "--listen unix:%s: path longer than %zu bytes", a->path,
+					    sizeof(su->sun_path) - 1);
+		su->sun_family = AF_UNIX;
+		strcpy(su->sun_path, a->path);
+		sl = sizeof(*su);
+		fam = AF_UNIX;
+	} else if (a->kind == SBX_LISTEN_TCP4) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)a->port);
+		memcpy(&s4->sin_addr, a->addr, 4);
+		sl = sizeof(*s4);
+		fam = AF_INET;
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)a->port);
+		memcpy(&s6->sin6_addr, a->addr, 16);
+		sl = sizeof(*s6);
+		fam = AF_INET6;
+	}
+	fd = socket(fam, SOCK_STREAM, 0);
+	if (fd < 0)
+		return sbx_diag_set(d, -errno, "cannot create a socket: %s", strerror(errno));
+	setup_socket(fd, false);
+	if (fam != AF_UNIX)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fam == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, SOMAXCONN) < 0) {
+		int e = errno;
+
+		close(fd);
+		if (fam == AF_UNIX && e == EADDRINUSE) {
+			sbx_diag_set(d, -e, "--listen unix:%s: the path exists", a->path);
+			return sbx_diag_hint(d, -e, "remove it first if it is a stale socket");
+		}
+		return sbx_diag_set(d, -e, "cannot listen on the proxy address: %s", strerror(e));
+	}
+	if (fam == AF_UNIX) {
+		snprintf(bound, bound_len, "unix:%s", a->path);
+	} else {
+		sl = sizeof(ss);
+		if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+			int e = errno;
+
+			close(fd);
+			return sbx_diag_set(d, -e, "getsockname: %s", strerror(e));
+		}
+		if (fam == AF_INET)
+			snprintf(bound, bound_len, "%u.%u.%u.%u:%u", a->addr[0], a->addr[1],
+				 a->addr[2], a->addr[3],
+				 ntohs(((struct sockaddr_in *)&ss)->sin_port));
+		else
+			snprintf(bound, bound_len, "[::1]:%u",
+				 ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+	}
+	*fdp = fd;
+	return 0;
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resolver.c - name lookups off the event loop: getaddrinfo() blocks for as long as the system
+ * resolver takes, so it runs in a small pool of threads. Threads start when a lookup finds none
+ * idle, up to SBX_PROXY_RESOLVERS; a finished lookup is queued and announced by one byte on a
+ * pipe that the loop polls. The pool and its threads share one reference-counted state, so
+ * freeing the pool never waits for a lookup still inside getaddrinfo().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "unix/proxy.h"
+
+enum job_state { JOB_QUEUED = 0, JOB_RUNNING, JOB_DONE };
+
+struct sbx_resolve_job {
+	struct sbx_resolve_job *next;
+	enum job_state state;
+	bool cancelled;
+	void *owner;
+	char name[SBX_HOST_MAX + 1];
+	struct sbx_resolved res;
+};
+
+struct sbx_resolver {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct sbx_resolve_job *queue, *queue_tail, *done;
+	unsigned threads, idle, refs;
+	bool closing;
+	int pipe[2]; /* [0] polled by the loop, [1] written by the threads */
+};
+
+static void unref_locked(struct sbx_resolver *r)
+{
+	if (--r->refs > 0) {
+		pthread_mutex_unlock(&r->mu);
+		return;
+	}
+	pthread_mutex_unlock(&r->mu);
+	close(r->pipe[0]);
+	close(r->pipe[1]);
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}
+
+static void lookup(struct sbx_resolve_job *j)
+{
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+	struct addrinfo *ai = NULL;
+
+	/*
+	 * No AI_ADDRCONFIG: on a host whose only interface is the loopback it would hide every
+	 * address, the loopback ones included.
+	 */
+	j->res.gai_error = getaddrinfo(j->name, NULL, &hints, &ai);
+	for (struct addrinfo *a = ai; a && j->res.n < SBX_PROXY_MAX_ADDRS; a = a->ai_next) {
+		unsigned char addr[16] = {0};
+		bool dup = false;
+
+		if (a->ai_family == AF_INET)
+			memcpy(addr, &((struct sockaddr_in *)a->ai_addr)->sin_addr, 4);
+		else if (a->ai_family == AF_INET6)
+			memcpy(addr, &((struct sockaddr_in6 *)a->ai_addr)->sin6_addr, 16);
+		else
+			continue;
+		for (int k = 0; k < j->res.n && !dup; k++)
+			dup = j->res.family[k] == a->ai_family &&
+			      memcmp(j->res.addr[k], addr, sizeof(addr)) == 0;
+		if (dup)
+			continue;
+		j->res.family[j->res.n] = a->ai_family;
+		memcpy(j->res.addr[j->res.n++], addr, sizeof(addr));
+	}
+	if (ai)
+		freeaddrinfo(ai);
+}
+
+static void *worker(void *arg)
+{
+	struct sbx_resolver *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		struct sbx_resolve_job *j;
+
+		while (!r->queue && !r->closing) {
+			r->idle++;
+			pthread_cond_wait(&r->cv, &r->mu);
+			r->idle--;
+		}
+		if (!r->queue)
+			break;
+		j = r->queue;
+		r->queue = j->next;
+		if (!r->queue)
+			r->queue_tail = NULL;
+		j->state = JOB_RUNNING;
+		pthread_mutex_unlock(&r->mu);
+		lookup(j);
+		pthread_mutex_lock(&r->mu);
+		if (j->cancelled || r->closing) {
+			free(j);
+			continue;
+		}
+		j->state = JOB_DONE;
+		j->next = r->done;
+		r->done = j;
+		/* A full pipe already says there is something to take. */
+		if (write(r->pipe[1], "", 1) < 0 && errno != EAGAIN)
+			break;
+	}
+	r->threads--;
+	unref_locked(r);
+	return NULL;
+}
+
+int sbx_resolver_new(struct sbx_resolver **out)
+{
+	struct sbx_resolver *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	if (pipe(r->pipe) < 0) {
+		int e = errno;
+
+		free(r);
+		return -e;
+	}
+	for (int i = 0; i < 2; i++) {
+		fcntl(r->pipe[i], F_SETFD, FD_CLOEXEC);
+		fcntl(r->pipe[i], F_SETFL, O_NONBLOCK);
+	}
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	r->refs = 1;
+	*out = r;
+	return 0;
+}
+
+int sbx_resolver_notify_fd(const struct sbx_resolver *r)
+{
+	return r->pipe[0];
+}
+
+/* Starts one more worker; called locked. Signals go to the loop's thread, never to a worker. */
+static void spawn_locked(struct sbx_resolver *r)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t all, old;
+
+	if (pthread_attr_init(&attr))
+		return;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&t, &attr, worker, r) == 0) {
+		r->threads++;
+		r->refs++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+}
+
+struct sbx_resolve_job *sbx_resolver_submit(struct sbx_resolver *r, const char *name, void *owner)
+{
+	struct sbx_resolve_job *j = calloc(1, sizeof(*j));
+
+	if (!j || strlen(name) >= sizeof(j->name)) {
+		free(j);
+		return NULL;
+	}
+	strcpy(j->name, name);
+	j->owner = owner;
+	pthread_mutex_lock(&r->mu);
+	if (r->queue_tail)
+		r->queue_tail->next = j;
+	else
+		r->queue = j;
+	r->queue_tail = j;
+	if (r->idle == 0 && r->threads < SBX_PROXY_RESOLVERS)
+		spawn_locked(r);
+	if (r->threads == 0) {
+		/* Not even one thread: the lookup would never run. */
+		r->queue = r->queue_tail = NULL;
+		pthread_mutex_unlock(&r->mu);
+		free(j);
+		return NULL;
+	}
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return j;
+}
+
+bool sbx_resolver_take(struct sbx_resolver *r, void **owner, struct sbx_resolved *res)
+{
+	struct sbx_resolve_job *j;
+	char drain[64];
+
+	while (read(r->pipe[0], drain, sizeof(drain)) > 0)
+		;
+	pthread_mutex_lock(&r->mu);
+	j = r->done;
+	if (j)
+		r->done = j->next;
+	pthread_mutex_unlock(&r->mu);
+	if (!j)
+		return false;
+	*owner = j->owner;
+	*res = j->res;
+	free(j);
+	return true;
+}
+
+static void unlink_job(struct sbx_resolve_job **list, struct sbx_resolve_job *j,
+		       struct sbx_resolve_job **tail)
+{
+	struct sbx_resolve_job *prev = NULL;
+
+	for (struct sbx_resolve_job *x = *list; x; prev = x, x = x->next) {
+		if (x != j)
+			continue;
+		if (prev)
+			prev->next = x->next;
+		else
+			*list = x->next;
+		if (tail && *tail == x)
+			*tail = prev;
+		return;
+	}
+}
+
+void sbx_resolver_cancel(struct sbx_resolver *r, struct sbx_resolve_job *j)
+{
+	pthread_mutex_lock(&r->mu);
+	switch (j->state) {
+	case JOB_QUEUED:
+		unlink_job(&r->queue, j, &r->queue_tail);
+		free(j);
+		break;
+	case JOB_DONE:
+		unlink_job(&r->done, j, NULL);
+		free(j);
+		break;
+	case JOB_RUNNING:
+		j->cancelled = true; /* its worker frees it */
+		break;
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+void sbx_resolver_free(struct sbx_resolver *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->closing = true;
+	while (r->queue) {
+		struct sbx_resolve_job *j = r->queue;
+
+		r->queue = j->next;
+		free(j);
+	}
+	r->queue_tail = NULL;
+	while (r->done) {
+		struct sbx_resolve_job *j = r->done;
+
+		r->done = j->next;
+		free(j);
+	}
+	pthread_cond_broadcast(&r->cv);
+	unref_locked(r);
+}

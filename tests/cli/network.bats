@@ -1,0 +1,153 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# The network beyond the profile: --managed-network and its proxy variables,
+# --allow-unix-socket, --allow-local-binding; what each platform plans and refuses.
+
+load helpers
+
+setup() { setup_ws; cd "$WS"; }
+
+# sbx VAR=VALUE... -- ARGS...: sbxrun with exactly these variables (and PATH), so that the
+# proxy variables of the machine running the tests play no part.
+sbx() {
+	local vars=()
+	while [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	shift
+	env -i PATH="$PATH" "${vars[@]}" "$SBXRUN" "$@"
+}
+
+rules_json() { jget "$1" '[r["rule"] for r in j["requirements"]]'; }
+req() { jget "$1" '[r for r in j["requirements"] if r["rule"]=='"'$2'"'][0]["'"$3"'"]'; }
+
+@test "--managed-network without a proxy variable: one line and a hint, 125, nothing runs" {
+	run --separate-stderr sbx -- --managed-network -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[[ "${stderr_lines[0]}" == "sbxrun: managed networking needs a proxy, and no proxy variable is set"* ]]
+	[[ "${stderr_lines[1]}" == "hint: set HTTPS_PROXY and HTTP_PROXY"* ]]
+	[ ! -e "$WS/canary" ]
+	run --separate-stderr sbx -- explain --platform macos --managed-network -- true
+	[ "$status" -eq 125 ]
+	# The control: with no sandbox wanted nothing is confined, and no proxy is needed.
+	run sbx -- --sandbox forbid --managed-network -- touch "$WS/canary"
+	[ "$status" -eq 0 ]
+	[ -e "$WS/canary" ]
+}
+
+@test "a proxy that is not on loopback is refused by host and port, never with its password" {
+	run --separate-stderr sbx HTTPS_PROXY=http://user:hunter2@proxy.corp:8080 -- \
+		explain --platform macos --managed-network -- true
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "sbxrun: HTTPS_PROXY names the proxy proxy.corp:8080, which is not on this machine's loopback interface (127.0.0.0/8, ::1 or localhost): managed networking lets the command reach its proxies and nothing else" ]
+	[[ "$stderr" != *hunter2* ]]
+	run --separate-stderr sbx http_proxy=http://127.0.0.1:3128/path -- --managed-network -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "sbxrun: http_proxy: a proxy URL is SCHEME://HOST:PORT"* ]]
+	[ ! -e "$WS/canary" ]
+	# The control: on loopback, the same planning succeeds.
+	run sbx HTTPS_PROXY=http://user:hunter2@127.0.0.1:8080 -- explain --platform macos --managed-network -- true
+	[ "$status" -eq 0 ]
+}
+
+@test "explain --platform macos --managed-network: only the proxies' ports on loopback" {
+	run sbx HTTPS_PROXY=http://127.0.0.1:3128 ALL_PROXY='socks5h://[::1]' NO_PROXY=localhost -- \
+		explain --platform macos --json --managed-network -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["enforceable"]')" = true ]
+	[ "$(req "$output" 'managed network: connect only to the proxies at 127.0.0.1:3128, [::1]:1080' status)" = enforced ]
+	[ "$(jget "$output" '"(allow network-outbound (remote ip \"localhost:3128\"))" in j["argv"][2]')" = true ]
+	[ "$(jget "$output" '"(allow network-outbound (remote ip \"localhost:1080\"))" in j["argv"][2]')" = true ]
+	[ "$(jget "$output" '"(allow network-outbound)" in j["argv"][2]')" = false ]
+	# The control: without --managed-network the proxy variables change nothing.
+	run sbx HTTPS_PROXY=http://127.0.0.1:3128 -- explain --platform macos --json -- true
+	[ "$(jget "$output" '"localhost:3128" in j["argv"][2]')" = false ]
+}
+
+@test "--allow-unix-socket: normalized, sorted, one parameter each; relative paths refused" {
+	run sbx -- explain --platform macos --json --allow-unix-socket /run/b.sock \
+		--allow-unix-socket /run/x/../a.sock --allow-unix-socket /run/a.sock/ -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" '[a for a in j["argv"] if a.startswith("-DUNIX")]')" = '["-DUNIX_SOCKET_PATH_0=/run/a.sock", "-DUNIX_SOCKET_PATH_1=/run/b.sock"]' ]
+	[ "$(req "$output" 'connect to Unix socket /run/a.sock' status)" = enforced ]
+	[ "$(jget "$output" '"(remote unix-socket (subpath (param \"UNIX_SOCKET_PATH_1\")))" in j["argv"][2]')" = true ]
+	run --separate-stderr sbx -- --allow-unix-socket agent.sock -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == 'sbxrun: Unix socket path "agent.sock" is not absolute'* ]]
+	[ ! -e "$WS/canary" ]
+	run --separate-stderr sbx -- --allow-unix-socket
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == *"option '--allow-unix-socket' needs a value" ]]
+}
+
+@test "a Unix socket path through a symbolic link is refused on macOS; its real path is not" {
+	mkdir -p "$WS/real"
+	ln -s "$WS/real" "$WS/link"
+	run sbx -- explain --platform macos --json --allow-unix-socket "$WS/link/agent.sock" -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["enforceable"]')" = false ]
+	[[ "$(req "$output" "connect to Unix socket $WS/link/agent.sock" why)" == *"goes through symbolic link $WS/link"* ]]
+	run sbx -- explain --platform macos --json --allow-unix-socket "$WS/real/agent.sock" -- true
+	[ "$(jget "$output" 'j["enforceable"]')" = true ]
+}
+
+@test "--allow-local-binding: bind and serve on loopback, with the network restricted or enabled" {
+	run sbx -- explain --platform macos --json --allow-local-binding --profile :read-only -- true
+	[ "$status" -eq 0 ]
+	[ "$(req "$output" 'bind and serve on loopback' status)" = enforced ]
+	[ "$(jget "$output" '"(allow network-bind (local ip \"*:*\"))" in j["argv"][2]')" = true ]
+	[ "$(jget "$output" '"(allow network-outbound (remote ip \"localhost:*\"))" in j["argv"][2]')" = true ]
+	[ "$(jget "$output" '":53" in j["argv"][2]')" = false ]
+	run sbx -- explain --platform macos --json --profile :read-only -- true
+	[ "$(jget "$output" '"network-bind" in j["argv"][2]')" = false ]
+}
+
+@test "Linux: the allowances are not implemented yet, and run refuses them (125)" {
+	run sbx -- explain --platform linux --json --allow-unix-socket /run/a.sock --allow-local-binding -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["enforceable"]')" = false ]
+	[[ "$(req "$output" 'connect to Unix socket /run/a.sock' why)" == *"not implemented by the Linux backend yet"* ]]
+	[[ "$(req "$output" 'bind and serve on loopback' why)" == *"not implemented by the Linux backend yet"* ]]
+	if [ "$(uname -s)" = Linux ]; then
+		run --separate-stderr sbx -- --allow-unix-socket /run/a.sock -- touch "$WS/canary"
+		[ "$status" -eq 125 ]
+		[[ "${stderr_lines[0]}" == 'sbxrun: cannot enforce "connect to Unix socket /run/a.sock" on linux: a Unix socket allow-list is not implemented by the Linux backend yet' ]]
+		[[ "${stderr_lines[1]}" == "hint: drop --allow-unix-socket"* ]]
+		[ ! -e "$WS/canary" ]
+		run --separate-stderr sbx HTTPS_PROXY=http://127.0.0.1:3128 -- --managed-network -- touch "$WS/canary"
+		[ "$status" -eq 125 ]
+		[[ "${stderr_lines[0]}" == *"managed network"*"not implemented by the Linux backend"* ]]
+		[ ! -e "$WS/canary" ]
+		# The control: without the allowances the same run goes ahead.
+		run sbx -- -- touch "$WS/canary"
+		[ "$status" -eq 0 ]
+		[ -e "$WS/canary" ]
+	fi
+}
+
+@test "Windows: managed networking in Codex's words, the socket allow-list refused" {
+	run sbx HTTPS_PROXY=http://127.0.0.1:3128 -- explain --platform windows --json --managed-network -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["enforceable"]')" = false ]
+	[[ "$(req "$output" 'managed network: connect only to the proxies at 127.0.0.1:3128' why)" == "managed networking requires the elevated Windows sandbox backend"* ]]
+	run sbx HTTPS_PROXY=http://127.0.0.1:3128 -- explain --platform windows --json --managed-network --profile :danger-full-access -- true
+	[ "$(jget "$output" 'j["enforceable"]')" = false ]
+	[[ "$(jget "$output" 'j["requirements"][0]["why"]')" == "managed networking requires the elevated Windows sandbox backend"* ]]
+	run sbx -- explain --platform windows --json --allow-unix-socket 'C:\run\a.sock' -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["enforceable"]')" = false ]
+	[[ "$(req "$output" 'connect to Unix socket C:\\run\\a.sock' why)" == *"cannot keep Unix sockets to an allow-list"* ]]
+}
+
+@test "the options belong to run and explain only, and --help names them" {
+	run --separate-stderr sbx -- access --allow-local-binding "$WS"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "sbxrun: access: option '--allow-local-binding' does not apply here" ]
+	run --separate-stderr sbx -- context --allow-unix-socket /run/a.sock
+	[ "$status" -eq 125 ]
+	run "$SBXRUN" --help
+	[[ "$output" == *"--allow-unix-socket PATH"* ]]
+	[[ "$output" == *"--allow-local-binding"* ]]
+}

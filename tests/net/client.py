@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""A raw client for the proxy tests: sends exactly the bytes a test names.
+
+  client.py send ADDR DATA [--shut]     DATA with \\r \\n \\xNN escapes; prints what comes back
+                                        until the proxy closes (--shut: half-close after DATA)
+  client.py statuses ADDR DATA          the status codes of the responses that come back
+  client.py tunnel ADDR TARGET N        CONNECT TARGET, echo N bytes through it, half-close
+  client.py hold ADDR TARGET N          N tunnels open at once, then each echoes a message
+                                        (ADDR "direct": plain connections to TARGET instead)
+  client.py slow ADDR DATA              sends DATA (a partial head) and waits: "STATUS SECONDS"
+  client.py chaos ADDR URL TARGET N     N clients that vanish at random points of exchanges
+ADDR is HOST:PORT, [::1]:PORT or unix:PATH.
+"""
+import os
+import random
+import re
+import socket
+import sys
+import threading
+import time
+
+
+def connect(addr, timeout=10):
+    if addr.startswith("unix:"):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        s.connect(addr[5:])
+        return s
+    host, port = addr.rsplit(":", 1)
+    fam = socket.AF_INET6 if host.startswith("[") else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect((host.strip("[]"), int(port)))
+    return s
+
+
+def unescape(text):
+    return text.encode("latin-1").decode("unicode_escape").encode("latin-1")
+
+
+def read_all(s):
+    out = b""
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            out += d
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return out
+
+
+def cmd_send(addr, data, shut=False):
+    s = connect(addr)
+    s.sendall(unescape(data))
+    if shut:
+        s.shutdown(socket.SHUT_WR)
+    out = read_all(s)
+    s.close()
+    return out
+
+
+def open_tunnel(addr, target):
+    s = connect(addr)
+    s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target.encode(), target.encode()))
+    head = b""
+    while b"\r\n\r\n" not in head:
+        d = s.recv(1)
+        if not d:
+            raise RuntimeError("tunnel closed before its response: %r" % head)
+        head += d
+    if not head.startswith(b"HTTP/1.1 200 "):
+        raise RuntimeError("tunnel refused: %r" % head)
+    return s
+
+
+def echo_through(s, payload):
+    s.sendall(payload)
+    got = b""
+    while len(got) < len(payload):
+        d = s.recv(65536)
+        if not d:
+            break
+        got += d
+    return got == payload
+
+
+def cmd_tunnel(addr, target, n):
+    s = open_tunnel(addr, target)
+    payload = os.urandom(n)
+    ok = echo_through(s, payload)
+    s.shutdown(socket.SHUT_WR)
+    rest = read_all(s)  # the echo server's EOF travels back through the tunnel
+    s.close()
+    print("ok" if ok and rest == b"" else "mismatch")
+
+
+def cmd_hold(addr, target, n):
+    if addr == "direct":
+        socks = [connect(target) for _ in range(n)]
+    else:
+        socks = [open_tunnel(addr, target) for _ in range(n)]
+    # Every tunnel is open now; each must still carry its own bytes.
+    good = sum(echo_through(s, b"tunnel %d\n" % i) for i, s in enumerate(socks))
+    for s in socks:
+        s.close()
+    print("held %d, echoed %d" % (n, good))
+
+
+def cmd_slow(addr, data):
+    s = connect(addr, timeout=60)
+    start = time.monotonic()
+    s.sendall(unescape(data))
+    out = read_all(s)
+    m = re.match(rb"HTTP/1\.1 (\d{3})", out)
+    print("%s %.1f" % (m.group(1).decode() if m else "none", time.monotonic() - start))
+
+
+def vanish(s):
+    """Closes abruptly: a reset (linger 0) or a plain close, at random."""
+    try:
+        if random.random() < 0.5:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        s.close()
+    except OSError:
+        pass
+
+
+def chaos_one(addr, url, target, rnd):
+    try:
+        s = connect(addr, timeout=5)
+        kind = rnd.randrange(7)
+        if kind == 0:  # dies before sending anything
+            pass
+        elif kind == 1:  # dies in the middle of a head
+            s.sendall(b"GET " + url.encode() + b" HTTP/1.1\r\nHo")
+        elif kind == 2:  # dies after a head, before the response
+            s.sendall(b"GET " + url.encode() + b"/slow/0.3 HTTP/1.1\r\nHost: x\r\n\r\n")
+        elif kind == 3:  # dies in the middle of a large response
+            s.sendall(b"GET " + url.encode() + b"/bytes/5000000 HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.recv(rnd.randrange(1, 200000))
+        elif kind == 4:  # dies in the middle of its request body
+            s.sendall(b"POST " + url.encode() + b"/echo HTTP/1.1\r\nHost: x\r\n"
+                      b"Content-Length: 100000\r\n\r\n" + b"x" * rnd.randrange(0, 50000))
+        elif kind == 5:  # dies in the middle of a chunked body
+            s.sendall(b"POST " + url.encode() + b"/echo HTTP/1.1\r\nHost: x\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n10\r\n0123456789")
+        else:  # dies inside a tunnel
+            s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: x\r\n\r\nhello" % target.encode())
+            s.recv(rnd.randrange(1, 100))
+        time.sleep(rnd.random() * 0.05)
+        vanish(s)
+    except OSError:
+        pass
+
+
+def cmd_chaos(addr, url, target, n):
+    rnd = random.Random(int(os.environ.get("CHAOS_SEED", "1")))
+    threads = []
+    for i in range(n):
+        t = threading.Thread(target=chaos_one, args=(addr, url, target, random.Random(rnd.random())))
+        t.start()
+        threads.append(t)
+        if len(threads) >= 50:
+            threads.pop(0).join()
+    for t in threads:
+        t.join()
+    print("chaos done")
+
+
+def main():
+    cmd, addr = sys.argv[1], sys.argv[2]
+    if cmd == "send":
+        sys.stdout.write(cmd_send(addr, sys.argv[3], "--shut" in sys.argv[4:]).decode("latin-1"))
+    elif cmd == "statuses":
+        out = cmd_send(addr, sys.argv[3], "--shut" in sys.argv[4:])
+        print(" ".join(m.decode() for m in re.findall(rb"(?:^|\n)HTTP/1\.1 (\d{3}) ", out)))
+    elif cmd == "tunnel":
+        cmd_tunnel(addr, sys.argv[3], int(sys.argv[4]))
+    elif cmd == "hold":
+        cmd_hold(addr, sys.argv[3], int(sys.argv[4]))
+    elif cmd == "slow":
+        cmd_slow(addr, sys.argv[3])
+    elif cmd == "chaos":
+        cmd_chaos(addr, sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main()

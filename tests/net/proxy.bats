@@ -1,0 +1,494 @@
+#!/usr/bin/env bats
+# sbxrun proxy against real servers and clients on the loopback: curl, git, pip, raw sockets.
+
+load helpers
+
+setup() {
+	WWW=$BATS_TEST_TMPDIR/www
+	mkdir -p "$WWW"
+	echo hello >"$WWW/f.txt"
+}
+
+teardown() {
+	stop_all
+}
+
+# ---- allowed and refused -------------------------------------------------------------------
+
+@test "an allowed host is fetched through the proxy, and the decision is logged" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	grep -q "^GET /f.txt host=localhost:$UP_PORT\$" "$UP_LOG"
+	[ "$(jline 1 'j["decision"]')" = allow ]
+	[ "$(jline 1 'j["rule"]')" = "allow localhost" ]
+	[ "$(jline 1 '[j["method"], j["host"], j["port"], j["status"]]')" = "[\"GET\", \"localhost\", $UP_PORT, 200]" ]
+	[[ "$(jline 1 'j["client"]')" == 127.0.0.1:* ]]
+	[[ "$(jline 1 'j["time"]')" =~ ^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9:]{8}\.[0-9]{3}Z$ ]]
+	# bytes: the request head sent upstream and the whole response relayed back.
+	bytes=$(jline 1 'j["bytes"]')
+	[ "$bytes" -gt 100 ] && [ "$bytes" -lt 600 ]
+}
+
+@test "a refused host gets 403 naming the rule within a second, and the upstream sees nothing" {
+	start_upstream
+	start_proxy --allow-domain allowed.example
+	start=$(date +%s%N)
+	run curl -sS -i -x "http://$PX" "http://localhost:$UP_PORT/secret"
+	elapsed=$((($(date +%s%N) - start) / 1000000))
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "HTTP/1.1 403 Forbidden"* ]]
+	[[ "$output" == *"sbxrun: host localhost is not in the allow list"* ]]
+	[ "$elapsed" -lt 1000 ]
+	# No connection at all reached the upstream (the positive control is the test above).
+	[ ! -s "$UP_LOG" ]
+	[ "$(jline 1 '[j["decision"], j["rule"], j["status"], j["bytes"]]')" = '["deny", "not in the allow list", 403, 0]' ]
+}
+
+# Stops a proxy started under strace: the signal goes to the proxy, strace follows it out.
+stop_traced() {
+	kill -TERM "$(pgrep -P "$PX_PID")"
+	wait "$PX_PID"
+	PX_PID=
+}
+
+@test "a refused name is never resolved or connected: no socket is made for it" {
+	command -v strace >/dev/null
+	start_upstream
+	# (LeakSanitizer cannot run under ptrace: sanitized builds skip only the leak check here.)
+	PX_WRAP="env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=socket,connect -o $BATS_TEST_TMPDIR/trace" \
+		start_proxy --allow-domain allowed.example
+	run curl -sS -x "http://$PX" "http://refused.example/"
+	[[ "$output" == "sbxrun: host refused.example is not in the allow list" ]]
+	run curl -sS -p -x "http://$PX" "http://refused.example:443/"
+	[ "$status" -ne 0 ]
+	stop_traced
+	# The listening socket is the only one the proxy ever made: no resolver, no upstream.
+	[ "$(grep -c 'socket(' "$BATS_TEST_TMPDIR/trace")" -eq 1 ]
+	! grep -q 'connect(' "$BATS_TEST_TMPDIR/trace"
+	# Positive control: an allowed request does make its sockets.
+	PX_WRAP="env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=socket,connect -o $BATS_TEST_TMPDIR/trace2" \
+		start_proxy --allow-domain localhost
+	curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	stop_traced
+	grep -q 'connect(.*htons('"$UP_PORT"')' "$BATS_TEST_TMPDIR/trace2"
+}
+
+@test "deny wins over allow, and the 403 names the deny entry" {
+	start_upstream
+	start_proxy --allow-domain localhost --deny-domain "localhost:$UP_PORT"
+	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host localhost is denied by --deny-domain localhost:$UP_PORT" ]
+	[ ! -s "$UP_LOG" ]
+	[ "$(jline 1 '[j["decision"], j["rule"]]')" = "[\"deny\", \"deny localhost:$UP_PORT\"]" ]
+}
+
+@test "IP literals are allowed only by an entry naming them exactly" {
+	start_upstream
+	start_proxy --allow-domain localhost --allow-domain "127.0.0.1:$UP_PORT"
+	run curl -sS -x "http://$PX" "http://127.0.0.1:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run curl -sS -x "http://$PX" "http://127.0.0.2:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host 127.0.0.2 is not in the allow list" ]
+	run curl -sS -x "http://$PX" "http://[::1]:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host [::1] is not in the allow list" ]
+	# A numeric spelling the resolver would read as 127.0.0.1 is malformed, not allowed.
+	run client statuses "$PX" 'GET http://2130706433:'"$UP_PORT"'/f.txt HTTP/1.1\r\nHost: x\r\n\r\n'
+	[ "$output" = 400 ]
+	run curl -sS -x "http://$PX" "http://localhost:1/f.txt"
+	[[ "$output" == "sbxrun: cannot connect to localhost port 1: Connection refused" ]]
+}
+
+@test "a port-restricted entry allows that port only" {
+	start_upstream
+	start_echo
+	start_proxy --allow-domain "localhost:$ECHO_PORT"
+	run client tunnel "$PX" "localhost:$ECHO_PORT" 1000
+	[ "$output" = ok ]
+	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: port $UP_PORT of host localhost is not in the allow list" ]
+}
+
+# ---- names, wildcards and private addresses (a private /etc/hosts) --------------------------
+
+hosts_file() {
+	cat >"$BATS_TEST_TMPDIR/hosts" <<-EOF
+		127.0.0.1 localhost
+		127.0.0.1 allowed.test a.allowed.test b.a.allowed.test evil.allowed.test rebind.test
+		::1 v6.test
+		169.254.169.254 metadata.test
+	EOF
+	with_hosts "$BATS_TEST_TMPDIR/hosts"
+}
+
+@test "*.D allows the names below D, **.D also D; deny still wins" {
+	hosts_file
+	start_upstream
+	start_proxy --allow-private-addresses --allow-domain '*.allowed.test' \
+		--deny-domain evil.allowed.test
+	run curl -sS -x "http://$PX" "http://a.allowed.test:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run curl -sS -x "http://$PX" "http://B.A.Allowed.Test.:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run curl -sS -x "http://$PX" "http://allowed.test:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host allowed.test is not in the allow list" ]
+	run curl -sS -x "http://$PX" "http://evil.allowed.test:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host evil.allowed.test is denied by --deny-domain evil.allowed.test" ]
+	stop_proxy
+	start_proxy --allow-private-addresses --allow-domain '**.allowed.test'
+	run curl -sS -x "http://$PX" "http://allowed.test:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	[ "$(grep -c '^GET /f.txt' "$UP_LOG")" -eq 3 ]
+	grep -q "^GET /f.txt host=b.a.allowed.test:$UP_PORT\$" "$UP_LOG"
+}
+
+@test "an allowed name that resolves to a private address is refused (DNS rebinding)" {
+	hosts_file
+	start_upstream
+	start_proxy --allow-domain rebind.test --allow-domain metadata.test
+	run curl -sS -x "http://$PX" "http://rebind.test:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host rebind.test resolves only to non-public addresses (127.0.0.1 is loopback); they are refused unless private addresses are allowed" ]
+	run curl -sS -x "http://$PX" "http://metadata.test/latest/meta-data/"
+	[[ "$output" == *"(169.254.169.254 is link-local)"* ]]
+	run client tunnel "$PX" "rebind.test:$UP_PORT" 10
+	[[ "$output" == *"403 Forbidden"* ]]
+	[ ! -s "$UP_LOG" ]
+	[ "$(jline 1 '[j["decision"], j["rule"], j["status"]]')" = '["deny", "non-public address 127.0.0.1 (loopback)", 403]' ]
+	# Positive control: the same name with private addresses allowed.
+	stop_proxy
+	start_proxy --allow-domain rebind.test --allow-private-addresses
+	run curl -sS -x "http://$PX" "http://rebind.test:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+}
+
+@test "a name that resolves only over IPv6 is reached over IPv6" {
+	hosts_file
+	start_upstream ::1
+	start_proxy --allow-domain v6.test --allow-private-addresses
+	run curl -sS -x "http://$PX" "http://v6.test:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	grep -q "^connection from ::1:" "$UP_LOG"
+}
+
+@test "a name that does not resolve gets 502 naming it" {
+	hosts_file
+	start_proxy --allow-domain missing.invalid
+	run curl -sS -x "http://$PX" "http://missing.invalid/"
+	[[ "$output" == "sbxrun: cannot resolve host missing.invalid: "* ]]
+	[ "$(jline 1 '[j["decision"], j["status"]]')" = '["allow", 502]' ]
+}
+
+# ---- HTTP forwarding -----------------------------------------------------------------------
+
+@test "keep-alive: two requests on one client connection, chunked and close-delimited bodies" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	run curl -sS -x "http://$PX" -o "$BATS_TEST_TMPDIR/a" "http://localhost:$UP_PORT/chunked/100000" \
+		-o "$BATS_TEST_TMPDIR/b" "http://localhost:$UP_PORT/bytes/70000" -w '%{num_connects}\n'
+	[ "$status" -eq 0 ]
+	[ "$output" = $'1\n0' ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/a")" -eq 100000 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/b")" -eq 70000 ]
+	[ "$(jline 1 'j["client"]')" = "$(jline 2 'j["client"]')" ]
+	# The client of a close-delimited body sees the end of it as the proxy closes.
+	run curl -sS -x "http://$PX" -o "$BATS_TEST_TMPDIR/c" "http://localhost:$UP_PORT/close/123456" \
+		-D "$BATS_TEST_TMPDIR/h"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/c")" -eq 123456 ]
+	grep -qi '^connection: close' "$BATS_TEST_TMPDIR/h"
+	python3 - "$BATS_TEST_TMPDIR" <<-'EOF'
+		import sys
+		block = bytes(range(256)) * 256
+		d = sys.argv[1]
+		assert open(d + "/a", "rb").read() == block[:1000] * 100
+		assert open(d + "/b", "rb").read() == (block * 2)[:70000]
+		assert open(d + "/c", "rb").read() == (block * 2)[:123456]
+	EOF
+}
+
+@test "bodies: Content-Length, chunked and Expect: 100-continue uploads arrive intact" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	head -c 3000000 /dev/urandom >"$BATS_TEST_TMPDIR/up"
+	want=$(sha256sum <"$BATS_TEST_TMPDIR/up")
+	got=$(curl -sS -x "http://$PX" --data-binary @"$BATS_TEST_TMPDIR/up" \
+		"http://localhost:$UP_PORT/echo" | sha256sum)
+	[ "$got" = "$want" ]
+	got=$(curl -sS -x "http://$PX" -H 'Transfer-Encoding: chunked' \
+		--data-binary @"$BATS_TEST_TMPDIR/up" "http://localhost:$UP_PORT/echo" | sha256sum)
+	[ "$got" = "$want" ]
+	got=$(curl -sS -x "http://$PX" -H 'Expect: 100-continue' --expect100-timeout 30 \
+		--data-binary @"$BATS_TEST_TMPDIR/up" "http://localhost:$UP_PORT/echo" | sha256sum)
+	[ "$got" = "$want" ]
+	run curl -sS -I -x "http://$PX" "http://localhost:$UP_PORT/bytes/1234"
+	[[ "$output" == *"Content-Length: 1234"* ]]
+	[ "$(grep -c '^POST /echo' "$UP_LOG")" -eq 3 ]
+}
+
+@test "hop-by-hop fields stay between the client and the proxy" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	run client send "$PX" 'GET http://localhost:'"$UP_PORT"'/f.txt HTTP/1.1\r\nHost: evil.example\r\nConnection: close, X-Hop\r\nX-Hop: 1\r\nProxy-Authorization: Basic eA==\r\n\r\n'
+	[[ "$output" == "HTTP/1.1 200 OK"* ]]
+	[[ "$output" == *$'\r\nConnection: close\r\n'* ]]
+	[[ "$output" == *hello* ]]
+	# The upstream got the target's Host, not the client's.
+	grep -q "^GET /f.txt host=localhost:$UP_PORT\$" "$UP_LOG"
+}
+
+@test "git clone over HTTP through the proxy" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	src=$BATS_TEST_TMPDIR/src
+	git init -q "$src"
+	echo "proxied" >"$src/README"
+	git -C "$src" add README
+	git -C "$src" -c user.name=t -c user.email=t@t commit -qm one
+	git clone -q --bare "$src" "$WWW/repo.git"
+	git -C "$WWW/repo.git" update-server-info
+	run env -u http_proxy -u HTTP_PROXY git -c http.proxy="http://$PX" clone -q \
+		"http://localhost:$UP_PORT/repo.git" "$BATS_TEST_TMPDIR/clone"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/clone/README")" = proxied ]
+	grep -q '^GET /repo.git/info/refs' "$UP_LOG"
+	[ "$(jline 1 'j["rule"]')" = "allow localhost" ]
+	# Refused: the clone fails and nothing reaches the server.
+	stop_proxy
+	: >"$UP_LOG"
+	start_proxy --allow-domain registry.example
+	run git -c http.proxy="http://$PX" clone -q "http://localhost:$UP_PORT/repo.git" \
+		"$BATS_TEST_TMPDIR/clone2"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *403* ]]
+	[ ! -s "$UP_LOG" ]
+}
+
+@test "pip download from a local simple index through the proxy" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	python3 - "$WWW" <<-'EOF'
+		import hashlib, os, sys, zipfile
+		www = sys.argv[1]
+		os.makedirs(www + "/packages", exist_ok=True)
+		os.makedirs(www + "/simple/demo", exist_ok=True)
+		whl = www + "/packages/demo-1.0-py3-none-any.whl"
+		files = {
+		    "demo/__init__.py": "VALUE = 1\n",
+		    "demo-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
+		    "demo-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+		}
+		record = "".join("%s,,\n" % n for n in files) + "demo-1.0.dist-info/RECORD,,\n"
+		with zipfile.ZipFile(whl, "w") as z:
+		    for n, t in files.items():
+		        z.writestr(n, t)
+		    z.writestr("demo-1.0.dist-info/RECORD", record)
+		digest = hashlib.sha256(open(whl, "rb").read()).hexdigest()
+		with open(www + "/simple/demo/index.html", "w") as f:
+		    f.write('<a href="../../packages/demo-1.0-py3-none-any.whl#sha256=%s">demo-1.0-py3-none-any.whl</a>\n' % digest)
+	EOF
+	run env -u http_proxy -u HTTP_PROXY -u no_proxy -u NO_PROXY PIP_CONFIG_FILE=/dev/null \
+		python3 -m pip download --no-cache-dir --disable-pip-version-check --no-deps \
+		--index-url "http://localhost:$UP_PORT/simple/" --trusted-host localhost \
+		--proxy "http://$PX" -d "$BATS_TEST_TMPDIR/dl" demo
+	[ "$status" -eq 0 ]
+	[ -f "$BATS_TEST_TMPDIR/dl/demo-1.0-py3-none-any.whl" ]
+	grep -q '^GET /simple/demo/' "$UP_LOG"
+	grep -q '"host":"localhost"' "$PX_LOG"
+}
+
+# ---- CONNECT -------------------------------------------------------------------------------
+
+@test "CONNECT tunnels arbitrary TCP to an allowed host, with half-close and exact byte counts" {
+	start_echo
+	start_upstream
+	start_proxy --allow-domain localhost
+	run client tunnel "$PX" "localhost:$ECHO_PORT" 1000
+	[ "$output" = ok ]
+	[ "$(jline 1 '[j["method"], j["host"], j["port"], j["decision"], j["status"], j["bytes"]]')" = "[\"CONNECT\", \"localhost\", $ECHO_PORT, \"allow\", 200, 2000]" ]
+	run client tunnel "$PX" "localhost:$ECHO_PORT" 5000000
+	[ "$output" = ok ]
+	# HTTP inside a tunnel (what clients do for https), and a refused tunnel.
+	run curl -sS -p -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run curl -sS -p -x "http://$PX" "http://other.example:$UP_PORT/f.txt"
+	[ "$status" -ne 0 ]
+	[[ "$(tail -n 1 "$PX_LOG")" == *'"method":"CONNECT","host":"other.example"'*'"decision":"deny"'* ]]
+}
+
+# ---- malformed, oversized, slow and pipelined requests ------------------------------------
+
+@test "malformed and oversized requests get a clear status, and the proxy keeps serving" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	u="http://localhost:$UP_PORT/f.txt"
+	check() { # STATUS DATA
+		run client statuses "$PX" "$2"
+		[ "$output" = "$1" ] || { echo "sent $2: got '$output', expected $1"; return 1; }
+		proxy_serves
+	}
+	check 400 "GET $u HTTP/1.1\nHost: x\n\n"
+	check 400 "GET $u HTTP/1.1\r\nHost: x\r\nX: a\r\n folded\r\n\r\n"
+	check 400 "GET $u HTTP/1.1\r\nHost : x\r\n\r\n"
+	check 400 "GET $u HTTP/1.1\r\nX: \x01\r\nHost: x\r\n\r\n"
+	check 400 "GET /f.txt HTTP/1.1\r\nHost: localhost\r\n\r\n"
+	check 400 "GET $u HTTP/1.1\r\n\r\n"
+	check 400 "GET http://localhost@evil.example/ HTTP/1.1\r\nHost: x\r\n\r\n"
+	check 400 "POST $u HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+	check 400 "POST $u HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"
+	check 501 "POST $u HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+	check 505 "GET $u HTTP/2.0\r\nHost: x\r\n\r\n"
+	check 414 "GET $u?$(head -c 9000 /dev/zero | tr '\0' a) HTTP/1.1\r\nHost: x\r\n\r\n"
+	check 431 "GET $u HTTP/1.1\r\nHost: x\r\nX: $(head -c 9000 /dev/zero | tr '\0' a)\r\n\r\n"
+	big=$(for i in $(seq 1 9); do printf 'X%d: %s\\r\\n' "$i" "$(head -c 8000 /dev/zero | tr '\0' a)"; done)
+	check 431 "GET $u HTTP/1.1\r\nHost: x\r\n$big\r\n"
+	# A chunked body that breaks its framing half-way.
+	check 400 "POST http://localhost:$UP_PORT/slow/2 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX"
+	# A head cut short by the client's half-close.
+	run client send "$PX" "GET $u HTTP/1.1\r\nHo" --shut
+	[[ "$output" == "HTTP/1.1 400 Bad Request"*"sbxrun: incomplete request head"* ]]
+	[ "$(grep -c '"decision":"invalid"' "$PX_LOG")" -eq 16 ]
+	! grep -q '^GET /f.txt.*host=x' "$UP_LOG"
+}
+
+@test "a slow request head gets 408 after 10 s while other clients are served" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	client slow "$PX" "GET http://localhost:$UP_PORT/f.txt HTTP/1.1\r\nHost: lo" \
+		>"$BATS_TEST_TMPDIR/slow" &
+	slow=$!
+	for i in 1 2 3 4 5 6 7 8; do
+		proxy_serves
+		sleep 1
+	done
+	wait "$slow"
+	read -r code secs <"$BATS_TEST_TMPDIR/slow"
+	[ "$code" = 408 ]
+	python3 -c "import sys; assert 9.5 <= float(sys.argv[1]) <= 14, sys.argv[1]" "$secs"
+	grep -q '"decision":"invalid","rule":"no complete request head within 10 s","status":408' "$PX_LOG"
+}
+
+@test "pipelined requests are decided one by one" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	g="GET http://localhost:$UP_PORT/f.txt HTTP/1.1\r\nHost: x\r\n\r\n"
+	run client statuses "$PX" "$g$g$g" --shut
+	[ "$output" = "200 200 200" ]
+	# The second asks for a refused host: it is refused, and nothing after it is served.
+	run client statuses "$PX" "${g}GET http://evil.example/ HTTP/1.1\r\nHost: x\r\n\r\n$g" --shut
+	[ "$output" = "200 403" ]
+	# A body is framed: what follows it is the next request, decided on its own.
+	p="POST http://localhost:$UP_PORT/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 46\r\n\r\n"
+	run client statuses "$PX" "${p}GET http://evil.example/ HTTP/1.1\r\nHost: x\r\n\r\n$g" --shut
+	[ "$output" = "200 200" ]
+	[ "$(grep -c '^GET /f.txt' "$UP_LOG")" -eq 5 ]
+	! grep -q evil "$UP_LOG"
+	# evil.example was decided once: as a request in the second stream, never as a body.
+	[ "$(grep -c '"host":"evil.example"' "$PX_LOG")" -eq 1 ]
+}
+
+# ---- load and failures ---------------------------------------------------------------------
+
+@test "200 concurrent tunnels are held open at once" {
+	start_echo
+	start_upstream
+	start_proxy --allow-domain localhost
+	run client hold "$PX" "localhost:$ECHO_PORT" 200
+	[ "$output" = "held 200, echoed 200" ]
+	proxy_serves
+	[ "$(grep -c '"method":"CONNECT"' "$PX_LOG")" -eq 200 ]
+}
+
+@test "the proxy survives clients that vanish at any moment, and upstreams that die" {
+	start_echo
+	start_upstream
+	start_proxy --allow-domain localhost
+	run client chaos "$PX" "http://localhost:$UP_PORT" "localhost:$ECHO_PORT" 300
+	[ "$output" = "chaos done" ]
+	proxy_serves
+	# An upstream that dies mid-body: the client sees it cut, the proxy stays.
+	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/die"
+	[ "$status" -ne 0 ]
+	proxy_serves
+	# A slow upstream is waited for.
+	run curl -sS -x "http://$PX" --max-time 5 "http://localhost:$UP_PORT/slow/1"
+	[ "$status" -eq 0 ]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+}
+
+# ---- listening, stopping, usage ------------------------------------------------------------
+
+@test "unix socket and IPv6 listeners" {
+	start_upstream
+	sock=$BATS_TEST_TMPDIR/p.sock
+	start_proxy --listen "unix:$sock" --allow-domain localhost
+	[ "$PX" = "unix:$sock" ]
+	run client send "unix:$sock" "GET http://localhost:$UP_PORT/f.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	[[ "$output" == "HTTP/1.1 200 OK"*hello* ]]
+	[ "$(jline 1 'j["client"]')" = unix ]
+	# The socket exists: a second proxy refuses it rather than replacing it.
+	run "$SBXRUN" proxy --listen "unix:$sock" --allow-domain localhost
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: --listen unix:$sock: the path exists" ]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	[ ! -e "$sock" ]
+	start_proxy --listen '[::1]:0' --allow-domain localhost
+	[[ "$PX" == "[::1]:"* ]]
+	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+}
+
+@test "SIGTERM and SIGINT stop the proxy with status 0; a transfer in flight may finish" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	curl -sS -x "http://$PX" -o "$BATS_TEST_TMPDIR/slow" "http://localhost:$UP_PORT/slow/1" &
+	c=$!
+	sleep 0.3
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	wait "$c"
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/slow")" -eq 5 ]
+	start_proxy --allow-domain localhost
+	kill -INT "$PX_PID"
+	wait "$PX_PID"
+	PX_PID=
+	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$status" -ne 0 ]
+}
+
+@test "bad usage: one line, status 125, nothing served" {
+	run "$SBXRUN" proxy --allow-domain example.com
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: --listen ADDR is required" ]
+	run "$SBXRUN" proxy --listen 0.0.0.0:3128 --allow-domain example.com
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: --listen: 0.0.0.0 is not a loopback address" ]
+	run "$SBXRUN" proxy --listen 127.0.0.1 --allow-domain example.com
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: --listen: invalid address '127.0.0.1'" ]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain '*'
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: --allow-domain: domain pattern '*' would allow every host" ]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain 'foo.*.com'
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: proxy: --allow-domain: domain pattern 'foo.*.com': a wildcard must be"* ]]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain "$(printf 'b\xc3\xbccher.example')"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == *"non-ASCII host name (write an internationalized name in its xn-- form)" ]]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --bogus
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: unknown option '--bogus'" ]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 extra
+	[ "$status" -eq 125 ]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --log /nonexistent/dir/log
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: --log /nonexistent/dir/log: No such file or directory" ]
+	run "$SBXRUN" proxy --help
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: sbxrun proxy --listen ADDR"* ]]
+	run "$SBXRUN" --help
+	[[ "$output" == *"sbxrun proxy --listen ADDR"* ]]
+}

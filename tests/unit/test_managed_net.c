@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_managed_net.c - the network beyond the profile in a plan (sbx_plan_network): the
+ * requirements each allowance adds and what every platform decides about them, and the Unix
+ * socket allow-list on macOS against links planted on its way. The parsers themselves (proxy
+ * variables, Codex's ManagedNetworkSandboxContext, socket paths) run as vectors (area
+ * "managed_network" of sbxrun-vectors.json).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbpl.h"
+#include "sbx.h"
+#include "t.h"
+#include "vec.h"
+
+/* An environment as the C runtime hands it over: writable strings. */
+static char env_path[] = "PATH=/usr/bin", env_upper[] = "HTTPS_PROXY=http://127.0.0.1:3128",
+	    env_lower[] = "https_proxy=http://127.0.0.1:3128";
+static char *env_proxy[] = {env_path, env_upper, env_lower, NULL};
+
+/* Plans profile for platform with the network options o; false (and a failure) when it fails. */
+static bool plan_for(const char *profile, enum sbx_platform platform, bool managed,
+		     const struct sbx_net_opts *o, struct sbx_plan *p)
+{
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	struct sbx_profile prof = {0};
+	struct sbx_diag d;
+	bool ok;
+
+	ctx.platform = platform;
+	sbx_diag_clear(&d);
+	ok = sbx_profile_builtin(profile, &prof, &d) == 0 &&
+	     sbx_plan_build(&prof, &ctx, SBX_PREF_AUTO, managed, SBX_WIN_RESTRICTED_TOKEN, p, &d) ==
+		     0 &&
+	     sbx_plan_network(p, o, &d) == 0;
+	if (!ok)
+		t_fail(__FILE__, __LINE__, "%s: %s", profile, d.msg);
+	sbx_profile_free(&prof);
+	return ok;
+}
+
+static const struct sbx_req *find(const struct sbx_plan *p, enum sbx_req_kind kind, size_t nth)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].kind == kind && nth-- == 0)
+			return &p->reqs[i];
+	return NULL;
+}
+
+static size_t count(const struct sbx_plan *p, enum sbx_req_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_reqs; i++)
+		n += p->reqs[i].kind == kind;
+	return n;
+}
+
+TEST(plan_network_requirements)
+{
+	const char *socks[] = {"/run/b.sock", "/run/x/../a.sock", "/run/a.sock/"};
+	struct sbx_net_opts o = {.env = env_proxy,
+				 .unix_sockets = socks,
+				 .n_unix_sockets = 3,
+				 .allow_local_binding = true};
+	struct sbx_plan p = {0};
+	const struct sbx_req *r;
+
+	if (!plan_for(":workspace", SBX_PLATFORM_MACOS, true, &o, &p))
+		return;
+	/* The allow-list normalized, sorted and without duplicates; one requirement each. */
+	CHECK_INT(p.net.n_unix_sockets, 2);
+	CHECK_STR(p.net.unix_sockets[0], "/run/a.sock");
+	CHECK_STR(p.net.unix_sockets[1], "/run/b.sock");
+	CHECK_INT(count(&p, SBX_REQ_UNIX_SOCKET), 2);
+	r = find(&p, SBX_REQ_UNIX_SOCKET, 0);
+	CHECK(r && strcmp(r->rule, "connect to Unix socket /run/a.sock") == 0);
+	CHECK(r && r->path && strcmp(r->path, "/run/a.sock") == 0);
+	r = find(&p, SBX_REQ_LOCAL_BINDING, 0);
+	CHECK(r && strcmp(r->rule, "bind and serve on loopback") == 0);
+	/* The managed network names its proxies, once per endpoint. */
+	CHECK_INT(p.net.proxies.n, 2);
+	r = find(&p, SBX_REQ_MANAGED_NETWORK, 0);
+	CHECK(r && strcmp(r->rule,
+			  "managed network: connect only to the proxies at 127.0.0.1:3128") == 0);
+	/* macOS enforces them all. */
+	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
+	CHECK(sbx_plan_enforceable(&p));
+	sbx_plan_free(&p);
+}
+
+TEST(plan_network_linux_and_windows_refuse)
+{
+	const char *socks[] = {"/run/agent.sock"};
+	struct sbx_net_opts o = {.env = env_proxy,
+				 .unix_sockets = socks,
+				 .n_unix_sockets = 1,
+				 .allow_local_binding = true};
+	struct sbx_linux_facts f;
+	struct sbx_plan p = {0};
+	const struct sbx_req *r;
+
+	/* Linux, a host that has every mechanism: the allowances are not implemented yet. */
+	sbx_linux_facts_assumed(&f);
+	if (plan_for(":workspace", SBX_PLATFORM_LINUX, false, &o, &p)) {
+		CHECK_INT(sbx_plan_attach_linux(&p, &f), 0);
+		CHECK(!sbx_plan_enforceable(&p));
+		r = find(&p, SBX_REQ_UNIX_SOCKET, 0);
+		CHECK(r && r->status == SBX_UNENFORCEABLE && r->why &&
+		      strstr(r->why, "not implemented by the Linux backend yet"));
+		r = find(&p, SBX_REQ_LOCAL_BINDING, 0);
+		CHECK(r && r->status == SBX_UNENFORCEABLE && r->why &&
+		      strstr(r->why, "not implemented by the Linux backend yet"));
+		/* The control: the same profile without the allowances is enforceable. */
+		r = find(&p, SBX_REQ_NETWORK, 0);
+		CHECK(r && r->status == SBX_ENFORCED);
+	}
+	sbx_plan_free(&p);
+
+	/* Windows, unelevated: refused, managed networking in Codex's words. */
+	if (plan_for(":workspace", SBX_PLATFORM_WINDOWS, true, &o, &p)) {
+		CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
+		r = find(&p, SBX_REQ_MANAGED_NETWORK, 0);
+		CHECK(r && r->status == SBX_UNENFORCEABLE && r->why &&
+		      strstr(r->why, "managed networking requires the elevated Windows sandbox "
+				     "backend"));
+		r = find(&p, SBX_REQ_UNIX_SOCKET, 0);
+		CHECK(r && r->status == SBX_UNENFORCEABLE);
+		r = find(&p, SBX_REQ_LOCAL_BINDING, 0);
+		CHECK(r && r->status == SBX_UNENFORCEABLE);
+	}
+	sbx_plan_free(&p);
+
+	/* A profile with nothing for the token to restrict: still refused for the managed network. */
+	if (plan_for(":danger-full-access", SBX_PLATFORM_WINDOWS, true, &o, &p)) {
+		CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
+		CHECK(!sbx_plan_enforceable(&p));
+		CHECK(p.n_reqs > 0 && p.reqs[0].why &&
+		      strstr(p.reqs[0].why, "managed networking requires the elevated Windows "
+					    "sandbox backend"));
+	}
+	sbx_plan_free(&p);
+}
+
+TEST(plan_network_no_sandbox_no_requirements)
+{
+	const char *socks[] = {"/run/agent.sock"};
+	struct sbx_net_opts o = {.unix_sockets = socks, .n_unix_sockets = 1};
+	struct sbx_plan p = {0};
+
+	/* Nothing is confined: the socket is reachable anyway, and no requirement says otherwise. */
+	if (plan_for(":danger-full-access", SBX_PLATFORM_MACOS, false, &o, &p)) {
+		CHECK(!p.sandbox_requested);
+		CHECK_INT(p.n_reqs, 0);
+		CHECK_INT(p.net.n_unix_sockets, 1);
+	}
+	sbx_plan_free(&p);
+}
+
+TEST(plan_network_errors)
+{
+	const char *rel[] = {"agent.sock"};
+	char *no_proxy[] = {env_path, NULL};
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	struct sbx_net_opts o = {.unix_sockets = rel, .n_unix_sockets = 1};
+	struct sbx_profile prof = {0};
+	struct sbx_plan p = {0};
+	struct sbx_diag d;
+
+	ctx.platform = SBX_PLATFORM_MACOS;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_profile_builtin(":workspace", &prof, &d), 0);
+	/* A relative socket path: refused, whatever the cwd. */
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_AUTO, false, SBX_WIN_DISABLED, &p, &d), 0);
+	CHECK_INT(sbx_plan_network(&p, &o, &d), SBX_E_INVALID);
+	CHECK(strstr(d.msg, "Unix socket path \"agent.sock\" is not absolute") != NULL);
+	sbx_plan_free(&p);
+	/* Managed networking with no proxy in the environment: refused, with a hint. */
+	sbx_diag_clear(&d);
+	o = (struct sbx_net_opts){.env = no_proxy};
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_AUTO, true, SBX_WIN_DISABLED, &p, &d), 0);
+	CHECK_INT(sbx_plan_network(&p, &o, &d), SBX_E_INVALID);
+	CHECK(strstr(d.msg, "managed networking needs a proxy") != NULL);
+	CHECK(d.hint[0] != '\0');
+	sbx_plan_free(&p);
+	/* The control: the same plan with a loopback proxy is made. */
+	sbx_diag_clear(&d);
+	o = (struct sbx_net_opts){.env = env_proxy};
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_AUTO, true, SBX_WIN_DISABLED, &p, &d), 0);
+	CHECK_INT(sbx_plan_network(&p, &o, &d), 0);
+	sbx_plan_free(&p);
+	sbx_profile_free(&prof);
+}
+
+/*
+ * An earlier run, which could write the workspace, replaced the agent's socket with a link to a
+ * daemon's socket: allowing the link's target would open the daemon. Refused, by the attacher
+ * (explain and run say why) and by the generator alike; the real path is accepted.
+ */
+TEST(plan_network_socket_through_link_refused)
+{
+	char *dir = vec_fresh_dir(), *daemon = NULL, *link = NULL, *inside = NULL;
+	const char *socks[1];
+	struct sbx_net_opts o = {.unix_sockets = socks, .n_unix_sockets = 1};
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	struct sbx_sbpl sb = {0};
+	struct sbx_plan p = {0};
+	struct sbx_diag d;
+	const struct sbx_req *r;
+
+	if (asprintf(&daemon, "%s/daemon", dir) < 0 || asprintf(&link, "%s/ws", dir) < 0 ||
+	    asprintf(&inside, "%s/ws/docker.sock", dir) < 0 || vec_mkdir(daemon) != 0 ||
+	    symlink(daemon, link) != 0) {
+		t_fail(__FILE__, __LINE__, "cannot make the fixture");
+		goto out;
+	}
+	ctx.platform = SBX_PLATFORM_MACOS;
+	socks[0] = inside;
+	if (!plan_for(":read-only", SBX_PLATFORM_MACOS, false, &o, &p))
+		goto out;
+	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
+	r = find(&p, SBX_REQ_UNIX_SOCKET, 0);
+	CHECK(r && r->status == SBX_UNENFORCEABLE && r->why &&
+	      strstr(r->why, "goes through symbolic link") && strstr(r->why, "hint: "));
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_sbpl_build(&p, &ctx, &sb, &d), SBX_E_UNENFORCEABLE);
+	CHECK(strstr(d.msg, "goes through symbolic link") != NULL);
+	sbx_sbpl_free(&sb);
+	sbx_plan_free(&p);
+
+	/* The control: the socket named by its real path is allowed. */
+	free(inside);
+	inside = NULL;
+	if (asprintf(&inside, "%s/docker.sock", daemon) < 0)
+		goto out;
+	socks[0] = inside;
+	if (!plan_for(":read-only", SBX_PLATFORM_MACOS, false, &o, &p))
+		goto out;
+	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
+	CHECK(sbx_plan_enforceable(&p));
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_sbpl_build(&p, &ctx, &sb, &d), 0);
+out:
+	sbx_sbpl_free(&sb);
+	sbx_plan_free(&p);
+	free(daemon);
+	free(link);
+	free(inside);
+	free(dir);
+}
+
+/* Without sbx_plan_network, a plan with managed networking has no proxy: the policy denies. */
+TEST(plan_network_unplanned_managed_fails_closed)
+{
+	struct sbx_ctx ctx = vec_ctx(vec_cwd());
+	struct sbx_profile prof = {0};
+	struct sbx_plan p = {0};
+	struct sbx_sbpl sb = {0};
+	struct sbx_diag d;
+
+	ctx.platform = SBX_PLATFORM_MACOS;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_profile_builtin(":danger-full-access", &prof, &d), 0);
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_AUTO, true, SBX_WIN_DISABLED, &p, &d), 0);
+	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
+	CHECK_INT(sbx_sbpl_build(&p, &ctx, &sb, &d), 0);
+	CHECK(sb.policy && strstr(sb.policy, "; network: managed, but no proxy on loopback is "
+					     "known: denied\n"));
+	CHECK(sb.policy && !strstr(sb.policy, "(allow network-outbound"));
+	/* The control: with a proxy, its port is allowed. */
+	sbx_sbpl_free(&sb);
+	p.net.proxies.n = 1;
+	p.net.proxies.v[0] = (struct sbx_proxy_endpoint){.port = 3128, .loopback = true};
+	CHECK_INT(sbx_sbpl_build(&p, &ctx, &sb, &d), 0);
+	CHECK(sb.policy && strstr(sb.policy, "(allow network-outbound (remote ip "
+					     "\"localhost:3128\"))"));
+	sbx_sbpl_free(&sb);
+	sbx_plan_free(&p);
+	sbx_profile_free(&prof);
+}
