@@ -25,6 +25,11 @@ wait_for() {
 	return 1
 }
 running() { pgrep -f "sleep $TAG" >/dev/null; }
+# status_of PID: waits for the background job PID and sets st to its exit status.
+status_of() {
+	st=0
+	wait "$1" || st=$?
+}
 gone() { ! running; }
 
 @test "exit status N and death by signal S pass through as N and 128+S" {
@@ -77,8 +82,7 @@ gone() { ! running; }
 		pid=$!
 		wait_for pgrep -f 'sleep 0.051' >/dev/null # the trap is set by then
 		kill -TERM "$pid"
-		st=0
-		wait "$pid" || st=$?
+		status_of "$pid"
 		[ "$st" -eq 7 ]
 	done
 }
@@ -92,8 +96,7 @@ gone() { ! running; }
 		pid=$!
 		wait_for grep -q ready "$out"
 		kill -TERM "$pid"
-		st=0
-		wait "$pid" || st=$?
+		status_of "$pid"
 		echo "variant '$variant': status $st"
 		[ "$st" -eq 7 ]
 	done
@@ -140,8 +143,7 @@ gone() { ! running; }
 			else
 				kill -TERM "$pid"
 			fi
-			st=0
-			wait "$pid" || st=$?
+			status_of "$pid"
 			echo "$i $target: status $st after ${SECONDS}s"
 			[ "$st" -eq 7 ] || [ "$st" -eq 143 ]
 			[ "$SECONDS" -lt 10 ]
