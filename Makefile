@@ -7,7 +7,11 @@
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
 #   make fuzz-http       the same for the proxy's HTTP parsers
 #   make bench           benchmarks (tests/bench/); make bench-proxy runs the proxy's group alone
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (the binary, its helper link, the manual
+#                        pages, the bash and zsh completions, the profile schema)
+#   make deb             a Debian package, sbxrun_VERSION_ARCH.deb (platform/linux/debian/)
+#   make dist            the release tarball sbxrun-VERSION.tar.gz; make distcheck builds it
+#                        and runs make check inside
 #   make windows         cross-build sbxrun.exe with MinGW-w64; make check-windows runs it under Wine
 #
 # User CFLAGS/LDFLAGS are appended last. DEVELOPER=1 turns warnings into errors (CI sets it).
@@ -15,6 +19,9 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 DESTDIR ?=
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -190,16 +197,18 @@ PROGRAM_OBJS := $(PROGRAM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
-.PHONY: all check check-unit check-cli check-enforce check-fuzz check-macos check-man check-net \
-	asan fuzz fuzz-http lint bench bench-proxy install uninstall clean deps deps-test windows \
-	check-windows check-enforce-macos
+.PHONY: deb deps-pkg check-pkg dist distcheck
+.PHONY: all completion check check-unit check-cli check-schema check-enforce check-fuzz \
+	check-macos check-man check-net asan fuzz fuzz-http lint bench bench-proxy install \
+	uninstall clean deps deps-test windows check-windows check-enforce-macos
 
-all: sbxrun
+all: sbxrun completion
 
 # ---- dependencies: install what is missing, saying what runs ---------------------------------
 
 BUILD_DEB := gcc make pkg-config libjansson-dev libseccomp-dev libcap-dev
-TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang curl python3-pip strace
+TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang zsh bash-completion \
+	python3-jsonschema curl python3-pip strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -217,10 +226,13 @@ deps:
 deps-test: deps
 	@missing=""; \
 	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang \
-		curl:curl pip3:python3-pip strace:strace; do \
+		zsh:zsh curl:curl pip3:python3-pip strace:strace; do \
 		command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; \
 	done; \
 	python3 -c 'import yaml' 2>/dev/null || missing="$$missing python3-yaml"; \
+	[ -e /usr/share/bash-completion/bash_completion ] || missing="$$missing bash-completion"; \
+	/usr/bin/python3 -c 'from jsonschema import Draft202012Validator' 2>/dev/null || \
+		missing="$$missing python3-jsonschema"; \
 	if [ -n "$$missing" ]; then \
 		if command -v apt-get >/dev/null; then \
 			echo "sbxrun: installing test dependencies: $(SUDO) apt-get install -y$$missing"; \
@@ -249,6 +261,20 @@ sbxrun: $(BUILD)/sbxrun
 	ln -sf $(BUILD)/sbxrun sbxrun
 
 asan: sbxrun
+
+# ---- shell completions: both scripts built from one table (cmd/completion/options) ------------
+COMPLETION := $(BUILD)/completion/sbxrun $(BUILD)/completion/_sbxrun
+COMPLETION_GEN := cmd/completion/gen cmd/completion/options
+
+completion: $(COMPLETION)
+
+$(BUILD)/completion/sbxrun: cmd/completion/sbxrun.bash.in $(COMPLETION_GEN)
+	@mkdir -p $(dir $@)
+	cmd/completion/gen bash $< cmd/completion/options >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/completion/_sbxrun: cmd/completion/_sbxrun.in $(COMPLETION_GEN)
+	@mkdir -p $(dir $@)
+	cmd/completion/gen zsh $< cmd/completion/options >$@.tmp && mv $@.tmp $@
 
 $(UNIT_OBJS): ALL_CFLAGS += $(UNIT_CFLAGS)
 
@@ -284,7 +310,8 @@ $(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFO
 
 # ---- tests -----------------------------------------------------------------------------------
 
-check: check-unit check-fuzz check-macos check-man check-cli check-net check-enforce check-windows
+check: check-unit check-fuzz check-macos check-man check-cli check-schema check-pkg \
+	check-net check-enforce check-windows
 	@echo "sbxrun: all test tiers passed ($(BUILD))"
 
 check-unit: $(BUILD)/unit-tests
@@ -304,8 +331,13 @@ check-macos: $(BUILD)/macos-compile.stamp deps-test
 check-man: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
 
-check-cli: sbxrun deps-test
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/cli
+# The profile schema against the loader: every profile under tests/ (tests/schema/check).
+check-schema: sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/schema/check
+
+check-cli: sbxrun completion deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun SBX_BASH_COMPLETION=$(CURDIR)/$(BUILD)/completion/sbxrun \
+		SBX_ZSH_COMPLETION=$(CURDIR)/$(BUILD)/completion/_sbxrun bats tests/cli
 
 # The proxy against real servers, clients and git on 127.0.0.1 (no other network is used).
 check-net: sbxrun deps-test
@@ -403,19 +435,82 @@ bench-proxy: sbxrun
 
 # ---- install ---------------------------------------------------------------------------------
 
-install: $(BUILD)/sbxrun
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+install: $(BUILD)/sbxrun $(COMPLETION)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DATADIR)/sbxrun
 	install -m 0755 $(BUILD)/sbxrun $(DESTDIR)$(BINDIR)/sbxrun
 	ln -sf sbxrun $(DESTDIR)$(BINDIR)/sbxrun-linux-sandbox
 	install -m 0644 man/sbxrun.1 $(DESTDIR)$(MANDIR)/man1/sbxrun.1
 	install -m 0644 man/sbxrun-profile.5 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5
+	install -m 0644 $(BUILD)/completion/sbxrun $(DESTDIR)$(BASHCOMPDIR)/sbxrun
+	install -m 0644 $(BUILD)/completion/_sbxrun $(DESTDIR)$(ZSHCOMPDIR)/_sbxrun
+	install -m 0644 man/sbxrun-profile.schema.json \
+		$(DESTDIR)$(DATADIR)/sbxrun/profile.schema.json
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sbxrun $(DESTDIR)$(BINDIR)/sbxrun-linux-sandbox \
-		$(DESTDIR)$(MANDIR)/man1/sbxrun.1 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5
+		$(DESTDIR)$(MANDIR)/man1/sbxrun.1 $(DESTDIR)$(MANDIR)/man5/sbxrun-profile.5 \
+		$(DESTDIR)$(BASHCOMPDIR)/sbxrun $(DESTDIR)$(ZSHCOMPDIR)/_sbxrun \
+		$(DESTDIR)$(DATADIR)/sbxrun/profile.schema.json
+	-rmdir $(DESTDIR)$(DATADIR)/sbxrun 2>/dev/null
 
 clean:
-	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe
+	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe sbxrun_*.deb \
+		sbxrun-*.tar.gz
+
+# ---- packages ----------------------------------------------------------------------------------
+# make deb: sbxrun_VERSION-REVISION_ARCH.deb here, built by dpkg-deb from this build
+# (platform/linux/debian/build; the newest entry of its changelog must be this version).
+DEB_REVISION ?= 1
+DEB_VERSION := $(VERSION)-$(DEB_REVISION)
+
+deb: $(BUILD)/sbxrun $(COMPLETION) deps-pkg
+	platform/linux/debian/build $(DEB_VERSION) $(BUILD)/sbxrun $(BUILD)/completion \
+		$(BUILD)/deb .
+
+# Builds the package, then tests/pkg/run: lintian, the AppArmor profile, and the package
+# installed, used and purged by dpkg in a mount namespace over overlays (root; the host's
+# /usr, /etc and /var are not touched).
+check-pkg: deb sbxrun deps-test
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun tests/pkg/run sbxrun_$(DEB_VERSION)_$$(dpkg --print-architecture).deb
+
+# make dist: sbxrun-VERSION.tar.gz holding the files git tracks, as they are in the working
+# tree (a warning says when they differ from the last commit); owners, order and times fixed,
+# so the same tree gives the same archive. make distcheck unpacks it into a scratch directory
+# and runs make check there: what the tarball holds builds and passes on its own.
+DIST := sbxrun-$(VERSION)
+
+dist:
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+		{ echo "sbxrun: make dist lists the files git tracks: run it in a git checkout" >&2; exit 1; }
+	@git diff --quiet HEAD -- || echo "sbxrun: warning: the tarball holds uncommitted changes" >&2
+	rm -rf $(BUILD)/dist
+	mkdir -p $(BUILD)/dist/$(DIST)
+	git ls-files -z | xargs -0 cp -P --parents -t $(BUILD)/dist/$(DIST)
+	tar -C $(BUILD)/dist --sort=name --owner=0 --group=0 --numeric-owner \
+		--mtime=@$$(git log -1 --format=%ct) -czf $(DIST).tar.gz $(DIST)
+	@echo "sbxrun: wrote $(DIST).tar.gz ($$(git ls-files | wc -l) files)"
+
+distcheck: dist
+	rm -rf $(BUILD)/distcheck
+	mkdir -p $(BUILD)/distcheck
+	tar -C $(BUILD)/distcheck -xzf $(DIST).tar.gz
+	cd $(BUILD)/distcheck/$(DIST) && diff <(git -C $(CURDIR) ls-files | sort) \
+		<(find . -type f -o -type l | sed 's|^\./||' | sort)
+	$(MAKE) -C $(BUILD)/distcheck/$(DIST) check
+	@echo "sbxrun: $(DIST).tar.gz builds and passes make check from scratch"
+
+deps-pkg:
+	@missing=""; \
+	command -v dpkg-shlibdeps >/dev/null || missing="$$missing dpkg-dev"; \
+	command -v lintian >/dev/null || missing="$$missing lintian"; \
+	command -v apparmor_parser >/dev/null || missing="$$missing apparmor"; \
+	if [ -n "$$missing" ]; then \
+		echo "sbxrun: installing packaging tools: $(SUDO) apt-get install -y$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+			$$missing || exit 1; \
+	fi
 
 -include $(LIB_OBJS:.o=.d) $(PROGRAM_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
 

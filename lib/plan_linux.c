@@ -393,10 +393,9 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 			snprintf(h.nomnt, sizeof(h.nomnt),
 				 "no mount namespace can be made: user namespaces are blocked by "
 				 "%s; "
-				 "hint: allow unprivileged user namespaces (for AppArmor: "
-				 "sysctl kernel.apparmor_restrict_unprivileged_userns=0 or a "
-				 "profile "
-				 "granting userns), or run as root",
+				 "hint: allow unprivileged user namespaces (for AppArmor: the "
+				 "sbxrun package's profile, or sysctl "
+				 "kernel.apparmor_restrict_unprivileged_userns=0), or run as root",
 				 f->userns_blocked_by[0] ? f->userns_blocked_by : "the host");
 	}
 

@@ -118,6 +118,33 @@ static bool apparmor_confined(void)
 	return label[0] && strcmp(label, "unconfined") != 0;
 }
 
+/*
+ * The sbxrun package installs an AppArmor profile that grants /usr/bin/sbxrun the userns rule
+ * (platform/linux/apparmor/sbxrun). Where AppArmor restricts user namespaces and this process
+ * runs unconfined all the same, appends to why what is missing and what fixes it: the profile is
+ * not installed, not loaded, or names another copy of sbxrun. Read on that refusal path only,
+ * for its wording.
+ */
+static void apparmor_profile_state(char *why, size_t size)
+{
+	static const char profile[] = "/etc/apparmor.d/sbxrun", binary[] = "/usr/bin/sbxrun";
+	size_t used = strnlen(why, size);
+	char exe[sizeof(binary) + 1];
+	ssize_t n;
+
+	why += used;
+	size -= used;
+	if (access(profile, F_OK) != 0) {
+		snprintf(why, size, "; no sbxrun AppArmor profile (install the sbxrun package)");
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe));
+	if (n != (ssize_t)strlen(binary) || memcmp(exe, binary, (size_t)n) != 0)
+		snprintf(why, size, "; the sbxrun AppArmor profile covers %s only", binary);
+	else
+		snprintf(why, size, "; %s is not loaded (apparmor_parser -r %s)", profile, profile);
+}
+
 /* Can this process create a user namespace? why is filled when it cannot. */
 static enum ns_verdict userns_verdict(bool cap_sys_admin, bool filtered, char *why, size_t size)
 {
@@ -139,8 +166,10 @@ static enum ns_verdict userns_verdict(bool cap_sys_admin, bool filtered, char *w
 	if (!cap_sys_admin &&
 	    read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 0) == 1) {
 		snprintf(why, size, "AppArmor (kernel.apparmor_restrict_unprivileged_userns=1)");
-		if (!apparmor_confined())
+		if (!apparmor_confined()) {
+			apparmor_profile_state(why, size);
 			return NS_NO;
+		}
 		return NS_UNKNOWN;
 	}
 	return filtered ? NS_UNKNOWN : NS_YES;
