@@ -84,6 +84,8 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/seccomp.c \
 	platform/linux/caps.c \
 	platform/linux/mountns.c \
+	platform/linux/supervise.c \
+	platform/linux/devfs.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \
@@ -369,7 +371,8 @@ $(BUILD)/platform/linux/seccomp.o: platform/linux/seccomp.c $(BUILD)/gen/seccomp
 
 # ---- Linux enforcement suite: a probe that performs one operation and prints its errno name,
 # a fault injector that hides a kernel feature, and the enter sequence over hand-built roots.
-ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo
+ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo \
+	$(BUILD)/enforce/spawn-demo
 
 $(BUILD)/enforce/probe: tests/enforce/probe.c | deps
 	@mkdir -p $(dir $@)
@@ -380,6 +383,11 @@ $(BUILD)/enforce/failinj: tests/enforce/failinj.c | deps
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(DEP_LIBS)
 
 $(BUILD)/enforce/enter-demo: tests/enforce/enter_demo.c $(filter-out $(BUILD)/platform/linux/exec.o,$(PLATFORM_OBJS)) $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+# The process model (supervisor, init, private /dev and /proc) over a small sandbox of its own.
+$(BUILD)/enforce/spawn-demo: tests/enforce/spawn_demo.c $(filter-out $(BUILD)/platform/linux/exec.o,$(PLATFORM_OBJS)) $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 

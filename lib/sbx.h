@@ -701,6 +701,9 @@ struct sbx_linux_facts {
 	bool running_as_root;
 	bool in_container;
 	int wsl; /* 0 = not WSL, else 1 or 2 */
+	/* PID and IPC namespaces can be made along with the mount namespace (sandbox.h). */
+	bool pid_namespace;
+	bool ipc_namespace;
 };
 /* What --platform linux assumes on a host that is not Linux: a current kernel, no restrictions. */
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
