@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "linux/linux.h"
+#include "linux/sandbox.h"
 
 /*
  * Device nodes every program expects to open for writing (and ioctl, for terminals). Writing
@@ -481,18 +482,7 @@ int sbx_linux_enter(const struct sbx_linux_enforce *e, struct sbx_diag *d)
 	 * 9. Become the command: same process, so its exit status, signals, standard streams and
 	 *    place in the process tree are its own.
 	 */
-	execvp(e->argv[0], e->argv);
-	err = errno;
-	/* Which rule refused it, when the profile did (cmd/helper.c). */
-	if (e->exec_failed)
-		sbx_linux_die(d, e->exec_failed(e->exec_failed_arg, err, d));
-	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
-	if (err == ENOENT || err == ENOTDIR) {
-		sbx_diag_set(d, -err, "%s: command not found", e->argv[0]);
-		sbx_linux_die(d, 127);
-	}
-	sbx_diag_set(d, -err, "%s: cannot execute: %s", e->argv[0], strerror(err));
-	sbx_linux_die(d, 126);
+	sbx_linux_exec_command(e->argv, e->exec_failed, e->exec_failed_arg);
 
 out:
 	sbx_landlock_free(ll);

@@ -66,10 +66,7 @@ struct sbx_linux_enforce {
 	bool seccomp_metadata;	 /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
 	const char *command_cwd; /* absolute */
 	char *const *argv;	 /* the command */
-	/*
-	 * When the command cannot be executed (errno err), after the point of no return: words d
-	 * and returns the exit status (126 or 127). NULL: the plain words of an unconfined run.
-	 */
+	/* When the command cannot be executed: see sbx_linux_exec_command() (sandbox.h). */
 	int (*exec_failed)(void *arg, int err, struct sbx_diag *d);
 	void *exec_failed_arg;
 };

@@ -48,6 +48,9 @@ struct sbx_spawn {
 	int (*apply)(void *arg, struct sbx_diag *d);
 	void *apply_arg;
 	char *const *argv; /* the command, run with execvp */
+	/* When it cannot be executed: see sbx_linux_exec_command(); NULL for the plain words. */
+	int (*exec_failed)(void *arg, int err, struct sbx_diag *d);
+	void *exec_failed_arg;
 };
 
 /*
@@ -73,10 +76,15 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d);
 int sbx_supervise_subreaper(const struct sbx_spawn *s, struct sbx_diag *d);
 
 /*
- * Execs the command with execvp; when that fails, dies with today's words and statuses: "X:
- * command not found" and 127 (ENOENT, ENOTDIR), "X: cannot execute: ..." and 126 otherwise.
+ * Execs the command with execvp: the one place where the Linux backend becomes the command, and
+ * words why it could not. When that fails, dies with exec_failed's words and status (it names
+ * the rule of the plan that refused the program, cmd/execfail.c), or without it with today's:
+ * "X: command not found" and 127 (ENOENT, ENOTDIR), "X: cannot execute: ..." and 126 otherwise.
  */
-__attribute__((noreturn)) void sbx_linux_exec_command(char *const argv[]);
+__attribute__((noreturn)) void sbx_linux_exec_command(char *const argv[],
+						      int (*exec_failed)(void *arg, int err,
+									 struct sbx_diag *d),
+						      void *exec_failed_arg);
 
 /*
  * Host clean-up, run by the supervisor after every process of the sandbox has ended and before

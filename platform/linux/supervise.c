@@ -130,7 +130,9 @@ unsigned long sbx_linux_sandbox_flags(const struct sbx_linux_facts *f, bool new_
 	return new_net ? flags | CLONE_NEWNET : flags;
 }
 
-void sbx_linux_exec_command(char *const argv[])
+void sbx_linux_exec_command(char *const argv[],
+			    int (*exec_failed)(void *arg, int err, struct sbx_diag *d),
+			    void *exec_failed_arg)
 {
 	struct sbx_diag d;
 	int err;
@@ -138,6 +140,8 @@ void sbx_linux_exec_command(char *const argv[])
 	sbx_diag_clear(&d);
 	execvp(argv[0], argv);
 	err = errno;
+	if (exec_failed)
+		sbx_linux_die(&d, exec_failed(exec_failed_arg, err, &d));
 	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
 	if (err == ENOENT || err == ENOTDIR) {
 		sbx_diag_set(&d, -err, "%s: command not found", argv[0]);
@@ -182,7 +186,7 @@ static __attribute__((noreturn)) void run_command(const struct sbx_spawn *s, con
 	if (chld_ignored)
 		signal(SIGCHLD, SIG_IGN);
 	sigprocmask(SIG_SETMASK, orig, NULL);
-	sbx_linux_exec_command(s->argv);
+	sbx_linux_exec_command(s->argv, s->exec_failed, s->exec_failed_arg);
 }
 
 static long long now_ms(void)
