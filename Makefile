@@ -53,11 +53,15 @@ LIB_SRCS := \
 	lib/roots.c \
 	lib/legacy.c \
 	lib/algebra.c \
+	lib/addition.c \
 	lib/glob.c \
 	lib/context.c \
+	lib/env.c \
 	lib/intent.c \
 	lib/proxyenv.c \
 	lib/plan.c \
+	lib/notes.c \
+	lib/denial.c \
 	lib/strbuf.c \
 	lib/domain.c \
 	lib/http.c \
@@ -86,6 +90,8 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/caps.c \
 	platform/linux/mountns.c \
 	platform/linux/resolve.c \
+	platform/linux/supervise.c \
+	platform/linux/devfs.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \
@@ -96,7 +102,8 @@ PLATFORM_WINDOWS_SRCS := \
 	platform/windows/util.c \
 	platform/windows/token.c \
 	platform/windows/acl.c \
-	platform/windows/desktop.c
+	platform/windows/desktop.c \
+	platform/windows/environ.c
 
 # The proxy's event loop and resolver threads: POSIX, shared by Linux and macOS.
 PLATFORM_UNIX_SRCS := \
@@ -114,11 +121,16 @@ CMD_SRCS := \
 	cmd/explain.c \
 	cmd/probe.c \
 	cmd/tools.c \
+	cmd/grants.c \
+	cmd/mkdir.c \
+	cmd/environ.c \
+	cmd/planprint.c \
 	cmd/proxy.c
 
 # The Linux helper, sbxrun-linux-sandbox: Linux only.
 CMD_LINUX_SRCS := \
-	cmd/helper.c
+	cmd/helper.c \
+	cmd/execfail.c
 
 # The library is pure and the same everywhere (every platform's planner is in it, so that
 # `explain --platform` works on any host); each program adds its command line and backend.
@@ -366,7 +378,7 @@ $(BUILD)/platform/linux/seccomp.o: platform/linux/seccomp.c $(BUILD)/gen/seccomp
 # ---- Linux enforcement suite: a probe that performs one operation and prints its errno name,
 # a fault injector that hides a kernel feature, and the enter sequence over hand-built roots.
 ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo \
-	$(BUILD)/enforce/filter-demo
+	$(BUILD)/enforce/filter-demo $(BUILD)/enforce/spawn-demo
 
 $(BUILD)/enforce/probe: tests/enforce/probe.c | deps
 	@mkdir -p $(dir $@)
@@ -381,6 +393,11 @@ $(BUILD)/enforce/enter-demo: tests/enforce/enter_demo.c $(filter-out $(BUILD)/pl
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
 $(BUILD)/enforce/filter-demo: tests/enforce/filter_demo.c $(BUILD)/platform/linux/seccomp.o $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+# The process model (supervisor, init, private /dev and /proc) over a small sandbox of its own.
+$(BUILD)/enforce/spawn-demo: tests/enforce/spawn_demo.c $(filter-out $(BUILD)/platform/linux/exec.o,$(PLATFORM_OBJS)) $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 

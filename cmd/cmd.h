@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sbx.h"
 
@@ -30,11 +31,28 @@ enum {
 	OPT_TO = 1 << 9,
 	OPT_UNIX_SOCKET = 1 << 10,
 	OPT_LOCAL_BINDING = 1 << 11,
+	OPT_GRANT = 1 << 12,   /* --read, --write, --deny, --network */
+	OPT_ENV = 1 << 13,     /* --env-* */
+	OPT_MKDIR = 1 << 14,   /* run, explain */
+	OPT_VERBOSE = 1 << 15, /* run */
 };
 #define OPTS_SHARED                                                                                \
-	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET | OPT_WINLEVEL)
+	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET |              \
+	 OPT_WINLEVEL | OPT_GRANT | OPT_ENV)
 /* What the network may do beyond the profile: run and explain, which plan the network. */
 #define OPTS_NETWORK (OPT_UNIX_SOCKET | OPT_LOCAL_BINDING)
+
+/*
+ * Each repeatable option of a run takes at most this many values: the command line is not where
+ * a profile lives (more grants belong in a file for --add-permissions).
+ */
+#define OPT_LIST_MAX 256
+
+/* A quick grant: --read, --write or --deny PATH, as written. */
+struct grant {
+	enum sbx_access access;
+	const char *path;
+};
 
 struct opts {
 	const char *subcommand;
@@ -53,8 +71,17 @@ struct opts {
 	enum sbx_platform platform;
 	enum sbx_windows_level wlevel;
 	bool json;
-	const char *to; /* convert --to */
-	char **rest;	/* positional arguments: the command, or PATHs, or FILEs */
+	const char *to;			   /* convert --to */
+	struct grant grants[OPT_LIST_MAX]; /* in command-line order */
+	size_t n_grants;
+	bool network; /* --network */
+	bool mkdir;   /* --mkdir: --write creates a missing directory */
+	bool verbose; /* -v, or SBXRUN_DEBUG=1 */
+	/* The command's environment (lib/env.c); env_set holds "NAME=VALUE". */
+	const char *env_keep[OPT_LIST_MAX], *env_deny[OPT_LIST_MAX], *env_set[OPT_LIST_MAX];
+	size_t n_env_keep, n_env_deny, n_env_set;
+	bool env_clear, env_deny_secrets, env_offline;
+	char **rest; /* positional arguments: the command, or PATHs, or FILEs */
 	int n_rest;
 };
 
@@ -64,6 +91,14 @@ struct opts {
  * printed, 0 otherwise.
  */
 int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand);
+/*
+ * getopt_long() takes any unambiguous prefix of a long option ("--net" for "--network");
+ * sbxrun does not: a prefix that names one option today can name another tomorrow ("--deny"
+ * once named the proxy's --deny-domain). After getopt_long() returned lo[idx] (idx -1: a short
+ * option) with optind next: the word written when it was such a prefix, else NULL.
+ */
+struct option;
+const char *opt_abbreviated(char *const argv[], int next, const struct option *lo, int idx);
 void usage_print(const char *subcommand, bool to_stderr);
 
 /* Everything run, explain, access and context compute before they differ (invocation.c). */
@@ -77,6 +112,9 @@ struct invocation {
 	const char *profile_name;   /* for messages */
 	struct sbx_plan plan;
 	bool planned;
+	struct sbx_strv env;  /* the command's environment (environ.c), NULL-terminated */
+	bool env_changed;     /* an --env-* option was given: env is installed before exec */
+	struct sbx_strv made; /* directories --mkdir created, outermost first (mkdir.c) */
 };
 
 /* Loads the profile and additions and builds the context; prints errors; 0 or EXIT_REFUSED. */
@@ -87,16 +125,61 @@ void invocation_free(struct invocation *inv);
 /* Reads, loads and normalizes an additional-permission file; fills d on error. */
 int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d);
 
+/* The quick grants, merged after the --add-permissions files (grants.c). */
+int grants_apply(struct invocation *inv, const struct opts *o);
+/* A grant's path made absolute: ~ and ~/ from $HOME, relative from cwd; prints errors. */
+int grant_path(const char *arg, enum sbx_access a, const char *cwd, char **out);
+/* --mkdir: creates the missing directories --write names (mkdir.c); mkdir_undo removes them. */
+int mkdir_grants(struct invocation *inv, const struct opts *o);
+void mkdir_undo(struct invocation *inv);
+/* The directories run --mkdir would create, for explain (which creates nothing). */
+int mkdir_targets(const struct invocation *inv, const struct opts *o, struct sbx_strv *out);
+
+/*
+ * The command's environment (environ.c): built by invocation_load (plan NULL), again once the
+ * plan is known when --env-offline depends on it, and installed just before exec.
+ */
+int environ_build(struct invocation *inv, const struct opts *o, const struct sbx_plan *plan);
+int environ_install(struct invocation *inv);
+void environ_free(struct invocation *inv);
+/* The names of what the command sees, sorted: env and what the platform adds (SBXRUN_*). */
+int environ_seen(const struct invocation *inv, struct sbx_strv *names);
+
+/* A requirement as explain and -v show it (planprint.c): a missing grant is "skipped". */
+struct plan_row {
+	const char *status, *mechanism, *why, *hint;
+	char mech[SBX_MECH_NAME_MAX]; /* where mechanism is written */
+};
+/* will_create: the paths run --mkdir would create (explain), or NULL. */
+void plan_row_view(const struct sbx_req *r, const struct sbx_strv *will_create, struct plan_row *v);
+/* The requirements, one per line after lead, then each distinct reason once as a note. */
+int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
+	       const struct sbx_strv *will_create);
+/* The block -v and SBXRUN_DEBUG=1 print on standard error before running. */
+int plan_summary(FILE *f, const struct invocation *inv);
+
+/*
+ * The Linux helper's words when the command cannot be executed (execfail.c): names the rule of
+ * plan that refused the program or its interpreter; returns the exit status (126 or 127).
+ */
+struct exec_failure {
+	const struct sbx_plan *plan;
+	const struct sbx_ctx *ctx;
+	char *const *argv;
+	const char *cwd; /* the command's */
+};
+int exec_failure_words(void *arg, int err, struct sbx_diag *d);
+
 /* Prints a diagnostic as "sbxrun: ..." and returns EXIT_REFUSED (errors.c). */
 int refuse_diag(const struct sbx_diag *d);
 int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * The audited places where sbxrun reads its environment for decisions (invocation.c): one
- * variable by name, and the whole environment for the proxy variables of managed networking.
+ * The audited place where sbxrun reads its own environment for decisions (invocation.c), one
+ * variable by name. The proxy variables of managed networking, and the TMPDIR of the plan, are
+ * read from the environment made for the command (environ.c), as the command will see them.
  */
 const char *env_get(const char *name);
-char *const *env_proxies(void);
 
 /* The host backend: plan the platform, and execute a sandboxed command (backend.c). */
 int backend_attach(struct sbx_plan *plan, const struct opts *o);

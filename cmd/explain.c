@@ -8,19 +8,6 @@
 
 #include "cmd.h"
 
-static const char *status_name(enum sbx_req_status s)
-{
-	switch (s) {
-	case SBX_ENFORCED:
-		return "enforced";
-	case SBX_UNENFORCEABLE:
-		return "unenforceable";
-	case SBX_SKIPPED:
-		return "skipped";
-	}
-	return "?";
-}
-
 static json_t *strv_json(char **v, size_t n)
 {
 	json_t *a = json_array();
@@ -30,7 +17,8 @@ static json_t *strv_json(char **v, size_t n)
 	return a;
 }
 
-static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused)
+static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused,
+			const struct sbx_strv *will_create, const struct sbx_strv *env)
 {
 	const struct sbx_plan *p = &inv->plan;
 	json_t *o = json_object(), *reqs = json_array();
@@ -47,20 +35,23 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
 		json_t *j = json_object();
-		char mech[SBX_MECH_NAME_MAX];
+		struct plan_row v;
 
+		/* Each row keeps its own reason: a reader of one row needs no other. */
+		plan_row_view(r, will_create, &v);
 		json_object_set_new(j, "rule", json_string(r->rule));
-		json_object_set_new(j, "mechanism", json_string(sbx_mech_name(r->mech, mech)));
-		json_object_set_new(j, "status", json_string(status_name(r->status)));
-		if (r->reason)
-			json_object_set_new(j, "why", json_string(r->reason));
-		if (r->hint)
-			json_object_set_new(j, "hint", json_string(r->hint));
+		json_object_set_new(j, "mechanism", json_string(v.mechanism));
+		json_object_set_new(j, "status", json_string(v.status));
+		if (v.why)
+			json_object_set_new(j, "why", json_string(v.why));
+		if (v.hint)
+			json_object_set_new(j, "hint", json_string(v.hint));
 		json_array_append_new(reqs, j);
 	}
 	json_object_set_new(o, "requirements", reqs);
 	json_object_set_new(o, "argv", refused ? json_null() : strv_json(argv, argc));
 	json_object_set_new(o, "cwd", json_string(inv->cwd));
+	json_object_set_new(o, "environment", strv_json(env->v, env->n));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	if (!text)
@@ -87,11 +78,11 @@ static void put_shell_word(const char *s, FILE *f)
 	fputc('\'', f);
 }
 
-static int explain_human(const struct invocation *inv, char **argv, size_t argc, bool refused)
+static int explain_human(const struct invocation *inv, char **argv, size_t argc, bool refused,
+			 const struct sbx_strv *will_create, const struct sbx_strv *env)
 {
 	const struct sbx_plan *p = &inv->plan;
 	char *profile = sbx_profile_to_json(&p->profile);
-	size_t w = 0;
 
 	printf("platform:          %s\n", sbx_platform_name(p->platform));
 	printf("profile:           %s\n", inv->profile_name);
@@ -103,25 +94,14 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	printf("enforceable:       %s\n", sbx_plan_enforceable(p) ? "yes" : "no");
 	if (p->n_reqs)
 		printf("requirements:\n");
-	for (size_t i = 0; i < p->n_reqs; i++) {
-		size_t l = strlen(p->reqs[i].rule);
-
-		if (l > w)
-			w = l;
-	}
-	if (w > 60)
-		w = 60;
-	for (size_t i = 0; i < p->n_reqs; i++) {
-		const struct sbx_req *r = &p->reqs[i];
-		char mech[SBX_MECH_NAME_MAX];
-
-		printf("  %-*s  %-28s %s\n", (int)w, r->rule, sbx_mech_name(r->mech, mech),
-		       status_name(r->status));
-		if (r->reason)
-			printf("  %*s  (%s)\n", (int)w, "", r->reason);
-		if (r->hint)
-			printf("  %*s  hint: %s\n", (int)w, "", r->hint);
-	}
+	if (p->n_reqs && plan_print(stdout, "  ", p, will_create))
+		return -ENOMEM;
+	/* Names only: a value may be a secret. */
+	printf("environment:       %zu variable%s\n", env->n, env->n == 1 ? "" : "s");
+	for (size_t i = 0; i < env->n; i++)
+		printf("%s%s", i ? " " : "  ", env->v[i]);
+	if (env->n)
+		putchar('\n');
 	if (refused) {
 		printf("run would refuse (exit 125): the plan cannot be enforced on %s\n",
 		       sbx_platform_name(p->platform));
@@ -149,11 +129,14 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 int cmd_explain(int argc, char **argv)
 {
 	struct opts o = {.subcommand = "explain"};
+	struct sbx_strv will_create = {0}, env = {0};
 	struct invocation inv;
 	struct sbx_strv run_argv = {0};
+	bool refused;
 	int r;
 
-	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON, true);
+	r = opts_parse(&o, argc, argv,
+		       OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON | OPT_MKDIR, true);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = invocation_load(&inv, &o, o.platform);
@@ -166,13 +149,22 @@ int cmd_explain(int argc, char **argv)
 		r = refuse("cannot build the launch argv: %s", strerror(-r));
 		goto out;
 	}
-	if (o.json)
-		r = explain_json(&inv, run_argv.v, run_argv.n, r == 1);
+	refused = r == 1;
+	/* What run --mkdir would create (nothing is made here), and what the command would see. */
+	r = mkdir_targets(&inv, &o, &will_create);
+	if (r)
+		goto out;
+	if (environ_seen(&inv, &env))
+		r = -ENOMEM;
+	else if (o.json)
+		r = explain_json(&inv, run_argv.v, run_argv.n, refused, &will_create, &env);
 	else
-		r = explain_human(&inv, run_argv.v, run_argv.n, r == 1);
+		r = explain_human(&inv, run_argv.v, run_argv.n, refused, &will_create, &env);
 	if (r)
 		r = refuse("out of memory");
 out:
+	sbx_strv_clear(&will_create);
+	sbx_strv_clear(&env);
 	sbx_strv_clear(&run_argv);
 	invocation_free(&inv);
 	return r;

@@ -92,6 +92,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	struct sbx_linux_enforce e = {0};
 	struct sbx_rulepaths res;
 	struct sbx_linux_prepared prepared;
+	struct exec_failure xf;
 	enum sbx_input_form form;
 	struct sbx_ctx ctx = {0};
 	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX];
@@ -189,6 +190,9 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	e.command_cwd = command_cwd;
 	e.argv = o.cmd;
+	xf = (struct exec_failure){&plan, &ctx, o.cmd, command_cwd};
+	e.exec_failed = exec_failure_words;
+	e.exec_failed_arg = &xf;
 	rc = sbx_linux_prepare(&e, &prepared, d);
 	if (rc < 0)
 		goto out;

@@ -16,26 +16,13 @@
 const char *env_get(const char *name)
 {
 	/* Only these variables influence what sbxrun decides; nothing else is read. */
-	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ", "PATH"};
+	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ",
+					      "PATH",	"HOME",	 "SBXRUN_DEBUG"};
 
 	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		if (strcmp(name, allowed[i]) == 0)
 			return getenv(name);
 	return NULL;
-}
-
-/*
- * Managed networking lets the command reach the proxies its environment names, so the planner
- * reads the proxy variables from the environment the command inherits, whole: lib/ looks only
- * at the names of its list (sbx_proxy_vars), in upper and lower case.
- */
-#ifndef _WIN32
-extern char **environ; /* the C runtime of Windows declares it (stdlib.h) */
-#endif
-
-char *const *env_proxies(void)
-{
-	return environ;
 }
 
 /*
@@ -110,12 +97,12 @@ static int add_permissions(struct invocation *inv, const char *file, struct sbx_
 	r = additional_load_file(file, &a, d);
 	if (r)
 		return r;
-	/* These two fill no diagnostic: they fail only for want of memory or over a limit. */
+	/* Materializing fails only for want of memory or over a limit; the addition words why. */
 	r = sbx_additional_materialize(&a, &inv->ctx, &m);
-	if (!r)
-		r = sbx_profile_effective(&inv->profile, &m, &eff);
 	if (r)
 		sbx_diag_set(d, r, "%s: %s", file, sbx_strerror(r));
+	else if ((r = sbx_profile_add(&inv->profile, &m, &eff, d)) && !d->file[0])
+		snprintf(d->file, sizeof(d->file), "%s", file);
 	sbx_additional_free(&a);
 	sbx_additional_free(&m);
 	if (r)
@@ -147,11 +134,9 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 			return EXIT_REFUSED;
 		inv->n_roots++;
 	}
-	inv->tmpdir = env_get("TMPDIR");
 	inv->ctx.cwd = inv->cwd;
 	inv->ctx.workspace_roots = (const char *const *)inv->roots;
 	inv->ctx.n_workspace_roots = inv->n_roots;
-	inv->ctx.tmpdir = inv->tmpdir;
 	inv->ctx.platform = platform;
 	inv->profile_name = name;
 
@@ -163,7 +148,9 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 		r = add_permissions(inv, o->add[i], &d);
 	if (r)
 		return refuse_diag(&d);
-	return 0;
+	/* The quick grants come after every --add-permissions file (sbxrun(1), QUICK GRANTS). */
+	r = grants_apply(inv, o);
+	return r ? r : environ_build(inv, o, NULL);
 }
 
 int invocation_plan(struct invocation *inv, const struct opts *o)
@@ -173,7 +160,12 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 
 	sbx_diag_clear(&d);
 	struct sbx_net_opts net = {
-		.env = o->managed_network ? env_proxies() : NULL,
+		/*
+		 * Managed networking lets the command reach the proxies its environment names: the
+		 * planner reads the proxy variables from the environment the command gets, whole
+		 * (lib/ looks only at the names of sbx_proxy_vars, in upper and lower case).
+		 */
+		.env = o->managed_network ? inv->env.v : NULL,
 		.unix_sockets = o->unix_sockets,
 		.n_unix_sockets = o->n_unix_sockets,
 		.allow_local_binding = o->allow_local_binding,
@@ -190,7 +182,8 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 	r = backend_attach(&inv->plan, o);
 	if (r)
 		return refuse("cannot plan the sandbox: %s", strerror(-r));
-	return 0;
+	/* Now that the plan says whether the network is kept from the command. */
+	return o->env_offline ? environ_build(inv, o, &inv->plan) : 0;
 }
 
 void invocation_free(struct invocation *inv)
@@ -201,5 +194,7 @@ void invocation_free(struct invocation *inv)
 	sbx_profile_free(&inv->profile);
 	if (inv->planned)
 		sbx_plan_free(&inv->plan);
+	environ_free(inv);
+	sbx_strv_clear(&inv->made);
 	memset(inv, 0, sizeof(*inv));
 }

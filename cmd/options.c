@@ -15,7 +15,7 @@ static const char usage_main[] =
 	"[COMMAND...]\n"
 	"       sbxrun probe [--json]\n"
 	"       sbxrun access [OPTIONS] [--json] PATH...\n"
-	"       sbxrun convert --to profile|legacy [--cwd DIR] [FILE|-]\n"
+	"       sbxrun convert --to profile|legacy [--cwd DIR] [FILE|:NAME|-]\n"
 	"       sbxrun merge BASE.json EXTRA.json\n"
 	"       sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
 	"       sbxrun context [OPTIONS]\n"
@@ -39,6 +39,19 @@ static const char usage_main[] =
 	"      --allow-unix-socket PATH this Unix socket (or those below a directory) stays\n"
 	"                               reachable with the network restricted (repeatable)\n"
 	"      --allow-local-binding    the command may bind and serve on loopback\n"
+	"      --read PATH              also let the command read PATH (repeatable)\n"
+	"      --write PATH             also let the command write PATH (repeatable)\n"
+	"      --deny PATH              keep the command from PATH (repeatable)\n"
+	"      --network                enable the network\n"
+	"      --mkdir                  run: create the directories --write names, if missing\n"
+	"      --env-clear              the command's environment starts empty\n"
+	"      --env-keep PATTERN       pass only variables matching PATTERN (repeatable)\n"
+	"      --env-deny PATTERN       remove variables matching PATTERN (repeatable)\n"
+	"      --env-deny-secrets       remove variables matching *KEY*, *SECRET*, *TOKEN*\n"
+	"      --env-offline            with the network restricted, tell npm, pip, cargo and\n"
+	"                               go to stay offline\n"
+	"      --env-set NAME=VALUE     set a variable for the command (repeatable)\n"
+	"  -v, --verbose                run: print the plan on standard error first\n"
 	"      --windows-sandbox disabled|restricted-token|elevated   (default restricted-token)\n"
 	"      --platform linux|macos|windows   explain: plan as that platform would\n"
 	"      --json                   machine-readable output (explain, probe, access)\n"
@@ -59,8 +72,9 @@ static const struct {
 	{"probe", "usage: sbxrun probe [--json]\nPrint what this host can enforce.\n"},
 	{"access", "usage: sbxrun access [OPTIONS] [--json] PATH...\n"
 		   "Print the effective access (read, write or deny) of each PATH, and why.\n"},
-	{"convert", "usage: sbxrun convert --to profile|legacy [--cwd DIR] [FILE|-]\n"
-		    "Convert between a legacy SandboxPolicy and a PermissionProfile.\n"},
+	{"convert", "usage: sbxrun convert --to profile|legacy [--cwd DIR] [FILE|:NAME|-]\n"
+		    "Convert between a legacy SandboxPolicy and a PermissionProfile, or print a\n"
+		    "built-in (:workspace, ...) as a profile to start from.\n"},
 	{"merge", "usage: sbxrun merge BASE.json EXTRA.json\n"
 		  "Print the union of two additional-permission profiles.\n"},
 	{"intersect", "usage: sbxrun intersect [--cwd DIR] REQUESTED.json GRANTED.json\n"
@@ -94,6 +108,17 @@ enum {
 	LO_TO,
 	LO_UNIX_SOCKET,
 	LO_LOCAL_BINDING,
+	LO_READ,
+	LO_WRITE,
+	LO_DENY,
+	LO_NETWORK,
+	LO_MKDIR,
+	LO_ENV_CLEAR,
+	LO_ENV_KEEP,
+	LO_ENV_DENY,
+	LO_ENV_DENY_SECRETS,
+	LO_ENV_OFFLINE,
+	LO_ENV_SET,
 };
 
 static const struct option long_opts[] = {
@@ -109,6 +134,18 @@ static const struct option long_opts[] = {
 	{"windows-sandbox", required_argument, NULL, LO_WINLEVEL},
 	{"json", no_argument, NULL, LO_JSON},
 	{"to", required_argument, NULL, LO_TO},
+	{"read", required_argument, NULL, LO_READ},
+	{"write", required_argument, NULL, LO_WRITE},
+	{"deny", required_argument, NULL, LO_DENY},
+	{"network", no_argument, NULL, LO_NETWORK},
+	{"mkdir", no_argument, NULL, LO_MKDIR},
+	{"env-clear", no_argument, NULL, LO_ENV_CLEAR},
+	{"env-keep", required_argument, NULL, LO_ENV_KEEP},
+	{"env-deny", required_argument, NULL, LO_ENV_DENY},
+	{"env-deny-secrets", no_argument, NULL, LO_ENV_DENY_SECRETS},
+	{"env-offline", no_argument, NULL, LO_ENV_OFFLINE},
+	{"env-set", required_argument, NULL, LO_ENV_SET},
+	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -140,12 +177,30 @@ static unsigned opt_bit(int c)
 		return OPT_UNIX_SOCKET;
 	case LO_LOCAL_BINDING:
 		return OPT_LOCAL_BINDING;
+	case LO_READ:
+	case LO_WRITE:
+	case LO_DENY:
+	case LO_NETWORK:
+		return OPT_GRANT;
+	case LO_MKDIR:
+		return OPT_MKDIR;
+	case LO_ENV_CLEAR:
+	case LO_ENV_KEEP:
+	case LO_ENV_DENY:
+	case LO_ENV_DENY_SECRETS:
+	case LO_ENV_OFFLINE:
+	case LO_ENV_SET:
+		return OPT_ENV;
+	case 'v':
+		return OPT_VERBOSE;
 	}
 	return 0;
 }
 
 static const char *opt_name(int c)
 {
+	if (c == 'v')
+		return "verbose";
 	for (const struct option *lo = long_opts; lo->name; lo++)
 		if (lo->val == c)
 			return lo->name;
@@ -170,6 +225,34 @@ static int bad_value(const char *opt, const char *value, const char *expected)
 	return refuse_diag(&d);
 }
 
+const char *opt_abbreviated(char *const argv[], int next, const struct option *lo, int idx)
+{
+	const char *w;
+
+	if (idx < 0 || next < 1)
+		return NULL;
+	/* A value given as a word of its own follows the option's word. */
+	w = argv[next - 1];
+	if (optarg && optarg == argv[next - 1] && next >= 2)
+		w = argv[next - 2];
+	if (strncmp(w, "--", 2) != 0)
+		return NULL;
+	return strcspn(w + 2, "=") == strlen(lo[idx].name) ? NULL : w;
+}
+
+static int too_many(const char *opt)
+{
+	return refuse("--%s: given more than %d times", opt, OPT_LIST_MAX);
+}
+
+static int list_add(const char **list, size_t *n, const char *value, const char *opt)
+{
+	if (*n == OPT_LIST_MAX)
+		return too_many(opt);
+	list[(*n)++] = value;
+	return 0;
+}
+
 int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand)
 {
 	static const char *const prefs[] = {"auto", "require", "forbid", NULL};
@@ -177,7 +260,8 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	static const char *const levels[] = {"disabled", "restricted-token", "elevated", NULL};
 	/* Messages of a subcommand start with its name; those of plain sbxrun need none. */
 	char sub[32];
-	int c, i;
+	int c, i, r, idx = -1;
+	const char *abbr;
 
 	snprintf(sub, sizeof(sub), "%s%s", o->subcommand ? o->subcommand : "",
 		 o->subcommand ? ": " : "");
@@ -186,8 +270,20 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	optind = 1;
 	opterr = 0;
 	/* "+": options end at the first operand, so the command's own options stay its own. */
-	while ((c = getopt_long(argc, argv, stop_at_operand ? "+:p:C:w:a:hV" : ":p:C:w:a:hV",
-				long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, stop_at_operand ? "+:p:C:w:a:vhV" : ":p:C:w:a:vhV",
+				long_opts, &idx)) != -1) {
+		abbr = c != '?' && c != ':' ? opt_abbreviated(argv, optind, long_opts, idx) : NULL;
+		idx = -1;
+		if (abbr) {
+			struct sbx_diag d;
+
+			sbx_diag_clear(&d);
+			sbx_diag_set(&d, 0, "%sunknown option '%s'", sub, abbr);
+			sbx_diag_hint(&d, 0,
+				      "options are spelled out in full; see 'sbxrun %s%s--help'",
+				      o->subcommand ? o->subcommand : "", o->subcommand ? " " : "");
+			return refuse_diag(&d);
+		}
 		if (c == 'h') {
 			usage_print(o->subcommand, false);
 			return -1;
@@ -269,6 +365,54 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			if (strcmp(optarg, "profile") && strcmp(optarg, "legacy"))
 				return bad_value("to", optarg, "profile or legacy");
 			o->to = optarg;
+			break;
+		case LO_READ:
+		case LO_WRITE:
+		case LO_DENY:
+			if (!optarg[0])
+				return refuse("--%s: empty path", opt_name(c));
+			if (o->n_grants == OPT_LIST_MAX)
+				return too_many(opt_name(c));
+			o->grants[o->n_grants].access = c == LO_READ	? SBX_READ
+							: c == LO_WRITE ? SBX_WRITE
+									: SBX_DENY;
+			o->grants[o->n_grants++].path = optarg;
+			break;
+		case LO_NETWORK:
+			o->network = true;
+			break;
+		case LO_MKDIR:
+			o->mkdir = true;
+			break;
+		case LO_ENV_CLEAR:
+			o->env_clear = true;
+			break;
+		case LO_ENV_KEEP:
+		case LO_ENV_DENY:
+			if (!optarg[0])
+				return refuse("--%s: empty pattern", opt_name(c));
+			if (c == LO_ENV_KEEP)
+				r = list_add(o->env_keep, &o->n_env_keep, optarg, opt_name(c));
+			else
+				r = list_add(o->env_deny, &o->n_env_deny, optarg, opt_name(c));
+			if (r)
+				return r;
+			break;
+		case LO_ENV_DENY_SECRETS:
+			o->env_deny_secrets = true;
+			break;
+		case LO_ENV_OFFLINE:
+			o->env_offline = true;
+			break;
+		case LO_ENV_SET:
+			if (sbx_env_check_assignment(optarg))
+				return bad_value("env-set", optarg, "NAME=VALUE");
+			r = list_add(o->env_set, &o->n_env_set, optarg, opt_name(c));
+			if (r)
+				return r;
+			break;
+		case 'v':
+			o->verbose = true;
 			break;
 		}
 	}

@@ -127,12 +127,17 @@ int cmd_proxy(int argc, char **argv)
 	struct sbx_diag d;
 	const char *listen_s = NULL, *log_s = NULL;
 	char bound[SBX_MAX_PATH + 16];
-	int c, r = 0, lfd = -1, stop[2] = {-1, -1};
+	int c, r = 0, lfd = -1, stop[2] = {-1, -1}, idx = -1;
 
 	sbx_diag_clear(&d);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", proxy_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", proxy_opts, &idx)) != -1) {
+		const char *abbr = opt_abbreviated(argv, optind, proxy_opts, idx);
+
+		idx = -1;
+		if (abbr && c != '?' && c != ':')
+			c = '?'; /* spelled short of its name: unknown, as in the main parser */
 		switch (c) {
 		case 'h':
 			fputs(usage_proxy, stdout);
@@ -166,7 +171,8 @@ int cmd_proxy(int argc, char **argv)
 			r = refuse("proxy: option '%s' needs a value", argv[optind - 1]);
 			goto out;
 		default:
-			sbx_diag_set(&d, 0, "proxy: unknown option '%s'", argv[optind - 1]);
+			sbx_diag_set(&d, 0, "proxy: unknown option '%s'",
+				     abbr ? abbr : argv[optind - 1]);
 			snprintf(d.hint, sizeof(d.hint), "see 'sbxrun proxy --help'");
 			r = refuse_diag(&d);
 			goto out;

@@ -48,13 +48,16 @@ int cmd_run(int argc, char **argv)
 {
 	struct opts o = {.subcommand = NULL};
 	struct invocation inv;
+	const char *debug;
 	int r;
 
 	if (argc > 0 && strcmp(argv[0], "run") == 0)
 		o.subcommand = "run";
-	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPTS_NETWORK, true);
+	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPTS_NETWORK | OPT_MKDIR | OPT_VERBOSE, true);
 	if (r)
 		return r < 0 ? 0 : r;
+	debug = env_get("SBXRUN_DEBUG");
+	o.verbose = o.verbose || (debug && debug[0] && strcmp(debug, "0") != 0);
 	if (o.n_rest < 1) {
 		refuse("no command given");
 		fputs("hint: sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'\n",
@@ -62,8 +65,15 @@ int cmd_run(int argc, char **argv)
 		return EXIT_REFUSED;
 	}
 	r = invocation_load(&inv, &o, sbx_host_platform());
+	/* Before planning, so that the plan sees the directories; undone if the run is refused. */
+	if (!r)
+		r = mkdir_grants(&inv, &o);
 	if (!r)
 		r = invocation_plan(&inv, &o);
+	if (!r && o.verbose)
+		plan_summary(stderr, &inv);
+	if (!r)
+		r = environ_install(&inv);
 	if (r)
 		goto out;
 	if (!inv.plan.sandbox_requested) {
@@ -83,6 +93,9 @@ int cmd_run(int argc, char **argv)
 	}
 	r = backend_exec(&inv, o.rest);
 out:
+	/* Returning means the command did not run (exec failed, or it was refused). */
+	if (r)
+		mkdir_undo(&inv);
 	invocation_free(&inv);
 	return r;
 }

@@ -22,101 +22,18 @@ static int print_owned(char *text)
 
 /* ---- access ------------------------------------------------------------------------------- */
 
-static char *entry_desc(const struct sbx_entry *e)
-{
-	char *s = NULL;
-	int n = -1;
-
-	switch (e->kind) {
-	case SBX_PATH:
-		n = asprintf(&s, "%s %s", sbx_access_name(e->access), e->path);
-		break;
-	case SBX_GLOB:
-		n = asprintf(&s, "%s glob %s", sbx_access_name(e->access), e->path);
-		break;
-	case SBX_SPECIAL:
-		n = asprintf(&s, "%s :%s%s%s", sbx_access_name(e->access),
-			     e->special == SBX_SP_PROJECT_ROOTS ? "workspace_roots"
-								: sbx_special_name(e->special),
-			     e->subpath ? "/" : "", e->subpath ? e->subpath : "");
-		break;
-	}
-	return n < 0 ? NULL : s;
-}
-
-/* A deny glob covers a path when it matches the path or one of its ancestors. */
-static long deny_glob_for(const struct sbx_fs *fs, const char *path)
-{
-	for (size_t i = 0; i < fs->n; i++) {
-		const struct sbx_entry *e = &fs->entries[i];
-		char *p;
-
-		if (e->kind != SBX_GLOB || e->access != SBX_DENY || !e->path || e->path[0] != '/')
-			continue;
-		p = strdup(path);
-		if (!p)
-			return -1;
-		for (;;) {
-			char *slash;
-
-			if (sbx_glob_match(e->path, p)) {
-				free(p);
-				return (long)i;
-			}
-			slash = strrchr(p, '/');
-			if (!slash || slash == p)
-				break;
-			*slash = '\0';
-		}
-		free(p);
-	}
-	return -1;
-}
-
 static int access_one(const struct invocation *inv, const struct sbx_profile *p, const char *arg,
 		      json_t *out_json)
 {
-	const struct sbx_fs *fs = &p->fs;
-	enum sbx_access a = SBX_WRITE;
-	char *path = NULL, *rule = NULL;
-	long idx = -1, g;
+	struct sbx_access_why a;
+	char *path = NULL;
 	int r;
 
 	r = sbx_path_join(inv->cwd, arg, &path);
 	if (r)
 		return refuse("access: '%s': not a usable path", arg);
-	if (p->type == SBX_DISABLED || fs->kind == SBX_FS_UNRESTRICTED) {
-		rule = strdup("unrestricted file system");
-	} else if (fs->kind == SBX_FS_EXTERNAL) {
-		rule = strdup("external sandbox: the file system is confined outside sbxrun");
-	} else if ((g = deny_glob_for(fs, path)) >= 0) {
-		char *desc = entry_desc(&fs->entries[g]);
-
-		a = SBX_DENY;
-		if (desc && asprintf(&rule, "entries[%ld]: %s", g, desc) < 0)
-			rule = NULL;
-		free(desc);
-	} else {
-		a = sbx_fs_resolve_access(fs, &inv->ctx, path, &idx);
-		if (idx < 0) {
-			rule = strdup("no entry covers this path (default deny)");
-		} else {
-			char *desc = entry_desc(&fs->entries[idx]);
-
-			if (a == SBX_WRITE && !sbx_fs_can_write(fs, &inv->ctx, path)) {
-				a = SBX_READ;
-				if (desc && asprintf(&rule,
-						     "protected metadata (.git, .agents, .codex) "
-						     "under entries[%ld]: %s",
-						     idx, desc) < 0)
-					rule = NULL;
-			} else if (desc && asprintf(&rule, "entries[%ld]: %s", idx, desc) < 0) {
-				rule = NULL;
-			}
-			free(desc);
-		}
-	}
-	if (!rule) {
+	r = sbx_access_rule(p, &inv->ctx, path, &a);
+	if (r) {
 		free(path);
 		return refuse("out of memory");
 	}
@@ -124,14 +41,14 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 		json_t *j = json_object();
 
 		json_object_set_new(j, "path", json_string(path));
-		json_object_set_new(j, "access", json_string(sbx_access_name(a)));
-		json_object_set_new(j, "rule", json_string(rule));
+		json_object_set_new(j, "access", json_string(sbx_access_name(a.access)));
+		json_object_set_new(j, "rule", json_string(a.rule));
 		json_array_append_new(out_json, j);
 	} else {
-		printf("%-5s  %s  (%s)\n", sbx_access_name(a), path, rule);
+		printf("%-5s  %s  (%s)\n", sbx_access_name(a.access), path, a.rule);
 	}
 	free(path);
-	free(rule);
+	free(a.rule);
 	return 0;
 }
 

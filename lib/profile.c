@@ -208,21 +208,30 @@ void sbx_legacy_free(struct sbx_legacy *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* Room for one more pointer after the n there are, and for the NULL after that one. */
+static int strv_room(struct sbx_strv *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 8;
+	char **v;
+
+	if (s->n + 1 < s->cap)
+		return 0;
+	v = realloc(s->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	s->cap = cap;
+	return 0;
+}
+
 int sbx_strv_push_owned(struct sbx_strv *s, char *str)
 {
 	if (!str)
 		return -ENOMEM;
-	/* One slot more than the strings: v stays NULL-terminated (an argv for execv). */
-	if (s->n + 1 >= s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 8;
-		char **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(str);
-			return -ENOMEM;
-		}
-		s->v = v;
-		s->cap = cap;
+	/* v stays NULL-terminated (an argv for execv). */
+	if (strv_room(s)) {
+		free(str);
+		return -ENOMEM;
 	}
 	s->v[s->n++] = str;
 	s->v[s->n] = NULL;
@@ -232,6 +241,14 @@ int sbx_strv_push_owned(struct sbx_strv *s, char *str)
 int sbx_strv_push(struct sbx_strv *s, const char *str)
 {
 	return sbx_strv_push_owned(s, strdup(str));
+}
+
+int sbx_strv_terminate(struct sbx_strv *s)
+{
+	if (strv_room(s))
+		return -ENOMEM;
+	s->v[s->n] = NULL;
+	return 0;
 }
 
 bool sbx_strv_has(const struct sbx_strv *s, const char *str)

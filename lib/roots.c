@@ -467,7 +467,7 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	 * submodule's. Each is a carve-out of the writable root that holds it.
 	 */
 	if (!r) {
-		struct sbx_pathinfo in;
+		struct sbx_pathinfo in = {0};
 		char *git = NULL, *target = NULL;
 
 		r = sbx_path_join_any(w->root, ".git", &git);

@@ -442,6 +442,13 @@ int sbx_additional_intersect(const struct sbx_additional *requested,
 /* effective_permission_profile: extra may be NULL. */
 int sbx_profile_effective(const struct sbx_profile *base, const struct sbx_additional *extra,
 			  struct sbx_profile *out);
+/*
+ * sbxrun's addition (addition.c): sbx_profile_effective(), except that a deny in extra is never
+ * dropped: an unrestricted managed file system becomes "root write but the denies", and a
+ * disabled or external profile refuses it (SBX_E_INVALID, with a hint). extra may be NULL.
+ */
+int sbx_profile_add(const struct sbx_profile *base, const struct sbx_additional *extra,
+		    struct sbx_profile *out, struct sbx_diag *d);
 /* merge_glob_scan_max_depth (sbxrun-profile(5), ADDITIONAL PERMISSIONS). */
 unsigned sbx_merge_glob_depth(const struct sbx_fs *a, const struct sbx_fs *b);
 
@@ -479,6 +486,8 @@ struct sbx_strv {
 /* Takes ownership of str (NULL means an allocation failed: -ENOMEM); frees it on failure. */
 int sbx_strv_push_owned(struct sbx_strv *s, char *str);
 int sbx_strv_push(struct sbx_strv *s, const char *str); /* copies */
+/* Makes s->v[s->n] NULL (room for it made), so s->v can serve as argv or environ. */
+int sbx_strv_terminate(struct sbx_strv *s);
 bool sbx_strv_has(const struct sbx_strv *s, const char *str);
 int sbx_strv_add_unique(struct sbx_strv *s, const char *str); /* copies */
 void sbx_strv_sort(struct sbx_strv *s);			      /* byte order, as strcmp */
@@ -506,6 +515,40 @@ struct sbx_context_in {
 };
 char *sbx_context_render(const struct sbx_context_in *in);
 char *sbx_context_filesystem(const struct sbx_profile *p, const char *const *roots, size_t n);
+
+/* ---- the command's environment (env.c) ---------------------------------------------------- */
+
+/*
+ * How the command's environment is made from sbxrun's own (sbxrun(1), THE ENVIRONMENT):
+ * 1. start from every variable, or with clear or any keep pattern only those matching a keep
+ *    pattern; 2. drop those matching a deny pattern, and with deny_secrets those matching
+ *    *KEY*, *SECRET* or *TOKEN*; 3. with offline and the network restricted, assign the
+ *    variables that keep package managers off the network; 4. assign each set ("NAME=VALUE"),
+ *    in order. Patterns: `*` and `?`, ASCII case ignored. All strings borrowed.
+ */
+struct sbx_env_policy {
+	bool clear;
+	const char *const *keep;
+	size_t n_keep;
+	const char *const *deny;
+	size_t n_deny;
+	bool deny_secrets;
+	bool offline;
+	const char *const *set;
+	size_t n_set;
+	bool fold_case; /* names compare without regard to case (Windows) for set and lookup */
+};
+/* out is NULL-terminated (out->v[out->n] == NULL); -EINVAL for a set without "NAME=". */
+int sbx_env_build(const char *const *environ_in, const struct sbx_env_policy *pol, bool network,
+		  struct sbx_strv *out);
+bool sbx_env_pattern_match(const char *pattern, const char *name, size_t len);
+size_t sbx_env_name_len(const char *var);      /* of "NAME=VALUE" */
+int sbx_env_check_assignment(const char *var); /* 0 for "NAME=VALUE", else -EINVAL */
+/* The value of name in env, or NULL. */
+const char *sbx_env_lookup(const struct sbx_strv *env, const char *name, bool fold_case);
+/* The names of env and the n_extra names in extra: sorted (strcmp), each once. */
+int sbx_env_names(const struct sbx_strv *env, const char *const *extra, size_t n_extra,
+		  struct sbx_strv *names);
 
 /* ---- intent (intent.c) ------------------------------------------------------------------- */
 
@@ -710,6 +753,65 @@ bool sbx_plan_enforceable(const struct sbx_plan *p);
 /* First unenforceable requirement, or NULL. */
 const struct sbx_req *sbx_plan_first_unenforceable(const struct sbx_plan *p);
 
+/* ---- what explain and -v say about a plan (notes.c) -------------------------------------- */
+
+/*
+ * A read or write grant on a path that does not exist here: it has no effect, and is shown
+ * "skipped" ("missing: no effect") whatever mechanism the plan names for it, which stays as it
+ * is (nothing about enforcement changes).
+ */
+bool sbx_req_missing_grant(const struct sbx_req *r);
+#define SBX_MISSING_NO_EFFECT "missing: no effect"
+
+/* Reasons shared by several rows, said once: text holds each distinct note, in first use. */
+struct sbx_notes {
+	struct sbx_strv text;
+	size_t *of; /* per row: the 1-based number of its note, 0 for none */
+};
+/*
+ * Groups n reasons (NULL: the row has none). paths[i] (or paths NULL) is the row's own path:
+ * where the reason names it, the note says "this path", so that rows differing only in their
+ * path share one note.
+ */
+int sbx_notes_group(const char *const *reasons, const char *const *paths, size_t n,
+		    struct sbx_notes *out);
+void sbx_notes_free(struct sbx_notes *n);
+
+/* ---- which rule decides an access (denial.c) --------------------------------------------- */
+
+/* The effective access of a path and the rule that decided it (sbxrun(1), access). */
+struct sbx_access_why {
+	enum sbx_access access;
+	long entry; /* the deciding entry's index, -1 for none (default deny, unrestricted) */
+	bool protected_name; /* write taken back: protected metadata under a writable entry */
+	char *rule;	     /* "entries[2]: deny /usr/bin", "no entry covers this path ..." */
+};
+/* p is materialized; 0 with out->rule malloc'd, or -ENOMEM. */
+int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
+		    struct sbx_access_why *out);
+
+/* The "minimal" readable set on Linux (sbxrun-profile(5), RESOLUTION), NULL-terminated. */
+extern const char *const sbx_linux_minimal_paths[];
+
+/*
+ * The interpreter the kernel loads for an executable that starts with buf[0..len): the program
+ * of a "#!" line or an ELF file's PT_INTERP. 0 with out filled; -ENOENT when it has none (a
+ * static binary, or not an executable format); -EINVAL when buf cannot tell (too short, bad).
+ */
+int sbx_exec_interpreter(const unsigned char *buf, size_t len, char *out, size_t size);
+/*
+ * Why a program cannot be executed under plan p: the first of paths (absolute, or NULL: the
+ * program as named, where it leads, the interpreter the kernel loads for it, where that leads)
+ * that p does not let be read, and the rule that decides it ("no entry grants read on
+ * /usr/bin/sh", "/usr/bin/sh is denied by entries[2]: deny /usr/bin", "its interpreter: ...").
+ * minimal is the platform's :minimal set. Returns 1 with *why malloc'd and *refused that path,
+ * 0 when p lets all be read (the cause is elsewhere), -ENOMEM.
+ */
+#define SBX_EXEC_PATHS 4
+int sbx_exec_refusal(const struct sbx_plan *p, const struct sbx_ctx *ctx,
+		     const char *const paths[SBX_EXEC_PATHS], const char *const *minimal,
+		     char **why, const char **refused);
+
 /* ---- platform attachers: pure, so explain can plan for any platform on any host ----------- */
 
 /* Facts of a Linux host, filled by the probe (platform/linux/probe.c). */
@@ -725,6 +827,9 @@ struct sbx_linux_facts {
 	bool running_as_root;
 	bool in_container;
 	int wsl; /* 0 = not WSL, else 1 or 2 */
+	/* PID and IPC namespaces can be made along with the mount namespace (sandbox.h). */
+	bool pid_namespace;
+	bool ipc_namespace;
 };
 /* What --platform linux assumes on a host that is not Linux: a current kernel, no restrictions. */
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f);

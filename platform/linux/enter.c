@@ -27,14 +27,7 @@
 #include <unistd.h>
 
 #include "linux/linux.h"
-
-/* PROFILE.md section 2: the "minimal" readable set on Linux. */
-static const char *const minimal_paths[] = {
-	"/bin",	     "/sbin",	   "/usr",	   "/etc",
-	"/lib",	     "/lib64",	   "/nix/store",   "/run/current-system/sw",
-	"/dev/null", "/dev/zero",  "/dev/urandom", "/dev/random",
-	"/dev/tty",  "/proc/self",
-};
+#include "linux/sandbox.h"
 
 /*
  * Device nodes every program expects to open for writing (and ioctl, for terminals). Writing
@@ -107,8 +100,8 @@ static int build_ruleset(const struct sbx_linux_enforce *e, struct sbx_landlock 
 	for (size_t i = 0; !r->full_read && rc == 0 && i < r->n_readable; i++)
 		rc = ll_grant(*out, e, r->readable[i], SBX_LL_READ, d);
 	for (size_t i = 0;
-	     !r->full_read && r->platform_defaults && rc == 0 && i < ARRAY_LEN(minimal_paths); i++)
-		rc = ll_grant(*out, e, minimal_paths[i], SBX_LL_READ, d);
+	     !r->full_read && r->platform_defaults && rc == 0 && sbx_linux_minimal_paths[i]; i++)
+		rc = ll_grant(*out, e, sbx_linux_minimal_paths[i], SBX_LL_READ, d);
 	for (size_t i = 0; rc == 0 && i < r->n_writable; i++)
 		rc = ll_grant(*out, e, r->writable[i].root, SBX_LL_WRITE, d);
 	for (size_t i = 0; rc == 0 && i < ARRAY_LEN(device_paths); i++)
@@ -124,9 +117,12 @@ static int granted_paths(const struct sbx_linux_enforce *e, struct sbx_strv *out
 			 struct sbx_diag *d)
 {
 	const struct sbx_roots *r = e->roots;
-	size_t n =
-		r->n_readable + r->n_writable + ARRAY_LEN(minimal_paths) + ARRAY_LEN(device_paths);
+	size_t n_minimal = 0, n;
 	int rc = 0;
+
+	while (sbx_linux_minimal_paths[n_minimal])
+		n_minimal++;
+	n = r->n_readable + r->n_writable + n_minimal + ARRAY_LEN(device_paths);
 
 	if (e->landlock_abi <= 0 || r->full_read || r->full_write)
 		return 0;
@@ -139,12 +135,12 @@ static int granted_paths(const struct sbx_linux_enforce *e, struct sbx_strv *out
 			p = r->readable[k];
 		} else if ((k -= r->n_readable) < r->n_writable) {
 			p = r->writable[k].root;
-		} else if ((k -= r->n_writable) < ARRAY_LEN(minimal_paths)) {
+		} else if ((k -= r->n_writable) < n_minimal) {
 			if (!r->platform_defaults)
 				continue;
-			p = minimal_paths[k];
+			p = sbx_linux_minimal_paths[k];
 		} else {
-			p = device_paths[k - ARRAY_LEN(minimal_paths)];
+			p = device_paths[k - n_minimal];
 		}
 		rc = looked_up(e->res, p, &f, d);
 		if (rc == 0 && f->exists)
@@ -470,13 +466,5 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 	 *    limit of open files raised to hold them is the command's own again.
 	 */
 	sbx_rulepaths_restore_limit(e->res);
-	execvp(e->argv[0], e->argv);
-	err = errno;
-	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
-	if (err == ENOENT || err == ENOTDIR) {
-		sbx_diag_set(d, -err, "%s: command not found", e->argv[0]);
-		sbx_linux_die(d, 127);
-	}
-	sbx_diag_set(d, -err, "%s: cannot execute: %s", e->argv[0], strerror(err));
-	sbx_linux_die(d, 126);
+	sbx_linux_exec_command(e->argv, e->exec_failed, e->exec_failed_arg);
 }

@@ -93,6 +93,9 @@ struct sbx_linux_enforce {
 	bool seccomp_no_watch;	   /* refuse inotify/fanotify watches (denies by Landlock alone) */
 	const char *command_cwd;   /* absolute */
 	char *const *argv;	   /* the command */
+	/* When the command cannot be executed: see sbx_linux_exec_command() (sandbox.h). */
+	int (*exec_failed)(void *arg, int err, struct sbx_diag *d);
+	void *exec_failed_arg;
 };
 
 /*

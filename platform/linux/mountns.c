@@ -2,7 +2,7 @@
 /*
  * mountns.c - the mount operations of the private mount namespace, through the new mount API
  * (Linux 5.12+: open_tree, move_mount, mount_setattr, fsopen, fsmount), by raw system call
- * because libc headers lag and <sys/mount.h> clashes with <linux/mount.h>.
+ * (mountapi.h: libc headers lag and <sys/mount.h> clashes with <linux/mount.h>).
  *
  * Why the new API: a detached clone of a subtree keeps each mount's own flags (a host read-only
  * mount inside a writable root stays read-only), and mount_setattr(AT_RECURSIVE) makes a whole
@@ -20,34 +20,7 @@
 #include <unistd.h>
 
 #include "linux/linux.h"
-
-#ifndef __NR_open_tree
-#define __NR_open_tree	428
-#define __NR_move_mount 429
-#define __NR_fsopen	430
-#define __NR_fsconfig	431
-#define __NR_fsmount	432
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
-
-#define SBX_OPEN_TREE_CLONE	    1
-#define SBX_AT_RECURSIVE	    0x8000
-#define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x04
-#define SBX_MOVE_MOUNT_T_EMPTY_PATH 0x40
-#define SBX_MOUNT_ATTR_RDONLY	    0x01
-#define SBX_MOUNT_ATTR_NOSUID	    0x02
-#define SBX_MOUNT_ATTR_NODEV	    0x04
-#define SBX_MOUNT_ATTR_NOEXEC	    0x08
-#define SBX_FSOPEN_CLOEXEC	    0x01
-#define SBX_FSMOUNT_CLOEXEC	    0x01
-#define SBX_FSCONFIG_SET_STRING	    1
-#define SBX_FSCONFIG_CMD_CREATE	    6
-
-struct sbx_mount_attr {
-	uint64_t attr_set, attr_clr, propagation, userns_fd;
-};
+#include "linux/mountapi.h"
 
 #define MASK_ATTRS                                                                                 \
 	(SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV |                    \

@@ -243,6 +243,15 @@ int sbx_linux_probe(struct sbx_linux_facts *f)
 			uv = mv;
 	}
 	f->mount_namespace = mv == NS_YES;
+	/*
+	 * PID and IPC namespaces need what the mount namespace needs (a user namespace, or
+	 * CAP_SYS_ADMIN); then only their own limits refuse them. What a seccomp filter refuses,
+	 * the supervisor's clone(2) finds, before anything has started.
+	 */
+	if (f->mount_namespace) {
+		f->pid_namespace = read_long_file("/proc/sys/user/max_pid_namespaces", 1) != 0;
+		f->ipc_namespace = read_long_file("/proc/sys/user/max_ipc_namespaces", 1) != 0;
+	}
 	/* Root does not need a user namespace; whether one could be made is said, not tried. */
 	f->user_namespaces = uv != NS_NO;
 	if (!f->userns_blocked_by[0] && (!f->user_namespaces || !f->mount_namespace))

@@ -109,8 +109,9 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 	if ((res->n + 1) * 2 > res->cap && grow(res) < 0)
 		return NULL;
 	slot = slot_of(res, path);
-	if (*slot)
-		return *slot;
+	e = *slot;
+	if (e)
+		return e; /* looked up before: the same answer */
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;

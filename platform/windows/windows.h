@@ -40,4 +40,11 @@ int sbx_windows_run_flags(const struct sbx_plan *p, const struct sbx_ctx *ctx, c
  */
 int sbx_windows_utf8_argv(int *argc, char ***argv);
 
+/*
+ * The process's environment block in UTF-8, NULL-terminated (out->v[out->n] == NULL); and its
+ * replacement by env ("NAME=VALUE" strings), which CreateProcess then passes on. 0 or -errno.
+ */
+int sbx_windows_environ(struct sbx_strv *out);
+int sbx_windows_environ_install(char *const env[]);
+
 #endif

@@ -71,6 +71,7 @@ expect_completion() {
 		profile) value=(:read-only) ;;
 		dir) value=(/) ;;
 		file) value=(/dev/null) ;;
+		word) value=(x) ;;
 		words:*) value=("$(cut -d, -f1 <<<"${arg#words:}")") ;;
 		esac
 		for sub in $subs; do
@@ -121,7 +122,7 @@ expect_completion() {
 	expect_completion "sbxrun ex" explain
 	expect_completion "sbxrun co" context convert
 	expect_completion "sbxrun --pro" --profile
-	expect_completion "sbxrun --w" --windows-sandbox --workspace-root
+	expect_completion "sbxrun --w" --windows-sandbox --workspace-root --write
 	expect_completion "sbxrun --sandbox " auto forbid require
 	expect_completion "sbxrun --sandbox=r" require
 	expect_completion "sbxrun --windows-sandbox " disabled elevated restricted-token

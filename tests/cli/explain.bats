@@ -8,7 +8,7 @@ setup() { setup_ws; cd "$WS"; }
 @test "explain --json has every key of the contract, in order" {
 	run "$SBXRUN" explain --json --platform linux -- git status
 	[ "$status" -eq 0 ]
-	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "requirements", "argv", "cwd"]' ]
+	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "requirements", "argv", "cwd", "environment"]' ]
 	[ "$(jget "$output" 'j["version"]')" = "sbxrun 0.1.0" ]
 	[ "$(jget "$output" 'j["cwd"]')" = "$WS" ]
 }
@@ -139,4 +139,25 @@ setup() { setup_ws; cd "$WS"; }
 	[[ "$output" == *landlock_abi* ]]
 	run "$SBXRUN" probe extra
 	[ "$status" -eq 125 ]
+}
+
+@test "explain says each reason once: rows share a numbered note" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"path","path":"C:\\\\a"},"access":"write"},{"path":{"type":"path","path":"C:\\\\b"},"access":"write"},{"path":{"type":"path","path":"C:\\\\c"},"access":"read"}]},"network":"restricted"}' > "$WS/w.json"
+	run "$SBXRUN" explain --platform windows --windows-sandbox disabled -p "$WS/w.json" -- x
+	[ "$status" -eq 0 ]
+	reason="the Windows sandbox is disabled"
+	[ "$(grep -c "$reason" <<<"$output")" = 1 ]
+	[[ "$output" == *"  [1] $reason"* ]]
+	[ "$(grep -c 'unenforceable \[1\]$' <<<"$output")" = 12 ]
+	# JSON keeps each row whole: a reader of one requirement needs no other.
+	run "$SBXRUN" explain --json --platform windows --windows-sandbox disabled -p "$WS/w.json" -- x
+	[ "$(jget "$output" 'len([r for r in j["requirements"] if r["why"].startswith("'"$reason"'")])')" = 12 ]
+}
+
+@test "explain notes name the row's own path as this path, so such rows share them" {
+	run "$SBXRUN" explain --platform linux -p :workspace -- true
+	[ "$status" -eq 0 ]
+	# .agents and .codex are missing in the workspace: one note for both rows.
+	[[ "$output" == *"no-create $WS/.agents"*"skipped [1]"*"no-create $WS/.codex"*"skipped [1]"* ]]
+	[ "$(grep -c '^  \[1\] this path does not exist' <<<"$output")" = 1 ]
 }

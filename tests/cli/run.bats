@@ -153,3 +153,54 @@ setup() { setup_ws; cd "$WS"; }
 	run -126 "$SBXRUN" --profile :read-only -- "$WS/notexec"
 	[ "${lines[0]}" = "sbxrun: $WS/notexec: cannot execute: Permission denied" ]
 }
+
+@test "-v and SBXRUN_DEBUG=1 print the plan on stderr first; stdout stays the command's" {
+	for how in -v --verbose SBXRUN_DEBUG=1; do
+		if [ "$how" = SBXRUN_DEBUG=1 ]; then
+			SBXRUN_DEBUG=1 run --separate-stderr "$SBXRUN" --sandbox forbid -p :read-only -- echo hi
+		else
+			run --separate-stderr "$SBXRUN" "$how" --sandbox forbid -p :read-only -- echo hi
+		fi
+		[ "$status" -eq 0 ]
+		[ "$output" = hi ]
+		[ "$(head -n 1 <<<"$stderr")" = "sbxrun: profile :read-only (managed, network restricted), cwd $WS" ]
+		[ "$(sed -n 2p <<<"$stderr")" = "sbxrun: sandbox none (not requested): the command runs unconfined" ]
+	done
+	SBXRUN_DEBUG=0 run --separate-stderr "$SBXRUN" --sandbox forbid -- echo hi
+	[ "$stderr" = "" ]
+	run --separate-stderr "$SBXRUN" -v --sandbox forbid --env-clear --env-set B=1 --env-set A=2 -- /usr/bin/env
+	[ "$(tail -n 1 <<<"$stderr")" = "sbxrun: environment (2): A B" ]
+}
+
+@test "-v lists each requirement with its mechanism and status, and a refusal still refuses" {
+	# A read-only carve-out that does not exist inside the writable workspace: unenforceable.
+	run --separate-stderr "$SBXRUN" -v --read "$WS/nope" -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"sbxrun: sandbox linux-seccomp, not enforceable (refused)"* ]]
+	[[ "$stderr" == *"sbxrun:   read /"*"enforced"* ]]
+	n=$(sed -n "s|^sbxrun:   read-only $WS/nope .*unenforceable \[\([0-9]*\)\]\$|\1|p" <<<"$stderr")
+	[ -n "$n" ]
+	[[ "$stderr" == *"sbxrun:   [$n] this path does not exist: making it read-only"* ]]
+	[ ! -e "$WS/canary" ]
+	run "$SBXRUN" explain -v -- true
+	[ "$status" -eq 125 ]
+}
+
+@test "long options are spelled out in full: a prefix is an unknown option" {
+	run "$SBXRUN" --net -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: unknown option '--net'" ]
+	[ "${lines[1]}" = "hint: options are spelled out in full; see 'sbxrun --help'" ]
+	run "$SBXRUN" explain --prof=:read-only -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: explain: unknown option '--prof=:read-only'" ]
+	# --deny is the run's, never a short --deny-domain of the proxy.
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --deny example.com
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: unknown option '--deny'" ]
+	# A value that looks like an option is still the value.
+	run "$SBXRUN" --sandbox forbid --env-clear --env-set --x=1 -- /usr/bin/env
+	[ "$status" -eq 0 ]
+	[ "$output" = "--x=1" ]
+	[ ! -e "$WS/canary" ]
+}

@@ -247,6 +247,21 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 		sbx_domain_policy_free(&pol);
 		break;
 	}
+	case 19: {
+		/* A deny narrowing an unrestricted file system: the path that builds one. */
+		struct sbx_additional x = {.network = -1, .has_fs = true};
+
+		p.type = SBX_MANAGED;
+		p.fs.kind = SBX_FS_UNRESTRICTED;
+		if (sbx_fs_push_path(&x.fs, "/etc/shadow", SBX_DENY, false) ||
+		    sbx_fs_push_path(&x.fs, "/etc/shadow/x", SBX_READ, false) ||
+		    sbx_fs_push_path(&x.fs, "/srv", SBX_WRITE, false))
+			r = 1;
+		else
+			r = sbx_profile_add(&p, &x, &q, d);
+		sbx_additional_free(&x);
+		break;
+	}
 	}
 	free(buf);
 	sbx_profile_free(&p);
@@ -257,7 +272,8 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 }
 
 /* What each call returns without injection. */
-static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0,
+			       0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static const char *const names[] = {
 	"sbx_profile_load_buf (canonical)",
@@ -279,6 +295,7 @@ static const char *const names[] = {
 	"sbx_plan_network",
 	"sbx_sbpl_build (managed network)",
 	"sbx_domain_policy_add",
+	"sbx_profile_add",
 };
 
 /*
@@ -324,5 +341,67 @@ TEST(diag_every_failure_has_a_message)
 	free(f.file);
 	free(f.glob);
 	free(f.dir);
+#endif
+}
+
+/*
+ * ---- the functions without a diagnostic: every failure is -ENOMEM -------------------------
+ * (Not sbx_access_rule: the precedence predicates under it, sbx_fs_resolve_access and
+ * sbx_fs_can_write, have no failure to report and pass over an entry they cannot resolve.)
+ */
+
+static int call_plain(int which)
+{
+	static const char *const vars[] = {"PATH=/bin", "GH_TOKEN=t", "A=1", NULL};
+	static const char *const keep[] = {"*"}, *const set[] = {"B=2", "A=3"};
+	static const char *const why[] = {"/a does not exist", "x", "/b does not exist", NULL};
+	static const char *const paths[] = {"/a", NULL, "/b", NULL};
+	struct sbx_env_policy pol = {.keep = keep, .n_keep = 1, .deny_secrets = true,
+				     .offline = true, .set = set, .n_set = 2};
+	struct sbx_strv env = {0}, sorted = {0};
+	struct sbx_notes notes = {0};
+	int r = 0;
+
+	switch (which) {
+	case 0:
+		r = sbx_env_build(vars, &pol, false, &env);
+		if (!r)
+			r = sbx_env_names(&env, keep, 1, &sorted);
+		break;
+	case 1:
+		r = sbx_notes_group(why, paths, 4, &notes);
+		break;
+	}
+	sbx_notes_free(&notes);
+	sbx_strv_clear(&env);
+	sbx_strv_clear(&sorted);
+	return r;
+}
+
+TEST(diag_plain_functions_fail_with_enomem)
+{
+#ifdef SBX_FAILALLOC
+	for (int which = 0; which < 2; which++) {
+		long n;
+
+		CHECK_INT(call_plain(which), 0);
+		for (n = 0; n < 10000; n++) {
+			bool fired;
+			int r;
+
+			fa_arm(n);
+			r = call_plain(which);
+			fired = fa_fired();
+			fa_arm(-1);
+			if (!fired) {
+				CHECK_INT(r, 0);
+				break;
+			}
+			if (r != -ENOMEM && r != 1)
+				t_fail(__FILE__, __LINE__, "call %d: allocation %ld: returned %d",
+				       which, n, r);
+		}
+		CHECK(n > 0);
+	}
 #endif
 }

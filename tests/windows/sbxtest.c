@@ -18,6 +18,8 @@
  *   sbxtest desktop              prints the name of the desktop this process runs on
  *   sbxtest open-desktop NAME    exits 0 if desktop NAME (in this window station) can be
  *                                opened, 1 if it cannot (it does not exist)
+ *   sbxtest env NAME...          prints "NAME=hex of the value's UTF-8" for each variable of the
+ *                                environment block that is set, "NAME unset" for the others
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -241,6 +243,23 @@ static int open_desktop(const wchar_t *name)
 	return 0;
 }
 
+static int env(wchar_t **names, int n)
+{
+	for (int i = 0; i < n; i++) {
+		wchar_t value[32768];
+		DWORD len = GetEnvironmentVariableW(names[i], value, 32768);
+
+		printf("%ls", names[i]);
+		if (len == 0 && GetLastError() == ERROR_ENVVAR_NOT_FOUND) {
+			printf(" unset\n");
+			continue;
+		}
+		putchar('=');
+		print_hex_utf8(value);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	int argc = 0;
@@ -282,5 +301,7 @@ int main(void)
 		return desktop();
 	if (wcscmp(argv[1], L"open-desktop") == 0 && argc == 3)
 		return open_desktop(argv[2]);
+	if (wcscmp(argv[1], L"env") == 0)
+		return env(argv + 2, argc - 2);
 	return usage();
 }

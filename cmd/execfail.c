@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * execfail.c - the words of the Linux helper when the command cannot be executed inside the
+ * sandbox. When the profile is the cause (it does not let the program, or the interpreter the
+ * kernel loads for it, be read), they name the rule that refused it, in the words of
+ * `sbxrun access`, and the grant that would allow it. This runs after the point of no return,
+ * inside the sandbox: it looks the program up as execvp did (stat, and its first bytes, which
+ * the sandbox may refuse: it then knows less, never more) and decides nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+/* glibc's execvp searches this when PATH is unset. */
+#define DEFAULT_PATH "/bin:/usr/bin"
+/* The kernel reads no more than this of a "#!" line (BINPRM_BUF_SIZE); an ELF interpreter's
+ * name sits after the program headers, within the first page of any ordinary binary. */
+#define HEAD_BYTES 4096
+
+/* dir/prog, from cwd, when it is a regular file (an empty dir is the current directory). */
+static bool try_path(const char *cwd, const char *dir, size_t n, const char *prog, char *out,
+		     size_t size)
+{
+	char *cand = NULL, *abs = NULL;
+	struct stat st;
+	bool ok = false;
+
+	if (asprintf(&cand, "%.*s%s%s", (int)n, dir, n ? "/" : "", prog) < 0)
+		return false;
+	if (sbx_path_join(cwd, cand, &abs) == 0 && strlen(abs) < size && stat(abs, &st) == 0 &&
+	    S_ISREG(st.st_mode)) {
+		snprintf(out, size, "%s", abs);
+		ok = true;
+	}
+	free(cand);
+	free(abs);
+	return ok;
+}
+
+/* The file execvp ran into: a name with a slash as it is, else the first one on PATH. */
+static bool find_program(const char *prog, const char *cwd, char *out, size_t size)
+{
+	const char *path = env_get("PATH");
+
+	if (strchr(prog, '/'))
+		return try_path(cwd, "", 0, prog, out, size);
+	for (const char *s = path ? path : DEFAULT_PATH;; s++) {
+		size_t n = strcspn(s, ":");
+
+		if (try_path(cwd, s, n, prog, out, size))
+			return true;
+		s += n;
+		if (!*s)
+			return false;
+	}
+}
+
+/* The interpreter the kernel loads for file: "" when there is none or it cannot be read. */
+static void find_interpreter(const char *file, char *out, size_t size)
+{
+	unsigned char buf[HEAD_BYTES];
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || sbx_exec_interpreter(buf, (size_t)n, out, size) < 0)
+		out[0] = 0;
+}
+
+/*
+ * Where path leads. A sandbox may hide the end of the way (a denied directory is an empty
+ * mount): then where its parent leads, and the last name, so the rule that hides it is found.
+ */
+static char *lead(const char *path)
+{
+	char *r = realpath(path, NULL), *dir, *out = NULL, target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	if (r)
+		return r;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n > 0) {
+		char *abs = NULL, *slash;
+
+		target[n] = 0;
+		/* A relative link is read from the link's own directory. */
+		slash = strrchr(path, '/');
+		if (asprintf(&abs, "%.*s/%s", (int)(slash ? slash - path : 0), path, target) < 0)
+			return NULL;
+		out = target[0] == '/' ? strdup(target) : abs;
+		if (out != abs)
+			free(abs);
+		if (!out)
+			return NULL;
+		path = out;
+	}
+	base = strrchr(path, '/');
+	dir = base ? strndup(path, (size_t)(base - path)) : NULL;
+	r = dir ? realpath(dir[0] ? dir : "/", NULL) : NULL;
+	free(dir);
+	if (r && base && asprintf(&dir, "%s%s", strcmp(r, "/") ? r : "", base) >= 0) {
+		free(r);
+		free(out);
+		return dir;
+	}
+	free(r);
+	free(out);
+	return NULL;
+}
+
+int exec_failure_words(void *arg, int err, struct sbx_diag *d)
+{
+	const struct exec_failure *x = arg;
+	const char *name = x->argv[0], *refused = NULL;
+	char prog[PATH_MAX], interp[PATH_MAX] = "", *why = NULL;
+	char *real = NULL, *interp_real = NULL;
+	int status = err == ENOENT || err == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC, r = 0;
+
+	if (find_program(name, x->cwd, prog, sizeof(prog))) {
+		const char *paths[SBX_EXEC_PATHS];
+
+		real = lead(prog);
+		find_interpreter(prog, interp, sizeof(interp));
+		if (interp[0])
+			interp_real = lead(interp);
+		paths[0] = prog;
+		paths[1] = real;
+		paths[2] = interp[0] ? interp : NULL;
+		paths[3] = interp_real;
+		r = sbx_exec_refusal(x->plan, x->ctx, paths, sbx_linux_minimal_paths, &why,
+				     &refused);
+	}
+	if (r == 1) {
+		/* Found, and refused by the profile: it cannot be executed (as a bad interpreter). */
+		sbx_diag_set(d, -err, "%s: cannot execute: %s", name, why);
+		sbx_diag_hint(d, -err,
+			      "let the command read it: --read %s, or a read entry in the profile",
+			      refused);
+		status = EXIT_CANNOT_EXEC;
+	} else if (status == EXIT_NOT_FOUND) {
+		/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
+		sbx_diag_set(d, -err, "%s: command not found", name);
+	} else {
+		sbx_diag_set(d, -err, "%s: cannot execute: %s", name, strerror(err));
+	}
+	free(real);
+	free(interp_real);
+	free(why);
+	return status;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * planprint.c - a plan as people read it: each requirement with its mechanism and status, each
+ * reason said once as a numbered note (explain), and the compact block -v prints on standard
+ * error before running.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const char *status_name(enum sbx_req_status s)
+{
+	switch (s) {
+	case SBX_ENFORCED:
+		return "enforced";
+	case SBX_UNENFORCEABLE:
+		return "unenforceable";
+	case SBX_SKIPPED:
+		return "skipped";
+	}
+	return "?";
+}
+
+void plan_row_view(const struct sbx_req *r, const struct sbx_strv *will_create, struct plan_row *v)
+{
+	v->status = status_name(r->status);
+	v->mechanism = sbx_mech_name(r->mech, v->mech);
+	v->why = r->reason;
+	v->hint = r->hint;
+	if (sbx_req_missing_grant(r)) {
+		/* Enforcement is unchanged; what the grant does is nothing, and it says so. */
+		v->status = status_name(SBX_SKIPPED);
+		v->mechanism = "none";
+		v->why = will_create && sbx_strv_has(will_create, r->path)
+				 ? "missing: created when run (--mkdir)"
+				 : SBX_MISSING_NO_EFFECT;
+		v->hint = NULL;
+	}
+}
+
+int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
+	       const struct sbx_strv *will_create)
+{
+	const char **why = calloc(p->n_reqs + 1, sizeof(*why));
+	const char **paths = calloc(p->n_reqs + 1, sizeof(*paths));
+	char **own = calloc(p->n_reqs + 1, sizeof(*own)); /* a reason joined with its hint */
+	struct sbx_notes notes = {0};
+	size_t w = 0;
+	int r = -ENOMEM;
+
+	if (!why || !paths || !own)
+		goto out;
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		struct plan_row v;
+		size_t l = strlen(p->reqs[i].rule);
+
+		plan_row_view(&p->reqs[i], will_create, &v);
+		why[i] = v.why;
+		if (v.hint) {
+			if (asprintf(&own[i], "%s; hint: %s", v.why ? v.why : "", v.hint) < 0) {
+				own[i] = NULL;
+				goto out;
+			}
+			why[i] = own[i];
+		}
+		/* A glob's reason names the pattern as its path. */
+		paths[i] = p->reqs[i].path;
+		if (l > w)
+			w = l;
+	}
+	r = sbx_notes_group(why, paths, p->n_reqs, &notes);
+	if (r)
+		goto out;
+	if (w > 60)
+		w = 60;
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		struct plan_row v;
+
+		plan_row_view(&p->reqs[i], will_create, &v);
+		fprintf(f, "%s%-*s  %-28s %s", lead, (int)w, p->reqs[i].rule, v.mechanism,
+			v.status);
+		if (notes.of[i])
+			fprintf(f, " [%zu]", notes.of[i]);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < notes.text.n; i++)
+		fprintf(f, "%s[%zu] %s\n", lead, i + 1, notes.text.v[i]);
+out:
+	sbx_notes_free(&notes);
+	for (size_t i = 0; own && i < p->n_reqs; i++)
+		free(own[i]);
+	free(own);
+	free(why);
+	free(paths);
+	return r;
+}
+
+/* Names of env, sorted, on one line (a long line: it is there to be searched, not read). */
+static int print_names(FILE *f, const struct sbx_strv *env)
+{
+	struct sbx_strv names;
+
+	if (sbx_env_names(env, NULL, 0, &names))
+		return -ENOMEM;
+	for (size_t i = 0; i < names.n; i++)
+		fprintf(f, " %s", names.v[i]);
+	sbx_strv_clear(&names);
+	return 0;
+}
+
+int plan_summary(FILE *f, const struct invocation *inv)
+{
+	const struct sbx_plan *p = &inv->plan;
+	static const char lead[] = "sbxrun:   ";
+	int r = 0;
+
+	fprintf(f, "sbxrun: profile %s (%s, network %s), cwd %s\n", inv->profile_name,
+		sbx_profile_type_name(p->profile.type), p->network ? "enabled" : "restricted",
+		inv->cwd);
+	if (!p->sandbox_requested)
+		fprintf(f, "sbxrun: sandbox none (not requested): the command runs unconfined\n");
+	else
+		fprintf(f, "sbxrun: sandbox %s, %s\n", sbx_sandbox_name(p->sandbox),
+			sbx_plan_enforceable(p) ? "enforceable" : "not enforceable (refused)");
+	if (p->n_reqs)
+		r = plan_print(f, lead, p, NULL);
+	if (!r && inv->env_changed) {
+		fprintf(f, "sbxrun: environment (%zu):", inv->env.n);
+		r = print_names(f, &inv->env);
+		fputc('\n', f);
+	}
+	fflush(f);
+	return r;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * notes.c - what explain and -v say about each requirement, each reason said once.
+ *
+ * A reason often repeats on many rows: the same missing host feature for every rule, or the
+ * same "does not exist" for each protected name of each writable root. The rows then share one
+ * numbered note. A reason that names its own row's path ("/w/.git does not exist; ...") says
+ * "this path" instead, so that rows differing only in their path share the note; the row says
+ * which path.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+
+bool sbx_req_missing_grant(const struct sbx_req *r)
+{
+	/* Only a path of this host's kind can be looked up here; others stay symbolic. */
+	return (r->kind == SBX_REQ_READ || r->kind == SBX_REQ_WRITE) && r->path &&
+	       r->path[0] == '/' && !r->exists && r->status == SBX_ENFORCED;
+}
+
+/* reason with every whole occurrence of path replaced by what (NULL path: a copy). */
+static char *abstract_path(const char *reason, const char *path, const char *what)
+{
+	size_t pl = path ? strlen(path) : 0, wl = strlen(what), n = 0;
+	const char *s = reason;
+	char *out, *o;
+
+	if (!pl)
+		return strdup(reason);
+	for (const char *p = reason; (p = strstr(p, path)); p += pl)
+		n++;
+	out = malloc(strlen(reason) + n * wl + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (const char *p; (p = strstr(s, path));) {
+		char after = p[pl];
+
+		memcpy(o, s, (size_t)(p - s));
+		o += p - s;
+		/* A longer path that starts with this one ("/w/.git/x", "/w/a.txt") is another. */
+		if (after && !strchr(" ;,:)'\"`", after)) {
+			memcpy(o, p, pl);
+			o += pl;
+		} else {
+			memcpy(o, what, wl);
+			o += wl;
+		}
+		s = p + pl;
+	}
+	strcpy(o, s);
+	return out;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+int sbx_notes_group(const char *const *reasons, const char *const *paths, size_t n,
+		    struct sbx_notes *out)
+{
+	size_t cap = 16, *slots = NULL;
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->of = calloc(n ? n : 1, sizeof(*out->of));
+	while (cap < n * 2)
+		cap *= 2;
+	slots = calloc(cap, sizeof(*slots)); /* note index + 1; 0 = empty */
+	if (!out->of || !slots) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *text;
+		size_t s;
+
+		if (!reasons[i])
+			continue;
+		text = abstract_path(reasons[i], paths ? paths[i] : NULL, "this path");
+		if (!text) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (s = hash_str(text) & (cap - 1); slots[s]; s = (s + 1) & (cap - 1))
+			if (strcmp(out->text.v[slots[s] - 1], text) == 0)
+				break;
+		if (slots[s]) {
+			free(text);
+		} else {
+			r = sbx_strv_push_owned(&out->text, text);
+			if (r)
+				goto out;
+			slots[s] = out->text.n;
+		}
+		out->of[i] = slots[s];
+	}
+out:
+	free(slots);
+	if (r)
+		sbx_notes_free(out);
+	return r;
+}
+
+void sbx_notes_free(struct sbx_notes *n)
+{
+	if (!n)
+		return;
+	sbx_strv_clear(&n->text);
+	free(n->of);
+	memset(n, 0, sizeof(*n));
+}

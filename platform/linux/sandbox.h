@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sandbox.h - the Linux process model: a supervising parent, a minimal init in new PID and IPC
+ * namespaces, and the private /dev and /proc that init builds (supervise.c, devfs.c).
+ *
+ *   helper = supervisor (host namespaces)
+ *     clone(CLONE_NEWPID|CLONE_NEWIPC|CLONE_NEWNS[|CLONE_NEWUSER][|CLONE_NEWNET])
+ *       init, pid 1: the caller's apply callback (mounts, /dev, /proc, caps, Landlock,
+ *       seccomp), then fork
+ *         command, pid 2: execvp
+ *
+ * Where no PID namespace can be made, sbx_supervise_subreaper() is the fallback: the command is a
+ * plain child of a supervisor that is a child subreaper. platform/linux/README.md, "Process
+ * model", says what each process can and cannot survive.
+ */
+#ifndef SBX_PLATFORM_LINUX_SANDBOX_H
+#define SBX_PLATFORM_LINUX_SANDBOX_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "sbx.h"
+
+/* ---- supervise.c ----------------------------------------------------------------------------- */
+
+/*
+ * The clone(2) flags of the sandbox child on this host: CLONE_NEWPID|CLONE_NEWIPC with the mount
+ * namespace flags of sbx_linux_mntns_flags() (CLONE_NEWUSER unless root holds CAP_SYS_ADMIN),
+ * and CLONE_NEWNET when new_net. 0 when the facts say a PID, IPC or mount namespace cannot be
+ * made: the caller then keeps exec in place, or uses sbx_supervise_subreaper().
+ */
+unsigned long sbx_linux_sandbox_flags(const struct sbx_linux_facts *f, bool new_net);
+
+/* What the supervisor starts. */
+struct sbx_spawn {
+	/* sbx_supervise(): from sbx_linux_sandbox_flags(), CLONE_NEWPID required. */
+	unsigned long clone_flags;
+	/* With CLONE_NEWUSER, uid and gid are mapped to themselves (setgroups denied). */
+	uid_t uid;
+	gid_t gid;
+	/*
+	 * Applies the sandbox to the calling process, which then forks the command: init (pid 1)
+	 * for sbx_supervise(), the command's own process for sbx_supervise_subreaper(). Returns
+	 * 0, or a negative code with d filled: the message is printed and the run ends with exit
+	 * status 125 before the command starts. It may also die itself (sbx_linux_die). It must
+	 * close every descriptor it opens: the command inherits what is left without O_CLOEXEC.
+	 */
+	int (*apply)(void *arg, struct sbx_diag *d);
+	void *apply_arg;
+	char *const *argv; /* the command, run with execvp */
+	/* When it cannot be executed: see sbx_linux_exec_command(); NULL for the plain words. */
+	int (*exec_failed)(void *arg, int err, struct sbx_diag *d);
+	void *exec_failed_arg;
+};
+
+/*
+ * Starts the sandbox child (init) with s->clone_flags, writes its id maps when it has a user
+ * namespace, and supervises it: signals sent to the supervisor by a process (kill(2),
+ * sigqueue(3), not the terminal) are forwarded to the command through init; when the command
+ * ends, every process of the sandbox is killed (the end of its PID namespace), the on-exit
+ * functions run, and the supervisor ends exactly as the command did: exit status N, or death by
+ * the same signal.
+ * Returns (a negative code, d filled, nothing started) only when the child cannot be made:
+ * clone(2) refused, or its id maps could not be written. Otherwise never returns.
+ */
+int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d);
+
+/*
+ * The same without namespaces (s->clone_flags is ignored): the supervisor becomes a child
+ * subreaper (PR_SET_CHILD_SUBREAPER), forks the command (apply runs in that child, which dies
+ * with the supervisor through PR_SET_PDEATHSIG), forwards signals to it, and when it ends kills
+ * every process left below the supervisor, daemons included, before mirroring its status.
+ * Unlike sbx_supervise() it cannot clean up after a SIGKILL of the supervisor: descendants of
+ * the command then survive. Returns only when the child cannot be forked.
+ */
+int sbx_supervise_subreaper(const struct sbx_spawn *s, struct sbx_diag *d);
+
+/*
+ * Execs the command with execvp: the one place where the Linux backend becomes the command, and
+ * words why it could not. When that fails, dies with exec_failed's words and status (it names
+ * the rule of the plan that refused the program, cmd/execfail.c), or without it with today's:
+ * "X: command not found" and 127 (ENOENT, ENOTDIR), "X: cannot execute: ..." and 126 otherwise.
+ */
+__attribute__((noreturn)) void sbx_linux_exec_command(char *const argv[],
+						      int (*exec_failed)(void *arg, int err,
+									 struct sbx_diag *d),
+						      void *exec_failed_arg);
+
+/*
+ * Host clean-up, run by the supervisor after every process of the sandbox has ended and before
+ * it mirrors the status, in the order registered. *wstatus is the command's wait status (as
+ * from waitpid(2)); fn may change it (e.g. to exit status 1 when clean-up found something the
+ * command left behind). Returns 0 or -ENOSPC (more than SBX_SUPERVISE_MAX_HOOKS).
+ */
+#define SBX_SUPERVISE_MAX_HOOKS 8
+int sbx_supervise_on_exit(int (*fn)(void *arg, int *wstatus), void *arg);
+
+/*
+ * A descriptor the supervisor polls while the sandbox runs (a proxy's socket, a denial report):
+ * fn(arg, fd) runs in the supervisor whenever fd is readable or hung up; when it returns
+ * non-zero the descriptor is no longer polled (it must, at end of file: a hung-up descriptor is
+ * ready at once again). Returns 0 or -ENOSPC.
+ */
+int sbx_supervise_watch(int fd, int (*fn)(void *arg, int fd), void *arg);
+
+/* ---- devfs.c ------------------------------------------------------------------------------- */
+
+/* The device nodes of the private /dev, in this order in struct sbx_devfs. */
+enum sbx_dev_node {
+	SBX_DEV_NULL = 0,
+	SBX_DEV_ZERO,
+	SBX_DEV_FULL,
+	SBX_DEV_RANDOM,
+	SBX_DEV_URANDOM,
+	SBX_DEV_TTY,
+	SBX_DEV_N_NODES
+};
+
+/*
+ * What sbx_devfs_build() made, as descriptors for the caller's Landlock rules (device rights on
+ * nodes, pts and ptmx; full write on shm). -1 where there is none (a node the host lacks). The
+ * caller closes them with sbx_devfs_close() before the command starts.
+ */
+struct sbx_devfs {
+	int nodes[SBX_DEV_N_NODES]; /* the bind mount of the host's node: the same inode */
+	int pts;		    /* the new devpts instance (its root) */
+	int ptmx;		    /* O_PATH, pts/ptmx of that instance */
+	int shm;		    /* the private tmpfs on shm */
+};
+
+/*
+ * Attach the top of the tree first, then fill it in place, as on kernels that refuse mounts onto
+ * a detached mount (before Linux 6.15, found by itself otherwise): for the tests.
+ */
+#define SBX_MNT_ATTACH_FIRST 0x1u
+
+/*
+ * Mounts a private, minimal /dev at path (normally "/dev"), in a mount namespace of the caller's
+ * own, after the rest of the file system was made read-only (a recursive read-only change made
+ * afterwards would reach /dev/shm too). It holds: null zero full random urandom tty (the host's
+ * nodes, bind-mounted, each checked to be the device its name says), pts (a new devpts
+ * instance: none of the host's terminals), ptmx -> pts/ptmx, fd, stdin, stdout, stderr (links
+ * into /proc/self/fd), shm (a private writable tmpfs, mode 1777). The top directory is a
+ * read-only tmpfs: nothing can be added to it. Needs CAP_SYS_ADMIN in the mount namespace's
+ * user namespace. flags: 0 or SBX_MNT_ATTACH_FIRST. Returns 0 with *out filled, or a
+ * negative code with d filled (and nothing of *out open).
+ */
+int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
+		    struct sbx_diag *d);
+void sbx_devfs_close(struct sbx_devfs *dev);
+
+/* What sbx_proc_mount() left at /proc. */
+enum sbx_proc_result {
+	SBX_PROC_FRESH = 0, /* a new procfs: the sandbox's processes only */
+	SBX_PROC_HOST = 1,  /* the kernel refused one; the host's /proc is still there */
+};
+
+/*
+ * Mounts a fresh procfs (nosuid, nodev, noexec; read-write, with sys, sysrq-trigger, irq and bus
+ * bound read-only over themselves) at path, from pid 1 of a new PID namespace, after the rest of
+ * the file system was made read-only. When the kernel refuses a new procfs with EPERM (in a user
+ * namespace whose /proc has paths masked by over-mounts, as containers do) it returns
+ * SBX_PROC_HOST and changes nothing: the caller must say so, since the host's processes then
+ * stay listed. flags: 0 or SBX_MNT_ATTACH_FIRST. Any other failure returns a negative code with d
+ * filled.
+ */
+int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d);
+
+#endif /* SBX_PLATFORM_LINUX_SANDBOX_H */

@@ -1,0 +1,770 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * supervise.c - the supervising parent and the minimal init of the sandbox.
+ *
+ * The supervisor stays in the host's namespaces: it clones init into new PID, IPC and mount
+ * namespaces (and a user namespace unless root), writes init's id maps, forwards the signals
+ * that processes send it, and when init ends, ends the same way as the command did. Init, pid 1
+ * of the new PID namespace, applies the sandbox to itself through the caller's callback, forks
+ * the command, reaps whatever reparents to it, relays the forwarded signals, and reports the
+ * command's wait status; when it exits, the kernel kills every process left in the namespace.
+ *
+ * No thread, no exec besides the command's: one clone and one fork per run. The two talk over
+ * one SOCK_SEQPACKET pair, made before the clone with SOCK_CLOEXEC so the command never holds
+ * it, one int per message: supervisor to init, 0 ("the id maps are written, go") and then signal
+ * numbers to relay; init to supervisor, the command's wait status.
+ *
+ * Signals. The terminal sends SIGINT, SIGQUIT, SIGTSTP, SIGWINCH ... to its whole foreground
+ * process group, which holds the supervisor, init and the command alike: those reached the
+ * command already and are not forwarded (si_code SI_KERNEL). What a process sent (si_code <= 0:
+ * kill(2), sigqueue(3), tgkill(2)) is, to init, which relays it to the command unless the
+ * sandbox received that signal directly within RELAY_MERGE_MS: then it was sent to the whole
+ * process group (by `kill -- -PGID`, timeout(1), a shell's SIGHUP, the command's own kill(0)),
+ * or to every process one by one (systemd), and the command has its own copy. Init, in the
+ * sandbox, can tell: the supervisor cannot, as a sender in the sandbox's PID namespace is named
+ * by its pid there. Two instances of a standard signal that close together may merge in the
+ * kernel anyway. Job control is left to the kernel: SIGTSTP, SIGTTIN, SIGTTOU and SIGCONT keep
+ * their default actions in the supervisor, so Ctrl-Z stops the supervisor and the command
+ * together, and `fg` continues both. Init blocks every signal it relays: pid 1 of a PID
+ * namespace ignores any signal it has no handler for, so it reads them from the socket instead.
+ *
+ * Clone is the raw system call (fork-like, no new stack): glibc's clone() wants a stack and a
+ * function. The child then carries glibc's cached thread id of the parent, so init must not use
+ * raise(3), pthread functions or anything that relies on them; the command's process, made by
+ * fork(2), is whole again.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux/linux.h"
+#include "linux/sandbox.h"
+
+/*
+ * What a user or a program sends to stop or poke a command. The others keep their default
+ * action in the supervisor: a fatal one kills it, and with it the sandbox, so the caller still
+ * sees death by that signal.
+ */
+static const int forwarded[] = {SIGHUP,	 SIGINT,  SIGQUIT,  SIGTERM,
+				SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
+
+/* Beyond this many ancestors a signal's sender counts as outside (it is only forwarded). */
+#define SENDER_DEPTH_MAX 64
+
+/* A relayed signal the sandbox received directly this recently already reached the command. */
+#define RELAY_MERGE_MS 250
+
+/*
+ * SIGCHLD was ignored when the supervisor started: children were then reaped by the kernel, and
+ * no end could be waited for. The supervisor and init take the default; the command gets the
+ * caller's disposition back, as an ignored signal stays ignored across execve.
+ */
+static bool chld_ignored;
+
+static struct {
+	int (*fn)(void *arg, int *wstatus);
+	void *arg;
+} exit_hooks[SBX_SUPERVISE_MAX_HOOKS];
+static size_t n_exit_hooks;
+
+static struct {
+	int fd;
+	int (*fn)(void *arg, int fd);
+	void *arg;
+} watches[SBX_SUPERVISE_MAX_HOOKS];
+static size_t n_watches;
+
+/* The supervisor's state while the sandbox runs. */
+struct sup {
+	int sfd;       /* signalfd: the forwarded signals and SIGCHLD */
+	sigset_t set;  /* those signals */
+	int chan;      /* the socket to init; -1 in the subreaper variant */
+	pid_t child;   /* init, or the command in the subreaper variant */
+	sigset_t orig; /* the signal mask the command must start with */
+	bool subreaper;
+};
+
+int sbx_supervise_on_exit(int (*fn)(void *arg, int *wstatus), void *arg)
+{
+	if (n_exit_hooks >= SBX_SUPERVISE_MAX_HOOKS)
+		return -ENOSPC;
+	exit_hooks[n_exit_hooks].fn = fn;
+	exit_hooks[n_exit_hooks++].arg = arg;
+	return 0;
+}
+
+int sbx_supervise_watch(int fd, int (*fn)(void *arg, int fd), void *arg)
+{
+	if (n_watches >= SBX_SUPERVISE_MAX_HOOKS)
+		return -ENOSPC;
+	watches[n_watches].fd = fd;
+	watches[n_watches].fn = fn;
+	watches[n_watches++].arg = arg;
+	return 0;
+}
+
+unsigned long sbx_linux_sandbox_flags(const struct sbx_linux_facts *f, bool new_net)
+{
+	unsigned long flags;
+
+	if (!f->mount_namespace || !f->pid_namespace || !f->ipc_namespace)
+		return 0;
+	flags = (unsigned long)sbx_linux_mntns_flags(f->running_as_root) | CLONE_NEWPID |
+		CLONE_NEWIPC;
+	return new_net ? flags | CLONE_NEWNET : flags;
+}
+
+void sbx_linux_exec_command(char *const argv[],
+			    int (*exec_failed)(void *arg, int err, struct sbx_diag *d),
+			    void *exec_failed_arg)
+{
+	struct sbx_diag d;
+	int err;
+
+	sbx_diag_clear(&d);
+	execvp(argv[0], argv);
+	err = errno;
+	if (exec_failed)
+		sbx_linux_die(&d, exec_failed(exec_failed_arg, err, &d));
+	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
+	if (err == ENOENT || err == ENOTDIR) {
+		sbx_diag_set(&d, -err, "%s: command not found", argv[0]);
+		sbx_linux_die(&d, 127);
+	}
+	sbx_diag_set(&d, -err, "%s: cannot execute: %s", argv[0], strerror(err));
+	sbx_linux_die(&d, 126);
+}
+
+static __attribute__((noreturn)) void die_errno(const char *what, int err)
+{
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	sbx_diag_set(&d, -err, "%s: %s", what, strerror(err));
+	sbx_linux_die(&d, 125);
+}
+
+/*
+ * Moves fd above the standard streams (closing the original), or returns it as it is. Started
+ * with one of them closed, the supervisor would otherwise get its own descriptors there, and
+ * the /dev/null it puts over stdin and stdout would replace them.
+ */
+static int above_stdio(int fd)
+{
+	int moved, err;
+
+	if (fd < 0 || fd > STDERR_FILENO)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	err = errno;
+	close(fd);
+	errno = err;
+	return moved;
+}
+
+/* ---- init ------------------------------------------------------------------------------------ */
+
+/* The command's process: the signal mask it was started with, then execvp. */
+static __attribute__((noreturn)) void run_command(const struct sbx_spawn *s, const sigset_t *orig)
+{
+	if (chld_ignored)
+		signal(SIGCHLD, SIG_IGN);
+	sigprocmask(SIG_SETMASK, orig, NULL);
+	sbx_linux_exec_command(s->argv, s->exec_failed, s->exec_failed_arg);
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * Reads the signals that came to init directly (its signalfd does not block), noting when each
+ * came; returns true when one was SIGCHLD.
+ */
+static bool drain_direct(int sfd, long long direct[NSIG])
+{
+	struct signalfd_siginfo si[8];
+	bool chld = false;
+	ssize_t n;
+
+	while ((n = read(sfd, si, sizeof(si))) > 0)
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof(*si); i++) {
+			if (si[i].ssi_signo == SIGCHLD)
+				chld = true;
+			else if (si[i].ssi_signo < NSIG)
+				direct[si[i].ssi_signo] = now_ms();
+		}
+	return chld;
+}
+
+/* Reaps every child that has ended; returns true when one was the command (status in *ws). */
+static bool reap(pid_t cmd, int *ws)
+{
+	bool done = false;
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		if (pid == cmd) {
+			*ws = st;
+			done = true;
+		}
+	return done;
+}
+
+/*
+ * Init's loop: relays the supervisor's signals to the command and reaps every child, until the
+ * command has ended; returns its wait status.
+ */
+static int relay_until_end(int sfd, int chan, pid_t cmd, long long direct[NSIG])
+{
+	struct pollfd pfd[2] = {{.fd = sfd, .events = POLLIN}, {.fd = chan, .events = POLLIN}};
+	int msg, ws = 0;
+
+	if (reap(cmd, &ws))
+		return ws;
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			/* Cannot poll: stop relaying, still report the command's end. */
+			while (waitpid(cmd, &ws, 0) < 0 && errno == EINTR)
+				;
+			return ws;
+		}
+		if ((pfd[0].revents & POLLIN) && drain_direct(sfd, direct) && reap(cmd, &ws))
+			return ws;
+		if (pfd[1].revents & POLLIN) {
+			ssize_t n = recv(chan, &msg, sizeof(msg), MSG_DONTWAIT);
+
+			if (n == 0)
+				_exit(125); /* the supervisor is gone; PR_SET_PDEATHSIG follows */
+			if (n != (ssize_t)sizeof(msg) || msg <= 0 || msg >= NSIG)
+				continue;
+			/* A direct copy may have come since poll returned: read it first. */
+			if (drain_direct(sfd, direct) && reap(cmd, &ws))
+				return ws;
+			if (now_ms() - direct[msg] >= RELAY_MERGE_MS)
+				kill(cmd, msg);
+		} else if (pfd[1].revents & (POLLHUP | POLLERR)) {
+			_exit(125);
+		}
+	}
+}
+
+static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan,
+					       const sigset_t *orig, const sigset_t *relayed)
+{
+	struct pollfd hup = {.fd = chan, .events = POLLRDHUP};
+	long long direct[NSIG] = {0}; /* when each signal last came to init directly, in ms */
+	struct sbx_diag d;
+	pid_t cmd;
+	int msg, sfd, ws;
+
+	sbx_diag_clear(&d);
+	/*
+	 * Die with the supervisor. Armed before anything else; the supervisor may have died
+	 * before it was, so once "go" is read, a hung-up socket means it is gone: stop here.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		die_errno("prctl(PR_SET_PDEATHSIG)", errno);
+	if (read(chan, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+		_exit(125);
+	if (poll(&hup, 1, 0) != 0)
+		_exit(125);
+	/* Nothing in the sandbox may read init's memory or descriptors through /proc/1. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		die_errno("prctl(PR_SET_DUMPABLE)", errno);
+	sfd = above_stdio(signalfd(-1, relayed, SFD_CLOEXEC | SFD_NONBLOCK));
+	if (sfd < 0)
+		die_errno("signalfd in init", errno);
+
+	/* The sandbox, applied to init itself: the command inherits all of it. */
+	if (s->apply(s->apply_arg, &d) < 0)
+		sbx_linux_die(&d, 125);
+
+	cmd = fork();
+	if (cmd < 0)
+		die_errno("fork of the command", errno);
+	if (cmd == 0)
+		run_command(s, orig);
+	/* The command holds the standard streams; init keeps none open for it. */
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	/*
+	 * What came directly before the command existed did not reach it: forget it, so that
+	 * the supervisor's relay of it goes through. (A signal sent to the process group during
+	 * fork(2) reaches the new child too.)
+	 */
+	drain_direct(sfd, direct);
+	memset(direct, 0, sizeof(direct));
+
+	ws = relay_until_end(sfd, chan, cmd, direct);
+	/* Exiting ends the PID namespace: the kernel kills and reaps whatever is left. */
+	send(chan, &ws, sizeof(ws), MSG_NOSIGNAL);
+	_exit(0);
+}
+
+/* ---- the supervisor -------------------------------------------------------------------------- */
+
+/* The parent of pid, read from /proc/PID/stat; -1 when it cannot be read. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[48], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "PID (COMM) S PPID ...": COMM may hold anything, so look from its last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || strlen(p) < 5)
+		return -1;
+	return (pid_t)strtol(p + 4, NULL, 10);
+}
+
+/* Does pid run below this process (inside the sandbox)? */
+static bool is_descendant(pid_t pid)
+{
+	pid_t self = getpid();
+
+	for (int i = 0; i < SENDER_DEPTH_MAX && pid > 1; i++) {
+		pid = parent_of(pid);
+		if (pid == self)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is this signal to be forwarded? Sent by the kernel (the terminal, to its whole foreground
+ * group), it reached the command already. Without init to sort the rest out, a signal from a
+ * process below the supervisor was sent to its own process group, the command included.
+ */
+static bool to_forward(const struct sup *sup, const struct signalfd_siginfo *si)
+{
+	if (si->ssi_code > 0)
+		return false;
+	return !sup->subreaper || !is_descendant((pid_t)si->ssi_pid);
+}
+
+static void forward(const struct sup *sup, int sig)
+{
+	if (sup->chan >= 0)
+		send(sup->chan, &sig, sizeof(sig), MSG_NOSIGNAL | MSG_DONTWAIT);
+	else
+		kill(sup->child, sig);
+}
+
+/*
+ * Handles the signals read from the signalfd; returns true when the child ended (*ws set). In
+ * the subreaper variant every child is reaped (orphans come to the supervisor); otherwise only
+ * init, so a caller's own children keep their status.
+ */
+static bool on_signals(const struct sup *sup, int *ws)
+{
+	struct signalfd_siginfo si[8];
+	bool chld = false;
+	ssize_t n;
+
+	n = read(sup->sfd, si, sizeof(si));
+	for (ssize_t i = 0; i < n / (ssize_t)sizeof(*si); i++) {
+		if (si[i].ssi_signo == SIGCHLD)
+			chld = true;
+		else if (to_forward(sup, &si[i]))
+			forward(sup, (int)si[i].ssi_signo);
+	}
+	if (!chld)
+		return false;
+	if (sup->subreaper)
+		return reap(sup->child, ws);
+	return waitpid(sup->child, ws, WNOHANG) == sup->child;
+}
+
+/* Sends SIGKILL to every process below pid, deepest last; returns how many were found. */
+static size_t kill_tree(pid_t pid, int depth)
+{
+	char path[64];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *tasks;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	tasks = opendir(path);
+	if (!tasks)
+		return 0;
+	while ((e = readdir(tasks))) {
+		char buf[4096], *p, *end;
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", (int)pid, e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		for (p = buf;; p = end) {
+			long child = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			/* The children first: killed, they would move to the subreaper. */
+			if (depth < SENDER_DEPTH_MAX)
+				n += kill_tree((pid_t)child, depth + 1);
+			kill((pid_t)child, SIGKILL);
+			n++;
+		}
+	}
+	closedir(tasks);
+	return n;
+}
+
+/*
+ * Kills every process below the supervisor and reaps them. A process forked while the tree was
+ * walked, or whose parent was killed first, is the supervisor's child by then (it is the child
+ * subreaper): the walk repeats until the supervisor has no child at all.
+ */
+static void kill_descendants(void)
+{
+	for (;;) {
+		kill_tree(getpid(), 0);
+		if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+			break;
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+}
+
+/* The caller's descriptors to poll, after the signalfd in pfd. */
+static size_t watch_fds(struct pollfd *pfd)
+{
+	for (size_t i = 0; i < n_watches; i++)
+		pfd[i] = (struct pollfd){.fd = watches[i].fd, .events = POLLIN};
+	return n_watches;
+}
+
+/* Ends this process as the command ended: exit status N, or death by the same signal. */
+static __attribute__((noreturn)) void mirror(int ws)
+{
+	if (WIFSIGNALED(ws)) {
+		int sig = WTERMSIG(ws);
+		struct rlimit no_core = {0, 0};
+		sigset_t one;
+
+		/* The command's core, if any, was dumped; the supervisor's is of no use. */
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(sig, SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		kill(getpid(), sig);
+		_exit(128 + sig); /* only if the signal's default action is not to end */
+	}
+	_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 125);
+}
+
+static __attribute__((noreturn)) void supervise(struct sup *sup)
+{
+	struct pollfd pfd[1 + SBX_SUPERVISE_MAX_HOOKS];
+	size_t n;
+	int ws = 0, cmd_ws, fd;
+
+	/*
+	 * The command holds the standard streams; a reader waiting for their end must not wait
+	 * for the supervisor too. Stderr stays, for the supervisor's own messages.
+	 */
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	/* Nothing in the sandbox may read the supervisor through /proc either. */
+	prctl(PR_SET_DUMPABLE, 0);
+
+	pfd[0] = (struct pollfd){.fd = sup->sfd, .events = POLLIN};
+	n = 1 + watch_fds(pfd + 1);
+	for (;;) {
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			/* Cannot poll: stop forwarding, still wait for the end. */
+			while (waitpid(sup->child, &ws, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		for (size_t i = 1; i < n; i++)
+			if (pfd[i].revents && watches[i - 1].fn(watches[i - 1].arg, pfd[i].fd))
+				pfd[i].fd = -1;
+		if ((pfd[0].revents & POLLIN) && on_signals(sup, &ws))
+			break;
+	}
+	if (sup->subreaper)
+		kill_descendants();
+	/*
+	 * Init's report is the command's status; without one, init itself failed. Init may have
+	 * ended with relay requests unread: the socket then reports ECONNRESET once, before the
+	 * report queued behind it.
+	 */
+	if (sup->chan >= 0) {
+		ssize_t got = recv(sup->chan, &cmd_ws, sizeof(cmd_ws), MSG_DONTWAIT);
+
+		if (got < 0 && errno == ECONNRESET)
+			got = recv(sup->chan, &cmd_ws, sizeof(cmd_ws), MSG_DONTWAIT);
+		if (got == (ssize_t)sizeof(cmd_ws))
+			ws = cmd_ws;
+	}
+	for (size_t i = 0; i < n_exit_hooks; i++)
+		exit_hooks[i].fn(exit_hooks[i].arg, &ws);
+	mirror(ws);
+}
+
+/* Blocks the forwarded signals and SIGCHLD and opens the signalfd that reads them. */
+static int sup_signals(struct sup *sup, struct sbx_diag *d)
+{
+	struct sigaction chld;
+	sigset_t *set = &sup->set;
+	int err;
+
+	sigemptyset(set);
+	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
+		sigaddset(set, forwarded[i]);
+	sigaddset(set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, set, &sup->orig) < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "sigprocmask: %s", strerror(err));
+	}
+	sup->sfd = above_stdio(signalfd(-1, set, SFD_CLOEXEC));
+	if (sup->sfd < 0) {
+		err = errno;
+		sigprocmask(SIG_SETMASK, &sup->orig, NULL);
+		return sbx_diag_set(d, -err, "signalfd: %s", strerror(err));
+	}
+	if (sigaction(SIGCHLD, NULL, &chld) == 0 && chld.sa_handler == SIG_IGN) {
+		chld_ignored = true;
+		signal(SIGCHLD, SIG_DFL);
+	}
+	return 0;
+}
+
+static void sup_undo(struct sup *sup)
+{
+	close(sup->sfd);
+	sigprocmask(SIG_SETMASK, &sup->orig, NULL);
+	if (chld_ignored)
+		signal(SIGCHLD, SIG_IGN);
+}
+
+/* Writes text to /proc/PID/file (an id map of the child). */
+static int write_child_file(pid_t pid, const char *file, const char *text, struct sbx_diag *d)
+{
+	char path[64];
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "opening %s of the sandbox: %s", file, strerror(err));
+	}
+	n = write(fd, text, len);
+	err = n < 0 ? errno : EIO;
+	close(fd);
+	if (n != (ssize_t)len)
+		return sbx_diag_set(d, -err, "writing %s of the sandbox: %s", file, strerror(err));
+	return 0;
+}
+
+/*
+ * The child's uid and gid map to the caller's own, so files look owned as on the host. Written
+ * from the parent, which is still in the user namespace that owns them; setgroups must be
+ * denied before an unprivileged process may write gid_map.
+ */
+static int map_ids(pid_t pid, uid_t uid, gid_t gid, struct sbx_diag *d)
+{
+	char uid_map[48], gid_map[48];
+	int rc;
+
+	snprintf(uid_map, sizeof(uid_map), "%lu %lu 1\n", (unsigned long)uid, (unsigned long)uid);
+	snprintf(gid_map, sizeof(gid_map), "%lu %lu 1\n", (unsigned long)gid, (unsigned long)gid);
+	rc = write_child_file(pid, "setgroups", "deny", d);
+	if (rc == 0)
+		rc = write_child_file(pid, "uid_map", uid_map, d);
+	if (rc == 0)
+		rc = write_child_file(pid, "gid_map", gid_map, d);
+	return rc;
+}
+
+/* "CLONE_NEWUSER|CLONE_NEWNS|..." for a message. */
+static const char *clone_flag_names(unsigned long flags, char *buf, size_t size)
+{
+	static const struct {
+		unsigned long flag;
+		const char *name;
+	} names[] = {{CLONE_NEWUSER, "CLONE_NEWUSER"},
+		     {CLONE_NEWNS, "CLONE_NEWNS"},
+		     {CLONE_NEWPID, "CLONE_NEWPID"},
+		     {CLONE_NEWIPC, "CLONE_NEWIPC"},
+		     {CLONE_NEWNET, "CLONE_NEWNET"}};
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_LEN(names); i++)
+		if ((flags & names[i].flag) && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "|" : "",
+						names[i].name);
+	return buf;
+}
+
+static int check_spawn(const struct sbx_spawn *s, struct sbx_diag *d)
+{
+	if (!s->argv || !s->argv[0])
+		return sbx_diag_set(d, SBX_E_USAGE, "no command to run");
+	if (!s->apply)
+		return sbx_diag_set(d, -EINVAL, "no sandbox to apply");
+	return 0;
+}
+
+int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
+{
+	struct sup sup = {.chan = -1};
+	char names[96];
+	int sv[2], go = 0, rc, err;
+	pid_t pid;
+
+	rc = check_spawn(s, d);
+	if (rc < 0)
+		return rc;
+	if (!(s->clone_flags & CLONE_NEWPID))
+		return sbx_diag_set(d, -EINVAL, "the sandbox child needs CLONE_NEWPID");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "socketpair: %s", strerror(err));
+	}
+	sv[0] = above_stdio(sv[0]);
+	sv[1] = above_stdio(sv[1]);
+	if (sv[0] < 0 || sv[1] < 0) {
+		rc = sbx_diag_set(d, -EMFILE, "socketpair: %s", strerror(EMFILE));
+		goto fail_sock;
+	}
+	rc = sup_signals(&sup, d);
+	if (rc < 0)
+		goto fail_sock;
+
+	pid = (pid_t)syscall(SYS_clone, s->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		err = errno;
+		rc = sbx_diag_set(d, -err, "clone(%s): %s",
+				  clone_flag_names(s->clone_flags, names, sizeof(names)),
+				  strerror(err));
+		sbx_diag_hint(d, rc,
+			      "the probe found these namespaces available; "
+			      "run `sbxrun probe` to see what changed");
+		goto fail_sig;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		close(sup.sfd);
+		run_init(s, sv[1], &sup.orig, &sup.set);
+	}
+	close(sv[1]);
+	sup.chan = sv[0];
+	sup.child = pid;
+
+	if ((s->clone_flags & CLONE_NEWUSER) && (rc = map_ids(pid, s->uid, s->gid, d)) < 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		close(sv[0]);
+		sup_undo(&sup);
+		return rc;
+	}
+	/* A failed send means init is gone already: the loop finds its end. */
+	send(sup.chan, &go, sizeof(go), MSG_NOSIGNAL);
+	supervise(&sup);
+
+fail_sig:
+	sup_undo(&sup);
+fail_sock:
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	return rc;
+}
+
+int sbx_supervise_subreaper(const struct sbx_spawn *s, struct sbx_diag *d)
+{
+	struct sup sup = {.chan = -1, .subreaper = true};
+	struct sbx_diag cd;
+	pid_t pid, parent = getpid();
+	int rc, err;
+
+	rc = check_spawn(s, d);
+	if (rc < 0)
+		return rc;
+	/* Orphans of the command come to the supervisor instead of the host's init. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(err));
+	}
+	rc = sup_signals(&sup, d);
+	if (rc < 0)
+		return rc;
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		sup_undo(&sup);
+		return sbx_diag_set(d, -err, "fork: %s", strerror(err));
+	}
+	if (pid == 0) {
+		/* Die with the supervisor; it may be gone already (then the parent is another). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+			die_errno("prctl(PR_SET_PDEATHSIG)", errno);
+		if (getppid() != parent)
+			_exit(125);
+		close(sup.sfd);
+		sbx_diag_clear(&cd);
+		if (s->apply(s->apply_arg, &cd) < 0)
+			sbx_linux_die(&cd, 125);
+		run_command(s, &sup.orig);
+	}
+	sup.child = pid;
+	supervise(&sup);
+}

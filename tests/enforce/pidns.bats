@@ -1,0 +1,378 @@
+#!/usr/bin/env bats
+# The process model of platform/linux/sandbox.h, through spawn-demo (tests/enforce/spawn_demo.c):
+# the supervisor, init in new PID and IPC namespaces, the private /dev and /proc, and the
+# subreaper variant without namespaces. Each refusal beside its positive control.
+load common
+bats_require_minimum_version 1.5.0
+
+D="$BIN/spawn-demo"
+PTY="$BATS_TEST_DIRNAME/ptyrun.py"
+COUNT="$BATS_TEST_DIRNAME/sigcount.py"
+
+setup() {
+	TAG="86399.$$$RANDOM" # a sleep argument no other process has: how daemons are found
+}
+teardown() {
+	pkill -KILL -f "sleep $TAG" 2>/dev/null || true
+}
+
+# wait_for CMD...: polls CMD for up to five seconds.
+wait_for() {
+	for _ in $(seq 100); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+running() { pgrep -f "sleep $TAG" >/dev/null; }
+# status_of PID: waits for the background job PID and sets st to its exit status.
+status_of() {
+	st=0
+	wait "$1" || st=$?
+}
+gone() { ! running; }
+
+@test "exit status N and death by signal S pass through as N and 128+S" {
+	for n in 0 1 42 255; do
+		run "$D" -- sh -c "exit $n"
+		echo "exit $n -> $status"
+		[ "$status" -eq "$n" ]
+	done
+	for sig in TERM KILL SEGV; do
+		run "$D" -- sh -c "kill -$sig \$\$"
+		want=$((128 + $(kill -l "$sig")))
+		echo "$sig -> $status (want $want)"
+		[ "$status" -eq "$want" ]
+	done
+	# The subreaper variant too.
+	run "$D" --subreaper -- sh -c 'exit 42'
+	[ "$status" -eq 42 ]
+	run "$D" --subreaper -- sh -c 'kill -SEGV $$'
+	[ "$status" -eq 139 ]
+}
+
+@test "a command that cannot be executed: 127 and 126 with the usual words" {
+	run -127 "$D" -- no-such-command-here
+	[ "$status" -eq 127 ]
+	[ "$output" = "sbxrun: no-such-command-here: command not found" ]
+	run -126 "$D" -- /etc/passwd
+	[ "$status" -eq 126 ]
+	[ "$output" = "sbxrun: /etc/passwd: cannot execute: Permission denied" ]
+}
+
+@test "a sandbox that cannot be applied: 125, its message, and the command never runs" {
+	for variant in "" --subreaper; do
+		run -125 "$D" $variant --fail -- sh -c 'echo ran'
+		[ "$output" = "sbxrun: the sandbox could not be applied (--fail)" ]
+	done
+	# Control: the same command runs when it can.
+	run "$D" -- sh -c 'echo ran'
+	[ "$output" = ran ]
+}
+
+@test "closed standard streams stay closed for the command and cost nothing else" {
+	for variant in "" --subreaper; do
+		# Not through run, which gives the command a stdout of its own.
+		run timeout -k 5 20 sh -c "'$D' $variant -- sh -c 'for fd in 0 1; do test -e /proc/self/fd/\$fd || echo \"\$fd closed\" >&2; done; exit 3' <&- >&-"
+		echo "variant '$variant': $status $output"
+		[ "$status" -eq 3 ]
+		[ "$output" = "$(printf '0 closed\n1 closed')" ]
+		# A signal still reaches the command through the supervisor.
+		"$D" $variant -- sh -c 'trap "exit 7" TERM; while :; do sleep 0.051; done' <&- >&- 3>&- &
+		pid=$!
+		wait_for pgrep -f 'sleep 0.051' >/dev/null # the trap is set by then
+		kill -TERM "$pid"
+		status_of "$pid"
+		[ "$st" -eq 7 ]
+	done
+}
+
+@test "kill -TERM of the supervisor reaches the command (trap, exit 7)" {
+	for variant in "" --subreaper; do
+		out="$BATS_TEST_TMPDIR/out"
+		: >"$out"
+		"$D" $variant -- sh -c 'trap "exit 7" TERM; echo ready; while :; do sleep 0.05; done' \
+			>"$out" 3>&- &
+		pid=$!
+		wait_for grep -q ready "$out"
+		kill -TERM "$pid"
+		status_of "$pid"
+		echo "variant '$variant': status $st"
+		[ "$st" -eq 7 ]
+	done
+}
+
+@test "a signal the command sends its own process group is not forwarded back to it" {
+	# kill(0) reaches the supervisor too (same process group): one delivery, not two.
+	run setsid -w python3 "$COUNT" SIGUSR1 --kill-group
+	[ "$output" = "$(printf 'ready\ncount=1')" ]
+	for variant in "" --subreaper; do
+		run setsid -w "$D" $variant -- python3 "$COUNT" SIGUSR1 --kill-group
+		echo "variant '$variant': $output"
+		[ "$output" = "$(printf 'ready\ncount=1')" ]
+	done
+}
+
+@test "a signal sent to the whole process group reaches the command once" {
+	out="$BATS_TEST_TMPDIR/out"
+	for target in group supervisor; do
+		: >"$out"
+		setsid "$D" -- python3 "$COUNT" SIGUSR1 >"$out" 3>&- &
+		pid=$!
+		wait_for grep -q ready "$out"
+		if [ $target = group ]; then kill -USR1 -- "-$pid"; else kill -USR1 "$pid"; fi
+		wait "$pid"
+		echo "to the $target: $(cat "$out")"
+		grep -qx count=1 "$out"
+	done
+}
+
+@test "a signal sent while the sandbox is being set up is not lost" {
+	# Sent to the supervisor or its process group at once, over and over at varying moments:
+	# the run must end by it (7 from the trap, or 143 before the trap was set), never wait
+	# out the sleep.
+	for i in $(seq 10); do
+		for target in group supervisor; do
+			SECONDS=0
+			setsid "$D" -- sh -c 'trap "exit 7" TERM; sleep 20 & wait' 3>&- &
+			pid=$!
+			sleep "0.0$i"
+			# The group exists once setsid(1) has made it.
+			if [ $target = group ]; then
+				until kill -TERM -- "-$pid" 2>/dev/null; do sleep 0.01; done
+			else
+				kill -TERM "$pid"
+			fi
+			status_of "$pid"
+			echo "$i $target: status $st after ${SECONDS}s"
+			[ "$st" -eq 7 ] || [ "$st" -eq 143 ]
+			[ "$SECONDS" -lt 10 ]
+		done
+	done
+}
+
+@test "kill -KILL of the supervisor leaves no process of the sandbox alive" {
+	"$D" -- sh -c "sleep $TAG & wait" 3>&- &
+	pid=$!
+	wait_for running # the positive control: the marker runs inside
+	kill -KILL "$pid"
+	wait "$pid" || true
+	# Gone within a second: polled, 20 times 50 ms.
+	for _ in $(seq 20); do gone && break; sleep 0.05; done
+	gone
+}
+
+@test "a daemon the command leaves behind is gone after the run (PID namespace, subreaper)" {
+	# Control: without the sandbox, a double-forked daemon outlives its parent.
+	sh -c "(setsid sleep $TAG &)"
+	wait_for running
+	pkill -KILL -f "sleep $TAG"
+	wait_for gone
+	for variant in "" --subreaper; do
+		run "$D" $variant --on-exit "sleep $TAG" -- sh -c \
+			"(setsid sleep $TAG &); for i in \$(seq 100); do pgrep -f 'sleep $TAG' >/dev/null && exit 3; sleep 0.05; done"
+		echo "variant '$variant': $output"
+		[ "$status" -eq 3 ] # the daemon was running inside
+		[[ "$output" == *"on-exit: 0 left, wait status 0x300"* ]]
+		gone
+	done
+}
+
+@test "started with SIGCHLD ignored, the end is still seen; the command keeps the disposition" {
+	# Ignored signals stay ignored across execve: python shows what the command got.
+	show='import signal, sys; print(signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN); sys.exit(4)'
+	run timeout -k 5 20 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' python3 -c "$show"
+	[ "$status" -eq 4 ]
+	[ "$output" = True ] # the control
+	for variant in "" --subreaper; do
+		run timeout -k 5 20 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
+		echo "variant '$variant': $status $output"
+		[ "$status" -eq 4 ]
+		[ "$output" = True ]
+	done
+}
+
+@test "stdin passes through" {
+	run sh -c "echo hi | '$D' -- cat"
+	[ "$output" = hi ]
+	run sh -c "echo hi | '$D' --subreaper -- cat"
+	[ "$output" = hi ]
+}
+
+@test "at a terminal: stdin, /dev/tty and ioctls as without the sandbox; ttyname does not resolve" {
+	script='test -t 0 && echo stdin-is-tty; echo ready; read x; echo "got $x"; : </dev/tty && echo devtty-ok; stty size >/dev/null && echo stty-ok'
+	run python3 "$PTY" --after ready 'hello\n' -- sh -c "$script"
+	outside=$output
+	echo "$outside"
+	[[ "$outside" == *"got hello"*devtty-ok*stty-ok*status=0 ]]
+	run python3 "$PTY" --after ready 'hello\n' -- "$D" -- sh -c "$script"
+	echo "$output"
+	[ "$output" = "$outside" ]
+	# The command's terminal is a node of the host's devpts, absent from the new instance.
+	run python3 "$PTY" -- tty
+	[[ "$output" == /dev/pts/* ]]
+	run python3 "$PTY" -- "$D" -- tty
+	[[ "$output" == "not a tty"* ]]
+}
+
+@test "Ctrl-C interrupts the command once, not twice" {
+	run python3 "$PTY" --after ready '\x03' -- python3 "$COUNT" SIGINT
+	echo "$output"
+	[[ "$output" == *count=1* ]]
+	for variant in "" --subreaper; do
+		run python3 "$PTY" --after ready '\x03' -- "$D" $variant -- python3 "$COUNT" SIGINT
+		echo "variant '$variant': $output"
+		[[ "$output" == *count=1* ]]
+	done
+	# Uncaught, it ends the command, and the supervisor dies of it too (130).
+	run python3 "$PTY" --after ready '\x03' -- "$D" -- sh -c 'echo ready; sleep 10'
+	[[ "$output" == *status=130 ]]
+}
+
+@test "Ctrl-Z stops the sandbox as one job and fg continues it" {
+	# The marks are computed, so that the echo of the typed line does not match them.
+	run python3 "$PTY" --after 'PROMPT>' \
+		"'$D' -- sh -c 'echo \$((40+2))-started; sleep 1; echo \$((40+3))-finished'\n" \
+		--after 42-started '\x1a' --after Stopped 'fg\n' --after 43-finished 'exit\n' \
+		-- env PS1='PROMPT> ' bash --norc --noprofile -i
+	echo "$output"
+	[[ "$output" == *42-started*Stopped*43-finished* ]]
+	[[ "$output" == *status=0 ]]
+}
+
+@test "an interactive shell inside manages its own jobs: Ctrl-Z and fg" {
+	# The job says it runs (a computed mark, unlike the echo of the typed line) before ^Z.
+	run python3 "$PTY" --after 'P>' 'sh -c "echo \$((40+1))-running; exec sleep 3"\n' \
+		--after 41-running '\x1a' --after Stopped 'fg\n' \
+		--after 'P>' 'echo $((6*7))-ok; exit\n' \
+		-- "$D" -- env PS1='P> ' bash --norc --noprofile -i
+	echo "$output"
+	[[ "$output" == *41-running*Stopped*42-ok* ]]
+	[[ "$output" == *status=0 ]]
+}
+
+@test "/proc lists only the sandbox's processes" {
+	# Control: outside, this shell and the supervisor are listed.
+	[ -d "/proc/$$" ]
+	run sh -c "echo \$\$; exec '$D' -- sh -c 'echo \$SBX_DEMO_PROC; ls /proc | grep -c \"^[0-9]\"; test -e /proc/$$ || echo no-bats-shell'"
+	echo "$output"
+	sup=${lines[0]}
+	[ "${lines[1]}" = fresh ]
+	[ "${lines[2]}" -le 5 ]
+	[ "${lines[3]}" = no-bats-shell ]
+	run "$D" -- sh -c "test -e /proc/$sup && echo seen || echo absent"
+	[ "$output" = absent ]
+	# Kernel knobs stay read-only inside; the same when built in place.
+	for flags in "" --attach-first; do
+		run "$D" $flags -- sh -c 'echo $SBX_DEMO_PROC; ls /proc | grep -c "^[0-9]"'
+		[ "${lines[0]}" = fresh ]
+		[ "${lines[1]}" -le 5 ]
+		run "$D" $flags -- sh -c 'echo 1 >/proc/sys/kernel/ns_last_pid'
+		[[ "$output" == *"Read-only file system"* ]]
+		run "$D" $flags -- grep -c ' /proc/sys ro,nosuid,nodev,noexec' /proc/self/mountinfo
+		[ "$output" = 1 ]
+	done
+}
+
+@test "init holds no capability, and neither its memory nor its descriptors are reachable" {
+	run "$D" -- cat /proc/1/status
+	grep -qx 'CapEff:	0000000000000000' <<<"$output"
+	grep -qx 'CapPrm:	0000000000000000' <<<"$output"
+	grep -qx 'NoNewPrivs:	1' <<<"$output"
+	run "$D" -- sh -c 'readlink /proc/self/fd/2 >/dev/null && echo own-ok; readlink /proc/1/fd/2 || echo denied'
+	echo "$output"
+	[ "$output" = "$(printf 'own-ok\ndenied')" ]
+	run "$D" -- sh -c 'head -c1 /proc/1/mem'
+	[[ "$output" == *"Permission denied"* ]]
+}
+
+@test "where the kernel refuses a new /proc (masked paths), the host's stays and is reported" {
+	if [ "$SBX_USER" = root ]; then pre=(unshare -m); else pre=(unshare -Urm); fi
+	# Control: the same with nothing masked gives a fresh /proc.
+	run "${pre[@]}" "$D" --userns -- sh -c 'echo $SBX_DEMO_PROC'
+	[ "$output" = fresh ]
+	run "${pre[@]}" sh -c "mount --bind /dev/null /proc/uptime && '$D' --userns -- sh -c 'echo \$SBX_DEMO_PROC; ls /proc | grep -c \"^[0-9]\"'"
+	echo "$output"
+	[ "${lines[0]}" = host ]
+	[ "${lines[1]}" -gt 5 ]
+}
+
+@test "System V and POSIX IPC objects of an outside process are unreachable" {
+	key=$((0x5b000000 + RANDOM))
+	ipc='import ctypes, errno, sys
+libc = ctypes.CDLL(None, use_errno=True)
+op, key = sys.argv[1], int(sys.argv[2])
+flags = 0o1600 if op.endswith("-create") else 0
+if op.startswith("shm"): r = libc.shmget(key, 4096, flags)
+elif op.startswith("msg"): r = libc.msgget(key, flags)
+elif op.startswith("sem"): r = libc.semget(key, 1, flags)
+else: r = libc.mq_open(b"/sbx-%d" % key, 0o100 if flags else 0, 0o600, None)
+print("OK" if r >= 0 else errno.errorcode[ctypes.get_errno()])'
+	for kind in shm msg sem mq; do
+		run python3 -c "$ipc" "$kind-create" "$key"
+		[ "$output" = OK ]
+		# Control: another process outside reaches it.
+		run python3 -c "$ipc" "$kind" "$key"
+		[ "$output" = OK ]
+		run "$D" -- python3 -c "$ipc" "$kind" "$key"
+		echo "$kind inside: $output"
+		[ "$output" = ENOENT ]
+		# Inside, its own objects work.
+		run "$D" -- python3 -c "$ipc" "$kind-create" "$key"
+		[ "$output" = OK ]
+	done
+	ipcrm -M "$key" -Q "$key" -S "$key"
+	python3 -c 'import ctypes, sys; ctypes.CDLL(None).mq_unlink(b"/sbx-%d" % int(sys.argv[1]))' "$key"
+}
+
+@test "/dev holds exactly the allow-list; no other host node or terminal is reachable" {
+	for flags in "" --attach-first; do
+		run "$D" $flags -- ls -A /dev
+		[ "$(echo $output)" = "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero" ]
+		run "$D" $flags -- ls -A /dev/pts
+		[ "$output" = ptmx ]
+	done
+	# Control: outside, block devices and other terminals exist.
+	disk=$(ls /dev/vda /dev/sda /dev/nvme0n1 /dev/loop0 2>/dev/null | head -1)
+	[ -n "$disk" ]
+	exec 4< <(python3 -c 'import os, time; m, s = os.openpty(); print(os.ttyname(s), flush=True); time.sleep(30)')
+	read -r other <&4
+	[ -c "$other" ]
+	run "$D" -- sh -c "test -e $disk || echo no-disk; test -e $other || echo no-terminal; test -e /dev/mem || echo no-mem"
+	[ "$output" = "$(printf 'no-disk\nno-terminal\nno-mem')" ]
+	exec 4<&-
+	# The top of /dev is read-only: nothing can be added.
+	run "$D" -- sh -c 'touch /dev/x'
+	[[ "$output" == *"Read-only file system"* ]]
+}
+
+@test "/dev works: null, urandom, full, shm (multiprocessing), a new pty; also under Landlock" {
+	for flags in "" --landlock; do
+		run "$D" $flags -- sh -c 'echo x >/dev/null && head -c 8 /dev/urandom | wc -c'
+		[ "$output" = 8 ]
+		run "$D" $flags -- python3 -c 'import os; os.write(os.open("/dev/full", os.O_WRONLY), b"x")'
+		[[ "$output" == *"No space left on device"* ]]
+		run "$D" $flags -- python3 -c 'import multiprocessing; multiprocessing.Lock(); print("lock")'
+		[ "$output" = lock ]
+		run "$D" $flags -- python3 -c 'import os; m, s = os.openpty(); print(os.ttyname(s))'
+		[ "$output" = /dev/pts/0 ]
+		run "$D" $flags -- sh -c 'echo y >/dev/shm/f && cat /dev/shm/f'
+		[ "$output" = y ]
+	done
+	# Landlock holds elsewhere: /proc is read-write, but nothing grants writing it.
+	run "$D" -- sh -c 'echo demo >/proc/self/comm && echo written'
+	[ "$output" = written ]
+	run "$D" --landlock -- sh -c 'echo demo >/proc/self/comm'
+	[[ "$output" == *"Permission denied"* ]]
+}
+
+@test "the supervisor polls the caller's descriptors while the sandbox runs" {
+	run "$D" --watch -- sh -c 'echo report >&3; sleep 0.2; exit 5'
+	echo "$output"
+	[ "$status" -eq 5 ]
+	[[ "$output" == *"watch: report"* ]]
+}
