@@ -80,7 +80,7 @@ gone() { ! running; }
 		# A signal still reaches the command through the supervisor.
 		"$D" $variant -- sh -c 'trap "exit 7" TERM; while :; do sleep 0.051; done' <&- >&- 3>&- &
 		pid=$!
-		wait_for pgrep -f 'sleep 0.051' >/dev/null # the trap is set by then
+		wait_for pgrep -f '^sleep 0.051' >/dev/null # the trap is set by then
 		kill -TERM "$pid"
 		status_of "$pid"
 		[ "$st" -eq 7 ]
