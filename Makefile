@@ -87,11 +87,14 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/enforce.c \
 	platform/linux/landlock.c \
 	platform/linux/seccomp.c \
+	platform/linux/seccomp_net.c \
 	platform/linux/caps.c \
 	platform/linux/mountns.c \
 	platform/linux/resolve.c \
 	platform/linux/supervise.c \
 	platform/linux/devfs.c \
+	platform/linux/netns.c \
+	platform/linux/bridge.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \

@@ -208,14 +208,25 @@ fail:
 	return sbx_diag_set(d, r, "cannot plan the sandbox: %s", sbx_strerror(r));
 }
 
-/* "managed network: connect only to the proxies at 127.0.0.1:3128, [::1]:1080" */
-static int managed_rule(const struct sbx_proxies *px, char **out)
+/*
+ * "managed network: connect only to the proxies at 127.0.0.1:3128, [::1]:1080", or for sbxrun's
+ * own proxy "managed network: only through sbxrun's proxy, to example.com, *.github.com".
+ */
+static int managed_rule(const struct sbx_netplan *n, char **out)
 {
-	char buf[2 * SBX_PROXY_VARS_N * (sizeof(px->v[0].host) + 16) + 64];
-	size_t len = (size_t)snprintf(buf, sizeof(buf),
-				      "managed network: connect only to the "
-				      "proxies at");
+	const struct sbx_proxies *px = &n->proxies;
+	struct sbx_strbuf b = {0};
 
+	if (n->own_proxy) {
+		sbx_strbuf_puts(&b, "managed network: only through sbxrun's proxy, to");
+		for (size_t i = 0; i < n->n_allow_domains; i++)
+			sbx_strbuf_printf(&b, "%s %s", i ? "," : "", n->allow_domains[i]);
+		for (size_t i = 0; i < n->n_deny_domains; i++)
+			sbx_strbuf_printf(&b, "%s %s", i ? "," : " but not", n->deny_domains[i]);
+		*out = sbx_strbuf_finish(&b, NULL);
+		return *out ? 0 : -ENOMEM;
+	}
+	sbx_strbuf_puts(&b, "managed network: connect only to the proxies at");
 	for (size_t i = 0; i < px->n; i++) {
 		const struct sbx_proxy_endpoint *a = &px->v[i];
 		bool seen = false;
@@ -223,11 +234,12 @@ static int managed_rule(const struct sbx_proxies *px, char **out)
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = px->v[k].port == a->port && strcmp(px->v[k].host, a->host) == 0;
 		if (!seen)
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s %s%s%s:%u",
-						i ? "," : "", a->ipv6 ? "[" : "", a->host,
-						a->ipv6 ? "]" : "", a->port);
+			sbx_strbuf_printf(&b, "%s %s%s%s:%u", i ? "," : "", a->ipv6 ? "[" : "",
+					  a->host, a->ipv6 ? "]" : "", a->port);
 	}
-	*out = strdup(buf);
+	for (size_t i = 0; i < n->n_ports; i++)
+		sbx_strbuf_printf(&b, "%s 127.0.0.1:%u", px->n || i ? "," : "", n->ports[i]);
+	*out = sbx_strbuf_finish(&b, NULL);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -250,8 +262,15 @@ int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sb
 		else
 			free(norm);
 	}
-	/* Without a sandbox (--sandbox forbid) nothing is confined: no proxy is needed either. */
-	if (!r && p->managed_network && p->sandbox_requested)
+	if (!r && o->n_ports > SBX_MAX_LOOPBACK_PORTS)
+		r = sbx_diag_set(d, SBX_E_TOO_BIG, "more than %d loopback ports",
+				 SBX_MAX_LOOPBACK_PORTS);
+	/*
+	 * Without a sandbox (--sandbox forbid) nothing is confined: no proxy is needed either.
+	 * sbxrun's own proxy is made by the run, and the variables are set to it.
+	 */
+	if (!r && p->managed_network && p->sandbox_requested && !o->own_proxy &&
+	    (o->env || o->n_ports == 0))
 		r = sbx_proxies_from_env(o->env, &n->proxies, d);
 	if (r) {
 		sbx_strv_clear(&socks);
@@ -263,6 +282,13 @@ int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sb
 	n->n_unix_sockets = socks.n;
 	n->allow_local_binding = o->allow_local_binding;
 	n->allow_all_unix_sockets = o->allow_all_unix_sockets;
+	for (size_t i = 0; i < o->n_ports; i++)
+		n->ports[n->n_ports++] = o->ports[i];
+	n->own_proxy = o->own_proxy;
+	n->allow_domains = o->allow_domains;
+	n->n_allow_domains = o->n_allow_domains;
+	n->deny_domains = o->deny_domains;
+	n->n_deny_domains = o->n_deny_domains;
 	if (!p->sandbox_requested)
 		return 0;
 
@@ -272,7 +298,7 @@ int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sb
 
 		if (q->kind != SBX_REQ_MANAGED_NETWORK)
 			continue;
-		r = managed_rule(&n->proxies, &rule);
+		r = managed_rule(n, &rule);
 		if (!r) {
 			free(q->rule);
 			q->rule = rule;
@@ -285,6 +311,16 @@ int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sb
 			    "connect to Unix socket %s", n->unix_sockets[i]);
 	if (!r && n->allow_local_binding)
 		r = req_add(&pl, SBX_REQ_LOCAL_BINDING, NULL, "bind and serve on loopback");
+	/*
+	 * An enabled network reaches every socket on the file system the file system lets the
+	 * command name, daemons' included (Docker's is root on the host): on Linux, where
+	 * Landlock cannot refuse connecting to one, this is a requirement of its own.
+	 */
+	if (!r && p->platform == SBX_PLATFORM_LINUX && p->network && !p->managed_network &&
+	    !p->roots.full_write && !n->allow_all_unix_sockets)
+		r = req_add(&pl, SBX_REQ_PATH_SOCKETS, NULL,
+			    "Unix sockets outside the writable roots unreachable%s",
+			    n->n_unix_sockets ? " but the allowed ones" : "");
 	return r ? sbx_diag_set(d, r, "cannot plan the network: %s", sbx_strerror(r)) : 0;
 }
 
@@ -328,9 +364,10 @@ static const struct {
 	unsigned bit;
 	const char *name;
 } mech_names[] = {
-	{SBX_MECH_LANDLOCK, "landlock"}, {SBX_MECH_MOUNT_NS, "mount-namespace"},
-	{SBX_MECH_SECCOMP, "seccomp"},	 {SBX_MECH_LANDLOCK_NET, "landlock-net"},
-	{SBX_MECH_SEATBELT, "seatbelt"}, {SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
+	{SBX_MECH_LANDLOCK, "landlock"},	{SBX_MECH_MOUNT_NS, "mount-namespace"},
+	{SBX_MECH_SECCOMP, "seccomp"},		{SBX_MECH_LANDLOCK_NET, "landlock-net"},
+	{SBX_MECH_SEATBELT, "seatbelt"},	{SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
+	{SBX_MECH_NET_NS, "network-namespace"}, {SBX_MECH_UNIX_BROKER, "unix-broker"},
 };
 
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX])

@@ -44,6 +44,10 @@ void sbx_linux_facts_assumed(struct sbx_linux_facts *f)
 	f->user_namespaces = true;
 	f->mount_namespace = true;
 	f->no_new_privs = true;
+	f->pid_namespace = true;
+	f->ipc_namespace = true;
+	f->net_namespace = true;
+	f->unix_broker = true;
 }
 
 /* A missing host feature: what is missing, and what the user can do about it. */
@@ -55,6 +59,9 @@ struct lack {
 struct host {
 	const struct sbx_linux_facts *f;
 	bool ll, sec, mnt;
+	bool netns;  /* a network namespace of its own, under init and its supervisor */
+	bool broker; /* and the supervisor's Unix socket broker */
+	struct lack nonet, nobroker;
 	const char **denied; /* the plan's denied paths, sorted, for ancestor lookups */
 	size_t n_denied;
 	struct lack nomnt, noll, nosec;
@@ -370,30 +377,72 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return 0;
 		}
 		if (h->sec) {
-			enforced(r, SEC | (h->ll && h->f->landlock_abi >= 4 ? SBX_MECH_LANDLOCK_NET
-									    : 0));
+			/* Serving on loopback takes ports Landlock cannot know in advance. */
+			enforced(r, SEC | (h->ll && h->f->landlock_abi >= 4 &&
+							   !p->net.allow_local_binding
+						   ? SBX_MECH_LANDLOCK_NET
+						   : 0));
 			return 0;
 		}
 		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nosec.hint,
 				   "a restricted network needs seccomp: %s", h->nosec.why);
 
 	case SBX_REQ_MANAGED_NETWORK:
-		return sbx_req_set(r, SBX_UNENFORCEABLE, 0,
-				   "drop --managed-network and restrict or enable the network in "
-				   "the profile",
-				   "managed network routing (a proxy inside the sandbox) is not "
-				   "implemented by the Linux backend");
+		if (!h->netns)
+			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nonet.hint,
+					   "managed networking needs a network namespace of the "
+					   "sandbox's own: %s",
+					   h->nonet.why);
+		/* TCP connect to the bridge's ports only, unless the command serves its own. */
+		m = SBX_MECH_NET_NS | SEC;
+		if (h->ll && h->f->landlock_abi >= 4 && !p->net.allow_local_binding)
+			m |= SBX_MECH_LANDLOCK_NET;
+		enforced(r, m);
+		return 0;
+
+	case SBX_REQ_LOCAL_BINDING:
+		if (p->network && !p->managed_network) {
+			enforced(r, SBX_MECH_NONE);
+			return 0;
+		}
+		if (!h->netns)
+			return sbx_req_set(
+				r, SBX_UNENFORCEABLE, 0, h->nonet.hint,
+				"serving on loopback with the network restricted needs a "
+				"network namespace of the sandbox's own (nothing outside "
+				"can reach it, it reaches nothing outside): %s",
+				h->nonet.why);
+		enforced(r, SBX_MECH_NET_NS | SEC);
+		return 0;
 
 	case SBX_REQ_UNIX_SOCKET:
-	case SBX_REQ_LOCAL_BINDING:
-		return sbx_req_set(
-			r, SBX_UNENFORCEABLE, 0,
-			r->kind == SBX_REQ_UNIX_SOCKET
-				? "drop --allow-unix-socket, or run the command on macOS"
-				: "drop --allow-local-binding, or run the command on macOS",
-			"%s is not implemented by the Linux backend yet",
-			r->kind == SBX_REQ_UNIX_SOCKET ? "a Unix socket allow-list"
-						       : "local binding");
+		/* An enabled network reaches them all; the path-socket requirement decides. */
+		if (p->network && !p->managed_network) {
+			enforced(r, SBX_MECH_NONE);
+			return 0;
+		}
+		if (!r->path) {
+			enforced(r, SEC);
+			return 0;
+		}
+		if (!h->broker)
+			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nobroker.hint,
+					   "connecting to one Unix socket and no other needs the "
+					   "supervisor's broker: %s",
+					   h->nobroker.why);
+		enforced(r, SBX_MECH_UNIX_BROKER | SEC);
+		return 0;
+
+	case SBX_REQ_PATH_SOCKETS:
+		if (h->broker) {
+			enforced(r, SBX_MECH_UNIX_BROKER | SEC);
+			return 0;
+		}
+		/* Said, not refused: an enabled network on an older kernel stays usable. */
+		return sbx_req_set(r, SBX_SKIPPED, SBX_MECH_NONE, h->nobroker.hint,
+				   "not enforceable here (%s): the command can connect to any "
+				   "Unix socket on the file system it can name, a daemon's too",
+				   h->nobroker.why);
 
 	case SBX_REQ_METADATA:
 		if (rt->full_write) {
@@ -464,6 +513,29 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 				 "kernel.apparmor_restrict_unprivileged_userns=0), or run as root");
 		}
 	}
+	/*
+	 * A network namespace is made by the clone(2) of init, with the other namespaces; the
+	 * broker is the supervisor's, with a process of its own inside (platform/linux/broker.c).
+	 */
+	h.netns = h.sec && h.mnt && f->pid_namespace && f->ipc_namespace && f->net_namespace;
+	h.broker = h.netns && f->unix_broker;
+	if (!h.sec)
+		h.nonet = h.nosec;
+	else if (!h.mnt)
+		h.nonet = h.nomnt;
+	else if (!h.netns) {
+		snprintf(h.nonet.why, sizeof(h.nonet.why),
+			 "no PID, IPC or network namespace can be made here (kernel %s)",
+			 f->kernel);
+		snprintf(h.nonet.hint, sizeof(h.nonet.hint),
+			 "a kernel with PID, IPC and network namespaces");
+	}
+	h.nobroker = h.nonet;
+	if (h.netns && !h.broker) {
+		snprintf(h.nobroker.why, sizeof(h.nobroker.why),
+			 "kernel %s lacks seccomp user notification with pidfd_getfd", f->kernel);
+		snprintf(h.nobroker.hint, sizeof(h.nobroker.hint), "Linux 5.9 or later");
+	}
 	/* Either of two features would do: either fix, once when they are the same. */
 	snprintf(h.hint_write, sizeof(h.hint_write), "%s%s%s", h.noll.hint,
 		 strcmp(h.noll.hint, h.nomnt.hint) ? "; or " : "",
@@ -510,7 +582,9 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 	if (uses(p, SBX_MECH_LANDLOCK | SBX_MECH_LANDLOCK_NET, -1))
 		out->landlock_abi = f->landlock_abi;
 	out->landlock_fs = out->landlock_abi > 0 && !p->roots.full_write;
-	out->landlock_net = out->landlock_abi >= 4 && !p->network;
+	out->landlock_net = out->landlock_abi >= 4 && !p->network && !p->net.allow_local_binding;
 	out->seccomp_network = !p->network;
 	out->seccomp_metadata = uses(p, SBX_MECH_SECCOMP, SBX_REQ_METADATA);
+	out->net_namespace = uses(p, SBX_MECH_NET_NS, -1);
+	out->unix_broker = uses(p, SBX_MECH_UNIX_BROKER, -1);
 }

@@ -182,7 +182,8 @@ static bool reads_root(const struct sbx_plan *p)
 /* Codex's words (spec 3), and what sbxrun lacks for them. */
 static const char why_managed[] = "managed networking requires the elevated Windows sandbox "
 				  "backend, which sbxrun does not implement";
-static const char hint_managed[] = "run the command on macOS, or without --managed-network";
+static const char hint_managed[] =
+	"run the command on Linux or macOS, or without --managed-network";
 
 static int attach_restricted_token(struct sbx_plan *p)
 {
@@ -283,13 +284,17 @@ static int attach_restricted_token(struct sbx_plan *p)
 			ret = refuse(r,
 				     "an unelevated restricted token has no network filter, so it "
 				     "cannot keep Unix sockets to an allow-list",
-				     "run the command on macOS, or without --allow-unix-socket");
+				     "run the command on Linux or macOS, or without "
+				     "--allow-unix-socket");
 			break;
 		case SBX_REQ_LOCAL_BINDING:
 			ret = refuse(r,
 				     "local binding is an allowance of managed networking, which "
 				     "requires the elevated Windows sandbox backend",
-				     "run the command on macOS, or without --allow-local-binding");
+				     "run the command on Linux or macOS, or without "
+				     "--allow-local-binding");
+			break;
+		case SBX_REQ_PATH_SOCKETS: /* planned for Linux only */
 			break;
 		}
 		if (ret < 0)

@@ -463,3 +463,120 @@ int sbx_unix_socket_normalize(const char *path, char **out, struct sbx_diag *d)
 				    sbx_strerror(r));
 	return 0;
 }
+
+/* ---- the bridge's side of the variables (Linux) -------------------------------------------- */
+
+int sbx_proxy_endpoint_ep(const struct sbx_proxy_endpoint *p, struct sbx_loopback_ep *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->port = p->port;
+	if (!p->loopback)
+		return -EINVAL;
+	if (p->ipv6) {
+		out->ipv6 = true;
+		return parse_ipv6(p->host, strlen(p->host), out->addr) ? 0 : -EINVAL;
+	}
+	/* localhost names the loopback interface: its IPv4 address, as Codex reads it. */
+	if (strcmp(p->host, "localhost") == 0) {
+		out->addr[0] = 127;
+		out->addr[3] = 1;
+		return 0;
+	}
+	return parse_ipv4(p->host, strlen(p->host), out->addr) ? 0 : -EINVAL;
+}
+
+void sbx_loopback_ep_format(const struct sbx_loopback_ep *e, char *buf, size_t n)
+{
+	if (e->ipv6)
+		snprintf(buf, n, "[::1]:%u", e->port);
+	else
+		snprintf(buf, n, "%u.%u.%u.%u:%u", e->addr[0], e->addr[1], e->addr[2], e->addr[3],
+			 e->port);
+}
+
+int sbx_proxy_rewrite(const char *value, const char *host, unsigned port, char **out)
+{
+	const char *b = value, *e = value + strlen(value), *auth, *end, *at = NULL;
+	char *r;
+	int n;
+
+	*out = NULL;
+	while (b < e && strchr(" \t\r\n", *b))
+		b++;
+	while (e > b && strchr(" \t\r\n", e[-1]))
+		e--;
+	auth = b;
+	for (const char *s = b; s + 3 <= e; s++)
+		if (strncmp(s, "://", 3) == 0) {
+			auth = s + 3;
+			break;
+		}
+	for (end = auth; end < e && !strchr("/?#", *end); end++)
+		if (*end == '@')
+			at = end;
+	if (end == auth || port < 1 || port > 65535)
+		return SBX_E_INVALID;
+	/* SCHEME:// and USER:PASSWORD@ as written, the new authority, then the rest ("/" or ""). */
+	n = asprintf(&r, "%.*s%s:%u%.*s", (int)((at ? at + 1 : auth) - b), b, host, port,
+		     (int)(e - end), end);
+	if (n < 0)
+		return -ENOMEM;
+	*out = r;
+	return 0;
+}
+
+int sbx_proxy_env_rewrite(char *const *env, struct sbx_strv *out)
+{
+	int r = 0;
+
+	for (char *const *e = env; !r && e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		struct sbx_proxy_endpoint p;
+		struct sbx_loopback_ep ep;
+		struct sbx_diag d;
+		char host[48], *val = NULL, *kv = NULL;
+		bool is_lower;
+
+		if (!eq || var_index(*e, (size_t)(eq - *e), &is_lower) < 0 || blank(eq + 1))
+			continue;
+		sbx_diag_clear(&d);
+		if (sbx_proxy_parse("proxy", eq + 1, &p, &d) || sbx_proxy_endpoint_ep(&p, &ep))
+			return SBX_E_INVALID;
+		if (ep.ipv6)
+			snprintf(host, sizeof(host), "[::1]");
+		else
+			snprintf(host, sizeof(host), "%u.%u.%u.%u", ep.addr[0], ep.addr[1],
+				 ep.addr[2], ep.addr[3]);
+		r = sbx_proxy_rewrite(eq + 1, host, ep.port, &val);
+		if (!r && strcmp(val, eq + 1) != 0) {
+			if (asprintf(&kv, "%.*s=%s", (int)(eq - *e), *e, val) < 0)
+				kv = NULL;
+			r = sbx_strv_push_owned(out, kv);
+		}
+		free(val);
+	}
+	return r;
+}
+
+int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, struct sbx_strv *out)
+{
+	char where[64];
+	int r = 0;
+
+	sbx_loopback_ep_format(ep, where, sizeof(where));
+	for (int i = 0; !r && i < SBX_PROXY_VARS_N; i++) {
+		char *kv = NULL, name[32];
+
+		for (int low = 0; !r && low < 2; low++) {
+			size_t k;
+
+			for (k = 0; sbx_proxy_vars[i][k] && k + 1 < sizeof(name); k++)
+				name[k] = low ? lower(sbx_proxy_vars[i][k]) : sbx_proxy_vars[i][k];
+			name[k] = '\0';
+			if (asprintf(&kv, "%s=http://%s", name, where) < 0)
+				kv = NULL;
+			r = sbx_strv_push_owned(out, kv);
+		}
+	}
+	return r;
+}

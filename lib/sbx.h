@@ -502,6 +502,8 @@ struct sbx_strbuf {
 };
 void sbx_strbuf_put(struct sbx_strbuf *b, const char *s, size_t n);
 void sbx_strbuf_puts(struct sbx_strbuf *b, const char *s);
+void sbx_strbuf_printf(struct sbx_strbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The string (malloc'd; *len its length when len is not NULL), or NULL; b is emptied. */
 char *sbx_strbuf_finish(struct sbx_strbuf *b, size_t *len);
 
@@ -619,6 +621,41 @@ int sbx_proxies_from_env(char *const *env, struct sbx_proxies *out, struct sbx_d
 size_t sbx_proxies_ports(const struct sbx_proxies *p, unsigned *ports);
 
 /*
+ * A loopback endpoint of managed networking: where a proxy listens on the host and, on Linux,
+ * where the bridge listens inside the sandbox's network namespace (the same address and port,
+ * so a proxy variable keeps meaning the same place; "localhost" is 127.0.0.1).
+ */
+struct sbx_loopback_ep {
+	bool ipv6;
+	unsigned char addr[16]; /* IPv4: the first four bytes (127.0.0.0/8); IPv6: ::1 */
+	unsigned port;
+};
+/* Enough for every proxy variable in both spellings and every port of a managed context. */
+#define SBX_MAX_LOOPBACK_EPS (2 * SBX_PROXY_VARS_N + 256)
+/* The endpoint a parsed loopback proxy names; -EINVAL when it is not on loopback. */
+int sbx_proxy_endpoint_ep(const struct sbx_proxy_endpoint *p, struct sbx_loopback_ep *out);
+/* "127.0.0.1:3128" or "[::1]:3128" (buf of at least 56 bytes). */
+void sbx_loopback_ep_format(const struct sbx_loopback_ep *e, char *buf, size_t n);
+/*
+ * The proxy URL value with its host replaced by host (a numeric address, IPv6 in brackets) and
+ * its port by port; the scheme (or its absence), user:password@ and a trailing "/" are kept.
+ * value must have passed sbx_proxy_parse(). Returns 0 with *out malloc'd, SBX_E_INVALID or
+ * -ENOMEM.
+ */
+int sbx_proxy_rewrite(const char *value, const char *host, unsigned port, char **out);
+/*
+ * The command's environment with managed networking on Linux: every proxy variable of env (each
+ * spelling) rewritten to the numeric address of the bridge that serves it (sbx_proxy_rewrite),
+ * as "NAME=VALUE" assignments in out, only those that change. 0, SBX_E_INVALID or -ENOMEM.
+ */
+int sbx_proxy_env_rewrite(char *const *env, struct sbx_strv *out);
+/*
+ * The proxy variables of sbxrun's own proxy (run --allow-domain): every variable of
+ * sbx_proxy_vars, in both spellings, set to http://ADDR as "NAME=VALUE" in out. 0 or -ENOMEM.
+ */
+int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, struct sbx_strv *out);
+
+/*
  * Codex's ManagedNetworkSandboxContext: {"loopbackPorts":[PORT,...],"allowLocalBinding":BOOL,
  * "dangerouslyAllowAllUnixSockets":BOOL}, each key optional, also spelt in snake case
  * ("loopback_ports"...); unknown keys, a key given in both spellings, and a port outside 1-65535
@@ -658,6 +695,11 @@ enum sbx_req_kind {
 	SBX_REQ_UNIX_SOCKET,	/* a Unix socket on the allow-list (path NULL: every one) */
 	SBX_REQ_LOCAL_BINDING,	/* bind and serve on loopback */
 	SBX_REQ_WRITE_CONFINED, /* no write outside the writable roots (even with none) */
+	/*
+	 * Linux, network enabled, file system restricted: Unix sockets on the file system outside
+	 * the writable roots unreachable but the allow-list (a daemon's, such as Docker's).
+	 */
+	SBX_REQ_PATH_SOCKETS,
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 
@@ -673,6 +715,8 @@ enum sbx_mech {
 	SBX_MECH_SEATBELT = 1u << 4,
 	SBX_MECH_RESTRICTED_TOKEN = 1u << 5,
 	SBX_MECH_NONE = 1u << 6, /* enforced with nothing to restrict (everything is allowed) */
+	SBX_MECH_NET_NS = 1u << 10,	 /* a network namespace of the sandbox's own: lo only */
+	SBX_MECH_UNIX_BROKER = 1u << 11, /* connect(2) decided and made by the supervisor */
 };
 #define SBX_MECH_NAME_MAX 96
 /*
@@ -707,6 +751,13 @@ int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const 
 /* Managed networking and the network allowances beside it (sbx_plan_network). */
 struct sbx_netplan {
 	struct sbx_proxies proxies; /* managed networking: every proxy, each on loopback */
+	/* Ports of a managed network context (--managed-network): more loopback endpoints. */
+	unsigned ports[SBX_MAX_LOOPBACK_PORTS];
+	size_t n_ports;
+	/* run --allow-domain: sbxrun's own proxy, with these patterns (borrowed). */
+	bool own_proxy;
+	const char *const *allow_domains, *const *deny_domains;
+	size_t n_allow_domains, n_deny_domains;
 	char **unix_sockets;	    /* the allow-list: absolute, normalized, sorted, distinct */
 	size_t n_unix_sockets;
 	bool allow_local_binding;
@@ -739,6 +790,16 @@ struct sbx_net_opts {
 	size_t n_unix_sockets;
 	bool allow_local_binding;
 	bool allow_all_unix_sockets;
+	const unsigned *ports; /* a managed network context's loopback ports */
+	size_t n_ports;
+	/*
+	 * run --allow-domain: managed networking through sbxrun's own proxy, which the run starts;
+	 * the command's proxy variables are then set to it, not read. The patterns are borrowed
+	 * by the plan, for explain.
+	 */
+	bool own_proxy;
+	const char *const *allow_domains, *const *deny_domains;
+	size_t n_allow_domains, n_deny_domains;
 };
 /*
  * Completes a plan built by sbx_plan_build(): the Unix socket allow-list, normalized; and when
@@ -830,6 +891,12 @@ struct sbx_linux_facts {
 	/* PID and IPC namespaces can be made along with the mount namespace (sandbox.h). */
 	bool pid_namespace;
 	bool ipc_namespace;
+	bool net_namespace; /* a network namespace can be made along with them */
+	/*
+	 * The Unix socket broker's kernel interfaces: seccomp user notification, pidfd_open and
+	 * pidfd_getfd (Linux 5.6).
+	 */
+	bool unix_broker;
 };
 /* What --platform linux assumes on a host that is not Linux: a current kernel, no restrictions. */
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
@@ -847,6 +914,12 @@ struct sbx_linux_apply {
 	bool landlock_net;     /* it handles TCP bind and connect */
 	bool seccomp_network;  /* the filter refuses sockets but AF_UNIX, and connect... */
 	bool seccomp_metadata; /* and chmod, chown, utimes, xattr, ioctl but the allow-list */
+	/*
+	 * The network (platform/linux/netns.h): a namespace of its own with lo only, its
+	 * listeners leading to the proxies; connect(2) through the supervisor's broker.
+	 */
+	bool net_namespace;
+	bool unix_broker;
 };
 void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts *f,
 			  struct sbx_linux_apply *out);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* strbuf.c - a growing string for the text lib/ writes (the context block, HTTP heads). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,34 @@ void sbx_strbuf_put(struct sbx_strbuf *b, const char *s, size_t n)
 void sbx_strbuf_puts(struct sbx_strbuf *b, const char *s)
 {
 	sbx_strbuf_put(b, s, strlen(s));
+}
+
+void sbx_strbuf_printf(struct sbx_strbuf *b, const char *fmt, ...)
+{
+	char small[256], *big = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		sbx_strbuf_put(b, small, (size_t)n);
+		return;
+	}
+	va_start(ap, fmt);
+	n = vasprintf(&big, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	sbx_strbuf_put(b, big, (size_t)n);
+	free(big);
 }
 
 char *sbx_strbuf_finish(struct sbx_strbuf *b, size_t *len)

@@ -170,6 +170,9 @@ int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, co
 int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res,
 			      const struct sbx_rulepath *tree, enum sbx_ll_grant g,
 			      char *const *denied, size_t n_denied, struct sbx_diag *d);
+/* Allows TCP connect (or bind) on port, where the ruleset handles it (ABI 4); else nothing. */
+int sbx_landlock_allow_port(struct sbx_landlock *ll, unsigned port, bool bind,
+			    struct sbx_diag *d);
 int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);
 
@@ -190,6 +193,20 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_m
 				  struct sock_filter *prog);
 /* Writes the BPF program of that filter to fd (the build-time generator uses it). */
 int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d);
+
+/* The network's own filter (seccomp_net.c): see there for what each switch does. */
+struct sbx_seccomp_net {
+	bool routed;	   /* socket only AF_INET, AF_INET6 (a network namespace of its own) */
+	bool restricted;   /* socket only AF_UNIX */
+	bool unix_sockets; /* routed: AF_UNIX sockets too */
+	bool no_dgram;	   /* no AF_UNIX datagram sockets or socket pairs */
+	bool serve;	   /* bind, listen, accept allowed (routed, restricted) */
+	bool broker;	   /* connect goes to the supervisor (user notification) */
+};
+#define SBX_SECCOMP_NET_MAX 64
+unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock_filter *prog);
+/* Loads it; with broker, *notify_fd gets the listener of its notifications. */
+int sbx_seccomp_net_apply(const struct sbx_seccomp_net *m, int *notify_fd, struct sbx_diag *d);
 
 /* Capabilities (caps.c): empties every capability set. */
 int sbx_caps_drop_all(struct sbx_diag *d);

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,20 @@ static void blocked_by(struct sbx_linux_facts *f, int err)
 			 strerror(err));
 }
 
+/*
+ * The Unix socket broker's system calls, asked without effect: the sizes of seccomp's
+ * notification structures (user notification, Linux 5.0), and pidfd_getfd on no descriptor
+ * (Linux 5.6), which answers EBADF where it exists.
+ */
+static bool probe_unix_broker(void)
+{
+	struct seccomp_notif_sizes sizes;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		return false;
+	return syscall(SYS_pidfd_getfd, -1, 0, 0) < 0 && errno == EBADF;
+}
+
 int sbx_linux_probe(struct sbx_linux_facts *f)
 {
 	struct utsname u;
@@ -252,6 +267,9 @@ int sbx_linux_probe(struct sbx_linux_facts *f)
 		f->pid_namespace = read_long_file("/proc/sys/user/max_pid_namespaces", 1) != 0;
 		f->ipc_namespace = read_long_file("/proc/sys/user/max_ipc_namespaces", 1) != 0;
 	}
+	f->net_namespace =
+		f->mount_namespace && read_long_file("/proc/sys/user/max_net_namespaces", 1) != 0;
+	f->unix_broker = probe_unix_broker();
 	/* Root does not need a user namespace; whether one could be made is said, not tried. */
 	f->user_namespaces = uv != NS_NO;
 	if (!f->userns_blocked_by[0] && (!f->user_namespaces || !f->mount_namespace))

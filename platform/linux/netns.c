@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * netns.c - the sandbox's network namespace and the worker that serves its listeners (netns.h).
+ *
+ * Why the listening sockets are made inside and served from outside, rather than Codex's chain
+ * (a TCP listener inside that connects through a Unix socket on the file system to a bridge on
+ * the host): a socket belongs to the network namespace it was made in, whoever holds it. So one
+ * listening socket made by init in the new namespace, bound to the address and port the proxy
+ * has on the host, is all the sandbox needs; the worker accepts on it from the host's namespaces.
+ * Nothing runs inside the sandbox on the network's behalf, no socket file is made on the host
+ * (nothing to clean up after a SIGKILL, nothing a hostile run could plant or swap), the command
+ * needs no Unix socket (seccomp refuses them), and with sbxrun's own proxy the proxy accepts the
+ * command's connections directly: no byte is copied twice.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux/linux.h"
+#include "linux/netns.h"
+#include "linux/sandbox.h"
+#include "unix/proxy.h"
+
+/* How long the worker has to finish what is in flight once the run has ended. */
+#define WORKER_STOP_MS 2000
+
+extern char **environ;
+
+int sbx_netns_add_ep(struct sbx_netns *n, const struct sbx_loopback_ep *ep)
+{
+	for (size_t i = 0; i < n->n_eps; i++)
+		if (n->eps[i].ipv6 == ep->ipv6 && n->eps[i].port == ep->port &&
+		    memcmp(n->eps[i].addr, ep->addr, sizeof(ep->addr)) == 0)
+			return 0;
+	if (n->n_eps >= SBX_MAX_LOOPBACK_EPS)
+		return -ENOSPC;
+	n->eps[n->n_eps++] = *ep;
+	return 0;
+}
+
+/* ---- descriptors over a socket --------------------------------------------------------------- */
+
+int sbx_fds_send(int sock, const int *fds, size_t n, const void *data, size_t len)
+{
+	union {
+		char buf[CMSG_SPACE(SBX_NETNS_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct cmsghdr *c;
+
+	if (n > SBX_NETNS_FDS_MAX || len == 0)
+		return -EINVAL;
+	if (n > 0) {
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	}
+	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t len)
+{
+	union {
+		char buf[CMSG_SPACE(SBX_NETNS_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = data, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf)};
+	ssize_t got;
+
+	*n = 0;
+	while ((got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT)) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (got == 0)
+		return -EPIPE;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		size_t k;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (*n < cap)
+				fds[(*n)++] = fd;
+			else
+				close(fd);
+		}
+	}
+	/* A cut message (control or data) is not what was sent: drop it whole. */
+	if ((msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) || (size_t)got != len) {
+		for (size_t i = 0; i < *n; i++)
+			close(fds[i]);
+		*n = 0;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* ---- inside: the namespace ------------------------------------------------------------------- */
+
+int sbx_netns_loopback_up(struct sbx_diag *d)
+{
+	struct ifreq ifr = {0};
+	int fd, err = 0;
+
+	/* A new network namespace has lo, down; up, it gets 127.0.0.1/8 and ::1 by itself. */
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "socket for the loopback interface: %s",
+				    strerror(err));
+	}
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		err = errno;
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (!err && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		err = errno;
+	close(fd);
+	if (err)
+		return sbx_diag_set(d, -err, "bringing up the loopback interface: %s",
+				    strerror(err));
+	return 0;
+}
+
+int sbx_netns_listen(const struct sbx_loopback_ep *ep, int *fd, unsigned *port, struct sbx_diag *d)
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	char where[64];
+	int s, err;
+
+	*fd = -1;
+	sbx_loopback_ep_format(ep, where, sizeof(where));
+	if (ep->ipv6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)ep->port);
+		memcpy(&a->sin6_addr, ep->addr, 16);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)ep->port);
+		memcpy(&a->sin_addr, ep->addr, 4);
+		len = sizeof(*a);
+	}
+	s = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "socket for the bridge at %s: %s", where,
+				    strerror(err));
+	}
+	/* The backlog holds the connections the worker has not accepted yet: many at once. */
+	if (bind(s, (struct sockaddr *)&ss, len) < 0 || listen(s, SOMAXCONN) < 0 ||
+	    getsockname(s, (struct sockaddr *)&ss, &len) < 0) {
+		err = errno;
+		close(s);
+		return sbx_diag_set(d, -err,
+				    "the bridge cannot listen at %s inside the sandbox: %s", where,
+				    strerror(err));
+	}
+	*port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					       : ((struct sockaddr_in *)&ss)->sin_port);
+	*fd = s;
+	return 0;
+}
+
+/* Sets each "NAME=VALUE" of v in this process's environment (the command inherits it). */
+static int put_env(const struct sbx_strv *v, struct sbx_diag *d)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		char *eq = strchr(v->v[i], '='), name[64];
+
+		if (!eq || (size_t)(eq - v->v[i]) >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - v->v[i]), v->v[i]);
+		if (setenv(name, eq + 1, 1) < 0)
+			return sbx_diag_set(d, -ENOMEM, "out of memory setting %s", name);
+	}
+	return 0;
+}
+
+int sbx_netns_enter(struct sbx_netns *n, struct sbx_landlock *ll, struct sbx_diag *d)
+{
+	int fds[SBX_MAX_LOOPBACK_EPS];
+	struct sbx_strv env = {0};
+	size_t made = 0;
+	unsigned port = 0;
+	int rc;
+
+	close(n->chan[0]);
+	close(n->stop[0]);
+	close(n->stop[1]);
+	rc = sbx_netns_loopback_up(d);
+	for (size_t i = 0; rc == 0 && i < n->n_eps; i++) {
+		rc = sbx_netns_listen(&n->eps[i], &fds[i], &port, d);
+		if (rc == 0) {
+			made++;
+			n->eps[i].port = port; /* the one the kernel chose, for a port of 0 */
+		}
+		if (rc == 0 && n->connect_rules && ll)
+			rc = sbx_landlock_allow_port(ll, port, false, d);
+	}
+	if (rc == 0 && made > SBX_NETNS_FDS_MAX)
+		rc = sbx_diag_set(d, -E2BIG, "more than %d endpoints to bridge", SBX_NETNS_FDS_MAX);
+	if (rc == 0) {
+		rc = sbx_fds_send(n->chan[1], fds, made, &made, sizeof(made));
+		if (rc < 0)
+			sbx_diag_set(d, rc, "handing the bridge's sockets over: %s", strerror(-rc));
+	}
+	for (size_t i = 0; i < made; i++)
+		close(fds[i]);
+	close(n->chan[1]);
+	if (rc < 0)
+		return rc;
+	/* What the command connects to: the listeners, by number. */
+	if (n->proxy)
+		rc = sbx_proxy_env_own(&n->eps[0], &env);
+	else
+		rc = sbx_proxy_env_rewrite(environ, &env);
+	if (rc < 0)
+		rc = sbx_diag_set(d, rc, "cannot set the proxy variables: %s", sbx_strerror(rc));
+	else
+		rc = put_env(&env, d);
+	sbx_strv_clear(&env);
+	return rc;
+}
+
+/* ---- outside: the worker --------------------------------------------------------------------- */
+
+static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int *fds, size_t nfds,
+						  pid_t parent)
+{
+	struct sbx_diag d;
+	sigset_t none;
+	int rc;
+
+	sbx_diag_clear(&d);
+	/* Never outlive the run: the supervisor's death ends the worker. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(125);
+	close(n->chan[0]);
+	close(n->chan[1]);
+	close(n->stop[1]);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * It parses what the command sends: no capability (root's included) and no way to gain
+	 * one. It needs none to accept, to connect out and to write its log.
+	 */
+	if (sbx_caps_drop_all(&d) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		_exit(125);
+	if (n->proxy)
+		rc = sbx_proxy_run(n->proxy, fds[0], n->stop[0], &d);
+	else
+		rc = sbx_bridge_run(fds, n->eps, nfds, n->stop[0], &d);
+	if (rc < 0) {
+		fprintf(stderr, "sbxrun: the network bridge stopped: %s\n", d.msg);
+		_exit(125);
+	}
+	_exit(0);
+}
+
+/* The supervisor's watch: the listeners have come from init; start the worker on them. */
+static int on_listeners(void *arg, int fd)
+{
+	struct sbx_netns *n = arg;
+	int fds[SBX_NETNS_FDS_MAX];
+	size_t nfds = 0, count = 0;
+	pid_t parent = getpid(), pid;
+
+	if (sbx_fds_recv(fd, fds, SBX_NETNS_FDS_MAX, &nfds, &count, sizeof(count)) < 0 ||
+	    count != nfds || nfds != n->n_eps) {
+		/* Init failed before sending (it says why) or sent nothing usable. */
+		for (size_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		close(fd);
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0)
+		worker_main(n, fds, nfds, parent);
+	if (pid < 0)
+		fprintf(stderr, "sbxrun: cannot start the network bridge: %s\n", strerror(errno));
+	n->worker = pid;
+	for (size_t i = 0; i < nfds; i++)
+		close(fds[i]);
+	close(fd);
+	return 1;
+}
+
+/* The exit hook: the run has ended; the worker finishes what is in flight, or is killed. */
+static int stop_worker(void *arg, int *wstatus)
+{
+	struct sbx_netns *n = arg;
+	struct timespec tick = {0, 10 * 1000 * 1000};
+
+	(void)wstatus;
+	if (n->worker <= 0)
+		return 0;
+	if (write(n->stop[1], "", 1) < 0) {
+		/* the worker is gone already: waitpid below finds it */
+	}
+	for (int t = 0; t < WORKER_STOP_MS / 10; t++) {
+		if (waitpid(n->worker, NULL, WNOHANG) != 0)
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	kill(n->worker, SIGKILL);
+	while (waitpid(n->worker, NULL, 0) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+int sbx_netns_prepare(struct sbx_netns *n, struct sbx_diag *d)
+{
+	int err, rc;
+
+	n->worker = -1;
+	n->chan[0] = n->chan[1] = n->stop[0] = n->stop[1] = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, n->chan) < 0 ||
+	    pipe2(n->stop, O_CLOEXEC) < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "the network bridge's channel: %s", strerror(err));
+	}
+	rc = sbx_supervise_watch(n->chan[0], on_listeners, n);
+	if (rc == 0)
+		rc = sbx_supervise_on_exit(stop_worker, n);
+	if (rc < 0)
+		return sbx_diag_set(d, rc, "the network bridge: too many supervisor hooks");
+	return 0;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * netns.h - managed networking on Linux: the sandbox's network namespace, the listeners inside it
+ * that lead to the proxies on the host, and the process that serves them (netns.c, bridge.c).
+ *
+ *   supervisor (host namespaces)          init (new network namespace, still privileged in it)
+ *     sbx_netns_prepare()                   sbx_netns_enter(): lo up; one listening TCP socket
+ *       a socket pair, a stop pipe            per endpoint, bound to the very loopback address
+ *                                             and port the proxy has on the host; sent to the
+ *     on the listeners' arrival:  <------     supervisor (SCM_RIGHTS) and closed here; the
+ *     fork the worker (host namespaces,       proxy variables rewritten to those addresses
+ *     no capabilities, dies with the
+ *     supervisor), which accepts on them:
+ *       - the proxy itself (run --allow-domain): the listener is its listening socket;
+ *       - otherwise the relay (bridge.c): each connection joined to the proxy on the host.
+ *     at the end of the run: stop the worker (drain, then SIGKILL), reap it.
+ *
+ * A socket keeps the network namespace it was made in, whoever holds it: the worker accepts, in
+ * the host's namespaces, connections made inside the sandbox's. Nothing inside the sandbox runs
+ * on its behalf, and the command never holds a descriptor of any of it.
+ */
+#ifndef SBX_PLATFORM_LINUX_NETNS_H
+#define SBX_PLATFORM_LINUX_NETNS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "sbx.h"
+
+struct sbx_proxy_config;
+struct sbx_landlock;
+
+struct sbx_netns {
+	/* The endpoints: a listener inside, and (the relay) where it leads on the host. */
+	struct sbx_loopback_ep eps[SBX_MAX_LOOPBACK_EPS];
+	size_t n_eps;
+	/*
+	 * run --allow-domain: one listener, 127.0.0.1 with a port the kernel picks inside, served
+	 * by the proxy with this configuration; every proxy variable is set to it.
+	 */
+	const struct sbx_proxy_config *proxy;
+	bool connect_rules; /* add Landlock TCP connect rules for the listeners' ports */
+	/* Internal. */
+	int chan[2]; /* SOCK_SEQPACKET: [1] in init sends the listeners to [0] */
+	int stop[2]; /* the worker stops when stop[0] is readable */
+	pid_t worker;
+};
+
+/* Adds an endpoint (a repeat is ignored); -ENOSPC beyond SBX_MAX_LOOPBACK_EPS. */
+int sbx_netns_add_ep(struct sbx_netns *n, const struct sbx_loopback_ep *ep);
+
+/*
+ * In the supervisor, before the sandbox child is cloned with CLONE_NEWNET: the socket pair and
+ * the stop pipe (close-on-exec), and the supervisor's watch and exit hook (sandbox.h) that start
+ * and stop the worker. 0 or -errno with d filled.
+ */
+int sbx_netns_prepare(struct sbx_netns *n, struct sbx_diag *d);
+
+/*
+ * In init, in the new network namespace, while it still holds its capabilities there (before
+ * they are dropped) and before the Landlock ruleset ll (NULL for none) is enforced: brings up
+ * lo, makes the listeners, adds a TCP connect rule for each port to ll when connect_rules, hands
+ * the listeners to the supervisor, and sets the command's proxy variables. 0 or -errno with d.
+ */
+int sbx_netns_enter(struct sbx_netns *n, struct sbx_landlock *ll, struct sbx_diag *d);
+
+/* Brings up the loopback interface of the calling process's network namespace. */
+int sbx_netns_loopback_up(struct sbx_diag *d);
+
+/* A listening TCP socket on ep (non-blocking, close-on-exec); *port gets the port bound. */
+int sbx_netns_listen(const struct sbx_loopback_ep *ep, int *fd, unsigned *port, struct sbx_diag *d);
+
+/*
+ * Descriptors over a socket (SCM_RIGHTS), at most SBX_NETNS_FDS_MAX in one message with a
+ * small payload; received ones are close-on-exec. Both return 0 or -errno.
+ */
+#define SBX_NETNS_FDS_MAX 250
+int sbx_fds_send(int sock, const int *fds, size_t n, const void *data, size_t len);
+int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t len);
+
+/* ---- bridge.c: the relay ------------------------------------------------------------------ */
+
+/*
+ * Accepts connections on listen_fds[i] and joins each to a new connection to eps[i] on the
+ * host, copying bytes both ways (half-closes passed on), until stop_fd is readable; then closes
+ * everything and returns 0. At most SBX_BRIDGE_MAX_CONNS at once; more wait in the backlog.
+ * -errno with d when the loop itself fails.
+ */
+#define SBX_BRIDGE_MAX_CONNS 1024
+#define SBX_BRIDGE_BUF	     65536
+int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, size_t n, int stop_fd,
+		   struct sbx_diag *d);
+
+#endif /* SBX_PLATFORM_LINUX_NETNS_H */
