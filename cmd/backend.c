@@ -72,8 +72,28 @@ static int strv_copy(char *const in[], struct sbx_strv *out)
 	return r;
 }
 
+/*
+ * The network beyond the profile, as the helper takes it: managed networking through the
+ * caller's proxies (an empty context: the helper reads the proxies from the environment it
+ * gives the command), sbxrun's own proxy, the Unix socket allow-list, local binding.
+ */
+static void handover_network(struct sbx_handover *h, const struct opts *o)
+{
+	if (o->managed_network)
+		h->managed_network = "{}";
+	for (size_t i = 0; i < o->n_unix_sockets && i < SBX_HANDOVER_LIST_MAX; i++)
+		h->unix_sockets[h->n_unix_sockets++] = o->unix_sockets[i];
+	h->allow_local_binding = o->allow_local_binding;
+	for (size_t i = 0; i < o->n_allow_domains && i < SBX_HANDOVER_LIST_MAX; i++)
+		h->allow_domains[h->n_allow_domains++] = o->allow_domains[i];
+	for (size_t i = 0; i < o->n_deny_domains && i < SBX_HANDOVER_LIST_MAX; i++)
+		h->deny_domains[h->n_deny_domains++] = o->deny_domains[i];
+	h->network_log = o->network_log;
+}
+
 /* The helper invocation for this plan: the same for run (exec.c) and explain. */
-static int linux_argv(const struct invocation *inv, char *const cmd[], struct sbx_strv *out)
+static int linux_argv(const struct invocation *inv, const struct opts *o, char *const cmd[],
+		      struct sbx_strv *out)
 {
 	char *json = sbx_profile_to_json(&inv->plan.profile);
 	char self[4096] = SBX_HELPER_NAME;
@@ -88,6 +108,7 @@ static int linux_argv(const struct invocation *inv, char *const cmd[], struct sb
 		sbx_linux_self(self, sizeof(self));
 #endif
 	sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
+	handover_network(&h, o);
 	r = sbx_handover_argv(&h, self, out);
 	free(json);
 	return r;
@@ -112,7 +133,7 @@ int backend_argv(const struct invocation *inv, const struct opts *o, char *const
 	sbx_diag_clear(&d);
 	switch (p->platform) {
 	case SBX_PLATFORM_LINUX:
-		return linux_argv(inv, cmd, out);
+		return linux_argv(inv, o, cmd, out);
 	case SBX_PLATFORM_MACOS: {
 		struct sbx_sbpl s = {0};
 		char **block = NULL;
@@ -133,11 +154,10 @@ int backend_argv(const struct invocation *inv, const struct opts *o, char *const
 		/* The command is spawned as is, under the restricted token. */
 		return strv_copy(cmd, out);
 	}
-	(void)o;
 	return -EINVAL;
 }
 
-int backend_exec(struct invocation *inv, char *const cmd[])
+int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[])
 {
 	struct sbx_diag d;
 	int r = -ENOSYS;
@@ -151,6 +171,7 @@ int backend_exec(struct invocation *inv, char *const cmd[])
 		if (!json)
 			return refuse("out of memory emitting the profile");
 		sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
+		handover_network(&h, o);
 		r = sbx_linux_exec(&h, json, &d);
 		free(json);
 	}

@@ -35,12 +35,13 @@ enum {
 	OPT_ENV = 1 << 13,     /* --env-* */
 	OPT_MKDIR = 1 << 14,   /* run, explain */
 	OPT_VERBOSE = 1 << 15, /* run */
+	OPT_DOMAINS = 1 << 16, /* --allow-domain, --deny-domain, --network-log: sbxrun's proxy */
 };
 #define OPTS_SHARED                                                                                \
 	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET |              \
 	 OPT_WINLEVEL | OPT_GRANT | OPT_ENV)
 /* What the network may do beyond the profile: run and explain, which plan the network. */
-#define OPTS_NETWORK (OPT_UNIX_SOCKET | OPT_LOCAL_BINDING)
+#define OPTS_NETWORK (OPT_UNIX_SOCKET | OPT_LOCAL_BINDING | OPT_DOMAINS)
 
 /*
  * Each repeatable option of a run takes at most this many values: the command line is not where
@@ -67,6 +68,10 @@ struct opts {
 	const char *unix_sockets[SBX_MAX_UNIX_SOCKETS]; /* --allow-unix-socket */
 	size_t n_unix_sockets;
 	bool allow_local_binding;
+	/* run --allow-domain: managed networking through sbxrun's own proxy. */
+	const char *allow_domains[OPT_LIST_MAX], *deny_domains[OPT_LIST_MAX];
+	size_t n_allow_domains, n_deny_domains;
+	const char *network_log; /* --network-log FILE: the proxy's decisions */
 	bool platform_set;
 	enum sbx_platform platform;
 	enum sbx_windows_level wlevel;
@@ -173,6 +178,8 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d);
 /* Prints a diagnostic as "sbxrun: ..." and returns EXIT_REFUSED (errors.c). */
 int refuse_diag(const struct sbx_diag *d);
 int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Puts prefix ("proxy: --allow-domain: ") before d's message, cutting its end if need be. */
+void diag_prefix(struct sbx_diag *d, const char *prefix);
 
 /*
  * The audited place where sbxrun reads its own environment for decisions (invocation.c), one
@@ -185,7 +192,7 @@ const char *env_get(const char *name);
 int backend_attach(struct sbx_plan *plan, const struct opts *o);
 int backend_argv(const struct invocation *inv, const struct opts *o, char *const cmd[],
 		 struct sbx_strv *out);
-int backend_exec(struct invocation *inv, char *const cmd[]);
+int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]);
 /* Executes the command unconfined (no sandbox requested); returns only on failure. */
 int exec_direct(char *const cmd[], const char *cwd);
 /* Prints why a plan cannot be enforced (the rule, the missing feature, a hint). */

@@ -5,6 +5,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 
@@ -24,4 +25,16 @@ int refuse(const char *fmt, ...)
 	vsnprintf(d.msg, sizeof(d.msg), fmt, ap);
 	va_end(ap);
 	return refuse_diag(&d);
+}
+
+void diag_prefix(struct sbx_diag *d, const char *prefix)
+{
+	size_t pl = strlen(prefix), ml;
+
+	if (pl >= sizeof(d->msg))
+		return;
+	ml = strnlen(d->msg, sizeof(d->msg) - pl - 1);
+	memmove(d->msg + pl, d->msg, ml);
+	memcpy(d->msg, prefix, pl);
+	d->msg[pl + ml] = '\0';
 }

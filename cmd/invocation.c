@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "net.h"
 
 const char *env_get(const char *name)
 {
@@ -153,12 +154,53 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 	return r ? r : environ_build(inv, o, NULL);
 }
 
+/*
+ * run --allow-domain: sbxrun's own proxy. Its patterns are checked now, so that a bad one is
+ * refused before anything runs; the proxy itself is made by the backend.
+ */
+static int domains_check(const struct opts *o)
+{
+	struct sbx_domain_policy pol = {0};
+	struct sbx_diag d;
+	int r = 0;
+
+	sbx_diag_clear(&d);
+	if (!o->n_allow_domains && (o->n_deny_domains || o->network_log)) {
+		sbx_diag_set(&d, 0, "--%s: only with --allow-domain (sbxrun's own proxy)",
+			     o->n_deny_domains ? "deny-domain" : "network-log");
+		sbx_diag_hint(&d, 0, "name the hosts the command may reach with --allow-domain");
+		return refuse_diag(&d);
+	}
+	if (o->n_allow_domains && o->managed_network) {
+		sbx_diag_set(&d, 0,
+			     "--allow-domain starts sbxrun's own proxy, --managed-network routes "
+			     "through the caller's: give one of them");
+		return refuse_diag(&d);
+	}
+	for (size_t i = 0; !r && i < o->n_allow_domains + o->n_deny_domains; i++) {
+		bool deny = i >= o->n_allow_domains;
+		const char *pat =
+			deny ? o->deny_domains[i - o->n_allow_domains] : o->allow_domains[i];
+
+		if (sbx_domain_policy_add(&pol, deny, pat, &d) < 0) {
+			diag_prefix(&d, deny ? "--deny-domain: " : "--allow-domain: ");
+			r = refuse_diag(&d);
+		}
+	}
+	sbx_domain_policy_free(&pol);
+	return r;
+}
+
 int invocation_plan(struct invocation *inv, const struct opts *o)
 {
 	struct sbx_diag d;
+	bool managed = o->managed_network || o->n_allow_domains > 0;
 	int r;
 
 	sbx_diag_clear(&d);
+	r = domains_check(o);
+	if (r)
+		return r;
 	struct sbx_net_opts net = {
 		/*
 		 * Managed networking lets the command reach the proxies its environment names: the
@@ -169,10 +211,14 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 		.unix_sockets = o->unix_sockets,
 		.n_unix_sockets = o->n_unix_sockets,
 		.allow_local_binding = o->allow_local_binding,
+		.own_proxy = o->n_allow_domains > 0,
+		.allow_domains = o->allow_domains,
+		.n_allow_domains = o->n_allow_domains,
+		.deny_domains = o->deny_domains,
+		.n_deny_domains = o->n_deny_domains,
 	};
 
-	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, o->managed_network, o->wlevel,
-			   &inv->plan, &d);
+	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, managed, o->wlevel, &inv->plan, &d);
 	if (r)
 		return refuse_diag(&d);
 	inv->planned = true;

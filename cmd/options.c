@@ -39,6 +39,11 @@ static const char usage_main[] =
 	"      --allow-unix-socket PATH this Unix socket (or those below a directory) stays\n"
 	"                               reachable with the network restricted (repeatable)\n"
 	"      --allow-local-binding    the command may bind and serve on loopback\n"
+	"      --allow-domain D         managed networking through sbxrun's own proxy, which\n"
+	"                               lets through only requests for host D (example.com,\n"
+	"                               *.example.com, **.example.com; repeatable)\n"
+	"      --deny-domain D          and never for host D, even if allowed (repeatable)\n"
+	"      --network-log FILE       append the proxy's decisions to FILE, one JSON line each\n"
 	"      --read PATH              also let the command read PATH (repeatable)\n"
 	"      --write PATH             also let the command write PATH (repeatable)\n"
 	"      --deny PATH              keep the command from PATH (repeatable)\n"
@@ -119,6 +124,9 @@ enum {
 	LO_ENV_DENY_SECRETS,
 	LO_ENV_OFFLINE,
 	LO_ENV_SET,
+	LO_ALLOW_DOMAIN,
+	LO_DENY_DOMAIN,
+	LO_NETWORK_LOG,
 };
 
 static const struct option long_opts[] = {
@@ -145,6 +153,9 @@ static const struct option long_opts[] = {
 	{"env-deny-secrets", no_argument, NULL, LO_ENV_DENY_SECRETS},
 	{"env-offline", no_argument, NULL, LO_ENV_OFFLINE},
 	{"env-set", required_argument, NULL, LO_ENV_SET},
+	{"allow-domain", required_argument, NULL, LO_ALLOW_DOMAIN},
+	{"deny-domain", required_argument, NULL, LO_DENY_DOMAIN},
+	{"network-log", required_argument, NULL, LO_NETWORK_LOG},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -193,6 +204,10 @@ static unsigned opt_bit(int c)
 		return OPT_ENV;
 	case 'v':
 		return OPT_VERBOSE;
+	case LO_ALLOW_DOMAIN:
+	case LO_DENY_DOMAIN:
+	case LO_NETWORK_LOG:
+		return OPT_DOMAINS;
 	}
 	return 0;
 }
@@ -413,6 +428,23 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case LO_ALLOW_DOMAIN:
+		case LO_DENY_DOMAIN:
+			/* Checked with the plan (invocation.c), where a bad pattern is refused. */
+			if (c == LO_ALLOW_DOMAIN)
+				r = list_add(o->allow_domains, &o->n_allow_domains, optarg,
+					     opt_name(c));
+			else
+				r = list_add(o->deny_domains, &o->n_deny_domains, optarg,
+					     opt_name(c));
+			if (r)
+				return r;
+			break;
+		case LO_NETWORK_LOG:
+			if (!optarg[0])
+				return refuse("--network-log: empty path");
+			o->network_log = optarg;
 			break;
 		}
 	}

@@ -149,14 +149,8 @@ int cmd_proxy(int argc, char **argv)
 		case LO_ALLOW:
 		case LO_DENY:
 			if (sbx_domain_policy_add(&pol, c == LO_DENY, optarg, &d) < 0) {
-				const char *pre = c == LO_DENY ? "proxy: --deny-domain: "
-							       : "proxy: --allow-domain: ";
-				size_t pl = strlen(pre),
-				       ml = strnlen(d.msg, sizeof(d.msg) - pl - 1);
-
-				memmove(d.msg + pl, d.msg, ml);
-				memcpy(d.msg, pre, pl);
-				d.msg[pl + ml] = '\0';
+				diag_prefix(&d, c == LO_DENY ? "proxy: --deny-domain: "
+							     : "proxy: --allow-domain: ");
 				r = refuse_diag(&d);
 				goto out;
 			}

@@ -80,7 +80,7 @@ int cmd_run(int argc, char **argv)
 		/* Nothing to confine: run the command as env(1) would. */
 #ifdef _WIN32
 		/* Windows has no exec: sbxrun spawns the command (unconfined, in a job) and waits. */
-		r = backend_exec(&inv, o.rest);
+		r = backend_exec(&inv, &o, o.rest);
 #else
 		r = exec_direct(o.rest, inv.cwd);
 #endif
@@ -91,7 +91,7 @@ int cmd_run(int argc, char **argv)
 		r = refuse_plan(&inv.plan);
 		goto out;
 	}
-	r = backend_exec(&inv, o.rest);
+	r = backend_exec(&inv, &o, o.rest);
 out:
 	/* Returning means the command did not run (exec failed, or it was refused). */
 	if (r)

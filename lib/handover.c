@@ -9,6 +9,10 @@
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc]
  *       [--managed-network JSON] -- COMMAND [ARG...]
  *
+ * and sbxrun's own, the network beyond the profile as `run` was given it:
+ *   [--allow-unix-socket PATH]... [--allow-local-binding]
+ *   [--allow-domain D]... [--deny-domain D]... [--network-log FILE]
+ *
  * Pure: the helper's own checks of what it was given (absolute cwds, the profile itself) come
  * after parsing, in the helper, which trusts nothing it is handed.
  */
@@ -66,6 +70,16 @@ int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx
 		r = sbx_strv_push(out, "--no-proc");
 	if (!r && h->managed_network)
 		r = push_opt(out, "--managed-network", h->managed_network);
+	for (size_t i = 0; !r && i < h->n_unix_sockets; i++)
+		r = push_opt(out, "--allow-unix-socket", h->unix_sockets[i]);
+	if (!r && h->allow_local_binding)
+		r = sbx_strv_push(out, "--allow-local-binding");
+	for (size_t i = 0; !r && i < h->n_allow_domains; i++)
+		r = push_opt(out, "--allow-domain", h->allow_domains[i]);
+	for (size_t i = 0; !r && i < h->n_deny_domains; i++)
+		r = push_opt(out, "--deny-domain", h->deny_domains[i]);
+	if (!r && h->network_log)
+		r = push_opt(out, "--network-log", h->network_log);
 	if (!r)
 		r = sbx_strv_push(out, "--");
 	for (size_t i = 0; !r && h->cmd && h->cmd[i]; i++)
@@ -82,7 +96,9 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 			     "usage: " SBX_HELPER_NAME
 			     " --sandbox-policy-cwd DIR [--command-cwd DIR] "
 			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
-			     "-- COMMAND [ARG...]");
+			     "[--managed-network JSON] [--allow-unix-socket PATH]... "
+			     "[--allow-local-binding] [--allow-domain D]... [--deny-domain D]... "
+			     "[--network-log FILE] -- COMMAND [ARG...]");
 }
 
 /* The one integer parser: a decimal fd number, nothing else. */
@@ -107,7 +123,8 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 	out->profile_fd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char **slot = NULL;
+		const char **slot = NULL, **list = NULL;
+		size_t *n = NULL;
 
 		if (strcmp(a, "--") == 0) {
 			i++;
@@ -115,6 +132,24 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 		}
 		if (strcmp(a, "--no-proc") == 0) {
 			out->no_proc = true;
+			continue;
+		}
+		if (strcmp(a, "--allow-local-binding") == 0) {
+			out->allow_local_binding = true;
+			continue;
+		}
+		if (strcmp(a, "--allow-unix-socket") == 0)
+			list = out->unix_sockets, n = &out->n_unix_sockets;
+		else if (strcmp(a, "--allow-domain") == 0)
+			list = out->allow_domains, n = &out->n_allow_domains;
+		else if (strcmp(a, "--deny-domain") == 0)
+			list = out->deny_domains, n = &out->n_deny_domains;
+		if (list) {
+			if (i + 1 >= argc)
+				return usage(d, " needs a value", a);
+			if (*n == SBX_HANDOVER_LIST_MAX)
+				return usage(d, ": given too many times", a);
+			list[(*n)++] = argv[++i];
 			continue;
 		}
 		if (strcmp(a, "--sandbox-policy-cwd") == 0)
@@ -125,6 +160,8 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 			slot = &out->profile;
 		else if (strcmp(a, "--managed-network") == 0)
 			slot = &out->managed_network;
+		else if (strcmp(a, "--network-log") == 0)
+			slot = &out->network_log;
 		else if (strcmp(a, "--permission-profile-fd") == 0) {
 			if (i + 1 >= argc)
 				return usage(d, " needs a value", a);

@@ -989,6 +989,7 @@ int sbx_plan_attach_windows(struct sbx_plan *p, enum sbx_windows_level level);
 /* profile_fd of a memfd not made yet (explain): shown as "<memfd>". */
 #define SBX_HANDOVER_FD_PENDING (-2)
 
+#define SBX_HANDOVER_LIST_MAX 256 /* as many as run accepts of each (cmd/cmd.h OPT_LIST_MAX) */
 /* Everything `run` hands to the helper, and all the helper accepts. Strings are borrowed. */
 struct sbx_handover {
 	const char *policy_cwd;	     /* --sandbox-policy-cwd (required) */
@@ -996,8 +997,20 @@ struct sbx_handover {
 	const char *profile;	     /* --permission-profile JSON, or NULL */
 	int profile_fd;		     /* --permission-profile-fd N, -1, or SBX_HANDOVER_FD_PENDING */
 	bool no_proc;		     /* --no-proc */
-	const char *managed_network; /* --managed-network JSON, or NULL (not implemented yet) */
+	const char *managed_network; /* --managed-network JSON (ManagedNetworkSandboxContext) */
 	char *const *cmd;	     /* after "--": the command, NULL-terminated */
+	/*
+	 * sbxrun's own (Codex's helper has none of them): the network beyond the profile, as
+	 * `run` was given it. Each list holds at most SBX_HANDOVER_LIST_MAX words.
+	 */
+	const char *unix_sockets[SBX_HANDOVER_LIST_MAX];  /* --allow-unix-socket PATH */
+	size_t n_unix_sockets;
+	bool allow_local_binding;			  /* --allow-local-binding */
+	const char *allow_domains[SBX_HANDOVER_LIST_MAX]; /* --allow-domain D: sbxrun's proxy */
+	size_t n_allow_domains;
+	const char *deny_domains[SBX_HANDOVER_LIST_MAX]; /* --deny-domain D */
+	size_t n_deny_domains;
+	const char *network_log; /* --network-log FILE: the proxy's decisions */
 };
 /* The hand-over for a materialized profile's JSON: by argument, or by memfd when large. */
 void sbx_handover_init(struct sbx_handover *h, const char *policy_cwd, const char *command_cwd,
