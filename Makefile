@@ -95,6 +95,7 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/devfs.c \
 	platform/linux/netns.c \
 	platform/linux/bridge.c \
+	platform/linux/broker.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \

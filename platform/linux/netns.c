@@ -52,7 +52,7 @@ int sbx_netns_add_ep(struct sbx_netns *n, const struct sbx_loopback_ep *ep)
 
 /* ---- descriptors over a socket --------------------------------------------------------------- */
 
-int sbx_fds_send(int sock, const int *fds, size_t n, const void *data, size_t len)
+int sbx_fds_send(int sock, const int *fds, size_t n, const void *data, size_t len, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(SBX_NETNS_FDS_MAX * sizeof(int))];
@@ -74,13 +74,14 @@ int sbx_fds_send(int sock, const int *fds, size_t n, const void *data, size_t le
 		c->cmsg_len = CMSG_LEN(n * sizeof(int));
 		memcpy(CMSG_DATA(c), fds, n * sizeof(int));
 	}
-	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
+	while (sendmsg(sock, &msg, MSG_NOSIGNAL | flags) < 0)
 		if (errno != EINTR)
 			return -errno;
 	return 0;
 }
 
-int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t len)
+int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t len,
+		 int flags)
 {
 	union {
 		char buf[CMSG_SPACE(SBX_NETNS_FDS_MAX * sizeof(int))];
@@ -94,7 +95,7 @@ int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t l
 	ssize_t got;
 
 	*n = 0;
-	while ((got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT)) < 0)
+	while ((got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | flags)) < 0)
 		if (errno != EINTR)
 			return -errno;
 	if (got == 0)
@@ -236,7 +237,7 @@ int sbx_netns_enter(struct sbx_netns *n, struct sbx_landlock *ll, struct sbx_dia
 	if (rc == 0 && made > SBX_NETNS_FDS_MAX)
 		rc = sbx_diag_set(d, -E2BIG, "more than %d endpoints to bridge", SBX_NETNS_FDS_MAX);
 	if (rc == 0) {
-		rc = sbx_fds_send(n->chan[1], fds, made, &made, sizeof(made));
+		rc = sbx_fds_send(n->chan[1], fds, made, &made, sizeof(made), 0);
 		if (rc < 0)
 			sbx_diag_set(d, rc, "handing the bridge's sockets over: %s", strerror(-rc));
 	}
@@ -272,7 +273,6 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(125);
 	close(n->chan[0]);
-	close(n->chan[1]);
 	close(n->stop[1]);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -302,7 +302,12 @@ static int on_listeners(void *arg, int fd)
 	size_t nfds = 0, count = 0;
 	pid_t parent = getpid(), pid;
 
-	if (sbx_fds_recv(fd, fds, SBX_NETNS_FDS_MAX, &nfds, &count, sizeof(count)) < 0 ||
+	/* Init's end is init's alone from now on. */
+	if (n->chan[1] >= 0)
+		close(n->chan[1]);
+	n->chan[1] = -1;
+	if (sbx_fds_recv(fd, fds, SBX_NETNS_FDS_MAX, &nfds, &count, sizeof(count), MSG_DONTWAIT) <
+		    0 ||
 	    count != nfds || nfds != n->n_eps) {
 		/* Init failed before sending (it says why) or sent nothing usable. */
 		for (size_t i = 0; i < nfds; i++)

@@ -75,8 +75,9 @@ int sbx_netns_listen(const struct sbx_loopback_ep *ep, int *fd, unsigned *port, 
  * small payload; received ones are close-on-exec. Both return 0 or -errno.
  */
 #define SBX_NETNS_FDS_MAX 250
-int sbx_fds_send(int sock, const int *fds, size_t n, const void *data, size_t len);
-int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t len);
+int sbx_fds_send(int sock, const int *fds, size_t n, const void *data, size_t len, int flags);
+/* flags: MSG_DONTWAIT or 0. A message not exactly len bytes long is dropped (-EBADMSG). */
+int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t len, int flags);
 
 /* ---- bridge.c: the relay ------------------------------------------------------------------ */
 
@@ -90,5 +91,43 @@ int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t l
 #define SBX_BRIDGE_BUF	     65536
 int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, size_t n, int stop_fd,
 		   struct sbx_diag *d);
+
+/* ---- broker.c: connect(2) decided by the supervisor ------------------------------------- */
+
+/*
+ * A place connect may reach: an allowed socket (or a directory of them), pinned when the helper
+ * looked it up; or a writable root (SBX_BROKER_OPEN_INSIDE), opened by the connector in the
+ * sandbox's view of the file system. Sockets beneath a place are reached with no link followed.
+ */
+#define SBX_BROKER_PLACES_MAX  (SBX_MAX_UNIX_SOCKETS + SBX_MAX_WORKSPACE_ROOTS + 16)
+#define SBX_BROKER_OPEN_INSIDE (-2)
+struct sbx_broker_place {
+	char *path; /* absolute, normalized */
+	int fd;	    /* O_PATH, close-on-exec; -1: absent; SBX_BROKER_OPEN_INSIDE */
+};
+
+struct sbx_broker {
+	struct sbx_broker_place places[SBX_BROKER_PLACES_MAX];
+	size_t n_places;
+	/* Sockets of other families are connected as asked (a namespace or Landlock decide). */
+	bool other_families;
+	/* Internal. */
+	int chan[2];	    /* SOCK_SEQPACKET: supervisor [0] <-> connector [1] */
+	int notify_chan[2]; /* init [1] hands the notification listener to the supervisor [0] */
+	int notify_fd;	    /* the listener, in the supervisor */
+};
+
+/* Adds a place (path copied; fd owned by b). 0 or -errno with d filled. */
+int sbx_broker_add_place(struct sbx_broker *b, const char *path, int fd, struct sbx_diag *d);
+/* In the supervisor, before the clone: the channels and the watches. */
+int sbx_broker_prepare(struct sbx_broker *b, struct sbx_diag *d);
+/*
+ * In init, after Landlock is enforced and before seccomp: opens the places to be opened inside
+ * and forks the connector (no capability left, not dumpable, no seccomp filter).
+ */
+int sbx_broker_start_connector(struct sbx_broker *b, struct sbx_diag *d);
+/* In init, once the filter with the broker's notifications is loaded: hands its listener over. */
+int sbx_broker_hand_over(struct sbx_broker *b, int notify_fd, struct sbx_diag *d);
+void sbx_broker_free(struct sbx_broker *b);
 
 #endif /* SBX_PLATFORM_LINUX_NETNS_H */

@@ -99,7 +99,8 @@ int sbx_supervise_on_exit(int (*fn)(void *arg, int *wstatus), void *arg);
  * A descriptor the supervisor polls while the sandbox runs (a proxy's socket, a denial report):
  * fn(arg, fd) runs in the supervisor whenever fd is readable or hung up; when it returns
  * non-zero the descriptor is no longer polled (it must, at end of file: a hung-up descriptor is
- * ready at once again). Returns 0 or -ENOSPC.
+ * ready at once again). A watch function may add a watch (polled from the next round on).
+ * Returns 0 or -ENOSPC.
  */
 int sbx_supervise_watch(int fd, int (*fn)(void *arg, int fd), void *arg);
 

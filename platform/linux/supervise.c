@@ -87,6 +87,7 @@ static struct {
 	int fd;
 	int (*fn)(void *arg, int fd);
 	void *arg;
+	bool done; /* fn returned non-zero: no longer polled */
 } watches[SBX_SUPERVISE_MAX_HOOKS];
 static size_t n_watches;
 
@@ -468,11 +469,15 @@ static void kill_descendants(void)
 	}
 }
 
-/* The caller's descriptors to poll, after the signalfd in pfd. */
+/*
+ * The caller's descriptors to poll, after the signalfd in pfd: made again on every round, as a
+ * watch function may add a watch (a descriptor that only exists once the sandbox has started).
+ */
 static size_t watch_fds(struct pollfd *pfd)
 {
 	for (size_t i = 0; i < n_watches; i++)
-		pfd[i] = (struct pollfd){.fd = watches[i].fd, .events = POLLIN};
+		pfd[i] = (struct pollfd){.fd = watches[i].done ? -1 : watches[i].fd,
+					 .events = POLLIN};
 	return n_watches;
 }
 
@@ -517,8 +522,8 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 	prctl(PR_SET_DUMPABLE, 0);
 
 	pfd[0] = (struct pollfd){.fd = sup->sfd, .events = POLLIN};
-	n = 1 + watch_fds(pfd + 1);
 	for (;;) {
+		n = 1 + watch_fds(pfd + 1);
 		if (poll(pfd, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -529,7 +534,7 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 		}
 		for (size_t i = 1; i < n; i++)
 			if (pfd[i].revents && watches[i - 1].fn(watches[i - 1].arg, pfd[i].fd))
-				pfd[i].fd = -1;
+				watches[i - 1].done = true;
 		if ((pfd[0].revents & POLLIN) && on_signals(sup, &ws))
 			break;
 	}
