@@ -96,6 +96,7 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/netns.c \
 	platform/linux/bridge.c \
 	platform/linux/broker.c \
+	platform/linux/network.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \
@@ -382,7 +383,7 @@ $(BUILD)/platform/linux/seccomp.o: platform/linux/seccomp.c $(BUILD)/gen/seccomp
 # ---- Linux enforcement suite: a probe that performs one operation and prints its errno name,
 # a fault injector that hides a kernel feature, and the enter sequence over hand-built roots.
 ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo \
-	$(BUILD)/enforce/filter-demo $(BUILD)/enforce/spawn-demo
+	$(BUILD)/enforce/filter-demo $(BUILD)/enforce/spawn-demo $(BUILD)/enforce/net-demo
 
 $(BUILD)/enforce/probe: tests/enforce/probe.c | deps
 	@mkdir -p $(dir $@)
@@ -392,7 +393,11 @@ $(BUILD)/enforce/failinj: tests/enforce/failinj.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(DEP_LIBS)
 
-$(BUILD)/enforce/enter-demo: tests/enforce/enter_demo.c $(filter-out $(BUILD)/platform/linux/exec.o,$(PLATFORM_OBJS)) $(LIBSBX)
+# The platform objects the demos link: all but the helper's exec, with the proxy (netns.c runs it).
+DEMO_OBJS = $(filter-out $(BUILD)/platform/linux/exec.o,$(PLATFORM_OBJS)) \
+	$(PLATFORM_UNIX_SRCS:%.c=$(BUILD)/%.o)
+
+$(BUILD)/enforce/enter-demo: tests/enforce/enter_demo.c $(DEMO_OBJS) $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
@@ -401,7 +406,12 @@ $(BUILD)/enforce/filter-demo: tests/enforce/filter_demo.c $(BUILD)/platform/linu
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
 # The process model (supervisor, init, private /dev and /proc) over a small sandbox of its own.
-$(BUILD)/enforce/spawn-demo: tests/enforce/spawn_demo.c $(filter-out $(BUILD)/platform/linux/exec.o,$(PLATFORM_OBJS)) $(LIBSBX)
+$(BUILD)/enforce/spawn-demo: tests/enforce/spawn_demo.c $(DEMO_OBJS) $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+# The network pieces (namespace, bridge, sbxrun's proxy, filter, broker) over a sandbox of their own.
+$(BUILD)/enforce/net-demo: tests/enforce/net_demo.c $(DEMO_OBJS) $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 

@@ -102,8 +102,11 @@ int sbx_broker_add_place(struct sbx_broker *b, const char *path, int fd, struct 
 
 void sbx_broker_free(struct sbx_broker *b)
 {
-	for (size_t i = 0; i < b->n_places; i++)
+	for (size_t i = 0; i < b->n_places; i++) {
 		free(b->places[i].path);
+		if (b->places[i].fd >= 0)
+			close(b->places[i].fd);
+	}
 	b->n_places = 0;
 }
 
@@ -223,8 +226,8 @@ int sbx_broker_start_connector(struct sbx_broker *b, struct sbx_diag *d)
 
 		if (b->places[i].fd != SBX_BROKER_OPEN_INSIDE)
 			continue;
-		b->places[i].fd = (int)syscall(SYS_openat2, AT_FDCWD, b->places[i].path, &how,
-					       sizeof(how));
+		b->places[i].fd =
+			(int)syscall(SYS_openat2, AT_FDCWD, b->places[i].path, &how, sizeof(how));
 		if (b->places[i].fd < 0 && errno != ENOENT) {
 			err = errno;
 			return sbx_diag_set(d, -err, "the Unix socket broker cannot open %s: %s",
@@ -381,7 +384,9 @@ static int decide(struct sbx_broker *b, const struct seccomp_notif *n, int sock,
 		rq->place = (uint32_t)i;
 		/* What follows the place: "" for the place itself ("/" covers all). */
 		snprintf(rq->u.rel, sizeof(rq->u.rel), "%s",
-			 pl == 1 ? path + 1 : path[pl] == '/' ? path + pl + 1 : path + pl);
+			 pl == 1	   ? path + 1
+			 : path[pl] == '/' ? path + pl + 1
+					   : path + pl);
 		rc = 0;
 		break;
 	}

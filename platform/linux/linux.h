@@ -171,8 +171,7 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res
 			      const struct sbx_rulepath *tree, enum sbx_ll_grant g,
 			      char *const *denied, size_t n_denied, struct sbx_diag *d);
 /* Allows TCP connect (or bind) on port, where the ruleset handles it (ABI 4); else nothing. */
-int sbx_landlock_allow_port(struct sbx_landlock *ll, unsigned port, bool bind,
-			    struct sbx_diag *d);
+int sbx_landlock_allow_port(struct sbx_landlock *ll, unsigned port, bool bind, struct sbx_diag *d);
 int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);
 

@@ -80,8 +80,7 @@ int sbx_fds_send(int sock, const int *fds, size_t n, const void *data, size_t le
 	return 0;
 }
 
-int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t len,
-		 int flags)
+int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t len, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(SBX_NETNS_FDS_MAX * sizeof(int))];

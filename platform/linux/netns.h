@@ -25,10 +25,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "linux/linux.h"
+#include "net.h"
 #include "sbx.h"
-
-struct sbx_proxy_config;
-struct sbx_landlock;
+#include "unix/proxy.h"
 
 struct sbx_netns {
 	/* The endpoints: a listener inside, and (the relay) where it leads on the host. */
@@ -129,5 +129,38 @@ int sbx_broker_start_connector(struct sbx_broker *b, struct sbx_diag *d);
 /* In init, once the filter with the broker's notifications is loaded: hands its listener over. */
 int sbx_broker_hand_over(struct sbx_broker *b, int notify_fd, struct sbx_diag *d);
 void sbx_broker_free(struct sbx_broker *b);
+
+/* ---- network.c: the network of the enter sequence, from the plan ------------------------ */
+
+struct sbx_linux_net {
+	bool netns; /* the sandbox child gets CLONE_NEWNET */
+	struct sbx_netns ns;
+	bool broker_on;
+	struct sbx_broker broker;
+	bool filter; /* the network's own filter (the main one is then built as for "enabled") */
+	struct sbx_seccomp_net sec;
+	/* run --allow-domain: sbxrun's own proxy, served by the worker */
+	struct sbx_domain_policy pol;
+	struct sbx_proxy_config proxy;
+};
+
+/*
+ * Reads the network off a plan attached for facts: which filter, the endpoints to bridge (the
+ * proxies the plan names, or sbxrun's own proxy with h's patterns and log, opened now), the
+ * broker's places (each allowed socket looked up once through res and pinned; with an enabled
+ * network, the writable roots). 0 or -errno with d filled. Free with sbx_linux_net_free().
+ */
+int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
+			    struct sbx_rulepaths *res, const struct sbx_handover *h,
+			    struct sbx_linux_net *n, struct sbx_diag *d);
+/* The supervisor, before the clone. */
+int sbx_linux_net_prepare(struct sbx_linux_net *n, struct sbx_diag *d);
+/* Init, in its new namespaces, before capabilities are dropped and Landlock is enforced. */
+int sbx_linux_net_enter(struct sbx_linux_net *n, struct sbx_landlock *ll, struct sbx_diag *d);
+/* Init, once Landlock is enforced, before seccomp: the broker's connector. */
+int sbx_linux_net_after_landlock(struct sbx_linux_net *n, struct sbx_diag *d);
+/* Init, after the main seccomp filter: the network's own, and the broker's listener handed out. */
+int sbx_linux_net_seccomp(struct sbx_linux_net *n, struct sbx_diag *d);
+void sbx_linux_net_free(struct sbx_linux_net *n);
 
 #endif /* SBX_PLATFORM_LINUX_NETNS_H */

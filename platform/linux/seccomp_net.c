@@ -43,7 +43,7 @@
 #define ARG_LOW(i)                                                                                 \
 	(offsetof(struct seccomp_data, args[i]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
 
-/* A few labels, resolved when the program is finished: every jump in BPF goes forward. */
+/* A few labels, resolved when the program is finished; each lies after every jump to it. */
 enum label { L_NONE = 0, L_ALLOW, L_EPERM, L_NOTIF, L_SOCKET, L_SOCKETPAIR, L_SERVE, L_N };
 
 struct asm_ {
@@ -109,7 +109,6 @@ unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock
 		jeq(&a, __NR_accept, L_EPERM);
 		jeq(&a, __NR_accept4, L_EPERM);
 	}
-	here(&a, L_ALLOW);
 	ret(&a, SECCOMP_RET_ALLOW);
 
 	/* socket(domain, type, protocol) */
@@ -140,10 +139,16 @@ unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock
 	}
 	ret(&a, SECCOMP_RET_ALLOW);
 
+	/* The answers, last: every jump in BPF goes forward. */
+	here(&a, L_ALLOW);
+	ret(&a, SECCOMP_RET_ALLOW);
 	here(&a, L_EPERM);
 	ret(&a, SECCOMP_RET_ERRNO | EPERM);
-	here(&a, L_NOTIF);
-	ret(&a, SECCOMP_RET_USER_NOTIF);
+	/* The kernel refuses a filter that can notify unless it is loaded with a listener. */
+	if (m->broker) {
+		here(&a, L_NOTIF);
+		ret(&a, SECCOMP_RET_USER_NOTIF);
+	}
 
 	for (unsigned short i = 0; i < a.n; i++) {
 		if (a.jt[i])

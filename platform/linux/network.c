@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * network.c - the network of the enter sequence, read off a finished plan: the namespace and
+ * its listeners (netns.c), sbxrun's own proxy, the broker (broker.c) and the network's seccomp
+ * filter (seccomp_net.c); and the steps enter.c takes with them, in the supervisor and in init.
+ *
+ * The filter, from the plan (sbx_plan_linux_apply):
+ *   network namespace      routed: inet and inet6 sockets only, AF_UNIX with the allow-list
+ *                          (brokered) or with every socket allowed; serve with local binding
+ *   restricted, no namespace, broker or every Unix socket allowed
+ *                          restricted: AF_UNIX only, connect brokered or allowed
+ *   enabled, broker        every family, connect brokered (path sockets outside the writable
+ *                          roots unreachable)
+ *   otherwise              none: the main filter's network rules (restricted) or nothing
+ * AF_UNIX datagram sockets are refused wherever the broker or the namespace confine Unix
+ * sockets: each send names its peer where no filter can see it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linux/linux.h"
+#include "linux/netns.h"
+#include "net.h"
+#include "unix/proxy.h"
+
+/* Drain on stop: at the end of the run every client is gone already. */
+#define OWN_PROXY_DRAIN_MS 1000
+
+/* Does an enforced requirement of kind k name mechanism bit? */
+static bool enforced_by(const struct sbx_plan *p, enum sbx_req_kind k, unsigned bit)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].kind == k && p->reqs[i].status == SBX_ENFORCED &&
+		    (p->reqs[i].mech & bit))
+			return true;
+	return false;
+}
+
+/* An allowed socket (or directory of them), pinned now: looked up once, no planted link. */
+static int pin_allowed(const struct sbx_plan *plan, struct sbx_rulepaths *res, const char *path,
+		       struct sbx_broker *b, struct sbx_diag *d)
+{
+	const struct sbx_rulepath *f = sbx_rulepath_get(res, path);
+	int fd = -1, rc;
+
+	if (!f)
+		return sbx_diag_set(d, -ENOMEM, "out of memory");
+	if (f->err)
+		return sbx_diag_set(d, f->err, "cannot look up %s: %s", path, strerror(-f->err));
+	rc = sbx_linux_link_check(plan, "Unix socket", path, f->link, f->link_shared, f->real, d);
+	if (rc < 0)
+		return rc;
+	/* Missing at start: nothing is reachable there (ENOENT) for this run. */
+	if (f->exists) {
+		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return sbx_diag_set(d, -errno, "pinning %s: %s", path, strerror(errno));
+	}
+	rc = sbx_broker_add_place(b, path, fd, d);
+	if (rc < 0 && fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static int own_proxy(struct sbx_linux_net *n, const struct sbx_handover *h, struct sbx_diag *d)
+{
+	int rc = 0, err;
+
+	for (size_t i = 0; rc == 0 && i < h->n_allow_domains; i++)
+		rc = sbx_domain_policy_add(&n->pol, false, h->allow_domains[i], d);
+	for (size_t i = 0; rc == 0 && i < h->n_deny_domains; i++)
+		rc = sbx_domain_policy_add(&n->pol, true, h->deny_domains[i], d);
+	if (rc < 0)
+		return rc;
+	n->proxy.policy = &n->pol;
+	n->proxy.log_fd = -1;
+	n->proxy.drain_ms = OWN_PROXY_DRAIN_MS;
+	if (h->network_log) {
+		n->proxy.log_fd = open(h->network_log,
+				       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+		if (n->proxy.log_fd < 0) {
+			err = errno;
+			return sbx_diag_set(d, -err, "--network-log %s: %s", h->network_log,
+					    strerror(err));
+		}
+	}
+	n->ns.proxy = &n->proxy;
+	/* One listener, on a port the kernel picks inside the namespace. */
+	return sbx_netns_add_ep(&n->ns, &(struct sbx_loopback_ep){.addr = {127, 0, 0, 1}});
+}
+
+int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
+			    struct sbx_rulepaths *res, const struct sbx_handover *h,
+			    struct sbx_linux_net *n, struct sbx_diag *d)
+{
+	const struct sbx_netplan *np = &plan->net;
+	struct sbx_linux_apply a;
+	bool allow_all = np->allow_all_unix_sockets;
+	int rc = 0;
+
+	memset(n, 0, sizeof(*n));
+	n->proxy.log_fd = -1;
+	sbx_plan_linux_apply(plan, facts, &a);
+	n->netns = a.net_namespace;
+	n->broker_on = a.unix_broker;
+
+	if (n->netns) {
+		n->sec = (struct sbx_seccomp_net){.routed = true,
+						  .unix_sockets = allow_all || n->broker_on,
+						  .no_dgram = !allow_all,
+						  .serve = np->allow_local_binding,
+						  .broker = n->broker_on};
+		n->filter = true;
+	} else if (!plan->network && (n->broker_on || allow_all)) {
+		n->sec = (struct sbx_seccomp_net){
+			.restricted = true, .no_dgram = !allow_all, .broker = n->broker_on};
+		n->filter = true;
+	} else if (plan->network && n->broker_on) {
+		n->sec = (struct sbx_seccomp_net){.no_dgram = true, .broker = true};
+		n->filter = true;
+	}
+
+	if (n->netns && plan->managed_network) {
+		if (np->own_proxy) {
+			rc = own_proxy(n, h, d);
+		} else {
+			for (size_t i = 0; rc == 0 && i < np->proxies.n; i++) {
+				struct sbx_loopback_ep ep;
+
+				if (sbx_proxy_endpoint_ep(&np->proxies.v[i], &ep) == 0)
+					rc = sbx_netns_add_ep(&n->ns, &ep);
+			}
+			for (size_t i = 0; rc == 0 && i < np->n_ports; i++)
+				rc = sbx_netns_add_ep(
+					&n->ns, &(struct sbx_loopback_ep){.addr = {127, 0, 0, 1},
+									  .port = np->ports[i]});
+			if (rc == -ENOSPC)
+				rc = sbx_diag_set(d, rc, "too many proxies to bridge");
+		}
+		n->ns.connect_rules = a.landlock_net;
+	}
+
+	if (rc == 0 && n->broker_on) {
+		n->broker.other_families = plan->network || n->netns;
+		for (size_t i = 0; rc == 0 && !allow_all && i < np->n_unix_sockets; i++)
+			rc = pin_allowed(plan, res, np->unix_sockets[i], &n->broker, d);
+		/* An enabled network: the sockets in the writable roots stay the command's own. */
+		if (enforced_by(plan, SBX_REQ_PATH_SOCKETS, SBX_MECH_UNIX_BROKER))
+			for (size_t i = 0; rc == 0 && i < plan->roots.n_writable; i++)
+				rc = sbx_broker_add_place(&n->broker, plan->roots.writable[i].root,
+							  SBX_BROKER_OPEN_INSIDE, d);
+	}
+	if (rc < 0)
+		sbx_linux_net_free(n);
+	return rc;
+}
+
+int sbx_linux_net_prepare(struct sbx_linux_net *n, struct sbx_diag *d)
+{
+	int rc = 0;
+
+	if (n->netns && n->ns.n_eps)
+		rc = sbx_netns_prepare(&n->ns, d);
+	if (rc == 0 && n->broker_on)
+		rc = sbx_broker_prepare(&n->broker, d);
+	return rc;
+}
+
+int sbx_linux_net_enter(struct sbx_linux_net *n, struct sbx_landlock *ll, struct sbx_diag *d)
+{
+	if (!n->netns)
+		return 0;
+	if (!n->ns.n_eps)
+		return sbx_netns_loopback_up(d);
+	return sbx_netns_enter(&n->ns, ll, d);
+}
+
+int sbx_linux_net_after_landlock(struct sbx_linux_net *n, struct sbx_diag *d)
+{
+	return n->broker_on ? sbx_broker_start_connector(&n->broker, d) : 0;
+}
+
+int sbx_linux_net_seccomp(struct sbx_linux_net *n, struct sbx_diag *d)
+{
+	int notify = -1, rc;
+
+	if (!n->filter)
+		return 0;
+	rc = sbx_seccomp_net_apply(&n->sec, &notify, d);
+	if (rc == 0 && n->sec.broker)
+		rc = sbx_broker_hand_over(&n->broker, notify, d);
+	return rc;
+}
+
+void sbx_linux_net_free(struct sbx_linux_net *n)
+{
+	sbx_broker_free(&n->broker);
+	sbx_domain_policy_free(&n->pol);
+	if (n->proxy.log_fd >= 0)
+		close(n->proxy.log_fd);
+	n->proxy.log_fd = -1;
+}
