@@ -227,6 +227,12 @@ static bool denied_above(const struct host *h, const char *path)
 	return path[0] == '/' && sbx_path_under_sorted(h->denied, h->n_denied, path, false);
 }
 
+/* Does the plan put the sandbox in a network namespace of its own (where the host allows)? */
+static bool uses_netns(const struct sbx_plan *p)
+{
+	return p->managed_network || (!p->network && p->net.allow_local_binding);
+}
+
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
 {
 	const struct sbx_roots *rt = &p->roots;
@@ -377,9 +383,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return 0;
 		}
 		if (h->sec) {
-			/* Serving on loopback takes ports Landlock cannot know in advance. */
-			enforced(r, SEC | (h->ll && h->f->landlock_abi >= 4 &&
-							   !p->net.allow_local_binding
+			/* In a namespace of its own (above), Landlock's TCP rules add nothing. */
+			enforced(r, SEC | (h->ll && h->f->landlock_abi >= 4 && !uses_netns(p)
 						   ? SBX_MECH_LANDLOCK_NET
 						   : 0));
 			return 0;
@@ -393,11 +398,12 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 					   "managed networking needs a network namespace of the "
 					   "sandbox's own: %s",
 					   h->nonet.why);
-		/* TCP connect to the bridge's ports only, unless the command serves its own. */
-		m = SBX_MECH_NET_NS | SEC;
-		if (h->ll && h->f->landlock_abi >= 4 && !p->net.allow_local_binding)
-			m |= SBX_MECH_LANDLOCK_NET;
-		enforced(r, m);
+		/*
+		 * The namespace's only interface is lo, where the bridge's listeners are the
+		 * only ones (the command cannot listen without local binding): a connection
+		 * elsewhere finds no route (ENETUNREACH) or no listener (ECONNREFUSED).
+		 */
+		enforced(r, SBX_MECH_NET_NS | SEC);
 		return 0;
 
 	case SBX_REQ_LOCAL_BINDING:
@@ -582,7 +588,7 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 	if (uses(p, SBX_MECH_LANDLOCK | SBX_MECH_LANDLOCK_NET, -1))
 		out->landlock_abi = f->landlock_abi;
 	out->landlock_fs = out->landlock_abi > 0 && !p->roots.full_write;
-	out->landlock_net = out->landlock_abi >= 4 && !p->network && !p->net.allow_local_binding;
+	out->landlock_net = uses(p, SBX_MECH_LANDLOCK_NET, SBX_REQ_NETWORK);
 	out->seccomp_network = !p->network;
 	out->seccomp_metadata = uses(p, SBX_MECH_SECCOMP, SBX_REQ_METADATA);
 	out->net_namespace = uses(p, SBX_MECH_NET_NS, -1);

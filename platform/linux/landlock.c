@@ -77,13 +77,7 @@ struct ll_path_beneath_attr {
 struct sbx_landlock {
 	int fd;
 	uint64_t handled_fs;
-	uint64_t handled_net;
 };
-
-struct ll_net_port_attr {
-	uint64_t allowed_access;
-	uint64_t port;
-} __attribute__((packed));
 
 int sbx_landlock_abi(void)
 {
@@ -148,7 +142,6 @@ int sbx_landlock_create(int abi, bool restrict_fs, bool restrict_net, struct sbx
 	}
 	ll->fd = fd;
 	ll->handled_fs = attr.handled_access_fs;
-	ll->handled_net = attr.handled_access_net;
 	*out = ll;
 	return 0;
 }
@@ -439,23 +432,6 @@ out:
 	free(c.denied_dir);
 	free(found);
 	return rc;
-}
-
-int sbx_landlock_allow_port(struct sbx_landlock *ll, unsigned port, bool bind, struct sbx_diag *d)
-{
-	struct ll_net_port_attr np = {.port = port};
-	int err;
-
-	np.allowed_access = bind ? LL_NET_BIND_TCP : LL_NET_CONNECT_TCP;
-	/* A ruleset that does not handle TCP refuses nothing there: no rule is needed. */
-	if (!(ll->handled_net & np.allowed_access))
-		return 0;
-	if (syscall(__NR_landlock_add_rule, ll->fd, LL_RULE_NET_PORT, &np, 0) < 0) {
-		err = errno;
-		return sbx_diag_set(d, -err, "landlock_add_rule TCP port %u: %s", port,
-				    strerror(err));
-	}
-	return 0;
 }
 
 int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d)

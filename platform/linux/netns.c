@@ -212,7 +212,7 @@ static int put_env(const struct sbx_strv *v, struct sbx_diag *d)
 	return 0;
 }
 
-int sbx_netns_enter(struct sbx_netns *n, struct sbx_landlock *ll, struct sbx_diag *d)
+int sbx_netns_enter(struct sbx_netns *n, struct sbx_diag *d)
 {
 	int fds[SBX_MAX_LOOPBACK_EPS];
 	struct sbx_strv env = {0};
@@ -230,8 +230,6 @@ int sbx_netns_enter(struct sbx_netns *n, struct sbx_landlock *ll, struct sbx_dia
 			made++;
 			n->eps[i].port = port; /* the one the kernel chose, for a port of 0 */
 		}
-		if (rc == 0 && n->connect_rules && ll)
-			rc = sbx_landlock_allow_port(ll, port, false, d);
 	}
 	if (rc == 0 && made > SBX_NETNS_FDS_MAX)
 		rc = sbx_diag_set(d, -E2BIG, "more than %d endpoints to bridge", SBX_NETNS_FDS_MAX);

@@ -39,7 +39,6 @@ struct sbx_netns {
 	 * by the proxy with this configuration; every proxy variable is set to it.
 	 */
 	const struct sbx_proxy_config *proxy;
-	bool connect_rules; /* add Landlock TCP connect rules for the listeners' ports */
 	/* Internal. */
 	int chan[2]; /* SOCK_SEQPACKET: [1] in init sends the listeners to [0] */
 	int stop[2]; /* the worker stops when stop[0] is readable */
@@ -58,11 +57,10 @@ int sbx_netns_prepare(struct sbx_netns *n, struct sbx_diag *d);
 
 /*
  * In init, in the new network namespace, while it still holds its capabilities there (before
- * they are dropped) and before the Landlock ruleset ll (NULL for none) is enforced: brings up
- * lo, makes the listeners, adds a TCP connect rule for each port to ll when connect_rules, hands
- * the listeners to the supervisor, and sets the command's proxy variables. 0 or -errno with d.
+ * they are dropped): brings up lo, makes the listeners, hands them to the supervisor, and sets
+ * the command's proxy variables. 0 or -errno with d.
  */
-int sbx_netns_enter(struct sbx_netns *n, struct sbx_landlock *ll, struct sbx_diag *d);
+int sbx_netns_enter(struct sbx_netns *n, struct sbx_diag *d);
 
 /* Brings up the loopback interface of the calling process's network namespace. */
 int sbx_netns_loopback_up(struct sbx_diag *d);
@@ -155,8 +153,8 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 			    struct sbx_linux_net *n, struct sbx_diag *d);
 /* The supervisor, before the clone. */
 int sbx_linux_net_prepare(struct sbx_linux_net *n, struct sbx_diag *d);
-/* Init, in its new namespaces, before capabilities are dropped and Landlock is enforced. */
-int sbx_linux_net_enter(struct sbx_linux_net *n, struct sbx_landlock *ll, struct sbx_diag *d);
+/* Init, in its new namespaces, before capabilities are dropped. */
+int sbx_linux_net_enter(struct sbx_linux_net *n, struct sbx_diag *d);
 /* Init, once Landlock is enforced, before seccomp: the broker's connector. */
 int sbx_linux_net_after_landlock(struct sbx_linux_net *n, struct sbx_diag *d);
 /* Init, after the main seccomp filter: the network's own, and the broker's listener handed out. */

@@ -141,7 +141,6 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 			if (rc == -ENOSPC)
 				rc = sbx_diag_set(d, rc, "too many proxies to bridge");
 		}
-		n->ns.connect_rules = a.landlock_net;
 	}
 
 	if (rc == 0 && n->broker_on) {
@@ -170,13 +169,13 @@ int sbx_linux_net_prepare(struct sbx_linux_net *n, struct sbx_diag *d)
 	return rc;
 }
 
-int sbx_linux_net_enter(struct sbx_linux_net *n, struct sbx_landlock *ll, struct sbx_diag *d)
+int sbx_linux_net_enter(struct sbx_linux_net *n, struct sbx_diag *d)
 {
 	if (!n->netns)
 		return 0;
 	if (!n->ns.n_eps)
 		return sbx_netns_loopback_up(d);
-	return sbx_netns_enter(&n->ns, ll, d);
+	return sbx_netns_enter(&n->ns, d);
 }
 
 int sbx_linux_net_after_landlock(struct sbx_linux_net *n, struct sbx_diag *d)

@@ -12,8 +12,8 @@
  * --bridge-env bridges the proxies of the proxy variables, --port a loopback port more;
  * --unix allows a socket (or a directory of them) through the broker; --enabled keeps the host's
  * network with the broker, path sockets reachable beneath --confine ROOTs only. The sandbox
- * applied in init: capabilities dropped, no_new_privs, a Landlock ruleset (scopes, and TCP
- * connect to the bridge's ports when routed without --local-binding), the filters.
+ * applied in init: capabilities dropped, no_new_privs, a Landlock ruleset (its scopes only),
+ * the filters.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +32,6 @@ extern char **environ;
 
 struct demo {
 	struct sbx_linux_net net;
-	bool landlock_net;
 };
 
 static int apply(void *arg, struct sbx_diag *d)
@@ -41,9 +40,9 @@ static int apply(void *arg, struct sbx_diag *d)
 	struct sbx_landlock *ll = NULL;
 	int abi = sbx_landlock_abi(), rc;
 
-	rc = sbx_landlock_create(abi, false, o->landlock_net, &ll, d);
+	rc = sbx_landlock_create(abi, false, false, &ll, d);
 	if (rc == 0)
-		rc = sbx_linux_net_enter(&o->net, ll, d);
+		rc = sbx_linux_net_enter(&o->net, d);
 	if (rc == 0)
 		rc = sbx_caps_drop_all(d);
 	if (rc == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -118,8 +117,6 @@ int main(int argc, char **argv)
 						  .no_dgram = !all_unix,
 						  .serve = local,
 						  .broker = n->broker_on};
-		o.landlock_net = !local;
-		n->ns.connect_rules = !local;
 	} else {
 		n->sec = (struct sbx_seccomp_net){.no_dgram = true, .broker = true};
 	}

@@ -268,26 +268,7 @@ hosts_file() {
 @test "pip download from a local simple index through the proxy" {
 	start_upstream
 	start_proxy --allow-domain localhost
-	python3 - "$WWW" <<-'EOF'
-		import hashlib, os, sys, zipfile
-		www = sys.argv[1]
-		os.makedirs(www + "/packages", exist_ok=True)
-		os.makedirs(www + "/simple/demo", exist_ok=True)
-		whl = www + "/packages/demo-1.0-py3-none-any.whl"
-		files = {
-		    "demo/__init__.py": "VALUE = 1\n",
-		    "demo-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
-		    "demo-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-		}
-		record = "".join("%s,,\n" % n for n in files) + "demo-1.0.dist-info/RECORD,,\n"
-		with zipfile.ZipFile(whl, "w") as z:
-		    for n, t in files.items():
-		        z.writestr(n, t)
-		    z.writestr("demo-1.0.dist-info/RECORD", record)
-		digest = hashlib.sha256(open(whl, "rb").read()).hexdigest()
-		with open(www + "/simple/demo/index.html", "w") as f:
-		    f.write('<a href="../../packages/demo-1.0-py3-none-any.whl#sha256=%s">demo-1.0-py3-none-any.whl</a>\n' % digest)
-	EOF
+	python3 "$NET_DIR/simple_index.py" "$WWW"
 	run env -u http_proxy -u HTTP_PROXY -u no_proxy -u NO_PROXY PIP_CONFIG_FILE=/dev/null \
 		python3 -m pip download --no-cache-dir --disable-pip-version-check --no-deps \
 		--index-url "http://localhost:$UP_PORT/simple/" --trusted-host localhost \

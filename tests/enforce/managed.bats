@@ -1,0 +1,260 @@
+#!/usr/bin/env bats
+# Managed networking on Linux, through sbxrun itself: the command in a network namespace of its
+# own whose only way out is a proxy (sbxrun's own with --allow-domain, or the caller's with
+# --managed-network), Unix sockets through the broker, local binding, and what is left after a
+# run ends, however it ends. Real servers on 127.0.0.1 only (tests/net/servers.py).
+load common
+
+NET="$BATS_TEST_DIRNAME/../net"
+S="$BIN/sbxrun"
+
+setup_file() {
+	make_layout
+	start_outside
+}
+teardown_file() { stop_outside; }
+
+setup() {
+	make_layout_vars
+	load_outside
+	PIDS=()
+	WWW="$BATS_TEST_TMPDIR/www"
+	mkdir -p "$WWW"
+	echo hello >"$WWW/f.txt"
+	UP_LOG="$BATS_TEST_TMPDIR/upstream.log"
+	: >"$UP_LOG"
+	python3 "$NET/servers.py" http "$WWW" "$BATS_TEST_TMPDIR/up.port" "$UP_LOG" \
+		</dev/null >/dev/null 2>&1 3>&- &
+	PIDS+=($!)
+	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/up.port" ] && break; sleep 0.05; done
+	UP_PORT=$(cat "$BATS_TEST_TMPDIR/up.port")
+	NLOG="$BATS_TEST_TMPDIR/net.log"
+}
+teardown() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+
+# run_in ARGS... -- CMD...: sbxrun with the workspace profile in the workspace.
+sbxr() { "$S" -C "$WS" "$@"; }
+
+# The listening TCP sockets of processes whose command line holds MARK (none must be left).
+listeners_of() {
+	local pid
+	for pid in $(pgrep -f "$1" || true); do
+		ls -l "/proc/$pid/fd" 2>/dev/null | grep -c socket || true
+	done
+}
+
+@test "--allow-domain: curl through sbxrun's own proxy; the decisions are logged" {
+	run sbxr --allow-domain localhost --network-log "$NLOG" -- \
+		curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	grep -q '^GET /f.txt' "$UP_LOG"
+	grep -q '"host":"localhost","port":'"$UP_PORT"',"decision":"allow","rule":"allow localhost","status":200' "$NLOG"
+	# The variables point at the bridge, in both spellings; the profile's network stays off.
+	run sbxr --allow-domain localhost -- sh -c 'echo "$http_proxy $HTTPS_PROXY $NPM_CONFIG_PROXY"'
+	[[ "$output" =~ ^http://127\.0\.0\.1:[0-9]+\ http://127\.0\.0\.1:[0-9]+\ http://127\.0\.0\.1:[0-9]+$ ]]
+}
+
+@test "--allow-domain: a refused host gets 403 within a second, and nothing reaches it" {
+	start=$(date +%s%N)
+	run sbxr --allow-domain registry.example --network-log "$NLOG" -- \
+		curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	end=$(date +%s%N)
+	echo "status $status output $output in $(((end - start) / 1000000)) ms"
+	[ "$output" = 403 ]
+	[ $(((end - start) / 1000000)) -lt 1000 ]
+	[ ! -s "$UP_LOG" ]
+	grep -q '"decision":"deny","rule":"not in the allow list","status":403' "$NLOG"
+}
+
+@test "--allow-domain: git clone over HTTP and pip download from inside the sandbox" {
+	src="$BATS_TEST_TMPDIR/src"
+	git init -q "$src"
+	echo proxied >"$src/README"
+	git -C "$src" add README
+	git -C "$src" -c user.name=t -c user.email=t@t commit -qm one
+	git clone -q --bare "$src" "$WWW/repo.git"
+	git -C "$WWW/repo.git" update-server-info
+	run sbxr --allow-domain localhost -- git clone -q "http://localhost:$UP_PORT/repo.git" \
+		"$WS/clone"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$WS/clone/README")" = proxied ]
+	# The control: the same clone of a host not allowed fails.
+	run sbxr --allow-domain registry.example -- git clone -q \
+		"http://localhost:$UP_PORT/repo.git" "$WS/clone2"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *403* ]]
+
+	python3 "$NET/simple_index.py" "$WWW"
+	run sbxr --allow-domain localhost --env-set PIP_CONFIG_FILE=/dev/null -- \
+		python3 -m pip download --no-cache-dir --disable-pip-version-check --no-deps \
+		--index-url "http://localhost:$UP_PORT/simple/" --trusted-host localhost \
+		-d "$WS/dl" demo
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -f "$WS/dl/demo-1.0-py3-none-any.whl" ]
+	rm -rf "$WS/clone" "$WS/dl"
+}
+
+@test "--allow-domain: a direct connection fails: ENETUNREACH out, EACCES on loopback" {
+	# The positive controls: outside the sandbox both work.
+	outside tcp4 "$TCP4"
+	run sbxr --allow-domain localhost -- "$P" tcp4 "192.0.2.1:80"
+	echo "$output"
+	[ "$output" = ENETUNREACH ]
+	# The host's loopback is not the sandbox's, and Landlock allows the bridge's port only.
+	run sbxr --allow-domain localhost -- "$P" tcp4 "$TCP4"
+	[ "$output" = EACCES ]
+	# No Unix socket may be made: the proxy is the only way out.
+	run sbxr --allow-domain localhost -- "$P" unix "$SOCKDIR/s"
+	[ "$output" = EPERM ]
+}
+
+@test "--managed-network: the caller's proxy through the bridge; the variables rewritten" {
+	"$S" proxy --listen 127.0.0.1:0 --allow-domain localhost --log "$NLOG" \
+		>"$BATS_TEST_TMPDIR/px.addr" 2>/dev/null </dev/null 3>&- &
+	PIDS+=($!)
+	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/px.addr" ] && break; sleep 0.05; done
+	px=$(cat "$BATS_TEST_TMPDIR/px.addr")
+	port=${px##*:}
+	run env http_proxy="http://localhost:$port" HTTPS_PROXY="http://127.0.0.1:$port/" \
+		"$S" -C "$WS" --managed-network -- sh -c \
+		'echo "$http_proxy $HTTPS_PROXY"; curl -sS --max-time 5 "http://localhost:'"$UP_PORT"'/f.txt"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "http://127.0.0.1:$port http://127.0.0.1:$port/" ]
+	[ "${lines[1]}" = hello ]
+	grep -q '"decision":"allow"' "$NLOG"
+	# Codex's helper form: --managed-network JSON with a loopback port.
+	run env -u http_proxy -u HTTPS_PROXY http_proxy="http://127.0.0.1:$port" "$H" \
+		--sandbox-policy-cwd "$WS" --permission-profile "$(profile restricted $(workspace_entries))" \
+		--managed-network "{\"loopback_ports\":[$port],\"allow_local_binding\":false}" -- \
+		curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	echo "$output"
+	[ "$output" = hello ]
+	# Without a proxy variable: refused, saying so, and nothing runs.
+	run env -u http_proxy -u HTTPS_PROXY "$S" -C "$WS" --managed-network -- touch "$WS/ran"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"managed networking needs a proxy"* ]]
+	[ ! -e "$WS/ran" ]
+}
+
+@test "--allow-unix-socket: that socket works, every other path socket is EACCES" {
+	agent="$BASE/agent/agent.sock"
+	mkdir -p "$BASE/agent"
+	python3 "$NET/unix_echo.py" "$agent" "$BASE/agent/other.sock" 3>&- &
+	PIDS+=($!)
+	for _ in $(seq 100); do [ -S "$BASE/agent/other.sock" ] && break; sleep 0.05; done
+	outside unix "$BASE/agent/other.sock"
+	# Network restricted: only the allowed socket.
+	run sbxr --allow-unix-socket "$agent" -- "$P" unix "$agent"
+	[ "$output" = OK ]
+	run sbxr --allow-unix-socket "$agent" -- "$P" unix "$BASE/agent/other.sock"
+	[ "$output" = EACCES ]
+	run sbxr --allow-unix-socket "$agent" -- "$P" tcp4 "$TCP4"
+	[ "$output" = EPERM ]
+	# Without the option, connect is refused as before.
+	run sbxr -- "$P" unix "$agent"
+	[ "$output" = EPERM ]
+	# With managed networking: the socket, and the proxy, and nothing else.
+	run sbxr --allow-domain localhost --allow-unix-socket "$agent" -- "$P" unix "$agent"
+	[ "$output" = OK ]
+	run sbxr --allow-domain localhost --allow-unix-socket "$agent" -- \
+		"$P" unix "$BASE/agent/other.sock"
+	[ "$output" = EACCES ]
+	# A directory allows the sockets below it.
+	run sbxr --allow-unix-socket "$BASE/agent" -- "$P" unix "$BASE/agent/other.sock"
+	[ "$output" = OK ]
+}
+
+@test "network enabled: a daemon's socket outside the writable roots is unreachable" {
+	PROF="$BATS_TEST_TMPDIR/enabled.json"
+	profile enabled $(workspace_entries) >"$PROF"
+	outside unix "$SOCKDIR/s"
+	run sbxr --profile "$PROF" -- "$P" unix "$SOCKDIR/s"
+	[ "$output" = EACCES ]
+	# Allowed by name, it is reachable; TCP is untouched.
+	run sbxr --profile "$PROF" --allow-unix-socket "$SOCKDIR/s" -- "$P" unix "$SOCKDIR/s"
+	[ "$output" = OK ]
+	run sbxr --profile "$PROF" -- "$P" tcp4 "$TCP4"
+	[ "$output" = OK ]
+	# A socket the command serves in the workspace is its own.
+	run sbxr --profile "$PROF" -- sh -c \
+		"python3 '$NET/unix_echo.py' '$WS/own.sock' & for i in \$(seq 100); do [ -S '$WS/own.sock' ] && break; sleep 0.05; done; '$P' unix '$WS/own.sock'; kill %1"
+	[ "$output" = OK ]
+	rm -f "$WS/own.sock"
+}
+
+@test "network enabled: a link planted in the workspace does not lead to a daemon's socket" {
+	PROF="$BATS_TEST_TMPDIR/enabled.json"
+	profile enabled $(workspace_entries) >"$PROF"
+	# Run 1 plants the link; run 2 must not reach the socket through it.
+	run sbxr --profile "$PROF" -- ln -sf "$SOCKDIR/s" "$WS/docker.sock"
+	[ "$status" -eq 0 ]
+	outside unix "$WS/docker.sock"
+	run sbxr --profile "$PROF" -- "$P" unix "$WS/docker.sock"
+	[ "$output" = ECONNREFUSED ]
+	rm -f "$WS/docker.sock"
+}
+
+@test "--allow-local-binding: a server inside serves inside only" {
+	run sbxr --allow-local-binding -- sh -c \
+		"python3 '$NET/servers.py' echo '$WS/port' 3>&- & for i in \$(seq 100); do [ -s '$WS/port' ] && break; sleep 0.05; done; python3 '$NET/client.py' hold direct \"127.0.0.1:\$(cat '$WS/port')\" 3; kill %1"
+	echo "$output"
+	[ "$output" = "held 3, echoed 3" ]
+	# It reaches nothing outside: the host's loopback is not there.
+	run sbxr --allow-local-binding -- "$P" tcp4 "$TCP4"
+	[ "$output" = ECONNREFUSED ]
+	# Without the allowance it cannot listen.
+	run sbxr --allow-domain localhost -- python3 -c \
+		'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"PermissionError"* ]]
+	rm -f "$WS/port"
+}
+
+@test "kill -9 of the command mid-transfer: the run ends and nothing is left" {
+	mark="sbx-mark-$RANDOM"
+	sbxr --allow-domain localhost -- sh -c \
+		"exec -a $mark curl -sS --limit-rate 200k -o /dev/null http://localhost:$UP_PORT/bytes/100000000" \
+		3>&- &
+	run_pid=$!
+	for _ in $(seq 100); do pgrep -f "$mark" >/dev/null && break; sleep 0.05; done
+	sleep 0.3
+	grep -q 'GET /bytes' "$UP_LOG"
+	pkill -9 -f "$mark"
+	st=0
+	wait "$run_pid" || st=$?
+	echo "status $st"
+	[ "$st" -eq 137 ]
+	sleep 0.2
+	# No worker (the proxy), no sandbox process, no listener of this run.
+	[ -z "$(pgrep -f "$mark" || true)" ]
+	[ -z "$(pgrep -P "$run_pid" || true)" ]
+}
+
+@test "kill -9 of sbxrun: its worker and the sandbox die with it" {
+	mark="sbx-mark-$RANDOM"
+	sbxr --allow-domain localhost -- sh -c "exec -a $mark sleep 30" 3>&- &
+	run_pid=$!
+	for _ in $(seq 100); do pgrep -f "$mark" >/dev/null && break; sleep 0.05; done
+	kids=$(pgrep -P "$run_pid" | tr '\n' ' ')
+	echo "supervisor $run_pid, children: $kids"
+	[ -n "$kids" ]
+	kill -9 "$run_pid"
+	wait "$run_pid" || true
+	for _ in $(seq 100); do
+		left=""
+		for k in $kids; do kill -0 "$k" 2>/dev/null && left="$left $k"; done
+		[ -z "$left" ] && ! pgrep -f "$mark" >/dev/null && break
+		sleep 0.05
+	done
+	echo "left: $left"
+	[ -z "$left" ]
+	[ -z "$(pgrep -f "$mark" || true)" ]
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Unix stream sockets that answer "hi" and close, standing in for ssh-agent and a daemon's
+socket in the broker tests. Serves PATH... (made mode 0777) for at most 300 seconds.
+
+  unix_echo.py PATH...
+"""
+import os
+import socket
+import sys
+import threading
+
+
+def serve(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    os.chmod(path, 0o777)
+    s.listen(16)
+    while True:
+        c, _ = s.accept()
+        c.sendall(b"hi\n")
+        c.close()
+
+
+for p in sys.argv[1:]:
+    threading.Thread(target=serve, args=(p,), daemon=True).start()
+threading.Event().wait(300)
