@@ -76,8 +76,8 @@ static int do_read(const char *p)
 static int inet_op(int family, int type, const char *port)
 {
 	const char *colon = family == AF_INET ? strchr(port, ':') : NULL;
-	struct sockaddr_in a4 = {.sin_family = AF_INET};
-	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(atoi(port))};
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(atoi(port)) };
 	struct sockaddr *sa = family == AF_INET ? (struct sockaddr *)&a4 : (struct sockaddr *)&a6;
 	socklen_t len = family == AF_INET ? sizeof(a4) : sizeof(a6);
 	char host[64] = "127.0.0.1";
@@ -102,7 +102,7 @@ static int inet_op(int family, int type, const char *port)
 
 static int unix_op(const char *path, bool abstract)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	socklen_t len;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -148,7 +148,7 @@ static int setflags(const char *p)
 /* FS_IOC_FSSETXATTR setting the no-atime flag, which the owner may. */
 static int fssetxattr(const char *p)
 {
-	struct fsxattr fa = {.fsx_xflags = FS_XFLAG_NOATIME};
+	struct fsxattr fa = { .fsx_xflags = FS_XFLAG_NOATIME };
 	int fd = open(p, O_RDONLY | O_CLOEXEC), rc;
 
 	if (fd < 0)
@@ -161,7 +161,7 @@ static int fssetxattr(const char *p)
 /* file_setattr (Linux 6.17) with the attributes file_getattr reports. */
 static int file_setattr_same(const char *p)
 {
-	unsigned char attr[24] = {0}; /* struct file_attr, FILE_ATTR_SIZE_VER0 */
+	unsigned char attr[24] = { 0 }; /* struct file_attr, FILE_ATTR_SIZE_VER0 */
 
 	if (syscall(468, AT_FDCWD, p, attr, sizeof(attr), 0) < 0)
 		return -1;
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 		return result(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	}
 	if (!strcmp(op, "io_uring")) {
-		char params[120] = {0};
+		char params[120] = { 0 };
 
 		return result((int)syscall(__NR_io_uring_setup, 4, params));
 	}
