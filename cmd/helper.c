@@ -11,8 +11,9 @@
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] -- COMMAND [ARG...]
  *
  * The command line is parsed by sbx_handover_parse (lib/handover.c), the counterpart of the
- * builder `run` and `explain` use. --managed-network is parsed and refused: there is no proxy
- * routing on Linux yet.
+ * builder `run` and `explain` use. --managed-network takes Codex's ManagedNetworkSandboxContext
+ * (its proxies are those the command's proxy variables name); --allow-domain starts sbxrun's
+ * own proxy (platform/linux/netns.h).
  * --no-proc is accepted for compatibility: this helper never mounts a /proc (there is no PID
  * namespace); the host's /proc stays visible, read-only inside the mount namespace.
  * Every error exits 125 with one `sbxrun: ...` line; the command does not run.
@@ -28,8 +29,11 @@
 
 #include "cmd.h"
 #include "linux/linux.h"
+#include "linux/netns.h"
 
 #define EXIT_SBX EXIT_REFUSED
+
+extern char **environ;
 
 /* Reads the whole profile from fd (a sealed memfd from `run`, or any file), then closes it so
  * the command does not inherit it. */
@@ -78,6 +82,29 @@ static int read_profile_fd(int fd, char **buf, size_t *len, struct sbx_diag *d)
 }
 
 /*
+ * The network beyond the profile: Codex's --managed-network context, or sbxrun's own proxy
+ * (--allow-domain, with --deny-domain and --network-log), never both. A bad pattern is found
+ * when the proxy is set up (sbx_linux_net_from_plan).
+ */
+static int network_options(const struct sbx_handover *o, struct sbx_managed_ctx *mctx,
+			   struct sbx_diag *d)
+{
+	memset(mctx, 0, sizeof(*mctx));
+	if (o->managed_network &&
+	    sbx_managed_ctx_load_buf(o->managed_network, strlen(o->managed_network),
+				     "--managed-network", mctx, d) < 0)
+		return SBX_E_INVALID;
+	if (o->n_allow_domains && o->managed_network)
+		return sbx_diag_set(d, SBX_E_USAGE,
+				    "--allow-domain starts sbxrun's own proxy, --managed-network "
+				    "routes through the caller's: give one of them");
+	if (!o->n_allow_domains && (o->n_deny_domains || o->network_log))
+		return sbx_diag_set(d, SBX_E_USAGE, "--%s: only with --allow-domain",
+				    o->n_deny_domains ? "deny-domain" : "network-log");
+	return 0;
+}
+
+/*
  * Load, validate, plan with the same function as `run` and `explain` (sbx_plan_build and the
  * Linux attacher on this host's facts), refuse what cannot be enforced, then enter. The plan
  * `explain` shows is therefore, by construction, the one enforced here.
@@ -86,6 +113,9 @@ static int read_profile_fd(int fd, char **buf, size_t *len, struct sbx_diag *d)
 static int helper_run(int argc, char **argv, struct sbx_diag *d)
 {
 	struct sbx_handover o;
+	struct sbx_managed_ctx mctx;
+	struct sbx_net_opts net_opts;
+	static struct sbx_linux_net net;
 	struct sbx_profile prof = {0};
 	struct sbx_plan plan = {0};
 	struct sbx_linux_facts facts;
@@ -105,13 +135,9 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	rc = sbx_handover_parse(argc, argv, &o, d);
 	if (rc < 0)
 		return rc;
-	if (o.managed_network) {
-		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "--managed-network: managed network routing (a proxy inside the "
-			     "sandbox) is not implemented by the Linux backend");
-		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-				     "restrict or enable the network in the profile instead");
-	}
+	rc = network_options(&o, &mctx, d);
+	if (rc < 0)
+		return rc;
 
 	/*
 	 * The policy cwd must be canonical: project roots and protected names resolve under it.
@@ -164,7 +190,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	ctx.platform = SBX_PLATFORM_LINUX;
 	/* Every path is looked up once, through the resolver, which keeps what it found. */
 	ctx.fs = &res.view;
-	rc = sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, d);
+	rc = sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, o.managed_network || o.n_allow_domains,
+			    SBX_WIN_DISABLED, &plan, d);
 	if (rc < 0) {
 		if (!d->msg[0])
 			sbx_diag_set(d, rc, "cannot plan the sandbox: %s",
@@ -172,6 +199,24 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	}
 	planned = true;
+	/* The proxies of managed networking are read from the environment the command gets. */
+	net_opts = (struct sbx_net_opts){
+		.env = o.managed_network ? environ : NULL,
+		.unix_sockets = o.unix_sockets,
+		.n_unix_sockets = o.n_unix_sockets,
+		.allow_local_binding = o.allow_local_binding || mctx.allow_local_binding,
+		.allow_all_unix_sockets = mctx.allow_all_unix_sockets,
+		.ports = mctx.ports,
+		.n_ports = mctx.n_ports,
+		.own_proxy = o.n_allow_domains > 0,
+		.allow_domains = o.allow_domains,
+		.n_allow_domains = o.n_allow_domains,
+		.deny_domains = o.deny_domains,
+		.n_deny_domains = o.n_deny_domains,
+	};
+	rc = sbx_plan_network(&plan, &net_opts, d);
+	if (rc < 0)
+		goto out;
 	sbx_linux_probe(&facts);
 	rc = sbx_plan_attach_linux(&plan, &facts);
 	if (rc < 0) {
@@ -186,8 +231,11 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	}
 
 	rc = sbx_linux_enforce_from_plan(&plan, &facts, &res, &e, d);
+	if (rc == 0)
+		rc = sbx_linux_net_from_plan(&plan, &facts, &res, &o, &net, d);
 	if (rc < 0)
 		goto out;
+	e.net = &net;
 	e.command_cwd = command_cwd;
 	e.argv = o.cmd;
 	xf = (struct exec_failure){&plan, &ctx, o.cmd, command_cwd};
@@ -199,6 +247,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	sbx_linux_apply_and_exec(&prepared); /* does not return */
 out:
 	sbx_linux_enforce_free(&e);
+	sbx_linux_net_free(&net);
 	sbx_rulepaths_free(&res);
 	if (planned)
 		sbx_plan_free(&plan);

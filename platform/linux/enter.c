@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "linux/linux.h"
+#include "linux/netns.h"
 #include "linux/sandbox.h"
 
 /*
@@ -239,6 +240,10 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 	p->empty_fs = -1;
 	if (!e->argv || !e->argv[0])
 		return sbx_diag_set(d, SBX_E_USAGE, "no command to run");
+	if (e->net && (e->net->netns || e->net->broker_on || e->net->filter))
+		return sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				    "the network needs a supervising parent, which this build does "
+				    "not start yet");
 	/*
 	 * The Landlock ruleset is built now, on the descriptors the look-ups kept: before
 	 * anything is masked or restricted, and a kernel that refuses it is found while nothing

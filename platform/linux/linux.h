@@ -76,6 +76,8 @@ int sbx_linux_reopen(const char *real, unsigned long long dev, unsigned long lon
 
 /* ---- the enter sequence (enter.c) and its parts ------------------------------------------- */
 
+struct sbx_linux_net;
+
 /* What the enter sequence applies: roots from the profile, decisions from the plan. */
 struct sbx_linux_enforce {
 	const struct sbx_roots *roots;
@@ -96,6 +98,8 @@ struct sbx_linux_enforce {
 	/* When the command cannot be executed: see sbx_linux_exec_command() (sandbox.h). */
 	int (*exec_failed)(void *arg, int err, struct sbx_diag *d);
 	void *exec_failed_arg;
+	/* The network beyond the profile's (netns.h), or NULL. */
+	struct sbx_linux_net *net;
 };
 
 /*
