@@ -207,5 +207,9 @@ int cmd_merge(int argc, char **argv);
 int cmd_intersect(int argc, char **argv);
 int cmd_context(int argc, char **argv);
 int cmd_proxy(int argc, char **argv);
+#ifdef __APPLE__
+/* run --allow-domain on macOS: sbxrun's proxy in a child, the proxy variables set to it. */
+int own_proxy_start(struct opts *o);
+#endif
 
 #endif

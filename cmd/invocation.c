@@ -207,7 +207,11 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 		 * planner reads the proxy variables from the environment the command gets, whole
 		 * (lib/ looks only at the names of sbx_proxy_vars, in upper and lower case).
 		 */
-		.env = o->managed_network ? inv->env.v : NULL,
+		.env = o->managed_network || (o->n_allow_domains &&
+					      inv->ctx.platform == SBX_PLATFORM_MACOS &&
+					      inv->ctx.platform == sbx_host_platform())
+			       ? inv->env.v
+			       : NULL,
 		.unix_sockets = o->unix_sockets,
 		.n_unix_sockets = o->n_unix_sockets,
 		.allow_local_binding = o->allow_local_binding,

@@ -117,6 +117,73 @@ static void remove_socket(const char *path, const struct stat *made)
 		unlink(path);
 }
 
+#ifdef __APPLE__
+/*
+ * run --allow-domain on macOS: sbxrun's own proxy in a child of sbxrun, on 127.0.0.1 with a port
+ * the system picks, and the command's proxy variables set to it (as --env-set does), so that the
+ * managed-network policy lets the command reach that port and nothing else. sbxrun then becomes
+ * sandbox-exec and the command in place; the child stops when the last holder of its stop pipe
+ * (the command, which inherits the write end) has ended. Untested on a Mac: compile-checked.
+ */
+int own_proxy_start(struct opts *o)
+{
+	static struct sbx_domain_policy pol;
+	static struct sbx_proxy_config cfg;
+	static char vars[2 * SBX_PROXY_VARS_N][96];
+	struct sbx_listen_addr la;
+	struct sbx_loopback_ep ep = {.addr = {127, 0, 0, 1}};
+	struct sbx_strv env = {0};
+	struct sbx_diag d;
+	char bound[SBX_MAX_PATH + 16];
+	int lfd = -1, stop[2], r = 0;
+	pid_t pid;
+
+	sbx_diag_clear(&d);
+	cfg = (struct sbx_proxy_config){.policy = &pol, .log_fd = -1};
+	for (size_t i = 0; !r && i < o->n_allow_domains + o->n_deny_domains; i++) {
+		bool deny = i >= o->n_allow_domains;
+
+		if (sbx_domain_policy_add(&pol, deny,
+					  deny ? o->deny_domains[i - o->n_allow_domains]
+					       : o->allow_domains[i],
+					  &d) < 0) {
+			diag_prefix(&d, deny ? "--deny-domain: " : "--allow-domain: ");
+			return refuse_diag(&d);
+		}
+	}
+	if (o->network_log && open_log(o->network_log, &cfg.log_fd))
+		return EXIT_REFUSED;
+	if (sbx_listen_addr_parse("127.0.0.1:0", &la, &d) < 0 ||
+	    sbx_proxy_listen(&la, &lfd, bound, sizeof(bound), &d) < 0)
+		return refuse_diag(&d);
+	if (pipe(stop) < 0)
+		return refuse("cannot start the proxy: %s", strerror(errno));
+	fcntl(stop[0], F_SETFD, FD_CLOEXEC);
+	pid = fork();
+	if (pid < 0)
+		return refuse("cannot start the proxy: %s", strerror(errno));
+	if (pid == 0) {
+		close(stop[1]);
+		signal(SIGPIPE, SIG_IGN);
+		raise_fd_limit();
+		_exit(sbx_proxy_run(&cfg, lfd, stop[0], &d) < 0 ? EXIT_REFUSED : 0);
+	}
+	close(stop[0]);
+	close(lfd);
+	ep.port = (unsigned)atoi(strrchr(bound, ':') + 1);
+	r = sbx_proxy_env_own(&ep, &env);
+	for (size_t i = 0; !r && i < env.n && i < 2 * SBX_PROXY_VARS_N; i++) {
+		snprintf(vars[i], sizeof(vars[i]), "%s", env.v[i]);
+		if (o->n_env_set == OPT_LIST_MAX)
+			r = -E2BIG;
+		else
+			o->env_set[o->n_env_set++] = vars[i];
+	}
+	sbx_strv_clear(&env);
+	return r ? refuse("cannot set the proxy variables: %s", sbx_strerror(r)) : 0;
+}
+#endif
+
 int cmd_proxy(int argc, char **argv)
 {
 	struct sbx_domain_policy pol = {0};

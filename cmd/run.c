@@ -64,6 +64,14 @@ int cmd_run(int argc, char **argv)
 		      stderr);
 		return EXIT_REFUSED;
 	}
+#ifdef __APPLE__
+	/* Its port goes into the command's environment, which the plan reads. */
+	if (o.n_allow_domains && !o.managed_network) {
+		r = own_proxy_start(&o);
+		if (r)
+			return r;
+	}
+#endif
 	r = invocation_load(&inv, &o, sbx_host_platform());
 	/* Before planning, so that the plan sees the directories; undone if the run is refused. */
 	if (!r)

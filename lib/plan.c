@@ -267,9 +267,10 @@ int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sb
 				 SBX_MAX_LOOPBACK_PORTS);
 	/*
 	 * Without a sandbox (--sandbox forbid) nothing is confined: no proxy is needed either.
-	 * sbxrun's own proxy is made by the run, and the variables are set to it.
+	 * sbxrun's own proxy is made by the run, and the variables are set to it: on Linux inside
+	 * the sandbox (no environment is given here), on macOS before planning (they are read).
 	 */
-	if (!r && p->managed_network && p->sandbox_requested && !o->own_proxy &&
+	if (!r && p->managed_network && p->sandbox_requested && (!o->own_proxy || o->env) &&
 	    (o->env || o->n_ports == 0))
 		r = sbx_proxies_from_env(o->env, &n->proxies, d);
 	if (r) {

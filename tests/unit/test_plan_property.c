@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A property of the Linux planner, over every combination of host facts (Landlock absent or
- * ABI 1 to 7, a mount namespace or not, root or not, seccomp or not) and every profile there is
+ * ABI 1 to 7, a mount namespace or not, root or not, seccomp or not, the namespaces and the
+ * broker of managed networking or not), a few shapes of the network beyond the profile (none,
+ * sbxrun's own proxy, a Unix socket and local binding), and every profile there is
  * (the built-ins, each planner case's, and every profile in the vectors): either the plan is
  * unenforceable, or every requirement it calls enforced
  *
@@ -25,6 +27,8 @@
 #define NET SBX_MECH_LANDLOCK_NET
 #define MNT SBX_MECH_MOUNT_NS
 #define SEC SBX_MECH_SECCOMP
+#define NETNS  SBX_MECH_NET_NS
+#define BROKER SBX_MECH_UNIX_BROKER
 
 struct ctx_of {
 	const char *name;
@@ -61,10 +65,17 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 	case SBX_REQ_METADATA:
 		return (m & (MNT | SEC)) || (m == SBX_MECH_NONE && rt->full_write);
 	case SBX_REQ_PROTECT_MISSING:
-	case SBX_REQ_MANAGED_NETWORK:
-	case SBX_REQ_UNIX_SOCKET:
-	case SBX_REQ_LOCAL_BINDING:
 		return false; /* never enforced on Linux */
+	case SBX_REQ_MANAGED_NETWORK:
+		return (m & NETNS) && (m & SEC);
+	case SBX_REQ_LOCAL_BINDING:
+		return (p->network && !p->managed_network && m == SBX_MECH_NONE) ||
+		       ((m & NETNS) && (m & SEC));
+	case SBX_REQ_UNIX_SOCKET:
+		return (p->network && !p->managed_network && m == SBX_MECH_NONE) ||
+		       (!r->path && (m & SEC)) || ((m & BROKER) && (m & SEC));
+	case SBX_REQ_PATH_SOCKETS:
+		return (m & BROKER) && (m & SEC);
 	}
 	return false;
 }
@@ -72,8 +83,10 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 static void check_plan(const char *name, const struct sbx_plan *p, const struct sbx_linux_facts *f)
 {
 	struct sbx_linux_apply a;
+	bool ns = f->mount_namespace && f->pid_namespace && f->ipc_namespace && f->net_namespace;
 	unsigned provided = (f->landlock_abi >= 1 ? LL : 0) | (f->landlock_abi >= 4 ? NET : 0) |
-			    (f->mount_namespace ? MNT : 0) | (f->seccomp ? SEC : 0) | SBX_MECH_NONE;
+			    (f->mount_namespace ? MNT : 0) | (f->seccomp ? SEC : 0) |
+			    (ns ? NETNS : 0) | (ns && f->unix_broker ? BROKER : 0) | SBX_MECH_NONE;
 
 	sbx_plan_linux_apply(p, f, &a);
 	for (size_t i = 0; i < p->n_reqs; i++) {
@@ -97,7 +110,8 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 		    ((r->mech & LL) && r->kind != SBX_REQ_NETWORK && !a.landlock_fs) ||
 		    ((r->mech & NET) && !a.landlock_net) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_NETWORK && !a.seccomp_network) ||
-		    ((r->mech & SEC) && r->kind == SBX_REQ_METADATA && !a.seccomp_metadata))
+		    ((r->mech & SEC) && r->kind == SBX_REQ_METADATA && !a.seccomp_metadata) ||
+		    ((r->mech & NETNS) && !a.net_namespace) || ((r->mech & BROKER) && !a.unix_broker))
 			t_fail(__FILE__, __LINE__, "%s: %s: %s named but not applied", name, r->rule,
 			       m);
 	}
@@ -105,11 +119,22 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 		t_fail(__FILE__, __LINE__, "%s: applies a mechanism the host lacks", name);
 }
 
+/* The network beyond the profile, in a few shapes: none, sbxrun's proxy, the allowances. */
+static const char *const sockets[] = {"/run/agent.sock"};
+static const char *const domains[] = {"example.com"};
+static const struct sbx_net_opts net_shapes[] = {
+	{0},
+	{.own_proxy = true, .allow_domains = domains, .n_allow_domains = 1},
+	{.unix_sockets = sockets, .n_unix_sockets = 1, .allow_local_binding = true},
+};
+#define N_SHAPES (sizeof(net_shapes) / sizeof(net_shapes[0]))
+
 /* Every combination of facts, for one profile in one context. */
 static void every_host(struct ctx_of *c, const struct sbx_profile *prof)
 {
 	for (int abi = 0; abi <= 7; abi++)
-		for (int bits = 0; bits < 8; bits++) {
+		for (int bits = 0; bits < 16 * (int)N_SHAPES; bits++) {
+			const struct sbx_net_opts *shape = &net_shapes[bits / 16];
 			struct sbx_linux_facts f;
 			struct sbx_plan plan;
 			struct sbx_diag d;
@@ -121,10 +146,15 @@ static void every_host(struct ctx_of *c, const struct sbx_profile *prof)
 			f.mount_namespace = f.user_namespaces = bits & 1;
 			f.running_as_root = bits & 2;
 			f.seccomp = bits & 4;
+			f.pid_namespace = f.ipc_namespace = f.net_namespace = f.unix_broker = bits & 8;
 			sbx_diag_clear(&d);
-			if (sbx_plan_build(prof, &c->ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED,
-					   &plan, &d) != 0)
+			if (sbx_plan_build(prof, &c->ctx, SBX_PREF_REQUIRE, shape->own_proxy,
+					   SBX_WIN_DISABLED, &plan, &d) != 0)
 				return; /* a plan that fails refuses the run: nothing to check */
+			if (sbx_plan_network(&plan, shape, &d) != 0) {
+				sbx_plan_free(&plan);
+				continue;
+			}
 			if (sbx_plan_attach_linux(&plan, &f) != 0)
 				t_fail(__FILE__, __LINE__, "%s: attach failed", c->name);
 			else if (sbx_plan_enforceable(&plan)) {
