@@ -106,8 +106,24 @@ static int environ_sandbox_vars(const struct sbx_plan *p, const char *out[2])
 
 int environ_seen(const struct invocation *inv, struct sbx_strv *names)
 {
-	const char *add[2];
+	const char *add[2 + 2 * SBX_PROXY_VARS_N];
+	char lower[SBX_PROXY_VARS_N][32];
 	int n = environ_sandbox_vars(&inv->plan, add);
+	const struct sbx_plan *p = &inv->plan;
 
+	/* Linux, run --allow-domain: the helper sets every proxy variable to its proxy. */
+	if (n && p->platform == SBX_PLATFORM_LINUX && p->net.own_proxy)
+		for (int i = 0; i < SBX_PROXY_VARS_N; i++) {
+			size_t k;
+
+			for (k = 0; sbx_proxy_vars[i][k] && k + 1 < sizeof(lower[i]); k++)
+				lower[i][k] = (char)(sbx_proxy_vars[i][k] >= 'A' &&
+								     sbx_proxy_vars[i][k] <= 'Z'
+							     ? sbx_proxy_vars[i][k] - 'A' + 'a'
+							     : sbx_proxy_vars[i][k]);
+			lower[i][k] = '\0';
+			add[n++] = sbx_proxy_vars[i];
+			add[n++] = lower[i];
+		}
 	return sbx_env_names(&inv->env, add, (size_t)n, names);
 }

@@ -255,6 +255,20 @@ const char *opt_abbreviated(char *const argv[], int next, const struct option *l
 	return strcspn(w + 2, "=") == strlen(lo[idx].name) ? NULL : w;
 }
 
+/* Is word ("--net", "--net=x") the start of a long option's name, but not the whole of it? */
+static bool is_prefix_of_any(const char *word)
+{
+	size_t n;
+
+	if (strncmp(word, "--", 2) != 0)
+		return false;
+	n = strcspn(word + 2, "=");
+	for (const struct option *lo = long_opts; lo->name; lo++)
+		if (n < strlen(lo->name) && strncmp(lo->name, word + 2, n) == 0)
+			return true;
+	return false;
+}
+
 static int too_many(const char *opt)
 {
 	return refuse("--%s: given more than %d times", opt, OPT_LIST_MAX);
@@ -313,7 +327,14 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 				sbx_diag_set(&d, 0, "%sunknown option '-%c'", sub, optopt);
 			else
 				sbx_diag_set(&d, 0, "%sunknown option '%s'", sub, argv[optind - 1]);
-			if (o->subcommand)
+			/* A prefix of two or more options (getopt calls it ambiguous). */
+			if (c == '?' && !optopt && is_prefix_of_any(argv[optind - 1]))
+				sbx_diag_hint(
+					&d, 0,
+					"options are spelled out in full; see 'sbxrun %s%s--help'",
+					o->subcommand ? o->subcommand : "",
+					o->subcommand ? " " : "");
+			else if (o->subcommand)
 				snprintf(d.hint, sizeof(d.hint), "see 'sbxrun %s --help'",
 					 o->subcommand);
 			else

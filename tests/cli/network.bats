@@ -104,27 +104,53 @@ req() { jget "$1" '[r for r in j["requirements"] if r["rule"]=='"'$2'"'][0]["'"$
 	[ "$(jget "$output" '"network-bind" in j["argv"][2]')" = false ]
 }
 
-@test "Linux: the allowances are not implemented yet, and run refuses them (125)" {
+@test "Linux: the allowances are planned: the broker, a network namespace" {
 	run sbx -- explain --platform linux --json --allow-unix-socket /run/a.sock --allow-local-binding -- true
 	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["enforceable"]')" = true ]
+	[ "$(req "$output" 'connect to Unix socket /run/a.sock' mechanism)" = seccomp+unix-broker ]
+	[ "$(req "$output" 'bind and serve on loopback' mechanism)" = seccomp+network-namespace ]
+	# Landlock's TCP rules would refuse the ports a local server takes: not used then.
+	[ "$(req "$output" 'network restricted' mechanism)" = seccomp ]
+	run sbx HTTPS_PROXY=http://127.0.0.1:3128 -- explain --platform linux --json --managed-network -- true
+	[ "$(req "$output" 'managed network: connect only to the proxies at 127.0.0.1:3128' mechanism)" = seccomp+network-namespace ]
+	# With the network enabled, the sockets of daemons outside the writable roots.
+	run sbx -- explain --platform linux --json --network -- true
+	[ "$(req "$output" 'Unix sockets outside the writable roots unreachable' mechanism)" = seccomp+unix-broker ]
+	# The control: without a restricted file system there is no such requirement.
+	run sbx -- explain --platform linux --json --network --profile :danger-full-access -- true
+	[[ "$(rules_json "$output")" != *"Unix sockets outside"* ]]
+}
+
+@test "--allow-domain: sbxrun's own proxy, planned; bad patterns and combinations refused" {
+	run sbx -- explain --platform linux --json --allow-domain registry.npmjs.org \
+		--allow-domain '*.github.com' --deny-domain bad.github.com -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" '[r["rule"] + " = " + r["mechanism"] for r in j["requirements"] if r["rule"].startswith("managed")][0]')" = "managed network: only through sbxrun's proxy, to registry.npmjs.org, *.github.com but not bad.github.com = seccomp+network-namespace" ]
+	# No proxy variable is needed: the run sets them to its own proxy.
+	run sbx -- explain --platform linux --allow-domain example.com -- true
+	[[ "$output" == *" http_proxy "* && "$output" == *" HTTPS_PROXY "* ]]
+	run --separate-stderr sbx -- --allow-domain 'exa mple.com' -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "sbxrun: --allow-domain: "* ]]
+	run --separate-stderr sbx -- --allow-domain '*' -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	run --separate-stderr sbx -- --deny-domain example.com -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "sbxrun: --deny-domain: only with --allow-domain (sbxrun's own proxy)" ]
+	run --separate-stderr sbx -- --network-log "$WS/log" -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	run --separate-stderr sbx HTTPS_PROXY=http://127.0.0.1:3128 -- --managed-network \
+		--allow-domain example.com -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == *"give one of them"* ]]
+	[ ! -e "$WS/canary" ]
+	# Windows: managed networking needs the elevated backend.
+	run sbx -- explain --platform windows --json --allow-domain example.com -- true
 	[ "$(jget "$output" 'j["enforceable"]')" = false ]
-	[[ "$(req "$output" 'connect to Unix socket /run/a.sock' why)" == *"not implemented by the Linux backend yet"* ]]
-	[[ "$(req "$output" 'bind and serve on loopback' why)" == *"not implemented by the Linux backend yet"* ]]
-	if [ "$(uname -s)" = Linux ]; then
-		run --separate-stderr sbx -- --allow-unix-socket /run/a.sock -- touch "$WS/canary"
-		[ "$status" -eq 125 ]
-		[[ "${stderr_lines[0]}" == 'sbxrun: cannot enforce "connect to Unix socket /run/a.sock" on linux: a Unix socket allow-list is not implemented by the Linux backend yet' ]]
-		[[ "${stderr_lines[1]}" == "hint: drop --allow-unix-socket"* ]]
-		[ ! -e "$WS/canary" ]
-		run --separate-stderr sbx HTTPS_PROXY=http://127.0.0.1:3128 -- --managed-network -- touch "$WS/canary"
-		[ "$status" -eq 125 ]
-		[[ "${stderr_lines[0]}" == *"managed network"*"not implemented by the Linux backend"* ]]
-		[ ! -e "$WS/canary" ]
-		# The control: without the allowances the same run goes ahead.
-		run sbx -- -- touch "$WS/canary"
-		[ "$status" -eq 0 ]
-		[ -e "$WS/canary" ]
-	fi
+	# Options of run and explain only.
+	run sbx -- access --allow-domain example.com "$WS"
+	[ "$status" -eq 125 ]
 }
 
 @test "Windows: managed networking in Codex's words, the socket allow-list refused" {
