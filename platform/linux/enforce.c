@@ -47,6 +47,7 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 	e->network = plan->network;
 	e->mount_namespace = a.mount_namespace;
 	e->landlock_abi = a.landlock_abi;
+	e->landlock_net = a.landlock_net;
 	e->seccomp_metadata = a.seccomp_metadata;
 	for (size_t i = 0; i < plan->n_reqs && rc == 0; i++) {
 		const struct sbx_req *r = &plan->reqs[i];

@@ -93,7 +93,7 @@ static int build_ruleset(const struct sbx_linux_enforce *e, struct sbx_landlock 
 	int rc;
 
 	/* With full write there is nothing to allow-list: the network and the scopes only. */
-	rc = sbx_landlock_create(e->landlock_abi, fs, !e->network, out, d);
+	rc = sbx_landlock_create(e->landlock_abi, fs, e->landlock_net, out, d);
 	if (rc < 0 || !fs)
 		return rc;
 	if (r->full_read)

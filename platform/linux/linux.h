@@ -89,6 +89,7 @@ struct sbx_linux_enforce {
 	struct sbx_strv ll_deny;
 	struct sbx_rulepaths *res; /* every path's one look-up, and the object it kept */
 	bool network;		   /* enabled: no network rules at all */
+	bool landlock_net;	   /* Landlock handles TCP (restricted, no namespace of its own) */
 	bool mount_namespace;	   /* build the private mount namespace */
 	int landlock_abi;	   /* the running ABI (>= 1) or 0 for none */
 	bool seccomp_metadata;	   /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
@@ -174,8 +175,6 @@ int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, co
 int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res,
 			      const struct sbx_rulepath *tree, enum sbx_ll_grant g,
 			      char *const *denied, size_t n_denied, struct sbx_diag *d);
-/* Allows TCP connect (or bind) on port, where the ruleset handles it (ABI 4); else nothing. */
-int sbx_landlock_allow_port(struct sbx_landlock *ll, unsigned port, bool bind, struct sbx_diag *d);
 int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);
 
