@@ -12,6 +12,7 @@
  * needs no Unix socket (seccomp refuses them), and with sbxrun's own proxy the proxy accepts the
  * command's connections directly: no byte is copied twice.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -258,6 +259,54 @@ int sbx_netns_enter(struct sbx_netns *n, struct sbx_diag *d)
 
 /* ---- outside: the worker --------------------------------------------------------------------- */
 
+/*
+ * Closes every descriptor above the standard streams but those in keep: the worker inherits the
+ * supervisor's (its channel to init, the look-ups' descriptors, the signalfd) and needs none.
+ */
+static void close_others(const int *keep, size_t n)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	int self = dir ? dirfd(dir) : -1;
+
+	while (dir && (e = readdir(dir))) {
+		int fd = atoi(e->d_name);
+		bool kept = fd <= STDERR_FILENO || fd == self || e->d_name[0] == '.';
+
+		for (size_t i = 0; !kept && i < n; i++)
+			kept = keep[i] == fd;
+		if (!kept)
+			close(fd);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/*
+ * A Landlock domain of its own for the worker: the whole file system readable (the resolver
+ * reads /etc), nothing writable (its log is open already), no TCP rule (it connects out).
+ */
+static int worker_landlock(struct sbx_diag *d)
+{
+	struct sbx_landlock *ll = NULL;
+	int abi = sbx_landlock_abi(), root, rc;
+
+	if (abi < 1)
+		return 0;
+	rc = sbx_landlock_create(abi, true, false, &ll, d);
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rc == 0 && root < 0)
+		rc = sbx_diag_set(d, -errno, "opening /");
+	if (rc == 0)
+		rc = sbx_landlock_add_fd(ll, root, SBX_LL_READ, "/", d);
+	if (rc == 0)
+		rc = sbx_landlock_restrict_self(ll, d);
+	if (root >= 0)
+		close(root);
+	sbx_landlock_free(ll);
+	return rc;
+}
+
 static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int *fds, size_t nfds,
 						  pid_t parent)
 {
@@ -269,17 +318,27 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int
 	/* Never outlive the run: the supervisor's death ends the worker. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(125);
-	close(n->chan[0]);
-	close(n->stop[1]);
+	{
+		int keep[SBX_NETNS_FDS_MAX + 2];
+
+		memcpy(keep, fds, nfds * sizeof(*fds));
+		keep[nfds] = n->stop[0];
+		keep[nfds + 1] = n->proxy ? n->proxy->log_fd : -1;
+		close_others(keep, nfds + 2);
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/*
-	 * It parses what the command sends: no capability (root's included) and no way to gain
-	 * one. It needs none to accept, to connect out and to write its log.
+	 * It parses what the command sends: no capability (root's included), no way to gain one,
+	 * and no file it may write. It needs none of them to accept, to connect out and to write
+	 * its log.
 	 */
-	if (sbx_caps_drop_all(&d) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+	if (sbx_caps_drop_all(&d) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    worker_landlock(&d) < 0) {
+		fprintf(stderr, "sbxrun: the network bridge cannot start: %s\n", d.msg);
 		_exit(125);
+	}
 	if (n->proxy)
 		rc = sbx_proxy_run(n->proxy, fds[0], n->stop[0], &d);
 	else
