@@ -110,10 +110,18 @@ assert len(w) == 1 and w[0]["status"] == "unenforceable", w
 	[ "$status" -eq 125 ]
 	run "$H" --sandbox-policy-cwd relative --permission-profile "$WORKSPACE" -- touch "$CANARY"
 	[ "$status" -eq 125 ]
+	# Managed networking with no proxy variable, or a context that does not load: refused.
 	run "$H" --sandbox-policy-cwd "$WS" --permission-profile "$WORKSPACE" \
 		--managed-network '{"loopback_ports":[]}' -- touch "$CANARY"
 	[ "$status" -eq 125 ]
-	[[ "$output" == "sbxrun: --managed-network: managed network routing"*"is not implemented by the Linux backend"* ]]
+	[[ "$output" == "sbxrun: managed networking needs a proxy, and no proxy variable is set"* ]]
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile "$WORKSPACE" \
+		--managed-network '{"loopback_ports":[0]}' -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: --managed-network:1:20: /loopback_ports/0: a loopback port must be an integer from 1 to 65535" ]
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile "$WORKSPACE" \
+		--allow-domain example.com --managed-network '{}' -- touch "$CANARY"
+	[ "$status" -eq 125 ]
 	[ ! -e "$CANARY" ]
 }
 
