@@ -70,6 +70,34 @@ TEST(handover_large_profile_by_fd)
 	free(json);
 }
 
+TEST(handover_network_options)
+{
+	struct sbx_handover h, back;
+	struct sbx_strv v;
+	struct sbx_diag d;
+
+	sbx_handover_init(&h, "/ws", NULL, "{}", cmd);
+	h.unix_sockets[h.n_unix_sockets++] = "/run/agent.sock";
+	h.unix_sockets[h.n_unix_sockets++] = "/run/gpg";
+	h.allow_local_binding = true;
+	h.allow_domains[h.n_allow_domains++] = "registry.npmjs.org";
+	h.deny_domains[h.n_deny_domains++] = "bad.example.com";
+	h.network_log = "net.log";
+	CHECK_INT(sbx_handover_argv(&h, "sbxrun-linux-sandbox", &v), 0);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	CHECK_INT(back.n_unix_sockets, 2);
+	CHECK_STR(back.unix_sockets[1], "/run/gpg");
+	CHECK(back.allow_local_binding);
+	CHECK_INT(back.n_allow_domains, 1);
+	CHECK_STR(back.allow_domains[0], "registry.npmjs.org");
+	CHECK_INT(back.n_deny_domains, 1);
+	CHECK_STR(back.deny_domains[0], "bad.example.com");
+	CHECK_STR(back.network_log, "net.log");
+	CHECK_STR(back.cmd[0], "git");
+	sbx_strv_clear(&v);
+}
+
 TEST(handover_usage_errors)
 {
 	static const struct {
@@ -91,6 +119,9 @@ TEST(handover_usage_errors)
 		  "--sandbox-policy-cwd given twice" },
 		{ { "h", "--bogus", "--", "x" }, "--bogus: unknown option" },
 		{ { "h", "--command-cwd" }, "--command-cwd needs a value" },
+		{ { "h", "--allow-domain" }, "--allow-domain needs a value" },
+		{ { "h", "--network-log", "a", "--network-log", "b", "--", "x" },
+		  "--network-log given twice" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {

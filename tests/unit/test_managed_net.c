@@ -6,6 +6,7 @@
  * variables, Codex's ManagedNetworkSandboxContext, socket paths) run as vectors (area
  * "managed_network" of sbxrun-vectors.json).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -303,4 +304,114 @@ TEST(plan_network_unplanned_managed_fails_closed)
 	sbx_sbpl_free(&sb);
 	sbx_plan_free(&p);
 	sbx_profile_free(&prof);
+}
+
+/* The Linux bridge's side of the variables: endpoints, rewritten values, sbxrun's own proxy. */
+TEST(proxy_rewrite_for_the_bridge)
+{
+	static const struct {
+		const char *value, *host;
+		unsigned port;
+		const char *want;
+	} cases[] = {
+		{"http://localhost:3128", "127.0.0.1", 3128, "http://127.0.0.1:3128"},
+		{"http://127.0.0.1:3128/", "127.0.0.1", 3128, "http://127.0.0.1:3128/"},
+		{"localhost:8080", "127.0.0.1", 8080, "127.0.0.1:8080"},
+		{"socks5h://user:p@ss@localhost:1080", "127.0.0.1", 1080,
+		 "socks5h://user:p@ss@127.0.0.1:1080"},
+		{"https://[::1]", "[::1]", 443, "https://[::1]:443"},
+		{"  http://localhost:3128  ", "127.0.0.1", 9, "http://127.0.0.1:9"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = NULL;
+
+		CHECK_INT(sbx_proxy_rewrite(cases[i].value, cases[i].host, cases[i].port, &out), 0);
+		CHECK_STR(out, cases[i].want);
+		free(out);
+	}
+	{
+		char *out = NULL;
+
+		CHECK_INT(sbx_proxy_rewrite("http://", "127.0.0.1", 1, &out), SBX_E_INVALID);
+		CHECK_INT(sbx_proxy_rewrite("http://h:1", "127.0.0.1", 0, &out), SBX_E_INVALID);
+		CHECK(out == NULL);
+	}
+}
+
+TEST(proxy_endpoints_and_environment)
+{
+	static char v1[] = "http_proxy=http://localhost:3128", v2[] = "HTTPS_PROXY=http://[::1]:8443",
+		    v3[] = "ALL_PROXY=socks5://127.0.0.2", v4[] = "PATH=/bin", v5[] = "no_proxy=x";
+	char *env[] = {v1, v2, v3, v4, v5, NULL};
+	struct sbx_proxies px;
+	struct sbx_loopback_ep ep;
+	struct sbx_strv out = {0};
+	struct sbx_diag d;
+	char buf[64];
+
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_proxies_from_env(env, &px, &d), 0);
+	CHECK_INT(px.n, 3);
+	for (size_t i = 0; i < px.n; i++) {
+		CHECK_INT(sbx_proxy_endpoint_ep(&px.v[i], &ep), 0);
+		sbx_loopback_ep_format(&ep, buf, sizeof(buf));
+		if (strcmp(px.v[i].var, "http_proxy") == 0)
+			CHECK_STR(buf, "127.0.0.1:3128");
+		else if (strcmp(px.v[i].var, "HTTPS_PROXY") == 0)
+			CHECK_STR(buf, "[::1]:8443");
+		else
+			CHECK_STR(buf, "127.0.0.2:1080");
+	}
+	/* Only what changes is set again: localhost becomes a number, a number stays. */
+	CHECK_INT(sbx_proxy_env_rewrite(env, &out), 0);
+	CHECK_INT(out.n, 2);
+	CHECK_STR(out.v[0], "http_proxy=http://127.0.0.1:3128");
+	CHECK_STR(out.v[1], "ALL_PROXY=socks5://127.0.0.2:1080");
+	sbx_strv_clear(&out);
+	/* A proxy that is not on loopback has no endpoint. */
+	px.v[0].loopback = false;
+	CHECK(sbx_proxy_endpoint_ep(&px.v[0], &ep) == -EINVAL);
+	/* sbxrun's own proxy: every variable, in both spellings. */
+	ep = (struct sbx_loopback_ep){.addr = {127, 0, 0, 1}, .port = 40112};
+	CHECK_INT(sbx_proxy_env_own(&ep, &out), 0);
+	CHECK_INT(out.n, 2 * SBX_PROXY_VARS_N);
+	CHECK_STR(out.v[0], "HTTP_PROXY=http://127.0.0.1:40112");
+	CHECK_STR(out.v[1], "http_proxy=http://127.0.0.1:40112");
+	CHECK_STR(out.v[out.n - 1], "docker_https_proxy=http://127.0.0.1:40112");
+	sbx_strv_clear(&out);
+}
+
+TEST(plan_network_own_proxy)
+{
+	const char *allow[] = {"registry.npmjs.org", "*.github.com"}, *deny[] = {"bad.github.com"};
+	struct sbx_net_opts o = {.own_proxy = true,
+				 .allow_domains = allow,
+				 .n_allow_domains = 2,
+				 .deny_domains = deny,
+				 .n_deny_domains = 1};
+	struct sbx_plan p = {0};
+	const struct sbx_req *r;
+
+	/* No proxy variable is needed: the run sets them. */
+	if (plan_for(":workspace", SBX_PLATFORM_LINUX, true, &o, &p)) {
+		CHECK_INT(p.net.proxies.n, 0);
+		r = find(&p, SBX_REQ_MANAGED_NETWORK, 0);
+		CHECK(r && strcmp(r->rule, "managed network: only through sbxrun's proxy, to "
+					   "registry.npmjs.org, *.github.com but not "
+					   "bad.github.com") == 0);
+	}
+	sbx_plan_free(&p);
+	/* A managed context's ports are endpoints too. */
+	{
+		const unsigned ports[] = {3128, 8080};
+		struct sbx_net_opts c = {.env = env_proxy, .ports = ports, .n_ports = 2};
+
+		if (plan_for(":workspace", SBX_PLATFORM_LINUX, true, &c, &p)) {
+			r = find(&p, SBX_REQ_MANAGED_NETWORK, 0);
+			CHECK(r && strcmp(r->rule, "managed network: connect only to the proxies at "
+						   "127.0.0.1:3128, 127.0.0.1:3128, "
+						   "127.0.0.1:8080") == 0);
+		}
+		sbx_plan_free(&p);
+	}
 }
