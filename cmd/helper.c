@@ -132,6 +132,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	int rc;
 
 	sbx_rulepaths_init(&res);
+	net.proxy.log_fd = -1; /* freed on every way out, read off the plan or not */
 	rc = sbx_handover_parse(argc, argv, &o, d);
 	if (rc < 0)
 		return rc;

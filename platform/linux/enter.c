@@ -240,10 +240,6 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 	p->empty_fs = -1;
 	if (!e->argv || !e->argv[0])
 		return sbx_diag_set(d, SBX_E_USAGE, "no command to run");
-	if (e->net && (e->net->netns || e->net->broker_on || e->net->filter))
-		return sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				    "the network needs a supervising parent, which this build does "
-				    "not start yet");
 	/*
 	 * The Landlock ruleset is built now, on the descriptors the look-ups kept: before
 	 * anything is masked or restricted, and a kernel that refuses it is found while nothing
@@ -273,6 +269,8 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 	p->uid = geteuid();
 	p->gid = getegid();
 	p->unshare_flags = sbx_linux_mntns_flags(p->uid == 0);
+	/* Under init, clone(2) made the namespaces and the supervisor wrote the id maps. */
+	p->in_namespace = e->net && e->net->clone_flags;
 	if (rc < 0)
 		sbx_linux_prepared_free(p);
 	return rc;
@@ -308,9 +306,10 @@ static void apply_mounts(struct sbx_linux_prepared *p, struct sbx_diag *d)
 
 	/*
 	 * As root, CLONE_NEWNS alone; otherwise a user namespace in which this uid and gid map to
-	 * themselves, so file ownership looks the same inside.
+	 * themselves, so file ownership looks the same inside. Under init, the supervisor's
+	 * clone(2) made them already, and wrote the id maps from outside.
 	 */
-	if (unshare(flags) < 0) {
+	if (!p->in_namespace && unshare(flags) < 0) {
 		err = errno;
 		sbx_diag_set(d, -err, "unshare(%s): %s",
 			     flags & CLONE_NEWUSER ? "CLONE_NEWUSER|CLONE_NEWNS" : "CLONE_NEWNS",
@@ -320,7 +319,7 @@ static void apply_mounts(struct sbx_linux_prepared *p, struct sbx_diag *d)
 			      "see what changed");
 		sbx_linux_die(d, 125);
 	}
-	if (flags & CLONE_NEWUSER)
+	if (!p->in_namespace && (flags & CLONE_NEWUSER))
 		must(sbx_mnt_map_ids(p->uid, p->gid, d), d);
 
 	/* Nothing done below may propagate back to the host's mount table. */
@@ -403,31 +402,22 @@ static void apply_mounts(struct sbx_linux_prepared *p, struct sbx_diag *d)
 	}
 }
 
-void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
+/*
+ * The sandbox, applied to the calling process: the command itself in place, or init under the
+ * network's supervisor (which then forks the command). Dies on a failed step (125).
+ */
+static int sandbox_apply(void *arg, struct sbx_diag *d)
 {
+	struct sbx_linux_prepared *p = arg;
 	const struct sbx_linux_enforce *e = p->e;
-	struct sbx_diag *d = &p->d;
 	int err;
 
-	sbx_diag_clear(d);
-	/*
-	 * (A supervising parent, when there is one, clones the sandbox child into its own PID and
-	 * IPC namespaces here; everything below runs in that child.)
-	 *
-	 * 1. The command's environment says where it runs.
-	 */
-	if (setenv("SBXRUN_SANDBOX", "linux-seccomp", 1) < 0 ||
-	    (!e->network && setenv("SBXRUN_NETWORK_DISABLED", "1", 1) < 0)) {
-		sbx_diag_set(d, -ENOMEM, "out of memory setting the environment");
-		sbx_linux_die(d, 125);
-	}
-
-	/* 2. The private mount namespace, when the plan has one. */
+	/* 1. The private mount namespace, when the plan has one. */
 	if (p->mount_namespace)
 		apply_mounts(p, d);
 
 	/*
-	 * 3. Into the command's directory, after the mounts: a cwd taken before them would still
+	 * 2. Into the command's directory, after the mounts: a cwd taken before them would still
 	 *    point at the read-only mount underneath the writable bind.
 	 */
 	if (chdir(e->command_cwd) < 0) {
@@ -436,6 +426,10 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 			     strerror(err));
 		sbx_linux_die(d, 125);
 	}
+
+	/* 3. The network namespace's lo and listeners, while init holds its capabilities there. */
+	if (e->net)
+		must(sbx_linux_net_enter(e->net, d), d);
 
 	/*
 	 * 4. Drop every capability, after the mounts that needed CAP_SYS_ADMIN and before the
@@ -454,22 +448,68 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 	/*
 	 * 5. Landlock: the file-system allow-list (and TCP, and abstract-socket and signal
 	 *    scoping) enforced for this process and everything it starts. Before seccomp, whose
-	 *    filter does not need to allow the Landlock calls then.
+	 *    filter does not need to allow the Landlock calls then. The broker's connector is
+	 *    forked after it (it connects in the sandbox's view) and before seccomp (which would
+	 *    send its own connect to the broker).
 	 */
 	if (p->ll)
 		must(sbx_landlock_restrict_self(p->ll, d), d);
+	if (e->net)
+		must(sbx_linux_net_after_landlock(e->net, d), d);
 
 	/*
 	 * 6. The seccomp filters, last: they refuse mount, unshare and the other calls the steps
-	 *    above needed, and everything after them (only execve) runs through them.
+	 *    above needed, and everything after them runs through them. Where the network has a
+	 *    filter of its own (netns.h), that one holds its rules and the main one none.
 	 */
-	must(sbx_seccomp_apply(e->network, e->seccomp_metadata, e->seccomp_no_watch, d), d);
+	must(sbx_seccomp_apply(e->network || (e->net && e->net->filter), e->seccomp_metadata,
+			       e->seccomp_no_watch, d),
+	     d);
+	if (e->net)
+		must(sbx_linux_net_seccomp(e->net, d), d);
+
+	/* The limit of open files raised to hold the look-ups' descriptors is the command's again. */
+	sbx_rulepaths_restore_limit(e->res);
+	return 0;
+}
+
+void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
+{
+	const struct sbx_linux_enforce *e = p->e;
+	struct sbx_diag *d = &p->d;
+
+	sbx_diag_clear(d);
+	/* The command's environment says where it runs. */
+	if (setenv("SBXRUN_SANDBOX", "linux-seccomp", 1) < 0 ||
+	    (!e->network && setenv("SBXRUN_NETWORK_DISABLED", "1", 1) < 0)) {
+		sbx_diag_set(d, -ENOMEM, "out of memory setting the environment");
+		sbx_linux_die(d, 125);
+	}
 
 	/*
-	 * 7. Become the command: same process, so its exit status, signals, standard streams and
-	 *    place in the process tree are its own. The look-ups' descriptors close on exec; the
-	 *    limit of open files raised to hold them is the command's own again.
+	 * The network's namespace and broker need a supervisor: this process stays outside as
+	 * it, and init, its child in new namespaces, applies the sandbox and forks the command.
+	 * Returns only when nothing could be started.
 	 */
-	sbx_rulepaths_restore_limit(e->res);
+	if (p->in_namespace) {
+		struct sbx_spawn s = {.clone_flags = e->net->clone_flags,
+				      .uid = p->uid,
+				      .gid = p->gid,
+				      .apply = sandbox_apply,
+				      .apply_arg = p,
+				      .argv = e->argv,
+				      .exec_failed = e->exec_failed,
+				      .exec_failed_arg = e->exec_failed_arg};
+
+		sbx_linux_net_supervise(e->net, &s, d);
+		sbx_linux_die(d, 125);
+	}
+
+	/*
+	 * Otherwise become the command: same process, so its exit status, signals, standard
+	 * streams and place in the process tree are its own. The look-ups' descriptors close on
+	 * exec.
+	 */
+	sandbox_apply(p, d);
 	sbx_linux_exec_command(e->argv, e->exec_failed, e->exec_failed_arg);
 }

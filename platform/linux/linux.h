@@ -125,6 +125,7 @@ struct sbx_linux_prepared {
 	} * live;			       /* one per mount */
 	int empty_fs;			       /* the scratch tmpfs of the file masks, or -1 */
 	int unshare_flags;
+	bool in_namespace; /* the supervisor's clone(2) made the namespaces (under init) */
 	uid_t uid;
 	gid_t gid;
 	struct sbx_diag d; /* where apply_and_exec words a failure before dying */

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include "linux/linux.h"
+#include "linux/sandbox.h"
 #include "net.h"
 #include "sbx.h"
 #include "unix/proxy.h"
@@ -140,6 +141,11 @@ struct sbx_linux_net {
 	/* run --allow-domain: sbxrun's own proxy, served by the worker */
 	struct sbx_domain_policy pol;
 	struct sbx_proxy_config proxy;
+	/*
+	 * Any of the above needs a supervisor and init (sandbox.h): the clone(2) flags of the
+	 * sandbox child, from the facts; 0 when nothing here needs one.
+	 */
+	unsigned long clone_flags;
 };
 
 /*
@@ -151,6 +157,12 @@ struct sbx_linux_net {
 int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
 			    struct sbx_rulepaths *res, const struct sbx_handover *h,
 			    struct sbx_linux_net *n, struct sbx_diag *d);
+/*
+ * Starts the sandbox under a supervisor (the calling process) and init, which runs
+ * apply(apply_arg, d) (the enter sequence's steps, calling the three below at their places) and
+ * then the command. Returns only when nothing could be started (d filled).
+ */
+int sbx_linux_net_supervise(struct sbx_linux_net *n, const struct sbx_spawn *s, struct sbx_diag *d);
 /* The supervisor, before the clone. */
 int sbx_linux_net_prepare(struct sbx_linux_net *n, struct sbx_diag *d);
 /* Init, in its new namespaces, before capabilities are dropped. */

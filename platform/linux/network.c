@@ -153,9 +153,29 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 				rc = sbx_broker_add_place(&n->broker, plan->roots.writable[i].root,
 							  SBX_BROKER_OPEN_INSIDE, d);
 	}
+	/*
+	 * The namespace is made by init's clone(2), and the broker is the supervisor's: either
+	 * needs the process model of sandbox.h. The plan enforced them only where the facts allow
+	 * it; a host that cannot make the namespaces after all is refused here, never run without.
+	 */
+	if (rc == 0 && (n->netns || n->broker_on)) {
+		n->clone_flags = sbx_linux_sandbox_flags(facts, n->netns);
+		if (!n->clone_flags)
+			rc = sbx_diag_set(
+				d, SBX_E_UNENFORCEABLE,
+				"the network's rules need a supervisor and a PID, IPC and "
+				"mount namespace, which this host cannot make");
+	}
 	if (rc < 0)
 		sbx_linux_net_free(n);
 	return rc;
+}
+
+int sbx_linux_net_supervise(struct sbx_linux_net *n, const struct sbx_spawn *s, struct sbx_diag *d)
+{
+	int rc = sbx_linux_net_prepare(n, d);
+
+	return rc < 0 ? rc : sbx_supervise(s, d);
 }
 
 int sbx_linux_net_prepare(struct sbx_linux_net *n, struct sbx_diag *d)
