@@ -47,25 +47,11 @@ static void conn_free(struct conn *c)
 /* A non-blocking connection to ep on the host, under way. */
 static int connect_ep(const struct sbx_loopback_ep *ep)
 {
-	struct sockaddr_storage ss = {0};
+	struct sockaddr_storage ss;
 	socklen_t len;
 	int s, one = 1;
 
-	if (ep->ipv6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)ep->port);
-		memcpy(&a->sin6_addr, ep->addr, 16);
-		len = sizeof(*a);
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)ep->port);
-		memcpy(&a->sin_addr, ep->addr, 4);
-		len = sizeof(*a);
-	}
+	len = sbx_loopback_ep_sockaddr(ep, &ss);
 	s = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -errno;

@@ -244,6 +244,7 @@ int sbx_broker_start_connector(struct sbx_broker *b, struct sbx_diag *d)
 		/* Nothing in the sandbox may read its memory or descriptors. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0)
 			_exit(125);
+		prctl(PR_SET_NAME, (unsigned long)"sbxrun-connect", 0, 0, 0);
 		close(b->chan[0]);
 		close(b->notify_chan[0]);
 		close(b->notify_chan[1]);

@@ -501,6 +501,15 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 				      .exec_failed = e->exec_failed,
 				      .exec_failed_arg = e->exec_failed_arg};
 
+		/*
+		 * The supervisor takes the command's name (what ps and pgrep show), as the process
+		 * the caller started is the command itself when it runs in place; a signal sent to
+		 * it by that name still reaches the command.
+		 */
+		prctl(PR_SET_NAME,
+		      (unsigned long)(strrchr(e->argv[0], '/') ? strrchr(e->argv[0], '/') + 1
+							       : e->argv[0]),
+		      0, 0, 0);
 		sbx_linux_net_supervise(e->net, &s, d);
 		sbx_linux_die(d, 125);
 	}

@@ -153,30 +153,36 @@ int sbx_netns_loopback_up(struct sbx_diag *d)
 	return 0;
 }
 
+socklen_t sbx_loopback_ep_sockaddr(const struct sbx_loopback_ep *ep, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (ep->ipv6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)ep->port);
+		memcpy(&a->sin6_addr, ep->addr, 16);
+		return sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)ep->port);
+		memcpy(&a->sin_addr, ep->addr, 4);
+		return sizeof(*a);
+	}
+}
+
 int sbx_netns_listen(const struct sbx_loopback_ep *ep, int *fd, unsigned *port, struct sbx_diag *d)
 {
-	struct sockaddr_storage ss = {0};
+	struct sockaddr_storage ss;
 	socklen_t len;
 	char where[64];
 	int s, err;
 
 	*fd = -1;
 	sbx_loopback_ep_format(ep, where, sizeof(where));
-	if (ep->ipv6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)ep->port);
-		memcpy(&a->sin6_addr, ep->addr, 16);
-		len = sizeof(*a);
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)ep->port);
-		memcpy(&a->sin_addr, ep->addr, 4);
-		len = sizeof(*a);
-	}
+	len = sbx_loopback_ep_sockaddr(ep, &ss);
 	s = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0) {
 		err = errno;
@@ -318,6 +324,8 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int
 	/* Never outlive the run: the supervisor's death ends the worker. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(125);
+	/* Its own name in ps, not the command's that the supervisor goes by. */
+	prctl(PR_SET_NAME, (unsigned long)(n->proxy ? "sbxrun-proxy" : "sbxrun-bridge"), 0, 0, 0);
 	{
 		int keep[SBX_NETNS_FDS_MAX + 2];
 

@@ -23,6 +23,7 @@
 #define SBX_PLATFORM_LINUX_NETNS_H
 
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "linux/linux.h"
@@ -65,6 +66,9 @@ int sbx_netns_enter(struct sbx_netns *n, struct sbx_diag *d);
 
 /* Brings up the loopback interface of the calling process's network namespace. */
 int sbx_netns_loopback_up(struct sbx_diag *d);
+
+/* ep as a socket address in *ss; returns its length. */
+socklen_t sbx_loopback_ep_sockaddr(const struct sbx_loopback_ep *ep, struct sockaddr_storage *ss);
 
 /* A listening TCP socket on ep (non-blocking, close-on-exec); *port gets the port bound. */
 int sbx_netns_listen(const struct sbx_loopback_ep *ep, int *fd, unsigned *port, struct sbx_diag *d);

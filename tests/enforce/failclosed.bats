@@ -97,6 +97,69 @@ assert len(w) == 1 and w[0]["status"] == "unenforceable", w
 	[ ! -e "$CANARY" ]
 }
 
+# net_fault FAULT PROFILE OPTION... -- CMD...: the helper with network options, under a fault.
+net_fault() {
+	local fault=$1 prof=$2
+	shift 2
+	"$BIN/failinj" "$fault" -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$prof" "$@"
+}
+
+@test "managed networking without user namespaces (unshare EPERM): refused, exit 125" {
+	# Nothing else in this profile needs a namespace (Landlock confines it): only the network.
+	NETONLY=$(profile restricted "$(entry_special root read)" "$(entry_path "$OUT" write)")
+	canary="$OUT/canary-$BATS_TEST_NUMBER"
+	rm -f "$canary"
+	run net_fault unshare "$NETONLY" --allow-domain localhost -- touch "$canary"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: cannot enforce \"managed network: only through sbxrun's proxy, to localhost\" on linux: managed networking needs a network namespace of the sandbox's own: no mount namespace can be made"*"(unshare: Operation not permitted)" ]]
+	[[ "${lines[1]}" == "hint: allow unprivileged user namespaces"* ]]
+	[ ! -e "$canary" ]
+	# The positive controls: the same profile without the network option, and without the fault.
+	# (Not touch: without a mount namespace seccomp refuses the times it sets.)
+	run net_fault unshare "$NETONLY" -- sh -c ": >'$canary'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	rm "$canary"
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile "$NETONLY" \
+		--allow-domain localhost -- touch "$canary"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -e "$canary" ]
+	rm "$canary"
+}
+
+@test "a network namespace the kernel refuses at the start (clone EPERM): exit 125, nothing runs" {
+	run net_fault newnet "$WORKSPACE" --allow-domain localhost -- touch "$CANARY"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: clone("*"CLONE_NEWNET): Operation not permitted" ]]
+	[ ! -e "$CANARY" ]
+	# The fault touches only the network namespace: a profile without one still runs.
+	run net_fault newnet "$WORKSPACE" -- touch "$CANARY"
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
+}
+
+@test "no Unix socket broker (pidfd_getfd ENOSYS): a socket allow-list is refused, exit 125" {
+	run net_fault getfd "$WORKSPACE" --allow-unix-socket "$WS" -- touch "$CANARY"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"connecting to one Unix socket and no other needs the supervisor's broker: kernel "*" lacks seccomp user notification with pidfd_getfd"* ]]
+	[ ! -e "$CANARY" ]
+	# With the network enabled the run goes on, and explain says what is not enforced.
+	ENABLED=$(profile enabled $(workspace_entries))
+	run net_fault getfd "$ENABLED" -- touch "$CANARY"
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
+	printf '%s' "$ENABLED" >"$BATS_TEST_TMPDIR/enabled.json"
+	run "$BIN/failinj" getfd -- "$BIN/sbxrun" explain -C "$WS" -p "$BATS_TEST_TMPDIR/enabled.json" -- true
+	echo "$output"
+	[[ "$output" == *"Unix sockets outside the writable roots unreachable"*"none"*"skipped"* ]]
+	run "$BIN/sbxrun" explain -C "$WS" -p "$BATS_TEST_TMPDIR/enabled.json" -- true
+	[[ "$output" == *"Unix sockets outside the writable roots unreachable"*"seccomp+unix-broker"*"enforced"* ]]
+}
+
 @test "the helper validates its input: usage errors and a bad profile exit 125, nothing runs" {
 	run "$H" --permission-profile '{}' -- touch "$CANARY"
 	[ "$status" -eq 125 ]

@@ -8,8 +8,12 @@
  *     unshare    unshare returns EPERM (user namespaces blocked)
  *     seccomp    prctl(PR_GET_SECCOMP) and seccomp() return EINVAL/ENOSYS
  *     openat2    openat2 returns ENOSYS (a kernel before 5.6: the per-component walk is used)
+ *     newnet     clone with CLONE_NEWNET returns EPERM (the probe cannot see it: a namespace
+ *                refused only when the sandbox is started)
+ *     getfd      pidfd_getfd returns ENOSYS (a kernel before 5.6: no Unix socket broker)
  */
 #include <errno.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +41,11 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 	}
 	if (!strcmp(f, "openat2"))
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 437, 0);
+	if (!strcmp(f, "newnet"))
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+					SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWNET, CLONE_NEWNET));
+	if (!strcmp(f, "getfd"))
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 438, 0);
 	fprintf(stderr, "failinj: unknown fault %s\n", f);
 	return -EINVAL;
 }
@@ -48,7 +57,8 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: failinj landlock|unshare|seccomp|openat2[,...] -- CMD...\n");
+		fprintf(stderr, "usage: failinj "
+				"landlock|unshare|seccomp|openat2|newnet|getfd[,...] -- CMD...\n");
 		return 2;
 	}
 	ctx = seccomp_init(SCMP_ACT_ALLOW);

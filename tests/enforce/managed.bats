@@ -35,16 +35,8 @@ teardown() {
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 }
 
-# run_in ARGS... -- CMD...: sbxrun with the workspace profile in the workspace.
+# sbxr ARGS... -- CMD...: sbxrun in the workspace (its default profile there).
 sbxr() { "$S" -C "$WS" "$@"; }
-
-# The listening TCP sockets of processes whose command line holds MARK (none must be left).
-listeners_of() {
-	local pid
-	for pid in $(pgrep -f "$1" || true); do
-		ls -l "/proc/$pid/fd" 2>/dev/null | grep -c socket || true
-	done
-}
 
 @test "--allow-domain: curl through sbxrun's own proxy; the decisions are logged" {
 	run sbxr --allow-domain localhost --network-log "$NLOG" -- \
@@ -56,6 +48,7 @@ listeners_of() {
 	grep -q '"host":"localhost","port":'"$UP_PORT"',"decision":"allow","rule":"allow localhost","status":200' "$NLOG"
 	# The variables point at the bridge, in both spellings; the profile's network stays off.
 	run sbxr --allow-domain localhost -- sh -c 'echo "$http_proxy $HTTPS_PROXY $NPM_CONFIG_PROXY"'
+	echo "$output"
 	[[ "$output" =~ ^http://127\.0\.0\.1:[0-9]+\ http://127\.0\.0\.1:[0-9]+\ http://127\.0\.0\.1:[0-9]+$ ]]
 }
 
@@ -160,9 +153,11 @@ listeners_of() {
 	[ "$output" = EPERM ]
 	# Without the option, connect is refused as before.
 	run sbxr -- "$P" unix "$agent"
+	echo "$output"
 	[ "$output" = EPERM ]
 	# With managed networking: the socket, and the proxy, and nothing else.
 	run sbxr --allow-domain localhost --allow-unix-socket "$agent" -- "$P" unix "$agent"
+	echo "$output"
 	[ "$output" = OK ]
 	run sbxr --allow-domain localhost --allow-unix-socket "$agent" -- \
 		"$P" unix "$BASE/agent/other.sock"
@@ -177,9 +172,11 @@ listeners_of() {
 	profile enabled $(workspace_entries) >"$PROF"
 	outside unix "$SOCKDIR/s"
 	run sbxr --profile "$PROF" -- "$P" unix "$SOCKDIR/s"
+	echo "$output"
 	[ "$output" = EACCES ]
 	# Allowed by name, it is reachable; TCP is untouched.
 	run sbxr --profile "$PROF" --allow-unix-socket "$SOCKDIR/s" -- "$P" unix "$SOCKDIR/s"
+	echo "$output"
 	[ "$output" = OK ]
 	run sbxr --profile "$PROF" -- "$P" tcp4 "$TCP4"
 	[ "$output" = OK ]
