@@ -395,7 +395,8 @@ static int on_listeners(void *arg, int fd)
 static int stop_worker(void *arg, int *wstatus)
 {
 	struct sbx_netns *n = arg;
-	struct timespec tick = {0, 10 * 1000 * 1000};
+	/* Short: a worker with nothing in flight ends at once, and every run waits for it. */
+	struct timespec tick = {0, 1000 * 1000};
 
 	(void)wstatus;
 	if (n->worker <= 0)
@@ -403,7 +404,7 @@ static int stop_worker(void *arg, int *wstatus)
 	if (write(n->stop[1], "", 1) < 0) {
 		/* the worker is gone already: waitpid below finds it */
 	}
-	for (int t = 0; t < WORKER_STOP_MS / 10; t++) {
+	for (int t = 0; t < WORKER_STOP_MS; t++) {
 		if (waitpid(n->worker, NULL, WNOHANG) != 0)
 			return 0;
 		nanosleep(&tick, NULL);
