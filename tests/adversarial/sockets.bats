@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# Unix sockets through the broker: a first confined run (workspace write) replaces an allowed
+# socket, or a directory on the way to one, with a link to a daemon's socket outside the writable
+# roots; the next run must refuse, or reach nothing, never the daemon.
+load common
+
+NET="$BATS_TEST_DIRNAME/../net"
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+	new_canary "$WS"
+	PROFILE=$(profile restricted $(workspace_entries))
+	ENABLED=$(profile enabled $(workspace_entries))
+	rm -rf "$WS/agent" "$WS/agent.real" "$OUT/daemon"
+	mkdir -p "$WS/agent" "$OUT/daemon"
+	python3 "$NET/unix_echo.py" "$WS/agent/agent.sock" "$OUT/daemon/docker.sock" \
+		2>/dev/null 3>&- &
+	SERVER=$!
+	for _ in $(seq 100); do
+		[ -S "$WS/agent/agent.sock" ] && [ -S "$OUT/daemon/docker.sock" ] && break
+		sleep 0.05
+	done
+	outside unix "$OUT/daemon/docker.sock"
+}
+teardown() {
+	kill "$SERVER" 2>/dev/null || true
+	wait "$SERVER" 2>/dev/null || true
+}
+
+# with PROFILE OPTION... -- CMD...: the helper with network options.
+with() {
+	local prof=$1
+	shift
+	"$H" --sandbox-policy-cwd "$WS" --permission-profile "$prof" "$@"
+}
+
+@test "an allowed socket an earlier run replaced with a link to a daemon's socket" {
+	run with "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	# Run 1, confined, swaps the agent's socket for a link to the daemon's.
+	run with "$PROFILE" -- sh -c "mv '$WS/agent/agent.sock' '$WS/agent/agent.real' &&
+		ln -s '$OUT/daemon/docker.sock' '$WS/agent/agent.sock'"
+	[ "$status" -eq 0 ]
+	outside unix "$WS/agent/agent.sock"
+	run with "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock" -- touch "$CANARY"
+	refused "sbxrun: cannot enforce sandbox Unix socket $WS/agent/agent.sock because it crosses writable symlink $WS/agent/agent.sock"
+	[ "${lines[1]}" = "hint: name the path it leads to ($OUT/daemon/docker.sock) instead" ]
+	# Naming the path it leads to, outside the writable roots, is the user's own decision.
+	run with "$PROFILE" --allow-unix-socket "$OUT/daemon/docker.sock" -- "$P" unix "$OUT/daemon/docker.sock"
+	[ "$output" = OK ]
+}
+
+@test "an allowed directory of sockets an earlier run replaced with a link to a daemon's" {
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	run with "$PROFILE" -- sh -c "mv '$WS/agent' '$WS/agent.real' && ln -s '$OUT/daemon' '$WS/agent'"
+	[ "$status" -eq 0 ]
+	outside unix "$WS/agent/docker.sock"
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- touch "$CANARY"
+	refused "sbxrun: cannot enforce sandbox Unix socket $WS/agent because it crosses writable symlink $WS/agent"
+}
+
+@test "network enabled: a directory an earlier run made a link to the daemon's leads nowhere" {
+	# Control: the workspace's own sockets are reachable, the daemon's are not.
+	run with "$ENABLED" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	run with "$ENABLED" -- "$P" unix "$OUT/daemon/docker.sock"
+	[ "$output" = EACCES ]
+	run with "$ENABLED" -- ln -s "$OUT/daemon" "$WS/run"
+	[ "$status" -eq 0 ]
+	outside unix "$WS/run/docker.sock"
+	# Below a writable root, looked up with no link followed: a link on the way is refused.
+	run with "$ENABLED" -- "$P" unix "$WS/run/docker.sock"
+	echo "$output"
+	[ "$output" = EACCES ]
+	# A relative name from inside the link: the command's directory is where the link led.
+	run with "$ENABLED" -- sh -c "cd '$WS/run' && exec '$P' unix docker.sock"
+	echo "$output"
+	[ "$output" = EACCES ]
+	rm -f "$WS/run"
+}
