@@ -221,8 +221,8 @@ sbxr() { "$S" -C "$WS" "$@"; }
 	"$S" -C "$WS" --allow-domain localhost -- curl -sS -H "X-Mark: $mark" --limit-rate 200k \
 		-o /dev/null "http://localhost:$UP_PORT/bytes/100000000" 3>&- &
 	run_pid=$!
-	for _ in $(seq 100); do pgrep -f "$mark" >/dev/null && break; sleep 0.05; done
-	sleep 0.3
+	# Mid-transfer: the upstream has the request (slow starts, as under ASan, wait longer).
+	for _ in $(seq 200); do grep -q 'GET /bytes' "$UP_LOG" && break; sleep 0.05; done
 	grep -q 'GET /bytes' "$UP_LOG"
 	pkill -9 -f "$mark"
 	st=0
@@ -239,10 +239,16 @@ sbxr() { "$S" -C "$WS" "$@"; }
 	mark="sbx-mark-$RANDOM"
 	"$S" -C "$WS" --allow-domain localhost -- sh -c "sleep 30; echo $mark" 3>&- &
 	run_pid=$!
-	for _ in $(seq 100); do pgrep -f "$mark" >/dev/null && break; sleep 0.05; done
+	# sbxrun's own command line holds the mark too: wait for the command itself, and for the
+	# supervisor's two children, init and the worker.
+	for _ in $(seq 200); do
+		pgrep -xf "sh -c sleep 30; echo $mark" >/dev/null &&
+			[ "$(pgrep -P "$run_pid" | wc -l)" -eq 2 ] && break
+		sleep 0.05
+	done
 	kids=$(pgrep -P "$run_pid" | tr '\n' ' ')
 	echo "supervisor $run_pid, children: $kids"
-	[ -n "$kids" ]
+	[ "$(wc -w <<<"$kids")" -eq 2 ]
 	kill -9 "$run_pid"
 	wait "$run_pid" || true
 	# Gone, or a zombie its new parent has yet to reap.
