@@ -21,7 +21,9 @@
  * worktrees/, and they nest: the walk finds every one from the git directory of a writable
  * root, as the file system holds them at start (a directory the command makes during the run
  * is its own, and protected from the next run on). A symbolic link among them is refused: git
- * would follow it to a directory the command could swap.
+ * would follow it to a directory the command could swap. A directory without HEAD is no git
+ * directory to git, and is kept whole: the command could make it one where a .git file already
+ * points.
  *
  * The file system is read through the context's view only; a look-up that fails other than by
  * absence is an error, never "missing".
@@ -362,6 +364,19 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 	struct sbx_pathinfo in;
 	int r, has_common;
 
+	/*
+	 * Without HEAD git takes dir for no git directory; the command could make it one (a
+	 * HEAD, a config of its own) where a .git file already points: kept whole.
+	 */
+	r = sbx_path_join_any(dir, "HEAD", &file);
+	if (!r)
+		r = sbx_ctx_lookup(w->ctx, file, &in, w->d);
+	free(file);
+	file = NULL;
+	if (r)
+		return r;
+	if (!in.exists && !in.is_link)
+		return sbx_strv_add_unique(w->keep, dir);
 	has_common = protect(w, dir, "commondir", false);
 	if (has_common < 0)
 		return has_common;
@@ -373,6 +388,9 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 				      line, sizeof(line), w->d);
 	if (r == 1)
 		r = sbx_path_join_any(dir, line, &common);
+	/* One naming its own directory (".") changes nothing to git: dir is a common one still. */
+	if (!r && common && strcmp(common, dir) == 0)
+		has_common = 0;
 	if (!r && common)
 		r = sbx_ctx_lookup(w->ctx, common, &in, w->d);
 	if (!r && common && in.exists && in.type == SBX_FT_DIR)

@@ -95,6 +95,12 @@ static void fixture_make(struct fixture *f)
 	if (asprintf(&git, "%s/.git/hooks", f->dir) > 0)
 		vec_mkdir(git);
 	free(git);
+	if (asprintf(&git, "%s/.git/HEAD", f->dir) > 0)
+		vec_mkfile(git, "ref: refs/heads/main\n");
+	free(git);
+	if (asprintf(&git, "%s/.git/modules/sub/HEAD", f->dir) > 0)
+		vec_mkfile(git, "ref: refs/heads/main\n");
+	free(git);
 	if (asprintf(&git, "%s/.git/modules/sub/config", f->dir) > 0)
 		vec_mkfile(git, "[core]\n\tworktree = ../../../sub\n");
 	free(git);

@@ -115,6 +115,38 @@ TEST(gitmode_a_plain_repository)
 }
 
 /*
+ * What git would not take for a git directory is kept whole (the command could make it one);
+ * a commondir naming its own directory leaves it a common one, whose hooks and config stay kept.
+ */
+TEST(gitmode_no_head_and_own_commondir)
+{
+	char *top = vec_fresh_dir(), *g = at(top, "ws/.git"), *head = at(g, "HEAD");
+	struct sbx_ctx ctx = vec_ctx(top);
+	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_diag d;
+
+	git_init(g);
+	CHECK_INT(unlink(head), 0);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK(keep.n == 1 && strcmp(keep.v[0], g) == 0);
+	CHECK_INT(missing.n, 0);
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+
+	git_init(g);
+	file_at(g, "commondir", ".\n");
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK(has(&keep, g, "commondir") && has(&keep, g, "hooks") && has(&keep, g, "config"));
+	CHECK(has(&missing, g, "config.worktree") && !has(&missing, g, "gitdir"));
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+	free(top);
+	free(g);
+	free(head);
+}
+
+/*
  * A repository with a worktree and a submodule (which has one of its own), as git lays them
  * out: each git directory is found, and each keeps what its kind makes git read.
  */
@@ -129,7 +161,7 @@ TEST(gitmode_worktrees_and_submodules)
 
 	git_init(g);
 	/* git worktree add ws/wt */
-	mkdir_at(wt, "refs");
+	file_at(wt, "HEAD", "ref: refs/heads/wt\n");
 	file_at(wt, "commondir", "../..\n");
 	CHECK(asprintf(&text, "%s/wt/.git\n", ws) > 0);
 	file_at(wt, "gitdir", text);
@@ -289,9 +321,9 @@ TEST(gitmode_refuses_what_it_cannot_keep)
  */
 TEST(gitmode_a_failed_look_up_is_an_error)
 {
-	json_t *facts = json_pack("{s:s, s:s, s:s, s:{s:s, s:s}}", "/ws", "dir", "/ws/.git", "dir",
-				  "/ws/.git/hooks", "dir", "/ws/.git/commondir", "type", "file",
-				  "errno", "EACCES");
+	json_t *facts = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}}", "/ws", "dir", "/ws/.git",
+				  "dir", "/ws/.git/HEAD", "file", "/ws/.git/hooks", "dir",
+				  "/ws/.git/commondir", "type", "file", "errno", "EACCES");
 	struct sbx_ctx ctx = vec_ctx("/ws");
 	struct sbx_strv keep = {0}, missing = {0};
 	struct fakefs fs;
@@ -395,6 +427,7 @@ TEST(gitmode_roots_of_a_worktree)
 
 	git_init(g);
 	CHECK_INT(vec_mkdir(ws), 0);
+	file_at(wg, "HEAD", "ref: refs/heads/wt\n");
 	file_at(wg, "commondir", "../..\n");
 	CHECK(asprintf(&text, "%s\n", dotgit) > 0);
 	file_at(wg, "gitdir", text);

@@ -140,6 +140,8 @@ static void git_layout(const char *ws)
 	write_in(ws, ".git/HEAD", "ref: refs/heads/main\n");
 	write_in(ws, ".git/modules/sub/config", "[core]\n\tworktree = ../../../sub\n");
 	write_in(ws, "sub/.git", "gitdir: ../.git/modules/sub\n");
+	write_in(ws, ".git/modules/sub/HEAD", "ref: refs/heads/main\n");
+	write_in(ws, ".git/worktrees/wt/HEAD", "ref: refs/heads/wt\n");
 	write_in(ws, ".git/worktrees/wt/commondir", "../..\n");
 	if (asprintf(&text, "%s/wt/.git\n", ws) > 0)
 		write_in(ws, ".git/worktrees/wt/gitdir", text);
