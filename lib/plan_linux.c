@@ -317,7 +317,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		 */
 		return sbx_req_set(
 			r, SBX_UNENFORCEABLE, 0,
-			"run without --allow-git (the git directory stays read-only), or on macOS",
+			"run without --allow-git (the git directory stays read-only), on macOS, or "
+			"give it beforehand as sbxrun(1) says under GIT MODE",
 			"%s does not exist; refusing its creation would need a mount point created "
 			"on the host (Landlock cannot refuse one name in a writable directory)",
 			path);
