@@ -313,7 +313,9 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		/*
 		 * Unlike a missing protected name, not skipped: git mode's promise is that these
 		 * stay git's own, and the command creating one (a commondir, a hooks directory)
-		 * would make the next git outside the sandbox run its code.
+		 * would make the next git outside the sandbox run its code. A mount point made
+		 * for one must keep git working: git dies on an empty commondir or a directory
+		 * there, but takes one holding "." for the directory it lies in.
 		 */
 		return sbx_req_set(
 			r, SBX_UNENFORCEABLE, 0,
