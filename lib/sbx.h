@@ -692,10 +692,14 @@ struct sbx_req {
 	char *hint;	     /* a fix the user can apply, or NULL */
 	bool exists;	     /* path exists on this host (when path != NULL) */
 	enum sbx_ftype type; /* what it is when it exists */
-	char *real;	     /* where path resolves when it exists, else NULL */
-	char *link;	     /* the first symbolic link crossed on the way to path, or NULL */
-	bool link_shared;    /* someone other than root and the caller can replace that link */
+	char *real; /* where path resolves when it exists (path itself when equal), else NULL */
+	char *link; /* the first symbolic link crossed on the way to path, or NULL */
+	bool link_shared;  /* someone other than root and the caller can replace that link */
+	bool path_in_rule; /* path is the tail of rule's string, not its own allocation */
 };
+
+/* Frees what r owns (path, rule, real, reason, hint, link) and clears it. */
+void sbx_req_release(struct sbx_req *r);
 
 /*
  * Records the attacher's decision on r: status, mechanisms, a reason (printf-style, NULL for
