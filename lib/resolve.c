@@ -252,6 +252,48 @@ static int glob_under(const char *root, const char *sub, char **out)
 	return 0;
 }
 
+/* What materialization makes of an entry: itself, one entry per root, or a glob under the cwd. */
+enum expansion { EXP_NONE, EXP_PER_ROOT, EXP_UNDER_CWD };
+
+static enum expansion expansion_of(const struct sbx_entry *e, const struct sbx_ctx *ctx,
+				   size_t n_roots)
+{
+	bool pr_glob = e->kind == SBX_GLOB && e->path &&
+		       strncmp(e->path, PROJECT_ROOTS_GLOB, strlen(PROJECT_ROOTS_GLOB)) == 0;
+
+	if ((e->kind == SBX_SPECIAL && e->special == SBX_SP_PROJECT_ROOTS && n_roots) ||
+	    (pr_glob && n_roots))
+		return EXP_PER_ROOT;
+	if (e->kind == SBX_GLOB && e->path && !pr_glob && !sbx_path_is_posix_abs(e->path) &&
+	    !sbx_path_is_windows_abs(e->path) && ctx->cwd)
+		return EXP_UNDER_CWD;
+	return EXP_NONE;
+}
+
+/* The roots project_roots stands for: the workspace roots, else the cwd, else none. */
+static size_t roots_of(const struct sbx_ctx *ctx, const char *const **roots,
+		       const char *cwd_only[1])
+{
+	*roots = ctx->workspace_roots;
+	if (*roots && ctx->n_workspace_roots)
+		return ctx->n_workspace_roots;
+	cwd_only[0] = ctx->cwd;
+	*roots = cwd_only;
+	return ctx->cwd ? 1 : 0;
+}
+
+bool sbx_fs_expands(const struct sbx_fs *fs, const struct sbx_ctx *ctx)
+{
+	const char *const *roots;
+	const char *cwd_only[1];
+	size_t n_roots = roots_of(ctx, &roots, cwd_only);
+
+	for (size_t i = 0; i < fs->n; i++)
+		if (expansion_of(&fs->entries[i], ctx, n_roots) != EXP_NONE)
+			return true;
+	return false;
+}
+
 /*
  * project_roots{sub} becomes one path entry per workspace root, "codex-project-roots://sub"
  * globs one absolute glob per root, relative globs one absolute glob against the cwd. Order is
@@ -259,26 +301,20 @@ static int glob_under(const char *root, const char *sub, char **out)
  */
 int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out)
 {
-	const char *const *roots = ctx->workspace_roots;
-	size_t n_roots = ctx->n_workspace_roots;
-	const char *cwd_only[1] = {ctx->cwd};
+	const char *const *roots;
+	const char *cwd_only[1];
+	size_t n_roots = roots_of(ctx, &roots, cwd_only);
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->kind = in->kind;
 	out->glob_depth = in->glob_depth;
-	if (!roots || !n_roots) {
-		roots = cwd_only;
-		n_roots = ctx->cwd ? 1 : 0;
-	}
 	for (size_t i = 0; i < in->n && !r; i++) {
 		const struct sbx_entry *e = &in->entries[i];
-		bool pr_glob =
-			e->kind == SBX_GLOB && e->path &&
-			strncmp(e->path, PROJECT_ROOTS_GLOB, strlen(PROJECT_ROOTS_GLOB)) == 0;
+		enum expansion x = expansion_of(e, ctx, n_roots);
+		bool pr_glob = x == EXP_PER_ROOT && e->kind == SBX_GLOB;
 
-		if ((e->kind == SBX_SPECIAL && e->special == SBX_SP_PROJECT_ROOTS && n_roots) ||
-		    (pr_glob && n_roots)) {
+		if (x == EXP_PER_ROOT) {
 			for (size_t j = 0; j < n_roots && !r; j++) {
 				struct sbx_entry m = {.access = e->access,
 						      .skip_missing = e->skip_missing};
@@ -295,9 +331,7 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 				if (!r)
 					r = push_owned(out, &m);
 			}
-		} else if (e->kind == SBX_GLOB && e->path && !pr_glob &&
-			   !sbx_path_is_posix_abs(e->path) && !sbx_path_is_windows_abs(e->path) &&
-			   ctx->cwd) {
+		} else if (x == EXP_UNDER_CWD) {
 			struct sbx_entry m = {.kind = SBX_GLOB,
 					      .access = e->access,
 					      .skip_missing = e->skip_missing};

@@ -366,6 +366,8 @@ char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx);
  * (relative globs: against cwd). Other entries are copied. Duplicates are dropped.
  */
 int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out);
+/* Would materialization for ctx change any entry (beyond dropping duplicates)? */
+bool sbx_fs_expands(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *ctx,
 			    struct sbx_profile *out);
 /* Drops exact duplicate entries in place, keeping the first of each (linear expected time). */
