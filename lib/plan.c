@@ -128,11 +128,32 @@ static int req_path(struct planner *pl, enum sbx_req_kind kind, const char *verb
 	return req_put(pl, kind, rule + v + 1, true, rule);
 }
 
+/* Room for n more requirements, so that a plan of many paths is not grown by doubling. */
+static int req_reserve(struct sbx_plan *p, size_t n)
+{
+	struct sbx_req *v;
+
+	if (p->n_reqs + n <= p->cap_reqs)
+		return 0;
+	v = realloc(p->reqs, (p->n_reqs + n) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->reqs = v;
+	p->cap_reqs = p->n_reqs + n;
+	return 0;
+}
+
 static int add_file_system_reqs(struct planner *pl)
 {
 	struct sbx_plan *p = pl->p;
 	const struct sbx_roots *rt = &p->roots;
-	int r = 0;
+	/* Every list below, the platform defaults, the two confinements and the network. */
+	size_t want = rt->n_readable + rt->n_unreadable + rt->n_deny_globs + 4;
+	int r;
+
+	for (size_t i = 0; i < rt->n_writable; i++)
+		want += 1 + rt->writable[i].n_read_only + rt->writable[i].n_protected_missing;
+	r = req_reserve(p, want);
 
 	/* Full read shows up as a readable root "/" (sbx_fs_roots lists it). */
 	for (size_t i = 0; !r && i < rt->n_readable; i++)
@@ -187,9 +208,30 @@ static int add_file_system_reqs(struct planner *pl)
 	return r;
 }
 
-int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
-		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
-		   struct sbx_plan *out, struct sbx_diag *d)
+/*
+ * The plan's profile: effective materialized for ctx, or, given take, effective itself when
+ * materializing would only copy it (its duplicates dropped as materialization drops them), so
+ * that a profile of many entries is not held twice. With take, *take is left empty.
+ */
+static int plan_profile(const struct sbx_profile *effective, struct sbx_profile *take,
+			const struct sbx_ctx *ctx, struct sbx_profile *out)
+{
+	int r;
+
+	if (take && !(take->fs.kind == SBX_FS_RESTRICTED && sbx_fs_expands(&take->fs, ctx))) {
+		*out = *take;
+		memset(take, 0, sizeof(*take));
+		return out->fs.kind == SBX_FS_RESTRICTED ? sbx_fs_dedup(&out->fs) : 0;
+	}
+	r = sbx_profile_materialize(effective, ctx, out);
+	if (take)
+		sbx_profile_free(take);
+	return r;
+}
+
+static int plan_build(const struct sbx_profile *effective, struct sbx_profile *take,
+		      const struct sbx_ctx *ctx, enum sbx_pref pref, bool managed_network,
+		      enum sbx_windows_level wlevel, struct sbx_plan *out, struct sbx_diag *d)
 {
 	struct planner pl = {.p = out, .ctx = ctx, .d = d};
 	int r;
@@ -198,7 +240,7 @@ int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ct
 	sbx_diag_clear(d);
 	out->platform = ctx->platform;
 	out->managed_network = managed_network;
-	r = sbx_profile_materialize(effective, ctx, &out->profile);
+	r = plan_profile(effective, take, ctx, &out->profile);
 	if (r)
 		goto fail;
 	out->network = out->profile.network;
@@ -231,6 +273,20 @@ fail:
 	sbx_plan_free(out);
 	/* Kept only when nothing was recorded before (a look-up): the first error is reported. */
 	return sbx_diag_set(d, r, "cannot plan the sandbox: %s", sbx_strerror(r));
+}
+
+int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
+		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
+		   struct sbx_plan *out, struct sbx_diag *d)
+{
+	return plan_build(effective, NULL, ctx, pref, managed_network, wlevel, out, d);
+}
+
+int sbx_plan_build_take(struct sbx_profile *effective, const struct sbx_ctx *ctx,
+			enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
+			struct sbx_plan *out, struct sbx_diag *d)
+{
+	return plan_build(effective, effective, ctx, pref, managed_network, wlevel, out, d);
 }
 
 /* "managed network: connect only to the proxies at 127.0.0.1:3128, [::1]:1080" */

@@ -87,6 +87,22 @@ static int fs_grow(struct sbx_fs *fs)
 	return 0;
 }
 
+int sbx_fs_reserve(struct sbx_fs *fs, size_t n)
+{
+	struct sbx_entry *v;
+
+	if (n <= fs->cap)
+		return 0;
+	if (n > SBX_MAX_ENTRIES)
+		return SBX_E_TOO_BIG;
+	v = realloc(fs->entries, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	fs->entries = v;
+	fs->cap = n;
+	return 0;
+}
+
 int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e)
 {
 	int r = fs_grow(fs);

@@ -309,6 +309,7 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 	memset(out, 0, sizeof(*out));
 	out->kind = in->kind;
 	out->glob_depth = in->glob_depth;
+	r = sbx_fs_reserve(out, in->n);
 	for (size_t i = 0; i < in->n && !r; i++) {
 		const struct sbx_entry *e = &in->entries[i];
 		enum expansion x = expansion_of(e, ctx, n_roots);

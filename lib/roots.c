@@ -195,7 +195,8 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 	size_t cap = 16, n = 0;
 
 	memset(m, 0, sizeof(*m));
-	while (cap < fs->n * 2 + 2)
+	/* A load of at most three quarters: linear probing stays short, the table small. */
+	while (cap < fs->n + fs->n / 3 + 2)
 		cap *= 2;
 	m->slots = calloc(cap, sizeof(*m->slots));
 	m->at = calloc(fs->n ? fs->n : 1, sizeof(*m->at));

@@ -166,6 +166,8 @@ int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, boo
 int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subpath,
 			enum sbx_access a, bool skip);
 bool sbx_fs_contains(const struct sbx_fs *fs, const struct sbx_entry *e);
+/* Room for n entries in all (a copy of known size is not grown by doubling). */
+int sbx_fs_reserve(struct sbx_fs *fs, size_t n);
 int sbx_fs_copy(struct sbx_fs *dst, const struct sbx_fs *src);
 void sbx_fs_clear(struct sbx_fs *fs);
 void sbx_profile_free(struct sbx_profile *p); /* frees contents; p itself is caller's */
@@ -736,6 +738,14 @@ struct sbx_plan {
 int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
 		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
 		   struct sbx_plan *out, struct sbx_diag *d);
+/*
+ * The same plan from a profile the caller gives up (left empty, whatever the result): the plan
+ * keeps it instead of a copy when materialization would not change it (a profile materialized
+ * already, as the Linux helper is handed), so that it is not held twice.
+ */
+int sbx_plan_build_take(struct sbx_profile *effective, const struct sbx_ctx *ctx,
+			enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
+			struct sbx_plan *out, struct sbx_diag *d);
 /* Each is a parameter and a few rules of a policy: an allow-list, not a file system. */
 #define SBX_MAX_UNIX_SOCKETS 256
 /* What the network may do beyond the profile's "network", for sbx_plan_network(). */
