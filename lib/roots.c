@@ -324,22 +324,42 @@ static int cmp_writable(const void *a, const void *b)
 	return strcmp(x->root, y->root);
 }
 
+/*
+ * Appends p (owned: freed on failure) to w's carve-outs. The list grows by doubling (its size is
+ * a power of two whenever it is full): a workspace can hold thousands of read entries.
+ */
+static int push_read_only(struct sbx_writable_root *w, char *p)
+{
+	size_t n = w->n_read_only;
+
+	if (!p)
+		return -ENOMEM;
+	if (n >= 4 && (n & (n - 1)) == 0) {
+		char **v = realloc(w->read_only, 2 * n * sizeof(*v));
+
+		if (!v) {
+			free(p);
+			return -ENOMEM;
+		}
+		w->read_only = v;
+	} else if (n < 4 && !w->read_only) {
+		w->read_only = malloc(4 * sizeof(*w->read_only));
+		if (!w->read_only) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	w->read_only[w->n_read_only++] = p;
+	return 0;
+}
+
+/* Adds a copy of p to w's carve-outs unless it is one already (the few paths added by name). */
 static int add_read_only(struct sbx_writable_root *w, const char *p)
 {
-	char **v;
-
 	for (size_t i = 0; i < w->n_read_only; i++)
 		if (strcmp(w->read_only[i], p) == 0)
 			return 0;
-	v = realloc(w->read_only, (w->n_read_only + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	w->read_only = v;
-	v[w->n_read_only] = strdup(p);
-	if (!v[w->n_read_only])
-		return -ENOMEM;
-	w->n_read_only++;
-	return 0;
+	return push_read_only(w, strdup(p));
 }
 
 /*
@@ -674,12 +694,19 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	for (size_t i = 0; i < out->n_writable; i++)
 		pmap_find(&map, out->writable[i].root, strlen(out->writable[i].root))->wr = (long)i;
 
+	/*
+	 * Each distinct path is listed at most once below, so a list takes the map's own string
+	 * (the map's slot still points at it, alive as long as the roots are).
+	 */
 	for (size_t i = 0; i < map.paths.n; i++) {
-		const char *p = map.paths.v[i];
+		char *p = map.paths.v[i];
 		struct pslot *s = pmap_at(&map, i), *up;
 
 		if (s->access == SBX_DENY) {
-			if (!is_fs_root(p) && (r = sbx_strv_push_owned(&unreadable, strdup(p))))
+			if (is_fs_root(p))
+				continue;
+			map.paths.v[i] = NULL;
+			if ((r = sbx_strv_push_owned(&unreadable, p)))
 				goto fail;
 			continue;
 		}
@@ -695,10 +722,11 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		if (up && up->access == SBX_READ)
 			continue;
 		/* Any other nearest entry is a deny or a writable root: the nearest decider. */
+		map.paths.v[i] = NULL;
 		if (up && up->access != SBX_DENY)
-			r = add_read_only(&out->writable[up->wr], p);
+			r = push_read_only(&out->writable[up->wr], p);
 		else
-			r = sbx_strv_push_owned(&readable, strdup(p));
+			r = sbx_strv_push_owned(&readable, p);
 		if (r)
 			goto fail;
 	}
