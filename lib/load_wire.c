@@ -206,18 +206,36 @@ static bool null(struct wire *w)
 	return true;
 }
 
-/* The index of the decoded string in names (NULL-terminated), or -1. */
-static int lookup(const struct wire *w, const char *const *names)
+/* The index of the n bytes at s in names (NULL-terminated), or -1. */
+static int lookup(const char *s, size_t n, const char *const *names)
 {
 	for (int i = 0; names[i]; i++)
-		if (strlen(names[i]) == w->len && memcmp(w->str, names[i], w->len) == 0)
+		if (names[i][0] == s[0] && strncmp(names[i], s, n) == 0 && !names[i][n])
 			return i;
 	return -1;
 }
 
+/*
+ * A string that must be one of names: its index, or -1. Keys and enumerated values are short
+ * and plain, so they are compared where they lie in the text, without decoding (w->str is not
+ * set); anything else (an escape) is decoded first.
+ */
 static int string_in(struct wire *w, const char *const *names)
 {
-	return string(w) ? lookup(w, names) : -1;
+	const unsigned char *s;
+
+	if (!eat(w, '"'))
+		return -1;
+	for (s = w->p; s < w->end && plain[*s]; s++)
+		;
+	if (s < w->end && *s == '"' && s > w->p) {
+		int i = lookup((const char *)w->p, (size_t)(s - w->p), names);
+
+		w->p = s + 1;
+		return i;
+	}
+	w->p--; /* back to the opening quote */
+	return string(w) ? lookup(w->str, w->len, names) : -1;
 }
 
 /*
