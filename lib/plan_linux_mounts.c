@@ -66,7 +66,7 @@ struct by_path {
 
 static uint64_t path_hash(const char *p)
 {
-	return sbx_fnv1a(0xcbf29ce484222325ull, p, strlen(p));
+	return sbx_hash(p, strlen(p));
 }
 
 /* Sorts the n ops of ops by path and indexes the runs of equal paths. */

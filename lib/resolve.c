@@ -161,15 +161,15 @@ char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx)
 
 static uint64_t hash_entry(const struct sbx_entry *e)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	char k[4] = {(char)e->kind, (char)(e->kind == SBX_SPECIAL ? e->special : 0),
-		     (char)e->access, (char)e->skip_missing};
+	unsigned char k[4] = {(unsigned char)e->kind,
+			      (unsigned char)(e->kind == SBX_SPECIAL ? e->special : 0),
+			      (unsigned char)e->access, (unsigned char)e->skip_missing};
+	uint64_t h = sbx_hash(k, sizeof(k));
 
-	h = sbx_fnv1a(h, k, sizeof(k));
 	if (e->path)
-		h = sbx_fnv1a(h, e->path, strlen(e->path) + 1);
+		h = (h ^ sbx_hash(e->path, strlen(e->path))) * 0x100000001b3ull;
 	if (e->subpath)
-		h = sbx_fnv1a(h, e->subpath, strlen(e->subpath) + 1);
+		h = (h ^ sbx_hash(e->subpath, strlen(e->subpath))) * 0x100000001b3ull + 1;
 	return h;
 }
 

@@ -204,8 +204,10 @@ int sbx_path_join_any(const char *base, const char *rel, char **out);
 bool sbx_path_covers_any(const char *prefix, const char *path);
 size_t sbx_path_depth_any(const char *p);
 size_t sbx_path_parent_len(const char *p, size_t len); /* of p[0..len), 0 for a root */
-/* FNV-1a, for the hash tables of paths and entries. */
+/* FNV-1a, for the hash tables of paths and entries; from h, so a prefix's hash carries on. */
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
+/* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
+uint64_t sbx_hash(const void *data, size_t n);
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
 /* The value of a hexadecimal digit (either case), or -1. */

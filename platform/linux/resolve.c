@@ -30,22 +30,13 @@
 #define SYS_openat2 437
 #endif
 
-static uint64_t hash_path(const char *p)
+/* The slot of path (hash h): its entry's, or the empty one where it would go. */
+static struct sbx_rulepath **slot_of(const struct sbx_rulepaths *res, const char *path, uint64_t h)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	size_t s = (size_t)h & (res->cap - 1);
 
-	for (; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-static struct sbx_rulepath **slot_of(const struct sbx_rulepaths *res, const char *path)
-{
-	size_t s = (size_t)hash_path(path) & (res->cap - 1);
-
-	while (res->slots[s] && strcmp(res->slots[s]->path, path) != 0)
+	while (res->slots[s] &&
+	       (res->slots[s]->hash != h || strcmp(res->slots[s]->path, path) != 0))
 		s = (s + 1) & (res->cap - 1);
 	return &res->slots[s];
 }
@@ -63,7 +54,7 @@ static int grow(struct sbx_rulepaths *res)
 	res->cap = cap;
 	for (size_t i = 0; i < old_cap; i++)
 		if (old[i])
-			*slot_of(res, old[i]->path) = old[i];
+			*slot_of(res, old[i]->path, old[i]->hash) = old[i];
 	free(old);
 	return 0;
 }
@@ -115,19 +106,21 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 	struct sbx_rulepath **slot, *e;
 	struct sbx_pathinfo in;
 	size_t plen, rlen = 0, llen = 0;
+	uint64_t h;
 	bool same = false;
 	char *at;
 	int fd = -1, r;
 
 	if ((res->n + 1) * 2 > res->cap && grow(res) < 0)
 		return NULL;
-	slot = slot_of(res, path);
+	plen = strlen(path);
+	h = sbx_hash(path, plen);
+	slot = slot_of(res, path, h);
 	if (*slot)
 		return *slot; /* looked up before: the same answer */
 	r = walk_keep(res, path, &in, &fd);
 	if (r == -ENOMEM)
 		return NULL;
-	plen = strlen(path);
 	if (r == 0 && in.exists) {
 		rlen = strlen(in.real);
 		same = rlen == plen && memcmp(in.real, path, plen) == 0;
@@ -143,6 +136,7 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 	memset(e, 0, sizeof(*e));
 	at = (char *)(e + 1);
 	e->path = put_str(&at, path, plen);
+	e->hash = h;
 	e->err = r < 0 ? r : 0;
 	e->fd = r == 0 ? fd : -1;
 	if (r == 0) {
