@@ -60,7 +60,10 @@ static int op_order_cmp(const void *a, const void *b)
 struct by_path {
 	struct sbx_mount_op **v;
 	size_t n;
-	size_t *slots; /* index in v of a run's first op, plus one; 0 is empty */
+	struct bp_slot {
+		uint64_t hash;
+		size_t first; /* index in v of the run's first op, plus one; 0 is empty */
+	} * slots;
 	size_t cap;
 };
 
@@ -87,14 +90,15 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 		return -ENOMEM;
 	bp->cap = cap;
 	for (size_t i = 0; i < n; i++) {
+		uint64_t h;
 		size_t s;
 
 		if (i > 0 && strcmp(bp->v[i - 1]->path, bp->v[i]->path) == 0)
 			continue;
-		for (s = (size_t)path_hash(bp->v[i]->path) & (cap - 1); bp->slots[s];
-		     s = (s + 1) & (cap - 1))
+		h = path_hash(bp->v[i]->path);
+		for (s = (size_t)h & (cap - 1); bp->slots[s].first; s = (s + 1) & (cap - 1))
 			;
-		bp->slots[s] = i + 1;
+		bp->slots[s] = (struct bp_slot){h, i + 1};
 	}
 	return 0;
 }
@@ -106,14 +110,16 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 static struct sbx_mount_op *mounted_at(const struct by_path *bp, const char *path, bool open_only)
 {
 	struct sbx_mount_op *found = NULL;
+	uint64_t h = path_hash(path);
 	size_t s, lo;
 
-	for (s = (size_t)path_hash(path) & (bp->cap - 1); bp->slots[s]; s = (s + 1) & (bp->cap - 1))
-		if (strcmp(bp->v[bp->slots[s] - 1]->path, path) == 0)
+	for (s = (size_t)h & (bp->cap - 1); bp->slots[s].first; s = (s + 1) & (bp->cap - 1))
+		if (bp->slots[s].hash == h &&
+		    strcmp(bp->v[bp->slots[s].first - 1]->path, path) == 0)
 			break;
-	if (!bp->slots[s])
+	if (!bp->slots[s].first)
 		return NULL;
-	for (lo = bp->slots[s] - 1; lo < bp->n && strcmp(bp->v[lo]->path, path) == 0; lo++) {
+	for (lo = bp->slots[s].first - 1; lo < bp->n && strcmp(bp->v[lo]->path, path) == 0; lo++) {
 		struct sbx_mount_op *op = bp->v[lo];
 
 		if (op->skip || (open_only && op->kind == SBX_MNT_DENY))
