@@ -138,31 +138,28 @@ static struct cost plan_cost(size_t n, enum sbx_access a, bool take)
 	return c;
 }
 
+/* Holds one figure per entry to its bound; counted is false where it cannot be counted. */
+static void check_bound(const char *what, const char *unit, bool counted, long per_entry, long max)
+{
+	if (!counted)
+		printf("  %s: %s not counted here (no allocator that counts them)\n", what, unit);
+	else if (per_entry > max)
+		t_fail(__FILE__, __LINE__, "%s: %ld %s per entry (at most %ld)", what, per_entry,
+		       unit, max);
+	else if (getenv("SBX_SCALE_PRINT"))
+		printf("  %s: %ld %s per entry\n", what, per_entry, unit);
+}
+
 static void check_scale(const char *what, enum sbx_access a, bool take)
 {
 	struct cost small = plan_cost(10, a, take), big = plan_cost(10010, a, take);
-	long per_alloc = (big.allocs - small.allocs) / 10000;
-	long per_heap = (big.heap - small.heap) / 10000;
 
 	/* Every entry is a requirement of its own (no entry lies under another's path). */
 	CHECK_INT(big.reqs - small.reqs, 10000);
-	if (small.allocs >= 0) {
-		if (per_alloc > MAX_ALLOCS_PER_ENTRY)
-			t_fail(__FILE__, __LINE__, "%s: %ld allocations per entry (at most %d)",
-			       what, per_alloc, MAX_ALLOCS_PER_ENTRY);
-	} else {
-		printf("  %s: allocations not counted here (no wrapped allocator)\n", what);
-	}
-	if (small.heap >= 0) {
-		if (per_heap > MAX_HEAP_PER_ENTRY)
-			t_fail(__FILE__, __LINE__, "%s: %ld bytes of heap per entry (at most %d)",
-			       what, per_heap, MAX_HEAP_PER_ENTRY);
-	} else {
-		printf("  %s: heap not counted here (no glibc allocator)\n", what);
-	}
-	if (getenv("SBX_SCALE_PRINT"))
-		printf("  %s: %ld allocations, %ld bytes of heap per entry\n", what, per_alloc,
-		       per_heap);
+	check_bound(what, "allocations", small.allocs >= 0, (big.allocs - small.allocs) / 10000,
+		    MAX_ALLOCS_PER_ENTRY);
+	check_bound(what, "bytes of heap", small.heap >= 0, (big.heap - small.heap) / 10000,
+		    MAX_HEAP_PER_ENTRY);
 }
 
 TEST(scale_plan_per_entry)
