@@ -244,12 +244,17 @@ int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const cha
 		ops[n_ops++] = op_of(f);
 	}
 
-	/* The directories to pin, from the ops sorted by path; then the pins join the ops. */
+	/*
+	 * The directories to pin, from the ops in application order and indexed by path; then the
+	 * pins join the ops, which are ordered and indexed again (only then: with no pin, as with
+	 * masks under a readable root, the first order and index are the final ones).
+	 */
 	bp.v = calloc(n_ops ? n_ops : 1, sizeof(*bp.v));
 	if (!bp.v) {
 		r = -ENOMEM;
 		goto out;
 	}
+	qsort(ops, n_ops, sizeof(*ops), op_order_cmp);
 	r = by_path_build(&bp, ops, n_ops);
 	if (r == 0)
 		r = ancestors_to_pin(ops, n_ops, &bp, &out->pins);
@@ -276,11 +281,11 @@ int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const cha
 
 			ops[n_ops++] = op_of(&f);
 		}
+		qsort(ops, n_ops, sizeof(*ops), op_order_cmp);
+		r = by_path_build(&bp, ops, n_ops);
+		if (r < 0)
+			goto out;
 	}
-	qsort(ops, n_ops, sizeof(*ops), op_order_cmp);
-	r = by_path_build(&bp, ops, n_ops);
-	if (r < 0)
-		goto out;
 
 	/* What each op does, decided shallow to deep against the ops above it that are mounted. */
 	for (size_t i = 0; i < n_ops; i++) {
