@@ -253,10 +253,10 @@ static struct pslot *nearest(const struct pmap *m, const char *p,
 	while (n < sizeof(lens) / sizeof(*lens) && (len = sbx_path_parent_len(p, len)) > 0)
 		lens[n++] = len;
 	/* Shortest first, each prefix's hash carried on to the next. */
-	for (size_t k = n; k-- > 0;) {
-		h = sbx_fnv1a(h, p + done, lens[k] - done);
-		done = lens[k];
-		hashes[k] = h;
+	for (size_t k = n; k > 0; k--) {
+		h = sbx_fnv1a(h, p + done, lens[k - 1] - done);
+		done = lens[k - 1];
+		hashes[k - 1] = h;
 	}
 	for (size_t k = 0; k < n; k++) {
 		s = pmap_find_h(m, p, lens[k], hashes[k]);

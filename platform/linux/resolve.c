@@ -116,8 +116,9 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 	plen = strlen(path);
 	h = sbx_hash(path, plen);
 	slot = slot_of(res, path, h);
-	if (*slot)
-		return *slot; /* looked up before: the same answer */
+	e = *slot;
+	if (e)
+		return e; /* looked up before: the same answer */
 	r = walk_keep(res, path, &in, &fd);
 	if (r == -ENOMEM)
 		return NULL;
