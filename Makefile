@@ -7,6 +7,7 @@
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
 #   make fuzz-http       the same for the proxy's HTTP parsers
 #   make bench           benchmarks (tests/bench/); make bench-proxy runs the proxy's group alone
+#   make bench-count     instructions and heap per profile entry (callgrind), held to a bound
 #   make install         PREFIX=/usr/local DESTDIR= (the binary, its helper link, the manual
 #                        pages, the bash and zsh completions, the profile schema)
 #   make deb             a Debian package, sbxrun_VERSION_ARCH.deb (platform/linux/debian/)
@@ -216,7 +217,7 @@ LIBSBX := $(BUILD)/libsbx.a
 
 .PHONY: deb deps-pkg check-pkg dist distcheck
 .PHONY: all completion check check-unit check-cli check-schema check-enforce check-adversarial check-fuzz \
-	check-macos check-man check-net asan fuzz fuzz-http lint bench bench-proxy install \
+	check-macos check-man check-net asan fuzz fuzz-http lint bench bench-count bench-proxy install \
 	uninstall clean deps deps-test windows check-windows check-enforce-macos
 
 all: sbxrun completion
@@ -452,9 +453,25 @@ $(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBSBX) $(DEP_LIBS)
 
+# Both halves of run's planning, for callgrind (tests/bench/plan.c): the library and the Linux
+# helper's resolver and enforcement derivation.
+BENCH_PLAN_OBJS := $(addprefix $(BUILD)/platform/linux/,resolve.o enforce.o mountns.o enter.o \
+	landlock.o seccomp.o caps.o devfs.o supervise.o probe.o)
+$(BUILD)/bench/plan: tests/bench/plan.c $(BENCH_PLAN_OBJS) $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BENCH_PLAN_OBJS) $(LIBSBX) $(DEP_LIBS)
+
+# Instructions and heap per profile entry, counted by callgrind and held to a bound
+# (tests/bench/count; installs valgrind when missing; under a minute; writes
+# tests/bench/results/count.txt). make bench runs it too.
+bench-count: $(BUILD)/bench/plan
+	PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan COUNT_OUT=tests/bench/results/count.txt \
+		tests/bench/count
+
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun $(BUILD)/bench/loader
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader tests/bench/run
+bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader \
+		PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
 bench-proxy: sbxrun

@@ -166,7 +166,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	ctx.allow_git = o.allow_git;
 	/* Every path is looked up once, through the resolver, which keeps what it found. */
 	ctx.fs = &res.view;
-	rc = sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, d);
+	/* The plan keeps the profile (materialized already) rather than a copy of it. */
+	rc = sbx_plan_build_take(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, d);
 	if (rc < 0) {
 		if (!d->msg[0])
 			sbx_diag_set(d, rc, "cannot plan the sandbox: %s",

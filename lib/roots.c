@@ -141,46 +141,58 @@ struct pmap {
 	} * slots;
 	size_t cap;
 	struct sbx_strv paths; /* distinct paths in first-seen order (owned) */
+	size_t *at;	       /* the slot of each of paths.v */
 };
 
-static uint64_t hash_path(const char *p, size_t len)
-{
-	return sbx_fnv1a(0xcbf29ce484222325ull, p, len);
-}
+#define FNV_BASIS 0xcbf29ce484222325ull
 
-static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
+/* The slot of p[0..len), whose hash is h, or NULL. */
+static struct pslot *pmap_find_h(const struct pmap *m, const char *p, size_t len, uint64_t h)
 {
 	size_t s;
 
 	if (!m->cap)
 		return NULL;
-	for (s = (size_t)hash_path(p, len) & (m->cap - 1); m->slots[s].p;
-	     s = (s + 1) & (m->cap - 1))
+	for (s = (size_t)h & (m->cap - 1); m->slots[s].p; s = (s + 1) & (m->cap - 1))
 		if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
 			return &m->slots[s];
 	return NULL;
 }
 
+static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
+{
+	return pmap_find_h(m, p, len, sbx_fnv1a(FNV_BASIS, p, len));
+}
+
+/* The slot of the i-th distinct path. */
+static struct pslot *pmap_at(const struct pmap *m, size_t i)
+{
+	return &m->slots[m->at[i]];
+}
+
+/* Takes the resolved paths (each moved into the map, or freed as a repeat). */
 static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 {
-	size_t cap = 16;
+	size_t cap = 16, n = 0;
 
 	memset(m, 0, sizeof(*m));
-	while (cap < fs->n * 2 + 2)
+	/* A load of at most three quarters: linear probing stays short, the table small. */
+	while (cap < fs->n + fs->n / 3 + 2)
 		cap *= 2;
 	m->slots = calloc(cap, sizeof(*m->slots));
-	if (!m->slots)
+	m->at = calloc(fs->n ? fs->n : 1, sizeof(*m->at));
+	if (!m->slots || !m->at)
 		return -ENOMEM;
 	m->cap = cap;
 	for (size_t i = 0; i < fs->n; i++) {
-		const char *p = resolved[i];
+		char *p = resolved[i];
 		size_t len, s;
 		int r;
 
 		if (!p)
 			continue;
 		len = strlen(p);
-		for (s = (size_t)hash_path(p, len) & (cap - 1); m->slots[s].p;
+		for (s = (size_t)sbx_fnv1a(FNV_BASIS, p, len) & (cap - 1); m->slots[s].p;
 		     s = (s + 1) & (cap - 1))
 			if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
 				break;
@@ -189,11 +201,12 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 				m->slots[s].access = (int)fs->entries[i].access;
 			continue;
 		}
-		r = sbx_strv_push_owned(&m->paths, strdup(p));
+		resolved[i] = NULL;
+		r = sbx_strv_push_owned(&m->paths, p);
 		if (r)
 			return r;
-		m->slots[s] = (struct pslot){m->paths.v[m->paths.n - 1], len,
-					     (int)fs->entries[i].access, -1};
+		m->slots[s] = (struct pslot){p, len, (int)fs->entries[i].access, -1};
+		m->at[n++] = s;
 	}
 	return 0;
 }
@@ -201,7 +214,52 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 static void pmap_free(struct pmap *m)
 {
 	free(m->slots);
+	free(m->at);
 	sbx_strv_clear(&m->paths);
+}
+
+/*
+ * The nearest strict ancestor of p in the map for which stop() holds, or NULL. The ancestors
+ * are prefixes of p, so one pass of the hash over p gives the hash of each (a path of depth d
+ * is hashed once, not d times); beyond the 64 nearest, each is hashed on its own.
+ */
+static struct pslot *nearest(const struct pmap *m, const char *p,
+			     bool (*stop)(const struct pslot *s))
+{
+	size_t lens[64], n = 0, len = strlen(p), done = 0;
+	uint64_t hashes[64], h = FNV_BASIS;
+	struct pslot *s;
+
+	while (n < sizeof(lens) / sizeof(*lens) && (len = sbx_path_parent_len(p, len)) > 0)
+		lens[n++] = len;
+	/* Shortest first, each prefix's hash carried on to the next. */
+	for (size_t k = n; k > 0; k--) {
+		h = sbx_fnv1a(h, p + done, lens[k - 1] - done);
+		done = lens[k - 1];
+		hashes[k - 1] = h;
+	}
+	for (size_t k = 0; k < n; k++) {
+		s = pmap_find_h(m, p, lens[k], hashes[k]);
+		if (s && stop(s))
+			return s;
+	}
+	while (n == sizeof(lens) / sizeof(*lens) && (len = sbx_path_parent_len(p, len)) > 0) {
+		s = pmap_find(m, p, len);
+		if (s && stop(s))
+			return s;
+	}
+	return NULL;
+}
+
+static bool is_decider(const struct pslot *s)
+{
+	return s->access == SBX_DENY || s->wr >= 0;
+}
+
+static bool is_any(const struct pslot *s)
+{
+	(void)s;
+	return true;
 }
 
 /*
@@ -210,29 +268,13 @@ static void pmap_free(struct pmap *m)
  */
 static struct pslot *nearest_decider(const struct pmap *m, const char *p)
 {
-	size_t len = strlen(p);
-
-	while ((len = sbx_path_parent_len(p, len)) > 0) {
-		struct pslot *s = pmap_find(m, p, len);
-
-		if (s && (s->access == SBX_DENY || s->wr >= 0))
-			return s;
-	}
-	return NULL;
+	return nearest(m, p, is_decider);
 }
 
 /* The nearest ancestor of p that an entry names, whatever its access. */
 static struct pslot *nearest_entry(const struct pmap *m, const char *p)
 {
-	size_t len = strlen(p);
-
-	while ((len = sbx_path_parent_len(p, len)) > 0) {
-		struct pslot *s = pmap_find(m, p, len);
-
-		if (s)
-			return s;
-	}
-	return NULL;
+	return nearest(m, p, is_any);
 }
 
 static bool is_fs_root(const char *p)
@@ -282,9 +324,42 @@ static int add_path(char ***v, size_t *n, const char *p)
 	return 0;
 }
 
+/*
+ * Appends p (owned: freed on failure) to w's carve-outs. The list grows by doubling (its size is
+ * a power of two whenever it is full): a workspace can hold thousands of read entries.
+ */
+static int push_read_only(struct sbx_writable_root *w, char *p)
+{
+	size_t n = w->n_read_only;
+
+	if (!p)
+		return -ENOMEM;
+	if (n >= 4 && (n & (n - 1)) == 0) {
+		char **v = realloc(w->read_only, 2 * n * sizeof(*v));
+
+		if (!v) {
+			free(p);
+			return -ENOMEM;
+		}
+		w->read_only = v;
+	} else if (n < 4 && !w->read_only) {
+		w->read_only = malloc(4 * sizeof(*w->read_only));
+		if (!w->read_only) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	w->read_only[w->n_read_only++] = p;
+	return 0;
+}
+
+/* Adds a copy of p to w's carve-outs unless it is one already (the few paths added by name). */
 static int add_read_only(struct sbx_writable_root *w, const char *p)
 {
-	return add_path(&w->read_only, &w->n_read_only, p);
+	for (size_t i = 0; i < w->n_read_only; i++)
+		if (strcmp(w->read_only[i], p) == 0)
+			return 0;
+	return push_read_only(w, strdup(p));
 }
 
 /*
@@ -576,6 +651,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		 struct sbx_diag *d)
 {
 	struct sbx_fs m = {0};
+	const struct sbx_fs *src = fs;
 	char **resolved = NULL;
 	struct pmap map = {0};
 	struct sbx_strv readable = {0}, unreadable = {0}, globs = {0};
@@ -589,16 +665,23 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	if (fs->kind != SBX_FS_RESTRICTED)
 		return 0;
 
-	r = sbx_fs_materialize(fs, ctx, &m);
-	if (r)
-		goto fail;
-	resolved = calloc(m.n ? m.n : 1, sizeof(*resolved));
+	/*
+	 * A profile already materialized for ctx (the plan's) is read as it is: copying it again
+	 * would only drop duplicates, which the map below merges anyway.
+	 */
+	if (sbx_fs_expands(fs, ctx)) {
+		r = sbx_fs_materialize(fs, ctx, &m);
+		if (r)
+			goto fail;
+		src = &m;
+	}
+	resolved = calloc(src->n ? src->n : 1, sizeof(*resolved));
 	if (!resolved) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	for (size_t i = 0; i < m.n; i++) {
-		const struct sbx_entry *e = &m.entries[i];
+	for (size_t i = 0; i < src->n; i++) {
+		const struct sbx_entry *e = &src->entries[i];
 
 		if (e->kind == SBX_GLOB) {
 			if (e->access != SBX_DENY)
@@ -635,16 +718,13 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 			}
 		}
 	}
-	r = pmap_build(&map, resolved, &m);
+	r = pmap_build(&map, resolved, src);
 	if (r)
 		goto fail;
 
-	for (size_t i = 0; i < map.paths.n; i++) {
-		const char *p = map.paths.v[i];
-
-		if (pmap_find(&map, p, strlen(p))->access == SBX_WRITE)
+	for (size_t i = 0; i < map.paths.n; i++)
+		if (pmap_at(&map, i)->access == SBX_WRITE)
 			n_wr++;
-	}
 	out->writable = calloc(n_wr ? n_wr : 1, sizeof(*out->writable));
 	if (!out->writable) {
 		r = -ENOMEM;
@@ -653,7 +733,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	for (size_t i = 0; i < map.paths.n; i++) {
 		const char *p = map.paths.v[i];
 
-		if (pmap_find(&map, p, strlen(p))->access != SBX_WRITE)
+		if (pmap_at(&map, i)->access != SBX_WRITE)
 			continue;
 		out->writable[out->n_writable].root = strdup(p);
 		if (!out->writable[out->n_writable++].root) {
@@ -665,13 +745,20 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	for (size_t i = 0; i < out->n_writable; i++)
 		pmap_find(&map, out->writable[i].root, strlen(out->writable[i].root))->wr = (long)i;
 
+	/*
+	 * Each distinct path is listed at most once below, so a list takes the map's own string
+	 * (the map's slot still points at it, alive as long as the roots are).
+	 */
 	for (size_t i = 0; i < map.paths.n; i++) {
-		const char *p = map.paths.v[i];
-		struct pslot *s = pmap_find(&map, p, strlen(p)), *up;
+		char *p = map.paths.v[i];
+		struct pslot *s = pmap_at(&map, i), *up;
 		bool lifted;
 
 		if (s->access == SBX_DENY) {
-			if (!is_fs_root(p) && (r = sbx_strv_push_owned(&unreadable, strdup(p))))
+			if (is_fs_root(p))
+				continue;
+			map.paths.v[i] = NULL;
+			if ((r = sbx_strv_push_owned(&unreadable, p)))
 				goto fail;
 			continue;
 		}
@@ -690,17 +777,20 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 				goto fail;
 			if (!lifted)
 				continue;
+			/* The lifted .git decides nothing: the decider is above it. */
+			up = nearest_decider(&map, p);
 		}
 		/* The .git of a writable root itself: git mode decides it (protect_root). */
 		if ((r = lifted_by_git_mode(&map, out, ctx, s, &lifted)))
 			goto fail;
 		if (lifted)
 			continue;
-		up = nearest_decider(&map, p);
+		/* Any other nearest entry is a deny or a writable root: the nearest decider. */
+		map.paths.v[i] = NULL;
 		if (up && up->access != SBX_DENY)
-			r = add_read_only(&out->writable[up->wr], p);
+			r = push_read_only(&out->writable[up->wr], p);
 		else
-			r = sbx_strv_push_owned(&readable, strdup(p));
+			r = sbx_strv_push_owned(&readable, p);
 		if (r)
 			goto fail;
 	}
@@ -717,7 +807,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	readable = unreadable = globs = (struct sbx_strv){0};
 fail:
 	if (resolved)
-		sbx_strv_free(resolved, m.n);
+		sbx_strv_free(resolved, src->n);
 	pmap_free(&map);
 	sbx_fs_clear(&m);
 	sbx_strv_clear(&readable);

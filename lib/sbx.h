@@ -169,6 +169,8 @@ int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, boo
 int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subpath,
 			enum sbx_access a, bool skip);
 bool sbx_fs_contains(const struct sbx_fs *fs, const struct sbx_entry *e);
+/* Room for n entries in all (a copy of known size is not grown by doubling). */
+int sbx_fs_reserve(struct sbx_fs *fs, size_t n);
 int sbx_fs_copy(struct sbx_fs *dst, const struct sbx_fs *src);
 void sbx_fs_clear(struct sbx_fs *fs);
 void sbx_profile_free(struct sbx_profile *p); /* frees contents; p itself is caller's */
@@ -205,8 +207,10 @@ int sbx_path_join_any(const char *base, const char *rel, char **out);
 bool sbx_path_covers_any(const char *prefix, const char *path);
 size_t sbx_path_depth_any(const char *p);
 size_t sbx_path_parent_len(const char *p, size_t len); /* of p[0..len), 0 for a root */
-/* FNV-1a, for the hash tables of paths and entries. */
+/* FNV-1a, for the hash tables of paths and entries; from h, so a prefix's hash carries on. */
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
+/* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
+uint64_t sbx_hash(const void *data, size_t n);
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
 /* The value of a hexadecimal digit (either case), or -1. */
@@ -374,6 +378,8 @@ char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx);
  * (relative globs: against cwd). Other entries are copied. Duplicates are dropped.
  */
 int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out);
+/* Would materialization for ctx change any entry (beyond dropping duplicates)? */
+bool sbx_fs_expands(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *ctx,
 			    struct sbx_profile *out);
 /* Drops exact duplicate entries in place, keeping the first of each (linear expected time). */
@@ -723,10 +729,14 @@ struct sbx_req {
 	char *hint;	     /* a fix the user can apply, or NULL */
 	bool exists;	     /* path exists on this host (when path != NULL) */
 	enum sbx_ftype type; /* what it is when it exists */
-	char *real;	     /* where path resolves when it exists, else NULL */
-	char *link;	     /* the first symbolic link crossed on the way to path, or NULL */
-	bool link_shared;    /* someone other than root and the caller can replace that link */
+	char *real; /* where path resolves when it exists (path itself when equal), else NULL */
+	char *link; /* the first symbolic link crossed on the way to path, or NULL */
+	bool link_shared;  /* someone other than root and the caller can replace that link */
+	bool path_in_rule; /* path is the tail of rule's string, not its own allocation */
 };
+
+/* Frees what r owns (path, rule, real, reason, hint, link) and clears it. */
+void sbx_req_release(struct sbx_req *r);
 
 /*
  * Records the attacher's decision on r: status, mechanisms, a reason (printf-style, NULL for
@@ -761,6 +771,14 @@ struct sbx_plan {
 int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
 		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
 		   struct sbx_plan *out, struct sbx_diag *d);
+/*
+ * The same plan from a profile the caller gives up (left empty, whatever the result): the plan
+ * keeps it instead of a copy when materialization would not change it (a profile materialized
+ * already, as the Linux helper is handed), so that it is not held twice.
+ */
+int sbx_plan_build_take(struct sbx_profile *effective, const struct sbx_ctx *ctx,
+			enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
+			struct sbx_plan *out, struct sbx_diag *d);
 /* Each is a parameter and a few rules of a policy: an allow-list, not a file system. */
 #define SBX_MAX_UNIX_SOCKETS 256
 /* What the network may do beyond the profile's "network", for sbx_plan_network(). */

@@ -47,9 +47,10 @@ struct sbx_rulepath {
 	unsigned mode;
 	unsigned long uid;
 	unsigned long long dev, ino;
-	char *real; /* where it resolves, NULL when absent */
-	char *link; /* the first link crossed, or NULL */
-	int fd;	    /* O_PATH, close-on-exec; -1 when absent */
+	char *real;    /* where it resolves, NULL when absent */
+	char *link;    /* the first link crossed, or NULL */
+	int fd;	       /* O_PATH, close-on-exec; -1 when absent */
+	uint64_t hash; /* of path, for the table */
 };
 
 /* The helper's view of the file system: every path looked up once, its object kept. */
