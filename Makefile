@@ -62,6 +62,7 @@ LIB_SRCS := \
 	lib/plan.c \
 	lib/notes.c \
 	lib/denial.c \
+	lib/report.c \
 	lib/strbuf.c \
 	lib/domain.c \
 	lib/http.c \

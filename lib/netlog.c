@@ -11,24 +11,11 @@ static json_t *str_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-char *sbx_proxy_log_line(const struct sbx_proxy_event *ev)
+char *sbx_json_line(struct json_t *o, bool ok)
 {
-	json_t *o = json_object();
 	char *text = NULL, *line;
 	size_t n;
-	bool ok = o != NULL;
 
-	/* json_object_set_new steals the value and fails on NULL (a failed allocation). */
-	ok = ok && !json_object_set_new(o, "time", str_or_null(ev->time));
-	ok = ok && !json_object_set_new(o, "client", str_or_null(ev->client));
-	ok = ok && !json_object_set_new(o, "method", str_or_null(ev->method));
-	ok = ok && !json_object_set_new(o, "host", str_or_null(ev->host));
-	ok = ok && !json_object_set_new(o, "port", ev->port ? json_integer(ev->port) : json_null());
-	ok = ok && !json_object_set_new(o, "decision", str_or_null(ev->decision));
-	ok = ok && !json_object_set_new(o, "rule", str_or_null(ev->rule));
-	ok = ok &&
-	     !json_object_set_new(o, "status", ev->status ? json_integer(ev->status) : json_null());
-	ok = ok && !json_object_set_new(o, "bytes", json_integer((json_int_t)ev->bytes));
 	if (ok)
 		text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -43,4 +30,23 @@ char *sbx_proxy_log_line(const struct sbx_proxy_event *ev)
 	line[n] = '\n';
 	line[n + 1] = '\0';
 	return line;
+}
+
+char *sbx_proxy_log_line(const struct sbx_proxy_event *ev)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	/* json_object_set_new steals the value and fails on NULL (a failed allocation). */
+	ok = ok && !json_object_set_new(o, "time", str_or_null(ev->time));
+	ok = ok && !json_object_set_new(o, "client", str_or_null(ev->client));
+	ok = ok && !json_object_set_new(o, "method", str_or_null(ev->method));
+	ok = ok && !json_object_set_new(o, "host", str_or_null(ev->host));
+	ok = ok && !json_object_set_new(o, "port", ev->port ? json_integer(ev->port) : json_null());
+	ok = ok && !json_object_set_new(o, "decision", str_or_null(ev->decision));
+	ok = ok && !json_object_set_new(o, "rule", str_or_null(ev->rule));
+	ok = ok &&
+	     !json_object_set_new(o, "status", ev->status ? json_integer(ev->status) : json_null());
+	ok = ok && !json_object_set_new(o, "bytes", json_integer((json_int_t)ev->bytes));
+	return sbx_json_line(o, ok);
 }
