@@ -92,6 +92,7 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/mountns.c \
 	platform/linux/resolve.c \
 	platform/linux/supervise.c \
+	platform/linux/trace.c \
 	platform/linux/devfs.c \
 	platform/linux/exec.c
 
@@ -379,11 +380,16 @@ $(BUILD)/platform/linux/seccomp.o: platform/linux/seccomp.c $(BUILD)/gen/seccomp
 # ---- Linux enforcement suite: a probe that performs one operation and prints its errno name,
 # a fault injector that hides a kernel feature, and the enter sequence over hand-built roots.
 ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo \
-	$(BUILD)/enforce/filter-demo $(BUILD)/enforce/spawn-demo
+	$(BUILD)/enforce/filter-demo $(BUILD)/enforce/spawn-demo $(BUILD)/enforce/probe-static
 
 $(BUILD)/enforce/probe: tests/enforce/probe.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+# The same probe linked statically, as Go programs are: no libc of the system is loaded.
+$(BUILD)/enforce/probe-static: tests/enforce/probe.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -static -o $@ $<
 
 $(BUILD)/enforce/failinj: tests/enforce/failinj.c | deps
 	@mkdir -p $(dir $@)

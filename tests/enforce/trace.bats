@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# The denial report's tracer (platform/linux/trace.c) through spawn-demo --report: the sandbox of
+# tests/enforce/spawn_demo.c (/ read-only in a mount namespace; with --landlock, / readable and
+# /dev/shm writable but not executable; the network restricted by seccomp), each failed call the
+# tracer hands on printed as "report: pid=N comm=C op=OP path=P real=R ... errno=E seccomp=G
+# hidden=H". Every case runs a dynamic and a static (as Go builds them) probe, through a shell
+# that forks and execs it, and asserts the exact record beside a positive control that leaves
+# none. Whether a record is the sandbox's refusal is decided by lib/report.c (tests/unit).
+load common
+bats_require_minimum_version 1.5.0
+
+D="$BIN/spawn-demo"
+PROBES=("$BIN/probe" "$BIN/probe-static")
+
+# records: the report lines of $output, without the ENOENT of names that do not exist (hidden=0),
+# which every program meets looking for its locale and which lib/report.c never calls denials.
+records() { grep '^report: ' <<<"$output" | grep -v 'errno=ENOENT seccomp=0 hidden=0$' || true; }
+
+# A path on the read-only root that exists outside: $WORK lies on it.
+setup() {
+	RO="$WORK/trace-ro"
+	mkdir -p "$RO"
+	rm -f "$RO/new"
+}
+
+@test "a create on the read-only root: EROFS, one record naming the probe; /dev/shm: none" {
+	for p in "${PROBES[@]}"; do
+		run "$D" --report -- sh -c "'$p' write '$RO/new'; '$p' write /dev/shm/ok.$$"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$(grep -c '^EROFS$' <<<"$output")" -eq 1 ]
+		[ "$(grep -c '^OK$' <<<"$output")" -eq 1 ]
+		want="op=create path=$RO/new real=$RO/new to=- address=- errno=EROFS seccomp=0 hidden=0"
+		[ "$(records | grep -c .)" -eq 1 ]
+		records | grep -Eq "^report: pid=[0-9]+ comm=probe(-static)? $want\$"
+	done
+}
+
+@test "a write to an existing read-only file: op write, EROFS; truncate too" {
+	echo x >"$RO/file"
+	for p in "${PROBES[@]}"; do
+		run "$D" --report -- "$p" append "$RO/file"
+		[ "$output" != "${output#*EROFS}" ]
+		records | grep -q "op=write path=$RO/file real=$RO/file to=- address=- errno=EROFS "
+		run "$D" --report -- "$p" truncate "$RO/file"
+		records | grep -q "op=write path=$RO/file real=$RO/file .*errno=EROFS "
+	done
+}
+
+@test "names from the cwd and through a symlink: the path as named, real where it leads" {
+	ln -sfn "$RO" "$WORK/trace-link"
+	for p in "${PROBES[@]}"; do
+		run "$D" --report -- sh -c "'$p' mkdir '$WORK/trace-link/sub'; cd '$RO' && '$p' mkdir rel"
+		echo "$output"
+		[ "$(records | grep -c .)" -eq 2 ]
+		records | grep -q "op=create path=$WORK/trace-link/sub real=$RO/sub to=- address=- errno=EROFS "
+		records | grep -q "op=create path=$RO/rel real=$RO/rel to=- address=- errno=EROFS "
+	done
+}
+
+@test "a failed exec is handed on with the program named (lib/report.c decides whose it was)" {
+	for p in "${PROBES[@]}"; do
+		run "$D" --landlock --report -- sh -c "cp '$p' /dev/shm/prog && chmod a-x /dev/shm/prog \
+			&& /dev/shm/prog euid; '$p' euid >/dev/null && echo ran"
+		echo "$output"
+		[ "$(grep -c '^ran$' <<<"$output")" -eq 1 ]
+		[ "$(records | grep -c .)" -eq 1 ]
+		records | grep -Eq "^report: pid=[0-9]+ comm=sh op=exec path=/dev/shm/prog real=/dev/shm/prog to=- address=- errno=EACCES seccomp=0 hidden=0\$"
+	done
+}
+
+@test "a socket the restricted network refuses: EPERM from seccomp, the family named" {
+	for p in "${PROBES[@]}"; do
+		run "$D" --report -- sh -c "'$p' tcp4 127.0.0.1 9; '$p' socketpair"
+		echo "$output"
+		[ "$(grep -c '^EPERM$' <<<"$output")" -eq 1 ]
+		[ "$(grep -c '^OK$' <<<"$output")" -eq 1 ]
+		[ "$(records | grep -c .)" -eq 1 ]
+		records | grep -Eq "^report: pid=[0-9]+ comm=probe(-static)? op=socket path=- real=- to=- address=AF_INET stream errno=EPERM seccomp=8 hidden=0\$"
+	done
+}
+
+@test "a refused call is not run when traced: unshare still EPERM, named by the call" {
+	for p in "${PROBES[@]}"; do
+		run "$D" --report -- "$p" unshare-ns
+		echo "$output"
+		[ "$(grep -c '^EPERM$' <<<"$output")" -eq 1 ]
+		records | grep -Eq "comm=probe(-static)? op=call:unshare .*errno=EPERM seccomp=3 hidden=0\$"
+		# Without the report the filter refuses it the same way.
+		run "$D" -- "$p" unshare-ns
+		[ "$output" = EPERM ]
+	done
+}
+
+@test "a child of a child: fork and exec are followed, and the pid is the sandbox's" {
+	run "$D" --report -- sh -c "sh -c \"'$BIN/probe-static' write '$RO/deep'\" & wait"
+	echo "$output"
+	records | grep -Eq "^report: pid=([3-9]|[1-9][0-9]+) comm=probe-static op=create path=$RO/deep "
+}
+
+@test "the exit status and the streams are the command's; no report line without --report" {
+	run "$D" --report -- sh -c "echo out; echo err >&2; exit 7"
+	[ "$status" -eq 7 ]
+	[ "$(grep -v '^report: ' <<<"$output")" = "$(printf 'out\nerr')" ]
+	run "$D" -- "$BIN/probe" write "$RO/new"
+	[ "$output" = EROFS ]
+}
+
+@test "the subreaper variant refuses --report: the status of its own child would be lost" {
+	run -125 "$D" --subreaper --report -- true
+	[ "$output" = "sbxrun: --report needs the sandbox's own PID namespace, which this host cannot make" ]
+}
