@@ -127,7 +127,8 @@ CMD_SRCS := \
 	cmd/mkdir.c \
 	cmd/environ.c \
 	cmd/planprint.c \
-	cmd/proxy.c
+	cmd/proxy.c \
+	cmd/report.c
 
 # The Linux helper, sbxrun-linux-sandbox: Linux only.
 CMD_LINUX_SRCS := \
@@ -362,7 +363,8 @@ check-net: sbxrun deps-test
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/net
 
 # ---- the seccomp filters, compiled once at build time -------------------------------------
-# seccomp-gen builds the four filters with libseccomp (the same code the helper would run) and
+# seccomp-gen builds the eight filters (network, metadata, traced for the denial report: on or
+# off) with libseccomp (the same code the helper would run) and
 # prints them as a header; the helper then loads a finished program on every start.
 $(BUILD)/seccomp-gen: platform/linux/seccomp_gen.c platform/linux/seccomp.c platform/linux/linux.h $(LIBSBX) | deps
 	@mkdir -p $(dir $@)

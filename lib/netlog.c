@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* netlog.c - the proxy's decision log: one compact JSON object per line, keys in a fixed order. */
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,4 +50,25 @@ char *sbx_proxy_log_line(const struct sbx_proxy_event *ev)
 	     !json_object_set_new(o, "status", ev->status ? json_integer(ev->status) : json_null());
 	ok = ok && !json_object_set_new(o, "bytes", json_integer((json_int_t)ev->bytes));
 	return sbx_json_line(o, ok);
+}
+
+int sbx_proxy_report_line(const struct sbx_proxy_event *ev, char *buf, size_t n,
+			  struct sbx_report_line *out)
+{
+	bool v6 = ev->host && strchr(ev->host, ':');
+
+	memset(out, 0, sizeof(*out));
+	if (!ev->decision || strcmp(ev->decision, "deny") != 0)
+		return 0;
+	if (ev->host && ev->port)
+		snprintf(buf, n, v6 ? "[%s]:%u" : "%s:%u", ev->host, ev->port);
+	else
+		snprintf(buf, n, "%s", ev->host ? ev->host : "?");
+	out->time = ev->time;
+	out->pid = -1;
+	out->op = "connect";
+	out->address = buf;
+	out->rule = ev->rule;
+	out->mechanism = "proxy";
+	return 1;
 }

@@ -381,14 +381,23 @@ char *sbx_report_line_json(const struct sbx_report_line *l)
 	return sbx_json_line(o, ok);
 }
 
-char *sbx_report_summary(size_t n, const struct sbx_report_line *first)
+char *sbx_report_brief(const struct sbx_report_line *l)
 {
-	const char *what = first->address ? first->address : first->path;
+	const char *what = l->address ? l->address : l->path;
 	char *s = NULL;
 
-	if (asprintf(&s, "%zu operation%s denied (first: %s%s%s%s%s); see --report", n,
-		     n == 1 ? " was" : "s were", first->op ? first->op : "?", what ? " " : "",
-		     what ? what : "", first->rule ? ": " : "", first->rule ? first->rule : "") < 0)
+	if (asprintf(&s, "%s%s%s%s%s", l->op ? l->op : "?", what ? " " : "", what ? what : "",
+		     l->rule ? ": " : "", l->rule ? l->rule : "") < 0)
+		return NULL;
+	return s;
+}
+
+char *sbx_report_summary(size_t n, const char *first)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%zu operation%s denied (first: %s); see --report", n,
+		     n == 1 ? " was" : "s were", first ? first : "?") < 0)
 		return NULL;
 	return s;
 }

@@ -941,12 +941,14 @@ struct json_t;
 char *sbx_json_line(struct json_t *o, bool ok);
 /* "EACCES", "EROFS"...: the name of an errno the report can show, or NULL. */
 const char *sbx_errno_name(int err);
+/* A denial in a few words: "write /w/.git/index.lock: entries[4]: read /w/.git"; malloc'd. */
+char *sbx_report_brief(const struct sbx_report_line *l);
 /*
  * The line sbxrun prints after a confined command failed: "3 operations were denied (first:
- * write /w/.git/index.lock: entries[4]: read /w/.git); see --report" (without "sbxrun: ").
- * malloc'd, NULL when out of memory.
+ * BRIEF); see --report" (without "sbxrun: "), first from sbx_report_brief(). malloc'd, NULL when
+ * out of memory.
  */
-char *sbx_report_summary(size_t n, const struct sbx_report_line *first);
+char *sbx_report_summary(size_t n, const char *first);
 
 /* ---- platform attachers: pure, so explain can plan for any platform on any host ----------- */
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "net.h"
 #include "sbx.h"
 #include "t.h"
 #include "vec.h"
@@ -225,20 +226,23 @@ TEST(report_line_and_summary)
 				    .err = EROFS,
 				    .rule = "entries[1]: read /w/.git",
 				    .mechanism = "mount-namespace"};
-	char *s = sbx_report_line_json(&l);
+	char *s = sbx_report_line_json(&l), *b;
 
 	CHECK_STR(s, "{\"time\":\"2026-11-30T16:00:00.123Z\",\"pid\":7,\"comm\":\"git\","
 		     "\"op\":\"create\",\"path\":\"/w/.git/index.lock\",\"errno\":\"EROFS\","
 		     "\"rule\":\"entries[1]: read /w/.git\",\"mechanism\":\"mount-namespace\"}\n");
 	free(s);
-	s = sbx_report_summary(3, &l);
+	b = sbx_report_brief(&l);
+	CHECK_STR(b, "create /w/.git/index.lock: entries[1]: read /w/.git");
+	s = sbx_report_summary(3, b);
 	CHECK_STR(s, "3 operations were denied (first: create /w/.git/index.lock: entries[1]: read "
 		     "/w/.git); see --report");
 	free(s);
-	s = sbx_report_summary(1, &l);
+	s = sbx_report_summary(1, b);
 	CHECK_STR(s, "1 operation was denied (first: create /w/.git/index.lock: entries[1]: read "
 		     "/w/.git); see --report");
 	free(s);
+	free(b);
 
 	/* A socket: the address instead of the path; unknown fields are null. */
 	l = (struct sbx_report_line){.pid = -1,
@@ -265,4 +269,33 @@ TEST(report_line_and_summary)
 	CHECK_STR(sbx_errno_name(EACCES), "EACCES");
 	CHECK(sbx_errno_name(200) == NULL);
 	CHECK_STR(sbx_op_name(SBX_OP_EXEC), "exec");
+}
+
+TEST(report_line_of_a_proxy_denial)
+{
+	struct sbx_proxy_event ev = {.time = "2026-11-30T16:00:00.000Z",
+				     .client = "127.0.0.1:40112",
+				     .method = "CONNECT",
+				     .host = "evil.example",
+				     .port = 443,
+				     .decision = "deny",
+				     .rule = "not on the allow-list",
+				     .status = 403};
+	struct sbx_report_line l;
+	char buf[300], *s;
+
+	CHECK_INT(sbx_proxy_report_line(&ev, buf, sizeof(buf), &l), 1);
+	s = sbx_report_line_json(&l);
+	CHECK_STR(s, "{\"time\":\"2026-11-30T16:00:00.000Z\",\"pid\":null,\"comm\":null,"
+		     "\"op\":\"connect\",\"address\":\"evil.example:443\",\"errno\":null,"
+		     "\"rule\":\"not on the allow-list\",\"mechanism\":\"proxy\"}\n");
+	free(s);
+	ev.host = "::1";
+	CHECK_INT(sbx_proxy_report_line(&ev, buf, sizeof(buf), &l), 1);
+	CHECK_STR(l.address, "[::1]:443");
+	/* What the proxy let through, or could not parse, is no denial. */
+	ev.decision = "allow";
+	CHECK_INT(sbx_proxy_report_line(&ev, buf, sizeof(buf), &l), 0);
+	ev.decision = "invalid";
+	CHECK_INT(sbx_proxy_report_line(&ev, buf, sizeof(buf), &l), 0);
 }
