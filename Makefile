@@ -461,8 +461,9 @@ $(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBSBX) $(DEP_LIBS)
 
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun $(BUILD)/bench/loader
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader tests/bench/run
+bench: sbxrun $(BUILD)/bench/loader $(BUILD)/enforce/spawn-demo
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader \
+		SPAWN_DEMO=$(CURDIR)/$(BUILD)/enforce/spawn-demo tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
 bench-proxy: sbxrun
