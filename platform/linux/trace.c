@@ -56,6 +56,10 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <linux/openat2.h>
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -306,10 +310,9 @@ static long ns_pid(pid_t tid)
 /* ---- names as the kernel resolved them ---------------------------------------------------- */
 
 /*
- * The magic link a name is looked up from in the tracee's own mount namespace and root: its
- * root for an absolute name, its cwd, or the directory dirfd names. Opened from here, these lead
- * into the sandbox as the command sees it (its masks and read-only mounts), and a descriptor's
- * path reads as the command would see it.
+ * The link of /proc that names the directory a name is looked up from: the tracee's root for an
+ * absolute name, its cwd, or the directory dirfd names. Only read (readlink), never followed:
+ * the name is then resolved from the tracee's root (open_in_root).
  */
 static void base_link(pid_t tid, int dirfd, const char *name, char *buf, size_t size)
 {
@@ -341,16 +344,36 @@ static bool fd_path(int fd, char *out, size_t size)
 	return link_target(link, out, size);
 }
 
-/* Where base/rel leads (rel "" is base itself), when it can be opened: *out and true. */
-static bool open_real(const char *base, const char *rel, bool follow, char *out, size_t size)
+/*
+ * Opens abs (an absolute name as the tracee sees it) in the tracee's root as if chrooted there
+ * (RESOLVE_IN_ROOT): a link the command planted, absolute or through "..", leads to what it
+ * would lead to inside, never to the supervisor's own files, and no magic link of /proc is
+ * followed. O_PATH: nothing is read. -1 when it cannot be opened (or openat2 is missing).
+ */
+static int open_in_root(pid_t tid, const char *abs, bool follow)
 {
-	char cand[SBX_MAX_PATH + 64];
-	bool ok;
-	int fd;
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char root[48];
+	int rfd, fd;
 
-	if ((size_t)snprintf(cand, sizeof(cand), "%s/%s", base, rel) >= sizeof(cand))
-		return false;
-	fd = open(cand, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)tid);
+	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -1;
+	fd = (int)syscall(SYS_openat2, rfd, abs, &how, sizeof(how));
+	close(rfd);
+	return fd;
+}
+
+/* Where abs leads in the tracee's root, when it can be opened: *out and true. */
+static bool open_real(pid_t tid, const char *abs, bool follow, char *out, size_t size)
+{
+	int fd = open_in_root(tid, abs, follow);
+	bool ok;
+
 	if (fd < 0)
 		return false;
 	ok = fd_path(fd, out, size);
@@ -366,14 +389,14 @@ struct name {
 };
 
 /*
- * Resolves name (from dirfd) as the tracee sees it. Where the name itself cannot be found (it
- * does not exist, or a mask hides it), real is where its parent leads, and its last name.
+ * Resolves name (from dirfd) as the tracee sees it: made absolute lexically from the directory
+ * it is looked up from, then opened in the tracee's root. Where the name itself cannot be found
+ * (it does not exist, or a mask hides it), real is where its parent leads, and its last name.
  */
 static void resolve_name(pid_t tid, int dirfd, const char *name, bool follow, struct name *n)
 {
-	char base[64], rel[SBX_MAX_PATH], dir[SBX_MAX_PATH], *joined = NULL, *slash;
-	const char *leaf, *parent;
-	size_t len;
+	char base[64], dir[SBX_MAX_PATH], parent[SBX_MAX_PATH], *joined = NULL, *slash;
+	const char *leaf;
 
 	n->path[0] = n->real[0] = '\0';
 	n->exists = false;
@@ -386,28 +409,23 @@ static void resolve_name(pid_t tid, int dirfd, const char *name, bool follow, st
 	if (joined && strlen(joined) < sizeof(n->path))
 		memcpy(n->path, joined, strlen(joined) + 1);
 	free(joined);
-
-	/* Where it leads: the kernel resolves it, from base. */
-	while (*name == '/')
-		name++;
-	len = strlen(name);
-	while (len && name[len - 1] == '/')
-		len--;
-	if (len >= sizeof(rel))
+	if (!n->path[0])
 		return;
-	memcpy(rel, name, len);
-	rel[len] = '\0';
-	if (open_real(base, rel, follow, n->real, sizeof(n->real))) {
+
+	/* Where it leads: resolved by the kernel, inside the tracee's root. */
+	if (open_real(tid, n->path, follow, n->real, sizeof(n->real))) {
 		n->exists = true;
 		return;
 	}
-	slash = strrchr(rel, '/');
-	leaf = slash ? slash + 1 : rel;
-	parent = slash ? rel : "";
-	if (slash)
-		*slash = '\0';
-	n->real[0] = '\0';
-	if (!leaf[0] || !open_real(base, parent, true, dir, sizeof(dir)) ||
+	/* Not there (missing, or hidden): where its parent leads, and its last name. */
+	memcpy(parent, n->path, strlen(n->path) + 1);
+	slash = strrchr(parent, '/');
+	if (!slash || !slash[1])
+		return;
+	/* The last name, in n->path: parent's copy is cut at its slash. */
+	leaf = n->path + (slash - parent) + 1;
+	slash[slash == parent ? 1 : 0] = '\0';
+	if (!open_real(tid, parent, true, dir, sizeof(dir)) ||
 	    (size_t)snprintf(n->real, sizeof(n->real), "%s%s%s", dir, strcmp(dir, "/") ? "/" : "",
 			     leaf) >= sizeof(n->real))
 		n->real[0] = '\0';
@@ -451,15 +469,11 @@ static const char *parent_of(const char *path, char *buf, size_t size)
 static bool interpreter_of(pid_t tid, const char *real, char *out, size_t size)
 {
 	unsigned char head[HEAD_BYTES];
-	char again[SBX_MAX_PATH + 64];
+	char again[64];
 	struct stat st;
 	size_t got = 0;
-	int fd, rfd;
+	int fd = open_in_root(tid, real, true), rfd;
 
-	if ((size_t)snprintf(again, sizeof(again), "/proc/%d/root%s", (int)tid, real) >=
-	    sizeof(again))
-		return false;
-	fd = open(again, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

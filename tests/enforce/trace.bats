@@ -58,6 +58,18 @@ setup() {
 	done
 }
 
+@test "a link the command planted is resolved inside the sandbox, never from the supervisor's root" {
+	# /proc/$$ (this shell, on the host) exists for the supervisor, not in the sandbox's /proc.
+	[ -d "/proc/$$" ]
+	for p in "${PROBES[@]}"; do
+		run "$D" --report -- sh -c "ln -s /proc/$$ /dev/shm/evil && '$p' write /dev/shm/evil/new"
+		echo "$output"
+		[ "$(grep -c '^ENOENT$' <<<"$output")" -eq 1 ]
+		grep -Eq "^report: pid=[0-9]+ comm=probe(-static)? op=create path=/dev/shm/evil/new real=- to=- address=- errno=ENOENT " <<<"$output"
+		! grep -q "real=/proc/$$" <<<"$output"
+	done
+}
+
 @test "a failed exec is handed on with the program named (lib/report.c decides whose it was)" {
 	for p in "${PROBES[@]}"; do
 		run "$D" --landlock --report -- sh -c "cp '$p' /dev/shm/prog && chmod a-x /dev/shm/prog \
