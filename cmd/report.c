@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -34,12 +35,29 @@ int report_open(const char *what, const char *path, struct report **out)
 	if (strcmp(path, "-") == 0) {
 		r->fd = STDERR_FILENO;
 	} else {
-		/* Appended, as a log is: several runs may share one file, each line whole. */
-		r->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
-		if (r->fd < 0) {
-			int err = errno;
+		struct stat st;
 
+		/*
+		 * Appended, as a log is: several runs may share one file, each line whole. Not
+		 * through a link: an earlier confined run may have put one where the report goes,
+		 * to make sbxrun, which is not confined, append to a file of its choosing.
+		 */
+		r->fd = open(path,
+			     O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
+			     0644);
+		if (r->fd < 0 || fstat(r->fd, &st) < 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+			int err = r->fd < 0 ? errno : EINVAL;
+
+			if (r->fd >= 0)
+				close(r->fd);
 			free(r);
+			if (err == ELOOP)
+				return refuse(
+					"%s %s: is a symbolic link (give the file it leads to)",
+					what, path);
+			if (err == EINVAL)
+				return refuse("%s %s: not a regular file or a pipe", what, path);
 			return refuse("%s %s: %s", what, path, strerror(err));
 		}
 	}

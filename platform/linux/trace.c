@@ -448,7 +448,8 @@ static bool exists_outside(const char *path)
 {
 	struct stat st;
 
-	return path[0] == '/' && fstatat(AT_FDCWD, path, &st, AT_NO_AUTOMOUNT) == 0;
+	return path[0] == '/' &&
+	       fstatat(AT_FDCWD, path, &st, AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* The parent directory of an absolute path, in buf. */

@@ -523,6 +523,16 @@ hosts_file() {
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --report /nonexistent/dir/report
 	[ "$status" -eq 125 ]
 	[ "${lines[0]}" = "sbxrun: proxy: --report /nonexistent/dir/report: No such file or directory" ]
+	# Not through a link an earlier run could have planted, and only into a file or a pipe.
+	echo keep >"$BATS_TEST_TMPDIR/target"
+	ln -s target "$BATS_TEST_TMPDIR/planted"
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --report "$BATS_TEST_TMPDIR/planted"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: --report $BATS_TEST_TMPDIR/planted: is a symbolic link (give the file it leads to)" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --report /dev/null
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: --report /dev/null: not a regular file or a pipe" ]
 	run "$SBXRUN" proxy --help
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "usage: sbxrun proxy --listen ADDR"* ]]
