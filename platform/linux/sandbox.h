@@ -135,7 +135,8 @@ struct sbx_trace;
  * Given in struct sbx_spawn, the supervisor does the rest: sbx_trace_start() once the child is
  * made, sbx_trace_child() in the child, sbx_trace_close_child() in init once the command is
  * forked, sbx_trace_attach_self() in the command's process just
- * before exec, sbx_trace_end() when every process of the sandbox has ended.
+ * before exec, sbx_trace_end() when every process of the sandbox has ended. A supervisor that
+ * returns (it could not start the sandbox) leaves it to the caller to end.
  */
 int sbx_trace_new(const struct sbx_trace_config *c, struct sbx_trace **out, struct sbx_diag *d);
 /* Starts the tracer thread, which seizes the command when it asks. 0 or -errno, d filled. */

@@ -273,6 +273,7 @@ int main(int argc, char **argv)
 		s.apply_arg = &o;
 		sbx_supervise(&s, &d);
 	}
+	sbx_trace_end(s.trace); /* a supervisor that returns has not taken it */
 	sbx_diag_print(&d, stderr);
 	return 125;
 }
