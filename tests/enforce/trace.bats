@@ -116,6 +116,21 @@ setup() {
 	records | grep -Eq "^report: pid=([3-9]|[1-9][0-9]+) comm=probe-static op=create path=$RO/deep "
 }
 
+@test "a command that meets no refusal leaves no record: git, ls, a build in /dev/shm" {
+	rm -rf "$WORK/trace-repo"
+	git init -q "$WORK/trace-repo"
+	echo x >"$WORK/trace-repo/a"
+	git -C "$WORK/trace-repo" add a
+	git -C "$WORK/trace-repo" -c user.name=t -c user.email=t@t commit -qm a
+	run "$D" --report -- "${NOLEAK[@]}" env GIT_OPTIONAL_LOCKS=0 sh -c "git -C '$WORK/trace-repo' \
+		status --porcelain && ls / >/dev/null && cd /dev/shm && echo 'int main(void){return 0;}' \
+		>m.c && cc -o m m.c && ./m && echo done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^done$' <<<"$output")" -eq 1 ]
+	[ -z "$(records)" ]
+}
+
 @test "the exit status and the streams are the command's; no report line without --report" {
 	run "$D" --report -- "${NOLEAK[@]}" sh -c "echo out; echo err >&2; exit 7"
 	[ "$status" -eq 7 ]
