@@ -51,6 +51,7 @@ LIB_SRCS := \
 	lib/builtin.c \
 	lib/resolve.c \
 	lib/roots.c \
+	lib/gitmode.c \
 	lib/legacy.c \
 	lib/algebra.c \
 	lib/addition.c \

@@ -88,6 +88,7 @@ static int linux_argv(const struct invocation *inv, char *const cmd[], struct sb
 		sbx_linux_self(self, sizeof(self));
 #endif
 	sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
+	h.allow_git = inv->ctx.allow_git;
 	r = sbx_handover_argv(&h, self, out);
 	free(json);
 	return r;
@@ -151,6 +152,7 @@ int backend_exec(struct invocation *inv, char *const cmd[])
 		if (!json)
 			return refuse("out of memory emitting the profile");
 		sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
+		h.allow_git = inv->ctx.allow_git;
 		r = sbx_linux_exec(&h, json, &d);
 		free(json);
 	}

@@ -35,6 +35,7 @@ enum {
 	OPT_ENV = 1 << 13,     /* --env-* */
 	OPT_MKDIR = 1 << 14,   /* run, explain */
 	OPT_VERBOSE = 1 << 15, /* run */
+	OPT_GIT = 1 << 16,     /* --allow-git: run, explain, access */
 };
 #define OPTS_SHARED                                                                                \
 	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET |              \
@@ -74,9 +75,10 @@ struct opts {
 	const char *to;			   /* convert --to */
 	struct grant grants[OPT_LIST_MAX]; /* in command-line order */
 	size_t n_grants;
-	bool network; /* --network */
-	bool mkdir;   /* --mkdir: --write creates a missing directory */
-	bool verbose; /* -v, or SBXRUN_DEBUG=1 */
+	bool network;	/* --network */
+	bool mkdir;	/* --mkdir: --write creates a missing directory */
+	bool verbose;	/* -v, or SBXRUN_DEBUG=1 */
+	bool allow_git; /* --allow-git (sbxrun(1), GIT MODE) */
 	/* The command's environment (lib/env.c); env_set holds "NAME=VALUE". */
 	const char *env_keep[OPT_LIST_MAX], *env_deny[OPT_LIST_MAX], *env_set[OPT_LIST_MAX];
 	size_t n_env_keep, n_env_deny, n_env_set;

@@ -32,6 +32,7 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	json_object_set_new(o, "sandbox_requested", json_boolean(p->sandbox_requested));
 	json_object_set_new(o, "sandbox", json_string(sbx_sandbox_name(p->sandbox)));
 	json_object_set_new(o, "enforceable", json_boolean(sbx_plan_enforceable(p)));
+	json_object_set_new(o, "allow_git", json_boolean(inv->ctx.allow_git));
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
 		json_t *j = json_object();
@@ -92,6 +93,9 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	printf("sandbox requested: %s\n", p->sandbox_requested ? "yes" : "no");
 	printf("sandbox:           %s\n", sbx_sandbox_name(p->sandbox));
 	printf("enforceable:       %s\n", sbx_plan_enforceable(p) ? "yes" : "no");
+	if (inv->ctx.allow_git)
+		printf("git mode:          on (the git directories writable but for what runs "
+		       "code)\n");
 	if (p->n_reqs)
 		printf("requirements:\n");
 	if (p->n_reqs && plan_print(stdout, "  ", p, will_create))
@@ -136,7 +140,8 @@ int cmd_explain(int argc, char **argv)
 	int r;
 
 	r = opts_parse(&o, argc, argv,
-		       OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON | OPT_MKDIR, true);
+		       OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON | OPT_MKDIR | OPT_GIT,
+		       true);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = invocation_load(&inv, &o, o.platform);

@@ -8,7 +8,8 @@
  * in place.
  *
  *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
- *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] -- COMMAND [ARG...]
+ *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] [--allow-git]
+ *       -- COMMAND [ARG...]
  *
  * The command line is parsed by sbx_handover_parse (lib/handover.c), the counterpart of the
  * builder `run` and `explain` use. --managed-network is parsed and refused: there is no proxy
@@ -162,6 +163,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	ctx.cwd = policy_cwd;
 	ctx.tmpdir = env_get("TMPDIR");
 	ctx.platform = SBX_PLATFORM_LINUX;
+	ctx.allow_git = o.allow_git;
 	/* Every path is looked up once, through the resolver, which keeps what it found. */
 	ctx.fs = &res.view;
 	rc = sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, d);

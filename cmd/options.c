@@ -44,6 +44,8 @@ static const char usage_main[] =
 	"      --write PATH             also let the command write PATH (repeatable)\n"
 	"      --deny PATH              keep the command from PATH (repeatable)\n"
 	"      --network                enable the network\n"
+	"      --allow-git              the git directory of each writable root writable, but\n"
+	"                               for what makes git run code (hooks, config, ...)\n"
 	"      --mkdir                  run: create the directories --write names, if missing\n"
 	"      --env-clear              the command's environment starts empty\n"
 	"      --env-keep PATTERN       pass only variables matching PATTERN (repeatable)\n"
@@ -120,6 +122,7 @@ enum {
 	LO_ENV_DENY_SECRETS,
 	LO_ENV_OFFLINE,
 	LO_ENV_SET,
+	LO_ALLOW_GIT,
 };
 
 static const struct option long_opts[] = {
@@ -139,6 +142,7 @@ static const struct option long_opts[] = {
 	{"write", required_argument, NULL, LO_WRITE},
 	{"deny", required_argument, NULL, LO_DENY},
 	{"network", no_argument, NULL, LO_NETWORK},
+	{"allow-git", no_argument, NULL, LO_ALLOW_GIT},
 	{"mkdir", no_argument, NULL, LO_MKDIR},
 	{"env-clear", no_argument, NULL, LO_ENV_CLEAR},
 	{"env-keep", required_argument, NULL, LO_ENV_KEEP},
@@ -194,6 +198,8 @@ static unsigned opt_bit(int c)
 		return OPT_ENV;
 	case 'v':
 		return OPT_VERBOSE;
+	case LO_ALLOW_GIT:
+		return OPT_GIT;
 	}
 	return 0;
 }
@@ -384,6 +390,9 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			break;
 		case LO_MKDIR:
 			o->mkdir = true;
+			break;
+		case LO_ALLOW_GIT:
+			o->allow_git = true;
 			break;
 		case LO_ENV_CLEAR:
 			o->env_clear = true;

@@ -53,7 +53,8 @@ int cmd_run(int argc, char **argv)
 
 	if (argc > 0 && strcmp(argv[0], "run") == 0)
 		o.subcommand = "run";
-	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPTS_NETWORK | OPT_MKDIR | OPT_VERBOSE, true);
+	r = opts_parse(&o, argc, argv,
+		       OPTS_SHARED | OPTS_NETWORK | OPT_MKDIR | OPT_VERBOSE | OPT_GIT, true);
 	if (r)
 		return r < 0 ? 0 : r;
 	debug = env_get("SBXRUN_DEBUG");

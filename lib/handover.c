@@ -7,7 +7,9 @@
  *
  *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc]
- *       [--managed-network JSON] -- COMMAND [ARG...]
+ *       [--managed-network JSON] [--allow-git] -- COMMAND [ARG...]
+ *
+ * --allow-git is sbxrun's own (git mode is no part of a profile, so it travels beside it).
  *
  * Pure: the helper's own checks of what it was given (absolute cwds, the profile itself) come
  * after parsing, in the helper, which trusts nothing it is handed.
@@ -66,6 +68,8 @@ int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx
 		r = sbx_strv_push(out, "--no-proc");
 	if (!r && h->managed_network)
 		r = push_opt(out, "--managed-network", h->managed_network);
+	if (!r && h->allow_git)
+		r = sbx_strv_push(out, "--allow-git");
 	if (!r)
 		r = sbx_strv_push(out, "--");
 	for (size_t i = 0; !r && h->cmd && h->cmd[i]; i++)
@@ -82,7 +86,7 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 			     "usage: " SBX_HELPER_NAME
 			     " --sandbox-policy-cwd DIR [--command-cwd DIR] "
 			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
-			     "-- COMMAND [ARG...]");
+			     "[--allow-git] -- COMMAND [ARG...]");
 }
 
 /* The one integer parser: a decimal fd number, nothing else. */
@@ -115,6 +119,10 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 		}
 		if (strcmp(a, "--no-proc") == 0) {
 			out->no_proc = true;
+			continue;
+		}
+		if (strcmp(a, "--allow-git") == 0) {
+			out->allow_git = true;
 			continue;
 		}
 		if (strcmp(a, "--sandbox-policy-cwd") == 0)

@@ -140,6 +140,9 @@ static int add_file_system_reqs(struct planner *pl)
 					    path);
 			free(path);
 		}
+		for (size_t j = 0; !r && j < w->n_no_create; j++)
+			r = req_add(pl, SBX_REQ_NO_CREATE, w->no_create[j], "no-create %s",
+				    w->no_create[j]);
 	}
 	for (size_t i = 0; !r && i < rt->n_unreadable; i++)
 		r = req_add(pl, SBX_REQ_DENY, rt->unreadable[i], "deny %s", rt->unreadable[i]);

@@ -309,6 +309,22 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			"directory), so the command can create it",
 			path);
 
+	case SBX_REQ_NO_CREATE:
+		/*
+		 * Unlike a missing protected name, not skipped: git mode's promise is that these
+		 * stay git's own, and the command creating one (a commondir, a hooks directory)
+		 * would make the next git outside the sandbox run its code. A mount point made
+		 * for one must keep git working: git dies on an empty commondir or a directory
+		 * there, but takes one holding "." for the directory it lies in.
+		 */
+		return sbx_req_set(
+			r, SBX_UNENFORCEABLE, 0,
+			"run without --allow-git (the git directory stays read-only), on macOS, or "
+			"give it beforehand as sbxrun(1) says under GIT MODE",
+			"%s does not exist; refusing its creation would need a mount point created "
+			"on the host (Landlock cannot refuse one name in a writable directory)",
+			path);
+
 	case SBX_REQ_DENY:
 		if (!r->exists) {
 			if (under_writable(rt, path))

@@ -263,6 +263,15 @@ static int attach_restricted_token(struct sbx_plan *p)
 			 * checked against the restricting SIDs like any write. */
 			enforce(r);
 			break;
+		case SBX_REQ_NO_CREATE:
+			ret = refuse(r,
+				     "the Windows restricted-token sandbox refuses writes by an "
+				     "access control entry, which needs an object to sit on: this "
+				     "file of git's does not exist, and an empty one is not "
+				     "always harmless to git",
+				     "run without --allow-git (the git directory stays read-only), "
+				     "or on Linux or macOS");
+			break;
 		case SBX_REQ_NETWORK:
 			if (p->network)
 				enforce(r);

@@ -43,40 +43,20 @@ static int is_dir(const struct sbx_ctx *ctx, const char *p, bool *dir, struct sb
 static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
 			 char **out, struct sbx_diag *d)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	char buf[GITDIR_FILE_MAX + 1], *s, *e, *t = NULL;
-	size_t got = 0;
+	char buf[GITDIR_FILE_MAX + 1], *s, *t = NULL;
 	bool dir;
 	int r;
 
 	*out = NULL;
-	r = v->read_file(v->self, dotgit, buf, sizeof(buf) - 1, &got);
-	if (r == -ENOENT)
-		return 0; /* gone since it was looked up: nothing to follow */
-	if (r < 0) {
-		if (d && r != -ENOMEM) {
-			sbx_diag_set(d, r, "cannot read %s: %s", dotgit, strerror(-r));
-			sbx_diag_hint(d, r,
-				      "a .git file names the git directory to protect; restore "
-				      "access to it");
-		}
-		return r;
-	}
-	if (got >= sizeof(buf) - 1)
+	r = sbx_git_read_line(ctx, dotgit, "a .git file names the git directory to protect", buf,
+			      sizeof(buf), d);
+	if (r <= 0)
+		return r; /* gone since it was looked up, or no pointer: nothing to follow */
+	if (strncmp(buf, "gitdir:", 7) != 0)
 		return 0;
-	buf[got] = '\0';
-	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
+	for (s = buf + 7; *s == ' ' || *s == '\t'; s++)
 		;
-	if (strncmp(s, "gitdir:", 7) != 0)
-		return 0;
-	s += 7;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-		e--;
-	*e = '\0';
-	if (!*s || memchr(s, '\n', (size_t)(e - s)))
+	if (!*s)
 		return 0;
 	if (sbx_path_is_windows_abs(root)) {
 		/* One canonical Windows path, the pointer absolute or relative to the root. */
@@ -283,22 +263,28 @@ static int cmp_writable(const void *a, const void *b)
 	return strcmp(x->root, y->root);
 }
 
+/* Appends a copy of p to the list v of n paths, unless it is there already. */
+static int add_path(char ***v, size_t *n, const char *p)
+{
+	char **grown;
+
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i], p) == 0)
+			return 0;
+	grown = realloc(*v, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	*v = grown;
+	grown[*n] = strdup(p);
+	if (!grown[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
 static int add_read_only(struct sbx_writable_root *w, const char *p)
 {
-	char **v;
-
-	for (size_t i = 0; i < w->n_read_only; i++)
-		if (strcmp(w->read_only[i], p) == 0)
-			return 0;
-	v = realloc(w->read_only, (w->n_read_only + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	w->read_only = v;
-	v[w->n_read_only] = strdup(p);
-	if (!v[w->n_read_only])
-		return -ENOMEM;
-	w->n_read_only++;
-	return 0;
+	return add_path(&w->read_only, &w->n_read_only, p);
 }
 
 /*
@@ -318,42 +304,21 @@ static int add_read_only(struct sbx_writable_root *w, const char *p)
 static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **out,
 			 struct sbx_diag *d)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	char buf[GITDIR_FILE_MAX + 1], *file = NULL, *s, *e;
-	size_t got = 0;
+	char buf[GITDIR_FILE_MAX + 1], *file = NULL;
 	bool dir = false;
 	int r;
 
 	*out = NULL;
 	r = sbx_path_join_any(gitdir, "commondir", &file);
-	if (r)
-		return r;
-	r = v->read_file(v->self, file, buf, sizeof(buf) - 1, &got);
-	if (r == -ENOENT || r == -EINVAL || (r == 0 && got >= sizeof(buf) - 1)) {
-		free(file);
-		return 0; /* no such file, or not a regular file of that size: not a worktree */
-	}
-	if (r < 0) {
-		if (d && r != -ENOMEM) {
-			sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
-			sbx_diag_hint(d, r,
+	if (!r)
+		r = sbx_git_read_line(ctx, file,
 				      "it names the git directory whose hooks and config must be "
-				      "protected; restore access to it");
-		}
-		free(file);
-		return r;
-	}
+				      "protected",
+				      buf, sizeof(buf), d);
 	free(file);
-	buf[got] = '\0';
-	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
-		;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-		e--;
-	*e = '\0';
-	if (!*s || strchr(s, '\n'))
-		return 0;
-	r = sbx_path_join_any(gitdir, s, out);
+	if (r <= 0)
+		return r; /* no such file, or not one line: not a worktree */
+	r = sbx_path_join_any(gitdir, buf, out);
 	if (!r)
 		r = is_dir(ctx, *out, &dir, d);
 	if (r < 0 || !dir) {
@@ -428,60 +393,115 @@ static int add_read_only_uncovered(struct sbx_writable_root *w, const char *p)
 	return add_read_only(w, p);
 }
 
+/* Adds p to the paths of w that must not be created, unless a carve-out already covers it. */
+static int add_no_create(struct sbx_writable_root *w, const char *p)
+{
+	for (size_t i = 0; i < w->n_read_only; i++)
+		if (sbx_path_covers_any(w->read_only[i], p))
+			return 0;
+	return add_path(&w->no_create, &w->n_no_create, p);
+}
+
+/*
+ * Git mode lets the .git directory of a writable root be written but for what gitmode.c keeps
+ * (sbxrun(1), GIT MODE), unless an entry other than a read names it: an explicit write or deny
+ * decides, as anywhere; a read there (:workspace has one) is what the mode is asked to lift.
+ */
+static bool git_mode_lifts(const struct sbx_ctx *ctx, const struct pslot *s)
+{
+	return ctx->allow_git && (!s || s->access == SBX_READ);
+}
+
+/* Is p the .git of root? */
+static int is_dotgit_of(const char *root, const char *p, bool *yes)
+{
+	char *git = NULL;
+	int r = sbx_path_join_any(root, ".git", &git);
+
+	*yes = !r && strcmp(git, p) == 0;
+	free(git);
+	return r;
+}
+
+/*
+ * Is s a read entry at the .git of a writable root, which git mode lifts (protect_root then
+ * decides that .git)?
+ */
+static int lifted_by_git_mode(const struct pmap *m, const struct sbx_roots *out,
+			      const struct sbx_ctx *ctx, const struct pslot *s, bool *yes)
+{
+	const struct pslot *up;
+
+	*yes = false;
+	if (!ctx->allow_git || s->access != SBX_READ)
+		return 0;
+	up = nearest_decider(m, s->p);
+	if (!up || up->access == SBX_DENY || up->wr < 0)
+		return 0;
+	return is_dotgit_of(out->writable[up->wr].root, s->p, yes);
+}
+
 static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			const struct sbx_ctx *ctx, struct sbx_diag *d)
 {
-	struct sbx_strv gits = {0};
+	struct sbx_strv gits = {0}, missing = {0};
 	struct sbx_writable_root *w = &out->writable[wi];
-	char **defaults = NULL;
+	struct sbx_pathinfo in = {0};
+	char **defaults = NULL, *git = NULL, *target = NULL;
 	size_t n_defaults = 0;
+	bool git_mode = false;
 	int r;
 
+	/* The mode takes a .git directory (not a link to one: that stays read-only whole). */
+	r = sbx_path_join_any(w->root, ".git", &git);
+	if (!r)
+		r = sbx_ctx_lookup(ctx, git, &in, d);
+	if (r)
+		goto out;
+	if (git_mode_lifts(ctx, pmap_find(m, git, strlen(git))) && !in.is_link)
+		git_mode = in.exists && (in.type == SBX_FT_DIR || in.type == SBX_FT_REG);
 	for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++) {
 		char *p = NULL;
 		struct pslot *s;
-		bool exists;
+		bool exists, lifted;
 
 		r = sbx_path_join_any(w->root, sbx_protected_names[k], &p);
 		if (!r)
 			r = path_exists(ctx, p, &exists, d);
 		if (r) {
 			free(p);
-			return r;
+			goto out;
 		}
 		s = pmap_find(m, p, strlen(p));
+		/* A read entry at .git that sbx_fs_roots() left to this function. */
+		lifted = ctx->allow_git && s && s->access == SBX_READ && strcmp(p, git) == 0;
 		if (!exists) {
 			if (!s || s->access != SBX_WRITE)
 				w->protected_missing[w->n_protected_missing++] =
 					sbx_protected_names[k];
-		} else if (!s) {
-			r = add_read_only(w, p);
+		} else if ((!s || lifted) &&
+			   !(git_mode && strcmp(p, git) == 0 && in.type == SBX_FT_DIR)) {
+			r = add_read_only(w,
+					  p); /* a .git file stays read-only: it points the way */
 		}
 		free(p);
 		if (r)
-			return r;
+			goto out;
 	}
 	r = sbx_default_read_only_subpaths(w->root, false, ctx, &defaults, &n_defaults, d);
 	/*
 	 * Git runs hooks and reads config from more places than .git: the directory a .git file
 	 * points to (gitdir:), and from there a worktree's common directory and every
-	 * submodule's. Each is a carve-out of the writable root that holds it.
+	 * submodule's. Each is a carve-out of the writable root that holds it; in git mode only
+	 * what gitmode.c names is, and the missing ones of those must not be created.
 	 */
-	if (!r) {
-		struct sbx_pathinfo in = {0};
-		char *git = NULL, *target = NULL;
+	if (!r && in.exists && in.type == SBX_FT_REG)
+		r = gitdir_target(ctx, w->root, git, &target, d);
+	if (!r && (target || (in.exists && in.type == SBX_FT_DIR))) {
+		const char *dir = target ? target : git;
 
-		r = sbx_path_join_any(w->root, ".git", &git);
-		if (!r)
-			r = sbx_ctx_lookup(ctx, git, &in, d);
-		if (!r && in.exists && in.type == SBX_FT_DIR)
-			r = git_dirs(ctx, git, &gits, d);
-		else if (!r && in.exists && in.type == SBX_FT_REG)
-			r = gitdir_target(ctx, w->root, git, &target, d);
-		if (!r && target)
-			r = git_dirs(ctx, target, &gits, d);
-		free(git);
-		free(target);
+		r = git_mode ? sbx_git_mode_paths(ctx, dir, &gits, &missing, d)
+			     : git_dirs(ctx, dir, &gits, d);
 	}
 	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
 		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
@@ -489,13 +509,30 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 
 		if (pmap_find(m, p, strlen(p)))
 			continue;
+		if (git_mode && k < n_defaults &&
+		    ((target && strcmp(p, target) == 0) || strcmp(p, git) == 0))
+			continue; /* gitmode.c's, or the .git added above */
 		s = nearest_decider(m, p);
 		if (s && s->access != SBX_DENY && s->wr >= 0)
 			r = k < n_defaults ? add_read_only(&out->writable[s->wr], p)
 					   : add_read_only_uncovered(&out->writable[s->wr], p);
 	}
+	for (size_t k = 0; !r && k < missing.n; k++) {
+		const char *p = missing.v[k];
+		struct pslot *s;
+
+		if (pmap_find(m, p, strlen(p)))
+			continue;
+		s = nearest_decider(m, p);
+		if (s && s->access != SBX_DENY && s->wr >= 0)
+			r = add_no_create(&out->writable[s->wr], p);
+	}
+out:
 	sbx_strv_free(defaults, n_defaults);
 	sbx_strv_clear(&gits);
+	sbx_strv_clear(&missing);
+	free(git);
+	free(target);
 	return r;
 }
 
@@ -631,6 +668,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	for (size_t i = 0; i < map.paths.n; i++) {
 		const char *p = map.paths.v[i];
 		struct pslot *s = pmap_find(&map, p, strlen(p)), *up;
+		bool lifted;
 
 		if (s->access == SBX_DENY) {
 			if (!is_fs_root(p) && (r = sbx_strv_push_owned(&unreadable, strdup(p))))
@@ -646,7 +684,17 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		 * many read entries under "/" from costing one rule each.
 		 */
 		up = nearest_entry(&map, p);
-		if (up && up->access == SBX_READ)
+		if (up && up->access == SBX_READ) {
+			/* Unless that ancestor is a .git git mode lifts: then it covers nothing. */
+			if ((r = lifted_by_git_mode(&map, out, ctx, up, &lifted)))
+				goto fail;
+			if (!lifted)
+				continue;
+		}
+		/* The .git of a writable root itself: git mode decides it (protect_root). */
+		if ((r = lifted_by_git_mode(&map, out, ctx, s, &lifted)))
+			goto fail;
+		if (lifted)
 			continue;
 		up = nearest_decider(&map, p);
 		if (up && up->access != SBX_DENY)
@@ -691,6 +739,7 @@ void sbx_roots_free(struct sbx_roots *r)
 	for (size_t i = 0; i < r->n_writable; i++) {
 		free(r->writable[i].root);
 		sbx_strv_free(r->writable[i].read_only, r->writable[i].n_read_only);
+		sbx_strv_free(r->writable[i].no_create, r->writable[i].n_no_create);
 	}
 	free(r->writable);
 	sbx_strv_free(r->unreadable, r->n_unreadable);

@@ -24,6 +24,9 @@
 #define SBX_MAX_PATH		4096	   /* PATH_MAX on Linux */
 #define SBX_MAX_GLOB_MATCHES	8192	   /* each match costs a mount; Codex uses the same cap */
 #define SBX_MAX_WORKSPACE_ROOTS 256
+/* Git mode: git directories of one repository (its own, submodules', worktrees'): each costs
+ * a few mounts, and an earlier run could make thousands. */
+#define SBX_MAX_GIT_DIRS 256
 /* Without a mount namespace a denied path costs a Landlock rule per entry beside its way down. */
 #define SBX_LANDLOCK_DIR_ENTRIES_MAX 4096  /* entries of one directory on that way */
 #define SBX_LANDLOCK_CARVE_RULES_MAX 65536 /* such rules in all: bounds the start-up work */
@@ -340,6 +343,11 @@ struct sbx_ctx {
 	const char *tmpdir; /* the environment's TMPDIR or NULL; used only when absolute */
 	enum sbx_platform platform;
 	const struct sbx_fsview *fs; /* how the file system is looked at; NULL: the host's */
+	/*
+	 * Git mode (--allow-git): the git directory of each writable root is writable but for
+	 * what makes git run code or redirects where it looks (roots.c, sbxrun(1) GIT MODE).
+	 */
+	bool allow_git;
 };
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
 /* One look-up through ctx's view; with d, a failure other than absence is worded there. */
@@ -392,6 +400,9 @@ struct sbx_writable_root {
 	size_t n_read_only;
 	const char *protected_missing[SBX_PROTECTED_NAMES_N]; /* names to block creation of */
 	size_t n_protected_missing;
+	/* Git mode: missing paths inside the root (absolute) that git would run code from. */
+	char **no_create;
+	size_t n_no_create;
 };
 struct sbx_roots {
 	bool full_read, full_write, platform_defaults;
@@ -416,6 +427,25 @@ void sbx_roots_free(struct sbx_roots *r);
 int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
 				   const struct sbx_ctx *ctx, char ***out, size_t *n,
 				   struct sbx_diag *d);
+
+/*
+ * The one line of a small file of git's (a .git file, commondir, gitdir) into buf, trimmed:
+ * 1 when there is one; 0 when the file is missing, not a regular file, empty, or longer than
+ * size - 1 bytes or one line (it points nowhere); or a negative code, worded in d with why (what
+ * the file names) as the hint's start.
+ */
+int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
+		      size_t size, struct sbx_diag *d);
+struct sbx_strv;
+/*
+ * Git mode (gitmode.c): for the git directory gitdir and every one it leads to (its common
+ * directory, submodules', worktrees'), the paths git runs code from or is redirected by that
+ * exist (appended to keep: to stay read-only) and those missing (to missing: not to be created).
+ * A symbolic link among git directories, more than SBX_MAX_GIT_DIRS of them, or a failed
+ * look-up is an error worded in d.
+ */
+int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
+		       struct sbx_strv *missing, struct sbx_diag *d);
 
 /* ---- legacy <-> canonical (legacy.c) ------------------------------------------------------- */
 
@@ -660,6 +690,7 @@ enum sbx_req_kind {
 	SBX_REQ_UNIX_SOCKET,	/* a Unix socket on the allow-list (path NULL: every one) */
 	SBX_REQ_LOCAL_BINDING,	/* bind and serve on loopback */
 	SBX_REQ_WRITE_CONFINED, /* no write outside the writable roots (even with none) */
+	SBX_REQ_NO_CREATE,	/* git mode: a missing path git reads that must not be created */
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 
@@ -1061,6 +1092,7 @@ struct sbx_handover {
 	const char *profile;	     /* --permission-profile JSON, or NULL */
 	int profile_fd;		     /* --permission-profile-fd N, -1, or SBX_HANDOVER_FD_PENDING */
 	bool no_proc;		     /* --no-proc */
+	bool allow_git;		     /* --allow-git: git mode (sbx_ctx.allow_git) */
 	const char *managed_network; /* --managed-network JSON, or NULL (not implemented yet) */
 	char *const *cmd;	     /* after "--": the command, NULL-terminated */
 };

@@ -8,7 +8,7 @@ setup() { setup_ws; cd "$WS"; }
 @test "explain --json has every key of the contract, in order" {
 	run "$SBXRUN" explain --json --platform linux -- git status
 	[ "$status" -eq 0 ]
-	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "requirements", "argv", "cwd", "environment"]' ]
+	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "allow_git", "requirements", "argv", "cwd", "environment"]' ]
 	[ "$(jget "$output" 'j["version"]')" = "sbxrun 0.1.0" ]
 	[ "$(jget "$output" 'j["cwd"]')" = "$WS" ]
 }

@@ -61,6 +61,7 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 	case SBX_REQ_METADATA:
 		return (m & (MNT | SEC)) || (m == SBX_MECH_NONE && rt->full_write);
 	case SBX_REQ_PROTECT_MISSING:
+	case SBX_REQ_NO_CREATE:
 	case SBX_REQ_MANAGED_NETWORK:
 	case SBX_REQ_UNIX_SOCKET:
 	case SBX_REQ_LOCAL_BINDING:
@@ -180,6 +181,7 @@ TEST(plan_linux_property_every_host_every_profile)
 			fakefs_init(&fs, json_object_get(facts, "fs"));
 			cc.ctx.cwd = json_string_value(json_object_get(facts, "cwd"));
 			cc.ctx.tmpdir = json_string_value(json_object_get(facts, "tmpdir"));
+			cc.ctx.allow_git = json_is_true(json_object_get(facts, "allow_git"));
 			cc.ctx.platform = SBX_PLATFORM_LINUX;
 			cc.ctx.fs = &fs.view;
 			vector_profile(pj, &cc);
