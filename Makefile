@@ -64,6 +64,7 @@ LIB_SRCS := \
 	lib/plan.c \
 	lib/notes.c \
 	lib/denial.c \
+	lib/report.c \
 	lib/strbuf.c \
 	lib/domain.c \
 	lib/http.c \
@@ -93,6 +94,7 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/mountns.c \
 	platform/linux/resolve.c \
 	platform/linux/supervise.c \
+	platform/linux/trace.c \
 	platform/linux/devfs.c \
 	platform/linux/exec.c
 
@@ -127,7 +129,8 @@ CMD_SRCS := \
 	cmd/mkdir.c \
 	cmd/environ.c \
 	cmd/planprint.c \
-	cmd/proxy.c
+	cmd/proxy.c \
+	cmd/report.c
 
 # The Linux helper, sbxrun-linux-sandbox: Linux only.
 CMD_LINUX_SRCS := \
@@ -362,7 +365,8 @@ check-net: sbxrun deps-test
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/net
 
 # ---- the seccomp filters, compiled once at build time -------------------------------------
-# seccomp-gen builds the four filters with libseccomp (the same code the helper would run) and
+# seccomp-gen builds the eight filters (network, metadata, traced for the denial report: on or
+# off) with libseccomp (the same code the helper would run) and
 # prints them as a header; the helper then loads a finished program on every start.
 $(BUILD)/seccomp-gen: platform/linux/seccomp_gen.c platform/linux/seccomp.c platform/linux/linux.h $(LIBSBX) | deps
 	@mkdir -p $(dir $@)
@@ -380,11 +384,16 @@ $(BUILD)/platform/linux/seccomp.o: platform/linux/seccomp.c $(BUILD)/gen/seccomp
 # ---- Linux enforcement suite: a probe that performs one operation and prints its errno name,
 # a fault injector that hides a kernel feature, and the enter sequence over hand-built roots.
 ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo \
-	$(BUILD)/enforce/filter-demo $(BUILD)/enforce/spawn-demo
+	$(BUILD)/enforce/filter-demo $(BUILD)/enforce/spawn-demo $(BUILD)/enforce/probe-static
 
 $(BUILD)/enforce/probe: tests/enforce/probe.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+# The same probe linked statically, as Go programs are: no libc of the system is loaded.
+$(BUILD)/enforce/probe-static: tests/enforce/probe.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -static -o $@ $<
 
 $(BUILD)/enforce/failinj: tests/enforce/failinj.c | deps
 	@mkdir -p $(dir $@)
@@ -456,7 +465,7 @@ $(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
 # Both halves of run's planning, for callgrind (tests/bench/plan.c): the library and the Linux
 # helper's resolver and enforcement derivation.
 BENCH_PLAN_OBJS := $(addprefix $(BUILD)/platform/linux/,resolve.o enforce.o mountns.o enter.o \
-	landlock.o seccomp.o caps.o devfs.o supervise.o probe.o)
+	landlock.o seccomp.o caps.o devfs.o supervise.o trace.o probe.o)
 $(BUILD)/bench/plan: tests/bench/plan.c $(BENCH_PLAN_OBJS) $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BENCH_PLAN_OBJS) $(LIBSBX) $(DEP_LIBS)
@@ -469,9 +478,10 @@ bench-count: $(BUILD)/bench/plan
 		tests/bench/count
 
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan
+bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan $(BUILD)/enforce/spawn-demo
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader \
-		PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan tests/bench/run
+		PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan SPAWN_DEMO=$(CURDIR)/$(BUILD)/enforce/spawn-demo \
+		tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
 bench-proxy: sbxrun

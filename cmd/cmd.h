@@ -203,4 +203,20 @@ int cmd_intersect(int argc, char **argv);
 int cmd_context(int argc, char **argv);
 int cmd_proxy(int argc, char **argv);
 
+/*
+ * --report FILE|- (report.c, not on Windows): the denial report's file, appended to (- for
+ * standard error). report_open returns 0, or 125 with the refusal printed, named by what
+ * ("proxy: --report"). report_add writes
+ * one line and counts it, from any thread. report_on_proxy is the proxy's on_decision.
+ * report_print_summary prints "sbxrun: N operations were denied (first: ...); see --report"
+ * when there was one.
+ */
+struct report;
+struct sbx_proxy_event;
+int report_open(const char *what, const char *path, struct report **out);
+void report_add(struct report *r, const struct sbx_report_line *l);
+void report_on_proxy(void *arg, const struct sbx_proxy_event *ev);
+void report_print_summary(struct report *r);
+void report_close(struct report *r);
+
 #endif

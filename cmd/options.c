@@ -21,6 +21,7 @@ static const char usage_main[] =
 	"       sbxrun context [OPTIONS]\n"
 	"       sbxrun proxy --listen ADDR [--allow-domain D]... [--deny-domain D]... "
 	"[--log FILE|-]\n"
+	"                    [--report FILE|-]\n"
 	"\n"
 	"Run COMMAND confined by a permission profile, or explain what would happen.\n"
 	"\n"

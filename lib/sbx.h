@@ -492,6 +492,8 @@ unsigned sbx_merge_glob_depth(const struct sbx_fs *a, const struct sbx_fs *b);
 
 /* Git-style match of an absolute pattern against an absolute path. */
 bool sbx_glob_match(const char *pattern, const char *path);
+/* Does pattern match path or one of its ancestors (what lies inside a match is covered too)? */
+bool sbx_glob_covers(const char *pattern, const char *path);
 /*
  * The static prefix: the leading components without an unescaped * ? or [, escapes removed
  * ("/src/p\[1\]/x*" -> "/src/p[1]").
@@ -838,6 +840,19 @@ struct sbx_access_why {
 /* p is materialized; 0 with out->rule malloc'd, or -ENOMEM. */
 int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
 		    struct sbx_access_why *out);
+/*
+ * The same, deciding with the entries of decide (p's entries, one for one, with other paths:
+ * where they lead, for the denial report) and wording with p's own; decide NULL: p's.
+ */
+int sbx_access_rule_in(const struct sbx_profile *p, const struct sbx_fs *decide,
+		       const struct sbx_ctx *ctx, const char *path, struct sbx_access_why *out);
+/*
+ * The rule that decides whether plan p lets path be read, decided with decide (NULL: the
+ * plan's own entries): out->access is SBX_DENY when it does not, after the platform's :minimal
+ * set (minimal, NULL-terminated, or NULL), which grants what no entry covers.
+ */
+int sbx_read_rule(const struct sbx_plan *p, const struct sbx_fs *decide, const struct sbx_ctx *ctx,
+		  const char *path, const char *const *minimal, struct sbx_access_why *out);
 
 /* The "minimal" readable set on Linux (sbxrun-profile(5), RESOLUTION), NULL-terminated. */
 extern const char *const sbx_linux_minimal_paths[];
@@ -860,6 +875,129 @@ int sbx_exec_interpreter(const unsigned char *buf, size_t len, char *out, size_t
 int sbx_exec_refusal(const struct sbx_plan *p, const struct sbx_ctx *ctx,
 		     const char *const paths[SBX_EXEC_PATHS], const char *const *minimal,
 		     char **why, const char **refused);
+
+/* ---- the denial report (report.c) --------------------------------------------------------- */
+
+/* What the command tried, as the report names it (sbx_op_name). */
+enum sbx_op {
+	SBX_OP_READ = 0, /* open for reading, list a directory, look a name up (O_PATH) */
+	SBX_OP_WRITE,	 /* open for writing, truncate */
+	SBX_OP_CREATE,	 /* a new name: open(O_CREAT), mkdir, mknod, symlink */
+	SBX_OP_DELETE,	 /* unlink, rmdir */
+	SBX_OP_RENAME,	 /* path to `to` */
+	SBX_OP_LINK,	 /* a new name `to` for path */
+	SBX_OP_CHMOD,
+	SBX_OP_CHOWN,
+	SBX_OP_UTIMES,
+	SBX_OP_XATTR, /* set or remove an extended attribute */
+	SBX_OP_EXEC,
+	SBX_OP_SOCKET,
+	SBX_OP_CONNECT,
+	SBX_OP_BIND,
+	SBX_OP_LISTEN,
+	SBX_OP_ACCEPT,
+	SBX_OP_CALL, /* another system call the seccomp filter refuses: named by the call */
+};
+const char *sbx_op_name(enum sbx_op op);
+
+/*
+ * The groups of seccomp rules, each refusing for one reason (the report's rule). The Linux
+ * filter carries the group of the rule that matched, so the report can say which it was.
+ */
+enum sbx_seccomp_group {
+	SBX_SCG_NONE = 0,
+	SBX_SCG_KERNEL,	     /* mount, keys, bpf, modules, kexec, perf: in every sandbox */
+	SBX_SCG_TTY,	     /* faking terminal input (TIOCSTI, TIOCLINUX) */
+	SBX_SCG_NAMESPACE,   /* new namespaces (unshare, clone) */
+	SBX_SCG_PERSONALITY, /* execution domains */
+	SBX_SCG_METADATA,    /* chmod, chown, utimes, xattr everywhere (no mount namespace) */
+	SBX_SCG_IOCTL,	     /* an ioctl outside the allow-list (no mount namespace) */
+	SBX_SCG_WATCH,	     /* inotify and fanotify watches (denies by Landlock alone) */
+	SBX_SCG_NETWORK,     /* the network restricted */
+	SBX_SCG_MAX
+};
+
+/*
+ * The plan as the report decides with it: its entries as they resolve (a rule path that leads
+ * elsewhere through a link is compared where it leads, as the kernel enforces it), and which
+ * mechanisms the platform applies.
+ */
+struct sbx_report_view {
+	const struct sbx_plan *plan;
+	const struct sbx_ctx *ctx;
+	struct sbx_fs real;   /* plan->profile's entries one for one, each path where it leads */
+	bool mount_namespace; /* the plan is enforced with a mount namespace */
+	bool landlock;	      /* and with a Landlock file-system ruleset */
+	const char *const *minimal; /* the platform's :minimal set, or NULL */
+};
+/* Looks each entry up through ctx's view; 0, or a negative code with d filled. */
+int sbx_report_view_init(struct sbx_report_view *v, const struct sbx_plan *plan,
+			 const struct sbx_ctx *ctx, const char *const *minimal, struct sbx_diag *d);
+void sbx_report_view_free(struct sbx_report_view *v);
+
+/* An operation that failed in the sandbox, as a tracer saw it. Strings are borrowed. */
+struct sbx_op_seen {
+	enum sbx_op op;
+	const char *call; /* the system call ("openat", "connect") */
+	const char *path; /* absolute, as the command named it (from its cwd or dirfd), or NULL */
+	const char *real; /* where path leads inside the sandbox, or NULL when unknown */
+	const char *to, *to_real; /* rename, link: the new name */
+	const char *address;	  /* socket calls: "127.0.0.1:80", "unix:/run/a.sock", "AF_INET" */
+	int err;		  /* the errno it failed with */
+	bool hidden;		  /* ENOENT, yet what it names exists outside the sandbox */
+	enum sbx_seccomp_group seccomp; /* the seccomp rule that refused it, or SBX_SCG_NONE */
+	/* exec: the interpreter the kernel loads for the program, and where it leads, or NULL */
+	const char *interp, *interp_real;
+};
+
+/* Why the sandbox refused an operation. */
+struct sbx_denial {
+	const char *op;	       /* sbx_op_name(), or the call for SBX_OP_CALL */
+	const char *mechanism; /* "landlock", "mount-namespace", "seccomp" */
+	char *rule;	       /* the words of `sbxrun access`, or of the seccomp rule; malloc'd */
+};
+/*
+ * Did the sandbox refuse s? Only when the plan refuses that operation on that path (decided
+ * where it leads) and the errno is what the mechanism that enforces it gives: EACCES (Landlock,
+ * or the mode of a mask), EROFS and EBUSY (a read-only mount, a mount point), ENOENT when a mask
+ * hid what exists (s->hidden), EPERM from a seccomp rule. 1 with out filled (free out->rule),
+ * 0 for an ordinary failure (a missing file, a file mode the profile does not need), -ENOMEM.
+ */
+int sbx_denial_decide(const struct sbx_report_view *v, const struct sbx_op_seen *s,
+		      struct sbx_denial *out);
+
+/* One line of the report. Strings may be NULL (null); pid < 0 and err 0 are null too. */
+struct sbx_report_line {
+	const char *time; /* RFC 3339 UTC with milliseconds */
+	long pid;	  /* as the command sees it */
+	const char *comm;
+	const char *op;
+	const char *path, *to, *address;
+	int err;
+	const char *rule, *mechanism;
+};
+/*
+ * {"time":..,"pid":..,"comm":..,"op":..,"path":..|"address":..,["to":..,]"errno":"EACCES",
+ * "rule":..,"mechanism":..} and a newline (path or address: whichever is set; neither: path
+ * null); malloc'd, NULL on allocation failure or invalid UTF-8.
+ */
+char *sbx_report_line_json(const struct sbx_report_line *l);
+/*
+ * One line of a JSON log (netlog.c): o's compact text in its keys' order and a newline,
+ * malloc'd. Takes o (may be NULL); NULL when !ok (a field could not be set) or out of memory.
+ */
+struct json_t;
+char *sbx_json_line(struct json_t *o, bool ok);
+/* "EACCES", "EROFS"...: the name of an errno the report can show, or NULL. */
+const char *sbx_errno_name(int err);
+/* A denial in a few words: "write /w/.git/index.lock: entries[4]: read /w/.git"; malloc'd. */
+char *sbx_report_brief(const struct sbx_report_line *l);
+/*
+ * The line sbxrun prints after a confined command failed: "3 operations were denied (first:
+ * BRIEF); see --report" (without "sbxrun: "), first from sbx_report_brief(). malloc'd, NULL when
+ * out of memory.
+ */
+char *sbx_report_summary(size_t n, const char *first);
 
 /* ---- platform attachers: pure, so explain can plan for any platform on any host ----------- */
 

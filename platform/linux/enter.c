@@ -458,7 +458,8 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 	 * 6. The seccomp filters, last: they refuse mount, unshare and the other calls the steps
 	 *    above needed, and everything after them (only execve) runs through them.
 	 */
-	must(sbx_seccomp_apply(e->network, e->seccomp_metadata, e->seccomp_no_watch, d), d);
+	must(sbx_seccomp_apply(e->network, e->seccomp_metadata, e->seccomp_no_watch, e->traced, d),
+	     d);
 
 	/*
 	 * 7. Become the command: same process, so its exit status, signals, standard streams and

@@ -92,8 +92,10 @@ struct sbx_linux_enforce {
 	int landlock_abi;	   /* the running ABI (>= 1) or 0 for none */
 	bool seccomp_metadata;	   /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
 	bool seccomp_no_watch;	   /* refuse inotify/fanotify watches (denies by Landlock alone) */
-	const char *command_cwd;   /* absolute */
-	char *const *argv;	   /* the command */
+	/* The denial report traces the command: seccomp refusals stop for its tracer (trace.c). */
+	bool traced;
+	const char *command_cwd; /* absolute */
+	char *const *argv;	 /* the command */
 	/* When the command cannot be executed: see sbx_linux_exec_command() (sandbox.h). */
 	int (*exec_failed)(void *arg, int err, struct sbx_diag *d);
 	void *exec_failed_arg;
@@ -177,9 +179,21 @@ void sbx_landlock_free(struct sbx_landlock *ll);
 /*
  * seccomp (seccomp.c): builds and loads the filter that sbx_linux_apply_and_exec loads last, and a
  * second one for what libseccomp cannot express (system calls newer than this build: ENOSYS;
- * with metadata, ioctl as an allow-list; with no_watch, no inotify or fanotify watches).
+ * with metadata, ioctl as an allow-list; with no_watch, no inotify or fanotify watches). With
+ * traced (the denial report is on), every EPERM refusal of both is instead a stop for the
+ * tracer, which fails the call with that errno and records it (platform/linux/trace.c).
  */
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_diag *d);
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool traced, struct sbx_diag *d);
+/*
+ * The data of a traced refusal: SBX_TRACE_REFUSED_BIT, the rule's group (enum
+ * sbx_seccomp_group, lib/sbx.h) and the errno the call fails with. The denial report's own
+ * filter (sbx_seccomp_watch) stops with data 0.
+ */
+#define SBX_TRACE_REFUSED_BIT 0x8000u
+#define SBX_TRACE_REFUSED(group, err)                                                              \
+	(SBX_TRACE_REFUSED_BIT | ((unsigned)(group) << 8) | ((unsigned)(err)&0xffu))
+#define SBX_TRACE_GROUP(data) (((data) >> 8) & 0x7fu)
+#define SBX_TRACE_ERRNO(data) ((int)((data)&0xffu))
 /*
  * The second filter's program, with the highest known system-call number as a parameter (the
  * helper passes its own; a test passes a lower one to see the range refused on this kernel).
@@ -187,10 +201,28 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_dia
  */
 #include <linux/filter.h>
 #define SBX_SECCOMP_SECOND_MAX 128
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_max,
+unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool traced, unsigned known_max,
 				  struct sock_filter *prog);
 /* Writes the BPF program of that filter to fd (the build-time generator uses it). */
-int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d);
+int sbx_seccomp_export(bool network, bool metadata, bool traced, int fd, struct sbx_diag *d);
+/*
+ * The denial report's filter, loaded by the command's own process once it is traced: a stop
+ * for the tracer (data 0) at every call that a rule path can make fail (open, create, delete,
+ * rename, link, truncate, exec and, unless the filter above refuses them (metadata), chmod,
+ * chown, utimes and extended attributes), and never at a call the filters above may refuse:
+ * the kernel keeps one filter's stop when two match, and only the tracer knows which means
+ * "refused". clone with CLONE_UNTRACED (a child the tracer could not follow) is EPERM. Returns
+ * the program's length; prog has room for SBX_SECCOMP_WATCH_MAX instructions.
+ */
+#define SBX_SECCOMP_WATCH_MAX 160
+unsigned short sbx_seccomp_watch(bool network, bool metadata, struct sock_filter *prog);
+/* Loads that program. 0, or -errno with d filled. */
+int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d);
+/*
+ * Fails (-EINVAL, d filled) when a watched call is also one the first two filters may refuse,
+ * in any combination of the switches: the build-time generator runs it, so no build has both.
+ */
+int sbx_seccomp_watch_check(struct sbx_diag *d);
 
 /* Capabilities (caps.c): empties every capability set. */
 int sbx_caps_drop_all(struct sbx_diag *d);

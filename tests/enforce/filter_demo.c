@@ -19,13 +19,13 @@
 int main(int argc, char **argv)
 {
 	struct sock_filter insns[SBX_SECCOMP_SECOND_MAX];
-	struct sock_fprog prog = { .filter = insns };
+	struct sock_fprog prog = {.filter = insns};
 
 	if (argc < 5 || strcmp(argv[3], "--") != 0) {
 		fprintf(stderr, "usage: filter-demo KNOWN_MAX metadata|plain -- CMD...\n");
 		return 2;
 	}
-	prog.len = sbx_seccomp_second(strcmp(argv[2], "metadata") == 0, false,
+	prog.len = sbx_seccomp_second(strcmp(argv[2], "metadata") == 0, false, false,
 				      (unsigned)atoi(argv[1]), insns);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
