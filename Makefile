@@ -92,6 +92,7 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/resolve.c \
 	platform/linux/supervise.c \
 	platform/linux/devfs.c \
+	platform/linux/points.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \
@@ -452,8 +453,9 @@ $(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBSBX) $(DEP_LIBS)
 
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun $(BUILD)/bench/loader
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader tests/bench/run
+bench: sbxrun $(BUILD)/bench/loader $(BUILD)/enforce/failinj
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader \
+		FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
 bench-proxy: sbxrun

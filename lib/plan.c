@@ -159,6 +159,24 @@ static int add_file_system_reqs(struct planner *pl)
 	if (!r && !rt->full_write)
 		r = req_add(pl, SBX_REQ_METADATA, NULL,
 			    "no metadata changes (chmod, chown, utimes) outside writable roots");
+	/*
+	 * A confined file system is only as good as what else the command can reach: the user's
+	 * other processes (signals, ptrace, their System V IPC), the host's devices, and time (a
+	 * daemon left behind runs unconfined by the end of the run). The Linux sandbox isolates
+	 * these; each is a requirement with a mechanism of its own, or the run is refused.
+	 */
+	if (!r && !rt->full_write && pl->ctx->platform == SBX_PLATFORM_LINUX) {
+		r = req_add(pl, SBX_REQ_SIGNALS, NULL,
+			    "signals and ptrace only inside the sandbox");
+		if (!r)
+			r = req_add(pl, SBX_REQ_IPC, NULL,
+				    "System V IPC of outside processes unreachable");
+		if (!r)
+			r = req_add(pl, SBX_REQ_DEVICES, NULL,
+				    "no host device node reachable but the allow-list");
+		if (!r)
+			r = req_add(pl, SBX_REQ_PROCESSES, NULL, "processes end with the run");
+	}
 	return r;
 }
 
@@ -328,9 +346,15 @@ static const struct {
 	unsigned bit;
 	const char *name;
 } mech_names[] = {
-	{SBX_MECH_LANDLOCK, "landlock"}, {SBX_MECH_MOUNT_NS, "mount-namespace"},
-	{SBX_MECH_SECCOMP, "seccomp"},	 {SBX_MECH_LANDLOCK_NET, "landlock-net"},
-	{SBX_MECH_SEATBELT, "seatbelt"}, {SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
+	{SBX_MECH_LANDLOCK, "landlock"},
+	{SBX_MECH_MOUNT_NS, "mount-namespace"},
+	{SBX_MECH_PID_NS, "pid-namespace"},
+	{SBX_MECH_IPC_NS, "ipc-namespace"},
+	{SBX_MECH_SECCOMP, "seccomp"},
+	{SBX_MECH_LANDLOCK_NET, "landlock-net"},
+	{SBX_MECH_SUPERVISOR, "supervisor"},
+	{SBX_MECH_SEATBELT, "seatbelt"},
+	{SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
 };
 
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX])

@@ -267,6 +267,7 @@ int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d)
  *    present or future, are EPERM: none of them may change a file outside the writable roots.
  *  - Where a denied path is enforced by Landlock alone, inotify_add_watch and fanotify_mark are
  *    EPERM: a watch on a denied directory would report the names inside it.
+ *  - Without an IPC namespace, System V IPC and POSIX message queues are EPERM (ipc_calls).
  */
 #define SBX_SYSCALL_KNOWN_MAX 469 /* file_setattr, Linux 6.17 */
 
@@ -289,9 +290,23 @@ static const uint32_t ioctl_allowed[] = {
 #define ARG1_LOW                                                                                   \
 	(offsetof(struct seccomp_data, args[1]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
 
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_max,
+/*
+ * Without an IPC namespace, the objects of System V IPC and POSIX message queues are the host's:
+ * every call that names one (an identifier can be guessed: no get call is needed to attach a
+ * segment) is EPERM. ipc(2), the multiplexer of older architectures, is not on the native ABIs
+ * built for here.
+ */
+static const int ipc_calls[] = {
+	__NR_shmget,	      __NR_shmat,     __NR_shmdt,	  __NR_shmctl,	  __NR_msgget,
+	__NR_msgsnd,	      __NR_msgrcv,    __NR_msgctl,	  __NR_semget,	  __NR_semop,
+	__NR_semtimedop,      __NR_semctl,    __NR_mq_open,	  __NR_mq_unlink, __NR_mq_timedsend,
+	__NR_mq_timedreceive, __NR_mq_notify, __NR_mq_getsetattr,
+};
+
+unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, unsigned known_max,
 				  struct sock_filter *prog)
 {
+	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	unsigned short n = 0, ioctl_at;
 	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS, eperm = SECCOMP_RET_ERRNO | EPERM;
@@ -311,6 +326,13 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_m
 	if (no_watch) {
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_inotify_add_watch, 1, 0));
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fanotify_mark, 0, 1));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, eperm));
+	}
+	if (no_ipc) {
+		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
+		for (size_t i = 0; i < n_ipc; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
+				      (unsigned char)(n_ipc - 1 - i), i == n_ipc - 1 ? 1 : 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, eperm));
 	}
 	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
@@ -342,12 +364,12 @@ static int load_prog(struct sock_fprog *prog, const char *what, struct sbx_diag 
 	return sbx_diag_set(d, -err, "%s: %s", what, strerror(err));
 }
 
-static int apply_extra(bool metadata, bool no_watch, struct sbx_diag *d)
+static int apply_extra(bool metadata, bool no_watch, bool no_ipc, struct sbx_diag *d)
 {
 	struct sock_filter insns[SBX_SECCOMP_SECOND_MAX];
 	struct sock_fprog prog = {.filter = insns};
 
-	prog.len = sbx_seccomp_second(metadata, no_watch, SBX_SYSCALL_KNOWN_MAX, insns);
+	prog.len = sbx_seccomp_second(metadata, no_watch, no_ipc, SBX_SYSCALL_KNOWN_MAX, insns);
 	return load_prog(&prog, "loading the second seccomp filter", d);
 }
 
@@ -359,7 +381,7 @@ static int apply_extra(bool metadata, bool no_watch, struct sbx_diag *d)
  */
 #include "seccomp_filters.h"
 
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, struct sbx_diag *d)
 {
 	const struct sbx_bpf_blob *b = &sbx_seccomp_filters[(network ? 2 : 0) + (metadata ? 1 : 0)];
 	struct sock_fprog prog = {
@@ -368,10 +390,10 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_dia
 	};
 	int rc = load_prog(&prog, "seccomp_load", d);
 
-	return rc < 0 ? rc : apply_extra(metadata, no_watch, d);
+	return rc < 0 ? rc : apply_extra(metadata, no_watch, no_ipc, d);
 }
 #else
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, struct sbx_diag *d)
 {
 	scmp_filter_ctx ctx;
 	int rc = build_filter(network, metadata, &ctx, d);
@@ -382,6 +404,6 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_dia
 	if (rc < 0)
 		sbx_diag_set(d, rc, "seccomp_load: %s", strerror(-rc));
 	seccomp_release(ctx);
-	return rc < 0 ? rc : apply_extra(metadata, no_watch, d);
+	return rc < 0 ? rc : apply_extra(metadata, no_watch, no_ipc, d);
 }
 #endif

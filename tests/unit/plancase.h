@@ -2,7 +2,7 @@
 /*
  * plancase.h - the Linux planner's cases as data: tests/plan/linux/<case>/ holds
  *
- *   facts.json     {"host": {...struct sbx_linux_facts...}, "cwd": "/abs", "tmpdir": "/abs"?,
+ *   facts.json     {"host": {...struct sbx_linux_facts, pid_namespace and ipc_namespace too...}, "cwd": "/abs", "tmpdir": "/abs"?,
  *                   "managed_network": bool?, "fs": {...see fakefs.h...}}
  *   profile.json   the PermissionProfile the case plans
  *   expected.json  {"enforceable": bool, "requirements": [{"rule", "mechanism", "status",
