@@ -23,10 +23,11 @@ setup() {
 # empty_dir DIR: DIR holds nothing at all.
 empty_dir() { [ -z "$(ls -A "$1")" ]; }
 
-# until_started FILE: waits (up to five seconds) for the command to write FILE.
-until_started() {
+# await TEST PATH: waits (up to five seconds) until [ TEST PATH ] holds: -e for a run's mount
+# point, -s for a file the command writes once it has started.
+await() {
 	for _ in $(seq 250); do
-		[ -s "$1" ] && return 0
+		[ "$1" "$2" ] && return 0
 		sleep 0.02
 	done
 	return 1
@@ -37,11 +38,7 @@ until_started() {
 started_then_killed() {
 	"$H" --sandbox-policy-cwd "$SBX_CWD" --permission-profile "$PROFILE" -- "$@" 3>&- &
 	local pid=$!
-	for _ in $(seq 100); do
-		[ -e "$PW/.git" ] && break
-		sleep 0.05
-	done
-	[ -e "$PW/.git" ]
+	await -e "$PW/.git"
 	sleep 0.2
 	kill -KILL "$pid"
 	wait "$pid" || true
@@ -86,10 +83,7 @@ started_then_killed() {
 	for sig in TERM HUP; do
 		"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 30 3>&- &
 		pid=$!
-		for _ in $(seq 100); do
-			[ -e "$PW/.git" ] && break
-			sleep 0.02
-		done
+		await -e "$PW/.git"
 		sleep 0.2
 		kill -"$sig" "$pid"
 		st=0
@@ -145,7 +139,7 @@ started_then_killed() {
 	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
 		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
 	local pid=$!
-	until_started "$started"
+	await -s "$started"
 	rmdir "$PW/.agents"
 	mkdir -p "$PW/.agents/skills"
 	echo planted >"$PW/.agents/skills/run.sh"
@@ -161,7 +155,7 @@ started_then_killed() {
 	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
 		sh -c "echo >'$started'; sleep 1; exit 7" 3>&- 2>"$BASE/stderr" &
 	pid=$!
-	until_started "$started"
+	await -s "$started"
 	chmod u+w "$PW/.codex"
 	touch "$PW/.codex/config.toml"
 	st=0
@@ -175,10 +169,7 @@ started_then_killed() {
 @test "runs in the same workspace share the mount points; the last one out removes them" {
 	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 1.5 3>&- &
 	local long=$!
-	for _ in $(seq 100); do
-		[ -d "$PW/.git" ] && break
-		sleep 0.02
-	done
+	await -e "$PW/.git"
 	# A short run in between: it holds too, and leaves the names to the long one.
 	expect EROFS mkdir "$PW/.git/hooks"
 	[ -d "$PW/.git" ] && [ -d "$PW/.codex" ]
@@ -211,10 +202,7 @@ started_then_killed() {
 	# After a SIGKILL the leftover (a marked file) is taken again, and removed.
 	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 30 3>&- &
 	local pid=$!
-	for _ in $(seq 100); do
-		[ -e "$PW/a/b" ] && break
-		sleep 0.05
-	done
+	await -e "$PW/a/b"
 	sleep 0.2
 	kill -KILL "$pid"
 	wait "$pid" || true
