@@ -17,6 +17,42 @@ static json_t *strv_json(char **v, size_t n)
 	return a;
 }
 
+/*
+ * Who runs the command on Linux, read off the plan's mechanisms (as the helper reads them):
+ * sbxrun stays outside as the supervisor of an init in new namespaces, or as a subreaper, or
+ * becomes the command. *name is the short form the JSON gives.
+ */
+static const char *linux_process(const struct sbx_plan *p, const char **name)
+{
+	struct sbx_linux_facts f;
+	struct sbx_linux_apply a;
+
+	sbx_linux_facts_assumed(&f); /* the model depends on the requirements alone */
+	sbx_plan_linux_apply(p, &f, &a);
+	switch (a.model) {
+	case SBX_MODEL_INIT:
+		*name = "init";
+		return "sbxrun supervises; the command runs under its own init (pid 1) in new PID, "
+		       "IPC and mount namespaces";
+	case SBX_MODEL_SUBREAPER:
+		*name = a.mount_namespace ? "subreaper+mount-namespace" : "subreaper";
+		return a.mount_namespace
+			       ? "sbxrun supervises as a child subreaper; the command runs "
+				 "in a new mount namespace, without a PID namespace"
+			       : "sbxrun supervises as a child subreaper; no namespace";
+	case SBX_MODEL_IN_PLACE:
+		break;
+	}
+	*name = "in-place";
+	return "sbxrun becomes the command (no supervisor)";
+}
+
+/* Is there a process model to show: a Linux sandbox that run would start? */
+static bool shows_process(const struct sbx_plan *p, bool refused)
+{
+	return p->platform == SBX_PLATFORM_LINUX && p->sandbox_requested && !refused;
+}
+
 static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused,
 			const struct sbx_strv *will_create, const struct sbx_strv *env)
 {
@@ -32,6 +68,12 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	json_object_set_new(o, "sandbox_requested", json_boolean(p->sandbox_requested));
 	json_object_set_new(o, "sandbox", json_string(sbx_sandbox_name(p->sandbox)));
 	json_object_set_new(o, "enforceable", json_boolean(sbx_plan_enforceable(p)));
+	if (shows_process(p, refused)) {
+		const char *name;
+
+		linux_process(p, &name);
+		json_object_set_new(o, "process", json_string(name));
+	}
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
 		json_t *j = json_object();
@@ -78,33 +120,6 @@ static void put_shell_word(const char *s, FILE *f)
 	fputc('\'', f);
 }
 
-/*
- * Who runs the command on Linux, read off the plan's mechanisms (as the helper reads them):
- * sbxrun stays outside as the supervisor of an init in new namespaces, or as a subreaper, or
- * becomes the command.
- */
-static const char *linux_process(const struct sbx_plan *p)
-{
-	struct sbx_linux_facts f;
-	struct sbx_linux_apply a;
-
-	sbx_linux_facts_assumed(&f); /* the model depends on the requirements alone */
-	sbx_plan_linux_apply(p, &f, &a);
-	switch (a.model) {
-	case SBX_MODEL_INIT:
-		return "sbxrun supervises; the command runs under its own init (pid 1) in new PID, "
-		       "IPC and mount namespaces";
-	case SBX_MODEL_SUBREAPER:
-		return a.mount_namespace
-			       ? "sbxrun supervises as a child subreaper; the command runs "
-				 "in a new mount namespace, without a PID namespace"
-			       : "sbxrun supervises as a child subreaper; no namespace";
-	case SBX_MODEL_IN_PLACE:
-		break;
-	}
-	return "sbxrun becomes the command (no supervisor)";
-}
-
 static int explain_human(const struct invocation *inv, char **argv, size_t argc, bool refused,
 			 const struct sbx_strv *will_create, const struct sbx_strv *env)
 {
@@ -119,8 +134,11 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	printf("sandbox requested: %s\n", p->sandbox_requested ? "yes" : "no");
 	printf("sandbox:           %s\n", sbx_sandbox_name(p->sandbox));
 	printf("enforceable:       %s\n", sbx_plan_enforceable(p) ? "yes" : "no");
-	if (p->platform == SBX_PLATFORM_LINUX && p->sandbox_requested && !refused)
-		printf("process:           %s\n", linux_process(p));
+	if (shows_process(p, refused)) {
+		const char *name;
+
+		printf("process:           %s\n", linux_process(p, &name));
+	}
 	if (p->n_reqs)
 		printf("requirements:\n");
 	if (p->n_reqs && plan_print(stdout, "  ", p, will_create))

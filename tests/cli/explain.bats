@@ -8,7 +8,7 @@ setup() { setup_ws; cd "$WS"; }
 @test "explain --json has every key of the contract, in order" {
 	run "$SBXRUN" explain --json --platform linux -- git status
 	[ "$status" -eq 0 ]
-	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "requirements", "argv", "cwd", "environment"]' ]
+	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "process", "requirements", "argv", "cwd", "environment"]' ]
 	[ "$(jget "$output" 'j["version"]')" = "sbxrun 0.1.0" ]
 	[ "$(jget "$output" 'j["cwd"]')" = "$WS" ]
 }
@@ -27,6 +27,24 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$(jget "$output" '[r["rule"] for r in j["requirements"]].count("network restricted")')" = 1 ]
 	[ "$(jget "$output" 'j["argv"][-3:]')" = '["--", "git", "status"]' ]
 	[ "$(jget "$output" '"--permission-profile" in j["argv"] or "--permission-profile-fd" in j["argv"]')" = true ]
+}
+
+@test "explain --json: process says who runs a Linux command, and is absent elsewhere" {
+	# A current kernel (what --platform linux assumes): supervised, under init.
+	run "$SBXRUN" explain --json --platform linux --profile :read-only -- true
+	[ "$(jget "$output" 'j["process"]')" = init ]
+	run "$SBXRUN" explain --platform linux --profile :read-only -- true
+	[[ "$output" == *"process:           sbxrun supervises; the command runs under its own init (pid 1) in new PID, IPC and mount namespaces"* ]]
+	# Nothing to supervise: an unrestricted file system with a restricted network.
+	printf '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' \
+		>"$WS/open.json"
+	run "$SBXRUN" explain --json --platform linux --profile "$WS/open.json" -- true
+	[ "$(jget "$output" 'j["process"]')" = in-place ]
+	# No sandbox, or another platform: no process key.
+	run "$SBXRUN" explain --json --platform linux --profile :danger-full-access -- true
+	[ "$(jget "$output" '"process" in j')" = false ]
+	run "$SBXRUN" explain --json --platform macos -- true
+	[ "$(jget "$output" '"process" in j')" = false ]
 }
 
 @test "explain --platform macos: argv is sandbox-exec -p POLICY -D... --" {

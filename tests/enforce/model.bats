@@ -82,6 +82,13 @@ profile_for() { if [ "$1" = landlock ]; then echo "$LLW"; else echo "$WSP"; fi; 
 	run "$BIN/failinj" unshare -- "$BIN/sbxrun" explain --cwd "$WS" --profile :read-only -- true
 	[[ "$output" == *"process:           sbxrun supervises as a child subreaper; no namespace"* ]]
 	[[ "$output" == *"no host device node reachable but the allow-list"*"landlock"*"enforced"* ]]
+	# The JSON form names the same three.
+	run "$BIN/sbxrun" explain --json --cwd "$WS" -- true
+	[[ "$output" == *'"process": "init",'* ]]
+	run "$BIN/failinj" clone -- "$BIN/sbxrun" explain --json --cwd "$WS" -- true
+	[[ "$output" == *'"process": "subreaper+mount-namespace",'* ]]
+	run "$BIN/failinj" unshare -- "$BIN/sbxrun" explain --json --cwd "$WS" --profile :read-only -- true
+	[[ "$output" == *'"process": "subreaper",'* ]]
 }
 
 @test "processes outside: unreachable by signal and ptrace in every model" {
