@@ -18,7 +18,7 @@
 #include "windows/windows.h"
 #endif
 
-/* Marks every requirement unenforceable: intent without a backend (CLI.md section 4). */
+/* Marks every requirement unenforceable: intent without a backend (sbxrun(1), explain). */
 static int attach_none(struct sbx_plan *p, const char *why, const char *hint)
 {
 	for (size_t i = 0; i < p->n_reqs; i++)

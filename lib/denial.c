@@ -12,7 +12,7 @@
 
 #include "sbx.h"
 
-/* PROFILE.md section 2: the "minimal" readable set on Linux, where each one exists. */
+/* The "minimal" readable set on Linux, where each one exists (sbxrun-profile(5), RESOLUTION). */
 const char *const sbx_linux_minimal_paths[] = {
 	"/bin",	     "/sbin",	   "/usr",	   "/etc",
 	"/lib",	     "/lib64",	   "/nix/store",   "/run/current-system/sw",

@@ -413,7 +413,7 @@ char *sbx_additional_to_json(const struct sbx_additional *a)
 	if (a->has_fs)
 		reserve_for(&b, &a->fs);
 	sb_raw(&b, "{");
-	/* Spec 2.9: only an enabled network survives; false and null both serialize away. */
+	/* As in Codex: only an enabled network survives; false and null both serialize away. */
 	if (a->network == 1)
 		sb_raw(&b, "\"network\":{\"enabled\":true}");
 	if (a->has_fs) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * glob.c - git-style globs (spec 2.4, PROFILE.md 2): matching, static prefixes and expansion on
- * the real file system.
+ * glob.c - git-style globs (sbxrun-profile(5), FILE SYSTEM ENTRIES): matching, static prefixes
+ * and expansion on the real file system.
  *
  * Syntax, component by component ('/' always separates; nothing matches across it):
  *   *        any run of characters (also empty, also a leading '.')
@@ -317,7 +317,7 @@ static int join_prefix(const struct gpat *g, size_t k, char **out)
 	return 0;
 }
 
-/* The characters that mean something in a glob, here or in the SBPL translation (spec 5.4). */
+/* The characters that mean something in a glob, here or in the SBPL translation (sbpl_regex.c). */
 static bool glob_special(char c)
 {
 	return c == '\\' || c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}';

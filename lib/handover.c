@@ -2,8 +2,8 @@
 /*
  * handover.c - the Linux helper's command line: one struct (struct sbx_handover), one builder
  * (struct -> argv: what `run` executes and what `explain` shows, for every platform) and one
- * parser (argv -> struct: what the helper accepts). The contract is CLI.md section 1 and the
- * Codex helper's (spec 4.1):
+ * parser (argv -> struct: what the helper accepts). The contract is sbxrun(1)'s "The Linux
+ * helper" and the command line of Codex's own Linux helper:
  *
  *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc]

@@ -148,7 +148,7 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 	/*
 	 * An earlier run could have planted a link inside a writable root, and whoever may replace
 	 * a link elsewhere may point it anywhere between two starts: following either would put
-	 * the rule (a grant, a mask) wherever they choose. Codex's words (spec 4.3).
+	 * the rule (a grant, a mask) wherever they choose. Codex's words.
 	 */
 	if (link_in_writable(p, link))
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,

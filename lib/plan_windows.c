@@ -179,7 +179,7 @@ static bool reads_root(const struct sbx_plan *p)
 	return false;
 }
 
-/* Codex's words (spec 3), and what sbxrun lacks for them. */
+/* Codex's words (its Windows refusals), and what sbxrun lacks for them. */
 static const char why_managed[] = "managed networking requires the elevated Windows sandbox "
 				  "backend, which sbxrun does not implement";
 static const char hint_managed[] = "run the command on macOS, or without --managed-network";

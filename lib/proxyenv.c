@@ -5,7 +5,7 @@
  *
  * Under managed networking a command may connect only to the proxies its proxy variables name,
  * and only when they are on this machine's loopback interface: a proxy elsewhere would be a hole
- * to the network it sits on. The variables are those Codex reads (spec 4.5); each URL is parsed
+ * to the network it sits on. The variables are those Codex reads; each URL is parsed
  * strictly, and a value that does not parse, or names anything but a loopback endpoint, is an
  * error rather than a proxy quietly left out: the caller meant the command to use it.
  *

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * resolve.c - where entries point and which entry decides a path: special paths, the
- * materialization of project roots, the predicates and precedence of spec 2.1-2.3 and 2.7
- * (PROFILE.md 2-4). The roots every platform enforces from are roots.c's.
+ * materialization of project roots, the predicates and precedence of Codex's permission model
+ * (sbxrun-profile(5): RESOLUTION, PRECEDENCE, WHEN A SANDBOX IS NEEDED). The roots every
+ * platform enforces from are roots.c's.
  *
  * Paths are compared component-wise and lexically. The only file system access here is
  * "/tmp is a directory" (slash_tmp), through the context's struct sbx_fsview.
@@ -91,7 +92,8 @@ static int resolve_entry_as_written(const struct sbx_entry *e, const struct sbx_
 	case SBX_SP_TMPDIR:
 		/*
 		 * Deliberately stricter than Codex, which resolves a relative TMPDIR against the
-		 * process cwd: a relative TMPDIR is dropped (PROFILE.md 2).
+		 * process cwd: a relative TMPDIR is dropped (sbxrun-profile(5)
+		 * RESOLUTION).
 		 */
 		if (!ctx->tmpdir || !ctx->tmpdir[0] || !sbx_ctx_native_abs(ctx->tmpdir, ctx))
 			return 0;
@@ -330,7 +332,7 @@ int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *
 	return r;
 }
 
-/* ---- predicates (spec 2.1) ----------------------------------------------------------------- */
+/* ---- predicates (sbxrun-profile(5), WHEN A SANDBOX IS NEEDED) ------------------------------- */
 
 static bool is_root(const struct sbx_entry *e)
 {
@@ -394,7 +396,7 @@ static bool write_overrides(const struct sbx_fs *fs, const struct sbx_entry *e,
 	return found;
 }
 
-/* has_write_narrowing_entries, by the table of spec 2.1. */
+/* has_write_narrowing_entries, by Codex's table (tests/unit/test_resolve.c). */
 static bool narrows_write(const struct sbx_fs *fs, const struct sbx_entry *e,
 			  const struct sbx_ctx *ctx)
 {
@@ -451,7 +453,7 @@ bool sbx_fs_include_platform_defaults(const struct sbx_fs *fs, const struct sbx_
 	return false;
 }
 
-/* ---- precedence (spec 2.2) ----------------------------------------------------------------- */
+/* ---- precedence (sbxrun-profile(5), PRECEDENCE) -------------------------------------------- */
 
 /* A query path made absolute against the cwd; NULL when that is impossible. */
 static char *query_path(const char *path, const struct sbx_ctx *ctx)
@@ -566,7 +568,8 @@ static bool explicit_write_covers(const struct sbx_fs *fs, const struct sbx_ctx 
 /*
  * resolve_access == write, and, unless the policy is full-disk-write, no writable entry above
  * the path has a protected metadata name as the path's first component below it, except where
- * an explicit write entry at or inside <entry>/<name> covers the path (spec 2.2, 2.7).
+ * an explicit write entry at or inside <entry>/<name> covers the path (sbxrun-profile(5),
+ * PRECEDENCE and PROTECTED METADATA).
  */
 bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const char *path)
 {

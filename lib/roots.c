@@ -3,7 +3,8 @@
  * roots.c - the roots every platform enforces from (sbx_fs_roots): readable and writable roots,
  * the read-only carve-outs inside writable roots (explicit entries and protected metadata:
  * .git, .agents, .codex, the git directories git takes hooks and config from), the protected
- * names to keep from being created, denied paths and deny globs (spec 2.6-2.7, PROFILE.md 4).
+ * names to keep from being created, denied paths and deny globs (sbxrun-profile(5), PROTECTED
+ * METADATA).
  *
  * The file system is looked at through the context's struct sbx_fsview only ("does this
  * protected name exist", the .git pointer file, a worktree's commondir, modules/); a look-up
@@ -21,7 +22,7 @@
 /* A .git pointer file is one line; anything longer is not a pointer file. */
 #define GITDIR_FILE_MAX 4096
 
-/* ---- protected metadata (spec 2.6) --------------------------------------------------------- */
+/* ---- protected metadata (sbxrun-profile(5), PROTECTED METADATA) ---------------------------- */
 
 /* Is p a directory? Absent is "no"; a failed look-up is an error. */
 static int is_dir(const struct sbx_ctx *ctx, const char *p, bool *dir, struct sbx_diag *d)
@@ -307,7 +308,7 @@ static int add_read_only(struct sbx_writable_root *w, const char *p)
  *    exists (as anything), it is a read-only carve-out of w;
  *  - N is "protected missing" when w/N does not exist and is not explicitly writable: the
  *    sandbox must keep it from being created;
- *  - the directory a .git pointer file names (spec 2.6) becomes a carve-out of the deepest
+ *  - the directory a .git pointer file names (gitdir:) becomes a carve-out of the deepest
  *    writable root that holds it, unless a deny lies in between or an entry names it.
  */
 /*
@@ -463,7 +464,7 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	r = sbx_default_read_only_subpaths(w->root, false, ctx, &defaults, &n_defaults, d);
 	/*
 	 * Git runs hooks and reads config from more places than .git: the directory a .git file
-	 * points to (spec 2.6), and from there a worktree's common directory and every
+	 * points to (gitdir:), and from there a worktree's common directory and every
 	 * submodule's. Each is a carve-out of the writable root that holds it.
 	 */
 	if (!r) {
@@ -517,7 +518,7 @@ static int windows_path_error(const struct sbx_entry *e, struct sbx_diag *d)
  * The roots a platform enforces, computed from the profile materialized for ctx (project roots
  * for every workspace root, relative globs against the cwd). The rules:
  *
- *  - Flags: full_read, full_write and platform_defaults are the spec 2.1 predicates. For the
+ *  - Flags: full_read, full_write and platform_defaults are Codex's predicates. For the
  *    unrestricted and external kinds all lists are empty and both full flags are set.
  *  - Skip entries (missing_path_behavior "skip") whose path does not exist produce nothing.
  *  - Every other entry that resolves contributes its path; at one path the strongest access of

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sbpl.c - the macOS Seatbelt policy (SBPL) for /usr/bin/sandbox-exec, built from a plan's roots
- * (spec 5); the requirement attacher is plan_macos.c.
+ * in the shape of Codex's policy; the requirement attacher is plan_macos.c.
  *
  * The policy denies by default. Every root, carve-out, protected ancestor and denied path is
  * passed as a -D parameter and referred to as (param "NAME"): no path is ever spliced into the
@@ -27,8 +27,8 @@
 
 /* ---- the fixed parts of the policy ----------------------------------------------------------
  *
- * Written from the list of allowances in spec 5.2: what an ordinary command needs to start,
- * fork, look at itself, use a terminal and ask the system a few harmless questions.
+ * Written from the list of allowances in Codex's base policy: what an ordinary command needs
+ * to start, fork, look at itself, use a terminal and ask the system a few harmless questions.
  */
 static const char base_policy[] =
 	"(version 1)\n"
@@ -160,8 +160,9 @@ static const char platform_defaults_policy[] =
 	"  (global-name \"com.apple.system.opendirectoryd.membership\"))\n";
 
 /*
- * The services name resolution and TLS need, wherever the network is reachable at all (spec
- * 5.5): with the network enabled, and with the allowances of a restricted or managed network.
+ * The services name resolution and TLS need, wherever the network is reachable at all, as
+ * in Codex's policy: with the network enabled, and with the allowances of a restricted or
+ * managed network.
  */
 static const char network_services_policy[] =
 	"; the services name resolution and TLS need\n"
@@ -471,8 +472,8 @@ static int collect_write(struct gen *g)
 				return rc;
 		}
 		/*
-		 * The cwd's missing .codex is also carved out by name, as Codex does (spec 5.2,
-		 * vector sb-07); the regex on the name already keeps it from being created.
+		 * The cwd's missing .codex is also carved out by name, as Codex does (vector
+		 * sb-07); the regex on the name already keeps it from being created.
 		 */
 		for (size_t k = 0; k < w->n_protected_missing && g->ctx && g->ctx->cwd; k++) {
 			char *codex;
@@ -1078,7 +1079,7 @@ static void emit_ancestors(struct gen *g)
 /* ---- the network ------------------------------------------------------------------------ */
 
 /*
- * The shapes of the network section, in Codex's terms (spec 5.5):
+ * The shapes of the network section, in Codex's terms:
  *   - managed networking with a loopback proxy, or a restricted network with an allowance
  *     (Unix sockets, local binding): the local binding rules, the proxies' ports on loopback,
  *     the Unix socket rules, and the services block;

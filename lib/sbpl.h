@@ -37,7 +37,7 @@ enum sbx_sbpl_glob_mode {
 struct sbx_diag;
 
 /*
- * Translates a git-style glob into an anchored regex (spec 5.4) that means what the glob
+ * Translates a git-style glob into an anchored regex (as Codex does) that means what the glob
  * matcher (lib/glob.c) makes of the pattern: "*" -> "[^/]*", "?" -> "[^/]", "**" + "/" ->
  * "(.*" + "/)?", a final "**" -> ".*", "{a,b}" -> "(a|b)" (an unclosed "{" is closed at the
  * end), "\x" is the literal x (a backslash before "/" or at the end is itself), a "[...]"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sbpl_regex.c - the text pieces of SBPL generation that must be exact: regex escaping, glob to
- * regex translation (spec 5.4, with the glob matcher's meaning), the directories a glob depends
+ * regex translation (with the glob matcher's meaning), the directories a glob depends
  * on, brace expansion and regex literals. Paths and patterns only ever reach the policy text
  * through these functions; every other path travels as a -D parameter.
  */
@@ -127,7 +127,7 @@ void sbx_sbpl_regex_escape(struct sbx_buf *b, const char *s)
  * platform: '/' ends a component and nothing crosses it, not even a character class; "\c" is
  * the character c, also inside a class, except before a '/' or at the end of a component,
  * where the backslash is itself; a class is a set of bytes. Brace alternatives ({a,b}) are the
- * one addition (spec 5.4).
+ * one addition, as in Codex's translation.
  */
 
 static size_t component_end(const char *g, size_t len, size_t i)

@@ -409,7 +409,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 void sbx_roots_free(struct sbx_roots *r);
 
 /*
- * Protected metadata subpaths of root that exist (spec 2.6), including a gitdir: target, looked
+ * Protected metadata subpaths of root that exist, including a gitdir: target, looked
  * up through ctx's view. A look-up that fails other than by absence is an error (worded in d,
  * which may be NULL).
  */
@@ -572,7 +572,7 @@ enum sbx_sandbox sbx_platform_sandbox(enum sbx_platform pl, enum sbx_windows_lev
 /* ---- managed networking: what it is given (proxyenv.c, load_managed.c) ------------------- */
 
 /*
- * The proxy variables Codex reads (its network proxy's list, spec 4.5), each also in lower case:
+ * The proxy variables Codex reads (its network proxy's list), each also in lower case:
  * under managed networking these name the proxies, the only places the command may connect to.
  */
 #define SBX_PROXY_VARS_N 16
@@ -876,7 +876,7 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 			  struct sbx_linux_apply *out);
 /*
  * Whether a rule path of plan p ("what": "deny-read path", "writable root"...) may be followed
- * through the link it crosses: 0 for a system link, SBX_E_UNENFORCEABLE (worded in d, spec 4.3)
+ * through the link it crosses: 0 for a system link, SBX_E_UNENFORCEABLE (worded in d as Codex does)
  * for a link inside a writable root or one that someone other than root and the caller can
  * replace. real is where the path leads, or NULL.
  */

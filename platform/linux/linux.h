@@ -233,8 +233,8 @@ enum sbx_ll_grant { SBX_LL_READ = 0, SBX_LL_WRITE, SBX_LL_DEVICE };
 int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, const char *what,
 			struct sbx_diag *d);
 /*
- * Grants g on the tree at path except the denied paths inside it (ARCHITECTURE.md section 3,
- * without a mount namespace): instead of one rule on path, a rule on every entry of each
+ * Grants g on the tree at path except the denied paths inside it (Landlock alone, without a mount
+ * namespace): instead of one rule on path, a rule on every entry of each
  * directory on the way down to a denied path, except the entry that leads to it. Directories on
  * the way get only the right to be listed, and not even that above a denied directory (its
  * names would be listed too). Symbolic links get no rule (following one is checked on its
@@ -252,7 +252,7 @@ int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);
 
 /*
- * seccomp (seccomp.c): builds and loads the filter of ARCHITECTURE.md section 3 step 6, and a
+ * seccomp (seccomp.c): builds and loads the filter that sbx_linux_apply_and_exec loads last, and a
  * second one for what libseccomp cannot express (system calls newer than this build: ENOSYS;
  * with metadata, ioctl as an allow-list; with no_watch, no inotify or fanotify watches), which
  * also refuses, with no_ipc, System V IPC and POSIX message queues (no IPC namespace).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * resolve.c - every rule path resolved once, in the helper (ARCHITECTURE.md section 3 step 1).
+ * resolve.c - every rule path resolved once, in the helper (sbx_linux_prepare's first step).
  *
  * The resolver is the helper's struct sbx_fsview: the planner looks every path up through it,
  * and each look-up walks the path once (sbx_fs_walk) and keeps an O_PATH descriptor of what it

@@ -38,7 +38,7 @@
 #include "windows/backend.h"
 #include "winpath.h"
 
-/* Write rights granted on writable roots (spec 6.3). No FILE_DELETE_CHILD: a child that denies
+/* Write rights granted on writable roots (as Codex's). No FILE_DELETE_CHILD: a child that denies
  * DELETE (a carve-out) cannot be removed through its parent. */
 #define SBX_ALLOW_MASK (FILE_GENERIC_READ | FILE_GENERIC_WRITE | FILE_GENERIC_EXECUTE | DELETE)
 /*

@@ -177,7 +177,7 @@ TEST(plan_mechanism_names)
 }
 
 /*
- * Links on the way to rule paths (spec 4.3): one inside a writable root is refused with Codex's
+ * Links on the way to rule paths: one inside a writable root is refused with Codex's
  * words; a writable root that is itself a link in a directory the command cannot write is
  * followed.
  */

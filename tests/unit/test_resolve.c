@@ -60,7 +60,7 @@ static const struct sbx_writable_root *find_root(const struct sbx_roots *r, cons
 
 /* ---- full_disk_access ----------------------------------------------------------------------- */
 
-/* The write-narrowing table of spec 2.1, row by row. */
+/* Codex's write-narrowing table, row by row. */
 TEST(full_write_narrowing_table)
 {
 	struct sbx_ctx ctx = vec_ctx("/repo");
@@ -190,7 +190,7 @@ TEST(special_resolution)
 	CHECK(resolve_special(SBX_SP_TMPDIR, NULL, &ctx) == NULL); /* unset */
 	ctx.tmpdir = "";
 	CHECK(resolve_special(SBX_SP_TMPDIR, NULL, &ctx) == NULL);
-	ctx.tmpdir = "relative/tmp"; /* dropped, unlike Codex (PROFILE.md 2) */
+	ctx.tmpdir = "relative/tmp"; /* dropped, unlike Codex */
 	CHECK(resolve_special(SBX_SP_TMPDIR, NULL, &ctx) == NULL);
 	ctx.tmpdir = "/var/tmp//x/";
 	s = resolve_special(SBX_SP_TMPDIR, NULL, &ctx);

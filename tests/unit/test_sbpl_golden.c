@@ -89,6 +89,44 @@ static char *golden_path(const char *name, const char *ext)
 	return p;
 }
 
+/*
+ * The golden policies name /tmp's protected names as missing (/tmp is a writable root). /tmp is
+ * shared with whatever else runs on the machine, which may hold a .git or .codex there for a
+ * while; the fixture's view reports those three names as absent, and the rest as the host does.
+ */
+static bool shared_tmp_name(const char *path)
+{
+	return !strcmp(path, "/tmp/.git") || !strcmp(path, "/tmp/.codex") ||
+	       !strcmp(path, "/tmp/.agents");
+}
+
+static int hidden_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	(void)self;
+	if (shared_tmp_name(path)) {
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
+	return sbx_fsview_host.lookup(sbx_fsview_host.self, path, out);
+}
+
+static int hidden_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
+{
+	(void)self;
+	if (shared_tmp_name(path))
+		return -ENOENT;
+	return sbx_fsview_host.read_file(sbx_fsview_host.self, path, buf, size, len);
+}
+
+static int hidden_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
+{
+	(void)self;
+	return sbx_fsview_host.list(sbx_fsview_host.self, dir, each, arg);
+}
+
+static const struct sbx_fsview shared_tmp_hidden = {hidden_lookup, hidden_read_file, hidden_list,
+						    NULL};
+
 struct fixture {
 	char *dir, *ws, *tmpdir;
 	struct sbx_ctx ctx;
@@ -198,6 +236,7 @@ static bool fixture_make(struct fixture *fx, const char *name)
 	fx->ctx.platform = SBX_PLATFORM_MACOS;
 	fx->ctx.cwd = fx->ws;
 	fx->ctx.tmpdir = fx->tmpdir;
+	fx->ctx.fs = &shared_tmp_hidden;
 	net_finish(fx);
 	return true;
 }
