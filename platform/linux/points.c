@@ -486,6 +486,13 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 		    (unsigned long long)st.st_ino == pt->ino &&
 		    empty_point(pt->fd, &st, pt->dir, !pt->dir && !pt->protect)) {
 			rc = unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+			/*
+			 * Another user's point in a shared sticky directory (/tmp), taken while
+			 * that user's run lasted: only that user can remove it, and its next run
+			 * does. Nothing of this run is left behind.
+			 */
+			if ((rc == -EPERM || rc == -EACCES) && st.st_uid != geteuid())
+				rc = 0;
 			if (rc < 0 && rc != -ENOENT)
 				say(report, arg, "cannot remove the mount point", pt->path, rc);
 		} else {
