@@ -96,6 +96,7 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/supervise.c \
 	platform/linux/trace.c \
 	platform/linux/devfs.c \
+	platform/linux/points.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \
@@ -478,10 +479,11 @@ bench-count: $(BUILD)/bench/plan
 		tests/bench/count
 
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan $(BUILD)/enforce/spawn-demo
+bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan $(BUILD)/enforce/spawn-demo \
+		$(BUILD)/enforce/failinj
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader \
 		PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan SPAWN_DEMO=$(CURDIR)/$(BUILD)/enforce/spawn-demo \
-		tests/bench/run
+		FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
 bench-proxy: sbxrun

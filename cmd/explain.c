@@ -17,6 +17,42 @@ static json_t *strv_json(char **v, size_t n)
 	return a;
 }
 
+/*
+ * Who runs the command on Linux, read off the plan's mechanisms (as the helper reads them):
+ * sbxrun stays outside as the supervisor of an init in new namespaces, or as a subreaper, or
+ * becomes the command. *name is the short form the JSON gives.
+ */
+static const char *linux_process(const struct sbx_plan *p, const char **name)
+{
+	struct sbx_linux_facts f;
+	struct sbx_linux_apply a;
+
+	sbx_linux_facts_assumed(&f); /* the model depends on the requirements alone */
+	sbx_plan_linux_apply(p, &f, &a);
+	switch (a.model) {
+	case SBX_MODEL_INIT:
+		*name = "init";
+		return "sbxrun supervises; the command runs under its own init (pid 1) in new PID, "
+		       "IPC and mount namespaces";
+	case SBX_MODEL_SUBREAPER:
+		*name = a.mount_namespace ? "subreaper+mount-namespace" : "subreaper";
+		return a.mount_namespace
+			       ? "sbxrun supervises as a child subreaper; the command runs "
+				 "in a new mount namespace, without a PID namespace"
+			       : "sbxrun supervises as a child subreaper; no namespace";
+	case SBX_MODEL_IN_PLACE:
+		break;
+	}
+	*name = "in-place";
+	return "sbxrun becomes the command (no supervisor)";
+}
+
+/* Is there a process model to show: a Linux sandbox that run would start? */
+static bool shows_process(const struct sbx_plan *p, bool refused)
+{
+	return p->platform == SBX_PLATFORM_LINUX && p->sandbox_requested && !refused;
+}
+
 static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused,
 			const struct sbx_strv *will_create, const struct sbx_strv *env)
 {
@@ -33,6 +69,12 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	json_object_set_new(o, "sandbox", json_string(sbx_sandbox_name(p->sandbox)));
 	json_object_set_new(o, "enforceable", json_boolean(sbx_plan_enforceable(p)));
 	json_object_set_new(o, "allow_git", json_boolean(inv->ctx.allow_git));
+	if (shows_process(p, refused)) {
+		const char *name;
+
+		linux_process(p, &name);
+		json_object_set_new(o, "process", json_string(name));
+	}
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
 		json_t *j = json_object();
@@ -96,6 +138,11 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	if (inv->ctx.allow_git)
 		printf("git mode:          on (the git directories writable but for what runs "
 		       "code)\n");
+	if (shows_process(p, refused)) {
+		const char *name;
+
+		printf("process:           %s\n", linux_process(p, &name));
+	}
 	if (p->n_reqs)
 		printf("requirements:\n");
 	if (p->n_reqs && plan_print(stdout, "  ", p, will_create))

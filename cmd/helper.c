@@ -4,8 +4,8 @@
  * directly (by a remote executor, say), so it parses and validates everything again, plans again
  * with the functions `run` and `explain` use (sbx_plan_build, then sbx_plan_attach_linux on the
  * facts of this host), refuses a plan it cannot enforce in the words `run` uses, and then hands
- * what the plan says over to the enter sequence (platform/linux/enter.c), which execs the command
- * in place.
+ * what the plan says over to the enter sequence (platform/linux/enter.c): this process then
+ * becomes the supervisor of the sandbox (or, with nothing to supervise, the command itself).
  *
  *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] [--allow-git]
@@ -14,9 +14,10 @@
  * The command line is parsed by sbx_handover_parse (lib/handover.c), the counterpart of the
  * builder `run` and `explain` use. --managed-network is parsed and refused: there is no proxy
  * routing on Linux yet.
- * --no-proc is accepted for compatibility: this helper never mounts a /proc (there is no PID
- * namespace); the host's /proc stays visible, read-only inside the mount namespace.
- * Every error exits 125 with one `sbxrun: ...` line; the command does not run.
+ * --no-proc keeps the host's /proc (read-only) where init would mount a fresh one; the PID
+ * namespace is still made, as Codex's helper does.
+ * Every error exits 125 with one `sbxrun: ...` line; the command does not run. Where the plan
+ * has a supervisor, this process becomes it and ends as the command did.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -193,6 +194,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	e.command_cwd = command_cwd;
 	e.argv = o.cmd;
+	if (o.no_proc)
+		e.fresh_proc = false;
 	xf = (struct exec_failure){&plan, &ctx, o.cmd, command_cwd};
 	e.exec_failed = exec_failure_words;
 	e.exec_failed_arg = &xf;

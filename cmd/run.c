@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* run.c - the main job: plan, refuse what cannot be enforced, execute in place. */
+/* run.c - the main job: plan, refuse what cannot be enforced, execute (the helper on Linux). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

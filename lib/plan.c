@@ -147,12 +147,16 @@ static int add_file_system_reqs(struct planner *pl)
 {
 	struct sbx_plan *p = pl->p;
 	const struct sbx_roots *rt = &p->roots;
-	/* Every list below, the platform defaults, the two confinements and the network. */
-	size_t want = rt->n_readable + rt->n_unreadable + rt->n_deny_globs + 4;
+	/*
+	 * Every list below, the platform defaults, the two confinements, the network and the four
+	 * isolation requirements of a Linux sandbox.
+	 */
+	size_t want = rt->n_readable + rt->n_unreadable + rt->n_deny_globs + 8;
 	int r;
 
 	for (size_t i = 0; i < rt->n_writable; i++)
-		want += 1 + rt->writable[i].n_read_only + rt->writable[i].n_protected_missing;
+		want += 1 + rt->writable[i].n_read_only + rt->writable[i].n_protected_missing +
+			rt->writable[i].n_no_create;
 	r = req_reserve(p, want);
 
 	/* Full read shows up as a readable root "/" (sbx_fs_roots lists it). */
@@ -208,6 +212,24 @@ static int add_file_system_reqs(struct planner *pl)
 	if (!r && !rt->full_write)
 		r = req_add(pl, SBX_REQ_METADATA, NULL,
 			    "no metadata changes (chmod, chown, utimes) outside writable roots");
+	/*
+	 * A confined file system is only as good as what else the command can reach: the user's
+	 * other processes (signals, ptrace, their System V IPC), the host's devices, and time (a
+	 * daemon left behind runs unconfined by the end of the run). The Linux sandbox isolates
+	 * these; each is a requirement with a mechanism of its own, or the run is refused.
+	 */
+	if (!r && !rt->full_write && pl->ctx->platform == SBX_PLATFORM_LINUX) {
+		r = req_add(pl, SBX_REQ_SIGNALS, NULL,
+			    "signals and ptrace only inside the sandbox");
+		if (!r)
+			r = req_add(pl, SBX_REQ_IPC, NULL,
+				    "System V IPC of outside processes unreachable");
+		if (!r)
+			r = req_add(pl, SBX_REQ_DEVICES, NULL,
+				    "no host device node reachable but the allow-list");
+		if (!r)
+			r = req_add(pl, SBX_REQ_PROCESSES, NULL, "processes end with the run");
+	}
 	return r;
 }
 
@@ -406,9 +428,15 @@ static const struct {
 	unsigned bit;
 	const char *name;
 } mech_names[] = {
-	{SBX_MECH_LANDLOCK, "landlock"}, {SBX_MECH_MOUNT_NS, "mount-namespace"},
-	{SBX_MECH_SECCOMP, "seccomp"},	 {SBX_MECH_LANDLOCK_NET, "landlock-net"},
-	{SBX_MECH_SEATBELT, "seatbelt"}, {SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
+	{SBX_MECH_LANDLOCK, "landlock"},
+	{SBX_MECH_MOUNT_NS, "mount-namespace"},
+	{SBX_MECH_PID_NS, "pid-namespace"},
+	{SBX_MECH_IPC_NS, "ipc-namespace"},
+	{SBX_MECH_SECCOMP, "seccomp"},
+	{SBX_MECH_LANDLOCK_NET, "landlock-net"},
+	{SBX_MECH_SUPERVISOR, "supervisor"},
+	{SBX_MECH_SEATBELT, "seatbelt"},
+	{SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
 };
 
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX])

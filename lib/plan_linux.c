@@ -16,13 +16,18 @@
  *                    when there is no mount namespace
  *   landlock-net     TCP bind/connect (ABI 4)
  *
- * Missing protected names (.git, .agents, .codex that do not exist under a writable root) are
- * SKIPPED, with the reason shown: refusing the creation of one name inside a writable directory
- * needs a mount point, and a mount point that does not exist would have to be created on the
- * host, which sbxrun never does. Landlock grants rights on whole hierarchies and cannot refuse one
- * name; seccomp cannot read paths. The only other ways (creating the name in advance, or a process
- * that watches and deletes) change the host or leave a process behind. So this is said, not
- * hidden: explain lists each such name as skipped with this reason.
+ *   pid-namespace    init (pid 1) of a new PID namespace: signals and ptrace reach nothing
+ *                    outside, and every process ends with init
+ *   ipc-namespace    System V IPC and POSIX message queues of its own
+ *   supervisor       without a PID namespace: sbxrun as a child subreaper that kills what is
+ *                    left below it when the command ends
+ *
+ * Missing protected names (.git, .agents, .codex that do not exist under a writable root), and
+ * the first missing component of a denied path inside a writable root, get an empty read-only
+ * mask, as Codex does: refusing the creation of one name inside a writable directory needs a
+ * mount point there, which the supervisor makes on the host for the run and removes after it
+ * (platform/linux/points.c). Without a mount namespace nothing can refuse it (Landlock grants
+ * whole hierarchies, seccomp cannot read paths): unenforceable, like a read-only carve-out.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -44,6 +49,8 @@ void sbx_linux_facts_assumed(struct sbx_linux_facts *f)
 	f->user_namespaces = true;
 	f->mount_namespace = true;
 	f->no_new_privs = true;
+	f->pid_namespace = true;
+	f->ipc_namespace = true;
 }
 
 /* A missing host feature: what is missing, and what the user can do about it. */
@@ -55,9 +62,10 @@ struct lack {
 struct host {
 	const struct sbx_linux_facts *f;
 	bool ll, sec, mnt;
+	bool init; /* the sandbox runs under its own init: PID, IPC and mount namespaces */
 	const char **denied; /* the plan's denied paths, sorted, for ancestor lookups */
 	size_t n_denied;
-	struct lack nomnt, noll, nosec;
+	struct lack nomnt, noll, nosec, noinit;
 	char hint_write[700]; /* Landlock's or a mount namespace's fix, for writes */
 	char hint_meta[700];  /* a mount namespace's or seccomp's fix, for metadata */
 };
@@ -65,6 +73,12 @@ struct host {
 #define LL  SBX_MECH_LANDLOCK
 #define MNT SBX_MECH_MOUNT_NS
 #define SEC SBX_MECH_SECCOMP
+#define PID SBX_MECH_PID_NS
+#define IPC SBX_MECH_IPC_NS
+#define SUP SBX_MECH_SUPERVISOR
+
+/* The Landlock ABI that scopes signals to the sandbox (Linux 6.12). */
+#define LL_ABI_SIGNAL_SCOPE 6
 
 static void enforced(struct sbx_req *r, unsigned mech)
 {
@@ -196,6 +210,24 @@ static bool glob_granted(const struct sbx_roots *rt, const char *pattern)
 	return covered;
 }
 
+/* Does the writable root that path (a protected name) lies directly in exist on the host? */
+static bool parent_root_exists(const struct sbx_plan *p, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	for (size_t i = 0; slash && i < p->n_reqs; i++) {
+		const struct sbx_req *w = &p->reqs[i];
+
+		if (w->kind != SBX_REQ_WRITE || !w->path)
+			continue;
+		if (n == 0 ? strcmp(w->path, "/") == 0
+			   : strlen(w->path) == n && strncmp(w->path, path, n) == 0)
+			return w->exists;
+	}
+	return true;
+}
+
 /* Why, without a mount namespace, a denied path inside a readable tree is still enforced. */
 static const char around_note[] =
 	"Landlock grants the readable tree around it instead: a rule on every entry of each "
@@ -302,12 +334,23 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			h->nomnt.why);
 
 	case SBX_REQ_PROTECT_MISSING:
+		if (!parent_root_exists(p, path))
+			return sbx_req_set(r, SBX_SKIPPED, SBX_MECH_NONE, NULL,
+					   "its writable root does not exist: nothing is granted "
+					   "to create it in");
+		if (h->mnt)
+			return sbx_req_set(
+				r, SBX_ENFORCED, MNT, NULL,
+				"it does not exist: an empty read-only directory is mounted "
+				"there, on a mount point made on the host for the run and removed "
+				"after it, with whatever was created there meanwhile (the exit "
+				"status is then 1)");
 		return sbx_req_set(
-			r, SBX_SKIPPED, SBX_MECH_NONE, "create it beforehand to have it protected",
-			"%s does not exist; refusing its creation would need a mount point "
-			"created on the host (Landlock cannot refuse one name in a writable "
-			"directory), so the command can create it",
-			path);
+			r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
+			"%s does not exist; refusing its creation inside a writable root "
+			"needs a mount namespace (Landlock cannot refuse one name in a "
+			"writable directory): %s",
+			path, h->nomnt.why);
 
 	case SBX_REQ_NO_CREATE:
 		/*
@@ -327,11 +370,18 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 
 	case SBX_REQ_DENY:
 		if (!r->exists) {
+			if (under_writable(rt, path) && h->mnt)
+				return sbx_req_set(
+					r, SBX_ENFORCED, MNT, NULL,
+					"it does not exist: an empty read-only file is mounted at "
+					"its first missing component, made on the host for the run "
+					"and removed after it, so it cannot be created");
 			if (under_writable(rt, path))
-				return sbx_req_set(r, SBX_SKIPPED, SBX_MECH_NONE, NULL,
-						   "%s does not exist; a file the command creates "
-						   "there stays readable to it",
-						   path);
+				return sbx_req_set(
+					r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
+					"%s does not exist inside a writable root; keeping "
+					"it from being created needs a mount namespace: %s",
+					path, h->nomnt.why);
 			/* It cannot appear: nothing outside the writable roots can be created. */
 			m = write_mech(h);
 			if (m) {
@@ -400,6 +450,80 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				   "managed network routing (a proxy inside the sandbox) is not "
 				   "implemented by the Linux backend");
 
+	case SBX_REQ_SIGNALS:
+		if (h->init) {
+			/* Landlock, where there is one, refuses ptrace of anything outside too. */
+			enforced(r, PID | (h->ll ? LL : 0));
+			return 0;
+		}
+		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE)
+			return sbx_req_set(
+				r, SBX_ENFORCED, LL, NULL,
+				"no PID namespace here (%s): Landlock scopes signals to the "
+				"sandbox and refuses ptrace of any process outside, and with it "
+				"their memory, environment and descriptors in /proc, which still "
+				"lists them",
+				h->noinit.why);
+		return sbx_req_set(
+			r, SBX_UNENFORCEABLE, 0, h->noinit.hint,
+			"keeping signals inside the sandbox needs a PID namespace or Landlock's "
+			"signal scope (ABI %d, Linux 6.12): %s; %s",
+			LL_ABI_SIGNAL_SCOPE, h->noinit.why,
+			h->ll ? "this kernel's Landlock ABI is older" : h->noll.why);
+
+	case SBX_REQ_IPC:
+		if (h->init) {
+			enforced(r, IPC);
+			return 0;
+		}
+		if (h->sec)
+			return sbx_req_set(r, SBX_ENFORCED, SEC, NULL,
+					   "no IPC namespace here (%s): seccomp refuses System V "
+					   "IPC and POSIX message queues to the command itself too "
+					   "(stricter than the profile)",
+					   h->noinit.why);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->noinit.hint,
+				   "keeping the System V IPC of outside processes out of reach "
+				   "needs an IPC namespace or seccomp: %s; %s",
+				   h->noinit.why, h->nosec.why);
+
+	case SBX_REQ_DEVICES:
+		if (h->mnt) {
+			enforced(r, MNT);
+			return 0;
+		}
+		if (h->ll && !under_writable(rt, "/dev"))
+			return sbx_req_set(
+				r, SBX_ENFORCED, LL, NULL,
+				"no mount namespace here (%s): Landlock grants the readable trees "
+				"around /dev, and a device only to /dev/null, zero, full, random, "
+				"urandom, tty, ptmx and the command's own terminal; /dev/shm is "
+				"out "
+				"of reach (POSIX shared memory and semaphores fail)",
+				h->nomnt.why);
+		if (h->ll)
+			return sbx_req_set(
+				r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
+				"a writable root holds /dev, and without a mount namespace "
+				"no private /dev can replace it: %s",
+				h->nomnt.why);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->hint_write,
+				   "keeping host devices out of reach needs a mount namespace or "
+				   "Landlock: %s; %s",
+				   h->noll.why, h->nomnt.why);
+
+	case SBX_REQ_PROCESSES:
+		if (h->init) {
+			enforced(r, PID);
+			return 0;
+		}
+		return sbx_req_set(r, SBX_ENFORCED, SUP, NULL,
+				   "no PID namespace here (%s): sbxrun stays the command's parent "
+				   "as a child subreaper and kills every process left below it "
+				   "when the command ends; a SIGKILL of sbxrun itself leaves them "
+				   "running",
+				   h->noinit.why);
+
 	case SBX_REQ_UNIX_SOCKET:
 	case SBX_REQ_LOCAL_BINDING:
 		return sbx_req_set(
@@ -442,6 +566,7 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 	h.ll = f->landlock_abi >= 1 && f->no_new_privs && f->wsl != 1;
 	h.sec = f->seccomp && f->no_new_privs && f->wsl != 1;
 	h.mnt = f->mount_namespace && f->wsl != 1;
+	h.init = h.mnt && f->pid_namespace && f->ipc_namespace;
 
 	if (f->wsl == 1) {
 		static const struct lack wsl1 = {
@@ -479,6 +604,17 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 				 "sbxrun package's profile, or sysctl "
 				 "kernel.apparmor_restrict_unprivileged_userns=0), or run as root");
 		}
+	}
+	if (!h.mnt) {
+		h.noinit = h.nomnt;
+	} else if (!h.init) {
+		snprintf(h.noinit.why, sizeof(h.noinit.why),
+			 "a mount namespace but no PID and IPC namespace can be made: clone(2) "
+			 "refuses them, or user.max_pid_namespaces or user.max_ipc_namespaces "
+			 "is 0");
+		snprintf(h.noinit.hint, sizeof(h.noinit.hint),
+			 "allow clone(2) with CLONE_NEWPID and CLONE_NEWIPC (a container's "
+			 "seccomp profile), or raise those limits");
 	}
 	/* Either of two features would do: either fix, once when they are the same. */
 	snprintf(h.hint_write, sizeof(h.hint_write), "%s%s%s", h.noll.hint,
@@ -522,6 +658,10 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 			  struct sbx_linux_apply *out)
 {
 	memset(out, 0, sizeof(*out));
+	if (uses(p, SBX_MECH_PID_NS | SBX_MECH_IPC_NS, -1))
+		out->model = SBX_MODEL_INIT;
+	else if (uses(p, SBX_MECH_SUPERVISOR, -1))
+		out->model = SBX_MODEL_SUBREAPER;
 	out->mount_namespace = uses(p, SBX_MECH_MOUNT_NS, -1);
 	if (uses(p, SBX_MECH_LANDLOCK | SBX_MECH_LANDLOCK_NET, -1))
 		out->landlock_abi = f->landlock_abi;
@@ -529,4 +669,7 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 	out->landlock_net = out->landlock_abi >= 4 && !p->network;
 	out->seccomp_network = !p->network;
 	out->seccomp_metadata = uses(p, SBX_MECH_SECCOMP, SBX_REQ_METADATA);
+	out->seccomp_ipc = uses(p, SBX_MECH_SECCOMP, SBX_REQ_IPC);
+	out->private_dev = uses(p, SBX_MECH_MOUNT_NS, SBX_REQ_DEVICES);
+	out->landlock_dev = !out->private_dev && uses(p, SBX_MECH_LANDLOCK, SBX_REQ_DEVICES);
 }

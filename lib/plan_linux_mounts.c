@@ -19,6 +19,9 @@
  *     root, carve-out or readable root inside a mask is re-opened: its mount point is made in
  *     that mask, which then holds it; a mask over a path that is itself re-opened (a glob match
  *     equal to a writable root) is sealed: it hides everything below it.
+ *   - A point (a missing protected name, the first missing component of a denied path) is an
+ *     empty read-only mask over a mount point made on the host; nothing lies below it, and the
+ *     directories between it and its writable root are pinned like a denied path's.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -170,7 +173,8 @@ static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, const struct
 		struct above a = {bp, NULL, out};
 		struct sbx_mount_op *up;
 
-		if (ops[i].kind != SBX_MNT_DENY && ops[i].kind != SBX_MNT_READ_ONLY)
+		if (ops[i].kind != SBX_MNT_DENY && ops[i].kind != SBX_MNT_READ_ONLY &&
+		    ops[i].kind != SBX_MNT_POINT)
 			continue;
 		/* Not under a writable root (or under a mask): nothing to pin. */
 		up = mounted_above(bp, ops[i].path);
@@ -297,8 +301,9 @@ int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const cha
 			continue;
 		}
 		up = mounted_above(&bp, op->path);
-		if (up && up->kind == SBX_MNT_DENY && (up->sealed || op->kind == SBX_MNT_DENY)) {
-			op->skip = true; /* hidden by the mask above */
+		if (up && up->kind == SBX_MNT_DENY &&
+		    (up->sealed || op->kind == SBX_MNT_DENY || op->kind == SBX_MNT_POINT)) {
+			op->skip = true; /* hidden by the mask above: nothing can be made there */
 			continue;
 		}
 		if (up && up->kind == SBX_MNT_DENY) {

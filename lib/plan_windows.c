@@ -294,6 +294,13 @@ static int attach_restricted_token(struct sbx_plan *p)
 				     "cannot keep Unix sockets to an allow-list",
 				     "run the command on macOS, or without --allow-unix-socket");
 			break;
+		case SBX_REQ_SIGNALS:
+		case SBX_REQ_IPC:
+		case SBX_REQ_DEVICES:
+		case SBX_REQ_PROCESSES:
+			/* Planned for Linux only (plan.c): never in a Windows plan. */
+			ret = refuse(r, "not a requirement of the Windows sandbox", NULL);
+			break;
 		case SBX_REQ_LOCAL_BINDING:
 			ret = refuse(r,
 				     "local binding is an allowance of managed networking, which "

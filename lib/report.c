@@ -184,6 +184,9 @@ static char *seccomp_rule(const struct sbx_plan *p, enum sbx_seccomp_group g)
 	case SBX_SCG_WATCH:
 		w = "no inotify or fanotify watch: denied paths are enforced by Landlock alone";
 		break;
+	case SBX_SCG_IPC:
+		w = req_rule(p, SBX_REQ_IPC);
+		break;
 	case SBX_SCG_NETWORK:
 		w = req_rule(p, SBX_REQ_NETWORK);
 		break;

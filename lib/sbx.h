@@ -697,6 +697,14 @@ enum sbx_req_kind {
 	SBX_REQ_LOCAL_BINDING,	/* bind and serve on loopback */
 	SBX_REQ_WRITE_CONFINED, /* no write outside the writable roots (even with none) */
 	SBX_REQ_NO_CREATE,	/* git mode: a missing path git reads that must not be created */
+	/*
+	 * The isolation of processes a Linux sandbox adds to the profile's rules (planned for
+	 * Linux only: Seatbelt and the Windows job object have their own, not planned here).
+	 */
+	SBX_REQ_SIGNALS,   /* signals and ptrace reach only the sandbox's processes */
+	SBX_REQ_IPC,	   /* System V IPC and POSIX message queues of others unreachable */
+	SBX_REQ_DEVICES,   /* no host device node but the allow-list (private /dev) */
+	SBX_REQ_PROCESSES, /* no process of the sandbox outlives the run */
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 
@@ -712,6 +720,9 @@ enum sbx_mech {
 	SBX_MECH_SEATBELT = 1u << 4,
 	SBX_MECH_RESTRICTED_TOKEN = 1u << 5,
 	SBX_MECH_NONE = 1u << 6, /* enforced with nothing to restrict (everything is allowed) */
+	SBX_MECH_PID_NS = 1u << 7,
+	SBX_MECH_IPC_NS = 1u << 8,
+	SBX_MECH_SUPERVISOR = 1u << 9, /* sbxrun as a child subreaper, outside the sandbox */
 };
 #define SBX_MECH_NAME_MAX 96
 /*
@@ -913,6 +924,7 @@ enum sbx_seccomp_group {
 	SBX_SCG_METADATA,    /* chmod, chown, utimes, xattr everywhere (no mount namespace) */
 	SBX_SCG_IOCTL,	     /* an ioctl outside the allow-list (no mount namespace) */
 	SBX_SCG_WATCH,	     /* inotify and fanotify watches (denies by Landlock alone) */
+	SBX_SCG_IPC,	     /* System V IPC and POSIX message queues (no IPC namespace) */
 	SBX_SCG_NETWORK,     /* the network restricted */
 	SBX_SCG_MAX
 };
@@ -1014,7 +1026,10 @@ struct sbx_linux_facts {
 	bool running_as_root;
 	bool in_container;
 	int wsl; /* 0 = not WSL, else 1 or 2 */
-	/* PID and IPC namespaces can be made along with the mount namespace (sandbox.h). */
+	/*
+	 * PID and IPC namespaces can be made along with the mount namespace, by one clone(2)
+	 * (platform/linux/sandbox.h): the sandbox then runs under its own init.
+	 */
 	bool pid_namespace;
 	bool ipc_namespace;
 };
@@ -1022,18 +1037,28 @@ struct sbx_linux_facts {
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
 /* Attaches a mechanism (or "unenforceable" with a reason and a hint) to every requirement. */
 int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f);
+/* Who runs the command, and under what (platform/linux/sandbox.h). */
+enum sbx_linux_model {
+	SBX_MODEL_IN_PLACE = 0, /* the helper becomes the command: nothing needs a supervisor */
+	SBX_MODEL_SUBREAPER,	/* the helper supervises as a child subreaper, no PID namespace */
+	SBX_MODEL_INIT, /* the helper supervises init, pid 1 of new PID and IPC namespaces */
+};
 /*
  * What the Linux enter sequence applies for a plan attached on facts f: read off the mechanisms
  * its enforced requirements name (platform/linux/enforce.c applies exactly this; the planner's
  * property test checks every requirement against it).
  */
 struct sbx_linux_apply {
+	enum sbx_linux_model model;
 	bool mount_namespace;
 	int landlock_abi;      /* 0: no Landlock ruleset */
 	bool landlock_fs;      /* the ruleset handles file-system rights */
 	bool landlock_net;     /* it handles TCP bind and connect */
 	bool seccomp_network;  /* the filter refuses sockets but AF_UNIX, and connect... */
 	bool seccomp_metadata; /* and chmod, chown, utimes, xattr, ioctl but the allow-list */
+	bool seccomp_ipc;      /* and System V IPC and POSIX message queues (no IPC namespace) */
+	bool private_dev;      /* a private minimal /dev in the mount namespace */
+	bool landlock_dev;     /* no private /dev: Landlock grants devices from an allow-list */
 };
 void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts *f,
 			  struct sbx_linux_apply *out);
@@ -1055,9 +1080,16 @@ enum sbx_mount_kind {
 	SBX_MNT_READ_ONLY, /* a carve-out inside a writable root: a read-only clone */
 	SBX_MNT_READ,	   /* a readable root inside a denied directory: re-opened in its mask */
 	SBX_MNT_DENY,	   /* a denied path: an empty read-only mask */
+	/*
+	 * A mount point made on the host for the run (platform/linux/points.c), or an empty
+	 * leftover of an earlier run's: an empty read-only directory of mode 0555 (a missing
+	 * protected name) or an empty read-only file (the first missing component of a denied
+	 * path), so that nothing can be created there.
+	 */
+	SBX_MNT_POINT,
 };
 
-/* One rule path as it resolved (absent paths are not facts: they get no mount). */
+/* One rule path as it resolved (absent paths are not facts: they get no mount, but a point). */
 struct sbx_mount_fact {
 	enum sbx_mount_kind kind; /* any but SBX_MNT_PIN */
 	const char *path;	  /* where it resolves; borrowed */

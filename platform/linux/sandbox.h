@@ -199,6 +199,8 @@ struct sbx_devfs {
 int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 		    struct sbx_diag *d);
 void sbx_devfs_close(struct sbx_devfs *dev);
+/* Marks every descriptor of dev absent (-1), closing none: a struct sbx_devfs not built yet. */
+void sbx_devfs_clear(struct sbx_devfs *dev);
 
 /* What sbx_proc_mount() left at /proc. */
 enum sbx_proc_result {

@@ -285,6 +285,7 @@ int sbx_seccomp_export(bool network, bool metadata, bool traced, int fd, struct 
  *    present or future, are EPERM: none of them may change a file outside the writable roots.
  *  - Where a denied path is enforced by Landlock alone, inotify_add_watch and fanotify_mark are
  *    EPERM: a watch on a denied directory would report the names inside it.
+ *  - Without an IPC namespace, System V IPC and POSIX message queues are EPERM (ipc_calls).
  */
 #define SBX_SYSCALL_KNOWN_MAX 469 /* file_setattr, Linux 6.17 */
 
@@ -313,9 +314,23 @@ static uint32_t ret_refusal(bool traced, enum sbx_seccomp_group g)
 	return traced ? SECCOMP_RET_TRACE | SBX_TRACE_REFUSED(g, EPERM) : SECCOMP_RET_ERRNO | EPERM;
 }
 
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool traced, unsigned known_max,
-				  struct sock_filter *prog)
+/*
+ * Without an IPC namespace, the objects of System V IPC and POSIX message queues are the host's:
+ * every call that names one (an identifier can be guessed: no get call is needed to attach a
+ * segment) is EPERM. ipc(2), the multiplexer of older architectures, is not on the native ABIs
+ * built for here.
+ */
+static const int ipc_calls[] = {
+	__NR_shmget,	      __NR_shmat,     __NR_shmdt,	  __NR_shmctl,	  __NR_msgget,
+	__NR_msgsnd,	      __NR_msgrcv,    __NR_msgctl,	  __NR_semget,	  __NR_semop,
+	__NR_semtimedop,      __NR_semctl,    __NR_mq_open,	  __NR_mq_unlink, __NR_mq_timedsend,
+	__NR_mq_timedreceive, __NR_mq_notify, __NR_mq_getsetattr,
+};
+
+unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool traced,
+				  unsigned known_max, struct sock_filter *prog)
 {
+	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	unsigned short n = 0, ioctl_at;
 	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
@@ -336,6 +351,13 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool traced, uns
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_inotify_add_watch, 1, 0));
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fanotify_mark, 0, 1));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
+	}
+	if (no_ipc) {
+		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
+		for (size_t i = 0; i < n_ipc; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
+				      (unsigned char)(n_ipc - 1 - i), i == n_ipc - 1 ? 1 : 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IPC)));
 	}
 	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (metadata) {
@@ -447,6 +469,8 @@ int sbx_seccomp_watch_check(struct sbx_diag *d)
 			for (size_t j = 0; j < sizeof(refused_by_args) / sizeof(*refused_by_args);
 			     j++)
 				clash = clash || refused_by_args[j] == nr;
+			for (size_t j = 0; j < sizeof(ipc_calls) / sizeof(*ipc_calls); j++)
+				clash = clash || ipc_calls[j] == nr;
 			if (clash)
 				return sbx_diag_set(d, -EINVAL,
 						    "system call %d is both watched by the denial "
@@ -538,12 +562,13 @@ static int load_prog(struct sock_fprog *prog, const char *what, struct sbx_diag 
 	return sbx_diag_set(d, -err, "%s: %s", what, strerror(err));
 }
 
-static int apply_extra(bool metadata, bool no_watch, bool traced, struct sbx_diag *d)
+static int apply_extra(bool metadata, bool no_watch, bool no_ipc, bool traced, struct sbx_diag *d)
 {
 	struct sock_filter insns[SBX_SECCOMP_SECOND_MAX];
 	struct sock_fprog prog = {.filter = insns};
 
-	prog.len = sbx_seccomp_second(metadata, no_watch, traced, SBX_SYSCALL_KNOWN_MAX, insns);
+	prog.len = sbx_seccomp_second(metadata, no_watch, no_ipc, traced, SBX_SYSCALL_KNOWN_MAX,
+				      insns);
 	return load_prog(&prog, "loading the second seccomp filter", d);
 }
 
@@ -564,7 +589,8 @@ int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d)
  */
 #include "seccomp_filters.h"
 
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool traced, struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
+		      struct sbx_diag *d)
 {
 	const struct sbx_bpf_blob *b =
 		&sbx_seccomp_filters[(traced ? 4 : 0) + (network ? 2 : 0) + (metadata ? 1 : 0)];
@@ -574,10 +600,11 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool traced, s
 	};
 	int rc = load_prog(&prog, "seccomp_load", d);
 
-	return rc < 0 ? rc : apply_extra(metadata, no_watch, traced, d);
+	return rc < 0 ? rc : apply_extra(metadata, no_watch, no_ipc, traced, d);
 }
 #else
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool traced, struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
+		      struct sbx_diag *d)
 {
 	scmp_filter_ctx ctx;
 	int rc = build_filter(network, metadata, traced, &ctx, d);
@@ -588,6 +615,6 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool traced, s
 	if (rc < 0)
 		sbx_diag_set(d, rc, "seccomp_load: %s", strerror(-rc));
 	seccomp_release(ctx);
-	return rc < 0 ? rc : apply_extra(metadata, no_watch, traced, d);
+	return rc < 0 ? rc : apply_extra(metadata, no_watch, no_ipc, traced, d);
 }
 #endif

@@ -305,6 +305,8 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	/* Nothing in the sandbox may read init's memory or descriptors through /proc/1. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		die_errno("prctl(PR_SET_DUMPABLE)", errno);
+	/* What ps shows of pid 1, inside and out (the supervisor may go by the command's name). */
+	prctl(PR_SET_NAME, (unsigned long)"sbxrun-init", 0, 0, 0);
 	sfd = above_stdio(signalfd(-1, relayed, SFD_CLOEXEC | SFD_NONBLOCK));
 	if (sfd < 0)
 		die_errno("signalfd in init", errno);

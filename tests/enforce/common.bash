@@ -12,6 +12,14 @@ profile() { # profile NETWORK ENTRY...
 		"$*" "$net"
 }
 
+# unprotected ROOT: write entries for ROOT's protected names (.git, .agents, .codex), which a
+# mount namespace keeps from being created otherwise: for the cases without one, where only
+# another rule is in question.
+unprotected() {
+	echo "$(entry_path "$1/.git" write)" "$(entry_path "$1/.agents" write)" \
+		"$(entry_path "$1/.codex" write)"
+}
+
 # The :workspace profile written out: root read, project roots, /tmp and $TMPDIR write.
 workspace_entries() {
 	echo "$(entry_special root read)" "$(entry_special project_roots write)" \

@@ -69,6 +69,8 @@ void plancase_facts(const json_t *host, struct sbx_linux_facts *f)
 	f->no_new_privs = json_is_true(json_object_get(host, "no_new_privs"));
 	f->running_as_root = json_is_true(json_object_get(host, "running_as_root"));
 	f->wsl = (int)json_integer_value(json_object_get(host, "wsl"));
+	f->pid_namespace = json_is_true(json_object_get(host, "pid_namespace"));
+	f->ipc_namespace = json_is_true(json_object_get(host, "ipc_namespace"));
 	snprintf(f->userns_blocked_by, sizeof(f->userns_blocked_by), "%s", blocked ? blocked : "");
 }
 
