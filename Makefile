@@ -7,6 +7,7 @@
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
 #   make fuzz-http       the same for the proxy's HTTP parsers
 #   make bench           benchmarks (tests/bench/); make bench-proxy runs the proxy's group alone
+#   make bench-count     instructions and heap per profile entry (callgrind), held to a bound
 #   make install         PREFIX=/usr/local DESTDIR= (the binary, its helper link, the manual
 #                        pages, the bash and zsh completions, the profile schema)
 #   make deb             a Debian package, sbxrun_VERSION_ARCH.deb (platform/linux/debian/)
@@ -51,6 +52,7 @@ LIB_SRCS := \
 	lib/builtin.c \
 	lib/resolve.c \
 	lib/roots.c \
+	lib/gitmode.c \
 	lib/legacy.c \
 	lib/algebra.c \
 	lib/addition.c \
@@ -62,6 +64,7 @@ LIB_SRCS := \
 	lib/plan.c \
 	lib/notes.c \
 	lib/denial.c \
+	lib/report.c \
 	lib/strbuf.c \
 	lib/domain.c \
 	lib/http.c \
@@ -92,11 +95,13 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/mountns.c \
 	platform/linux/resolve.c \
 	platform/linux/supervise.c \
+	platform/linux/trace.c \
 	platform/linux/devfs.c \
 	platform/linux/netns.c \
 	platform/linux/bridge.c \
 	platform/linux/broker.c \
 	platform/linux/network.c \
+	platform/linux/points.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \
@@ -130,7 +135,8 @@ CMD_SRCS := \
 	cmd/mkdir.c \
 	cmd/environ.c \
 	cmd/planprint.c \
-	cmd/proxy.c
+	cmd/proxy.c \
+	cmd/report.c
 
 # The Linux helper, sbxrun-linux-sandbox: Linux only.
 CMD_LINUX_SRCS := \
@@ -220,7 +226,7 @@ LIBSBX := $(BUILD)/libsbx.a
 
 .PHONY: deb deps-pkg check-pkg dist distcheck
 .PHONY: all completion check check-unit check-cli check-schema check-enforce check-adversarial check-fuzz \
-	check-macos check-man check-net asan fuzz fuzz-http lint bench bench-proxy install \
+	check-macos check-man check-net asan fuzz fuzz-http lint bench bench-count bench-proxy install \
 	uninstall clean deps deps-test windows check-windows check-enforce-macos
 
 all: sbxrun completion
@@ -365,7 +371,8 @@ check-net: sbxrun deps-test
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/net
 
 # ---- the seccomp filters, compiled once at build time -------------------------------------
-# seccomp-gen builds the four filters with libseccomp (the same code the helper would run) and
+# seccomp-gen builds the eight filters (network, metadata, traced for the denial report: on or
+# off) with libseccomp (the same code the helper would run) and
 # prints them as a header; the helper then loads a finished program on every start.
 $(BUILD)/seccomp-gen: platform/linux/seccomp_gen.c platform/linux/seccomp.c platform/linux/linux.h $(LIBSBX) | deps
 	@mkdir -p $(dir $@)
@@ -383,11 +390,17 @@ $(BUILD)/platform/linux/seccomp.o: platform/linux/seccomp.c $(BUILD)/gen/seccomp
 # ---- Linux enforcement suite: a probe that performs one operation and prints its errno name,
 # a fault injector that hides a kernel feature, and the enter sequence over hand-built roots.
 ENFORCE_TOOLS := $(BUILD)/enforce/probe $(BUILD)/enforce/failinj $(BUILD)/enforce/enter-demo \
-	$(BUILD)/enforce/filter-demo $(BUILD)/enforce/spawn-demo $(BUILD)/enforce/net-demo
+	$(BUILD)/enforce/filter-demo $(BUILD)/enforce/spawn-demo $(BUILD)/enforce/net-demo \
+	$(BUILD)/enforce/probe-static
 
 $(BUILD)/enforce/probe: tests/enforce/probe.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+# The same probe linked statically, as Go programs are: no libc of the system is loaded.
+$(BUILD)/enforce/probe-static: tests/enforce/probe.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -static -o $@ $<
 
 $(BUILD)/enforce/failinj: tests/enforce/failinj.c | deps
 	@mkdir -p $(dir $@)
@@ -465,9 +478,27 @@ $(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBSBX) $(DEP_LIBS)
 
+# Both halves of run's planning, for callgrind (tests/bench/plan.c): the library and the Linux
+# helper's resolver and enforcement derivation.
+BENCH_PLAN_OBJS := $(addprefix $(BUILD)/platform/linux/,resolve.o enforce.o mountns.o enter.o \
+	landlock.o seccomp.o caps.o devfs.o supervise.o trace.o probe.o)
+$(BUILD)/bench/plan: tests/bench/plan.c $(BENCH_PLAN_OBJS) $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BENCH_PLAN_OBJS) $(LIBSBX) $(DEP_LIBS)
+
+# Instructions and heap per profile entry, counted by callgrind and held to a bound
+# (tests/bench/count; installs valgrind when missing; under a minute; writes
+# tests/bench/results/count.txt). make bench runs it too.
+bench-count: $(BUILD)/bench/plan
+	PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan COUNT_OUT=tests/bench/results/count.txt \
+		tests/bench/count
+
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun $(BUILD)/bench/loader
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader tests/bench/run
+bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan $(BUILD)/enforce/spawn-demo \
+		$(BUILD)/enforce/failinj
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader \
+		PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan SPAWN_DEMO=$(CURDIR)/$(BUILD)/enforce/spawn-demo \
+		FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
 bench-proxy: sbxrun

@@ -109,6 +109,7 @@ static int linux_argv(const struct invocation *inv, const struct opts *o, char *
 #endif
 	sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
 	handover_network(&h, o);
+	h.allow_git = inv->ctx.allow_git;
 	r = sbx_handover_argv(&h, self, out);
 	free(json);
 	return r;
@@ -172,6 +173,7 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 			return refuse("out of memory emitting the profile");
 		sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
 		handover_network(&h, o);
+		h.allow_git = inv->ctx.allow_git;
 		r = sbx_linux_exec(&h, json, &d);
 		free(json);
 	}

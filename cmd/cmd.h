@@ -36,6 +36,7 @@ enum {
 	OPT_MKDIR = 1 << 14,   /* run, explain */
 	OPT_VERBOSE = 1 << 15, /* run */
 	OPT_DOMAINS = 1 << 16, /* --allow-domain, --deny-domain, --network-log: sbxrun's proxy */
+	OPT_GIT = 1 << 17,     /* --allow-git: run, explain, access */
 };
 #define OPTS_SHARED                                                                                \
 	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET |              \
@@ -79,9 +80,10 @@ struct opts {
 	const char *to;			   /* convert --to */
 	struct grant grants[OPT_LIST_MAX]; /* in command-line order */
 	size_t n_grants;
-	bool network; /* --network */
-	bool mkdir;   /* --mkdir: --write creates a missing directory */
-	bool verbose; /* -v, or SBXRUN_DEBUG=1 */
+	bool network;	/* --network */
+	bool mkdir;	/* --mkdir: --write creates a missing directory */
+	bool verbose;	/* -v, or SBXRUN_DEBUG=1 */
+	bool allow_git; /* --allow-git (sbxrun(1), GIT MODE) */
 	/* The command's environment (lib/env.c); env_set holds "NAME=VALUE". */
 	const char *env_keep[OPT_LIST_MAX], *env_deny[OPT_LIST_MAX], *env_set[OPT_LIST_MAX];
 	size_t n_env_keep, n_env_deny, n_env_set;
@@ -211,5 +213,21 @@ int cmd_proxy(int argc, char **argv);
 /* run --allow-domain on macOS: sbxrun's proxy in a child, the proxy variables set to it. */
 int own_proxy_start(struct opts *o);
 #endif
+
+/*
+ * --report FILE|- (report.c, not on Windows): the denial report's file, appended to (- for
+ * standard error). report_open returns 0, or 125 with the refusal printed, named by what
+ * ("proxy: --report"). report_add writes
+ * one line and counts it, from any thread. report_on_proxy is the proxy's on_decision.
+ * report_print_summary prints "sbxrun: N operations were denied (first: ...); see --report"
+ * when there was one.
+ */
+struct report;
+struct sbx_proxy_event;
+int report_open(const char *what, const char *path, struct report **out);
+void report_add(struct report *r, const struct sbx_report_line *l);
+void report_on_proxy(void *arg, const struct sbx_proxy_event *ev);
+void report_print_summary(struct report *r);
+void report_close(struct report *r);
 
 #endif

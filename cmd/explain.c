@@ -17,6 +17,42 @@ static json_t *strv_json(char **v, size_t n)
 	return a;
 }
 
+/*
+ * Who runs the command on Linux, read off the plan's mechanisms (as the helper reads them):
+ * sbxrun stays outside as the supervisor of an init in new namespaces, or as a subreaper, or
+ * becomes the command. *name is the short form the JSON gives.
+ */
+static const char *linux_process(const struct sbx_plan *p, const char **name)
+{
+	struct sbx_linux_facts f;
+	struct sbx_linux_apply a;
+
+	sbx_linux_facts_assumed(&f); /* the model depends on the requirements alone */
+	sbx_plan_linux_apply(p, &f, &a);
+	switch (a.model) {
+	case SBX_MODEL_INIT:
+		*name = "init";
+		return "sbxrun supervises; the command runs under its own init (pid 1) in new PID, "
+		       "IPC and mount namespaces";
+	case SBX_MODEL_SUBREAPER:
+		*name = a.mount_namespace ? "subreaper+mount-namespace" : "subreaper";
+		return a.mount_namespace
+			       ? "sbxrun supervises as a child subreaper; the command runs "
+				 "in a new mount namespace, without a PID namespace"
+			       : "sbxrun supervises as a child subreaper; no namespace";
+	case SBX_MODEL_IN_PLACE:
+		break;
+	}
+	*name = "in-place";
+	return "sbxrun becomes the command (no supervisor)";
+}
+
+/* Is there a process model to show: a Linux sandbox that run would start? */
+static bool shows_process(const struct sbx_plan *p, bool refused)
+{
+	return p->platform == SBX_PLATFORM_LINUX && p->sandbox_requested && !refused;
+}
+
 static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused,
 			const struct sbx_strv *will_create, const struct sbx_strv *env)
 {
@@ -32,6 +68,13 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	json_object_set_new(o, "sandbox_requested", json_boolean(p->sandbox_requested));
 	json_object_set_new(o, "sandbox", json_string(sbx_sandbox_name(p->sandbox)));
 	json_object_set_new(o, "enforceable", json_boolean(sbx_plan_enforceable(p)));
+	json_object_set_new(o, "allow_git", json_boolean(inv->ctx.allow_git));
+	if (shows_process(p, refused)) {
+		const char *name;
+
+		linux_process(p, &name);
+		json_object_set_new(o, "process", json_string(name));
+	}
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
 		json_t *j = json_object();
@@ -92,6 +135,14 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	printf("sandbox requested: %s\n", p->sandbox_requested ? "yes" : "no");
 	printf("sandbox:           %s\n", sbx_sandbox_name(p->sandbox));
 	printf("enforceable:       %s\n", sbx_plan_enforceable(p) ? "yes" : "no");
+	if (inv->ctx.allow_git)
+		printf("git mode:          on (the git directories writable but for what runs "
+		       "code)\n");
+	if (shows_process(p, refused)) {
+		const char *name;
+
+		printf("process:           %s\n", linux_process(p, &name));
+	}
 	if (p->n_reqs)
 		printf("requirements:\n");
 	if (p->n_reqs && plan_print(stdout, "  ", p, will_create))
@@ -136,7 +187,8 @@ int cmd_explain(int argc, char **argv)
 	int r;
 
 	r = opts_parse(&o, argc, argv,
-		       OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON | OPT_MKDIR, true);
+		       OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON | OPT_MKDIR | OPT_GIT,
+		       true);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = invocation_load(&inv, &o, o.platform);

@@ -4,19 +4,21 @@
  * directly (by a remote executor, say), so it parses and validates everything again, plans again
  * with the functions `run` and `explain` use (sbx_plan_build, then sbx_plan_attach_linux on the
  * facts of this host), refuses a plan it cannot enforce in the words `run` uses, and then hands
- * what the plan says over to the enter sequence (platform/linux/enter.c), which execs the command
- * in place.
+ * what the plan says over to the enter sequence (platform/linux/enter.c): this process then
+ * becomes the supervisor of the sandbox (or, with nothing to supervise, the command itself).
  *
  *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
- *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] -- COMMAND [ARG...]
+ *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] [--allow-git]
+ *       -- COMMAND [ARG...]
  *
  * The command line is parsed by sbx_handover_parse (lib/handover.c), the counterpart of the
  * builder `run` and `explain` use. --managed-network takes Codex's ManagedNetworkSandboxContext
  * (its proxies are those the command's proxy variables name); --allow-domain starts sbxrun's
  * own proxy (platform/linux/netns.h).
- * --no-proc is accepted for compatibility: this helper never mounts a /proc (there is no PID
- * namespace); the host's /proc stays visible, read-only inside the mount namespace.
- * Every error exits 125 with one `sbxrun: ...` line; the command does not run.
+ * --no-proc keeps the host's /proc (read-only) where init would mount a fresh one; the PID
+ * namespace is still made, as Codex's helper does.
+ * Every error exits 125 with one `sbxrun: ...` line; the command does not run. Where the plan
+ * has a supervisor, this process becomes it and ends as the command did.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -189,10 +191,13 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	ctx.cwd = policy_cwd;
 	ctx.tmpdir = env_get("TMPDIR");
 	ctx.platform = SBX_PLATFORM_LINUX;
+	ctx.allow_git = o.allow_git;
 	/* Every path is looked up once, through the resolver, which keeps what it found. */
 	ctx.fs = &res.view;
-	rc = sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, o.managed_network || o.n_allow_domains,
-			    SBX_WIN_DISABLED, &plan, d);
+	/* The plan keeps the profile (materialized already) rather than a copy of it. */
+	rc = sbx_plan_build_take(&prof, &ctx, SBX_PREF_REQUIRE,
+				 o.managed_network || o.n_allow_domains, SBX_WIN_DISABLED, &plan,
+				 d);
 	if (rc < 0) {
 		if (!d->msg[0])
 			sbx_diag_set(d, rc, "cannot plan the sandbox: %s",
@@ -239,6 +244,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	e.net = &net;
 	e.command_cwd = command_cwd;
 	e.argv = o.cmd;
+	if (o.no_proc)
+		e.fresh_proc = false;
 	xf = (struct exec_failure){&plan, &ctx, o.cmd, command_cwd};
 	e.exec_failed = exec_failure_words;
 	e.exec_failed_arg = &xf;

@@ -139,6 +139,7 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 	inv->ctx.workspace_roots = (const char *const *)inv->roots;
 	inv->ctx.n_workspace_roots = inv->n_roots;
 	inv->ctx.platform = platform;
+	inv->ctx.allow_git = o->allow_git;
 	inv->profile_name = name;
 
 	if (name[0] == ':')

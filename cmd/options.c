@@ -21,6 +21,7 @@ static const char usage_main[] =
 	"       sbxrun context [OPTIONS]\n"
 	"       sbxrun proxy --listen ADDR [--allow-domain D]... [--deny-domain D]... "
 	"[--log FILE|-]\n"
+	"                    [--report FILE|-]\n"
 	"\n"
 	"Run COMMAND confined by a permission profile, or explain what would happen.\n"
 	"\n"
@@ -48,6 +49,8 @@ static const char usage_main[] =
 	"      --write PATH             also let the command write PATH (repeatable)\n"
 	"      --deny PATH              keep the command from PATH (repeatable)\n"
 	"      --network                enable the network\n"
+	"      --allow-git              the git directory of each writable root writable, but\n"
+	"                               for what makes git run code (hooks, config, ...)\n"
 	"      --mkdir                  run: create the directories --write names, if missing\n"
 	"      --env-clear              the command's environment starts empty\n"
 	"      --env-keep PATTERN       pass only variables matching PATTERN (repeatable)\n"
@@ -127,6 +130,7 @@ enum {
 	LO_ALLOW_DOMAIN,
 	LO_DENY_DOMAIN,
 	LO_NETWORK_LOG,
+	LO_ALLOW_GIT,
 };
 
 static const struct option long_opts[] = {
@@ -146,6 +150,7 @@ static const struct option long_opts[] = {
 	{"write", required_argument, NULL, LO_WRITE},
 	{"deny", required_argument, NULL, LO_DENY},
 	{"network", no_argument, NULL, LO_NETWORK},
+	{"allow-git", no_argument, NULL, LO_ALLOW_GIT},
 	{"mkdir", no_argument, NULL, LO_MKDIR},
 	{"env-clear", no_argument, NULL, LO_ENV_CLEAR},
 	{"env-keep", required_argument, NULL, LO_ENV_KEEP},
@@ -208,6 +213,8 @@ static unsigned opt_bit(int c)
 	case LO_DENY_DOMAIN:
 	case LO_NETWORK_LOG:
 		return OPT_DOMAINS;
+	case LO_ALLOW_GIT:
+		return OPT_GIT;
 	}
 	return 0;
 }
@@ -419,6 +426,9 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			break;
 		case LO_MKDIR:
 			o->mkdir = true;
+			break;
+		case LO_ALLOW_GIT:
+			o->allow_git = true;
 			break;
 		case LO_ENV_CLEAR:
 			o->env_clear = true;

@@ -35,6 +35,8 @@ static json_t *probe_json(void)
 		json_object_set_new(o, "mount_namespace", json_boolean(f.mount_namespace));
 		json_object_set_new(o, "net_namespace", json_boolean(f.net_namespace));
 		json_object_set_new(o, "unix_broker", json_boolean(f.unix_broker));
+		json_object_set_new(o, "pid_namespace", json_boolean(f.pid_namespace));
+		json_object_set_new(o, "ipc_namespace", json_boolean(f.ipc_namespace));
 		json_object_set_new(o, "no_new_privs", json_boolean(f.no_new_privs));
 		json_object_set_new(o, "running_as_root", json_boolean(f.running_as_root));
 		json_object_set_new(o, "in_container", json_boolean(f.in_container));

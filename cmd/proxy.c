@@ -34,7 +34,7 @@ int cmd_proxy(int argc, char **argv)
 
 static const char usage_proxy[] =
 	"usage: sbxrun proxy --listen ADDR [--allow-domain D]... [--deny-domain D]...\n"
-	"                    [--allow-private-addresses] [--log FILE|-]\n"
+	"                    [--allow-private-addresses] [--log FILE|-] [--report FILE|-]\n"
 	"Serve an HTTP forward and CONNECT proxy that lets through only requests for allowed "
 	"hosts.\n"
 	"\n"
@@ -48,13 +48,14 @@ static const char usage_proxy[] =
 	"  --allow-private-addresses  let allowed names lead to loopback, private and link-local\n"
 	"                             addresses (refused by default)\n"
 	"  --log FILE|-               one JSON line per decision, appended to FILE (- for stderr)\n"
+	"  --report FILE|-            one line per refused request, as sbxrun --report words it\n"
 	"  -h, --help                 this help\n"
 	"\n"
 	"Refused requests get 403 and a one-line reason; nothing is resolved or connected for "
 	"them.\n"
 	"SIGTERM or SIGINT stops the proxy. See sbxrun(1).\n";
 
-enum { LO_LISTEN = 256, LO_ALLOW, LO_DENY, LO_PRIVATE, LO_LOG };
+enum { LO_LISTEN = 256, LO_ALLOW, LO_DENY, LO_PRIVATE, LO_LOG, LO_REPORT };
 
 static const struct option proxy_opts[] = {
 	{"listen", required_argument, NULL, LO_LISTEN},
@@ -62,6 +63,7 @@ static const struct option proxy_opts[] = {
 	{"deny-domain", required_argument, NULL, LO_DENY},
 	{"allow-private-addresses", no_argument, NULL, LO_PRIVATE},
 	{"log", required_argument, NULL, LO_LOG},
+	{"report", required_argument, NULL, LO_REPORT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -192,7 +194,8 @@ int cmd_proxy(int argc, char **argv)
 	struct sigaction sa = {0};
 	struct stat made = {0};
 	struct sbx_diag d;
-	const char *listen_s = NULL, *log_s = NULL;
+	const char *listen_s = NULL, *log_s = NULL, *report_s = NULL;
+	struct report *report = NULL;
 	char bound[SBX_MAX_PATH + 16];
 	int c, r = 0, lfd = -1, stop[2] = {-1, -1}, idx = -1;
 
@@ -228,6 +231,9 @@ int cmd_proxy(int argc, char **argv)
 		case LO_LOG:
 			log_s = optarg;
 			break;
+		case LO_REPORT:
+			report_s = optarg;
+			break;
 		case ':':
 			r = refuse("proxy: option '%s' needs a value", argv[optind - 1]);
 			goto out;
@@ -258,6 +264,13 @@ int cmd_proxy(int argc, char **argv)
 	if (log_s && open_log(log_s, &cfg.log_fd)) {
 		r = EXIT_REFUSED;
 		goto out;
+	}
+	if (report_s) {
+		r = report_open("proxy: --report", report_s, &report);
+		if (r)
+			goto out;
+		cfg.on_decision = report_on_proxy;
+		cfg.on_decision_arg = report;
 	}
 	if (pipe(stop) < 0) {
 		r = refuse("proxy: pipe: %s", strerror(errno));
@@ -297,6 +310,7 @@ out:
 	}
 	if (cfg.log_fd > STDERR_FILENO)
 		close(cfg.log_fd);
+	report_close(report);
 	sbx_domain_policy_free(&pol);
 	return r;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* run.c - the main job: plan, refuse what cannot be enforced, execute in place. */
+/* run.c - the main job: plan, refuse what cannot be enforced, execute (the helper on Linux). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +53,8 @@ int cmd_run(int argc, char **argv)
 
 	if (argc > 0 && strcmp(argv[0], "run") == 0)
 		o.subcommand = "run";
-	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPTS_NETWORK | OPT_MKDIR | OPT_VERBOSE, true);
+	r = opts_parse(&o, argc, argv,
+		       OPTS_SHARED | OPTS_NETWORK | OPT_MKDIR | OPT_VERBOSE | OPT_GIT, true);
 	if (r)
 		return r < 0 ? 0 : r;
 	debug = env_get("SBXRUN_DEBUG");

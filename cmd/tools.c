@@ -70,7 +70,7 @@ int cmd_access(int argc, char **argv)
 	json_t *arr = NULL;
 	int r;
 
-	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPT_JSON, false);
+	r = opts_parse(&o, argc, argv, OPTS_SHARED | OPT_JSON | OPT_GIT, false);
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.n_rest < 1)

@@ -42,67 +42,152 @@ static char *entry_desc(const struct sbx_entry *e)
 	return n < 0 ? NULL : s;
 }
 
-/* A deny glob covers a path when it matches the path or one of its ancestors; -2: no memory. */
+/* The deny glob that covers path (matches it or one of its ancestors), or -1. */
 static long deny_glob_for(const struct sbx_fs *fs, const char *path)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sbx_entry *e = &fs->entries[i];
-		char *p;
 
-		if (e->kind != SBX_GLOB || e->access != SBX_DENY || !e->path || e->path[0] != '/')
-			continue;
-		p = strdup(path);
-		if (!p)
-			return -2;
-		for (;;) {
-			char *slash;
-
-			if (sbx_glob_match(e->path, p)) {
-				free(p);
-				return (long)i;
-			}
-			slash = strrchr(p, '/');
-			if (!slash || slash == p)
-				break;
-			*slash = '\0';
-		}
-		free(p);
+		if (e->kind == SBX_GLOB && e->access == SBX_DENY && e->path && e->path[0] == '/' &&
+		    sbx_glob_covers(e->path, path))
+			return (long)i;
 	}
 	return -1;
 }
 
-int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
-		    struct sbx_access_why *out)
+/*
+ * What git mode keeps in a git directory, by the path below it (rest: "" or starting with a
+ * separator), as gitmode.c does on the file system: a name and why, or NULL. Lexical: the
+ * directories under modules/ are taken for common directories, those under worktrees/ for
+ * linked worktrees' (the layout git makes).
+ */
+static const char *git_kept(const char *rest)
 {
-	const struct sbx_fs *fs = &p->fs;
+	bool worktree = false;
+	const char *s = rest;
+
+	for (;;) {
+		size_t n;
+
+		while (sbx_path_is_sep(*s))
+			s++;
+		n = strcspn(s, "/\\");
+#define IS(w) (n == sizeof(w) - 1 && strncmp(s, w, n) == 0)
+		if (IS("commondir"))
+			return "commondir (it sends git to another git directory)";
+		if (IS("config.worktree"))
+			return "config.worktree (it can name programs git runs)";
+		if (!worktree && IS("config"))
+			return "config (it can name programs git runs)";
+		if (!worktree && IS("hooks"))
+			return "hooks (git runs the programs in it)";
+		if (worktree && IS("gitdir"))
+			return "gitdir (it names the worktree's .git file)";
+		if (!(IS("modules") || (!worktree && IS("worktrees"))) || !s[n] || !s[n + 1])
+			return NULL;
+		worktree = IS("worktrees");
+#undef IS
+		s += n + 1;
+		s += strcspn(s, "/\\"); /* the submodule's or worktree's name */
+	}
+}
+
+/*
+ * Git mode as `access` sees it: from the profile alone (sbx_fs_roots() also follows a .git
+ * file and commondir on the file system). Inside the .git of a writable entry's path, decided
+ * there either by the write entry (whose protected name .git is) or by a read entry naming
+ * that .git (as :workspace has), everything is writable but what git_kept() names; the entry is
+ * worded as words has it (fs's entries one for one). Returns 1
+ * when it decided out, 0 when git mode has no say, -ENOMEM.
+ */
+static int git_mode_rule(const struct sbx_fs *fs, const struct sbx_fs *words,
+			 const struct sbx_ctx *ctx, const char *path, struct sbx_access_why *out)
+{
+	const struct sbx_entry *e = &fs->entries[out->entry];
+	long writer = -1;
+	char *t = NULL, *git = NULL, *desc = NULL;
+	const char *kept;
+	int n = 0;
+
+	if (sbx_entry_resolve(e, ctx, &t, NULL) || !t)
+		return 0;
+	if (e->access == SBX_WRITE && !sbx_fs_can_write(fs, ctx, path)) {
+		writer = out->entry;
+		if (sbx_path_join_any(t, ".git", &git))
+			git = NULL;
+	} else if (e->access == SBX_READ) {
+		size_t len = sbx_path_parent_len(t, strlen(t));
+		char *parent = len ? strndup(t, len) : NULL;
+		const char *base = t + len + (len && !sbx_path_is_sep(t[len - 1]));
+
+		if (parent && strcmp(base, ".git") == 0 && sbx_fs_can_write(fs, ctx, parent)) {
+			sbx_fs_resolve_access(fs, ctx, parent, &writer);
+			git = strdup(t);
+		}
+		free(parent);
+	}
+	free(t);
+	if (!git || writer < 0 || !sbx_path_covers_any(git, path)) {
+		free(git);
+		return 0;
+	}
+	kept = git_kept(path + strlen(git));
+	free(git);
+	desc = entry_desc(&words->entries[writer]);
+	if (!desc)
+		return -ENOMEM;
+	out->access = kept ? SBX_READ : SBX_WRITE;
+	out->protected_name = kept != NULL;
+	if (kept)
+		n = asprintf(&out->rule,
+			     "git mode keeps %s read-only, in .git under entries[%ld]: %s", kept,
+			     writer, desc);
+	else
+		n = asprintf(&out->rule, "git mode: .git under entries[%ld]: %s", writer, desc);
+	free(desc);
+	if (n < 0)
+		out->rule = NULL;
+	return out->rule ? 1 : -ENOMEM;
+}
+
+int sbx_access_rule_in(const struct sbx_profile *p, const struct sbx_fs *decide,
+		       const struct sbx_ctx *ctx, const char *path, struct sbx_access_why *out)
+{
+	const struct sbx_fs *fs = decide ? decide : &p->fs;
 	char *desc = NULL;
 	long g;
 
 	memset(out, 0, sizeof(*out));
 	out->access = SBX_WRITE;
 	out->entry = -1;
-	if (p->type == SBX_DISABLED || fs->kind == SBX_FS_UNRESTRICTED) {
+	if (p->type == SBX_DISABLED || p->fs.kind == SBX_FS_UNRESTRICTED) {
 		out->rule = strdup("unrestricted file system");
 		return out->rule ? 0 : -ENOMEM;
 	}
-	if (fs->kind == SBX_FS_EXTERNAL) {
+	if (p->fs.kind == SBX_FS_EXTERNAL) {
 		out->rule = strdup("external sandbox: the file system is confined outside sbxrun");
 		return out->rule ? 0 : -ENOMEM;
 	}
 	g = deny_glob_for(fs, path);
-	if (g == -2)
-		return -ENOMEM;
 	if (g >= 0) {
 		out->access = SBX_DENY;
 		out->entry = g;
 	} else {
 		out->access = sbx_fs_resolve_access(fs, ctx, path, &out->entry);
 	}
-	if (out->entry < 0) {
+	/* The entries of decide stand for p's one for one: an index outside p's is none. */
+	if (out->entry < 0 || (size_t)out->entry >= p->fs.n) {
+		out->entry = -1;
 		out->rule = strdup("no entry covers this path (default deny)");
 		return out->rule ? 0 : -ENOMEM;
 	}
-	desc = entry_desc(&fs->entries[out->entry]);
+	if (ctx->allow_git && g < 0) {
+		int r = git_mode_rule(fs, &p->fs, ctx, path, out);
+
+		if (r)
+			return r < 0 ? r : 0;
+	}
+	desc = entry_desc(&p->fs.entries[out->entry]);
 	if (!desc)
 		return -ENOMEM;
 	if (out->access == SBX_WRITE && g < 0 && !sbx_fs_can_write(fs, ctx, path)) {
@@ -117,6 +202,24 @@ int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, cons
 	}
 	free(desc);
 	return out->rule ? 0 : -ENOMEM;
+}
+
+int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
+		    struct sbx_access_why *out)
+{
+	return sbx_access_rule_in(p, NULL, ctx, path, out);
+}
+
+int sbx_read_rule(const struct sbx_plan *p, const struct sbx_fs *decide, const struct sbx_ctx *ctx,
+		  const char *path, const char *const *minimal, struct sbx_access_why *out)
+{
+	int r = sbx_access_rule_in(&p->profile, decide, ctx, path, out);
+
+	if (r == 0 && out->access == SBX_DENY && out->entry < 0 && p->roots.platform_defaults)
+		for (size_t i = 0; minimal && minimal[i]; i++)
+			if (sbx_path_covers(minimal[i], path))
+				out->access = SBX_READ; /* the :minimal set grants it */
+	return r;
 }
 
 /* ---- programs that cannot be executed ------------------------------------------------------ */
@@ -190,15 +293,11 @@ static int readable(const struct sbx_plan *p, const struct sbx_ctx *ctx, const c
 		    const char *const *minimal, char **why)
 {
 	struct sbx_access_why a;
-	int r = sbx_access_rule(&p->profile, ctx, path, &a);
+	int r = sbx_read_rule(p, NULL, ctx, path, minimal, &a);
 
 	*why = NULL;
 	if (r)
 		return r;
-	if (a.access == SBX_DENY && a.entry < 0 && p->roots.platform_defaults)
-		for (size_t i = 0; minimal && minimal[i]; i++)
-			if (sbx_path_covers(minimal[i], path))
-				a.access = SBX_READ; /* the :minimal set grants it */
 	if (a.access != SBX_DENY) {
 		free(a.rule);
 		return 0;

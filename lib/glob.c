@@ -247,6 +247,17 @@ bool sbx_glob_match(const char *pattern, const char *path)
 	return ok;
 }
 
+static int glob_matches_prefix(void *pattern, const char *prefix)
+{
+	return sbx_glob_match(pattern, prefix);
+}
+
+bool sbx_glob_covers(const char *pattern, const char *path)
+{
+	return sbx_glob_match(pattern, path) ||
+	       sbx_path_ancestors(path, glob_matches_prefix, (void *)pattern) > 0;
+}
+
 static bool comp_has_meta(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)

@@ -9,8 +9,9 @@
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc]
  *       [--managed-network JSON] -- COMMAND [ARG...]
  *
- * and sbxrun's own, the network beyond the profile as `run` was given it:
- *   [--allow-unix-socket PATH]... [--allow-local-binding]
+ * and sbxrun's own: git mode (no part of a profile, so it travels beside it) and the network
+ * beyond the profile as `run` was given it:
+ *   [--allow-git] [--allow-unix-socket PATH]... [--allow-local-binding]
  *   [--allow-domain D]... [--deny-domain D]... [--network-log FILE]
  *
  * Pure: the helper's own checks of what it was given (absolute cwds, the profile itself) come
@@ -80,6 +81,8 @@ int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx
 		r = push_opt(out, "--deny-domain", h->deny_domains[i]);
 	if (!r && h->network_log)
 		r = push_opt(out, "--network-log", h->network_log);
+	if (!r && h->allow_git)
+		r = sbx_strv_push(out, "--allow-git");
 	if (!r)
 		r = sbx_strv_push(out, "--");
 	for (size_t i = 0; !r && h->cmd && h->cmd[i]; i++)
@@ -96,7 +99,7 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 			     "usage: " SBX_HELPER_NAME
 			     " --sandbox-policy-cwd DIR [--command-cwd DIR] "
 			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
-			     "[--managed-network JSON] [--allow-unix-socket PATH]... "
+			     "[--managed-network JSON] [--allow-git] [--allow-unix-socket PATH]... "
 			     "[--allow-local-binding] [--allow-domain D]... [--deny-domain D]... "
 			     "[--network-log FILE] -- COMMAND [ARG...]");
 }
@@ -132,6 +135,10 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 		}
 		if (strcmp(a, "--no-proc") == 0) {
 			out->no_proc = true;
+			continue;
+		}
+		if (strcmp(a, "--allow-git") == 0) {
+			out->allow_git = true;
 			continue;
 		}
 		if (strcmp(a, "--allow-local-binding") == 0) {

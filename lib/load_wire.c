@@ -206,18 +206,36 @@ static bool null(struct wire *w)
 	return true;
 }
 
-/* The index of the decoded string in names (NULL-terminated), or -1. */
-static int lookup(const struct wire *w, const char *const *names)
+/* The index of the n bytes at s in names (NULL-terminated), or -1. */
+static int lookup(const char *s, size_t n, const char *const *names)
 {
 	for (int i = 0; names[i]; i++)
-		if (strlen(names[i]) == w->len && memcmp(w->str, names[i], w->len) == 0)
+		if (names[i][0] == s[0] && strncmp(names[i], s, n) == 0 && !names[i][n])
 			return i;
 	return -1;
 }
 
+/*
+ * A string that must be one of names: its index, or -1. Keys and enumerated values are short
+ * and plain, so they are compared where they lie in the text, without decoding (w->str is not
+ * set); anything else (an escape) is decoded first.
+ */
 static int string_in(struct wire *w, const char *const *names)
 {
-	return string(w) ? lookup(w, names) : -1;
+	const unsigned char *s;
+
+	if (!eat(w, '"'))
+		return -1;
+	for (s = w->p; s < w->end && plain[*s]; s++)
+		;
+	if (s < w->end && *s == '"' && s > w->p) {
+		int i = lookup((const char *)w->p, (size_t)(s - w->p), names);
+
+		w->p = s + 1;
+		return i;
+	}
+	w->p--; /* back to the opening quote */
+	return string(w) ? lookup(w->str, w->len, names) : -1;
 }
 
 /*
@@ -245,9 +263,46 @@ static bool check_length(const struct wire *w)
 	return w->len > 0 && w->len <= SBX_MAX_PATH;
 }
 
+/* Is the absolute POSIX path p[0..n) as sbx_path_normalize() would write it? */
+static bool normal_path(const unsigned char *p, size_t n)
+{
+	if (n > 1 && p[n - 1] == '/')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		size_t c = n - i - 1; /* bytes after the separator */
+
+		if (p[i] != '/')
+			continue;
+		/* "//", "/./", "/../", or a final "/." or "/..". */
+		if ((c > 0 && p[i + 1] == '/') ||
+		    (c > 0 && p[i + 1] == '.' && (c == 1 || p[i + 2] == '/')) ||
+		    (c > 1 && p[i + 1] == '.' && p[i + 2] == '.' && (c == 2 || p[i + 3] == '/')))
+			return false;
+	}
+	return true;
+}
+
 /* The value of "path" of a {"type":"path"} object, as sbx_walk_absolute_path takes it. */
 static bool path_value(struct wire *w, struct sbx_entry *e)
 {
+	const unsigned char *s;
+
+	/*
+	 * The usual path, plain and normal already (the canonical form is written normalized),
+	 * is copied straight from the text; anything else is decoded and normalized.
+	 */
+	if (eat(w, '"')) {
+		for (s = w->p; s < w->end && plain[*s]; s++)
+			;
+		if (s < w->end && *s == '"' && s > w->p && *w->p == '/' &&
+		    (size_t)(s - w->p) <= SBX_MAX_PATH && normal_path(w->p, (size_t)(s - w->p))) {
+			e->kind = SBX_PATH;
+			e->path = strndup((const char *)w->p, (size_t)(s - w->p));
+			w->p = s + 1;
+			return e->path != NULL;
+		}
+		w->p--; /* back to the opening quote */
+	}
 	if (!string(w) || !check_length(w))
 		return false;
 	e->kind = SBX_PATH;

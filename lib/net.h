@@ -279,5 +279,13 @@ struct sbx_proxy_event {
  * "bytes":..} and a newline; malloc'd, NULL on allocation failure or invalid UTF-8.
  */
 char *sbx_proxy_log_line(const struct sbx_proxy_event *ev);
+/*
+ * A denial of the proxy as a line of the denial report (sbx_report_line_json): op "connect", the
+ * host and port as the address (formatted into buf), the rule, mechanism "proxy"; the client's
+ * pid is not known. 1 when ev is a denial (out filled, its strings borrowed from ev and buf),
+ * 0 for any other decision.
+ */
+int sbx_proxy_report_line(const struct sbx_proxy_event *ev, char *buf, size_t n,
+			  struct sbx_report_line *out);
 
 #endif

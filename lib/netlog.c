@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* netlog.c - the proxy's decision log: one compact JSON object per line, keys in a fixed order. */
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,24 +12,11 @@ static json_t *str_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-char *sbx_proxy_log_line(const struct sbx_proxy_event *ev)
+char *sbx_json_line(struct json_t *o, bool ok)
 {
-	json_t *o = json_object();
 	char *text = NULL, *line;
 	size_t n;
-	bool ok = o != NULL;
 
-	/* json_object_set_new steals the value and fails on NULL (a failed allocation). */
-	ok = ok && !json_object_set_new(o, "time", str_or_null(ev->time));
-	ok = ok && !json_object_set_new(o, "client", str_or_null(ev->client));
-	ok = ok && !json_object_set_new(o, "method", str_or_null(ev->method));
-	ok = ok && !json_object_set_new(o, "host", str_or_null(ev->host));
-	ok = ok && !json_object_set_new(o, "port", ev->port ? json_integer(ev->port) : json_null());
-	ok = ok && !json_object_set_new(o, "decision", str_or_null(ev->decision));
-	ok = ok && !json_object_set_new(o, "rule", str_or_null(ev->rule));
-	ok = ok &&
-	     !json_object_set_new(o, "status", ev->status ? json_integer(ev->status) : json_null());
-	ok = ok && !json_object_set_new(o, "bytes", json_integer((json_int_t)ev->bytes));
 	if (ok)
 		text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -43,4 +31,44 @@ char *sbx_proxy_log_line(const struct sbx_proxy_event *ev)
 	line[n] = '\n';
 	line[n + 1] = '\0';
 	return line;
+}
+
+char *sbx_proxy_log_line(const struct sbx_proxy_event *ev)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	/* json_object_set_new steals the value and fails on NULL (a failed allocation). */
+	ok = ok && !json_object_set_new(o, "time", str_or_null(ev->time));
+	ok = ok && !json_object_set_new(o, "client", str_or_null(ev->client));
+	ok = ok && !json_object_set_new(o, "method", str_or_null(ev->method));
+	ok = ok && !json_object_set_new(o, "host", str_or_null(ev->host));
+	ok = ok && !json_object_set_new(o, "port", ev->port ? json_integer(ev->port) : json_null());
+	ok = ok && !json_object_set_new(o, "decision", str_or_null(ev->decision));
+	ok = ok && !json_object_set_new(o, "rule", str_or_null(ev->rule));
+	ok = ok &&
+	     !json_object_set_new(o, "status", ev->status ? json_integer(ev->status) : json_null());
+	ok = ok && !json_object_set_new(o, "bytes", json_integer((json_int_t)ev->bytes));
+	return sbx_json_line(o, ok);
+}
+
+int sbx_proxy_report_line(const struct sbx_proxy_event *ev, char *buf, size_t n,
+			  struct sbx_report_line *out)
+{
+	bool v6 = ev->host && strchr(ev->host, ':');
+
+	memset(out, 0, sizeof(*out));
+	if (!ev->decision || strcmp(ev->decision, "deny") != 0)
+		return 0;
+	if (ev->host && ev->port)
+		snprintf(buf, n, v6 ? "[%s]:%u" : "%s:%u", ev->host, ev->port);
+	else
+		snprintf(buf, n, "%s", ev->host ? ev->host : "?");
+	out->time = ev->time;
+	out->pid = -1;
+	out->op = "connect";
+	out->address = buf;
+	out->rule = ev->rule;
+	out->mechanism = "proxy";
+	return 1;
 }

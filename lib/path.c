@@ -364,6 +364,22 @@ uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n)
 	return h;
 }
 
+uint64_t sbx_hash(const void *data, size_t n)
+{
+	const unsigned char *s = data;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 29;
+}
+
 int sbx_hex_digit(unsigned char c)
 {
 	if (c >= '0' && c <= '9')

@@ -21,28 +21,28 @@ struct planner {
 	struct sbx_diag *d;
 };
 
-static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path, const char *fmt,
-		   ...) __attribute__((format(printf, 4, 5)));
-
 /*
- * Appends a requirement. Its path is looked up once, here, through the context's view: what
- * it is (or that it is absent) is what the attachers plan with; a look-up that fails other
- * than by absence fails the plan, naming the path.
+ * Appends a requirement whose rule is already written (owned: freed on failure). Its path is
+ * looked up once, here, through the context's view: what it is (or that it is absent) is what
+ * the attachers plan with; a look-up that fails other than by absence fails the plan, naming
+ * the path. With in_rule the path is the tail of the rule's own string ("read /p": one
+ * allocation per requirement, which at 10,000 entries is most of the plan's memory), and a
+ * resolved path equal to it is that same string.
  */
-static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path, const char *fmt,
-		   ...)
+static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path, bool in_rule,
+		   char *rule)
 {
 	struct sbx_plan *p = pl->p;
 	struct sbx_req *r;
-	va_list ap;
-	int n;
 
 	if (p->n_reqs == p->cap_reqs) {
 		size_t cap = p->cap_reqs ? p->cap_reqs * 2 : 16;
 		struct sbx_req *v = realloc(p->reqs, cap * sizeof(*v));
 
-		if (!v)
+		if (!v) {
+			free(rule);
 			return -ENOMEM;
+		}
 		p->reqs = v;
 		p->cap_reqs = cap;
 	}
@@ -50,10 +50,12 @@ static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path,
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
 	r->status = SBX_ENFORCED;
+	r->rule = rule;
 	if (path) {
-		r->path = strdup(path);
+		r->path_in_rule = in_rule;
+		r->path = in_rule ? (char *)path : strdup(path);
 		if (!r->path)
-			return -ENOMEM;
+			goto nomem;
 		/*
 		 * Only POSIX paths are looked up (Windows paths stay symbolic on other hosts), and
 		 * not a glob pattern (its matches are found when the command starts) nor a socket
@@ -65,38 +67,79 @@ static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			int rc = v->lookup(v->self, path, &in);
 
 			if (rc < 0) {
-				free(r->path);
-				if (rc == -ENOMEM)
-					return rc;
-				sbx_diag_set(pl->d, rc, "cannot look up %s: %s", path,
-					     strerror(-rc));
-				return sbx_diag_hint(
-					pl->d, rc,
-					"sbxrun never takes an unreadable path for a "
-					"missing one; restore access to it, or drop the "
-					"rule that names it");
+				/* Worded before the release: path may lie in the rule's string. */
+				if (rc != -ENOMEM) {
+					sbx_diag_set(pl->d, rc, "cannot look up %s: %s", path,
+						     strerror(-rc));
+					sbx_diag_hint(pl->d, rc,
+						      "sbxrun never takes an unreadable path for a "
+						      "missing one; restore access to it, or drop "
+						      "the rule that names it");
+				}
+				sbx_req_release(r);
+				return rc;
 			}
 			r->exists = in.exists;
 			r->type = in.type;
 			r->link_shared = in.link_shared;
-			if ((in.exists && !(r->real = strdup(in.real))) ||
-			    (in.link[0] && !(r->link = strdup(in.link)))) {
-				free(r->real);
-				free(r->path);
-				return -ENOMEM;
-			}
+			if (in.exists)
+				r->real = strcmp(in.real, r->path) == 0 ? r->path : strdup(in.real);
+			if ((in.exists && !r->real) || (in.link[0] && !(r->link = strdup(in.link))))
+				goto nomem;
 		}
 	}
-	va_start(ap, fmt);
-	n = vasprintf(&r->rule, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		free(r->path);
-		free(r->real);
-		free(r->link);
-		return -ENOMEM;
-	}
 	p->n_reqs++;
+	return 0;
+nomem:
+	sbx_req_release(r);
+	return -ENOMEM;
+}
+
+static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path, const char *fmt,
+		   ...) __attribute__((format(printf, 4, 5)));
+
+/* Appends a requirement with a rule written from fmt. */
+static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path, const char *fmt,
+		   ...)
+{
+	char *rule;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&rule, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	return req_put(pl, kind, path, false, rule);
+}
+
+/* Appends the requirement "VERB PATH", the rule of every path a profile names. */
+static int req_path(struct planner *pl, enum sbx_req_kind kind, const char *verb, const char *path)
+{
+	size_t v = strlen(verb), n = strlen(path);
+	char *rule = malloc(v + 1 + n + 1);
+
+	if (!rule)
+		return -ENOMEM;
+	memcpy(rule, verb, v);
+	rule[v] = ' ';
+	memcpy(rule + v + 1, path, n + 1);
+	return req_put(pl, kind, rule + v + 1, true, rule);
+}
+
+/* Room for n more requirements, so that a plan of many paths is not grown by doubling. */
+static int req_reserve(struct sbx_plan *p, size_t n)
+{
+	struct sbx_req *v;
+
+	if (p->n_reqs + n <= p->cap_reqs)
+		return 0;
+	v = realloc(p->reqs, (p->n_reqs + n) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->reqs = v;
+	p->cap_reqs = p->n_reqs + n;
 	return 0;
 }
 
@@ -104,21 +147,30 @@ static int add_file_system_reqs(struct planner *pl)
 {
 	struct sbx_plan *p = pl->p;
 	const struct sbx_roots *rt = &p->roots;
-	int r = 0;
+	/*
+	 * Every list below, the platform defaults, the two confinements, the network and the four
+	 * isolation requirements of a Linux sandbox.
+	 */
+	size_t want = rt->n_readable + rt->n_unreadable + rt->n_deny_globs + 8;
+	int r;
+
+	for (size_t i = 0; i < rt->n_writable; i++)
+		want += 1 + rt->writable[i].n_read_only + rt->writable[i].n_protected_missing +
+			rt->writable[i].n_no_create;
+	r = req_reserve(p, want);
 
 	/* Full read shows up as a readable root "/" (sbx_fs_roots lists it). */
 	for (size_t i = 0; !r && i < rt->n_readable; i++)
-		r = req_add(pl, SBX_REQ_READ, rt->readable[i], "read %s", rt->readable[i]);
+		r = req_path(pl, SBX_REQ_READ, "read", rt->readable[i]);
 	if (!r && rt->platform_defaults)
 		r = req_add(pl, SBX_REQ_PLATFORM_DEFAULTS, NULL,
 			    "read :minimal (platform defaults)");
 	for (size_t i = 0; !r && i < rt->n_writable; i++) {
 		const struct sbx_writable_root *w = &rt->writable[i];
 
-		r = req_add(pl, SBX_REQ_WRITE, w->root, "write %s", w->root);
+		r = req_path(pl, SBX_REQ_WRITE, "write", w->root);
 		for (size_t j = 0; !r && j < w->n_read_only; j++)
-			r = req_add(pl, SBX_REQ_READ_ONLY, w->read_only[j], "read-only %s",
-				    w->read_only[j]);
+			r = req_path(pl, SBX_REQ_READ_ONLY, "read-only", w->read_only[j]);
 		for (size_t j = 0; !r && j < w->n_protected_missing; j++) {
 			char *path = NULL;
 
@@ -136,16 +188,17 @@ static int add_file_system_reqs(struct planner *pl)
 				r = sbx_path_join(w->root, w->protected_missing[j], &path);
 			}
 			if (!r)
-				r = req_add(pl, SBX_REQ_PROTECT_MISSING, path, "no-create %s",
-					    path);
+				r = req_path(pl, SBX_REQ_PROTECT_MISSING, "no-create", path);
 			free(path);
 		}
+		for (size_t j = 0; !r && j < w->n_no_create; j++)
+			r = req_add(pl, SBX_REQ_NO_CREATE, w->no_create[j], "no-create %s",
+				    w->no_create[j]);
 	}
 	for (size_t i = 0; !r && i < rt->n_unreadable; i++)
-		r = req_add(pl, SBX_REQ_DENY, rt->unreadable[i], "deny %s", rt->unreadable[i]);
+		r = req_path(pl, SBX_REQ_DENY, "deny", rt->unreadable[i]);
 	for (size_t i = 0; !r && i < rt->n_deny_globs; i++)
-		r = req_add(pl, SBX_REQ_DENY_GLOB, rt->deny_globs[i], "deny glob %s",
-			    rt->deny_globs[i]);
+		r = req_path(pl, SBX_REQ_DENY_GLOB, "deny glob", rt->deny_globs[i]);
 	/*
 	 * Writes go nowhere but the writable roots: a requirement of every restricted file system,
 	 * whatever the number of roots. With none (:read-only) no "write" requirement above says
@@ -159,12 +212,51 @@ static int add_file_system_reqs(struct planner *pl)
 	if (!r && !rt->full_write)
 		r = req_add(pl, SBX_REQ_METADATA, NULL,
 			    "no metadata changes (chmod, chown, utimes) outside writable roots");
+	/*
+	 * A confined file system is only as good as what else the command can reach: the user's
+	 * other processes (signals, ptrace, their System V IPC), the host's devices, and time (a
+	 * daemon left behind runs unconfined by the end of the run). The Linux sandbox isolates
+	 * these; each is a requirement with a mechanism of its own, or the run is refused.
+	 */
+	if (!r && !rt->full_write && pl->ctx->platform == SBX_PLATFORM_LINUX) {
+		r = req_add(pl, SBX_REQ_SIGNALS, NULL,
+			    "signals and ptrace only inside the sandbox");
+		if (!r)
+			r = req_add(pl, SBX_REQ_IPC, NULL,
+				    "System V IPC of outside processes unreachable");
+		if (!r)
+			r = req_add(pl, SBX_REQ_DEVICES, NULL,
+				    "no host device node reachable but the allow-list");
+		if (!r)
+			r = req_add(pl, SBX_REQ_PROCESSES, NULL, "processes end with the run");
+	}
 	return r;
 }
 
-int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
-		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
-		   struct sbx_plan *out, struct sbx_diag *d)
+/*
+ * The plan's profile: effective materialized for ctx, or, given take, effective itself when
+ * materializing would only copy it (its duplicates dropped as materialization drops them), so
+ * that a profile of many entries is not held twice. With take, *take is left empty.
+ */
+static int plan_profile(const struct sbx_profile *effective, struct sbx_profile *take,
+			const struct sbx_ctx *ctx, struct sbx_profile *out)
+{
+	int r;
+
+	if (take && !(take->fs.kind == SBX_FS_RESTRICTED && sbx_fs_expands(&take->fs, ctx))) {
+		*out = *take;
+		memset(take, 0, sizeof(*take));
+		return out->fs.kind == SBX_FS_RESTRICTED ? sbx_fs_dedup(&out->fs) : 0;
+	}
+	r = sbx_profile_materialize(effective, ctx, out);
+	if (take)
+		sbx_profile_free(take);
+	return r;
+}
+
+static int plan_build(const struct sbx_profile *effective, struct sbx_profile *take,
+		      const struct sbx_ctx *ctx, enum sbx_pref pref, bool managed_network,
+		      enum sbx_windows_level wlevel, struct sbx_plan *out, struct sbx_diag *d)
 {
 	struct planner pl = {.p = out, .ctx = ctx, .d = d};
 	int r;
@@ -173,7 +265,7 @@ int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ct
 	sbx_diag_clear(d);
 	out->platform = ctx->platform;
 	out->managed_network = managed_network;
-	r = sbx_profile_materialize(effective, ctx, &out->profile);
+	r = plan_profile(effective, take, ctx, &out->profile);
 	if (r)
 		goto fail;
 	out->network = out->profile.network;
@@ -206,6 +298,20 @@ fail:
 	sbx_plan_free(out);
 	/* Kept only when nothing was recorded before (a look-up): the first error is reported. */
 	return sbx_diag_set(d, r, "cannot plan the sandbox: %s", sbx_strerror(r));
+}
+
+int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
+		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
+		   struct sbx_plan *out, struct sbx_diag *d)
+{
+	return plan_build(effective, NULL, ctx, pref, managed_network, wlevel, out, d);
+}
+
+int sbx_plan_build_take(struct sbx_profile *effective, const struct sbx_ctx *ctx,
+			enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
+			struct sbx_plan *out, struct sbx_diag *d)
+{
+	return plan_build(effective, effective, ctx, pref, managed_network, wlevel, out, d);
 }
 
 /*
@@ -330,14 +436,8 @@ void sbx_plan_free(struct sbx_plan *p)
 	if (!p)
 		return;
 	sbx_strv_free(p->net.unix_sockets, p->net.n_unix_sockets);
-	for (size_t i = 0; i < p->n_reqs; i++) {
-		free(p->reqs[i].path);
-		free(p->reqs[i].rule);
-		free(p->reqs[i].reason);
-		free(p->reqs[i].hint);
-		free(p->reqs[i].real);
-		free(p->reqs[i].link);
-	}
+	for (size_t i = 0; i < p->n_reqs; i++)
+		sbx_req_release(&p->reqs[i]);
 	free(p->reqs);
 	sbx_roots_free(&p->roots);
 	sbx_profile_free(&p->profile);
@@ -365,10 +465,17 @@ static const struct {
 	unsigned bit;
 	const char *name;
 } mech_names[] = {
-	{SBX_MECH_LANDLOCK, "landlock"},	{SBX_MECH_MOUNT_NS, "mount-namespace"},
-	{SBX_MECH_SECCOMP, "seccomp"},		{SBX_MECH_LANDLOCK_NET, "landlock-net"},
-	{SBX_MECH_SEATBELT, "seatbelt"},	{SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
-	{SBX_MECH_NET_NS, "network-namespace"}, {SBX_MECH_UNIX_BROKER, "unix-broker"},
+	{SBX_MECH_LANDLOCK, "landlock"},
+	{SBX_MECH_MOUNT_NS, "mount-namespace"},
+	{SBX_MECH_PID_NS, "pid-namespace"},
+	{SBX_MECH_IPC_NS, "ipc-namespace"},
+	{SBX_MECH_SECCOMP, "seccomp"},
+	{SBX_MECH_LANDLOCK_NET, "landlock-net"},
+	{SBX_MECH_SUPERVISOR, "supervisor"},
+	{SBX_MECH_SEATBELT, "seatbelt"},
+	{SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
+	{SBX_MECH_NET_NS, "network-namespace"},
+	{SBX_MECH_UNIX_BROKER, "unix-broker"},
 };
 
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX])
@@ -389,6 +496,19 @@ const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX])
 	if (!o)
 		snprintf(buf, SBX_MECH_NAME_MAX, "none");
 	return buf;
+}
+
+void sbx_req_release(struct sbx_req *r)
+{
+	if (r->real != r->path)
+		free(r->real);
+	if (!r->path_in_rule)
+		free(r->path);
+	free(r->rule);
+	free(r->reason);
+	free(r->hint);
+	free(r->link);
+	memset(r, 0, sizeof(*r));
 }
 
 int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,

@@ -16,13 +16,18 @@
  *                    when there is no mount namespace
  *   landlock-net     TCP bind/connect (ABI 4)
  *
- * Missing protected names (.git, .agents, .codex that do not exist under a writable root) are
- * SKIPPED, with the reason shown: refusing the creation of one name inside a writable directory
- * needs a mount point, and a mount point that does not exist would have to be created on the
- * host, which sbxrun never does. Landlock grants rights on whole hierarchies and cannot refuse one
- * name; seccomp cannot read paths. The only other ways (creating the name in advance, or a process
- * that watches and deletes) change the host or leave a process behind. So this is said, not
- * hidden: explain lists each such name as skipped with this reason.
+ *   pid-namespace    init (pid 1) of a new PID namespace: signals and ptrace reach nothing
+ *                    outside, and every process ends with init
+ *   ipc-namespace    System V IPC and POSIX message queues of its own
+ *   supervisor       without a PID namespace: sbxrun as a child subreaper that kills what is
+ *                    left below it when the command ends
+ *
+ * Missing protected names (.git, .agents, .codex that do not exist under a writable root), and
+ * the first missing component of a denied path inside a writable root, get an empty read-only
+ * mask, as Codex does: refusing the creation of one name inside a writable directory needs a
+ * mount point there, which the supervisor makes on the host for the run and removes after it
+ * (platform/linux/points.c). Without a mount namespace nothing can refuse it (Landlock grants
+ * whole hierarchies, seccomp cannot read paths): unenforceable, like a read-only carve-out.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -59,12 +64,13 @@ struct lack {
 struct host {
 	const struct sbx_linux_facts *f;
 	bool ll, sec, mnt;
-	bool netns;  /* a network namespace of its own, under init and its supervisor */
+	bool init;   /* the sandbox runs under its own init: PID, IPC and mount namespaces */
+	bool netns;  /* and a network namespace of its own (with seccomp) */
 	bool broker; /* and the supervisor's Unix socket broker */
 	struct lack nonet, nobroker;
 	const char **denied; /* the plan's denied paths, sorted, for ancestor lookups */
 	size_t n_denied;
-	struct lack nomnt, noll, nosec;
+	struct lack nomnt, noll, nosec, noinit;
 	char hint_write[700]; /* Landlock's or a mount namespace's fix, for writes */
 	char hint_meta[700];  /* a mount namespace's or seccomp's fix, for metadata */
 };
@@ -72,6 +78,12 @@ struct host {
 #define LL  SBX_MECH_LANDLOCK
 #define MNT SBX_MECH_MOUNT_NS
 #define SEC SBX_MECH_SECCOMP
+#define PID SBX_MECH_PID_NS
+#define IPC SBX_MECH_IPC_NS
+#define SUP SBX_MECH_SUPERVISOR
+
+/* The Landlock ABI that scopes signals to the sandbox (Linux 6.12). */
+#define LL_ABI_SIGNAL_SCOPE 6
 
 static void enforced(struct sbx_req *r, unsigned mech)
 {
@@ -203,6 +215,24 @@ static bool glob_granted(const struct sbx_roots *rt, const char *pattern)
 	return covered;
 }
 
+/* Does the writable root that path (a protected name) lies directly in exist on the host? */
+static bool parent_root_exists(const struct sbx_plan *p, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	for (size_t i = 0; slash && i < p->n_reqs; i++) {
+		const struct sbx_req *w = &p->reqs[i];
+
+		if (w->kind != SBX_REQ_WRITE || !w->path)
+			continue;
+		if (n == 0 ? strcmp(w->path, "/") == 0
+			   : strlen(w->path) == n && strncmp(w->path, path, n) == 0)
+			return w->exists;
+	}
+	return true;
+}
+
 /* Why, without a mount namespace, a denied path inside a readable tree is still enforced. */
 static const char around_note[] =
 	"Landlock grants the readable tree around it instead: a rule on every entry of each "
@@ -315,20 +345,54 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			h->nomnt.why);
 
 	case SBX_REQ_PROTECT_MISSING:
+		if (!parent_root_exists(p, path))
+			return sbx_req_set(r, SBX_SKIPPED, SBX_MECH_NONE, NULL,
+					   "its writable root does not exist: nothing is granted "
+					   "to create it in");
+		if (h->mnt)
+			return sbx_req_set(
+				r, SBX_ENFORCED, MNT, NULL,
+				"it does not exist: an empty read-only directory is mounted "
+				"there, on a mount point made on the host for the run and removed "
+				"after it, with whatever was created there meanwhile (the exit "
+				"status is then 1)");
 		return sbx_req_set(
-			r, SBX_SKIPPED, SBX_MECH_NONE, "create it beforehand to have it protected",
-			"%s does not exist; refusing its creation would need a mount point "
-			"created on the host (Landlock cannot refuse one name in a writable "
-			"directory), so the command can create it",
+			r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
+			"%s does not exist; refusing its creation inside a writable root "
+			"needs a mount namespace (Landlock cannot refuse one name in a "
+			"writable directory): %s",
+			path, h->nomnt.why);
+
+	case SBX_REQ_NO_CREATE:
+		/*
+		 * Unlike a missing protected name, not skipped: git mode's promise is that these
+		 * stay git's own, and the command creating one (a commondir, a hooks directory)
+		 * would make the next git outside the sandbox run its code. A mount point made
+		 * for one must keep git working: git dies on an empty commondir or a directory
+		 * there, but takes one holding "." for the directory it lies in.
+		 */
+		return sbx_req_set(
+			r, SBX_UNENFORCEABLE, 0,
+			"run without --allow-git (the git directory stays read-only), on macOS, or "
+			"give it beforehand as sbxrun(1) says under GIT MODE",
+			"%s does not exist; refusing its creation would need a mount point created "
+			"on the host (Landlock cannot refuse one name in a writable directory)",
 			path);
 
 	case SBX_REQ_DENY:
 		if (!r->exists) {
+			if (under_writable(rt, path) && h->mnt)
+				return sbx_req_set(
+					r, SBX_ENFORCED, MNT, NULL,
+					"it does not exist: an empty read-only file is mounted at "
+					"its first missing component, made on the host for the run "
+					"and removed after it, so it cannot be created");
 			if (under_writable(rt, path))
-				return sbx_req_set(r, SBX_SKIPPED, SBX_MECH_NONE, NULL,
-						   "%s does not exist; a file the command creates "
-						   "there stays readable to it",
-						   path);
+				return sbx_req_set(
+					r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
+					"%s does not exist inside a writable root; keeping "
+					"it from being created needs a mount namespace: %s",
+					path, h->nomnt.why);
 			/* It cannot appear: nothing outside the writable roots can be created. */
 			m = write_mech(h);
 			if (m) {
@@ -421,6 +485,80 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		enforced(r, SBX_MECH_NET_NS | SEC);
 		return 0;
 
+	case SBX_REQ_SIGNALS:
+		if (h->init) {
+			/* Landlock, where there is one, refuses ptrace of anything outside too. */
+			enforced(r, PID | (h->ll ? LL : 0));
+			return 0;
+		}
+		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE)
+			return sbx_req_set(
+				r, SBX_ENFORCED, LL, NULL,
+				"no PID namespace here (%s): Landlock scopes signals to the "
+				"sandbox and refuses ptrace of any process outside, and with it "
+				"their memory, environment and descriptors in /proc, which still "
+				"lists them",
+				h->noinit.why);
+		return sbx_req_set(
+			r, SBX_UNENFORCEABLE, 0, h->noinit.hint,
+			"keeping signals inside the sandbox needs a PID namespace or Landlock's "
+			"signal scope (ABI %d, Linux 6.12): %s; %s",
+			LL_ABI_SIGNAL_SCOPE, h->noinit.why,
+			h->ll ? "this kernel's Landlock ABI is older" : h->noll.why);
+
+	case SBX_REQ_IPC:
+		if (h->init) {
+			enforced(r, IPC);
+			return 0;
+		}
+		if (h->sec)
+			return sbx_req_set(r, SBX_ENFORCED, SEC, NULL,
+					   "no IPC namespace here (%s): seccomp refuses System V "
+					   "IPC and POSIX message queues to the command itself too "
+					   "(stricter than the profile)",
+					   h->noinit.why);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->noinit.hint,
+				   "keeping the System V IPC of outside processes out of reach "
+				   "needs an IPC namespace or seccomp: %s; %s",
+				   h->noinit.why, h->nosec.why);
+
+	case SBX_REQ_DEVICES:
+		if (h->mnt) {
+			enforced(r, MNT);
+			return 0;
+		}
+		if (h->ll && !under_writable(rt, "/dev"))
+			return sbx_req_set(
+				r, SBX_ENFORCED, LL, NULL,
+				"no mount namespace here (%s): Landlock grants the readable trees "
+				"around /dev, and a device only to /dev/null, zero, full, random, "
+				"urandom, tty, ptmx and the command's own terminal; /dev/shm is "
+				"out "
+				"of reach (POSIX shared memory and semaphores fail)",
+				h->nomnt.why);
+		if (h->ll)
+			return sbx_req_set(
+				r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
+				"a writable root holds /dev, and without a mount namespace "
+				"no private /dev can replace it: %s",
+				h->nomnt.why);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->hint_write,
+				   "keeping host devices out of reach needs a mount namespace or "
+				   "Landlock: %s; %s",
+				   h->noll.why, h->nomnt.why);
+
+	case SBX_REQ_PROCESSES:
+		if (h->init) {
+			enforced(r, PID);
+			return 0;
+		}
+		return sbx_req_set(r, SBX_ENFORCED, SUP, NULL,
+				   "no PID namespace here (%s): sbxrun stays the command's parent "
+				   "as a child subreaper and kills every process left below it "
+				   "when the command ends; a SIGKILL of sbxrun itself leaves them "
+				   "running",
+				   h->noinit.why);
+
 	case SBX_REQ_UNIX_SOCKET:
 		/* An enabled network reaches them all; the path-socket requirement decides. */
 		if (p->network && !p->managed_network) {
@@ -481,6 +619,7 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 	h.ll = f->landlock_abi >= 1 && f->no_new_privs && f->wsl != 1;
 	h.sec = f->seccomp && f->no_new_privs && f->wsl != 1;
 	h.mnt = f->mount_namespace && f->wsl != 1;
+	h.init = h.mnt && f->pid_namespace && f->ipc_namespace;
 
 	if (f->wsl == 1) {
 		static const struct lack wsl1 = {
@@ -519,22 +658,31 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 				 "kernel.apparmor_restrict_unprivileged_userns=0), or run as root");
 		}
 	}
+	if (!h.mnt) {
+		h.noinit = h.nomnt;
+	} else if (!h.init) {
+		snprintf(h.noinit.why, sizeof(h.noinit.why),
+			 "a mount namespace but no PID and IPC namespace can be made: clone(2) "
+			 "refuses them, or user.max_pid_namespaces or user.max_ipc_namespaces "
+			 "is 0");
+		snprintf(h.noinit.hint, sizeof(h.noinit.hint),
+			 "allow clone(2) with CLONE_NEWPID and CLONE_NEWIPC (a container's "
+			 "seccomp profile), or raise those limits");
+	}
 	/*
 	 * A network namespace is made by the clone(2) of init, with the other namespaces; the
 	 * broker is the supervisor's, with a process of its own inside (platform/linux/broker.c).
 	 */
-	h.netns = h.sec && h.mnt && f->pid_namespace && f->ipc_namespace && f->net_namespace;
+	h.netns = h.sec && h.init && f->net_namespace;
 	h.broker = h.netns && f->unix_broker;
 	if (!h.sec)
 		h.nonet = h.nosec;
-	else if (!h.mnt)
-		h.nonet = h.nomnt;
+	else if (!h.init)
+		h.nonet = h.noinit;
 	else if (!h.netns) {
 		snprintf(h.nonet.why, sizeof(h.nonet.why),
-			 "no PID, IPC or network namespace can be made here (kernel %s)",
-			 f->kernel);
-		snprintf(h.nonet.hint, sizeof(h.nonet.hint),
-			 "a kernel with PID, IPC and network namespaces");
+			 "no network namespace can be made here (kernel %s)", f->kernel);
+		snprintf(h.nonet.hint, sizeof(h.nonet.hint), "a kernel with network namespaces");
 	}
 	h.nobroker = h.nonet;
 	if (h.netns && !h.broker) {
@@ -584,6 +732,11 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 			  struct sbx_linux_apply *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* The network's namespace and broker need init and its supervisor too (netns.h). */
+	if (uses(p, SBX_MECH_PID_NS | SBX_MECH_IPC_NS | SBX_MECH_NET_NS | SBX_MECH_UNIX_BROKER, -1))
+		out->model = SBX_MODEL_INIT;
+	else if (uses(p, SBX_MECH_SUPERVISOR, -1))
+		out->model = SBX_MODEL_SUBREAPER;
 	out->mount_namespace = uses(p, SBX_MECH_MOUNT_NS, -1);
 	if (uses(p, SBX_MECH_LANDLOCK | SBX_MECH_LANDLOCK_NET, -1))
 		out->landlock_abi = f->landlock_abi;
@@ -593,4 +746,7 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 	out->seccomp_metadata = uses(p, SBX_MECH_SECCOMP, SBX_REQ_METADATA);
 	out->net_namespace = uses(p, SBX_MECH_NET_NS, -1);
 	out->unix_broker = uses(p, SBX_MECH_UNIX_BROKER, -1);
+	out->seccomp_ipc = uses(p, SBX_MECH_SECCOMP, SBX_REQ_IPC);
+	out->private_dev = uses(p, SBX_MECH_MOUNT_NS, SBX_REQ_DEVICES);
+	out->landlock_dev = !out->private_dev && uses(p, SBX_MECH_LANDLOCK, SBX_REQ_DEVICES);
 }

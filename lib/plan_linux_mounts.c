@@ -19,8 +19,12 @@
  *     root, carve-out or readable root inside a mask is re-opened: its mount point is made in
  *     that mask, which then holds it; a mask over a path that is itself re-opened (a glob match
  *     equal to a writable root) is sealed: it hides everything below it.
+ *   - A point (a missing protected name, the first missing component of a denied path) is an
+ *     empty read-only mask over a mount point made on the host; nothing lies below it, and the
+ *     directories between it and its writable root are pinned like a denied path's.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,25 +56,74 @@ static int op_order_cmp(const void *a, const void *b)
 }
 
 /*
+ * The ops sorted by path, and where each distinct path's run of ops begins, found by hash: each
+ * op looks up every ancestor of its path, so a profile of 10,000 masks makes 50,000 look-ups,
+ * which a binary search would pay with some 15 string comparisons each.
+ */
+struct by_path {
+	struct sbx_mount_op **v;
+	size_t n;
+	struct bp_slot {
+		uint64_t hash;
+		size_t first; /* index in v of the run's first op, plus one; 0 is empty */
+	} * slots;
+	size_t cap;
+};
+
+static uint64_t path_hash(const char *p)
+{
+	return sbx_hash(p, strlen(p));
+}
+
+/* Sorts the n ops of ops by path and indexes the runs of equal paths. */
+static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
+{
+	size_t cap = 16;
+
+	free(bp->slots);
+	bp->slots = NULL;
+	for (size_t i = 0; i < n; i++)
+		bp->v[i] = &ops[i];
+	qsort(bp->v, n, sizeof(*bp->v), op_path_cmp);
+	bp->n = n;
+	while (cap < n + n / 3 + 2)
+		cap *= 2;
+	bp->slots = calloc(cap, sizeof(*bp->slots));
+	if (!bp->slots)
+		return -ENOMEM;
+	bp->cap = cap;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h;
+		size_t s;
+
+		if (i > 0 && strcmp(bp->v[i - 1]->path, bp->v[i]->path) == 0)
+			continue;
+		h = path_hash(bp->v[i]->path);
+		for (s = (size_t)h & (cap - 1); bp->slots[s].first; s = (s + 1) & (cap - 1))
+			;
+		bp->slots[s] = (struct bp_slot){h, i + 1};
+	}
+	return 0;
+}
+
+/*
  * The op mounted at exactly path (one not skipped), or NULL: a mask before a re-opened op, since
  * the mask lies on top of it; with open_only, a re-opened op only.
  */
-static struct sbx_mount_op *mounted_at(struct sbx_mount_op **by_path, size_t n, const char *path,
-				       bool open_only)
+static struct sbx_mount_op *mounted_at(const struct by_path *bp, const char *path, bool open_only)
 {
-	struct sbx_mount_op key = {.path = path}, *kp = &key, *found = NULL;
-	size_t lo = 0, hi = n;
+	struct sbx_mount_op *found = NULL;
+	uint64_t h = path_hash(path);
+	size_t s, lo;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (op_path_cmp(&by_path[mid], &kp) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < n && strcmp(by_path[lo]->path, path) == 0; lo++) {
-		struct sbx_mount_op *op = by_path[lo];
+	for (s = (size_t)h & (bp->cap - 1); bp->slots[s].first; s = (s + 1) & (bp->cap - 1))
+		if (bp->slots[s].hash == h &&
+		    strcmp(bp->v[bp->slots[s].first - 1]->path, path) == 0)
+			break;
+	if (!bp->slots[s].first)
+		return NULL;
+	for (lo = bp->slots[s].first - 1; lo < bp->n && strcmp(bp->v[lo]->path, path) == 0; lo++) {
+		struct sbx_mount_op *op = bp->v[lo];
 
 		if (op->skip || (open_only && op->kind == SBX_MNT_DENY))
 			continue;
@@ -82,8 +135,7 @@ static struct sbx_mount_op *mounted_at(struct sbx_mount_op **by_path, size_t n, 
 
 /* The nearest strict ancestor mounted, found by the one ancestor walk. */
 struct above {
-	struct sbx_mount_op **by_path;
-	size_t n;
+	const struct by_path *bp;
 	struct sbx_mount_op *found;
 	struct sbx_strv *pins; /* ancestors_to_pin: the directories passed on the way up */
 };
@@ -92,15 +144,15 @@ static int mounted_here(void *arg, const char *prefix)
 {
 	struct above *a = arg;
 
-	a->found = mounted_at(a->by_path, a->n, prefix, false);
+	a->found = mounted_at(a->bp, prefix, false);
 	if (a->found)
 		return 1;
 	return a->pins ? sbx_strv_push(a->pins, prefix) : 0;
 }
 
-static struct sbx_mount_op *mounted_above(struct sbx_mount_op **by_path, size_t n, const char *p)
+static struct sbx_mount_op *mounted_above(const struct by_path *bp, const char *p)
 {
-	struct above a = {by_path, n, NULL, NULL};
+	struct above a = {bp, NULL, NULL};
 
 	sbx_path_ancestors(p, mounted_here, &a);
 	return a.found;
@@ -111,26 +163,24 @@ static struct sbx_mount_op *mounted_above(struct sbx_mount_op **by_path, size_t 
  * when that op is a writable root: those are the ones the command could rename. (Below a mask or
  * a read-only carve-out nothing can be renamed anyway.) Sorted, without repeats.
  */
-static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, struct sbx_mount_op **by_path,
+static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, const struct by_path *bp,
 			    struct sbx_strv *out)
 {
 	size_t o = 0;
 	int r = 0;
 
 	for (size_t i = 0; r >= 0 && i < n_ops; i++) {
-		struct above a = {by_path, n_ops, NULL, out};
-		size_t mark = out->n;
+		struct above a = {bp, NULL, out};
+		struct sbx_mount_op *up;
 
-		if (ops[i].kind != SBX_MNT_DENY && ops[i].kind != SBX_MNT_READ_ONLY)
+		if (ops[i].kind != SBX_MNT_DENY && ops[i].kind != SBX_MNT_READ_ONLY &&
+		    ops[i].kind != SBX_MNT_POINT)
+			continue;
+		/* Not under a writable root (or under a mask): nothing to pin. */
+		up = mounted_above(bp, ops[i].path);
+		if (!up || up->kind != SBX_MNT_WRITE)
 			continue;
 		r = sbx_path_ancestors(ops[i].path, mounted_here, &a);
-		if (r >= 0 && (!a.found || a.found->kind != SBX_MNT_WRITE)) {
-			/* Not under a writable root (or under a mask): nothing to pin. */
-			while (out->n > mark)
-				free(out->v[--out->n]);
-			if (out->v)
-				out->v[out->n] = NULL;
-		}
 	}
 	if (r < 0 || out->n < 2)
 		return r < 0 ? r : 0;
@@ -161,7 +211,8 @@ static struct sbx_mount_op op_of(const struct sbx_mount_fact *f)
 int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const char *const *granted,
 			 size_t n_granted, struct sbx_mount_plan *out)
 {
-	struct sbx_mount_op *ops = NULL, **by_path = NULL;
+	struct sbx_mount_op *ops = NULL;
+	struct by_path bp = {0};
 	const char **denied = NULL;
 	size_t n_ops = 0, n_denied = 0;
 	int r = 0;
@@ -197,16 +248,20 @@ int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const cha
 		ops[n_ops++] = op_of(f);
 	}
 
-	/* The directories to pin, from the ops sorted by path; then the pins join the ops. */
-	by_path = calloc(n_ops ? n_ops : 1, sizeof(*by_path));
-	if (!by_path) {
+	/*
+	 * The directories to pin, from the ops in application order and indexed by path; then the
+	 * pins join the ops, which are ordered and indexed again (only then: with no pin, as with
+	 * masks under a readable root, the first order and index are the final ones).
+	 */
+	bp.v = calloc(n_ops ? n_ops : 1, sizeof(*bp.v));
+	if (!bp.v) {
 		r = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n_ops; i++)
-		by_path[i] = &ops[i];
-	qsort(by_path, n_ops, sizeof(*by_path), op_path_cmp);
-	r = ancestors_to_pin(ops, n_ops, by_path, &out->pins);
+	qsort(ops, n_ops, sizeof(*ops), op_order_cmp);
+	r = by_path_build(&bp, ops, n_ops);
+	if (r == 0)
+		r = ancestors_to_pin(ops, n_ops, &bp, &out->pins);
 	if (r < 0)
 		goto out;
 	if (out->pins.n) {
@@ -218,23 +273,23 @@ int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const cha
 			goto out;
 		}
 		ops = grown;
-		grown_by = realloc(by_path, (n_ops + out->pins.n) * sizeof(*by_path));
+		grown_by = realloc(bp.v, (n_ops + out->pins.n) * sizeof(*bp.v));
 		if (!grown_by) {
 			r = -ENOMEM;
 			goto out;
 		}
-		by_path = grown_by;
+		bp.v = grown_by;
 		for (size_t i = 0; i < out->pins.n; i++) {
 			struct sbx_mount_fact f = {
 				.kind = SBX_MNT_PIN, .path = out->pins.v[i], .is_dir = true};
 
 			ops[n_ops++] = op_of(&f);
 		}
+		qsort(ops, n_ops, sizeof(*ops), op_order_cmp);
+		r = by_path_build(&bp, ops, n_ops);
+		if (r < 0)
+			goto out;
 	}
-	qsort(ops, n_ops, sizeof(*ops), op_order_cmp);
-	for (size_t i = 0; i < n_ops; i++)
-		by_path[i] = &ops[i];
-	qsort(by_path, n_ops, sizeof(*by_path), op_path_cmp);
 
 	/* What each op does, decided shallow to deep against the ops above it that are mounted. */
 	for (size_t i = 0; i < n_ops; i++) {
@@ -245,16 +300,17 @@ int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const cha
 			op->skip = true; /* the same path twice (an entry and a glob match) */
 			continue;
 		}
-		up = mounted_above(by_path, n_ops, op->path);
-		if (up && up->kind == SBX_MNT_DENY && (up->sealed || op->kind == SBX_MNT_DENY)) {
-			op->skip = true; /* hidden by the mask above */
+		up = mounted_above(&bp, op->path);
+		if (up && up->kind == SBX_MNT_DENY &&
+		    (up->sealed || op->kind == SBX_MNT_DENY || op->kind == SBX_MNT_POINT)) {
+			op->skip = true; /* hidden by the mask above: nothing can be made there */
 			continue;
 		}
 		if (up && up->kind == SBX_MNT_DENY) {
 			op->mask = (long)(up - ops); /* re-opened inside that mask */
 			up->holds = true;
 		}
-		if (op->kind == SBX_MNT_DENY && mounted_at(by_path, n_ops, op->path, true))
+		if (op->kind == SBX_MNT_DENY && mounted_at(&bp, op->path, true))
 			op->sealed = true;
 	}
 	out->ops = ops;
@@ -262,7 +318,8 @@ int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const cha
 	ops = NULL;
 out:
 	free(ops);
-	free(by_path);
+	free(bp.v);
+	free(bp.slots);
 	free(denied);
 	if (r < 0)
 		sbx_mount_plan_free(out);

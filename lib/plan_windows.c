@@ -264,6 +264,15 @@ static int attach_restricted_token(struct sbx_plan *p)
 			 * checked against the restricting SIDs like any write. */
 			enforce(r);
 			break;
+		case SBX_REQ_NO_CREATE:
+			ret = refuse(r,
+				     "the Windows restricted-token sandbox refuses writes by an "
+				     "access control entry, which needs an object to sit on: this "
+				     "file of git's does not exist, and an empty one is not "
+				     "always harmless to git",
+				     "run without --allow-git (the git directory stays read-only), "
+				     "or on Linux or macOS");
+			break;
 		case SBX_REQ_NETWORK:
 			if (p->network)
 				enforce(r);
@@ -286,6 +295,13 @@ static int attach_restricted_token(struct sbx_plan *p)
 				     "cannot keep Unix sockets to an allow-list",
 				     "run the command on Linux or macOS, or without "
 				     "--allow-unix-socket");
+			break;
+		case SBX_REQ_SIGNALS:
+		case SBX_REQ_IPC:
+		case SBX_REQ_DEVICES:
+		case SBX_REQ_PROCESSES:
+			/* Planned for Linux only (plan.c): never in a Windows plan. */
+			ret = refuse(r, "not a requirement of the Windows sandbox", NULL);
 			break;
 		case SBX_REQ_LOCAL_BINDING:
 			ret = refuse(r,

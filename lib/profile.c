@@ -69,22 +69,32 @@ bool sbx_entry_equal(const struct sbx_entry *a, const struct sbx_entry *b)
 	       sbx_entry_same_path(a, b);
 }
 
+int sbx_fs_reserve(struct sbx_fs *fs, size_t n)
+{
+	struct sbx_entry *v;
+
+	if (n <= fs->cap)
+		return 0;
+	if (n > SBX_MAX_ENTRIES)
+		return SBX_E_TOO_BIG;
+	v = realloc(fs->entries, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	fs->entries = v;
+	fs->cap = n;
+	return 0;
+}
+
+/* Room for one more entry: doubling, up to the limit. */
 static int fs_grow(struct sbx_fs *fs)
 {
-	size_t cap;
-	struct sbx_entry *v;
+	size_t cap = fs->cap ? fs->cap * 2 : 8;
 
 	if (fs->n < fs->cap)
 		return 0;
 	if (fs->n >= SBX_MAX_ENTRIES)
 		return SBX_E_TOO_BIG;
-	cap = fs->cap ? fs->cap * 2 : 8;
-	v = realloc(fs->entries, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	fs->entries = v;
-	fs->cap = cap;
-	return 0;
+	return sbx_fs_reserve(fs, cap < SBX_MAX_ENTRIES ? cap : SBX_MAX_ENTRIES);
 }
 
 int sbx_fs_push(struct sbx_fs *fs, const struct sbx_entry *e)

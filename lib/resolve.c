@@ -163,15 +163,15 @@ char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx)
 
 static uint64_t hash_entry(const struct sbx_entry *e)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	char k[4] = {(char)e->kind, (char)(e->kind == SBX_SPECIAL ? e->special : 0),
-		     (char)e->access, (char)e->skip_missing};
+	unsigned char k[4] = {(unsigned char)e->kind,
+			      (unsigned char)(e->kind == SBX_SPECIAL ? e->special : 0),
+			      (unsigned char)e->access, (unsigned char)e->skip_missing};
+	uint64_t h = sbx_hash(k, sizeof(k));
 
-	h = sbx_fnv1a(h, k, sizeof(k));
 	if (e->path)
-		h = sbx_fnv1a(h, e->path, strlen(e->path) + 1);
+		h = (h ^ sbx_hash(e->path, strlen(e->path))) * 0x100000001b3ull;
 	if (e->subpath)
-		h = sbx_fnv1a(h, e->subpath, strlen(e->subpath) + 1);
+		h = (h ^ sbx_hash(e->subpath, strlen(e->subpath))) * 0x100000001b3ull + 1;
 	return h;
 }
 
@@ -254,6 +254,48 @@ static int glob_under(const char *root, const char *sub, char **out)
 	return 0;
 }
 
+/* What materialization makes of an entry: itself, one entry per root, or a glob under the cwd. */
+enum expansion { EXP_NONE, EXP_PER_ROOT, EXP_UNDER_CWD };
+
+static enum expansion expansion_of(const struct sbx_entry *e, const struct sbx_ctx *ctx,
+				   size_t n_roots)
+{
+	bool pr_glob = e->kind == SBX_GLOB && e->path &&
+		       strncmp(e->path, PROJECT_ROOTS_GLOB, strlen(PROJECT_ROOTS_GLOB)) == 0;
+
+	if ((e->kind == SBX_SPECIAL && e->special == SBX_SP_PROJECT_ROOTS && n_roots) ||
+	    (pr_glob && n_roots))
+		return EXP_PER_ROOT;
+	if (e->kind == SBX_GLOB && e->path && !pr_glob && !sbx_path_is_posix_abs(e->path) &&
+	    !sbx_path_is_windows_abs(e->path) && ctx->cwd)
+		return EXP_UNDER_CWD;
+	return EXP_NONE;
+}
+
+/* The roots project_roots stands for: the workspace roots, else the cwd, else none. */
+static size_t roots_of(const struct sbx_ctx *ctx, const char *const **roots,
+		       const char *cwd_only[1])
+{
+	*roots = ctx->workspace_roots;
+	if (*roots && ctx->n_workspace_roots)
+		return ctx->n_workspace_roots;
+	cwd_only[0] = ctx->cwd;
+	*roots = cwd_only;
+	return ctx->cwd ? 1 : 0;
+}
+
+bool sbx_fs_expands(const struct sbx_fs *fs, const struct sbx_ctx *ctx)
+{
+	const char *const *roots;
+	const char *cwd_only[1];
+	size_t n_roots = roots_of(ctx, &roots, cwd_only);
+
+	for (size_t i = 0; i < fs->n; i++)
+		if (expansion_of(&fs->entries[i], ctx, n_roots) != EXP_NONE)
+			return true;
+	return false;
+}
+
 /*
  * project_roots{sub} becomes one path entry per workspace root, "codex-project-roots://sub"
  * globs one absolute glob per root, relative globs one absolute glob against the cwd. Order is
@@ -261,26 +303,21 @@ static int glob_under(const char *root, const char *sub, char **out)
  */
 int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out)
 {
-	const char *const *roots = ctx->workspace_roots;
-	size_t n_roots = ctx->n_workspace_roots;
-	const char *cwd_only[1] = {ctx->cwd};
+	const char *const *roots;
+	const char *cwd_only[1];
+	size_t n_roots = roots_of(ctx, &roots, cwd_only);
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->kind = in->kind;
 	out->glob_depth = in->glob_depth;
-	if (!roots || !n_roots) {
-		roots = cwd_only;
-		n_roots = ctx->cwd ? 1 : 0;
-	}
+	r = sbx_fs_reserve(out, in->n);
 	for (size_t i = 0; i < in->n && !r; i++) {
 		const struct sbx_entry *e = &in->entries[i];
-		bool pr_glob =
-			e->kind == SBX_GLOB && e->path &&
-			strncmp(e->path, PROJECT_ROOTS_GLOB, strlen(PROJECT_ROOTS_GLOB)) == 0;
+		enum expansion x = expansion_of(e, ctx, n_roots);
+		bool pr_glob = x == EXP_PER_ROOT && e->kind == SBX_GLOB;
 
-		if ((e->kind == SBX_SPECIAL && e->special == SBX_SP_PROJECT_ROOTS && n_roots) ||
-		    (pr_glob && n_roots)) {
+		if (x == EXP_PER_ROOT) {
 			for (size_t j = 0; j < n_roots && !r; j++) {
 				struct sbx_entry m = {.access = e->access,
 						      .skip_missing = e->skip_missing};
@@ -297,9 +334,7 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 				if (!r)
 					r = push_owned(out, &m);
 			}
-		} else if (e->kind == SBX_GLOB && e->path && !pr_glob &&
-			   !sbx_path_is_posix_abs(e->path) && !sbx_path_is_windows_abs(e->path) &&
-			   ctx->cwd) {
+		} else if (x == EXP_UNDER_CWD) {
 			struct sbx_entry m = {.kind = SBX_GLOB,
 					      .access = e->access,
 					      .skip_missing = e->skip_missing};

@@ -43,40 +43,20 @@ static int is_dir(const struct sbx_ctx *ctx, const char *p, bool *dir, struct sb
 static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
 			 char **out, struct sbx_diag *d)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	char buf[GITDIR_FILE_MAX + 1], *s, *e, *t = NULL;
-	size_t got = 0;
+	char buf[GITDIR_FILE_MAX + 1], *s, *t = NULL;
 	bool dir;
 	int r;
 
 	*out = NULL;
-	r = v->read_file(v->self, dotgit, buf, sizeof(buf) - 1, &got);
-	if (r == -ENOENT)
-		return 0; /* gone since it was looked up: nothing to follow */
-	if (r < 0) {
-		if (d && r != -ENOMEM) {
-			sbx_diag_set(d, r, "cannot read %s: %s", dotgit, strerror(-r));
-			sbx_diag_hint(d, r,
-				      "a .git file names the git directory to protect; restore "
-				      "access to it");
-		}
-		return r;
-	}
-	if (got >= sizeof(buf) - 1)
+	r = sbx_git_read_line(ctx, dotgit, "a .git file names the git directory to protect", buf,
+			      sizeof(buf), d);
+	if (r <= 0)
+		return r; /* gone since it was looked up, or no pointer: nothing to follow */
+	if (strncmp(buf, "gitdir:", 7) != 0)
 		return 0;
-	buf[got] = '\0';
-	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
+	for (s = buf + 7; *s == ' ' || *s == '\t'; s++)
 		;
-	if (strncmp(s, "gitdir:", 7) != 0)
-		return 0;
-	s += 7;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-		e--;
-	*e = '\0';
-	if (!*s || memchr(s, '\n', (size_t)(e - s)))
+	if (!*s)
 		return 0;
 	if (sbx_path_is_windows_abs(root)) {
 		/* One canonical Windows path, the pointer absolute or relative to the root. */
@@ -161,46 +141,58 @@ struct pmap {
 	} * slots;
 	size_t cap;
 	struct sbx_strv paths; /* distinct paths in first-seen order (owned) */
+	size_t *at;	       /* the slot of each of paths.v */
 };
 
-static uint64_t hash_path(const char *p, size_t len)
-{
-	return sbx_fnv1a(0xcbf29ce484222325ull, p, len);
-}
+#define FNV_BASIS 0xcbf29ce484222325ull
 
-static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
+/* The slot of p[0..len), whose hash is h, or NULL. */
+static struct pslot *pmap_find_h(const struct pmap *m, const char *p, size_t len, uint64_t h)
 {
 	size_t s;
 
 	if (!m->cap)
 		return NULL;
-	for (s = (size_t)hash_path(p, len) & (m->cap - 1); m->slots[s].p;
-	     s = (s + 1) & (m->cap - 1))
+	for (s = (size_t)h & (m->cap - 1); m->slots[s].p; s = (s + 1) & (m->cap - 1))
 		if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
 			return &m->slots[s];
 	return NULL;
 }
 
+static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
+{
+	return pmap_find_h(m, p, len, sbx_fnv1a(FNV_BASIS, p, len));
+}
+
+/* The slot of the i-th distinct path. */
+static struct pslot *pmap_at(const struct pmap *m, size_t i)
+{
+	return &m->slots[m->at[i]];
+}
+
+/* Takes the resolved paths (each moved into the map, or freed as a repeat). */
 static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 {
-	size_t cap = 16;
+	size_t cap = 16, n = 0;
 
 	memset(m, 0, sizeof(*m));
-	while (cap < fs->n * 2 + 2)
+	/* A load of at most three quarters: linear probing stays short, the table small. */
+	while (cap < fs->n + fs->n / 3 + 2)
 		cap *= 2;
 	m->slots = calloc(cap, sizeof(*m->slots));
-	if (!m->slots)
+	m->at = calloc(fs->n ? fs->n : 1, sizeof(*m->at));
+	if (!m->slots || !m->at)
 		return -ENOMEM;
 	m->cap = cap;
 	for (size_t i = 0; i < fs->n; i++) {
-		const char *p = resolved[i];
+		char *p = resolved[i];
 		size_t len, s;
 		int r;
 
 		if (!p)
 			continue;
 		len = strlen(p);
-		for (s = (size_t)hash_path(p, len) & (cap - 1); m->slots[s].p;
+		for (s = (size_t)sbx_fnv1a(FNV_BASIS, p, len) & (cap - 1); m->slots[s].p;
 		     s = (s + 1) & (cap - 1))
 			if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
 				break;
@@ -209,11 +201,12 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 				m->slots[s].access = (int)fs->entries[i].access;
 			continue;
 		}
-		r = sbx_strv_push_owned(&m->paths, strdup(p));
+		resolved[i] = NULL;
+		r = sbx_strv_push_owned(&m->paths, p);
 		if (r)
 			return r;
-		m->slots[s] = (struct pslot){m->paths.v[m->paths.n - 1], len,
-					     (int)fs->entries[i].access, -1};
+		m->slots[s] = (struct pslot){p, len, (int)fs->entries[i].access, -1};
+		m->at[n++] = s;
 	}
 	return 0;
 }
@@ -221,7 +214,52 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 static void pmap_free(struct pmap *m)
 {
 	free(m->slots);
+	free(m->at);
 	sbx_strv_clear(&m->paths);
+}
+
+/*
+ * The nearest strict ancestor of p in the map for which stop() holds, or NULL. The ancestors
+ * are prefixes of p, so one pass of the hash over p gives the hash of each (a path of depth d
+ * is hashed once, not d times); beyond the 64 nearest, each is hashed on its own.
+ */
+static struct pslot *nearest(const struct pmap *m, const char *p,
+			     bool (*stop)(const struct pslot *s))
+{
+	size_t lens[64], n = 0, len = strlen(p), done = 0;
+	uint64_t hashes[64], h = FNV_BASIS;
+	struct pslot *s;
+
+	while (n < sizeof(lens) / sizeof(*lens) && (len = sbx_path_parent_len(p, len)) > 0)
+		lens[n++] = len;
+	/* Shortest first, each prefix's hash carried on to the next. */
+	for (size_t k = n; k > 0; k--) {
+		h = sbx_fnv1a(h, p + done, lens[k - 1] - done);
+		done = lens[k - 1];
+		hashes[k - 1] = h;
+	}
+	for (size_t k = 0; k < n; k++) {
+		s = pmap_find_h(m, p, lens[k], hashes[k]);
+		if (s && stop(s))
+			return s;
+	}
+	while (n == sizeof(lens) / sizeof(*lens) && (len = sbx_path_parent_len(p, len)) > 0) {
+		s = pmap_find(m, p, len);
+		if (s && stop(s))
+			return s;
+	}
+	return NULL;
+}
+
+static bool is_decider(const struct pslot *s)
+{
+	return s->access == SBX_DENY || s->wr >= 0;
+}
+
+static bool is_any(const struct pslot *s)
+{
+	(void)s;
+	return true;
 }
 
 /*
@@ -230,29 +268,13 @@ static void pmap_free(struct pmap *m)
  */
 static struct pslot *nearest_decider(const struct pmap *m, const char *p)
 {
-	size_t len = strlen(p);
-
-	while ((len = sbx_path_parent_len(p, len)) > 0) {
-		struct pslot *s = pmap_find(m, p, len);
-
-		if (s && (s->access == SBX_DENY || s->wr >= 0))
-			return s;
-	}
-	return NULL;
+	return nearest(m, p, is_decider);
 }
 
 /* The nearest ancestor of p that an entry names, whatever its access. */
 static struct pslot *nearest_entry(const struct pmap *m, const char *p)
 {
-	size_t len = strlen(p);
-
-	while ((len = sbx_path_parent_len(p, len)) > 0) {
-		struct pslot *s = pmap_find(m, p, len);
-
-		if (s)
-			return s;
-	}
-	return NULL;
+	return nearest(m, p, is_any);
 }
 
 static bool is_fs_root(const char *p)
@@ -283,22 +305,61 @@ static int cmp_writable(const void *a, const void *b)
 	return strcmp(x->root, y->root);
 }
 
+/* Appends a copy of p to the list v of n paths, unless it is there already. */
+static int add_path(char ***v, size_t *n, const char *p)
+{
+	char **grown;
+
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i], p) == 0)
+			return 0;
+	grown = realloc(*v, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	*v = grown;
+	grown[*n] = strdup(p);
+	if (!grown[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/*
+ * Appends p (owned: freed on failure) to w's carve-outs. The list grows by doubling (its size is
+ * a power of two whenever it is full): a workspace can hold thousands of read entries.
+ */
+static int push_read_only(struct sbx_writable_root *w, char *p)
+{
+	size_t n = w->n_read_only;
+
+	if (!p)
+		return -ENOMEM;
+	if (n >= 4 && (n & (n - 1)) == 0) {
+		char **v = realloc(w->read_only, 2 * n * sizeof(*v));
+
+		if (!v) {
+			free(p);
+			return -ENOMEM;
+		}
+		w->read_only = v;
+	} else if (n < 4 && !w->read_only) {
+		w->read_only = malloc(4 * sizeof(*w->read_only));
+		if (!w->read_only) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	w->read_only[w->n_read_only++] = p;
+	return 0;
+}
+
+/* Adds a copy of p to w's carve-outs unless it is one already (the few paths added by name). */
 static int add_read_only(struct sbx_writable_root *w, const char *p)
 {
-	char **v;
-
 	for (size_t i = 0; i < w->n_read_only; i++)
 		if (strcmp(w->read_only[i], p) == 0)
 			return 0;
-	v = realloc(w->read_only, (w->n_read_only + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	w->read_only = v;
-	v[w->n_read_only] = strdup(p);
-	if (!v[w->n_read_only])
-		return -ENOMEM;
-	w->n_read_only++;
-	return 0;
+	return push_read_only(w, strdup(p));
 }
 
 /*
@@ -318,42 +379,21 @@ static int add_read_only(struct sbx_writable_root *w, const char *p)
 static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **out,
 			 struct sbx_diag *d)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	char buf[GITDIR_FILE_MAX + 1], *file = NULL, *s, *e;
-	size_t got = 0;
+	char buf[GITDIR_FILE_MAX + 1], *file = NULL;
 	bool dir = false;
 	int r;
 
 	*out = NULL;
 	r = sbx_path_join_any(gitdir, "commondir", &file);
-	if (r)
-		return r;
-	r = v->read_file(v->self, file, buf, sizeof(buf) - 1, &got);
-	if (r == -ENOENT || r == -EINVAL || (r == 0 && got >= sizeof(buf) - 1)) {
-		free(file);
-		return 0; /* no such file, or not a regular file of that size: not a worktree */
-	}
-	if (r < 0) {
-		if (d && r != -ENOMEM) {
-			sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
-			sbx_diag_hint(d, r,
+	if (!r)
+		r = sbx_git_read_line(ctx, file,
 				      "it names the git directory whose hooks and config must be "
-				      "protected; restore access to it");
-		}
-		free(file);
-		return r;
-	}
+				      "protected",
+				      buf, sizeof(buf), d);
 	free(file);
-	buf[got] = '\0';
-	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
-		;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-		e--;
-	*e = '\0';
-	if (!*s || strchr(s, '\n'))
-		return 0;
-	r = sbx_path_join_any(gitdir, s, out);
+	if (r <= 0)
+		return r; /* no such file, or not one line: not a worktree */
+	r = sbx_path_join_any(gitdir, buf, out);
 	if (!r)
 		r = is_dir(ctx, *out, &dir, d);
 	if (r < 0 || !dir) {
@@ -428,60 +468,115 @@ static int add_read_only_uncovered(struct sbx_writable_root *w, const char *p)
 	return add_read_only(w, p);
 }
 
+/* Adds p to the paths of w that must not be created, unless a carve-out already covers it. */
+static int add_no_create(struct sbx_writable_root *w, const char *p)
+{
+	for (size_t i = 0; i < w->n_read_only; i++)
+		if (sbx_path_covers_any(w->read_only[i], p))
+			return 0;
+	return add_path(&w->no_create, &w->n_no_create, p);
+}
+
+/*
+ * Git mode lets the .git directory of a writable root be written but for what gitmode.c keeps
+ * (sbxrun(1), GIT MODE), unless an entry other than a read names it: an explicit write or deny
+ * decides, as anywhere; a read there (:workspace has one) is what the mode is asked to lift.
+ */
+static bool git_mode_lifts(const struct sbx_ctx *ctx, const struct pslot *s)
+{
+	return ctx->allow_git && (!s || s->access == SBX_READ);
+}
+
+/* Is p the .git of root? */
+static int is_dotgit_of(const char *root, const char *p, bool *yes)
+{
+	char *git = NULL;
+	int r = sbx_path_join_any(root, ".git", &git);
+
+	*yes = !r && strcmp(git, p) == 0;
+	free(git);
+	return r;
+}
+
+/*
+ * Is s a read entry at the .git of a writable root, which git mode lifts (protect_root then
+ * decides that .git)?
+ */
+static int lifted_by_git_mode(const struct pmap *m, const struct sbx_roots *out,
+			      const struct sbx_ctx *ctx, const struct pslot *s, bool *yes)
+{
+	const struct pslot *up;
+
+	*yes = false;
+	if (!ctx->allow_git || s->access != SBX_READ)
+		return 0;
+	up = nearest_decider(m, s->p);
+	if (!up || up->access == SBX_DENY || up->wr < 0)
+		return 0;
+	return is_dotgit_of(out->writable[up->wr].root, s->p, yes);
+}
+
 static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			const struct sbx_ctx *ctx, struct sbx_diag *d)
 {
-	struct sbx_strv gits = {0};
+	struct sbx_strv gits = {0}, missing = {0};
 	struct sbx_writable_root *w = &out->writable[wi];
-	char **defaults = NULL;
+	struct sbx_pathinfo in = {0};
+	char **defaults = NULL, *git = NULL, *target = NULL;
 	size_t n_defaults = 0;
+	bool git_mode = false;
 	int r;
 
+	/* The mode takes a .git directory (not a link to one: that stays read-only whole). */
+	r = sbx_path_join_any(w->root, ".git", &git);
+	if (!r)
+		r = sbx_ctx_lookup(ctx, git, &in, d);
+	if (r)
+		goto out;
+	if (git_mode_lifts(ctx, pmap_find(m, git, strlen(git))) && !in.is_link)
+		git_mode = in.exists && (in.type == SBX_FT_DIR || in.type == SBX_FT_REG);
 	for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++) {
 		char *p = NULL;
 		struct pslot *s;
-		bool exists;
+		bool exists, lifted;
 
 		r = sbx_path_join_any(w->root, sbx_protected_names[k], &p);
 		if (!r)
 			r = path_exists(ctx, p, &exists, d);
 		if (r) {
 			free(p);
-			return r;
+			goto out;
 		}
 		s = pmap_find(m, p, strlen(p));
+		/* A read entry at .git that sbx_fs_roots() left to this function. */
+		lifted = ctx->allow_git && s && s->access == SBX_READ && strcmp(p, git) == 0;
 		if (!exists) {
 			if (!s || s->access != SBX_WRITE)
 				w->protected_missing[w->n_protected_missing++] =
 					sbx_protected_names[k];
-		} else if (!s) {
-			r = add_read_only(w, p);
+		} else if ((!s || lifted) &&
+			   !(git_mode && strcmp(p, git) == 0 && in.type == SBX_FT_DIR)) {
+			r = add_read_only(w,
+					  p); /* a .git file stays read-only: it points the way */
 		}
 		free(p);
 		if (r)
-			return r;
+			goto out;
 	}
 	r = sbx_default_read_only_subpaths(w->root, false, ctx, &defaults, &n_defaults, d);
 	/*
 	 * Git runs hooks and reads config from more places than .git: the directory a .git file
 	 * points to (gitdir:), and from there a worktree's common directory and every
-	 * submodule's. Each is a carve-out of the writable root that holds it.
+	 * submodule's. Each is a carve-out of the writable root that holds it; in git mode only
+	 * what gitmode.c names is, and the missing ones of those must not be created.
 	 */
-	if (!r) {
-		struct sbx_pathinfo in = {0};
-		char *git = NULL, *target = NULL;
+	if (!r && in.exists && in.type == SBX_FT_REG)
+		r = gitdir_target(ctx, w->root, git, &target, d);
+	if (!r && (target || (in.exists && in.type == SBX_FT_DIR))) {
+		const char *dir = target ? target : git;
 
-		r = sbx_path_join_any(w->root, ".git", &git);
-		if (!r)
-			r = sbx_ctx_lookup(ctx, git, &in, d);
-		if (!r && in.exists && in.type == SBX_FT_DIR)
-			r = git_dirs(ctx, git, &gits, d);
-		else if (!r && in.exists && in.type == SBX_FT_REG)
-			r = gitdir_target(ctx, w->root, git, &target, d);
-		if (!r && target)
-			r = git_dirs(ctx, target, &gits, d);
-		free(git);
-		free(target);
+		r = git_mode ? sbx_git_mode_paths(ctx, dir, &gits, &missing, d)
+			     : git_dirs(ctx, dir, &gits, d);
 	}
 	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
 		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
@@ -489,13 +584,30 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 
 		if (pmap_find(m, p, strlen(p)))
 			continue;
+		if (git_mode && k < n_defaults &&
+		    ((target && strcmp(p, target) == 0) || strcmp(p, git) == 0))
+			continue; /* gitmode.c's, or the .git added above */
 		s = nearest_decider(m, p);
 		if (s && s->access != SBX_DENY && s->wr >= 0)
 			r = k < n_defaults ? add_read_only(&out->writable[s->wr], p)
 					   : add_read_only_uncovered(&out->writable[s->wr], p);
 	}
+	for (size_t k = 0; !r && k < missing.n; k++) {
+		const char *p = missing.v[k];
+		struct pslot *s;
+
+		if (pmap_find(m, p, strlen(p)))
+			continue;
+		s = nearest_decider(m, p);
+		if (s && s->access != SBX_DENY && s->wr >= 0)
+			r = add_no_create(&out->writable[s->wr], p);
+	}
+out:
 	sbx_strv_free(defaults, n_defaults);
 	sbx_strv_clear(&gits);
+	sbx_strv_clear(&missing);
+	free(git);
+	free(target);
 	return r;
 }
 
@@ -539,6 +651,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		 struct sbx_diag *d)
 {
 	struct sbx_fs m = {0};
+	const struct sbx_fs *src = fs;
 	char **resolved = NULL;
 	struct pmap map = {0};
 	struct sbx_strv readable = {0}, unreadable = {0}, globs = {0};
@@ -552,16 +665,23 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	if (fs->kind != SBX_FS_RESTRICTED)
 		return 0;
 
-	r = sbx_fs_materialize(fs, ctx, &m);
-	if (r)
-		goto fail;
-	resolved = calloc(m.n ? m.n : 1, sizeof(*resolved));
+	/*
+	 * A profile already materialized for ctx (the plan's) is read as it is: copying it again
+	 * would only drop duplicates, which the map below merges anyway.
+	 */
+	if (sbx_fs_expands(fs, ctx)) {
+		r = sbx_fs_materialize(fs, ctx, &m);
+		if (r)
+			goto fail;
+		src = &m;
+	}
+	resolved = calloc(src->n ? src->n : 1, sizeof(*resolved));
 	if (!resolved) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	for (size_t i = 0; i < m.n; i++) {
-		const struct sbx_entry *e = &m.entries[i];
+	for (size_t i = 0; i < src->n; i++) {
+		const struct sbx_entry *e = &src->entries[i];
 
 		if (e->kind == SBX_GLOB) {
 			if (e->access != SBX_DENY)
@@ -598,16 +718,13 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 			}
 		}
 	}
-	r = pmap_build(&map, resolved, &m);
+	r = pmap_build(&map, resolved, src);
 	if (r)
 		goto fail;
 
-	for (size_t i = 0; i < map.paths.n; i++) {
-		const char *p = map.paths.v[i];
-
-		if (pmap_find(&map, p, strlen(p))->access == SBX_WRITE)
+	for (size_t i = 0; i < map.paths.n; i++)
+		if (pmap_at(&map, i)->access == SBX_WRITE)
 			n_wr++;
-	}
 	out->writable = calloc(n_wr ? n_wr : 1, sizeof(*out->writable));
 	if (!out->writable) {
 		r = -ENOMEM;
@@ -616,7 +733,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	for (size_t i = 0; i < map.paths.n; i++) {
 		const char *p = map.paths.v[i];
 
-		if (pmap_find(&map, p, strlen(p))->access != SBX_WRITE)
+		if (pmap_at(&map, i)->access != SBX_WRITE)
 			continue;
 		out->writable[out->n_writable].root = strdup(p);
 		if (!out->writable[out->n_writable++].root) {
@@ -628,12 +745,20 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	for (size_t i = 0; i < out->n_writable; i++)
 		pmap_find(&map, out->writable[i].root, strlen(out->writable[i].root))->wr = (long)i;
 
+	/*
+	 * Each distinct path is listed at most once below, so a list takes the map's own string
+	 * (the map's slot still points at it, alive as long as the roots are).
+	 */
 	for (size_t i = 0; i < map.paths.n; i++) {
-		const char *p = map.paths.v[i];
-		struct pslot *s = pmap_find(&map, p, strlen(p)), *up;
+		char *p = map.paths.v[i];
+		struct pslot *s = pmap_at(&map, i), *up;
+		bool lifted;
 
 		if (s->access == SBX_DENY) {
-			if (!is_fs_root(p) && (r = sbx_strv_push_owned(&unreadable, strdup(p))))
+			if (is_fs_root(p))
+				continue;
+			map.paths.v[i] = NULL;
+			if ((r = sbx_strv_push_owned(&unreadable, p)))
 				goto fail;
 			continue;
 		}
@@ -646,13 +771,26 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		 * many read entries under "/" from costing one rule each.
 		 */
 		up = nearest_entry(&map, p);
-		if (up && up->access == SBX_READ)
+		if (up && up->access == SBX_READ) {
+			/* Unless that ancestor is a .git git mode lifts: then it covers nothing. */
+			if ((r = lifted_by_git_mode(&map, out, ctx, up, &lifted)))
+				goto fail;
+			if (!lifted)
+				continue;
+			/* The lifted .git decides nothing: the decider is above it. */
+			up = nearest_decider(&map, p);
+		}
+		/* The .git of a writable root itself: git mode decides it (protect_root). */
+		if ((r = lifted_by_git_mode(&map, out, ctx, s, &lifted)))
+			goto fail;
+		if (lifted)
 			continue;
-		up = nearest_decider(&map, p);
+		/* Any other nearest entry is a deny or a writable root: the nearest decider. */
+		map.paths.v[i] = NULL;
 		if (up && up->access != SBX_DENY)
-			r = add_read_only(&out->writable[up->wr], p);
+			r = push_read_only(&out->writable[up->wr], p);
 		else
-			r = sbx_strv_push_owned(&readable, strdup(p));
+			r = sbx_strv_push_owned(&readable, p);
 		if (r)
 			goto fail;
 	}
@@ -669,7 +807,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	readable = unreadable = globs = (struct sbx_strv){0};
 fail:
 	if (resolved)
-		sbx_strv_free(resolved, m.n);
+		sbx_strv_free(resolved, src->n);
 	pmap_free(&map);
 	sbx_fs_clear(&m);
 	sbx_strv_clear(&readable);
@@ -691,6 +829,7 @@ void sbx_roots_free(struct sbx_roots *r)
 	for (size_t i = 0; i < r->n_writable; i++) {
 		free(r->writable[i].root);
 		sbx_strv_free(r->writable[i].read_only, r->writable[i].n_read_only);
+		sbx_strv_free(r->writable[i].no_create, r->writable[i].n_no_create);
 	}
 	free(r->writable);
 	sbx_strv_free(r->unreadable, r->n_unreadable);

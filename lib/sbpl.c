@@ -320,6 +320,7 @@ struct gen {
 	struct root *read, *write;
 	size_t n_read, n_write;
 	struct sbx_strv ancestors;
+	struct sbx_strv missing; /* git mode's paths not to be created, canonical */
 	struct sbx_strv sockets; /* the Unix socket allow-list as the policy names it, sorted */
 	struct sbx_strv params;
 	struct sbx_buf text;
@@ -344,6 +345,7 @@ static void gen_clear(struct gen *g)
 	free(g->write);
 	sbx_strv_clear(&g->unreadable);
 	sbx_strv_clear(&g->ancestors);
+	sbx_strv_clear(&g->missing);
 	sbx_strv_clear(&g->sockets);
 	sbx_strv_clear(&g->params);
 	sbx_buf_free(&g->text);
@@ -416,6 +418,28 @@ static int add_name(struct root *rt, const char *root, const char *name)
 	return sbx_strv_push_owned(&rt->names, sbx_buf_steal(&re));
 }
 
+/*
+ * A missing path that git mode keeps from being created (sbx_fs_roots): carved out of its root
+ * by name, as a protected name is; the directories above it are kept in place with the rest.
+ */
+static int add_missing(struct gen *g, struct root *rt, const char *path)
+{
+	char *c = NULL;
+	int rc = need_abs(g, "protected path", path);
+
+	if (!rc)
+		rc = canon_full(path, &c);
+	if (!rc && (!sbx_path_covers(rt->path, c) || strcmp(rt->path, c) == 0))
+		rc = sbx_diag_set(g->d, SBX_E_UNENFORCEABLE,
+				  "git mode: %s leads out of writable root %s", path, rt->path);
+	if (!rc)
+		rc = add_name(rt, rt->path, c + strlen(rt->path) + (strcmp(rt->path, "/") != 0));
+	if (!rc)
+		rc = sbx_strv_add_unique(&g->missing, c);
+	free(c);
+	return rc;
+}
+
 /* Writable roots: the plan's, and "/" when the write side is full-disk but carved. */
 static int collect_write(struct gen *g)
 {
@@ -424,7 +448,8 @@ static int collect_write(struct gen *g)
 	int rc;
 
 	for (size_t i = 0; i < r->n_writable; i++)
-		if (r->writable[i].n_read_only || r->writable[i].n_protected_missing)
+		if (r->writable[i].n_read_only || r->writable[i].n_protected_missing ||
+		    r->writable[i].n_no_create)
 			carved = true;
 	g->write = calloc(r->n_writable + 1, sizeof(*g->write));
 	if (!g->write)
@@ -468,6 +493,11 @@ static int collect_write(struct gen *g)
 		rt->literal = stat(rt->path, &st) == 0 && !S_ISDIR(st.st_mode);
 		for (size_t k = 0; k < w->n_protected_missing; k++) {
 			rc = add_name(rt, rt->path, w->protected_missing[k]);
+			if (rc)
+				return rc;
+		}
+		for (size_t k = 0; k < w->n_no_create; k++) {
+			rc = add_missing(g, rt, w->no_create[k]);
 			if (rc)
 				return rc;
 		}
@@ -657,9 +687,10 @@ static int protect_above(struct gen *g, const char *path)
 }
 
 /*
- * The directories above every carve-out, and above every writable root that has carve-outs or
- * protected names and lies inside another writable root (moving it would take its protected
- * names out from under the outer root's rules).
+ * The directories above every carve-out and every path git mode keeps from being created, and
+ * above every writable root that has carve-outs or protected names and lies inside another
+ * writable root (moving it would take its protected names out from under the outer root's
+ * rules).
  */
 static int collect_ancestors(struct gen *g)
 {
@@ -671,6 +702,12 @@ static int collect_ancestors(struct gen *g)
 			rc = protect_above(g, rt->excl.v[j]);
 		if (!rc && (rt->own_excl || rt->own_names))
 			rc = protect_above(g, rt->path);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < g->missing.n; i++) {
+		int rc = protect_above(g, g->missing.v[i]);
+
 		if (rc)
 			return rc;
 	}

@@ -24,6 +24,9 @@
 #define SBX_MAX_PATH		4096	   /* PATH_MAX on Linux */
 #define SBX_MAX_GLOB_MATCHES	8192	   /* each match costs a mount; Codex uses the same cap */
 #define SBX_MAX_WORKSPACE_ROOTS 256
+/* Git mode: git directories of one repository (its own, submodules', worktrees'): each costs
+ * a few mounts, and an earlier run could make thousands. */
+#define SBX_MAX_GIT_DIRS 256
 /* Without a mount namespace a denied path costs a Landlock rule per entry beside its way down. */
 #define SBX_LANDLOCK_DIR_ENTRIES_MAX 4096  /* entries of one directory on that way */
 #define SBX_LANDLOCK_CARVE_RULES_MAX 65536 /* such rules in all: bounds the start-up work */
@@ -166,6 +169,8 @@ int sbx_fs_push_path(struct sbx_fs *fs, const char *path, enum sbx_access a, boo
 int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subpath,
 			enum sbx_access a, bool skip);
 bool sbx_fs_contains(const struct sbx_fs *fs, const struct sbx_entry *e);
+/* Room for n entries in all (a copy of known size is not grown by doubling). */
+int sbx_fs_reserve(struct sbx_fs *fs, size_t n);
 int sbx_fs_copy(struct sbx_fs *dst, const struct sbx_fs *src);
 void sbx_fs_clear(struct sbx_fs *fs);
 void sbx_profile_free(struct sbx_profile *p); /* frees contents; p itself is caller's */
@@ -202,8 +207,10 @@ int sbx_path_join_any(const char *base, const char *rel, char **out);
 bool sbx_path_covers_any(const char *prefix, const char *path);
 size_t sbx_path_depth_any(const char *p);
 size_t sbx_path_parent_len(const char *p, size_t len); /* of p[0..len), 0 for a root */
-/* FNV-1a, for the hash tables of paths and entries. */
+/* FNV-1a, for the hash tables of paths and entries; from h, so a prefix's hash carries on. */
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
+/* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
+uint64_t sbx_hash(const void *data, size_t n);
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
 /* The value of a hexadecimal digit (either case), or -1. */
@@ -340,6 +347,11 @@ struct sbx_ctx {
 	const char *tmpdir; /* the environment's TMPDIR or NULL; used only when absolute */
 	enum sbx_platform platform;
 	const struct sbx_fsview *fs; /* how the file system is looked at; NULL: the host's */
+	/*
+	 * Git mode (--allow-git): the git directory of each writable root is writable but for
+	 * what makes git run code or redirects where it looks (roots.c, sbxrun(1) GIT MODE).
+	 */
+	bool allow_git;
 };
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
 /* One look-up through ctx's view; with d, a failure other than absence is worded there. */
@@ -366,6 +378,8 @@ char *sbx_special_resolve(const struct sbx_entry *e, const struct sbx_ctx *ctx);
  * (relative globs: against cwd). Other entries are copied. Duplicates are dropped.
  */
 int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out);
+/* Would materialization for ctx change any entry (beyond dropping duplicates)? */
+bool sbx_fs_expands(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *ctx,
 			    struct sbx_profile *out);
 /* Drops exact duplicate entries in place, keeping the first of each (linear expected time). */
@@ -392,6 +406,9 @@ struct sbx_writable_root {
 	size_t n_read_only;
 	const char *protected_missing[SBX_PROTECTED_NAMES_N]; /* names to block creation of */
 	size_t n_protected_missing;
+	/* Git mode: missing paths inside the root (absolute) that git would run code from. */
+	char **no_create;
+	size_t n_no_create;
 };
 struct sbx_roots {
 	bool full_read, full_write, platform_defaults;
@@ -416,6 +433,25 @@ void sbx_roots_free(struct sbx_roots *r);
 int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
 				   const struct sbx_ctx *ctx, char ***out, size_t *n,
 				   struct sbx_diag *d);
+
+/*
+ * The one line of a small file of git's (a .git file, commondir, gitdir) into buf, trimmed:
+ * 1 when there is one; 0 when the file is missing, not a regular file, empty, or longer than
+ * size - 1 bytes or one line (it points nowhere); or a negative code, worded in d with why (what
+ * the file names) as the hint's start.
+ */
+int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
+		      size_t size, struct sbx_diag *d);
+struct sbx_strv;
+/*
+ * Git mode (gitmode.c): for the git directory gitdir and every one it leads to (its common
+ * directory, submodules', worktrees'), the paths git runs code from or is redirected by that
+ * exist (appended to keep: to stay read-only) and those missing (to missing: not to be created).
+ * A symbolic link among git directories, more than SBX_MAX_GIT_DIRS of them, or a failed
+ * look-up is an error worded in d.
+ */
+int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
+		       struct sbx_strv *missing, struct sbx_diag *d);
 
 /* ---- legacy <-> canonical (legacy.c) ------------------------------------------------------- */
 
@@ -456,6 +492,8 @@ unsigned sbx_merge_glob_depth(const struct sbx_fs *a, const struct sbx_fs *b);
 
 /* Git-style match of an absolute pattern against an absolute path. */
 bool sbx_glob_match(const char *pattern, const char *path);
+/* Does pattern match path or one of its ancestors (what lies inside a match is covered too)? */
+bool sbx_glob_covers(const char *pattern, const char *path);
 /*
  * The static prefix: the leading components without an unescaped * ? or [, escapes removed
  * ("/src/p\[1\]/x*" -> "/src/p[1]").
@@ -695,6 +733,15 @@ enum sbx_req_kind {
 	SBX_REQ_UNIX_SOCKET,	/* a Unix socket on the allow-list (path NULL: every one) */
 	SBX_REQ_LOCAL_BINDING,	/* bind and serve on loopback */
 	SBX_REQ_WRITE_CONFINED, /* no write outside the writable roots (even with none) */
+	SBX_REQ_NO_CREATE,	/* git mode: a missing path git reads that must not be created */
+	/*
+	 * The isolation of processes a Linux sandbox adds to the profile's rules (planned for
+	 * Linux only: Seatbelt and the Windows job object have their own, not planned here).
+	 */
+	SBX_REQ_SIGNALS,   /* signals and ptrace reach only the sandbox's processes */
+	SBX_REQ_IPC,	   /* System V IPC and POSIX message queues of others unreachable */
+	SBX_REQ_DEVICES,   /* no host device node but the allow-list (private /dev) */
+	SBX_REQ_PROCESSES, /* no process of the sandbox outlives the run */
 	/*
 	 * Linux, network enabled, file system restricted: Unix sockets on the file system outside
 	 * the writable roots unreachable but the allow-list (a daemon's, such as Docker's).
@@ -715,6 +762,9 @@ enum sbx_mech {
 	SBX_MECH_SEATBELT = 1u << 4,
 	SBX_MECH_RESTRICTED_TOKEN = 1u << 5,
 	SBX_MECH_NONE = 1u << 6, /* enforced with nothing to restrict (everything is allowed) */
+	SBX_MECH_PID_NS = 1u << 7,
+	SBX_MECH_IPC_NS = 1u << 8,
+	SBX_MECH_SUPERVISOR = 1u << 9,	 /* sbxrun as a child subreaper, outside the sandbox */
 	SBX_MECH_NET_NS = 1u << 10,	 /* a network namespace of the sandbox's own: lo only */
 	SBX_MECH_UNIX_BROKER = 1u << 11, /* connect(2) decided and made by the supervisor */
 };
@@ -736,10 +786,14 @@ struct sbx_req {
 	char *hint;	     /* a fix the user can apply, or NULL */
 	bool exists;	     /* path exists on this host (when path != NULL) */
 	enum sbx_ftype type; /* what it is when it exists */
-	char *real;	     /* where path resolves when it exists, else NULL */
-	char *link;	     /* the first symbolic link crossed on the way to path, or NULL */
-	bool link_shared;    /* someone other than root and the caller can replace that link */
+	char *real; /* where path resolves when it exists (path itself when equal), else NULL */
+	char *link; /* the first symbolic link crossed on the way to path, or NULL */
+	bool link_shared;  /* someone other than root and the caller can replace that link */
+	bool path_in_rule; /* path is the tail of rule's string, not its own allocation */
 };
+
+/* Frees what r owns (path, rule, real, reason, hint, link) and clears it. */
+void sbx_req_release(struct sbx_req *r);
 
 /*
  * Records the attacher's decision on r: status, mechanisms, a reason (printf-style, NULL for
@@ -758,7 +812,7 @@ struct sbx_netplan {
 	bool own_proxy;
 	const char *const *allow_domains, *const *deny_domains;
 	size_t n_allow_domains, n_deny_domains;
-	char **unix_sockets;	    /* the allow-list: absolute, normalized, sorted, distinct */
+	char **unix_sockets; /* the allow-list: absolute, normalized, sorted, distinct */
 	size_t n_unix_sockets;
 	bool allow_local_binding;
 	bool allow_all_unix_sockets;
@@ -781,6 +835,14 @@ struct sbx_plan {
 int sbx_plan_build(const struct sbx_profile *effective, const struct sbx_ctx *ctx,
 		   enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
 		   struct sbx_plan *out, struct sbx_diag *d);
+/*
+ * The same plan from a profile the caller gives up (left empty, whatever the result): the plan
+ * keeps it instead of a copy when materialization would not change it (a profile materialized
+ * already, as the Linux helper is handed), so that it is not held twice.
+ */
+int sbx_plan_build_take(struct sbx_profile *effective, const struct sbx_ctx *ctx,
+			enum sbx_pref pref, bool managed_network, enum sbx_windows_level wlevel,
+			struct sbx_plan *out, struct sbx_diag *d);
 /* Each is a parameter and a few rules of a policy: an allow-list, not a file system. */
 #define SBX_MAX_UNIX_SOCKETS 256
 /* What the network may do beyond the profile's "network", for sbx_plan_network(). */
@@ -850,6 +912,19 @@ struct sbx_access_why {
 /* p is materialized; 0 with out->rule malloc'd, or -ENOMEM. */
 int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
 		    struct sbx_access_why *out);
+/*
+ * The same, deciding with the entries of decide (p's entries, one for one, with other paths:
+ * where they lead, for the denial report) and wording with p's own; decide NULL: p's.
+ */
+int sbx_access_rule_in(const struct sbx_profile *p, const struct sbx_fs *decide,
+		       const struct sbx_ctx *ctx, const char *path, struct sbx_access_why *out);
+/*
+ * The rule that decides whether plan p lets path be read, decided with decide (NULL: the
+ * plan's own entries): out->access is SBX_DENY when it does not, after the platform's :minimal
+ * set (minimal, NULL-terminated, or NULL), which grants what no entry covers.
+ */
+int sbx_read_rule(const struct sbx_plan *p, const struct sbx_fs *decide, const struct sbx_ctx *ctx,
+		  const char *path, const char *const *minimal, struct sbx_access_why *out);
 
 /* The "minimal" readable set on Linux (sbxrun-profile(5), RESOLUTION), NULL-terminated. */
 extern const char *const sbx_linux_minimal_paths[];
@@ -873,6 +948,130 @@ int sbx_exec_refusal(const struct sbx_plan *p, const struct sbx_ctx *ctx,
 		     const char *const paths[SBX_EXEC_PATHS], const char *const *minimal,
 		     char **why, const char **refused);
 
+/* ---- the denial report (report.c) --------------------------------------------------------- */
+
+/* What the command tried, as the report names it (sbx_op_name). */
+enum sbx_op {
+	SBX_OP_READ = 0, /* open for reading, list a directory, look a name up (O_PATH) */
+	SBX_OP_WRITE,	 /* open for writing, truncate */
+	SBX_OP_CREATE,	 /* a new name: open(O_CREAT), mkdir, mknod, symlink */
+	SBX_OP_DELETE,	 /* unlink, rmdir */
+	SBX_OP_RENAME,	 /* path to `to` */
+	SBX_OP_LINK,	 /* a new name `to` for path */
+	SBX_OP_CHMOD,
+	SBX_OP_CHOWN,
+	SBX_OP_UTIMES,
+	SBX_OP_XATTR, /* set or remove an extended attribute */
+	SBX_OP_EXEC,
+	SBX_OP_SOCKET,
+	SBX_OP_CONNECT,
+	SBX_OP_BIND,
+	SBX_OP_LISTEN,
+	SBX_OP_ACCEPT,
+	SBX_OP_CALL, /* another system call the seccomp filter refuses: named by the call */
+};
+const char *sbx_op_name(enum sbx_op op);
+
+/*
+ * The groups of seccomp rules, each refusing for one reason (the report's rule). The Linux
+ * filter carries the group of the rule that matched, so the report can say which it was.
+ */
+enum sbx_seccomp_group {
+	SBX_SCG_NONE = 0,
+	SBX_SCG_KERNEL,	     /* mount, keys, bpf, modules, kexec, perf: in every sandbox */
+	SBX_SCG_TTY,	     /* faking terminal input (TIOCSTI, TIOCLINUX) */
+	SBX_SCG_NAMESPACE,   /* new namespaces (unshare, clone) */
+	SBX_SCG_PERSONALITY, /* execution domains */
+	SBX_SCG_METADATA,    /* chmod, chown, utimes, xattr everywhere (no mount namespace) */
+	SBX_SCG_IOCTL,	     /* an ioctl outside the allow-list (no mount namespace) */
+	SBX_SCG_WATCH,	     /* inotify and fanotify watches (denies by Landlock alone) */
+	SBX_SCG_IPC,	     /* System V IPC and POSIX message queues (no IPC namespace) */
+	SBX_SCG_NETWORK,     /* the network restricted */
+	SBX_SCG_MAX
+};
+
+/*
+ * The plan as the report decides with it: its entries as they resolve (a rule path that leads
+ * elsewhere through a link is compared where it leads, as the kernel enforces it), and which
+ * mechanisms the platform applies.
+ */
+struct sbx_report_view {
+	const struct sbx_plan *plan;
+	const struct sbx_ctx *ctx;
+	struct sbx_fs real;   /* plan->profile's entries one for one, each path where it leads */
+	bool mount_namespace; /* the plan is enforced with a mount namespace */
+	bool landlock;	      /* and with a Landlock file-system ruleset */
+	const char *const *minimal; /* the platform's :minimal set, or NULL */
+};
+/* Looks each entry up through ctx's view; 0, or a negative code with d filled. */
+int sbx_report_view_init(struct sbx_report_view *v, const struct sbx_plan *plan,
+			 const struct sbx_ctx *ctx, const char *const *minimal, struct sbx_diag *d);
+void sbx_report_view_free(struct sbx_report_view *v);
+
+/* An operation that failed in the sandbox, as a tracer saw it. Strings are borrowed. */
+struct sbx_op_seen {
+	enum sbx_op op;
+	const char *call; /* the system call ("openat", "connect") */
+	const char *path; /* absolute, as the command named it (from its cwd or dirfd), or NULL */
+	const char *real; /* where path leads inside the sandbox, or NULL when unknown */
+	const char *to, *to_real; /* rename, link: the new name */
+	const char *address;	  /* socket calls: "127.0.0.1:80", "unix:/run/a.sock", "AF_INET" */
+	int err;		  /* the errno it failed with */
+	bool hidden;		  /* ENOENT, yet what it names exists outside the sandbox */
+	enum sbx_seccomp_group seccomp; /* the seccomp rule that refused it, or SBX_SCG_NONE */
+	/* exec: the interpreter the kernel loads for the program, and where it leads, or NULL */
+	const char *interp, *interp_real;
+};
+
+/* Why the sandbox refused an operation. */
+struct sbx_denial {
+	const char *op;	       /* sbx_op_name(), or the call for SBX_OP_CALL */
+	const char *mechanism; /* "landlock", "mount-namespace", "seccomp" */
+	char *rule;	       /* the words of `sbxrun access`, or of the seccomp rule; malloc'd */
+};
+/*
+ * Did the sandbox refuse s? Only when the plan refuses that operation on that path (decided
+ * where it leads) and the errno is what the mechanism that enforces it gives: EACCES (Landlock,
+ * or the mode of a mask), EROFS and EBUSY (a read-only mount, a mount point), ENOENT when a mask
+ * hid what exists (s->hidden), EPERM from a seccomp rule. 1 with out filled (free out->rule),
+ * 0 for an ordinary failure (a missing file, a file mode the profile does not need), -ENOMEM.
+ */
+int sbx_denial_decide(const struct sbx_report_view *v, const struct sbx_op_seen *s,
+		      struct sbx_denial *out);
+
+/* One line of the report. Strings may be NULL (null); pid < 0 and err 0 are null too. */
+struct sbx_report_line {
+	const char *time; /* RFC 3339 UTC with milliseconds */
+	long pid;	  /* as the command sees it */
+	const char *comm;
+	const char *op;
+	const char *path, *to, *address;
+	int err;
+	const char *rule, *mechanism;
+};
+/*
+ * {"time":..,"pid":..,"comm":..,"op":..,"path":..|"address":..,["to":..,]"errno":"EACCES",
+ * "rule":..,"mechanism":..} and a newline (path or address: whichever is set; neither: path
+ * null); malloc'd, NULL on allocation failure or invalid UTF-8.
+ */
+char *sbx_report_line_json(const struct sbx_report_line *l);
+/*
+ * One line of a JSON log (netlog.c): o's compact text in its keys' order and a newline,
+ * malloc'd. Takes o (may be NULL); NULL when !ok (a field could not be set) or out of memory.
+ */
+struct json_t;
+char *sbx_json_line(struct json_t *o, bool ok);
+/* "EACCES", "EROFS"...: the name of an errno the report can show, or NULL. */
+const char *sbx_errno_name(int err);
+/* A denial in a few words: "write /w/.git/index.lock: entries[4]: read /w/.git"; malloc'd. */
+char *sbx_report_brief(const struct sbx_report_line *l);
+/*
+ * The line sbxrun prints after a confined command failed: "3 operations were denied (first:
+ * BRIEF); see --report" (without "sbxrun: "), first from sbx_report_brief(). malloc'd, NULL when
+ * out of memory.
+ */
+char *sbx_report_summary(size_t n, const char *first);
+
 /* ---- platform attachers: pure, so explain can plan for any platform on any host ----------- */
 
 /* Facts of a Linux host, filled by the probe (platform/linux/probe.c). */
@@ -888,7 +1087,10 @@ struct sbx_linux_facts {
 	bool running_as_root;
 	bool in_container;
 	int wsl; /* 0 = not WSL, else 1 or 2 */
-	/* PID and IPC namespaces can be made along with the mount namespace (sandbox.h). */
+	/*
+	 * PID and IPC namespaces can be made along with the mount namespace, by one clone(2)
+	 * (platform/linux/sandbox.h): the sandbox then runs under its own init.
+	 */
 	bool pid_namespace;
 	bool ipc_namespace;
 	bool net_namespace; /* a network namespace can be made along with them */
@@ -902,18 +1104,28 @@ struct sbx_linux_facts {
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
 /* Attaches a mechanism (or "unenforceable" with a reason and a hint) to every requirement. */
 int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f);
+/* Who runs the command, and under what (platform/linux/sandbox.h). */
+enum sbx_linux_model {
+	SBX_MODEL_IN_PLACE = 0, /* the helper becomes the command: nothing needs a supervisor */
+	SBX_MODEL_SUBREAPER,	/* the helper supervises as a child subreaper, no PID namespace */
+	SBX_MODEL_INIT, /* the helper supervises init, pid 1 of new PID and IPC namespaces */
+};
 /*
  * What the Linux enter sequence applies for a plan attached on facts f: read off the mechanisms
  * its enforced requirements name (platform/linux/enforce.c applies exactly this; the planner's
  * property test checks every requirement against it).
  */
 struct sbx_linux_apply {
+	enum sbx_linux_model model;
 	bool mount_namespace;
 	int landlock_abi;      /* 0: no Landlock ruleset */
 	bool landlock_fs;      /* the ruleset handles file-system rights */
 	bool landlock_net;     /* it handles TCP bind and connect */
 	bool seccomp_network;  /* the filter refuses sockets but AF_UNIX, and connect... */
 	bool seccomp_metadata; /* and chmod, chown, utimes, xattr, ioctl but the allow-list */
+	bool seccomp_ipc;      /* and System V IPC and POSIX message queues (no IPC namespace) */
+	bool private_dev;      /* a private minimal /dev in the mount namespace */
+	bool landlock_dev;     /* no private /dev: Landlock grants devices from an allow-list */
 	/*
 	 * The network (platform/linux/netns.h): a namespace of its own with lo only, its
 	 * listeners leading to the proxies; connect(2) through the supervisor's broker.
@@ -941,9 +1153,16 @@ enum sbx_mount_kind {
 	SBX_MNT_READ_ONLY, /* a carve-out inside a writable root: a read-only clone */
 	SBX_MNT_READ,	   /* a readable root inside a denied directory: re-opened in its mask */
 	SBX_MNT_DENY,	   /* a denied path: an empty read-only mask */
+	/*
+	 * A mount point made on the host for the run (platform/linux/points.c), or an empty
+	 * leftover of an earlier run's: an empty read-only directory of mode 0555 (a missing
+	 * protected name) or an empty read-only file (the first missing component of a denied
+	 * path), so that nothing can be created there.
+	 */
+	SBX_MNT_POINT,
 };
 
-/* One rule path as it resolved (absent paths are not facts: they get no mount). */
+/* One rule path as it resolved (absent paths are not facts: they get no mount, but a point). */
 struct sbx_mount_fact {
 	enum sbx_mount_kind kind; /* any but SBX_MNT_PIN */
 	const char *path;	  /* where it resolves; borrowed */
@@ -997,13 +1216,14 @@ struct sbx_handover {
 	const char *profile;	     /* --permission-profile JSON, or NULL */
 	int profile_fd;		     /* --permission-profile-fd N, -1, or SBX_HANDOVER_FD_PENDING */
 	bool no_proc;		     /* --no-proc */
+	bool allow_git;		     /* --allow-git: git mode (sbx_ctx.allow_git) */
 	const char *managed_network; /* --managed-network JSON (ManagedNetworkSandboxContext) */
 	char *const *cmd;	     /* after "--": the command, NULL-terminated */
 	/*
 	 * sbxrun's own (Codex's helper has none of them): the network beyond the profile, as
 	 * `run` was given it. Each list holds at most SBX_HANDOVER_LIST_MAX words.
 	 */
-	const char *unix_sockets[SBX_HANDOVER_LIST_MAX];  /* --allow-unix-socket PATH */
+	const char *unix_sockets[SBX_HANDOVER_LIST_MAX]; /* --allow-unix-socket PATH */
 	size_t n_unix_sockets;
 	bool allow_local_binding;			  /* --allow-local-binding */
 	const char *allow_domains[SBX_HANDOVER_LIST_MAX]; /* --allow-domain D: sbxrun's proxy */

@@ -137,6 +137,12 @@ static int set_attrs(int mnt, uint64_t attrs)
 	return (int)syscall(__NR_mount_setattr, mnt, "", AT_EMPTY_PATH, &a, sizeof(a));
 }
 
+void sbx_devfs_clear(struct sbx_devfs *dev)
+{
+	memset(dev->nodes, 0xff, sizeof(dev->nodes));
+	dev->pts = dev->ptmx = dev->shm = -1;
+}
+
 void sbx_devfs_close(struct sbx_devfs *dev)
 {
 	for (size_t i = 0; i < SBX_DEV_N_NODES; i++)
@@ -148,8 +154,7 @@ void sbx_devfs_close(struct sbx_devfs *dev)
 		close(dev->ptmx);
 	if (dev->shm >= 0)
 		close(dev->shm);
-	memset(dev->nodes, 0xff, sizeof(dev->nodes));
-	dev->pts = dev->ptmx = dev->shm = -1;
+	sbx_devfs_clear(dev);
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "linux/linux.h"
+#include "linux/sandbox.h"
 
 /*
  * A glob match is a deny path found at start: looked up once like every rule path (its object
@@ -49,6 +50,16 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 	e->landlock_abi = a.landlock_abi;
 	e->landlock_net = a.landlock_net;
 	e->seccomp_metadata = a.seccomp_metadata;
+	e->seccomp_ipc = a.seccomp_ipc;
+	e->model = a.model;
+	e->private_dev = a.private_dev;
+	/* Init mounts a fresh /proc (the helper's --no-proc says otherwise). */
+	e->fresh_proc = a.model == SBX_MODEL_INIT;
+	if (a.model == SBX_MODEL_INIT)
+		e->clone_flags = sbx_linux_sandbox_flags(facts, false);
+	/* No private /dev: Landlock keeps the host's out of reach, but for its allow-list. */
+	if (a.landlock_dev)
+		rc = sbx_strv_push(&e->ll_hidden, "/dev");
 	for (size_t i = 0; i < plan->n_reqs && rc == 0; i++) {
 		const struct sbx_req *r = &plan->reqs[i];
 		/* Landlock alone: the readable trees around it are granted piecewise. */
@@ -56,10 +67,19 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 		char **m = NULL;
 		size_t n = 0;
 
+		if (r->status != SBX_ENFORCED)
+			continue;
 		switch (r->kind) {
 		case SBX_REQ_DENY:
 			if (by_landlock_alone && r->exists)
 				rc = sbx_strv_push(&e->ll_deny, r->path);
+			/* Missing: its first missing component is masked (points.c). */
+			else if (!r->exists && (r->mech & SBX_MECH_MOUNT_NS))
+				rc = sbx_strv_push(&e->deny_missing, r->path);
+			break;
+		case SBX_REQ_PROTECT_MISSING:
+			if (r->mech & SBX_MECH_MOUNT_NS)
+				rc = sbx_strv_push(&e->protect_missing, r->path);
 			break;
 		case SBX_REQ_DENY_GLOB:
 			/* Expanded once, now: files created later are not covered. */
@@ -102,4 +122,7 @@ void sbx_linux_enforce_free(struct sbx_linux_enforce *e)
 {
 	sbx_strv_clear(&e->deny_expanded);
 	sbx_strv_clear(&e->ll_deny);
+	sbx_strv_clear(&e->ll_hidden);
+	sbx_strv_clear(&e->deny_missing);
+	sbx_strv_clear(&e->protect_missing);
 }

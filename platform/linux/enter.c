@@ -14,7 +14,8 @@
  *
  * The two are kept apart so that a supervising parent can sit between them: prepare works in
  * the process that plans, and the descriptors it holds are inherited by a child cloned into new
- * namespaces, where apply_and_exec then runs.
+ * namespaces (sandbox.h), where sandbox_apply() then runs. sbx_linux_apply_and_exec() is the
+ * order of the whole run, and sandbox_apply() the order of the sandbox, each in one function.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "linux/linux.h"
@@ -31,12 +33,15 @@
 #include "linux/sandbox.h"
 
 /*
- * Device nodes every program expects to open for writing (and ioctl, for terminals). Writing
- * them changes no file; Landlock would otherwise refuse them because /dev is not a writable
- * root. TIOCSTI/TIOCLINUX stay refused by seccomp.
+ * The device allow-list: nodes every program expects to open for writing (and ioctl, for
+ * terminals). Writing them changes no file; Landlock would otherwise refuse them because /dev
+ * is not a writable root. Never all of /dev/pts: the user's other terminals are there. The
+ * command's own terminal is added from its standard streams (own_terminals), and a private
+ * /dev adds its new pts instance. TIOCSTI/TIOCLINUX stay refused by seccomp.
  */
 static const char *const device_paths[] = {
-	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts",
+	"/dev/null",	"/dev/zero", "/dev/full", "/dev/random",
+	"/dev/urandom", "/dev/tty",  "/dev/ptmx",
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
@@ -79,9 +84,35 @@ static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, 
 
 	if (rc < 0 || !f->exists)
 		return rc;
-	if (e->ll_deny.n > 0)
-		return sbx_landlock_grant_around(ll, e->res, f, g, e->ll_deny.v, e->ll_deny.n, d);
+	if (e->ll_deny.n > 0 || e->ll_hidden.n > 0)
+		return sbx_landlock_grant_around(ll, e->res, f, g, e->ll_deny.v, e->ll_deny.n,
+						 e->ll_hidden.v, e->ll_hidden.n, d);
 	return sbx_landlock_add_fd(ll, f->fd, g, path, d);
+}
+
+/*
+ * The command's own terminal, from its standard streams: device rights on that one node, so
+ * that it can open it again by name (/dev/tty, /proc/self/fd/N, ttyname's path where it
+ * resolves), and on no other terminal of the user.
+ */
+static int own_terminals(struct sbx_landlock *ll, struct sbx_diag *d)
+{
+	int rc = 0;
+
+	for (int fd = STDIN_FILENO; rc == 0 && fd <= STDERR_FILENO; fd++) {
+		char self[32];
+		int node;
+
+		if (!isatty(fd))
+			continue;
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		node = open(self, O_PATH | O_CLOEXEC);
+		if (node < 0)
+			continue; /* a terminal that cannot be named: its descriptor is all it has */
+		rc = sbx_landlock_add_fd(ll, node, SBX_LL_DEVICE, "the command's terminal", d);
+		close(node);
+	}
+	return rc;
 }
 
 /* The Landlock ruleset: every grant of the plan, on the objects its paths resolved to. */
@@ -107,6 +138,8 @@ static int build_ruleset(const struct sbx_linux_enforce *e, struct sbx_landlock 
 		rc = ll_grant(*out, e, r->writable[i].root, SBX_LL_WRITE, d);
 	for (size_t i = 0; rc == 0 && i < ARRAY_LEN(device_paths); i++)
 		rc = ll_grant(*out, e, device_paths[i], SBX_LL_DEVICE, d);
+	if (rc == 0)
+		rc = own_terminals(*out, d);
 	return rc;
 }
 
@@ -179,7 +212,8 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 	const struct sbx_roots *r = e->roots;
 	struct sbx_mount_fact *facts;
 	struct sbx_strv granted = {0};
-	size_t n = 0, cap = r->n_unreadable + e->deny_expanded.n + r->n_writable + r->n_readable;
+	size_t n = 0, cap = r->n_unreadable + e->deny_expanded.n + r->n_writable + r->n_readable +
+			    p->points.n + p->points.pins.n;
 	int rc;
 
 	for (size_t i = 0; i < r->n_writable; i++)
@@ -196,12 +230,27 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 		const struct sbx_writable_root *w = &r->writable[i];
 
 		rc = add_fact(facts, &n, SBX_MNT_WRITE, w->root, false, e->res, d);
+		/* An empty protected name (a leftover) is masked as a point instead. */
 		for (size_t j = 0; rc == 0 && j < w->n_read_only; j++)
-			rc = add_fact(facts, &n, SBX_MNT_READ_ONLY, w->read_only[j], false, e->res,
-				      d);
+			if (!sbx_points_has(&p->points, w->read_only[j]))
+				rc = add_fact(facts, &n, SBX_MNT_READ_ONLY, w->read_only[j], false,
+					      e->res, d);
 	}
 	for (size_t i = 0; rc == 0 && i < r->n_readable; i++)
 		rc = add_fact(facts, &n, SBX_MNT_READ, r->readable[i], false, e->res, d);
+	/* Files on the way to a denied path that does not exist: bound read-only. */
+	for (size_t i = 0; rc == 0 && i < p->points.pins.n; i++)
+		rc = add_fact(facts, &n, SBX_MNT_READ_ONLY, p->points.pins.v[i], false, e->res, d);
+	/* The points, made on the host later (sbx_points_make): their identity comes then. */
+	for (size_t i = 0; rc == 0 && i < p->points.n; i++) {
+		const struct sbx_point *pt = &p->points.v[i];
+
+		facts[n++] = (struct sbx_mount_fact){.kind = SBX_MNT_POINT,
+						     .path = pt->path,
+						     .is_dir = pt->dir,
+						     .dev = pt->dev,
+						     .ino = pt->ino};
+	}
 	if (rc == 0) {
 		rc = sbx_mount_plan_build(facts, n, (const char *const *)granted.v, granted.n,
 					  &p->mounts);
@@ -213,6 +262,10 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 		struct sbx_mount_op *op = &p->mounts.ops[i];
 		const struct sbx_rulepath *f;
 
+		/* Which point each mount is: one hidden by a mask above it is never made. */
+		for (size_t k = 0; op->kind == SBX_MNT_POINT && !op->skip && k < p->points.n; k++)
+			if (strcmp(p->points.v[k].path, op->path) == 0)
+				p->points.v[k].op = (long)i;
 		if (op->kind != SBX_MNT_PIN)
 			continue;
 		rc = looked_up(e->res, op->path, &f, d);
@@ -237,9 +290,19 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 
 	memset(p, 0, sizeof(*p));
 	p->e = e;
-	p->empty_fs = -1;
+	p->empty_fs = p->empty_dir = -1;
+	sbx_devfs_clear(&p->dev);
 	if (!e->argv || !e->argv[0])
 		return sbx_diag_set(d, SBX_E_USAGE, "no command to run");
+	/* The network's namespace and broker are init's (netns.h): never in place, never without. */
+	if (e->net && e->net->clone_flags && e->model != SBX_MODEL_INIT)
+		return sbx_diag_set(
+			d, SBX_E_UNENFORCEABLE,
+			"the network's rules need the sandbox to run under its own init, "
+			"which this plan does not have");
+	/* A point is removed after the run: only a supervisor outlives the command. */
+	if (e->model == SBX_MODEL_IN_PLACE && (e->protect_missing.n || e->deny_missing.n))
+		return sbx_diag_set(d, -EINVAL, "masks over missing names need a supervisor");
 	/*
 	 * The Landlock ruleset is built now, on the descriptors the look-ups kept: before
 	 * anything is masked or restricted, and a kernel that refuses it is found while nothing
@@ -254,7 +317,10 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 	 */
 	if (rc == 0 && e->mount_namespace && !e->roots->full_write) {
 		p->mount_namespace = true;
-		rc = build_mounts(e, p, d);
+		/* Where a name must not be created, a point; found now, made by the supervisor. */
+		rc = sbx_points_find(e, &p->points, d);
+		if (rc == 0)
+			rc = build_mounts(e, p, d);
 		if (rc == 0) {
 			p->live = calloc(p->mounts.n ? p->mounts.n : 1, sizeof(*p->live));
 			if (!p->live)
@@ -270,7 +336,7 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 	p->gid = getegid();
 	p->unshare_flags = sbx_linux_mntns_flags(p->uid == 0);
 	/* Under init, clone(2) made the namespaces and the supervisor wrote the id maps. */
-	p->in_namespace = e->net && e->net->clone_flags;
+	p->in_namespace = e->model == SBX_MODEL_INIT;
 	if (rc < 0)
 		sbx_linux_prepared_free(p);
 	return rc;
@@ -285,9 +351,14 @@ void sbx_linux_prepared_free(struct sbx_linux_prepared *p)
 	free(p->live);
 	if (p->empty_fs >= 0)
 		close(p->empty_fs);
+	if (p->empty_dir >= 0)
+		close(p->empty_dir);
 	sbx_mount_plan_free(&p->mounts);
+	sbx_points_free(&p->points);
+	sbx_devfs_close(&p->dev);
 	memset(p, 0, sizeof(*p));
-	p->empty_fs = -1;
+	p->empty_fs = p->empty_dir = -1;
+	sbx_devfs_clear(&p->dev);
 }
 
 /* Dies on a failed step: the diagnostic is already worded. */
@@ -295,6 +366,15 @@ static void must(int rc, struct sbx_diag *d)
 {
 	if (rc < 0)
 		sbx_linux_die(d, 125);
+}
+
+/* Is mount i the point of a protected name (an empty file that must stay readable)? */
+static bool protected_point(const struct sbx_linux_prepared *p, size_t i)
+{
+	for (size_t k = 0; k < p->points.n; k++)
+		if (p->points.v[k].op == (long)i)
+			return p->points.v[k].protect;
+	return false;
 }
 
 /* The private mount namespace, as planned: clones, / read-only, then every mount in order. */
@@ -338,7 +418,7 @@ static void apply_mounts(struct sbx_linux_prepared *p, struct sbx_diag *d)
 		const struct sbx_mount_op *op = &ops[i];
 		int fd, rc;
 
-		if (op->skip || op->kind == SBX_MNT_DENY)
+		if (op->skip || op->kind == SBX_MNT_DENY || op->kind == SBX_MNT_POINT)
 			continue;
 		fd = sbx_linux_reopen(op->path, op->dev, op->ino, d);
 		must(fd, d);
@@ -370,10 +450,14 @@ static void apply_mounts(struct sbx_linux_prepared *p, struct sbx_diag *d)
 			continue;
 		target = sbx_linux_reopen(op->path, p->live[i].tdev, p->live[i].tino, d);
 		must(target, d);
-		if (op->kind != SBX_MNT_DENY) {
+		if (op->kind == SBX_MNT_POINT && op->is_dir) {
+			/* Mode 0555: an empty directory, as if the name were missing. */
+			rc = sbx_mnt_mask_empty_dir(&p->empty_dir, target, op->path, d);
+		} else if (op->kind != SBX_MNT_DENY && op->kind != SBX_MNT_POINT) {
 			rc = sbx_mnt_attach(p->live[i].tree, target, op->path, d);
 		} else if (!op->is_dir) {
-			rc = sbx_mnt_mask_file(&p->empty_fs, target, op->path, d);
+			rc = sbx_mnt_mask_file(&p->empty_fs, target, protected_point(p, i),
+					       op->path, d);
 		} else if (!op->holds || op->sealed) {
 			rc = sbx_mnt_mask_dir(target, op->path, d);
 		} else {
@@ -403,21 +487,93 @@ static void apply_mounts(struct sbx_linux_prepared *p, struct sbx_diag *d)
 }
 
 /*
- * The sandbox, applied to the calling process: the command itself in place, or init under the
- * network's supervisor (which then forks the command). Dies on a failed step (125).
+ * Does the profile grant anything in /proc without granting all of / (the minimal set's
+ * /proc/self, a readable or writable root there)? The rules were added on the host's procfs,
+ * which the fresh one replaces.
+ */
+static bool proc_granted(const struct sbx_roots *r)
+{
+	if (r->full_read || r->full_write)
+		return false;
+	if (r->platform_defaults)
+		return true;
+	for (size_t i = 0; i < r->n_readable; i++)
+		if (sbx_path_covers("/proc", r->readable[i]))
+			return true;
+	for (size_t i = 0; i < r->n_writable; i++)
+		if (sbx_path_covers("/proc", r->writable[i].root))
+			return true;
+	return false;
+}
+
+/*
+ * A grant in /proc is a grant of the fresh /proc, read only: it shows the sandbox's processes
+ * alone, and a rule cannot name the pid directory of a command not forked yet (as Codex's
+ * sandbox shows its whole fresh /proc).
+ */
+static int grant_fresh_proc(struct sbx_landlock *ll, struct sbx_diag *d)
+{
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc, err;
+
+	if (fd < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "opening the fresh /proc: %s", strerror(err));
+	}
+	rc = sbx_landlock_add_fd(ll, fd, SBX_LL_READ, "/proc", d);
+	close(fd);
+	return rc;
+}
+
+/*
+ * The sandbox, applied to the calling process, in this order: init under a supervisor (the
+ * command is its child), the command's own process under a subreaper, or this process itself
+ * when it becomes the command in place. Dies on a failed step (125).
  */
 static int sandbox_apply(void *arg, struct sbx_diag *d)
 {
 	struct sbx_linux_prepared *p = arg;
 	const struct sbx_linux_enforce *e = p->e;
-	int err;
+	int err, rc;
 
 	/* 1. The private mount namespace, when the plan has one. */
 	if (p->mount_namespace)
 		apply_mounts(p, d);
 
 	/*
-	 * 2. Into the command's directory, after the mounts: a cwd taken before them would still
+	 * 2. The private /dev, once / is read-only (a recursive change made later would reach
+	 *    its writable /dev/shm too): the allow-list of nodes and a pts instance of its own.
+	 */
+	if (e->private_dev)
+		must(sbx_devfs_build("/dev", 0, &p->dev, d), d);
+
+	/*
+	 * 3. A fresh /proc, from pid 1 of the new PID namespace: it lists the sandbox's processes
+	 *    only. Where the kernel refuses one (a container's masked paths), the host's stays,
+	 *    read-only; what it shows of the processes outside beyond their command lines
+	 *    (memory, environment, descriptors) is then closed by Landlock's ptrace rule, and
+	 *    without Landlock nothing would close it: refused.
+	 */
+	if (e->fresh_proc) {
+		rc = sbx_proc_mount("/proc", 0, d);
+		must(rc, d);
+		if (rc == SBX_PROC_FRESH && p->ll && proc_granted(e->roots))
+			must(grant_fresh_proc(p->ll, d), d);
+		if (rc == SBX_PROC_HOST && !p->ll) {
+			sbx_diag_set(
+				d, SBX_E_UNENFORCEABLE,
+				"cannot enforce \"signals and ptrace only inside the sandbox\": "
+				"the kernel refused a fresh /proc here (a container's masked "
+				"paths), and without Landlock the host's processes would be "
+				"readable in the host's");
+			sbx_diag_hint(
+				d, SBX_E_UNENFORCEABLE,
+				"Linux 5.13 or later with Landlock in the lsm= boot parameter");
+			sbx_linux_die(d, 125);
+		}
+	}
+
+	/*
+	 * 4. Into the command's directory, after the mounts: a cwd taken before them would still
 	 *    point at the read-only mount underneath the writable bind.
 	 */
 	if (chdir(e->command_cwd) < 0) {
@@ -427,12 +583,12 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 		sbx_linux_die(d, 125);
 	}
 
-	/* 3. The network namespace's lo and listeners, while init holds its capabilities there. */
+	/* The network namespace's lo and listeners, while init holds its capabilities there. */
 	if (e->net)
 		must(sbx_linux_net_enter(e->net, d), d);
 
 	/*
-	 * 4. Drop every capability, after the mounts that needed CAP_SYS_ADMIN and before the
+	 * 5. Drop every capability, after the mounts that needed CAP_SYS_ADMIN and before the
 	 *    command can use any: root inside the sandbox is then an ordinary uid 0, held back by
 	 *    file permissions like anyone. Then no_new_privs, which Landlock requires of an
 	 *    unprivileged caller and which keeps setuid binaries and file capabilities from giving
@@ -446,24 +602,31 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	}
 
 	/*
-	 * 5. Landlock: the file-system allow-list (and TCP, and abstract-socket and signal
-	 *    scoping) enforced for this process and everything it starts. Before seccomp, whose
+	 * 6. Landlock: the file-system allow-list (and TCP, and abstract-socket and signal
+	 *    scoping) enforced for this process and everything it starts; with a private /dev,
+	 *    device rights on its pts instance and write on its shm too. Before seccomp, whose
 	 *    filter does not need to allow the Landlock calls then. The broker's connector is
 	 *    forked after it (it connects in the sandbox's view) and before seccomp (which would
 	 *    send its own connect to the broker).
 	 */
+	if (p->ll && e->private_dev) {
+		must(sbx_landlock_add_fd(p->ll, p->dev.pts, SBX_LL_DEVICE, "/dev/pts", d), d);
+		must(sbx_landlock_add_fd(p->ll, p->dev.ptmx, SBX_LL_DEVICE, "/dev/ptmx", d), d);
+		must(sbx_landlock_add_fd(p->ll, p->dev.shm, SBX_LL_WRITE, "/dev/shm", d), d);
+	}
+	sbx_devfs_close(&p->dev);
 	if (p->ll)
 		must(sbx_landlock_restrict_self(p->ll, d), d);
 	if (e->net)
 		must(sbx_linux_net_after_landlock(e->net, d), d);
 
 	/*
-	 * 6. The seccomp filters, last: they refuse mount, unshare and the other calls the steps
+	 * 7. The seccomp filters, last: they refuse mount, unshare and the other calls the steps
 	 *    above needed, and everything after them runs through them. Where the network has a
 	 *    filter of its own (netns.h), that one holds its rules and the main one none.
 	 */
 	must(sbx_seccomp_apply(e->network || (e->net && e->net->filter), e->seccomp_metadata,
-			       e->seccomp_no_watch, d),
+			       e->seccomp_no_watch, e->seccomp_ipc, e->traced, d),
 	     d);
 	if (e->net)
 		must(sbx_linux_net_seccomp(e->net, d), d);
@@ -473,13 +636,47 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	return 0;
 }
 
+/* The supervisor's report of a name created on the host during the run. */
+static void report_point(void *arg, const char *msg)
+{
+	struct sbx_diag d;
+
+	(void)arg;
+	sbx_diag_clear(&d);
+	sbx_diag_set(&d, 0, "%s", msg);
+	sbx_diag_print(&d, stderr);
+}
+
+/*
+ * After the run, in the supervisor: the points go, and with them whatever was created there on
+ * the host meanwhile; then a command that succeeded did not (Codex: exit status 1).
+ */
+static int clean_points(void *arg, int *wstatus)
+{
+	struct sbx_linux_prepared *p = arg;
+
+	if (sbx_points_clean(&p->points, report_point, NULL) > 0 && WIFEXITED(*wstatus) &&
+	    WEXITSTATUS(*wstatus) == 0)
+		*wstatus = 1 << 8;
+	return 0;
+}
+
 void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 {
 	const struct sbx_linux_enforce *e = p->e;
 	struct sbx_diag *d = &p->d;
+	struct sbx_spawn s = {.clone_flags = e->clone_flags,
+			      .uid = p->uid,
+			      .gid = p->gid,
+			      .apply = sandbox_apply,
+			      .apply_arg = p,
+			      .argv = e->argv,
+			      .exec_failed = e->exec_failed,
+			      .exec_failed_arg = e->exec_failed_arg};
+	int rc;
 
 	sbx_diag_clear(d);
-	/* The command's environment says where it runs. */
+	/* 1. The command's environment says where it runs. */
 	if (setenv("SBXRUN_SANDBOX", "linux-seccomp", 1) < 0 ||
 	    (!e->network && setenv("SBXRUN_NETWORK_DISABLED", "1", 1) < 0)) {
 		sbx_diag_set(d, -ENOMEM, "out of memory setting the environment");
@@ -487,38 +684,52 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 	}
 
 	/*
-	 * The network's namespace and broker need a supervisor: this process stays outside as
-	 * it, and init, its child in new namespaces, applies the sandbox and forks the command.
-	 * Returns only when nothing could be started.
+	 * The network's namespace and broker are made by init's clone(2), with the flags the
+	 * network says (CLONE_NEWNET where it has a namespace); sbx_linux_prepare() refused any
+	 * other model for them.
 	 */
-	if (p->in_namespace) {
-		struct sbx_spawn s = {.clone_flags = e->net->clone_flags,
-				      .uid = p->uid,
-				      .gid = p->gid,
-				      .apply = sandbox_apply,
-				      .apply_arg = p,
-				      .argv = e->argv,
-				      .exec_failed = e->exec_failed,
-				      .exec_failed_arg = e->exec_failed_arg};
+	if (e->net && e->net->clone_flags)
+		s.clone_flags = e->net->clone_flags;
 
-		/*
-		 * The supervisor takes the command's name (what ps and pgrep show), as the process
-		 * the caller started is the command itself when it runs in place; a signal sent to
-		 * it by that name still reaches the command.
-		 */
-		prctl(PR_SET_NAME,
-		      (unsigned long)(strrchr(e->argv[0], '/') ? strrchr(e->argv[0], '/') + 1
-							       : e->argv[0]),
-		      0, 0, 0);
-		sbx_linux_net_supervise(e->net, &s, d);
-		sbx_linux_die(d, 125);
+	/* 2. Nothing needs a supervisor: this process becomes the command, sandboxed. */
+	if (e->model == SBX_MODEL_IN_PLACE) {
+		sandbox_apply(p, d);
+		sbx_linux_exec_command(e->argv, e->exec_failed, e->exec_failed_arg);
 	}
 
 	/*
-	 * Otherwise become the command: same process, so its exit status, signals, standard
-	 * streams and place in the process tree are its own. The look-ups' descriptors close on
-	 * exec.
+	 * 3. The mount points for masks over names that must not be created, made on the host
+	 *    now (the sandbox mounts onto them) and removed by the supervisor when the run ends,
+	 *    whatever ends it but a SIGKILL of the supervisor (the next run then finds the empty
+	 *    leftover, masks it, and removes it).
 	 */
-	sandbox_apply(p, d);
-	sbx_linux_exec_command(e->argv, e->exec_failed, e->exec_failed_arg);
+	rc = sbx_points_make(&p->points, d);
+	if (rc == 0 && p->points.n)
+		rc = sbx_supervise_on_exit(clean_points, p);
+	for (size_t i = 0; rc == 0 && p->mount_namespace && i < p->points.n; i++)
+		if (p->points.v[i].op >= 0) {
+			p->live[p->points.v[i].op].tdev = p->points.v[i].dev;
+			p->live[p->points.v[i].op].tino = p->points.v[i].ino;
+		}
+
+	/*
+	 * 4. This process stays outside as the supervisor, and the sandbox is applied in its child:
+	 *    init (pid 1 of new PID, IPC and mount namespaces, made by one clone) that forks the
+	 *    command, or without those the command's own process, below a child subreaper. Either
+	 *    returns only when nothing could be started. The supervisor takes the command's name
+	 *    (what ps and pgrep show), as the process the caller started was the command itself
+	 *    when it ran in place; a signal sent to it by that name still reaches the command.
+	 */
+	prctl(PR_SET_NAME,
+	      (unsigned long)(strrchr(e->argv[0], '/') ? strrchr(e->argv[0], '/') + 1 : e->argv[0]),
+	      0, 0, 0);
+	/* The network's listeners, worker and broker are the supervisor's: set up before clone. */
+	if (rc == 0 && e->model == SBX_MODEL_INIT && e->net)
+		rc = sbx_linux_net_prepare(e->net, d);
+	if (rc == 0 && e->model == SBX_MODEL_INIT)
+		rc = sbx_supervise(&s, d);
+	else if (rc == 0)
+		rc = sbx_supervise_subreaper(&s, d);
+	sbx_points_clean(&p->points, report_point, NULL);
+	sbx_linux_die(d, 125);
 }

@@ -345,23 +345,26 @@ static int carve_dir(struct carve *c, int dfd, const char *path)
 
 int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res,
 			      const struct sbx_rulepath *tree, enum sbx_ll_grant g,
-			      char *const *denied, size_t n_denied, struct sbx_diag *d)
+			      char *const *denied, size_t n_denied, char *const *hidden,
+			      size_t n_hidden, struct sbx_diag *d)
 {
 	struct carve c = {.ll = ll, .rights = LL_FS_READ, .tree = tree->real, .d = d};
 	const struct sbx_rulepath **found = NULL;
+	size_t n_all = n_denied + n_hidden;
 	bool covered = false;
 	int fd, rc = 0, err;
 
-	c.denied = calloc(n_denied ? n_denied : 1, sizeof(*c.denied));
-	c.denied_dir = calloc(n_denied ? n_denied : 1, sizeof(*c.denied_dir));
-	found = calloc(n_denied ? n_denied : 1, sizeof(*found));
+	c.denied = calloc(n_all ? n_all : 1, sizeof(*c.denied));
+	c.denied_dir = calloc(n_all ? n_all : 1, sizeof(*c.denied_dir));
+	found = calloc(n_all ? n_all : 1, sizeof(*found));
 	if (!c.denied || !c.denied_dir || !found) {
 		rc = sbx_diag_set(d, -ENOMEM, "out of memory");
 		goto out;
 	}
 	/* Rules follow inodes: compare the paths as they resolve, as the kernel will see them. */
-	for (size_t i = 0; i < n_denied; i++) {
-		const struct sbx_rulepath *f = sbx_rulepath_get(res, denied[i]);
+	for (size_t i = 0; i < n_all; i++) {
+		const char *path = i < n_denied ? denied[i] : hidden[i - n_denied];
+		const struct sbx_rulepath *f = sbx_rulepath_get(res, path);
 
 		if (!f) {
 			rc = sbx_diag_set(d, -ENOMEM, "out of memory");
@@ -373,7 +376,7 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res
 		 * refused, never "missing".
 		 */
 		if (f->err) {
-			rc = sbx_diag_set(d, f->err, "cannot look up %s: %s", denied[i],
+			rc = sbx_diag_set(d, f->err, "cannot look up %s: %s", path,
 					  strerror(-f->err));
 			goto out;
 		}
@@ -388,7 +391,8 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res
 			goto out;
 		}
 		found[c.n] = f;
-		c.denied_dir[c.n++] = f->type == SBX_FT_DIR;
+		/* A hidden directory's name is no secret: its parents stay listable. */
+		c.denied_dir[c.n++] = f->type == SBX_FT_DIR && i < n_denied;
 		covered = true;
 	}
 	if (covered && g != SBX_LL_READ) {

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "linux/sandbox.h"
 #include "sbx.h"
 
 /* The largest file the helper accepts through --permission-profile-fd, same as a profile file. */
@@ -47,9 +48,10 @@ struct sbx_rulepath {
 	unsigned mode;
 	unsigned long uid;
 	unsigned long long dev, ino;
-	char *real; /* where it resolves, NULL when absent */
-	char *link; /* the first link crossed, or NULL */
-	int fd;	    /* O_PATH, close-on-exec; -1 when absent */
+	char *real;    /* where it resolves, NULL when absent */
+	char *link;    /* the first link crossed, or NULL */
+	int fd;	       /* O_PATH, close-on-exec; -1 when absent */
+	uint64_t hash; /* of path, for the table */
 };
 
 /* The helper's view of the file system: every path looked up once, its object kept. */
@@ -74,6 +76,60 @@ void sbx_rulepaths_free(struct sbx_rulepaths *res);
 int sbx_linux_reopen(const char *real, unsigned long long dev, unsigned long long ino,
 		     struct sbx_diag *d);
 
+/* ---- mount points made on the host for the run (points.c) --------------------------------- */
+
+/*
+ * A name inside a writable root that must not be created while the sandbox runs: a missing
+ * protected name (a directory is made there) or the first missing component of a denied path
+ * (an empty file). An empty object found there (what a run killed before its clean-up left) is
+ * taken as it is. It is a mount point for an empty read-only mask in the sandbox, and the
+ * supervisor removes it after the run.
+ */
+struct sbx_point {
+	char *path;			   /* resolved, absolute */
+	const char *name;		   /* its last component, within path */
+	const struct sbx_rulepath *parent; /* the directory it lies in: its one look-up */
+	bool dir;			   /* a directory, or a file */
+	bool protect;			   /* a protected name (else a denied path's: marked) */
+	bool leftover;			   /* an empty object was found there when planning */
+	unsigned long long dev, ino;	   /* the object: planned (a leftover), then locked */
+	int fd;				   /* open and share-locked while the run lasts, or -1 */
+	long op;			   /* its op in the mount plan; -1: none (under a mask) */
+};
+struct sbx_points {
+	struct sbx_point *v;
+	size_t n, cap;
+	struct sbx_strv pins; /* non-directories on the way to a denied path: bound read-only */
+};
+
+/*
+ * The points of a plan: each missing protected name the plan enforces by a mask, each empty
+ * protected name found in a writable root's read-only carve-outs (a leftover), and the first
+ * missing component of each denied path in deny_missing that lies inside a writable root. Only
+ * looks up (through res); 0 or -errno with d filled.
+ */
+struct sbx_linux_enforce;
+int sbx_points_find(const struct sbx_linux_enforce *e, struct sbx_points *out, struct sbx_diag *d);
+/* Is path a leftover point of pts (the carve-out it was planned as is replaced by its mask)? */
+bool sbx_points_has(const struct sbx_points *pts, const char *path);
+/*
+ * Makes each point with an op on the host, through its parent's descriptor (mkdirat, or
+ * openat with O_CREAT|O_EXCL: never by path after a check), opens it and takes a shared lock on
+ * it (flock), and checks that the name still holds that same, empty object. A concurrent run's
+ * point is shared the same way. Fills dev and ino. 0 or -errno with d filled (the points made
+ * so far are for sbx_points_clean).
+ */
+int sbx_points_make(struct sbx_points *pts, struct sbx_diag *d);
+/*
+ * After the run, once no process of the sandbox is left: removes each point that no other run
+ * holds, and whatever was created at its name on the host meanwhile (by anyone), which is
+ * reported through report(arg, path) before it is removed. Returns how many names held
+ * something created during the run.
+ */
+size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const char *msg),
+			void *arg);
+void sbx_points_free(struct sbx_points *pts);
+
 /* ---- the enter sequence (enter.c) and its parts ------------------------------------------- */
 
 struct sbx_linux_net;
@@ -87,19 +143,39 @@ struct sbx_linux_enforce {
 	 * that contain one are granted piecewise around it (sbx_landlock_grant_around).
 	 */
 	struct sbx_strv ll_deny;
-	struct sbx_rulepaths *res; /* every path's one look-up, and the object it kept */
-	bool network;		   /* enabled: no network rules at all */
-	bool landlock_net;	   /* Landlock handles TCP (restricted, no namespace of its own) */
-	bool mount_namespace;	   /* build the private mount namespace */
-	int landlock_abi;	   /* the running ABI (>= 1) or 0 for none */
-	bool seccomp_metadata;	   /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
-	bool seccomp_no_watch;	   /* refuse inotify/fanotify watches (denies by Landlock alone) */
-	const char *command_cwd;   /* absolute */
-	char *const *argv;	   /* the command */
+	/*
+	 * Paths that Landlock alone keeps out of reach while their names stay listable: /dev,
+	 * when no private /dev replaces it (its nodes are granted from an allow-list).
+	 */
+	struct sbx_strv ll_hidden;
+	/* Denied paths that do not exist inside a writable root: masked at their first missing
+	 * component. */
+	struct sbx_strv deny_missing;
+	/* Missing protected names the plan masks. */
+	struct sbx_strv protect_missing;
+	struct sbx_rulepaths *res;  /* every path's one look-up, and the object it kept */
+	enum sbx_linux_model model; /* in place, under a subreaper, or under init */
+	unsigned long clone_flags;  /* SBX_MODEL_INIT: the supervisor's clone(2) flags */
+	bool network;		    /* enabled: no network rules at all */
+	bool landlock_net;	    /* Landlock handles TCP (restricted, no namespace of its own) */
+	bool mount_namespace;	    /* build the private mount namespace */
+	bool private_dev;	    /* a private minimal /dev in it */
+	bool fresh_proc;	    /* a fresh /proc (init only, unless --no-proc) */
+	int landlock_abi;	    /* the running ABI (>= 1) or 0 for none */
+	bool seccomp_metadata;	    /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
+	bool seccomp_no_watch;	    /* refuse inotify/fanotify watches (denies by Landlock alone) */
+	bool seccomp_ipc;	    /* refuse System V IPC and POSIX message queues (no IPC ns) */
+	/* The denial report traces the command: seccomp refusals stop for its tracer (trace.c). */
+	bool traced;
+	const char *command_cwd; /* absolute */
+	char *const *argv;	 /* the command */
 	/* When the command cannot be executed: see sbx_linux_exec_command() (sandbox.h). */
 	int (*exec_failed)(void *arg, int err, struct sbx_diag *d);
 	void *exec_failed_arg;
-	/* The network beyond the profile's (netns.h), or NULL. */
+	/*
+	 * The network beyond the profile's (netns.h), or NULL: its namespace and broker need init,
+	 * with the clone(2) flags it says (CLONE_NEWNET where it has a namespace).
+	 */
 	struct sbx_linux_net *net;
 };
 
@@ -124,11 +200,14 @@ struct sbx_linux_prepared {
 		unsigned long long tdev, tino; /* the target: the object, or its point in a mask */
 	} * live;			       /* one per mount */
 	int empty_fs;			       /* the scratch tmpfs of the file masks, or -1 */
+	int empty_dir;			       /* the empty directory of the points, or -1 */
 	int unshare_flags;
 	bool in_namespace; /* the supervisor's clone(2) made the namespaces (under init) */
 	uid_t uid;
 	gid_t gid;
-	struct sbx_diag d; /* where apply_and_exec words a failure before dying */
+	struct sbx_points points; /* the mount points made on the host for the run */
+	struct sbx_devfs dev;	  /* the private /dev, once built (in the sandbox) */
+	struct sbx_diag d;	  /* where apply_and_exec words a failure before dying */
 };
 
 /*
@@ -140,9 +219,11 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 		      struct sbx_diag *d);
 void sbx_linux_prepared_free(struct sbx_linux_prepared *p);
 /*
- * Applies p, one step at a time (mount namespace, cwd, capabilities, no_new_privs, Landlock,
- * seccomp), and execs the command. Never returns: a failed step dies with 125 (126/127 when
- * the command cannot be executed), printing why.
+ * Runs the command under p: in place, or with this process as the supervisor of a sandbox
+ * child (the plan's process model: sandbox.h), which applies p one step at a time (mount
+ * namespace, /dev, /proc, cwd, capabilities, no_new_privs, Landlock, seccomp) and execs the
+ * command. Never returns: a failed step dies with 125 (126/127 when the command cannot be
+ * executed), printing why; under a supervisor, the run ends as the command did.
  */
 __attribute__((noreturn)) void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p);
 
@@ -171,20 +252,36 @@ int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, co
  * target). A directory on the way that this user cannot list gets no rule at all (stricter, never
  * looser). More than SBX_LANDLOCK_DIR_ENTRIES_MAX entries in one directory on the way, or more
  * than SBX_LANDLOCK_CARVE_RULES_MAX rules in all, refuse with SBX_E_UNENFORCEABLE, as does a
- * denied path inside a tree granted anything but SBX_LL_READ.
+ * denied path inside a tree granted anything but SBX_LL_READ. hidden are carved around the same
+ * way, but their names are no secret: the directories above them stay listable (/dev).
  */
 int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res,
 			      const struct sbx_rulepath *tree, enum sbx_ll_grant g,
-			      char *const *denied, size_t n_denied, struct sbx_diag *d);
+			      char *const *denied, size_t n_denied, char *const *hidden,
+			      size_t n_hidden, struct sbx_diag *d);
 int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);
 
 /*
  * seccomp (seccomp.c): builds and loads the filter that sbx_linux_apply_and_exec loads last, and a
  * second one for what libseccomp cannot express (system calls newer than this build: ENOSYS;
- * with metadata, ioctl as an allow-list; with no_watch, no inotify or fanotify watches).
+ * with metadata, ioctl as an allow-list; with no_watch, no inotify or fanotify watches), which
+ * also refuses, with no_ipc, System V IPC and POSIX message queues (no IPC namespace). With
+ * traced (the denial report is on), every EPERM refusal of both is instead a stop for the
+ * tracer, which fails the call with that errno and records it (platform/linux/trace.c).
  */
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_diag *d);
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
+		      struct sbx_diag *d);
+/*
+ * The data of a traced refusal: SBX_TRACE_REFUSED_BIT, the rule's group (enum
+ * sbx_seccomp_group, lib/sbx.h) and the errno the call fails with. The denial report's own
+ * filter (sbx_seccomp_watch) stops with data 0.
+ */
+#define SBX_TRACE_REFUSED_BIT 0x8000u
+#define SBX_TRACE_REFUSED(group, err)                                                              \
+	(SBX_TRACE_REFUSED_BIT | ((unsigned)(group) << 8) | ((unsigned)(err)&0xffu))
+#define SBX_TRACE_GROUP(data) (((data) >> 8) & 0x7fu)
+#define SBX_TRACE_ERRNO(data) ((int)((data)&0xffu))
 /*
  * The second filter's program, with the highest known system-call number as a parameter (the
  * helper passes its own; a test passes a lower one to see the range refused on this kernel).
@@ -192,10 +289,28 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_dia
  */
 #include <linux/filter.h>
 #define SBX_SECCOMP_SECOND_MAX 128
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_max,
-				  struct sock_filter *prog);
+unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool traced,
+				  unsigned known_max, struct sock_filter *prog);
 /* Writes the BPF program of that filter to fd (the build-time generator uses it). */
-int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d);
+int sbx_seccomp_export(bool network, bool metadata, bool traced, int fd, struct sbx_diag *d);
+/*
+ * The denial report's filter, loaded by the command's own process once it is traced: a stop
+ * for the tracer (data 0) at every call that a rule path can make fail (open, create, delete,
+ * rename, link, truncate, exec and, unless the filter above refuses them (metadata), chmod,
+ * chown, utimes and extended attributes), and never at a call the filters above may refuse:
+ * the kernel keeps one filter's stop when two match, and only the tracer knows which means
+ * "refused". clone with CLONE_UNTRACED (a child the tracer could not follow) is EPERM. Returns
+ * the program's length; prog has room for SBX_SECCOMP_WATCH_MAX instructions.
+ */
+#define SBX_SECCOMP_WATCH_MAX 160
+unsigned short sbx_seccomp_watch(bool network, bool metadata, struct sock_filter *prog);
+/* Loads that program. 0, or -errno with d filled. */
+int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d);
+/*
+ * Fails (-EINVAL, d filled) when a watched call is also one the first two filters may refuse,
+ * in any combination of the switches: the build-time generator runs it, so no build has both.
+ */
+int sbx_seccomp_watch_check(struct sbx_diag *d);
 
 /* The network's own filter (seccomp_net.c): see there for what each switch does. */
 struct sbx_seccomp_net {
@@ -240,7 +355,16 @@ int sbx_mnt_mask_open(const char *what, struct sbx_diag *d);
 int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *what,
 		       unsigned long long *dev, unsigned long long *ino, struct sbx_diag *d);
 int sbx_mnt_mask_seal(int mask, int target, const char *what, struct sbx_diag *d);
-/* *empty_fs starts at -1; the scratch tmpfs it then holds is the caller's to close. */
-int sbx_mnt_mask_file(int *empty_fs, int target, const char *what, struct sbx_diag *d);
+/*
+ * An empty read-only directory of mode 0555 onto target (a point: as if the name were missing).
+ * *empty_dir starts at -1; the tmpfs it then holds is the caller's to close.
+ */
+int sbx_mnt_mask_empty_dir(int *empty_dir, int target, const char *what, struct sbx_diag *d);
+/*
+ * An empty read-only file onto target: mode 000, or 0644 when readable. *empty_fs starts at -1;
+ * the scratch tmpfs it then holds is the caller's to close.
+ */
+int sbx_mnt_mask_file(int *empty_fs, int target, bool readable, const char *what,
+		      struct sbx_diag *d);
 
 #endif /* SBX_PLATFORM_LINUX_H */

@@ -135,27 +135,53 @@ int sbx_mnt_mask_dir(int target, const char *path, struct sbx_diag *d)
 	return rc;
 }
 
-int sbx_mnt_mask_file(int *empty_fs, int target, const char *path, struct sbx_diag *d)
+int sbx_mnt_mask_empty_dir(int *empty_dir, int target, const char *path, struct sbx_diag *d)
+{
+	int tree, rc;
+
+	/*
+	 * One read-only tmpfs of mode 0555, made once and cloned for every point: a clone costs
+	 * two system calls, a new superblock six.
+	 */
+	if (*empty_dir < 0) {
+		int mnt = new_tmpfs("0555", MASK_ATTRS, path, d);
+
+		if (mnt < 0)
+			return mnt;
+		*empty_dir = mnt;
+	}
+	tree = (int)syscall(__NR_open_tree, *empty_dir, "",
+			    SBX_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0)
+		return fail(d, errno, "cloning an empty directory over", path);
+	rc = sbx_mnt_attach(tree, target, path, d);
+	close(tree);
+	return rc;
+}
+
+int sbx_mnt_mask_file(int *empty_fs, int target, bool readable, const char *path,
+		      struct sbx_diag *d)
 {
 	struct sbx_mount_attr attr = {.attr_set = MASK_ATTRS};
+	const char *name = readable ? "empty-0644" : "empty";
 	int fd, tree, rc;
 
-	/* One writable scratch tmpfs holds the empty, mode-000 file that every mask binds. */
+	/*
+	 * One writable scratch tmpfs holds the empty files every mask binds: mode 000 (a denied
+	 * file), or 0644 (a protected name that must stay as it was: empty, readable).
+	 */
 	if (*empty_fs < 0) {
 		int mnt = new_tmpfs("0700", 0, path, d);
 
 		if (mnt < 0)
 			return mnt;
-		fd = openat(mnt, "empty", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
-		if (fd < 0) {
-			rc = fail(d, errno, "creating the empty file for", path);
-			close(mnt);
-			return rc;
-		}
-		close(fd);
 		*empty_fs = mnt;
 	}
-	tree = (int)syscall(__NR_open_tree, *empty_fs, "empty", SBX_OPEN_TREE_CLONE | O_CLOEXEC);
+	fd = openat(*empty_fs, name, O_CREAT | O_WRONLY | O_CLOEXEC, readable ? 0644 : 0);
+	if (fd < 0)
+		return fail(d, errno, "creating the empty file for", path);
+	close(fd);
+	tree = (int)syscall(__NR_open_tree, *empty_fs, name, SBX_OPEN_TREE_CLONE | O_CLOEXEC);
 	if (tree < 0)
 		return fail(d, errno, "binding an empty file over", path);
 	if (syscall(__NR_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {

@@ -162,12 +162,9 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 			    struct sbx_rulepaths *res, const struct sbx_handover *h,
 			    struct sbx_linux_net *n, struct sbx_diag *d);
 /*
- * Starts the sandbox under a supervisor (the calling process) and init, which runs
- * apply(apply_arg, d) (the enter sequence's steps, calling the three below at their places) and
- * then the command. Returns only when nothing could be started (d filled).
+ * The steps of the enter sequence (enter.c) under init, which the network needs (clone_flags):
+ * in the supervisor before the clone, its watch, exit hook and broker channels.
  */
-int sbx_linux_net_supervise(struct sbx_linux_net *n, const struct sbx_spawn *s, struct sbx_diag *d);
-/* The supervisor, before the clone. */
 int sbx_linux_net_prepare(struct sbx_linux_net *n, struct sbx_diag *d);
 /* Init, in its new namespaces, before capabilities are dropped. */
 int sbx_linux_net_enter(struct sbx_linux_net *n, struct sbx_diag *d);

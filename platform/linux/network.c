@@ -171,13 +171,6 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 	return rc;
 }
 
-int sbx_linux_net_supervise(struct sbx_linux_net *n, const struct sbx_spawn *s, struct sbx_diag *d)
-{
-	int rc = sbx_linux_net_prepare(n, d);
-
-	return rc < 0 ? rc : sbx_supervise(s, d);
-}
-
 int sbx_linux_net_prepare(struct sbx_linux_net *n, struct sbx_diag *d)
 {
 	int rc = 0;

@@ -9,7 +9,9 @@
  * that refuse user namespaces, the AppArmor restriction, the namespace limits, the capability
  * that lets root skip the user namespace). Only when this process already runs under a seccomp
  * filter, or under an AppArmor profile whose rules the kernel does not show, can those settings
- * not answer; then one child tries exactly the unshare(2) the enter sequence will use. A forked
+ * not answer; then one child tries exactly what the sandbox will use: the supervisor's clone(2)
+ * into new PID, IPC and mount namespaces, and failing that the unshare(2) of a mount namespace
+ * alone. A forked
  * child that unshares costs a millisecond or more (the namespaces are torn down before the
  * parent's wait returns), which is why it is the exception here.
  *
@@ -22,6 +24,7 @@
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,21 +90,43 @@ int sbx_linux_mntns_flags(bool running_as_root)
 	return CLONE_NEWUSER | CLONE_NEWNS;
 }
 
-/* Forks a child that tries unshare(flags); returns 0 or the child's errno. */
-static int try_unshare(int flags)
+/* The child's exit status when clone(2) made the PID and IPC namespaces too. */
+#define TRIED_ALL 0x80
+
+/*
+ * Forks a child that tries what the sandbox will: first the supervisor's one clone(2) into new
+ * PID, IPC and mount namespaces (a grandchild that exits at once), then, if that is refused,
+ * unshare(flags) alone. Returns 0 (and *all when the clone worked) or the unshare's errno.
+ */
+static int try_namespaces(int flags, bool *all)
 {
 	int status;
 	pid_t pid = fork();
 
+	*all = false;
 	if (pid < 0)
 		return errno;
-	if (pid == 0)
+	if (pid == 0) {
+		long child = syscall(SYS_clone,
+				     (unsigned long)flags | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD,
+				     NULL, NULL, NULL, NULL);
+
+		if (child == 0)
+			_exit(0);
+		if (child > 0 && waitpid((pid_t)child, &status, 0) == child && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0)
+			_exit(TRIED_ALL);
 		_exit(unshare(flags) == 0 ? 0 : (errno & 0x7f));
+	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return EAGAIN;
 	if (!WIFEXITED(status))
 		return EAGAIN;
+	if (WEXITSTATUS(status) == TRIED_ALL) {
+		*all = true;
+		return 0;
+	}
 	return WEXITSTATUS(status);
 }
 
@@ -218,7 +243,7 @@ int sbx_linux_probe(struct sbx_linux_facts *f)
 {
 	struct utsname u;
 	enum ns_verdict uv, mv;
-	bool admin, filtered;
+	bool admin, filtered, tried = false, all = false;
 	int flags, err, sec;
 	char why_user[sizeof(f->userns_blocked_by)] = "", why_mnt[sizeof(why_user)] = "";
 
@@ -250,7 +275,8 @@ int sbx_linux_probe(struct sbx_linux_facts *f)
 
 	/* Only what the settings cannot answer is tried, and only what the plan depends on. */
 	if (mv == NS_UNKNOWN) {
-		err = try_unshare(flags);
+		err = try_namespaces(flags, &all);
+		tried = true;
 		mv = err ? NS_NO : NS_YES;
 		if (err && !why_mnt[0] && !((flags & CLONE_NEWUSER) && why_user[0]))
 			blocked_by(f, err);
@@ -260,10 +286,12 @@ int sbx_linux_probe(struct sbx_linux_facts *f)
 	f->mount_namespace = mv == NS_YES;
 	/*
 	 * PID and IPC namespaces need what the mount namespace needs (a user namespace, or
-	 * CAP_SYS_ADMIN); then only their own limits refuse them. What a seccomp filter refuses,
-	 * the supervisor's clone(2) finds, before anything has started.
+	 * CAP_SYS_ADMIN); then only their own limits refuse them, or a seccomp filter that refuses
+	 * clone(2) with namespace flags but lets unshare(2) through: under a filter the child
+	 * above tried the clone itself. What no setting shows, the supervisor's clone(2) finds,
+	 * before anything has started.
 	 */
-	if (f->mount_namespace) {
+	if (f->mount_namespace && (!tried || all)) {
 		f->pid_namespace = read_long_file("/proc/sys/user/max_pid_namespaces", 1) != 0;
 		f->ipc_namespace = read_long_file("/proc/sys/user/max_ipc_namespaces", 1) != 0;
 	}

@@ -51,6 +51,8 @@ struct sbx_spawn {
 	/* When it cannot be executed: see sbx_linux_exec_command(); NULL for the plain words. */
 	int (*exec_failed)(void *arg, int err, struct sbx_diag *d);
 	void *exec_failed_arg;
+	/* The denial report's tracer (trace.c, below), or NULL: the command is traced from exec. */
+	struct sbx_trace *trace;
 };
 
 /*
@@ -71,7 +73,8 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d);
  * with the supervisor through PR_SET_PDEATHSIG), forwards signals to it, and when it ends kills
  * every process left below the supervisor, daemons included, before mirroring its status.
  * Unlike sbx_supervise() it cannot clean up after a SIGKILL of the supervisor: descendants of
- * the command then survive. Returns only when the child cannot be forked.
+ * the command then survive. Returns only when the child cannot be forked, or when s->trace is
+ * set (-ENOTSUP: the tracer, a thread of the supervisor, would reap its own child's end).
  */
 int sbx_supervise_subreaper(const struct sbx_spawn *s, struct sbx_diag *d);
 
@@ -103,6 +106,54 @@ int sbx_supervise_on_exit(int (*fn)(void *arg, int *wstatus), void *arg);
  * Returns 0 or -ENOSPC.
  */
 int sbx_supervise_watch(int fd, int (*fn)(void *arg, int fd), void *arg);
+
+/* ---- trace.c: the denial report's tracer ---------------------------------------------------- */
+
+/* One failed call the tracer saw, for the caller to decide on (sbx_denial_decide). */
+struct sbx_traced {
+	long pid;	  /* the process, as the command sees it (its PID namespace); -1 unknown */
+	const char *comm; /* its name, or NULL */
+	struct sbx_op_seen op;
+};
+
+struct sbx_trace_config {
+	bool network, metadata; /* the switches of the sandbox's filter (sbx_seccomp_watch) */
+	bool mount_namespace;	/* masks may hide what exists: an ENOENT is looked into */
+	/*
+	 * Called on the tracer's own thread for each failed call worth deciding on: every call a
+	 * seccomp rule refused, and each watched call that failed with EACCES, EROFS, EBUSY or
+	 * ENOENT, after the command's first exec. The call waits (stopped) until it returns.
+	 */
+	void (*on_failure)(void *arg, const struct sbx_traced *t);
+	void *arg;
+};
+
+struct sbx_trace;
+
+/*
+ * In the supervisor, before the sandbox child is made: the channel on which the command asks
+ * to be traced. The sandbox's seccomp filter must be built for it (sbx_seccomp_apply traced).
+ * Given in struct sbx_spawn, the supervisor does the rest: sbx_trace_start() once the child is
+ * made, sbx_trace_child() in the child, sbx_trace_close_child() in init once the command is
+ * forked, sbx_trace_attach_self() in the command's process just
+ * before exec, sbx_trace_end() when every process of the sandbox has ended. A supervisor that
+ * returns (it could not start the sandbox) leaves it to the caller to end.
+ */
+int sbx_trace_new(const struct sbx_trace_config *c, struct sbx_trace **out, struct sbx_diag *d);
+/* Starts the tracer thread, which seizes the command when it asks. 0 or -errno, d filled. */
+int sbx_trace_start(struct sbx_trace *t, struct sbx_diag *d);
+/* In the sandbox child, first: closes the supervisor's end of the channel. */
+void sbx_trace_child(struct sbx_trace *t);
+/* Closes the sandbox's end of the channel in a process that is not the command (init). */
+void sbx_trace_close_child(struct sbx_trace *t);
+/*
+ * In the command's process, with the sandbox applied, before exec: asks to be traced, waits
+ * until it is, and loads the report's seccomp filter. 0, or -errno with d filled (the run must
+ * end: a report that cannot be made is not made silently).
+ */
+int sbx_trace_attach_self(struct sbx_trace *t, struct sbx_diag *d);
+/* Waits for the tracer thread (it ends when every traced process has) and frees t; NULL: no-op. */
+void sbx_trace_end(struct sbx_trace *t);
 
 /* ---- devfs.c ------------------------------------------------------------------------------- */
 
@@ -149,6 +200,8 @@ struct sbx_devfs {
 int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 		    struct sbx_diag *d);
 void sbx_devfs_close(struct sbx_devfs *dev);
+/* Marks every descriptor of dev absent (-1), closing none: a struct sbx_devfs not built yet. */
+void sbx_devfs_clear(struct sbx_devfs *dev);
 
 /* What sbx_proc_mount() left at /proc. */
 enum sbx_proc_result {

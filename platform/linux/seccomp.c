@@ -17,6 +17,7 @@
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -120,6 +121,17 @@ static const unsigned long ns_flags[NS_FLAGS_N] = {
 	CLONE_NEWUTS,  CLONE_NEWIPC, CLONE_NEWCGROUP, 0x00000080 /* CLONE_NEWTIME */,
 };
 
+/*
+ * The action of a refusal: EPERM, or, when the denial report traces the sandbox, a stop for the
+ * tracer that names the group of the rule and the errno; the tracer records it and fails the
+ * call with that errno, never letting it run (platform/linux/trace.c). Without a tracer the
+ * kernel fails such a call with ENOSYS: it never runs either way.
+ */
+static uint32_t refusal(bool traced, enum sbx_seccomp_group g)
+{
+	return traced ? SCMP_ACT_TRACE(SBX_TRACE_REFUSED(g, EPERM)) : SCMP_ACT_ERRNO(EPERM);
+}
+
 static int add_list(scmp_filter_ctx ctx, const struct sc_name *l, size_t n, uint32_t action,
 		    struct sbx_diag *d)
 {
@@ -146,11 +158,12 @@ static int add_list(scmp_filter_ctx ctx, const struct sc_name *l, size_t n, uint
 		}                                                                                  \
 	} while (0)
 
-/* Builds the filter for one combination of the two switches. */
-static int build_filter(bool network, bool metadata, scmp_filter_ctx *out, struct sbx_diag *d)
+/* Builds the filter for one combination of the three switches. */
+static int build_filter(bool network, bool metadata, bool traced, scmp_filter_ctx *out,
+			struct sbx_diag *d)
 {
 	scmp_filter_ctx ctx;
-	uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+	uint32_t eperm;
 	int rc;
 
 	*out = NULL;
@@ -164,7 +177,8 @@ static int build_filter(bool network, bool metadata, scmp_filter_ctx *out, struc
 		goto out;
 	}
 
-	rc = add_list(ctx, always_eperm, sizeof(always_eperm) / sizeof(*always_eperm), eperm, d);
+	rc = add_list(ctx, always_eperm, sizeof(always_eperm) / sizeof(*always_eperm),
+		      refusal(traced, SBX_SCG_KERNEL), d);
 	if (rc < 0)
 		goto out;
 	rc = add_list(ctx, always_enosys, sizeof(always_enosys) / sizeof(*always_enosys),
@@ -173,6 +187,7 @@ static int build_filter(bool network, bool metadata, scmp_filter_ctx *out, struc
 		goto out;
 
 	/* Faking terminal input runs commands in the caller's shell; the request is 32 bits. */
+	eperm = refusal(traced, SBX_SCG_TTY);
 	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI));
 	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX));
 
@@ -180,6 +195,7 @@ static int build_filter(bool network, bool metadata, scmp_filter_ctx *out, struc
 	 * A new user namespace hands back every capability (inside it), and with it mount and
 	 * the other namespace-creating calls. Refuse any namespace flag to unshare and clone.
 	 */
+	eperm = refusal(traced, SBX_SCG_NAMESPACE);
 	for (size_t i = 0; i < NS_FLAGS_N; i++) {
 		RULE(ctx, eperm, SCMP_SYS(unshare), 1,
 		     SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
@@ -196,6 +212,7 @@ static int build_filter(bool network, bool metadata, scmp_filter_ctx *out, struc
 	 * and value of bit 31 (62): libseccomp's time to build the filter, the filter's length and
 	 * the kernel's time to load it all grow with the rule count, and this runs on every start.
 	 */
+	eperm = refusal(traced, SBX_SCG_PERSONALITY);
 	for (unsigned int bit = 0; bit < 32; bit++) {
 		unsigned long b = 1UL << bit, next = 1UL << ((bit + 1) % 32);
 
@@ -205,7 +222,7 @@ static int build_filter(bool network, bool metadata, scmp_filter_ctx *out, struc
 
 	if (metadata) {
 		rc = add_list(ctx, metadata_eperm, sizeof(metadata_eperm) / sizeof(*metadata_eperm),
-			      eperm, d);
+			      refusal(traced, SBX_SCG_METADATA), d);
 		if (rc < 0)
 			goto out;
 	}
@@ -217,6 +234,7 @@ static int build_filter(bool network, bool metadata, scmp_filter_ctx *out, struc
 		 * sendto() a path socket outside the sandbox, so it is refused too, as is every
 		 * other family (inet, inet6, netlink, packet, vsock...).
 		 */
+		eperm = refusal(traced, SBX_SCG_NETWORK);
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
 		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
@@ -238,10 +256,10 @@ out:
 	return rc < 0 ? rc : -EINVAL;
 }
 
-int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d)
+int sbx_seccomp_export(bool network, bool metadata, bool traced, int fd, struct sbx_diag *d)
 {
 	scmp_filter_ctx ctx;
-	int rc = build_filter(network, metadata, &ctx, d);
+	int rc = build_filter(network, metadata, traced, &ctx, d);
 
 	if (rc < 0)
 		return rc;
@@ -267,6 +285,7 @@ int sbx_seccomp_export(bool network, bool metadata, int fd, struct sbx_diag *d)
  *    present or future, are EPERM: none of them may change a file outside the writable roots.
  *  - Where a denied path is enforced by Landlock alone, inotify_add_watch and fanotify_mark are
  *    EPERM: a watch on a denied directory would report the names inside it.
+ *  - Without an IPC namespace, System V IPC and POSIX message queues are EPERM (ipc_calls).
  */
 #define SBX_SYSCALL_KNOWN_MAX 469 /* file_setattr, Linux 6.17 */
 
@@ -289,12 +308,32 @@ static const uint32_t ioctl_allowed[] = {
 #define ARG1_LOW                                                                                   \
 	(offsetof(struct seccomp_data, args[1]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
 
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_max,
-				  struct sock_filter *prog)
+/* refusal() for a hand-written program. */
+static uint32_t ret_refusal(bool traced, enum sbx_seccomp_group g)
 {
+	return traced ? SECCOMP_RET_TRACE | SBX_TRACE_REFUSED(g, EPERM) : SECCOMP_RET_ERRNO | EPERM;
+}
+
+/*
+ * Without an IPC namespace, the objects of System V IPC and POSIX message queues are the host's:
+ * every call that names one (an identifier can be guessed: no get call is needed to attach a
+ * segment) is EPERM. ipc(2), the multiplexer of older architectures, is not on the native ABIs
+ * built for here.
+ */
+static const int ipc_calls[] = {
+	__NR_shmget,	      __NR_shmat,     __NR_shmdt,	  __NR_shmctl,	  __NR_msgget,
+	__NR_msgsnd,	      __NR_msgrcv,    __NR_msgctl,	  __NR_semget,	  __NR_semop,
+	__NR_semtimedop,      __NR_semctl,    __NR_mq_open,	  __NR_mq_unlink, __NR_mq_timedsend,
+	__NR_mq_timedreceive, __NR_mq_notify, __NR_mq_getsetattr,
+};
+
+unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool traced,
+				  unsigned known_max, struct sock_filter *prog)
+{
+	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	unsigned short n = 0, ioctl_at;
-	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS, eperm = SECCOMP_RET_ERRNO | EPERM;
+	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
 
 #define EMIT(x) (prog[n++] = (struct sock_filter)x)
 	/* Another architecture: the first filter already refuses it. */
@@ -311,7 +350,14 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_m
 	if (no_watch) {
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_inotify_add_watch, 1, 0));
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fanotify_mark, 0, 1));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, eperm));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
+	}
+	if (no_ipc) {
+		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
+		for (size_t i = 0; i < n_ipc; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
+				      (unsigned char)(n_ipc - 1 - i), i == n_ipc - 1 ? 1 : 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IPC)));
 	}
 	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (metadata) {
@@ -320,11 +366,185 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, unsigned known_m
 		for (size_t i = 0; i < n_ioctl; i++)
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_allowed[i],
 				      (unsigned char)(n_ioctl - i), 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, eperm));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IOCTL)));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	}
 #undef EMIT
 	return n;
+}
+
+/* ---- the third filter: what the denial report watches ------------------------------------- */
+
+/*
+ * The calls a rule path can make fail: the path is refused by Landlock, a read-only mount or a
+ * mask. metadata: refused by the first filter itself where it refuses metadata calls (no mount
+ * namespace): then the refusal is traced there, and must not be watched here too.
+ */
+static const struct {
+	int nr;
+	bool metadata;
+} watched[] = {
+#ifdef __NR_open
+	{__NR_open, false},
+	{__NR_creat, false},
+	{__NR_mkdir, false},
+	{__NR_mknod, false},
+	{__NR_unlink, false},
+	{__NR_rmdir, false},
+	{__NR_rename, false},
+	{__NR_link, false},
+	{__NR_symlink, false},
+	{__NR_chmod, true},
+	{__NR_chown, true},
+	{__NR_lchown, true},
+	{__NR_utime, true},
+	{__NR_utimes, true},
+	{__NR_futimesat, true},
+#endif
+#ifdef __NR_renameat
+	{__NR_renameat, false},
+#endif
+	{__NR_openat, false},
+	{437 /* openat2 */, false},
+	{__NR_mkdirat, false},
+	{__NR_mknodat, false},
+	{__NR_unlinkat, false},
+	{__NR_renameat2, false},
+	{__NR_linkat, false},
+	{__NR_symlinkat, false},
+	{__NR_truncate, false},
+	{__NR_execve, false},
+	{__NR_execveat, false},
+	{__NR_fchmod, true},
+	{__NR_fchmodat, true},
+	{452 /* fchmodat2 */, true},
+	{__NR_fchown, true},
+	{__NR_fchownat, true},
+	{__NR_utimensat, true},
+	{__NR_setxattr, true},
+	{__NR_lsetxattr, true},
+	{__NR_fsetxattr, true},
+	{463 /* setxattrat */, true},
+	{__NR_removexattr, true},
+	{__NR_lremovexattr, true},
+	{__NR_fremovexattr, true},
+	{466 /* removexattrat */, true},
+};
+#define N_WATCHED (sizeof(watched) / sizeof(*watched))
+
+/* The calls the first two filters refuse by their arguments, outside the tables above. */
+static const int refused_by_args[] = {
+	__NR_ioctl,	 __NR_unshare,		 __NR_clone,	     __NR_personality, __NR_socket,
+	__NR_socketpair, __NR_inotify_add_watch, __NR_fanotify_mark,
+};
+
+static bool in_list(const struct sc_name *l, size_t n, int nr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sc_resolve(&l[i]) == nr)
+			return true;
+	return false;
+}
+
+int sbx_seccomp_watch_check(struct sbx_diag *d)
+{
+	for (int m = 0; m < 4; m++) {
+		bool network = m & 2, metadata = m & 1;
+
+		for (size_t i = 0; i < N_WATCHED; i++) {
+			int nr = watched[i].nr;
+			bool clash = false;
+
+			if (metadata && watched[i].metadata)
+				continue;
+			clash = in_list(always_eperm, sizeof(always_eperm) / sizeof(*always_eperm),
+					nr) ||
+				in_list(always_enosys,
+					sizeof(always_enosys) / sizeof(*always_enosys), nr) ||
+				(metadata &&
+				 in_list(metadata_eperm,
+					 sizeof(metadata_eperm) / sizeof(*metadata_eperm), nr)) ||
+				(!network &&
+				 in_list(net_eperm, sizeof(net_eperm) / sizeof(*net_eperm), nr));
+			for (size_t j = 0; j < sizeof(refused_by_args) / sizeof(*refused_by_args);
+			     j++)
+				clash = clash || refused_by_args[j] == nr;
+			for (size_t j = 0; j < sizeof(ipc_calls) / sizeof(*ipc_calls); j++)
+				clash = clash || ipc_calls[j] == nr;
+			if (clash)
+				return sbx_diag_set(d, -EINVAL,
+						    "system call %d is both watched by the denial "
+						    "report and refused by the filter",
+						    nr);
+		}
+	}
+	return 0;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The length of emit_search()'s program for k numbers. */
+static unsigned short search_len(size_t k)
+{
+	return k <= 4 ? (unsigned short)(2 * k + 1)
+		      : (unsigned short)(1 + search_len(k / 2) + search_len(k - k / 2));
+}
+
+/*
+ * A binary search of the sorted v[0..k) for the loaded system-call number: `hit` on a match,
+ * SECCOMP_RET_ALLOW otherwise. Every jump is forward, as BPF wants.
+ */
+static unsigned short emit_search(struct sock_filter *prog, unsigned short n, const int *v,
+				  size_t k, uint32_t hit)
+{
+	size_t h = k / 2;
+
+	if (k <= 4) {
+		for (size_t i = 0; i < k; i++) {
+			prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+								 (uint32_t)v[i], 0, 1);
+			prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, hit);
+		}
+		prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		return n;
+	}
+	prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)v[h],
+						 (unsigned char)search_len(h), 0);
+	n = emit_search(prog, n, v, h, hit);
+	return emit_search(prog, n, v + h, k - h, hit);
+}
+
+#define ARG0_LOW                                                                                   \
+	(offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
+
+unsigned short sbx_seccomp_watch(bool network, bool metadata, struct sock_filter *prog)
+{
+	int nrs[N_WATCHED];
+	size_t k = 0;
+	unsigned short n = 0;
+
+	(void)network; /* no call of the network is watched: seccomp alone refuses them */
+	for (size_t i = 0; i < N_WATCHED; i++)
+		if (!(metadata && watched[i].metadata))
+			nrs[k++] = watched[i].nr;
+	qsort(nrs, k, sizeof(*nrs), int_cmp);
+#define EMIT(x) (prog[n++] = (struct sock_filter)x)
+	/* Another architecture: the first filter refuses it already. */
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 1, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	/* A child made with CLONE_UNTRACED would not be followed: refused. */
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_UNTRACED, 0, 1));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+#undef EMIT
+	return emit_search(prog, n, nrs, k, SECCOMP_RET_TRACE);
 }
 
 /* Loads a finished program: no flags, prctl where the seccomp call itself is missing. */
@@ -342,39 +562,52 @@ static int load_prog(struct sock_fprog *prog, const char *what, struct sbx_diag 
 	return sbx_diag_set(d, -err, "%s: %s", what, strerror(err));
 }
 
-static int apply_extra(bool metadata, bool no_watch, struct sbx_diag *d)
+static int apply_extra(bool metadata, bool no_watch, bool no_ipc, bool traced, struct sbx_diag *d)
 {
 	struct sock_filter insns[SBX_SECCOMP_SECOND_MAX];
 	struct sock_fprog prog = {.filter = insns};
 
-	prog.len = sbx_seccomp_second(metadata, no_watch, SBX_SYSCALL_KNOWN_MAX, insns);
+	prog.len = sbx_seccomp_second(metadata, no_watch, no_ipc, traced, SBX_SYSCALL_KNOWN_MAX,
+				      insns);
 	return load_prog(&prog, "loading the second seccomp filter", d);
+}
+
+int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d)
+{
+	struct sock_filter insns[SBX_SECCOMP_WATCH_MAX];
+	struct sock_fprog prog = {.filter = insns};
+
+	prog.len = sbx_seccomp_watch(network, metadata, insns);
+	return load_prog(&prog, "loading the denial report's seccomp filter", d);
 }
 
 #ifdef SBX_SECCOMP_PREBUILT
 /*
- * The four filters, compiled at build time by libseccomp itself (build/seccomp-gen), for the
+ * The eight filters, compiled at build time by libseccomp itself (build/seccomp-gen), for the
  * architecture this binary is built for: building one costs over a million instructions on
  * every start, loading a finished program costs one system call.
  */
 #include "seccomp_filters.h"
 
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
+		      struct sbx_diag *d)
 {
-	const struct sbx_bpf_blob *b = &sbx_seccomp_filters[(network ? 2 : 0) + (metadata ? 1 : 0)];
+	const struct sbx_bpf_blob *b =
+		&sbx_seccomp_filters[(traced ? 4 : 0) + (network ? 2 : 0) + (metadata ? 1 : 0)];
 	struct sock_fprog prog = {
 		.len = (unsigned short)(b->size / sizeof(struct sock_filter)),
 		.filter = (struct sock_filter *)b->insns,
 	};
 	int rc = load_prog(&prog, "seccomp_load", d);
 
-	return rc < 0 ? rc : apply_extra(metadata, no_watch, d);
+	return rc < 0 ? rc : apply_extra(metadata, no_watch, no_ipc, traced, d);
 }
 #else
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
+		      struct sbx_diag *d)
 {
 	scmp_filter_ctx ctx;
-	int rc = build_filter(network, metadata, &ctx, d);
+	int rc = build_filter(network, metadata, traced, &ctx, d);
 
 	if (rc < 0)
 		return rc;
@@ -382,6 +615,6 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, struct sbx_dia
 	if (rc < 0)
 		sbx_diag_set(d, rc, "seccomp_load: %s", strerror(-rc));
 	seccomp_release(ctx);
-	return rc < 0 ? rc : apply_extra(metadata, no_watch, d);
+	return rc < 0 ? rc : apply_extra(metadata, no_watch, no_ipc, traced, d);
 }
 #endif

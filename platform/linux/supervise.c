@@ -99,6 +99,7 @@ struct sup {
 	pid_t child;   /* init, or the command in the subreaper variant */
 	sigset_t orig; /* the signal mask the command must start with */
 	bool subreaper;
+	struct sbx_trace *trace; /* the denial report's tracer, or NULL */
 };
 
 int sbx_supervise_on_exit(int (*fn)(void *arg, int *wstatus), void *arg)
@@ -181,9 +182,14 @@ static int above_stdio(int fd)
 
 /* ---- init ------------------------------------------------------------------------------------ */
 
-/* The command's process: the signal mask it was started with, then execvp. */
+/* The command's process: traced when the report asks, the signal mask it was started with. */
 static __attribute__((noreturn)) void run_command(const struct sbx_spawn *s, const sigset_t *orig)
 {
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	if (s->trace && sbx_trace_attach_self(s->trace, &d) < 0)
+		sbx_linux_die(&d, 125);
 	if (chld_ignored)
 		signal(SIGCHLD, SIG_IGN);
 	sigprocmask(SIG_SETMASK, orig, NULL);
@@ -218,14 +224,18 @@ static bool drain_direct(int sfd, long long direct[NSIG])
 	return chld;
 }
 
-/* Reaps every child that has ended; returns true when one was the command (status in *ws). */
+/*
+ * Reaps every child that has ended; returns true when one was the command (status in *ws).
+ * __WNOTHREAD: only this thread's children, never the stops of what the denial report's tracer
+ * thread traces.
+ */
 static bool reap(pid_t cmd, int *ws)
 {
 	bool done = false;
 	pid_t pid;
 	int st;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+	while ((pid = waitpid(-1, &st, WNOHANG | __WNOTHREAD)) > 0)
 		if (pid == cmd) {
 			*ws = st;
 			done = true;
@@ -296,6 +306,8 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	/* Nothing in the sandbox may read init's memory or descriptors through /proc/1. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		die_errno("prctl(PR_SET_DUMPABLE)", errno);
+	/* What ps shows of pid 1, inside and out (the supervisor may go by the command's name). */
+	prctl(PR_SET_NAME, (unsigned long)"sbxrun-init", 0, 0, 0);
 	sfd = above_stdio(signalfd(-1, relayed, SFD_CLOEXEC | SFD_NONBLOCK));
 	if (sfd < 0)
 		die_errno("signalfd in init", errno);
@@ -309,6 +321,8 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 		die_errno("fork of the command", errno);
 	if (cmd == 0)
 		run_command(s, orig);
+	if (s->trace)
+		sbx_trace_close_child(s->trace);
 	/* The command holds the standard streams; init keeps none open for it. */
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
@@ -406,7 +420,7 @@ static bool on_signals(const struct sup *sup, int *ws)
 		return false;
 	if (sup->subreaper)
 		return reap(sup->child, ws);
-	return waitpid(sup->child, ws, WNOHANG) == sup->child;
+	return waitpid(sup->child, ws, WNOHANG | __WNOTHREAD) == sup->child;
 }
 
 /* Sends SIGKILL to every process below pid, deepest last; returns how many were found. */
@@ -462,9 +476,9 @@ static void kill_descendants(void)
 {
 	for (;;) {
 		kill_tree(getpid(), 0);
-		if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+		if (waitpid(-1, NULL, __WNOTHREAD) < 0 && errno == ECHILD)
 			break;
-		while (waitpid(-1, NULL, WNOHANG) > 0)
+		while (waitpid(-1, NULL, WNOHANG | __WNOTHREAD) > 0)
 			;
 	}
 }
@@ -528,7 +542,7 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 			if (errno == EINTR)
 				continue;
 			/* Cannot poll: stop forwarding, still wait for the end. */
-			while (waitpid(sup->child, &ws, 0) < 0 && errno == EINTR)
+			while (waitpid(sup->child, &ws, __WNOTHREAD) < 0 && errno == EINTR)
 				;
 			break;
 		}
@@ -553,6 +567,8 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 		if (got == (ssize_t)sizeof(cmd_ws))
 			ws = cmd_ws;
 	}
+	/* Every traced process has ended: the tracer has handed on all it saw. */
+	sbx_trace_end(sup->trace);
 	for (size_t i = 0; i < n_exit_hooks; i++)
 		exit_hooks[i].fn(exit_hooks[i].arg, &ws);
 	mirror(ws);
@@ -706,13 +722,17 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 	if (pid == 0) {
 		close(sv[0]);
 		close(sup.sfd);
+		if (s->trace)
+			sbx_trace_child(s->trace);
 		run_init(s, sv[1], &sup.orig, &sup.set);
 	}
 	close(sv[1]);
 	sup.chan = sv[0];
 	sup.child = pid;
+	sup.trace = s->trace;
 
-	if ((s->clone_flags & CLONE_NEWUSER) && (rc = map_ids(pid, s->uid, s->gid, d)) < 0) {
+	if (((s->clone_flags & CLONE_NEWUSER) && (rc = map_ids(pid, s->uid, s->gid, d)) < 0) ||
+	    (s->trace && (rc = sbx_trace_start(s->trace, d)) < 0)) {
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -744,6 +764,14 @@ int sbx_supervise_subreaper(const struct sbx_spawn *s, struct sbx_diag *d)
 	rc = check_spawn(s, d);
 	if (rc < 0)
 		return rc;
+	/*
+	 * The tracer is a thread of this process: tracing a child of its own process it would reap
+	 * the command's end itself, and the supervisor would never see the status it must mirror.
+	 */
+	if (s->trace)
+		return sbx_diag_set(d, -ENOTSUP,
+				    "--report needs the sandbox's own PID namespace, which this "
+				    "host cannot make");
 	/* Orphans of the command come to the supervisor instead of the host's init. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
 		err = errno;

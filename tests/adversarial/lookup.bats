@@ -43,9 +43,12 @@ setup() {
 	# Control: with nothing there the deny is planned (nothing to mask) and the command runs.
 	run sbx touch "$CANARY"
 	[ "$status" -eq 0 ] && rm -f "$CANARY"
-	# Run 1 plants the loop.
+	# Run 1 cannot plant the loop: the denied path's first missing component is masked.
 	run sbx sh -c "ln -s loop2 '$WS/loop' && ln -s loop '$WS/loop2'"
-	[ "$status" -eq 0 ]
+	[ "$status" -ne 0 ]
+	[ ! -e "$WS/loop" ] && [ ! -L "$WS/loop" ]
+	# Planted another way (a run under a profile without the deny), the next run refuses.
+	ln -s loop2 "$WS/loop" && ln -s loop "$WS/loop2"
 	run sbx touch "$CANARY"
 	refused "sbxrun: cannot look up $WS/loop/secret: Too many levels of symbolic links"
 	rm -f "$WS/loop" "$WS/loop2"

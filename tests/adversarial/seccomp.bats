@@ -9,10 +9,13 @@ load common
 setup_file() { make_layout; }
 setup() {
 	make_layout_vars
-	PLAIN="$BASE/plain" # a writable root with no .git: enforceable without a mount namespace
+	# A writable root whose protected names are writable too: enforceable without a mount
+	# namespace (nothing could keep a missing .git from being created there).
+	PLAIN="$BASE/plain"
 	mkdir -p "$PLAIN"
 	echo p >"$PLAIN/f"
-	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$PLAIN" write)")
+	PLAIN_W="$(entry_path "$PLAIN" write) $(unprotected "$PLAIN")"
+	PROFILE=$(profile restricted "$(entry_special root read)" $PLAIN_W)
 	SBX_CWD=$PLAIN
 }
 
@@ -30,8 +33,13 @@ nexpect() { fexpect unshare "$@"; }
 		nexpect EPERM fssetxattr "$f"
 		nexpect EPERM file_setattr "$f"
 	done
-	# What a program needs of ioctl still works: a pseudo-terminal, FIONREAD.
-	nexpect OK pty
+	# What a program needs of ioctl still works: its own terminal's requests, FIONREAD. (A new
+	# pseudo-terminal cannot be opened: its other end would need all of /dev/pts, which holds
+	# the user's other terminals.)
+	run script -qec "$BIN/failinj unshare -- $H --sandbox-policy-cwd $PLAIN --permission-profile '$PROFILE' -- stty size" /dev/null
+	echo "stty size: $output"
+	[[ "$output" =~ ^[0-9]+\ [0-9]+ ]]
+	nexpect EACCES pty
 	nexpect OK fionread "$PLAIN/f"
 	nexpect OK write "$PLAIN/new"
 	# Run 2 (same refusals; the plan says how metadata is enforced here).
@@ -52,7 +60,7 @@ nexpect() { fexpect unshare "$@"; }
 @test "no mount namespace: a denied directory enforced by Landlock alone cannot be watched" {
 	rm -rf "$OUT/watched"
 	mkdir -p "$OUT/watched"
-	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$PLAIN" write)" \
+	PROFILE=$(profile restricted "$(entry_special root read)" $PLAIN_W \
 		"$(entry_path "$OUT/watched" deny)")
 	outside inotify "$OUT/watched"
 	nexpect EACCES list "$OUT/watched"
@@ -60,9 +68,9 @@ nexpect() { fexpect unshare "$@"; }
 	# The class is closed: no watch at all while a deny rests on Landlock alone.
 	nexpect EPERM inotify "$PLAIN"
 	# Controls: without denies, or with a mount namespace, watches work where reads do.
-	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$PLAIN" write)")
+	PROFILE=$(profile restricted "$(entry_special root read)" $PLAIN_W)
 	nexpect OK inotify "$PLAIN"
-	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$PLAIN" write)" \
+	PROFILE=$(profile restricted "$(entry_special root read)" $PLAIN_W \
 		"$(entry_path "$OUT/watched" deny)")
 	expect OK inotify "$PLAIN"
 }
@@ -93,8 +101,8 @@ nexpect() { fexpect unshare "$@"; }
 	outside read "$WS/gl/b.key"
 	expect EACCES read "$OUT/gl/a.key"
 	expect EACCES read "$WS/gl/b.key"
-	# Read by the shell itself: the minimal set grants /proc/self, the helper's own, which the
-	# command is (exec in place), not a child's.
+	# Read by the shell itself: the minimal set grants /proc/self, which with a fresh /proc is
+	# all of it (it shows the sandbox's processes only).
 	run sbx sh -c 'while read -r l; do echo "$l"; done </proc/self/mountinfo'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"$WS/gl/b.key"* ]]

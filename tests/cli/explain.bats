@@ -8,7 +8,7 @@ setup() { setup_ws; cd "$WS"; }
 @test "explain --json has every key of the contract, in order" {
 	run "$SBXRUN" explain --json --platform linux -- git status
 	[ "$status" -eq 0 ]
-	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "requirements", "argv", "cwd", "environment"]' ]
+	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "allow_git", "process", "requirements", "argv", "cwd", "environment"]' ]
 	[ "$(jget "$output" 'j["version"]')" = "sbxrun 0.1.0" ]
 	[ "$(jget "$output" 'j["cwd"]')" = "$WS" ]
 }
@@ -27,6 +27,24 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$(jget "$output" '[r["rule"] for r in j["requirements"]].count("network restricted")')" = 1 ]
 	[ "$(jget "$output" 'j["argv"][-3:]')" = '["--", "git", "status"]' ]
 	[ "$(jget "$output" '"--permission-profile" in j["argv"] or "--permission-profile-fd" in j["argv"]')" = true ]
+}
+
+@test "explain --json: process says who runs a Linux command, and is absent elsewhere" {
+	# A current kernel (what --platform linux assumes): supervised, under init.
+	run "$SBXRUN" explain --json --platform linux --profile :read-only -- true
+	[ "$(jget "$output" 'j["process"]')" = init ]
+	run "$SBXRUN" explain --platform linux --profile :read-only -- true
+	[[ "$output" == *"process:           sbxrun supervises; the command runs under its own init (pid 1) in new PID, IPC and mount namespaces"* ]]
+	# Nothing to supervise: an unrestricted file system with a restricted network.
+	printf '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' \
+		>"$WS/open.json"
+	run "$SBXRUN" explain --json --platform linux --profile "$WS/open.json" -- true
+	[ "$(jget "$output" 'j["process"]')" = in-place ]
+	# No sandbox, or another platform: no process key.
+	run "$SBXRUN" explain --json --platform linux --profile :danger-full-access -- true
+	[ "$(jget "$output" '"process" in j')" = false ]
+	run "$SBXRUN" explain --json --platform macos -- true
+	[ "$(jget "$output" '"process" in j')" = false ]
 }
 
 @test "explain --platform macos: argv is sandbox-exec -p POLICY -D... --" {
@@ -130,7 +148,7 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$status" -eq 0 ]
 	[ "$(jget "$output" 'j["platform"]')" = linux ]
 	[ "$(jget "$output" 'j["kernel"]')" = "$(uname -r)" ]
-	for k in landlock_abi seccomp user_namespaces user_namespaces_blocked_by no_new_privs running_as_root in_container wsl sandbox_exec; do
+	for k in landlock_abi seccomp user_namespaces user_namespaces_blocked_by mount_namespace pid_namespace ipc_namespace no_new_privs running_as_root in_container wsl sandbox_exec; do
 		[ "$(jget "$output" "'$k' in j")" = true ]
 	done
 	[ "$(jget "$output" 'j["running_as_root"]')" = "$([ "$(id -u)" = 0 ] && echo true || echo false)" ]
@@ -155,9 +173,16 @@ setup() { setup_ws; cd "$WS"; }
 }
 
 @test "explain notes name the row's own path as this path, so such rows share them" {
-	run "$SBXRUN" explain --platform linux -p :workspace -- true
+	run "$SBXRUN" explain --platform linux -p :workspace --read "$WS/nope1" --read "$WS/nope2" -- true
 	[ "$status" -eq 0 ]
-	# .agents and .codex are missing in the workspace: one note for both rows.
-	[[ "$output" == *"no-create $WS/.agents"*"skipped [1]"*"no-create $WS/.codex"*"skipped [1]"* ]]
-	[ "$(grep -c '^  \[1\] this path does not exist' <<<"$output")" = 1 ]
+	# Two read-only carve-outs missing in the workspace: one note for both rows.
+	n=$(sed -n "s|^  read-only $WS/nope1 .*unenforceable \[\([0-9]*\)\]\$|\1|p" <<<"$output")
+	[ -n "$n" ]
+	[[ "$output" == *"read-only $WS/nope2"*"unenforceable [$n]"* ]]
+	[ "$(grep -c "^  \[$n\] this path does not exist" <<<"$output")" = 1 ]
+	# .agents and .codex are missing in the workspace: masked, one note for both rows.
+	m=$(sed -n "s|^  no-create $WS/.agents .*mount-namespace *enforced \[\([0-9]*\)\]\$|\1|p" <<<"$output")
+	[ -n "$m" ]
+	[[ "$output" == *"no-create $WS/.codex"*"enforced [$m]"* ]]
+	[ "$(grep -c "^  \[$m\] it does not exist: an empty read-only directory is mounted" <<<"$output")" = 1 ]
 }

@@ -12,6 +12,14 @@ profile() { # profile NETWORK ENTRY...
 		"$*" "$net"
 }
 
+# unprotected ROOT: write entries for ROOT's protected names (.git, .agents, .codex), which a
+# mount namespace keeps from being created otherwise: for the cases without one, where only
+# another rule is in question.
+unprotected() {
+	echo "$(entry_path "$1/.git" write)" "$(entry_path "$1/.agents" write)" \
+		"$(entry_path "$1/.codex" write)"
+}
+
 # The :workspace profile written out: root read, project roots, /tmp and $TMPDIR write.
 workspace_entries() {
 	echo "$(entry_special root read)" "$(entry_special project_roots write)" \
@@ -99,4 +107,60 @@ make_layout_vars() {
 	BASE="$WORK/$(basename "$BATS_TEST_FILENAME" .bats)"
 	WS="$BASE/ws"
 	OUT="$BASE/out"
+}
+
+# Git as the git mode suites run it: no system or user configuration, a fixed identity.
+git_env() {
+	export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+	export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
+}
+
+# make_git_repo DIR LIB: a repository at DIR with one commit, the repository LIB (made when
+# missing) as submodule sub/, and a linked worktree at DIR/wt; everything as git lays it out.
+make_git_repo() {
+	local dir=$1 lib=$2 g=(git -c protocol.file.allow=always -c init.defaultBranch=main)
+	if [ ! -d "$lib" ]; then
+		"${g[@]}" init -q "$lib"
+		"${g[@]}" -C "$lib" commit -q --allow-empty -m lib
+	fi
+	"${g[@]}" init -q "$dir"
+	echo a >"$dir/a"
+	"${g[@]}" -C "$dir" add a
+	"${g[@]}" -C "$dir" commit -qm init
+	"${g[@]}" -C "$dir" submodule add -q "$lib" sub
+	"${g[@]}" -C "$dir" commit -qm sub
+	"${g[@]}" -C "$dir" worktree add -q "$dir/wt"
+}
+
+# git_mode_ready DIR: the files git mode keeps that git makes only on demand, given to every git
+# directory of the repository at DIR that lacks them: a commondir naming the directory itself
+# (".", which git takes as it takes none) and an empty config.worktree. On Linux a missing one
+# refuses a git-mode run: no mount point is made on the host for it (yet).
+git_mode_ready() {
+	local d
+	for d in "$1/.git" "$1"/.git/modules/* "$1"/.git/worktrees/*; do
+		[ -d "$d" ] || continue
+		[ -e "$d/commondir" ] || echo . >"$d/commondir"
+		[ -e "$d/config.worktree" ] || : >"$d/config.worktree"
+	done
+}
+
+# gsbx CMD...: sbxrun in git mode (--allow-git) with :workspace, $WS as cwd and workspace root
+# (-C DIR first to run elsewhere in it).
+gsbx() {
+	local cwd=$WS
+	if [ "$1" = -C ]; then
+		cwd=$2
+		shift 2
+	fi
+	"$BIN/sbxrun" --allow-git -C "$cwd" -w "$WS" -- "$@"
+}
+
+# gexpect ERRNO OP ARG...: the probe in git mode prints exactly ERRNO (or OK).
+gexpect() {
+	local want=$1
+	shift
+	run gsbx "$P" "$@"
+	echo "git mode: probe $* -> $output (want $want)"
+	[ "$output" = "$want" ]
 }

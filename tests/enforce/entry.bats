@@ -141,12 +141,9 @@ sx() {
 				sleep 0.02
 			done
 			grep -q ready "$log"
-			# sbxrun became the command: the pid it was started with is the shell's now.
-			# With the network enabled it supervises (the Unix socket broker) under the
-			# command's name, and the command runs below its init.
+			# sbxrun supervises under the command's name; the command runs below its init.
 			[ "$(cat /proc/$pid/comm)" = sh ]
-			cmd=$pid
-			[ "$F" != net ] || cmd=$(pgrep -P "$(pgrep -P "$pid")" -x sh)
+			cmd=$(pgrep -P "$(pgrep -P "$pid")" -x sh)
 			grep -q '^SBXRUN_SANDBOX=linux-seccomp$' <(tr '\0' '\n' </proc/$cmd/environ)
 			kill -TERM "$pid"
 			st=0
@@ -228,22 +225,28 @@ check_requirement() {
 	enforced:deny\ *)
 		p=${rule#deny }
 		if [ -d "$p" ]; then sx EACCES list "$p"; else sx EACCES read "$p"; fi ;;
-	skipped:no-create\ *)
-		# Skipped means the command can create it: reality agrees, and the test removes it.
-		# Not in the host's /tmp, which every sandbox on this machine shares: a name made
-		# there for a moment is a protected path appearing and vanishing under their starts
-		# (they refuse: "changed while the sandbox was being built"). $TMPDIR's names take
-		# the same path through the planner.
+	enforced:no-create\ *)
+		# An empty read-only directory inside; nothing left on the host after the run (the
+		# host's /tmp is shared: another run may hold its names at that moment).
 		p=${rule#no-create }
-		[ "${p%/*}" != /tmp ] || return 0
-		local form
-		for form in "${FORMS[@]}"; do
-			[ ! -e "$p" ] || return 1
-			run "$form" "$P" mkdir "$p"
-			echo "$F/$form: probe mkdir $p -> $output (want OK)"
-			rmdir "$p" 2>/dev/null
-			[ "$output" = OK ] || return 1
-		done ;;
+		sx EROFS mkdir "$p/x" || return 1
+		[ "${p%/*}" = /tmp ] || [ ! -e "$p" ] ;;
+	"enforced:signals and ptrace only inside the sandbox")
+		sx ESRCH kill "$VICTIM" 0 && sx ESRCH ptrace "$VICTIM" ;;
+	"enforced:System V IPC of outside processes unreachable")
+		local key=$((0x5c000000 + RANDOM)) rc=0
+		[ "$(python3 "$BATS_TEST_DIRNAME/ipc.py" shm-create "$key")" = OK ] || return 1
+		run dash python3 "$BATS_TEST_DIRNAME/ipc.py" shm "$key"
+		[ "$output" = ENOENT ] || rc=1
+		ipcrm -M "$key"
+		return $rc ;;
+	"enforced:no host device node reachable but the allow-list")
+		[ -c /dev/kmsg ] && sx ENOENT read /dev/kmsg && sx OK write /dev/null ;;
+	"enforced:processes end with the run")
+		local tag="86398.$$$RANDOM"
+		run dash sh -c "sleep $tag >/dev/null 2>&1 & echo started"
+		[ "$output" = started ] || return 1
+		if pgrep -f "sleep $tag"; then pkill -f "sleep $tag"; return 1; fi ;;
 	"enforced:writes confined to the writable roots"*)
 		sx EROFS write "$OUT/sbx-req-$$" ;;
 	"enforced:no metadata changes (chmod, chown, utimes) outside writable roots")
@@ -284,20 +287,19 @@ for r in json.loads(sys.argv[1])["requirements"]:
 ' "$plan")
 		[ "$n" -ge 8 ]
 	done
-	# Of :workspace, every requirement is enforced except the missing protected names, which
-	# are skipped: .agents and .codex in the workspace and in $TMPDIR (and /tmp's).
+	# Of :workspace, every requirement is enforced, the missing protected names by a mask:
+	# .agents and .codex in the workspace and in $TMPDIR (and /tmp's).
 	run "$BIN/sbxrun" explain --json --profile :workspace --cwd "$WS" -- true
 	python3 -c '
 import json, sys
 ws, tmp = sys.argv[2], sys.argv[3]
 reqs = json.loads(sys.argv[1])["requirements"]
-skipped = {r["rule"] for r in reqs if r["status"] == "skipped"}
-other = {r["rule"] for r in reqs if r["status"] not in ("enforced", "skipped")}
+other = {r["rule"] for r in reqs if r["status"] != "enforced"}
 assert not other, other
 want = {"no-create %s/%s" % (d, n) for d in (ws, tmp) for n in (".agents", ".codex")}
 want |= {"no-create %s/.git" % tmp}
-assert want <= skipped, (want, skipped)
-assert all(r.startswith("no-create ") for r in skipped), skipped
-assert "read-only %s/.git" % ws in {r["rule"] for r in reqs if r["status"] == "enforced"}
+masked = {r["rule"] for r in reqs if r["mechanism"] == "mount-namespace"}
+assert want <= masked, (want, masked)
+assert "read-only %s/.git" % ws in masked
 ' "$output" "$WS" "$TMPDIR"
 }

@@ -24,7 +24,9 @@ setup() {
 }
 
 @test "no user/mount namespace (unshare EPERM): the .git carve-out is unenforceable, exit 125" {
-	run sbx_fault unshare "$WORKSPACE" touch "$CANARY"
+	local ws
+	ws=$(profile restricted "$(entry_special root read)" "$(entry_special project_roots write)")
+	run sbx_fault unshare "$ws" touch "$CANARY"
 	echo "$output"
 	[ "$status" -eq 125 ]
 	[[ "${lines[0]}" == "sbxrun: cannot enforce \"read-only $WS/.git\" on linux: a read-only path inside a writable root needs a mount namespace"* ]]
@@ -32,6 +34,24 @@ setup() {
 	[[ "${lines[1]}" == "hint: allow unprivileged user namespaces"* ]]
 	[ "${#lines[@]}" -eq 2 ]
 	[ ! -e "$CANARY" ]
+}
+
+@test "no user/mount namespace: a missing .agents cannot be kept from being created, exit 125" {
+	local root="$BASE/nogit"
+	rm -rf "$root"
+	mkdir -p "$root"
+	prof=$(profile restricted "$(entry_special root read)" "$(entry_path "$root" write)" \
+		"$(entry_path "$root/.git" write)")
+	run sbx_fault unshare "$prof" touch "$CANARY"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: cannot enforce \"no-create $root/.agents\" on linux: $root/.agents does not exist; refusing its creation inside a writable root needs a mount namespace"* ]]
+	[ ! -e "$CANARY" ]
+	[ -z "$(ls -A "$root")" ]
+	# Control: with a mount namespace the same profile runs, and the name stays uncreated.
+	PROFILE=$prof SBX_CWD=$root
+	expect EROFS mkdir "$root/.agents/x"
+	[ -z "$(ls -A "$root")" ]
 }
 
 @test "no Landlock (ENOSYS): limited reads are unenforceable, exit 125" {
@@ -305,7 +325,7 @@ assert "grants the readable tree around it" in deny[0]["why"], deny
 @test "no mount namespace: a deny inside a writable root is unenforceable, exit 125" {
 	local prof
 	prof=$(profile restricted "$(entry_special root read)" "$(entry_path "$OUT" write)" \
-		"$(entry_path "$OUT/file.txt" deny)")
+		$(unprotected "$OUT") "$(entry_path "$OUT/file.txt" deny)")
 	rm -f "$OUT/canary"
 	run sbx_fault unshare "$prof" touch "$OUT/canary"
 	echo "$output"
@@ -321,7 +341,7 @@ assert "grants the readable tree around it" in deny[0]["why"], deny
 	(cd "$d" && seq 4096 | xargs touch)
 	echo s >"$d/4000"
 	prof=$(profile restricted "$(entry_special root read)" "$(entry_path "$cw" write)" \
-		"$(entry_path "$d/4000" deny)")
+		$(unprotected "$cw") "$(entry_path "$d/4000" deny)")
 	# Control: at the limit the command runs, the denied file EACCES, the canary written.
 	run sbx_fault unshare "$prof" "$P" read "$d/4000"
 	[ "$output" = EACCES ]

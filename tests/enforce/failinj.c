@@ -5,7 +5,10 @@
  *
  *   failinj FAULT[,FAULT...] -- CMD...
  *     landlock   landlock_create_ruleset returns ENOSYS (an old kernel)
- *     unshare    unshare returns EPERM (user namespaces blocked)
+ *     unshare    no namespace can be made, as under a container's seccomp profile: unshare
+ *                and clone with a namespace flag return EPERM, clone3 ENOSYS
+ *     clone      clone with a namespace flag returns EPERM and clone3 ENOSYS, but unshare
+ *                works: a mount namespace without the supervisor's PID and IPC namespaces
  *     seccomp    prctl(PR_GET_SECCOMP) and seccomp() return EINVAL/ENOSYS
  *     openat2    openat2 returns ENOSYS (a kernel before 5.6: the per-component walk is used)
  *     newnet     clone with CLONE_NEWNET returns EPERM (the probe cannot see it: a namespace
@@ -21,6 +24,20 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+/* clone(2) with any namespace flag EPERM; clone3, whose flags seccomp cannot read, ENOSYS. */
+static int refuse_clone_ns(scmp_filter_ctx ctx)
+{
+	static const unsigned long ns[] = {CLONE_NEWNS,	 CLONE_NEWCGROUP, CLONE_NEWUTS,
+					   CLONE_NEWIPC, CLONE_NEWUSER,	  CLONE_NEWPID,
+					   CLONE_NEWNET};
+	int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 435, 0);
+
+	for (size_t i = 0; !rc && i < sizeof(ns) / sizeof(*ns); i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns[i], ns[i]));
+	return rc;
+}
+
 static int add_fault(scmp_filter_ctx ctx, const char *f)
 {
 	int rc;
@@ -30,8 +47,12 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 		rc = rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 445, 0);
 		return rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 446, 0);
 	}
-	if (!strcmp(f, "unshare"))
-		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0);
+	if (!strcmp(f, "unshare")) {
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0);
+		return rc ?: refuse_clone_ns(ctx);
+	}
+	if (!strcmp(f, "clone"))
+		return refuse_clone_ns(ctx);
 	if (!strcmp(f, "seccomp")) {
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
 				      SCMP_A0(SCMP_CMP_EQ, PR_GET_SECCOMP));
@@ -57,8 +78,9 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: failinj "
-				"landlock|unshare|seccomp|openat2|newnet|getfd[,...] -- CMD...\n");
+		fprintf(stderr,
+			"usage: failinj "
+			"landlock|unshare|clone|seccomp|openat2|newnet|getfd[,...] -- CMD...\n");
 		return 2;
 	}
 	ctx = seccomp_init(SCMP_ACT_ALLOW);

@@ -4,7 +4,10 @@
  * chosen highest known system-call number, then execs the command: on a kernel with no system
  * call above the helper's own bound, a lower bound shows the range refused on real calls.
  *
- *   filter-demo KNOWN_MAX metadata|plain -- CMD...
+ *   filter-demo KNOWN_MAX metadata|ipc|plain -- CMD...
+ *
+ * metadata: the ioctl allow-list of a run without a mount namespace; ipc: System V IPC and
+ * POSIX message queues refused, as without an IPC namespace.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +22,15 @@
 int main(int argc, char **argv)
 {
 	struct sock_filter insns[SBX_SECCOMP_SECOND_MAX];
-	struct sock_fprog prog = { .filter = insns };
+	struct sock_fprog prog = {.filter = insns};
 
 	if (argc < 5 || strcmp(argv[3], "--") != 0) {
-		fprintf(stderr, "usage: filter-demo KNOWN_MAX metadata|plain -- CMD...\n");
+		fprintf(stderr, "usage: filter-demo KNOWN_MAX metadata|ipc|plain -- CMD...\n");
 		return 2;
 	}
 	prog.len = sbx_seccomp_second(strcmp(argv[2], "metadata") == 0, false,
-				      (unsigned)atoi(argv[1]), insns);
+				      strcmp(argv[2], "ipc") == 0, false, (unsigned)atoi(argv[1]),
+				      insns);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
 		perror("filter-demo: seccomp");

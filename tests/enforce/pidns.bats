@@ -303,26 +303,18 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 
 @test "System V and POSIX IPC objects of an outside process are unreachable" {
 	key=$((0x5b000000 + RANDOM))
-	ipc='import ctypes, errno, sys
-libc = ctypes.CDLL(None, use_errno=True)
-op, key = sys.argv[1], int(sys.argv[2])
-flags = 0o1600 if op.endswith("-create") else 0
-if op.startswith("shm"): r = libc.shmget(key, 4096, flags)
-elif op.startswith("msg"): r = libc.msgget(key, flags)
-elif op.startswith("sem"): r = libc.semget(key, 1, flags)
-else: r = libc.mq_open(b"/sbx-%d" % key, 0o100 if flags else 0, 0o600, None)
-print("OK" if r >= 0 else errno.errorcode[ctypes.get_errno()])'
+	ipc=$BATS_TEST_DIRNAME/ipc.py
 	for kind in shm msg sem mq; do
-		run python3 -c "$ipc" "$kind-create" "$key"
+		run python3 "$ipc" "$kind-create" "$key"
 		[ "$output" = OK ]
 		# Control: another process outside reaches it.
-		run python3 -c "$ipc" "$kind" "$key"
+		run python3 "$ipc" "$kind" "$key"
 		[ "$output" = OK ]
-		run "$D" -- python3 -c "$ipc" "$kind" "$key"
+		run "$D" -- python3 "$ipc" "$kind" "$key"
 		echo "$kind inside: $output"
 		[ "$output" = ENOENT ]
 		# Inside, its own objects work.
-		run "$D" -- python3 -c "$ipc" "$kind-create" "$key"
+		run "$D" -- python3 "$ipc" "$kind-create" "$key"
 		[ "$output" = OK ]
 	done
 	ipcrm -M "$key" -Q "$key" -S "$key"

@@ -4,7 +4,7 @@
  * own, so the supervisor, init, /dev and /proc can be tested without the profile engine:
  *
  *   spawn-demo [--subreaper] [--userns] [--net] [--no-dev] [--no-proc] [--attach-first]
- *              [--landlock] [--fail] [--on-exit MARKER] [--watch] -- CMD...
+ *              [--landlock] [--fail] [--on-exit MARKER] [--watch] [--report] -- CMD...
  *
  * The sandbox, applied in init: a private mount namespace with / read-only, the private /dev,
  * a fresh /proc (SBX_DEMO_PROC=fresh, or =host when the kernel kept the host's), optionally a
@@ -15,6 +15,9 @@
  * "on-exit: N left" (processes whose command line holds MARKER) and the command's wait status.
  * --watch gives the command a pipe on descriptor 3 whose lines the supervisor prints to stderr as
  * "watch: LINE".
+ * --report traces the command with the denial report's tracer (trace.c) under the sandbox's
+ * seccomp filter built for it (network restricted), and prints each failed call it hands on as
+ * "report: pid=N comm=C call=op path=P real=R to=T address=A errno=E seccomp=G hidden=0|1".
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +33,7 @@
 #include "linux/sandbox.h"
 
 struct demo {
-	bool dev, proc, landlock, attach_first, fail;
+	bool dev, proc, landlock, attach_first, fail, report;
 };
 
 static int no_privileges(struct sbx_diag *d)
@@ -99,6 +102,8 @@ static int apply_ns(void *arg, struct sbx_diag *d)
 		rc = no_privileges(d);
 	if (o->dev)
 		sbx_devfs_close(&dev);
+	if (rc == 0 && o->report)
+		rc = sbx_seccomp_apply(false, false, false, false, true, d);
 	return rc;
 }
 
@@ -108,7 +113,29 @@ static int apply_plain(void *arg, struct sbx_diag *d)
 
 	if (o->fail)
 		return sbx_diag_set(d, -EPERM, "the sandbox could not be applied (--fail)");
-	return no_privileges(d);
+	if (no_privileges(d) < 0)
+		return -1;
+	return o->report ? sbx_seccomp_apply(false, false, false, false, true, d) : 0;
+}
+
+/* One line per failed call the tracer hands on, on stderr (a single write: lines stay whole). */
+static void on_failure(void *arg, const struct sbx_traced *t)
+{
+	const struct sbx_op_seen *s = &t->op;
+	char line[3 * 4096];
+
+	(void)arg;
+	snprintf(line, sizeof(line),
+		 "report: pid=%ld comm=%s op=%s%s%s path=%s real=%s to=%s address=%s errno=%s "
+		 "seccomp=%d hidden=%d\n",
+		 t->pid, t->comm ? t->comm : "-", sbx_op_name(s->op), s->call ? ":" : "",
+		 s->call ? s->call : "", s->path ? s->path : "-", s->real ? s->real : "-",
+		 s->to ? s->to : "-", s->address ? s->address : "-",
+		 sbx_errno_name(s->err) ? sbx_errno_name(s->err) : "?", (int)s->seccomp,
+		 (int)s->hidden);
+	if (write(STDERR_FILENO, line, strlen(line)) < 0) {
+		/* nowhere else to say it */
+	}
 }
 
 static const char *marker;
@@ -189,6 +216,8 @@ int main(int argc, char **argv)
 			o.fail = true;
 		else if (!strcmp(a, "--watch"))
 			watch = true;
+		else if (!strcmp(a, "--report"))
+			o.report = true;
 		else if (!strcmp(a, "--on-exit") && i + 1 < argc)
 			marker = argv[++i];
 		else {
@@ -217,6 +246,15 @@ int main(int argc, char **argv)
 		fcntl(p[0], F_SETFD, FD_CLOEXEC);
 		sbx_supervise_watch(p[0], on_watch, NULL);
 	}
+	if (o.report) {
+		struct sbx_trace_config tc = {.mount_namespace = !subreaper,
+					      .on_failure = on_failure};
+
+		if (sbx_trace_new(&tc, &s.trace, &d) < 0) {
+			sbx_diag_print(&d, stderr);
+			return 125;
+		}
+	}
 	if (subreaper) {
 		s.apply = apply_plain;
 		s.apply_arg = &o;
@@ -235,6 +273,7 @@ int main(int argc, char **argv)
 		s.apply_arg = &o;
 		sbx_supervise(&s, &d);
 	}
+	sbx_trace_end(s.trace); /* a supervisor that returns has not taken it */
 	sbx_diag_print(&d, stderr);
 	return 125;
 }

@@ -47,6 +47,40 @@ teardown() {
 	[ "$(jline 1 '[j["decision"], j["rule"], j["status"], j["bytes"]]')" = '["deny", "not in the allow list", 403, 0]' ]
 }
 
+@test "--report: each refused request as the denial report words it, nothing for the allowed" {
+	start_upstream
+	REPORT=$BATS_TEST_TMPDIR/report
+	start_proxy --allow-domain localhost --deny-domain "localhost:$((UP_PORT + 1))" \
+		--report "$REPORT"
+	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run curl -sS -x "http://$PX" "http://refused.example/x"
+	[[ "$output" == *"not in the allow list"* ]]
+	run curl -sS -p -x "http://$PX" "http://localhost:$((UP_PORT + 1))/"
+	[ "$status" -ne 0 ]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	cat "$REPORT"
+	[ "$(wc -l <"$REPORT")" -eq 2 ]
+	python3 - "$REPORT" "$((UP_PORT + 1))" <<'PY'
+import json, re, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+for l in lines:
+    assert re.fullmatch(r"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", l.pop("time")), l
+a, b = lines
+assert list(a) == ["pid", "comm", "op", "address", "errno", "rule", "mechanism"], a
+assert a == {"pid": None, "comm": None, "op": "connect", "address": "refused.example:80",
+             "errno": None, "rule": "not in the allow list", "mechanism": "proxy"}, a
+assert b["address"] == "localhost:" + sys.argv[2] and b["rule"] == "deny localhost:" + sys.argv[2], b
+PY
+	# - is standard error; the decision log is unchanged beside it (all three decisions).
+	[ "$(wc -l <"$PX_LOG")" -eq 3 ]
+	start_proxy --allow-domain localhost --report -
+	curl -sS -x "http://$PX" "http://refused.example/x" >/dev/null
+	stop_proxy
+	grep -q '"address":"refused.example:80".*"mechanism":"proxy"' "$PX_ERR"
+}
+
 # Stops a proxy started under strace: the signal goes to the proxy, strace follows it out.
 stop_traced() {
 	kill -TERM "$(pgrep -P "$PX_PID")"
@@ -467,6 +501,19 @@ hosts_file() {
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --log /nonexistent/dir/log
 	[ "$status" -eq 125 ]
 	[ "${lines[0]}" = "sbxrun: proxy: --log /nonexistent/dir/log: No such file or directory" ]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --report /nonexistent/dir/report
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: --report /nonexistent/dir/report: No such file or directory" ]
+	# Not through a link an earlier run could have planted, and only into a file or a pipe.
+	echo keep >"$BATS_TEST_TMPDIR/target"
+	ln -s target "$BATS_TEST_TMPDIR/planted"
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --report "$BATS_TEST_TMPDIR/planted"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: --report $BATS_TEST_TMPDIR/planted: is a symbolic link (give the file it leads to)" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --report /dev/null
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: --report /dev/null: not a regular file or a pipe" ]
 	run "$SBXRUN" proxy --help
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "usage: sbxrun proxy --listen ADDR"* ]]

@@ -27,8 +27,13 @@ int __wrap___vasprintf_chk(char **out, int flag, const char *fmt, va_list ap);
 int __wrap_asprintf(char **out, const char *fmt, ...);
 int __wrap___asprintf_chk(char **out, int flag, const char *fmt, ...);
 
-static long countdown = -1;
+static long countdown = -1, calls;
 static bool fired;
+
+long fa_calls(void)
+{
+	return calls;
+}
 
 void fa_arm(long n)
 {
@@ -44,6 +49,7 @@ bool fa_fired(void)
 /* Is this the allocation to fail? */
 static bool fail_now(void)
 {
+	calls++;
 	if (countdown < 0)
 		return false;
 	if (countdown-- > 0)

@@ -14,6 +14,8 @@
 void fa_arm(long n);
 /* Has the armed allocation failed since fa_arm()? */
 bool fa_fired(void);
+/* Allocation calls made through the counter so far (failed ones included). */
+long fa_calls(void);
 /* Route jansson's allocations through the counter too (true), or back to malloc (false). */
 void fa_jansson(bool on);
 

@@ -2,8 +2,9 @@
 /*
  * plancase.h - the Linux planner's cases as data: tests/plan/linux/<case>/ holds
  *
- *   facts.json     {"host": {...struct sbx_linux_facts...}, "cwd": "/abs", "tmpdir": "/abs"?,
- *                   "managed_network": bool?, "fs": {...see fakefs.h...}}
+ *   facts.json     {"host": {...struct sbx_linux_facts, pid_namespace and ipc_namespace too...},
+ *                   "cwd": "/abs", "tmpdir": "/abs"?, "managed_network": bool?,
+ *                   "allow_git": bool? (--allow-git), "fs": {...see fakefs.h...}}
  *   profile.json   the PermissionProfile the case plans
  *   expected.json  {"enforceable": bool, "requirements": [{"rule", "mechanism", "status",
  *                   "why"?}]} or {"error": "the message the plan fails with"}

@@ -91,6 +91,22 @@ static void fixture_make(struct fixture *f)
 	if (asprintf(&git, "%s/.git", f->dir) > 0)
 		vec_mkdir(git);
 	free(git);
+	/* For git mode: hooks, a submodule's git directory with its config, a worktree's. */
+	if (asprintf(&git, "%s/.git/hooks", f->dir) > 0)
+		vec_mkdir(git);
+	free(git);
+	if (asprintf(&git, "%s/.git/HEAD", f->dir) > 0)
+		vec_mkfile(git, "ref: refs/heads/main\n");
+	free(git);
+	if (asprintf(&git, "%s/.git/modules/sub/HEAD", f->dir) > 0)
+		vec_mkfile(git, "ref: refs/heads/main\n");
+	free(git);
+	if (asprintf(&git, "%s/.git/modules/sub/config", f->dir) > 0)
+		vec_mkfile(git, "[core]\n\tworktree = ../../../sub\n");
+	free(git);
+	if (asprintf(&git, "%s/.git/worktrees/wt/commondir", f->dir) > 0)
+		vec_mkfile(git, "../..\n");
+	free(git);
 	vec_mkfile(f->file, "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
 			    "\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/etc\"},"
 			    "\"access\":\"read\"}]},\"network\":\"restricted\"}");
@@ -247,6 +263,20 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 		sbx_domain_policy_free(&pol);
 		break;
 	}
+	case 20: {
+		/* Git mode, on the fixture's repository. */
+		struct sbx_ctx git = f->ctx;
+
+		git.allow_git = true;
+		if (sbx_profile_builtin(":workspace", &p, d) ||
+		    sbx_profile_materialize(&p, &git, &q))
+			r = 1;
+		else
+			r = sbx_fs_roots(&q.fs, &git, &roots, d);
+		if (!r)
+			sbx_roots_free(&roots);
+		break;
+	}
 	case 19: {
 		/* A deny narrowing an unrestricted file system: the path that builds one. */
 		struct sbx_additional x = {.network = -1, .has_fs = true};
@@ -273,7 +303,7 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 
 /* What each call returns without injection. */
 static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0,
-			       0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+			       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static const char *const names[] = {
 	"sbx_profile_load_buf (canonical)",
@@ -296,6 +326,7 @@ static const char *const names[] = {
 	"sbx_sbpl_build (managed network)",
 	"sbx_domain_policy_add",
 	"sbx_profile_add",
+	"sbx_fs_roots (git mode)",
 };
 
 /*

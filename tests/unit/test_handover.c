@@ -41,6 +41,33 @@ TEST(handover_round_trip)
 	sbx_strv_clear(&v);
 }
 
+/* Git mode travels beside the profile, which has no place for it; without it, nothing is said. */
+TEST(handover_git_mode)
+{
+	struct sbx_handover h, back;
+	struct sbx_strv v;
+	struct sbx_diag d;
+	bool said = false;
+
+	sbx_handover_init(&h, "/ws", NULL, "{}", cmd);
+	CHECK_INT(sbx_handover_argv(&h, "h", &v), 0);
+	for (size_t i = 0; i < v.n; i++)
+		said |= strcmp(v.v[i], "--allow-git") == 0;
+	CHECK(!said);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	CHECK(!back.allow_git);
+	sbx_strv_clear(&v);
+	h.allow_git = true;
+	CHECK_INT(sbx_handover_argv(&h, "h", &v), 0);
+	CHECK_STR(v.v[7], "--allow-git");
+	CHECK_STR(v.v[8], "--");
+	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	CHECK(back.allow_git);
+	CHECK_STR(back.cmd[0], "git");
+	sbx_strv_clear(&v);
+}
+
 TEST(handover_large_profile_by_fd)
 {
 	size_t n = SBX_PROFILE_ARG_MAX + 1;

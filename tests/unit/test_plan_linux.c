@@ -81,6 +81,7 @@ static void run_case(const char *name)
 	fakefs_init(&fs, json_object_get(facts, "fs"));
 	ctx.cwd = json_string_value(json_object_get(facts, "cwd"));
 	ctx.tmpdir = json_string_value(json_object_get(facts, "tmpdir"));
+	ctx.allow_git = json_is_true(json_object_get(facts, "allow_git"));
 	ctx.fs = &fs.view;
 	plancase_facts(json_object_get(facts, "host"), &host);
 	sbx_diag_clear(&d);

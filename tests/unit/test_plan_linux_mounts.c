@@ -136,3 +136,31 @@ TEST(mount_plan_pins_only_under_writable_roots)
 	CHECK_STR(p.pins.n > 1 ? p.pins.v[1] : NULL, "/ws/p/q");
 	sbx_mount_plan_free(&p);
 }
+
+/*
+ * Points (mount points made on the host for a run): an empty read-only mask each, the
+ * directories between one and its writable root pinned; one below a denied directory is hidden
+ * by that mask already, and never made.
+ */
+TEST(mount_plan_points)
+{
+	const struct sbx_mount_fact facts[] = {
+		FACT(SBX_MNT_WRITE, "/ws", true),
+		FACT(SBX_MNT_POINT, "/ws/.codex", true),     /* a missing protected name */
+		FACT(SBX_MNT_POINT, "/ws/d/e/first", false), /* a denied path's first missing part */
+		FACT(SBX_MNT_DENY, "/ws/hidden", true),
+		FACT(SBX_MNT_POINT, "/ws/hidden/x", false), /* under the mask: nothing to make */
+	};
+	static const char *const order[] = {
+		"/ws", "/ws/d", "/ws/hidden", "/ws/.codex", "/ws/d/e", "/ws/d/e/first",
+	};
+	struct sbx_mount_plan p;
+
+	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), NULL, 0, &p), 0);
+	check_order(&p, order, sizeof(order) / sizeof(*order));
+	CHECK(op_at(&p, "/ws/d", SBX_MNT_PIN) && op_at(&p, "/ws/d/e", SBX_MNT_PIN));
+	CHECK(op_at(&p, "/ws/hidden/x", SBX_MNT_POINT)->skip);
+	CHECK(!op_at(&p, "/ws/.codex", SBX_MNT_POINT)->skip);
+	CHECK(op_at(&p, "/ws/d/e/first", SBX_MNT_POINT)->mask == -1);
+	sbx_mount_plan_free(&p);
+}

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A property of the Linux planner, over every combination of host facts (Landlock absent or
- * ABI 1 to 7, a mount namespace or not, root or not, seccomp or not, the namespaces and the
- * broker of managed networking or not), a few shapes of the network beyond the profile (none,
- * sbxrun's own proxy, a Unix socket and local binding), and every profile there is
+ * ABI 1 to 7, a mount namespace or not, root or not, seccomp or not, PID and IPC namespaces or
+ * not, the network namespace and the broker of managed networking or not), a few shapes of the
+ * network beyond the profile (none, sbxrun's own proxy, a Unix socket and local binding), and
+ * every profile there is
  * (the built-ins, each planner case's, and every profile in the vectors): either the plan is
  * unenforceable, or every requirement it calls enforced
  *
@@ -23,10 +24,13 @@
 #include "t.h"
 #include "vec.h"
 
-#define LL  SBX_MECH_LANDLOCK
-#define NET SBX_MECH_LANDLOCK_NET
-#define MNT SBX_MECH_MOUNT_NS
-#define SEC SBX_MECH_SECCOMP
+#define LL     SBX_MECH_LANDLOCK
+#define NET    SBX_MECH_LANDLOCK_NET
+#define MNT    SBX_MECH_MOUNT_NS
+#define SEC    SBX_MECH_SECCOMP
+#define PID    SBX_MECH_PID_NS
+#define IPC    SBX_MECH_IPC_NS
+#define SUP    SBX_MECH_SUPERVISOR
 #define NETNS  SBX_MECH_NET_NS
 #define BROKER SBX_MECH_UNIX_BROKER
 
@@ -36,8 +40,9 @@ struct ctx_of {
 	size_t checked; /* enforceable plans checked */
 };
 
-/* Could mechanism set m, on its own, enforce requirement r of plan p? */
-static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsigned m)
+/* Could mechanism set m, on its own, enforce requirement r of plan p on a host with facts f? */
+static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsigned m,
+		       const struct sbx_linux_facts *f)
 {
 	const struct sbx_roots *rt = &p->roots;
 	bool in_writable = false;
@@ -55,8 +60,9 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 	case SBX_REQ_READ_ONLY:
 		return (m & MNT) != 0;
 	case SBX_REQ_DENY:
+		/* Missing inside a writable root: only a mask can keep it from being created. */
 		if (!r->exists)
-			return (m & (LL | MNT)) != 0;
+			return in_writable ? (m & MNT) != 0 : (m & (LL | MNT)) != 0;
 		return (m & MNT) || ((m & LL) && !in_writable && !rt->full_write);
 	case SBX_REQ_DENY_GLOB:
 		return (m & MNT) || (m & LL);
@@ -65,6 +71,17 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 	case SBX_REQ_METADATA:
 		return (m & (MNT | SEC)) || (m == SBX_MECH_NONE && rt->full_write);
 	case SBX_REQ_PROTECT_MISSING:
+		return (m & MNT) != 0;
+	case SBX_REQ_SIGNALS:
+		/* Landlock scopes signals from ABI 6 on. */
+		return (m & PID) || ((m & LL) && f->landlock_abi >= 6);
+	case SBX_REQ_IPC:
+		return (m & (IPC | SEC)) != 0;
+	case SBX_REQ_DEVICES:
+		return (m & (MNT | LL)) != 0;
+	case SBX_REQ_PROCESSES:
+		return (m & (PID | SUP)) != 0;
+	case SBX_REQ_NO_CREATE:
 		return false; /* never enforced on Linux */
 	case SBX_REQ_MANAGED_NETWORK:
 		return (m & NETNS) && (m & SEC);
@@ -83,10 +100,12 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 static void check_plan(const char *name, const struct sbx_plan *p, const struct sbx_linux_facts *f)
 {
 	struct sbx_linux_apply a;
-	bool ns = f->mount_namespace && f->pid_namespace && f->ipc_namespace && f->net_namespace;
+	bool init = f->mount_namespace && f->pid_namespace && f->ipc_namespace;
+	bool ns = init && f->net_namespace;
 	unsigned provided = (f->landlock_abi >= 1 ? LL : 0) | (f->landlock_abi >= 4 ? NET : 0) |
 			    (f->mount_namespace ? MNT : 0) | (f->seccomp ? SEC : 0) |
-			    (ns ? NETNS : 0) | (ns && f->unix_broker ? BROKER : 0) | SBX_MECH_NONE;
+			    (init ? PID | IPC : 0) | SUP | (ns ? NETNS : 0) |
+			    (ns && f->unix_broker ? BROKER : 0) | SBX_MECH_NONE;
 
 	sbx_plan_linux_apply(p, f, &a);
 	for (size_t i = 0; i < p->n_reqs; i++) {
@@ -98,24 +117,36 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 		sbx_mech_name(r->mech, m);
 		if (!r->mech || (r->mech & ~provided))
 			t_fail(__FILE__, __LINE__,
-			       "%s (abi %d, mntns %d, root %d, seccomp %d): %s: %s not provided", name,
-			       f->landlock_abi, f->mount_namespace, f->running_as_root, f->seccomp,
-			       r->rule, m);
-		else if (!sufficient(p, r, r->mech))
-			t_fail(__FILE__, __LINE__,
-			       "%s (abi %d, mntns %d, root %d, seccomp %d): %s: %s cannot enforce it",
+			       "%s (abi %d, mntns %d, root %d, seccomp %d, pid %d, ipc %d): %s: %s "
+			       "not provided",
 			       name, f->landlock_abi, f->mount_namespace, f->running_as_root,
-			       f->seccomp, r->rule, m);
+			       f->seccomp, f->pid_namespace, f->ipc_namespace, r->rule, m);
+		else if (!sufficient(p, r, r->mech, f))
+			t_fail(__FILE__, __LINE__,
+			       "%s (abi %d, mntns %d, root %d, seccomp %d, pid %d, ipc %d): %s: %s "
+			       "cannot enforce it",
+			       name, f->landlock_abi, f->mount_namespace, f->running_as_root,
+			       f->seccomp, f->pid_namespace, f->ipc_namespace, r->rule, m);
 		if (((r->mech & MNT) && !a.mount_namespace) ||
-		    ((r->mech & LL) && r->kind != SBX_REQ_NETWORK && !a.landlock_fs) ||
+		    ((r->mech & LL) && r->kind != SBX_REQ_NETWORK && r->kind != SBX_REQ_SIGNALS &&
+		     !a.landlock_fs) ||
+		    ((r->mech & LL) && r->kind == SBX_REQ_SIGNALS && a.landlock_abi < 1) ||
 		    ((r->mech & NET) && !a.landlock_net) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_NETWORK && !a.seccomp_network) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_METADATA && !a.seccomp_metadata) ||
-		    ((r->mech & NETNS) && !a.net_namespace) || ((r->mech & BROKER) && !a.unix_broker))
-			t_fail(__FILE__, __LINE__, "%s: %s: %s named but not applied", name, r->rule,
-			       m);
+		    ((r->mech & SEC) && r->kind == SBX_REQ_IPC && !a.seccomp_ipc) ||
+		    ((r->mech & (PID | IPC | NETNS | BROKER)) && a.model != SBX_MODEL_INIT) ||
+		    ((r->mech & SUP) && a.model != SBX_MODEL_SUBREAPER) ||
+		    ((r->mech & MNT) && r->kind == SBX_REQ_DEVICES && !a.private_dev) ||
+		    ((r->mech & LL) && r->kind == SBX_REQ_DEVICES && !a.private_dev &&
+		     !a.landlock_dev) ||
+		    ((r->mech & NETNS) && !a.net_namespace) ||
+		    ((r->mech & BROKER) && !a.unix_broker))
+			t_fail(__FILE__, __LINE__, "%s: %s: %s named but not applied", name,
+			       r->rule, m);
 	}
-	if ((a.mount_namespace && !f->mount_namespace) || (a.landlock_abi > f->landlock_abi))
+	if ((a.mount_namespace && !f->mount_namespace) || (a.landlock_abi > f->landlock_abi) ||
+	    (a.model == SBX_MODEL_INIT && !init))
 		t_fail(__FILE__, __LINE__, "%s: applies a mechanism the host lacks", name);
 }
 
@@ -133,8 +164,8 @@ static const struct sbx_net_opts net_shapes[] = {
 static void every_host(struct ctx_of *c, const struct sbx_profile *prof)
 {
 	for (int abi = 0; abi <= 7; abi++)
-		for (int bits = 0; bits < 16 * (int)N_SHAPES; bits++) {
-			const struct sbx_net_opts *shape = &net_shapes[bits / 16];
+		for (int bits = 0; bits < 64 * (int)N_SHAPES; bits++) {
+			const struct sbx_net_opts *shape = &net_shapes[bits / 64];
 			struct sbx_linux_facts f;
 			struct sbx_plan plan;
 			struct sbx_diag d;
@@ -146,7 +177,12 @@ static void every_host(struct ctx_of *c, const struct sbx_profile *prof)
 			f.mount_namespace = f.user_namespaces = bits & 1;
 			f.running_as_root = bits & 2;
 			f.seccomp = bits & 4;
-			f.pid_namespace = f.ipc_namespace = f.net_namespace = f.unix_broker = bits & 8;
+			/* Without a mount namespace the probe never reports them. */
+			f.pid_namespace = f.mount_namespace && (bits & 8);
+			f.ipc_namespace = f.mount_namespace && (bits & 16);
+			f.net_namespace = f.unix_broker = f.mount_namespace && (bits & 32);
+			if (!f.mount_namespace && (bits & 56))
+				continue;
 			sbx_diag_clear(&d);
 			if (sbx_plan_build(prof, &c->ctx, SBX_PREF_REQUIRE, shape->own_proxy,
 					   SBX_WIN_DISABLED, &plan, &d) != 0)
@@ -179,8 +215,8 @@ static void vector_profile(json_t *pj, void *arg)
 
 TEST(plan_linux_property_every_host_every_profile)
 {
-	static const char *const builtins[] = { ":read-only", ":workspace", ":danger-full-access" };
-	struct ctx_of c = { .name = "builtin" };
+	static const char *const builtins[] = {":read-only", ":workspace", ":danger-full-access"};
+	struct ctx_of c = {.name = "builtin"};
 	size_t n = 0, total = 0;
 	char **names = plancase_list(&n);
 	json_t *all;
@@ -189,7 +225,7 @@ TEST(plan_linux_property_every_host_every_profile)
 	c.ctx.cwd = vec_cwd();
 	c.ctx.platform = SBX_PLATFORM_LINUX;
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(*builtins); i++) {
-		struct sbx_profile prof = { 0 };
+		struct sbx_profile prof = {0};
 		struct sbx_diag d;
 
 		sbx_diag_clear(&d);
@@ -203,13 +239,14 @@ TEST(plan_linux_property_every_host_every_profile)
 	for (size_t i = 0; i < n; i++) {
 		json_t *facts = plancase_json(names[i], "facts.json");
 		json_t *pj = plancase_json(names[i], "profile.json");
-		struct ctx_of cc = { .name = names[i] };
+		struct ctx_of cc = {.name = names[i]};
 		struct fakefs fs;
 
 		if (facts && pj) {
 			fakefs_init(&fs, json_object_get(facts, "fs"));
 			cc.ctx.cwd = json_string_value(json_object_get(facts, "cwd"));
 			cc.ctx.tmpdir = json_string_value(json_object_get(facts, "tmpdir"));
+			cc.ctx.allow_git = json_is_true(json_object_get(facts, "allow_git"));
 			cc.ctx.platform = SBX_PLATFORM_LINUX;
 			cc.ctx.fs = &fs.view;
 			vector_profile(pj, &cc);

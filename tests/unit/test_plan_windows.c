@@ -167,6 +167,41 @@ TEST(plan_windows_network_restricted_refused)
 	plan_done(&p);
 }
 
+/*
+ * Git mode: a file git reads that exists is kept by a deny ACE like any carve-out; a missing one
+ * has nothing for an ACE to sit on, and an empty one made there is not always harmless to git
+ * (an empty commondir stops it): refused, in words.
+ */
+TEST(plan_windows_git_mode)
+{
+	struct plan_spec s = workspace;
+	struct sbx_plan p;
+	const struct sbx_req *r;
+
+	s.network = true;
+	mk_plan(&p, &s);
+	add_req(&p, SBX_REQ_READ, "C:\\", "read C:\\");
+	add_req(&p, SBX_REQ_WRITE, "C:\\work", "write C:\\work");
+	add_req(&p, SBX_REQ_READ_ONLY, "C:\\work\\.git\\hooks", "read-only C:\\work\\.git\\hooks");
+	add_req(&p, SBX_REQ_NETWORK, NULL, "network enabled");
+	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
+	CHECK_INT(count_unenforceable(&p), 0);
+	plan_done(&p);
+
+	mk_plan(&p, &s);
+	add_req(&p, SBX_REQ_WRITE, "C:\\work", "write C:\\work");
+	add_req(&p, SBX_REQ_NO_CREATE, "C:\\work\\.git\\commondir",
+		"no-create C:\\work\\.git\\commondir");
+	add_req(&p, SBX_REQ_NETWORK, NULL, "network enabled");
+	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
+	r = find(&p, "no-create C:\\work\\.git\\commondir");
+	CHECK(r && r->status == SBX_UNENFORCEABLE && !r->mech);
+	CHECK_CONTAINS(r ? r->reason : NULL, "needs an object to sit on");
+	CHECK_CONTAINS(r ? r->hint : NULL, "run without --allow-git");
+	CHECK_INT(count_unenforceable(&p), 1);
+	plan_done(&p);
+}
+
 TEST(plan_windows_deny_read_refused)
 {
 	struct plan_spec s = workspace;

@@ -15,6 +15,9 @@
  * (@WS@ and @DIR@ substituted) allows a Unix socket, "local-binding" local binding and
  * "all-unix-sockets" every Unix socket. "managed-unchecked" plans managed networking without
  * sbx_plan_network, as a caller that never named a proxy would: the policy must fail closed.
+ * "git" plans git mode (--allow-git) on a repository laid out as git lays one out: .git/ with
+ * hooks/, config, objects/, a submodule (modules/sub, checked out at sub/) and a linked worktree
+ * (worktrees/wt, checked out at wt/).
  * SBX_UPDATE_GOLDEN=1 rewrites the golden files.
  */
 #include <errno.h>
@@ -150,6 +153,42 @@ static void touch_in(const char *base, const char *rel)
 	free(p);
 }
 
+static void write_in(const char *base, const char *rel, const char *text)
+{
+	char *p = st_join(base, rel);
+	FILE *f = fopen(p, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		t_fail(__FILE__, __LINE__, "cannot write %s", p);
+	free(p);
+}
+
+/* The repository of a "git" fixture (see the top of this file), in the workspace ws. */
+static void git_layout(const char *ws)
+{
+	static const char *const dirs[] = {
+		".git/hooks", ".git/objects", ".git/refs", ".git/modules", ".git/modules/sub",
+		".git/modules/sub/hooks", ".git/worktrees", ".git/worktrees/wt", "wt",
+	};
+	char *text = NULL;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
+		mkdir_in(ws, dirs[i]);
+	write_in(ws, ".git/config", "[core]\n\tbare = false\n");
+	write_in(ws, ".git/HEAD", "ref: refs/heads/main\n");
+	write_in(ws, ".git/modules/sub/config", "[core]\n\tworktree = ../../../sub\n");
+	write_in(ws, "sub/.git", "gitdir: ../.git/modules/sub\n");
+	write_in(ws, ".git/modules/sub/HEAD", "ref: refs/heads/main\n");
+	write_in(ws, ".git/worktrees/wt/HEAD", "ref: refs/heads/wt\n");
+	write_in(ws, ".git/worktrees/wt/commondir", "../..\n");
+	if (asprintf(&text, "%s/wt/.git\n", ws) > 0)
+		write_in(ws, ".git/worktrees/wt/gitdir", text);
+	free(text);
+	if (asprintf(&text, "gitdir: %s/.git/worktrees/wt\n", ws) > 0)
+		write_in(ws, "wt/.git", text);
+	free(text);
+}
+
 /* A network line of NAME.ctx; false when line is none. */
 static bool net_line(struct netfix *n, const char *line, size_t len)
 {
@@ -212,6 +251,8 @@ static bool fixture_make(struct fixture *fx, const char *name)
 			snprintf(ws_name, sizeof(ws_name), "%.*s", (int)(len - 3), line + 3);
 		else if (strncmp(line, "tmpdir", len) == 0 && len == 6)
 			fx->tmpdir = strdup(fx->dir);
+		else if (strncmp(line, "git", len) == 0 && len == 3)
+			fx->ctx.allow_git = true;
 		else if (len && net_line(&fx->net, line, len))
 			;
 		else if (len)
@@ -233,6 +274,8 @@ static bool fixture_make(struct fixture *fx, const char *name)
 	touch_in(fx->ws, "secret");
 	touch_in(fx->ws, "a.env");
 	touch_in(fx->ws, "sub/deep/b.env");
+	if (fx->ctx.allow_git)
+		git_layout(fx->ws);
 	fx->ctx.platform = SBX_PLATFORM_MACOS;
 	fx->ctx.cwd = fx->ws;
 	fx->ctx.tmpdir = fx->tmpdir;
@@ -456,6 +499,12 @@ TEST(sbpl_golden_unix_sockets_all)
 TEST(sbpl_golden_local_binding)
 {
 	golden("local-binding");
+}
+
+/* Git mode: what runs code stays git's own, the missing names by their regexes. */
+TEST(sbpl_golden_workspace_git)
+{
+	golden("workspace-git");
 }
 
 /* ---- the policies' decisions, through the evaluator ----------------------------------------- */

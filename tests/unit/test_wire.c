@@ -319,3 +319,28 @@ TEST(wire_depth)
 			       good ? "refused" : "accepted");
 	}
 }
+
+/*
+ * Paths as written, normal or not: the parser copies a plain normal path straight from the text
+ * and normalizes any other, and either way loads what the jansson path loads.
+ */
+TEST(wire_paths_normal_or_not)
+{
+	static const char *const paths[] = {
+		"/",	   "/a",     "/a/b",	     "/a//b", "/a/./b",
+		"/a/../b", "/a/",    "/.",	     "/..",   "/a/.b",
+		"/a/..b",  "/a/b/.", "/a/b/..",	     "//",    "/a/b/c/../../..",
+		"/.a/.",   "/a\\/b", "/a/\\u002e/b",
+	};
+	char text[512];
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++) {
+		int n = snprintf(text, sizeof(text),
+				 "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+				 "\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"%s\"},"
+				 "\"access\":\"read\"}]},\"network\":\"restricted\"}",
+				 paths[i]);
+
+		CHECK(differ(paths[i], text, (size_t)n));
+	}
+}

@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gitmode.c - git's own pointer files, and git mode (--allow-git, sbxrun(1) GIT MODE): which
+ * files of a repository's git directories stay read-only, or must not be created, while the
+ * rest of them is writable to the command.
+ *
+ * What stays out of the command's reach is what makes git run code or look somewhere else:
+ *  - in a common directory (a git directory without a commondir file: a repository's own, a
+ *    submodule's): hooks/ (git runs them), config and config.worktree (they name programs:
+ *    core.fsmonitor, core.hooksPath, alias.*, filter and diff drivers, include.path);
+ *  - in every git directory: commondir, which makes git take hooks, config, objects and refs
+ *    from the directory it names (planted in a repository's own git directory it redirects
+ *    all of them);
+ *  - in a linked worktree's (one with a commondir file): config.worktree, and gitdir, which
+ *    names the worktree's .git file (git worktree remove deletes the directory that holds it;
+ *    a missing one is not kept from being made: git worktree prune removes such a worktree);
+ *  - the .git file of each worktree and submodule checkout, which names its git directory.
+ * A file git reads there that is missing must not be created either: those are returned apart.
+ *
+ * Git keeps a git directory per submodule under modules/ and per linked worktree under
+ * worktrees/, and they nest: the walk finds every one from the git directory of a writable
+ * root, as the file system holds them at start (a directory the command makes during the run
+ * is its own, and protected from the next run on). A symbolic link among them is refused: git
+ * would follow it to a directory the command could swap. A directory without HEAD is no git
+ * directory to git, and is kept whole: the command could make it one where a .git file already
+ * points.
+ *
+ * The file system is read through the context's view only; a look-up that fails other than by
+ * absence is an error, never "missing".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+
+int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
+		      size_t size, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	size_t got = 0;
+	char *s, *e;
+	int r;
+
+	r = v->read_file(v->self, file, buf, size - 1, &got);
+	if (r == -ENOENT || r == -EINVAL || (r == 0 && got >= size - 1))
+		return 0; /* missing, not a regular file, or not one line: it points nowhere */
+	if (r < 0) {
+		if (d && r != -ENOMEM) {
+			sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+			sbx_diag_hint(d, r, "%s; restore access to it", why);
+		}
+		return r;
+	}
+	if (memchr(buf, '\0', got))
+		return 0; /* not text */
+	buf[got] = '\0';
+	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
+		;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		e--;
+	*e = '\0';
+	if (!*s || memchr(s, '\n', (size_t)(e - s)))
+		return 0;
+	memmove(buf, s, (size_t)(e - s) + 1);
+	return 1;
+}
+
+/* ---- core.worktree of a submodule's config ------------------------------------------------ */
+
+/* A git config file is configuration: larger than this, it is not one git wrote. */
+#define GIT_CONFIG_MAX (64 * 1024)
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static bool is_key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-';
+}
+
+static bool same_word(const char *s, size_t n, const char *word)
+{
+	if (strlen(word) != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((s[i] | 0x20) != word[i])
+			return false;
+	return true;
+}
+
+/*
+ * One value of a config line at s, as git reads it (quotes, the escapes \" \\ \n \t \b, a
+ * backslash continuing the line, a comment after # or ;, spaces around it dropped), into out;
+ * *end is where the line ends. False when git itself would refuse it.
+ */
+static bool config_value(const char *s, const char *lim, const char **end, char *out, size_t size)
+{
+	size_t n = 0, spaces = 0;
+	bool quoted = false, ok = true;
+
+	while (s < lim && is_space(*s))
+		s++;
+	for (; s < lim; s++) {
+		char c = *s;
+
+		if (c == '\n' && !quoted)
+			break;
+		if (c == '\n' || (!quoted && (c == '#' || c == ';'))) {
+			ok = ok && !quoted;
+			while (s < lim && *s != '\n')
+				s++;
+			break;
+		}
+		if (is_space(c) && !quoted) {
+			spaces++;
+			continue;
+		}
+		if (c == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (c == '\\') {
+			c = ++s < lim ? *s : '\0';
+			if (c == '\n')
+				continue;
+			c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
+			ok = ok && strchr("\n\t\b\"\\", c) && c;
+		}
+		for (; n + 1 < size && spaces; spaces--)
+			out[n++] = ' ';
+		if (n + 1 < size)
+			out[n++] = c;
+		else
+			ok = false;
+	}
+	out[n] = '\0';
+	*end = s;
+	return ok && !quoted;
+}
+
+/*
+ * The last core.worktree of a config file's text, into out: 1 when there is one, 0 when not
+ * (or when git would not read the file). Sections are matched as git does: [core] in any case,
+ * not [core "x"]; a key may follow its section's header on the same line.
+ */
+static int config_core_worktree(const char *s, size_t len, char *out, size_t size)
+{
+	const char *lim = s + len, *key;
+	bool in_core = false;
+	int found = 0;
+	char *val = malloc(size);
+
+	if (!val)
+		return -ENOMEM;
+	while (s < lim) {
+		size_t n;
+
+		if (is_space(*s) || *s == '\n') {
+			s++;
+			continue;
+		}
+		if (*s == '#' || *s == ';') {
+			while (s < lim && *s != '\n')
+				s++;
+			continue;
+		}
+		if (*s == '[') {
+			for (key = ++s; s < lim && (is_key_char(*s) || *s == '.'); s++)
+				;
+			in_core = s < lim && *s == ']' && same_word(key, (size_t)(s - key), "core");
+			while (s < lim && *s != ']' && *s != '\n')
+				s++;
+			if (s < lim && *s == ']')
+				s++;
+			continue;
+		}
+		for (key = s; s < lim && is_key_char(*s); s++)
+			;
+		n = (size_t)(s - key);
+		while (s < lim && is_space(*s))
+			s++;
+		if (!n || s >= lim || *s != '=') {
+			while (s < lim && *s != '\n') /* a boolean, or not a key: no path */
+				s++;
+			continue;
+		}
+		if (!config_value(s + 1, lim, &s, val, size)) {
+			found = 0; /* git refuses the whole file */
+			break;
+		}
+		if (in_core && same_word(key, n, "worktree") && val[0]) {
+			memcpy(out, val, strlen(val) + 1);
+			found = 1;
+		}
+	}
+	free(val);
+	return found;
+}
+
+/* ---- the walk ------------------------------------------------------------------------------- */
+
+struct gitwalk {
+	const struct sbx_ctx *ctx;
+	struct sbx_strv dirs;	 /* git directories found: a queue, and what was seen */
+	struct sbx_strv modules; /* those found under a modules/ directory */
+	struct sbx_strv *keep, *missing;
+	struct sbx_diag *d;
+};
+
+/* A failed read or listing ("read", "list"), worded in d. */
+static int walk_error(struct gitwalk *w, int r, const char *what, const char *path)
+{
+	if (r == -ENOMEM)
+		return sbx_diag_set(w->d, r, "out of memory");
+	return sbx_diag_set(w->d, r, "cannot %s %s: %s", what, path, strerror(-r));
+}
+
+/*
+ * dir/name, which git reads: kept read-only when there is anything at it (a dangling link too),
+ * and else, unless creatable, not to be created. Returns whether it exists (1, 0) or a negative
+ * code.
+ */
+static int protect(struct gitwalk *w, const char *dir, const char *name, bool creatable)
+{
+	struct sbx_pathinfo in;
+	char *p = NULL;
+	int r = sbx_path_join_any(dir, name, &p);
+
+	if (!r)
+		r = sbx_ctx_lookup(w->ctx, p, &in, w->d);
+	if (!r && (in.exists || in.is_link))
+		r = sbx_strv_add_unique(w->keep, p) ? -ENOMEM : 1;
+	else if (!r && !creatable)
+		r = sbx_strv_add_unique(w->missing, p) ? -ENOMEM : 0;
+	free(p);
+	return r;
+}
+
+/* The .git of a checkout, named by path (absolute or relative to dir): read-only if there. */
+static int protect_checkout(struct gitwalk *w, const char *dir, const char *path, const char *git)
+{
+	struct sbx_pathinfo in;
+	char *p = NULL, *q = NULL;
+	int r = sbx_path_join_any(dir, path, &p);
+
+	if (!r && git)
+		r = sbx_path_join_any(p, git, &q);
+	if (!r)
+		r = sbx_ctx_lookup(w->ctx, q ? q : p, &in, w->d);
+	if (!r && (in.exists || in.is_link))
+		r = sbx_strv_add_unique(w->keep, q ? q : p);
+	free(p);
+	free(q);
+	return r;
+}
+
+static int enqueue(struct gitwalk *w, const char *dir, bool module)
+{
+	int r;
+
+	if (sbx_strv_has(&w->dirs, dir))
+		return 0;
+	if (w->dirs.n >= SBX_MAX_GIT_DIRS) {
+		sbx_diag_set(w->d, SBX_E_TOO_BIG,
+			     "git mode: more than %d git directories (submodules and worktrees) "
+			     "at %s",
+			     SBX_MAX_GIT_DIRS, dir);
+		return sbx_diag_hint(w->d, SBX_E_TOO_BIG,
+				     "remove the ones no longer used (git worktree prune), or run "
+				     "without --allow-git");
+	}
+	r = sbx_strv_push(&w->dirs, dir);
+	if (!r && module)
+		r = sbx_strv_push(&w->modules, dir);
+	return r;
+}
+
+struct listing {
+	struct gitwalk *w;
+	const char *parent;
+	bool module;
+	int err;
+};
+
+static int list_one(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct listing *l = arg;
+	char *p = NULL;
+	int r;
+
+	if (type != SBX_FT_DIR && type != SBX_FT_LINK)
+		return 0;
+	r = sbx_path_join_any(l->parent, name, &p);
+	if (!r && type == SBX_FT_LINK) {
+		sbx_diag_set(l->w->d, SBX_E_UNENFORCEABLE,
+			     "git mode: %s is a symbolic link: git would follow it to a git "
+			     "directory the command could swap",
+			     p);
+		r = sbx_diag_hint(l->w->d, SBX_E_UNENFORCEABLE,
+				  "put the directory there instead of the link, or run without "
+				  "--allow-git");
+	} else if (!r) {
+		r = enqueue(l->w, p, l->module);
+	}
+	free(p);
+	l->err = r;
+	return r ? 1 : 0;
+}
+
+/* The git directories in dir/sub (modules or worktrees). */
+static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, bool module)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
+	struct listing l = {.w = w, .module = module};
+	char *p = NULL;
+	int r = sbx_path_join_any(dir, sub, &p);
+
+	if (r)
+		return r;
+	l.parent = p;
+	r = v->list(v->self, p, list_one, &l);
+	if (l.err)
+		r = l.err;
+	else if (r == -ENOENT || r == -ENOTDIR)
+		r = 0;
+	else if (r)
+		r = walk_error(w, r < 0 ? r : -EACCES, "list", p);
+	free(p);
+	return r;
+}
+
+/* The checkout of a submodule whose git directory is dir: its config's core.worktree. */
+static int submodule_checkout(struct gitwalk *w, const char *dir)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
+	char *file = NULL, *text = NULL, tree[SBX_MAX_PATH + 1];
+	size_t got = 0;
+	int r = sbx_path_join_any(dir, "config", &file);
+
+	if (!r && !(text = malloc(GIT_CONFIG_MAX + 1)))
+		r = -ENOMEM;
+	if (!r)
+		r = v->read_file(v->self, file, text, GIT_CONFIG_MAX + 1, &got);
+	if (r == -ENOENT || r == -EINVAL || (!r && got > GIT_CONFIG_MAX))
+		r = 0; /* no config git would read: no checkout named */
+	else if (r)
+		r = walk_error(w, r, "read", file);
+	else if ((r = config_core_worktree(text, got, tree, sizeof(tree))) == 1)
+		r = protect_checkout(w, dir, tree, ".git");
+	free(file);
+	free(text);
+	return r;
+}
+
+static int walk_one(struct gitwalk *w, const char *dir, bool module)
+{
+	char line[SBX_MAX_PATH + 2], *file = NULL, *common = NULL;
+	struct sbx_pathinfo in;
+	int r, has_common;
+
+	/*
+	 * Without HEAD git takes dir for no git directory; the command could make it one (a
+	 * HEAD, a config of its own) where a .git file already points: kept whole.
+	 */
+	r = sbx_path_join_any(dir, "HEAD", &file);
+	if (!r)
+		r = sbx_ctx_lookup(w->ctx, file, &in, w->d);
+	free(file);
+	file = NULL;
+	if (r)
+		return r;
+	if (!in.exists && !in.is_link)
+		return sbx_strv_add_unique(w->keep, dir);
+	has_common = protect(w, dir, "commondir", false);
+	if (has_common < 0)
+		return has_common;
+	r = sbx_path_join_any(dir, "commondir", &file);
+	if (!r && has_common)
+		r = sbx_git_read_line(w->ctx, file,
+				      "it names the git directory whose hooks and "
+				      "config must be protected",
+				      line, sizeof(line), w->d);
+	if (r == 1)
+		r = sbx_path_join_any(dir, line, &common);
+	/* One naming its own directory (".") changes nothing to git: dir is a common one still. */
+	if (!r && common && strcmp(common, dir) == 0)
+		has_common = 0;
+	if (!r && common)
+		r = sbx_ctx_lookup(w->ctx, common, &in, w->d);
+	if (!r && common && in.exists && in.type == SBX_FT_DIR)
+		r = enqueue(w, common, false);
+	free(file);
+	free(common);
+	if (r)
+		return r;
+	if (!has_common) {
+		if ((r = protect(w, dir, "hooks", false)) < 0 ||
+		    (r = protect(w, dir, "config", false)) < 0 ||
+		    (r = protect(w, dir, "config.worktree", false)) < 0)
+			return r;
+	} else {
+		/*
+		 * A worktree without gitdir is one git worktree prune removes: it names nothing
+		 * to protect, and one made now would only name a .git file of the command's.
+		 */
+		if ((r = protect(w, dir, "config.worktree", false)) < 0 ||
+		    (r = protect(w, dir, "gitdir", true)) < 0)
+			return r;
+		/* gitdir names the worktree's .git file. */
+		if (r == 1 && !(r = sbx_path_join_any(dir, "gitdir", &file))) {
+			r = sbx_git_read_line(w->ctx, file,
+					      "it names the .git file of a worktree, which must be "
+					      "protected",
+					      line, sizeof(line), w->d);
+			free(file);
+			if (r == 1)
+				r = protect_checkout(w, dir, line, NULL);
+		}
+		if (r < 0)
+			return r;
+	}
+	if (module && (r = submodule_checkout(w, dir)))
+		return r;
+	if ((r = list_gitdirs(w, dir, "modules", true)))
+		return r;
+	return list_gitdirs(w, dir, "worktrees", false);
+}
+
+int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
+		       struct sbx_strv *missing, struct sbx_diag *d)
+{
+	struct gitwalk w = {.ctx = ctx, .keep = keep, .missing = missing, .d = d};
+	int r = enqueue(&w, gitdir, false);
+
+	for (size_t i = 0; !r && i < w.dirs.n; i++)
+		r = walk_one(&w, w.dirs.v[i], sbx_strv_has(&w.modules, w.dirs.v[i]));
+	sbx_strv_clear(&w.dirs);
+	sbx_strv_clear(&w.modules);
+	if (r == -ENOMEM && d && !d->msg[0])
+		sbx_diag_set(d, r, "out of memory");
+	return r;
+}

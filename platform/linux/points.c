@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * points.c - the mount points made on the host for a run, as Codex makes them: a name inside a
+ * writable root that the command must not create (a missing .git, .agents or .codex; the first
+ * missing component of a denied path) can only be refused by a mount at that very name, and a
+ * mount needs something there to sit on. The supervisor makes it before the sandbox starts and
+ * removes it after every process of the sandbox has ended.
+ *
+ * Everything here goes through descriptors: a point is made with mkdirat or openat(O_CREAT |
+ * O_EXCL) in the descriptor its parent's one look-up kept, opened, locked, and checked to be
+ * the very object at that name (never a check by path and then a use by path). An earlier run
+ * can only have left an empty object there (its own point, if it was killed before its
+ * clean-up: SIGKILL): an empty directory, or an empty file at a protected name, is taken as a
+ * leftover and used as it is; a denied path's point is a file holding MARKER, so that only a
+ * point is taken for one. Anything else at that name refuses the run.
+ *
+ * Runs in the same workspace share points: each holds a shared flock(2) on its point for as
+ * long as it runs, and the one that can turn it exclusive at the end (no other run holds it)
+ * removes it. A run that starts meanwhile waits for that lock and, finding the name gone, makes
+ * the point again.
+ *
+ * At the end, whatever is at the name other than the empty point itself was created on the host
+ * during the run, by someone outside the sandbox (inside, the name is a read-only mount): it is
+ * removed as Codex removes it, reported, and the run's exit status becomes 1 (enter.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linux/linux.h"
+
+/* What a denied path's point holds on the host, for whoever finds it there. */
+static const char MARKER[] = "sbxrun: keeps a denied path from being created while a sandbox "
+			     "runs; removed when the run ends\n";
+
+/* Attempts at a point that a finishing run keeps removing under us. */
+#define MAKE_TRIES 8
+/* Directories deeper than this below a point are not removed (reported). */
+#define REMOVE_DEPTH_MAX 64
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- what an object at a point's name is ---------------------------------------------------- */
+
+/* Does the directory dfd hold no entry? 1 yes, 0 no, -errno when it cannot be listed. */
+static int dir_empty(int dfd)
+{
+	DIR *dir;
+	struct dirent *de;
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), empty = 1;
+
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		empty = -errno;
+		close(fd);
+		return empty;
+	}
+	errno = 0;
+	while (empty == 1 && (de = readdir(dir)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			empty = 0;
+	if (empty == 1 && errno)
+		empty = -errno;
+	closedir(dir);
+	return empty;
+}
+
+/*
+ * Is the object fd (of type st) an empty point of the kind asked: an empty directory, or a file
+ * that is empty (a protected name, !marked) or holds exactly MARKER (marked)?
+ */
+static bool empty_point(int fd, const struct stat *st, bool dir, bool marked)
+{
+	char buf[sizeof(MARKER)];
+	ssize_t n;
+	int rfd;
+
+	if (dir)
+		return S_ISDIR(st->st_mode) && dir_empty(fd) == 1;
+	if (!S_ISREG(st->st_mode))
+		return false;
+	if (!marked)
+		return st->st_size == 0;
+	if ((size_t)st->st_size != sizeof(MARKER) - 1)
+		return false;
+	n = pread(fd, buf, sizeof(buf), 0);
+	if (n < 0 && errno == EBADF) {
+		char self[64];
+
+		/* An O_PATH descriptor cannot be read: open the object it holds again. */
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		rfd = open(self, O_RDONLY | O_CLOEXEC);
+		if (rfd < 0)
+			return false;
+		n = pread(rfd, buf, sizeof(buf), 0);
+		close(rfd);
+	}
+	return n == (ssize_t)sizeof(MARKER) - 1 && memcmp(buf, MARKER, sizeof(MARKER) - 1) == 0;
+}
+
+/* ---- finding the points of a plan ---------------------------------------------------------- */
+
+/* Does a writable root hold path strictly (so that the command could create it)? */
+static bool in_writable(const struct sbx_roots *r, const char *path)
+{
+	for (size_t i = 0; i < r->n_writable; i++)
+		if (sbx_path_covers(r->writable[i].root, path) && strcmp(r->writable[i].root, path))
+			return true;
+	return false;
+}
+
+/* The one look-up of path, or -errno worded in d (a failure is never taken for "missing"). */
+static int look(struct sbx_rulepaths *res, const char *path, const struct sbx_rulepath **f,
+		struct sbx_diag *d)
+{
+	*f = sbx_rulepath_get(res, path);
+	if (!*f)
+		return sbx_diag_set(d, -ENOMEM, "out of memory");
+	if ((*f)->err) {
+		sbx_diag_set(d, (*f)->err, "cannot look up %s: %s", path, strerror(-(*f)->err));
+		return sbx_diag_hint(d, (*f)->err,
+				     "sbxrun never takes an unreadable path for a missing one; "
+				     "restore access to it");
+	}
+	return 0;
+}
+
+/* Adds the point parent/name (a directory that exists), unless it is there already. */
+static int add_point(struct sbx_points *pts, const struct sbx_rulepath *parent, const char *name,
+		     bool dir, bool protect, const struct sbx_rulepath *leftover,
+		     struct sbx_diag *d)
+{
+	struct sbx_point *pt;
+	char *path = NULL;
+
+	if (sbx_path_join(parent->real, name, &path) < 0)
+		return sbx_diag_set(d, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < pts->n; i++)
+		if (strcmp(pts->v[i].path, path) == 0) {
+			/* A protected name and a denied path below it: the directory holds both. */
+			pts->v[i].dir |= dir;
+			pts->v[i].protect |= protect;
+			free(path);
+			return 0;
+		}
+	if (pts->n == pts->cap) {
+		size_t cap = pts->cap ? pts->cap * 2 : 8;
+		struct sbx_point *v = realloc(pts->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(path);
+			return sbx_diag_set(d, -ENOMEM, "out of memory");
+		}
+		pts->v = v;
+		pts->cap = cap;
+	}
+	pt = &pts->v[pts->n++];
+	*pt = (struct sbx_point){.path = path,
+				 .name = strrchr(path, '/') + 1,
+				 .parent = parent,
+				 .dir = dir,
+				 .protect = protect,
+				 .fd = -1,
+				 .op = -1};
+	if (leftover) {
+		pt->leftover = true;
+		pt->dev = leftover->dev;
+		pt->ino = leftover->ino;
+	}
+	return 0;
+}
+
+/* The parent directory of path (a copy), for the look-up of a point's parent. */
+static char *parent_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return NULL;
+	return slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+}
+
+/*
+ * A denied path that does not exist: the first component on its way that is not a directory.
+ * Missing, it becomes a point when a writable root holds it (elsewhere nothing can create it);
+ * a leftover point there is taken as it is; anything else there (a file of the user's) is bound
+ * read-only onto itself, so that it cannot be replaced by a directory.
+ */
+static int deny_point(const struct sbx_linux_enforce *e, const char *denied, struct sbx_points *out,
+		      struct sbx_diag *d)
+{
+	const struct sbx_rulepath *up = NULL, *f = NULL;
+	char *at = strdup(denied), *parent = NULL, *real = NULL;
+	struct stat st;
+	int rc = at ? 0 : -ENOMEM;
+
+	/* Up from the denied path to the deepest ancestor that exists. */
+	while (rc == 0 && strcmp(at, "/") != 0) {
+		parent = parent_of(at);
+		rc = parent ? look(e->res, parent, &up, d) : -ENOMEM;
+		if (rc < 0 || up->exists)
+			break;
+		free(at);
+		at = parent;
+		parent = NULL;
+	}
+	if (rc < 0 || !up || !up->exists)
+		goto out;
+	/* A file on the way is the component in question; else the missing child of up. */
+	if (up->type != SBX_FT_DIR) {
+		free(at);
+		at = parent;
+		parent = parent_of(at);
+		rc = parent ? look(e->res, parent, &up, d) : -ENOMEM;
+		if (rc < 0 || !up->exists || up->type != SBX_FT_DIR)
+			goto out;
+	}
+	rc = sbx_path_join(up->real, strrchr(at, '/') + 1, &real);
+	if (rc == 0)
+		rc = look(e->res, real, &f, d);
+	if (rc < 0 || !in_writable(e->roots, real))
+		goto out;
+	if (!f->exists && !f->is_link)
+		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, NULL, d);
+	else if (f->exists && !f->is_link && f->type == SBX_FT_REG && fstat(f->fd, &st) == 0 &&
+		 empty_point(f->fd, &st, false, true))
+		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, f, d);
+	else if (f->exists && !f->is_link && f->type != SBX_FT_DIR)
+		rc = sbx_strv_add_unique(&out->pins, real);
+	else
+		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				  "cannot enforce sandbox deny-read path %s: %s changed while the "
+				  "sandbox was being built",
+				  denied, real);
+out:
+	free(at);
+	free(parent);
+	free(real);
+	return rc == -ENOMEM ? sbx_diag_set(d, rc, "out of memory") : rc;
+}
+
+int sbx_points_find(const struct sbx_linux_enforce *e, struct sbx_points *out, struct sbx_diag *d)
+{
+	const struct sbx_roots *r = e->roots;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	/* The missing protected names the plan masks: each directly inside its writable root. */
+	for (size_t i = 0; rc == 0 && i < e->protect_missing.n; i++) {
+		const char *path = e->protect_missing.v[i];
+		const struct sbx_rulepath *parent, *f;
+		char *dir = parent_of(path);
+
+		rc = dir ? look(e->res, dir, &parent, d)
+			 : sbx_diag_set(d, -ENOMEM, "out of memory");
+		if (rc == 0)
+			rc = look(e->res, path, &f, d);
+		/* Planned missing, found otherwise since: the plan no longer holds. */
+		if (rc == 0 && (f->exists || f->is_link))
+			rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+					  "%s appeared while the sandbox was being built", path);
+		if (rc == 0 && parent->exists && parent->type == SBX_FT_DIR)
+			rc = add_point(out, parent, strrchr(path, '/') + 1, true, true, NULL, d);
+		free(dir);
+	}
+	/*
+	 * An empty .git, .agents or .codex in a writable root is taken for what a run killed
+	 * before its clean-up left: masked like a missing one, and removed after the run.
+	 */
+	for (size_t i = 0; rc == 0 && i < r->n_writable; i++) {
+		const struct sbx_writable_root *w = &r->writable[i];
+
+		for (size_t j = 0; rc == 0 && j < w->n_read_only; j++) {
+			const char *path = w->read_only[j], *slash = strrchr(path, '/');
+			const struct sbx_rulepath *parent, *f;
+			bool name = false;
+			char *dir;
+			struct stat st;
+
+			for (size_t k = 0; slash && k < SBX_PROTECTED_NAMES_N; k++)
+				name |= strcmp(slash + 1, sbx_protected_names[k]) == 0;
+			if (!name)
+				continue;
+			dir = parent_of(path);
+			if (!dir || strcmp(dir, w->root) != 0) {
+				free(dir);
+				rc = dir ? 0 : sbx_diag_set(d, -ENOMEM, "out of memory");
+				continue;
+			}
+			rc = look(e->res, dir, &parent, d);
+			if (rc == 0)
+				rc = look(e->res, path, &f, d);
+			if (rc == 0 && f->exists && !f->is_link && !f->link && parent->exists &&
+			    fstat(f->fd, &st) == 0 &&
+			    empty_point(f->fd, &st, f->type == SBX_FT_DIR, false))
+				rc = add_point(out, parent, slash + 1, f->type == SBX_FT_DIR, true,
+					       f, d);
+			free(dir);
+		}
+	}
+	for (size_t i = 0; rc == 0 && i < e->deny_missing.n; i++)
+		rc = deny_point(e, e->deny_missing.v[i], out, d);
+	if (rc == 0 && out->pins.n > 1)
+		qsort(out->pins.v, out->pins.n, sizeof(*out->pins.v), str_cmp);
+	if (rc < 0)
+		sbx_points_free(out);
+	return rc;
+}
+
+bool sbx_points_has(const struct sbx_points *pts, const char *path)
+{
+	for (size_t i = 0; i < pts->n; i++)
+		if (strcmp(pts->v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* ---- making them ----------------------------------------------------------------------------- */
+
+/* Makes, opens, locks and checks one point; 0, 1 to try again (it went away), or -errno. */
+static int make_one(struct sbx_point *pt, struct sbx_diag *d)
+{
+	int pfd = pt->parent->fd, fd, err;
+	struct stat st, now;
+
+	if (pt->dir) {
+		if (mkdirat(pfd, pt->name, 0555) < 0 && errno != EEXIST)
+			goto fail;
+	} else {
+		fd = openat(pfd, pt->name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+			    0444);
+		if (fd < 0 && errno != EEXIST)
+			goto fail;
+		if (fd >= 0) {
+			ssize_t n = write(fd, MARKER, sizeof(MARKER) - 1);
+
+			err = errno;
+			close(fd);
+			if (n != (ssize_t)sizeof(MARKER) - 1) {
+				errno = n < 0 ? err : EIO;
+				goto fail;
+			}
+		}
+	}
+	fd = openat(pfd, pt->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (pt->dir ? O_DIRECTORY : 0));
+	if (fd < 0 && errno == ENOENT)
+		return 1; /* removed by a run ending now: make it again */
+	if (fd < 0)
+		goto fail;
+	while (flock(fd, LOCK_SH) < 0)
+		if (errno != EINTR) {
+			err = errno;
+			close(fd);
+			errno = err;
+			goto fail;
+		}
+	/* Locked: still the object at that name (a finishing run may have removed it)? */
+	if (fstat(fd, &st) < 0 || fstatat(pfd, pt->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st.st_dev != now.st_dev || st.st_ino != now.st_ino) {
+		close(fd);
+		return 1;
+	}
+	/* An empty point, of the kind planned: anything else was not made by a run. */
+	if (!empty_point(fd, &st, pt->dir, !pt->dir && !pt->protect)) {
+		close(fd);
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "%s appeared while the sandbox was being built, and is not empty",
+			     pt->path);
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "run again; if it stays, look at what is there");
+	}
+	pt->fd = fd;
+	pt->dev = (unsigned long long)st.st_dev;
+	pt->ino = (unsigned long long)st.st_ino;
+	return 0;
+fail:
+	err = errno;
+	sbx_diag_set(d, -err, "cannot make %s a mount point for the run: %s", pt->path,
+		     strerror(err));
+	return sbx_diag_hint(d, -err,
+			     "a missing name inside a writable root is masked on a mount point "
+			     "made there for the run; let the caller create it, or drop the rule");
+}
+
+int sbx_points_make(struct sbx_points *pts, struct sbx_diag *d)
+{
+	for (size_t i = 0; i < pts->n; i++) {
+		struct sbx_point *pt = &pts->v[i];
+		int rc = 1;
+
+		if (pt->op < 0)
+			continue;
+		for (int t = 0; rc == 1 && t < MAKE_TRIES; t++)
+			rc = make_one(pt, d);
+		if (rc == 1)
+			rc = sbx_diag_set(d, -EAGAIN,
+					  "cannot make %s a mount point for the run: it "
+					  "keeps being removed",
+					  pt->path);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- removing them -------------------------------------------------------------------------- */
+
+/* Removes name in dfd and everything below it, following no link; 0 or -errno. */
+static int remove_tree(int dfd, const char *name, int depth)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *dir;
+	int fd, rc = 0;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+	if (depth >= REMOVE_DEPTH_MAX)
+		return -ELOOP;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	while (rc == 0 && (de = readdir(dir)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			rc = remove_tree(dirfd(dir), de->d_name, depth + 1);
+	closedir(dir);
+	if (rc == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		rc = -errno;
+	return rc;
+}
+
+/* Reports "WHAT PATH" or "WHAT PATH: ERROR". */
+static void say(void (*report)(void *, const char *), void *arg, const char *what, const char *path,
+		int err)
+{
+	char msg[SBX_MAX_PATH + 256];
+
+	snprintf(msg, sizeof(msg), "%s %s%s%s", what, path, err ? ": " : "",
+		 err ? strerror(-err) : "");
+	report(arg, msg);
+}
+
+size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const char *msg),
+			void *arg)
+{
+	size_t created = 0;
+
+	for (size_t i = 0; i < pts->n; i++) {
+		struct sbx_point *pt = &pts->v[i];
+		int pfd = pt->parent->fd, rc;
+		struct stat st;
+
+		if (pt->fd < 0)
+			continue;
+		/* Another run still holds it: that one removes it when it ends. */
+		if (flock(pt->fd, LOCK_EX | LOCK_NB) < 0) {
+			close(pt->fd);
+			pt->fd = -1;
+			continue;
+		}
+		if (fstatat(pfd, pt->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			close(pt->fd); /* nothing there any more */
+			pt->fd = -1;
+			continue;
+		}
+		if ((unsigned long long)st.st_dev == pt->dev &&
+		    (unsigned long long)st.st_ino == pt->ino &&
+		    empty_point(pt->fd, &st, pt->dir, !pt->dir && !pt->protect)) {
+			rc = unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+			/*
+			 * Another user's point in a shared sticky directory (/tmp), taken while
+			 * that user's run lasted: only that user can remove it, and its next run
+			 * does. Nothing of this run is left behind.
+			 */
+			if ((rc == -EPERM || rc == -EACCES) && st.st_uid != geteuid())
+				rc = 0;
+			if (rc < 0 && rc != -ENOENT)
+				say(report, arg, "cannot remove the mount point", pt->path, rc);
+		} else {
+			created++;
+			rc = remove_tree(pfd, pt->name, 0);
+			say(report, arg,
+			    rc < 0 ? "created on the host during the run, and cannot be removed:"
+				   : "removed what was created on the host during the run:",
+			    pt->path, rc);
+		}
+		close(pt->fd);
+		pt->fd = -1;
+	}
+	return created;
+}
+
+void sbx_points_free(struct sbx_points *pts)
+{
+	for (size_t i = 0; i < pts->n; i++) {
+		if (pts->v[i].fd >= 0)
+			close(pts->v[i].fd);
+		free(pts->v[i].path);
+	}
+	free(pts->v);
+	sbx_strv_clear(&pts->pins);
+	memset(pts, 0, sizeof(*pts));
+}

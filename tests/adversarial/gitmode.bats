@@ -1,0 +1,166 @@
+#!/usr/bin/env bats
+# Git mode (--allow-git), attacked: run 1, confined in git mode as a hostile command would be,
+# tries to leave something that makes the user's next plain git (outside any sandbox) run a
+# program, or that weakens run 2. Each plant has a marker of its own, and the control applies the
+# very same plants outside the sandbox to a repository laid out the same way: there every marker
+# appears, so each plant would work, and in the sandbox none does. The repositories hold the
+# names git reads on demand (git_mode_ready): on Linux a git-mode run is refused without them.
+load common
+
+setup_file() {
+	make_layout_vars
+	git_env
+	rm -rf "$BASE"
+	mkdir -p "$BASE"
+	make_git_repo "$WS" "$BASE/lib"
+	git_mode_ready "$WS"
+}
+
+setup() {
+	make_layout_vars
+	git_env
+	G="$WS/.git"
+	MARK="$BASE/marks-$BATS_TEST_NUMBER"
+	rm -rf "$MARK"
+	mkdir -p "$MARK"
+}
+
+# plant_code MARKDIR: in the repository of the cwd, what would run a program at the next git
+# command: hooks, config (fsmonitor, an alias, a filter with the attributes that apply it, a
+# hooks path), config.worktree (an external diff), and the submodule's own. Every step may fail; none stops it.
+plant_code() {
+	local m=$1 evil=$TMPDIR/evil-hooks
+	mkdir -p "$evil"
+	printf '#!/bin/sh\ntouch %s/hook-post-checkout\n' "$m" >.git/hooks/post-checkout
+	printf '#!/bin/sh\ntouch %s/hook-pre-commit\n' "$m" >.git/hooks/pre-commit
+	chmod +x .git/hooks/post-checkout .git/hooks/pre-commit
+	git config core.fsmonitor "touch $m/fsmonitor; false"
+	git config alias.st "!touch $m/alias"
+	echo '*.txt filter=evil' >.git/info/attributes
+	git config filter.evil.clean "touch $m/filter; cat"
+	printf '#!/bin/sh\ntouch %s/hooks-path\n' "$m" >"$evil/post-checkout"
+	chmod +x "$evil/post-checkout"
+	git config core.hooksPath "$evil"
+	printf '[diff]\n\texternal = touch %s/config-worktree; true\n' "$m" >.git/config.worktree
+	git config extensions.worktreeConfig true
+	printf '#!/bin/sh\ntouch %s/sub-hook\n' "$m" >.git/modules/sub/hooks/pre-commit
+	chmod +x .git/modules/sub/hooks/pre-commit
+	git -C sub config core.fsmonitor "touch $m/sub-fsmonitor; false"
+	return 0
+}
+
+# plant_redirect MARKDIR: git directories of the command's making, each with a core.fsmonitor,
+# named by the repository's commondir, the submodule's .git file and the worktree's commondir.
+plant_redirect() {
+	local m=$1 name
+	for name in common sub worktree; do
+		rm -rf "$TMPDIR/evil-$name"
+		git init -q "$TMPDIR/evil-$name"
+		git -C "$TMPDIR/evil-$name" config core.fsmonitor "touch $m/redirect-$name; false"
+	done
+	echo "$TMPDIR/evil-common/.git" >.git/commondir
+	echo "gitdir: $TMPDIR/evil-sub/.git" >sub/.git
+	echo "$TMPDIR/evil-worktree/.git" >.git/worktrees/wt/commondir
+	return 0
+}
+
+# The user's plain git afterwards, each command one that would run one of the plants (the
+# repository's own hooks are asked for by name where a planted hooks path would hide them).
+plain_git() {
+	local dir=$1 own=(-c core.hooksPath=.git/hooks)
+	git -C "$dir" status --short
+	git -C "$dir" st
+	echo x >"$dir/new.txt"
+	git -C "$dir" add new.txt
+	git -C "$dir" "${own[@]}" checkout -q -b "probe-$BATS_TEST_NUMBER"
+	git -C "$dir" "${own[@]}" commit -q -m probe
+	git -C "$dir" checkout -q -b "probe-$BATS_TEST_NUMBER-2"
+	echo b >>"$dir/a"
+	git -C "$dir" diff
+	git -C "$dir/sub" commit -q --allow-empty -m probe
+	git -C "$dir/sub" status --short
+	git -C "$dir/wt" status --short
+	return 0
+}
+
+# The markers made, sorted, one a line.
+marks() { ls "$1" | sort | tr '\n' ' '; }
+
+@test "run 1 plants code for the next plain git: in git mode none of it runs" {
+	export -f plant_code
+	run gsbx bash -c "plant_code '$MARK'"
+	echo "run 1: $output"
+	[ "$status" -eq 0 ]
+	plain_git "$WS" >/dev/null 2>&1 || true # (|| keeps set -e off: the plants' git may fail)
+	echo "after run 1: $(marks "$MARK")"
+	[ "$(marks "$MARK")" = "" ]
+	# The control: the same plants outside the sandbox, in a repository laid out the same way.
+	make_git_repo "$BASE/control-$BATS_TEST_NUMBER" "$BASE/lib"
+	git_mode_ready "$BASE/control-$BATS_TEST_NUMBER"
+	(cd "$BASE/control-$BATS_TEST_NUMBER" && plant_code "$MARK") >/dev/null 2>&1
+	plain_git "$BASE/control-$BATS_TEST_NUMBER" >/dev/null 2>&1 || true
+	echo "control: $(marks "$MARK")"
+	[ "$(marks "$MARK")" = "alias config-worktree filter fsmonitor hook-post-checkout hook-pre-commit hooks-path sub-fsmonitor sub-hook " ]
+}
+
+@test "run 1 points git at git directories of its own: in git mode it cannot" {
+	export -f plant_redirect
+	run gsbx bash -c "plant_redirect '$MARK'"
+	echo "run 1: $output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$G/commondir")" = . ] && [ "$(cat "$WS/.git/worktrees/wt/commondir")" = ../.. ]
+	plain_git "$WS" >/dev/null 2>&1 || true # (|| keeps set -e off: the plants' git may fail)
+	echo "after run 1: $(marks "$MARK")"
+	[ "$(marks "$MARK")" = "" ]
+	make_git_repo "$BASE/control-$BATS_TEST_NUMBER" "$BASE/lib"
+	git_mode_ready "$BASE/control-$BATS_TEST_NUMBER"
+	(cd "$BASE/control-$BATS_TEST_NUMBER" && TMPDIR=$BASE/control-tmp plant_redirect "$MARK") \
+		>/dev/null 2>&1
+	plain_git "$BASE/control-$BATS_TEST_NUMBER" >/dev/null 2>&1 || true
+	echo "control: $(marks "$MARK")"
+	[ "$(marks "$MARK")" = "redirect-common redirect-sub redirect-worktree " ]
+}
+
+@test "run 1 makes a submodule's git directory of its own: run 2 keeps its hooks and config" {
+	run gsbx sh -c "mkdir -p '$G/modules/new/hooks' '$G/modules/half' &&
+		echo '[core]' >'$G/modules/new/config' &&
+		echo 'ref: refs/heads/main' >'$G/modules/new/HEAD'"
+	[ "$status" -eq 0 ]
+	# It lacks a commondir: on Linux run 2 is refused, naming it, and runs nothing.
+	new_canary "$WS"
+	run gsbx touch "$CANARY"
+	refused "sbxrun: cannot enforce \"no-create $G/modules/new/commondir\" on linux: *"
+	git_mode_ready "$WS"
+	gexpect EROFS write "$G/modules/new/hooks/pre-commit"
+	gexpect EROFS append "$G/modules/new/config"
+	gexpect EROFS write "$G/modules/new/commondir"
+	gexpect OK write "$G/modules/new/index"
+	# Without HEAD it is no git directory yet: kept whole, so that run 2 cannot make it one.
+	gexpect EROFS write "$G/modules/half/HEAD"
+	gexpect EROFS write "$G/modules/half/config"
+	rm -rf "$G/modules/new" "$G/modules/half"
+}
+
+@test "run 1 plants a link among the git directories: run 2 refuses, naming it" {
+	new_canary "$WS"
+	run gsbx sh -c "mkdir -p '$TMPDIR/elsewhere/hooks' && ln -s '$TMPDIR/elsewhere' '$G/modules/planted'"
+	[ "$status" -eq 0 ]
+	run gsbx touch "$CANARY"
+	refused "sbxrun: git mode: $G/modules/planted is a symbolic link: git would follow it to a git directory the command could swap"
+	rm "$G/modules/planted"
+	run gsbx touch "$CANARY"
+	echo "without the link: $status $output"
+	[ "$status" -eq 0 ] && [ -e "$CANARY" ]
+}
+
+@test "run 1 makes more git directories than any repository has: run 2 refuses" {
+	new_canary "$WS"
+	run gsbx sh -c "for i in \$(seq 300); do mkdir -p '$G/worktrees/w'\$i; done"
+	[ "$status" -eq 0 ]
+	run gsbx touch "$CANARY"
+	refused "sbxrun: git mode: more than 256 git directories (submodules and worktrees) at *"
+	rm -rf "$G"/worktrees/w[0-9]*
+	run gsbx touch "$CANARY"
+	echo "without them: $status $output"
+	[ "$status" -eq 0 ] && [ -e "$CANARY" ]
+}

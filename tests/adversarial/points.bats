@@ -1,0 +1,230 @@
+#!/usr/bin/env bats
+# Names that must not be created in a writable root: a missing .git, .agents or .codex, and the
+# first missing component of a denied path. Each is a mount point made on the host for the run
+# and masked inside; run 1 tries to plant something there (a git hook, the denied file), and
+# afterwards nothing of it is left for the user's own git or for run 2. A run killed with
+# SIGKILL leaves its empty mount point, which run 2 takes as it is and removes; whatever appears
+# at such a name on the host during a run is removed, and the run's exit status is 1.
+load common
+bats_require_minimum_version 1.5.0
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+	# A plain directory, no repository: all three protected names are missing.
+	PW="$BASE/plain"
+	rm -rf "$PW"
+	mkdir -p "$PW"
+	new_canary "$BASE"
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$PW" write)")
+	SBX_CWD=$PW
+}
+
+# empty_dir DIR: DIR holds nothing at all.
+empty_dir() { [ -z "$(ls -A "$1")" ]; }
+
+# await TEST PATH: waits (up to five seconds) until [ TEST PATH ] holds: -e for a run's mount
+# point, -s for a file the command writes once it has started.
+await() {
+	for _ in $(seq 250); do
+		[ "$1" "$2" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+# started_then_killed CMD...: starts the helper on CMD in the background, waits until its mount
+# points are made, and kills the supervisor with SIGKILL.
+started_then_killed() {
+	"$H" --sandbox-policy-cwd "$SBX_CWD" --permission-profile "$PROFILE" -- "$@" 3>&- &
+	local pid=$!
+	await -e "$PW/.git"
+	sleep 0.2
+	kill -KILL "$pid"
+	wait "$pid" || true
+}
+
+@test "run 1 cannot plant .git/hooks where .git was missing; nothing is left after it" {
+	local hook="$PW/.git/hooks/post-checkout"
+	run sbx sh -c "mkdir -p '$PW/.git/hooks' && printf '#!/bin/sh\ntouch $CANARY\n' >'$hook'"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	# Positive control: any other directory is created, the hook too, where it would be harmless.
+	expect OK mkdir "$PW/notgit"
+	run sbx sh -c "mkdir -p '$PW/notgit/hooks' && echo x >'$PW/notgit/hooks/post-checkout'"
+	[ "$status" -eq 0 ]
+	rm -rf "$PW/notgit"
+	# Nothing left on the host: no .git, no mount point; the user's git finds no repository.
+	empty_dir "$PW"
+	run git -C "$PW" status
+	[ "$status" -ne 0 ]
+	[ ! -e "$CANARY" ]
+	# .agents and .codex the same.
+	expect EROFS write "$PW/.codex/config.toml"
+	expect EROFS mkdir "$PW/.agents/x"
+	empty_dir "$PW"
+}
+
+@test "run 1 killed with SIGKILL leaves an empty .git; run 2 holds it and removes it" {
+	started_then_killed sleep 30
+	# The leftover: the empty mount point of run 1, and nothing else.
+	[ -d "$PW/.git" ] && empty_dir "$PW/.git"
+	# Run 2 takes it as missing: masked (the hook cannot be planted), then removed.
+	expect EROFS mkdir "$PW/.git/hooks"
+	empty_dir "$PW"
+	# Positive control: the workspace itself is writable to run 2.
+	expect OK write "$PW/file"
+	rm "$PW/file"
+}
+
+@test "a run ended by SIGTERM or SIGHUP to sbxrun leaves nothing behind either" {
+	local pid st sig
+	for sig in TERM HUP; do
+		"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 30 3>&- &
+		pid=$!
+		await -e "$PW/.git"
+		sleep 0.2
+		kill -"$sig" "$pid"
+		st=0
+		wait "$pid" || st=$?
+		echo "$sig: $st"
+		[ "$st" -eq $((128 + $(kill -l "$sig"))) ]
+		empty_dir "$PW"
+	done
+}
+
+@test "an empty .git file left behind is a leftover too; a non-empty one is the user's" {
+	: >"$PW/.git"
+	# One run: read-only but readable, as it was; then removed.
+	run sbx sh -c "'$P' append '$PW/.git'; '$P' read '$PW/.git'"
+	[ "$output" = "$(printf 'EROFS\nOK')" ]
+	empty_dir "$PW"
+	# A .git file with content (a worktree's pointer, say) is protected and kept.
+	echo "gitdir: $OUT/nowhere" >"$PW/.git"
+	expect EROFS append "$PW/.git"
+	expect OK read "$PW/.git"
+	[ "$(cat "$PW/.git")" = "gitdir: $OUT/nowhere" ]
+}
+
+@test "a .git symlink planted for run 2 is refused; a non-empty .codex is protected and kept" {
+	# Planted another way (run 1 cannot: the name is masked): a run under a weaker profile.
+	mkdir -p "$OUT/fake-git/hooks"
+	ln -s "$OUT/fake-git" "$PW/.git"
+	run sbx touch "$CANARY"
+	refused "sbxrun: cannot enforce \"read-only $PW/.git\" on linux: cannot enforce sandbox read-only path $PW/.git because it crosses writable symlink $PW/.git"
+	[ -L "$PW/.git" ]
+	rm "$PW/.git"
+	# Control: without it, the same run works.
+	run sbx touch "$CANARY"
+	[ "$status" -eq 0 ] && [ -e "$CANARY" ] && rm "$CANARY"
+	# A .codex with content is the user's: read-only inside, readable, left as it is.
+	mkdir -p "$PW/.codex"
+	echo 'model = "x"' >"$PW/.codex/config.toml"
+	expect EROFS append "$PW/.codex/config.toml"
+	expect EROFS write "$PW/.codex/new.toml"
+	expect OK read "$PW/.codex/config.toml"
+	[ "$(cat "$PW/.codex/config.toml")" = 'model = "x"' ]
+	[ ! -e "$PW/.codex/new.toml" ]
+}
+
+@test "what appears at a masked name on the host during the run is removed: exit 1, one line" {
+	# Control: nothing appears, the command's status and silence pass through.
+	run --separate-stderr sbx sh -c 'exit 0'
+	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	# Another process, outside the sandbox, replaces the empty .agents by a planted one while
+	# the command runs (it says so in a file).
+	local started="$PW/started"
+	rm -f "$started"
+	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
+		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
+	local pid=$!
+	await -s "$started"
+	rmdir "$PW/.agents"
+	mkdir -p "$PW/.agents/skills"
+	echo planted >"$PW/.agents/skills/run.sh"
+	st=0
+	wait "$pid" || st=$?
+	rm "$started"
+	cat "$BASE/stderr"
+	[ "$st" -eq 1 ]
+	[ "$(cat "$BASE/stderr")" = "sbxrun: removed what was created on the host during the run: $PW/.agents" ]
+	empty_dir "$PW"
+	# A command that failed keeps its own status.
+	rm -f "$started"
+	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
+		sh -c "echo >'$started'; sleep 1; exit 7" 3>&- 2>"$BASE/stderr" &
+	pid=$!
+	await -s "$started"
+	chmod u+w "$PW/.codex"
+	touch "$PW/.codex/config.toml"
+	st=0
+	wait "$pid" || st=$?
+	rm "$started"
+	[ "$st" -eq 7 ]
+	[[ "$(cat "$BASE/stderr")" == *"removed what was created on the host during the run: $PW/.codex" ]]
+	empty_dir "$PW"
+}
+
+@test "runs in the same workspace share the mount points; the last one out removes them" {
+	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 1.5 3>&- &
+	local long=$!
+	await -e "$PW/.git"
+	# A short run in between: it holds too, and leaves the names to the long one.
+	expect EROFS mkdir "$PW/.git/hooks"
+	[ -d "$PW/.git" ] && [ -d "$PW/.codex" ]
+	wait "$long"
+	empty_dir "$PW"
+}
+
+@test "a denied path that does not exist cannot be created; its mask goes after the run" {
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$PW" write)" \
+		"$(entry_path "$PW/secrets/key" deny)" "$(entry_path "$PW/.env" deny)")
+	run sbx sh -c "mkdir -p '$PW/secrets' && echo stolen >'$PW/secrets/key'"
+	[ "$status" -ne 0 ]
+	expect EROFS write "$PW/.env"
+	expect EACCES read "$PW/.env"
+	# Positive control: a path beside it that is not denied is created and read.
+	expect OK mkdir "$PW/public"
+	expect OK write "$PW/public/key"
+	expect OK read "$PW/public/key"
+	rm -rf "$PW/public"
+	empty_dir "$PW"
+	# Deeper: the first missing component is masked, not the denied path.
+	mkdir -p "$PW/a"
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$PW" write)" \
+		"$(entry_path "$PW/a/b/c/key" deny)")
+	run sbx sh -c "mkdir -p '$PW/a/b/c'"
+	[ "$status" -ne 0 ]
+	expect EBUSY rename "$PW/a" "$PW/a2"
+	expect OK write "$PW/a/beside"
+	[ "$(ls -A "$PW/a")" = beside ]
+	# After a SIGKILL the leftover (a marked file) is taken again, and removed.
+	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 30 3>&- &
+	local pid=$!
+	await -e "$PW/a/b"
+	sleep 0.2
+	kill -KILL "$pid"
+	wait "$pid" || true
+	[ -f "$PW/a/b" ]
+	[[ "$(cat "$PW/a/b")" == "sbxrun: keeps a denied path from being created"* ]]
+	run sbx sh -c "rm -f '$PW/a/b'; mkdir -p '$PW/a/b/c'"
+	[ "$status" -ne 0 ]
+	[ "$(ls -A "$PW/a")" = beside ]
+	# A file of the user's on the way is kept, read-only, and never removed.
+	echo mine >"$PW/a/b"
+	expect EROFS append "$PW/a/b"
+	run sbx sh -c "rm -f '$PW/a/b'"
+	[ "$(cat "$PW/a/b")" = mine ]
+}
+
+@test "without a PID namespace (clone refused) the masks and their clean-up are the same" {
+	run sbx_fault clone "$PROFILE" sh -c "mkdir -p '$PW/.git/hooks'"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	empty_dir "$PW"
+	run sbx_fault clone "$PROFILE" "$P" write "$PW/ok"
+	[ "$output" = OK ]
+	rm "$PW/ok"
+	empty_dir "$PW"
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bats
+# What a run leaves behind besides files: a daemon, System V IPC objects, POSIX shared memory.
+# Run 1 starts or makes them (and, as the positive control, reaches them itself); before run 2
+# starts, the daemon is gone, and run 2 cannot reach what run 1 made, nor what a process outside
+# made. Under init the PID and IPC namespaces do it; without them (clone refused) the subreaper
+# kills the daemon and seccomp refuses System V IPC altogether.
+load common
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+	PROFILE=$(profile restricted $(workspace_entries))
+	TAG="86397.$$$RANDOM" # a sleep argument no other process has
+	KEY=$((0x5d000000 + RANDOM))
+	IPC="$BATS_TEST_DIRNAME/../enforce/ipc.py"
+}
+teardown() {
+	pkill -KILL -f "sleep $TAG" 2>/dev/null || true
+	ipcrm -M "$KEY" 2>/dev/null || true
+	rm -f "/dev/shm/sbx-$TAG"
+}
+
+running() { pgrep -f "sleep $TAG" >/dev/null; }
+
+@test "a daemon started by run 1 is gone before run 2 starts (init, then the subreaper)" {
+	# Control: outside, the same command leaves its daemon running.
+	sh -c "setsid sleep $TAG >/dev/null 2>&1 </dev/null &"
+	sleep 0.2
+	running
+	pkill -KILL -f "sleep $TAG"
+	local fault
+	for fault in none clone; do
+		if [ "$fault" = none ]; then
+			run sbx sh -c "setsid sleep $TAG >/dev/null 2>&1 </dev/null & sleep 0.2; echo started"
+		else
+			run sbx_fault clone "$PROFILE" sh -c \
+				"setsid sleep $TAG >/dev/null 2>&1 </dev/null & sleep 0.2; echo started"
+		fi
+		echo "$fault: $output"
+		[ "$output" = started ]
+		# Run 1 has returned: nothing of it is left.
+		! running
+	done
+}
+
+@test "run 1's System V segment: run 1 reaches it, run 2 does not, nor one made outside" {
+	run sbx sh -c "python3 '$IPC' shm-create $KEY && python3 '$IPC' shm $KEY"
+	[ "$output" = "$(printf 'OK\nOK')" ]
+	run sbx python3 "$IPC" shm "$KEY"
+	[ "$output" = ENOENT ]
+	# Nor did it reach the host.
+	run python3 "$IPC" shm "$KEY"
+	[ "$output" = ENOENT ]
+	# A segment outside, reached outside (control), is out of reach inside.
+	run python3 "$IPC" shm-create "$KEY"
+	[ "$output" = OK ]
+	run python3 "$IPC" shm "$KEY"
+	[ "$output" = OK ]
+	run sbx python3 "$IPC" shm "$KEY"
+	[ "$output" = ENOENT ]
+	# Without an IPC namespace (clone refused): seccomp refuses System V IPC itself.
+	run sbx_fault clone "$PROFILE" python3 "$IPC" shm "$KEY"
+	[ "$output" = EPERM ]
+	run sbx_fault clone "$PROFILE" python3 "$IPC" shm-create "$((KEY + 1))"
+	[ "$output" = EPERM ]
+}
+
+@test "run 1's /dev/shm file: run 1 reads it back, run 2 and the host do not see it" {
+	local f="/dev/shm/sbx-$TAG"
+	run sbx sh -c "echo secret >'$f' && cat '$f'"
+	[ "$output" = secret ]
+	[ ! -e "$f" ]
+	run sbx cat "$f"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"No such file or directory"* ]]
+	# A file outside (control: readable outside) is not in the sandbox's /dev/shm.
+	echo host >"$f"
+	run cat "$f"
+	[ "$output" = host ]
+	run sbx cat "$f"
+	[[ "$output" == *"No such file or directory"* ]]
+	# Python's multiprocessing works on the private one.
+	run sbx python3 -c 'import multiprocessing; multiprocessing.Lock(); print("lock")'
+	[ "$output" = lock ]
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# Git mode (--allow-git) as the command line shows it: what explain plans on each platform,
+# what access says, where the option applies. Enforcement is tests/enforce/gitmode.bats.
+
+load helpers
+load ../enforce/common # make_git_repo, git_env
+
+# A repository as git makes it, with a submodule and a linked worktree inside the workspace.
+setup() {
+	git_env
+	make_git_repo "$BATS_TEST_TMPDIR/ws" "$BATS_TEST_TMPDIR/lib"
+	WS=$(cd "$BATS_TEST_TMPDIR/ws" && pwd -P)
+	cd "$WS"
+}
+
+# The requirements on paths in the workspace, "RULE STATUS" a line.
+rules() { jget "$1" '"\n".join(r["rule"] + " " + r["status"] for r in j["requirements"] if " '"$WS"'/" in r["rule"])'; }
+req() { jget "$1" '[r for r in j["requirements"] if r["rule"]=='"'$2'"'][0]["'"$3"'"]'; }
+
+@test "explain: the git directories writable but what runs code, on macOS" {
+	run "$SBXRUN" explain --platform macos --json --allow-git -- git commit
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["allow_git"]')" = true ]
+	[ "$(jget "$output" 'j["enforceable"]')" = true ]
+	G=$WS/.git
+	[ "$(rules "$output")" = "read-only $G/hooks enforced
+read-only $G/config enforced
+read-only $G/modules/sub/hooks enforced
+read-only $G/modules/sub/config enforced
+read-only $WS/sub/.git enforced
+read-only $G/worktrees/wt/commondir enforced
+read-only $G/worktrees/wt/gitdir enforced
+read-only $WS/wt/.git enforced
+no-create $WS/.agents enforced
+no-create $WS/.codex enforced
+no-create $G/commondir enforced
+no-create $G/config.worktree enforced
+no-create $G/modules/sub/commondir enforced
+no-create $G/modules/sub/config.worktree enforced
+no-create $G/worktrees/wt/config.worktree enforced" ]
+	# The policy names the missing ones by anchored, escaped regexes.
+	[ "$(jget "$output" '"(require-not (regex #\"^" in j["argv"][2] and "/\\.git/commondir(/.*)?$\"))" in j["argv"][2]')" = true ]
+	# The control: without the mode .git is one read-only carve-out.
+	run "$SBXRUN" explain --platform macos --json -- git commit
+	[ "$(jget "$output" 'j["allow_git"]')" = false ]
+	[ "$(rules "$output")" = "read-only $WS/.git enforced
+no-create $WS/.agents enforced
+no-create $WS/.codex enforced" ]
+}
+
+@test "explain: Linux refuses a missing name it cannot keep from being created, in words" {
+	run "$SBXRUN" explain --platform linux --json --allow-git -- git commit
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["enforceable"]')" = false ]
+	[ "$(req "$output" "read-only $WS/.git/hooks" mechanism)" = mount-namespace ]
+	[ "$(req "$output" "no-create $WS/.git/commondir" status)" = unenforceable ]
+	[[ "$(req "$output" "no-create $WS/.git/commondir" why)" == "$WS/.git/commondir does not exist; refusing its creation would need a mount point created on the host"* ]]
+	[[ "$(req "$output" "no-create $WS/.git/commondir" hint)" == "run without --allow-git"* ]]
+	[ "$(jget "$output" 'j["argv"]')" = null ]
+	if [ "$(uname -s)" = Linux ]; then
+		run --separate-stderr "$SBXRUN" --allow-git -- touch "$WS/canary"
+		[ "$status" -eq 125 ]
+		[[ "${stderr_lines[0]}" == "sbxrun: cannot enforce \"no-create $WS/.git/commondir\" on linux: "* ]]
+		[ ! -e "$WS/canary" ]
+	fi
+}
+
+@test "the helper's command line carries the mode; the profile does not" {
+	run "$SBXRUN" explain --platform linux --json -p :read-only --allow-git -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["enforceable"]')" = true ]
+	[ "$(jget "$output" 'j["argv"][j["argv"].index("--")-1]')" = --allow-git ]
+	mode=$(jget "$output" 'j["profile"]')
+	run "$SBXRUN" explain --platform linux --json -p :read-only -- true
+	[ "$(jget "$output" '"--allow-git" in j["argv"]')" = false ]
+	[ "$(jget "$output" 'j["profile"]')" = "$mode" ]
+}
+
+@test "access: each path, and the rule that keeps it" {
+	run "$SBXRUN" access --allow-git .git/index .git/hooks/pre-commit .git/config \
+		.git/modules/sub/hooks/post-checkout .git/worktrees/wt/commondir .git/objects src/a.c
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "write  $WS/.git/index  (git mode: .git under entries[1]: write $WS)" ]
+	[ "${lines[1]}" = "read   $WS/.git/hooks/pre-commit  (git mode keeps hooks (git runs the programs in it) read-only, in .git under entries[1]: write $WS)" ]
+	[[ "${lines[2]}" == "read   $WS/.git/config  (git mode keeps config (it can name programs git runs) read-only"* ]]
+	[[ "${lines[3]}" == "read   $WS/.git/modules/sub/hooks/post-checkout  (git mode keeps hooks"* ]]
+	[[ "${lines[4]}" == "read   $WS/.git/worktrees/wt/commondir  (git mode keeps commondir (it sends git to another git directory)"* ]]
+	[[ "${lines[5]}" == "write  $WS/.git/objects  (git mode:"* ]]
+	[ "${lines[6]}" = "write  $WS/src/a.c  (entries[1]: write $WS)" ]
+	# The control: without the mode, the read entry of :workspace decides.
+	run "$SBXRUN" access .git/index
+	[ "${lines[0]}" = "read   $WS/.git/index  (entries[4]: read $WS/.git)" ]
+}
+
+@test "--allow-git belongs to run, explain and access; --help names it" {
+	for sub in context convert probe; do
+		run --separate-stderr "$SBXRUN" "$sub" --allow-git
+		[ "$status" -eq 125 ]
+		[[ "${stderr_lines[0]}" == "sbxrun: $sub: "*"'--allow-git'"* ]]
+	done
+	run "$SBXRUN" --help
+	[[ "$output" == *"--allow-git "*"the git directory of each writable root writable"* ]]
+	run "$SBXRUN" explain --allow-git -- true
+	[[ "$output" == *"git mode:          on"* ]]
+	run "$SBXRUN" explain -- true
+	[[ "$output" != *"git mode:"* ]]
+}

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gitmode.c - git mode (--allow-git): what the walk over a repository's git directories
+ * keeps read-only or uncreatable (gitmode.c), the roots it makes of :workspace (roots.c), and
+ * what `access` says (denial.c). On real directories, as git lays them out.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fakefs.h"
+#include "sbx.h"
+#include "t.h"
+#include "vec.h"
+
+/* base + the words, joined by "/" (malloc'd). */
+static char *at(const char *base, const char *rel)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%s/%s", base, rel) < 0)
+		return NULL;
+	return s;
+}
+
+static void mkdir_at(const char *base, const char *rel)
+{
+	char *p = at(base, rel);
+
+	CHECK_INT(vec_mkdir(p), 0);
+	free(p);
+}
+
+static void file_at(const char *base, const char *rel, const char *text)
+{
+	char *p = at(base, rel);
+
+	CHECK_INT(vec_mkfile(p, text), 0);
+	free(p);
+}
+
+/* Is base/rel in v? */
+static bool has(const struct sbx_strv *v, const char *base, const char *rel)
+{
+	char *p = at(base, rel);
+	bool found = p && sbx_strv_has(v, p);
+
+	free(p);
+	return found;
+}
+
+static bool has_in(char **v, size_t n, const char *p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], p) == 0)
+			return true;
+	return false;
+}
+
+static const struct sbx_writable_root *root_of(const struct sbx_roots *r, const char *p)
+{
+	for (size_t i = 0; i < r->n_writable; i++)
+		if (strcmp(r->writable[i].root, p) == 0)
+			return &r->writable[i];
+	return NULL;
+}
+
+/* A git directory as git init makes it: hooks/, config, HEAD, objects/, refs/. */
+static void git_init(const char *gitdir)
+{
+	mkdir_at(gitdir, "hooks");
+	mkdir_at(gitdir, "objects/info");
+	mkdir_at(gitdir, "refs/heads");
+	file_at(gitdir, "HEAD", "ref: refs/heads/main\n");
+	file_at(gitdir, "config", "[core]\n\trepositoryformatversion = 0\n");
+}
+
+TEST(gitmode_a_plain_repository)
+{
+	char *top = vec_fresh_dir(), *g = at(top, "ws/.git");
+	struct sbx_ctx ctx = vec_ctx(top);
+	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_diag d;
+
+	git_init(g);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK(has(&keep, g, "hooks"));
+	CHECK(has(&keep, g, "config"));
+	CHECK_INT(keep.n, 2);
+	/* Git reads both when they are there: the command must not make them. */
+	CHECK(has(&missing, g, "commondir"));
+	CHECK(has(&missing, g, "config.worktree"));
+	CHECK_INT(missing.n, 2);
+	/* What git writes stays out of both lists. */
+	CHECK(!has(&keep, g, "HEAD") && !has(&keep, g, "objects") && !has(&keep, g, "refs"));
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+
+	/* A missing hooks directory must not be created either. */
+	{
+		char *hooks = at(g, "hooks");
+
+		CHECK_INT(rmdir(hooks), 0);
+		free(hooks);
+	}
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK(has(&missing, g, "hooks") && !has(&keep, g, "hooks"));
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+	free(g);
+	free(top);
+}
+
+/*
+ * What git would not take for a git directory is kept whole (the command could make it one);
+ * a commondir naming its own directory leaves it a common one, whose hooks and config stay kept.
+ */
+TEST(gitmode_no_head_and_own_commondir)
+{
+	char *top = vec_fresh_dir(), *g = at(top, "ws/.git"), *head = at(g, "HEAD");
+	struct sbx_ctx ctx = vec_ctx(top);
+	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_diag d;
+
+	git_init(g);
+	CHECK_INT(unlink(head), 0);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK(keep.n == 1 && strcmp(keep.v[0], g) == 0);
+	CHECK_INT(missing.n, 0);
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+
+	git_init(g);
+	file_at(g, "commondir", ".\n");
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK(has(&keep, g, "commondir") && has(&keep, g, "hooks") && has(&keep, g, "config"));
+	CHECK(has(&missing, g, "config.worktree") && !has(&missing, g, "gitdir"));
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+	free(top);
+	free(g);
+	free(head);
+}
+
+/*
+ * A repository with a worktree and a submodule (which has one of its own), as git lays them
+ * out: each git directory is found, and each keeps what its kind makes git read.
+ */
+TEST(gitmode_worktrees_and_submodules)
+{
+	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(top, "ws/.git"),
+	     *wt = at(g, "worktrees/wt"), *sub = at(g, "modules/sub"),
+	     *inner = at(g, "modules/sub/modules/inner"), *text = NULL;
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_diag d;
+
+	git_init(g);
+	/* git worktree add ws/wt */
+	file_at(wt, "HEAD", "ref: refs/heads/wt\n");
+	file_at(wt, "commondir", "../..\n");
+	CHECK(asprintf(&text, "%s/wt/.git\n", ws) > 0);
+	file_at(wt, "gitdir", text);
+	free(text);
+	CHECK(asprintf(&text, "gitdir: %s\n", wt) > 0);
+	file_at(ws, "wt/.git", text);
+	free(text);
+	/* git submodule add ... sub, whose config names its checkout */
+	git_init(sub);
+	file_at(sub, "config",
+		"[core]\n\trepositoryformatversion = 0\n\tworktree = ../../../sub\n");
+	file_at(ws, "sub/.git", "gitdir: ../.git/modules/sub\n");
+	/* and a submodule inside it */
+	git_init(inner);
+	file_at(inner, "config", "[core]\n\tworktree = ../../../../../sub/inner\n");
+	file_at(ws, "sub/inner/.git", "gitdir: ../../.git/modules/sub/modules/inner\n");
+
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	for (int i = 0; i < 3; i++) {
+		const char *dir = i == 0 ? g : i == 1 ? sub : inner;
+
+		CHECK(has(&keep, dir, "hooks"));
+		CHECK(has(&keep, dir, "config"));
+		CHECK(has(&missing, dir, "commondir"));
+		CHECK(has(&missing, dir, "config.worktree"));
+	}
+	/* The worktree's: its pointers kept, its per-worktree config not to be made. */
+	CHECK(has(&keep, wt, "commondir"));
+	CHECK(has(&keep, wt, "gitdir"));
+	CHECK(has(&missing, wt, "config.worktree"));
+	/* hooks and config there are never read (commondir names where they are). */
+	CHECK(!has(&keep, wt, "hooks") && !has(&missing, wt, "hooks"));
+	CHECK(!has(&missing, wt, "config"));
+	/* The .git files of the checkouts. */
+	CHECK(has(&keep, ws, "wt/.git"));
+	CHECK(has(&keep, ws, "sub/.git"));
+	CHECK(has(&keep, ws, "sub/inner/.git"));
+	CHECK_INT(keep.n, 11);
+	CHECK_INT(missing.n, 7);
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+	free(top);
+	free(ws);
+	free(g);
+	free(wt);
+	free(sub);
+	free(inner);
+}
+
+/* core.worktree as git reads a config file: sections, case, quotes, escapes, comments. */
+TEST(gitmode_submodule_config_as_git_reads_it)
+{
+	static const struct {
+		const char *config;
+		const char *checkout; /* relative to the workspace, NULL: none named */
+	} cases[] = {
+		{"[core]\n\tworktree = ../../../a\n", "a"},
+		{"[CORE]\n\tWorkTree=../../../a\n", "a"},
+		{"[core] worktree = ../../../a\n", "a"},
+		{"[core]\n\tworktree = \"../../../a b\"\n", "a b"},
+		{"[core]\n\tworktree = ../../../a b  # a comment\n", "a b"},
+		{"[core]\n\tworktree = ../../../a\\\"b\n", "a\"b"},
+		{"[core]\n\tworktree = ../../../a\n\tworktree = ../../../c\n", "c"},
+		{"[core]\n\tworktree = ../../../a\\\n/x\n", "a/x"},
+		{"; [core]\n[remote \"o\"]\n\tworktree = ../../../a\n", NULL},
+		{"[core \"x\"]\n\tworktree = ../../../a\n", NULL},
+		{"[core.x]\n\tworktree = ../../../a\n", NULL},
+		{"[core]\n\tworktree\n", NULL},
+		{"[core]\n\tworktree = ../../../a\\q\n", NULL}, /* git refuses the file */
+		{"[core]\n\tworktree = \"../../../a\n", NULL},	/* unterminated quote */
+		{"[core]\n\tbare = false\n[user]\n\tworktree = ../../../a\n", NULL},
+	};
+	static const char *const checkouts[] = {"a", "a b", "a\"b", "c", "a/x"};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
+		     *sub = at(g, "modules/s");
+		struct sbx_ctx ctx = vec_ctx(ws);
+		struct sbx_strv keep = {0}, missing = {0};
+		struct sbx_diag d;
+
+		git_init(g);
+		git_init(sub);
+		file_at(sub, "config", cases[i].config);
+		/* Every checkout a case may name has a .git file, so only the config decides. */
+		for (size_t k = 0; k < sizeof(checkouts) / sizeof(*checkouts); k++) {
+			char *p = at(checkouts[k], ".git");
+
+			file_at(ws, p, "gitdir: x\n");
+			free(p);
+		}
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+		/* g and sub each keep hooks and config; the checkout's .git is the fifth. */
+		if (cases[i].checkout) {
+			char *p = at(cases[i].checkout, ".git");
+
+			if (!has(&keep, ws, p))
+				t_fail(__FILE__, __LINE__, "case %zu: %s/.git not kept", i,
+				       cases[i].checkout);
+			free(p);
+		}
+		if (keep.n != (cases[i].checkout ? 5u : 4u))
+			t_fail(__FILE__, __LINE__, "case %zu: %zu kept", i, keep.n);
+		sbx_strv_clear(&keep);
+		sbx_strv_clear(&missing);
+		free(top);
+		free(ws);
+		free(g);
+		free(sub);
+	}
+}
+
+/* Whatever an earlier run could leave among the git directories: refused, never followed. */
+TEST(gitmode_refuses_what_it_cannot_keep)
+{
+	char *top = vec_fresh_dir(), *g = at(top, "ws/.git"), *link = at(g, "modules/evil"),
+	     *elsewhere = at(top, "elsewhere");
+	struct sbx_ctx ctx = vec_ctx(top);
+	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_diag d;
+
+	git_init(g);
+	git_init(elsewhere);
+	mkdir_at(g, "modules");
+	CHECK_INT(symlink(elsewhere, link), 0);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), SBX_E_UNENFORCEABLE);
+	CHECK(strstr(d.msg, link) && strstr(d.msg, "symbolic link"));
+	CHECK(d.hint[0]);
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+	CHECK_INT(unlink(link), 0);
+
+	/* More git directories than a repository has any use for: refused, not walked. */
+	for (int i = 0; i <= SBX_MAX_GIT_DIRS; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "worktrees/w%d", i);
+		mkdir_at(g, name);
+	}
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), SBX_E_TOO_BIG);
+	CHECK(strstr(d.msg, "more than 256 git directories"));
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+	free(top);
+	free(g);
+	free(link);
+	free(elsewhere);
+}
+
+/*
+ * A look-up that fails (here: commondir, which an earlier run could not have made unreadable,
+ * but the user could) is an error naming the path, never "no common directory".
+ */
+TEST(gitmode_a_failed_look_up_is_an_error)
+{
+	json_t *facts = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}}", "/ws", "dir", "/ws/.git",
+				  "dir", "/ws/.git/HEAD", "file", "/ws/.git/hooks", "dir",
+				  "/ws/.git/commondir", "type", "file", "errno", "EACCES");
+	struct sbx_ctx ctx = vec_ctx("/ws");
+	struct sbx_strv keep = {0}, missing = {0};
+	struct fakefs fs;
+	struct sbx_diag d;
+
+	fakefs_init(&fs, facts);
+	ctx.fs = &fs.view;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_mode_paths(&ctx, "/ws/.git", &keep, &missing, &d), -EACCES);
+	CHECK(strstr(d.msg, "/ws/.git/commondir") != NULL);
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+	json_decref(facts);
+}
+
+/*
+ * :workspace in git mode: the read entry it has at .git is lifted; what git runs code from
+ * stays read-only, what git would read if it appeared must not appear; without the mode .git
+ * stays read-only whole (Codex's semantics).
+ */
+TEST(gitmode_roots_of_workspace)
+{
+	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
+	     *hooks = at(g, "hooks"), *config = at(g, "config"), *cd = at(g, "commondir"),
+	     *cw = at(g, "config.worktree");
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_profile prof = {0};
+	struct sbx_roots r;
+	const struct sbx_writable_root *w;
+	struct sbx_diag d;
+
+	git_init(g);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_profile_builtin(":workspace", &prof, &d), 0);
+	{
+		struct sbx_profile m = {0};
+
+		CHECK_INT(sbx_profile_materialize(&prof, &ctx, &m), 0);
+		sbx_profile_free(&prof);
+		prof = m;
+	}
+	CHECK_INT(sbx_fs_roots(&prof.fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->read_only, w->n_read_only, g));
+	CHECK(w && w->n_no_create == 0);
+	sbx_roots_free(&r);
+
+	ctx.allow_git = true;
+	CHECK_INT(sbx_fs_roots(&prof.fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && !has_in(w->read_only, w->n_read_only, g));
+	CHECK(w && has_in(w->read_only, w->n_read_only, hooks));
+	CHECK(w && has_in(w->read_only, w->n_read_only, config));
+	CHECK(w && has_in(w->no_create, w->n_no_create, cd));
+	CHECK(w && has_in(w->no_create, w->n_no_create, cw));
+	CHECK(w && w->n_no_create == 2);
+	sbx_roots_free(&r);
+
+	/* A deny entry still decides .git, and a read entry inside it still holds. */
+	{
+		char *refs = at(g, "refs");
+
+		CHECK_INT(sbx_fs_push_path(&prof.fs, refs, SBX_READ, false), 0);
+		CHECK_INT(sbx_fs_roots(&prof.fs, &ctx, &r, &d), 0);
+		w = root_of(&r, ws);
+		CHECK(w && has_in(w->read_only, w->n_read_only, refs));
+		sbx_roots_free(&r);
+		CHECK_INT(sbx_fs_push_path(&prof.fs, g, SBX_DENY, false), 0);
+		CHECK_INT(sbx_fs_roots(&prof.fs, &ctx, &r, &d), 0);
+		w = root_of(&r, ws);
+		CHECK(has_in(r.unreadable, r.n_unreadable, g));
+		CHECK(w && w->n_no_create == 0 && !has_in(w->read_only, w->n_read_only, hooks));
+		sbx_roots_free(&r);
+		free(refs);
+	}
+	sbx_profile_free(&prof);
+	free(top);
+	free(ws);
+	free(g);
+	free(hooks);
+	free(config);
+	free(cd);
+	free(cw);
+}
+
+/*
+ * A worktree as the workspace, its repository in another writable root: the .git file stays
+ * read-only (it points the way), the worktree's git directory and the common one are the
+ * mode's, and the repository's own workspace .git is not touched by this root.
+ */
+TEST(gitmode_roots_of_a_worktree)
+{
+	char *top = vec_fresh_dir(), *ws = at(top, "wt"), *tmp = at(top, "tmp"),
+	     *g = at(tmp, "main/.git"), *wg = at(g, "worktrees/wt"), *dotgit = at(ws, ".git"),
+	     *text = NULL;
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_fs fs = {0};
+	struct sbx_roots r;
+	const struct sbx_writable_root *w, *t;
+	struct sbx_diag d;
+
+	git_init(g);
+	CHECK_INT(vec_mkdir(ws), 0);
+	file_at(wg, "HEAD", "ref: refs/heads/wt\n");
+	file_at(wg, "commondir", "../..\n");
+	CHECK(asprintf(&text, "%s\n", dotgit) > 0);
+	file_at(wg, "gitdir", text);
+	free(text);
+	CHECK(asprintf(&text, "gitdir: %s\n", wg) > 0);
+	CHECK_INT(vec_mkfile(dotgit, text), 0);
+	free(text);
+	ctx.allow_git = true;
+	sbx_fs_push_path(&fs, ws, SBX_WRITE, false);
+	sbx_fs_push_path(&fs, tmp, SBX_WRITE, false);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	t = root_of(&r, tmp);
+	CHECK(w && has_in(w->read_only, w->n_read_only, dotgit));
+	CHECK(t && !has_in(t->read_only, t->n_read_only, wg));
+	CHECK(t && !has_in(t->read_only, t->n_read_only, g));
+	{
+		char *p[] = {at(wg, "commondir"), at(wg, "gitdir"),	     at(g, "hooks"),
+			     at(g, "config"),	  at(wg, "config.worktree"), at(g, "commondir")};
+
+		for (int i = 0; i < 4; i++)
+			CHECK(t && has_in(t->read_only, t->n_read_only, p[i]));
+		for (int i = 4; i < 6; i++)
+			CHECK(t && has_in(t->no_create, t->n_no_create, p[i]));
+		for (int i = 0; i < 6; i++)
+			free(p[i]);
+	}
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	free(top);
+	free(ws);
+	free(tmp);
+	free(g);
+	free(wg);
+	free(dotgit);
+}
+
+/* access in git mode: lexical, the same names and the same reasons. */
+TEST(gitmode_access)
+{
+	static const struct {
+		const char *rel;
+		const char *access;
+		const char *rule; /* a part of it */
+	} cases[] = {
+		{".git/index", "write", "git mode: .git under entries[1]: write /w"},
+		{".git/objects/ab/cdef", "write", "git mode"},
+		{".git", "write", "git mode"},
+		{".git/hooks/pre-commit", "read", "keeps hooks (git runs the programs in it)"},
+		{".git/hooks", "read", "keeps hooks"},
+		{".git/config", "read", "keeps config (it can name programs git runs)"},
+		{".git/config.worktree", "read", "keeps config.worktree"},
+		{".git/commondir", "read", "keeps commondir"},
+		{".git/modules/sub/hooks/x", "read", "keeps hooks"},
+		{".git/modules/sub/config", "read", "keeps config"},
+		{".git/modules/sub/modules/in/config", "read", "keeps config"},
+		{".git/modules/sub/index", "write", "git mode"},
+		{".git/worktrees/wt/commondir", "read", "keeps commondir"},
+		{".git/worktrees/wt/gitdir", "read", "keeps gitdir"},
+		{".git/worktrees/wt/config.worktree", "read", "keeps config.worktree"},
+		{".git/worktrees/wt/config", "write", "git mode"},
+		{".git/worktrees/wt/HEAD", "write", "git mode"},
+		{".git/worktrees/wt/modules/s/hooks/x", "read", "keeps hooks"},
+		{".git/modules", "write", "git mode"},
+		{".agents/x", "read", "entries[5]: read /w/.agents"},
+		{"src/a.c", "write", "entries[1]: write /w"},
+	};
+	struct sbx_ctx ctx = vec_ctx("/w");
+	struct sbx_profile prof = {0}, m = {0};
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_profile_builtin(":workspace", &prof, &d), 0);
+	CHECK_INT(sbx_profile_materialize(&prof, &ctx, &m), 0);
+	ctx.allow_git = true;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct sbx_access_why a;
+		char *p = at("/w", cases[i].rel);
+
+		CHECK_INT(sbx_access_rule(&m, &ctx, p, &a), 0);
+		if (strcmp(sbx_access_name(a.access), cases[i].access) != 0 ||
+		    !strstr(a.rule, cases[i].rule))
+			t_fail(__FILE__, __LINE__, "%s: %s (%s), expected %s (%s)", p,
+			       sbx_access_name(a.access), a.rule, cases[i].access, cases[i].rule);
+		free(a.rule);
+		free(p);
+	}
+	/* Without the mode, .git is read-only whole. */
+	ctx.allow_git = false;
+	{
+		struct sbx_access_why a;
+
+		CHECK_INT(sbx_access_rule(&m, &ctx, "/w/.git/index", &a), 0);
+		CHECK_STR(sbx_access_name(a.access), "read");
+		free(a.rule);
+	}
+	sbx_profile_free(&prof);
+	sbx_profile_free(&m);
+}
