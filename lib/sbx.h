@@ -985,8 +985,8 @@ enum sbx_seccomp_group {
 	SBX_SCG_METADATA,    /* chmod, chown, utimes, xattr everywhere (no mount namespace) */
 	SBX_SCG_IOCTL,	     /* an ioctl outside the allow-list (no mount namespace) */
 	SBX_SCG_WATCH,	     /* inotify and fanotify watches (denies by Landlock alone) */
-	SBX_SCG_IPC,	     /* System V IPC and POSIX message queues (no IPC namespace) */
 	SBX_SCG_NETWORK,     /* the network restricted */
+	SBX_SCG_IPC,	     /* System V IPC and POSIX message queues (no IPC namespace) */
 	SBX_SCG_MAX
 };
 
