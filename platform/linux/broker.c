@@ -287,19 +287,10 @@ static void answer(int notify_fd, uint64_t id, int err)
 /* The thread group of tid, from /proc/TID/status; -1 when it cannot be read. */
 static pid_t tgid_of(pid_t tid)
 {
-	char path[48], buf[1024], *p;
-	ssize_t n;
-	int fd;
+	char buf[1024], *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!sbx_proc_read(tid, "status", buf, sizeof(buf)))
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	p = strstr(buf, "\nTgid:");
 	return p ? (pid_t)strtol(p + 6, NULL, 10) : -1;
 }

@@ -107,6 +107,12 @@ int sbx_supervise_on_exit(int (*fn)(void *arg, int *wstatus), void *arg);
  */
 int sbx_supervise_watch(int fd, int (*fn)(void *arg, int fd), void *arg);
 
+/*
+ * Reads the short file /proc/PID/FILE (stat, status, comm) into buf, NUL-terminated; false when
+ * it cannot be read (the process is gone, or the file is empty).
+ */
+bool sbx_proc_read(pid_t pid, const char *file, char *buf, size_t size);
+
 /* ---- trace.c: the denial report's tracer ---------------------------------------------------- */
 
 /* One failed call the tracer saw, for the caller to decide on (sbx_denial_decide). */

@@ -342,22 +342,31 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 
 /* ---- the supervisor -------------------------------------------------------------------------- */
 
-/* The parent of pid, read from /proc/PID/stat; -1 when it cannot be read. */
-static pid_t parent_of(pid_t pid)
+bool sbx_proc_read(pid_t pid, const char *file, char *buf, size_t size)
 {
-	char path[48], buf[256], *p;
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return false;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return false;
 	buf[n] = '\0';
+	return true;
+}
+
+/* The parent of pid, read from /proc/PID/stat; -1 when it cannot be read. */
+static pid_t parent_of(pid_t pid)
+{
+	char buf[256], *p;
+
+	if (!sbx_proc_read(pid, "stat", buf, sizeof(buf)))
+		return -1;
 	/* "PID (COMM) S PPID ...": COMM may hold anything, so look from its last ')'. */
 	p = strrchr(buf, ')');
 	if (!p || strlen(p) < 5)

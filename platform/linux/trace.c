@@ -273,27 +273,12 @@ static bool read_mem(pid_t tid, uint64_t addr, void *buf, size_t size)
 	return addr && process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)size;
 }
 
-/* A short file of /proc (comm, status), NUL-terminated; false when it cannot be read. */
-static bool read_proc(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return true;
-}
-
 /* The process's number in the command's PID namespace: the last of NStgid; -1 unknown. */
 static long ns_pid(pid_t tid)
 {
-	char path[48], buf[2048], *line, *last = NULL;
+	char buf[2048], *line, *last = NULL;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (!read_proc(path, buf, sizeof(buf)))
+	if (!sbx_proc_read(tid, "status", buf, sizeof(buf)))
 		return -1;
 	line = strstr(buf, "\nNStgid:");
 	if (!line)
@@ -592,7 +577,7 @@ static void hand_on(struct sbx_trace *t, const struct tracee *x, int err,
 	const struct call *c = call_of(x->nr);
 	struct seen_buf *b = calloc(1, sizeof(*b));
 	struct sbx_op_seen *s;
-	char name[SBX_MAX_PATH], path[64], up[SBX_MAX_PATH];
+	char name[SBX_MAX_PATH], up[SBX_MAX_PATH];
 	bool have_a = false, have_b = false;
 
 	if (!b)
@@ -660,8 +645,7 @@ static void hand_on(struct sbx_trace *t, const struct tracee *x, int err,
 		format_socket(x->args[0], x->args[1], b->address, sizeof(b->address));
 		s->address = b->address;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)x->tid);
-	if (read_proc(path, b->comm, sizeof(b->comm))) {
+	if (sbx_proc_read(x->tid, "comm", b->comm, sizeof(b->comm))) {
 		b->comm[strcspn(b->comm, "\n")] = '\0';
 		b->t.comm = b->comm;
 	}
