@@ -192,6 +192,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	ctx.tmpdir = env_get("TMPDIR");
 	ctx.platform = SBX_PLATFORM_LINUX;
 	ctx.allow_git = o.allow_git;
+	ctx.points = true;
 	/* Every path is looked up once, through the resolver, which keeps what it found. */
 	ctx.fs = &res.view;
 	/* The plan keeps the profile (materialized already) rather than a copy of it. */

@@ -140,6 +140,9 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 	inv->ctx.n_workspace_roots = inv->n_roots;
 	inv->ctx.platform = platform;
 	inv->ctx.allow_git = o->allow_git;
+	/* Linux's points are on this host's file system: only a plan for it meets them. */
+	inv->ctx.points =
+		platform == SBX_PLATFORM_LINUX && sbx_host_platform() == SBX_PLATFORM_LINUX;
 	inv->profile_name = name;
 
 	if (name[0] == ':')

@@ -600,3 +600,58 @@ int sbx_ctx_lookup(const struct sbx_ctx *ctx, const char *path, struct sbx_pathi
 	}
 	return r;
 }
+
+static int count_one(void *arg, const char *name, enum sbx_ftype type)
+{
+	(void)name;
+	(void)type;
+	*(bool *)arg = true;
+	return 1; /* one entry is enough */
+}
+
+int sbx_ctx_is_point(const struct sbx_ctx *ctx, const char *path, const struct sbx_pathinfo *in,
+		     bool dir, const char *holds, bool *yes, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	size_t want = holds ? strlen(holds) : 0, got = 0;
+	bool entry = false;
+	char buf[8];
+	int r;
+
+	*yes = false;
+	if (!in->exists || in->is_link)
+		return 0;
+	if (dir) {
+		if (in->type != SBX_FT_DIR)
+			return 0;
+		r = v->list(v->self, path, count_one, &entry);
+		/* A directory that cannot be listed is not known to be empty: it is no point. */
+		if (r == SBX_FS_CLOSED)
+			return 0;
+	} else {
+		if (in->type != SBX_FT_REG || want >= sizeof(buf))
+			return 0;
+		r = v->read_file(v->self, path, buf, want + 1, &got);
+	}
+	/*
+	 * Gone since its look-up (ENOENT; ESTALE from the descriptor of a removed directory): the
+	 * name is missing now, which the points protocol takes as it takes a point, checking
+	 * again whatever is there when it makes one.
+	 */
+	if (r == -ENOENT || r == -ESTALE) {
+		*yes = true;
+		return 0;
+	}
+	if (r < 0) {
+		if (r != -ENOMEM && d) {
+			sbx_diag_set(d, r, "cannot %s %s: %s", dir ? "list" : "read", path,
+				     strerror(-r));
+			sbx_diag_hint(d, r,
+				      "sbxrun never takes an unreadable path for a missing one; "
+				      "restore access to it");
+		}
+		return r;
+	}
+	*yes = dir ? !entry : got == want && memcmp(buf, holds ? holds : "", want) == 0;
+	return 0;
+}

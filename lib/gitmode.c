@@ -222,19 +222,54 @@ static int walk_error(struct gitwalk *w, int r, const char *what, const char *pa
 }
 
 /*
+ * The names git mode keeps from being created, and what git takes for each one missing: a mount
+ * point of that shape at it changes nothing to git. A missing commondir is the git directory
+ * itself to git, as is one naming "."; an empty one git refuses.
+ */
+static const struct {
+	const char *name;
+	bool dir;
+	const char *holds;
+} git_points[] = {
+	{"hooks", true, ""},
+	{"config", false, ""},
+	{"config.worktree", false, ""},
+	{"commondir", false, ".\n"},
+};
+
+bool sbx_git_point(const char *path, bool *dir, const char **holds)
+{
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+
+	for (size_t i = 0; i < sizeof(git_points) / sizeof(git_points[0]); i++)
+		if (strcmp(name, git_points[i].name) == 0) {
+			*dir = git_points[i].dir;
+			*holds = git_points[i].holds;
+			return true;
+		}
+	return false;
+}
+
+/*
  * dir/name, which git reads: kept read-only when there is anything at it (a dangling link too),
- * and else, unless creatable, not to be created. Returns whether it exists (1, 0) or a negative
- * code.
+ * and else, unless creatable, not to be created. With points (sbx_ctx.points), what a mount
+ * point at that name is (another run's, or one a killed run left) stands for the missing name: planned as missing, it
+ * is taken or made again by the points protocol, never held as a file of the user's that may be
+ * gone by the time the sandbox is built. Returns whether it exists (1, 0) or a negative code.
  */
 static int protect(struct gitwalk *w, const char *dir, const char *name, bool creatable)
 {
 	struct sbx_pathinfo in;
+	const char *holds;
+	bool point = false, pdir;
 	char *p = NULL;
 	int r = sbx_path_join_any(dir, name, &p);
 
 	if (!r)
 		r = sbx_ctx_lookup(w->ctx, p, &in, w->d);
-	if (!r && (in.exists || in.is_link))
+	if (!r && !creatable && w->ctx->points && sbx_git_point(p, &pdir, &holds))
+		r = sbx_ctx_is_point(w->ctx, p, &in, pdir, holds, &point, w->d);
+	if (!r && (in.exists || in.is_link) && !point)
 		r = sbx_strv_add_unique(w->keep, p) ? -ENOMEM : 1;
 	else if (!r && !creatable)
 		r = sbx_strv_add_unique(w->missing, p) ? -ENOMEM : 0;

@@ -82,6 +82,25 @@ struct host {
 #define IPC SBX_MECH_IPC_NS
 #define SUP SBX_MECH_SUPERVISOR
 
+/*
+ * How a name that must not be created is kept so, in the words explain shows: a mask over a
+ * mount point made on the host, shared by the runs that need it at once, removed by the last of
+ * them (platform/linux/points.c). An empty object found there is such a point, not a file of
+ * the user's: it counts as the name missing.
+ */
+static const char point_there[] = "only an empty mount point of another run is there (counted "
+				  "as missing)";
+#define POINT_REST                                                                                 \
+	" (shared with other runs at the same time, removed by the last one after it ends, with "  \
+	"whatever was created there on the host meanwhile: the exit status is then 1)"
+static const char point_dir[] = "the name cannot be created: an empty read-only directory is "
+				"mounted at it for the run" POINT_REST;
+static const char point_file[] = "the name cannot be created: an empty read-only file is "
+				 "mounted at it for the run" POINT_REST;
+static const char point_commondir[] = "the name cannot be created: a read-only file naming "
+				      "\".\" (what git takes a missing commondir for: the git "
+				      "directory itself) is mounted at it for the run" POINT_REST;
+
 /* The Landlock ABI that scopes signals to the sandbox (Linux 6.12). */
 #define LL_ABI_SIGNAL_SCOPE 6
 
@@ -350,12 +369,9 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 					   "its writable root does not exist: nothing is granted "
 					   "to create it in");
 		if (h->mnt)
-			return sbx_req_set(
-				r, SBX_ENFORCED, MNT, NULL,
-				"it does not exist: an empty read-only directory is mounted "
-				"there, on a mount point made on the host for the run and removed "
-				"after it, with whatever was created there meanwhile (the exit "
-				"status is then 1)");
+			return sbx_req_set(r, SBX_ENFORCED, MNT, NULL, "%s; %s",
+					   r->exists ? point_there : "it does not exist",
+					   point_dir);
 		return sbx_req_set(
 			r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
 			"%s does not exist; refusing its creation inside a writable root "
@@ -363,21 +379,30 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			"writable directory): %s",
 			path, h->nomnt.why);
 
-	case SBX_REQ_NO_CREATE:
+	case SBX_REQ_NO_CREATE: {
 		/*
 		 * Unlike a missing protected name, not skipped: git mode's promise is that these
 		 * stay git's own, and the command creating one (a commondir, a hooks directory)
-		 * would make the next git outside the sandbox run its code. A mount point made
-		 * for one must keep git working: git dies on an empty commondir or a directory
-		 * there, but takes one holding "." for the directory it lies in.
+		 * would make the next git outside the sandbox run its code. The mask keeps git
+		 * working: git dies on an empty commondir, but takes one holding "." for the
+		 * directory it lies in, as it takes a missing one.
 		 */
+		const char *holds = "";
+		bool dir = false;
+
+		if (h->mnt && sbx_git_point(path, &dir, &holds)) {
+			const char *how = dir ? point_dir : *holds ? point_commondir : point_file;
+
+			return sbx_req_set(r, SBX_ENFORCED, MNT, NULL, "%s; %s",
+					   r->exists ? point_there : "it does not exist", how);
+		}
 		return sbx_req_set(
 			r, SBX_UNENFORCEABLE, 0,
-			"run without --allow-git (the git directory stays read-only), on macOS, or "
-			"give it beforehand as sbxrun(1) says under GIT MODE",
-			"%s does not exist; refusing its creation would need a mount point created "
-			"on the host (Landlock cannot refuse one name in a writable directory)",
-			path);
+			"run without --allow-git (the git directory stays read-only), or on macOS",
+			"%s does not exist; refusing its creation needs a mount namespace "
+			"(Landlock cannot refuse one name in a writable directory): %s",
+			path, h->nomnt.why);
+	}
 
 	case SBX_REQ_DENY:
 		if (!r->exists) {

@@ -295,6 +295,41 @@ static int path_exists(const struct sbx_ctx *ctx, const char *p, bool *exists, s
 	return r;
 }
 
+/*
+ * Is the protected name p (it exists) what a mount point of the Linux backend is there: an empty
+ * directory or an empty file (platform/linux/points.c)? Another run's point, or one a killed run
+ * left, stands for the missing name: planned as such, the points protocol takes it or makes it
+ * again, where planning it as a read-only carve-out would refuse the run once that other run
+ * has removed it. Without points (sbx_ctx.points) what is there is the user's.
+ */
+static int is_point(const struct sbx_ctx *ctx, const char *p, bool *yes, struct sbx_diag *d)
+{
+	struct sbx_pathinfo in;
+	int r;
+
+	*yes = false;
+	if (!ctx->points)
+		return 0;
+	r = sbx_ctx_lookup(ctx, p, &in, d);
+	/* Gone since it was found: missing, as a point stands for. */
+	if (!r && !in.exists && !in.is_link)
+		*yes = true;
+	else if (!r)
+		r = sbx_ctx_is_point(ctx, p, &in, in.type == SBX_FT_DIR, NULL, yes, d);
+	return r;
+}
+
+/* Is the last name of p one of sbx_protected_names? */
+static bool protected_name(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	for (size_t k = 0; slash && k < SBX_PROTECTED_NAMES_N; k++)
+		if (strcmp(slash + 1, sbx_protected_names[k]) == 0)
+			return true;
+	return false;
+}
+
 static int cmp_writable(const void *a, const void *b)
 {
 	const struct sbx_writable_root *x = a, *y = b;
@@ -519,7 +554,7 @@ static int lifted_by_git_mode(const struct pmap *m, const struct sbx_roots *out,
 static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			const struct sbx_ctx *ctx, struct sbx_diag *d)
 {
-	struct sbx_strv gits = {0}, missing = {0};
+	struct sbx_strv gits = {0}, missing = {0}, missing_names = {0};
 	struct sbx_writable_root *w = &out->writable[wi];
 	struct sbx_pathinfo in = {0};
 	char **defaults = NULL, *git = NULL, *target = NULL;
@@ -527,18 +562,15 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	bool git_mode = false;
 	int r;
 
-	/* The mode takes a .git directory (not a link to one: that stays read-only whole). */
 	r = sbx_path_join_any(w->root, ".git", &git);
 	if (!r)
 		r = sbx_ctx_lookup(ctx, git, &in, d);
 	if (r)
 		goto out;
-	if (git_mode_lifts(ctx, pmap_find(m, git, strlen(git))) && !in.is_link)
-		git_mode = in.exists && (in.type == SBX_FT_DIR || in.type == SBX_FT_REG);
 	for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++) {
 		char *p = NULL;
 		struct pslot *s;
-		bool exists, lifted;
+		bool exists, lifted, point = false, dotgit;
 
 		r = sbx_path_join_any(w->root, sbx_protected_names[k], &p);
 		if (!r)
@@ -548,14 +580,35 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			goto out;
 		}
 		s = pmap_find(m, p, strlen(p));
+		dotgit = strcmp(p, git) == 0;
 		/* A read entry at .git that sbx_fs_roots() left to this function. */
-		lifted = ctx->allow_git && s && s->access == SBX_READ && strcmp(p, git) == 0;
+		lifted = ctx->allow_git && s && s->access == SBX_READ && dotgit;
+		/* An empty one that no entry names is the name missing, to every rule below. */
+		if (exists && (!s || lifted))
+			r = is_point(ctx, p, &point, d);
+		if (!r && point) {
+			exists = false;
+			if (dotgit)
+				in.exists = false;
+		}
+		/*
+		 * Decided missing here, it stays so below: the look-ups that follow (the default
+		 * carve-outs) may find another run's point made there meanwhile.
+		 */
+		if (!r && !exists)
+			r = sbx_strv_push(&missing_names, p);
+		/* The mode takes a .git directory (not a link to one: that stays read-only whole). */
+		if (dotgit && git_mode_lifts(ctx, s) && !in.is_link)
+			git_mode = in.exists && (in.type == SBX_FT_DIR || in.type == SBX_FT_REG);
+		if (r) {
+			free(p);
+			goto out;
+		}
 		if (!exists) {
 			if (!s || s->access != SBX_WRITE)
 				w->protected_missing[w->n_protected_missing++] =
 					sbx_protected_names[k];
-		} else if ((!s || lifted) &&
-			   !(git_mode && strcmp(p, git) == 0 && in.type == SBX_FT_DIR)) {
+		} else if ((!s || lifted) && !(git_mode && dotgit && in.type == SBX_FT_DIR)) {
 			r = add_read_only(w,
 					  p); /* a .git file stays read-only: it points the way */
 		}
@@ -582,7 +635,7 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
 		struct pslot *s;
 
-		if (pmap_find(m, p, strlen(p)))
+		if (pmap_find(m, p, strlen(p)) || sbx_strv_has(&missing_names, p))
 			continue;
 		if (git_mode && k < n_defaults &&
 		    ((target && strcmp(p, target) == 0) || strcmp(p, git) == 0))
@@ -606,6 +659,7 @@ out:
 	sbx_strv_free(defaults, n_defaults);
 	sbx_strv_clear(&gits);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&missing_names);
 	free(git);
 	free(target);
 	return r;
@@ -710,6 +764,13 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 			bool exists;
 
 			r = path_exists(ctx, resolved[i], &exists, d);
+			/* A mount point at a protected name is that name missing (is_point). */
+			if (!r && exists && e->access == SBX_READ && protected_name(resolved[i])) {
+				bool point;
+
+				r = is_point(ctx, resolved[i], &point, d);
+				exists = !point;
+			}
 			if (r)
 				goto fail;
 			if (!exists) {

@@ -352,11 +352,28 @@ struct sbx_ctx {
 	 * what makes git run code or redirects where it looks (roots.c, sbxrun(1) GIT MODE).
 	 */
 	bool allow_git;
+	/*
+	 * The backend keeps a name from being created by a mask on a mount point made there on
+	 * the host for the run (Linux: platform/linux/points.c), which concurrent runs share: an
+	 * empty object at such a name (a protected name, one git mode keeps) is taken for one of
+	 * those points and planned as the name missing (sbx_ctx_is_point). Off, what is there is
+	 * the user's, as Codex takes it.
+	 */
+	bool points;
 };
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
 /* One look-up through ctx's view; with d, a failure other than absence is worded there. */
 int sbx_ctx_lookup(const struct sbx_ctx *ctx, const char *path, struct sbx_pathinfo *in,
 		   struct sbx_diag *d);
+/*
+ * Is the object in (path's look-up through ctx) what a mount point of the Linux backend is at a
+ * name that must not be created (platform/linux/points.c): an empty directory (dir), or a
+ * regular file holding exactly holds (NULL: nothing)? Such an object is planned as the missing
+ * name it stands for: another run's point, or what a run killed before its clean-up left. A
+ * listing or read that fails is an error worded in d (which may be NULL), never "no".
+ */
+int sbx_ctx_is_point(const struct sbx_ctx *ctx, const char *path, const struct sbx_pathinfo *in,
+		     bool dir, const char *holds, bool *yes, struct sbx_diag *d);
 /* Is p an absolute path of ctx's platform (one that can resolve there)? */
 bool sbx_ctx_native_abs(const char *p, const struct sbx_ctx *ctx);
 /*
@@ -442,6 +459,13 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
  */
 int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
 		      size_t size, struct sbx_diag *d);
+/*
+ * Is the last name of path one that git mode keeps from being created (hooks, config,
+ * config.worktree, commondir)? Then *dir and *holds say what a mount point at it is on Linux
+ * (platform/linux/points.c): a directory, or a file holding *holds, what git takes for the name
+ * missing ("" for a configuration file; ".\n" for commondir, which git refuses empty).
+ */
+bool sbx_git_point(const char *path, bool *dir, const char **holds);
 struct sbx_strv;
 /*
  * Git mode (gitmode.c): for the git directory gitdir and every one it leads to (its common

@@ -81,6 +81,10 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 			if (r->mech & SBX_MECH_MOUNT_NS)
 				rc = sbx_strv_push(&e->protect_missing, r->path);
 			break;
+		case SBX_REQ_NO_CREATE:
+			if (r->mech & SBX_MECH_MOUNT_NS)
+				rc = sbx_strv_push(&e->no_create, r->path);
+			break;
 		case SBX_REQ_DENY_GLOB:
 			/* Expanded once, now: files created later are not covered. */
 			rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, &res->view, &m,
@@ -125,4 +129,5 @@ void sbx_linux_enforce_free(struct sbx_linux_enforce *e)
 	sbx_strv_clear(&e->ll_hidden);
 	sbx_strv_clear(&e->deny_missing);
 	sbx_strv_clear(&e->protect_missing);
+	sbx_strv_clear(&e->no_create);
 }

@@ -230,11 +230,9 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 		const struct sbx_writable_root *w = &r->writable[i];
 
 		rc = add_fact(facts, &n, SBX_MNT_WRITE, w->root, false, e->res, d);
-		/* An empty protected name (a leftover) is masked as a point instead. */
 		for (size_t j = 0; rc == 0 && j < w->n_read_only; j++)
-			if (!sbx_points_has(&p->points, w->read_only[j]))
-				rc = add_fact(facts, &n, SBX_MNT_READ_ONLY, w->read_only[j], false,
-					      e->res, d);
+			rc = add_fact(facts, &n, SBX_MNT_READ_ONLY, w->read_only[j], false, e->res,
+				      d);
 	}
 	for (size_t i = 0; rc == 0 && i < r->n_readable; i++)
 		rc = add_fact(facts, &n, SBX_MNT_READ, r->readable[i], false, e->res, d);
@@ -301,7 +299,8 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 			"the network's rules need the sandbox to run under its own init, "
 			"which this plan does not have");
 	/* A point is removed after the run: only a supervisor outlives the command. */
-	if (e->model == SBX_MODEL_IN_PLACE && (e->protect_missing.n || e->deny_missing.n))
+	if (e->model == SBX_MODEL_IN_PLACE &&
+	    (e->protect_missing.n || e->no_create.n || e->deny_missing.n))
 		return sbx_diag_set(d, -EINVAL, "masks over missing names need a supervisor");
 	/*
 	 * The Landlock ruleset is built now, on the descriptors the look-ups kept: before
@@ -368,13 +367,16 @@ static void must(int rc, struct sbx_diag *d)
 		sbx_linux_die(d, 125);
 }
 
-/* Is mount i the point of a protected name (an empty file that must stay readable)? */
-static bool protected_point(const struct sbx_linux_prepared *p, size_t i)
+/*
+ * What the mask of file point i holds: a protected or git name's stays readable and holds what
+ * git takes for the name missing; a denied path's is empty and unreadable (NULL).
+ */
+static const char *point_holds(const struct sbx_linux_prepared *p, size_t i)
 {
 	for (size_t k = 0; k < p->points.n; k++)
 		if (p->points.v[k].op == (long)i)
-			return p->points.v[k].protect;
-	return false;
+			return p->points.v[k].protect ? p->points.v[k].holds : NULL;
+	return NULL;
 }
 
 /* The private mount namespace, as planned: clones, / read-only, then every mount in order. */
@@ -456,8 +458,8 @@ static void apply_mounts(struct sbx_linux_prepared *p, struct sbx_diag *d)
 		} else if (op->kind != SBX_MNT_DENY && op->kind != SBX_MNT_POINT) {
 			rc = sbx_mnt_attach(p->live[i].tree, target, op->path, d);
 		} else if (!op->is_dir) {
-			rc = sbx_mnt_mask_file(&p->empty_fs, target, protected_point(p, i),
-					       op->path, d);
+			rc = sbx_mnt_mask_file(&p->empty_fs, target, point_holds(p, i), op->path,
+					       d);
 		} else if (!op->holds || op->sealed) {
 			rc = sbx_mnt_mask_dir(target, op->path, d);
 		} else {

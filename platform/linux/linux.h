@@ -80,17 +80,19 @@ int sbx_linux_reopen(const char *real, unsigned long long dev, unsigned long lon
 
 /*
  * A name inside a writable root that must not be created while the sandbox runs: a missing
- * protected name (a directory is made there) or the first missing component of a denied path
- * (an empty file). An empty object found there (what a run killed before its clean-up left) is
- * taken as it is. It is a mount point for an empty read-only mask in the sandbox, and the
- * supervisor removes it after the run.
+ * protected name (a directory is made there), a name git mode keeps from being created (a
+ * directory, or a file holding what git takes for the name missing), or the first missing
+ * component of a denied path (a file holding MARKER). That same object found there (another
+ * run's point, or what a run killed before its clean-up left) is taken as it is. It is a mount
+ * point for a read-only mask in the sandbox, and the supervisor removes it after the run.
  */
 struct sbx_point {
 	char *path;			   /* resolved, absolute */
 	const char *name;		   /* its last component, within path */
 	const struct sbx_rulepath *parent; /* the directory it lies in: its one look-up */
 	bool dir;			   /* a directory, or a file */
-	bool protect;			   /* a protected name (else a denied path's: marked) */
+	bool protect;			   /* a protected or git name (else a denied path's) */
+	const char *holds;		   /* a file point's bytes: "", ".\n", or MARKER */
 	bool leftover;			   /* an empty object was found there when planning */
 	unsigned long long dev, ino;	   /* the object: planned (a leftover), then locked */
 	int fd;				   /* open and share-locked while the run lasts, or -1 */
@@ -103,15 +105,13 @@ struct sbx_points {
 };
 
 /*
- * The points of a plan: each missing protected name the plan enforces by a mask, each empty
- * protected name found in a writable root's read-only carve-outs (a leftover), and the first
- * missing component of each denied path in deny_missing that lies inside a writable root. Only
- * looks up (through res); 0 or -errno with d filled.
+ * The points of a plan: each missing protected name and each name git mode keeps from being
+ * created that the plan enforces by a mask, and the first missing component of each denied path
+ * in deny_missing that lies inside a writable root. Only looks up (through res); 0 or -errno
+ * with d filled.
  */
 struct sbx_linux_enforce;
 int sbx_points_find(const struct sbx_linux_enforce *e, struct sbx_points *out, struct sbx_diag *d);
-/* Is path a leftover point of pts (the carve-out it was planned as is replaced by its mask)? */
-bool sbx_points_has(const struct sbx_points *pts, const char *path);
 /*
  * Makes each point with an op on the host, through its parent's descriptor (mkdirat, or
  * openat with O_CREAT|O_EXCL: never by path after a check), opens it and takes a shared lock on
@@ -153,6 +153,8 @@ struct sbx_linux_enforce {
 	struct sbx_strv deny_missing;
 	/* Missing protected names the plan masks. */
 	struct sbx_strv protect_missing;
+	/* Missing names git mode keeps from being created (sbx_git_point), masked the same way. */
+	struct sbx_strv no_create;
 	struct sbx_rulepaths *res;  /* every path's one look-up, and the object it kept */
 	enum sbx_linux_model model; /* in place, under a subreaper, or under init */
 	unsigned long clone_flags;  /* SBX_MODEL_INIT: the supervisor's clone(2) flags */
@@ -361,10 +363,11 @@ int sbx_mnt_mask_seal(int mask, int target, const char *what, struct sbx_diag *d
  */
 int sbx_mnt_mask_empty_dir(int *empty_dir, int target, const char *what, struct sbx_diag *d);
 /*
- * An empty read-only file onto target: mode 000, or 0644 when readable. *empty_fs starts at -1;
+ * A read-only file onto target: empty and of mode 000 when holds is NULL, else of mode 0644 and
+ * holding holds (at most a line: what git takes for a missing name). *empty_fs starts at -1;
  * the scratch tmpfs it then holds is the caller's to close.
  */
-int sbx_mnt_mask_file(int *empty_fs, int target, bool readable, const char *what,
+int sbx_mnt_mask_file(int *empty_fs, int target, const char *holds, const char *what,
 		      struct sbx_diag *d);
 
 #endif /* SBX_PLATFORM_LINUX_H */

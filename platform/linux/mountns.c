@@ -159,16 +159,19 @@ int sbx_mnt_mask_empty_dir(int *empty_dir, int target, const char *path, struct 
 	return rc;
 }
 
-int sbx_mnt_mask_file(int *empty_fs, int target, bool readable, const char *path,
+int sbx_mnt_mask_file(int *empty_fs, int target, const char *holds, const char *path,
 		      struct sbx_diag *d)
 {
 	struct sbx_mount_attr attr = {.attr_set = MASK_ATTRS};
-	const char *name = readable ? "empty-0644" : "empty";
+	/* One file per content: a denied path's, a protected name's, commondir's. */
+	const char *name = !holds ? "empty" : !*holds ? "empty-0644" : "holds-dot";
+	size_t len = holds ? strlen(holds) : 0;
 	int fd, tree, rc;
 
 	/*
-	 * One writable scratch tmpfs holds the empty files every mask binds: mode 000 (a denied
-	 * file), or 0644 (a protected name that must stay as it was: empty, readable).
+	 * One writable scratch tmpfs holds the files every mask binds: mode 000 and empty (a
+	 * denied file), or 0644 holding what git takes for a missing name (a protected name that
+	 * must stay as it was: empty, or a commondir naming its own directory).
 	 */
 	if (*empty_fs < 0) {
 		int mnt = new_tmpfs("0700", 0, path, d);
@@ -177,10 +180,17 @@ int sbx_mnt_mask_file(int *empty_fs, int target, bool readable, const char *path
 			return mnt;
 		*empty_fs = mnt;
 	}
-	fd = openat(*empty_fs, name, O_CREAT | O_WRONLY | O_CLOEXEC, readable ? 0644 : 0);
-	if (fd < 0)
+	/* Made once, by the first mask that needs it. */
+	fd = openat(*empty_fs, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, holds ? 0644 : 0);
+	if (fd < 0 && errno != EEXIST)
 		return fail(d, errno, "creating the empty file for", path);
-	close(fd);
+	if (fd >= 0 && len && write(fd, holds, len) != (ssize_t)len) {
+		rc = fail(d, errno ? errno : EIO, "writing the file for", path);
+		close(fd);
+		return rc;
+	}
+	if (fd >= 0)
+		close(fd);
 	tree = (int)syscall(__NR_open_tree, *empty_fs, name, SBX_OPEN_TREE_CLONE | O_CLOEXEC);
 	if (tree < 0)
 		return fail(d, errno, "binding an empty file over", path);

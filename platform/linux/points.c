@@ -77,23 +77,22 @@ static int dir_empty(int dfd)
 }
 
 /*
- * Is the object fd (of type st) an empty point of the kind asked: an empty directory, or a file
- * that is empty (a protected name, !marked) or holds exactly MARKER (marked)?
+ * Is the object fd (of type st) a point of the kind asked: an empty directory (dir), or a regular
+ * file holding exactly holds?
  */
-static bool empty_point(int fd, const struct stat *st, bool dir, bool marked)
+static bool empty_point(int fd, const struct stat *st, bool dir, const char *holds)
 {
+	size_t want = strlen(holds);
 	char buf[sizeof(MARKER)];
 	ssize_t n;
 	int rfd;
 
 	if (dir)
 		return S_ISDIR(st->st_mode) && dir_empty(fd) == 1;
-	if (!S_ISREG(st->st_mode))
+	if (!S_ISREG(st->st_mode) || (size_t)st->st_size != want)
 		return false;
-	if (!marked)
-		return st->st_size == 0;
-	if ((size_t)st->st_size != sizeof(MARKER) - 1)
-		return false;
+	if (!want)
+		return true;
 	n = pread(fd, buf, sizeof(buf), 0);
 	if (n < 0 && errno == EBADF) {
 		char self[64];
@@ -106,7 +105,7 @@ static bool empty_point(int fd, const struct stat *st, bool dir, bool marked)
 		n = pread(rfd, buf, sizeof(buf), 0);
 		close(rfd);
 	}
-	return n == (ssize_t)sizeof(MARKER) - 1 && memcmp(buf, MARKER, sizeof(MARKER) - 1) == 0;
+	return n == (ssize_t)want && memcmp(buf, holds, want) == 0;
 }
 
 /* ---- finding the points of a plan ---------------------------------------------------------- */
@@ -138,7 +137,7 @@ static int look(struct sbx_rulepaths *res, const char *path, const struct sbx_ru
 
 /* Adds the point parent/name (a directory that exists), unless it is there already. */
 static int add_point(struct sbx_points *pts, const struct sbx_rulepath *parent, const char *name,
-		     bool dir, bool protect, const struct sbx_rulepath *leftover,
+		     bool dir, bool protect, const char *holds, const struct sbx_rulepath *leftover,
 		     struct sbx_diag *d)
 {
 	struct sbx_point *pt;
@@ -171,6 +170,7 @@ static int add_point(struct sbx_points *pts, const struct sbx_rulepath *parent, 
 				 .parent = parent,
 				 .dir = dir,
 				 .protect = protect,
+				 .holds = holds,
 				 .fd = -1,
 				 .op = -1};
 	if (leftover) {
@@ -232,10 +232,10 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 	if (rc < 0 || !in_writable(e->roots, real))
 		goto out;
 	if (!f->exists && !f->is_link)
-		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, NULL, d);
+		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, MARKER, NULL, d);
 	else if (f->exists && !f->is_link && f->type == SBX_FT_REG && fstat(f->fd, &st) == 0 &&
-		 empty_point(f->fd, &st, false, true))
-		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, f, d);
+		 empty_point(f->fd, &st, false, MARKER))
+		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, MARKER, f, d);
 	else if (f->exists && !f->is_link && f->type != SBX_FT_DIR)
 		rc = sbx_strv_add_unique(&out->pins, real);
 	else
@@ -250,64 +250,59 @@ out:
 	return rc == -ENOMEM ? sbx_diag_set(d, rc, "out of memory") : rc;
 }
 
+/*
+ * A name the plan takes for missing (a protected name, or one git mode keeps from being created)
+ * directly in the existing directory that holds it: a point of the kind given, or, when the name
+ * holds such a point already (another run's, or one a killed run left, which the plan counted
+ * as missing), that one. Anything else there appeared since the plan, and refuses the run.
+ */
+static int name_point(const struct sbx_linux_enforce *e, const char *path, bool dir,
+		      const char *holds, struct sbx_points *out, struct sbx_diag *d)
+{
+	const struct sbx_rulepath *parent, *f;
+	char *up = parent_of(path);
+	struct stat st;
+	int rc = up ? look(e->res, up, &parent, d) : sbx_diag_set(d, -ENOMEM, "out of memory");
+
+	if (rc == 0)
+		rc = look(e->res, path, &f, d);
+	if (rc < 0 || !parent->exists || parent->type != SBX_FT_DIR)
+		goto out;
+	if (!f->exists && !f->is_link) {
+		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, holds, NULL, d);
+		goto out;
+	}
+	/* A protected name's point may be a file: what an empty .git file stands for. */
+	if (!f->is_link && f->type == SBX_FT_REG && !*holds)
+		dir = false;
+	if (!f->is_link && fstat(f->fd, &st) == 0 && empty_point(f->fd, &st, dir, holds))
+		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, holds, f, d);
+	else
+		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				  "%s appeared while the sandbox was being built", path);
+out:
+	free(up);
+	return rc;
+}
+
 int sbx_points_find(const struct sbx_linux_enforce *e, struct sbx_points *out, struct sbx_diag *d)
 {
-	const struct sbx_roots *r = e->roots;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	/* The missing protected names the plan masks: each directly inside its writable root. */
-	for (size_t i = 0; rc == 0 && i < e->protect_missing.n; i++) {
-		const char *path = e->protect_missing.v[i];
-		const struct sbx_rulepath *parent, *f;
-		char *dir = parent_of(path);
+	for (size_t i = 0; rc == 0 && i < e->protect_missing.n; i++)
+		rc = name_point(e, e->protect_missing.v[i], true, "", out, d);
+	/* Git mode's: each in a git directory, a directory or a file as git takes it missing. */
+	for (size_t i = 0; rc == 0 && i < e->no_create.n; i++) {
+		const char *holds = "";
+		bool dir = false;
 
-		rc = dir ? look(e->res, dir, &parent, d)
-			 : sbx_diag_set(d, -ENOMEM, "out of memory");
-		if (rc == 0)
-			rc = look(e->res, path, &f, d);
-		/* Planned missing, found otherwise since: the plan no longer holds. */
-		if (rc == 0 && (f->exists || f->is_link))
-			rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-					  "%s appeared while the sandbox was being built", path);
-		if (rc == 0 && parent->exists && parent->type == SBX_FT_DIR)
-			rc = add_point(out, parent, strrchr(path, '/') + 1, true, true, NULL, d);
-		free(dir);
-	}
-	/*
-	 * An empty .git, .agents or .codex in a writable root is taken for what a run killed
-	 * before its clean-up left: masked like a missing one, and removed after the run.
-	 */
-	for (size_t i = 0; rc == 0 && i < r->n_writable; i++) {
-		const struct sbx_writable_root *w = &r->writable[i];
-
-		for (size_t j = 0; rc == 0 && j < w->n_read_only; j++) {
-			const char *path = w->read_only[j], *slash = strrchr(path, '/');
-			const struct sbx_rulepath *parent, *f;
-			bool name = false;
-			char *dir;
-			struct stat st;
-
-			for (size_t k = 0; slash && k < SBX_PROTECTED_NAMES_N; k++)
-				name |= strcmp(slash + 1, sbx_protected_names[k]) == 0;
-			if (!name)
-				continue;
-			dir = parent_of(path);
-			if (!dir || strcmp(dir, w->root) != 0) {
-				free(dir);
-				rc = dir ? 0 : sbx_diag_set(d, -ENOMEM, "out of memory");
-				continue;
-			}
-			rc = look(e->res, dir, &parent, d);
-			if (rc == 0)
-				rc = look(e->res, path, &f, d);
-			if (rc == 0 && f->exists && !f->is_link && !f->link && parent->exists &&
-			    fstat(f->fd, &st) == 0 &&
-			    empty_point(f->fd, &st, f->type == SBX_FT_DIR, false))
-				rc = add_point(out, parent, slash + 1, f->type == SBX_FT_DIR, true,
-					       f, d);
-			free(dir);
-		}
+		if (!sbx_git_point(e->no_create.v[i], &dir, &holds))
+			rc = sbx_diag_set(d, -EINVAL, "%s: no point for that name",
+					  e->no_create.v[i]);
+		else
+			rc = name_point(e, e->no_create.v[i], dir, holds, out, d);
 	}
 	for (size_t i = 0; rc == 0 && i < e->deny_missing.n; i++)
 		rc = deny_point(e, e->deny_missing.v[i], out, d);
@@ -316,14 +311,6 @@ int sbx_points_find(const struct sbx_linux_enforce *e, struct sbx_points *out, s
 	if (rc < 0)
 		sbx_points_free(out);
 	return rc;
-}
-
-bool sbx_points_has(const struct sbx_points *pts, const char *path)
-{
-	for (size_t i = 0; i < pts->n; i++)
-		if (strcmp(pts->v[i].path, path) == 0)
-			return true;
-	return false;
 }
 
 /* ---- making them ----------------------------------------------------------------------------- */
@@ -343,11 +330,12 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 		if (fd < 0 && errno != EEXIST)
 			goto fail;
 		if (fd >= 0) {
-			ssize_t n = write(fd, MARKER, sizeof(MARKER) - 1);
+			size_t len = strlen(pt->holds);
+			ssize_t n = len ? write(fd, pt->holds, len) : 0;
 
 			err = errno;
 			close(fd);
-			if (n != (ssize_t)sizeof(MARKER) - 1) {
+			if (n != (ssize_t)len) {
 				errno = n < 0 ? err : EIO;
 				goto fail;
 			}
@@ -371,8 +359,8 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 		close(fd);
 		return 1;
 	}
-	/* An empty point, of the kind planned: anything else was not made by a run. */
-	if (!empty_point(fd, &st, pt->dir, !pt->dir && !pt->protect)) {
+	/* A point, of the kind planned: anything else was not made by a run. */
+	if (!empty_point(fd, &st, pt->dir, pt->holds)) {
 		close(fd);
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 			     "%s appeared while the sandbox was being built, and is not empty",
@@ -484,7 +472,7 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 		}
 		if ((unsigned long long)st.st_dev == pt->dev &&
 		    (unsigned long long)st.st_ino == pt->ino &&
-		    empty_point(pt->fd, &st, pt->dir, !pt->dir && !pt->protect)) {
+		    empty_point(pt->fd, &st, pt->dir, pt->holds)) {
 			rc = unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
 			/*
 			 * Another user's point in a shared sticky directory (/tmp), taken while

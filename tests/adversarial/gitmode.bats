@@ -3,8 +3,9 @@
 # tries to leave something that makes the user's next plain git (outside any sandbox) run a
 # program, or that weakens run 2. Each plant has a marker of its own, and the control applies the
 # very same plants outside the sandbox to a repository laid out the same way: there every marker
-# appears, so each plant would work, and in the sandbox none does. The repositories hold the
-# names git reads on demand (git_mode_ready): on Linux a git-mode run is refused without them.
+# appears, so each plant would work, and in the sandbox none does. Nothing is prepared: the
+# names git reads on demand that are missing (commondir, config.worktree) are masked on mount
+# points made on the host for the run, and nothing of those is left after it.
 load common
 
 setup_file() {
@@ -13,7 +14,6 @@ setup_file() {
 	rm -rf "$BASE"
 	mkdir -p "$BASE"
 	make_git_repo "$WS" "$BASE/lib"
-	git_mode_ready "$WS"
 }
 
 setup() {
@@ -96,7 +96,6 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 	[ "$(marks "$MARK")" = "" ]
 	# The control: the same plants outside the sandbox, in a repository laid out the same way.
 	make_git_repo "$BASE/control-$BATS_TEST_NUMBER" "$BASE/lib"
-	git_mode_ready "$BASE/control-$BATS_TEST_NUMBER"
 	(cd "$BASE/control-$BATS_TEST_NUMBER" && plant_code "$MARK") >/dev/null 2>&1
 	plain_git "$BASE/control-$BATS_TEST_NUMBER" >/dev/null 2>&1 || true
 	echo "control: $(marks "$MARK")"
@@ -108,12 +107,12 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 	run gsbx bash -c "plant_redirect '$MARK'"
 	echo "run 1: $output"
 	[ "$status" -eq 0 ]
-	[ "$(cat "$G/commondir")" = . ] && [ "$(cat "$WS/.git/worktrees/wt/commondir")" = ../.. ]
+	[ ! -e "$G/commondir" ]
+	[ "$(cat "$WS/.git/worktrees/wt/commondir")" = ../.. ]
 	plain_git "$WS" >/dev/null 2>&1 || true # (|| keeps set -e off: the plants' git may fail)
 	echo "after run 1: $(marks "$MARK")"
 	[ "$(marks "$MARK")" = "" ]
 	make_git_repo "$BASE/control-$BATS_TEST_NUMBER" "$BASE/lib"
-	git_mode_ready "$BASE/control-$BATS_TEST_NUMBER"
 	(cd "$BASE/control-$BATS_TEST_NUMBER" && TMPDIR=$BASE/control-tmp plant_redirect "$MARK") \
 		>/dev/null 2>&1
 	plain_git "$BASE/control-$BATS_TEST_NUMBER" >/dev/null 2>&1 || true
@@ -126,15 +125,14 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 		echo '[core]' >'$G/modules/new/config' &&
 		echo 'ref: refs/heads/main' >'$G/modules/new/HEAD'"
 	[ "$status" -eq 0 ]
-	# It lacks a commondir: on Linux run 2 is refused, naming it, and runs nothing.
-	new_canary "$WS"
-	run gsbx touch "$CANARY"
-	refused "sbxrun: cannot enforce \"no-create $G/modules/new/commondir\" on linux: *"
-	git_mode_ready "$WS"
+	# It lacks a commondir and a config.worktree: run 2 masks them.
 	gexpect EROFS write "$G/modules/new/hooks/pre-commit"
 	gexpect EROFS append "$G/modules/new/config"
 	gexpect EROFS write "$G/modules/new/commondir"
+	gexpect EROFS write "$G/modules/new/config.worktree"
 	gexpect OK write "$G/modules/new/index"
+	[ ! -e "$G/modules/new/commondir" ]
+	[ ! -e "$G/modules/new/config.worktree" ]
 	# Without HEAD it is no git directory yet: kept whole, so that run 2 cannot make it one.
 	gexpect EROFS write "$G/modules/half/HEAD"
 	gexpect EROFS write "$G/modules/half/config"
@@ -163,4 +161,91 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 	run gsbx touch "$CANARY"
 	echo "without them: $status $output"
 	[ "$status" -eq 0 ] && [ -e "$CANARY" ]
+}
+
+# fresh_repo DIR: a repository as git init makes it, one commit, no hooks directory (an empty
+# template): commondir, config.worktree and hooks all missing.
+fresh_repo() {
+	rm -rf "$1"
+	mkdir -p "$1/tpl"
+	git -c init.defaultBranch=main init -q --template="$1/tpl" "$1/repo"
+	rmdir "$1/tpl"
+	echo a >"$1/repo/a"
+	git -C "$1/repo" add a
+	git -C "$1/repo" commit -qm init
+}
+
+@test "run 1 creates commondir, config.worktree, hooks/pre-commit where missing: each fails, nothing is left" {
+	local r="$BASE/fresh-$BATS_TEST_NUMBER/repo" before
+	fresh_repo "$BASE/fresh-$BATS_TEST_NUMBER"
+	WS=$r G=$r/.git
+	[ ! -e "$G/commondir" ]
+	[ ! -e "$G/config.worktree" ]
+	[ ! -e "$G/hooks" ]
+	before=$(cd "$G" && find . | sort)
+	# The control first: outside the sandbox each plant is made (and undone).
+	outside write "$G/commondir" && rm "$G/commondir"
+	outside write "$G/config.worktree" && rm "$G/config.worktree"
+	outside mkdir "$G/hooks" && rmdir "$G/hooks"
+	# Run 1, each plant with its exact errno: the masks are read-only, and mount points.
+	gexpect EROFS write "$G/commondir"
+	gexpect EROFS write "$G/config.worktree"
+	gexpect EROFS write "$G/hooks/pre-commit"
+	gexpect EROFS mkdir "$G/hooks/x"
+	touch "$G/planted"
+	gexpect EBUSY rename "$G/planted" "$G/commondir"
+	gexpect EBUSY rename "$G/planted" "$G/config.worktree"
+	rm "$G/planted"
+	run gsbx sh -c "echo '$TMPDIR/evil/.git' >'$G/commondir'; echo \$?"
+	[[ "$output" == *"Read-only file system"* ]]
+	run gsbx sh -c "printf '[core]\\n\\thooksPath = $TMPDIR\\n' >'$G/config.worktree'"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	# Inside, git sees what it sees without them: commondir "." is the git directory itself.
+	run gsbx git -C "$r" rev-parse --git-common-dir
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cd "$r" && realpath "$output")" = "$(realpath "$G")" ]
+	# Positive control: the commit works in the same runs, and run 2 is as strict.
+	echo b >>"$r/a"
+	run gsbx -C "$r" git commit -qam two
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(git -C "$r" log --format=%s -1)" = two ]
+	gexpect EROFS write "$G/commondir"
+	# Nothing of the masks is left in .git: the same names as before, but the commit's.
+	run sh -c "cd '$G' && find . | sort"
+	[ "$(comm -13 <(echo "$before") <(echo "$output") | grep -v '^./objects/\|^./logs/\|^./refs/\|^./ORIG_HEAD$\|^./COMMIT_EDITMSG$\|^./index$')" = "" ]
+	[ ! -e "$G/commondir" ]
+	[ ! -e "$G/config.worktree" ]
+	[ ! -e "$G/hooks" ]
+}
+
+@test "run 1 killed with SIGKILL leaves commondir and config.worktree points: run 2 takes them, then they go" {
+	local r="$BASE/fresh-$BATS_TEST_NUMBER/repo" pid
+	fresh_repo "$BASE/fresh-$BATS_TEST_NUMBER"
+	WS=$r G=$r/.git
+	# sbxrun itself in the background (it becomes the supervisor), so that the kill hits it.
+	"$BIN/sbxrun" --allow-git -C "$WS" -w "$WS" -- sleep 30 3>&- &
+	pid=$!
+	for _ in $(seq 250); do [ -e "$G/commondir" ] && break; sleep 0.02; done
+	sleep 0.2
+	kill -KILL "$pid"
+	wait "$pid" || true
+	# The leftovers: exactly what a mount point holds, which git reads as no file at all.
+	[ "$(cat "$G/commondir")" = . ]
+	[ -f "$G/config.worktree" ]
+	[ ! -s "$G/config.worktree" ]
+	[ -d "$G/hooks" ]
+	[ -z "$(ls -A "$G/hooks")" ]
+	# Run 2 takes them as the names missing: masked, and removed after it.
+	gexpect EROFS write "$G/commondir"
+	[ ! -e "$G/commondir" ]
+	[ ! -e "$G/config.worktree" ]
+	[ ! -e "$G/hooks" ]
+	# A commondir that is not exactly a point's is the user's: kept read-only, never removed.
+	printf '.' >"$G/commondir"
+	gexpect EROFS write "$G/commondir"
+	[ "$(cat "$G/commondir")" = . ]
+	rm "$G/commondir"
 }

@@ -228,3 +228,108 @@ started_then_killed() {
 	rm "$PW/ok"
 	empty_dir "$PW"
 }
+
+# hammer_script FILE: a script that runs `true` COUNT times ($1) through sbxrun with the profile
+# file $2 in the directory $3, printing the first line of each refused run.
+hammer_script() {
+	cat >"$1" <<-'SH'
+		for i in $(seq "$1"); do
+			out=$("$BIN/sbxrun" --profile "$2" -C "$3" -- true 2>&1) ||
+				echo "run $i as $(id -u): ${out%%$'\n'*}"
+		done
+	SH
+	chmod 0755 "$1"
+}
+
+# sticky_roots DIR N: N directories DIR/r1..rN like /tmp (sticky, everyone's), and $PROFILE_FILE,
+# a profile that reads everything and writes all of them.
+sticky_roots() {
+	local entries=("$(entry_special root read)") i
+	rm -rf "$1"
+	mkdir -m 1777 "$1"
+	for i in $(seq "$2"); do
+		mkdir -m 1777 "$1/r$i"
+		entries+=("$(entry_path "$1/r$i" write)")
+	done
+	PROFILE_FILE="$1.json"
+	profile restricted "${entries[@]}" >"$PROFILE_FILE"
+	chmod 0644 "$PROFILE_FILE"
+}
+
+# as_other CMD...: CMD as the other user of the mixed cases: uid 65534 when the suite runs as
+# root; as 65534, the same user (it cannot become another one).
+as_other() {
+	if as_root; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- env BIN="$BIN" "$@"
+	else
+		env BIN="$BIN" "$@"
+	fi
+}
+
+@test "parallel runs of two users in sticky writable roots: none is refused by another's point" {
+	# Each run masks the missing .git, .agents and .codex of 20 roots on mount points that the
+	# others share, adopt, make again and remove as they come and go; a plan that took one of
+	# them for an existing directory was refused once it had gone (about 1 run in 40 here).
+	local st="$BASE/sticky" script="$BASE/hammer.sh" pids=() p
+	sticky_roots "$st" 20
+	hammer_script "$script"
+	for w in 1 2; do
+		BIN="$BIN" bash "$script" 100 "$PROFILE_FILE" "$st" >"$BASE/refused-a$w" &
+		pids+=($!)
+		as_other bash "$script" 100 "$PROFILE_FILE" "$st" >"$BASE/refused-b$w" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	cat "$BASE"/refused-*
+	[ -z "$(cat "$BASE"/refused-*)" ]
+	# What is left is at most an empty point per name, which the next run of its owner or of
+	# root removes (the next test): never anything else.
+	run find "$st" -mindepth 2 ! -name .git ! -name .agents ! -name .codex
+	[ -z "$output" ]
+	run find "$st" -mindepth 2 ! -empty
+	[ -z "$output" ]
+	"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- true
+	run find "$st" -mindepth 2
+	echo "$output"
+	[ -z "$output" ]
+	# Positive control: those runs do mask the names (a hook cannot be planted).
+	run "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- mkdir -p "$st/r7/.git/hooks"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	run "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- mkdir "$st/r7/ok"
+	[ "$status" -eq 0 ]
+	rmdir "$st/r7/ok"
+}
+
+@test "another user's point left in a sticky root neither blocks nor weakens a run; its owner's next run removes it" {
+	local st="$BASE/sticky2" long
+	sticky_roots "$st" 1
+	# Run 1 (this user) makes the points; run 2 (the other user) takes them and outlives it.
+	"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- sleep 1 3>&- &
+	long=$!
+	await -e "$st/r1/.git"
+	as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- sleep 2 3>&- &
+	local other=$!
+	sleep 0.3
+	wait "$long"
+	# Run 1 ended while run 2 held them: they stay for run 2.
+	[ -d "$st/r1/.git" ]
+	wait "$other"
+	if as_root; then
+		# Run 2, another user, cannot remove root's points from a sticky directory: they
+		# stay, empty and read-only, one per name, and nothing else.
+		[ "$(stat -c %U:%a "$st/r1/.git")" = root:555 ]
+		[ "$(ls -A "$st/r1" | tr '\n' ' ')" = ".agents .codex .git " ]
+		# That user's next runs take them as they are: masked, not refused.
+		run as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- mkdir "$st/r1/.git/hooks"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"Read-only file system"* ]]
+		run as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- sh -c "echo x >'$st/r1/ok'"
+		[ "$status" -eq 0 ]
+		run as_other rm "$st/r1/ok"
+		[ "$(ls -A "$st/r1" | tr '\n' ' ')" = ".agents .codex .git " ]
+	fi
+	# The next run of their owner (or of root) is the last one out, and removes them.
+	"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- true
+	empty_dir "$st/r1"
+}

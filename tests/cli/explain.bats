@@ -184,5 +184,5 @@ setup() { setup_ws; cd "$WS"; }
 	m=$(sed -n "s|^  no-create $WS/.agents .*mount-namespace *enforced \[\([0-9]*\)\]\$|\1|p" <<<"$output")
 	[ -n "$m" ]
 	[[ "$output" == *"no-create $WS/.codex"*"enforced [$m]"* ]]
-	[ "$(grep -c "^  \[$m\] it does not exist: an empty read-only directory is mounted" <<<"$output")" = 1 ]
+	[ "$(grep -c "^  \[$m\] it does not exist; the name cannot be created: an empty read-only directory is mounted" <<<"$output")" = 1 ]
 }

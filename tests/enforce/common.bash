@@ -132,19 +132,6 @@ make_git_repo() {
 	"${g[@]}" -C "$dir" worktree add -q "$dir/wt"
 }
 
-# git_mode_ready DIR: the files git mode keeps that git makes only on demand, given to every git
-# directory of the repository at DIR that lacks them: a commondir naming the directory itself
-# (".", which git takes as it takes none) and an empty config.worktree. On Linux a missing one
-# refuses a git-mode run: no mount point is made on the host for it (yet).
-git_mode_ready() {
-	local d
-	for d in "$1/.git" "$1"/.git/modules/* "$1"/.git/worktrees/*; do
-		[ -d "$d" ] || continue
-		[ -e "$d/commondir" ] || echo . >"$d/commondir"
-		[ -e "$d/config.worktree" ] || : >"$d/config.worktree"
-	done
-}
-
 # gsbx CMD...: sbxrun in git mode (--allow-git) with :workspace, $WS as cwd and workspace root
 # (-C DIR first to run elsewhere in it).
 gsbx() {

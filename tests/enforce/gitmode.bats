@@ -2,9 +2,9 @@
 # Git mode (--allow-git) on real repositories: the workspace is a repository with a submodule
 # and a linked worktree inside it, its remote a bare repository outside every writable root.
 # Git's everyday commands work; what makes git run code or look elsewhere stays git's own, each
-# refusal with its errno beside the same write succeeding outside the sandbox. A kept name that
-# is missing refuses the run on Linux (no mount point is made on the host for it): the repository
-# is given them (git_mode_ready), and each is taken away in turn to see the refusal.
+# refusal with its errno beside the same write succeeding outside the sandbox. Nothing is prepared:
+# a kept name that is missing (commondir, config.worktree, hooks) is masked on a mount point made
+# on the host for the run and removed after it, so nothing of the run is left in .git.
 load common
 
 setup_file() {
@@ -21,7 +21,6 @@ setup_file() {
 	"${g[@]}" clone -q "$BASE/remote.git" "$BASE/other"
 	"${g[@]}" -C "$BASE/other" commit -q --allow-empty -m upstream
 	"${g[@]}" -C "$BASE/other" push -q origin main
-	git_mode_ready "$WS"
 }
 
 setup() {
@@ -31,19 +30,25 @@ setup() {
 	PROFILE=$(profile restricted $(workspace_entries))
 }
 
-# refused_missing PATH: in git mode a command is not run, the run refused (125) naming the
-# no-create rule of PATH; PATH is still missing.
-refused_missing() {
-	local canary=$WS/canary-$BATS_TEST_NUMBER
-	rm -f "$canary"
-	run gsbx touch "$canary"
-	echo "status $status: $output"
-	[ "$status" -eq 125 ]
-	[[ "${lines[0]}" == "sbxrun: cannot enforce \"no-create $1\" on linux: $1 does not exist; "* ]]
-	[ ! -e "$canary" ] && [ ! -e "$1" ]
+# git_names: every name git mode keeps that lies in a git directory of the workspace, missing or
+# not, with its type: what the host holds there.
+git_names() {
+	local d f
+	for d in "$G" "$G"/modules/* "$G"/worktrees/*; do
+		for f in commondir config config.worktree hooks gitdir; do
+			if [ -e "$d/$f" ]; then
+				echo "$d/$f $(stat -c %F "$d/$f")"
+			fi
+		done
+	done
 }
 
 @test "commit, checkout -b, stash, gc, fetch, worktree add: all work in git mode" {
+	local before
+	before=$(git_names)
+	# Nothing prepared: the repository as git made it, commondir and config.worktree missing.
+	[ ! -e "$G/commondir" ]
+	[ ! -e "$G/config.worktree" ]
 	run gsbx sh -ec '
 		echo b >>a
 		git commit -qam two
@@ -67,10 +72,15 @@ two" ]
 	[ "$(git -C "$WS" log --format=%s -1 origin/main)" = upstream ]
 	[ "$(git -C "$WS" stash list)" = "" ]
 	[ -e "$WS/wt2/a" ] && [ -d "$G/worktrees/wt2" ]
-	# The new worktree's git directory is kept from the next run on: it lacks config.worktree.
-	refused_missing "$G/worktrees/wt2/config.worktree"
-	git_mode_ready "$WS"
+	# Nothing of the masks is left on the host: the same names as before, and wt2's own.
+	[ "$(git_names | grep -v /worktrees/wt2/)" = "$before" ]
+	[ "$(git_names | grep /worktrees/wt2/ | sed "s|$G/||")" = "worktrees/wt2/commondir regular file
+worktrees/wt2/gitdir regular file" ]
+	# The new worktree's git directory is kept from the next run on: its config.worktree is
+	# masked where it is missing, its gitdir read-only.
+	gexpect EROFS write "$G/worktrees/wt2/config.worktree"
 	gexpect EROFS append "$G/worktrees/wt2/gitdir"
+	[ ! -e "$G/worktrees/wt2/config.worktree" ]
 	# The remote, outside every writable root, was only read.
 	[ "$(git -C "$BASE/remote.git" log --format=%s -1 main)" = upstream ]
 	run gsbx git push -q origin feature
@@ -145,29 +155,44 @@ two" ]
 	gexpect EBUSY rename "$WS/sub" "$WS/sub.old"
 }
 
-@test "names git reads on demand: kept (EROFS, EBUSY), and a missing one refuses the run" {
+@test "names git reads on demand: missing, masked (EROFS, EBUSY) and gone after; given, kept" {
 	local f
 	for f in "$G/commondir" "$G/config.worktree" "$G/modules/sub/commondir" \
 		"$G/modules/sub/config.worktree" "$G/worktrees/wt/config.worktree"; do
+		[ ! -e "$f" ]
 		gexpect EROFS write "$f"
+		gexpect EROFS append "$f"
 		touch "$f.new"
 		gexpect EBUSY rename "$f.new" "$f"
 		rm "$f.new"
-		mv "$f" "$f.saved"
+		gexpect EBUSY rename "$f" "$f.old"
+		[ ! -e "$f" ]
+		# The control: outside the sandbox the name can be created.
 		outside write "$f" && rm "$f"
-		refused_missing "$f"
-		mv "$f.saved" "$f"
 	done
-	[ "$(cat "$G/commondir")" = . ] && [ ! -s "$G/config.worktree" ]
+	# Inside, commondir reads "." (what git takes a missing one for), config.worktree nothing.
+	run gsbx cat "$G/commondir" "$G/config.worktree" "$G/modules/sub/commondir"
+	[ "$status" -eq 0 ]
+	[ "$output" = ".
+." ]
+	# Given by the user (not what a mount point holds), one is kept read-only and stays.
+	printf '[core]\n\tbare = false\n' >"$G/config.worktree"
+	gexpect EROFS append "$G/config.worktree"
+	gexpect EBUSY rename "$G/config.worktree" "$G/config.worktree.old"
+	[ "$(cat "$G/config.worktree")" = "$(printf '[core]\n\tbare = false')" ]
+	rm "$G/config.worktree"
 }
 
-@test "a missing hooks directory refuses the run" {
+@test "a missing hooks directory is masked: nothing can be planted in it, and it is gone after" {
 	rm -rf "$G/modules/sub/hooks"
 	outside mkdir "$G/modules/sub/hooks" && rmdir "$G/modules/sub/hooks"
-	refused_missing "$G/modules/sub/hooks"
-	mkdir "$G/modules/sub/hooks"
+	gexpect EROFS mkdir "$G/modules/sub/hooks/x"
 	gexpect EROFS write "$G/modules/sub/hooks/pre-commit"
 	gexpect EBUSY rename "$G/modules/sub/hooks" "$G/modules/sub/hooks.old"
+	[ ! -e "$G/modules/sub/hooks" ]
+	mkdir "$G/modules/sub/hooks"
+	touch "$G/modules/sub/hooks/pre-commit.sample"
+	gexpect EROFS write "$G/modules/sub/hooks/pre-commit"
 }
 
 @test "what runs nothing stays writable: objects, refs, index, info/attributes" {

@@ -82,7 +82,7 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 	case SBX_REQ_PROCESSES:
 		return (m & (PID | SUP)) != 0;
 	case SBX_REQ_NO_CREATE:
-		return false; /* never enforced on Linux */
+		return (m & MNT) != 0; /* a mask on a point made on the host */
 	case SBX_REQ_MANAGED_NETWORK:
 		return (m & NETNS) && (m & SEC);
 	case SBX_REQ_LOCAL_BINDING:
@@ -248,6 +248,7 @@ TEST(plan_linux_property_every_host_every_profile)
 			cc.ctx.tmpdir = json_string_value(json_object_get(facts, "tmpdir"));
 			cc.ctx.allow_git = json_is_true(json_object_get(facts, "allow_git"));
 			cc.ctx.platform = SBX_PLATFORM_LINUX;
+			cc.ctx.points = true;
 			cc.ctx.fs = &fs.view;
 			vector_profile(pj, &cc);
 			total += cc.checked;
