@@ -141,7 +141,8 @@ CMD_SRCS := \
 # The Linux helper, sbxrun-linux-sandbox: Linux only.
 CMD_LINUX_SRCS := \
 	cmd/helper.c \
-	cmd/execfail.c
+	cmd/execfail.c \
+	cmd/runreport.c
 
 # The library is pure and the same everywhere (every platform's planner is in it, so that
 # `explain --platform` works on any host); each program adds its command line and backend.
@@ -494,11 +495,10 @@ bench-count: $(BUILD)/bench/plan
 		tests/bench/count
 
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan $(BUILD)/enforce/spawn-demo \
-		$(BUILD)/enforce/failinj
+bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan $(BUILD)/enforce/failinj
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader \
-		PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan SPAWN_DEMO=$(CURDIR)/$(BUILD)/enforce/spawn-demo \
-		FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj tests/bench/run
+		PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj \
+		tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
 bench-proxy: sbxrun

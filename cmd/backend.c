@@ -4,6 +4,7 @@
  * `run` would execute, and the execution itself on this host.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +175,13 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 		sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
 		handover_network(&h, o);
 		h.allow_git = inv->ctx.allow_git;
-		r = sbx_linux_exec(&h, json, &d);
+		/* The report's descriptor is the helper's to inherit (it marks it close-on-exec). */
+		if (o->report_fd >= 0 && fcntl(o->report_fd, F_SETFD, 0) == 0)
+			h.report_fd = o->report_fd;
+		else if (o->report_fd >= 0)
+			r = sbx_diag_set(&d, -errno, "--report: %s", strerror(errno));
+		if (r == -ENOSYS)
+			r = sbx_linux_exec(&h, json, &d);
 		free(json);
 	}
 #elif defined(__APPLE__)

@@ -37,6 +37,7 @@ enum {
 	OPT_VERBOSE = 1 << 15, /* run */
 	OPT_DOMAINS = 1 << 16, /* --allow-domain, --deny-domain, --network-log: sbxrun's proxy */
 	OPT_GIT = 1 << 17,     /* --allow-git: run, explain, access */
+	OPT_REPORT = 1 << 18,  /* --report FILE|-: run */
 };
 #define OPTS_SHARED                                                                                \
 	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET |              \
@@ -80,10 +81,12 @@ struct opts {
 	const char *to;			   /* convert --to */
 	struct grant grants[OPT_LIST_MAX]; /* in command-line order */
 	size_t n_grants;
-	bool network;	/* --network */
-	bool mkdir;	/* --mkdir: --write creates a missing directory */
-	bool verbose;	/* -v, or SBXRUN_DEBUG=1 */
-	bool allow_git; /* --allow-git (sbxrun(1), GIT MODE) */
+	bool network;	    /* --network */
+	bool mkdir;	    /* --mkdir: --write creates a missing directory */
+	bool verbose;	    /* -v, or SBXRUN_DEBUG=1 */
+	bool allow_git;	    /* --allow-git (sbxrun(1), GIT MODE) */
+	const char *report; /* --report FILE|-: the denial report */
+	int report_fd;	    /* run: the descriptor opened for it (report_open_fd), or -1 */
 	/* The command's environment (lib/env.c); env_set holds "NAME=VALUE". */
 	const char *env_keep[OPT_LIST_MAX], *env_deny[OPT_LIST_MAX], *env_set[OPT_LIST_MAX];
 	size_t n_env_keep, n_env_deny, n_env_set;
@@ -216,18 +219,52 @@ int own_proxy_start(struct opts *o);
 
 /*
  * --report FILE|- (report.c, not on Windows): the denial report's file, appended to (- for
- * standard error). report_open returns 0, or 125 with the refusal printed, named by what
- * ("proxy: --report"). report_add writes
- * one line and counts it, from any thread. report_on_proxy is the proxy's on_decision.
+ * standard error). report_open_fd opens it (O_NOFOLLOW; a regular file or a pipe, close-on-exec;
+ * standard error for -) and returns 0, or 125 with the refusal printed, named by what
+ * ("proxy: --report"); report_open does the same and wraps the descriptor, report_from_fd wraps
+ * one (0 or -ENOMEM). report_add writes one line and counts it, from any thread; in a process
+ * forked after report_relay, it writes the line and sends its brief to the owner, who counts it
+ * in report_relay_read (the relay's read end, non-blocking; non-zero once it is at its end).
+ * report_relay returns that read end, or -errno; report_fds gives what a forked process writes
+ * to (the file, the relay's write end). report_on_proxy is the proxy's on_decision.
  * report_print_summary prints "sbxrun: N operations were denied (first: ...); see --report"
  * when there was one.
  */
 struct report;
 struct sbx_proxy_event;
+int report_open_fd(const char *what, const char *path, int *out);
+int report_from_fd(int fd, struct report **out);
 int report_open(const char *what, const char *path, struct report **out);
+int report_relay(struct report *r);
+int report_relay_read(struct report *r);
+void report_fds(const struct report *r, int fds[2]);
 void report_add(struct report *r, const struct sbx_report_line *l);
 void report_on_proxy(void *arg, const struct sbx_proxy_event *ev);
 void report_print_summary(struct report *r);
 void report_close(struct report *r);
+
+#ifdef __linux__
+/*
+ * run --report in the Linux helper (runreport.c): with the descriptor `run` opened (fd), the
+ * report view of the plan, the tracer (given to the supervisor in e), the network's refusals
+ * (net's filter, broker and proxy), and the summary after the run. A plan that runs
+ * in place is put under init; a host with no PID namespace refuses. 0, or a negative code with d
+ * filled; run_report_free undoes what the run did not take.
+ */
+struct sbx_linux_facts;
+struct sbx_linux_enforce;
+struct sbx_linux_net;
+struct sbx_trace;
+struct run_report {
+	struct report *r;
+	struct sbx_report_view view;
+	bool view_made;
+	struct sbx_trace *trace;
+};
+int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
+		     const struct sbx_ctx *ctx, const struct sbx_linux_facts *facts,
+		     struct sbx_linux_enforce *e, struct sbx_linux_net *net, struct sbx_diag *d);
+void run_report_free(struct run_report *rr);
+#endif
 
 #endif

@@ -9,12 +9,13 @@
  *
  *   sbxrun-linux-sandbox --sandbox-policy-cwd DIR [--command-cwd DIR]
  *       (--permission-profile JSON | --permission-profile-fd N) [--no-proc] [--allow-git]
- *       -- COMMAND [ARG...]
+ *       [--report-fd N] -- COMMAND [ARG...]
  *
  * The command line is parsed by sbx_handover_parse (lib/handover.c), the counterpart of the
  * builder `run` and `explain` use. --managed-network takes Codex's ManagedNetworkSandboxContext
  * (its proxies are those the command's proxy variables name); --allow-domain starts sbxrun's
  * own proxy (platform/linux/netns.h).
+ * --report-fd N is the denial report's file, which `run` opened (runreport.c).
  * --no-proc keeps the host's /proc (read-only) where init would mount a fresh one; the PID
  * namespace is still made, as Codex's helper does.
  * Every error exits 125 with one `sbxrun: ...` line; the command does not run. Where the plan
@@ -125,6 +126,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	struct sbx_rulepaths res;
 	struct sbx_linux_prepared prepared;
 	struct exec_failure xf;
+	struct run_report rr = {0};
 	enum sbx_input_form form;
 	struct sbx_ctx ctx = {0};
 	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX];
@@ -250,11 +252,15 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	xf = (struct exec_failure){&plan, &ctx, o.cmd, command_cwd};
 	e.exec_failed = exec_failure_words;
 	e.exec_failed_arg = &xf;
-	rc = sbx_linux_prepare(&e, &prepared, d);
+	if (o.report_fd >= 0)
+		rc = run_report_start(&rr, o.report_fd, &plan, &ctx, &facts, &e, &net, d);
+	if (rc == 0)
+		rc = sbx_linux_prepare(&e, &prepared, d);
 	if (rc < 0)
 		goto out;
 	sbx_linux_apply_and_exec(&prepared); /* does not return */
 out:
+	run_report_free(&rr);
 	sbx_linux_enforce_free(&e);
 	sbx_linux_net_free(&net);
 	sbx_rulepaths_free(&res);

@@ -60,6 +60,8 @@ static const char usage_main[] =
 	"                               go to stay offline\n"
 	"      --env-set NAME=VALUE     set a variable for the command (repeatable)\n"
 	"  -v, --verbose                run: print the plan on standard error first\n"
+	"      --report FILE|-          run (Linux): append one JSON line per operation the\n"
+	"                               sandbox refused to FILE (- for standard error)\n"
 	"      --windows-sandbox disabled|restricted-token|elevated   (default restricted-token)\n"
 	"      --platform linux|macos|windows   explain: plan as that platform would\n"
 	"      --json                   machine-readable output (explain, probe, access)\n"
@@ -131,6 +133,7 @@ enum {
 	LO_DENY_DOMAIN,
 	LO_NETWORK_LOG,
 	LO_ALLOW_GIT,
+	LO_REPORT,
 };
 
 static const struct option long_opts[] = {
@@ -161,6 +164,7 @@ static const struct option long_opts[] = {
 	{"allow-domain", required_argument, NULL, LO_ALLOW_DOMAIN},
 	{"deny-domain", required_argument, NULL, LO_DENY_DOMAIN},
 	{"network-log", required_argument, NULL, LO_NETWORK_LOG},
+	{"report", required_argument, NULL, LO_REPORT},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -215,6 +219,8 @@ static unsigned opt_bit(int c)
 		return OPT_DOMAINS;
 	case LO_ALLOW_GIT:
 		return OPT_GIT;
+	case LO_REPORT:
+		return OPT_REPORT;
 	}
 	return 0;
 }
@@ -476,6 +482,13 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			if (!optarg[0])
 				return refuse("--network-log: empty path");
 			o->network_log = optarg;
+			break;
+		case LO_REPORT:
+			if (!optarg[0])
+				return refuse(
+					"--report: empty path (give a file, or - for standard "
+					"error)");
+			o->report = optarg;
 			break;
 		}
 	}

@@ -23,47 +23,141 @@ struct report {
 	size_t n;
 	char *first;	/* the first denial in a few words (sbx_report_brief), or NULL */
 	bool write_err; /* a line could not be written (the summary says so) */
+	/*
+	 * A process forked from the owner (a proxy worker) cannot count in the owner's memory:
+	 * it writes its lines to fd itself and each brief to relay[1], which the owner reads
+	 * (report_relay_read). Both -1 without a relay.
+	 */
+	pid_t owner;
+	int relay[2];
 };
 
-int report_open(const char *what, const char *path, struct report **out)
+int report_open_fd(const char *what, const char *path, int *out)
+{
+	struct stat st;
+	int fd, err;
+
+	*out = -1;
+	if (strcmp(path, "-") == 0) {
+		*out = STDERR_FILENO;
+		return 0;
+	}
+	/*
+	 * Appended, as a log is: several runs may share one file, each line whole. Not through a
+	 * link: an earlier confined run may have put one where the report goes, to make sbxrun,
+	 * which is not confined, append to a file of its choosing.
+	 */
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		*out = fd;
+		return 0;
+	}
+	err = fd < 0 ? errno : EINVAL;
+	if (fd >= 0)
+		close(fd);
+	if (err == ELOOP)
+		return refuse("%s %s: is a symbolic link (give the file it leads to)", what, path);
+	if (err == EINVAL)
+		return refuse("%s %s: not a regular file or a pipe", what, path);
+	return refuse("%s %s: %s", what, path, strerror(err));
+}
+
+int report_from_fd(int fd, struct report **out)
 {
 	struct report *r = calloc(1, sizeof(*r));
 
 	*out = NULL;
 	if (!r)
-		return refuse("%s: out of memory", what);
-	if (strcmp(path, "-") == 0) {
-		r->fd = STDERR_FILENO;
-	} else {
-		struct stat st;
-
-		/*
-		 * Appended, as a log is: several runs may share one file, each line whole. Not
-		 * through a link: an earlier confined run may have put one where the report goes,
-		 * to make sbxrun, which is not confined, append to a file of its choosing.
-		 */
-		r->fd = open(path,
-			     O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
-			     0644);
-		if (r->fd < 0 || fstat(r->fd, &st) < 0 ||
-		    !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
-			int err = r->fd < 0 ? errno : EINVAL;
-
-			if (r->fd >= 0)
-				close(r->fd);
-			free(r);
-			if (err == ELOOP)
-				return refuse(
-					"%s %s: is a symbolic link (give the file it leads to)",
-					what, path);
-			if (err == EINVAL)
-				return refuse("%s %s: not a regular file or a pipe", what, path);
-			return refuse("%s %s: %s", what, path, strerror(err));
-		}
-	}
+		return -ENOMEM;
+	r->fd = fd;
+	r->owner = getpid();
+	r->relay[0] = r->relay[1] = -1;
 	pthread_mutex_init(&r->lock, NULL);
 	*out = r;
 	return 0;
+}
+
+int report_open(const char *what, const char *path, struct report **out)
+{
+	int fd, r = report_open_fd(what, path, &fd);
+
+	*out = NULL;
+	if (r)
+		return r;
+	if (report_from_fd(fd, out) < 0) {
+		if (fd > STDERR_FILENO)
+			close(fd);
+		return refuse("%s: out of memory", what);
+	}
+	return 0;
+}
+
+int report_relay(struct report *r)
+{
+	int err;
+
+	if (pipe(r->relay) < 0) {
+		r->relay[0] = r->relay[1] = -1;
+		return -errno;
+	}
+	for (int i = 0; i < 2; i++)
+		if (fcntl(r->relay[i], F_SETFD, FD_CLOEXEC) < 0 ||
+		    fcntl(r->relay[i], F_SETFL, O_NONBLOCK) < 0) {
+			err = errno;
+			close(r->relay[0]);
+			close(r->relay[1]);
+			r->relay[0] = r->relay[1] = -1;
+			return -err;
+		}
+	return r->relay[0];
+}
+
+/* In a forked process: the line to the file, the brief to the owner (one write each). */
+static void relay_add(struct report *r, const char *line, const struct sbx_report_line *l)
+{
+	char *brief = sbx_report_brief(l);
+	char buf[512];
+	size_t len;
+
+	if (line && write(r->fd, line, strlen(line)) < 0) {
+		/* lost: a forked process has no summary to say so in */
+	}
+	/* At most PIPE_BUF bytes: the pipe keeps the line whole; a newline in a name is none. */
+	len = (size_t)snprintf(buf, sizeof(buf), "%s", brief ? brief : "?");
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\n')
+			buf[i] = ' ';
+	buf[len++] = '\n';
+	if (write(r->relay[1], buf, len) < 0) {
+		/* non-blocking: a full pipe loses a count, never stalls the proxy */
+	}
+	free(brief);
+}
+
+int report_relay_read(struct report *r)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(r->relay[0], buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		pthread_mutex_lock(&r->lock);
+		for (char *p = buf, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+			*nl = '\0';
+			if (r->n++ == 0)
+				r->first = strdup(p);
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+}
+
+void report_fds(const struct report *r, int fds[2])
+{
+	fds[0] = r->fd;
+	fds[1] = r->relay[1];
 }
 
 void report_add(struct report *r, const struct sbx_report_line *l)
@@ -71,6 +165,15 @@ void report_add(struct report *r, const struct sbx_report_line *l)
 	char *line = sbx_report_line_json(l);
 	size_t len = line ? strlen(line) : 0;
 
+	/*
+	 * A forked process takes no lock: another thread of the owner may have held it at the
+	 * fork, and the copy would stay locked for ever.
+	 */
+	if (r->relay[1] >= 0 && getpid() != r->owner) {
+		relay_add(r, line, l);
+		free(line);
+		return;
+	}
 	pthread_mutex_lock(&r->lock);
 	/* One write per line, on a descriptor opened O_APPEND: lines of concurrent runs stay whole. */
 	if (!line || write(r->fd, line, len) != (ssize_t)len)
@@ -110,6 +213,9 @@ void report_close(struct report *r)
 		return;
 	if (r->fd > STDERR_FILENO)
 		close(r->fd);
+	for (int i = 0; i < 2; i++)
+		if (r->relay[i] >= 0)
+			close(r->relay[i]);
 	pthread_mutex_destroy(&r->lock);
 	free(r->first);
 	free(r);

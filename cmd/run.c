@@ -44,6 +44,36 @@ int refuse_plan(const struct sbx_plan *p)
 	return refuse_diag(&d);
 }
 
+/*
+ * --report: opened now, before anything is planned or made, so that a bad name (a link, a
+ * directory, a missing parent) is refused while nothing has run. Only the Linux backend can
+ * make the report (its tracer, platform/linux/trace.c); elsewhere the option is refused rather
+ * than leave a report that stays empty whatever is denied.
+ */
+static int report_start(struct opts *o)
+{
+	o->report_fd = -1;
+	if (!o->report)
+		return 0;
+#if defined(__linux__)
+	return report_open_fd("--report", o->report, &o->report_fd);
+#else
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	sbx_diag_set(&d, 0, "--report: the denial report is made on Linux only; %s has none",
+		     sbx_platform_name(sbx_host_platform()));
+	sbx_diag_hint(&d, 0,
+#if defined(__APPLE__)
+		      "run without --report; the system log has the sandbox's refusals "
+		      "(log stream --predicate 'sender == \"Sandbox\"')");
+#else
+		      "run without --report");
+#endif
+	return refuse_diag(&d);
+#endif
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct opts o = {.subcommand = NULL};
@@ -54,7 +84,8 @@ int cmd_run(int argc, char **argv)
 	if (argc > 0 && strcmp(argv[0], "run") == 0)
 		o.subcommand = "run";
 	r = opts_parse(&o, argc, argv,
-		       OPTS_SHARED | OPTS_NETWORK | OPT_MKDIR | OPT_VERBOSE | OPT_GIT, true);
+		       OPTS_SHARED | OPTS_NETWORK | OPT_MKDIR | OPT_VERBOSE | OPT_GIT | OPT_REPORT,
+		       true);
 	if (r)
 		return r < 0 ? 0 : r;
 	debug = env_get("SBXRUN_DEBUG");
@@ -65,6 +96,9 @@ int cmd_run(int argc, char **argv)
 		      stderr);
 		return EXIT_REFUSED;
 	}
+	r = report_start(&o);
+	if (r)
+		return r;
 #ifdef __APPLE__
 	/* Its port goes into the command's environment, which the plan reads. */
 	if (o.n_allow_domains && !o.managed_network) {
@@ -106,5 +140,7 @@ out:
 	if (r)
 		mkdir_undo(&inv);
 	invocation_free(&inv);
+	if (o.report_fd > STDERR_FILENO)
+		close(o.report_fd);
 	return r;
 }

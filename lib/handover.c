@@ -13,6 +13,7 @@
  * beyond the profile as `run` was given it:
  *   [--allow-git] [--allow-unix-socket PATH]... [--allow-local-binding]
  *   [--allow-domain D]... [--deny-domain D]... [--network-log FILE]
+ * and the denial report's descriptor, opened by `run`: [--report-fd N]
  *
  * Pure: the helper's own checks of what it was given (absolute cwds, the profile itself) come
  * after parsing, in the helper, which trusts nothing it is handed.
@@ -39,6 +40,7 @@ void sbx_handover_init(struct sbx_handover *h, const char *policy_cwd, const cha
 		h->profile = profile_json;
 		h->profile_fd = -1;
 	}
+	h->report_fd = -1;
 }
 
 static int push_opt(struct sbx_strv *v, const char *opt, const char *val)
@@ -50,7 +52,7 @@ static int push_opt(struct sbx_strv *v, const char *opt, const char *val)
 
 int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx_strv *out)
 {
-	char fd[16];
+	char fd[16], report_fd[16];
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -83,6 +85,9 @@ int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx
 		r = push_opt(out, "--network-log", h->network_log);
 	if (!r && h->allow_git)
 		r = sbx_strv_push(out, "--allow-git");
+	snprintf(report_fd, sizeof(report_fd), "%d", h->report_fd);
+	if (!r && h->report_fd >= 0)
+		r = push_opt(out, "--report-fd", report_fd);
 	if (!r)
 		r = sbx_strv_push(out, "--");
 	for (size_t i = 0; !r && h->cmd && h->cmd[i]; i++)
@@ -101,7 +106,7 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
 			     "[--managed-network JSON] [--allow-git] [--allow-unix-socket PATH]... "
 			     "[--allow-local-binding] [--allow-domain D]... [--deny-domain D]... "
-			     "[--network-log FILE] -- COMMAND [ARG...]");
+			     "[--network-log FILE] [--report-fd N] -- COMMAND [ARG...]");
 }
 
 /* The one integer parser: a decimal fd number, nothing else. */
@@ -124,6 +129,7 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 
 	memset(out, 0, sizeof(*out));
 	out->profile_fd = -1;
+	out->report_fd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char **slot = NULL, **list = NULL;
@@ -169,14 +175,16 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 			slot = &out->managed_network;
 		else if (strcmp(a, "--network-log") == 0)
 			slot = &out->network_log;
-		else if (strcmp(a, "--permission-profile-fd") == 0) {
+		else if (strcmp(a, "--permission-profile-fd") == 0 ||
+			 strcmp(a, "--report-fd") == 0) {
+			int *fd = a[2] == 'p' ? &out->profile_fd : &out->report_fd;
+
 			if (i + 1 >= argc)
 				return usage(d, " needs a value", a);
-			if (out->profile_fd >= 0)
+			if (*fd >= 0)
 				return usage(d, " given twice", a);
-			if (parse_fd(argv[++i], &out->profile_fd) < 0)
-				return usage(d, ": not a file descriptor number",
-					     "--permission-profile-fd");
+			if (parse_fd(argv[++i], fd) < 0)
+				return usage(d, ": not a file descriptor number", a);
 			continue;
 		} else
 			return usage(d, ": unknown option", a);

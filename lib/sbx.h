@@ -1255,6 +1255,11 @@ struct sbx_handover {
 	const char *deny_domains[SBX_HANDOVER_LIST_MAX]; /* --deny-domain D */
 	size_t n_deny_domains;
 	const char *network_log; /* --network-log FILE: the proxy's decisions */
+	/*
+	 * --report-fd N: the denial report's file, opened by `run` (which refuses a link, a
+	 * directory, anything but a regular file or a pipe) and inherited; -1 for none.
+	 */
+	int report_fd;
 };
 /* The hand-over for a materialized profile's JSON: by argument, or by memfd when large. */
 void sbx_handover_init(struct sbx_handover *h, const char *policy_cwd, const char *command_cwd,

@@ -324,6 +324,18 @@ static int socket_path(pid_t pid, const struct sockaddr_un *sun, socklen_t len, 
 	return r ? -EINVAL : 0;
 }
 
+/* The broker's own refusal, to the denial report when there is one. */
+static void refused(const struct sbx_broker *b, const struct seccomp_notif *n, const char *what,
+		    int err)
+{
+	char address[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+
+	if (!b->on_refused)
+		return;
+	snprintf(address, sizeof(address), "%s%s", what[0] == '/' ? "unix:" : "", what);
+	b->on_refused(b->on_refused_arg, (pid_t)n->pid, address, err);
+}
+
 /*
  * Decides one request. Returns 0 with *rq filled for the connector, or an errno to answer
  * with now.
@@ -351,8 +363,14 @@ static int decide(struct sbx_broker *b, const struct seccomp_notif *n, int sock,
 	rq->op = OP_ADDRESS;
 	if (domain != AF_UNIX) {
 		/* Inside a network namespace, or with the network enabled: its own rules hold. */
-		if (!b->other_families)
+		if (!b->other_families) {
+			refused(b, n,
+				domain == AF_INET6  ? "AF_INET6"
+				: domain == AF_INET ? "AF_INET"
+						    : "?",
+				EPERM);
 			return EPERM;
+		}
 		rq->u.addr = ss;
 		return 0;
 	}
@@ -382,6 +400,8 @@ static int decide(struct sbx_broker *b, const struct seccomp_notif *n, int sock,
 		rc = 0;
 		break;
 	}
+	if (rc == EACCES)
+		refused(b, n, path, EACCES);
 	free(path);
 	return rc;
 }

@@ -298,6 +298,10 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 			d, SBX_E_UNENFORCEABLE,
 			"the network's rules need the sandbox to run under its own init, "
 			"which this plan does not have");
+	/* The denial report's tracer is a thread of init's supervisor (sandbox.h). */
+	if (e->trace && e->model != SBX_MODEL_INIT)
+		return sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				    "--report needs the sandbox to run under its own init");
 	/* A point is removed after the run: only a supervisor outlives the command. */
 	if (e->model == SBX_MODEL_IN_PLACE &&
 	    (e->protect_missing.n || e->no_create.n || e->deny_missing.n))
@@ -674,7 +678,8 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 			      .apply_arg = p,
 			      .argv = e->argv,
 			      .exec_failed = e->exec_failed,
-			      .exec_failed_arg = e->exec_failed_arg};
+			      .exec_failed_arg = e->exec_failed_arg,
+			      .trace = e->trace};
 	int rc;
 
 	sbx_diag_clear(d);

@@ -169,6 +169,7 @@ struct sbx_linux_enforce {
 	bool seccomp_ipc;	    /* refuse System V IPC and POSIX message queues (no IPC ns) */
 	/* The denial report traces the command: seccomp refusals stop for its tracer (trace.c). */
 	bool traced;
+	struct sbx_trace *trace; /* that tracer (sandbox.h), given to the supervisor; or NULL */
 	const char *command_cwd; /* absolute */
 	char *const *argv;	 /* the command */
 	/* When the command cannot be executed: see sbx_linux_exec_command() (sandbox.h). */
@@ -322,6 +323,7 @@ struct sbx_seccomp_net {
 	bool no_dgram;	   /* no AF_UNIX datagram sockets or socket pairs */
 	bool serve;	   /* bind, listen, accept allowed (routed, restricted) */
 	bool broker;	   /* connect goes to the supervisor (user notification) */
+	bool traced;	   /* refusals stop for the denial report's tracer (sbx_seccomp_apply) */
 };
 #define SBX_SECCOMP_NET_MAX 64
 unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock_filter *prog);

@@ -327,12 +327,14 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int
 	/* Its own name in ps, not the command's that the supervisor goes by. */
 	prctl(PR_SET_NAME, (unsigned long)(n->proxy ? "sbxrun-proxy" : "sbxrun-bridge"), 0, 0, 0);
 	{
-		int keep[SBX_NETNS_FDS_MAX + 2];
+		int keep[SBX_NETNS_FDS_MAX + 4];
 
 		memcpy(keep, fds, nfds * sizeof(*fds));
 		keep[nfds] = n->stop[0];
 		keep[nfds + 1] = n->proxy ? n->proxy->log_fd : -1;
-		close_others(keep, nfds + 2);
+		keep[nfds + 2] = n->keep[0];
+		keep[nfds + 3] = n->keep[1];
+		close_others(keep, nfds + 4);
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

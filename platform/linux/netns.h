@@ -41,6 +41,8 @@ struct sbx_netns {
 	 * by the proxy with this configuration; every proxy variable is set to it.
 	 */
 	const struct sbx_proxy_config *proxy;
+	/* Descriptors the proxy's on_decision writes to (the denial report's), kept in the worker. */
+	int keep[2];
 	/* Internal. */
 	int chan[2]; /* SOCK_SEQPACKET: [1] in init sends the listeners to [0] */
 	int stop[2]; /* the worker stops when stop[0] is readable */
@@ -114,6 +116,14 @@ struct sbx_broker {
 	size_t n_places;
 	/* Sockets of other families are connected as asked (a namespace or Landlock decide). */
 	bool other_families;
+	/*
+	 * The denial report: called in the supervisor for each connect the broker refuses by its
+	 * rules (a path no place covers: EACCES; another family: EPERM), with the process (its
+	 * number on the host), the address ("unix:/run/x.sock", "AF_INET") and the errno. NULL:
+	 * none.
+	 */
+	void (*on_refused)(void *arg, pid_t pid, const char *address, int err);
+	void *on_refused_arg;
 	/* Internal. */
 	int chan[2];	    /* SOCK_SEQPACKET: supervisor [0] <-> connector [1] */
 	int notify_chan[2]; /* init [1] hands the notification listener to the supervisor [0] */

@@ -103,6 +103,7 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 	int rc = 0;
 
 	memset(n, 0, sizeof(*n));
+	n->ns.keep[0] = n->ns.keep[1] = -1;
 	n->proxy.log_fd = -1;
 	sbx_plan_linux_apply(plan, facts, &a);
 	n->netns = a.net_namespace;

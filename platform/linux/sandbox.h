@@ -113,6 +113,9 @@ int sbx_supervise_watch(int fd, int (*fn)(void *arg, int fd), void *arg);
  */
 bool sbx_proc_read(pid_t pid, const char *file, char *buf, size_t size);
 
+/* The process's number in the innermost PID namespace it is in (the last of NStgid); -1 unknown. */
+long sbx_proc_ns_pid(pid_t pid);
+
 /* ---- trace.c: the denial report's tracer ---------------------------------------------------- */
 
 /* One failed call the tracer saw, for the caller to decide on (sbx_denial_decide). */

@@ -91,6 +91,10 @@ static void refuse_dgram(struct asm_ *a)
 unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock_filter *prog)
 {
 	struct asm_ a = {.prog = prog};
+	/* As the main filter's refusals: a stop naming the network's rule when traced. */
+	const uint32_t eperm =
+		m->traced ? SECCOMP_RET_TRACE | SBX_TRACE_REFUSED(SBX_SCG_NETWORK, EPERM)
+			  : SECCOMP_RET_ERRNO | EPERM;
 
 	/* Another architecture: the main filter kills it already. */
 	load(&a, offsetof(struct seccomp_data, arch));
@@ -119,10 +123,10 @@ unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock
 		jeq(&a, AF_INET6, L_ALLOW);
 		if (m->unix_sockets)
 			jeq(&a, AF_UNIX, L_SOCKETPAIR); /* the same check of the type follows */
-		ret(&a, SECCOMP_RET_ERRNO | EPERM);
+		ret(&a, eperm);
 	} else if (m->restricted) {
 		jeq(&a, AF_UNIX, L_SOCKETPAIR);
-		ret(&a, SECCOMP_RET_ERRNO | EPERM);
+		ret(&a, eperm);
 	} else {
 		jeq(&a, AF_UNIX, L_SOCKETPAIR);
 		ret(&a, SECCOMP_RET_ALLOW);
@@ -143,7 +147,7 @@ unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock
 	here(&a, L_ALLOW);
 	ret(&a, SECCOMP_RET_ALLOW);
 	here(&a, L_EPERM);
-	ret(&a, SECCOMP_RET_ERRNO | EPERM);
+	ret(&a, eperm);
 	/* The kernel refuses a filter that can notify unless it is loaded with a listener. */
 	if (m->broker) {
 		here(&a, L_NOTIF);

@@ -360,6 +360,25 @@ bool sbx_proc_read(pid_t pid, const char *file, char *buf, size_t size)
 	return true;
 }
 
+long sbx_proc_ns_pid(pid_t pid)
+{
+	char buf[2048], *line, *last = NULL, *save = NULL;
+
+	if (!sbx_proc_read(pid, "status", buf, sizeof(buf)))
+		return -1;
+	line = strstr(buf, "\nNStgid:");
+	if (!line)
+		return -1;
+	/* strtok_r: the tracer's thread and the supervisor's both ask. */
+	for (char *tok = strtok_r(line + 8, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (*tok < '0' || *tok > '9')
+			break;
+		last = tok;
+	}
+	return last ? strtol(last, NULL, 10) : -1;
+}
+
 /* The parent of pid, read from /proc/PID/stat; -1 when it cannot be read. */
 static pid_t parent_of(pid_t pid)
 {

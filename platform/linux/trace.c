@@ -273,25 +273,6 @@ static bool read_mem(pid_t tid, uint64_t addr, void *buf, size_t size)
 	return addr && process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)size;
 }
 
-/* The process's number in the command's PID namespace: the last of NStgid; -1 unknown. */
-static long ns_pid(pid_t tid)
-{
-	char buf[2048], *line, *last = NULL;
-
-	if (!sbx_proc_read(tid, "status", buf, sizeof(buf)))
-		return -1;
-	line = strstr(buf, "\nNStgid:");
-	if (!line)
-		return -1;
-	line += 8;
-	for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
-		if (*tok < '0' || *tok > '9')
-			break;
-		last = tok;
-	}
-	return last ? strtol(last, NULL, 10) : -1;
-}
-
 /* ---- names as the kernel resolved them ---------------------------------------------------- */
 
 /*
@@ -649,7 +630,7 @@ static void hand_on(struct sbx_trace *t, const struct tracee *x, int err,
 		b->comm[strcspn(b->comm, "\n")] = '\0';
 		b->t.comm = b->comm;
 	}
-	b->t.pid = ns_pid(x->tid);
+	b->t.pid = sbx_proc_ns_pid(x->tid);
 	t->cfg.on_failure(t->cfg.arg, &b->t);
 	free(b);
 }

@@ -68,6 +68,50 @@ TEST(handover_git_mode)
 	sbx_strv_clear(&v);
 }
 
+/* The denial report's descriptor: said only when there is one; a bad or repeated one refused. */
+TEST(handover_report_fd)
+{
+	struct sbx_handover h, back;
+	struct sbx_strv v;
+	struct sbx_diag d;
+	bool said = false;
+	char *const bad[] = {W("h"),	W("--sandbox-policy-cwd"),
+			     W("/ws"),	W("--permission-profile"),
+			     W("{}"),	W("--report-fd"),
+			     W("x"),	W("--"),
+			     W("true"), NULL};
+	char *const twice[] = {W("h"),	  W("--sandbox-policy-cwd"),
+			       W("/ws"),  W("--permission-profile"),
+			       W("{}"),	  W("--report-fd"),
+			       W("3"),	  W("--report-fd"),
+			       W("4"),	  W("--"),
+			       W("true"), NULL};
+
+	sbx_handover_init(&h, "/ws", NULL, "{}", cmd);
+	CHECK_INT(h.report_fd, -1);
+	CHECK_INT(sbx_handover_argv(&h, "h", &v), 0);
+	for (size_t i = 0; i < v.n; i++)
+		said |= strcmp(v.v[i], "--report-fd") == 0;
+	CHECK(!said);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	CHECK_INT(back.report_fd, -1);
+	sbx_strv_clear(&v);
+	h.report_fd = 2;
+	CHECK_INT(sbx_handover_argv(&h, "h", &v), 0);
+	CHECK_STR(v.v[7], "--report-fd");
+	CHECK_STR(v.v[8], "2");
+	CHECK_STR(v.v[9], "--");
+	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	CHECK_INT(back.report_fd, 2);
+	sbx_strv_clear(&v);
+	CHECK(sbx_handover_parse(9, bad, &back, &d) < 0);
+	CHECK_STR(d.msg, "--report-fd: not a file descriptor number");
+	sbx_diag_clear(&d);
+	CHECK(sbx_handover_parse(11, twice, &back, &d) < 0);
+	CHECK_STR(d.msg, "--report-fd given twice");
+}
+
 TEST(handover_large_profile_by_fd)
 {
 	size_t n = SBX_PROFILE_ARG_MAX + 1;

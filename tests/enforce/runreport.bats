@@ -1,0 +1,275 @@
+#!/usr/bin/env bats
+# sbxrun --report FILE|- through sbxrun itself (cmd/runreport.c): the tracer of the Linux helper
+# decides each failed call with the plan, the network's refusals (the network's filter, the
+# Unix-socket broker, sbxrun's proxy) join them, and sbxrun prints one summary line when the
+# command failed. Every case runs a dynamic and a static probe through a shell that forks and
+# execs it, compares the whole report (time and pid aside) with what the case denies, and beside
+# it makes the same operation where the profile allows it, which must leave no record.
+load common
+bats_require_minimum_version 1.5.0
+
+S="$BIN/sbxrun"
+PROBES=("$BIN/probe" "$BIN/probe-static")
+# LeakSanitizer cannot run in a traced process (it uses ptrace itself): see trace.bats.
+NOLEAK=(env ASAN_OPTIONS=detect_leaks=0)
+
+setup_file() { make_layout; }
+
+setup() {
+	make_layout_vars
+	REP="$BATS_TEST_TMPDIR/report.json"
+	rm -f "$REP"
+}
+
+# sbxr ARGS... -- CMD...: sbxrun with the report in $REP, in the workspace (:workspace there).
+sbxr() { "$S" -C "$WS" --report "$REP" "$@"; }
+
+# The report with what changes from run to run made constant: its time, and a pid (a number).
+norm() { sed -E 's/^\{"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{12}Z","pid":[0-9]+,/{"time":T,"pid":N,/' "${1:-$REP}"; }
+
+# rec OP PATH ERRNO RULE MECHANISM [COMM]: one expected line of a file operation.
+rec() {
+	printf '{"time":T,"pid":N,"comm":"%s","op":"%s","path":"%s","errno":"%s","rule":"%s","mechanism":"%s"}\n' \
+		"${6:-$(basename "$p")}" "$1" "$2" "$3" "$4" "$5"
+}
+
+# The rule `sbxrun access` gives a path, as the report must word it.
+rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/.*\((entries\[[0-9]+\]: [a-z]+ .*)\)$/\1/p' | head -1; }
+
+@test "a write under the read-only .git: exactly one record; the same write in the workspace none" {
+	rule=$(rule_of "$WS/.git/index.lock")
+	[ -n "$rule" ]
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP" "$WS/ok"
+		run sbxr -- "${NOLEAK[@]}" sh -c "'$p' write '$WS/.git/index.lock'; '$p' write '$WS/ok'"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$(printf 'EROFS\nOK')" ]
+		diff <(norm) <(rec create "$WS/.git/index.lock" EROFS "$rule" mount-namespace)
+	done
+}
+
+@test "a write to an existing read-only file (.git/HEAD): op write, EROFS" {
+	rule=$(rule_of "$WS/.git/HEAD")
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP"
+		run sbxr -- "${NOLEAK[@]}" sh -c "'$p' append '$WS/.git/HEAD'; '$p' append '$WS/file.txt'"
+		[ "$output" = "$(printf 'EROFS\nOK')" ]
+		diff <(norm) <(rec write "$WS/.git/HEAD" EROFS "$rule" mount-namespace)
+	done
+}
+
+@test "a read of a denied file: EACCES, the deny entry named; a readable file beside it: none" {
+	echo secret >"$WS/secret"
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP"
+		run sbxr --deny "$WS/secret" -- "${NOLEAK[@]}" sh -c "'$p' read '$WS/secret'; '$p' read '$WS/file.txt'"
+		echo "$output"
+		[ "$output" = "$(printf 'EACCES\nOK')" ]
+		rule=$("$S" access -C "$WS" --deny "$WS/secret" "$WS/secret" | sed -nE 's/.*\((entries\[[0-9]+\]: deny .*)\)$/\1/p')
+		[ -n "$rule" ]
+		diff <(norm) <(rec read "$WS/secret" EACCES "$rule" mount-namespace)
+	done
+}
+
+@test "a create inside a protected name (.codex, missing): EROFS; outside it: none" {
+	[ ! -e "$WS/.codex" ]
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP"
+		run sbxr -- "${NOLEAK[@]}" sh -c "'$p' write '$WS/.codex/config.toml'; '$p' write '$WS/codex.toml'"
+		echo "$output"
+		[ "$output" = "$(printf 'EROFS\nOK')" ]
+		rule=$(rule_of "$WS/.codex/config.toml")
+		[ -n "$rule" ]
+		diff <(norm) <(rec create "$WS/.codex/config.toml" EROFS "$rule" mount-namespace)
+	done
+	[ ! -e "$WS/.codex" ]
+}
+
+@test "an exec of a denied program: the shell's exec is recorded; an allowed copy runs" {
+	for p in "${PROBES[@]}"; do
+		cp "$p" "$WS/denied-prog"
+		cp "$p" "$WS/allowed-prog"
+		rm -f "$REP"
+		run sbxr --deny "$WS/denied-prog" -- "${NOLEAK[@]}" sh -c "'$WS/denied-prog' euid; '$WS/allowed-prog' euid >/dev/null && echo ran"
+		echo "$output"
+		[ "$(grep -c '^ran$' <<<"$output")" -eq 1 ]
+		grep -q 'Permission denied' <<<"$output"
+		rule=$("$S" access -C "$WS" --deny "$WS/denied-prog" "$WS/denied-prog" | sed -nE 's/.*\((entries\[[0-9]+\]: deny .*)\)$/\1/p')
+		diff <(norm) <(rec exec "$WS/denied-prog" EACCES "$rule" mount-namespace sh)
+	done
+}
+
+@test "a connect with the network restricted: the socket refused by seccomp; with --network none" {
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP"
+		run sbxr -- "${NOLEAK[@]}" sh -c "'$p' tcp4 127.0.0.1 9; true"
+		[ "$output" = EPERM ]
+		diff <(norm) <(printf '{"time":T,"pid":N,"comm":"%s","op":"socket","address":"AF_INET stream","errno":"EPERM","rule":"network restricted","mechanism":"seccomp"}\n' "$(basename "$p")")
+		rm -f "$REP"
+		run sbxr --network -- "${NOLEAK[@]}" sh -c "'$p' tcp4 127.0.0.1 9; true"
+		[ "$output" = ECONNREFUSED ]
+		[ -f "$REP" ] && [ ! -s "$REP" ]
+	done
+}
+
+@test "the Unix-socket broker: a socket not allowed is refused (seccomp-notify); the allowed one connects" {
+	sock="$BATS_TEST_TMPDIR/ok.sock"
+	python3 -c "import socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8); time.sleep(30)" "$sock" 3>&- &
+	srv=$!
+	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP"
+		run sbxr --allow-unix-socket "$sock" -- "${NOLEAK[@]}" sh -c "'$p' unix '$WS/none.sock'; '$p' unix '$sock'"
+		echo "$output"
+		[ "$output" = "$(printf 'EACCES\nOK')" ]
+		diff <(norm) <(printf '{"time":T,"pid":N,"comm":"%s","op":"connect","address":"unix:%s","errno":"EACCES","rule":"Unix sockets: neither an allowed socket nor below an allowed directory","mechanism":"seccomp-notify"}\n' "$(basename "$p")" "$WS/none.sock")
+	done
+	kill "$srv"
+}
+
+@test "--allow-domain: the proxy's refusal is in the same report; an allowed host leaves none" {
+	run sbxr --allow-domain registry.example -- "${NOLEAK[@]}" \
+		curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://localhost:9/x"
+	echo "$output"
+	[ "$output" = 403 ]
+	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 1 ]
+	grep -Eqx '\{"time":"[^"]+","pid":null,"comm":null,"op":"connect","address":"localhost:9","errno":null,"rule":"not in the allow list","mechanism":"proxy"\}' "$REP"
+	# What else curl was refused is the network namespace's filter's (its own Unix sockets).
+	! grep -v '"mechanism":"proxy"' "$REP" | grep -v '"op":"socket","address":"AF_UNIX'
+	rm -f "$REP"
+	# Allowed: the proxy lets it through (nothing listens on port 9: 502), and reports nothing.
+	run sbxr --allow-domain localhost -- "${NOLEAK[@]}" \
+		curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://localhost:9/x"
+	[ "$output" = 502 ]
+	! grep -q '"mechanism":"proxy"' "$REP"
+}
+
+@test "the summary: one line when the command failed and something was denied; none otherwise" {
+	rule=$(rule_of "$WS/.git/index.lock")
+	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write '$WS/.git/index.lock'; exit 3"
+	[ "$status" -eq 3 ]
+	[ "$output" = "$(printf 'EROFS\nsbxrun: 1 operation was denied (first: create %s: %s); see --report' "$WS/.git/index.lock" "$rule")" ]
+	# Two, the first named.
+	rm -f "$REP"
+	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write '$WS/.git/a'; '$BIN/probe' write '$WS/.git/b'; false"
+	[ "$status" -eq 1 ]
+	[ "$(tail -1 <<<"$output")" = "sbxrun: 2 operations were denied (first: create $WS/.git/a: $rule); see --report" ]
+	# Denied, but the command succeeded: no line (the report holds it).
+	rm -f "$REP"
+	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write '$WS/.git/index.lock'; true"
+	[ "$status" -eq 0 ]
+	[ "$output" = EROFS ]
+	[ "$(wc -l <"$REP")" -eq 1 ]
+	# Failed, nothing denied: no line.
+	rm -f "$REP"
+	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' read '$WS/missing'; exit 4"
+	[ "$status" -eq 4 ]
+	[ "$output" = ENOENT ]
+	[ ! -s "$REP" ]
+}
+
+@test "--report -: the records on standard error, standard output untouched" {
+	run --separate-stderr "$S" -C "$WS" --report - -- "${NOLEAK[@]}" sh -c "echo out; '$BIN/probe-static' write '$WS/.git/x' >&2; true"
+	[ "$status" -eq 0 ]
+	[ "$output" = out ]
+	[ "$(grep -c '^{' <<<"$stderr")" -eq 1 ]
+	grep '^{' <<<"$stderr" >"$BATS_TEST_TMPDIR/err"
+	diff <(norm "$BATS_TEST_TMPDIR/err") <(p=probe-static rec create "$WS/.git/x" EROFS "$(rule_of "$WS/.git/x")" mount-namespace)
+}
+
+@test "nothing denied: an empty report for git, ls and a write in the workspace" {
+	run sbxr -- "${NOLEAK[@]}" env GIT_OPTIONAL_LOCKS=0 sh -c "git -C '$WS' status --porcelain >/dev/null && ls / >/dev/null && echo x >'$WS/new.txt' && echo done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = done ]
+	[ -f "$REP" ] && [ ! -s "$REP" ]
+}
+
+@test "a child of a child: records through fork and exec, with the sandbox's pid" {
+	run sbxr -- "${NOLEAK[@]}" sh -c "sh -c \"'$BIN/probe-static' write '$WS/.git/deep'\" & wait"
+	echo "$output"
+	[ "$(wc -l <"$REP")" -eq 1 ]
+	grep -Eq '^\{"time":"[^"]+","pid":([3-9]|[1-9][0-9]+),"comm":"probe-static","op":"create","path":"'"$WS"'/.git/deep"' "$REP"
+}
+
+@test "a plan that runs in place is traced under init; without --report it stays in place" {
+	prof="$BATS_TEST_TMPDIR/unrestricted.json"
+	echo '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' >"$prof"
+	run "$S" -p "$prof" -C "$WS" --report "$REP" -- "${NOLEAK[@]}" sh -c "'$BIN/probe' tcp4 127.0.0.1 9; echo \$\$"
+	echo "$output"
+	[ "$output" = "$(printf 'EPERM\n2')" ]
+	diff <(norm) <(printf '{"time":T,"pid":N,"comm":"probe","op":"socket","address":"AF_INET stream","errno":"EPERM","rule":"network restricted","mechanism":"seccomp"}\n')
+	run "$S" -p "$prof" -C "$WS" -- sh -c "'$BIN/probe' tcp4 127.0.0.1 9; echo \$\$"
+	[ "$(head -1 <<<"$output")" = EPERM ]
+	[ "$(tail -1 <<<"$output")" != 2 ]
+}
+
+@test "off costs nothing: no extra filter, no thread; on: one of each" {
+	# Inside: the seccomp filters and the tracer of the command.
+	# Inside: the command's seccomp filters (the tracer itself is outside its PID namespace,
+	# so TracerPid shows 0 either way).
+	filters() { "$S" -C "$WS" "$@" -- "${NOLEAK[@]}" sed -n 's/^Seccomp_filters:\s*//p' /proc/self/status; }
+	off_filters=$(filters)
+	on_filters=$(filters --report "$REP")
+	echo "filters: off $off_filters, on $on_filters"
+	[ "$off_filters" -ge 1 ]
+	[ "$on_filters" -eq $((off_filters + 1)) ]
+	# Outside: the supervisor's threads while the command runs (it made one file and waits for
+	# another).
+	for mode in off on; do
+		rm -f "$BATS_TEST_TMPDIR/started" "$BATS_TEST_TMPDIR/go"
+		if [ $mode = on ]; then r=(--report "$REP"); else r=(); fi
+		"$S" -C "$WS" "${r[@]}" -- "${NOLEAK[@]}" sh -c "touch '$BATS_TEST_TMPDIR/started'; \
+			while [ ! -e '$BATS_TEST_TMPDIR/go' ]; do sleep 0.05; done" 3>&- &
+		sup=$!
+		for _ in $(seq 600); do [ -e "$BATS_TEST_TMPDIR/started" ] && break; sleep 0.05; done
+		eval "${mode}_threads=\$(ls /proc/$sup/task | wc -l)"
+		touch "$BATS_TEST_TMPDIR/go"
+		wait "$sup"
+	done
+	echo "threads: off $off_threads, on $on_threads"
+	[ "$off_threads" -eq 1 ]
+	[ "$on_threads" -eq 2 ]
+}
+
+@test "a host without a PID namespace refuses --report (125, nothing runs); without it the run goes on" {
+	canary="$BATS_TEST_TMPDIR/ran"
+	run -125 "$BIN/failinj" clone -- "$S" -C "$WS" --report "$REP" -- touch "$canary"
+	echo "$output"
+	[ "$(head -1 <<<"$output")" = "sbxrun: --report: the denial report traces the command from a sandbox of its own (a PID namespace), which this host cannot make" ]
+	[ ! -e "$canary" ]
+	[ ! -s "$REP" ]
+	# The control: the same host runs the command under a subreaper without --report.
+	run "$BIN/failinj" clone -- "$S" -C "$WS" -- touch "$canary"
+	[ "$status" -eq 0 ]
+	[ -e "$canary" ]
+}
+
+@test "bad --report: a link, a directory, a missing parent, empty: one line, 125, nothing runs" {
+	canary="$BATS_TEST_TMPDIR/ran"
+	ln -sfn "$BATS_TEST_TMPDIR/target" "$BATS_TEST_TMPDIR/link"
+	run -125 "$S" -C "$WS" --report "$BATS_TEST_TMPDIR/link" -- touch "$canary"
+	[ "$output" = "sbxrun: --report $BATS_TEST_TMPDIR/link: is a symbolic link (give the file it leads to)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/target" ]
+	run -125 "$S" -C "$WS" --report "$BATS_TEST_TMPDIR" -- touch "$canary"
+	[ "$output" = "sbxrun: --report $BATS_TEST_TMPDIR: Is a directory" ]
+	run -125 "$S" -C "$WS" --report "$BATS_TEST_TMPDIR/no/such" -- touch "$canary"
+	[ "$output" = "sbxrun: --report $BATS_TEST_TMPDIR/no/such: No such file or directory" ]
+	run -125 "$S" -C "$WS" --report "" -- touch "$canary"
+	[ "$output" = "sbxrun: --report: empty path (give a file, or - for standard error)" ]
+	run -125 "$S" explain -C "$WS" --report "$REP" -- true
+	[ ! -e "$canary" ]
+	# The control: a good name runs it.
+	run "$S" -C "$WS" --report "$REP" -- touch "$canary"
+	[ "$status" -eq 0 ]
+	[ -e "$canary" ]
+}
+
+@test "the helper refuses a report descriptor it cannot write" {
+	run -125 "$H" --sandbox-policy-cwd "$WS" --permission-profile "$(profile restricted "$(entry_special root read)")" --report-fd 0 -- true 0</dev/null
+	[ "$output" = "sbxrun: --report-fd 0: not open for writing" ]
+	run -125 "$H" --sandbox-policy-cwd "$WS" --permission-profile "$(profile restricted "$(entry_special root read)")" --report-fd 9 -- true
+	[ "$output" = "sbxrun: --report-fd 9: Bad file descriptor" ]
+}
