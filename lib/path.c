@@ -376,8 +376,16 @@ uint64_t sbx_hash(const void *data, size_t n)
 	}
 	w = 0;
 	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ h >> 29;
+	/*
+	 * Every bit of the result from every bit of the input (a full 64-bit finalizer): the
+	 * tables index by the low bits, and paths that differ only in their last digits would
+	 * otherwise land in the same few runs of slots, where a look-up that misses (an ancestor
+	 * that holds nothing, the common case) walks the whole run.
+	 */
+	h ^= w;
+	h = (h ^ h >> 33) * 0xff51afd7ed558ccdull;
+	h = (h ^ h >> 33) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 33;
 }
 
 int sbx_hex_digit(unsigned char c)
