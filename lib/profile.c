@@ -85,6 +85,20 @@ int sbx_fs_reserve(struct sbx_fs *fs, size_t n)
 	return 0;
 }
 
+void sbx_fs_trim(struct sbx_fs *fs)
+{
+	struct sbx_entry *v;
+
+	if (fs->n == fs->cap || fs->n == 0)
+		return;
+	/* Shrinking in place: a failure keeps the larger array, which is still valid. */
+	v = realloc(fs->entries, fs->n * sizeof(*v));
+	if (v) {
+		fs->entries = v;
+		fs->cap = fs->n;
+	}
+}
+
 /* Room for one more entry: doubling, up to the limit. */
 static int fs_grow(struct sbx_fs *fs)
 {

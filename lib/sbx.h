@@ -171,6 +171,8 @@ int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subp
 bool sbx_fs_contains(const struct sbx_fs *fs, const struct sbx_entry *e);
 /* Room for n entries in all (a copy of known size is not grown by doubling). */
 int sbx_fs_reserve(struct sbx_fs *fs, size_t n);
+/* Gives back the room the doubling left beyond the last entry (a loaded profile keeps it long). */
+void sbx_fs_trim(struct sbx_fs *fs);
 int sbx_fs_copy(struct sbx_fs *dst, const struct sbx_fs *src);
 void sbx_fs_clear(struct sbx_fs *fs);
 void sbx_profile_free(struct sbx_profile *p); /* frees contents; p itself is caller's */
@@ -382,6 +384,9 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 bool sbx_fs_expands(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *ctx,
 			    struct sbx_profile *out);
+/* The same from a profile the caller gives up (left empty whatever the result): moved, not copied. */
+int sbx_profile_materialize_take(struct sbx_profile *in, const struct sbx_ctx *ctx,
+				 struct sbx_profile *out);
 /* Drops exact duplicate entries in place, keeping the first of each (linear expected time). */
 int sbx_fs_dedup(struct sbx_fs *fs);
 

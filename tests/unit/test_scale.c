@@ -2,9 +2,10 @@
 /*
  * test_scale.c - what a plan holds per profile entry, as a guard that does not depend on time:
  * the allocations planning makes per entry and the heap the plan keeps per entry, at 10,000
- * entries less at 10, for the plan `run` makes and for the one the helper makes from a profile
- * it gives up (sbx_plan_build_take). A per-entry copy, reason or table slot added by mistake
- * shows here; instructions per entry are counted by make bench-count (callgrind).
+ * entries less at 10, for a plan made beside the profile it is made from (sbx_plan_build) and
+ * for the one `run` and the helper make from a profile they give up (sbx_plan_build_take). A
+ * per-entry copy, reason or table slot added by mistake shows here; instructions per entry are
+ * counted by make bench-count (callgrind).
  *
  * Allocations are counted by the unit tests' wrapped allocator (Linux); the heap by glibc's
  * mallinfo2(), which a sanitizer's allocator does not keep: each figure is checked where it
@@ -164,8 +165,8 @@ static void check_scale(const char *what, enum sbx_access a, bool take)
 
 TEST(scale_plan_per_entry)
 {
-	check_scale("read entries, run's plan", SBX_READ, false);
-	check_scale("deny entries, run's plan", SBX_DENY, false);
-	check_scale("read entries, the helper's plan", SBX_READ, true);
-	check_scale("deny entries, the helper's plan", SBX_DENY, true);
+	check_scale("read entries, a plan beside its profile", SBX_READ, false);
+	check_scale("deny entries, a plan beside its profile", SBX_DENY, false);
+	check_scale("read entries, run's and the helper's plan", SBX_READ, true);
+	check_scale("deny entries, run's and the helper's plan", SBX_DENY, true);
 }
