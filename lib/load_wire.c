@@ -147,13 +147,6 @@ static bool escape(struct wire *w)
 	return true;
 }
 
-/* Bytes that stand for themselves in a JSON string: printable ASCII but '"' and '\\'. */
-static const bool plain[256] = {
-	[0x20 ... 0x21] = true,
-	[0x23 ... 0x5b] = true,
-	[0x5d ... 0x7f] = true,
-};
-
 /* A JSON string, decoded into w->str (w->len bytes). */
 static bool string(struct wire *w)
 {
@@ -165,7 +158,7 @@ static bool string(struct wire *w)
 		size_t n;
 
 		/* Most of a profile is path text: plain ASCII, copied a run at a time. */
-		while (w->p < w->end && plain[*w->p])
+		while (w->p < w->end && sbx_json_plain[*w->p])
 			w->p++;
 		if (w->p > run) {
 			if (!reserve(w, (size_t)(w->p - run)))
@@ -226,7 +219,7 @@ static int string_in(struct wire *w, const char *const *names)
 
 	if (!eat(w, '"'))
 		return -1;
-	for (s = w->p; s < w->end && plain[*s]; s++)
+	for (s = w->p; s < w->end && sbx_json_plain[*s]; s++)
 		;
 	if (s < w->end && *s == '"' && s > w->p) {
 		int i = lookup((const char *)w->p, (size_t)(s - w->p), names);
@@ -292,7 +285,7 @@ static bool path_value(struct wire *w, struct sbx_entry *e)
 	 * is copied straight from the text; anything else is decoded and normalized.
 	 */
 	if (eat(w, '"')) {
-		for (s = w->p; s < w->end && plain[*s]; s++)
+		for (s = w->p; s < w->end && sbx_json_plain[*s]; s++)
 			;
 		if (s < w->end && *s == '"' && s > w->p && *w->p == '/' &&
 		    (size_t)(s - w->p) <= SBX_MAX_PATH && normal_path(w->p, (size_t)(s - w->p))) {

@@ -137,6 +137,13 @@ size_t sbx_path_depth(const char *p)
 	return d;
 }
 
+/* Printable ASCII but '"' and '\\' (never NUL): what the emitter and the loader scan by. */
+const bool sbx_json_plain[256] = {
+	[0x20 ... 0x21] = true,
+	[0x23 ... 0x5b] = true,
+	[0x5d ... 0x7f] = true,
+};
+
 /*
  * Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no surrogates, nothing
  * above U+10FFFF), 1 for ASCII, 0 when invalid. At most n bytes are read; a NUL-terminated

@@ -213,6 +213,8 @@ size_t sbx_path_parent_len(const char *p, size_t len); /* of p[0..len), 0 for a 
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
 /* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
 uint64_t sbx_hash(const void *data, size_t n);
+/* The bytes that stand for themselves in a JSON string, as jansson writes and reads them. */
+extern const bool sbx_json_plain[256];
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
 /* The value of a hexadecimal digit (either case), or -1. */
