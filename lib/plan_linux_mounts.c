@@ -68,11 +68,17 @@ struct by_path {
 		size_t first; /* index in v of the run's first op, plus one; 0 is empty */
 	} * slots;
 	size_t cap;
+	/*
+	 * The lengths of the paths held, one bit each (longer paths share the last bit): most
+	 * ancestors looked up hold nothing, and most of those have a length no op has, which
+	 * this answers before any hashing.
+	 */
+	uint64_t lens[SBX_MAX_PATH / 64 + 1];
 };
 
-static uint64_t path_hash(const char *p)
+static size_t len_bit(size_t len)
 {
-	return sbx_hash(p, strlen(p));
+	return len < SBX_MAX_PATH ? len : SBX_MAX_PATH;
 }
 
 /* Sorts the n ops of ops by path and indexes the runs of equal paths. */
@@ -92,13 +98,15 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 	if (!bp->slots)
 		return -ENOMEM;
 	bp->cap = cap;
+	memset(bp->lens, 0, sizeof(bp->lens));
 	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(bp->v[i]->path), s;
 		uint64_t h;
-		size_t s;
 
 		if (i > 0 && strcmp(bp->v[i - 1]->path, bp->v[i]->path) == 0)
 			continue;
-		h = path_hash(bp->v[i]->path);
+		bp->lens[len_bit(len) / 64] |= 1ull << (len_bit(len) % 64);
+		h = sbx_hash(bp->v[i]->path, len);
 		for (s = (size_t)h & (cap - 1); bp->slots[s].first; s = (s + 1) & (cap - 1))
 			;
 		bp->slots[s] = (struct bp_slot){h, i + 1};
@@ -113,8 +121,12 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 static struct sbx_mount_op *mounted_at(const struct by_path *bp, const char *path, bool open_only)
 {
 	struct sbx_mount_op *found = NULL;
-	uint64_t h = path_hash(path);
-	size_t s, lo;
+	size_t len = strlen(path), s, lo;
+	uint64_t h;
+
+	if (!(bp->lens[len_bit(len) / 64] & 1ull << (len_bit(len) % 64)))
+		return NULL;
+	h = sbx_hash(path, len);
 
 	for (s = (size_t)h & (bp->cap - 1); bp->slots[s].first; s = (s + 1) & (bp->cap - 1))
 		if (bp->slots[s].hash == h &&
