@@ -33,7 +33,8 @@ void sbx_entry_clear(struct sbx_entry *e)
 {
 	if (!e)
 		return;
-	free(e->path);
+	if (!e->pooled)
+		free(e->path);
 	free(e->subpath);
 	memset(e, 0, sizeof(*e));
 }
@@ -42,6 +43,7 @@ int sbx_entry_copy(struct sbx_entry *dst, const struct sbx_entry *src)
 {
 	*dst = *src;
 	dst->path = dst->subpath = NULL;
+	dst->pooled = false;
 	if (dup_opt(&dst->path, src->path) || dup_opt(&dst->subpath, src->subpath)) {
 		sbx_entry_clear(dst);
 		return -ENOMEM;
@@ -189,6 +191,7 @@ void sbx_fs_clear(struct sbx_fs *fs)
 	for (size_t i = 0; i < fs->n; i++)
 		sbx_entry_clear(&fs->entries[i]);
 	free(fs->entries);
+	sbx_arena_free(&fs->paths);
 	memset(fs, 0, sizeof(*fs));
 }
 

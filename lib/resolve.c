@@ -389,6 +389,11 @@ int sbx_profile_materialize_take(struct sbx_profile *in, const struct sbx_ctx *c
 		memset(&in->fs, 0, sizeof(in->fs));
 	} else {
 		r = materialize(&in->fs, &in->fs, ctx, &out->fs);
+		/* The entries moved keep their paths in the arena, which moves with them. */
+		if (r == 0) {
+			out->fs.paths = in->fs.paths;
+			memset(&in->fs.paths, 0, sizeof(in->fs.paths));
+		}
 	}
 	sbx_profile_free(in);
 	return r;

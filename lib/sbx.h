@@ -103,6 +103,18 @@ enum sbx_special {
 	SBX_SP_UNKNOWN, /* forward compatibility: token in path, optional subpath; ignored */
 };
 
+/*
+ * A string arena (strbuf.c): strings copied one after another into a few large blocks, all freed
+ * together. A profile of many entries keeps its paths there: one allocation per block of paths
+ * instead of one per path, and no allocator header per path. Start from {0}.
+ */
+struct sbx_arena {
+	struct sbx_arena_block *head; /* the block being filled; each links to the one before */
+};
+/* A NUL-terminated copy of s[0..n) kept until sbx_arena_free(), or NULL (out of memory). */
+char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n);
+void sbx_arena_free(struct sbx_arena *a);
+
 struct sbx_entry {
 	enum sbx_path_kind kind;
 	enum sbx_special special; /* SBX_SPECIAL only */
@@ -115,6 +127,7 @@ struct sbx_entry {
 	char *subpath; /* SBX_SP_PROJECT_ROOTS / SBX_SP_UNKNOWN: optional, else NULL */
 	enum sbx_access access;
 	bool skip_missing; /* "missing_path_behavior": "skip" */
+	bool pooled;	   /* path lies in its sbx_fs's arena: freed with it, never on its own */
 };
 
 enum sbx_fs_kind { SBX_FS_RESTRICTED = 0, SBX_FS_UNRESTRICTED, SBX_FS_EXTERNAL };
@@ -123,7 +136,8 @@ struct sbx_fs {
 	enum sbx_fs_kind kind;
 	struct sbx_entry *entries;
 	size_t n, cap;
-	unsigned glob_depth; /* glob_scan_max_depth; 0 = absent (unbounded) */
+	unsigned glob_depth;	/* glob_scan_max_depth; 0 = absent (unbounded) */
+	struct sbx_arena paths; /* the paths of the pooled entries (a loaded profile's) */
 };
 
 enum sbx_profile_type { SBX_MANAGED = 0, SBX_DISABLED, SBX_EXTERNAL };
