@@ -360,6 +360,20 @@ size_t sbx_path_parent_len(const char *p, size_t len)
 	return i <= rl ? rl : i;
 }
 
+void sbx_lenset_add(struct sbx_lenset *s, size_t len)
+{
+	if (len > SBX_MAX_PATH)
+		len = SBX_MAX_PATH;
+	s->bits[len / 64] |= 1ull << (len % 64);
+}
+
+bool sbx_lenset_has(const struct sbx_lenset *s, size_t len)
+{
+	if (len > SBX_MAX_PATH)
+		len = SBX_MAX_PATH;
+	return s->bits[len / 64] & 1ull << (len % 64);
+}
+
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n)
 {
 	const unsigned char *s = data;

@@ -68,18 +68,8 @@ struct by_path {
 		size_t first; /* index in v of the run's first op, plus one; 0 is empty */
 	} * slots;
 	size_t cap;
-	/*
-	 * The lengths of the paths held, one bit each (longer paths share the last bit): most
-	 * ancestors looked up hold nothing, and most of those have a length no op has, which
-	 * this answers before any hashing.
-	 */
-	uint64_t lens[SBX_MAX_PATH / 64 + 1];
+	struct sbx_lenset lens; /* of the paths held */
 };
-
-static size_t len_bit(size_t len)
-{
-	return len < SBX_MAX_PATH ? len : SBX_MAX_PATH;
-}
 
 /* Sorts the n ops of ops by path and indexes the runs of equal paths. */
 static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
@@ -98,14 +88,14 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 	if (!bp->slots)
 		return -ENOMEM;
 	bp->cap = cap;
-	memset(bp->lens, 0, sizeof(bp->lens));
+	memset(&bp->lens, 0, sizeof(bp->lens));
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(bp->v[i]->path), s;
 		uint64_t h;
 
 		if (i > 0 && strcmp(bp->v[i - 1]->path, bp->v[i]->path) == 0)
 			continue;
-		bp->lens[len_bit(len) / 64] |= 1ull << (len_bit(len) % 64);
+		sbx_lenset_add(&bp->lens, len);
 		h = sbx_hash(bp->v[i]->path, len);
 		for (s = (size_t)h & (cap - 1); bp->slots[s].first; s = (s + 1) & (cap - 1))
 			;
@@ -124,7 +114,7 @@ static struct sbx_mount_op *mounted_at(const struct by_path *bp, const char *pat
 	size_t len = strlen(path), s, lo;
 	uint64_t h;
 
-	if (!(bp->lens[len_bit(len) / 64] & 1ull << (len_bit(len) % 64)))
+	if (!sbx_lenset_has(&bp->lens, len))
 		return NULL;
 	h = sbx_hash(path, len);
 

@@ -223,6 +223,16 @@ int sbx_path_join_any(const char *base, const char *rel, char **out);
 bool sbx_path_covers_any(const char *prefix, const char *path);
 size_t sbx_path_depth_any(const char *p);
 size_t sbx_path_parent_len(const char *p, size_t len); /* of p[0..len), 0 for a root */
+/*
+ * A set of path lengths, one bit each (lengths past SBX_MAX_PATH share the last): a table of
+ * paths keeps the lengths it holds, and answers a look-up of another length (most ancestors
+ * looked up hold nothing) before any hashing. Start from {0}.
+ */
+struct sbx_lenset {
+	uint64_t bits[SBX_MAX_PATH / 64 + 1];
+};
+void sbx_lenset_add(struct sbx_lenset *s, size_t len);
+bool sbx_lenset_has(const struct sbx_lenset *s, size_t len);
 /* FNV-1a, for the hash tables of paths and entries; from h, so a prefix's hash carries on. */
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
 /* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
