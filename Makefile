@@ -480,12 +480,10 @@ $(BUILD)/bench/loader: tests/bench/loader.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBSBX) $(DEP_LIBS)
 
 # Both halves of run's planning, for callgrind (tests/bench/plan.c): the library and the Linux
-# helper's resolver and enforcement derivation.
-BENCH_PLAN_OBJS := $(addprefix $(BUILD)/platform/linux/,resolve.o enforce.o mountns.o enter.o \
-	landlock.o seccomp.o caps.o devfs.o supervise.o trace.o probe.o)
-$(BUILD)/bench/plan: tests/bench/plan.c $(BENCH_PLAN_OBJS) $(LIBSBX)
+# helper's resolver and enforcement derivation (linked with the demos' platform objects).
+$(BUILD)/bench/plan: tests/bench/plan.c $(DEMO_OBJS) $(LIBSBX)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BENCH_PLAN_OBJS) $(LIBSBX) $(DEP_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(DEMO_OBJS) $(LIBSBX) $(DEP_LIBS)
 
 # Instructions and heap per profile entry, counted by callgrind and held to a bound
 # (tests/bench/count; installs valgrind when missing; under a minute; writes

@@ -226,7 +226,12 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 		.n_deny_domains = o->n_deny_domains,
 	};
 
-	r = sbx_plan_build(&inv->profile, &inv->ctx, o->pref, managed, o->wlevel, &inv->plan, &d);
+	/*
+	 * The plan takes the profile (nothing reads inv->profile after planning): a profile of
+	 * many entries is then held once, in the plan, not beside it.
+	 */
+	r = sbx_plan_build_take(&inv->profile, &inv->ctx, o->pref, managed, o->wlevel, &inv->plan,
+				&d);
 	if (r)
 		return refuse_diag(&d);
 	inv->planned = true;

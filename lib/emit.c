@@ -179,6 +179,9 @@ static void sb_raw(struct sb *b, const char *s)
 	sb_put(b, s, strlen(s));
 }
 
+/* The same for a string literal, whose length the compiler knows (written per entry). */
+#define SB_LIT(b, lit) sb_put((b), "" lit, sizeof(lit) - 1)
+
 /*
  * A JSON string as jansson writes it: '"' and '\' escaped, \b \f \n \r \t short, other control
  * characters as \u00XX in upper case; DEL, '/' and non-ASCII characters as they are.
@@ -193,14 +196,14 @@ static void sb_string(struct sb *b, const char *str)
 		return;
 	}
 	sb_put(b, "\"", 1);
-	for (run = s; *s;) {
+	for (run = s;;) {
 		char esc[6] = {'\\', 0, '0', '0', 0, 0};
 		size_t n = 2;
 
-		if (*s >= 0x20 && *s != '"' && *s != '\\' && *s < 0x80) {
+		while (sbx_json_plain[*s])
 			s++;
-			continue;
-		}
+		if (!*s)
+			break;
 		if (*s >= 0x80) {
 			size_t u = sbx_utf8_len(s, SIZE_MAX);
 
@@ -259,40 +262,40 @@ static char *sb_finish(struct sb *b)
 
 static void put_special(struct sb *b, const struct sbx_entry *e)
 {
-	sb_raw(b, "{\"kind\":");
+	SB_LIT(b, "{\"kind\":");
 	sb_string(b, sbx_special_name(e->special));
 	if (e->special == SBX_SP_UNKNOWN) {
-		sb_raw(b, ",\"path\":");
+		SB_LIT(b, ",\"path\":");
 		sb_string(b, e->path ? e->path : "");
 	}
 	if (e->subpath) {
-		sb_raw(b, ",\"subpath\":");
+		SB_LIT(b, ",\"subpath\":");
 		sb_string(b, e->subpath);
 	}
-	sb_raw(b, "}");
+	SB_LIT(b, "}");
 }
 
 static void put_entry(struct sb *b, const struct sbx_entry *e)
 {
 	switch (e->kind) {
 	case SBX_PATH:
-		sb_raw(b, "{\"path\":{\"type\":\"path\",\"path\":");
+		SB_LIT(b, "{\"path\":{\"type\":\"path\",\"path\":");
 		sb_string(b, e->path);
 		break;
 	case SBX_GLOB:
-		sb_raw(b, "{\"path\":{\"type\":\"glob_pattern\",\"pattern\":");
+		SB_LIT(b, "{\"path\":{\"type\":\"glob_pattern\",\"pattern\":");
 		sb_string(b, e->path);
 		break;
 	default:
-		sb_raw(b, "{\"path\":{\"type\":\"special\",\"value\":");
+		SB_LIT(b, "{\"path\":{\"type\":\"special\",\"value\":");
 		put_special(b, e);
 		break;
 	}
-	sb_raw(b, "},\"access\":");
+	SB_LIT(b, "},\"access\":");
 	sb_string(b, sbx_access_name(e->access));
 	if (e->skip_missing)
-		sb_raw(b, ",\"missing_path_behavior\":\"skip\"");
-	sb_raw(b, "}");
+		SB_LIT(b, ",\"missing_path_behavior\":\"skip\"");
+	SB_LIT(b, "}");
 }
 
 /* "entries":[...] and, when bounded, ,"glob_scan_max_depth":N (no braces). */
@@ -300,31 +303,42 @@ static void put_entries_text(struct sb *b, const struct sbx_fs *fs)
 {
 	char num[24];
 
-	sb_raw(b, "\"entries\":[");
+	SB_LIT(b, "\"entries\":[");
 	for (size_t i = 0; i < fs->n && !b->failed; i++) {
 		if (i)
-			sb_raw(b, ",");
+			SB_LIT(b, ",");
 		put_entry(b, &fs->entries[i]);
 	}
-	sb_raw(b, "]");
+	SB_LIT(b, "]");
 	if (fs->glob_depth) {
 		snprintf(num, sizeof(num), "%u", fs->glob_depth);
-		sb_raw(b, ",\"glob_scan_max_depth\":");
+		SB_LIT(b, ",\"glob_scan_max_depth\":");
 		sb_raw(b, num);
 	}
 }
 
-/* The path strings dominate: one reservation up front saves the doublings. */
+/*
+ * The path strings dominate: one allocation of about the right size up front (a path entry is 52
+ * bytes of JSON beside its path) saves the doublings, and the copy and the unused half that the
+ * last doubling leaves, which at 10,000 entries is a megabyte. An escape or a long special grows
+ * the buffer as usual.
+ */
 static void reserve_for(struct sb *b, const struct sbx_fs *fs)
 {
-	size_t n = 128;
+	size_t n = 256;
 
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sbx_entry *e = &fs->entries[i];
 
-		n += 96 + (e->path ? strlen(e->path) : 0) + (e->subpath ? strlen(e->subpath) : 0);
+		n += 64 + (e->path ? strlen(e->path) : 0) + (e->subpath ? strlen(e->subpath) : 0) +
+		     (e->skip_missing ? 32 : 0);
 	}
-	sb_reserve(b, n);
+	b->buf = malloc(n);
+	if (!b->buf) {
+		b->failed = true;
+		return;
+	}
+	b->cap = n;
 }
 
 char *sbx_profile_to_json(const struct sbx_profile *p)
@@ -334,23 +348,23 @@ char *sbx_profile_to_json(const struct sbx_profile *p)
 	reserve_for(&b, &p->fs);
 	/* A managed profile cannot carry an external file system: the wire form is External. */
 	if (p->type == SBX_EXTERNAL || (p->type == SBX_MANAGED && p->fs.kind == SBX_FS_EXTERNAL)) {
-		sb_raw(&b, "{\"type\":\"external\",\"network\":");
+		SB_LIT(&b, "{\"type\":\"external\",\"network\":");
 		sb_string(&b, network_name(p->network));
 	} else if (p->type == SBX_DISABLED) {
-		sb_raw(&b, "{\"type\":\"disabled\"");
+		SB_LIT(&b, "{\"type\":\"disabled\"");
 	} else {
-		sb_raw(&b, "{\"type\":\"managed\",\"file_system\":");
+		SB_LIT(&b, "{\"type\":\"managed\",\"file_system\":");
 		if (p->fs.kind == SBX_FS_UNRESTRICTED) {
-			sb_raw(&b, "{\"type\":\"unrestricted\"}");
+			SB_LIT(&b, "{\"type\":\"unrestricted\"}");
 		} else {
-			sb_raw(&b, "{\"type\":\"restricted\",");
+			SB_LIT(&b, "{\"type\":\"restricted\",");
 			put_entries_text(&b, &p->fs);
-			sb_raw(&b, "}");
+			SB_LIT(&b, "}");
 		}
-		sb_raw(&b, ",\"network\":");
+		SB_LIT(&b, ",\"network\":");
 		sb_string(&b, network_name(p->network));
 	}
-	sb_raw(&b, "}");
+	SB_LIT(&b, "}");
 	return sb_finish(&b);
 }
 
@@ -380,30 +394,30 @@ static void put_path_list(struct sb *b, const char *key, const struct sbx_fs *fs
 		if (!any) {
 			sb_raw(b, *first ? "\"" : ",\"");
 			sb_raw(b, key);
-			sb_raw(b, "\":[");
+			SB_LIT(b, "\":[");
 			*first = false;
 		} else {
-			sb_raw(b, ",");
+			SB_LIT(b, ",");
 		}
 		sb_string(b, fs->entries[i].path);
 		any = true;
 	}
 	if (any)
-		sb_raw(b, "]");
+		SB_LIT(b, "]");
 }
 
 static void put_fs_permissions(struct sb *b, const struct sbx_fs *fs)
 {
 	bool first = true;
 
-	sb_raw(b, "{");
+	SB_LIT(b, "{");
 	if (fits_read_write(fs)) {
 		put_path_list(b, "read", fs, SBX_READ, &first);
 		put_path_list(b, "write", fs, SBX_WRITE, &first);
 	} else {
 		put_entries_text(b, fs);
 	}
-	sb_raw(b, "}");
+	SB_LIT(b, "}");
 }
 
 char *sbx_additional_to_json(const struct sbx_additional *a)
@@ -412,15 +426,15 @@ char *sbx_additional_to_json(const struct sbx_additional *a)
 
 	if (a->has_fs)
 		reserve_for(&b, &a->fs);
-	sb_raw(&b, "{");
+	SB_LIT(&b, "{");
 	/* As in Codex: only an enabled network survives; false and null both serialize away. */
 	if (a->network == 1)
-		sb_raw(&b, "\"network\":{\"enabled\":true}");
+		SB_LIT(&b, "\"network\":{\"enabled\":true}");
 	if (a->has_fs) {
 		sb_raw(&b, a->network == 1 ? ",\"file_system\":" : "\"file_system\":");
 		put_fs_permissions(&b, &a->fs);
 	}
-	sb_raw(&b, "}");
+	SB_LIT(&b, "}");
 	return sb_finish(&b);
 }
 
@@ -435,39 +449,39 @@ char *sbx_legacy_to_json(const struct sbx_legacy *l)
 
 	switch (l->type) {
 	case SBX_LEGACY_DANGER_FULL_ACCESS:
-		sb_raw(&b, "{\"type\":\"danger-full-access\"");
+		SB_LIT(&b, "{\"type\":\"danger-full-access\"");
 		break;
 	case SBX_LEGACY_READ_ONLY:
-		sb_raw(&b, "{\"type\":\"read-only\"");
+		SB_LIT(&b, "{\"type\":\"read-only\"");
 		if (l->network_access)
-			sb_raw(&b, ",\"network_access\":true");
+			SB_LIT(&b, ",\"network_access\":true");
 		break;
 	case SBX_LEGACY_EXTERNAL_SANDBOX:
-		sb_raw(&b, "{\"type\":\"external-sandbox\",\"network_access\":");
+		SB_LIT(&b, "{\"type\":\"external-sandbox\",\"network_access\":");
 		sb_string(&b, network_name(l->network_access));
 		break;
 	case SBX_LEGACY_WORKSPACE_WRITE:
-		sb_raw(&b, "{\"type\":\"workspace-write\"");
+		SB_LIT(&b, "{\"type\":\"workspace-write\"");
 		if (l->n_writable_roots) {
-			sb_raw(&b, ",\"writable_roots\":[");
+			SB_LIT(&b, ",\"writable_roots\":[");
 			for (size_t i = 0; i < l->n_writable_roots; i++) {
 				if (i)
-					sb_raw(&b, ",");
+					SB_LIT(&b, ",");
 				sb_string(&b, l->writable_roots[i]);
 			}
-			sb_raw(&b, "]");
+			SB_LIT(&b, "]");
 		}
-		sb_raw(&b, ",\"network_access\":");
+		SB_LIT(&b, ",\"network_access\":");
 		sb_raw(&b, bool_text(l->network_access));
-		sb_raw(&b, ",\"exclude_tmpdir_env_var\":");
+		SB_LIT(&b, ",\"exclude_tmpdir_env_var\":");
 		sb_raw(&b, bool_text(l->exclude_tmpdir_env_var));
-		sb_raw(&b, ",\"exclude_slash_tmp\":");
+		SB_LIT(&b, ",\"exclude_slash_tmp\":");
 		sb_raw(&b, bool_text(l->exclude_slash_tmp));
 		break;
 	default:
-		sb_raw(&b, "{");
+		SB_LIT(&b, "{");
 		break;
 	}
-	sb_raw(&b, "}");
+	SB_LIT(&b, "}");
 	return sb_finish(&b);
 }

@@ -49,6 +49,8 @@ int sbx_profile_load_buf(const char *buf, size_t len, const char *name, struct s
 			 enum sbx_input_form *form, struct sbx_legacy *legacy_out,
 			 struct sbx_diag *d)
 {
+	int r;
+
 	memset(out, 0, sizeof(*out));
 	if (legacy_out)
 		memset(legacy_out, 0, sizeof(*legacy_out));
@@ -56,9 +58,13 @@ int sbx_profile_load_buf(const char *buf, size_t len, const char *name, struct s
 	if (sbx_profile_load_wire(buf, len, out) == 0) {
 		if (form)
 			*form = SBX_FORM_PROFILE;
+		sbx_fs_trim(&out->fs);
 		return 0;
 	}
-	return sbx_profile_load_tree(buf, len, name, out, form, legacy_out, d);
+	r = sbx_profile_load_tree(buf, len, name, out, form, legacy_out, d);
+	if (r == 0)
+		sbx_fs_trim(&out->fs);
+	return r;
 }
 
 int sbx_profile_load_tree(const char *buf, size_t len, const char *name, struct sbx_profile *out,

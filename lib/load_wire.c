@@ -5,7 +5,8 @@
  * sbxrun hands its helper the canonical profile, and the helper, a trust boundary, must load it
  * again: with a jansson tree that costs several allocations and about a kilobyte per entry, most
  * of the start-up of a large profile. This parser reads the same text in one pass without a tree:
- * one allocation per path, a scratch buffer for the string being decoded, nothing else.
+ * the paths copied into the profile's arena (a few blocks), a scratch buffer for the string being
+ * decoded, nothing else.
  *
  * It is strict in the same way as the jansson path (see load.c): RFC 8259 syntax, UTF-8 checked
  * with the same function as the pre-scan, no NUL (raw or \u0000), no duplicate keys, no unknown
@@ -28,6 +29,7 @@ struct wire {
 	const unsigned char *p, *end;
 	char *str; /* the string decoded last, NUL-terminated */
 	size_t len, cap;
+	struct sbx_arena *pool; /* the entries' arena, where a plain path is copied */
 };
 
 /* ---- syntax --------------------------------------------------------------------------------- */
@@ -147,13 +149,6 @@ static bool escape(struct wire *w)
 	return true;
 }
 
-/* Bytes that stand for themselves in a JSON string: printable ASCII but '"' and '\\'. */
-static const bool plain[256] = {
-	[0x20 ... 0x21] = true,
-	[0x23 ... 0x5b] = true,
-	[0x5d ... 0x7f] = true,
-};
-
 /* A JSON string, decoded into w->str (w->len bytes). */
 static bool string(struct wire *w)
 {
@@ -165,7 +160,7 @@ static bool string(struct wire *w)
 		size_t n;
 
 		/* Most of a profile is path text: plain ASCII, copied a run at a time. */
-		while (w->p < w->end && plain[*w->p])
+		while (w->p < w->end && sbx_json_plain[*w->p])
 			w->p++;
 		if (w->p > run) {
 			if (!reserve(w, (size_t)(w->p - run)))
@@ -226,7 +221,7 @@ static int string_in(struct wire *w, const char *const *names)
 
 	if (!eat(w, '"'))
 		return -1;
-	for (s = w->p; s < w->end && plain[*s]; s++)
+	for (s = w->p; s < w->end && sbx_json_plain[*s]; s++)
 		;
 	if (s < w->end && *s == '"' && s > w->p) {
 		int i = lookup((const char *)w->p, (size_t)(s - w->p), names);
@@ -292,12 +287,15 @@ static bool path_value(struct wire *w, struct sbx_entry *e)
 	 * is copied straight from the text; anything else is decoded and normalized.
 	 */
 	if (eat(w, '"')) {
-		for (s = w->p; s < w->end && plain[*s]; s++)
+		for (s = w->p; s < w->end && sbx_json_plain[*s]; s++)
 			;
 		if (s < w->end && *s == '"' && s > w->p && *w->p == '/' &&
 		    (size_t)(s - w->p) <= SBX_MAX_PATH && normal_path(w->p, (size_t)(s - w->p))) {
 			e->kind = SBX_PATH;
-			e->path = strndup((const char *)w->p, (size_t)(s - w->p));
+			e->pooled = w->pool != NULL;
+			e->path = w->pool ? sbx_arena_strndup(w->pool, (const char *)w->p,
+							      (size_t)(s - w->p))
+					  : strndup((const char *)w->p, (size_t)(s - w->p));
 			w->p = s + 1;
 			return e->path != NULL;
 		}
@@ -441,6 +439,7 @@ static bool entries(struct wire *w, struct sbx_fs *fs)
 
 	if (!eat(w, '['))
 		return false;
+	w->pool = &fs->paths;
 	for (;;) {
 		struct sbx_entry e = {0};
 

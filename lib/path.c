@@ -137,6 +137,13 @@ size_t sbx_path_depth(const char *p)
 	return d;
 }
 
+/* Printable ASCII but '"' and '\\' (never NUL): what the emitter and the loader scan by. */
+const bool sbx_json_plain[256] = {
+	[0x20 ... 0x21] = true,
+	[0x23 ... 0x5b] = true,
+	[0x5d ... 0x7f] = true,
+};
+
 /*
  * Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no surrogates, nothing
  * above U+10FFFF), 1 for ASCII, 0 when invalid. At most n bytes are read; a NUL-terminated
@@ -353,6 +360,20 @@ size_t sbx_path_parent_len(const char *p, size_t len)
 	return i <= rl ? rl : i;
 }
 
+void sbx_lenset_add(struct sbx_lenset *s, size_t len)
+{
+	if (len > SBX_MAX_PATH)
+		len = SBX_MAX_PATH;
+	s->bits[len / 64] |= 1ull << (len % 64);
+}
+
+bool sbx_lenset_has(const struct sbx_lenset *s, size_t len)
+{
+	if (len > SBX_MAX_PATH)
+		len = SBX_MAX_PATH;
+	return s->bits[len / 64] & 1ull << (len % 64);
+}
+
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n)
 {
 	const unsigned char *s = data;
@@ -376,8 +397,16 @@ uint64_t sbx_hash(const void *data, size_t n)
 	}
 	w = 0;
 	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ h >> 29;
+	/*
+	 * Every bit of the result from every bit of the input (a full 64-bit finalizer): the
+	 * tables index by the low bits, and paths that differ only in their last digits would
+	 * otherwise land in the same few runs of slots, where a look-up that misses (an ancestor
+	 * that holds nothing, the common case) walks the whole run.
+	 */
+	h ^= w;
+	h = (h ^ h >> 33) * 0xff51afd7ed558ccdull;
+	h = (h ^ h >> 33) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 33;
 }
 
 int sbx_hex_digit(unsigned char c)

@@ -236,22 +236,20 @@ static int add_file_system_reqs(struct planner *pl)
 /*
  * The plan's profile: effective materialized for ctx, or, given take, effective itself when
  * materializing would only copy it (its duplicates dropped as materialization drops them), so
- * that a profile of many entries is not held twice. With take, *take is left empty.
+ * that a profile of many entries is not held twice (when it expands, the entries that pass
+ * unchanged are moved). With take, *take is left empty.
  */
 static int plan_profile(const struct sbx_profile *effective, struct sbx_profile *take,
 			const struct sbx_ctx *ctx, struct sbx_profile *out)
 {
-	int r;
-
 	if (take && !(take->fs.kind == SBX_FS_RESTRICTED && sbx_fs_expands(&take->fs, ctx))) {
 		*out = *take;
 		memset(take, 0, sizeof(*take));
 		return out->fs.kind == SBX_FS_RESTRICTED ? sbx_fs_dedup(&out->fs) : 0;
 	}
-	r = sbx_profile_materialize(effective, ctx, out);
 	if (take)
-		sbx_profile_free(take);
-	return r;
+		return sbx_profile_materialize_take(take, ctx, out);
+	return sbx_profile_materialize(effective, ctx, out);
 }
 
 static int plan_build(const struct sbx_profile *effective, struct sbx_profile *take,

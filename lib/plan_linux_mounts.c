@@ -68,12 +68,8 @@ struct by_path {
 		size_t first; /* index in v of the run's first op, plus one; 0 is empty */
 	} * slots;
 	size_t cap;
+	struct sbx_lenset lens; /* of the paths held */
 };
-
-static uint64_t path_hash(const char *p)
-{
-	return sbx_hash(p, strlen(p));
-}
 
 /* Sorts the n ops of ops by path and indexes the runs of equal paths. */
 static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
@@ -92,13 +88,15 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 	if (!bp->slots)
 		return -ENOMEM;
 	bp->cap = cap;
+	memset(&bp->lens, 0, sizeof(bp->lens));
 	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(bp->v[i]->path), s;
 		uint64_t h;
-		size_t s;
 
 		if (i > 0 && strcmp(bp->v[i - 1]->path, bp->v[i]->path) == 0)
 			continue;
-		h = path_hash(bp->v[i]->path);
+		sbx_lenset_add(&bp->lens, len);
+		h = sbx_hash(bp->v[i]->path, len);
 		for (s = (size_t)h & (cap - 1); bp->slots[s].first; s = (s + 1) & (cap - 1))
 			;
 		bp->slots[s] = (struct bp_slot){h, i + 1};
@@ -113,8 +111,12 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 static struct sbx_mount_op *mounted_at(const struct by_path *bp, const char *path, bool open_only)
 {
 	struct sbx_mount_op *found = NULL;
-	uint64_t h = path_hash(path);
-	size_t s, lo;
+	size_t len = strlen(path), s, lo;
+	uint64_t h;
+
+	if (!sbx_lenset_has(&bp->lens, len))
+		return NULL;
+	h = sbx_hash(path, len);
 
 	for (s = (size_t)h & (bp->cap - 1); bp->slots[s].first; s = (s + 1) & (bp->cap - 1))
 		if (bp->slots[s].hash == h &&

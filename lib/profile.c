@@ -33,7 +33,8 @@ void sbx_entry_clear(struct sbx_entry *e)
 {
 	if (!e)
 		return;
-	free(e->path);
+	if (!e->pooled)
+		free(e->path);
 	free(e->subpath);
 	memset(e, 0, sizeof(*e));
 }
@@ -42,6 +43,7 @@ int sbx_entry_copy(struct sbx_entry *dst, const struct sbx_entry *src)
 {
 	*dst = *src;
 	dst->path = dst->subpath = NULL;
+	dst->pooled = false;
 	if (dup_opt(&dst->path, src->path) || dup_opt(&dst->subpath, src->subpath)) {
 		sbx_entry_clear(dst);
 		return -ENOMEM;
@@ -83,6 +85,20 @@ int sbx_fs_reserve(struct sbx_fs *fs, size_t n)
 	fs->entries = v;
 	fs->cap = n;
 	return 0;
+}
+
+void sbx_fs_trim(struct sbx_fs *fs)
+{
+	struct sbx_entry *v;
+
+	if (fs->n == fs->cap || fs->n == 0)
+		return;
+	/* Shrinking in place: a failure keeps the larger array, which is still valid. */
+	v = realloc(fs->entries, fs->n * sizeof(*v));
+	if (v) {
+		fs->entries = v;
+		fs->cap = fs->n;
+	}
 }
 
 /* Room for one more entry: doubling, up to the limit. */
@@ -175,6 +191,7 @@ void sbx_fs_clear(struct sbx_fs *fs)
 	for (size_t i = 0; i < fs->n; i++)
 		sbx_entry_clear(&fs->entries[i]);
 	free(fs->entries);
+	sbx_arena_free(&fs->paths);
 	memset(fs, 0, sizeof(*fs));
 }
 

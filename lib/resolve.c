@@ -301,7 +301,12 @@ bool sbx_fs_expands(const struct sbx_fs *fs, const struct sbx_ctx *ctx)
  * globs one absolute glob per root, relative globs one absolute glob against the cwd. Order is
  * entry by entry (gl-01), then exact duplicates are dropped.
  */
-int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out)
+/*
+ * With take (the same fs as in), the entries that pass unchanged are moved out of it instead of
+ * copied: a profile of many path entries is then held once, not twice, while it is planned.
+ */
+static int materialize(const struct sbx_fs *in, struct sbx_fs *take, const struct sbx_ctx *ctx,
+		       struct sbx_fs *out)
 {
 	const char *const *roots;
 	const char *cwd_only[1];
@@ -343,7 +348,7 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 			if (!r)
 				r = push_owned(out, &m);
 		} else {
-			r = sbx_fs_push(out, e);
+			r = take ? sbx_fs_push_owned(out, &take->entries[i]) : sbx_fs_push(out, e);
 		}
 	}
 	if (!r)
@@ -351,6 +356,11 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 	if (r)
 		sbx_fs_clear(out);
 	return r;
+}
+
+int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struct sbx_fs *out)
+{
+	return materialize(in, NULL, ctx, out);
 }
 
 int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *ctx,
@@ -364,6 +374,28 @@ int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *
 	r = sbx_fs_materialize(&in->fs, ctx, &out->fs);
 	if (r)
 		memset(&out->fs, 0, sizeof(out->fs));
+	return r;
+}
+
+int sbx_profile_materialize_take(struct sbx_profile *in, const struct sbx_ctx *ctx,
+				 struct sbx_profile *out)
+{
+	int r = 0;
+
+	*out = *in;
+	memset(&out->fs, 0, sizeof(out->fs));
+	if (in->fs.kind != SBX_FS_RESTRICTED) {
+		out->fs = in->fs;
+		memset(&in->fs, 0, sizeof(in->fs));
+	} else {
+		r = materialize(&in->fs, &in->fs, ctx, &out->fs);
+		/* The entries moved keep their paths in the arena, which moves with them. */
+		if (r == 0) {
+			out->fs.paths = in->fs.paths;
+			memset(&in->fs.paths, 0, sizeof(in->fs.paths));
+		}
+	}
+	sbx_profile_free(in);
 	return r;
 }
 

@@ -140,8 +140,9 @@ struct pmap {
 		long wr;    /* index into the writable roots, or -1 */
 	} * slots;
 	size_t cap;
-	struct sbx_strv paths; /* distinct paths in first-seen order (owned) */
-	size_t *at;	       /* the slot of each of paths.v */
+	struct sbx_strv paths;	/* distinct paths in first-seen order (owned) */
+	size_t *at;		/* the slot of each of paths.v */
+	struct sbx_lenset lens; /* of the paths held: most ancestors looked up hold nothing */
 };
 
 #define FNV_BASIS 0xcbf29ce484222325ull
@@ -151,7 +152,7 @@ static struct pslot *pmap_find_h(const struct pmap *m, const char *p, size_t len
 {
 	size_t s;
 
-	if (!m->cap)
+	if (!m->cap || !sbx_lenset_has(&m->lens, len))
 		return NULL;
 	for (s = (size_t)h & (m->cap - 1); m->slots[s].p; s = (s + 1) & (m->cap - 1))
 		if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
@@ -206,6 +207,7 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 		if (r)
 			return r;
 		m->slots[s] = (struct pslot){p, len, (int)fs->entries[i].access, -1};
+		sbx_lenset_add(&m->lens, len);
 		m->at[n++] = s;
 	}
 	return 0;

@@ -103,6 +103,18 @@ enum sbx_special {
 	SBX_SP_UNKNOWN, /* forward compatibility: token in path, optional subpath; ignored */
 };
 
+/*
+ * A string arena (strbuf.c): strings copied one after another into a few large blocks, all freed
+ * together. A profile of many entries keeps its paths there: one allocation per block of paths
+ * instead of one per path, and no allocator header per path. Start from {0}.
+ */
+struct sbx_arena {
+	struct sbx_arena_block *head; /* the block being filled; each links to the one before */
+};
+/* A NUL-terminated copy of s[0..n) kept until sbx_arena_free(), or NULL (out of memory). */
+char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n);
+void sbx_arena_free(struct sbx_arena *a);
+
 struct sbx_entry {
 	enum sbx_path_kind kind;
 	enum sbx_special special; /* SBX_SPECIAL only */
@@ -115,6 +127,7 @@ struct sbx_entry {
 	char *subpath; /* SBX_SP_PROJECT_ROOTS / SBX_SP_UNKNOWN: optional, else NULL */
 	enum sbx_access access;
 	bool skip_missing; /* "missing_path_behavior": "skip" */
+	bool pooled;	   /* path lies in its sbx_fs's arena: freed with it, never on its own */
 };
 
 enum sbx_fs_kind { SBX_FS_RESTRICTED = 0, SBX_FS_UNRESTRICTED, SBX_FS_EXTERNAL };
@@ -123,7 +136,8 @@ struct sbx_fs {
 	enum sbx_fs_kind kind;
 	struct sbx_entry *entries;
 	size_t n, cap;
-	unsigned glob_depth; /* glob_scan_max_depth; 0 = absent (unbounded) */
+	unsigned glob_depth;	/* glob_scan_max_depth; 0 = absent (unbounded) */
+	struct sbx_arena paths; /* the paths of the pooled entries (a loaded profile's) */
 };
 
 enum sbx_profile_type { SBX_MANAGED = 0, SBX_DISABLED, SBX_EXTERNAL };
@@ -171,6 +185,8 @@ int sbx_fs_push_special(struct sbx_fs *fs, enum sbx_special sp, const char *subp
 bool sbx_fs_contains(const struct sbx_fs *fs, const struct sbx_entry *e);
 /* Room for n entries in all (a copy of known size is not grown by doubling). */
 int sbx_fs_reserve(struct sbx_fs *fs, size_t n);
+/* Gives back the room the doubling left beyond the last entry (a loaded profile keeps it long). */
+void sbx_fs_trim(struct sbx_fs *fs);
 int sbx_fs_copy(struct sbx_fs *dst, const struct sbx_fs *src);
 void sbx_fs_clear(struct sbx_fs *fs);
 void sbx_profile_free(struct sbx_profile *p); /* frees contents; p itself is caller's */
@@ -207,10 +223,22 @@ int sbx_path_join_any(const char *base, const char *rel, char **out);
 bool sbx_path_covers_any(const char *prefix, const char *path);
 size_t sbx_path_depth_any(const char *p);
 size_t sbx_path_parent_len(const char *p, size_t len); /* of p[0..len), 0 for a root */
+/*
+ * A set of path lengths, one bit each (lengths past SBX_MAX_PATH share the last): a table of
+ * paths keeps the lengths it holds, and answers a look-up of another length (most ancestors
+ * looked up hold nothing) before any hashing. Start from {0}.
+ */
+struct sbx_lenset {
+	uint64_t bits[SBX_MAX_PATH / 64 + 1];
+};
+void sbx_lenset_add(struct sbx_lenset *s, size_t len);
+bool sbx_lenset_has(const struct sbx_lenset *s, size_t len);
 /* FNV-1a, for the hash tables of paths and entries; from h, so a prefix's hash carries on. */
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
 /* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
 uint64_t sbx_hash(const void *data, size_t n);
+/* The bytes that stand for themselves in a JSON string, as jansson writes and reads them. */
+extern const bool sbx_json_plain[256];
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
 size_t sbx_utf8_len(const unsigned char *s, size_t n);
 /* The value of a hexadecimal digit (either case), or -1. */
@@ -399,6 +427,9 @@ int sbx_fs_materialize(const struct sbx_fs *in, const struct sbx_ctx *ctx, struc
 bool sbx_fs_expands(const struct sbx_fs *fs, const struct sbx_ctx *ctx);
 int sbx_profile_materialize(const struct sbx_profile *in, const struct sbx_ctx *ctx,
 			    struct sbx_profile *out);
+/* The same from a profile the caller gives up (left empty whatever the result): moved, not copied. */
+int sbx_profile_materialize_take(struct sbx_profile *in, const struct sbx_ctx *ctx,
+				 struct sbx_profile *out);
 /* Drops exact duplicate entries in place, keeping the first of each (linear expected time). */
 int sbx_fs_dedup(struct sbx_fs *fs);
 

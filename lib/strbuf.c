@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* strbuf.c - a growing string for the text lib/ writes (the context block, HTTP heads). */
+/*
+ * strbuf.c - a growing string for the text lib/ writes (the context block, HTTP heads), and the
+ * string arena a large profile keeps its paths in.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,4 +80,57 @@ char *sbx_strbuf_finish(struct sbx_strbuf *b, size_t *len)
 		*len = b->n;
 	memset(b, 0, sizeof(*b));
 	return p;
+}
+
+/* ---- the string arena ----------------------------------------------------------------------- */
+
+struct sbx_arena_block {
+	struct sbx_arena_block *prev;
+	size_t used, cap;
+	char data[];
+};
+
+/*
+ * Blocks double from 1 KiB to 64 KiB: a small profile costs one small block, and 10,000 paths
+ * some ten blocks, where they cost 10,000 allocations. A string longer than a block gets a
+ * block of its own.
+ */
+#define ARENA_FIRST 1024
+#define ARENA_MAX   65536
+
+char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n)
+{
+	struct sbx_arena_block *b = a->head;
+	char *p;
+
+	if (!b || b->cap - b->used < n + 1) {
+		size_t cap = b ? b->cap * 2 : ARENA_FIRST;
+
+		if (cap > ARENA_MAX)
+			cap = ARENA_MAX;
+		if (cap < n + 1)
+			cap = n + 1;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->prev = a->head;
+		b->used = 0;
+		b->cap = cap;
+		a->head = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	b->used += n + 1;
+	return p;
+}
+
+void sbx_arena_free(struct sbx_arena *a)
+{
+	while (a->head) {
+		struct sbx_arena_block *b = a->head;
+
+		a->head = b->prev;
+		free(b);
+	}
 }

@@ -70,16 +70,18 @@ __attribute__((noinline)) static char *half_sbxrun(const char *file, const char 
 	enum sbx_input_form form;
 	char *text = NULL, *json = NULL;
 	size_t len = 0;
+	int r;
 
 	if (sbx_read_file(file, &text, &len, d) < 0)
 		return NULL;
-	if (sbx_profile_load_buf(text, len, file, prof, &form, NULL, d) == 0 &&
-	    plan_for(prof, false, cwd, &sbx_fsview_host, plan, d) == 0) {
+	/* As `run` does: the text is freed once loaded, and the plan takes the profile. */
+	r = sbx_profile_load_buf(text, len, file, prof, &form, NULL, d);
+	free(text);
+	if (r == 0 && plan_for(prof, true, cwd, &sbx_fsview_host, plan, d) == 0) {
 		json = sbx_profile_to_json(&plan->profile);
 		if (!json)
 			sbx_diag_set(d, -ENOMEM, "out of memory");
 	}
-	free(text);
 	return json;
 }
 

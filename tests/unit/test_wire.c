@@ -344,3 +344,69 @@ TEST(wire_paths_normal_or_not)
 		CHECK(differ(paths[i], text, (size_t)n));
 	}
 }
+
+/*
+ * The paths of a loaded profile lie in its arena: many short ones across several blocks, a long
+ * one in a block of its own, each read back whole. Planning takes the profile (its arena moves
+ * with the entries) and materializing copies it (the copies are the plan's own): freeing each
+ * leaves nothing behind and frees nothing twice, which the sanitizer build checks.
+ */
+TEST(wire_paths_in_the_arena)
+{
+	struct sbx_strbuf b = {0};
+	struct sbx_profile p, copy;
+	struct sbx_ctx ctx = {.cwd = "/ws", .platform = SBX_PLATFORM_LINUX};
+	char path[3000];
+	size_t n = 0;
+	char *text;
+
+	memset(path, 'x', sizeof(path));
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	sbx_strbuf_puts(&b, "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+			    "\"entries\":[{\"path\":{\"type\":\"special\",\"value\":"
+			    "{\"kind\":\"project_roots\"}},\"access\":\"write\"}");
+	for (int i = 0; i < 2000; i++)
+		sbx_strbuf_printf(&b,
+				  ",{\"path\":{\"type\":\"path\",\"path\":\"/d/f%05d\"},"
+				  "\"access\":\"read\"}",
+				  i);
+	sbx_strbuf_printf(&b, ",{\"path\":{\"type\":\"path\",\"path\":\"%s\"},\"access\":\"deny\"}",
+			  path);
+	sbx_strbuf_puts(&b, "]},\"network\":\"restricted\"}");
+	text = sbx_strbuf_finish(&b, &n);
+	CHECK(text != NULL);
+	CHECK_INT(sbx_profile_load_wire(text, n, &p), 0);
+	free(text);
+	CHECK_INT(p.fs.n, 2002);
+	for (int i = 0; i < 2000; i++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "/d/f%05d", i);
+		CHECK(p.fs.entries[i + 1].pooled);
+		CHECK_STR(p.fs.entries[i + 1].path, want);
+	}
+	CHECK(p.fs.entries[2001].pooled);
+	CHECK_STR(p.fs.entries[2001].path, path);
+	CHECK(!p.fs.entries[0].pooled);
+	CHECK(p.fs.paths.head != NULL);
+
+	/* A copy owns its paths: freeing the original first leaves it whole. */
+	CHECK_INT(sbx_profile_materialize(&p, &ctx, &copy), 0);
+	CHECK(!copy.fs.entries[1].pooled && copy.fs.paths.head == NULL);
+
+	/* Taken: the entries move, their paths with them; the profile given up is left empty. */
+	{
+		struct sbx_profile planned;
+
+		CHECK_INT(sbx_profile_materialize_take(&p, &ctx, &planned), 0);
+		CHECK(p.fs.n == 0 && p.fs.paths.head == NULL);
+		CHECK_INT(planned.fs.n, 2002);
+		CHECK_STR(planned.fs.entries[0].path, "/ws");
+		CHECK(planned.fs.entries[1].pooled);
+		CHECK_STR(planned.fs.entries[2001].path, path);
+		sbx_profile_free(&planned);
+	}
+	CHECK_STR(copy.fs.entries[2001].path, path);
+	sbx_profile_free(&copy);
+}
