@@ -8,8 +8,15 @@
  *
  * One thread, poll(2), a fixed buffer per direction; a half-close is passed on (shutdown), so
  * request bodies that end with the client's write side work; an error on either side ends both.
+ *
+ * A direction whose read fills the buffer carries a large transfer: once its buffer has gone out
+ * it moves the rest from socket to socket through a pipe with splice(2), so the bytes are never
+ * copied through the bridge. On a machine with fewer cores than processes in the path (command,
+ * bridge, proxy, server) the bridge's copies are CPU the download waits for. A direction that
+ * cannot have a pipe (out of descriptors) keeps its buffer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -20,11 +27,21 @@
 
 #include "linux/netns.h"
 
+/* The pipe of a spliced direction: as large as the per-user pipe budget allows. */
+#define SPLICE_PIPE_SIZE (256 * 1024)
+/* Rounds of reading and writing per wake-up of one direction: enough to keep a transfer
+ * streaming between polls, few enough that one busy transfer does not hold up the others. */
+#define PUMP_ROUNDS 8
+
 struct pipe_dir {
 	char *buf;
 	size_t len, off;
-	bool eof;  /* the source has ended */
-	bool shut; /* and that was passed on */
+	int pipe[2];	   /* -1 until the direction is spliced */
+	size_t piped, cap; /* bytes in the pipe, and what it holds */
+	bool fast;	   /* a read filled the buffer: splice once the buffer is empty */
+	bool pipe_full;	   /* a splice into the pipe found no room (see has_room) */
+	bool eof;	   /* the source has ended */
+	bool shut;	   /* and that was passed on */
 };
 
 struct conn {
@@ -39,6 +56,10 @@ static void conn_free(struct conn *c)
 	for (int i = 0; i < 2; i++) {
 		if (c->fd[i] >= 0)
 			close(c->fd[i]);
+		if (c->dir[i].pipe[0] >= 0) {
+			close(c->dir[i].pipe[0]);
+			close(c->dir[i].pipe[1]);
+		}
 		free(c->dir[i].buf);
 	}
 	free(c);
@@ -76,6 +97,8 @@ static struct conn *conn_new(int client, const struct sbx_loopback_ep *ep)
 	}
 	c->fd[0] = client;
 	c->fd[1] = connect_ep(ep);
+	for (int i = 0; i < 2; i++)
+		c->dir[i].pipe[0] = c->dir[i].pipe[1] = -1;
 	c->connecting = true;
 	c->dir[0].buf = malloc(SBX_BRIDGE_BUF);
 	c->dir[1].buf = malloc(SBX_BRIDGE_BUF);
@@ -87,32 +110,123 @@ static struct conn *conn_new(int client, const struct sbx_loopback_ep *ep)
 	return c;
 }
 
-/* Moves what it can in direction k; returns false when the connection is over. */
+/* Whether direction p moves through its pipe from now on; it gets one when it first can. */
+static bool splicing(struct pipe_dir *p)
+{
+	int sz;
+
+	if (p->pipe[0] >= 0)
+		return true;
+	if (!p->fast || p->len || p->eof)
+		return false;
+	if (pipe2(p->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+		p->pipe[0] = p->pipe[1] = -1;
+		p->fast = false;
+		return false;
+	}
+	/* Larger where the per-user pipe budget allows; the default size still works. */
+	fcntl(p->pipe[1], F_SETPIPE_SZ, SPLICE_PIPE_SIZE);
+	sz = fcntl(p->pipe[1], F_GETPIPE_SZ);
+	p->cap = sz > 0 ? (size_t)sz : 4096;
+	return true;
+}
+
+/*
+ * One transfer from src into p (or from p to dst when out): the count, 0 at the end of the
+ * source, -1 with errno. *dry: it moved less than it asked for, so the socket is drained (or
+ * full) and trying it again before the next poll would only meet EAGAIN.
+ */
+static ssize_t move(struct pipe_dir *p, int fd, bool out, bool *dry)
+{
+	size_t ask;
+	ssize_t n;
+
+	if (p->pipe[0] >= 0) {
+		ask = out ? p->piped : p->cap - p->piped;
+		n = out ? splice(p->pipe[0], NULL, fd, NULL, ask, SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
+			: splice(fd, NULL, p->pipe[1], NULL, ask,
+				 SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0)
+			p->piped = out ? p->piped - (size_t)n : p->piped + (size_t)n;
+		if (out && n > 0)
+			p->pipe_full = false;
+		else if (!out && n < 0 && errno == EAGAIN && p->piped)
+			p->pipe_full = true;
+	} else if (out) {
+		ask = p->len - p->off;
+		n = send(fd, p->buf + p->off, ask, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0)
+			p->off += (size_t)n;
+		if (p->off == p->len)
+			p->off = p->len = 0;
+	} else {
+		ask = SBX_BRIDGE_BUF - p->len;
+		n = recv(fd, p->buf + p->len, ask, MSG_DONTWAIT);
+		if (n > 0) {
+			p->len += (size_t)n;
+			p->fast |= p->len == SBX_BRIDGE_BUF;
+		}
+	}
+	*dry = n != (ssize_t)ask;
+	return n;
+}
+
+/*
+ * A pipe holds its bytes in a fixed number of slots, one per piece of a socket buffer, so it can
+ * be full with fewer bytes than its size: a splice into it that fails with EAGAIN while it holds
+ * bytes counts it full until some go out (else poll would wake at once for a readable source,
+ * again and again). It may have been the source that was empty; the bytes going out re-arm it.
+ */
+static bool has_room(const struct pipe_dir *p)
+{
+	if (p->eof)
+		return false;
+	if (p->pipe[0] >= 0)
+		return p->piped < p->cap && !p->pipe_full;
+	return p->len < SBX_BRIDGE_BUF;
+}
+
+static bool has_bytes(const struct pipe_dir *p)
+{
+	return p->piped || p->off < p->len;
+}
+
+/*
+ * Moves what it can in direction k, for a few rounds at most, and no more system calls than it
+ * takes: a source is read until it gives less than asked (drained), a destination written until
+ * it takes less than offered (full). A side that was not polled for (no room, nothing to send)
+ * is tried once there is room or something to send. Returns false when the connection is over.
+ */
 static bool pump(struct conn *c, int k, short rev_src, short rev_dst)
 {
 	struct pipe_dir *p = &c->dir[k];
 	int src = c->fd[k], dst = c->fd[1 - k];
-	ssize_t n;
+	bool dry = has_room(p) && !(rev_src & (POLLIN | POLLHUP | POLLERR));
+	bool full = has_bytes(p) && !(rev_dst & (POLLOUT | POLLERR));
 
-	if ((rev_src & (POLLIN | POLLHUP | POLLERR)) && !p->eof && p->len < SBX_BRIDGE_BUF) {
-		n = recv(src, p->buf + p->len, SBX_BRIDGE_BUF - p->len, MSG_DONTWAIT);
-		if (n > 0)
-			p->len += (size_t)n;
-		else if (n == 0)
-			p->eof = true;
-		else if (errno != EAGAIN && errno != EINTR)
-			return false;
+	for (int i = 0; i < PUMP_ROUNDS; i++) {
+		bool moved = false;
+		ssize_t n;
+
+		splicing(p);
+		if (!dry && has_room(p)) {
+			n = move(p, src, false, &dry);
+			if (n == 0)
+				p->eof = true;
+			else if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return false;
+			moved |= n > 0;
+		}
+		if (!full && has_bytes(p)) {
+			n = move(p, dst, true, &full);
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return false;
+			moved |= n > 0;
+		}
+		if (!moved)
+			break;
 	}
-	if ((rev_dst & (POLLOUT | POLLERR)) && p->off < p->len) {
-		n = send(dst, p->buf + p->off, p->len - p->off, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n > 0)
-			p->off += (size_t)n;
-		else if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return false;
-	}
-	if (p->off == p->len)
-		p->off = p->len = 0;
-	if (p->eof && p->len == 0 && !p->shut) {
+	if (p->eof && !has_bytes(p) && !p->shut) {
 		shutdown(dst, SHUT_WR);
 		p->shut = true;
 	}
@@ -126,9 +240,9 @@ static short want(const struct conn *c, int i)
 	if (c->connecting)
 		return i == 1 ? POLLOUT : 0;
 	/* fd[i] is the source of dir[i] and the destination of dir[1 - i]. */
-	if (!c->dir[i].eof && c->dir[i].len < SBX_BRIDGE_BUF)
+	if (has_room(&c->dir[i]))
 		ev |= POLLIN;
-	if (c->dir[1 - i].len > c->dir[1 - i].off)
+	if (has_bytes(&c->dir[1 - i]))
 		ev |= POLLOUT;
 	return ev;
 }
