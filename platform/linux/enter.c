@@ -712,7 +712,7 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 	 */
 	rc = sbx_points_make(&p->points, d);
 	if (rc == 0 && p->points.n)
-		rc = sbx_supervise_on_exit(clean_points, p);
+		rc = sbx_supervise_on_empty(clean_points, p);
 	for (size_t i = 0; rc == 0 && p->mount_namespace && i < p->points.n; i++)
 		if (p->points.v[i].op >= 0) {
 			p->live[p->points.v[i].op].tdev = p->points.v[i].dev;

@@ -4,7 +4,8 @@
  * writable root that the command must not create (a missing .git, .agents or .codex; the first
  * missing component of a denied path) can only be refused by a mount at that very name, and a
  * mount needs something there to sit on. The supervisor makes it before the sandbox starts and
- * removes it after every process of the sandbox has ended.
+ * removes it after every process of the sandbox has ended (but init, which then only exits:
+ * sbx_supervise_on_empty).
  *
  * Everything here goes through descriptors: a point is made with mkdirat or openat(O_CREAT |
  * O_EXCL) in the descriptor its parent's one look-up kept, opened, locked, and checked to be

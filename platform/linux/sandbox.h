@@ -99,6 +99,14 @@ __attribute__((noreturn)) void sbx_linux_exec_command(char *const argv[],
 int sbx_supervise_on_exit(int (*fn)(void *arg, int *wstatus), void *arg);
 
 /*
+ * The same, for clean-up that needs only the sandbox's processes gone, not its namespaces: run
+ * as soon as init reports that the command has ended and init has no process left below it
+ * (init then only exits), while the kernel still tears the namespaces down; otherwise when
+ * init has ended, first of the exit hooks. The hooks share the slots of sbx_supervise_on_exit.
+ */
+int sbx_supervise_on_empty(int (*fn)(void *arg, int *wstatus), void *arg);
+
+/*
  * A descriptor the supervisor polls while the sandbox runs (a proxy's socket, a denial report):
  * fn(arg, fd) runs in the supervisor whenever fd is readable or hung up; when it returns
  * non-zero the descriptor is no longer polled (it must, at end of file: a hung-up descriptor is

@@ -166,6 +166,26 @@ started_then_killed() {
 	empty_dir "$PW"
 }
 
+@test "a process the command leaves running meets the masks until it is killed; none is left" {
+	local i log="$PW/log"
+	# The command ends at once; what it started keeps trying to create .agents (a shell
+	# built-in, thousands of times a second) until init's end kills it. The masks must hold
+	# until then: init tells the supervisor it is alone only when it has no child left, and
+	# the mount points go early only then (the window a wrong "alone" would open, between
+	# init's report and the kernel's SIGKILL, is too short for this test to catch reliably).
+	for i in 1 2 3 4 5; do
+		run --separate-stderr sbx sh -c "(: >'$PW/o' && echo ok
+			while :; do : 2>/dev/null >'$PW/.agents' && echo made; done) >>'$log' &
+			sleep 0.05; exit 0"
+		echo "run $i: status $status, stderr: $stderr, log: $(cat "$log")"
+		[ "$status" -eq 0 ] && [ -z "$stderr" ]
+		# Control: the process ran and wrote where it may.
+		[ "$(cat "$log")" = ok ]
+		rm "$log" "$PW/o"
+		empty_dir "$PW"
+	done
+}
+
 @test "runs in the same workspace share the mount points; the last one out removes them" {
 	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 1.5 3>&- &
 	local long=$!
