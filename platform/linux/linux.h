@@ -19,7 +19,10 @@
 /* The largest file the helper accepts through --permission-profile-fd, same as a profile file. */
 #define SBX_PROFILE_FD_MAX SBX_MAX_PROFILE_BYTES
 
-/* Fills the facts of this host; never fails (an unknown fact reads as "not available"). */
+/*
+ * Fills the facts of this host, probed once per process; never fails (an unknown fact reads as
+ * "not available").
+ */
 int sbx_linux_probe(struct sbx_linux_facts *f);
 
 /* The unshare(2) flags the enter sequence uses for its mount namespace on this host. */

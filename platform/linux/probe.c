@@ -239,7 +239,7 @@ static bool probe_unix_broker(void)
 	return syscall(SYS_pidfd_getfd, -1, 0, 0) < 0 && errno == EBADF;
 }
 
-int sbx_linux_probe(struct sbx_linux_facts *f)
+static void probe_host(struct sbx_linux_facts *f)
 {
 	struct utsname u;
 	enum ns_verdict uv, mv;
@@ -305,5 +305,22 @@ int sbx_linux_probe(struct sbx_linux_facts *f)
 			 why_mnt[0]    ? why_mnt
 			 : why_user[0] ? why_user
 				       : "the host");
+}
+
+/*
+ * The facts do not change within one process: `run`'s plan and the helper it then calls in
+ * the same process read the same ones, and a host where a namespace has to be tried out in a
+ * child pays for that once.
+ */
+int sbx_linux_probe(struct sbx_linux_facts *f)
+{
+	static struct sbx_linux_facts once;
+	static bool probed;
+
+	if (!probed) {
+		probe_host(&once);
+		probed = true;
+	}
+	*f = once;
 	return 0;
 }
