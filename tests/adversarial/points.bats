@@ -81,7 +81,9 @@ started_then_killed() {
 @test "a run ended by SIGTERM or SIGHUP to sbxrun leaves nothing behind either" {
 	local pid st sig
 	for sig in TERM HUP; do
-		"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 30 3>&- &
+		# A background job of a script may inherit SIGHUP ignored (nohup): the signal under
+		# test is set back to its default, as a terminal's session would have it.
+		env --default-signal="$sig" "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 30 3>&- &
 		pid=$!
 		await -e "$PW/.git"
 		sleep 0.2

@@ -11,6 +11,7 @@ import codecs
 import os
 import pty
 import select
+import signal
 import sys
 import time
 
@@ -26,6 +27,11 @@ cmd = args[1:]
 pid, master = pty.fork()
 if pid == 0:
     try:
+        # A login shell starts its commands with the terminal's signals at their defaults; a
+        # caller started in the background (nohup, `&` in a script) has them ignored, and an
+        # ignored disposition is inherited across exec.
+        for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGTSTP):
+            signal.signal(sig, signal.SIG_DFL)
         os.execvp(cmd[0], cmd)
     finally:
         os._exit(127)
