@@ -103,6 +103,20 @@ load_outside() {
 stop_outside() {
 	kill "$(cat "$BASE/sock/listen.pid")" "$(cat "$BASE/sock/victim.pid")" 2>/dev/null || true
 }
+
+# uses_outside: the suite's layout is made once and the listeners and plain process of
+# start_outside run for the whole suite; each test's setup then starts with outside_vars.
+uses_outside() {
+	setup_file() {
+		make_layout
+		start_outside
+	}
+	teardown_file() { stop_outside; }
+}
+outside_vars() {
+	make_layout_vars
+	load_outside
+}
 make_layout_vars() {
 	BASE="$WORK/$(basename "$BATS_TEST_FILENAME" .bats)"
 	WS="$BASE/ws"

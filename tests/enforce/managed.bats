@@ -8,15 +8,10 @@ load common
 NET="$BATS_TEST_DIRNAME/../net"
 S="$BIN/sbxrun"
 
-setup_file() {
-	make_layout
-	start_outside
-}
-teardown_file() { stop_outside; }
+uses_outside
 
 setup() {
-	make_layout_vars
-	load_outside
+	outside_vars
 	PIDS=()
 	WWW="$BATS_TEST_TMPDIR/www"
 	mkdir -p "$WWW"

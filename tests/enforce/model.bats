@@ -7,14 +7,9 @@
 load common
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-	make_layout
-	start_outside
-}
-teardown_file() { stop_outside; }
+uses_outside
 setup() {
-	make_layout_vars
-	load_outside
+	outside_vars
 	WSP=$(profile restricted $(workspace_entries))
 	RO=$(profile restricted "$(entry_special root read)")
 	# Without a mount namespace a writable root needs its protected names writable too.

@@ -3,14 +3,9 @@
 # workspace write, workspace write with denied secrets, workspace write with network enabled.
 load common
 
-setup_file() {
-	make_layout
-	start_outside
-}
-teardown_file() { stop_outside; }
+uses_outside
 setup() {
-	make_layout_vars
-	load_outside
+	outside_vars
 	PROFILES=(
 		"$(profile restricted "$(entry_special root read)")"
 		"$(profile restricted $(workspace_entries))"

@@ -3,15 +3,10 @@
 # of the file system read-only, the network restricted.
 load common
 
-setup_file() {
-	make_layout
-	start_outside
-}
-teardown_file() { stop_outside; }
+uses_outside
 setup() {
-	make_layout_vars
+	outside_vars
 	PROFILE=$(profile restricted $(workspace_entries))
-	load_outside
 }
 
 @test "write, append, truncate inside the workspace (control) and outside (EROFS)" {

@@ -3,15 +3,10 @@
 # abstract-socket scoping and the always-on refusals stay.
 load common
 
-setup_file() {
-	make_layout
-	start_outside
-}
-teardown_file() { stop_outside; }
+uses_outside
 setup() {
-	make_layout_vars
+	outside_vars
 	PROFILE=$(profile enabled $(workspace_entries))
-	load_outside
 }
 
 @test "network enabled: TCP v4/v6 and UDP to a loopback listener outside work" {
