@@ -58,27 +58,40 @@ static void on_traced(void *arg, const struct sbx_traced *t)
 }
 
 /* The broker (supervisor): its refusals never reach the tracer, which sees a call it answered. */
-static void on_broker(void *arg, pid_t pid, const char *address, int err)
+static void on_broker(void *arg, pid_t pid, const char *address, int err, enum sbx_broker_why why)
 {
 	struct run_report *rr = arg;
+	const char *rule = "network restricted", *mechanism = "seccomp-notify";
 	char time[40], comm[64];
 	bool has_comm = sbx_proc_read(pid, "comm", comm, sizeof(comm));
 
 	if (has_comm)
 		comm[strcspn(comm, "\n")] = '\0';
+	switch (why) {
+	case SBX_BROKER_NOT_ALLOWED:
+		rule = "Unix sockets: neither an allowed socket nor below an allowed directory";
+		break;
+	case SBX_BROKER_NOT_FOLLOWED:
+		rule = "Unix sockets: a symbolic link or another mount on the way, which the "
+		       "broker "
+		       "does not follow";
+		break;
+	case SBX_BROKER_SCOPED:
+		rule = "abstract Unix sockets: only those made inside the sandbox";
+		mechanism = "landlock";
+		break;
+	case SBX_BROKER_FAMILY:
+		break;
+	}
 	now_utc(time, sizeof(time));
-	report_add(rr->r,
-		   &(struct sbx_report_line){
-			   .time = time,
-			   .pid = sbx_proc_ns_pid(pid),
-			   .comm = has_comm ? comm : NULL,
-			   .op = "connect",
-			   .address = address,
-			   .err = err,
-			   .rule = err == EACCES ? "Unix sockets: neither an allowed socket nor "
-						   "below an allowed directory"
-						 : "network restricted",
-			   .mechanism = "seccomp-notify"});
+	report_add(rr->r, &(struct sbx_report_line){.time = time,
+						    .pid = sbx_proc_ns_pid(pid),
+						    .comm = has_comm ? comm : NULL,
+						    .op = "connect",
+						    .address = address,
+						    .err = err,
+						    .rule = rule,
+						    .mechanism = mechanism});
 }
 
 /* The proxy's worker sends a brief of each refusal it wrote: counted here. */

@@ -48,7 +48,7 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 		printf("%-5s  %s  (%s)\n", sbx_access_name(a.access), path, a.rule);
 	}
 	free(path);
-	free(a.rule);
+	sbx_access_why_free(&a);
 	return 0;
 }
 

@@ -20,28 +20,6 @@ const char *const sbx_linux_minimal_paths[] = {
 	"/dev/tty",  "/proc/self", NULL,
 };
 
-static char *entry_desc(const struct sbx_entry *e)
-{
-	char *s = NULL;
-	int n = -1;
-
-	switch (e->kind) {
-	case SBX_PATH:
-		n = asprintf(&s, "%s %s", sbx_access_name(e->access), e->path);
-		break;
-	case SBX_GLOB:
-		n = asprintf(&s, "%s glob %s", sbx_access_name(e->access), e->path);
-		break;
-	case SBX_SPECIAL:
-		n = asprintf(&s, "%s :%s%s%s", sbx_access_name(e->access),
-			     e->special == SBX_SP_PROJECT_ROOTS ? "workspace_roots"
-								: sbx_special_name(e->special),
-			     e->subpath ? "/" : "", e->subpath ? e->subpath : "");
-		break;
-	}
-	return n < 0 ? NULL : s;
-}
-
 /* The deny glob that covers path (matches it or one of its ancestors), or -1. */
 static long deny_glob_for(const struct sbx_fs *fs, const char *path)
 {
@@ -57,16 +35,17 @@ static long deny_glob_for(const struct sbx_fs *fs, const char *path)
 
 /*
  * What git mode keeps in a git directory, by the path below it (rest: "" or starting with a
- * separator), as gitmode.c does on the file system: a name and why, or NULL. Lexical: the
- * directories under modules/ are taken for common directories, those under worktrees/ for
- * linked worktrees' (the layout git makes).
+ * separator), as gitmode.c does on the file system: why, with *end the length of rest up to the
+ * kept name's end, or NULL. Lexical: the directories under modules/ are taken for common
+ * directories, those under worktrees/ for linked worktrees' (the layout git makes).
  */
-static const char *git_kept(const char *rest)
+static const char *git_kept(const char *rest, size_t *end)
 {
 	bool worktree = false;
 	const char *s = rest;
 
 	for (;;) {
+		const char *why = NULL;
 		size_t n;
 
 		while (sbx_path_is_sep(*s))
@@ -74,15 +53,19 @@ static const char *git_kept(const char *rest)
 		n = strcspn(s, "/\\");
 #define IS(w) (n == sizeof(w) - 1 && strncmp(s, w, n) == 0)
 		if (IS("commondir"))
-			return "commondir (it sends git to another git directory)";
-		if (IS("config.worktree"))
-			return "config.worktree (it can name programs git runs)";
-		if (!worktree && IS("config"))
-			return "config (it can name programs git runs)";
-		if (!worktree && IS("hooks"))
-			return "hooks (git runs the programs in it)";
-		if (worktree && IS("gitdir"))
-			return "gitdir (it names the worktree's .git file)";
+			why = "it sends git to another git directory";
+		else if (IS("config.worktree"))
+			why = "it can name programs git runs";
+		else if (!worktree && IS("config"))
+			why = "it can name programs git runs";
+		else if (!worktree && IS("hooks"))
+			why = "git runs the programs in it";
+		else if (worktree && IS("gitdir"))
+			why = "it names the worktree's .git file";
+		if (why) {
+			*end = (size_t)(s - rest) + n;
+			return why;
+		}
 		if (!(IS("modules") || (!worktree && IS("worktrees"))) || !s[n] || !s[n + 1])
 			return NULL;
 		worktree = IS("worktrees");
@@ -93,21 +76,41 @@ static const char *git_kept(const char *rest)
 }
 
 /*
+ * Is the protected name, or the name git mode keeps, at path missing: kept from being created
+ * by the backend (a point, sbx_ctx.points), whose empty object there stands for the name
+ * missing? A look-up that fails says nothing: the words then do not claim it missing.
+ */
+static bool missing_name(const struct sbx_ctx *ctx, const char *path, bool git)
+{
+	struct sbx_pathinfo in;
+	const char *holds = NULL;
+	bool dir, yes = false;
+
+	if (sbx_ctx_lookup(ctx, path, &in, NULL))
+		return false;
+	if (!in.exists && !in.is_link)
+		return true;
+	dir = in.type == SBX_FT_DIR;
+	if (!ctx->points || (git && !sbx_git_point(path, &dir, &holds)))
+		return false;
+	return sbx_ctx_is_point(ctx, path, &in, dir, holds, &yes, NULL) == 0 && yes;
+}
+
+/*
  * Git mode as `access` sees it: from the profile alone (sbx_fs_roots() also follows a .git
  * file and commondir on the file system). Inside the .git of a writable entry's path, decided
  * there either by the write entry (whose protected name .git is) or by a read entry naming
- * that .git (as :workspace has), everything is writable but what git_kept() names; the entry is
- * worded as words has it (fs's entries one for one). Returns 1
+ * that .git (as :workspace has), everything is writable but what git_kept() names. Returns 1
  * when it decided out, 0 when git mode has no say, -ENOMEM.
  */
-static int git_mode_rule(const struct sbx_fs *fs, const struct sbx_fs *words,
-			 const struct sbx_ctx *ctx, const char *path, struct sbx_access_why *out)
+static int git_mode_rule(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const char *path,
+			 struct sbx_access_why *out)
 {
 	const struct sbx_entry *e = &fs->entries[out->entry];
 	long writer = -1;
-	char *t = NULL, *git = NULL, *desc = NULL;
+	char *t = NULL, *git = NULL, *at = NULL;
 	const char *kept;
-	int n = 0;
+	size_t end = 0, glen;
 
 	if (sbx_entry_resolve(e, ctx, &t, NULL) || !t)
 		return 0;
@@ -131,42 +134,197 @@ static int git_mode_rule(const struct sbx_fs *fs, const struct sbx_fs *words,
 		free(git);
 		return 0;
 	}
-	kept = git_kept(path + strlen(git));
+	glen = strlen(git);
+	kept = git_kept(path + glen, &end);
+	out->entry = writer;
+	/* git ends in ".git": the name is worded from there ("hooks": ".git/hooks"). */
+	out->name = strndup(path + glen - 4, 4 + (kept ? end : 0));
+	if (kept) {
+		out->kind = SBX_RULE_GIT_KEPT;
+		out->access = SBX_READ;
+		out->protected_name = true;
+		out->reason = kept;
+		at = strndup(path, glen + end);
+		out->missing = at && missing_name(ctx, at, true);
+	} else {
+		out->kind = SBX_RULE_GIT_WRITE;
+		out->access = SBX_WRITE;
+	}
+	free(at);
 	free(git);
-	desc = entry_desc(&words->entries[writer]);
-	if (!desc)
-		return -ENOMEM;
-	out->access = kept ? SBX_READ : SBX_WRITE;
-	out->protected_name = kept != NULL;
-	if (kept)
-		n = asprintf(&out->rule,
-			     "git mode keeps %s read-only, in .git under entries[%ld]: %s", kept,
-			     writer, desc);
-	else
-		n = asprintf(&out->rule, "git mode: .git under entries[%ld]: %s", writer, desc);
-	free(desc);
-	if (n < 0)
-		out->rule = NULL;
-	return out->rule ? 1 : -ENOMEM;
+	return out->name ? 1 : -ENOMEM;
+}
+
+/*
+ * The protected name (sbx_protected_names) that path is or lies in, as the first name below a
+ * writable entry: that entry's index with *at the name's path (malloc'd), or -1.
+ */
+static long protected_under(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const char *path,
+			    char **at)
+{
+	long found = -1;
+
+	*at = NULL;
+	for (size_t i = 0; i < fs->n && found < 0; i++) {
+		char *t = NULL;
+		const char *s;
+		size_t n;
+
+		if (fs->entries[i].access != SBX_WRITE ||
+		    sbx_entry_resolve(&fs->entries[i], ctx, &t, NULL) || !t)
+			continue;
+		if (sbx_path_covers_any(t, path) && strlen(path) > strlen(t)) {
+			for (s = path + strlen(t); sbx_path_is_sep(*s); s++)
+				;
+			n = strcspn(s, "/\\");
+			for (size_t k = 0; k < SBX_PROTECTED_NAMES_N && found < 0; k++)
+				if (strlen(sbx_protected_names[k]) == n &&
+				    strncmp(s, sbx_protected_names[k], n) == 0) {
+					*at = strndup(path, (size_t)(s - path) + n);
+					found = *at ? (long)i : -1;
+				}
+		}
+		free(t);
+	}
+	return found;
+}
+
+/*
+ * A read entry that decided path, looked at where it lies: a protected name of a writable
+ * entry (".git" of :workspace), a carve-out inside one, or neither (a readable root).
+ */
+static int read_entry_rule(const struct sbx_fs *fs, const struct sbx_ctx *ctx,
+			   struct sbx_access_why *out)
+{
+	size_t len;
+	char *t = NULL, *parent = NULL;
+	const char *base;
+
+	if (sbx_entry_resolve(&fs->entries[out->entry], ctx, &t, NULL) || !t)
+		return 0;
+	len = sbx_path_parent_len(t, strlen(t));
+	parent = len ? strndup(t, len) : NULL;
+	base = t + len + (len && !sbx_path_is_sep(t[len - 1]));
+	if (parent && sbx_fs_resolve_access(fs, ctx, parent, NULL) == SBX_WRITE) {
+		out->kind = SBX_RULE_CARVE_OUT;
+		for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++)
+			if (strcmp(base, sbx_protected_names[k]) == 0) {
+				out->kind = SBX_RULE_PROTECTED;
+				out->protected_name = true;
+				out->name = strdup(base);
+				if (!out->name) {
+					free(parent);
+					free(t);
+					return -ENOMEM;
+				}
+				out->missing = missing_name(ctx, t, false);
+			}
+	}
+	free(parent);
+	free(t);
+	return 0;
+}
+
+/* What an entry names, as written: "/usr/bin", "glob PATTERN", ":workspace_roots/src". */
+static char *entry_target(const struct sbx_entry *e)
+{
+	char *s = NULL;
+	int n = -1;
+
+	switch (e->kind) {
+	case SBX_PATH:
+		n = asprintf(&s, "%s", e->path);
+		break;
+	case SBX_GLOB:
+		n = asprintf(&s, "glob %s", e->path);
+		break;
+	case SBX_SPECIAL:
+		n = asprintf(&s, ":%s%s%s",
+			     e->special == SBX_SP_PROJECT_ROOTS ? "workspace_roots"
+								: sbx_special_name(e->special),
+			     e->subpath ? "/" : "", e->subpath ? e->subpath : "");
+		break;
+	}
+	return n < 0 ? NULL : s;
+}
+
+char *sbx_rule_words(const struct sbx_profile *p, const struct sbx_access_why *w)
+{
+	const struct sbx_entry *e;
+	const char *missing = w->missing ? "; missing: cannot be created" : "";
+	char *target, *s = NULL;
+	int n = -1;
+
+	switch (w->kind) {
+	case SBX_RULE_UNRESTRICTED:
+		return strdup("unrestricted file system");
+	case SBX_RULE_EXTERNAL:
+		return strdup("external sandbox: the file system is confined outside sbxrun");
+	case SBX_RULE_DEFAULT:
+		return strdup("no entry covers this path (default deny)");
+	default:
+		break;
+	}
+	if (w->entry < 0 || (size_t)w->entry >= p->fs.n)
+		return strdup("no entry covers this path (default deny)");
+	e = &p->fs.entries[w->entry];
+	target = entry_target(e);
+	if (!target)
+		return NULL;
+	switch (w->kind) {
+	case SBX_RULE_CARVE_OUT:
+		n = asprintf(&s, "entries[%ld]: read-only %s", w->entry, target);
+		break;
+	case SBX_RULE_PROTECTED:
+		if (e->access == SBX_WRITE) /* the name lies in this writable entry */
+			n = asprintf(&s, "entries[%ld]: read-only %s (protected, in write %s%s)",
+				     w->entry, w->name ? w->name : "metadata", target, missing);
+		else
+			n = asprintf(&s, "entries[%ld]: read-only %s (protected%s)", w->entry,
+				     w->name ? w->name : target, missing);
+		break;
+	case SBX_RULE_GIT_KEPT:
+		n = asprintf(&s, "entries[%ld]: read-only %s (git mode: %s%s)", w->entry, w->name,
+			     w->reason, missing);
+		break;
+	case SBX_RULE_GIT_WRITE:
+		n = asprintf(&s, "entries[%ld]: write %s (git mode, in write %s)", w->entry,
+			     w->name, target);
+		break;
+	default:
+		n = asprintf(&s, "entries[%ld]: %s %s", w->entry, sbx_access_name(e->access),
+			     target);
+		break;
+	}
+	free(target);
+	return n < 0 ? NULL : s;
+}
+
+void sbx_access_why_free(struct sbx_access_why *w)
+{
+	free(w->rule);
+	free(w->name);
+	w->rule = w->name = NULL;
 }
 
 int sbx_access_rule_in(const struct sbx_profile *p, const struct sbx_fs *decide,
 		       const struct sbx_ctx *ctx, const char *path, struct sbx_access_why *out)
 {
 	const struct sbx_fs *fs = decide ? decide : &p->fs;
-	char *desc = NULL;
+	int r = 0;
 	long g;
 
 	memset(out, 0, sizeof(*out));
 	out->access = SBX_WRITE;
 	out->entry = -1;
+	out->kind = SBX_RULE_DEFAULT;
 	if (p->type == SBX_DISABLED || p->fs.kind == SBX_FS_UNRESTRICTED) {
-		out->rule = strdup("unrestricted file system");
-		return out->rule ? 0 : -ENOMEM;
+		out->kind = SBX_RULE_UNRESTRICTED;
+		goto words;
 	}
 	if (p->fs.kind == SBX_FS_EXTERNAL) {
-		out->rule = strdup("external sandbox: the file system is confined outside sbxrun");
-		return out->rule ? 0 : -ENOMEM;
+		out->kind = SBX_RULE_EXTERNAL;
+		goto words;
 	}
 	g = deny_glob_for(fs, path);
 	if (g >= 0) {
@@ -178,30 +336,43 @@ int sbx_access_rule_in(const struct sbx_profile *p, const struct sbx_fs *decide,
 	/* The entries of decide stand for p's one for one: an index outside p's is none. */
 	if (out->entry < 0 || (size_t)out->entry >= p->fs.n) {
 		out->entry = -1;
-		out->rule = strdup("no entry covers this path (default deny)");
-		return out->rule ? 0 : -ENOMEM;
+		goto words;
 	}
+	out->kind = SBX_RULE_ENTRY;
 	if (ctx->allow_git && g < 0) {
-		int r = git_mode_rule(fs, &p->fs, ctx, path, out);
-
+		r = git_mode_rule(fs, ctx, path, out);
 		if (r)
-			return r < 0 ? r : 0;
+			goto words;
 	}
-	desc = entry_desc(&p->fs.entries[out->entry]);
-	if (!desc)
-		return -ENOMEM;
 	if (out->access == SBX_WRITE && g < 0 && !sbx_fs_can_write(fs, ctx, path)) {
+		char *at = NULL;
+		long w = protected_under(fs, ctx, path, &at);
+
 		out->access = SBX_READ;
+		out->kind = SBX_RULE_PROTECTED;
 		out->protected_name = true;
-		if (asprintf(&out->rule,
-			     "protected metadata (.git, .agents, .codex) under entries[%ld]: %s",
-			     out->entry, desc) < 0)
-			out->rule = NULL;
-	} else if (asprintf(&out->rule, "entries[%ld]: %s", out->entry, desc) < 0) {
-		out->rule = NULL;
+		if (w >= 0) {
+			const char *b = at + strlen(at);
+
+			while (b > at && !sbx_path_is_sep(b[-1]))
+				b--;
+			out->entry = w;
+			out->name = strdup(b);
+			r = out->name ? 0 : -ENOMEM;
+			out->missing = missing_name(ctx, at, false);
+		}
+		free(at);
+	} else if (out->access == SBX_READ && g < 0) {
+		r = read_entry_rule(fs, ctx, out);
 	}
-	free(desc);
-	return out->rule ? 0 : -ENOMEM;
+words:
+	if (r >= 0)
+		out->rule = sbx_rule_words(p, out);
+	if (r < 0 || !out->rule) {
+		sbx_access_why_free(out);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
@@ -299,14 +470,14 @@ static int readable(const struct sbx_plan *p, const struct sbx_ctx *ctx, const c
 	if (r)
 		return r;
 	if (a.access != SBX_DENY) {
-		free(a.rule);
+		sbx_access_why_free(&a);
 		return 0;
 	}
 	if (a.entry < 0)
 		r = asprintf(why, "no entry grants read on %s", path);
 	else
 		r = asprintf(why, "%s is denied by %s", path, a.rule);
-	free(a.rule);
+	sbx_access_why_free(&a);
 	if (r < 0) {
 		*why = NULL;
 		return -ENOMEM;

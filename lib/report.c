@@ -36,9 +36,13 @@ static const struct {
 	int err;
 	const char *name;
 } errno_names[] = {
-	{EACCES, "EACCES"}, {EPERM, "EPERM"},	{EROFS, "EROFS"}, {ENOENT, "ENOENT"},
-	{EBUSY, "EBUSY"},   {ENOSYS, "ENOSYS"}, {EXDEV, "EXDEV"}, {ENOTDIR, "ENOTDIR"},
-	{EEXIST, "EEXIST"}, {EINVAL, "EINVAL"}, {ELOOP, "ELOOP"}, {ENOTEMPTY, "ENOTEMPTY"},
+	{EACCES, "EACCES"}, {EPERM, "EPERM"},
+	{EROFS, "EROFS"},   {ENOENT, "ENOENT"},
+	{EBUSY, "EBUSY"},   {ENOSYS, "ENOSYS"},
+	{EXDEV, "EXDEV"},   {ENOTDIR, "ENOTDIR"},
+	{EEXIST, "EEXIST"}, {EINVAL, "EINVAL"},
+	{ELOOP, "ELOOP"},   {ENOTEMPTY, "ENOTEMPTY"},
+	{EISDIR, "EISDIR"}, {ECONNREFUSED, "ECONNREFUSED"},
 };
 
 const char *sbx_errno_name(int err)
@@ -202,10 +206,8 @@ static int read_refused(const struct sbx_report_view *v, const char *path, struc
 {
 	int r = sbx_read_rule(v->plan, &v->real, v->ctx, path, v->minimal, a);
 
-	if (r == 0 && a->access != SBX_DENY) {
-		free(a->rule);
-		a->rule = NULL;
-	}
+	if (r == 0 && a->access != SBX_DENY)
+		sbx_access_why_free(a);
 	return r;
 }
 
@@ -215,11 +217,36 @@ static int write_refused(const struct sbx_report_view *v, const char *path,
 {
 	int r = sbx_access_rule_in(&v->plan->profile, &v->real, v->ctx, path, a);
 
-	if (r == 0 && a->access == SBX_WRITE) {
-		free(a->rule);
-		a->rule = NULL;
-	}
+	if (r == 0 && a->access == SBX_WRITE)
+		sbx_access_why_free(a);
 	return r;
+}
+
+/*
+ * Is where one of the plan's points (a missing protected name, a name git mode keeps), or, with
+ * below, a point that is not a directory on its way? The mask there refuses a new name with
+ * EEXIST or EISDIR, and a name below a file with ENOTDIR.
+ */
+static bool at_point(const struct sbx_report_view *v, const char *where, bool below)
+{
+	const struct sbx_plan *p = v->plan;
+
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		const struct sbx_req *r = &p->reqs[i];
+		const char *at = r->real ? r->real : r->path;
+		const char *holds;
+		bool dir = true;
+
+		if (r->status != SBX_ENFORCED || !at ||
+		    (r->kind != SBX_REQ_PROTECT_MISSING && r->kind != SBX_REQ_NO_CREATE))
+			continue;
+		if (!below && strcmp(at, where) == 0)
+			return true;
+		if (below && r->kind == SBX_REQ_NO_CREATE && sbx_git_point(at, &dir, &holds) &&
+		    !dir && sbx_path_covers(at, where) && strcmp(at, where) != 0)
+			return true;
+	}
+	return false;
 }
 
 /* The errno fits the mechanism the plan enforces a file refusal with: which, or NULL. */
@@ -235,6 +262,14 @@ static const char *fs_mechanism(const struct sbx_report_view *v, const struct sb
 	case EBUSY:
 		/* A mount point of the sandbox cannot be removed or renamed. */
 		return v->mount_namespace && !read ? "mount-namespace" : NULL;
+	case EEXIST:
+	case EISDIR:
+		/* The empty object of a point is there: only at its name is that a refusal. */
+		return v->mount_namespace && !read && at_point(v, where, false) ? "mount-namespace"
+										: NULL;
+	case ENOTDIR:
+		return v->mount_namespace && !read && at_point(v, where, true) ? "mount-namespace"
+									       : NULL;
 	case EACCES:
 		/* A mask's mode refuses before Landlock is asked. */
 		if (v->mount_namespace && masked(v, where))
@@ -270,7 +305,7 @@ static int exec_refused(const struct sbx_report_view *v, const struct sbx_op_see
 			continue;
 		mech = fs_mechanism(v, s, paths[i], true);
 		if (!mech) {
-			free(a.rule);
+			sbx_access_why_free(&a);
 			return 0;
 		}
 		if (i >= 2) {
@@ -279,11 +314,13 @@ static int exec_refused(const struct sbx_report_view *v, const struct sbx_op_see
 			if (asprintf(&w, "its interpreter %s: %s", paths[i], a.rule) < 0)
 				w = NULL;
 			free(a.rule);
-			if (!w)
-				return -ENOMEM;
 			a.rule = w;
 		}
 		out->rule = a.rule;
+		a.rule = NULL;
+		sbx_access_why_free(&a);
+		if (!out->rule)
+			return -ENOMEM;
 		out->mechanism = mech;
 		return 1;
 	}
@@ -341,12 +378,12 @@ int sbx_denial_decide(const struct sbx_report_view *v, const struct sbx_op_seen 
 	if (r < 0 || !a.rule)
 		return r;
 	out->mechanism = fs_mechanism(v, s, where, s->op == SBX_OP_READ);
-	if (!out->mechanism) {
-		free(a.rule);
-		return 0;
+	if (out->mechanism) {
+		out->rule = a.rule;
+		a.rule = NULL;
 	}
-	out->rule = a.rule;
-	return 1;
+	sbx_access_why_free(&a);
+	return out->mechanism ? 1 : 0;
 }
 
 /* ---- the line and the summary ------------------------------------------------------------- */

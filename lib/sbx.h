@@ -957,14 +957,38 @@ void sbx_notes_free(struct sbx_notes *n);
 
 /* ---- which rule decides an access (denial.c) --------------------------------------------- */
 
+/* What kind of rule decided an access: the words are made from it (sbx_rule_words). */
+enum sbx_rule_kind {
+	SBX_RULE_DEFAULT = 0,  /* no entry covers the path (default deny) */
+	SBX_RULE_UNRESTRICTED, /* no file-system restriction */
+	SBX_RULE_EXTERNAL,     /* confined outside sbxrun */
+	SBX_RULE_ENTRY,	       /* entries[i] as written: "entries[2]: deny /usr/bin" */
+	SBX_RULE_CARVE_OUT, /* a read entry inside a writable one: "entries[5]: read-only /w/doc" */
+	SBX_RULE_PROTECTED, /* a protected name: "entries[4]: read-only .git (protected)" */
+	SBX_RULE_GIT_KEPT,  /* a name git mode keeps read-only: "read-only .git/hooks (git ..." */
+	SBX_RULE_GIT_WRITE, /* the git directory git mode lets be written */
+};
+
 /* The effective access of a path and the rule that decided it (sbxrun(1), access). */
 struct sbx_access_why {
 	enum sbx_access access;
-	long entry; /* the deciding entry's index, -1 for none (default deny, unrestricted) */
+	enum sbx_rule_kind kind;
+	/*
+	 * The deciding entry's index, -1 for none (default deny, unrestricted). PROTECTED: the
+	 * read entry naming it, or the writable entry it lies in; GIT_*: the writable entry.
+	 */
+	long entry;
 	bool protected_name; /* write taken back: protected metadata under a writable entry */
-	char *rule;	     /* "entries[2]: deny /usr/bin", "no entry covers this path ..." */
+	char *name;	     /* PROTECTED, GIT_*: ".git", ".git/hooks", relative to the root */
+	const char *reason;  /* GIT_KEPT: why git mode keeps it ("git runs the programs in it") */
+	bool missing; /* PROTECTED, GIT_KEPT: the name is missing, a point keeps it uncreated */
+	char *rule;   /* sbx_rule_words(): "entries[2]: deny /usr/bin", "no entry covers ..." */
 };
-/* p is materialized; 0 with out->rule malloc'd, or -ENOMEM. */
+/* The words of the rule w names, with p's entries as written; malloc'd, NULL out of memory. */
+char *sbx_rule_words(const struct sbx_profile *p, const struct sbx_access_why *w);
+/* Frees out's rule and name. */
+void sbx_access_why_free(struct sbx_access_why *w);
+/* p is materialized; 0 with out filled (sbx_access_why_free), or -ENOMEM. */
 int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
 		    struct sbx_access_why *out);
 /*

@@ -71,6 +71,7 @@ enum req_op {
 /* The supervisor's request to the connector; the command's socket travels with it. */
 struct req {
 	uint64_t id;
+	int32_t pid; /* the command's, as the supervisor sees it: for the report */
 	uint32_t op;
 	uint32_t place;
 	uint32_t addrlen;
@@ -83,6 +84,14 @@ struct req {
 struct reply {
 	uint64_t id;
 	int32_t err; /* 0 or an errno */
+	/*
+	 * A refusal of the sandbox the connector met (enum sbx_broker_why), or 0: a link or
+	 * another mount on the way beneath the place (EACCES), or a link at the end (ECONNREFUSED,
+	 * as for a file that is no socket), which it does not follow; an abstract socket its
+	 * Landlock domain keeps out of reach (EPERM). The request rides along, for the report.
+	 */
+	int32_t why;
+	struct req rq;
 };
 
 int sbx_broker_add_place(struct sbx_broker *b, const char *path, int fd, struct sbx_diag *d)
@@ -121,8 +130,21 @@ static socklen_t fd_address(int fd, struct sockaddr_un *sun)
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(sun->sun_path) + 1);
 }
 
-/* Connects sock as the request says; returns 0 or an errno. */
-static int connect_request(const struct sbx_broker *b, int sock, const struct req *rq)
+/* An abstract address (a NUL first, a name after it): no file, only Landlock's scope decides. */
+static bool abstract_address(const struct req *rq)
+{
+	const struct sockaddr_un *sun = (const struct sockaddr_un *)&rq->u.addr;
+
+	return sun->sun_family == AF_UNIX &&
+	       rq->addrlen > offsetof(struct sockaddr_un, sun_path) + 1 &&
+	       rq->addrlen <= sizeof(*sun) && sun->sun_path[0] == '\0';
+}
+
+/*
+ * Connects sock as the request says; returns 0 or an errno, with *why set when the refusal is
+ * the sandbox's (struct reply).
+ */
+static int connect_request(const struct sbx_broker *b, int sock, const struct req *rq, int32_t *why)
 {
 	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 			       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
@@ -134,7 +156,11 @@ static int connect_request(const struct sbx_broker *b, int sock, const struct re
 
 	if (rq->op == OP_ADDRESS) {
 		rc = connect(sock, (const struct sockaddr *)&rq->u.addr, rq->addrlen);
-		return rc < 0 ? errno : 0;
+		err = rc < 0 ? errno : 0;
+		/* Nothing else refuses an abstract socket with EPERM (landlock.c scopes them). */
+		if (err == EPERM && abstract_address(rq))
+			*why = SBX_BROKER_SCOPED;
+		return err;
 	}
 	if (rq->place >= b->n_places || b->places[rq->place].fd < 0)
 		return ENOENT;
@@ -145,14 +171,21 @@ static int connect_request(const struct sbx_broker *b, int sock, const struct re
 	if (rq->u.rel[0]) {
 		target = (int)syscall(SYS_openat2, b->places[rq->place].fd, rq->u.rel, &how,
 				      sizeof(how));
+		if (target < 0 && (errno == EXDEV || errno == ELOOP)) {
+			*why = SBX_BROKER_NOT_FOLLOWED;
+			return EACCES;
+		}
 		if (target < 0)
-			return errno == EXDEV || errno == ELOOP ? EACCES : errno;
+			return errno;
 	} else {
 		target = dup(b->places[rq->place].fd);
 		if (target < 0)
 			return errno;
 	}
 	if (fstat(target, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		/* A link at the end is the link itself (O_NOFOLLOW): not followed, as above. */
+		if (S_ISLNK(st.st_mode))
+			*why = SBX_BROKER_NOT_FOLLOWED;
 		close(target);
 		return ECONNREFUSED; /* what connecting to a file that is no socket gives */
 	}
@@ -185,6 +218,7 @@ static __attribute__((noreturn)) void connector_main(struct sbx_broker *b)
 			_exit(0); /* the supervisor is gone */
 		if (rc < 0 || n != 1)
 			continue;
+		memset(&rp, 0, sizeof(rp));
 		rp.id = rq.id;
 		if (workers >= CONNECTOR_WORKERS_MAX) {
 			/* Reap one if it has ended since; otherwise refuse rather than pile up. */
@@ -200,7 +234,9 @@ static __attribute__((noreturn)) void connector_main(struct sbx_broker *b)
 		/* A blocking connect must not hold up the next request: each in its own process. */
 		pid = fork();
 		if (pid == 0) {
-			rp.err = connect_request(b, sock, &rq);
+			rp.err = connect_request(b, sock, &rq, &rp.why);
+			if (rp.why)
+				rp.rq = rq;
 			send(b->chan[1], &rp, sizeof(rp), MSG_NOSIGNAL);
 			_exit(0);
 		}
@@ -325,15 +361,16 @@ static int socket_path(pid_t pid, const struct sockaddr_un *sun, socklen_t len, 
 }
 
 /* The broker's own refusal, to the denial report when there is one. */
-static void refused(const struct sbx_broker *b, const struct seccomp_notif *n, const char *what,
-		    int err)
+static void refused(const struct sbx_broker *b, pid_t pid, const char *what, int err,
+		    enum sbx_broker_why why)
 {
-	char address[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+	char address[SBX_MAX_PATH + 16];
 
 	if (!b->on_refused)
 		return;
-	snprintf(address, sizeof(address), "%s%s", what[0] == '/' ? "unix:" : "", what);
-	b->on_refused(b->on_refused_arg, (pid_t)n->pid, address, err);
+	snprintf(address, sizeof(address), "%s%s",
+		 what[0] == '/' || why == SBX_BROKER_SCOPED ? "unix:" : "", what);
+	b->on_refused(b->on_refused_arg, pid, address, err, why);
 }
 
 /*
@@ -359,16 +396,17 @@ static int decide(struct sbx_broker *b, const struct seccomp_notif *n, int sock,
 	if (process_vm_readv((pid_t)n->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
 		return EFAULT;
 	rq->id = n->id;
+	rq->pid = (int32_t)n->pid;
 	rq->addrlen = (uint32_t)len;
 	rq->op = OP_ADDRESS;
 	if (domain != AF_UNIX) {
 		/* Inside a network namespace, or with the network enabled: its own rules hold. */
 		if (!b->other_families) {
-			refused(b, n,
+			refused(b, (pid_t)n->pid,
 				domain == AF_INET6  ? "AF_INET6"
 				: domain == AF_INET ? "AF_INET"
 						    : "?",
-				EPERM);
+				EPERM, SBX_BROKER_FAMILY);
 			return EPERM;
 		}
 		rq->u.addr = ss;
@@ -401,7 +439,7 @@ static int decide(struct sbx_broker *b, const struct seccomp_notif *n, int sock,
 		break;
 	}
 	if (rc == EACCES)
-		refused(b, n, path, EACCES);
+		refused(b, (pid_t)n->pid, path, EACCES, SBX_BROKER_NOT_ALLOWED);
 	free(path);
 	return rc;
 }
@@ -464,7 +502,32 @@ static int on_reply(void *arg, int fd)
 
 	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
 		return 1;
-	if (got == (ssize_t)sizeof(rp) && b->notify_fd >= 0)
+	if (got != (ssize_t)sizeof(rp))
+		return 0;
+	if (rp.why == SBX_BROKER_NOT_FOLLOWED && rp.rq.op == OP_PLACE &&
+	    rp.rq.place < b->n_places) {
+		const char *place = b->places[rp.rq.place].path;
+		char *path = NULL;
+
+		rp.rq.u.rel[sizeof(rp.rq.u.rel) - 1] = '\0';
+		if (asprintf(&path, "%s%s%s", place, strcmp(place, "/") ? "/" : "", rp.rq.u.rel) >=
+		    0)
+			refused(b, rp.rq.pid, path, rp.err, SBX_BROKER_NOT_FOLLOWED);
+		free(path);
+	} else if (rp.why == SBX_BROKER_SCOPED && rp.rq.op == OP_ADDRESS &&
+		   abstract_address(&rp.rq)) {
+		const struct sockaddr_un *sun = (const struct sockaddr_un *)&rp.rq.u.addr;
+		size_t n = rp.rq.addrlen - offsetof(struct sockaddr_un, sun_path) - 1;
+		char name[sizeof(sun->sun_path) + 1];
+
+		/* "@name", as the tracer words one; a NUL inside the name shows as "@". */
+		name[0] = '@';
+		for (size_t i = 0; i < n; i++)
+			name[i + 1] = sun->sun_path[i + 1] ? sun->sun_path[i + 1] : '@';
+		name[n + 1] = '\0';
+		refused(b, rp.rq.pid, name, rp.err, SBX_BROKER_SCOPED);
+	}
+	if (b->notify_fd >= 0)
 		answer(b->notify_fd, rp.id, rp.err);
 	return 0;
 }

@@ -111,6 +111,14 @@ struct sbx_broker_place {
 	int fd;	    /* O_PATH, close-on-exec; -1: absent; SBX_BROKER_OPEN_INSIDE */
 };
 
+/* Why the broker refused a connect (sbx_broker.on_refused). */
+enum sbx_broker_why {
+	SBX_BROKER_NOT_ALLOWED = 1, /* a path neither allowed nor below an allowed directory */
+	SBX_BROKER_FAMILY,	    /* another family, the network restricted (EPERM) */
+	SBX_BROKER_NOT_FOLLOWED,    /* a link or another mount on the way beneath a place */
+	SBX_BROKER_SCOPED,	    /* an abstract socket out of the Landlock domain's scope */
+};
+
 struct sbx_broker {
 	struct sbx_broker_place places[SBX_BROKER_PLACES_MAX];
 	size_t n_places;
@@ -118,11 +126,12 @@ struct sbx_broker {
 	bool other_families;
 	/*
 	 * The denial report: called in the supervisor for each connect the broker refuses by its
-	 * rules (a path no place covers: EACCES; another family: EPERM), with the process (its
-	 * number on the host), the address ("unix:/run/x.sock", "AF_INET") and the errno. NULL:
-	 * none.
+	 * rules, or its connector meets a refusal of the sandbox (why), with the process (its
+	 * number on the host), the address ("unix:/run/x.sock", "unix:@name", "AF_INET") and the
+	 * errno. NULL: none.
 	 */
-	void (*on_refused)(void *arg, pid_t pid, const char *address, int err);
+	void (*on_refused)(void *arg, pid_t pid, const char *address, int err,
+			   enum sbx_broker_why why);
 	void *on_refused_arg;
 	/* Internal. */
 	int chan[2];	    /* SOCK_SEQPACKET: supervisor [0] <-> connector [1] */

@@ -19,7 +19,8 @@
  *  - data 0, from the report's filter, at a call a rule path can make fail (open, mkdir, unlink,
  *    rename, exec, chmod...): the tracer resumes it with PTRACE_SYSCALL, so the call runs and
  *    stops again on its way out, where its result is read; a failure with an errno a refusal
- *    gives (EACCES, EROFS, EBUSY, ENOENT) is handed on with the path resolved as the kernel did.
+ *    gives (EACCES, EROFS, EBUSY, ENOENT; EEXIST, EISDIR, ENOTDIR at a point) is handed on
+ *    with the path resolved as the kernel did.
  *    Other calls, and every call that succeeds, cost nothing more.
  *  - SBX_TRACE_REFUSED, from the sandbox's own filter when it is built for the report: the
  *    seccomp rule refused the call. The tracer makes the call fail with the errno the rule
@@ -228,9 +229,15 @@ static const struct call *call_of(int nr)
 	return NULL;
 }
 
-/* The errnos a refusal gives (lib/report.c decides which mechanism gives which). */
-static bool refusal_errno(int err)
+/*
+ * The errnos a refusal gives (lib/report.c decides which mechanism gives which). EEXIST, EISDIR
+ * and ENOTDIR only where masks are mounted: the empty object of a point at a name that must not
+ * be created gives them, and lib/report.c takes them at a point's name only.
+ */
+static bool refusal_errno(int err, bool mount_namespace)
 {
+	if (err == EEXIST || err == EISDIR || err == ENOTDIR)
+		return mount_namespace;
 	return err == EACCES || err == EROFS || err == EBUSY || err == ENOENT;
 }
 
@@ -723,7 +730,7 @@ static void on_call_exit(struct sbx_trace *t, struct tracee *x)
 	    info.op != PTRACE_SYSCALL_INFO_EXIT || !info.exit.is_error)
 		return;
 	err = (int)-info.exit.rval;
-	if (!refusal_errno(err))
+	if (!refusal_errno(err, t->cfg.mount_namespace))
 		return;
 	/* Only a mask hides what exists: without a mount namespace ENOENT is only ENOENT. */
 	if (err == ENOENT && !t->cfg.mount_namespace)

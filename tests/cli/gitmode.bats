@@ -92,16 +92,19 @@ no-create $WS/.codex enforced" ]
 	run "$SBXRUN" access --allow-git .git/index .git/hooks/pre-commit .git/config \
 		.git/modules/sub/hooks/post-checkout .git/worktrees/wt/commondir .git/objects src/a.c
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "write  $WS/.git/index  (git mode: .git under entries[1]: write $WS)" ]
-	[ "${lines[1]}" = "read   $WS/.git/hooks/pre-commit  (git mode keeps hooks (git runs the programs in it) read-only, in .git under entries[1]: write $WS)" ]
-	[[ "${lines[2]}" == "read   $WS/.git/config  (git mode keeps config (it can name programs git runs) read-only"* ]]
-	[[ "${lines[3]}" == "read   $WS/.git/modules/sub/hooks/post-checkout  (git mode keeps hooks"* ]]
-	[[ "${lines[4]}" == "read   $WS/.git/worktrees/wt/commondir  (git mode keeps commondir (it sends git to another git directory)"* ]]
-	[[ "${lines[5]}" == "write  $WS/.git/objects  (git mode:"* ]]
+	[ "${lines[0]}" = "write  $WS/.git/index  (entries[1]: write .git (git mode, in write $WS))" ]
+	[ "${lines[1]}" = "read   $WS/.git/hooks/pre-commit  (entries[1]: read-only .git/hooks (git mode: git runs the programs in it))" ]
+	[ "${lines[2]}" = "read   $WS/.git/config  (entries[1]: read-only .git/config (git mode: it can name programs git runs))" ]
+	[ "${lines[3]}" = "read   $WS/.git/modules/sub/hooks/post-checkout  (entries[1]: read-only .git/modules/sub/hooks (git mode: git runs the programs in it))" ]
+	[ "${lines[4]}" = "read   $WS/.git/worktrees/wt/commondir  (entries[1]: read-only .git/worktrees/wt/commondir (git mode: it sends git to another git directory))" ]
+	[ "${lines[5]}" = "write  $WS/.git/objects  (entries[1]: write .git (git mode, in write $WS))" ]
 	[ "${lines[6]}" = "write  $WS/src/a.c  (entries[1]: write $WS)" ]
+	# A kept name that is missing is kept from being created.
+	run "$SBXRUN" access --allow-git .git/config.worktree
+	[ "${lines[0]}" = "read   $WS/.git/config.worktree  (entries[1]: read-only .git/config.worktree (git mode: it can name programs git runs; missing: cannot be created))" ]
 	# The control: without the mode, the read entry of :workspace decides.
 	run "$SBXRUN" access .git/index
-	[ "${lines[0]}" = "read   $WS/.git/index  (entries[4]: read $WS/.git)" ]
+	[ "${lines[0]}" = "read   $WS/.git/index  (entries[4]: read-only .git (protected))" ]
 }
 
 @test "--allow-git belongs to run, explain and access; --help names it" {

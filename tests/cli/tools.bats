@@ -9,7 +9,7 @@ setup() { setup_ws; cd "$WS"; }
 	run "$SBXRUN" access --profile :workspace "$WS/src/main.c" .git/config /etc/passwd
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "write  $WS/src/main.c  (entries[1]: write $WS)" ]
-	[ "${lines[1]}" = "read   $WS/.git/config  (entries[4]: read $WS/.git)" ]
+	[ "${lines[1]}" = "read   $WS/.git/config  (entries[4]: read-only .git (protected))" ]
 	[ "${lines[2]}" = "read   /etc/passwd  (entries[0]: read :root)" ]
 }
 
@@ -17,10 +17,21 @@ setup() { setup_ws; cd "$WS"; }
 	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"}]},"network":"restricted"}' > "$WS/p.json"
 	run "$SBXRUN" access --profile "$WS/p.json" .git/hooks/pre-commit .agents/x .codex src
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "read   $WS/.git/hooks/pre-commit  (protected metadata (.git, .agents, .codex) under entries[1]: write $WS)" ]
-	[[ "${lines[1]}" == "read   $WS/.agents/x  (protected metadata"* ]]
-	[[ "${lines[2]}" == "read   $WS/.codex  (protected metadata"* ]]
+	[ "${lines[0]}" = "read   $WS/.git/hooks/pre-commit  (entries[1]: read-only .git (protected, in write $WS))" ]
+	# Missing, a protected name is kept from being created: the words say so.
+	[ "${lines[1]}" = "read   $WS/.agents/x  (entries[1]: read-only .agents (protected, in write $WS; missing: cannot be created))" ]
+	[ "${lines[2]}" = "read   $WS/.codex  (entries[1]: read-only .codex (protected, in write $WS; missing: cannot be created))" ]
 	[ "${lines[3]}" = "write  $WS/src  (entries[1]: write $WS)" ]
+	# A read entry inside a writable one is a carve-out; a deny says deny.
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"},{"path":{"type":"path","path":"%s/src"},"access":"read"},{"path":{"type":"path","path":"%s/src/k"},"access":"deny"},{"path":{"type":"path","path":"%s/.codex"},"access":"read"}]},"network":"restricted"}' "$WS" "$WS" "$WS" > "$WS/p.json"
+	# .codex holds a file: an empty one is taken for a mount point of another run (missing).
+	mkdir "$WS/.codex" && : > "$WS/.codex/config.toml"
+	run "$SBXRUN" access --profile "$WS/p.json" src/a.c src/k/x .codex/c /etc/passwd
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "read   $WS/src/a.c  (entries[2]: read-only $WS/src)" ]
+	[ "${lines[1]}" = "deny   $WS/src/k/x  (entries[3]: deny $WS/src/k)" ]
+	[ "${lines[2]}" = "read   $WS/.codex/c  (entries[4]: read-only .codex (protected))" ]
+	[ "${lines[3]}" = "read   /etc/passwd  (entries[0]: read :root)" ]
 }
 
 @test "access --json, deny paths and deny globs" {

@@ -34,7 +34,7 @@ rec() {
 }
 
 # The rule `sbxrun access` gives a path, as the report must word it.
-rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/.*\((entries\[[0-9]+\]: [a-z]+ .*)\)$/\1/p' | head -1; }
+rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/^[a-z]+ +[^ ]+  \((entries\[[0-9]+\]: .*)\)$/\1/p' | head -1; }
 
 @test "a write under the read-only .git: exactly one record; the same write in the workspace none" {
 	rule=$(rule_of "$WS/.git/index.lock")
@@ -86,6 +86,45 @@ rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/.*\((entries\[[0-9]+\]: [a-z]
 	[ ! -e "$WS/.codex" ]
 }
 
+@test "the words of the rule: those of access, the protected name named" {
+	[ "$(rule_of "$WS/.git/index.lock")" = "entries[4]: read-only .git (protected)" ]
+	[ "$(rule_of "$WS/.codex/config.toml")" = "entries[6]: read-only .codex (protected; missing: cannot be created)" ]
+}
+
+@test "the point at a missing .codex: mkdir EEXIST, open for writing EISDIR; the same elsewhere: none" {
+	[ ! -e "$WS/.codex" ]
+	rule="entries[6]: read-only .codex (protected; missing: cannot be created)"
+	[ "$(rule_of "$WS/.codex")" = "$rule" ]
+	mkdir -p "$WS/made"
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP"
+		# The controls: a directory that exists (an ordinary EEXIST), one opened for writing
+		# (an ordinary EISDIR), and a new one (made).
+		run sbxr -- "${NOLEAK[@]}" sh -c "'$p' mkdir '$WS/.codex'; '$p' write '$WS/.codex'; '$p' mkdir '$WS/made'; '$p' write '$WS/made'; '$p' mkdir '$WS/new-dir'"
+		echo "$output"
+		[ "$output" = "$(printf 'EEXIST\nEISDIR\nEEXIST\nEISDIR\nOK')" ]
+		diff <(norm) <(rec create "$WS/.codex" EEXIST "$rule" mount-namespace
+			rec write "$WS/.codex" EISDIR "$rule" mount-namespace)
+		rmdir "$WS/new-dir"
+	done
+	[ ! -e "$WS/.codex" ]
+}
+
+@test "git mode: a kept name missing (hooks): mkdir EEXIST at its point; a write in .git: none" {
+	rm -rf "$WS/.git/hooks"
+	rule="entries[1]: read-only .git/hooks (git mode: git runs the programs in it; missing: cannot be created)"
+	[ "$("$S" access -C "$WS" --allow-git "$WS/.git/hooks" | sed -nE 's/.*  \((.*)\)$/\1/p')" = "$rule" ]
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP" "$WS/.git/ok"
+		run sbxr --allow-git -- "${NOLEAK[@]}" sh -c "'$p' mkdir '$WS/.git/hooks'; '$p' write '$WS/.git/ok'"
+		echo "$output"
+		[ "$output" = "$(printf 'EEXIST\nOK')" ]
+		diff <(norm) <(rec create "$WS/.git/hooks" EEXIST "$rule" mount-namespace)
+	done
+	[ ! -e "$WS/.git/hooks" ]
+	rm -f "$WS/.git/ok"
+}
+
 @test "an exec of a denied program: the shell's exec is recorded; an allowed copy runs" {
 	for p in "${PROBES[@]}"; do
 		cp "$p" "$WS/denied-prog"
@@ -125,6 +164,54 @@ s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8); time.sleep(30
 		echo "$output"
 		[ "$output" = "$(printf 'EACCES\nOK')" ]
 		diff <(norm) <(printf '{"time":T,"pid":N,"comm":"%s","op":"connect","address":"unix:%s","errno":"EACCES","rule":"Unix sockets: neither an allowed socket nor below an allowed directory","mechanism":"seccomp-notify"}\n' "$(basename "$p")" "$WS/none.sock")
+	done
+	kill "$srv"
+}
+
+@test "the broker does not follow a link beneath an allowed directory: recorded; the socket itself connects" {
+	dir="$BATS_TEST_TMPDIR/socks"
+	mkdir -p "$dir"
+	python3 -c "import socket,sys,time,os
+s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+t=socket.socket(socket.AF_UNIX); t.bind(sys.argv[2]); t.listen(8); os.chmod(sys.argv[2], 0)
+time.sleep(30)" "$dir/real.sock" "$dir/closed.sock" 3>&- &
+	srv=$!
+	for _ in $(seq 100); do [ -S "$dir/closed.sock" ] && break; sleep 0.05; done
+	ln -sf real.sock "$dir/link.sock"
+	ln -sfn . "$dir/sub"
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP"
+		run sbxr --allow-unix-socket "$dir" -- "${NOLEAK[@]}" sh -c "'$p' unix '$dir/link.sock'; '$p' unix '$dir/sub/real.sock'; '$p' unix '$dir/real.sock'"
+		echo "$output"
+		[ "$output" = "$(printf 'ECONNREFUSED\nEACCES\nOK')" ]
+		diff <(norm) <(for a in "link.sock ECONNREFUSED" "sub/real.sock EACCES"; do
+			set -- $a
+			printf '{"time":T,"pid":N,"comm":"%s","op":"connect","address":"unix:%s","errno":"%s","rule":"Unix sockets: a symbolic link or another mount on the way, which the broker does not follow","mechanism":"seccomp-notify"}\n' "$(basename "$p")" "$dir/$1" "$2"
+		done)
+		# A socket whose mode refuses the caller (root too: no capability in the sandbox): the
+		# file's permission, as for a file, not a rule of the profile, so never a record.
+		rm -f "$REP"
+		run sbxr --allow-unix-socket "$dir" -- "${NOLEAK[@]}" "$p" unix "$dir/closed.sock"
+		echo "$output"
+		[ "$output" = EACCES ]
+		[ -f "$REP" ] && [ ! -s "$REP" ]
+	done
+	kill "$srv"
+}
+
+@test "an abstract socket outside, through the broker: Landlock's scope recorded; one made inside connects" {
+	name="sbxrun-report-$$-$SBX_USER"
+	python3 -c "import socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.bind('\0'+sys.argv[1]); s.listen(8); time.sleep(30)" "$name-out" 3>&- &
+	srv=$!
+	sleep 0.3
+	for p in "${PROBES[@]}"; do
+		rm -f "$REP"
+		run sbxr --network -- "${NOLEAK[@]}" sh -c "python3 -c \"import socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen(8); time.sleep(5)\" '$name-in' & sleep 0.3; '$p' abstract '$name-out'; '$p' abstract '$name-in'; kill \$!"
+		echo "$output"
+		[ "$output" = "$(printf 'EPERM\nOK')" ]
+		diff <(norm) <(printf '{"time":T,"pid":N,"comm":"%s","op":"connect","address":"unix:@%s","errno":"EPERM","rule":"abstract Unix sockets: only those made inside the sandbox","mechanism":"landlock"}\n' "$(basename "$p")" "$name-out")
 	done
 	kill "$srv"
 }

@@ -22,7 +22,7 @@ static void check_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, c
 	CHECK_INT(sbx_access_rule(p, ctx, path, &a), 0);
 	CHECK_INT(a.access, want);
 	CHECK_STR(a.rule, rule);
-	free(a.rule);
+	sbx_access_why_free(&a);
 }
 
 TEST(access_rule_words)
@@ -38,8 +38,15 @@ TEST(access_rule_words)
 	check_rule(&p, &ctx, "/usr/bin/sh", SBX_DENY, "entries[2]: deny /usr/bin");
 	check_rule(&p, &ctx, "/w/src/a.c", SBX_WRITE, "entries[1]: write /w");
 	check_rule(&p, &ctx, "/w/k/x.pem", SBX_DENY, "entries[3]: deny glob /w/**/*.pem");
-	check_rule(&p, &ctx, "/w/.git/config", SBX_READ,
-		   "protected metadata (.git, .agents, .codex) under entries[1]: write /w");
+	/* /w does not exist here: each protected name is missing, kept from being created. */
+	check_rule(
+		&p, &ctx, "/w/.git/config", SBX_READ,
+		"entries[1]: read-only .git (protected, in write /w; missing: cannot be created)");
+	sbx_fs_push_path(&p.fs, "/w/.codex", SBX_READ, false);
+	sbx_fs_push_path(&p.fs, "/w/doc", SBX_READ, false);
+	check_rule(&p, &ctx, "/w/.codex/x", SBX_READ,
+		   "entries[4]: read-only .codex (protected; missing: cannot be created)");
+	check_rule(&p, &ctx, "/w/doc/x", SBX_READ, "entries[5]: read-only /w/doc");
 	sbx_profile_free(&p);
 	p = (struct sbx_profile){.type = SBX_MANAGED};
 	sbx_fs_push_path(&p.fs, "/w", SBX_WRITE, false);

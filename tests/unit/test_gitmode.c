@@ -474,26 +474,35 @@ TEST(gitmode_access)
 		const char *access;
 		const char *rule; /* a part of it */
 	} cases[] = {
-		{".git/index", "write", "git mode: .git under entries[1]: write /w"},
+		{".git/index", "write", "entries[1]: write .git (git mode, in write /w)"},
 		{".git/objects/ab/cdef", "write", "git mode"},
 		{".git", "write", "git mode"},
-		{".git/hooks/pre-commit", "read", "keeps hooks (git runs the programs in it)"},
-		{".git/hooks", "read", "keeps hooks"},
-		{".git/config", "read", "keeps config (it can name programs git runs)"},
-		{".git/config.worktree", "read", "keeps config.worktree"},
-		{".git/commondir", "read", "keeps commondir"},
-		{".git/modules/sub/hooks/x", "read", "keeps hooks"},
-		{".git/modules/sub/config", "read", "keeps config"},
-		{".git/modules/sub/modules/in/config", "read", "keeps config"},
+		{".git/hooks/pre-commit", "read",
+		 "entries[1]: read-only .git/hooks (git mode: git runs the programs in it; "
+		 "missing: cannot be created)"},
+		{".git/hooks", "read", "read-only .git/hooks (git mode"},
+		{".git/config", "read",
+		 "read-only .git/config (git mode: it can name programs git runs"},
+		{".git/config.worktree", "read", "read-only .git/config.worktree (git mode"},
+		{".git/commondir", "read", "read-only .git/commondir (git mode: it sends git"},
+		{".git/modules/sub/hooks/x", "read", "read-only .git/modules/sub/hooks (git mode"},
+		{".git/modules/sub/config", "read", "read-only .git/modules/sub/config (git mode"},
+		{".git/modules/sub/modules/in/config", "read",
+		 "read-only .git/modules/sub/modules/in/config (git"},
 		{".git/modules/sub/index", "write", "git mode"},
-		{".git/worktrees/wt/commondir", "read", "keeps commondir"},
-		{".git/worktrees/wt/gitdir", "read", "keeps gitdir"},
-		{".git/worktrees/wt/config.worktree", "read", "keeps config.worktree"},
+		{".git/worktrees/wt/commondir", "read",
+		 "read-only .git/worktrees/wt/commondir (git mode"},
+		{".git/worktrees/wt/gitdir", "read",
+		 "read-only .git/worktrees/wt/gitdir (git mode: it names"},
+		{".git/worktrees/wt/config.worktree", "read",
+		 "read-only .git/worktrees/wt/config.worktree (git"},
 		{".git/worktrees/wt/config", "write", "git mode"},
 		{".git/worktrees/wt/HEAD", "write", "git mode"},
-		{".git/worktrees/wt/modules/s/hooks/x", "read", "keeps hooks"},
+		{".git/worktrees/wt/modules/s/hooks/x", "read",
+		 "read-only .git/worktrees/wt/modules/s/hooks (git"},
 		{".git/modules", "write", "git mode"},
-		{".agents/x", "read", "entries[5]: read /w/.agents"},
+		{".agents/x", "read",
+		 "entries[5]: read-only .agents (protected; missing: cannot be created)"},
 		{"src/a.c", "write", "entries[1]: write /w"},
 	};
 	struct sbx_ctx ctx = vec_ctx("/w");
@@ -513,7 +522,7 @@ TEST(gitmode_access)
 		    !strstr(a.rule, cases[i].rule))
 			t_fail(__FILE__, __LINE__, "%s: %s (%s), expected %s (%s)", p,
 			       sbx_access_name(a.access), a.rule, cases[i].access, cases[i].rule);
-		free(a.rule);
+		sbx_access_why_free(&a);
 		free(p);
 	}
 	/* Without the mode, .git is read-only whole. */
@@ -523,7 +532,7 @@ TEST(gitmode_access)
 
 		CHECK_INT(sbx_access_rule(&m, &ctx, "/w/.git/index", &a), 0);
 		CHECK_STR(sbx_access_name(a.access), "read");
-		free(a.rule);
+		sbx_access_why_free(&a);
 	}
 	sbx_profile_free(&prof);
 	sbx_profile_free(&m);

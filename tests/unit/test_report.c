@@ -94,7 +94,7 @@ static void check_decide(const struct fixture *f, const struct sbx_op_seen *s, i
 TEST(report_decides_file_refusals)
 {
 	struct fixture f;
-	char p[512], q[2048], rule[1024], git[1024];
+	char p[512], q[2048], rule[1024], git[1024], codex[1024];
 
 	if (fixture_init(&f) != 0) {
 		t_fail(__FILE__, __LINE__, "fixture");
@@ -104,10 +104,7 @@ TEST(report_decides_file_refusals)
 	CHECK(f.view.mount_namespace);
 	CHECK(f.view.landlock);
 	snprintf(rule, sizeof(rule), "entries[2]: deny %s/secret.env", f.ws);
-	snprintf(git, sizeof(git),
-		 "protected metadata (.git, .agents, .codex) under entries[1]: "
-		 "write %s",
-		 f.ws);
+	snprintf(git, sizeof(git), "entries[1]: read-only .git (protected, in write %s)", f.ws);
 
 	/* A read of the denied file: the mask mounted over it (mode 000), by the deny entry. */
 	snprintf(p, sizeof(p), "%s/secret.env", f.ws);
@@ -142,6 +139,29 @@ TEST(report_decides_file_refusals)
 	snprintf(p, sizeof(p), "%s/.git/index.lock", f.ws);
 	check_decide(&f, &(struct sbx_op_seen){.op = SBX_OP_CREATE, .path = p, .err = EROFS}, 1,
 		     git, "mount-namespace");
+	/*
+	 * The point at the missing .codex (an empty read-only directory): making the name fails
+	 * with EEXIST, opening it for writing with EISDIR; the same errnos elsewhere are ordinary.
+	 */
+	snprintf(p, sizeof(p), "%s/.codex", f.ws);
+	snprintf(
+		codex, sizeof(codex),
+		"entries[1]: read-only .codex (protected, in write %s; missing: cannot be created)",
+		f.ws);
+	check_decide(&f, &(struct sbx_op_seen){.op = SBX_OP_CREATE, .path = p, .err = EEXIST}, 1,
+		     codex, "mount-namespace");
+	check_decide(&f, &(struct sbx_op_seen){.op = SBX_OP_WRITE, .path = p, .err = EISDIR}, 1,
+		     codex, "mount-namespace");
+	check_decide(&f, &(struct sbx_op_seen){.op = SBX_OP_READ, .path = p, .err = EISDIR}, 0,
+		     NULL, NULL);
+	snprintf(p, sizeof(p), "%s/.git", f.ws);
+	check_decide(&f, &(struct sbx_op_seen){.op = SBX_OP_CREATE, .path = p, .err = EEXIST}, 0,
+		     NULL, NULL);
+	check_decide(&f, &(struct sbx_op_seen){.op = SBX_OP_CREATE, .path = "/etc", .err = EEXIST},
+		     0, NULL, NULL);
+	snprintf(p, sizeof(p), "%s/.codex/x", f.ws);
+	check_decide(&f, &(struct sbx_op_seen){.op = SBX_OP_CREATE, .path = p, .err = ENOTDIR}, 0,
+		     NULL, NULL);
 	/* A rename out of the workspace: the new name decides. */
 	snprintf(p, sizeof(p), "%s/a.txt", f.ws);
 	check_decide(&f,
