@@ -37,7 +37,7 @@ enum {
 	OPT_VERBOSE = 1 << 15, /* run */
 	OPT_DOMAINS = 1 << 16, /* --allow-domain, --deny-domain, --network-log: sbxrun's proxy */
 	OPT_GIT = 1 << 17,     /* --allow-git: run, explain, access */
-	OPT_REPORT = 1 << 18,  /* --report FILE|-: run */
+	OPT_REPORT = 1 << 18,  /* --report FILE|-: run, explain (which opens nothing) */
 };
 #define OPTS_SHARED                                                                                \
 	(OPT_PROFILE | OPT_CWD | OPT_ROOT | OPT_ADD | OPT_SANDBOX | OPT_MANAGED_NET |              \
@@ -202,6 +202,8 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 int exec_direct(char *const cmd[], const char *cwd);
 /* Prints why a plan cannot be enforced (the rule, the missing feature, a hint). */
 int refuse_plan(const struct sbx_plan *p);
+/* --report where the platform has no denial report (all but Linux): one line and a hint, 125. */
+int report_refuse_platform(enum sbx_platform p);
 
 int cmd_run(int argc, char **argv);
 int cmd_explain(int argc, char **argv);

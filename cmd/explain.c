@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#if defined(__linux__)
+#include "linux/linux.h"
+#endif
 
 static json_t *strv_json(char **v, size_t n)
 {
@@ -20,15 +23,19 @@ static json_t *strv_json(char **v, size_t n)
 /*
  * Who runs the command on Linux, read off the plan's mechanisms (as the helper reads them):
  * sbxrun stays outside as the supervisor of an init in new namespaces, or as a subreaper, or
- * becomes the command. *name is the short form the JSON gives.
+ * becomes the command. *name is the short form the JSON gives. With the report, init runs it
+ * (model: sbx_report_model()'s).
  */
-static const char *linux_process(const struct sbx_plan *p, const char **name)
+static const char *linux_process(const struct sbx_plan *p, const enum sbx_linux_model *model,
+				 const char **name)
 {
 	struct sbx_linux_facts f;
 	struct sbx_linux_apply a;
 
 	sbx_linux_facts_assumed(&f); /* the model depends on the requirements alone */
 	sbx_plan_linux_apply(p, &f, &a);
+	if (model)
+		a.model = *model;
 	switch (a.model) {
 	case SBX_MODEL_INIT:
 		*name = "init";
@@ -47,6 +54,62 @@ static const char *linux_process(const struct sbx_plan *p, const char **name)
 	return "sbxrun becomes the command (no supervisor)";
 }
 
+/* What --report makes of the run (explain shows it; nothing is opened). */
+struct report_plan {
+	bool on;
+	bool moved; /* a plan that runs in place runs under init instead */
+	enum sbx_linux_model model;
+	const char *note; /* what explain says of it */
+};
+
+/* The facts a Linux plan was attached with (as backend.c attaches it). */
+static void linux_facts(struct sbx_linux_facts *f)
+{
+#if defined(__linux__)
+	if (sbx_host_platform() == SBX_PLATFORM_LINUX) {
+		sbx_linux_probe(f);
+		return;
+	}
+#endif
+	sbx_linux_facts_assumed(f);
+}
+
+/*
+ * --report as run decides it: refused off Linux and where no PID namespace can be made (the
+ * same words and 125), a plan in place moved under init, nothing confined nothing reported.
+ */
+static int report_plan(const struct invocation *inv, const struct opts *o, bool refused,
+		       struct report_plan *rp)
+{
+	const struct sbx_plan *p = &inv->plan;
+	struct sbx_linux_facts f;
+	struct sbx_linux_apply a;
+	struct sbx_diag d;
+
+	memset(rp, 0, sizeof(*rp));
+	if (!o->report)
+		return 0;
+	rp->on = true;
+	if (p->platform != SBX_PLATFORM_LINUX)
+		return report_refuse_platform(p->platform);
+	if (!p->sandbox_requested) {
+		rp->note = "nothing is confined: nothing is refused, the report stays empty";
+		return 0;
+	}
+	if (refused)
+		return 0;
+	sbx_diag_clear(&d);
+	linux_facts(&f);
+	if (sbx_report_model(p, &f, &rp->model, &d) < 0)
+		return refuse_diag(&d);
+	sbx_plan_linux_apply(p, &f, &a);
+	rp->moved = a.model != rp->model;
+	rp->note = rp->moved ? "each refused operation, traced from the supervisor; the command "
+			       "runs under its own init (in place without --report)"
+			     : "each refused operation, traced from the supervisor";
+	return 0;
+}
+
 /* Is there a process model to show: a Linux sandbox that run would start? */
 static bool shows_process(const struct sbx_plan *p, bool refused)
 {
@@ -54,7 +117,8 @@ static bool shows_process(const struct sbx_plan *p, bool refused)
 }
 
 static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused,
-			const struct sbx_strv *will_create, const struct sbx_strv *env)
+			const struct sbx_strv *will_create, const struct sbx_strv *env,
+			const struct report_plan *rp)
 {
 	const struct sbx_plan *p = &inv->plan;
 	json_t *o = json_object(), *reqs = json_array();
@@ -72,8 +136,17 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	if (shows_process(p, refused)) {
 		const char *name;
 
-		linux_process(p, &name);
+		linux_process(p, rp->on ? &rp->model : NULL, &name);
 		json_object_set_new(o, "process", json_string(name));
+	}
+	/* Only with --report: the output without it stays as it was. */
+	if (rp->on) {
+		json_t *r = json_object();
+
+		json_object_set_new(r, "traced", json_boolean(p->sandbox_requested && !refused));
+		json_object_set_new(r, "moved_under_init", json_boolean(rp->moved));
+		json_object_set_new(r, "note", rp->note ? json_string(rp->note) : json_null());
+		json_object_set_new(o, "report", r);
 	}
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
@@ -122,7 +195,8 @@ static void put_shell_word(const char *s, FILE *f)
 }
 
 static int explain_human(const struct invocation *inv, char **argv, size_t argc, bool refused,
-			 const struct sbx_strv *will_create, const struct sbx_strv *env)
+			 const struct sbx_strv *will_create, const struct sbx_strv *env,
+			 const struct report_plan *rp)
 {
 	const struct sbx_plan *p = &inv->plan;
 	char *profile = sbx_profile_to_json(&p->profile);
@@ -141,8 +215,11 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	if (shows_process(p, refused)) {
 		const char *name;
 
-		printf("process:           %s\n", linux_process(p, &name));
+		printf("process:           %s\n",
+		       linux_process(p, rp->on ? &rp->model : NULL, &name));
 	}
+	if (rp->on && rp->note)
+		printf("report:            %s\n", rp->note);
 	if (p->n_reqs)
 		printf("requirements:\n");
 	if (p->n_reqs && plan_print(stdout, "  ", p, will_create))
@@ -183,11 +260,13 @@ int cmd_explain(int argc, char **argv)
 	struct sbx_strv will_create = {0}, env = {0};
 	struct invocation inv;
 	struct sbx_strv run_argv = {0};
+	struct report_plan rp;
 	bool refused;
 	int r;
 
 	r = opts_parse(&o, argc, argv,
-		       OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON | OPT_MKDIR | OPT_GIT,
+		       OPTS_SHARED | OPTS_NETWORK | OPT_PLATFORM | OPT_JSON | OPT_MKDIR | OPT_GIT |
+			       OPT_REPORT,
 		       true);
 	if (r)
 		return r < 0 ? 0 : r;
@@ -202,6 +281,9 @@ int cmd_explain(int argc, char **argv)
 		goto out;
 	}
 	refused = r == 1;
+	r = report_plan(&inv, &o, refused, &rp);
+	if (r)
+		goto out;
 	/* What run --mkdir would create (nothing is made here), and what the command would see. */
 	r = mkdir_targets(&inv, &o, &will_create);
 	if (r)
@@ -209,9 +291,9 @@ int cmd_explain(int argc, char **argv)
 	if (environ_seen(&inv, &env))
 		r = -ENOMEM;
 	else if (o.json)
-		r = explain_json(&inv, run_argv.v, run_argv.n, refused, &will_create, &env);
+		r = explain_json(&inv, run_argv.v, run_argv.n, refused, &will_create, &env, &rp);
 	else
-		r = explain_human(&inv, run_argv.v, run_argv.n, refused, &will_create, &env);
+		r = explain_human(&inv, run_argv.v, run_argv.n, refused, &will_create, &env, &rp);
 	if (r)
 		r = refuse("out of memory");
 out:

@@ -50,6 +50,22 @@ int refuse_plan(const struct sbx_plan *p)
  * make the report (its tracer, platform/linux/trace.c); elsewhere the option is refused rather
  * than leave a report that stays empty whatever is denied.
  */
+int report_refuse_platform(enum sbx_platform p)
+{
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	sbx_diag_set(&d, 0, "--report: the denial report is made on Linux only; %s has none",
+		     sbx_platform_name(p));
+	if (p == SBX_PLATFORM_MACOS)
+		sbx_diag_hint(&d, 0,
+			      "run without --report; the system log has the sandbox's refusals "
+			      "(log stream --predicate 'sender == \"Sandbox\"')");
+	else
+		sbx_diag_hint(&d, 0, "run without --report");
+	return refuse_diag(&d);
+}
+
 static int report_start(struct opts *o)
 {
 	o->report_fd = -1;
@@ -58,19 +74,7 @@ static int report_start(struct opts *o)
 #if defined(__linux__)
 	return report_open_fd("--report", o->report, &o->report_fd);
 #else
-	struct sbx_diag d;
-
-	sbx_diag_clear(&d);
-	sbx_diag_set(&d, 0, "--report: the denial report is made on Linux only; %s has none",
-		     sbx_platform_name(sbx_host_platform()));
-	sbx_diag_hint(&d, 0,
-#if defined(__APPLE__)
-		      "run without --report; the system log has the sandbox's refusals "
-		      "(log stream --predicate 'sender == \"Sandbox\"')");
-#else
-		      "run without --report");
-#endif
-	return refuse_diag(&d);
+	return report_refuse_platform(sbx_host_platform());
 #endif
 }
 

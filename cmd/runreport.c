@@ -126,26 +126,19 @@ static int take_fd(int fd, struct sbx_diag *d)
 }
 
 /* Only init's supervisor traces: a plan in place goes under init where the host can make it. */
-static int traced_model(struct sbx_linux_enforce *e, const struct sbx_linux_facts *f,
-			struct sbx_diag *d)
+static int traced_model(struct sbx_linux_enforce *e, const struct sbx_plan *plan,
+			const struct sbx_linux_facts *f, struct sbx_diag *d)
 {
-	unsigned long flags = sbx_linux_sandbox_flags(f, false);
+	enum sbx_linux_model model;
+	int rc = sbx_report_model(plan, f, &model, d);
 
-	if (e->model == SBX_MODEL_INIT)
-		return 0;
-	if (e->model == SBX_MODEL_IN_PLACE && flags) {
+	if (rc < 0)
+		return rc;
+	if (e->model != SBX_MODEL_INIT) {
 		e->model = SBX_MODEL_INIT;
-		e->clone_flags = flags;
-		return 0;
+		e->clone_flags = sbx_linux_sandbox_flags(f, false);
 	}
-	sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-		     "--report: the denial report traces the command from a sandbox of its own "
-		     "(a PID namespace), which this host cannot make%s%s",
-		     f->userns_blocked_by[0] ? ": " : "", f->userns_blocked_by);
-	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-			     "a host where sbxrun can make a PID namespace (root with "
-			     "CAP_SYS_ADMIN, or unprivileged user namespaces allowed), or run "
-			     "without --report");
+	return 0;
 }
 
 int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
@@ -158,7 +151,7 @@ int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
 	memset(rr, 0, sizeof(*rr));
 	rc = take_fd(fd, d);
 	if (rc == 0)
-		rc = traced_model(e, facts, d);
+		rc = traced_model(e, plan, facts, d);
 	if (rc < 0)
 		return rc;
 	if (report_from_fd(fd, &rr->r) < 0)

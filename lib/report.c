@@ -127,6 +127,31 @@ void sbx_report_view_free(struct sbx_report_view *v)
 	sbx_fs_clear(&v->real);
 }
 
+int sbx_report_model(const struct sbx_plan *p, const struct sbx_linux_facts *f,
+		     enum sbx_linux_model *model, struct sbx_diag *d)
+{
+	struct sbx_linux_apply a;
+
+	sbx_plan_linux_apply(p, f, &a);
+	*model = a.model;
+	if (a.model == SBX_MODEL_INIT)
+		return 0;
+	/* The namespaces the supervisor's clone makes for init (sbx_linux_sandbox_flags). */
+	if (a.model == SBX_MODEL_IN_PLACE && f->mount_namespace && f->pid_namespace &&
+	    f->ipc_namespace) {
+		*model = SBX_MODEL_INIT;
+		return 0;
+	}
+	sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+		     "--report: the denial report traces the command from a sandbox of its own "
+		     "(a PID namespace), which this host cannot make%s%s",
+		     f->userns_blocked_by[0] ? ": " : "", f->userns_blocked_by);
+	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+			     "a host where sbxrun can make a PID namespace (root with "
+			     "CAP_SYS_ADMIN, or unprivileged user namespaces allowed), or run "
+			     "without --report");
+}
+
 /* ---- deciding ----------------------------------------------------------------------------- */
 
 /*

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # explain and probe: their JSON output, as sbxrun(1) describes it, for the three platforms.
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 setup() { setup_ws; cd "$WS"; }
@@ -45,6 +46,41 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$(jget "$output" '"process" in j')" = false ]
 	run "$SBXRUN" explain --json --platform macos -- true
 	[ "$(jget "$output" '"process" in j')" = false ]
+}
+
+@test "explain --report: a plan in place goes under init; nothing is opened; off, nothing changes" {
+	printf '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' \
+		>"$WS/open.json"
+	# The control: without --report it runs in place, and the JSON has no report key.
+	run "$SBXRUN" explain --json --platform linux --profile "$WS/open.json" -- true
+	[ "$(jget "$output" 'j["process"]')" = in-place ]
+	[ "$(jget "$output" '"report" in j')" = false ]
+	run "$SBXRUN" explain --json --platform linux --profile "$WS/open.json" --report "$WS/r.json" -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["process"]')" = init ]
+	[ "$(jget "$output" 'j["report"]')" = '{"traced": true, "moved_under_init": true, "note": "each refused operation, traced from the supervisor; the command runs under its own init (in place without --report)"}' ]
+	[ "$(jget "$output" 'list(j.keys())')" = '["version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "allow_git", "process", "report", "requirements", "argv", "cwd", "environment"]' ]
+	[ ! -e "$WS/r.json" ]
+	# Already under init: traced, not moved; the human form says so.
+	run "$SBXRUN" explain --platform linux --report - -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\nreport:            each refused operation, traced from the supervisor\n'* ]]
+	# Nothing confined: nothing refused.
+	run "$SBXRUN" explain --json --platform linux --profile :danger-full-access --report - -- true
+	[ "$(jget "$output" 'j["report"]["traced"]')" = false ]
+	[ "$(jget "$output" 'j["report"]["note"]')" = "nothing is confined: nothing is refused, the report stays empty" ]
+}
+
+@test "explain --report for macOS and Windows: refused as run refuses it (125, a hint)" {
+	run --separate-stderr "$SBXRUN" explain --platform macos --report - -- true
+	[ "$status" -eq 125 ]
+	[ "$output" = "" ]
+	[ "${stderr_lines[0]}" = "sbxrun: --report: the denial report is made on Linux only; macos has none" ]
+	[ "${stderr_lines[1]}" = "hint: run without --report; the system log has the sandbox's refusals (log stream --predicate 'sender == \"Sandbox\"')" ]
+	run --separate-stderr "$SBXRUN" explain --platform windows --report - -- true
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "sbxrun: --report: the denial report is made on Linux only; windows has none" ]
+	[ "${stderr_lines[1]}" = "hint: run without --report" ]
 }
 
 @test "explain --platform macos: argv is sandbox-exec -p POLICY -D... --" {

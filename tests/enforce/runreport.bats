@@ -328,10 +328,25 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 	[ "$(head -1 <<<"$output")" = "sbxrun: --report: the denial report traces the command from a sandbox of its own (a PID namespace), which this host cannot make" ]
 	[ ! -e "$canary" ]
 	[ ! -s "$REP" ]
+	# explain --report refuses it in the same words; without --report it explains the run.
+	refusal=$output
+	run -125 "$BIN/failinj" clone -- "$S" explain -C "$WS" --report "$REP" -- touch "$canary"
+	[ "$output" = "$refusal" ]
+	run -0 "$BIN/failinj" clone -- "$S" explain -C "$WS" -- touch "$canary"
 	# The control: the same host runs the command under a subreaper without --report.
 	run "$BIN/failinj" clone -- "$S" -C "$WS" -- touch "$canary"
 	[ "$status" -eq 0 ]
 	[ -e "$canary" ]
+}
+
+@test "explain --report on this host: the plan in place is shown under init, as run runs it" {
+	prof="$BATS_TEST_TMPDIR/unrestricted.json"
+	echo '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' >"$prof"
+	run -0 "$S" explain --json -p "$prof" -C "$WS" -- true
+	[ "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["process"])' <<<"$output")" = in-place ]
+	run -0 "$S" explain --json -p "$prof" -C "$WS" --report "$REP" -- true
+	[ "$(python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["process"], j["report"]["moved_under_init"])' <<<"$output")" = "init True" ]
+	[ ! -e "$REP" ]
 }
 
 @test "bad --report: a link, a directory, a missing parent, empty: one line, 125, nothing runs" {
@@ -346,7 +361,9 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 	[ "$output" = "sbxrun: --report $BATS_TEST_TMPDIR/no/such: No such file or directory" ]
 	run -125 "$S" -C "$WS" --report "" -- touch "$canary"
 	[ "$output" = "sbxrun: --report: empty path (give a file, or - for standard error)" ]
-	run -125 "$S" explain -C "$WS" --report "$REP" -- true
+	# explain takes the option and opens nothing, a bad name included.
+	run -0 "$S" explain -C "$WS" --report "$BATS_TEST_TMPDIR/link" -- true
+	[ ! -e "$BATS_TEST_TMPDIR/target" ]
 	[ ! -e "$canary" ]
 	# The control: a good name runs it.
 	run "$S" -C "$WS" --report "$REP" -- touch "$canary"
