@@ -140,11 +140,30 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 				     &refused);
 	}
 	if (r == 1) {
-		/* Found, and refused by the profile: it cannot be executed (as a bad interpreter). */
+		struct sbx_access_why a;
+		long denied = -1;
+
+		/*
+		 * Found, and refused by the profile: it cannot be executed (as a bad interpreter).
+		 * A deny entry wins over any read grant of the same or a wider path: the hint
+		 * cannot be --read then.
+		 */
+		if (sbx_read_rule(x->plan, NULL, x->ctx, refused, sbx_linux_minimal_paths, &a) ==
+		    0) {
+			denied = a.entry;
+			sbx_access_why_free(&a);
+		}
 		sbx_diag_set(d, -err, "%s: cannot execute: %s", name, why);
-		sbx_diag_hint(d, -err,
-			      "let the command read it: --read %s, or a read entry in the profile",
-			      refused);
+		if (denied >= 0)
+			sbx_diag_hint(d, -err,
+				      "a deny wins over a read grant: drop entries[%ld] (or the "
+				      "--deny that made it) to let the command read %s",
+				      denied, refused);
+		else
+			sbx_diag_hint(d, -err,
+				      "let the command read it: --read %s, or a read entry in the "
+				      "profile",
+				      refused);
 		status = EXIT_CANNOT_EXEC;
 	} else if (status == EXIT_NOT_FOUND) {
 		/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */

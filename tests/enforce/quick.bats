@@ -156,6 +156,8 @@ SBXRUN_NETWORK_DISABLED=1" ]
 	run q --deny "$(dirname "$loader")" -- /usr/bin/true
 	[ "$status" -eq 126 ]
 	[[ "${lines[0]}" == "sbxrun: /usr/bin/true: cannot execute: its interpreter: $loader is denied by entries["*"]: deny $(dirname "$loader")" ]]
+	# A read grant cannot beat the deny: the hint says what can.
+	[[ "${lines[1]}" == "hint: a deny wins over a read grant: drop entries["*"] (or the --deny that made it) to let the command read $loader" ]]
 	run q -- /usr/bin/true
 	[ "$status" -eq 0 ]
 }
