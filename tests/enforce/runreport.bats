@@ -113,15 +113,20 @@ rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/^[a-z]+ +[^ ]+  \((entries\[[
 @test "git mode: a kept name missing (hooks): mkdir EEXIST at its point; a write in .git: none" {
 	rm -rf "$WS/.git/hooks"
 	rule="entries[1]: read-only .git/hooks (git mode: git runs the programs in it; missing: cannot be created)"
+	wt_rule="entries[1]: read-only .git/config.worktree (git mode: it can name programs git runs; missing: cannot be created)"
 	[ "$("$S" access -C "$WS" --allow-git "$WS/.git/hooks" | sed -nE 's/.*  \((.*)\)$/\1/p')" = "$rule" ]
 	for p in "${PROBES[@]}"; do
 		rm -f "$REP" "$WS/.git/ok"
-		run sbxr --allow-git -- "${NOLEAK[@]}" sh -c "'$p' mkdir '$WS/.git/hooks'; '$p' write '$WS/.git/ok'"
+		# A name below the missing config.worktree (a file point): ENOTDIR, recorded; below
+		# an ordinary file: ENOTDIR, not.
+		run sbxr --allow-git -- "${NOLEAK[@]}" sh -c "'$p' mkdir '$WS/.git/hooks'; '$p' write '$WS/.git/ok'; '$p' write '$WS/.git/config.worktree/x'; '$p' write '$WS/file.txt/x'; true"
 		echo "$output"
-		[ "$output" = "$(printf 'EEXIST\nOK')" ]
-		diff <(norm) <(rec create "$WS/.git/hooks" EEXIST "$rule" mount-namespace)
+		[ "$output" = "$(printf 'EEXIST\nOK\nENOTDIR\nENOTDIR')" ]
+		diff <(norm) <(rec create "$WS/.git/hooks" EEXIST "$rule" mount-namespace
+			rec create "$WS/.git/config.worktree/x" ENOTDIR "$wt_rule" mount-namespace)
 	done
 	[ ! -e "$WS/.git/hooks" ]
+	[ ! -e "$WS/.git/config.worktree" ]
 	rm -f "$WS/.git/ok"
 }
 
