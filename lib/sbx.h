@@ -303,6 +303,13 @@ int sbx_fs_permissions_load_jv(struct json_t *v, const char *name, const char *p
  * Returned strings are malloc'd; NULL on allocation failure.
  */
 char *sbx_profile_to_json(const struct sbx_profile *p);
+/*
+ * The same text, handed to put in pieces of about chunk bytes as it is written, so that a large
+ * profile is never whole in memory. Returns 0, what put returned when negative (it stops there),
+ * -ENOMEM, or -EINVAL for a string the text cannot carry (as sbx_profile_to_json's NULL).
+ */
+int sbx_profile_to_json_stream(const struct sbx_profile *p, size_t chunk,
+			       int (*put)(void *arg, const char *s, size_t n), void *arg);
 char *sbx_additional_to_json(const struct sbx_additional *a); /* "{}" when empty */
 char *sbx_legacy_to_json(const struct sbx_legacy *l);
 /* jansson values for embedding (explain --json); caller owns the reference. */
@@ -1292,7 +1299,10 @@ struct sbx_handover {
 	 */
 	int report_fd;
 };
-/* The hand-over for a materialized profile's JSON: by argument, or by memfd when large. */
+/*
+ * The hand-over for a materialized profile's JSON: by argument, or by memfd when large. With
+ * profile_json NULL, the profile is set later (sbx_linux_exec writes it as it goes).
+ */
 void sbx_handover_init(struct sbx_handover *h, const char *policy_cwd, const char *command_cwd,
 		       const char *profile_json, char *const *cmd);
 /* The argv: self, the options, "--", the command. */

@@ -31,8 +31,11 @@ int sbx_linux_mntns_flags(bool running_as_root);
 /* Where this binary is (the target of /proc/self/exe), for the helper argv explain shows. */
 void sbx_linux_self(char *buf, size_t size);
 
-/* Re-executes this binary as the helper with h (a pending profile fd becomes a sealed memfd). */
-int sbx_linux_exec(const struct sbx_handover *h, const char *profile_json, struct sbx_diag *d);
+/*
+ * Re-executes this binary as the helper with h and profile, whose canonical text it writes
+ * into h: an argument when small, else a sealed memfd written as the text is made.
+ */
+int sbx_linux_exec(struct sbx_handover *h, const struct sbx_profile *profile, struct sbx_diag *d);
 
 /* The `sbxrun-linux-sandbox` entry point (cmd/helper.c). */
 int sbx_helper_main(int argc, char **argv);
