@@ -1225,24 +1225,25 @@ enum sbx_mount_kind {
 };
 
 /* One rule path as it resolved (absent paths are not facts: they get no mount, but a point). */
+/* The members of these two are ordered widest first: a plan may hold 10,000 of each. */
 struct sbx_mount_fact {
+	const char *path; /* where it resolves; borrowed */
+	unsigned long long dev, ino;
 	enum sbx_mount_kind kind; /* any but SBX_MNT_PIN */
-	const char *path;	  /* where it resolves; borrowed */
 	bool is_dir;
 	bool from_glob; /* a deny found by expanding a glob */
-	unsigned long long dev, ino;
 };
 
 struct sbx_mount_op {
-	enum sbx_mount_kind kind;
 	const char *path; /* borrowed from the fact, or from the plan's pins */
 	size_t depth;
+	long mask; /* re-opened op: the index of the mask that holds its mount point, or -1 */
+	unsigned long long dev, ino; /* the fact's; 0 for a pin (looked up by the caller) */
+	enum sbx_mount_kind kind;
 	bool is_dir;
 	bool skip;   /* hidden by a mask above it, or a repeat of the op before it */
 	bool sealed; /* a mask over a path also re-opened: hides all below, re-opens nothing */
 	bool holds;  /* a mask that holds mount points for re-opened descendants */
-	long mask;   /* re-opened op: the index of the mask that holds its mount point, or -1 */
-	unsigned long long dev, ino; /* the fact's; 0 for a pin (looked up by the caller) */
 };
 
 struct sbx_mount_plan {
