@@ -113,6 +113,8 @@ struct sbx_arena {
 };
 /* A NUL-terminated copy of s[0..n) kept until sbx_arena_free(), or NULL (out of memory). */
 char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n);
+/* n bytes aligned to align (a power of two, at most 8), kept until sbx_arena_free(), or NULL. */
+void *sbx_arena_alloc(struct sbx_arena *a, size_t n, size_t align);
 void sbx_arena_free(struct sbx_arena *a);
 
 struct sbx_entry {
@@ -838,23 +840,25 @@ enum sbx_mech {
  */
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX]);
 
+/* The members are ordered widest first: a plan of a large profile holds 10,000 of these. */
 struct sbx_req {
 	enum sbx_req_kind kind;
-	char *path;    /* absolute path or pattern; NULL for network/metadata */
-	char *rule;    /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
-	unsigned mech; /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
 	enum sbx_req_status status;
-	char *reason;	     /* why unenforceable or skipped, or a note on how it is enforced */
-	char *hint;	     /* a fix the user can apply, or NULL */
-	bool exists;	     /* path exists on this host (when path != NULL) */
+	unsigned mech;	     /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
 	enum sbx_ftype type; /* what it is when it exists */
-	char *real; /* where path resolves when it exists (path itself when equal), else NULL */
-	char *link; /* the first symbolic link crossed on the way to path, or NULL */
+	char *path;	     /* absolute path or pattern; NULL for network/metadata */
+	char *rule;   /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
+	char *reason; /* why unenforceable or skipped, or a note on how it is enforced */
+	char *hint;   /* a fix the user can apply, or NULL */
+	char *real;   /* where path resolves when it exists (path itself when equal), else NULL */
+	char *link;   /* the first symbolic link crossed on the way to path, or NULL */
+	bool exists;  /* path exists on this host (when path != NULL) */
 	bool link_shared;  /* someone other than root and the caller can replace that link */
 	bool path_in_rule; /* path is the tail of rule's string, not its own allocation */
+	bool rule_pooled;  /* rule lies in its plan's arena: freed with the plan, never alone */
 };
 
-/* Frees what r owns (path, rule, real, reason, hint, link) and clears it. */
+/* Frees what r owns (path, rule unless pooled, real, reason, hint, link) and clears it. */
 void sbx_req_release(struct sbx_req *r);
 
 /*
@@ -891,6 +895,7 @@ struct sbx_plan {
 	struct sbx_netplan net; /* see sbx_plan_network() */
 	struct sbx_req *reqs;
 	size_t n_reqs, cap_reqs;
+	struct sbx_arena rules; /* the rules of the requirements of each path (rule_pooled) */
 };
 
 /* Builds the platform-neutral requirement list (no mechanism yet, status ENFORCED). */

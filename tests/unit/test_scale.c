@@ -12,6 +12,7 @@
  * is counted, and said to be skipped otherwise.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,4 +173,33 @@ TEST(scale_plan_per_entry)
 	check_scale("deny entries, a plan beside its profile", SBX_DENY, false);
 	check_scale("read entries, run's and the helper's plan", SBX_READ, true);
 	check_scale("deny entries, run's and the helper's plan", SBX_DENY, true);
+}
+
+/* The arena a plan keeps its rules in, and the helper its looked-up paths: aligned pieces. */
+TEST(scale_arena_pieces)
+{
+	struct sbx_arena a = {0};
+	char big[100000];
+	char *s, *t, *l;
+
+	s = sbx_arena_strndup(&a, "abc", 3);
+	CHECK_STR(s, "abc");
+	for (size_t i = 0; i < 5000; i++) {
+		unsigned long long *p = sbx_arena_alloc(&a, sizeof(*p) * (1 + i % 3), 8);
+
+		CHECK(p != NULL);
+		CHECK(((uintptr_t)p & 7) == 0);
+		*p = i; /* writable, and not overlapping what came before (ASan would say) */
+		t = sbx_arena_alloc(&a, 1 + i % 5, 1);
+		CHECK(t != NULL);
+		memset(t, 'x', 1 + i % 5);
+	}
+	/* A piece larger than any block gets one of its own. */
+	memset(big, 'y', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	l = sbx_arena_strndup(&a, big, sizeof(big) - 1);
+	CHECK(l && strcmp(l, big) == 0);
+	CHECK_STR(s, "abc");
+	sbx_arena_free(&a);
+	CHECK(a.head == NULL);
 }
