@@ -115,6 +115,8 @@ struct sbx_arena {
 char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n);
 /* n bytes aligned to align (a power of two, at most 8), kept until sbx_arena_free(), or NULL. */
 void *sbx_arena_alloc(struct sbx_arena *a, size_t n, size_t align);
+/* Does p lie in one of a's blocks? */
+bool sbx_arena_owns(const struct sbx_arena *a, const void *p);
 void sbx_arena_free(struct sbx_arena *a);
 
 struct sbx_entry {
@@ -477,7 +479,13 @@ struct sbx_roots {
 	size_t n_unreadable; /* deny paths that resolve (never "/") */
 	char **deny_globs;
 	size_t n_deny_globs; /* absolute patterns */
+	/* fs's arena, whose paths the lists above may borrow: never freed through the roots */
+	struct sbx_arena borrowed;
 };
+/*
+ * The roots of fs for ctx. They may borrow the paths fs keeps in its arena (a loaded profile's):
+ * free the roots before fs, as sbx_plan_free does.
+ */
 int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
 		 struct sbx_diag *d);
 void sbx_roots_free(struct sbx_roots *r);

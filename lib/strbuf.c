@@ -4,6 +4,7 @@
  * string arena a large profile keeps its paths in.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,17 @@ char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n)
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
+}
+
+bool sbx_arena_owns(const struct sbx_arena *a, const void *p)
+{
+	/* Compared as integers: the blocks are distinct objects. */
+	uintptr_t at = (uintptr_t)p;
+
+	for (const struct sbx_arena_block *b = a->head; b; b = b->prev)
+		if (at >= (uintptr_t)b->data && at < (uintptr_t)b->data + b->used)
+			return true;
+	return false;
 }
 
 void sbx_arena_free(struct sbx_arena *a)
