@@ -167,12 +167,10 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 	sbx_diag_clear(&d);
 #if defined(__linux__)
 	{
-		char *json = sbx_profile_to_json(&inv->plan.profile);
 		struct sbx_handover h;
 
-		if (!json)
-			return refuse("out of memory emitting the profile");
-		sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
+		/* The profile's text is written by sbx_linux_exec, into a memfd when large. */
+		sbx_handover_init(&h, inv->cwd, inv->cwd, NULL, cmd);
 		handover_network(&h, o);
 		h.allow_git = inv->ctx.allow_git;
 		/* The report's descriptor is the helper's to inherit (it marks it close-on-exec). */
@@ -181,8 +179,7 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 		else if (o->report_fd >= 0)
 			r = sbx_diag_set(&d, -errno, "--report: %s", strerror(errno));
 		if (r == -ENOSYS)
-			r = sbx_linux_exec(&h, json, &d);
-		free(json);
+			r = sbx_linux_exec(&h, &inv->plan.profile, &d);
 	}
 #elif defined(__APPLE__)
 	r = sbx_macos_exec(&inv->plan, &inv->ctx, cmd, &d);

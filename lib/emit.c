@@ -4,6 +4,7 @@
  * in their canonical spelling ("none" as "deny", current_working_directory as project_roots).
  */
 #include <jansson.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,7 +137,24 @@ struct sb {
 	char *buf;
 	size_t len, cap;
 	bool failed; /* allocation failure, or a string jansson would refuse (invalid UTF-8, NULL) */
+	/* When set, what the buffer holds is handed here whenever it is full, and it starts over. */
+	int (*put)(void *arg, const char *s, size_t n);
+	void *arg;
+	int err; /* put's error */
 };
+
+/* Hands what b holds to its sink and empties it. */
+static bool sb_flush(struct sb *b)
+{
+	int r = b->len ? b->put(b->arg, b->buf, b->len) : 0;
+
+	b->len = 0;
+	if (r < 0) {
+		b->err = r;
+		b->failed = true;
+	}
+	return r >= 0;
+}
 
 static bool sb_reserve(struct sb *b, size_t more)
 {
@@ -147,6 +165,8 @@ static bool sb_reserve(struct sb *b, size_t more)
 		return false;
 	if (more < b->cap - b->len)
 		return true;
+	if (b->put && (!sb_flush(b) || more < b->cap))
+		return !b->failed;
 	cap = b->cap ? b->cap : 256;
 	while (more >= cap - b->len) {
 		if (cap > SIZE_MAX / 2) {
@@ -341,31 +361,53 @@ static void reserve_for(struct sb *b, const struct sbx_fs *fs)
 	b->cap = n;
 }
 
+static void put_profile(struct sb *b, const struct sbx_profile *p)
+{
+	/* A managed profile cannot carry an external file system: the wire form is External. */
+	if (p->type == SBX_EXTERNAL || (p->type == SBX_MANAGED && p->fs.kind == SBX_FS_EXTERNAL)) {
+		SB_LIT(b, "{\"type\":\"external\",\"network\":");
+		sb_string(b, network_name(p->network));
+	} else if (p->type == SBX_DISABLED) {
+		SB_LIT(b, "{\"type\":\"disabled\"");
+	} else {
+		SB_LIT(b, "{\"type\":\"managed\",\"file_system\":");
+		if (p->fs.kind == SBX_FS_UNRESTRICTED) {
+			SB_LIT(b, "{\"type\":\"unrestricted\"}");
+		} else {
+			SB_LIT(b, "{\"type\":\"restricted\",");
+			put_entries_text(b, &p->fs);
+			SB_LIT(b, "}");
+		}
+		SB_LIT(b, ",\"network\":");
+		sb_string(b, network_name(p->network));
+	}
+	SB_LIT(b, "}");
+}
+
 char *sbx_profile_to_json(const struct sbx_profile *p)
 {
 	struct sb b = {0};
 
 	reserve_for(&b, &p->fs);
-	/* A managed profile cannot carry an external file system: the wire form is External. */
-	if (p->type == SBX_EXTERNAL || (p->type == SBX_MANAGED && p->fs.kind == SBX_FS_EXTERNAL)) {
-		SB_LIT(&b, "{\"type\":\"external\",\"network\":");
-		sb_string(&b, network_name(p->network));
-	} else if (p->type == SBX_DISABLED) {
-		SB_LIT(&b, "{\"type\":\"disabled\"");
-	} else {
-		SB_LIT(&b, "{\"type\":\"managed\",\"file_system\":");
-		if (p->fs.kind == SBX_FS_UNRESTRICTED) {
-			SB_LIT(&b, "{\"type\":\"unrestricted\"}");
-		} else {
-			SB_LIT(&b, "{\"type\":\"restricted\",");
-			put_entries_text(&b, &p->fs);
-			SB_LIT(&b, "}");
-		}
-		SB_LIT(&b, ",\"network\":");
-		sb_string(&b, network_name(p->network));
-	}
-	SB_LIT(&b, "}");
+	put_profile(&b, p);
 	return sb_finish(&b);
+}
+
+int sbx_profile_to_json_stream(const struct sbx_profile *p, size_t chunk,
+			       int (*put)(void *arg, const char *s, size_t n), void *arg)
+{
+	struct sb b = {.cap = chunk ? chunk : 1, .put = put, .arg = arg};
+
+	b.buf = malloc(b.cap);
+	if (!b.buf)
+		return -ENOMEM;
+	put_profile(&b, p);
+	if (!b.failed)
+		sb_flush(&b);
+	free(b.buf);
+	if (b.err)
+		return b.err;
+	return b.failed ? -EINVAL : 0;
 }
 
 /* The legacy {"read":[..],"write":[..]} form fits plain read/write paths without a depth. */

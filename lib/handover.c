@@ -34,7 +34,7 @@ void sbx_handover_init(struct sbx_handover *h, const char *policy_cwd, const cha
 	h->command_cwd = command_cwd ? command_cwd : policy_cwd;
 	h->cmd = cmd;
 	/* argv and the environment share ARG_MAX, and one argument is capped at 128 KiB. */
-	if (strlen(profile_json) > SBX_PROFILE_ARG_MAX) {
+	if (profile_json && strlen(profile_json) > SBX_PROFILE_ARG_MAX) {
 		h->profile_fd = SBX_HANDOVER_FD_PENDING;
 	} else {
 		h->profile = profile_json;

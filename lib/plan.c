@@ -25,10 +25,13 @@ struct planner {
  * Appends a requirement whose rule is already written (owned: freed on failure). Its path is
  * looked up once, here, through the context's view: what it is (or that it is absent) is what
  * the attachers plan with; a look-up that fails other than by absence fails the plan, naming
- * the path. With in_rule the path is the tail of the rule's own string ("read /p": one
- * allocation per requirement, which at 10,000 entries is most of the plan's memory), and a
- * resolved path equal to it is that same string.
+ * the path. With in_rule the path is the tail of the rule's own string ("read /p"), which lies
+ * in the plan's arena (at 10,000 entries an allocation each would be a fifth of the plan's
+ * memory, with the allocator's header and rounding), and a resolved path equal to it is that
+ * same string.
  */
+_Static_assert(sizeof(struct sbx_req) <= 72, "a requirement grew: a plan holds one per path");
+
 static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path, bool in_rule,
 		   char *rule)
 {
@@ -40,7 +43,8 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 		struct sbx_req *v = realloc(p->reqs, cap * sizeof(*v));
 
 		if (!v) {
-			free(rule);
+			if (!in_rule)
+				free(rule);
 			return -ENOMEM;
 		}
 		p->reqs = v;
@@ -51,6 +55,7 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 	r->kind = kind;
 	r->status = SBX_ENFORCED;
 	r->rule = rule;
+	r->rule_pooled = in_rule;
 	if (path) {
 		r->path_in_rule = in_rule;
 		r->path = in_rule ? (char *)path : strdup(path);
@@ -118,7 +123,7 @@ static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path,
 static int req_path(struct planner *pl, enum sbx_req_kind kind, const char *verb, const char *path)
 {
 	size_t v = strlen(verb), n = strlen(path);
-	char *rule = malloc(v + 1 + n + 1);
+	char *rule = sbx_arena_alloc(&pl->p->rules, v + 1 + n + 1, 1);
 
 	if (!rule)
 		return -ENOMEM;
@@ -437,6 +442,7 @@ void sbx_plan_free(struct sbx_plan *p)
 	for (size_t i = 0; i < p->n_reqs; i++)
 		sbx_req_release(&p->reqs[i]);
 	free(p->reqs);
+	sbx_arena_free(&p->rules);
 	sbx_roots_free(&p->roots);
 	sbx_profile_free(&p->profile);
 	memset(p, 0, sizeof(*p));
@@ -502,7 +508,8 @@ void sbx_req_release(struct sbx_req *r)
 		free(r->real);
 	if (!r->path_in_rule)
 		free(r->path);
-	free(r->rule);
+	if (!r->rule_pooled)
+		free(r->rule);
 	free(r->reason);
 	free(r->hint);
 	free(r->link);

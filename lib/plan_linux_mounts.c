@@ -64,8 +64,8 @@ struct by_path {
 	struct sbx_mount_op **v;
 	size_t n;
 	struct bp_slot {
-		uint64_t hash;
-		size_t first; /* index in v of the run's first op, plus one; 0 is empty */
+		uint32_t hash;	/* the low half of the path's */
+		uint32_t first; /* index in v of the run's first op, plus one; 0 is empty */
 	} * slots;
 	size_t cap;
 	struct sbx_lenset lens; /* of the paths held */
@@ -78,6 +78,8 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 
 	free(bp->slots);
 	bp->slots = NULL;
+	if (n >= UINT32_MAX)
+		return -ENOMEM; /* an index that does not fit a slot */
 	for (size_t i = 0; i < n; i++)
 		bp->v[i] = &ops[i];
 	qsort(bp->v, n, sizeof(*bp->v), op_path_cmp);
@@ -99,7 +101,7 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 		h = sbx_hash(bp->v[i]->path, len);
 		for (s = (size_t)h & (cap - 1); bp->slots[s].first; s = (s + 1) & (cap - 1))
 			;
-		bp->slots[s] = (struct bp_slot){h, i + 1};
+		bp->slots[s] = (struct bp_slot){(uint32_t)h, (uint32_t)(i + 1)};
 	}
 	return 0;
 }
@@ -119,7 +121,7 @@ static struct sbx_mount_op *mounted_at(const struct by_path *bp, const char *pat
 	h = sbx_hash(path, len);
 
 	for (s = (size_t)h & (bp->cap - 1); bp->slots[s].first; s = (s + 1) & (bp->cap - 1))
-		if (bp->slots[s].hash == h &&
+		if (bp->slots[s].hash == (uint32_t)h &&
 		    strcmp(bp->v[bp->slots[s].first - 1]->path, path) == 0)
 			break;
 	if (!bp->slots[s].first)
@@ -210,6 +212,23 @@ static struct sbx_mount_op op_of(const struct sbx_mount_fact *f)
 				     .ino = f->ino};
 }
 
+/* A denied path or glob match that is masked. */
+static bool is_mask(const struct sbx_mount_fact *f, const char *const *granted, size_t n_granted)
+{
+	if (f->kind != SBX_MNT_DENY || strcmp(f->path, "/") == 0)
+		return false; /* a root deny only removes the baseline: it is no mask */
+	return !f->from_glob || !granted ||
+	       sbx_path_under_sorted(granted, n_granted, f->path, true);
+}
+
+/* Any other fact that is mounted: a readable root only inside a mask (denied, sorted). */
+static bool is_reopened(const struct sbx_mount_fact *f, const char *const *denied, size_t n_denied)
+{
+	if (f->kind == SBX_MNT_DENY || f->kind == SBX_MNT_PIN)
+		return false;
+	return f->kind != SBX_MNT_READ || sbx_path_under_sorted(denied, n_denied, f->path, false);
+}
+
 int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const char *const *granted,
 			 size_t n_granted, struct sbx_mount_plan *out)
 {
@@ -220,35 +239,40 @@ int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const cha
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
-	ops = calloc(n ? n : 1, sizeof(*ops));
-	denied = calloc(n ? n : 1, sizeof(*denied));
-	if (!ops || !denied) {
+	/*
+	 * Denied paths and glob matches first: they tell which readable roots need a mount. The
+	 * ops are counted before they are allocated: of a profile of 10,000 readable paths and no
+	 * deny, none is a mount, and room for each would be most of the helper's memory.
+	 */
+	for (size_t i = 0; i < n; i++)
+		n_denied += is_mask(&facts[i], granted, n_granted);
+	denied = calloc(n_denied ? n_denied : 1, sizeof(*denied));
+	if (!denied) {
 		r = -ENOMEM;
 		goto out;
 	}
-	/* Denied paths and glob matches first: they tell which readable roots need a mount. */
-	for (size_t i = 0; i < n; i++) {
-		const struct sbx_mount_fact *f = &facts[i];
-
-		if (f->kind != SBX_MNT_DENY || strcmp(f->path, "/") == 0)
-			continue; /* a root deny only removes the baseline: it is no mask */
-		if (f->from_glob && granted &&
-		    !sbx_path_under_sorted(granted, n_granted, f->path, true))
-			continue;
-		ops[n_ops] = op_of(f);
-		denied[n_denied++] = ops[n_ops++].path;
-	}
+	n_denied = 0;
+	for (size_t i = 0; i < n; i++)
+		if (is_mask(&facts[i], granted, n_granted))
+			denied[n_denied++] = facts[i].path;
 	qsort(denied, n_denied, sizeof(*denied), str_cmp);
-	for (size_t i = 0; i < n; i++) {
-		const struct sbx_mount_fact *f = &facts[i];
-
-		if (f->kind == SBX_MNT_DENY || f->kind == SBX_MNT_PIN)
-			continue;
-		if (f->kind == SBX_MNT_READ &&
-		    !sbx_path_under_sorted(denied, n_denied, f->path, false))
-			continue;
-		ops[n_ops++] = op_of(f);
+	n_ops = n_denied;
+	for (size_t i = 0; i < n; i++)
+		n_ops += is_reopened(&facts[i], denied, n_denied);
+	ops = calloc(n_ops ? n_ops : 1, sizeof(*ops));
+	if (!ops) {
+		r = -ENOMEM;
+		goto out;
 	}
+	n_ops = 0;
+	for (size_t i = 0; i < n; i++)
+		if (is_mask(&facts[i], granted, n_granted))
+			ops[n_ops++] = op_of(&facts[i]);
+	for (size_t i = 0; i < n; i++)
+		if (is_reopened(&facts[i], denied, n_denied))
+			ops[n_ops++] = op_of(&facts[i]);
+	free(denied); /* before the index is built: it would only add to the peak */
+	denied = NULL;
 
 	/*
 	 * The directories to pin, from the ops in application order and indexed by path; then the

@@ -132,6 +132,39 @@ out:
 /* ---- roots --------------------------------------------------------------------------------- */
 
 /* Distinct resolved paths of a profile, each with the strongest access of the entries there. */
+/*
+ * A profile's path entry that is already absolute and canonical is taken as it is: the roots
+ * borrow its string from the profile's arena (out->borrowed) instead of copying it, which at
+ * 10,000 entries is a copy and an allocation fewer each. Every string the roots drop goes
+ * through these, which free it unless it is borrowed.
+ */
+static void str_drop(const struct sbx_arena *borrowed, char *p)
+{
+	if (p && !sbx_arena_owns(borrowed, p))
+		free(p);
+}
+
+static void strs_drop(const struct sbx_arena *borrowed, char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		str_drop(borrowed, v[i]);
+	free(v);
+}
+
+static void strv_drop(const struct sbx_arena *borrowed, struct sbx_strv *s)
+{
+	strs_drop(borrowed, s->v, s->n);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Appends p to s; on failure p is left to the caller (it may be borrowed: never freed here). */
+static int push_kept(struct sbx_strv *s, char *p)
+{
+	int r = sbx_strv_terminate(s); /* the room first: the push below cannot fail */
+
+	return r ? r : sbx_strv_push_owned(s, p);
+}
+
 struct pmap {
 	struct pslot {
 		const char *p; /* borrowed from paths.v */
@@ -202,10 +235,10 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 				m->slots[s].access = (int)fs->entries[i].access;
 			continue;
 		}
-		resolved[i] = NULL;
-		r = sbx_strv_push_owned(&m->paths, p);
+		r = push_kept(&m->paths, p);
 		if (r)
 			return r;
+		resolved[i] = NULL;
 		m->slots[s] = (struct pslot){p, len, (int)fs->entries[i].access, -1};
 		sbx_lenset_add(&m->lens, len);
 		m->at[n++] = s;
@@ -213,11 +246,11 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 	return 0;
 }
 
-static void pmap_free(struct pmap *m)
+static void pmap_free(struct pmap *m, const struct sbx_arena *borrowed)
 {
 	free(m->slots);
 	free(m->at);
-	sbx_strv_clear(&m->paths);
+	strv_drop(borrowed, &m->paths);
 }
 
 /*
@@ -362,8 +395,9 @@ static int add_path(char ***v, size_t *n, const char *p)
 }
 
 /*
- * Appends p (owned: freed on failure) to w's carve-outs. The list grows by doubling (its size is
- * a power of two whenever it is full): a workspace can hold thousands of read entries.
+ * Appends p to w's carve-outs (on failure p is left to the caller: it may be borrowed). The list
+ * grows by doubling (its size is a power of two whenever it is full): a workspace can hold
+ * thousands of read entries.
  */
 static int push_read_only(struct sbx_writable_root *w, char *p)
 {
@@ -374,17 +408,13 @@ static int push_read_only(struct sbx_writable_root *w, char *p)
 	if (n >= 4 && (n & (n - 1)) == 0) {
 		char **v = realloc(w->read_only, 2 * n * sizeof(*v));
 
-		if (!v) {
-			free(p);
+		if (!v)
 			return -ENOMEM;
-		}
 		w->read_only = v;
 	} else if (n < 4 && !w->read_only) {
 		w->read_only = malloc(4 * sizeof(*w->read_only));
-		if (!w->read_only) {
-			free(p);
+		if (!w->read_only)
 			return -ENOMEM;
-		}
 	}
 	w->read_only[w->n_read_only++] = p;
 	return 0;
@@ -393,10 +423,17 @@ static int push_read_only(struct sbx_writable_root *w, char *p)
 /* Adds a copy of p to w's carve-outs unless it is one already (the few paths added by name). */
 static int add_read_only(struct sbx_writable_root *w, const char *p)
 {
+	char *copy;
+	int r;
+
 	for (size_t i = 0; i < w->n_read_only; i++)
 		if (strcmp(w->read_only[i], p) == 0)
 			return 0;
-	return push_read_only(w, strdup(p));
+	copy = strdup(p);
+	r = push_read_only(w, copy);
+	if (r)
+		free(copy);
+	return r;
 }
 
 /*
@@ -730,6 +767,8 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		if (r)
 			goto fail;
 		src = &m;
+	} else {
+		out->borrowed = fs->paths;
 	}
 	resolved = calloc(src->n ? src->n : 1, sizeof(*resolved));
 	if (!resolved) {
@@ -755,7 +794,14 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 				goto fail;
 			continue;
 		}
-		r = sbx_entry_resolve(e, ctx, &resolved[i], d);
+		if (src == fs && e->kind == SBX_PATH && e->pooled && e->path &&
+		    ctx->platform != SBX_PLATFORM_WINDOWS && sbx_ctx_native_abs(e->path, ctx)) {
+			/* As sbx_entry_resolve would copy it, borrowed (str_drop). */
+			resolved[i] = e->path;
+			r = 0;
+		} else {
+			r = sbx_entry_resolve(e, ctx, &resolved[i], d);
+		}
 		if (r == -EINVAL) {
 			r = windows_path_error(e, d);
 			goto fail;
@@ -776,7 +822,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 			if (r)
 				goto fail;
 			if (!exists) {
-				free(resolved[i]);
+				str_drop(&out->borrowed, resolved[i]);
 				resolved[i] = NULL;
 			}
 		}
@@ -820,9 +866,9 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		if (s->access == SBX_DENY) {
 			if (is_fs_root(p))
 				continue;
-			map.paths.v[i] = NULL;
-			if ((r = sbx_strv_push_owned(&unreadable, p)))
+			if ((r = push_kept(&unreadable, p)))
 				goto fail;
+			map.paths.v[i] = NULL;
 			continue;
 		}
 		if (s->access != SBX_READ)
@@ -849,13 +895,13 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		if (lifted)
 			continue;
 		/* Any other nearest entry is a deny or a writable root: the nearest decider. */
-		map.paths.v[i] = NULL;
 		if (up && up->access != SBX_DENY)
 			r = push_read_only(&out->writable[up->wr], p);
 		else
-			r = sbx_strv_push_owned(&readable, p);
+			r = push_kept(&readable, p);
 		if (r)
 			goto fail;
+		map.paths.v[i] = NULL;
 	}
 	for (size_t i = 0; !out->full_write && i < out->n_writable; i++)
 		if ((r = protect_root(out, &map, i, ctx, d)))
@@ -869,12 +915,11 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	out->n_deny_globs = globs.n;
 	readable = unreadable = globs = (struct sbx_strv){0};
 fail:
-	if (resolved)
-		sbx_strv_free(resolved, src->n);
-	pmap_free(&map);
+	strs_drop(&out->borrowed, resolved, resolved ? src->n : 0);
+	pmap_free(&map, &out->borrowed);
 	sbx_fs_clear(&m);
-	sbx_strv_clear(&readable);
-	sbx_strv_clear(&unreadable);
+	strv_drop(&out->borrowed, &readable);
+	strv_drop(&out->borrowed, &unreadable);
 	sbx_strv_clear(&globs);
 	if (r) {
 		if (r == -ENOMEM && d && !d->msg[0])
@@ -888,14 +933,14 @@ void sbx_roots_free(struct sbx_roots *r)
 {
 	if (!r)
 		return;
-	sbx_strv_free(r->readable, r->n_readable);
+	strs_drop(&r->borrowed, r->readable, r->n_readable);
 	for (size_t i = 0; i < r->n_writable; i++) {
 		free(r->writable[i].root);
-		sbx_strv_free(r->writable[i].read_only, r->writable[i].n_read_only);
+		strs_drop(&r->borrowed, r->writable[i].read_only, r->writable[i].n_read_only);
 		sbx_strv_free(r->writable[i].no_create, r->writable[i].n_no_create);
 	}
 	free(r->writable);
-	sbx_strv_free(r->unreadable, r->n_unreadable);
+	strs_drop(&r->borrowed, r->unreadable, r->n_unreadable);
 	sbx_strv_free(r->deny_globs, r->n_deny_globs);
 	memset(r, 0, sizeof(*r));
 }

@@ -113,6 +113,10 @@ struct sbx_arena {
 };
 /* A NUL-terminated copy of s[0..n) kept until sbx_arena_free(), or NULL (out of memory). */
 char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n);
+/* n bytes aligned to align (a power of two, at most 8), kept until sbx_arena_free(), or NULL. */
+void *sbx_arena_alloc(struct sbx_arena *a, size_t n, size_t align);
+/* Does p lie in one of a's blocks? */
+bool sbx_arena_owns(const struct sbx_arena *a, const void *p);
 void sbx_arena_free(struct sbx_arena *a);
 
 struct sbx_entry {
@@ -303,6 +307,13 @@ int sbx_fs_permissions_load_jv(struct json_t *v, const char *name, const char *p
  * Returned strings are malloc'd; NULL on allocation failure.
  */
 char *sbx_profile_to_json(const struct sbx_profile *p);
+/*
+ * The same text, handed to put in pieces of about chunk bytes as it is written, so that a large
+ * profile is never whole in memory. Returns 0, what put returned when negative (it stops there),
+ * -ENOMEM, or -EINVAL for a string the text cannot carry (as sbx_profile_to_json's NULL).
+ */
+int sbx_profile_to_json_stream(const struct sbx_profile *p, size_t chunk,
+			       int (*put)(void *arg, const char *s, size_t n), void *arg);
 char *sbx_additional_to_json(const struct sbx_additional *a); /* "{}" when empty */
 char *sbx_legacy_to_json(const struct sbx_legacy *l);
 /* jansson values for embedding (explain --json); caller owns the reference. */
@@ -468,7 +479,13 @@ struct sbx_roots {
 	size_t n_unreadable; /* deny paths that resolve (never "/") */
 	char **deny_globs;
 	size_t n_deny_globs; /* absolute patterns */
+	/* fs's arena, whose paths the lists above may borrow: never freed through the roots */
+	struct sbx_arena borrowed;
 };
+/*
+ * The roots of fs for ctx. They may borrow the paths fs keeps in its arena (a loaded profile's):
+ * free the roots before fs, as sbx_plan_free does.
+ */
 int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
 		 struct sbx_diag *d);
 void sbx_roots_free(struct sbx_roots *r);
@@ -831,23 +848,25 @@ enum sbx_mech {
  */
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX]);
 
+/* The members are ordered widest first: a plan of a large profile holds 10,000 of these. */
 struct sbx_req {
 	enum sbx_req_kind kind;
-	char *path;    /* absolute path or pattern; NULL for network/metadata */
-	char *rule;    /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
-	unsigned mech; /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
 	enum sbx_req_status status;
-	char *reason;	     /* why unenforceable or skipped, or a note on how it is enforced */
-	char *hint;	     /* a fix the user can apply, or NULL */
-	bool exists;	     /* path exists on this host (when path != NULL) */
+	unsigned mech;	     /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
 	enum sbx_ftype type; /* what it is when it exists */
-	char *real; /* where path resolves when it exists (path itself when equal), else NULL */
-	char *link; /* the first symbolic link crossed on the way to path, or NULL */
+	char *path;	     /* absolute path or pattern; NULL for network/metadata */
+	char *rule;   /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
+	char *reason; /* why unenforceable or skipped, or a note on how it is enforced */
+	char *hint;   /* a fix the user can apply, or NULL */
+	char *real;   /* where path resolves when it exists (path itself when equal), else NULL */
+	char *link;   /* the first symbolic link crossed on the way to path, or NULL */
+	bool exists;  /* path exists on this host (when path != NULL) */
 	bool link_shared;  /* someone other than root and the caller can replace that link */
 	bool path_in_rule; /* path is the tail of rule's string, not its own allocation */
+	bool rule_pooled;  /* rule lies in its plan's arena: freed with the plan, never alone */
 };
 
-/* Frees what r owns (path, rule, real, reason, hint, link) and clears it. */
+/* Frees what r owns (path, rule unless pooled, real, reason, hint, link) and clears it. */
 void sbx_req_release(struct sbx_req *r);
 
 /*
@@ -884,6 +903,7 @@ struct sbx_plan {
 	struct sbx_netplan net; /* see sbx_plan_network() */
 	struct sbx_req *reqs;
 	size_t n_reqs, cap_reqs;
+	struct sbx_arena rules; /* the rules of the requirements of each path (rule_pooled) */
 };
 
 /* Builds the platform-neutral requirement list (no mechanism yet, status ENFORCED). */
@@ -1251,24 +1271,25 @@ enum sbx_mount_kind {
 };
 
 /* One rule path as it resolved (absent paths are not facts: they get no mount, but a point). */
+/* The members of these two are ordered widest first: a plan may hold 10,000 of each. */
 struct sbx_mount_fact {
+	const char *path; /* where it resolves; borrowed */
+	unsigned long long dev, ino;
 	enum sbx_mount_kind kind; /* any but SBX_MNT_PIN */
-	const char *path;	  /* where it resolves; borrowed */
 	bool is_dir;
 	bool from_glob; /* a deny found by expanding a glob */
-	unsigned long long dev, ino;
 };
 
 struct sbx_mount_op {
-	enum sbx_mount_kind kind;
 	const char *path; /* borrowed from the fact, or from the plan's pins */
 	size_t depth;
+	long mask; /* re-opened op: the index of the mask that holds its mount point, or -1 */
+	unsigned long long dev, ino; /* the fact's; 0 for a pin (looked up by the caller) */
+	enum sbx_mount_kind kind;
 	bool is_dir;
 	bool skip;   /* hidden by a mask above it, or a repeat of the op before it */
 	bool sealed; /* a mask over a path also re-opened: hides all below, re-opens nothing */
 	bool holds;  /* a mask that holds mount points for re-opened descendants */
-	long mask;   /* re-opened op: the index of the mask that holds its mount point, or -1 */
-	unsigned long long dev, ino; /* the fact's; 0 for a pin (looked up by the caller) */
 };
 
 struct sbx_mount_plan {
@@ -1325,7 +1346,10 @@ struct sbx_handover {
 	 */
 	int report_fd;
 };
-/* The hand-over for a materialized profile's JSON: by argument, or by memfd when large. */
+/*
+ * The hand-over for a materialized profile's JSON: by argument, or by memfd when large. With
+ * profile_json NULL, the profile is set later (sbx_linux_exec writes it as it goes).
+ */
 void sbx_handover_init(struct sbx_handover *h, const char *policy_cwd, const char *command_cwd,
 		       const char *profile_json, char *const *cmd);
 /* The argv: self, the options, "--", the command. */

@@ -4,6 +4,7 @@
  * string arena a large profile keeps its paths in.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,7 @@ char *sbx_strbuf_finish(struct sbx_strbuf *b, size_t *len)
 struct sbx_arena_block {
 	struct sbx_arena_block *prev;
 	size_t used, cap;
+	/* After three words: aligned as malloc aligns, to 8 at least (sbx_arena_alloc). */
 	char data[];
 };
 
@@ -98,18 +100,19 @@ struct sbx_arena_block {
 #define ARENA_FIRST 1024
 #define ARENA_MAX   65536
 
-char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n)
+void *sbx_arena_alloc(struct sbx_arena *a, size_t n, size_t align)
 {
 	struct sbx_arena_block *b = a->head;
-	char *p;
+	size_t at = b ? (b->used + align - 1) / align * align : 0;
+	void *p;
 
-	if (!b || b->cap - b->used < n + 1) {
+	if (!b || at > b->cap || b->cap - at < n) {
 		size_t cap = b ? b->cap * 2 : ARENA_FIRST;
 
 		if (cap > ARENA_MAX)
 			cap = ARENA_MAX;
-		if (cap < n + 1)
-			cap = n + 1;
+		if (cap < n)
+			cap = n;
 		b = malloc(sizeof(*b) + cap);
 		if (!b)
 			return NULL;
@@ -117,12 +120,33 @@ char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n)
 		b->used = 0;
 		b->cap = cap;
 		a->head = b;
+		at = 0;
 	}
-	p = b->data + b->used;
+	p = b->data + at;
+	b->used = at + n;
+	return p;
+}
+
+char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n)
+{
+	char *p = sbx_arena_alloc(a, n + 1, 1);
+
+	if (!p)
+		return NULL;
 	memcpy(p, s, n);
 	p[n] = '\0';
-	b->used += n + 1;
 	return p;
+}
+
+bool sbx_arena_owns(const struct sbx_arena *a, const void *p)
+{
+	/* Compared as integers: the blocks are distinct objects. */
+	uintptr_t at = (uintptr_t)p;
+
+	for (const struct sbx_arena_block *b = a->head; b; b = b->prev)
+		if (at >= (uintptr_t)b->data && at < (uintptr_t)b->data + b->used)
+			return true;
+	return false;
 }
 
 void sbx_arena_free(struct sbx_arena *a)

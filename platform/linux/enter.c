@@ -212,8 +212,9 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 	const struct sbx_roots *r = e->roots;
 	struct sbx_mount_fact *facts;
 	struct sbx_strv granted = {0};
-	size_t n = 0, cap = r->n_unreadable + e->deny_expanded.n + r->n_writable + r->n_readable +
-			    p->points.n + p->points.pins.n;
+	size_t n = 0, cap = r->n_unreadable + e->deny_expanded.n + r->n_writable + p->points.n +
+			    p->points.pins.n;
+	bool masked = false;
 	int rc;
 
 	for (size_t i = 0; i < r->n_writable; i++)
@@ -234,7 +235,22 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 			rc = add_fact(facts, &n, SBX_MNT_READ_ONLY, w->read_only[j], false, e->res,
 				      d);
 	}
-	for (size_t i = 0; rc == 0 && i < r->n_readable; i++)
+	/*
+	 * A readable root is mounted only inside a mask (sbx_mount_plan_build): with no denied
+	 * path on the host, 10,000 readable paths would be 10,000 facts for nothing.
+	 */
+	for (size_t i = 0; i < n; i++)
+		masked |= facts[i].kind == SBX_MNT_DENY && strcmp(facts[i].path, "/") != 0;
+	if (rc == 0 && masked && r->n_readable) {
+		struct sbx_mount_fact *more =
+			realloc(facts, (cap + r->n_readable) * sizeof(*facts));
+
+		if (!more)
+			rc = sbx_diag_set(d, -ENOMEM, "out of memory");
+		else
+			facts = more;
+	}
+	for (size_t i = 0; rc == 0 && masked && i < r->n_readable; i++)
 		rc = add_fact(facts, &n, SBX_MNT_READ, r->readable[i], false, e->res, d);
 	/* Files on the way to a denied path that does not exist: bound read-only. */
 	for (size_t i = 0; rc == 0 && i < p->points.pins.n; i++)

@@ -31,8 +31,11 @@ int sbx_linux_mntns_flags(bool running_as_root);
 /* Where this binary is (the target of /proc/self/exe), for the helper argv explain shows. */
 void sbx_linux_self(char *buf, size_t size);
 
-/* Re-executes this binary as the helper with h (a pending profile fd becomes a sealed memfd). */
-int sbx_linux_exec(const struct sbx_handover *h, const char *profile_json, struct sbx_diag *d);
+/*
+ * Re-executes this binary as the helper with h and profile, whose canonical text it writes
+ * into h: an argument when small, else a sealed memfd written as the text is made.
+ */
+int sbx_linux_exec(struct sbx_handover *h, const struct sbx_profile *profile, struct sbx_diag *d);
 
 /* The `sbxrun-linux-sandbox` entry point (cmd/helper.c). */
 int sbx_helper_main(int argc, char **argv);
@@ -43,18 +46,19 @@ int sbx_helper_main(int argc, char **argv);
 #include <sys/types.h>
 
 /* What one look-up found, and the O_PATH descriptor it keeps of it. */
+/* 64 bytes beside its strings, widest members first: the helper may keep 10,000 of these. */
 struct sbx_rulepath {
 	char *path; /* as asked */
-	int err;    /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
-	bool exists, is_link, link_shared;
-	enum sbx_ftype type;
-	unsigned mode;
-	unsigned long uid;
+	char *real; /* where it resolves, NULL when absent */
+	char *link; /* the first link crossed, or NULL */
 	unsigned long long dev, ino;
-	char *real;    /* where it resolves, NULL when absent */
-	char *link;    /* the first link crossed, or NULL */
+	uint32_t hash; /* of path (its low half), for the table */
+	int err;       /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	int fd;	       /* O_PATH, close-on-exec; -1 when absent */
-	uint64_t hash; /* of path, for the table */
+	unsigned mode;
+	uint32_t uid;
+	unsigned char type; /* enum sbx_ftype */
+	bool exists, is_link, link_shared;
 };
 
 /* The helper's view of the file system: every path looked up once, its object kept. */
@@ -62,6 +66,7 @@ struct sbx_rulepaths {
 	struct sbx_fsview view; /* for ctx.fs: the planner looks up through this */
 	struct sbx_rulepath **slots;
 	size_t cap, n;
+	struct sbx_arena entries; /* each entry and its strings */
 	bool raised; /* the soft limit of open files was raised, saved holds the original */
 	struct rlimit saved;
 };

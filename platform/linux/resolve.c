@@ -31,12 +31,14 @@
 #endif
 
 /* The slot of path (hash h): its entry's, or the empty one where it would go. */
+_Static_assert(sizeof(struct sbx_rulepath) <= 64, "an entry of the table grew");
+
 static struct sbx_rulepath **slot_of(const struct sbx_rulepaths *res, const char *path, uint64_t h)
 {
 	size_t s = (size_t)h & (res->cap - 1);
 
 	while (res->slots[s] &&
-	       (res->slots[s]->hash != h || strcmp(res->slots[s]->path, path) != 0))
+	       (res->slots[s]->hash != (uint32_t)h || strcmp(res->slots[s]->path, path) != 0))
 		s = (s + 1) & (res->cap - 1);
 	return &res->slots[s];
 }
@@ -79,13 +81,10 @@ static int walk_keep(struct sbx_rulepaths *res, const char *path, struct sbx_pat
 	return r;
 }
 
-static void entry_free(struct sbx_rulepath *e)
+static void entry_close(struct sbx_rulepath *e)
 {
-	if (!e)
-		return;
-	if (e->fd >= 0)
+	if (e && e->fd >= 0)
 		close(e->fd);
-	free(e);
 }
 
 /* Copies s to *at and advances it past the copy's NUL. */
@@ -98,8 +97,10 @@ static char *put_str(char **at, const char *s, size_t n)
 }
 
 /*
- * One allocation per entry: the struct, then the path as asked, the resolved path (unless it is
- * the same string, the usual case, which the entry then shares) and the link crossed, if any.
+ * One piece of the table's arena per entry (no allocation of its own: at 10,000 paths the
+ * allocator's header and rounding would be a sixth of the table): the struct, then the path as
+ * asked, the resolved path (unless it is the same string, the usual case, which the entry then
+ * shares) and the link crossed, if any.
  */
 const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const char *path)
 {
@@ -111,7 +112,8 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 	char *at;
 	int fd = -1, r;
 
-	if ((res->n + 1) * 2 > res->cap && grow(res) < 0)
+	/* At most three quarters full: linear probing stays short. */
+	if ((res->n + 1) * 4 > res->cap * 3 && grow(res) < 0)
 		return NULL;
 	plen = strlen(path);
 	h = sbx_hash(path, plen);
@@ -128,7 +130,9 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 	}
 	if (r == 0 && in.link[0])
 		llen = strlen(in.link) + 1;
-	e = malloc(sizeof(*e) + plen + 1 + (rlen && !same ? rlen + 1 : 0) + llen);
+	e = sbx_arena_alloc(&res->entries,
+			    sizeof(*e) + plen + 1 + (rlen && !same ? rlen + 1 : 0) + llen,
+			    _Alignof(struct sbx_rulepath));
 	if (!e) {
 		if (fd >= 0)
 			close(fd);
@@ -146,7 +150,7 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 		e->link_shared = in.link_shared;
 		e->type = in.type;
 		e->mode = in.mode;
-		e->uid = in.uid;
+		e->uid = (uint32_t)in.uid;
 		e->dev = in.dev;
 		e->ino = in.ino;
 		if (in.exists)
@@ -255,8 +259,9 @@ void sbx_rulepaths_restore_limit(struct sbx_rulepaths *res)
 void sbx_rulepaths_free(struct sbx_rulepaths *res)
 {
 	for (size_t i = 0; i < res->cap; i++)
-		entry_free(res->slots[i]);
+		entry_close(res->slots[i]);
 	free(res->slots);
+	sbx_arena_free(&res->entries);
 	sbx_rulepaths_restore_limit(res);
 	memset(res, 0, sizeof(*res));
 }

@@ -8,7 +8,8 @@
  *
  * sbxrun: what `run` does before it executes the helper: reads PROFILE, plans for CWD on the
  * host's file system, attaches the Linux mechanisms, and writes the canonical profile it hands
- * over. helper: the same first, then what the helper does with that text: loads it, looks every
+ * over into a memfd as it is made (as platform/linux/exec.c does for a large profile). helper:
+ * the same first, then what the helper does with that text: reads it back, loads it, looks every
  * path up through its resolver (which keeps a descriptor of each), plans, attaches, derives what
  * the enter sequence applies and prepares it (the mount plan; not the Landlock ruleset, which is
  * a system call per rule). The mechanisms are attached as on a host with every feature
@@ -19,6 +20,9 @@
  */
 #include <errno.h>
 #include <malloc.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,43 +63,69 @@ static int plan_for(struct sbx_profile *prof, bool take, const char *cwd,
 	return 0;
 }
 
+static int to_memfd(void *fd, const char *s, size_t n)
+{
+	return write(*(int *)fd, s, n) == (ssize_t)n ? 0 : -EIO;
+}
+
 /*
- * sbxrun's half: the canonical text it hands the helper, or NULL with d filled. What it built is
- * left in prof and plan for the caller to free, as `run` executes the helper without freeing.
+ * sbxrun's half: a memfd holding the canonical text it hands the helper, or -1 with d filled.
+ * What it built is left in prof and plan for the caller to free, as `run` executes the helper
+ * without freeing.
  */
-__attribute__((noinline)) static char *half_sbxrun(const char *file, const char *cwd,
-						   struct sbx_profile *prof, struct sbx_plan *plan,
-						   struct sbx_diag *d)
+__attribute__((noinline)) static int half_sbxrun(const char *file, const char *cwd,
+						 struct sbx_profile *prof, struct sbx_plan *plan,
+						 struct sbx_diag *d)
 {
 	enum sbx_input_form form;
-	char *text = NULL, *json = NULL;
+	char *text = NULL;
 	size_t len = 0;
-	int r;
+	int r, fd;
 
 	if (sbx_read_file(file, &text, &len, d) < 0)
-		return NULL;
+		return -1;
 	/* As `run` does: the text is freed once loaded, and the plan takes the profile. */
 	r = sbx_profile_load_buf(text, len, file, prof, &form, NULL, d);
 	free(text);
-	if (r == 0 && plan_for(prof, true, cwd, &sbx_fsview_host, plan, d) == 0) {
-		json = sbx_profile_to_json(&plan->profile);
-		if (!json)
-			sbx_diag_set(d, -ENOMEM, "out of memory");
+	if (r < 0 || plan_for(prof, true, cwd, &sbx_fsview_host, plan, d) < 0)
+		return -1;
+	fd = memfd_create("plan", 0);
+	if (fd < 0) {
+		sbx_diag_set(d, -errno, "memfd_create: %s", strerror(errno));
+		return -1;
 	}
-	return json;
+	r = sbx_profile_to_json_stream(&plan->profile, 64 * 1024, to_memfd, &fd);
+	if (r < 0) {
+		sbx_diag_set(d, r, "writing the profile: %s", strerror(-r));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* The helper's half, on the text sbxrun's half wrote; what it built is left to the caller. */
-__attribute__((noinline)) static int
-half_helper(const char *json, const char *cwd, struct sbx_profile *prof, struct sbx_plan *plan,
-	    struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
-	    struct sbx_linux_prepared *prepared, struct sbx_diag *d)
+__attribute__((noinline)) static int half_helper(int fd, const char *cwd, struct sbx_profile *prof,
+						 struct sbx_plan *plan, struct sbx_rulepaths *res,
+						 struct sbx_linux_enforce *e,
+						 struct sbx_linux_prepared *prepared,
+						 struct sbx_diag *d)
 {
 	enum sbx_input_form form;
+	struct stat st;
+	char *json;
 	int r;
 
-	r = sbx_profile_load_buf(json, strlen(json), "--permission-profile-fd", prof, &form, NULL,
-				 d);
+	/* As cmd/helper.c reads its memfd: one buffer of its size, freed once loaded. */
+	if (fstat(fd, &st) < 0 || !(json = malloc((size_t)st.st_size + 1)))
+		return sbx_diag_set(d, -ENOMEM, "reading the profile back");
+	if (pread(fd, json, (size_t)st.st_size, 0) != st.st_size) {
+		free(json);
+		return sbx_diag_set(d, -EIO, "reading the profile back");
+	}
+	json[st.st_size] = '\0';
+	r = sbx_profile_load_buf(json, (size_t)st.st_size, "--permission-profile-fd", prof, &form,
+				 NULL, d);
+	free(json);
 	if (r == 0)
 		r = plan_for(prof, true, cwd, &res->view, plan, d);
 	if (r == 0)
@@ -119,8 +149,7 @@ int main(int argc, char **argv)
 	struct sbx_linux_prepared prepared = {0};
 	struct sbx_diag d;
 	size_t base;
-	char *json;
-	int r = 0;
+	int r = 0, fd;
 
 	sbx_diag_clear(&d);
 	sbx_linux_facts_assumed(&facts);
@@ -130,19 +159,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	base = heap_in_use();
-	json = half_sbxrun(argv[2], argv[3], &prof, &plan, &d);
-	if (json)
+	fd = half_sbxrun(argv[2], argv[3], &prof, &plan, &d);
+	if (fd >= 0)
 		printf("sbxrun: %zu requirements, %zu bytes of heap held\n", plan.n_reqs,
 		       heap_in_use() - base);
-	if (json && strcmp(argv[1], "helper") == 0) {
-		/*
-		 * The helper is a new process: it starts with none of sbxrun's heap, and frees the
-		 * text it read once it is loaded (here it is sbxrun's, not counted).
-		 */
+	if (fd >= 0 && strcmp(argv[1], "helper") == 0) {
+		/* The helper is a new process: it starts with none of sbxrun's heap. */
 		sbx_plan_free(&plan);
 		sbx_profile_free(&prof);
 		base = heap_in_use();
-		r = half_helper(json, argv[3], &hprof, &hplan, &res, &e, &prepared, &d);
+		r = half_helper(fd, argv[3], &hprof, &hplan, &res, &e, &prepared, &d);
 		if (r == 0)
 			printf("helper: %zu requirements, %zu paths kept, %zu bytes of heap held\n",
 			       hplan.n_reqs, res.n, heap_in_use() - base);
@@ -155,8 +181,9 @@ int main(int argc, char **argv)
 	sbx_profile_free(&hprof);
 	sbx_plan_free(&plan);
 	sbx_profile_free(&prof);
-	free(json);
-	if (!json || r < 0) {
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || r < 0) {
 		fprintf(stderr, "plan: %s\n", d.msg);
 		return 1;
 	}

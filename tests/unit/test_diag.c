@@ -277,6 +277,33 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 			sbx_roots_free(&roots);
 		break;
 	}
+	case 21: {
+		/*
+		 * A loaded profile keeps its paths in an arena, which the roots of the plan that
+		 * takes it borrow: a deny, a read inside it, a carve-out, a read under a read.
+		 */
+		static const char fmt[] =
+			"{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+			"\"entries\":[{\"path\":{\"type\":\"special\",\"value\":{\"kind\":"
+			"\"root\"}},\"access\":\"read\"},{\"path\":{\"type\":\"special\","
+			"\"value\":{\"kind\":\"project_roots\"}},\"access\":\"write\"},"
+			"{\"path\":{\"type\":\"path\",\"path\":\"%s/a\"},\"access\":\"deny\"},"
+			"{\"path\":{\"type\":\"path\",\"path\":\"%s/a/b\"},\"access\":\"read\"},"
+			"{\"path\":{\"type\":\"path\",\"path\":\"%s/c\"},\"access\":\"read\"},"
+			"{\"path\":{\"type\":\"path\",\"path\":\"/etc\"},\"access\":\"read\"}]},"
+			"\"network\":\"restricted\"}";
+
+		if (asprintf(&buf, fmt, f->dir, f->dir, f->dir) < 0)
+			buf = NULL;
+		if (!buf || sbx_profile_load_buf(buf, strlen(buf), "t.json", &p, NULL, NULL, d))
+			r = 1;
+		else
+			r = sbx_plan_build_take(&p, &f->ctx, SBX_PREF_REQUIRE, false,
+						SBX_WIN_DISABLED, &plan, d);
+		if (!r)
+			sbx_plan_free(&plan);
+		break;
+	}
 	case 19: {
 		/* A deny narrowing an unrestricted file system: the path that builds one. */
 		struct sbx_additional x = {.network = -1, .has_fs = true};
@@ -302,7 +329,7 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 }
 
 /* What each call returns without injection. */
-static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0,
+static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0, 0,
 			       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static const char *const names[] = {
@@ -327,6 +354,7 @@ static const char *const names[] = {
 	"sbx_domain_policy_add",
 	"sbx_profile_add",
 	"sbx_fs_roots (git mode)",
+	"sbx_plan_build_take (roots borrowing the loaded paths)",
 };
 
 /*

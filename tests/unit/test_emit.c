@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* test_emit.c - canonical wire JSON: key order, omissions, aliases, the serde vectors. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sbx.h"
@@ -484,4 +486,82 @@ TEST(emit_direct_text_refuses_what_jansson_refuses)
 	free(s);
 	e.path = (char *)"/caf\xe9";
 	CHECK(sbx_profile_to_json(&p) == NULL);
+}
+
+/* Collects the pieces sbx_profile_to_json_stream hands over; fails once limit bytes are in. */
+struct pieces {
+	struct sbx_strbuf text;
+	size_t limit, calls, largest;
+};
+
+static int collect(void *arg, const char *s, size_t n)
+{
+	struct pieces *c = arg;
+
+	if (c->text.n + n > c->limit)
+		return -EIO;
+	c->calls++;
+	if (n > c->largest)
+		c->largest = n;
+	sbx_strbuf_put(&c->text, s, n);
+	return 0;
+}
+
+TEST(emit_stream_is_the_same_text_in_pieces)
+{
+	static const size_t chunks[] = {1, 7, 64, 4096};
+	size_t compared = 0, refused = 0;
+
+	for (int round = 0; round < 1200; round++) {
+		struct sbx_profile p = {.type = (enum sbx_profile_type)rnd(3), .network = rnd(2)};
+		size_t chunk = chunks[round % 4];
+		struct pieces c = {.limit = SIZE_MAX};
+		char *whole, *streamed;
+		int r;
+
+		p.fs.kind = (enum sbx_fs_kind)rnd(3);
+		random_fs(&p.fs, false);
+		whole = sbx_profile_to_json(&p);
+		r = sbx_profile_to_json_stream(&p, chunk, collect, &c);
+		streamed = sbx_strbuf_finish(&c.text, NULL);
+		if (!whole) {
+			/* What the text cannot carry is refused the same way, whatever went out. */
+			CHECK_INT(r, -EINVAL);
+			refused++;
+		} else {
+			CHECK_INT(r, 0);
+			CHECK_STR(streamed ? streamed : "", whole);
+			/* A piece is larger than the chunk only for one string longer than it. */
+			CHECK(c.largest <= chunk || chunk < 4096);
+			compared++;
+		}
+		free(whole);
+		free(streamed);
+		sbx_profile_free(&p);
+	}
+	/* Both outcomes must have been exercised, or the comparison proved little. */
+	if (compared < 600 || refused < 10)
+		t_fail(__FILE__, __LINE__, "%zu compared, %zu refused", compared, refused);
+}
+
+TEST(emit_stream_stops_at_the_first_failed_piece)
+{
+	struct sbx_profile p = {.type = SBX_MANAGED, .network = 0};
+	struct pieces c = {.limit = 100};
+	char path[64], *whole;
+
+	p.fs.kind = SBX_FS_RESTRICTED;
+	for (int i = 0; i < 50; i++) {
+		snprintf(path, sizeof(path), "/some/where/f%02d", i);
+		CHECK_INT(sbx_fs_push_path(&p.fs, path, SBX_READ, false), 0);
+	}
+	whole = sbx_profile_to_json(&p);
+	CHECK(whole && strlen(whole) > 1000);
+	CHECK_INT(sbx_profile_to_json_stream(&p, 16, collect, &c), -EIO);
+	/* Nothing is handed over after the failure: what went out is a prefix of the text. */
+	CHECK(c.text.n <= 100);
+	CHECK(c.text.n == 0 || strncmp(c.text.p, whole, c.text.n) == 0);
+	free(sbx_strbuf_finish(&c.text, NULL));
+	free(whole);
+	sbx_profile_free(&p);
 }

@@ -347,6 +347,63 @@ TEST(roots_layered_carveouts)
 	free(w);
 }
 
+/*
+ * The roots of a loaded profile borrow its paths (kept in the profile's arena) rather than copy
+ * them, and give them back to no one: the profile frees them, after the roots.
+ */
+TEST(roots_borrow_a_loaded_profiles_paths)
+{
+	char *w = vec_fresh_dir(), *text = NULL;
+	char *a = cat(w, "/a"), *ab = cat(w, "/a/b"), *c = cat(w, "/c");
+	struct sbx_ctx ctx = vec_ctx(w);
+	struct sbx_profile p = {0};
+	struct sbx_plan plan;
+	struct sbx_diag d;
+	const struct sbx_writable_root *wr;
+
+	CHECK(mkdir(a, 0755) == 0 && mkdir(ab, 0755) == 0 && mkdir(c, 0755) == 0);
+	CHECK(asprintf(&text,
+		       "{\"type\":\"managed\",\"network\":\"restricted\",\"file_system\":{"
+		       "\"type\":\"restricted\",\"entries\":["
+		       "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"minimal\"}},"
+		       "\"access\":\"read\"},"
+		       "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\"}},"
+		       "\"access\":\"write\"},"
+		       "{\"path\":{\"type\":\"path\",\"path\":\"%s\"},\"access\":\"deny\"},"
+		       "{\"path\":{\"type\":\"path\",\"path\":\"%s\"},\"access\":\"read\"},"
+		       "{\"path\":{\"type\":\"path\",\"path\":\"%s\"},\"access\":\"read\"},"
+		       "{\"path\":{\"type\":\"path\",\"path\":\"/etc\"},\"access\":\"read\"}]}}",
+		       a, ab, c) > 0);
+	CHECK_INT(sbx_profile_load_buf(text, strlen(text), "t.json", &p, NULL, NULL, &d), 0);
+	CHECK_INT(sbx_plan_build_take(&p, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan,
+				      &d),
+		  0);
+	/* The deny, the read inside it and the read elsewhere: the profile's own strings. */
+	CHECK_INT(plan.roots.n_unreadable, 1);
+	CHECK(plan.roots.n_unreadable == 1 &&
+	      sbx_arena_owns(&plan.profile.fs.paths, plan.roots.unreadable[0]));
+	CHECK(has_str(plan.roots.readable, plan.roots.n_readable, ab));
+	CHECK(has_str(plan.roots.readable, plan.roots.n_readable, "/etc"));
+	for (size_t i = 0; i < plan.roots.n_readable; i++)
+		CHECK(sbx_arena_owns(&plan.profile.fs.paths, plan.roots.readable[i]) ==
+		      (strcmp(plan.roots.readable[i], ab) == 0 ||
+		       strcmp(plan.roots.readable[i], "/etc") == 0));
+	/* The read under the writable root is its carve-out, borrowed too; the root is a copy. */
+	wr = find_root(&plan.roots, w);
+	CHECK(wr && has_str(wr->read_only, wr->n_read_only, c));
+	for (size_t i = 0; wr && i < wr->n_read_only; i++)
+		if (strcmp(wr->read_only[i], c) == 0)
+			CHECK(sbx_arena_owns(&plan.profile.fs.paths, wr->read_only[i]));
+	CHECK(wr && !sbx_arena_owns(&plan.profile.fs.paths, wr->root));
+	/* Freed once each (ASan and the leak checker say so in the sanitized build). */
+	sbx_plan_free(&plan);
+	free(text);
+	free(a);
+	free(ab);
+	free(c);
+	free(w);
+}
+
 TEST(roots_deny_beats_write_at_same_path)
 {
 	struct sbx_ctx ctx = vec_ctx("/repo");
