@@ -88,6 +88,9 @@ static struct {
 } exit_hooks[SBX_SUPERVISE_MAX_HOOKS];
 static size_t n_exit_hooks;
 
+/* Init's end of the socket to the supervisor, for sbx_supervise_receive(); -1 elsewhere. */
+static int init_chan = -1;
+
 static struct {
 	int fd;
 	int (*fn)(void *arg, int fd);
@@ -334,6 +337,7 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 		die_errno("prctl(PR_SET_PDEATHSIG)", errno);
 	if (read(chan, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
 		_exit(125);
+	init_chan = chan;
 	if (poll(&hup, 1, 0) != 0)
 		_exit(125);
 	/* Nothing in the sandbox may read init's memory or descriptors through /proc/1. */
@@ -380,6 +384,21 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	/* Exiting ends the PID namespace: the kernel kills and reaps whatever is left. */
 	send(chan, &rep, sizeof(rep), MSG_NOSIGNAL);
 	_exit(0);
+}
+
+ssize_t sbx_supervise_receive(void *buf, size_t size)
+{
+	ssize_t n;
+
+	if (init_chan < 0)
+		return -EBADF;
+	while ((n = recv(init_chan, buf, size, MSG_TRUNC)) < 0 && errno == EINTR)
+		;
+	if (n == 0)
+		_exit(125); /* the supervisor is gone; PR_SET_PDEATHSIG follows */
+	if (n < 0)
+		return -errno;
+	return n > (ssize_t)size ? -EMSGSIZE : n;
 }
 
 /* ---- the supervisor -------------------------------------------------------------------------- */
@@ -825,6 +844,8 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 	}
 	/* A failed send means init is gone already: the loop finds its end. */
 	send(sup.chan, &go, sizeof(go), MSG_NOSIGNAL);
+	if (s->meanwhile)
+		s->meanwhile(s->meanwhile_arg, sup.chan);
 	supervise(&sup);
 
 fail_sig:
