@@ -546,12 +546,17 @@ struct points_msg {
 	} id[];
 };
 
+/* The length of that message for n points. */
+static size_t points_msg_len(size_t n)
+{
+	return sizeof(struct points_msg) + n * sizeof(((struct points_msg *)NULL)->id[0]);
+}
+
 /* In the supervisor, while init starts: the points, then their identities for init's masks. */
 static void make_points_meanwhile(void *arg, int chan)
 {
 	struct sbx_linux_prepared *p = arg;
-	size_t n = p->points.n,
-	       len = sizeof(struct points_msg) + n * sizeof(*((struct points_msg *)0)->id);
+	size_t n = p->points.n, len = points_msg_len(n);
 	struct points_msg *m = calloc(1, len), fail = {0};
 	struct sbx_diag d;
 
@@ -580,8 +585,7 @@ static void make_points_meanwhile(void *arg, int chan)
 /* In init: waits for the points' identities and gives each mask over a point its target. */
 static void receive_points(struct sbx_linux_prepared *p, struct sbx_diag *d)
 {
-	size_t n = p->points.n,
-	       len = sizeof(struct points_msg) + n * sizeof(*((struct points_msg *)0)->id);
+	size_t n = p->points.n, len = points_msg_len(n);
 	struct points_msg *m = calloc(1, len);
 	ssize_t got;
 
