@@ -11,11 +11,12 @@
  *
  * No thread, no exec besides the command's: one clone and one fork per run. The two talk over
  * one SOCK_SEQPACKET pair, made before the clone with SOCK_CLOEXEC so the command never holds
- * it: supervisor to init, one int per message, 0 ("the id maps are written, go") and then signal
- * numbers to relay; init to supervisor, one report (struct report): the command's wait status,
+ * it: supervisor to init, the message of s->meanwhile if any and then signal numbers to relay,
+ * one int per message; init to supervisor, one report (struct report): the command's wait status,
  * and whether init was then alone in the sandbox. If it was, the supervisor runs the clean-up
  * registered with sbx_supervise_on_empty() at once, while the kernel still tears the
- * namespaces down after init's exit (about 0.2 ms), rather than after it.
+ * namespaces down after init's exit (about 0.2 ms), rather than after it. Before all of it,
+ * "the id maps are written, go" comes on an eventfd (run_init says why).
  *
  * Signals. The terminal sends SIGINT, SIGQUIT, SIGTSTP, SIGWINCH ... to its whole foreground
  * process group, which holds the supervisor, init and the command alike: those reached the
@@ -42,10 +43,12 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -318,25 +321,38 @@ static int relay_until_end(int sfd, int chan, pid_t cmd, long long direct[NSIG])
 	}
 }
 
-static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan,
+static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan, int go_fd,
 					       const sigset_t *orig, const sigset_t *relayed)
 {
 	struct pollfd hup = {.fd = chan, .events = POLLRDHUP};
+	struct pollfd wait_go[2] = {{.fd = go_fd, .events = POLLIN},
+				    {.fd = chan, .events = POLLRDHUP}};
+	uint64_t go;
 	long long direct[NSIG] = {0}; /* when each signal last came to init directly, in ms */
 	struct report rep;
 	struct sbx_diag d;
 	pid_t cmd, pid;
-	int msg, sfd;
+	int sfd;
 
 	sbx_diag_clear(&d);
 	/*
 	 * Die with the supervisor. Armed before anything else; the supervisor may have died
-	 * before it was, so once "go" is read, a hung-up socket means it is gone: stop here.
+	 * before it was, so a hung-up socket means it is gone: stop here.
 	 */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		die_errno("prctl(PR_SET_PDEATHSIG)", errno);
-	if (read(chan, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+	/*
+	 * "Go" comes on an eventfd, not on the socket: the socket's wake-up is a synchronous one,
+	 * on which the scheduler moves init to the supervisor's processor, behind it, while the
+	 * supervisor goes on making the points (s->meanwhile). Waited for beside the socket's
+	 * end, which a supervisor that died before PR_SET_PDEATHSIG was armed leaves.
+	 */
+	while (poll(wait_go, 2, -1) < 0)
+		if (errno != EINTR)
+			_exit(125);
+	if (read(go_fd, &go, sizeof(go)) != (ssize_t)sizeof(go))
 		_exit(125);
+	close(go_fd);
 	init_chan = chan;
 	if (poll(&hup, 1, 0) != 0)
 		_exit(125);
@@ -788,7 +804,7 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 {
 	struct sup sup = {.chan = -1};
 	char names[96];
-	int sv[2], go = 0, rc, err;
+	int sv[2], go_fd = -1, rc, err;
 	pid_t pid;
 
 	rc = check_spawn(s, d);
@@ -809,6 +825,12 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 	rc = sup_signals(&sup, d);
 	if (rc < 0)
 		goto fail_sock;
+	go_fd = above_stdio(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	if (go_fd < 0) {
+		err = errno;
+		rc = sbx_diag_set(d, -err, "eventfd: %s", strerror(err));
+		goto fail_sig;
+	}
 
 	pid = (pid_t)syscall(SYS_clone, s->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {
@@ -826,7 +848,7 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 		close(sup.sfd);
 		if (s->trace)
 			sbx_trace_child(s->trace);
-		run_init(s, sv[1], &sup.orig, &sup.set);
+		run_init(s, sv[1], go_fd, &sup.orig, &sup.set);
 	}
 	close(sv[1]);
 	sup.chan = sv[0];
@@ -839,16 +861,21 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		close(sv[0]);
+		close(go_fd);
 		sup_undo(&sup);
 		return rc;
 	}
-	/* A failed send means init is gone already: the loop finds its end. */
-	send(sup.chan, &go, sizeof(go), MSG_NOSIGNAL);
+	/* Cannot fail on an eventfd at 0; if it did, init would never start: its end is seen. */
+	if (write(go_fd, &(uint64_t){1}, sizeof(uint64_t)) != (ssize_t)sizeof(uint64_t))
+		kill(pid, SIGKILL);
+	close(go_fd);
 	if (s->meanwhile)
 		s->meanwhile(s->meanwhile_arg, sup.chan);
 	supervise(&sup);
 
 fail_sig:
+	if (go_fd >= 0)
+		close(go_fd);
 	sup_undo(&sup);
 fail_sock:
 	if (sv[0] >= 0)
