@@ -97,6 +97,7 @@ struct stage {
 	int top;
 	const char *path;
 	bool attached;
+	bool detached; /* SBX_MNT_DETACHED: never attach here */
 };
 
 static int stage_attach(struct stage *st, struct sbx_diag *d)
@@ -116,6 +117,11 @@ static int stage_put(struct stage *st, int tree, const char *name, struct sbx_di
 {
 	long rc = syscall(__NR_move_mount, tree, "", st->top, name, SBX_MOVE_MOUNT_F_EMPTY_PATH);
 
+	if (rc < 0 && errno == EINVAL && !st->attached && st->detached)
+		return sbx_diag_set(
+			d, -EOPNOTSUPP,
+			"mounting over %s/%s: this kernel mounts onto attached mounts only",
+			st->path, name);
 	if (rc < 0 && errno == EINVAL && !st->attached) {
 		if (stage_attach(st, d) < 0)
 			return -EINVAL;
@@ -140,7 +146,7 @@ static int set_attrs(int mnt, uint64_t attrs)
 void sbx_devfs_clear(struct sbx_devfs *dev)
 {
 	memset(dev->nodes, 0xff, sizeof(dev->nodes));
-	dev->pts = dev->ptmx = dev->shm = -1;
+	dev->pts = dev->ptmx = dev->shm = dev->top = -1;
 }
 
 void sbx_devfs_close(struct sbx_devfs *dev)
@@ -154,6 +160,8 @@ void sbx_devfs_close(struct sbx_devfs *dev)
 		close(dev->ptmx);
 	if (dev->shm >= 0)
 		close(dev->shm);
+	if (dev->top >= 0)
+		close(dev->top);
 	sbx_devfs_clear(dev);
 }
 
@@ -218,12 +226,11 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 	static const char *const pts_opts[] = {"mode", "0620", "ptmxmode", "0666", NULL};
 	static const char *const shm_opts[] = {"mode", "1777", NULL};
 	struct sbx_devfs dev;
-	struct stage st = {.top = -1, .path = path};
+	struct stage st = {.top = -1, .path = path, .detached = flags & SBX_MNT_DETACHED};
 	const char *step;
 	int rc = 0;
 
-	memset(dev.nodes, 0xff, sizeof(dev.nodes));
-	dev.pts = dev.ptmx = dev.shm = -1;
+	sbx_devfs_clear(&dev);
 
 	/* The host's nodes, cloned before anything covers the host's /dev. */
 	for (size_t i = 0; i < SBX_DEV_N_NODES && rc == 0; i++) {
@@ -284,8 +291,12 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 	for (size_t i = 0; i < SBX_DEV_N_NODES && rc == 0; i++)
 		if (dev.nodes[i] >= 0)
 			rc = stage_put(&st, dev.nodes[i], dev_nodes[i].name, d);
-	if (rc == 0)
+	if (rc == 0 && st.detached) {
+		dev.top = st.top;
+		st.top = -1;
+	} else if (rc == 0) {
 		rc = stage_attach(&st, d);
+	}
 out:
 	if (st.top >= 0)
 		close(st.top);
@@ -295,6 +306,16 @@ out:
 	}
 	*out = dev;
 	return 0;
+}
+
+int sbx_devfs_attach(struct sbx_devfs *dev, const char *path, struct sbx_diag *d)
+{
+	struct stage st = {.top = dev->top, .path = path};
+	int rc = stage_attach(&st, d);
+
+	close(dev->top);
+	dev->top = -1;
+	return rc;
 }
 
 int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d)

@@ -399,8 +399,8 @@ static const char *point_holds(const struct sbx_linux_prepared *p, size_t i)
 	return NULL;
 }
 
-/* The private mount namespace, as planned: clones, / read-only, then every mount in order. */
-static void apply_mounts(struct sbx_linux_prepared *p, struct sbx_diag *d)
+/* The private mount namespace, as planned: first the clones of what is re-attached. */
+static void apply_mount_clones(struct sbx_linux_prepared *p, struct sbx_diag *d)
 {
 	struct sbx_mount_op *ops = p->mounts.ops;
 	size_t n = p->mounts.n;
@@ -450,6 +450,13 @@ static void apply_mounts(struct sbx_linux_prepared *p, struct sbx_diag *d)
 		if (op->kind == SBX_MNT_READ_ONLY || op->kind == SBX_MNT_READ)
 			must(sbx_mnt_set_readonly(p->live[i].tree, "", d), d);
 	}
+}
+
+/* The mount plan proper, once the clones are taken and the points' identities known. */
+static void apply_mount_plan(struct sbx_linux_prepared *p, struct sbx_diag *d)
+{
+	struct sbx_mount_op *ops = p->mounts.ops;
+	size_t n = p->mounts.n;
 
 	/*
 	 * The whole file system read-only, submounts included: this is what refuses chmod, chown,
@@ -546,6 +553,79 @@ static int grant_fresh_proc(struct sbx_landlock *ll, struct sbx_diag *d)
 	return rc;
 }
 
+/* What the supervisor sends init about the points it made meanwhile (make_points_meanwhile). */
+struct points_msg {
+	int ok; /* 0: it could not make them, and said why */
+	unsigned int n;
+	struct {
+		unsigned long long dev, ino;
+	} id[];
+};
+
+/* The length of that message for n points. */
+static size_t points_msg_len(size_t n)
+{
+	return sizeof(struct points_msg) + n * sizeof(((struct points_msg *)NULL)->id[0]);
+}
+
+/* In the supervisor, while init starts: the points, then their identities for init's masks. */
+static void make_points_meanwhile(void *arg, int chan)
+{
+	struct sbx_linux_prepared *p = arg;
+	size_t n = p->points.n, len = points_msg_len(n);
+	struct points_msg *m = calloc(1, len), fail = {0};
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	if (!m)
+		sbx_diag_set(&d, -ENOMEM, "out of memory");
+	if (!m || sbx_points_make(&p->points, &d) < 0) {
+		/* Init ends on this without a word (125); the supervisor mirrors that. */
+		sbx_diag_print(&d, stderr);
+		fflush(stderr);
+		send(chan, &fail, sizeof(fail), MSG_NOSIGNAL);
+		free(m);
+		return;
+	}
+	m->ok = 1;
+	m->n = (unsigned int)n;
+	for (size_t i = 0; i < n; i++) {
+		m->id[i].dev = p->points.v[i].dev;
+		m->id[i].ino = p->points.v[i].ino;
+	}
+	/* A failed send means init is gone already: the supervisor's loop finds its end. */
+	send(chan, m, len, MSG_NOSIGNAL);
+	free(m);
+}
+
+/* In init: waits for the points' identities and gives each mask over a point its target. */
+static void receive_points(struct sbx_linux_prepared *p, struct sbx_diag *d)
+{
+	size_t n = p->points.n, len = points_msg_len(n);
+	struct points_msg *m = calloc(1, len);
+	ssize_t got;
+
+	if (!m) {
+		sbx_diag_set(d, -ENOMEM, "out of memory");
+		sbx_linux_die(d, 125);
+	}
+	got = sbx_supervise_receive(m, len);
+	if (got >= (ssize_t)sizeof(*m) && !m->ok)
+		_exit(125); /* the supervisor said why */
+	if (got != (ssize_t)len || m->n != n) {
+		sbx_diag_set(d, got < 0 ? (int)got : -EPROTO,
+			     "reading the mount points' identities from the supervisor: %s",
+			     strerror(got < 0 ? (int)-got : EPROTO));
+		sbx_linux_die(d, 125);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (p->points.v[i].op >= 0) {
+			p->live[p->points.v[i].op].tdev = m->id[i].dev;
+			p->live[p->points.v[i].op].tino = m->id[i].ino;
+		}
+	free(m);
+}
+
 /*
  * The sandbox, applied to the calling process, in this order: init under a supervisor (the
  * command is its child), the command's own process under a subreaper, or this process itself
@@ -557,15 +637,33 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	const struct sbx_linux_enforce *e = p->e;
 	int err, rc;
 
-	/* 1. The private mount namespace, when the plan has one. */
+	/* 1. The private mount namespace, when the plan has one: the clones first. */
 	if (p->mount_namespace)
-		apply_mounts(p, d);
+		apply_mount_clones(p, d);
 
 	/*
-	 * 2. The private /dev, once / is read-only (a recursive change made later would reach
-	 *    its writable /dev/shm too): the allow-list of nodes and a pts instance of its own.
+	 * While the supervisor makes the points on the host, the private /dev is built detached
+	 * (where the kernel allows), then the masks wait for the points' identities.
 	 */
-	if (e->private_dev)
+	if (p->points_meanwhile) {
+		if (e->private_dev) {
+			rc = sbx_devfs_build("/dev", SBX_MNT_DETACHED, &p->dev, d);
+			if (rc != -EOPNOTSUPP)
+				must(rc, d);
+		}
+		receive_points(p, d);
+	}
+	if (p->mount_namespace)
+		apply_mount_plan(p, d);
+
+	/*
+	 * 2. The private /dev, attached once / is read-only (a recursive change made later would
+	 *    reach its writable /dev/shm too): the allow-list of nodes and a pts instance of its
+	 *    own.
+	 */
+	if (e->private_dev && p->dev.top >= 0)
+		must(sbx_devfs_attach(&p->dev, "/dev", d), d);
+	else if (e->private_dev)
 		must(sbx_devfs_build("/dev", 0, &p->dev, d), d);
 
 	/*
@@ -725,11 +823,20 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 	 *    now (the sandbox mounts onto them) and removed by the supervisor when the run ends,
 	 *    whatever ends it but a SIGKILL of the supervisor (the next run then finds the empty
 	 *    leftover, masks it, and removes it).
+	 *    Under init with a mount namespace, the supervisor makes them once init is started,
+	 *    while init takes its clones and builds /dev: init waits for them only then.
 	 */
-	rc = sbx_points_make(&p->points, d);
-	if (rc == 0 && p->points.n)
-		rc = sbx_supervise_on_empty(clean_points, p);
-	for (size_t i = 0; rc == 0 && p->mount_namespace && i < p->points.n; i++)
+	rc = p->points.n ? sbx_supervise_on_empty(clean_points, p) : 0;
+	p->points_meanwhile =
+		rc == 0 && p->points.n && e->model == SBX_MODEL_INIT && p->mount_namespace;
+	if (p->points_meanwhile) {
+		s.meanwhile = make_points_meanwhile;
+		s.meanwhile_arg = p;
+	} else if (rc == 0) {
+		rc = sbx_points_make(&p->points, d);
+	}
+	for (size_t i = 0; rc == 0 && !p->points_meanwhile && p->mount_namespace && i < p->points.n;
+	     i++)
 		if (p->points.v[i].op >= 0) {
 			p->live[p->points.v[i].op].tdev = p->points.v[i].dev;
 			p->live[p->points.v[i].op].tino = p->points.v[i].ino;

@@ -217,6 +217,7 @@ struct sbx_linux_prepared {
 	uid_t uid;
 	gid_t gid;
 	struct sbx_points points; /* the mount points made on the host for the run */
+	bool points_meanwhile;	  /* made by the supervisor while init starts (enter.c) */
 	struct sbx_devfs dev;	  /* the private /dev, once built (in the sandbox) */
 	struct sbx_diag d;	  /* where apply_and_exec words a failure before dying */
 };

@@ -53,6 +53,13 @@ struct sbx_spawn {
 	void *exec_failed_arg;
 	/* The denial report's tracer (trace.c, below), or NULL: the command is traced from exec. */
 	struct sbx_trace *trace;
+	/*
+	 * sbx_supervise() only, or NULL: run by the supervisor once init has been told to go,
+	 * while init does what needs nothing from it. It sends init one message on chan, which
+	 * apply reads with sbx_supervise_receive(); what the message says is between the two.
+	 */
+	void (*meanwhile)(void *arg, int chan);
+	void *meanwhile_arg;
 };
 
 /*
@@ -66,6 +73,12 @@ struct sbx_spawn {
  * clone(2) refused, or its id maps could not be written. Otherwise never returns.
  */
 int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d);
+
+/*
+ * In init's apply: reads into buf the one message of s->meanwhile, waiting for it. Returns its
+ * length, or -errno; when the supervisor is gone, init ends (status 125) instead.
+ */
+ssize_t sbx_supervise_receive(void *buf, size_t size);
 
 /*
  * The same without namespaces (s->clone_flags is ignored): the supervisor becomes a child
@@ -195,6 +208,7 @@ struct sbx_devfs {
 	int pts;		    /* the new devpts instance (its root) */
 	int ptmx;		    /* O_PATH, pts/ptmx of that instance */
 	int shm;		    /* the private tmpfs on shm */
+	int top;		    /* SBX_MNT_DETACHED: the whole tree, not attached yet */
 };
 
 /*
@@ -204,6 +218,14 @@ struct sbx_devfs {
 #define SBX_MNT_ATTACH_FIRST 0x1u
 
 /*
+ * Build the tree detached and leave it so (in out->top), for sbx_devfs_attach() later: it can
+ * then be built before the rest of the file system turns read-only, which does not reach it.
+ * A kernel that refuses mounts onto a detached mount makes the build fail with -EOPNOTSUPP
+ * (d filled, nothing open): the caller builds it attached, in its turn.
+ */
+#define SBX_MNT_DETACHED 0x2u
+
+/*
  * Mounts a private, minimal /dev at path (normally "/dev"), in a mount namespace of the caller's
  * own, after the rest of the file system was made read-only (a recursive read-only change made
  * afterwards would reach /dev/shm too). It holds: null zero full random urandom tty (the host's
@@ -211,11 +233,13 @@ struct sbx_devfs {
  * instance: none of the host's terminals), ptmx -> pts/ptmx, fd, stdin, stdout, stderr (links
  * into /proc/self/fd), shm (a private writable tmpfs, mode 1777). The top directory is a
  * read-only tmpfs: nothing can be added to it. Needs CAP_SYS_ADMIN in the mount namespace's
- * user namespace. flags: 0 or SBX_MNT_ATTACH_FIRST. Returns 0 with *out filled, or a
- * negative code with d filled (and nothing of *out open).
+ * user namespace. flags: 0, SBX_MNT_ATTACH_FIRST or SBX_MNT_DETACHED. Returns 0 with *out filled,
+ * or a negative code with d filled (and nothing of *out open).
  */
 int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 		    struct sbx_diag *d);
+/* Attaches at path the tree built with SBX_MNT_DETACHED, in one move. 0 or -errno, d filled. */
+int sbx_devfs_attach(struct sbx_devfs *dev, const char *path, struct sbx_diag *d);
 void sbx_devfs_close(struct sbx_devfs *dev);
 /* Marks every descriptor of dev absent (-1), closing none: a struct sbx_devfs not built yet. */
 void sbx_devfs_clear(struct sbx_devfs *dev);

@@ -11,11 +11,12 @@
  *
  * No thread, no exec besides the command's: one clone and one fork per run. The two talk over
  * one SOCK_SEQPACKET pair, made before the clone with SOCK_CLOEXEC so the command never holds
- * it: supervisor to init, one int per message, 0 ("the id maps are written, go") and then signal
- * numbers to relay; init to supervisor, one report (struct report): the command's wait status,
+ * it: supervisor to init, the message of s->meanwhile if any and then signal numbers to relay,
+ * one int per message; init to supervisor, one report (struct report): the command's wait status,
  * and whether init was then alone in the sandbox. If it was, the supervisor runs the clean-up
  * registered with sbx_supervise_on_empty() at once, while the kernel still tears the
- * namespaces down after init's exit (about 0.2 ms), rather than after it.
+ * namespaces down after init's exit (about 0.2 ms), rather than after it. Before all of it,
+ * "the id maps are written, go" comes on an eventfd (run_init says why).
  *
  * Signals. The terminal sends SIGINT, SIGQUIT, SIGTSTP, SIGWINCH ... to its whole foreground
  * process group, which holds the supervisor, init and the command alike: those reached the
@@ -42,10 +43,12 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -88,6 +91,9 @@ static struct {
 } exit_hooks[SBX_SUPERVISE_MAX_HOOKS];
 static size_t n_exit_hooks;
 
+/* Init's end of the socket to the supervisor, for sbx_supervise_receive(); -1 elsewhere. */
+static int init_chan = -1;
+
 static struct {
 	int fd;
 	int (*fn)(void *arg, int fd);
@@ -101,6 +107,7 @@ struct sup {
 	int sfd;       /* signalfd: the forwarded signals and SIGCHLD */
 	sigset_t set;  /* those signals */
 	int chan;      /* the socket to init; -1 in the subreaper variant */
+	int reported;  /* eventfd: init's report is on chan; -1 in the subreaper variant */
 	pid_t child;   /* init, or the command in the subreaper variant */
 	sigset_t orig; /* the signal mask the command must start with */
 	bool subreaper;
@@ -315,25 +322,40 @@ static int relay_until_end(int sfd, int chan, pid_t cmd, long long direct[NSIG])
 	}
 }
 
-static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan,
-					       const sigset_t *orig, const sigset_t *relayed)
+static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan, int go_fd,
+					       int reported_fd, const sigset_t *orig,
+					       const sigset_t *relayed)
 {
 	struct pollfd hup = {.fd = chan, .events = POLLRDHUP};
+	struct pollfd wait_go[2] = {{.fd = go_fd, .events = POLLIN},
+				    {.fd = chan, .events = POLLRDHUP}};
+	uint64_t go;
 	long long direct[NSIG] = {0}; /* when each signal last came to init directly, in ms */
 	struct report rep;
 	struct sbx_diag d;
 	pid_t cmd, pid;
-	int msg, sfd;
+	int sfd;
 
 	sbx_diag_clear(&d);
 	/*
 	 * Die with the supervisor. Armed before anything else; the supervisor may have died
-	 * before it was, so once "go" is read, a hung-up socket means it is gone: stop here.
+	 * before it was, so a hung-up socket means it is gone: stop here.
 	 */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		die_errno("prctl(PR_SET_PDEATHSIG)", errno);
-	if (read(chan, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+	/*
+	 * "Go" comes on an eventfd, not on the socket: the socket's wake-up is a synchronous one,
+	 * on which the scheduler moves init to the supervisor's processor, behind it, while the
+	 * supervisor goes on making the points (s->meanwhile). Waited for beside the socket's
+	 * end, which a supervisor that died before PR_SET_PDEATHSIG was armed leaves.
+	 */
+	while (poll(wait_go, 2, -1) < 0)
+		if (errno != EINTR)
+			_exit(125);
+	if (read(go_fd, &go, sizeof(go)) != (ssize_t)sizeof(go))
 		_exit(125);
+	close(go_fd);
+	init_chan = chan;
 	if (poll(&hup, 1, 0) != 0)
 		_exit(125);
 	/* Nothing in the sandbox may read init's memory or descriptors through /proc/1. */
@@ -377,9 +399,31 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	while ((pid = waitpid(-1, NULL, __WALL | WNOHANG)) > 0)
 		;
 	rep.alone = pid < 0 && errno == ECHILD;
-	/* Exiting ends the PID namespace: the kernel kills and reaps whatever is left. */
+	/*
+	 * Exiting ends the PID namespace: the kernel kills and reaps whatever is left. The
+	 * supervisor is woken by the eventfd, not by the socket, whose synchronous wake-up would
+	 * queue it on this processor behind that teardown instead of running the clean-up beside
+	 * it.
+	 */
 	send(chan, &rep, sizeof(rep), MSG_NOSIGNAL);
+	if (write(reported_fd, &(uint64_t){1}, sizeof(uint64_t)) < 0)
+		_exit(125);
 	_exit(0);
+}
+
+ssize_t sbx_supervise_receive(void *buf, size_t size)
+{
+	ssize_t n;
+
+	if (init_chan < 0)
+		return -EBADF;
+	while ((n = recv(init_chan, buf, size, MSG_TRUNC)) < 0 && errno == EINTR)
+		;
+	if (n == 0)
+		_exit(125); /* the supervisor is gone; PR_SET_PDEATHSIG follows */
+	if (n < 0)
+		return -errno;
+	return n > (ssize_t)size ? -EMSGSIZE : n;
 }
 
 /* ---- the supervisor -------------------------------------------------------------------------- */
@@ -611,7 +655,7 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 	for (;;) {
 		n = 1 + watch_fds(pfd + 1);
 		/* Init's report, read as soon as it comes: it may say init is alone. */
-		pfd[n++] = (struct pollfd){.fd = chan_done ? -1 : sup->chan, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = chan_done ? -1 : sup->reported, .events = POLLIN};
 		if (poll(pfd, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -627,8 +671,11 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 			ssize_t got = recv(sup->chan, &rep, sizeof(rep), MSG_DONTWAIT);
 
 			reported = got == (ssize_t)sizeof(rep);
-			/* Read once: the report, or the end of init (then read again below). */
-			chan_done = reported || !(got < 0 && errno == EAGAIN);
+			/*
+			 * Read once: the report is on the socket before the eventfd is written (or,
+			 * behind relay requests init left unread, it is read again below).
+			 */
+			chan_done = true;
 			if (reported && rep.alone)
 				run_exit_hooks(true, &rep.ws);
 		}
@@ -767,9 +814,9 @@ static int check_spawn(const struct sbx_spawn *s, struct sbx_diag *d)
 
 int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 {
-	struct sup sup = {.chan = -1};
+	struct sup sup = {.chan = -1, .reported = -1};
 	char names[96];
-	int sv[2], go = 0, rc, err;
+	int sv[2], go_fd = -1, rc, err;
 	pid_t pid;
 
 	rc = check_spawn(s, d);
@@ -790,6 +837,13 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 	rc = sup_signals(&sup, d);
 	if (rc < 0)
 		goto fail_sock;
+	go_fd = above_stdio(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	sup.reported = above_stdio(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	if (go_fd < 0 || sup.reported < 0) {
+		err = errno;
+		rc = sbx_diag_set(d, -err, "eventfd: %s", strerror(err));
+		goto fail_sig;
+	}
 
 	pid = (pid_t)syscall(SYS_clone, s->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {
@@ -807,7 +861,7 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 		close(sup.sfd);
 		if (s->trace)
 			sbx_trace_child(s->trace);
-		run_init(s, sv[1], &sup.orig, &sup.set);
+		run_init(s, sv[1], go_fd, sup.reported, &sup.orig, &sup.set);
 	}
 	close(sv[1]);
 	sup.chan = sv[0];
@@ -820,14 +874,24 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		close(sv[0]);
+		close(go_fd);
+		close(sup.reported);
 		sup_undo(&sup);
 		return rc;
 	}
-	/* A failed send means init is gone already: the loop finds its end. */
-	send(sup.chan, &go, sizeof(go), MSG_NOSIGNAL);
+	/* Cannot fail on an eventfd at 0; if it did, init would never start: its end is seen. */
+	if (write(go_fd, &(uint64_t){1}, sizeof(uint64_t)) != (ssize_t)sizeof(uint64_t))
+		kill(pid, SIGKILL);
+	close(go_fd);
+	if (s->meanwhile)
+		s->meanwhile(s->meanwhile_arg, sup.chan);
 	supervise(&sup);
 
 fail_sig:
+	if (go_fd >= 0)
+		close(go_fd);
+	if (sup.reported >= 0)
+		close(sup.reported);
 	sup_undo(&sup);
 fail_sock:
 	if (sv[0] >= 0)
@@ -839,7 +903,7 @@ fail_sock:
 
 int sbx_supervise_subreaper(const struct sbx_spawn *s, struct sbx_diag *d)
 {
-	struct sup sup = {.chan = -1, .subreaper = true};
+	struct sup sup = {.chan = -1, .reported = -1, .subreaper = true};
 	struct sbx_diag cd;
 	pid_t pid, parent = getpid();
 	int rc, err;

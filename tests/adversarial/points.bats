@@ -240,6 +240,33 @@ started_then_killed() {
 	[ "$(cat "$PW/a/b")" = mine ]
 }
 
+@test "a point that cannot be made refuses the run before the command; those made go" {
+	# The supervisor makes the points while init starts: a failure there must still stop
+	# everything before the command runs, worded once, with the points made so far removed.
+	local bad="$BASE/nopoints"
+	rm -rf "$bad"
+	mkdir -p "$bad"
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$PW" write)" \
+		"$(entry_path "$bad" write)")
+	if as_root; then chattr +i "$bad"; else chmod 0555 "$bad"; fi
+	run sbx "$P" write "$PW/ran"
+	if as_root; then chattr -i "$bad"; else chmod 0755 "$bad"; fi
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: cannot make $bad/."*" a mount point for the run: "* ]]
+	[[ "${lines[1]}" == "hint: "* ]]
+	[ "${#lines[@]}" -eq 2 ]
+	[ ! -e "$PW/ran" ]
+	empty_dir "$PW"
+	empty_dir "$bad"
+	# Positive control: with the directory writable, the same run goes.
+	run sbx "$P" write "$PW/ran"
+	[ "$output" = OK ]
+	rm "$PW/ran"
+	empty_dir "$PW"
+	empty_dir "$bad"
+}
+
 @test "without a PID namespace (clone refused) the masks and their clean-up are the same" {
 	run sbx_fault clone "$PROFILE" sh -c "mkdir -p '$PW/.git/hooks'"
 	[ "$status" -ne 0 ]
