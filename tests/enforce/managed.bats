@@ -132,24 +132,26 @@ sbxr() { "$S" -C "$WS" "$@"; }
 	[ ! -e "$WS/ran" ]
 }
 
-# An echo server and sbxrun's proxy on the host, for the bridge to reach; sets px and echo_port.
-start_echo_and_proxy() {
-	python3 "$NET/servers.py" echo "$BATS_TEST_TMPDIR/echo.port" </dev/null >/dev/null 2>&1 3>&- &
+# start_server_and_proxy MODE [ARGS...]: servers.py MODE PORTFILE ARGS... and sbxrun's proxy on
+# the host, for the bridge to reach; sets px (the proxy's address) and port (the server's).
+start_server_and_proxy() {
+	python3 "$NET/servers.py" "$1" "$BATS_TEST_TMPDIR/srv.port" "${@:2}" </dev/null >/dev/null \
+		2>&1 3>&- &
 	PIDS+=($!)
 	"$S" proxy --listen 127.0.0.1:0 --allow-domain localhost --log "$NLOG" \
 		>"$BATS_TEST_TMPDIR/px.addr" 2>/dev/null </dev/null 3>&- &
 	PIDS+=($!)
 	for _ in $(seq 200); do
-		[ -s "$BATS_TEST_TMPDIR/px.addr" ] && [ -s "$BATS_TEST_TMPDIR/echo.port" ] && break
+		[ -s "$BATS_TEST_TMPDIR/px.addr" ] && [ -s "$BATS_TEST_TMPDIR/srv.port" ] && break
 		sleep 0.05
 	done
 	px=$(cat "$BATS_TEST_TMPDIR/px.addr")
-	echo_port=$(cat "$BATS_TEST_TMPDIR/echo.port")
+	port=$(cat "$BATS_TEST_TMPDIR/srv.port")
 }
 
 @test "--managed-network: large transfers through the bridge arrive intact both ways" {
 	# Many times the bridge's buffer, in both directions.
-	start_echo_and_proxy
+	start_server_and_proxy echo
 	url="http://localhost:$UP_PORT/bytes/30000000"
 	want=$(curl -sS "$url" | sha256sum)
 	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- sh -c \
@@ -172,7 +174,7 @@ start_echo_and_proxy() {
 	# A tunnel echoing 20 MB, half-closed by the client: every byte counted once each way.
 	: >"$NLOG"
 	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- sh -c \
-		"exec python3 '$NET/client.py' tunnel \${http_proxy#http://} localhost:$echo_port 20000000"
+		"exec python3 '$NET/client.py' tunnel \${http_proxy#http://} localhost:$port 20000000"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = ok ]
@@ -180,18 +182,8 @@ start_echo_and_proxy() {
 }
 
 @test "--managed-network: half-closes through the bridge in either order, forced" {
-	python3 "$NET/servers.py" halfclose "$BATS_TEST_TMPDIR/hc.port" "$BATS_TEST_TMPDIR/hc.log" \
-		</dev/null >/dev/null 2>&1 3>&- &
-	PIDS+=($!)
-	"$S" proxy --listen 127.0.0.1:0 --allow-domain localhost --log "$NLOG" \
-		>"$BATS_TEST_TMPDIR/px.addr" 2>/dev/null </dev/null 3>&- &
-	PIDS+=($!)
-	for _ in $(seq 200); do
-		[ -s "$BATS_TEST_TMPDIR/px.addr" ] && [ -s "$BATS_TEST_TMPDIR/hc.port" ] && break
-		sleep 0.05
-	done
-	px=$(cat "$BATS_TEST_TMPDIR/px.addr")
-	hc=localhost:$(cat "$BATS_TEST_TMPDIR/hc.port")
+	start_server_and_proxy halfclose "$BATS_TEST_TMPDIR/hc.log"
+	hc=localhost:$port
 	# The command ends its side first; the server sends 5 MB only once that end came through.
 	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- sh -c \
 		"exec python3 '$NET/client.py' shutfirst \${http_proxy#http://} $hc 5000000"
@@ -209,13 +201,13 @@ start_echo_and_proxy() {
 }
 
 @test "--managed-network: out of descriptors, the bridge rests instead of spinning, and recovers" {
-	start_echo_and_proxy
+	start_server_and_proxy echo
 	# 64 descriptors for the run (the command raises its own limit again): the bridge holds
 	# a few dozen connections (two descriptors each), the others wait in its backlog.
 	TIMEFORMAT='%U %S'
 	{ time run env http_proxy="http://$px" sh -c 'ulimit -Sn 64 && exec "$0" "$@"' \
 		"$S" -C "$WS" --managed-network -- sh -c \
-		"exec python3 '$NET/client.py' flood \${http_proxy#http://} localhost:$echo_port 90 1.5"; } \
+		"exec python3 '$NET/client.py' flood \${http_proxy#http://} localhost:$port 90 1.5"; } \
 		2>"$BATS_TEST_TMPDIR/time"
 	echo "$output; CPU $(cat "$BATS_TEST_TMPDIR/time")"
 	[ "$status" -eq 0 ]
