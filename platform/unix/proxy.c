@@ -37,7 +37,7 @@
 #define SEND_FLAGS 0 /* macOS: SO_NOSIGPIPE on each socket instead */
 #endif
 
-/* After accept() runs out of descriptors, the listener rests this long instead of spinning. */
+/* Out of descriptors, the listener rests this long instead of spinning (see accept_clients). */
 #define ACCEPT_PAUSE_MS 100
 /* Connections accepted per wake-up, so that a flood of them cannot starve the others. */
 #define ACCEPT_BATCH 64
@@ -134,6 +134,7 @@ enum state { ST_HEAD, ST_RESOLVE, ST_CONNECT, ST_FORWARD, ST_TUNNEL, ST_REPLY, S
 struct conn {
 	struct sbx_proxy *px;
 	int cfd, ufd;
+	int spare; /* a descriptor kept for the upstream socket while there is none; -1 */
 	enum state st;
 	char client[64];
 	struct buf in;	 /* from the client: the request head, then body bytes or tunnel bytes */
@@ -154,10 +155,7 @@ struct conn {
 	bool relayed; /* bytes of the upstream's response went out: no reply of our own now */
 	bool close_after, client_eof, client_shut, up_eof, up_shut;
 	bool pending;	 /* an allowed decision to log when its exchange ends */
-	bool fast;	 /* a read filled the upstream buffer: a large transfer is under way */
 	bool cdry, udry; /* the last read of that side got less than it asked: drained */
-	int pipe[2];	 /* Linux: splice(2) moves a large download through it; -1 until then */
-	size_t piped, pipe_cap; /* bytes in the pipe, and what it holds */
 	const char *decision;
 	char rule[SBX_AUTHORITY_MAX + 96];
 	int status;
@@ -263,6 +261,18 @@ static void log_decision(struct conn *c)
 	c->bytes = 0;
 }
 
+/*
+ * A descriptor held in reserve, or -1 when none is left: a duplicate of the resolver's pipe,
+ * which the proxy holds anyway; only its place in the table matters. (Not of the listener: a
+ * duplicate would keep it listening after its owner closed it.)
+ */
+static int spare(struct sbx_proxy *px)
+{
+	if (!px->res && sbx_resolver_new(&px->res) < 0)
+		return -1;
+	return fcntl(sbx_resolver_notify_fd(px->res), F_DUPFD_CLOEXEC, 0);
+}
+
 static void drop_upstream(struct conn *c)
 {
 	if (c->job) {
@@ -272,18 +282,14 @@ static void drop_upstream(struct conn *c)
 	if (c->ufd >= 0) {
 		close(c->ufd);
 		c->ufd = -1;
+		/* Kept again for the next exchange's upstream (see accept_clients). */
+		if (c->st != ST_DEAD)
+			c->spare = spare(c->px);
 	}
 	buf_reset(&c->uin);
 	buf_reset(&c->uout);
 	c->uin_fwd = 0;
 	c->up_eof = c->up_shut = false;
-	if (c->piped) {
-		/* Bytes of a transfer that was cut: they must not reach the client later. */
-		close(c->pipe[0]);
-		close(c->pipe[1]);
-		c->pipe[0] = c->pipe[1] = -1;
-		c->piped = 0;
-	}
 }
 
 static void close_conn(struct conn *c)
@@ -292,16 +298,14 @@ static void close_conn(struct conn *c)
 		return;
 	if (c->pending)
 		log_decision(c);
+	c->st = ST_DEAD; /* first: drop_upstream keeps no spare for a connection that ends */
 	drop_upstream(c);
 	if (c->cfd >= 0)
 		close(c->cfd);
 	c->cfd = -1;
-	if (c->pipe[0] >= 0) {
-		close(c->pipe[0]);
-		close(c->pipe[1]);
-		c->pipe[0] = c->pipe[1] = -1;
-	}
-	c->st = ST_DEAD;
+	if (c->spare >= 0)
+		close(c->spare);
+	c->spare = -1;
 }
 
 /* Shuts our side, then reads and drops what the client still sends: see SBX_PROXY_LINGER_MS. */
@@ -410,6 +414,10 @@ static void try_connect(struct conn *c)
 			s6->sin6_port = htons((uint16_t)c->req.port);
 			memcpy(&s6->sin6_addr, c->addrs.addr[i], 16);
 			sl = sizeof(*s6);
+		}
+		if (c->spare >= 0) {
+			close(c->spare); /* its place is the socket's */
+			c->spare = -1;
 		}
 		fd = socket(fam, SOCK_STREAM, 0);
 		if (fd < 0) {
@@ -557,6 +565,12 @@ static void decide(struct conn *c)
 	if (!c->px->res && sbx_resolver_new(&c->px->res) < 0) {
 		reply(c, 503, NULL, NULL, "sbxrun: cannot start a name resolver");
 		return;
+	}
+	/* The lookup opens files of its own (hosts, resolv.conf) and a socket for a name
+	 * server: the spare's place is its until the upstream socket takes one. */
+	if (c->spare >= 0) {
+		close(c->spare);
+		c->spare = -1;
 	}
 	c->job = sbx_resolver_submit(c->px->res, c->req.host.name, c);
 	if (!c->job) {
@@ -774,7 +788,7 @@ static bool step_forward(struct conn *c)
 			return false;
 		}
 	}
-	if (c->resp_done && !used(&c->out) && !c->uin_fwd && !c->piped) {
+	if (c->resp_done && !used(&c->out) && !c->uin_fwd) {
 		exchange_done(c);
 		return true;
 	}
@@ -790,7 +804,7 @@ static bool step_tunnel(struct conn *c)
 		shutdown(c->ufd, SHUT_WR);
 		c->up_shut = true;
 	}
-	if (c->up_eof && !c->uin_fwd && !used(&c->out) && !c->piped && !c->client_shut) {
+	if (c->up_eof && !c->uin_fwd && !used(&c->out) && !c->client_shut) {
 		shutdown(c->cfd, SHUT_WR);
 		c->client_shut = true;
 	}
@@ -861,82 +875,6 @@ static void progress(struct conn *c)
 	if (c->st == ST_FORWARD || c->st == ST_TUNNEL)
 		c->deadline = now_ms() + c->px->cfg.idle_timeout_ms;
 }
-
-#ifdef __linux__
-/*
- * Linux: once a download has shown it is large (a read filled the buffer) and everything read
- * so far has gone out, the rest of a body whose bytes need not be looked at (a tunnel, or a
- * response framed by its length or by the connection's end) moves from socket to socket
- * through a pipe with splice(2), without being copied through the proxy: on a loaded machine
- * that copy is what a proxied download waits for.
- */
-#define SPLICE_PIPE_SIZE (256 * 1024)
-
-static bool splicing(struct conn *c)
-{
-	bool body;
-
-	if (!c->fast || used(&c->uin) || used(&c->out) || c->up_eof)
-		return false;
-	body = c->st == ST_TUNNEL ||
-	       (c->st == ST_FORWARD && c->resp_head && !c->resp_done &&
-		(c->resp.body == SBX_BODY_LENGTH || c->resp.body == SBX_BODY_CLOSE));
-	if (!body)
-		return false;
-	if (c->pipe[0] < 0) {
-		int sz;
-
-		if (pipe2(c->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
-			c->pipe[0] = c->pipe[1] = -1;
-			c->fast = false; /* out of descriptors: the buffer does */
-			return false;
-		}
-		/* A larger pipe where the per-user pipe budget allows; the default still works. */
-		fcntl(c->pipe[1], F_SETPIPE_SZ, SPLICE_PIPE_SIZE);
-		sz = fcntl(c->pipe[1], F_GETPIPE_SZ);
-		c->pipe_cap = sz > 0 ? (size_t)sz : 4096;
-	}
-	return true;
-}
-
-static bool splice_in(struct conn *c)
-{
-	size_t want = c->pipe_cap - c->piped;
-	bool length = c->st == ST_FORWARD && c->resp.body == SBX_BODY_LENGTH;
-	ssize_t n;
-
-	if (length && c->rleft < want)
-		want = (size_t)c->rleft;
-	if (!want)
-		return false;
-	n = splice(c->ufd, NULL, c->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-	c->udry = n < (ssize_t)want;
-	if (n > 0) {
-		c->piped += (size_t)n;
-		if (length) {
-			c->rleft -= (uint64_t)n;
-			c->resp_done = c->rleft == 0;
-		}
-	}
-	return upstream_got(c, n);
-}
-
-static bool splice_out(struct conn *c)
-{
-	ssize_t n =
-		splice(c->pipe[0], NULL, c->cfd, NULL, c->piped, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-
-	if (n < 0) {
-		if (!transient(errno))
-			close_conn(c);
-		return false;
-	}
-	c->piped -= (size_t)n;
-	c->bytes += (uint64_t)n;
-	progress(c);
-	return n > 0;
-}
-#endif
 
 /*
  * Reads into the room at the end of b: the count, 0 at the end of the stream, or -1 with errno
@@ -1009,10 +947,6 @@ static bool client_writable(struct conn *c)
 	bool relayed;
 	ssize_t n;
 
-#ifdef __linux__
-	if (!used(&c->out) && !c->uin_fwd && c->piped)
-		return splice_out(c);
-#endif
 	n = push(c->cfd, &c->out, &c->uin, &c->uin_fwd, &relayed);
 	if (n < 0) {
 		if (!transient(errno))
@@ -1031,18 +965,20 @@ static bool upstream_readable(struct conn *c)
 	size_t asked;
 	ssize_t n;
 
-#ifdef __linux__
-	if (splicing(c))
-		return splice_in(c);
-#endif
 	asked = c->uin.cap - used(&c->uin);
 	n = pull(c->ufd, &c->uin);
 	c->udry = n < (ssize_t)asked;
+	/*
+	 * A read that fills the buffer shows a large transfer: the buffer grows once, so that each
+	 * system call moves more. The bytes are copied through it rather than spliced (splice(2)
+	 * through a pipe): the copy lands in a buffer that stays in the cache and lets the kernel
+	 * reuse its socket pages, where a splice holds on to the sender's pages; measured, the copy
+	 * costs the whole path less CPU per byte (tests/bench/README.md).
+	 */
 	if (n > 0 && c->uin.len == c->uin.cap) {
 		char *np = c->uin.cap < SBX_PROXY_BUF_MAX ? realloc(c->uin.p, SBX_PROXY_BUF_MAX)
 							  : NULL;
 
-		c->fast = true;
 		if (np) {
 			c->uin.p = np;
 			c->uin.cap = SBX_PROXY_BUF_MAX;
@@ -1161,19 +1097,34 @@ static void format_client(const struct sockaddr_storage *ss, char *buf, size_t n
 	}
 }
 
+static bool short_of(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
+}
+
+/*
+ * A client is accepted only with a descriptor kept for its upstream socket: out of descriptors,
+ * the clients wait in the backlog, where accepting them would answer them 502 for want of a
+ * socket. While that lasts, the listener rests (ACCEPT_PAUSE_MS) rather than being polled again
+ * at once: it stays readable, and poll(2) would return at once for as long as the limit holds.
+ */
 static void accept_clients(struct sbx_proxy *px)
 {
 	for (int k = 0; k < ACCEPT_BATCH && px->n < px->cfg.max_conns; k++) {
 		struct sockaddr_storage ss = {0};
 		socklen_t sl = sizeof(ss);
 		struct conn *c;
-		int fd = accept(px->lfd, (struct sockaddr *)&ss, &sl);
+		int keep = spare(px), fd = -1, e;
 
+		if (keep >= 0)
+			fd = accept(px->lfd, (struct sockaddr *)&ss, &sl);
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			    errno == ENOMEM)
+			e = errno;
+			if (keep >= 0)
+				close(keep);
+			if (short_of(e))
 				px->accept_resume = now_ms() + ACCEPT_PAUSE_MS;
-			if (errno == ECONNABORTED || errno == EINTR)
+			if (e == ECONNABORTED || e == EINTR)
 				continue;
 			return;
 		}
@@ -1184,6 +1135,7 @@ static void accept_clients(struct sbx_proxy *px)
 
 			if (!nc) {
 				close(fd);
+				close(keep);
 				return;
 			}
 			px->conns = nc;
@@ -1193,12 +1145,13 @@ static void accept_clients(struct sbx_proxy *px)
 		if (!c || buf_alloc(&c->in, SBX_PROXY_BUF) < 0) {
 			free(c);
 			close(fd);
+			close(keep);
 			return;
 		}
 		c->px = px;
 		c->cfd = fd;
 		c->ufd = -1;
-		c->pipe[0] = c->pipe[1] = -1;
+		c->spare = keep;
 		c->st = ST_HEAD;
 		format_client(&ss, c->client, sizeof(c->client));
 		c->deadline = now_ms() + px->cfg.head_timeout_ms;
@@ -1238,6 +1191,10 @@ int sbx_proxy_new(const struct sbx_proxy_config *cfg, int listen_fd, struct sbx_
 	DEFAULT(linger_ms, SBX_PROXY_LINGER_MS);
 	DEFAULT(drain_ms, SBX_PROXY_DRAIN_MS);
 #undef DEFAULT
+	/* The resolver's pipe now (its threads come with the first name): made later, out of
+	 * descriptors, it would fail every name while the shortage lasts. Failing here, it is
+	 * tried again then. */
+	sbx_resolver_new(&px->res);
 	*out = px;
 	return 0;
 }
@@ -1251,14 +1208,14 @@ static int conn_events(const struct conn *c, bool upstream)
 
 		if (reading)
 			ev |= POLLIN;
-		if (used(&c->out) || c->uin_fwd || c->piped)
+		if (used(&c->out) || c->uin_fwd)
 			ev |= POLLOUT;
 		return ev;
 	}
 	if (c->st == ST_CONNECT)
 		return POLLOUT;
 	if ((c->st == ST_FORWARD || c->st == ST_TUNNEL) && !c->up_eof && !c->resp_done &&
-	    used(&c->uin) < c->uin.cap && (c->pipe[0] < 0 || c->piped < c->pipe_cap))
+	    used(&c->uin) < c->uin.cap)
 		ev |= POLLIN;
 	if (used(&c->uout) || c->in_fwd)
 		ev |= POLLOUT;
@@ -1296,10 +1253,16 @@ size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, i
 		ADD(sbx_resolver_notify_fd(px->res), POLLIN, SLOT_RESOLVER, NULL, 0);
 	for (size_t i = 0; i < px->n; i++) {
 		struct conn *c = px->conns[i];
+		int cev = conn_events(c, false), uev = c->ufd >= 0 ? conn_events(c, true) : 0;
 
-		ADD(c->cfd, conn_events(c, false), SLOT_CLIENT, c, 0);
+		/*
+		 * A side with nothing to wait for is left out (a negative descriptor): poll(2)
+		 * reports a hang-up even when no event was asked for, and a socket whose peer
+		 * ended its side after ours still holds bytes that are read once there is room.
+		 */
+		ADD(cev ? c->cfd : -1, cev, SLOT_CLIENT, c, 0);
 		if (c->ufd >= 0)
-			ADD(c->ufd, conn_events(c, true), SLOT_UPSTREAM, c, c->ugen);
+			ADD(uev ? c->ufd : -1, uev, SLOT_UPSTREAM, c, c->ugen);
 		if (c->deadline && (next < 0 || c->deadline < next))
 			next = c->deadline;
 	}

@@ -9,11 +9,22 @@
                                         (ADDR "direct": plain connections to TARGET instead)
   client.py slow ADDR DATA              sends DATA (a partial head) and waits: "STATUS SECONDS"
   client.py chaos ADDR URL TARGET N     N clients that vanish at random points of exchanges
+  client.py shutfirst ADDR TARGET N     through a tunnel to servers.py halfclose: half-closes
+                                        first, and only then does the server send N bytes;
+                                        "ok" when all of them arrive, then the end
+  client.py shutlast ADDR TARGET N      the server half-closes first, and only then does the
+                                        client send N bytes and its end: "sent COUNT SHA256"
+  client.py flood ADDR TARGET N WAIT    N tunnel requests at once, left WAIT seconds, then
+                                        each answered one (or closed) closed until all are:
+                                        "A of N answered at first, then all; E established"
 ADDR is HOST:PORT, [::1]:PORT or unix:PATH.
 """
+import hashlib
 import os
 import random
 import re
+import resource
+import select
 import socket
 import sys
 import threading
@@ -96,6 +107,52 @@ def cmd_tunnel(addr, target, n):
     print("ok" if ok and rest == b"" else "mismatch")
 
 
+def cmd_shutfirst(addr, target, n):
+    s = open_tunnel(addr, target)
+    s.sendall(b"recv-then-send %d\n" % n)
+    s.shutdown(socket.SHUT_WR)
+    got = read_all(s)
+    s.close()
+    want = (bytes(range(256)) * 256 * (n // 65536 + 1))[:n]
+    print("ok" if got == want else "mismatch: %d bytes" % len(got))
+
+
+def cmd_shutlast(addr, target, n):
+    s = open_tunnel(addr, target)
+    s.sendall(b"send-then-recv\n")
+    first = read_all(s)  # up to the server's end, which must come before we send
+    if first != b"bye\n":
+        print("no end from the server first: %r" % first)
+        return
+    payload = os.urandom(n)
+    s.sendall(payload)
+    s.shutdown(socket.SHUT_WR)
+    rest = read_all(s)  # both ends are closed now: the tunnel ends
+    s.close()
+    print("sent %d %s%s" % (n, hashlib.sha256(payload).hexdigest(), " but got %r" % rest if rest else ""))
+
+
+def cmd_flood(addr, target, n, wait):
+    # The side under test may have a low descriptor limit; this client must not share it.
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    socks = []
+    for _ in range(n):
+        s = connect(addr)
+        s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target.encode(), target.encode()))
+        socks.append(s)
+    time.sleep(wait)
+    first = len(select.select(socks, [], [], 0)[0])
+    established, deadline = 0, time.monotonic() + 20
+    while socks and time.monotonic() < deadline:
+        for s in select.select(socks, [], [], 0.5)[0]:
+            established += s.recv(100).startswith(b"HTTP/1.1 200 ")
+            socks.remove(s)
+            s.close()
+    print("%d of %d answered at first, then %s; %d established" %
+          (first, n, "all" if not socks else "%d left" % len(socks), established))
+
+
 def cmd_hold(addr, target, n):
     if addr == "direct":
         socks = [connect(target) for _ in range(n)]
@@ -172,7 +229,7 @@ def cmd_chaos(addr, url, target, n):
 def main():
     cmd, addr = sys.argv[1], sys.argv[2]
     if cmd == "send":
-        sys.stdout.write(cmd_send(addr, sys.argv[3], "--shut" in sys.argv[4:]).decode("latin-1"))
+        sys.stdout.buffer.write(cmd_send(addr, sys.argv[3], "--shut" in sys.argv[4:]))
     elif cmd == "statuses":
         out = cmd_send(addr, sys.argv[3], "--shut" in sys.argv[4:])
         print(" ".join(m.decode() for m in re.findall(rb"(?:^|\n)HTTP/1\.1 (\d{3}) ", out)))
@@ -182,6 +239,12 @@ def main():
         cmd_hold(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "slow":
         cmd_slow(addr, sys.argv[3])
+    elif cmd == "shutfirst":
+        cmd_shutfirst(addr, sys.argv[3], int(sys.argv[4]))
+    elif cmd == "shutlast":
+        cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]))
+    elif cmd == "flood":
+        cmd_flood(addr, sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     elif cmd == "chaos":
         cmd_chaos(addr, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     else:

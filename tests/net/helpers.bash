@@ -37,6 +37,22 @@ start_echo() {
 	ECHO_PORT=$(cat "$BATS_TEST_TMPDIR/echo.port")
 }
 
+# start_halfclose: servers.py halfclose, logging to $HC_LOG; sets HC_PORT.
+start_halfclose() {
+	HC_LOG=$BATS_TEST_TMPDIR/halfclose.log
+	: >"$HC_LOG"
+	python3 "$NET_DIR/servers.py" halfclose "$BATS_TEST_TMPDIR/hc.port" "$HC_LOG" </dev/null \
+		>/dev/null 2>"$BATS_TEST_TMPDIR/hc.err" 3>&- &
+	PIDS+=($!)
+	wait_line "$BATS_TEST_TMPDIR/hc.port"
+	HC_PORT=$(cat "$BATS_TEST_TMPDIR/hc.port")
+}
+
+# cpu_ticks PID: the user and system time of a process so far, in clock ticks.
+cpu_ticks() {
+	awk '{print $14 + $15}' "/proc/$1/stat"
+}
+
 # start_proxy ARGS...: sbxrun proxy on 127.0.0.1:0 (unless ARGS name a --listen) logging to
 # $PX_LOG; sets PX (its address, as printed) and PX_PID. PX_WRAP runs it under a wrapper.
 start_proxy() {

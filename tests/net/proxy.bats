@@ -332,6 +332,29 @@ hosts_file() {
 	[[ "$(tail -n 1 "$PX_LOG")" == *'"method":"CONNECT","host":"other.example"'*'"decision":"deny"'* ]]
 }
 
+@test "half-closes in either order, forced: every byte sent after the first end arrives" {
+	start_halfclose
+	start_upstream
+	start_proxy --allow-domain localhost
+	# The client ends its side first; the server sends only once that end has come through.
+	run client shutfirst "$PX" "localhost:$HC_PORT" 5000000
+	[ "$output" = ok ]
+	# The server ends its side first; the client sends only once that end has come through.
+	run client shutlast "$PX" "localhost:$HC_PORT" 5000000
+	echo "$output"
+	[[ "$output" =~ ^sent\ 5000000\ [0-9a-f]{64}$ ]]
+	wait_line "$HC_LOG"
+	[ "$(cat "$HC_LOG")" = "received ${output#sent }" ]
+	# Every byte counted once: the two orders, the server's "bye" and the 5 MB each.
+	[ "$(jline 1 'j["bytes"]')" -eq $((23 + 5000000)) ]
+	[ "$(jline 2 'j["bytes"]')" -eq $((15 + 4 + 5000000)) ]
+	# A request whose client ends its side at once, before the (slow) response has begun: the
+	# whole response still arrives.
+	want=$(curl -sS "http://127.0.0.1:$UP_PORT/bytes/3000000" | sha256sum)
+	run sh -c "python3 '$NET_DIR/client.py' send '$PX' 'GET http://localhost:$UP_PORT/slow/0.3/3000000 HTTP/1.1\r\nHost: localhost:$UP_PORT\r\n\r\n' --shut | tail -c 3000000 | sha256sum"
+	[ "$output" = "$want" ]
+}
+
 # ---- malformed, oversized, slow and pipelined requests ------------------------------------
 
 @test "malformed and oversized requests get a clear status, and the proxy keeps serving" {
@@ -413,6 +436,30 @@ hosts_file() {
 	[ "$output" = "held 200, echoed 200" ]
 	proxy_serves
 	[ "$(grep -c '"method":"CONNECT"' "$PX_LOG")" -eq 200 ]
+}
+
+@test "out of descriptors, the proxy rests instead of spinning, keeps serving, and recovers" {
+	start_echo
+	start_upstream
+	start_proxy --allow-domain localhost
+	# 32 descriptors: about a dozen tunnels (two each); the other connections wait unaccepted.
+	prlimit --pid "$PX_PID" --nofile=32:32
+	before=$(cpu_ticks "$PX_PID")
+	run client flood "$PX" "localhost:$ECHO_PORT" 60 1.5
+	after=$(cpu_ticks "$PX_PID")
+	echo "$output; $((after - before)) ticks"
+	# Some were answered and the rest waited: the limit was reached. All were answered once
+	# the first ones closed: it recovered.
+	[[ "$output" =~ ^([0-9]+)\ of\ 60\ answered\ at\ first,\ then\ all\;\ 60\ established$ ]]
+	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt 60 ]
+	# Every one became a tunnel: none was accepted only to be told 502 for want of a socket.
+	[ "$(grep -c '"status":200' "$PX_LOG")" -eq 60 ]
+	# 1.5 s at the limit (and the rounds of recovery) cost well under half a second of CPU;
+	# a loop polling the listener again at once would spend all of it.
+	[ $((after - before)) -lt $(($(getconf CLK_TCK) / 2)) ]
+	proxy_serves
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
 }
 
 @test "the proxy survives clients that vanish at any moment, and upstreams that die" {

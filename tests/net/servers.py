@@ -6,14 +6,20 @@
       /chunked/N    N bytes in chunks of 1000 (Transfer-Encoding: chunked)
       /close/N      N bytes ended by closing the connection (no length)
       /die          announces 100000 bytes, sends 10, and closes
-      /slow/S       answers after S seconds
+      /slow/S[/N]   answers after S seconds (N bytes, 5 without N)
       POST /echo    the request body back (Content-Length or chunked bodies)
     Every accepted connection and every request is appended to LOGFILE, so a test can show
     that a refused request never reached the server.
   servers.py echo PORTFILE [BIND]               TCP echo: bytes back until EOF, then EOF
+  servers.py halfclose PORTFILE LOGFILE          each connection starts with a line that orders
+                                                 the two ends of its half-closes:
+      recv-then-send N   reads until the client's EOF, and only then sends N bytes of PATTERN
+      send-then-recv     sends "bye\n" and its EOF first, then reads until the client's EOF and
+                         appends "received COUNT SHA256" to LOGFILE
 
 The chosen port is written to PORTFILE once the socket listens.
 """
+import hashlib
 import http.server
 import os
 import socket
@@ -102,9 +108,9 @@ def make_handler(root, log):
                 self.connection.shutdown(socket.SHUT_RDWR)
                 self.close_connection = True
                 return
-            if parts[0] == "slow" and len(parts) == 2:
+            if parts[0] == "slow" and len(parts) in (2, 3):
                 time.sleep(float(parts[1]))
-                return self.send_bytes(5)
+                return self.send_bytes(int(parts[2]) if len(parts) == 3 else 5)
             return super().do_GET()
 
         def do_HEAD(self):
@@ -146,6 +152,38 @@ class Echo(socketserver.BaseRequestHandler):
         self.request.shutdown(socket.SHUT_WR)
 
 
+def pattern(n):
+    """The bytes recv-then-send sends: BLOCK repeated, cut at n."""
+    return (BLOCK * (n // len(BLOCK) + 1))[:n]
+
+
+def make_halfclose(log):
+    lock = threading.Lock()
+
+    class HalfClose(socketserver.StreamRequestHandler):
+        def read_to_eof(self):
+            data = b""
+            while True:
+                d = self.rfile.read1(65536)
+                if not d:
+                    return data
+                data += d
+
+        def handle(self):
+            order = self.rfile.readline().split()
+            if order[:1] == [b"recv-then-send"]:
+                self.read_to_eof()  # the client's half-close has come through
+                self.request.sendall(pattern(int(order[1])))
+            elif order == [b"send-then-recv"]:
+                self.request.sendall(b"bye\n")
+                self.request.shutdown(socket.SHUT_WR)
+                data = self.read_to_eof()
+                with lock, open(log, "a") as f:
+                    f.write("received %d %s\n" % (len(data), hashlib.sha256(data).hexdigest()))
+
+    return HalfClose
+
+
 class EchoServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -165,6 +203,9 @@ def main():
         portfile = sys.argv[2]
         bind = sys.argv[3] if len(sys.argv) > 3 else "127.0.0.1"
         srv = EchoServer((bind, 0), Echo)
+    elif mode == "halfclose":
+        portfile, log = sys.argv[2:4]
+        srv = EchoServer(("127.0.0.1", 0), make_halfclose(log))
     else:
         sys.exit("unknown mode " + mode)
     write_port(portfile, srv.server_address[1])
