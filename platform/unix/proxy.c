@@ -162,6 +162,7 @@ struct conn {
 	uint64_t bytes;
 	struct sbx_resolved addrs;
 	int next_addr, last_err;
+	int64_t fd_wait_end; /* while out of descriptors: when waiting for one ends; 0 if not */
 	struct sbx_resolve_job *job;
 	unsigned ugen;	  /* counts upstream sockets: a poll result is for the one it was for */
 	int64_t deadline; /* monotonic milliseconds; 0 for none */
@@ -390,6 +391,26 @@ static void connected(struct conn *c)
 	c->deadline = now_ms() + c->px->cfg.idle_timeout_ms;
 }
 
+/*
+ * Out of descriptors for the upstream socket: the reserve kept at accept time can be taken by
+ * the resolver's threads, whose look-ups open files of their own. The connection waits in
+ * ST_CONNECT without a socket and tries again every ACCEPT_PAUSE_MS, for at most the connect
+ * time-out, as a client waits in the backlog; false once that time is over.
+ */
+static bool fd_wait(struct conn *c)
+{
+	int64_t now = now_ms();
+
+	if (!c->fd_wait_end)
+		c->fd_wait_end = now + c->px->cfg.connect_timeout_ms;
+	if (now >= c->fd_wait_end)
+		return false;
+	c->st = ST_CONNECT;
+	c->ufd = -1;
+	c->deadline = now + ACCEPT_PAUSE_MS;
+	return true;
+}
+
 /* Tries the next allowed address; replies 502 (504 on time-outs) when none is left. */
 static void try_connect(struct conn *c)
 {
@@ -420,10 +441,15 @@ static void try_connect(struct conn *c)
 			c->spare = -1;
 		}
 		fd = socket(fam, SOCK_STREAM, 0);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && fd_wait(c)) {
+			c->next_addr--; /* the same address again, once a descriptor is free */
+			return;
+		}
 		if (fd < 0) {
 			c->last_err = errno;
 			continue;
 		}
+		c->fd_wait_end = 0;
 		setup_socket(fd, true);
 		c->ugen++;
 		if (connect(fd, (struct sockaddr *)&ss, sl) == 0) {
@@ -1056,6 +1082,10 @@ static void deadline_passed(struct conn *c)
 		reply(c, 504, NULL, NULL, "sbxrun: resolving host %s timed out", auth);
 		break;
 	case ST_CONNECT:
+		if (c->ufd < 0) { /* waiting for a descriptor (fd_wait) */
+			try_connect(c);
+			break;
+		}
 		close(c->ufd);
 		c->ufd = -1;
 		c->last_err = ETIMEDOUT;

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -63,6 +64,16 @@ static void lookup(struct sbx_resolve_job *j)
 	 * address, the loopback ones included.
 	 */
 	j->res.gai_error = getaddrinfo(j->name, NULL, &hints, &ai);
+	/*
+	 * A proxy at its descriptor limit: the look-up could not open its files (hosts,
+	 * resolv.conf) or a socket. That says nothing of the name: wait for descriptors to come
+	 * free, as the connection would in the backlog, for at most about five seconds.
+	 */
+	for (int tries = 0; j->res.gai_error && (errno == EMFILE || errno == ENFILE) && tries < 50;
+	     tries++) {
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+		j->res.gai_error = getaddrinfo(j->name, NULL, &hints, &ai);
+	}
 	for (struct addrinfo *a = ai; a && j->res.n < SBX_PROXY_MAX_ADDRS; a = a->ai_next) {
 		unsigned char addr[16] = {0};
 		bool dup = false;
