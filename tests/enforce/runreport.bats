@@ -34,6 +34,15 @@ rec() {
 }
 
 # The rule `sbxrun access` gives a path, as the report must word it.
+# listen_unix PATH: a Unix-socket server at PATH for 30 s, in the background (its pid in
+# SRV_PIDS), returned once the socket exists.
+listen_unix() {
+	python3 -c "import socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8); time.sleep(30)" "$1" 3>&- &
+	SRV_PIDS+=($!)
+	for _ in $(seq 100); do [ -S "$1" ] && break; sleep 0.05; done
+}
+
 rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/^[a-z]+ +[^ ]+  \((entries\[[0-9]+\]: .*)\)$/\1/p' | head -1; }
 
 @test "a write under the read-only .git: exactly one record; the same write in the workspace none" {
@@ -159,10 +168,7 @@ rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/^[a-z]+ +[^ ]+  \((entries\[[
 
 @test "the Unix-socket broker: a socket not allowed is refused (seccomp-notify); the allowed one connects" {
 	sock="$BATS_TEST_TMPDIR/ok.sock"
-	python3 -c "import socket,sys,time
-s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8); time.sleep(30)" "$sock" 3>&- &
-	srv=$!
-	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+	listen_unix "$sock"
 	for p in "${PROBES[@]}"; do
 		rm -f "$REP"
 		run sbxr --allow-unix-socket "$sock" -- "${NOLEAK[@]}" sh -c "'$p' unix '$WS/none.sock'; '$p' unix '$sock'"
@@ -170,18 +176,15 @@ s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8); time.sleep(30
 		[ "$output" = "$(printf 'EACCES\nOK')" ]
 		diff <(norm) <(printf '{"time":T,"pid":N,"comm":"%s","op":"connect","address":"unix:%s","errno":"EACCES","rule":"Unix sockets: neither an allowed socket nor below an allowed directory","mechanism":"seccomp-notify"}\n' "$(basename "$p")" "$WS/none.sock")
 	done
-	kill "$srv"
+	kill "${SRV_PIDS[@]}"
 }
 
 @test "the broker does not follow a link beneath an allowed directory: recorded; the socket itself connects" {
 	dir="$BATS_TEST_TMPDIR/socks"
 	mkdir -p "$dir"
-	python3 -c "import socket,sys,time,os
-s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
-t=socket.socket(socket.AF_UNIX); t.bind(sys.argv[2]); t.listen(8); os.chmod(sys.argv[2], 0)
-time.sleep(30)" "$dir/real.sock" "$dir/closed.sock" 3>&- &
-	srv=$!
-	for _ in $(seq 100); do [ -S "$dir/closed.sock" ] && break; sleep 0.05; done
+	listen_unix "$dir/real.sock"
+	listen_unix "$dir/closed.sock"
+	chmod 0 "$dir/closed.sock"
 	ln -sf real.sock "$dir/link.sock"
 	ln -sfn . "$dir/sub"
 	for p in "${PROBES[@]}"; do
@@ -201,7 +204,7 @@ time.sleep(30)" "$dir/real.sock" "$dir/closed.sock" 3>&- &
 		[ "$output" = EACCES ]
 		[ -f "$REP" ] && [ ! -s "$REP" ]
 	done
-	kill "$srv"
+	kill "${SRV_PIDS[@]}"
 }
 
 @test "an abstract socket outside, through the broker: Landlock's scope recorded; one made inside connects" {
