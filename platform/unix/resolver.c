@@ -62,17 +62,18 @@ static void lookup(struct sbx_resolve_job *j)
 	/*
 	 * No AI_ADDRCONFIG: on a host whose only interface is the loopback it would hide every
 	 * address, the loopback ones included.
-	 */
-	j->res.gai_error = getaddrinfo(j->name, NULL, &hints, &ai);
-	/*
+	 *
 	 * A proxy at its descriptor limit: the look-up could not open its files (hosts,
 	 * resolv.conf) or a socket. That says nothing of the name: wait for descriptors to come
-	 * free, as the connection would in the backlog, for at most about five seconds.
+	 * free, as the connection would in the backlog, for at most about five seconds. (errno
+	 * is cleared first: a failure that sets none must not read an earlier call's.)
 	 */
-	for (int tries = 0; j->res.gai_error && (errno == EMFILE || errno == ENFILE) && tries < 50;
-	     tries++) {
-		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+	for (int tries = 0;; tries++) {
+		errno = 0;
 		j->res.gai_error = getaddrinfo(j->name, NULL, &hints, &ai);
+		if (!j->res.gai_error || (errno != EMFILE && errno != ENFILE) || tries == 50)
+			break;
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
 	}
 	for (struct addrinfo *a = ai; a && j->res.n < SBX_PROXY_MAX_ADDRS; a = a->ai_next) {
 		unsigned char addr[16] = {0};
