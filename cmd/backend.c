@@ -174,11 +174,10 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 		handover_network(&h, o);
 		h.allow_git = inv->ctx.allow_git;
 		/* The report's descriptor is the helper's to inherit (it marks it close-on-exec). */
-		if (o->report_fd >= 0 && fcntl(o->report_fd, F_SETFD, 0) == 0)
-			h.report_fd = o->report_fd;
-		else if (o->report_fd >= 0)
+		h.report_fd = o->report_fd;
+		if (h.report_fd >= 0 && fcntl(h.report_fd, F_SETFD, 0) < 0)
 			r = sbx_diag_set(&d, -errno, "--report: %s", strerror(errno));
-		if (r == -ENOSYS)
+		else
 			r = sbx_linux_exec(&h, &inv->plan.profile, &d);
 	}
 #elif defined(__APPLE__)

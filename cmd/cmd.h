@@ -260,7 +260,6 @@ struct sbx_trace;
 struct run_report {
 	struct report *r;
 	struct sbx_report_view view;
-	bool view_made;
 	struct sbx_trace *trace;
 };
 int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,

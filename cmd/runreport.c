@@ -159,7 +159,6 @@ int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
 	rc = sbx_report_view_init(&rr->view, plan, ctx, sbx_linux_minimal_paths, d);
 	if (rc < 0)
 		return rc;
-	rr->view_made = true;
 	/* The switches of the main filter, which the report's own must not overlap (seccomp.c). */
 	tc.network = e->network || net->filter;
 	tc.metadata = e->seccomp_metadata;
@@ -194,9 +193,8 @@ int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
 
 void run_report_free(struct run_report *rr)
 {
-	sbx_trace_end(rr->trace); /* a supervisor that started ended it */
-	if (rr->view_made)
-		sbx_report_view_free(&rr->view);
+	sbx_trace_end(rr->trace);	 /* a supervisor that started ended it */
+	sbx_report_view_free(&rr->view); /* a view never made is empty: nothing to free */
 	report_close(rr->r);
 	memset(rr, 0, sizeof(*rr));
 }
