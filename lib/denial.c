@@ -167,22 +167,14 @@ static long protected_under(const struct sbx_fs *fs, const struct sbx_ctx *ctx, 
 	*at = NULL;
 	for (size_t i = 0; i < fs->n && found < 0; i++) {
 		char *t = NULL;
-		const char *s;
-		size_t n;
+		size_t end;
 
 		if (fs->entries[i].access != SBX_WRITE ||
 		    sbx_entry_resolve(&fs->entries[i], ctx, &t, NULL) || !t)
 			continue;
-		if (sbx_path_covers_any(t, path) && strlen(path) > strlen(t)) {
-			for (s = path + strlen(t); sbx_path_is_sep(*s); s++)
-				;
-			n = strcspn(s, "/\\");
-			for (size_t k = 0; k < SBX_PROTECTED_NAMES_N && found < 0; k++)
-				if (strlen(sbx_protected_names[k]) == n &&
-				    strncmp(s, sbx_protected_names[k], n) == 0) {
-					*at = strndup(path, (size_t)(s - path) + n);
-					found = *at ? (long)i : -1;
-				}
+		if (sbx_path_protected_below(t, path, &end)) {
+			*at = strndup(path, end);
+			found = *at ? (long)i : -1;
 		}
 		free(t);
 	}
@@ -207,18 +199,17 @@ static int read_entry_rule(const struct sbx_fs *fs, const struct sbx_ctx *ctx,
 	base = t + len + (len && !sbx_path_is_sep(t[len - 1]));
 	if (parent && sbx_fs_resolve_access(fs, ctx, parent, NULL) == SBX_WRITE) {
 		out->kind = SBX_RULE_CARVE_OUT;
-		for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++)
-			if (strcmp(base, sbx_protected_names[k]) == 0) {
-				out->kind = SBX_RULE_PROTECTED;
-				out->protected_name = true;
-				out->name = strdup(base);
-				if (!out->name) {
-					free(parent);
-					free(t);
-					return -ENOMEM;
-				}
-				out->missing = missing_name(ctx, t, false);
+		if (sbx_is_protected_name(base, strlen(base))) {
+			out->kind = SBX_RULE_PROTECTED;
+			out->protected_name = true;
+			out->name = strdup(base);
+			if (!out->name) {
+				free(parent);
+				free(t);
+				return -ENOMEM;
 			}
+			out->missing = missing_name(ctx, t, false);
+		}
 	}
 	free(parent);
 	free(t);

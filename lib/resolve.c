@@ -605,13 +605,24 @@ static bool first_component_below(const char *prefix, const char *path, const ch
 	return true;
 }
 
-static bool is_protected_name(const char *name, size_t len)
+bool sbx_is_protected_name(const char *name, size_t len)
 {
 	for (size_t i = 0; i < SBX_PROTECTED_NAMES_N; i++)
 		if (strlen(sbx_protected_names[i]) == len &&
 		    memcmp(sbx_protected_names[i], name, len) == 0)
 			return true;
 	return false;
+}
+
+bool sbx_path_protected_below(const char *root, const char *path, size_t *end)
+{
+	const char *name;
+	size_t len;
+
+	if (!first_component_below(root, path, &name, &len) || !sbx_is_protected_name(name, len))
+		return false;
+	*end = (size_t)(name - path) + len;
+	return true;
 }
 
 /* An explicit write entry at or inside meta that covers q. */
@@ -651,15 +662,14 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 	if (!q)
 		return false;
 	for (size_t i = 0; i < fs->n && ok; i++) {
-		const char *name;
-		size_t len;
+		size_t end;
 		char *t = NULL, *meta = NULL;
 
 		if (fs->entries[i].access != SBX_WRITE ||
 		    sbx_entry_resolve(&fs->entries[i], ctx, &t, NULL) || !t)
 			continue;
-		if (first_component_below(t, q, &name, &len) && is_protected_name(name, len)) {
-			meta = strndup(q, (size_t)(name - q) + len);
+		if (sbx_path_protected_below(t, q, &end)) {
+			meta = strndup(q, end);
 			ok = meta && explicit_write_covers(fs, ctx, meta, q);
 		}
 		free(t);

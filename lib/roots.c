@@ -359,10 +359,7 @@ static bool protected_name(const char *p)
 {
 	const char *slash = strrchr(p, '/');
 
-	for (size_t k = 0; slash && k < SBX_PROTECTED_NAMES_N; k++)
-		if (strcmp(slash + 1, sbx_protected_names[k]) == 0)
-			return true;
-	return false;
+	return slash && sbx_is_protected_name(slash + 1, strlen(slash + 1));
 }
 
 static int cmp_writable(const void *a, const void *b)

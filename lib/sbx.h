@@ -457,6 +457,13 @@ bool sbx_fs_can_write(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const 
 
 #define SBX_PROTECTED_NAMES_N 3
 extern const char *const sbx_protected_names[SBX_PROTECTED_NAMES_N]; /* .git .agents .codex */
+/* Is name (len bytes, not terminated) one of sbx_protected_names? */
+bool sbx_is_protected_name(const char *name, size_t len);
+/*
+ * Is the first name of path below root a protected name? Then *end is the length of path up
+ * to and including that name.
+ */
+bool sbx_path_protected_below(const char *root, const char *path, size_t *end);
 
 /* A writable root with its read-only carve-outs and protected names (PROTECTED METADATA). */
 struct sbx_writable_root {
