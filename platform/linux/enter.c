@@ -598,6 +598,16 @@ static void make_points_meanwhile(void *arg, int chan)
 	free(m);
 }
 
+/* The mask over point i (if the plan has one) mounts onto the object dev/ino, and no other. */
+static void point_target(struct sbx_linux_prepared *p, size_t i, unsigned long long dev,
+			 unsigned long long ino)
+{
+	if (p->points.v[i].op >= 0) {
+		p->live[p->points.v[i].op].tdev = dev;
+		p->live[p->points.v[i].op].tino = ino;
+	}
+}
+
 /* In init: waits for the points' identities and gives each mask over a point its target. */
 static void receive_points(struct sbx_linux_prepared *p, struct sbx_diag *d)
 {
@@ -619,10 +629,7 @@ static void receive_points(struct sbx_linux_prepared *p, struct sbx_diag *d)
 		sbx_linux_die(d, 125);
 	}
 	for (size_t i = 0; i < n; i++)
-		if (p->points.v[i].op >= 0) {
-			p->live[p->points.v[i].op].tdev = m->id[i].dev;
-			p->live[p->points.v[i].op].tino = m->id[i].ino;
-		}
+		point_target(p, i, m->id[i].dev, m->id[i].ino);
 	free(m);
 }
 
@@ -834,13 +841,9 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 		s.meanwhile_arg = p;
 	} else if (rc == 0) {
 		rc = sbx_points_make(&p->points, d);
+		for (size_t i = 0; rc == 0 && p->mount_namespace && i < p->points.n; i++)
+			point_target(p, i, p->points.v[i].dev, p->points.v[i].ino);
 	}
-	for (size_t i = 0; rc == 0 && !p->points_meanwhile && p->mount_namespace && i < p->points.n;
-	     i++)
-		if (p->points.v[i].op >= 0) {
-			p->live[p->points.v[i].op].tdev = p->points.v[i].dev;
-			p->live[p->points.v[i].op].tino = p->points.v[i].ino;
-		}
 
 	/*
 	 * 4. This process stays outside as the supervisor, and the sandbox is applied in its child:

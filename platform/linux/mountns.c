@@ -168,6 +168,11 @@ int sbx_mnt_mask_file(int *empty_fs, int target, const char *holds, const char *
 	size_t len = holds ? strlen(holds) : 0;
 	int fd, tree, rc;
 
+	/* Each file is made once and reused: a content it was not named for is refused. */
+	if (holds && *holds && strcmp(holds, ".\n") != 0)
+		return sbx_diag_set(d, -EINVAL, "masking %s: no scratch file holds that content",
+				    path);
+
 	/*
 	 * One writable scratch tmpfs holds the files every mask binds: mode 000 and empty (a
 	 * denied file), or 0644 holding what git takes for a missing name (a protected name that
