@@ -217,7 +217,17 @@ static char *seccomp_rule(const struct sbx_plan *p, enum sbx_seccomp_group g)
 		w = req_rule(p, SBX_REQ_IPC);
 		break;
 	case SBX_SCG_NETWORK:
-		w = req_rule(p, SBX_REQ_NETWORK);
+		/*
+		 * With the network enabled the group refuses only Unix datagram sockets (the
+		 * broker's filter, platform/linux/seccomp_net.c): not the network's rule.
+		 */
+		if (p->managed_network)
+			w = req_rule(p, SBX_REQ_MANAGED_NETWORK);
+		else if (p->network)
+			w = "Unix datagram sockets: a datagram names its peer where no broker sees "
+			    "it, and path sockets outside the writable roots stay unreachable";
+		else
+			w = req_rule(p, SBX_REQ_NETWORK);
 		break;
 	case SBX_SCG_NONE:
 	case SBX_SCG_MAX:

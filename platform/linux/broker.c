@@ -368,8 +368,7 @@ static void refused(const struct sbx_broker *b, pid_t pid, const char *what, int
 
 	if (!b->on_refused)
 		return;
-	snprintf(address, sizeof(address), "%s%s",
-		 what[0] == '/' || why == SBX_BROKER_SCOPED ? "unix:" : "", what);
+	snprintf(address, sizeof(address), "%s%s", what[0] == '/' ? "unix:" : "", what);
 	b->on_refused(b->on_refused_arg, pid, address, err, why);
 }
 
@@ -516,16 +515,10 @@ static int on_reply(void *arg, int fd)
 		free(path);
 	} else if (rp.why == SBX_BROKER_SCOPED && rp.rq.op == OP_ADDRESS &&
 		   abstract_address(&rp.rq)) {
-		const struct sockaddr_un *sun = (const struct sockaddr_un *)&rp.rq.u.addr;
-		size_t n = rp.rq.addrlen - offsetof(struct sockaddr_un, sun_path) - 1;
-		char name[sizeof(sun->sun_path) + 1];
+		char address[SBX_MAX_PATH + 16];
 
-		/* "@name", as the tracer words one; a NUL inside the name shows as "@". */
-		name[0] = '@';
-		for (size_t i = 0; i < n; i++)
-			name[i + 1] = sun->sun_path[i + 1] ? sun->sun_path[i + 1] : '@';
-		name[n + 1] = '\0';
-		refused(b, rp.rq.pid, name, rp.err, SBX_BROKER_SCOPED);
+		sbx_format_sockaddr(&rp.rq.u.addr, rp.rq.addrlen, address, sizeof(address));
+		refused(b, rp.rq.pid, address, rp.err, SBX_BROKER_SCOPED);
 	}
 	if (b->notify_fd >= 0)
 		answer(b->notify_fd, rp.id, rp.err);

@@ -184,6 +184,12 @@ void sbx_trace_close_child(struct sbx_trace *t);
 int sbx_trace_attach_self(struct sbx_trace *t, struct sbx_diag *d);
 /* Waits for the tracer thread (it ends when every traced process has) and frees t; NULL: no-op. */
 void sbx_trace_end(struct sbx_trace *t);
+/*
+ * A socket address as the report words it: "127.0.0.1:80", "[::1]:443", "unix:/run/a.sock",
+ * "unix:@name" (an abstract name: every byte of len, a NUL in it as "@", a control byte or a
+ * backslash as "\xHH"). The tracer and the Unix socket broker (broker.c) both word one so.
+ */
+void sbx_format_sockaddr(const void *addr, size_t len, char *out, size_t size);
 
 /* ---- devfs.c ------------------------------------------------------------------------------- */
 

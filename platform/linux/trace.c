@@ -466,14 +466,41 @@ static bool interpreter_of(pid_t tid, const char *real, char *out, size_t size)
 
 /* ---- a failed call, handed on ------------------------------------------------------------ */
 
-/* "127.0.0.1:80", "[::1]:443", "unix:/run/a.sock", "unix:@abstract": a socket address. */
-static void format_sockaddr(const unsigned char *sa, size_t len, char *out, size_t size)
+/*
+ * The bytes of an abstract socket's name, after "unix:@": each NUL as "@", as ss(8) and
+ * /proc/net/unix show one, and a control byte or a backslash as "\xHH", for the name is the
+ * command's and the line may reach a terminal. Cut short (still a C string) when size is short.
+ */
+static void format_abstract(const char *p, size_t n, char *out, size_t size)
 {
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 1 < size; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == '\0') {
+			out[o++] = '@';
+		} else if (c < 0x20 || c == 0x7f || c == '\\') {
+			if (o + 5 > size)
+				break;
+			snprintf(out + o, size - o, "\\x%02x", c);
+			o += 4;
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+}
+
+void sbx_format_sockaddr(const void *addr, size_t len, char *out, size_t size)
+{
+	const unsigned char *sa = addr;
 	char ip[INET6_ADDRSTRLEN];
 	sa_family_t fam;
+	int n;
 
 	out[0] = '\0';
-	if (len < sizeof(fam))
+	if (len < sizeof(fam) || size == 0)
 		return;
 	memcpy(&fam, sa, sizeof(fam));
 	if (fam == AF_INET && len >= sizeof(struct sockaddr_in)) {
@@ -489,13 +516,20 @@ static void format_sockaddr(const unsigned char *sa, size_t len, char *out, size
 		inet_ntop(AF_INET6, &in6.sin6_addr, ip, sizeof(ip));
 		snprintf(out, size, "[%s]:%u", ip, ntohs(in6.sin6_port));
 	} else if (fam == AF_UNIX) {
-		size_t off = offsetof(struct sockaddr_un, sun_path), n = len > off ? len - off : 0;
+		size_t off = offsetof(struct sockaddr_un, sun_path);
+		size_t pl = len > off ? len - off : 0;
 		const char *p = (const char *)sa + off;
 
-		if (n && p[0] == '\0') /* abstract: the name is every byte after the NUL */
-			snprintf(out, size, "unix:@%.*s", (int)strnlen(p + 1, n - 1), p + 1);
-		else
-			snprintf(out, size, "unix:%.*s", (int)strnlen(p, n), p);
+		if (pl > sizeof(((struct sockaddr_un *)0)->sun_path))
+			pl = sizeof(((struct sockaddr_un *)0)->sun_path);
+		/* Abstract: the name is every byte after the NUL, NULs within it included. */
+		if (pl && p[0] == '\0') {
+			n = snprintf(out, size, "unix:@");
+			if (n > 0 && (size_t)n < size)
+				format_abstract(p + 1, pl - 1, out + n, size - (size_t)n);
+		} else {
+			snprintf(out, size, "unix:%.*s", (int)strnlen(p, pl), p);
+		}
 	} else {
 		snprintf(out, size, "family %u", (unsigned)fam);
 	}
@@ -626,7 +660,7 @@ static void hand_on(struct sbx_trace *t, const struct tracee *x, int err,
 		size_t len = x->args[2] < sizeof(sa) ? (size_t)x->args[2] : sizeof(sa);
 
 		if (read_mem(x->tid, x->args[1], sa, len)) {
-			format_sockaddr(sa, len, b->address, sizeof(b->address));
+			sbx_format_sockaddr(sa, len, b->address, sizeof(b->address));
 			s->address = b->address[0] ? b->address : NULL;
 		}
 	} else if (s->op == SBX_OP_SOCKET) {

@@ -224,6 +224,44 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 	kill "$srv"
 }
 
+@test "an abstract name with a NUL and a control byte: the broker and the tracer word it alike" {
+	# Bytes 0 and ESC inside the name: shown as "@" and "\x1b" (never raw on a terminal), and
+	# the name not cut at its NUL; the same address whether the broker (network enabled) or the
+	# tracer (network restricted) met the connect.
+	name="sbxrun-nul-$$-$SBX_USER"
+	python3 -c "import socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.bind(b'\0'+sys.argv[1].encode()+b'\0in\x1bside'); s.listen(8); time.sleep(30)" "$name" 3>&- &
+	srv=$!
+	sleep 0.3
+	conn="import socket,sys
+s=socket.socket(socket.AF_UNIX)
+try:
+    s.connect(b'\0'+sys.argv[1].encode()+b'\0in\x1bside'); print('OK')
+except OSError as e: print(e.errno)"
+	# The positive control: outside, the name is reachable as written.
+	[ "$(python3 -c "$conn" "$name")" = OK ]
+	for net in --network ""; do
+		rm -f "$REP"
+		run sbxr $net -- "${NOLEAK[@]}" python3 -c "$conn" "$name"
+		echo "$output"
+		[ "$output" = 1 ]
+		grep -F "\"address\":\"unix:@$name@in\\\\x1bside\"" "$REP"
+	done
+	kill "$srv"
+}
+
+@test "network enabled: a Unix datagram socket is refused for what it is, not as a network rule" {
+	# A stream socket beside it is the positive control.
+	run sbxr --network -- "${NOLEAK[@]}" python3 -c "import socket
+try:
+    socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+except OSError as e: print(e.errno)
+socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); print('stream')"
+	echo "$output"
+	[ "$output" = "$(printf '1\nstream')" ]
+	diff <(norm) <(printf '{"time":T,"pid":N,"comm":"python3","op":"socket","address":"AF_UNIX dgram","errno":"EPERM","rule":"Unix datagram sockets: a datagram names its peer where no broker sees it, and path sockets outside the writable roots stay unreachable","mechanism":"seccomp"}\n')
+}
+
 @test "--allow-domain: the proxy's refusal is in the same report; an allowed host leaves none" {
 	run sbxr --allow-domain registry.example -- "${NOLEAK[@]}" \
 		curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://localhost:9/x"

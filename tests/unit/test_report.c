@@ -209,6 +209,22 @@ TEST(report_decides_seccomp_refusals)
 					   .err = EPERM,
 					   .seccomp = SBX_SCG_NETWORK},
 		     1, net, "seccomp");
+	/*
+	 * With the network enabled the group refuses only a Unix datagram socket (the broker's
+	 * filter): worded for that, never "network enabled" nor "network restricted".
+	 */
+	f.plan.network = true;
+	check_decide(
+		&f,
+		&(struct sbx_op_seen){.op = SBX_OP_SOCKET,
+				      .address = "AF_UNIX dgram",
+				      .err = EPERM,
+				      .seccomp = SBX_SCG_NETWORK},
+		1,
+		"Unix datagram sockets: a datagram names its peer where no broker sees it, and "
+		"path sockets outside the writable roots stay unreachable",
+		"seccomp");
+	f.plan.network = false;
 	check_decide(&f,
 		     &(struct sbx_op_seen){.op = SBX_OP_CALL,
 					   .call = "unshare",
