@@ -28,8 +28,6 @@ int cmd_proxy(int argc, char **argv)
 
 #else
 
-#include <sys/resource.h>
-
 #include "unix/proxy.h"
 
 static const char usage_proxy[] =
@@ -80,21 +78,6 @@ static void on_stop_signal(int sig)
 		/* a full pipe already holds a stop request */
 	}
 	errno = saved;
-}
-
-/*
- * Each connection holds two descriptors: make room for SBX_PROXY_MAX_CONNS of them where the
- * hard limit allows, since the usual soft limit of 1024 would stop at about 500.
- */
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-	rlim_t want = 2 * SBX_PROXY_MAX_CONNS + 64;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
-		return;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
-	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 static int open_log(const char *path, int *fd)
@@ -167,7 +150,7 @@ int own_proxy_start(struct opts *o)
 	if (pid == 0) {
 		close(stop[1]);
 		signal(SIGPIPE, SIG_IGN);
-		raise_fd_limit();
+		sbx_proxy_raise_nofile();
 		_exit(sbx_proxy_run(&cfg, lfd, stop[0], &d) < 0 ? EXIT_REFUSED : 0);
 	}
 	close(stop[0]);
@@ -286,7 +269,7 @@ int cmd_proxy(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	/* A log on a closed pipe must not kill the proxy; its sockets never raise SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
-	raise_fd_limit();
+	sbx_proxy_raise_nofile();
 	if (sbx_proxy_listen(&la, &lfd, bound, sizeof(bound), &d) < 0) {
 		r = refuse_diag(&d);
 		goto out;

@@ -349,6 +349,8 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int
 		fprintf(stderr, "sbxrun: the network bridge cannot start: %s\n", d.msg);
 		_exit(125);
 	}
+	/* Two descriptors a connection; the command is not this process's child (its own limit). */
+	sbx_proxy_raise_nofile();
 	if (n->proxy)
 		rc = sbx_proxy_run(n->proxy, fds[0], n->stop[0], &d);
 	else

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -1125,6 +1126,30 @@ static void format_client(const struct sockaddr_storage *ss, char *buf, size_t n
 	} else {
 		snprintf(buf, n, "unix");
 	}
+}
+
+unsigned long sbx_proxy_raise_nofile(void)
+{
+	const rlim_t need = 2 * SBX_PROXY_MAX_CONNS + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_cur != rl.rlim_max) {
+		struct rlimit up = {rl.rlim_max, rl.rlim_max};
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
+			rl = up;
+		} else if (rl.rlim_cur < need) {
+			/* RLIM_INFINITY is refused where the kernel has a ceiling of its own. */
+			up.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need
+					      ? need
+					      : rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+				rl.rlim_cur = up.rlim_cur;
+		}
+	}
+	return (unsigned long)rl.rlim_cur;
 }
 
 static bool short_of(int e)

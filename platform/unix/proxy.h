@@ -52,6 +52,16 @@
 /* On stop, exchanges in flight get this long to finish. */
 #define SBX_PROXY_DRAIN_MS 5000
 
+/*
+ * In the process that runs a proxy or a bridge, before it serves: the soft limit of open
+ * descriptors raised to the hard limit, for each connection holds two and a soft limit of 1024
+ * would stop at about 500 (beyond the limit, clients wait in the backlog). Only this process's
+ * limit: a command started beside it is never its child, and keeps the limit its caller gave.
+ * Where the hard limit cannot be set (macOS's unlimited), at least what SBX_PROXY_MAX_CONNS
+ * needs. Returns the soft limit now in force.
+ */
+unsigned long sbx_proxy_raise_nofile(void);
+
 struct sbx_proxy_config {
 	const struct sbx_domain_policy *policy; /* borrowed; must outlive the proxy */
 	/*

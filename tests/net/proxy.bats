@@ -438,6 +438,33 @@ hosts_file() {
 	[ "$(grep -c '"method":"CONNECT"' "$PX_LOG")" -eq 200 ]
 }
 
+@test "a low soft descriptor limit is raised to the hard one: 200 tunnels under a soft 256" {
+	start_echo
+	start_upstream
+	# Two descriptors a tunnel: 200 of them need about 400, which a soft limit of 256 would
+	# refuse. The proxy takes the hard limit for itself.
+	PX_WRAP="prlimit --nofile=256:4096" start_proxy --allow-domain localhost
+	grep -Eq '^Max open files +4096 +4096 ' "/proc/$PX_PID/limits"
+	run client hold "$PX" "localhost:$ECHO_PORT" 200
+	[ "$output" = "held 200, echoed 200" ]
+	proxy_serves
+}
+
+@test "at the hard descriptor limit, clients wait in the backlog and all are served" {
+	start_echo
+	start_upstream
+	# The hard limit is the ceiling: 256 descriptors hold about 120 tunnels; the rest of 200
+	# wait unaccepted (no 502), and are served once the first ones close.
+	PX_WRAP="prlimit --nofile=256:256" start_proxy --allow-domain localhost
+	grep -Eq '^Max open files +256 +256 ' "/proc/$PX_PID/limits"
+	run client flood "$PX" "localhost:$ECHO_PORT" 200 1.5
+	echo "$output"
+	[[ "$output" =~ ^([0-9]+)\ of\ 200\ answered\ at\ first,\ then\ all\;\ 200\ established$ ]]
+	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt 200 ]
+	[ "$(grep -c '"status":200' "$PX_LOG")" -eq 200 ]
+	proxy_serves
+}
+
 @test "out of descriptors, the proxy rests instead of spinning, keeps serving, and recovers" {
 	start_echo
 	start_upstream
