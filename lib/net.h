@@ -272,11 +272,19 @@ struct sbx_proxy_event {
 	const char *rule;     /* the deciding entry or the reason */
 	int status;	      /* the status the client got; 0: null (it got none) */
 	uint64_t bytes;	      /* bytes relayed: sent upstream plus relayed back to the client */
+	/*
+	 * NULL when the exchange ended as its framing says (or was refused); else why it ended
+	 * before that: "upstream" (its server closed, reset or sent a malformed body), "client"
+	 * (it left or reset first), "timeout" (nothing moved for the idle timeout), "stopped"
+	 * (the proxy's drain time ran out).
+	 */
+	const char *cut;
 };
 
 /*
  * {"time":..,"client":..,"method":..,"host":..,"port":..,"decision":..,"rule":..,"status":..,
- * "bytes":..} and a newline; malloc'd, NULL on allocation failure or invalid UTF-8.
+ * "bytes":..} and a newline, with "cut":.. after bytes only when ev->cut is set; malloc'd, NULL
+ * on allocation failure or invalid UTF-8.
  */
 char *sbx_proxy_log_line(const struct sbx_proxy_event *ev);
 /*

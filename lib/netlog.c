@@ -49,6 +49,8 @@ char *sbx_proxy_log_line(const struct sbx_proxy_event *ev)
 	ok = ok &&
 	     !json_object_set_new(o, "status", ev->status ? json_integer(ev->status) : json_null());
 	ok = ok && !json_object_set_new(o, "bytes", json_integer((json_int_t)ev->bytes));
+	if (ev->cut)
+		ok = ok && !json_object_set_new(o, "cut", json_string(ev->cut));
 	return sbx_json_line(o, ok);
 }
 

@@ -158,6 +158,7 @@ struct conn {
 	bool pending;	 /* an allowed decision to log when its exchange ends */
 	bool cdry, udry; /* the last read of that side got less than it asked: drained */
 	const char *decision;
+	const char *cut; /* why the exchange ended before its end (sbx_proxy_event), or NULL */
 	char rule[SBX_AUTHORITY_MAX + 96];
 	int status;
 	uint64_t bytes;
@@ -249,6 +250,7 @@ static void log_decision(struct conn *c)
 	ev.rule = c->rule;
 	ev.status = c->status;
 	ev.bytes = c->bytes;
+	ev.cut = c->cut;
 	if (px->cfg.log_fd >= 0) {
 		char *line = sbx_proxy_log_line(&ev);
 
@@ -261,6 +263,7 @@ static void log_decision(struct conn *c)
 		px->cfg.on_decision(px->cfg.on_decision_arg, &ev);
 	c->pending = false;
 	c->bytes = 0;
+	c->cut = NULL;
 }
 
 /*
@@ -308,6 +311,18 @@ static void close_conn(struct conn *c)
 	if (c->spare >= 0)
 		close(c->spare);
 	c->spare = -1;
+}
+
+/*
+ * The connection ends before its exchange did: why goes to the log line ("upstream", "client",
+ * "timeout", "stopped"), so that a body that was cut is never logged as one that was whole. The
+ * client sees the cut too: the connection closes before the framing's end (or the tunnel's).
+ */
+static void cut_conn(struct conn *c, const char *why)
+{
+	if (c->st != ST_DEAD && !c->cut)
+		c->cut = why;
+	close_conn(c);
 }
 
 /* Shuts our side, then reads and drops what the client still sends: see SBX_PROXY_LINGER_MS. */
@@ -701,7 +716,7 @@ static void upstream_failed(struct conn *c, const char *what)
 	if (c->st == ST_FORWARD && !c->relayed)
 		reply(c, 502, NULL, NULL, "sbxrun: %s", what);
 	else
-		close_conn(c);
+		cut_conn(c, "upstream");
 }
 
 static bool step_forward(struct conn *c)
@@ -722,7 +737,7 @@ static bool step_forward(struct conn *c)
 			r = sbx_http_chunked_feed(&c->qch, data(&c->in) + c->in_fwd, avail, &u, &e);
 			if (r < 0) {
 				if (c->relayed)
-					close_conn(c);
+					cut_conn(c, "client");
 				else
 					reply(c, 400, "invalid", e.msg, "sbxrun: %s", e.msg);
 				return false;
@@ -732,7 +747,7 @@ static bool step_forward(struct conn *c)
 		c->req_done = r == 1;
 	}
 	if (!c->req_done && c->client_eof && used(&c->in) == c->in_fwd) {
-		close_conn(c); /* the client left in the middle of its body */
+		cut_conn(c, "client"); /* the client left in the middle of its body */
 		return false;
 	}
 	/* Response heads: 1xx ones are passed on and another head follows. */
@@ -799,7 +814,7 @@ static bool step_forward(struct conn *c)
 			r = sbx_http_chunked_feed(&c->rch, data(&c->uin) + c->uin_fwd, avail, &u,
 						  &e);
 			if (r < 0) {
-				close_conn(c);
+				cut_conn(c, "upstream");
 				return false;
 			}
 			c->uin_fwd += u;
@@ -810,8 +825,13 @@ static bool step_forward(struct conn *c)
 			c->resp_done = c->up_eof;
 			break;
 		}
-		if (!c->resp_done && c->up_eof && c->uin_fwd == used(&c->uin)) {
-			close_conn(c); /* cut short: the client must see it cut too */
+		/*
+		 * The upstream ended before its body did: every byte it sent goes to the client
+		 * first, then the connection closes before the framing's end, so the client sees
+		 * the cut at the very byte where the upstream's came.
+		 */
+		if (!c->resp_done && c->up_eof && !c->uin_fwd && !used(&c->out)) {
+			cut_conn(c, "upstream");
 			return false;
 		}
 	}
@@ -965,7 +985,7 @@ static bool client_readable(struct conn *c)
 	if (n == 0)
 		c->client_eof = true;
 	else if (!transient(errno))
-		close_conn(c);
+		cut_conn(c, "client");
 	return false;
 }
 
@@ -977,7 +997,7 @@ static bool client_writable(struct conn *c)
 	n = push(c->cfd, &c->out, &c->uin, &c->uin_fwd, &relayed);
 	if (n < 0) {
 		if (!transient(errno))
-			close_conn(c);
+			cut_conn(c, "client");
 		return false;
 	}
 	/* Relayed bytes count; the proxy's own replies and "200 Connection established" do not. */
@@ -1099,10 +1119,10 @@ static void deadline_passed(struct conn *c)
 			      c->px->cfg.idle_timeout_ms / 1000);
 			break;
 		}
-		close_conn(c);
+		cut_conn(c, "timeout");
 		break;
 	default:
-		close_conn(c);
+		cut_conn(c, "timeout");
 		break;
 	}
 }
@@ -1366,7 +1386,7 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 				client_writable(c);
 			if (c->st != ST_DEAD && (rev & (POLLERR | POLLHUP | POLLNVAL)) &&
 			    !(rev & POLLIN))
-				close_conn(c); /* reset, or gone both ways */
+				cut_conn(c, "client"); /* reset, or gone both ways */
 		} else if (c->ufd >= 0 && c->ugen == s.ugen) {
 			if (c->st == ST_CONNECT && (rev & (POLLOUT | POLLERR | POLLHUP))) {
 				connect_done(c);
@@ -1393,7 +1413,7 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 			advance(c);
 		}
 		if (c->st != ST_DEAD && px->stopping && now >= px->drain_deadline)
-			close_conn(c);
+			cut_conn(c, "stopped");
 	}
 	for (size_t i = 0; i < px->n; i++) {
 		if (px->conns[i]->st == ST_DEAD)

@@ -6,6 +6,8 @@
       /chunked/N    N bytes in chunks of 1000 (Transfer-Encoding: chunked)
       /close/N      N bytes ended by closing the connection (no length)
       /die          announces 100000 bytes, sends 10, and closes
+      /cut/N/M      announces N bytes (Content-Length), sends the first M, and closes
+      /cutchunked/M M bytes in chunks of 1000, then closes without the last chunk
       /slow/S[/N]   answers after S seconds (N bytes, 5 without N)
       POST /echo    the request body back (Content-Length or chunked bodies)
     Every accepted connection and every request is appended to LOGFILE, so a test can show
@@ -104,6 +106,24 @@ def make_handler(root, log):
                 self.send_header("Content-Length", "100000")
                 self.end_headers()
                 self.wfile.write(b"0123456789")
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return
+            if parts[0] in ("cut", "cutchunked") and len(parts) in (2, 3):
+                chunked = parts[0] == "cutchunked"
+                self.send_response(200)
+                if chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", parts[1])
+                self.end_headers()
+                sent, m = 0, int(parts[-1])
+                while sent < m:
+                    k = min(m - sent, 1000 if chunked else len(BLOCK))
+                    self.wfile.write(b"%x\r\n" % k + BLOCK[:k] + b"\r\n" if chunked
+                                     else BLOCK[:k])
+                    sent += k
                 self.wfile.flush()
                 self.connection.shutdown(socket.SHUT_RDWR)
                 self.close_connection = True

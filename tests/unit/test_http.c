@@ -506,4 +506,19 @@ TEST(http_log_line)
 			"\"method\":null,\"host\":null,\"port\":null,\"decision\":\"invalid\","
 			"\"rule\":\"bare LF \\\"quoted\\\"\",\"status\":null,\"bytes\":0}\n");
 	free(line);
+	/* An exchange cut short says so after its bytes; a whole one has no such field. */
+	ev.method = "GET";
+	ev.host = "example.com";
+	ev.port = 80;
+	ev.decision = "allow";
+	ev.rule = "allow example.com";
+	ev.status = 200;
+	ev.bytes = 65536;
+	ev.cut = "upstream";
+	line = sbx_proxy_log_line(&ev);
+	CHECK_STR(line, "{\"time\":\"2026-01-02T03:04:05.678Z\",\"client\":\"127.0.0.1:40000\","
+			"\"method\":\"GET\",\"host\":\"example.com\",\"port\":80,\"decision\":"
+			"\"allow\",\"rule\":\"allow example.com\",\"status\":200,\"bytes\":65536,"
+			"\"cut\":\"upstream\"}\n");
+	free(line);
 }
