@@ -55,7 +55,8 @@ int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 		goto out;
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		struct plan_row v;
-		size_t l = strlen(p->reqs[i].rule);
+		char rule[SBX_REQ_RULE_MAX];
+		size_t l = strlen(sbx_req_rule(&p->reqs[i], rule));
 
 		plan_row_view(&p->reqs[i], will_create, &v);
 		why[i] = v.why;
@@ -78,10 +79,11 @@ int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 		w = 60;
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		struct plan_row v;
+		char rule[SBX_REQ_RULE_MAX];
 
 		plan_row_view(&p->reqs[i], will_create, &v);
-		fprintf(f, "%s%-*s  %-28s %s", lead, (int)w, p->reqs[i].rule, v.mechanism,
-			v.status);
+		fprintf(f, "%s%-*s  %-28s %s", lead, (int)w, sbx_req_rule(&p->reqs[i], rule),
+			v.mechanism, v.status);
 		if (notes.of[i])
 			fprintf(f, " [%zu]", notes.of[i]);
 		fputc('\n', f);

@@ -862,19 +862,34 @@ struct sbx_req {
 	unsigned mech;	     /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
 	enum sbx_ftype type; /* what it is when it exists */
 	char *path;	     /* absolute path or pattern; NULL for network/metadata */
-	char *rule;   /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
+	/*
+	 * The rule a user reads: "network restricted", "connect to Unix socket /run/a.sock". NULL
+	 * for a requirement of a path the profile names, whose rule is its verb and its path
+	 * ("write /home/me/proj", "read-only /p/.git"), written when it is read: sbx_req_rule().
+	 */
+	char *rule;
 	char *reason; /* why unenforceable or skipped, or a note on how it is enforced */
 	char *hint;   /* a fix the user can apply, or NULL */
 	char *real;   /* where path resolves when it exists (path itself when equal), else NULL */
 	char *link;   /* the first symbolic link crossed on the way to path, or NULL */
 	bool exists;  /* path exists on this host (when path != NULL) */
-	bool link_shared;  /* someone other than root and the caller can replace that link */
-	bool path_in_rule; /* path is the tail of rule's string, not its own allocation */
-	bool rule_pooled;  /* rule lies in its plan's arena: freed with the plan, never alone */
+	bool link_shared; /* someone other than root and the caller can replace that link */
+	bool path_kept;	  /* path lies in its plan (its roots or paths): never freed alone */
 };
 
-/* Frees what r owns (path, rule unless pooled, real, reason, hint, link) and clears it. */
+/* Frees what r owns (path unless kept, rule, real, reason, hint, link) and clears it. */
 void sbx_req_release(struct sbx_req *r);
+
+/*
+ * Room for any rule sbx_req_rule() writes: a verb, a space and a path (a root's path and a
+ * protected name past it at most).
+ */
+#define SBX_REQ_RULE_MAX (SBX_MAX_PATH + 64)
+/*
+ * The rule of r as a user reads it: r->rule, or for a requirement of a path (r->rule NULL) its
+ * verb and its path written into buf, which is returned (denial.c).
+ */
+const char *sbx_req_rule(const struct sbx_req *r, char buf[SBX_REQ_RULE_MAX]);
 
 /*
  * Records the attacher's decision on r: status, mechanisms, a reason (printf-style, NULL for
@@ -910,7 +925,7 @@ struct sbx_plan {
 	struct sbx_netplan net; /* see sbx_plan_network() */
 	struct sbx_req *reqs;
 	size_t n_reqs, cap_reqs;
-	struct sbx_arena rules; /* the rules of the requirements of each path (rule_pooled) */
+	struct sbx_arena paths; /* requirements' paths that are not the roots' own (path_kept) */
 };
 
 /* Builds the platform-neutral requirement list (no mechanism yet, status ENFORCED). */

@@ -24,8 +24,10 @@ static const char *status_name(enum sbx_req_status s)
 
 static const struct sbx_req *find_rule(const struct sbx_plan *p, const char *rule)
 {
+	char buf[SBX_REQ_RULE_MAX];
+
 	for (size_t i = 0; i < p->n_reqs; i++)
-		if (strcmp(p->reqs[i].rule, rule) == 0)
+		if (strcmp(sbx_req_rule(&p->reqs[i], buf), rule) == 0)
 			return &p->reqs[i];
 	return NULL;
 }
@@ -117,12 +119,15 @@ static void run_case(const char *name)
 	/* Every requirement gets a decision; an unenforceable one has no mechanism. */
 	for (i = 0; i < plan.n_reqs; i++) {
 		const struct sbx_req *r = &plan.reqs[i];
+		char buf[SBX_REQ_RULE_MAX];
 
 		if (r->status == SBX_UNENFORCEABLE && (r->mech || !r->reason))
-			t_fail(__FILE__, __LINE__, "%s: %s: unenforceable needs a reason and no "
-			       "mechanism", name, r->rule);
+			t_fail(__FILE__, __LINE__,
+			       "%s: %s: unenforceable needs a reason and no mechanism", name,
+			       sbx_req_rule(r, buf));
 		if (r->status != SBX_UNENFORCEABLE && !r->mech)
-			t_fail(__FILE__, __LINE__, "%s: %s: no mechanism", name, r->rule);
+			t_fail(__FILE__, __LINE__, "%s: %s: no mechanism", name,
+			       sbx_req_rule(r, buf));
 	}
 	json_array_foreach(json_object_get(want, "requirements"), i, w)
 		check_req(name, &plan, w);

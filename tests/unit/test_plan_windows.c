@@ -85,8 +85,10 @@ static void plan_done(struct sbx_plan *p)
 
 static const struct sbx_req *find(const struct sbx_plan *p, const char *rule)
 {
+	char buf[SBX_REQ_RULE_MAX];
+
 	for (size_t i = 0; i < p->n_reqs; i++)
-		if (strcmp(p->reqs[i].rule, rule) == 0)
+		if (strcmp(sbx_req_rule(&p->reqs[i], buf), rule) == 0)
 			return &p->reqs[i];
 	return NULL;
 }
@@ -440,7 +442,7 @@ TEST(plan_windows_unrestricted_profiles_refused)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	CHECK_INT(count_unenforceable(&p), 1);
 	CHECK_CONTAINS(p.reqs[0].reason, "file_system=unrestricted, network=enabled, "
-				      "permission_profile=disabled");
+					 "permission_profile=disabled");
 	plan_done(&p);
 
 	s.type = SBX_MANAGED;
@@ -461,6 +463,6 @@ TEST(plan_windows_unrestricted_profiles_refused)
 	CHECK_INT(p.n_reqs, 1);
 	CHECK_STR(p.reqs[0].rule, "network restricted");
 	CHECK_CONTAINS(p.reqs[0].reason, "file_system=external, network=restricted, "
-				      "permission_profile=external");
+					 "permission_profile=external");
 	plan_done(&p);
 }
