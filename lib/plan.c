@@ -67,7 +67,8 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 		if (path[0] == '/' && kind != SBX_REQ_DENY_GLOB && kind != SBX_REQ_UNIX_SOCKET) {
 			const struct sbx_fsview *v = sbx_ctx_fs(pl->ctx);
 			struct sbx_pathinfo in;
-			int rc = v->lookup(v->self, path, &in);
+			int rc = kept && v->lookup_kept ? v->lookup_kept(v->self, path, &in)
+							: v->lookup(v->self, path, &in);
 
 			if (rc < 0) {
 				if (rc != -ENOMEM) {

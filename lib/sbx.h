@@ -355,6 +355,12 @@ struct sbx_fsview {
 	/* The entries of a directory, or SBX_FS_CLOSED. */
 	int (*list)(void *self, const char *dir, sbx_fs_list_fn each, void *arg);
 	void *self;
+	/*
+	 * Optional (NULL: lookup): lookup of a path the plan being built keeps (a requirement's).
+	 * A view that keeps what it finds and is freed before the plan (the helper's) keeps that
+	 * path itself rather than a copy.
+	 */
+	int (*lookup_kept)(void *self, const char *path, struct sbx_pathinfo *out);
 };
 extern const struct sbx_fsview sbx_fsview_host;
 

@@ -48,7 +48,7 @@ int sbx_helper_main(int argc, char **argv);
 /* What one look-up found, and the O_PATH descriptor it keeps of it. */
 /* 64 bytes beside its strings, widest members first: the helper may keep 10,000 of these. */
 struct sbx_rulepath {
-	char *path; /* as asked */
+	char *path; /* as asked: a copy, or the plan's own path (lookup_kept) */
 	char *real; /* where it resolves, NULL when absent */
 	char *link; /* the first link crossed, or NULL */
 	unsigned long long dev, ino;
@@ -61,7 +61,11 @@ struct sbx_rulepath {
 	bool exists, is_link, link_shared;
 };
 
-/* The helper's view of the file system: every path looked up once, its object kept. */
+/*
+ * The helper's view of the file system: every path looked up once, its object kept. A plan made
+ * through it is freed after it, and it is asked nothing more once such a plan failed: it keeps
+ * the paths of the plan's requirements themselves, not copies (lookup_kept).
+ */
 struct sbx_rulepaths {
 	struct sbx_fsview view; /* for ctx.fs: the planner looks up through this */
 	struct sbx_rulepath **slots;
