@@ -1298,26 +1298,22 @@ enum sbx_mount_kind {
 	SBX_MNT_POINT,
 };
 
-/* One rule path as it resolved (absent paths are not facts: they get no mount, but a point). */
-/* The members of these two are ordered widest first: a plan may hold 10,000 of each. */
-struct sbx_mount_fact {
-	const char *path; /* where it resolves; borrowed */
-	unsigned long long dev, ino;
-	enum sbx_mount_kind kind; /* any but SBX_MNT_PIN */
-	bool is_dir;
-	bool from_glob; /* a deny found by expanding a glob */
-};
-
+/*
+ * One mount of the plan. The caller gives one candidate for each rule path as it resolved
+ * (absent paths get no mount, but a point): kind (any but SBX_MNT_PIN), path, is_dir, from_glob,
+ * dev and ino; the plan decides the rest. Widest members first: a plan may hold 10,000.
+ */
 struct sbx_mount_op {
-	const char *path; /* borrowed from the fact, or from the plan's pins */
-	size_t depth;
+	const char *path; /* where it resolves; borrowed from the caller, or the plan's pins */
 	long mask; /* re-opened op: the index of the mask that holds its mount point, or -1 */
-	unsigned long long dev, ino; /* the fact's; 0 for a pin (looked up by the caller) */
+	unsigned long long dev, ino; /* the candidate's; 0 for a pin (looked up by the caller) */
+	unsigned depth;		     /* components of path */
 	enum sbx_mount_kind kind;
 	bool is_dir;
-	bool skip;   /* hidden by a mask above it, or a repeat of the op before it */
-	bool sealed; /* a mask over a path also re-opened: hides all below, re-opens nothing */
-	bool holds;  /* a mask that holds mount points for re-opened descendants */
+	bool from_glob; /* a deny found by expanding a glob */
+	bool skip;	/* hidden by a mask above it, or a repeat of the op before it */
+	bool sealed;	/* a mask over a path also re-opened: hides all below, re-opens nothing */
+	bool holds;	/* a mask that holds mount points for re-opened descendants */
 };
 
 struct sbx_mount_plan {
@@ -1327,10 +1323,13 @@ struct sbx_mount_plan {
 };
 
 /*
- * The mounts for these facts. granted: where the Landlock ruleset grants anything (resolved
- * paths, strcmp-sorted), or NULL when there is no file-system ruleset or it grants everything.
+ * The mounts of n candidates. ops (malloc'd, room for n) is taken whatever the result: it becomes
+ * out->ops, with the candidates that need no mount dropped in place and the pins added, so that
+ * a plan of 10,000 paths is never held twice. granted: where the Landlock ruleset grants anything
+ * (resolved paths, strcmp-sorted), or NULL when there is no file-system ruleset or it grants
+ * everything.
  */
-int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const char *const *granted,
+int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *granted,
 			 size_t n_granted, struct sbx_mount_plan *out);
 void sbx_mount_plan_free(struct sbx_mount_plan *p);
 
