@@ -30,7 +30,7 @@ struct planner {
  * copy each, or a rule each, would be a fifth of the plan's memory. A resolved path equal to it
  * is that same string.
  */
-_Static_assert(sizeof(struct sbx_req) <= 72, "a requirement grew: a plan holds one per path");
+_Static_assert(sizeof(struct sbx_req) <= 64, "a requirement grew: a plan holds one per path");
 
 static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path, bool kept,
 		   char *rule)

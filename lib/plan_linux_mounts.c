@@ -78,8 +78,8 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 
 	free(bp->slots);
 	bp->slots = NULL;
-	if (n >= UINT32_MAX)
-		return -ENOMEM; /* an index that does not fit a slot */
+	if (n >= INT32_MAX)
+		return -ENOMEM; /* an index that does not fit a slot, or an op's mask */
 	for (size_t i = 0; i < n; i++)
 		bp->v[i] = &ops[i];
 	qsort(bp->v, n, sizeof(*bp->v), op_path_cmp);
@@ -218,6 +218,8 @@ static bool is_reopened(const struct sbx_mount_op *c, const char *const *denied,
 	return c->kind != SBX_MNT_READ || sbx_path_under_sorted(denied, n_denied, c->path, false);
 }
 
+_Static_assert(sizeof(struct sbx_mount_op) <= 40, "a mount op grew: a plan may hold 10,000");
+
 /* A candidate (or a pin) as an op the plan has decided nothing about yet. */
 static void op_init(struct sbx_mount_op *op)
 {
@@ -330,7 +332,7 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 			continue;
 		}
 		if (up && up->kind == SBX_MNT_DENY) {
-			op->mask = (long)(up - ops); /* re-opened inside that mask */
+			op->mask = (int)(up - ops); /* re-opened inside that mask */
 			up->holds = true;
 		}
 		if (op->kind == SBX_MNT_DENY && mounted_at(&bp, op->path, true))

@@ -87,6 +87,8 @@ int sbx_fs_reserve(struct sbx_fs *fs, size_t n)
 	return 0;
 }
 
+_Static_assert(sizeof(struct sbx_entry) <= 24, "an entry grew: a profile may hold 100,000");
+
 void sbx_fs_trim(struct sbx_fs *fs)
 {
 	struct sbx_entry *v;

@@ -119,9 +119,8 @@ void *sbx_arena_alloc(struct sbx_arena *a, size_t n, size_t align);
 bool sbx_arena_owns(const struct sbx_arena *a, const void *p);
 void sbx_arena_free(struct sbx_arena *a);
 
+/* 24 bytes: a profile may hold 100,000 (each enum in a byte). */
 struct sbx_entry {
-	enum sbx_path_kind kind;
-	enum sbx_special special; /* SBX_SPECIAL only */
 	/*
 	 * SBX_PATH: absolute path, lexically normalized (POSIX "/a/b" or Windows "C:\a", "\\srv\share").
 	 * SBX_GLOB: the pattern as written (may be relative or "codex-project-roots://sub").
@@ -129,7 +128,9 @@ struct sbx_entry {
 	 */
 	char *path;
 	char *subpath; /* SBX_SP_PROJECT_ROOTS / SBX_SP_UNKNOWN: optional, else NULL */
-	enum sbx_access access;
+	enum sbx_path_kind kind : 8;
+	enum sbx_special special : 8; /* SBX_SPECIAL only */
+	enum sbx_access access : 8;
 	bool skip_missing; /* "missing_path_behavior": "skip" */
 	bool pooled;	   /* path lies in its sbx_fs's arena: freed with it, never on its own */
 };
@@ -862,25 +863,26 @@ enum sbx_mech {
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX]);
 
 /* The members are ordered widest first: a plan of a large profile holds 10,000 of these. */
+/* 64 bytes: a plan holds one per path, and the small members share a word (enums in a byte). */
 struct sbx_req {
-	enum sbx_req_kind kind;
-	enum sbx_req_status status;
-	unsigned mech;	     /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
-	enum sbx_ftype type; /* what it is when it exists */
-	char *path;	     /* absolute path or pattern; NULL for network/metadata */
+	char *path; /* absolute path or pattern; NULL for network/metadata */
 	/*
 	 * The rule a user reads: "network restricted", "connect to Unix socket /run/a.sock". NULL
 	 * for a requirement of a path the profile names, whose rule is its verb and its path
 	 * ("write /home/me/proj", "read-only /p/.git"), written when it is read: sbx_req_rule().
 	 */
 	char *rule;
-	char *reason; /* why unenforceable or skipped, or a note on how it is enforced */
-	char *hint;   /* a fix the user can apply, or NULL */
-	char *real;   /* where path resolves when it exists (path itself when equal), else NULL */
-	char *link;   /* the first symbolic link crossed on the way to path, or NULL */
-	bool exists;  /* path exists on this host (when path != NULL) */
-	bool link_shared; /* someone other than root and the caller can replace that link */
-	bool path_kept;	  /* path lies in its plan (its roots or paths): never freed alone */
+	char *reason;  /* why unenforceable or skipped, or a note on how it is enforced */
+	char *hint;    /* a fix the user can apply, or NULL */
+	char *real;    /* where path resolves when it exists (path itself when equal), else NULL */
+	char *link;    /* the first symbolic link crossed on the way to path, or NULL */
+	unsigned mech; /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
+	enum sbx_req_kind kind : 8;
+	enum sbx_req_status status : 8;
+	enum sbx_ftype type : 8; /* what it is when it exists */
+	bool exists;		 /* path exists on this host (when path != NULL) */
+	bool link_shared;	 /* someone other than root and the caller can replace that link */
+	bool path_kept;		 /* path lies in its plan (its roots or paths): never freed alone */
 };
 
 /* Frees what r owns (path unless kept, rule, real, reason, hint, link) and clears it. */
@@ -1305,10 +1307,11 @@ enum sbx_mount_kind {
  */
 struct sbx_mount_op {
 	const char *path; /* where it resolves; borrowed from the caller, or the plan's pins */
-	long mask; /* re-opened op: the index of the mask that holds its mount point, or -1 */
 	unsigned long long dev, ino; /* the candidate's; 0 for a pin (looked up by the caller) */
+	int mask;		     /* re-opened: the index of the mask holding its point, or -1 */
 	unsigned depth;		     /* components of path */
-	enum sbx_mount_kind kind;
+	/* enum sbx_mount_kind: as a bit-field it would take a word of its own on Windows */
+	unsigned char kind;
 	bool is_dir;
 	bool from_glob; /* a deny found by expanding a glob */
 	bool skip;	/* hidden by a mask above it, or a repeat of the op before it */
