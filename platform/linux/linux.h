@@ -45,21 +45,25 @@ int sbx_helper_main(int argc, char **argv);
 #include <sys/resource.h>
 #include <sys/types.h>
 
-/* What one look-up found, and the O_PATH descriptor it keeps of it. */
-/* 64 bytes beside its strings, widest members first: the helper may keep 10,000 of these. */
+/*
+ * What one look-up found, and the O_PATH descriptor it keeps of it. 56 bytes beside its strings,
+ * widest members first: the helper may keep 10,000 of these. The first link crossed, rarely
+ * there, is the last of its strings: sbx_rulepath_link().
+ */
 struct sbx_rulepath {
 	char *path; /* as asked: a copy, or the plan's own path (lookup_kept) */
 	char *real; /* where it resolves, NULL when absent */
-	char *link; /* the first link crossed, or NULL */
 	unsigned long long dev, ino;
 	uint32_t hash; /* of path (its low half), for the table */
-	int err;       /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	int fd;	       /* O_PATH, close-on-exec; -1 when absent */
-	unsigned mode;
 	uint32_t uid;
+	uint16_t mode; /* st_mode: type and permission bits fit 16 */
+	short err;     /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	unsigned char type; /* enum sbx_ftype */
-	bool exists, is_link, link_shared;
+	bool exists, is_link, link_shared, has_link;
 };
+/* The first link crossed on the way to e's path, or NULL. */
+const char *sbx_rulepath_link(const struct sbx_rulepath *e);
 
 /*
  * The helper's view of the file system: every path looked up once, its object kept. A plan made

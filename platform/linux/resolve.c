@@ -31,7 +31,7 @@
 #endif
 
 /* The slot of path (hash h): its entry's, or the empty one where it would go. */
-_Static_assert(sizeof(struct sbx_rulepath) <= 64, "an entry of the table grew");
+_Static_assert(sizeof(struct sbx_rulepath) <= 56, "an entry of the table grew");
 
 static struct sbx_rulepath **slot_of(const struct sbx_rulepaths *res, const char *path, uint64_t h)
 {
@@ -144,25 +144,40 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	at = (char *)(e + 1);
 	e->path = kept ? (char *)path : put_str(&at, path, plen);
 	e->hash = h;
-	e->err = r < 0 ? r : 0;
+	e->err = (short)(r < 0 ? r : 0); /* -errno: above -4096 */
 	e->fd = r == 0 ? fd : -1;
 	if (r == 0) {
 		e->exists = in.exists;
 		e->is_link = in.is_link;
 		e->link_shared = in.link_shared;
 		e->type = in.type;
-		e->mode = in.mode;
+		e->mode = (uint16_t)in.mode;
 		e->uid = (uint32_t)in.uid;
 		e->dev = in.dev;
 		e->ino = in.ino;
 		if (in.exists)
 			e->real = same ? e->path : put_str(&at, in.real, rlen);
+		/* Last, where sbx_rulepath_link() finds it. */
 		if (llen)
-			e->link = put_str(&at, in.link, llen - 1);
+			e->has_link = put_str(&at, in.link, llen - 1) != NULL;
 	}
 	*slot = e;
 	res->n++;
 	return e;
+}
+
+/* The strings follow the entry: the path unless kept, the resolved path unless the same, the link. */
+const char *sbx_rulepath_link(const struct sbx_rulepath *e)
+{
+	const char *at = (const char *)(e + 1);
+
+	if (!e->has_link)
+		return NULL;
+	if (e->path == at)
+		at += strlen(at) + 1;
+	if (e->real && e->real != e->path && e->real == at)
+		at += strlen(at) + 1;
+	return at;
 }
 
 const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const char *path)
@@ -210,7 +225,7 @@ static int view_fill(const struct sbx_rulepath *e, struct sbx_pathinfo *out)
 	out->dev = e->dev;
 	out->ino = e->ino;
 	copy_cut(out->real, sizeof(out->real), e->real);
-	copy_cut(out->link, sizeof(out->link), e->link);
+	copy_cut(out->link, sizeof(out->link), sbx_rulepath_link(e));
 	return 0;
 }
 
