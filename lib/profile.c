@@ -280,6 +280,20 @@ int sbx_strv_terminate(struct sbx_strv *s)
 	return 0;
 }
 
+void sbx_strv_fit(struct sbx_strv *s)
+{
+	char **v;
+
+	if (!s->v || s->n + 1 == s->cap)
+		return;
+	/* Shrinking in place: a failure keeps the larger array, which is still valid. */
+	v = realloc(s->v, (s->n + 1) * sizeof(*v));
+	if (v) {
+		s->v = v;
+		s->cap = s->n + 1;
+	}
+}
+
 bool sbx_strv_has(const struct sbx_strv *s, const char *str)
 {
 	for (size_t i = 0; i < s->n; i++)

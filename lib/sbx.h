@@ -612,6 +612,8 @@ int sbx_strv_push_owned(struct sbx_strv *s, char *str);
 int sbx_strv_push(struct sbx_strv *s, const char *str); /* copies */
 /* Makes s->v[s->n] NULL (room for it made), so s->v can serve as argv or environ. */
 int sbx_strv_terminate(struct sbx_strv *s);
+/* Gives back the room past the NULL (doubling leaves up to half of it unused); cannot fail. */
+void sbx_strv_fit(struct sbx_strv *s);
 bool sbx_strv_has(const struct sbx_strv *s, const char *str);
 int sbx_strv_add_unique(struct sbx_strv *s, const char *str); /* copies */
 void sbx_strv_sort(struct sbx_strv *s);			      /* byte order, as strcmp */
