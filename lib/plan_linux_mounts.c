@@ -55,6 +55,44 @@ static int op_order_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+static int op_order_ptr_cmp(const void *a, const void *b)
+{
+	return op_order_cmp(*(const struct sbx_mount_op *const *)a,
+			    *(const struct sbx_mount_op *const *)b);
+}
+
+/*
+ * Sorts the n ops in application order through by (room for n pointers), then moves each op to
+ * its place: the C library's sort of 40-byte items takes two pointers of scratch per item, of
+ * pointers one (at 10,000 masks 80 KB less at the plan's peak).
+ */
+static void order_ops(struct sbx_mount_op *ops, struct sbx_mount_op **by, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		by[i] = &ops[i];
+	qsort(by, n, sizeof(*by), op_order_ptr_cmp);
+	/* by[j] is the op that belongs at j: each cycle of the permutation is followed once. */
+	for (size_t i = 0; i < n; i++) {
+		struct sbx_mount_op first;
+		size_t j = i;
+
+		if (by[i] == &ops[i])
+			continue;
+		first = ops[i];
+		for (;;) {
+			size_t k = (size_t)(by[j] - ops);
+
+			by[j] = &ops[j];
+			if (k == i) {
+				ops[j] = first;
+				break;
+			}
+			ops[j] = ops[k];
+			j = k;
+		}
+	}
+}
+
 /*
  * The ops sorted by path, and where each distinct path's run of ops begins, found by hash: each
  * op looks up every ancestor of its path, so a profile of 10,000 masks makes 50,000 look-ups,
@@ -284,7 +322,7 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 		r = -ENOMEM;
 		goto out;
 	}
-	qsort(ops, n_ops, sizeof(*ops), op_order_cmp);
+	order_ops(ops, bp.v, n_ops);
 	r = by_path_build(&bp, ops, n_ops);
 	if (r == 0)
 		r = ancestors_to_pin(ops, n_ops, &bp, &out->pins);
@@ -310,7 +348,7 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 				.kind = SBX_MNT_PIN, .path = out->pins.v[i], .is_dir = true};
 			op_init(&ops[n_ops++]);
 		}
-		qsort(ops, n_ops, sizeof(*ops), op_order_cmp);
+		order_ops(ops, bp.v, n_ops);
 		r = by_path_build(&bp, ops, n_ops);
 		if (r < 0)
 			goto out;

@@ -362,15 +362,12 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 		if (rc == 0)
 			rc = build_mounts(e, p, d);
 		if (rc == 0) {
-			p->live = calloc(p->mounts.n ? p->mounts.n : 1, sizeof(*p->live));
-			if (!p->live)
+			p->tree = calloc(p->mounts.n ? p->mounts.n : 1, sizeof(*p->tree));
+			if (!p->tree)
 				rc = sbx_diag_set(d, -ENOMEM, "out of memory");
 		}
-		for (size_t i = 0; rc == 0 && i < p->mounts.n; i++) {
-			p->live[i].tree = -1;
-			p->live[i].tdev = p->mounts.ops[i].dev;
-			p->live[i].tino = p->mounts.ops[i].ino;
-		}
+		for (size_t i = 0; rc == 0 && i < p->mounts.n; i++)
+			p->tree[i] = -1;
 	}
 	p->uid = geteuid();
 	p->gid = getegid();
@@ -385,10 +382,10 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 void sbx_linux_prepared_free(struct sbx_linux_prepared *p)
 {
 	sbx_landlock_free(p->ll);
-	for (size_t i = 0; p->live && i < p->mounts.n; i++)
-		if (p->live[i].tree >= 0)
-			close(p->live[i].tree);
-	free(p->live);
+	for (size_t i = 0; p->tree && i < p->mounts.n; i++)
+		if (p->tree[i] >= 0)
+			close(p->tree[i]);
+	free(p->tree);
 	if (p->empty_fs >= 0)
 		close(p->empty_fs);
 	if (p->empty_dir >= 0)
@@ -465,11 +462,11 @@ static void apply_mount_clones(struct sbx_linux_prepared *p, struct sbx_diag *d)
 			continue;
 		fd = sbx_linux_reopen(op->path, op->dev, op->ino, d);
 		must(fd, d);
-		rc = sbx_mnt_clone_tree(fd, &p->live[i].tree, op->path, d);
+		rc = sbx_mnt_clone_tree(fd, &p->tree[i], op->path, d);
 		close(fd);
 		must(rc, d);
 		if (op->kind == SBX_MNT_READ_ONLY || op->kind == SBX_MNT_READ)
-			must(sbx_mnt_set_readonly(p->live[i].tree, "", d), d);
+			must(sbx_mnt_set_readonly(p->tree[i], "", d), d);
 	}
 }
 
@@ -498,13 +495,13 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, struct sbx_diag *d)
 
 		if (op->skip)
 			continue;
-		target = sbx_linux_reopen(op->path, p->live[i].tdev, p->live[i].tino, d);
+		target = sbx_linux_reopen(op->path, op->dev, op->ino, d);
 		must(target, d);
 		if (op->kind == SBX_MNT_POINT && op->is_dir) {
 			/* Mode 0555: an empty directory, as if the name were missing. */
 			rc = sbx_mnt_mask_empty_dir(&p->empty_dir, target, op->path, d);
 		} else if (op->kind != SBX_MNT_DENY && op->kind != SBX_MNT_POINT) {
-			rc = sbx_mnt_attach(p->live[i].tree, target, op->path, d);
+			rc = sbx_mnt_attach(p->tree[i], target, op->path, d);
 		} else if (!op->is_dir) {
 			rc = sbx_mnt_mask_file(&p->empty_fs, target, point_holds(p, i), op->path,
 					       d);
@@ -522,10 +519,10 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, struct sbx_diag *d)
 			rc = mask < 0 ? mask : 0;
 			for (size_t j = i + 1; rc == 0 && j < n; j++)
 				if (!ops[j].skip && ops[j].mask == (long)i)
-					rc = sbx_mnt_mask_point(
-						mask, ops[j].path + strlen(op->path) + 1,
-						ops[j].is_dir, ops[j].path, &p->live[j].tdev,
-						&p->live[j].tino, d);
+					rc = sbx_mnt_mask_point(mask,
+								ops[j].path + strlen(op->path) + 1,
+								ops[j].is_dir, ops[j].path,
+								&ops[j].dev, &ops[j].ino, d);
 			if (rc == 0)
 				rc = sbx_mnt_mask_seal(mask, target, op->path, d);
 			if (mask >= 0)
@@ -624,8 +621,8 @@ static void point_target(struct sbx_linux_prepared *p, size_t i, unsigned long l
 			 unsigned long long ino)
 {
 	if (p->points.v[i].op >= 0) {
-		p->live[p->points.v[i].op].tdev = dev;
-		p->live[p->points.v[i].op].tino = ino;
+		p->mounts.ops[p->points.v[i].op].dev = dev;
+		p->mounts.ops[p->points.v[i].op].ino = ino;
 	}
 }
 

@@ -211,15 +211,16 @@ void sbx_linux_enforce_free(struct sbx_linux_enforce *e);
 /* What sbx_linux_prepare built, for sbx_linux_apply_and_exec to carry out. */
 struct sbx_linux_prepared {
 	const struct sbx_linux_enforce *e;
-	struct sbx_landlock *ll;      /* the ruleset, or NULL */
-	bool mount_namespace;	      /* the plan has a private mount namespace */
-	struct sbx_mount_plan mounts; /* its mounts, in order */
-	struct sbx_mount_live {
-		int tree;		       /* the clone taken in the new namespace, or -1 */
-		unsigned long long tdev, tino; /* the target: the object, or its point in a mask */
-	} * live;			       /* one per mount */
-	int empty_fs;			       /* the scratch tmpfs of the file masks, or -1 */
-	int empty_dir;			       /* the empty directory of the points, or -1 */
+	struct sbx_landlock *ll; /* the ruleset, or NULL */
+	bool mount_namespace;	 /* the plan has a private mount namespace */
+	/*
+	 * Its mounts, in order. In the new namespace each op's dev and ino become its target's:
+	 * the object's, or those of its point in a mask, once the point is made.
+	 */
+	struct sbx_mount_plan mounts;
+	int *tree;     /* per mount: the clone taken in the new namespace, or -1 */
+	int empty_fs;  /* the scratch tmpfs of the file masks, or -1 */
+	int empty_dir; /* the empty directory of the points, or -1 */
 	int unshare_flags;
 	bool in_namespace; /* the supervisor's clone(2) made the namespaces (under init) */
 	uid_t uid;
