@@ -28,8 +28,8 @@ void plan_row_view(const struct sbx_req *r, const struct sbx_strv *will_create, 
 {
 	v->status = status_name(r->status);
 	v->mechanism = sbx_mech_name(r->mech, v->mech);
-	v->why = r->reason;
-	v->hint = r->hint;
+	v->why = sbx_req_reason(r);
+	v->hint = sbx_req_hint(r);
 	if (sbx_req_missing_grant(r)) {
 		/* Enforcement is unchanged; what the grant does is nothing, and it says so. */
 		v->status = status_name(SBX_SKIPPED);

@@ -39,9 +39,9 @@ int refuse_plan(const struct sbx_plan *p)
 		return refuse_diag(&d);
 	}
 	sbx_diag_set(&d, 0, "cannot enforce \"%s\" on %s: %s", sbx_req_rule(r, rule), platform,
-		     r->reason ? r->reason : "unenforceable");
-	if (r->hint)
-		sbx_diag_hint(&d, 0, "%s", r->hint);
+		     sbx_req_reason(r) ? sbx_req_reason(r) : "unenforceable");
+	if (sbx_req_hint(r))
+		sbx_diag_hint(&d, 0, "%s", sbx_req_hint(r));
 	return refuse_diag(&d);
 }
 

@@ -30,7 +30,7 @@ struct planner {
  * copy each, or a rule each, would be a fifth of the plan's memory. A resolved path equal to it
  * is that same string.
  */
-_Static_assert(sizeof(struct sbx_req) <= 64, "a requirement grew: a plan holds one per path");
+_Static_assert(sizeof(struct sbx_req) <= 48, "a requirement grew: a plan holds one per path");
 
 static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path, bool kept,
 		   char *rule)
@@ -87,7 +87,10 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			r->link_shared = in.link_shared;
 			if (in.exists)
 				r->real = strcmp(in.real, r->path) == 0 ? r->path : strdup(in.real);
-			if ((in.exists && !r->real) || (in.link[0] && !(r->link = strdup(in.link))))
+			if (in.exists && !r->real)
+				goto nomem;
+			if (in.link[0] && (!(r->note = calloc(1, sizeof(*r->note))) ||
+					   !(r->note->link = strdup(in.link))))
 				goto nomem;
 		}
 	}
@@ -504,10 +507,28 @@ void sbx_req_release(struct sbx_req *r)
 	if (!r->path_kept)
 		free(r->path);
 	free(r->rule);
-	free(r->reason);
-	free(r->hint);
-	free(r->link);
+	if (r->note) {
+		free(r->note->reason);
+		free(r->note->hint);
+		free(r->note->link);
+		free(r->note);
+	}
 	memset(r, 0, sizeof(*r));
+}
+
+const char *sbx_req_reason(const struct sbx_req *r)
+{
+	return r->note ? r->note->reason : NULL;
+}
+
+const char *sbx_req_hint(const struct sbx_req *r)
+{
+	return r->note ? r->note->hint : NULL;
+}
+
+const char *sbx_req_link(const struct sbx_req *r)
+{
+	return r->note ? r->note->link : NULL;
 }
 
 int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
@@ -524,15 +545,20 @@ int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const 
 		if (!reason)
 			return -ENOMEM;
 	}
-	if (hint && !(h = strdup(hint))) {
+	if ((hint && !(h = strdup(hint))) ||
+	    ((reason || h) && !r->note && !(r->note = calloc(1, sizeof(*r->note))))) {
 		free(reason);
+		free(h);
 		return -ENOMEM;
 	}
-	free(r->reason);
-	free(r->hint);
 	r->status = st;
 	r->mech = mech;
-	r->reason = reason;
-	r->hint = h;
+	/* Most requirements are enforced with nothing to say: they get no note. */
+	if (r->note) {
+		free(r->note->reason);
+		free(r->note->hint);
+		r->note->reason = reason;
+		r->note->hint = h;
+	}
 	return 0;
 }

@@ -864,8 +864,17 @@ enum sbx_mech {
  */
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX]);
 
-/* The members are ordered widest first: a plan of a large profile holds 10,000 of these. */
-/* 64 bytes: a plan holds one per path, and the small members share a word (enums in a byte). */
+/*
+ * What is rarely said of a requirement, kept apart from it (NULL when none is): a requirement
+ * is 48 bytes, and a plan holds one per path.
+ */
+struct sbx_req_note {
+	char *reason; /* why unenforceable or skipped, or a note on how it is enforced */
+	char *hint;   /* a fix the user can apply, or NULL */
+	char *link;   /* the first symbolic link crossed on the way to path, or NULL */
+};
+
+/* The small members share a word (enums in a byte): a plan holds one of these per path. */
 struct sbx_req {
 	char *path; /* absolute path or pattern; NULL for network/metadata */
 	/*
@@ -874,11 +883,9 @@ struct sbx_req {
 	 * ("write /home/me/proj", "read-only /p/.git"), written when it is read: sbx_req_rule().
 	 */
 	char *rule;
-	char *reason;  /* why unenforceable or skipped, or a note on how it is enforced */
-	char *hint;    /* a fix the user can apply, or NULL */
-	char *real;    /* where path resolves when it exists (path itself when equal), else NULL */
-	char *link;    /* the first symbolic link crossed on the way to path, or NULL */
-	unsigned mech; /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
+	char *real; /* where path resolves when it exists (path itself when equal), else NULL */
+	struct sbx_req_note *note; /* its reason, hint and link: sbx_req_reason() and the like */
+	unsigned mech;		   /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
 	enum sbx_req_kind kind : 8;
 	enum sbx_req_status status : 8;
 	enum sbx_ftype type : 8; /* what it is when it exists */
@@ -887,8 +894,14 @@ struct sbx_req {
 	bool path_kept;		 /* path lies in its plan (its roots or paths): never freed alone */
 };
 
-/* Frees what r owns (path unless kept, rule, real, reason, hint, link) and clears it. */
+/* Frees what r owns (path unless kept, rule, real, its note) and clears it. */
 void sbx_req_release(struct sbx_req *r);
+/* Why r is unenforceable or skipped, or how it is enforced; NULL when nothing is said. */
+const char *sbx_req_reason(const struct sbx_req *r);
+/* A fix the user can apply, or NULL. */
+const char *sbx_req_hint(const struct sbx_req *r);
+/* The first symbolic link crossed on the way to r's path, or NULL. */
+const char *sbx_req_link(const struct sbx_req *r);
 
 /*
  * Room for any rule sbx_req_rule() writes: a verb, a space and a path (a root's path and a

@@ -166,7 +166,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	return e;
 }
 
-/* The strings follow the entry: the path unless kept, the resolved path unless the same, the link. */
+/* The strings after an entry: the path unless kept, the resolved path unless the same, the link. */
 const char *sbx_rulepath_link(const struct sbx_rulepath *e)
 {
 	const char *at = (const char *)(e + 1);

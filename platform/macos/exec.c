@@ -30,7 +30,8 @@ int sbx_macos_exec(const struct sbx_plan *p, const struct sbx_ctx *ctx, char *co
 	bad = sbx_plan_first_unenforceable(p);
 	if (bad) {
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE, "cannot enforce \"%s\" on macOS: %s",
-			     sbx_req_rule(bad, rule), bad->reason ? bad->reason : "no mechanism");
+			     sbx_req_rule(bad, rule),
+			     sbx_req_reason(bad) ? sbx_req_reason(bad) : "no mechanism");
 		return SBX_E_UNENFORCEABLE;
 	}
 

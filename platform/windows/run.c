@@ -402,7 +402,8 @@ static bool plan_refused(const struct sbx_plan *p, struct sbx_diag *d)
 
 		if (r->status == SBX_UNENFORCEABLE) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE, "cannot enforce \"%s\": %s",
-				     sbx_req_rule(r, rule), r->reason ? r->reason : "no mechanism");
+				     sbx_req_rule(r, rule),
+				     sbx_req_reason(r) ? sbx_req_reason(r) : "no mechanism");
 			return true;
 		}
 	}

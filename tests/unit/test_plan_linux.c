@@ -56,8 +56,8 @@ static void check_req(const char *name, const struct sbx_plan *plan, const json_
 		t_fail(__FILE__, __LINE__, "%s: %s: %s, expected %s", name, rule,
 		       status_name(r->status), st ? st : "?");
 	/* The reason and the hint, as a refusal shows them on two lines. */
-	snprintf(why, sizeof(why), "%s%s%s", r->reason ? r->reason : "", r->hint ? "; hint: " : "",
-		 r->hint ? r->hint : "");
+	snprintf(why, sizeof(why), "%s%s%s", sbx_req_reason(r) ? sbx_req_reason(r) : "", sbx_req_hint(r) ? "; hint: " : "",
+		 sbx_req_hint(r) ? sbx_req_hint(r) : "");
 	if (want_why && strcmp(want_why, "-") == 0 && why[0])
 		t_fail(__FILE__, __LINE__, "%s: %s: unexpected why: %s", name, rule, why);
 	if (want_why && strcmp(want_why, "-") != 0 && !strstr(why, want_why))
@@ -121,7 +121,7 @@ static void run_case(const char *name)
 		const struct sbx_req *r = &plan.reqs[i];
 		char buf[SBX_REQ_RULE_MAX];
 
-		if (r->status == SBX_UNENFORCEABLE && (r->mech || !r->reason))
+		if (r->status == SBX_UNENFORCEABLE && (r->mech || !sbx_req_reason(r)))
 			t_fail(__FILE__, __LINE__,
 			       "%s: %s: unenforceable needs a reason and no mechanism", name,
 			       sbx_req_rule(r, buf));
@@ -246,11 +246,11 @@ TEST(plan_linux_links_in_writable_roots)
 		CHECK_INT(ro->status, SBX_UNENFORCEABLE);
 		snprintf(want, sizeof(want), "cannot enforce sandbox read-only path %s because it "
 			 "crosses writable symlink %s", ro->path, ro->path);
-		CHECK_STR(ro->reason, want);
-		CHECK(ro->hint && strstr(ro->hint, "/ws/gitreal) instead"));
+		CHECK_STR(sbx_req_reason(ro), want);
+		CHECK(sbx_req_hint(ro) && strstr(sbx_req_hint(ro), "/ws/gitreal) instead"));
 		CHECK_INT(deny->status, SBX_UNENFORCEABLE);
-		CHECK(strstr(deny->reason, "cannot enforce sandbox deny-read path") &&
-		      strstr(deny->reason, "/ws/sub"));
+		CHECK(strstr(sbx_req_reason(deny), "cannot enforce sandbox deny-read path") &&
+		      strstr(sbx_req_reason(deny), "/ws/sub"));
 		CHECK_INT(wr->status, SBX_ENFORCED); /* the root itself is a link: followed */
 	}
 	CHECK(!sbx_plan_enforceable(&plan));

@@ -77,7 +77,7 @@ static int pipeline(const char *input, const struct sbx_ctx *ctx, const struct n
 		rc = sbx_plan_attach_macos(&p, true);
 	if (!rc && (bad = sbx_plan_first_unenforceable(&p)))
 		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE, "%s: %s", sbx_req_rule(bad, rule),
-				  bad->reason);
+				  sbx_req_reason(bad));
 	if (!rc)
 		rc = sbx_sbpl_build(&p, ctx, out, d);
 	sbx_plan_free(&p);
