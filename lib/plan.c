@@ -553,12 +553,16 @@ int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const 
 	}
 	r->status = st;
 	r->mech = mech;
-	/* Most requirements are enforced with nothing to say: they get no note. */
+	/* Most requirements are enforced with nothing to say: they keep no note. */
 	if (r->note) {
 		free(r->note->reason);
 		free(r->note->hint);
 		r->note->reason = reason;
 		r->note->hint = h;
+		if (!reason && !h && !r->note->link) {
+			free(r->note);
+			r->note = NULL;
+		}
 	}
 	return 0;
 }
