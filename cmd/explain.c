@@ -152,10 +152,11 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 		const struct sbx_req *r = &p->reqs[i];
 		json_t *j = json_object();
 		struct plan_row v;
+		char rule[SBX_REQ_RULE_MAX];
 
 		/* Each row keeps its own reason: a reader of one row needs no other. */
 		plan_row_view(r, will_create, &v);
-		json_object_set_new(j, "rule", json_string(r->rule));
+		json_object_set_new(j, "rule", json_string(sbx_req_rule(r, rule)));
 		json_object_set_new(j, "mechanism", json_string(v.mechanism));
 		json_object_set_new(j, "status", json_string(v.status));
 		if (v.why)

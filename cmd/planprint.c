@@ -28,8 +28,8 @@ void plan_row_view(const struct sbx_req *r, const struct sbx_strv *will_create, 
 {
 	v->status = status_name(r->status);
 	v->mechanism = sbx_mech_name(r->mech, v->mech);
-	v->why = r->reason;
-	v->hint = r->hint;
+	v->why = sbx_req_reason(r);
+	v->hint = sbx_req_hint(r);
 	if (sbx_req_missing_grant(r)) {
 		/* Enforcement is unchanged; what the grant does is nothing, and it says so. */
 		v->status = status_name(SBX_SKIPPED);
@@ -55,7 +55,8 @@ int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 		goto out;
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		struct plan_row v;
-		size_t l = strlen(p->reqs[i].rule);
+		char rule[SBX_REQ_RULE_MAX];
+		size_t l = strlen(sbx_req_rule(&p->reqs[i], rule));
 
 		plan_row_view(&p->reqs[i], will_create, &v);
 		why[i] = v.why;
@@ -78,10 +79,11 @@ int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 		w = 60;
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		struct plan_row v;
+		char rule[SBX_REQ_RULE_MAX];
 
 		plan_row_view(&p->reqs[i], will_create, &v);
-		fprintf(f, "%s%-*s  %-28s %s", lead, (int)w, p->reqs[i].rule, v.mechanism,
-			v.status);
+		fprintf(f, "%s%-*s  %-28s %s", lead, (int)w, sbx_req_rule(&p->reqs[i], rule),
+			v.mechanism, v.status);
 		if (notes.of[i])
 			fprintf(f, " [%zu]", notes.of[i]);
 		fputc('\n', f);

@@ -29,6 +29,7 @@ int refuse_plan(const struct sbx_plan *p)
 {
 	const struct sbx_req *r = sbx_plan_first_unenforceable(p);
 	const char *platform = sbx_platform_name(p->platform);
+	char rule[SBX_REQ_RULE_MAX];
 	struct sbx_diag d;
 
 	sbx_diag_clear(&d);
@@ -37,10 +38,10 @@ int refuse_plan(const struct sbx_plan *p)
 			     platform);
 		return refuse_diag(&d);
 	}
-	sbx_diag_set(&d, 0, "cannot enforce \"%s\" on %s: %s", r->rule, platform,
-		     r->reason ? r->reason : "unenforceable");
-	if (r->hint)
-		sbx_diag_hint(&d, 0, "%s", r->hint);
+	sbx_diag_set(&d, 0, "cannot enforce \"%s\" on %s: %s", sbx_req_rule(r, rule), platform,
+		     sbx_req_reason(r) ? sbx_req_reason(r) : "unenforceable");
+	if (sbx_req_hint(r))
+		sbx_diag_hint(&d, 0, "%s", sbx_req_hint(r));
 	return refuse_diag(&d);
 }
 

@@ -291,6 +291,42 @@ char *sbx_rule_words(const struct sbx_profile *p, const struct sbx_access_why *w
 	return n < 0 ? NULL : s;
 }
 
+/* The verb of each requirement of a path, in the words of `explain` and of a refusal. */
+static const char *req_verb(enum sbx_req_kind k)
+{
+	switch (k) {
+	case SBX_REQ_READ:
+		return "read";
+	case SBX_REQ_WRITE:
+		return "write";
+	case SBX_REQ_READ_ONLY:
+		return "read-only";
+	case SBX_REQ_PROTECT_MISSING:
+	case SBX_REQ_NO_CREATE:
+		return "no-create";
+	case SBX_REQ_DENY:
+		return "deny";
+	case SBX_REQ_DENY_GLOB:
+		return "deny glob";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * A plan of 10,000 paths would hold each path twice if it kept "VERB PATH" beside the path: the
+ * rule of a path's requirement is written only when it is read, which is once, if ever.
+ */
+const char *sbx_req_rule(const struct sbx_req *r, char buf[SBX_REQ_RULE_MAX])
+{
+	const char *verb = req_verb(r->kind);
+
+	if (r->rule || !verb || !r->path)
+		return r->rule ? r->rule : "(rule)";
+	snprintf(buf, SBX_REQ_RULE_MAX, "%s %s", verb, r->path);
+	return buf;
+}
+
 void sbx_access_why_free(struct sbx_access_why *w)
 {
 	free(w->rule);

@@ -293,6 +293,7 @@ static int load_entry(const struct sbx_at *a, json_t *v, struct sbx_entry *e)
 {
 	static const char *const keys[] = {"path", "access", "missing_path_behavior", NULL};
 	json_t *vals[3] = {NULL, NULL, NULL}, *path, *access;
+	enum sbx_access acc = SBX_READ;
 	struct sbx_at c;
 	int r;
 
@@ -311,9 +312,10 @@ static int load_entry(const struct sbx_at *a, json_t *v, struct sbx_entry *e)
 	if (r)
 		return r;
 	sbx_at_key(&c, a, "access");
-	r = load_access(&c, access, &e->access);
+	r = load_access(&c, access, &acc);
 	if (r)
 		return r;
+	e->access = acc;
 	if (e->kind == SBX_GLOB && e->access != SBX_DENY) {
 		r = sbx_at_fail(&c, SBX_E_INVALID,
 				"glob_pattern entries support only deny access, got \"%s\"",

@@ -22,17 +22,17 @@ struct planner {
 };
 
 /*
- * Appends a requirement whose rule is already written (owned: freed on failure). Its path is
- * looked up once, here, through the context's view: what it is (or that it is absent) is what
- * the attachers plan with; a look-up that fails other than by absence fails the plan, naming
- * the path. With in_rule the path is the tail of the rule's own string ("read /p"), which lies
- * in the plan's arena (at 10,000 entries an allocation each would be a fifth of the plan's
- * memory, with the allocator's header and rounding), and a resolved path equal to it is that
- * same string.
+ * Appends a requirement: its rule written (owned: freed on failure), or NULL for a requirement
+ * of a path, whose rule is written when it is read (sbx_req_rule). Its path is looked up once,
+ * here, through the context's view: what it is (or that it is absent) is what the attachers plan
+ * with; a look-up that fails other than by absence fails the plan, naming the path. A kept path
+ * lies in the plan (its roots, or its arena of paths) and is not copied: at 10,000 entries a
+ * copy each, or a rule each, would be a fifth of the plan's memory. A resolved path equal to it
+ * is that same string.
  */
-_Static_assert(sizeof(struct sbx_req) <= 72, "a requirement grew: a plan holds one per path");
+_Static_assert(sizeof(struct sbx_req) <= 48, "a requirement grew: a plan holds one per path");
 
-static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path, bool in_rule,
+static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path, bool kept,
 		   char *rule)
 {
 	struct sbx_plan *p = pl->p;
@@ -43,8 +43,7 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 		struct sbx_req *v = realloc(p->reqs, cap * sizeof(*v));
 
 		if (!v) {
-			if (!in_rule)
-				free(rule);
+			free(rule);
 			return -ENOMEM;
 		}
 		p->reqs = v;
@@ -55,10 +54,9 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 	r->kind = kind;
 	r->status = SBX_ENFORCED;
 	r->rule = rule;
-	r->rule_pooled = in_rule;
 	if (path) {
-		r->path_in_rule = in_rule;
-		r->path = in_rule ? (char *)path : strdup(path);
+		r->path_kept = kept;
+		r->path = kept ? (char *)path : strdup(path);
 		if (!r->path)
 			goto nomem;
 		/*
@@ -69,10 +67,10 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 		if (path[0] == '/' && kind != SBX_REQ_DENY_GLOB && kind != SBX_REQ_UNIX_SOCKET) {
 			const struct sbx_fsview *v = sbx_ctx_fs(pl->ctx);
 			struct sbx_pathinfo in;
-			int rc = v->lookup(v->self, path, &in);
+			int rc = kept && v->lookup_kept ? v->lookup_kept(v->self, path, &in)
+							: v->lookup(v->self, path, &in);
 
 			if (rc < 0) {
-				/* Worded before the release: path may lie in the rule's string. */
 				if (rc != -ENOMEM) {
 					sbx_diag_set(pl->d, rc, "cannot look up %s: %s", path,
 						     strerror(-rc));
@@ -89,7 +87,10 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			r->link_shared = in.link_shared;
 			if (in.exists)
 				r->real = strcmp(in.real, r->path) == 0 ? r->path : strdup(in.real);
-			if ((in.exists && !r->real) || (in.link[0] && !(r->link = strdup(in.link))))
+			if (in.exists && !r->real)
+				goto nomem;
+			if (in.link[0] && (!(r->note = calloc(1, sizeof(*r->note))) ||
+					   !(r->note->link = strdup(in.link))))
 				goto nomem;
 		}
 	}
@@ -119,18 +120,13 @@ static int req_add(struct planner *pl, enum sbx_req_kind kind, const char *path,
 	return req_put(pl, kind, path, false, rule);
 }
 
-/* Appends the requirement "VERB PATH", the rule of every path a profile names. */
-static int req_path(struct planner *pl, enum sbx_req_kind kind, const char *verb, const char *path)
+/*
+ * Appends the requirement of a path the plan keeps (its roots'), whose rule is its verb and the
+ * path (sbx_req_rule).
+ */
+static int req_path(struct planner *pl, enum sbx_req_kind kind, const char *path)
 {
-	size_t v = strlen(verb), n = strlen(path);
-	char *rule = sbx_arena_alloc(&pl->p->rules, v + 1 + n + 1, 1);
-
-	if (!rule)
-		return -ENOMEM;
-	memcpy(rule, verb, v);
-	rule[v] = ' ';
-	memcpy(rule + v + 1, path, n + 1);
-	return req_put(pl, kind, rule + v + 1, true, rule);
+	return req_put(pl, kind, path, true, NULL);
 }
 
 /* Room for n more requirements, so that a plan of many paths is not grown by doubling. */
@@ -166,18 +162,18 @@ static int add_file_system_reqs(struct planner *pl)
 
 	/* Full read shows up as a readable root "/" (sbx_fs_roots lists it). */
 	for (size_t i = 0; !r && i < rt->n_readable; i++)
-		r = req_path(pl, SBX_REQ_READ, "read", rt->readable[i]);
+		r = req_path(pl, SBX_REQ_READ, rt->readable[i]);
 	if (!r && rt->platform_defaults)
 		r = req_add(pl, SBX_REQ_PLATFORM_DEFAULTS, NULL,
 			    "read :minimal (platform defaults)");
 	for (size_t i = 0; !r && i < rt->n_writable; i++) {
 		const struct sbx_writable_root *w = &rt->writable[i];
 
-		r = req_path(pl, SBX_REQ_WRITE, "write", w->root);
+		r = req_path(pl, SBX_REQ_WRITE, w->root);
 		for (size_t j = 0; !r && j < w->n_read_only; j++)
-			r = req_path(pl, SBX_REQ_READ_ONLY, "read-only", w->read_only[j]);
+			r = req_path(pl, SBX_REQ_READ_ONLY, w->read_only[j]);
 		for (size_t j = 0; !r && j < w->n_protected_missing; j++) {
-			char *path = NULL;
+			char *path = NULL, *kept = NULL;
 
 			if (sbx_path_is_windows_abs(w->root)) {
 				size_t n = strlen(w->root) + strlen(w->protected_missing[j]) + 2;
@@ -192,18 +188,20 @@ static int add_file_system_reqs(struct planner *pl)
 			} else {
 				r = sbx_path_join(w->root, w->protected_missing[j], &path);
 			}
+			/* Kept in the plan's arena of paths, as the roots keep theirs. */
+			if (!r && !(kept = sbx_arena_strndup(&p->paths, path, strlen(path))))
+				r = -ENOMEM;
 			if (!r)
-				r = req_path(pl, SBX_REQ_PROTECT_MISSING, "no-create", path);
+				r = req_path(pl, SBX_REQ_PROTECT_MISSING, kept);
 			free(path);
 		}
 		for (size_t j = 0; !r && j < w->n_no_create; j++)
-			r = req_add(pl, SBX_REQ_NO_CREATE, w->no_create[j], "no-create %s",
-				    w->no_create[j]);
+			r = req_path(pl, SBX_REQ_NO_CREATE, w->no_create[j]);
 	}
 	for (size_t i = 0; !r && i < rt->n_unreadable; i++)
-		r = req_path(pl, SBX_REQ_DENY, "deny", rt->unreadable[i]);
+		r = req_path(pl, SBX_REQ_DENY, rt->unreadable[i]);
 	for (size_t i = 0; !r && i < rt->n_deny_globs; i++)
-		r = req_path(pl, SBX_REQ_DENY_GLOB, "deny glob", rt->deny_globs[i]);
+		r = req_path(pl, SBX_REQ_DENY_GLOB, rt->deny_globs[i]);
 	/*
 	 * Writes go nowhere but the writable roots: a requirement of every restricted file system,
 	 * whatever the number of roots. With none (:read-only) no "write" requirement above says
@@ -287,7 +285,7 @@ static int plan_build(const struct sbx_profile *effective, struct sbx_profile *t
 	} else {
 		/* Unrestricted and external file systems: only the network is confined. */
 		out->roots.full_read = out->roots.full_write = true;
-		r = req_add(&pl, SBX_REQ_WRITE, "/", "write /");
+		r = req_put(&pl, SBX_REQ_WRITE, "/", true, NULL);
 	}
 	if (!r)
 		r = req_add(&pl, SBX_REQ_NETWORK, NULL, "network %s",
@@ -442,7 +440,7 @@ void sbx_plan_free(struct sbx_plan *p)
 	for (size_t i = 0; i < p->n_reqs; i++)
 		sbx_req_release(&p->reqs[i]);
 	free(p->reqs);
-	sbx_arena_free(&p->rules);
+	sbx_arena_free(&p->paths);
 	sbx_roots_free(&p->roots);
 	sbx_profile_free(&p->profile);
 	memset(p, 0, sizeof(*p));
@@ -506,14 +504,31 @@ void sbx_req_release(struct sbx_req *r)
 {
 	if (r->real != r->path)
 		free(r->real);
-	if (!r->path_in_rule)
+	if (!r->path_kept)
 		free(r->path);
-	if (!r->rule_pooled)
-		free(r->rule);
-	free(r->reason);
-	free(r->hint);
-	free(r->link);
+	free(r->rule);
+	if (r->note) {
+		free(r->note->reason);
+		free(r->note->hint);
+		free(r->note->link);
+		free(r->note);
+	}
 	memset(r, 0, sizeof(*r));
+}
+
+const char *sbx_req_reason(const struct sbx_req *r)
+{
+	return r->note ? r->note->reason : NULL;
+}
+
+const char *sbx_req_hint(const struct sbx_req *r)
+{
+	return r->note ? r->note->hint : NULL;
+}
+
+const char *sbx_req_link(const struct sbx_req *r)
+{
+	return r->note ? r->note->link : NULL;
 }
 
 int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
@@ -530,15 +545,24 @@ int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const 
 		if (!reason)
 			return -ENOMEM;
 	}
-	if (hint && !(h = strdup(hint))) {
+	if ((hint && !(h = strdup(hint))) ||
+	    ((reason || h) && !r->note && !(r->note = calloc(1, sizeof(*r->note))))) {
 		free(reason);
+		free(h);
 		return -ENOMEM;
 	}
-	free(r->reason);
-	free(r->hint);
 	r->status = st;
 	r->mech = mech;
-	r->reason = reason;
-	r->hint = h;
+	/* Most requirements are enforced with nothing to say: they keep no note. */
+	if (r->note) {
+		free(r->note->reason);
+		free(r->note->hint);
+		r->note->reason = reason;
+		r->note->hint = h;
+		if (!reason && !h && !r->note->link) {
+			free(r->note);
+			r->note = NULL;
+		}
+	}
 	return 0;
 }

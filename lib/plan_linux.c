@@ -289,11 +289,12 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	const char *what = link_what(r->kind);
 	unsigned m;
 
-	if (what && r->link) {
+	if (what && sbx_req_link(r)) {
 		struct sbx_diag d;
 
 		sbx_diag_clear(&d);
-		if (sbx_linux_link_check(p, what, path, r->link, r->link_shared, r->real, &d))
+		if (sbx_linux_link_check(p, what, path, sbx_req_link(r), r->link_shared, r->real,
+					 &d))
 			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
 	}
 

@@ -87,6 +87,8 @@ int sbx_fs_reserve(struct sbx_fs *fs, size_t n)
 	return 0;
 }
 
+_Static_assert(sizeof(struct sbx_entry) <= 24, "an entry grew: a profile may hold 100,000");
+
 void sbx_fs_trim(struct sbx_fs *fs)
 {
 	struct sbx_entry *v;
@@ -276,6 +278,20 @@ int sbx_strv_terminate(struct sbx_strv *s)
 		return -ENOMEM;
 	s->v[s->n] = NULL;
 	return 0;
+}
+
+void sbx_strv_fit(struct sbx_strv *s)
+{
+	char **v;
+
+	if (!s->v || s->n + 1 == s->cap)
+		return;
+	/* Shrinking in place: a failure keeps the larger array, which is still valid. */
+	v = realloc(s->v, (s->n + 1) * sizeof(*v));
+	if (v) {
+		s->v = v;
+		s->cap = s->n + 1;
+	}
 }
 
 bool sbx_strv_has(const struct sbx_strv *s, const char *str)

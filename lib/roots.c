@@ -904,6 +904,9 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		if ((r = protect_root(out, &map, i, ctx, d)))
 			goto fail;
 
+	/* The plan keeps these lists as long as it lives: 10,000 paths leave 6,000 slots spare. */
+	sbx_strv_fit(&readable);
+	sbx_strv_fit(&unreadable);
 	out->readable = readable.v;
 	out->n_readable = readable.n;
 	out->unreadable = unreadable.v;

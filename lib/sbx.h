@@ -119,9 +119,8 @@ void *sbx_arena_alloc(struct sbx_arena *a, size_t n, size_t align);
 bool sbx_arena_owns(const struct sbx_arena *a, const void *p);
 void sbx_arena_free(struct sbx_arena *a);
 
+/* 24 bytes: a profile may hold 100,000 (each enum in a byte). */
 struct sbx_entry {
-	enum sbx_path_kind kind;
-	enum sbx_special special; /* SBX_SPECIAL only */
 	/*
 	 * SBX_PATH: absolute path, lexically normalized (POSIX "/a/b" or Windows "C:\a", "\\srv\share").
 	 * SBX_GLOB: the pattern as written (may be relative or "codex-project-roots://sub").
@@ -129,7 +128,9 @@ struct sbx_entry {
 	 */
 	char *path;
 	char *subpath; /* SBX_SP_PROJECT_ROOTS / SBX_SP_UNKNOWN: optional, else NULL */
-	enum sbx_access access;
+	enum sbx_path_kind kind : 8;
+	enum sbx_special special : 8; /* SBX_SPECIAL only */
+	enum sbx_access access : 8;
 	bool skip_missing; /* "missing_path_behavior": "skip" */
 	bool pooled;	   /* path lies in its sbx_fs's arena: freed with it, never on its own */
 };
@@ -355,6 +356,12 @@ struct sbx_fsview {
 	/* The entries of a directory, or SBX_FS_CLOSED. */
 	int (*list)(void *self, const char *dir, sbx_fs_list_fn each, void *arg);
 	void *self;
+	/*
+	 * Optional (NULL: lookup): lookup of a path the plan being built keeps (a requirement's).
+	 * A view that keeps what it finds and is freed before the plan (the helper's) keeps that
+	 * path itself rather than a copy.
+	 */
+	int (*lookup_kept)(void *self, const char *path, struct sbx_pathinfo *out);
 };
 extern const struct sbx_fsview sbx_fsview_host;
 
@@ -605,6 +612,8 @@ int sbx_strv_push_owned(struct sbx_strv *s, char *str);
 int sbx_strv_push(struct sbx_strv *s, const char *str); /* copies */
 /* Makes s->v[s->n] NULL (room for it made), so s->v can serve as argv or environ. */
 int sbx_strv_terminate(struct sbx_strv *s);
+/* Gives back the room past the NULL (doubling leaves up to half of it unused); cannot fail. */
+void sbx_strv_fit(struct sbx_strv *s);
 bool sbx_strv_has(const struct sbx_strv *s, const char *str);
 int sbx_strv_add_unique(struct sbx_strv *s, const char *str); /* copies */
 void sbx_strv_sort(struct sbx_strv *s);			      /* byte order, as strcmp */
@@ -855,26 +864,55 @@ enum sbx_mech {
  */
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX]);
 
-/* The members are ordered widest first: a plan of a large profile holds 10,000 of these. */
-struct sbx_req {
-	enum sbx_req_kind kind;
-	enum sbx_req_status status;
-	unsigned mech;	     /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
-	enum sbx_ftype type; /* what it is when it exists */
-	char *path;	     /* absolute path or pattern; NULL for network/metadata */
-	char *rule;   /* e.g. "write /home/me/proj", "read-only /p/.git", "network restricted" */
+/*
+ * What is rarely said of a requirement, kept apart from it (NULL when none is): a requirement
+ * is 48 bytes, and a plan holds one per path.
+ */
+struct sbx_req_note {
 	char *reason; /* why unenforceable or skipped, or a note on how it is enforced */
 	char *hint;   /* a fix the user can apply, or NULL */
-	char *real;   /* where path resolves when it exists (path itself when equal), else NULL */
 	char *link;   /* the first symbolic link crossed on the way to path, or NULL */
-	bool exists;  /* path exists on this host (when path != NULL) */
-	bool link_shared;  /* someone other than root and the caller can replace that link */
-	bool path_in_rule; /* path is the tail of rule's string, not its own allocation */
-	bool rule_pooled;  /* rule lies in its plan's arena: freed with the plan, never alone */
 };
 
-/* Frees what r owns (path, rule unless pooled, real, reason, hint, link) and clears it. */
+/* The small members share a word (enums in a byte): a plan holds one of these per path. */
+struct sbx_req {
+	char *path; /* absolute path or pattern; NULL for network/metadata */
+	/*
+	 * The rule a user reads: "network restricted", "connect to Unix socket /run/a.sock". NULL
+	 * for a requirement of a path the profile names, whose rule is its verb and its path
+	 * ("write /home/me/proj", "read-only /p/.git"), written when it is read: sbx_req_rule().
+	 */
+	char *rule;
+	char *real; /* where path resolves when it exists (path itself when equal), else NULL */
+	struct sbx_req_note *note; /* its reason, hint and link: sbx_req_reason() and the like */
+	unsigned mech;		   /* enum sbx_mech bits; 0 = no mechanism (unenforceable) */
+	enum sbx_req_kind kind : 8;
+	enum sbx_req_status status : 8;
+	enum sbx_ftype type : 8; /* what it is when it exists */
+	bool exists;		 /* path exists on this host (when path != NULL) */
+	bool link_shared;	 /* someone other than root and the caller can replace that link */
+	bool path_kept;		 /* path lies in its plan (its roots or paths): never freed alone */
+};
+
+/* Frees what r owns (path unless kept, rule, real, its note) and clears it. */
 void sbx_req_release(struct sbx_req *r);
+/* Why r is unenforceable or skipped, or how it is enforced; NULL when nothing is said. */
+const char *sbx_req_reason(const struct sbx_req *r);
+/* A fix the user can apply, or NULL. */
+const char *sbx_req_hint(const struct sbx_req *r);
+/* The first symbolic link crossed on the way to r's path, or NULL. */
+const char *sbx_req_link(const struct sbx_req *r);
+
+/*
+ * Room for any rule sbx_req_rule() writes: a verb, a space and a path (a root's path and a
+ * protected name past it at most).
+ */
+#define SBX_REQ_RULE_MAX (SBX_MAX_PATH + 64)
+/*
+ * The rule of r as a user reads it: r->rule, or for a requirement of a path (r->rule NULL) its
+ * verb and its path written into buf, which is returned (denial.c).
+ */
+const char *sbx_req_rule(const struct sbx_req *r, char buf[SBX_REQ_RULE_MAX]);
 
 /*
  * Records the attacher's decision on r: status, mechanisms, a reason (printf-style, NULL for
@@ -910,7 +948,7 @@ struct sbx_plan {
 	struct sbx_netplan net; /* see sbx_plan_network() */
 	struct sbx_req *reqs;
 	size_t n_reqs, cap_reqs;
-	struct sbx_arena rules; /* the rules of the requirements of each path (rule_pooled) */
+	struct sbx_arena paths; /* requirements' paths that are not the roots' own (path_kept) */
 };
 
 /* Builds the platform-neutral requirement list (no mechanism yet, status ENFORCED). */
@@ -1277,26 +1315,23 @@ enum sbx_mount_kind {
 	SBX_MNT_POINT,
 };
 
-/* One rule path as it resolved (absent paths are not facts: they get no mount, but a point). */
-/* The members of these two are ordered widest first: a plan may hold 10,000 of each. */
-struct sbx_mount_fact {
-	const char *path; /* where it resolves; borrowed */
-	unsigned long long dev, ino;
-	enum sbx_mount_kind kind; /* any but SBX_MNT_PIN */
+/*
+ * One mount of the plan. The caller gives one candidate for each rule path as it resolved
+ * (absent paths get no mount, but a point): kind (any but SBX_MNT_PIN), path, is_dir, from_glob,
+ * dev and ino; the plan decides the rest. Widest members first: a plan may hold 10,000.
+ */
+struct sbx_mount_op {
+	const char *path; /* where it resolves; borrowed from the caller, or the plan's pins */
+	unsigned long long dev, ino; /* the candidate's; 0 for a pin (looked up by the caller) */
+	int mask;		     /* re-opened: the index of the mask holding its point, or -1 */
+	unsigned depth;		     /* components of path */
+	/* enum sbx_mount_kind: as a bit-field it would take a word of its own on Windows */
+	unsigned char kind;
 	bool is_dir;
 	bool from_glob; /* a deny found by expanding a glob */
-};
-
-struct sbx_mount_op {
-	const char *path; /* borrowed from the fact, or from the plan's pins */
-	size_t depth;
-	long mask; /* re-opened op: the index of the mask that holds its mount point, or -1 */
-	unsigned long long dev, ino; /* the fact's; 0 for a pin (looked up by the caller) */
-	enum sbx_mount_kind kind;
-	bool is_dir;
-	bool skip;   /* hidden by a mask above it, or a repeat of the op before it */
-	bool sealed; /* a mask over a path also re-opened: hides all below, re-opens nothing */
-	bool holds;  /* a mask that holds mount points for re-opened descendants */
+	bool skip;	/* hidden by a mask above it, or a repeat of the op before it */
+	bool sealed;	/* a mask over a path also re-opened: hides all below, re-opens nothing */
+	bool holds;	/* a mask that holds mount points for re-opened descendants */
 };
 
 struct sbx_mount_plan {
@@ -1306,10 +1341,13 @@ struct sbx_mount_plan {
 };
 
 /*
- * The mounts for these facts. granted: where the Landlock ruleset grants anything (resolved
- * paths, strcmp-sorted), or NULL when there is no file-system ruleset or it grants everything.
+ * The mounts of n candidates. ops (malloc'd, room for n) is taken whatever the result: it becomes
+ * out->ops, with the candidates that need no mount dropped in place and the pins added, so that
+ * a plan of 10,000 paths is never held twice. granted: where the Landlock ruleset grants anything
+ * (resolved paths, strcmp-sorted), or NULL when there is no file-system ruleset or it grants
+ * everything.
  */
-int sbx_mount_plan_build(const struct sbx_mount_fact *facts, size_t n, const char *const *granted,
+int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *granted,
 			 size_t n_granted, struct sbx_mount_plan *out);
 void sbx_mount_plan_free(struct sbx_mount_plan *p);
 

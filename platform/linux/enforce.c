@@ -30,7 +30,8 @@ static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 				     "sbxrun never takes an unreadable path for a missing one; "
 				     "restore access to it, or drop the rule that names it");
 	}
-	return sbx_linux_link_check(plan, "deny-read path", m, f->link, f->link_shared, f->real, d);
+	return sbx_linux_link_check(plan, "deny-read path", m, sbx_rulepath_link(f), f->link_shared,
+				    f->real, d);
 }
 
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,

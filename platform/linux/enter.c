@@ -187,89 +187,111 @@ static int granted_paths(const struct sbx_linux_enforce *e, struct sbx_strv *out
 	return rc == -ENOMEM ? sbx_diag_set(d, rc, "out of memory") : rc;
 }
 
-/* Appends the fact of one rule path, when it exists. */
-static int add_fact(struct sbx_mount_fact *facts, size_t *n, enum sbx_mount_kind kind,
-		    const char *path, bool from_glob, struct sbx_rulepaths *res, struct sbx_diag *d)
+/* Appends the candidate mount of one rule path, when it exists. */
+static int add_candidate(struct sbx_mount_op *ops, size_t *n, enum sbx_mount_kind kind,
+			 const char *path, bool from_glob, struct sbx_rulepaths *res,
+			 struct sbx_diag *d)
 {
 	const struct sbx_rulepath *f;
 	int rc = looked_up(res, path, &f, d);
 
 	if (rc < 0 || !f->exists)
 		return rc;
-	facts[(*n)++] = (struct sbx_mount_fact){.kind = kind,
-						.path = f->real,
-						.is_dir = f->type == SBX_FT_DIR,
-						.from_glob = from_glob,
-						.dev = f->dev,
-						.ino = f->ino};
+	ops[(*n)++] = (struct sbx_mount_op){.kind = kind,
+					    .path = f->real,
+					    .is_dir = f->type == SBX_FT_DIR,
+					    .from_glob = from_glob,
+					    .dev = f->dev,
+					    .ino = f->ino};
 	return 0;
 }
 
-/* The mount plan, from the facts of every rule path (the one look-up each). */
+/*
+ * Whether some denied path (one the profile names, or a glob's match) exists and is not "/":
+ * only then can a readable root lie in a mask, and need a mount. The first that exists answers.
+ */
+static int some_mask(const struct sbx_linux_enforce *e, bool *yes, struct sbx_diag *d)
+{
+	const struct sbx_roots *r = e->roots;
+	size_t n = r->n_unreadable + e->deny_expanded.n;
+	int rc = 0;
+
+	*yes = false;
+	for (size_t i = 0; rc == 0 && !*yes && i < n; i++) {
+		const char *path = i < r->n_unreadable ? r->unreadable[i]
+						       : e->deny_expanded.v[i - r->n_unreadable];
+		const struct sbx_rulepath *f;
+
+		rc = looked_up(e->res, path, &f, d);
+		*yes = rc == 0 && f->exists && strcmp(f->real, "/") != 0;
+	}
+	return rc;
+}
+
+/*
+ * The mount plan, from a candidate for every rule path (the one look-up each), counted first so
+ * that their room is allocated once; the plan keeps that room as its ops.
+ */
 static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prepared *p,
 			struct sbx_diag *d)
 {
 	const struct sbx_roots *r = e->roots;
-	struct sbx_mount_fact *facts;
+	struct sbx_mount_op *ops;
 	struct sbx_strv granted = {0};
 	size_t n = 0, cap = r->n_unreadable + e->deny_expanded.n + r->n_writable + p->points.n +
 			    p->points.pins.n;
-	bool masked = false;
-	int rc;
+	bool masked;
+	int rc = some_mask(e, &masked, d);
 
+	if (rc < 0)
+		return rc;
+	/*
+	 * A readable root is mounted only inside a mask (sbx_mount_plan_build): with no denied
+	 * path on the host, 10,000 readable paths would be 10,000 candidates for nothing.
+	 */
+	if (masked)
+		cap += r->n_readable;
 	for (size_t i = 0; i < r->n_writable; i++)
 		cap += r->writable[i].n_read_only;
-	facts = calloc(cap ? cap : 1, sizeof(*facts));
-	if (!facts)
+	ops = calloc(cap ? cap : 1, sizeof(*ops));
+	if (!ops)
 		return sbx_diag_set(d, -ENOMEM, "out of memory");
 	rc = granted_paths(e, &granted, d);
 	for (size_t i = 0; rc == 0 && i < r->n_unreadable; i++)
-		rc = add_fact(facts, &n, SBX_MNT_DENY, r->unreadable[i], false, e->res, d);
+		rc = add_candidate(ops, &n, SBX_MNT_DENY, r->unreadable[i], false, e->res, d);
 	for (size_t i = 0; rc == 0 && i < e->deny_expanded.n; i++)
-		rc = add_fact(facts, &n, SBX_MNT_DENY, e->deny_expanded.v[i], true, e->res, d);
+		rc = add_candidate(ops, &n, SBX_MNT_DENY, e->deny_expanded.v[i], true, e->res, d);
 	for (size_t i = 0; rc == 0 && i < r->n_writable; i++) {
 		const struct sbx_writable_root *w = &r->writable[i];
 
-		rc = add_fact(facts, &n, SBX_MNT_WRITE, w->root, false, e->res, d);
+		rc = add_candidate(ops, &n, SBX_MNT_WRITE, w->root, false, e->res, d);
 		for (size_t j = 0; rc == 0 && j < w->n_read_only; j++)
-			rc = add_fact(facts, &n, SBX_MNT_READ_ONLY, w->read_only[j], false, e->res,
-				      d);
-	}
-	/*
-	 * A readable root is mounted only inside a mask (sbx_mount_plan_build): with no denied
-	 * path on the host, 10,000 readable paths would be 10,000 facts for nothing.
-	 */
-	for (size_t i = 0; i < n; i++)
-		masked |= facts[i].kind == SBX_MNT_DENY && strcmp(facts[i].path, "/") != 0;
-	if (rc == 0 && masked && r->n_readable) {
-		struct sbx_mount_fact *more =
-			realloc(facts, (cap + r->n_readable) * sizeof(*facts));
-
-		if (!more)
-			rc = sbx_diag_set(d, -ENOMEM, "out of memory");
-		else
-			facts = more;
+			rc = add_candidate(ops, &n, SBX_MNT_READ_ONLY, w->read_only[j], false,
+					   e->res, d);
 	}
 	for (size_t i = 0; rc == 0 && masked && i < r->n_readable; i++)
-		rc = add_fact(facts, &n, SBX_MNT_READ, r->readable[i], false, e->res, d);
+		rc = add_candidate(ops, &n, SBX_MNT_READ, r->readable[i], false, e->res, d);
 	/* Files on the way to a denied path that does not exist: bound read-only. */
 	for (size_t i = 0; rc == 0 && i < p->points.pins.n; i++)
-		rc = add_fact(facts, &n, SBX_MNT_READ_ONLY, p->points.pins.v[i], false, e->res, d);
+		rc = add_candidate(ops, &n, SBX_MNT_READ_ONLY, p->points.pins.v[i], false, e->res,
+				   d);
 	/* The points, made on the host later (sbx_points_make): their identity comes then. */
 	for (size_t i = 0; rc == 0 && i < p->points.n; i++) {
 		const struct sbx_point *pt = &p->points.v[i];
 
-		facts[n++] = (struct sbx_mount_fact){.kind = SBX_MNT_POINT,
-						     .path = pt->path,
-						     .is_dir = pt->dir,
-						     .dev = pt->dev,
-						     .ino = pt->ino};
+		ops[n++] = (struct sbx_mount_op){.kind = SBX_MNT_POINT,
+						 .path = pt->path,
+						 .is_dir = pt->dir,
+						 .dev = pt->dev,
+						 .ino = pt->ino};
 	}
 	if (rc == 0) {
-		rc = sbx_mount_plan_build(facts, n, (const char *const *)granted.v, granted.n,
+		rc = sbx_mount_plan_build(ops, n, (const char *const *)granted.v, granted.n,
 					  &p->mounts);
 		if (rc < 0)
 			sbx_diag_set(d, rc, "out of memory");
+	} else {
+		free(ops);
 	}
 	/* A pinned directory's identity, for the check in the new namespace. */
 	for (size_t i = 0; rc == 0 && i < p->mounts.n; i++) {
@@ -292,7 +314,6 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 			op->ino = f->ino;
 		}
 	}
-	free(facts);
 	sbx_strv_clear(&granted);
 	return rc;
 }
@@ -341,15 +362,12 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 		if (rc == 0)
 			rc = build_mounts(e, p, d);
 		if (rc == 0) {
-			p->live = calloc(p->mounts.n ? p->mounts.n : 1, sizeof(*p->live));
-			if (!p->live)
+			p->tree = calloc(p->mounts.n ? p->mounts.n : 1, sizeof(*p->tree));
+			if (!p->tree)
 				rc = sbx_diag_set(d, -ENOMEM, "out of memory");
 		}
-		for (size_t i = 0; rc == 0 && i < p->mounts.n; i++) {
-			p->live[i].tree = -1;
-			p->live[i].tdev = p->mounts.ops[i].dev;
-			p->live[i].tino = p->mounts.ops[i].ino;
-		}
+		for (size_t i = 0; rc == 0 && i < p->mounts.n; i++)
+			p->tree[i] = -1;
 	}
 	p->uid = geteuid();
 	p->gid = getegid();
@@ -364,10 +382,10 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 void sbx_linux_prepared_free(struct sbx_linux_prepared *p)
 {
 	sbx_landlock_free(p->ll);
-	for (size_t i = 0; p->live && i < p->mounts.n; i++)
-		if (p->live[i].tree >= 0)
-			close(p->live[i].tree);
-	free(p->live);
+	for (size_t i = 0; p->tree && i < p->mounts.n; i++)
+		if (p->tree[i] >= 0)
+			close(p->tree[i]);
+	free(p->tree);
 	if (p->empty_fs >= 0)
 		close(p->empty_fs);
 	if (p->empty_dir >= 0)
@@ -444,11 +462,11 @@ static void apply_mount_clones(struct sbx_linux_prepared *p, struct sbx_diag *d)
 			continue;
 		fd = sbx_linux_reopen(op->path, op->dev, op->ino, d);
 		must(fd, d);
-		rc = sbx_mnt_clone_tree(fd, &p->live[i].tree, op->path, d);
+		rc = sbx_mnt_clone_tree(fd, &p->tree[i], op->path, d);
 		close(fd);
 		must(rc, d);
 		if (op->kind == SBX_MNT_READ_ONLY || op->kind == SBX_MNT_READ)
-			must(sbx_mnt_set_readonly(p->live[i].tree, "", d), d);
+			must(sbx_mnt_set_readonly(p->tree[i], "", d), d);
 	}
 }
 
@@ -477,13 +495,13 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, struct sbx_diag *d)
 
 		if (op->skip)
 			continue;
-		target = sbx_linux_reopen(op->path, p->live[i].tdev, p->live[i].tino, d);
+		target = sbx_linux_reopen(op->path, op->dev, op->ino, d);
 		must(target, d);
 		if (op->kind == SBX_MNT_POINT && op->is_dir) {
 			/* Mode 0555: an empty directory, as if the name were missing. */
 			rc = sbx_mnt_mask_empty_dir(&p->empty_dir, target, op->path, d);
 		} else if (op->kind != SBX_MNT_DENY && op->kind != SBX_MNT_POINT) {
-			rc = sbx_mnt_attach(p->live[i].tree, target, op->path, d);
+			rc = sbx_mnt_attach(p->tree[i], target, op->path, d);
 		} else if (!op->is_dir) {
 			rc = sbx_mnt_mask_file(&p->empty_fs, target, point_holds(p, i), op->path,
 					       d);
@@ -501,10 +519,10 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, struct sbx_diag *d)
 			rc = mask < 0 ? mask : 0;
 			for (size_t j = i + 1; rc == 0 && j < n; j++)
 				if (!ops[j].skip && ops[j].mask == (long)i)
-					rc = sbx_mnt_mask_point(
-						mask, ops[j].path + strlen(op->path) + 1,
-						ops[j].is_dir, ops[j].path, &p->live[j].tdev,
-						&p->live[j].tino, d);
+					rc = sbx_mnt_mask_point(mask,
+								ops[j].path + strlen(op->path) + 1,
+								ops[j].is_dir, ops[j].path,
+								&ops[j].dev, &ops[j].ino, d);
 			if (rc == 0)
 				rc = sbx_mnt_mask_seal(mask, target, op->path, d);
 			if (mask >= 0)
@@ -603,8 +621,8 @@ static void point_target(struct sbx_linux_prepared *p, size_t i, unsigned long l
 			 unsigned long long ino)
 {
 	if (p->points.v[i].op >= 0) {
-		p->live[p->points.v[i].op].tdev = dev;
-		p->live[p->points.v[i].op].tino = ino;
+		p->mounts.ops[p->points.v[i].op].dev = dev;
+		p->mounts.ops[p->points.v[i].op].ino = ino;
 	}
 }
 

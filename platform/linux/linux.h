@@ -45,23 +45,31 @@ int sbx_helper_main(int argc, char **argv);
 #include <sys/resource.h>
 #include <sys/types.h>
 
-/* What one look-up found, and the O_PATH descriptor it keeps of it. */
-/* 64 bytes beside its strings, widest members first: the helper may keep 10,000 of these. */
+/*
+ * What one look-up found, and the O_PATH descriptor it keeps of it. 56 bytes beside its strings,
+ * widest members first: the helper may keep 10,000 of these. The first link crossed, rarely
+ * there, is the last of its strings: sbx_rulepath_link().
+ */
 struct sbx_rulepath {
-	char *path; /* as asked */
+	char *path; /* as asked: a copy, or the plan's own path (lookup_kept) */
 	char *real; /* where it resolves, NULL when absent */
-	char *link; /* the first link crossed, or NULL */
 	unsigned long long dev, ino;
 	uint32_t hash; /* of path (its low half), for the table */
-	int err;       /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	int fd;	       /* O_PATH, close-on-exec; -1 when absent */
-	unsigned mode;
 	uint32_t uid;
+	uint16_t mode; /* st_mode: type and permission bits fit 16 */
+	short err;     /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	unsigned char type; /* enum sbx_ftype */
-	bool exists, is_link, link_shared;
+	bool exists, is_link, link_shared, has_link;
 };
+/* The first link crossed on the way to e's path, or NULL. */
+const char *sbx_rulepath_link(const struct sbx_rulepath *e);
 
-/* The helper's view of the file system: every path looked up once, its object kept. */
+/*
+ * The helper's view of the file system: every path looked up once, its object kept. A plan made
+ * through it is freed after it, and it is asked nothing more once such a plan failed: it keeps
+ * the paths of the plan's requirements themselves, not copies (lookup_kept).
+ */
 struct sbx_rulepaths {
 	struct sbx_fsview view; /* for ctx.fs: the planner looks up through this */
 	struct sbx_rulepath **slots;
@@ -203,15 +211,16 @@ void sbx_linux_enforce_free(struct sbx_linux_enforce *e);
 /* What sbx_linux_prepare built, for sbx_linux_apply_and_exec to carry out. */
 struct sbx_linux_prepared {
 	const struct sbx_linux_enforce *e;
-	struct sbx_landlock *ll;      /* the ruleset, or NULL */
-	bool mount_namespace;	      /* the plan has a private mount namespace */
-	struct sbx_mount_plan mounts; /* its mounts, in order */
-	struct sbx_mount_live {
-		int tree;		       /* the clone taken in the new namespace, or -1 */
-		unsigned long long tdev, tino; /* the target: the object, or its point in a mask */
-	} * live;			       /* one per mount */
-	int empty_fs;			       /* the scratch tmpfs of the file masks, or -1 */
-	int empty_dir;			       /* the empty directory of the points, or -1 */
+	struct sbx_landlock *ll; /* the ruleset, or NULL */
+	bool mount_namespace;	 /* the plan has a private mount namespace */
+	/*
+	 * Its mounts, in order. In the new namespace each op's dev and ino become its target's:
+	 * the object's, or those of its point in a mask, once the point is made.
+	 */
+	struct sbx_mount_plan mounts;
+	int *tree;     /* per mount: the clone taken in the new namespace, or -1 */
+	int empty_fs;  /* the scratch tmpfs of the file masks, or -1 */
+	int empty_dir; /* the empty directory of the points, or -1 */
 	int unshare_flags;
 	bool in_namespace; /* the supervisor's clone(2) made the namespaces (under init) */
 	uid_t uid;

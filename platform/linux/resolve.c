@@ -31,7 +31,7 @@
 #endif
 
 /* The slot of path (hash h): its entry's, or the empty one where it would go. */
-_Static_assert(sizeof(struct sbx_rulepath) <= 64, "an entry of the table grew");
+_Static_assert(sizeof(struct sbx_rulepath) <= 56, "an entry of the table grew");
 
 static struct sbx_rulepath **slot_of(const struct sbx_rulepaths *res, const char *path, uint64_t h)
 {
@@ -99,10 +99,11 @@ static char *put_str(char **at, const char *s, size_t n)
 /*
  * One piece of the table's arena per entry (no allocation of its own: at 10,000 paths the
  * allocator's header and rounding would be a sixth of the table): the struct, then the path as
- * asked, the resolved path (unless it is the same string, the usual case, which the entry then
- * shares) and the link crossed, if any.
+ * asked (unless kept: a path of the plan, which outlives the table, is the entry's own), the
+ * resolved path (unless it is the same string, the usual case, which the entry then shares) and
+ * the link crossed, if any.
  */
-const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const char *path)
+static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *path, bool kept)
 {
 	struct sbx_rulepath **slot, *e;
 	struct sbx_pathinfo in;
@@ -131,7 +132,8 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 	if (r == 0 && in.link[0])
 		llen = strlen(in.link) + 1;
 	e = sbx_arena_alloc(&res->entries,
-			    sizeof(*e) + plen + 1 + (rlen && !same ? rlen + 1 : 0) + llen,
+			    sizeof(*e) + (kept ? 0 : plen + 1) + (rlen && !same ? rlen + 1 : 0) +
+				    llen,
 			    _Alignof(struct sbx_rulepath));
 	if (!e) {
 		if (fd >= 0)
@@ -140,27 +142,47 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 	}
 	memset(e, 0, sizeof(*e));
 	at = (char *)(e + 1);
-	e->path = put_str(&at, path, plen);
+	e->path = kept ? (char *)path : put_str(&at, path, plen);
 	e->hash = h;
-	e->err = r < 0 ? r : 0;
+	e->err = (short)(r < 0 ? r : 0); /* -errno: above -4096 */
 	e->fd = r == 0 ? fd : -1;
 	if (r == 0) {
 		e->exists = in.exists;
 		e->is_link = in.is_link;
 		e->link_shared = in.link_shared;
 		e->type = in.type;
-		e->mode = in.mode;
+		e->mode = (uint16_t)in.mode;
 		e->uid = (uint32_t)in.uid;
 		e->dev = in.dev;
 		e->ino = in.ino;
 		if (in.exists)
 			e->real = same ? e->path : put_str(&at, in.real, rlen);
+		/* Last, where sbx_rulepath_link() finds it. */
 		if (llen)
-			e->link = put_str(&at, in.link, llen - 1);
+			e->has_link = put_str(&at, in.link, llen - 1) != NULL;
 	}
 	*slot = e;
 	res->n++;
 	return e;
+}
+
+/* The strings after an entry: the path unless kept, the resolved path unless the same, the link. */
+const char *sbx_rulepath_link(const struct sbx_rulepath *e)
+{
+	const char *at = (const char *)(e + 1);
+
+	if (!e->has_link)
+		return NULL;
+	if (e->path == at)
+		at += strlen(at) + 1;
+	if (e->real && e->real != e->path && e->real == at)
+		at += strlen(at) + 1;
+	return at;
+}
+
+const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const char *path)
+{
+	return get(res, path, false);
 }
 
 /* ---- the resolver as the planner's view ----------------------------------------------- */
@@ -176,10 +198,9 @@ static void copy_cut(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
-static int view_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+/* The entry's facts as the planner reads them, from e (NULL: out of memory). */
+static int view_fill(const struct sbx_rulepath *e, struct sbx_pathinfo *out)
 {
-	const struct sbx_rulepath *e = sbx_rulepath_get(self, path);
-
 	/*
 	 * Field by field, not a memset of the whole struct: its two path buffers are 8 KiB, which
 	 * a profile of 10,000 paths would clear 10,000 times. Each string is cut to its buffer
@@ -204,8 +225,19 @@ static int view_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 	out->dev = e->dev;
 	out->ino = e->ino;
 	copy_cut(out->real, sizeof(out->real), e->real);
-	copy_cut(out->link, sizeof(out->link), e->link);
+	copy_cut(out->link, sizeof(out->link), sbx_rulepath_link(e));
 	return 0;
+}
+
+static int view_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	return view_fill(get(self, path, false), out);
+}
+
+/* The plans made through the resolver are freed after it (sbx_rulepaths): path outlives it. */
+static int view_lookup_kept(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	return view_fill(get(self, path, true), out);
 }
 
 /* Reads the file through the kept descriptor, so it is the object that was looked up. */
@@ -244,6 +276,7 @@ void sbx_rulepaths_init(struct sbx_rulepaths *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->view.lookup = view_lookup;
+	res->view.lookup_kept = view_lookup_kept;
 	res->view.read_file = view_read_file;
 	res->view.list = view_list;
 	res->view.self = res;

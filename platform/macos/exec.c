@@ -17,6 +17,7 @@ int sbx_macos_exec(const struct sbx_plan *p, const struct sbx_ctx *ctx, char *co
 		   struct sbx_diag *d)
 {
 	const struct sbx_req *bad;
+	char rule[SBX_REQ_RULE_MAX];
 	struct sbx_sbpl policy = {0};
 	char **argv = NULL;
 	size_t argc = 0;
@@ -29,8 +30,8 @@ int sbx_macos_exec(const struct sbx_plan *p, const struct sbx_ctx *ctx, char *co
 	bad = sbx_plan_first_unenforceable(p);
 	if (bad) {
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE, "cannot enforce \"%s\" on macOS: %s",
-			     bad->rule ? bad->rule : "(rule)",
-			     bad->reason ? bad->reason : "no mechanism");
+			     sbx_req_rule(bad, rule),
+			     sbx_req_reason(bad) ? sbx_req_reason(bad) : "no mechanism");
 		return SBX_E_UNENFORCEABLE;
 	}
 

@@ -398,10 +398,12 @@ static bool plan_refused(const struct sbx_plan *p, struct sbx_diag *d)
 	}
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
+		char rule[SBX_REQ_RULE_MAX];
 
 		if (r->status == SBX_UNENFORCEABLE) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE, "cannot enforce \"%s\": %s",
-				     r->rule ? r->rule : "?", r->reason ? r->reason : "no mechanism");
+				     sbx_req_rule(r, rule),
+				     sbx_req_reason(r) ? sbx_req_reason(r) : "no mechanism");
 			return true;
 		}
 	}

@@ -47,6 +47,7 @@ static int plan_for(struct sbx_profile *prof, bool take, const char *cwd,
 		    const struct sbx_fsview *view, struct sbx_plan *plan, struct sbx_diag *d)
 {
 	struct sbx_ctx ctx = {.cwd = cwd, .platform = SBX_PLATFORM_LINUX, .fs = view};
+	char rule[SBX_REQ_RULE_MAX];
 	int r;
 
 	r = take ? sbx_plan_build_take(prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, plan,
@@ -59,7 +60,7 @@ static int plan_for(struct sbx_profile *prof, bool take, const char *cwd,
 		return sbx_diag_set(d, r, "out of memory");
 	if (!sbx_plan_enforceable(plan))
 		return sbx_diag_set(d, SBX_E_UNENFORCEABLE, "the plan is not enforceable: %s",
-				    sbx_plan_first_unenforceable(plan)->rule);
+				    sbx_req_rule(sbx_plan_first_unenforceable(plan), rule));
 	return 0;
 }
 

@@ -169,4 +169,5 @@ void fakefs_init(struct fakefs *f, json_t *paths)
 	f->view.read_file = fake_read;
 	f->view.list = fake_list;
 	f->view.self = f;
+	f->view.lookup_kept = NULL; /* it keeps nothing it finds */
 }

@@ -201,7 +201,7 @@ static int fake_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 
 static int plan_with(struct fake *f, const char *ws, struct sbx_fs *fs, struct sbx_diag *d)
 {
-	struct sbx_fsview v = {fake_lookup, fake_read, fake_list, f};
+	struct sbx_fsview v = {fake_lookup, fake_read, fake_list, f, NULL};
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_profile prof = {.type = SBX_MANAGED};
 	struct sbx_plan plan;
@@ -268,7 +268,7 @@ TEST(fsview_glob_scan_errors)
 	char *t = vec_fresh_dir(), *p = cat(t, "/a/x.env"), *sub = cat(t, "/a"),
 	     *pat = cat(t, "/**/*.env"), **v = NULL;
 	struct fake f = {0};
-	struct sbx_fsview view = {fake_lookup, fake_read, fake_list, &f};
+	struct sbx_fsview view = {fake_lookup, fake_read, fake_list, &f, NULL};
 	struct sbx_diag d;
 	size_t n = 0;
 

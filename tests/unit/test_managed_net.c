@@ -134,11 +134,11 @@ TEST(plan_network_linux_and_windows_refuse)
 		CHECK_INT(sbx_plan_attach_linux(&p, &f), 0);
 		CHECK(!sbx_plan_enforceable(&p));
 		r = find(&p, SBX_REQ_UNIX_SOCKET, 0);
-		CHECK(r && r->status == SBX_UNENFORCEABLE && r->reason &&
-		      strstr(r->reason, "needs the supervisor's broker"));
+		CHECK(r && r->status == SBX_UNENFORCEABLE && sbx_req_reason(r) &&
+		      strstr(sbx_req_reason(r), "needs the supervisor's broker"));
 		r = find(&p, SBX_REQ_LOCAL_BINDING, 0);
-		CHECK(r && r->status == SBX_UNENFORCEABLE && r->reason &&
-		      strstr(r->reason, "network namespace of the sandbox's own"));
+		CHECK(r && r->status == SBX_UNENFORCEABLE && sbx_req_reason(r) &&
+		      strstr(sbx_req_reason(r), "network namespace of the sandbox's own"));
 		r = find(&p, SBX_REQ_NETWORK, 0);
 		CHECK(r && r->status == SBX_ENFORCED);
 	}
@@ -148,9 +148,10 @@ TEST(plan_network_linux_and_windows_refuse)
 	if (plan_for(":workspace", SBX_PLATFORM_WINDOWS, true, &o, &p)) {
 		CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 		r = find(&p, SBX_REQ_MANAGED_NETWORK, 0);
-		CHECK(r && r->status == SBX_UNENFORCEABLE && r->reason &&
-		      strstr(r->reason, "managed networking requires the elevated Windows sandbox "
-					"backend"));
+		CHECK(r && r->status == SBX_UNENFORCEABLE && sbx_req_reason(r) &&
+		      strstr(sbx_req_reason(r),
+			     "managed networking requires the elevated Windows sandbox "
+			     "backend"));
 		r = find(&p, SBX_REQ_UNIX_SOCKET, 0);
 		CHECK(r && r->status == SBX_UNENFORCEABLE);
 		r = find(&p, SBX_REQ_LOCAL_BINDING, 0);
@@ -162,9 +163,10 @@ TEST(plan_network_linux_and_windows_refuse)
 	if (plan_for(":danger-full-access", SBX_PLATFORM_WINDOWS, true, &o, &p)) {
 		CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 		CHECK(!sbx_plan_enforceable(&p));
-		CHECK(p.n_reqs > 0 && p.reqs[0].reason &&
-		      strstr(p.reqs[0].reason, "managed networking requires the elevated Windows "
-					       "sandbox backend"));
+		CHECK(p.n_reqs > 0 && sbx_req_reason(&p.reqs[0]) &&
+		      strstr(sbx_req_reason(&p.reqs[0]),
+			     "managed networking requires the elevated Windows "
+			     "sandbox backend"));
 	}
 	sbx_plan_free(&p);
 }
@@ -247,8 +249,8 @@ TEST(plan_network_socket_through_link_refused)
 		goto out;
 	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
 	r = find(&p, SBX_REQ_UNIX_SOCKET, 0);
-	CHECK(r && r->status == SBX_UNENFORCEABLE && r->reason &&
-	      strstr(r->reason, "goes through symbolic link") && r->hint);
+	CHECK(r && r->status == SBX_UNENFORCEABLE && sbx_req_reason(r) &&
+	      strstr(sbx_req_reason(r), "goes through symbolic link") && sbx_req_hint(r));
 	sbx_diag_clear(&d);
 	CHECK_INT(sbx_sbpl_build(&p, &ctx, &sb, &d), SBX_E_UNENFORCEABLE);
 	CHECK(strstr(d.msg, "goes through symbolic link") != NULL);

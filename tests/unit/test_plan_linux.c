@@ -24,8 +24,10 @@ static const char *status_name(enum sbx_req_status s)
 
 static const struct sbx_req *find_rule(const struct sbx_plan *p, const char *rule)
 {
+	char buf[SBX_REQ_RULE_MAX];
+
 	for (size_t i = 0; i < p->n_reqs; i++)
-		if (strcmp(p->reqs[i].rule, rule) == 0)
+		if (strcmp(sbx_req_rule(&p->reqs[i], buf), rule) == 0)
 			return &p->reqs[i];
 	return NULL;
 }
@@ -54,8 +56,8 @@ static void check_req(const char *name, const struct sbx_plan *plan, const json_
 		t_fail(__FILE__, __LINE__, "%s: %s: %s, expected %s", name, rule,
 		       status_name(r->status), st ? st : "?");
 	/* The reason and the hint, as a refusal shows them on two lines. */
-	snprintf(why, sizeof(why), "%s%s%s", r->reason ? r->reason : "", r->hint ? "; hint: " : "",
-		 r->hint ? r->hint : "");
+	snprintf(why, sizeof(why), "%s%s%s", sbx_req_reason(r) ? sbx_req_reason(r) : "", sbx_req_hint(r) ? "; hint: " : "",
+		 sbx_req_hint(r) ? sbx_req_hint(r) : "");
 	if (want_why && strcmp(want_why, "-") == 0 && why[0])
 		t_fail(__FILE__, __LINE__, "%s: %s: unexpected why: %s", name, rule, why);
 	if (want_why && strcmp(want_why, "-") != 0 && !strstr(why, want_why))
@@ -117,12 +119,15 @@ static void run_case(const char *name)
 	/* Every requirement gets a decision; an unenforceable one has no mechanism. */
 	for (i = 0; i < plan.n_reqs; i++) {
 		const struct sbx_req *r = &plan.reqs[i];
+		char buf[SBX_REQ_RULE_MAX];
 
-		if (r->status == SBX_UNENFORCEABLE && (r->mech || !r->reason))
-			t_fail(__FILE__, __LINE__, "%s: %s: unenforceable needs a reason and no "
-			       "mechanism", name, r->rule);
+		if (r->status == SBX_UNENFORCEABLE && (r->mech || !sbx_req_reason(r)))
+			t_fail(__FILE__, __LINE__,
+			       "%s: %s: unenforceable needs a reason and no mechanism", name,
+			       sbx_req_rule(r, buf));
 		if (r->status != SBX_UNENFORCEABLE && !r->mech)
-			t_fail(__FILE__, __LINE__, "%s: %s: no mechanism", name, r->rule);
+			t_fail(__FILE__, __LINE__, "%s: %s: no mechanism", name,
+			       sbx_req_rule(r, buf));
 	}
 	json_array_foreach(json_object_get(want, "requirements"), i, w)
 		check_req(name, &plan, w);
@@ -241,11 +246,11 @@ TEST(plan_linux_links_in_writable_roots)
 		CHECK_INT(ro->status, SBX_UNENFORCEABLE);
 		snprintf(want, sizeof(want), "cannot enforce sandbox read-only path %s because it "
 			 "crosses writable symlink %s", ro->path, ro->path);
-		CHECK_STR(ro->reason, want);
-		CHECK(ro->hint && strstr(ro->hint, "/ws/gitreal) instead"));
+		CHECK_STR(sbx_req_reason(ro), want);
+		CHECK(sbx_req_hint(ro) && strstr(sbx_req_hint(ro), "/ws/gitreal) instead"));
 		CHECK_INT(deny->status, SBX_UNENFORCEABLE);
-		CHECK(strstr(deny->reason, "cannot enforce sandbox deny-read path") &&
-		      strstr(deny->reason, "/ws/sub"));
+		CHECK(strstr(sbx_req_reason(deny), "cannot enforce sandbox deny-read path") &&
+		      strstr(sbx_req_reason(deny), "/ws/sub"));
 		CHECK_INT(wr->status, SBX_ENFORCED); /* the root itself is a link: followed */
 	}
 	CHECK(!sbx_plan_enforceable(&plan));

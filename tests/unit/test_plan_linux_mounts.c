@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Linux mount plan as a pure function: made-up facts in, the ordered mounts out (which
+ * The Linux mount plan as a pure function: made-up candidates in, the ordered mounts out (which
  * masks hold which mount points, which directories are pinned), without root or a real tree.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,18 @@
 #define GLOB(p, dir)                                                                           \
 	{ .kind = SBX_MNT_DENY, .path = (p), .is_dir = (dir), .from_glob = true, .dev = 1,    \
 	  .ino = __LINE__ }
+
+/* The plan of these candidates, given a copy of them (the plan takes its ops' room). */
+static int build(const struct sbx_mount_op *cands, size_t n, const char *const *granted,
+		 size_t n_granted, struct sbx_mount_plan *p)
+{
+	struct sbx_mount_op *ops = malloc(n * sizeof(*ops));
+
+	if (!ops)
+		return -ENOMEM;
+	memcpy(ops, cands, n * sizeof(*ops));
+	return sbx_mount_plan_build(ops, n, granted, n_granted, p);
+}
 
 static const struct sbx_mount_op *op_at(const struct sbx_mount_plan *p, const char *path,
 					enum sbx_mount_kind k)
@@ -40,7 +53,7 @@ static void check_order(const struct sbx_mount_plan *p, const char *const *want,
 
 TEST(mount_plan_order_masks_and_pins)
 {
-	const struct sbx_mount_fact facts[] = {
+	const struct sbx_mount_op cands[] = {
 		FACT(SBX_MNT_WRITE, "/ws", true),
 		FACT(SBX_MNT_READ_ONLY, "/ws/.git", true),
 		FACT(SBX_MNT_DENY, "/ws/a/b/secret", false),
@@ -60,7 +73,7 @@ TEST(mount_plan_order_masks_and_pins)
 	struct sbx_mount_plan p;
 	const struct sbx_mount_op *mask, *pub;
 
-	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), granted, 3, &p), 0);
+	CHECK_INT(build(cands, sizeof(cands) / sizeof(*cands), granted, 3, &p), 0);
 	check_order(&p, order, sizeof(order) / sizeof(*order));
 	CHECK(!op_at(&p, "/etc", SBX_MNT_READ));
 	CHECK(!op_at(&p, "/out/x.key", SBX_MNT_DENY));
@@ -78,14 +91,14 @@ TEST(mount_plan_order_masks_and_pins)
 	sbx_mount_plan_free(&p);
 
 	/* Without a restricting ruleset every glob match is masked. */
-	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), NULL, 0, &p), 0);
+	CHECK_INT(build(cands, sizeof(cands) / sizeof(*cands), NULL, 0, &p), 0);
 	CHECK(op_at(&p, "/out/x.key", SBX_MNT_DENY) != NULL);
 	sbx_mount_plan_free(&p);
 }
 
 TEST(mount_plan_repeats_nested_and_sealed_masks)
 {
-	const struct sbx_mount_fact facts[] = {
+	const struct sbx_mount_op cands[] = {
 		FACT(SBX_MNT_WRITE, "/ws", true),
 		FACT(SBX_MNT_DENY, "/ws/sec", true),
 		FACT(SBX_MNT_WRITE, "/ws/sec/pub", true), /* re-opened writable */
@@ -100,7 +113,7 @@ TEST(mount_plan_repeats_nested_and_sealed_masks)
 	const struct sbx_mount_op *o;
 	size_t masks_at_t = 0;
 
-	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), NULL, 0, &p), 0);
+	CHECK_INT(build(cands, sizeof(cands) / sizeof(*cands), NULL, 0, &p), 0);
 	o = op_at(&p, "/ws/sec/pub", SBX_MNT_WRITE);
 	CHECK(o && o->mask >= 0 && strcmp(p.ops[o->mask].path, "/ws/sec") == 0);
 	CHECK(p.ops[o->mask].holds);
@@ -120,7 +133,7 @@ TEST(mount_plan_repeats_nested_and_sealed_masks)
 
 TEST(mount_plan_pins_only_under_writable_roots)
 {
-	const struct sbx_mount_fact facts[] = {
+	const struct sbx_mount_op cands[] = {
 		FACT(SBX_MNT_DENY, "/out/x/y/z", false),     /* no writable root above */
 		FACT(SBX_MNT_WRITE, "/ws", true),
 		FACT(SBX_MNT_READ_ONLY, "/ws/r", true),
@@ -130,7 +143,7 @@ TEST(mount_plan_pins_only_under_writable_roots)
 	};
 	struct sbx_mount_plan p;
 
-	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), NULL, 0, &p), 0);
+	CHECK_INT(build(cands, sizeof(cands) / sizeof(*cands), NULL, 0, &p), 0);
 	CHECK_INT(p.pins.n, 2);
 	CHECK_STR(p.pins.n > 0 ? p.pins.v[0] : NULL, "/ws/p");
 	CHECK_STR(p.pins.n > 1 ? p.pins.v[1] : NULL, "/ws/p/q");
@@ -144,7 +157,7 @@ TEST(mount_plan_pins_only_under_writable_roots)
  */
 TEST(mount_plan_points)
 {
-	const struct sbx_mount_fact facts[] = {
+	const struct sbx_mount_op cands[] = {
 		FACT(SBX_MNT_WRITE, "/ws", true),
 		FACT(SBX_MNT_POINT, "/ws/.codex", true),     /* a missing protected name */
 		FACT(SBX_MNT_POINT, "/ws/d/e/first", false), /* a denied path's first missing part */
@@ -156,7 +169,7 @@ TEST(mount_plan_points)
 	};
 	struct sbx_mount_plan p;
 
-	CHECK_INT(sbx_mount_plan_build(facts, sizeof(facts) / sizeof(*facts), NULL, 0, &p), 0);
+	CHECK_INT(build(cands, sizeof(cands) / sizeof(*cands), NULL, 0, &p), 0);
 	check_order(&p, order, sizeof(order) / sizeof(*order));
 	CHECK(op_at(&p, "/ws/d", SBX_MNT_PIN) && op_at(&p, "/ws/d/e", SBX_MNT_PIN));
 	CHECK(op_at(&p, "/ws/hidden/x", SBX_MNT_POINT)->skip);

@@ -110,7 +110,8 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 	sbx_plan_linux_apply(p, f, &a);
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
-		char m[SBX_MECH_NAME_MAX];
+		char m[SBX_MECH_NAME_MAX], rule_buf[SBX_REQ_RULE_MAX];
+		const char *rule = sbx_req_rule(r, rule_buf);
 
 		if (r->status != SBX_ENFORCED)
 			continue;
@@ -120,13 +121,13 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 			       "%s (abi %d, mntns %d, root %d, seccomp %d, pid %d, ipc %d): %s: %s "
 			       "not provided",
 			       name, f->landlock_abi, f->mount_namespace, f->running_as_root,
-			       f->seccomp, f->pid_namespace, f->ipc_namespace, r->rule, m);
+			       f->seccomp, f->pid_namespace, f->ipc_namespace, rule, m);
 		else if (!sufficient(p, r, r->mech, f))
 			t_fail(__FILE__, __LINE__,
 			       "%s (abi %d, mntns %d, root %d, seccomp %d, pid %d, ipc %d): %s: %s "
 			       "cannot enforce it",
 			       name, f->landlock_abi, f->mount_namespace, f->running_as_root,
-			       f->seccomp, f->pid_namespace, f->ipc_namespace, r->rule, m);
+			       f->seccomp, f->pid_namespace, f->ipc_namespace, rule, m);
 		if (((r->mech & MNT) && !a.mount_namespace) ||
 		    ((r->mech & LL) && r->kind != SBX_REQ_NETWORK && r->kind != SBX_REQ_SIGNALS &&
 		     !a.landlock_fs) ||
@@ -142,8 +143,8 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 		     !a.landlock_dev) ||
 		    ((r->mech & NETNS) && !a.net_namespace) ||
 		    ((r->mech & BROKER) && !a.unix_broker))
-			t_fail(__FILE__, __LINE__, "%s: %s: %s named but not applied", name,
-			       r->rule, m);
+			t_fail(__FILE__, __LINE__, "%s: %s: %s named but not applied", name, rule,
+			       m);
 	}
 	if ((a.mount_namespace && !f->mount_namespace) || (a.landlock_abi > f->landlock_abi) ||
 	    (a.model == SBX_MODEL_INIT && !init))

@@ -68,10 +68,7 @@ static void mk_plan(struct sbx_plan *p, const struct plan_spec *s)
 static void plan_done(struct sbx_plan *p)
 {
 	for (size_t i = 0; i < p->n_reqs; i++) {
-		free(p->reqs[i].path);
-		free(p->reqs[i].rule);
-		free(p->reqs[i].reason);
-		free(p->reqs[i].hint);
+		sbx_req_release(&p->reqs[i]);
 	}
 	free(p->reqs);
 	for (size_t i = 0; i < p->roots.n_writable; i++) {
@@ -85,8 +82,10 @@ static void plan_done(struct sbx_plan *p)
 
 static const struct sbx_req *find(const struct sbx_plan *p, const char *rule)
 {
+	char buf[SBX_REQ_RULE_MAX];
+
 	for (size_t i = 0; i < p->n_reqs; i++)
-		if (strcmp(p->reqs[i].rule, rule) == 0)
+		if (strcmp(sbx_req_rule(&p->reqs[i], buf), rule) == 0)
 			return &p->reqs[i];
 	return NULL;
 }
@@ -140,7 +139,7 @@ TEST(plan_windows_workspace_network_enabled)
 	for (size_t i = 0; i < p.n_reqs; i++) {
 		CHECK(p.reqs[i].mech == SBX_MECH_RESTRICTED_TOKEN);
 		CHECK_INT(p.reqs[i].status, SBX_ENFORCED);
-		CHECK(p.reqs[i].reason == NULL && p.reqs[i].hint == NULL);
+		CHECK(sbx_req_reason(&p.reqs[i]) == NULL && sbx_req_hint(&p.reqs[i]) == NULL);
 	}
 	plan_done(&p);
 }
@@ -158,9 +157,9 @@ TEST(plan_windows_network_restricted_refused)
 	CHECK(r != NULL);
 	if (r) {
 		CHECK_INT(r->status, SBX_UNENFORCEABLE);
-		CHECK_CONTAINS(r->reason, "cannot block the network");
-		CHECK_CONTAINS(r->reason, "proxy variables");
-		CHECK(r->hint != NULL);
+		CHECK_CONTAINS(sbx_req_reason(r), "cannot block the network");
+		CHECK_CONTAINS(sbx_req_reason(r), "proxy variables");
+		CHECK(sbx_req_hint(r) != NULL);
 	}
 	r = find(&p, "write C:\\work");
 	CHECK(r && r->status == SBX_ENFORCED);
@@ -196,8 +195,8 @@ TEST(plan_windows_git_mode)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	r = find(&p, "no-create C:\\work\\.git\\commondir");
 	CHECK(r && r->status == SBX_UNENFORCEABLE && !r->mech);
-	CHECK_CONTAINS(r ? r->reason : NULL, "needs an object to sit on");
-	CHECK_CONTAINS(r ? r->hint : NULL, "run without --allow-git");
+	CHECK_CONTAINS(r ? sbx_req_reason(r) : NULL, "needs an object to sit on");
+	CHECK_CONTAINS(r ? sbx_req_hint(r) : NULL, "run without --allow-git");
 	CHECK_INT(count_unenforceable(&p), 1);
 	plan_done(&p);
 }
@@ -219,7 +218,7 @@ TEST(plan_windows_deny_read_refused)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	r = find(&p, "deny C:\\work\\secret");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
-	CHECK_CONTAINS(r ? r->reason : NULL, "cannot deny reads");
+	CHECK_CONTAINS(r ? sbx_req_reason(r) : NULL, "cannot deny reads");
 	r = find(&p, "deny C:\\work\\**\\*.pem");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
 	r = find(&p, "write C:\\work");
@@ -248,7 +247,7 @@ TEST(plan_windows_split_read_refused)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	r = find(&p, "read C:\\tools");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
-	CHECK_CONTAINS(r ? r->reason : NULL, "cannot narrow reads");
+	CHECK_CONTAINS(r ? sbx_req_reason(r) : NULL, "cannot narrow reads");
 	r = find(&p, "platform defaults");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
 	CHECK_INT(count_unenforceable(&p), 2);
@@ -295,7 +294,7 @@ TEST(plan_windows_nested_writable_under_read_only)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	r = find(&p, "write c:\\WORK\\Vendor\\tmp");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
-	CHECK_CONTAINS(r ? r->reason : NULL, "inside a read-only carve-out");
+	CHECK_CONTAINS(r ? sbx_req_reason(r) : NULL, "inside a read-only carve-out");
 	r = find(&p, "write C:\\work\\vendor2");
 	CHECK(r && r->status == SBX_ENFORCED);
 	r = find(&p, "write C:\\work");
@@ -330,12 +329,12 @@ TEST(plan_windows_volume_root_write_refused)
 		if (ok && !root) {
 			if (p.reqs[0].status != SBX_ENFORCED)
 				t_fail(__FILE__, __LINE__, "write \"%s\" refused: %s", in,
-				       p.reqs[0].reason);
+				       sbx_req_reason(&p.reqs[0]));
 		} else if (p.reqs[0].status != SBX_UNENFORCEABLE) {
 			t_fail(__FILE__, __LINE__, "write \"%s\" not refused", in);
 		} else if (root) {
 			n_roots++;
-			CHECK_CONTAINS(p.reqs[0].reason, "whole volume");
+			CHECK_CONTAINS(sbx_req_reason(&p.reqs[0]), "whole volume");
 		}
 		CHECK_INT(p.reqs[1].status, SBX_ENFORCED);
 		plan_done(&p);
@@ -350,7 +349,7 @@ TEST(plan_windows_volume_root_write_refused)
 		add_req(&p, SBX_REQ_WRITE, "/", "write /");
 		CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 		CHECK_INT(p.reqs[0].status, SBX_UNENFORCEABLE);
-		CHECK_CONTAINS(p.reqs[0].reason, "whole volume");
+		CHECK_CONTAINS(sbx_req_reason(&p.reqs[0]), "whole volume");
 		plan_done(&p);
 	}
 }
@@ -368,7 +367,7 @@ TEST(plan_windows_managed_network_refused)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	r = find(&p, "managed network");
 	CHECK(r && r->status == SBX_UNENFORCEABLE);
-	CHECK_CONTAINS(r ? r->reason : NULL, "elevated Windows sandbox");
+	CHECK_CONTAINS(r ? sbx_req_reason(r) : NULL, "elevated Windows sandbox");
 	CHECK_INT(count_unenforceable(&p), 1);
 	plan_done(&p);
 }
@@ -383,7 +382,7 @@ TEST(plan_windows_levels)
 	add_workspace_reqs(&p);
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_DISABLED), 0);
 	CHECK_INT(count_unenforceable(&p), p.n_reqs);
-	CHECK_CONTAINS(p.reqs[0].reason, "--windows-sandbox disabled");
+	CHECK_CONTAINS(sbx_req_reason(&p.reqs[0]), "--windows-sandbox disabled");
 	CHECK(p.reqs[0].mech == 0);
 	plan_done(&p);
 
@@ -391,7 +390,7 @@ TEST(plan_windows_levels)
 	add_workspace_reqs(&p);
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_ELEVATED), 0);
 	CHECK_INT(count_unenforceable(&p), p.n_reqs);
-	CHECK_CONTAINS(p.reqs[1].reason, "not implemented");
+	CHECK_CONTAINS(sbx_req_reason(&p.reqs[1]), "not implemented");
 	plan_done(&p);
 
 	/* A plan with no requirement at all still says why it is refused. */
@@ -439,8 +438,8 @@ TEST(plan_windows_unrestricted_profiles_refused)
 	add_req(&p, SBX_REQ_NETWORK, NULL, "network enabled");
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	CHECK_INT(count_unenforceable(&p), 1);
-	CHECK_CONTAINS(p.reqs[0].reason, "file_system=unrestricted, network=enabled, "
-				      "permission_profile=disabled");
+	CHECK_CONTAINS(sbx_req_reason(&p.reqs[0]), "file_system=unrestricted, network=enabled, "
+						   "permission_profile=disabled");
 	plan_done(&p);
 
 	s.type = SBX_MANAGED;
@@ -450,7 +449,7 @@ TEST(plan_windows_unrestricted_profiles_refused)
 	add_req(&p, SBX_REQ_NETWORK, NULL, "network enabled");
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	CHECK_INT(count_unenforceable(&p), 2);
-	CHECK_CONTAINS(p.reqs[1].reason, "file_system=full-disk-write");
+	CHECK_CONTAINS(sbx_req_reason(&p.reqs[1]), "file_system=full-disk-write");
 	plan_done(&p);
 
 	s.type = SBX_EXTERNAL;
@@ -460,7 +459,7 @@ TEST(plan_windows_unrestricted_profiles_refused)
 	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
 	CHECK_INT(p.n_reqs, 1);
 	CHECK_STR(p.reqs[0].rule, "network restricted");
-	CHECK_CONTAINS(p.reqs[0].reason, "file_system=external, network=restricted, "
-				      "permission_profile=external");
+	CHECK_CONTAINS(sbx_req_reason(&p.reqs[0]), "file_system=external, network=restricted, "
+						   "permission_profile=external");
 	plan_done(&p);
 }

@@ -831,18 +831,21 @@ TEST(sbpl_writable_root_deeper_symlink_refused)
 	/* The attacher says the same about the requirement, and nothing else is touched. */
 	req.kind = SBX_REQ_WRITE;
 	req.path = root;
+	req.path_kept = true; /* the test's: the release below frees only what the plan added */
 	p.reqs = &req;
 	p.n_reqs = 1;
 	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
 	CHECK_INT(req.status, SBX_UNENFORCEABLE);
 	CHECK(req.mech == SBX_MECH_SEATBELT);
-	CHECK(req.reason && strncmp(req.reason, want, strlen(want)) == 0);
-	free(req.reason);
-	req.reason = NULL;
+	CHECK(sbx_req_reason(&req) && strncmp(sbx_req_reason(&req), want, strlen(want)) == 0);
+	sbx_req_release(&req);
+	req.kind = SBX_REQ_WRITE;
 	req.path = real;
+	req.path_kept = true;
 	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
 	CHECK_INT(req.status, SBX_ENFORCED);
-	CHECK(req.reason == NULL);
+	CHECK(sbx_req_reason(&req) == NULL);
+	sbx_req_release(&req);
 
 	st_rmdir(dir);
 	free(real);
@@ -1145,12 +1148,13 @@ TEST(sbpl_attach_without_sandbox_exec)
 	for (size_t i = 0; i < 3; i++) {
 		CHECK_INT(reqs[i].status, SBX_UNENFORCEABLE);
 		CHECK(reqs[i].mech == SBX_MECH_SEATBELT);
-		CHECK(reqs[i].reason && strstr(reqs[i].reason, "/usr/bin/sandbox-exec is missing"));
+		CHECK(sbx_req_reason(&reqs[i]) &&
+		      strstr(sbx_req_reason(&reqs[i]), "/usr/bin/sandbox-exec is missing"));
 	}
 	CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
 	for (size_t i = 0; i < 3; i++) {
 		CHECK_INT(reqs[i].status, SBX_ENFORCED);
-		CHECK(reqs[i].reason == NULL);
+		CHECK(sbx_req_reason(&reqs[i]) == NULL);
 	}
 }
 
@@ -1176,7 +1180,9 @@ TEST(sbpl_attach_deny_globs)
 	struct sbx_writable_root w = {.root = (char *)"/ws"};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct sbx_req req = {.kind = SBX_REQ_DENY_GLOB, .path = (char *)cases[i].glob};
+		struct sbx_req req = {.kind = SBX_REQ_DENY_GLOB,
+				      .path = (char *)cases[i].glob,
+				      .path_kept = true};
 		char *globs[] = {(char *)cases[i].glob};
 		struct sbx_plan p = {.reqs = &req, .n_reqs = 1};
 		struct sbx_sbpl s = {0};
@@ -1192,19 +1198,18 @@ TEST(sbpl_attach_deny_globs)
 		CHECK_INT(sbx_plan_attach_macos(&p, true), 0);
 		CHECK_INT(req.status, cases[i].enforced ? SBX_ENFORCED : SBX_UNENFORCEABLE);
 		if (cases[i].why) {
-			CHECK(req.reason && strstr(req.reason, cases[i].why));
-			CHECK(req.hint != NULL);
-			CHECK(req.reason && !strchr(req.reason, '\n'));
+			CHECK(sbx_req_reason(&req) && strstr(sbx_req_reason(&req), cases[i].why));
+			CHECK(sbx_req_hint(&req) != NULL);
+			CHECK(sbx_req_reason(&req) && !strchr(sbx_req_reason(&req), '\n'));
 			/* The generator refuses the same pattern with the same words. */
 			sbx_diag_clear(&d);
 			CHECK_INT(sbx_sbpl_build(&p, NULL, &s, &d), SBX_E_INVALID);
 			CHECK(strstr(d.msg, cases[i].why) != NULL);
 			CHECK(s.policy == NULL);
 		} else {
-			CHECK(req.reason == NULL);
+			CHECK(sbx_req_reason(&req) == NULL);
 		}
-		free(req.reason);
-		free(req.hint);
+		sbx_req_release(&req);
 		sbx_sbpl_free(&s);
 	}
 }

@@ -56,6 +56,7 @@ static int pipeline(const char *input, const struct sbx_ctx *ctx, const struct n
 	enum sbx_input_form form = SBX_FORM_PROFILE;
 	struct sbx_plan p = {0};
 	const struct sbx_req *bad;
+	char rule[SBX_REQ_RULE_MAX];
 	int rc;
 
 	sbx_diag_clear(d);
@@ -75,7 +76,8 @@ static int pipeline(const char *input, const struct sbx_ctx *ctx, const struct n
 	if (!rc)
 		rc = sbx_plan_attach_macos(&p, true);
 	if (!rc && (bad = sbx_plan_first_unenforceable(&p)))
-		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE, "%s: %s", bad->rule, bad->reason);
+		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE, "%s: %s", sbx_req_rule(bad, rule),
+				  sbx_req_reason(bad));
 	if (!rc)
 		rc = sbx_sbpl_build(&p, ctx, out, d);
 	sbx_plan_free(&p);
@@ -128,7 +130,7 @@ static int hidden_list(void *self, const char *dir, sbx_fs_list_fn each, void *a
 }
 
 static const struct sbx_fsview shared_tmp_hidden = {hidden_lookup, hidden_read_file, hidden_list,
-						    NULL};
+						    NULL, NULL};
 
 struct fixture {
 	char *dir, *ws, *tmpdir;

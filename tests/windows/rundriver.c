@@ -27,6 +27,7 @@ int main(int argc, char **argv)
 {
 	static struct sbx_writable_root roots[MAX_ROOTS];
 	static char *ro[MAX_ROOTS][MAX_SUB];
+	static struct sbx_req_note bad_note = {.reason = (char *)"test: marked unenforceable"};
 	static struct sbx_req bad = {.kind = SBX_REQ_NETWORK, .status = SBX_UNENFORCEABLE};
 	struct sbx_plan plan;
 	struct sbx_ctx ctx;
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
 			flags |= SBX_WINDOWS_RUN_ALLOW_WINE;
 		} else if (strcmp(argv[i], "--unenforceable") == 0) {
 			bad.rule = (char *)"network restricted";
-			bad.reason = (char *)"test: marked unenforceable";
+			bad.note = &bad_note;
 			plan.reqs = &bad;
 			plan.n_reqs = 1;
 		} else if (i + 1 < argc && strcmp(argv[i], "--write") == 0 &&
