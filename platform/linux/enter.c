@@ -650,14 +650,12 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 
 	/*
 	 * While the supervisor makes the points on the host, the private /dev is built detached
-	 * (where the kernel allows), then the masks wait for the points' identities.
+	 * (before Linux 6.15 its pieces apart, mounted once attached), then the masks wait for the
+	 * points' identities.
 	 */
 	if (p->points_meanwhile) {
-		if (e->private_dev) {
-			rc = sbx_devfs_build("/dev", SBX_MNT_DETACHED, &p->dev, d);
-			if (rc != -EOPNOTSUPP)
-				must(rc, d);
-		}
+		if (e->private_dev)
+			must(sbx_devfs_build("/dev", SBX_MNT_DETACHED, &p->dev, d), d);
 		receive_points(p, d);
 	}
 	if (p->mount_namespace)
