@@ -644,9 +644,17 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	const struct sbx_linux_enforce *e = p->e;
 	int err, rc;
 
-	/* 1. The private mount namespace, when the plan has one: the clones first. */
+	/*
+	 * 1. The private mount namespace, when the plan has one: the clones first. Without one
+	 *    (a file system writable everywhere), init's /proc and /dev are still mounted in the
+	 *    namespace its clone made, and nothing may propagate from there to the host's: on a
+	 *    host whose / is shared (systemd's default) the host's /proc would be covered by the
+	 *    sandbox's.
+	 */
 	if (p->mount_namespace)
 		apply_mount_clones(p, d);
+	else if (e->fresh_proc || e->private_dev)
+		must(sbx_mnt_make_private(d), d);
 
 	/*
 	 * While the supervisor makes the points on the host, the private /dev is built detached
