@@ -215,16 +215,13 @@ static int clone_host_node(size_t i, struct sbx_diag *d)
 /* Makes the mount points and links in the still writable top of /dev. */
 static int populate(int top, const struct sbx_devfs *dev, const char *path, struct sbx_diag *d)
 {
-	int fd;
-
-	for (size_t i = 0; i < SBX_DEV_N_NODES; i++) {
-		if (dev->nodes[i] < 0)
-			continue;
-		fd = openat(top, dev_nodes[i].name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
-		if (fd < 0)
+	/*
+	 * Each node's mount point an empty regular file: mknodat makes one in a call (a regular
+	 * file needs no CAP_MKNOD), where openat would need a close beside it.
+	 */
+	for (size_t i = 0; i < SBX_DEV_N_NODES; i++)
+		if (dev->nodes[i] >= 0 && mknodat(top, dev_nodes[i].name, S_IFREG, 0) < 0)
 			return fail(d, errno, "making a mount point in the private", path);
-		close(fd);
-	}
 	if (mkdirat(top, "pts", 0755) < 0 || mkdirat(top, "shm", 0755) < 0)
 		return fail(d, errno, "making a mount point in the private", path);
 	for (size_t i = 0; i < ARRAY_LEN(dev_links); i++)
