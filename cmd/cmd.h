@@ -249,11 +249,10 @@ void report_close(struct report *r);
 /*
  * run --report in the Linux helper (runreport.c): with the descriptor `run` opened (fd), the
  * report view of the plan, the tracer (given to the supervisor in e), the network's refusals
- * (net's filter, broker and proxy), and the summary after the run. A plan that runs
- * in place is put under init; a host with no PID namespace refuses. 0, or a negative code with d
+ * (net's filter, broker and proxy), and the summary after the run. e was read off the plan as
+ * traced (sbx_linux_enforce_from_plan): its model is init's. 0, or a negative code with d
  * filled; run_report_free undoes what the run did not take.
  */
-struct sbx_linux_facts;
 struct sbx_linux_enforce;
 struct sbx_linux_net;
 struct sbx_trace;
@@ -263,8 +262,8 @@ struct run_report {
 	struct sbx_trace *trace;
 };
 int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
-		     const struct sbx_ctx *ctx, const struct sbx_linux_facts *facts,
-		     struct sbx_linux_enforce *e, struct sbx_linux_net *net, struct sbx_diag *d);
+		     const struct sbx_ctx *ctx, struct sbx_linux_enforce *e,
+		     struct sbx_linux_net *net, struct sbx_diag *d);
 void run_report_free(struct run_report *rr);
 #endif
 

@@ -239,7 +239,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	}
 
-	rc = sbx_linux_enforce_from_plan(&plan, &facts, &res, &e, d);
+	rc = sbx_linux_enforce_from_plan(&plan, &facts, o.report_fd >= 0, &res, &e, d);
 	if (rc == 0)
 		rc = sbx_linux_net_from_plan(&plan, &facts, &res, &o, &net, d);
 	if (rc < 0)
@@ -253,7 +253,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	e.exec_failed = exec_failure_words;
 	e.exec_failed_arg = &xf;
 	if (o.report_fd >= 0)
-		rc = run_report_start(&rr, o.report_fd, &plan, &ctx, &facts, &e, &net, d);
+		rc = run_report_start(&rr, o.report_fd, &plan, &ctx, &e, &net, d);
 	if (rc == 0)
 		rc = sbx_linux_prepare(&e, &prepared, d);
 	if (rc < 0)

@@ -125,33 +125,15 @@ static int take_fd(int fd, struct sbx_diag *d)
 	return 0;
 }
 
-/* Only init's supervisor traces: a plan in place goes under init where the host can make it. */
-static int traced_model(struct sbx_linux_enforce *e, const struct sbx_plan *plan,
-			const struct sbx_linux_facts *f, struct sbx_diag *d)
-{
-	enum sbx_linux_model model;
-	int rc = sbx_report_model(plan, f, &model, d);
-
-	if (rc < 0)
-		return rc;
-	if (e->model != SBX_MODEL_INIT) {
-		e->model = SBX_MODEL_INIT;
-		e->clone_flags = sbx_linux_sandbox_flags(f, false);
-	}
-	return 0;
-}
-
 int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
-		     const struct sbx_ctx *ctx, const struct sbx_linux_facts *facts,
-		     struct sbx_linux_enforce *e, struct sbx_linux_net *net, struct sbx_diag *d)
+		     const struct sbx_ctx *ctx, struct sbx_linux_enforce *e,
+		     struct sbx_linux_net *net, struct sbx_diag *d)
 {
 	struct sbx_trace_config tc = {0};
 	int rc;
 
 	memset(rr, 0, sizeof(*rr));
 	rc = take_fd(fd, d);
-	if (rc == 0)
-		rc = traced_model(e, plan, facts, d);
 	if (rc < 0)
 		return rc;
 	if (report_from_fd(fd, &rr->r) < 0)

@@ -523,6 +523,145 @@ const struct sbx_fsview sbx_fsview_host = {
 	.self = NULL,
 };
 
+/* ---- the memo ---------------------------------------------------------------------------- */
+
+#define MEMO_SLOTS 256 /* a power of two, and SBX_FSMEMO_MAX at most three quarters of it */
+_Static_assert(SBX_FSMEMO_MAX * 4 <= MEMO_SLOTS * 3, "the memo's table would fill up");
+
+struct sbx_fsmemo_entry {
+	const char *path, *real, *link; /* real and link: NULL for "" */
+	uint64_t hash;
+	unsigned long long dev, ino;
+	unsigned long uid;
+	unsigned mode;
+	enum sbx_ftype type;
+	bool exists, is_link, link_shared;
+};
+
+static const struct sbx_fsview *memo_base(const struct sbx_fsmemo *m)
+{
+	return m->base ? m->base : &sbx_fsview_host;
+}
+
+/* Copies a remembered string into a struct sbx_pathinfo buffer ("" for none). */
+static void memo_put(char *dst, const char *src)
+{
+	size_t n = src ? strlen(src) : 0;
+
+	memcpy(dst, src ? src : "", n + 1);
+}
+
+/* The arena's copy of s, or NULL for "" (*ok false when out of memory). */
+static const char *memo_str(struct sbx_fsmemo *m, const char *s, bool *ok)
+{
+	const char *c;
+
+	if (!s[0])
+		return NULL;
+	c = sbx_arena_strndup(&m->arena, s, strlen(s));
+	*ok = *ok && c;
+	return c;
+}
+
+/* Remembers what path's look-up found; out of memory, it is simply not remembered. */
+static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_entry **slot, const char *path,
+		      uint64_t h, const struct sbx_pathinfo *in)
+{
+	struct sbx_fsmemo_entry *e = sbx_arena_alloc(&m->arena, sizeof(*e), _Alignof(*e));
+	bool ok = e != NULL;
+
+	if (!ok)
+		return;
+	memset(e, 0, sizeof(*e));
+	e->path = sbx_arena_strndup(&m->arena, path, strlen(path));
+	ok = e->path != NULL;
+	e->hash = h;
+	e->exists = in->exists;
+	e->is_link = in->is_link;
+	e->link_shared = in->link_shared;
+	e->type = in->type;
+	e->mode = in->mode;
+	e->uid = in->uid;
+	e->dev = in->dev;
+	e->ino = in->ino;
+	e->real = memo_str(m, in->real, &ok);
+	e->link = memo_str(m, in->link, &ok);
+	if (ok) {
+		*slot = e;
+		m->n++;
+	}
+}
+
+static int memo_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	struct sbx_fsmemo *m = self;
+	const struct sbx_fsview *base = memo_base(m);
+	struct sbx_fsmemo_entry **slot = NULL, *e;
+	size_t len = strlen(path), s;
+	uint64_t h = sbx_hash(path, len);
+	int r;
+
+	if (!m->slots)
+		m->slots = calloc(MEMO_SLOTS, sizeof(*m->slots));
+	if (m->slots) {
+		for (s = (size_t)h & (MEMO_SLOTS - 1); m->slots[s]; s = (s + 1) & (MEMO_SLOTS - 1))
+			if (m->slots[s]->hash == h && strcmp(m->slots[s]->path, path) == 0)
+				break;
+		slot = &m->slots[s];
+	}
+	e = slot ? *slot : NULL;
+	if (!e) {
+		r = base->lookup(base->self, path, out);
+		/* A failure refuses the plan: only what was found is worth keeping. */
+		if (slot && r == 0 && m->n < SBX_FSMEMO_MAX)
+			memo_keep(m, slot, path, h, out);
+		return r;
+	}
+	out->exists = e->exists;
+	out->is_link = e->is_link;
+	out->link_shared = e->link_shared;
+	out->type = e->type;
+	out->mode = e->mode;
+	out->uid = e->uid;
+	out->dev = e->dev;
+	out->ino = e->ino;
+	memo_put(out->real, e->real);
+	memo_put(out->link, e->link);
+	return 0;
+}
+
+static int memo_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
+{
+	const struct sbx_fsview *base = memo_base(self);
+
+	return base->read_file(base->self, path, buf, size, len);
+}
+
+static int memo_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
+{
+	const struct sbx_fsview *base = memo_base(self);
+
+	return base->list(base->self, dir, each, arg);
+}
+
+void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base)
+{
+	memset(m, 0, sizeof(*m));
+	m->base = base;
+	m->view.lookup = memo_lookup;
+	m->view.read_file = memo_read_file;
+	m->view.list = memo_list;
+	m->view.self = m;
+}
+
+void sbx_fsmemo_free(struct sbx_fsmemo *m)
+{
+	free(m->slots);
+	sbx_arena_free(&m->arena);
+	m->slots = NULL;
+	m->n = 0;
+}
+
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx)
 {
 	return ctx && ctx->fs ? ctx->fs : &sbx_fsview_host;

@@ -318,40 +318,34 @@ static bool is_fs_root(const char *p)
 }
 
 /*
- * Is there anything at p, a dangling link included (it is a name in the way)? A failed look-up
- * is an error, worded in d.
+ * Is there anything at p, a dangling link included (it is a name in the way)? What the look-up
+ * found is kept in *in, for is_point(). A failed look-up is an error, worded in d.
  */
-static int path_exists(const struct sbx_ctx *ctx, const char *p, bool *exists, struct sbx_diag *d)
+static int path_exists(const struct sbx_ctx *ctx, const char *p, bool *exists,
+		       struct sbx_pathinfo *in, struct sbx_diag *d)
 {
-	struct sbx_pathinfo in;
-	int r = sbx_ctx_lookup(ctx, p, &in, d);
+	int r = sbx_ctx_lookup(ctx, p, in, d);
 
-	*exists = r == 0 && (in.exists || in.is_link);
+	*exists = r == 0 && (in->exists || in->is_link);
 	return r;
 }
 
 /*
- * Is the protected name p (it exists) what a mount point of the Linux backend is there: an empty
- * directory or an empty file (platform/linux/points.c)? Another run's point, or one a killed run
- * left, stands for the missing name: planned as such, the points protocol takes it or makes it
- * again, where planning it as a read-only carve-out would refuse the run once that other run
- * has removed it. Without points (sbx_ctx.points) what is there is the user's.
+ * Is the protected name p, found as in (path_exists: it exists), what a mount point of the
+ * Linux backend is there: an empty directory or an empty file (platform/linux/points.c)?
+ * Another run's point, or one a killed run left, stands for the missing name: planned as such,
+ * the points protocol takes it or makes it again, where planning it as a read-only carve-out
+ * would refuse the run once that other run has removed it. Without points (sbx_ctx.points)
+ * what is there is the user's. The name is not looked up again: what was found is what is
+ * judged.
  */
-static int is_point(const struct sbx_ctx *ctx, const char *p, bool *yes, struct sbx_diag *d)
+static int is_point(const struct sbx_ctx *ctx, const char *p, const struct sbx_pathinfo *in,
+		    bool *yes, struct sbx_diag *d)
 {
-	struct sbx_pathinfo in;
-	int r;
-
 	*yes = false;
 	if (!ctx->points)
 		return 0;
-	r = sbx_ctx_lookup(ctx, p, &in, d);
-	/* Gone since it was found: missing, as a point stands for. */
-	if (!r && !in.exists && !in.is_link)
-		*yes = true;
-	else if (!r)
-		r = sbx_ctx_is_point(ctx, p, &in, in.type == SBX_FT_DIR, NULL, yes, d);
-	return r;
+	return sbx_ctx_is_point(ctx, p, in, in->type == SBX_FT_DIR, NULL, yes, d);
 }
 
 /* Is the last name of p one of sbx_protected_names? */
@@ -606,11 +600,12 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	for (size_t k = 0; k < SBX_PROTECTED_NAMES_N; k++) {
 		char *p = NULL;
 		struct pslot *s;
+		struct sbx_pathinfo at;
 		bool exists, lifted, point = false, dotgit;
 
 		r = sbx_path_join_any(w->root, sbx_protected_names[k], &p);
 		if (!r)
-			r = path_exists(ctx, p, &exists, d);
+			r = path_exists(ctx, p, &exists, &at, d);
 		if (r) {
 			free(p);
 			goto out;
@@ -621,7 +616,7 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 		lifted = ctx->allow_git && s && s->access == SBX_READ && dotgit;
 		/* An empty one that no entry names is the name missing, to every rule below. */
 		if (exists && (!s || lifted))
-			r = is_point(ctx, p, &point, d);
+			r = is_point(ctx, p, &at, &point, d);
 		if (!r && point) {
 			exists = false;
 			if (dotgit)
@@ -806,14 +801,15 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		if (r)
 			goto fail;
 		if (resolved[i] && e->skip_missing) {
+			struct sbx_pathinfo at;
 			bool exists;
 
-			r = path_exists(ctx, resolved[i], &exists, d);
+			r = path_exists(ctx, resolved[i], &exists, &at, d);
 			/* A mount point at a protected name is that name missing (is_point). */
 			if (!r && exists && e->access == SBX_READ && protected_name(resolved[i])) {
 				bool point;
 
-				r = is_point(ctx, resolved[i], &point, d);
+				r = is_point(ctx, resolved[i], &at, &point, d);
 				exists = !point;
 			}
 			if (r)

@@ -366,6 +366,26 @@ struct sbx_fsview {
 extern const struct sbx_fsview sbx_fsview_host;
 
 /*
+ * A view that remembers what another one found: each path is looked up once and the same
+ * answer given again, so one plan sees one state of the file system however often it asks (the
+ * planner asks for some names three or four times). It keeps no descriptor, only the facts,
+ * and at most SBX_FSMEMO_MAX paths: beyond that, paths are looked up each time, so that its
+ * memory stays small whatever the profile's size. A failed look-up is not kept (it refuses the
+ * plan anyway). Reads and listings go to base unchanged.
+ */
+#define SBX_FSMEMO_MAX 192
+struct sbx_fsmemo_entry;
+struct sbx_fsmemo {
+	struct sbx_fsview view;		 /* for ctx.fs */
+	const struct sbx_fsview *base;	 /* what is asked; NULL: the host's */
+	struct sbx_fsmemo_entry **slots; /* open addressing, 256 slots, made by the first look-up */
+	size_t n;
+	struct sbx_arena arena; /* the entries and their strings */
+};
+void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base);
+void sbx_fsmemo_free(struct sbx_fsmemo *m);
+
+/*
  * The walk behind the host's view: resolves an absolute path as the kernel would, reporting the
  * first link crossed; with fd_out (Linux), an O_PATH descriptor of what it found (-1 if absent).
  */

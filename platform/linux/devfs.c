@@ -90,14 +90,14 @@ fail:
 }
 
 /*
- * A tree under construction: top is its root mount, attached at path once complete (or at the
- * first refusal to work on it detached, on kernels before 6.15).
+ * A tree under construction: top is its root mount, attached at path once complete, or at the
+ * first refusal to mount onto it detached (kernels before 6.15) unless it must stay detached.
  */
 struct stage {
 	int top;
 	const char *path;
 	bool attached;
-	bool detached; /* SBX_MNT_DETACHED: never attach here */
+	bool put_detached; /* a mount onto the detached top succeeded: the kernel allows it */
 };
 
 static int stage_attach(struct stage *st, struct sbx_diag *d)
@@ -112,27 +112,39 @@ static int stage_attach(struct stage *st, struct sbx_diag *d)
 	return 0;
 }
 
-/* Mounts tree over name (relative to the top of the stage). */
-static int stage_put(struct stage *st, int tree, const char *name, struct sbx_diag *d)
+/*
+ * Mounts tree over name (relative to the top of the stage). A kernel before 6.15 answers the
+ * first mount onto the detached top with EINVAL: the stage is then attached and the mount made
+ * there, or, with keep_detached, -EOPNOTSUPP is returned (d untouched, nothing changed) for the
+ * caller to finish the tree once it may attach it. Once attached, the target is named by its
+ * path: the mount namespace is this process's alone, and a path keeps the two forms apart for
+ * the fault injector (tests/enforce/failinj.c, "detached").
+ */
+static int stage_put(struct stage *st, int tree, const char *name, bool keep_detached,
+		     struct sbx_diag *d)
 {
-	long rc = syscall(__NR_move_mount, tree, "", st->top, name, SBX_MOVE_MOUNT_F_EMPTY_PATH);
+	char target[64];
+	long rc;
+	int err;
 
-	if (rc < 0 && errno == EINVAL && !st->attached && st->detached)
-		return sbx_diag_set(
-			d, -EOPNOTSUPP,
-			"mounting over %s/%s: this kernel mounts onto attached mounts only",
-			st->path, name);
-	if (rc < 0 && errno == EINVAL && !st->attached) {
-		if (stage_attach(st, d) < 0)
-			return -EINVAL;
+	if (!st->attached) {
 		rc = syscall(__NR_move_mount, tree, "", st->top, name, SBX_MOVE_MOUNT_F_EMPTY_PATH);
+		if (rc == 0) {
+			st->put_detached = true;
+			return 0;
+		}
+		err = errno;
+		if (err != EINVAL || st->put_detached)
+			return fail(d, err, "mounting over a name in the private", st->path);
+		if (keep_detached)
+			return -EOPNOTSUPP;
+		if ((rc = stage_attach(st, d)) < 0)
+			return (int)rc;
 	}
-	if (rc < 0) {
-		int err = errno;
-
-		return sbx_diag_set(d, -err, "mounting over %s/%s: %s", st->path, name,
-				    strerror(err));
-	}
+	if ((size_t)snprintf(target, sizeof(target), "%s/%s", st->path, name) >= sizeof(target))
+		return fail(d, ENAMETOOLONG, "mounting in", st->path);
+	if (syscall(__NR_move_mount, tree, "", AT_FDCWD, target, SBX_MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return fail(d, errno, "mounting over", target);
 	return 0;
 }
 
@@ -147,6 +159,7 @@ void sbx_devfs_clear(struct sbx_devfs *dev)
 {
 	memset(dev->nodes, 0xff, sizeof(dev->nodes));
 	dev->pts = dev->ptmx = dev->shm = dev->top = -1;
+	dev->loose = false;
 }
 
 void sbx_devfs_close(struct sbx_devfs *dev)
@@ -202,16 +215,13 @@ static int clone_host_node(size_t i, struct sbx_diag *d)
 /* Makes the mount points and links in the still writable top of /dev. */
 static int populate(int top, const struct sbx_devfs *dev, const char *path, struct sbx_diag *d)
 {
-	int fd;
-
-	for (size_t i = 0; i < SBX_DEV_N_NODES; i++) {
-		if (dev->nodes[i] < 0)
-			continue;
-		fd = openat(top, dev_nodes[i].name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
-		if (fd < 0)
+	/*
+	 * Each node's mount point an empty regular file: mknodat makes one in a call (a regular
+	 * file needs no CAP_MKNOD), where openat would need a close beside it.
+	 */
+	for (size_t i = 0; i < SBX_DEV_N_NODES; i++)
+		if (dev->nodes[i] >= 0 && mknodat(top, dev_nodes[i].name, S_IFREG, 0) < 0)
 			return fail(d, errno, "making a mount point in the private", path);
-		close(fd);
-	}
 	if (mkdirat(top, "pts", 0755) < 0 || mkdirat(top, "shm", 0755) < 0)
 		return fail(d, errno, "making a mount point in the private", path);
 	for (size_t i = 0; i < ARRAY_LEN(dev_links); i++)
@@ -220,13 +230,31 @@ static int populate(int top, const struct sbx_devfs *dev, const char *path, stru
 	return 0;
 }
 
+/*
+ * Mounts the pieces in the top: pts, shm, then each node on its empty file. With keep_detached
+ * on a kernel that mounts onto attached mounts only, -EOPNOTSUPP before any is mounted.
+ */
+static int assemble(struct stage *st, const struct sbx_devfs *dev, bool keep_detached,
+		    struct sbx_diag *d)
+{
+	int rc = stage_put(st, dev->pts, "pts", keep_detached, d);
+
+	if (rc == 0)
+		rc = stage_put(st, dev->shm, "shm", keep_detached, d);
+	for (size_t i = 0; i < SBX_DEV_N_NODES && rc == 0; i++)
+		if (dev->nodes[i] >= 0)
+			rc = stage_put(st, dev->nodes[i], dev_nodes[i].name, keep_detached, d);
+	return rc;
+}
+
 int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out, struct sbx_diag *d)
 {
 	static const char *const top_opts[] = {"mode", "0755", NULL};
 	static const char *const pts_opts[] = {"mode", "0620", "ptmxmode", "0666", NULL};
 	static const char *const shm_opts[] = {"mode", "1777", NULL};
+	bool detached = flags & SBX_MNT_DETACHED;
 	struct sbx_devfs dev;
-	struct stage st = {.top = -1, .path = path, .detached = flags & SBX_MNT_DETACHED};
+	struct stage st = {.top = -1, .path = path};
 	const char *step;
 	int rc = 0;
 
@@ -273,8 +301,6 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 		if (dev.ptmx < 0)
 			rc = fail(d, errno, "opening ptmx of the new devpts for", path);
 	}
-	if (rc == 0)
-		rc = stage_put(&st, dev.pts, "pts", d);
 
 	/* A private /dev/shm, for POSIX shared memory and semaphores. */
 	if (rc == 0) {
@@ -284,14 +310,19 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 			rc = sbx_diag_set(d, dev.shm, "%s tmpfs for %s/shm: %s", step, path,
 					  strerror(-dev.shm));
 	}
-	if (rc == 0)
-		rc = stage_put(&st, dev.shm, "shm", d);
 
-	/* The nodes, each on its empty file. */
-	for (size_t i = 0; i < SBX_DEV_N_NODES && rc == 0; i++)
-		if (dev.nodes[i] >= 0)
-			rc = stage_put(&st, dev.nodes[i], dev_nodes[i].name, d);
-	if (rc == 0 && st.detached) {
+	if (rc == 0)
+		rc = assemble(&st, &dev, detached, d);
+	if (rc == -EOPNOTSUPP && detached) {
+		/*
+		 * The kernel mounts onto attached mounts only (before 6.15), as its answer to the
+		 * first mount showed: the pieces stay apart, and sbx_devfs_attach() mounts them in
+		 * place. Nothing is built twice.
+		 */
+		dev.loose = true;
+		rc = 0;
+	}
+	if (rc == 0 && detached) {
 		dev.top = st.top;
 		st.top = -1;
 	} else if (rc == 0) {
@@ -313,8 +344,11 @@ int sbx_devfs_attach(struct sbx_devfs *dev, const char *path, struct sbx_diag *d
 	struct stage st = {.top = dev->top, .path = path};
 	int rc = stage_attach(&st, d);
 
+	if (rc == 0 && dev->loose)
+		rc = assemble(&st, dev, false, d);
 	close(dev->top);
 	dev->top = -1;
+	dev->loose = false;
 	return rc;
 }
 
@@ -364,7 +398,7 @@ int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d)
 		if (set_attrs(tree, SBX_MOUNT_ATTR_RDONLY) < 0)
 			rc = fail(d, errno, "making read-only in the new proc", proc_readonly[i]);
 		else
-			rc = stage_put(&st, tree, proc_readonly[i], d);
+			rc = stage_put(&st, tree, proc_readonly[i], false, d);
 		close(tree);
 	}
 	if (rc == 0)

@@ -35,15 +35,20 @@ static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 }
 
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-				struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
+				bool traced, struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
 				struct sbx_diag *d)
 {
-	int rc = 0;
-
 	struct sbx_linux_apply a;
+	int rc = 0;
 
 	memset(e, 0, sizeof(*e));
 	sbx_plan_linux_apply(plan, facts, &a);
+	/*
+	 * Only init's supervisor traces: a traced plan in place goes under init where the host can
+	 * make it (or is refused), and gets all that init gets, its fresh /proc included.
+	 */
+	if (traced && (rc = sbx_report_model(plan, facts, &a.model, d)) < 0)
+		return rc;
 	e->res = res;
 	e->roots = &plan->roots;
 	e->network = plan->network;

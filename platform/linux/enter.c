@@ -662,20 +662,26 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	const struct sbx_linux_enforce *e = p->e;
 	int err, rc;
 
-	/* 1. The private mount namespace, when the plan has one: the clones first. */
+	/*
+	 * 1. The private mount namespace, when the plan has one: the clones first. Without one
+	 *    (a file system writable everywhere), init's /proc and /dev are still mounted in the
+	 *    namespace its clone made, and nothing may propagate from there to the host's: on a
+	 *    host whose / is shared (systemd's default) the host's /proc would be covered by the
+	 *    sandbox's.
+	 */
 	if (p->mount_namespace)
 		apply_mount_clones(p, d);
+	else if (e->fresh_proc || e->private_dev)
+		must(sbx_mnt_make_private(d), d);
 
 	/*
 	 * While the supervisor makes the points on the host, the private /dev is built detached
-	 * (where the kernel allows), then the masks wait for the points' identities.
+	 * (before Linux 6.15 its pieces apart, mounted once attached), then the masks wait for the
+	 * points' identities.
 	 */
 	if (p->points_meanwhile) {
-		if (e->private_dev) {
-			rc = sbx_devfs_build("/dev", SBX_MNT_DETACHED, &p->dev, d);
-			if (rc != -EOPNOTSUPP)
-				must(rc, d);
-		}
+		if (e->private_dev)
+			must(sbx_devfs_build("/dev", SBX_MNT_DETACHED, &p->dev, d), d);
 		receive_points(p, d);
 	}
 	if (p->mount_namespace)

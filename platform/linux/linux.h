@@ -201,10 +201,12 @@ struct sbx_linux_enforce {
 /*
  * Reads off a plan (built and attached for this host's facts) what the enter sequence applies:
  * the mechanisms its requirements name, its roots, the matches of its deny globs (expanded
- * now). e borrows plan's roots and owns the lists; free with sbx_linux_enforce_free().
+ * now), and the process model: init's where the command is traced (--report), as
+ * sbx_report_model() says, or SBX_E_UNENFORCEABLE with d filled. e borrows plan's roots and
+ * owns the lists; free with sbx_linux_enforce_free().
  */
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-				struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
+				bool traced, struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
 				struct sbx_diag *d);
 void sbx_linux_enforce_free(struct sbx_linux_enforce *e);
 

@@ -215,6 +215,7 @@ struct sbx_devfs {
 	int ptmx;		    /* O_PATH, pts/ptmx of that instance */
 	int shm;		    /* the private tmpfs on shm */
 	int top;		    /* SBX_MNT_DETACHED: the whole tree, not attached yet */
+	bool loose;		    /* the pieces not yet mounted in top (a kernel before 6.15) */
 };
 
 /*
@@ -226,8 +227,9 @@ struct sbx_devfs {
 /*
  * Build the tree detached and leave it so (in out->top), for sbx_devfs_attach() later: it can
  * then be built before the rest of the file system turns read-only, which does not reach it.
- * A kernel that refuses mounts onto a detached mount makes the build fail with -EOPNOTSUPP
- * (d filled, nothing open): the caller builds it attached, in its turn.
+ * A kernel that refuses mounts onto a detached mount (before 6.15; its answer to the first one
+ * tells) leaves the pieces made but apart (out->loose), and sbx_devfs_attach() mounts them once
+ * the top is attached: the same result, nothing built twice.
  */
 #define SBX_MNT_DETACHED 0x2u
 
@@ -244,7 +246,10 @@ struct sbx_devfs {
  */
 int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 		    struct sbx_diag *d);
-/* Attaches at path the tree built with SBX_MNT_DETACHED, in one move. 0 or -errno, d filled. */
+/*
+ * Attaches at path the tree built with SBX_MNT_DETACHED, in one move (then mounts its pieces in
+ * place where the kernel refused to assemble it detached). 0 or -errno, d filled.
+ */
 int sbx_devfs_attach(struct sbx_devfs *dev, const char *path, struct sbx_diag *d);
 void sbx_devfs_close(struct sbx_devfs *dev);
 /* Marks every descriptor of dev absent (-1), closing none: a struct sbx_devfs not built yet. */

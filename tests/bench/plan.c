@@ -130,7 +130,7 @@ __attribute__((noinline)) static int half_helper(int fd, const char *cwd, struct
 	if (r == 0)
 		r = plan_for(prof, true, cwd, &res->view, plan, d);
 	if (r == 0)
-		r = sbx_linux_enforce_from_plan(plan, &facts, res, e, d);
+		r = sbx_linux_enforce_from_plan(plan, &facts, false, res, e, d);
 	if (r == 0) {
 		/* The mount plan; the Landlock ruleset is the kernel's work (a call per rule). */
 		e->argv = true_argv;

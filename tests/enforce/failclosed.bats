@@ -366,3 +366,44 @@ assert "grants the readable tree around it" in deny[0]["why"], deny
 	expect EACCES read "$d/4000"
 	expect OK read "$d/4097"
 }
+
+@test "a kernel that mounts onto attached mounts only (before 6.15): the same /dev and /proc, built once" {
+	local log="$BATS_TEST_TMPDIR/mounts" want made
+	local look='ls -A /dev | tr "\n" " "; ls -A /dev/pts; ls /proc | grep -c "^[0-9]"; grep -c " /proc/sys ro," /proc/self/mountinfo'
+	# strace cannot read the names a process in a user namespace of its own passes (uid
+	# 65534): the calls are told apart by their descriptors and flags.
+	local trace=(strace -f -qq -e trace=move_mount,fsopen,open_tree -o "$log")
+	PROFILE=$WORKSPACE
+	# Control: on this kernel /dev and /proc are assembled detached, each piece mounted onto a
+	# name under its top's descriptor: only the two tops are mounted on by path (AT_FDCWD).
+	run "${trace[@]}" "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- \
+		sh -c "$look"
+	[ "$status" -eq 0 ]
+	want=$output
+	echo "control: $(echo $want)"
+	[ "$(echo $want)" = "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero ptmx 4 1" ]
+	[ "$(grep -c 'EINVAL' "$log")" -eq 0 ]
+	[ "$(grep -c 'move_mount(.*AT_FDCWD' "$log")" -eq 2 ]
+	made=$(grep -cE '^[0-9]+ +(fsopen|open_tree)\(' "$log")
+	# Under the fault the first mount onto each detached top answers EINVAL; the pieces
+	# already made are mounted by path once their top is attached, and nothing is made twice.
+	run "${trace[@]}" "$BIN/failinj" detached -- "$H" --sandbox-policy-cwd "$WS" \
+		--permission-profile "$PROFILE" -- sh -c "$look"
+	cat "$log"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$want" ]
+	[ "$(grep -c 'move_mount(.*MOVE_MOUNT_F_EMPTY_PATH) = -1 EINVAL' "$log")" -eq 2 ]
+	[ "$(grep -c 'move_mount(.*AT_FDCWD' "$log")" -gt 10 ]
+	[ "$(grep -cE '^[0-9]+ +(fsopen|open_tree)\(' "$log")" -eq "$made" ]
+	# The private /dev and /proc hold as they do on this kernel.
+	run sbx_fault detached "$PROFILE" "$P" mkdir /dev/new
+	[ "$output" = EROFS ]
+	run sbx_fault detached "$PROFILE" "$P" write /dev/shm/x
+	[ "$output" = OK ]
+	run sbx_fault detached "$PROFILE" "$P" write /dev/null
+	[ "$output" = OK ]
+	run sbx_fault detached "$PROFILE" "$P" write /proc/sys/kernel/ns_last_pid
+	[ "$output" = EROFS ]
+	run sbx_fault detached "$PROFILE" "$P" read /dev/zero
+	[ "$output" = OK ]
+}

@@ -14,15 +14,26 @@
  *     newnet     clone with CLONE_NEWNET returns EPERM (the probe cannot see it: a namespace
  *                refused only when the sandbox is started)
  *     getfd      pidfd_getfd returns ENOSYS (a kernel before 5.6: no Unix socket broker)
+ *     detached   move_mount onto a name under a mount descriptor returns EINVAL: what a kernel
+ *                before 6.15 answers when that mount is detached (devfs.c mounts onto a
+ *                detached top in this form only; onto an attached one it names the path, and
+ *                the mount plan mounts onto descriptors with MOVE_MOUNT_T_EMPTY_PATH)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+
+/* The flag of <linux/mount.h>, which glibc's <sys/mount.h> would clash with. */
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x4
+#endif
 
 /* clone(2) with any namespace flag EPERM; clone3, whose flags seccomp cannot read, ENOSYS. */
 static int refuse_clone_ns(scmp_filter_ctx ctx)
@@ -57,14 +68,19 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
 				      SCMP_A0(SCMP_CMP_EQ, PR_GET_SECCOMP));
 		rc = rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(seccomp), 0);
-		return rc ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
-					      SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP));
+		return rc
+			       ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
+						   SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP));
 	}
 	if (!strcmp(f, "openat2"))
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 437, 0);
 	if (!strcmp(f, "newnet"))
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
 					SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWNET, CLONE_NEWNET));
+	if (!strcmp(f, "detached"))
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), 429, 2,
+					SCMP_A2_32(SCMP_CMP_NE, (uint32_t)AT_FDCWD),
+					SCMP_A4(SCMP_CMP_EQ, MOVE_MOUNT_F_EMPTY_PATH));
 	if (!strcmp(f, "getfd"))
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 438, 0);
 	fprintf(stderr, "failinj: unknown fault %s\n", f);
@@ -78,9 +94,9 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr,
-			"usage: failinj "
-			"landlock|unshare|clone|seccomp|openat2|newnet|getfd[,...] -- CMD...\n");
+		fprintf(stderr, "usage: failinj "
+				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached[,...]"
+				" -- CMD...\n");
 		return 2;
 	}
 	ctx = seccomp_init(SCMP_ACT_ALLOW);

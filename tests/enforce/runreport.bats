@@ -339,6 +339,42 @@ socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); print('stream')"
 	[ "$(tail -1 <<<"$output")" != 2 ]
 }
 
+@test "a plan in place traced under init gets init's fresh /proc: the sandbox's processes only" {
+	prof="$BATS_TEST_TMPDIR/unrestricted.json"
+	echo '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' >"$prof"
+	look="test -e /proc/$$ && echo host-seen || echo host-hidden; ls /proc | grep -c '^[0-9]'"
+	# Control: in place, without a PID namespace, the host's /proc shows this shell.
+	run -0 "$S" -p "$prof" -C "$WS" -- sh -c "$look"
+	echo "$output"
+	[ "${lines[0]}" = host-seen ]
+	[ "${lines[1]}" -gt 5 ]
+	# Under init (--report): init, the shell, ls and grep, and nothing of the host.
+	run -0 "$S" -p "$prof" -C "$WS" --report "$REP" -- "${NOLEAK[@]}" sh -c "$look"
+	echo "$output"
+	[ "$output" = "$(printf 'host-hidden\n4')" ]
+	[ ! -s "$REP" ]
+}
+
+@test "init's /proc with nothing else mounted (--report, --allow-domain) stays off the host's where / is shared" {
+	# Unprivileged, a user namespace of the caller's own stands for the host (there sbxrun
+	# runs as its root).
+	if [ "$SBX_USER" = root ]; then pre=(unshare -m); else pre=(unshare -Urm); fi
+	prof="$BATS_TEST_TMPDIR/unrestricted.json"
+	echo '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' >"$prof"
+	# A host whose / is shared, as systemd makes it: a tmpfs mounted in a namespace cloned
+	# from it shows in it (the control), the sandbox's /proc must not.
+	mkdir "$BATS_TEST_TMPDIR/mnt"
+	run -0 "${pre[@]}" --propagation unchanged sh -c "mount --make-rshared / &&
+		unshare -m --propagation unchanged mount -t tmpfs none '$BATS_TEST_TMPDIR/mnt' &&
+		grep -c ' $BATS_TEST_TMPDIR/mnt ' /proc/self/mountinfo &&
+		'$S' -p '$prof' -C '$WS' --report '$REP' -- ${NOLEAK[*]} ls /proc/1/ns >/dev/null &&
+		grep -c ' /proc ' /proc/self/mountinfo &&
+		'$S' -p '$prof' -C '$WS' --allow-domain example.com -- ls /proc/1/ns >/dev/null &&
+		grep -c ' /proc ' /proc/self/mountinfo"
+	echo "$output"
+	[ "$output" = "$(printf '1\n1\n1')" ]
+}
+
 @test "off costs nothing: no extra filter, no thread; on: one of each" {
 	# Inside: the seccomp filters and the tracer of the command.
 	# Inside: the command's seccomp filters (the tracer itself is outside its PID namespace,

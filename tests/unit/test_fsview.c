@@ -240,9 +240,11 @@ TEST(fsview_failed_lookups_fail_the_plan)
 			CHECK_INT(plan_with(&f, ws, &fs, &d), -errs[i]);
 			free(msg);
 			msg = NULL;
-			CHECK(asprintf(&msg, "cannot look up %s: %s", paths[j], strerror(errs[i])) > 0);
+			CHECK(asprintf(&msg, "cannot look up %s: %s", paths[j], strerror(errs[i])) >
+			      0);
 			CHECK_STR(d.msg, msg);
-			CHECK(strstr(d.hint, "never takes an unreadable path for a missing one") != NULL);
+			CHECK(strstr(d.hint, "never takes an unreadable path for a missing one") !=
+			      NULL);
 		}
 	}
 	/* A .git pointer file that exists but cannot be read. */
@@ -319,7 +321,8 @@ static void rm_chain(const char *top)
 			if (de->d_name[0] == '.')
 				continue;
 			if (de->d_type == DT_DIR)
-				next = openat(fds[n], de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				next = openat(fds[n], de->d_name,
+					      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			else
 				unlinkat(fds[n], de->d_name, 0);
 		}
@@ -422,4 +425,93 @@ TEST(fsview_unreadable_commondir_fails_the_plan)
 	free(gd);
 	free(dotgit);
 	free(cd);
+}
+
+/* A base view that counts what it is asked; "/denied" fails with EACCES, "/l" crosses a link. */
+struct counting_view {
+	int lookups, reads, lists;
+};
+
+static int counting_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	struct counting_view *c = self;
+
+	c->lookups++;
+	memset(out, 0, sizeof(*out));
+	if (strcmp(path, "/denied") == 0)
+		return -EACCES;
+	out->exists = true;
+	out->type = SBX_FT_DIR;
+	out->mode = 040755;
+	out->dev = 7;
+	out->ino = (unsigned long long)c->lookups;
+	snprintf(out->real, sizeof(out->real), "%s", strcmp(path, "/l") == 0 ? "/target" : path);
+	if (strcmp(path, "/l") == 0) {
+		snprintf(out->link, sizeof(out->link), "/l");
+		out->is_link = out->link_shared = true;
+	}
+	return 0;
+}
+
+static int counting_read(void *self, const char *path, char *buf, size_t size, size_t *len)
+{
+	((struct counting_view *)self)->reads++;
+	*len = 0;
+	return -EINVAL;
+}
+
+static int counting_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
+{
+	((struct counting_view *)self)->lists++;
+	return 0;
+}
+
+TEST(fsmemo_one_lookup_per_path)
+{
+	struct counting_view c = {0};
+	const struct sbx_fsview base = {counting_lookup, counting_read, counting_list, &c};
+	struct sbx_fsmemo m;
+	struct sbx_pathinfo a, b;
+	char p[32], buf[4];
+	size_t len;
+
+	sbx_fsmemo_init(&m, &base);
+	/* The same answer twice, from one look-up: identity, real path and link included. */
+	CHECK_INT(m.view.lookup(m.view.self, "/l", &a), 0);
+	CHECK_INT(m.view.lookup(m.view.self, "/l", &b), 0);
+	CHECK_INT(c.lookups, 1);
+	CHECK(b.exists && b.type == SBX_FT_DIR && b.mode == 040755 && b.is_link && b.link_shared);
+	CHECK_INT(b.ino, a.ino);
+	CHECK_STR(b.real, "/target");
+	CHECK_STR(b.link, "/l");
+	/* A path without a link: no link left over from the one before. */
+	CHECK_INT(m.view.lookup(m.view.self, "/x", &b), 0);
+	CHECK_INT(m.view.lookup(m.view.self, "/x", &b), 0);
+	CHECK_INT(c.lookups, 2);
+	CHECK(!b.is_link && !b.link[0]);
+	CHECK_STR(b.real, "/x");
+	/* A failure is not kept: asked again, failing again. */
+	CHECK_INT(m.view.lookup(m.view.self, "/denied", &b), -EACCES);
+	CHECK_INT(m.view.lookup(m.view.self, "/denied", &b), -EACCES);
+	CHECK_INT(c.lookups, 4);
+	/* Reads and listings are the base's, every time. */
+	CHECK_INT(m.view.read_file(m.view.self, "/x", buf, sizeof(buf), &len), -EINVAL);
+	CHECK_INT(m.view.list(m.view.self, "/x", NULL, NULL), 0);
+	CHECK_INT(c.reads, 1);
+	CHECK_INT(c.lists, 1);
+	/* Bounded: past SBX_FSMEMO_MAX paths, a new one is looked up each time it is asked. */
+	for (int i = 0; i < SBX_FSMEMO_MAX; i++) {
+		snprintf(p, sizeof(p), "/many/%d", i);
+		CHECK_INT(m.view.lookup(m.view.self, p, &b), 0);
+	}
+	CHECK_INT(m.n, SBX_FSMEMO_MAX);
+	c.lookups = 0;
+	CHECK_INT(m.view.lookup(m.view.self, "/late", &b), 0);
+	CHECK_INT(m.view.lookup(m.view.self, "/late", &b), 0);
+	CHECK_INT(c.lookups, 2);
+	/* What was kept before stays kept. */
+	CHECK_INT(m.view.lookup(m.view.self, "/many/0", &b), 0);
+	CHECK_INT(m.view.lookup(m.view.self, "/l", &b), 0);
+	CHECK_INT(c.lookups, 2);
+	sbx_fsmemo_free(&m);
 }
