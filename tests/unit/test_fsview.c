@@ -469,7 +469,7 @@ static int counting_list(void *self, const char *dir, sbx_fs_list_fn each, void 
 TEST(fsmemo_one_lookup_per_path)
 {
 	struct counting_view c = {0};
-	const struct sbx_fsview base = {counting_lookup, counting_read, counting_list, &c};
+	const struct sbx_fsview base = {counting_lookup, counting_read, counting_list, &c, NULL};
 	struct sbx_fsmemo m;
 	struct sbx_pathinfo a, b;
 	char p[32], buf[4];
