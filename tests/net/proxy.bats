@@ -461,6 +461,12 @@ hosts_file() {
 	echo "$output"
 	[[ "$output" =~ ^([0-9]+)\ of\ 200\ answered\ at\ first,\ then\ all\;\ 200\ established$ ]]
 	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt 200 ]
+	# A tunnel's line is written when it ends, and the client has just closed the last ones:
+	# give the proxy up to 10 s to see them all.
+	for _ in $(seq 100); do
+		[ "$(grep -c '"status":200' "$PX_LOG")" -ge 200 ] && break
+		sleep 0.1
+	done
 	[ "$(grep -c '"status":200' "$PX_LOG")" -eq 200 ]
 	proxy_serves
 }
