@@ -585,14 +585,25 @@ $(BUILD)/bench/plan: tests/bench/plan.c $(DEMO_OBJS) $(LIBSBX)
 # Instructions and heap per profile entry, counted by callgrind and held to a bound
 # (tests/bench/count; installs valgrind when missing; under a minute; writes
 # tests/bench/results/count.txt). make bench runs it too.
-bench-count: $(BUILD)/bench/plan
-	PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan COUNT_OUT=tests/bench/results/count.txt \
+# The counts' bounds were set against glibc, and the heap held is read from glibc's allocator
+# (mallinfo2): in a musl build, the counting program is built against glibc in build-glibc/.
+ifeq ($(LIBC),musl)
+PLAN_BENCH := build-glibc/bench/plan
+.PHONY: $(PLAN_BENCH)
+$(PLAN_BENCH):
+	$(MAKE) --no-print-directory LIBC=glibc BUILD=build-glibc $@
+else
+PLAN_BENCH := $(BUILD)/bench/plan
+endif
+
+bench-count: $(PLAN_BENCH)
+	PLAN_BENCH=$(CURDIR)/$(PLAN_BENCH) COUNT_OUT=tests/bench/results/count.txt \
 		tests/bench/count
 
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan $(BUILD)/enforce/failinj
+bench: sbxrun $(BUILD)/bench/loader $(PLAN_BENCH) $(BUILD)/enforce/failinj
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader \
-		PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj \
+		PLAN_BENCH=$(CURDIR)/$(PLAN_BENCH) FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj \
 		tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
@@ -621,7 +632,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR)/sbxrun 2>/dev/null
 
 clean:
-	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe sbxrun_*.deb \
+	rm -rf build build-asan build-fuzz build-windows build-glibc sbxrun sbxrun.exe sbxrun_*.deb \
 		sbxrun-*.tar.gz
 
 # ---- packages ----------------------------------------------------------------------------------
