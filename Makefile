@@ -1,6 +1,7 @@
 # sbxrun - one GNU Makefile, explicit source lists.
 #
-#   make                 build ./sbxrun (installs missing build dependencies through apt first)
+#   make                 build ./sbxrun (installs missing build dependencies through apt first),
+#                        against musl where it can ("the C library" below; LIBC=glibc or musl)
 #   make check           build and run every test tier (unit, cli, net, enforce, adversarial,
 #                        fuzz replay, lint of man)
 #   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -180,6 +181,10 @@ endif
 DEPS_PKGS := jansson libseccomp libcap
 DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
 DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null || echo -ljansson -lseccomp -lcap)
+# The macOS compile check reads the system's headers (glibc's, without its GNU extensions),
+# whichever C library the programs are built against.
+NATIVE_CC := $(CC)
+NATIVE_DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
 
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DSBX_VERSION_STR='"$(VERSION)"' -Ilib -Iplatform $(OPT) \
 	-pthread $(WARN) $(HARDEN_CFLAGS) $(DEP_CFLAGS) $(CFLAGS)
@@ -196,6 +201,61 @@ STATIC_OK = $(and $(filter 1,$(STATIC)),$(if $(filter-out /%,$(STATIC_ARCHIVES))
 SBXRUN_LDFLAGS = $(if $(STATIC_OK),$(filter-out -pie,$(ALL_LDFLAGS)) -static-pie,$(ALL_LDFLAGS))
 SBXRUN_LIBS = $(if $(STATIC_OK),$(shell $(PKG_CONFIG) --static --libs $(DEPS_PKGS) 2>/dev/null \
 	|| echo -ljansson -lseccomp -lcap),$(DEP_LIBS))
+
+# ---- the C library: musl when it can be had ------------------------------------------------------
+# Every run starts two programs from sbxrun's binary (sbxrun, then its helper), and glibc's start
+# identifies the processor with cpuid, which traps to the hypervisor on a virtual machine: about
+# 0.3 ms per start there, against musl's start that does not (tests/bench/README.md). So the
+# programs are built against musl (musl-gcc) where it can be had, with jansson, libseccomp and
+# libcap built for it from the distribution's source packages into $(MUSL)
+# (platform/linux/musl-deps.sh, about ten seconds). LIBC=musl insists on it; LIBC=glibc builds
+# against the system's C library, as a CC of the user's, the sanitized build (the sanitizers'
+# run-time needs glibc) and macOS always do. Without LIBC, the first make decides, says so in one
+# line when it falls back to glibc, and keeps the decision in $(BUILD)/libc.mk (make clean
+# forgets it). What musl lacks: glibc's _FORTIFY_SOURCE checks (the sanitized build is glibc's).
+MUSL := $(CURDIR)/build/musl
+# Goals that build nothing against the C library decide nothing.
+LIBC_FREE_GOALS := clean dist distcheck windows check-windows sbxrun.exe fuzz fuzz-http lint \
+	uninstall check-man check-macos deps deps-test deps-pkg deps-windows deps-wine
+ifneq ($(filter asan,$(MAKECMDGOALS)),)
+LIBC := glibc
+else ifeq ($(shell uname -s),Darwin)
+LIBC := glibc
+else ifeq ($(LIBC),)
+ifneq ($(filter-out default undefined,$(origin CC)),)
+LIBC := glibc
+else ifneq ($(and $(MAKECMDGOALS),$(if $(filter-out $(LIBC_FREE_GOALS),$(MAKECMDGOALS)),,yes)),)
+LIBC := glibc
+else
+include $(BUILD)/libc.mk
+endif
+endif
+# (Empty only while $(BUILD)/libc.mk is being made: make then reads this file again.)
+ifneq ($(filter-out musl glibc,$(LIBC)),)
+$(error LIBC is musl or glibc, not "$(LIBC)")
+endif
+
+ifeq ($(LIBC),musl)
+CC := $(MUSL)/bin/musl-cc
+# The kernel's headers and the three libraries' only: never glibc's /usr/include.
+DEP_CFLAGS = -isystem $(MUSL)/kernel -isystem $(MUSL)/include
+DEP_LIBS = -L$(MUSL)/lib -ljansson -lseccomp -lcap
+STATIC_OK = $(filter 1,$(STATIC))
+SBXRUN_LIBS = $(DEP_LIBS)
+HARDEN_CFLAGS := $(filter-out -D_FORTIFY_SOURCE=%,$(HARDEN_CFLAGS))
+LIBC_READY := $(MUSL)/versions
+endif
+
+# Objects of one C library are never linked with the other's: when LIBC changes, the build
+# directory starts afresh (keeping the musl libraries and the decision; a build directory
+# without a stamp is an older glibc one).
+ifneq ($(and $(LIBC),$(filter-out $(LIBC_FREE_GOALS),$(or $(MAKECMDGOALS),all))),)
+$(shell mkdir -p $(BUILD) && \
+	if [ "$$(cat $(BUILD)/libc.stamp 2>/dev/null || echo glibc)" != $(LIBC) ]; then \
+		find $(BUILD) -mindepth 1 -maxdepth 1 ! -name musl ! -name musl.log ! -name libc.mk \
+			-exec rm -rf {} +; \
+	fi; echo $(LIBC) >$(BUILD)/libc.stamp)
+endif
 
 # The unit tests inject allocation failures (tests/unit/failalloc.c) through GNU ld's --wrap,
 # which Apple's linker does not have.
@@ -226,6 +286,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 LIBSBX := $(BUILD)/libsbx.a
 
 .PHONY: deb deps-pkg check-pkg dist distcheck
+.PHONY: deps-build deps-musl
 .PHONY: all completion check check-unit check-cli check-schema check-enforce check-adversarial check-fuzz \
 	check-macos check-man check-net asan fuzz fuzz-http lint bench bench-count bench-proxy install \
 	uninstall clean deps deps-test windows check-windows check-enforce-macos
@@ -239,7 +300,9 @@ TEST_DEB := bats mandoc util-linux git python3 python3-yaml iproute2 clang zsh b
 	python3-jsonschema curl python3-pip strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-deps:
+deps: deps-build $(LIBC_READY)
+
+deps-build:
 	@if ! $(PKG_CONFIG) --exists $(DEPS_PKGS) 2>/dev/null; then \
 		if command -v apt-get >/dev/null; then \
 			echo "sbxrun: installing build dependencies: $(SUDO) apt-get install -y $(BUILD_DEB)"; \
@@ -249,6 +312,40 @@ deps:
 			echo "sbxrun: missing build dependencies (jansson, libseccomp, libcap development files) and no apt-get to install them" >&2; \
 			exit 1; \
 		fi; \
+	fi
+
+# The musl build's tools: its compiler, gperf (libseccomp's build) and dpkg-source.
+INSTALL_MUSL_DEB = missing=""; \
+	for c in musl-gcc:musl-tools gperf:gperf dpkg-source:dpkg-dev; do \
+		command -v $${c%%:*} >/dev/null || missing="$$missing $${c\#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		command -v apt-get >/dev/null || { echo "no apt-get to install$$missing"; exit 1; }; \
+		echo "sbxrun: installing the musl build's tools: $(SUDO) apt-get install -y$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing || exit 1; \
+	fi
+
+deps-musl:
+	@$(INSTALL_MUSL_DEB)
+
+MUSL_SCRIPTS := platform/linux/musl-deps.sh platform/apt-source.sh platform/build-jansson.sh
+
+$(MUSL)/versions: $(MUSL_SCRIPTS) | deps-build deps-musl
+	@rm -f $@
+	platform/linux/musl-deps.sh $(MUSL)
+
+# The decision when LIBC is not given (above): musl if its tools and libraries can be made.
+$(BUILD)/libc.mk: | deps-build
+	@mkdir -p $(dir $@) $(dir $(MUSL))
+	@if ( $(INSTALL_MUSL_DEB) ) >$(MUSL).log 2>&1 && \
+		platform/linux/musl-deps.sh $(MUSL) >>$(MUSL).log 2>&1; then \
+		echo "sbxrun: building against musl ($$(paste -sd' ' $(MUSL)/versions | sed 's/ /, /g'))"; \
+		echo 'LIBC := musl' >$@; \
+	else \
+		echo "sbxrun: building against glibc, not musl: $$(tail -n 1 $(MUSL).log)" \
+			"(LIBC=musl to insist; make clean to try again)"; \
+		echo 'LIBC := glibc' >$@; \
 	fi
 
 deps-test: deps
@@ -327,12 +424,12 @@ MACOS_STUBS := $(wildcard tests/macos-stubs/*.h tests/macos-stubs/*/*.h)
 DARWIN_CHECK_CFLAGS = -std=gnu11 -U__linux__ -U__linux -Ulinux -U__gnu_linux__ -D__APPLE__ \
 	-D__MACH__ -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=700 -DSBX_VERSION_STR='"$(VERSION)"' \
 	-Itests/macos-stubs -Ilib -Iplatform -include tests/macos-stubs/darwin.h $(WARN) \
-	-Werror=implicit-function-declaration $(DEP_CFLAGS) $(CFLAGS)
+	-Werror=implicit-function-declaration $(NATIVE_DEP_CFLAGS) $(CFLAGS)
 $(BUILD)/macos-compile.stamp: $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) $(ENFORCE_MACOS_SRCS) \
 		$(MACOS_STUBS) $(wildcard lib/*.h cmd/*.h platform/macos/*.h platform/unix/*.h \
 		tests/unit/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(DARWIN_CHECK_CFLAGS) -fsyntax-only $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) \
+	$(NATIVE_CC) $(DARWIN_CHECK_CFLAGS) -fsyntax-only $(ALL_LIB_SRCS) $(DARWIN_SRCS) $(UNIT_SRCS) \
 		$(ENFORCE_MACOS_SRCS)
 	@touch $@
 
@@ -401,7 +498,7 @@ $(BUILD)/enforce/probe: tests/enforce/probe.c | deps
 # The same probe linked statically, as Go programs are: no libc of the system is loaded.
 $(BUILD)/enforce/probe-static: tests/enforce/probe.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -static -o $@ $<
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 $(DEP_CFLAGS) -static -o $@ $<
 
 $(BUILD)/enforce/failinj: tests/enforce/failinj.c | deps
 	@mkdir -p $(dir $@)
@@ -488,14 +585,25 @@ $(BUILD)/bench/plan: tests/bench/plan.c $(DEMO_OBJS) $(LIBSBX)
 # Instructions and heap per profile entry, counted by callgrind and held to a bound
 # (tests/bench/count; installs valgrind when missing; under a minute; writes
 # tests/bench/results/count.txt). make bench runs it too.
-bench-count: $(BUILD)/bench/plan
-	PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan COUNT_OUT=tests/bench/results/count.txt \
+# The counts' bounds were set against glibc, and the heap held is read from glibc's allocator
+# (mallinfo2): in a musl build, the counting program is built against glibc in build-glibc/.
+ifeq ($(LIBC),musl)
+PLAN_BENCH := build-glibc/bench/plan
+.PHONY: $(PLAN_BENCH)
+$(PLAN_BENCH):
+	$(MAKE) --no-print-directory LIBC=glibc BUILD=build-glibc $@
+else
+PLAN_BENCH := $(BUILD)/bench/plan
+endif
+
+bench-count: $(PLAN_BENCH)
+	PLAN_BENCH=$(CURDIR)/$(PLAN_BENCH) COUNT_OUT=tests/bench/results/count.txt \
 		tests/bench/count
 
 # Installs hyperfine and bubblewrap when missing; a few minutes; writes tests/bench/results/
-bench: sbxrun $(BUILD)/bench/loader $(BUILD)/bench/plan $(BUILD)/enforce/failinj
+bench: sbxrun $(BUILD)/bench/loader $(PLAN_BENCH) $(BUILD)/enforce/failinj
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun LOADER_BENCH=$(CURDIR)/$(BUILD)/bench/loader \
-		PLAN_BENCH=$(CURDIR)/$(BUILD)/bench/plan FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj \
+		PLAN_BENCH=$(CURDIR)/$(PLAN_BENCH) FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj \
 		tests/bench/run
 
 # The proxy's group of the benchmarks alone (prints its table; writes nothing).
@@ -524,7 +632,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR)/sbxrun 2>/dev/null
 
 clean:
-	rm -rf build build-asan build-fuzz build-windows sbxrun sbxrun.exe sbxrun_*.deb \
+	rm -rf build build-asan build-fuzz build-windows build-glibc sbxrun sbxrun.exe sbxrun_*.deb \
 		sbxrun-*.tar.gz
 
 # ---- packages ----------------------------------------------------------------------------------
@@ -534,7 +642,8 @@ DEB_REVISION ?= 1
 DEB_VERSION := $(VERSION)-$(DEB_REVISION)
 
 deb: $(BUILD)/sbxrun $(COMPLETION) deps-pkg
-	platform/linux/debian/build $(DEB_VERSION) $(BUILD)/sbxrun $(BUILD)/completion \
+	$(if $(filter musl,$(LIBC)),SBX_BUILT_USING="$$(cat $(MUSL)/built-using)") \
+		platform/linux/debian/build $(DEB_VERSION) $(BUILD)/sbxrun $(BUILD)/completion \
 		$(BUILD)/deb .
 
 # Builds the package, then tests/pkg/run: lintian, the AppArmor profile, and the package

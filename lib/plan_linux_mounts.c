@@ -39,8 +39,11 @@ static int op_path_cmp(const void *a, const void *b)
 {
 	const struct sbx_mount_op *x = *(const struct sbx_mount_op *const *)a;
 	const struct sbx_mount_op *y = *(const struct sbx_mount_op *const *)b;
+	int c = strcmp(x->path, y->path);
 
-	return strcmp(x->path, y->path);
+	/* Ops at one path keep their order (mounted_at takes the first): qsort is not stable in
+	 * every C library (musl's is not), so the order of the array decides a tie. */
+	return c ? c : (x > y) - (x < y);
 }
 
 /* Application order: shallow before deep, then by kind (how they stack at one depth). */

@@ -309,6 +309,15 @@ int sbx_seccomp_export(bool network, bool metadata, bool traced, int fd, struct 
 #define SBX_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
+/* musl's <sys/ioctl.h> lists the classic terminal requests only; the termios2 ones are the
+ * kernel's (asm-generic/ioctls.h, which glibc includes and musl does not). */
+#ifndef TCGETS2
+#define TCGETS2	 _IOR('T', 0x2A, struct termios2)
+#define TCSETS2	 _IOW('T', 0x2B, struct termios2)
+#define TCSETSW2 _IOW('T', 0x2C, struct termios2)
+#define TCSETSF2 _IOW('T', 0x2D, struct termios2)
+#endif
+
 /* The ioctl requests allowed without a mount namespace: terminals, ptys, descriptor flags. */
 static const uint32_t ioctl_allowed[] = {
 	FIONREAD,  FIONBIO,	FIOCLEX,    FIONCLEX,  FIOASYNC,  TCGETS,     TCSETS,	  TCSETSW,

@@ -53,8 +53,8 @@ deps-wine:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(WINE_DEB) || exit 1; \
 	fi
 
-$(WIN_JANSSON)/lib/libjansson.a: platform/windows/build-jansson.sh | deps-windows
-	platform/windows/build-jansson.sh $(WIN_JANSSON) $(WIN_CC) $(WIN_AR)
+$(WIN_JANSSON)/lib/libjansson.a: platform/build-jansson.sh platform/apt-source.sh | deps-windows
+	platform/build-jansson.sh $(WIN_JANSSON) $(WIN_CC) $(WIN_AR) windows
 
 $(WIN_BUILD)/%.o: %.c platform/windows/compat.h $(WIN_JANSSON)/lib/libjansson.a
 	@mkdir -p $(dir $@)

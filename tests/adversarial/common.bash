@@ -21,5 +21,9 @@ refused() {
 	[ ! -e "$CANARY" ]
 }
 
+# errtext ENAME: the C library's wording of that errno, as sbxrun's messages carry it (glibc
+# and musl word some differently: "Too many levels of symbolic links", "Symbolic link loop").
+errtext() { "$P" strerror "$1"; }
+
 # as_root: true when the suite runs as root (the harness runs every suite as root and as 65534).
 as_root() { [ "$SBX_USER" = root ]; }

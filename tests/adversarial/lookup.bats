@@ -50,7 +50,7 @@ setup() {
 	# Planted another way (a run under a profile without the deny), the next run refuses.
 	ln -s loop2 "$WS/loop" && ln -s loop "$WS/loop2"
 	run sbx touch "$CANARY"
-	refused "sbxrun: cannot look up $WS/loop/secret: Too many levels of symbolic links"
+	refused "sbxrun: cannot look up $WS/loop/secret: $(errtext ELOOP)"
 	rm -f "$WS/loop" "$WS/loop2"
 }
 
@@ -138,6 +138,6 @@ PY
 	[ "$status" -eq 0 ]
 	[ "${#output}" -eq 4096 ]
 	run sbx touch "$CANARY"
-	refused "sbxrun: glob \`$WS/deep/**/*.env\`: a path of 4096 bytes cannot be named to the kernel (File name too long): $WS/deep/*"
+	refused "sbxrun: glob \`$WS/deep/**/*.env\`: a path of 4096 bytes cannot be named to the kernel ($(errtext ENAMETOOLONG)): $WS/deep/*"
 	rm -rf "$WS/deep"
 }

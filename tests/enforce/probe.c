@@ -4,6 +4,8 @@
  * EROFS, ...), so the enforcement tests assert the exact refusal.
  *
  *   probe OP ARG...
+ *   probe strerror ENAME   the C library's text for that errno, as sbxrun built beside this
+ *                          probe words it in its messages (glibc and musl word some differently)
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -33,10 +35,97 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+/* The errno values the tests meet by name: strerrorname_np is glibc's alone (2.32). */
+static const struct {
+	const char *name;
+	int value;
+} errno_names[] = {
+	{"EPERM", EPERM},
+	{"ENOENT", ENOENT},
+	{"ESRCH", ESRCH},
+	{"EINTR", EINTR},
+	{"EIO", EIO},
+	{"ENXIO", ENXIO},
+	{"E2BIG", E2BIG},
+	{"ENOEXEC", ENOEXEC},
+	{"EBADF", EBADF},
+	{"ECHILD", ECHILD},
+	{"EAGAIN", EAGAIN},
+	{"ENOMEM", ENOMEM},
+	{"EACCES", EACCES},
+	{"EFAULT", EFAULT},
+	{"EBUSY", EBUSY},
+	{"EEXIST", EEXIST},
+	{"EXDEV", EXDEV},
+	{"ENODEV", ENODEV},
+	{"ENOTDIR", ENOTDIR},
+	{"EISDIR", EISDIR},
+	{"EINVAL", EINVAL},
+	{"ENFILE", ENFILE},
+	{"EMFILE", EMFILE},
+	{"ENOTTY", ENOTTY},
+	{"ETXTBSY", ETXTBSY},
+	{"EFBIG", EFBIG},
+	{"ENOSPC", ENOSPC},
+	{"ESPIPE", ESPIPE},
+	{"EROFS", EROFS},
+	{"EMLINK", EMLINK},
+	{"EPIPE", EPIPE},
+	{"ERANGE", ERANGE},
+	{"ENAMETOOLONG", ENAMETOOLONG},
+	{"ENOSYS", ENOSYS},
+	{"ENOTEMPTY", ENOTEMPTY},
+	{"ELOOP", ELOOP},
+	{"ENODATA", ENODATA},
+	{"EOVERFLOW", EOVERFLOW},
+	{"ENOTSOCK", ENOTSOCK},
+	{"EMSGSIZE", EMSGSIZE},
+	{"EPROTONOSUPPORT", EPROTONOSUPPORT},
+	{"EOPNOTSUPP", EOPNOTSUPP},
+	{"EAFNOSUPPORT", EAFNOSUPPORT},
+	{"EADDRINUSE", EADDRINUSE},
+	{"EADDRNOTAVAIL", EADDRNOTAVAIL},
+	{"ENETUNREACH", ENETUNREACH},
+	{"ECONNRESET", ECONNRESET},
+	{"ENOBUFS", ENOBUFS},
+	{"ENOTCONN", ENOTCONN},
+	{"ETIMEDOUT", ETIMEDOUT},
+	{"ECONNREFUSED", ECONNREFUSED},
+	{"EHOSTUNREACH", EHOSTUNREACH},
+	{"EINPROGRESS", EINPROGRESS},
+	{"ESTALE", ESTALE},
+	{"ECANCELED", ECANCELED},
+	{"EOWNERDEAD", EOWNERDEAD},
+};
+
+static const char *errno_name(int e)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+	return strerrorname_np(e);
+#else
+	for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].value == e)
+			return errno_names[i].name;
+	return NULL;
+#endif
+}
+
+static int print_strerror(const char *name)
+{
+	for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
+		if (!strcmp(errno_names[i].name, name)) {
+			printf("%s\n", strerror(errno_names[i].value));
+			return 0;
+		}
+	}
+	fprintf(stderr, "probe: unknown errno name %s\n", name);
+	return 2;
+}
+
 static int result(int rc)
 {
 	if (rc < 0) {
-		const char *n = strerrorname_np(errno);
+		const char *n = errno_name(errno);
 
 		printf("%s\n", n ? n : "E?");
 		return 1;
@@ -214,6 +303,8 @@ int main(int argc, char **argv)
 	const char *a = argc > 2 ? argv[2] : "";
 	const char *b = argc > 3 ? argv[3] : "";
 
+	if (!strcmp(op, "strerror"))
+		return print_strerror(a);
 	if (!strcmp(op, "write"))
 		return result(open_write(a, O_CREAT | O_TRUNC));
 	if (!strcmp(op, "append"))

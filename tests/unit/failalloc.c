@@ -15,7 +15,6 @@ void *__real_realloc(void *p, size_t n);
 char *__real_strdup(const char *s);
 char *__real_strndup(const char *s, size_t n);
 int __real_vasprintf(char **out, const char *fmt, va_list ap);
-int __real___vasprintf_chk(char **out, int flag, const char *fmt, va_list ap);
 
 void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t n, size_t size);
@@ -23,9 +22,7 @@ void *__wrap_realloc(void *p, size_t n);
 char *__wrap_strdup(const char *s);
 char *__wrap_strndup(const char *s, size_t n);
 int __wrap_vasprintf(char **out, const char *fmt, va_list ap);
-int __wrap___vasprintf_chk(char **out, int flag, const char *fmt, va_list ap);
 int __wrap_asprintf(char **out, const char *fmt, ...);
-int __wrap___asprintf_chk(char **out, int flag, const char *fmt, ...);
 
 static long countdown = -1, calls;
 static bool fired;
@@ -90,13 +87,6 @@ int __wrap_vasprintf(char **out, const char *fmt, va_list ap)
 	return __real_vasprintf(out, fmt, ap);
 }
 
-int __wrap___vasprintf_chk(char **out, int flag, const char *fmt, va_list ap)
-{
-	if (fail_now())
-		return -1;
-	return __real___vasprintf_chk(out, flag, fmt, ap);
-}
-
 int __wrap_asprintf(char **out, const char *fmt, ...)
 {
 	va_list ap;
@@ -106,6 +96,19 @@ int __wrap_asprintf(char **out, const char *fmt, ...)
 	r = __wrap_vasprintf(out, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+/* glibc's _FORTIFY_SOURCE turns asprintf into these; musl has no fortified functions. */
+#ifdef __GLIBC__
+int __real___vasprintf_chk(char **out, int flag, const char *fmt, va_list ap);
+int __wrap___vasprintf_chk(char **out, int flag, const char *fmt, va_list ap);
+int __wrap___asprintf_chk(char **out, int flag, const char *fmt, ...);
+
+int __wrap___vasprintf_chk(char **out, int flag, const char *fmt, va_list ap)
+{
+	if (fail_now())
+		return -1;
+	return __real___vasprintf_chk(out, flag, fmt, ap);
 }
 
 int __wrap___asprintf_chk(char **out, int flag, const char *fmt, ...)
@@ -118,6 +121,7 @@ int __wrap___asprintf_chk(char **out, int flag, const char *fmt, ...)
 	va_end(ap);
 	return r;
 }
+#endif
 
 static void *json_alloc(size_t n)
 {

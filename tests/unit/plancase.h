@@ -10,7 +10,8 @@
  *                   "why"?}]} or {"error": "the message the plan fails with"}
  *
  * "mechanism" is the name explain shows, or null for none at all; "why" a part of the reason
- * and hint as a refusal prints them ("REASON; hint: HINT"), or "-" for neither.
+ * and hint as a refusal prints them ("REASON; hint: HINT"), or "-" for neither. In "error",
+ * {EIO} (any errno name fakefs.h knows) stands for the C library's wording of that errno.
  */
 #ifndef SBX_TEST_PLANCASE_H
 #define SBX_TEST_PLANCASE_H

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fakefs.h"
 #include "plancase.h"
 #include "sbx.h"
 #include "t.h"
@@ -30,6 +31,34 @@ static const struct sbx_req *find_rule(const struct sbx_plan *p, const char *rul
 		if (strcmp(sbx_req_rule(&p->reqs[i], buf), rule) == 0)
 			return &p->reqs[i];
 	return NULL;
+}
+
+/*
+ * An expected message names an errno as {EIO}: the C library's wording of it goes there, as
+ * sbxrun's messages carry it (glibc and musl word some differently).
+ */
+static void expand_errnos(const char *in, char *out, size_t n)
+{
+	size_t o = 0;
+
+	while (*in && o + 1 < n) {
+		const char *end = *in == '{' ? strchr(in, '}') : NULL;
+		char name[32];
+		int e = 0;
+
+		if (end && (size_t)(end - in - 1) < sizeof(name)) {
+			memcpy(name, in + 1, end - in - 1);
+			name[end - in - 1] = 0;
+			e = fakefs_errno(name);
+		}
+		if (e) {
+			o += snprintf(out + o, n - o, "%s", strerror(e));
+			in = end + 1;
+		} else {
+			out[o++] = *in++;
+		}
+	}
+	out[o < n ? o : n - 1] = 0;
 }
 
 /* One requirement as expected.json describes it. */
@@ -98,13 +127,15 @@ static void run_case(const char *name)
 			    SBX_WIN_DISABLED, &plan, &d);
 	if (json_object_get(want, "error")) {
 		const char *msg = json_string_value(json_object_get(want, "error"));
+		char expect[1024];
 
+		expand_errnos(msg ? msg : "?", expect, sizeof(expect));
 		if (rc == 0) {
-			t_fail(__FILE__, __LINE__, "%s: planned, expected \"%s\"", name, msg);
+			t_fail(__FILE__, __LINE__, "%s: planned, expected \"%s\"", name, expect);
 			sbx_plan_free(&plan);
-		} else if (!msg || strcmp(d.msg, msg) != 0) {
+		} else if (!msg || strcmp(d.msg, expect) != 0) {
 			t_fail(__FILE__, __LINE__, "%s: \"%s\", expected \"%s\"", name, d.msg,
-			       msg ? msg : "?");
+			       expect);
 		}
 		goto out;
 	}
