@@ -60,8 +60,12 @@ static int op_order_cmp(const void *a, const void *b)
 
 static int op_order_ptr_cmp(const void *a, const void *b)
 {
-	return op_order_cmp(*(const struct sbx_mount_op *const *)a,
-			    *(const struct sbx_mount_op *const *)b);
+	const struct sbx_mount_op *x = *(const struct sbx_mount_op *const *)a;
+	const struct sbx_mount_op *y = *(const struct sbx_mount_op *const *)b;
+	int c = op_order_cmp(x, y);
+
+	/* A tie keeps the array's order, whichever C library sorts (see op_path_cmp). */
+	return c ? c : (x > y) - (x < y);
 }
 
 /*
