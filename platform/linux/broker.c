@@ -364,7 +364,8 @@ static int socket_path(pid_t pid, const struct sockaddr_un *sun, socklen_t len, 
 static void refused(const struct sbx_broker *b, pid_t pid, const char *what, int err,
 		    enum sbx_broker_why why)
 {
-	char address[SBX_MAX_PATH + 16];
+	/* "unix:" and the longest path or formatted address, with room to spare. */
+	char address[SBX_MAX_PATH + 32];
 
 	if (!b->on_refused)
 		return;
