@@ -46,6 +46,7 @@ apt_opts=(
 	-o "Dir::State::Lists=$apt_dir/lists"
 	-o "Dir::Cache=$apt_dir/cache"
 	-o "APT::Sandbox::User=root"
+	-o "Acquire::Retries=3"
 )
 echo "apt-source: fetching the source packages: apt-get source $*"
 apt-get -qq "${apt_opts[@]}" update

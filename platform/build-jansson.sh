@@ -5,7 +5,8 @@
 # (MinGW-w64) or "posix" (musl). SOURCE is the unpacked source package; without it, the source
 # package of the distribution this host runs is fetched into OUTDIR (apt-source.sh; no copy of
 # jansson is kept in this tree). Leaves OUTDIR/include/{jansson.h,jansson_config.h} and
-# OUTDIR/lib/libjansson.a.
+# OUTDIR/lib/libjansson.a. JANSSON_CFLAGS, when set, is added to every compile (the musl build
+# passes the hardening flags its other libraries get: jansson parses untrusted profiles).
 set -euo pipefail
 
 out=${1:?usage: build-jansson.sh OUTDIR CC AR TARGET [SOURCE]}
@@ -92,7 +93,8 @@ cp "$src/src/jansson.h" "$out/include/"
 objs=()
 for c in "$src"/src/*.c; do
 	o=$out/obj/$(basename "$c" .c).o
-	"$cc" -O2 -DHAVE_CONFIG_H "${defs[@]}" -I"$out/obj" -I"$out/include" -I"$src/src" \
+	# shellcheck disable=SC2086 # JANSSON_CFLAGS is a list of flags
+	"$cc" -O2 ${JANSSON_CFLAGS:-} -DHAVE_CONFIG_H "${defs[@]}" -I"$out/obj" -I"$out/include" -I"$src/src" \
 		-c "$c" -o "$o"
 	objs+=("$o")
 done

@@ -83,7 +83,8 @@ cap=$(srcdir libcap2)
 # Position independent code: sbxrun is linked -static-pie, so that ASLR still holds.
 copts="-O2 -g -fPIE -fstack-protector-strong -isystem $out/kernel"
 
-"$here/build-jansson.sh" "$out/build/jansson" "$cc" ar posix "$jansson"
+JANSSON_CFLAGS="-g -fPIE -fstack-protector-strong" \
+	"$here/build-jansson.sh" "$out/build/jansson" "$cc" ar posix "$jansson"
 cp "$out/build/jansson/include/jansson.h" "$out/build/jansson/include/jansson_config.h" \
 	"$out/include/"
 cp "$out/build/jansson/lib/libjansson.a" "$out/lib/"
