@@ -468,8 +468,10 @@ static bool interpreter_of(pid_t tid, const char *real, char *out, size_t size)
 
 /*
  * The bytes of an abstract socket's name, after "unix:@": each NUL as "@", as ss(8) and
- * /proc/net/unix show one, and a control byte or a backslash as "\xHH", for the name is the
- * command's and the line may reach a terminal. Cut short (still a C string) when size is short.
+ * /proc/net/unix show one, and a control byte, a backslash or any byte above 0x7f as "\xHH":
+ * the name is the command's, the line may reach a terminal, and a byte that is not UTF-8 would
+ * make the report's JSON line unwritable, hiding the refusal. Cut short (still a C string) when
+ * size is short.
  */
 static void format_abstract(const char *p, size_t n, char *out, size_t size)
 {
@@ -480,7 +482,7 @@ static void format_abstract(const char *p, size_t n, char *out, size_t size)
 
 		if (c == '\0') {
 			out[o++] = '@';
-		} else if (c < 0x20 || c == 0x7f || c == '\\') {
+		} else if (c < 0x20 || c >= 0x7f || c == '\\') {
 			if (o + 5 > size)
 				break;
 			snprintf(out + o, size - o, "\\x%02x", c);

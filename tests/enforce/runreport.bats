@@ -225,18 +225,19 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 }
 
 @test "an abstract name with a NUL and a control byte: the broker and the tracer word it alike" {
-	# Bytes 0 and ESC inside the name: shown as "@" and "\x1b" (never raw on a terminal), and
+	# Bytes 0, ESC and 0xff inside the name: shown as "@", "\x1b" and "\xff" (never raw on a
+	# terminal, and the record still written though the name is not UTF-8), and
 	# the name not cut at its NUL; the same address whether the broker (network enabled) or the
 	# tracer (network restricted) met the connect.
 	name="sbxrun-nul-$$-$SBX_USER"
 	python3 -c "import socket,sys,time
-s=socket.socket(socket.AF_UNIX); s.bind(b'\0'+sys.argv[1].encode()+b'\0in\x1bside'); s.listen(8); time.sleep(30)" "$name" 3>&- &
+s=socket.socket(socket.AF_UNIX); s.bind(b'\0'+sys.argv[1].encode()+b'\0in\x1b\xffside'); s.listen(8); time.sleep(30)" "$name" 3>&- &
 	srv=$!
 	sleep 0.3
 	conn="import socket,sys
 s=socket.socket(socket.AF_UNIX)
 try:
-    s.connect(b'\0'+sys.argv[1].encode()+b'\0in\x1bside'); print('OK')
+    s.connect(b'\0'+sys.argv[1].encode()+b'\0in\x1b\xffside'); print('OK')
 except OSError as e: print(e.errno)"
 	# The positive control: outside, the name is reachable as written.
 	[ "$(python3 -c "$conn" "$name")" = OK ]
@@ -245,7 +246,7 @@ except OSError as e: print(e.errno)"
 		run sbxr $net -- "${NOLEAK[@]}" python3 -c "$conn" "$name"
 		echo "$output"
 		[ "$output" = 1 ]
-		grep -F "\"address\":\"unix:@$name@in\\\\x1bside\"" "$REP"
+		grep -F "\"address\":\"unix:@$name@in\\\\x1b\\\\xffside\"" "$REP"
 	done
 	kill "$srv"
 }
