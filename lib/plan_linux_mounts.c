@@ -312,11 +312,8 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 	if (n_ops < n) {
 		struct sbx_mount_op *fit = realloc(ops, (n_ops ? n_ops : 1) * sizeof(*ops));
 
-		if (!fit) {
-			r = -ENOMEM;
-			goto out;
-		}
-		ops = fit;
+		if (fit) /* a shrink that fails leaves the larger room, still valid */
+			ops = fit;
 	}
 
 	/*

@@ -127,6 +127,9 @@ static int stage_put(struct stage *st, int tree, const char *name, bool keep_det
 	long rc;
 	int err;
 
+	/* The piece's name as the sandbox will see it: every message names it. */
+	if ((size_t)snprintf(target, sizeof(target), "%s/%s", st->path, name) >= sizeof(target))
+		return fail(d, ENAMETOOLONG, "mounting in", st->path);
 	if (!st->attached) {
 		rc = syscall(__NR_move_mount, tree, "", st->top, name, SBX_MOVE_MOUNT_F_EMPTY_PATH);
 		if (rc == 0) {
@@ -135,14 +138,12 @@ static int stage_put(struct stage *st, int tree, const char *name, bool keep_det
 		}
 		err = errno;
 		if (err != EINVAL || st->put_detached)
-			return fail(d, err, "mounting over a name in the private", st->path);
+			return fail(d, err, "mounting over", target);
 		if (keep_detached)
 			return -EOPNOTSUPP;
 		if ((rc = stage_attach(st, d)) < 0)
 			return (int)rc;
 	}
-	if ((size_t)snprintf(target, sizeof(target), "%s/%s", st->path, name) >= sizeof(target))
-		return fail(d, ENAMETOOLONG, "mounting in", st->path);
 	if (syscall(__NR_move_mount, tree, "", AT_FDCWD, target, SBX_MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return fail(d, errno, "mounting over", target);
 	return 0;
