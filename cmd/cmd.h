@@ -122,6 +122,8 @@ struct invocation {
 	const char *profile_name;   /* for messages */
 	struct sbx_plan plan;
 	bool planned;
+	struct sbx_fsmemo memo; /* the plan's look-ups, each made once (invocation_plan) */
+	bool memo_on;
 	struct sbx_strv env;  /* the command's environment (environ.c), NULL-terminated */
 	bool env_changed;     /* an --env-* option was given: env is installed before exec */
 	struct sbx_strv made; /* directories --mkdir created, outermost first (mkdir.c) */

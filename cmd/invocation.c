@@ -205,6 +205,14 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 	r = domains_check(o);
 	if (r)
 		return r;
+	/*
+	 * The plan looks some names up three or four times: each once, the answer kept, for run
+	 * and explain alike (the helper plans again on look-ups of its own: it trusts nothing it
+	 * is given).
+	 */
+	sbx_fsmemo_init(&inv->memo, inv->ctx.fs);
+	inv->ctx.fs = &inv->memo.view;
+	inv->memo_on = true;
 	struct sbx_net_opts net = {
 		/*
 		 * Managed networking lets the command reach the proxies its environment names: the
@@ -253,6 +261,8 @@ void invocation_free(struct invocation *inv)
 	sbx_profile_free(&inv->profile);
 	if (inv->planned)
 		sbx_plan_free(&inv->plan);
+	if (inv->memo_on)
+		sbx_fsmemo_free(&inv->memo); /* after the plan, which may hold its answers */
 	environ_free(inv);
 	sbx_strv_clear(&inv->made);
 	memset(inv, 0, sizeof(*inv));

@@ -83,7 +83,6 @@ int cmd_run(int argc, char **argv)
 {
 	struct opts o = {.subcommand = NULL};
 	struct invocation inv;
-	struct sbx_fsmemo memo;
 	const char *debug;
 	int r;
 
@@ -117,12 +116,6 @@ int cmd_run(int argc, char **argv)
 	/* Before planning, so that the plan sees the directories; undone if the run is refused. */
 	if (!r)
 		r = mkdir_grants(&inv, &o);
-	/*
-	 * The plan looks some names up three or four times: each once, the answer kept. The helper
-	 * plans again on look-ups of its own (it trusts nothing it is given).
-	 */
-	sbx_fsmemo_init(&memo, inv.ctx.fs);
-	inv.ctx.fs = &memo.view;
 	if (!r)
 		r = invocation_plan(&inv, &o);
 	if (!r && o.verbose)
@@ -152,7 +145,6 @@ out:
 	if (r)
 		mkdir_undo(&inv);
 	invocation_free(&inv);
-	sbx_fsmemo_free(&memo);
 	if (o.report_fd > STDERR_FILENO)
 		close(o.report_fd);
 	return r;

@@ -367,8 +367,8 @@ extern const struct sbx_fsview sbx_fsview_host;
 
 /*
  * A view that remembers what another one found: each path is looked up once and the same
- * answer given again, so one plan sees one state of the file system however often it asks (the
- * planner asks for some names three or four times). It keeps no descriptor, only the facts,
+ * answer given again, so that for the paths it keeps one plan sees one state of the file system
+ * however often it asks (the planner asks for some names three or four times). It keeps no descriptor, only the facts,
  * and at most SBX_FSMEMO_MAX paths: beyond that, paths are looked up each time, so that its
  * memory stays small whatever the profile's size. A failed look-up is not kept (it refuses the
  * plan anyway). Reads and listings go to base unchanged.
