@@ -234,6 +234,16 @@ endif
 ifneq ($(filter-out musl glibc,$(LIBC)),)
 $(error LIBC is musl or glibc, not "$(LIBC)")
 endif
+# A LIBC or CC given on the command line beats the choices above: refuse the mixes that cannot
+# build, rather than fail later on headers of one C library and libraries of the other.
+ifeq ($(LIBC),musl)
+ifneq ($(filter asan,$(MAKECMDGOALS)),)
+$(error LIBC=musl cannot build asan: the sanitizers' run-time needs glibc (drop LIBC=musl))
+endif
+ifeq ($(origin CC),command line)
+$(error LIBC=musl builds with its own compiler wrapper: drop CC=$(CC), or build with LIBC=glibc)
+endif
+endif
 
 ifeq ($(LIBC),musl)
 CC := $(MUSL)/bin/musl-cc
@@ -336,6 +346,9 @@ $(MUSL)/versions: $(MUSL_SCRIPTS) | deps-build deps-musl
 	platform/linux/musl-deps.sh $(MUSL)
 
 # The decision when LIBC is not given (above): musl if its tools and libraries can be made.
+# Its output goes to the log, so sudo must not ask for a password there: without one, the
+# install fails and the build falls back to glibc, saying why.
+$(BUILD)/libc.mk: SUDO := $(if $(SUDO),sudo -n)
 $(BUILD)/libc.mk: | deps-build
 	@mkdir -p $(dir $@) $(dir $(MUSL))
 	@if ( $(INSTALL_MUSL_DEB) ) >$(MUSL).log 2>&1 && \
