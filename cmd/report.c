@@ -199,8 +199,12 @@ void report_print_summary(struct report *r)
 
 	pthread_mutex_lock(&r->lock);
 	s = r->n ? sbx_report_summary(r->n, r->first) : NULL;
-	if (s)
-		fprintf(stderr, "sbxrun: %s\n", s);
+	if (s) {
+		/* It names the command's own paths: never raw on a terminal. */
+		fputs("sbxrun: ", stderr);
+		sbx_put_sanitized(s, stderr);
+		fputc('\n', stderr);
+	}
 	if (r->write_err)
 		fprintf(stderr, "sbxrun: --report: some lines could not be written\n");
 	pthread_mutex_unlock(&r->lock);

@@ -99,7 +99,7 @@ const char *sbx_strerror(int code)
 }
 
 /* Control characters in user-supplied text would let a path forge extra output lines. */
-static void put_sanitized(const char *s, FILE *f)
+void sbx_put_sanitized(const char *s, FILE *f)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -115,20 +115,20 @@ void sbx_diag_print(const struct sbx_diag *d, FILE *f)
 {
 	fputs("sbxrun: ", f);
 	if (d->file[0]) {
-		put_sanitized(d->file, f);
+		sbx_put_sanitized(d->file, f);
 		if (d->line > 0)
 			fprintf(f, ":%d:%d", d->line, d->col > 0 ? d->col : 1);
 		fputs(": ", f);
 		if (d->line <= 0 && d->pointer[0]) {
-			put_sanitized(d->pointer, f);
+			sbx_put_sanitized(d->pointer, f);
 			fputs(": ", f);
 		}
 	}
-	put_sanitized(d->msg[0] ? d->msg : "unknown error", f);
+	sbx_put_sanitized(d->msg[0] ? d->msg : "unknown error", f);
 	fputc('\n', f);
 	if (d->hint[0]) {
 		fputs("hint: ", f);
-		put_sanitized(d->hint, f);
+		sbx_put_sanitized(d->hint, f);
 		fputc('\n', f);
 	}
 }

@@ -84,6 +84,9 @@ int sbx_diag_hint(struct sbx_diag *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A negative errno or SBX_E_* code in words, for the few functions that fill no diagnostic. */
 const char *sbx_strerror(int code);
+/* Writes s to f with each control byte as "\xHH": text a command chose (a path, a name) cannot
+ * move the cursor, colour the terminal or forge a line. Used by cmd/ only. */
+void sbx_put_sanitized(const char *s, FILE *f);
 /* Writes the rendered diagnostic (one line, plus a hint line) to f. Used by cmd/ only. */
 void sbx_diag_print(const struct sbx_diag *d, FILE *f);
 

@@ -290,6 +290,11 @@ socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); print('stream')"
 	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write '$WS/.git/a'; '$BIN/probe' write '$WS/.git/b'; false"
 	[ "$status" -eq 1 ]
 	[ "$(tail -1 <<<"$output")" = "sbxrun: 2 operations were denied (first: create $WS/.git/a: $rule); see --report" ]
+	# A name the command chose, with an ESC in it: shown as "\x1b", never raw on the terminal.
+	rm -f "$REP"
+	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write \"\$(printf '$WS/.git/a\\033[31m')\"; false"
+	[ "$status" -eq 1 ]
+	[ "$(tail -1 <<<"$output")" = "sbxrun: 1 operation was denied (first: create $WS/.git/a\x1b[31m: $rule); see --report" ]
 	# Denied, but the command succeeded: no line (the report holds it).
 	rm -f "$REP"
 	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write '$WS/.git/index.lock'; true"
