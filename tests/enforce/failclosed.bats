@@ -369,7 +369,7 @@ assert "grants the readable tree around it" in deny[0]["why"], deny
 
 @test "a kernel that mounts onto attached mounts only (before 6.15): the same /dev and /proc, built once" {
 	local log="$BATS_TEST_TMPDIR/mounts" want made
-	local look='ls -A /dev | tr "\n" " "; ls -A /dev/pts; ls /proc | grep -c "^[0-9]"; grep -c " /proc/sys ro," /proc/self/mountinfo'
+	local look='ls -A /dev | tr "\n" " "; ls -A /dev/pts; set -- /proc/[0-9]*; echo $#; grep -c " /proc/sys ro," /proc/self/mountinfo'
 	# strace cannot read the names a process in a user namespace of its own passes (uid
 	# 65534): the calls are told apart by their descriptors and flags.
 	local trace=(strace -f -qq -e trace=move_mount,fsopen,open_tree -o "$log")
@@ -387,7 +387,7 @@ assert "grants the readable tree around it" in deny[0]["why"], deny
 	[ "$status" -eq 0 ]
 	want=$output
 	echo "control: $(echo $want)"
-	[ "$(echo $want)" = "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero ptmx 4 1" ]
+	[ "$(echo $want)" = "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero ptmx 2 1" ]
 	if [ "$old" = 1 ]; then
 		[ "$(grep -c 'move_mount(.*MOVE_MOUNT_F_EMPTY_PATH) = -1 EINVAL' "$log")" -eq 2 ]
 		[ "$(grep -c 'move_mount(.*AT_FDCWD' "$log")" -gt 10 ]
