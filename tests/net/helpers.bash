@@ -15,6 +15,17 @@ wait_line() {
 	return 1
 }
 
+# wait_count FILE STRING N: waits (at most 10 s) until N lines of FILE hold STRING. The proxy
+# writes a tunnel's line when the tunnel ends, which may be just after its client has gone.
+wait_count() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ "$(grep -cF -- "$2" "$1")" -ge "$3" ] && return 0
+		sleep 0.05
+	done
+	return 0 # the caller's own check says what was found
+}
+
 # start_upstream [BIND]: the HTTP server of servers.py serving $WWW; sets UP_PORT and UP_LOG.
 start_upstream() {
 	WWW=${WWW:-$BATS_TEST_TMPDIR/www}

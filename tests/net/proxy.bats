@@ -461,12 +461,7 @@ hosts_file() {
 	echo "$output"
 	[[ "$output" =~ ^([0-9]+)\ of\ 200\ answered\ at\ first,\ then\ all\;\ 200\ established$ ]]
 	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt 200 ]
-	# A tunnel's line is written when it ends, and the client has just closed the last ones:
-	# give the proxy up to 10 s to see them all.
-	for _ in $(seq 100); do
-		[ "$(grep -c '"status":200' "$PX_LOG")" -ge 200 ] && break
-		sleep 0.1
-	done
+	wait_count "$PX_LOG" '"status":200' 200
 	[ "$(grep -c '"status":200' "$PX_LOG")" -eq 200 ]
 	proxy_serves
 }
@@ -486,6 +481,7 @@ hosts_file() {
 	[[ "$output" =~ ^([0-9]+)\ of\ 60\ answered\ at\ first,\ then\ all\;\ 60\ established$ ]]
 	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt 60 ]
 	# Every one became a tunnel: none was accepted only to be told 502 for want of a socket.
+	wait_count "$PX_LOG" '"status":200' 60
 	[ "$(grep -c '"status":200' "$PX_LOG")" -eq 60 ]
 	# 1.5 s at the limit (and the rounds of recovery) cost well under half a second of CPU;
 	# a loop polling the listener again at once would spend all of it.
