@@ -347,8 +347,9 @@ $(MUSL)/versions: $(MUSL_SCRIPTS) | deps-build deps-musl
 
 # The decision when LIBC is not given (above): musl if its tools and libraries can be made.
 # Its output goes to the log, so sudo must not ask for a password there: without one, the
-# install fails and the build falls back to glibc, saying why.
-$(BUILD)/libc.mk: SUDO := $(if $(SUDO),sudo -n)
+# install fails and the build falls back to glibc, saying why ("private": its prerequisites,
+# deps-build among them, keep plain sudo).
+$(BUILD)/libc.mk: private SUDO := $(if $(SUDO),sudo -n)
 $(BUILD)/libc.mk: | deps-build
 	@mkdir -p $(dir $@) $(dir $(MUSL))
 	@if ( $(INSTALL_MUSL_DEB) ) >$(MUSL).log 2>&1 && \
