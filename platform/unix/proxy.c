@@ -1148,28 +1148,24 @@ static void format_client(const struct sockaddr_storage *ss, char *buf, size_t n
 	}
 }
 
-unsigned long sbx_proxy_raise_nofile(void)
+void sbx_proxy_raise_nofile(void)
 {
 	const rlim_t need = 2 * SBX_PROXY_MAX_CONNS + 64;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return 0;
+		return;
 	if (rl.rlim_cur != rl.rlim_max) {
 		struct rlimit up = {rl.rlim_max, rl.rlim_max};
 
-		if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
-			rl = up;
-		} else if (rl.rlim_cur < need) {
+		if (setrlimit(RLIMIT_NOFILE, &up) < 0 && rl.rlim_cur < need) {
 			/* RLIM_INFINITY is refused where the kernel has a ceiling of its own. */
 			up.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need
 					      ? need
 					      : rl.rlim_max;
-			if (setrlimit(RLIMIT_NOFILE, &up) == 0)
-				rl.rlim_cur = up.rlim_cur;
+			setrlimit(RLIMIT_NOFILE, &up);
 		}
 	}
-	return (unsigned long)rl.rlim_cur;
 }
 
 static bool short_of(int e)

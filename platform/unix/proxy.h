@@ -58,9 +58,9 @@
  * would stop at about 500 (beyond the limit, clients wait in the backlog). Only this process's
  * limit: a command started beside it is never its child, and keeps the limit its caller gave.
  * Where the hard limit cannot be set (macOS's unlimited), at least what SBX_PROXY_MAX_CONNS
- * needs. Returns the soft limit now in force.
+ * needs.
  */
-unsigned long sbx_proxy_raise_nofile(void);
+void sbx_proxy_raise_nofile(void);
 
 struct sbx_proxy_config {
 	const struct sbx_domain_policy *policy; /* borrowed; must outlive the proxy */
