@@ -54,6 +54,7 @@ deps-wine:
 	fi
 
 $(WIN_JANSSON)/lib/libjansson.a: platform/build-jansson.sh platform/apt-source.sh | deps-windows
+	@rm -f $@
 	platform/build-jansson.sh $(WIN_JANSSON) $(WIN_CC) $(WIN_AR) windows
 
 $(WIN_BUILD)/%.o: %.c platform/windows/compat.h $(WIN_JANSSON)/lib/libjansson.a
