@@ -492,6 +492,20 @@ hosts_file() {
 }
 
 # fds_back_to N: the proxy holds N descriptors again within 5 s (closing is not instant).
+# fds_settled: the proxy's descriptor count once it holds still (two looks 0.2 s apart agree):
+# right after a request the proxy may not yet have closed that client's connection.
+fds_settled() {
+	local i a b
+	b=$(ls "/proc/$PX_PID/fd" | wc -l)
+	for ((i = 0; i < 25; i++)); do
+		sleep 0.2
+		a=$b
+		b=$(ls "/proc/$PX_PID/fd" | wc -l)
+		[ "$a" -eq "$b" ] && break
+	done
+	echo "$b"
+}
+
 fds_back_to() {
 	local i
 	for ((i = 0; i < 100; i++)); do
@@ -507,7 +521,7 @@ fds_back_to() {
 	start_upstream
 	start_proxy --allow-domain localhost
 	proxy_serves # the resolver's descriptors exist from the first name on
-	base=$(ls "/proc/$PX_PID/fd" | wc -l)
+	base=$(fds_settled)
 	# 20 MB of an announced 50 MB, and 20 MB of a chunked body without its last chunk: every
 	# byte the server sent arrives, then the connection ends before the framing says (curl's
 	# 18: a partial transfer), within seconds, never as a complete response.
@@ -542,7 +556,7 @@ print(all(d[i:i+k]==b[:len(d[i:i+k])] for i in range(0,len(d),k)))' "$BATS_TEST_
 	start_upstream
 	start_proxy --allow-domain localhost
 	proxy_serves
-	base=$(ls "/proc/$PX_PID/fd" | wc -l)
+	base=$(fds_settled)
 	: >"$PX_LOG"
 	# 1 MB of 500 MB read, then the client closes (a reset: bytes were left unread).
 	run timeout 20 python3 -c 'import socket,sys
