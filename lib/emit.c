@@ -189,7 +189,7 @@ static void sb_put(struct sb *b, const char *s, size_t n)
 {
 	if (!sb_reserve(b, n))
 		return;
-	memcpy(b->buf + b->len, s, n);
+	sbx_copy(b->buf + b->len, s, n);
 	b->len += n;
 }
 

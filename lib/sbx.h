@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define SBX_VERSION "0.1.0"
 
@@ -121,6 +122,42 @@ void *sbx_arena_alloc(struct sbx_arena *a, size_t n, size_t align);
 /* Does p lie in one of a's blocks? */
 bool sbx_arena_owns(const struct sbx_arena *a, const void *p);
 void sbx_arena_free(struct sbx_arena *a);
+
+/*
+ * Copies n bytes as memcpy does, with the short copies (most of what the canonical text's writer
+ * and reader copy: punctuation, keys, paths of a few dozen bytes) done in a few fixed-size moves
+ * the compiler inlines. musl's memcpy starts each copy with "rep movsq" and ends it byte by byte,
+ * a fixed cost that at 10,000 entries made writing the profile four times slower than with glibc
+ * (tests/bench/README.md). Fixed-size copies that overlap write the same bytes twice; the source
+ * is never read beyond s[n - 1].
+ */
+static inline void sbx_copy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (n > 64) {
+		memcpy(d, s, n);
+	} else if (n > 32) {
+		memcpy(d, s, 16);
+		memcpy(d + 16, s + 16, 16);
+		memcpy(d + n - 32, s + n - 32, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n >= 16) {
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n) {
+		d[0] = s[0];
+		d[n / 2] = s[n / 2];
+		d[n - 1] = s[n - 1];
+	}
+}
 
 /* 24 bytes: a profile may hold 100,000 (each enum in a byte). */
 struct sbx_entry {

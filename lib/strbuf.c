@@ -29,7 +29,7 @@ void sbx_strbuf_put(struct sbx_strbuf *b, const char *s, size_t n)
 		b->p = p;
 		b->cap = cap;
 	}
-	memcpy(b->p + b->n, s, n);
+	sbx_copy(b->p + b->n, s, n);
 	b->n += n;
 	b->p[b->n] = '\0';
 }
@@ -133,7 +133,7 @@ char *sbx_arena_strndup(struct sbx_arena *a, const char *s, size_t n)
 
 	if (!p)
 		return NULL;
-	memcpy(p, s, n);
+	sbx_copy(p, s, n);
 	p[n] = '\0';
 	return p;
 }

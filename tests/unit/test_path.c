@@ -47,3 +47,30 @@ TEST(path_windows)
 	CHECK(!sbx_path_is_windows_abs("/work"));
 	CHECK(!sbx_path_is_windows_abs("C:work"));
 }
+
+/*
+ * sbx_copy copies each length exactly: its short copies are fixed-size moves that overlap, so a
+ * wrong offset would show as a byte of the source at the wrong place or a byte written past n.
+ * The source sits at every alignment, its bytes all distinct within a copy.
+ */
+TEST(copy_lengths)
+{
+	unsigned char src[300], dst[300];
+
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (unsigned char)(i * 7 + 1);
+	for (size_t off = 0; off < 8; off++) {
+		for (size_t n = 0; n <= 200; n++) {
+			bool ok = true;
+
+			memset(dst, 0xee, sizeof(dst));
+			sbx_copy(dst + off, src + off, n);
+			for (size_t i = 0; i < sizeof(dst); i++) {
+				unsigned char want = i >= off && i < off + n ? src[i] : 0xee;
+
+				ok = ok && dst[i] == want;
+			}
+			CHECK(ok);
+		}
+	}
+}
