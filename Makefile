@@ -267,12 +267,12 @@ $(shell mkdir -p $(BUILD) && \
 	fi; echo $(LIBC) >$(BUILD)/libc.stamp)
 endif
 
-# The unit tests inject allocation failures (tests/unit/failalloc.c) through GNU ld's --wrap,
-# which Apple's linker does not have.
+# The unit tests inject allocation failures (tests/unit/failalloc.c) and sort ties both ways
+# (tests/unit/tiesort.c) through GNU ld's --wrap, which Apple's linker does not have.
 FAILALLOC_FNS := malloc calloc realloc strdup strndup asprintf vasprintf __asprintf_chk \
 	__vasprintf_chk
 UNIT_CFLAGS := -DSBX_FAILALLOC
-UNIT_LDFLAGS := $(foreach f,$(FAILALLOC_FNS),-Wl,--wrap=$(f))
+UNIT_LDFLAGS := $(foreach f,$(FAILALLOC_FNS) qsort,-Wl,--wrap=$(f))
 
 LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
 PROGRAM_SRCS := $(LINUX_SRCS)

@@ -515,3 +515,80 @@ TEST(fsmemo_one_lookup_per_path)
 	CHECK_INT(c.lookups, 2);
 	sbx_fsmemo_free(&m);
 }
+
+/*
+ * A view that keeps the paths the plan asks it to keep, as the helper's does
+ * (platform/linux/resolve.c): the pointer itself, which must be the plan's own string and live
+ * as long as the plan, not a copy made for the call.
+ */
+struct keeping_view {
+	const char *kept[32];
+	char *copy[32]; /* what each said when it was given */
+	size_t n_kept, n_plain;
+};
+
+static int keeping_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	((struct keeping_view *)self)->n_plain++;
+	return sbx_fsview_host.lookup(sbx_fsview_host.self, path, out);
+}
+
+static int keeping_lookup_kept(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	struct keeping_view *k = self;
+
+	if (k->n_kept < sizeof(k->kept) / sizeof(*k->kept)) {
+		k->kept[k->n_kept] = path;
+		k->copy[k->n_kept++] = strdup(path);
+	}
+	return sbx_fsview_host.lookup(sbx_fsview_host.self, path, out);
+}
+
+TEST(fsview_lookup_kept_is_the_plans_own_path)
+{
+	char *ws = vec_fresh_dir(), *deny = cat(ws, "/sub/secret"), *ro = cat(ws, "/sub/ro");
+	struct keeping_view k = {0};
+	struct sbx_fsview v = {keeping_lookup, sbx_fsview_host.read_file, sbx_fsview_host.list, &k,
+			       keeping_lookup_kept};
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_profile prof = {.type = SBX_MANAGED};
+	struct sbx_plan plan;
+	struct sbx_diag d;
+	size_t paths = 0;
+
+	vec_mkfile(deny, "x");
+	sbx_fs_push_special(&prof.fs, SBX_SP_ROOT, NULL, SBX_READ, false);
+	sbx_fs_push_path(&prof.fs, ws, SBX_WRITE, false);
+	sbx_fs_push_path(&prof.fs, ro, SBX_READ, false);
+	sbx_fs_push_path(&prof.fs, deny, SBX_DENY, false);
+	ctx.fs = &v;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, &d),
+		  0);
+	/* Every requirement of a path was looked up as kept, with its own path's pointer. */
+	for (size_t i = 0; i < plan.n_reqs; i++) {
+		const struct sbx_req *r = &plan.reqs[i];
+		bool asked = false;
+
+		if (!r->path || r->path[0] != '/' || r->kind == SBX_REQ_DENY_GLOB)
+			continue;
+		paths++;
+		for (size_t j = 0; j < k.n_kept && !asked; j++)
+			asked = k.kept[j] == r->path;
+		if (!asked || !r->path_kept)
+			t_fail(__FILE__, __LINE__, "%s: %s", r->path,
+			       asked ? "a copy, not kept" : "not looked up as kept");
+	}
+	CHECK(paths >= 6); /* /, the workspace, its protected names, the readable and denied path */
+	CHECK_INT(k.n_kept, paths);
+	/* Each kept path says, as long as the plan lives, what it said when it was kept. */
+	for (size_t j = 0; j < k.n_kept; j++) {
+		CHECK_STR(k.kept[j], k.copy[j]);
+		free(k.copy[j]);
+	}
+	sbx_plan_free(&plan);
+	sbx_fs_clear(&prof.fs);
+	free(ro);
+	free(deny);
+	free(ws);
+}

@@ -9,6 +9,7 @@
 
 #include "sbx.h"
 #include "t.h"
+#include "tiesort.h"
 
 #define FACT(k, p, dir) { .kind = (k), .path = (p), .is_dir = (dir), .dev = 1, .ino = __LINE__ }
 #define GLOB(p, dir)                                                                           \
@@ -177,3 +178,72 @@ TEST(mount_plan_points)
 	CHECK(op_at(&p, "/ws/d/e/first", SBX_MNT_POINT)->mask == -1);
 	sbx_mount_plan_free(&p);
 }
+
+#ifdef SBX_FAILALLOC
+/* The plans of n candidates with the ties of every sort kept (st) and reversed (rev): equal. */
+static void build_both_ways(const struct sbx_mount_op *cands, size_t n, struct sbx_mount_plan *st,
+			    struct sbx_mount_plan *rev)
+{
+	ts_mode(TS_STABLE);
+	CHECK_INT(build(cands, n, NULL, 0, st), 0);
+	ts_mode(TS_REVERSED);
+	CHECK_INT(build(cands, n, NULL, 0, rev), 0);
+	ts_mode(TS_LIBC);
+	CHECK_INT(rev->n, st->n);
+	for (size_t i = 0; i < st->n && i < rev->n; i++) {
+		const struct sbx_mount_op *a = &st->ops[i], *b = &rev->ops[i];
+
+		if (strcmp(a->path, b->path) || a->kind != b->kind || a->ino != b->ino ||
+		    a->from_glob != b->from_glob || a->skip != b->skip || a->mask != b->mask ||
+		    a->sealed != b->sealed || a->holds != b->holds)
+			t_fail(__FILE__, __LINE__,
+			       "op %zu: %s (kind %u, ino %llu%s) against %s (kind %u, ino %llu%s) "
+			       "with the ties reversed",
+			       i, a->path, a->kind, a->ino, a->skip ? ", skipped" : "", b->path,
+			       b->kind, b->ino, b->skip ? ", skipped" : "");
+	}
+	CHECK_INT(rev->pins.n, st->pins.n);
+	for (size_t i = 0; i < st->pins.n && i < rev->pins.n; i++)
+		CHECK_STR(rev->pins.v[i], st->pins.v[i]);
+}
+
+/*
+ * The C library's qsort may order equal items either way (musl's is not stable): the plan is
+ * the same whichever way it does, and it is the one of the candidates' own order.
+ */
+TEST(mount_plan_ties_keep_the_candidates_order)
+{
+	/* A tie in application order: an entry and the glob match at its path. The entry is the
+	 * one mounted, the match its repeat. (No pin: the ops are ordered once.) */
+	const struct sbx_mount_op twice[] = {
+		FACT(SBX_MNT_WRITE, "/ws", true),
+		FACT(SBX_MNT_DENY, "/ws/t", false),
+		GLOB("/ws/t", false),
+	};
+	/* A tie in the index by path: a writable root and a carve-out at one path. The writable
+	 * root, applied first, is the op found above the deny below them, whose directories are
+	 * then pinned. */
+	const struct sbx_mount_op one_path[] = {
+		FACT(SBX_MNT_WRITE, "/ws", true),
+		FACT(SBX_MNT_WRITE, "/ws/x", true),
+		FACT(SBX_MNT_READ_ONLY, "/ws/x", true),
+		FACT(SBX_MNT_DENY, "/ws/x/a/b", false),
+	};
+	struct sbx_mount_plan st, rev;
+	const struct sbx_mount_op *t = NULL;
+
+	build_both_ways(twice, sizeof(twice) / sizeof(*twice), &st, &rev);
+	for (size_t i = 0; i < st.n; i++)
+		if (strcmp(st.ops[i].path, "/ws/t") == 0 && !st.ops[i].skip)
+			t = t ? NULL : &st.ops[i]; /* one, not two */
+	CHECK(t && !t->from_glob && t->ino == twice[1].ino);
+	sbx_mount_plan_free(&st);
+	sbx_mount_plan_free(&rev);
+
+	build_both_ways(one_path, sizeof(one_path) / sizeof(*one_path), &st, &rev);
+	CHECK_INT(st.pins.n, 1);
+	CHECK_STR(st.pins.n ? st.pins.v[0] : NULL, "/ws/x/a");
+	sbx_mount_plan_free(&st);
+	sbx_mount_plan_free(&rev);
+}
+#endif
