@@ -100,9 +100,10 @@ static int report_plan(const struct invocation *inv, const struct opts *o, bool 
 		return 0;
 	sbx_diag_clear(&d);
 	linux_facts(&f);
-	if (sbx_report_model(p, &f, &rp->model, &d) < 0)
-		return refuse_diag(&d);
 	sbx_plan_linux_apply(p, &f, &a);
+	rp->model = a.model;
+	if (sbx_report_model(&f, &rp->model, &d) < 0)
+		return refuse_diag(&d);
 	rp->moved = a.model != rp->model;
 	rp->note = rp->moved ? "each refused operation, traced from the supervisor; the command "
 			       "runs under its own init (in place without --report)"

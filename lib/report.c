@@ -127,17 +127,13 @@ void sbx_report_view_free(struct sbx_report_view *v)
 	sbx_fs_clear(&v->real);
 }
 
-int sbx_report_model(const struct sbx_plan *p, const struct sbx_linux_facts *f,
-		     enum sbx_linux_model *model, struct sbx_diag *d)
+int sbx_report_model(const struct sbx_linux_facts *f, enum sbx_linux_model *model,
+		     struct sbx_diag *d)
 {
-	struct sbx_linux_apply a;
-
-	sbx_plan_linux_apply(p, f, &a);
-	*model = a.model;
-	if (a.model == SBX_MODEL_INIT)
+	if (*model == SBX_MODEL_INIT)
 		return 0;
 	/* The namespaces the supervisor's clone makes for init (sbx_linux_sandbox_flags). */
-	if (a.model == SBX_MODEL_IN_PLACE && f->mount_namespace && f->pid_namespace &&
+	if (*model == SBX_MODEL_IN_PLACE && f->mount_namespace && f->pid_namespace &&
 	    f->ipc_namespace) {
 		*model = SBX_MODEL_INIT;
 		return 0;

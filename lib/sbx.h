@@ -1340,14 +1340,14 @@ struct sbx_linux_apply {
 void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts *f,
 			  struct sbx_linux_apply *out);
 /*
- * Who runs a Linux plan under the denial report (report.c), on a host with facts f: only
+ * Who runs a Linux plan under the denial report (report.c), on a host with facts f. *model is
+ * the plan's own, as sbx_plan_linux_apply() chose it (read here, never chosen again). Only
  * init's supervisor traces, so a plan that would run in place runs under init where the host
- * can make its namespaces. 0 with *model (SBX_MODEL_INIT); SBX_E_UNENFORCEABLE worded in d
- * (with a hint) where the host cannot, *model then the plan's own. run refuses that; explain
- * says so.
+ * can make its namespaces: 0 with *model SBX_MODEL_INIT; SBX_E_UNENFORCEABLE worded in d (with
+ * a hint) where the host cannot, *model left as it was. run refuses that; explain says so.
  */
-int sbx_report_model(const struct sbx_plan *p, const struct sbx_linux_facts *f,
-		     enum sbx_linux_model *model, struct sbx_diag *d);
+int sbx_report_model(const struct sbx_linux_facts *f, enum sbx_linux_model *model,
+		     struct sbx_diag *d);
 /*
  * Whether a rule path of plan p ("what": "deny-read path", "writable root"...) may be followed
  * through the link it crosses: 0 for a system link, SBX_E_UNENFORCEABLE (worded in d as Codex does)

@@ -47,7 +47,7 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 	 * Only init's supervisor traces: a traced plan in place goes under init where the host can
 	 * make it (or is refused), and gets all that init gets, its fresh /proc included.
 	 */
-	if (traced && (rc = sbx_report_model(plan, facts, &a.model, d)) < 0)
+	if (traced && (rc = sbx_report_model(facts, &a.model, d)) < 0)
 		return rc;
 	e->res = res;
 	e->roots = &plan->roots;

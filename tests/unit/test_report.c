@@ -335,3 +335,36 @@ TEST(report_line_of_a_proxy_denial)
 	ev.decision = "invalid";
 	CHECK_INT(sbx_proxy_report_line(&ev, buf, sizeof(buf), &l), 0);
 }
+
+/*
+ * The model under the report is read off the plan's own (sbx_plan_linux_apply's): init stays
+ * init, in place moves under init where the host makes the namespaces; on a host that cannot,
+ * the run is refused, worded, and the model left as it was.
+ */
+TEST(report_model_from_the_plans_own)
+{
+	static const enum sbx_linux_model refused[] = {SBX_MODEL_IN_PLACE, SBX_MODEL_SUBREAPER};
+	struct sbx_linux_facts f, bare;
+	enum sbx_linux_model m;
+	struct sbx_diag d;
+
+	sbx_linux_facts_assumed(&f);
+	bare = f;
+	bare.mount_namespace = bare.pid_namespace = bare.ipc_namespace = false;
+	snprintf(bare.userns_blocked_by, sizeof(bare.userns_blocked_by), "a test's host");
+
+	m = SBX_MODEL_INIT;
+	CHECK_INT(sbx_report_model(&bare, &m, &d), 0); /* made already: nothing more to make */
+	CHECK_INT(m, SBX_MODEL_INIT);
+	m = SBX_MODEL_IN_PLACE;
+	CHECK_INT(sbx_report_model(&f, &m, &d), 0);
+	CHECK_INT(m, SBX_MODEL_INIT);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		m = refused[i];
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_report_model(&bare, &m, &d), SBX_E_UNENFORCEABLE);
+		CHECK_INT(m, refused[i]);
+		CHECK(strstr(d.msg, "(a PID namespace), which this host cannot make: a test's host"));
+		CHECK(d.hint[0] != '\0');
+	}
+}
