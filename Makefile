@@ -258,13 +258,23 @@ endif
 
 # Objects of one C library are never linked with the other's: when LIBC changes, the build
 # directory starts afresh (keeping the musl libraries and the decision; a build directory
-# without a stamp is an older glibc one).
+# without a stamp is an older glibc one). That is done while this file is read, before make
+# looks at any object, so it is not done for a dry run (-n) or a question (-q), which change
+# nothing: -n says it instead. (The single-letter flags are MAKEFLAGS' first word here.)
+LIBC_DRY := $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS)))
 ifneq ($(and $(LIBC),$(filter-out $(LIBC_FREE_GOALS),$(or $(MAKECMDGOALS),all))),)
+ifeq ($(LIBC_DRY),)
 $(shell mkdir -p $(BUILD) && \
 	if [ "$$(cat $(BUILD)/libc.stamp 2>/dev/null || echo glibc)" != $(LIBC) ]; then \
 		find $(BUILD) -mindepth 1 -maxdepth 1 ! -name musl ! -name musl.log ! -name libc.mk \
 			-exec rm -rf {} +; \
 	fi; echo $(LIBC) >$(BUILD)/libc.stamp)
+else ifneq ($(and $(findstring n,$(LIBC_DRY)),$(wildcard $(BUILD))),)
+LIBC_BUILT := $(shell cat $(BUILD)/libc.stamp 2>/dev/null || echo glibc)
+ifneq ($(LIBC_BUILT),$(LIBC))
+$(info sbxrun: $(BUILD) holds a $(LIBC_BUILT) build: without -n, make starts it afresh for $(LIBC))
+endif
+endif
 endif
 
 # The unit tests inject allocation failures (tests/unit/failalloc.c) and sort ties both ways
