@@ -364,12 +364,15 @@ static int socket_path(pid_t pid, const struct sockaddr_un *sun, socklen_t len, 
 static void refused(const struct sbx_broker *b, pid_t pid, const char *what, int err,
 		    enum sbx_broker_why why)
 {
-	/* "unix:" and the longest path or formatted address, with room to spare. */
-	char address[SBX_MAX_PATH + 32];
+	/* "unix:" and the longest path, each byte of it "\xHH" at worst, or a formatted address. */
+	char address[4 * SBX_MAX_PATH + 8];
 
 	if (!b->on_refused)
 		return;
-	snprintf(address, sizeof(address), "%s%s", what[0] == '/' ? "unix:" : "", what);
+	if (what[0] == '/')
+		sbx_format_unix_path(what, address, sizeof(address));
+	else
+		snprintf(address, sizeof(address), "%s", what);
 	b->on_refused(b->on_refused_arg, pid, address, err, why);
 }
 

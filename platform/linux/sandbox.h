@@ -186,10 +186,13 @@ int sbx_trace_attach_self(struct sbx_trace *t, struct sbx_diag *d);
 void sbx_trace_end(struct sbx_trace *t);
 /*
  * A socket address as the report words it: "127.0.0.1:80", "[::1]:443", "unix:/run/a.sock",
- * "unix:@name" (an abstract name: every byte of len, a NUL in it as "@", a control byte or a
- * backslash as "\xHH"). The tracer and the Unix socket broker (broker.c) both word one so.
+ * "unix:@name" (an abstract name: every byte of len, a NUL in it as "@"). In either name a
+ * control byte (DEL too), a backslash or a byte above 0x7f is "\xHH", so the line is valid UTF-8. The
+ * tracer and the Unix socket broker (broker.c) both word one so.
  */
 void sbx_format_sockaddr(const void *addr, size_t len, char *out, size_t size);
+/* "unix:PATH" for a path socket's path (the broker's, made absolute), worded by the same rule. */
+void sbx_format_unix_path(const char *path, char *out, size_t size);
 
 /* ---- devfs.c ------------------------------------------------------------------------------- */
 

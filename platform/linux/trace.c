@@ -467,13 +467,13 @@ static bool interpreter_of(pid_t tid, const char *real, char *out, size_t size)
 /* ---- a failed call, handed on ------------------------------------------------------------ */
 
 /*
- * The bytes of an abstract socket's name, after "unix:@": each NUL as "@", as ss(8) and
- * /proc/net/unix show one, and a control byte, a backslash or any byte above 0x7f as "\xHH":
- * the name is the command's, the line may reach a terminal, and a byte that is not UTF-8 would
- * make the report's JSON line unwritable, hiding the refusal. Cut short (still a C string) when
- * size is short.
+ * The n bytes of a socket's name, a path's or an abstract one's (after "unix:" or "unix:@"):
+ * each NUL as "@", as ss(8) and /proc/net/unix show one in an abstract name, and a control
+ * byte (DEL too), a backslash or any byte above 0x7f as "\xHH": the name is the command's, the line may
+ * reach a terminal, and a byte that is not UTF-8 would make the report's JSON line unwritable,
+ * hiding the refusal. Cut short (still a C string) when size is short.
  */
-static void format_abstract(const char *p, size_t n, char *out, size_t size)
+static void format_sun_name(const char *p, size_t n, char *out, size_t size)
 {
 	size_t o = 0;
 
@@ -492,6 +492,14 @@ static void format_abstract(const char *p, size_t n, char *out, size_t size)
 		}
 	}
 	out[o] = '\0';
+}
+
+void sbx_format_unix_path(const char *path, char *out, size_t size)
+{
+	int n = snprintf(out, size, "unix:");
+
+	if (n > 0 && (size_t)n < size)
+		format_sun_name(path, strlen(path), out + n, size - (size_t)n);
 }
 
 void sbx_format_sockaddr(const void *addr, size_t len, char *out, size_t size)
@@ -521,17 +529,20 @@ void sbx_format_sockaddr(const void *addr, size_t len, char *out, size_t size)
 		size_t off = offsetof(struct sockaddr_un, sun_path);
 		size_t pl = len > off ? len - off : 0;
 		const char *p = (const char *)sa + off;
+		bool abstract;
 
 		if (pl > sizeof(((struct sockaddr_un *)0)->sun_path))
 			pl = sizeof(((struct sockaddr_un *)0)->sun_path);
-		/* Abstract: the name is every byte after the NUL, NULs within it included. */
-		if (pl && p[0] == '\0') {
-			n = snprintf(out, size, "unix:@");
-			if (n > 0 && (size_t)n < size)
-				format_abstract(p + 1, pl - 1, out + n, size - (size_t)n);
-		} else {
-			snprintf(out, size, "unix:%.*s", (int)strnlen(p, pl), p);
-		}
+		/*
+		 * Abstract: the name is every byte after the NUL, NULs within it included. A path
+		 * ends at its NUL (or its last byte); its bytes are worded by the same rule.
+		 */
+		abstract = pl && p[0] == '\0';
+
+		n = snprintf(out, size, abstract ? "unix:@" : "unix:");
+		if (n > 0 && (size_t)n < size)
+			format_sun_name(p + abstract, abstract ? pl - 1 : strnlen(p, pl), out + n,
+					size - (size_t)n);
 	} else {
 		snprintf(out, size, "family %u", (unsigned)fam);
 	}

@@ -251,6 +251,38 @@ except OSError as e: print(e.errno)"
 	kill "$srv"
 }
 
+@test "a path socket's name with a control byte, a backslash and 0xff: worded as an abstract one's" {
+	# A byte that is not UTF-8 copied raw would make the JSON line unwritable and lose the
+	# record. The broker refuses it twice, as a socket not on the allow-list (network
+	# restricted) and as a path socket outside the writable roots (network enabled), and
+	# words the name as the report words an abstract one's.
+	dir="$OUT/socks"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	conn="import socket,sys
+s=socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1].encode()+b'/in\x1b\\\\\xffside.sock'); print('OK')
+except OSError as e: print(e.errno)"
+	python3 -c "import socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1].encode()+b'/in\x1b\\\\\xffside.sock'); s.listen(8); time.sleep(30)" "$dir" 3>&- &
+	srv=$!
+	for _ in $(seq 100); do [ -n "$(ls "$dir")" ] && break; sleep 0.05; done
+	# The positive control: outside, the name is reachable as written.
+	[ "$(python3 -c "$conn" "$dir")" = OK ]
+	for opt in "--allow-unix-socket $dir/ok.sock" --network; do
+		rm -f "$REP"
+		run sbxr $opt -- "${NOLEAK[@]}" python3 -c "$conn" "$dir"
+		echo "$opt: $output"
+		cat "$REP"
+		[ "$output" = 13 ] # EACCES
+		[ "$(wc -l <"$REP")" -eq 1 ]
+		grep -F "\"address\":\"unix:$dir/in\\\\x1b\\\\x5c\\\\xffside.sock\"" "$REP"
+	done
+	kill "$srv"
+	rm -rf "$dir"
+}
+
 @test "network enabled: a Unix datagram socket is refused for what it is, not as a network rule" {
 	# A stream socket beside it is the positive control.
 	run sbxr --network -- "${NOLEAK[@]}" python3 -c "import socket
