@@ -567,7 +567,8 @@ static const char *memo_str(struct sbx_fsmemo *m, const char *s, bool *ok)
 static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_entry **slot, const char *path,
 		      uint64_t h, const struct sbx_pathinfo *in)
 {
-	struct sbx_fsmemo_entry *e = sbx_arena_alloc(&m->arena, sizeof(*e), _Alignof(*e));
+	struct sbx_fsmemo_entry *e =
+		sbx_arena_alloc(&m->arena, sizeof(*e), _Alignof(struct sbx_fsmemo_entry));
 	bool ok = e != NULL;
 
 	if (!ok)

@@ -265,14 +265,21 @@ static int protect(struct gitwalk *w, const char *dir, const char *name, bool cr
 	char *p = NULL;
 	int r = sbx_path_join_any(dir, name, &p);
 
-	if (!r)
-		r = sbx_ctx_lookup(w->ctx, p, &in, w->d);
-	if (!r && !creatable && w->ctx->points && sbx_git_point(p, &pdir, &holds))
+	/* Each step returns 0 or a negative code; in is read only once the look-up filled it. */
+	if (r < 0)
+		goto out;
+	r = sbx_ctx_lookup(w->ctx, p, &in, w->d);
+	if (r < 0)
+		goto out;
+	if (!creatable && w->ctx->points && sbx_git_point(p, &pdir, &holds))
 		r = sbx_ctx_is_point(w->ctx, p, &in, pdir, holds, &point, w->d);
-	if (!r && (in.exists || in.is_link) && !point)
+	if (r < 0)
+		goto out;
+	if ((in.exists || in.is_link) && !point)
 		r = sbx_strv_add_unique(w->keep, p) ? -ENOMEM : 1;
-	else if (!r && !creatable)
+	else if (!creatable)
 		r = sbx_strv_add_unique(w->missing, p) ? -ENOMEM : 0;
+out:
 	free(p);
 	return r;
 }

@@ -545,7 +545,7 @@ static unsigned short emit_search(struct sock_filter *prog, unsigned short n, co
 
 unsigned short sbx_seccomp_watch(bool network, bool metadata, struct sock_filter *prog)
 {
-	int nrs[N_WATCHED];
+	int nrs[N_WATCHED] = {0}; /* the first k are the calls watched */
 	size_t k = 0;
 	unsigned short n = 0;
 
