@@ -227,7 +227,6 @@ int sbx_netns_enter(struct sbx_netns *n, struct sbx_diag *d)
 	unsigned port = 0;
 	int rc;
 
-	close(n->chan[0]);
 	close(n->stop[0]);
 	close(n->stop[1]);
 	rc = sbx_netns_loopback_up(d);
@@ -313,11 +312,44 @@ static int worker_landlock(struct sbx_diag *d)
 	return rc;
 }
 
-static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int *fds, size_t nfds,
-						  pid_t parent)
+/*
+ * Waits for init's listeners on chan, or for the end of the run on stop (init failed before it
+ * sent them, and said why). The number of listeners, or 0 when there is nothing to serve.
+ */
+static size_t worker_listeners(const struct sbx_netns *n, int chan, int *fds)
 {
+	struct pollfd pfd[2] = {{.fd = chan, .events = POLLIN},
+				{.fd = n->stop[0], .events = POLLIN}};
+	size_t nfds = 0, count = 0;
+
+	while (poll(pfd, 2, -1) < 0)
+		if (errno != EINTR)
+			return 0;
+	if (pfd[1].revents || !(pfd[0].revents & POLLIN))
+		return 0;
+	if (sbx_fds_recv(chan, fds, SBX_NETNS_FDS_MAX, &nfds, &count, sizeof(count), 0) < 0 ||
+	    count != nfds || nfds != n->n_eps) {
+		for (size_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		return 0;
+	}
+	return nfds;
+}
+
+/*
+ * The worker. It is forked before the sandbox's child is cloned, while the supervisor is still
+ * one thread: a process forked from a threaded one keeps every lock another thread held at that
+ * moment, held for ever, and the supervisor of a reported run has its tracer's thread (sandbox.h),
+ * which allocates as it traces. A worker forked then waited for good in its first malloc() when
+ * the tracer's held an allocator's lock (AddressSanitizer's has no fork handler): the command's
+ * connections were never accepted.
+ */
+static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, pid_t parent)
+{
+	int fds[SBX_NETNS_FDS_MAX], chan = n->chan[0];
 	struct sbx_diag d;
 	sigset_t none;
+	size_t nfds;
 	int rc;
 
 	sbx_diag_clear(&d);
@@ -327,14 +359,10 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int
 	/* Its own name in ps, not the command's that the supervisor goes by. */
 	prctl(PR_SET_NAME, (unsigned long)(n->proxy ? "sbxrun-proxy" : "sbxrun-bridge"), 0, 0, 0);
 	{
-		int keep[SBX_NETNS_FDS_MAX + 4];
+		int keep[] = {chan, n->stop[0], n->proxy ? n->proxy->log_fd : -1, n->keep[0],
+			      n->keep[1]};
 
-		memcpy(keep, fds, nfds * sizeof(*fds));
-		keep[nfds] = n->stop[0];
-		keep[nfds + 1] = n->proxy ? n->proxy->log_fd : -1;
-		keep[nfds + 2] = n->keep[0];
-		keep[nfds + 3] = n->keep[1];
-		close_others(keep, nfds + 4);
+		close_others(keep, sizeof(keep) / sizeof(*keep));
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -351,6 +379,10 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int
 	}
 	/* Two descriptors a connection; the command is not this process's child (its own limit). */
 	sbx_proxy_raise_nofile();
+	nfds = worker_listeners(n, chan, fds);
+	close(chan);
+	if (nfds == 0)
+		_exit(0);
 	if (n->proxy)
 		rc = sbx_proxy_run(n->proxy, fds[0], n->stop[0], &d);
 	else
@@ -360,39 +392,6 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, const int
 		_exit(125);
 	}
 	_exit(0);
-}
-
-/* The supervisor's watch: the listeners have come from init; start the worker on them. */
-static int on_listeners(void *arg, int fd)
-{
-	struct sbx_netns *n = arg;
-	int fds[SBX_NETNS_FDS_MAX];
-	size_t nfds = 0, count = 0;
-	pid_t parent = getpid(), pid;
-
-	/* Init's end is init's alone from now on. */
-	if (n->chan[1] >= 0)
-		close(n->chan[1]);
-	n->chan[1] = -1;
-	if (sbx_fds_recv(fd, fds, SBX_NETNS_FDS_MAX, &nfds, &count, sizeof(count), MSG_DONTWAIT) <
-		    0 ||
-	    count != nfds || nfds != n->n_eps) {
-		/* Init failed before sending (it says why) or sent nothing usable. */
-		for (size_t i = 0; i < nfds; i++)
-			close(fds[i]);
-		close(fd);
-		return 1;
-	}
-	pid = fork();
-	if (pid == 0)
-		worker_main(n, fds, nfds, parent);
-	if (pid < 0)
-		fprintf(stderr, "sbxrun: cannot start the network bridge: %s\n", strerror(errno));
-	n->worker = pid;
-	for (size_t i = 0; i < nfds; i++)
-		close(fds[i]);
-	close(fd);
-	return 1;
 }
 
 /* The exit hook: the run has ended; the worker finishes what is in flight, or is killed. */
@@ -421,6 +420,7 @@ static int stop_worker(void *arg, int *wstatus)
 
 int sbx_netns_prepare(struct sbx_netns *n, struct sbx_diag *d)
 {
+	pid_t parent = getpid();
 	int err, rc;
 
 	n->worker = -1;
@@ -430,10 +430,18 @@ int sbx_netns_prepare(struct sbx_netns *n, struct sbx_diag *d)
 		err = errno;
 		return sbx_diag_set(d, -err, "the network bridge's channel: %s", strerror(err));
 	}
-	rc = sbx_supervise_watch(n->chan[0], on_listeners, n);
-	if (rc == 0)
-		rc = sbx_supervise_on_exit(stop_worker, n);
+	rc = sbx_supervise_on_exit(stop_worker, n);
 	if (rc < 0)
 		return sbx_diag_set(d, rc, "the network bridge: too many supervisor hooks");
+	n->worker = fork();
+	if (n->worker < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "cannot start the network bridge: %s", strerror(err));
+	}
+	if (n->worker == 0)
+		worker_main(n, parent);
+	/* The worker's end: init (cloned next) and the command never hold it. */
+	close(n->chan[0]);
+	n->chan[0] = -1;
 	return 0;
 }

@@ -4,13 +4,13 @@
  * that lead to the proxies on the host, and the process that serves them (netns.c, bridge.c).
  *
  *   supervisor (host namespaces)          init (new network namespace, still privileged in it)
- *     sbx_netns_prepare()                   sbx_netns_enter(): lo up; one listening TCP socket
- *       a socket pair, a stop pipe            per endpoint, bound to the very loopback address
- *                                             and port the proxy has on the host; sent to the
- *     on the listeners' arrival:  <------     supervisor (SCM_RIGHTS) and closed here; the
- *     fork the worker (host namespaces,       proxy variables rewritten to those addresses
- *     no capabilities, dies with the
- *     supervisor), which accepts on them:
+ *     sbx_netns_prepare(), before the       sbx_netns_enter(): lo up; one listening TCP socket
+ *     clone and while it is one thread:       per endpoint, bound to the very loopback address
+ *       a socket pair, a stop pipe;           and port the proxy has on the host; sent to the
+ *       fork the worker (host namespaces, <-- worker (SCM_RIGHTS) and closed here; the
+ *       no capabilities, dies with the        proxy variables rewritten to those addresses
+ *       supervisor), which waits for the
+ *       listeners and accepts on them:
  *       - the proxy itself (run --allow-domain): the listener is its listening socket;
  *       - otherwise the relay (bridge.c): each connection joined to the proxy on the host.
  *     at the end of the run: stop the worker (drain, then SIGKILL), reap it.
@@ -44,7 +44,7 @@ struct sbx_netns {
 	/* Descriptors the proxy's on_decision writes to (the denial report's), kept in the worker. */
 	int keep[2];
 	/* Internal. */
-	int chan[2]; /* SOCK_SEQPACKET: [1] in init sends the listeners to [0] */
+	int chan[2]; /* SOCK_SEQPACKET: [1] in init sends the listeners to [0] in the worker */
 	int stop[2]; /* the worker stops when stop[0] is readable */
 	pid_t worker;
 };
@@ -53,9 +53,10 @@ struct sbx_netns {
 int sbx_netns_add_ep(struct sbx_netns *n, const struct sbx_loopback_ep *ep);
 
 /*
- * In the supervisor, before the sandbox child is cloned with CLONE_NEWNET: the socket pair and
- * the stop pipe (close-on-exec), and the supervisor's watch and exit hook (sandbox.h) that start
- * and stop the worker. 0 or -errno with d filled.
+ * In the supervisor, before the sandbox child is cloned with CLONE_NEWNET and before any thread
+ * of its own starts (the denial report's tracer): the socket pair and the stop pipe
+ * (close-on-exec), the worker, forked now to wait for the listeners, and the supervisor's exit
+ * hook (sandbox.h) that stops it. 0 or -errno with d filled.
  */
 int sbx_netns_prepare(struct sbx_netns *n, struct sbx_diag *d);
 

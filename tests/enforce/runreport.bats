@@ -295,19 +295,32 @@ socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); print('stream')"
 	diff <(norm) <(printf '{"time":T,"pid":N,"comm":"python3","op":"socket","address":"AF_UNIX dgram","errno":"EPERM","rule":"Unix datagram sockets: a datagram names its peer where no broker sees it, and path sockets outside the writable roots stay unreachable","mechanism":"seccomp"}\n')
 }
 
+# show_net WHAT: what a run through the proxy got (the status line curl printed, the proxy's
+# answer, the report, the proxy's decisions), printed where bats shows it: when the test fails.
+show_net() {
+	echo "$1: status $status, curl printed: $output"
+	echo "the answer: $(cat "$BATS_TEST_TMPDIR/body" 2>&1)"
+	echo "the report:"
+	cat "$REP" 2>&1
+	echo "the proxy's decisions:"
+	cat "$BATS_TEST_TMPDIR/net.log" 2>&1
+}
+
 @test "--allow-domain: the proxy's refusal is in the same report; an allowed host leaves none" {
-	run sbxr --allow-domain registry.example -- "${NOLEAK[@]}" \
-		curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://localhost:9/x"
-	echo "$output"
+	local body="$BATS_TEST_TMPDIR/body" log="$BATS_TEST_TMPDIR/net.log"
+	run sbxr --allow-domain registry.example --network-log "$log" -- "${NOLEAK[@]}" \
+		curl -sS -o "$body" -w '%{http_code}' --max-time 5 "http://localhost:9/x"
+	show_net "the refused run"
 	[ "$output" = 403 ]
 	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 1 ]
 	grep -Eqx '\{"time":"[^"]+","pid":null,"comm":null,"op":"connect","address":"localhost:9","errno":null,"rule":"not in the allow list","mechanism":"proxy"\}' "$REP"
 	# What else curl was refused is the network namespace's filter's (its own Unix sockets).
 	! grep -v '"mechanism":"proxy"' "$REP" | grep -v '"op":"socket","address":"AF_UNIX'
-	rm -f "$REP"
+	rm -f "$REP" "$body" "$log"
 	# Allowed: the proxy lets it through (nothing listens on port 9: 502), and reports nothing.
-	run sbxr --allow-domain localhost -- "${NOLEAK[@]}" \
-		curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://localhost:9/x"
+	run sbxr --allow-domain localhost --network-log "$log" -- "${NOLEAK[@]}" \
+		curl -sS -o "$body" -w '%{http_code}' --max-time 5 "http://localhost:9/x"
+	show_net "the allowed run"
 	[ "$output" = 502 ]
 	! grep -q '"mechanism":"proxy"' "$REP"
 }
