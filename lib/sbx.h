@@ -1362,7 +1362,7 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 /* The kinds of mount, in the order they stack at one depth. */
 enum sbx_mount_kind {
 	SBX_MNT_WRITE = 0, /* a writable root: a read-write clone of its tree */
-	SBX_MNT_PIN,	   /* a directory on the way to a deny or carve-out, bound onto itself */
+	SBX_MNT_PIN,	   /* a directory above a rule in a writable root, bound onto itself */
 	SBX_MNT_READ_ONLY, /* a carve-out inside a writable root: a read-only clone */
 	SBX_MNT_READ,	   /* a readable root inside a denied directory: re-opened in its mask */
 	SBX_MNT_DENY,	   /* a denied path: an empty read-only mask */
