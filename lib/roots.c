@@ -69,7 +69,7 @@ static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char
 		if (r)
 			return r == -ENOMEM ? r : 0; /* malformed: protects nothing */
 	} else {
-		r = sbx_path_join_any(root, s, &t);
+		r = sbx_git_join(ctx, dotgit, root, s, &t, d);
 		if (r)
 			return r;
 	}
@@ -455,12 +455,12 @@ static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **o
 				      "it names the git directory whose hooks and config must be "
 				      "protected",
 				      buf, sizeof(buf), d);
+	if (r > 0)
+		r = sbx_git_join(ctx, file, gitdir, buf, out, d);
 	free(file);
-	if (r <= 0)
+	if (r < 0 || !*out)
 		return r; /* no such file, or not one line: not a worktree */
-	r = sbx_path_join_any(gitdir, buf, out);
-	if (!r)
-		r = is_dir(ctx, *out, &dir, d);
+	r = is_dir(ctx, *out, &dir, d);
 	if (r < 0 || !dir) {
 		free(*out);
 		*out = NULL;

@@ -582,6 +582,13 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
 		      size_t size, struct sbx_diag *d);
 /*
+ * base joined with text, a path read from git's file from (absolute, or relative to base), as
+ * git resolves it; a ".." that goes up from a symbolic link is refused (in d), as git would go up
+ * from where the link leads.
+ */
+int sbx_git_join(const struct sbx_ctx *ctx, const char *from, const char *base, const char *text,
+		 char **out, struct sbx_diag *d);
+/*
  * Is the last name of path one that git mode keeps from being created (hooks, config,
  * config.worktree, commondir)? Then *dir and *holds say what a mount point at it is on Linux
  * (platform/linux/points.c): a directory, or a file holding *holds, what git takes for the name

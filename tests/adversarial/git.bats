@@ -75,3 +75,39 @@ wexpect() { expect "$@"; }
 	run wt git -C "$TMPDIR/scratch" config core.fsmonitor true
 	[ "$status" -eq 0 ]
 }
+
+# Git follows the paths in its files through the kernel: a ".." after a symbolic link goes up
+# from where the link leads. Read lexically, commondir names one directory while git takes its
+# hooks and config from another, which nothing protects.
+@test "a commondir whose .. goes up from a link is refused; git's own layout is protected" {
+	local d="$TMPDIR/dotdot" wt="$BASE/wt-dotdot" g=(git -c user.name=t -c user.email=t@t)
+	local common="$d/main/.git/worktrees/wt-dotdot/commondir"
+	rm -rf "$d" "$wt"
+	mkdir -p "$d/elsewhere/sub"
+	"${g[@]}" init -q "$d/main"
+	"${g[@]}" -C "$d/main" commit -q --allow-empty -m init
+	"${g[@]}" -C "$d/main" worktree add -q "$wt"
+	# A repository where the link's parent leads, and commondir going up from the link.
+	cp -r "$d/main" "$d/elsewhere/main"
+	ln -s elsewhere/sub "$d/lnk"
+	echo "$d/lnk/../main/.git" >"$common"
+	[ "$(git -C "$wt" rev-parse --git-common-dir)" = "$d/elsewhere/main/.git" ]
+	SBX_CWD=$wt
+	new_canary "$wt"
+	run sbx sh -c "touch '$CANARY'; echo x >'$d/elsewhere/main/.git/hooks/pre-commit'"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" goes up from symbolic link $d/lnk: *"
+	run "$BIN/sbxrun" --allow-git -C "$wt" -- sh -c "touch '$CANARY'"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" goes up from symbolic link $d/lnk: *"
+	[ ! -e "$d/elsewhere/main/.git/hooks/pre-commit" ]
+	# The same through the worktree's .git file.
+	echo ../.. >"$common"
+	echo "gitdir: $d/lnk/../main/.git/worktrees/wt-dotdot" >"$wt/.git"
+	run sbx touch "$CANARY"
+	refused "sbxrun: $wt/.git names $d/lnk/../main/.git/worktrees/wt-dotdot, whose \"..\" *"
+	# Control: as git writes them, the hooks git takes are read-only, the copy is not git's.
+	echo "gitdir: $d/main/.git/worktrees/wt-dotdot" >"$wt/.git"
+	[ "$(git -C "$wt" rev-parse --git-common-dir)" = "$d/main/.git" ]
+	expect EROFS write "$d/main/.git/hooks/pre-commit"
+	expect OK write "$d/elsewhere/main/.git/hooks/pre-commit"
+	rm -rf "$d" "$wt"
+}

@@ -316,6 +316,41 @@ TEST(gitmode_refuses_what_it_cannot_keep)
 }
 
 /*
+ * The paths git reads from its files, joined as git resolves them: a ".." after a real directory
+ * is lexical, one that goes up from a symbolic link is refused (git would go up from where the
+ * link leads); a link crossed before, and not taken back, leads to the same place both ways.
+ */
+TEST(gitmode_join_as_git_resolves)
+{
+	char *top = vec_fresh_dir(), *link = at(top, "lnk"), *target = at(top, "far/sub"),
+	     *want = at(top, "a/main/.git"), *out = NULL;
+	struct sbx_ctx ctx = vec_ctx(top);
+	struct sbx_diag d;
+
+	mkdir_at(top, "a/b");
+	mkdir_at(top, "far/sub");
+	CHECK_INT(symlink(target, link), 0);
+	CHECK_INT(sbx_git_join(&ctx, "f", top, "a/b/../main/.git", &out, NULL), 0);
+	CHECK_STR(out, want);
+	free(out);
+	CHECK_INT(sbx_git_join(&ctx, "f", top, "lnk/x/../y", &out, NULL), 0);
+	CHECK(out && strcmp(out + strlen(top), "/lnk/y") == 0);
+	free(out);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_join(&ctx, "f", top, "lnk/../a/main/.git", &out, &d),
+		  SBX_E_UNENFORCEABLE);
+	CHECK(out == NULL && strstr(d.msg, link) && strstr(d.msg, "\"..\"") && d.hint[0]);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_join(&ctx, "f", "/", "../..", &out, &d), 0);
+	CHECK_STR(out, "/");
+	free(out);
+	free(top);
+	free(link);
+	free(target);
+	free(want);
+}
+
+/*
  * A look-up that fails (here: commondir, which an earlier run could not have made unreadable,
  * but the user could) is an error naming the path, never "no common directory".
  */
