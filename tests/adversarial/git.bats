@@ -111,3 +111,38 @@ wexpect() { expect "$@"; }
 	expect OK write "$d/elsewhere/main/.git/hooks/pre-commit"
 	rm -rf "$d" "$wt"
 }
+
+# A .git file whose git directory is missing (a worktree whose repository was moved, a pointer
+# not yet filled): git takes the checkout for none. Inside a writable root, run 1 could make that
+# directory, with a config that runs a command, for the user's next plain git to take.
+@test "a .git file pointing to a missing directory in a writable root: run 1 cannot make it" {
+	local ws="$BASE/ws-gone" gone="$TMPDIR/gone"
+	rm -rf "$ws" "$gone"
+	mkdir -p "$ws" "$gone"
+	new_canary "$ws"
+	echo "gitdir: $gone/wtgit" >"$ws/.git"
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$ws" write)" \
+		"$(entry_special tmpdir write)")
+	# Run 1 makes the git directory, then a deeper one where two names are missing.
+	run sbx sh -c "mkdir -p '$gone/wtgit/objects' '$gone/wtgit/refs' &&
+		echo 'ref: refs/heads/main' >'$gone/wtgit/HEAD' &&
+		printf '[core]\n\tfsmonitor = \"touch $CANARY\"\n' >'$gone/wtgit/config'"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Not a directory"* ]]
+	[ ! -e "$gone/wtgit" ]
+	run git -C "$ws" status
+	[ ! -e "$CANARY" ]
+	echo "gitdir: $gone/a/b/wtgit" >"$ws/.git"
+	run sbx mkdir -p "$gone/a/b/wtgit"
+	[ "$status" -ne 0 ] && [ ! -e "$gone/a" ]
+	# Positive controls: beside it the root is writable; a file there stays the user's.
+	expect OK write "$gone/sibling"
+	echo "gitdir: $gone/file" >"$ws/.git"
+	echo mine >"$gone/file"
+	expect EACCES read "$gone/file"
+	run sbx sh -c "rm -f '$gone/file'; mkdir '$gone/file'"
+	[ "$(cat "$gone/file")" = mine ]
+	rm -rf "$ws" "$gone"
+}

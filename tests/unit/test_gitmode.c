@@ -501,6 +501,49 @@ TEST(gitmode_roots_of_a_worktree)
 	free(dotgit);
 }
 
+/*
+ * A .git file naming no directory inside a writable root: that path is denied, so the command
+ * cannot make a git directory of its own there; outside every writable root nothing is added.
+ */
+TEST(gitmode_roots_deny_a_missing_gitdir)
+{
+	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *tmp = at(top, "tmp"),
+	     *gone = at(tmp, "a/b/wtgit"), *out = at(top, "out/wtgit"), *dotgit = at(ws, ".git"),
+	     *text = NULL;
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_fs fs = {0};
+	struct sbx_roots r;
+	struct sbx_diag d;
+
+	CHECK_INT(vec_mkdir(ws), 0);
+	CHECK_INT(vec_mkdir(tmp), 0);
+	sbx_fs_push_path(&fs, ws, SBX_WRITE, false);
+	sbx_fs_push_path(&fs, tmp, SBX_WRITE, false);
+	for (int mode = 0; mode < 2; mode++) {
+		ctx.allow_git = mode == 1;
+		CHECK(asprintf(&text, "gitdir: %s\n", gone) > 0);
+		CHECK_INT(vec_mkfile(dotgit, text), 0);
+		free(text);
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+		CHECK(has_in(r.unreadable, r.n_unreadable, gone));
+		sbx_roots_free(&r);
+		CHECK(asprintf(&text, "gitdir: %s\n", out) > 0);
+		CHECK_INT(vec_mkfile(dotgit, text), 0);
+		free(text);
+		CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+		CHECK_INT(r.n_unreadable, 0);
+		sbx_roots_free(&r);
+	}
+	sbx_fs_clear(&fs);
+	free(top);
+	free(ws);
+	free(tmp);
+	free(gone);
+	free(out);
+	free(dotgit);
+}
+
 /* access in git mode: lexical, the same names and the same reasons. */
 TEST(gitmode_access)
 {
