@@ -293,11 +293,14 @@ static const struct {
 	const char *name;
 	bool dir;
 	const char *holds;
-} git_points[] = {
-	{"hooks", true, ""},
-	{"config", false, ""},
-	{"config.worktree", false, ""},
-	{"commondir", false, ".\n"},
+} git_points
+	[] =
+		{
+			{"hooks", true, ""},
+			{"config", false, ""},
+			{"config.worktree", false, ""},
+			{"commondir", false, ".\n"},
+			{".git", true, ""}, /* a submodule checkout's: an empty directory is no repository */
 };
 
 bool sbx_git_point(const char *path, bool *dir, const char **holds)
@@ -437,26 +440,66 @@ static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, boo
 	return r;
 }
 
-/* The checkout of a submodule whose git directory is dir: its config's core.worktree. */
-static int submodule_checkout(struct gitwalk *w, const char *dir)
+int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *dotgit,
+			  const struct sbx_pathinfo *in, struct sbx_strv *keep,
+			  struct sbx_strv *missing, struct sbx_diag *d)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
-	char *file = NULL, *text = NULL, tree[SBX_MAX_PATH + 1];
+	struct sbx_pathinfo up;
+	size_t len;
+	char *parent;
+	int r;
+
+	if (in->exists || in->is_link)
+		return sbx_strv_add_unique(keep, dotgit) ? -ENOMEM : 0;
+	len = sbx_path_parent_len(dotgit, strlen(dotgit));
+	if (!len || !(parent = strndup(dotgit, len)))
+		return len ? -ENOMEM : 0;
+	r = sbx_ctx_lookup(ctx, parent, &up, d);
+	free(parent);
+	/* Its directory gone too, git takes nothing there (a point needs that directory). */
+	if (r || !up.exists || up.type != SBX_FT_DIR)
+		return r;
+	return sbx_strv_add_unique(missing, dotgit) ? -ENOMEM : 0;
+}
+
+int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char *file = NULL, *text = NULL, *tree = NULL, *at = NULL;
 	size_t got = 0;
 	int r = sbx_path_join_any(dir, "config", &file);
 
-	if (!r && !(text = malloc(GIT_CONFIG_MAX + 1)))
+	*dotgit = NULL;
+	if (!r && (!(text = malloc(GIT_CONFIG_MAX + 1)) || !(tree = malloc(SBX_MAX_PATH + 1))))
 		r = -ENOMEM;
 	if (!r)
 		r = v->read_file(v->self, file, text, GIT_CONFIG_MAX + 1, &got);
 	if (r == -ENOENT || r == -EINVAL || (!r && got > GIT_CONFIG_MAX))
 		r = 0; /* no config git would read: no checkout named */
-	else if (r)
-		r = walk_error(w, r, "read", file);
-	else if ((r = config_core_worktree(text, got, tree, sizeof(tree))) == 1)
-		r = protect_checkout(w, file, dir, tree, ".git");
+	else if (r && r != -ENOMEM)
+		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+	else if (!r && config_core_worktree(text, got, tree, SBX_MAX_PATH + 1) == 1 &&
+		 !(r = sbx_git_join(ctx, file, dir, tree, &at, d)))
+		r = sbx_path_join_any(at, ".git", dotgit);
 	free(file);
 	free(text);
+	free(tree);
+	free(at);
+	return r;
+}
+
+/* The checkout of a submodule whose git directory is dir: its .git, read-only if there. */
+static int submodule_checkout(struct gitwalk *w, const char *dir)
+{
+	struct sbx_pathinfo in;
+	char *dotgit = NULL;
+	int r = sbx_git_checkout(w->ctx, dir, &dotgit, w->d);
+
+	if (!r && dotgit)
+		r = sbx_ctx_lookup(w->ctx, dotgit, &in, w->d);
+	if (!r && dotgit)
+		r = sbx_git_keep_checkout(w->ctx, dotgit, &in, w->keep, w->missing, w->d);
+	free(dotgit);
 	return r;
 }
 

@@ -146,3 +146,46 @@ wexpect() { expect "$@"; }
 	[ "$(cat "$gone/file")" = mine ]
 	rm -rf "$ws" "$gone"
 }
+
+# git status in a repository recurses into each populated submodule, through the checkout's .git.
+# Run 1 points that .git at a git directory of its own, or makes one where the checkout has
+# none: the user's next plain git status would run its config.
+@test "a submodule checkout's .git: run 1 can neither repoint nor make it (both modes)" {
+	local top="$BASE/subm" g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
+	local ws="$BASE/subm/ws" evil="$TMPDIR/evil-gitdir"
+	rm -rf "$top" "$evil"
+	mkdir -p "$top"
+	"${g[@]}" init -q "$top/lib"
+	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
+	"${g[@]}" init -q "$ws"
+	"${g[@]}" -C "$ws" commit -q --allow-empty -m init
+	"${g[@]}" -C "$ws" submodule add -q "$top/lib" sub 2>/dev/null
+	"${g[@]}" -C "$ws" commit -qm sub
+	new_canary "$ws"
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted $(workspace_entries))
+	local plant="cp -r '$ws/.git/modules/sub' '$evil' &&
+		git config -f '$evil/config' --unset core.worktree;
+		git config -f '$evil/config' core.fsmonitor 'touch $CANARY'"
+	# Positive control: the checkout's files are the command's to write.
+	expect OK write "$ws/sub/new-file"
+	expect EROFS append "$ws/sub/.git"
+	run sbx sh -c "$plant; echo 'gitdir: $evil' >'$ws/sub/.git'"
+	[ "$status" -ne 0 ]
+	run sbx sh -c "rm -f '$ws/sub/.git'; mkdir '$ws/sub/.git'"
+	[ "$status" -ne 0 ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "echo 'gitdir: $evil' >'$ws/sub/.git'"
+	[ "$status" -ne 0 ]
+	run git -C "$ws" status
+	[ "$status" -eq 0 ] && [ ! -e "$CANARY" ]
+	# A checkout whose .git was removed (its git directory still naming it): none can be
+	# made there.
+	rm -f "$ws/sub/.git"
+	[ -d "$ws/sub" ] && [ -d "$ws/.git/modules/sub" ]
+	run sbx sh -c "$plant; mkdir '$ws/sub/.git'"
+	[ "$status" -ne 0 ]
+	[ ! -e "$ws/sub/.git" ]
+	run git -C "$ws" status
+	[ "$status" -eq 0 ] && [ ! -e "$CANARY" ]
+	rm -rf "$top" "$evil"
+}

@@ -544,6 +544,43 @@ TEST(gitmode_roots_deny_a_missing_gitdir)
 	free(dotgit);
 }
 
+/*
+ * A submodule's checkout .git (its git directory's core.worktree, relative): read-only where it
+ * is, not to be created where it is missing, outside git mode too.
+ */
+TEST(gitmode_roots_keep_submodule_checkouts)
+{
+	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
+	     *mod = at(g, "modules/sub"), *dotgit = at(ws, "sub/.git");
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_fs fs = {0};
+	struct sbx_roots r;
+	struct sbx_diag d;
+	const struct sbx_writable_root *w;
+
+	git_init(g);
+	git_init(mod);
+	file_at(mod, "config", "[core]\n\tworktree = ../../../sub\n");
+	file_at(ws, "sub/.git", "gitdir: ../.git/modules/sub\n");
+	sbx_fs_push_path(&fs, ws, SBX_WRITE, false);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->read_only, w->n_read_only, dotgit));
+	sbx_roots_free(&r);
+	CHECK_INT(unlink(dotgit), 0);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->no_create, w->n_no_create, dotgit));
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	free(top);
+	free(ws);
+	free(g);
+	free(mod);
+	free(dotgit);
+}
+
 /* access in git mode: lexical, the same names and the same reasons. */
 TEST(gitmode_access)
 {
