@@ -68,6 +68,69 @@ int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *w
 	return 1;
 }
 
+/*
+ * Git resolves the paths in its files (gitdir:, commondir, core.worktree) through the kernel:
+ * a ".." goes up from where the path so far leads. After a symbolic link that is not where its
+ * spelling leads, so a lexical join would protect one directory while git used another. Only a
+ * ".." that takes back a link differs (one crossed earlier leads to the same place both ways):
+ * such a path is refused; any other is joined lexically, which is then exact.
+ */
+int sbx_git_join(const struct sbx_ctx *ctx, const char *from, const char *base, const char *text,
+		 char **out, struct sbx_diag *d)
+{
+	char prefix[SBX_MAX_PATH], *raw = NULL;
+	size_t len = 0;
+	int r = 0;
+
+	*out = NULL;
+	if (!sbx_path_is_posix_abs(base) || !strstr(text, ".."))
+		return sbx_path_join_any(base, text, out);
+	if (text[0] == '/')
+		raw = strdup(text);
+	else if (asprintf(&raw, "%s/%s", base, text) < 0)
+		raw = NULL;
+	if (!raw)
+		return -ENOMEM;
+	prefix[0] = '\0';
+	for (char *c = raw, *next; !r && c; c = next) {
+		struct sbx_pathinfo in;
+		size_t n;
+
+		next = strchr(c, '/');
+		n = next ? (size_t)(next - c) : strlen(c);
+		if (next)
+			next++;
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			continue;
+		if (n != 2 || c[0] != '.' || c[1] != '.') {
+			if (len + 1 + n >= sizeof(prefix)) {
+				r = -ENAMETOOLONG;
+				break;
+			}
+			prefix[len++] = '/';
+			memcpy(prefix + len, c, n);
+			prefix[len += n] = '\0';
+			continue;
+		}
+		if (len == 0)
+			continue; /* "/.." is "/" */
+		r = sbx_ctx_lookup(ctx, prefix, &in, d);
+		if (!r && in.is_link) {
+			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				     "%s names %s, whose \"..\" goes up from symbolic link %s: git "
+				     "would go up from where the link leads, not from its name",
+				     from, text, prefix);
+			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+					  "write the path there without \"..\" after a link");
+		}
+		while (len > 0 && prefix[--len] != '/')
+			;
+		prefix[len] = '\0';
+	}
+	free(raw);
+	return r ? r : sbx_path_join_any(base, text, out);
+}
+
 /* ---- core.worktree of a submodule's config ------------------------------------------------ */
 
 /* A git config file is configuration: larger than this, it is not one git wrote. */
@@ -230,11 +293,14 @@ static const struct {
 	const char *name;
 	bool dir;
 	const char *holds;
-} git_points[] = {
-	{"hooks", true, ""},
-	{"config", false, ""},
-	{"config.worktree", false, ""},
-	{"commondir", false, ".\n"},
+} git_points
+	[] =
+		{
+			{"hooks", true, ""},
+			{"config", false, ""},
+			{"config.worktree", false, ""},
+			{"commondir", false, ".\n"},
+			{".git", true, ""}, /* a submodule checkout's: an empty directory is no repository */
 };
 
 bool sbx_git_point(const char *path, bool *dir, const char **holds)
@@ -284,12 +350,16 @@ out:
 	return r;
 }
 
-/* The .git of a checkout, named by path (absolute or relative to dir): read-only if there. */
-static int protect_checkout(struct gitwalk *w, const char *dir, const char *path, const char *git)
+/*
+ * The .git of a checkout, named by path in the file from (absolute or relative to dir): read-only
+ * if there.
+ */
+static int protect_checkout(struct gitwalk *w, const char *from, const char *dir, const char *path,
+			    const char *git)
 {
 	struct sbx_pathinfo in;
 	char *p = NULL, *q = NULL;
-	int r = sbx_path_join_any(dir, path, &p);
+	int r = sbx_git_join(w->ctx, from, dir, path, &p, w->d);
 
 	if (!r && git)
 		r = sbx_path_join_any(p, git, &q);
@@ -377,26 +447,66 @@ static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, boo
 	return r;
 }
 
-/* The checkout of a submodule whose git directory is dir: its config's core.worktree. */
-static int submodule_checkout(struct gitwalk *w, const char *dir)
+int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *dotgit,
+			  const struct sbx_pathinfo *in, struct sbx_strv *keep,
+			  struct sbx_strv *missing, struct sbx_diag *d)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
-	char *file = NULL, *text = NULL, tree[SBX_MAX_PATH + 1];
+	struct sbx_pathinfo up;
+	size_t len;
+	char *parent;
+	int r;
+
+	if (in->exists || in->is_link)
+		return sbx_strv_add_unique(keep, dotgit) ? -ENOMEM : 0;
+	len = sbx_path_parent_len(dotgit, strlen(dotgit));
+	if (!len || !(parent = strndup(dotgit, len)))
+		return len ? -ENOMEM : 0;
+	r = sbx_ctx_lookup(ctx, parent, &up, d);
+	free(parent);
+	/* Its directory gone too, git takes nothing there (a point needs that directory). */
+	if (r || !up.exists || up.type != SBX_FT_DIR)
+		return r;
+	return sbx_strv_add_unique(missing, dotgit) ? -ENOMEM : 0;
+}
+
+int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char *file = NULL, *text = NULL, *tree = NULL, *at = NULL;
 	size_t got = 0;
 	int r = sbx_path_join_any(dir, "config", &file);
 
-	if (!r && !(text = malloc(GIT_CONFIG_MAX + 1)))
+	*dotgit = NULL;
+	if (!r && (!(text = malloc(GIT_CONFIG_MAX + 1)) || !(tree = malloc(SBX_MAX_PATH + 1))))
 		r = -ENOMEM;
 	if (!r)
 		r = v->read_file(v->self, file, text, GIT_CONFIG_MAX + 1, &got);
 	if (r == -ENOENT || r == -EINVAL || (!r && got > GIT_CONFIG_MAX))
 		r = 0; /* no config git would read: no checkout named */
-	else if (r)
-		r = walk_error(w, r, "read", file);
-	else if ((r = config_core_worktree(text, got, tree, sizeof(tree))) == 1)
-		r = protect_checkout(w, dir, tree, ".git");
+	else if (r && r != -ENOMEM)
+		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+	else if (!r && config_core_worktree(text, got, tree, SBX_MAX_PATH + 1) == 1 &&
+		 !(r = sbx_git_join(ctx, file, dir, tree, &at, d)))
+		r = sbx_path_join_any(at, ".git", dotgit);
 	free(file);
 	free(text);
+	free(tree);
+	free(at);
+	return r;
+}
+
+/* The checkout of a submodule whose git directory is dir: its .git, read-only if there. */
+static int submodule_checkout(struct gitwalk *w, const char *dir)
+{
+	struct sbx_pathinfo in;
+	char *dotgit = NULL;
+	int r = sbx_git_checkout(w->ctx, dir, &dotgit, w->d);
+
+	if (!r && dotgit)
+		r = sbx_ctx_lookup(w->ctx, dotgit, &in, w->d);
+	if (!r && dotgit)
+		r = sbx_git_keep_checkout(w->ctx, dotgit, &in, w->keep, w->missing, w->d);
+	free(dotgit);
 	return r;
 }
 
@@ -429,7 +539,7 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 				      "config must be protected",
 				      line, sizeof(line), w->d);
 	if (r == 1)
-		r = sbx_path_join_any(dir, line, &common);
+		r = sbx_git_join(w->ctx, file, dir, line, &common, w->d);
 	/* One naming its own directory (".") changes nothing to git: dir is a common one still. */
 	if (!r && common && strcmp(common, dir) == 0)
 		has_common = 0;
@@ -460,9 +570,9 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 					      "it names the .git file of a worktree, which must be "
 					      "protected",
 					      line, sizeof(line), w->d);
-			free(file);
 			if (r == 1)
-				r = protect_checkout(w, dir, line, NULL);
+				r = protect_checkout(w, file, dir, line, NULL);
+			free(file);
 		}
 		if (r < 0)
 			return r;

@@ -13,8 +13,10 @@
  *     anywhere else / read-only and Landlock already give it its access.
  *   - A glob match that nothing grants gets no mask: Landlock refuses it already, and a mask
  *     would only publish its path in /proc/self/mountinfo.
- *   - The directories between a writable root and a denied path or carve-out inside it are
- *     bound onto themselves (SBX_MNT_PIN): a mount point cannot be renamed.
+ *   - The directories between a writable root and a denied path, carve-out or writable root
+ *     inside it are bound onto themselves (SBX_MNT_PIN): a mount point cannot be renamed. A
+ *     nested writable root (a workspace under /tmp) counts: moving the directories above it
+ *     would carry its carve-outs and denies away from the names the next run looks up.
  *   - A path denied twice is masked once; a deny inside a mask is already hidden; a writable
  *     root, carve-out or readable root inside a mask is re-opened: its mount point is made in
  *     that mask, which then holds it; a mask over a path that is itself re-opened (a glob match
@@ -208,9 +210,9 @@ static struct sbx_mount_op *mounted_above(const struct by_path *bp, const char *
 }
 
 /*
- * The directories strictly between each denied path or carve-out and the nearest op above it,
- * when that op is a writable root: those are the ones the command could rename. (Below a mask or
- * a read-only carve-out nothing can be renamed anyway.) Sorted, without repeats.
+ * The directories strictly between each denied path, carve-out or writable root and the nearest
+ * op above it, when that op is a writable root: those are the ones the command could rename.
+ * (Below a mask or a read-only carve-out nothing can be renamed anyway.) Sorted, without repeats.
  */
 static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, const struct by_path *bp,
 			    struct sbx_strv *out)
@@ -223,7 +225,7 @@ static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, const struct
 		struct sbx_mount_op *up;
 
 		if (ops[i].kind != SBX_MNT_DENY && ops[i].kind != SBX_MNT_READ_ONLY &&
-		    ops[i].kind != SBX_MNT_POINT)
+		    ops[i].kind != SBX_MNT_POINT && ops[i].kind != SBX_MNT_WRITE)
 			continue;
 		/* Not under a writable root (or under a mask): nothing to pin. */
 		up = mounted_above(bp, ops[i].path);

@@ -35,16 +35,15 @@ static int is_dir(const struct sbx_ctx *ctx, const char *p, bool *dir, struct sb
 }
 
 /*
- * The directory a ".git" file points to with "gitdir: <path>", resolved against the file's
- * directory and trimmed; *out NULL when the file is not such a pointer or the target is not a
- * directory. A malformed pointer is ignored (it protects nothing, and .git itself still is); a
- * pointer that cannot be read, or a target that cannot be looked up, is an error.
+ * The path a ".git" file points to with "gitdir: <path>", resolved against the file's directory
+ * and trimmed, and what is there (*at); *out NULL when the file is not such a pointer. A
+ * malformed pointer is ignored (it protects nothing, and .git itself still is); a pointer that
+ * cannot be read, or a target that cannot be looked up, is an error.
  */
 static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
-			 char **out, struct sbx_diag *d)
+			 char **out, struct sbx_pathinfo *at, struct sbx_diag *d)
 {
 	char buf[GITDIR_FILE_MAX + 1], *s, *t = NULL;
-	bool dir;
 	int r;
 
 	*out = NULL;
@@ -69,12 +68,12 @@ static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char
 		if (r)
 			return r == -ENOMEM ? r : 0; /* malformed: protects nothing */
 	} else {
-		r = sbx_path_join_any(root, s, &t);
+		r = sbx_git_join(ctx, dotgit, root, s, &t, d);
 		if (r)
 			return r;
 	}
-	r = is_dir(ctx, t, &dir, d);
-	if (r < 0 || !dir) {
+	r = sbx_ctx_lookup(ctx, t, at, d);
+	if (r < 0) {
 		free(t);
 		return r;
 	}
@@ -102,9 +101,13 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 		goto out;
 	if (in.exists && (in.type == SBX_FT_DIR || in.type == SBX_FT_REG)) {
 		if (in.type == SBX_FT_REG) {
-			r = gitdir_target(ctx, root, git, &target, d);
-			if (!r && target)
-				r = sbx_strv_push_owned(&v, target);
+			struct sbx_pathinfo at;
+
+			r = gitdir_target(ctx, root, git, &target, &at, d);
+			if (!r && target && at.exists && at.type == SBX_FT_DIR) {
+				r = sbx_strv_push_owned(&v, target); /* taken, or freed */
+				target = NULL;
+			}
 			if (r)
 				goto out;
 		}
@@ -126,6 +129,7 @@ out:
 	free(git);
 	free(agents);
 	free(codex);
+	free(target);
 	return r;
 }
 
@@ -455,12 +459,12 @@ static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **o
 				      "it names the git directory whose hooks and config must be "
 				      "protected",
 				      buf, sizeof(buf), d);
+	if (r > 0)
+		r = sbx_git_join(ctx, file, gitdir, buf, out, d);
 	free(file);
-	if (r <= 0)
+	if (r < 0 || !*out)
 		return r; /* no such file, or not one line: not a worktree */
-	r = sbx_path_join_any(gitdir, buf, out);
-	if (!r)
-		r = is_dir(ctx, *out, &dir, d);
+	r = is_dir(ctx, *out, &dir, d);
 	if (r < 0 || !dir) {
 		free(*out);
 		*out = NULL;
@@ -581,12 +585,32 @@ static int lifted_by_git_mode(const struct pmap *m, const struct sbx_roots *out,
 	return is_dotgit_of(out->writable[up->wr].root, s->p, yes);
 }
 
+/*
+ * A .git file's target that is no directory (missing, a file, a link) is no git directory to
+ * git. Inside a writable root the command could make it one of its own (a config that runs a
+ * command), which the next git, outside the sandbox, would take: it is denied (deny), so that
+ * nothing can be created there and anything there stays as it is (a link is refused). An entry
+ * naming the path decides instead, as a deny above it or the lack of a writable root leaves it
+ * to the rest of the profile.
+ */
+static int keep_gitdir_target(const struct pmap *m, const char *target, struct sbx_strv *deny)
+{
+	const struct pslot *s;
+
+	if (pmap_find(m, target, strlen(target)) || sbx_strv_has(deny, target))
+		return 0;
+	s = nearest_decider(m, target);
+	if (!s || s->access == SBX_DENY || s->wr < 0)
+		return 0;
+	return sbx_strv_push(deny, target);
+}
+
 static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
-			const struct sbx_ctx *ctx, struct sbx_diag *d)
+			const struct sbx_ctx *ctx, struct sbx_strv *deny, struct sbx_diag *d)
 {
 	struct sbx_strv gits = {0}, missing = {0}, missing_names = {0};
 	struct sbx_writable_root *w = &out->writable[wi];
-	struct sbx_pathinfo in = {0};
+	struct sbx_pathinfo in = {0}, tin = {0};
 	char **defaults = NULL, *git = NULL, *target = NULL;
 	size_t n_defaults = 0;
 	bool git_mode = false;
@@ -655,12 +679,33 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	 * what gitmode.c names is, and the missing ones of those must not be created.
 	 */
 	if (!r && in.exists && in.type == SBX_FT_REG)
-		r = gitdir_target(ctx, w->root, git, &target, d);
+		r = gitdir_target(ctx, w->root, git, &target, &tin, d);
+	if (!r && target && !(tin.exists && tin.type == SBX_FT_DIR)) {
+		r = keep_gitdir_target(m, target, deny);
+		free(target);
+		target = NULL;
+	}
 	if (!r && (target || (in.exists && in.type == SBX_FT_DIR))) {
 		const char *dir = target ? target : git;
 
 		r = git_mode ? sbx_git_mode_paths(ctx, dir, &gits, &missing, d)
 			     : git_dirs(ctx, dir, &gits, d);
+		/*
+		 * The checkouts those git directories name (a submodule's): git status recurses
+		 * into each through its .git, which the command could otherwise point at a git
+		 * directory of its own. Git mode keeps them itself.
+		 */
+		for (size_t k = 0, n = gits.n; !r && !git_mode && k < n; k++) {
+			struct sbx_pathinfo at;
+			char *dotgit = NULL;
+
+			r = sbx_git_checkout(ctx, gits.v[k], &dotgit, d);
+			if (!r && dotgit)
+				r = sbx_ctx_lookup(ctx, dotgit, &at, d);
+			if (!r && dotgit)
+				r = sbx_git_keep_checkout(ctx, dotgit, &at, &gits, &missing, d);
+			free(dotgit);
+		}
 	}
 	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
 		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
@@ -727,7 +772,8 @@ static int windows_path_error(const struct sbx_entry *e, struct sbx_diag *d)
  *    inside a denied tree) it is a readable root. So readable holds "/" when root is readable
  *    and not writable, and never anything inside a writable root's plain subtree.
  *  - unreadable: the distinct deny paths, except the file system root (a root deny only
- *    removes the baseline; it is not a mask, fda-04).
+ *    removes the baseline; it is not a mask, fda-04), and the target of a .git file inside a
+ *    writable root that is no directory (keep_gitdir_target).
  *  - deny_globs: deny glob patterns, absolute after materialization. Non-deny globs grant
  *    nothing (the loader refuses them) and are ignored.
  *  - Protected metadata under each writable root: see protect_root().
@@ -897,7 +943,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		map.paths.v[i] = NULL;
 	}
 	for (size_t i = 0; !out->full_write && i < out->n_writable; i++)
-		if ((r = protect_root(out, &map, i, ctx, d)))
+		if ((r = protect_root(out, &map, i, ctx, &unreadable, d)))
 			goto fail;
 
 	/* The plan keeps these lists as long as it lives: 10,000 paths leave 6,000 slots spare. */

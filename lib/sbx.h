@@ -582,13 +582,33 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
 		      size_t size, struct sbx_diag *d);
 /*
- * Is the last name of path one that git mode keeps from being created (hooks, config,
- * config.worktree, commondir)? Then *dir and *holds say what a mount point at it is on Linux
+ * base joined with text, a path read from git's file from (absolute, or relative to base), as
+ * git resolves it; a ".." that goes up from a symbolic link is refused (in d), as git would go up
+ * from where the link leads.
+ */
+int sbx_git_join(const struct sbx_ctx *ctx, const char *from, const char *base, const char *text,
+		 char **out, struct sbx_diag *d);
+struct sbx_strv;
+/*
+ * The .git of the checkout whose git directory is dir (its config's core.worktree, as git
+ * resolves it), or NULL when the config names none; a config that cannot be read is an error.
+ */
+int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d);
+/*
+ * A checkout's .git, found as in: added to keep (read-only) when anything is there, else to
+ * missing (not to be created: git would take a directory made there for the submodule's own
+ * repository) when its directory exists.
+ */
+int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *dotgit,
+			  const struct sbx_pathinfo *in, struct sbx_strv *keep,
+			  struct sbx_strv *missing, struct sbx_diag *d);
+/*
+ * Is the last name of path one that git keeps from being created (hooks, config,
+ * config.worktree, commondir; a submodule checkout's .git)? Then *dir and *holds say what a mount point at it is on Linux
  * (platform/linux/points.c): a directory, or a file holding *holds, what git takes for the name
  * missing ("" for a configuration file; ".\n" for commondir, which git refuses empty).
  */
 bool sbx_git_point(const char *path, bool *dir, const char **holds);
-struct sbx_strv;
 /*
  * Git mode (gitmode.c): for the git directory gitdir and every one it leads to (its common
  * directory, submodules', worktrees'), the paths git runs code from or is redirected by that
@@ -1362,7 +1382,7 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 /* The kinds of mount, in the order they stack at one depth. */
 enum sbx_mount_kind {
 	SBX_MNT_WRITE = 0, /* a writable root: a read-write clone of its tree */
-	SBX_MNT_PIN,	   /* a directory on the way to a deny or carve-out, bound onto itself */
+	SBX_MNT_PIN,	   /* a directory above a rule in a writable root, bound onto itself */
 	SBX_MNT_READ_ONLY, /* a carve-out inside a writable root: a read-only clone */
 	SBX_MNT_READ,	   /* a readable root inside a denied directory: re-opened in its mask */
 	SBX_MNT_DENY,	   /* a denied path: an empty read-only mask */

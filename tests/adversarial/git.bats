@@ -75,3 +75,117 @@ wexpect() { expect "$@"; }
 	run wt git -C "$TMPDIR/scratch" config core.fsmonitor true
 	[ "$status" -eq 0 ]
 }
+
+# Git follows the paths in its files through the kernel: a ".." after a symbolic link goes up
+# from where the link leads. Read lexically, commondir names one directory while git takes its
+# hooks and config from another, which nothing protects.
+@test "a commondir whose .. goes up from a link is refused; git's own layout is protected" {
+	local d="$TMPDIR/dotdot" wt="$BASE/wt-dotdot" g=(git -c user.name=t -c user.email=t@t)
+	local common="$d/main/.git/worktrees/wt-dotdot/commondir"
+	rm -rf "$d" "$wt"
+	mkdir -p "$d/elsewhere/sub"
+	"${g[@]}" init -q "$d/main"
+	"${g[@]}" -C "$d/main" commit -q --allow-empty -m init
+	"${g[@]}" -C "$d/main" worktree add -q "$wt"
+	# A repository where the link's parent leads, and commondir going up from the link.
+	cp -r "$d/main" "$d/elsewhere/main"
+	ln -s elsewhere/sub "$d/lnk"
+	echo "$d/lnk/../main/.git" >"$common"
+	[ "$(git -C "$wt" rev-parse --git-common-dir)" = "$d/elsewhere/main/.git" ]
+	SBX_CWD=$wt
+	new_canary "$wt"
+	run sbx sh -c "touch '$CANARY'; echo x >'$d/elsewhere/main/.git/hooks/pre-commit'"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" goes up from symbolic link $d/lnk: *"
+	run "$BIN/sbxrun" --allow-git -C "$wt" -- sh -c "touch '$CANARY'"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" goes up from symbolic link $d/lnk: *"
+	[ ! -e "$d/elsewhere/main/.git/hooks/pre-commit" ]
+	# The same through the worktree's .git file.
+	echo ../.. >"$common"
+	echo "gitdir: $d/lnk/../main/.git/worktrees/wt-dotdot" >"$wt/.git"
+	run sbx touch "$CANARY"
+	refused "sbxrun: $wt/.git names $d/lnk/../main/.git/worktrees/wt-dotdot, whose \"..\" *"
+	# Control: as git writes them, the hooks git takes are read-only, the copy is not git's.
+	echo "gitdir: $d/main/.git/worktrees/wt-dotdot" >"$wt/.git"
+	[ "$(git -C "$wt" rev-parse --git-common-dir)" = "$d/main/.git" ]
+	expect EROFS write "$d/main/.git/hooks/pre-commit"
+	expect OK write "$d/elsewhere/main/.git/hooks/pre-commit"
+	rm -rf "$d" "$wt"
+}
+
+# A .git file whose git directory is missing (a worktree whose repository was moved, a pointer
+# not yet filled): git takes the checkout for none. Inside a writable root, run 1 could make that
+# directory, with a config that runs a command, for the user's next plain git to take.
+@test "a .git file pointing to a missing directory in a writable root: run 1 cannot make it" {
+	local ws="$BASE/ws-gone" gone="$TMPDIR/gone"
+	rm -rf "$ws" "$gone"
+	mkdir -p "$ws" "$gone"
+	new_canary "$ws"
+	echo "gitdir: $gone/wtgit" >"$ws/.git"
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$ws" write)" \
+		"$(entry_special tmpdir write)")
+	# Run 1 makes the git directory, then a deeper one where two names are missing.
+	run sbx sh -c "mkdir -p '$gone/wtgit/objects' '$gone/wtgit/refs' &&
+		echo 'ref: refs/heads/main' >'$gone/wtgit/HEAD' &&
+		printf '[core]\n\tfsmonitor = \"touch $CANARY\"\n' >'$gone/wtgit/config'"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Not a directory"* ]]
+	[ ! -e "$gone/wtgit" ]
+	run git -C "$ws" status
+	[ ! -e "$CANARY" ]
+	echo "gitdir: $gone/a/b/wtgit" >"$ws/.git"
+	run sbx mkdir -p "$gone/a/b/wtgit"
+	[ "$status" -ne 0 ] && [ ! -e "$gone/a" ]
+	# Positive controls: beside it the root is writable; a file there stays the user's.
+	expect OK write "$gone/sibling"
+	echo "gitdir: $gone/file" >"$ws/.git"
+	echo mine >"$gone/file"
+	expect EACCES read "$gone/file"
+	run sbx sh -c "rm -f '$gone/file'; mkdir '$gone/file'"
+	[ "$(cat "$gone/file")" = mine ]
+	rm -rf "$ws" "$gone"
+}
+
+# git status in a repository recurses into each populated submodule, through the checkout's .git.
+# Run 1 points that .git at a git directory of its own, or makes one where the checkout has
+# none: the user's next plain git status would run its config.
+@test "a submodule checkout's .git: run 1 can neither repoint nor make it (both modes)" {
+	local top="$BASE/subm" g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
+	local ws="$BASE/subm/ws" evil="$TMPDIR/evil-gitdir"
+	rm -rf "$top" "$evil"
+	mkdir -p "$top"
+	"${g[@]}" init -q "$top/lib"
+	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
+	"${g[@]}" init -q "$ws"
+	"${g[@]}" -C "$ws" commit -q --allow-empty -m init
+	"${g[@]}" -C "$ws" submodule add -q "$top/lib" sub 2>/dev/null
+	"${g[@]}" -C "$ws" commit -qm sub
+	new_canary "$ws"
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted $(workspace_entries))
+	local plant="cp -r '$ws/.git/modules/sub' '$evil' &&
+		git config -f '$evil/config' --unset core.worktree;
+		git config -f '$evil/config' core.fsmonitor 'touch $CANARY'"
+	# Positive control: the checkout's files are the command's to write.
+	expect OK write "$ws/sub/new-file"
+	expect EROFS append "$ws/sub/.git"
+	run sbx sh -c "$plant; echo 'gitdir: $evil' >'$ws/sub/.git'"
+	[ "$status" -ne 0 ]
+	run sbx sh -c "rm -f '$ws/sub/.git'; mkdir '$ws/sub/.git'"
+	[ "$status" -ne 0 ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "echo 'gitdir: $evil' >'$ws/sub/.git'"
+	[ "$status" -ne 0 ]
+	run git -C "$ws" status
+	[ "$status" -eq 0 ] && [ ! -e "$CANARY" ]
+	# A checkout whose .git was removed (its git directory still naming it): none can be
+	# made there.
+	rm -f "$ws/sub/.git"
+	[ -d "$ws/sub" ] && [ -d "$ws/.git/modules/sub" ]
+	run sbx sh -c "$plant; mkdir '$ws/sub/.git'"
+	[ "$status" -ne 0 ]
+	[ ! -e "$ws/sub/.git" ]
+	run git -C "$ws" status
+	[ "$status" -eq 0 ] && [ ! -e "$CANARY" ]
+	rm -rf "$top" "$evil"
+}

@@ -110,3 +110,18 @@ full() { PROFILE=$FULL sbx "$@"; }
 	[ ! -e "$CANARY" ]
 	rm -f "$d/$name"
 }
+
+@test "a \$TMPDIR inside the workspace, replaced with a link by an earlier run" {
+	rm -rf "$WS/tmpdir"
+	mkdir -p "$WS/tmpdir"
+	PROFILE=$(profile restricted $(workspace_entries))
+	TMPDIR="$WS/tmpdir" expect OK write "$WS/tmpdir/a"
+	TMPDIR="$WS/tmpdir" expect EROFS write "$OUT/pwned"
+	# Run 1 points the caller's $TMPDIR at a place it may not write.
+	run full sh -c "rm -rf '$WS/tmpdir' && ln -s '$OUT' '$WS/tmpdir'"
+	[ "$status" -eq 0 ]
+	TMPDIR="$WS/tmpdir" run sbx sh -c "touch '$CANARY'; echo x >'$WS/tmpdir/pwned'"
+	refused "sbxrun: cannot enforce \"write $WS/tmpdir\" on linux: cannot enforce sandbox writable root $WS/tmpdir because it crosses writable symlink $WS/tmpdir"
+	[ ! -e "$OUT/pwned" ]
+	rm "$WS/tmpdir"
+}

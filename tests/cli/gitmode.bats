@@ -41,10 +41,12 @@ no-create $G/modules/sub/config.worktree enforced
 no-create $G/worktrees/wt/config.worktree enforced" ]
 	# The policy names the missing ones by anchored, escaped regexes.
 	[ "$(jget "$output" '"(require-not (regex #\"^" in j["argv"][2] and "/\\.git/commondir(/.*)?$\"))" in j["argv"][2]')" = true ]
-	# The control: without the mode .git is one read-only carve-out.
+	# The control: without the mode .git is one read-only carve-out, and the submodule's
+	# checkout keeps its .git, through which git status recurses into it.
 	run "$SBXRUN" explain --platform macos --json -- git commit
 	[ "$(jget "$output" 'j["allow_git"]')" = false ]
 	[ "$(rules "$output")" = "read-only $WS/.git enforced
+read-only $WS/sub/.git enforced
 no-create $WS/.agents enforced
 no-create $WS/.codex enforced" ]
 }

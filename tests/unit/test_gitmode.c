@@ -316,6 +316,41 @@ TEST(gitmode_refuses_what_it_cannot_keep)
 }
 
 /*
+ * The paths git reads from its files, joined as git resolves them: a ".." after a real directory
+ * is lexical, one that goes up from a symbolic link is refused (git would go up from where the
+ * link leads); a link crossed before, and not taken back, leads to the same place both ways.
+ */
+TEST(gitmode_join_as_git_resolves)
+{
+	char *top = vec_fresh_dir(), *link = at(top, "lnk"), *target = at(top, "far/sub"),
+	     *want = at(top, "a/main/.git"), *out = NULL;
+	struct sbx_ctx ctx = vec_ctx(top);
+	struct sbx_diag d;
+
+	mkdir_at(top, "a/b");
+	mkdir_at(top, "far/sub");
+	CHECK_INT(symlink(target, link), 0);
+	CHECK_INT(sbx_git_join(&ctx, "f", top, "a/b/../main/.git", &out, NULL), 0);
+	CHECK_STR(out, want);
+	free(out);
+	CHECK_INT(sbx_git_join(&ctx, "f", top, "lnk/x/../y", &out, NULL), 0);
+	CHECK(out && strcmp(out + strlen(top), "/lnk/y") == 0);
+	free(out);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_join(&ctx, "f", top, "lnk/../a/main/.git", &out, &d),
+		  SBX_E_UNENFORCEABLE);
+	CHECK(out == NULL && strstr(d.msg, link) && strstr(d.msg, "\"..\"") && d.hint[0]);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_git_join(&ctx, "f", "/", "../..", &out, &d), 0);
+	CHECK_STR(out, "/");
+	free(out);
+	free(top);
+	free(link);
+	free(target);
+	free(want);
+}
+
+/*
  * A look-up that fails (here: commondir, which an earlier run could not have made unreadable,
  * but the user could) is an error naming the path, never "no common directory".
  */
@@ -463,6 +498,86 @@ TEST(gitmode_roots_of_a_worktree)
 	free(tmp);
 	free(g);
 	free(wg);
+	free(dotgit);
+}
+
+/*
+ * A .git file naming no directory inside a writable root: that path is denied, so the command
+ * cannot make a git directory of its own there; outside every writable root nothing is added.
+ */
+TEST(gitmode_roots_deny_a_missing_gitdir)
+{
+	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *tmp = at(top, "tmp"),
+	     *gone = at(tmp, "a/b/wtgit"), *out = at(top, "out/wtgit"), *dotgit = at(ws, ".git"),
+	     *text = NULL;
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_fs fs = {0};
+	struct sbx_roots r;
+	struct sbx_diag d;
+
+	CHECK_INT(vec_mkdir(ws), 0);
+	CHECK_INT(vec_mkdir(tmp), 0);
+	sbx_fs_push_path(&fs, ws, SBX_WRITE, false);
+	sbx_fs_push_path(&fs, tmp, SBX_WRITE, false);
+	for (int mode = 0; mode < 2; mode++) {
+		ctx.allow_git = mode == 1;
+		CHECK(asprintf(&text, "gitdir: %s\n", gone) > 0);
+		CHECK_INT(vec_mkfile(dotgit, text), 0);
+		free(text);
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+		CHECK(has_in(r.unreadable, r.n_unreadable, gone));
+		sbx_roots_free(&r);
+		CHECK(asprintf(&text, "gitdir: %s\n", out) > 0);
+		CHECK_INT(vec_mkfile(dotgit, text), 0);
+		free(text);
+		CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+		CHECK_INT(r.n_unreadable, 0);
+		sbx_roots_free(&r);
+	}
+	sbx_fs_clear(&fs);
+	free(top);
+	free(ws);
+	free(tmp);
+	free(gone);
+	free(out);
+	free(dotgit);
+}
+
+/*
+ * A submodule's checkout .git (its git directory's core.worktree, relative): read-only where it
+ * is, not to be created where it is missing, outside git mode too.
+ */
+TEST(gitmode_roots_keep_submodule_checkouts)
+{
+	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
+	     *mod = at(g, "modules/sub"), *dotgit = at(ws, "sub/.git");
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_fs fs = {0};
+	struct sbx_roots r;
+	struct sbx_diag d;
+	const struct sbx_writable_root *w;
+
+	git_init(g);
+	git_init(mod);
+	file_at(mod, "config", "[core]\n\tworktree = ../../../sub\n");
+	file_at(ws, "sub/.git", "gitdir: ../.git/modules/sub\n");
+	sbx_fs_push_path(&fs, ws, SBX_WRITE, false);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->read_only, w->n_read_only, dotgit));
+	sbx_roots_free(&r);
+	CHECK_INT(unlink(dotgit), 0);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->no_create, w->n_no_create, dotgit));
+	sbx_roots_free(&r);
+	sbx_fs_clear(&fs);
+	free(top);
+	free(ws);
+	free(g);
+	free(mod);
 	free(dotgit);
 }
 

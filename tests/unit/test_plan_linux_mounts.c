@@ -152,6 +152,34 @@ TEST(mount_plan_pins_only_under_writable_roots)
 }
 
 /*
+ * A writable root inside another (a workspace under /tmp): the directories between the two are
+ * pinned, as the way to a carve-out is; one right below its outer root, or re-opened in a mask,
+ * has nothing between to pin.
+ */
+TEST(mount_plan_pins_above_nested_writable_roots)
+{
+	const struct sbx_mount_op cands[] = {
+		FACT(SBX_MNT_WRITE, "/tmp", true),
+		FACT(SBX_MNT_WRITE, "/tmp/a/b/proj", true),
+		FACT(SBX_MNT_READ_ONLY, "/tmp/a/b/proj/.git", true),
+		FACT(SBX_MNT_WRITE, "/tmp/direct", true),
+		FACT(SBX_MNT_DENY, "/tmp/sec", true),
+		FACT(SBX_MNT_WRITE, "/tmp/sec/x/pub", true), /* in a mask: nothing to rename */
+	};
+	static const char *const order[] = {
+		"/tmp", "/tmp/direct", "/tmp/a", "/tmp/sec", "/tmp/a/b", "/tmp/a/b/proj",
+		"/tmp/sec/x/pub", "/tmp/a/b/proj/.git",
+	};
+	struct sbx_mount_plan p;
+
+	CHECK_INT(build(cands, sizeof(cands) / sizeof(*cands), NULL, 0, &p), 0);
+	check_order(&p, order, sizeof(order) / sizeof(*order));
+	CHECK_INT(p.pins.n, 2);
+	CHECK(op_at(&p, "/tmp/a", SBX_MNT_PIN) && op_at(&p, "/tmp/a/b", SBX_MNT_PIN));
+	sbx_mount_plan_free(&p);
+}
+
+/*
  * Points (mount points made on the host for a run): an empty read-only mask each, the
  * directories between one and its writable root pinned; one below a denied directory is hidden
  * by that mask already, and never made.
