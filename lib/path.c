@@ -409,6 +409,70 @@ uint64_t sbx_hash(const void *data, size_t n)
 	return h ^ h >> 33;
 }
 
+/*
+ * sbx_sort_ptrs's items are pointers of whatever type the caller's array holds: moved as bytes,
+ * in copies of a fixed size the compiler makes a move each, and compared through cmp only.
+ */
+#define PTR sizeof(void *)
+
+/* Where the run in order that starts at item i of v ends (one past its last item). */
+static size_t run_end(const char *v, size_t i, size_t n, int (*cmp)(const void *, const void *))
+{
+	for (i++; i < n && cmp(v + (i - 1) * PTR, v + i * PTR) <= 0; i++)
+		;
+	return i;
+}
+
+void sbx_sort_ptrs(void *base, size_t n, int (*cmp)(const void *, const void *))
+{
+	char *from = base, *to, *tmp;
+	size_t a;
+
+	if (n < 2 || run_end(from, 0, n, cmp) == n)
+		return;
+	tmp = malloc(n * PTR);
+	if (!tmp) {
+		qsort(base, n, PTR, cmp); /* in place, only slower on an array nearly in order */
+		return;
+	}
+	/*
+	 * Each pass merges the runs in order two by two, from one buffer into the other; the pass
+	 * whose first merge spans the array is the last. A merge takes from the left run on a tie,
+	 * so the sort is stable.
+	 */
+	to = tmp;
+	do {
+		size_t i = 0;
+
+		a = 0;
+		while (i < n) {
+			size_t m = run_end(from, i, n, cmp),
+			       e = m < n ? run_end(from, m, n, cmp) : n;
+			size_t l = i, r = m, o = i;
+
+			if (i == 0)
+				a = e;
+			while (l < m && r < e) {
+				size_t k = cmp(from + r * PTR, from + l * PTR) < 0 ? r++ : l++;
+
+				memcpy(to + o++ * PTR, from + k * PTR, PTR);
+			}
+			memcpy(to + o * PTR, from + l * PTR, (m - l) * PTR);
+			o += m - l;
+			memcpy(to + o * PTR, from + r * PTR, (e - r) * PTR);
+			i = e;
+		}
+		tmp = from;
+		from = to;
+		to = tmp;
+	} while (a < n);
+	if (from != (char *)base)
+		memcpy(base, from, n * PTR);
+	free(from == (char *)base ? to : from);
+}
+
+#undef PTR
+
 int sbx_hex_digit(unsigned char c)
 {
 	if (c >= '0' && c <= '9')

@@ -730,7 +730,7 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 		if (!h.denied)
 			return -ENOMEM;
 		memcpy(h.denied, p->roots.unreadable, h.n_denied * sizeof(*h.denied));
-		qsort(h.denied, h.n_denied, sizeof(*h.denied), str_ptr_cmp);
+		sbx_sort_ptrs(h.denied, h.n_denied, str_ptr_cmp);
 	}
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		int rc = attach_one(p, &p->reqs[i], &h);

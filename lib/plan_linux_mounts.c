@@ -77,7 +77,7 @@ static void order_ops(struct sbx_mount_op *ops, struct sbx_mount_op **by, size_t
 {
 	for (size_t i = 0; i < n; i++)
 		by[i] = &ops[i];
-	qsort(by, n, sizeof(*by), op_order_ptr_cmp);
+	sbx_sort_ptrs(by, n, op_order_ptr_cmp);
 	/* by[j] is the op that belongs at j: each cycle of the permutation is followed once. */
 	for (size_t i = 0; i < n; i++) {
 		struct sbx_mount_op first;
@@ -127,7 +127,7 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 		return -ENOMEM; /* an index that does not fit a slot, or an op's mask */
 	for (size_t i = 0; i < n; i++)
 		bp->v[i] = &ops[i];
-	qsort(bp->v, n, sizeof(*bp->v), op_path_cmp);
+	sbx_sort_ptrs(bp->v, n, op_path_cmp);
 	bp->n = n;
 	while (cap < n + n / 3 + 2)
 		cap *= 2;
@@ -233,7 +233,7 @@ static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, const struct
 	}
 	if (r < 0 || out->n < 2)
 		return r < 0 ? r : 0;
-	qsort(out->v, out->n, sizeof(*out->v), str_cmp);
+	sbx_sort_ptrs(out->v, out->n, str_cmp);
 	for (size_t i = 0; i < out->n; i++) {
 		if (o > 0 && strcmp(out->v[o - 1], out->v[i]) == 0) {
 			free(out->v[i]);
@@ -298,7 +298,7 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 	for (size_t i = 0; i < n; i++)
 		if (is_mask(&ops[i], granted, n_granted))
 			denied[n_denied++] = ops[i].path;
-	qsort(denied, n_denied, sizeof(*denied), str_cmp);
+	sbx_sort_ptrs(denied, n_denied, str_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (!is_mask(&ops[i], granted, n_granted) &&
 		    !is_reopened(&ops[i], denied, n_denied))

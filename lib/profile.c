@@ -317,7 +317,7 @@ static int strp_cmp(const void *a, const void *b)
 void sbx_strv_sort(struct sbx_strv *s)
 {
 	if (s->n > 1)
-		qsort(s->v, s->n, sizeof(*s->v), strp_cmp);
+		sbx_sort_ptrs(s->v, s->n, strp_cmp);
 }
 
 void sbx_strv_clear(struct sbx_strv *s)

@@ -282,6 +282,17 @@ bool sbx_lenset_has(const struct sbx_lenset *s, size_t len);
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
 /* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
 uint64_t sbx_hash(const void *data, size_t n);
+/*
+ * Sorts the n pointers of the array at base (of any pointer type) as qsort(base, n,
+ * sizeof(void *), cmp) does, stable, in time linear in n
+ * when v is in order but for a few items: a natural merge sort (the runs already in order are
+ * merged pairwise), with room for n pointers (qsort when that room cannot be had). A profile's
+ * paths usually come sorted, and so do the lists made from them, but for the few items of
+ * another depth or kind; musl's sort compares each item about four times then, glibc's about
+ * log2(n) / 2 times, each a string compare over paths sharing long prefixes
+ * (tests/bench/README.md). Where cmp breaks every tie, the order is qsort's to the item.
+ */
+void sbx_sort_ptrs(void *base, size_t n, int (*cmp)(const void *, const void *));
 /* The bytes that stand for themselves in a JSON string, as jansson writes and reads them. */
 extern const bool sbx_json_plain[256];
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 
+#include "failalloc.h"
 #include "sbx.h"
 #include "t.h"
 
@@ -73,4 +74,82 @@ TEST(copy_lengths)
 			CHECK(ok);
 		}
 	}
+}
+
+/* Items of sort_ptrs's tests: a key that ties often, compared alone (the sort keeps ties). */
+static int key_cmp(const void *a, const void *b)
+{
+	int x = **(const int *const *)a, y = **(const int *const *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The same with ties broken by address: the order a stable sort of an array in address order
+ * leaves, which qsort gives with this. */
+static int key_addr_cmp(const void *a, const void *b)
+{
+	const int *x = *(const int *const *)a, *y = *(const int *const *)b;
+	int c = key_cmp(a, b);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/*
+ * sbx_sort_ptrs leaves what qsort leaves with ties broken by address, on arrays in order, in
+ * reverse, in order but for a few items, at random, and full of ties, at every length to 70 and
+ * at 1,000; and it sorts in place when its room cannot be had.
+ */
+TEST(sort_ptrs)
+{
+	static int keys[1000];
+	static const int *got[1000], *want[1000];
+	static const size_t lens[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 32, 33, 64, 70, 1000};
+	unsigned seed = 1;
+
+	for (size_t li = 0; li < sizeof(lens) / sizeof(*lens); li++) {
+		size_t n = lens[li];
+
+		for (int shape = 0; shape < 5; shape++) {
+			bool ok = true;
+
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 1103515245u + 12345u;
+				switch (shape) {
+				case 0:
+					keys[i] = (int)i;
+					break;
+				case 1:
+					keys[i] = (int)(n - i);
+					break;
+				case 2:
+					keys[i] = (seed >> 16) % 11 == 0 ? -(int)i : (int)i;
+					break;
+				case 3:
+					keys[i] = (int)((seed >> 8) % 100000);
+					break;
+				default:
+					keys[i] = (int)((seed >> 8) % 3);
+					break;
+				}
+				got[i] = want[i] = &keys[i];
+			}
+			qsort(want, n, sizeof(*want), key_addr_cmp);
+			sbx_sort_ptrs(got, n, key_cmp);
+			for (size_t i = 0; i < n; i++)
+				ok = ok && got[i] == want[i];
+			CHECK(ok);
+		}
+	}
+#ifdef SBX_FAILALLOC
+	for (size_t i = 0; i < 100; i++) {
+		keys[i] = (int)(100 - i);
+		got[i] = &keys[i];
+	}
+	fa_arm(0);
+	sbx_sort_ptrs(got, 100, key_cmp);
+	CHECK(fa_fired());
+	fa_arm(-1);
+	for (size_t i = 1; i < 100; i++)
+		CHECK(*got[i - 1] < *got[i]);
+#endif
 }
