@@ -177,7 +177,8 @@ size_t sbx_utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix), void *arg)
+int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix, size_t len),
+		       void *arg)
 {
 	char buf[SBX_MAX_PATH + 1];
 	size_t len = strlen(p);
@@ -192,7 +193,7 @@ int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix
 		if (len > 1)
 			len--; /* the parent, without its trailing separator */
 		buf[len] = '\0';
-		r = visit(arg, buf);
+		r = visit(arg, buf, len);
 		if (r)
 			return r;
 	}
@@ -209,7 +210,7 @@ struct in_sorted {
 	size_t n;
 };
 
-static int found_in_sorted(void *arg, const char *prefix)
+static int found_in_sorted(void *arg, const char *prefix, size_t len)
 {
 	const struct in_sorted *s = arg;
 
@@ -222,7 +223,7 @@ bool sbx_path_under_sorted(const char *const *sorted, size_t n, const char *p, b
 
 	if (!n)
 		return false;
-	if (self && found_in_sorted(&s, p))
+	if (self && found_in_sorted(&s, p, strlen(p)))
 		return true;
 	return sbx_path_ancestors(p, found_in_sorted, &s) > 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
+#include <string.h>
 
 #include "failalloc.h"
 #include "sbx.h"
@@ -152,4 +153,51 @@ TEST(sort_ptrs)
 	for (size_t i = 1; i < 100; i++)
 		CHECK(*got[i - 1] < *got[i]);
 #endif
+}
+
+static int sign(int c)
+{
+	return (c > 0) - (c < 0);
+}
+
+/*
+ * sbx_bytes_cmp has memcmp's sign at every length to 40, every alignment of either side, with
+ * the first difference at every place (either way, bytes past 0x7f among them), and reads no
+ * byte past n: the bytes after are different and must not count. sbx_path_cmp and sbx_strcmp
+ * have strcmp's sign, a prefix before the longer string.
+ */
+TEST(bytes_cmp)
+{
+	unsigned char a[64], b[64];
+	bool ok = true;
+
+	for (size_t n = 0; n <= 40; n++)
+		for (size_t oa = 0; oa < 8; oa++)
+			for (size_t ob = 0; ob < 8; ob++) {
+				for (size_t i = 0; i < n; i++)
+					a[oa + i] = b[ob + i] = (unsigned char)(0x61 + i * 37);
+				a[oa + n] = 1;
+				b[ob + n] = 2;
+				ok = ok && sbx_bytes_cmp(a + oa, b + ob, n) == 0;
+				for (size_t d = 0; d < n; d++) {
+					unsigned char keep = b[ob + d];
+
+					b[ob + d] = (unsigned char)(keep + 0x90);
+					ok = ok &&
+					     sign(sbx_bytes_cmp(a + oa, b + ob, n)) ==
+						     sign(memcmp(a + oa, b + ob, n)) &&
+					     sign(sbx_bytes_cmp(b + ob, a + oa, n)) ==
+						     sign(memcmp(b + ob, a + oa, n)) &&
+					     sbx_bytes_cmp(a + oa, b + ob, n) != 0;
+					b[ob + d] = keep;
+				}
+			}
+	CHECK(ok);
+	CHECK(sbx_path_cmp("/a/b", 4, "/a/b", 4) == 0);
+	CHECK(sbx_path_cmp("/a", 2, "/a/b", 4) < 0);
+	CHECK(sbx_path_cmp("/a/b", 4, "/a", 2) > 0);
+	CHECK(sbx_strcmp("/var/tmp/many/f00001", "/var/tmp/many/f00002") < 0);
+	CHECK(sbx_strcmp("/var/tmp/many/f00010", "/var/tmp/many/f0001") > 0);
+	CHECK(sbx_strcmp("/x\xe9", "/x/") > 0);
+	CHECK(sbx_strcmp("", "") == 0);
 }
