@@ -192,6 +192,15 @@ static bool string(struct wire *w)
 	return true;
 }
 
+/* The n bytes of lit, exactly as they stand in the text (and w->p past them), or false. */
+static bool spelled(struct wire *w, const char *lit, size_t n)
+{
+	if ((size_t)(w->end - w->p) < n || sbx_bytes_cmp(w->p, lit, n) != 0)
+		return false;
+	w->p += n;
+	return true;
+}
+
 /*
  * The n bytes of lit (JSON punctuation and whole strings without escapes) as the text spells
  * them, with whitespace wherever JSON allows it: before each byte outside a string. False, with
@@ -201,11 +210,6 @@ static bool literal(struct wire *w, const char *lit, size_t n)
 {
 	bool in_string = false;
 
-	/* The canonical text has no whitespace: most often the bytes are just these. */
-	if ((size_t)(w->end - w->p) >= n && sbx_bytes_cmp(w->p, lit, n) == 0) {
-		w->p += n;
-		return true;
-	}
 	for (size_t i = 0; i < n; i++) {
 		if (w->p == w->end || *w->p != (unsigned char)lit[i]) {
 			if (in_string)
@@ -497,21 +501,29 @@ static bool entry(struct wire *w, struct sbx_entry *e)
  */
 static bool path_entry(struct wire *w, struct sbx_entry *e)
 {
+	/* As the emitter writes it, and as JSON writers space it by default (", " and ": "). */
 	static const char head[] = "{\"path\":{\"type\":\"path\",\"path\":";
-	static const char tail[] = "},\"access\":";
+	static const char head_spaced[] = "{\"path\": {\"type\": \"path\", \"path\": ";
+	static const char tail[] = "},\"access\":", tail_spaced[] = "}, \"access\": ";
 	const unsigned char *start = w->p, *path;
 	size_t n;
 	int a;
 
-	if (!literal(w, head, sizeof(head) - 1) || !eat(w, '"'))
+	skip_ws(w);
+	if (!(spelled(w, head, sizeof(head) - 1) ||
+	      spelled(w, head_spaced, sizeof(head_spaced) - 1) ||
+	      literal(w, head, sizeof(head) - 1)) ||
+	    !eat(w, '"'))
 		goto other;
 	path = w->p;
 	n = plain_path(path, w->end);
 	if (!n)
 		goto other;
 	w->p += n + 1;
-	if (!literal(w, tail, sizeof(tail) - 1) || (a = string_in(w, sbx_access_names_in)) < 0 ||
-	    !eat(w, '}'))
+	if (!(spelled(w, tail, sizeof(tail) - 1) ||
+	      spelled(w, tail_spaced, sizeof(tail_spaced) - 1) ||
+	      literal(w, tail, sizeof(tail) - 1)) ||
+	    (a = string_in(w, sbx_access_names_in)) < 0 || !eat(w, '}'))
 		goto other;
 	e->access = a > SBX_DENY ? SBX_DENY : (enum sbx_access)a;
 	if (take_plain_path(w, e, path, n))

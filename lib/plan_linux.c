@@ -267,7 +267,7 @@ static unsigned write_mech(const struct host *h)
 
 static int str_ptr_cmp(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return sbx_strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Is a denied path strictly above path? One lookup per component: profiles hold 10,000s. */
