@@ -359,6 +359,14 @@ TEST(wire_entry_forms)
 	} forms[] = {
 		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"deny\"}", true},
 		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"none\"}", true},
+		{" {\"path\": {\"type\": \"path\", \"path\": \"/a/b\"}, \"access\": \"read\"}",
+		 true},
+		{"{\"path\": {\"type\": \"path\", \"path\": \"/a/b\"}, \"access\": \"read\", "
+		 "\"missing_path_behavior\": null}",
+		 true},
+		{"{\"path\": {\"type\": \"path\", \"path\": \"/a//b\"}, \"access\": \"deny\"}",
+		 true},
+		{"{\"path\": {\"type\": \"path\", \"path\":\"/a/b\"},\"access\" :\"read\"}", true},
 		{"{ \"path\" : { \"type\" : \"path\" , \"path\" : \"/a/b\" } , \"access\" : "
 		 "\"read\" }",
 		 true},
@@ -396,7 +404,7 @@ TEST(wire_entry_forms)
 	for (size_t i = 0; i < sizeof(forms) / sizeof(*forms); i++) {
 		n = snprintf(text, sizeof(text),
 			     "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
-			     "\"entries\":[%s,%s]},\"network\":\"restricted\"}",
+			     "\"entries\":[%s, %s]},\"network\":\"restricted\"}",
 			     forms[i].entry, forms[i].entry);
 		CHECK(differ(forms[i].entry, text, (size_t)n) == forms[i].ok);
 	}
