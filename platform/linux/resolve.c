@@ -33,19 +33,20 @@
 /* The slot of path (hash h): its entry's, or the empty one where it would go. */
 _Static_assert(sizeof(struct sbx_rulepath) <= 56, "an entry of the table grew");
 
-static struct sbx_rulepath **slot_of(const struct sbx_rulepaths *res, const char *path, uint64_t h)
+static struct sbx_rulepath_slot *slot_of(const struct sbx_rulepaths *res, const char *path,
+					 uint32_t h)
 {
 	size_t s = (size_t)h & (res->cap - 1);
 
-	while (res->slots[s] &&
-	       (res->slots[s]->hash != (uint32_t)h || strcmp(res->slots[s]->path, path) != 0))
+	while (res->slots[s].e &&
+	       (res->slots[s].hash != h || strcmp(res->slots[s].e->path, path) != 0))
 		s = (s + 1) & (res->cap - 1);
 	return &res->slots[s];
 }
 
 static int grow(struct sbx_rulepaths *res)
 {
-	struct sbx_rulepath **old = res->slots;
+	struct sbx_rulepath_slot *old = res->slots;
 	size_t old_cap = res->cap, cap = old_cap ? old_cap * 2 : 64;
 
 	res->slots = calloc(cap, sizeof(*res->slots));
@@ -55,8 +56,8 @@ static int grow(struct sbx_rulepaths *res)
 	}
 	res->cap = cap;
 	for (size_t i = 0; i < old_cap; i++)
-		if (old[i])
-			*slot_of(res, old[i]->path, old[i]->hash) = old[i];
+		if (old[i].e)
+			*slot_of(res, old[i].e->path, old[i].hash) = old[i];
 	free(old);
 	return 0;
 }
@@ -105,7 +106,8 @@ static char *put_str(char **at, const char *s, size_t n)
  */
 static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *path, bool kept)
 {
-	struct sbx_rulepath **slot, *e;
+	struct sbx_rulepath_slot *slot;
+	struct sbx_rulepath *e;
 	struct sbx_pathinfo in;
 	size_t plen, rlen = 0, llen = 0;
 	uint64_t h;
@@ -118,8 +120,8 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		return NULL;
 	plen = strlen(path);
 	h = sbx_hash(path, plen);
-	slot = slot_of(res, path, h);
-	e = *slot;
+	slot = slot_of(res, path, (uint32_t)h);
+	e = slot->e;
 	if (e)
 		return e; /* looked up before: the same answer */
 	r = walk_keep(res, path, &in, &fd);
@@ -143,7 +145,6 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	memset(e, 0, sizeof(*e));
 	at = (char *)(e + 1);
 	e->path = kept ? (char *)path : put_str(&at, path, plen);
-	e->hash = h;
 	e->err = (short)(r < 0 ? r : 0); /* -errno: above -4096 */
 	e->fd = r == 0 ? fd : -1;
 	if (r == 0) {
@@ -161,7 +162,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		if (llen)
 			e->has_link = put_str(&at, in.link, llen - 1) != NULL;
 	}
-	*slot = e;
+	*slot = (struct sbx_rulepath_slot){e, (uint32_t)h};
 	res->n++;
 	return e;
 }
@@ -292,7 +293,7 @@ void sbx_rulepaths_restore_limit(struct sbx_rulepaths *res)
 void sbx_rulepaths_free(struct sbx_rulepaths *res)
 {
 	for (size_t i = 0; i < res->cap; i++)
-		entry_close(res->slots[i]);
+		entry_close(res->slots[i].e);
 	free(res->slots);
 	sbx_arena_free(&res->entries);
 	sbx_rulepaths_restore_limit(res);
