@@ -474,6 +474,31 @@ void sbx_sort_ptrs(void *base, size_t n, int (*cmp)(const void *, const void *))
 
 #undef PTR
 
+static int str_ptr_cmp(const void *a, const void *b)
+{
+	return sbx_strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void sbx_sort_strs(void *base, size_t n)
+{
+	const char *prev, *cur;
+	size_t prev_len, cur_len;
+
+	if (n < 2)
+		return;
+	/* In order already (the usual case): each length found once, not once per compare. */
+	memcpy(&prev, base, sizeof(prev));
+	prev_len = strlen(prev);
+	for (size_t i = 1; i < n; i++, prev = cur, prev_len = cur_len) {
+		memcpy(&cur, (char *)base + i * sizeof(cur), sizeof(cur));
+		cur_len = strlen(cur);
+		if (sbx_path_cmp(prev, prev_len, cur, cur_len) > 0) {
+			sbx_sort_ptrs(base, n, str_ptr_cmp);
+			return;
+		}
+	}
+}
+
 int sbx_hex_digit(unsigned char c)
 {
 	if (c >= '0' && c <= '9')

@@ -30,11 +30,6 @@
 
 #include "sbx.h"
 
-static int str_cmp(const void *a, const void *b)
-{
-	return sbx_strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int op_path_cmp(const void *a, const void *b)
 {
 	const struct sbx_mount_op *x = *(const struct sbx_mount_op *const *)a;
@@ -286,7 +281,7 @@ static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, const struct
 	}
 	if (r < 0 || out->n < 2)
 		return r < 0 ? r : 0;
-	sbx_sort_ptrs(out->v, out->n, str_cmp);
+	sbx_sort_strs(out->v, out->n);
 	for (size_t i = 0; i < out->n; i++) {
 		if (o > 0 && sbx_strcmp(out->v[o - 1], out->v[i]) == 0) {
 			free(out->v[i]);
@@ -355,7 +350,7 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 	for (size_t i = 0; i < n; i++)
 		if (is_mask(&ops[i], granted, n_granted))
 			denied[n_denied++] = ops[i].path;
-	sbx_sort_ptrs(denied, n_denied, str_cmp);
+	sbx_sort_strs(denied, n_denied);
 	for (size_t i = 0; i < n; i++) {
 		if (!is_mask(&ops[i], granted, n_granted) &&
 		    !is_reopened(&ops[i], denied, n_denied))

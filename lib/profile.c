@@ -309,15 +309,10 @@ int sbx_strv_add_unique(struct sbx_strv *s, const char *str)
 	return sbx_strv_push_owned(s, strdup(str));
 }
 
-static int strp_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void sbx_strv_sort(struct sbx_strv *s)
 {
 	if (s->n > 1)
-		sbx_sort_ptrs(s->v, s->n, strp_cmp);
+		sbx_sort_strs(s->v, s->n);
 }
 
 void sbx_strv_clear(struct sbx_strv *s)

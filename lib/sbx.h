@@ -345,6 +345,12 @@ uint64_t sbx_hash(const void *data, size_t n);
  * (tests/bench/README.md). Where cmp breaks every tie, the order is qsort's to the item.
  */
 void sbx_sort_ptrs(void *base, size_t n, int (*cmp)(const void *, const void *));
+/*
+ * The n strings of the array at base (char * or const char *) in strcmp's order, as
+ * sbx_sort_ptrs with strcmp: an array already in order is found so with each string's length
+ * taken once, and compared a word at a time.
+ */
+void sbx_sort_strs(void *base, size_t n);
 /* The bytes that stand for themselves in a JSON string, as jansson writes and reads them. */
 extern const bool sbx_json_plain[256];
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */

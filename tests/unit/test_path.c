@@ -201,3 +201,43 @@ TEST(bytes_cmp)
 	CHECK(sbx_strcmp("/x\xe9", "/x/") > 0);
 	CHECK(sbx_strcmp("", "") == 0);
 }
+
+static int strcmp_ptrs(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * sbx_sort_strs leaves strcmp's order, whether its array comes in order (left as it is) or not:
+ * prefixes before their extensions, bytes past 0x7f after ASCII, repeats side by side.
+ */
+TEST(sort_strs)
+{
+	static const char *const in[] = {"/a/b",
+					 "/a",
+					 "/ab",
+					 "/a/b",
+					 "/a\xe9",
+					 "/",
+					 "/a/b/c",
+					 "/a/b/c/d/e/f/g/h/i",
+					 "/a/b/c/d/e/f/g/h/j",
+					 ""};
+	enum { N = sizeof(in) / sizeof(*in) };
+	const char *got[N], *want[N];
+	bool ok = true;
+
+	for (size_t n = 0; n <= N; n++) {
+		for (int pass = 0; pass < 2; pass++) {
+			memcpy(got, in, n * sizeof(*got));
+			memcpy(want, in, n * sizeof(*want));
+			qsort(want, n, sizeof(*want), strcmp_ptrs);
+			if (pass) /* the second time, from the order itself */
+				memcpy(got, want, n * sizeof(*got));
+			sbx_sort_strs(got, n);
+			for (size_t i = 0; i < n; i++)
+				ok = ok && strcmp(got[i], want[i]) == 0;
+		}
+	}
+	CHECK(ok);
+}
