@@ -87,7 +87,8 @@ static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, 
 	if (e->ll_deny.n > 0 || e->ll_hidden.n > 0)
 		return sbx_landlock_grant_around(ll, e->res, f, g, e->ll_deny.v, e->ll_deny.n,
 						 e->ll_hidden.v, e->ll_hidden.n, d);
-	return sbx_landlock_add_fd(ll, f->fd, g, path, d);
+	/* The type its look-up found on that very descriptor: no fstat of its own (one a rule). */
+	return sbx_landlock_add_typed(ll, f->fd, f->type == SBX_FT_DIR, g, path, d);
 }
 
 /*

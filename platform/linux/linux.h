@@ -60,6 +60,8 @@ struct sbx_rulepath {
 	short err;     /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	unsigned char type; /* enum sbx_ftype */
 	bool exists, is_link, link_shared, has_link;
+	uint16_t len;  /* strlen(path), or UINT16_MAX for a longer one */
+	uint32_t made; /* its index in the order the entries were made */
 };
 /* The first link crossed on the way to e's path, or NULL. */
 const char *sbx_rulepath_link(const struct sbx_rulepath *e);
@@ -81,6 +83,13 @@ struct sbx_rulepaths {
 		uint32_t hash;
 	} * slots;
 	size_t cap, n;
+	/*
+	 * The entries in the order they were made, and the index of the one asked last: each pass
+	 * over the plan asks for its paths in the order the first one made them, so the next path
+	 * asked is most often the next one made, found without a probe of the table.
+	 */
+	struct sbx_rulepath **made;
+	size_t made_cap, last;
 	struct sbx_arena entries; /* each entry and its strings */
 	bool raised; /* the soft limit of open files was raised, saved holds the original */
 	struct rlimit saved;
@@ -273,6 +282,9 @@ int sbx_landlock_create(int abi, bool restrict_fs, bool restrict_net, struct sbx
 enum sbx_ll_grant { SBX_LL_READ = 0, SBX_LL_WRITE, SBX_LL_DEVICE };
 int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, const char *what,
 			struct sbx_diag *d);
+/* The same for a descriptor whose file type is known already (its look-up's fstat). */
+int sbx_landlock_add_typed(struct sbx_landlock *ll, int fd, bool is_dir, enum sbx_ll_grant g,
+			   const char *what, struct sbx_diag *d);
 /*
  * Grants g on the tree at path except the denied paths inside it (Landlock alone, without a mount
  * namespace): instead of one rule on path, a rule on every entry of each

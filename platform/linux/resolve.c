@@ -119,11 +119,29 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	if ((res->n + 1) * 4 > res->cap * 3 && grow(res) < 0)
 		return NULL;
 	plen = strlen(path);
+	if (res->last + 1 < res->n && plen < UINT16_MAX) {
+		e = res->made[res->last + 1];
+		if (e->len == plen && sbx_bytes_cmp(e->path, path, plen) == 0) {
+			res->last++;
+			return e; /* the one after the last asked: looked up before */
+		}
+	}
 	h = sbx_hash(path, plen);
 	slot = slot_of(res, path, (uint32_t)h);
 	e = slot->e;
-	if (e)
+	if (e) {
+		res->last = e->made;
 		return e; /* looked up before: the same answer */
+	}
+	if (res->n == res->made_cap) {
+		size_t cap = res->made_cap ? 2 * res->made_cap : 64;
+		struct sbx_rulepath **made = realloc(res->made, cap * sizeof(*made));
+
+		if (!made)
+			return NULL;
+		res->made = made;
+		res->made_cap = cap;
+	}
 	r = walk_keep(res, path, &in, &fd);
 	if (r == -ENOMEM)
 		return NULL;
@@ -162,8 +180,11 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		if (llen)
 			e->has_link = put_str(&at, in.link, llen - 1) != NULL;
 	}
+	e->len = plen < UINT16_MAX ? (uint16_t)plen : UINT16_MAX;
+	e->made = (uint32_t)res->n;
 	*slot = (struct sbx_rulepath_slot){e, (uint32_t)h};
-	res->n++;
+	res->made[res->n] = e;
+	res->last = res->n++;
 	return e;
 }
 
@@ -295,6 +316,7 @@ void sbx_rulepaths_free(struct sbx_rulepaths *res)
 	for (size_t i = 0; i < res->cap; i++)
 		entry_close(res->slots[i].e);
 	free(res->slots);
+	free(res->made);
 	sbx_arena_free(&res->entries);
 	sbx_rulepaths_restore_limit(res);
 	memset(res, 0, sizeof(*res));
