@@ -186,7 +186,7 @@ int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix
 
 	if (len > SBX_MAX_PATH)
 		return -ENAMETOOLONG;
-	memcpy(buf, p, len + 1);
+	sbx_copy(buf, p, len + 1);
 	while (len > 1) {
 		while (len > 1 && buf[len - 1] != '/')
 			len--;
@@ -397,7 +397,7 @@ uint64_t sbx_hash(const void *data, size_t n)
 		h ^= h >> 32;
 	}
 	w = 0;
-	memcpy(&w, s, n);
+	sbx_copy(&w, s, n);
 	/*
 	 * Every bit of the result from every bit of the input (a full 64-bit finalizer): the
 	 * tables index by the low bits, and paths that differ only in their last digits would

@@ -269,7 +269,13 @@ int sbx_strv_push_owned(struct sbx_strv *s, char *str)
 
 int sbx_strv_push(struct sbx_strv *s, const char *str)
 {
-	return sbx_strv_push_owned(s, strdup(str));
+	/* strdup's copy, without musl's memcpy and its fixed cost (a path a push, 10,000s). */
+	size_t n = strlen(str) + 1;
+	char *copy = malloc(n);
+
+	if (copy)
+		sbx_copy(copy, str, n);
+	return sbx_strv_push_owned(s, copy);
 }
 
 int sbx_strv_terminate(struct sbx_strv *s)

@@ -53,11 +53,6 @@ void sbx_linux_die(const struct sbx_diag *d, int status)
 	_exit(status);
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The one look-up of path, or -errno worded in d (a failure is never taken for "missing"). */
 static int looked_up(struct sbx_rulepaths *res, const char *path, const struct sbx_rulepath **f,
 		     struct sbx_diag *d)
@@ -184,7 +179,7 @@ static int granted_paths(const struct sbx_linux_enforce *e, struct sbx_strv *out
 	if (rc == 0 && !out->v)
 		rc = sbx_strv_push(out, "\n"); /* nothing granted: a list that holds no path */
 	if (rc == 0)
-		qsort(out->v, out->n, sizeof(*out->v), str_cmp);
+		sbx_sort_strs(out->v, out->n); /* in order already, mostly: the profile's */
 	return rc == -ENOMEM ? sbx_diag_set(d, rc, "out of memory") : rc;
 }
 

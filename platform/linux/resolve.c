@@ -91,8 +91,9 @@ static void entry_close(struct sbx_rulepath *e)
 /* Copies s to *at and advances it past the copy's NUL. */
 static char *put_str(char **at, const char *s, size_t n)
 {
-	char *p = memcpy(*at, s, n + 1);
+	char *p = *at;
 
+	sbx_copy(p, s, n + 1);
 	*at += n + 1;
 	return p;
 }
@@ -216,7 +217,7 @@ static void copy_cut(char *dst, size_t size, const char *src)
 
 	if (n >= size)
 		n = size - 1;
-	memcpy(dst, src ? src : "", n);
+	sbx_copy(dst, src ? src : "", n);
 	dst[n] = '\0';
 }
 
