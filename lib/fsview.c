@@ -315,7 +315,7 @@ int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
 		}
 		if (!S_ISLNK(st.st_mode)) {
 			info_fill(out, &st);
-			memcpy(out->real, path, len + 1);
+			sbx_copy(out->real, path, len + 1);
 			if (fd_out)
 				*fd_out = fd;
 			else
@@ -548,7 +548,7 @@ static void memo_put(char *dst, const char *src)
 {
 	size_t n = src ? strlen(src) : 0;
 
-	memcpy(dst, src ? src : "", n + 1);
+	sbx_copy(dst, src ? src : "", n + 1);
 }
 
 /* The arena's copy of s, or NULL for "" (*ok false when out of memory). */

@@ -247,7 +247,7 @@ bool sbx_glob_match(const char *pattern, const char *path)
 	return ok;
 }
 
-static int glob_matches_prefix(void *pattern, const char *prefix)
+static int glob_matches_prefix(void *pattern, const char *prefix, size_t len)
 {
 	return sbx_glob_match(pattern, prefix);
 }

@@ -192,6 +192,38 @@ static bool string(struct wire *w)
 	return true;
 }
 
+/* The n bytes of lit, exactly as they stand in the text (and w->p past them), or false. */
+static bool spelled(struct wire *w, const char *lit, size_t n)
+{
+	if ((size_t)(w->end - w->p) < n || sbx_bytes_cmp(w->p, lit, n) != 0)
+		return false;
+	w->p += n;
+	return true;
+}
+
+/*
+ * The n bytes of lit (JSON punctuation and whole strings without escapes) as the text spells
+ * them, with whitespace wherever JSON allows it: before each byte outside a string. False, with
+ * w->p anywhere, where the text differs.
+ */
+static bool literal(struct wire *w, const char *lit, size_t n)
+{
+	bool in_string = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (w->p == w->end || *w->p != (unsigned char)lit[i]) {
+			if (in_string)
+				return false;
+			skip_ws(w);
+			if (w->p == w->end || *w->p != (unsigned char)lit[i])
+				return false;
+		}
+		w->p++;
+		in_string ^= lit[i] == '"';
+	}
+	return true;
+}
+
 static bool null(struct wire *w)
 {
 	skip_ws(w);
@@ -268,46 +300,63 @@ static bool check_length(const struct wire *w)
 	return w->len > 0 && w->len <= SBX_MAX_PATH;
 }
 
-/* Is the absolute POSIX path p[0..n) as sbx_path_normalize() would write it? */
-static bool normal_path(const unsigned char *p, size_t n)
+/* Is the component a[0..n) one that sbx_path_normalize() keeps: not empty, ".", or ".."? */
+static bool kept_component(const unsigned char *a, size_t n)
 {
-	if (n > 1 && p[n - 1] == '/')
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		size_t c = n - i - 1; /* bytes after the separator */
+	return n && !(a[0] == '.' && (n == 1 || (n == 2 && a[1] == '.')));
+}
 
-		if (p[i] != '/')
+/*
+ * The length of the string text at p (up to its closing quote, before end) when it is a plain
+ * absolute POSIX path as sbx_path_normalize() would write it, at most SBX_MAX_PATH bytes: the
+ * usual path, which is taken as it stands. 0 for anything else (decoded and normalized then). One
+ * pass: the bytes are checked and the components cut as they go by.
+ */
+static size_t plain_path(const unsigned char *p, const unsigned char *end)
+{
+	const unsigned char *s = p, *comp;
+
+	if (s == end || *s != '/')
+		return 0;
+	for (comp = ++s; s < end && sbx_json_plain[*s]; s++) {
+		if (*s != '/')
 			continue;
-		/* "//", "/./", "/../", or a final "/." or "/..". */
-		if ((c > 0 && p[i + 1] == '/') ||
-		    (c > 0 && p[i + 1] == '.' && (c == 1 || p[i + 2] == '/')) ||
-		    (c > 1 && p[i + 1] == '.' && p[i + 2] == '.' && (c == 2 || p[i + 3] == '/')))
-			return false;
+		if (!kept_component(comp, (size_t)(s - comp)))
+			return 0;
+		comp = s + 1;
 	}
-	return true;
+	if (s == end || *s != '"' || (size_t)(s - p) > SBX_MAX_PATH)
+		return 0;
+	/* "/" alone is normal; a final "/", "." or ".." is not. */
+	if (s - p > 1 && !kept_component(comp, (size_t)(s - comp)))
+		return 0;
+	return (size_t)(s - p);
+}
+
+/* e as the plain path of n bytes at p, copied into the entries' arena. */
+static bool take_plain_path(struct wire *w, struct sbx_entry *e, const unsigned char *p, size_t n)
+{
+	e->kind = SBX_PATH;
+	e->pooled = w->pool != NULL;
+	e->path = w->pool ? sbx_arena_strndup(w->pool, (const char *)p, n)
+			  : strndup((const char *)p, n);
+	return e->path != NULL;
 }
 
 /* The value of "path" of a {"type":"path"} object, as sbx_walk_absolute_path takes it. */
 static bool path_value(struct wire *w, struct sbx_entry *e)
 {
-	const unsigned char *s;
+	size_t n;
 
 	/*
 	 * The usual path, plain and normal already (the canonical form is written normalized),
 	 * is copied straight from the text; anything else is decoded and normalized.
 	 */
 	if (eat(w, '"')) {
-		for (s = w->p; s < w->end && sbx_json_plain[*s]; s++)
-			;
-		if (s < w->end && *s == '"' && s > w->p && *w->p == '/' &&
-		    (size_t)(s - w->p) <= SBX_MAX_PATH && normal_path(w->p, (size_t)(s - w->p))) {
-			e->kind = SBX_PATH;
-			e->pooled = w->pool != NULL;
-			e->path = w->pool ? sbx_arena_strndup(w->pool, (const char *)w->p,
-							      (size_t)(s - w->p))
-					  : strndup((const char *)w->p, (size_t)(s - w->p));
-			w->p = s + 1;
-			return e->path != NULL;
+		n = plain_path(w->p, w->end);
+		if (n) {
+			w->p += n + 1;
+			return take_plain_path(w, e, w->p - n - 1, n);
 		}
 		w->p--; /* back to the opening quote */
 	}
@@ -443,6 +492,48 @@ static bool entry(struct wire *w, struct sbx_entry *e)
 	return e->kind != SBX_GLOB || e->access == SBX_DENY;
 }
 
+/*
+ * An entry of a plain path in the order the emitter writes it (whitespace anywhere JSON allows),
+ * {"path":{"type":"path","path":P},"access":A} with P as plain_path() takes it: most of a large
+ * profile, read here without the key tables and bookkeeping of entry(), which reads the same
+ * text to the same entry. Anything else (another key, order or form, an escape) is entry()'s:
+ * false, with w and e as they were.
+ */
+static bool path_entry(struct wire *w, struct sbx_entry *e)
+{
+	/* As the emitter writes it, and as JSON writers space it by default (", " and ": "). */
+	static const char head[] = "{\"path\":{\"type\":\"path\",\"path\":";
+	static const char head_spaced[] = "{\"path\": {\"type\": \"path\", \"path\": ";
+	static const char tail[] = "},\"access\":", tail_spaced[] = "}, \"access\": ";
+	const unsigned char *start = w->p, *path;
+	size_t n;
+	int a;
+
+	skip_ws(w);
+	if (!(spelled(w, head, sizeof(head) - 1) ||
+	      spelled(w, head_spaced, sizeof(head_spaced) - 1) ||
+	      literal(w, head, sizeof(head) - 1)) ||
+	    !eat(w, '"'))
+		goto other;
+	path = w->p;
+	n = plain_path(path, w->end);
+	if (!n)
+		goto other;
+	w->p += n + 1;
+	if (!(spelled(w, tail, sizeof(tail) - 1) ||
+	      spelled(w, tail_spaced, sizeof(tail_spaced) - 1) ||
+	      literal(w, tail, sizeof(tail) - 1)) ||
+	    (a = string_in(w, sbx_access_names_in)) < 0 || !eat(w, '}'))
+		goto other;
+	e->access = a > SBX_DENY ? SBX_DENY : (enum sbx_access)a;
+	if (take_plain_path(w, e, path, n))
+		return true;
+other: /* out of memory too: entry() reads it again and meets the same */
+	*e = (struct sbx_entry){0};
+	w->p = start;
+	return false;
+}
+
 static bool entries(struct wire *w, struct sbx_fs *fs)
 {
 	bool first = true;
@@ -458,7 +549,11 @@ static bool entries(struct wire *w, struct sbx_fs *fs)
 		if (!first && !eat(w, ','))
 			return eat(w, ']');
 		first = false;
-		if (!entry(w, &e) || sbx_fs_push_owned(fs, &e) < 0) {
+		if (!path_entry(w, &e) && !entry(w, &e)) {
+			sbx_entry_clear(&e);
+			return false;
+		}
+		if (sbx_fs_push_owned(fs, &e) < 0) {
 			sbx_entry_clear(&e);
 			return false;
 		}

@@ -177,7 +177,8 @@ size_t sbx_utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix), void *arg)
+int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix, size_t len),
+		       void *arg)
 {
 	char buf[SBX_MAX_PATH + 1];
 	size_t len = strlen(p);
@@ -185,14 +186,14 @@ int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix
 
 	if (len > SBX_MAX_PATH)
 		return -ENAMETOOLONG;
-	memcpy(buf, p, len + 1);
+	sbx_copy(buf, p, len + 1);
 	while (len > 1) {
 		while (len > 1 && buf[len - 1] != '/')
 			len--;
 		if (len > 1)
 			len--; /* the parent, without its trailing separator */
 		buf[len] = '\0';
-		r = visit(arg, buf);
+		r = visit(arg, buf, len);
 		if (r)
 			return r;
 	}
@@ -209,7 +210,7 @@ struct in_sorted {
 	size_t n;
 };
 
-static int found_in_sorted(void *arg, const char *prefix)
+static int found_in_sorted(void *arg, const char *prefix, size_t len)
 {
 	const struct in_sorted *s = arg;
 
@@ -222,7 +223,7 @@ bool sbx_path_under_sorted(const char *const *sorted, size_t n, const char *p, b
 
 	if (!n)
 		return false;
-	if (self && found_in_sorted(&s, p))
+	if (self && found_in_sorted(&s, p, strlen(p)))
 		return true;
 	return sbx_path_ancestors(p, found_in_sorted, &s) > 0;
 }
@@ -396,7 +397,7 @@ uint64_t sbx_hash(const void *data, size_t n)
 		h ^= h >> 32;
 	}
 	w = 0;
-	memcpy(&w, s, n);
+	sbx_copy(&w, s, n);
 	/*
 	 * Every bit of the result from every bit of the input (a full 64-bit finalizer): the
 	 * tables index by the low bits, and paths that differ only in their last digits would
@@ -407,6 +408,95 @@ uint64_t sbx_hash(const void *data, size_t n)
 	h = (h ^ h >> 33) * 0xff51afd7ed558ccdull;
 	h = (h ^ h >> 33) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ h >> 33;
+}
+
+/*
+ * sbx_sort_ptrs's items are pointers of whatever type the caller's array holds: moved as bytes,
+ * in copies of a fixed size the compiler makes a move each, and compared through cmp only.
+ */
+#define PTR sizeof(void *)
+
+/* Where the run in order that starts at item i of v ends (one past its last item). */
+static size_t run_end(const char *v, size_t i, size_t n, int (*cmp)(const void *, const void *))
+{
+	for (i++; i < n && cmp(v + (i - 1) * PTR, v + i * PTR) <= 0; i++)
+		;
+	return i;
+}
+
+void sbx_sort_ptrs(void *base, size_t n, int (*cmp)(const void *, const void *))
+{
+	char *from = base, *to, *tmp;
+	size_t a;
+
+	if (n < 2 || run_end(from, 0, n, cmp) == n)
+		return;
+	tmp = malloc(n * PTR);
+	if (!tmp) {
+		qsort(base, n, PTR, cmp); /* in place, only slower on an array nearly in order */
+		return;
+	}
+	/*
+	 * Each pass merges the runs in order two by two, from one buffer into the other; the pass
+	 * whose first merge spans the array is the last. A merge takes from the left run on a tie,
+	 * so the sort is stable.
+	 */
+	to = tmp;
+	do {
+		size_t i = 0;
+
+		a = 0;
+		while (i < n) {
+			size_t m = run_end(from, i, n, cmp),
+			       e = m < n ? run_end(from, m, n, cmp) : n;
+			size_t l = i, r = m, o = i;
+
+			if (i == 0)
+				a = e;
+			while (l < m && r < e) {
+				size_t k = cmp(from + r * PTR, from + l * PTR) < 0 ? r++ : l++;
+
+				memcpy(to + o++ * PTR, from + k * PTR, PTR);
+			}
+			memcpy(to + o * PTR, from + l * PTR, (m - l) * PTR);
+			o += m - l;
+			memcpy(to + o * PTR, from + r * PTR, (e - r) * PTR);
+			i = e;
+		}
+		tmp = from;
+		from = to;
+		to = tmp;
+	} while (a < n);
+	if (from != (char *)base)
+		memcpy(base, from, n * PTR);
+	free(from == (char *)base ? to : from);
+}
+
+#undef PTR
+
+static int str_ptr_cmp(const void *a, const void *b)
+{
+	return sbx_strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void sbx_sort_strs(void *base, size_t n)
+{
+	const char *prev, *cur;
+	size_t prev_len, cur_len;
+
+	if (n < 2)
+		return;
+	/* In order already (the usual case): each length found once, not once per compare. */
+	memcpy(&prev, base, sizeof(prev));
+	prev_len = strlen(prev);
+	for (size_t i = 1; i < n; i++, prev = cur, prev_len = cur_len) {
+		memcpy(&cur, (char *)base + i * sizeof(cur), sizeof(cur));
+		cur_len = strlen(cur);
+		if (sbx_path_cmp(prev, prev_len, cur, cur_len) > 0) {
+			sbx_sort_ptrs(base, n, str_ptr_cmp);
+			return;
+		}
+	}
 }
 
 int sbx_hex_digit(unsigned char c)

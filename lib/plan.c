@@ -86,7 +86,8 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			r->type = in.type;
 			r->link_shared = in.link_shared;
 			if (in.exists)
-				r->real = strcmp(in.real, r->path) == 0 ? r->path : strdup(in.real);
+				r->real = sbx_strcmp(in.real, r->path) == 0 ? r->path
+									    : strdup(in.real);
 			if (in.exists && !r->real)
 				goto nomem;
 			if (in.link[0] && (!(r->note = calloc(1, sizeof(*r->note))) ||

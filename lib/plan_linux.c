@@ -265,11 +265,6 @@ static unsigned write_mech(const struct host *h)
 	return (h->ll ? LL : 0) | (h->mnt ? MNT : 0);
 }
 
-static int str_ptr_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Is a denied path strictly above path? One lookup per component: profiles hold 10,000s. */
 static bool denied_above(const struct host *h, const char *path)
 {
@@ -730,7 +725,7 @@ int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 		if (!h.denied)
 			return -ENOMEM;
 		memcpy(h.denied, p->roots.unreadable, h.n_denied * sizeof(*h.denied));
-		qsort(h.denied, h.n_denied, sizeof(*h.denied), str_ptr_cmp);
+		sbx_sort_strs(h.denied, h.n_denied);
 	}
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		int rc = attach_one(p, &p->reqs[i], &h);

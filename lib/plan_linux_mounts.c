@@ -32,16 +32,11 @@
 
 #include "sbx.h"
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int op_path_cmp(const void *a, const void *b)
 {
 	const struct sbx_mount_op *x = *(const struct sbx_mount_op *const *)a;
 	const struct sbx_mount_op *y = *(const struct sbx_mount_op *const *)b;
-	int c = strcmp(x->path, y->path);
+	int c = sbx_path_cmp(x->path, x->len, y->path, y->len);
 
 	/* Ops at one path keep their order (mounted_at takes the first): qsort is not stable in
 	 * every C library (musl's is not), so the order of the array decides a tie. */
@@ -57,7 +52,7 @@ static int op_order_cmp(const void *a, const void *b)
 		return x->depth < y->depth ? -1 : 1;
 	if (x->kind != y->kind)
 		return (int)x->kind - (int)y->kind;
-	return strcmp(x->path, y->path);
+	return sbx_path_cmp(x->path, x->len, y->path, y->len);
 }
 
 static int op_order_ptr_cmp(const void *a, const void *b)
@@ -70,6 +65,12 @@ static int op_order_ptr_cmp(const void *a, const void *b)
 	return c ? c : (x > y) - (x < y);
 }
 
+/* Do the two ops lie at one path? */
+static bool same_path(const struct sbx_mount_op *x, const struct sbx_mount_op *y)
+{
+	return x->len == y->len && sbx_bytes_cmp(x->path, y->path, x->len) == 0;
+}
+
 /*
  * Sorts the n ops in application order through by (room for n pointers), then moves each op to
  * its place: the C library's sort of 40-byte items takes two pointers of scratch per item, of
@@ -79,7 +80,7 @@ static void order_ops(struct sbx_mount_op *ops, struct sbx_mount_op **by, size_t
 {
 	for (size_t i = 0; i < n; i++)
 		by[i] = &ops[i];
-	qsort(by, n, sizeof(*by), op_order_ptr_cmp);
+	sbx_sort_ptrs(by, n, op_order_ptr_cmp);
 	/* by[j] is the op that belongs at j: each cycle of the permutation is followed once. */
 	for (size_t i = 0; i < n; i++) {
 		struct sbx_mount_op first;
@@ -129,7 +130,7 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 		return -ENOMEM; /* an index that does not fit a slot, or an op's mask */
 	for (size_t i = 0; i < n; i++)
 		bp->v[i] = &ops[i];
-	qsort(bp->v, n, sizeof(*bp->v), op_path_cmp);
+	sbx_sort_ptrs(bp->v, n, op_path_cmp);
 	bp->n = n;
 	while (cap < n + n / 3 + 2)
 		cap *= 2;
@@ -139,10 +140,10 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 	bp->cap = cap;
 	memset(&bp->lens, 0, sizeof(bp->lens));
 	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(bp->v[i]->path), s;
+		size_t len = bp->v[i]->len, s;
 		uint64_t h;
 
-		if (i > 0 && strcmp(bp->v[i - 1]->path, bp->v[i]->path) == 0)
+		if (i > 0 && same_path(bp->v[i - 1], bp->v[i]))
 			continue;
 		sbx_lenset_add(&bp->lens, len);
 		h = sbx_hash(bp->v[i]->path, len);
@@ -157,23 +158,27 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
  * The op mounted at exactly path (one not skipped), or NULL: a mask before a re-opened op, since
  * the mask lies on top of it; with open_only, a re-opened op only.
  */
-static struct sbx_mount_op *mounted_at(const struct by_path *bp, const char *path, bool open_only)
+static struct sbx_mount_op *mounted_at(const struct by_path *bp, const char *path, size_t len,
+				       bool open_only)
 {
-	struct sbx_mount_op *found = NULL;
-	size_t len = strlen(path), s, lo;
+	struct sbx_mount_op *found = NULL, *first;
+	size_t s, lo;
 	uint64_t h;
 
 	if (!sbx_lenset_has(&bp->lens, len))
 		return NULL;
 	h = sbx_hash(path, len);
 
-	for (s = (size_t)h & (bp->cap - 1); bp->slots[s].first; s = (s + 1) & (bp->cap - 1))
-		if (bp->slots[s].hash == (uint32_t)h &&
-		    strcmp(bp->v[bp->slots[s].first - 1]->path, path) == 0)
+	for (s = (size_t)h & (bp->cap - 1); bp->slots[s].first; s = (s + 1) & (bp->cap - 1)) {
+		first = bp->v[bp->slots[s].first - 1];
+		if (bp->slots[s].hash == (uint32_t)h && first->len == len &&
+		    sbx_bytes_cmp(first->path, path, len) == 0)
 			break;
+	}
 	if (!bp->slots[s].first)
 		return NULL;
-	for (lo = bp->slots[s].first - 1; lo < bp->n && strcmp(bp->v[lo]->path, path) == 0; lo++) {
+	first = bp->v[bp->slots[s].first - 1];
+	for (lo = bp->slots[s].first - 1; lo < bp->n && same_path(bp->v[lo], first); lo++) {
 		struct sbx_mount_op *op = bp->v[lo];
 
 		if (op->skip || (open_only && op->kind == SBX_MNT_DENY))
@@ -191,21 +196,60 @@ struct above {
 	struct sbx_strv *pins; /* ancestors_to_pin: the directories passed on the way up */
 };
 
-static int mounted_here(void *arg, const char *prefix)
+static int mounted_here(void *arg, const char *prefix, size_t len)
 {
 	struct above *a = arg;
 
-	a->found = mounted_at(a->bp, prefix, false);
+	a->found = mounted_at(a->bp, prefix, len, false);
 	if (a->found)
 		return 1;
 	return a->pins ? sbx_strv_push(a->pins, prefix) : 0;
 }
 
-static struct sbx_mount_op *mounted_above(const struct by_path *bp, const char *p)
+/*
+ * The answer of mounted_above for the directory asked last: the ops are visited in application
+ * order, where the files of one directory (10,000 denied files) come one after the other, and
+ * all of them share it. It holds while no op above that directory changes, which no caller
+ * does between two ops of one depth (the ops above are shallower: decided before).
+ */
+struct above_memo {
+	const char *dir; /* the path it was asked for, of which dir_len bytes are the directory */
+	size_t dir_len;
+	struct sbx_mount_op *found;
+};
+
+/* The length of op's directory ("/" for "/a"), or 0 for "/" itself, which has none. */
+static size_t dir_len(const struct sbx_mount_op *op)
+{
+	size_t n = op->len;
+
+	while (n > 0 && op->path[n - 1] != '/')
+		n--;
+	return n > 1 ? n - 1 : n;
+}
+
+/* Was the last answer of m asked for op's directory? If not, m is set to ask for it. */
+static bool memo_hit(struct above_memo *m, const struct sbx_mount_op *op)
+{
+	size_t n = dir_len(op);
+
+	if (n && m->dir && n == m->dir_len && sbx_bytes_cmp(m->dir, op->path, n) == 0)
+		return true;
+	m->dir = n ? op->path : NULL;
+	m->dir_len = n;
+	return false;
+}
+
+static struct sbx_mount_op *mounted_above(const struct by_path *bp, const struct sbx_mount_op *op,
+					  struct above_memo *m)
 {
 	struct above a = {bp, NULL, NULL};
 
-	sbx_path_ancestors(p, mounted_here, &a);
+	if (m && memo_hit(m, op))
+		return m->found;
+	sbx_path_ancestors(op->path, mounted_here, &a);
+	if (m)
+		m->found = a.found;
 	return a.found;
 }
 
@@ -217,6 +261,7 @@ static struct sbx_mount_op *mounted_above(const struct by_path *bp, const char *
 static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, const struct by_path *bp,
 			    struct sbx_strv *out)
 {
+	struct above_memo m = {0};
 	size_t o = 0;
 	int r = 0;
 
@@ -227,17 +272,20 @@ static int ancestors_to_pin(struct sbx_mount_op *ops, size_t n_ops, const struct
 		if (ops[i].kind != SBX_MNT_DENY && ops[i].kind != SBX_MNT_READ_ONLY &&
 		    ops[i].kind != SBX_MNT_POINT && ops[i].kind != SBX_MNT_WRITE)
 			continue;
+		/* In the directory of the op before: its pins are in already. */
+		if (memo_hit(&m, &ops[i]))
+			continue;
 		/* Not under a writable root (or under a mask): nothing to pin. */
-		up = mounted_above(bp, ops[i].path);
+		up = mounted_above(bp, &ops[i], NULL);
 		if (!up || up->kind != SBX_MNT_WRITE)
 			continue;
 		r = sbx_path_ancestors(ops[i].path, mounted_here, &a);
 	}
 	if (r < 0 || out->n < 2)
 		return r < 0 ? r : 0;
-	qsort(out->v, out->n, sizeof(*out->v), str_cmp);
+	sbx_sort_strs(out->v, out->n);
 	for (size_t i = 0; i < out->n; i++) {
-		if (o > 0 && strcmp(out->v[o - 1], out->v[i]) == 0) {
+		if (o > 0 && sbx_strcmp(out->v[o - 1], out->v[i]) == 0) {
 			free(out->v[i]);
 			continue;
 		}
@@ -268,8 +316,11 @@ static bool is_reopened(const struct sbx_mount_op *c, const char *const *denied,
 _Static_assert(sizeof(struct sbx_mount_op) <= 40, "a mount op grew: a plan may hold 10,000");
 
 /* A candidate (or a pin) as an op the plan has decided nothing about yet. */
+_Static_assert(SBX_MAX_PATH <= 0xffff, "a path's length no longer fits a mount op's");
+
 static void op_init(struct sbx_mount_op *op)
 {
+	op->len = (unsigned short)strlen(op->path); /* a resolved path: at most SBX_MAX_PATH */
 	op->depth = (unsigned)sbx_path_depth(op->path);
 	op->mask = -1;
 	op->skip = op->sealed = op->holds = false;
@@ -279,6 +330,7 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 			 size_t n_granted, struct sbx_mount_plan *out)
 {
 	struct by_path bp = {0};
+	struct above_memo memo = {0};
 	const char **denied = NULL;
 	size_t n_ops = 0, n_denied = 0;
 	int r = 0;
@@ -300,7 +352,7 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 	for (size_t i = 0; i < n; i++)
 		if (is_mask(&ops[i], granted, n_granted))
 			denied[n_denied++] = ops[i].path;
-	qsort(denied, n_denied, sizeof(*denied), str_cmp);
+	sbx_sort_strs(denied, n_denied);
 	for (size_t i = 0; i < n; i++) {
 		if (!is_mask(&ops[i], granted, n_granted) &&
 		    !is_reopened(&ops[i], denied, n_denied))
@@ -364,12 +416,11 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 	for (size_t i = 0; i < n_ops; i++) {
 		struct sbx_mount_op *op = &ops[i], *up;
 
-		if (i > 0 && ops[i - 1].kind == op->kind &&
-		    strcmp(ops[i - 1].path, op->path) == 0) {
+		if (i > 0 && ops[i - 1].kind == op->kind && same_path(&ops[i - 1], op)) {
 			op->skip = true; /* the same path twice (an entry and a glob match) */
 			continue;
 		}
-		up = mounted_above(&bp, op->path);
+		up = mounted_above(&bp, op, &memo);
 		if (up && up->kind == SBX_MNT_DENY &&
 		    (up->sealed || op->kind == SBX_MNT_DENY || op->kind == SBX_MNT_POINT)) {
 			op->skip = true; /* hidden by the mask above: nothing can be made there */
@@ -379,7 +430,7 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 			op->mask = (int)(up - ops); /* re-opened inside that mask */
 			up->holds = true;
 		}
-		if (op->kind == SBX_MNT_DENY && mounted_at(&bp, op->path, true))
+		if (op->kind == SBX_MNT_DENY && mounted_at(&bp, op->path, op->len, true))
 			op->sealed = true;
 	}
 	out->ops = ops;

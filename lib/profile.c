@@ -269,7 +269,13 @@ int sbx_strv_push_owned(struct sbx_strv *s, char *str)
 
 int sbx_strv_push(struct sbx_strv *s, const char *str)
 {
-	return sbx_strv_push_owned(s, strdup(str));
+	/* strdup's copy, without musl's memcpy and its fixed cost (a path a push, 10,000s). */
+	size_t n = strlen(str) + 1;
+	char *copy = malloc(n);
+
+	if (copy)
+		sbx_copy(copy, str, n);
+	return sbx_strv_push_owned(s, copy);
 }
 
 int sbx_strv_terminate(struct sbx_strv *s)
@@ -309,15 +315,10 @@ int sbx_strv_add_unique(struct sbx_strv *s, const char *str)
 	return sbx_strv_push_owned(s, strdup(str));
 }
 
-static int strp_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void sbx_strv_sort(struct sbx_strv *s)
 {
 	if (s->n > 1)
-		qsort(s->v, s->n, sizeof(*s->v), strp_cmp);
+		sbx_sort_strs(s->v, s->n);
 }
 
 void sbx_strv_clear(struct sbx_strv *s)

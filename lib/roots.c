@@ -192,7 +192,7 @@ static struct pslot *pmap_find_h(const struct pmap *m, const char *p, size_t len
 	if (!m->cap || !sbx_lenset_has(&m->lens, len))
 		return NULL;
 	for (s = (size_t)h & (m->cap - 1); m->slots[s].p; s = (s + 1) & (m->cap - 1))
-		if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
+		if (m->slots[s].len == len && sbx_bytes_cmp(m->slots[s].p, p, len) == 0)
 			return &m->slots[s];
 	return NULL;
 }
@@ -232,7 +232,7 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 		len = strlen(p);
 		for (s = (size_t)sbx_fnv1a(FNV_BASIS, p, len) & (cap - 1); m->slots[s].p;
 		     s = (s + 1) & (cap - 1))
-			if (m->slots[s].len == len && memcmp(m->slots[s].p, p, len) == 0)
+			if (m->slots[s].len == len && sbx_bytes_cmp(m->slots[s].p, p, len) == 0)
 				break;
 		if (m->slots[s].p) {
 			if ((int)fs->entries[i].access > m->slots[s].access)
@@ -314,6 +314,30 @@ static struct pslot *nearest_decider(const struct pmap *m, const char *p)
 static struct pslot *nearest_entry(const struct pmap *m, const char *p)
 {
 	return nearest(m, p, is_any);
+}
+
+/*
+ * nearest_entry's answer for the directory asked last. The answer depends on p's directory
+ * alone, and the paths of a large profile come a directory at a time (10,000 files of one),
+ * each asking the same; the map does not change while it is asked.
+ */
+struct near_memo {
+	const char *dir; /* the path asked for, of which len bytes are its directory */
+	size_t len;
+	struct pslot *found;
+};
+
+/* nearest_entry(m, s->p), through memo. */
+static struct pslot *nearest_entry_of(const struct pmap *m, const struct pslot *s,
+				      struct near_memo *memo)
+{
+	size_t len = sbx_path_parent_len(s->p, s->len);
+
+	if (len && memo->dir && len == memo->len && sbx_bytes_cmp(memo->dir, s->p, len) == 0)
+		return memo->found;
+	memo->dir = s->p;
+	memo->len = len;
+	return memo->found = nearest_entry(m, s->p);
 }
 
 static bool is_fs_root(const char *p)
@@ -785,6 +809,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	const struct sbx_fs *src = fs;
 	char **resolved = NULL;
 	struct pmap map = {0};
+	struct near_memo near = {0};
 	struct sbx_strv readable = {0}, unreadable = {0}, globs = {0};
 	size_t n_wr = 0;
 	int r;
@@ -918,7 +943,7 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		 * access, and no deny or write lies in between. Dropping it keeps a profile of
 		 * many read entries under "/" from costing one rule each.
 		 */
-		up = nearest_entry(&map, p);
+		up = nearest_entry_of(&map, s, &near);
 		if (up && up->access == SBX_READ) {
 			/* Unless that ancestor is a .git git mode lifts: then it covers nothing. */
 			if ((r = lifted_by_git_mode(&map, out, ctx, up, &lifted)))

@@ -159,6 +159,56 @@ static inline void sbx_copy(void *dst, const void *src, size_t n)
 	}
 }
 
+/*
+ * memcmp(a, b, n)'s sign, eight bytes at a time: musl's memcmp and strcmp are byte loops, and the
+ * plan compares paths that share long prefixes (a directory of 10,000 denied files) in its sorts
+ * and tables. Reads a[0..n) and b[0..n) only.
+ */
+static inline int sbx_bytes_cmp(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+	uint64_t u, v;
+
+	if (n < 8) {
+		for (; n; x++, y++, n--)
+			if (*x != *y)
+				return *x < *y ? -1 : 1;
+		return 0;
+	}
+	for (; n > 8; x += 8, y += 8, n -= 8) {
+		memcpy(&u, x, 8);
+		memcpy(&v, y, 8);
+		if (u != v)
+			goto differ;
+	}
+	/* The last eight bytes, overlapping those already found equal. */
+	memcpy(&u, x + n - 8, 8);
+	memcpy(&v, y + n - 8, 8);
+	if (u == v)
+		return 0;
+differ:
+	/* The first byte that differs decides: in memory order, the integers' high end. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	u = __builtin_bswap64(u);
+	v = __builtin_bswap64(v);
+#endif
+	return u < v ? -1 : 1;
+}
+
+/* strcmp's sign for two strings of known lengths (paths: no NUL inside). */
+static inline int sbx_path_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+	int c = sbx_bytes_cmp(a, b, la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+/* strcmp's sign, with each length found first (musl's strlen reads a word at a time). */
+static inline int sbx_strcmp(const char *a, const char *b)
+{
+	return sbx_path_cmp(a, strlen(a), b, strlen(b));
+}
+
 /* 24 bytes: a profile may hold 100,000 (each enum in a byte). */
 struct sbx_entry {
 	/*
@@ -256,9 +306,11 @@ size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
 /*
  * The one walk over a path's ancestors: visit(arg, prefix) for each strict ancestor of the
  * absolute path p, deepest first, "/" last ("/a/b/c": "/a/b", "/a", "/"), until visit returns
- * non-zero, which is returned; -ENAMETOOLONG past SBX_MAX_PATH. prefix lives during the call.
+ * non-zero, which is returned; -ENAMETOOLONG past SBX_MAX_PATH. prefix (len bytes) lives during
+ * the call.
  */
-int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix), void *arg);
+int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix, size_t len),
+		       void *arg);
 /* Is p (when self) or a strict ancestor of p in the strcmp-sorted array? One look-up each. */
 bool sbx_path_under_sorted(const char *const *sorted, size_t n, const char *p, bool self);
 /* The same for either convention (POSIX, or Windows "C:\x" and "\\srv\share\x"), by the base. */
@@ -282,6 +334,23 @@ bool sbx_lenset_has(const struct sbx_lenset *s, size_t len);
 uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
 /* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
 uint64_t sbx_hash(const void *data, size_t n);
+/*
+ * Sorts the n pointers of the array at base (of any pointer type) as qsort(base, n,
+ * sizeof(void *), cmp) does, stable, in time linear in n
+ * when v is in order but for a few items: a natural merge sort (the runs already in order are
+ * merged pairwise), with room for n pointers (qsort when that room cannot be had). A profile's
+ * paths usually come sorted, and so do the lists made from them, but for the few items of
+ * another depth or kind; musl's sort compares each item about four times then, glibc's about
+ * log2(n) / 2 times, each a string compare over paths sharing long prefixes
+ * (tests/bench/README.md). Where cmp breaks every tie, the order is qsort's to the item.
+ */
+void sbx_sort_ptrs(void *base, size_t n, int (*cmp)(const void *, const void *));
+/*
+ * The n strings of the array at base (char * or const char *) in strcmp's order, as
+ * sbx_sort_ptrs with strcmp: an array already in order is found so with each string's length
+ * taken once, and compared a word at a time.
+ */
+void sbx_sort_strs(void *base, size_t n);
 /* The bytes that stand for themselves in a JSON string, as jansson writes and reads them. */
 extern const bool sbx_json_plain[256];
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid; reads at most n bytes. */
@@ -1412,6 +1481,7 @@ struct sbx_mount_op {
 	bool skip;	/* hidden by a mask above it, or a repeat of the op before it */
 	bool sealed;	/* a mask over a path also re-opened: hides all below, re-opens nothing */
 	bool holds;	/* a mask that holds mount points for re-opened descendants */
+	unsigned short len; /* strlen(path): the plan compares paths by their lengths first */
 };
 
 struct sbx_mount_plan {

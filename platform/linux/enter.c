@@ -53,11 +53,6 @@ void sbx_linux_die(const struct sbx_diag *d, int status)
 	_exit(status);
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The one look-up of path, or -errno worded in d (a failure is never taken for "missing"). */
 static int looked_up(struct sbx_rulepaths *res, const char *path, const struct sbx_rulepath **f,
 		     struct sbx_diag *d)
@@ -87,7 +82,8 @@ static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, 
 	if (e->ll_deny.n > 0 || e->ll_hidden.n > 0)
 		return sbx_landlock_grant_around(ll, e->res, f, g, e->ll_deny.v, e->ll_deny.n,
 						 e->ll_hidden.v, e->ll_hidden.n, d);
-	return sbx_landlock_add_fd(ll, f->fd, g, path, d);
+	/* The type its look-up found on that very descriptor: no fstat of its own (one a rule). */
+	return sbx_landlock_add_typed(ll, f->fd, f->type == SBX_FT_DIR, g, path, d);
 }
 
 /*
@@ -183,7 +179,7 @@ static int granted_paths(const struct sbx_linux_enforce *e, struct sbx_strv *out
 	if (rc == 0 && !out->v)
 		rc = sbx_strv_push(out, "\n"); /* nothing granted: a list that holds no path */
 	if (rc == 0)
-		qsort(out->v, out->n, sizeof(*out->v), str_cmp);
+		sbx_sort_strs(out->v, out->n); /* in order already, mostly: the profile's */
 	return rc == -ENOMEM ? sbx_diag_set(d, rc, "out of memory") : rc;
 }
 

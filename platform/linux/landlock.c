@@ -149,14 +149,22 @@ int sbx_landlock_create(int abi, bool restrict_fs, bool restrict_net, struct sbx
 int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, const char *what,
 			struct sbx_diag *d)
 {
-	struct ll_path_beneath_attr pb = {0};
 	struct stat st;
-	int err;
 
 	if (fstat(fd, &st) < 0) {
-		err = errno;
+		int err = errno;
+
 		return sbx_diag_set(d, -err, "%s: %s", what, strerror(err));
 	}
+	return sbx_landlock_add_typed(ll, fd, S_ISDIR(st.st_mode), g, what, d);
+}
+
+int sbx_landlock_add_typed(struct sbx_landlock *ll, int fd, bool is_dir, enum sbx_ll_grant g,
+			   const char *what, struct sbx_diag *d)
+{
+	struct ll_path_beneath_attr pb = {0};
+	int err;
+
 	switch (g) {
 	case SBX_LL_READ:
 		pb.allowed_access = LL_FS_READ;
@@ -170,7 +178,7 @@ int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, co
 		break;
 	}
 	pb.allowed_access &= ll->handled_fs;
-	if (!S_ISDIR(st.st_mode))
+	if (!is_dir)
 		pb.allowed_access &= LL_FS_FILE_RIGHTS;
 	pb.parent_fd = fd;
 	if (syscall(__NR_landlock_add_rule, ll->fd, LL_RULE_PATH_BENEATH, &pb, 0) < 0) {

@@ -54,13 +54,14 @@ struct sbx_rulepath {
 	char *path; /* as asked: a copy, or the plan's own path (lookup_kept) */
 	char *real; /* where it resolves, NULL when absent */
 	unsigned long long dev, ino;
-	uint32_t hash; /* of path (its low half), for the table */
-	int fd;	       /* O_PATH, close-on-exec; -1 when absent */
+	int fd; /* O_PATH, close-on-exec; -1 when absent */
 	uint32_t uid;
 	uint16_t mode; /* st_mode: type and permission bits fit 16 */
 	short err;     /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	unsigned char type; /* enum sbx_ftype */
 	bool exists, is_link, link_shared, has_link;
+	uint16_t len;  /* strlen(path), or UINT16_MAX for a longer one */
+	uint32_t made; /* its index in the order the entries were made */
 };
 /* The first link crossed on the way to e's path, or NULL. */
 const char *sbx_rulepath_link(const struct sbx_rulepath *e);
@@ -72,8 +73,23 @@ const char *sbx_rulepath_link(const struct sbx_rulepath *e);
  */
 struct sbx_rulepaths {
 	struct sbx_fsview view; /* for ctx.fs: the planner looks up through this */
-	struct sbx_rulepath **slots;
+	/*
+	 * Each entry beside its path's hash (the low half): a probe that meets another path
+	 * reads the slot alone, not the entry it points to, which at 10,000 paths is a cache miss
+	 * each.
+	 */
+	struct sbx_rulepath_slot {
+		struct sbx_rulepath *e;
+		uint32_t hash;
+	} * slots;
 	size_t cap, n;
+	/*
+	 * The entries in the order they were made, and the index of the one asked last: each pass
+	 * over the plan asks for its paths in the order the first one made them, so the next path
+	 * asked is most often the next one made, found without a probe of the table.
+	 */
+	struct sbx_rulepath **made;
+	size_t made_cap, last;
 	struct sbx_arena entries; /* each entry and its strings */
 	bool raised; /* the soft limit of open files was raised, saved holds the original */
 	struct rlimit saved;
@@ -266,6 +282,9 @@ int sbx_landlock_create(int abi, bool restrict_fs, bool restrict_net, struct sbx
 enum sbx_ll_grant { SBX_LL_READ = 0, SBX_LL_WRITE, SBX_LL_DEVICE };
 int sbx_landlock_add_fd(struct sbx_landlock *ll, int fd, enum sbx_ll_grant g, const char *what,
 			struct sbx_diag *d);
+/* The same for a descriptor whose file type is known already (its look-up's fstat). */
+int sbx_landlock_add_typed(struct sbx_landlock *ll, int fd, bool is_dir, enum sbx_ll_grant g,
+			   const char *what, struct sbx_diag *d);
 /*
  * Grants g on the tree at path except the denied paths inside it (Landlock alone, without a mount
  * namespace): instead of one rule on path, a rule on every entry of each

@@ -185,18 +185,26 @@ int sbx_mnt_mask_file(int *empty_fs, int target, const char *holds, const char *
 			return mnt;
 		*empty_fs = mnt;
 	}
-	/* Made once, by the first mask that needs it. */
-	fd = openat(*empty_fs, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, holds ? 0644 : 0);
-	if (fd < 0 && errno != EEXIST)
-		return sbx_mnt_fail(d, errno, "creating the empty file for", path);
-	if (fd >= 0 && len && write(fd, holds, len) != (ssize_t)len) {
-		rc = sbx_mnt_fail(d, errno ? errno : EIO, "writing the file for", path);
-		close(fd);
-		return rc;
-	}
-	if (fd >= 0)
-		close(fd);
+	/*
+	 * Made once, by the first mask that needs it: the clone is tried first, and only a file
+	 * not there yet is made (the scratch tmpfs is this process's alone, so a file found there
+	 * is one made here). A mask per denied file, 10,000s: one system call fewer each.
+	 */
 	tree = (int)syscall(__NR_open_tree, *empty_fs, name, SBX_OPEN_TREE_CLONE | O_CLOEXEC);
+	if (tree < 0 && errno == ENOENT) {
+		fd = openat(*empty_fs, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+			    holds ? 0644 : 0);
+		if (fd < 0)
+			return sbx_mnt_fail(d, errno, "creating the empty file for", path);
+		if (len && write(fd, holds, len) != (ssize_t)len) {
+			rc = sbx_mnt_fail(d, errno ? errno : EIO, "writing the file for", path);
+			close(fd);
+			return rc;
+		}
+		close(fd);
+		tree = (int)syscall(__NR_open_tree, *empty_fs, name,
+				    SBX_OPEN_TREE_CLONE | O_CLOEXEC);
+	}
 	if (tree < 0)
 		return sbx_mnt_fail(d, errno, "binding an empty file over", path);
 	if (syscall(__NR_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {

@@ -33,19 +33,20 @@
 /* The slot of path (hash h): its entry's, or the empty one where it would go. */
 _Static_assert(sizeof(struct sbx_rulepath) <= 56, "an entry of the table grew");
 
-static struct sbx_rulepath **slot_of(const struct sbx_rulepaths *res, const char *path, uint64_t h)
+static struct sbx_rulepath_slot *slot_of(const struct sbx_rulepaths *res, const char *path,
+					 uint32_t h)
 {
 	size_t s = (size_t)h & (res->cap - 1);
 
-	while (res->slots[s] &&
-	       (res->slots[s]->hash != (uint32_t)h || strcmp(res->slots[s]->path, path) != 0))
+	while (res->slots[s].e &&
+	       (res->slots[s].hash != h || strcmp(res->slots[s].e->path, path) != 0))
 		s = (s + 1) & (res->cap - 1);
 	return &res->slots[s];
 }
 
 static int grow(struct sbx_rulepaths *res)
 {
-	struct sbx_rulepath **old = res->slots;
+	struct sbx_rulepath_slot *old = res->slots;
 	size_t old_cap = res->cap, cap = old_cap ? old_cap * 2 : 64;
 
 	res->slots = calloc(cap, sizeof(*res->slots));
@@ -55,8 +56,8 @@ static int grow(struct sbx_rulepaths *res)
 	}
 	res->cap = cap;
 	for (size_t i = 0; i < old_cap; i++)
-		if (old[i])
-			*slot_of(res, old[i]->path, old[i]->hash) = old[i];
+		if (old[i].e)
+			*slot_of(res, old[i].e->path, old[i].hash) = old[i];
 	free(old);
 	return 0;
 }
@@ -90,8 +91,9 @@ static void entry_close(struct sbx_rulepath *e)
 /* Copies s to *at and advances it past the copy's NUL. */
 static char *put_str(char **at, const char *s, size_t n)
 {
-	char *p = memcpy(*at, s, n + 1);
+	char *p = *at;
 
+	sbx_copy(p, s, n + 1);
 	*at += n + 1;
 	return p;
 }
@@ -105,7 +107,8 @@ static char *put_str(char **at, const char *s, size_t n)
  */
 static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *path, bool kept)
 {
-	struct sbx_rulepath **slot, *e;
+	struct sbx_rulepath_slot *slot;
+	struct sbx_rulepath *e;
 	struct sbx_pathinfo in;
 	size_t plen, rlen = 0, llen = 0;
 	uint64_t h;
@@ -117,11 +120,29 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	if ((res->n + 1) * 4 > res->cap * 3 && grow(res) < 0)
 		return NULL;
 	plen = strlen(path);
+	if (res->last + 1 < res->n && plen < UINT16_MAX) {
+		e = res->made[res->last + 1];
+		if (e->len == plen && sbx_bytes_cmp(e->path, path, plen) == 0) {
+			res->last++;
+			return e; /* the one after the last asked: looked up before */
+		}
+	}
 	h = sbx_hash(path, plen);
-	slot = slot_of(res, path, h);
-	e = *slot;
-	if (e)
+	slot = slot_of(res, path, (uint32_t)h);
+	e = slot->e;
+	if (e) {
+		res->last = e->made;
 		return e; /* looked up before: the same answer */
+	}
+	if (res->n == res->made_cap) {
+		size_t cap = res->made_cap ? 2 * res->made_cap : 64;
+		struct sbx_rulepath **made = realloc(res->made, cap * sizeof(*made));
+
+		if (!made)
+			return NULL;
+		res->made = made;
+		res->made_cap = cap;
+	}
 	r = walk_keep(res, path, &in, &fd);
 	if (r == -ENOMEM)
 		return NULL;
@@ -143,7 +164,6 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	memset(e, 0, sizeof(*e));
 	at = (char *)(e + 1);
 	e->path = kept ? (char *)path : put_str(&at, path, plen);
-	e->hash = h;
 	e->err = (short)(r < 0 ? r : 0); /* -errno: above -4096 */
 	e->fd = r == 0 ? fd : -1;
 	if (r == 0) {
@@ -161,8 +181,11 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		if (llen)
 			e->has_link = put_str(&at, in.link, llen - 1) != NULL;
 	}
-	*slot = e;
-	res->n++;
+	e->len = plen < UINT16_MAX ? (uint16_t)plen : UINT16_MAX;
+	e->made = (uint32_t)res->n;
+	*slot = (struct sbx_rulepath_slot){e, (uint32_t)h};
+	res->made[res->n] = e;
+	res->last = res->n++;
 	return e;
 }
 
@@ -194,7 +217,7 @@ static void copy_cut(char *dst, size_t size, const char *src)
 
 	if (n >= size)
 		n = size - 1;
-	memcpy(dst, src ? src : "", n);
+	sbx_copy(dst, src ? src : "", n);
 	dst[n] = '\0';
 }
 
@@ -292,8 +315,9 @@ void sbx_rulepaths_restore_limit(struct sbx_rulepaths *res)
 void sbx_rulepaths_free(struct sbx_rulepaths *res)
 {
 	for (size_t i = 0; i < res->cap; i++)
-		entry_close(res->slots[i]);
+		entry_close(res->slots[i].e);
 	free(res->slots);
+	free(res->made);
 	sbx_arena_free(&res->entries);
 	sbx_rulepaths_restore_limit(res);
 	memset(res, 0, sizeof(*res));

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
+#include <string.h>
 
+#include "failalloc.h"
 #include "sbx.h"
 #include "t.h"
 
@@ -73,4 +75,169 @@ TEST(copy_lengths)
 			CHECK(ok);
 		}
 	}
+}
+
+/* Items of sort_ptrs's tests: a key that ties often, compared alone (the sort keeps ties). */
+static int key_cmp(const void *a, const void *b)
+{
+	int x = **(const int *const *)a, y = **(const int *const *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The same with ties broken by address: the order a stable sort of an array in address order
+ * leaves, which qsort gives with this. */
+static int key_addr_cmp(const void *a, const void *b)
+{
+	const int *x = *(const int *const *)a, *y = *(const int *const *)b;
+	int c = key_cmp(a, b);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/*
+ * sbx_sort_ptrs leaves what qsort leaves with ties broken by address, on arrays in order, in
+ * reverse, in order but for a few items, at random, and full of ties, at every length to 70 and
+ * at 1,000; and it sorts in place when its room cannot be had.
+ */
+TEST(sort_ptrs)
+{
+	static int keys[1000];
+	static const int *got[1000], *want[1000];
+	static const size_t lens[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 32, 33, 64, 70, 1000};
+	unsigned seed = 1;
+
+	for (size_t li = 0; li < sizeof(lens) / sizeof(*lens); li++) {
+		size_t n = lens[li];
+
+		for (int shape = 0; shape < 5; shape++) {
+			bool ok = true;
+
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 1103515245u + 12345u;
+				switch (shape) {
+				case 0:
+					keys[i] = (int)i;
+					break;
+				case 1:
+					keys[i] = (int)(n - i);
+					break;
+				case 2:
+					keys[i] = (seed >> 16) % 11 == 0 ? -(int)i : (int)i;
+					break;
+				case 3:
+					keys[i] = (int)((seed >> 8) % 100000);
+					break;
+				default:
+					keys[i] = (int)((seed >> 8) % 3);
+					break;
+				}
+				got[i] = want[i] = &keys[i];
+			}
+			qsort(want, n, sizeof(*want), key_addr_cmp);
+			sbx_sort_ptrs(got, n, key_cmp);
+			for (size_t i = 0; i < n; i++)
+				ok = ok && got[i] == want[i];
+			CHECK(ok);
+		}
+	}
+#ifdef SBX_FAILALLOC
+	for (size_t i = 0; i < 100; i++) {
+		keys[i] = (int)(100 - i);
+		got[i] = &keys[i];
+	}
+	fa_arm(0);
+	sbx_sort_ptrs(got, 100, key_cmp);
+	CHECK(fa_fired());
+	fa_arm(-1);
+	for (size_t i = 1; i < 100; i++)
+		CHECK(*got[i - 1] < *got[i]);
+#endif
+}
+
+static int sign(int c)
+{
+	return (c > 0) - (c < 0);
+}
+
+/*
+ * sbx_bytes_cmp has memcmp's sign at every length to 40, every alignment of either side, with
+ * the first difference at every place (either way, bytes past 0x7f among them), and reads no
+ * byte past n: the bytes after are different and must not count. sbx_path_cmp and sbx_strcmp
+ * have strcmp's sign, a prefix before the longer string.
+ */
+TEST(bytes_cmp)
+{
+	unsigned char a[64], b[64];
+	bool ok = true;
+
+	for (size_t n = 0; n <= 40; n++)
+		for (size_t oa = 0; oa < 8; oa++)
+			for (size_t ob = 0; ob < 8; ob++) {
+				for (size_t i = 0; i < n; i++)
+					a[oa + i] = b[ob + i] = (unsigned char)(0x61 + i * 37);
+				a[oa + n] = 1;
+				b[ob + n] = 2;
+				ok = ok && sbx_bytes_cmp(a + oa, b + ob, n) == 0;
+				for (size_t d = 0; d < n; d++) {
+					unsigned char keep = b[ob + d];
+
+					b[ob + d] = (unsigned char)(keep + 0x90);
+					ok = ok &&
+					     sign(sbx_bytes_cmp(a + oa, b + ob, n)) ==
+						     sign(memcmp(a + oa, b + ob, n)) &&
+					     sign(sbx_bytes_cmp(b + ob, a + oa, n)) ==
+						     sign(memcmp(b + ob, a + oa, n)) &&
+					     sbx_bytes_cmp(a + oa, b + ob, n) != 0;
+					b[ob + d] = keep;
+				}
+			}
+	CHECK(ok);
+	CHECK(sbx_path_cmp("/a/b", 4, "/a/b", 4) == 0);
+	CHECK(sbx_path_cmp("/a", 2, "/a/b", 4) < 0);
+	CHECK(sbx_path_cmp("/a/b", 4, "/a", 2) > 0);
+	CHECK(sbx_strcmp("/var/tmp/many/f00001", "/var/tmp/many/f00002") < 0);
+	CHECK(sbx_strcmp("/var/tmp/many/f00010", "/var/tmp/many/f0001") > 0);
+	CHECK(sbx_strcmp("/x\xe9", "/x/") > 0);
+	CHECK(sbx_strcmp("", "") == 0);
+}
+
+static int strcmp_ptrs(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * sbx_sort_strs leaves strcmp's order, whether its array comes in order (left as it is) or not:
+ * prefixes before their extensions, bytes past 0x7f after ASCII, repeats side by side.
+ */
+TEST(sort_strs)
+{
+	static const char *const in[] = {"/a/b",
+					 "/a",
+					 "/ab",
+					 "/a/b",
+					 "/a\xe9",
+					 "/",
+					 "/a/b/c",
+					 "/a/b/c/d/e/f/g/h/i",
+					 "/a/b/c/d/e/f/g/h/j",
+					 ""};
+	enum { N = sizeof(in) / sizeof(*in) };
+	const char *got[N], *want[N];
+	bool ok = true;
+
+	for (size_t n = 0; n <= N; n++) {
+		for (int pass = 0; pass < 2; pass++) {
+			memcpy(got, in, n * sizeof(*got));
+			memcpy(want, in, n * sizeof(*want));
+			qsort(want, n, sizeof(*want), strcmp_ptrs);
+			if (pass) /* the second time, from the order itself */
+				memcpy(got, want, n * sizeof(*got));
+			sbx_sort_strs(got, n);
+			for (size_t i = 0; i < n; i++)
+				ok = ok && strcmp(got[i], want[i]) == 0;
+		}
+	}
+	CHECK(ok);
 }

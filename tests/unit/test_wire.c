@@ -346,6 +346,87 @@ TEST(wire_paths_normal_or_not)
 }
 
 /*
+ * An entry of a plain path in the emitter's order is read without the key tables (path_entry);
+ * every variation of it (whitespace, another key order or key, an escape, a value of another
+ * type, a repeat, text cut short) is read by the general walk or refused, and either way the
+ * two paths agree with jansson's.
+ */
+TEST(wire_entry_forms)
+{
+	static const struct {
+		const char *entry;
+		bool ok;
+	} forms[] = {
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"deny\"}", true},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"none\"}", true},
+		{" {\"path\": {\"type\": \"path\", \"path\": \"/a/b\"}, \"access\": \"read\"}",
+		 true},
+		{"{\"path\": {\"type\": \"path\", \"path\": \"/a/b\"}, \"access\": \"read\", "
+		 "\"missing_path_behavior\": null}",
+		 true},
+		{"{\"path\": {\"type\": \"path\", \"path\": \"/a//b\"}, \"access\": \"deny\"}",
+		 true},
+		{"{\"path\": {\"type\": \"path\", \"path\":\"/a/b\"},\"access\" :\"read\"}", true},
+		{"{ \"path\" : { \"type\" : \"path\" , \"path\" : \"/a/b\" } , \"access\" : "
+		 "\"read\" }",
+		 true},
+		{"{\n\t\"path\":\r\n{\"type\":\"path\",\"path\":\"/\"},\"access\":\"write\"\n}",
+		 true},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"read\","
+		 "\"missing_path_behavior\":\"skip\"}",
+		 true},
+		{"{\"access\":\"read\",\"path\":{\"type\":\"path\",\"path\":\"/a/b\"}}", true},
+		{"{\"path\":{\"path\":\"/a/b\",\"type\":\"path\"},\"access\":\"read\"}", true},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/../b\"},\"access\":\"read\"}", true},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/\\u0062\"},\"access\":\"read\"}",
+		 true},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"r\\u0065ad\"}",
+		 true},
+		{"{\"pa\\u0074h\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"read\"}",
+		 true},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"read\",\"access\":"
+		 "\"deny\"}",
+		 false},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\",\"path\":\"/"
+		 "c\"},\"access\":\"read\"}",
+		 false},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"all\"}", false},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":1}", false},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"a/b\"},\"access\":\"read\"}", false},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"\"},\"access\":\"read\"}", false},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"},\"access\":\"read\"", false},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b\"}", false},
+		{"{\"path\":{\"type\":\"path\",\"path\":\"/a/b", false},
+	};
+	char text[512], *at;
+	int n;
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(*forms); i++) {
+		n = snprintf(text, sizeof(text),
+			     "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+			     "\"entries\":[%s, %s]},\"network\":\"restricted\"}",
+			     forms[i].entry, forms[i].entry);
+		CHECK(differ(forms[i].entry, text, (size_t)n) == forms[i].ok);
+	}
+	/* The longest path taken as it stands, and one byte more (refused either way). */
+	for (size_t len = SBX_MAX_PATH; len <= SBX_MAX_PATH + 1; len++) {
+		char *big = malloc(len + 200);
+
+		CHECK(big != NULL);
+		if (!big)
+			continue;
+		at = big + sprintf(big, "{\"type\":\"managed\",\"file_system\":{\"type\":"
+					"\"restricted\",\"entries\":[{\"path\":{\"type\":\"path\","
+					"\"path\":\"");
+		for (size_t k = 0; k < len; k++)
+			*at++ = k % 8 ? 'x' : '/';
+		at += sprintf(at, "\"},\"access\":\"read\"}]},\"network\":\"restricted\"}");
+		CHECK(differ("a long path", big, (size_t)(at - big)) == (len <= SBX_MAX_PATH));
+		free(big);
+	}
+}
+
+/*
  * The paths of a loaded profile lie in its arena: many short ones across several blocks, a long
  * one in a block of its own, each read back whole. Planning takes the profile (its arena moves
  * with the entries) and materializing copies it (the copies are the plan's own): freeing each
