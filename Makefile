@@ -282,7 +282,7 @@ endif
 FAILALLOC_FNS := malloc calloc realloc strdup strndup asprintf vasprintf __asprintf_chk \
 	__vasprintf_chk
 UNIT_CFLAGS := -DSBX_FAILALLOC
-UNIT_LDFLAGS := $(foreach f,$(FAILALLOC_FNS) qsort,-Wl,--wrap=$(f))
+UNIT_LDFLAGS := $(foreach f,$(FAILALLOC_FNS) qsort sbx_sort_ptrs,-Wl,--wrap=$(f))
 
 LIB_OBJS := $(ALL_LIB_SRCS:%.c=$(BUILD)/%.o)
 PROGRAM_SRCS := $(LINUX_SRCS)

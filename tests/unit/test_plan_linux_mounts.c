@@ -152,6 +152,44 @@ TEST(mount_plan_pins_only_under_writable_roots)
 }
 
 /*
+ * The plan remembers what it found above the last directory asked (lib/plan_linux_mounts.c,
+ * above_memo): the answer is only ever reused for that same directory. Directories of the same
+ * length are the case a memo keyed wrongly would confuse: a denied file in a writable root taken
+ * for one under a mask would lose its own mask, and pins would be made or missed.
+ */
+TEST(mount_plan_memo_answers_for_its_own_directory)
+{
+	const struct sbx_mount_op masks[] = {
+		FACT(SBX_MNT_DENY, "/a", true),
+		FACT(SBX_MNT_WRITE, "/b", true),
+		FACT(SBX_MNT_DENY, "/a/x", false), /* hidden by the mask of /a already */
+		FACT(SBX_MNT_DENY, "/b/y", false), /* in a writable root: a mask of its own */
+	};
+	const struct sbx_mount_op pins[] = {
+		FACT(SBX_MNT_WRITE, "/w1", true),
+		FACT(SBX_MNT_DENY, "/w1/d/f", false),
+		FACT(SBX_MNT_DENY, "/w2", true),
+		FACT(SBX_MNT_DENY, "/w2/e/g", false),
+		FACT(SBX_MNT_WRITE, "/w3", true),
+		FACT(SBX_MNT_DENY, "/w3/h/i", false),
+	};
+	struct sbx_mount_plan p;
+
+	CHECK_INT(build(masks, sizeof(masks) / sizeof(*masks), NULL, 0, &p), 0);
+	CHECK(op_at(&p, "/a/x", SBX_MNT_DENY) && op_at(&p, "/a/x", SBX_MNT_DENY)->skip);
+	CHECK(op_at(&p, "/b/y", SBX_MNT_DENY) && !op_at(&p, "/b/y", SBX_MNT_DENY)->skip);
+	sbx_mount_plan_free(&p);
+
+	CHECK_INT(build(pins, sizeof(pins) / sizeof(*pins), NULL, 0, &p), 0);
+	CHECK(op_at(&p, "/w2/e/g", SBX_MNT_DENY) && op_at(&p, "/w2/e/g", SBX_MNT_DENY)->skip);
+	CHECK(op_at(&p, "/w3/h/i", SBX_MNT_DENY) && !op_at(&p, "/w3/h/i", SBX_MNT_DENY)->skip);
+	CHECK_INT(p.pins.n, 2);
+	CHECK_STR(p.pins.n > 0 ? p.pins.v[0] : NULL, "/w1/d");
+	CHECK_STR(p.pins.n > 1 ? p.pins.v[1] : NULL, "/w3/h");
+	sbx_mount_plan_free(&p);
+}
+
+/*
  * A writable root inside another (a workspace under /tmp): the directories between the two are
  * pinned, as the way to a carve-out is; one right below its outer root, or re-opened in a mask,
  * has nothing between to pin.

@@ -10,6 +10,8 @@ typedef int (*cmp_fn)(const void *, const void *);
 
 void __real_qsort(void *base, size_t n, size_t size, cmp_fn cmp);
 void __wrap_qsort(void *base, size_t n, size_t size, cmp_fn cmp);
+void __real_sbx_sort_ptrs(void *base, size_t n, cmp_fn cmp);
+void __wrap_sbx_sort_ptrs(void *base, size_t n, cmp_fn cmp);
 
 static enum ts_mode mode;
 
@@ -32,14 +34,15 @@ static void swap(unsigned char *a, unsigned char *b, size_t size)
  * An insertion sort, stable: the tests that choose a mode sort a few dozen items. Reversing the
  * array first leaves equal items in the reverse of their order, and is still a correct sort.
  */
-void __wrap_qsort(void *base, size_t n, size_t size, cmp_fn cmp)
+static void tie_sort(void *base, size_t n, size_t size, cmp_fn cmp)
 {
 	unsigned char *b = base, item[64];
 
-	if (mode == TS_LIBC || size > sizeof(item) || n < 2) {
-		__real_qsort(base, n, size, cmp);
+	/* A test that chose a mode and sorts larger items would compare nothing: it stops. */
+	if (size > sizeof(item))
+		abort();
+	if (n < 2)
 		return;
-	}
 	if (mode == TS_REVERSED)
 		for (size_t i = 0, j = n - 1; i < j; i++, j--)
 			swap(b + i * size, b + j * size, size);
@@ -51,5 +54,22 @@ void __wrap_qsort(void *base, size_t n, size_t size, cmp_fn cmp)
 			memcpy(b + j * size, b + (j - 1) * size, size);
 		memcpy(b + j * size, item, size);
 	}
+}
+
+void __wrap_qsort(void *base, size_t n, size_t size, cmp_fn cmp)
+{
+	if (mode == TS_LIBC)
+		__real_qsort(base, n, size, cmp);
+	else
+		tie_sort(base, n, size, cmp);
+}
+
+/* The library's own sort of pointer arrays (lib/path.c), where the mount plan sorts. */
+void __wrap_sbx_sort_ptrs(void *base, size_t n, cmp_fn cmp)
+{
+	if (mode == TS_LIBC)
+		__real_sbx_sort_ptrs(base, n, cmp);
+	else
+		tie_sort(base, n, sizeof(void *), cmp);
 }
 #endif
