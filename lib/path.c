@@ -200,9 +200,9 @@ int sbx_path_ancestors(const char *p, int (*visit)(void *arg, const char *prefix
 	return 0;
 }
 
-static int ptr_str_cmp(const void *a, const void *b)
+static int str_ptr_cmp(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return sbx_strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 struct in_sorted {
@@ -214,7 +214,7 @@ static int found_in_sorted(void *arg, const char *prefix, size_t len)
 {
 	const struct in_sorted *s = arg;
 
-	return bsearch(&prefix, s->v, s->n, sizeof(*s->v), ptr_str_cmp) != NULL;
+	return bsearch(&prefix, s->v, s->n, sizeof(*s->v), str_ptr_cmp) != NULL;
 }
 
 bool sbx_path_under_sorted(const char *const *sorted, size_t n, const char *p, bool self)
@@ -473,11 +473,6 @@ void sbx_sort_ptrs(void *base, size_t n, int (*cmp)(const void *, const void *))
 }
 
 #undef PTR
-
-static int str_ptr_cmp(const void *a, const void *b)
-{
-	return sbx_strcmp(*(const char *const *)a, *(const char *const *)b);
-}
 
 void sbx_sort_strs(void *base, size_t n)
 {

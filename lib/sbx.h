@@ -336,9 +336,11 @@ uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
 uint64_t sbx_hash(const void *data, size_t n);
 /*
  * Sorts the n pointers of the array at base (of any pointer type) as qsort(base, n,
- * sizeof(void *), cmp) does, stable, in time linear in n
- * when v is in order but for a few items: a natural merge sort (the runs already in order are
- * merged pairwise), with room for n pointers (qsort when that room cannot be had). A profile's
+ * sizeof(void *), cmp) does: a natural merge sort (the runs already in order are merged
+ * pairwise), O(n log r) for r runs, so close to linear when the array is in order but for a
+ * few items. It needs room for n pointers; when that cannot be had it falls back to qsort,
+ * which is not stable, so cmp must break ties wherever the order of equal items matters (every
+ * caller's does). A profile's
  * paths usually come sorted, and so do the lists made from them, but for the few items of
  * another depth or kind; musl's sort compares each item about four times then, glibc's about
  * log2(n) / 2 times, each a string compare over paths sharing long prefixes
