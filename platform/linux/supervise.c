@@ -641,7 +641,7 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 	 * The command holds the standard streams; a reader waiting for their end must not wait
 	 * for the supervisor too. Stderr stays, for the supervisor's own messages.
 	 */
-	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	fd = openat(AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC); /* openat: see probe.c */
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
 		dup2(fd, STDOUT_FILENO);
