@@ -201,12 +201,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	rc = sbx_plan_build_take(&prof, &ctx, SBX_PREF_REQUIRE,
 				 o.managed_network || o.n_allow_domains, SBX_WIN_DISABLED, &plan,
 				 d);
-	if (rc < 0) {
-		if (!d->msg[0])
-			sbx_diag_set(d, rc, "cannot plan the sandbox: %s",
-				     rc > -4096 ? strerror(-rc) : "internal error");
-		goto out;
-	}
+	if (rc < 0)
+		goto out; /* the plan says why (sbx_plan_build fills d on every failure) */
 	planned = true;
 	/* The proxies of managed networking are read from the environment the command gets. */
 	net_opts = (struct sbx_net_opts){

@@ -477,7 +477,7 @@ int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx
 		r = walk_one(&w, w.dirs.v[i], sbx_strv_has(&w.modules, w.dirs.v[i]));
 	sbx_strv_clear(&w.dirs);
 	sbx_strv_clear(&w.modules);
-	if (r == -ENOMEM && d && !d->msg[0])
+	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory");
 	return r;
 }

@@ -588,7 +588,7 @@ done:
 out:
 	if (w)
 		sbx_strv_free(w->out.v, w->out.n);
-	if (r == -ENOMEM && d && !d->msg[0])
+	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory while expanding glob `%s`", pattern);
 	free(w);
 	free(set);

@@ -17,7 +17,7 @@
 
 #include "net.h"
 
-static int fail(struct sbx_http_err *e, int status, const char *msg)
+static int http_error(struct sbx_http_err *e, int status, const char *msg)
 {
 	e->status = status;
 	e->msg = msg;
@@ -53,13 +53,13 @@ int sbx_http_scan(struct sbx_http_scan *s, const char *buf, size_t len, bool req
 			if (s->pos + 1 >= len)
 				return 0; /* look at this CR again once its successor is here */
 			if (buf[s->pos + 1] != '\n')
-				return fail(e, bad, "bare CR in the message head");
+				return http_error(e, bad, "bare CR in the message head");
 			continue;
 		}
 		if (c == '\n') {
 			if (s->pos == 0 || buf[s->pos - 1] != '\r')
-				return fail(e, bad,
-					    "bare LF in the message head (lines end in CRLF)");
+				return http_error(
+					e, bad, "bare LF in the message head (lines end in CRLF)");
 			if (s->pos - 1 == s->line_start) {
 				if (s->lines > 0) {
 					*head_len = ++s->pos;
@@ -67,22 +67,24 @@ int sbx_http_scan(struct sbx_http_scan *s, const char *buf, size_t len, bool req
 				}
 				/* An empty line before the request line, as after a body's CRLF. */
 				if (!request || ++s->lead > SBX_HTTP_MAX_LEAD_CRLF)
-					return fail(e, bad, "empty lines before the message");
+					return http_error(e, bad, "empty lines before the message");
 			} else if (++s->lines > SBX_HTTP_MAX_FIELDS + 1) {
-				return fail(e, request ? 431 : 502, "more than 100 header fields");
+				return http_error(e, request ? 431 : 502,
+						  "more than 100 header fields");
 			}
 			s->line_start = s->pos + 1;
 			continue;
 		}
 		if (s->pos - s->line_start >= SBX_HTTP_MAX_LINE) {
 			if (s->lines == 0)
-				return fail(e, request ? 414 : 502,
-					    "request line longer than 8192 bytes");
-			return fail(e, request ? 431 : 502,
-				    "header field line longer than 8192 bytes");
+				return http_error(e, request ? 414 : 502,
+						  "request line longer than 8192 bytes");
+			return http_error(e, request ? 431 : 502,
+					  "header field line longer than 8192 bytes");
 		}
 		if (s->pos >= SBX_HTTP_MAX_HEAD)
-			return fail(e, request ? 431 : 502, "message head larger than 65536 bytes");
+			return http_error(e, request ? 431 : 502,
+					  "message head larger than 65536 bytes");
 	}
 	return 0;
 }
@@ -189,20 +191,20 @@ static int parse_fields(const char *buf, size_t p, size_t head_len, bool request
 		struct sbx_http_field *fl;
 
 		if (!eol)
-			return fail(e, bad, "incomplete message head");
+			return http_error(e, bad, "incomplete message head");
 		n = (size_t)(eol - line);
 		if (line[0] == ' ' || line[0] == '\t')
-			return fail(e, bad, "folded header line (obs-fold)");
+			return http_error(e, bad, "folded header line (obs-fold)");
 		while (name_len < n && is_tchar((unsigned char)line[name_len]))
 			name_len++;
 		if (name_len == n || line[name_len] != ':') {
 			if (name_len < n && (line[name_len] == ' ' || line[name_len] == '\t'))
-				return fail(e, bad,
-					    "whitespace between a field name and its colon");
-			return fail(e, bad, "malformed header field");
+				return http_error(e, bad,
+						  "whitespace between a field name and its colon");
+			return http_error(e, bad, "malformed header field");
 		}
 		if (name_len == 0)
-			return fail(e, bad, "empty header field name");
+			return http_error(e, bad, "empty header field name");
 		v = name_len + 1;
 		while (v < n && (line[v] == ' ' || line[v] == '\t'))
 			v++;
@@ -211,9 +213,10 @@ static int parse_fields(const char *buf, size_t p, size_t head_len, bool request
 			vend--;
 		for (size_t i = v; i < vend; i++)
 			if (!is_field_char((unsigned char)line[i]))
-				return fail(e, bad, "control character in a header field value");
+				return http_error(e, bad,
+						  "control character in a header field value");
 		if (*n_fields == SBX_HTTP_MAX_FIELDS)
-			return fail(e, request ? 431 : 502, "more than 100 header fields");
+			return http_error(e, request ? 431 : 502, "more than 100 header fields");
 		fl = &fields[(*n_fields)++];
 		fl->name = (uint32_t)p;
 		fl->name_len = (uint32_t)name_len;
@@ -224,21 +227,22 @@ static int parse_fields(const char *buf, size_t p, size_t head_len, bool request
 			uint64_t len;
 
 			if (!parse_length(line + v, vend - v, &len))
-				return fail(e, bad, "invalid Content-Length");
+				return http_error(e, bad, "invalid Content-Length");
 			if (f->content_lengths++ && len != f->length)
-				return fail(e, bad, "conflicting Content-Length fields");
+				return http_error(e, bad, "conflicting Content-Length fields");
 			if (request && f->content_lengths > 1)
-				return fail(e, bad, "more than one Content-Length field");
+				return http_error(e, bad, "more than one Content-Length field");
 			f->length = len;
 		} else if (ieq(line, name_len, "transfer-encoding")) {
 			f->transfer_encodings++;
 			each_token(line + v, vend - v, te_token, &te);
 			if (request && (f->transfer_encodings > 1 || te.count != 1 || !te.chunked))
-				return fail(e, 501, "only Transfer-Encoding: chunked is supported");
+				return http_error(e, 501,
+						  "only Transfer-Encoding: chunked is supported");
 		} else if (ieq(line, name_len, "connection")) {
 			if (each_token(line + v, vend - v, connection_token, f))
-				return fail(e, bad,
-					    "Connection names a field that frames the message");
+				return http_error(
+					e, bad, "Connection names a field that frames the message");
 		} else if (ieq(line, name_len, "host")) {
 			f->hosts++;
 			f->host = p + v;
@@ -248,11 +252,11 @@ static int parse_fields(const char *buf, size_t p, size_t head_len, bool request
 	}
 	if (f->transfer_encodings) {
 		if (te.count == 0 || te.after_chunked)
-			return fail(e, bad, "chunked is not the last transfer coding");
+			return http_error(e, bad, "chunked is not the last transfer coding");
 		f->chunked = te.chunked;
 	}
 	if (f->transfer_encodings && f->content_lengths && request)
-		return fail(e, bad, "both Content-Length and Transfer-Encoding");
+		return http_error(e, bad, "both Content-Length and Transfer-Encoding");
 	return 0;
 }
 
@@ -304,11 +308,12 @@ static int parse_target(const char *t, size_t n, unsigned flags, struct sbx_http
 	size_t i, auth_end;
 
 	if (memchr(t, '#', n))
-		return fail(e, 400, "fragment in the request target");
+		return http_error(e, 400, "fragment in the request target");
 	if (r->is_connect) {
 		r->form = SBX_HTTP_AUTHORITY;
 		if (parse_authority(t, n, &r->host, &r->port, true) < 0)
-			return fail(e, 400, "CONNECT needs host:port with a valid host and port");
+			return http_error(e, 400,
+					  "CONNECT needs host:port with a valid host and port");
 		return 0;
 	}
 	if (t[0] == '/' && (flags & SBX_HTTP_ORIGIN_OK)) {
@@ -320,23 +325,24 @@ static int parse_target(const char *t, size_t n, unsigned flags, struct sbx_http
 	for (i = 0; i < n && t[i] != ':' && t[i] != '/'; i++)
 		;
 	if (i + 3 > n || t[i] != ':' || t[i + 1] != '/' || t[i + 2] != '/')
-		return fail(e, 400,
-			    "not a proxy request: the target must be an absolute http:// URI, or "
-			    "CONNECT host:port");
+		return http_error(
+			e, 400,
+			"not a proxy request: the target must be an absolute http:// URI, or "
+			"CONNECT host:port");
 	if (ieq(t, i, "https"))
-		return fail(e, 400,
-			    "https:// targets are not proxied: clients tunnel them with "
-			    "CONNECT");
+		return http_error(e, 400,
+				  "https:// targets are not proxied: clients tunnel them with "
+				  "CONNECT");
 	if (!ieq(t, i, "http"))
-		return fail(e, 400, "unsupported URI scheme (only http://, and CONNECT)");
+		return http_error(e, 400, "unsupported URI scheme (only http://, and CONNECT)");
 	t += i + 3;
 	n -= i + 3;
 	for (auth_end = 0; auth_end < n && t[auth_end] != '/' && t[auth_end] != '?'; auth_end++)
 		;
 	if (memchr(t, '@', auth_end))
-		return fail(e, 400, "user information in the request target is refused");
+		return http_error(e, 400, "user information in the request target is refused");
 	if (parse_authority(t, auth_end, &r->host, &r->port, false) < 0)
-		return fail(e, 400, "invalid host or port in the request target");
+		return http_error(e, 400, "invalid host or port in the request target");
 	if (!r->port)
 		r->port = 80;
 	r->form = SBX_HTTP_ABSOLUTE;
@@ -362,33 +368,33 @@ int sbx_http_parse_request(const char *buf, size_t head_len, unsigned flags, str
 	line = buf + p;
 	eol = memchr(line, '\r', head_len - p);
 	if (!eol)
-		return fail(e, 400, "incomplete request head");
+		return http_error(e, 400, "incomplete request head");
 	sp1 = memchr(line, ' ', (size_t)(eol - line));
 	if (!sp1)
-		return fail(e, 400, "malformed request line");
+		return http_error(e, 400, "malformed request line");
 	mlen = (size_t)(sp1 - line);
 	if (mlen == 0 || mlen > SBX_HTTP_MAX_METHOD)
-		return fail(e, 400, "malformed request line");
+		return http_error(e, 400, "malformed request line");
 	for (size_t i = 0; i < mlen; i++)
 		if (!is_tchar((unsigned char)line[i]))
-			return fail(e, 400, "invalid method");
+			return http_error(e, 400, "invalid method");
 	memcpy(r->method, line, mlen);
 	r->method[mlen] = '\0';
 	r->is_connect = strcmp(r->method, "CONNECT") == 0;
 	r->is_head = strcmp(r->method, "HEAD") == 0;
 	sp2 = memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1));
 	if (!sp2 || sp2 == sp1 + 1)
-		return fail(e, 400, "malformed request line");
+		return http_error(e, 400, "malformed request line");
 	tlen = (size_t)(sp2 - sp1 - 1);
 	for (size_t i = 0; i < tlen; i++)
 		if ((unsigned char)sp1[1 + i] <= 0x20 || (unsigned char)sp1[1 + i] >= 0x7f)
-			return fail(e, 400, "invalid character in the request target");
+			return http_error(e, 400, "invalid character in the request target");
 	ver = sp2 + 1;
 	if (eol - ver != 8 || strncmp(ver, "HTTP/", 5) != 0 || ver[6] != '.' || ver[5] < '0' ||
 	    ver[5] > '9' || ver[7] < '0' || ver[7] > '9')
-		return fail(e, 400, "malformed request line");
+		return http_error(e, 400, "malformed request line");
 	if (ver[5] != '1' || ver[7] > '1')
-		return fail(e, 505, "HTTP version not supported (HTTP/1.0 and HTTP/1.1 are)");
+		return http_error(e, 505, "HTTP version not supported (HTTP/1.0 and HTTP/1.1 are)");
 	r->minor = ver[7] - '0';
 	if (parse_target(sp1 + 1, tlen, flags, r, buf, e) < 0)
 		return -1;
@@ -396,19 +402,19 @@ int sbx_http_parse_request(const char *buf, size_t head_len, unsigned flags, str
 			 e) < 0)
 		return -1;
 	if (f.hosts > 1)
-		return fail(e, 400, "more than one Host field");
+		return http_error(e, 400, "more than one Host field");
 	if (f.hosts == 1 && parse_authority(buf + f.host, f.host_len, &hh, &hport, false) < 0)
-		return fail(e, 400, "invalid Host field");
+		return http_error(e, 400, "invalid Host field");
 	/*
 	 * RFC 9112 3.2: an HTTP/1.1 request names its Host. CONNECT is let off: some clients
 	 * (Python's http.client before 3.12) send a bare CONNECT, whose target says it all.
 	 */
 	if (r->minor == 1 && f.hosts == 0 && !r->is_connect)
-		return fail(e, 400, "HTTP/1.1 request without a Host field");
+		return http_error(e, 400, "HTTP/1.1 request without a Host field");
 	if (f.transfer_encodings && r->minor == 0)
-		return fail(e, 400, "Transfer-Encoding in an HTTP/1.0 request");
+		return http_error(e, 400, "Transfer-Encoding in an HTTP/1.0 request");
 	if (r->is_connect && (f.transfer_encodings || f.length > 0))
-		return fail(e, 400, "a CONNECT request has no body");
+		return http_error(e, 400, "a CONNECT request has no body");
 	if (f.chunked) {
 		r->body = SBX_BODY_CHUNKED;
 	} else if (f.content_lengths && f.length > 0) {
@@ -431,23 +437,23 @@ int sbx_http_parse_response(const char *buf, size_t head_len, bool req_method_he
 	memset(r, 0, sizeof(*r));
 	r->head_len = head_len;
 	if (!eol)
-		return fail(e, 502, "incomplete response head");
+		return http_error(e, 502, "incomplete response head");
 	n = (size_t)(eol - buf);
 	if (n < 12 || strncmp(buf, "HTTP/1.", 7) != 0 || (buf[7] != '0' && buf[7] != '1') ||
 	    buf[8] != ' ' || buf[9] < '1' || buf[9] > '5' || buf[10] < '0' || buf[10] > '9' ||
 	    buf[11] < '0' || buf[11] > '9' || (n > 12 && buf[12] != ' '))
-		return fail(e, 502, "malformed status line from the upstream server");
+		return http_error(e, 502, "malformed status line from the upstream server");
 	r->minor = buf[7] - '0';
 	r->status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
 	r->reason = n > 12 ? 13 : 12;
 	r->reason_len = n - r->reason;
 	for (size_t i = 0; i < r->reason_len; i++)
 		if (!is_field_char((unsigned char)buf[r->reason + i]))
-			return fail(e, 502, "control character in the status line");
+			return http_error(e, 502, "control character in the status line");
 	if (parse_fields(buf, n + 2, head_len, false, r->fields, &r->n_fields, &f, e) < 0)
 		return -1;
 	if (f.transfer_encodings && r->minor == 0)
-		return fail(e, 502, "Transfer-Encoding in an HTTP/1.0 response");
+		return http_error(e, 502, "Transfer-Encoding in an HTTP/1.0 response");
 	r->close = f.conn_close || (r->minor == 0 && !f.conn_keep_alive);
 	/* RFC 9112 6.3, in its order. */
 	if (req_method_head || r->status < 200 || r->status == 204 || r->status == 304) {
@@ -638,21 +644,21 @@ int sbx_http_chunked_feed(struct sbx_http_chunked *c, const char *buf, size_t le
 		}
 		i++;
 		if (c->state <= CH_EXT && ++c->line > SBX_HTTP_MAX_CHUNK_LINE)
-			return fail(e, 400, "chunk size line too long");
+			return http_error(e, 400, "chunk size line too long");
 		if (c->state >= CH_TRAILER && c->state <= CH_TRAILER_LF &&
 		    ++c->trailers > SBX_HTTP_MAX_TRAILERS)
-			return fail(e, 400, "chunked trailers too large");
+			return http_error(e, 400, "chunked trailers too large");
 		switch (c->state) {
 		case CH_SIZE:
 		case CH_SIZE_MORE:
 			h = sbx_hex_digit(ch);
 			if (h >= 0) {
 				if (++c->digits > 16)
-					return fail(e, 400, "chunk size too large");
+					return http_error(e, 400, "chunk size too large");
 				c->left = c->left * 16 + (uint64_t)h;
 				c->state = CH_SIZE_MORE;
 			} else if (c->state == CH_SIZE) {
-				return fail(e, 400, "malformed chunk size");
+				return http_error(e, 400, "malformed chunk size");
 			} else if (ch == ';') {
 				c->state = CH_EXT;
 			} else if (ch == ' ' || ch == '\t') {
@@ -660,36 +666,36 @@ int sbx_http_chunked_feed(struct sbx_http_chunked *c, const char *buf, size_t le
 			} else if (ch == '\r') {
 				c->state = CH_SIZE_LF;
 			} else {
-				return fail(e, 400, "malformed chunk size");
+				return http_error(e, 400, "malformed chunk size");
 			}
 			break;
 		case CH_SIZE_WS:
 			if (ch == ';')
 				c->state = CH_EXT;
 			else if (ch != ' ' && ch != '\t')
-				return fail(e, 400, "malformed chunk size");
+				return http_error(e, 400, "malformed chunk size");
 			break;
 		case CH_EXT:
 			if (ch == '\r')
 				c->state = CH_SIZE_LF;
 			else if (!is_field_char(ch))
-				return fail(e, 400, "control character in a chunk extension");
+				return http_error(e, 400, "control character in a chunk extension");
 			break;
 		case CH_SIZE_LF:
 			if (ch != '\n')
-				return fail(e, 400, "bare CR in a chunk size line");
+				return http_error(e, 400, "bare CR in a chunk size line");
 			c->line = 0;
 			c->digits = 0;
 			c->state = c->left ? CH_DATA : CH_TRAILER;
 			break;
 		case CH_DATA_CR:
 			if (ch != '\r')
-				return fail(e, 400, "chunk data longer than its size");
+				return http_error(e, 400, "chunk data longer than its size");
 			c->state = CH_DATA_LF;
 			break;
 		case CH_DATA_LF:
 			if (ch != '\n')
-				return fail(e, 400, "bare CR after chunk data");
+				return http_error(e, 400, "bare CR after chunk data");
 			c->state = CH_SIZE;
 			break;
 		case CH_TRAILER:
@@ -698,28 +704,28 @@ int sbx_http_chunked_feed(struct sbx_http_chunked *c, const char *buf, size_t le
 			else if (is_tchar(ch))
 				c->state = CH_TRAILER_NAME;
 			else
-				return fail(e, 400, "malformed trailer field");
+				return http_error(e, 400, "malformed trailer field");
 			break;
 		case CH_TRAILER_NAME:
 			if (ch == ':')
 				c->state = CH_TRAILER_VALUE;
 			else if (!is_tchar(ch))
-				return fail(e, 400, "malformed trailer field");
+				return http_error(e, 400, "malformed trailer field");
 			break;
 		case CH_TRAILER_VALUE:
 			if (ch == '\r')
 				c->state = CH_TRAILER_LF;
 			else if (!is_field_char(ch))
-				return fail(e, 400, "control character in a trailer field");
+				return http_error(e, 400, "control character in a trailer field");
 			break;
 		case CH_TRAILER_LF:
 			if (ch != '\n')
-				return fail(e, 400, "bare CR in a trailer field");
+				return http_error(e, 400, "bare CR in a trailer field");
 			c->state = CH_TRAILER;
 			break;
 		case CH_END_LF:
 			if (ch != '\n')
-				return fail(e, 400, "bare CR at the end of a chunked body");
+				return http_error(e, 400, "bare CR at the end of a chunked body");
 			*used = i;
 			return 1;
 		}

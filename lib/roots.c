@@ -918,7 +918,7 @@ fail:
 	strv_drop(&out->borrowed, &unreadable);
 	sbx_strv_clear(&globs);
 	if (r) {
-		if (r == -ENOMEM && d && !d->msg[0])
+		if (r == -ENOMEM)
 			sbx_diag_set(d, r, "out of memory while resolving the profile");
 		sbx_roots_free(out);
 	}

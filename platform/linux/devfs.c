@@ -54,11 +54,6 @@ static const char *const proc_readonly[] = {"sys", "sysrq-trigger", "irq", "bus"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
 
-static int fail(struct sbx_diag *d, int err, const char *what, const char *path)
-{
-	return sbx_diag_set(d, -err, "%s %s: %s", what, path, strerror(err));
-}
-
 /*
  * A new detached mount of fstype with string options (NULL-terminated key, value pairs).
  * Returns the mount descriptor or -errno; *step says which call failed.
@@ -107,7 +102,7 @@ static int stage_attach(struct stage *st, struct sbx_diag *d)
 	/* No MOVE_MOUNT_T_SYMLINKS: path itself must not be a symbolic link. */
 	if (syscall(__NR_move_mount, st->top, "", AT_FDCWD, st->path, SBX_MOVE_MOUNT_F_EMPTY_PATH) <
 	    0)
-		return fail(d, errno, "mounting over", st->path);
+		return sbx_mnt_fail(d, errno, "mounting over", st->path);
 	st->attached = true;
 	return 0;
 }
@@ -129,7 +124,7 @@ static int stage_put(struct stage *st, int tree, const char *name, bool keep_det
 
 	/* The piece's name as the sandbox will see it: every message names it. */
 	if ((size_t)snprintf(target, sizeof(target), "%s/%s", st->path, name) >= sizeof(target))
-		return fail(d, ENAMETOOLONG, "mounting in", st->path);
+		return sbx_mnt_fail(d, ENAMETOOLONG, "mounting in", st->path);
 	if (!st->attached) {
 		rc = syscall(__NR_move_mount, tree, "", st->top, name, SBX_MOVE_MOUNT_F_EMPTY_PATH);
 		if (rc == 0) {
@@ -138,14 +133,14 @@ static int stage_put(struct stage *st, int tree, const char *name, bool keep_det
 		}
 		err = errno;
 		if (err != EINVAL || st->put_detached)
-			return fail(d, err, "mounting over", target);
+			return sbx_mnt_fail(d, err, "mounting over", target);
 		if (keep_detached)
 			return -EOPNOTSUPP;
 		if ((rc = stage_attach(st, d)) < 0)
 			return (int)rc;
 	}
 	if (syscall(__NR_move_mount, tree, "", AT_FDCWD, target, SBX_MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		return fail(d, errno, "mounting over", target);
+		return sbx_mnt_fail(d, errno, "mounting over", target);
 	return 0;
 }
 
@@ -197,12 +192,12 @@ static int clone_host_node(size_t i, struct sbx_diag *d)
 			  SBX_OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
-		return err == ENOENT ? -ENOENT : fail(d, err, "binding the host's", path);
+		return err == ENOENT ? -ENOENT : sbx_mnt_fail(d, err, "binding the host's", path);
 	}
 	if (fstat(fd, &st) < 0) {
 		err = errno;
 		close(fd);
-		return fail(d, err, "examining", path);
+		return sbx_mnt_fail(d, err, "examining", path);
 	}
 	if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != dev_nodes[i].major ||
 	    minor(st.st_rdev) != dev_nodes[i].minor) {
@@ -222,12 +217,12 @@ static int populate(int top, const struct sbx_devfs *dev, const char *path, stru
 	 */
 	for (size_t i = 0; i < SBX_DEV_N_NODES; i++)
 		if (dev->nodes[i] >= 0 && mknodat(top, dev_nodes[i].name, S_IFREG, 0) < 0)
-			return fail(d, errno, "making a mount point in the private", path);
+			return sbx_mnt_fail(d, errno, "making a mount point in the private", path);
 	if (mkdirat(top, "pts", 0755) < 0 || mkdirat(top, "shm", 0755) < 0)
-		return fail(d, errno, "making a mount point in the private", path);
+		return sbx_mnt_fail(d, errno, "making a mount point in the private", path);
 	for (size_t i = 0; i < ARRAY_LEN(dev_links); i++)
 		if (symlinkat(dev_links[i].target, top, dev_links[i].name) < 0)
-			return fail(d, errno, "making a link in the private", path);
+			return sbx_mnt_fail(d, errno, "making a link in the private", path);
 	return 0;
 }
 
@@ -285,7 +280,7 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 	}
 	rc = populate(st.top, &dev, path, d);
 	if (rc == 0 && set_attrs(st.top, SBX_MOUNT_ATTR_RDONLY) < 0)
-		rc = fail(d, errno, "making read-only the private", path);
+		rc = sbx_mnt_fail(d, errno, "making read-only the private", path);
 	if (rc == 0 && (flags & SBX_MNT_ATTACH_FIRST))
 		rc = stage_attach(&st, d);
 
@@ -300,7 +295,7 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 	if (rc == 0) {
 		dev.ptmx = openat(dev.pts, "ptmx", O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (dev.ptmx < 0)
-			rc = fail(d, errno, "opening ptmx of the new devpts for", path);
+			rc = sbx_mnt_fail(d, errno, "opening ptmx of the new devpts for", path);
 	}
 
 	/* A private /dev/shm, for POSIX shared memory and semaphores. */
@@ -393,11 +388,12 @@ int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d)
 		if (tree < 0 && errno == ENOENT) /* irq and bus depend on the kernel's options */
 			continue;
 		if (tree < 0) {
-			rc = fail(d, errno, "binding in the new proc", proc_readonly[i]);
+			rc = sbx_mnt_fail(d, errno, "binding in the new proc", proc_readonly[i]);
 			break;
 		}
 		if (set_attrs(tree, SBX_MOUNT_ATTR_RDONLY) < 0)
-			rc = fail(d, errno, "making read-only in the new proc", proc_readonly[i]);
+			rc = sbx_mnt_fail(d, errno, "making read-only in the new proc",
+					  proc_readonly[i]);
 		else
 			rc = stage_put(&st, tree, proc_readonly[i], false, d);
 		close(tree);

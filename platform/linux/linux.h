@@ -355,6 +355,8 @@ int sbx_caps_drop_all(struct sbx_diag *d);
 
 /* Mount namespace operations (mountns.c). */
 #include <sys/types.h>
+/* Records "WHAT PATH: strerror(err)" in d and returns -err: how a failed mount step is worded. */
+int sbx_mnt_fail(struct sbx_diag *d, int err, const char *what, const char *path);
 int sbx_mnt_map_ids(uid_t uid, gid_t gid, struct sbx_diag *d);
 int sbx_mnt_make_private(struct sbx_diag *d);
 /*

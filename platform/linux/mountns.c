@@ -26,7 +26,7 @@
 	(SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV |                    \
 	 SBX_MOUNT_ATTR_NOEXEC)
 
-static int fail(struct sbx_diag *d, int err, const char *what, const char *path)
+int sbx_mnt_fail(struct sbx_diag *d, int err, const char *what, const char *path)
 {
 	return sbx_diag_set(d, -err, "%s %s: %s", what, path, strerror(err));
 }
@@ -52,12 +52,12 @@ int sbx_mnt_map_ids(uid_t uid, gid_t gid, struct sbx_diag *d)
 			len = snprintf(buf, sizeof(buf), "%lu %lu 1\n", id, id);
 		fd = open(maps[i].file, O_WRONLY | O_CLOEXEC);
 		if (fd < 0)
-			return fail(d, errno, "opening", maps[i].file);
+			return sbx_mnt_fail(d, errno, "opening", maps[i].file);
 		n = write(fd, buf, (size_t)len);
 		err = errno;
 		close(fd);
 		if (n != len)
-			return fail(d, n < 0 ? err : EIO, "writing", maps[i].file);
+			return sbx_mnt_fail(d, n < 0 ? err : EIO, "writing", maps[i].file);
 	}
 	return 0;
 }
@@ -65,7 +65,7 @@ int sbx_mnt_map_ids(uid_t uid, gid_t gid, struct sbx_diag *d)
 int sbx_mnt_make_private(struct sbx_diag *d)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return fail(d, errno, "making private", "/");
+		return sbx_mnt_fail(d, errno, "making private", "/");
 	return 0;
 }
 
@@ -75,7 +75,7 @@ int sbx_mnt_clone_tree(int fd, int *tree_out, const char *what, struct sbx_diag 
 				SBX_OPEN_TREE_CLONE | O_CLOEXEC | SBX_AT_RECURSIVE | AT_EMPTY_PATH);
 
 	if (tree < 0)
-		return fail(d, errno, "cloning the mount tree of", what);
+		return sbx_mnt_fail(d, errno, "cloning the mount tree of", what);
 	*tree_out = tree;
 	return 0;
 }
@@ -86,7 +86,7 @@ int sbx_mnt_set_readonly(int dfd, const char *path, struct sbx_diag *d)
 	unsigned int flags = SBX_AT_RECURSIVE | (path[0] ? 0 : AT_EMPTY_PATH);
 
 	if (syscall(__NR_mount_setattr, dfd, path, flags, &attr, sizeof(attr)) < 0)
-		return fail(d, errno, "making read-only", path[0] ? path : "a mount tree");
+		return sbx_mnt_fail(d, errno, "making read-only", path[0] ? path : "a mount tree");
 	return 0;
 }
 
@@ -95,7 +95,7 @@ int sbx_mnt_attach(int tree, int target, const char *what, struct sbx_diag *d)
 	/* Onto the object the descriptor holds: no name is looked up here. */
 	if (syscall(__NR_move_mount, tree, "", target, "",
 		    SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		return fail(d, errno, "mounting over", what);
+		return sbx_mnt_fail(d, errno, "mounting over", what);
 	return 0;
 }
 
@@ -106,19 +106,19 @@ static int new_tmpfs(const char *mode, unsigned int attrs, const char *path, str
 
 	fs = (int)syscall(__NR_fsopen, "tmpfs", SBX_FSOPEN_CLOEXEC);
 	if (fs < 0)
-		return fail(d, errno, "fsopen tmpfs for", path);
+		return sbx_mnt_fail(d, errno, "fsopen tmpfs for", path);
 	if (syscall(__NR_fsconfig, fs, SBX_FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
 	    syscall(__NR_fsconfig, fs, SBX_FSCONFIG_SET_STRING, "size", "4k", 0) < 0 ||
 	    syscall(__NR_fsconfig, fs, SBX_FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
 		err = errno;
 		close(fs);
-		return fail(d, err, "configuring tmpfs for", path);
+		return sbx_mnt_fail(d, err, "configuring tmpfs for", path);
 	}
 	mnt = (int)syscall(__NR_fsmount, fs, SBX_FSMOUNT_CLOEXEC, attrs);
 	err = errno;
 	close(fs);
 	if (mnt < 0)
-		return fail(d, err, "fsmount tmpfs for", path);
+		return sbx_mnt_fail(d, err, "fsmount tmpfs for", path);
 	return mnt;
 }
 
@@ -153,7 +153,7 @@ int sbx_mnt_mask_empty_dir(int *empty_dir, int target, const char *path, struct 
 	tree = (int)syscall(__NR_open_tree, *empty_dir, "",
 			    SBX_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH);
 	if (tree < 0)
-		return fail(d, errno, "cloning an empty directory over", path);
+		return sbx_mnt_fail(d, errno, "cloning an empty directory over", path);
 	rc = sbx_mnt_attach(tree, target, path, d);
 	close(tree);
 	return rc;
@@ -188,9 +188,9 @@ int sbx_mnt_mask_file(int *empty_fs, int target, const char *holds, const char *
 	/* Made once, by the first mask that needs it. */
 	fd = openat(*empty_fs, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, holds ? 0644 : 0);
 	if (fd < 0 && errno != EEXIST)
-		return fail(d, errno, "creating the empty file for", path);
+		return sbx_mnt_fail(d, errno, "creating the empty file for", path);
 	if (fd >= 0 && len && write(fd, holds, len) != (ssize_t)len) {
-		rc = fail(d, errno ? errno : EIO, "writing the file for", path);
+		rc = sbx_mnt_fail(d, errno ? errno : EIO, "writing the file for", path);
 		close(fd);
 		return rc;
 	}
@@ -198,9 +198,9 @@ int sbx_mnt_mask_file(int *empty_fs, int target, const char *holds, const char *
 		close(fd);
 	tree = (int)syscall(__NR_open_tree, *empty_fs, name, SBX_OPEN_TREE_CLONE | O_CLOEXEC);
 	if (tree < 0)
-		return fail(d, errno, "binding an empty file over", path);
+		return sbx_mnt_fail(d, errno, "binding an empty file over", path);
 	if (syscall(__NR_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
-		rc = fail(d, errno, "making read-only the mask of", path);
+		rc = sbx_mnt_fail(d, errno, "making read-only the mask of", path);
 		close(tree);
 		return rc;
 	}
@@ -239,12 +239,14 @@ int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path,
 	while ((slash = strchr(name, '/'))) {
 		*slash = '\0';
 		if (mkdirat(at, name, 0111) < 0 && errno != EEXIST) {
-			rc = fail(d, errno, "making in its mask the directories leading to", path);
+			rc = sbx_mnt_fail(d, errno, "making in its mask the directories leading to",
+					  path);
 			break;
 		}
 		next = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0) {
-			rc = fail(d, errno, "opening in its mask the directories leading to", path);
+			rc = sbx_mnt_fail(d, errno,
+					  "opening in its mask the directories leading to", path);
 			break;
 		}
 		if (at != mask)
@@ -254,11 +256,11 @@ int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path,
 	}
 	/* The mount point itself: a directory, or an empty file when a file is re-opened. */
 	if (rc == 0 && dir && mkdirat(at, name, 0111) < 0 && errno != EEXIST)
-		rc = fail(d, errno, "making in its mask the mount point of", path);
+		rc = sbx_mnt_fail(d, errno, "making in its mask the mount point of", path);
 	if (rc == 0 && !dir) {
 		next = openat(at, name, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0);
 		if (next < 0)
-			rc = fail(d, errno, "making in its mask the mount point of", path);
+			rc = sbx_mnt_fail(d, errno, "making in its mask the mount point of", path);
 		else
 			close(next);
 	}
@@ -267,7 +269,8 @@ int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *path,
 		struct stat st;
 
 		if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			rc = fail(d, errno, "looking at the mount point in its mask of", path);
+			rc = sbx_mnt_fail(d, errno, "looking at the mount point in its mask of",
+					  path);
 		} else {
 			*dev = (unsigned long long)st.st_dev;
 			*ino = (unsigned long long)st.st_ino;
@@ -284,6 +287,6 @@ int sbx_mnt_mask_seal(int mask, int target, const char *path, struct sbx_diag *d
 	struct sbx_mount_attr attr = {.attr_set = SBX_MOUNT_ATTR_RDONLY};
 
 	if (syscall(__NR_mount_setattr, mask, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
-		return fail(d, errno, "making read-only the mask of", path);
+		return sbx_mnt_fail(d, errno, "making read-only the mask of", path);
 	return sbx_mnt_attach(mask, target, path, d);
 }
