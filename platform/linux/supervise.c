@@ -5,11 +5,12 @@
  * The supervisor stays in the host's namespaces: it clones init into new PID, IPC and mount
  * namespaces (and a user namespace unless root), writes init's id maps, forwards the signals
  * that processes send it, and when init ends, ends the same way as the command did. Init, pid 1
- * of the new PID namespace, applies the sandbox to itself through the caller's callback, forks
- * the command, reaps whatever reparents to it, relays the forwarded signals, and reports the
- * command's wait status; when it exits, the kernel kills every process left in the namespace.
+ * of the new PID namespace, applies the sandbox to itself through the caller's callback, vforks
+ * the command (vfork_command), reaps whatever reparents to it, relays the forwarded signals, and
+ * reports the command's wait status; when it exits, the kernel kills every process left in the
+ * namespace.
  *
- * No thread, no exec besides the command's: one clone and one fork per run. The two talk over
+ * No thread, no exec besides the command's: one clone and one vfork per run. The two talk over
  * one SOCK_SEQPACKET pair, made before the clone with SOCK_CLOEXEC so the command never holds
  * it: supervisor to init, the message of s->meanwhile if any and then signal numbers to relay,
  * one int per message; init to supervisor, one report (struct report): the command's wait status,
@@ -35,7 +36,7 @@
  * Clone is the raw system call (fork-like, no new stack): glibc's clone() wants a stack and a
  * function. The child then carries glibc's cached thread id of the parent, so init must not use
  * raise(3), pthread functions or anything that relies on them; the command's process, made by
- * fork(2), is whole again.
+ * vfork(2) or fork(2), is whole again once it executes the command.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -171,25 +172,34 @@ unsigned long sbx_linux_sandbox_flags(const struct sbx_linux_facts *f, bool new_
 	return new_net ? flags | CLONE_NEWNET : flags;
 }
 
+/* Words why argv[0] could not be executed (err) into d; returns the exit status to end with. */
+static int exec_failure(char *const argv[], int err,
+			int (*exec_failed)(void *arg, int err, struct sbx_diag *d),
+			void *exec_failed_arg, struct sbx_diag *d)
+{
+	if (exec_failed)
+		return exec_failed(exec_failed_arg, err, d);
+	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
+	if (err == ENOENT || err == ENOTDIR) {
+		sbx_diag_set(d, -err, "%s: command not found", argv[0]);
+		return 127;
+	}
+	sbx_diag_set(d, -err, "%s: cannot execute: %s", argv[0], strerror(err));
+	return 126;
+}
+
 void sbx_linux_exec_command(char *const argv[],
 			    int (*exec_failed)(void *arg, int err, struct sbx_diag *d),
 			    void *exec_failed_arg)
 {
 	struct sbx_diag d;
-	int err;
+	int err, status;
 
 	sbx_diag_clear(&d);
 	execvp(argv[0], argv);
 	err = errno;
-	if (exec_failed)
-		sbx_linux_die(&d, exec_failed(exec_failed_arg, err, &d));
-	/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
-	if (err == ENOENT || err == ENOTDIR) {
-		sbx_diag_set(&d, -err, "%s: command not found", argv[0]);
-		sbx_linux_die(&d, 127);
-	}
-	sbx_diag_set(&d, -err, "%s: cannot execute: %s", argv[0], strerror(err));
-	sbx_linux_die(&d, 126);
+	status = exec_failure(argv, err, exec_failed, exec_failed_arg, &d);
+	sbx_linux_die(&d, status);
 }
 
 static __attribute__((noreturn)) void die_errno(const char *what, int err)
@@ -322,6 +332,39 @@ static int relay_until_end(int sfd, int chan, pid_t cmd, long long direct[NSIG])
 	}
 }
 
+/*
+ * The command's process made by vfork(2) where nothing between the fork and the exec needs a
+ * process of its own: no tracer to attach to (--report) and no SIGCHLD disposition to restore.
+ * fork(2) copies init's page tables and vfork(2) does not (about 30 us of a start). The child
+ * shares init's memory until it executes the command or exits, and writes nothing of it but
+ * its own stack below init's, errno, and *exec_err on failure: init reads that word after the
+ * child has ended, reaps it, and words the failure itself, as the child would have
+ * (run_init). execvp is what musl's and glibc's own posix_spawnp run in their CLONE_VM child:
+ * it searches PATH on the stack. Init installs no signal handler, so no code of init's can run
+ * in the child either; every signal is blocked across the vfork and the command's mask set
+ * just before execvp. Returns the pid, or -1 with errno when vfork failed.
+ */
+static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, volatile int *exec_err)
+{
+	sigset_t all, before;
+	pid_t pid;
+	int err;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &before);
+	pid = vfork();
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, orig, NULL);
+		execvp(s->argv[0], s->argv);
+		*exec_err = errno;
+		_exit(127);
+	}
+	err = errno;
+	sigprocmask(SIG_SETMASK, &before, NULL);
+	errno = err;
+	return pid;
+}
+
 static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan, int go_fd,
 					       int reported_fd, const sigset_t *orig,
 					       const sigset_t *relayed)
@@ -333,6 +376,7 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	long long direct[NSIG] = {0}; /* when each signal last came to init directly, in ms */
 	struct report rep;
 	struct sbx_diag d;
+	volatile int exec_err = 0; /* written by the command's vfork child only */
 	pid_t cmd, pid;
 	int sfd;
 
@@ -371,11 +415,15 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	if (s->apply(s->apply_arg, &d) < 0)
 		sbx_linux_die(&d, 125);
 
-	cmd = fork();
+	if (s->trace || chld_ignored) {
+		cmd = fork();
+		if (cmd == 0)
+			run_command(s, orig);
+	} else {
+		cmd = vfork_command(s, orig, &exec_err);
+	}
 	if (cmd < 0)
 		die_errno("fork of the command", errno);
-	if (cmd == 0)
-		run_command(s, orig);
 	if (s->trace)
 		sbx_trace_close_child(s->trace);
 	/* The command holds the standard streams; init keeps none open for it. */
@@ -389,7 +437,18 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	drain_direct(sfd, direct);
 	memset(direct, 0, sizeof(direct));
 
-	rep.ws = relay_until_end(sfd, chan, cmd, direct);
+	if (exec_err) {
+		/* The child is ended (vfork returned after it): its words, now in init. */
+		while (waitpid(cmd, NULL, 0) < 0 && errno == EINTR)
+			;
+		rep.ws = (exec_failure(s->argv, exec_err, s->exec_failed, s->exec_failed_arg, &d) &
+			  0xff)
+			 << 8;
+		sbx_diag_print(&d, stderr);
+		fflush(stderr);
+	} else {
+		rep.ws = relay_until_end(sfd, chan, cmd, direct);
+	}
 	/*
 	 * Is init alone now? Every process of the sandbox descends from init, which inherits the
 	 * orphans: with no child left (the ended ones reaped; __WALL for those whose parent is
@@ -641,7 +700,7 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 	 * The command holds the standard streams; a reader waiting for their end must not wait
 	 * for the supervisor too. Stderr stays, for the supervisor's own messages.
 	 */
-	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	fd = openat(AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC); /* openat: see probe.c */
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
 		dup2(fd, STDOUT_FILENO);

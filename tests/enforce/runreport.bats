@@ -511,3 +511,19 @@ show_net() {
 	run -125 "$H" --sandbox-policy-cwd "$WS" --permission-profile "$(profile restricted "$(entry_special root read)")" --report-fd 9 -- true
 	[ "$output" = "sbxrun: --report-fd 9: Bad file descriptor" ]
 }
+
+@test "a command that cannot be executed under --report: 127 and 126 with the usual words" {
+	# Traced, the command's process is forked (the tracer attaches in it before the exec);
+	# without --report it is vforked and init words the failure: the two must not differ.
+	local traced args
+	for traced in yes no; do
+		args=()
+		[ "$traced" = no ] || args=(--report "$REP")
+		rm -f "$REP"
+		run -127 "$S" -C "$WS" "${args[@]}" -- no-such-command-here
+		[ "$output" = "sbxrun: no-such-command-here: command not found" ]
+		run -126 "$S" -C "$WS" "${args[@]}" -- /etc/passwd
+		[ "$output" = "sbxrun: /etc/passwd: cannot execute: Permission denied" ]
+		[ ! -s "$REP" ]
+	done
+}
