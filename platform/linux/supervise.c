@@ -344,6 +344,27 @@ static int relay_until_end(int sfd, int chan, pid_t cmd, long long direct[NSIG])
  * in the child either; every signal is blocked across the vfork and the command's mask set
  * just before execvp. Returns the pid, or -1 with errno when vfork failed.
  */
+/* Would SIGPIPE end the command (its default action, not blocked in the mask it gets)? */
+static bool pipe_kills(const sigset_t *orig)
+{
+	struct sigaction sa;
+
+	return sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL &&
+	       !sigismember(orig, SIGPIPE);
+}
+
+/*
+ * Whether vfork(2) shares the parent's memory, which vfork_command relies on: glibc's vfork is
+ * the system call everywhere, musl's only where it has it in assembly (x86_64, i386, arm among
+ * the architectures sbxrun builds for); elsewhere musl's vfork is fork, the error word would be
+ * written in the child's copy, and the command is made by fork instead.
+ */
+#if defined(__GLIBC__) || defined(__x86_64__) || defined(__i386__) || defined(__arm__)
+#define VFORK_SHARES_MEMORY 1
+#else
+#define VFORK_SHARES_MEMORY 0
+#endif
+
 static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, volatile int *exec_err)
 {
 	sigset_t all, before;
@@ -415,7 +436,7 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	if (s->apply(s->apply_arg, &d) < 0)
 		sbx_linux_die(&d, 125);
 
-	if (s->trace || chld_ignored) {
+	if (s->trace || chld_ignored || !VFORK_SHARES_MEMORY) {
 		cmd = fork();
 		if (cmd == 0)
 			run_command(s, orig);
@@ -438,14 +459,25 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 	memset(direct, 0, sizeof(direct));
 
 	if (exec_err) {
-		/* The child is ended (vfork returned after it): its words, now in init. */
-		while (waitpid(cmd, NULL, 0) < 0 && errno == EINTR)
+		int ws = 0;
+
+		/* The child has ended (vfork returned after it): its words, now said by init. */
+		while (waitpid(cmd, &ws, 0) < 0 && errno == EINTR)
 			;
-		rep.ws = (exec_failure(s->argv, exec_err, s->exec_failed, s->exec_failed_arg, &d) &
-			  0xff)
-			 << 8;
-		sbx_diag_print(&d, stderr);
-		fflush(stderr);
+		if (WIFEXITED(ws)) {
+			sbx_diag_clear(&d);
+			ws = (exec_failure(s->argv, exec_err, s->exec_failed, s->exec_failed_arg,
+					   &d) &
+			      0xff)
+			     << 8;
+			clearerr(stderr);
+			sbx_diag_print(&d, stderr);
+			/* The child writing them to a closed pipe would have died of SIGPIPE. */
+			if ((fflush(stderr) == EOF || ferror(stderr)) && errno == EPIPE &&
+			    pipe_kills(orig))
+				ws = SIGPIPE;
+		}
+		rep.ws = ws;
 	} else {
 		rep.ws = relay_until_end(sfd, chan, cmd, direct);
 	}

@@ -527,3 +527,26 @@ show_net() {
 		[ ! -s "$REP" ]
 	done
 }
+
+@test "a command that cannot be executed, its words to a closed pipe: SIGPIPE as the command would" {
+	# The words are said by init when the command was vforked, by the command's own process
+	# when it was forked (--report): with stderr a pipe nobody reads, the command would have
+	# died of SIGPIPE, or, with SIGPIPE ignored, ended 127; sbxrun must end the same either way.
+	local traced args pipe
+	pipe='import os, signal, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+how = signal.SIG_IGN if sys.argv[1] == "ignored" else signal.SIG_DFL
+p = subprocess.run(sys.argv[2:], stderr=w, preexec_fn=lambda: signal.signal(signal.SIGPIPE, how))
+print(p.returncode)'
+	for traced in yes no; do
+		args=()
+		[ "$traced" = no ] || args=(--report "$REP")
+		run python3 -c "$pipe" default "$S" -C "$WS" "${args[@]}" -- no-such-command-here
+		[ "$status" -eq 0 ]
+		[ "$output" = "-13" ]
+		run python3 -c "$pipe" ignored "$S" -C "$WS" "${args[@]}" -- no-such-command-here
+		[ "$status" -eq 0 ]
+		[ "$output" = "127" ]
+	done
+}
