@@ -64,7 +64,8 @@ struct kdirent {
 };
 
 /*
- * Does the directory dfd hold no entry? 1 yes, 0 no, -errno when it cannot be listed. Listed by
+ * Does the directory dfd hold no entry? 1 yes, 0 no, -errno when it cannot be listed (-ENOENT:
+ * it was removed meanwhile, which readdir(3) would take for the end of an empty listing). Listed by
  * getdents64(2) into the stack, not through a DIR: this runs twice per point on every start,
  * and musl's fdopendir adds an fstat, two fcntl calls and a heap block to each listing.
  */
@@ -78,11 +79,8 @@ static int dir_empty(int dfd)
 	if (fd < 0)
 		return -errno;
 	while (empty == 1 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) != 0) {
-		/* ENOENT: the directory was removed meanwhile (another run's clean-up), and a
-		 * removed directory holds nothing; readdir(3) takes it for the end as well. */
 		if (n < 0) {
-			if (errno != ENOENT)
-				empty = -errno;
+			empty = -errno;
 			break;
 		}
 		for (long off = 0; off < n && empty == 1;) {
@@ -99,17 +97,21 @@ static int dir_empty(int dfd)
 
 /*
  * Is the object fd (of type st) a point of the kind asked: an empty directory (dir), or a regular
- * file holding exactly holds?
+ * file holding exactly holds? A directory removed meanwhile counts as empty when gone_empty (at
+ * the start: another run's clean-up removed it, and the point is made again and checked by its
+ * identity), and never in the clean-up, where the name may hold something else by then.
  */
-static bool empty_point(int fd, const struct stat *st, bool dir, const char *holds)
+static bool empty_point(int fd, const struct stat *st, bool dir, const char *holds, bool gone_empty)
 {
 	size_t want = strlen(holds);
 	char buf[sizeof(MARKER)];
 	ssize_t n;
-	int rfd;
+	int rfd, r;
 
-	if (dir)
-		return S_ISDIR(st->st_mode) && dir_empty(fd) == 1;
+	if (dir) {
+		r = S_ISDIR(st->st_mode) ? dir_empty(fd) : 0;
+		return r == 1 || (gone_empty && r == -ENOENT);
+	}
 	if (!S_ISREG(st->st_mode) || (size_t)st->st_size != want)
 		return false;
 	if (!want)
@@ -255,7 +257,7 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 	if (!f->exists && !f->is_link)
 		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, MARKER, NULL, d);
 	else if (f->exists && !f->is_link && f->type == SBX_FT_REG && fstat(f->fd, &st) == 0 &&
-		 empty_point(f->fd, &st, false, MARKER))
+		 empty_point(f->fd, &st, false, MARKER, true))
 		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, MARKER, f, d);
 	else if (f->exists && !f->is_link && f->type != SBX_FT_DIR)
 		rc = sbx_strv_add_unique(&out->pins, real);
@@ -296,7 +298,7 @@ static int name_point(const struct sbx_linux_enforce *e, const char *path, bool 
 	/* A protected name's point may be a file: what an empty .git file stands for. */
 	if (!f->is_link && f->type == SBX_FT_REG && !*holds)
 		dir = false;
-	if (!f->is_link && fstat(f->fd, &st) == 0 && empty_point(f->fd, &st, dir, holds))
+	if (!f->is_link && fstat(f->fd, &st) == 0 && empty_point(f->fd, &st, dir, holds, true))
 		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, holds, f, d);
 	else
 		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,
@@ -381,7 +383,7 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 		return 1;
 	}
 	/* A point, of the kind planned: anything else was not made by a run. */
-	if (!empty_point(fd, &st, pt->dir, pt->holds)) {
+	if (!empty_point(fd, &st, pt->dir, pt->holds, true)) {
 		close(fd);
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 			     "%s appeared while the sandbox was being built, and is not empty",
@@ -493,7 +495,7 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 		}
 		if ((unsigned long long)st.st_dev == pt->dev &&
 		    (unsigned long long)st.st_ino == pt->ino &&
-		    empty_point(pt->fd, &st, pt->dir, pt->holds)) {
+		    empty_point(pt->fd, &st, pt->dir, pt->holds, false)) {
 			rc = unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
 			/*
 			 * Another user's point in a shared sticky directory (/tmp), taken while
