@@ -15,6 +15,36 @@ void sbx_diag_clear(struct sbx_diag *d)
 }
 
 /*
+ * Formats a message into out (size bytes). One longer than that (a path near PATH_MAX, or two
+ * in one message) loses its middle, not its end: the start names the rule, the end says what
+ * went wrong ("...: Permission denied"), and a message cut at its end would read as a different
+ * error or none. Formatted on the stack, not the heap: init calls this after a fork-like clone
+ * of a process that may hold other threads.
+ */
+static void format_msg(char *out, size_t size, const char *fmt, va_list ap)
+{
+	static const char gap[] = " ... ";
+	char full[16384];
+	size_t len, head, tail;
+
+	if (vsnprintf(full, sizeof(full), fmt, ap) < 0)
+		full[0] = 0;
+	len = strlen(full);
+	if (len < size) {
+		memcpy(out, full, len + 1);
+		return;
+	}
+	/* A quarter for the start, the rest for the end; no UTF-8 sequence is cut in two. */
+	head = size / 4;
+	while (head > 0 && (full[head] & 0xc0) == 0x80)
+		head--;
+	tail = len - (size - 1 - head - (sizeof(gap) - 1));
+	while (tail < len && (full[tail] & 0xc0) == 0x80)
+		tail++;
+	snprintf(out, size, "%.*s%s%s", (int)head, full, gap, full + tail);
+}
+
+/*
  * Records the message unless one is recorded already; returns whether it did. An empty message
  * would read as "nothing recorded", and a later error would replace it: it is given words.
  */
@@ -27,7 +57,7 @@ static bool record(struct sbx_diag *d, int code, const char *fmt, va_list ap)
 		return false;
 	}
 	d->dropping = false;
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	format_msg(d->msg, sizeof(d->msg), fmt, ap);
 	if (!d->msg[0])
 		snprintf(d->msg, sizeof(d->msg), "error %d", code);
 	return true;

@@ -277,12 +277,45 @@ static bool uses_netns(const struct sbx_plan *p)
 	return p->managed_network || (!p->network && p->net.allow_local_binding);
 }
 
+/*
+ * Does the private /dev hide what r grants? With a mount namespace the sandbox's /dev is a tmpfs
+ * of its own holding only the device allow-list and an empty /dev/shm (platform/linux/devfs.c):
+ * a root there, or a name to keep read-only or uncreated there, names nothing the command can
+ * reach, and calling it enforced would be a lie. A deny there holds by itself.
+ */
+static bool hidden_by_private_dev(const struct sbx_plan *p, const struct sbx_req *r,
+				  const struct host *h)
+{
+	if (!h->mnt || p->roots.full_write || !r->path)
+		return false;
+	switch (r->kind) {
+	case SBX_REQ_READ:
+	case SBX_REQ_WRITE:
+	case SBX_REQ_READ_ONLY:
+	case SBX_REQ_PROTECT_MISSING:
+	case SBX_REQ_NO_CREATE:
+		return sbx_path_covers("/dev", r->path);
+	default:
+		return false;
+	}
+}
+
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
 {
 	const struct sbx_roots *rt = &p->roots;
 	const char *path = r->path ? r->path : "";
 	const char *what = link_what(r->kind);
 	unsigned m;
+
+	if (hidden_by_private_dev(p, r, h))
+		return sbx_req_set(
+			r, SBX_UNENFORCEABLE, 0,
+			"use a directory outside /dev (for $TMPDIR: unset it, or point it "
+			"elsewhere, as /tmp)",
+			"%s lies under /dev, which the sandbox replaces with a private /dev "
+			"holding only the allowed devices and an empty /dev/shm: the command "
+			"would not find it there",
+			path);
 
 	if (what && sbx_req_link(r)) {
 		struct sbx_diag d;

@@ -141,3 +141,32 @@ PY
 	refused "sbxrun: glob \`$WS/deep/**/*.env\`: a path of 4096 bytes cannot be named to the kernel ($(errtext ENAMETOOLONG)): $WS/deep/*"
 	rm -rf "$WS/deep"
 }
+
+@test "a look-up error on a 4000-byte path keeps the error and the rule on the line" {
+	local deep tail i
+	rm -rf "$WS/loop" "$WS/loop2"
+	# A denied path of 4000 bytes below a name that run 1 will turn into a link loop.
+	tail=""
+	for i in $(seq 40); do tail="$tail/$(printf 'd%02d%096d' "$i" 0)"; done
+	deep="$WS/loop$tail"
+	deep=${deep:0:4000}
+	[ "${#deep}" -eq 4000 ]
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$deep" deny)")
+	# Control: with nothing there the deny is planned and the command runs.
+	run sbx touch "$CANARY"
+	[ "$status" -eq 0 ]
+	rm -f "$CANARY"
+	# The loop, planted as an earlier run under a profile without the deny would.
+	ln -s loop2 "$WS/loop"
+	ln -s loop "$WS/loop2"
+	run sbx touch "$CANARY"
+	echo "status $status: ${lines[0]}"
+	[ "$status" -eq 125 ]
+	[ ! -e "$CANARY" ]
+	# The line starts with the rule's path and ends with the error, its middle left out.
+	[[ "${lines[0]}" == "sbxrun: cannot look up $WS/loop/d01"* ]]
+	[[ "${lines[0]}" == *" ... "*"/d"[0-9][0-9]"0"*": $(errtext ELOOP)" ]]
+	[ "${lines[0]: -${#deep}}" != "$deep" ]
+	[ "${#lines[0]}" -le 1031 ]
+	rm -f "$WS/loop" "$WS/loop2"
+}

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "failalloc.h"
@@ -54,6 +55,58 @@ TEST(diag_first_error_is_kept)
 	/* NULL is no diagnostic: the code comes back all the same. */
 	CHECK_INT(sbx_diag_set(NULL, -EIO, "x"), -EIO);
 	CHECK_INT(sbx_diag_hint(NULL, -EIO, "x"), -EIO);
+}
+
+/*
+ * A message longer than the record (a path near PATH_MAX) keeps its start and its end: the rule
+ * it names and the error, never "cannot look up /aaaa...a" with the error cut off.
+ */
+TEST(diag_long_message_keeps_its_end)
+{
+	static const char err[] = ": Permission denied";
+	char path[4001], *m;
+	struct sbx_diag d;
+	size_t n;
+
+	path[0] = '/';
+	for (size_t i = 1; i < sizeof(path) - 1; i++)
+		path[i] = i % 100 == 0 ? '/' : 'a' + (char)(i % 26);
+	path[sizeof(path) - 1] = 0;
+	sbx_diag_clear(&d);
+	sbx_diag_set(&d, -EACCES, "cannot look up %s%s", path, err);
+	m = d.msg;
+	n = strlen(m);
+	CHECK(n == sizeof(d.msg) - 1);
+	CHECK(strncmp(m, "cannot look up /bcd", 19) == 0);
+	CHECK(strstr(m, " ... ") != NULL);
+	CHECK(n > strlen(err) && strcmp(m + n - strlen(err), err) == 0);
+	/* The path's own last component is there, just before the error. */
+	CHECK(strstr(m, path + sizeof(path) - 1 - 50) != NULL);
+
+	/* No UTF-8 sequence is cut in two at either side of the gap. */
+	for (size_t i = 1; i < sizeof(path) - 2; i += 2) {
+		path[i] = (char)0xc3;
+		path[i + 1] = (char)0xa9; /* U+00E9 */
+	}
+	for (int shift = 0; shift < 2; shift++) {
+		char *g;
+
+		sbx_diag_clear(&d);
+		sbx_diag_set(&d, -EACCES, "%.*s%s%s", shift, "xx", path, err);
+		m = d.msg;
+		n = strlen(m);
+		CHECK(strcmp(m + n - strlen(err), err) == 0);
+		g = strstr(m, " ... ");
+		CHECK(g != NULL);
+		if (g) {
+			CHECK((g[-1] & 0xc0) != 0xc0); /* no lead byte left alone */
+			CHECK((g[5] & 0xc0) != 0x80);  /* no continuation byte first */
+		}
+	}
+	/* A message that fits is kept whole. */
+	sbx_diag_clear(&d);
+	sbx_diag_set(&d, -EACCES, "cannot look up %.*s%s", 900, path, err);
+	CHECK(strstr(d.msg, " ... ") == NULL);
 }
 
 /* The loader keeps the error nearest its cause: the caller's context is not written over it. */
@@ -329,8 +382,8 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 }
 
 /* What each call returns without injection. */
-static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0, 0,
-			       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			       0, 0, 0};
 
 static const char *const names[] = {
 	"sbx_profile_load_buf (canonical)",
@@ -415,8 +468,12 @@ static int call_plain(int which)
 	static const char *const keep[] = {"*"}, *const set[] = {"B=2", "A=3"};
 	static const char *const why[] = {"/a does not exist", "x", "/b does not exist", NULL};
 	static const char *const paths[] = {"/a", NULL, "/b", NULL};
-	struct sbx_env_policy pol = {.keep = keep, .n_keep = 1, .deny_secrets = true,
-				     .offline = true, .set = set, .n_set = 2};
+	struct sbx_env_policy pol = {.keep = keep,
+				     .n_keep = 1,
+				     .deny_secrets = true,
+				     .offline = true,
+				     .set = set,
+				     .n_set = 2};
 	struct sbx_strv env = {0}, sorted = {0};
 	struct sbx_notes notes = {0};
 	int r = 0;

@@ -146,6 +146,19 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 			t_fail(__FILE__, __LINE__, "%s: %s: %s named but not applied", name, rule,
 			       m);
 	}
+	/* The private /dev hides the host's: nothing granted under it may be called enforced. */
+	for (size_t i = 0; a.private_dev && i < p->n_reqs; i++) {
+		const struct sbx_req *r = &p->reqs[i];
+		char rule_buf[SBX_REQ_RULE_MAX];
+
+		if (r->status == SBX_ENFORCED && r->path && sbx_path_covers("/dev", r->path) &&
+		    (r->kind == SBX_REQ_READ || r->kind == SBX_REQ_WRITE ||
+		     r->kind == SBX_REQ_READ_ONLY || r->kind == SBX_REQ_PROTECT_MISSING ||
+		     r->kind == SBX_REQ_NO_CREATE))
+			t_fail(__FILE__, __LINE__,
+			       "%s: %s: enforced, but the private /dev hides it", name,
+			       sbx_req_rule(r, rule_buf));
+	}
 	if ((a.mount_namespace && !f->mount_namespace) || (a.landlock_abi > f->landlock_abi) ||
 	    (a.model == SBX_MODEL_INIT && !init))
 		t_fail(__FILE__, __LINE__, "%s: applies a mechanism the host lacks", name);
