@@ -159,59 +159,72 @@ int sbx_mnt_mask_empty_dir(int *empty_dir, int target, const char *path, struct 
 	return rc;
 }
 
+/* The files every file mask is a clone of: a denied path's, a protected name's, commondir's. */
+static const struct {
+	const char *name;
+	mode_t mode;
+	const char *holds;
+} scratch_files[] = {
+	{"empty", 0, NULL},
+	{"empty-0644", 0644, ""},
+	{"holds-dot", 0644, ".\n"},
+};
+
+/*
+ * The scratch tmpfs the file masks are cloned from: mode 0700, the three files made in it, then
+ * made read-only, nosuid, nodev and noexec once. A clone keeps the attributes of the mount it is
+ * cloned from, so each mask is one open_tree and one move_mount (10,000s of denied files: no
+ * mount_setattr each). Returns the mount descriptor or -errno.
+ */
+static int scratch_fs(const char *path, struct sbx_diag *d)
+{
+	struct sbx_mount_attr attr = {.attr_set = MASK_ATTRS};
+	int mnt = new_tmpfs("0700", 0, path, d), fd, rc = 0;
+
+	if (mnt < 0)
+		return mnt;
+	for (size_t i = 0; !rc && i < sizeof(scratch_files) / sizeof(*scratch_files); i++) {
+		const char *holds = scratch_files[i].holds;
+		size_t len = holds ? strlen(holds) : 0;
+
+		fd = openat(mnt, scratch_files[i].name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+			    scratch_files[i].mode);
+		if (fd < 0)
+			rc = sbx_mnt_fail(d, errno, "creating the empty file for", path);
+		else if (len && write(fd, holds, len) != (ssize_t)len)
+			rc = sbx_mnt_fail(d, errno ? errno : EIO, "writing the file for", path);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!rc && syscall(__NR_mount_setattr, mnt, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		rc = sbx_mnt_fail(d, errno, "making read-only the mask of", path);
+	if (rc) {
+		close(mnt);
+		return rc;
+	}
+	return mnt;
+}
+
 int sbx_mnt_mask_file(int *empty_fs, int target, const char *holds, const char *path,
 		      struct sbx_diag *d)
 {
-	struct sbx_mount_attr attr = {.attr_set = MASK_ATTRS};
-	/* One file per content: a denied path's, a protected name's, commondir's. */
+	/* One file per content (scratch_files): a content it was not named for is refused. */
 	const char *name = !holds ? "empty" : !*holds ? "empty-0644" : "holds-dot";
-	size_t len = holds ? strlen(holds) : 0;
-	int fd, tree, rc;
+	int tree, rc;
 
-	/* Each file is made once and reused: a content it was not named for is refused. */
 	if (holds && *holds && strcmp(holds, ".\n") != 0)
 		return sbx_diag_set(d, -EINVAL, "masking %s: no scratch file holds that content",
 				    path);
-
-	/*
-	 * One writable scratch tmpfs holds the files every mask binds: mode 000 and empty (a
-	 * denied file), or 0644 holding what git takes for a missing name (a protected name that
-	 * must stay as it was: empty, or a commondir naming its own directory).
-	 */
 	if (*empty_fs < 0) {
-		int mnt = new_tmpfs("0700", 0, path, d);
+		int mnt = scratch_fs(path, d);
 
 		if (mnt < 0)
 			return mnt;
 		*empty_fs = mnt;
 	}
-	/*
-	 * Made once, by the first mask that needs it: the clone is tried first, and only a file
-	 * not there yet is made (the scratch tmpfs is this process's alone, so a file found there
-	 * is one made here). A mask per denied file, 10,000s: one system call fewer each.
-	 */
 	tree = (int)syscall(__NR_open_tree, *empty_fs, name, SBX_OPEN_TREE_CLONE | O_CLOEXEC);
-	if (tree < 0 && errno == ENOENT) {
-		fd = openat(*empty_fs, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-			    holds ? 0644 : 0);
-		if (fd < 0)
-			return sbx_mnt_fail(d, errno, "creating the empty file for", path);
-		if (len && write(fd, holds, len) != (ssize_t)len) {
-			rc = sbx_mnt_fail(d, errno ? errno : EIO, "writing the file for", path);
-			close(fd);
-			return rc;
-		}
-		close(fd);
-		tree = (int)syscall(__NR_open_tree, *empty_fs, name,
-				    SBX_OPEN_TREE_CLONE | O_CLOEXEC);
-	}
 	if (tree < 0)
 		return sbx_mnt_fail(d, errno, "binding an empty file over", path);
-	if (syscall(__NR_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
-		rc = sbx_mnt_fail(d, errno, "making read-only the mask of", path);
-		close(tree);
-		return rc;
-	}
 	rc = sbx_mnt_attach(tree, target, path, d);
 	close(tree);
 	return rc;
