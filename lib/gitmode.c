@@ -447,28 +447,6 @@ static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, boo
 	return r;
 }
 
-int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *dotgit,
-			  const struct sbx_pathinfo *in, struct sbx_strv *keep,
-			  struct sbx_strv *missing, struct sbx_diag *d)
-{
-	struct sbx_pathinfo up;
-	size_t len;
-	char *parent;
-	int r;
-
-	if (in->exists || in->is_link)
-		return sbx_strv_add_unique(keep, dotgit) ? -ENOMEM : 0;
-	len = sbx_path_parent_len(dotgit, strlen(dotgit));
-	if (!len || !(parent = strndup(dotgit, len)))
-		return len ? -ENOMEM : 0;
-	r = sbx_ctx_lookup(ctx, parent, &up, d);
-	free(parent);
-	/* Its directory gone too, git takes nothing there (a point needs that directory). */
-	if (r || !up.exists || up.type != SBX_FT_DIR)
-		return r;
-	return sbx_strv_add_unique(missing, dotgit) ? -ENOMEM : 0;
-}
-
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
@@ -495,18 +473,48 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 	return r;
 }
 
-/* The checkout of a submodule whose git directory is dir: its .git, read-only if there. */
-static int submodule_checkout(struct gitwalk *w, const char *dir)
+int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
+			  struct sbx_strv *missing, struct sbx_diag *d)
 {
-	struct sbx_pathinfo in;
-	char *dotgit = NULL;
-	int r = sbx_git_checkout(w->ctx, dir, &dotgit, w->d);
+	struct sbx_pathinfo in, up;
+	const char *holds;
+	bool point = false, pdir;
+	char *dotgit = NULL, *parent = NULL;
+	size_t len;
+	int r = sbx_git_checkout(ctx, gitdir, &dotgit, d);
 
-	if (!r && dotgit)
-		r = sbx_ctx_lookup(w->ctx, dotgit, &in, w->d);
-	if (!r && dotgit)
-		r = sbx_git_keep_checkout(w->ctx, dotgit, &in, w->keep, w->missing, w->d);
+	if (r || !dotgit)
+		return r;
+	r = sbx_ctx_lookup(ctx, dotgit, &in, d);
+	/*
+	 * What a mount point is there (another run's, held by the points protocol only while
+	 * that run lasts) stands for the name missing, as in protect(): kept read-only as the
+	 * user's, it would vanish with that run, and the command could make the name.
+	 */
+	if (!r && ctx->points && sbx_git_point(dotgit, &pdir, &holds))
+		r = sbx_ctx_is_point(ctx, dotgit, &in, pdir, holds, &point, d);
+	if (r)
+		goto out;
+	if ((in.exists || in.is_link) && !point) {
+		r = sbx_strv_add_unique(keep, dotgit) ? -ENOMEM : 0;
+		goto out;
+	}
+	len = sbx_path_parent_len(dotgit, strlen(dotgit));
+	if (!len)
+		goto out;
+	if (!(parent = strndup(dotgit, len))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = sbx_ctx_lookup(ctx, parent, &up, d);
+	if (r)
+		goto out;
+	/* Its directory gone too, git takes nothing there (a point needs that directory). */
+	if (up.exists && !up.is_link && up.type == SBX_FT_DIR)
+		r = sbx_strv_add_unique(missing, dotgit) ? -ENOMEM : 0;
+out:
 	free(dotgit);
+	free(parent);
 	return r;
 }
 
@@ -577,7 +585,7 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 		if (r < 0)
 			return r;
 	}
-	if (module && (r = submodule_checkout(w, dir)))
+	if (module && (r = sbx_git_keep_checkout(w->ctx, dir, w->keep, w->missing, w->d)))
 		return r;
 	if ((r = list_gitdirs(w, dir, "modules", true)))
 		return r;

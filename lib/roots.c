@@ -719,17 +719,8 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 		 * into each through its .git, which the command could otherwise point at a git
 		 * directory of its own. Git mode keeps them itself.
 		 */
-		for (size_t k = 0, n = gits.n; !r && !git_mode && k < n; k++) {
-			struct sbx_pathinfo at;
-			char *dotgit = NULL;
-
-			r = sbx_git_checkout(ctx, gits.v[k], &dotgit, d);
-			if (!r && dotgit)
-				r = sbx_ctx_lookup(ctx, dotgit, &at, d);
-			if (!r && dotgit)
-				r = sbx_git_keep_checkout(ctx, dotgit, &at, &gits, &missing, d);
-			free(dotgit);
-		}
+		for (size_t k = 0, n = gits.n; !r && !git_mode && k < n; k++)
+			r = sbx_git_keep_checkout(ctx, gits.v[k], &gits, &missing, d);
 	}
 	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
 		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];

@@ -664,12 +664,12 @@ struct sbx_strv;
  */
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d);
 /*
- * A checkout's .git, found as in: added to keep (read-only) when anything is there, else to
- * missing (not to be created: git would take a directory made there for the submodule's own
- * repository) when its directory exists.
+ * The .git of the checkout whose git directory is gitdir (sbx_git_checkout), when it names one:
+ * added to keep (read-only) when anything but a mount point of the Linux backend
+ * (sbx_ctx_is_point) is there; else to missing (not to be created: git would take a directory
+ * made there for the submodule's own repository) when the checkout directory is one.
  */
-int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *dotgit,
-			  const struct sbx_pathinfo *in, struct sbx_strv *keep,
+int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
 			  struct sbx_strv *missing, struct sbx_diag *d);
 /*
  * Is the last name of path one that git keeps from being created (hooks, config,

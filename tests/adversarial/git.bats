@@ -189,3 +189,49 @@ wexpect() { expect "$@"; }
 	[ "$status" -eq 0 ] && [ ! -e "$CANARY" ]
 	rm -rf "$top" "$evil"
 }
+
+# A submodule checkout's missing .git is kept from being made by a mount point there, for the
+# run. Run B, started while run A holds that point, must take it for what it is (the name
+# missing, held with A's point) and not for the user's .git: held read-only as the user's, its
+# mount goes when A ends and removes the point, and B could make the .git then.
+@test "a submodule checkout's missing .git: a run started beside another cannot make it" {
+	local top="$BASE/subm2" g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
+	local ws="$BASE/subm2/ws" pid
+	rm -rf "$top"
+	mkdir -p "$top"
+	"${g[@]}" init -q "$top/lib"
+	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
+	"${g[@]}" init -q "$ws"
+	"${g[@]}" -C "$ws" commit -q --allow-empty -m init
+	"${g[@]}" -C "$ws" submodule add -q "$top/lib" sub 2>/dev/null
+	"${g[@]}" -C "$ws" commit -qm sub
+	rm -f "$ws/sub/.git"
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted $(workspace_entries))
+	local mode
+	for mode in plain git; do
+		# Run A holds its point at sub/.git for two seconds.
+		sbx sleep 2 3>&- &
+		pid=$!
+		for _ in $(seq 250); do
+			[ -e "$ws/sub/.git" ] && break
+			sleep 0.02
+		done
+		[ -d "$ws/sub/.git" ]
+		# Run B starts beside it and, once A has ended, tries to make the .git.
+		local b="sleep 3; '$P' mkdir '$ws/sub/.git'; '$P' write '$ws/sub/.git/config'"
+		if [ $mode = plain ]; then
+			run sbx sh -c "$b"
+		else
+			run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "$b"
+		fi
+		wait "$pid"
+		echo "$mode: $output"
+		[ "${lines[0]}" = EEXIST ]
+		[ "${lines[1]}" = EROFS ]
+		[ ! -e "$ws/sub/.git" ]
+	done
+	# Positive control: beside it the checkout is writable.
+	expect OK write "$ws/sub/new-file"
+	rm -rf "$top"
+}

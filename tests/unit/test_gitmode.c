@@ -573,6 +573,23 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	w = root_of(&r, ws);
 	CHECK(w && has_in(w->no_create, w->n_no_create, dotgit));
 	sbx_roots_free(&r);
+	/*
+	 * An empty directory there is another run's mount point where the backend makes them: the
+	 * name missing, never the user's .git held read-only (it goes with that run). Without
+	 * points it is the user's.
+	 */
+	CHECK_INT(vec_mkdir(dotgit), 0);
+	ctx.points = true;
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->no_create, w->n_no_create, dotgit));
+	CHECK(!has_in(w->read_only, w->n_read_only, dotgit));
+	sbx_roots_free(&r);
+	ctx.points = false;
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->read_only, w->n_read_only, dotgit));
+	sbx_roots_free(&r);
 	sbx_fs_clear(&fs);
 	free(top);
 	free(ws);
