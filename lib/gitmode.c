@@ -272,7 +272,7 @@ struct gitwalk {
 	const struct sbx_ctx *ctx;
 	struct sbx_strv dirs;	 /* git directories found: a queue, and what was seen */
 	struct sbx_strv modules; /* those found under a modules/ directory */
-	struct sbx_strv *keep, *missing;
+	struct sbx_strv *keep, *missing, *gone;
 	struct sbx_diag *d;
 };
 
@@ -425,13 +425,13 @@ static int list_one(void *arg, const char *name, enum sbx_ftype type)
 	return r ? 1 : 0;
 }
 
-/* The git directories in dir/sub (modules or worktrees). */
+/* The git directories in dir/sub (modules or worktrees), or in dir itself when sub is NULL. */
 static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, bool module)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
 	struct listing l = {.w = w, .module = module};
 	char *p = NULL;
-	int r = sbx_path_join_any(dir, sub, &p);
+	int r = sub ? sbx_path_join_any(dir, sub, &p) : (p = strdup(dir)) ? 0 : -ENOMEM;
 
 	if (r)
 		return r;
@@ -474,7 +474,7 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 }
 
 int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
-			  struct sbx_strv *missing, struct sbx_diag *d)
+			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d)
 {
 	struct sbx_pathinfo in, up;
 	const char *holds;
@@ -509,9 +509,16 @@ int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct 
 	r = sbx_ctx_lookup(ctx, parent, &up, d);
 	if (r)
 		goto out;
-	/* Its directory gone too, git takes nothing there (a point needs that directory). */
+	/*
+	 * An empty checkout directory keeps its .git from being made by a point there. One that
+	 * is missing, or no directory, the command could make (a clone without its submodules,
+	 * one deinitialised): the .git is denied instead, whose mask at the first missing name
+	 * keeps the checkout directory itself from being made.
+	 */
 	if (up.exists && !up.is_link && up.type == SBX_FT_DIR)
 		r = sbx_strv_add_unique(missing, dotgit) ? -ENOMEM : 0;
+	else
+		r = sbx_strv_add_unique(gone, dotgit) ? -ENOMEM : 0;
 out:
 	free(dotgit);
 	free(parent);
@@ -526,7 +533,9 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 
 	/*
 	 * Without HEAD git takes dir for no git directory; the command could make it one (a
-	 * HEAD, a config of its own) where a .git file already points: kept whole.
+	 * HEAD, a config of its own) where a .git file already points: kept whole. Under
+	 * modules/ it may hold git directories of submodules whose names have a slash (git
+	 * names one by its path: modules/lib/a for lib/a), whose checkouts are looked for too.
 	 */
 	r = sbx_path_join_any(dir, "HEAD", &file);
 	if (!r)
@@ -535,8 +544,10 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 	file = NULL;
 	if (r)
 		return r;
-	if (!in.exists && !in.is_link)
-		return sbx_strv_add_unique(w->keep, dir);
+	if (!in.exists && !in.is_link) {
+		r = sbx_strv_add_unique(w->keep, dir) ? -ENOMEM : 0;
+		return r || !module ? r : list_gitdirs(w, dir, NULL, true);
+	}
 	has_common = protect(w, dir, "commondir", false);
 	if (has_common < 0)
 		return has_common;
@@ -585,7 +596,7 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 		if (r < 0)
 			return r;
 	}
-	if (module && (r = sbx_git_keep_checkout(w->ctx, dir, w->keep, w->missing, w->d)))
+	if (module && (r = sbx_git_keep_checkout(w->ctx, dir, w->keep, w->missing, w->gone, w->d)))
 		return r;
 	if ((r = list_gitdirs(w, dir, "modules", true)))
 		return r;
@@ -593,9 +604,9 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 }
 
 int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
-		       struct sbx_strv *missing, struct sbx_diag *d)
+		       struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d)
 {
-	struct gitwalk w = {.ctx = ctx, .keep = keep, .missing = missing, .d = d};
+	struct gitwalk w = {.ctx = ctx, .keep = keep, .missing = missing, .gone = gone, .d = d};
 	int r = enqueue(&w, gitdir, false);
 
 	for (size_t i = 0; !r && i < w.dirs.n; i++)

@@ -667,10 +667,11 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
  * The .git of the checkout whose git directory is gitdir (sbx_git_checkout), when it names one:
  * added to keep (read-only) when anything but a mount point of the Linux backend
  * (sbx_ctx_is_point) is there; else to missing (not to be created: git would take a directory
- * made there for the submodule's own repository) when the checkout directory is one.
+ * made there for the submodule's own repository) when the checkout directory is one; else to gone
+ * (to be denied: nothing may be made on the way to it).
  */
 int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
-			  struct sbx_strv *missing, struct sbx_diag *d);
+			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d);
 /*
  * Is the last name of path one that git keeps from being created (hooks, config,
  * config.worktree, commondir; a submodule checkout's .git)? Then *dir and *holds say what a mount point at it is on Linux
@@ -681,12 +682,13 @@ bool sbx_git_point(const char *path, bool *dir, const char **holds);
 /*
  * Git mode (gitmode.c): for the git directory gitdir and every one it leads to (its common
  * directory, submodules', worktrees'), the paths git runs code from or is redirected by that
- * exist (appended to keep: to stay read-only) and those missing (to missing: not to be created).
+ * exist (appended to keep: to stay read-only) and those missing (to missing: not to be created;
+ * to gone: a submodule checkout's .git whose directory is missing, to be denied).
  * A symbolic link among git directories, more than SBX_MAX_GIT_DIRS of them, or a failed
  * look-up is an error worded in d.
  */
 int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
-		       struct sbx_strv *missing, struct sbx_diag *d);
+		       struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d);
 
 /* ---- legacy <-> canonical (legacy.c) ------------------------------------------------------- */
 

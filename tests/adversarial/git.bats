@@ -235,3 +235,48 @@ wexpect() { expect "$@"; }
 	expect OK write "$ws/sub/new-file"
 	rm -rf "$top"
 }
+
+# A submodule whose checkout directory is missing (a clone without --recurse-submodules, a
+# deinit, rm -rf): run 1 must not make the directory and a .git in it (a config that runs a
+# command), which the user's next plain git status would take for the submodule's repository.
+@test "a submodule whose checkout directory is missing: run 1 cannot make it" {
+	local top="$BASE/subm3" g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
+	local ws="$BASE/subm3/ws"
+	rm -rf "$top"
+	mkdir -p "$top"
+	"${g[@]}" init -q "$top/lib"
+	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
+	"${g[@]}" init -q "$ws"
+	"${g[@]}" -C "$ws" commit -q --allow-empty -m init
+	"${g[@]}" -C "$ws" submodule add -q "$top/lib" deep/sub 2>/dev/null
+	"${g[@]}" -C "$ws" commit -qm sub
+	new_canary "$ws"
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted $(workspace_entries))
+	rm -rf "$ws/deep"
+	[ -d "$ws/.git/modules/deep/sub" ]
+	local plant="mkdir -p '$ws/deep/sub/.git' &&
+		cp -r '$ws/.git/modules/deep/sub/.' '$ws/deep/sub/.git/' &&
+		git config -f '$ws/deep/sub/.git/config' --unset core.worktree;
+		git config -f '$ws/deep/sub/.git/config' core.fsmonitor 'touch $CANARY'"
+	expect EEXIST mkdir "$ws/deep"
+	run sbx sh -c "$plant"
+	[ "$status" -ne 0 ]
+	[ ! -e "$ws/deep" ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" mkdir "$ws/deep"
+	[ "$output" = EEXIST ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "$plant"
+	[ "$status" -ne 0 ]
+	[ ! -e "$ws/deep" ]
+	run git -C "$ws" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+	# Positive controls: beside it the workspace is writable; an empty checkout directory
+	# (git submodule deinit leaves one) is the command's, its .git not.
+	expect OK mkdir "$ws/other"
+	mkdir "$ws/deep" "$ws/deep/sub"
+	expect OK write "$ws/deep/sub/file"
+	expect EROFS mkdir "$ws/deep/sub/.git/hooks"
+	[ ! -e "$ws/deep/sub/.git" ]
+	rm -rf "$top"
+}

@@ -81,12 +81,12 @@ TEST(gitmode_a_plain_repository)
 {
 	char *top = vec_fresh_dir(), *g = at(top, "ws/.git");
 	struct sbx_ctx ctx = vec_ctx(top);
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct sbx_diag d;
 
 	git_init(g);
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	CHECK(has(&keep, g, "hooks"));
 	CHECK(has(&keep, g, "config"));
 	CHECK_INT(keep.n, 2);
@@ -98,6 +98,7 @@ TEST(gitmode_a_plain_repository)
 	CHECK(!has(&keep, g, "HEAD") && !has(&keep, g, "objects") && !has(&keep, g, "refs"));
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 
 	/* A missing hooks directory must not be created either. */
 	{
@@ -106,10 +107,11 @@ TEST(gitmode_a_plain_repository)
 		CHECK_INT(rmdir(hooks), 0);
 		free(hooks);
 	}
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	CHECK(has(&missing, g, "hooks") && !has(&keep, g, "hooks"));
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	free(g);
 	free(top);
 }
@@ -122,25 +124,27 @@ TEST(gitmode_no_head_and_own_commondir)
 {
 	char *top = vec_fresh_dir(), *g = at(top, "ws/.git"), *head = at(g, "HEAD");
 	struct sbx_ctx ctx = vec_ctx(top);
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct sbx_diag d;
 
 	git_init(g);
 	CHECK_INT(unlink(head), 0);
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	CHECK(keep.n == 1 && strcmp(keep.v[0], g) == 0);
 	CHECK_INT(missing.n, 0);
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 
 	git_init(g);
 	file_at(g, "commondir", ".\n");
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	CHECK(has(&keep, g, "commondir") && has(&keep, g, "hooks") && has(&keep, g, "config"));
 	CHECK(has(&missing, g, "config.worktree") && !has(&missing, g, "gitdir"));
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	free(top);
 	free(g);
 	free(head);
@@ -156,7 +160,7 @@ TEST(gitmode_worktrees_and_submodules)
 	     *wt = at(g, "worktrees/wt"), *sub = at(g, "modules/sub"),
 	     *inner = at(g, "modules/sub/modules/inner"), *text = NULL;
 	struct sbx_ctx ctx = vec_ctx(ws);
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct sbx_diag d;
 
 	git_init(g);
@@ -180,7 +184,7 @@ TEST(gitmode_worktrees_and_submodules)
 	file_at(ws, "sub/inner/.git", "gitdir: ../../.git/modules/sub/modules/inner\n");
 
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	for (int i = 0; i < 3; i++) {
 		const char *dir = i == 0 ? g : i == 1 ? sub : inner;
 
@@ -204,6 +208,7 @@ TEST(gitmode_worktrees_and_submodules)
 	CHECK_INT(missing.n, 7);
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	free(top);
 	free(ws);
 	free(g);
@@ -241,7 +246,7 @@ TEST(gitmode_submodule_config_as_git_reads_it)
 		char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
 		     *sub = at(g, "modules/s");
 		struct sbx_ctx ctx = vec_ctx(ws);
-		struct sbx_strv keep = {0}, missing = {0};
+		struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 		struct sbx_diag d;
 
 		git_init(g);
@@ -255,7 +260,7 @@ TEST(gitmode_submodule_config_as_git_reads_it)
 			free(p);
 		}
 		sbx_diag_clear(&d);
-		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 		/* g and sub each keep hooks and config; the checkout's .git is the fifth. */
 		if (cases[i].checkout) {
 			char *p = at(cases[i].checkout, ".git");
@@ -269,6 +274,7 @@ TEST(gitmode_submodule_config_as_git_reads_it)
 			t_fail(__FILE__, __LINE__, "case %zu: %zu kept", i, keep.n);
 		sbx_strv_clear(&keep);
 		sbx_strv_clear(&missing);
+		sbx_strv_clear(&gone);
 		free(top);
 		free(ws);
 		free(g);
@@ -282,7 +288,7 @@ TEST(gitmode_refuses_what_it_cannot_keep)
 	char *top = vec_fresh_dir(), *g = at(top, "ws/.git"), *link = at(g, "modules/evil"),
 	     *elsewhere = at(top, "elsewhere");
 	struct sbx_ctx ctx = vec_ctx(top);
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct sbx_diag d;
 
 	git_init(g);
@@ -290,11 +296,12 @@ TEST(gitmode_refuses_what_it_cannot_keep)
 	mkdir_at(g, "modules");
 	CHECK_INT(symlink(elsewhere, link), 0);
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), SBX_E_UNENFORCEABLE);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), SBX_E_UNENFORCEABLE);
 	CHECK(strstr(d.msg, link) && strstr(d.msg, "symbolic link"));
 	CHECK(d.hint[0]);
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	CHECK_INT(unlink(link), 0);
 
 	/* More git directories than a repository has any use for: refused, not walked. */
@@ -305,10 +312,11 @@ TEST(gitmode_refuses_what_it_cannot_keep)
 		mkdir_at(g, name);
 	}
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), SBX_E_TOO_BIG);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), SBX_E_TOO_BIG);
 	CHECK(strstr(d.msg, "more than 256 git directories"));
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	free(top);
 	free(g);
 	free(link);
@@ -360,17 +368,18 @@ TEST(gitmode_a_failed_look_up_is_an_error)
 				  "dir", "/ws/.git/HEAD", "file", "/ws/.git/hooks", "dir",
 				  "/ws/.git/commondir", "type", "file", "errno", "EACCES");
 	struct sbx_ctx ctx = vec_ctx("/ws");
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct fakefs fs;
 	struct sbx_diag d;
 
 	fakefs_init(&fs, facts);
 	ctx.fs = &fs.view;
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, "/ws/.git", &keep, &missing, &d), -EACCES);
+	CHECK_INT(sbx_git_mode_paths(&ctx, "/ws/.git", &keep, &missing, &gone, &d), -EACCES);
 	CHECK(strstr(d.msg, "/ws/.git/commondir") != NULL);
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	json_decref(facts);
 }
 
@@ -551,7 +560,7 @@ TEST(gitmode_roots_deny_a_missing_gitdir)
 TEST(gitmode_roots_keep_submodule_checkouts)
 {
 	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
-	     *mod = at(g, "modules/sub"), *dotgit = at(ws, "sub/.git");
+	     *mod = at(g, "modules/sub"), *dotgit = at(ws, "sub/.git"), *sub = at(ws, "sub");
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_fs fs = {0};
 	struct sbx_roots r;
@@ -572,6 +581,7 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
 	w = root_of(&r, ws);
 	CHECK(w && has_in(w->no_create, w->n_no_create, dotgit));
+	CHECK(!has_in(r.unreadable, r.n_unreadable, dotgit));
 	sbx_roots_free(&r);
 	/*
 	 * An empty directory there is another run's mount point where the backend makes them: the
@@ -590,12 +600,26 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	w = root_of(&r, ws);
 	CHECK(w && has_in(w->read_only, w->n_read_only, dotgit));
 	sbx_roots_free(&r);
+	/* The checkout directory gone (a clone without its submodules): the .git is denied. */
+	CHECK_INT(rmdir(dotgit), 0);
+	CHECK_INT(rmdir(sub), 0);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	CHECK(has_in(r.unreadable, r.n_unreadable, dotgit));
+	w = root_of(&r, ws);
+	CHECK(w && !has_in(w->no_create, w->n_no_create, dotgit));
+	sbx_roots_free(&r);
+	/* The same in git mode. */
+	ctx.allow_git = true;
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	CHECK(has_in(r.unreadable, r.n_unreadable, dotgit));
+	sbx_roots_free(&r);
 	sbx_fs_clear(&fs);
 	free(top);
 	free(ws);
 	free(g);
 	free(mod);
 	free(dotgit);
+	free(sub);
 }
 
 /* access in git mode: lexical, the same names and the same reasons. */
