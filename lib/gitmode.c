@@ -69,66 +69,42 @@ int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *w
 }
 
 /*
- * Git resolves the paths in its files (gitdir:, commondir, core.worktree) through the kernel:
- * a ".." goes up from where the path so far leads. After a symbolic link that is not where its
- * spelling leads, so a lexical join would protect one directory while git used another. Only a
- * ".." that takes back a link differs (one crossed earlier leads to the same place both ways):
- * such a path is refused; any other is joined lexically, which is then exact.
+ * Git resolves the paths in its files (gitdir:, commondir, core.worktree) through the kernel,
+ * each time it runs: a ".." goes up from wherever the path so far leads then. Leading ".."s
+ * take back the directory that holds the file and its parents, which is where the file was
+ * read. A ".." after a name of the text goes up from whatever that name is when git runs, later
+ * and outside: the command could make it a symbolic link meanwhile, which no look-up now can
+ * foresee, and git would take another directory than the one protected. Such a path is
+ * refused without looking at the file system (git writes none); the rest joins lexically,
+ * which is then exact.
  */
-int sbx_git_join(const struct sbx_ctx *ctx, const char *from, const char *base, const char *text,
-		 char **out, struct sbx_diag *d)
+int sbx_git_join(const char *from, const char *base, const char *text, char **out,
+		 struct sbx_diag *d)
 {
-	char prefix[SBX_MAX_PATH], *raw = NULL;
-	size_t len = 0;
-	int r = 0;
+	const char *seps = sbx_path_is_posix_abs(base) ? "/" : "/\\";
+	bool named = false;
 
 	*out = NULL;
-	if (!sbx_path_is_posix_abs(base) || !strstr(text, ".."))
-		return sbx_path_join_any(base, text, out);
-	if (text[0] == '/')
-		raw = strdup(text);
-	else if (asprintf(&raw, "%s/%s", base, text) < 0)
-		raw = NULL;
-	if (!raw)
-		return -ENOMEM;
-	prefix[0] = '\0';
-	for (char *c = raw, *next; !r && c; c = next) {
-		struct sbx_pathinfo in;
-		size_t n;
+	for (const char *c = text; *c;) {
+		size_t n = strcspn(c, seps);
 
-		next = strchr(c, '/');
-		n = next ? (size_t)(next - c) : strlen(c);
-		if (next)
-			next++;
-		if (n == 0 || (n == 1 && c[0] == '.'))
-			continue;
-		if (n != 2 || c[0] != '.' || c[1] != '.') {
-			if (len + 1 + n >= sizeof(prefix)) {
-				r = -ENAMETOOLONG;
-				break;
-			}
-			prefix[len++] = '/';
-			memcpy(prefix + len, c, n);
-			prefix[len += n] = '\0';
-			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.' && named) {
+			sbx_diag_set(
+				d, SBX_E_UNENFORCEABLE,
+				"%s names %s, whose \"..\" follows a name: git would go up "
+				"from wherever that name leads when it runs, which the command "
+				"could change",
+				from, text);
+			return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+					     "write the path there without \"..\" after a name, as "
+					     "git writes it");
 		}
-		if (len == 0)
-			continue; /* "/.." is "/" */
-		r = sbx_ctx_lookup(ctx, prefix, &in, d);
-		if (!r && in.is_link) {
-			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				     "%s names %s, whose \"..\" goes up from symbolic link %s: git "
-				     "would go up from where the link leads, not from its name",
-				     from, text, prefix);
-			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-					  "write the path there without \"..\" after a link");
-		}
-		while (len > 0 && prefix[--len] != '/')
-			;
-		prefix[len] = '\0';
+		if (n && !(n == 1 && c[0] == '.') && !(n == 2 && c[0] == '.' && c[1] == '.'))
+			named = true;
+		c += n;
+		c += strspn(c, seps);
 	}
-	free(raw);
-	return r ? r : sbx_path_join_any(base, text, out);
+	return sbx_path_join_any(base, text, out);
 }
 
 /* ---- core.worktree of a submodule's config ------------------------------------------------ */
@@ -359,7 +335,7 @@ static int protect_checkout(struct gitwalk *w, const char *from, const char *dir
 {
 	struct sbx_pathinfo in;
 	char *p = NULL, *q = NULL;
-	int r = sbx_git_join(w->ctx, from, dir, path, &p, w->d);
+	int r = sbx_git_join(from, dir, path, &p, w->d);
 
 	if (!r && git)
 		r = sbx_path_join_any(p, git, &q);
@@ -464,7 +440,7 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 	else if (r && r != -ENOMEM)
 		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
 	else if (!r && config_core_worktree(text, got, tree, SBX_MAX_PATH + 1) == 1 &&
-		 !(r = sbx_git_join(ctx, file, dir, tree, &at, d)))
+		 !(r = sbx_git_join(file, dir, tree, &at, d)))
 		r = sbx_path_join_any(at, ".git", dotgit);
 	free(file);
 	free(text);
@@ -558,7 +534,7 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 				      "config must be protected",
 				      line, sizeof(line), w->d);
 	if (r == 1)
-		r = sbx_git_join(w->ctx, file, dir, line, &common, w->d);
+		r = sbx_git_join(file, dir, line, &common, w->d);
 	/* One naming its own directory (".") changes nothing to git: dir is a common one still. */
 	if (!r && common && strcmp(common, dir) == 0)
 		has_common = 0;

@@ -68,7 +68,7 @@ static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char
 		if (r)
 			return r == -ENOMEM ? r : 0; /* malformed: protects nothing */
 	} else {
-		r = sbx_git_join(ctx, dotgit, root, s, &t, d);
+		r = sbx_git_join(dotgit, root, s, &t, d);
 		if (r)
 			return r;
 	}
@@ -484,7 +484,7 @@ static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **o
 				      "protected",
 				      buf, sizeof(buf), d);
 	if (r > 0)
-		r = sbx_git_join(ctx, file, gitdir, buf, out, d);
+		r = sbx_git_join(file, gitdir, buf, out, d);
 	free(file);
 	if (r < 0 || !*out)
 		return r; /* no such file, or not one line: not a worktree */

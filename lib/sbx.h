@@ -652,11 +652,11 @@ int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *w
 		      size_t size, struct sbx_diag *d);
 /*
  * base joined with text, a path read from git's file from (absolute, or relative to base), as
- * git resolves it; a ".." that goes up from a symbolic link is refused (in d), as git would go up
- * from where the link leads.
+ * git resolves it; one with a ".." after a name is refused (in d): git would go up from wherever
+ * that name leads when it runs, which the command could change meanwhile.
  */
-int sbx_git_join(const struct sbx_ctx *ctx, const char *from, const char *base, const char *text,
-		 char **out, struct sbx_diag *d);
+int sbx_git_join(const char *from, const char *base, const char *text, char **out,
+		 struct sbx_diag *d);
 struct sbx_strv;
 /*
  * The .git of the checkout whose git directory is dir (its config's core.worktree, as git

@@ -76,10 +76,11 @@ wexpect() { expect "$@"; }
 	[ "$status" -eq 0 ]
 }
 
-# Git follows the paths in its files through the kernel: a ".." after a symbolic link goes up
-# from where the link leads. Read lexically, commondir names one directory while git takes its
-# hooks and config from another, which nothing protects.
-@test "a commondir whose .. goes up from a link is refused; git's own layout is protected" {
+# Git follows the paths in its files through the kernel, each time it runs: a ".." after a name
+# goes up from wherever that name leads then. Read lexically, commondir names one directory while
+# git takes its hooks and config from another, which nothing protects: a symbolic link there
+# already, or a directory that run 1 swaps for one while it runs.
+@test "a commondir with a .. after a name is refused; git's own layout is protected" {
 	local d="$TMPDIR/dotdot" wt="$BASE/wt-dotdot" g=(git -c user.name=t -c user.email=t@t)
 	local common="$d/main/.git/worktrees/wt-dotdot/commondir"
 	rm -rf "$d" "$wt"
@@ -95,15 +96,30 @@ wexpect() { expect "$@"; }
 	SBX_CWD=$wt
 	new_canary "$wt"
 	run sbx sh -c "touch '$CANARY'; echo x >'$d/elsewhere/main/.git/hooks/pre-commit'"
-	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" goes up from symbolic link $d/lnk: *"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" follows a name: *"
 	run "$BIN/sbxrun" --allow-git -C "$wt" -- sh -c "touch '$CANARY'"
-	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" goes up from symbolic link $d/lnk: *"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" follows a name: *"
 	[ ! -e "$d/elsewhere/main/.git/hooks/pre-commit" ]
 	# The same through the worktree's .git file.
 	echo ../.. >"$common"
 	echo "gitdir: $d/lnk/../main/.git/worktrees/wt-dotdot" >"$wt/.git"
 	run sbx touch "$CANARY"
 	refused "sbxrun: $wt/.git names $d/lnk/../main/.git/worktrees/wt-dotdot, whose \"..\" *"
+	# A real directory where the link was: run 1 would swap it for the link while it runs,
+	# and plant the hook there, for the user's next git outside.
+	echo "gitdir: $d/main/.git/worktrees/wt-dotdot" >"$wt/.git"
+	rm "$d/lnk"
+	mkdir "$d/lnk"
+	echo "$d/lnk/../main/.git" >"$common"
+	[ "$(cd "$(git -C "$wt" rev-parse --git-common-dir)" && pwd -P)" = \
+		"$(cd "$d/main/.git" && pwd -P)" ]
+	run sbx sh -c "mv '$d/lnk' '$d/lnk2' && ln -s elsewhere/sub '$d/lnk' &&
+		echo 'touch $CANARY' >'$d/elsewhere/main/.git/hooks/pre-commit'"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" follows a name: *"
+	[ -d "$d/lnk" ]
+	[ ! -L "$d/lnk" ]
+	[ ! -e "$d/elsewhere/main/.git/hooks/pre-commit" ]
+	echo ../.. >"$common"
 	# Control: as git writes them, the hooks git takes are read-only, the copy is not git's.
 	echo "gitdir: $d/main/.git/worktrees/wt-dotdot" >"$wt/.git"
 	[ "$(git -C "$wt" rev-parse --git-common-dir)" = "$d/main/.git" ]
