@@ -439,9 +439,10 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 		r = 0; /* no config git would read: no checkout named */
 	else if (r && r != -ENOMEM)
 		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
-	else if (!r && config_core_worktree(text, got, tree, SBX_MAX_PATH + 1) == 1 &&
+	else if (!r && (r = config_core_worktree(text, got, tree, SBX_MAX_PATH + 1)) == 1 &&
 		 !(r = sbx_git_join(file, dir, tree, &at, d)))
 		r = sbx_path_join_any(at, ".git", dotgit);
+	/* r is 0 here when the config names no checkout, negative when it could not be read. */
 	free(file);
 	free(text);
 	free(tree);

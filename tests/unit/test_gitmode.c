@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "failalloc.h"
 #include "fakefs.h"
 #include "sbx.h"
 #include "t.h"
@@ -629,6 +630,46 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	free(dotgit);
 	free(sub);
 }
+
+#ifdef SBX_FAILALLOC
+/*
+ * Each allocation on the way to a submodule's checkout failing is -ENOMEM, never "the config
+ * names none" (which would leave the checkout's .git unprotected).
+ */
+TEST(gitmode_checkout_out_of_memory)
+{
+	char *top = vec_fresh_dir(), *mod = at(top, "ws/.git/modules/sub"),
+	     *want = at(top, "ws/sub/.git"), *dotgit = NULL;
+	struct sbx_ctx ctx = vec_ctx(top);
+	struct sbx_diag d;
+	bool done = false;
+
+	git_init(mod);
+	file_at(mod, "config", "[core]\n\tworktree = ../../../sub\n");
+	for (long n = 0; !done && n < 64; n++) {
+		int r;
+
+		sbx_diag_clear(&d);
+		fa_arm(n);
+		r = sbx_git_checkout(&ctx, mod, &dotgit, &d);
+		done = !fa_fired();
+		fa_arm(-1);
+		if (done) {
+			CHECK_INT(r, 0);
+			CHECK_STR(dotgit, want);
+		} else {
+			CHECK_INT(r, -ENOMEM);
+			CHECK(dotgit == NULL);
+		}
+		free(dotgit);
+		dotgit = NULL;
+	}
+	CHECK(done);
+	free(top);
+	free(mod);
+	free(want);
+}
+#endif
 
 /* access in git mode: lexical, the same names and the same reasons. */
 TEST(gitmode_access)
