@@ -292,6 +292,14 @@ bool sbx_git_point(const char *path, bool *dir, const char **holds)
 	return false;
 }
 
+bool sbx_git_checkout_point(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 5 && strcmp(path + n - 4, ".git") == 0 &&
+	       (path[n - 5] == '/' || path[n - 5] == '\\');
+}
+
 /*
  * dir/name, which git reads: kept read-only when there is anything at it (a dangling link too),
  * and else, unless creatable, not to be created. With points (sbx_ctx.points), what a mount

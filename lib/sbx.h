@@ -680,6 +680,11 @@ int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct 
  */
 bool sbx_git_point(const char *path, bool *dir, const char **holds);
 /*
+ * Is path, a name kept from being created (sbx_git_point), a checkout's .git? That one is kept
+ * with and without git mode (--allow-git is no way out); the others in git mode only.
+ */
+bool sbx_git_checkout_point(const char *path);
+/*
  * Git mode (gitmode.c): for the git directory gitdir and every one it leads to (its common
  * directory, submodules', worktrees'), the paths git runs code from or is redirected by that
  * exist (appended to keep: to stay read-only) and those missing (to missing: not to be created;
