@@ -46,7 +46,8 @@ wexpect() { expect "$@"; }
 @test "hooks and config: the worktree's gitdir, the common directory, the submodule's" {
 	local dir
 	for dir in "$COMMON" "$COMMON/modules/sub"; do
-		outside write "$dir/hooks/probe-outside" && rm "$dir/hooks/probe-outside"
+		outside write "$dir/hooks/probe-outside"
+		rm "$dir/hooks/probe-outside"
 		wexpect EROFS write "$dir/hooks/pre-commit"
 		wexpect EROFS append "$dir/config"
 	done
@@ -62,8 +63,7 @@ wexpect() { expect "$@"; }
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Read-only file system"* ]]
-	run wt sh -c "printf '#!/bin/sh\ntouch $CANARY\n' >'$COMMON/hooks/post-checkout'"
-	[ "$status" -ne 0 ]
+	wexpect EROFS write "$COMMON/hooks/post-checkout"
 	run wt git status --short
 	[ "$status" -eq 0 ]
 	run git -C "$WT" status --short
@@ -151,8 +151,11 @@ wexpect() { expect "$@"; }
 	run git -C "$ws" status
 	[ ! -e "$CANARY" ]
 	echo "gitdir: $gone/a/b/wtgit" >"$ws/.git"
+	expect EEXIST mkdir "$gone/a"
+	expect ENOTDIR mkdir "$gone/a/b"
 	run sbx mkdir -p "$gone/a/b/wtgit"
-	[ "$status" -ne 0 ] && [ ! -e "$gone/a" ]
+	[ "$status" -ne 0 ]
+	[ ! -e "$gone/a" ]
 	# Positive controls: beside it the root is writable; a file there stays the user's.
 	expect OK write "$gone/sibling"
 	echo "gitdir: $gone/file" >"$ws/.git"
@@ -186,23 +189,28 @@ wexpect() { expect "$@"; }
 	# Positive control: the checkout's files are the command's to write.
 	expect OK write "$ws/sub/new-file"
 	expect EROFS append "$ws/sub/.git"
-	run sbx sh -c "$plant; echo 'gitdir: $evil' >'$ws/sub/.git'"
-	[ "$status" -ne 0 ]
-	run sbx sh -c "rm -f '$ws/sub/.git'; mkdir '$ws/sub/.git'"
-	[ "$status" -ne 0 ]
-	run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "echo 'gitdir: $evil' >'$ws/sub/.git'"
-	[ "$status" -ne 0 ]
+	run sbx sh -c "$plant; '$P' write '$ws/sub/.git'"
+	[ "${lines[-1]}" = EROFS ]
+	expect EBUSY rename "$ws/sub/.git" "$ws/sub/git2"
+	run sbx sh -c "rm -f '$ws/sub/.git'; '$P' mkdir '$ws/sub/.git'"
+	[ "${lines[-1]}" = EEXIST ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" write "$ws/sub/.git"
+	[ "$output" = EROFS ]
+	[ "$(cat "$ws/sub/.git")" = "gitdir: ../.git/modules/sub" ]
 	run git -C "$ws" status
-	[ "$status" -eq 0 ] && [ ! -e "$CANARY" ]
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
 	# A checkout whose .git was removed (its git directory still naming it): none can be
 	# made there.
 	rm -f "$ws/sub/.git"
-	[ -d "$ws/sub" ] && [ -d "$ws/.git/modules/sub" ]
-	run sbx sh -c "$plant; mkdir '$ws/sub/.git'"
-	[ "$status" -ne 0 ]
+	[ -d "$ws/sub" ]
+	[ -d "$ws/.git/modules/sub" ]
+	run sbx sh -c "$plant; '$P' mkdir '$ws/sub/.git'"
+	[ "${lines[-1]}" = EEXIST ]
 	[ ! -e "$ws/sub/.git" ]
 	run git -C "$ws" status
-	[ "$status" -eq 0 ] && [ ! -e "$CANARY" ]
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
 	rm -rf "$top" "$evil"
 }
 
