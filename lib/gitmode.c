@@ -269,14 +269,13 @@ static const struct {
 	const char *name;
 	bool dir;
 	const char *holds;
-} git_points
-	[] =
-		{
-			{"hooks", true, ""},
-			{"config", false, ""},
-			{"config.worktree", false, ""},
-			{"commondir", false, ".\n"},
-			{".git", true, ""}, /* a submodule checkout's: an empty directory is no repository */
+} git_points[] = {
+	{"hooks", true, ""},
+	{"config", false, ""},
+	{"config.worktree", false, ""},
+	{"commondir", false, ".\n"},
+	/* A submodule checkout's: an empty directory is no repository. */
+	{".git", true, ""},
 };
 
 bool sbx_git_point(const char *path, bool *dir, const char **holds)
@@ -303,9 +302,10 @@ bool sbx_git_checkout_point(const char *path)
 /*
  * dir/name, which git reads: kept read-only when there is anything at it (a dangling link too),
  * and else, unless creatable, not to be created. With points (sbx_ctx.points), what a mount
- * point at that name is (another run's, or one a killed run left) stands for the missing name: planned as missing, it
- * is taken or made again by the points protocol, never held as a file of the user's that may be
- * gone by the time the sandbox is built. Returns whether it exists (1, 0) or a negative code.
+ * point at that name is (another run's, or one a killed run left) stands for the missing name:
+ * planned as missing, it is taken or made again by the points protocol, never held as a file of
+ * the user's that may be gone by the time the sandbox is built. Returns whether it exists (1, 0)
+ * or a negative code.
  */
 static int protect(struct gitwalk *w, const char *dir, const char *name, bool creatable)
 {

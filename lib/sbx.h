@@ -674,9 +674,10 @@ int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct 
 			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d);
 /*
  * Is the last name of path one that git keeps from being created (hooks, config,
- * config.worktree, commondir; a submodule checkout's .git)? Then *dir and *holds say what a mount point at it is on Linux
- * (platform/linux/points.c): a directory, or a file holding *holds, what git takes for the name
- * missing ("" for a configuration file; ".\n" for commondir, which git refuses empty).
+ * config.worktree, commondir; a submodule checkout's .git)? Then *dir and *holds say what a mount
+ * point at it is on Linux (platform/linux/points.c): a directory, or a file holding *holds, what
+ * git takes for the name missing ("" for a configuration file; ".\n" for commondir, which git
+ * refuses empty).
  */
 bool sbx_git_point(const char *path, bool *dir, const char **holds);
 /*
