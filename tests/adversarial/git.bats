@@ -30,6 +30,20 @@ setup() {
 	SBX_CWD=$WT
 }
 
+# superproject TOP PATH: a repository at TOP/ws with a submodule (the repository TOP/lib) checked
+# out at PATH, as git submodule add makes it.
+superproject() {
+	local top=$1 path=$2 g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
+	rm -rf "$top"
+	mkdir -p "$top"
+	"${g[@]}" init -q "$top/lib"
+	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
+	"${g[@]}" init -q "$top/ws"
+	"${g[@]}" -C "$top/ws" commit -q --allow-empty -m init
+	"${g[@]}" -C "$top/ws" submodule add -q "$top/lib" "$path" 2>/dev/null
+	"${g[@]}" -C "$top/ws" commit -qm sub
+}
+
 # Runs in the worktree.
 wt() { sbx "$@"; }
 wexpect() { expect "$@"; }
@@ -170,16 +184,9 @@ wexpect() { expect "$@"; }
 # Run 1 points that .git at a git directory of its own, or makes one where the checkout has
 # none: the user's next plain git status would run its config.
 @test "a submodule checkout's .git: run 1 can neither repoint nor make it (both modes)" {
-	local top="$BASE/subm" g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
-	local ws="$BASE/subm/ws" evil="$TMPDIR/evil-gitdir"
-	rm -rf "$top" "$evil"
-	mkdir -p "$top"
-	"${g[@]}" init -q "$top/lib"
-	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
-	"${g[@]}" init -q "$ws"
-	"${g[@]}" -C "$ws" commit -q --allow-empty -m init
-	"${g[@]}" -C "$ws" submodule add -q "$top/lib" sub 2>/dev/null
-	"${g[@]}" -C "$ws" commit -qm sub
+	local top="$BASE/subm" ws="$BASE/subm/ws" evil="$TMPDIR/evil-gitdir"
+	rm -rf "$evil"
+	superproject "$top" sub
 	new_canary "$ws"
 	SBX_CWD=$ws
 	PROFILE=$(profile restricted $(workspace_entries))
@@ -219,16 +226,8 @@ wexpect() { expect "$@"; }
 # missing, held with A's point) and not for the user's .git: held read-only as the user's, its
 # mount goes when A ends and removes the point, and B could make the .git then.
 @test "a submodule checkout's missing .git: a run started beside another cannot make it" {
-	local top="$BASE/subm2" g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
-	local ws="$BASE/subm2/ws" pid
-	rm -rf "$top"
-	mkdir -p "$top"
-	"${g[@]}" init -q "$top/lib"
-	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
-	"${g[@]}" init -q "$ws"
-	"${g[@]}" -C "$ws" commit -q --allow-empty -m init
-	"${g[@]}" -C "$ws" submodule add -q "$top/lib" sub 2>/dev/null
-	"${g[@]}" -C "$ws" commit -qm sub
+	local top="$BASE/subm2" ws="$BASE/subm2/ws" pid
+	superproject "$top" sub
 	rm -f "$ws/sub/.git"
 	SBX_CWD=$ws
 	PROFILE=$(profile restricted $(workspace_entries))
@@ -264,16 +263,8 @@ wexpect() { expect "$@"; }
 # deinit, rm -rf): run 1 must not make the directory and a .git in it (a config that runs a
 # command), which the user's next plain git status would take for the submodule's repository.
 @test "a submodule whose checkout directory is missing: run 1 cannot make it" {
-	local top="$BASE/subm3" g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
-	local ws="$BASE/subm3/ws"
-	rm -rf "$top"
-	mkdir -p "$top"
-	"${g[@]}" init -q "$top/lib"
-	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
-	"${g[@]}" init -q "$ws"
-	"${g[@]}" -C "$ws" commit -q --allow-empty -m init
-	"${g[@]}" -C "$ws" submodule add -q "$top/lib" deep/sub 2>/dev/null
-	"${g[@]}" -C "$ws" commit -qm sub
+	local top="$BASE/subm3" ws="$BASE/subm3/ws"
+	superproject "$top" deep/sub
 	new_canary "$ws"
 	SBX_CWD=$ws
 	PROFILE=$(profile restricted $(workspace_entries))
