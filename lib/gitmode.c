@@ -69,66 +69,42 @@ int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *w
 }
 
 /*
- * Git resolves the paths in its files (gitdir:, commondir, core.worktree) through the kernel:
- * a ".." goes up from where the path so far leads. After a symbolic link that is not where its
- * spelling leads, so a lexical join would protect one directory while git used another. Only a
- * ".." that takes back a link differs (one crossed earlier leads to the same place both ways):
- * such a path is refused; any other is joined lexically, which is then exact.
+ * Git resolves the paths in its files (gitdir:, commondir, core.worktree) through the kernel,
+ * each time it runs: a ".." goes up from wherever the path so far leads then. Leading ".."s
+ * take back the directory that holds the file and its parents, which is where the file was
+ * read. A ".." after a name of the text goes up from whatever that name is when git runs, later
+ * and outside: the command could make it a symbolic link meanwhile, which no look-up now can
+ * foresee, and git would take another directory than the one protected. Such a path is
+ * refused without looking at the file system (git writes none); the rest joins lexically,
+ * which is then exact.
  */
-int sbx_git_join(const struct sbx_ctx *ctx, const char *from, const char *base, const char *text,
-		 char **out, struct sbx_diag *d)
+int sbx_git_join(const char *from, const char *base, const char *text, char **out,
+		 struct sbx_diag *d)
 {
-	char prefix[SBX_MAX_PATH], *raw = NULL;
-	size_t len = 0;
-	int r = 0;
+	const char *seps = sbx_path_is_posix_abs(base) ? "/" : "/\\";
+	bool named = false;
 
 	*out = NULL;
-	if (!sbx_path_is_posix_abs(base) || !strstr(text, ".."))
-		return sbx_path_join_any(base, text, out);
-	if (text[0] == '/')
-		raw = strdup(text);
-	else if (asprintf(&raw, "%s/%s", base, text) < 0)
-		raw = NULL;
-	if (!raw)
-		return -ENOMEM;
-	prefix[0] = '\0';
-	for (char *c = raw, *next; !r && c; c = next) {
-		struct sbx_pathinfo in;
-		size_t n;
+	for (const char *c = text; *c;) {
+		size_t n = strcspn(c, seps);
 
-		next = strchr(c, '/');
-		n = next ? (size_t)(next - c) : strlen(c);
-		if (next)
-			next++;
-		if (n == 0 || (n == 1 && c[0] == '.'))
-			continue;
-		if (n != 2 || c[0] != '.' || c[1] != '.') {
-			if (len + 1 + n >= sizeof(prefix)) {
-				r = -ENAMETOOLONG;
-				break;
-			}
-			prefix[len++] = '/';
-			memcpy(prefix + len, c, n);
-			prefix[len += n] = '\0';
-			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.' && named) {
+			sbx_diag_set(
+				d, SBX_E_UNENFORCEABLE,
+				"%s names %s, whose \"..\" follows a name: git would go up "
+				"from wherever that name leads when it runs, which the command "
+				"could change",
+				from, text);
+			return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+					     "write the path there without \"..\" after a name, as "
+					     "git writes it");
 		}
-		if (len == 0)
-			continue; /* "/.." is "/" */
-		r = sbx_ctx_lookup(ctx, prefix, &in, d);
-		if (!r && in.is_link) {
-			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				     "%s names %s, whose \"..\" goes up from symbolic link %s: git "
-				     "would go up from where the link leads, not from its name",
-				     from, text, prefix);
-			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-					  "write the path there without \"..\" after a link");
-		}
-		while (len > 0 && prefix[--len] != '/')
-			;
-		prefix[len] = '\0';
+		if (n && !(n == 1 && c[0] == '.') && !(n == 2 && c[0] == '.' && c[1] == '.'))
+			named = true;
+		c += n;
+		c += strspn(c, seps);
 	}
-	free(raw);
-	return r ? r : sbx_path_join_any(base, text, out);
+	return sbx_path_join_any(base, text, out);
 }
 
 /* ---- core.worktree of a submodule's config ------------------------------------------------ */
@@ -272,7 +248,7 @@ struct gitwalk {
 	const struct sbx_ctx *ctx;
 	struct sbx_strv dirs;	 /* git directories found: a queue, and what was seen */
 	struct sbx_strv modules; /* those found under a modules/ directory */
-	struct sbx_strv *keep, *missing;
+	struct sbx_strv *keep, *missing, *gone;
 	struct sbx_diag *d;
 };
 
@@ -293,14 +269,13 @@ static const struct {
 	const char *name;
 	bool dir;
 	const char *holds;
-} git_points
-	[] =
-		{
-			{"hooks", true, ""},
-			{"config", false, ""},
-			{"config.worktree", false, ""},
-			{"commondir", false, ".\n"},
-			{".git", true, ""}, /* a submodule checkout's: an empty directory is no repository */
+} git_points[] = {
+	{"hooks", true, ""},
+	{"config", false, ""},
+	{"config.worktree", false, ""},
+	{"commondir", false, ".\n"},
+	/* A submodule checkout's: an empty directory is no repository. */
+	{".git", true, ""},
 };
 
 bool sbx_git_point(const char *path, bool *dir, const char **holds)
@@ -316,12 +291,21 @@ bool sbx_git_point(const char *path, bool *dir, const char **holds)
 	return false;
 }
 
+bool sbx_git_checkout_point(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 5 && strcmp(path + n - 4, ".git") == 0 &&
+	       (path[n - 5] == '/' || path[n - 5] == '\\');
+}
+
 /*
  * dir/name, which git reads: kept read-only when there is anything at it (a dangling link too),
  * and else, unless creatable, not to be created. With points (sbx_ctx.points), what a mount
- * point at that name is (another run's, or one a killed run left) stands for the missing name: planned as missing, it
- * is taken or made again by the points protocol, never held as a file of the user's that may be
- * gone by the time the sandbox is built. Returns whether it exists (1, 0) or a negative code.
+ * point at that name is (another run's, or one a killed run left) stands for the missing name:
+ * planned as missing, it is taken or made again by the points protocol, never held as a file of
+ * the user's that may be gone by the time the sandbox is built. Returns whether it exists (1, 0)
+ * or a negative code.
  */
 static int protect(struct gitwalk *w, const char *dir, const char *name, bool creatable)
 {
@@ -359,7 +343,7 @@ static int protect_checkout(struct gitwalk *w, const char *from, const char *dir
 {
 	struct sbx_pathinfo in;
 	char *p = NULL, *q = NULL;
-	int r = sbx_git_join(w->ctx, from, dir, path, &p, w->d);
+	int r = sbx_git_join(from, dir, path, &p, w->d);
 
 	if (!r && git)
 		r = sbx_path_join_any(p, git, &q);
@@ -425,13 +409,13 @@ static int list_one(void *arg, const char *name, enum sbx_ftype type)
 	return r ? 1 : 0;
 }
 
-/* The git directories in dir/sub (modules or worktrees). */
+/* The git directories in dir/sub (modules or worktrees), or in dir itself when sub is NULL. */
 static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, bool module)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
 	struct listing l = {.w = w, .module = module};
 	char *p = NULL;
-	int r = sbx_path_join_any(dir, sub, &p);
+	int r = sub ? sbx_path_join_any(dir, sub, &p) : (p = strdup(dir)) ? 0 : -ENOMEM;
 
 	if (r)
 		return r;
@@ -445,28 +429,6 @@ static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, boo
 		r = walk_error(w, r < 0 ? r : -EACCES, "list", p);
 	free(p);
 	return r;
-}
-
-int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *dotgit,
-			  const struct sbx_pathinfo *in, struct sbx_strv *keep,
-			  struct sbx_strv *missing, struct sbx_diag *d)
-{
-	struct sbx_pathinfo up;
-	size_t len;
-	char *parent;
-	int r;
-
-	if (in->exists || in->is_link)
-		return sbx_strv_add_unique(keep, dotgit) ? -ENOMEM : 0;
-	len = sbx_path_parent_len(dotgit, strlen(dotgit));
-	if (!len || !(parent = strndup(dotgit, len)))
-		return len ? -ENOMEM : 0;
-	r = sbx_ctx_lookup(ctx, parent, &up, d);
-	free(parent);
-	/* Its directory gone too, git takes nothing there (a point needs that directory). */
-	if (r || !up.exists || up.type != SBX_FT_DIR)
-		return r;
-	return sbx_strv_add_unique(missing, dotgit) ? -ENOMEM : 0;
 }
 
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d)
@@ -485,9 +447,10 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 		r = 0; /* no config git would read: no checkout named */
 	else if (r && r != -ENOMEM)
 		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
-	else if (!r && config_core_worktree(text, got, tree, SBX_MAX_PATH + 1) == 1 &&
-		 !(r = sbx_git_join(ctx, file, dir, tree, &at, d)))
+	else if (!r && (r = config_core_worktree(text, got, tree, SBX_MAX_PATH + 1)) == 1 &&
+		 !(r = sbx_git_join(file, dir, tree, &at, d)))
 		r = sbx_path_join_any(at, ".git", dotgit);
+	/* r is 0 here when the config names no checkout, negative when it could not be read. */
 	free(file);
 	free(text);
 	free(tree);
@@ -495,18 +458,55 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 	return r;
 }
 
-/* The checkout of a submodule whose git directory is dir: its .git, read-only if there. */
-static int submodule_checkout(struct gitwalk *w, const char *dir)
+int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
+			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d)
 {
-	struct sbx_pathinfo in;
-	char *dotgit = NULL;
-	int r = sbx_git_checkout(w->ctx, dir, &dotgit, w->d);
+	struct sbx_pathinfo in, up;
+	const char *holds;
+	bool point = false, pdir;
+	char *dotgit = NULL, *parent = NULL;
+	size_t len;
+	int r = sbx_git_checkout(ctx, gitdir, &dotgit, d);
 
-	if (!r && dotgit)
-		r = sbx_ctx_lookup(w->ctx, dotgit, &in, w->d);
-	if (!r && dotgit)
-		r = sbx_git_keep_checkout(w->ctx, dotgit, &in, w->keep, w->missing, w->d);
+	if (r || !dotgit)
+		return r;
+	r = sbx_ctx_lookup(ctx, dotgit, &in, d);
+	/*
+	 * What a mount point is there (another run's, held by the points protocol only while
+	 * that run lasts) stands for the name missing, as in protect(): kept read-only as the
+	 * user's, it would vanish with that run, and the command could make the name.
+	 */
+	if (!r && ctx->points && sbx_git_point(dotgit, &pdir, &holds))
+		r = sbx_ctx_is_point(ctx, dotgit, &in, pdir, holds, &point, d);
+	if (r)
+		goto out;
+	if ((in.exists || in.is_link) && !point) {
+		r = sbx_strv_add_unique(keep, dotgit) ? -ENOMEM : 0;
+		goto out;
+	}
+	len = sbx_path_parent_len(dotgit, strlen(dotgit));
+	if (!len)
+		goto out;
+	if (!(parent = strndup(dotgit, len))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = sbx_ctx_lookup(ctx, parent, &up, d);
+	if (r)
+		goto out;
+	/*
+	 * An empty checkout directory keeps its .git from being made by a point there. One that
+	 * is missing, or no directory, the command could make (a clone without its submodules,
+	 * one deinitialised): the .git is denied instead, whose mask at the first missing name
+	 * keeps the checkout directory itself from being made.
+	 */
+	if (up.exists && !up.is_link && up.type == SBX_FT_DIR)
+		r = sbx_strv_add_unique(missing, dotgit) ? -ENOMEM : 0;
+	else
+		r = sbx_strv_add_unique(gone, dotgit) ? -ENOMEM : 0;
+out:
 	free(dotgit);
+	free(parent);
 	return r;
 }
 
@@ -518,7 +518,9 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 
 	/*
 	 * Without HEAD git takes dir for no git directory; the command could make it one (a
-	 * HEAD, a config of its own) where a .git file already points: kept whole.
+	 * HEAD, a config of its own) where a .git file already points: kept whole. Under
+	 * modules/ it may hold git directories of submodules whose names have a slash (git
+	 * names one by its path: modules/lib/a for lib/a), whose checkouts are looked for too.
 	 */
 	r = sbx_path_join_any(dir, "HEAD", &file);
 	if (!r)
@@ -527,8 +529,10 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 	file = NULL;
 	if (r)
 		return r;
-	if (!in.exists && !in.is_link)
-		return sbx_strv_add_unique(w->keep, dir);
+	if (!in.exists && !in.is_link) {
+		r = sbx_strv_add_unique(w->keep, dir) ? -ENOMEM : 0;
+		return r || !module ? r : list_gitdirs(w, dir, NULL, true);
+	}
 	has_common = protect(w, dir, "commondir", false);
 	if (has_common < 0)
 		return has_common;
@@ -539,7 +543,7 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 				      "config must be protected",
 				      line, sizeof(line), w->d);
 	if (r == 1)
-		r = sbx_git_join(w->ctx, file, dir, line, &common, w->d);
+		r = sbx_git_join(file, dir, line, &common, w->d);
 	/* One naming its own directory (".") changes nothing to git: dir is a common one still. */
 	if (!r && common && strcmp(common, dir) == 0)
 		has_common = 0;
@@ -577,7 +581,7 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 		if (r < 0)
 			return r;
 	}
-	if (module && (r = submodule_checkout(w, dir)))
+	if (module && (r = sbx_git_keep_checkout(w->ctx, dir, w->keep, w->missing, w->gone, w->d)))
 		return r;
 	if ((r = list_gitdirs(w, dir, "modules", true)))
 		return r;
@@ -585,9 +589,9 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 }
 
 int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
-		       struct sbx_strv *missing, struct sbx_diag *d)
+		       struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d)
 {
-	struct gitwalk w = {.ctx = ctx, .keep = keep, .missing = missing, .d = d};
+	struct gitwalk w = {.ctx = ctx, .keep = keep, .missing = missing, .gone = gone, .d = d};
 	int r = enqueue(&w, gitdir, false);
 
 	for (size_t i = 0; !r && i < w.dirs.n; i++)

@@ -427,7 +427,11 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		}
 		return sbx_req_set(
 			r, SBX_UNENFORCEABLE, 0,
-			"run without --allow-git (the git directory stays read-only), or on macOS",
+			sbx_git_checkout_point(path)
+				? "check the submodule out (git submodule update), so that its "
+				  ".git exists and stays read-only, or run on macOS"
+				: "run without --allow-git (the git directory stays read-only), or "
+				  "on macOS",
 			"%s does not exist; refusing its creation needs a mount namespace "
 			"(Landlock cannot refuse one name in a writable directory): %s",
 			path, h->nomnt.why);

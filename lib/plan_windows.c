@@ -265,13 +265,18 @@ static int attach_restricted_token(struct sbx_plan *p)
 			enforce(r);
 			break;
 		case SBX_REQ_NO_CREATE:
-			ret = refuse(r,
-				     "the Windows restricted-token sandbox refuses writes by an "
-				     "access control entry, which needs an object to sit on: this "
-				     "file of git's does not exist, and an empty one is not "
-				     "always harmless to git",
-				     "run without --allow-git (the git directory stays read-only), "
-				     "or on Linux or macOS");
+			ret = refuse(
+				r,
+				"the Windows restricted-token sandbox refuses writes by an "
+				"access control entry, which needs an object to sit on: this "
+				"file of git's does not exist, and an empty one is not "
+				"always harmless to git",
+				sbx_git_checkout_point(r->path)
+					? "check the submodule out (git submodule update), so "
+					  "that its .git exists and stays read-only, or run on "
+					  "Linux or macOS"
+					: "run without --allow-git (the git directory stays "
+					  "read-only), or on Linux or macOS");
 			break;
 		case SBX_REQ_NETWORK:
 			if (p->network)

@@ -68,7 +68,7 @@ static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char
 		if (r)
 			return r == -ENOMEM ? r : 0; /* malformed: protects nothing */
 	} else {
-		r = sbx_git_join(ctx, dotgit, root, s, &t, d);
+		r = sbx_git_join(dotgit, root, s, &t, d);
 		if (r)
 			return r;
 	}
@@ -484,7 +484,7 @@ static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **o
 				      "protected",
 				      buf, sizeof(buf), d);
 	if (r > 0)
-		r = sbx_git_join(ctx, file, gitdir, buf, out, d);
+		r = sbx_git_join(file, gitdir, buf, out, d);
 	free(file);
 	if (r < 0 || !*out)
 		return r; /* no such file, or not one line: not a worktree */
@@ -516,38 +516,59 @@ static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
 /*
  * The directories whose hooks and config git runs, for the git directory gitdir of a writable
  * root: gitdir itself, the common directory it names (a worktree's), and each submodule's
- * (<dir>/modules/NAME, which holds the nested ones below it). A failed look-up or listing is an
- * error.
+ * (<dir>/modules/NAME, and the nested ones in its own modules/). A submodule's name may have a
+ * slash (git names one by its path), so a directory under modules/ without HEAD, no git
+ * directory itself, is searched for them in turn. A failed look-up or listing is an error.
  */
 static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *out,
 		    struct sbx_diag *d)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	char *common = NULL;
-	size_t first = out->n;
+	size_t first = out->n, roots;
 	int r = sbx_strv_push(out, gitdir);
 
 	if (!r)
 		r = git_commondir(ctx, gitdir, &common, d);
 	if (!r && common)
 		r = sbx_strv_push_owned(out, common);
-	for (size_t i = first, n = out->n; !r && i < n; i++) {
+	roots = out->n;
+	for (size_t i = first; !r && i < out->n; i++) {
 		struct list_dirs l = {.out = out};
-		char *modules = NULL;
+		struct sbx_pathinfo head;
+		char *list = NULL;
 
-		r = sbx_path_join_any(out->v[i], "modules", &modules);
+		if (out->n - first > SBX_MAX_GIT_DIRS) {
+			sbx_diag_set(d, SBX_E_TOO_BIG,
+				     "more than %d git directories of submodules at %s",
+				     SBX_MAX_GIT_DIRS, gitdir);
+			r = sbx_diag_hint(d, SBX_E_TOO_BIG,
+					  "remove the ones no longer used from its modules/");
+			break;
+		}
+		r = sbx_path_join_any(out->v[i], "HEAD", &list);
+		if (!r)
+			r = sbx_ctx_lookup(ctx, list, &head, d);
+		free(list);
+		list = NULL;
 		if (r)
 			break;
-		l.parent = modules;
-		r = v->list(v->self, modules, push_subdir, &l);
+		if (i < roots || head.exists || head.is_link)
+			r = sbx_path_join_any(out->v[i], "modules", &list);
+		else if (!(list = strdup(out->v[i])))
+			r = -ENOMEM;
+		if (r)
+			break;
+		l.parent = list;
+		r = v->list(v->self, list, push_subdir, &l);
 		if (r == -ENOENT || r == -ENOTDIR)
 			r = 0;
 		else if (r && r != -ENOMEM && d) {
-			sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", modules,
+			sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", list,
 				     strerror(r < 0 ? -r : EACCES));
 			r = r < 0 ? r : -EACCES;
 		}
-		free(modules);
+		free(list);
 	}
 	return r;
 }
@@ -632,7 +653,7 @@ static int keep_gitdir_target(const struct pmap *m, const char *target, struct s
 static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			const struct sbx_ctx *ctx, struct sbx_strv *deny, struct sbx_diag *d)
 {
-	struct sbx_strv gits = {0}, missing = {0}, missing_names = {0};
+	struct sbx_strv gits = {0}, missing = {0}, gone = {0}, missing_names = {0};
 	struct sbx_writable_root *w = &out->writable[wi];
 	struct sbx_pathinfo in = {0}, tin = {0};
 	char **defaults = NULL, *git = NULL, *target = NULL;
@@ -712,24 +733,17 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	if (!r && (target || (in.exists && in.type == SBX_FT_DIR))) {
 		const char *dir = target ? target : git;
 
-		r = git_mode ? sbx_git_mode_paths(ctx, dir, &gits, &missing, d)
+		r = git_mode ? sbx_git_mode_paths(ctx, dir, &gits, &missing, &gone, d)
 			     : git_dirs(ctx, dir, &gits, d);
 		/*
 		 * The checkouts those git directories name (a submodule's): git status recurses
 		 * into each through its .git, which the command could otherwise point at a git
 		 * directory of its own. Git mode keeps them itself.
 		 */
-		for (size_t k = 0, n = gits.n; !r && !git_mode && k < n; k++) {
-			struct sbx_pathinfo at;
-			char *dotgit = NULL;
-
-			r = sbx_git_checkout(ctx, gits.v[k], &dotgit, d);
-			if (!r && dotgit)
-				r = sbx_ctx_lookup(ctx, dotgit, &at, d);
-			if (!r && dotgit)
-				r = sbx_git_keep_checkout(ctx, dotgit, &at, &gits, &missing, d);
-			free(dotgit);
-		}
+		for (size_t k = 0, n = gits.n; !r && !git_mode && k < n; k++)
+			r = sbx_git_keep_checkout(ctx, gits.v[k], &gits, &missing, &gone, d);
+		for (size_t k = 0; !r && k < gone.n; k++)
+			r = keep_gitdir_target(m, gone.v[k], deny);
 	}
 	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
 		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
@@ -759,6 +773,7 @@ out:
 	sbx_strv_free(defaults, n_defaults);
 	sbx_strv_clear(&gits);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	sbx_strv_clear(&missing_names);
 	free(git);
 	free(target);

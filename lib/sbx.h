@@ -654,11 +654,11 @@ int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *w
 		      size_t size, struct sbx_diag *d);
 /*
  * base joined with text, a path read from git's file from (absolute, or relative to base), as
- * git resolves it; a ".." that goes up from a symbolic link is refused (in d), as git would go up
- * from where the link leads.
+ * git resolves it; one with a ".." after a name is refused (in d): git would go up from wherever
+ * that name leads when it runs, which the command could change meanwhile.
  */
-int sbx_git_join(const struct sbx_ctx *ctx, const char *from, const char *base, const char *text,
-		 char **out, struct sbx_diag *d);
+int sbx_git_join(const char *from, const char *base, const char *text, char **out,
+		 struct sbx_diag *d);
 struct sbx_strv;
 /*
  * The .git of the checkout whose git directory is dir (its config's core.worktree, as git
@@ -666,29 +666,37 @@ struct sbx_strv;
  */
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d);
 /*
- * A checkout's .git, found as in: added to keep (read-only) when anything is there, else to
- * missing (not to be created: git would take a directory made there for the submodule's own
- * repository) when its directory exists.
+ * The .git of the checkout whose git directory is gitdir (sbx_git_checkout), when it names one:
+ * added to keep (read-only) when anything but a mount point of the Linux backend
+ * (sbx_ctx_is_point) is there; else to missing (not to be created: git would take a directory
+ * made there for the submodule's own repository) when the checkout directory is one; else to gone
+ * (to be denied: nothing may be made on the way to it).
  */
-int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *dotgit,
-			  const struct sbx_pathinfo *in, struct sbx_strv *keep,
-			  struct sbx_strv *missing, struct sbx_diag *d);
+int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
+			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d);
 /*
  * Is the last name of path one that git keeps from being created (hooks, config,
- * config.worktree, commondir; a submodule checkout's .git)? Then *dir and *holds say what a mount point at it is on Linux
- * (platform/linux/points.c): a directory, or a file holding *holds, what git takes for the name
- * missing ("" for a configuration file; ".\n" for commondir, which git refuses empty).
+ * config.worktree, commondir; a submodule checkout's .git)? Then *dir and *holds say what a mount
+ * point at it is on Linux (platform/linux/points.c): a directory, or a file holding *holds, what
+ * git takes for the name missing ("" for a configuration file; ".\n" for commondir, which git
+ * refuses empty).
  */
 bool sbx_git_point(const char *path, bool *dir, const char **holds);
 /*
+ * Is path, a name kept from being created (sbx_git_point), a checkout's .git? That one is kept
+ * with and without git mode (--allow-git is no way out); the others in git mode only.
+ */
+bool sbx_git_checkout_point(const char *path);
+/*
  * Git mode (gitmode.c): for the git directory gitdir and every one it leads to (its common
  * directory, submodules', worktrees'), the paths git runs code from or is redirected by that
- * exist (appended to keep: to stay read-only) and those missing (to missing: not to be created).
+ * exist (appended to keep: to stay read-only) and those missing (to missing: not to be created;
+ * to gone: a submodule checkout's .git whose directory is missing, to be denied).
  * A symbolic link among git directories, more than SBX_MAX_GIT_DIRS of them, or a failed
  * look-up is an error worded in d.
  */
 int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
-		       struct sbx_strv *missing, struct sbx_diag *d);
+		       struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d);
 
 /* ---- legacy <-> canonical (legacy.c) ------------------------------------------------------- */
 

@@ -30,6 +30,20 @@ setup() {
 	SBX_CWD=$WT
 }
 
+# superproject TOP PATH: a repository at TOP/ws with a submodule (the repository TOP/lib) checked
+# out at PATH, as git submodule add makes it.
+superproject() {
+	local top=$1 path=$2 g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
+	rm -rf "$top"
+	mkdir -p "$top"
+	"${g[@]}" init -q "$top/lib"
+	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
+	"${g[@]}" init -q "$top/ws"
+	"${g[@]}" -C "$top/ws" commit -q --allow-empty -m init
+	"${g[@]}" -C "$top/ws" submodule add -q "$top/lib" "$path" 2>/dev/null
+	"${g[@]}" -C "$top/ws" commit -qm sub
+}
+
 # Runs in the worktree.
 wt() { sbx "$@"; }
 wexpect() { expect "$@"; }
@@ -46,7 +60,8 @@ wexpect() { expect "$@"; }
 @test "hooks and config: the worktree's gitdir, the common directory, the submodule's" {
 	local dir
 	for dir in "$COMMON" "$COMMON/modules/sub"; do
-		outside write "$dir/hooks/probe-outside" && rm "$dir/hooks/probe-outside"
+		outside write "$dir/hooks/probe-outside"
+		rm "$dir/hooks/probe-outside"
 		wexpect EROFS write "$dir/hooks/pre-commit"
 		wexpect EROFS append "$dir/config"
 	done
@@ -62,8 +77,7 @@ wexpect() { expect "$@"; }
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Read-only file system"* ]]
-	run wt sh -c "printf '#!/bin/sh\ntouch $CANARY\n' >'$COMMON/hooks/post-checkout'"
-	[ "$status" -ne 0 ]
+	wexpect EROFS write "$COMMON/hooks/post-checkout"
 	run wt git status --short
 	[ "$status" -eq 0 ]
 	run git -C "$WT" status --short
@@ -76,10 +90,11 @@ wexpect() { expect "$@"; }
 	[ "$status" -eq 0 ]
 }
 
-# Git follows the paths in its files through the kernel: a ".." after a symbolic link goes up
-# from where the link leads. Read lexically, commondir names one directory while git takes its
-# hooks and config from another, which nothing protects.
-@test "a commondir whose .. goes up from a link is refused; git's own layout is protected" {
+# Git follows the paths in its files through the kernel, each time it runs: a ".." after a name
+# goes up from wherever that name leads then. Read lexically, commondir names one directory while
+# git takes its hooks and config from another, which nothing protects: a symbolic link there
+# already, or a directory that run 1 swaps for one while it runs.
+@test "a commondir with a .. after a name is refused; git's own layout is protected" {
 	local d="$TMPDIR/dotdot" wt="$BASE/wt-dotdot" g=(git -c user.name=t -c user.email=t@t)
 	local common="$d/main/.git/worktrees/wt-dotdot/commondir"
 	rm -rf "$d" "$wt"
@@ -95,15 +110,30 @@ wexpect() { expect "$@"; }
 	SBX_CWD=$wt
 	new_canary "$wt"
 	run sbx sh -c "touch '$CANARY'; echo x >'$d/elsewhere/main/.git/hooks/pre-commit'"
-	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" goes up from symbolic link $d/lnk: *"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" follows a name: *"
 	run "$BIN/sbxrun" --allow-git -C "$wt" -- sh -c "touch '$CANARY'"
-	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" goes up from symbolic link $d/lnk: *"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" follows a name: *"
 	[ ! -e "$d/elsewhere/main/.git/hooks/pre-commit" ]
 	# The same through the worktree's .git file.
 	echo ../.. >"$common"
 	echo "gitdir: $d/lnk/../main/.git/worktrees/wt-dotdot" >"$wt/.git"
 	run sbx touch "$CANARY"
 	refused "sbxrun: $wt/.git names $d/lnk/../main/.git/worktrees/wt-dotdot, whose \"..\" *"
+	# A real directory where the link was: run 1 would swap it for the link while it runs,
+	# and plant the hook there, for the user's next git outside.
+	echo "gitdir: $d/main/.git/worktrees/wt-dotdot" >"$wt/.git"
+	rm "$d/lnk"
+	mkdir "$d/lnk"
+	echo "$d/lnk/../main/.git" >"$common"
+	[ "$(cd "$(git -C "$wt" rev-parse --git-common-dir)" && pwd -P)" = \
+		"$(cd "$d/main/.git" && pwd -P)" ]
+	run sbx sh -c "mv '$d/lnk' '$d/lnk2' && ln -s elsewhere/sub '$d/lnk' &&
+		echo 'touch $CANARY' >'$d/elsewhere/main/.git/hooks/pre-commit'"
+	refused "sbxrun: $common names $d/lnk/../main/.git, whose \"..\" follows a name: *"
+	[ -d "$d/lnk" ]
+	[ ! -L "$d/lnk" ]
+	[ ! -e "$d/elsewhere/main/.git/hooks/pre-commit" ]
+	echo ../.. >"$common"
 	# Control: as git writes them, the hooks git takes are read-only, the copy is not git's.
 	echo "gitdir: $d/main/.git/worktrees/wt-dotdot" >"$wt/.git"
 	[ "$(git -C "$wt" rev-parse --git-common-dir)" = "$d/main/.git" ]
@@ -135,8 +165,11 @@ wexpect() { expect "$@"; }
 	run git -C "$ws" status
 	[ ! -e "$CANARY" ]
 	echo "gitdir: $gone/a/b/wtgit" >"$ws/.git"
+	expect EEXIST mkdir "$gone/a"
+	expect ENOTDIR mkdir "$gone/a/b"
 	run sbx mkdir -p "$gone/a/b/wtgit"
-	[ "$status" -ne 0 ] && [ ! -e "$gone/a" ]
+	[ "$status" -ne 0 ]
+	[ ! -e "$gone/a" ]
 	# Positive controls: beside it the root is writable; a file there stays the user's.
 	expect OK write "$gone/sibling"
 	echo "gitdir: $gone/file" >"$ws/.git"
@@ -151,16 +184,9 @@ wexpect() { expect "$@"; }
 # Run 1 points that .git at a git directory of its own, or makes one where the checkout has
 # none: the user's next plain git status would run its config.
 @test "a submodule checkout's .git: run 1 can neither repoint nor make it (both modes)" {
-	local top="$BASE/subm" g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
-	local ws="$BASE/subm/ws" evil="$TMPDIR/evil-gitdir"
-	rm -rf "$top" "$evil"
-	mkdir -p "$top"
-	"${g[@]}" init -q "$top/lib"
-	"${g[@]}" -C "$top/lib" commit -q --allow-empty -m lib
-	"${g[@]}" init -q "$ws"
-	"${g[@]}" -C "$ws" commit -q --allow-empty -m init
-	"${g[@]}" -C "$ws" submodule add -q "$top/lib" sub 2>/dev/null
-	"${g[@]}" -C "$ws" commit -qm sub
+	local top="$BASE/subm" ws="$BASE/subm/ws" evil="$TMPDIR/evil-gitdir"
+	rm -rf "$evil"
+	superproject "$top" sub
 	new_canary "$ws"
 	SBX_CWD=$ws
 	PROFILE=$(profile restricted $(workspace_entries))
@@ -170,22 +196,102 @@ wexpect() { expect "$@"; }
 	# Positive control: the checkout's files are the command's to write.
 	expect OK write "$ws/sub/new-file"
 	expect EROFS append "$ws/sub/.git"
-	run sbx sh -c "$plant; echo 'gitdir: $evil' >'$ws/sub/.git'"
-	[ "$status" -ne 0 ]
-	run sbx sh -c "rm -f '$ws/sub/.git'; mkdir '$ws/sub/.git'"
-	[ "$status" -ne 0 ]
-	run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "echo 'gitdir: $evil' >'$ws/sub/.git'"
-	[ "$status" -ne 0 ]
+	run sbx sh -c "$plant; '$P' write '$ws/sub/.git'"
+	[ "${lines[-1]}" = EROFS ]
+	expect EBUSY rename "$ws/sub/.git" "$ws/sub/git2"
+	run sbx sh -c "rm -f '$ws/sub/.git'; '$P' mkdir '$ws/sub/.git'"
+	[ "${lines[-1]}" = EEXIST ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" write "$ws/sub/.git"
+	[ "$output" = EROFS ]
+	[ "$(cat "$ws/sub/.git")" = "gitdir: ../.git/modules/sub" ]
 	run git -C "$ws" status
-	[ "$status" -eq 0 ] && [ ! -e "$CANARY" ]
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
 	# A checkout whose .git was removed (its git directory still naming it): none can be
 	# made there.
 	rm -f "$ws/sub/.git"
-	[ -d "$ws/sub" ] && [ -d "$ws/.git/modules/sub" ]
-	run sbx sh -c "$plant; mkdir '$ws/sub/.git'"
-	[ "$status" -ne 0 ]
+	[ -d "$ws/sub" ]
+	[ -d "$ws/.git/modules/sub" ]
+	run sbx sh -c "$plant; '$P' mkdir '$ws/sub/.git'"
+	[ "${lines[-1]}" = EEXIST ]
 	[ ! -e "$ws/sub/.git" ]
 	run git -C "$ws" status
-	[ "$status" -eq 0 ] && [ ! -e "$CANARY" ]
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
 	rm -rf "$top" "$evil"
+}
+
+# A submodule checkout's missing .git is kept from being made by a mount point there, for the
+# run. Run B, started while run A holds that point, must take it for what it is (the name
+# missing, held with A's point) and not for the user's .git: held read-only as the user's, its
+# mount goes when A ends and removes the point, and B could make the .git then.
+@test "a submodule checkout's missing .git: a run started beside another cannot make it" {
+	local top="$BASE/subm2" ws="$BASE/subm2/ws" pid
+	superproject "$top" sub
+	rm -f "$ws/sub/.git"
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted $(workspace_entries))
+	local mode
+	for mode in plain git; do
+		# Run A holds its point at sub/.git for two seconds.
+		sbx sleep 2 3>&- &
+		pid=$!
+		for _ in $(seq 250); do
+			[ -e "$ws/sub/.git" ] && break
+			sleep 0.02
+		done
+		[ -d "$ws/sub/.git" ]
+		# Run B starts beside it and, once A has ended, tries to make the .git.
+		local b="sleep 3; '$P' mkdir '$ws/sub/.git'; '$P' write '$ws/sub/.git/config'"
+		if [ $mode = plain ]; then
+			run sbx sh -c "$b"
+		else
+			run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "$b"
+		fi
+		wait "$pid"
+		echo "$mode: $output"
+		[ "${lines[0]}" = EEXIST ]
+		[ "${lines[1]}" = EROFS ]
+		[ ! -e "$ws/sub/.git" ]
+	done
+	# Positive control: beside it the checkout is writable.
+	expect OK write "$ws/sub/new-file"
+	rm -rf "$top"
+}
+
+# A submodule whose checkout directory is missing (a clone without --recurse-submodules, a
+# deinit, rm -rf): run 1 must not make the directory and a .git in it (a config that runs a
+# command), which the user's next plain git status would take for the submodule's repository.
+@test "a submodule whose checkout directory is missing: run 1 cannot make it" {
+	local top="$BASE/subm3" ws="$BASE/subm3/ws"
+	superproject "$top" deep/sub
+	new_canary "$ws"
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted $(workspace_entries))
+	rm -rf "$ws/deep"
+	[ -d "$ws/.git/modules/deep/sub" ]
+	local plant="mkdir -p '$ws/deep/sub/.git' &&
+		cp -r '$ws/.git/modules/deep/sub/.' '$ws/deep/sub/.git/' &&
+		git config -f '$ws/deep/sub/.git/config' --unset core.worktree;
+		git config -f '$ws/deep/sub/.git/config' core.fsmonitor 'touch $CANARY'"
+	expect EEXIST mkdir "$ws/deep"
+	run sbx sh -c "$plant"
+	[ "$status" -ne 0 ]
+	[ ! -e "$ws/deep" ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" mkdir "$ws/deep"
+	[ "$output" = EEXIST ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "$plant"
+	[ "$status" -ne 0 ]
+	[ ! -e "$ws/deep" ]
+	run git -C "$ws" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+	# Positive controls: beside it the workspace is writable; an empty checkout directory
+	# (git submodule deinit leaves one) is the command's, its .git not.
+	expect OK mkdir "$ws/other"
+	mkdir "$ws/deep" "$ws/deep/sub"
+	expect OK write "$ws/deep/sub/file"
+	expect EROFS mkdir "$ws/deep/sub/.git/hooks"
+	[ ! -e "$ws/deep/sub/.git" ]
+	rm -rf "$top"
 }

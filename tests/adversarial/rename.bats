@@ -18,7 +18,8 @@ setup() {
 }
 
 @test "run 1 cannot rename a directory on the way to a deny (EBUSY); run 2's deny holds" {
-	outside rename "$WS/free" "$WS/free2" && mv "$WS/free2" "$WS/free"
+	outside rename "$WS/free" "$WS/free2"
+	mv "$WS/free2" "$WS/free"
 	expect EACCES read "$WS/sub/deeper/secret"
 	# Run 1 tries to move the deny out of the way, at each level, and to remove them.
 	expect EBUSY rename "$WS/sub" "$WS/sub2"
@@ -29,7 +30,9 @@ setup() {
 	expect OK rename "$WS/sub/deeper/plain" "$WS/sub/deeper/plain2"
 	# Removing the tree takes what it may (plain files) but not the way to the deny.
 	run sbx sh -c "rm -rf '$WS/sub' 2>&1; mv '$WS/sub' '$WS/sub2' 2>&1"
-	[ -e "$WS/sub/deeper/secret" ] && [ ! -e "$WS/sub2" ] && [ ! -e "$WS/sub/deeper/new" ]
+	[ -e "$WS/sub/deeper/secret" ]
+	[ ! -e "$WS/sub2" ]
+	[ ! -e "$WS/sub/deeper/new" ]
 	# Run 2: the deny still names the file.
 	expect EACCES read "$WS/sub/deeper/secret"
 	[ "$(cat "$WS/sub/deeper/secret")" = secret ]
@@ -46,7 +49,8 @@ setup() {
 @test "without a mount namespace nothing can be pinned: such a plan is refused, not weakened" {
 	run sbx_fault unshare "$PROFILE" mv "$WS/sub" "$WS/sub2"
 	[ "$status" -eq 125 ]
-	[ -e "$WS/sub/deeper/secret" ] && [ ! -e "$WS/sub2" ]
+	[ -e "$WS/sub/deeper/secret" ]
+	[ ! -e "$WS/sub2" ]
 }
 
 # A writable root inside another (a workspace under /tmp, a checkout under a writable home): the
@@ -61,7 +65,8 @@ setup() {
 	echo secret >"$inner/secret"
 	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$outer" write)" \
 		"$(entry_path "$inner" write)" "$(entry_path "$inner/secret" deny)")
-	outside rename "$outer/a" "$BASE/moved" && mv "$BASE/moved" "$outer/a"
+	outside rename "$outer/a" "$BASE/moved"
+	mv "$BASE/moved" "$outer/a"
 	expect EACCES read "$inner/secret"
 	expect EROFS append "$inner/.git/config"
 	# Run 1 tries to move each directory between the two roots away.
@@ -75,7 +80,8 @@ setup() {
 		git config -f '$inner/.git/config' core.fsmonitor 'touch $OUT/pwned'"
 	[ ! -e "$outer/real" ]
 	run git -C "$inner" config core.fsmonitor
-	[ "$status" -eq 1 ] && [ -z "$output" ]
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
 	# Run 2: the deny and the carve-out still name the same objects.
 	expect EACCES read "$inner/secret"
 	expect EROFS append "$inner/.git/config"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "failalloc.h"
 #include "fakefs.h"
 #include "sbx.h"
 #include "t.h"
@@ -81,12 +82,12 @@ TEST(gitmode_a_plain_repository)
 {
 	char *top = vec_fresh_dir(), *g = at(top, "ws/.git");
 	struct sbx_ctx ctx = vec_ctx(top);
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct sbx_diag d;
 
 	git_init(g);
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	CHECK(has(&keep, g, "hooks"));
 	CHECK(has(&keep, g, "config"));
 	CHECK_INT(keep.n, 2);
@@ -98,6 +99,7 @@ TEST(gitmode_a_plain_repository)
 	CHECK(!has(&keep, g, "HEAD") && !has(&keep, g, "objects") && !has(&keep, g, "refs"));
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 
 	/* A missing hooks directory must not be created either. */
 	{
@@ -106,10 +108,11 @@ TEST(gitmode_a_plain_repository)
 		CHECK_INT(rmdir(hooks), 0);
 		free(hooks);
 	}
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	CHECK(has(&missing, g, "hooks") && !has(&keep, g, "hooks"));
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	free(g);
 	free(top);
 }
@@ -122,25 +125,27 @@ TEST(gitmode_no_head_and_own_commondir)
 {
 	char *top = vec_fresh_dir(), *g = at(top, "ws/.git"), *head = at(g, "HEAD");
 	struct sbx_ctx ctx = vec_ctx(top);
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct sbx_diag d;
 
 	git_init(g);
 	CHECK_INT(unlink(head), 0);
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	CHECK(keep.n == 1 && strcmp(keep.v[0], g) == 0);
 	CHECK_INT(missing.n, 0);
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 
 	git_init(g);
 	file_at(g, "commondir", ".\n");
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	CHECK(has(&keep, g, "commondir") && has(&keep, g, "hooks") && has(&keep, g, "config"));
 	CHECK(has(&missing, g, "config.worktree") && !has(&missing, g, "gitdir"));
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	free(top);
 	free(g);
 	free(head);
@@ -156,7 +161,7 @@ TEST(gitmode_worktrees_and_submodules)
 	     *wt = at(g, "worktrees/wt"), *sub = at(g, "modules/sub"),
 	     *inner = at(g, "modules/sub/modules/inner"), *text = NULL;
 	struct sbx_ctx ctx = vec_ctx(ws);
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct sbx_diag d;
 
 	git_init(g);
@@ -180,7 +185,7 @@ TEST(gitmode_worktrees_and_submodules)
 	file_at(ws, "sub/inner/.git", "gitdir: ../../.git/modules/sub/modules/inner\n");
 
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 	for (int i = 0; i < 3; i++) {
 		const char *dir = i == 0 ? g : i == 1 ? sub : inner;
 
@@ -204,6 +209,7 @@ TEST(gitmode_worktrees_and_submodules)
 	CHECK_INT(missing.n, 7);
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	free(top);
 	free(ws);
 	free(g);
@@ -241,7 +247,7 @@ TEST(gitmode_submodule_config_as_git_reads_it)
 		char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
 		     *sub = at(g, "modules/s");
 		struct sbx_ctx ctx = vec_ctx(ws);
-		struct sbx_strv keep = {0}, missing = {0};
+		struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 		struct sbx_diag d;
 
 		git_init(g);
@@ -255,7 +261,7 @@ TEST(gitmode_submodule_config_as_git_reads_it)
 			free(p);
 		}
 		sbx_diag_clear(&d);
-		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), 0);
+		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
 		/* g and sub each keep hooks and config; the checkout's .git is the fifth. */
 		if (cases[i].checkout) {
 			char *p = at(cases[i].checkout, ".git");
@@ -269,6 +275,7 @@ TEST(gitmode_submodule_config_as_git_reads_it)
 			t_fail(__FILE__, __LINE__, "case %zu: %zu kept", i, keep.n);
 		sbx_strv_clear(&keep);
 		sbx_strv_clear(&missing);
+		sbx_strv_clear(&gone);
 		free(top);
 		free(ws);
 		free(g);
@@ -282,7 +289,7 @@ TEST(gitmode_refuses_what_it_cannot_keep)
 	char *top = vec_fresh_dir(), *g = at(top, "ws/.git"), *link = at(g, "modules/evil"),
 	     *elsewhere = at(top, "elsewhere");
 	struct sbx_ctx ctx = vec_ctx(top);
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct sbx_diag d;
 
 	git_init(g);
@@ -290,11 +297,12 @@ TEST(gitmode_refuses_what_it_cannot_keep)
 	mkdir_at(g, "modules");
 	CHECK_INT(symlink(elsewhere, link), 0);
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), SBX_E_UNENFORCEABLE);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), SBX_E_UNENFORCEABLE);
 	CHECK(strstr(d.msg, link) && strstr(d.msg, "symbolic link"));
 	CHECK(d.hint[0]);
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	CHECK_INT(unlink(link), 0);
 
 	/* More git directories than a repository has any use for: refused, not walked. */
@@ -305,10 +313,11 @@ TEST(gitmode_refuses_what_it_cannot_keep)
 		mkdir_at(g, name);
 	}
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &d), SBX_E_TOO_BIG);
+	CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), SBX_E_TOO_BIG);
 	CHECK(strstr(d.msg, "more than 256 git directories"));
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	free(top);
 	free(g);
 	free(link);
@@ -316,37 +325,45 @@ TEST(gitmode_refuses_what_it_cannot_keep)
 }
 
 /*
- * The paths git reads from its files, joined as git resolves them: a ".." after a real directory
- * is lexical, one that goes up from a symbolic link is refused (git would go up from where the
- * link leads); a link crossed before, and not taken back, leads to the same place both ways.
+ * The paths git reads from its files, joined as git resolves them: leading ".."s take back the
+ * file's directory and its parents; a ".." after a name is refused whatever the name is now (a
+ * directory the command can swap for a symbolic link before git runs), without a look-up.
  */
 TEST(gitmode_join_as_git_resolves)
 {
-	char *top = vec_fresh_dir(), *link = at(top, "lnk"), *target = at(top, "far/sub"),
-	     *want = at(top, "a/main/.git"), *out = NULL;
-	struct sbx_ctx ctx = vec_ctx(top);
+	char *top = vec_fresh_dir(), *base = at(top, "ws/.git/worktrees/wt"),
+	     *want = at(top, "ws/.git"), *out = NULL;
 	struct sbx_diag d;
 
 	mkdir_at(top, "a/b");
-	mkdir_at(top, "far/sub");
-	CHECK_INT(symlink(target, link), 0);
-	CHECK_INT(sbx_git_join(&ctx, "f", top, "a/b/../main/.git", &out, NULL), 0);
+	CHECK_INT(sbx_git_join("f", base, "../..", &out, NULL), 0);
 	CHECK_STR(out, want);
 	free(out);
-	CHECK_INT(sbx_git_join(&ctx, "f", top, "lnk/x/../y", &out, NULL), 0);
-	CHECK(out && strcmp(out + strlen(top), "/lnk/y") == 0);
+	CHECK_INT(sbx_git_join("f", base, "./../../", &out, NULL), 0);
+	CHECK_STR(out, want);
 	free(out);
-	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_join(&ctx, "f", top, "lnk/../a/main/.git", &out, &d),
-		  SBX_E_UNENFORCEABLE);
-	CHECK(out == NULL && strstr(d.msg, link) && strstr(d.msg, "\"..\"") && d.hint[0]);
-	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_join(&ctx, "f", "/", "../..", &out, &d), 0);
+	CHECK_INT(sbx_git_join("f", top, "a/b/main/.git", &out, NULL), 0);
+	CHECK(out && strcmp(out + strlen(top), "/a/b/main/.git") == 0);
+	free(out);
+	/* After a real directory (a/b exists) as after anything else. */
+	for (int i = 0; i < 4; i++) {
+		static const char *const text[] = {"a/b/../main/.git", "../x/../y", "/a/../b",
+						   "a/./.."};
+
+		sbx_diag_clear(&d);
+		out = NULL;
+		CHECK_INT(sbx_git_join("f", top, text[i], &out, &d), SBX_E_UNENFORCEABLE);
+		CHECK(out == NULL && strstr(d.msg, text[i]) && strstr(d.msg, "\"..\"") &&
+		      d.hint[0]);
+	}
+	CHECK_INT(sbx_git_join("f", "/", "../..", &out, NULL), 0);
 	CHECK_STR(out, "/");
 	free(out);
+	CHECK_INT(sbx_git_join("f", top, "/../..//x", &out, NULL), 0);
+	CHECK_STR(out, "/x");
+	free(out);
 	free(top);
-	free(link);
-	free(target);
+	free(base);
 	free(want);
 }
 
@@ -360,17 +377,18 @@ TEST(gitmode_a_failed_look_up_is_an_error)
 				  "dir", "/ws/.git/HEAD", "file", "/ws/.git/hooks", "dir",
 				  "/ws/.git/commondir", "type", "file", "errno", "EACCES");
 	struct sbx_ctx ctx = vec_ctx("/ws");
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 	struct fakefs fs;
 	struct sbx_diag d;
 
 	fakefs_init(&fs, facts);
 	ctx.fs = &fs.view;
 	sbx_diag_clear(&d);
-	CHECK_INT(sbx_git_mode_paths(&ctx, "/ws/.git", &keep, &missing, &d), -EACCES);
+	CHECK_INT(sbx_git_mode_paths(&ctx, "/ws/.git", &keep, &missing, &gone, &d), -EACCES);
 	CHECK(strstr(d.msg, "/ws/.git/commondir") != NULL);
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&gone);
 	json_decref(facts);
 }
 
@@ -551,7 +569,7 @@ TEST(gitmode_roots_deny_a_missing_gitdir)
 TEST(gitmode_roots_keep_submodule_checkouts)
 {
 	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
-	     *mod = at(g, "modules/sub"), *dotgit = at(ws, "sub/.git");
+	     *mod = at(g, "modules/sub"), *dotgit = at(ws, "sub/.git"), *sub = at(ws, "sub");
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_fs fs = {0};
 	struct sbx_roots r;
@@ -572,6 +590,37 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
 	w = root_of(&r, ws);
 	CHECK(w && has_in(w->no_create, w->n_no_create, dotgit));
+	CHECK(!has_in(r.unreadable, r.n_unreadable, dotgit));
+	sbx_roots_free(&r);
+	/*
+	 * An empty directory there is another run's mount point where the backend makes them: the
+	 * name missing, never the user's .git held read-only (it goes with that run). Without
+	 * points it is the user's.
+	 */
+	CHECK_INT(vec_mkdir(dotgit), 0);
+	ctx.points = true;
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->no_create, w->n_no_create, dotgit));
+	CHECK(!has_in(w->read_only, w->n_read_only, dotgit));
+	sbx_roots_free(&r);
+	ctx.points = false;
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->read_only, w->n_read_only, dotgit));
+	sbx_roots_free(&r);
+	/* The checkout directory gone (a clone without its submodules): the .git is denied. */
+	CHECK_INT(rmdir(dotgit), 0);
+	CHECK_INT(rmdir(sub), 0);
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	CHECK(has_in(r.unreadable, r.n_unreadable, dotgit));
+	w = root_of(&r, ws);
+	CHECK(w && !has_in(w->no_create, w->n_no_create, dotgit));
+	sbx_roots_free(&r);
+	/* The same in git mode. */
+	ctx.allow_git = true;
+	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+	CHECK(has_in(r.unreadable, r.n_unreadable, dotgit));
 	sbx_roots_free(&r);
 	sbx_fs_clear(&fs);
 	free(top);
@@ -579,7 +628,48 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	free(g);
 	free(mod);
 	free(dotgit);
+	free(sub);
 }
+
+#ifdef SBX_FAILALLOC
+/*
+ * Each allocation on the way to a submodule's checkout failing is -ENOMEM, never "the config
+ * names none" (which would leave the checkout's .git unprotected).
+ */
+TEST(gitmode_checkout_out_of_memory)
+{
+	char *top = vec_fresh_dir(), *mod = at(top, "ws/.git/modules/sub"),
+	     *want = at(top, "ws/sub/.git"), *dotgit = NULL;
+	struct sbx_ctx ctx = vec_ctx(top);
+	struct sbx_diag d;
+	bool done = false;
+
+	git_init(mod);
+	file_at(mod, "config", "[core]\n\tworktree = ../../../sub\n");
+	for (long n = 0; !done && n < 64; n++) {
+		int r;
+
+		sbx_diag_clear(&d);
+		fa_arm(n);
+		r = sbx_git_checkout(&ctx, mod, &dotgit, &d);
+		done = !fa_fired();
+		fa_arm(-1);
+		if (done) {
+			CHECK_INT(r, 0);
+			CHECK_STR(dotgit, want);
+		} else {
+			CHECK_INT(r, -ENOMEM);
+			CHECK(dotgit == NULL);
+		}
+		free(dotgit);
+		dotgit = NULL;
+	}
+	CHECK(done);
+	free(top);
+	free(mod);
+	free(want);
+}
+#endif
 
 /* access in git mode: lexical, the same names and the same reasons. */
 TEST(gitmode_access)

@@ -199,6 +199,18 @@ TEST(plan_windows_git_mode)
 	CHECK_CONTAINS(r ? sbx_req_hint(r) : NULL, "run without --allow-git");
 	CHECK_INT(count_unenforceable(&p), 1);
 	plan_done(&p);
+
+	/* A submodule checkout's .git is kept outside git mode too: that is no way out. */
+	mk_plan(&p, &s);
+	add_req(&p, SBX_REQ_WRITE, "C:\\work", "write C:\\work");
+	add_req(&p, SBX_REQ_NO_CREATE, "C:\\work\\sub\\.git", "no-create C:\\work\\sub\\.git");
+	add_req(&p, SBX_REQ_NETWORK, NULL, "network enabled");
+	CHECK_INT(sbx_plan_attach_windows(&p, SBX_WIN_RESTRICTED_TOKEN), 0);
+	r = find(&p, "no-create C:\\work\\sub\\.git");
+	CHECK(r && r->status == SBX_UNENFORCEABLE && !r->mech);
+	CHECK_CONTAINS(r ? sbx_req_hint(r) : NULL, "git submodule update");
+	CHECK(r && !strstr(sbx_req_hint(r), "--allow-git"));
+	plan_done(&p);
 }
 
 TEST(plan_windows_deny_read_refused)
