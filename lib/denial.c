@@ -20,6 +20,42 @@ const char *const sbx_linux_minimal_paths[] = {
 	"/dev/tty",  "/proc/self", NULL,
 };
 
+/*
+ * The host's nodes the sandbox's private /dev gives the command (platform/linux/devfs.c makes
+ * them, ptmx as the new devpts's), NULL-terminated: a rule that names one of them reaches the
+ * same node inside.
+ */
+const char *const sbx_linux_private_dev_nodes[] = {
+	"/dev/null",	"/dev/zero", "/dev/full", "/dev/random",
+	"/dev/urandom", "/dev/tty",  "/dev/ptmx", NULL,
+};
+
+/* Does the private /dev hide the path a rule of this kind names (sbx_linux_private_dev_nodes)? */
+bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
+{
+	switch (kind) {
+	case SBX_REQ_READ:
+	case SBX_REQ_WRITE:
+	case SBX_REQ_READ_ONLY:
+	case SBX_REQ_PROTECT_MISSING:
+	case SBX_REQ_NO_CREATE:
+		break;
+	default:
+		return false;
+	}
+	if (!path || !sbx_path_covers("/dev", path))
+		return false;
+	/* /dev itself read: what the command reads there is the private /dev, fewer nodes. */
+	if (kind == SBX_REQ_READ && strcmp(path, "/dev") == 0)
+		return false;
+	/* One of the nodes inside, or a name below one (a protected name of a node granted as a
+	 * root), which nothing can create under a device either way. */
+	for (size_t i = 0; sbx_linux_private_dev_nodes[i]; i++)
+		if (sbx_path_covers(sbx_linux_private_dev_nodes[i], path))
+			return false;
+	return true;
+}
+
 /* The deny glob that covers path (matches it or one of its ancestors), or -1. */
 static long deny_glob_for(const struct sbx_fs *fs, const char *path)
 {

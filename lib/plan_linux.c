@@ -280,24 +280,13 @@ static bool uses_netns(const struct sbx_plan *p)
 /*
  * Does the private /dev hide what r grants? With a mount namespace the sandbox's /dev is a tmpfs
  * of its own holding only the device allow-list and an empty /dev/shm (platform/linux/devfs.c):
- * a root there, or a name to keep read-only or uncreated there, names nothing the command can
- * reach, and calling it enforced would be a lie. A deny there holds by itself.
+ * a root there but those nodes, or a name to keep read-only or uncreated there, names nothing the
+ * command can reach, and calling it enforced would be a lie. A deny there holds by itself.
  */
 static bool hidden_by_private_dev(const struct sbx_plan *p, const struct sbx_req *r,
 				  const struct host *h)
 {
-	if (!h->mnt || p->roots.full_write || !r->path)
-		return false;
-	switch (r->kind) {
-	case SBX_REQ_READ:
-	case SBX_REQ_WRITE:
-	case SBX_REQ_READ_ONLY:
-	case SBX_REQ_PROTECT_MISSING:
-	case SBX_REQ_NO_CREATE:
-		return sbx_path_covers("/dev", r->path);
-	default:
-		return false;
-	}
+	return h->mnt && !p->roots.full_write && sbx_linux_private_dev_hides(r->kind, r->path);
 }
 
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)

@@ -1231,6 +1231,13 @@ int sbx_read_rule(const struct sbx_plan *p, const struct sbx_fs *decide, const s
 
 /* The "minimal" readable set on Linux (sbxrun-profile(5), RESOLUTION), NULL-terminated. */
 extern const char *const sbx_linux_minimal_paths[];
+/* The nodes of the host's /dev the sandbox's private /dev holds too, NULL-terminated. */
+extern const char *const sbx_linux_private_dev_nodes[];
+/*
+ * Would a rule of this kind on path name nothing the command reaches, the sandbox's /dev being
+ * a private one? True for paths under /dev but the nodes above (and a read of /dev itself).
+ */
+bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path);
 
 /*
  * The interpreter the kernel loads for an executable that starts with buf[0..len): the program

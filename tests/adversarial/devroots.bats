@@ -79,3 +79,21 @@ dev_refused() {
 	[ "$output" = EACCES ]
 	[ ! -e "$OUT/devroots-new" ]
 }
+
+@test "the nodes the private /dev holds can be named; a node it lacks is refused" {
+	# The private /dev holds the host's null, zero, full, random, urandom and tty: a profile that
+	# names them reaches the same nodes inside, as it did before roots under /dev were judged.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path /dev/null write)" \
+		"$(entry_path /dev/urandom read)")
+	expect OK read /dev/urandom
+	expect OK write /dev/null
+	# A read of /dev itself: what the command reads there is the private /dev.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path /dev read)")
+	expect OK read /dev/zero
+	# A node the private /dev does not hold, named the same way, is refused (the nodes above
+	# are the control).
+	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
+		"$(entry_path /dev/kmsg read)")
+	run sbx "$P" read /dev/kmsg
+	dev_refused "read /dev/kmsg" /dev/kmsg
+}

@@ -151,10 +151,7 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 		const struct sbx_req *r = &p->reqs[i];
 		char rule_buf[SBX_REQ_RULE_MAX];
 
-		if (r->status == SBX_ENFORCED && r->path && sbx_path_covers("/dev", r->path) &&
-		    (r->kind == SBX_REQ_READ || r->kind == SBX_REQ_WRITE ||
-		     r->kind == SBX_REQ_READ_ONLY || r->kind == SBX_REQ_PROTECT_MISSING ||
-		     r->kind == SBX_REQ_NO_CREATE))
+		if (r->status == SBX_ENFORCED && sbx_linux_private_dev_hides(r->kind, r->path))
 			t_fail(__FILE__, __LINE__,
 			       "%s: %s: enforced, but the private /dev hides it", name,
 			       sbx_req_rule(r, rule_buf));
