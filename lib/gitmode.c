@@ -21,9 +21,11 @@
  * worktrees/, and they nest: the walk finds every one from the git directory of a writable
  * root, as the file system holds them at start (a directory the command makes during the run
  * is its own, and protected from the next run on). A symbolic link among them is refused: git
- * would follow it to a directory the command could swap. A directory without HEAD is no git
- * directory to git, and is kept whole: the command could make it one where a .git file already
- * points.
+ * would follow it to a directory the command could swap. A directory that is no git directory
+ * to git (sbx_git_is_gitdir) is kept whole: the command could make it one where a .git file
+ * already points. One under modules/ is searched for submodules' git directories, and so is a
+ * submodule's git directory (but for git's own subdirectories): the command could have made the
+ * directory around a nested one a git directory too.
  *
  * The file system is read through the context's view only; a look-up that fails other than by
  * absence is an error, never "missing".
@@ -34,6 +36,8 @@
 #include <string.h>
 
 #include "sbx.h"
+
+#define HEX "0123456789abcdefABCDEF"
 
 int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
 		      size_t size, struct sbx_diag *d)
@@ -300,6 +304,73 @@ bool sbx_git_checkout_point(const char *path)
 }
 
 /*
+ * Git's test (is_git_directory): HEAD a symbolic link to refs/..., or a file starting "ref:",
+ * blanks and "refs/", or an object id in hex; objects/ and refs/ in the common directory.
+ * Where git would look past what the view shows (HEAD a link or no regular file, the objects and
+ * refs of a worktree's common directory, an access() of one that is there), the answer is yes:
+ * a git directory is walked, its checkout and what it holds kept, which protects no less.
+ */
+int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, struct sbx_diag *d)
+{
+	static const char *const need[] = {"commondir", "objects", "refs"};
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	struct sbx_pathinfo in;
+	char head[256], *file = NULL;
+	size_t got = 0, i = 0;
+	int r = sbx_path_join_any(dir, "HEAD", &file);
+
+	*yes = false;
+	if (!r)
+		r = sbx_ctx_lookup(ctx, file, &in, d);
+	if (!r && in.exists && !in.is_link && in.type == SBX_FT_REG) {
+		r = v->read_file(v->self, file, head, sizeof(head) - 1, &got);
+		if (r == -ENOENT || r == -EINVAL)
+			r = got = 0;
+		else if (r && r != -ENOMEM)
+			r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+		head[got] = '\0';
+		if (!r && got >= 4 && memcmp(head, "ref:", 4) == 0)
+			i = 4 + strspn(head + 4, " \t\n\r\v\f");
+		*yes = (i && strncmp(head + i, "refs/", 5) == 0) || strspn(head, HEX) >= 40;
+	} else if (!r) {
+		*yes = in.exists || in.is_link;
+	}
+	/* commondir names where the rest lies: taken as there. */
+	for (size_t k = 0; !r && *yes && k < 3; k++) {
+		free(file);
+		file = NULL;
+		r = sbx_path_join_any(dir, need[k], &file);
+		if (!r)
+			r = sbx_ctx_lookup(ctx, file, &in, d);
+		if (!r && (in.exists || in.is_link) && k == 0)
+			break;
+		if (!r && k > 0)
+			*yes = in.exists || in.is_link;
+	}
+	free(file);
+	return r;
+}
+
+bool sbx_git_own_subdir(const char *name)
+{
+	/*
+	 * What git, and the tools that keep their data in a git directory, make there. A name
+	 * missing here costs a walk (and, in git mode, that directory kept whole); one too many
+	 * would hide a submodule of that name's git directory nested there.
+	 */
+	static const char *const own[] = {
+		"annex",   "branches", "hooks",	       "info",	       "lfs",	    "logs",
+		"modules", "objects",  "rebase-apply", "rebase-merge", "refs",	    "reftable",
+		"remotes", "rr-cache", "sequencer",    "svn",	       "worktrees",
+	};
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (strcmp(name, own[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
  * dir/name, which git reads: kept read-only when there is anything at it (a dangling link too),
  * and else, unless creatable, not to be created. With points (sbx_ctx.points), what a mount
  * point at that name is (another run's, or one a killed run left) stands for the missing name:
@@ -380,7 +451,7 @@ static int enqueue(struct gitwalk *w, const char *dir, bool module)
 struct listing {
 	struct gitwalk *w;
 	const char *parent;
-	bool module;
+	bool module, skip_own; /* skip_own: git's own subdirectories (sbx_git_own_subdir) */
 	int err;
 };
 
@@ -390,7 +461,8 @@ static int list_one(void *arg, const char *name, enum sbx_ftype type)
 	char *p = NULL;
 	int r;
 
-	if (type != SBX_FT_DIR && type != SBX_FT_LINK)
+	if ((type != SBX_FT_DIR && type != SBX_FT_LINK) ||
+	    (l->skip_own && sbx_git_own_subdir(name)))
 		return 0;
 	r = sbx_path_join_any(l->parent, name, &p);
 	if (!r && type == SBX_FT_LINK) {
@@ -409,11 +481,15 @@ static int list_one(void *arg, const char *name, enum sbx_ftype type)
 	return r ? 1 : 0;
 }
 
-/* The git directories in dir/sub (modules or worktrees), or in dir itself when sub is NULL. */
-static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, bool module)
+/*
+ * The git directories in dir/sub (modules or worktrees), or in dir itself when sub is NULL (but
+ * for git's own subdirectories with skip_own).
+ */
+static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, bool module,
+			bool skip_own)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
-	struct listing l = {.w = w, .module = module};
+	struct listing l = {.w = w, .module = module, .skip_own = skip_own};
 	char *p = NULL;
 	int r = sub ? sbx_path_join_any(dir, sub, &p) : (p = strdup(dir)) ? 0 : -ENOMEM;
 
@@ -514,24 +590,24 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 {
 	char line[SBX_MAX_PATH + 2], *file = NULL, *common = NULL;
 	struct sbx_pathinfo in;
+	bool gitdir;
 	int r, has_common;
 
 	/*
-	 * Without HEAD git takes dir for no git directory; the command could make it one (a
-	 * HEAD, a config of its own) where a .git file already points: kept whole. Under
-	 * modules/ it may hold git directories of submodules whose names have a slash (git
-	 * names one by its path: modules/lib/a for lib/a), whose checkouts are looked for too.
+	 * A directory git takes for no git directory (sbx_git_is_gitdir) the command could make
+	 * one (a HEAD, a config of its own) where a .git file already points: kept whole, and so
+	 * is the checkout it names. Under modules/ it may hold git directories of submodules
+	 * whose names have a slash (git names one by its path: modules/lib/a for lib/a), whose
+	 * checkouts are looked for too.
 	 */
-	r = sbx_path_join_any(dir, "HEAD", &file);
-	if (!r)
-		r = sbx_ctx_lookup(w->ctx, file, &in, w->d);
-	free(file);
-	file = NULL;
+	r = sbx_git_is_gitdir(w->ctx, dir, &gitdir, w->d);
 	if (r)
 		return r;
-	if (!in.exists && !in.is_link) {
+	if (!gitdir) {
 		r = sbx_strv_add_unique(w->keep, dir) ? -ENOMEM : 0;
-		return r || !module ? r : list_gitdirs(w, dir, NULL, true);
+		if (!r && module)
+			r = sbx_git_keep_checkout(w->ctx, dir, w->keep, w->missing, w->gone, w->d);
+		return r || !module ? r : list_gitdirs(w, dir, NULL, true, false);
 	}
 	has_common = protect(w, dir, "commondir", false);
 	if (has_common < 0)
@@ -583,9 +659,15 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 	}
 	if (module && (r = sbx_git_keep_checkout(w->ctx, dir, w->keep, w->missing, w->gone, w->d)))
 		return r;
-	if ((r = list_gitdirs(w, dir, "modules", true)))
+	if ((r = list_gitdirs(w, dir, "modules", true, false)))
 		return r;
-	return list_gitdirs(w, dir, "worktrees", false);
+	/*
+	 * Git will not put a submodule's git directory in another's, but the command may make
+	 * the one around it a git directory to git: the nested one is git's still.
+	 */
+	if (module && (r = list_gitdirs(w, dir, NULL, true, true)))
+		return r;
+	return list_gitdirs(w, dir, "worktrees", false, false);
 }
 
 int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,

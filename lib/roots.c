@@ -499,6 +499,7 @@ static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **o
 struct list_dirs {
 	const char *parent;
 	struct sbx_strv *out;
+	bool skip_own; /* git's own subdirectories (sbx_git_own_subdir) */
 };
 
 static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
@@ -507,23 +508,47 @@ static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
 	char *p = NULL;
 	int r;
 
-	if (type != SBX_FT_DIR)
+	if (type != SBX_FT_DIR || (l->skip_own && sbx_git_own_subdir(name)))
 		return 0;
 	r = sbx_path_join_any(l->parent, name, &p);
 	return r ? r : sbx_strv_push_owned(l->out, p);
+}
+
+/* Appends to l->out the subdirectories of dir/sub (of dir when sub is NULL). */
+static int list_subdirs(const struct sbx_ctx *ctx, struct list_dirs *l, const char *dir,
+			const char *sub, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char *list = NULL;
+	int r = sub ? sbx_path_join_any(dir, sub, &list) : (list = strdup(dir)) ? 0 : -ENOMEM;
+
+	if (r)
+		return r;
+	l->parent = list;
+	r = v->list(v->self, list, push_subdir, l);
+	if (r == -ENOENT || r == -ENOTDIR)
+		r = 0;
+	else if (r && r != -ENOMEM && d) {
+		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", list,
+			     strerror(r < 0 ? -r : EACCES));
+		r = r < 0 ? r : -EACCES;
+	}
+	free(list);
+	return r;
 }
 
 /*
  * The directories whose hooks and config git runs, for the git directory gitdir of a writable
  * root: gitdir itself, the common directory it names (a worktree's), and each submodule's
  * (<dir>/modules/NAME, and the nested ones in its own modules/). A submodule's name may have a
- * slash (git names one by its path), so a directory under modules/ without HEAD, no git
- * directory itself, is searched for them in turn. A failed look-up or listing is an error.
+ * slash (git names one by its path), so a directory under modules/ that is no git directory to
+ * git (sbx_git_is_gitdir) is searched for them in turn, and so is a submodule's git directory
+ * but for git's own subdirectories: the command may have made the directory around a nested one
+ * a git directory. A failed look-up or listing is an error.
  */
 static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *out,
 		    struct sbx_diag *d)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	char *common = NULL;
 	size_t first = out->n, roots;
 	int r = sbx_strv_push(out, gitdir);
@@ -535,8 +560,7 @@ static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_st
 	roots = out->n;
 	for (size_t i = first; !r && i < out->n; i++) {
 		struct list_dirs l = {.out = out};
-		struct sbx_pathinfo head;
-		char *list = NULL;
+		bool git = true;
 
 		if (out->n - first > SBX_MAX_GIT_DIRS) {
 			sbx_diag_set(d, SBX_E_TOO_BIG,
@@ -546,29 +570,13 @@ static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_st
 					  "remove the ones no longer used from its modules/");
 			break;
 		}
-		r = sbx_path_join_any(out->v[i], "HEAD", &list);
-		if (!r)
-			r = sbx_ctx_lookup(ctx, list, &head, d);
-		free(list);
-		list = NULL;
-		if (r)
-			break;
-		if (i < roots || head.exists || head.is_link)
-			r = sbx_path_join_any(out->v[i], "modules", &list);
-		else if (!(list = strdup(out->v[i])))
-			r = -ENOMEM;
-		if (r)
-			break;
-		l.parent = list;
-		r = v->list(v->self, list, push_subdir, &l);
-		if (r == -ENOENT || r == -ENOTDIR)
-			r = 0;
-		else if (r && r != -ENOMEM && d) {
-			sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", list,
-				     strerror(r < 0 ? -r : EACCES));
-			r = r < 0 ? r : -EACCES;
-		}
-		free(list);
+		if (i >= roots)
+			r = sbx_git_is_gitdir(ctx, out->v[i], &git, d);
+		if (!r && git)
+			r = list_subdirs(ctx, &l, out->v[i], "modules", d);
+		l.skip_own = git;
+		if (!r && i >= roots)
+			r = list_subdirs(ctx, &l, out->v[i], NULL, d);
 	}
 	return r;
 }

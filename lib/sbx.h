@@ -675,6 +675,14 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
 			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d);
 /*
+ * Is dir a git directory to git (its is_git_directory: a valid HEAD, objects/ and refs/)? Yes
+ * where the view cannot tell what git would (a link, a worktree's common directory). A look-up
+ * or read that fails other than by absence is an error worded in d.
+ */
+int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, struct sbx_diag *d);
+/* Is name one of git's own subdirectories of a git directory (objects, refs, hooks, modules...)? */
+bool sbx_git_own_subdir(const char *name);
+/*
  * Is the last name of path one that git keeps from being created (hooks, config,
  * config.worktree, commondir; a submodule checkout's .git)? Then *dir and *holds say what a mount
  * point at it is on Linux (platform/linux/points.c): a directory, or a file holding *holds, what

@@ -295,3 +295,61 @@ wexpect() { expect "$@"; }
 	[ ! -e "$ws/deep/sub/.git" ]
 	rm -rf "$top"
 }
+
+# nested TOP WHEN PREPARE: the superproject TOP/ws with a submodule at lib/a, whose git directory
+# git keeps in modules/lib/a (a name with a slash), and PREPARE run in the workspace: by a git
+# mode run before the user adds the submodule (WHEN "before"), or outside after it ("outside").
+# Run 2 must hold the checkout's .git and the submodule's hooks and config.
+nested() {
+	local top=$1 when=$2 prep=$3 ws=$1/ws g=(git -c user.name=t -c user.email=t@t
+		-c protocol.file.allow=always)
+	superproject "$top" sub
+	new_canary "$ws"
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted $(workspace_entries))
+	[ "$when" != before ] || "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "$prep"
+	"${g[@]}" -C "$ws" submodule add -q "$top/lib" lib/a 2>/dev/null
+	"${g[@]}" -C "$ws" commit -qm lib/a
+	[ "$(cat "$ws/lib/a/.git")" = "gitdir: ../../.git/modules/lib/a" ]
+	[ "$when" != outside ] || (cd "$ws" && sh -c "$prep")
+	# Positive control: the checkout's files are the command's.
+	expect OK write "$ws/lib/a/new-file"
+	expect EROFS append "$ws/lib/a/.git"
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" append "$ws/lib/a/.git"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" append "$ws/.git/modules/lib/a/config"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" write "$ws/.git/modules/lib/a/hooks/pre-commit"
+	[ "$output" = EROFS ]
+	# What git mode is for: the superproject's own git directory is writable.
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" write "$ws/.git/new-file"
+	[ "$output" = OK ]
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c \
+		"git -C '$ws/lib/a' config core.fsmonitor 'touch $CANARY'"
+	[ "$status" -ne 0 ]
+	run git -C "$ws" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+	rm -rf "$top"
+}
+
+@test "a submodule named lib/a: the layout git makes is held (the control)" {
+	nested "$BASE/nest0" before true
+}
+
+# Git takes modules/lib for no git directory unless it has a valid HEAD, objects/ and refs/:
+# a HEAD of run 1's there must not hide modules/lib/a from run 2.
+@test "a submodule named lib/a: run 1's junk modules/lib/HEAD does not hide it" {
+	nested "$BASE/nest1" before "mkdir -p .git/modules/lib && echo junk >.git/modules/lib/HEAD"
+}
+
+# Git refuses a submodule git directory inside another git directory, but one that becomes
+# one around it later leaves the nested one git's still: it must still be found. A git mode run
+# cannot make it one (modules/lib, no git directory, is kept whole): made outside here.
+@test "a submodule named lib/a: modules/lib made a git directory around it" {
+	local ws="$BASE/nest2/ws" lib="$BASE/nest2/ws/.git/modules/lib"
+	nested "$BASE/nest2" outside "
+		[ \"\$('$BIN/sbxrun' --allow-git -C '$ws' -- '$P' mkdir '$lib/refs')\" = EROFS ] &&
+		cd '$lib' && mkdir objects refs && echo 'ref: refs/heads/main' >HEAD &&
+		git --git-dir=. rev-parse --git-dir"
+}

@@ -121,9 +121,11 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 }
 
 @test "run 1 makes a submodule's git directory of its own: run 2 keeps its hooks and config" {
-	run gsbx sh -c "mkdir -p '$G/modules/new/hooks' '$G/modules/half' &&
-		echo '[core]' >'$G/modules/new/config' &&
-		echo 'ref: refs/heads/main' >'$G/modules/new/HEAD'"
+	run gsbx sh -c "mkdir -p '$G/modules/new/hooks' '$G/modules/new/objects' \
+		'$G/modules/new/refs' '$G/modules/half' '$G/modules/junk/objects' \
+		'$G/modules/junk/refs' && echo '[core]' >'$G/modules/new/config' &&
+		echo 'ref: refs/heads/main' >'$G/modules/new/HEAD' &&
+		echo junk >'$G/modules/junk/HEAD'"
 	[ "$status" -eq 0 ]
 	# It lacks a commondir and a config.worktree: run 2 masks them.
 	gexpect EROFS write "$G/modules/new/hooks/pre-commit"
@@ -133,10 +135,13 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 	gexpect OK write "$G/modules/new/index"
 	[ ! -e "$G/modules/new/commondir" ]
 	[ ! -e "$G/modules/new/config.worktree" ]
-	# Without HEAD it is no git directory yet: kept whole, so that run 2 cannot make it one.
+	# Without HEAD, or with one git rejects, it is no git directory yet: kept whole, so that
+	# run 2 cannot make it one.
 	gexpect EROFS write "$G/modules/half/HEAD"
 	gexpect EROFS write "$G/modules/half/config"
-	rm -rf "$G/modules/new" "$G/modules/half"
+	gexpect EROFS write "$G/modules/junk/HEAD"
+	gexpect EROFS write "$G/modules/junk/index"
+	rm -rf "$G/modules/new" "$G/modules/half" "$G/modules/junk"
 }
 
 @test "run 1 plants a link among the git directories: run 2 refuses, naming it" {

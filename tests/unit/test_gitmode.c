@@ -373,8 +373,10 @@ TEST(gitmode_join_as_git_resolves)
  */
 TEST(gitmode_a_failed_look_up_is_an_error)
 {
-	json_t *facts = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}}", "/ws", "dir", "/ws/.git",
-				  "dir", "/ws/.git/HEAD", "file", "/ws/.git/hooks", "dir",
+	json_t *facts = json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:{s:s, s:s}}", "/ws",
+				  "dir", "/ws/.git", "dir", "/ws/.git/HEAD", "type", "file",
+				  "content", "ref: refs/heads/main\n", "/ws/.git/objects", "dir",
+				  "/ws/.git/refs", "dir", "/ws/.git/hooks", "dir",
 				  "/ws/.git/commondir", "type", "file", "errno", "EACCES");
 	struct sbx_ctx ctx = vec_ctx("/ws");
 	struct sbx_strv keep = {0}, missing = {0}, gone = {0};
@@ -741,4 +743,54 @@ TEST(gitmode_access)
 	}
 	sbx_profile_free(&prof);
 	sbx_profile_free(&m);
+}
+
+/* Git's own test for a git directory: a valid HEAD, objects/ and refs/ (or a commondir). */
+TEST(gitmode_is_gitdir_as_git_tests)
+{
+	static const struct {
+		const char *head; /* NULL: none */
+		bool objects, refs, commondir, want;
+	} cases[] = {
+		{"ref: refs/heads/main\n", true, true, false, true},
+		{"ref:\trefs/heads/x", true, true, false, true},
+		{"0123456789abcdef0123456789ABCDEF01234567\n", true, true, false, true},
+		{"junk\n", true, true, false, false},
+		{"ref: heads/main\n", true, true, false, false},
+		{"0123456789abcdef\n", true, true, false, false},
+		{"", true, true, false, false},
+		{NULL, true, true, false, false},
+		{"ref: refs/heads/main\n", false, true, false, false},
+		{"ref: refs/heads/main\n", true, false, false, false},
+		{"ref: refs/heads/main\n", false, false, true, true},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *facts = json_pack("{s:s, s:s}", "/g", "dir", "/g/x", "dir");
+		struct sbx_ctx ctx = vec_ctx("/g");
+		struct fakefs fs;
+		struct sbx_diag d;
+		bool yes = !cases[i].want;
+
+		if (cases[i].head)
+			json_object_set_new(
+				facts, "/g/HEAD",
+				json_pack("{s:s, s:s}", "type", "file", "content", cases[i].head));
+		if (cases[i].objects)
+			json_object_set_new(facts, "/g/objects", json_string("dir"));
+		if (cases[i].refs)
+			json_object_set_new(facts, "/g/refs", json_string("dir"));
+		if (cases[i].commondir)
+			json_object_set_new(
+				facts, "/g/commondir",
+				json_pack("{s:s, s:s}", "type", "file", "content", "..\n"));
+		fakefs_init(&fs, facts);
+		ctx.fs = &fs.view;
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_git_is_gitdir(&ctx, "/g", &yes, &d), 0);
+		CHECK_INT(yes, cases[i].want);
+		json_decref(facts);
+	}
+	CHECK(sbx_git_own_subdir("objects") && sbx_git_own_subdir("modules"));
+	CHECK(!sbx_git_own_subdir("a") && !sbx_git_own_subdir("lib"));
 }

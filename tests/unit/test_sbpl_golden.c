@@ -169,8 +169,17 @@ static void write_in(const char *base, const char *rel, const char *text)
 static void git_layout(const char *ws)
 {
 	static const char *const dirs[] = {
-		".git/hooks", ".git/objects", ".git/refs", ".git/modules", ".git/modules/sub",
-		".git/modules/sub/hooks", ".git/worktrees", ".git/worktrees/wt", "wt",
+		".git/hooks",
+		".git/objects",
+		".git/refs",
+		".git/modules",
+		".git/modules/sub",
+		".git/modules/sub/hooks",
+		".git/modules/sub/objects",
+		".git/modules/sub/refs",
+		".git/worktrees",
+		".git/worktrees/wt",
+		"wt",
 	};
 	char *text = NULL;
 
