@@ -434,13 +434,19 @@ static int enqueue(struct gitwalk *w, const char *dir, bool module)
 	if (sbx_strv_has(&w->dirs, dir))
 		return 0;
 	if (w->dirs.n >= SBX_MAX_GIT_DIRS) {
+		/* Named with where it lies: one run can fill modules/, refusing every later one. */
+		int len = (int)sbx_path_parent_len(dir, strlen(dir));
+
 		sbx_diag_set(w->d, SBX_E_TOO_BIG,
-			     "git mode: more than %d git directories (submodules and worktrees) "
-			     "at %s",
+			     "git mode: more than %d git directories (submodules and worktrees): "
+			     "%s is one too many",
 			     SBX_MAX_GIT_DIRS, dir);
-		return sbx_diag_hint(w->d, SBX_E_TOO_BIG,
-				     "remove the ones no longer used (git worktree prune), or run "
-				     "without --allow-git");
+		return sbx_diag_hint(
+			w->d, SBX_E_TOO_BIG,
+			"remove the ones no longer used from %.*s (git submodule deinit, "
+			"git worktree prune, then the directory), or run without "
+			"--allow-git",
+			len, dir);
 	}
 	r = sbx_strv_push(&w->dirs, dir);
 	if (!r && module)

@@ -497,11 +497,19 @@ static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **o
 }
 
 struct list_dirs {
-	const char *parent;
+	const char *gitdir, *parent;
 	struct sbx_strv *out;
+	size_t first;  /* out->v[first] is gitdir */
 	bool skip_own; /* git's own subdirectories (sbx_git_own_subdir) */
+	struct sbx_diag *d;
+	int err; /* what stopped the listing */
 };
 
+/*
+ * Each push is counted: one listing of many names must not hold them all before the cap is
+ * looked at. Past it, the run is refused (each would be a carve-out), naming the directory to
+ * clean: one run in git mode can fill modules/, and every later run then refuses until then.
+ */
 static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
 {
 	struct list_dirs *l = arg;
@@ -511,7 +519,21 @@ static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
 	if (type != SBX_FT_DIR || (l->skip_own && sbx_git_own_subdir(name)))
 		return 0;
 	r = sbx_path_join_any(l->parent, name, &p);
-	return r ? r : sbx_strv_push_owned(l->out, p);
+	if (!r && l->out->n - l->first > SBX_MAX_GIT_DIRS) {
+		sbx_diag_set(
+			l->d, SBX_E_TOO_BIG,
+			"more than %d git directories of submodules at %s (%s is one too many)",
+			SBX_MAX_GIT_DIRS, l->gitdir, p);
+		r = sbx_diag_hint(l->d, SBX_E_TOO_BIG,
+				  "remove the ones no longer used from %s (git submodule deinit, "
+				  "then the directory)",
+				  l->parent);
+		free(p);
+	} else if (!r) {
+		r = sbx_strv_push_owned(l->out, p);
+	}
+	l->err = r;
+	return r ? 1 : 0;
 }
 
 /* Appends to l->out the subdirectories of dir/sub (of dir when sub is NULL). */
@@ -525,8 +547,11 @@ static int list_subdirs(const struct sbx_ctx *ctx, struct list_dirs *l, const ch
 	if (r)
 		return r;
 	l->parent = list;
+	l->err = 0;
 	r = v->list(v->self, list, push_subdir, l);
-	if (r == -ENOENT || r == -ENOTDIR)
+	if (l->err)
+		r = l->err;
+	else if (r == -ENOENT || r == -ENOTDIR)
 		r = 0;
 	else if (r && r != -ENOMEM && d) {
 		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", list,
@@ -559,17 +584,9 @@ static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_st
 		r = sbx_strv_push_owned(out, common);
 	roots = out->n;
 	for (size_t i = first; !r && i < out->n; i++) {
-		struct list_dirs l = {.out = out};
+		struct list_dirs l = {.gitdir = gitdir, .out = out, .first = first, .d = d};
 		bool git = true;
 
-		if (out->n - first > SBX_MAX_GIT_DIRS) {
-			sbx_diag_set(d, SBX_E_TOO_BIG,
-				     "more than %d git directories of submodules at %s",
-				     SBX_MAX_GIT_DIRS, gitdir);
-			r = sbx_diag_hint(d, SBX_E_TOO_BIG,
-					  "remove the ones no longer used from its modules/");
-			break;
-		}
 		if (i >= roots)
 			r = sbx_git_is_gitdir(ctx, out->v[i], &git, d);
 		if (!r && git)

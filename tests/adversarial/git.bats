@@ -353,3 +353,31 @@ nested() {
 		cd '$lib' && mkdir objects refs && echo 'ref: refs/heads/main' >HEAD &&
 		git --git-dir=. rev-parse --git-dir"
 }
+
+# Past its cap on git directories sbxrun refuses a run rather than leave one unprotected. One
+# git mode run can pass it (mkdir modules/junk1 ... junk300): the refusal of every later run
+# must say where, so that the user can clean it.
+@test "too many directories under modules/: the refusal names them" {
+	local top="$BASE/many" ws="$BASE/many/ws" out
+	superproject "$top" sub
+	SBX_CWD=$ws
+	PROFILE=$(profile restricted $(workspace_entries))
+	# Positive control: a layout under the cap runs.
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- bash -c "mkdir '$ws/.git/modules/junk'{1..200}"
+	[ "$status" -eq 0 ]
+	expect OK write "$ws/sub/new-file"
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- bash -c "mkdir '$ws/.git/modules/junk'{201..300}"
+	[ "$status" -eq 0 ]
+	for mode in plain git; do
+		if [ $mode = plain ]; then
+			run sbx "$P" write "$ws/sub/new-file"
+		else
+			run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" write "$ws/sub/new-file"
+		fi
+		echo "$mode: $output"
+		[ "$status" -eq 125 ]
+		[[ $output == *"$ws/.git/modules/junk"* ]]
+		[[ $output == *"from $ws/.git/modules"* ]]
+	done
+	rm -rf "$top"
+}
