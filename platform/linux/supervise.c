@@ -332,18 +332,6 @@ static int relay_until_end(int sfd, int chan, pid_t cmd, long long direct[NSIG])
 	}
 }
 
-/*
- * The command's process made by vfork(2) where nothing between the fork and the exec needs a
- * process of its own: no tracer to attach to (--report) and no SIGCHLD disposition to restore.
- * fork(2) copies init's page tables and vfork(2) does not (about 30 us of a start). The child
- * shares init's memory until it executes the command or exits, and writes nothing of it but
- * its own stack below init's, errno, and *exec_err on failure: init reads that word after the
- * child has ended, reaps it, and words the failure itself, as the child would have
- * (run_init). execvp is what musl's and glibc's own posix_spawnp run in their CLONE_VM child:
- * it searches PATH on the stack. Init installs no signal handler, so no code of init's can run
- * in the child either; every signal is blocked across the vfork and the command's mask set
- * just before execvp. Returns the pid, or -1 with errno when vfork failed.
- */
 /* Would SIGPIPE end the command (its default action, not blocked in the mask it gets)? */
 static bool pipe_kills(const sigset_t *orig)
 {
@@ -365,6 +353,18 @@ static bool pipe_kills(const sigset_t *orig)
 #define VFORK_SHARES_MEMORY 0
 #endif
 
+/*
+ * The command's process made by vfork(2) where nothing between the fork and the exec needs a
+ * process of its own: no tracer to attach to (--report) and no SIGCHLD disposition to restore.
+ * fork(2) copies init's page tables and vfork(2) does not (about 30 us of a start). The child
+ * shares init's memory until it executes the command or exits, and writes nothing of it but
+ * its own stack below init's, errno, and *exec_err on failure: init reads that word after the
+ * child has ended, reaps it, and words the failure itself, as the child would have
+ * (run_init). execvp is what musl's and glibc's own posix_spawnp run in their CLONE_VM child:
+ * it searches PATH on the stack. Init installs no signal handler, so no code of init's can run
+ * in the child either; every signal is blocked across the vfork and the command's mask set
+ * just before execvp. Returns the pid, or -1 with errno when vfork failed.
+ */
 static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, volatile int *exec_err)
 {
 	sigset_t all, before;
