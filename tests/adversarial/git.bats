@@ -319,7 +319,7 @@ nested() {
 	[ "$output" = EROFS ]
 	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" append "$ws/.git/modules/lib/a/config"
 	[ "$output" = EROFS ]
-	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" write "$ws/.git/modules/lib/a/hooks/pre-commit"
+	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" write "$ws/.git/modules/lib/a/hooks/x"
 	[ "$output" = EROFS ]
 	# What git mode is for: the superproject's own git directory is writable.
 	run "$BIN/sbxrun" --allow-git -C "$ws" -- "$P" write "$ws/.git/new-file"

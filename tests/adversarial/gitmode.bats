@@ -161,7 +161,7 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 	run gsbx sh -c "for i in \$(seq 300); do mkdir -p '$G/worktrees/w'\$i; done"
 	[ "$status" -eq 0 ]
 	run gsbx touch "$CANARY"
-	refused "sbxrun: git mode: more than 256 git directories (*): $G/worktrees/w* is one too many"
+	refused "sbxrun: git mode: more than 256 git directories (*): $G/worktrees/w* is one too*"
 	[[ $output == *"hint: remove the ones no longer used from $G/worktrees "* ]]
 	rm -rf "$G"/worktrees/w[0-9]*
 	run gsbx touch "$CANARY"
