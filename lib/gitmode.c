@@ -330,7 +330,7 @@ int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, str
 			r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
 		head[got] = '\0';
 		if (!r && got >= 4 && memcmp(head, "ref:", 4) == 0)
-			i = 4 + strspn(head + 4, " \t\n\r\v\f");
+			i = 4 + strspn(head + 4, " \t\n\r");
 		*yes = (i && strncmp(head + i, "refs/", 5) == 0) || strspn(head, HEX) >= 40;
 	} else if (!r) {
 		*yes = in.exists || in.is_link;
@@ -592,6 +592,23 @@ out:
 	return r;
 }
 
+/* The worktree's .git file that dir/gitdir names (none when it is missing) is kept. */
+static int keep_worktree_checkout(struct gitwalk *w, const char *dir)
+{
+	char line[SBX_MAX_PATH + 2], *file = NULL;
+	int r = sbx_path_join_any(dir, "gitdir", &file);
+
+	if (!r)
+		r = sbx_git_read_line(
+			w->ctx, file,
+			"it names the .git file of a worktree, which must be protected", line,
+			sizeof(line), w->d);
+	if (r == 1)
+		r = protect_checkout(w, file, dir, line, NULL);
+	free(file);
+	return r < 0 ? r : 0;
+}
+
 static int walk_one(struct gitwalk *w, const char *dir, bool module)
 {
 	char line[SBX_MAX_PATH + 2], *file = NULL, *common = NULL;
@@ -613,7 +630,18 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 		r = sbx_strv_add_unique(w->keep, dir) ? -ENOMEM : 0;
 		if (!r && module)
 			r = sbx_git_keep_checkout(w->ctx, dir, w->keep, w->missing, w->gone, w->d);
-		return r || !module ? r : list_gitdirs(w, dir, NULL, true, false);
+		if (!r && module)
+			r = list_gitdirs(w, dir, NULL, true, false);
+		/*
+		 * One an earlier run spoilt (a HEAD of junk, refs/ removed) still names what git
+		 * used it for: its submodules' and worktrees' git directories, and the .git file
+		 * a worktree's gitdir names, are looked for as in one that passes.
+		 */
+		if (!r && !module)
+			r = list_gitdirs(w, dir, "modules", true, false);
+		if (!r)
+			r = list_gitdirs(w, dir, "worktrees", false, false);
+		return r ? r : keep_worktree_checkout(w, dir);
 	}
 	has_common = protect(w, dir, "commondir", false);
 	if (has_common < 0)
@@ -650,17 +678,7 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 		if ((r = protect(w, dir, "config.worktree", false)) < 0 ||
 		    (r = protect(w, dir, "gitdir", true)) < 0)
 			return r;
-		/* gitdir names the worktree's .git file. */
-		if (r == 1 && !(r = sbx_path_join_any(dir, "gitdir", &file))) {
-			r = sbx_git_read_line(w->ctx, file,
-					      "it names the .git file of a worktree, which must be "
-					      "protected",
-					      line, sizeof(line), w->d);
-			if (r == 1)
-				r = protect_checkout(w, file, dir, line, NULL);
-			free(file);
-		}
-		if (r < 0)
+		if (r == 1 && (r = keep_worktree_checkout(w, dir)) < 0)
 			return r;
 	}
 	if (module && (r = sbx_git_keep_checkout(w->ctx, dir, w->keep, w->missing, w->gone, w->d)))

@@ -25,6 +25,12 @@ setup() {
 	mkdir -p "$MARK"
 }
 
+teardown() {
+	if [ -f "$BASE/head-$BATS_TEST_NUMBER" ]; then
+		mv "$BASE/head-$BATS_TEST_NUMBER" "$G/HEAD"
+	fi
+}
+
 # plant_code MARKDIR: in the repository of the cwd, what would run a program at the next git
 # command: hooks, config (fsmonitor, an alias, a filter with the attributes that apply it, a
 # hooks path), config.worktree (an external diff), and the submodule's own. Every step may fail; none stops it.
@@ -142,6 +148,23 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 	gexpect EROFS write "$G/modules/junk/HEAD"
 	gexpect EROFS write "$G/modules/junk/index"
 	rm -rf "$G/modules/new" "$G/modules/half" "$G/modules/junk"
+}
+
+@test "run 1 spoils the repository's HEAD: run 2 still keeps the submodule's and worktree's .git" {
+	# The layout is the file's: teardown puts the HEAD back, whatever fails.
+	cp "$G/HEAD" "$BASE/head-$BATS_TEST_NUMBER"
+	# Control: with the HEAD git wrote, the checkouts' .git files are kept, the rest writable.
+	gexpect EROFS append "$WS/sub/.git"
+	gexpect EROFS append "$WS/wt/.git"
+	gexpect OK write "$WS/sub/spoil-$BATS_TEST_NUMBER"
+	rm -f "$WS/sub/spoil-$BATS_TEST_NUMBER"
+	# Run 1: a HEAD git rejects, so that git takes .git for no git directory any more.
+	run gsbx sh -c "echo junk >'$G/HEAD'"
+	echo "run 1: $status $output"
+	[ "$status" -eq 0 ]
+	# Run 2: what .git named is looked for still.
+	gexpect EROFS append "$WS/sub/.git"
+	gexpect EROFS append "$WS/wt/.git"
 }
 
 @test "run 1 plants a link among the git directories: run 2 refuses, naming it" {
