@@ -6,8 +6,11 @@
  * same "does not exist" for each protected name of each writable root. The rows then share one
  * numbered note. A reason that names its own row's path ("/w/.git does not exist; ...") says
  * "this path" instead, so that rows differing only in their path share the note; the row says
- * which path.
+ * which path. Only the first mention is the row's: a later one is a fact about that path as any
+ * other ("/dev/shm lies under /dev, ... an empty /dev/shm"), and "this path" there would be
+ * nonsense.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,37 +25,36 @@ bool sbx_req_missing_grant(const struct sbx_req *r)
 	       r->path[0] == '/' && !r->exists && r->status == SBX_ENFORCED;
 }
 
-/* reason with every whole occurrence of path replaced by what (NULL path: a copy). */
+/* Is the occurrence of a path at p, pl bytes long, a whole path rather than part of one? */
+static bool whole(const char *reason, const char *p, size_t pl)
+{
+	unsigned char before = p > reason ? (unsigned char)p[-1] : ' ';
+
+	if (isalnum(before) || strchr("/._-~", before))
+		return false;
+	return !p[pl] || strchr(" ;,:)'\"`", p[pl]);
+}
+
+/* reason with the first whole occurrence of path replaced by what (NULL path: a copy). */
 static char *abstract_path(const char *reason, const char *path, const char *what)
 {
-	size_t pl = path ? strlen(path) : 0, wl = strlen(what), n = 0;
-	const char *s = reason;
-	char *out, *o;
+	size_t pl = path ? strlen(path) : 0, wl = strlen(what), rl = strlen(reason);
+	const char *p = reason;
+	char *out;
 
 	if (!pl)
 		return strdup(reason);
-	for (const char *p = reason; (p = strstr(p, path)); p += pl)
-		n++;
-	out = malloc(strlen(reason) + n * wl + 1);
+	/* A longer path that starts or ends with this one ("/w/a.txt", "/x/w/a") is another. */
+	while ((p = strstr(p, path)) && !whole(reason, p, pl))
+		p += pl;
+	if (!p)
+		return strdup(reason);
+	out = malloc(rl - pl + wl + 1);
 	if (!out)
 		return NULL;
-	o = out;
-	for (const char *p; (p = strstr(s, path));) {
-		char after = p[pl];
-
-		memcpy(o, s, (size_t)(p - s));
-		o += p - s;
-		/* A longer path that starts with this one ("/w/.git/x", "/w/a.txt") is another. */
-		if (after && !strchr(" ;,:)'\"`", after)) {
-			memcpy(o, p, pl);
-			o += pl;
-		} else {
-			memcpy(o, what, wl);
-			o += wl;
-		}
-		s = p + pl;
-	}
-	strcpy(o, s);
+	memcpy(out, reason, (size_t)(p - reason));
+	memcpy(out + (p - reason), what, wl);
+	strcpy(out + (p - reason) + wl, p + pl);
 	return out;
 }
 

@@ -17,17 +17,22 @@ TEST(notes_group_rows_that_differ_only_in_their_path)
 		"/t/.git does not exist; create it beforehand",
 		"no mount namespace: blocked",
 		/* a longer path that starts with the row's path is another path */
-		"/w/a.txt is under /w/a",
+		"/x/w/a and /w/a.txt are under /w/a",
+		/* only the first mention is the row's own; a later one stays as written */
+		"/dev/shm lies under /dev, which holds an empty /dev/shm: not found",
 	};
-	const char *paths[] = {"/w/.git", NULL, "/w/.codex", "/x", "/t/.git", NULL, "/w/a"};
+	const char *paths[] = {"/w/.git", NULL, "/w/.codex", "/x",
+			       "/t/.git", NULL, "/w/a",	     "/dev/shm"};
 	struct sbx_notes n;
 
-	CHECK_INT(sbx_notes_group(why, paths, 7, &n), 0);
-	CHECK_INT(n.text.n, 3);
-	if (n.text.n == 3) {
+	CHECK_INT(sbx_notes_group(why, paths, 8, &n), 0);
+	CHECK_INT(n.text.n, 4);
+	if (n.text.n == 4) {
 		CHECK_STR(n.text.v[0], "this path does not exist; create it beforehand");
 		CHECK_STR(n.text.v[1], "no mount namespace: blocked");
-		CHECK_STR(n.text.v[2], "/w/a.txt is under this path");
+		CHECK_STR(n.text.v[2], "/x/w/a and /w/a.txt are under this path");
+		CHECK_STR(n.text.v[3],
+			  "this path lies under /dev, which holds an empty /dev/shm: not found");
 	}
 	CHECK_INT(n.of[0], 1);
 	CHECK_INT(n.of[1], 0);
@@ -36,6 +41,7 @@ TEST(notes_group_rows_that_differ_only_in_their_path)
 	CHECK_INT(n.of[4], 1);
 	CHECK_INT(n.of[5], 2);
 	CHECK_INT(n.of[6], 3);
+	CHECK_INT(n.of[7], 4);
 	sbx_notes_free(&n);
 	CHECK_INT(sbx_notes_group(why, NULL, 0, &n), 0);
 	CHECK_INT(n.text.n, 0);
