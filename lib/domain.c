@@ -25,8 +25,7 @@ static char lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* A dotted quad in its one canonical spelling: four decimal numbers 0-255, no leading zeros. */
-static bool parse_ipv4(const char *s, size_t n, unsigned char out[4])
+bool sbx_ipv4_parse(const char *s, size_t n, unsigned char out[4])
 {
 	size_t i = 0;
 
@@ -48,8 +47,7 @@ static bool parse_ipv4(const char *s, size_t n, unsigned char out[4])
 	return i == n;
 }
 
-/* RFC 4291 2.2 text forms, with an optional dotted-quad tail; no zone identifier. */
-static bool parse_ipv6(const char *s, size_t n, unsigned char out[16])
+bool sbx_ipv6_parse(const char *s, size_t n, unsigned char out[16])
 {
 	unsigned words[8] = {0};
 	int nw = 0, gap = -1;
@@ -74,7 +72,7 @@ static bool parse_ipv6(const char *s, size_t n, unsigned char out[16])
 		if (j < n && s[j] == '.') {
 			unsigned char q[4];
 
-			if (nw > 6 || !parse_ipv4(s + i, n - i, q))
+			if (nw > 6 || !sbx_ipv4_parse(s + i, n - i, q))
 				return false;
 			words[nw++] = (unsigned)q[0] << 8 | q[1];
 			words[nw++] = (unsigned)q[2] << 8 | q[3];
@@ -182,7 +180,7 @@ int sbx_host_parse(const char *s, size_t len, struct sbx_host *h, const char **w
 			*why = "IPv6 zone identifiers are not accepted";
 			return -EINVAL;
 		}
-		if (!parse_ipv6(s + 1, len - 2, h->addr)) {
+		if (!sbx_ipv6_parse(s + 1, len - 2, h->addr)) {
 			*why = "invalid IPv6 address";
 			return -EINVAL;
 		}
@@ -247,7 +245,7 @@ int sbx_host_parse(const char *s, size_t len, struct sbx_host *h, const char **w
 	 * canonical spelling is taken: the resolver reads 127.1 or 0x7f000001 as 127.0.0.1 too.
 	 */
 	if (is_digit(s[last_label])) {
-		if (!parse_ipv4(s, len, h->addr)) {
+		if (!sbx_ipv4_parse(s, len, h->addr)) {
 			*why = "numeric host that is not a dotted-quad IPv4 address";
 			return -EINVAL;
 		}

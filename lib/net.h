@@ -107,6 +107,14 @@ void sbx_domain_policy_decide(const struct sbx_domain_policy *pol, const struct 
  * the IPv4 address inside. len is 4 or 16.
  */
 const char *sbx_addr_class(const unsigned char *addr, size_t len);
+/*
+ * An address's text, n bytes of s (no brackets), into out; false for anything else. IPv4: a
+ * dotted quad in its one canonical spelling, four decimal numbers 0-255 without leading zeros
+ * (127.1 and 0177.0.0.1 are refused: resolvers read them as other addresses than they seem to
+ * name). IPv6: RFC 4291 2.2 text, one "::" at most, an optional dotted-quad tail, no zone.
+ */
+bool sbx_ipv4_parse(const char *s, size_t n, unsigned char out[4]);
+bool sbx_ipv6_parse(const char *s, size_t n, unsigned char out[16]);
 /* Text of an address (no brackets); buf of at least 46 bytes. */
 void sbx_addr_format(const unsigned char *addr, size_t len, char *buf, size_t n);
 

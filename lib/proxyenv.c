@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net.h"
 #include "sbx.h"
 
 const char *const sbx_proxy_vars[SBX_PROXY_VARS_N] = {
@@ -65,14 +66,6 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hex_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	c = lower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* Case-insensitive comparison of s[0..n) with the lower-case word w. */
 static bool word_is(const char *s, size_t n, const char *w)
 {
@@ -95,89 +88,6 @@ static int bad(struct sbx_diag *d, const char *var, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return sbx_diag_set(d, SBX_E_INVALID, "%s: %s", var, msg);
-}
-
-/*
- * A dotted quad in its one canonical spelling: four decimal numbers of 0-255 without leading
- * zeros. Anything else made of digits and dots (127.1, 0177.0.0.1) is refused, because resolvers
- * read those as other addresses than they seem to name.
- */
-static bool parse_ipv4(const char *s, size_t n, unsigned char out[4])
-{
-	size_t i = 0;
-
-	for (int part = 0; part < 4; part++) {
-		unsigned v = 0;
-		size_t start = i;
-
-		if (part > 0) {
-			if (i >= n || s[i] != '.')
-				return false;
-			start = ++i;
-		}
-		while (i < n && is_digit(s[i]) && i - start < 3)
-			v = v * 10 + (unsigned)(s[i++] - '0');
-		if (i == start || v > 255 || (s[start] == '0' && i - start > 1))
-			return false;
-		out[part] = (unsigned char)v;
-	}
-	return i == n;
-}
-
-/* An IPv6 address (RFC 4291 text: hex groups, one "::", a dotted quad at the end); no zone. */
-static bool parse_ipv6(const char *s, size_t n, unsigned char out[16])
-{
-	unsigned char head[16] = {0}, tail[16] = {0};
-	size_t nh = 0, nt = 0, i = 0;
-	bool gap = false;
-
-	if (n >= 2 && s[0] == ':' && s[1] == ':') {
-		gap = true;
-		i = 2;
-	} else if (n > 0 && s[0] == ':') {
-		return false;
-	}
-	while (i < n) {
-		unsigned char *dst = gap ? tail : head;
-		size_t *nd = gap ? &nt : &nh;
-		size_t start = i, group = i;
-		unsigned v = 0;
-
-		while (group < n && s[group] != ':')
-			group++;
-		if (group == n && memchr(s + i, '.', n - i)) {
-			/* The last 32 bits as a dotted quad. */
-			if (nh + nt > 12 || !parse_ipv4(s + i, n - i, dst + *nd))
-				return false;
-			*nd += 4;
-			break;
-		}
-		while (i < n && hex_value(s[i]) >= 0 && i - start < 4)
-			v = v * 16 + (unsigned)hex_value(s[i++]);
-		if (i == start || nh + nt + 2 > 16)
-			return false;
-		dst[(*nd)++] = (unsigned char)(v >> 8);
-		dst[(*nd)++] = (unsigned char)v;
-		if (i == n)
-			break;
-		if (s[i] != ':')
-			return false;
-		i++;
-		if (i < n && s[i] == ':') {
-			if (gap)
-				return false;
-			gap = true;
-			i++;
-		} else if (i == n) {
-			return false; /* a trailing single ':' */
-		}
-	}
-	if (gap ? nh + nt > 14 : nh != 16)
-		return false;
-	memset(out, 0, 16);
-	memcpy(out, head, nh);
-	memcpy(out + 16 - nt, tail, nt);
-	return true;
 }
 
 /* Letters, digits, '-', '_' and '.': what host names are made of. */
@@ -210,7 +120,7 @@ static int parse_host(const char *var, const char *h, size_t n, bool bracketed,
 	if (bracketed) {
 		if (memchr(h, '%', n))
 			return bad(d, var, "an IPv6 proxy address takes no zone (\"%%...\")");
-		if (!parse_ipv6(h, n, a))
+		if (!sbx_ipv6_parse(h, n, a))
 			return bad(d, var, "[%s] is not an IPv6 address", out->host);
 		out->ipv6 = true;
 		/* ::1 only: other spellings of loopback (an IPv4-mapped 127/8) are not Seatbelt's. */
@@ -226,7 +136,7 @@ static int parse_host(const char *var, const char *h, size_t n, bool bracketed,
 	while (digits < n && (is_digit(h[digits]) || h[digits] == '.'))
 		digits++;
 	if (digits == n) {
-		if (!parse_ipv4(h, n, a))
+		if (!sbx_ipv4_parse(h, n, a))
 			return bad(d, var,
 				   "%s is not an IPv4 address in dotted-quad form (four numbers "
 				   "from 0 to 255, without leading zeros)",
@@ -474,7 +384,7 @@ int sbx_proxy_endpoint_ep(const struct sbx_proxy_endpoint *p, struct sbx_loopbac
 		return -EINVAL;
 	if (p->ipv6) {
 		out->ipv6 = true;
-		return parse_ipv6(p->host, strlen(p->host), out->addr) ? 0 : -EINVAL;
+		return sbx_ipv6_parse(p->host, strlen(p->host), out->addr) ? 0 : -EINVAL;
 	}
 	/* localhost names the loopback interface: its IPv4 address, as Codex reads it. */
 	if (strcmp(p->host, "localhost") == 0) {
@@ -482,7 +392,7 @@ int sbx_proxy_endpoint_ep(const struct sbx_proxy_endpoint *p, struct sbx_loopbac
 		out->addr[3] = 1;
 		return 0;
 	}
-	return parse_ipv4(p->host, strlen(p->host), out->addr) ? 0 : -EINVAL;
+	return sbx_ipv4_parse(p->host, strlen(p->host), out->addr) ? 0 : -EINVAL;
 }
 
 void sbx_loopback_ep_format(const struct sbx_loopback_ep *e, char *buf, size_t n)
