@@ -30,7 +30,19 @@ const char *const sbx_linux_private_dev_nodes[] = {
 	"/dev/urandom", "/dev/tty",  "/dev/ptmx", NULL,
 };
 
-/* Does the private /dev hide the path a rule of this kind names (sbx_linux_private_dev_nodes)? */
+/*
+ * Is path at or under /dev/shm, where a root is bound into the sandbox's private /dev (its shm
+ * the host's tmpfs where the root is /dev/shm itself, else a private one holding the roots)?
+ */
+bool sbx_linux_private_shm(const char *path)
+{
+	return path && sbx_path_covers("/dev/shm", path);
+}
+
+/*
+ * Does the private /dev hide the path a rule of this kind names? It holds the nodes of
+ * sbx_linux_private_dev_nodes and the roots under /dev/shm, bound at the same paths.
+ */
 bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
 {
 	switch (kind) {
@@ -47,6 +59,8 @@ bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
 		return false;
 	/* /dev itself read: what the command reads there is the private /dev, fewer nodes. */
 	if (kind == SBX_REQ_READ && strcmp(path, "/dev") == 0)
+		return false;
+	if (sbx_linux_private_shm(path))
 		return false;
 	/* One of the nodes inside, or a name below one (a protected name of a node granted as a
 	 * root), which nothing can create under a device either way. */

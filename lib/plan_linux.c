@@ -279,9 +279,11 @@ static bool uses_netns(const struct sbx_plan *p)
 
 /*
  * Does the private /dev hide what r grants? With a mount namespace the sandbox's /dev is a tmpfs
- * of its own holding only the device allow-list and an empty /dev/shm (platform/linux/devfs.c):
- * a root there but those nodes, or a name to keep read-only or uncreated there, names nothing the
- * command can reach, and calling it enforced would be a lie. A deny there holds by itself.
+ * of its own holding only the device allow-list and a /dev/shm of its own
+ * (platform/linux/devfs.c), into which the roots under the host's /dev/shm are bound at their
+ * paths (platform/linux/enter.c): they are enforced as anywhere. A root elsewhere in /dev but
+ * those nodes, or a name to keep read-only or uncreated there, names nothing the command can
+ * reach, and calling it enforced would be a lie. A deny there holds by itself.
  */
 static bool hidden_by_private_dev(const struct sbx_plan *p, const struct sbx_req *r,
 				  const struct host *h)
