@@ -291,6 +291,27 @@ static bool hidden_by_private_dev(const struct sbx_plan *p, const struct sbx_req
 	return h->mnt && !p->roots.full_write && sbx_linux_private_dev_hides(r->kind, r->path);
 }
 
+/*
+ * Does what r grants lie under /dev/shm by a name that crosses a link, where the private /dev is
+ * planned? Its roots are bound there where they resolve: the link itself is not.
+ */
+static bool hidden_link_in_shm(const struct sbx_plan *p, const struct sbx_req *r,
+			       const struct host *h)
+{
+	switch (r->kind) {
+	case SBX_REQ_READ:
+	case SBX_REQ_WRITE:
+	case SBX_REQ_READ_ONLY:
+	case SBX_REQ_PROTECT_MISSING:
+	case SBX_REQ_NO_CREATE:
+		break;
+	default:
+		return false; /* a deny holds where the link leads, and the link is hidden */
+	}
+	return h->mnt && !p->roots.full_write && r->path && r->real &&
+	       sbx_linux_private_shm(r->path) && strcmp(r->real, r->path) != 0;
+}
+
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
 {
 	const struct sbx_roots *rt = &p->roots;
@@ -315,6 +336,22 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		if (sbx_linux_link_check(p, what, path, sbx_req_link(r), r->link_shared, r->real,
 					 &d))
 			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
+	}
+
+	/*
+	 * A link followed under /dev/shm (the caller's own, or the system's): the private /dev
+	 * holds the root where the link leads, not the link, so the command would not find it
+	 * by the name the profile gives.
+	 */
+	if (hidden_link_in_shm(p, r, h)) {
+		char hint[SBX_MAX_PATH + 64];
+
+		snprintf(hint, sizeof(hint), "name the path it leads to (%s) instead", r->real);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, hint,
+				   "%s crosses symlink %s, which the sandbox's private /dev does "
+				   "not hold (it binds the roots under /dev/shm where they lead): "
+				   "the command would not find it there",
+				   path, sbx_req_link(r) ? sbx_req_link(r) : path);
 	}
 
 	/*

@@ -65,6 +65,25 @@ shm_private() {
 	grep -Eq "^  no-create $DEVWS/\.git +mount-namespace +enforced" <<<"$output"
 }
 
+@test "a .git run 1 tries to plant in a /dev/shm workspace, or a killed run left, is masked" {
+	PROFILE=$(profile restricted $(workspace_entries))
+	SBX_CWD=$DEVWS
+	# Run 1 tries to make the workspace a repository with a hook of its choosing.
+	run sbx sh -c "mkdir -p '$DEVWS/.git/hooks' && echo x >'$DEVWS/.git/hooks/post-checkout'"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	[ ! -e "$DEVWS/.git" ]
+	# What a run killed with SIGKILL leaves: its empty mount point. Run 2 takes it for the
+	# name missing, masks it and removes it.
+	mkdir "$DEVWS/.git"
+	expect EROFS mkdir "$DEVWS/.git/hooks"
+	[ ! -e "$DEVWS/.git" ]
+	# Control: any other directory is made, on the host's object.
+	expect OK mkdir "$DEVWS/notgit"
+	[ -d "$DEVWS/notgit" ]
+}
+
 @test "the bound root keeps the host mount's nosuid, nodev and noexec" {
 	PROFILE=$(profile restricted $(workspace_entries))
 	SBX_CWD=$DEVWS
@@ -167,6 +186,18 @@ shm_private() {
 		"$(entry_path "$DEVWS/open/l" read)")
 	run sbx "$P" write "$CANARY"
 	refused "sbxrun: cannot enforce \"read $DEVWS/open/l\" on linux: cannot enforce sandbox readable root $DEVWS/open/l because it crosses symlink $DEVWS/open/l, which users other than root and the caller can replace"
+	# A link of the caller's own, which is followed elsewhere: the private /dev binds the root
+	# where it leads, not the link, so the name the profile gives would find nothing.
+	ln -s "$OUT" "$DEVWS/own"
+	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
+		"$(entry_path "$DEVWS/own" read)")
+	run sbx "$P" write "$CANARY"
+	refused "sbxrun: cannot enforce \"read $DEVWS/own\" on linux: $DEVWS/own crosses symlink $DEVWS/own, which the sandbox's private /dev does not hold (it binds the roots under /dev/shm where they lead): the command would not find it there"
+	[ "${lines[1]}" = "hint: name the path it leads to ($OUT) instead" ]
+	# Control: named as the hint says, it is read.
+	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
+		"$(entry_path "$OUT" read)")
+	expect OK read "$OUT/file.txt"
 }
 
 @test "before Linux 6.15 (no mount onto a detached /dev) the workspace is bound the same" {
