@@ -308,7 +308,8 @@ static bool hidden_link_in_shm(const struct sbx_plan *p, const struct sbx_req *r
 	default:
 		return false; /* a deny holds where the link leads, and the link is hidden */
 	}
-	return h->mnt && !p->roots.full_write && r->path && r->real &&
+	/* real is path itself (the same pointer) when they are equal: most paths stop there. */
+	return r->real && r->real != r->path && h->mnt && !p->roots.full_write &&
 	       sbx_linux_private_shm(r->path) && strcmp(r->real, r->path) != 0;
 }
 

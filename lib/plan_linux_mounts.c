@@ -308,7 +308,7 @@ static bool is_mask(const struct sbx_mount_op *c, const char *const *granted, si
 	if (c->kind != SBX_MNT_DENY || strcmp(c->path, "/") == 0)
 		return false; /* a root deny only removes the baseline: it is no mask */
 	/* /dev or /dev/shm: the private /dev replaces it, and holds the roots under /dev/shm. */
-	if (sbx_path_covers("/dev", c->path) && sbx_path_covers(c->path, "/dev/shm"))
+	if (c->path[1] == 'd' && (strcmp(c->path, "/dev") == 0 || strcmp(c->path, "/dev/shm") == 0))
 		return false;
 	return !c->from_glob || !granted ||
 	       sbx_path_under_sorted(granted, n_granted, c->path, true);

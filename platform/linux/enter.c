@@ -247,26 +247,36 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 	struct sbx_strv granted = {0};
 	size_t n = 0, cap = r->n_unreadable + e->deny_expanded.n + r->n_writable + p->points.n +
 			    p->points.pins.n;
+	size_t n_shm = 0; /* readable roots in /dev/shm where no mask lies (plus one), or 0 */
 	bool masked;
 	int rc = some_mask(e, &masked, d);
 
-	if (rc < 0)
+	if (rc == 0)
+		rc = granted_paths(e, &granted, d);
+	if (rc < 0) {
+		sbx_strv_clear(&granted);
 		return rc;
+	}
 	/*
 	 * A readable root is mounted only inside a mask or in /dev/shm (sbx_mount_plan_build):
 	 * with no denied path on the host, 10,000 readable paths would be 10,000 candidates for
-	 * nothing.
+	 * nothing. One in /dev/shm is granted there (it is refused without Landlock, but beside
+	 * full read, which leaves none): the readable roots are looked at only then.
 	 */
 	if (masked)
 		cap += r->n_readable;
-	for (size_t i = 0; !masked && i < r->n_readable; i++)
-		cap += read_in_shm(e, r->readable[i]);
+	for (size_t i = 0; !masked && i < granted.n && !n_shm; i++)
+		n_shm = sbx_linux_private_shm(granted.v[i]);
+	for (size_t i = 0; !masked && n_shm && i < r->n_readable; i++)
+		n_shm += read_in_shm(e, r->readable[i]);
+	cap += n_shm;
 	for (size_t i = 0; i < r->n_writable; i++)
 		cap += r->writable[i].n_read_only;
 	ops = calloc(cap ? cap : 1, sizeof(*ops));
-	if (!ops)
+	if (!ops) {
+		sbx_strv_clear(&granted);
 		return sbx_diag_set(d, -ENOMEM, "out of memory");
-	rc = granted_paths(e, &granted, d);
+	}
 	for (size_t i = 0; rc == 0 && i < r->n_unreadable; i++)
 		rc = add_candidate(ops, &n, SBX_MNT_DENY, r->unreadable[i], false, e->res, d);
 	for (size_t i = 0; rc == 0 && i < e->deny_expanded.n; i++)
@@ -279,7 +289,7 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 			rc = add_candidate(ops, &n, SBX_MNT_READ_ONLY, w->read_only[j], false,
 					   e->res, d);
 	}
-	for (size_t i = 0; rc == 0 && i < r->n_readable; i++)
+	for (size_t i = 0; rc == 0 && (masked || n_shm) && i < r->n_readable; i++)
 		if (masked || read_in_shm(e, r->readable[i]))
 			rc = add_candidate(ops, &n, SBX_MNT_READ, r->readable[i], false, e->res, d);
 	/* Files on the way to a denied path that does not exist: bound read-only. */
