@@ -496,6 +496,14 @@ static void apply_mount_clones(struct sbx_linux_prepared *p, struct sbx_diag *d)
 		must(rc, d);
 		if (op->kind == SBX_MNT_READ_ONLY || op->kind == SBX_MNT_READ)
 			must(sbx_mnt_set_readonly(p->tree[i], "", d), d);
+		/*
+		 * A readable root in /dev/shm lies below the private /dev/shm, whose Landlock rule
+		 * grants writing (POSIX shared memory): Landlock grants what a rule on an ancestor
+		 * grants, across mounts. The read-only mount refuses every write but to a device
+		 * or a FIFO, as in a read-only path inside a writable root; nodev refuses devices.
+		 */
+		if (op->kind == SBX_MNT_READ && op->in_shm)
+			must(sbx_mnt_set_nodev(p->tree[i], op->path, d), d);
 	}
 }
 

@@ -141,6 +141,17 @@ shm_private() {
 	expect EROFS write "$DEVWS/data"
 	expect EROFS write "$DEVWS/new"
 	shm_private
+	# It lies below the private /dev/shm, which Landlock lets the command write: its mount is
+	# read-only and nodev, so that no write reaches a device node in it either.
+	run sbx sh -c "grep ' $DEVWS ' /proc/self/mountinfo"
+	echo "$output"
+	[[ "$output" == *" $DEVWS ro,nodev"* ]]
+	if as_root; then
+		# A node only root can make on the host: refused as anywhere Landlock grants reading.
+		mknod "$DEVWS/null" c 1 3
+		outside write "$DEVWS/null"
+		expect EACCES write "$DEVWS/null"
+	fi
 	# Inside a workspace there: a read-only carve-out and a denied file.
 	mkdir -p "$DEVWS/ro"
 	echo ro >"$DEVWS/ro/f"
