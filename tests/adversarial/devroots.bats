@@ -56,7 +56,9 @@ shm_private() {
 	expect EROFS mkdir "$DEVWS/.git/hooks"
 	expect EROFS write "$DEVWS/.codex/config.toml"
 	expect EROFS mkdir "$DEVWS/.agents/x"
-	[ ! -e "$DEVWS/.git" ] && [ ! -e "$DEVWS/.codex" ] && [ ! -e "$DEVWS/.agents" ]
+	[ ! -e "$DEVWS/.git" ]
+	[ ! -e "$DEVWS/.codex" ]
+	[ ! -e "$DEVWS/.agents" ]
 	# explain shows the rows enforced.
 	run "$BIN/sbxrun" explain --profile :workspace --cwd "$DEVWS"
 	echo "$output"
@@ -166,7 +168,8 @@ shm_private() {
 	# Run 1 tries to move the carve-out and the denied file away; run 2 still holds both.
 	run sbx sh -c "mv '$DEVWS/ro' '$DEVWS/ro2' || mv '$DEVWS/secret' '$DEVWS/s2'"
 	[ "$status" -ne 0 ]
-	[ -d "$DEVWS/ro" ] && [ -f "$DEVWS/secret" ]
+	[ -d "$DEVWS/ro" ]
+	[ -f "$DEVWS/secret" ]
 	expect EROFS write "$DEVWS/ro/f"
 	expect EACCES read "$DEVWS/secret"
 }
@@ -220,7 +223,8 @@ shm_private() {
 	fexpect detached EROFS mkdir "$DEVWS/.git/hooks"
 	fexpect detached ENOENT read "$OTHER/secret"
 	fexpect detached OK write "$PRIV"
-	[ ! -e "$PRIV" ] && [ ! -e "$DEVWS/.git" ]
+	[ ! -e "$PRIV" ]
+	[ ! -e "$DEVWS/.git" ]
 }
 
 @test "a deny under /dev/shm holds outside the roots too" {
