@@ -30,7 +30,24 @@ const char *const sbx_linux_private_dev_nodes[] = {
 	"/dev/urandom", "/dev/tty",  "/dev/ptmx", NULL,
 };
 
-/* Does the private /dev hide the path a rule of this kind names (sbx_linux_private_dev_nodes)? */
+/*
+ * Is path at or under /dev/shm, where a root is bound into the sandbox's private /dev (its shm
+ * the host's tmpfs where the root is /dev/shm itself, else a private one holding the roots)?
+ */
+bool sbx_linux_private_shm(const char *path)
+{
+	/*
+	 * sbx_path_covers("/dev/shm", path), asked of every mount op: most paths differ in their
+	 * second byte, which is read only after the first is '/'.
+	 */
+	return path && path[0] == '/' && path[1] == 'd' && strncmp(path, "/dev/shm", 8) == 0 &&
+	       (path[8] == '\0' || path[8] == '/');
+}
+
+/*
+ * Does the private /dev hide the path a rule of this kind names? It holds the nodes of
+ * sbx_linux_private_dev_nodes and the roots under /dev/shm, bound at the same paths.
+ */
 bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
 {
 	switch (kind) {
@@ -47,6 +64,8 @@ bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
 		return false;
 	/* /dev itself read: what the command reads there is the private /dev, fewer nodes. */
 	if (kind == SBX_REQ_READ && strcmp(path, "/dev") == 0)
+		return false;
+	if (sbx_linux_private_shm(path))
 		return false;
 	/* One of the nodes inside, or a name below one (a protected name of a node granted as a
 	 * root), which nothing can create under a device either way. */

@@ -279,14 +279,38 @@ static bool uses_netns(const struct sbx_plan *p)
 
 /*
  * Does the private /dev hide what r grants? With a mount namespace the sandbox's /dev is a tmpfs
- * of its own holding only the device allow-list and an empty /dev/shm (platform/linux/devfs.c):
- * a root there but those nodes, or a name to keep read-only or uncreated there, names nothing the
- * command can reach, and calling it enforced would be a lie. A deny there holds by itself.
+ * of its own holding only the device allow-list and a /dev/shm of its own
+ * (platform/linux/devfs.c), into which the roots under the host's /dev/shm are bound at their
+ * paths (platform/linux/enter.c): they are enforced as anywhere. A root elsewhere in /dev but
+ * those nodes, or a name to keep read-only or uncreated there, names nothing the command can
+ * reach, and calling it enforced would be a lie. A deny there holds by itself.
  */
 static bool hidden_by_private_dev(const struct sbx_plan *p, const struct sbx_req *r,
 				  const struct host *h)
 {
 	return h->mnt && !p->roots.full_write && sbx_linux_private_dev_hides(r->kind, r->path);
+}
+
+/*
+ * Does what r grants lie under /dev/shm by a name that crosses a link, where the private /dev is
+ * planned? Its roots are bound there where they resolve: the link itself is not.
+ */
+static bool hidden_link_in_shm(const struct sbx_plan *p, const struct sbx_req *r,
+			       const struct host *h)
+{
+	switch (r->kind) {
+	case SBX_REQ_READ:
+	case SBX_REQ_WRITE:
+	case SBX_REQ_READ_ONLY:
+	case SBX_REQ_PROTECT_MISSING:
+	case SBX_REQ_NO_CREATE:
+		break;
+	default:
+		return false; /* a deny holds where the link leads, and the link is hidden */
+	}
+	/* real is path itself (the same pointer) when they are equal: most paths stop there. */
+	return r->real && r->real != r->path && h->mnt && !p->roots.full_write &&
+	       sbx_linux_private_shm(r->path) && strcmp(r->real, r->path) != 0;
 }
 
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
@@ -313,6 +337,22 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		if (sbx_linux_link_check(p, what, path, sbx_req_link(r), r->link_shared, r->real,
 					 &d))
 			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
+	}
+
+	/*
+	 * A link followed under /dev/shm (the caller's own, or the system's): the private /dev
+	 * holds the root where the link leads, not the link, so the command would not find it
+	 * by the name the profile gives.
+	 */
+	if (hidden_link_in_shm(p, r, h)) {
+		char hint[SBX_MAX_PATH + 64];
+
+		snprintf(hint, sizeof(hint), "name the path it leads to (%s) instead", r->real);
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, hint,
+				   "%s crosses symlink %s, which the sandbox's private /dev does "
+				   "not hold (it binds the roots under /dev/shm where they lead): "
+				   "the command would not find it there",
+				   path, sbx_req_link(r) ? sbx_req_link(r) : path);
 	}
 
 	/*

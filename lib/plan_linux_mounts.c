@@ -24,6 +24,12 @@
  *   - A point (a missing protected name, the first missing component of a denied path) is an
  *     empty read-only mask over a mount point made on the host; nothing lies below it, and the
  *     directories between it and its writable root are pinned like a denied path's.
+ *   - The plan is applied with the sandbox's private /dev, which covers the host's. What lies at
+ *     or under /dev/shm is mounted inside it once it is attached, at the same paths: a root
+ *     there that nothing mounted there holds gets its mount point made in the private /dev/shm
+ *     (or, for /dev/shm itself, is mounted over it), a readable root included; a mask or point
+ *     there that no root holds would hide nothing the command can reach, and a mask over /dev
+ *     or /dev/shm itself is the private /dev's work: neither is mounted.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -301,16 +307,23 @@ static bool is_mask(const struct sbx_mount_op *c, const char *const *granted, si
 {
 	if (c->kind != SBX_MNT_DENY || strcmp(c->path, "/") == 0)
 		return false; /* a root deny only removes the baseline: it is no mask */
+	/* /dev or /dev/shm: the private /dev replaces it, and holds the roots under /dev/shm. */
+	if (c->path[1] == 'd' && (strcmp(c->path, "/dev") == 0 || strcmp(c->path, "/dev/shm") == 0))
+		return false;
 	return !c->from_glob || !granted ||
 	       sbx_path_under_sorted(granted, n_granted, c->path, true);
 }
 
-/* Any other candidate that is mounted: a readable root only inside a mask (denied, sorted). */
+/*
+ * Any other candidate that is mounted: a readable root only inside a mask (denied, sorted) or in
+ * the private /dev/shm.
+ */
 static bool is_reopened(const struct sbx_mount_op *c, const char *const *denied, size_t n_denied)
 {
 	if (c->kind == SBX_MNT_DENY || c->kind == SBX_MNT_PIN)
 		return false;
-	return c->kind != SBX_MNT_READ || sbx_path_under_sorted(denied, n_denied, c->path, false);
+	return c->kind != SBX_MNT_READ || sbx_linux_private_shm(c->path) ||
+	       sbx_path_under_sorted(denied, n_denied, c->path, false);
 }
 
 _Static_assert(sizeof(struct sbx_mount_op) <= 40, "a mount op grew: a plan may hold 10,000");
@@ -321,9 +334,10 @@ _Static_assert(SBX_MAX_PATH <= 0xffff, "a path's length no longer fits a mount o
 static void op_init(struct sbx_mount_op *op)
 {
 	op->len = (unsigned short)strlen(op->path); /* a resolved path: at most SBX_MAX_PATH */
-	op->depth = (unsigned)sbx_path_depth(op->path);
+	op->depth = (unsigned short)sbx_path_depth(op->path);
 	op->mask = -1;
-	op->skip = op->sealed = op->holds = false;
+	op->skip = op->sealed = op->holds = op->shm_point = false;
+	op->in_shm = sbx_linux_private_shm(op->path);
 }
 
 int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *granted,
@@ -421,6 +435,20 @@ int sbx_mount_plan_build(struct sbx_mount_op *ops, size_t n, const char *const *
 			continue;
 		}
 		up = mounted_above(&bp, op, &memo);
+		if (op->in_shm && !up) {
+			/*
+			 * Nothing of the host's shows in the private /dev/shm: a mask or point
+			 * there would hide nothing; a root is mounted on a point made there.
+			 */
+			op->skip = op->kind == SBX_MNT_DENY || op->kind == SBX_MNT_POINT ||
+				   op->kind == SBX_MNT_PIN;
+			op->shm_point = !op->skip;
+			continue;
+		}
+		if (op->in_shm && op->kind == SBX_MNT_READ && up->kind != SBX_MNT_DENY) {
+			op->skip = true; /* reached through the root mounted above it */
+			continue;
+		}
 		if (up && up->kind == SBX_MNT_DENY &&
 		    (up->sealed || op->kind == SBX_MNT_DENY || op->kind == SBX_MNT_POINT)) {
 			op->skip = true; /* hidden by the mask above: nothing can be made there */

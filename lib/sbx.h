@@ -1243,9 +1243,12 @@ extern const char *const sbx_linux_minimal_paths[];
 extern const char *const sbx_linux_private_dev_nodes[];
 /*
  * Would a rule of this kind on path name nothing the command reaches, the sandbox's /dev being
- * a private one? True for paths under /dev but the nodes above (and a read of /dev itself).
+ * a private one? True for paths under /dev but the nodes above, /dev/shm and what lies in it
+ * (and a read of /dev itself).
  */
 bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path);
+/* Is path /dev/shm or under it: mounted inside the private /dev, at the same path? */
+bool sbx_linux_private_shm(const char *path);
 
 /*
  * The interpreter the kernel loads for an executable that starts with buf[0..len): the program
@@ -1498,7 +1501,8 @@ struct sbx_mount_op {
 	const char *path; /* where it resolves; borrowed from the caller, or the plan's pins */
 	unsigned long long dev, ino; /* the candidate's; 0 for a pin (looked up by the caller) */
 	int mask;		     /* re-opened: the index of the mask holding its point, or -1 */
-	unsigned depth;		     /* components of path */
+	unsigned short depth;	     /* components of path (at most half its length) */
+	unsigned short len; /* strlen(path): the plan compares paths by their lengths first */
 	/* enum sbx_mount_kind: as a bit-field it would take a word of its own on Windows */
 	unsigned char kind;
 	bool is_dir;
@@ -1506,7 +1510,12 @@ struct sbx_mount_op {
 	bool skip;	/* hidden by a mask above it, or a repeat of the op before it */
 	bool sealed;	/* a mask over a path also re-opened: hides all below, re-opens nothing */
 	bool holds;	/* a mask that holds mount points for re-opened descendants */
-	unsigned short len; /* strlen(path): the plan compares paths by their lengths first */
+	/*
+	 * At or under /dev/shm (sbx_linux_private_shm): mounted inside the private /dev, once it
+	 * is attached. shm_point: nothing mounted above it there, so its mount point is made in
+	 * the private /dev/shm (the private /dev/shm itself for /dev/shm).
+	 */
+	bool in_shm, shm_point;
 };
 
 struct sbx_mount_plan {

@@ -225,6 +225,17 @@ static int some_mask(const struct sbx_linux_enforce *e, bool *yes, struct sbx_di
 }
 
 /*
+ * Does readable root path resolve into /dev/shm, where it is mounted in the private /dev
+ * whether a mask lies above it or not? A failed look-up is said by the caller's.
+ */
+static bool read_in_shm(const struct sbx_linux_enforce *e, const char *path)
+{
+	const struct sbx_rulepath *f = sbx_rulepath_get(e->res, path);
+
+	return f && !f->err && f->exists && sbx_linux_private_shm(f->real);
+}
+
+/*
  * The mount plan, from a candidate for every rule path (the one look-up each), counted first so
  * that their room is allocated once; the plan keeps that room as its ops.
  */
@@ -236,23 +247,36 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 	struct sbx_strv granted = {0};
 	size_t n = 0, cap = r->n_unreadable + e->deny_expanded.n + r->n_writable + p->points.n +
 			    p->points.pins.n;
+	size_t n_shm = 0; /* readable roots in /dev/shm where no mask lies (plus one), or 0 */
 	bool masked;
 	int rc = some_mask(e, &masked, d);
 
-	if (rc < 0)
+	if (rc == 0)
+		rc = granted_paths(e, &granted, d);
+	if (rc < 0) {
+		sbx_strv_clear(&granted);
 		return rc;
+	}
 	/*
-	 * A readable root is mounted only inside a mask (sbx_mount_plan_build): with no denied
-	 * path on the host, 10,000 readable paths would be 10,000 candidates for nothing.
+	 * A readable root is mounted only inside a mask or in /dev/shm (sbx_mount_plan_build):
+	 * with no denied path on the host, 10,000 readable paths would be 10,000 candidates for
+	 * nothing. One in /dev/shm is granted there (it is refused without Landlock, but beside
+	 * full read, which leaves none): the readable roots are looked at only then.
 	 */
 	if (masked)
 		cap += r->n_readable;
+	for (size_t i = 0; !masked && i < granted.n && !n_shm; i++)
+		n_shm = sbx_linux_private_shm(granted.v[i]);
+	for (size_t i = 0; !masked && n_shm && i < r->n_readable; i++)
+		n_shm += read_in_shm(e, r->readable[i]);
+	cap += n_shm;
 	for (size_t i = 0; i < r->n_writable; i++)
 		cap += r->writable[i].n_read_only;
 	ops = calloc(cap ? cap : 1, sizeof(*ops));
-	if (!ops)
+	if (!ops) {
+		sbx_strv_clear(&granted);
 		return sbx_diag_set(d, -ENOMEM, "out of memory");
-	rc = granted_paths(e, &granted, d);
+	}
 	for (size_t i = 0; rc == 0 && i < r->n_unreadable; i++)
 		rc = add_candidate(ops, &n, SBX_MNT_DENY, r->unreadable[i], false, e->res, d);
 	for (size_t i = 0; rc == 0 && i < e->deny_expanded.n; i++)
@@ -265,8 +289,9 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 			rc = add_candidate(ops, &n, SBX_MNT_READ_ONLY, w->read_only[j], false,
 					   e->res, d);
 	}
-	for (size_t i = 0; rc == 0 && masked && i < r->n_readable; i++)
-		rc = add_candidate(ops, &n, SBX_MNT_READ, r->readable[i], false, e->res, d);
+	for (size_t i = 0; rc == 0 && (masked || n_shm) && i < r->n_readable; i++)
+		if (masked || read_in_shm(e, r->readable[i]))
+			rc = add_candidate(ops, &n, SBX_MNT_READ, r->readable[i], false, e->res, d);
 	/* Files on the way to a denied path that does not exist: bound read-only. */
 	for (size_t i = 0; rc == 0 && i < p->points.pins.n; i++)
 		rc = add_candidate(ops, &n, SBX_MNT_READ_ONLY, p->points.pins.v[i], false, e->res,
@@ -362,8 +387,16 @@ int sbx_linux_prepare(const struct sbx_linux_enforce *e, struct sbx_linux_prepar
 			if (!p->tree)
 				rc = sbx_diag_set(d, -ENOMEM, "out of memory");
 		}
-		for (size_t i = 0; rc == 0 && i < p->mounts.n; i++)
+		for (size_t i = 0; rc == 0 && i < p->mounts.n; i++) {
 			p->tree[i] = -1;
+			p->shm_ops |= p->mounts.ops[i].in_shm && !p->mounts.ops[i].skip;
+		}
+		/* Never the case (a mount namespace brings the private /dev): said, not assumed. */
+		if (rc == 0 && p->shm_ops && !e->private_dev)
+			rc = sbx_diag_set(
+				d, SBX_E_UNENFORCEABLE,
+				"the roots under /dev/shm are mounted in the private /dev, "
+				"which this plan does not have");
 	}
 	p->uid = geteuid();
 	p->gid = getegid();
@@ -463,11 +496,48 @@ static void apply_mount_clones(struct sbx_linux_prepared *p, struct sbx_diag *d)
 		must(rc, d);
 		if (op->kind == SBX_MNT_READ_ONLY || op->kind == SBX_MNT_READ)
 			must(sbx_mnt_set_readonly(p->tree[i], "", d), d);
+		/*
+		 * A readable root in /dev/shm lies below the private /dev/shm, whose Landlock rule
+		 * grants writing (POSIX shared memory): Landlock grants what a rule on an ancestor
+		 * grants, across mounts. The read-only mount refuses every write but to a device
+		 * or a FIFO, as in a read-only path inside a writable root; nodev refuses devices.
+		 */
+		if (op->kind == SBX_MNT_READ && op->in_shm)
+			must(sbx_mnt_set_nodev(p->tree[i], op->path, d), d);
 	}
 }
 
-/* The mount plan proper, once the clones are taken and the points' identities known. */
-static void apply_mount_plan(struct sbx_linux_prepared *p, struct sbx_diag *d)
+/*
+ * The target of a root under /dev/shm that nothing mounted there holds: a mount point made in
+ * the private /dev/shm (attached by now), with the directories on the way, or the private
+ * /dev/shm itself for /dev/shm; walked again by its path, as every target, and checked to be it.
+ */
+static int shm_target(const struct sbx_linux_prepared *p, const struct sbx_mount_op *op,
+		      struct sbx_diag *d)
+{
+	const char *rel = op->path + strlen("/dev/shm");
+	unsigned long long dev, ino;
+	struct stat st;
+	int rc;
+
+	if (*rel == '\0') {
+		if (fstat(p->dev.shm, &st) < 0)
+			return sbx_mnt_fail(d, errno, "looking at the private", op->path);
+		dev = (unsigned long long)st.st_dev;
+		ino = (unsigned long long)st.st_ino;
+	} else {
+		rc = sbx_mnt_mask_point(p->dev.shm, rel + 1, op->is_dir, op->path, &dev, &ino, d);
+		if (rc < 0)
+			return rc;
+	}
+	return sbx_linux_reopen(op->path, dev, ino, d);
+}
+
+/*
+ * The mount plan proper, once the clones are taken and the points' identities known: first all
+ * but what lies in /dev/shm, then (shm, once the private /dev is attached) what does.
+ */
+static void apply_mount_plan(struct sbx_linux_prepared *p, bool shm, struct sbx_diag *d)
 {
 	struct sbx_mount_op *ops = p->mounts.ops;
 	size_t n = p->mounts.n;
@@ -477,7 +547,8 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, struct sbx_diag *d)
 	 * utimes, truncate, mknod, rename and link outside the writable roots, which Landlock alone
 	 * cannot.
 	 */
-	must(sbx_mnt_set_readonly(AT_FDCWD, "/", d), d);
+	if (!shm)
+		must(sbx_mnt_set_readonly(AT_FDCWD, "/", d), d);
 
 	/*
 	 * Shallow to deep, as planned. Each target is walked again once the mounts above it are in
@@ -489,9 +560,12 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, struct sbx_diag *d)
 		const struct sbx_mount_op *op = &ops[i];
 		int target, mask, rc = 0;
 
-		if (op->skip)
+		if (op->skip || op->in_shm != shm)
 			continue;
-		target = sbx_linux_reopen(op->path, op->dev, op->ino, d);
+		if (op->shm_point)
+			target = shm_target(p, op, d);
+		else
+			target = sbx_linux_reopen(op->path, op->dev, op->ino, d);
 		must(target, d);
 		if (op->kind == SBX_MNT_POINT && op->is_dir) {
 			/* Mode 0555: an empty directory, as if the name were missing. */
@@ -681,17 +755,20 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 		receive_points(p, d);
 	}
 	if (p->mount_namespace)
-		apply_mount_plan(p, d);
+		apply_mount_plan(p, false, d);
 
 	/*
 	 * 2. The private /dev, attached once / is read-only (a recursive change made later would
 	 *    reach its writable /dev/shm too): the allow-list of nodes and a pts instance of its
-	 *    own.
+	 *    own. Then the roots under the host's /dev/shm, whose clones were taken with the
+	 *    rest, are mounted in it at their paths, and what the plan keeps in them.
 	 */
 	if (e->private_dev && p->dev.top >= 0)
 		must(sbx_devfs_attach(&p->dev, "/dev", d), d);
 	else if (e->private_dev)
 		must(sbx_devfs_build("/dev", 0, &p->dev, d), d);
+	if (p->mount_namespace && p->shm_ops)
+		apply_mount_plan(p, true, d);
 
 	/*
 	 * 3. A fresh /proc, from pid 1 of the new PID namespace: it lists the sandbox's processes

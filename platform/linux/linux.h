@@ -245,6 +245,7 @@ struct sbx_linux_prepared {
 	gid_t gid;
 	struct sbx_points points; /* the mount points made on the host for the run */
 	bool points_meanwhile;	  /* made by the supervisor while init starts (enter.c) */
+	bool shm_ops;		  /* mounts in /dev/shm: made once the private /dev is attached */
 	struct sbx_devfs dev;	  /* the private /dev, once built (in the sandbox) */
 	struct sbx_diag d;	  /* where apply_and_exec words a failure before dying */
 };
@@ -386,6 +387,8 @@ int sbx_mnt_make_private(struct sbx_diag *d);
 int sbx_mnt_clone_tree(int fd, int *tree_out, const char *what, struct sbx_diag *d);
 /* Recursively read-only: path relative to dfd, or "" for dfd itself. */
 int sbx_mnt_set_readonly(int dfd, const char *path, struct sbx_diag *d);
+/* A detached tree, recursively: no device node in it can be opened. */
+int sbx_mnt_set_nodev(int tree, const char *what, struct sbx_diag *d);
 int sbx_mnt_attach(int tree, int target, const char *what, struct sbx_diag *d);
 int sbx_mnt_mask_dir(int target, const char *what, struct sbx_diag *d);
 /*
@@ -394,7 +397,8 @@ int sbx_mnt_mask_dir(int target, const char *what, struct sbx_diag *d);
  * it, at rel (path relative to the mask), the directories on the way and the mount point (a
  * directory, or an empty file when !dir) for the re-opened path, and gives the point's identity;
  * sbx_mnt_mask_seal makes it read-only and attaches it onto target. Nothing is created on the
- * host.
+ * host. (enter.c makes with sbx_mnt_mask_point the mount points of the roots in the private
+ * /dev/shm too: mask is then that tmpfs.)
  */
 int sbx_mnt_mask_open(const char *what, struct sbx_diag *d);
 int sbx_mnt_mask_point(int mask, const char *rel, bool dir, const char *what,

@@ -90,6 +90,16 @@ int sbx_mnt_set_readonly(int dfd, const char *path, struct sbx_diag *d)
 	return 0;
 }
 
+int sbx_mnt_set_nodev(int tree, const char *what, struct sbx_diag *d)
+{
+	struct sbx_mount_attr attr = {.attr_set = SBX_MOUNT_ATTR_NODEV};
+
+	if (syscall(__NR_mount_setattr, tree, "", SBX_AT_RECURSIVE | AT_EMPTY_PATH, &attr,
+		    sizeof(attr)) < 0)
+		return sbx_mnt_fail(d, errno, "making nodev", what);
+	return 0;
+}
+
 int sbx_mnt_attach(int tree, int target, const char *what, struct sbx_diag *d)
 {
 	/* Onto the object the descriptor holds: no name is looked up here. */

@@ -245,6 +245,73 @@ TEST(mount_plan_points)
 	sbx_mount_plan_free(&p);
 }
 
+/*
+ * What lies in /dev/shm is mounted in the private /dev once it is attached: a root there that no
+ * root there holds gets its point made in the private /dev/shm; a mask or point no root there
+ * holds hides nothing the command reaches, nor does a mask over /dev or /dev/shm.
+ */
+TEST(mount_plan_roots_in_the_private_shm)
+{
+	const struct sbx_mount_op cands[] = {
+		FACT(SBX_MNT_WRITE, "/dev/shm/ws", true),
+		FACT(SBX_MNT_POINT, "/dev/shm/ws/.git", true),
+		FACT(SBX_MNT_DENY, "/dev/shm/ws/a/secret", false),
+		FACT(SBX_MNT_READ, "/dev/shm/ws/r", true), /* reached through the root */
+		FACT(SBX_MNT_READ, "/dev/shm/pub", true),   /* no mask above: mounted all the same */
+		FACT(SBX_MNT_DENY, "/dev/shm/other", false), /* no root above: nothing to mask */
+		FACT(SBX_MNT_DENY, "/dev/shm/d", true),
+		FACT(SBX_MNT_READ, "/dev/shm/d/in", true), /* its mask is not made: a point of its own */
+		FACT(SBX_MNT_DENY, "/dev", true),
+		FACT(SBX_MNT_WRITE, "/ws", true),
+		FACT(SBX_MNT_DENY, "/ws/s", false),
+		FACT(SBX_MNT_READ, "/shm", true), /* not in /dev/shm, no mask above: no mount */
+	};
+	static const char *const order[] = {
+		"/ws", "/ws/s", "/dev/shm/ws", "/dev/shm/pub", "/dev/shm/ws/a", "/dev/shm/d/in",
+		"/dev/shm/ws/.git", "/dev/shm/ws/a/secret",
+	};
+	struct sbx_mount_plan p;
+
+	CHECK_INT(build(cands, sizeof(cands) / sizeof(*cands), NULL, 0, &p), 0);
+	check_order(&p, order, sizeof(order) / sizeof(*order));
+	CHECK(!op_at(&p, "/dev", SBX_MNT_DENY));
+	CHECK(!op_at(&p, "/shm", SBX_MNT_READ));
+	CHECK(op_at(&p, "/dev/shm/ws/r", SBX_MNT_READ)->skip);
+	CHECK(op_at(&p, "/dev/shm/other", SBX_MNT_DENY)->skip);
+	CHECK(op_at(&p, "/dev/shm/d", SBX_MNT_DENY)->skip);
+	for (size_t i = 0; i < p.n; i++) {
+		const struct sbx_mount_op *o = &p.ops[i];
+		bool top = !strcmp(o->path, "/dev/shm/ws") || !strcmp(o->path, "/dev/shm/pub") ||
+			   !strcmp(o->path, "/dev/shm/d/in");
+
+		CHECK_INT(o->in_shm, strncmp(o->path, "/dev/shm/", 9) == 0);
+		if (o->shm_point != top)
+			t_fail(__FILE__, __LINE__, "%s: its point %s made in the private /dev/shm",
+			       o->path, top ? "not" : "wrongly");
+		CHECK(o->mask == -1);
+	}
+	sbx_mount_plan_free(&p);
+
+	/* /dev/shm itself: mounted over the private one; what lies in it is reached through it. */
+	{
+		const struct sbx_mount_op shm[] = {
+			FACT(SBX_MNT_WRITE, "/dev/shm", true),
+			FACT(SBX_MNT_DENY, "/dev/shm", true), /* the private /dev's work */
+			FACT(SBX_MNT_READ_ONLY, "/dev/shm/ro", true),
+			FACT(SBX_MNT_POINT, "/dev/shm/.codex", true),
+		};
+		static const char *const shm_order[] = {"/dev/shm", "/dev/shm/ro",
+							"/dev/shm/.codex"};
+
+		CHECK_INT(build(shm, sizeof(shm) / sizeof(*shm), NULL, 0, &p), 0);
+		check_order(&p, shm_order, sizeof(shm_order) / sizeof(*shm_order));
+		CHECK(op_at(&p, "/dev/shm", SBX_MNT_WRITE)->shm_point);
+		CHECK(!op_at(&p, "/dev/shm/ro", SBX_MNT_READ_ONLY)->shm_point);
+		CHECK(!op_at(&p, "/dev/shm/.codex", SBX_MNT_POINT)->shm_point);
+		sbx_mount_plan_free(&p);
+	}
+}
+
 #ifdef SBX_FAILALLOC
 /* The plans of n candidates with the ties of every sort kept (st) and reversed (rev): equal. */
 static void build_both_ways(const struct sbx_mount_op *cands, size_t n, struct sbx_mount_plan *st,
