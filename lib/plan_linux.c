@@ -188,6 +188,41 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "%s", hint);
 }
 
+/*
+ * A denied file is masked by its name; another name of the same file (a hard link) reads it
+ * unmasked. Inside a writable root an earlier run may have made both: a file matching no rule
+ * yet, linked under a name a deny glob matches later, where the user then writes a secret in
+ * place. Outside one the command can have made neither, so only paths in a writable root are
+ * asked about. The whole tree of a matched directory is asked about, file by file (inside).
+ */
+bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path)
+{
+	return under_writable(&p->roots, path);
+}
+
+int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
+			  const char *inside, unsigned long long nlink, struct sbx_diag *d)
+{
+	const char *file = inside ? inside : path;
+
+	if (nlink <= 1 || !under_writable(&p->roots, file))
+		return 0;
+	if (inside)
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox %s %s because %s inside it has %llu hard "
+			     "links: the command could read it through another name",
+			     what, path, inside, nlink);
+	else
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox %s %s because it has %llu hard links: the "
+			     "command could read it through another name",
+			     what, path, nlink);
+	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+			     "give it one name: remove the others (find -samefile %s lists them), "
+			     "or replace it with a copy",
+			     file);
+}
+
 /* What a requirement's path is, in the words of the symlink refusals. */
 static const char *link_what(enum sbx_req_kind k)
 {

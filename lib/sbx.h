@@ -1471,6 +1471,16 @@ int sbx_report_model(const struct sbx_linux_facts *f, enum sbx_linux_model *mode
 int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char *path,
 			 const char *link, bool shared, const char *real, struct sbx_diag *d);
 
+/*
+ * Whether a denied path of plan p may be masked by name although its file has nlink names: 0
+ * for one name or a path outside every writable root, else SBX_E_UNENFORCEABLE worded in d.
+ * inside names the file when it lies in the denied directory path, else NULL. in_writable: is
+ * path inside one of p's writable roots (where an earlier run may have made names)?
+ */
+bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path);
+int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
+			  const char *inside, unsigned long long nlink, struct sbx_diag *d);
+
 /* ---- the Linux mount plan (plan_linux_mounts.c): pure, unit-tested without root ----------- */
 
 /* The kinds of mount, in the order they stack at one depth. */
