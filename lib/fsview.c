@@ -668,13 +668,15 @@ const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx)
 	return ctx && ctx->fs ? ctx->fs : &sbx_fsview_host;
 }
 
-int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d)
+int sbx_fs_canonical_dir(const char *path, char **out, char **link, struct sbx_diag *d)
 {
 	struct sbx_pathinfo in;
 	char *abs = NULL;
 	int r;
 
 	*out = NULL;
+	if (link)
+		*link = NULL;
 #if defined(_WIN32)
 	/* Drive and UNC paths, no links to follow: the full path of an existing directory. */
 	{
@@ -717,7 +719,13 @@ int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d)
 				    "it crosses symlink %s, which users other than root and the "
 				    "caller can replace",
 				    in.link);
+	if (link && in.link[0] && !(*link = strdup(in.link)))
+		return sbx_diag_set(d, -ENOMEM, "%s", strerror(ENOMEM));
 	*out = strdup(in.real);
+	if (!*out && link) {
+		free(*link);
+		*link = NULL;
+	}
 	return *out ? 0 : sbx_diag_set(d, -ENOMEM, "%s", strerror(ENOMEM));
 }
 

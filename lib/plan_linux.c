@@ -165,7 +165,13 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 
 	if (!link)
 		return 0;
-	if (real)
+	if (real && !strcmp(real, path))
+		/* A project root named through the link (sbx_ctx.cwd_link), and what lies under it. */
+		snprintf(hint, sizeof(hint),
+			 "the directory was named through that link (--cwd, a workspace root): "
+			 "name where it leads (%s) instead, or remove the link",
+			 real);
+	else if (real)
 		snprintf(hint, sizeof(hint), "name the path it leads to (%s) instead", real);
 	else
 		snprintf(hint, sizeof(hint), "remove the link, or name the path it would lead to");

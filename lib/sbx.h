@@ -506,9 +506,10 @@ int sbx_fd_read(int fd, char *buf, size_t size, size_t *len);
 /*
  * The canonical form of a directory (relative: against the process's cwd), as the walk resolves
  * it; refused when a link on the way can be replaced by someone other than root and the caller.
- * d.msg says why, without the path.
+ * d.msg says why, without the path. With link, *link is the first link crossed (its resolved
+ * path, for sbx_ctx.cwd_link), or NULL for none.
  */
-int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d);
+int sbx_fs_canonical_dir(const char *path, char **out, char **link, struct sbx_diag *d);
 
 /* ---- resolution (resolve.c; the roots: roots.c) ---------------------------------------------------------------- */
 
@@ -522,6 +523,15 @@ struct sbx_ctx {
 	const char *const *workspace_roots; /* absolute; NULL/0 = { cwd } */
 	size_t n_workspace_roots;
 	const char *tmpdir; /* the environment's TMPDIR or NULL; used only when absolute */
+	/*
+	 * The first symbolic link (its own resolved path) that the cwd and each workspace root
+	 * crossed as the caller named them, on the way to their canonical form; NULL or "" for
+	 * none (workspace_root_links may be NULL). Every rule path under such a root crosses that
+	 * link too: one inside a writable root, where an earlier run may have planted it, refuses
+	 * the plan as a rule path's own link does (plan_linux.c).
+	 */
+	const char *cwd_link;
+	const char *const *workspace_root_links;
 	enum sbx_platform platform;
 	const struct sbx_fsview *fs; /* how the file system is looked at; NULL: the host's */
 	/*
