@@ -93,3 +93,35 @@ lists them), or replace it with a copy" ]
 	expect EACCES read "$OUT/sec2"
 	rm -f "$OUT/sec2" "$OUT/sec2.link" "$WS/sec"
 }
+
+@test "a read-only or denied file cannot be linked into a writable root, in every model" {
+	local pw="$BASE/plain" model
+	rm -rf "$pw"
+	mkdir -p "$pw"
+	echo orig >"$OUT/ro"
+	echo secret >"$OUT/sec"
+	echo mine >"$pw/own"
+	# Landlock alone cannot keep names from being created: the protected names are granted.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$pw" write)" \
+		$(unprotected "$pw") "$(entry_path "$OUT/sec" deny)")
+	SBX_CWD=$pw
+	# A second name in the writable root would make the file writable (or readable) there.
+	outside link "$OUT/ro" "$pw/l" && rm "$pw/l"
+	expect EXDEV link "$OUT/ro" "$pw/l"
+	expect EXDEV link "$OUT/sec" "$pw/s"
+	expect OK link "$pw/own" "$pw/own2"
+	rm -f "$pw/own2"
+	# Moving it there: another mount (EXDEV); with Landlock alone, no right to remove it.
+	expect EXDEV rename "$OUT/ro" "$pw/l"
+	fexpect clone EXDEV rename "$OUT/ro" "$pw/l"
+	fexpect unshare EACCES rename "$OUT/ro" "$pw/l"
+	# A mount namespace without the PID one (clone), and Landlock alone (unshare).
+	for model in clone unshare; do
+		fexpect "$model" EXDEV link "$OUT/ro" "$pw/l"
+		fexpect "$model" EXDEV link "$OUT/sec" "$pw/s"
+		fexpect "$model" OK link "$pw/own" "$pw/own2"
+		rm -f "$pw/own2"
+	done
+	[ "$(stat -c %h "$OUT/ro")" = 1 ] && [ "$(stat -c %h "$OUT/sec")" = 1 ]
+	rm -rf "$pw" "$OUT/ro" "$OUT/sec"
+}
