@@ -28,6 +28,7 @@ struct tree {
 	const struct sbx_plan *plan;
 	const char *top;
 	char path[SBX_MAX_PATH];
+	char why[SBX_MAX_PATH + 128]; /* one refusal's words: not on each level's stack */
 	size_t seen;
 	struct sbx_diag *d;
 };
@@ -42,7 +43,7 @@ static int tree_refuse(struct tree *t, const char *why, const char *hint)
 static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 {
 	DIR *dir = fdopendir(dfd);
-	char why[SBX_MAX_PATH + 128];
+	char *why = t->why;
 	struct dirent *de;
 	int r = 0;
 
@@ -59,7 +60,7 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 		de = readdir(dir);
 		if (!de) {
 			if (errno) {
-				snprintf(why, sizeof(why), "cannot list %s: %s", t->path,
+				snprintf(why, sizeof(t->why), "cannot list %s: %s", t->path,
 					 strerror(errno));
 				r = tree_refuse(t, why, "make it listable, or remove it");
 			}
@@ -69,7 +70,7 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
 		if (++t->seen > SBX_MAX_GLOB_MATCHES) {
-			snprintf(why, sizeof(why),
+			snprintf(why, sizeof(t->why),
 				 "it holds more than %u entries to check for hard links",
 				 SBX_MAX_GLOB_MATCHES);
 			r = tree_refuse(t, why,
@@ -79,7 +80,7 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 		}
 		nl = strlen(de->d_name);
 		if (len + 1 + nl >= SBX_MAX_PATH) {
-			snprintf(why, sizeof(why),
+			snprintf(why, sizeof(t->why),
 				 "a path in it of %zu bytes cannot be checked (%s)", len + 1 + nl,
 				 strerror(ENAMETOOLONG));
 			r = tree_refuse(t, why, "shorten the tree, or remove it");
@@ -89,7 +90,7 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 		memcpy(t->path + len + 1, de->d_name, nl + 1);
 		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT) {
-				snprintf(why, sizeof(why), "cannot look up %s: %s", t->path,
+				snprintf(why, sizeof(t->why), "cannot look up %s: %s", t->path,
 					 strerror(errno));
 				r = tree_refuse(t, why, "restore access to it, or remove it");
 			}
@@ -98,7 +99,7 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 						  (unsigned long long)st.st_nlink, t->d);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (depth >= TREE_MAX_DEPTH) {
-				snprintf(why, sizeof(why),
+				snprintf(why, sizeof(t->why),
 					 "it is more than %u directories deep, at %s",
 					 TREE_MAX_DEPTH, t->path);
 				r = tree_refuse(t, why, "flatten the tree, or remove it");
@@ -109,7 +110,7 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 			if (sub >= 0)
 				r = tree_walk(t, sub, len + 1 + nl, depth + 1);
 			else if (errno != ENOENT) {
-				snprintf(why, sizeof(why), "cannot list %s: %s", t->path,
+				snprintf(why, sizeof(t->why), "cannot list %s: %s", t->path,
 					 strerror(errno));
 				r = tree_refuse(t, why, "make it listable, or remove it");
 			}
