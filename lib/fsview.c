@@ -58,11 +58,13 @@ static void info_fill(struct sbx_pathinfo *out, const struct stat *st)
 	out->uid = (unsigned long)st->st_uid;
 	out->dev = (unsigned long long)st->st_dev;
 	out->ino = (unsigned long long)st->st_ino;
+	out->linked = S_ISREG(st->st_mode) && st->st_nlink > 1;
 }
 
 static void info_clear(struct sbx_pathinfo *out)
 {
 	out->exists = false;
+	out->linked = false;
 	out->type = SBX_FT_NONE;
 	out->mode = 0;
 	out->uid = 0;
@@ -535,7 +537,7 @@ struct sbx_fsmemo_entry {
 	unsigned long uid;
 	unsigned mode;
 	enum sbx_ftype type;
-	bool exists, is_link, link_shared;
+	bool exists, is_link, link_shared, linked;
 };
 
 static const struct sbx_fsview *memo_base(const struct sbx_fsmemo *m)
@@ -580,6 +582,7 @@ static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_entry **slot, cons
 	e->exists = in->exists;
 	e->is_link = in->is_link;
 	e->link_shared = in->link_shared;
+	e->linked = in->linked;
 	e->type = in->type;
 	e->mode = in->mode;
 	e->uid = in->uid;
@@ -621,6 +624,7 @@ static int memo_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 	out->exists = e->exists;
 	out->is_link = e->is_link;
 	out->link_shared = e->link_shared;
+	out->linked = e->linked;
 	out->type = e->type;
 	out->mode = e->mode;
 	out->uid = e->uid;

@@ -107,6 +107,7 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			r->exists = in.exists;
 			r->type = in.type;
 			r->link_shared = in.link_shared;
+			r->linked = in.linked;
 			if (!in.link[0] && root_link(pl->ctx, path))
 				snprintf(in.link, sizeof(in.link), "%s", root_link(pl->ctx, path));
 			if (in.exists)

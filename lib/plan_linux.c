@@ -207,22 +207,22 @@ bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path)
 }
 
 int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
-			  const char *inside, unsigned long long nlink, struct sbx_diag *d)
+			  const char *inside, bool linked, struct sbx_diag *d)
 {
 	const char *file = inside ? inside : path;
 
-	if (nlink <= 1 || !under_writable(&p->roots, file))
+	if (!linked || !under_writable(&p->roots, file))
 		return 0;
 	if (inside)
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "cannot enforce sandbox %s %s because %s inside it has %llu hard "
-			     "links: the command could read it through another name",
-			     what, path, inside, nlink);
+			     "cannot enforce sandbox %s %s because %s inside it has other names "
+			     "(hard links): the command could read it through one of them",
+			     what, path, inside);
 	else
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "cannot enforce sandbox %s %s because it has %llu hard links: the "
-			     "command could read it through another name",
-			     what, path, nlink);
+			     "cannot enforce sandbox %s %s because it has other names (hard "
+			     "links): the command could read it through one of them",
+			     what, path);
 	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 			     "give it one name: remove the others (find -samefile %s lists them), "
 			     "or replace it with a copy",
@@ -353,6 +353,15 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		sbx_diag_clear(&d);
 		if (sbx_linux_link_check(p, what, path, sbx_req_link(r), r->link_shared, r->real,
 					 &d))
+			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
+	}
+
+	/* A denied file with another name: the command reads it through that one. */
+	if (r->kind == SBX_REQ_DENY && r->exists && r->linked) {
+		struct sbx_diag d;
+
+		sbx_diag_clear(&d);
+		if (sbx_linux_nlink_check(p, what, path, NULL, true, &d))
 			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
 	}
 

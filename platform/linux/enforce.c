@@ -96,7 +96,7 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 			}
 		} else if (S_ISREG(st.st_mode)) {
 			r = sbx_linux_nlink_check(t->plan, "deny-read path", t->top, t->path,
-						  (unsigned long long)st.st_nlink, t->d);
+						  st.st_nlink > 1, t->d);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (depth >= TREE_MAX_DEPTH) {
 				snprintf(why, sizeof(t->why),
@@ -122,12 +122,12 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 }
 
 /*
- * A denied object's other names (hard links), where an earlier run could have made them: a
- * file, or the files in a directory a deny glob matched (a directory named by the profile itself
- * was masked whole in every earlier run, which could make nothing in it).
+ * A glob match's other names (hard links), where an earlier run could have made them: a file,
+ * or the files in a matched directory (the planner asks the same of a file the profile names; a
+ * directory it names was masked whole in every earlier run, which could make nothing in it).
  */
 static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f, const char *m,
-		       bool walk, struct sbx_diag *d)
+		       struct sbx_diag *d)
 {
 	const char *real = f->real ? f->real : m;
 	struct tree t = {.plan = plan, .top = m, .d = d};
@@ -143,9 +143,8 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 		return sbx_diag_set(d, -err, "cannot look up %s: %s", m, strerror(err));
 	}
 	if (S_ISREG(st.st_mode))
-		return sbx_linux_nlink_check(plan, "deny-read path", m, NULL,
-					     (unsigned long long)st.st_nlink, d);
-	if (!walk || !S_ISDIR(st.st_mode) || len >= sizeof(t.path))
+		return sbx_linux_nlink_check(plan, "deny-read path", m, NULL, st.st_nlink > 1, d);
+	if (!S_ISDIR(st.st_mode) || len >= sizeof(t.path))
 		return 0;
 	fd = openat(f->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
@@ -180,7 +179,7 @@ static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 	if (sbx_linux_link_check(plan, "deny-read path", m, sbx_rulepath_link(f), f->link_shared,
 				 f->real, d))
 		return SBX_E_UNENFORCEABLE;
-	return check_names(plan, f, m, true, d);
+	return check_names(plan, f, m, d);
 }
 
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
@@ -226,16 +225,8 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 			continue;
 		switch (r->kind) {
 		case SBX_REQ_DENY:
-			if (r->exists && r->path) {
-				const struct sbx_rulepath *f = sbx_rulepath_get(res, r->path);
-
-				rc = f ? check_names(plan, f, r->path, false, d) : -ENOMEM;
-				if (rc < 0 && rc != -ENOMEM) {
-					sbx_linux_enforce_free(e);
-					return rc;
-				}
-			}
-			if (rc == 0 && by_landlock_alone && r->exists)
+			/* Linked (another name): refused by the planner (attach_one). */
+			if (by_landlock_alone && r->exists)
 				rc = sbx_strv_push(&e->ll_deny, r->path);
 			/* Missing: its first missing component is masked (points.c). */
 			else if (!r->exists && (r->mech & SBX_MECH_MOUNT_NS))

@@ -12,9 +12,9 @@ setup() {
 	new_canary "$WS"
 }
 
-# Words of the refusals: the path denied, and what of it has 2 names.
+# Words of the refusals: the path denied, and what of it has other names.
 CANNOT="sbxrun: cannot enforce sandbox deny-read path"
-TWO="has 2 hard links: the command could read it through another name"
+TWO="has other names (hard links): the command could read it through one of them"
 
 @test "run 1 links a file under a name the deny glob matches later; run 2 refuses" {
 	rm -f "$WS/notes.txt" "$WS/x.env"
@@ -84,7 +84,13 @@ lists them), or replace it with a copy" ]
 	# A denied file in a writable root that has a second name (made outside) is refused.
 	ln "$WS/sec" "$WS/l1"
 	run sbx touch "$CANARY"
-	refused "$CANNOT $WS/sec because it $TWO"
+	refused "sbxrun: cannot enforce \"deny $WS/sec\" on linux: ${CANNOT#sbxrun: } $WS/sec \
+because it $TWO"
+	# explain says so too: the planner decides it for a path the profile names.
+	echo "$PROFILE" >"$BASE/deny-sec.json"
+	run "$BIN/sbxrun" explain --cwd "$WS" --profile "$BASE/deny-sec.json"
+	[[ "$output" == *"enforceable:       no"* ]]
+	[[ "$output" == *"because it $TWO"* ]]
 	rm "$WS/l1"
 	# Outside every writable root no run could have made the other name: not asked about.
 	echo secret >"$OUT/sec2"
