@@ -115,6 +115,8 @@ void usage_print(const char *subcommand, bool to_stderr);
 struct invocation {
 	char *cwd;			      /* canonical */
 	char *roots[SBX_MAX_WORKSPACE_ROOTS]; /* canonical workspace roots */
+	/* The first link each crossed as named (sbx_ctx.cwd_link), or NULL. */
+	char *cwd_link, *root_links[SBX_MAX_WORKSPACE_ROOTS];
 	size_t n_roots;
 	const char *tmpdir;
 	struct sbx_ctx ctx;

@@ -129,8 +129,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	struct run_report rr = {0};
 	enum sbx_input_form form;
 	struct sbx_ctx ctx = {0};
-	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX];
-	char *buf = NULL, *canon = NULL;
+	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX], cwd_link[PATH_MAX] = "";
+	char *buf = NULL, *canon = NULL, *link = NULL;
 	size_t len = 0;
 	bool planned = false;
 	int rc;
@@ -151,18 +151,23 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	if (o.policy_cwd[0] != '/')
 		return sbx_diag_set(d, -EINVAL, "--sandbox-policy-cwd %s: not an absolute path",
 				    o.policy_cwd);
-	rc = sbx_fs_canonical_dir(o.policy_cwd, &canon, d);
+	rc = sbx_fs_canonical_dir(o.policy_cwd, &canon, &link, d);
 	if (rc == 0 && strlen(canon) >= sizeof(policy_cwd))
 		rc = sbx_diag_set(d, -ENAMETOOLONG, "%s", strerror(ENAMETOOLONG));
 	if (rc < 0) {
 		char why[sizeof(d->msg)];
 
 		snprintf(why, sizeof(why), "%s", d->msg);
+		free(canon);
+		free(link);
 		sbx_diag_clear(d);
 		return sbx_diag_set(d, rc, "--sandbox-policy-cwd %s: %s", o.policy_cwd, why);
 	}
 	snprintf(policy_cwd, sizeof(policy_cwd), "%s", canon);
+	/* A link the policy cwd crossed as named: a rule path under it crosses it too. */
+	snprintf(cwd_link, sizeof(cwd_link), "%s", link ? link : "");
 	free(canon);
+	free(link);
 	if (o.command_cwd && o.command_cwd[0] != '/')
 		return sbx_diag_set(d, -EINVAL, "--command-cwd %s: not an absolute path",
 				    o.command_cwd);
@@ -191,6 +196,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	 * the way `run` reads it. The helper was asked to sandbox: the preference is "require".
 	 */
 	ctx.cwd = policy_cwd;
+	ctx.cwd_link = cwd_link;
 	ctx.tmpdir = env_get("TMPDIR");
 	ctx.platform = SBX_PLATFORM_LINUX;
 	ctx.allow_git = o.allow_git;

@@ -30,13 +30,13 @@ const char *env_get(const char *name)
  * Canonical absolute directory, or a printed error. Resolved by the planner's own walk, so a
  * link someone other than root and the caller may swap is refused rather than followed.
  */
-static int canonical_dir(const char *what, const char *in, char **out)
+static int canonical_dir(const char *what, const char *in, char **out, char **link)
 {
 	struct sbx_diag d;
 	int r;
 
 	sbx_diag_clear(&d);
-	r = sbx_fs_canonical_dir(in, out, &d);
+	r = sbx_fs_canonical_dir(in, out, link, &d);
 	if (r == -ENOTDIR)
 		return refuse("%s '%s': not a directory", what, in);
 	if (r)
@@ -122,7 +122,7 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 	memset(inv, 0, sizeof(*inv));
 	sbx_diag_clear(&d);
 	if (o->cwd) {
-		if (canonical_dir("--cwd", o->cwd, &inv->cwd))
+		if (canonical_dir("--cwd", o->cwd, &inv->cwd, &inv->cwd_link))
 			return EXIT_REFUSED;
 	} else {
 		inv->cwd = getcwd(NULL, 0);
@@ -131,13 +131,16 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 				      strerror(errno));
 	}
 	for (size_t i = 0; i < o->n_roots; i++) {
-		if (canonical_dir("--workspace-root", o->roots[i], &inv->roots[i]))
+		if (canonical_dir("--workspace-root", o->roots[i], &inv->roots[i],
+				  &inv->root_links[i]))
 			return EXIT_REFUSED;
 		inv->n_roots++;
 	}
 	inv->ctx.cwd = inv->cwd;
 	inv->ctx.workspace_roots = (const char *const *)inv->roots;
 	inv->ctx.n_workspace_roots = inv->n_roots;
+	inv->ctx.cwd_link = inv->cwd_link;
+	inv->ctx.workspace_root_links = (const char *const *)inv->root_links;
 	inv->ctx.platform = platform;
 	inv->ctx.allow_git = o->allow_git;
 	/* Linux's points are on this host's file system: only a plan for it meets them. */
@@ -256,8 +259,11 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 void invocation_free(struct invocation *inv)
 {
 	free(inv->cwd);
-	for (size_t i = 0; i < inv->n_roots; i++)
+	free(inv->cwd_link);
+	for (size_t i = 0; i < inv->n_roots; i++) {
 		free(inv->roots[i]);
+		free(inv->root_links[i]);
+	}
 	sbx_profile_free(&inv->profile);
 	if (inv->planned)
 		sbx_plan_free(&inv->plan);

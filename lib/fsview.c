@@ -58,11 +58,13 @@ static void info_fill(struct sbx_pathinfo *out, const struct stat *st)
 	out->uid = (unsigned long)st->st_uid;
 	out->dev = (unsigned long long)st->st_dev;
 	out->ino = (unsigned long long)st->st_ino;
+	out->linked = S_ISREG(st->st_mode) && st->st_nlink > 1;
 }
 
 static void info_clear(struct sbx_pathinfo *out)
 {
 	out->exists = false;
+	out->linked = false;
 	out->type = SBX_FT_NONE;
 	out->mode = 0;
 	out->uid = 0;
@@ -535,7 +537,7 @@ struct sbx_fsmemo_entry {
 	unsigned long uid;
 	unsigned mode;
 	enum sbx_ftype type;
-	bool exists, is_link, link_shared;
+	bool exists, is_link, link_shared, linked;
 };
 
 static const struct sbx_fsview *memo_base(const struct sbx_fsmemo *m)
@@ -580,6 +582,7 @@ static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_entry **slot, cons
 	e->exists = in->exists;
 	e->is_link = in->is_link;
 	e->link_shared = in->link_shared;
+	e->linked = in->linked;
 	e->type = in->type;
 	e->mode = in->mode;
 	e->uid = in->uid;
@@ -621,6 +624,7 @@ static int memo_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 	out->exists = e->exists;
 	out->is_link = e->is_link;
 	out->link_shared = e->link_shared;
+	out->linked = e->linked;
 	out->type = e->type;
 	out->mode = e->mode;
 	out->uid = e->uid;
@@ -668,13 +672,15 @@ const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx)
 	return ctx && ctx->fs ? ctx->fs : &sbx_fsview_host;
 }
 
-int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d)
+int sbx_fs_canonical_dir(const char *path, char **out, char **link, struct sbx_diag *d)
 {
 	struct sbx_pathinfo in;
 	char *abs = NULL;
 	int r;
 
 	*out = NULL;
+	if (link)
+		*link = NULL;
 #if defined(_WIN32)
 	/* Drive and UNC paths, no links to follow: the full path of an existing directory. */
 	{
@@ -717,7 +723,13 @@ int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d)
 				    "it crosses symlink %s, which users other than root and the "
 				    "caller can replace",
 				    in.link);
+	if (link && in.link[0] && !(*link = strdup(in.link)))
+		return sbx_diag_set(d, -ENOMEM, "%s", strerror(ENOMEM));
 	*out = strdup(in.real);
+	if (!*out && link) {
+		free(*link);
+		*link = NULL;
+	}
 	return *out ? 0 : sbx_diag_set(d, -ENOMEM, "%s", strerror(ENOMEM));
 }
 

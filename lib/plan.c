@@ -32,6 +32,28 @@ struct planner {
  */
 _Static_assert(sizeof(struct sbx_req) <= 48, "a requirement grew: a plan holds one per path");
 
+/*
+ * The link the caller's name of a project root crossed, when path lies under that root (the
+ * rule path, named from it, crosses it too), or NULL.
+ */
+static const char *root_link(const struct sbx_ctx *ctx, const char *path)
+{
+	if (!ctx)
+		return NULL;
+	if (!ctx->n_workspace_roots)
+		return ctx->cwd && ctx->cwd_link && ctx->cwd_link[0] &&
+				       sbx_path_covers(ctx->cwd, path)
+			       ? ctx->cwd_link
+			       : NULL;
+	for (size_t i = 0; ctx->workspace_root_links && i < ctx->n_workspace_roots; i++) {
+		const char *l = ctx->workspace_root_links[i];
+
+		if (l && l[0] && sbx_path_covers(ctx->workspace_roots[i], path))
+			return l;
+	}
+	return NULL;
+}
+
 static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path, bool kept,
 		   char *rule)
 {
@@ -85,6 +107,9 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			r->exists = in.exists;
 			r->type = in.type;
 			r->link_shared = in.link_shared;
+			r->linked = in.linked;
+			if (!in.link[0] && root_link(pl->ctx, path))
+				snprintf(in.link, sizeof(in.link), "%s", root_link(pl->ctx, path));
 			if (in.exists)
 				r->real = sbx_strcmp(in.real, r->path) == 0 ? r->path
 									    : strdup(in.real);

@@ -165,7 +165,13 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 
 	if (!link)
 		return 0;
-	if (real)
+	if (real && !strcmp(real, path))
+		/* A project root named through the link (sbx_ctx.cwd_link), and what lies under it. */
+		snprintf(hint, sizeof(hint),
+			 "the directory was named through that link (--cwd, a workspace root): "
+			 "name where it leads (%s) instead, or remove the link",
+			 real);
+	else if (real)
 		snprintf(hint, sizeof(hint), "name the path it leads to (%s) instead", real);
 	else
 		snprintf(hint, sizeof(hint), "remove the link, or name the path it would lead to");
@@ -186,6 +192,41 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 	else
 		return 0; /* a system link (/lib -> usr/lib): followed */
 	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "%s", hint);
+}
+
+/*
+ * A denied file is masked by its name; another name of the same file (a hard link) reads it
+ * unmasked. Inside a writable root an earlier run may have made both: a file matching no rule
+ * yet, linked under a name a deny glob matches later, where the user then writes a secret in
+ * place. Outside one the command can have made neither, so only paths in a writable root are
+ * asked about. The whole tree of a matched directory is asked about, file by file (inside).
+ */
+bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path)
+{
+	return under_writable(&p->roots, path);
+}
+
+int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
+			  const char *inside, bool linked, struct sbx_diag *d)
+{
+	const char *file = inside ? inside : path;
+
+	if (!linked || !under_writable(&p->roots, file))
+		return 0;
+	if (inside)
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox %s %s because %s inside it has other names "
+			     "(hard links): the command could read it through one of them",
+			     what, path, inside);
+	else
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox %s %s because it has other names (hard "
+			     "links): the command could read it through one of them",
+			     what, path);
+	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+			     "give it one name: remove the others (find -samefile %s lists them), "
+			     "or replace it with a copy",
+			     file);
 }
 
 /* What a requirement's path is, in the words of the symlink refusals. */
@@ -336,6 +377,15 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		sbx_diag_clear(&d);
 		if (sbx_linux_link_check(p, what, path, sbx_req_link(r), r->link_shared, r->real,
 					 &d))
+			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
+	}
+
+	/* A denied file with another name: the command reads it through that one. */
+	if (r->kind == SBX_REQ_DENY && r->exists && r->linked) {
+		struct sbx_diag d;
+
+		sbx_diag_clear(&d);
+		if (sbx_linux_nlink_check(p, what, path, NULL, true, &d))
 			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
 	}
 

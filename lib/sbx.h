@@ -448,6 +448,7 @@ struct sbx_pathinfo {
 	char link[SBX_MAX_PATH];
 	bool link_shared; /* someone other than root and the caller can replace that link */
 	bool is_link;	  /* the path's own last name is a link (dangling or not) */
+	bool linked;	  /* a regular file with more than one name (hard links) */
 };
 
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
@@ -506,9 +507,10 @@ int sbx_fd_read(int fd, char *buf, size_t size, size_t *len);
 /*
  * The canonical form of a directory (relative: against the process's cwd), as the walk resolves
  * it; refused when a link on the way can be replaced by someone other than root and the caller.
- * d.msg says why, without the path.
+ * d.msg says why, without the path. With link, *link is the first link crossed (its resolved
+ * path, for sbx_ctx.cwd_link), or NULL for none.
  */
-int sbx_fs_canonical_dir(const char *path, char **out, struct sbx_diag *d);
+int sbx_fs_canonical_dir(const char *path, char **out, char **link, struct sbx_diag *d);
 
 /* ---- resolution (resolve.c; the roots: roots.c) ---------------------------------------------------------------- */
 
@@ -522,6 +524,15 @@ struct sbx_ctx {
 	const char *const *workspace_roots; /* absolute; NULL/0 = { cwd } */
 	size_t n_workspace_roots;
 	const char *tmpdir; /* the environment's TMPDIR or NULL; used only when absolute */
+	/*
+	 * The first symbolic link (its own resolved path) that the cwd and each workspace root
+	 * crossed as the caller named them, on the way to their canonical form; NULL or "" for
+	 * none (workspace_root_links may be NULL). Every rule path under such a root crosses that
+	 * link too: one inside a writable root, where an earlier run may have planted it, refuses
+	 * the plan as a rule path's own link does (plan_linux.c).
+	 */
+	const char *cwd_link;
+	const char *const *workspace_root_links;
 	enum sbx_platform platform;
 	const struct sbx_fsview *fs; /* how the file system is looked at; NULL: the host's */
 	/*
@@ -1059,6 +1070,7 @@ struct sbx_req {
 	bool exists;		 /* path exists on this host (when path != NULL) */
 	bool link_shared;	 /* someone other than root and the caller can replace that link */
 	bool path_kept;		 /* path lies in its plan (its roots or paths): never freed alone */
+	bool linked;		 /* a regular file with more than one name (hard links) */
 };
 
 /* Frees what r owns (path unless kept, rule, real, its note) and clears it. */
@@ -1473,6 +1485,17 @@ int sbx_report_model(const struct sbx_linux_facts *f, enum sbx_linux_model *mode
  */
 int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char *path,
 			 const char *link, bool shared, const char *real, struct sbx_diag *d);
+
+/*
+ * Whether a denied path of plan p may be masked by name although its file is linked (has other
+ * names): 0 when it is not or lies outside every writable root, else SBX_E_UNENFORCEABLE worded
+ * in d. inside names the file when it lies in the denied directory path, else NULL.
+ * in_writable: is path inside one of p's writable roots (where an earlier run may have made
+ * names)?
+ */
+bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path);
+int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
+			  const char *inside, bool linked, struct sbx_diag *d);
 
 /* ---- the Linux mount plan (plan_linux_mounts.c): pure, unit-tested without root ----------- */
 

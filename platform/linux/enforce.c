@@ -5,12 +5,158 @@
  * of its deny globs. Nothing here decides anew: a mechanism no requirement names is not applied,
  * and every mechanism a requirement names is.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "linux/linux.h"
 #include "linux/sandbox.h"
+
+/*
+ * The tree of a matched directory in a writable root, walked by descriptor (no link followed,
+ * nothing opened but directories): a file in it that has another name is read through that
+ * name. An earlier run made the tree, so its size and depth are bounded, and a tree beyond the
+ * bounds refuses the run (the scan must neither stall the start nor run out of descriptors).
+ */
+#define TREE_MAX_DEPTH 64u
+
+struct tree {
+	const struct sbx_plan *plan;
+	const char *top;
+	char path[SBX_MAX_PATH];
+	char why[SBX_MAX_PATH + 128]; /* one refusal's words: not on each level's stack */
+	size_t seen;
+	struct sbx_diag *d;
+};
+
+static int tree_refuse(struct tree *t, const char *why, const char *hint)
+{
+	sbx_diag_set(t->d, SBX_E_UNENFORCEABLE, "cannot enforce sandbox deny-read path %s: %s",
+		     t->top, why);
+	return sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE, "%s", hint);
+}
+
+static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
+{
+	DIR *dir = fdopendir(dfd);
+	char *why = t->why;
+	struct dirent *de;
+	int r = 0;
+
+	if (!dir) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	while (!r) {
+		struct stat st;
+		size_t nl;
+		int sub;
+
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			if (errno) {
+				snprintf(why, sizeof(t->why), "cannot list %s: %s", t->path,
+					 strerror(errno));
+				r = tree_refuse(t, why, "make it listable, or remove it");
+			}
+			break;
+		}
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (++t->seen > SBX_MAX_GLOB_MATCHES) {
+			snprintf(why, sizeof(t->why),
+				 "it holds more than %u entries to check for hard links",
+				 SBX_MAX_GLOB_MATCHES);
+			r = tree_refuse(t, why,
+					"empty it, or deny it by a pattern that "
+					"matches its files");
+			break;
+		}
+		nl = strlen(de->d_name);
+		if (len + 1 + nl >= SBX_MAX_PATH) {
+			snprintf(why, sizeof(t->why),
+				 "a path in it of %zu bytes cannot be checked (%s)", len + 1 + nl,
+				 strerror(ENAMETOOLONG));
+			r = tree_refuse(t, why, "shorten the tree, or remove it");
+			break;
+		}
+		t->path[len] = '/';
+		memcpy(t->path + len + 1, de->d_name, nl + 1);
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT) {
+				snprintf(why, sizeof(t->why), "cannot look up %s: %s", t->path,
+					 strerror(errno));
+				r = tree_refuse(t, why, "restore access to it, or remove it");
+			}
+		} else if (S_ISREG(st.st_mode)) {
+			r = sbx_linux_nlink_check(t->plan, "deny-read path", t->top, t->path,
+						  st.st_nlink > 1, t->d);
+		} else if (S_ISDIR(st.st_mode)) {
+			if (depth >= TREE_MAX_DEPTH) {
+				snprintf(why, sizeof(t->why),
+					 "it is more than %u directories deep, at %s",
+					 TREE_MAX_DEPTH, t->path);
+				r = tree_refuse(t, why, "flatten the tree, or remove it");
+				break;
+			}
+			sub = openat(dirfd(dir), de->d_name,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			if (sub >= 0)
+				r = tree_walk(t, sub, len + 1 + nl, depth + 1);
+			else if (errno != ENOENT) {
+				snprintf(why, sizeof(t->why), "cannot list %s: %s", t->path,
+					 strerror(errno));
+				r = tree_refuse(t, why, "make it listable, or remove it");
+			}
+		}
+		t->path[len] = '\0';
+	}
+	closedir(dir);
+	return r;
+}
+
+/*
+ * A glob match's other names (hard links), where an earlier run could have made them: a file,
+ * or the files in a matched directory (the planner asks the same of a file the profile names; a
+ * directory it names was masked whole in every earlier run, which could make nothing in it).
+ */
+static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f, const char *m,
+		       struct sbx_diag *d)
+{
+	const char *real = f->real ? f->real : m;
+	struct tree t = {.plan = plan, .top = m, .d = d};
+	struct stat st;
+	size_t len = strlen(real);
+	int fd;
+
+	if (!f->exists || f->fd < 0 || !sbx_linux_in_writable(plan, real))
+		return 0;
+	if (fstat(f->fd, &st) < 0) {
+		int err = errno;
+
+		return sbx_diag_set(d, -err, "cannot look up %s: %s", m, strerror(err));
+	}
+	if (S_ISREG(st.st_mode))
+		return sbx_linux_nlink_check(plan, "deny-read path", m, NULL, st.st_nlink > 1, d);
+	if (!S_ISDIR(st.st_mode) || len >= sizeof(t.path))
+		return 0;
+	fd = openat(f->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		char why[SBX_MAX_PATH + 64];
+
+		snprintf(why, sizeof(why), "cannot list it to check for hard links: %s",
+			 strerror(errno));
+		return tree_refuse(&t, why, "make it listable, or deny its files by name");
+	}
+	memcpy(t.path, real, len + 1);
+	return tree_walk(&t, fd, len, 1);
+}
 
 /*
  * A glob match is a deny path found at start: looked up once like every rule path (its object
@@ -30,8 +176,10 @@ static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 				     "sbxrun never takes an unreadable path for a missing one; "
 				     "restore access to it, or drop the rule that names it");
 	}
-	return sbx_linux_link_check(plan, "deny-read path", m, sbx_rulepath_link(f), f->link_shared,
-				    f->real, d);
+	if (sbx_linux_link_check(plan, "deny-read path", m, sbx_rulepath_link(f), f->link_shared,
+				 f->real, d))
+		return SBX_E_UNENFORCEABLE;
+	return check_names(plan, f, m, d);
 }
 
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
@@ -77,6 +225,7 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 			continue;
 		switch (r->kind) {
 		case SBX_REQ_DENY:
+			/* Linked (another name): refused by the planner (attach_one). */
 			if (by_landlock_alone && r->exists)
 				rc = sbx_strv_push(&e->ll_deny, r->path);
 			/* Missing: its first missing component is masked (points.c). */

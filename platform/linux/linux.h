@@ -59,7 +59,7 @@ struct sbx_rulepath {
 	uint16_t mode; /* st_mode: type and permission bits fit 16 */
 	short err;     /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	unsigned char type; /* enum sbx_ftype */
-	bool exists, is_link, link_shared, has_link;
+	bool exists, is_link, link_shared, has_link, linked;
 	uint16_t len;  /* strlen(path), or UINT16_MAX for a longer one */
 	uint32_t made; /* its index in the order the entries were made */
 };

@@ -170,6 +170,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		e->exists = in.exists;
 		e->is_link = in.is_link;
 		e->link_shared = in.link_shared;
+		e->linked = in.linked;
 		e->type = in.type;
 		e->mode = (uint16_t)in.mode;
 		e->uid = (uint32_t)in.uid;
@@ -229,7 +230,7 @@ static int view_fill(const struct sbx_rulepath *e, struct sbx_pathinfo *out)
 	 * a profile of 10,000 paths would clear 10,000 times. Each string is cut to its buffer
 	 * (never the case: both were walked into buffers of that size).
 	 */
-	out->exists = out->is_link = out->link_shared = false;
+	out->exists = out->is_link = out->link_shared = out->linked = false;
 	out->type = SBX_FT_NONE;
 	out->mode = 0;
 	out->uid = 0;
@@ -242,6 +243,7 @@ static int view_fill(const struct sbx_rulepath *e, struct sbx_pathinfo *out)
 	out->exists = e->exists;
 	out->is_link = e->is_link;
 	out->link_shared = e->link_shared;
+	out->linked = e->linked;
 	out->type = e->type;
 	out->mode = e->mode;
 	out->uid = e->uid;

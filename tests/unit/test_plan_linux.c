@@ -290,3 +290,53 @@ TEST(plan_linux_links_in_writable_roots)
 	snprintf(p, sizeof(p), "rm -rf '%s'", t);
 	CHECK_INT(system(p), 0);
 }
+
+/*
+ * A denied file with a second name: refused inside a writable root (an earlier run may have
+ * made both names), not asked about outside one; worded with the file inside a matched tree.
+ */
+TEST(plan_linux_nlink_check)
+{
+	char t[64], p[256], q[256], want[640];
+	struct sbx_ctx ctx = { .platform = SBX_PLATFORM_LINUX };
+	struct sbx_profile prof = { .type = SBX_MANAGED };
+	struct sbx_plan plan;
+	struct sbx_diag d;
+
+	snprintf(t, sizeof(t), "/tmp/sbx-plan-nlink.XXXXXX");
+	if (!mkdtemp(t))
+		return;
+	snprintf(p, sizeof(p), "%s/ws", t);
+	CHECK_INT(mkdir(p, 0755), 0);
+	ctx.cwd = p;
+	sbx_fs_push_special(&prof.fs, SBX_SP_ROOT, NULL, SBX_READ, false);
+	sbx_fs_push_path(&prof.fs, p, SBX_WRITE, false);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, &d),
+		  0);
+	snprintf(p, sizeof(p), "%s/ws/x.env", t);
+	snprintf(q, sizeof(q), "%s/out/x.env", t);
+	CHECK(sbx_linux_in_writable(&plan, p));
+	CHECK(!sbx_linux_in_writable(&plan, q));
+	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, NULL, false, &d), 0);
+	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", q, NULL, true, &d), 0);
+	CHECK_INT(d.msg[0], 0);
+	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, NULL, true, &d),
+		  SBX_E_UNENFORCEABLE);
+	snprintf(want, sizeof(want), "cannot enforce sandbox deny-read path %s because it has "
+		 "other names (hard links): the command could read it through one of them", p);
+	CHECK_STR(d.msg, want);
+	snprintf(want, sizeof(want), "give it one name: remove the others (find -samefile %s "
+		 "lists them), or replace it with a copy", p);
+	CHECK_STR(d.hint, want);
+	sbx_diag_clear(&d);
+	snprintf(p, sizeof(p), "%s/ws/secrets", t);
+	snprintf(q, sizeof(q), "%s/ws/secrets/k", t);
+	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, q, true, &d),
+		  SBX_E_UNENFORCEABLE);
+	CHECK(strstr(d.msg, "secrets because ") && strstr(d.msg, "/ws/secrets/k inside it has other names"));
+	sbx_plan_free(&plan);
+	sbx_profile_free(&prof);
+	snprintf(p, sizeof(p), "rm -rf '%s'", t);
+	CHECK_INT(system(p), 0);
+}

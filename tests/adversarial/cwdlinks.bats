@@ -1,0 +1,49 @@
+#!/usr/bin/env bats
+# The directory a run works in, named through a link: run 1 (writing /tmp, as :workspace does)
+# plants a link in /tmp to a directory it may not write; the next start names its cwd or a
+# workspace root through that link. The project root would then be where the link leads, and
+# writable: the start must refuse it as any rule path crossing a link in a writable root.
+load common
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+	new_canary "$WS"
+	LNK="/tmp/sbx-cwdlink-$SBX_USER-$$"
+	rm -f "$LNK" "$OUT/pwned"
+	PROFILE=$(profile restricted $(workspace_entries))
+	WORDS="cannot enforce sandbox writable root $OUT because it crosses writable symlink $LNK"
+}
+teardown() { rm -f "$LNK" "$OUT/pwned"; }
+
+@test "a cwd named through a link run 1 planted in /tmp is refused, by run and by the helper" {
+	# Run 1: /tmp is writable to it; $OUT is not.
+	expect EROFS write "$OUT/pwned"
+	run sbx ln -s "$OUT" "$LNK"
+	[ "$status" -eq 0 ]
+	# Run 2 names its cwd through the link.
+	run "$BIN/sbxrun" --cwd "$LNK" -- sh -c "touch '$CANARY'; echo x >'$OUT/pwned'"
+	refused "sbxrun: cannot enforce \"write $OUT\" on linux: $WORDS"
+	[ "${lines[1]}" = "hint: the directory was named through that link (--cwd, a workspace \
+root): name where it leads ($OUT) instead, or remove the link" ]
+	run "$H" --sandbox-policy-cwd "$LNK" --permission-profile "$PROFILE" -- \
+		sh -c "touch '$CANARY'; echo x >'$OUT/pwned'"
+	refused "sbxrun: cannot enforce \"write $OUT\" on linux: $WORDS"
+	run "$BIN/sbxrun" --cwd "$WS" -w "$LNK" -- sh -c "touch '$CANARY'; echo x >'$OUT/pwned'"
+	refused "sbxrun: cannot enforce \"write $OUT\" on linux: $WORDS"
+	run "$BIN/sbxrun" explain --cwd "$LNK"
+	[[ "$output" == *"enforceable:       no"* ]]
+	[ ! -e "$OUT/pwned" ]
+}
+
+@test "a cwd named through a link outside every writable root is followed (control)" {
+	local proj="$BASE/proj-$SBX_USER"
+	rm -f "$proj"
+	# $BASE is no writable root: no run could have planted this link.
+	ln -s "$WS" "$proj"
+	run "$BIN/sbxrun" --cwd "$proj" -- "$P" write "$WS/via-link"
+	[ "$output" = OK ]
+	run "$BIN/sbxrun" --cwd "$proj" -- "$P" write "$OUT/pwned"
+	[ "$output" = EROFS ]
+	rm -f "$proj" "$WS/via-link"
+}

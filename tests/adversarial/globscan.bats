@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# What the deny glob scan reads was written by earlier runs. Run 1 plants matches with names a
+# path-based tool mishandles (a newline, bytes that are not UTF-8, a tab, a backslash), FIFOs
+# (one matching: the scan must not open it and hang), and a symbolic link loop. Run 2 starts at
+# once and every match is masked (EACCES, the FIFO too), beside a file the glob does not match.
+load common
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$WS/**/*.env")")
+}
+
+# reads DIR: each name in DIR (sorted, as Python's bytes repr) and what reading it gives: the
+# content, or the errno's name; what is not a regular file is not opened (a masked FIFO is an
+# empty file of mode 0000).
+reads() {
+	python3 -c '
+import errno, os, stat, sys
+d = os.fsencode(sys.argv[1])
+for n in sorted(os.listdir(d)):
+    p = d + b"/" + n
+    st = os.lstat(p)
+    if not stat.S_ISREG(st.st_mode):
+        print(repr(n), "not a file")
+        continue
+    try:
+        print(repr(n), open(p, "rb").read().decode())
+    except OSError as e:
+        print(repr(n), errno.errorcode[e.errno])
+' "$1"
+}
+export -f reads
+
+@test "run 1 plants odd names, FIFOs and a link loop where the glob scans: run 2 masks each" {
+	local d="$WS/odd"
+	rm -rf "$d"
+	run sbx python3 -c '
+import os, sys
+d = os.fsencode(sys.argv[1])
+os.mkdir(d)
+for n in [b"new\nline.env", b"bad\xff\xfe.env", b"tab\tx.env", b"back\\slash.env", b"plain.txt"]:
+    open(d + b"/" + n, "w").write("secret")
+os.mkfifo(d + b"/fifo.env")
+os.mkfifo(d + b"/fifo")
+os.symlink(b"loop", d + b"/loop")
+' "$d"
+	[ "$status" -eq 0 ]
+	# Positive control: outside the sandbox every one of them reads.
+	run reads "$d"
+	[[ "$output" == *"'new\\nline.env' secret"* ]]
+	# Run 2 starts (no hang on the FIFOs, no error on the loop) and masks each match.
+	run timeout 30 "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- \
+		bash -c "reads '$d'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "b'back\\\\slash.env' EACCES
+b'bad\\xff\\xfe.env' EACCES
+b'fifo' not a file
+b'fifo.env' EACCES
+b'loop' not a file
+b'new\\nline.env' EACCES
+b'plain.txt' secret
+b'tab\\tx.env' EACCES" ]
+	rm -rf "$d"
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# Hard links: a mask hides a name, not the file. Run 1 gives a file that no rule denies yet a
+# second name that a deny glob matches (or puts such a file in a directory the glob matches);
+# the user later writes a secret through the matched name, in place. Run 2 must not read it
+# through the other name: it refuses, naming the file. Linking a file that is denied or
+# read-only at the time is refused by the kernel (EXDEV: the mask is another mount).
+load common
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+	new_canary "$WS"
+}
+
+# Words of the refusals: the path denied, and what of it has other names.
+CANNOT="sbxrun: cannot enforce sandbox deny-read path"
+TWO="has other names (hard links): the command could read it through one of them"
+
+@test "run 1 links a file under a name the deny glob matches later; run 2 refuses" {
+	rm -f "$WS/notes.txt" "$WS/x.env"
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$WS/**/*.env")")
+	run sbx sh -c "echo >'$WS/notes.txt' && ln '$WS/notes.txt' '$WS/x.env'"
+	[ "$status" -eq 0 ]
+	# The user writes a secret through the matched name, in place (the inode is kept).
+	echo secret >"$WS/x.env"
+	run sbx sh -c "touch '$CANARY'; cat '$WS/notes.txt'"
+	refused "$CANNOT $WS/x.env because it $TWO"
+	[ "${lines[1]}" = "hint: give it one name: remove the others (find -samefile $WS/x.env \
+lists them), or replace it with a copy" ]
+	# Control: with one name left, the run starts and the match is masked.
+	rm "$WS/notes.txt"
+	expect EACCES read "$WS/x.env"
+	expect OK read "$WS/file.txt"
+	rm -f "$WS/x.env"
+}
+
+@test "run 1 plants a linked file in a directory the deny glob matches later; run 2 refuses" {
+	rm -rf "$WS/app" "$WS/notes2.txt"
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$WS/**/secrets")")
+	run sbx sh -c "echo >'$WS/notes2.txt' && mkdir -p '$WS/app/secrets/k' &&
+		ln '$WS/notes2.txt' '$WS/app/secrets/k/key'"
+	[ "$status" -eq 0 ]
+	echo secret >"$WS/app/secrets/k/key"
+	run sbx sh -c "touch '$CANARY'; cat '$WS/notes2.txt'"
+	refused "$CANNOT $WS/app/secrets because $WS/app/secrets/k/key inside it $TWO"
+	# Control: one name left; the whole directory is masked.
+	rm "$WS/notes2.txt"
+	expect EACCES read "$WS/app/secrets/k/key"
+	expect OK read "$WS/file.txt"
+	rm -rf "$WS/app"
+}
+
+@test "a matched directory too deep to check for links refuses the run, in words" {
+	local d="$WS/deep/secrets"
+	rm -rf "$WS/deep"
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$WS/**/secrets")")
+	# Run 1 nests 70 directories in a directory the glob will match.
+	run sbx sh -c "mkdir -p '$d' && cd '$d' && for i in \$(seq 70); do mkdir d && cd d; done"
+	[ "$status" -eq 0 ]
+	run sbx touch "$CANARY"
+	refused "$CANNOT $d: it is more than 64 directories deep, at $d/d*"
+	[ "${lines[1]}" = "hint: flatten the tree, or remove it" ]
+	# Control: a shallower tree is walked and masked.
+	rm -rf "$d/d/d/d/d"
+	expect EACCES list "$d/d"
+	rm -rf "$WS/deep"
+}
+
+@test "a denied or read-only file cannot get a second name; a denied file with one refuses" {
+	rm -f "$WS/l1" "$WS/l2" "$WS/l3" "$WS/l4" "$WS/sec" "$OUT/sec2"
+	echo secret >"$WS/sec"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$WS/sec" deny)")
+	# Run 1 tries to link the denied file, the protected git config and a hook in the workspace.
+	expect EXDEV link "$WS/sec" "$WS/l1"
+	expect EXDEV link "$WS/.git/config" "$WS/l2"
+	expect EXDEV link "$WS/.git/description" "$WS/l3"
+	# Positive control: an ordinary file links.
+	expect OK link "$WS/file.txt" "$WS/l4"
+	outside link "$WS/sec" "$WS/l1"
+	rm -f "$WS/l1" "$WS/l4"
+	# Run 2 holds: nothing was linked.
+	[ "$(stat -c %h "$WS/sec")" = 1 ]
+	expect EACCES read "$WS/sec"
+	# A denied file in a writable root that has a second name (made outside) is refused.
+	ln "$WS/sec" "$WS/l1"
+	run sbx touch "$CANARY"
+	refused "sbxrun: cannot enforce \"deny $WS/sec\" on linux: ${CANNOT#sbxrun: } $WS/sec \
+because it $TWO"
+	# explain says so too: the planner decides it for a path the profile names.
+	echo "$PROFILE" >"$BASE/deny-sec.json"
+	run "$BIN/sbxrun" explain --cwd "$WS" --profile "$BASE/deny-sec.json"
+	[[ "$output" == *"enforceable:       no"* ]]
+	[[ "$output" == *"because it $TWO"* ]]
+	rm "$WS/l1"
+	# Outside every writable root no run could have made the other name: not asked about.
+	echo secret >"$OUT/sec2"
+	ln "$OUT/sec2" "$OUT/sec2.link"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$OUT/sec2" deny)")
+	expect EACCES read "$OUT/sec2"
+	rm -f "$OUT/sec2" "$OUT/sec2.link" "$WS/sec"
+}
+
+@test "a read-only or denied file cannot be linked into a writable root, in every model" {
+	local pw="$BASE/plain" model
+	rm -rf "$pw"
+	mkdir -p "$pw"
+	echo orig >"$OUT/ro"
+	echo secret >"$OUT/sec"
+	echo mine >"$pw/own"
+	# Landlock alone cannot keep names from being created: the protected names are granted.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$pw" write)" \
+		$(unprotected "$pw") "$(entry_path "$OUT/sec" deny)")
+	SBX_CWD=$pw
+	# A second name in the writable root would make the file writable (or readable) there.
+	outside link "$OUT/ro" "$pw/l" && rm "$pw/l"
+	expect EXDEV link "$OUT/ro" "$pw/l"
+	expect EXDEV link "$OUT/sec" "$pw/s"
+	expect OK link "$pw/own" "$pw/own2"
+	rm -f "$pw/own2"
+	# Moving it there: another mount (EXDEV); with Landlock alone, no right to remove it.
+	expect EXDEV rename "$OUT/ro" "$pw/l"
+	fexpect clone EXDEV rename "$OUT/ro" "$pw/l"
+	fexpect unshare EACCES rename "$OUT/ro" "$pw/l"
+	# A mount namespace without the PID one (clone), and Landlock alone (unshare).
+	for model in clone unshare; do
+		fexpect "$model" EXDEV link "$OUT/ro" "$pw/l"
+		fexpect "$model" EXDEV link "$OUT/sec" "$pw/s"
+		fexpect "$model" OK link "$pw/own" "$pw/own2"
+		rm -f "$pw/own2"
+	done
+	[ "$(stat -c %h "$OUT/ro")" = 1 ] && [ "$(stat -c %h "$OUT/sec")" = 1 ]
+	rm -rf "$pw" "$OUT/ro" "$OUT/sec"
+}
