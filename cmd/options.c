@@ -27,7 +27,7 @@ static const char usage_main[] =
 	"\n"
 	"options:\n"
 	"  -p, --profile FILE|:NAME|-   profile: a JSON file, stdin, or :read-only, :workspace,\n"
-	"                               :danger-full-access (default :workspace)\n"
+	"                               :workspace-git, :danger-full-access (default :workspace)\n"
 	"  -C, --cwd DIR                policy cwd and the command's cwd (default: current "
 	"directory)\n"
 	"  -w, --workspace-root DIR     a workspace root (repeatable; default: the cwd)\n"

@@ -438,6 +438,6 @@ TEST(load_builtins)
 	sbx_profile_free(&p);
 	CHECK_INT(sbx_profile_builtin(":x", &p, &d), SBX_E_USAGE);
 	CHECK_STR(d.msg, "unknown built-in profile `:x`");
-	CHECK_STR(d.hint,
-		  "the built-in profiles are :read-only, :workspace and :danger-full-access");
+	CHECK_STR(d.hint, "the built-in profiles are :read-only, :workspace, :workspace-git and "
+			  ":danger-full-access");
 }
