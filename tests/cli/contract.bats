@@ -36,3 +36,29 @@ unenforceable() {
 	[ -f "$WS/out/r.json" ]
 	[ -e "$WS/canary" ]
 }
+
+@test "a deny glob whose static prefix is /: explain says unenforceable, as run refuses it" {
+	[ "$(uname -s)" = Linux ] || return 0 # the Linux plan; macOS matches globs at each access
+	for g in '/*.env' '/**/id_rsa' '/[a-z]*/x'; do
+		printf '{"type":"managed","file_system":{"type":"restricted","entries":[
+			{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},
+			{"path":{"type":"glob_pattern","pattern":"%s"},"access":"deny"}
+		]},"network":"restricted"}' "$g" >"$WS/g.json"
+		run -0 "$SBXRUN" explain --json -p "$WS/g.json" -- true
+		[ "$(jget "$output" 'j["enforceable"]')" = false ]
+		[ "$(jget "$output" '[r["status"] for r in j["requirements"] if r["rule"] == "deny glob '"$g"'"]')" = '["unenforceable"]' ]
+		run -125 --separate-stderr "$SBXRUN" -p "$WS/g.json" -- touch "$WS/canary"
+		[ "${stderr_lines[0]}" = "sbxrun: cannot enforce \"deny glob $g\" on linux: its static prefix is /: the matches cannot be found without scanning the whole file system" ]
+		[ ! -e "$WS/canary" ]
+	done
+	# The control: below a directory, the same glob is enforced and the run starts.
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[
+		{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},
+		{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"},
+		{"path":{"type":"glob_pattern","pattern":"%s/*.env"},"access":"deny"}
+	]},"network":"restricted"}' "$WS" >"$WS/g.json"
+	run -0 "$SBXRUN" explain --json -p "$WS/g.json" -- true
+	[ "$(jget "$output" 'j["enforceable"]')" = true ]
+	run -0 "$SBXRUN" -p "$WS/g.json" -- touch "$WS/canary"
+	[ -e "$WS/canary" ]
+}
