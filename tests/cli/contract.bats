@@ -62,3 +62,21 @@ unenforceable() {
 	run -0 "$SBXRUN" -p "$WS/g.json" -- touch "$WS/canary"
 	[ -e "$WS/canary" ]
 }
+
+@test "explain --json: the contract's keys, and a status is enforced or unenforceable only" {
+	unenforceable
+	for platform in linux macos windows; do
+		for args in "-p :workspace" "-p :read-only --write $WS/nope --read /nonexistent" \
+			"-p $WS/unenforceable.json" "-p :workspace --network"; do
+			# shellcheck disable=SC2086 # the words of args are options
+			run -0 "$SBXRUN" explain --json --platform "$platform" $args -- true
+			[ "$(jget "$output" '[k for k in ("version", "platform", "profile", "sandbox_requested", "sandbox", "enforceable", "requirements", "argv", "cwd") if k not in j]')" = '[]' ]
+			[ "$(jget "$output" 'sorted(set(r["status"] for r in j["requirements"]) - {"enforced", "unenforceable"})')" = '[]' ]
+			[ "$(jget "$output" 'j["enforceable"] == all(r["status"] == "enforced" for r in j["requirements"])')" = true ]
+			[ "$(jget "$output" 'j["sandbox"] in ("none", "linux-seccomp", "macos-seatbelt", "windows-restricted-token")')" = true ]
+		done
+	done
+	# The grants on missing paths are listed, with their reason, under "skipped".
+	run -0 "$SBXRUN" explain --json -p :read-only --write "$WS/nope" -- true
+	[ "$(jget "$output" '[r for r in j["skipped"] if r["rule"] == "write '"$WS"'/nope"]')" = '[{"rule": "write '"$WS"'/nope", "why": "missing: no effect"}]' ]
+}

@@ -75,14 +75,18 @@ read $WS/home/l" ]
 	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"minimal"}},"access":"read"}]},"network":"restricted"}' > "$WS/min.json"
 	run "$SBXRUN" explain --json -p "$WS/min.json" --write "$WS/nope" --read /nonexistent -- true
 	[ "$status" -eq 0 ]
-	[ "$(jget "$output" '[(r["mechanism"], r["status"], r["why"]) for r in j["requirements"] if r["rule"] in ("write '"$WS"'/nope", "read /nonexistent")]')" = '[["none", "skipped", "missing: no effect"], ["none", "skipped", "missing: no effect"]]' ]
+	# In the JSON form a status is enforced or unenforceable: these rows are under "skipped".
+	[ "$(jget "$output" '[(r["rule"], r["why"]) for r in j["skipped"] if r["rule"] in ("write '"$WS"'/nope", "read /nonexistent")]')" = '[["read /nonexistent", "missing: no effect"], ["write '"$WS"'/nope", "missing: no effect"]]' ]
+	[ "$(jget "$output" 'sorted(set(r["status"] for r in j["requirements"]))')" = '["enforced"]' ]
+	[ "$(jget "$output" '[r for r in j["requirements"] if r["rule"] in ("write '"$WS"'/nope", "read /nonexistent")]')" = '[]' ]
 	[ "$(jget "$output" 'j["enforceable"]')" = true ]
 	run "$SBXRUN" explain -p :read-only --write "$WS/nope" -- true
 	[[ "$output" == *"write $WS/nope"*"none"*"skipped [1]"* ]]
 	[[ "$output" == *"[1] missing: no effect"* ]]
-	# An existing one is enforced.
+	# An existing one is enforced, and with nothing skipped there is no "skipped" key.
 	run "$SBXRUN" explain --json -p :read-only --write "$WS/src" -- true
 	[ "$(jget "$output" '[r["status"] for r in j["requirements"] if r["rule"]=="write '"$WS"'/src"]')" = '["enforced"]' ]
+	[ "$(jget "$output" '"skipped" in j')" = false ]
 }
 
 @test "a deny cannot narrow a disabled or external profile: 125 with a hint" {
