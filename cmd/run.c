@@ -97,10 +97,12 @@ int cmd_run(int argc, char **argv)
 	debug = env_get("SBXRUN_DEBUG");
 	o.verbose = o.verbose || (debug && debug[0] && strcmp(debug, "0") != 0);
 	if (o.n_rest < 1) {
-		refuse("no command given");
-		fputs("hint: sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'\n",
-		      stderr);
-		return EXIT_REFUSED;
+		struct sbx_diag d;
+
+		sbx_diag_clear(&d);
+		sbx_diag_set(&d, 0, "no command given");
+		sbx_diag_hint(&d, 0, "sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'");
+		return refuse_diag(&d);
 	}
 #if !defined(__linux__)
 	r = report_start(&o);

@@ -48,7 +48,8 @@ unenforceable() {
 		[ "$(jget "$output" 'j["enforceable"]')" = false ]
 		[ "$(jget "$output" '[r["status"] for r in j["requirements"] if r["rule"] == "deny glob '"$g"'"]')" = '["unenforceable"]' ]
 		run -125 --separate-stderr "$SBXRUN" -p "$WS/g.json" -- touch "$WS/canary"
-		[ "${stderr_lines[0]}" = "sbxrun: cannot enforce \"deny glob $g\" on linux: its static prefix is /: the matches cannot be found without scanning the whole file system" ]
+		[ "${stderr_lines[0]}" = "sbxrun: cannot enforce \"deny glob $g\" on linux: its static prefix is /: the matches cannot be found without scanning the whole file system; hint: use a pattern with a non-root directory prefix" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
 		[ ! -e "$WS/canary" ]
 	done
 	# The control: below a directory, the same glob is enforced and the run starts.
@@ -79,4 +80,27 @@ unenforceable() {
 	# The grants on missing paths are listed, with their reason, under "skipped".
 	run -0 "$SBXRUN" explain --json -p :read-only --write "$WS/nope" -- true
 	[ "$(jget "$output" '[r for r in j["skipped"] if r["rule"] == "write '"$WS"'/nope"]')" = '[{"rule": "write '"$WS"'/nope", "why": "missing: no effect"}]' ]
+}
+
+@test "every refusal is one line on stderr starting sbxrun: ; cannot-enforce names the rule and a fix" {
+	unenforceable
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":"rel","access":"read"}]},"network":"restricted"}' >"$WS/bad.json"
+	for args in "--frobnicate -- true" "--sandbox sometimes -- true" "" "-p :nope -- true" \
+		"-p $WS/bad.json -- true" "explain --bogus" "convert --to legacy :workspace-git" \
+		"proxy --listen 0.0.0.0:1"; do
+		# shellcheck disable=SC2086 # the words of args are sbxrun's arguments
+		run -125 --separate-stderr "$SBXRUN" $args
+		[ "$output" = "" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "${stderr_lines[0]}" == "sbxrun: "* ]]
+	done
+	[ "$(uname -s)" = Linux ] || return 0 # what the Linux plan cannot enforce
+	# A refusal of a plan: the rule, why this host cannot, and the fix, on that one line.
+	run -125 --separate-stderr "$SBXRUN" -p "$WS/unenforceable.json" -- touch "$WS/canary"
+	[ "$stderr" = "sbxrun: cannot enforce \"read-only $WS/nope\" on linux: $WS/nope does not exist: making it read-only inside a writable root would need a mount point created on the host; hint: create it first or drop the entry" ]
+	[ ! -e "$WS/canary" ]
+	# The control: the same profile once the path exists runs.
+	mkdir "$WS/nope"
+	run -0 "$SBXRUN" -p "$WS/unenforceable.json" -- touch "$WS/canary"
+	[ -e "$WS/canary" ]
 }

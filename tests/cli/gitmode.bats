@@ -153,7 +153,7 @@ no-create $WS/.codex enforced" ]
 	run --separate-stderr "$SBXRUN" convert --to profile :workspace-git
 	[ "$status" -eq 125 ]
 	[ "$output" = "" ]
-	[ "${stderr_lines[0]}" = "sbxrun: convert: :workspace-git is :workspace in git mode, which a profile cannot hold" ]
+	[ "${stderr_lines[0]}" = "sbxrun: convert: :workspace-git is :workspace in git mode, which a profile cannot hold; hint: convert :workspace, and run the profile with --allow-git" ]
 	run "$SBXRUN" convert --to profile :workspace
 	[ "$status" -eq 0 ]
 }

@@ -92,12 +92,12 @@ read $WS/home/l" ]
 @test "a deny cannot narrow a disabled or external profile: 125 with a hint" {
 	run "$SBXRUN" -p :danger-full-access --deny "$WS/src" -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: a deny entry cannot narrow a profile of type disabled: it asks for no sandbox at all" ]
-	[[ "${lines[1]}" == 'hint: start from a managed profile, such as {"type":"managed",'* ]]
+	[[ "${lines[0]}" == "sbxrun: a deny entry cannot narrow a profile of type disabled: it asks for no sandbox at all; hint: "* ]]
+	[[ "${lines[0]}" == *'; hint: start from a managed profile, such as {"type":"managed",'* ]]
 	printf '{"type":"external","network":"restricted"}' > "$WS/x.json"
 	run "$SBXRUN" -p "$WS/x.json" --deny "$WS/src" -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
-	[[ "${lines[0]}" == *"type external: its file system is confined outside sbxrun" ]]
+	[[ "${lines[0]}" == *"type external: its file system is confined outside sbxrun; hint: "* ]]
 	# The same deny from an --add-permissions file is refused as well, naming the file.
 	printf '{"file_system":{"entries":[{"path":{"type":"path","path":"%s/src"},"access":"deny"}]}}' "$WS" > "$WS/d.json"
 	run "$SBXRUN" -p :danger-full-access -a "$WS/d.json" -- touch "$WS/canary"
@@ -176,8 +176,8 @@ deny $WS/src" ]
 	ln -s "$out" "$WS/build"
 	run "$SBXRUN" --mkdir --write "$WS/build/cache" -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: --mkdir '$WS/build/cache': $WS/build is a symbolic link a confined command could have placed (inside a writable root, or not yours)" ]
-	[ "${lines[1]}" = "hint: name the directory it leads to, or remove the link" ]
+	[[ "${lines[0]}" == "sbxrun: --mkdir '$WS/build/cache': $WS/build is a symbolic link a confined command could have placed (inside a writable root, or not yours); hint: "* ]]
+	[[ "${lines[0]}" == *"; hint: name the directory it leads to, or remove the link" ]]
 	[ ! -e "$out/cache" ]
 	[ ! -e "$WS/canary" ]
 	# A link outside every writable root, owned by root or the caller, is followed.
