@@ -1212,7 +1212,11 @@ struct sbx_access_why {
 	long entry;
 	bool protected_name; /* write taken back: protected metadata under a writable entry */
 	char *name;	     /* PROTECTED, GIT_*: ".git", ".git/hooks", relative to the root */
-	const char *reason;  /* GIT_KEPT: why git mode keeps it ("git runs the programs in it") */
+	/*
+	 * GIT_KEPT: why git mode keeps it ("git runs the programs in it"); PROTECTED: why a
+	 * directory that is no protected name is (name is then its absolute path), or NULL.
+	 */
+	const char *reason;
 	bool missing; /* PROTECTED, GIT_KEPT: the name is missing, a point keeps it uncreated */
 	char *rule;   /* sbx_rule_words(): "entries[2]: deny /usr/bin", "no entry covers ..." */
 };
