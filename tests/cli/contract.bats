@@ -104,3 +104,23 @@ unenforceable() {
 	run -0 "$SBXRUN" -p "$WS/unenforceable.json" -- touch "$WS/canary"
 	[ -e "$WS/canary" ]
 }
+
+@test "an empty --cwd, --workspace-root or --add-permissions is refused, never the current directory" {
+	mkdir "$WS/other"
+	cd "$WS/other"
+	# As a script with DIR unset would write it: the writable root must not become "."
+	for opt in -C --cwd= -w --workspace-root= -a --add-permissions=; do
+		case $opt in
+		*=) args=("$opt") ;;
+		*) args=("$opt" "") ;;
+		esac
+		run -125 --separate-stderr "$SBXRUN" "${args[@]}" -- touch "$WS/other/canary"
+		[[ "${stderr_lines[0]}" == "sbxrun: --"*": empty value" ]]
+		[ ! -e "$WS/other/canary" ]
+		run -125 --separate-stderr "$SBXRUN" explain "${args[@]}" -- true
+		run -125 --separate-stderr "$SBXRUN" access "${args[@]}" x
+	done
+	# The control: the directory named is taken.
+	run -0 "$SBXRUN" --sandbox forbid -C "$WS/src" -w "$WS/src" -- pwd
+	[ "$output" = "$WS/src" ]
+}
