@@ -17,6 +17,9 @@
 #define EXIT_CANNOT_EXEC 126
 #define EXIT_NOT_FOUND	 127
 
+/* The built-in that is :workspace with --allow-git: a name of the command line, not a profile. */
+#define BUILTIN_WORKSPACE_GIT ":workspace-git"
+
 /* Which options a subcommand accepts (a bit set). */
 enum {
 	OPT_PROFILE = 1 << 0,

@@ -122,11 +122,15 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 			const struct report_plan *rp)
 {
 	const struct sbx_plan *p = &inv->plan;
-	json_t *o = json_object(), *reqs = json_array();
+	json_t *o = json_object(), *reqs = json_array(), *skipped = json_array();
 	char *text;
 
-	if (!o || !reqs)
+	if (!o || !reqs || !skipped) {
+		json_decref(o);
+		json_decref(reqs);
+		json_decref(skipped);
 		return -ENOMEM;
+	}
 	json_object_set_new(o, "version", json_string("sbxrun " SBX_VERSION));
 	json_object_set_new(o, "platform", json_string(sbx_platform_name(p->platform)));
 	json_object_set_new(o, "profile", sbx_profile_to_jv(&p->profile));
@@ -158,6 +162,20 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 		/* Each row keeps its own reason: a reader of one row needs no other. */
 		plan_row_view(r, will_create, &v);
 		json_object_set_new(j, "rule", json_string(sbx_req_rule(r, rule)));
+		/*
+		 * A status is enforced or unenforceable (sbxrun(1), explain): a rule that has
+		 * nothing to do here, such as a grant on a missing path, is neither, and goes to
+		 * "skipped" with its reason instead. A path run --mkdir creates first is granted
+		 * as any other.
+		 */
+		if (sbx_req_missing_grant(r) && will_create && sbx_strv_has(will_create, r->path)) {
+			v.status = "enforced";
+			v.mechanism = sbx_mech_name(r->mech, v.mech);
+		} else if (r->status == SBX_SKIPPED || sbx_req_missing_grant(r)) {
+			json_object_set_new(j, "why", json_string(v.why ? v.why : ""));
+			json_array_append_new(skipped, j);
+			continue;
+		}
 		json_object_set_new(j, "mechanism", json_string(v.mechanism));
 		json_object_set_new(j, "status", json_string(v.status));
 		if (v.why)
@@ -167,6 +185,11 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 		json_array_append_new(reqs, j);
 	}
 	json_object_set_new(o, "requirements", reqs);
+	/* Only when there is one: the output without it stays as it was. */
+	if (json_array_size(skipped))
+		json_object_set_new(o, "skipped", skipped);
+	else
+		json_decref(skipped);
 	json_object_set_new(o, "argv", refused ? json_null() : strv_json(argv, argc));
 	json_object_set_new(o, "cwd", json_string(inv->cwd));
 	json_object_set_new(o, "environment", strv_json(env->v, env->n));

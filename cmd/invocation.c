@@ -143,12 +143,21 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 	inv->ctx.workspace_root_links = (const char *const *)inv->root_links;
 	inv->ctx.platform = platform;
 	inv->ctx.allow_git = o->allow_git;
+	/*
+	 * :workspace-git is :workspace in git mode. Git mode belongs to the run, not the profile
+	 * (sbxrun(1), GIT MODE), so the name is resolved here, where the run's context is made,
+	 * and never reaches lib/ as a profile of its own.
+	 */
+	if (strcmp(name, BUILTIN_WORKSPACE_GIT) == 0)
+		inv->ctx.allow_git = true;
 	/* Linux's points are on this host's file system: only a plan for it meets them. */
 	inv->ctx.points =
 		platform == SBX_PLATFORM_LINUX && sbx_host_platform() == SBX_PLATFORM_LINUX;
 	inv->profile_name = name;
 
-	if (name[0] == ':')
+	if (strcmp(name, BUILTIN_WORKSPACE_GIT) == 0)
+		r = sbx_profile_builtin(":workspace", &inv->profile, &d);
+	else if (name[0] == ':')
 		r = sbx_profile_builtin(name, &inv->profile, &d);
 	else
 		r = load_profile_file(inv, name, &d);

@@ -27,7 +27,7 @@ static const char usage_main[] =
 	"\n"
 	"options:\n"
 	"  -p, --profile FILE|:NAME|-   profile: a JSON file, stdin, or :read-only, :workspace,\n"
-	"                               :danger-full-access (default :workspace)\n"
+	"                               :workspace-git, :danger-full-access (default :workspace)\n"
 	"  -C, --cwd DIR                policy cwd and the command's cwd (default: current "
 	"directory)\n"
 	"  -w, --workspace-root DIR     a workspace root (repeatable; default: the cwd)\n"
@@ -364,15 +364,22 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			o->profile = optarg;
 			break;
 		case 'C':
+			/* Never the current directory by default: "$DIR" unset in a script. */
+			if (!optarg[0])
+				return refuse("--cwd: empty value");
 			o->cwd = optarg;
 			break;
 		case 'w':
+			if (!optarg[0])
+				return refuse("--workspace-root: empty value");
 			if (o->n_roots == SBX_MAX_WORKSPACE_ROOTS)
 				return refuse("--workspace-root: more than %d roots",
 					      SBX_MAX_WORKSPACE_ROOTS);
 			o->roots[o->n_roots++] = optarg;
 			break;
 		case 'a':
+			if (!optarg[0])
+				return refuse("--add-permissions: empty value");
 			if (o->n_add == sizeof(o->add) / sizeof(o->add[0]))
 				return refuse("--add-permissions: more than %zu files",
 					      sizeof(o->add) / sizeof(o->add[0]));

@@ -46,10 +46,11 @@ int refuse_plan(const struct sbx_plan *p)
 }
 
 /*
- * --report: opened now, before anything is planned or made, so that a bad name (a link, a
- * directory, a missing parent) is refused while nothing has run. Only the Linux backend can
- * make the report (its tracer, platform/linux/trace.c); elsewhere the option is refused rather
- * than leave a report that stays empty whatever is denied.
+ * --report: opened last, once nothing but the execution is left, so that a run sbxrun refuses
+ * for any other reason creates no report file (nothing is made on the host when it exits 125);
+ * a bad name (a link, a directory, a missing parent) is still refused before anything runs.
+ * Only the Linux backend can make the report (its tracer, platform/linux/trace.c); elsewhere
+ * the option is refused first, rather than leave a report that stays empty whatever is denied.
  */
 int report_refuse_platform(enum sbx_platform p)
 {
@@ -96,14 +97,18 @@ int cmd_run(int argc, char **argv)
 	debug = env_get("SBXRUN_DEBUG");
 	o.verbose = o.verbose || (debug && debug[0] && strcmp(debug, "0") != 0);
 	if (o.n_rest < 1) {
-		refuse("no command given");
-		fputs("hint: sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'\n",
-		      stderr);
-		return EXIT_REFUSED;
+		struct sbx_diag d;
+
+		sbx_diag_clear(&d);
+		sbx_diag_set(&d, 0, "no command given");
+		sbx_diag_hint(&d, 0, "sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'");
+		return refuse_diag(&d);
 	}
+#if !defined(__linux__)
 	r = report_start(&o);
 	if (r)
 		return r;
+#endif
 #ifdef __APPLE__
 	/* Its port goes into the command's environment, which the plan reads. */
 	if (o.n_allow_domains && !o.managed_network) {
@@ -122,6 +127,13 @@ int cmd_run(int argc, char **argv)
 		plan_summary(stderr, &inv);
 	if (!r)
 		r = environ_install(&inv);
+	/* Fail closed: intent that this host cannot enforce never runs. */
+	if (!r && inv.plan.sandbox_requested && !sbx_plan_enforceable(&inv.plan))
+		r = refuse_plan(&inv.plan);
+#if defined(__linux__)
+	if (!r)
+		r = report_start(&o);
+#endif
 	if (r)
 		goto out;
 	if (!inv.plan.sandbox_requested) {
@@ -132,11 +144,6 @@ int cmd_run(int argc, char **argv)
 #else
 		r = exec_direct(o.rest, inv.cwd);
 #endif
-		goto out;
-	}
-	/* Fail closed: intent that this host cannot enforce never runs. */
-	if (!sbx_plan_enforceable(&inv.plan)) {
-		r = refuse_plan(&inv.plan);
 		goto out;
 	}
 	r = backend_exec(&inv, &o, o.rest);

@@ -129,7 +129,14 @@ int cmd_convert(int argc, char **argv)
 	if (cwd_ctx(&o, &cwd, &ctx))
 		return EXIT_REFUSED;
 	sbx_diag_clear(&d);
-	if (file[0] == ':') {
+	if (strcmp(file, BUILTIN_WORKSPACE_GIT) == 0) {
+		/* Printing :workspace would drop the git mode without a word. */
+		sbx_diag_set(&d, SBX_E_USAGE,
+			     "convert: %s is :workspace in git mode, which a profile cannot hold",
+			     file);
+		r = sbx_diag_hint(&d, SBX_E_USAGE,
+				  "convert :workspace, and run the profile with --allow-git");
+	} else if (file[0] == ':') {
 		r = sbx_profile_builtin(file, &prof, &d);
 		form = SBX_FORM_BUILTIN;
 	} else {

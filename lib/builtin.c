@@ -70,6 +70,6 @@ int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_di
 	}
 	r = sbx_diag_set(d, SBX_E_USAGE, "unknown built-in profile `%s`", name);
 	return sbx_diag_hint(d, r,
-			     "the built-in profiles are :read-only, :workspace and "
+			     "the built-in profiles are :read-only, :workspace, :workspace-git and "
 			     ":danger-full-access");
 }

@@ -322,7 +322,10 @@ char *sbx_rule_words(const struct sbx_profile *p, const struct sbx_access_why *w
 		n = asprintf(&s, "entries[%ld]: read-only %s", w->entry, target);
 		break;
 	case SBX_RULE_PROTECTED:
-		if (e->access == SBX_WRITE) /* the name lies in this writable entry */
+		if (w->reason) /* a directory protected for what names it, not by its name */
+			n = asprintf(&s, "entries[%ld]: read-only %s (protected: %s, in write %s)",
+				     w->entry, w->name, w->reason, target);
+		else if (e->access == SBX_WRITE) /* the name lies in this writable entry */
 			n = asprintf(&s, "entries[%ld]: read-only %s (protected, in write %s%s)",
 				     w->entry, w->name ? w->name : "metadata", target, missing);
 		else
@@ -457,10 +460,79 @@ words:
 	return 0;
 }
 
+/*
+ * The git directory a writable root's .git file names (gitdir:) is kept read-only as that .git
+ * is (sbx_default_read_only_subpaths(), which the plan follows), also where it lies in another
+ * writable root; a write entry at or inside it decides instead, as for a protected name. 1 with
+ * *dir that directory (malloc'd) when path lies in such a one that out's write entry covers, 0
+ * when not, or -ENOMEM. Reads the .git files through ctx, as the plan does.
+ */
+static int gitdir_kept(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
+		       const struct sbx_access_why *out, char **dir)
+{
+	const struct sbx_fs *fs = &p->fs;
+	char *decided = NULL;
+	int found = 0;
+
+	*dir = NULL;
+	if (sbx_entry_resolve(&fs->entries[out->entry], ctx, &decided, NULL) || !decided)
+		return 0;
+	for (size_t i = 0; i < fs->n && !found; i++) {
+		char *root = NULL, **subs = NULL;
+		size_t n = 0;
+
+		if (fs->entries[i].access != SBX_WRITE ||
+		    sbx_entry_resolve(&fs->entries[i], ctx, &root, NULL) || !root)
+			continue;
+		/* A look-up that fails protects nothing here: the plan refuses the run for it. */
+		if (sbx_default_read_only_subpaths(root, false, ctx, &subs, &n, NULL) == 0)
+			for (size_t k = 0; k < n && !found; k++) {
+				size_t pl = sbx_path_parent_len(subs[k], strlen(subs[k]));
+
+				/* root/.git, .agents and .codex are the names the rule above keeps. */
+				if (pl == strlen(root) && strncmp(subs[k], root, pl) == 0)
+					continue;
+				if (!sbx_path_covers(subs[k], path) ||
+				    sbx_path_covers(subs[k], decided))
+					continue;
+				*dir = strdup(subs[k]);
+				found = *dir ? 1 : -ENOMEM;
+			}
+		sbx_strv_free(subs, n);
+		free(root);
+	}
+	free(decided);
+	return found;
+}
+
 int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
 		    struct sbx_access_why *out)
 {
-	return sbx_access_rule_in(p, NULL, ctx, path, out);
+	char *dir = NULL;
+	int r = sbx_access_rule_in(p, NULL, ctx, path, out);
+
+	/* In git mode the git directories are its own (git_mode_rule()). */
+	if (r || ctx->allow_git || out->access != SBX_WRITE || out->kind != SBX_RULE_ENTRY)
+		return r;
+	r = gitdir_kept(p, ctx, path, out, &dir);
+	if (r <= 0) {
+		if (r < 0)
+			sbx_access_why_free(out);
+		return r;
+	}
+	free(out->rule);
+	out->access = SBX_READ;
+	out->kind = SBX_RULE_PROTECTED;
+	out->protected_name = true;
+	out->name = dir;
+	out->reason = "the git directory a .git file names";
+	out->missing = false;
+	out->rule = sbx_rule_words(p, out);
+	if (!out->rule) {
+		sbx_access_why_free(out);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int sbx_read_rule(const struct sbx_plan *p, const struct sbx_fs *decide, const struct sbx_ctx *ctx,

@@ -155,10 +155,10 @@ void sbx_diag_print(const struct sbx_diag *d, FILE *f)
 		}
 	}
 	sbx_put_sanitized(d->msg[0] ? d->msg : "unknown error", f);
-	fputc('\n', f);
+	/* On the same line: a refusal is one line, its fix included (sbxrun(1), DIAGNOSTICS). */
 	if (d->hint[0]) {
-		fputs("hint: ", f);
+		fputs("; hint: ", f);
 		sbx_put_sanitized(d->hint, f);
-		fputc('\n', f);
 	}
+	fputc('\n', f);
 }

@@ -354,6 +354,21 @@ static bool hidden_link_in_shm(const struct sbx_plan *p, const struct sbx_req *r
 	       sbx_linux_private_shm(r->path) && strcmp(r->real, r->path) != 0;
 }
 
+/*
+ * A deny glob whose static prefix is "/" or nothing: the helper refuses to expand it (it would
+ * scan the whole file system, sbx_glob_expand()), so the plan says so, and explain with it.
+ * Out of memory counts as unscannable: the run is refused either way.
+ */
+static bool glob_unscannable(const char *pattern)
+{
+	char *prefix = NULL;
+	bool bad = sbx_glob_static_prefix(pattern, &prefix) < 0 || strcmp(prefix, "/") == 0 ||
+		   !prefix[0];
+
+	free(prefix);
+	return bad;
+}
+
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
 {
 	const struct sbx_roots *rt = &p->roots;
@@ -558,6 +573,11 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				   path, h->nomnt.why);
 
 	case SBX_REQ_DENY_GLOB:
+		if (glob_unscannable(path))
+			return sbx_req_set(r, SBX_UNENFORCEABLE, 0,
+					   "use a pattern with a non-root directory prefix",
+					   "its static prefix is /: the matches cannot be found "
+					   "without scanning the whole file system");
 		if (h->mnt) {
 			/*
 			 * Each match inside a granted tree is masked; one that nothing grants is

@@ -49,7 +49,7 @@ enum {
  *   sbxrun: FILE:LINE:COL: MSG          (line > 0)
  *   sbxrun: FILE: POINTER: MSG          (pointer[0] != 0)
  *   sbxrun: MSG
- * followed by "hint: HINT" on its own line when hint[0] != 0.
+ * followed by "; hint: HINT" on the same line when hint[0] != 0.
  *
  * The first error recorded is the one kept, as in jansson's error record: the failure nearest its
  * cause says what went wrong, and a caller further up that fails because of it records nothing
@@ -88,7 +88,7 @@ const char *sbx_strerror(int code);
 /* Writes s to f with each control byte as "\xHH": text a command chose (a path, a name) cannot
  * move the cursor, colour the terminal or forge a line. Used by cmd/ only. */
 void sbx_put_sanitized(const char *s, FILE *f);
-/* Writes the rendered diagnostic (one line, plus a hint line) to f. Used by cmd/ only. */
+/* Writes the rendered diagnostic, one line with its hint, to f. Used by cmd/ only. */
 void sbx_diag_print(const struct sbx_diag *d, FILE *f);
 
 /* ---- the model ----------------------------------------------------------------------------- */
@@ -1224,7 +1224,11 @@ struct sbx_access_why {
 	long entry;
 	bool protected_name; /* write taken back: protected metadata under a writable entry */
 	char *name;	     /* PROTECTED, GIT_*: ".git", ".git/hooks", relative to the root */
-	const char *reason;  /* GIT_KEPT: why git mode keeps it ("git runs the programs in it") */
+	/*
+	 * GIT_KEPT: why git mode keeps it ("git runs the programs in it"); PROTECTED: why a
+	 * directory that is no protected name is (name is then its absolute path), or NULL.
+	 */
+	const char *reason;
 	bool missing; /* PROTECTED, GIT_KEPT: the name is missing, a point keeps it uncreated */
 	char *rule;   /* sbx_rule_words(): "entries[2]: deny /usr/bin", "no entry covers ..." */
 };

@@ -12,12 +12,13 @@ new_canary() {
 	rm -f "$CANARY"
 }
 
-# refused PATTERN: the last run exited 125, printed PATTERN (a glob) on its first line, and did
-# not run the command (it would have created $CANARY).
+# refused PATTERN: the last run exited 125, printed PATTERN (a glob) on its first line (before
+# the "; hint: " that may end it, which the caller checks), and did not run the command (it would
+# have created $CANARY).
 refused() {
 	echo "status $status: $output"
 	[ "$status" -eq 125 ]
-	[[ "${lines[0]}" == $1 ]]
+	[[ "${lines[0]%%; hint: *}" == $1 ]]
 	[ ! -e "$CANARY" ]
 }
 

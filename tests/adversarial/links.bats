@@ -27,7 +27,7 @@ full() { PROFILE=$FULL sbx "$@"; }
 	[ "$status" -eq 0 ]
 	run sbx touch "$CANARY"
 	refused "sbxrun: cannot enforce \"deny $WS/sub/secret\" on linux: cannot enforce sandbox deny-read path $WS/sub/secret because it crosses writable symlink $WS/sub"
-	[ "${lines[1]}" = "hint: name the path it leads to ($WS/decoy/secret) instead" ]
+	[[ "${lines[0]}" == *"; hint: name the path it leads to ($WS/decoy/secret) instead" ]]
 	# The same under a kernel without openat2 (the component walk).
 	run sbx_fault openat2 "$PROFILE" touch "$CANARY"
 	refused "sbxrun: cannot enforce \"deny $WS/sub/secret\" on linux: cannot enforce sandbox deny-read path $WS/sub/secret because it crosses writable symlink $WS/sub"

@@ -254,8 +254,8 @@ started_then_killed() {
 	echo "$output"
 	[ "$status" -eq 125 ]
 	[[ "${lines[0]}" == "sbxrun: cannot make $bad/."*" a mount point for the run: "* ]]
-	[[ "${lines[1]}" == "hint: "* ]]
-	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *"; hint: "* ]]
+	[ "${#lines[@]}" -eq 1 ]
 	[ ! -e "$PW/ran" ]
 	empty_dir "$PW"
 	empty_dir "$bad"

@@ -5,7 +5,7 @@
 #   input.gen  an input too big to commit: its first line is a size in bytes, the rest a JSON
 #              text that is padded with spaces to that size
 #   error      everything sbxrun must print on standard error, with FILE standing for the path
-#              of the input: the one-line diagnostic and, when there is one, its hint line
+#              of the input: the one-line diagnostic, its hint (when there is one) included
 # Every case must be refused before anything runs, by `run` and by `explain`: exit 125 and
 # exactly the expected error. A new case is a new directory; nothing here names one.
 

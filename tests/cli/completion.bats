@@ -147,8 +147,8 @@ expect_completion() {
 	mkdir -p "$WS/prof"
 	touch "$WS/prof/ci.json" "$WS/prof/dev.json"
 	# The colon is a word break for readline: the candidates come back without it.
-	expect_completion "sbxrun --profile :w" workspace
-	expect_completion "sbxrun -p :" danger-full-access read-only workspace
+	expect_completion "sbxrun --profile :w" workspace workspace-git
+	expect_completion "sbxrun -p :" danger-full-access read-only workspace workspace-git
 	expect_completion "sbxrun explain --profile=:r" read-only
 	expect_completion "sbxrun --profile prof/" prof/ci.json prof/dev.json
 	expect_completion "sbxrun --profile prof/c" prof/ci.json
@@ -213,7 +213,7 @@ expect_completion() {
 		"sbxrun --profile :w" "sbxrun --cwd d/" "sbxrun explain --platform " \
 		"sbxrun merge d/" "sbxrun probe --"
 	[ "$status" -eq 0 ]
-	want=$(printf '%s\n' explain -- auto forbid require -- --platform -- -- :workspace -- \
+	want=$(printf '%s\n' explain -- auto forbid require -- --platform -- -- :workspace :workspace-git -- \
 		inner -- linux macos windows -- inner p.json -- --help --json --)
 	[ "$output" = "$want" ] || {
 		printf 'got:\n%s\nwant:\n%s\n' "$output" "$want" >&2

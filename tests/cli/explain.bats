@@ -75,12 +75,12 @@ setup() { setup_ws; cd "$WS"; }
 	run --separate-stderr "$SBXRUN" explain --platform macos --report - -- true
 	[ "$status" -eq 125 ]
 	[ "$output" = "" ]
-	[ "${stderr_lines[0]}" = "sbxrun: --report: the denial report is made on Linux only; macos has none" ]
-	[ "${stderr_lines[1]}" = "hint: run without --report; the system log has the sandbox's refusals (log stream --predicate 'sender == \"Sandbox\"')" ]
+	[[ "${stderr_lines[0]}" == "sbxrun: --report: the denial report is made on Linux only; macos has none; hint: "* ]]
+	[[ "${stderr_lines[0]}" == *"; hint: run without --report; the system log has the sandbox's refusals (log stream --predicate 'sender == \"Sandbox\"')" ]]
 	run --separate-stderr "$SBXRUN" explain --platform windows --report - -- true
 	[ "$status" -eq 125 ]
-	[ "${stderr_lines[0]}" = "sbxrun: --report: the denial report is made on Linux only; windows has none" ]
-	[ "${stderr_lines[1]}" = "hint: run without --report" ]
+	[[ "${stderr_lines[0]}" == "sbxrun: --report: the denial report is made on Linux only; windows has none; hint: "* ]]
+	[[ "${stderr_lines[0]}" == *"; hint: run without --report" ]]
 }
 
 @test "explain --platform macos: argv is sandbox-exec -p POLICY -D... --" {

@@ -122,3 +122,38 @@ no-create $WS/.codex enforced" ]
 	run "$SBXRUN" explain -- true
 	[[ "$output" != *"git mode:"* ]]
 }
+
+@test ":workspace-git is :workspace in git mode, wherever a profile name goes" {
+	run "$SBXRUN" explain --platform linux --json --allow-git -- git commit
+	[ "$status" -eq 0 ]
+	want=$output
+	run "$SBXRUN" explain --platform linux --json -p :workspace-git -- git commit
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["allow_git"]')" = true ]
+	[ "$output" = "$want" ]
+	run "$SBXRUN" access -p :workspace-git .git/index .git/hooks/pre-commit
+	[ "${lines[0]}" = "write  $WS/.git/index  (entries[1]: write .git (git mode, in write $WS))" ]
+	[ "${lines[1]}" = "read   $WS/.git/hooks/pre-commit  (entries[1]: read-only .git/hooks (git mode: git runs the programs in it))" ]
+	run "$SBXRUN" explain -p :workspace-git -- true
+	[[ "$output" == *"profile:           :workspace-git"*"git mode:          on"* ]]
+	if [ "$(uname -s)" = Linux ]; then
+		echo b >"$WS/a"
+		run "$SBXRUN" -p :workspace-git -- git commit -qam b
+		[ "$status" -eq 0 ]
+		[ "$(git -C "$WS" log -1 --format=%s)" = b ]
+		# The control: :workspace keeps .git read-only.
+		echo c >"$WS/a"
+		run "$SBXRUN" -p :workspace -- git commit -qam c
+		[ "$status" -ne 0 ]
+		[ "$(git -C "$WS" log -1 --format=%s)" = b ]
+	fi
+}
+
+@test "convert refuses :workspace-git: a profile cannot hold the git mode" {
+	run --separate-stderr "$SBXRUN" convert --to profile :workspace-git
+	[ "$status" -eq 125 ]
+	[ "$output" = "" ]
+	[ "${stderr_lines[0]}" = "sbxrun: convert: :workspace-git is :workspace in git mode, which a profile cannot hold; hint: convert :workspace, and run the profile with --allow-git" ]
+	run "$SBXRUN" convert --to profile :workspace
+	[ "$status" -eq 0 ]
+}

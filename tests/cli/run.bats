@@ -28,7 +28,8 @@ setup() { setup_ws; cd "$WS"; }
 @test "no command is bad usage: 125" {
 	run "$SBXRUN"
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: no command given" ]
+	[ "${lines[0]}" = "sbxrun: no command given; hint: sbxrun [OPTIONS] [--] COMMAND [ARG...]; see 'sbxrun --help'" ]
+	[ "${#lines[@]}" -eq 1 ]
 	run "$SBXRUN" run --profile :read-only
 	[ "$status" -eq 125 ]
 }
@@ -36,8 +37,8 @@ setup() { setup_ws; cd "$WS"; }
 @test "an unknown option is one line, exit 125, and nothing runs" {
 	run "$SBXRUN" --frobnicate -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: unknown option '--frobnicate'" ]
-	[ "${lines[1]}" = "hint: see 'sbxrun --help'" ]
+	[[ "${lines[0]}" == "sbxrun: unknown option '--frobnicate'; hint: "* ]]
+	[[ "${lines[0]}" == *"; hint: see 'sbxrun --help'" ]]
 	[ ! -e "$WS/canary" ]
 }
 
@@ -189,15 +190,15 @@ setup() { setup_ws; cd "$WS"; }
 @test "long options are spelled out in full: a prefix is an unknown option" {
 	run "$SBXRUN" --net -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: unknown option '--net'" ]
-	[ "${lines[1]}" = "hint: options are spelled out in full; see 'sbxrun --help'" ]
+	[[ "${lines[0]}" == "sbxrun: unknown option '--net'; hint: "* ]]
+	[[ "${lines[0]}" == *"; hint: options are spelled out in full; see 'sbxrun --help'" ]]
 	run "$SBXRUN" explain --prof=:read-only -- true
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: explain: unknown option '--prof=:read-only'" ]
+	[[ "${lines[0]}" == "sbxrun: explain: unknown option '--prof=:read-only'; hint: "* ]]
 	# --deny is the run's, never a short --deny-domain of the proxy.
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --deny example.com
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: proxy: unknown option '--deny'" ]
+	[[ "${lines[0]}" == "sbxrun: proxy: unknown option '--deny'; hint: "* ]]
 	# A value that looks like an option is still the value.
 	run "$SBXRUN" --sandbox forbid --env-clear --env-set --x=1 -- /usr/bin/env
 	[ "$status" -eq 0 ]

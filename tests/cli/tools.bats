@@ -34,6 +34,30 @@ setup() { setup_ws; cd "$WS"; }
 	[ "${lines[3]}" = "read   /etc/passwd  (entries[0]: read :root)" ]
 }
 
+@test "access: the git directory a .git file names is read-only in any writable root, as run keeps it" {
+	mkdir -p "$WS/wt" "$WS/gd/real"
+	echo "gitdir: $WS/gd/real" >"$WS/wt/.git"
+	run "$SBXRUN" access -C "$WS/wt" -w "$WS/wt" -w "$WS/gd" "$WS/gd/real/hooks/pre-commit" \
+		"$WS/gd/realm" "$WS/gd/x"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "read   $WS/gd/real/hooks/pre-commit  (entries[2]: read-only $WS/gd/real (protected: the git directory a .git file names, in write $WS/gd))" ]
+	# The controls: beside it, and with an explicit write entry on it, writable.
+	[ "${lines[1]}" = "write  $WS/gd/realm  (entries[2]: write $WS/gd)" ]
+	[ "${lines[2]}" = "write  $WS/gd/x  (entries[2]: write $WS/gd)" ]
+	run "$SBXRUN" access -C "$WS/wt" -w "$WS/wt" -w "$WS/gd" --write "$WS/gd/real" "$WS/gd/real/x"
+	[[ "${lines[0]}" == "write  $WS/gd/real/x  (entries["*"]: write $WS/gd/real)" ]]
+	if [ "$(uname -s)" = Linux ]; then
+		# What run does with it: the same.
+		run "$SBXRUN" -C "$WS/wt" -w "$WS/wt" -w "$WS/gd" -- touch "$WS/gd/real/x"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"Read-only file system"* ]]
+		run "$SBXRUN" -C "$WS/wt" -w "$WS/wt" -w "$WS/gd" -- touch "$WS/gd/x"
+		[ "$status" -eq 0 ]
+		[ -e "$WS/gd/x" ]
+		[ ! -e "$WS/gd/real/x" ]
+	fi
+}
+
 @test "access --json, deny paths and deny globs" {
 	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"},{"path":{"type":"path","path":"%s/secret"},"access":"deny"},{"path":{"type":"glob_pattern","pattern":"**/*.env"},"access":"deny"}]},"network":"restricted"}' "$WS" > "$WS/p.json"
 	run "$SBXRUN" access --json --profile "$WS/p.json" secret/key src/.env src/ok

@@ -30,9 +30,8 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 125 ]
 	[[ "${lines[0]}" == "sbxrun: cannot enforce \"read-only $WS/.git\" on linux: a read-only path inside a writable root needs a mount namespace"* ]]
-	[[ "${lines[0]}" == *"(unshare: Operation not permitted)" ]]
-	[[ "${lines[1]}" == "hint: allow unprivileged user namespaces"* ]]
-	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *"(unshare: Operation not permitted); hint: allow unprivileged user namespaces"* ]]
+	[ "${#lines[@]}" -eq 1 ]
 	[ ! -e "$CANARY" ]
 }
 
@@ -59,7 +58,7 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 125 ]
 	[[ "${lines[0]}" == "sbxrun: cannot enforce \"read :minimal (platform defaults)\" on linux: reading only some paths needs Landlock: Landlock is unavailable"* ]]
-	[[ "${lines[1]}" == "hint: Linux 5.13 or later"* ]]
+	[[ "${lines[0]}" == *"; hint: Linux 5.13 or later"* ]]
 	[ ! -e "$CANARY" ]
 }
 
@@ -113,7 +112,7 @@ assert len(w) == 1 and w[0]["status"] == "unenforceable", w
 	echo "$output"
 	[ "$status" -eq 125 ]
 	[[ "${lines[0]}" == "sbxrun: cannot enforce \"network restricted\" on linux: a restricted network needs seccomp: seccomp filters are unavailable"* ]]
-	[[ "${lines[1]}" == "hint: a kernel built with CONFIG_SECCOMP_FILTER" ]]
+	[[ "${lines[0]}" == *"; hint: a kernel built with CONFIG_SECCOMP_FILTER" ]]
 	[ ! -e "$CANARY" ]
 }
 
@@ -134,8 +133,7 @@ net_fault() {
 	run net_fault unshare "$NETONLY" --allow-domain localhost -- touch "$canary"
 	echo "$output"
 	[ "$status" -eq 125 ]
-	[[ "${lines[0]}" == "sbxrun: cannot enforce \"managed network: only through sbxrun's proxy, to localhost\" on linux: managed networking needs a network namespace of the sandbox's own: no mount namespace can be made"*"(unshare: Operation not permitted)" ]]
-	[[ "${lines[1]}" == "hint: allow unprivileged user namespaces"* ]]
+	[[ "${lines[0]}" == "sbxrun: cannot enforce \"managed network: only through sbxrun's proxy, to localhost\" on linux: managed networking needs a network namespace of the sandbox's own: no mount namespace can be made"*"(unshare: Operation not permitted); hint: allow unprivileged user namespaces"* ]]
 	[ ! -e "$canary" ]
 	# The positive controls: the same profile without the network option, and without the fault.
 	# (Not touch: without a mount namespace seccomp refuses the times it sets.)
@@ -155,7 +153,7 @@ net_fault() {
 	run net_fault newnet "$WORKSPACE" --allow-domain localhost -- touch "$CANARY"
 	echo "$output"
 	[ "$status" -eq 125 ]
-	[[ "${lines[0]}" == "sbxrun: clone("*"CLONE_NEWNET): Operation not permitted" ]]
+	[[ "${lines[0]}" == "sbxrun: clone("*"CLONE_NEWNET): Operation not permitted; hint: "* ]]
 	[ ! -e "$CANARY" ]
 	# The fault touches only the network namespace: a profile without one still runs.
 	run net_fault newnet "$WORKSPACE" -- touch "$CANARY"
@@ -357,9 +355,9 @@ assert "grants the readable tree around it" in deny[0]["why"], deny
 	run sbx_fault unshare "$prof" "$P" write "$cw/canary"
 	echo "$output"
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: cannot enforce the denied paths inside / without a mount namespace: $d has more than 4096 entries (each would need its own Landlock rule)" ]
-	[[ "${lines[1]}" == "hint: allow user namespaces"* ]]
-	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == "sbxrun: cannot enforce the denied paths inside / without a mount namespace: $d has more than 4096 entries (each would need its own Landlock rule); hint: "* ]]
+	[[ "${lines[0]}" == *"; hint: allow user namespaces"* ]]
+	[ "${#lines[@]}" -eq 1 ]
 	[ ! -e "$cw/canary" ]
 	# With a mount namespace the same profile is enforced by masking, whatever the count.
 	PROFILE=$prof

@@ -142,8 +142,8 @@ SBXRUN_NETWORK_DISABLED=1" ]
 	profile restricted >"$BASE/empty.json"
 	run q -p "$BASE/empty.json" -- true
 	[ "$status" -eq 126 ]
-	[ "${lines[0]}" = "sbxrun: true: cannot execute: no entry grants read on /usr/bin/true" ]
-	[ "${lines[1]}" = "hint: let the command read it: --read /usr/bin/true, or a read entry in the profile" ]
+	[[ "${lines[0]}" == "sbxrun: true: cannot execute: no entry grants read on /usr/bin/true; hint: "* ]]
+	[[ "${lines[0]}" == *"; hint: let the command read it: --read /usr/bin/true, or a read entry in the profile" ]]
 	# The positive control: the same profile with the program and its loader readable.
 	run q -p "$BASE/empty.json" --read /usr --read /lib --read /lib64 -- /usr/bin/true
 	[ "$status" -eq 0 ]
@@ -155,9 +155,9 @@ SBXRUN_NETWORK_DISABLED=1" ]
 	[ -e "$loader" ]
 	run q --deny "$(dirname "$loader")" -- /usr/bin/true
 	[ "$status" -eq 126 ]
-	[[ "${lines[0]}" == "sbxrun: /usr/bin/true: cannot execute: its interpreter: $loader is denied by entries["*"]: deny $(dirname "$loader")" ]]
+	[[ "${lines[0]}" == "sbxrun: /usr/bin/true: cannot execute: its interpreter: $loader is denied by entries["*"]: deny $(dirname "$loader"); hint: "* ]]
 	# A read grant cannot beat the deny: the hint says what can.
-	[[ "${lines[1]}" == "hint: a deny wins over a read grant: drop entries["*"] (or the --deny that made it) to let the command read $loader" ]]
+	[[ "${lines[0]}" == *"; hint: a deny wins over a read grant: drop entries["*"] (or the --deny that made it) to let the command read $loader" ]]
 	run q -- /usr/bin/true
 	[ "$status" -eq 0 ]
 }

@@ -459,7 +459,7 @@ show_net() {
 	canary="$BATS_TEST_TMPDIR/ran"
 	run -125 "$BIN/failinj" clone -- "$S" -C "$WS" --report "$REP" -- touch "$canary"
 	echo "$output"
-	[ "$(head -1 <<<"$output")" = "sbxrun: --report: the denial report traces the command from a sandbox of its own (a PID namespace), which this host cannot make" ]
+	[ "$(head -1 <<<"$output")" = "sbxrun: --report: the denial report traces the command from a sandbox of its own (a PID namespace), which this host cannot make; hint: a host where sbxrun can make a PID namespace (root with CAP_SYS_ADMIN, or unprivileged user namespaces allowed), or run without --report" ]
 	[ ! -e "$canary" ]
 	[ ! -s "$REP" ]
 	# explain --report refuses it in the same words; without --report it explains the run.

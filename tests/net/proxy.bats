@@ -607,7 +607,7 @@ s.close(); print("read", got >= 1000000)' "$PX" "$UP_PORT"
 	# The socket exists: a second proxy refuses it rather than replacing it.
 	run "$SBXRUN" proxy --listen "unix:$sock" --allow-domain localhost
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: --listen unix:$sock: the path exists" ]
+	[ "${lines[0]}" = "sbxrun: --listen unix:$sock: the path exists; hint: remove it first if it is a stale socket" ]
 	stop_proxy
 	[ "$PX_STATUS" -eq 0 ]
 	[ ! -e "$sock" ]
@@ -638,16 +638,16 @@ s.close(); print("read", got >= 1000000)' "$PX" "$UP_PORT"
 @test "bad usage: one line, status 125, nothing served" {
 	run "$SBXRUN" proxy --allow-domain example.com
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: proxy: --listen ADDR is required" ]
+	[ "${lines[0]}" = "sbxrun: proxy: --listen ADDR is required; hint: for example: sbxrun proxy --listen 127.0.0.1:0 --allow-domain example.com" ]
 	run "$SBXRUN" proxy --listen 0.0.0.0:3128 --allow-domain example.com
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: --listen: 0.0.0.0 is not a loopback address" ]
+	[ "${lines[0]}" = "sbxrun: --listen: 0.0.0.0 is not a loopback address; hint: the proxy listens on the loopback or a unix socket only: anyone who can reach it can use its allow list" ]
 	run "$SBXRUN" proxy --listen 127.0.0.1 --allow-domain example.com
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: --listen: invalid address '127.0.0.1'" ]
+	[ "${lines[0]}" = "sbxrun: --listen: invalid address '127.0.0.1'; hint: expected 127.0.0.1:PORT, [::1]:PORT or unix:PATH (port 0 picks a free one)" ]
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain '*'
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: proxy: --allow-domain: domain pattern '*' would allow every host" ]
+	[ "${lines[0]}" = "sbxrun: proxy: --allow-domain: domain pattern '*' would allow every host; hint: name the domains (*.example.com for the names below example.com), or enable the network instead of a proxy" ]
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain 'foo.*.com'
 	[ "$status" -eq 125 ]
 	[[ "${lines[0]}" == "sbxrun: proxy: --allow-domain: domain pattern 'foo.*.com': a wildcard must be"* ]]
@@ -656,7 +656,7 @@ s.close(); print("read", got >= 1000000)' "$PX" "$UP_PORT"
 	[[ "${lines[0]}" == *"non-ASCII host name (write an internationalized name in its xn-- form)" ]]
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --bogus
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: proxy: unknown option '--bogus'" ]
+	[ "${lines[0]}" = "sbxrun: proxy: unknown option '--bogus'; hint: see 'sbxrun proxy --help'" ]
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 extra
 	[ "$status" -eq 125 ]
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --log /nonexistent/dir/log

@@ -17,7 +17,8 @@ static int load(const char *text, struct sbx_profile *p, struct sbx_legacy *l,
 	return sbx_profile_load_buf(text, strlen(text), "t.json", p, form, l, d);
 }
 
-/* Loads text, expecting failure with code; returns the rendered first line (static). */
+/* Loads text, expecting failure with code; returns the rendered line without its hint (which
+ * the tests read in d.hint), static. */
 static const char *load_error(const char *text, int code)
 {
 	static char line[2048];
@@ -30,6 +31,7 @@ static const char *load_error(const char *text, int code)
 	FILE *f;
 
 	CHECK_INT(load(text, &p, &l, &form, &d), code);
+	d.hint[0] = '\0';
 	f = open_memstream(&out, &size);
 	sbx_diag_print(&d, f);
 	fclose(f);
@@ -438,6 +440,6 @@ TEST(load_builtins)
 	sbx_profile_free(&p);
 	CHECK_INT(sbx_profile_builtin(":x", &p, &d), SBX_E_USAGE);
 	CHECK_STR(d.msg, "unknown built-in profile `:x`");
-	CHECK_STR(d.hint,
-		  "the built-in profiles are :read-only, :workspace and :danger-full-access");
+	CHECK_STR(d.hint, "the built-in profiles are :read-only, :workspace, :workspace-git and "
+			  ":danger-full-access");
 }
