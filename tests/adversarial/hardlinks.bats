@@ -25,8 +25,8 @@ TWO="has other names (hard links): the command could read it through one of them
 	echo secret >"$WS/x.env"
 	run sbx sh -c "touch '$CANARY'; cat '$WS/notes.txt'"
 	refused "$CANNOT $WS/x.env because it $TWO"
-	[ "${lines[1]}" = "hint: give it one name: remove the others (find -samefile $WS/x.env \
-lists them), or replace it with a copy" ]
+	[[ "${lines[0]}" == *"; hint: give it one name: remove the others (find -samefile $WS/x.env \
+lists them), or replace it with a copy" ]]
 	# Control: with one name left, the run starts and the match is masked.
 	rm "$WS/notes.txt"
 	expect EACCES read "$WS/x.env"
@@ -59,7 +59,7 @@ lists them), or replace it with a copy" ]
 	[ "$status" -eq 0 ]
 	run sbx touch "$CANARY"
 	refused "$CANNOT $d: it is more than 64 directories deep, at $d/d*"
-	[ "${lines[1]}" = "hint: flatten the tree, or remove it" ]
+	[[ "${lines[0]}" == *"; hint: flatten the tree, or remove it" ]]
 	# Control: a shallower tree is walked and masked.
 	rm -rf "$d/d/d/d/d"
 	expect EACCES list "$d/d"

@@ -84,9 +84,9 @@ static void check_req(const char *name, const struct sbx_plan *plan, const json_
 	if (!st || strcmp(st, status_name(r->status)) != 0)
 		t_fail(__FILE__, __LINE__, "%s: %s: %s, expected %s", name, rule,
 		       status_name(r->status), st ? st : "?");
-	/* The reason and the hint, as a refusal shows them on two lines. */
-	snprintf(why, sizeof(why), "%s%s%s", sbx_req_reason(r) ? sbx_req_reason(r) : "", sbx_req_hint(r) ? "; hint: " : "",
-		 sbx_req_hint(r) ? sbx_req_hint(r) : "");
+	/* The reason and the hint, as a refusal shows them on its one line. */
+	snprintf(why, sizeof(why), "%s%s%s", sbx_req_reason(r) ? sbx_req_reason(r) : "",
+		 sbx_req_hint(r) ? "; hint: " : "", sbx_req_hint(r) ? sbx_req_hint(r) : "");
 	if (want_why && strcmp(want_why, "-") == 0 && why[0])
 		t_fail(__FILE__, __LINE__, "%s: %s: unexpected why: %s", name, rule, why);
 	if (want_why && strcmp(want_why, "-") != 0 && !strstr(why, want_why))
