@@ -320,6 +320,7 @@ int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, str
 	int r = sbx_path_join_any(dir, "HEAD", &file);
 
 	*yes = false;
+	in.exists = in.is_link = false;
 	if (!r)
 		r = sbx_ctx_lookup(ctx, file, &in, d);
 	if (!r && in.exists && !in.is_link && in.type == SBX_FT_REG) {

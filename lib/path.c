@@ -413,8 +413,10 @@ uint64_t sbx_hash(const void *data, size_t n)
 /*
  * sbx_sort_ptrs's items are pointers of whatever type the caller's array holds: moved as bytes,
  * in copies of a fixed size the compiler makes a move each, and compared through cmp only.
+ * (An enumerator rather than a macro: cppcheck reads a sizeof(void *) macro in memcpy's size
+ * as the classic mistake of taking a pointer's size for its data's.)
  */
-#define PTR sizeof(void *)
+enum { PTR = sizeof(void *) };
 
 /* Where the run in order that starts at item i of v ends (one past its last item). */
 static size_t run_end(const char *v, size_t i, size_t n, int (*cmp)(const void *, const void *))
@@ -471,8 +473,6 @@ void sbx_sort_ptrs(void *base, size_t n, int (*cmp)(const void *, const void *))
 		memcpy(base, from, n * PTR);
 	free(from == (char *)base ? to : from);
 }
-
-#undef PTR
 
 void sbx_sort_strs(void *base, size_t n)
 {
