@@ -319,8 +319,9 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
 			rc = sbx_diag_set(d, -errno, "seccomp: reading the exported filter: %s",
 					  strerror(errno));
 		else if ((size_t)n == room || n % (ssize_t)sizeof(*prog))
-			rc = sbx_diag_set(d, -EFBIG, "seccomp: libseccomp's program does not fit "
-						     "in %d instructions",
+			rc = sbx_diag_set(d, -EFBIG,
+					  "seccomp: libseccomp's program does not fit "
+					  "in %d instructions",
 					  SBX_SECCOMP_PROG_MAX);
 		else
 			*len = (size_t)n / sizeof(*prog);
@@ -485,8 +486,8 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 
 	if (main_len > SBX_SECCOMP_PROG_MAX - SBX_SECCOMP_HEAD_MAX)
 		return 0;
-#define EMIT(x) (prog[n++] = (struct sock_filter)x)
-#define PASS_IF_TRUE(x) (pass_t[n_pass_t++] = n, prog[n++] = (struct sock_filter)x)
+#define EMIT(x)		 (prog[n++] = (struct sock_filter)x)
+#define PASS_IF_TRUE(x)	 (pass_t[n_pass_t++] = n, prog[n++] = (struct sock_filter)x)
 #define PASS_IF_FALSE(x) (pass_f[n_pass_f++] = n, prog[n++] = (struct sock_filter)x)
 	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
 	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 0, 0));
@@ -751,8 +752,9 @@ static int load_main(const struct sock_filter *main, size_t main_len, bool metad
 	prog.len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, traced,
 				       SBX_SYSCALL_KNOWN_MAX, insns);
 	if (!prog.len)
-		return sbx_diag_set(d, -EFBIG, "seccomp: libseccomp's program (%zu instructions) "
-					       "does not fit in %d",
+		return sbx_diag_set(d, -EFBIG,
+				    "seccomp: libseccomp's program (%zu instructions) "
+				    "does not fit in %d",
 				    main_len, SBX_SECCOMP_PROG_MAX);
 	return load_prog(&prog, "seccomp_load", d);
 }

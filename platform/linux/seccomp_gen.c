@@ -134,20 +134,26 @@ static uint32_t stacked(uint32_t first, uint32_t later)
 /* ---- the check ------------------------------------------------------------------------------- */
 
 /* The calls whose decision may read an argument, and the values tried for them. */
-static const int by_args[] = {__NR_personality, __NR_clone, __NR_unshare,
+static const int by_args[] = {__NR_personality, __NR_clone,	 __NR_unshare,
 			      __NR_socket,	__NR_socketpair, __NR_ioctl};
 
 static size_t arg_values(uint64_t *v)
 {
 	static const uint32_t hi[] = {0, 1, 0x80000000u, 0xffffffffu};
+	/*
+	 * Each argument value the rules compare with, and its neighbours: families and types of
+	 * socket (with SOCK_CLOEXEC, SOCK_NONBLOCK), terminal and file-attribute requests
+	 * (FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, either side of TCGETS), the namespace flags one by
+	 * one, a clone without any and one with all of them.
+	 */
 	static const uint32_t lo[] = {
-		0, 0xffffffffu, 0xfffffffeu, 0x7fffffffu, 0x80000000u, AF_UNIX, AF_INET, AF_INET6,
-		AF_NETLINK, AF_PACKET, SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET,
-		SOCK_PACKET, SOCK_STREAM | SOCK_CLOEXEC, SOCK_DGRAM | SOCK_NONBLOCK, TIOCSTI,
-		TIOCLINUX, TIOCGWINSZ, TCGETS, FIONREAD, FIOCLEX, 0x40086602 /* FS_IOC_SETFLAGS */,
-		0x401c5820 /* FS_IOC_FSSETXATTR */, 0x5401 - 1, 0x5401 + 1, 0x80, 0x20000,
-		0x10000000, 0x20000000, 0x40000000, 0x4000000, 0x8000000, 0x2000000, 0x100, 0x11,
-		0x00100011 /* clone without namespaces */, 0x7e020000 /* with all of them */};
+		0,	    0xffffffffu, 0xfffffffeu,	 0x7fffffffu, 0x80000000u, AF_UNIX,
+		AF_INET,    AF_INET6,	 AF_NETLINK,	 AF_PACKET,   SOCK_STREAM, SOCK_DGRAM,
+		SOCK_RAW,   SOCK_RDM,	 SOCK_SEQPACKET, SOCK_PACKET, 0x80001,	   0x802,
+		TIOCSTI,    TIOCLINUX,	 TIOCGWINSZ,	 TCGETS,      FIONREAD,	   FIOCLEX,
+		0x40086602, 0x401c5820,	 0x5400,	 0x5402,      0x80,	   0x20000,
+		0x10000000, 0x20000000,	 0x40000000,	 0x4000000,   0x8000000,   0x2000000,
+		0x100,	    0x11,	 0x00100011,	 0x7e020000};
 	size_t n = 0;
 
 	for (size_t h = 0; h < sizeof(hi) / sizeof(*hi); h++) {
@@ -213,7 +219,8 @@ static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 		fprintf(stderr, "seccomp-gen: %s\n", d.msg);
 		return -1;
 	}
-	snd_len = sbx_seccomp_second(metadata, no_watch, no_ipc, traced, SBX_SYSCALL_KNOWN_MAX, snd);
+	snd_len =
+		sbx_seccomp_second(metadata, no_watch, no_ipc, traced, SBX_SYSCALL_KNOWN_MAX, snd);
 	len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, traced,
 				  SBX_SYSCALL_KNOWN_MAX, prog);
 	if (!len) {
