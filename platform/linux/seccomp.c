@@ -340,8 +340,9 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
  * filter is the reference seccomp-gen checks it against.
  *
  *  - A system-call number above the highest this build knows (a newer kernel's calls, which no
- *    rule above could name) is ENOSYS in every mode, as is any x32 call on x86_64 (the x32 ABI
- *    shares the architecture token, so the first filter's rules would not match its numbers).
+ *    rule above could name) is ENOSYS in every mode. The x32 numbers of x86_64 are above it too,
+ *    but libseccomp's filter kills those (the x32 ABI shares the architecture token, and a
+ *    filter built for x86_64 alone refuses its numbers so), and a kill wins over ENOSYS.
  *  - Without a mount namespace, ioctl is an allow-list: terminal and file-descriptor requests
  *    only. The file-attribute requests (FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR...) and every other,
  *    present or future, are EPERM: none of them may change a file outside the writable roots.
