@@ -141,6 +141,13 @@ struct sb {
 	int (*put)(void *arg, const char *s, size_t n);
 	void *arg;
 	int err; /* put's error */
+	/*
+	 * With put: buf is the caller's stack until the first time it is full, then a heap block of
+	 * chunk bytes. Under musl a block of a few KiB is a map and an unmap of its own, and most
+	 * texts (a start's profile) never fill the first buffer.
+	 */
+	bool borrowed;
+	size_t chunk;
 };
 
 /* Hands what b holds to its sink and empties it. */
@@ -165,8 +172,18 @@ static bool sb_reserve(struct sb *b, size_t more)
 		return false;
 	if (more < b->cap - b->len)
 		return true;
-	if (b->put && (!sb_flush(b) || more < b->cap))
-		return !b->failed;
+	if (b->put) {
+		if (!sb_flush(b))
+			return false;
+		/* A text longer than the first buffer: pieces of chunk bytes from here on. */
+		if (b->borrowed && b->cap < b->chunk && (nb = malloc(b->chunk))) {
+			b->buf = nb;
+			b->cap = b->chunk;
+			b->borrowed = false;
+		}
+		if (more < b->cap)
+			return true;
+	}
 	cap = b->cap ? b->cap : 256;
 	while (more >= cap - b->len) {
 		if (cap > SIZE_MAX / 2) {
@@ -175,13 +192,16 @@ static bool sb_reserve(struct sb *b, size_t more)
 		}
 		cap *= 2;
 	}
-	nb = realloc(b->buf, cap);
+	nb = realloc(b->borrowed ? NULL : b->buf, cap);
 	if (!nb) {
 		b->failed = true;
 		return false;
 	}
+	if (b->borrowed)
+		memcpy(nb, b->buf, b->len);
 	b->buf = nb;
 	b->cap = cap;
+	b->borrowed = false;
 	return true;
 }
 
@@ -396,15 +416,16 @@ char *sbx_profile_to_json(const struct sbx_profile *p)
 int sbx_profile_to_json_stream(const struct sbx_profile *p, size_t chunk,
 			       int (*put)(void *arg, const char *s, size_t n), void *arg)
 {
-	struct sb b = {.cap = chunk ? chunk : 1, .put = put, .arg = arg};
+	char first[2048];
+	struct sb b = {.buf = first, .put = put, .arg = arg, .borrowed = true};
 
-	b.buf = malloc(b.cap);
-	if (!b.buf)
-		return -ENOMEM;
+	b.chunk = chunk ? chunk : 1;
+	b.cap = b.chunk < sizeof(first) ? b.chunk : sizeof(first);
 	put_profile(&b, p);
 	if (!b.failed)
 		sb_flush(&b);
-	free(b.buf);
+	if (!b.borrowed)
+		free(b.buf);
 	if (b.err)
 		return b.err;
 	return b.failed ? -EINVAL : 0;

@@ -431,12 +431,110 @@ static int host_read_file(void *self, const char *path, char *buf, size_t size, 
 	return err;
 }
 
+/* One entry of a listing handed to each: 0 to go on, else what stops the listing. */
+static int list_entry(int dfd, const char *name, unsigned char dtype, sbx_fs_list_fn each,
+		      void *arg)
+{
+	enum sbx_ftype t;
+
+	if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+		return 0;
+	switch (dtype) {
+	case DT_DIR:
+		t = SBX_FT_DIR;
+		break;
+#if defined(DT_LNK)
+	case DT_LNK:
+		t = SBX_FT_LINK;
+		break;
+#endif
+#if defined(DT_REG)
+	case DT_REG:
+		t = SBX_FT_REG;
+		break;
+#endif
+	case DT_UNKNOWN: {
+		struct stat st;
+
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT ? 0 : -errno; /* ENOENT: gone since it was listed */
+		t = ftype_of(st.st_mode);
+		break;
+	}
+	default:
+		t = SBX_FT_OTHER;
+		break;
+	}
+	return each(arg, name, t);
+}
+
+#if defined(__linux__)
+/* A record of getdents64(2), as the kernel lays it out (struct linux_dirent64). */
+struct kdirent64 {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/*
+ * The entries of the directory fd (closed here), listed by getdents64(2) into the stack: each
+ * half of a start lists four directories, and musl's fdopendir adds an fstat, two fcntl calls
+ * and a heap block of 2 KiB, which its allocator maps and unmaps, to each. A directory removed
+ * meanwhile ends its listing, as readdir(3) takes that ENOENT for the end.
+ */
+static int list_fd(int fd, sbx_fs_list_fn each, void *arg)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	long n;
+	int r = 0;
+
+	while (!r && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			r = errno == ENOENT ? 0 : -errno;
+			break;
+		}
+		for (long off = 0; off < n && !r;) {
+			const struct kdirent64 *de = (const struct kdirent64 *)(buf + off);
+
+			off += de->reclen;
+			r = list_entry(fd, de->name, de->type, each, arg);
+		}
+	}
+	close(fd);
+	return r;
+}
+#else
+static int list_fd(int fd, sbx_fs_list_fn each, void *arg)
+{
+	struct dirent *de;
+	DIR *d = fdopendir(fd);
+	int r = 0, err;
+
+	if (!d) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	while (!r) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = -errno;
+			break;
+		}
+		r = list_entry(dirfd(d), de->d_name, de->d_type, each, arg);
+	}
+	closedir(d);
+	return r;
+}
+#endif
+
 static int host_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
 {
 	struct sbx_pathinfo info;
-	struct dirent *de;
-	DIR *d;
-	int fd, r = 0, err;
+	int fd;
 
 	(void)self;
 	fd = open_found(dir, O_RDONLY | O_DIRECTORY, &info);
@@ -460,62 +558,7 @@ static int host_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 	}
 	if (fd < 0)
 		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		err = errno;
-		close(fd);
-		return -err;
-	}
-	for (;;) {
-		enum sbx_ftype t = SBX_FT_NONE;
-
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			r = -errno;
-			break;
-		}
-		if (de->d_name[0] == '.' &&
-		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-			continue;
-		switch (de->d_type) {
-		case DT_DIR:
-			t = SBX_FT_DIR;
-			break;
-#if defined(DT_LNK)
-		case DT_LNK:
-			t = SBX_FT_LINK;
-			break;
-#endif
-#if defined(DT_REG)
-		case DT_REG:
-			t = SBX_FT_REG;
-			break;
-#endif
-		case DT_UNKNOWN: {
-			struct stat st;
-
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-				if (errno == ENOENT)
-					continue; /* gone since it was listed */
-				r = -errno;
-				break;
-			}
-			t = ftype_of(st.st_mode);
-			break;
-		}
-		default:
-			t = SBX_FT_OTHER;
-			break;
-		}
-		if (r)
-			break;
-		r = each(arg, de->d_name, t);
-		if (r)
-			break;
-	}
-	closedir(d);
-	return r;
+	return list_fd(fd, each, arg);
 }
 
 const struct sbx_fsview sbx_fsview_host = {

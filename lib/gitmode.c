@@ -197,10 +197,10 @@ static int config_core_worktree(const char *s, size_t len, char *out, size_t siz
 	const char *lim = s + len, *key;
 	bool in_core = false;
 	int found = 0;
-	char *val = malloc(size);
+	char val[SBX_MAX_PATH + 1]; /* on the stack: under musl a heap block this size is a map */
 
-	if (!val)
-		return -ENOMEM;
+	if (size > sizeof(val))
+		size = sizeof(val);
 	while (s < lim) {
 		size_t n;
 
@@ -242,7 +242,6 @@ static int config_core_worktree(const char *s, size_t len, char *out, size_t siz
 			found = 1;
 		}
 	}
-	free(val);
 	return found;
 }
 
@@ -517,15 +516,23 @@ static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, boo
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	char *file = NULL, *text = NULL, *tree = NULL, *at = NULL;
+	/*
+	 * The config git writes is a few hundred bytes: it is read on the stack, and only a longer
+	 * one again into a heap block that holds the largest taken. Each half of every start
+	 * reads one (the workspace's), and under musl a block of 64 KiB is a map and an unmap.
+	 */
+	char small[4096], tree[SBX_MAX_PATH + 1];
+	char *file = NULL, *text = small, *big = NULL, *at = NULL;
 	size_t got = 0;
 	int r = sbx_path_join_any(dir, "config", &file);
 
 	*dotgit = NULL;
-	if (!r && (!(text = malloc(GIT_CONFIG_MAX + 1)) || !(tree = malloc(SBX_MAX_PATH + 1))))
-		r = -ENOMEM;
 	if (!r)
-		r = v->read_file(v->self, file, text, GIT_CONFIG_MAX + 1, &got);
+		r = v->read_file(v->self, file, small, sizeof(small), &got);
+	if (!r && got == sizeof(small)) {
+		text = big = malloc(GIT_CONFIG_MAX + 1);
+		r = big ? v->read_file(v->self, file, big, GIT_CONFIG_MAX + 1, &got) : -ENOMEM;
+	}
 	if (r == -ENOENT || r == -EINVAL || (!r && got > GIT_CONFIG_MAX))
 		r = 0; /* no config git would read: no checkout named */
 	else if (r && r != -ENOMEM)
@@ -535,8 +542,7 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 		r = sbx_path_join_any(at, ".git", dotgit);
 	/* r is 0 here when the config names no checkout, negative when it could not be read. */
 	free(file);
-	free(text);
-	free(tree);
+	free(big);
 	free(at);
 	return r;
 }

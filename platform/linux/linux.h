@@ -306,12 +306,13 @@ int sbx_landlock_restrict_self(struct sbx_landlock *ll, struct sbx_diag *d);
 void sbx_landlock_free(struct sbx_landlock *ll);
 
 /*
- * seccomp (seccomp.c): builds and loads the filter that sbx_linux_apply_and_exec loads last, and a
- * second one for what libseccomp cannot express (system calls newer than this build: ENOSYS;
- * with metadata, ioctl as an allow-list; with no_watch, no inotify or fanotify watches), which
- * also refuses, with no_ipc, System V IPC and POSIX message queues (no IPC namespace). With
- * traced (the denial report is on), every EPERM refusal of both is instead a stop for the
- * tracer, which fails the call with that errno and records it (platform/linux/trace.c).
+ * seccomp (seccomp.c): loads the filter that sbx_linux_apply_and_exec loads last: libseccomp's
+ * program (compiled at build time) behind a head that says what libseccomp cannot
+ * (system calls newer than this build: ENOSYS; with metadata, ioctl as an allow-list; with
+ * no_watch, no inotify or fanotify watches; with no_ipc, no System V IPC or POSIX message queues
+ * (no IPC namespace); no namespace flags; no execution domains), one filter. With traced (the
+ * denial report is on), every EPERM refusal is instead a stop for the tracer, which fails the
+ * call with that errno and records it (platform/linux/trace.c).
  */
 int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
 		      struct sbx_diag *d);
@@ -325,17 +326,43 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, b
 	(SBX_TRACE_REFUSED_BIT | ((unsigned)(group) << 8) | ((unsigned)(err)&0xffu))
 #define SBX_TRACE_GROUP(data) (((data) >> 8) & 0x7fu)
 #define SBX_TRACE_ERRNO(data) ((int)((data)&0xffu))
-/*
- * The second filter's program, with the highest known system-call number as a parameter (the
- * helper passes its own; a test passes a lower one to see the range refused on this kernel).
- * Returns its length; prog has room for SBX_SECCOMP_SECOND_MAX instructions.
- */
 #include <linux/filter.h>
+/*
+ * The program loaded: a head, then main (libseccomp's program for the same switches, from
+ * sbx_seccomp_main without the reference rules); the highest known system-call number is a
+ * parameter (the helper passes its own; a test passes a lower one to see the range refused on
+ * this kernel). Returns its length, or 0 when it would not fit; prog has room for
+ * SBX_SECCOMP_PROG_MAX instructions.
+ */
+#define SBX_SECCOMP_PROG_MAX 1024
+#define SBX_SECCOMP_HEAD_MAX 128 /* the head's length at most, with every switch on */
+unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_len, bool metadata,
+				   bool no_watch, bool no_ipc, bool traced, unsigned known_max,
+				   struct sock_filter *prog);
+/*
+ * The reference the program is checked against at build time (seccomp-gen): the second filter
+ * the program's head replaces, loaded beside libseccomp's filter with the reference
+ * rules. prog has room for SBX_SECCOMP_SECOND_MAX instructions.
+ */
 #define SBX_SECCOMP_SECOND_MAX 128
 unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool traced,
 				  unsigned known_max, struct sock_filter *prog);
-/* Writes the BPF program of that filter to fd (the build-time generator uses it). */
-int sbx_seccomp_export(bool network, bool metadata, bool traced, int fd, struct sbx_diag *d);
+/*
+ * libseccomp's program for one combination of the switches, written to fd or into prog (room
+ * for SBX_SECCOMP_PROG_MAX instructions): with reference, the rules the program's head enforces
+ * itself (namespace flags, execution domains) are libseccomp rules too.
+ */
+int sbx_seccomp_export(bool network, bool metadata, bool traced, bool reference, int fd,
+		       struct sbx_diag *d);
+int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
+		     struct sock_filter *prog, size_t *len, struct sbx_diag *d);
+#define SBX_SYSCALL_KNOWN_MAX 469 /* file_setattr, Linux 6.17 */
+/* The architecture token of this build's system calls (<linux/audit.h>). */
+#if defined(__x86_64__)
+#define SBX_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SBX_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
 /*
  * The denial report's filter, loaded by the command's own process once it is traced: a stop
  * for the tracer (data 0) at every call that a rule path can make fail (open, create, delete,

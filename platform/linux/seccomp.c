@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -158,9 +159,41 @@ static int add_list(scmp_filter_ctx ctx, const struct sc_name *l, size_t n, uint
 		}                                                                                  \
 	} while (0)
 
+/*
+ * The rules the program's head enforces, as libseccomp rules: the statement seccomp-gen checks
+ * the head against. A new user namespace hands back every capability (inside it), and with it
+ * mount and the other namespace-creating calls: any namespace flag to unshare and clone is
+ * refused. Execution domains change the kernel's behaviour (READ_IMPLIES_EXEC,
+ * ADDR_NO_RANDOMIZE): only the default (0) and the query (0xffffffff) are allowed. A rule
+ * cannot compare one argument twice, so this is written one pair of neighbouring bits at a time,
+ * around the 32-bit circle: a value other than all zeros or all ones has somewhere a set bit
+ * followed by a clear one, and each rule refuses one such place.
+ */
+static int reference_rules(scmp_filter_ctx ctx, bool traced, struct sbx_diag *d)
+{
+	uint32_t eperm = refusal(traced, SBX_SCG_NAMESPACE);
+	int rc = 0;
+
+	for (size_t i = 0; i < NS_FLAGS_N; i++) {
+		RULE(ctx, eperm, SCMP_SYS(unshare), 1,
+		     SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+		RULE(ctx, eperm, SCMP_SYS(clone), 1,
+		     SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+	}
+	eperm = refusal(traced, SBX_SCG_PERSONALITY);
+	for (unsigned int bit = 0; bit < 32; bit++) {
+		unsigned long b = 1UL << bit, next = 1UL << ((bit + 1) % 32);
+
+		RULE(ctx, eperm, SCMP_SYS(personality), 1,
+		     SCMP_A0(SCMP_CMP_MASKED_EQ, b | next, b));
+	}
+out:
+	return rc;
+}
+
 /* Builds the filter for one combination of the three switches. */
-static int build_filter(bool network, bool metadata, bool traced, scmp_filter_ctx *out,
-			struct sbx_diag *d)
+static int build_filter(bool network, bool metadata, bool traced, bool reference,
+			scmp_filter_ctx *out, struct sbx_diag *d)
 {
 	scmp_filter_ctx ctx;
 	uint32_t eperm;
@@ -206,32 +239,16 @@ static int build_filter(bool network, bool metadata, bool traced, scmp_filter_ct
 	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX));
 
 	/*
-	 * A new user namespace hands back every capability (inside it), and with it mount and
-	 * the other namespace-creating calls. Refuse any namespace flag to unshare and clone.
+	 * New namespaces (any namespace flag to unshare or clone) and execution domains other than
+	 * the default and the query are refused by the program's head (sbx_seccomp_program), in
+	 * a few instructions; said through libseccomp they took 130 of its 208 (a rule compares one
+	 * argument once), which the kernel compiles on every start. The reference filter states
+	 * them here as rules, and seccomp-gen checks that both decide alike.
 	 */
-	eperm = refusal(traced, SBX_SCG_NAMESPACE);
-	for (size_t i = 0; i < NS_FLAGS_N; i++) {
-		RULE(ctx, eperm, SCMP_SYS(unshare), 1,
-		     SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
-		RULE(ctx, eperm, SCMP_SYS(clone), 1,
-		     SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
-	}
-
-	/*
-	 * Execution domains change the kernel's behaviour (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE):
-	 * only the default (0) and the query (0xffffffff) are allowed. A rule cannot compare one
-	 * argument twice, so this is written one pair of neighbouring bits at a time, around the
-	 * 32-bit circle: a value other than all zeros or all ones has somewhere a set bit followed
-	 * by a clear one, and each rule refuses one such place. 32 rules rather than one per bit
-	 * and value of bit 31 (62): libseccomp's time to build the filter, the filter's length and
-	 * the kernel's time to load it all grow with the rule count, and this runs on every start.
-	 */
-	eperm = refusal(traced, SBX_SCG_PERSONALITY);
-	for (unsigned int bit = 0; bit < 32; bit++) {
-		unsigned long b = 1UL << bit, next = 1UL << ((bit + 1) % 32);
-
-		RULE(ctx, eperm, SCMP_SYS(personality), 1,
-		     SCMP_A0(SCMP_CMP_MASKED_EQ, b | next, b));
+	if (reference) {
+		rc = reference_rules(ctx, traced, d);
+		if (rc < 0)
+			goto out;
 	}
 
 	if (metadata) {
@@ -270,10 +287,11 @@ out:
 	return rc < 0 ? rc : -EINVAL;
 }
 
-int sbx_seccomp_export(bool network, bool metadata, bool traced, int fd, struct sbx_diag *d)
+int sbx_seccomp_export(bool network, bool metadata, bool traced, bool reference, int fd,
+		       struct sbx_diag *d)
 {
 	scmp_filter_ctx ctx;
-	int rc = build_filter(network, metadata, traced, &ctx, d);
+	int rc = build_filter(network, metadata, traced, reference, &ctx, d);
 
 	if (rc < 0)
 		return rc;
@@ -284,16 +302,47 @@ int sbx_seccomp_export(bool network, bool metadata, bool traced, int fd, struct 
 	return rc < 0 ? rc : 0;
 }
 
-/* ---- the second filter: what libseccomp cannot say ---------------------------------------- */
+int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
+		     struct sock_filter *prog, size_t *len, struct sbx_diag *d)
+{
+	size_t room = SBX_SECCOMP_PROG_MAX * sizeof(*prog);
+	int fd = memfd_create("seccomp", MFD_CLOEXEC), rc;
+	ssize_t n;
+
+	*len = 0;
+	if (fd < 0)
+		return sbx_diag_set(d, -errno, "seccomp: memfd_create: %s", strerror(errno));
+	rc = sbx_seccomp_export(network, metadata, traced, reference, fd, d);
+	if (rc == 0) {
+		n = pread(fd, prog, room, 0);
+		if (n < 0)
+			rc = sbx_diag_set(d, -errno, "seccomp: reading the exported filter: %s",
+					  strerror(errno));
+		else if ((size_t)n == room || n % (ssize_t)sizeof(*prog))
+			rc = sbx_diag_set(d, -EFBIG,
+					  "seccomp: libseccomp's program does not fit "
+					  "in %d instructions",
+					  SBX_SECCOMP_PROG_MAX);
+		else
+			*len = (size_t)n / sizeof(*prog);
+	}
+	close(fd);
+	return rc;
+}
+
+/* ---- the second filter: what libseccomp cannot say (the reference) ------------------------ */
 
 /*
  * libseccomp cannot express "every request but these" (a rule with the filter's default action is
- * refused, and one argument is compared once per rule), nor a range of system-call numbers. A
- * second, small filter written here does; the kernel runs every filter and the refusal wins.
+ * refused, and one argument is compared once per rule), nor a range of system-call numbers. This
+ * second, small filter did, loaded after libseccomp's; the kernel ran both and the refusal won.
+ * The program loaded now (sbx_seccomp_program) says the same in its head, and this
+ * filter is the reference seccomp-gen checks it against.
  *
  *  - A system-call number above the highest this build knows (a newer kernel's calls, which no
- *    rule above could name) is ENOSYS in every mode, as is any x32 call on x86_64 (the x32 ABI
- *    shares the architecture token, so the first filter's rules would not match its numbers).
+ *    rule above could name) is ENOSYS in every mode. The x32 numbers of x86_64 are above it too,
+ *    but libseccomp's filter kills those (the x32 ABI shares the architecture token, and a
+ *    filter built for x86_64 alone refuses its numbers so), and a kill wins over ENOSYS.
  *  - Without a mount namespace, ioctl is an allow-list: terminal and file-descriptor requests
  *    only. The file-attribute requests (FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR...) and every other,
  *    present or future, are EPERM: none of them may change a file outside the writable roots.
@@ -301,14 +350,6 @@ int sbx_seccomp_export(bool network, bool metadata, bool traced, int fd, struct 
  *    EPERM: a watch on a denied directory would report the names inside it.
  *  - Without an IPC namespace, System V IPC and POSIX message queues are EPERM (ipc_calls).
  */
-#define SBX_SYSCALL_KNOWN_MAX 469 /* file_setattr, Linux 6.17 */
-
-#if defined(__x86_64__)
-#define SBX_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define SBX_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-
 /* musl's <sys/ioctl.h> lists the classic terminal requests only; the termios2 ones are the
  * kernel's (asm-generic/ioctls.h, which glibc includes and musl does not). */
 #ifndef TCGETS2
@@ -394,6 +435,123 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 	}
 #undef EMIT
 	return n;
+}
+
+/* ---- the program loaded: a head, then libseccomp's filter ------------------------------- */
+
+#define ARG0_LOW                                                                                   \
+	(offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
+
+/* Every namespace flag: one jset refuses them all (the reference states one rule per flag). */
+static uint32_t ns_mask(void)
+{
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < NS_FLAGS_N; i++)
+		m |= (uint32_t)ns_flags[i];
+	return m;
+}
+
+/*
+ * One program instead of the two filters above (libseccomp's and the second): the kernel runs
+ * each filter on every call, and when it loads one it compiles it and runs it once per system-call
+ * number (its cache of calls always allowed). The kernel's rule for two filters is that the
+ * refusal of higher precedence wins, the later filter's on a tie; this program decides every call
+ * as that pair did (checked at build time by seccomp-gen, against the reference filter and
+ * sbx_seccomp_second, for every system-call number and all the switches). A head, then
+ * libseccomp's program unchanged:
+ *
+ *  - Another architecture goes to libseccomp's program, which kills it.
+ *  - A number above the highest known is ENOSYS, as the second filter had it, but for the x32
+ *    numbers of x86_64, which libseccomp's program kills (a kill wins over an errno): they go on
+ *    to it.
+ *  - The calls the second filter refused (ioctl outside the allow-list, watches, IPC) are refused
+ *    here: the same action as libseccomp's refusal where it had one, and then the later filter's
+ *    won. Likewise the namespace flags and execution domains, which libseccomp says in 130
+ *    instructions (one argument compared once per rule) and this in ten.
+ *  - Whatever the head lets pass, libseccomp's program decides.
+ *
+ * main is libseccomp's program for the same switches, without the reference rules. Returns the
+ * length, or 0 when the whole would not fit in SBX_SECCOMP_PROG_MAX.
+ */
+unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_len, bool metadata,
+				   bool no_watch, bool no_ipc, bool traced, unsigned known_max,
+				   struct sock_filter *prog)
+{
+	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
+	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
+	/* The head's jumps on to libseccomp's program, set once its start is known. */
+	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 3], pass_f[3];
+	size_t n_pass_t = 0, n_pass_f = 0;
+	unsigned short n = 0, head;
+
+	/* The head's longest (every switch on), within its room and the reach of a jump (255). */
+	_Static_assert(7 + 5 + 5 + 3 + sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 +
+				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 2 <=
+			       SBX_SECCOMP_HEAD_MAX,
+		       "the head of the seccomp program outgrows its room");
+	_Static_assert(SBX_SECCOMP_HEAD_MAX <= 255, "a jump of the head would not reach its end");
+	if (main_len > SBX_SECCOMP_PROG_MAX - SBX_SECCOMP_HEAD_MAX)
+		return 0;
+#define EMIT(x)		 (prog[n++] = (struct sock_filter)x)
+#define PASS_IF_TRUE(x)	 (pass_t[n_pass_t++] = n, prog[n++] = (struct sock_filter)x)
+#define PASS_IF_FALSE(x) (pass_f[n_pass_f++] = n, prog[n++] = (struct sock_filter)x)
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 0, 0));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+#if defined(__x86_64__)
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 3));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 1, 0)); /* -1: no call at all */
+	PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u /* x32 */, 0, 0));
+#else
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 1));
+#endif
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS));
+
+	/* personality: 0 (the default) and 0xffffffff (the query) only; a 32-bit argument. */
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 0, 4));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+	PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
+	PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PERSONALITY)));
+
+	/* unshare and clone: no namespace flag (all of them in the low 32 bits). */
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 1, 0));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 3));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, ns_mask(), 0, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_NAMESPACE)));
+
+	if (no_watch) {
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_inotify_add_watch, 1, 0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fanotify_mark, 0, 1));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
+	}
+	if (no_ipc) {
+		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
+		for (size_t i = 0; i < n_ipc; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
+				      (unsigned char)(n_ipc - 1 - i), i == n_ipc - 1 ? 1 : 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IPC)));
+	}
+	if (metadata) {
+		/* Last: the accumulator is the request from here on. */
+		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		for (size_t i = 0; i < n_ioctl; i++)
+			PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_allowed[i], 0, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IOCTL)));
+	}
+#undef EMIT
+#undef PASS_IF_TRUE
+#undef PASS_IF_FALSE
+	head = n;
+	for (size_t i = 0; i < n_pass_t; i++)
+		prog[pass_t[i]].jt = (unsigned char)(head - pass_t[i] - 1);
+	for (size_t i = 0; i < n_pass_f; i++)
+		prog[pass_f[i]].jf = (unsigned char)(head - pass_f[i] - 1);
+	memcpy(prog + n, main, main_len * sizeof(*main));
+	return (unsigned short)(n + main_len);
 }
 
 /* ---- the third filter: what the denial report watches ------------------------------------- */
@@ -540,9 +698,6 @@ static unsigned short emit_search(struct sock_filter *prog, unsigned short n, co
 	return emit_search(prog, n, v + h, k - h, hit);
 }
 
-#define ARG0_LOW                                                                                   \
-	(offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
-
 unsigned short sbx_seccomp_watch(bool network, bool metadata, struct sock_filter *prog)
 {
 	int nrs[N_WATCHED] = {0}; /* the first k are the calls watched */
@@ -585,16 +740,6 @@ static int load_prog(struct sock_fprog *prog, const char *what, struct sbx_diag 
 	return sbx_diag_set(d, -err, "%s: %s", what, strerror(err));
 }
 
-static int apply_extra(bool metadata, bool no_watch, bool no_ipc, bool traced, struct sbx_diag *d)
-{
-	struct sock_filter insns[SBX_SECCOMP_SECOND_MAX];
-	struct sock_fprog prog = {.filter = insns};
-
-	prog.len = sbx_seccomp_second(metadata, no_watch, no_ipc, traced, SBX_SYSCALL_KNOWN_MAX,
-				      insns);
-	return load_prog(&prog, "loading the second seccomp filter", d);
-}
-
 int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d)
 {
 	struct sock_filter insns[SBX_SECCOMP_WATCH_MAX];
@@ -602,6 +747,23 @@ int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d)
 
 	prog.len = sbx_seccomp_watch(network, metadata, insns);
 	return load_prog(&prog, "loading the denial report's seccomp filter", d);
+}
+
+/* Loads libseccomp's program for these switches behind its head, as one filter. */
+static int load_main(const struct sock_filter *main, size_t main_len, bool metadata, bool no_watch,
+		     bool no_ipc, bool traced, struct sbx_diag *d)
+{
+	struct sock_filter insns[SBX_SECCOMP_PROG_MAX];
+	struct sock_fprog prog = {.filter = insns};
+
+	prog.len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, traced,
+				       SBX_SYSCALL_KNOWN_MAX, insns);
+	if (!prog.len)
+		return sbx_diag_set(d, -EFBIG,
+				    "seccomp: libseccomp's program (%zu instructions) "
+				    "does not fit in %d",
+				    main_len, SBX_SECCOMP_PROG_MAX);
+	return load_prog(&prog, "seccomp_load", d);
 }
 
 #ifdef SBX_SECCOMP_PREBUILT
@@ -617,27 +779,18 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, b
 {
 	const struct sbx_bpf_blob *b =
 		&sbx_seccomp_filters[(traced ? 4 : 0) + (network ? 2 : 0) + (metadata ? 1 : 0)];
-	struct sock_fprog prog = {
-		.len = (unsigned short)(b->size / sizeof(struct sock_filter)),
-		.filter = (struct sock_filter *)b->insns,
-	};
-	int rc = load_prog(&prog, "seccomp_load", d);
 
-	return rc < 0 ? rc : apply_extra(metadata, no_watch, no_ipc, traced, d);
+	return load_main((const struct sock_filter *)b->insns, b->size / sizeof(struct sock_filter),
+			 metadata, no_watch, no_ipc, traced, d);
 }
 #else
 int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
 		      struct sbx_diag *d)
 {
-	scmp_filter_ctx ctx;
-	int rc = build_filter(network, metadata, traced, &ctx, d);
+	struct sock_filter insns[SBX_SECCOMP_PROG_MAX];
+	size_t len;
+	int rc = sbx_seccomp_main(network, metadata, traced, false, insns, &len, d);
 
-	if (rc < 0)
-		return rc;
-	rc = seccomp_load(ctx);
-	if (rc < 0)
-		sbx_diag_set(d, rc, "seccomp_load: %s", strerror(-rc));
-	seccomp_release(ctx);
-	return rc < 0 ? rc : apply_extra(metadata, no_watch, no_ipc, traced, d);
+	return rc < 0 ? rc : load_main(insns, len, metadata, no_watch, no_ipc, traced, d);
 }
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * filter_demo.c - loads the helper's second seccomp filter (platform/linux/seccomp.c) with a
- * chosen highest known system-call number, then execs the command: on a kernel with no system
- * call above the helper's own bound, a lower bound shows the range refused on real calls.
+ * filter_demo.c - loads the helper's seccomp program (platform/linux/seccomp.c, its head and tail
+ * around a program that allows everything in place of libseccomp's) with a chosen highest known
+ * system-call number, then execs the command: on a kernel with no system call above the
+ * helper's own bound, a lower bound shows the range refused on real calls.
  *
  *   filter-demo KNOWN_MAX metadata|ipc|plain -- CMD...
  *
@@ -21,16 +22,17 @@
 
 int main(int argc, char **argv)
 {
-	struct sock_filter insns[SBX_SECCOMP_SECOND_MAX];
+	static const struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_filter insns[SBX_SECCOMP_PROG_MAX];
 	struct sock_fprog prog = {.filter = insns};
 
 	if (argc < 5 || strcmp(argv[3], "--") != 0) {
 		fprintf(stderr, "usage: filter-demo KNOWN_MAX metadata|ipc|plain -- CMD...\n");
 		return 2;
 	}
-	prog.len = sbx_seccomp_second(strcmp(argv[2], "metadata") == 0, false,
-				      strcmp(argv[2], "ipc") == 0, false, (unsigned)atoi(argv[1]),
-				      insns);
+	prog.len = sbx_seccomp_program(allow, 1, strcmp(argv[2], "metadata") == 0, false,
+				       strcmp(argv[2], "ipc") == 0, false, (unsigned)atoi(argv[1]),
+				       insns);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
 		perror("filter-demo: seccomp");

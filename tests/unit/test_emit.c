@@ -509,12 +509,12 @@ static int collect(void *arg, const char *s, size_t n)
 
 TEST(emit_stream_is_the_same_text_in_pieces)
 {
-	static const size_t chunks[] = {1, 7, 64, 4096};
+	static const size_t chunks[] = {1, 7, 64, 4096, 65536};
 	size_t compared = 0, refused = 0;
 
 	for (int round = 0; round < 1200; round++) {
 		struct sbx_profile p = {.type = (enum sbx_profile_type)rnd(3), .network = rnd(2)};
-		size_t chunk = chunks[round % 4];
+		size_t chunk = chunks[round % 5];
 		struct pieces c = {.limit = SIZE_MAX};
 		char *whole, *streamed;
 		int r;
@@ -542,6 +542,41 @@ TEST(emit_stream_is_the_same_text_in_pieces)
 	/* Both outcomes must have been exercised, or the comparison proved little. */
 	if (compared < 600 || refused < 10)
 		t_fail(__FILE__, __LINE__, "%zu compared, %zu refused", compared, refused);
+}
+
+/*
+ * The first piece comes from the stack (2 KiB) and the rest from a heap block of the chunk: a short
+ * text is one piece, a long one the same text in pieces no longer than the chunk.
+ */
+TEST(emit_stream_short_text_in_one_piece_long_in_chunks)
+{
+	static const int counts[] = {1, 20, 200, 5000};
+
+	for (size_t k = 0; k < sizeof(counts) / sizeof(*counts); k++) {
+		struct sbx_profile p = {.type = SBX_MANAGED, .network = 0};
+		struct pieces c = {.limit = SIZE_MAX};
+		char path[64], *whole, *streamed;
+
+		p.fs.kind = SBX_FS_RESTRICTED;
+		for (int i = 0; i < counts[k]; i++) {
+			snprintf(path, sizeof(path), "/some/where/f%04d", i);
+			CHECK_INT(sbx_fs_push_path(&p.fs, path, SBX_READ, false), 0);
+		}
+		whole = sbx_profile_to_json(&p);
+		CHECK(whole != NULL);
+		CHECK_INT(sbx_profile_to_json_stream(&p, 64 * 1024, collect, &c), 0);
+		streamed = sbx_strbuf_finish(&c.text, NULL);
+		CHECK_STR(streamed ? streamed : "", whole);
+		if (strlen(whole) <= 2048)
+			CHECK_INT(c.calls, 1);
+		else
+			CHECK(c.calls > 1 && c.largest <= 64 * 1024);
+		if (strlen(whole) > 3 * 64 * 1024)
+			CHECK(c.calls <= 1 + strlen(whole) / (60 * 1024) + 1);
+		free(whole);
+		free(streamed);
+		sbx_profile_free(&p);
+	}
 }
 
 TEST(emit_stream_stops_at_the_first_failed_piece)

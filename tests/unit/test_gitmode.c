@@ -283,6 +283,53 @@ TEST(gitmode_submodule_config_as_git_reads_it)
 	}
 }
 
+/*
+ * A config read at every length around the reader's steps: the first read takes 4096 bytes and a
+ * longer file is read whole again; a file longer than 64 KiB is no config git wrote.
+ */
+TEST(gitmode_submodule_config_of_any_length)
+{
+	static const size_t sizes[] = {4095, 4096, 4097, 8192, 65536, 65537};
+	static const char tail[] = "[core]\n\tworktree = ../../../a\n";
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
+		     *sub = at(g, "modules/s"), *config = malloc(sizes[i] + 1);
+		struct sbx_ctx ctx = vec_ctx(ws);
+		struct sbx_strv keep = {0}, missing = {0}, gone = {0};
+		struct sbx_diag d;
+		size_t pad = sizes[i] - (sizeof(tail) - 1);
+		bool named = sizes[i] <= 65536;
+
+		CHECK(config != NULL);
+		/* One comment line of the padding's length, then the section naming ws/a. */
+		config[0] = '#';
+		memset(config + 1, 'x', pad - 2);
+		config[pad - 1] = '\n';
+		memcpy(config + pad, tail, sizeof(tail));
+		CHECK_INT(strlen(config), sizes[i]);
+		git_init(g);
+		git_init(sub);
+		file_at(sub, "config", config);
+		file_at(ws, "a/.git", "gitdir: x\n");
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
+		if (named != has(&keep, ws, "a/.git"))
+			t_fail(__FILE__, __LINE__, "config of %zu bytes: a/.git %s", sizes[i],
+			       named ? "not kept" : "kept");
+		if (keep.n != (named ? 5u : 4u))
+			t_fail(__FILE__, __LINE__, "config of %zu bytes: %zu kept", sizes[i], keep.n);
+		sbx_strv_clear(&keep);
+		sbx_strv_clear(&missing);
+		sbx_strv_clear(&gone);
+		free(config);
+		free(top);
+		free(ws);
+		free(g);
+		free(sub);
+	}
+}
+
 /* Whatever an earlier run could leave among the git directories: refused, never followed. */
 TEST(gitmode_refuses_what_it_cannot_keep)
 {
