@@ -479,19 +479,25 @@ extern const struct sbx_fsview sbx_fsview_host;
 /*
  * A view that remembers what another one found: each path is looked up once and the same
  * answer given again, so that for the paths it keeps one plan sees one state of the file system
- * however often it asks (the planner asks for some names three or four times). It keeps no descriptor, only the facts,
- * and at most SBX_FSMEMO_MAX paths: beyond that, paths are looked up each time, so that its
+ * however often it asks (the planner asks for some names three or four times). It keeps the
+ * facts, at most SBX_FSMEMO_MAX paths: beyond that, paths are looked up each time, so that its
  * memory stays small whatever the profile's size. A failed look-up is not kept (it refuses the
- * plan anyway). Reads and listings go to base unchanged.
+ * plan anyway). Reads and listings go to base unchanged. On the host's view it keeps one
+ * descriptor, of the directory of the last path looked up: a path in that directory is one
+ * fstatat(2) where the host's walk makes three system calls (lib/fsview.c, memo_host).
  */
 #define SBX_FSMEMO_MAX 192
 struct sbx_fsmemo_entry;
 struct sbx_fsmemo {
 	struct sbx_fsview view;		 /* for ctx.fs */
 	const struct sbx_fsview *base;	 /* what is asked; NULL: the host's */
-	struct sbx_fsmemo_entry **slots; /* open addressing, 256 slots, made by the first look-up */
+	struct sbx_fsmemo_entry **slots; /* open addressing, 1024 slots, made by the first look-up */
 	size_t n;
 	struct sbx_arena arena; /* the entries and their strings */
+	char *dir;		/* the last directory asked (malloc'd, dir_cap bytes), or NULL */
+	size_t dir_len, dir_cap;
+	int dir_fd; /* its O_PATH descriptor, or -1 (not opened, or its path crosses a link) */
+	bool walk_only; /* no openat2 here: every path goes to the host's walk */
 };
 void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base);
 void sbx_fsmemo_free(struct sbx_fsmemo *m);
