@@ -303,6 +303,7 @@ int sbx_path_join(const char *base, const char *rel, char **out);
 /* Component-wise prefix: "/a" covers "/a" and "/a/b" but not "/ab". "/" covers everything. */
 bool sbx_path_covers(const char *prefix, const char *path);
 size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
+size_t sbx_path_depth_n(const char *p, size_t n); /* the same, of p's first n bytes */
 /*
  * The one walk over a path's ancestors: visit(arg, prefix) for each strict ancestor of the
  * absolute path p, deepest first, "/" last ("/a/b/c": "/a/b", "/a", "/"), until visit returns
@@ -1504,7 +1505,7 @@ struct sbx_mount_op {
 	const char *path; /* where it resolves; borrowed from the caller, or the plan's pins */
 	unsigned long long dev, ino; /* the candidate's; 0 for a pin (looked up by the caller) */
 	int mask;		     /* re-opened: the index of the mask holding its point, or -1 */
-	unsigned depth;		     /* components of path */
+	unsigned short depth;	     /* components of path (at most SBX_MAX_PATH / 2) */
 	/* enum sbx_mount_kind: as a bit-field it would take a word of its own on Windows */
 	unsigned char kind;
 	bool is_dir;
@@ -1512,6 +1513,7 @@ struct sbx_mount_op {
 	bool skip;	/* hidden by a mask above it, or a repeat of the op before it */
 	bool sealed;	/* a mask over a path also re-opened: hides all below, re-opens nothing */
 	bool holds;	/* a mask that holds mount points for re-opened descendants */
+	bool alone;	/* the only op at its path (the plan's index says) */
 	unsigned short len; /* strlen(path): the plan compares paths by their lengths first */
 };
 

@@ -95,6 +95,12 @@ struct sbx_rulepaths {
 	struct rlimit saved;
 };
 void sbx_rulepaths_init(struct sbx_rulepaths *res);
+/*
+ * Room for n paths before the first look-up (a profile's entries, known once it is loaded):
+ * the table is allocated once instead of doubling (and rehashing) from 64 slots; more paths
+ * still fit, the table grows then. -ENOMEM, or 0.
+ */
+int sbx_rulepaths_reserve(struct sbx_rulepaths *res, size_t n);
 /* The entry of path, looked up now if it was not yet; NULL only when out of memory. */
 const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const char *path);
 /* Puts back the soft limit of open files, for the command (before exec). */

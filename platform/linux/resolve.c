@@ -148,7 +148,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		return NULL;
 	if (r == 0 && in.exists) {
 		rlen = strlen(in.real);
-		same = rlen == plen && memcmp(in.real, path, plen) == 0;
+		same = rlen == plen && sbx_bytes_cmp(in.real, path, plen) == 0;
 	}
 	if (r == 0 && in.link[0])
 		llen = strlen(in.link) + 1;
@@ -305,6 +305,34 @@ void sbx_rulepaths_init(struct sbx_rulepaths *res)
 	res->view.self = res;
 }
 
+int sbx_rulepaths_reserve(struct sbx_rulepaths *res, size_t n)
+{
+	size_t cap = 64;
+	struct sbx_rulepath **made;
+
+	if (res->n || n > SIZE_MAX / 8)
+		return 0; /* only before the first look-up; absurd sizes are left to grow() */
+	while ((n + 1) * 4 > cap * 3)
+		cap *= 2;
+	if (cap > res->cap) {
+		struct sbx_rulepath_slot *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		free(res->slots);
+		res->slots = slots;
+		res->cap = cap;
+	}
+	if (n > res->made_cap) {
+		made = realloc(res->made, n * sizeof(*made));
+		if (!made)
+			return -ENOMEM;
+		res->made = made;
+		res->made_cap = n;
+	}
+	return 0;
+}
+
 void sbx_rulepaths_restore_limit(struct sbx_rulepaths *res)
 {
 	if (res->raised)
@@ -314,8 +342,9 @@ void sbx_rulepaths_restore_limit(struct sbx_rulepaths *res)
 
 void sbx_rulepaths_free(struct sbx_rulepaths *res)
 {
-	for (size_t i = 0; i < res->cap; i++)
-		entry_close(res->slots[i].e);
+	/* The entries made, not the table's slots: a third of them are empty. */
+	for (size_t i = 0; i < res->n; i++)
+		entry_close(res->made[i]);
 	free(res->slots);
 	free(res->made);
 	sbx_arena_free(&res->entries);

@@ -139,6 +139,9 @@ __attribute__((noinline)) static int half_helper(int fd, const char *cwd, struct
 	r = sbx_profile_load_buf(json, (size_t)st.st_size, "--permission-profile-fd", prof, &form,
 				 NULL, d);
 	free(json);
+	/* As cmd/helper.c sizes its resolver. */
+	if (r == 0 && sbx_rulepaths_reserve(res, prof->fs.n + 64) < 0)
+		r = sbx_diag_set(d, -ENOMEM, "out of memory");
 	if (r == 0)
 		r = plan_for(prof, true, cwd, &res->view, plan, d);
 	if (r == 0)
