@@ -201,7 +201,14 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	ctx.platform = SBX_PLATFORM_LINUX;
 	ctx.allow_git = o.allow_git;
 	ctx.points = true;
-	/* Every path is looked up once, through the resolver, which keeps what it found. */
+	/*
+	 * Every path is looked up once, through the resolver, which keeps what it found: about
+	 * one path an entry, and the platform's few (its table then never grows and rehashes).
+	 */
+	if (sbx_rulepaths_reserve(&res, prof.fs.n + 64) < 0) {
+		rc = sbx_diag_set(d, -ENOMEM, "out of memory");
+		goto out;
+	}
 	ctx.fs = &res.view;
 	/* The plan keeps the profile (materialized already) rather than a copy of it. */
 	rc = sbx_plan_build_take(&prof, &ctx, SBX_PREF_REQUIRE,

@@ -127,14 +127,38 @@ bool sbx_path_covers(const char *prefix, const char *path)
 
 size_t sbx_path_depth(const char *p)
 {
+	return p ? sbx_path_depth_n(p, strlen(p)) : 0;
+}
+
+/*
+ * Each '/' followed by a name: the slashes, less those followed by another and a last one,
+ * counted eight bytes at a time (a byte loop took 200 instructions for a 25-byte path, once
+ * per mount op of 10,000 denied files).
+ */
+size_t sbx_path_depth_n(const char *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
 	size_t d = 0;
 
-	if (!p)
-		return 0;
-	for (; *p; p++)
-		if (*p == '/' && p[1] && p[1] != '/')
-			d++;
-	return d;
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t w = 0, x, m;
+
+		if (n - i >= 8)
+			memcpy(&w, p + i, 8);
+		else /* the last bytes, shifted in: no copy through memory */
+			for (size_t j = n; j > i; j--)
+				w = w << 8 | (unsigned char)p[j - 1];
+		x = w ^ (ones * '/');
+		/* The high bit of each byte that is '/' (exact: no carry crosses a byte)... */
+		m = ~(((x & ~high) + ~high) | x) & high;
+		/* ...less those followed by a '/' in the word (adjacent bytes in either order). */
+		m &= ~(m >> 8);
+		d += (size_t)(((m >> 7) * ones) >> 56);
+		/* And one followed by a '/' across into the next word. */
+		if (i + 8 < n && p[i + 7] == '/' && p[i + 8] == '/')
+			d--;
+	}
+	return n && p[n - 1] == '/' ? d - 1 : d;
 }
 
 /* Printable ASCII but '"' and '\\' (never NUL): what the emitter and the loader scan by. */

@@ -302,7 +302,8 @@ int sbx_path_normalize(const char *in, char **out);
 int sbx_path_join(const char *base, const char *rel, char **out);
 /* Component-wise prefix: "/a" covers "/a" and "/a/b" but not "/ab". "/" covers everything. */
 bool sbx_path_covers(const char *prefix, const char *path);
-size_t sbx_path_depth(const char *p); /* "/" = 0, "/a" = 1, "/a/b" = 2 */
+size_t sbx_path_depth(const char *p);		  /* "/" = 0, "/a" = 1, "/a/b" = 2 */
+size_t sbx_path_depth_n(const char *p, size_t n); /* the same, of p's first n bytes */
 /*
  * The one walk over a path's ancestors: visit(arg, prefix) for each strict ancestor of the
  * absolute path p, deepest first, "/" last ("/a/b/c": "/a/b", "/a", "/"), until visit returns
@@ -480,19 +481,26 @@ extern const struct sbx_fsview sbx_fsview_host;
 /*
  * A view that remembers what another one found: each path is looked up once and the same
  * answer given again, so that for the paths it keeps one plan sees one state of the file system
- * however often it asks (the planner asks for some names three or four times). It keeps no descriptor, only the facts,
- * and at most SBX_FSMEMO_MAX paths: beyond that, paths are looked up each time, so that its
+ * however often it asks (the planner asks for some names three or four times). It keeps the
+ * facts, at most SBX_FSMEMO_MAX paths: beyond that, paths are looked up each time, so that its
  * memory stays small whatever the profile's size. A failed look-up is not kept (it refuses the
- * plan anyway). Reads and listings go to base unchanged.
+ * plan anyway). Reads and listings go to base unchanged. On the host's view it keeps one
+ * descriptor, of the directory of the last path looked up: a path in that directory is one
+ * fstatat(2) where the host's walk makes three system calls (lib/fsview.c, memo_host).
  */
 #define SBX_FSMEMO_MAX 192
 struct sbx_fsmemo_entry;
 struct sbx_fsmemo {
-	struct sbx_fsview view;		 /* for ctx.fs */
-	const struct sbx_fsview *base;	 /* what is asked; NULL: the host's */
-	struct sbx_fsmemo_entry **slots; /* open addressing, 256 slots, made by the first look-up */
+	struct sbx_fsview view;	       /* for ctx.fs */
+	const struct sbx_fsview *base; /* what is asked; NULL: the host's */
+	/* open addressing, 1024 slots, made by the first look-up */
+	struct sbx_fsmemo_entry **slots;
 	size_t n;
 	struct sbx_arena arena; /* the entries and their strings */
+	char *dir;		/* the last directory asked (malloc'd, dir_cap bytes), or NULL */
+	size_t dir_len, dir_cap;
+	int dir_fd;	/* its O_PATH descriptor, or -1 (not opened, or its path crosses a link) */
+	bool walk_only; /* no openat2 here: every path goes to the host's walk */
 };
 void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base);
 void sbx_fsmemo_free(struct sbx_fsmemo *m);
@@ -1538,11 +1546,13 @@ struct sbx_mount_op {
 	bool sealed;	/* a mask over a path also re-opened: hides all below, re-opens nothing */
 	bool holds;	/* a mask that holds mount points for re-opened descendants */
 	/*
-	 * At or under /dev/shm (sbx_linux_private_shm): mounted inside the private /dev, once it
-	 * is attached. shm_point: nothing mounted above it there, so its mount point is made in
-	 * the private /dev/shm (the private /dev/shm itself for /dev/shm).
+	 * One byte for the last three, so that the op stays within 40 bytes. in_shm: at or under
+	 * /dev/shm (sbx_linux_private_shm), mounted inside the private /dev once it is attached.
+	 * shm_point: nothing mounted above it there, so its mount point is made in the private
+	 * /dev/shm (the private /dev/shm itself for /dev/shm). alone: the only op at its path (the
+	 * plan's index says).
 	 */
-	bool in_shm, shm_point;
+	bool in_shm : 1, shm_point : 1, alone : 1;
 };
 
 struct sbx_mount_plan {

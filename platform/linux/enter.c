@@ -534,6 +534,23 @@ static int shm_target(const struct sbx_linux_prepared *p, const struct sbx_mount
 }
 
 /*
+ * The target of op walked again (sbx_linux_reopen). Short of descriptors, those waiting to be
+ * closed are closed and the walk made once more: they are what the run holds beyond the
+ * descriptors closed one at a time would.
+ */
+static int reopen_target(const struct sbx_mount_op *op, struct sbx_fdrun *later, struct sbx_diag *d)
+{
+	int fd = sbx_linux_reopen(op->path, op->dev, op->ino, d);
+
+	if (fd == -EMFILE && later->n) {
+		sbx_diag_clear(d);
+		sbx_fdrun_close(later);
+		fd = sbx_linux_reopen(op->path, op->dev, op->ino, d);
+	}
+	return fd;
+}
+
+/*
  * The mount plan proper, once the clones are taken and the points' identities known: first all
  * but what lies in /dev/shm, then (shm, once the private /dev is attached) what does.
  */
@@ -541,6 +558,7 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, bool shm, struct sbx_
 {
 	struct sbx_mount_op *ops = p->mounts.ops;
 	size_t n = p->mounts.n;
+	struct sbx_fdrun later = {0};
 
 	/*
 	 * The whole file system read-only, submounts included: this is what refuses chmod, chown,
@@ -554,7 +572,9 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, bool shm, struct sbx_
 	 * Shallow to deep, as planned. Each target is walked again once the mounts above it are in
 	 * place (a descriptor taken earlier would name what they now cover), no link followed, and
 	 * must be the object planned (or the point made for it in its mask); the mount is made onto
-	 * that descriptor, with no look-up by name after the check.
+	 * that descriptor, with no look-up by name after the check. The targets and the file
+	 * masks' clones are closed a run at a time (struct sbx_fdrun): two system calls fewer a
+	 * denied file.
 	 */
 	for (size_t i = 0; i < n; i++) {
 		const struct sbx_mount_op *op = &ops[i];
@@ -565,7 +585,7 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, bool shm, struct sbx_
 		if (op->shm_point)
 			target = shm_target(p, op, d);
 		else
-			target = sbx_linux_reopen(op->path, op->dev, op->ino, d);
+			target = reopen_target(op, &later, d);
 		must(target, d);
 		if (op->kind == SBX_MNT_POINT && op->is_dir) {
 			/* Mode 0555: an empty directory, as if the name were missing. */
@@ -574,7 +594,7 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, bool shm, struct sbx_
 			rc = sbx_mnt_attach(p->tree[i], target, op->path, d);
 		} else if (!op->is_dir) {
 			rc = sbx_mnt_mask_file(&p->empty_fs, target, point_holds(p, i), op->path,
-					       d);
+					       &later, d);
 		} else if (!op->holds || op->sealed) {
 			rc = sbx_mnt_mask_dir(target, op->path, d);
 		} else {
@@ -598,9 +618,10 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, bool shm, struct sbx_
 			if (mask >= 0)
 				close(mask);
 		}
-		close(target);
+		sbx_fdrun_add(&later, target);
 		must(rc, d);
 	}
+	sbx_fdrun_close(&later);
 }
 
 /*

@@ -18,6 +18,9 @@
 #define __NR_fsconfig	431
 #define __NR_fsmount	432
 #endif
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
 #endif

@@ -216,7 +216,7 @@ static int scratch_fs(const char *path, struct sbx_diag *d)
 }
 
 int sbx_mnt_mask_file(int *empty_fs, int target, const char *holds, const char *path,
-		      struct sbx_diag *d)
+		      struct sbx_fdrun *later, struct sbx_diag *d)
 {
 	/* One file per content (scratch_files): a content it was not named for is refused. */
 	const char *name = !holds ? "empty" : !*holds ? "empty-0644" : "holds-dot";
@@ -233,11 +233,55 @@ int sbx_mnt_mask_file(int *empty_fs, int target, const char *holds, const char *
 		*empty_fs = mnt;
 	}
 	tree = (int)syscall(__NR_open_tree, *empty_fs, name, SBX_OPEN_TREE_CLONE | O_CLOEXEC);
+	if (tree < 0 && errno == EMFILE && later && later->n) {
+		sbx_fdrun_close(
+			later); /* the descriptors waiting to be closed were the last ones */
+		tree = (int)syscall(__NR_open_tree, *empty_fs, name,
+				    SBX_OPEN_TREE_CLONE | O_CLOEXEC);
+	}
 	if (tree < 0)
 		return sbx_mnt_fail(d, errno, "binding an empty file over", path);
 	rc = sbx_mnt_attach(tree, target, path, d);
-	close(tree);
+	if (later)
+		sbx_fdrun_add(later, tree);
+	else
+		close(tree);
 	return rc;
+}
+
+void sbx_fdrun_add(struct sbx_fdrun *r, int fd)
+{
+	if (fd < 0)
+		return;
+	if (r->n == SBX_FDRUN_MAX)
+		sbx_fdrun_close(r);
+	r->fd[r->n++] = fd;
+}
+
+void sbx_fdrun_close(struct sbx_fdrun *r)
+{
+	/* In order (they come nearly so: the lowest numbers free are handed out first). */
+	for (int i = 1; i < r->n; i++) {
+		int fd = r->fd[i], j = i;
+
+		for (; j > 0 && r->fd[j - 1] > fd; j--)
+			r->fd[j] = r->fd[j - 1];
+		r->fd[j] = fd;
+	}
+	/*
+	 * Each stretch of consecutive numbers holds only descriptors given to the run: one
+	 * close_range each, or one close each without it (before Linux 5.9, or refused).
+	 */
+	for (int i = 0, k; i < r->n; i = k) {
+		for (k = i + 1; k < r->n && r->fd[k] == r->fd[k - 1] + 1;)
+			k++;
+		if (k - i > 1 && syscall(__NR_close_range, (unsigned int)r->fd[i],
+					 (unsigned int)r->fd[k - 1], 0) == 0)
+			continue;
+		for (int j = i; j < k; j++)
+			close(r->fd[j]);
+	}
+	r->n = 0;
 }
 
 int sbx_mnt_mask_open(const char *path, struct sbx_diag *d)

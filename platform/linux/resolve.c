@@ -30,16 +30,33 @@
 #define SYS_openat2 437
 #endif
 
-/* The slot of path (hash h): its entry's, or the empty one where it would go. */
+/* The slot of path (of length len, hash h): its entry's, or the empty one where it would go. */
 _Static_assert(sizeof(struct sbx_rulepath) <= 56, "an entry of the table grew");
 
 static struct sbx_rulepath_slot *slot_of(const struct sbx_rulepaths *res, const char *path,
-					 uint32_t h)
+					 size_t len, uint32_t h)
 {
 	size_t s = (size_t)h & (res->cap - 1);
 
-	while (res->slots[s].e &&
-	       (res->slots[s].hash != h || strcmp(res->slots[s].e->path, path) != 0))
+	for (; res->slots[s].made; s = (s + 1) & (res->cap - 1)) {
+		const struct sbx_rulepath *e = res->made[res->slots[s].made - 1];
+
+		if (res->slots[s].hash != h)
+			continue;
+		/* Lengths first, then a word at a time (a length past the field: strcmp). */
+		if (e->len == UINT16_MAX ? strcmp(e->path, path) == 0
+					 : e->len == len && sbx_bytes_cmp(e->path, path, len) == 0)
+			break;
+	}
+	return &res->slots[s];
+}
+
+/* The empty slot where an entry of hash h goes, when it is known not to be in the table. */
+static struct sbx_rulepath_slot *slot_free(const struct sbx_rulepaths *res, uint32_t h)
+{
+	size_t s = (size_t)h & (res->cap - 1);
+
+	while (res->slots[s].made)
 		s = (s + 1) & (res->cap - 1);
 	return &res->slots[s];
 }
@@ -56,8 +73,8 @@ static int grow(struct sbx_rulepaths *res)
 	}
 	res->cap = cap;
 	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].e)
-			*slot_of(res, old[i].e->path, old[i].hash) = old[i];
+		if (old[i].made)
+			*slot_free(res, old[i].hash) = old[i];
 	free(old);
 	return 0;
 }
@@ -119,6 +136,8 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	/* At most three quarters full: linear probing stays short. */
 	if ((res->n + 1) * 4 > res->cap * 3 && grow(res) < 0)
 		return NULL;
+	if (res->n >= UINT32_MAX - 1)
+		return NULL; /* an index that does not fit a slot */
 	plen = strlen(path);
 	if (res->last + 1 < res->n && plen < UINT16_MAX) {
 		e = res->made[res->last + 1];
@@ -128,9 +147,9 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		}
 	}
 	h = sbx_hash(path, plen);
-	slot = slot_of(res, path, (uint32_t)h);
-	e = slot->e;
-	if (e) {
+	slot = slot_of(res, path, plen, (uint32_t)h);
+	if (slot->made) {
+		e = res->made[slot->made - 1];
 		res->last = e->made;
 		return e; /* looked up before: the same answer */
 	}
@@ -148,7 +167,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		return NULL;
 	if (r == 0 && in.exists) {
 		rlen = strlen(in.real);
-		same = rlen == plen && memcmp(in.real, path, plen) == 0;
+		same = rlen == plen && sbx_bytes_cmp(in.real, path, plen) == 0;
 	}
 	if (r == 0 && in.link[0])
 		llen = strlen(in.link) + 1;
@@ -184,7 +203,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	}
 	e->len = plen < UINT16_MAX ? (uint16_t)plen : UINT16_MAX;
 	e->made = (uint32_t)res->n;
-	*slot = (struct sbx_rulepath_slot){e, (uint32_t)h};
+	*slot = (struct sbx_rulepath_slot){(uint32_t)res->n + 1, (uint32_t)h};
 	res->made[res->n] = e;
 	res->last = res->n++;
 	return e;
@@ -307,6 +326,34 @@ void sbx_rulepaths_init(struct sbx_rulepaths *res)
 	res->view.self = res;
 }
 
+int sbx_rulepaths_reserve(struct sbx_rulepaths *res, size_t n)
+{
+	size_t cap = 64;
+	struct sbx_rulepath **made;
+
+	if (res->n || n > SIZE_MAX / 8)
+		return 0; /* only before the first look-up; absurd sizes are left to grow() */
+	while ((n + 1) * 4 > cap * 3)
+		cap *= 2;
+	if (cap > res->cap) {
+		struct sbx_rulepath_slot *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		free(res->slots);
+		res->slots = slots;
+		res->cap = cap;
+	}
+	if (n > res->made_cap) {
+		made = realloc(res->made, n * sizeof(*made));
+		if (!made)
+			return -ENOMEM;
+		res->made = made;
+		res->made_cap = n;
+	}
+	return 0;
+}
+
 void sbx_rulepaths_restore_limit(struct sbx_rulepaths *res)
 {
 	if (res->raised)
@@ -316,8 +363,9 @@ void sbx_rulepaths_restore_limit(struct sbx_rulepaths *res)
 
 void sbx_rulepaths_free(struct sbx_rulepaths *res)
 {
-	for (size_t i = 0; i < res->cap; i++)
-		entry_close(res->slots[i].e);
+	/* The entries made, not the table's slots: a third of them are empty. */
+	for (size_t i = 0; i < res->n; i++)
+		entry_close(res->made[i]);
 	free(res->slots);
 	free(res->made);
 	sbx_arena_free(&res->entries);

@@ -31,6 +31,8 @@
 
 /* A host with every feature the Linux backend uses. */
 static struct sbx_linux_facts facts;
+/* sbxrun's view: the memo over the host's, as `run` has (freed after sbxrun's plan). */
+static struct sbx_fsmemo memo;
 static char true_cmd[] = "true";
 static char *true_argv[] = {true_cmd, NULL};
 
@@ -96,7 +98,9 @@ __attribute__((noinline)) static int half_sbxrun(const char *file, const char *c
 	/* As `run` does: the text is freed once loaded, and the plan takes the profile. */
 	r = sbx_profile_load_buf(text, len, file, prof, &form, NULL, d);
 	free(text);
-	if (r < 0 || plan_for(prof, true, cwd, &sbx_fsview_host, plan, d) < 0)
+	/* On the memo over the host's view, as `run` plans (cmd/invocation.c). */
+	sbx_fsmemo_init(&memo, NULL);
+	if (r < 0 || plan_for(prof, true, cwd, &memo.view, plan, d) < 0)
 		return -1;
 	fd = memfd_create("plan", 0);
 	if (fd < 0) {
@@ -135,6 +139,9 @@ __attribute__((noinline)) static int half_helper(int fd, const char *cwd, struct
 	r = sbx_profile_load_buf(json, (size_t)st.st_size, "--permission-profile-fd", prof, &form,
 				 NULL, d);
 	free(json);
+	/* As cmd/helper.c sizes its resolver. */
+	if (r == 0 && sbx_rulepaths_reserve(res, prof->fs.n + 64) < 0)
+		r = sbx_diag_set(d, -ENOMEM, "out of memory");
 	if (r == 0)
 		r = plan_for(prof, true, cwd, &res->view, plan, d);
 	if (r == 0)
@@ -176,6 +183,7 @@ int main(int argc, char **argv)
 		/* The helper is a new process: it starts with none of sbxrun's heap. */
 		sbx_plan_free(&plan);
 		sbx_profile_free(&prof);
+		sbx_fsmemo_free(&memo);
 		base = heap_in_use();
 		r = half_helper(fd, argv[3], &hprof, &hplan, &res, &e, &prepared, &d);
 		if (r == 0)
@@ -190,6 +198,7 @@ int main(int argc, char **argv)
 	sbx_profile_free(&hprof);
 	sbx_plan_free(&plan);
 	sbx_profile_free(&prof);
+	sbx_fsmemo_free(&memo); /* after the plan, which may hold its answers */
 	if (fd >= 0)
 		close(fd);
 	if (fd < 0 || r < 0) {

@@ -121,6 +121,91 @@ TEST(fsview_walk_real_tree)
 	free(t);
 }
 
+/*
+ * The memo over the host's view asks a name in the directory of the last path with fstatat on
+ * that directory's descriptor: every answer as the walk gives it, for names in the directory it
+ * keeps, in a directory reached through a link, links as last names, absences and errors, the
+ * directory changing back and forth, and a name turned into a link after its directory was kept.
+ */
+TEST(fsmemo_host_answers_as_the_walk)
+{
+	static const char *const names[] = {
+		"/dir/file",	 "/dir/none",  "/dir",	      "/dir/sub",     "/dir/file/x",
+		"/dir/lnk",	 "/link/file", "/link",	      "/dir/file",    "/dangling",
+		"/none/x",	 "/loop1/x",   "/dir/./file", "/dir/../dir/file", "/dir/sub/..",
+		"/dir/sub/.",	 "/dir/late",  "/dir/sub/f",  "/dir/f2",	      "/dir/file",
+	};
+	char *t = vec_fresh_dir(), *p, real_t[SBX_MAX_PATH];
+	struct sbx_fsmemo m;
+
+	CHECK(realpath(t, real_t) != NULL);
+	p = cat(real_t, "/dir/file");
+	vec_mkfile(p, "x");
+	free(p);
+	p = cat(real_t, "/dir/sub/f");
+	vec_mkfile(p, "y");
+	free(p);
+	p = cat(real_t, "/dir/f2");
+	vec_mkfile(p, "z");
+	free(p);
+	p = cat(real_t, "/dir/lnk");
+	CHECK_INT(symlink("file", p), 0);
+	free(p);
+	p = cat(real_t, "/link");
+	CHECK_INT(symlink("dir", p), 0);
+	free(p);
+	p = cat(real_t, "/loop1");
+	CHECK_INT(symlink("loop1", p), 0);
+	free(p);
+	p = cat(real_t, "/dangling");
+	CHECK_INT(symlink("nowhere", p), 0);
+	free(p);
+	sbx_fsmemo_init(&m, NULL);
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		struct sbx_pathinfo a, b;
+		int ra, rb;
+
+		if (strcmp(names[i], "/dir/f2") == 0) {
+			/* Replaced by a link once its directory is the memo's. */
+			char *q = cat(real_t, "/dir/f2");
+
+			CHECK_INT(unlink(q), 0);
+			CHECK_INT(symlink("sub", q), 0);
+			free(q);
+		}
+		if (strcmp(names[i], "/dir/late") == 0) {
+			char *q = cat(real_t, "/dir/late");
+
+			vec_mkfile(q, "");
+			free(q);
+		}
+		p = cat(real_t, names[i]);
+		memset(&a, 0x5a, sizeof(a));
+		memset(&b, 0xa5, sizeof(b));
+		rb = m.view.lookup(m.view.self, p, &b);
+		ra = sbx_fs_walk(p, &a, NULL);
+		CHECK_INT(rb, ra);
+		if (ra == 0) {
+			CHECK_INT(b.exists, a.exists);
+			CHECK_INT(b.type, a.type);
+			CHECK_INT(b.mode, a.mode);
+			CHECK_INT(b.uid, a.uid);
+			CHECK_INT(b.dev, a.dev);
+			CHECK_INT(b.ino, a.ino);
+			CHECK_INT(b.is_link, a.is_link);
+			CHECK_INT(b.link_shared, a.link_shared);
+			CHECK_STR(b.real, a.real);
+			CHECK_STR(b.link, a.link);
+		}
+		free(p);
+	}
+	/* It kept a directory's descriptor (this kernel has openat2), and lets it go. */
+	CHECK(m.walk_only || m.dir);
+	sbx_fsmemo_free(&m);
+	CHECK_INT(m.dir_fd, -1);
+	free(t);
+}
+
 /* A link that someone other than root and the caller can replace is reported as shared. */
 TEST(fsview_walk_shared_links)
 {

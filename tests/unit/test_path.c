@@ -41,6 +41,50 @@ TEST(path_covers)
 	CHECK_INT(sbx_path_depth("/a/b"), 2);
 }
 
+/* The depth as a byte loop counts it: each '/' followed by a name. */
+static size_t depth_bytewise(const char *p)
+{
+	size_t d = 0;
+
+	for (; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			d++;
+	return d;
+}
+
+/* The word-at-a-time count, on every spelling of slashes around each boundary of a word. */
+TEST(path_depth_words)
+{
+	static const char *const cases[] = {
+		"", "/", "//", "a", "/a", "/a/", "/a//", "//a", "/a/b/c", "/var/tmp/deny5/many/f0000",
+		"/1234567/9", "/1234567//9", "/123456//89", "/12345678/", "/1234567/", "/1234567//",
+		"////////////////", "/a/b/c/d/e/f/g/h/i/j/k/l/m", "/aaaaaaa/bbbbbbb/ccccccc/ddddddd",
+		"/aaaaaaaa//bbbbbbb//cccccc/", "relative/path/x", "/x/../y/./z",
+	};
+	char buf[80];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		CHECK_INT(sbx_path_depth(cases[i]), depth_bytewise(cases[i]));
+		/* The same bytes at every offset from a word's start. */
+		for (size_t off = 1; off < 8; off++) {
+			memset(buf, 'x', off);
+			strcpy(buf + off, cases[i]);
+			CHECK_INT(sbx_path_depth(buf), depth_bytewise(buf));
+			CHECK_INT(sbx_path_depth_n(buf + off, strlen(cases[i])),
+				  depth_bytewise(cases[i]));
+		}
+	}
+	/* Every string of up to 12 bytes of '/' and 'a'. */
+	for (unsigned bits = 0; bits < (1u << 13); bits++) {
+		size_t n = 0;
+
+		for (unsigned b = bits; b > 1; b >>= 1)
+			buf[n++] = (b & 1) ? '/' : 'a';
+		buf[n] = '\0';
+		CHECK_INT(sbx_path_depth(buf), depth_bytewise(buf));
+	}
+}
+
 TEST(path_windows)
 {
 	CHECK(sbx_path_is_windows_abs("C:\\work"));
