@@ -551,6 +551,22 @@ static int reopen_target(const struct sbx_mount_op *op, struct sbx_fdrun *later,
 }
 
 /*
+ * Does op open descriptors beside its target that a lack of them would refuse? Only the target
+ * (reopen_target) and a file mask's clone (sbx_mnt_mask_file) close what waits in the run and
+ * try again; a directory mask's tmpfs, a clone of the empty directory, the first file mask's
+ * scratch tmpfs and a point made in the private /dev/shm do not. Before such an op the run is
+ * closed, so that it never holds more than closing each descriptor at once would.
+ */
+static bool opens_more(const struct sbx_linux_prepared *p, const struct sbx_mount_op *op)
+{
+	if (op->shm_point)
+		return true;
+	if (op->kind != SBX_MNT_DENY && op->kind != SBX_MNT_POINT)
+		return false; /* a clone attached: it was taken before */
+	return op->is_dir || p->empty_fs < 0;
+}
+
+/*
  * The mount plan proper, once the clones are taken and the points' identities known: first all
  * but what lies in /dev/shm, then (shm, once the private /dev is attached) what does.
  */
@@ -582,6 +598,8 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, bool shm, struct sbx_
 
 		if (op->skip || op->in_shm != shm)
 			continue;
+		if (later.n && opens_more(p, op))
+			sbx_fdrun_close(&later);
 		if (op->shm_point)
 			target = shm_target(p, op, d);
 		else

@@ -158,3 +158,44 @@ for r in plan["requirements"]:
 		[ "$output" = OK ]
 	done
 }
+
+# The masks' descriptors are closed a run at a time; an op that opens descriptors of its own
+# without trying again when they run out (a directory's mask) must not fail for those waiting.
+# So whether a run fits a limit of open files depends on that limit only: from the lowest limit
+# that fits, every higher one fits too, and each enforces the masks.
+@test "near the limit of open files, a mask never fails for descriptors waiting to be closed" {
+	local d="$OUT/fdlimit" i prof lim first=0 fits
+	rm -rf "$d"
+	mkdir -p "$d/files" "$d/zz/d1/d2"
+	echo s >"$d/zz/d1/d2/s"
+	echo v >"$d/visible"
+	prof=$(profile restricted "$(entry_special root read)" "$(entry_path "$d/zz/d1/d2" deny)" \
+		$(for i in $(seq 200); do
+			echo x >"$d/files/f$i"
+			echo "$(entry_path "$d/files/f$i" deny)"
+		done))
+	outside read "$d/files/f1"
+	outside read "$d/zz/d1/d2/s"
+	for lim in $(seq 150 450); do
+		run bash -c 'ulimit -n "$1" && shift && exec "$@"' - "$lim" "$H" \
+			--sandbox-policy-cwd "$WS" --permission-profile "$prof" -- "$P" read "$d/files/f7"
+		fits=$((status != 125)) # 125: refused (a mask lacked descriptors), nothing ran
+		if [ "$fits" = 0 ] && [ "$first" != 0 ]; then
+			echo "fits $first open files, not $lim: $output"
+			return 1
+		fi
+		[ "$fits" = 0 ] || [ "$output" = EACCES ]
+		[ "$first" != 0 ] || [ "$fits" = 0 ] || first=$lim
+	done
+	echo "fits from $first open files"
+	# The range scanned holds both: limits too low, and limits that fit.
+	[ "$first" -gt 150 ]
+	[ "$first" -lt 400 ]
+	run bash -c 'ulimit -n "$1" && shift && exec "$@"' - "$first" "$H" \
+		--sandbox-policy-cwd "$WS" --permission-profile "$prof" -- "$P" read "$d/zz/d1/d2/s"
+	[ "$output" = EACCES ]
+	# Control: beside the masks, at that limit, a file reads.
+	run bash -c 'ulimit -n "$1" && shift && exec "$@"' - "$first" "$H" \
+		--sandbox-policy-cwd "$WS" --permission-profile "$prof" -- "$P" read "$d/visible"
+	[ "$output" = OK ]
+}
