@@ -694,13 +694,17 @@ static int memo_host(struct sbx_fsmemo *m, const char *path, size_t len, struct 
 	}
 	if (m->dir_fd < 0)
 		return 1;
-	if (fstatat(m->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) < 0) {
-		if (errno != ENOENT)
-			return 1;
-		info_clear(out);
-		return 0;
-	}
-	if (S_ISLNK(st.st_mode))
+	/*
+	 * Only a name found, and no link, is answered here. The descriptor was opened for an
+	 * earlier path and may name a directory moved, replaced or made unreadable since (by a
+	 * run still going in the same workspace): "missing" or an error from it could be a
+	 * directory that is not at that path any more, so every failure, ENOENT included, goes to
+	 * the walk, which says what is there now. A name found through a directory moved since is
+	 * the one answer that can be out of date; only this front end's plan (explain, and its
+	 * refusals) reads it, while the helper looks everything up again itself.
+	 */
+	if (fstatat(m->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) < 0 ||
+	    S_ISLNK(st.st_mode))
 		return 1;
 	info_clear(out);
 	info_fill(out, &st);

@@ -486,7 +486,9 @@ extern const struct sbx_fsview sbx_fsview_host;
  * memory stays small whatever the profile's size. A failed look-up is not kept (it refuses the
  * plan anyway). Reads and listings go to base unchanged. On the host's view it keeps one
  * descriptor, of the directory of the last path looked up: a path in that directory is one
- * fstatat(2) where the host's walk makes three system calls (lib/fsview.c, memo_host).
+ * fstatat(2) where the host's walk makes three system calls (lib/fsview.c, memo_host). A name
+ * found there may be through a directory moved since it was opened; anything not found, or an
+ * error, is the walk's to answer, so that neither reads as missing. The helper never uses it.
  */
 #define SBX_FSMEMO_MAX 192
 struct sbx_fsmemo_entry;

@@ -125,7 +125,8 @@ TEST(fsview_walk_real_tree)
  * The memo over the host's view asks a name in the directory of the last path with fstatat on
  * that directory's descriptor: every answer as the walk gives it, for names in the directory it
  * keeps, in a directory reached through a link, links as last names, absences and errors, the
- * directory changing back and forth, and a name turned into a link after its directory was kept.
+ * directory changing back and forth, a name turned into a link after its directory was kept,
+ * and the kept directory moved away and made again with the name in it.
  */
 TEST(fsmemo_host_answers_as_the_walk)
 {
@@ -134,6 +135,7 @@ TEST(fsmemo_host_answers_as_the_walk)
 		"/dir/lnk",	 "/link/file", "/link",	      "/dir/file",    "/dangling",
 		"/none/x",	 "/loop1/x",   "/dir/./file", "/dir/../dir/file", "/dir/sub/..",
 		"/dir/sub/.",	 "/dir/late",  "/dir/sub/f",  "/dir/f2",	      "/dir/file",
+		"/dir/moved",
 	};
 	char *t = vec_fresh_dir(), *p, real_t[SBX_MAX_PATH];
 	struct sbx_fsmemo m;
@@ -172,6 +174,21 @@ TEST(fsmemo_host_answers_as_the_walk)
 			CHECK_INT(unlink(q), 0);
 			CHECK_INT(symlink("sub", q), 0);
 			free(q);
+		}
+		if (strcmp(names[i], "/dir/moved") == 0) {
+			/*
+			 * The directory the memo holds moved away and another made at its path (a run
+			 * still going): a name missing from the old one is the walk's to answer.
+			 */
+			char *q = cat(real_t, "/dir"), *o = cat(real_t, "/old"),
+			     *f = cat(real_t, "/dir/moved");
+
+			CHECK_INT(rename(q, o), 0);
+			CHECK_INT(mkdir(q, 0755), 0);
+			vec_mkfile(f, "");
+			free(q);
+			free(o);
+			free(f);
 		}
 		if (strcmp(names[i], "/dir/late") == 0) {
 			char *q = cat(real_t, "/dir/late");
