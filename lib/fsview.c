@@ -863,6 +863,19 @@ int sbx_fs_canonical_dir(const char *path, char **out, char **link, struct sbx_d
 	return *out ? 0 : sbx_diag_set(d, -ENOMEM, "%s", strerror(ENOMEM));
 }
 
+int sbx_lookup_failed(struct sbx_diag *d, int err, const char *path)
+{
+	sbx_diag_set(d, err, "cannot look up %s: %s", path, strerror(-err));
+	if (err == -EMFILE || err == -ENFILE)
+		return sbx_diag_hint(
+			d, err,
+			"raise the limit of open files (ulimit -n): the sandbox holds a "
+			"descriptor for each path of the profile while it is built");
+	return sbx_diag_hint(d, err,
+			     "sbxrun never takes an unreadable path for a missing one; restore "
+			     "access to it, or drop the rule that names it");
+}
+
 /*
  * One look-up through the context's view. With d, a failure other than absence is worded
  * there, naming the path: an earlier run may have prepared it (a parent chmod-ed to 000, a link
@@ -874,12 +887,8 @@ int sbx_ctx_lookup(const struct sbx_ctx *ctx, const char *path, struct sbx_pathi
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	int r = v->lookup(v->self, path, in);
 
-	if (r < 0 && r != -ENOMEM && d) {
-		sbx_diag_set(d, r, "cannot look up %s: %s", path, strerror(-r));
-		sbx_diag_hint(d, r,
-			      "sbxrun never takes an unreadable path for a missing one; restore "
-			      "access to it, or drop the rule that names it");
-	}
+	if (r < 0 && r != -ENOMEM && d)
+		sbx_lookup_failed(d, r, path);
 	return r;
 }
 

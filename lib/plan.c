@@ -93,14 +93,8 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 							: v->lookup(v->self, path, &in);
 
 			if (rc < 0) {
-				if (rc != -ENOMEM) {
-					sbx_diag_set(pl->d, rc, "cannot look up %s: %s", path,
-						     strerror(-rc));
-					sbx_diag_hint(pl->d, rc,
-						      "sbxrun never takes an unreadable path for a "
-						      "missing one; restore access to it, or drop "
-						      "the rule that names it");
-				}
+				if (rc != -ENOMEM)
+					sbx_lookup_failed(pl->d, rc, path);
 				sbx_req_release(r);
 				return rc;
 			}

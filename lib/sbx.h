@@ -560,6 +560,11 @@ struct sbx_ctx {
 	bool points;
 };
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
+/*
+ * Words a failed look-up of path (err < 0) into d, with the hint that fits it (out of
+ * descriptors, or a path it cannot read, which is never taken for a missing one); returns err.
+ */
+int sbx_lookup_failed(struct sbx_diag *d, int err, const char *path);
 /* One look-up through ctx's view; with d, a failure other than absence is worded there. */
 int sbx_ctx_lookup(const struct sbx_ctx *ctx, const char *path, struct sbx_pathinfo *in,
 		   struct sbx_diag *d);

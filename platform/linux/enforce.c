@@ -170,12 +170,8 @@ static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 
 	if (!f)
 		return -ENOMEM;
-	if (f->err) {
-		sbx_diag_set(d, f->err, "cannot look up %s: %s", m, strerror(-f->err));
-		return sbx_diag_hint(d, f->err,
-				     "sbxrun never takes an unreadable path for a missing one; "
-				     "restore access to it, or drop the rule that names it");
-	}
+	if (f->err)
+		return sbx_lookup_failed(d, f->err, m);
 	if (sbx_linux_link_check(plan, "deny-read path", m, sbx_rulepath_link(f), f->link_shared,
 				 f->real, d))
 		return SBX_E_UNENFORCEABLE;

@@ -149,12 +149,8 @@ static int look(struct sbx_rulepaths *res, const char *path, const struct sbx_ru
 	*f = sbx_rulepath_get(res, path);
 	if (!*f)
 		return sbx_diag_set(d, -ENOMEM, "out of memory");
-	if ((*f)->err) {
-		sbx_diag_set(d, (*f)->err, "cannot look up %s: %s", path, strerror(-(*f)->err));
-		return sbx_diag_hint(d, (*f)->err,
-				     "sbxrun never takes an unreadable path for a missing one; "
-				     "restore access to it");
-	}
+	if ((*f)->err)
+		return sbx_lookup_failed(d, (*f)->err, path);
 	return 0;
 }
 
@@ -282,7 +278,7 @@ out:
 static int name_point(const struct sbx_linux_enforce *e, const char *path, bool dir,
 		      const char *holds, struct sbx_points *out, struct sbx_diag *d)
 {
-	const struct sbx_rulepath *parent, *f;
+	const struct sbx_rulepath *parent = NULL, *f = NULL;
 	char *up = parent_of(path);
 	struct stat st;
 	int rc = up ? look(e->res, up, &parent, d) : sbx_diag_set(d, -ENOMEM, "out of memory");

@@ -433,6 +433,12 @@ int sbx_linux_reopen(const char *real, unsigned long long dev, unsigned long lon
 		fd = open_nolinks_walk(real);
 	else if (fd < 0)
 		fd = -errno;
+	if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM) {
+		/* Out of descriptors or memory: nothing changed, the run has too little. */
+		sbx_diag_set(d, fd, "cannot open %s again to mount on it: %s", real, strerror(-fd));
+		return sbx_diag_hint(
+			d, fd, "raise the limit of open files (ulimit -n), or deny fewer paths");
+	}
 	if (fd < 0) {
 		sbx_diag_set(d, fd, "%s changed while the sandbox was being built: %s", real,
 			     strerror(-fd));

@@ -188,6 +188,11 @@ for r in plan["requirements"]:
 		[ "$first" != 0 ] || [ "$fits" = 0 ] || first=$lim
 	done
 	echo "fits from $first open files"
+	# Far too low, the helper's look-ups run out first: the refusal says which limit to raise.
+	run bash -c 'ulimit -n "$1" && shift && exec "$@"' - 150 "$H" \
+		--sandbox-policy-cwd "$WS" --permission-profile "$prof" -- "$P" read "$d/files/f7"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: cannot look up $d/files/f"*"; hint: raise the limit of open files (ulimit -n): "* ]]
 	# The range scanned holds both: limits too low, and limits that fit.
 	[ "$first" -gt 150 ]
 	[ "$first" -lt 400 ]
