@@ -618,7 +618,7 @@ static const struct {
 };
 #define N_WATCHED (sizeof(watched) / sizeof(*watched))
 
-/* The calls the first two filters refuse by their arguments, outside the tables above. */
+/* The calls the sandbox's filter refuses by their arguments, outside the tables above. */
 static const int refused_by_args[] = {
 	__NR_ioctl,	 __NR_unshare,		 __NR_clone,	     __NR_personality, __NR_socket,
 	__NR_socketpair, __NR_inotify_add_watch, __NR_fanotify_mark,
