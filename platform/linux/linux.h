@@ -384,7 +384,7 @@ unsigned short sbx_seccomp_watch(bool network, bool metadata, struct sock_filter
 /* Loads that program. 0, or -errno with d filled. */
 int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d);
 /*
- * Fails (-EINVAL, d filled) when a watched call is also one the first two filters may refuse,
+ * Fails (-EINVAL, d filled) when a watched call is also one the sandbox's filter may refuse,
  * in any combination of the switches: the build-time generator runs it, so no build has both.
  */
 int sbx_seccomp_watch_check(struct sbx_diag *d);

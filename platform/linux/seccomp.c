@@ -485,9 +485,14 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 	size_t n_pass_t = 0, n_pass_f = 0;
 	unsigned short n = 0, head;
 
-	/* The head's longest (every switch on), within its room and the reach of a jump (255). */
-	_Static_assert(7 + 5 + 5 + 3 + sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 +
-				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 2 <=
+	/*
+	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
+	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, IPC one a call and its
+	 * refusal, ioctl its compare, the load, one a request and the refusal. seccomp-gen checks
+	 * the length it builds against the room too.
+	 */
+	_Static_assert(7 + 5 + 5 + 3 + sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 2 +
+				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 1 <=
 			       SBX_SECCOMP_HEAD_MAX,
 		       "the head of the seccomp program outgrows its room");
 	_Static_assert(SBX_SECCOMP_HEAD_MAX <= 255, "a jump of the head would not reach its end");
@@ -613,7 +618,7 @@ static const struct {
 };
 #define N_WATCHED (sizeof(watched) / sizeof(*watched))
 
-/* The calls the first two filters refuse by their arguments, outside the tables above. */
+/* The calls the sandbox's filter refuses by their arguments, outside the tables above. */
 static const int refused_by_args[] = {
 	__NR_ioctl,	 __NR_unshare,		 __NR_clone,	     __NR_personality, __NR_socket,
 	__NR_socketpair, __NR_inotify_add_watch, __NR_fanotify_mark,

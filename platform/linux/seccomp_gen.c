@@ -228,6 +228,13 @@ static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 				"program over\n");
 		return -1;
 	}
+	/* The room the helper leaves the head (its buffer holds SBX_SECCOMP_PROG_MAX in all). */
+	if (len - main_len > SBX_SECCOMP_HEAD_MAX) {
+		fprintf(stderr,
+			"seccomp-gen: the program's head is %zu instructions, its room %d\n",
+			len - main_len, SBX_SECCOMP_HEAD_MAX);
+		return -1;
+	}
 	for (size_t a = 0; a < sizeof(arches) / sizeof(*arches); a++) {
 		for (uint64_t i = 0; i < 1024 + 2 * 640 + 4; i++) {
 			/* 0-1023, then around the x32 bit, then the top of the range. */

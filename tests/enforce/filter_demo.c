@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * filter_demo.c - loads the helper's seccomp program (platform/linux/seccomp.c, its head and tail
- * around a program that allows everything in place of libseccomp's) with a chosen highest known
+ * filter_demo.c - loads the helper's seccomp program (platform/linux/seccomp.c: its head, in front
+ * of a program that allows everything in place of libseccomp's) with a chosen highest known
  * system-call number, then execs the command: on a kernel with no system call above the
- * helper's own bound, a lower bound shows the range refused on real calls.
+ * helper's own bound, a lower bound shows the range refused on real calls. Without libseccomp's
+ * program, a call of another architecture (x32) is not killed here as in the sandbox.
  *
  *   filter-demo KNOWN_MAX metadata|ipc|plain -- CMD...
  *

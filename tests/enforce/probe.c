@@ -378,10 +378,27 @@ int main(int argc, char **argv)
 			waitpid(pid, NULL, 0);
 		return result(pid < 0 ? -1 : 0);
 	}
+	/* Controls for the two above: the same calls without a namespace flag run. */
+	if (!strcmp(op, "unshare-files"))
+		return result(unshare(CLONE_FILES));
+	if (!strcmp(op, "clone-plain")) {
+		pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return result(pid < 0 ? -1 : 0);
+	}
 	if (!strcmp(op, "clone3"))
 		return result((int)syscall(435, NULL, 0));
 	if (!strcmp(op, "personality"))
 		return result(personality(ADDR_NO_RANDOMIZE));
+	/* Controls: the query (0xffffffff) and the default (0), which the filter lets through. */
+	if (!strcmp(op, "personality-query"))
+		return result(personality(0xffffffff) == -1 ? -1 : 0);
+	if (!strcmp(op, "personality-default"))
+		return result(personality(PER_LINUX) == -1 ? -1 : 0);
 	if (!strcmp(op, "mount"))
 		return result(mount("none", a, "tmpfs", 0, NULL));
 	if (!strcmp(op, "bpf"))

@@ -68,6 +68,12 @@ each() {
 	each expect EPERM mount "$TMPDIR"
 	each expect EPERM bpf
 	each expect EPERM personality
+	# Controls: the same calls without a namespace flag, and the execution domains the filter
+	# leaves (the query and the default), run.
+	each expect OK unshare-files
+	each expect OK clone-plain
+	each expect OK personality-query
+	each expect OK personality-default
 }
 
 @test "capability sets are empty, NoNewPrivs and seccomp are on" {
