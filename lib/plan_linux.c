@@ -203,15 +203,28 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
  */
 bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path)
 {
-	return under_writable(&p->roots, path);
+	/*
+	 * A writable root named through a link (~/proj -> /data/proj) is kept as named; a file
+	 * looked up under it is known by its resolved place: the root's own resolved place covers
+	 * it too.
+	 */
+	if (under_writable(&p->roots, path))
+		return true;
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].kind == SBX_REQ_WRITE && p->reqs[i].real &&
+		    sbx_path_covers(p->reqs[i].real, path))
+			return true;
+	return false;
 }
 
 int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
-			  const char *inside, bool linked, struct sbx_diag *d)
+			  const char *real, const char *inside, bool linked, struct sbx_diag *d)
 {
 	const char *file = inside ? inside : path;
 
-	if (!linked || !under_writable(&p->roots, file))
+	/* As named or as resolved: the denied name and the writable root may each cross a link. */
+	if (!linked || !(sbx_linux_in_writable(p, file) ||
+			 (!inside && real && sbx_linux_in_writable(p, real))))
 		return 0;
 	if (inside)
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
@@ -400,7 +413,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		struct sbx_diag d;
 
 		sbx_diag_clear(&d);
-		if (sbx_linux_nlink_check(p, what, path, NULL, true, &d))
+		if (sbx_linux_nlink_check(p, what, path, r->real, NULL, true, &d))
 			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
 	}
 

@@ -1492,14 +1492,15 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 
 /*
  * Whether a denied path of plan p may be masked by name although its file is linked (has other
- * names): 0 when it is not or lies outside every writable root, else SBX_E_UNENFORCEABLE worded
- * in d. inside names the file when it lies in the denied directory path, else NULL.
- * in_writable: is path inside one of p's writable roots (where an earlier run may have made
- * names)?
+ * names): 0 when it is not or lies outside every writable root (path, or real, where it
+ * resolves), else SBX_E_UNENFORCEABLE worded in d. inside names the file when it lies in the
+ * denied directory path (by its resolved place), else NULL.
+ * in_writable: is path inside one of p's writable roots, as named or as they resolve (where an
+ * earlier run may have made names)?
  */
 bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path);
 int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
-			  const char *inside, bool linked, struct sbx_diag *d);
+			  const char *real, const char *inside, bool linked, struct sbx_diag *d);
 
 /* ---- the Linux mount plan (plan_linux_mounts.c): pure, unit-tested without root ----------- */
 

@@ -50,6 +50,33 @@ lists them), or replace it with a copy" ]]
 	rm -rf "$WS/app"
 }
 
+@test "a writable root named through a link: a linked match refuses by either name" {
+	local real="$BASE/data-$SBX_USER" lnk="$BASE/proj-$SBX_USER" via
+	rm -rf "$real" "$lnk"
+	mkdir -p "$real"
+	# The user's own link to the project, outside every writable root: followed.
+	ln -s "$real" "$lnk"
+	for via in "$lnk" "$real"; do
+		PROFILE=$(profile restricted "$(entry_special root read)" \
+			"$(entry_path "$lnk" write)" "$(glob_deny "$via/**/*.env")")
+		SBX_CWD=$lnk
+		new_canary "$real"
+		# Run 1 links a file of its own under a name the glob matches later.
+		run sbx sh -c "echo >'$lnk/notes.txt' && ln '$lnk/notes.txt' '$lnk/x.env'"
+		[ "$status" -eq 0 ]
+		echo secret >"$lnk/x.env"
+		run sbx sh -c "touch '$CANARY'; cat '$lnk/notes.txt'"
+		refused "$CANNOT $via/x.env because it $TWO"
+		# Control: one name left; the match is masked, the other file reads.
+		rm "$lnk/notes.txt"
+		expect EACCES read "$lnk/x.env"
+		echo plain >"$lnk/plain.txt"
+		expect OK read "$lnk/plain.txt"
+		rm -f "$lnk/x.env" "$lnk/plain.txt"
+	done
+	rm -rf "$real" "$lnk"
+}
+
 @test "a matched directory too deep to check for links refuses the run, in words" {
 	local d="$WS/deep/secrets"
 	rm -rf "$WS/deep"
