@@ -448,7 +448,7 @@ struct sbx_pathinfo {
 	char link[SBX_MAX_PATH];
 	bool link_shared; /* someone other than root and the caller can replace that link */
 	bool is_link;	  /* the path's own last name is a link (dangling or not) */
-	bool linked;	  /* a regular file with more than one name (hard links) */
+	bool linked;	  /* a file (not a directory) with more than one name (hard links) */
 };
 
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
@@ -1070,7 +1070,7 @@ struct sbx_req {
 	bool exists;		 /* path exists on this host (when path != NULL) */
 	bool link_shared;	 /* someone other than root and the caller can replace that link */
 	bool path_kept;		 /* path lies in its plan (its roots or paths): never freed alone */
-	bool linked;		 /* a regular file with more than one name (hard links) */
+	bool linked;		 /* a file (not a directory) with more than one name (hard links) */
 };
 
 /* Frees what r owns (path unless kept, rule, real, its note) and clears it. */

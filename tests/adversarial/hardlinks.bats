@@ -77,6 +77,29 @@ lists them), or replace it with a copy" ]]
 	rm -rf "$real" "$lnk"
 }
 
+@test "run 1 gives a FIFO a second name the deny glob matches; run 2 refuses" {
+	rm -rf "$WS/pipe" "$WS/p.env" "$WS/fifos"
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$WS/**/*.env")" \
+		"$(glob_deny "$WS/**/fifos")")
+	# Run 1: what the user writes into p.env (or fifos/key) goes to a reader of pipe.
+	run sbx sh -c "mkfifo '$WS/pipe' && ln '$WS/pipe' '$WS/p.env'"
+	[ "$status" -eq 0 ]
+	run timeout 30 "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- \
+		sh -c "touch '$CANARY'; cat '$WS/pipe' </dev/null & sleep 1; kill \$!"
+	refused "$CANNOT $WS/p.env because it $TWO"
+	rm "$WS/p.env"
+	run sbx sh -c "mkdir '$WS/fifos' && ln '$WS/pipe' '$WS/fifos/key'"
+	[ "$status" -eq 0 ]
+	run timeout 30 "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- \
+		sh -c "touch '$CANARY'; cat '$WS/pipe' </dev/null & sleep 1; kill \$!"
+	refused "$CANNOT $WS/fifos because $WS/fifos/key inside it $TWO"
+	# Control: with one name left, the run starts and the match is masked.
+	rm "$WS/pipe"
+	expect EACCES read "$WS/fifos/key"
+	expect OK read "$WS/file.txt"
+	rm -rf "$WS/fifos"
+}
+
 @test "a matched directory too deep to check for links refuses the run, in words" {
 	local d="$WS/deep/secrets"
 	rm -rf "$WS/deep"
