@@ -236,10 +236,15 @@ int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char
 			     "cannot enforce sandbox %s %s because it has other names (hard "
 			     "links): the command could read it through one of them",
 			     what, path);
+	/*
+	 * Not "replace it with a copy": the other names keep the content (the secret the user
+	 * wrote in place), and the next run reads it through them. They can be anywhere on its
+	 * file system (/tmp too), so the search starts at that file system's top.
+	 */
 	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-			     "give it one name: remove the others (find -samefile %s lists them), "
-			     "or replace it with a copy",
-			     file);
+			     "remove its other names, which hold the same content (find "
+			     "\"$(stat -c %%m %s)\" -xdev -samefile %s lists them)",
+			     file, file);
 }
 
 /* What a requirement's path is, in the words of the symlink refusals. */

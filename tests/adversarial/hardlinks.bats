@@ -25,8 +25,8 @@ TWO="has other names (hard links): the command could read it through one of them
 	echo secret >"$WS/x.env"
 	run sbx sh -c "touch '$CANARY'; cat '$WS/notes.txt'"
 	refused "$CANNOT $WS/x.env because it $TWO"
-	[[ "${lines[0]}" == *"; hint: give it one name: remove the others (find -samefile $WS/x.env \
-lists them), or replace it with a copy" ]]
+	[[ "${lines[0]}" == *"; hint: remove its other names, which hold the same content (find \
+\"\$(stat -c %m $WS/x.env)\" -xdev -samefile $WS/x.env lists them)" ]]
 	# Control: with one name left, the run starts and the match is masked.
 	rm "$WS/notes.txt"
 	expect EACCES read "$WS/x.env"

@@ -326,8 +326,8 @@ TEST(plan_linux_nlink_check)
 	snprintf(want, sizeof(want), "cannot enforce sandbox deny-read path %s because it has "
 		 "other names (hard links): the command could read it through one of them", p);
 	CHECK_STR(d.msg, want);
-	snprintf(want, sizeof(want), "give it one name: remove the others (find -samefile %s "
-		 "lists them), or replace it with a copy", p);
+	snprintf(want, sizeof(want), "remove its other names, which hold the same content (find "
+		 "\"$(stat -c %%m %s)\" -xdev -samefile %s lists them)", p, p);
 	CHECK_STR(d.hint, want);
 	sbx_diag_clear(&d);
 	snprintf(p, sizeof(p), "%s/ws/secrets", t);
