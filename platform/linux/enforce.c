@@ -145,8 +145,8 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 		return sbx_diag_set(d, -err, "cannot look up %s: %s", m, strerror(err));
 	}
 	if (!S_ISDIR(st.st_mode))
-		return sbx_linux_nlink_check(plan, "deny-read path", m, real, NULL,
-					     st.st_nlink > 1, d);
+		return sbx_linux_nlink_check(plan, "deny-read path", m, real, NULL, st.st_nlink > 1,
+					     d);
 	if (len >= sizeof(t.path))
 		return 0;
 	fd = openat(f->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
