@@ -58,7 +58,7 @@ static void info_fill(struct sbx_pathinfo *out, const struct stat *st)
 	out->uid = (unsigned long)st->st_uid;
 	out->dev = (unsigned long long)st->st_dev;
 	out->ino = (unsigned long long)st->st_ino;
-	out->linked = S_ISREG(st->st_mode) && st->st_nlink > 1;
+	out->linked = !S_ISDIR(st->st_mode) && st->st_nlink > 1;
 }
 
 static void info_clear(struct sbx_pathinfo *out)

@@ -203,15 +203,28 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
  */
 bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path)
 {
-	return under_writable(&p->roots, path);
+	/*
+	 * A writable root named through a link (~/proj -> /data/proj) is kept as named; a file
+	 * looked up under it is known by its resolved place: the root's own resolved place covers
+	 * it too.
+	 */
+	if (under_writable(&p->roots, path))
+		return true;
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].kind == SBX_REQ_WRITE && p->reqs[i].real &&
+		    sbx_path_covers(p->reqs[i].real, path))
+			return true;
+	return false;
 }
 
 int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
-			  const char *inside, bool linked, struct sbx_diag *d)
+			  const char *real, const char *inside, bool linked, struct sbx_diag *d)
 {
 	const char *file = inside ? inside : path;
 
-	if (!linked || !under_writable(&p->roots, file))
+	/* As named or as resolved: the denied name and the writable root may each cross a link. */
+	if (!linked || !(sbx_linux_in_writable(p, file) ||
+			 (!inside && real && sbx_linux_in_writable(p, real))))
 		return 0;
 	if (inside)
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
@@ -223,10 +236,15 @@ int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char
 			     "cannot enforce sandbox %s %s because it has other names (hard "
 			     "links): the command could read it through one of them",
 			     what, path);
+	/*
+	 * Not "replace it with a copy": the other names keep the content (the secret the user
+	 * wrote in place), and the next run reads it through them. They can be anywhere on its
+	 * file system (/tmp too), so the search starts at that file system's top.
+	 */
 	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-			     "give it one name: remove the others (find -samefile %s lists them), "
-			     "or replace it with a copy",
-			     file);
+			     "remove its other names, which hold the same content (find "
+			     "\"$(stat -c %%m %s)\" -xdev -samefile %s lists them)",
+			     file, file);
 }
 
 /* What a requirement's path is, in the words of the symlink refusals. */
@@ -400,7 +418,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		struct sbx_diag d;
 
 		sbx_diag_clear(&d);
-		if (sbx_linux_nlink_check(p, what, path, NULL, true, &d))
+		if (sbx_linux_nlink_check(p, what, path, r->real, NULL, true, &d))
 			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
 	}
 

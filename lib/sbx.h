@@ -449,7 +449,7 @@ struct sbx_pathinfo {
 	char link[SBX_MAX_PATH];
 	bool link_shared; /* someone other than root and the caller can replace that link */
 	bool is_link;	  /* the path's own last name is a link (dangling or not) */
-	bool linked;	  /* a regular file with more than one name (hard links) */
+	bool linked;	  /* a file (not a directory) with more than one name (hard links) */
 };
 
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
@@ -1085,7 +1085,7 @@ struct sbx_req {
 	bool exists;		 /* path exists on this host (when path != NULL) */
 	bool link_shared;	 /* someone other than root and the caller can replace that link */
 	bool path_kept;		 /* path lies in its plan (its roots or paths): never freed alone */
-	bool linked;		 /* a regular file with more than one name (hard links) */
+	bool linked;		 /* a file (not a directory) with more than one name (hard links) */
 };
 
 /* Frees what r owns (path unless kept, rule, real, its note) and clears it. */
@@ -1507,14 +1507,15 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 
 /*
  * Whether a denied path of plan p may be masked by name although its file is linked (has other
- * names): 0 when it is not or lies outside every writable root, else SBX_E_UNENFORCEABLE worded
- * in d. inside names the file when it lies in the denied directory path, else NULL.
- * in_writable: is path inside one of p's writable roots (where an earlier run may have made
- * names)?
+ * names): 0 when it is not or lies outside every writable root (path, or real, where it
+ * resolves), else SBX_E_UNENFORCEABLE worded in d. inside names the file when it lies in the
+ * denied directory path (by its resolved place), else NULL.
+ * in_writable: is path inside one of p's writable roots, as named or as they resolve (where an
+ * earlier run may have made names)?
  */
 bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path);
 int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
-			  const char *inside, bool linked, struct sbx_diag *d);
+			  const char *real, const char *inside, bool linked, struct sbx_diag *d);
 
 /* ---- the Linux mount plan (plan_linux_mounts.c): pure, unit-tested without root ----------- */
 

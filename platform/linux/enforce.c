@@ -94,8 +94,9 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 					 strerror(errno));
 				r = tree_refuse(t, why, "restore access to it, or remove it");
 			}
-		} else if (S_ISREG(st.st_mode)) {
-			r = sbx_linux_nlink_check(t->plan, "deny-read path", t->top, t->path,
+		} else if (!S_ISDIR(st.st_mode)) {
+			/* A FIFO's other name reads what is written into this one, as a file's. */
+			r = sbx_linux_nlink_check(t->plan, "deny-read path", t->top, NULL, t->path,
 						  st.st_nlink > 1, t->d);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (depth >= TREE_MAX_DEPTH) {
@@ -135,16 +136,18 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 	size_t len = strlen(real);
 	int fd;
 
-	if (!f->exists || f->fd < 0 || !sbx_linux_in_writable(plan, real))
+	if (!f->exists || f->fd < 0 ||
+	    !(sbx_linux_in_writable(plan, m) || sbx_linux_in_writable(plan, real)))
 		return 0;
 	if (fstat(f->fd, &st) < 0) {
 		int err = errno;
 
 		return sbx_diag_set(d, -err, "cannot look up %s: %s", m, strerror(err));
 	}
-	if (S_ISREG(st.st_mode))
-		return sbx_linux_nlink_check(plan, "deny-read path", m, NULL, st.st_nlink > 1, d);
-	if (!S_ISDIR(st.st_mode) || len >= sizeof(t.path))
+	if (!S_ISDIR(st.st_mode))
+		return sbx_linux_nlink_check(plan, "deny-read path", m, real, NULL, st.st_nlink > 1,
+					     d);
+	if (len >= sizeof(t.path))
 		return 0;
 	fd = openat(f->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {

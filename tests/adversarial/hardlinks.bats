@@ -25,8 +25,8 @@ TWO="has other names (hard links): the command could read it through one of them
 	echo secret >"$WS/x.env"
 	run sbx sh -c "touch '$CANARY'; cat '$WS/notes.txt'"
 	refused "$CANNOT $WS/x.env because it $TWO"
-	[[ "${lines[0]}" == *"; hint: give it one name: remove the others (find -samefile $WS/x.env \
-lists them), or replace it with a copy" ]]
+	[[ "${lines[0]}" == *"; hint: remove its other names, which hold the same content (find \
+\"\$(stat -c %m $WS/x.env)\" -xdev -samefile $WS/x.env lists them)" ]]
 	# Control: with one name left, the run starts and the match is masked.
 	rm "$WS/notes.txt"
 	expect EACCES read "$WS/x.env"
@@ -48,6 +48,56 @@ lists them), or replace it with a copy" ]]
 	expect EACCES read "$WS/app/secrets/k/key"
 	expect OK read "$WS/file.txt"
 	rm -rf "$WS/app"
+}
+
+@test "a writable root named through a link: a linked match refuses by either name" {
+	local real="$BASE/data-$SBX_USER" lnk="$BASE/proj-$SBX_USER" via
+	rm -rf "$real" "$lnk"
+	mkdir -p "$real"
+	# The user's own link to the project, outside every writable root: followed.
+	ln -s "$real" "$lnk"
+	for via in "$lnk" "$real"; do
+		PROFILE=$(profile restricted "$(entry_special root read)" \
+			"$(entry_path "$lnk" write)" "$(glob_deny "$via/**/*.env")")
+		SBX_CWD=$lnk
+		new_canary "$real"
+		# Run 1 links a file of its own under a name the glob matches later.
+		run sbx sh -c "echo >'$lnk/notes.txt' && ln '$lnk/notes.txt' '$lnk/x.env'"
+		[ "$status" -eq 0 ]
+		echo secret >"$lnk/x.env"
+		run sbx sh -c "touch '$CANARY'; cat '$lnk/notes.txt'"
+		refused "$CANNOT $via/x.env because it $TWO"
+		# Control: one name left; the match is masked, the other file reads.
+		rm "$lnk/notes.txt"
+		expect EACCES read "$lnk/x.env"
+		echo plain >"$lnk/plain.txt"
+		expect OK read "$lnk/plain.txt"
+		rm -f "$lnk/x.env" "$lnk/plain.txt"
+	done
+	rm -rf "$real" "$lnk"
+}
+
+@test "run 1 gives a FIFO a second name the deny glob matches; run 2 refuses" {
+	rm -rf "$WS/pipe" "$WS/p.env" "$WS/fifos"
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$WS/**/*.env")" \
+		"$(glob_deny "$WS/**/fifos")")
+	# Run 1: what the user writes into p.env (or fifos/key) goes to a reader of pipe.
+	run sbx sh -c "mkfifo '$WS/pipe' && ln '$WS/pipe' '$WS/p.env'"
+	[ "$status" -eq 0 ]
+	run timeout 30 "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- \
+		sh -c "touch '$CANARY'; cat '$WS/pipe' </dev/null & sleep 1; kill \$!"
+	refused "$CANNOT $WS/p.env because it $TWO"
+	rm "$WS/p.env"
+	run sbx sh -c "mkdir '$WS/fifos' && ln '$WS/pipe' '$WS/fifos/key'"
+	[ "$status" -eq 0 ]
+	run timeout 30 "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- \
+		sh -c "touch '$CANARY'; cat '$WS/pipe' </dev/null & sleep 1; kill \$!"
+	refused "$CANNOT $WS/fifos because $WS/fifos/key inside it $TWO"
+	# Control: with one name left, the run starts and the match is masked.
+	rm "$WS/pipe"
+	expect EACCES read "$WS/fifos/key"
+	expect OK read "$WS/file.txt"
+	rm -rf "$WS/fifos"
 }
 
 @test "a matched directory too deep to check for links refuses the run, in words" {

@@ -318,21 +318,21 @@ TEST(plan_linux_nlink_check)
 	snprintf(q, sizeof(q), "%s/out/x.env", t);
 	CHECK(sbx_linux_in_writable(&plan, p));
 	CHECK(!sbx_linux_in_writable(&plan, q));
-	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, NULL, false, &d), 0);
-	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", q, NULL, true, &d), 0);
+	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, NULL, NULL, false, &d), 0);
+	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", q, NULL, NULL, true, &d), 0);
 	CHECK_INT(d.msg[0], 0);
-	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, NULL, true, &d),
+	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, NULL, NULL, true, &d),
 		  SBX_E_UNENFORCEABLE);
 	snprintf(want, sizeof(want), "cannot enforce sandbox deny-read path %s because it has "
 		 "other names (hard links): the command could read it through one of them", p);
 	CHECK_STR(d.msg, want);
-	snprintf(want, sizeof(want), "give it one name: remove the others (find -samefile %s "
-		 "lists them), or replace it with a copy", p);
+	snprintf(want, sizeof(want), "remove its other names, which hold the same content (find "
+		 "\"$(stat -c %%m %s)\" -xdev -samefile %s lists them)", p, p);
 	CHECK_STR(d.hint, want);
 	sbx_diag_clear(&d);
 	snprintf(p, sizeof(p), "%s/ws/secrets", t);
 	snprintf(q, sizeof(q), "%s/ws/secrets/k", t);
-	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, q, true, &d),
+	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, NULL, q, true, &d),
 		  SBX_E_UNENFORCEABLE);
 	CHECK(strstr(d.msg, "secrets because ") && strstr(d.msg, "/ws/secrets/k inside it has other names"));
 	sbx_plan_free(&plan);
