@@ -44,6 +44,40 @@ static int canonical_dir(const char *what, const char *in, char **out, char **li
 	return 0;
 }
 
+/*
+ * The link the shell crossed to reach cwd (*link, or NULL), or a printed refusal. getcwd()
+ * gives the directory itself: after `cd /tmp/x`, where an earlier run planted /tmp/x ->
+ * ~/secrets, nothing would show the link, and that directory would be the writable project
+ * root. A shell keeps the name it was given in $PWD. When that name leads to this very directory
+ * (the same device and inode), it is taken as --cwd would be: the same walk, which refuses a
+ * link others may swap, and the first link it crossed is the cwd's. A $PWD that names another
+ * directory or none (stale, relative, unset) tells nothing: cwd is what the run uses.
+ */
+static int pwd_link(const char *cwd, char **link)
+{
+#if defined(_WIN32)
+	/* No inode numbers there to tell one directory from another, and no such shell. */
+	(void)cwd;
+	*link = NULL;
+	return 0;
+#else
+	const char *pwd = getenv("PWD");
+	struct stat here, there;
+	char *canon = NULL;
+	int r;
+
+	*link = NULL;
+	if (!pwd || pwd[0] != '/' || strcmp(pwd, cwd) == 0 || stat(".", &here) < 0 ||
+	    stat(pwd, &there) < 0 || here.st_dev != there.st_dev || here.st_ino != there.st_ino)
+		return 0;
+	r = canonical_dir("the current directory, $PWD", pwd, &canon, link);
+	if (r == 0 && strcmp(canon, cwd) != 0)
+		r = refuse("the current directory, $PWD '%s', changed while it was looked up", pwd);
+	free(canon);
+	return r;
+#endif
+}
+
 static int load_profile_file(struct invocation *inv, const char *file, struct sbx_diag *d)
 {
 	struct sbx_legacy legacy = {0};
@@ -129,6 +163,8 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 		if (!inv->cwd)
 			return refuse("cannot determine the current directory: %s",
 				      strerror(errno));
+		if (pwd_link(inv->cwd, &inv->cwd_link))
+			return EXIT_REFUSED;
 	}
 	for (size_t i = 0; i < o->n_roots; i++) {
 		if (canonical_dir("--workspace-root", o->roots[i], &inv->roots[i],

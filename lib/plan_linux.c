@@ -168,7 +168,8 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 	if (real && !strcmp(real, path))
 		/* A project root named through the link (sbx_ctx.cwd_link), and what lies under it. */
 		snprintf(hint, sizeof(hint),
-			 "the directory was named through that link (--cwd, a workspace root): "
+			 "the directory was named through that link (--cwd, a workspace root, "
+			 "the shell's current directory): "
 			 "name where it leads (%s) instead, or remove the link",
 			 real);
 	else if (real)

@@ -25,7 +25,7 @@ teardown() { rm -f "$LNK" "$OUT/pwned"; }
 	run "$BIN/sbxrun" --cwd "$LNK" -- sh -c "touch '$CANARY'; echo x >'$OUT/pwned'"
 	refused "sbxrun: cannot enforce \"write $OUT\" on linux: $WORDS"
 	[[ "${lines[0]}" == *"; hint: the directory was named through that link (--cwd, a workspace \
-root): name where it leads ($OUT) instead, or remove the link" ]]
+root, the shell's current directory): name where it leads ($OUT) instead, or remove the link" ]]
 	run "$H" --sandbox-policy-cwd "$LNK" --permission-profile "$PROFILE" -- \
 		sh -c "touch '$CANARY'; echo x >'$OUT/pwned'"
 	refused "sbxrun: cannot enforce \"write $OUT\" on linux: $WORDS"
@@ -34,6 +34,26 @@ root): name where it leads ($OUT) instead, or remove the link" ]]
 	run "$BIN/sbxrun" explain --cwd "$LNK"
 	[[ "$output" == *"enforceable:       no"* ]]
 	[ ! -e "$OUT/pwned" ]
+}
+
+@test "a shell that cd-ed through the planted link starts sbxrun with no --cwd: refused too" {
+	expect EROFS write "$OUT/pwned"
+	run sbx ln -s "$OUT" "$LNK"
+	[ "$status" -eq 0 ]
+	# Run 2: the usual start, `cd` then sbxrun; getcwd() gives $OUT, the shell's $PWD the link.
+	run sh -c 'cd "$1" && shift && exec "$@"' - "$LNK" "$BIN/sbxrun" -- \
+		sh -c "touch '$CANARY'; echo x >'$OUT/pwned'"
+	refused "sbxrun: cannot enforce \"write $OUT\" on linux: $WORDS"
+	[[ "${lines[0]}" == *"the shell's current directory): name where it leads ($OUT) instead"* ]]
+	[ ! -e "$OUT/pwned" ]
+	# Control: a $PWD that names another directory (stale) tells nothing; the run starts in
+	# $WS, and writes there but not in $OUT.
+	run sh -c 'cd "$1" && shift && PWD="$LNK" exec "$@"' - "$WS" "$BIN/sbxrun" -- \
+		"$P" write "$WS/via-pwd"
+	[ "$output" = OK ]
+	run sh -c 'cd "$1" && shift && exec "$@"' - "$WS" "$BIN/sbxrun" -- "$P" write "$OUT/pwned"
+	[ "$output" = EROFS ]
+	rm -f "$WS/via-pwd"
 }
 
 @test "a cwd named through a link outside every writable root is followed (control)" {
