@@ -118,7 +118,7 @@ void usage_print(const char *subcommand, bool to_stderr);
 struct invocation {
 	char *cwd;			      /* canonical */
 	char *roots[SBX_MAX_WORKSPACE_ROOTS]; /* canonical workspace roots */
-	/* The first link each crossed as named (sbx_ctx.cwd_link), or NULL. */
+	/* The links each crossed as named (sbx_ctx.cwd_link: a list), or NULL. */
 	char *cwd_link, *root_links[SBX_MAX_WORKSPACE_ROOTS];
 	size_t n_roots;
 	const char *tmpdir;

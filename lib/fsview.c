@@ -10,9 +10,9 @@
  * EIO) is returned, and the planner refuses the run naming the path and the error.
  *
  * The walk resolves a path the way the kernel would, but one component at a time through
- * O_PATH descriptors, so that it can say which symbolic link it crossed first (and whether that
- * link sits in a directory someone else can write) and hand back a descriptor of the very object
- * it found. A path with no symbolic link at all costs one openat2(RESOLVE_NO_SYMLINKS) call; the
+ * O_PATH descriptors, so that it can say which symbolic links it crossed (every one: the first
+ * may be the user's own, and a later one planted by an earlier run; and whether one sits in a
+ * directory someone else can write) and hand back a descriptor of the very object it found. A path with no symbolic link at all costs one openat2(RESOLVE_NO_SYMLINKS) call; the
  * component walk runs only when that call meets a link or is unavailable (before Linux 5.6).
  * Links are followed at most SBX_MAX_LINK_HOPS times, as the kernel does.
  *
@@ -75,6 +75,13 @@ static void info_clear(struct sbx_pathinfo *out)
 	out->is_link = false;
 }
 
+size_t sbx_link_len(const char *links)
+{
+	const char *end = strstr(links, "//");
+
+	return end ? (size_t)(end - links) : strlen(links);
+}
+
 #if defined(__linux__)
 
 #ifndef SYS_openat2
@@ -131,6 +138,31 @@ static void real_pop(char *real, size_t *len)
 	if (*len > 1)
 		(*len)--;
 	real[*len] = '\0';
+}
+
+/*
+ * Adds the link at the resolved path l (of length n) to the walk's list: last, or first when it
+ * is the first shared one (the refusal names it). A list longer than a path is refused: it
+ * cannot be told whole.
+ */
+static int link_note(struct sbx_pathinfo *out, const char *l, size_t n, bool shared)
+{
+	size_t have = strlen(out->link), sep = have > 0;
+
+	if (have + sep + n >= sizeof(out->link))
+		return -ENAMETOOLONG;
+	if (shared && !out->link_shared) {
+		memmove(out->link + n + sep, out->link, have + 1);
+		memcpy(out->link, l, n);
+		if (sep)
+			out->link[n] = '/';
+	} else {
+		if (sep)
+			out->link[have] = '/';
+		memcpy(out->link + have + sep, l, n + 1);
+	}
+	out->link_shared = out->link_shared || shared;
+	return 0;
 }
 
 /*
@@ -201,23 +233,21 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 				err = ELOOP;
 				goto fail;
 			}
-			if (!out->link[0]) {
+			{
 				char save[SBX_MAX_PATH];
-				size_t k = pos;
+				size_t k = pos, l = rlen;
 
 				/* The first link, before any splice: is it the path's last name? */
 				while (todo[k] == '/')
 					k++;
-				out->is_link = !todo[k];
-				size_t l = rlen;
-
+				if (!out->link[0])
+					out->is_link = !todo[k];
 				memcpy(save, out->real, rlen + 1);
-				if (real_push(save, &l, name, n) < 0) {
+				if (real_push(save, &l, name, n) < 0 ||
+				    link_note(out, save, l, link_shared(cur, &st)) < 0) {
 					err = ENAMETOOLONG;
 					goto fail;
 				}
-				memcpy(out->link, save, l + 1);
-				out->link_shared = link_shared(cur, &st);
 			}
 			tl = readlinkat(next, "", target, sizeof(target));
 			if (tl < 0) {
@@ -850,9 +880,9 @@ int sbx_fs_canonical_dir(const char *path, char **out, char **link, struct sbx_d
 	/* Whoever may replace a link on the way decides where the directory is: refused. */
 	if (in.link[0] && in.link_shared)
 		return sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				    "it crosses symlink %s, which users other than root and the "
+				    "it crosses symlink %.*s, which users other than root and the "
 				    "caller can replace",
-				    in.link);
+				    (int)sbx_link_len(in.link), in.link);
 	if (link && in.link[0] && !(*link = strdup(in.link)))
 		return sbx_diag_set(d, -ENOMEM, "%s", strerror(ENOMEM));
 	*out = strdup(in.real);

@@ -54,6 +54,19 @@ static const char *root_link(const struct sbx_ctx *ctx, const char *path)
 	return NULL;
 }
 
+/* Appends the list of links more to the list in buf (struct sbx_pathinfo.link). */
+static int link_append(char *buf, size_t size, const char *more)
+{
+	size_t have = strlen(buf), sep = have > 0, n = strlen(more);
+
+	if (have + sep + n >= size)
+		return -ENAMETOOLONG;
+	if (sep)
+		buf[have] = '/';
+	memcpy(buf + have + sep, more, n + 1);
+	return 0;
+}
+
 static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path, bool kept,
 		   char *rule)
 {
@@ -102,8 +115,14 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			r->type = in.type;
 			r->link_shared = in.link_shared;
 			r->linked = in.linked;
-			if (!in.link[0] && root_link(pl->ctx, path))
-				snprintf(in.link, sizeof(in.link), "%s", root_link(pl->ctx, path));
+			/* Its own links, then its root's: a refusal may name any of them. */
+			if (root_link(pl->ctx, path) &&
+			    (rc = link_append(in.link, sizeof(in.link),
+					      root_link(pl->ctx, path)))) {
+				sbx_lookup_failed(pl->d, rc, path);
+				sbx_req_release(r);
+				return rc;
+			}
 			if (in.exists)
 				r->real = sbx_strcmp(in.real, r->path) == 0 ? r->path
 									    : strdup(in.real);

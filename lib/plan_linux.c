@@ -158,12 +158,31 @@ static bool link_in_writable(const struct sbx_plan *p, const char *link)
 	return false;
 }
 
+/*
+ * The first link of the list links that lies inside a writable root, copied to one, or false.
+ * Each is asked, not the first alone: the user's own link (~/p -> /tmp/x) may lead to one an
+ * earlier run planted (/tmp/x -> ~/secret).
+ */
+static bool links_in_writable(const struct sbx_plan *p, const char *links, char one[SBX_MAX_PATH])
+{
+	size_t n;
+
+	for (const char *l = links; *l; l += n + !!l[n]) {
+		n = sbx_link_len(l);
+		/* Longer than a path cannot be (the walk refuses it): refused, cut short. */
+		snprintf(one, SBX_MAX_PATH, "%.*s", (int)n, l);
+		if (n >= SBX_MAX_PATH || link_in_writable(p, one))
+			return true;
+	}
+	return false;
+}
+
 int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char *path,
 			 const char *link, bool shared, const char *real, struct sbx_diag *d)
 {
-	char hint[SBX_MAX_PATH + 64];
+	char hint[SBX_MAX_PATH + 64], one[SBX_MAX_PATH];
 
-	if (!link)
+	if (!link || !link[0])
 		return 0;
 	if (real && !strcmp(real, path))
 		/* A project root named through the link (sbx_ctx.cwd_link), and what lies under it. */
@@ -181,15 +200,15 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 	 * a link elsewhere may point it anywhere between two starts: following either would put
 	 * the rule (a grant, a mask) wherever they choose. Codex's words.
 	 */
-	if (link_in_writable(p, link))
+	if (links_in_writable(p, link, one))
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 			     "cannot enforce sandbox %s %s because it crosses writable symlink %s",
-			     what, path, link);
-	else if (shared)
+			     what, path, one);
+	else if (shared) /* the shared one leads the list */
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "cannot enforce sandbox %s %s because it crosses symlink %s, which "
+			     "cannot enforce sandbox %s %s because it crosses symlink %.*s, which "
 			     "users other than root and the caller can replace",
-			     what, path, link);
+			     what, path, (int)sbx_link_len(link), link);
 	else
 		return 0; /* a system link (/lib -> usr/lib): followed */
 	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "%s", hint);
@@ -429,14 +448,15 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	 * by the name the profile gives.
 	 */
 	if (hidden_link_in_shm(p, r, h)) {
+		const char *via = sbx_req_link(r) ? sbx_req_link(r) : path;
 		char hint[SBX_MAX_PATH + 64];
 
 		snprintf(hint, sizeof(hint), "name the path it leads to (%s) instead", r->real);
 		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, hint,
-				   "%s crosses symlink %s, which the sandbox's private /dev does "
+				   "%s crosses symlink %.*s, which the sandbox's private /dev does "
 				   "not hold (it binds the roots under /dev/shm where they lead): "
 				   "the command would not find it there",
-				   path, sbx_req_link(r) ? sbx_req_link(r) : path);
+				   path, (int)sbx_link_len(via), via);
 	}
 
 	/*

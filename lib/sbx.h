@@ -445,12 +445,23 @@ struct sbx_pathinfo {
 	unsigned long uid;	     /* owner */
 	unsigned long long dev, ino; /* the object's identity */
 	char real[SBX_MAX_PATH];     /* where the path resolves, links followed; "" when absent */
-	/* The first symbolic link crossed (the link's own resolved path), "" when none. */
+	/*
+	 * Every symbolic link crossed (each by its own resolved path), in the order met but for
+	 * the first shared one, which leads; "" when none. They are joined by "/": a resolved
+	 * path never holds "//", so the list is one string, and sbx_link_len() splits it.
+	 */
 	char link[SBX_MAX_PATH];
-	bool link_shared; /* someone other than root and the caller can replace that link */
+	bool link_shared; /* someone other than root and the caller can replace one of them */
 	bool is_link;	  /* the path's own last name is a link (dangling or not) */
 	bool linked;	  /* a file (not a directory) with more than one name (hard links) */
 };
+
+/*
+ * The length of the first link of a list of links (struct sbx_pathinfo.link); the next starts
+ * that many bytes and one "/" further on, unless the list ends there:
+ *   for (const char *l = links; *l; l += n + !!l[n]) n = sbx_link_len(l);
+ */
+size_t sbx_link_len(const char *links);
 
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
 typedef int (*sbx_fs_list_fn)(void *arg, const char *name, enum sbx_ftype type);
@@ -508,8 +519,8 @@ void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base);
 void sbx_fsmemo_free(struct sbx_fsmemo *m);
 
 /*
- * The walk behind the host's view: resolves an absolute path as the kernel would, reporting the
- * first link crossed; with fd_out (Linux), an O_PATH descriptor of what it found (-1 if absent).
+ * The walk behind the host's view: resolves an absolute path as the kernel would, reporting
+ * every link crossed; with fd_out (Linux), an O_PATH descriptor of what it found (-1 if absent).
  */
 int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out);
 /* Reads up to size bytes from fd (EINTR retried); *len what was read; 0 or -errno. */
@@ -517,8 +528,8 @@ int sbx_fd_read(int fd, char *buf, size_t size, size_t *len);
 /*
  * The canonical form of a directory (relative: against the process's cwd), as the walk resolves
  * it; refused when a link on the way can be replaced by someone other than root and the caller.
- * d.msg says why, without the path. With link, *link is the first link crossed (its resolved
- * path, for sbx_ctx.cwd_link), or NULL for none.
+ * d.msg says why, without the path. With link, *link is the list of the links crossed (as
+ * struct sbx_pathinfo.link has it, for sbx_ctx.cwd_link), or NULL for none.
  */
 int sbx_fs_canonical_dir(const char *path, char **out, char **link, struct sbx_diag *d);
 
@@ -535,11 +546,12 @@ struct sbx_ctx {
 	size_t n_workspace_roots;
 	const char *tmpdir; /* the environment's TMPDIR or NULL; used only when absolute */
 	/*
-	 * The first symbolic link (its own resolved path) that the cwd and each workspace root
-	 * crossed as the caller named them, on the way to their canonical form; NULL or "" for
-	 * none (workspace_root_links may be NULL). Every rule path under such a root crosses that
-	 * link too: one inside a writable root, where an earlier run may have planted it, refuses
-	 * the plan as a rule path's own link does (plan_linux.c).
+	 * The symbolic links (a list, as struct sbx_pathinfo.link has it) that the cwd and each
+	 * workspace root crossed as the caller named them, on the way to their canonical form;
+	 * NULL or "" for none (workspace_root_links may be NULL). Every rule path under such a
+	 * root crosses them too: one inside a writable root, where an earlier run may have
+	 * planted it, refuses the plan as a rule path's own link does (plan_linux.c), wherever
+	 * it lies in the chain (the user's own ~/p -> /tmp/x, then /tmp/x planted).
 	 */
 	const char *cwd_link;
 	const char *const *workspace_root_links;
@@ -1064,7 +1076,7 @@ const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX]);
 struct sbx_req_note {
 	char *reason; /* why unenforceable or skipped, or a note on how it is enforced */
 	char *hint;   /* a fix the user can apply, or NULL */
-	char *link;   /* the first symbolic link crossed on the way to path, or NULL */
+	char *link;   /* the symbolic links crossed on the way to path (a list), or NULL */
 };
 
 /* The small members share a word (enums in a byte): a plan holds one of these per path. */
@@ -1083,7 +1095,7 @@ struct sbx_req {
 	enum sbx_req_status status : 8;
 	enum sbx_ftype type : 8; /* what it is when it exists */
 	bool exists;		 /* path exists on this host (when path != NULL) */
-	bool link_shared;	 /* someone other than root and the caller can replace that link */
+	bool link_shared;	 /* someone other than root and the caller can replace one */
 	bool path_kept;		 /* path lies in its plan (its roots or paths): never freed alone */
 	bool linked;		 /* a file (not a directory) with more than one name (hard links) */
 };
@@ -1094,7 +1106,7 @@ void sbx_req_release(struct sbx_req *r);
 const char *sbx_req_reason(const struct sbx_req *r);
 /* A fix the user can apply, or NULL. */
 const char *sbx_req_hint(const struct sbx_req *r);
-/* The first symbolic link crossed on the way to r's path, or NULL. */
+/* The symbolic links crossed on the way to r's path (a list: sbx_link_len()), or NULL. */
 const char *sbx_req_link(const struct sbx_req *r);
 
 /*
@@ -1498,9 +1510,10 @@ int sbx_report_model(const struct sbx_linux_facts *f, enum sbx_linux_model *mode
 		     struct sbx_diag *d);
 /*
  * Whether a rule path of plan p ("what": "deny-read path", "writable root"...) may be followed
- * through the link it crosses: 0 for a system link, SBX_E_UNENFORCEABLE (worded in d as Codex does)
- * for a link inside a writable root or one that someone other than root and the caller can
- * replace. real is where the path leads, or NULL.
+ * through the links it crosses (a list: sbx_link_len()): 0 for system links,
+ * SBX_E_UNENFORCEABLE (worded in d as Codex does, naming the link) when one lies inside a
+ * writable root or, shared, someone other than root and the caller can replace one. real is
+ * where the path leads, or NULL.
  */
 int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char *path,
 			 const char *link, bool shared, const char *real, struct sbx_diag *d);

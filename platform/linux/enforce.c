@@ -40,6 +40,61 @@ static int tree_refuse(struct tree *t, const char *why, const char *hint)
 	return sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE, "%s", hint);
 }
 
+/*
+ * Can a symbolic link's text lead out of the directory that holds it? Decided from the text
+ * alone, never by following it (what it names now is the attacker's to change): an absolute
+ * text, or one with a ".." anywhere, may; a relative text without ".." stays below the link's
+ * directory (a link it meets there is in the same tree, and walked too).
+ */
+static bool link_text_leaves(const char *text)
+{
+	if (text[0] == '/')
+		return true;
+	for (const char *c = text; *c;) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return true;
+		c += n;
+		c += strspn(c, "/");
+	}
+	return false;
+}
+
+/*
+ * A symbolic link in a matched directory. What the user writes through its name (the mask
+ * hides the directory from the command, not from the user) lands where the link leads: out of
+ * the mask, where the next run reads it, if the link may lead out. An earlier run could plant
+ * it as it could a hard link.
+ */
+static int tree_link(struct tree *t, int dfd, const char *name)
+{
+	char text[SBX_MAX_PATH];
+	ssize_t n = readlinkat(dfd, name, text, sizeof(text));
+
+	if (n < 0 && errno == ENOENT)
+		return 0; /* gone since it was listed: nothing to write through */
+	if (n < 0) {
+		snprintf(t->why, sizeof(t->why), "cannot read symlink %s: %s", t->path,
+			 strerror(errno));
+		return tree_refuse(t, t->why, "remove the link");
+	}
+	/* Cut short: what was read is not the whole text, which may lead anywhere. */
+	if ((size_t)n < sizeof(text)) {
+		text[n] = '\0';
+		if (!link_text_leaves(text))
+			return 0;
+	}
+	snprintf(t->why, sizeof(t->why),
+		 "symlink %s inside it may lead out of it (absolute, or through \"..\"): what "
+		 "is written through it lands unmasked",
+		 t->path);
+	/* Not "copy what it leads to": that is where a secret written through it now lies. */
+	return tree_refuse(t, t->why,
+			   "remove the link, and check the place it led to for anything written "
+			   "through it");
+}
+
 static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 {
 	DIR *dir = fdopendir(dfd);
@@ -95,9 +150,12 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 				r = tree_refuse(t, why, "restore access to it, or remove it");
 			}
 		} else if (!S_ISDIR(st.st_mode)) {
+			if (S_ISLNK(st.st_mode))
+				r = tree_link(t, dirfd(dir), de->d_name);
 			/* A FIFO's other name reads what is written into this one, as a file's. */
-			r = sbx_linux_nlink_check(t->plan, "deny-read path", t->top, NULL, t->path,
-						  st.st_nlink > 1, t->d);
+			if (!r)
+				r = sbx_linux_nlink_check(t->plan, "deny-read path", t->top, NULL,
+							  t->path, st.st_nlink > 1, t->d);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (depth >= TREE_MAX_DEPTH) {
 				snprintf(why, sizeof(t->why),

@@ -120,7 +120,7 @@ static char *put_str(char **at, const char *s, size_t n)
  * allocator's header and rounding would be a sixth of the table): the struct, then the path as
  * asked (unless kept: a path of the plan, which outlives the table, is the entry's own), the
  * resolved path (unless it is the same string, the usual case, which the entry then shares) and
- * the link crossed, if any.
+ * the links crossed, if any.
  */
 static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *path, bool kept)
 {

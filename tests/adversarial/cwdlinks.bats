@@ -67,3 +67,31 @@ root, the shell's current directory): name where it leads ($OUT) instead, or rem
 	[ "$output" = EROFS ]
 	rm -f "$proj" "$WS/via-link"
 }
+
+@test "a cwd named through the user's own link to one run 1 planted in /tmp is refused" {
+	local proj="$BASE/proj2-$SBX_USER" mid="$BASE/mid-$SBX_USER"
+	rm -f "$proj" "$mid"
+	# Run 1 plants the second link of the chain; $OUT is not writable to it.
+	expect EROFS write "$OUT/pwned"
+	run sbx ln -s "$OUT" "$LNK"
+	[ "$status" -eq 0 ]
+	# The user's own link, outside every writable root, leads to the planted one.
+	ln -s "$LNK" "$proj"
+	run "$BIN/sbxrun" --cwd "$proj" -- sh -c "touch '$CANARY'; echo x >'$OUT/pwned'"
+	refused "sbxrun: cannot enforce \"write $OUT\" on linux: $WORDS"
+	run "$H" --sandbox-policy-cwd "$proj" --permission-profile "$PROFILE" -- \
+		sh -c "touch '$CANARY'; echo x >'$OUT/pwned'"
+	refused "sbxrun: cannot enforce \"write $OUT\" on linux: $WORDS"
+	run "$BIN/sbxrun" --cwd "$WS" -w "$proj" -- sh -c "touch '$CANARY'; echo x >'$OUT/pwned'"
+	refused "sbxrun: cannot enforce \"write $OUT\" on linux: $WORDS"
+	[ ! -e "$OUT/pwned" ]
+	# Control: a chain of the user's own links outside every writable root is followed.
+	rm -f "$proj"
+	ln -s "$WS" "$mid"
+	ln -s "$mid" "$proj"
+	run "$BIN/sbxrun" --cwd "$proj" -- "$P" write "$WS/via-chain"
+	[ "$output" = OK ]
+	run "$BIN/sbxrun" --cwd "$proj" -- "$P" write "$OUT/pwned"
+	[ "$output" = EROFS ]
+	rm -f "$proj" "$mid" "$WS/via-chain"
+}

@@ -50,6 +50,34 @@ TWO="has other names (hard links): the command could read it through one of them
 	rm -rf "$WS/app"
 }
 
+# Words of a symbolic link in a matched directory that may lead out of it.
+OUT_LINK='may lead out of it (absolute, or through ".."): what is written through it lands unmasked'
+
+@test "run 1 plants a symlink out of a directory the deny glob matches later; run 2 refuses" {
+	local s="$WS/app/secrets" how
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$WS/**/secrets")")
+	for how in ../../notes3.txt "$WS/notes3.txt" sub/../../../notes3.txt; do
+		rm -rf "$WS/app" "$WS/notes3.txt"
+		# Run 1: the link leads out of the directory; "inner" stays inside it.
+		run sbx sh -c "mkdir -p '$s/sub' && ln -s '$how' '$s/key' && ln -s sub/f '$s/inner'"
+		[ "$status" -eq 0 ]
+		# The user writes a secret through the matched name; it lands in notes3.txt.
+		echo topsecret >"$s/key"
+		run sbx sh -c "touch '$CANARY'; cat '$WS/notes3.txt'"
+		refused "$CANNOT $s: symlink $s/key inside it $OUT_LINK"
+		[[ "${lines[0]}" == *"; hint: remove the link, and check the place it led to for \
+anything written through it" ]]
+		[[ "$output" != *topsecret* ]]
+	done
+	# Control: the link that stays inside is walked past; the whole directory is masked.
+	rm "$s/key" "$WS/notes3.txt"
+	echo inside >"$s/inner"
+	expect EACCES read "$s/inner"
+	expect EACCES read "$s/sub/f"
+	expect OK read "$WS/file.txt"
+	rm -rf "$WS/app"
+}
+
 @test "a writable root named through a link: a linked match refuses by either name" {
 	local real="$BASE/data-$SBX_USER" lnk="$BASE/proj-$SBX_USER" via
 	rm -rf "$real" "$lnk"

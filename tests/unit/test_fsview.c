@@ -77,12 +77,15 @@ TEST(fsview_walk_real_tree)
 	CHECK_STR(in.real, q);
 	free(q);
 	free(p);
-	/* A chain through an absolute link: the first link crossed is named. */
+	/* A chain through an absolute link: every link crossed is named, in order. */
 	p = cat(real_t, "/abs/file");
 	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
 	q = cat(real_t, "/abs");
-	CHECK(in.exists);
-	CHECK_STR(in.link, q);
+	CHECK(in.exists && sbx_link_len(in.link) == strlen(q));
+	CHECK(!strncmp(in.link, q, strlen(q)));
+	free(q);
+	q = cat(real_t, "/link");
+	CHECK_STR(in.link + sbx_link_len(in.link) + 1, q);
 	free(q);
 	free(p);
 	/* The last name itself a link. */
@@ -259,6 +262,22 @@ TEST(fsview_walk_shared_links)
 	CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
 	CHECK(in.link[0] && !in.link_shared);
 	free(p);
+	/* A chain: the caller's own link, then a shared one, which leads the list. */
+	{
+		char *own = cat(real_t, "/chain"), *to = cat(real_t, "/open/l"), *q;
+
+		CHECK_INT(symlink(to, own), 0);
+		p = cat(real_t, "/chain/etc");
+		CHECK_INT(sbx_fs_walk(p, &in, NULL), 0);
+		CHECK(in.link_shared && sbx_link_len(in.link) == strlen(to));
+		CHECK(!strncmp(in.link, to, strlen(to)));
+		q = in.link + sbx_link_len(in.link);
+		CHECK(q[0] == '/');
+		CHECK_STR(q + 1, own);
+		free(p);
+		free(to);
+		free(own);
+	}
 	free(t);
 }
 

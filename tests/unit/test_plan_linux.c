@@ -335,6 +335,17 @@ TEST(plan_linux_nlink_check)
 	CHECK_INT(sbx_linux_nlink_check(&plan, "deny-read path", p, NULL, q, true, &d),
 		  SBX_E_UNENFORCEABLE);
 	CHECK(strstr(d.msg, "secrets because ") && strstr(d.msg, "/ws/secrets/k inside it has other names"));
+	/* Every link of a chain is asked: the user's own first, a planted one in a root next. */
+	sbx_diag_clear(&d);
+	snprintf(p, sizeof(p), "%s/out/p//%s/ws/x", t, t);
+	CHECK_INT(sbx_linux_link_check(&plan, "writable root", "/c", p, false, "/c", &d),
+		  SBX_E_UNENFORCEABLE);
+	snprintf(want, sizeof(want), "cannot enforce sandbox writable root /c because it crosses "
+		 "writable symlink %s/ws/x", t);
+	CHECK_STR(d.msg, want);
+	sbx_diag_clear(&d);
+	snprintf(p, sizeof(p), "%s/out/p//%s/out/q", t, t);
+	CHECK_INT(sbx_linux_link_check(&plan, "writable root", "/c", p, false, "/c", &d), 0);
 	sbx_plan_free(&plan);
 	sbx_profile_free(&prof);
 	snprintf(p, sizeof(p), "rm -rf '%s'", t);
