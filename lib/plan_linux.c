@@ -371,6 +371,19 @@ static bool hidden_by_private_dev(const struct sbx_plan *p, const struct sbx_req
 }
 
 /*
+ * Does what r grants lie elsewhere than /dev but lead there, through a link that would be
+ * followed, to a path the private /dev hides? The command follows the link to the private /dev,
+ * where the object is not: calling the rule enforced would be a lie, as for the path named.
+ */
+static bool leads_into_private_dev(const struct sbx_plan *p, const struct sbx_req *r,
+				   const struct host *h)
+{
+	/* real is path itself (the same pointer) when they are equal: most paths stop there. */
+	return r->real && r->real != r->path && h->mnt && !p->roots.full_write &&
+	       sbx_linux_private_dev_hides(r->kind, r->real);
+}
+
+/*
  * Does what r grants lie under /dev/shm by a name that crosses a link, where the private /dev is
  * planned? Its roots are bound there where they resolve: the link itself is not.
  */
@@ -423,6 +436,15 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			"holding only the allowed devices and an empty /dev/shm: the command "
 			"would not find it there",
 			path);
+	if (leads_into_private_dev(p, r, h))
+		return sbx_req_set(
+			r, SBX_UNENFORCEABLE, 0,
+			"use a directory outside /dev (for $TMPDIR: unset it, or point it "
+			"elsewhere, as /tmp)",
+			"%s leads to %s, under /dev, which the sandbox replaces with a "
+			"private /dev holding only the allowed devices and a /dev/shm of its "
+			"own: the command would not find it there",
+			path, r->real);
 
 	if (what && sbx_req_link(r)) {
 		struct sbx_diag d;

@@ -271,4 +271,25 @@ shm_private() {
 	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path /dev/mqueue write)")
 	run sbx "$P" write "$CANARY"
 	dev_refused "write /dev/mqueue" /dev/mqueue
+	# The same node named through a link of the caller's own outside /dev, which is followed:
+	# the command would follow it into the private /dev and find nothing there. Refused too,
+	# never called enforced.
+	rm -f "$OUT/kmsg" "$OUT/null"
+	ln -s /dev/kmsg "$OUT/kmsg"
+	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
+		"$(entry_path "$OUT/kmsg" read)")
+	run sbx "$P" write "$CANARY"
+	refused "sbxrun: cannot enforce \"read $OUT/kmsg\" on linux: $OUT/kmsg leads to /dev/kmsg, under /dev, which the sandbox replaces with a private /dev holding only the allowed devices and a /dev/shm of its own: the command would not find it there"
+	[[ "${lines[0]}" == *'; hint: use a directory outside /dev (for $TMPDIR: unset it, or point it elsewhere, as /tmp)' ]]
+	echo "$PROFILE" >"$BASE/kmsg.json"
+	run "$BIN/sbxrun" explain --profile "$BASE/kmsg.json" --cwd "$WS"
+	echo "$output"
+	[[ "$output" == *"enforceable:       no"* ]]
+	grep -Eq "^  read $OUT/kmsg +none +unenforceable" <<<"$output"
+	# Control: a link to a node the private /dev holds reaches it inside.
+	ln -s /dev/null "$OUT/null"
+	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
+		"$(entry_path "$OUT/null" write)")
+	expect OK write "$OUT/null"
+	rm -f "$OUT/kmsg" "$OUT/null" "$BASE/kmsg.json"
 }
