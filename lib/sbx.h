@@ -1624,6 +1624,12 @@ struct sbx_handover {
 	 * directory, anything but a regular file or a pipe) and inherited; -1 for none.
 	 */
 	int report_fd;
+	/*
+	 * --report-created FILE: the report's file by name, when `run` made it for this run: the
+	 * helper removes it (still empty, still the file report_fd is open on) when the run ends
+	 * in 125 before the command started.
+	 */
+	const char *report_created;
 };
 /*
  * The hand-over for a materialized profile's JSON: by argument, or by memfd when large. With
