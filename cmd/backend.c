@@ -175,6 +175,7 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 		h.allow_git = inv->ctx.allow_git;
 		/* The report's descriptor is the helper's to inherit (it marks it close-on-exec). */
 		h.report_fd = o->report_fd;
+		h.report_created = o->report_made ? o->report : NULL;
 		if (h.report_fd >= 0 && fcntl(h.report_fd, F_SETFD, 0) < 0)
 			r = sbx_diag_set(&d, -errno, "--report: %s", strerror(errno));
 		else

@@ -90,6 +90,7 @@ struct opts {
 	bool allow_git;	    /* --allow-git (sbxrun(1), GIT MODE) */
 	const char *report; /* --report FILE|-: the denial report */
 	int report_fd;	    /* run: the descriptor opened for it (report_open_fd), or -1 */
+	bool report_made;   /* run: report_open_fd made the file (removed if nothing ran) */
 	/* The command's environment (lib/env.c); env_set holds "NAME=VALUE". */
 	const char *env_keep[OPT_LIST_MAX], *env_deny[OPT_LIST_MAX], *env_set[OPT_LIST_MAX];
 	size_t n_env_keep, n_env_deny, n_env_set;
@@ -227,21 +228,26 @@ int own_proxy_start(struct opts *o);
 #endif
 
 /*
- * --report FILE|- (report.c, not on Windows): the denial report's file, appended to (- for
- * standard error). report_open_fd opens it (O_NOFOLLOW; a regular file or a pipe, close-on-exec;
- * standard error for -) and returns 0, or 125 with the refusal printed, named by what
- * ("proxy: --report"); report_open does the same and wraps the descriptor, report_from_fd wraps
- * one (0 or -ENOMEM). report_add writes one line and counts it, from any thread; in a process
- * forked after report_relay, it writes the line and sends its brief to the owner, who counts it
- * in report_relay_read (the relay's read end, non-blocking; non-zero once it is at its end).
- * report_relay returns that read end, or -errno; report_fds gives what a forked process writes
- * to (the file, the relay's write end). report_on_proxy is the proxy's on_decision.
- * report_print_summary prints "sbxrun: N operations were denied (first: ...); see --report"
- * when there was one.
+ * --report FILE|- (report.c, not on Windows): the denial report's file, appended to (- for standard
+ * error). report_open_fd opens it (O_NOFOLLOW; a regular file or a pipe, close-on-exec; standard
+ * error for -; *created, unless NULL, says whether it made the file) and returns 0, or 125 with the
+ * refusal printed, named by what ("proxy: --report"); report_open does the same and wraps the
+ * descriptor, report_from_fd wraps one (0 or -ENOMEM). report_add writes one line and counts it,
+ * from any thread; in a process forked after report_relay, it writes the line and sends its brief
+ * to the owner, who counts it in report_relay_read (the relay's read end, non-blocking; non-zero
+ * once it is at its end). report_relay returns that read end, or -errno; report_fds gives what a
+ * forked process writes to (the file, the relay's write end). report_on_proxy is the proxy's
+ * on_decision. report_print_summary prints "sbxrun: N operations were denied (first: ...); see
+ * --report" when there was one.
  */
 struct report;
 struct sbx_proxy_event;
-int report_open_fd(const char *what, const char *path, int *out);
+int report_open_fd(const char *what, const char *path, int *out, bool *created);
+/*
+ * Removes path when it is still the empty regular file fd is open on: the report file this run
+ * created (report_open_fd's *created), when the run ends before the command started.
+ */
+void report_remove_created(const char *path, int fd);
 int report_from_fd(int fd, struct report **out);
 int report_open(const char *what, const char *path, struct report **out);
 int report_relay(struct report *r);

@@ -107,6 +107,20 @@ static int network_options(const struct sbx_handover *o, struct sbx_managed_ctx 
 	return 0;
 }
 
+/* The report file `run` made for this run (--report-created), by name and descriptor. */
+static struct {
+	const char *path;
+	int fd;
+} made_report;
+
+static void remove_made_report(void *arg)
+{
+	(void)arg;
+	if (made_report.path)
+		report_remove_created(made_report.path, made_report.fd);
+	made_report.path = NULL;
+}
+
 /*
  * Load, validate, plan with the same function as `run` and `explain` (sbx_plan_build and the
  * Linux attacher on this host's facts), refuse what cannot be enforced, then enter. The plan
@@ -140,6 +154,15 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	rc = sbx_handover_parse(argc, argv, &o, d);
 	if (rc < 0)
 		return rc;
+	/*
+	 * Nothing is made on the host by a run that ends in 125: the report file `run` made goes
+	 * when this run is refused, here or once entering (sbx_linux_on_refusal).
+	 */
+	if (o.report_created && o.report_fd >= 0) {
+		made_report.path = o.report_created;
+		made_report.fd = o.report_fd;
+		sbx_linux_on_refusal(remove_made_report, NULL);
+	}
 	rc = network_options(&o, &mctx, d);
 	if (rc < 0)
 		return rc;
@@ -286,5 +309,7 @@ int sbx_helper_main(int argc, char **argv)
 	sbx_diag_clear(&d);
 	if (helper_run(argc, argv, &d) < 0)
 		sbx_diag_print(&d, stderr);
+	/* Returning, the helper refused: the command did not start. */
+	sbx_linux_refused();
 	return EXIT_SBX;
 }

@@ -32,12 +32,15 @@ struct report {
 	int relay[2];
 };
 
-int report_open_fd(const char *what, const char *path, int *out)
+int report_open_fd(const char *what, const char *path, int *out, bool *created)
 {
+	int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
 	struct stat st;
 	int fd, err;
 
 	*out = -1;
+	if (created)
+		*created = false;
 	if (strcmp(path, "-") == 0) {
 		*out = STDERR_FILENO;
 		return 0;
@@ -45,9 +48,19 @@ int report_open_fd(const char *what, const char *path, int *out)
 	/*
 	 * Appended, as a log is: several runs may share one file, each line whole. Not through a
 	 * link: an earlier confined run may have put one where the report goes, to make sbxrun,
-	 * which is not confined, append to a file of its choosing.
+	 * which is not confined, append to a file of its choosing. A file made here is made with
+	 * O_EXCL, so that *created says for certain that this run made it (and may remove it).
 	 */
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+	for (int tries = 0;; tries++) {
+		fd = open(path, flags);
+		if (fd >= 0 || errno != ENOENT || tries == 8)
+			break;
+		fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+		if (fd >= 0 && created)
+			*created = true;
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
 	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
 		*out = fd;
 		return 0;
@@ -60,6 +73,16 @@ int report_open_fd(const char *what, const char *path, int *out)
 	if (err == EINVAL)
 		return refuse("%s %s: not a regular file or a pipe", what, path);
 	return refuse("%s %s: %s", what, path, strerror(err));
+}
+
+void report_remove_created(const char *path, int fd)
+{
+	struct stat at, st;
+
+	/* Only the file this run made, still there under its name and still empty. */
+	if (fstat(fd, &st) == 0 && lstat(path, &at) == 0 && S_ISREG(at.st_mode) &&
+	    at.st_dev == st.st_dev && at.st_ino == st.st_ino && at.st_size == 0)
+		unlink(path);
 }
 
 int report_from_fd(int fd, struct report **out)
@@ -79,7 +102,7 @@ int report_from_fd(int fd, struct report **out)
 
 int report_open(const char *what, const char *path, struct report **out)
 {
-	int fd, r = report_open_fd(what, path, &fd);
+	int fd, r = report_open_fd(what, path, &fd, NULL);
 
 	*out = NULL;
 	if (r)

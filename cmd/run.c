@@ -74,7 +74,7 @@ static int report_start(struct opts *o)
 	if (!o->report)
 		return 0;
 #if defined(__linux__)
-	return report_open_fd("--report", o->report, &o->report_fd);
+	return report_open_fd("--report", o->report, &o->report_fd, &o->report_made);
 #else
 	return report_refuse_platform(sbx_host_platform());
 #endif
@@ -152,6 +152,9 @@ out:
 	if (r)
 		mkdir_undo(&inv);
 	invocation_free(&inv);
+	/* Refused before the command started: a report file this run made goes (the helper's too). */
+	if (r == EXIT_REFUSED && o.report_made)
+		report_remove_created(o.report, o.report_fd);
 	if (o.report_fd > STDERR_FILENO)
 		close(o.report_fd);
 	return r;

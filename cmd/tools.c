@@ -22,8 +22,8 @@ static int print_owned(char *text)
 
 /* ---- access ------------------------------------------------------------------------------- */
 
-static int access_one(const struct invocation *inv, const struct sbx_profile *p, const char *arg,
-		      json_t *out_json)
+static int access_one(const struct invocation *inv, const struct sbx_profile *p,
+		      const struct sbx_roots *roots, const char *arg, json_t *out_json)
 {
 	struct sbx_access_why a;
 	char *path = NULL;
@@ -32,7 +32,7 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 	r = sbx_path_join(inv->cwd, arg, &path);
 	if (r)
 		return refuse("access: '%s': not a usable path", arg);
-	r = sbx_access_rule(p, &inv->ctx, path, &a);
+	r = sbx_access_rule(p, roots, &inv->ctx, path, &a);
 	if (r) {
 		free(path);
 		return refuse("out of memory");
@@ -66,7 +66,9 @@ int cmd_access(int argc, char **argv)
 {
 	struct opts o = {.subcommand = "access"};
 	struct sbx_profile mat = {0};
+	struct sbx_roots roots = {0};
 	struct invocation inv;
+	struct sbx_diag d;
 	json_t *arr = NULL;
 	int r;
 
@@ -78,14 +80,24 @@ int cmd_access(int argc, char **argv)
 	r = load_materialized(&inv, &o, &mat);
 	if (r)
 		goto out;
+	/*
+	 * The roots run enforces (git's own directories that the entries do not name among them):
+	 * a look-up run would refuse for refuses here too.
+	 */
+	sbx_diag_clear(&d);
+	if (sbx_fs_roots(&mat.fs, &inv.ctx, &roots, &d)) {
+		r = refuse_diag(&d);
+		goto out;
+	}
 	if (o.json)
 		arr = json_array();
 	for (int i = 0; !r && i < o.n_rest; i++)
-		r = access_one(&inv, &mat, o.rest[i], arr);
+		r = access_one(&inv, &mat, &roots, o.rest[i], arr);
 	if (!r && arr)
 		r = print_owned(json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER));
 out:
 	json_decref(arr);
+	sbx_roots_free(&roots);
 	sbx_profile_free(&mat);
 	invocation_free(&inv);
 	return r;

@@ -152,10 +152,10 @@ static bool missing_name(const struct sbx_ctx *ctx, const char *path, bool git)
 }
 
 /*
- * Git mode as `access` sees it: from the profile alone (sbx_fs_roots() also follows a .git
- * file and commondir on the file system). Inside the .git of a writable entry's path, decided
- * there either by the write entry (whose protected name .git is) or by a read entry naming
- * that .git (as :workspace has), everything is writable but what git_kept() names. Returns 1
+ * Git mode as the entries alone have it (what sbx_fs_roots() finds by following a .git file and
+ * commondir on the file system, sbx_access_rule() adds). Inside the .git of a writable entry's
+ * path, decided there either by the write entry (whose protected name .git is) or by a read entry
+ * naming that .git (as :workspace has), everything is writable but what git_kept() names. Returns 1
  * when it decided out, 0 when git mode has no say, -ENOMEM.
  */
 static int git_mode_rule(const struct sbx_fs *fs, const struct sbx_ctx *ctx, const char *path,
@@ -323,8 +323,9 @@ char *sbx_rule_words(const struct sbx_profile *p, const struct sbx_access_why *w
 		break;
 	case SBX_RULE_PROTECTED:
 		if (w->reason) /* a directory protected for what names it, not by its name */
-			n = asprintf(&s, "entries[%ld]: read-only %s (protected: %s, in write %s)",
-				     w->entry, w->name, w->reason, target);
+			n = asprintf(&s, "entries[%ld]: %s %s (protected: %s, in write %s%s)",
+				     w->entry, w->access == SBX_DENY ? "deny" : "read-only",
+				     w->name, w->reason, target, missing);
 		else if (e->access == SBX_WRITE) /* the name lies in this writable entry */
 			n = asprintf(&s, "entries[%ld]: read-only %s (protected, in write %s%s)",
 				     w->entry, w->name ? w->name : "metadata", target, missing);
@@ -461,73 +462,110 @@ words:
 }
 
 /*
- * The git directory a writable root's .git file names (gitdir:) is kept read-only as that .git
- * is (sbx_default_read_only_subpaths(), which the plan follows), also where it lies in another
- * writable root; a write entry at or inside it decides instead, as for a protected name. 1 with
- * *dir that directory (malloc'd) when path lies in such a one that out's write entry covers, 0
- * when not, or -ENOMEM. Reads the .git files through ctx, as the plan does.
+ * What the plan's roots (sbx_fs_roots(), which run enforces) keep of a path the entries alone
+ * let be written: the carve-outs git's own directories add (the git directory a .git file
+ * names, a worktree's common directory, submodules', the names git mode keeps), the names that
+ * must not be created, the paths denied. Of the roots, carve-outs, denied and uncreatable paths
+ * that cover path, the deepest decides, as with the mounts of the Linux backend (a deeper
+ * writable root re-opens a carve-out of a shallower one). NULL when the roots let path be
+ * written; else what keeps it, with *how its access and *missing set.
  */
-static int gitdir_kept(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
-		       const struct sbx_access_why *out, char **dir)
+struct kept {
+	const char *at; /* the deepest of the paths below that covers path */
+	size_t len;
+	enum sbx_access how;
+	bool missing;
+};
+
+static void take_deepest(struct kept *k, char *const *list, size_t n, const char *path,
+			 enum sbx_access how, bool missing)
 {
-	const struct sbx_fs *fs = &p->fs;
-	char *decided = NULL;
-	int found = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(list[i]);
 
-	*dir = NULL;
-	if (sbx_entry_resolve(&fs->entries[out->entry], ctx, &decided, NULL) || !decided)
-		return 0;
-	for (size_t i = 0; i < fs->n && !found; i++) {
-		char *root = NULL, **subs = NULL;
-		size_t n = 0;
-
-		if (fs->entries[i].access != SBX_WRITE ||
-		    sbx_entry_resolve(&fs->entries[i], ctx, &root, NULL) || !root)
-			continue;
-		/* A look-up that fails protects nothing here: the plan refuses the run for it. */
-		if (sbx_default_read_only_subpaths(root, false, ctx, &subs, &n, NULL) == 0)
-			for (size_t k = 0; k < n && !found; k++) {
-				size_t pl = sbx_path_parent_len(subs[k], strlen(subs[k]));
-
-				/* root/.git, .agents and .codex are the names the rule above keeps. */
-				if (pl == strlen(root) && strncmp(subs[k], root, pl) == 0)
-					continue;
-				if (!sbx_path_covers(subs[k], path) ||
-				    sbx_path_covers(subs[k], decided))
-					continue;
-				*dir = strdup(subs[k]);
-				found = *dir ? 1 : -ENOMEM;
-			}
-		sbx_strv_free(subs, n);
-		free(root);
+		/* At one path a carve-out is taken over the root it is of. */
+		if ((!k->at || l >= k->len) && sbx_path_covers_any(list[i], path))
+			*k = (struct kept){list[i], l, how, missing};
 	}
-	free(decided);
-	return found;
 }
 
-int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
-		    struct sbx_access_why *out)
+static const char *roots_keep(const struct sbx_roots *roots, const char *path, enum sbx_access *how,
+			      bool *missing)
 {
-	char *dir = NULL;
-	int r = sbx_access_rule_in(p, NULL, ctx, path, out);
+	struct kept k = {.how = SBX_WRITE};
 
-	/* In git mode the git directories are its own (git_mode_rule()). */
-	if (r || ctx->allow_git || out->access != SBX_WRITE || out->kind != SBX_RULE_ENTRY)
-		return r;
-	r = gitdir_kept(p, ctx, path, out, &dir);
-	if (r <= 0) {
-		if (r < 0)
-			sbx_access_why_free(out);
-		return r;
+	for (size_t i = 0; i < roots->n_writable; i++)
+		take_deepest(&k, &roots->writable[i].root, 1, path, SBX_WRITE, false);
+	for (size_t i = 0; i < roots->n_writable; i++) {
+		const struct sbx_writable_root *w = &roots->writable[i];
+
+		take_deepest(&k, w->read_only, w->n_read_only, path, SBX_READ, false);
+		take_deepest(&k, w->no_create, w->n_no_create, path, SBX_READ, true);
 	}
+	take_deepest(&k, roots->unreadable, roots->n_unreadable, path, SBX_DENY, false);
+	*how = k.how;
+	*missing = k.missing;
+	return k.how == SBX_WRITE ? NULL : k.at;
+}
+
+/* Why the roots keep at (roots_keep()), a path that is no protected name of a writable root. */
+static const char *kept_reason(const struct sbx_ctx *ctx, const char *at, enum sbx_access how)
+{
+	size_t len = strlen(at), pl = sbx_path_parent_len(at, len), end;
+	const char *base = at + pl + (pl && !sbx_path_is_sep(at[pl - 1]));
+	char rest[64];
+
+	if (how == SBX_DENY)
+		return "git would take a git directory made there";
+	if (ctx->allow_git) {
+		const char *why;
+
+		/* gitmode.c keeps names of a git directory: worded by the name, as git_kept(). */
+		if (strcmp(base, "gitdir") == 0)
+			return "it names the worktree's .git file";
+		snprintf(rest, sizeof(rest), "/%s", base);
+		why = git_kept(rest, &end);
+		if (why)
+			return why;
+	}
+	/* A git directory (a .git file's, a common one, a submodule's) or a checkout's .git. */
+	return "git takes hooks and config from there";
+}
+
+int sbx_access_rule(const struct sbx_profile *p, const struct sbx_roots *roots,
+		    const struct sbx_ctx *ctx, const char *path, struct sbx_access_why *out)
+{
+	int r = sbx_access_rule_in(p, NULL, ctx, path, out);
+	enum sbx_access how;
+	const char *at, *base;
+	size_t len, pl;
+	bool missing, name;
+
+	if (r || !roots || out->access != SBX_WRITE ||
+	    (out->kind != SBX_RULE_ENTRY && out->kind != SBX_RULE_GIT_WRITE))
+		return r;
+	at = roots_keep(roots, path, &how, &missing);
+	if (!at)
+		return 0;
+	len = strlen(at);
+	pl = sbx_path_parent_len(at, len);
+	base = at + pl + (pl && !sbx_path_is_sep(at[pl - 1]));
+	/* A protected name of a writable root (a .git file, in git mode) is worded as one. */
+	name = false;
+	for (size_t i = 0; i < roots->n_writable && !name; i++)
+		name = strlen(roots->writable[i].root) == pl &&
+		       strncmp(roots->writable[i].root, at, pl) == 0 &&
+		       sbx_is_protected_name(base, strlen(base)) && how == SBX_READ;
 	free(out->rule);
-	out->access = SBX_READ;
+	free(out->name);
+	out->rule = NULL;
+	out->access = how;
 	out->kind = SBX_RULE_PROTECTED;
 	out->protected_name = true;
-	out->name = dir;
-	out->reason = "the git directory a .git file names";
-	out->missing = false;
-	out->rule = sbx_rule_words(p, out);
+	out->name = strdup(name ? base : at);
+	out->reason = name ? NULL : kept_reason(ctx, at, how);
+	out->missing = missing;
+	out->rule = out->name ? sbx_rule_words(p, out) : NULL;
 	if (!out->rule) {
 		sbx_access_why_free(out);
 		return -ENOMEM;

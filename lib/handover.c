@@ -13,7 +13,8 @@
  * beyond the profile as `run` was given it:
  *   [--allow-git] [--allow-unix-socket PATH]... [--allow-local-binding]
  *   [--allow-domain D]... [--deny-domain D]... [--network-log FILE]
- * and the denial report's descriptor, opened by `run`: [--report-fd N]
+ * and the denial report's descriptor, opened by `run`, with its name when `run` made the file:
+ *   [--report-fd N] [--report-created FILE]
  *
  * Pure: the helper's own checks of what it was given (absolute cwds, the profile itself) come
  * after parsing, in the helper, which trusts nothing it is handed.
@@ -88,6 +89,8 @@ int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx
 	snprintf(report_fd, sizeof(report_fd), "%d", h->report_fd);
 	if (!r && h->report_fd >= 0)
 		r = push_opt(out, "--report-fd", report_fd);
+	if (!r && h->report_fd >= 0 && h->report_created)
+		r = push_opt(out, "--report-created", h->report_created);
 	if (!r)
 		r = sbx_strv_push(out, "--");
 	for (size_t i = 0; !r && h->cmd && h->cmd[i]; i++)
@@ -106,7 +109,8 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
 			     "[--managed-network JSON] [--allow-git] [--allow-unix-socket PATH]... "
 			     "[--allow-local-binding] [--allow-domain D]... [--deny-domain D]... "
-			     "[--network-log FILE] [--report-fd N] -- COMMAND [ARG...]");
+			     "[--network-log FILE] [--report-fd N] [--report-created FILE] -- "
+			     "COMMAND [ARG...]");
 }
 
 /* The one integer parser: a decimal fd number, nothing else. */
@@ -175,6 +179,8 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 			slot = &out->managed_network;
 		else if (strcmp(a, "--network-log") == 0)
 			slot = &out->network_log;
+		else if (strcmp(a, "--report-created") == 0)
+			slot = &out->report_created;
 		else if (strcmp(a, "--permission-profile-fd") == 0 ||
 			 strcmp(a, "--report-fd") == 0) {
 			int *fd = a[2] == 'p' ? &out->profile_fd : &out->report_fd;

@@ -433,7 +433,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			"use a directory outside /dev (for $TMPDIR: unset it, or point it "
 			"elsewhere, as /tmp)",
 			"%s lies under /dev, which the sandbox replaces with a private /dev "
-			"holding only the allowed devices and an empty /dev/shm: the command "
+			"holding only the allowed devices and /dev/shm: the command "
 			"would not find it there",
 			path);
 	if (leads_into_private_dev(p, r, h))

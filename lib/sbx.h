@@ -1263,9 +1263,14 @@ struct sbx_access_why {
 char *sbx_rule_words(const struct sbx_profile *p, const struct sbx_access_why *w);
 /* Frees out's rule and name. */
 void sbx_access_why_free(struct sbx_access_why *w);
-/* p is materialized; 0 with out filled (sbx_access_why_free), or -ENOMEM. */
-int sbx_access_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, const char *path,
-		    struct sbx_access_why *out);
+/*
+ * p is materialized, roots its roots for ctx (sbx_fs_roots(), as the plan takes them): a path
+ * the entries let be written is still read-only, uncreatable or denied where the roots keep it
+ * (git's directories); roots NULL: the entries alone. 0 with out filled (sbx_access_why_free),
+ * or -ENOMEM.
+ */
+int sbx_access_rule(const struct sbx_profile *p, const struct sbx_roots *roots,
+		    const struct sbx_ctx *ctx, const char *path, struct sbx_access_why *out);
 /*
  * The same, deciding with the entries of decide (p's entries, one for one, with other paths:
  * where they lead, for the denial report) and wording with p's own; decide NULL: p's.
@@ -1632,6 +1637,12 @@ struct sbx_handover {
 	 * directory, anything but a regular file or a pipe) and inherited; -1 for none.
 	 */
 	int report_fd;
+	/*
+	 * --report-created FILE: the report's file by name, when `run` made it for this run: the
+	 * helper removes it (still empty, still the file report_fd is open on) when the run ends
+	 * in 125 before the command started.
+	 */
+	const char *report_created;
 };
 /*
  * The hand-over for a materialized profile's JSON: by argument, or by memfd when large. With

@@ -46,8 +46,34 @@ static const char *const device_paths[] = {
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
 
+static struct {
+	void (*fn)(void *arg);
+	void *arg;
+	pid_t pid;
+} on_refusal;
+
+void sbx_linux_on_refusal(void (*fn)(void *arg), void *arg)
+{
+	on_refusal.fn = fn;
+	on_refusal.arg = arg;
+	on_refusal.pid = getpid();
+}
+
+void sbx_linux_refused(void)
+{
+	void (*fn)(void *arg) = on_refusal.fn;
+
+	/* A child (init, the command's process) shares the hook but not what it undoes. */
+	if (!fn || getpid() != on_refusal.pid)
+		return;
+	on_refusal.fn = NULL;
+	fn(on_refusal.arg);
+}
+
 void sbx_linux_die(const struct sbx_diag *d, int status)
 {
+	if (status == 125)
+		sbx_linux_refused();
 	sbx_diag_print(d, stderr);
 	fflush(stderr);
 	_exit(status);

@@ -276,6 +276,13 @@ __attribute__((noreturn)) void sbx_linux_apply_and_exec(struct sbx_linux_prepare
 
 /* Prints d and exits with status. Used after the point of no return only (enter.c). */
 __attribute__((noreturn)) void sbx_linux_die(const struct sbx_diag *d, int status);
+/*
+ * fn(arg), once, when this process (the one that registers it, never a child of it) ends in
+ * 125 before the command started: sbx_linux_die(d, 125) here, or the supervisor mirroring an
+ * init that failed without reporting a command's status. sbx_linux_refused() runs it now.
+ */
+void sbx_linux_on_refusal(void (*fn)(void *arg), void *arg);
+void sbx_linux_refused(void);
 
 /* Landlock (landlock.c). */
 int sbx_landlock_abi(void); /* running ABI, 0 when unavailable */

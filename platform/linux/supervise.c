@@ -789,6 +789,8 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 	}
 	if (reported)
 		ws = rep.ws;
+	else if (sup->chan >= 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 125)
+		sbx_linux_refused(); /* init refused: no command's status, no command */
 	/* Every traced process has ended: the tracer has handed on all it saw. */
 	sbx_trace_end(sup->trace);
 	run_exit_hooks(false, &ws);

@@ -26,7 +26,7 @@ teardown() { rm -rf "$DEVWS" "$OTHER" "$PRIV"; }
 
 # The refusal of a root under /dev, for the requirement named by $1 ("read /dev/kmsg").
 dev_refused() {
-	refused "sbxrun: cannot enforce \"$1\" on linux: $2 lies under /dev, which the sandbox replaces with a private /dev holding only the allowed devices and an empty /dev/shm: the command would not find it there"
+	refused "sbxrun: cannot enforce \"$1\" on linux: $2 lies under /dev, which the sandbox replaces with a private /dev holding only the allowed devices and /dev/shm: the command would not find it there"
 	[[ "${lines[0]}" == *'; hint: use a directory outside /dev (for $TMPDIR: unset it, or point it elsewhere, as /tmp)' ]]
 }
 

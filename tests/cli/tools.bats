@@ -40,7 +40,7 @@ setup() { setup_ws; cd "$WS"; }
 	run "$SBXRUN" access -C "$WS/wt" -w "$WS/wt" -w "$WS/gd" "$WS/gd/real/hooks/pre-commit" \
 		"$WS/gd/realm" "$WS/gd/x"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "read   $WS/gd/real/hooks/pre-commit  (entries[2]: read-only $WS/gd/real (protected: the git directory a .git file names, in write $WS/gd))" ]
+	[ "${lines[0]}" = "read   $WS/gd/real/hooks/pre-commit  (entries[2]: read-only $WS/gd/real (protected: git takes hooks and config from there, in write $WS/gd))" ]
 	# The controls: beside it, and with an explicit write entry on it, writable.
 	[ "${lines[1]}" = "write  $WS/gd/realm  (entries[2]: write $WS/gd)" ]
 	[ "${lines[2]}" = "write  $WS/gd/x  (entries[2]: write $WS/gd)" ]
@@ -55,6 +55,53 @@ setup() { setup_ws; cd "$WS"; }
 		[ "$status" -eq 0 ]
 		[ -e "$WS/gd/x" ]
 		[ ! -e "$WS/gd/real/x" ]
+	fi
+}
+
+@test "access: a linked worktree's common git directory is kept as run keeps it, with and without git mode" {
+	export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+	export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
+	M=$WS/r/main
+	git init -q "$M"
+	git -C "$M" commit -q --allow-empty -m init
+	git -C "$M" worktree add -q ../wt
+	cd "$WS/r/wt"
+	# The common directory is the one the worktree's git directory names (commondir), found on
+	# the file system as run finds it: no entry names it, nor is it a protected name of one.
+	run "$SBXRUN" access -w "$WS/r/wt" -w "$WS/r" "$M/.git/hooks/x" "$M/.git/config" "$M/.git/objects/x" "$M/x"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "read   $M/.git/hooks/x  (entries["*"]: read-only $M/.git (protected: git takes hooks and config from there, in write $WS/r))" ]]
+	[[ "${lines[1]}" == "read   $M/.git/config  (entries["*"]: read-only $M/.git (protected: "* ]]
+	[[ "${lines[2]}" == "read   $M/.git/objects/x  (entries["*"]: read-only $M/.git (protected: "* ]]
+	# The control: beside it, writable.
+	[[ "${lines[3]}" == "write  $M/x  (entries["*"]: write $WS/r)" ]]
+	run "$SBXRUN" access --json -w "$WS/r/wt" -w "$WS/r" "$M/.git/config" "$M/x"
+	[ "$(jget "$output" '[x["access"] for x in j]')" = '["read", "write"]' ]
+	# Git mode keeps the names it keeps there, and the worktree's .git file, as run does.
+	run "$SBXRUN" access --allow-git -w "$WS/r/wt" -w "$WS/r" "$M/.git/hooks/x" "$M/.git/config" \
+		"$M/.git/objects/x" "$M/.git/commondir" .git
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "read   $M/.git/hooks/x  (entries["*"]: read-only $M/.git/hooks (protected: git runs the programs in it, in write $WS/r))" ]]
+	[[ "${lines[1]}" == "read   $M/.git/config  (entries["*"]: read-only $M/.git/config (protected: it can name programs git runs, in write $WS/r))" ]]
+	[[ "${lines[2]}" == "write  $M/.git/objects/x  (entries["*"]: write $WS/r)" ]]
+	[[ "${lines[3]}" == "read   $M/.git/commondir  (entries["*"]: read-only $M/.git/commondir (protected: it sends git to another git directory, in write $WS/r; missing: cannot be created))" ]]
+	[[ "${lines[4]}" == "read   $WS/r/wt/.git  (entries["*"]: read-only .git (protected, in write $WS/r/wt))" ]]
+	if [ "$(uname -s)" = Linux ]; then
+		# What run does with the same paths: the same.
+		run "$SBXRUN" -w "$WS/r/wt" -w "$WS/r" -- touch "$M/.git/hooks/x"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"Read-only file system"* ]]
+		run "$SBXRUN" -w "$WS/r/wt" -w "$WS/r" -- touch "$M/x"
+		[ "$status" -eq 0 ]
+		run "$SBXRUN" --allow-git -w "$WS/r/wt" -w "$WS/r" -- touch "$M/.git/hooks/x"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"Read-only file system"* ]]
+		run "$SBXRUN" --allow-git -w "$WS/r/wt" -w "$WS/r" -- touch "$WS/r/wt/.git"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"Read-only file system"* ]]
+		run "$SBXRUN" --allow-git -w "$WS/r/wt" -w "$WS/r" -- sh -c "mkdir '$M/.git/objects/x'"
+		[ "$status" -eq 0 ]
+		[ ! -e "$M/.git/hooks/x" ]
 	fi
 }
 

@@ -473,6 +473,39 @@ show_net() {
 	[ -e "$canary" ]
 }
 
+@test "refused after --report was opened (125): the report file this run made is gone, the caller's stays" {
+	canary="$BATS_TEST_TMPDIR/ran"
+	# The helper refuses at its clone(2), once the report's file is open: nothing ran.
+	run -125 "$BIN/failinj" newnet -- "$S" -C "$WS" --report "$REP" --allow-domain localhost \
+		-- touch "$canary"
+	echo "$output"
+	[[ "${lines[0]}" == "sbxrun: clone("*"CLONE_NEWNET): Operation not permitted; hint: "* ]]
+	[ ! -e "$canary" ]
+	[ ! -e "$REP" ]
+	# Refused in the helper itself, before entering (a PID namespace it cannot make): the same.
+	run -125 "$BIN/failinj" clone -- "$S" -C "$WS" --report "$REP" -- touch "$canary"
+	[ ! -e "$canary" ]
+	[ ! -e "$REP" ]
+	# Refused by the sandbox's init (its seccomp filter refused): the supervisor removes it.
+	run -125 "$BIN/failinj" seccomp -- "$S" -C "$WS" --report "$REP" -- touch "$canary"
+	[ ! -e "$canary" ]
+	[ ! -e "$REP" ]
+	# A file the caller had stays as it was, with earlier lines or empty.
+	echo '{"earlier":1}' >"$REP"
+	run -125 "$BIN/failinj" newnet -- "$S" -C "$WS" --report "$REP" --allow-domain localhost \
+		-- touch "$canary"
+	[ "$(cat "$REP")" = '{"earlier":1}' ]
+	: >"$REP"
+	run -125 "$BIN/failinj" newnet -- "$S" -C "$WS" --report "$REP" --allow-domain localhost \
+		-- touch "$canary"
+	[ -e "$REP" ] && [ ! -s "$REP" ]
+	rm "$REP"
+	# The control: a command that ran and ended in 125 itself keeps the report made for it.
+	run -125 "$S" -C "$WS" --report "$REP" -- sh -c 'touch "$1"; exit 125' sh "$canary"
+	[ -e "$canary" ]
+	[ -e "$REP" ]
+}
+
 @test "explain --report on this host: the plan in place is shown under init, as run runs it" {
 	prof="$BATS_TEST_TMPDIR/unrestricted.json"
 	echo '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' >"$prof"

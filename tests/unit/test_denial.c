@@ -19,7 +19,7 @@ static void check_rule(const struct sbx_profile *p, const struct sbx_ctx *ctx, c
 {
 	struct sbx_access_why a;
 
-	CHECK_INT(sbx_access_rule(p, ctx, path, &a), 0);
+	CHECK_INT(sbx_access_rule(p, NULL, ctx, path, &a), 0);
 	CHECK_INT(a.access, want);
 	CHECK_STR(a.rule, rule);
 	sbx_access_why_free(&a);

@@ -771,7 +771,7 @@ TEST(gitmode_access)
 		struct sbx_access_why a;
 		char *p = at("/w", cases[i].rel);
 
-		CHECK_INT(sbx_access_rule(&m, &ctx, p, &a), 0);
+		CHECK_INT(sbx_access_rule(&m, NULL, &ctx, p, &a), 0);
 		if (strcmp(sbx_access_name(a.access), cases[i].access) != 0 ||
 		    !strstr(a.rule, cases[i].rule))
 			t_fail(__FILE__, __LINE__, "%s: %s (%s), expected %s (%s)", p,
@@ -784,7 +784,7 @@ TEST(gitmode_access)
 	{
 		struct sbx_access_why a;
 
-		CHECK_INT(sbx_access_rule(&m, &ctx, "/w/.git/index", &a), 0);
+		CHECK_INT(sbx_access_rule(&m, NULL, &ctx, "/w/.git/index", &a), 0);
 		CHECK_STR(sbx_access_name(a.access), "read");
 		sbx_access_why_free(&a);
 	}
