@@ -45,12 +45,12 @@ static int canonical_dir(const char *what, const char *in, char **out, char **li
 }
 
 /*
- * The link the shell crossed to reach cwd (*link, or NULL), or a printed refusal. getcwd()
+ * The links the shell crossed to reach cwd (*link, a list, or NULL), or a printed refusal. getcwd()
  * gives the directory itself: after `cd /tmp/x`, where an earlier run planted /tmp/x ->
  * ~/secrets, nothing would show the link, and that directory would be the writable project
  * root. A shell keeps the name it was given in $PWD. When that name leads to this very directory
  * (the same device and inode), it is taken as --cwd would be: the same walk, which refuses a
- * link others may swap, and the first link it crossed is the cwd's. A $PWD that names another
+ * link others may swap, and the links it crossed are the cwd's. A $PWD that names another
  * directory or none (stale, relative, unset) tells nothing: cwd is what the run uses.
  */
 static int pwd_link(const char *cwd, char **link)

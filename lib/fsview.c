@@ -12,8 +12,9 @@
  * The walk resolves a path the way the kernel would, but one component at a time through
  * O_PATH descriptors, so that it can say which symbolic links it crossed (every one: the first
  * may be the user's own, and a later one planted by an earlier run; and whether one sits in a
- * directory someone else can write) and hand back a descriptor of the very object it found. A path with no symbolic link at all costs one openat2(RESOLVE_NO_SYMLINKS) call; the
- * component walk runs only when that call meets a link or is unavailable (before Linux 5.6).
+ * directory someone else can write) and hand back a descriptor of the very object it found.
+ * A path with no symbolic link at all costs one openat2(RESOLVE_NO_SYMLINKS) call; the component
+ * walk runs only when that call meets a link or is unavailable (before Linux 5.6).
  * Links are followed at most SBX_MAX_LINK_HOPS times, as the kernel does.
  *
  * Off Linux (the macOS and Windows builds plan too) a look-up is one stat(2): links are

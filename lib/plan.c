@@ -33,8 +33,8 @@ struct planner {
 _Static_assert(sizeof(struct sbx_req) <= 48, "a requirement grew: a plan holds one per path");
 
 /*
- * The link the caller's name of a project root crossed, when path lies under that root (the
- * rule path, named from it, crosses it too), or NULL.
+ * The links the caller's name of a project root crossed (a list), when path lies under that root
+ * (the rule path, named from it, crosses them too), or NULL.
  */
 static const char *root_link(const struct sbx_ctx *ctx, const char *path)
 {

@@ -47,8 +47,9 @@ int sbx_helper_main(int argc, char **argv);
 
 /*
  * What one look-up found, and the O_PATH descriptor it keeps of it. 56 bytes beside its strings,
- * widest members first: the helper may keep 10,000 of these. The first link crossed, rarely
- * there, is the last of its strings: sbx_rulepath_link().
+ * widest members first: the helper may keep 10,000 of these. The links crossed (a list, as
+ * struct sbx_pathinfo.link has it), rarely there, are the last of its strings:
+ * sbx_rulepath_link().
  */
 struct sbx_rulepath {
 	char *path; /* as asked: a copy, or the plan's own path (lookup_kept) */
@@ -63,7 +64,7 @@ struct sbx_rulepath {
 	uint16_t len;  /* strlen(path), or UINT16_MAX for a longer one */
 	uint32_t made; /* its index in the order the entries were made */
 };
-/* The first link crossed on the way to e's path, or NULL. */
+/* The links crossed on the way to e's path (a list: sbx_link_len()), or NULL. */
 const char *sbx_rulepath_link(const struct sbx_rulepath *e);
 
 /*
