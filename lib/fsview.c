@@ -897,6 +897,11 @@ int sbx_fs_canonical_dir(const char *path, char **out, char **link, struct sbx_d
 int sbx_lookup_failed(struct sbx_diag *d, int err, const char *path)
 {
 	sbx_diag_set(d, err, "cannot look up %s: %s", path, strerror(-err));
+	if (err == -ENAMETOOLONG)
+		return sbx_diag_hint(
+			d, err,
+			"the path, or the links it crosses together (each kept whole), "
+			"exceeds PATH_MAX: name the path where its links lead");
 	if (err == -EMFILE || err == -ENFILE)
 		return sbx_diag_hint(
 			d, err,
