@@ -153,8 +153,10 @@ out:
 		mkdir_undo(&inv);
 	invocation_free(&inv);
 	/* Refused before the command started: a report file this run made goes (the helper's too). */
+#ifndef _WIN32
 	if (r == EXIT_REFUSED && o.report_made)
 		report_remove_created(o.report, o.report_fd);
+#endif
 	if (o.report_fd > STDERR_FILENO)
 		close(o.report_fd);
 	return r;
