@@ -48,7 +48,7 @@ bool sbx_linux_private_shm(const char *path)
  * Does the private /dev hide the path a rule of this kind names? It holds the nodes of
  * sbx_linux_private_dev_nodes and the roots under /dev/shm, bound at the same paths.
  */
-bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
+bool sbx_linux_dev_rule_kind(enum sbx_req_kind kind)
 {
 	switch (kind) {
 	case SBX_REQ_READ:
@@ -56,10 +56,16 @@ bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
 	case SBX_REQ_READ_ONLY:
 	case SBX_REQ_PROTECT_MISSING:
 	case SBX_REQ_NO_CREATE:
-		break;
+		return true;
 	default:
 		return false;
 	}
+}
+
+bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
+{
+	if (!sbx_linux_dev_rule_kind(kind))
+		return false;
 	if (!path || !sbx_path_covers("/dev", path))
 		return false;
 	/* /dev itself read: what the command reads there is the private /dev, fewer nodes. */

@@ -133,6 +133,16 @@ static bool under_writable(const struct sbx_roots *rt, const char *path)
 	return false;
 }
 
+/* Is path under where a writable root resolves (a root named through a link is kept as named)? */
+static bool under_write_real(const struct sbx_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].kind == SBX_REQ_WRITE && p->reqs[i].real &&
+		    sbx_path_covers(p->reqs[i].real, path))
+			return true;
+	return false;
+}
+
 /*
  * Does the link lie inside a writable root, named as the profile names it or as it resolves
  * (the walk reports links by their resolved place)?
@@ -151,11 +161,7 @@ static bool link_in_writable(const struct sbx_plan *p, const char *link)
 		if (sbx_path_covers(rt->writable[i].root, link) &&
 		    strcmp(rt->writable[i].root, link))
 			return true;
-	for (size_t i = 0; i < p->n_reqs; i++)
-		if (p->reqs[i].kind == SBX_REQ_WRITE && p->reqs[i].real &&
-		    sbx_path_covers(p->reqs[i].real, link))
-			return true;
-	return false;
+	return under_write_real(p, link);
 }
 
 /*
@@ -230,11 +236,7 @@ bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path)
 	 */
 	if (under_writable(&p->roots, path))
 		return true;
-	for (size_t i = 0; i < p->n_reqs; i++)
-		if (p->reqs[i].kind == SBX_REQ_WRITE && p->reqs[i].real &&
-		    sbx_path_covers(p->reqs[i].real, path))
-			return true;
-	return false;
+	return under_write_real(p, path);
 }
 
 int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
@@ -390,16 +392,9 @@ static bool leads_into_private_dev(const struct sbx_plan *p, const struct sbx_re
 static bool hidden_link_in_shm(const struct sbx_plan *p, const struct sbx_req *r,
 			       const struct host *h)
 {
-	switch (r->kind) {
-	case SBX_REQ_READ:
-	case SBX_REQ_WRITE:
-	case SBX_REQ_READ_ONLY:
-	case SBX_REQ_PROTECT_MISSING:
-	case SBX_REQ_NO_CREATE:
-		break;
-	default:
-		return false; /* a deny holds where the link leads, and the link is hidden */
-	}
+	/* A deny holds where the link leads, and the link is hidden. */
+	if (!sbx_linux_dev_rule_kind(r->kind))
+		return false;
 	/* real is path itself (the same pointer) when they are equal: most paths stop there. */
 	return r->real && r->real != r->path && h->mnt && !p->roots.full_write &&
 	       sbx_linux_private_shm(r->path) && strcmp(r->real, r->path) != 0;

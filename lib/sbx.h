@@ -1289,6 +1289,8 @@ int sbx_read_rule(const struct sbx_plan *p, const struct sbx_fs *decide, const s
 extern const char *const sbx_linux_minimal_paths[];
 /* The nodes of the host's /dev the sandbox's private /dev holds too, NULL-terminated. */
 extern const char *const sbx_linux_private_dev_nodes[];
+/* A rule of this kind names a path the command must find there (grants, carve-outs, names). */
+bool sbx_linux_dev_rule_kind(enum sbx_req_kind kind);
 /*
  * Would a rule of this kind on path name nothing the command reaches, the sandbox's /dev being
  * a private one? True for paths under /dev but the nodes above, /dev/shm and what lies in it

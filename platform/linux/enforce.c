@@ -195,7 +195,7 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 	int fd;
 
 	if (!f->exists || f->fd < 0 ||
-	    !(sbx_linux_in_writable(plan, m) || sbx_linux_in_writable(plan, real)))
+	    !(sbx_linux_in_writable(plan, m) || (real != m && sbx_linux_in_writable(plan, real))))
 		return 0;
 	if (fstat(f->fd, &st) < 0) {
 		int err = errno;
