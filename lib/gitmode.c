@@ -48,8 +48,23 @@ int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *w
 	int r;
 
 	r = v->read_file(v->self, file, buf, size - 1, &got);
-	if (r == -ENOENT || r == -EINVAL || (r == 0 && got >= size - 1))
-		return 0; /* missing, not a regular file, or not one line: it points nowhere */
+	if (r == -ENOENT || r == -EINVAL)
+		return 0; /* missing, or not a regular file: it points nowhere */
+	if (r == 0 && got >= size - 1) {
+		/*
+		 * Not read whole: git reads all of it (trailing newlines and blanks dropped), so
+		 * what lies past the buffer may still name a path. Never taken for nothing there.
+		 */
+		if (d) {
+			sbx_diag_set(d, SBX_E_TOO_BIG,
+				     "%s is over %zu bytes, the most sbxrun reads of a file git "
+				     "keeps one path in: it cannot tell what the file names",
+				     file, size - 2);
+			sbx_diag_hint(d, SBX_E_TOO_BIG,
+				      "%s; write there the one line git writes, or remove it", why);
+		}
+		return SBX_E_TOO_BIG;
+	}
 	if (r < 0) {
 		if (d && r != -ENOMEM) {
 			sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
@@ -140,12 +155,13 @@ static bool same_word(const char *s, size_t n, const char *word)
 /*
  * One value of a config line at s, as git reads it (quotes, the escapes \" \\ \n \t \b, a
  * backslash continuing the line, a comment after # or ;, spaces around it dropped), into out;
- * *end is where the line ends. False when git itself would refuse it.
+ * *end is where the line ends. 1 when read, 0 when git itself would refuse it, -1 when git would
+ * take it but it is longer than size - 1 bytes (out holds its start).
  */
-static bool config_value(const char *s, const char *lim, const char **end, char *out, size_t size)
+static int config_value(const char *s, const char *lim, const char **end, char *out, size_t size)
 {
 	size_t n = 0, spaces = 0;
-	bool quoted = false, ok = true;
+	bool quoted = false, ok = true, cut = false;
 
 	while (s < lim && is_space(*s))
 		s++;
@@ -180,17 +196,21 @@ static bool config_value(const char *s, const char *lim, const char **end, char 
 		if (n + 1 < size)
 			out[n++] = c;
 		else
-			ok = false;
+			cut = true;
 	}
 	out[n] = '\0';
 	*end = s;
-	return ok && !quoted;
+	if (!ok || quoted)
+		return 0;
+	return cut ? -1 : 1;
 }
 
 /*
  * The last core.worktree of a config file's text, into out: 1 when there is one, 0 when not
- * (or when git would not read the file). Sections are matched as git does: [core] in any case,
- * not [core "x"]; a key may follow its section's header on the same line.
+ * (or when git would not read the file), SBX_E_TOO_BIG when one is longer than size - 1 bytes
+ * (a value of another key may be any length: it names nothing looked at here). Sections are
+ * matched as git does: [core] in any case, not [core "x"]; a key may follow its section's
+ * header on the same line.
  */
 static int config_core_worktree(const char *s, size_t len, char *out, size_t size)
 {
@@ -202,7 +222,9 @@ static int config_core_worktree(const char *s, size_t len, char *out, size_t siz
 	if (size > sizeof(val))
 		size = sizeof(val);
 	while (s < lim) {
+		bool worktree;
 		size_t n;
+		int got;
 
 		if (is_space(*s) || *s == '\n') {
 			s++;
@@ -233,11 +255,15 @@ static int config_core_worktree(const char *s, size_t len, char *out, size_t siz
 				s++;
 			continue;
 		}
-		if (!config_value(s + 1, lim, &s, val, size)) {
+		got = config_value(s + 1, lim, &s, val, size);
+		worktree = in_core && same_word(key, n, "worktree");
+		if (!got) {
 			found = 0; /* git refuses the whole file */
 			break;
 		}
-		if (in_core && same_word(key, n, "worktree") && val[0]) {
+		if (got < 0 && worktree)
+			found = SBX_E_TOO_BIG; /* unless git refuses the file further on */
+		else if (worktree && val[0]) {
 			memcpy(out, val, strlen(val) + 1);
 			found = 1;
 		}
@@ -314,7 +340,7 @@ int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, str
 	static const char *const need[] = {"commondir", "objects", "refs"};
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	struct sbx_pathinfo in;
-	char head[256], *file = NULL;
+	char head[256], *file = NULL; /* git reads no more of HEAD for this test either */
 	size_t got = 0, i = 0;
 	int r = sbx_path_join_any(dir, "HEAD", &file);
 
@@ -513,6 +539,24 @@ static int list_gitdirs(struct gitwalk *w, const char *dir, const char *sub, boo
 	return r;
 }
 
+/*
+ * A config git would read that sbxrun cannot read whole: it may name a checkout past what was
+ * read, so it is never taken for one that names none: refused, in d, with what broke which
+ * limit.
+ */
+static int too_big(struct sbx_diag *d, const char *file, const char *what, int limit,
+		   const char *which)
+{
+	sbx_diag_set(d, SBX_E_TOO_BIG,
+		     "%s: %s over %d bytes, %s, so sbxrun cannot tell which checkout it names "
+		     "(core.worktree)",
+		     file, what, limit, which);
+	return sbx_diag_hint(d, SBX_E_TOO_BIG,
+			     "the .git of that checkout must be protected: git writes a few "
+			     "hundred bytes there; remove what it did not write (or the whole "
+			     "git directory, if it is no repository of yours)");
+}
+
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
@@ -533,12 +577,16 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 		text = big = malloc(GIT_CONFIG_MAX + 1);
 		r = big ? v->read_file(v->self, file, big, GIT_CONFIG_MAX + 1, &got) : -ENOMEM;
 	}
-	if (r == -ENOENT || r == -EINVAL || (!r && got > GIT_CONFIG_MAX))
+	if (r == -ENOENT || r == -EINVAL)
 		r = 0; /* no config git would read: no checkout named */
 	else if (r && r != -ENOMEM)
 		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
-	else if (!r && (r = config_core_worktree(text, got, tree, SBX_MAX_PATH + 1)) == 1 &&
-		 !(r = sbx_git_join(file, dir, tree, &at, d)))
+	else if (!r && got > GIT_CONFIG_MAX)
+		r = too_big(d, file, "it is", GIT_CONFIG_MAX, "the most sbxrun reads of a git config");
+	else if (!r && (r = config_core_worktree(text, got, tree, SBX_MAX_PATH + 1)) < 0)
+		r = too_big(d, file, "its core.worktree is", SBX_MAX_PATH,
+			    "the longest path sbxrun takes");
+	else if (r == 1 && !(r = sbx_git_join(file, dir, tree, &at, d)))
 		r = sbx_path_join_any(at, ".git", dotgit);
 	/* r is 0 here when the config names no checkout, negative when it could not be read. */
 	free(file);

@@ -19,7 +19,10 @@
 #include "sbx.h"
 #include "winpath.h"
 
-/* A .git pointer file is one line; anything longer is not a pointer file. */
+/*
+ * A .git pointer file or a commondir holds one path: one longer than this cannot be read whole,
+ * and refuses the plan (sbx_git_read_line) rather than be taken for no pointer.
+ */
 #define GITDIR_FILE_MAX 4096
 
 /* ---- protected metadata (sbxrun-profile(5), PROTECTED METADATA) ---------------------------- */
@@ -38,12 +41,12 @@ static int is_dir(const struct sbx_ctx *ctx, const char *p, bool *dir, struct sb
  * The path a ".git" file points to with "gitdir: <path>", resolved against the file's directory
  * and trimmed, and what is there (*at); *out NULL when the file is not such a pointer. A
  * malformed pointer is ignored (it protects nothing, and .git itself still is); a pointer that
- * cannot be read, or a target that cannot be looked up, is an error.
+ * cannot be read (or not whole), or a target that cannot be looked up, is an error.
  */
 static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
 			 char **out, struct sbx_pathinfo *at, struct sbx_diag *d)
 {
-	char buf[GITDIR_FILE_MAX + 1], *s, *t = NULL;
+	char buf[GITDIR_FILE_MAX + 2], *s, *t = NULL;
 	int r;
 
 	*out = NULL;
@@ -472,7 +475,7 @@ static int add_read_only(struct sbx_writable_root *w, const char *p)
 static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **out,
 			 struct sbx_diag *d)
 {
-	char buf[GITDIR_FILE_MAX + 1], *file = NULL;
+	char buf[GITDIR_FILE_MAX + 2], *file = NULL;
 	bool dir = false;
 	int r;
 

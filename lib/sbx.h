@@ -684,9 +684,10 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 
 /*
  * The one line of a small file of git's (a .git file, commondir, gitdir) into buf, trimmed:
- * 1 when there is one; 0 when the file is missing, not a regular file, empty, or longer than
- * size - 1 bytes or one line (it points nowhere); or a negative code, worded in d with why (what
- * the file names) as the hint's start.
+ * 1 when there is one; 0 when the file is missing, not a regular file, empty, or more than one
+ * line (it points nowhere); or a negative code, worded in d with why (what the file names) as
+ * the hint's start: SBX_E_TOO_BIG when it is over size - 2 bytes (git reads it whole, and what
+ * lies past the buffer may still name a path), or the read's error.
  */
 int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
 		      size_t size, struct sbx_diag *d);
@@ -700,7 +701,8 @@ int sbx_git_join(const char *from, const char *base, const char *text, char **ou
 struct sbx_strv;
 /*
  * The .git of the checkout whose git directory is dir (its config's core.worktree, as git
- * resolves it), or NULL when the config names none; a config that cannot be read is an error.
+ * resolves it), or NULL when the config names none; a config that cannot be read, or not whole
+ * (over 64 KiB, or a core.worktree longer than a path: SBX_E_TOO_BIG), is an error.
  */
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d);
 /*

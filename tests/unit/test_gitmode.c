@@ -285,7 +285,8 @@ TEST(gitmode_submodule_config_as_git_reads_it)
 
 /*
  * A config read at every length around the reader's steps: the first read takes 4096 bytes and a
- * longer file is read whole again; a file longer than 64 KiB is no config git wrote.
+ * longer file is read whole again; one longer than 64 KiB is not read whole, and refuses the
+ * plan, naming it (git would take the core.worktree past the limit).
  */
 TEST(gitmode_submodule_config_of_any_length)
 {
@@ -313,12 +314,16 @@ TEST(gitmode_submodule_config_of_any_length)
 		file_at(sub, "config", config);
 		file_at(ws, "a/.git", "gitdir: x\n");
 		sbx_diag_clear(&d);
-		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), 0);
-		if (named != has(&keep, ws, "a/.git"))
-			t_fail(__FILE__, __LINE__, "config of %zu bytes: a/.git %s", sizes[i],
-			       named ? "not kept" : "kept");
-		if (keep.n != (named ? 5u : 4u))
+		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d),
+			  named ? 0 : SBX_E_TOO_BIG);
+		if (named && !has(&keep, ws, "a/.git"))
+			t_fail(__FILE__, __LINE__, "config of %zu bytes: a/.git not kept",
+			       sizes[i]);
+		if (named && keep.n != 5u)
 			t_fail(__FILE__, __LINE__, "config of %zu bytes: %zu kept", sizes[i], keep.n);
+		if (!named && (!strstr(d.msg, "/.git/modules/s/config: it is over 65536 bytes") ||
+			       !strstr(d.msg, "core.worktree")))
+			t_fail(__FILE__, __LINE__, "config of %zu bytes: %s", sizes[i], d.msg);
 		sbx_strv_clear(&keep);
 		sbx_strv_clear(&missing);
 		sbx_strv_clear(&gone);
@@ -328,6 +333,86 @@ TEST(gitmode_submodule_config_of_any_length)
 		free(g);
 		free(sub);
 	}
+}
+
+/*
+ * What git reads whole but would not fit sbxrun's buffer is refused, never taken for nothing
+ * there: a core.worktree longer than a path, and a gitdir or commondir file padded past its
+ * buffer with the newlines git drops. A long value of another key is no reason: git takes it,
+ * and the core.worktree after it still counts.
+ */
+TEST(gitmode_refuses_what_it_cannot_read_whole)
+{
+	static const char *const files[] = {"worktrees/w/gitdir", "worktrees/w/commondir"};
+	char *long_value = malloc(SBX_MAX_PATH + 64), *config = malloc(2 * SBX_MAX_PATH + 256);
+
+	CHECK(long_value && config);
+	memset(long_value, 'x', SBX_MAX_PATH + 16);
+	long_value[SBX_MAX_PATH + 16] = '\0';
+	for (int k = 0; k < 3; k++) {
+		char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
+		     *sub = at(g, "modules/s");
+		struct sbx_ctx ctx = vec_ctx(ws);
+		struct sbx_strv keep = {0}, missing = {0}, gone = {0};
+		struct sbx_diag d;
+
+		git_init(g);
+		git_init(sub);
+		if (k == 0)
+			snprintf(config, 2 * SBX_MAX_PATH + 256,
+				 "[core]\n\tworktree = ../../../a/%s\n", long_value);
+		else
+			snprintf(config, 2 * SBX_MAX_PATH + 256,
+				 "[alias]\n\tx = %s\n[core]\n\tworktree = ../../../a\n",
+				 long_value);
+		file_at(sub, "config", config);
+		file_at(ws, "a/.git", "gitdir: x\n");
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d),
+			  k == 0 ? SBX_E_TOO_BIG : 0);
+		if (k == 0)
+			CHECK(strstr(d.msg, "its core.worktree is over") != NULL);
+		else
+			CHECK(has(&keep, ws, "a/.git"));
+		sbx_strv_clear(&keep);
+		sbx_strv_clear(&missing);
+		sbx_strv_clear(&gone);
+		free(top);
+		free(ws);
+		free(g);
+		free(sub);
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char *top = vec_fresh_dir(), *ws = at(top, "ws"), *g = at(ws, ".git"),
+		     *wt = at(g, "worktrees/w");
+		struct sbx_ctx ctx = vec_ctx(ws);
+		struct sbx_strv keep = {0}, missing = {0}, gone = {0};
+		struct sbx_diag d;
+		size_t n;
+
+		git_init(g);
+		git_init(wt);
+		file_at(wt, "commondir", "../..\n");
+		file_at(wt, "gitdir", "/elsewhere/.git\n");
+		/* The path, then newlines past the buffer: git drops them and takes the path. */
+		n = (size_t)snprintf(config, 2 * SBX_MAX_PATH + 256, "%s",
+				     i == 0 ? "/elsewhere/.git" : "../..");
+		memset(config + n, '\n', SBX_MAX_PATH + 8);
+		config[n + SBX_MAX_PATH + 8] = '\0';
+		file_at(g, files[i], config);
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_git_mode_paths(&ctx, g, &keep, &missing, &gone, &d), SBX_E_TOO_BIG);
+		CHECK(strstr(d.msg, files[i]) && strstr(d.msg, "the most sbxrun reads"));
+		sbx_strv_clear(&keep);
+		sbx_strv_clear(&missing);
+		sbx_strv_clear(&gone);
+		free(top);
+		free(ws);
+		free(g);
+		free(wt);
+	}
+	free(long_value);
+	free(config);
 }
 
 /* Whatever an earlier run could leave among the git directories: refused, never followed. */
