@@ -15,6 +15,13 @@
  * leftover and used as it is; a denied path's point is a file holding MARKER, so that only a
  * point is taken for one. Anything else at that name refuses the run.
  *
+ * Only what this run could have made is ever removed (point_ours): owned by the caller, with
+ * no write permission (made 0555 or 0444, whatever the umask), of the shape planned. Another
+ * user can fake every other fact of a point (an empty directory of mode 0555 in /tmp), and
+ * root can remove it: such an object, or a writable empty .git of the user's own, is masked as
+ * it stands (and share-locked, so that its owner's run leaves it while this one lasts), then
+ * left in place.
+ *
  * Runs in the same workspace share points: each holds a shared flock(2) on its point for as
  * long as it runs, and the one that can turn it exclusive at the end (no other run holds it)
  * removes it. A run that starts meanwhile waits for that lock and, finding the name gone, makes
@@ -129,6 +136,17 @@ static bool empty_point(int fd, const struct stat *st, bool dir, const char *hol
 		close(rfd);
 	}
 	return n == (ssize_t)want && memcmp(buf, holds, want) == 0;
+}
+
+/*
+ * Could this run have made the object st? Owned by its user, with no write permission: a
+ * point is made 0555 or 0444. Another user's object in a shared directory (a point of that
+ * user's, or what an attacker made to look like one), or a writable one of the user's own, is
+ * not this run's to remove.
+ */
+static bool point_ours(const struct stat *st)
+{
+	return st->st_uid == geteuid() && !(st->st_mode & 0222);
 }
 
 /* ---- finding the points of a plan ---------------------------------------------------------- */
@@ -390,6 +408,7 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 	pt->fd = fd;
 	pt->dev = (unsigned long long)st.st_dev;
 	pt->ino = (unsigned long long)st.st_ino;
+	pt->foreign = !point_ours(&st);
 	return 0;
 fail:
 	err = errno;
@@ -489,17 +508,21 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 			pt->fd = -1;
 			continue;
 		}
+		/*
+		 * The object this run found and did not make (another user's, a writable one of
+		 * the user's): left as it is, whatever its owner put in it on the host meanwhile
+		 * (inside, it was masked). Only that user's next run removes a point of theirs.
+		 */
+		if (pt->foreign && (unsigned long long)st.st_dev == pt->dev &&
+		    (unsigned long long)st.st_ino == pt->ino) {
+			close(pt->fd);
+			pt->fd = -1;
+			continue;
+		}
 		if ((unsigned long long)st.st_dev == pt->dev &&
 		    (unsigned long long)st.st_ino == pt->ino &&
 		    empty_point(pt->fd, &st, pt->dir, pt->holds, false)) {
 			rc = unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
-			/*
-			 * Another user's point in a shared sticky directory (/tmp), taken while
-			 * that user's run lasted: only that user can remove it, and its next run
-			 * does. Nothing of this run is left behind.
-			 */
-			if ((rc == -EPERM || rc == -EACCES) && st.st_uid != geteuid())
-				rc = 0;
 			if (rc < 0 && rc != -ENOENT)
 				say(report, arg, "cannot remove the mount point", pt->path, rc);
 		} else {

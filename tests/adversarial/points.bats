@@ -97,11 +97,19 @@ started_then_killed() {
 }
 
 @test "an empty .git file left behind is a leftover too; a non-empty one is the user's" {
+	# As a point is made: empty, mode 0444.
 	: >"$PW/.git"
+	chmod 0444 "$PW/.git"
 	# One run: read-only but readable, as it was; then removed.
 	run sbx sh -c "'$P' append '$PW/.git'; '$P' read '$PW/.git'"
 	[ "$output" = "$(printf 'EROFS\nOK')" ]
 	empty_dir "$PW"
+	# An empty one the user can write (no point is) is masked the same, and kept.
+	: >"$PW/.git"
+	run sbx sh -c "'$P' append '$PW/.git'; '$P' read '$PW/.git'"
+	[ "$output" = "$(printf 'EROFS\nOK')" ]
+	[ -f "$PW/.git" ] && [ ! -s "$PW/.git" ]
+	rm "$PW/.git"
 	# A .git file with content (a worktree's pointer, say) is protected and kept.
 	echo "gitdir: $OUT/nowhere" >"$PW/.git"
 	expect EROFS append "$PW/.git"
@@ -331,13 +339,16 @@ as_other() {
 	for p in "${pids[@]}"; do wait "$p"; done
 	cat "$BASE"/refused-*
 	[ -z "$(cat "$BASE"/refused-*)" ]
-	# What is left is at most an empty point per name, which the next run of its owner or of
-	# root removes (the next test): never anything else.
+	# What is left is at most an empty point per name, which the next run of its owner removes
+	# (the next test), and no one else's: never anything else.
 	run find "$st" -mindepth 2 ! -name .git ! -name .agents ! -name .codex
 	[ -z "$output" ]
 	run find "$st" -mindepth 2 ! -empty
 	[ -z "$output" ]
 	"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- true
+	run find "$st" -mindepth 2 ! -uid 65534
+	[ -z "$output" ]
+	as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- true
 	run find "$st" -mindepth 2
 	echo "$output"
 	[ -z "$output" ]
@@ -365,7 +376,7 @@ as_other() {
 	[ -d "$st/r1/.git" ]
 	wait "$other"
 	if as_root; then
-		# Run 2, another user, cannot remove root's points from a sticky directory: they
+		# Run 2, another user, leaves root's points (not its own to remove): they
 		# stay, empty and read-only, one per name, and nothing else.
 		[ "$(stat -c %U:%a "$st/r1/.git")" = root:555 ]
 		[ "$(ls -A "$st/r1" | tr '\n' ' ')" = ".agents .codex .git " ]
@@ -378,7 +389,45 @@ as_other() {
 		run as_other rm "$st/r1/ok"
 		[ "$(ls -A "$st/r1" | tr '\n' ' ')" = ".agents .codex .git " ]
 	fi
-	# The next run of their owner (or of root) is the last one out, and removes them.
+	# The next run of their owner is the last one out, and removes them.
 	"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- true
 	empty_dir "$st/r1"
+}
+
+@test "an empty .git that this run could not have made is masked and left in place" {
+	local st="$BASE/sticky3"
+	sticky_roots "$st" 1
+	# Run 1, another user (65534 when this suite runs as root), leaves in a sticky writable
+	# root an empty .git just as a point of its own would be: mode 0555, nothing in it.
+	as_other mkdir -m 0555 "$st/r1/.git"
+	# Run 2 (this user) masks it, and the rest of the root stays writable.
+	run "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" write "$st/r1/ok"
+	[ "$output" = OK ]
+	rm "$st/r1/ok"
+	if as_root; then
+		# Not root's to remove: another user's, whose point it may be or may look like.
+		[ "$(stat -c %u:%a "$st/r1/.git")" = 65534:555 ]
+		[ "$(ls -A "$st/r1" | tr '\n' ' ')" = ".git " ]
+		# The reverse: root's empty .agents, met by the other user's run, stays as well.
+		mkdir -m 0555 "$st/r1/.agents"
+		run as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.agents/x"
+		[ "$output" = EROFS ]
+		[ "$(stat -c %u:%a "$st/r1/.agents")" = 0:555 ]
+		# Each owner's own next run takes its point for a leftover, and removes it.
+		as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- true
+		[ ! -e "$st/r1/.git" ]
+		"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- true
+		[ ! -e "$st/r1/.agents" ]
+	else
+		# Positive control: the user's own, as a point is made, is a leftover: removed.
+		[ ! -e "$st/r1/.git" ]
+	fi
+	empty_dir "$st/r1"
+	# An empty .git the user made (writable: no point is) is masked the same, and kept.
+	mkdir "$PW/.git"
+	expect EROFS mkdir "$PW/.git/hooks"
+	[ -d "$PW/.git" ] && empty_dir "$PW/.git"
+	rmdir "$PW/.git"
 }
