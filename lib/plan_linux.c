@@ -386,18 +386,34 @@ static bool leads_into_private_dev(const struct sbx_plan *p, const struct sbx_re
 }
 
 /*
- * Does what r grants lie under /dev/shm by a name that crosses a link, where the private /dev is
- * planned? Its roots are bound there where they resolve: the link itself is not.
+ * The first link r crosses that lies in /dev/shm (its length in *len), where the private /dev is
+ * planned, or NULL. Its roots are bound there where they resolve: the link itself is not, and a
+ * name that crosses it (under /dev/shm, or elsewhere through a link that leads there) finds
+ * nothing. The link named is that one: the list may start with others (a project root's, or the
+ * one that led there), which the private /dev does not hide.
  */
-static bool hidden_link_in_shm(const struct sbx_plan *p, const struct sbx_req *r,
-			       const struct host *h)
+static const char *hidden_link_in_shm(const struct sbx_plan *p, const struct sbx_req *r,
+				      const struct host *h, size_t *len)
 {
+	const char *links = sbx_req_link(r);
+
 	/* A deny holds where the link leads, and the link is hidden. */
 	if (!sbx_linux_dev_rule_kind(r->kind))
-		return false;
+		return NULL;
 	/* real is path itself (the same pointer) when they are equal: most paths stop there. */
-	return r->real && r->real != r->path && h->mnt && !p->roots.full_write &&
-	       sbx_linux_private_shm(r->path) && strcmp(r->real, r->path) != 0;
+	if (!r->real || r->real == r->path || !h->mnt || p->roots.full_write ||
+	    strcmp(r->real, r->path) == 0)
+		return NULL;
+	for (const char *l = links ? links : ""; *l; l += *len + !!l[*len]) {
+		*len = sbx_link_len(l);
+		if (*len >= 8 && strncmp(l, "/dev/shm", 8) == 0 && (*len == 8 || l[8] == '/'))
+			return l;
+	}
+	/* No link's own place listed (the list was cut short): the path itself is in /dev/shm. */
+	if (!sbx_linux_private_shm(r->path))
+		return NULL;
+	*len = links ? sbx_link_len(links) : strlen(r->path);
+	return links ? links : r->path;
 }
 
 /*
@@ -419,7 +435,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 {
 	const struct sbx_roots *rt = &p->roots;
 	const char *path = r->path ? r->path : "";
-	const char *what = link_what(r->kind);
+	const char *what = link_what(r->kind), *via;
+	size_t via_len = 0;
 	unsigned m;
 
 	if (hidden_by_private_dev(p, r, h))
@@ -464,8 +481,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	 * holds the root where the link leads, not the link, so the command would not find it
 	 * by the name the profile gives.
 	 */
-	if (hidden_link_in_shm(p, r, h)) {
-		const char *via = sbx_req_link(r) ? sbx_req_link(r) : path;
+	if ((via = hidden_link_in_shm(p, r, h, &via_len))) {
 		char hint[SBX_MAX_PATH + 64];
 
 		snprintf(hint, sizeof(hint), "name the path it leads to (%s) instead", r->real);
@@ -473,7 +489,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				   "%s crosses symlink %.*s, which the sandbox's private /dev does "
 				   "not hold (it binds the roots under /dev/shm where they lead): "
 				   "the command would not find it there",
-				   path, (int)sbx_link_len(via), via);
+				   path, (int)via_len, via);
 	}
 
 	/*

@@ -343,6 +343,16 @@ static struct pslot *nearest_entry_of(const struct pmap *m, const struct pslot *
 	return memo->found = nearest_entry(m, s->p);
 }
 
+/*
+ * Does p lie in the host's /dev/shm, which the Linux sandbox replaces with a private one, and its
+ * ancestor up outside it, so that what up grants does not reach p there?
+ */
+static bool shm_apart(const struct sbx_ctx *ctx, const char *up, const char *p)
+{
+	return ctx->platform == SBX_PLATFORM_LINUX && sbx_linux_private_shm(p) &&
+	       !sbx_linux_private_shm(up);
+}
+
 static bool is_fs_root(const char *p)
 {
 	return strcmp(p, "/") == 0 || (sbx_path_is_windows_abs(p) && !p[sbx_path_win_root_len(p)]);
@@ -987,7 +997,13 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 		 * many read entries under "/" from costing one rule each.
 		 */
 		up = nearest_entry_of(&map, s, &near);
-		if (up && up->access == SBX_READ) {
+		/*
+		 * Linux's private /dev hides the host's /dev/shm from what an ancestor outside
+		 * it grants (read /): a root there is bound in only as a root of its own.
+		 */
+		if (up && up->access == SBX_READ && shm_apart(ctx, up->p, p))
+			up = nearest_decider(&map, p);
+		else if (up && up->access == SBX_READ) {
 			/* Unless that ancestor is a .git git mode lifts: then it covers nothing. */
 			if ((r = lifted_by_git_mode(&map, out, ctx, up, &lifted)))
 				goto fail;

@@ -287,10 +287,14 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 	 * A readable root is mounted only inside a mask or in /dev/shm (sbx_mount_plan_build):
 	 * with no denied path on the host, 10,000 readable paths would be 10,000 candidates for
 	 * nothing. One in /dev/shm is granted there (it is refused without Landlock, but beside
-	 * full read, which leaves none): the readable roots are looked at only then.
+	 * full read, which leaves none): the readable roots are looked at only then. Beside full
+	 * read, the readable roots are only those it does not reach: the ones in /dev/shm
+	 * (sbx_roots keeps them apart from read /), few.
 	 */
 	if (masked)
 		cap += r->n_readable;
+	else if (r->full_read && !r->full_write)
+		n_shm = 1;
 	for (size_t i = 0; !masked && i < granted.n && !n_shm; i++)
 		n_shm = sbx_linux_private_shm(granted.v[i]);
 	for (size_t i = 0; !masked && n_shm && i < r->n_readable; i++)

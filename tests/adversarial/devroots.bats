@@ -134,7 +134,6 @@ shm_private() {
 @test "a readable root under /dev/shm is bound read-only; a carve-out and a deny there hold" {
 	echo data >"$DEVWS/data"
 	# Control: without a rule naming it, the private /dev/shm has nothing of it.
-	# (Not beside root read, which covers it: the private /dev replaces the host's whole /dev.)
 	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)")
 	expect ENOENT read "$DEVWS/data"
 	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
@@ -212,6 +211,55 @@ shm_private() {
 	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
 		"$(entry_path "$OUT" read)")
 	expect OK read "$OUT/file.txt"
+}
+
+@test "a readable root under /dev/shm beside read / is bound; explain shows it" {
+	PROFILE=$(profile restricted $(workspace_entries))
+	SBX_CWD=$DEVWS
+	# Run 1, in its workspace under /dev/shm, leaves a file there.
+	expect OK write "$DEVWS/run1"
+	SBX_CWD=$WS
+	# Control: read / alone does not reach it (the private /dev replaces the host's /dev).
+	PROFILE=$(profile restricted "$(entry_special root read)")
+	expect ENOENT read "$DEVWS/run1"
+	# Run 2 names it beside read /, which would cover it on the host: bound read-only there.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$DEVWS" read)")
+	expect OK read "$DEVWS/run1"
+	expect EROFS write "$DEVWS/run1"
+	expect EROFS write "$DEVWS/new"
+	[ ! -e "$DEVWS/new" ]
+	shm_private
+	# explain shows the row, enforced, as run binds it.
+	echo "$PROFILE" >"$BASE/shm-read.json"
+	run "$BIN/sbxrun" explain --profile "$BASE/shm-read.json" --cwd "$WS"
+	echo "$output"
+	[[ "$output" == *"enforceable:       yes"* ]]
+	grep -Eq "^  read / +landlock +enforced" <<<"$output"
+	grep -Eq "^  read $DEVWS +landlock +enforced" <<<"$output"
+	rm -f "$BASE/shm-read.json"
+}
+
+@test "a root named through links that pass through /dev/shm is refused, naming the link there" {
+	# The caller's own links: one outside /dev/shm leads to one inside, which leads out again.
+	# On the host the chain reaches $OUT; inside, the private /dev has no such link.
+	rm -f "$OUT/via" "$BASE/direct"
+	ln -s "$OUT" "$DEVWS/own"
+	ln -s "$DEVWS/own" "$OUT/via"
+	outside read "$OUT/via/file.txt"
+	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
+		"$(entry_path "$OUT/via" read)")
+	run sbx "$P" write "$CANARY"
+	refused "sbxrun: cannot enforce \"read $OUT/via\" on linux: $OUT/via crosses symlink $DEVWS/own, which the sandbox's private /dev does not hold (it binds the roots under /dev/shm where they lead): the command would not find it there"
+	[[ "${lines[0]}" == *"; hint: name the path it leads to ($OUT) instead" ]]
+	# Control: named as the hint says, it is read; so is a link to it that stays outside.
+	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
+		"$(entry_path "$OUT" read)")
+	expect OK read "$OUT/file.txt"
+	ln -s "$OUT" "$BASE/direct"
+	PROFILE=$(profile restricted "$(entry_special minimal read)" "$(entry_path "$BIN" read)" \
+		"$(entry_path "$BASE/direct" read)")
+	expect OK read "$BASE/direct/file.txt"
+	rm -f "$OUT/via" "$BASE/direct"
 }
 
 @test "before Linux 6.15 (no mount onto a detached /dev) the workspace is bound the same" {
