@@ -286,10 +286,10 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 	/*
 	 * A readable root is mounted only inside a mask or in /dev/shm (sbx_mount_plan_build):
 	 * with no denied path on the host, 10,000 readable paths would be 10,000 candidates for
-	 * nothing. One in /dev/shm is granted there (it is refused without Landlock, but beside
-	 * full read, which leaves none): the readable roots are looked at only then. Beside full
-	 * read, the readable roots are only those it does not reach: the ones in /dev/shm
-	 * (sbx_roots keeps them apart from read /), few.
+	 * nothing. One in /dev/shm is granted there (it is refused without Landlock) or lies
+	 * beside full read, whose readable roots are only those it does not reach (in /dev/shm:
+	 * shm_apart in lib/roots.c keeps them apart from read /), few: the readable roots are
+	 * looked at only then.
 	 */
 	if (masked)
 		cap += r->n_readable;
