@@ -582,7 +582,8 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 	else if (r && r != -ENOMEM)
 		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
 	else if (!r && got > GIT_CONFIG_MAX)
-		r = too_big(d, file, "it is", GIT_CONFIG_MAX, "the most sbxrun reads of a git config");
+		r = too_big(d, file, "it is", GIT_CONFIG_MAX,
+			    "the most sbxrun reads of a git config");
 	else if (!r && (r = config_core_worktree(text, got, tree, SBX_MAX_PATH + 1)) < 0)
 		r = too_big(d, file, "its core.worktree is", SBX_MAX_PATH,
 			    "the longest path sbxrun takes");

@@ -134,7 +134,7 @@ struct sbx_point {
 	bool protect;			   /* a protected or git name (else a denied path's) */
 	const char *holds;		   /* a file point's bytes: "", ".\n", or MARKER */
 	bool leftover;			   /* an empty object was found there when planning */
-	bool foreign; /* not one this run could have made (points.c, point_ours): left */
+	bool foreign;			   /* not this run's to remove (point_ours): left */
 	unsigned long long dev, ino;	   /* the object: planned (a leftover), then locked */
 	int fd;				   /* open and share-locked while the run lasts, or -1 */
 	long op;			   /* its op in the mount plan; -1: none (under a mask) */
