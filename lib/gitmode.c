@@ -128,8 +128,14 @@ int sbx_git_join(const char *from, const char *base, const char *text, char **ou
 
 /* ---- core.worktree of a submodule's config ------------------------------------------------ */
 
-/* A git config file is configuration: larger than this, it is not one git wrote. */
-#define GIT_CONFIG_MAX (64 * 1024)
+/*
+ * The most of a git config file read. Git writes a few hundred bytes, but a repository's own
+ * config grows by a section per remote and per tracked branch, and the workspace's is read on
+ * every start: 64 KiB would refuse real clones. Past this it is refused all the same (git would
+ * read it whole). Read into the heap only past the first 4 KiB, and a block this size is a map
+ * whose pages are touched only as far as the file goes.
+ */
+#define GIT_CONFIG_MAX (1024 * 1024)
 
 static bool is_space(char c)
 {
@@ -563,7 +569,8 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 	/*
 	 * The config git writes is a few hundred bytes: it is read on the stack, and only a longer
 	 * one again into a heap block that holds the largest taken. Each half of every start
-	 * reads one (the workspace's), and under musl a block of 64 KiB is a map and an unmap.
+	 * reads one (the workspace's), and under musl a block of GIT_CONFIG_MAX is a map and an
+	 * unmap.
 	 */
 	char small[4096], tree[SBX_MAX_PATH + 1];
 	char *file = NULL, *text = small, *big = NULL, *at = NULL;

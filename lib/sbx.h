@@ -702,7 +702,7 @@ struct sbx_strv;
 /*
  * The .git of the checkout whose git directory is dir (its config's core.worktree, as git
  * resolves it), or NULL when the config names none; a config that cannot be read, or not whole
- * (over 64 KiB, or a core.worktree longer than a path: SBX_E_TOO_BIG), is an error.
+ * (over 1 MiB, or a core.worktree longer than a path: SBX_E_TOO_BIG), is an error.
  */
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d);
 /*

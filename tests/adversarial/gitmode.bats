@@ -281,29 +281,36 @@ fresh_repo() {
 
 @test "run 1 pads a git directory's config or commondir past what sbxrun reads: run 2 refuses, naming it" {
 	local small="$G/modules/small-$BATS_TEST_NUMBER" big="$G/modules/big-$BATS_TEST_NUMBER"
+	local large="$G/modules/large-$BATS_TEST_NUMBER"
 	local wt="$G/worktrees/pad-$BATS_TEST_NUMBER" mk
 	new_canary "$WS"
-	# Run 1 makes two submodule git directories of its own, each naming a checkout of its own:
-	# one config as git writes it, one with the same core.worktree after 64 KiB of comments.
-	mk="mkdir -p '$WS/smallco' '$WS/bigco' && echo x >'$WS/smallco/.git' && echo x >'$WS/bigco/.git'"
-	for d in "$small" "$big"; do
+	# Run 1 makes three submodule git directories of its own, each naming a checkout of its
+	# own: one config as git writes it, one with the same core.worktree after 100 KB of
+	# comments (a clone with many remotes and branches has such a config), one after 1.1 MB.
+	mk="mkdir -p '$WS/smallco' '$WS/largeco' '$WS/bigco'"
+	mk="$mk && echo x >'$WS/smallco/.git' && echo x >'$WS/largeco/.git' && echo x >'$WS/bigco/.git'"
+	for d in "$small" "$large" "$big"; do
 		mk="$mk && mkdir -p '$d/objects' '$d/refs' && echo 'ref: refs/heads/main' >'$d/HEAD'"
 	done
 	mk="$mk && printf '[core]\\n\\tworktree = ../../../smallco\\n' >'$small/config'"
-	mk="$mk && { head -c 70000 /dev/zero | tr '\\0' '#'; printf '\\n[core]\\n\\tworktree = ../../../bigco\\n'; } >'$big/config'"
+	mk="$mk && { head -c 100000 /dev/zero | tr '\\0' '#'; printf '\\n[core]\\n\\tworktree = ../../../largeco\\n'; } >'$large/config'"
+	mk="$mk && { head -c 1100000 /dev/zero | tr '\\0' '#'; printf '\\n[core]\\n\\tworktree = ../../../bigco\\n'; } >'$big/config'"
 	run gsbx sh -c "$mk"
 	echo "run 1: $status $output"
 	[ "$status" -eq 0 ]
-	[ "$(stat -c %s "$big/config")" -gt 65536 ]
-	# Git reads the padded one whole: it names the checkout as the short one does.
+	[ "$(stat -c %s "$large/config")" -gt 65536 ]
+	[ "$(stat -c %s "$big/config")" -gt 1048576 ]
+	# Git reads the padded ones whole: each names its checkout as the short one does.
+	[ "$(git config --file "$large/config" core.worktree)" = ../../../largeco ]
 	[ "$(git config --file "$big/config" core.worktree)" = ../../../bigco ]
-	# Run 2 cannot tell what it names: refused, naming the file and the limit.
+	# Run 2 cannot tell what the one past 1 MiB names: refused, naming the file and the limit.
 	run gsbx touch "$CANARY"
-	refused "sbxrun: $big/config: it is over 65536 bytes, the most sbxrun reads of a git config, so sbxrun cannot tell which checkout it names (core.worktree)"
+	refused "sbxrun: $big/config: it is over 1048576 bytes, the most sbxrun reads of a git config, so sbxrun cannot tell which checkout it names (core.worktree)"
 	[[ "${lines[0]}" == *"; hint: the .git of that checkout must be protected: git writes a few hundred bytes there; remove what it did not write (or the whole git directory, if it is no repository of yours)" ]]
-	# Control: without the padded one, the short one's checkout is kept.
+	# Control: without it, the short one's checkout is kept, and so is the 100 KB one's.
 	rm -rf "$big"
 	gexpect EROFS append "$WS/smallco/.git"
+	gexpect EROFS append "$WS/largeco/.git"
 	gexpect OK append "$WS/bigco/.git"
 	# A worktree's commondir padded with the newlines git drops: git still takes the path.
 	run gsbx sh -c "mkdir -p '$wt/objects' '$wt/refs' && echo 'ref: refs/heads/main' >'$wt/HEAD' && { printf '%s' '$G'; head -c 5000 /dev/zero | tr '\\0' '\\n'; } >'$wt/commondir'"
@@ -313,7 +320,7 @@ fresh_repo() {
 	run gsbx touch "$CANARY"
 	refused "sbxrun: $wt/commondir is over 4096 bytes, the most sbxrun reads of a file git keeps one path in: it cannot tell what the file names"
 	[[ "${lines[0]}" == *"; hint: it names the git directory whose hooks and config must be protected; write there the one line git writes, or remove it" ]]
-	rm -rf "$wt" "$small" "$WS/smallco" "$WS/bigco"
+	rm -rf "$wt" "$small" "$large" "$WS/smallco" "$WS/largeco" "$WS/bigco"
 	run gsbx touch "$CANARY"
 	echo "without them: $status $output"
 	[ "$status" -eq 0 ] && [ -e "$CANARY" ]

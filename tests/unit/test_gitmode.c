@@ -285,12 +285,13 @@ TEST(gitmode_submodule_config_as_git_reads_it)
 
 /*
  * A config read at every length around the reader's steps: the first read takes 4096 bytes and a
- * longer file is read whole again; one longer than 64 KiB is not read whole, and refuses the
- * plan, naming it (git would take the core.worktree past the limit).
+ * longer file is read whole again, up to 1 MiB (a clone with many remotes and branches has a
+ * config of tens of KiB); one longer is not read whole, and refuses the plan, naming it (git
+ * would take the core.worktree past the limit).
  */
 TEST(gitmode_submodule_config_of_any_length)
 {
-	static const size_t sizes[] = {4095, 4096, 4097, 8192, 65536, 65537};
+	static const size_t sizes[] = {4095, 4096, 4097, 8192, 65536, 65537, 1048576, 1048577};
 	static const char tail[] = "[core]\n\tworktree = ../../../a\n";
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
@@ -300,7 +301,7 @@ TEST(gitmode_submodule_config_of_any_length)
 		struct sbx_strv keep = {0}, missing = {0}, gone = {0};
 		struct sbx_diag d;
 		size_t pad = sizes[i] - (sizeof(tail) - 1);
-		bool named = sizes[i] <= 65536;
+		bool named = sizes[i] <= 1048576;
 
 		CHECK(config != NULL);
 		/* One comment line of the padding's length, then the section naming ws/a. */
@@ -321,7 +322,7 @@ TEST(gitmode_submodule_config_of_any_length)
 			       sizes[i]);
 		if (named && keep.n != 5u)
 			t_fail(__FILE__, __LINE__, "config of %zu bytes: %zu kept", sizes[i], keep.n);
-		if (!named && (!strstr(d.msg, "/.git/modules/s/config: it is over 65536 bytes") ||
+		if (!named && (!strstr(d.msg, "/.git/modules/s/config: it is over 1048576 bytes") ||
 			       !strstr(d.msg, "core.worktree")))
 			t_fail(__FILE__, __LINE__, "config of %zu bytes: %s", sizes[i], d.msg);
 		sbx_strv_clear(&keep);
