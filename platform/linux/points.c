@@ -25,7 +25,8 @@
  * Runs in the same workspace share points: each holds a shared flock(2) on its point for as
  * long as it runs, and the one that can turn it exclusive at the end (no other run holds it)
  * removes it. A run that starts meanwhile waits for that lock and, finding the name gone, makes
- * the point again.
+ * the point again. It waits two seconds at most: anyone who can open the object can hold the
+ * lock for ever (lock_shared), and the run is then refused, naming the path.
  *
  * At the end, whatever is at the name other than the empty point itself was created on the host
  * during the run, by someone outside the sandbox (inside, the name is a read-only mount): it is
@@ -41,6 +42,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linux/linux.h"
@@ -51,6 +53,14 @@ static const char MARKER[] = "sbxrun: keeps a denied path from being created whi
 
 /* Attempts at a point that a finishing run keeps removing under us. */
 #define MAKE_TRIES 8
+/*
+ * How long a run waits for another's exclusive lock on a point, in steps of LOCK_STEP_MS. A run
+ * ending holds it only while it checks and removes the point; anyone who can open the object
+ * (a point is world-readable, and another user's object is that user's) can hold it for as
+ * long as they like, which an unbounded wait turned into a run that never started.
+ */
+#define LOCK_WAIT_MS 2000
+#define LOCK_STEP_MS 10
 /* Directories deeper than this below a point are not removed (reported). */
 #define REMOVE_DEPTH_MAX 64
 
@@ -352,6 +362,38 @@ int sbx_points_find(const struct sbx_linux_enforce *e, struct sbx_points *out, s
 
 /* ---- making them ----------------------------------------------------------------------------- */
 
+/*
+ * Share-locks fd, the object at pt's name: 0, 1 when the name has gone or holds another
+ * object meanwhile (a run ending removed it under its exclusive lock: make it again), or
+ * -errno. An exclusive lock held past LOCK_WAIT_MS is no run's: refused, naming the path.
+ */
+static int lock_shared(const struct sbx_point *pt, int fd, struct sbx_diag *d)
+{
+	struct stat st, now;
+
+	for (int waited = 0;; waited += LOCK_STEP_MS) {
+		if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (fstat(fd, &st) < 0 ||
+		    fstatat(pt->parent->fd, pt->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    st.st_dev != now.st_dev || st.st_ino != now.st_ino)
+			return 1;
+		if (waited >= LOCK_WAIT_MS)
+			break;
+		nanosleep(&(struct timespec){.tv_nsec = LOCK_STEP_MS * 1000 * 1000}, NULL);
+	}
+	sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+		     "%s is locked (flock, exclusive) by a process that has held it for over %d "
+		     "ms: a run ending holds that lock only while it removes its mount point, and "
+		     "this run cannot mask the name without sharing it",
+		     pt->path, LOCK_WAIT_MS);
+	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+			     "end the process that holds it (lslocks names it); if it is another "
+			     "user's, that user or root can");
+}
+
 /* Makes, opens, locks and checks one point; 0, 1 to try again (it went away), or -errno. */
 static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 {
@@ -383,13 +425,13 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 		return 1; /* removed by a run ending now: make it again */
 	if (fd < 0)
 		goto fail;
-	while (flock(fd, LOCK_SH) < 0)
-		if (errno != EINTR) {
-			err = errno;
-			close(fd);
-			errno = err;
-			goto fail;
-		}
+	if ((err = lock_shared(pt, fd, d)) != 0) {
+		close(fd);
+		if (err == 1 || err == SBX_E_UNENFORCEABLE)
+			return err;
+		errno = -err;
+		goto fail;
+	}
 	/* Locked: still the object at that name (a finishing run may have removed it)? */
 	if (fstat(fd, &st) < 0 || fstatat(pfd, pt->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    st.st_dev != now.st_dev || st.st_ino != now.st_ino) {

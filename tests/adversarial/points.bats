@@ -431,3 +431,58 @@ as_other() {
 	[ -d "$PW/.git" ] && empty_dir "$PW/.git"
 	rmdir "$PW/.git"
 }
+
+# hold_lock PATH READY: as the other user, opens PATH, takes an exclusive flock(2) on it, and
+# holds the lock in one process, whose pid it writes to READY (and to $HOLDER), until killed.
+hold_lock() {
+	as_other bash -c 'exec 9<"$1" && flock -x 9 && echo $$ >"$2.new" && mv "$2.new" "$2" &&
+		exec sleep 60' _ "$1" "$2" 3>&- &
+	await -e "$2"
+	HOLDER=$(cat "$2")
+}
+
+# release READY: ends the process hold_lock started, once it is gone removes READY.
+release() {
+	kill "$HOLDER"
+	while kill -0 "$HOLDER" 2>/dev/null; do sleep 0.02; done
+	rm "$1"
+}
+
+@test "another user's exclusive lock on an object at a protected name refuses the run, never hangs it" {
+	local st="$BASE/sticky4" ready="$BASE/sticky4/held" want
+	sticky_roots "$st" 1
+	# Run 1, another user, leaves an empty .git as its point would be and holds it locked.
+	as_other mkdir -m 0555 "$st/r1/.git"
+	hold_lock "$st/r1/.git" "$ready"
+	# Run 2 (this user) waited for that lock for ever; it is refused, naming the path.
+	run timeout -s KILL 60 "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
+	echo "run 2: $status $output"
+	[ "$status" -eq 125 ]
+	want="sbxrun: $st/r1/.git is locked (flock, exclusive) by a process that has held it for over 2000 ms"
+	[[ "${lines[0]}" == "$want: "*"; hint: end the process that holds it (lslocks names it); if it is another user's, that user or root can" ]]
+	# Positive control: the lock released, the same run masks it (EROFS) and the root is writable.
+	release "$ready"
+	run "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" write "$st/r1/ok"
+	[ "$output" = OK ]
+	rm "$st/r1/ok"
+	# Another user's is left in place (the point of this user's own is removed as a leftover).
+	if as_root; then
+		[ "$(stat -c %u:%a "$st/r1/.git")" = 65534:555 ]
+		as_other rmdir "$st/r1/.git"
+	fi
+	[ ! -e "$st/r1/.git" ]
+	# This user's own leftover point (mode 0555: anyone can open it), locked by the other user.
+	mkdir -m 0555 "$st/r1/.agents"
+	hold_lock "$st/r1/.agents" "$ready"
+	run timeout -s KILL 60 "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.agents/x"
+	echo "run 2: $status $output"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: $st/r1/.agents is locked (flock, exclusive) by a process that has held it for over 2000 ms: "* ]]
+	release "$ready"
+	run "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.agents/x"
+	[ "$output" = EROFS ]
+	# The user's own point, taken as a leftover, is removed at the end.
+	empty_dir "$st/r1"
+}
