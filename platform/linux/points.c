@@ -567,6 +567,17 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 			rc = unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
 			if (rc < 0 && rc != -ENOENT)
 				say(report, arg, "cannot remove the mount point", pt->path, rc);
+		} else if (st.st_uid != geteuid()) {
+			/*
+			 * Another user's, made there on the host during the run (that user could
+			 * remove the object masked: its own, or in a directory it may write):
+			 * theirs to remove, never this run's, root's included. The command cannot
+			 * make one (no capability to chown, and the name was masked).
+			 */
+			created++;
+			say(report, arg,
+			    "another user created this on the host during the run; left in place:",
+			    pt->path, 0);
 		} else {
 			created++;
 			rc = remove_tree(pfd, pt->name, 0);

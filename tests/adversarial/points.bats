@@ -486,3 +486,34 @@ release() {
 	# The user's own point, taken as a leftover, is removed at the end.
 	empty_dir "$st/r1"
 }
+
+@test "what another user makes at a masked name during the run is reported and left, never removed" {
+	local st="$BASE/sticky5" run2 rc=0
+	sticky_roots "$st" 1
+	# Run 1, another user, leaves an empty .git as its point would be.
+	as_other mkdir -m 0555 "$st/r1/.git"
+	# Run 2 (this user) masks it; while it lasts, that user swaps it for a directory of its own
+	# holding a file (it may remove its own object in a sticky directory).
+	"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- sh -c \
+		": >'$st/r1/started'; while [ ! -e '$st/r1/swapped' ]; do sleep 0.02; done" \
+		2>"$BASE/stderr5" 3>&- &
+	run2=$!
+	await -e "$st/r1/started"
+	as_other sh -c "rmdir '$st/r1/.git' && mkdir '$st/r1/.git' && echo theirs >'$st/r1/.git/file' && : >'$st/r1/swapped'"
+	wait "$run2" || rc=$?
+	cat "$BASE/stderr5"
+	# Something appeared at the masked name on the host: the run's status is 1 either way.
+	[ "$rc" -eq 1 ]
+	if as_root; then
+		# Another user's: reported, left as that user made it.
+		[ "$(cat "$BASE/stderr5")" = "sbxrun: another user created this on the host during the run; left in place: $st/r1/.git" ]
+		[ "$(stat -c %u "$st/r1/.git")" = 65534 ] && [ "$(cat "$st/r1/.git/file")" = theirs ]
+		rm -rf "$st/r1/.git"
+	else
+		# Positive control: the user's own (the same user made it) is removed, as ever.
+		[ "$(cat "$BASE/stderr5")" = "sbxrun: removed what was created on the host during the run: $st/r1/.git" ]
+		[ ! -e "$st/r1/.git" ]
+	fi
+	rm -f "$st/r1/started" "$st/r1/swapped"
+	empty_dir "$st/r1"
+}
