@@ -558,9 +558,10 @@ static int too_big(struct sbx_diag *d, const char *file, const char *what, int l
 		     "(core.worktree)",
 		     file, what, limit, which);
 	return sbx_diag_hint(d, SBX_E_TOO_BIG,
-			     "the .git of that checkout must be protected: git writes a few "
-			     "hundred bytes there; remove what it did not write (or the whole "
-			     "git directory, if it is no repository of yours)");
+			     "the .git of that checkout must be protected: shorten the file (a "
+			     "remote or branch no longer used is a section git config "
+			     "--remove-section drops), or remove the whole git directory if it is "
+			     "no repository of yours");
 }
 
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d)

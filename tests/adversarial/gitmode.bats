@@ -306,7 +306,7 @@ fresh_repo() {
 	# Run 2 cannot tell what the one past 1 MiB names: refused, naming the file and the limit.
 	run gsbx touch "$CANARY"
 	refused "sbxrun: $big/config: it is over 1048576 bytes, the most sbxrun reads of a git config, so sbxrun cannot tell which checkout it names (core.worktree)"
-	[[ "${lines[0]}" == *"; hint: the .git of that checkout must be protected: git writes a few hundred bytes there; remove what it did not write (or the whole git directory, if it is no repository of yours)" ]]
+	[[ "${lines[0]}" == *"; hint: the .git of that checkout must be protected: shorten the file (a remote or branch no longer used is a section git config --remove-section drops), or remove the whole git directory if it is no repository of yours" ]]
 	# Control: without it, the short one's checkout is kept, and so is the 100 KB one's.
 	rm -rf "$big"
 	gexpect EROFS append "$WS/smallco/.git"
