@@ -182,24 +182,17 @@ struct pmap {
 	struct sbx_lenset lens; /* of the paths held: most ancestors looked up hold nothing */
 };
 
-#define FNV_BASIS 0xcbf29ce484222325ull
-
-/* The slot of p[0..len), whose hash is h, or NULL. */
-static struct pslot *pmap_find_h(const struct pmap *m, const char *p, size_t len, uint64_t h)
+/* The slot of p[0..len), or NULL; a length the map holds no path of is not hashed. */
+static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
 {
 	size_t s;
 
 	if (!m->cap || !sbx_lenset_has(&m->lens, len))
 		return NULL;
-	for (s = (size_t)h & (m->cap - 1); m->slots[s].p; s = (s + 1) & (m->cap - 1))
+	for (s = (size_t)sbx_hash(p, len) & (m->cap - 1); m->slots[s].p; s = (s + 1) & (m->cap - 1))
 		if (m->slots[s].len == len && sbx_bytes_cmp(m->slots[s].p, p, len) == 0)
 			return &m->slots[s];
 	return NULL;
-}
-
-static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
-{
-	return pmap_find_h(m, p, len, sbx_fnv1a(FNV_BASIS, p, len));
 }
 
 /* The slot of the i-th distinct path. */
@@ -230,7 +223,7 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 		if (!p)
 			continue;
 		len = strlen(p);
-		for (s = (size_t)sbx_fnv1a(FNV_BASIS, p, len) & (cap - 1); m->slots[s].p;
+		for (s = (size_t)sbx_hash(p, len) & (cap - 1); m->slots[s].p;
 		     s = (s + 1) & (cap - 1))
 			if (m->slots[s].len == len && sbx_bytes_cmp(m->slots[s].p, p, len) == 0)
 				break;
@@ -258,31 +251,18 @@ static void pmap_free(struct pmap *m, const struct sbx_arena *borrowed)
 }
 
 /*
- * The nearest strict ancestor of p in the map for which stop() holds, or NULL. The ancestors
- * are prefixes of p, so one pass of the hash over p gives the hash of each (a path of depth d
- * is hashed once, not d times); beyond the 64 nearest, each is hashed on its own.
+ * The nearest strict ancestor of p in the map for which stop() holds, or NULL. Each ancestor is
+ * hashed on its own (a word at a time), and only at a length the map holds: the callers ask
+ * once per directory (nearest_entry_of) or for a few paths, while the map's own paths, one
+ * hash each, are what a large profile has many of.
  */
 static struct pslot *nearest(const struct pmap *m, const char *p,
 			     bool (*stop)(const struct pslot *s))
 {
-	size_t lens[64], n = 0, len = strlen(p), done = 0;
-	uint64_t hashes[64], h = FNV_BASIS;
+	size_t len = strlen(p);
 	struct pslot *s;
 
-	while (n < sizeof(lens) / sizeof(*lens) && (len = sbx_path_parent_len(p, len)) > 0)
-		lens[n++] = len;
-	/* Shortest first, each prefix's hash carried on to the next. */
-	for (size_t k = n; k > 0; k--) {
-		h = sbx_fnv1a(h, p + done, lens[k - 1] - done);
-		done = lens[k - 1];
-		hashes[k - 1] = h;
-	}
-	for (size_t k = 0; k < n; k++) {
-		s = pmap_find_h(m, p, lens[k], hashes[k]);
-		if (s && stop(s))
-			return s;
-	}
-	while (n == sizeof(lens) / sizeof(*lens) && (len = sbx_path_parent_len(p, len)) > 0) {
+	while ((len = sbx_path_parent_len(p, len)) > 0) {
 		s = pmap_find(m, p, len);
 		if (s && stop(s))
 			return s;

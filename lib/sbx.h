@@ -331,8 +331,6 @@ struct sbx_lenset {
 };
 void sbx_lenset_add(struct sbx_lenset *s, size_t len);
 bool sbx_lenset_has(const struct sbx_lenset *s, size_t len);
-/* FNV-1a, for the hash tables of paths and entries; from h, so a prefix's hash carries on. */
-uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
 /* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
 uint64_t sbx_hash(const void *data, size_t n);
 /*
