@@ -76,6 +76,49 @@ static void info_clear(struct sbx_pathinfo *out)
 	out->is_link = false;
 }
 
+void sbx_pathfacts_keep(struct sbx_pathfacts *f, const struct sbx_pathinfo *in)
+{
+	f->dev = in->dev;
+	f->ino = in->ino;
+	f->uid = (uint32_t)in->uid;
+	f->mode = (uint16_t)in->mode;
+	f->type = (unsigned char)in->type;
+	f->exists = in->exists;
+	f->is_link = in->is_link;
+	f->link_shared = in->link_shared;
+	f->linked = in->linked;
+}
+
+/* s of n bytes (NULL: "") into buf, a struct sbx_pathinfo buffer, cut to it. */
+static void give_str(char *buf, const char *s, size_t n)
+{
+	if (n >= SBX_MAX_PATH)
+		n = SBX_MAX_PATH - 1;
+	if (s)
+		sbx_copy(buf, s, n);
+	buf[s ? n : 0] = '\0';
+}
+
+/*
+ * Field by field, not a memset of the whole struct and then the facts: its two buffers are
+ * 8 KiB, which 10,000 look-ups would clear 10,000 times.
+ */
+void sbx_pathfacts_give(const struct sbx_pathfacts *f, const char *real, size_t real_len,
+			const char *link, size_t link_len, struct sbx_pathinfo *out)
+{
+	out->exists = f->exists;
+	out->is_link = f->is_link;
+	out->link_shared = f->link_shared;
+	out->linked = f->linked;
+	out->type = (enum sbx_ftype)f->type;
+	out->mode = f->mode;
+	out->uid = f->uid;
+	out->dev = f->dev;
+	out->ino = f->ino;
+	give_str(out->real, real, real_len);
+	give_str(out->link, link, link_len);
+}
+
 size_t sbx_link_len(const char *links)
 {
 	const char *end = strstr(links, "//");
@@ -612,11 +655,8 @@ _Static_assert(SBX_FSMEMO_MAX * 5 <= MEMO_SLOTS, "the memo's misses would probe 
 struct sbx_fsmemo_entry {
 	const char *path, *real, *link; /* real and link: NULL for "" */
 	uint64_t hash;
-	unsigned long long dev, ino;
-	unsigned long uid;
-	unsigned mode;
-	enum sbx_ftype type;
-	bool exists, is_link, link_shared, linked;
+	struct sbx_pathfacts facts;
+	uint16_t real_len, link_len; /* below SBX_MAX_PATH: walked into such buffers */
 };
 
 static const struct sbx_fsview *memo_base(const struct sbx_fsmemo *m)
@@ -624,29 +664,23 @@ static const struct sbx_fsview *memo_base(const struct sbx_fsmemo *m)
 	return m->base ? m->base : &sbx_fsview_host;
 }
 
-/* Copies a remembered string into a struct sbx_pathinfo buffer ("" for none). */
-static void memo_put(char *dst, const char *src)
+/* The arena's copy of s, or NULL for "" (*ok false when out of memory); *len its length. */
+static const char *memo_str(struct sbx_fsmemo *m, const char *s, uint16_t *len, bool *ok)
 {
-	size_t n = src ? strlen(src) : 0;
-
-	sbx_copy(dst, src ? src : "", n + 1);
-}
-
-/* The arena's copy of s, or NULL for "" (*ok false when out of memory). */
-static const char *memo_str(struct sbx_fsmemo *m, const char *s, bool *ok)
-{
+	size_t n = strlen(s);
 	const char *c;
 
-	if (!s[0])
+	*len = (uint16_t)(n < SBX_MAX_PATH ? n : SBX_MAX_PATH - 1);
+	if (!n)
 		return NULL;
-	c = sbx_arena_strndup(&m->arena, s, strlen(s));
+	c = sbx_arena_strndup(&m->arena, s, n);
 	*ok = *ok && c;
 	return c;
 }
 
-/* Remembers what path's look-up found; out of memory, it is simply not remembered. */
+/* Remembers what path (len bytes) found; out of memory, it is simply not remembered. */
 static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_entry **slot, const char *path,
-		      uint64_t h, const struct sbx_pathinfo *in)
+		      size_t len, uint64_t h, const struct sbx_pathinfo *in)
 {
 	struct sbx_fsmemo_entry *e =
 		sbx_arena_alloc(&m->arena, sizeof(*e), _Alignof(struct sbx_fsmemo_entry));
@@ -655,20 +689,12 @@ static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_entry **slot, cons
 	if (!ok)
 		return;
 	memset(e, 0, sizeof(*e));
-	e->path = sbx_arena_strndup(&m->arena, path, strlen(path));
+	e->path = sbx_arena_strndup(&m->arena, path, len);
 	ok = e->path != NULL;
 	e->hash = h;
-	e->exists = in->exists;
-	e->is_link = in->is_link;
-	e->link_shared = in->link_shared;
-	e->linked = in->linked;
-	e->type = in->type;
-	e->mode = in->mode;
-	e->uid = in->uid;
-	e->dev = in->dev;
-	e->ino = in->ino;
-	e->real = memo_str(m, in->real, &ok);
-	e->link = memo_str(m, in->link, &ok);
+	sbx_pathfacts_keep(&e->facts, in);
+	e->real = memo_str(m, in->real, &e->real_len, &ok);
+	e->link = memo_str(m, in->link, &e->link_len, &ok);
 	if (ok) {
 		*slot = e;
 		m->n++;
@@ -772,20 +798,10 @@ static int memo_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 			r = base->lookup(base->self, path, out);
 		/* A failure refuses the plan: only what was found is worth keeping. */
 		if (slot && r == 0 && m->n < SBX_FSMEMO_MAX)
-			memo_keep(m, slot, path, h, out);
+			memo_keep(m, slot, path, len, h, out);
 		return r;
 	}
-	out->exists = e->exists;
-	out->is_link = e->is_link;
-	out->link_shared = e->link_shared;
-	out->linked = e->linked;
-	out->type = e->type;
-	out->mode = e->mode;
-	out->uid = e->uid;
-	out->dev = e->dev;
-	out->ino = e->ino;
-	memo_put(out->real, e->real);
-	memo_put(out->link, e->link);
+	sbx_pathfacts_give(&e->facts, e->real, e->real_len, e->link, e->link_len, out);
 	return 0;
 }
 

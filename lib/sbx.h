@@ -461,6 +461,27 @@ struct sbx_pathinfo {
  */
 size_t sbx_link_len(const char *links);
 
+/*
+ * What a look-up found but its two strings, as a table of look-ups keeps it (the front end's
+ * memo, the helper's resolver): 24 bytes, where struct sbx_pathinfo is 8 KiB. Both tables go
+ * through the two functions below, so that a path asked again is answered alike by either.
+ */
+struct sbx_pathfacts {
+	unsigned long long dev, ino;
+	uint32_t uid;
+	uint16_t mode;	    /* st_mode: the type and permission bits fit 16 */
+	unsigned char type; /* enum sbx_ftype */
+	bool exists : 1, is_link : 1, link_shared : 1, linked : 1;
+};
+void sbx_pathfacts_keep(struct sbx_pathfacts *f, const struct sbx_pathinfo *in);
+/*
+ * out from f and the strings kept beside it: real (real_len bytes) and the list of links
+ * (link_len bytes), each NULL for "". A string longer than out's buffer is cut to it (it came
+ * from such a buffer: never the case).
+ */
+void sbx_pathfacts_give(const struct sbx_pathfacts *f, const char *real, size_t real_len,
+			const char *link, size_t link_len, struct sbx_pathinfo *out);
+
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
 typedef int (*sbx_fs_list_fn)(void *arg, const char *name, enum sbx_ftype type);
 /* list(): the directory is closed to the caller: not listable, not passable, not its own. */

@@ -186,15 +186,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	e->err = (short)(r < 0 ? r : 0); /* -errno: above -4096 */
 	e->fd = r == 0 ? fd : -1;
 	if (r == 0) {
-		e->exists = in.exists;
-		e->is_link = in.is_link;
-		e->link_shared = in.link_shared;
-		e->linked = in.linked;
-		e->type = in.type;
-		e->mode = (uint16_t)in.mode;
-		e->uid = (uint32_t)in.uid;
-		e->dev = in.dev;
-		e->ino = in.ino;
+		sbx_pathfacts_keep(&e->facts, &in);
 		if (in.exists)
 			e->real = same ? e->path : put_str(&at, in.real, rlen);
 		/* Last, where sbx_rulepath_link() finds it. */
@@ -230,46 +222,26 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 
 /* ---- the resolver as the planner's view ----------------------------------------------- */
 
-/* src (or "" for NULL) into dst of size bytes, cut to fit. */
-static void copy_cut(char *dst, size_t size, const char *src)
-{
-	size_t n = src ? strlen(src) : 0;
-
-	if (n >= size)
-		n = size - 1;
-	sbx_copy(dst, src ? src : "", n);
-	dst[n] = '\0';
-}
-
 /* The entry's facts as the planner reads them, from e (NULL: out of memory). */
 static int view_fill(const struct sbx_rulepath *e, struct sbx_pathinfo *out)
 {
-	/*
-	 * Field by field, not a memset of the whole struct: its two path buffers are 8 KiB, which
-	 * a profile of 10,000 paths would clear 10,000 times. Each string is cut to its buffer
-	 * (never the case: both were walked into buffers of that size).
-	 */
-	out->exists = out->is_link = out->link_shared = out->linked = false;
-	out->type = SBX_FT_NONE;
-	out->mode = 0;
-	out->uid = 0;
-	out->dev = out->ino = 0;
-	out->real[0] = out->link[0] = '\0';
-	if (!e)
-		return -ENOMEM;
-	if (e->err)
-		return e->err;
-	out->exists = e->exists;
-	out->is_link = e->is_link;
-	out->link_shared = e->link_shared;
-	out->linked = e->linked;
-	out->type = e->type;
-	out->mode = e->mode;
-	out->uid = e->uid;
-	out->dev = e->dev;
-	out->ino = e->ino;
-	copy_cut(out->real, sizeof(out->real), e->real);
-	copy_cut(out->link, sizeof(out->link), sbx_rulepath_link(e));
+	static const struct sbx_pathfacts none;
+	const char *link;
+	size_t rlen;
+
+	if (!e || e->err) {
+		sbx_pathfacts_give(&none, NULL, 0, NULL, 0, out);
+		return e ? e->err : -ENOMEM;
+	}
+	link = sbx_rulepath_link(e);
+	/* The resolved path is most often the path asked, whose length the entry keeps. */
+	if (!e->real)
+		rlen = 0;
+	else if (e->real == e->path && e->len < UINT16_MAX)
+		rlen = e->len;
+	else
+		rlen = strlen(e->real);
+	sbx_pathfacts_give(&e->facts, e->real, rlen, link, link ? strlen(link) : 0, out);
 	return 0;
 }
 
@@ -296,9 +268,9 @@ static int view_read_file(void *self, const char *path, char *buf, size_t size, 
 		return -ENOMEM;
 	if (e->err)
 		return e->err;
-	if (!e->exists)
+	if (!e->facts.exists)
 		return -ENOENT;
-	if (e->type != SBX_FT_REG)
+	if (e->facts.type != SBX_FT_REG)
 		return -EINVAL;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", e->fd);
 	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
