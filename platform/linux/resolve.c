@@ -138,6 +138,18 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		return NULL;
 	if (res->n >= UINT32_MAX - 1)
 		return NULL; /* an index that does not fit a slot */
+	/*
+	 * The planner asks for a path again through the very string it was made with (a
+	 * requirement's kept path, the roots' list it comes from, an entry's resolved path): the
+	 * entry asked last, or the one made after it, holding that string is the answer, and the
+	 * path's length is not needed.
+	 */
+	if (res->n && (e = res->made[res->last])->path == path)
+		return e;
+	if (res->last + 1 < res->n && (e = res->made[res->last + 1])->path == path) {
+		res->last++;
+		return e;
+	}
 	plen = strlen(path);
 	if (res->last + 1 < res->n && plen < UINT16_MAX) {
 		e = res->made[res->last + 1];
