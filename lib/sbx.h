@@ -505,6 +505,13 @@ struct sbx_fsview {
 	 * path itself rather than a copy.
 	 */
 	int (*lookup_kept)(void *self, const char *path, struct sbx_pathinfo *out);
+	/*
+	 * Optional (NULL: none): path is likely the next one asked for, by this very string. A
+	 * hint only, which answers nothing: a view whose look-ups are system calls may fetch what
+	 * its next look-up reads once the calls of the current one are done (their kernel work
+	 * evicts the caches).
+	 */
+	void (*ahead)(void *self, const char *path);
 };
 extern const struct sbx_fsview sbx_fsview_host;
 

@@ -124,6 +124,7 @@ static char *put_str(char **at, const char *s, size_t n)
  */
 static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *path, bool kept)
 {
+	const struct sbx_rulepath_hint *hint;
 	struct sbx_rulepath_slot *slot;
 	struct sbx_rulepath *e;
 	struct sbx_pathinfo in;
@@ -150,7 +151,10 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		res->last++;
 		return e;
 	}
-	plen = strlen(path);
+	hint = path == res->hinted.path	 ? &res->hinted
+	       : path == res->ahead.path ? &res->ahead
+					 : NULL;
+	plen = hint ? hint->len : strlen(path);
 	if (res->last + 1 < res->n && plen < UINT16_MAX) {
 		e = res->made[res->last + 1];
 		if (e->len == plen && sbx_bytes_cmp(e->path, path, plen) == 0) {
@@ -158,7 +162,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 			return e; /* the one after the last asked: looked up before */
 		}
 	}
-	h = sbx_hash(path, plen);
+	h = hint ? hint->hash : sbx_hash(path, plen);
 	slot = slot_of(res, path, plen, (uint32_t)h);
 	if (slot->made) {
 		e = res->made[slot->made - 1];
@@ -175,6 +179,9 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		res->made_cap = cap;
 	}
 	r = walk_keep(res, path, &in, &fd);
+	/* The walk's system calls are done: the hinted path's slot, for the look-up to come. */
+	if (res->ahead.path && res->ahead.path != path)
+		__builtin_prefetch(&res->slots[res->ahead.hash & (res->cap - 1)]);
 	if (r == -ENOMEM)
 		return NULL;
 	if (r == 0 && in.exists) {
@@ -262,6 +269,17 @@ static int view_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 	return view_fill(get(self, path, false), out);
 }
 
+/* A hint: path's length and hash now, its slot prefetched after the next walk (get). */
+static void view_ahead(void *self, const char *path)
+{
+	struct sbx_rulepaths *res = self;
+
+	res->hinted = res->ahead;
+	res->ahead.path = path;
+	res->ahead.len = strlen(path);
+	res->ahead.hash = sbx_hash(path, res->ahead.len);
+}
+
 /* The plans made through the resolver are freed after it (sbx_rulepaths): path outlives it. */
 static int view_lookup_kept(void *self, const char *path, struct sbx_pathinfo *out)
 {
@@ -305,6 +323,7 @@ void sbx_rulepaths_init(struct sbx_rulepaths *res)
 	memset(res, 0, sizeof(*res));
 	res->view.lookup = view_lookup;
 	res->view.lookup_kept = view_lookup_kept;
+	res->view.ahead = view_ahead;
 	res->view.read_file = view_read_file;
 	res->view.list = view_list;
 	res->view.self = res;
