@@ -257,6 +257,9 @@ static int add_file_system_reqs(struct planner *pl)
 				rt->n_unreadable, i);
 	for (size_t i = 0; !r && i < rt->n_deny_globs; i++)
 		r = req_path(pl, SBX_REQ_DENY_GLOB, rt->deny_globs[i]);
+	/* The hints name the roots' strings: forgotten before anything can free them. */
+	if (fv->ahead)
+		fv->ahead(fv->self, NULL);
 	/*
 	 * Writes go nowhere but the writable roots: a requirement of every restricted file system,
 	 * whatever the number of roots. With none (:read-only) no "write" requirement above says

@@ -509,11 +509,30 @@ struct sbx_fsview {
 	 * Optional (NULL: none): path is likely the next one asked for, by this very string. A
 	 * hint only, which answers nothing: a view whose look-ups are system calls may fetch what
 	 * its next look-up reads once the calls of the current one are done (their kernel work
-	 * evicts the caches).
+	 * evicts the caches). NULL forgets the hints: the planner gives it before the strings it
+	 * named can be freed.
 	 */
 	void (*ahead)(void *self, const char *path);
 };
 extern const struct sbx_fsview sbx_fsview_host;
+
+/*
+ * What a view keeps of the hints it was given (struct sbx_fsview.ahead): the path hinted last
+ * (the next to be asked) and the one before it (most often the one being asked now), each with
+ * its length and hash, so that neither is measured or hashed again when asked by that very
+ * string. Start from {0}.
+ */
+struct sbx_fshints {
+	struct sbx_fshint {
+		const char *path; /* NULL: none */
+		size_t len;
+		uint64_t hash; /* sbx_hash */
+	} next, now;
+};
+/* Takes path as the next hint (the one hinted before it becomes now); NULL forgets both. */
+void sbx_fshints_put(struct sbx_fshints *h, const char *path);
+/* The hint given for this very string (a pointer, not a copy), or NULL. */
+const struct sbx_fshint *sbx_fshints_of(const struct sbx_fshints *h, const char *path);
 
 /*
  * A view that remembers what another one found: each path is looked up once and the same
@@ -532,14 +551,23 @@ struct sbx_fsmemo_entry;
 struct sbx_fsmemo {
 	struct sbx_fsview view;	       /* for ctx.fs */
 	const struct sbx_fsview *base; /* what is asked; NULL: the host's */
-	/* open addressing, 1024 slots, made by the first look-up */
-	struct sbx_fsmemo_entry **slots;
+	/*
+	 * Open addressing, 1024 slots, made by the first look-up. Each slot keeps its entry's
+	 * hash: a probe that meets another path reads the slot alone, not the entry it points to
+	 * (which a look-up's system call has most often evicted from the caches).
+	 */
+	struct sbx_fsmemo_slot {
+		uint64_t hash;
+		struct sbx_fsmemo_entry *e; /* NULL: empty */
+	} * slots;
 	size_t n;
 	struct sbx_arena arena; /* the entries and their strings */
 	char *dir;		/* the last directory asked (malloc'd, dir_cap bytes), or NULL */
 	size_t dir_len, dir_cap;
 	int dir_fd;	/* its O_PATH descriptor, or -1 (not opened, or its path crosses a link) */
 	bool walk_only; /* no openat2 here: every path goes to the host's walk */
+	/* The planner's hints: the next path's slot is prefetched once a look-up's calls are done. */
+	struct sbx_fshints hints;
 };
 void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base);
 void sbx_fsmemo_free(struct sbx_fsmemo *m);

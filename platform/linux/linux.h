@@ -89,17 +89,8 @@ struct sbx_rulepaths {
 	 */
 	struct sbx_rulepath **made;
 	size_t made_cap, last;
-	/*
-	 * The path hinted as the next asked (struct sbx_fsview.ahead) and the one hinted before
-	 * it (most often the one being asked now), each with its length and hash: the next one's
-	 * slot is prefetched once the current look-up's system calls are done, and neither is
-	 * measured or hashed again when asked by that very string. path NULL: none.
-	 */
-	struct sbx_rulepath_hint {
-		const char *path;
-		size_t len;
-		uint64_t hash;
-	} ahead, hinted;
+	/* The planner's hints: the next path's slot is prefetched once a walk is done. */
+	struct sbx_fshints hints;
 	struct sbx_arena entries; /* each entry and its strings */
 	bool raised; /* the soft limit of open files was raised, saved holds the original */
 	struct rlimit saved;

@@ -124,7 +124,7 @@ static char *put_str(char **at, const char *s, size_t n)
  */
 static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *path, bool kept)
 {
-	const struct sbx_rulepath_hint *hint;
+	const struct sbx_fshint *hint;
 	struct sbx_rulepath_slot *slot;
 	struct sbx_rulepath *e;
 	struct sbx_pathinfo in;
@@ -151,9 +151,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		res->last++;
 		return e;
 	}
-	hint = path == res->hinted.path	 ? &res->hinted
-	       : path == res->ahead.path ? &res->ahead
-					 : NULL;
+	hint = sbx_fshints_of(&res->hints, path);
 	plen = hint ? hint->len : strlen(path);
 	if (res->last + 1 < res->n && plen < UINT16_MAX) {
 		e = res->made[res->last + 1];
@@ -180,8 +178,8 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	}
 	r = walk_keep(res, path, &in, &fd);
 	/* The walk's system calls are done: the hinted path's slot, for the look-up to come. */
-	if (res->ahead.path && res->ahead.path != path)
-		__builtin_prefetch(&res->slots[res->ahead.hash & (res->cap - 1)]);
+	if (res->hints.next.path && res->hints.next.path != path)
+		__builtin_prefetch(&res->slots[res->hints.next.hash & (res->cap - 1)]);
 	if (r == -ENOMEM)
 		return NULL;
 	if (r == 0 && in.exists) {
@@ -274,10 +272,7 @@ static void view_ahead(void *self, const char *path)
 {
 	struct sbx_rulepaths *res = self;
 
-	res->hinted = res->ahead;
-	res->ahead.path = path;
-	res->ahead.len = strlen(path);
-	res->ahead.hash = sbx_hash(path, res->ahead.len);
+	sbx_fshints_put(&res->hints, path);
 }
 
 /* The plans made through the resolver are freed after it (sbx_rulepaths): path outlives it. */
