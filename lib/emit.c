@@ -235,6 +235,27 @@ static void sb_string(struct sb *b, const char *str)
 		b->failed = true;
 		return;
 	}
+	/*
+	 * The usual string needs no escape: its quotes and bytes in one reserve (three copies of
+	 * their own would be two more checks of the room, and a path and an access are written
+	 * per entry).
+	 */
+	while (sbx_json_plain[*s])
+		s++;
+	if (!*s) {
+		size_t n = (size_t)(s - (const unsigned char *)str);
+		char *d;
+
+		if (!sb_reserve(b, n + 2))
+			return;
+		d = b->buf + b->len;
+		d[0] = '"';
+		sbx_copy(d + 1, str, n);
+		d[n + 1] = '"';
+		b->len += n + 2;
+		return;
+	}
+	s = (const unsigned char *)str;
 	sb_put(b, "\"", 1);
 	for (run = s;;) {
 		char esc[6] = {'\\', 0, '0', '0', 0, 0};

@@ -76,6 +76,68 @@ static void info_clear(struct sbx_pathinfo *out)
 	out->is_link = false;
 }
 
+void sbx_pathfacts_keep(struct sbx_pathfacts *f, const struct sbx_pathinfo *in)
+{
+	f->dev = in->dev;
+	f->ino = in->ino;
+	f->uid = (uint32_t)in->uid;
+	f->mode = (uint16_t)in->mode;
+	f->type = (unsigned char)in->type;
+	f->exists = in->exists;
+	f->is_link = in->is_link;
+	f->link_shared = in->link_shared;
+	f->linked = in->linked;
+}
+
+/* s of n bytes (NULL: "") into buf, a struct sbx_pathinfo buffer, cut to it. */
+static void give_str(char *buf, const char *s, size_t n)
+{
+	if (n >= SBX_MAX_PATH)
+		n = SBX_MAX_PATH - 1;
+	if (s)
+		sbx_copy(buf, s, n);
+	buf[s ? n : 0] = '\0';
+}
+
+/*
+ * Field by field, not a memset of the whole struct and then the facts: its two buffers are
+ * 8 KiB, which 10,000 look-ups would clear 10,000 times.
+ */
+void sbx_pathfacts_give(const struct sbx_pathfacts *f, const char *real, size_t real_len,
+			const char *link, size_t link_len, struct sbx_pathinfo *out)
+{
+	out->exists = f->exists;
+	out->is_link = f->is_link;
+	out->link_shared = f->link_shared;
+	out->linked = f->linked;
+	out->type = (enum sbx_ftype)f->type;
+	out->mode = f->mode;
+	out->uid = f->uid;
+	out->dev = f->dev;
+	out->ino = f->ino;
+	give_str(out->real, real, real_len);
+	give_str(out->link, link, link_len);
+}
+
+void sbx_fshints_put(struct sbx_fshints *h, const char *path)
+{
+	if (!path) {
+		memset(h, 0, sizeof(*h));
+		return;
+	}
+	h->now = h->next;
+	h->next.path = path;
+	h->next.len = strlen(path);
+	h->next.hash = sbx_hash(path, h->next.len);
+}
+
+const struct sbx_fshint *sbx_fshints_of(const struct sbx_fshints *h, const char *path)
+{
+	if (path == h->now.path)
+		return &h->now;
+	return path == h->next.path ? &h->next : NULL;
+}
+
 size_t sbx_link_len(const char *links)
 {
 	const char *end = strstr(links, "//");
@@ -604,19 +666,15 @@ const struct sbx_fsview sbx_fsview_host = {
 /*
  * A power of two, and SBX_FSMEMO_MAX at most a fifth of it: once the memo is full, every other
  * path of a large profile is a miss, which probes until an empty slot (about 8 probes at three
- * quarters full, 1.3 at a fifth: 8 KiB of slots).
+ * quarters full, 1.3 at a fifth: 16 KiB of slots).
  */
 #define MEMO_SLOTS 1024
 _Static_assert(SBX_FSMEMO_MAX * 5 <= MEMO_SLOTS, "the memo's misses would probe far");
 
 struct sbx_fsmemo_entry {
 	const char *path, *real, *link; /* real and link: NULL for "" */
-	uint64_t hash;
-	unsigned long long dev, ino;
-	unsigned long uid;
-	unsigned mode;
-	enum sbx_ftype type;
-	bool exists, is_link, link_shared, linked;
+	struct sbx_pathfacts facts;
+	uint16_t real_len, link_len; /* below SBX_MAX_PATH: walked into such buffers */
 };
 
 static const struct sbx_fsview *memo_base(const struct sbx_fsmemo *m)
@@ -624,29 +682,23 @@ static const struct sbx_fsview *memo_base(const struct sbx_fsmemo *m)
 	return m->base ? m->base : &sbx_fsview_host;
 }
 
-/* Copies a remembered string into a struct sbx_pathinfo buffer ("" for none). */
-static void memo_put(char *dst, const char *src)
+/* The arena's copy of s, or NULL for "" (*ok false when out of memory); *len its length. */
+static const char *memo_str(struct sbx_fsmemo *m, const char *s, uint16_t *len, bool *ok)
 {
-	size_t n = src ? strlen(src) : 0;
-
-	sbx_copy(dst, src ? src : "", n + 1);
-}
-
-/* The arena's copy of s, or NULL for "" (*ok false when out of memory). */
-static const char *memo_str(struct sbx_fsmemo *m, const char *s, bool *ok)
-{
+	size_t n = strlen(s);
 	const char *c;
 
-	if (!s[0])
+	*len = (uint16_t)(n < SBX_MAX_PATH ? n : SBX_MAX_PATH - 1);
+	if (!n)
 		return NULL;
-	c = sbx_arena_strndup(&m->arena, s, strlen(s));
+	c = sbx_arena_strndup(&m->arena, s, n);
 	*ok = *ok && c;
 	return c;
 }
 
-/* Remembers what path's look-up found; out of memory, it is simply not remembered. */
-static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_entry **slot, const char *path,
-		      uint64_t h, const struct sbx_pathinfo *in)
+/* Remembers what path (len bytes) found; out of memory, it is simply not remembered. */
+static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_slot *slot, const char *path,
+		      size_t len, uint64_t h, const struct sbx_pathinfo *in)
 {
 	struct sbx_fsmemo_entry *e =
 		sbx_arena_alloc(&m->arena, sizeof(*e), _Alignof(struct sbx_fsmemo_entry));
@@ -655,22 +707,13 @@ static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_entry **slot, cons
 	if (!ok)
 		return;
 	memset(e, 0, sizeof(*e));
-	e->path = sbx_arena_strndup(&m->arena, path, strlen(path));
+	e->path = sbx_arena_strndup(&m->arena, path, len);
 	ok = e->path != NULL;
-	e->hash = h;
-	e->exists = in->exists;
-	e->is_link = in->is_link;
-	e->link_shared = in->link_shared;
-	e->linked = in->linked;
-	e->type = in->type;
-	e->mode = in->mode;
-	e->uid = in->uid;
-	e->dev = in->dev;
-	e->ino = in->ino;
-	e->real = memo_str(m, in->real, &ok);
-	e->link = memo_str(m, in->link, &ok);
+	sbx_pathfacts_keep(&e->facts, in);
+	e->real = memo_str(m, in->real, &e->real_len, &ok);
+	e->link = memo_str(m, in->link, &e->link_len, &ok);
 	if (ok) {
-		*slot = e;
+		*slot = (struct sbx_fsmemo_slot){h, e};
 		m->n++;
 	}
 }
@@ -748,20 +791,23 @@ static int memo_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 {
 	struct sbx_fsmemo *m = self;
 	const struct sbx_fsview *base = memo_base(m);
-	struct sbx_fsmemo_entry **slot = NULL, *e;
-	size_t len = strlen(path), s;
-	uint64_t h = sbx_hash(path, len);
+	struct sbx_fsmemo_slot *slot = NULL;
+	struct sbx_fsmemo_entry *e;
+	const struct sbx_fshint *hint = sbx_fshints_of(&m->hints, path);
+	size_t len = hint ? hint->len : strlen(path), s;
+	uint64_t h = hint ? hint->hash : sbx_hash(path, len);
 	int r;
 
 	if (!m->slots)
 		m->slots = calloc(MEMO_SLOTS, sizeof(*m->slots));
 	if (m->slots) {
-		for (s = (size_t)h & (MEMO_SLOTS - 1); m->slots[s]; s = (s + 1) & (MEMO_SLOTS - 1))
-			if (m->slots[s]->hash == h && strcmp(m->slots[s]->path, path) == 0)
+		for (s = (size_t)h & (MEMO_SLOTS - 1); m->slots[s].e;
+		     s = (s + 1) & (MEMO_SLOTS - 1))
+			if (m->slots[s].hash == h && strcmp(m->slots[s].e->path, path) == 0)
 				break;
 		slot = &m->slots[s];
 	}
-	e = slot ? *slot : NULL;
+	e = slot ? slot->e : NULL;
 	if (!e) {
 		r = 1;
 #if defined(__linux__)
@@ -770,23 +816,23 @@ static int memo_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 #endif
 		if (r == 1)
 			r = base->lookup(base->self, path, out);
+		/* The look-up's system calls are done: the hinted path's slot, for the next. */
+		if (m->slots && m->hints.next.path && m->hints.next.path != path)
+			__builtin_prefetch(&m->slots[m->hints.next.hash & (MEMO_SLOTS - 1)]);
 		/* A failure refuses the plan: only what was found is worth keeping. */
 		if (slot && r == 0 && m->n < SBX_FSMEMO_MAX)
-			memo_keep(m, slot, path, h, out);
+			memo_keep(m, slot, path, len, h, out);
 		return r;
 	}
-	out->exists = e->exists;
-	out->is_link = e->is_link;
-	out->link_shared = e->link_shared;
-	out->linked = e->linked;
-	out->type = e->type;
-	out->mode = e->mode;
-	out->uid = e->uid;
-	out->dev = e->dev;
-	out->ino = e->ino;
-	memo_put(out->real, e->real);
-	memo_put(out->link, e->link);
+	sbx_pathfacts_give(&e->facts, e->real, e->real_len, e->link, e->link_len, out);
 	return 0;
+}
+
+static void memo_ahead(void *self, const char *path)
+{
+	struct sbx_fsmemo *m = self;
+
+	sbx_fshints_put(&m->hints, path);
 }
 
 static int memo_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
@@ -811,6 +857,7 @@ void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base)
 	m->view.lookup = memo_lookup;
 	m->view.read_file = memo_read_file;
 	m->view.list = memo_list;
+	m->view.ahead = memo_ahead;
 	m->view.self = m;
 }
 

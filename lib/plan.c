@@ -183,6 +183,18 @@ static int req_reserve(struct sbx_plan *p, size_t n)
 	return 0;
 }
 
+/*
+ * req_path(pl, kind, v[i]), with v[i + 1] hinted to the view fv as the next path asked (struct
+ * sbx_fsview.ahead): the lists of the roots are what a large profile has many of.
+ */
+static int req_path_of(struct planner *pl, const struct sbx_fsview *fv, enum sbx_req_kind kind,
+		       const char *const *v, size_t n, size_t i)
+{
+	if (fv->ahead && i + 1 < n)
+		fv->ahead(fv->self, v[i + 1]);
+	return req_path(pl, kind, v[i]);
+}
+
 static int add_file_system_reqs(struct planner *pl)
 {
 	struct sbx_plan *p = pl->p;
@@ -192,6 +204,7 @@ static int add_file_system_reqs(struct planner *pl)
 	 * isolation requirements of a Linux sandbox.
 	 */
 	size_t want = rt->n_readable + rt->n_unreadable + rt->n_deny_globs + 8;
+	const struct sbx_fsview *fv = sbx_ctx_fs(pl->ctx);
 	int r;
 
 	for (size_t i = 0; i < rt->n_writable; i++)
@@ -201,7 +214,8 @@ static int add_file_system_reqs(struct planner *pl)
 
 	/* Full read shows up as a readable root "/" (sbx_fs_roots lists it). */
 	for (size_t i = 0; !r && i < rt->n_readable; i++)
-		r = req_path(pl, SBX_REQ_READ, rt->readable[i]);
+		r = req_path_of(pl, fv, SBX_REQ_READ, (const char *const *)rt->readable,
+				rt->n_readable, i);
 	if (!r && rt->platform_defaults)
 		r = req_add(pl, SBX_REQ_PLATFORM_DEFAULTS, NULL,
 			    "read :minimal (platform defaults)");
@@ -210,7 +224,8 @@ static int add_file_system_reqs(struct planner *pl)
 
 		r = req_path(pl, SBX_REQ_WRITE, w->root);
 		for (size_t j = 0; !r && j < w->n_read_only; j++)
-			r = req_path(pl, SBX_REQ_READ_ONLY, w->read_only[j]);
+			r = req_path_of(pl, fv, SBX_REQ_READ_ONLY,
+					(const char *const *)w->read_only, w->n_read_only, j);
 		for (size_t j = 0; !r && j < w->n_protected_missing; j++) {
 			char *path = NULL, *kept = NULL;
 
@@ -238,9 +253,13 @@ static int add_file_system_reqs(struct planner *pl)
 			r = req_path(pl, SBX_REQ_NO_CREATE, w->no_create[j]);
 	}
 	for (size_t i = 0; !r && i < rt->n_unreadable; i++)
-		r = req_path(pl, SBX_REQ_DENY, rt->unreadable[i]);
+		r = req_path_of(pl, fv, SBX_REQ_DENY, (const char *const *)rt->unreadable,
+				rt->n_unreadable, i);
 	for (size_t i = 0; !r && i < rt->n_deny_globs; i++)
 		r = req_path(pl, SBX_REQ_DENY_GLOB, rt->deny_globs[i]);
+	/* The hints name the roots' strings: forgotten before anything can free them. */
+	if (fv->ahead)
+		fv->ahead(fv->self, NULL);
 	/*
 	 * Writes go nowhere but the writable roots: a requirement of every restricted file system,
 	 * whatever the number of roots. With none (:read-only) no "write" requirement above says

@@ -175,34 +175,27 @@ static int push_kept(struct sbx_strv *s, char *p)
 struct pmap {
 	struct pslot {
 		const char *p; /* borrowed from paths.v */
-		size_t len;
-		int access; /* max over the entries at exactly this path */
-		long wr;    /* index into the writable roots, or -1 */
-	} * slots;
+		/* access: the largest of the entries at exactly this path (enum sbx_access) */
+		uint32_t len : 30, access : 2;
+		int32_t wr; /* index into the writable roots, or -1 */
+	} * slots; /* 16 bytes a slot: 256 KiB at 10,000 paths, where 32 missed the cache more */
 	size_t cap;
 	struct sbx_strv paths;	/* distinct paths in first-seen order (owned) */
 	size_t *at;		/* the slot of each of paths.v */
 	struct sbx_lenset lens; /* of the paths held: most ancestors looked up hold nothing */
 };
 
-#define FNV_BASIS 0xcbf29ce484222325ull
-
-/* The slot of p[0..len), whose hash is h, or NULL. */
-static struct pslot *pmap_find_h(const struct pmap *m, const char *p, size_t len, uint64_t h)
+/* The slot of p[0..len), or NULL; a length the map holds no path of is not hashed. */
+static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
 {
 	size_t s;
 
 	if (!m->cap || !sbx_lenset_has(&m->lens, len))
 		return NULL;
-	for (s = (size_t)h & (m->cap - 1); m->slots[s].p; s = (s + 1) & (m->cap - 1))
+	for (s = (size_t)sbx_hash(p, len) & (m->cap - 1); m->slots[s].p; s = (s + 1) & (m->cap - 1))
 		if (m->slots[s].len == len && sbx_bytes_cmp(m->slots[s].p, p, len) == 0)
 			return &m->slots[s];
 	return NULL;
-}
-
-static struct pslot *pmap_find(const struct pmap *m, const char *p, size_t len)
-{
-	return pmap_find_h(m, p, len, sbx_fnv1a(FNV_BASIS, p, len));
 }
 
 /* The slot of the i-th distinct path. */
@@ -211,9 +204,34 @@ static struct pslot *pmap_at(const struct pmap *m, size_t i)
 	return &m->slots[m->at[i]];
 }
 
+/*
+ * How many paths ahead pmap_build hashes. A path's first probe is a load from a random slot,
+ * which at 10,000 paths misses the cache (perf put a third of sbx_fs_roots' samples of a run of
+ * 10,000 denied files on it); hashed this far ahead, its slot is asked for early (a prefetch)
+ * and is there when the probe comes.
+ */
+#define PMAP_AHEAD 8
+
+struct pmap_hash {
+	size_t len;
+	uint64_t h;
+};
+
+/* The length and hash of resolved[i] into *a, its slot prefetched (nothing past n, or for NULL). */
+static void pmap_ahead(const struct pmap *m, char *const *resolved, size_t n, size_t i,
+		       struct pmap_hash *a)
+{
+	if (i >= n || !resolved[i])
+		return;
+	a->len = strlen(resolved[i]);
+	a->h = sbx_hash(resolved[i], a->len);
+	__builtin_prefetch(&m->slots[a->h & (m->cap - 1)]);
+}
+
 /* Takes the resolved paths (each moved into the map, or freed as a repeat). */
 static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 {
+	struct pmap_hash ahead[PMAP_AHEAD] = {{0}};
 	size_t cap = 16, n = 0;
 
 	memset(m, 0, sizeof(*m));
@@ -225,29 +243,31 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 	if (!m->slots || !m->at)
 		return -ENOMEM;
 	m->cap = cap;
+	for (size_t i = 0; i < PMAP_AHEAD; i++)
+		pmap_ahead(m, resolved, fs->n, i, &ahead[i]);
 	for (size_t i = 0; i < fs->n; i++) {
 		char *p = resolved[i];
-		size_t len, s;
+		struct pmap_hash a = ahead[i % PMAP_AHEAD];
+		size_t s;
 		int r;
 
+		pmap_ahead(m, resolved, fs->n, i + PMAP_AHEAD, &ahead[i % PMAP_AHEAD]);
 		if (!p)
 			continue;
-		len = strlen(p);
-		for (s = (size_t)sbx_fnv1a(FNV_BASIS, p, len) & (cap - 1); m->slots[s].p;
-		     s = (s + 1) & (cap - 1))
-			if (m->slots[s].len == len && sbx_bytes_cmp(m->slots[s].p, p, len) == 0)
+		for (s = (size_t)a.h & (cap - 1); m->slots[s].p; s = (s + 1) & (cap - 1))
+			if (m->slots[s].len == a.len && sbx_bytes_cmp(m->slots[s].p, p, a.len) == 0)
 				break;
 		if (m->slots[s].p) {
-			if ((int)fs->entries[i].access > m->slots[s].access)
-				m->slots[s].access = (int)fs->entries[i].access;
+			if (fs->entries[i].access > m->slots[s].access)
+				m->slots[s].access = fs->entries[i].access;
 			continue;
 		}
 		r = push_kept(&m->paths, p);
 		if (r)
 			return r;
 		resolved[i] = NULL;
-		m->slots[s] = (struct pslot){p, len, (int)fs->entries[i].access, -1};
-		sbx_lenset_add(&m->lens, len);
+		m->slots[s] = (struct pslot){p, (uint32_t)a.len, fs->entries[i].access, -1};
+		sbx_lenset_add(&m->lens, a.len);
 		m->at[n++] = s;
 	}
 	return 0;
@@ -261,31 +281,18 @@ static void pmap_free(struct pmap *m, const struct sbx_arena *borrowed)
 }
 
 /*
- * The nearest strict ancestor of p in the map for which stop() holds, or NULL. The ancestors
- * are prefixes of p, so one pass of the hash over p gives the hash of each (a path of depth d
- * is hashed once, not d times); beyond the 64 nearest, each is hashed on its own.
+ * The nearest strict ancestor of p in the map for which stop() holds, or NULL. Each ancestor is
+ * hashed on its own (a word at a time), and only at a length the map holds: the callers ask
+ * once per directory (nearest_entry_of) or for a few paths, while the map's own paths, one
+ * hash each, are what a large profile has many of.
  */
 static struct pslot *nearest(const struct pmap *m, const char *p,
 			     bool (*stop)(const struct pslot *s))
 {
-	size_t lens[64], n = 0, len = strlen(p), done = 0;
-	uint64_t hashes[64], h = FNV_BASIS;
+	size_t len = strlen(p);
 	struct pslot *s;
 
-	while (n < sizeof(lens) / sizeof(*lens) && (len = sbx_path_parent_len(p, len)) > 0)
-		lens[n++] = len;
-	/* Shortest first, each prefix's hash carried on to the next. */
-	for (size_t k = n; k > 0; k--) {
-		h = sbx_fnv1a(h, p + done, lens[k - 1] - done);
-		done = lens[k - 1];
-		hashes[k - 1] = h;
-	}
-	for (size_t k = 0; k < n; k++) {
-		s = pmap_find_h(m, p, lens[k], hashes[k]);
-		if (s && stop(s))
-			return s;
-	}
-	while (n == sizeof(lens) / sizeof(*lens) && (len = sbx_path_parent_len(p, len)) > 0) {
+	while ((len = sbx_path_parent_len(p, len)) > 0) {
 		s = pmap_find(m, p, len);
 		if (s && stop(s))
 			return s;
@@ -969,7 +976,8 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	}
 	qsort(out->writable, out->n_writable, sizeof(*out->writable), cmp_writable);
 	for (size_t i = 0; i < out->n_writable; i++)
-		pmap_find(&map, out->writable[i].root, strlen(out->writable[i].root))->wr = (long)i;
+		pmap_find(&map, out->writable[i].root, strlen(out->writable[i].root))->wr =
+			(int32_t)i;
 
 	/*
 	 * Each distinct path is listed at most once below, so a list takes the map's own string

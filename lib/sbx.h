@@ -331,8 +331,6 @@ struct sbx_lenset {
 };
 void sbx_lenset_add(struct sbx_lenset *s, size_t len);
 bool sbx_lenset_has(const struct sbx_lenset *s, size_t len);
-/* FNV-1a, for the hash tables of paths and entries; from h, so a prefix's hash carries on. */
-uint64_t sbx_fnv1a(uint64_t h, const void *data, size_t n);
 /* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
 uint64_t sbx_hash(const void *data, size_t n);
 /*
@@ -463,6 +461,27 @@ struct sbx_pathinfo {
  */
 size_t sbx_link_len(const char *links);
 
+/*
+ * What a look-up found but its two strings, as a table of look-ups keeps it (the front end's
+ * memo, the helper's resolver): 24 bytes, where struct sbx_pathinfo is 8 KiB. Both tables go
+ * through the two functions below, so that a path asked again is answered alike by either.
+ */
+struct sbx_pathfacts {
+	unsigned long long dev, ino;
+	uint32_t uid;
+	uint16_t mode;	    /* st_mode: the type and permission bits fit 16 */
+	unsigned char type; /* enum sbx_ftype */
+	bool exists : 1, is_link : 1, link_shared : 1, linked : 1;
+};
+void sbx_pathfacts_keep(struct sbx_pathfacts *f, const struct sbx_pathinfo *in);
+/*
+ * out from f and the strings kept beside it: real (real_len bytes) and the list of links
+ * (link_len bytes), each NULL for "". A string longer than out's buffer is cut to it (it came
+ * from such a buffer: never the case).
+ */
+void sbx_pathfacts_give(const struct sbx_pathfacts *f, const char *real, size_t real_len,
+			const char *link, size_t link_len, struct sbx_pathinfo *out);
+
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
 typedef int (*sbx_fs_list_fn)(void *arg, const char *name, enum sbx_ftype type);
 /* list(): the directory is closed to the caller: not listable, not passable, not its own. */
@@ -486,8 +505,34 @@ struct sbx_fsview {
 	 * path itself rather than a copy.
 	 */
 	int (*lookup_kept)(void *self, const char *path, struct sbx_pathinfo *out);
+	/*
+	 * Optional (NULL: none): path is likely the next one asked for, by this very string. A
+	 * hint only, which answers nothing: a view whose look-ups are system calls may fetch what
+	 * its next look-up reads once the calls of the current one are done (their kernel work
+	 * evicts the caches). NULL forgets the hints: the planner gives it before the strings it
+	 * named can be freed.
+	 */
+	void (*ahead)(void *self, const char *path);
 };
 extern const struct sbx_fsview sbx_fsview_host;
+
+/*
+ * What a view keeps of the hints it was given (struct sbx_fsview.ahead): the path hinted last
+ * (the next to be asked) and the one before it (most often the one being asked now), each with
+ * its length and hash, so that neither is measured or hashed again when asked by that very
+ * string. Start from {0}.
+ */
+struct sbx_fshints {
+	struct sbx_fshint {
+		const char *path; /* NULL: none */
+		size_t len;
+		uint64_t hash; /* sbx_hash */
+	} next, now;
+};
+/* Takes path as the next hint (the one hinted before it becomes now); NULL forgets both. */
+void sbx_fshints_put(struct sbx_fshints *h, const char *path);
+/* The hint given for this very string (a pointer, not a copy), or NULL. */
+const struct sbx_fshint *sbx_fshints_of(const struct sbx_fshints *h, const char *path);
 
 /*
  * A view that remembers what another one found: each path is looked up once and the same
@@ -506,14 +551,23 @@ struct sbx_fsmemo_entry;
 struct sbx_fsmemo {
 	struct sbx_fsview view;	       /* for ctx.fs */
 	const struct sbx_fsview *base; /* what is asked; NULL: the host's */
-	/* open addressing, 1024 slots, made by the first look-up */
-	struct sbx_fsmemo_entry **slots;
+	/*
+	 * Open addressing, 1024 slots, made by the first look-up. Each slot keeps its entry's
+	 * hash: a probe that meets another path reads the slot alone, not the entry it points to
+	 * (which a look-up's system call has most often evicted from the caches).
+	 */
+	struct sbx_fsmemo_slot {
+		uint64_t hash;
+		struct sbx_fsmemo_entry *e; /* NULL: empty */
+	} * slots;
 	size_t n;
 	struct sbx_arena arena; /* the entries and their strings */
 	char *dir;		/* the last directory asked (malloc'd, dir_cap bytes), or NULL */
 	size_t dir_len, dir_cap;
 	int dir_fd;	/* its O_PATH descriptor, or -1 (not opened, or its path crosses a link) */
 	bool walk_only; /* no openat2 here: every path goes to the host's walk */
+	/* The planner's hints: the next path's slot is prefetched once a look-up's calls are done. */
+	struct sbx_fshints hints;
 };
 void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base);
 void sbx_fsmemo_free(struct sbx_fsmemo *m);

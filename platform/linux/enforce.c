@@ -194,7 +194,7 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 	size_t len = strlen(real);
 	int fd;
 
-	if (!f->exists || f->fd < 0 ||
+	if (!f->facts.exists || f->fd < 0 ||
 	    !(sbx_linux_in_writable(plan, m) || (real != m && sbx_linux_in_writable(plan, real))))
 		return 0;
 	if (fstat(f->fd, &st) < 0) {
@@ -233,8 +233,8 @@ static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 		return -ENOMEM;
 	if (f->err)
 		return sbx_lookup_failed(d, f->err, m);
-	if (sbx_linux_link_check(plan, "deny-read path", m, sbx_rulepath_link(f), f->link_shared,
-				 f->real, d))
+	if (sbx_linux_link_check(plan, "deny-read path", m, sbx_rulepath_link(f),
+				 f->facts.link_shared, f->real, d))
 		return SBX_E_UNENFORCEABLE;
 	return check_names(plan, f, m, d);
 }

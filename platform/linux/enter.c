@@ -103,13 +103,13 @@ static int ll_grant(struct sbx_landlock *ll, const struct sbx_linux_enforce *e, 
 	const struct sbx_rulepath *f;
 	int rc = looked_up(e->res, path, &f, d);
 
-	if (rc < 0 || !f->exists)
+	if (rc < 0 || !f->facts.exists)
 		return rc;
 	if (e->ll_deny.n > 0 || e->ll_hidden.n > 0)
 		return sbx_landlock_grant_around(ll, e->res, f, g, e->ll_deny.v, e->ll_deny.n,
 						 e->ll_hidden.v, e->ll_hidden.n, d);
 	/* The type its look-up found on that very descriptor: no fstat of its own (one a rule). */
-	return sbx_landlock_add_typed(ll, f->fd, f->type == SBX_FT_DIR, g, path, d);
+	return sbx_landlock_add_typed(ll, f->fd, f->facts.type == SBX_FT_DIR, g, path, d);
 }
 
 /*
@@ -199,7 +199,7 @@ static int granted_paths(const struct sbx_linux_enforce *e, struct sbx_strv *out
 			p = device_paths[k - n_minimal];
 		}
 		rc = looked_up(e->res, p, &f, d);
-		if (rc == 0 && f->exists)
+		if (rc == 0 && f->facts.exists)
 			rc = sbx_strv_push(out, f->real);
 	}
 	if (rc == 0 && !out->v)
@@ -217,14 +217,14 @@ static int add_candidate(struct sbx_mount_op *ops, size_t *n, enum sbx_mount_kin
 	const struct sbx_rulepath *f;
 	int rc = looked_up(res, path, &f, d);
 
-	if (rc < 0 || !f->exists)
+	if (rc < 0 || !f->facts.exists)
 		return rc;
 	ops[(*n)++] = (struct sbx_mount_op){.kind = kind,
 					    .path = f->real,
-					    .is_dir = f->type == SBX_FT_DIR,
+					    .is_dir = f->facts.type == SBX_FT_DIR,
 					    .from_glob = from_glob,
-					    .dev = f->dev,
-					    .ino = f->ino};
+					    .dev = f->facts.dev,
+					    .ino = f->facts.ino};
 	return 0;
 }
 
@@ -245,7 +245,7 @@ static int some_mask(const struct sbx_linux_enforce *e, bool *yes, struct sbx_di
 		const struct sbx_rulepath *f;
 
 		rc = looked_up(e->res, path, &f, d);
-		*yes = rc == 0 && f->exists && strcmp(f->real, "/") != 0;
+		*yes = rc == 0 && f->facts.exists && strcmp(f->real, "/") != 0;
 	}
 	return rc;
 }
@@ -258,7 +258,7 @@ static bool read_in_shm(const struct sbx_linux_enforce *e, const char *path)
 {
 	const struct sbx_rulepath *f = sbx_rulepath_get(e->res, path);
 
-	return f && !f->err && f->exists && sbx_linux_private_shm(f->real);
+	return f && !f->err && f->facts.exists && sbx_linux_private_shm(f->real);
 }
 
 /*
@@ -356,13 +356,13 @@ static int build_mounts(const struct sbx_linux_enforce *e, struct sbx_linux_prep
 		if (op->kind != SBX_MNT_PIN)
 			continue;
 		rc = looked_up(e->res, op->path, &f, d);
-		if (rc == 0 && !f->exists)
+		if (rc == 0 && !f->facts.exists)
 			rc = sbx_diag_set(d, -ENOENT,
 					  "%s vanished while the sandbox was being built",
 					  op->path);
 		if (rc == 0) {
-			op->dev = f->dev;
-			op->ino = f->ino;
+			op->dev = f->facts.dev;
+			op->ino = f->facts.ino;
 		}
 	}
 	sbx_strv_clear(&granted);

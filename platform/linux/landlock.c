@@ -388,7 +388,7 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res
 					  strerror(-f->err));
 			goto out;
 		}
-		if (!f->exists || !sbx_path_covers(tree->real, f->real))
+		if (!f->facts.exists || !sbx_path_covers(tree->real, f->real))
 			continue;
 		/* The tree itself denied, or inside a denied path and more specific: as is. */
 		if (strcmp(tree->real, f->real) == 0)
@@ -400,7 +400,7 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res
 		}
 		found[c.n] = f;
 		/* A hidden directory's name is no secret: its parents stay listable. */
-		c.denied_dir[c.n++] = f->type == SBX_FT_DIR && i < n_denied;
+		c.denied_dir[c.n++] = f->facts.type == SBX_FT_DIR && i < n_denied;
 		covered = true;
 	}
 	if (covered && g != SBX_LL_READ) {
@@ -431,7 +431,7 @@ int sbx_landlock_grant_around(struct sbx_landlock *ll, struct sbx_rulepaths *res
 	 * rename in between could have moved it out from under the names left without a rule.
 	 */
 	for (size_t i = 0; rc == 0 && i < c.n; i++) {
-		fd = sbx_linux_reopen(found[i]->real, found[i]->dev, found[i]->ino, d);
+		fd = sbx_linux_reopen(found[i]->real, found[i]->facts.dev, found[i]->facts.ino, d);
 		if (fd < 0)
 			rc = fd;
 		else

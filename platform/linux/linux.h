@@ -52,15 +52,12 @@ int sbx_helper_main(int argc, char **argv);
  * sbx_rulepath_link().
  */
 struct sbx_rulepath {
-	char *path; /* as asked: a copy, or the plan's own path (lookup_kept) */
-	char *real; /* where it resolves, NULL when absent */
-	unsigned long long dev, ino;
-	int fd; /* O_PATH, close-on-exec; -1 when absent */
-	uint32_t uid;
-	uint16_t mode; /* st_mode: type and permission bits fit 16 */
-	short err;     /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
-	unsigned char type; /* enum sbx_ftype */
-	bool exists, is_link, link_shared, has_link, linked;
+	char *path;		    /* as asked: a copy, or the plan's own path (lookup_kept) */
+	char *real;		    /* where it resolves, NULL when absent */
+	struct sbx_pathfacts facts; /* as the planner's view gives them (sbx_pathfacts_give) */
+	int fd;			    /* O_PATH, close-on-exec; -1 when absent */
+	short err; /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
+	bool has_link;
 	uint16_t len;  /* strlen(path), or UINT16_MAX for a longer one */
 	uint32_t made; /* its index in the order the entries were made */
 };
@@ -92,6 +89,8 @@ struct sbx_rulepaths {
 	 */
 	struct sbx_rulepath **made;
 	size_t made_cap, last;
+	/* The planner's hints: the next path's slot is prefetched once a walk is done. */
+	struct sbx_fshints hints;
 	struct sbx_arena entries; /* each entry and its strings */
 	bool raised; /* the soft limit of open files was raised, saved holds the original */
 	struct rlimit saved;

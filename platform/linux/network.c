@@ -51,12 +51,12 @@ static int pin_allowed(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 		return sbx_diag_set(d, -ENOMEM, "out of memory");
 	if (f->err)
 		return sbx_diag_set(d, f->err, "cannot look up %s: %s", path, strerror(-f->err));
-	rc = sbx_linux_link_check(plan, "Unix socket", path, sbx_rulepath_link(f), f->link_shared,
-				  f->real, d);
+	rc = sbx_linux_link_check(plan, "Unix socket", path, sbx_rulepath_link(f),
+				  f->facts.link_shared, f->real, d);
 	if (rc < 0)
 		return rc;
 	/* Missing at start: nothing is reachable there (ENOENT) for this run. */
-	if (f->exists) {
+	if (f->facts.exists) {
 		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
 		if (fd < 0)
 			return sbx_diag_set(d, -errno, "pinning %s: %s", path, strerror(errno));

@@ -222,8 +222,8 @@ static int add_point(struct sbx_points *pts, const struct sbx_rulepath *parent, 
 				 .op = -1};
 	if (leftover) {
 		pt->leftover = true;
-		pt->dev = leftover->dev;
-		pt->ino = leftover->ino;
+		pt->dev = leftover->facts.dev;
+		pt->ino = leftover->facts.ino;
 	}
 	return 0;
 }
@@ -256,21 +256,21 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 	while (rc == 0 && strcmp(at, "/") != 0) {
 		parent = parent_of(at);
 		rc = parent ? look(e->res, parent, &up, d) : -ENOMEM;
-		if (rc < 0 || up->exists)
+		if (rc < 0 || up->facts.exists)
 			break;
 		free(at);
 		at = parent;
 		parent = NULL;
 	}
-	if (rc < 0 || !up || !up->exists)
+	if (rc < 0 || !up || !up->facts.exists)
 		goto out;
 	/* A file on the way is the component in question; else the missing child of up. */
-	if (up->type != SBX_FT_DIR) {
+	if (up->facts.type != SBX_FT_DIR) {
 		free(at);
 		at = parent;
 		parent = parent_of(at);
 		rc = parent ? look(e->res, parent, &up, d) : -ENOMEM;
-		if (rc < 0 || !up->exists || up->type != SBX_FT_DIR)
+		if (rc < 0 || !up->facts.exists || up->facts.type != SBX_FT_DIR)
 			goto out;
 	}
 	rc = sbx_path_join(up->real, strrchr(at, '/') + 1, &real);
@@ -278,12 +278,12 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 		rc = look(e->res, real, &f, d);
 	if (rc < 0 || !in_writable(e->roots, real))
 		goto out;
-	if (!f->exists && !f->is_link)
+	if (!f->facts.exists && !f->facts.is_link)
 		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, MARKER, NULL, d);
-	else if (f->exists && !f->is_link && f->type == SBX_FT_REG && fstat(f->fd, &st) == 0 &&
-		 empty_point(f->fd, &st, false, MARKER, true))
+	else if (f->facts.exists && !f->facts.is_link && f->facts.type == SBX_FT_REG &&
+		 fstat(f->fd, &st) == 0 && empty_point(f->fd, &st, false, MARKER, true))
 		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, MARKER, f, d);
-	else if (f->exists && !f->is_link && f->type != SBX_FT_DIR)
+	else if (f->facts.exists && !f->facts.is_link && f->facts.type != SBX_FT_DIR)
 		rc = sbx_strv_add_unique(&out->pins, real);
 	else
 		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,
@@ -313,16 +313,17 @@ static int name_point(const struct sbx_linux_enforce *e, const char *path, bool 
 
 	if (rc == 0)
 		rc = look(e->res, path, &f, d);
-	if (rc < 0 || !parent->exists || parent->type != SBX_FT_DIR)
+	if (rc < 0 || !parent->facts.exists || parent->facts.type != SBX_FT_DIR)
 		goto out;
-	if (!f->exists && !f->is_link) {
+	if (!f->facts.exists && !f->facts.is_link) {
 		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, holds, NULL, d);
 		goto out;
 	}
 	/* A protected name's point may be a file: what an empty .git file stands for. */
-	if (!f->is_link && f->type == SBX_FT_REG && !*holds)
+	if (!f->facts.is_link && f->facts.type == SBX_FT_REG && !*holds)
 		dir = false;
-	if (!f->is_link && fstat(f->fd, &st) == 0 && empty_point(f->fd, &st, dir, holds, true))
+	if (!f->facts.is_link && fstat(f->fd, &st) == 0 &&
+	    empty_point(f->fd, &st, dir, holds, true))
 		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, holds, f, d);
 	else
 		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,

@@ -124,6 +124,7 @@ static char *put_str(char **at, const char *s, size_t n)
  */
 static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *path, bool kept)
 {
+	const struct sbx_fshint *hint;
 	struct sbx_rulepath_slot *slot;
 	struct sbx_rulepath *e;
 	struct sbx_pathinfo in;
@@ -138,7 +139,20 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		return NULL;
 	if (res->n >= UINT32_MAX - 1)
 		return NULL; /* an index that does not fit a slot */
-	plen = strlen(path);
+	/*
+	 * The planner asks for a path again through the very string it was made with (a
+	 * requirement's kept path, the roots' list it comes from, an entry's resolved path): the
+	 * entry asked last, or the one made after it, holding that string is the answer, and the
+	 * path's length is not needed.
+	 */
+	if (res->n && (e = res->made[res->last])->path == path)
+		return e;
+	if (res->last + 1 < res->n && (e = res->made[res->last + 1])->path == path) {
+		res->last++;
+		return e;
+	}
+	hint = sbx_fshints_of(&res->hints, path);
+	plen = hint ? hint->len : strlen(path);
 	if (res->last + 1 < res->n && plen < UINT16_MAX) {
 		e = res->made[res->last + 1];
 		if (e->len == plen && sbx_bytes_cmp(e->path, path, plen) == 0) {
@@ -146,7 +160,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 			return e; /* the one after the last asked: looked up before */
 		}
 	}
-	h = sbx_hash(path, plen);
+	h = hint ? hint->hash : sbx_hash(path, plen);
 	slot = slot_of(res, path, plen, (uint32_t)h);
 	if (slot->made) {
 		e = res->made[slot->made - 1];
@@ -163,6 +177,9 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 		res->made_cap = cap;
 	}
 	r = walk_keep(res, path, &in, &fd);
+	/* The walk's system calls are done: the hinted path's slot, for the look-up to come. */
+	if (res->hints.next.path && res->hints.next.path != path)
+		__builtin_prefetch(&res->slots[res->hints.next.hash & (res->cap - 1)]);
 	if (r == -ENOMEM)
 		return NULL;
 	if (r == 0 && in.exists) {
@@ -186,15 +203,7 @@ static const struct sbx_rulepath *get(struct sbx_rulepaths *res, const char *pat
 	e->err = (short)(r < 0 ? r : 0); /* -errno: above -4096 */
 	e->fd = r == 0 ? fd : -1;
 	if (r == 0) {
-		e->exists = in.exists;
-		e->is_link = in.is_link;
-		e->link_shared = in.link_shared;
-		e->linked = in.linked;
-		e->type = in.type;
-		e->mode = (uint16_t)in.mode;
-		e->uid = (uint32_t)in.uid;
-		e->dev = in.dev;
-		e->ino = in.ino;
+		sbx_pathfacts_keep(&e->facts, &in);
 		if (in.exists)
 			e->real = same ? e->path : put_str(&at, in.real, rlen);
 		/* Last, where sbx_rulepath_link() finds it. */
@@ -230,52 +239,40 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 
 /* ---- the resolver as the planner's view ----------------------------------------------- */
 
-/* src (or "" for NULL) into dst of size bytes, cut to fit. */
-static void copy_cut(char *dst, size_t size, const char *src)
-{
-	size_t n = src ? strlen(src) : 0;
-
-	if (n >= size)
-		n = size - 1;
-	sbx_copy(dst, src ? src : "", n);
-	dst[n] = '\0';
-}
-
 /* The entry's facts as the planner reads them, from e (NULL: out of memory). */
 static int view_fill(const struct sbx_rulepath *e, struct sbx_pathinfo *out)
 {
-	/*
-	 * Field by field, not a memset of the whole struct: its two path buffers are 8 KiB, which
-	 * a profile of 10,000 paths would clear 10,000 times. Each string is cut to its buffer
-	 * (never the case: both were walked into buffers of that size).
-	 */
-	out->exists = out->is_link = out->link_shared = out->linked = false;
-	out->type = SBX_FT_NONE;
-	out->mode = 0;
-	out->uid = 0;
-	out->dev = out->ino = 0;
-	out->real[0] = out->link[0] = '\0';
-	if (!e)
-		return -ENOMEM;
-	if (e->err)
-		return e->err;
-	out->exists = e->exists;
-	out->is_link = e->is_link;
-	out->link_shared = e->link_shared;
-	out->linked = e->linked;
-	out->type = e->type;
-	out->mode = e->mode;
-	out->uid = e->uid;
-	out->dev = e->dev;
-	out->ino = e->ino;
-	copy_cut(out->real, sizeof(out->real), e->real);
-	copy_cut(out->link, sizeof(out->link), sbx_rulepath_link(e));
+	static const struct sbx_pathfacts none;
+	const char *link;
+	size_t rlen;
+
+	if (!e || e->err) {
+		sbx_pathfacts_give(&none, NULL, 0, NULL, 0, out);
+		return e ? e->err : -ENOMEM;
+	}
+	link = sbx_rulepath_link(e);
+	/* The resolved path is most often the path asked, whose length the entry keeps. */
+	if (!e->real)
+		rlen = 0;
+	else if (e->real == e->path && e->len < UINT16_MAX)
+		rlen = e->len;
+	else
+		rlen = strlen(e->real);
+	sbx_pathfacts_give(&e->facts, e->real, rlen, link, link ? strlen(link) : 0, out);
 	return 0;
 }
 
 static int view_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 {
 	return view_fill(get(self, path, false), out);
+}
+
+/* A hint: path's length and hash now, its slot prefetched after the next walk (get). */
+static void view_ahead(void *self, const char *path)
+{
+	struct sbx_rulepaths *res = self;
+
+	sbx_fshints_put(&res->hints, path);
 }
 
 /* The plans made through the resolver are freed after it (sbx_rulepaths): path outlives it. */
@@ -296,9 +293,9 @@ static int view_read_file(void *self, const char *path, char *buf, size_t size, 
 		return -ENOMEM;
 	if (e->err)
 		return e->err;
-	if (!e->exists)
+	if (!e->facts.exists)
 		return -ENOENT;
-	if (e->type != SBX_FT_REG)
+	if (e->facts.type != SBX_FT_REG)
 		return -EINVAL;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", e->fd);
 	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -321,6 +318,7 @@ void sbx_rulepaths_init(struct sbx_rulepaths *res)
 	memset(res, 0, sizeof(*res));
 	res->view.lookup = view_lookup;
 	res->view.lookup_kept = view_lookup_kept;
+	res->view.ahead = view_ahead;
 	res->view.read_file = view_read_file;
 	res->view.list = view_list;
 	res->view.self = res;

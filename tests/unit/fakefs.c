@@ -170,4 +170,5 @@ void fakefs_init(struct fakefs *f, json_t *paths)
 	f->view.list = fake_list;
 	f->view.self = f;
 	f->view.lookup_kept = NULL; /* it keeps nothing it finds */
+	f->view.ahead = NULL;	    /* nor needs hints: its look-ups are no system calls */
 }

@@ -322,7 +322,7 @@ static int fake_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 
 static int plan_with(struct fake *f, const char *ws, struct sbx_fs *fs, struct sbx_diag *d)
 {
-	struct sbx_fsview v = {fake_lookup, fake_read, fake_list, f, NULL};
+	struct sbx_fsview v = {fake_lookup, fake_read, fake_list, f, NULL, NULL};
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_profile prof = {.type = SBX_MANAGED};
 	struct sbx_plan plan;
@@ -394,7 +394,7 @@ TEST(fsview_glob_scan_errors)
 	char *t = vec_fresh_dir(), *p = cat(t, "/a/x.env"), *sub = cat(t, "/a"),
 	     *pat = cat(t, "/**/*.env"), **v = NULL;
 	struct fake f = {0};
-	struct sbx_fsview view = {fake_lookup, fake_read, fake_list, &f, NULL};
+	struct sbx_fsview view = {fake_lookup, fake_read, fake_list, &f, NULL, NULL};
 	struct sbx_diag d;
 	size_t n = 0;
 
@@ -593,7 +593,8 @@ static int counting_list(void *self, const char *dir, sbx_fs_list_fn each, void 
 TEST(fsmemo_one_lookup_per_path)
 {
 	struct counting_view c = {0};
-	const struct sbx_fsview base = {counting_lookup, counting_read, counting_list, &c, NULL};
+	const struct sbx_fsview base = {
+		counting_lookup, counting_read, counting_list, &c, NULL, NULL};
 	struct sbx_fsmemo m;
 	struct sbx_pathinfo a, b;
 	char p[32], buf[4];
@@ -672,8 +673,9 @@ TEST(fsview_lookup_kept_is_the_plans_own_path)
 {
 	char *ws = vec_fresh_dir(), *deny = cat(ws, "/sub/secret"), *ro = cat(ws, "/sub/ro");
 	struct keeping_view k = {0};
-	struct sbx_fsview v = {keeping_lookup, sbx_fsview_host.read_file, sbx_fsview_host.list, &k,
-			       keeping_lookup_kept};
+	struct sbx_fsview v = {keeping_lookup,	     sbx_fsview_host.read_file,
+			       sbx_fsview_host.list, &k,
+			       keeping_lookup_kept,  NULL};
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_profile prof = {.type = SBX_MANAGED};
 	struct sbx_plan plan;

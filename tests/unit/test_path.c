@@ -285,3 +285,54 @@ TEST(sort_strs)
 	}
 	CHECK(ok);
 }
+
+/*
+ * sbx_hash depends on the bytes alone, whatever their alignment and whatever follows them (its
+ * tail is read as the input's last word, or byte by byte when shorter), and a byte changed at
+ * any place, the tail's included, changes it.
+ */
+TEST(hash_bytes)
+{
+	char a[64], b[80];
+	bool ok = true;
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (char)('a' + i % 26);
+	for (size_t n = 0; n <= 40; n++) {
+		for (size_t off = 1; off < 9; off++) {
+			memset(b, 'x', sizeof(b));
+			memcpy(b + off, a, n);
+			ok = ok && sbx_hash(a, n) == sbx_hash(b + off, n);
+		}
+		for (size_t at = 0; at < n; at++) {
+			memcpy(b, a, n);
+			b[at] ^= 1;
+			ok = ok && sbx_hash(a, n) != sbx_hash(b, n);
+		}
+	}
+	CHECK(ok);
+	CHECK(sbx_hash("/a/b", 4) != sbx_hash("/a/b", 3));
+}
+
+/*
+ * The planner's hints are matched by the string's address only, the last two given, and all
+ * forgotten at NULL (before the strings they name can be freed).
+ */
+TEST(fshints)
+{
+	struct sbx_fshints h = {0};
+	char p[] = "/var/tmp/x", q[] = "/var/tmp/y", copy[] = "/var/tmp/x";
+
+	CHECK(sbx_fshints_of(&h, p) == NULL);
+	sbx_fshints_put(&h, p);
+	CHECK(sbx_fshints_of(&h, p) == &h.next);
+	CHECK(sbx_fshints_of(&h, copy) == NULL);
+	CHECK_INT((int)h.next.len, (int)strlen(p));
+	CHECK(h.next.hash == sbx_hash(p, strlen(p)));
+	sbx_fshints_put(&h, q);
+	CHECK(sbx_fshints_of(&h, p) == &h.now);
+	CHECK(sbx_fshints_of(&h, q) == &h.next);
+	sbx_fshints_put(&h, NULL);
+	CHECK(sbx_fshints_of(&h, p) == NULL);
+	CHECK(sbx_fshints_of(&h, q) == NULL);
+}

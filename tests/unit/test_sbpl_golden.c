@@ -129,8 +129,8 @@ static int hidden_list(void *self, const char *dir, sbx_fs_list_fn each, void *a
 	return sbx_fsview_host.list(sbx_fsview_host.self, dir, each, arg);
 }
 
-static const struct sbx_fsview shared_tmp_hidden = {hidden_lookup, hidden_read_file, hidden_list,
-						    NULL, NULL};
+static const struct sbx_fsview shared_tmp_hidden = {
+	hidden_lookup, hidden_read_file, hidden_list, NULL, NULL, NULL};
 
 struct fixture {
 	char *dir, *ws, *tmpdir;
