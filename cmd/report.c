@@ -32,11 +32,79 @@ struct report {
 	int relay[2];
 };
 
-int report_open_fd(const char *what, const char *path, int *out, bool *created)
+#ifdef __linux__
+/*
+ * The directory that holds path's file, opened by the planner's own walk (O_PATH), and the
+ * file's name in it: the file is then opened beneath that descriptor, so the directory checked
+ * is the one written in. With a plan, a link on the way that lies inside one of its writable
+ * roots is refused in the words rule paths get (sbx_linux_link_check): an earlier confined run
+ * may have put it there, to have sbxrun, which is not confined, make its file wherever it
+ * chose. 0 with *dfd (to close) and *name, or 125 with the refusal printed.
+ */
+static int open_parent(const char *what, const char *path, const struct sbx_plan *plan,
+		       char abs[SBX_MAX_PATH], int *dfd, const char **name)
 {
-	int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
+	struct sbx_pathinfo info;
+	struct sbx_diag d;
+	char real[SBX_MAX_PATH];
+	char *cut;
+	int n, rc;
+
+	*dfd = -1;
+	if (path[0] == '/')
+		n = snprintf(abs, SBX_MAX_PATH, "%s", path);
+	else if (getcwd(real, sizeof(real)))
+		n = snprintf(abs, SBX_MAX_PATH, "%s/%s", real, path);
+	else
+		return refuse("%s %s: the current directory: %s", what, path, strerror(errno));
+	if (n < 0 || n >= SBX_MAX_PATH)
+		return refuse("%s %s: %s", what, path, strerror(ENAMETOOLONG));
+	cut = strrchr(abs, '/');
+	*name = cut + 1;
+	if (!**name || !strcmp(*name, ".") || !strcmp(*name, ".."))
+		return refuse("%s %s: not a regular file or a pipe", what, path);
+	/* The directory: "/" for a file at the top, else all before the last "/". */
+	*cut = '\0';
+	rc = sbx_fs_walk(cut == abs ? "/" : abs, &info, dfd);
+	*cut = '/';
+	if (rc == 0 && !info.exists)
+		rc = -ENOENT;
+	else if (rc == 0 && info.type != SBX_FT_DIR)
+		rc = -ENOTDIR;
+	if (rc < 0) {
+		if (*dfd >= 0)
+			close(*dfd);
+		*dfd = -1;
+		return refuse("%s %s: %s", what, path, strerror(-rc));
+	}
+	if (!plan)
+		return 0;
+	n = snprintf(real, sizeof(real), "%s/%s", strcmp(info.real, "/") ? info.real : "", *name);
+	sbx_diag_clear(&d);
+	if (sbx_linux_link_check(plan, what, path, info.link, info.link_shared,
+				 n > 0 && n < (int)sizeof(real) ? real : NULL, &d) < 0) {
+		close(*dfd);
+		*dfd = -1;
+		return refuse_diag(&d);
+	}
+	return 0;
+}
+#endif
+
+int report_open_fd(const char *what, const char *path, const struct sbx_plan *plan, int *out,
+		   bool *created)
+{
+	/*
+	 * Not blocking: a pipe nothing reads from would hold the open (and the run) forever, and
+	 * an earlier confined run may have made one where the file goes. Blocking again once open.
+	 */
+	int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
+	const char *name = path;
 	struct stat st;
-	int fd, err;
+	int fd, err, dfd = AT_FDCWD;
+#ifdef __linux__
+	char abs[SBX_MAX_PATH];
+#endif
 
 	*out = -1;
 	if (created)
@@ -45,33 +113,53 @@ int report_open_fd(const char *what, const char *path, int *out, bool *created)
 		*out = STDERR_FILENO;
 		return 0;
 	}
+#ifdef __linux__
+	err = open_parent(what, path, plan, abs, &dfd, &name);
+	if (err)
+		return err;
+#else
+	(void)plan;
+#endif
 	/*
 	 * Appended, as a log is: several runs may share one file, each line whole. Not through a
-	 * link: an earlier confined run may have put one where the report goes, to make sbxrun,
+	 * link: an earlier confined run may have put one where the file goes, to make sbxrun,
 	 * which is not confined, append to a file of its choosing. A file made here is made with
 	 * O_EXCL, so that *created says for certain that this run made it (and may remove it).
 	 */
 	for (int tries = 0;; tries++) {
-		fd = open(path, flags);
+		fd = openat(dfd, name, flags);
 		if (fd >= 0 || errno != ENOENT || tries == 8)
 			break;
-		fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+		fd = openat(dfd, name, flags | O_CREAT | O_EXCL, 0644);
 		if (fd >= 0 && created)
 			*created = true;
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
-	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+	err = fd < 0 ? errno : 0;
+	if (dfd != AT_FDCWD)
+		close(dfd);
+	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) &&
+	    fcntl(fd, F_SETFL, O_APPEND) == 0) {
 		*out = fd;
 		return 0;
 	}
-	err = fd < 0 ? errno : EINVAL;
-	if (fd >= 0)
+	if (fd >= 0) {
+		err = EINVAL;
 		close(fd);
+	}
 	if (err == ELOOP)
 		return refuse("%s %s: is a symbolic link (give the file it leads to)", what, path);
 	if (err == EINVAL)
 		return refuse("%s %s: not a regular file or a pipe", what, path);
+	if (err == ENXIO) {
+		struct sbx_diag d;
+
+		sbx_diag_clear(&d);
+		sbx_diag_set(&d, 0, "%s %s: a pipe that nothing reads from", what, path);
+		sbx_diag_hint(&d, 0, "start its reader first, or name a regular file");
+		return refuse_diag(&d);
+	}
 	return refuse("%s %s: %s", what, path, strerror(err));
 }
 
@@ -102,7 +190,7 @@ int report_from_fd(int fd, struct report **out)
 
 int report_open(const char *what, const char *path, struct report **out)
 {
-	int fd, r = report_open_fd(what, path, &fd, NULL);
+	int fd, r = report_open_fd(what, path, NULL, &fd, NULL);
 
 	*out = NULL;
 	if (r)
