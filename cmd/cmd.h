@@ -241,7 +241,9 @@ int own_proxy_start(struct opts *o);
  * once it is at its end). report_relay returns that read end, or -errno; report_fds gives what a
  * forked process writes to (the file, the relay's write end). report_on_proxy is the proxy's
  * on_decision. report_print_summary prints "sbxrun: N operations were denied (first: ...); see
- * --report" when there was one.
+ * --report" when there was one and the command failed, and, failed or not, a line for lines
+ * that could not be written or were left out (past the limit of what a run writes, 16 MiB from
+ * each writing process; report_from_fd sets it, report_open, the proxy's, has none).
  */
 struct report;
 struct sbx_proxy_event;
@@ -259,7 +261,7 @@ int report_relay_read(struct report *r);
 void report_fds(const struct report *r, int fds[2]);
 void report_add(struct report *r, const struct sbx_report_line *l);
 void report_on_proxy(void *arg, const struct sbx_proxy_event *ev);
-void report_print_summary(struct report *r);
+void report_print_summary(struct report *r, bool failed);
 void report_close(struct report *r);
 
 #ifdef __linux__

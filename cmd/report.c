@@ -17,12 +17,23 @@
 
 #ifndef _WIN32
 
+/*
+ * The most a writer puts in the report file. The command chooses how many refusals it meets and
+ * the names in them, and the file lies wherever the caller put it, written with the caller's
+ * rights: unbounded, a :read-only command could fill the file system that holds it (some 2.5
+ * MB/s from one process). Lines past it are counted, not written, and the summary says so.
+ */
+#define REPORT_MAX_BYTES (16u << 20)
+
 struct report {
 	int fd;
 	pthread_mutex_t lock;
 	size_t n;
 	char *first;	/* the first denial in a few words (sbx_report_brief), or NULL */
 	bool write_err; /* a line could not be written (the summary says so) */
+	size_t limit;	/* REPORT_MAX_BYTES for a run's report; 0: none (a proxy's) */
+	size_t bytes;	/* written by this process (a forked one counts its own) */
+	size_t dropped; /* lines not written: past REPORT_MAX_BYTES */
 	/*
 	 * A process forked from the owner (a proxy worker) cannot count in the owner's memory:
 	 * it writes its lines to fd itself and each brief to relay[1], which the owner reads
@@ -181,6 +192,7 @@ int report_from_fd(int fd, struct report **out)
 	if (!r)
 		return -ENOMEM;
 	r->fd = fd;
+	r->limit = REPORT_MAX_BYTES;
 	r->owner = getpid();
 	r->relay[0] = r->relay[1] = -1;
 	pthread_mutex_init(&r->lock, NULL);
@@ -200,6 +212,8 @@ int report_open(const char *what, const char *path, struct report **out)
 			close(fd);
 		return refuse("%s: out of memory", what);
 	}
+	/* A proxy serves for as long as it runs: its report is the caller's to rotate. */
+	(*out)->limit = 0;
 	return 0;
 }
 
@@ -223,18 +237,32 @@ int report_relay(struct report *r)
 	return r->relay[0];
 }
 
-/* In a forked process: the line to the file, the brief to the owner (one write each). */
+/* Whether a line of len bytes still fits under REPORT_MAX_BYTES (counted if it does). */
+static bool fits(struct report *r, size_t len)
+{
+	if (r->limit && len > r->limit - r->bytes)
+		return false;
+	r->bytes += len;
+	return true;
+}
+
+/*
+ * In a forked process: the line to the file, the brief to the owner (one write each), marked
+ * '+' when the line was written and '-' when it was over the limit, for the owner's summary.
+ */
 static void relay_add(struct report *r, const char *line, const struct sbx_report_line *l)
 {
 	char *brief = sbx_report_brief(l);
+	bool kept = line && fits(r, strlen(line));
 	char buf[512];
 	size_t len;
 
-	if (line && write(r->fd, line, strlen(line)) < 0) {
+	if (kept && write(r->fd, line, strlen(line)) < 0) {
 		/* lost: a forked process has no summary to say so in */
 	}
 	/* At most PIPE_BUF bytes: the pipe keeps the line whole; a newline in a name is none. */
-	len = (size_t)snprintf(buf, sizeof(buf), "%s", brief ? brief : "?");
+	len = (size_t)snprintf(buf, sizeof(buf), "%c%s", kept || !line ? '+' : '-',
+			       brief ? brief : "?");
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
 	for (size_t i = 0; i < len; i++)
@@ -257,8 +285,10 @@ int report_relay_read(struct report *r)
 		pthread_mutex_lock(&r->lock);
 		for (char *p = buf, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
 			*nl = '\0';
+			if (*p == '-')
+				r->dropped++;
 			if (r->n++ == 0)
-				r->first = strdup(p);
+				r->first = strdup(p + (*p != '\0'));
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
@@ -287,7 +317,9 @@ void report_add(struct report *r, const struct sbx_report_line *l)
 	}
 	pthread_mutex_lock(&r->lock);
 	/* One write per line, on a descriptor opened O_APPEND: lines of concurrent runs stay whole. */
-	if (!line || write(r->fd, line, len) != (ssize_t)len)
+	if (line && !fits(r, len))
+		r->dropped++;
+	else if (!line || write(r->fd, line, len) != (ssize_t)len)
 		r->write_err = true;
 	if (r->n++ == 0)
 		r->first = sbx_report_brief(l);
@@ -304,12 +336,12 @@ void report_on_proxy(void *arg, const struct sbx_proxy_event *ev)
 		report_add(arg, &l);
 }
 
-void report_print_summary(struct report *r)
+void report_print_summary(struct report *r, bool failed)
 {
 	char *s;
 
 	pthread_mutex_lock(&r->lock);
-	s = r->n ? sbx_report_summary(r->n, r->first) : NULL;
+	s = failed && r->n ? sbx_report_summary(r->n, r->first) : NULL;
 	if (s) {
 		/* It names the command's own paths: never raw on a terminal. */
 		fputs("sbxrun: ", stderr);
@@ -318,6 +350,11 @@ void report_print_summary(struct report *r)
 	}
 	if (r->write_err)
 		fprintf(stderr, "sbxrun: --report: some lines could not be written\n");
+	if (r->dropped)
+		fprintf(stderr,
+			"sbxrun: --report: %zu of %zu lines were not written: past the limit of "
+			"%u MiB a run\n",
+			r->dropped, r->n, REPORT_MAX_BYTES >> 20);
 	pthread_mutex_unlock(&r->lock);
 	free(s);
 }

@@ -95,3 +95,36 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	grep -q '"decision":"deny"' "$OUT/dir/net.log"
 	rm "$WS/logs"
 }
+
+# refusals N DIR: a command that tries N times to create a file in DIR (outside every writable
+# root), each try one line of the report, as long as DIR's name.
+refusals() {
+	"$S" -C "$WS" --profile :read-only --report "$WS/report.jsonl" -- python3 -c '
+import os, sys
+for _ in range(int(sys.argv[1])):
+    try:
+        os.open(sys.argv[2] + "/x", os.O_WRONLY | os.O_CREAT)
+    except OSError:
+        pass' "$1" "$2"
+}
+
+@test "a command that meets refusals without end cannot fill the disk that holds the report" {
+	local deep=$OUT/deep
+	for _ in $(seq 14); do deep=$deep/$(printf 'D%.0s' $(seq 250)); done
+	mkdir -p "$deep"
+	# Lines of about 3.7 kB: 6000 of them are some 22 MB, past the limit.
+	run refusals 6000 "$deep"
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$WS/report.jsonl")" -le $((16 << 20)) ]
+	lines=$(wc -l <"$WS/report.jsonl")
+	[ "$output" = "sbxrun: --report: $((6000 - lines)) of 6000 lines were not written: past the limit of 16 MiB a run" ]
+	# Each line written is whole.
+	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq "$lines" ]
+	# Control: under the limit every line is written, and nothing more is said.
+	rm "$WS/report.jsonl"
+	run refusals 100 "$deep"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 100 ]
+	rm -rf "$OUT/deep"
+}
