@@ -29,6 +29,8 @@
 
 /* Drain on stop: at the end of the run every client is gone already. */
 #define OWN_PROXY_DRAIN_MS 1000
+/* The most a run writes to --network-log: the confined command decides how much there is. */
+#define OWN_PROXY_LOG_MAX (16u << 20)
 
 /* Does an enforced requirement of kind k name mechanism bit? */
 static bool enforced_by(const struct sbx_plan *p, enum sbx_req_kind k, unsigned bit)
@@ -79,6 +81,7 @@ static int own_proxy(struct sbx_linux_net *n, const struct sbx_handover *h, stru
 		return rc;
 	n->proxy.policy = &n->pol;
 	n->proxy.drain_ms = OWN_PROXY_DRAIN_MS;
+	n->proxy.log_max = OWN_PROXY_LOG_MAX;
 	n->ns.proxy = &n->proxy;
 	/* One listener, on a port the kernel picks inside the namespace. */
 	return sbx_netns_add_ep(&n->ns, &(struct sbx_loopback_ep){.addr = {127, 0, 0, 1}});

@@ -128,3 +128,42 @@ for _ in range(int(sys.argv[1])):
 	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 100 ]
 	rm -rf "$OUT/deep"
 }
+
+# connections N: a command that asks sbxrun's own proxy N times (four at a time) for a denied
+# host of 253 characters, each one line of --network-log.
+connections() {
+	"$S" -C "$WS" --profile :read-only --allow-domain example.com \
+		--network-log "$WS/net.log" -- python3 -c '
+import os, socket, sys, threading
+host, port = os.environ["HTTPS_PROXY"].split("//")[-1].rstrip("/").rsplit(":", 1)
+name = ".".join(["a" * 63] * 3) + ".invalid"
+req = ("CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n" % (name, name)).encode()
+def ask(n):
+    for _ in range(n):
+        s = socket.create_connection((host, int(port)))
+        s.sendall(req)
+        s.recv(4096)
+        s.close()
+ts = [threading.Thread(target=ask, args=(int(sys.argv[1]) // 4,)) for _ in range(4)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()' "$1"
+}
+
+@test "a command that opens connections without end cannot fill the disk that holds --network-log" {
+	# Lines of some 370 bytes: 48000 of them are some 18 MB, past the limit.
+	run connections 48000
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$WS/net.log")" -le $((16 << 20)) ]
+	[ "$output" = "sbxrun: --network-log: past the limit of 16 MiB; later decisions are not logged" ]
+	# Each line written is whole.
+	[ "$(grep -c '"decision":"deny","rule":"not in the allow list","status":403' "$WS/net.log")" \
+		-eq "$(wc -l <"$WS/net.log")" ]
+	# Control: under the limit every decision is logged, and nothing is said.
+	rm "$WS/net.log"
+	run connections 400
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$(grep -c '"decision":"deny"' "$WS/net.log")" -eq 400 ]
+}
