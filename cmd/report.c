@@ -148,6 +148,10 @@ int report_open_fd(const char *what, const char *path, const struct sbx_plan *pl
 			break;
 	}
 	err = fd < 0 ? errno : 0;
+	/* ENXIO is also a Unix socket's (or a device's) answer: only a FIFO is "a pipe". */
+	if (err == ENXIO &&
+	    !(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISFIFO(st.st_mode)))
+		err = EINVAL;
 	if (dfd != AT_FDCWD)
 		close(dfd);
 	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) &&

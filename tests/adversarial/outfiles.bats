@@ -68,6 +68,17 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	exec 7<&-
 	echo "read from the pipe: $line"
 	[[ "$line" == *"\"path\":\"$OUT/file.txt\",\"errno\":\"EROFS\""* ]]
+	# A Unix socket there (run 1 with the network on may bind one): open(2) answers ENXIO as
+	# for a pipe with no reader, but it is none.
+	rm "$WS/report.jsonl"
+	profile enabled "$(entry_special root read)" "$(entry_special project_roots write)" \
+		>"$BASE/net-on.json"
+	run sbxr -p "$BASE/net-on.json" -- \
+		python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('report.jsonl')"
+	[ "$status" -eq 0 ]
+	[ -S "$WS/report.jsonl" ]
+	run timeout 20 "$S" -C "$WS" --report "$WS/report.jsonl" -- touch "$CANARY"
+	refused "sbxrun: --report $WS/report.jsonl: not a regular file or a pipe"
 	unchanged
 }
 
