@@ -242,8 +242,9 @@ int own_proxy_start(struct opts *o);
  * forked process writes to (the file, the relay's write end). report_on_proxy is the proxy's
  * on_decision. report_print_summary prints "sbxrun: N operations were denied (first: ...); see
  * --report" when there was one and the command failed, and, failed or not, a line for lines
- * that could not be written or were left out (past the limit of what a run writes, 16 MiB from
- * each writing process; report_from_fd sets it, report_open, the proxy's, has none).
+ * that could not be written or were left out (past the limit of what a process writes: 16 MiB
+ * from each, the supervisor and the proxy's worker; report_from_fd sets it, report_open, the
+ * proxy's, has none).
  */
 struct report;
 struct sbx_proxy_event;

@@ -31,7 +31,7 @@ struct report {
 	size_t n;
 	char *first;	/* the first denial in a few words (sbx_report_brief), or NULL */
 	bool write_err; /* a line could not be written (the summary says so) */
-	size_t limit;	/* REPORT_MAX_BYTES for a run's report; 0: none (a proxy's) */
+	size_t limit;	/* REPORT_MAX_BYTES for each process writing a run's report; 0: none */
 	size_t bytes;	/* written by this process (a forked one counts its own) */
 	size_t dropped; /* lines not written: past REPORT_MAX_BYTES */
 	/*
@@ -357,7 +357,7 @@ void report_print_summary(struct report *r, bool failed)
 	if (r->dropped)
 		fprintf(stderr,
 			"sbxrun: --report: %zu of %zu lines were not written: past the limit of "
-			"%u MiB a run\n",
+			"%u MiB\n",
 			r->dropped, r->n, REPORT_MAX_BYTES >> 20);
 	pthread_mutex_unlock(&r->lock);
 	free(s);
