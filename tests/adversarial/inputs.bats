@@ -15,6 +15,7 @@ setup() {
 	PROF=$(profile restricted "$(entry_special root read)" "$(entry_special project_roots write)")
 	ADD='{"file_system":{"entries":[]}}'
 	echo "$PROF" >"$WS/sandbox.json"
+	echo "$PROF" >"$WS/sandbox.json.keep"
 	echo "$ADD" >"$WS/add.json"
 }
 
@@ -22,7 +23,9 @@ setup() {
 	# Run 1, under the workspace's own profile: both names become FIFOs.
 	run "$S" -C "$WS" --profile "$WS/sandbox.json" -- \
 		sh -c "rm sandbox.json add.json && mkfifo sandbox.json add.json"
-	[ "$status" -eq 0 ] && [ -p "$WS/sandbox.json" ] && [ -p "$WS/add.json" ]
+	[ "$status" -eq 0 ]
+	[ -p "$WS/sandbox.json" ]
+	[ -p "$WS/add.json" ]
 	run timeout 20 "$S" -C "$WS" --profile "$WS/sandbox.json" -- touch "$CANARY"
 	refused "sbxrun: $WS/sandbox.json: cannot read: a pipe that nothing writes to"
 	run timeout 20 "$S" explain -C "$WS" --profile "$WS/sandbox.json" -- true
@@ -38,5 +41,12 @@ setup() {
 	echo "$output"
 	[ "$output" = OK ]
 	run timeout 20 "$S" -C "$WS" --profile <(echo "$PROF") -- "$P" write "$OUT/pwned"
+	[ "$output" = EROFS ]
+	# /dev/stdin, a pipe with a slow writer or a file: read whole as well.
+	run timeout 20 sh -c "(sleep 1 && cat '$WS/sandbox.json.keep') | \
+		'$S' -C '$WS' --profile /dev/stdin -- '$P' write '$WS/ok'"
+	[ "$output" = OK ]
+	run timeout 20 sh -c "'$S' -C '$WS' --profile /dev/stdin -- '$P' write '$OUT/pwned' \
+		<'$WS/sandbox.json.keep'"
 	[ "$output" = EROFS ]
 }

@@ -26,7 +26,9 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 @test "a link an earlier run put where the report or the proxy's log goes" {
 	# Run 1: a link at each name, to a file the command may not write.
 	run sbxr -- sh -c "ln -s '$OUT/file.txt' report.jsonl && ln -s '$OUT/file.txt' net.log"
-	[ "$status" -eq 0 ] && [ -L "$WS/report.jsonl" ] && [ -L "$WS/net.log" ]
+	[ "$status" -eq 0 ]
+	[ -L "$WS/report.jsonl" ]
+	[ -L "$WS/net.log" ]
 	run sbxr --report "$WS/report.jsonl" -- touch "$CANARY"
 	refused "sbxrun: --report $WS/report.jsonl: is a symbolic link (give the file it leads to)"
 	run sbxr --allow-domain example.com --network-log "$WS/net.log" -- touch "$CANARY"
@@ -48,7 +50,9 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 
 @test "a pipe an earlier run made where the report or the proxy's log goes: refused, not waited on" {
 	run sbxr -- sh -c "mkfifo report.jsonl net.log"
-	[ "$status" -eq 0 ] && [ -p "$WS/report.jsonl" ] && [ -p "$WS/net.log" ]
+	[ "$status" -eq 0 ]
+	[ -p "$WS/report.jsonl" ]
+	[ -p "$WS/net.log" ]
 	# Nothing reads from them: opening one for writing would wait for ever.
 	run timeout 20 "$S" -C "$WS" --report "$WS/report.jsonl" -- touch "$CANARY"
 	refused "sbxrun: --report $WS/report.jsonl: a pipe that nothing reads from"
@@ -86,7 +90,8 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	mkdir -p "$WS/logs"
 	# Run 1: logs/ becomes a link to a directory the command may not write.
 	run sbxr -- sh -c "rm -rf logs && ln -s '$OUT/dir' logs"
-	[ "$status" -eq 0 ] && [ -L "$WS/logs" ]
+	[ "$status" -eq 0 ]
+	[ -L "$WS/logs" ]
 	run sbxr --report "$WS/logs/report.jsonl" -- touch "$CANARY"
 	refused "sbxrun: cannot enforce sandbox --report $WS/logs/report.jsonl because it crosses writable symlink $WS/logs"
 	[[ "${lines[0]}" == *"; hint: name the path it leads to ($OUT/dir/report.jsonl) instead" ]]
@@ -176,6 +181,7 @@ for t in ts:
 	# Control: under the limit every decision is logged, and nothing is said.
 	rm "$WS/net.log"
 	run connections 400
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	[ "$(grep -c '"decision":"deny"' "$WS/net.log")" -eq 400 ]
 }
