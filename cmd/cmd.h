@@ -229,20 +229,27 @@ int own_proxy_start(struct opts *o);
 
 /*
  * --report FILE|- (report.c, not on Windows): the denial report's file, appended to (- for standard
- * error). report_open_fd opens it (O_NOFOLLOW; a regular file or a pipe, close-on-exec; standard
- * error for -; *created, unless NULL, says whether it made the file) and returns 0, or 125 with the
- * refusal printed, named by what ("proxy: --report"); report_open does the same and wraps the
+ * error). report_open_fd opens it, and every other file sbxrun appends to with the caller's rights
+ * (--network-log, proxy --log): beneath its directory as the planner's walk found it, refusing a
+ * link on the way inside a writable root of plan (unless NULL); O_NOFOLLOW; a regular file or a
+ * pipe that has a reader (never waiting for one); close-on-exec; standard error for -; *created,
+ * unless NULL, says whether it made the file. It returns 0, or 125 with the refusal printed,
+ * named by what ("proxy: --report"); report_open does the same (no plan) and wraps the
  * descriptor, report_from_fd wraps one (0 or -ENOMEM). report_add writes one line and counts it,
  * from any thread; in a process forked after report_relay, it writes the line and sends its brief
  * to the owner, who counts it in report_relay_read (the relay's read end, non-blocking; non-zero
  * once it is at its end). report_relay returns that read end, or -errno; report_fds gives what a
  * forked process writes to (the file, the relay's write end). report_on_proxy is the proxy's
  * on_decision. report_print_summary prints "sbxrun: N operations were denied (first: ...); see
- * --report" when there was one.
+ * --report" when there was one and the command failed, and, failed or not, a line for lines
+ * that could not be written or were left out (past the limit of what a process writes: 16 MiB
+ * from each, the supervisor and the proxy's worker; report_from_fd sets it, report_open, the
+ * proxy's, has none).
  */
 struct report;
 struct sbx_proxy_event;
-int report_open_fd(const char *what, const char *path, int *out, bool *created);
+int report_open_fd(const char *what, const char *path, const struct sbx_plan *plan, int *out,
+		   bool *created);
 /*
  * Removes path when it is still the empty regular file fd is open on: the report file this run
  * created (report_open_fd's *created), when the run ends before the command started.
@@ -255,7 +262,7 @@ int report_relay_read(struct report *r);
 void report_fds(const struct report *r, int fds[2]);
 void report_add(struct report *r, const struct sbx_report_line *l);
 void report_on_proxy(void *arg, const struct sbx_proxy_event *ev);
-void report_print_summary(struct report *r);
+void report_print_summary(struct report *r, bool failed);
 void report_close(struct report *r);
 
 #ifdef __linux__

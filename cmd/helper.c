@@ -147,7 +147,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	char *buf = NULL, *canon = NULL, *link = NULL;
 	size_t len = 0;
 	bool planned = false;
-	int rc;
+	int rc, log_fd = -1;
 
 	sbx_rulepaths_init(&res);
 	net.proxy.log_fd = -1; /* freed on every way out, read off the plan or not */
@@ -271,9 +271,19 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	}
 
+	/*
+	 * The proxy's log, opened as the report is (cmd/report.c) and with the plan: the name was
+	 * within the command's reach on every earlier run in this workspace.
+	 */
+	if (o.network_log && report_open_fd("--network-log", o.network_log, &plan, &log_fd, NULL)) {
+		rc = 0; /* refused, in its words */
+		goto out;
+	}
 	rc = sbx_linux_enforce_from_plan(&plan, &facts, o.report_fd >= 0, &res, &e, d);
-	if (rc == 0)
-		rc = sbx_linux_net_from_plan(&plan, &facts, &res, &o, &net, d);
+	if (rc == 0) {
+		rc = sbx_linux_net_from_plan(&plan, &facts, &res, &o, log_fd, &net, d);
+		log_fd = -1; /* net's now */
+	}
 	if (rc < 0)
 		goto out;
 	e.net = &net;
@@ -292,6 +302,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	sbx_linux_apply_and_exec(&prepared); /* does not return */
 out:
+	if (log_fd > STDERR_FILENO)
+		close(log_fd);
 	run_report_free(&rr);
 	sbx_linux_enforce_free(&e);
 	sbx_linux_net_free(&net);

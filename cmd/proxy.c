@@ -80,16 +80,10 @@ static void on_stop_signal(int sig)
 	errno = saved;
 }
 
+/* As the report is (- for standard error): an earlier confined run may have put a link there. */
 static int open_log(const char *path, int *fd)
 {
-	if (strcmp(path, "-") == 0) {
-		*fd = STDERR_FILENO;
-		return 0;
-	}
-	*fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
-	if (*fd < 0)
-		return refuse("proxy: --log %s: %s", path, strerror(errno));
-	return 0;
+	return report_open_fd("proxy: --log", path, NULL, fd, NULL);
 }
 
 /* Removes the socket this run created, and only that (not a file put there since). */

@@ -17,12 +17,23 @@
 
 #ifndef _WIN32
 
+/*
+ * The most a writer puts in the report file. The command chooses how many refusals it meets and
+ * the names in them, and the file lies wherever the caller put it, written with the caller's
+ * rights: unbounded, a :read-only command could fill the file system that holds it (some 2.5
+ * MB/s from one process). Lines past it are counted, not written, and the summary says so.
+ */
+#define REPORT_MAX_BYTES (16u << 20)
+
 struct report {
 	int fd;
 	pthread_mutex_t lock;
 	size_t n;
 	char *first;	/* the first denial in a few words (sbx_report_brief), or NULL */
 	bool write_err; /* a line could not be written (the summary says so) */
+	size_t limit;	/* REPORT_MAX_BYTES for each process writing a run's report; 0: none */
+	size_t bytes;	/* written by this process (a forked one counts its own) */
+	size_t dropped; /* lines not written: past REPORT_MAX_BYTES */
 	/*
 	 * A process forked from the owner (a proxy worker) cannot count in the owner's memory:
 	 * it writes its lines to fd itself and each brief to relay[1], which the owner reads
@@ -32,11 +43,79 @@ struct report {
 	int relay[2];
 };
 
-int report_open_fd(const char *what, const char *path, int *out, bool *created)
+#ifdef __linux__
+/*
+ * The directory that holds path's file, opened by the planner's own walk (O_PATH), and the
+ * file's name in it: the file is then opened beneath that descriptor, so the directory checked
+ * is the one written in. With a plan, a link on the way that lies inside one of its writable
+ * roots is refused in the words rule paths get (sbx_linux_link_check): an earlier confined run
+ * may have put it there, to have sbxrun, which is not confined, make its file wherever it
+ * chose. 0 with *dfd (to close) and *name, or 125 with the refusal printed.
+ */
+static int open_parent(const char *what, const char *path, const struct sbx_plan *plan,
+		       char abs[SBX_MAX_PATH], int *dfd, const char **name)
 {
-	int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
+	struct sbx_pathinfo info;
+	struct sbx_diag d;
+	char real[SBX_MAX_PATH];
+	char *cut;
+	int n, rc;
+
+	*dfd = -1;
+	if (path[0] == '/')
+		n = snprintf(abs, SBX_MAX_PATH, "%s", path);
+	else if (getcwd(real, sizeof(real)))
+		n = snprintf(abs, SBX_MAX_PATH, "%s/%s", real, path);
+	else
+		return refuse("%s %s: the current directory: %s", what, path, strerror(errno));
+	if (n < 0 || n >= SBX_MAX_PATH)
+		return refuse("%s %s: %s", what, path, strerror(ENAMETOOLONG));
+	cut = strrchr(abs, '/');
+	*name = cut + 1;
+	if (!**name || !strcmp(*name, ".") || !strcmp(*name, ".."))
+		return refuse("%s %s: not a regular file or a pipe", what, path);
+	/* The directory: "/" for a file at the top, else all before the last "/". */
+	*cut = '\0';
+	rc = sbx_fs_walk(cut == abs ? "/" : abs, &info, dfd);
+	*cut = '/';
+	if (rc == 0 && !info.exists)
+		rc = -ENOENT;
+	else if (rc == 0 && info.type != SBX_FT_DIR)
+		rc = -ENOTDIR;
+	if (rc < 0) {
+		if (*dfd >= 0)
+			close(*dfd);
+		*dfd = -1;
+		return refuse("%s %s: %s", what, path, strerror(-rc));
+	}
+	if (!plan)
+		return 0;
+	n = snprintf(real, sizeof(real), "%s/%s", strcmp(info.real, "/") ? info.real : "", *name);
+	sbx_diag_clear(&d);
+	if (sbx_linux_link_check(plan, what, path, info.link, info.link_shared,
+				 n > 0 && n < (int)sizeof(real) ? real : NULL, &d) < 0) {
+		close(*dfd);
+		*dfd = -1;
+		return refuse_diag(&d);
+	}
+	return 0;
+}
+#endif
+
+int report_open_fd(const char *what, const char *path, const struct sbx_plan *plan, int *out,
+		   bool *created)
+{
+	/*
+	 * Not blocking: a pipe nothing reads from would hold the open (and the run) forever, and
+	 * an earlier confined run may have made one where the file goes. Blocking again once open.
+	 */
+	int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
+	const char *name = path;
 	struct stat st;
-	int fd, err;
+	int fd, err, dfd = AT_FDCWD;
+#ifdef __linux__
+	char abs[SBX_MAX_PATH];
+#endif
 
 	*out = -1;
 	if (created)
@@ -45,33 +124,57 @@ int report_open_fd(const char *what, const char *path, int *out, bool *created)
 		*out = STDERR_FILENO;
 		return 0;
 	}
+#ifdef __linux__
+	err = open_parent(what, path, plan, abs, &dfd, &name);
+	if (err)
+		return err;
+#else
+	(void)plan;
+#endif
 	/*
 	 * Appended, as a log is: several runs may share one file, each line whole. Not through a
-	 * link: an earlier confined run may have put one where the report goes, to make sbxrun,
+	 * link: an earlier confined run may have put one where the file goes, to make sbxrun,
 	 * which is not confined, append to a file of its choosing. A file made here is made with
 	 * O_EXCL, so that *created says for certain that this run made it (and may remove it).
 	 */
 	for (int tries = 0;; tries++) {
-		fd = open(path, flags);
+		fd = openat(dfd, name, flags);
 		if (fd >= 0 || errno != ENOENT || tries == 8)
 			break;
-		fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+		fd = openat(dfd, name, flags | O_CREAT | O_EXCL, 0644);
 		if (fd >= 0 && created)
 			*created = true;
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
-	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+	err = fd < 0 ? errno : 0;
+	/* ENXIO is also a Unix socket's (or a device's) answer: only a FIFO is "a pipe". */
+	if (err == ENXIO &&
+	    !(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISFIFO(st.st_mode)))
+		err = EINVAL;
+	if (dfd != AT_FDCWD)
+		close(dfd);
+	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) &&
+	    fcntl(fd, F_SETFL, O_APPEND) == 0) {
 		*out = fd;
 		return 0;
 	}
-	err = fd < 0 ? errno : EINVAL;
-	if (fd >= 0)
+	if (fd >= 0) {
+		err = EINVAL;
 		close(fd);
+	}
 	if (err == ELOOP)
 		return refuse("%s %s: is a symbolic link (give the file it leads to)", what, path);
 	if (err == EINVAL)
 		return refuse("%s %s: not a regular file or a pipe", what, path);
+	if (err == ENXIO) {
+		struct sbx_diag d;
+
+		sbx_diag_clear(&d);
+		sbx_diag_set(&d, 0, "%s %s: a pipe that nothing reads from", what, path);
+		sbx_diag_hint(&d, 0, "start its reader first, or name a regular file");
+		return refuse_diag(&d);
+	}
 	return refuse("%s %s: %s", what, path, strerror(err));
 }
 
@@ -93,6 +196,7 @@ int report_from_fd(int fd, struct report **out)
 	if (!r)
 		return -ENOMEM;
 	r->fd = fd;
+	r->limit = REPORT_MAX_BYTES;
 	r->owner = getpid();
 	r->relay[0] = r->relay[1] = -1;
 	pthread_mutex_init(&r->lock, NULL);
@@ -102,7 +206,7 @@ int report_from_fd(int fd, struct report **out)
 
 int report_open(const char *what, const char *path, struct report **out)
 {
-	int fd, r = report_open_fd(what, path, &fd, NULL);
+	int fd, r = report_open_fd(what, path, NULL, &fd, NULL);
 
 	*out = NULL;
 	if (r)
@@ -112,6 +216,8 @@ int report_open(const char *what, const char *path, struct report **out)
 			close(fd);
 		return refuse("%s: out of memory", what);
 	}
+	/* A proxy serves for as long as it runs: its report is the caller's to rotate. */
+	(*out)->limit = 0;
 	return 0;
 }
 
@@ -135,18 +241,32 @@ int report_relay(struct report *r)
 	return r->relay[0];
 }
 
-/* In a forked process: the line to the file, the brief to the owner (one write each). */
+/* Whether a line of len bytes still fits under REPORT_MAX_BYTES (counted if it does). */
+static bool fits(struct report *r, size_t len)
+{
+	if (r->limit && len > r->limit - r->bytes)
+		return false;
+	r->bytes += len;
+	return true;
+}
+
+/*
+ * In a forked process: the line to the file, the brief to the owner (one write each), marked
+ * '+' when the line was written and '-' when it was over the limit, for the owner's summary.
+ */
 static void relay_add(struct report *r, const char *line, const struct sbx_report_line *l)
 {
 	char *brief = sbx_report_brief(l);
+	bool kept = line && fits(r, strlen(line));
 	char buf[512];
 	size_t len;
 
-	if (line && write(r->fd, line, strlen(line)) < 0) {
+	if (kept && write(r->fd, line, strlen(line)) < 0) {
 		/* lost: a forked process has no summary to say so in */
 	}
 	/* At most PIPE_BUF bytes: the pipe keeps the line whole; a newline in a name is none. */
-	len = (size_t)snprintf(buf, sizeof(buf), "%s", brief ? brief : "?");
+	len = (size_t)snprintf(buf, sizeof(buf), "%c%s", kept || !line ? '+' : '-',
+			       brief ? brief : "?");
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
 	for (size_t i = 0; i < len; i++)
@@ -169,8 +289,10 @@ int report_relay_read(struct report *r)
 		pthread_mutex_lock(&r->lock);
 		for (char *p = buf, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
 			*nl = '\0';
+			if (*p == '-')
+				r->dropped++;
 			if (r->n++ == 0)
-				r->first = strdup(p);
+				r->first = strdup(p + (*p != '\0'));
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
@@ -199,7 +321,9 @@ void report_add(struct report *r, const struct sbx_report_line *l)
 	}
 	pthread_mutex_lock(&r->lock);
 	/* One write per line, on a descriptor opened O_APPEND: lines of concurrent runs stay whole. */
-	if (!line || write(r->fd, line, len) != (ssize_t)len)
+	if (line && !fits(r, len))
+		r->dropped++;
+	else if (!line || write(r->fd, line, len) != (ssize_t)len)
 		r->write_err = true;
 	if (r->n++ == 0)
 		r->first = sbx_report_brief(l);
@@ -216,12 +340,12 @@ void report_on_proxy(void *arg, const struct sbx_proxy_event *ev)
 		report_add(arg, &l);
 }
 
-void report_print_summary(struct report *r)
+void report_print_summary(struct report *r, bool failed)
 {
 	char *s;
 
 	pthread_mutex_lock(&r->lock);
-	s = r->n ? sbx_report_summary(r->n, r->first) : NULL;
+	s = failed && r->n ? sbx_report_summary(r->n, r->first) : NULL;
 	if (s) {
 		/* It names the command's own paths: never raw on a terminal. */
 		fputs("sbxrun: ", stderr);
@@ -230,6 +354,11 @@ void report_print_summary(struct report *r)
 	}
 	if (r->write_err)
 		fprintf(stderr, "sbxrun: --report: some lines could not be written\n");
+	if (r->dropped)
+		fprintf(stderr,
+			"sbxrun: --report: %zu of %zu lines were not written: past the limit of "
+			"%u MiB\n",
+			r->dropped, r->n, REPORT_MAX_BYTES >> 20);
 	pthread_mutex_unlock(&r->lock);
 	free(s);
 }

@@ -68,14 +68,15 @@ int report_refuse_platform(enum sbx_platform p)
 	return refuse_diag(&d);
 }
 
-static int report_start(struct opts *o)
+static int report_start(struct opts *o, const struct sbx_plan *plan)
 {
 	o->report_fd = -1;
 	if (!o->report)
 		return 0;
 #if defined(__linux__)
-	return report_open_fd("--report", o->report, &o->report_fd, &o->report_made);
+	return report_open_fd("--report", o->report, plan, &o->report_fd, &o->report_made);
 #else
+	(void)plan;
 	return report_refuse_platform(sbx_host_platform());
 #endif
 }
@@ -105,7 +106,7 @@ int cmd_run(int argc, char **argv)
 		return refuse_diag(&d);
 	}
 #if !defined(__linux__)
-	r = report_start(&o);
+	r = report_start(&o, NULL);
 	if (r)
 		return r;
 #endif
@@ -131,8 +132,9 @@ int cmd_run(int argc, char **argv)
 	if (!r && inv.plan.sandbox_requested && !sbx_plan_enforceable(&inv.plan))
 		r = refuse_plan(&inv.plan);
 #if defined(__linux__)
+	/* With the plan: a link on the way to the file inside a writable root is refused. */
 	if (!r)
-		r = report_start(&o);
+		r = report_start(&o, inv.plan.sandbox_requested ? &inv.plan : NULL);
 #endif
 	if (r)
 		goto out;

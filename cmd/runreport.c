@@ -101,14 +101,16 @@ static int on_relay(void *arg, int fd)
 	return report_relay_read(((struct run_report *)arg)->r);
 }
 
-/* After the run: a command that failed, and the report recorded something: one line. */
+/*
+ * After the run: a command that failed, and the report recorded something: one line (and one
+ * more, failed or not, when lines were lost or left out).
+ */
 static int summary(void *arg, int *wstatus)
 {
 	struct run_report *rr = arg;
 
 	report_relay_read(rr->r);
-	if (!(WIFEXITED(*wstatus) && WEXITSTATUS(*wstatus) == 0))
-		report_print_summary(rr->r);
+	report_print_summary(rr->r, !(WIFEXITED(*wstatus) && WEXITSTATUS(*wstatus) == 0));
 	return 0;
 }
 

@@ -77,10 +77,15 @@ int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d)
 	sbx_diag_clear(d);
 	if (strcmp(path, "-") == 0)
 		return read_bounded(STDIN_FILENO, path, buf, len, d);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * Not blocking in open: a FIFO with no writer (which an earlier confined run can leave
+	 * where a profile in its workspace was) would hold the start for ever. Read blocking, as
+	 * a pipe being written (a shell's <(...)) must be; one nothing writes to reads as ended.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return read_error(d, path, "open", errno);
-	if (fstat(fd, &st) < 0) {
+	if (fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, 0) < 0) {
 		r = read_error(d, path, "stat", errno);
 	} else if (S_ISDIR(st.st_mode)) {
 		r = read_error(d, path, "read", EISDIR);
@@ -88,6 +93,12 @@ int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d)
 		r = too_big(d, path);
 	} else {
 		r = read_bounded(fd, path, buf, len, d);
+		if (r == 0 && *len == 0 && S_ISFIFO(st.st_mode)) {
+			free(*buf);
+			*buf = NULL;
+			r = sbx_diag_set_at(d, -EPIPE, path, 0, 0, NULL,
+					    "cannot read: a pipe that nothing writes to");
+		}
 	}
 	close(fd);
 	return r;

@@ -351,6 +351,7 @@ int sbx_devfs_attach(struct sbx_devfs *dev, const char *path, struct sbx_diag *d
 int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d)
 {
 	struct stage st = {.path = path};
+	unsigned int attrs = NO_SUID_DEV_EXEC;
 	const char *step;
 	int rc = 0;
 
@@ -360,7 +361,9 @@ int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d)
 	 * container's masked paths) refuse it with EPERM. Then the host's /proc stays; the
 	 * caller says so.
 	 */
-	st.top = new_mount("proc", NULL, NO_SUID_DEV_EXEC, &step);
+	if (flags & SBX_MNT_READONLY)
+		attrs |= SBX_MOUNT_ATTR_RDONLY;
+	st.top = new_mount("proc", NULL, attrs, &step);
 	if (st.top == -EPERM && strcmp(step, "fsmount") == 0)
 		return SBX_PROC_HOST;
 	if (st.top < 0)
@@ -372,7 +375,8 @@ int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d)
 
 	/*
 	 * Kernel knobs read-only, each a bind of itself: as uid 0 without capabilities, sysctl
-	 * files owned by root would otherwise still be writable by their mode.
+	 * files owned by root would otherwise still be writable by their mode. A read-only procfs
+	 * gets them too: one way of building it, on kernels before 6.15 as after.
 	 */
 	for (size_t i = 0; i < ARRAY_LEN(proc_readonly) && rc == 0; i++) {
 		int tree = (int)syscall(__NR_open_tree, st.top, proc_readonly[i],

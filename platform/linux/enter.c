@@ -847,7 +847,13 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	 *    without Landlock nothing would close it: refused.
 	 */
 	if (e->fresh_proc) {
-		rc = sbx_proc_mount("/proc", 0, d);
+		/*
+		 * Read-only unless the profile writes everywhere: Landlock grants /proc no more
+		 * (grant_fresh_proc), and without Landlock the sandbox's uid 0 would write its
+		 * processes' files by their mode (init's oom_score_adj, coredump_filter,
+		 * clear_refs). Magic links (/proc/self/fd/N, cwd, root) lead to the file's own mount.
+		 */
+		rc = sbx_proc_mount("/proc", e->roots->full_write ? 0 : SBX_MNT_READONLY, d);
 		must(rc, d);
 		if (rc == SBX_PROC_FRESH && p->ll && proc_granted(e->roots))
 			must(grant_fresh_proc(p->ll, d), d);

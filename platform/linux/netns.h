@@ -174,12 +174,14 @@ struct sbx_linux_net {
 
 /*
  * Reads the network off a plan attached for facts: which filter, the endpoints to bridge (the
- * proxies the plan names, or sbxrun's own proxy with h's patterns and log, opened now), the
- * broker's places (each allowed socket looked up once through res and pinned; with an enabled
- * network, the writable roots). 0 or -errno with d filled. Free with sbx_linux_net_free().
+ * proxies the plan names, or sbxrun's own proxy with h's patterns and log_fd, the file of h's
+ * --network-log as the caller opened it, or -1), the broker's places (each allowed socket looked
+ * up once through res and pinned; with an enabled network, the writable roots). 0 or -errno
+ * with d filled. log_fd is n's from the call on, whatever it returns: free with
+ * sbx_linux_net_free().
  */
 int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-			    struct sbx_rulepaths *res, const struct sbx_handover *h,
+			    struct sbx_rulepaths *res, const struct sbx_handover *h, int log_fd,
 			    struct sbx_linux_net *n, struct sbx_diag *d);
 /*
  * The steps of the enter sequence (enter.c) under init, which the network needs (clone_flags):

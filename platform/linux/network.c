@@ -29,6 +29,8 @@
 
 /* Drain on stop: at the end of the run every client is gone already. */
 #define OWN_PROXY_DRAIN_MS 1000
+/* The most a run writes to --network-log: the confined command decides how much there is. */
+#define OWN_PROXY_LOG_MAX (16u << 20)
 
 /* Does an enforced requirement of kind k name mechanism bit? */
 static bool enforced_by(const struct sbx_plan *p, enum sbx_req_kind k, unsigned bit)
@@ -69,7 +71,7 @@ static int pin_allowed(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 
 static int own_proxy(struct sbx_linux_net *n, const struct sbx_handover *h, struct sbx_diag *d)
 {
-	int rc = 0, err;
+	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < h->n_allow_domains; i++)
 		rc = sbx_domain_policy_add(&n->pol, false, h->allow_domains[i], d);
@@ -78,24 +80,15 @@ static int own_proxy(struct sbx_linux_net *n, const struct sbx_handover *h, stru
 	if (rc < 0)
 		return rc;
 	n->proxy.policy = &n->pol;
-	n->proxy.log_fd = -1;
 	n->proxy.drain_ms = OWN_PROXY_DRAIN_MS;
-	if (h->network_log) {
-		n->proxy.log_fd = open(h->network_log,
-				       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
-		if (n->proxy.log_fd < 0) {
-			err = errno;
-			return sbx_diag_set(d, -err, "--network-log %s: %s", h->network_log,
-					    strerror(err));
-		}
-	}
+	n->proxy.log_max = OWN_PROXY_LOG_MAX;
 	n->ns.proxy = &n->proxy;
 	/* One listener, on a port the kernel picks inside the namespace. */
 	return sbx_netns_add_ep(&n->ns, &(struct sbx_loopback_ep){.addr = {127, 0, 0, 1}});
 }
 
 int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-			    struct sbx_rulepaths *res, const struct sbx_handover *h,
+			    struct sbx_rulepaths *res, const struct sbx_handover *h, int log_fd,
 			    struct sbx_linux_net *n, struct sbx_diag *d)
 {
 	const struct sbx_netplan *np = &plan->net;
@@ -105,7 +98,7 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 
 	memset(n, 0, sizeof(*n));
 	n->ns.keep[0] = n->ns.keep[1] = -1;
-	n->proxy.log_fd = -1;
+	n->proxy.log_fd = log_fd; /* closed by sbx_linux_net_free, used or not */
 	sbx_plan_linux_apply(plan, facts, &a);
 	n->netns = a.net_namespace;
 	n->broker_on = a.unix_broker;
@@ -214,7 +207,7 @@ void sbx_linux_net_free(struct sbx_linux_net *n)
 {
 	sbx_broker_free(&n->broker);
 	sbx_domain_policy_free(&n->pol);
-	if (n->proxy.log_fd >= 0)
+	if (n->proxy.log_fd > STDERR_FILENO) /* "-" is standard error, not ours to close */
 		close(n->proxy.log_fd);
 	n->proxy.log_fd = -1;
 }

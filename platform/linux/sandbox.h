@@ -258,6 +258,12 @@ void sbx_devfs_close(struct sbx_devfs *dev);
 /* Marks every descriptor of dev absent (-1), closing none: a struct sbx_devfs not built yet. */
 void sbx_devfs_clear(struct sbx_devfs *dev);
 
+/*
+ * The fresh /proc read-only as a whole (sbx_proc_mount): no process of the sandbox writes a file
+ * of its processes' (oom_score_adj, coredump_filter, clear_refs, comm, ...) by its mode.
+ */
+#define SBX_MNT_READONLY 0x4u
+
 /* What sbx_proc_mount() left at /proc. */
 enum sbx_proc_result {
 	SBX_PROC_FRESH = 0, /* a new procfs: the sandbox's processes only */
@@ -265,13 +271,13 @@ enum sbx_proc_result {
 };
 
 /*
- * Mounts a fresh procfs (nosuid, nodev, noexec; read-write, with sys, sysrq-trigger, irq and bus
- * bound read-only over themselves) at path, from pid 1 of a new PID namespace, after the rest of
+ * Mounts a fresh procfs (nosuid, nodev, noexec; read-write unless SBX_MNT_READONLY, with sys,
+ * sysrq-trigger, irq and bus bound read-only over themselves) at path, from pid 1 of a new PID namespace, after the rest of
  * the file system was made read-only. When the kernel refuses a new procfs with EPERM (in a user
  * namespace whose /proc has paths masked by over-mounts, as containers do) it returns
  * SBX_PROC_HOST and changes nothing: the caller must say so, since the host's processes then
- * stay listed. flags: 0 or SBX_MNT_ATTACH_FIRST. Any other failure returns a negative code with d
- * filled.
+ * stay listed. flags: 0, SBX_MNT_ATTACH_FIRST, SBX_MNT_READONLY (the whole procfs read-only),
+ * or both. Any other failure returns a negative code with d filled.
  */
 int sbx_proc_mount(const char *path, unsigned int flags, struct sbx_diag *d);
 

@@ -188,6 +188,8 @@ struct sbx_proxy {
 	struct sbx_resolver *res;
 	struct slot *slots;
 	size_t cap_slots;
+	size_t log_bytes; /* written to cfg.log_fd */
+	bool log_full;	  /* past cfg.log_max: said once, nothing more written */
 };
 
 static int64_t now_ms(void)
@@ -254,10 +256,21 @@ static void log_decision(struct conn *c)
 	if (px->cfg.log_fd >= 0) {
 		char *line = sbx_proxy_log_line(&ev);
 
-		if (line) {
-			write_all(px->cfg.log_fd, line, strlen(line));
-			free(line);
+		size_t len = line ? strlen(line) : 0;
+
+		if (line && px->cfg.log_max && !px->log_full &&
+		    len > px->cfg.log_max - px->log_bytes) {
+			px->log_full = true;
+			fprintf(stderr,
+				"sbxrun: --network-log: past the limit of %zu MiB; later decisions "
+				"are not logged\n",
+				px->cfg.log_max >> 20);
 		}
+		if (line && !px->log_full) {
+			write_all(px->cfg.log_fd, line, len);
+			px->log_bytes += len;
+		}
+		free(line);
 	}
 	if (px->cfg.on_decision)
 		px->cfg.on_decision(px->cfg.on_decision_arg, &ev);

@@ -72,6 +72,12 @@ struct sbx_proxy_config {
 	 */
 	bool allow_private;
 	int log_fd; /* one JSON line per decision (sbx_proxy_log_line); -1 for none */
+	/*
+	 * At most this many bytes go to log_fd (0: no limit); past it, decisions are not logged
+	 * and one line on standard error says so. For a log a confined command fills: it
+	 * chooses how many connections it opens and the names in them.
+	 */
+	size_t log_max;
 	/* Called once per decision, when its exchange ends (denials at once); may be NULL. */
 	void (*on_decision)(void *arg, const struct sbx_proxy_event *ev);
 	void *on_decision_arg;

@@ -57,3 +57,32 @@ teardown() {
 	[[ "${lines[0]}" == *'cannot enforce "signals and ptrace only inside the sandbox"'* ]]
 	[ ! -e "$OUT/pwned" ]
 }
+
+@test "the fresh /proc is read-only: no file of the sandbox's processes is written by its mode" {
+	local pw="$BASE/write-all.json"
+	# Positive control: a profile that writes everywhere, under its own init (--report), gets
+	# the fresh /proc read-write: the command renames itself.
+	echo "$(profile restricted "$(entry_special root write)")" >"$pw"
+	run "$BIN/sbxrun" -p "$pw" --report "$OUT/rep" -C "$WS" -- \
+		sh -c "'$P' write /proc/self/comm; test -e /proc/$$ || echo fresh"
+	rm -f "$OUT/rep"
+	echo "$output"
+	[ "$output" = "$(printf 'OK\nfresh')" ]
+	# Landlock taken away: uid 0 (or the caller's uid) without capabilities owns init's files
+	# and would write them by their mode; the read-only mount answers.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$WS" write)")
+	fexpect landlock EROFS write /proc/1/oom_score_adj
+	fexpect landlock EROFS write /proc/1/coredump_filter
+	fexpect landlock EROFS write /proc/1/clear_refs
+	fexpect landlock EROFS write /proc/self/comm
+	# With Landlock, the mount answers first.
+	expect EROFS write /proc/self/comm
+	# What goes through /proc to a file elsewhere still works: magic links lead to its mount.
+	run sbx_fault landlock "$PROFILE" bash -c \
+		'echo a >/dev/stdout; cat <(echo b); echo c >/proc/self/fd/1; \
+		ls /proc/self/fd/ >/dev/null && grep -c "^Name:" /proc/self/status; \
+		python3 -c "print(open(\"/proc/self/status\").readline().split()[0])"; \
+		echo d >/proc/self/cwd/via-proc && cat via-proc && rm via-proc'
+	echo "$output"
+	[ "$output" = "$(printf 'a\nb\nc\n1\nName:\nd')" ]
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# The files sbxrun itself appends to, with the caller's rights and outside any sandbox: the
+# denial report (--report), the proxy's log (--network-log, proxy --log). A first confined run
+# puts a link, a pipe or a linked directory where the next run's file goes (inside a writable
+# root, where it may write); the next run must refuse at once, never write through it or wait.
+load common
+
+S="$BIN/sbxrun"
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+	new_canary "$WS"
+	echo outside >"$OUT/file.txt"
+	rm -rf "$WS/logs" "$WS/report.jsonl" "$WS/net.log" "$OUT/dir"/*
+}
+
+# sbxr ARGS... -- CMD...: sbxrun in the workspace, with its default profile there.
+sbxr() { "$S" -C "$WS" "$@"; }
+# A denied host through sbxrun's own proxy: one line in its log, one in the report.
+DENIED=(sh -c 'curl -s -o /dev/null --max-time 5 -x "$HTTPS_PROXY" https://denied.invalid/; :')
+
+# unchanged: the file outside every writable root holds what it held.
+unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
+
+@test "a link an earlier run put where the report or the proxy's log goes" {
+	# Run 1: a link at each name, to a file the command may not write.
+	run sbxr -- sh -c "ln -s '$OUT/file.txt' report.jsonl && ln -s '$OUT/file.txt' net.log"
+	[ "$status" -eq 0 ]
+	[ -L "$WS/report.jsonl" ]
+	[ -L "$WS/net.log" ]
+	run sbxr --report "$WS/report.jsonl" -- touch "$CANARY"
+	refused "sbxrun: --report $WS/report.jsonl: is a symbolic link (give the file it leads to)"
+	run sbxr --allow-domain example.com --network-log "$WS/net.log" -- touch "$CANARY"
+	refused "sbxrun: --network-log $WS/net.log: is a symbolic link (give the file it leads to)"
+	run timeout 20 "$S" proxy --listen 127.0.0.1:0 --allow-domain example.com \
+		--log "$WS/net.log"
+	refused "sbxrun: proxy: --log $WS/net.log: is a symbolic link (give the file it leads to)"
+	unchanged
+	# Control: at a name that is a file, each line is appended.
+	rm "$WS/report.jsonl" "$WS/net.log"
+	run sbxr --report "$WS/report.jsonl" --allow-domain example.com --network-log "$WS/net.log" \
+		-- "${DENIED[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '"address":"denied.invalid:443".*"mechanism":"proxy"' "$WS/report.jsonl"
+	grep -q '"host":"denied.invalid".*"decision":"deny"' "$WS/net.log"
+	unchanged
+}
+
+@test "a pipe an earlier run made where the report or the proxy's log goes: refused, not waited on" {
+	run sbxr -- sh -c "mkfifo report.jsonl net.log"
+	[ "$status" -eq 0 ]
+	[ -p "$WS/report.jsonl" ]
+	[ -p "$WS/net.log" ]
+	# Nothing reads from them: opening one for writing would wait for ever.
+	run timeout 20 "$S" -C "$WS" --report "$WS/report.jsonl" -- touch "$CANARY"
+	refused "sbxrun: --report $WS/report.jsonl: a pipe that nothing reads from"
+	[[ "${lines[0]}" == *"; hint: start its reader first, or name a regular file" ]]
+	run timeout 20 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- touch "$CANARY"
+	refused "sbxrun: --network-log $WS/net.log: a pipe that nothing reads from"
+	run timeout 20 "$S" proxy --listen 127.0.0.1:0 --allow-domain example.com \
+		--log "$WS/net.log"
+	refused "sbxrun: proxy: --log $WS/net.log: a pipe that nothing reads from"
+	# Control: a pipe with a reader (this shell, which holds it open) gets the report's lines.
+	exec 7<>"$WS/report.jsonl"
+	run timeout 20 "$S" -C "$WS" --report "$WS/report.jsonl" -- "$P" write "$OUT/file.txt"
+	echo "$output"
+	[ "${lines[0]}" = EROFS ]
+	read -r -t 5 line <&7
+	exec 7<&-
+	echo "read from the pipe: $line"
+	[[ "$line" == *"\"path\":\"$OUT/file.txt\",\"errno\":\"EROFS\""* ]]
+	# A Unix socket there (run 1 with the network on may bind one): open(2) answers ENXIO as
+	# for a pipe with no reader, but it is none.
+	rm "$WS/report.jsonl"
+	profile enabled "$(entry_special root read)" "$(entry_special project_roots write)" \
+		>"$BASE/net-on.json"
+	run sbxr -p "$BASE/net-on.json" -- \
+		python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('report.jsonl')"
+	[ "$status" -eq 0 ]
+	[ -S "$WS/report.jsonl" ]
+	run timeout 20 "$S" -C "$WS" --report "$WS/report.jsonl" -- touch "$CANARY"
+	refused "sbxrun: --report $WS/report.jsonl: not a regular file or a pipe"
+	unchanged
+}
+
+@test "a directory on the way to the report or the proxy's log an earlier run made a link" {
+	mkdir -p "$WS/logs"
+	# Run 1: logs/ becomes a link to a directory the command may not write.
+	run sbxr -- sh -c "rm -rf logs && ln -s '$OUT/dir' logs"
+	[ "$status" -eq 0 ]
+	[ -L "$WS/logs" ]
+	run sbxr --report "$WS/logs/report.jsonl" -- touch "$CANARY"
+	refused "sbxrun: cannot enforce sandbox --report $WS/logs/report.jsonl because it crosses writable symlink $WS/logs"
+	[[ "${lines[0]}" == *"; hint: name the path it leads to ($OUT/dir/report.jsonl) instead" ]]
+	# Named relative to the current directory, the same.
+	run sh -c 'cd "$1" && shift && exec "$@"' - "$WS" "$S" --report logs/report.jsonl -- \
+		touch "$CANARY"
+	refused "sbxrun: cannot enforce sandbox --report logs/report.jsonl because it crosses writable symlink $WS/logs"
+	run sbxr --allow-domain example.com --network-log "$WS/logs/net.log" -- touch "$CANARY"
+	refused "sbxrun: cannot enforce sandbox --network-log $WS/logs/net.log because it crosses writable symlink $WS/logs"
+	[ -z "$(ls -A "$OUT/dir")" ]
+	# Control: named where the link leads (outside every writable root), both are made there.
+	run sbxr --report "$OUT/dir/report.jsonl" --allow-domain example.com \
+		--network-log "$OUT/dir/net.log" -- "${DENIED[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '"mechanism":"proxy"' "$OUT/dir/report.jsonl"
+	grep -q '"decision":"deny"' "$OUT/dir/net.log"
+	rm "$WS/logs"
+}
+
+# refusals N DIR: a command that tries N times to create a file in DIR (outside every writable
+# root), each try one line of the report, as long as DIR's name.
+refusals() {
+	"$S" -C "$WS" --profile :read-only --report "$WS/report.jsonl" -- python3 -c '
+import os, sys
+for _ in range(int(sys.argv[1])):
+    try:
+        os.open(sys.argv[2] + "/x", os.O_WRONLY | os.O_CREAT)
+    except OSError:
+        pass' "$1" "$2"
+}
+
+@test "a command that meets refusals without end cannot fill the disk that holds the report" {
+	local deep=$OUT/deep
+	for _ in $(seq 14); do deep=$deep/$(printf 'D%.0s' $(seq 250)); done
+	mkdir -p "$deep"
+	# Lines of about 3.7 kB: 6000 of them are some 22 MB, past the limit.
+	run refusals 6000 "$deep"
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$WS/report.jsonl")" -le $((16 << 20)) ]
+	lines=$(wc -l <"$WS/report.jsonl")
+	[ "$output" = "sbxrun: --report: $((6000 - lines)) of 6000 lines were not written: past the limit of 16 MiB" ]
+	# Each line written is whole.
+	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq "$lines" ]
+	# Control: under the limit every line is written, and nothing more is said.
+	rm "$WS/report.jsonl"
+	run refusals 100 "$deep"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 100 ]
+	rm -rf "$OUT/deep"
+}
+
+# connections N: a command that asks sbxrun's own proxy N times (four at a time) for a denied
+# host of 253 characters, each one line of --network-log.
+connections() {
+	"$S" -C "$WS" --profile :read-only --allow-domain example.com \
+		--network-log "$WS/net.log" -- python3 -c '
+import os, socket, sys, threading
+host, port = os.environ["HTTPS_PROXY"].split("//")[-1].rstrip("/").rsplit(":", 1)
+name = ".".join(["a" * 63] * 3) + ".invalid"
+req = ("CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n" % (name, name)).encode()
+def ask(n):
+    for _ in range(n):
+        s = socket.create_connection((host, int(port)))
+        s.sendall(req)
+        s.recv(4096)
+        s.close()
+ts = [threading.Thread(target=ask, args=(int(sys.argv[1]) // 4,)) for _ in range(4)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()' "$1"
+}
+
+@test "a command that opens connections without end cannot fill the disk that holds --network-log" {
+	# Lines of some 370 bytes: 48000 of them are some 18 MB, past the limit.
+	run connections 48000
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$WS/net.log")" -le $((16 << 20)) ]
+	[ "$output" = "sbxrun: --network-log: past the limit of 16 MiB; later decisions are not logged" ]
+	# Each line written is whole.
+	[ "$(grep -c '"decision":"deny","rule":"not in the allow list","status":403' "$WS/net.log")" \
+		-eq "$(wc -l <"$WS/net.log")" ]
+	# Control: under the limit every decision is logged, and nothing is said.
+	rm "$WS/net.log"
+	run connections 400
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(grep -c '"decision":"deny"' "$WS/net.log")" -eq 400 ]
+}
