@@ -119,6 +119,7 @@ void usage_print(const char *subcommand, bool to_stderr);
 /* Everything run, explain, access and context compute before they differ (invocation.c). */
 struct invocation {
 	char *cwd;			      /* canonical */
+	bool cwd_given;			      /* by --cwd: not the process's own directory */
 	char *roots[SBX_MAX_WORKSPACE_ROOTS]; /* canonical workspace roots */
 	/* The links each crossed as named (sbx_ctx.cwd_link: a list), or NULL. */
 	char *cwd_link, *root_links[SBX_MAX_WORKSPACE_ROOTS];
@@ -134,6 +135,13 @@ struct invocation {
 	struct sbx_strv env;  /* the command's environment (environ.c), NULL-terminated */
 	bool env_changed;     /* an --env-* option was given: env is installed before exec */
 	struct sbx_strv made; /* directories --mkdir created, outermost first (mkdir.c) */
+	/*
+	 * The files the permissions were read from (sbx_ctx.inputs): the profile and each
+	 * --add-permissions file, their names made absolute (input_paths, owned).
+	 */
+	struct sbx_input inputs[1 + 16];
+	char *input_paths[1 + 16];
+	size_t n_inputs;
 };
 
 /* Loads the profile and additions and builds the context; prints errors; 0 or EXIT_REFUSED. */
@@ -143,6 +151,9 @@ int invocation_plan(struct invocation *inv, const struct opts *o);
 void invocation_free(struct invocation *inv);
 /* Reads, loads and normalizes an additional-permission file; fills d on error. */
 int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d);
+/* The same, and the identity of the file read (sbx_read_file_id). */
+int additional_load_file_id(const char *file, struct sbx_additional *a, unsigned long long *dev,
+			    unsigned long long *ino, struct sbx_diag *d);
 
 /* The quick grants, merged after the --add-permissions files (grants.c). */
 int grants_apply(struct invocation *inv, const struct opts *o);

@@ -19,10 +19,11 @@ setup() {
 }
 
 @test "a FIFO an earlier run left where the profile or the additional permissions were" {
-	# Run 1, under the workspace's own profile: both names become FIFOs.
-	run "$S" -C "$WS" --profile "$WS/sandbox.json" -- \
-		sh -c "rm sandbox.json add.json && mkfifo sandbox.json add.json"
-	[ "$status" -eq 0 ] && [ -p "$WS/sandbox.json" ] && [ -p "$WS/add.json" ]
+	# Run 1, under :workspace (a run under the workspace's own profile keeps both files
+	# read-only: tests/adversarial/profiles.bats): both names become FIFOs.
+	run "$S" -C "$WS" -- sh -c "rm sandbox.json add.json && mkfifo sandbox.json add.json"
+	[ "$status" -eq 0 ]
+	[ -p "$WS/sandbox.json" ] && [ -p "$WS/add.json" ]
 	run timeout 20 "$S" -C "$WS" --profile "$WS/sandbox.json" -- touch "$CANARY"
 	refused "sbxrun: $WS/sandbox.json: cannot read: a pipe that nothing writes to"
 	run timeout 20 "$S" explain -C "$WS" --profile "$WS/sandbox.json" -- true
