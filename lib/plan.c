@@ -343,6 +343,21 @@ static int inputs_keep(struct planner *pl, const char *kept[])
 			at = f->path; /* a writable root named through the user's own link */
 		if (!at)
 			continue;
+		/*
+		 * Another name of it (a hard link an earlier run made in a writable root) would
+		 * write the very file a read-only mount keeps at this one.
+		 */
+		if (in.linked) {
+			sbx_diag_set(
+				pl->d, SBX_E_UNENFORCEABLE,
+				"%s %s: the file has more than one name (a hard link), inside a "
+				"writable root: the command could rewrite it through another "
+				"for its next run",
+				input_option(f), f->path);
+			return sbx_diag_hint(pl->d, SBX_E_UNENFORCEABLE,
+					     "give it a name of its own (cp FILE FILE.new && mv "
+					     "FILE.new FILE), and check what it says");
+		}
 		r = sbx_fs_push_path(fs, at, SBX_READ, false);
 		if (r)
 			return r;

@@ -153,6 +153,21 @@ unchanged() {
 	unchanged
 }
 
+@test "a profile with a second name an earlier run made in the workspace is refused" {
+	# Run 1 under :workspace (which keeps no file of sbxrun's) links a name of its own to the
+	# file the user later runs with: the read-only mount at one name, the other writes it.
+	run "$S" -C "$WS" -- ln cfg/sandbox.json cfg/.cache
+	[ "$status" -eq 0 ]
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- touch "$CANARY"
+	refused "sbxrun: --profile $WS/cfg/sandbox.json: the file has more than one name (a hard link), inside a writable root: the command could rewrite it through another for its next run"
+	[[ "$output" == *"; hint: give it a name of its own (cp FILE FILE.new && mv FILE.new FILE), and check what it says" ]]
+	# Control: given a name of its own, as the hint says, it runs and is kept.
+	cp "$WS/cfg/sandbox.json" "$WS/cfg/new" && mv "$WS/cfg/new" "$WS/cfg/sandbox.json"
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- "$P" write "$WS/cfg/.cache"
+	[ "$output" = OK ]
+	unchanged
+}
+
 @test "a profile inside a writable root where no mount namespace can be made: refused, naming it" {
 	# No .git there: only the profile's own carve-out needs the mount namespace.
 	local root="$BASE/plain"

@@ -14,12 +14,13 @@
 /* The workspace /t/ws (writable), /t/out outside it, links into and out of it. */
 static json_t *facts(void)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}, "
+			 "s:{s:s, s:b}}",
 			 "/t", "dir", "/t/ws", "dir", "/t/ws/cfg", "dir", "/t/ws/cfg/p.json",
 			 "file", "/t/out", "dir", "/t/out/p.json", "file", "/t/ws/l.json", "type",
 			 "file", "link", "/t/ws/l.json", "real", "/t/ws/cfg/p.json",
 			 "/t/out/e.json", "type", "file", "link", "/t/out/e.json", "real",
-			 "/t/ws/cfg/p.json");
+			 "/t/ws/cfg/p.json", "/t/ws/h.json", "type", "file", "linked", 1);
 }
 
 /* Plans :workspace-like entries (and extra) with the one input at path, read as what is at read. */
@@ -126,6 +127,13 @@ TEST(plan_inputs_refused)
 			 "elsewhere for its next run");
 	CHECK_STR(d.hint, "name the file the link leads to (/t/ws/cfg/p.json), or keep it outside "
 			  "the writable roots");
+	/* A file with another name, which the command could write through. */
+	CHECK_INT(plan_with(&fs, "/t/ws/h.json", "/t/ws/h.json", SBX_ORIGIN_PROFILE_FILE, NULL,
+			    &plan, &d),
+		  SBX_E_UNENFORCEABLE);
+	CHECK_STR(d.msg, "--profile /t/ws/h.json: the file has more than one name (a hard link), "
+			 "inside a writable root: the command could rewrite it through another for "
+			 "its next run");
 	/* The profile grants write on the file itself. */
 	CHECK_INT(plan_with(&fs, "/t/ws/cfg/p.json", "/t/ws/cfg/p.json", SBX_ORIGIN_PROFILE_FILE,
 			    "/t/ws/cfg/p.json", &plan, &d),
