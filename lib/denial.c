@@ -43,6 +43,19 @@ const char *sbx_origin_name(enum sbx_req_origin o)
 	return NULL;
 }
 
+const char *sbx_origin_rule(enum sbx_req_origin o)
+{
+	switch (o) {
+	case SBX_ORIGIN_PROFILE_FILE:
+		return "read-only: the --profile file this run read";
+	case SBX_ORIGIN_ADDITION_FILE:
+		return "read-only: an --add-permissions file this run read";
+	case SBX_ORIGIN_RULE:
+		break;
+	}
+	return NULL;
+}
+
 const char *sbx_origin_reason(enum sbx_req_origin o)
 {
 	switch (o) {

@@ -291,10 +291,10 @@ static const char *input_option(const struct sbx_input *f)
  * the user's own link (~/ci.json -> ~/proj/ci.json), so each is looked up once (the walk's fast
  * path: three system calls for a name without a link).
  */
-static int inputs_keep(struct planner *pl, const char *kept[])
+static int inputs_keep(struct sbx_fs *fs, const struct sbx_ctx *ctx, const char *kept[],
+		       struct sbx_diag *d)
 {
-	struct sbx_fs *fs = &pl->p->profile.fs;
-	const struct sbx_ctx *ctx = pl->ctx;
+	struct planner one = {.ctx = ctx, .d = d}, *pl = &one;
 	struct sbx_pathinfo in;
 	int r;
 
@@ -377,6 +377,31 @@ static int inputs_keep(struct planner *pl, const char *kept[])
 	return 0;
 }
 
+int sbx_fs_roots_inputs(struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
+			const char *kept[], struct sbx_diag *d)
+{
+	size_t n = fs->n;
+	int r;
+
+	for (size_t i = 0; i < ctx->n_inputs; i++)
+		kept[i] = NULL;
+	if (ctx->n_inputs > SBX_MAX_INPUTS)
+		return sbx_diag_set(d, SBX_E_TOO_BIG, "more than %d files to read permissions from",
+				    SBX_MAX_INPUTS);
+	r = sbx_fs_roots(fs, ctx, out, d);
+	/* The roots say whether any can be written; with a carve-out added, again. */
+	if (r || !ctx->n_inputs || !out->n_writable)
+		return r;
+	r = inputs_keep(fs, ctx, kept, d);
+	if (!r && fs->n != n) {
+		sbx_roots_free(out);
+		r = sbx_fs_roots(fs, ctx, out, d);
+	}
+	if (r)
+		sbx_roots_free(out);
+	return r;
+}
+
 /* Says which requirement keeps which input read-only (explain shows it). */
 static void inputs_mark(struct sbx_plan *p, const struct sbx_ctx *ctx, const char *const kept[])
 {
@@ -431,24 +456,7 @@ static int plan_build(const struct sbx_profile *effective, struct sbx_profile *t
 	if (out->profile.fs.kind == SBX_FS_RESTRICTED) {
 		const char *kept[SBX_MAX_INPUTS];
 
-		if (ctx->n_inputs > SBX_MAX_INPUTS) {
-			r = -E2BIG;
-			goto fail;
-		}
-		r = sbx_fs_roots(&out->profile.fs, ctx, &out->roots, d);
-		/* The roots say whether any can be written; with a carve-out added, again. */
-		if (!r && ctx->n_inputs && out->roots.n_writable) {
-			size_t n = out->profile.fs.n;
-
-			r = inputs_keep(&pl, kept);
-			if (!r && out->profile.fs.n != n) {
-				sbx_roots_free(&out->roots);
-				r = sbx_fs_roots(&out->profile.fs, ctx, &out->roots, d);
-			}
-		} else {
-			for (size_t i = 0; i < ctx->n_inputs; i++)
-				kept[i] = NULL;
-		}
+		r = sbx_fs_roots_inputs(&out->profile.fs, ctx, &out->roots, kept, d);
 		if (r)
 			goto fail;
 		r = add_file_system_reqs(&pl);

@@ -556,6 +556,8 @@ enum sbx_req_origin {
 const char *sbx_origin_name(enum sbx_req_origin o);
 /* Why such a requirement is there, as explain says it; NULL for SBX_ORIGIN_RULE. */
 const char *sbx_origin_reason(enum sbx_req_origin o);
+/* The rule that keeps such a file read-only, as access words it; NULL for SBX_ORIGIN_RULE. */
+const char *sbx_origin_rule(enum sbx_req_origin o);
 
 /*
  * A file sbxrun read this run's permissions from (sbx_ctx.inputs). One inside a writable root
@@ -707,6 +709,16 @@ struct sbx_roots {
 int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
 		 struct sbx_diag *d);
 void sbx_roots_free(struct sbx_roots *r);
+/*
+ * sbx_fs_roots() as run enforces them (sbx_plan_build, access): with fs given a read entry for
+ * each file of ctx->inputs that a writable root holds (sbxrun(1), --profile), named where it
+ * resolves; kept[i] (SBX_MAX_INPUTS of them) is the path of input i's entry, or NULL. A file
+ * whose name holds another object than the one read, or has a second name, or is reached through
+ * a link inside a writable root, and a profile granting write on it, are refused
+ * (SBX_E_UNENFORCEABLE in d). 0, or a negative code worded in d with out empty.
+ */
+int sbx_fs_roots_inputs(struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
+			const char *kept[], struct sbx_diag *d);
 
 /*
  * Protected metadata subpaths of root that exist, including a gitdir: target, looked

@@ -122,6 +122,13 @@ unchanged() {
 	origins "$output" >"$BATS_TEST_TMPDIR/rows"
 	cat "$BATS_TEST_TMPDIR/rows"
 	[ "$(cat "$BATS_TEST_TMPDIR/rows")" = "add-permissions-file read-only $WS/cfg/add.json mount-namespace enforced: an --add-permissions file this run read its permissions from, inside a writable root: kept read-only, so that the command cannot rewrite what its next run reads" ]
+	# access answers as run enforces, naming the file's rule; the file beside it is written.
+	run "$S" access -C "$WS" --profile "$WS/cfg/sandbox.json" --add-permissions \
+		"$WS/cfg/add.json" "$WS/cfg/sandbox.json" "$WS/cfg/add.json" "$WS/other"
+	echo "$output"
+	[ "${lines[0]}" = "read   $WS/cfg/sandbox.json  (read-only: the --profile file this run read)" ]
+	[ "${lines[1]}" = "read   $WS/cfg/add.json  (read-only: an --add-permissions file this run read)" ]
+	[ "${lines[2]}" = "write  $WS/other  (entries[1]: write $WS)" ]
 	# Control: from outside the writable roots, or from standard input, nothing is added.
 	cp "$WS/cfg/sandbox.json" "$OUT/sandbox.json"
 	run "$S" explain --json -C "$WS" --profile "$OUT/sandbox.json" -- true
