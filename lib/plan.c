@@ -291,8 +291,26 @@ static const char *input_option(const struct sbx_input *f)
  * the user's own link (~/ci.json -> ~/proj/ci.json), so each is looked up once (the walk's fast
  * path: three system calls for a name without a link).
  */
-static int inputs_keep(struct sbx_fs *fs, const struct sbx_ctx *ctx, const char *kept[],
-		       struct sbx_diag *d)
+/*
+ * Can path lie in one of rt's writable roots? A cheap test before sbx_fs_can_write, which weighs
+ * every entry: nothing outside them can be written.
+ */
+static bool in_writable(const struct sbx_roots *rt, const char *path)
+{
+	for (size_t i = 0; !rt->full_write && i < rt->n_writable; i++)
+		if (sbx_path_covers(rt->writable[i].root, path))
+			return true;
+	return rt->full_write;
+}
+
+static bool can_write(const struct sbx_fs *fs, const struct sbx_roots *rt,
+		      const struct sbx_ctx *ctx, const char *path)
+{
+	return in_writable(rt, path) && sbx_fs_can_write(fs, ctx, path);
+}
+
+static int inputs_keep(struct sbx_fs *fs, const struct sbx_roots *rt, const struct sbx_ctx *ctx,
+		       const char *kept[], struct sbx_diag *d)
 {
 	struct planner one = {.ctx = ctx, .d = d}, *pl = &one;
 	struct sbx_pathinfo in;
@@ -322,7 +340,7 @@ static int inputs_keep(struct sbx_fs *fs, const struct sbx_ctx *ctx, const char 
 			char link[SBX_MAX_PATH];
 
 			snprintf(link, sizeof(link), "%.*s", (int)n, l);
-			if (sbx_fs_can_write(fs, ctx, link)) {
+			if (can_write(fs, rt, ctx, link)) {
 				sbx_diag_set(
 					pl->d, SBX_E_UNENFORCEABLE,
 					"%s %s: named through the symbolic link %s, inside a "
@@ -337,9 +355,9 @@ static int inputs_keep(struct sbx_fs *fs, const struct sbx_ctx *ctx, const char 
 			}
 			l += n + !!l[n];
 		}
-		if (sbx_fs_can_write(fs, ctx, in.real))
+		if (can_write(fs, rt, ctx, in.real))
 			at = in.real;
-		else if (sbx_fs_can_write(fs, ctx, f->path))
+		else if (can_write(fs, rt, ctx, f->path))
 			at = f->path; /* a writable root named through the user's own link */
 		if (!at)
 			continue;
@@ -392,7 +410,7 @@ int sbx_fs_roots_inputs(struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx
 	/* The roots say whether any can be written; with a carve-out added, again. */
 	if (r || !ctx->n_inputs || !out->n_writable)
 		return r;
-	r = inputs_keep(fs, ctx, kept, d);
+	r = inputs_keep(fs, out, ctx, kept, d);
 	if (!r && fs->n != n) {
 		sbx_roots_free(out);
 		r = sbx_fs_roots(fs, ctx, out, d);
