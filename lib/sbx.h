@@ -545,7 +545,6 @@ enum sbx_platform { SBX_PLATFORM_LINUX = 0, SBX_PLATFORM_MACOS, SBX_PLATFORM_WIN
 const char *sbx_platform_name(enum sbx_platform p); /* "linux" "macos" "windows" */
 enum sbx_platform sbx_host_platform(void);
 
-/* Where a profile is evaluated. All strings borrowed. */
 /* Where a requirement comes from, beyond the profile's rules and what a platform adds. */
 enum sbx_req_origin {
 	SBX_ORIGIN_RULE = 0,
@@ -571,6 +570,7 @@ struct sbx_input {
 	unsigned long long dev, ino; /* what was read: fstat of the descriptor it was read from */
 };
 
+/* Where a profile is evaluated. All strings borrowed. */
 struct sbx_ctx {
 	const char *cwd;		    /* absolute, canonical: the sandbox policy cwd */
 	const char *const *workspace_roots; /* absolute; NULL/0 = { cwd } */
