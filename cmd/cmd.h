@@ -91,6 +91,7 @@ struct opts {
 	const char *report; /* --report FILE|-: the denial report */
 	int report_fd;	    /* run: the descriptor opened for it (report_open_fd), or -1 */
 	bool report_made;   /* run: report_open_fd made the file (removed if nothing ran) */
+	int report_dir;	    /* run: the directory it made it in (report_open_fd), or -1 */
 	/* The command's environment (lib/env.c); env_set holds "NAME=VALUE". */
 	const char *env_keep[OPT_LIST_MAX], *env_deny[OPT_LIST_MAX], *env_set[OPT_LIST_MAX];
 	size_t n_env_keep, n_env_deny, n_env_set;
@@ -118,6 +119,7 @@ void usage_print(const char *subcommand, bool to_stderr);
 /* Everything run, explain, access and context compute before they differ (invocation.c). */
 struct invocation {
 	char *cwd;			      /* canonical */
+	bool cwd_given;			      /* by --cwd: not the process's own directory */
 	char *roots[SBX_MAX_WORKSPACE_ROOTS]; /* canonical workspace roots */
 	/* The links each crossed as named (sbx_ctx.cwd_link: a list), or NULL. */
 	char *cwd_link, *root_links[SBX_MAX_WORKSPACE_ROOTS];
@@ -133,6 +135,13 @@ struct invocation {
 	struct sbx_strv env;  /* the command's environment (environ.c), NULL-terminated */
 	bool env_changed;     /* an --env-* option was given: env is installed before exec */
 	struct sbx_strv made; /* directories --mkdir created, outermost first (mkdir.c) */
+	/*
+	 * The files the permissions were read from (sbx_ctx.inputs): the profile and each
+	 * --add-permissions file, their names made absolute (input_paths, owned).
+	 */
+	struct sbx_input inputs[1 + 16];
+	char *input_paths[1 + 16];
+	size_t n_inputs;
 };
 
 /* Loads the profile and additions and builds the context; prints errors; 0 or EXIT_REFUSED. */
@@ -142,6 +151,9 @@ int invocation_plan(struct invocation *inv, const struct opts *o);
 void invocation_free(struct invocation *inv);
 /* Reads, loads and normalizes an additional-permission file; fills d on error. */
 int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d);
+/* The same, and the identity of the file read (sbx_read_file_id). */
+int additional_load_file_id(const char *file, struct sbx_additional *a, unsigned long long *dev,
+			    unsigned long long *ino, struct sbx_diag *d);
 
 /* The quick grants, merged after the --add-permissions files (grants.c). */
 int grants_apply(struct invocation *inv, const struct opts *o);
@@ -233,7 +245,8 @@ int own_proxy_start(struct opts *o);
  * (--network-log, proxy --log): beneath its directory as the planner's walk found it, refusing a
  * link on the way inside a writable root of plan (unless NULL); O_NOFOLLOW; a regular file or a
  * pipe that has a reader (never waiting for one); close-on-exec; standard error for -; *created,
- * unless NULL, says whether it made the file. It returns 0, or 125 with the refusal printed,
+ * unless NULL, says whether it made the file, and *made_dir, unless NULL, is then the directory it
+ * made it in (an O_PATH descriptor to close; -1 otherwise). It returns 0, or 125 with the refusal printed,
  * named by what ("proxy: --report"); report_open does the same (no plan) and wraps the
  * descriptor, report_from_fd wraps one (0 or -ENOMEM). report_add writes one line and counts it,
  * from any thread; in a process forked after report_relay, it writes the line and sends its brief
@@ -249,12 +262,18 @@ int own_proxy_start(struct opts *o);
 struct report;
 struct sbx_proxy_event;
 int report_open_fd(const char *what, const char *path, const struct sbx_plan *plan, int *out,
-		   bool *created);
+		   bool *created, int *made_dir);
 /*
- * Removes path when it is still the empty regular file fd is open on: the report file this run
- * created (report_open_fd's *created), when the run ends before the command started.
+ * Removes path's last name from the directory dir (report_open_fd's *made_dir) when it is still
+ * the empty regular file fd is open on: the report file this run created, when the run ends
+ * before the command started. Nothing without a directory (dir -1).
  */
-void report_remove_created(const char *path, int fd);
+void report_remove_created(int dir, const char *path, int fd);
+/*
+ * The helper's dir for report_remove_created: the directory of path (`run` made the file there),
+ * opened by the planner's walk, when its name there is still the file fd is open on; else -1.
+ */
+int report_created_dir(const char *path, int fd);
 int report_from_fd(int fd, struct report **out);
 int report_open(const char *what, const char *path, struct report **out);
 int report_relay(struct report *r);

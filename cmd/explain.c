@@ -182,6 +182,9 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 			json_object_set_new(j, "why", json_string(v.why));
 		if (v.hint)
 			json_object_set_new(j, "hint", json_string(v.hint));
+		/* Only a requirement that is not one of the profile's rules names where it comes from. */
+		if (sbx_origin_name(r->origin))
+			json_object_set_new(j, "origin", json_string(sbx_origin_name(r->origin)));
 		json_array_append_new(reqs, j);
 	}
 	json_object_set_new(o, "requirements", reqs);

@@ -110,14 +110,14 @@ static int network_options(const struct sbx_handover *o, struct sbx_managed_ctx 
 /* The report file `run` made for this run (--report-created), by name and descriptor. */
 static struct {
 	const char *path;
-	int fd;
+	int fd, dir; /* dir: where it was made, looked up at the start (report_created_dir) */
 } made_report;
 
 static void remove_made_report(void *arg)
 {
 	(void)arg;
 	if (made_report.path)
-		report_remove_created(made_report.path, made_report.fd);
+		report_remove_created(made_report.dir, made_report.path, made_report.fd);
 	made_report.path = NULL;
 }
 
@@ -161,6 +161,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	if (o.report_created && o.report_fd >= 0) {
 		made_report.path = o.report_created;
 		made_report.fd = o.report_fd;
+		made_report.dir = report_created_dir(o.report_created, o.report_fd);
 		sbx_linux_on_refusal(remove_made_report, NULL);
 	}
 	rc = network_options(&o, &mctx, d);
@@ -275,7 +276,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	 * The proxy's log, opened as the report is (cmd/report.c) and with the plan: the name was
 	 * within the command's reach on every earlier run in this workspace.
 	 */
-	if (o.network_log && report_open_fd("--network-log", o.network_log, &plan, &log_fd, NULL)) {
+	if (o.network_log &&
+	    report_open_fd("--network-log", o.network_log, &plan, &log_fd, NULL, NULL)) {
 		rc = 0; /* refused, in its words */
 		goto out;
 	}

@@ -78,17 +78,64 @@ static int pwd_link(const char *cwd, char **link)
 #endif
 }
 
+/*
+ * Records file, read as the object dev/ino, as an input of the run (sbx_ctx.inputs): the planner
+ * keeps it read-only where a writable root holds it, so that the command cannot rewrite what its
+ * next run reads. Its name is made absolute from the directory open() took it from, the process's
+ * own (not --cwd). Standard input and a pipe (dev and ino 0) hold nothing a later run reads.
+ */
+static int input_note(struct invocation *inv, const char *file, enum sbx_req_origin origin,
+		      unsigned long long dev, unsigned long long ino, struct sbx_diag *d)
+{
+#if defined(_WIN32)
+	/* No inode numbers there to tell the file read from another at its name. */
+	(void)inv, (void)file, (void)origin, (void)dev, (void)ino, (void)d;
+	return 0;
+#else
+	struct sbx_input *in = &inv->inputs[inv->n_inputs];
+	char *here = NULL, **abs = &inv->input_paths[inv->n_inputs];
+	int r;
+
+	if (dev == 0 && ino == 0)
+		return 0;
+	if (file[0] == '/') {
+		r = sbx_path_normalize(file, abs);
+	} else {
+		/* Without --cwd, inv->cwd is getcwd()'s. */
+		if (inv->cwd_given && !(here = getcwd(NULL, 0)))
+			return sbx_diag_set(d, -errno,
+					    "%s: cannot determine the current directory: %s", file,
+					    strerror(errno));
+		r = sbx_path_join(here ? here : inv->cwd, file, abs);
+		free(here);
+	}
+	if (r)
+		return sbx_diag_set(d, r, "%s: %s", file, sbx_strerror(r));
+	in->path = *abs;
+	in->origin = origin;
+	in->dev = dev;
+	in->ino = ino;
+	inv->n_inputs++;
+	return 0;
+#endif
+}
+
 static int load_profile_file(struct invocation *inv, const char *file, struct sbx_diag *d)
 {
 	struct sbx_legacy legacy = {0};
 	enum sbx_input_form form;
+	unsigned long long dev, ino;
 	char *buf = NULL;
 	size_t len = 0;
 	int r;
 
-	r = sbx_read_file(file, &buf, &len, d);
-	if (r)
+	r = sbx_read_file_id(file, &buf, &len, &dev, &ino, d);
+	if (!r)
+		r = input_note(inv, file, SBX_ORIGIN_PROFILE_FILE, dev, ino, d);
+	if (r) {
+		free(buf);
 		return r;
+	}
 	r = sbx_profile_load_buf(buf, len, file, &inv->profile, &form, &legacy, d);
 	free(buf);
 	if (r)
@@ -105,12 +152,20 @@ static int load_profile_file(struct invocation *inv, const char *file, struct sb
 
 int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d)
 {
+	unsigned long long dev, ino;
+
+	return additional_load_file_id(file, a, &dev, &ino, d);
+}
+
+int additional_load_file_id(const char *file, struct sbx_additional *a, unsigned long long *dev,
+			    unsigned long long *ino, struct sbx_diag *d)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	int r;
 
 	a->network = -1;
-	r = sbx_read_file(file, &buf, &len, d);
+	r = sbx_read_file_id(file, &buf, &len, dev, ino, d);
 	if (r)
 		return r;
 	r = sbx_additional_load_buf(buf, len, file, a, d);
@@ -127,11 +182,17 @@ static int add_permissions(struct invocation *inv, const char *file, struct sbx_
 {
 	struct sbx_additional a = {.network = -1}, m = {.network = -1};
 	struct sbx_profile eff = {0};
+	unsigned long long dev, ino;
 	int r;
 
-	r = additional_load_file(file, &a, d);
+	r = additional_load_file_id(file, &a, &dev, &ino, d);
 	if (r)
 		return r;
+	r = input_note(inv, file, SBX_ORIGIN_ADDITION_FILE, dev, ino, d);
+	if (r) {
+		sbx_additional_free(&a);
+		return r;
+	}
 	/* Materializing fails only for want of memory or over a limit; the addition words why. */
 	r = sbx_additional_materialize(&a, &inv->ctx, &m);
 	if (r)
@@ -156,6 +217,7 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 	memset(inv, 0, sizeof(*inv));
 	sbx_diag_clear(&d);
 	if (o->cwd) {
+		inv->cwd_given = true;
 		if (canonical_dir("--cwd", o->cwd, &inv->cwd, &inv->cwd_link))
 			return EXIT_REFUSED;
 	} else {
@@ -201,6 +263,11 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 		r = add_permissions(inv, o->add[i], &d);
 	if (r)
 		return refuse_diag(&d);
+	/* Only a plan for this host meets the files this host read. */
+	if (platform == sbx_host_platform()) {
+		inv->ctx.inputs = inv->inputs;
+		inv->ctx.n_inputs = inv->n_inputs;
+	}
 	/* The quick grants come after every --add-permissions file (sbxrun(1), QUICK GRANTS). */
 	r = grants_apply(inv, o);
 	return r ? r : environ_build(inv, o, NULL);
@@ -316,5 +383,7 @@ void invocation_free(struct invocation *inv)
 		sbx_fsmemo_free(&inv->memo); /* after the plan, which may hold its answers */
 	environ_free(inv);
 	sbx_strv_clear(&inv->made);
+	for (size_t i = 0; i < inv->n_inputs; i++)
+		free(inv->input_paths[i]);
 	memset(inv, 0, sizeof(*inv));
 }

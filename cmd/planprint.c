@@ -30,6 +30,9 @@ void plan_row_view(const struct sbx_req *r, const struct sbx_strv *will_create, 
 	v->mechanism = sbx_mech_name(r->mech, v->mech);
 	v->why = sbx_req_reason(r);
 	v->hint = sbx_req_hint(r);
+	/* Enforced as any carve-out, it says why it is there. */
+	if (!v->why)
+		v->why = sbx_origin_reason(r->origin);
 	if (sbx_req_missing_grant(r)) {
 		/* Enforcement is unchanged; what the grant does is nothing, and it says so. */
 		v->status = status_name(SBX_SKIPPED);

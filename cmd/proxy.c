@@ -83,7 +83,7 @@ static void on_stop_signal(int sig)
 /* As the report is (- for standard error): an earlier confined run may have put a link there. */
 static int open_log(const char *path, int *fd)
 {
-	return report_open_fd("proxy: --log", path, NULL, fd, NULL);
+	return report_open_fd("proxy: --log", path, NULL, fd, NULL, NULL);
 }
 
 /* Removes the socket this run created, and only that (not a file put there since). */

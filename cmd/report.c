@@ -45,6 +45,46 @@ struct report {
 
 #ifdef __linux__
 /*
+ * The walk open_parent makes, quiet: 0 with *dfd (to close), *name and info; 1 for a path with no
+ * file's name at its end; or -errno (*name NULL when the current directory could not be had).
+ */
+static int parent_walk(const char *path, char abs[SBX_MAX_PATH], int *dfd, const char **name,
+		       struct sbx_pathinfo *info)
+{
+	char here[SBX_MAX_PATH];
+	char *cut;
+	int n, rc;
+
+	*dfd = -1;
+	*name = NULL;
+	if (path[0] == '/')
+		n = snprintf(abs, SBX_MAX_PATH, "%s", path);
+	else if (getcwd(here, sizeof(here)))
+		n = snprintf(abs, SBX_MAX_PATH, "%s/%s", here, path);
+	else
+		return -errno;
+	if (n < 0 || n >= SBX_MAX_PATH)
+		return -ENAMETOOLONG;
+	cut = strrchr(abs, '/');
+	*name = cut + 1;
+	if (!**name || !strcmp(*name, ".") || !strcmp(*name, ".."))
+		return 1;
+	/* The directory: "/" for a file at the top, else all before the last "/". */
+	*cut = '\0';
+	rc = sbx_fs_walk(cut == abs ? "/" : abs, info, dfd);
+	*cut = '/';
+	if (rc == 0 && !info->exists)
+		rc = -ENOENT;
+	else if (rc == 0 && info->type != SBX_FT_DIR)
+		rc = -ENOTDIR;
+	if (rc < 0 && *dfd >= 0)
+		close(*dfd);
+	if (rc < 0)
+		*dfd = -1;
+	return rc;
+}
+
+/*
  * The directory that holds path's file, opened by the planner's own walk (O_PATH), and the
  * file's name in it: the file is then opened beneath that descriptor, so the directory checked
  * is the one written in. With a plan, a link on the way that lies inside one of its writable
@@ -58,36 +98,15 @@ static int open_parent(const char *what, const char *path, const struct sbx_plan
 	struct sbx_pathinfo info;
 	struct sbx_diag d;
 	char real[SBX_MAX_PATH];
-	char *cut;
 	int n, rc;
 
-	*dfd = -1;
-	if (path[0] == '/')
-		n = snprintf(abs, SBX_MAX_PATH, "%s", path);
-	else if (getcwd(real, sizeof(real)))
-		n = snprintf(abs, SBX_MAX_PATH, "%s/%s", real, path);
-	else
-		return refuse("%s %s: the current directory: %s", what, path, strerror(errno));
-	if (n < 0 || n >= SBX_MAX_PATH)
-		return refuse("%s %s: %s", what, path, strerror(ENAMETOOLONG));
-	cut = strrchr(abs, '/');
-	*name = cut + 1;
-	if (!**name || !strcmp(*name, ".") || !strcmp(*name, ".."))
+	rc = parent_walk(path, abs, dfd, name, &info);
+	if (rc == 1)
 		return refuse("%s %s: not a regular file or a pipe", what, path);
-	/* The directory: "/" for a file at the top, else all before the last "/". */
-	*cut = '\0';
-	rc = sbx_fs_walk(cut == abs ? "/" : abs, &info, dfd);
-	*cut = '/';
-	if (rc == 0 && !info.exists)
-		rc = -ENOENT;
-	else if (rc == 0 && info.type != SBX_FT_DIR)
-		rc = -ENOTDIR;
-	if (rc < 0) {
-		if (*dfd >= 0)
-			close(*dfd);
-		*dfd = -1;
+	if (rc < 0 && !*name && rc != -ENAMETOOLONG)
+		return refuse("%s %s: the current directory: %s", what, path, strerror(-rc));
+	if (rc < 0)
 		return refuse("%s %s: %s", what, path, strerror(-rc));
-	}
 	if (!plan)
 		return 0;
 	n = snprintf(real, sizeof(real), "%s/%s", strcmp(info.real, "/") ? info.real : "", *name);
@@ -103,7 +122,7 @@ static int open_parent(const char *what, const char *path, const struct sbx_plan
 #endif
 
 int report_open_fd(const char *what, const char *path, const struct sbx_plan *plan, int *out,
-		   bool *created)
+		   bool *created, int *made_dir)
 {
 	/*
 	 * Not blocking: a pipe nothing reads from would hold the open (and the run) forever, and
@@ -120,6 +139,8 @@ int report_open_fd(const char *what, const char *path, const struct sbx_plan *pl
 	*out = -1;
 	if (created)
 		*created = false;
+	if (made_dir)
+		*made_dir = -1;
 	if (strcmp(path, "-") == 0) {
 		*out = STDERR_FILENO;
 		return 0;
@@ -152,13 +173,18 @@ int report_open_fd(const char *what, const char *path, const struct sbx_plan *pl
 	if (err == ENXIO &&
 	    !(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISFIFO(st.st_mode)))
 		err = EINVAL;
-	if (dfd != AT_FDCWD)
-		close(dfd);
 	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) &&
 	    fcntl(fd, F_SETFL, O_APPEND) == 0) {
 		*out = fd;
+		/* The directory it was made in, for its removal (report_remove_created). */
+		if (made_dir && created && *created && dfd != AT_FDCWD)
+			*made_dir = dfd;
+		else if (dfd != AT_FDCWD)
+			close(dfd);
 		return 0;
 	}
+	if (dfd != AT_FDCWD)
+		close(dfd);
 	if (fd >= 0) {
 		err = EINVAL;
 		close(fd);
@@ -178,14 +204,49 @@ int report_open_fd(const char *what, const char *path, const struct sbx_plan *pl
 	return refuse("%s %s: %s", what, path, strerror(err));
 }
 
-void report_remove_created(const char *path, int fd)
+/* The last name of path, the one report_open_fd opened beneath its directory. */
+static const char *last_name(const char *path)
+{
+	const char *cut = strrchr(path, '/');
+
+	return cut ? cut + 1 : path;
+}
+
+#ifdef __linux__
+int report_created_dir(const char *path, int fd)
 {
 	struct stat at, st;
+	const char *name;
+	char abs[SBX_MAX_PATH];
+	int dfd;
 
-	/* Only the file this run made, still there under its name and still empty. */
-	if (fstat(fd, &st) == 0 && lstat(path, &at) == 0 && S_ISREG(at.st_mode) &&
-	    at.st_dev == st.st_dev && at.st_ino == st.st_ino && at.st_size == 0)
-		unlink(path);
+	/* Quiet: a refusal here would be a second line for a run that is refused anyway. */
+	struct sbx_pathinfo info;
+
+	if (parent_walk(path, abs, &dfd, &name, &info) != 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && fstatat(dfd, name, &at, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    at.st_dev == st.st_dev && at.st_ino == st.st_ino)
+		return dfd;
+	close(dfd);
+	return -1;
+}
+#endif
+
+void report_remove_created(int dir, const char *path, int fd)
+{
+	const char *name = last_name(path);
+	struct stat at, st;
+
+	/*
+	 * Only the file this run made, still there under its name and still empty; found and
+	 * removed beneath the directory it was made in, which a swap of its parent on the way
+	 * cannot change.
+	 */
+	if (dir >= 0 && fstat(fd, &st) == 0 && fstatat(dir, name, &at, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(at.st_mode) && at.st_dev == st.st_dev && at.st_ino == st.st_ino &&
+	    at.st_size == 0)
+		unlinkat(dir, name, 0);
 }
 
 int report_from_fd(int fd, struct report **out)
@@ -206,7 +267,7 @@ int report_from_fd(int fd, struct report **out)
 
 int report_open(const char *what, const char *path, struct report **out)
 {
-	int fd, r = report_open_fd(what, path, NULL, &fd, NULL);
+	int fd, r = report_open_fd(what, path, NULL, &fd, NULL, NULL);
 
 	*out = NULL;
 	if (r)

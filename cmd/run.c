@@ -74,7 +74,8 @@ static int report_start(struct opts *o, const struct sbx_plan *plan)
 	if (!o->report)
 		return 0;
 #if defined(__linux__)
-	return report_open_fd("--report", o->report, plan, &o->report_fd, &o->report_made);
+	return report_open_fd("--report", o->report, plan, &o->report_fd, &o->report_made,
+			      &o->report_dir);
 #else
 	(void)plan;
 	return report_refuse_platform(sbx_host_platform());
@@ -157,7 +158,9 @@ out:
 	/* Refused before the command started: a report file this run made goes (the helper's too). */
 #ifndef _WIN32
 	if (r == EXIT_REFUSED && o.report_made)
-		report_remove_created(o.report, o.report_fd);
+		report_remove_created(o.report_dir, o.report, o.report_fd);
+	if (o.report_made && o.report_dir >= 0)
+		close(o.report_dir);
 #endif
 	if (o.report_fd > STDERR_FILENO)
 		close(o.report_fd);

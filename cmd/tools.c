@@ -22,8 +22,19 @@ static int print_owned(char *text)
 
 /* ---- access ------------------------------------------------------------------------------- */
 
+/*
+ * The entries of p past the profile's own (n_own) keep the files the run read its permissions from
+ * (kept, one per input): a rule such an entry decides is said to be that file's, not entries[i]
+ * of a profile that has none.
+ */
+struct kept_inputs {
+	size_t n_own;
+	const char *kept[SBX_MAX_INPUTS];
+};
+
 static int access_one(const struct invocation *inv, const struct sbx_profile *p,
-		      const struct sbx_roots *roots, const char *arg, json_t *out_json)
+		      const struct sbx_roots *roots, const struct kept_inputs *ki, const char *arg,
+		      json_t *out_json)
 {
 	struct sbx_access_why a;
 	char *path = NULL;
@@ -37,6 +48,21 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 		free(path);
 		return refuse("out of memory");
 	}
+	for (size_t i = 0; a.kind == SBX_RULE_CARVE_OUT && a.entry >= (long)ki->n_own &&
+			   a.entry < (long)p->fs.n && i < inv->ctx.n_inputs;
+	     i++)
+		if (ki->kept[i] && strcmp(ki->kept[i], p->fs.entries[a.entry].path) == 0) {
+			char *words = strdup(sbx_origin_rule(inv->ctx.inputs[i].origin));
+
+			if (!words) {
+				free(path);
+				sbx_access_why_free(&a);
+				return refuse("out of memory");
+			}
+			free(a.rule);
+			a.rule = words;
+			break;
+		}
 	if (out_json) {
 		json_t *j = json_object();
 
@@ -67,6 +93,7 @@ int cmd_access(int argc, char **argv)
 	struct opts o = {.subcommand = "access"};
 	struct sbx_profile mat = {0};
 	struct sbx_roots roots = {0};
+	struct kept_inputs ki = {0};
 	struct invocation inv;
 	struct sbx_diag d;
 	json_t *arr = NULL;
@@ -85,14 +112,17 @@ int cmd_access(int argc, char **argv)
 	 * a look-up run would refuse for refuses here too.
 	 */
 	sbx_diag_clear(&d);
-	if (sbx_fs_roots(&mat.fs, &inv.ctx, &roots, &d)) {
+	ki.n_own = mat.fs.n;
+	if (mat.fs.kind == SBX_FS_RESTRICTED
+		    ? sbx_fs_roots_inputs(&mat.fs, &inv.ctx, &roots, ki.kept, &d)
+		    : sbx_fs_roots(&mat.fs, &inv.ctx, &roots, &d)) {
 		r = refuse_diag(&d);
 		goto out;
 	}
 	if (o.json)
 		arr = json_array();
 	for (int i = 0; !r && i < o.n_rest; i++)
-		r = access_one(&inv, &mat, &roots, o.rest[i], arr);
+		r = access_one(&inv, &mat, &roots, &ki, o.rest[i], arr);
 	if (!r && arr)
 		r = print_owned(json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER));
 out:

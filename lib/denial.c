@@ -30,6 +30,49 @@ const char *const sbx_linux_private_dev_nodes[] = {
 	"/dev/urandom", "/dev/tty",  "/dev/ptmx", NULL,
 };
 
+const char *sbx_origin_name(enum sbx_req_origin o)
+{
+	switch (o) {
+	case SBX_ORIGIN_PROFILE_FILE:
+		return "profile-file";
+	case SBX_ORIGIN_ADDITION_FILE:
+		return "add-permissions-file";
+	case SBX_ORIGIN_RULE:
+		break;
+	}
+	return NULL;
+}
+
+const char *sbx_origin_rule(enum sbx_req_origin o)
+{
+	switch (o) {
+	case SBX_ORIGIN_PROFILE_FILE:
+		return "read-only: the --profile file this run read";
+	case SBX_ORIGIN_ADDITION_FILE:
+		return "read-only: an --add-permissions file this run read";
+	case SBX_ORIGIN_RULE:
+		break;
+	}
+	return NULL;
+}
+
+const char *sbx_origin_reason(enum sbx_req_origin o)
+{
+	switch (o) {
+	case SBX_ORIGIN_PROFILE_FILE:
+		return "the profile file (--profile) this run read its permissions from, inside a "
+		       "writable root: kept read-only, so that the command cannot rewrite what its "
+		       "next run reads";
+	case SBX_ORIGIN_ADDITION_FILE:
+		return "an --add-permissions file this run read its permissions from, inside a "
+		       "writable root: kept read-only, so that the command cannot rewrite what its "
+		       "next run reads";
+	case SBX_ORIGIN_RULE:
+		break;
+	}
+	return NULL;
+}
+
 /*
  * Is path at or under /dev/shm, where a root is bound into the sandbox's private /dev (its shm
  * the host's tmpfs where the root is /dev/shm itself, else a private one holding the roots)?

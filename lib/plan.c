@@ -294,6 +294,161 @@ static int add_file_system_reqs(struct planner *pl)
 	return r;
 }
 
+static const char *input_option(const struct sbx_input *f)
+{
+	return f->origin == SBX_ORIGIN_PROFILE_FILE ? "--profile" : "--add-permissions";
+}
+
+/*
+ * The files the run read its permissions from (sbx_ctx.inputs) that a writable root holds: a read
+ * entry each, more specific than the root, so that the command cannot rewrite what its next run
+ * reads; the roots then make it a read-only carve-out like any other (sbxrun(1), --profile). The
+ * entry names the object that was read, where its name resolves: what is there now must be that
+ * same object (device and inode), and no link on the way may lie where the command could point it
+ * elsewhere. kept[i] is the entry's path for input i, or NULL when none was needed. Called only
+ * for a profile with a writable root: a name outside every one may still lead into one through
+ * the user's own link (~/ci.json -> ~/proj/ci.json), so each is looked up once (the walk's fast
+ * path: three system calls for a name without a link).
+ */
+/*
+ * Can path lie in one of rt's writable roots? A cheap test before sbx_fs_can_write, which weighs
+ * every entry: nothing outside them can be written.
+ */
+static bool in_writable(const struct sbx_roots *rt, const char *path)
+{
+	for (size_t i = 0; !rt->full_write && i < rt->n_writable; i++)
+		if (sbx_path_covers(rt->writable[i].root, path))
+			return true;
+	return rt->full_write;
+}
+
+static bool can_write(const struct sbx_fs *fs, const struct sbx_roots *rt,
+		      const struct sbx_ctx *ctx, const char *path)
+{
+	return in_writable(rt, path) && sbx_fs_can_write(fs, ctx, path);
+}
+
+static int inputs_keep(struct sbx_fs *fs, const struct sbx_roots *rt, const struct sbx_ctx *ctx,
+		       const char *kept[], struct sbx_diag *d)
+{
+	struct planner one = {.ctx = ctx, .d = d}, *pl = &one;
+	struct sbx_pathinfo in;
+	int r;
+
+	for (size_t i = 0; i < ctx->n_inputs; i++) {
+		const struct sbx_input *f = &ctx->inputs[i];
+		const char *at = NULL;
+
+		kept[i] = NULL;
+		r = sbx_ctx_lookup(ctx, f->path, &in, pl->d);
+		if (r)
+			return r;
+		if (!in.exists || in.dev != f->dev || in.ino != f->ino) {
+			sbx_diag_set(
+				pl->d, SBX_E_UNENFORCEABLE, "%s %s: %s", input_option(f), f->path,
+				in.exists ? "another file is there now than the one sbxrun read "
+					    "its permissions from"
+					  : "the file sbxrun read its permissions from is gone");
+			return sbx_diag_hint(
+				pl->d, SBX_E_UNENFORCEABLE,
+				"something replaced or moved it meanwhile; check it, and "
+				"run again");
+		}
+		for (const char *l = in.link; *l;) {
+			size_t n = sbx_link_len(l);
+			char link[SBX_MAX_PATH];
+
+			snprintf(link, sizeof(link), "%.*s", (int)n, l);
+			if (can_write(fs, rt, ctx, link)) {
+				sbx_diag_set(
+					pl->d, SBX_E_UNENFORCEABLE,
+					"%s %s: named through the symbolic link %s, inside a "
+					"writable root: the command could point it elsewhere for "
+					"its next run",
+					input_option(f), f->path, link);
+				return sbx_diag_hint(
+					pl->d, SBX_E_UNENFORCEABLE,
+					"name the file the link leads to (%s), or keep it "
+					"outside the writable roots",
+					in.real);
+			}
+			l += n + !!l[n];
+		}
+		if (can_write(fs, rt, ctx, in.real))
+			at = in.real;
+		else if (can_write(fs, rt, ctx, f->path))
+			at = f->path; /* a writable root named through the user's own link */
+		if (!at)
+			continue;
+		/*
+		 * Another name of it (a hard link an earlier run made in a writable root) would
+		 * write the very file a read-only mount keeps at this one.
+		 */
+		if (in.linked) {
+			sbx_diag_set(
+				pl->d, SBX_E_UNENFORCEABLE,
+				"%s %s: the file has more than one name (a hard link), inside a "
+				"writable root: the command could rewrite it through another "
+				"for its next run",
+				input_option(f), f->path);
+			return sbx_diag_hint(pl->d, SBX_E_UNENFORCEABLE,
+					     "give it a name of its own (cp FILE FILE.new && mv "
+					     "FILE.new FILE), and check what it says");
+		}
+		r = sbx_fs_push_path(fs, at, SBX_READ, false);
+		if (r)
+			return r;
+		kept[i] = fs->entries[fs->n - 1].path;
+		/* A write entry on the file itself wins a tie with read (PRECEDENCE). */
+		if (sbx_fs_can_write(fs, ctx, at)) {
+			sbx_diag_set(
+				pl->d, SBX_E_UNENFORCEABLE,
+				"%s %s: the profile grants write on the file sbxrun read its "
+				"permissions from: the command could rewrite it for its next run",
+				input_option(f), f->path);
+			return sbx_diag_hint(pl->d, SBX_E_UNENFORCEABLE,
+					     "drop the write entry for it, or keep it outside the "
+					     "writable roots");
+		}
+	}
+	return 0;
+}
+
+int sbx_fs_roots_inputs(struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
+			const char *kept[], struct sbx_diag *d)
+{
+	size_t n = fs->n;
+	int r;
+
+	for (size_t i = 0; i < ctx->n_inputs; i++)
+		kept[i] = NULL;
+	if (ctx->n_inputs > SBX_MAX_INPUTS)
+		return sbx_diag_set(d, SBX_E_TOO_BIG, "more than %d files to read permissions from",
+				    SBX_MAX_INPUTS);
+	r = sbx_fs_roots(fs, ctx, out, d);
+	/* The roots say whether any can be written; with a carve-out added, again. */
+	if (r || !ctx->n_inputs || !out->n_writable)
+		return r;
+	r = inputs_keep(fs, out, ctx, kept, d);
+	if (!r && fs->n != n) {
+		sbx_roots_free(out);
+		r = sbx_fs_roots(fs, ctx, out, d);
+	}
+	if (r)
+		sbx_roots_free(out);
+	return r;
+}
+
+/* Says which requirement keeps which input read-only (explain shows it). */
+static void inputs_mark(struct sbx_plan *p, const struct sbx_ctx *ctx, const char *const kept[])
+{
+	for (size_t i = 0; i < ctx->n_inputs; i++)
+		for (size_t j = 0; kept[i] && j < p->n_reqs; j++)
+			if (p->reqs[j].kind == SBX_REQ_READ_ONLY && !p->reqs[j].origin &&
+			    strcmp(p->reqs[j].path, kept[i]) == 0)
+				p->reqs[j].origin = ctx->inputs[i].origin;
+}
+
 /*
  * The plan's profile: effective materialized for ctx, or, given take, effective itself when
  * materializing would only copy it (its duplicates dropped as materialization drops them), so
@@ -336,10 +491,14 @@ static int plan_build(const struct sbx_profile *effective, struct sbx_profile *t
 		return 0;
 
 	if (out->profile.fs.kind == SBX_FS_RESTRICTED) {
-		r = sbx_fs_roots(&out->profile.fs, ctx, &out->roots, d);
+		const char *kept[SBX_MAX_INPUTS];
+
+		r = sbx_fs_roots_inputs(&out->profile.fs, ctx, &out->roots, kept, d);
 		if (r)
 			goto fail;
 		r = add_file_system_reqs(&pl);
+		if (!r)
+			inputs_mark(out, ctx, kept);
 	} else {
 		/* Unrestricted and external file systems: only the network is confined. */
 		out->roots.full_read = out->roots.full_write = true;

@@ -552,6 +552,20 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			enforced(r, MNT);
 			return 0;
 		}
+		if (r->origin)
+			return sbx_req_set(
+				r, SBX_UNENFORCEABLE, 0,
+				"keep the file outside the roots it makes writable (or run where a "
+				"mount namespace can be made)",
+				"%s is the %s file this run read its permissions from, inside a "
+				"writable root: the command could rewrite it for its next run, and "
+				"keeping it read-only needs a mount namespace (Landlock cannot "
+				"take "
+				"back rights granted on a parent): %s",
+				path,
+				r->origin == SBX_ORIGIN_PROFILE_FILE ? "--profile"
+								     : "--add-permissions",
+				h->nomnt.why);
 		return sbx_req_set(
 			r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
 			"a read-only path inside a writable root needs a mount namespace "

@@ -69,11 +69,20 @@ static int read_bounded(int fd, const char *path, char **buf, size_t *len, struc
 
 int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d)
 {
+	unsigned long long dev, ino;
+
+	return sbx_read_file_id(path, buf, len, &dev, &ino, d);
+}
+
+int sbx_read_file_id(const char *path, char **buf, size_t *len, unsigned long long *dev,
+		     unsigned long long *ino, struct sbx_diag *d)
+{
 	struct stat st;
 	int fd, r;
 
 	*buf = NULL;
 	*len = 0;
+	*dev = *ino = 0;
 	sbx_diag_clear(d);
 	if (strcmp(path, "-") == 0)
 		return read_bounded(STDIN_FILENO, path, buf, len, d);
@@ -92,6 +101,14 @@ int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d)
 	} else if (S_ISREG(st.st_mode) && st.st_size > (off_t)SBX_MAX_PROFILE_BYTES) {
 		r = too_big(d, path);
 	} else {
+		/*
+		 * What was read, for the planner to keep read-only (sbx_ctx.inputs): a file. A pipe
+		 * (a shell's <(...)) holds nothing a later run reads again.
+		 */
+		if (S_ISREG(st.st_mode)) {
+			*dev = (unsigned long long)st.st_dev;
+			*ino = (unsigned long long)st.st_ino;
+		}
 		r = read_bounded(fd, path, buf, len, d);
 		if (r == 0 && *len == 0 && S_ISFIFO(st.st_mode)) {
 			free(*buf);

@@ -396,6 +396,12 @@ int sbx_profile_load_tree(const char *buf, size_t len, const char *name, struct 
 int sbx_profile_load_wire(const char *buf, size_t len, struct sbx_profile *out);
 /* Reads a file (or stdin for "-") with the size limit, then sbx_profile_load_buf(). */
 int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d);
+/*
+ * The same, and the identity of the regular file read (fstat of the descriptor it was read
+ * from) in *dev and *ino; both are 0 for stdin ("-") and a pipe, whose text no later run reads.
+ */
+int sbx_read_file_id(const char *path, char **buf, size_t *len, unsigned long long *dev,
+		     unsigned long long *ino, struct sbx_diag *d);
 int sbx_profile_builtin(const char *name, struct sbx_profile *out, struct sbx_diag *d);
 int sbx_additional_load_buf(const char *buf, size_t len, const char *name,
 			    struct sbx_additional *out, struct sbx_diag *d);
@@ -593,6 +599,31 @@ enum sbx_platform { SBX_PLATFORM_LINUX = 0, SBX_PLATFORM_MACOS, SBX_PLATFORM_WIN
 const char *sbx_platform_name(enum sbx_platform p); /* "linux" "macos" "windows" */
 enum sbx_platform sbx_host_platform(void);
 
+/* Where a requirement comes from, beyond the profile's rules and what a platform adds. */
+enum sbx_req_origin {
+	SBX_ORIGIN_RULE = 0,
+	SBX_ORIGIN_PROFILE_FILE,  /* the --profile file the run read, kept read-only */
+	SBX_ORIGIN_ADDITION_FILE, /* an --add-permissions file the run read, kept read-only */
+};
+/* "profile-file", "add-permissions-file"; NULL for SBX_ORIGIN_RULE (explain --json). */
+const char *sbx_origin_name(enum sbx_req_origin o);
+/* Why such a requirement is there, as explain says it; NULL for SBX_ORIGIN_RULE. */
+const char *sbx_origin_reason(enum sbx_req_origin o);
+/* The rule that keeps such a file read-only, as access words it; NULL for SBX_ORIGIN_RULE. */
+const char *sbx_origin_rule(enum sbx_req_origin o);
+
+/*
+ * A file sbxrun read this run's permissions from (sbx_ctx.inputs). One inside a writable root
+ * is made a read-only carve-out of the run, as if the profile had a read entry for it, so that
+ * the command cannot rewrite what a later run reads (sbx_plan_build).
+ */
+#define SBX_MAX_INPUTS 32 /* a profile and each --add-permissions file */
+struct sbx_input {
+	const char *path;	     /* absolute, lexically normalized: the name that was opened */
+	enum sbx_req_origin origin;  /* which option named it */
+	unsigned long long dev, ino; /* what was read: fstat of the descriptor it was read from */
+};
+
 /* Where a profile is evaluated. All strings borrowed. */
 struct sbx_ctx {
 	const char *cwd;		    /* absolute, canonical: the sandbox policy cwd */
@@ -624,6 +655,12 @@ struct sbx_ctx {
 	 * the user's, as Codex takes it.
 	 */
 	bool points;
+	/*
+	 * The files this run's permissions were read from (none for stdin or a built-in), at most
+	 * SBX_MAX_INPUTS.
+	 */
+	const struct sbx_input *inputs;
+	size_t n_inputs;
 };
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
 /*
@@ -726,6 +763,16 @@ struct sbx_roots {
 int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
 		 struct sbx_diag *d);
 void sbx_roots_free(struct sbx_roots *r);
+/*
+ * sbx_fs_roots() as run enforces them (sbx_plan_build, access): with fs given a read entry for
+ * each file of ctx->inputs that a writable root holds (sbxrun(1), --profile), named where it
+ * resolves; kept[i] (SBX_MAX_INPUTS of them) is the path of input i's entry, or NULL. A file
+ * whose name holds another object than the one read, or has a second name, or is reached through
+ * a link inside a writable root, and a profile granting write on it, are refused
+ * (SBX_E_UNENFORCEABLE in d). 0, or a negative code worded in d with out empty.
+ */
+int sbx_fs_roots_inputs(struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
+			const char *kept[], struct sbx_diag *d);
 
 /*
  * Protected metadata subpaths of root that exist, including a gitdir: target, looked
@@ -1154,6 +1201,7 @@ struct sbx_req {
 	bool link_shared;	 /* someone other than root and the caller can replace one */
 	bool path_kept;		 /* path lies in its plan (its roots or paths): never freed alone */
 	bool linked;		 /* a file (not a directory) with more than one name (hard links) */
+	enum sbx_req_origin origin : 8; /* a file the run read its permissions from, or a rule */
 };
 
 /* Frees what r owns (path unless kept, rule, real, its note) and clears it. */

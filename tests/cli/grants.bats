@@ -120,8 +120,17 @@ read $WS/home/l" ]
 		fi
 		[ "$status" -eq 0 ]
 		[ "$(jget "$output" 'j["profile"]["file_system"]["type"]')" = restricted ]
-		[ "$(entries "$output")" = "write :root
-deny $WS/src" ]
+		# The files read, now inside a writable root, are kept read-only (sbxrun(1), --profile).
+		if [ $how = quick ]; then
+			[ "$(entries "$output")" = "write :root
+deny $WS/src
+read $WS/u.json" ]
+		else
+			[ "$(entries "$output")" = "write :root
+deny $WS/src
+read $WS/u.json
+read $WS/d.json" ]
+		fi
 		[ "$(jget "$output" 'j["sandbox_requested"]')" = true ]
 	done
 	run "$SBXRUN" access -p "$WS/u.json" --deny "$WS/src" "$WS/src/a" /etc/hosts
@@ -208,7 +217,8 @@ deny $WS/src" ]
 	# /tmp's protected names are left out: another run's mount points come and go there
 	# (a point is an empty directory, which reads as existing while that run lasts).
 	a=$("$SBXRUN" explain --json -p :workspace -- true | python3 -c 'import json,sys; j=json.load(sys.stdin); print(json.dumps([j["profile"], [r for r in j["requirements"] if " /tmp/." not in r["rule"]]]))')
-	b=$("$SBXRUN" explain --json -p "$WS/ws.json" -- true | python3 -c 'import json,sys; j=json.load(sys.stdin); print(json.dumps([j["profile"], [r for r in j["requirements"] if " /tmp/." not in r["rule"]]]))')
+	# From standard input: the file, inside the workspace, would be kept read-only besides.
+	b=$("$SBXRUN" explain --json -p - -- true <"$WS/ws.json" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(json.dumps([j["profile"], [r for r in j["requirements"] if " /tmp/." not in r["rule"]]]))')
 	[ "$a" = "$b" ]
 	run "$SBXRUN" convert --to profile :read-only
 	[ "$output" = '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"}]},"network":"restricted"}' ]

@@ -333,6 +333,8 @@ int main(int argc, char **argv)
 		return result(rename(a, b));
 	if (!strcmp(op, "link"))
 		return result(link(a, b));
+	if (!strcmp(op, "unlink"))
+		return result(unlink(a));
 	if (!strcmp(op, "symlink"))
 		return result(symlink(a, b));
 	if (!strcmp(op, "tcp4"))

@@ -96,6 +96,7 @@ static int find(struct fakefs *f, const char *path, struct sbx_pathinfo *out, in
 	out->exists = true;
 	out->type = strcmp(type_of(e), "file") == 0 ? SBX_FT_REG : SBX_FT_DIR;
 	out->mode = out->type == SBX_FT_DIR ? 040755 : 0100644;
+	out->linked = json_is_true(json_object_get(e, "linked"));
 	out->dev = 1;
 	out->ino = (unsigned long long)(uintptr_t)e;
 	snprintf(out->real, sizeof(out->real), "%s", path);

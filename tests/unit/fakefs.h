@@ -9,7 +9,8 @@
  *            "content": "gitdir: ../x\n",         what reading the file gives
  *            "link": "PATH",                      PATH is a symbolic link leading to "real":
  *            "real": "PATH",                        paths below it resolve there
- *            "shared": true}                      someone other than root and us may replace it
+ *            "shared": true,                      someone other than root and us may replace it
+ *            "linked": true}                      a file with more than one name (hard links)
  *
  * A path that is not listed is absent, unless a listed directory above it fails (its errno), or
  * a listed link above it leads elsewhere (the rest is looked up there, the link reported).

@@ -1,0 +1,207 @@
+#!/usr/bin/env bats
+# A profile kept in the workspace it makes writable (a CI job's ci.json, an agent's workspace
+# config), and an --add-permissions file beside it. Run 1, confined by that very profile, tries
+# every way to make the file say something else by run 2: write it, truncate it, rename another
+# file over it, move or remove it and make a new one, move its directory away, replace it by a
+# link. Each must fail with the errno of the read-only mount that keeps it (or of the mount point
+# it is), while a file beside it stays writable (the positive control); run 2 is as confined.
+load common
+
+S="$BIN/sbxrun"
+
+setup_file() { make_layout; }
+setup() {
+	make_layout_vars
+	new_canary "$WS"
+	rm -rf "$WS/cfg" "$WS/other" "$WS/link.json" "$WS/link2.json" "$OUT/ext.json" "$OUT/pwned"
+	mkdir -p "$WS/cfg"
+	# The workspace's own profile: read everywhere, write the workspace.
+	PROF=$(profile restricted "$(entry_special root read)" "$(entry_special project_roots write)")
+	ADD='{"file_system":{"entries":[]}}'
+	echo "$PROF" >"$WS/cfg/sandbox.json"
+	echo "$ADD" >"$WS/cfg/add.json"
+	echo other >"$WS/other"
+}
+
+# attempt OP ARG...: probe OP inside run 1, confined by the workspace's profile and addition.
+attempt() {
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" --add-permissions "$WS/cfg/add.json" \
+		-- "$P" "$@"
+	echo "inside: probe $* -> $output"
+}
+
+# origins JSON: the requirements of explain --json that name where they come from, one a line.
+origins() {
+	python3 -c 'import json, sys
+for r in json.loads(sys.argv[1])["requirements"]:
+    if "origin" in r:
+        print(r["origin"], r["rule"], r["mechanism"], r["status"] + ":", r.get("why"))' "$1"
+}
+
+# unchanged: both files still hold what the user wrote, and run 2 is confined by them.
+unchanged() {
+	[ "$(cat "$WS/cfg/sandbox.json")" = "$PROF" ]
+	[ "$(cat "$WS/cfg/add.json")" = "$ADD" ]
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" --add-permissions "$WS/cfg/add.json" \
+		-- "$P" write "$OUT/pwned"
+	echo "run 2: $output"
+	[ "$output" = EROFS ]
+	[ ! -e "$OUT/pwned" ]
+}
+
+@test "the profile and an addition a run read cannot be rewritten, truncated or chmod-ed by it" {
+	for f in sandbox.json add.json; do
+		for op in write append truncate chmod; do
+			attempt "$op" "$WS/cfg/$f"
+			[ "$output" = EROFS ]
+		done
+	done
+	# Control: the file beside them is the command's.
+	attempt append "$WS/other"
+	[ "$output" = OK ]
+	attempt chmod "$WS/other"
+	[ "$output" = OK ]
+	unchanged
+}
+
+@test "the profile and an addition a run read cannot be renamed over, moved, removed or linked" {
+	for f in sandbox.json add.json; do
+		attempt rename "$WS/other" "$WS/cfg/$f"
+		[ "$output" = EXDEV ]
+		# Its directory is bound onto itself (it holds a carve-out): EXDEV across it.
+		attempt rename "$WS/cfg/$f" "$WS/$f.old"
+		[ "$output" = EXDEV ]
+		attempt rename "$WS/cfg/$f" "$WS/cfg/$f.old"
+		[ "$output" = EBUSY ]
+		attempt unlink "$WS/cfg/$f"
+		[ "$output" = EBUSY ]
+		# Gone, it could be made again with other words: it is not gone.
+		attempt mknod "$WS/cfg/$f"
+		[ "$output" = EEXIST ]
+		attempt link "$WS/cfg/$f" "$WS/$f"
+		[ "$output" = EXDEV ]
+	done
+	# Its directory stays where it is: moved away, the name could be made anew.
+	attempt rename "$WS/cfg" "$WS/cfg.old"
+	[ "$output" = EBUSY ]
+	# Control: a file beside them is made, renamed, linked and removed.
+	attempt mknod "$WS/cfg/other"
+	[ "$output" = OK ]
+	attempt rename "$WS/cfg/other" "$WS/cfg/other.old"
+	[ "$output" = OK ]
+	attempt link "$WS/cfg/other.old" "$WS/cfg/other"
+	[ "$output" = OK ]
+	attempt unlink "$WS/cfg/other.old"
+	[ "$output" = OK ]
+	unchanged
+}
+
+@test "the reproducer: a run that rewrites its profile, then a run that writes outside" {
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- \
+		sh -c 'echo "{\"type\":\"disabled\"}" >cfg/sandbox.json'
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cfg/sandbox.json: Read-only file system"* ]]
+	run "$S" -C "$WS" --add-permissions "$WS/cfg/add.json" -- \
+		sh -c 'echo "{\"file_system\":{\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"/\"},\"access\":\"write\"}]}}" >cfg/add.json'
+	[ "$status" -ne 0 ]
+	unchanged
+	# Control: the same write lands in the file beside it.
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- sh -c 'echo x >other'
+	[ "$status" -eq 0 ] && [ "$(cat "$WS/other")" = x ]
+}
+
+@test "explain shows the carve-out, with where it comes from; a profile outside adds none" {
+	run "$S" explain -C "$WS" --profile "$WS/cfg/sandbox.json" -- true
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"read-only $WS/cfg/sandbox.json "*"mount-namespace"*"enforced [1]"* ]]
+	[[ "$output" == *"[1] the profile file (--profile) this run read its permissions from, inside a writable root: kept read-only, so that the command cannot rewrite what its next run reads"* ]]
+	run "$S" explain --json -C "$WS" --add-permissions "$WS/cfg/add.json" -- true
+	[ "$status" -eq 0 ]
+	origins "$output" >"$BATS_TEST_TMPDIR/rows"
+	cat "$BATS_TEST_TMPDIR/rows"
+	[ "$(cat "$BATS_TEST_TMPDIR/rows")" = "add-permissions-file read-only $WS/cfg/add.json mount-namespace enforced: an --add-permissions file this run read its permissions from, inside a writable root: kept read-only, so that the command cannot rewrite what its next run reads" ]
+	# access answers as run enforces, naming the file's rule; the file beside it is written.
+	run "$S" access -C "$WS" --profile "$WS/cfg/sandbox.json" --add-permissions \
+		"$WS/cfg/add.json" "$WS/cfg/sandbox.json" "$WS/cfg/add.json" "$WS/other"
+	echo "$output"
+	[ "${lines[0]}" = "read   $WS/cfg/sandbox.json  (read-only: the --profile file this run read)" ]
+	[ "${lines[1]}" = "read   $WS/cfg/add.json  (read-only: an --add-permissions file this run read)" ]
+	[ "${lines[2]}" = "write  $WS/other  (entries[1]: write $WS)" ]
+	# Control: from outside the writable roots, or from standard input, nothing is added.
+	cp "$WS/cfg/sandbox.json" "$OUT/sandbox.json"
+	run "$S" explain --json -C "$WS" --profile "$OUT/sandbox.json" -- true
+	[ "$status" -eq 0 ] && [ -z "$(origins "$output")" ]
+	run "$S" explain --json -C "$WS" --profile - -- true <"$WS/cfg/sandbox.json"
+	[ "$status" -eq 0 ] && [ -z "$(origins "$output")" ]
+}
+
+@test "a profile named through a link inside the workspace is refused; through one outside, its file is kept" {
+	# Run 1 under :workspace (which keeps no file of sbxrun's) planted the link: run 2 could
+	# keep the file it leads to read-only, but not the link, which run 2 would point elsewhere.
+	run "$S" -C "$WS" -- ln -s cfg/sandbox.json link.json
+	[ "$status" -eq 0 ]
+	run "$S" -C "$WS" --profile "$WS/link.json" -- touch "$CANARY"
+	refused "sbxrun: --profile $WS/link.json: named through the symbolic link $WS/link.json, inside a writable root: the command could point it elsewhere for its next run"
+	[[ "$output" == *"; hint: name the file the link leads to ($WS/cfg/sandbox.json), or keep it outside the writable roots" ]]
+	run "$S" -C "$WS" -- ln -s cfg/add.json link2.json
+	run "$S" -C "$WS" --add-permissions "$WS/link2.json" -- touch "$CANARY"
+	refused "sbxrun: --add-permissions $WS/link2.json: named through the symbolic link $WS/link2.json, inside a writable root: the command could point it elsewhere for its next run"
+	# The user's own link, outside every writable root: what it leads to is kept.
+	ln -s "$WS/cfg/sandbox.json" "$OUT/ext.json"
+	run "$S" -C "$WS" --profile "$OUT/ext.json" -- "$P" write "$WS/cfg/sandbox.json"
+	[ "$output" = EROFS ]
+	run "$S" -C "$WS" --profile "$OUT/ext.json" -- "$P" rename "$WS/other" "$WS/cfg/sandbox.json"
+	[ "$output" = EXDEV ]
+	# Control: the file beside it.
+	run "$S" -C "$WS" --profile "$OUT/ext.json" -- "$P" write "$WS/cfg/other"
+	[ "$output" = OK ]
+	unchanged
+}
+
+@test "a profile with a second name an earlier run made in the workspace is refused" {
+	# Run 1 under :workspace (which keeps no file of sbxrun's) links a name of its own to the
+	# file the user later runs with: the read-only mount at one name, the other writes it.
+	run "$S" -C "$WS" -- ln cfg/sandbox.json cfg/.cache
+	[ "$status" -eq 0 ]
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- touch "$CANARY"
+	refused "sbxrun: --profile $WS/cfg/sandbox.json: the file has more than one name (a hard link), inside a writable root: the command could rewrite it through another for its next run"
+	[[ "$output" == *"; hint: give it a name of its own (cp FILE FILE.new && mv FILE.new FILE), and check what it says" ]]
+	# Control: given a name of its own, as the hint says, it runs and is kept.
+	cp "$WS/cfg/sandbox.json" "$WS/cfg/new" && mv "$WS/cfg/new" "$WS/cfg/sandbox.json"
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- "$P" write "$WS/cfg/.cache"
+	[ "$output" = OK ]
+	unchanged
+}
+
+@test "a profile inside a writable root where no mount namespace can be made: refused, naming it" {
+	# No .git there: only the profile's own carve-out needs the mount namespace.
+	local root="$BASE/plain"
+	rm -rf "$root"
+	mkdir -p "$root"
+	prof=$(profile restricted "$(entry_special root read)" "$(entry_path "$root" write)" \
+		$(unprotected "$root"))
+	echo "$prof" >"$root/sandbox.json"
+	run "$BIN/failinj" unshare -- "$S" -C "$root" --profile "$root/sandbox.json" -- \
+		touch "$root/canary"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: cannot enforce \"read-only $root/sandbox.json\" on linux: $root/sandbox.json is the --profile file this run read its permissions from, inside a writable root: the command could rewrite it for its next run, and keeping it read-only needs a mount namespace (Landlock cannot take back rights granted on a parent): "* ]]
+	[[ "${lines[0]}" == *"; hint: keep the file outside the roots it makes writable (or run where a mount namespace can be made)" ]]
+	[ "${#lines[@]}" -eq 1 ]
+	[ ! -e "$root/canary" ]
+	# Control: kept outside the root it makes writable, the same profile runs there.
+	cp "$root/sandbox.json" "$OUT/plain.json"
+	run "$BIN/failinj" unshare -- "$S" -C "$root" --profile "$OUT/plain.json" -- \
+		"$P" write "$root/canary"
+	[ "$output" = OK ]
+}
+
+@test "a profile that grants write on its own file is refused" {
+	prof=$(profile restricted "$(entry_special root read)" "$(entry_special project_roots write)" \
+		"$(entry_path "$WS/cfg/sandbox.json" write)")
+	echo "$prof" >"$WS/cfg/sandbox.json"
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- touch "$CANARY"
+	refused "sbxrun: --profile $WS/cfg/sandbox.json: the profile grants write on the file sbxrun read its permissions from: the command could rewrite it for its next run"
+}
