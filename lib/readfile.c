@@ -67,6 +67,17 @@ static int read_bounded(int fd, const char *path, char **buf, size_t *len, struc
 	return 0;
 }
 
+/* The descriptor made blocking again (Windows has no FIFOs, and opens nothing non-blocking). */
+static int blocking(int fd)
+{
+#ifdef _WIN32
+	(void)fd;
+	return 0;
+#else
+	return fcntl(fd, F_SETFL, 0);
+#endif
+}
+
 int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d)
 {
 	unsigned long long dev, ino;
@@ -94,7 +105,7 @@ int sbx_read_file_id(const char *path, char **buf, size_t *len, unsigned long lo
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return read_error(d, path, "open", errno);
-	if (fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, 0) < 0) {
+	if (fstat(fd, &st) < 0 || blocking(fd) < 0) {
 		r = read_error(d, path, "stat", errno);
 	} else if (S_ISDIR(st.st_mode)) {
 		r = read_error(d, path, "read", EISDIR);
