@@ -97,8 +97,7 @@ static int open_parent(const char *what, const char *path, const struct sbx_plan
 {
 	struct sbx_pathinfo info;
 	struct sbx_diag d;
-	char real[SBX_MAX_PATH];
-	int n, rc;
+	int rc;
 
 	rc = parent_walk(path, abs, dfd, name, &info);
 	if (rc == 1)
@@ -109,10 +108,9 @@ static int open_parent(const char *what, const char *path, const struct sbx_plan
 		return refuse("%s %s: %s", what, path, strerror(-rc));
 	if (!plan)
 		return 0;
-	n = snprintf(real, sizeof(real), "%s/%s", strcmp(info.real, "/") ? info.real : "", *name);
 	sbx_diag_clear(&d);
-	if (sbx_linux_link_check(plan, what, path, info.link, info.link_shared,
-				 n > 0 && n < (int)sizeof(real) ? real : NULL, &d) < 0) {
+	/* No "where it leads" for the hint: an earlier confined run may have chosen that. */
+	if (sbx_linux_link_check(plan, what, path, info.link, info.link_shared, NULL, &d) < 0) {
 		close(*dfd);
 		*dfd = -1;
 		return refuse_diag(&d);
@@ -189,8 +187,17 @@ int report_open_fd(const char *what, const char *path, const struct sbx_plan *pl
 		err = EINVAL;
 		close(fd);
 	}
-	if (err == ELOOP)
-		return refuse("%s %s: is a symbolic link (give the file it leads to)", what, path);
+	if (err == ELOOP) {
+		struct sbx_diag d;
+
+		/* Not "name where it leads": an earlier confined run may have chosen that. */
+		sbx_diag_clear(&d);
+		sbx_diag_set(&d, 0, "%s %s: is a symbolic link, which sbxrun does not write through",
+			     what, path);
+		sbx_diag_hint(&d, 0, "remove the link (an earlier confined run may have made it), "
+				     "or name another file");
+		return refuse_diag(&d);
+	}
 	if (err == EINVAL)
 		return refuse("%s %s: not a regular file or a pipe", what, path);
 	if (err == ENXIO) {

@@ -6,6 +6,8 @@
 load common
 
 S="$BIN/sbxrun"
+# The refusal of a link at the file's own name (its hint never names where the link leads).
+NOLINK="is a symbolic link, which sbxrun does not write through"
 
 setup_file() { make_layout; }
 setup() {
@@ -30,12 +32,13 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	[ -L "$WS/report.jsonl" ]
 	[ -L "$WS/net.log" ]
 	run sbxr --report "$WS/report.jsonl" -- touch "$CANARY"
-	refused "sbxrun: --report $WS/report.jsonl: is a symbolic link (give the file it leads to)"
+	refused "sbxrun: --report $WS/report.jsonl: $NOLINK"
+	[[ "${lines[0]}" == *"; hint: remove the link (an earlier confined run may have made it),"* ]]
 	run sbxr --allow-domain example.com --network-log "$WS/net.log" -- touch "$CANARY"
-	refused "sbxrun: --network-log $WS/net.log: is a symbolic link (give the file it leads to)"
+	refused "sbxrun: --network-log $WS/net.log: $NOLINK"
 	run timeout 20 "$S" proxy --listen 127.0.0.1:0 --allow-domain example.com \
 		--log "$WS/net.log"
-	refused "sbxrun: proxy: --log $WS/net.log: is a symbolic link (give the file it leads to)"
+	refused "sbxrun: proxy: --log $WS/net.log: $NOLINK"
 	unchanged
 	# Control: at a name that is a file, each line is appended.
 	rm "$WS/report.jsonl" "$WS/net.log"
@@ -94,7 +97,9 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	[ -L "$WS/logs" ]
 	run sbxr --report "$WS/logs/report.jsonl" -- touch "$CANARY"
 	refused "sbxrun: cannot enforce sandbox --report $WS/logs/report.jsonl because it crosses writable symlink $WS/logs"
-	[[ "${lines[0]}" == *"; hint: name the path it leads to ($OUT/dir/report.jsonl) instead" ]]
+	# The hint does not send the user where the planted link leads.
+	[[ "${lines[0]}" == *"; hint: remove the link (an earlier confined run may have made it),"* ]]
+	[[ "${lines[0]}" == *" or name another path" ]]
 	# Named relative to the current directory, the same.
 	run sh -c 'cd "$1" && shift && exec "$@"' - "$WS" "$S" --report logs/report.jsonl -- \
 		touch "$CANARY"

@@ -670,7 +670,7 @@ s.close(); print("read", got >= 1000000)' "$PX" "$UP_PORT"
 	ln -s target "$BATS_TEST_TMPDIR/planted"
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --report "$BATS_TEST_TMPDIR/planted"
 	[ "$status" -eq 125 ]
-	[ "${lines[0]}" = "sbxrun: proxy: --report $BATS_TEST_TMPDIR/planted: is a symbolic link (give the file it leads to)" ]
+	[ "${lines[0]}" = "sbxrun: proxy: --report $BATS_TEST_TMPDIR/planted: is a symbolic link, which sbxrun does not write through; hint: remove the link (an earlier confined run may have made it), or name another file" ]
 	[ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --report /dev/null
 	[ "$status" -eq 125 ]
