@@ -192,10 +192,12 @@ int report_open_fd(const char *what, const char *path, const struct sbx_plan *pl
 
 		/* Not "name where it leads": an earlier confined run may have chosen that. */
 		sbx_diag_clear(&d);
-		sbx_diag_set(&d, 0, "%s %s: is a symbolic link, which sbxrun does not write through",
-			     what, path);
-		sbx_diag_hint(&d, 0, "remove the link (an earlier confined run may have made it), "
-				     "or name another file");
+		sbx_diag_set(&d, 0,
+			     "%s %s: is a symbolic link, which sbxrun does not write through", what,
+			     path);
+		sbx_diag_hint(&d, 0,
+			      "remove the link (an earlier confined run may have made it), "
+			      "or name another file");
 		return refuse_diag(&d);
 	}
 	if (err == EINVAL)
