@@ -200,7 +200,9 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 	else if (real)
 		snprintf(hint, sizeof(hint), "name the path it leads to (%s) instead", real);
 	else
-		snprintf(hint, sizeof(hint), "remove the link (an earlier confined run may have made it), or name another path");
+		snprintf(hint, sizeof(hint),
+			 "remove the link (an earlier confined run may have made it), or name "
+			 "another path");
 	/*
 	 * An earlier run could have planted a link inside a writable root, and whoever may replace
 	 * a link elsewhere may point it anywhere between two starts: following either would put
