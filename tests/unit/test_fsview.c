@@ -718,3 +718,93 @@ TEST(fsview_lookup_kept_is_the_plans_own_path)
 	free(deny);
 	free(ws);
 }
+
+/* A view that records the planner's hints (struct sbx_fsview.ahead) as they are given. */
+struct hinted_view {
+	const char *hint[32];
+	char *copy[32]; /* what each said when it was hinted */
+	size_t n, forgets;
+	bool last_forgets; /* the last hint given was NULL */
+};
+
+static void hinted_ahead(void *self, const char *path)
+{
+	struct hinted_view *h = self;
+
+	h->last_forgets = !path;
+	if (!path)
+		h->forgets++;
+	else if (h->n < sizeof(h->hint) / sizeof(*h->hint)) {
+		h->hint[h->n] = path;
+		h->copy[h->n++] = strdup(path);
+	}
+}
+
+static int hinted_lookup(void *self, const char *path, struct sbx_pathinfo *out)
+{
+	return sbx_fsview_host.lookup(sbx_fsview_host.self, path, out);
+}
+
+/*
+ * A hint is matched by its address alone, so the planner may only name strings that outlive
+ * the hints: the plan's own paths, unchanged, and it forgets them (a NULL hint) before the plan
+ * can be freed. A view that outlives the plan (the memo) then holds no hint at all.
+ */
+TEST(fsview_hints_name_the_plans_paths_and_are_forgotten)
+{
+	char *ws = vec_fresh_dir(), *ro1 = cat(ws, "/ro1"), *ro2 = cat(ws, "/ro2"),
+	     *d1 = cat(ws, "/d1"), *d2 = cat(ws, "/d2"), *d3 = cat(ws, "/d3");
+	struct hinted_view h = {0};
+	struct sbx_fsview v = {
+		hinted_lookup, sbx_fsview_host.read_file, sbx_fsview_host.list, &h, NULL,
+		hinted_ahead};
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_profile prof = {.type = SBX_MANAGED};
+	struct sbx_fsmemo m;
+	struct sbx_plan plan;
+	struct sbx_diag d;
+
+	vec_mkfile(d1, "x");
+	vec_mkfile(d2, "x");
+	sbx_fs_push_special(&prof.fs, SBX_SP_ROOT, NULL, SBX_READ, false);
+	sbx_fs_push_path(&prof.fs, ws, SBX_WRITE, false);
+	sbx_fs_push_path(&prof.fs, ro1, SBX_READ, false);
+	sbx_fs_push_path(&prof.fs, ro2, SBX_READ, false);
+	sbx_fs_push_path(&prof.fs, d1, SBX_DENY, false);
+	sbx_fs_push_path(&prof.fs, d2, SBX_DENY, false);
+	sbx_fs_push_path(&prof.fs, d3, SBX_DENY, false);
+	ctx.fs = &v;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, &d),
+		  0);
+	CHECK(h.n >= 2); /* the second of each list (read-only, denied) at least */
+	CHECK(h.forgets >= 1 && h.last_forgets);
+	for (size_t j = 0; j < h.n; j++) {
+		bool planned = false;
+
+		for (size_t i = 0; i < plan.n_reqs && !planned; i++)
+			planned = plan.reqs[i].path == h.hint[j] && plan.reqs[i].path_kept;
+		if (!planned)
+			t_fail(__FILE__, __LINE__, "%s: hinted, not a path the plan keeps",
+			       h.copy[j]);
+		CHECK_STR(h.hint[j], h.copy[j]);
+		free(h.copy[j]);
+	}
+	sbx_plan_free(&plan);
+
+	/* Through the memo, as run plans: its hints are gone with the plan's strings. */
+	sbx_fsmemo_init(&m, NULL);
+	ctx.fs = &m.view;
+	CHECK_INT(sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, &plan, &d),
+		  0);
+	CHECK(!m.hints.next.path && !m.hints.now.path);
+	sbx_plan_free(&plan);
+	sbx_fsmemo_free(&m);
+	sbx_fs_clear(&prof.fs);
+	free(ro1);
+	free(ro2);
+	free(d1);
+	free(d2);
+	free(d3);
+	free(ws);
+}
