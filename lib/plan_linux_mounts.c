@@ -125,22 +125,9 @@ struct by_path {
 	struct sbx_lenset lens; /* of the paths held */
 };
 
-/* How many ops ahead by_path_build hashes (see pmap_build in lib/roots.c). */
-#define BP_AHEAD 8
-
-/* The hash of op's path, its slot in bp prefetched. */
-static uint64_t bp_hash(const struct by_path *bp, const struct sbx_mount_op *op)
-{
-	uint64_t h = sbx_hash(op->path, op->len);
-
-	__builtin_prefetch(&bp->slots[h & (bp->cap - 1)]);
-	return h;
-}
-
 /* Sorts the n ops of ops by path and indexes the runs of equal paths. */
 static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 {
-	uint64_t ahead[BP_AHEAD];
 	size_t cap = 16;
 
 	free(bp->slots);
@@ -158,21 +145,17 @@ static int by_path_build(struct by_path *bp, struct sbx_mount_op *ops, size_t n)
 		return -ENOMEM;
 	bp->cap = cap;
 	memset(&bp->lens, 0, sizeof(bp->lens));
-	/* Each path hashed BP_AHEAD ops ahead, its slot prefetched (a random one: a cache miss). */
-	for (size_t i = 0; i < BP_AHEAD && i < n; i++)
-		ahead[i] = bp_hash(bp, bp->v[i]);
 	for (size_t i = 0; i < n; i++) {
 		size_t len = bp->v[i]->len, s;
-		uint64_t h = ahead[i % BP_AHEAD];
+		uint64_t h;
 
-		if (i + BP_AHEAD < n)
-			ahead[i % BP_AHEAD] = bp_hash(bp, bp->v[i + BP_AHEAD]);
 		bp->v[i]->alone = true;
 		if (i > 0 && same_path(bp->v[i - 1], bp->v[i])) {
 			bp->v[i - 1]->alone = bp->v[i]->alone = false;
 			continue;
 		}
 		sbx_lenset_add(&bp->lens, len);
+		h = sbx_hash(bp->v[i]->path, len);
 		for (s = (size_t)h & (cap - 1); bp->slots[s].first; s = (s + 1) & (cap - 1))
 			;
 		bp->slots[s] = (struct bp_slot){(uint32_t)h, (uint32_t)(i + 1)};
