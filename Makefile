@@ -586,8 +586,20 @@ fuzz-http: deps-test
 	build-fuzz/fuzz-http -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
 		-dict=tests/fuzz/http.dict build-fuzz/corpus-http tests/fuzz/corpus-http
 
+# The tests: a bats test body runs under set -e, which ignores a failure anywhere in an && list
+# but its last command, and a statement negated by !: [ "$status" -eq 0 ] && [ -z "$stderr" ]
+# passes at status 1. One check a line; a wait loop may still end in && break (or continue,
+# return), and a negation is written as a test that fails ([ "$(grep -c x f)" -eq 0 ]).
 lint: deps-test
 	mandoc -Tlint -W warning man/sbxrun.1 man/sbxrun-profile.5
+	@bad=$$(grep -rnE '^[[:space:]]*(\[\[? [^]]*\]\]? && \[|! )' tests \
+		--include='*.bats' --include='*.bash' | \
+		grep -vE '&& (break|continue|return( [0-9]+)?)$$' || true); \
+	if [ -n "$$bad" ]; then \
+		printf '%s\n' "$$bad"; \
+		echo "lint: a check set -e cannot see in these tests (one check a line, no leading !)"; \
+		exit 1; \
+	fi
 	@if command -v clang-format >/dev/null; then \
 		clang-format --dry-run --Werror $(ALL_LIB_SRCS) lib/*.h $(LINUX_SRCS) cmd/*.h \
 			$(PLATFORM_MACOS_SRCS) platform/unix/*.h; fi

@@ -17,7 +17,8 @@ setup() {
 	# Control: with either mechanism the write is refused and the command runs.
 	fexpect landlock EROFS write "$OUT/planted"
 	fexpect unshare EACCES write "$OUT/planted"
-	outside write "$OUT/planted" && rm "$OUT/planted"
+	outside write "$OUT/planted"
+	rm "$OUT/planted"
 	# Run 1, with neither: refused before anything runs.
 	run sbx_fault landlock,unshare "$PROFILE" sh -c "touch '$CANARY'; echo x >'$OUT/planted'"
 	refused 'sbxrun: cannot enforce "writes confined to the writable roots (none)" on linux: *'
@@ -31,7 +32,8 @@ setup() {
 @test "full write, restricted network: the shell runs, the network stays closed" {
 	PROFILE='{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}'
 	run sbx sh -c 'echo ok'
-	[ "$status" -eq 0 ] && [ "$output" = ok ]
+	[ "$status" -eq 0 ]
+	[ "$output" = ok ]
 	expect OK write "$OUT/planted"
 	expect EPERM tcp4 1
 	expect EPERM udp4 1

@@ -176,7 +176,8 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 	rm "$G/modules/planted"
 	run gsbx touch "$CANARY"
 	echo "without the link: $status $output"
-	[ "$status" -eq 0 ] && [ -e "$CANARY" ]
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
 }
 
 @test "run 1 makes more git directories than any repository has: run 2 refuses" {
@@ -189,7 +190,8 @@ marks() { ls "$1" | sort | tr '\n' ' '; }
 	rm -rf "$G"/worktrees/w[0-9]*
 	run gsbx touch "$CANARY"
 	echo "without them: $status $output"
-	[ "$status" -eq 0 ] && [ -e "$CANARY" ]
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
 }
 
 # fresh_repo DIR: a repository as git init makes it, one commit, no hooks directory (an empty
@@ -213,9 +215,12 @@ fresh_repo() {
 	[ ! -e "$G/hooks" ]
 	before=$(cd "$G" && find . | sort)
 	# The control first: outside the sandbox each plant is made (and undone).
-	outside write "$G/commondir" && rm "$G/commondir"
-	outside write "$G/config.worktree" && rm "$G/config.worktree"
-	outside mkdir "$G/hooks" && rmdir "$G/hooks"
+	outside write "$G/commondir"
+	rm "$G/commondir"
+	outside write "$G/config.worktree"
+	rm "$G/config.worktree"
+	outside mkdir "$G/hooks"
+	rmdir "$G/hooks"
 	# Run 1, each plant with its exact errno: the masks are read-only, and mount points.
 	gexpect EROFS write "$G/commondir"
 	gexpect EROFS write "$G/config.worktree"
@@ -323,6 +328,7 @@ fresh_repo() {
 	rm -rf "$wt" "$small" "$large" "$WS/smallco" "$WS/largeco" "$WS/bigco"
 	run gsbx touch "$CANARY"
 	echo "without them: $status $output"
-	[ "$status" -eq 0 ] && [ -e "$CANARY" ]
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
 	rm -f "$CANARY"
 }

@@ -190,7 +190,8 @@ because it $TWO"
 		$(unprotected "$pw") "$(entry_path "$OUT/sec" deny)")
 	SBX_CWD=$pw
 	# A second name in the writable root would make the file writable (or readable) there.
-	outside link "$OUT/ro" "$pw/l" && rm "$pw/l"
+	outside link "$OUT/ro" "$pw/l"
+	rm "$pw/l"
 	expect EXDEV link "$OUT/ro" "$pw/l"
 	expect EXDEV link "$OUT/sec" "$pw/s"
 	expect OK link "$pw/own" "$pw/own2"
@@ -206,6 +207,7 @@ because it $TWO"
 		fexpect "$model" OK link "$pw/own" "$pw/own2"
 		rm -f "$pw/own2"
 	done
-	[ "$(stat -c %h "$OUT/ro")" = 1 ] && [ "$(stat -c %h "$OUT/sec")" = 1 ]
+	[ "$(stat -c %h "$OUT/ro")" = 1 ]
+	[ "$(stat -c %h "$OUT/sec")" = 1 ]
 	rm -rf "$pw" "$OUT/ro" "$OUT/sec"
 }

@@ -32,7 +32,8 @@ full() { PROFILE=$FULL sbx "$@"; }
 	run sbx_fault openat2 "$PROFILE" touch "$CANARY"
 	refused "sbxrun: cannot enforce \"deny $WS/sub/secret\" on linux: cannot enforce sandbox deny-read path $WS/sub/secret because it crosses writable symlink $WS/sub"
 	# Control: with the directory back, the run is allowed and the deny holds.
-	rm "$WS/sub" && mv "$WS/sub.real" "$WS/sub"
+	rm "$WS/sub"
+	mv "$WS/sub.real" "$WS/sub"
 	expect EACCES read "$WS/sub/secret"
 	fexpect openat2 EACCES read "$WS/sub/secret"
 }
@@ -43,7 +44,8 @@ full() { PROFILE=$FULL sbx "$@"; }
 	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$WS/build" write)")
 	expect OK write "$WS/build/out.o"
 	expect EROFS write "$OUT/pwned"
-	outside write "$OUT/pwned" && rm "$OUT/pwned"
+	outside write "$OUT/pwned"
+	rm "$OUT/pwned"
 	# Run 1 (allowed to write the workspace) points build/ at the directory it may not write.
 	run full sh -c "rm -rf '$WS/build' && ln -s '$OUT' '$WS/build'"
 	[ "$status" -eq 0 ]
@@ -66,7 +68,8 @@ full() { PROFILE=$FULL sbx "$@"; }
 	[ "$status" -eq 0 ]
 	run sbx sh -c "touch '$CANARY'; echo x >>'$WS/.git.real/config'"
 	refused "sbxrun: cannot enforce \"read-only $WS/.git\" on linux: cannot enforce sandbox read-only path $WS/.git because it crosses writable symlink $WS/.git"
-	rm "$WS/.git" && mv "$WS/.git.real" "$WS/.git"
+	rm "$WS/.git"
+	mv "$WS/.git.real" "$WS/.git"
 	expect EROFS append "$WS/.git/config"
 }
 
@@ -96,7 +99,8 @@ full() { PROFILE=$FULL sbx "$@"; }
 	# Control: the same deny named by where the link leads is planned.
 	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$OUT/target/secret" deny)")
 	run sbx touch "$CANARY"
-	[ "$status" -eq 0 ] && [ -e "$CANARY" ]
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
 	rm -f "$d/$name" "$CANARY"
 	# The cwd itself is resolved the same way by run and by the helper.
 	ln -s "$WS" "$d/$name"

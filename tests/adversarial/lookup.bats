@@ -28,7 +28,8 @@ setup() {
 	# Run 2 opens it again and reads.
 	run sbx sh -c "chmod 755 '$WS/sub' && touch '$CANARY' && cat '$WS/sub/secret'"
 	if as_root; then
-		[ "$status" -ne 0 ] && [[ "$output" == *"Permission denied"* ]]
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"Permission denied"* ]]
 		[ -e "$CANARY" ]
 	else
 		refused "sbxrun: cannot look up $WS/sub/secret: Permission denied"
@@ -42,13 +43,16 @@ setup() {
 	rm -f "$WS/loop" "$WS/loop2"
 	# Control: with nothing there the deny is planned (nothing to mask) and the command runs.
 	run sbx touch "$CANARY"
-	[ "$status" -eq 0 ] && rm -f "$CANARY"
+	[ "$status" -eq 0 ]
+	rm -f "$CANARY"
 	# Run 1 cannot plant the loop: the denied path's first missing component is masked.
 	run sbx sh -c "ln -s loop2 '$WS/loop' && ln -s loop '$WS/loop2'"
 	[ "$status" -ne 0 ]
-	[ ! -e "$WS/loop" ] && [ ! -L "$WS/loop" ]
+	[ ! -e "$WS/loop" ]
+	[ ! -L "$WS/loop" ]
 	# Planted another way (a run under a profile without the deny), the next run refuses.
-	ln -s loop2 "$WS/loop" && ln -s loop "$WS/loop2"
+	ln -s loop2 "$WS/loop"
+	ln -s loop "$WS/loop2"
 	run sbx touch "$CANARY"
 	refused "sbxrun: cannot look up $WS/loop/secret: $(errtext ELOOP)"
 	rm -f "$WS/loop" "$WS/loop2"
@@ -72,7 +76,8 @@ setup() {
 		[ "$status" -eq 0 ]
 		run sbx sh -c "touch '$CANARY'; chmod 755 '$WS/d'; cat '$WS/d/a.env'"
 		if as_root; then
-			[ "$status" -ne 0 ] && [[ "$output" == *"Permission denied"* ]]
+			[ "$status" -ne 0 ]
+			[[ "$output" == *"Permission denied"* ]]
 			rm -f "$CANARY"
 		else
 			refused "sbxrun: cannot list $WS/d while expanding glob \`$WS/**/*.env\`: Permission denied"

@@ -69,7 +69,8 @@ started_then_killed() {
 @test "run 1 killed with SIGKILL leaves an empty .git; run 2 holds it and removes it" {
 	started_then_killed sleep 30
 	# The leftover: the empty mount point of run 1, and nothing else.
-	[ -d "$PW/.git" ] && empty_dir "$PW/.git"
+	[ -d "$PW/.git" ]
+	empty_dir "$PW/.git"
 	# Run 2 takes it as missing: masked (the hook cannot be planted), then removed.
 	expect EROFS mkdir "$PW/.git/hooks"
 	empty_dir "$PW"
@@ -108,7 +109,8 @@ started_then_killed() {
 	: >"$PW/.git"
 	run sbx sh -c "'$P' append '$PW/.git'; '$P' read '$PW/.git'"
 	[ "$output" = "$(printf 'EROFS\nOK')" ]
-	[ -f "$PW/.git" ] && [ ! -s "$PW/.git" ]
+	[ -f "$PW/.git" ]
+	[ ! -s "$PW/.git" ]
 	rm "$PW/.git"
 	# A .git file with content (a worktree's pointer, say) is protected and kept.
 	echo "gitdir: $OUT/nowhere" >"$PW/.git"
@@ -125,9 +127,12 @@ started_then_killed() {
 	refused "sbxrun: cannot enforce \"read-only $PW/.git\" on linux: cannot enforce sandbox read-only path $PW/.git because it crosses writable symlink $PW/.git"
 	[ -L "$PW/.git" ]
 	rm "$PW/.git"
-	# Control: without it, the same run works.
-	run sbx touch "$CANARY"
-	[ "$status" -eq 0 ] && [ -e "$CANARY" ] && rm "$CANARY"
+	# Control: without it, the same profile runs the command (which writes where it may: the
+	# canary lies outside the writable root).
+	run sbx touch "$PW/ran"
+	[ "$status" -eq 0 ]
+	[ -e "$PW/ran" ]
+	rm "$PW/ran"
 	# A .codex with content is the user's: read-only inside, readable, left as it is.
 	mkdir -p "$PW/.codex"
 	echo 'model = "x"' >"$PW/.codex/config.toml"
@@ -141,7 +146,8 @@ started_then_killed() {
 @test "what appears at a masked name on the host during the run is removed: exit 1, one line" {
 	# Control: nothing appears, the command's status and silence pass through.
 	run --separate-stderr sbx sh -c 'exit 0'
-	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 	# Another process, outside the sandbox, replaces the empty .agents by a planted one while
 	# the command runs (it says so in a file).
 	local started="$PW/started"
@@ -188,7 +194,8 @@ started_then_killed() {
 			while :; do : 2>/dev/null >'$PW/.agents' && echo made; done) >>'$log' &
 			sleep 0.05; exit 0"
 		echo "run $i: status $status, stderr: $stderr, log: $(cat "$log")"
-		[ "$status" -eq 0 ] && [ -z "$stderr" ]
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
 		# Control: the process ran and wrote where it may.
 		[ "$(cat "$log")" = ok ]
 		rm "$log" "$PW/o"
@@ -202,7 +209,8 @@ started_then_killed() {
 	await -e "$PW/.git"
 	# A short run in between: it holds too, and leaves the names to the long one.
 	expect EROFS mkdir "$PW/.git/hooks"
-	[ -d "$PW/.git" ] && [ -d "$PW/.codex" ]
+	[ -d "$PW/.git" ]
+	[ -d "$PW/.codex" ]
 	wait "$long"
 	empty_dir "$PW"
 }
@@ -428,7 +436,8 @@ as_other() {
 	# An empty .git the user made (writable: no point is) is masked the same, and kept.
 	mkdir "$PW/.git"
 	expect EROFS mkdir "$PW/.git/hooks"
-	[ -d "$PW/.git" ] && empty_dir "$PW/.git"
+	[ -d "$PW/.git" ]
+	empty_dir "$PW/.git"
 	rmdir "$PW/.git"
 }
 
@@ -507,7 +516,8 @@ release() {
 	if as_root; then
 		# Another user's: reported, left as that user made it.
 		[ "$(cat "$BASE/stderr5")" = "sbxrun: another user created this on the host during the run; left in place: $st/r1/.git" ]
-		[ "$(stat -c %u "$st/r1/.git")" = 65534 ] && [ "$(cat "$st/r1/.git/file")" = theirs ]
+		[ "$(stat -c %u "$st/r1/.git")" = 65534 ]
+		[ "$(cat "$st/r1/.git/file")" = theirs ]
 		rm -rf "$st/r1/.git"
 	else
 		# Positive control: the user's own (the same user made it) is removed, as ever.

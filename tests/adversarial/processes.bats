@@ -39,7 +39,8 @@ running() { pgrep -f "sleep $TAG" >/dev/null; }
 		echo "$fault: $output"
 		[ "$output" = started ]
 		# Run 1 has returned: nothing of it is left.
-		! running
+		run running
+		[ "$status" -eq 1 ]
 	done
 }
 

@@ -40,7 +40,8 @@ teardown() {
 @test "with the host's /proc (--no-proc) and no Landlock, /proc/PID/root is still closed" {
 	local prof
 	prof=$(profile restricted "$(entry_special root read)" "$(entry_path "$WS" write)")
-	outside write "/proc/$VICTIM/root$OUT/pwned" && rm "$OUT/pwned"
+	outside write "/proc/$VICTIM/root$OUT/pwned"
+	rm "$OUT/pwned"
 	run "$BIN/failinj" landlock -- "$H" --no-proc --sandbox-policy-cwd "$WS" \
 		--permission-profile "$prof" -- "$P" write "/proc/$VICTIM/root$OUT/pwned"
 	echo "$output"

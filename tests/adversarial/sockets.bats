@@ -21,6 +21,7 @@ setup() {
 		[ -S "$WS/agent/agent.sock" ] && [ -S "$OUT/daemon/docker.sock" ] && break
 		sleep 0.05
 	done
+	[ -S "$WS/agent/agent.sock" ]
 	outside unix "$OUT/daemon/docker.sock"
 }
 teardown() {

@@ -68,7 +68,8 @@ no-create $WS/.codex enforced" ]
 			run "$SBXRUN" --allow-git -- sh -c "cat .git/commondir; touch '$WS/canary'"
 			[ "$status" -eq 0 ]
 			[ "$output" = . ]
-			[ -e "$WS/canary" ] && [ ! -e "$WS/.git/commondir" ]
+			[ -e "$WS/canary" ]
+			[ ! -e "$WS/.git/commondir" ]
 		fi
 	else
 		[ "$(jget "$output" 'j["enforceable"]')" = false ]

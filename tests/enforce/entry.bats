@@ -164,7 +164,7 @@ sx() {
 			run "$form" env
 			grep -qx 'SBXRUN_SANDBOX=linux-seccomp' <<<"$output"
 			if [ "$F" = net ]; then
-				! grep -q SBXRUN_NETWORK_DISABLED <<<"$output"
+				[[ $output != *SBXRUN_NETWORK_DISABLED* ]]
 			else
 				grep -qx 'SBXRUN_NETWORK_DISABLED=1' <<<"$output"
 			fi

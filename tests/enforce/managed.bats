@@ -215,7 +215,8 @@ start_server_and_proxy() {
 	# Some were answered and the rest waited: the limit was reached. All were answered once the
 	# first ones closed, and every one of them was a tunnel (none dropped): the bridge recovered.
 	[[ "$output" =~ ^([0-9]+)\ of\ 50\ answered\ at\ first,\ then\ all\;\ 50\ established$ ]]
-	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt 50 ]
+	[ "${BASH_REMATCH[1]}" -gt 0 ]
+	[ "${BASH_REMATCH[1]}" -lt 50 ]
 	# The whole run, 1.5 s of it at the limit, costs under a second of CPU; a bridge polling its
 	# listener again at once would spend all 1.5 s.
 	read -r user sys <"$BATS_TEST_TMPDIR/time"
@@ -355,7 +356,7 @@ start_server_and_proxy() {
 		left=""
 		for k in $kids; do
 			st=$(awk '{print $3}' "/proc/$k/stat" 2>/dev/null || true)
-			[ -n "$st" ] && [ "$st" != Z ] && left="$left $k"
+			if [ -n "$st" ] && [ "$st" != Z ]; then left="$left $k"; fi
 		done
 		[ -z "$left" ] && ! pgrep -f "$mark" >/dev/null && break
 		sleep 0.05

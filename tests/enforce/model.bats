@@ -163,6 +163,7 @@ profile_for() { if [ "$1" = landlock ]; then echo "$LLW"; else echo "$WSP"; fi; 
 		prof=$(profile_for $m)
 		run under $m "$prof" sh -c "setsid sleep $TAG >/dev/null 2>&1 </dev/null & echo started"
 		[ "$output" = started ]
-		! pgrep -f "sleep $TAG"
+		run pgrep -f "sleep $TAG"
+		[ "$status" -eq 1 ]
 	done
 }

@@ -162,7 +162,8 @@ rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/^[a-z]+ +[^ ]+  \((entries\[[
 		rm -f "$REP"
 		run sbxr --network -- "${NOLEAK[@]}" sh -c "'$p' tcp4 127.0.0.1 9; true"
 		[ "$output" = ECONNREFUSED ]
-		[ -f "$REP" ] && [ ! -s "$REP" ]
+		[ -f "$REP" ]
+		[ ! -s "$REP" ]
 	done
 }
 
@@ -202,7 +203,8 @@ rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/^[a-z]+ +[^ ]+  \((entries\[[
 		run sbxr --allow-unix-socket "$dir" -- "${NOLEAK[@]}" "$p" unix "$dir/closed.sock"
 		echo "$output"
 		[ "$output" = EACCES ]
-		[ -f "$REP" ] && [ ! -s "$REP" ]
+		[ -f "$REP" ]
+		[ ! -s "$REP" ]
 	done
 	kill "${SRV_PIDS[@]}"
 }
@@ -315,14 +317,14 @@ show_net() {
 	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 1 ]
 	grep -Eqx '\{"time":"[^"]+","pid":null,"comm":null,"op":"connect","address":"localhost:9","errno":null,"rule":"not in the allow list","mechanism":"proxy"\}' "$REP"
 	# What else curl was refused is the network namespace's filter's (its own Unix sockets).
-	! grep -v '"mechanism":"proxy"' "$REP" | grep -v '"op":"socket","address":"AF_UNIX'
+	[ -z "$(grep -v '"mechanism":"proxy"' "$REP" | grep -v '"op":"socket","address":"AF_UNIX')" ]
 	rm -f "$REP" "$body" "$log"
 	# Allowed: the proxy lets it through (nothing listens on port 9: 502), and reports nothing.
 	run sbxr --allow-domain localhost --network-log "$log" -- "${NOLEAK[@]}" \
 		curl -sS -o "$body" -w '%{http_code}' --max-time 5 "http://localhost:9/x"
 	show_net "the allowed run"
 	[ "$output" = 502 ]
-	! grep -q '"mechanism":"proxy"' "$REP"
+	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 0 ]
 }
 
 @test "the summary: one line when the command failed and something was denied; none otherwise" {
@@ -368,7 +370,8 @@ show_net() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = done ]
-	[ -f "$REP" ] && [ ! -s "$REP" ]
+	[ -f "$REP" ]
+	[ ! -s "$REP" ]
 }
 
 @test "a child of a child: records through fork and exec, with the sandbox's pid" {
@@ -498,7 +501,8 @@ show_net() {
 	: >"$REP"
 	run -125 "$BIN/failinj" newnet -- "$S" -C "$WS" --report "$REP" --allow-domain localhost \
 		-- touch "$canary"
-	[ -e "$REP" ] && [ ! -s "$REP" ]
+	[ -e "$REP" ]
+	[ ! -s "$REP" ]
 	rm "$REP"
 	# The control: a command that ran and ended in 125 itself keeps the report made for it.
 	run -125 "$S" -C "$WS" --report "$REP" -- sh -c 'touch "$1"; exit 125' sh "$canary"

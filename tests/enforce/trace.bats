@@ -69,7 +69,7 @@ setup() {
 		echo "$output"
 		[ "$(grep -c '^ENOENT$' <<<"$output")" -eq 1 ]
 		grep -Eq "^report: pid=[0-9]+ comm=probe(-static)? op=create path=/dev/shm/evil/new real=- to=- address=- errno=ENOENT " <<<"$output"
-		! grep -q "real=/proc/$$" <<<"$output"
+		[[ $output != *"real=/proc/$$"* ]]
 	done
 }
 

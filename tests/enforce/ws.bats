@@ -47,7 +47,8 @@ setup() {
 	expect EXDEV rename "$OUT/movable.txt" "$WS/in.txt"
 	expect EROFS link "$WS/file.txt" "$OUT/hard.txt"
 	expect EXDEV link "$OUT/file.txt" "$WS/hard2.txt"
-	[ -e "$OUT/movable.txt" ] && [ ! -e "$WS/in.txt" ]
+	[ -e "$OUT/movable.txt" ]
+	[ ! -e "$WS/in.txt" ]
 }
 
 @test "a symlink out of the workspace does not make the outside writable" {

@@ -82,13 +82,16 @@ setup() {
 	outside list "$OUT/secrets"
 	expect OK read "$OUT/secrets/pub/file"
 	run sbx cat "$OUT/secrets/pub/file"
-	[ "$status" -eq 0 ] && [ "$output" = public ]
+	[ "$status" -eq 0 ]
+	[ "$output" = public ]
 	# The key is as missing as a name that never existed: its existence is not shown either.
 	expect ENOENT read "$OUT/secrets/key"
 	expect ENOENT read "$OUT/secrets/never-existed"
 	expect EACCES list "$OUT/secrets"
 	run sbx ls -a "$OUT/secrets"
-	[ "$status" -ne 0 ] && [[ "$output" != *key* ]] && [[ "$output" != *pub* ]]
+	[ "$status" -ne 0 ]
+	[[ "$output" != *key* ]]
+	[[ "$output" != *pub* ]]
 	expect EROFS write "$OUT/secrets/pub/file"
 	expect EROFS write "$OUT/secrets/new"
 	expect OK list "$OUT/secrets/pub"

@@ -29,7 +29,8 @@ teardown() {
 	[[ "$(jline 1 'j["time"]')" =~ ^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9:]{8}\.[0-9]{3}Z$ ]]
 	# bytes: the request head sent upstream and the whole response relayed back.
 	bytes=$(jline 1 'j["bytes"]')
-	[ "$bytes" -gt 100 ] && [ "$bytes" -lt 600 ]
+	[ "$bytes" -gt 100 ]
+	[ "$bytes" -lt 600 ]
 }
 
 @test "a refused host gets 403 naming the rule within a second, and the upstream sees nothing" {
@@ -101,7 +102,7 @@ stop_traced() {
 	stop_traced
 	# The listening socket is the only one the proxy ever made: no resolver, no upstream.
 	[ "$(grep -c 'socket(' "$BATS_TEST_TMPDIR/trace")" -eq 1 ]
-	! grep -q 'connect(' "$BATS_TEST_TMPDIR/trace"
+	[ "$(grep -c 'connect(' "$BATS_TEST_TMPDIR/trace")" -eq 0 ]
 	# Positive control: an allowed request does make its sockets.
 	PX_WRAP="env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=socket,connect -o $BATS_TEST_TMPDIR/trace2" \
 		start_proxy --allow-domain localhost
@@ -387,7 +388,7 @@ hosts_file() {
 	run client send "$PX" "GET $u HTTP/1.1\r\nHo" --shut
 	[[ "$output" == "HTTP/1.1 400 Bad Request"*"sbxrun: incomplete request head"* ]]
 	[ "$(grep -c '"decision":"invalid"' "$PX_LOG")" -eq 16 ]
-	! grep -q '^GET /f.txt.*host=x' "$UP_LOG"
+	[ "$(grep -c '^GET /f.txt.*host=x' "$UP_LOG")" -eq 0 ]
 }
 
 @test "a slow request head gets 408 after 10 s while other clients are served" {
@@ -421,7 +422,7 @@ hosts_file() {
 	run client statuses "$PX" "${p}GET http://evil.example/ HTTP/1.1\r\nHost: x\r\n\r\n$g" --shut
 	[ "$output" = "200 200" ]
 	[ "$(grep -c '^GET /f.txt' "$UP_LOG")" -eq 5 ]
-	! grep -q evil "$UP_LOG"
+	[ "$(grep -c evil "$UP_LOG")" -eq 0 ]
 	# evil.example was decided once: as a request in the second stream, never as a body.
 	[ "$(grep -c '"host":"evil.example"' "$PX_LOG")" -eq 1 ]
 }
@@ -460,7 +461,8 @@ hosts_file() {
 	run client flood "$PX" "localhost:$ECHO_PORT" 200 1.5
 	echo "$output"
 	[[ "$output" =~ ^([0-9]+)\ of\ 200\ answered\ at\ first,\ then\ all\;\ 200\ established$ ]]
-	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt 200 ]
+	[ "${BASH_REMATCH[1]}" -gt 0 ]
+	[ "${BASH_REMATCH[1]}" -lt 200 ]
 	wait_count "$PX_LOG" '"status":200' 200
 	[ "$(grep -c '"status":200' "$PX_LOG")" -eq 200 ]
 	proxy_serves
@@ -479,7 +481,8 @@ hosts_file() {
 	# Some were answered and the rest waited: the limit was reached. All were answered once
 	# the first ones closed: it recovered.
 	[[ "$output" =~ ^([0-9]+)\ of\ 60\ answered\ at\ first,\ then\ all\;\ 60\ established$ ]]
-	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt 60 ]
+	[ "${BASH_REMATCH[1]}" -gt 0 ]
+	[ "${BASH_REMATCH[1]}" -lt 60 ]
 	# Every one became a tunnel: none was accepted only to be told 502 for want of a socket.
 	wait_count "$PX_LOG" '"status":200' 60
 	[ "$(grep -c '"status":200' "$PX_LOG")" -eq 60 ]

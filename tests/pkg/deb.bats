@@ -98,7 +98,8 @@ setup_file() {
 	run dpkg -r sbxrun
 	[ "$status" -eq 0 ]
 	[ "$(dpkg-query -W -f='${Status}' sbxrun)" = "deinstall ok config-files" ]
-	[ ! -e /usr/bin/sbxrun ] && [ ! -L /usr/bin/sbxrun-linux-sandbox ]
+	[ ! -e /usr/bin/sbxrun ]
+	[ ! -L /usr/bin/sbxrun-linux-sandbox ]
 	[ -e /etc/apparmor.d/sbxrun ]
 }
 
