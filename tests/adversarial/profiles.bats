@@ -108,7 +108,8 @@ unchanged() {
 	unchanged
 	# Control: the same write lands in the file beside it.
 	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- sh -c 'echo x >other'
-	[ "$status" -eq 0 ] && [ "$(cat "$WS/other")" = x ]
+	[ "$status" -eq 0 ]
+	[ "$(cat "$WS/other")" = x ]
 }
 
 @test "explain shows the carve-out, with where it comes from; a profile outside adds none" {
@@ -132,9 +133,11 @@ unchanged() {
 	# Control: from outside the writable roots, or from standard input, nothing is added.
 	cp "$WS/cfg/sandbox.json" "$OUT/sandbox.json"
 	run "$S" explain --json -C "$WS" --profile "$OUT/sandbox.json" -- true
-	[ "$status" -eq 0 ] && [ -z "$(origins "$output")" ]
+	[ "$status" -eq 0 ]
+	[ -z "$(origins "$output")" ]
 	run "$S" explain --json -C "$WS" --profile - -- true <"$WS/cfg/sandbox.json"
-	[ "$status" -eq 0 ] && [ -z "$(origins "$output")" ]
+	[ "$status" -eq 0 ]
+	[ -z "$(origins "$output")" ]
 }
 
 @test "a profile named through a link inside the workspace is refused; through one outside, its file is kept" {
