@@ -426,8 +426,13 @@ int sbx_fs_roots_inputs(struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx
 		return sbx_diag_set(d, SBX_E_TOO_BIG, "more than %d files to read permissions from",
 				    SBX_MAX_INPUTS);
 	r = sbx_fs_roots(fs, ctx, out, d);
-	/* The roots say whether any can be written; with a carve-out added, again. */
-	if (r || !ctx->n_inputs || !out->n_writable)
+	/*
+	 * The roots say whether any can be written; with a carve-out added, again. A profile that
+	 * writes everywhere is left as it is: its command may write every file the caller can
+	 * (the shell's start-up files among them), so keeping one file read-only protects nothing,
+	 * and the carve-out would make it a restricted profile (masks at / that only root can make).
+	 */
+	if (r || !ctx->n_inputs || !out->n_writable || out->full_write)
 		return r;
 	r = inputs_keep(fs, out, ctx, kept, d);
 	if (!r && fs->n != n) {

@@ -208,3 +208,15 @@ unchanged() {
 	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- touch "$CANARY"
 	refused "sbxrun: --profile $WS/cfg/sandbox.json: the profile grants write on the file sbxrun read its permissions from: the command could rewrite it for its next run"
 }
+
+@test "a profile that writes everywhere is left as it is: nothing it keeps, nothing it refuses" {
+	# Its command may write every file the caller can: keeping its own file read-only would
+	# protect nothing, and would make it a restricted profile that needs mount points at /.
+	profile restricted "$(entry_special root write)" >"$WS/cfg/all.json"
+	run "$S" explain --json -C "$WS" --profile "$WS/cfg/all.json" -- true
+	[ "$status" -eq 0 ]
+	[ -z "$(origins "$output")" ]
+	run "$S" -C "$WS" --profile "$WS/cfg/all.json" -- sh -c 'echo x >>cfg/all.json && echo ok'
+	[ "$status" -eq 0 ]
+	[ "$output" = ok ]
+}
