@@ -190,6 +190,22 @@ unchanged() {
 	unchanged
 }
 
+@test "a profile read from a file no name holds any more (a here-document) runs, confined" {
+	# What a shell's here-document is: a file removed once opened, read through /dev/fd/N.
+	# No later run can read it: nothing to keep, and no name to look for it at.
+	echo "$PROF" >"$WS/cfg/gone.json"
+	exec 5<"$WS/cfg/gone.json"
+	rm "$WS/cfg/gone.json"
+	run "$S" -C "$WS" --profile /dev/fd/5 -- "$P" write "$WS/other"
+	echo "control: $output"
+	[ "$output" = OK ]
+	run "$S" -C "$WS" --profile /dev/fd/5 -- "$P" write "$OUT/pwned"
+	exec 5<&-
+	echo "outside: $output"
+	[ "$output" = EROFS ]
+	[ ! -e "$OUT/pwned" ]
+}
+
 @test "a profile with a second name an earlier run made in the workspace is refused" {
 	# Run 1 under :workspace (which keeps no file of sbxrun's) links a name of its own to the
 	# file the user later runs with: the read-only mount at one name, the other writes it.
