@@ -78,6 +78,13 @@ static int pwd_link(const char *cwd, char **link)
 #endif
 }
 
+/* input_note counts on room for the profile and every --add-permissions file, and the plan too. */
+_Static_assert(sizeof(((struct invocation *)0)->inputs) / sizeof(struct sbx_input) ==
+			       1 + sizeof(((struct opts *)0)->add) / sizeof(const char *) &&
+		       sizeof(((struct invocation *)0)->inputs) / sizeof(struct sbx_input) <=
+			       SBX_MAX_INPUTS,
+	       "the inputs no longer match --add-permissions' limit");
+
 /*
  * Records file, read as the object dev/ino, as an input of the run (sbx_ctx.inputs): the planner
  * keeps it read-only where a writable root holds it, so that the command cannot rewrite what its

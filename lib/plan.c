@@ -300,17 +300,6 @@ static const char *input_option(const struct sbx_input *f)
 }
 
 /*
- * The files the run read its permissions from (sbx_ctx.inputs) that a writable root holds: a read
- * entry each, more specific than the root, so that the command cannot rewrite what its next run
- * reads; the roots then make it a read-only carve-out like any other (sbxrun(1), --profile). The
- * entry names the object that was read, where its name resolves: what is there now must be that
- * same object (device and inode), and no link on the way may lie where the command could point it
- * elsewhere. kept[i] is the entry's path for input i, or NULL when none was needed. Called only
- * for a profile with a writable root: a name outside every one may still lead into one through
- * the user's own link (~/ci.json -> ~/proj/ci.json), so each is looked up once (the walk's fast
- * path: three system calls for a name without a link).
- */
-/*
  * Can path lie in one of rt's writable roots? A cheap test before sbx_fs_can_write, which weighs
  * every entry: nothing outside them can be written.
  */
@@ -328,9 +317,53 @@ static bool can_write(const struct sbx_fs *fs, const struct sbx_roots *rt,
 	return in_writable(rt, path) && sbx_fs_can_write(fs, ctx, path);
 }
 
+/*
+ * The name, under a writable root of rt named through a link (an entry "/home/u/proj" where proj
+ * is the user's link to /data/proj), of what resolves to real (a file, or a link on the way to
+ * it), when no root covers real as it is written: the roots are names, and a rule inside one is
+ * one only when written under it, so the file's read entry must be too. 1 with name, 0 when no
+ * root leads to real, or a look-up's error (worded in d).
+ */
+static int root_named(const struct sbx_fs *fs, const struct sbx_roots *rt,
+		      const struct sbx_ctx *ctx, const char *real, char name[SBX_MAX_PATH],
+		      struct sbx_diag *d)
+{
+	struct sbx_pathinfo root;
+	int r;
+
+	for (size_t i = 0; i < rt->n_writable; i++) {
+		const char *named = rt->writable[i].root;
+		size_t n;
+
+		r = sbx_ctx_lookup(ctx, named, &root, d);
+		if (r)
+			return r;
+		if (!root.exists || !strcmp(root.real, named) || !sbx_path_covers(root.real, real))
+			continue;
+		/* real lies below root.real: the same place, named from the root. */
+		n = strcmp(root.real, "/") ? strlen(root.real) : 0;
+		r = snprintf(name, SBX_MAX_PATH, "%s%s", named, real + n);
+		if (r > 0 && r < SBX_MAX_PATH && can_write(fs, rt, ctx, name))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The files the run read its permissions from (sbx_ctx.inputs) that a writable root holds: a read
+ * entry each, more specific than the root, so that the command cannot rewrite what its next run
+ * reads; the roots then make it a read-only carve-out like any other (sbxrun(1), --profile). The
+ * entry names the object that was read, where its name resolves: what is there now must be that
+ * same object (device and inode), and no link on the way may lie where the command could point it
+ * elsewhere. kept[i] is the entry's path for input i, or NULL when none was needed. Called only
+ * for a profile with a writable root: a name outside every one may still lead into one through
+ * the user's own link (~/ci.json -> ~/proj/ci.json), so each is looked up once (the walk's fast
+ * path: three system calls for a name without a link).
+ */
 static int inputs_keep(struct sbx_fs *fs, const struct sbx_roots *rt, const struct sbx_ctx *ctx,
 		       const char *kept[], struct sbx_diag *d)
 {
+	char alias[SBX_MAX_PATH];
 	struct planner one = {.ctx = ctx, .d = d}, *pl = &one;
 	struct sbx_pathinfo in;
 	int r;
@@ -359,7 +392,11 @@ static int inputs_keep(struct sbx_fs *fs, const struct sbx_roots *rt, const stru
 			char link[SBX_MAX_PATH];
 
 			snprintf(link, sizeof(link), "%.*s", (int)n, l);
-			if (can_write(fs, rt, ctx, link)) {
+			r = can_write(fs, rt, ctx, link) ? 1
+							 : root_named(fs, rt, ctx, link, alias, d);
+			if (r < 0)
+				return r;
+			if (r) {
 				sbx_diag_set(
 					pl->d, SBX_E_UNENFORCEABLE,
 					"%s %s: named through the symbolic link %s, inside a "
@@ -378,6 +415,10 @@ static int inputs_keep(struct sbx_fs *fs, const struct sbx_roots *rt, const stru
 			at = in.real;
 		else if (can_write(fs, rt, ctx, f->path))
 			at = f->path; /* a writable root named through the user's own link */
+		else if ((r = root_named(fs, rt, ctx, in.real, alias, d)) < 0)
+			return r;
+		else if (r)
+			at = alias; /* the same, the file named where it resolves */
 		if (!at)
 			continue;
 		/*

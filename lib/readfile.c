@@ -114,9 +114,10 @@ int sbx_read_file_id(const char *path, char **buf, size_t *len, unsigned long lo
 	} else {
 		/*
 		 * What was read, for the planner to keep read-only (sbx_ctx.inputs): a file. A pipe
-		 * (a shell's <(...)) holds nothing a later run reads again.
+		 * (a shell's <(...)) holds nothing a later run reads again, and neither does a file
+		 * no name holds any more (a shell's here-document, read through /dev/fd/N).
 		 */
-		if (S_ISREG(st.st_mode)) {
+		if (S_ISREG(st.st_mode) && st.st_nlink > 0) {
 			*dev = (unsigned long long)st.st_dev;
 			*ino = (unsigned long long)st.st_ino;
 		}

@@ -13,7 +13,8 @@ setup_file() { make_layout; }
 setup() {
 	make_layout_vars
 	new_canary "$WS"
-	rm -rf "$WS/cfg" "$WS/other" "$WS/link.json" "$WS/link2.json" "$OUT/ext.json" "$OUT/pwned"
+	rm -rf "$WS/cfg" "$WS/other" "$WS/link.json" "$WS/link2.json" "$OUT/ext.json" "$OUT/pwned" \
+		"$OUT/wslink"
 	mkdir -p "$WS/cfg"
 	# The workspace's own profile: read everywhere, write the workspace.
 	PROF=$(profile restricted "$(entry_special root read)" "$(entry_special project_roots write)")
@@ -161,6 +162,51 @@ unchanged() {
 	run "$S" -C "$WS" --profile "$OUT/ext.json" -- "$P" write "$WS/cfg/other"
 	[ "$output" = OK ]
 	unchanged
+}
+
+@test "a profile in a writable root the profile names through the user's link is kept" {
+	# The root is written "$OUT/wslink" (the user's link to the workspace); the profile is named
+	# where it lies (as a relative name from the workspace would be): the same file, kept.
+	ln -s "$WS" "$OUT/wslink"
+	PROF=$(profile restricted "$(entry_special root read)" "$(entry_path "$OUT/wslink" write)")
+	echo "$PROF" >"$WS/cfg/sandbox.json"
+	run "$S" explain -C "$WS" --profile "$WS/cfg/sandbox.json" -- true
+	echo "$output"
+	[[ "$output" == *"read-only $OUT/wslink/cfg/sandbox.json "*"mount-namespace"*"enforced [1]"* ]]
+	for f in "$WS/cfg/sandbox.json" "$OUT/wslink/cfg/sandbox.json"; do
+		run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- "$P" write "$f"
+		echo "$f: $output"
+		[ "$output" = EROFS ]
+	done
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- "$P" rename "$WS/other" \
+		"$WS/cfg/sandbox.json"
+	[ "$output" = EXDEV ]
+	# Control: the file beside it is the command's, by either name.
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- "$P" write "$WS/cfg/other"
+	[ "$output" = OK ]
+	run "$S" -C "$WS" --profile "$WS/cfg/sandbox.json" -- "$P" write "$OUT/wslink/cfg/other"
+	[ "$output" = OK ]
+	# A link run 1 planted in that root, named where it lies, is refused as any such link.
+	ln -s cfg/sandbox.json "$WS/link.json"
+	run "$S" -C "$WS" --profile "$WS/link.json" -- touch "$CANARY"
+	refused "sbxrun: --profile $WS/link.json: named through the symbolic link $WS/link.json, inside a writable root: the command could point it elsewhere for its next run"
+	unchanged
+}
+
+@test "a profile read from a file no name holds any more (a here-document) runs, confined" {
+	# What a shell's here-document is: a file removed once opened, read through /dev/fd/N.
+	# No later run can read it: nothing to keep, and no name to look for it at.
+	echo "$PROF" >"$WS/cfg/gone.json"
+	exec 5<"$WS/cfg/gone.json"
+	rm "$WS/cfg/gone.json"
+	run "$S" -C "$WS" --profile /dev/fd/5 -- "$P" write "$WS/other"
+	echo "control: $output"
+	[ "$output" = OK ]
+	run "$S" -C "$WS" --profile /dev/fd/5 -- "$P" write "$OUT/pwned"
+	exec 5<&-
+	echo "outside: $output"
+	[ "$output" = EROFS ]
+	[ ! -e "$OUT/pwned" ]
 }
 
 @test "a profile with a second name an earlier run made in the workspace is refused" {

@@ -11,24 +11,31 @@
 #include "sbx.h"
 #include "t.h"
 
-/* The workspace /t/ws (writable), /t/out outside it, links into and out of it. */
+/*
+ * The workspace /t/ws (writable), /t/out outside it, links into and out of it, and /t/wl, the
+ * user's link to the workspace.
+ */
 static json_t *facts(void)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}, "
-			 "s:{s:s, s:b}}",
+			 "s:{s:s, s:b}, s:{s:s, s:s, s:s}}",
 			 "/t", "dir", "/t/ws", "dir", "/t/ws/cfg", "dir", "/t/ws/cfg/p.json",
 			 "file", "/t/out", "dir", "/t/out/p.json", "file", "/t/ws/l.json", "type",
 			 "file", "link", "/t/ws/l.json", "real", "/t/ws/cfg/p.json",
 			 "/t/out/e.json", "type", "file", "link", "/t/out/e.json", "real",
-			 "/t/ws/cfg/p.json", "/t/ws/h.json", "type", "file", "linked", 1);
+			 "/t/ws/cfg/p.json", "/t/ws/h.json", "type", "file", "linked", 1, "/t/wl",
+			 "type", "dir", "link", "/t/wl", "real", "/t/ws");
 }
 
-/* Plans :workspace-like entries (and extra) with the one input at path, read as what is at read. */
-static int plan_with(struct fakefs *fs, const char *path, const char *read,
-		     enum sbx_req_origin origin, const char *extra_write, struct sbx_plan *plan,
-		     struct sbx_diag *d)
+/*
+ * Plans :workspace-like entries for cwd (and extra) with the one input at path, read as what is
+ * at read.
+ */
+static int plan_in(struct fakefs *fs, const char *cwd, const char *path, const char *read,
+		   enum sbx_req_origin origin, const char *extra_write, struct sbx_plan *plan,
+		   struct sbx_diag *d)
 {
-	struct sbx_ctx ctx = {.platform = SBX_PLATFORM_LINUX, .cwd = "/t/ws", .fs = &fs->view};
+	struct sbx_ctx ctx = {.platform = SBX_PLATFORM_LINUX, .cwd = cwd, .fs = &fs->view};
 	struct sbx_profile prof = {0};
 	struct sbx_pathinfo in;
 	struct sbx_input input = {.path = path, .origin = origin};
@@ -47,6 +54,14 @@ static int plan_with(struct fakefs *fs, const char *path, const char *read,
 	r = sbx_plan_build(&prof, &ctx, SBX_PREF_REQUIRE, false, SBX_WIN_DISABLED, plan, d);
 	sbx_profile_free(&prof);
 	return r;
+}
+
+/* The same in the workspace /t/ws. */
+static int plan_with(struct fakefs *fs, const char *path, const char *read,
+		     enum sbx_req_origin origin, const char *extra_write, struct sbx_plan *plan,
+		     struct sbx_diag *d)
+{
+	return plan_in(fs, "/t/ws", path, read, origin, extra_write, plan, d);
 }
 
 static const struct sbx_req *find(const struct sbx_plan *p, enum sbx_req_kind k, const char *path)
@@ -141,5 +156,40 @@ TEST(plan_inputs_refused)
 	CHECK_STR(d.msg,
 		  "--profile /t/ws/cfg/p.json: the profile grants write on the file sbxrun "
 		  "read its permissions from: the command could rewrite it for its next run");
+	json_decref(f);
+}
+
+TEST(plan_inputs_under_a_root_written_through_a_link)
+{
+	json_t *f = facts();
+	struct fakefs fs;
+	struct sbx_plan plan;
+	struct sbx_diag d;
+	const struct sbx_req *r;
+
+	fakefs_init(&fs, f);
+	/*
+	 * The writable root is written /t/wl; the file is named where it lies: it is kept, named
+	 * from the root as written, so that the roots hold it as a carve-out.
+	 */
+	CHECK_INT(plan_in(&fs, "/t/out", "/t/ws/cfg/p.json", "/t/ws/cfg/p.json",
+			  SBX_ORIGIN_PROFILE_FILE, "/t/wl", &plan, &d),
+		  0);
+	r = find(&plan, SBX_REQ_READ_ONLY, "/t/wl/cfg/p.json");
+	CHECK(r && r->origin == SBX_ORIGIN_PROFILE_FILE);
+	sbx_plan_free(&plan);
+	/* A link on the way, inside that root as it resolves, is refused as any such link. */
+	CHECK_INT(plan_in(&fs, "/t/out", "/t/ws/l.json", "/t/ws/cfg/p.json",
+			  SBX_ORIGIN_PROFILE_FILE, "/t/wl", &plan, &d),
+		  SBX_E_UNENFORCEABLE);
+	CHECK_STR(d.msg, "--profile /t/ws/l.json: named through the symbolic link /t/ws/l.json, "
+			 "inside a writable root: the command could point it elsewhere for its "
+			 "next run");
+	/* Control: outside that root, nothing is added. */
+	CHECK_INT(plan_in(&fs, "/t/ws", "/t/out/p.json", "/t/out/p.json", SBX_ORIGIN_PROFILE_FILE,
+			  "/t/wl", &plan, &d),
+		  0);
+	CHECK_INT((long)plan.profile.fs.n, 3);
+	sbx_plan_free(&plan);
 	json_decref(f);
 }
