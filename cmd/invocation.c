@@ -86,10 +86,42 @@ _Static_assert(sizeof(((struct invocation *)0)->inputs) / sizeof(struct sbx_inpu
 	       "the inputs no longer match --add-permissions' limit");
 
 /*
+ * The name of the regular file standard input was redirected from, as the kernel gives it
+ * (/proc/self/fd/0), in *name, or NULL where it has none left: not a path, or one the kernel
+ * words "... (deleted)" (removed since it was opened, as a memfd is). Where the name now leads
+ * to another file or none, the planner refuses the run as for a file named.
+ */
+static int stdin_name(char **name, struct sbx_diag *d)
+{
+	static const char deleted[] = " (deleted)";
+	char buf[PATH_MAX + 1];
+	ssize_t n;
+
+	*name = NULL;
+	n = readlink("/proc/self/fd/0", buf, sizeof(buf));
+	if (n < 0)
+		return sbx_diag_set(d, -errno, "-: cannot find the name of standard input: %s",
+				    strerror(errno));
+	if ((size_t)n >= sizeof(buf))
+		return sbx_diag_set(d, -ENAMETOOLONG,
+				    "-: cannot find the name of standard input: %s",
+				    strerror(ENAMETOOLONG));
+	buf[n] = '\0';
+	if (buf[0] != '/' ||
+	    ((size_t)n >= sizeof(deleted) - 1 &&
+	     strcmp(buf + n - (sizeof(deleted) - 1), deleted) == 0))
+		return 0;
+	*name = strdup(buf);
+	return *name ? 0 : sbx_diag_set(d, -ENOMEM, "-: %s", strerror(ENOMEM));
+}
+
+/*
  * Records file, read as the object dev/ino, as an input of the run (sbx_ctx.inputs): the planner
  * keeps it read-only where a writable root holds it, so that the command cannot rewrite what its
  * next run reads. Its name is made absolute from the directory open() took it from, the process's
- * own (not --cwd). Standard input and a pipe (dev and ino 0) hold nothing a later run reads.
+ * own (not --cwd). A pipe (dev and ino 0) holds nothing a later run reads; standard input
+ * redirected from a file is kept at the name the kernel has for it (stdin_name), on Linux only:
+ * elsewhere no name is looked for, and the file is not kept.
  */
 static int input_note(struct invocation *inv, const char *file, enum sbx_req_origin origin,
 		      unsigned long long dev, unsigned long long ino, struct sbx_diag *d)
@@ -100,11 +132,21 @@ static int input_note(struct invocation *inv, const char *file, enum sbx_req_ori
 	return 0;
 #else
 	struct sbx_input *in = &inv->inputs[inv->n_inputs];
-	char *here = NULL, **abs = &inv->input_paths[inv->n_inputs];
+	char *here = NULL, *named = NULL, **abs = &inv->input_paths[inv->n_inputs];
 	int r;
 
 	if (dev == 0 && ino == 0)
 		return 0;
+	if (strcmp(file, "-") == 0) {
+#if defined(__linux__)
+		r = stdin_name(&named, d);
+		if (r || !named)
+			return r;
+		file = named;
+#else
+		return 0;
+#endif
+	}
 	if (file[0] == '/') {
 		r = sbx_path_normalize(file, abs);
 	} else {
@@ -117,7 +159,10 @@ static int input_note(struct invocation *inv, const char *file, enum sbx_req_ori
 		free(here);
 	}
 	if (r)
-		return sbx_diag_set(d, r, "%s: %s", file, sbx_strerror(r));
+		sbx_diag_set(d, r, "%s: %s", file, sbx_strerror(r));
+	free(named);
+	if (r)
+		return r;
 	in->path = *abs;
 	in->origin = origin;
 	in->dev = dev;

@@ -95,8 +95,17 @@ int sbx_read_file_id(const char *path, char **buf, size_t *len, unsigned long lo
 	*len = 0;
 	*dev = *ino = 0;
 	sbx_diag_clear(d);
-	if (strcmp(path, "-") == 0)
+	if (strcmp(path, "-") == 0) {
+		/*
+		 * Standard input redirected from a file (-p - < ci.json) is that file, read again
+		 * by a later run started the same way: its identity, as for a file named.
+		 */
+		if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 0) {
+			*dev = (unsigned long long)st.st_dev;
+			*ino = (unsigned long long)st.st_ino;
+		}
 		return read_bounded(STDIN_FILENO, path, buf, len, d);
+	}
 	/*
 	 * Not blocking in open: a FIFO with no writer (which an earlier confined run can leave
 	 * where a profile in its workspace was) would hold the start for ever. Read blocking, as

@@ -398,8 +398,8 @@ int sbx_profile_load_wire(const char *buf, size_t len, struct sbx_profile *out);
 int sbx_read_file(const char *path, char **buf, size_t *len, struct sbx_diag *d);
 /*
  * The same, and the identity of the regular file read (fstat of the descriptor it was read
- * from) in *dev and *ino; both are 0 for stdin ("-"), a pipe and a file with no name left, whose
- * text no later run reads.
+ * from) in *dev and *ino, that of standard input ("-") too where it is a regular file; both are 0
+ * for a pipe, a terminal and a file with no name left, whose text no later run reads.
  */
 int sbx_read_file_id(const char *path, char **buf, size_t *len, unsigned long long *dev,
 		     unsigned long long *ino, struct sbx_diag *d);

@@ -131,14 +131,63 @@ unchanged() {
 	[ "${lines[0]}" = "read   $WS/cfg/sandbox.json  (read-only: the --profile file this run read)" ]
 	[ "${lines[1]}" = "read   $WS/cfg/add.json  (read-only: an --add-permissions file this run read)" ]
 	[ "${lines[2]}" = "write  $WS/other  (entries[1]: write $WS)" ]
-	# Control: from outside the writable roots, or from standard input, nothing is added.
+	# Control: from outside the writable roots, by name or on standard input, nothing is added.
 	cp "$WS/cfg/sandbox.json" "$OUT/sandbox.json"
 	run "$S" explain --json -C "$WS" --profile "$OUT/sandbox.json" -- true
 	[ "$status" -eq 0 ]
 	[ -z "$(origins "$output")" ]
-	run "$S" explain --json -C "$WS" --profile - -- true <"$WS/cfg/sandbox.json"
+	run "$S" explain --json -C "$WS" --profile - -- true <"$OUT/sandbox.json"
 	[ "$status" -eq 0 ]
 	[ -z "$(origins "$output")" ]
+}
+
+@test "a profile and an addition on standard input redirected from the workspace are kept" {
+	# sbxrun -p - < ci.json reads ci.json again on its next run: the same file as -p ci.json.
+	rm -f "$OUT/pwned"
+	for op in write append truncate chmod; do
+		run "$S" -C "$WS" -p - -- "$P" "$op" "$WS/cfg/sandbox.json" <"$WS/cfg/sandbox.json"
+		echo "run 1: -p - probe $op: $output"
+		[ "$output" = EROFS ]
+		run "$S" -C "$WS" --add-permissions - -- "$P" "$op" "$WS/cfg/add.json" \
+			<"$WS/cfg/add.json"
+		echo "run 1: --add-permissions - probe $op: $output"
+		[ "$output" = EROFS ]
+	done
+	run "$S" -C "$WS" -p - -- "$P" rename "$WS/other" "$WS/cfg/sandbox.json" \
+		<"$WS/cfg/sandbox.json"
+	[ "$output" = EXDEV ]
+	# Run 2, started the same way, is confined by what the user wrote.
+	run "$S" -C "$WS" -p - -- "$P" write "$OUT/pwned" <"$WS/cfg/sandbox.json"
+	echo "run 2: $output"
+	[ "$output" = EROFS ]
+	[ ! -e "$OUT/pwned" ]
+	run "$S" explain --json -C "$WS" -p - -- true <"$WS/cfg/sandbox.json"
+	origins "$output" >"$BATS_TEST_TMPDIR/rows"
+	cat "$BATS_TEST_TMPDIR/rows"
+	[[ "$(cat "$BATS_TEST_TMPDIR/rows")" == "profile-file read-only $WS/cfg/sandbox.json mount-namespace enforced: "* ]]
+	# Control: the same write from a profile on standard input from outside, from a pipe, or
+	# from a file no name holds any more (nothing a later run reads) lands.
+	cp "$WS/cfg/sandbox.json" "$OUT/sandbox.json"
+	run "$S" -C "$WS" -p - -- "$P" write "$WS/cfg/sandbox.json" <"$OUT/sandbox.json"
+	[ "$output" = OK ]
+	echo "$PROF" >"$WS/cfg/sandbox.json"
+	run sh -c 'cat "$1" | "$2" -C "$3" -p - -- "$4" write "$3/cfg/sandbox.json"' sh \
+		"$WS/cfg/sandbox.json" "$S" "$WS" "$P"
+	[ "$output" = OK ]
+	echo "$PROF" >"$WS/cfg/sandbox.json"
+	echo "$PROF" >"$WS/cfg/gone.json"
+	exec 5<"$WS/cfg/gone.json"
+	rm "$WS/cfg/gone.json"
+	run "$S" -C "$WS" -p - -- "$P" write "$WS/other" <&5
+	exec 5<&-
+	[ "$output" = OK ]
+	# A second name an earlier run made for it is refused, as for the file named.
+	run "$S" -C "$WS" -- ln cfg/sandbox.json cfg/.cache
+	[ "$status" -eq 0 ]
+	run "$S" -C "$WS" -p - -- touch "$CANARY" <"$WS/cfg/sandbox.json"
+	refused "sbxrun: --profile $WS/cfg/sandbox.json: the file has more than one name (a hard link), inside a writable root: *"
+	rm "$WS/cfg/.cache"
+	unchanged
 }
 
 @test "a profile named through a link inside the workspace is refused; through one outside, its file is kept" {

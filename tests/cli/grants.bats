@@ -217,8 +217,8 @@ read $WS/d.json" ]
 	# /tmp's protected names are left out: another run's mount points come and go there
 	# (a point is an empty directory, which reads as existing while that run lasts).
 	a=$("$SBXRUN" explain --json -p :workspace -- true | python3 -c 'import json,sys; j=json.load(sys.stdin); print(json.dumps([j["profile"], [r for r in j["requirements"] if " /tmp/." not in r["rule"]]]))')
-	# From standard input: the file, inside the workspace, would be kept read-only besides.
-	b=$("$SBXRUN" explain --json -p - -- true <"$WS/ws.json" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(json.dumps([j["profile"], [r for r in j["requirements"] if " /tmp/." not in r["rule"]]]))')
+	# Through a pipe: read from the file, inside the workspace, it would be kept read-only besides.
+	b=$(cat "$WS/ws.json" | "$SBXRUN" explain --json -p - -- true | python3 -c 'import json,sys; j=json.load(sys.stdin); print(json.dumps([j["profile"], [r for r in j["requirements"] if " /tmp/." not in r["rule"]]]))')
 	[ "$a" = "$b" ]
 	run "$SBXRUN" convert --to profile :read-only
 	[ "$output" = '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"}]},"network":"restricted"}' ]
