@@ -107,18 +107,24 @@ static int network_options(const struct sbx_handover *o, struct sbx_managed_ctx 
 	return 0;
 }
 
-/* The report file `run` made for this run (--report-created), by name and descriptor. */
-static struct {
+/*
+ * The report file `run` made for this run (--report-created), and the --network-log file made
+ * here, by name and descriptor: both go when the run is refused (remove_made_files).
+ */
+static struct made_file {
 	const char *path;
-	int fd, dir; /* dir: where it was made, looked up at the start (report_created_dir) */
-} made_report;
+	int fd, dir; /* dir: where it was made (report_created_dir, report_open_fd's made_dir) */
+} made_report, made_log;
 
-static void remove_made_report(void *arg)
+static void remove_made_files(void *arg)
 {
 	(void)arg;
 	if (made_report.path)
 		report_remove_created(made_report.dir, made_report.path, made_report.fd);
 	made_report.path = NULL;
+	if (made_log.path)
+		report_remove_created(made_log.dir, made_log.path, made_log.fd);
+	made_log.path = NULL;
 }
 
 /*
@@ -146,7 +152,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX], cwd_link[PATH_MAX] = "";
 	char *buf = NULL, *canon = NULL, *link = NULL;
 	size_t len = 0;
-	bool planned = false;
+	bool planned = false, log_created = false;
 	int rc, log_fd = -1;
 
 	sbx_rulepaths_init(&res);
@@ -162,7 +168,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		made_report.path = o.report_created;
 		made_report.fd = o.report_fd;
 		made_report.dir = report_created_dir(o.report_created, o.report_fd);
-		sbx_linux_on_refusal(remove_made_report, NULL);
+		sbx_linux_on_refusal(remove_made_files, NULL);
 	}
 	rc = network_options(&o, &mctx, d);
 	if (rc < 0)
@@ -276,10 +282,23 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	 * The proxy's log, opened as the report is (cmd/report.c) and with the plan: the name was
 	 * within the command's reach on every earlier run in this workspace.
 	 */
-	if (o.network_log &&
-	    report_open_fd("--network-log", o.network_log, &plan, &log_fd, NULL, NULL)) {
+	if (o.network_log && report_open_fd("--network-log", o.network_log, &plan, &log_fd,
+					    &log_created, &made_log.dir)) {
 		rc = 0; /* refused, in its words */
 		goto out;
+	}
+	/*
+	 * Made by this run, it goes as the report does when the run is refused: its own descriptor
+	 * (the proxy takes log_fd) tells it from what may be at its name by then.
+	 */
+	if (log_created && made_log.dir >= 0) {
+		made_log.fd = fcntl(log_fd, F_DUPFD_CLOEXEC, 0);
+		if (made_log.fd >= 0) {
+			made_log.path = o.network_log;
+			sbx_linux_on_refusal(remove_made_files, NULL);
+		} else {
+			close(made_log.dir);
+		}
 	}
 	rc = sbx_linux_enforce_from_plan(&plan, &facts, o.report_fd >= 0, &res, &e, d);
 	if (rc == 0) {

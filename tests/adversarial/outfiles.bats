@@ -192,3 +192,38 @@ for t in ts:
 	[ -z "$output" ]
 	[ "$(grep -c '"decision":"deny"' "$WS/net.log")" -eq 400 ]
 }
+
+@test "a run refused once it made --network-log (125) leaves no log behind; the caller's stays" {
+	# The helper refuses at its clone(2), once the log is open: nothing ran, nothing is left.
+	run "$BIN/failinj" newnet -- "$S" -C "$WS" --allow-domain example.com \
+		--network-log "$WS/net.log" -- touch "$CANARY"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "${lines[0]}" == "sbxrun: clone("*"CLONE_NEWNET): Operation not permitted; hint: "* ]]
+	[ ! -e "$CANARY" ]
+	[ ! -e "$WS/net.log" ]
+	# Refused by the sandbox's init (its seccomp filter refused), with the report made too.
+	run "$BIN/failinj" seccomp -- "$S" -C "$WS" --report "$WS/report.jsonl" \
+		--allow-domain example.com --network-log "$WS/net.log" -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[ ! -e "$CANARY" ]
+	[ ! -e "$WS/net.log" ]
+	[ ! -e "$WS/report.jsonl" ]
+	# A file at the name before the run (an earlier run's, or the caller's) is not this run's.
+	echo earlier >"$WS/net.log"
+	run "$BIN/failinj" newnet -- "$S" -C "$WS" --allow-domain example.com \
+		--network-log "$WS/net.log" -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[ "$(cat "$WS/net.log")" = earlier ]
+	: >"$WS/net.log"
+	run "$BIN/failinj" newnet -- "$S" -C "$WS" --allow-domain example.com \
+		--network-log "$WS/net.log" -- touch "$CANARY"
+	[ "$status" -eq 125 ]
+	[ -e "$WS/net.log" ]
+	rm "$WS/net.log"
+	# Control: a run whose command starts keeps the log made for it, empty or not.
+	run sbxr --allow-domain example.com --network-log "$WS/net.log" -- touch "$CANARY"
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
+	[ -e "$WS/net.log" ]
+}
