@@ -107,9 +107,8 @@ static int stdin_name(char **name, struct sbx_diag *d)
 				    "-: cannot find the name of standard input: %s",
 				    strerror(ENAMETOOLONG));
 	buf[n] = '\0';
-	if (buf[0] != '/' ||
-	    ((size_t)n >= sizeof(deleted) - 1 &&
-	     strcmp(buf + n - (sizeof(deleted) - 1), deleted) == 0))
+	if (buf[0] != '/' || ((size_t)n >= sizeof(deleted) - 1 &&
+			      strcmp(buf + n - (sizeof(deleted) - 1), deleted) == 0))
 		return 0;
 	*name = strdup(buf);
 	return *name ? 0 : sbx_diag_set(d, -ENOMEM, "-: %s", strerror(ENOMEM));
