@@ -488,6 +488,8 @@ void sbx_pathfacts_keep(struct sbx_pathfacts *f, const struct sbx_pathinfo *in);
  */
 void sbx_pathfacts_give(const struct sbx_pathfacts *f, const char *real, size_t real_len,
 			const char *link, size_t link_len, struct sbx_pathinfo *out);
+/* out as for a path that names nothing (the facts of a failed look-up): field by field. */
+void sbx_pathinfo_clear(struct sbx_pathinfo *out);
 
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
 typedef int (*sbx_fs_list_fn)(void *arg, const char *name, enum sbx_ftype type);
