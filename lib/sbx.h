@@ -334,6 +334,62 @@ bool sbx_lenset_has(const struct sbx_lenset *s, size_t len);
 /* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
 uint64_t sbx_hash(const void *data, size_t n);
 /*
+ * A table built from many keys in order (a profile's 10,000 entries): each key is hashed
+ * SBX_HASH_AHEAD keys before it is probed, and its slot prefetched then. The first probe of a
+ * key loads a random slot, which at 10,000 keys misses the cache (perf put a third of
+ * sbx_fs_roots' samples of a run of 10,000 denied files on it); asked for this early, the slot
+ * is there when the probe comes. Start with sbx_ahead_start; sbx_ahead_next gives key i.
+ */
+#define SBX_HASH_AHEAD 8
+struct sbx_ahead_key {
+	uint64_t hash;
+	size_t len; /* the key's length, for the tables that keep it */
+};
+/* Key i of keys into *k; false when there is none to probe (nothing is prefetched then). */
+typedef bool sbx_ahead_fn(const void *keys, size_t i, struct sbx_ahead_key *k);
+/*
+ * The keys and the table, beside a ring of SBX_HASH_AHEAD keys hashed. Apart from the ring so
+ * that the compiler keeps its fields in registers and calls key directly (the helpers are
+ * inline): a function pointer read back from memory is an indirect call per key. Make key
+ * static inline too: called out of line, it costs sbx_fs_dedup 7 instructions an entry more
+ * than its loop written out by hand (callgrind).
+ */
+struct sbx_ahead {
+	sbx_ahead_fn *key;
+	const void *keys;
+	size_t n;
+	const char *slots; /* the table: mask + 1 (a power of two) slots of slot_size bytes */
+	size_t slot_size, mask;
+};
+
+static inline void sbx_ahead_load(const struct sbx_ahead *a, struct sbx_ahead_key *ring, size_t i)
+{
+	struct sbx_ahead_key *k = &ring[i % SBX_HASH_AHEAD];
+
+	if (i < a->n && a->key(a->keys, i, k))
+		__builtin_prefetch(a->slots + (size_t)(k->hash & a->mask) * a->slot_size);
+}
+
+/* Hashes the first keys into ring. */
+static inline void sbx_ahead_start(const struct sbx_ahead *a, struct sbx_ahead_key *ring)
+{
+	for (size_t i = 0; i < SBX_HASH_AHEAD; i++)
+		sbx_ahead_load(a, ring, i);
+}
+
+/*
+ * Key i (called for i = 0, 1, ... in turn; stale when the key function said there was none);
+ * key i + SBX_HASH_AHEAD is hashed now, before key i is probed (or moved).
+ */
+static inline struct sbx_ahead_key sbx_ahead_next(const struct sbx_ahead *a,
+						  struct sbx_ahead_key *ring, size_t i)
+{
+	struct sbx_ahead_key k = ring[i % SBX_HASH_AHEAD];
+
+	sbx_ahead_load(a, ring, i + SBX_HASH_AHEAD);
+	return k;
+}
+/*
  * Sorts the n pointers of the array at base (of any pointer type) as qsort(base, n,
  * sizeof(void *), cmp) does: a natural merge sort (the runs already in order are merged
  * pairwise), O(n log r) for r runs, so close to linear when the array is in order but for a
