@@ -50,8 +50,9 @@ static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char
 	int r;
 
 	*out = NULL;
-	r = sbx_git_read_line(ctx, dotgit, "a .git file names the git directory to protect", buf,
-			      sizeof(buf), d);
+	r = sbx_git_read_line(ctx, dotgit, SBX_GIT_DOTGIT,
+			      "a .git file names the git directory to protect", buf, sizeof(buf),
+			      d);
 	if (r <= 0)
 		return r; /* gone since it was looked up, or no pointer: nothing to follow */
 	if (strncmp(buf, "gitdir:", 7) != 0)
@@ -494,7 +495,7 @@ static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **o
 	*out = NULL;
 	r = sbx_path_join_any(gitdir, "commondir", &file);
 	if (!r)
-		r = sbx_git_read_line(ctx, file,
+		r = sbx_git_read_line(ctx, file, SBX_GIT_COMMONDIR,
 				      "it names the git directory whose hooks and config must be "
 				      "protected",
 				      buf, sizeof(buf), d);
