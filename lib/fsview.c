@@ -62,7 +62,7 @@ static void info_fill(struct sbx_pathinfo *out, const struct stat *st)
 	out->linked = !S_ISDIR(st->st_mode) && st->st_nlink > 1;
 }
 
-static void info_clear(struct sbx_pathinfo *out)
+void sbx_pathinfo_clear(struct sbx_pathinfo *out)
 {
 	out->exists = false;
 	out->linked = false;
@@ -390,7 +390,7 @@ int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
 	size_t len;
 	int fd, err;
 
-	info_clear(out);
+	sbx_pathinfo_clear(out);
 	if (fd_out)
 		*fd_out = -1;
 	/* A Windows path (a Windows plan made here, explain --platform windows) names nothing. */
@@ -438,7 +438,7 @@ int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
 	struct stat st;
 	size_t len = strlen(path);
 
-	info_clear(out);
+	sbx_pathinfo_clear(out);
 	if (fd_out)
 		*fd_out = -1;
 	if (len >= SBX_MAX_PATH)
@@ -780,7 +780,7 @@ static int memo_host(struct sbx_fsmemo *m, const char *path, size_t len, struct 
 	if (fstatat(m->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) < 0 ||
 	    S_ISLNK(st.st_mode))
 		return 1;
-	info_clear(out);
+	sbx_pathinfo_clear(out);
 	info_fill(out, &st);
 	sbx_copy(out->real, path, len + 1);
 	return 0;

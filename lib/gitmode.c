@@ -39,8 +39,16 @@
 
 #define HEX "0123456789abcdefABCDEF"
 
-int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
-		      size_t size, struct sbx_diag *d)
+/* Whether c is trimmed from the end of a file of kind (its start too: not a commondir). */
+static bool git_blank(enum sbx_git_file kind, char c)
+{
+	if (c == '\n' || c == '\r')
+		return true;
+	return kind != SBX_GIT_COMMONDIR && (c == ' ' || c == '\t');
+}
+
+int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, enum sbx_git_file kind,
+		      const char *why, char *buf, size_t size, struct sbx_diag *d)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	size_t got = 0;
@@ -75,10 +83,10 @@ int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *w
 	if (memchr(buf, '\0', got))
 		return 0; /* not text */
 	buf[got] = '\0';
-	for (s = buf; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
+	for (s = buf; kind != SBX_GIT_COMMONDIR && git_blank(kind, *s); s++)
 		;
 	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+	while (e > s && git_blank(kind, e[-1]))
 		e--;
 	*e = '\0';
 	if (!*s || memchr(s, '\n', (size_t)(e - s)))
@@ -664,7 +672,7 @@ static int keep_worktree_checkout(struct gitwalk *w, const char *dir)
 
 	if (!r)
 		r = sbx_git_read_line(
-			w->ctx, file,
+			w->ctx, file, SBX_GIT_GITDIR,
 			"it names the .git file of a worktree, which must be protected", line,
 			sizeof(line), w->d);
 	if (r == 1)
@@ -712,7 +720,7 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 		return has_common;
 	r = sbx_path_join_any(dir, "commondir", &file);
 	if (!r && has_common)
-		r = sbx_git_read_line(w->ctx, file,
+		r = sbx_git_read_line(w->ctx, file, SBX_GIT_COMMONDIR,
 				      "it names the git directory whose hooks and "
 				      "config must be protected",
 				      line, sizeof(line), w->d);

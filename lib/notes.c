@@ -12,7 +12,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,15 +57,6 @@ static char *abstract_path(const char *reason, const char *path, const char *wha
 	return out;
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 int sbx_notes_group(const char *const *reasons, const char *const *paths, size_t n,
 		    struct sbx_notes *out)
 {
@@ -93,7 +83,8 @@ int sbx_notes_group(const char *const *reasons, const char *const *paths, size_t
 			r = -ENOMEM;
 			goto out;
 		}
-		for (s = hash_str(text) & (cap - 1); slots[s]; s = (s + 1) & (cap - 1))
+		for (s = sbx_hash(text, strlen(text)) & (cap - 1); slots[s];
+		     s = (s + 1) & (cap - 1))
 			if (strcmp(out->text.v[slots[s] - 1], text) == 0)
 				break;
 		if (slots[s]) {

@@ -177,12 +177,12 @@ static uint64_t hash_entry(const struct sbx_entry *e)
 	return h;
 }
 
-/*
- * How many entries ahead sbx_fs_dedup hashes: the first probe of each entry loads a random slot,
- * which at 10,000 entries misses the cache; hashed this far ahead, the slot is prefetched and
- * there when the probe comes (as the roots' map does, lib/roots.c).
- */
-#define DEDUP_AHEAD 8
+/* The hash of entry i (struct sbx_ahead): every entry is probed. */
+static inline bool ahead_entry(const void *keys, size_t i, struct sbx_ahead_key *k)
+{
+	k->hash = hash_entry(&((const struct sbx_entry *)keys)[i]);
+	return true;
+}
 
 /* Removes exact duplicates, keeping the first of each; linear expected time. */
 int sbx_fs_dedup(struct sbx_fs *fs)
@@ -195,7 +195,7 @@ int sbx_fs_dedup(struct sbx_fs *fs)
 		uint32_t hash;
 		uint32_t at; /* the kept entry's index + 1; 0 = empty */
 	} * slots;
-	uint64_t ahead[DEDUP_AHEAD];
+	struct sbx_ahead_key ring[SBX_HASH_AHEAD];
 	size_t cap = 16, o = 0;
 
 	if (fs->n < 2)
@@ -207,23 +207,23 @@ int sbx_fs_dedup(struct sbx_fs *fs)
 	slots = calloc(cap, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
-	for (size_t i = 0; i < DEDUP_AHEAD && i < fs->n; i++) {
-		ahead[i] = hash_entry(&fs->entries[i]);
-		__builtin_prefetch(&slots[ahead[i] & (cap - 1)]);
-	}
+	const struct sbx_ahead ahead = {
+		.key = ahead_entry,
+		.keys = fs->entries,
+		.n = fs->n,
+		.slots = (const char *)slots,
+		.slot_size = sizeof(*slots),
+		.mask = cap - 1,
+	};
+
+	sbx_ahead_start(&ahead, ring);
 	for (size_t i = 0; i < fs->n; i++) {
 		struct sbx_entry *e = &fs->entries[i];
-		uint64_t h = ahead[i % DEDUP_AHEAD];
+		/* Entry i + SBX_HASH_AHEAD, hashed now, is not moved yet: only entries up to i are. */
+		uint64_t h = sbx_ahead_next(&ahead, ring, i).hash;
 		size_t s = (size_t)h & (cap - 1);
 		bool dup = false;
 
-		/* Entry i + DEDUP_AHEAD is not moved yet: only entries up to i are. */
-		if (i + DEDUP_AHEAD < fs->n) {
-			uint64_t next = hash_entry(&fs->entries[i + DEDUP_AHEAD]);
-
-			ahead[i % DEDUP_AHEAD] = next;
-			__builtin_prefetch(&slots[next & (cap - 1)]);
-		}
 		for (; slots[s].at; s = (s + 1) & (cap - 1)) {
 			if (slots[s].hash == (uint32_t)h &&
 			    sbx_entry_equal(&fs->entries[slots[s].at - 1], e)) {

@@ -50,8 +50,9 @@ static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char
 	int r;
 
 	*out = NULL;
-	r = sbx_git_read_line(ctx, dotgit, "a .git file names the git directory to protect", buf,
-			      sizeof(buf), d);
+	r = sbx_git_read_line(ctx, dotgit, SBX_GIT_DOTGIT,
+			      "a .git file names the git directory to protect", buf, sizeof(buf),
+			      d);
 	if (r <= 0)
 		return r; /* gone since it was looked up, or no pointer: nothing to follow */
 	if (strncmp(buf, "gitdir:", 7) != 0)
@@ -204,34 +205,22 @@ static struct pslot *pmap_at(const struct pmap *m, size_t i)
 	return &m->slots[m->at[i]];
 }
 
-/*
- * How many paths ahead pmap_build hashes. A path's first probe is a load from a random slot,
- * which at 10,000 paths misses the cache (perf put a third of sbx_fs_roots' samples of a run of
- * 10,000 denied files on it); hashed this far ahead, its slot is asked for early (a prefetch)
- * and is there when the probe comes.
- */
-#define PMAP_AHEAD 8
-
-struct pmap_hash {
-	size_t len;
-	uint64_t h;
-};
-
-/* The length and hash of resolved[i] into *a, its slot prefetched (nothing past n, or for NULL). */
-static void pmap_ahead(const struct pmap *m, char *const *resolved, size_t n, size_t i,
-		       struct pmap_hash *a)
+/* The length and hash of resolved path i (struct sbx_ahead): none for NULL, a path not kept. */
+static inline bool ahead_path(const void *keys, size_t i, struct sbx_ahead_key *k)
 {
-	if (i >= n || !resolved[i])
-		return;
-	a->len = strlen(resolved[i]);
-	a->h = sbx_hash(resolved[i], a->len);
-	__builtin_prefetch(&m->slots[a->h & (m->cap - 1)]);
+	const char *p = ((char *const *)keys)[i];
+
+	if (!p)
+		return false;
+	k->len = strlen(p);
+	k->hash = sbx_hash(p, k->len);
+	return true;
 }
 
 /* Takes the resolved paths (each moved into the map, or freed as a repeat). */
 static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 {
-	struct pmap_hash ahead[PMAP_AHEAD] = {{0}};
+	struct sbx_ahead_key ring[SBX_HASH_AHEAD];
 	size_t cap = 16, n = 0;
 
 	memset(m, 0, sizeof(*m));
@@ -243,18 +232,25 @@ static int pmap_build(struct pmap *m, char **resolved, const struct sbx_fs *fs)
 	if (!m->slots || !m->at)
 		return -ENOMEM;
 	m->cap = cap;
-	for (size_t i = 0; i < PMAP_AHEAD; i++)
-		pmap_ahead(m, resolved, fs->n, i, &ahead[i]);
+	const struct sbx_ahead ahead = {
+		.key = ahead_path,
+		.keys = resolved,
+		.n = fs->n,
+		.slots = (const char *)m->slots,
+		.slot_size = sizeof(*m->slots),
+		.mask = cap - 1,
+	};
+
+	sbx_ahead_start(&ahead, ring);
 	for (size_t i = 0; i < fs->n; i++) {
 		char *p = resolved[i];
-		struct pmap_hash a = ahead[i % PMAP_AHEAD];
+		struct sbx_ahead_key a = sbx_ahead_next(&ahead, ring, i);
 		size_t s;
 		int r;
 
-		pmap_ahead(m, resolved, fs->n, i + PMAP_AHEAD, &ahead[i % PMAP_AHEAD]);
 		if (!p)
 			continue;
-		for (s = (size_t)a.h & (cap - 1); m->slots[s].p; s = (s + 1) & (cap - 1))
+		for (s = (size_t)a.hash & (cap - 1); m->slots[s].p; s = (s + 1) & (cap - 1))
 			if (m->slots[s].len == a.len && sbx_bytes_cmp(m->slots[s].p, p, a.len) == 0)
 				break;
 		if (m->slots[s].p) {
@@ -499,7 +495,7 @@ static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **o
 	*out = NULL;
 	r = sbx_path_join_any(gitdir, "commondir", &file);
 	if (!r)
-		r = sbx_git_read_line(ctx, file,
+		r = sbx_git_read_line(ctx, file, SBX_GIT_COMMONDIR,
 				      "it names the git directory whose hooks and config must be "
 				      "protected",
 				      buf, sizeof(buf), d);

@@ -334,6 +334,62 @@ bool sbx_lenset_has(const struct sbx_lenset *s, size_t len);
 /* A hash of n bytes taken eight at a time: for tables whose keys are whole strings. */
 uint64_t sbx_hash(const void *data, size_t n);
 /*
+ * A table built from many keys in order (a profile's 10,000 entries): each key is hashed
+ * SBX_HASH_AHEAD keys before it is probed, and its slot prefetched then. The first probe of a
+ * key loads a random slot, which at 10,000 keys misses the cache (perf put a third of
+ * sbx_fs_roots' samples of a run of 10,000 denied files on it); asked for this early, the slot
+ * is there when the probe comes. Start with sbx_ahead_start; sbx_ahead_next gives key i.
+ */
+#define SBX_HASH_AHEAD 8
+struct sbx_ahead_key {
+	uint64_t hash;
+	size_t len; /* the key's length, for the tables that keep it */
+};
+/* Key i of keys into *k; false when there is none to probe (nothing is prefetched then). */
+typedef bool sbx_ahead_fn(const void *keys, size_t i, struct sbx_ahead_key *k);
+/*
+ * The keys and the table, beside a ring of SBX_HASH_AHEAD keys hashed. Apart from the ring so
+ * that the compiler keeps its fields in registers and calls key directly (the helpers are
+ * inline): a function pointer read back from memory is an indirect call per key. Make key
+ * static inline too: called out of line, it costs sbx_fs_dedup 7 instructions an entry more
+ * than its loop written out by hand (callgrind).
+ */
+struct sbx_ahead {
+	sbx_ahead_fn *key;
+	const void *keys;
+	size_t n;
+	const char *slots; /* the table: mask + 1 (a power of two) slots of slot_size bytes */
+	size_t slot_size, mask;
+};
+
+static inline void sbx_ahead_load(const struct sbx_ahead *a, struct sbx_ahead_key *ring, size_t i)
+{
+	struct sbx_ahead_key *k = &ring[i % SBX_HASH_AHEAD];
+
+	if (i < a->n && a->key(a->keys, i, k))
+		__builtin_prefetch(a->slots + (size_t)(k->hash & a->mask) * a->slot_size);
+}
+
+/* Hashes the first keys into ring. */
+static inline void sbx_ahead_start(const struct sbx_ahead *a, struct sbx_ahead_key *ring)
+{
+	for (size_t i = 0; i < SBX_HASH_AHEAD; i++)
+		sbx_ahead_load(a, ring, i);
+}
+
+/*
+ * Key i (called for i = 0, 1, ... in turn; stale when the key function said there was none);
+ * key i + SBX_HASH_AHEAD is hashed now, before key i is probed (or moved).
+ */
+static inline struct sbx_ahead_key sbx_ahead_next(const struct sbx_ahead *a,
+						  struct sbx_ahead_key *ring, size_t i)
+{
+	struct sbx_ahead_key k = ring[i % SBX_HASH_AHEAD];
+
+	sbx_ahead_load(a, ring, i + SBX_HASH_AHEAD);
+	return k;
+}
+/*
  * Sorts the n pointers of the array at base (of any pointer type) as qsort(base, n,
  * sizeof(void *), cmp) does: a natural merge sort (the runs already in order are merged
  * pairwise), O(n log r) for r runs, so close to linear when the array is in order but for a
@@ -488,6 +544,8 @@ void sbx_pathfacts_keep(struct sbx_pathfacts *f, const struct sbx_pathinfo *in);
  */
 void sbx_pathfacts_give(const struct sbx_pathfacts *f, const char *real, size_t real_len,
 			const char *link, size_t link_len, struct sbx_pathinfo *out);
+/* out as for a path that names nothing (the facts of a failed look-up): field by field. */
+void sbx_pathinfo_clear(struct sbx_pathinfo *out);
 
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
 typedef int (*sbx_fs_list_fn)(void *arg, const char *name, enum sbx_ftype type);
@@ -785,14 +843,27 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 				   struct sbx_diag *d);
 
 /*
- * The one line of a small file of git's (a .git file, commondir, gitdir) into buf, trimmed:
- * 1 when there is one; 0 when the file is missing, not a regular file, empty, or more than one
- * line (it points nowhere); or a negative code, worded in d with why (what the file names) as
- * the hint's start: SBX_E_TOO_BIG when it is over size - 2 bytes (git reads it whole, and what
- * lies past the buffer may still name a path), or the read's error.
+ * The kinds of git's small files that hold one path, which git 2.39 trims differently (by
+ * experiment: lines with blanks around them):
+ *  - SBX_GIT_COMMONDIR, a git directory's commondir: git drops trailing newlines and carriage
+ *    returns, nothing else (to it "../.. " ends in a directory named ".. ", " ../.." starts
+ *    with one named " .."), and so does sbxrun;
+ *  - SBX_GIT_DOTGIT, a ".git" file: whitespace trimmed around the line, as the profile
+ *    semantics take a gitdir: pointer (git drops trailing newlines and carriage returns only);
+ *  - SBX_GIT_GITDIR, a linked worktree's gitdir: whitespace trimmed around the line (git reads
+ *    it twice, trimmed two ways: blanks too on the right for the path worktree list and remove
+ *    take, newlines and carriage returns only for worktree prune).
  */
-int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, const char *why, char *buf,
-		      size_t size, struct sbx_diag *d);
+enum sbx_git_file { SBX_GIT_DOTGIT, SBX_GIT_COMMONDIR, SBX_GIT_GITDIR };
+/*
+ * The one line of a small file of git's (of kind) into buf, trimmed as its kind says: 1 when
+ * there is one; 0 when the file is missing, not a regular file, empty, or more than one line
+ * (it points nowhere); or a negative code, worded in d with why (what the file names) as the
+ * hint's start: SBX_E_TOO_BIG when it is over size - 2 bytes (git reads it whole, and what lies
+ * past the buffer may still name a path), or the read's error.
+ */
+int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, enum sbx_git_file kind,
+		      const char *why, char *buf, size_t size, struct sbx_diag *d);
 /*
  * base joined with text, a path read from git's file from (absolute, or relative to base), as
  * git resolves it; one with a ".." after a name is refused (in d): git would go up from wherever

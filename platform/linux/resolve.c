@@ -242,12 +242,11 @@ const struct sbx_rulepath *sbx_rulepath_get(struct sbx_rulepaths *res, const cha
 /* The entry's facts as the planner reads them, from e (NULL: out of memory). */
 static int view_fill(const struct sbx_rulepath *e, struct sbx_pathinfo *out)
 {
-	static const struct sbx_pathfacts none;
 	const char *link;
 	size_t rlen;
 
 	if (!e || e->err) {
-		sbx_pathfacts_give(&none, NULL, 0, NULL, 0, out);
+		sbx_pathinfo_clear(out);
 		return e ? e->err : -ENOMEM;
 	}
 	link = sbx_rulepath_link(e);

@@ -927,3 +927,70 @@ TEST(gitmode_is_gitdir_as_git_tests)
 	CHECK(sbx_git_own_subdir("objects") && sbx_git_own_subdir("modules"));
 	CHECK(!sbx_git_own_subdir("a") && !sbx_git_own_subdir("lib"));
 }
+
+/* The line of file (of kind) as sbx_git_read_line gives it; NULL when it gives none. */
+static char *read_line_of(const char *dir, const char *text, enum sbx_git_file kind)
+{
+	char buf[64], *file = at(dir, "f"), *got = NULL;
+	struct sbx_ctx ctx = vec_ctx(dir);
+	struct sbx_diag d;
+
+	file_at(dir, "f", text);
+	sbx_diag_clear(&d);
+	if (sbx_git_read_line(&ctx, file, kind, "test", buf, sizeof(buf), &d) == 1)
+		got = strdup(buf);
+	free(file);
+	return got;
+}
+
+static bool reads_as(const char *dir, const char *text, enum sbx_git_file kind, const char *want)
+{
+	char *got = read_line_of(dir, text, kind);
+	bool same = got && strcmp(got, want) == 0;
+
+	free(got);
+	return same;
+}
+
+/*
+ * A commondir is read as git 2.39 reads it: trailing newlines and carriage returns dropped,
+ * nothing else ("../.. " is taken by git for a directory named ".. "; " ../.." for one named
+ * " .." first). Trimmed, sbxrun would protect another directory than the one git takes.
+ */
+TEST(git_read_line_commondir_as_git)
+{
+	char *dir = vec_fresh_dir();
+
+	CHECK(reads_as(dir, "../..\n", SBX_GIT_COMMONDIR, "../.."));
+	CHECK(reads_as(dir, "../..\r\n\n", SBX_GIT_COMMONDIR, "../.."));
+	CHECK(reads_as(dir, "../.. \n", SBX_GIT_COMMONDIR, "../.. "));
+	CHECK(reads_as(dir, "../..\t\n", SBX_GIT_COMMONDIR, "../..\t"));
+	CHECK(reads_as(dir, " ../..\n", SBX_GIT_COMMONDIR, " ../.."));
+	CHECK(read_line_of(dir, "\n\r\n", SBX_GIT_COMMONDIR) == NULL);
+	free(dir);
+}
+
+/* A .git file's line is trimmed of whitespace around it (the profile semantics' gitdir:). */
+TEST(git_read_line_dotgit_trimmed)
+{
+	char *dir = vec_fresh_dir();
+
+	CHECK(reads_as(dir, "gitdir: x\n", SBX_GIT_DOTGIT, "gitdir: x"));
+	CHECK(reads_as(dir, " \tgitdir: x \t\r\n", SBX_GIT_DOTGIT, "gitdir: x"));
+	CHECK(read_line_of(dir, " \t\r\n", SBX_GIT_DOTGIT) == NULL);
+	free(dir);
+}
+
+/*
+ * A linked worktree's gitdir is trimmed of whitespace around it: git takes blanks on the right
+ * off for worktree list and remove (and only newlines for prune: both are not one reading).
+ */
+TEST(git_read_line_gitdir_trimmed)
+{
+	char *dir = vec_fresh_dir();
+
+	CHECK(reads_as(dir, "/w/.git\n", SBX_GIT_GITDIR, "/w/.git"));
+	CHECK(reads_as(dir, "/w/.git \t\r\n", SBX_GIT_GITDIR, "/w/.git"));
+	CHECK(reads_as(dir, " /w/.git\n", SBX_GIT_GITDIR, "/w/.git"));
+	free(dir);
+}
