@@ -85,6 +85,7 @@ _Static_assert(sizeof(((struct invocation *)0)->inputs) / sizeof(struct sbx_inpu
 			       SBX_MAX_INPUTS,
 	       "the inputs no longer match --add-permissions' limit");
 
+#if defined(__linux__)
 /*
  * The name of the regular file standard input was redirected from, as the kernel gives it
  * (/proc/self/fd/0), in *name, or NULL where it has none left: not a path, or one the kernel
@@ -113,6 +114,7 @@ static int stdin_name(char **name, struct sbx_diag *d)
 	*name = strdup(buf);
 	return *name ? 0 : sbx_diag_set(d, -ENOMEM, "-: %s", strerror(ENOMEM));
 }
+#endif
 
 /*
  * Records file, read as the object dev/ino, as an input of the run (sbx_ctx.inputs): the planner
