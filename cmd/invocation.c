@@ -88,13 +88,13 @@ _Static_assert(sizeof(((struct invocation *)0)->inputs) / sizeof(struct sbx_inpu
 #if defined(__linux__)
 /*
  * The name of the regular file standard input was redirected from, as the kernel gives it
- * (/proc/self/fd/0), in *name, or NULL where it has none left: not a path, or one the kernel
- * words "... (deleted)" (removed since it was opened, as a memfd is). Where the name now leads
- * to another file or none, the planner refuses the run as for a file named.
+ * (/proc/self/fd/0), in *name, or NULL where it has none: not a path. Where the name now leads
+ * to another file or none (removed since: the kernel adds " (deleted)"), the planner refuses the
+ * run as for a file named; where sbxrun cannot search its way there, it is not kept
+ * (sbx_input.by_fd).
  */
 static int stdin_name(char **name, struct sbx_diag *d)
 {
-	static const char deleted[] = " (deleted)";
 	char buf[PATH_MAX + 1];
 	ssize_t n;
 
@@ -108,8 +108,8 @@ static int stdin_name(char **name, struct sbx_diag *d)
 				    "-: cannot find the name of standard input: %s",
 				    strerror(ENAMETOOLONG));
 	buf[n] = '\0';
-	if (buf[0] != '/' || ((size_t)n >= sizeof(deleted) - 1 &&
-			      strcmp(buf + n - (sizeof(deleted) - 1), deleted) == 0))
+	/* A removed file (a memfd too) has no link left, and was not taken (sbx_read_file_id). */
+	if (buf[0] != '/')
 		return 0;
 	*name = strdup(buf);
 	return *name ? 0 : sbx_diag_set(d, -ENOMEM, "-: %s", strerror(ENOMEM));
@@ -134,6 +134,7 @@ static int input_note(struct invocation *inv, const char *file, enum sbx_req_ori
 #else
 	struct sbx_input *in = &inv->inputs[inv->n_inputs];
 	char *here = NULL, *named = NULL, **abs = &inv->input_paths[inv->n_inputs];
+	bool by_fd = false;
 	int r;
 
 	if (dev == 0 && ino == 0)
@@ -144,6 +145,7 @@ static int input_note(struct invocation *inv, const char *file, enum sbx_req_ori
 		if (r || !named)
 			return r;
 		file = named;
+		by_fd = true;
 #else
 		return 0;
 #endif
@@ -166,6 +168,7 @@ static int input_note(struct invocation *inv, const char *file, enum sbx_req_ori
 		return r;
 	in->path = *abs;
 	in->origin = origin;
+	in->by_fd = by_fd;
 	in->dev = dev;
 	in->ino = ino;
 	inv->n_inputs++;

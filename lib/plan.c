@@ -373,9 +373,12 @@ static int inputs_keep(struct sbx_fs *fs, const struct sbx_roots *rt, const stru
 		const char *at = NULL;
 
 		kept[i] = NULL;
-		r = sbx_ctx_lookup(ctx, f->path, &in, pl->d);
+		r = sbx_ctx_lookup(ctx, f->path, &in, NULL);
+		if (r == -EACCES && f->by_fd)
+			continue; /* out of reach of sbxrun's rights, so of the command's */
 		if (r)
-			return r;
+			return r == -ENOMEM ? sbx_diag_set(pl->d, r, "%s", sbx_strerror(r))
+					    : sbx_lookup_failed(pl->d, r, f->path);
 		if (!in.exists || in.dev != f->dev || in.ino != f->ino) {
 			sbx_diag_set(
 				pl->d, SBX_E_UNENFORCEABLE, "%s %s: %s", input_option(f), f->path,

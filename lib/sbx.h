@@ -681,6 +681,12 @@ struct sbx_input {
 	const char *path;	     /* absolute, lexically normalized: the name that was opened */
 	enum sbx_req_origin origin;  /* which option named it */
 	unsigned long long dev, ino; /* what was read: fstat of the descriptor it was read from */
+	/*
+	 * path is the kernel's name for standard input, which the caller's shell may have opened
+	 * with rights sbxrun does not have: where sbxrun cannot search its way there, neither can
+	 * the command, and the file is not kept.
+	 */
+	bool by_fd;
 };
 
 /* Where a profile is evaluated. All strings borrowed. */

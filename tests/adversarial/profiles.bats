@@ -315,3 +315,26 @@ unchanged() {
 	[ "$status" -eq 0 ]
 	[ "$output" = ok ]
 }
+
+@test "a profile on standard input that the caller's shell opened where sbxrun cannot search is read" {
+	# The shell opens the file with its own rights (sudo -u build sbxrun -p - < /root/ci.json):
+	# sbxrun, and so its command, cannot reach it by name, so there is nothing to keep, and
+	# the run goes on instead of being refused for a look-up it cannot make.
+	local nb="$BASE/nb-ws" priv="$BASE/priv"
+	rm -rf "$nb" "$priv"
+	mkdir -p "$nb" "$priv"
+	profile restricted "$(entry_special root read)" "$(entry_path "$nb" write)" >"$priv/p.json"
+	# Positive control, for every user: the same profile through a pipe.
+	run sh -c 'cat "$1" | "$2" -C "$3" -p - -- sh -c "echo ok"' - "$priv/p.json" "$S" "$nb"
+	[ "$status" -eq 0 ]
+	[ "$output" = ok ]
+	if as_root; then
+		chmod 700 "$priv"
+		chown 65534:65534 "$nb"
+		run setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$S" -C "$nb" -p - -- sh -c 'echo ok' <"$priv/p.json"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$output" = ok ]
+	fi
+}
