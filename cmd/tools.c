@@ -316,7 +316,10 @@ int cmd_context(int argc, char **argv)
 	struct opts o = {.subcommand = "context"};
 	struct sbx_profile mat = {0};
 	struct sbx_context_in in = {0};
+	struct sbx_roots kept_roots = {0};
+	const char *kept[SBX_MAX_INPUTS];
 	struct invocation inv;
+	struct sbx_diag d;
 	char date[32] = "", tz[128];
 	const char *shell, *slash;
 	const char *const *roots;
@@ -332,6 +335,17 @@ int cmd_context(int argc, char **argv)
 	r = load_materialized(&inv, &o, &mat);
 	if (r)
 		goto out;
+	/*
+	 * The profile run enforces: with the read entry that keeps a --profile or
+	 * --add-permissions file inside a writable root read-only (explain shows it), or refused
+	 * where run would refuse it.
+	 */
+	sbx_diag_clear(&d);
+	if (mat.fs.kind == SBX_FS_RESTRICTED &&
+	    sbx_fs_roots_inputs(&mat.fs, &inv.ctx, &kept_roots, kept, &d)) {
+		r = refuse_diag(&d);
+		goto out;
+	}
 #ifdef _WIN32
 	if (localtime_s(&tm, &now) == 0)
 #else
@@ -352,6 +366,7 @@ int cmd_context(int argc, char **argv)
 	in.n_workspace_roots = inv.n_roots ? inv.n_roots : 1;
 	r = print_owned(sbx_context_render(&in));
 out:
+	sbx_roots_free(&kept_roots);
 	sbx_profile_free(&mat);
 	invocation_free(&inv);
 	return r;

@@ -194,6 +194,30 @@ setup() { setup_ws; cd "$WS"; }
 	[ "${lines[6]}" = "</environment_context>" ]
 }
 
+# A profile file inside a writable root is kept read-only by an added read entry (explain says
+# origin profile-file): context shows the profile run enforces, that entry among it.
+@test "context shows the read entry that keeps the profile file read-only, as explain does" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"current_working_directory"}},"access":"write"}]},"network":"restricted"}' >"$WS/p.json"
+	local entry='<entry access="read"><path>'"$WS"'/p.json</path></entry>'
+	run "$SBXRUN" explain --json --profile p.json
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e --arg p "$WS/p.json" \
+		'[.requirements[] | select(.rule == "read-only " + $p and .origin == "profile-file")] | length == 1'
+	run "$SBXRUN" context --profile p.json
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"<entry access=\"write\"><path>$WS</path></entry>$entry</file_system>"* ]]
+	# Control: outside every writable root the file needs no entry, and context shows none.
+	mkdir "$WS/sub"
+	run "$SBXRUN" context --cwd "$WS/sub" --profile p.json
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"$entry"* ]]
+	# Where run refuses the file (a write entry on it), context refuses too.
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"current_working_directory"}},"access":"write"},{"path":{"type":"path","path":"%s/p.json"},"access":"write"}]},"network":"restricted"}' "$WS" >"$WS/p.json"
+	run "$SBXRUN" context --profile p.json
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"the profile grants write on the file sbxrun read its permissions from"* ]]
+}
+
 @test "context for :danger-full-access renders the disabled form" {
 	run "$SBXRUN" context --profile :danger-full-access
 	[ "$status" -eq 0 ]
