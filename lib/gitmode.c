@@ -39,60 +39,146 @@
 
 #define HEX "0123456789abcdefABCDEF"
 
-/* Whether c is trimmed from the end of a file of kind (its start too: not a commondir). */
-static bool git_blank(enum sbx_git_file kind, char c)
+/* git's isspace(): no vertical tab or form feed. */
+static bool git_space(char c)
 {
-	if (c == '\n' || c == '\r')
-		return true;
-	return kind != SBX_GIT_COMMONDIR && (c == ' ' || c == '\t');
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, enum sbx_git_file kind,
-		      const char *why, char *buf, size_t size, struct sbx_diag *d)
+/* Bytes of s[0..n) left once trailing newlines and carriage returns are dropped. */
+static size_t strip_newlines(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	return n;
+}
+
+/*
+ * Adds s[0..n) to lines as one reading, up to its first NUL (git takes the path as a C
+ * string): an empty one is the directory that holds the file to git ("." to sbx_git_join).
+ */
+static int add_reading(char *lines[SBX_GIT_READINGS], int *n, const char *s, size_t len)
+{
+	char *v;
+
+	len = strnlen(s, len);
+	v = len ? strndup(s, len) : strdup(".");
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < *n; i++)
+		if (strcmp(lines[i], v) == 0) {
+			free(v);
+			return 0;
+		}
+	lines[(*n)++] = v;
+	return 0;
+}
+
+/*
+ * The readings of a file's text t (got bytes, NUL-terminated past them) of kind, as git 2.39
+ * reads each (setup.c, worktree.c) and, for a .git file, as the profile semantics do.
+ */
+static int readings(enum sbx_git_file kind, const char *t, size_t got,
+		    char *lines[SBX_GIT_READINGS], int *n)
+{
+	size_t len = strip_newlines(t, got), a = 0, b;
+	int r = 0;
+
+	switch (kind) {
+	case SBX_GIT_COMMONDIR:
+		/* An empty file git cannot read (it stops); "\n" is its own directory. */
+		return got ? add_reading(lines, n, t, len) : 0;
+	case SBX_GIT_DOTGIT:
+		/* git: "gitdir: " exactly, then the rest up to the newlines at the end. */
+		if (strnlen(t, 8) == 8 && memcmp(t, "gitdir: ", 8) == 0 && len > 8)
+			r = add_reading(lines, n, t + 8, len - 8);
+		/* The profile semantics: blanks trimmed around the line and after the colon. */
+		if (r || memchr(t, '\0', got))
+			return r;
+		while (a < got && git_space(t[a]))
+			a++;
+		for (b = got; b > a && git_space(t[b - 1]); b--)
+			;
+		if (b - a < 7 || memcmp(t + a, "gitdir:", 7) != 0)
+			return 0;
+		for (a += 7; a < b && (t[a] == ' ' || t[a] == '\t'); a++)
+			;
+		return a < b ? add_reading(lines, n, t + a, b - a) : 0;
+	case SBX_GIT_GITDIR:
+		/* worktree list and remove: trailing blanks dropped; prune: newlines only. */
+		for (b = got; b && git_space(t[b - 1]); b--)
+			;
+		if (b)
+			r = add_reading(lines, n, t, b);
+		return r || !len ? r : add_reading(lines, n, t, len);
+	}
+	return 0;
+}
+
+int sbx_git_read_lines(const struct sbx_ctx *ctx, const char *file, enum sbx_git_file kind,
+		       const char *why, size_t max, char *lines[SBX_GIT_READINGS],
+		       struct sbx_diag *d)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	size_t got = 0;
-	char *s, *e;
-	int r;
+	char *buf;
+	int r, n = 0;
 
-	r = v->read_file(v->self, file, buf, size - 1, &got);
-	if (r == -ENOENT || r == -EINVAL)
+	for (int i = 0; i < SBX_GIT_READINGS; i++)
+		lines[i] = NULL;
+	if (!(buf = malloc(max + 2)))
+		return -ENOMEM;
+	r = v->read_file(v->self, file, buf, max + 1, &got);
+	if (r == -ENOENT || r == -EINVAL) {
+		free(buf);
 		return 0; /* missing, or not a regular file: it points nowhere */
-	if (r == 0 && got >= size - 1) {
+	}
+	if (r == 0 && got > max) {
 		/*
-		 * Not read whole: git reads all of it (trailing newlines and blanks dropped), so
-		 * what lies past the buffer may still name a path. Never taken for nothing there.
+		 * Not read whole: git reads all of it, so what lies past the buffer may still
+		 * name a path. Never taken for nothing there.
 		 */
 		if (d) {
 			sbx_diag_set(d, SBX_E_TOO_BIG,
 				     "%s is over %zu bytes, the most sbxrun reads of a file git "
 				     "keeps one path in: it cannot tell what the file names",
-				     file, size - 2);
+				     file, max);
 			sbx_diag_hint(d, SBX_E_TOO_BIG,
 				      "%s; write there the one line git writes, or remove it", why);
 		}
-		return SBX_E_TOO_BIG;
+		r = SBX_E_TOO_BIG;
+	} else if (r < 0 && d && r != -ENOMEM) {
+		sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+		sbx_diag_hint(d, r, "%s; restore access to it", why);
 	}
+	if (!r) {
+		buf[got] = '\0';
+		r = readings(kind, buf, got, lines, &n);
+	}
+	free(buf);
+	/*
+	 * A line break left in a path is none git writes, and no name sbxrun takes to protect:
+	 * the file is refused rather than read as pointing nowhere (git would take that path).
+	 */
+	for (int i = 0; !r && i < n; i++)
+		if (strpbrk(lines[i], "\n\r")) {
+			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				     "%s: the path git reads there holds a line break (a newline "
+				     "or carriage return before its end), which git never writes",
+				     file);
+			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+					  "%s; write there the one line git writes (the path, then "
+					  "a newline), or remove it",
+					  why);
+		}
 	if (r < 0) {
-		if (d && r != -ENOMEM) {
-			sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
-			sbx_diag_hint(d, r, "%s; restore access to it", why);
+		for (int i = 0; i < n; i++) {
+			free(lines[i]);
+			lines[i] = NULL;
 		}
 		return r;
 	}
-	if (memchr(buf, '\0', got))
-		return 0; /* not text */
-	buf[got] = '\0';
-	for (s = buf; kind != SBX_GIT_COMMONDIR && git_blank(kind, *s); s++)
-		;
-	e = s + strlen(s);
-	while (e > s && git_blank(kind, e[-1]))
-		e--;
-	*e = '\0';
-	if (!*s || memchr(s, '\n', (size_t)(e - s)))
-		return 0;
-	memmove(buf, s, (size_t)(e - s) + 1);
-	return 1;
+	return n;
 }
 
 /*
@@ -664,26 +750,31 @@ out:
 	return r;
 }
 
-/* The worktree's .git file that dir/gitdir names (none when it is missing) is kept. */
+/*
+ * The worktree's .git file that dir/gitdir names (none when it is missing) is kept, as each of
+ * git's readings of that file names it.
+ */
 static int keep_worktree_checkout(struct gitwalk *w, const char *dir)
 {
-	char line[SBX_MAX_PATH + 2], *file = NULL;
-	int r = sbx_path_join_any(dir, "gitdir", &file);
+	char *lines[SBX_GIT_READINGS], *file = NULL;
+	int r = sbx_path_join_any(dir, "gitdir", &file), n = 0;
 
 	if (!r)
-		r = sbx_git_read_line(
+		r = n = sbx_git_read_lines(
 			w->ctx, file, SBX_GIT_GITDIR,
-			"it names the .git file of a worktree, which must be protected", line,
-			sizeof(line), w->d);
-	if (r == 1)
-		r = protect_checkout(w, file, dir, line, NULL);
+			"it names the .git file of a worktree, which must be protected",
+			SBX_MAX_PATH, lines, w->d);
+	for (int i = 0; r >= 0 && i < n; i++)
+		r = protect_checkout(w, file, dir, lines[i], NULL);
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
 	free(file);
 	return r < 0 ? r : 0;
 }
 
 static int walk_one(struct gitwalk *w, const char *dir, bool module)
 {
-	char line[SBX_MAX_PATH + 2], *file = NULL, *common = NULL;
+	char *lines[SBX_GIT_READINGS] = {NULL}, *file = NULL, *common = NULL;
 	struct sbx_pathinfo in;
 	bool gitdir;
 	int r, has_common;
@@ -720,12 +811,13 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 		return has_common;
 	r = sbx_path_join_any(dir, "commondir", &file);
 	if (!r && has_common)
-		r = sbx_git_read_line(w->ctx, file, SBX_GIT_COMMONDIR,
-				      "it names the git directory whose hooks and "
-				      "config must be protected",
-				      line, sizeof(line), w->d);
+		r = sbx_git_read_lines(w->ctx, file, SBX_GIT_COMMONDIR,
+				       "it names the git directory whose hooks and "
+				       "config must be protected",
+				       SBX_MAX_PATH, lines, w->d);
 	if (r == 1)
-		r = sbx_git_join(file, dir, line, &common, w->d);
+		r = sbx_git_join(file, dir, lines[0], &common, w->d);
+	free(lines[0]);
 	/* One naming its own directory (".") changes nothing to git: dir is a common one still. */
 	if (!r && common && strcmp(common, dir) == 0)
 		has_common = 0;

@@ -21,7 +21,7 @@
 
 /*
  * A .git pointer file or a commondir holds one path: one longer than this cannot be read whole,
- * and refuses the plan (sbx_git_read_line) rather than be taken for no pointer.
+ * and refuses the plan (sbx_git_read_lines) rather than be taken for no pointer.
  */
 #define GITDIR_FILE_MAX 4096
 
@@ -38,51 +38,61 @@ static int is_dir(const struct sbx_ctx *ctx, const char *p, bool *dir, struct sb
 }
 
 /*
- * The path a ".git" file points to with "gitdir: <path>", resolved against the file's directory
- * and trimmed, and what is there (*at); *out NULL when the file is not such a pointer. A
- * malformed pointer is ignored (it protects nothing, and .git itself still is); a pointer that
- * cannot be read (or not whole), or a target that cannot be looked up, is an error.
+ * The paths a ".git" file points to with "gitdir: <path>" (git's reading and the profile
+ * semantics', which trims it: sbx_git_read_lines), resolved against the file's directory, and
+ * what is at each (at[i]); out[i] NULL past them. A malformed pointer is ignored (it protects
+ * nothing, and .git itself still is); a pointer that cannot be read (or not whole), or a target
+ * that cannot be looked up, is an error. The profile semantics' target comes first.
  */
-static int gitdir_target(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
-			 char **out, struct sbx_pathinfo *at, struct sbx_diag *d)
+static int gitdir_targets(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
+			  char *out[SBX_GIT_READINGS], struct sbx_pathinfo at[SBX_GIT_READINGS],
+			  struct sbx_diag *d)
 {
-	char buf[GITDIR_FILE_MAX + 2], *s, *t = NULL;
-	int r;
+	char *lines[SBX_GIT_READINGS];
+	int r, n, k = 0;
 
-	*out = NULL;
-	r = sbx_git_read_line(ctx, dotgit, SBX_GIT_DOTGIT,
-			      "a .git file names the git directory to protect", buf, sizeof(buf),
-			      d);
-	if (r <= 0)
-		return r; /* gone since it was looked up, or no pointer: nothing to follow */
-	if (strncmp(buf, "gitdir:", 7) != 0)
-		return 0;
-	for (s = buf + 7; *s == ' ' || *s == '\t'; s++)
-		;
-	if (!*s)
-		return 0;
-	if (sbx_path_is_windows_abs(root)) {
-		/* One canonical Windows path, the pointer absolute or relative to the root. */
-		char *joined = NULL;
+	for (int i = 0; i < SBX_GIT_READINGS; i++)
+		out[i] = NULL;
+	r = n = sbx_git_read_lines(ctx, dotgit, SBX_GIT_DOTGIT,
+				   "a .git file names the git directory to protect",
+				   GITDIR_FILE_MAX, lines, d);
+	for (int i = n - 1; r >= 0 && i >= 0; i--) {
+		const char *s = lines[i];
+		char *t = NULL;
 
-		if (!sbx_path_is_windows_abs(s) && sbx_path_join_any(root, s, &joined))
-			return 0;
-		r = sbx_win_path_normalize(joined ? joined : s, &t, NULL);
-		free(joined);
-		if (r)
-			return r == -ENOMEM ? r : 0; /* malformed: protects nothing */
-	} else {
-		r = sbx_git_join(dotgit, root, s, &t, d);
-		if (r)
-			return r;
+		if (sbx_path_is_windows_abs(root)) {
+			/* One canonical Windows path, the pointer absolute or relative to the root. */
+			char *joined = NULL;
+
+			if (!sbx_path_is_windows_abs(s) && sbx_path_join_any(root, s, &joined))
+				continue;
+			r = sbx_win_path_normalize(joined ? joined : s, &t, NULL);
+			free(joined);
+			if (r) {
+				r = r == -ENOMEM ? r : 0; /* malformed: protects nothing */
+				continue;
+			}
+		} else if ((r = sbx_git_join(dotgit, root, s, &t, d))) {
+			break;
+		}
+		for (int j = 0; t && j < k; j++)
+			if (strcmp(out[j], t) == 0) {
+				free(t);
+				t = NULL;
+			}
+		if (t && (r = sbx_ctx_lookup(ctx, t, &at[k], d)) < 0)
+			free(t);
+		else if (t)
+			out[k++] = t;
 	}
-	r = sbx_ctx_lookup(ctx, t, at, d);
-	if (r < 0) {
-		free(t);
-		return r;
-	}
-	*out = t;
-	return 0;
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	if (r < 0)
+		for (int i = 0; i < k; i++) {
+			free(out[i]);
+			out[i] = NULL;
+		}
+	return r < 0 ? r : 0;
 }
 
 int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_codex,
@@ -90,7 +100,7 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 				   struct sbx_diag *d)
 {
 	struct sbx_strv v = {0};
-	char *git = NULL, *agents = NULL, *codex = NULL, *target = NULL;
+	char *git = NULL, *agents = NULL, *codex = NULL, *target[SBX_GIT_READINGS] = {NULL};
 	struct sbx_pathinfo in;
 	bool dir;
 	int r;
@@ -105,13 +115,12 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 		goto out;
 	if (in.exists && (in.type == SBX_FT_DIR || in.type == SBX_FT_REG)) {
 		if (in.type == SBX_FT_REG) {
-			struct sbx_pathinfo at;
+			struct sbx_pathinfo at[SBX_GIT_READINGS];
 
-			r = gitdir_target(ctx, root, git, &target, &at, d);
-			if (!r && target && at.exists && at.type == SBX_FT_DIR) {
-				r = sbx_strv_push_owned(&v, target); /* taken, or freed */
-				target = NULL;
-			}
+			r = gitdir_targets(ctx, root, git, target, at, d);
+			for (int i = 0; !r && i < SBX_GIT_READINGS && target[i]; i++)
+				if (at[i].exists && at[i].type == SBX_FT_DIR)
+					r = sbx_strv_add_unique(&v, target[i]);
 			if (r)
 				goto out;
 		}
@@ -133,7 +142,8 @@ out:
 	free(git);
 	free(agents);
 	free(codex);
-	free(target);
+	for (int i = 0; i < SBX_GIT_READINGS; i++)
+		free(target[i]);
 	return r;
 }
 
@@ -488,19 +498,20 @@ static int add_read_only(struct sbx_writable_root *w, const char *p)
 static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **out,
 			 struct sbx_diag *d)
 {
-	char buf[GITDIR_FILE_MAX + 2], *file = NULL;
+	char *lines[SBX_GIT_READINGS] = {NULL}, *file = NULL;
 	bool dir = false;
 	int r;
 
 	*out = NULL;
 	r = sbx_path_join_any(gitdir, "commondir", &file);
 	if (!r)
-		r = sbx_git_read_line(ctx, file, SBX_GIT_COMMONDIR,
-				      "it names the git directory whose hooks and config must be "
-				      "protected",
-				      buf, sizeof(buf), d);
+		r = sbx_git_read_lines(ctx, file, SBX_GIT_COMMONDIR,
+				       "it names the git directory whose hooks and config must be "
+				       "protected",
+				       GITDIR_FILE_MAX, lines, d);
 	if (r > 0)
-		r = sbx_git_join(file, gitdir, buf, out, d);
+		r = sbx_git_join(file, gitdir, lines[0], out, d);
+	free(lines[0]);
 	free(file);
 	if (r < 0 || !*out)
 		return r; /* no such file, or not one line: not a worktree */
@@ -696,10 +707,10 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 {
 	struct sbx_strv gits = {0}, missing = {0}, gone = {0}, missing_names = {0};
 	struct sbx_writable_root *w = &out->writable[wi];
-	struct sbx_pathinfo in = {0}, tin = {0};
-	char **defaults = NULL, *git = NULL, *target = NULL;
+	struct sbx_pathinfo in = {0}, tin[SBX_GIT_READINGS];
+	char **defaults = NULL, *git = NULL, *target[SBX_GIT_READINGS] = {NULL};
 	size_t n_defaults = 0;
-	bool git_mode = false;
+	bool git_mode = false, any = false;
 	int r;
 
 	r = sbx_path_join_any(w->root, ".git", &git);
@@ -764,18 +775,24 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	 * submodule's. Each is a carve-out of the writable root that holds it; in git mode only
 	 * what gitmode.c names is, and the missing ones of those must not be created.
 	 */
+	/* Each reading of a .git file (gitdir_targets) is git's directory to protect. */
 	if (!r && in.exists && in.type == SBX_FT_REG)
-		r = gitdir_target(ctx, w->root, git, &target, &tin, d);
-	if (!r && target && !(tin.exists && tin.type == SBX_FT_DIR)) {
-		r = keep_gitdir_target(m, target, deny);
-		free(target);
-		target = NULL;
+		r = gitdir_targets(ctx, w->root, git, target, tin, d);
+	for (int i = 0; !r && i < SBX_GIT_READINGS && target[i]; i++) {
+		if (!(tin[i].exists && tin[i].type == SBX_FT_DIR)) {
+			r = keep_gitdir_target(m, target[i], deny);
+			continue;
+		}
+		any = true;
+		r = git_mode ? sbx_git_mode_paths(ctx, target[i], &gits, &missing, &gone, d)
+			     : git_dirs(ctx, target[i], &gits, d);
 	}
-	if (!r && (target || (in.exists && in.type == SBX_FT_DIR))) {
-		const char *dir = target ? target : git;
-
-		r = git_mode ? sbx_git_mode_paths(ctx, dir, &gits, &missing, &gone, d)
-			     : git_dirs(ctx, dir, &gits, d);
+	if (!r && !any && in.exists && in.type == SBX_FT_DIR) {
+		any = true;
+		r = git_mode ? sbx_git_mode_paths(ctx, git, &gits, &missing, &gone, d)
+			     : git_dirs(ctx, git, &gits, d);
+	}
+	if (!r && any) {
 		/*
 		 * The checkouts those git directories name (a submodule's): git status recurses
 		 * into each through its .git, which the command could otherwise point at a git
@@ -793,7 +810,8 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 		if (pmap_find(m, p, strlen(p)) || sbx_strv_has(&missing_names, p))
 			continue;
 		if (git_mode && k < n_defaults &&
-		    ((target && strcmp(p, target) == 0) || strcmp(p, git) == 0))
+		    ((target[0] && strcmp(p, target[0]) == 0) ||
+		     (target[1] && strcmp(p, target[1]) == 0) || strcmp(p, git) == 0))
 			continue; /* gitmode.c's, or the .git added above */
 		s = nearest_decider(m, p);
 		if (s && s->access != SBX_DENY && s->wr >= 0)
@@ -817,7 +835,8 @@ out:
 	sbx_strv_clear(&gone);
 	sbx_strv_clear(&missing_names);
 	free(git);
-	free(target);
+	for (int i = 0; i < SBX_GIT_READINGS; i++)
+		free(target[i]);
 	return r;
 }
 

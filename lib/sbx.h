@@ -849,27 +849,31 @@ int sbx_default_read_only_subpaths(const char *root, bool protect_missing_dot_co
 				   struct sbx_diag *d);
 
 /*
- * The kinds of git's small files that hold one path, which git 2.39 trims differently (by
- * experiment: lines with blanks around them):
- *  - SBX_GIT_COMMONDIR, a git directory's commondir: git drops trailing newlines and carriage
- *    returns, nothing else (to it "../.. " ends in a directory named ".. ", " ../.." starts
- *    with one named " .."), and so does sbxrun;
- *  - SBX_GIT_DOTGIT, a ".git" file: whitespace trimmed around the line, as the profile
- *    semantics take a gitdir: pointer (git drops trailing newlines and carriage returns only);
- *  - SBX_GIT_GITDIR, a linked worktree's gitdir: whitespace trimmed around the line (git reads
- *    it twice, trimmed two ways: blanks too on the right for the path worktree list and remove
- *    take, newlines and carriage returns only for worktree prune).
+ * The kinds of git's small files that hold one path, each read as git 2.39 reads it (setup.c,
+ * worktree.c; sbxrun(1), GIT DIRECTORIES): the path stops at a NUL byte (git takes it as a C
+ * string), and an empty one is the directory that holds the file (".").
+ *  - SBX_GIT_COMMONDIR, a git directory's commondir: trailing newlines and carriage returns
+ *    dropped, nothing else (to git "../.. " ends in a directory named ".. ");
+ *  - SBX_GIT_DOTGIT, a ".git" file: two readings, git's (the path after "gitdir: ", trailing
+ *    newlines and carriage returns dropped: "gitdir: X \n" is "X ") and the profile
+ *    semantics' (blanks trimmed around the line and after "gitdir:"; none with a NUL byte);
+ *  - SBX_GIT_GITDIR, a linked worktree's gitdir, which git itself reads two ways: blanks
+ *    dropped at the end (worktree list and remove), newlines and carriage returns only
+ *    (worktree prune).
  */
 enum sbx_git_file { SBX_GIT_DOTGIT, SBX_GIT_COMMONDIR, SBX_GIT_GITDIR };
+#define SBX_GIT_READINGS 2
 /*
- * The one line of a small file of git's (of kind) into buf, trimmed as its kind says: 1 when
- * there is one; 0 when the file is missing, not a regular file, empty, or more than one line
- * (it points nowhere); or a negative code, worded in d with why (what the file names) as the
- * hint's start: SBX_E_TOO_BIG when it is over size - 2 bytes (git reads it whole, and what lies
- * past the buffer may still name a path), or the read's error.
+ * Every reading of a small file of git's (of kind, at most max bytes long), distinct, into
+ * lines (allocated, the caller frees them): their number, 0 when the file is missing, not a
+ * regular file, or holds no path; or a negative code, worded in d with why (what the file
+ * names) as the hint's start: SBX_E_TOO_BIG when it is over max bytes (git reads it whole, and
+ * what lies past may still name a path), SBX_E_UNENFORCEABLE when a reading holds a line break
+ * (git would take that path; sbxrun protects none such), or the read's error.
  */
-int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, enum sbx_git_file kind,
-		      const char *why, char *buf, size_t size, struct sbx_diag *d);
+int sbx_git_read_lines(const struct sbx_ctx *ctx, const char *file, enum sbx_git_file kind,
+		       const char *why, size_t max, char *lines[SBX_GIT_READINGS],
+		       struct sbx_diag *d);
 /*
  * base joined with text, a path read from git's file from (absolute, or relative to base), as
  * git resolves it; one with a ".." after a name is refused (in d): git would go up from wherever

@@ -381,3 +381,109 @@ nested() {
 	done
 	rm -rf "$top"
 }
+
+# pointed NAME: a repository $TMPDIR/NAME/main (in a writable root) with a linked worktree at
+# $BASE/wt-NAME (the workspace); PD its worktree's git directory, PC its common one.
+pointed() {
+	local d="$TMPDIR/$1" g=(git -c user.name=t -c user.email=t@t)
+	PW="$BASE/wt-$1"
+	rm -rf "$d" "$PW"
+	"${g[@]}" init -q "$d/main"
+	"${g[@]}" -C "$d/main" commit -q --allow-empty -m init
+	"${g[@]}" -C "$d/main" worktree add -q "$PW"
+	PC="$d/main/.git"
+	PD="$PC/worktrees/wt-$1"
+	SBX_CWD=$PW
+}
+
+# Git reads a commondir as a C string: what follows a NUL byte is not its. Taken for a file that
+# is no pointer, the common directory went unprotected: run 1 could write a hook there, which the
+# user's next plain git in the worktree runs. The file is the host user's (cloned, made outside):
+# inside the sandbox it is read-only.
+@test "a commondir with a NUL byte: read as git reads it, the common directory held" {
+	pointed nul
+	printf '../..\0junk\n' >"$PD/commondir"
+	[ "$(git -C "$PW" rev-parse --git-common-dir)" = "$PC" ]
+	expect EROFS write "$PC/hooks/pre-commit"
+	expect EROFS append "$PC/config"
+	expect EROFS write "$PD/commondir"
+	# Positive control: beside it the writable root is the command's.
+	expect OK write "$TMPDIR/nul/other-file"
+	rm -rf "$TMPDIR/nul" "$PW"
+}
+
+# A line break before the path (or inside it) is none git writes: git takes a path holding it,
+# which a git mode run 1 could make (worktrees/W is writable there). sbxrun refuses the run rather
+# than read the file as pointing nowhere and leave the common directory unprotected.
+@test "a commondir with a line break in its path: the run is refused, naming the file" {
+	pointed nl
+	new_canary "$PW"
+	printf '\n../..\n' >"$PD/commondir"
+	run git -C "$PW" rev-parse --git-common-dir
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Invalid path '$PD/"* ]]
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: $PD/commondir: the path git reads there holds a line break *"
+	[[ "$output" == *"; hint: it names the git directory whose hooks and config must be protected; write there the one line git writes"* ]]
+	run "$BIN/sbxrun" --allow-git -C "$PW" -- sh -c "touch '$CANARY'"
+	refused "sbxrun: $PD/commondir: the path git reads there holds a line break *"
+	# Positive control: the line git writes runs, its common directory held.
+	echo ../.. >"$PD/commondir"
+	expect EROFS write "$PC/hooks/pre-commit"
+	expect OK write "$TMPDIR/nl/other-file"
+	rm -rf "$TMPDIR/nl" "$PW"
+}
+
+# Git keeps a blank at the end of a .git file's path ("gitdir: X \n" is the directory "X "), where
+# the profile semantics trim it. Protecting only "X", sbxrun left git's directory writable: run 1
+# could repoint its commondir at a common directory of its own, with a hook, for the user's next
+# plain git. Both readings are protected now.
+@test "a .git file with a blank after its path: git's directory is protected too" {
+	local evil="$TMPDIR/blank/evil"
+	pointed blank
+	mv "$PD" "$PD "
+	printf 'gitdir: %s \n' "$PD" >"$PW/.git"
+	[ "$(git -C "$PW" rev-parse --git-dir)" = "$PD " ]
+	[ "$(git -C "$PW" rev-parse --git-common-dir)" = "$PC" ]
+	expect EROFS write "$PD /commondir"
+	expect EROFS write "$PC/hooks/pre-commit"
+	run sbx sh -c "cp -r '$PC' '$evil' && echo '$evil' >'$PD /commondir'"
+	[ "$status" -ne 0 ]
+	[ "$(git -C "$PW" rev-parse --git-common-dir)" = "$PC" ]
+	# The trimmed reading names no directory: it cannot be made either.
+	expect EEXIST mkdir "$PD"
+	expect ENOTDIR mkdir "$PD/hooks"
+	# Positive control: beside them the writable root is the command's.
+	expect OK write "$TMPDIR/blank/other-file"
+	rm -rf "$TMPDIR/blank" "$PW"
+}
+
+# Git reads a worktree's gitdir two ways: git worktree list and remove drop blanks at its end,
+# prune keeps them (a worktree whose file is gone is pruned: its git directory, index and stash
+# of work in progress deleted). sbxrun kept only the trimmed reading's file: a git mode run 1
+# could remove the one prune checks, and the user's next git worktree prune would drop the
+# worktree. Every reading's file is kept now.
+@test "a worktree's gitdir with a blank at its end: the file each git reading names is kept" {
+	pointed gd
+	echo mine >"$PW/.git "
+	printf '%s/.git \n' "$PW" >"$PD/gitdir"
+	run git -C "$PC" worktree list --porcelain
+	[[ "$output" == *"worktree $PW"$'\n'* ]]
+	run git -C "$PC" worktree prune -n -v --expire=now
+	[ "$output" = "" ]
+	run "$BIN/sbxrun" --allow-git -C "$PW" -- "$P" unlink "$PW/.git "
+	[ "$output" = EBUSY ]
+	run "$BIN/sbxrun" --allow-git -C "$PW" -- "$P" write "$PW/.git "
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$PW" -- "$P" unlink "$PW/.git"
+	[ "$output" = EBUSY ]
+	[ "$(cat "$PW/.git ")" = mine ]
+	run git -C "$PC" worktree prune -n -v --expire=now
+	[ "$output" = "" ]
+	# Positive control: beside them the worktree, and the git directory, are the command's.
+	run "$BIN/sbxrun" --allow-git -C "$PW" -- "$P" write "$PW/.git2"
+	[ "$output" = OK ]
+	run "$BIN/sbxrun" --allow-git -C "$PW" -- "$P" write "$PD/new-file"
+	[ "$output" = OK ]
+	rm -rf "$TMPDIR/gd" "$PW"
+}

@@ -928,69 +928,105 @@ TEST(gitmode_is_gitdir_as_git_tests)
 	CHECK(!sbx_git_own_subdir("a") && !sbx_git_own_subdir("lib"));
 }
 
-/* The line of file (of kind) as sbx_git_read_line gives it; NULL when it gives none. */
-static char *read_line_of(const char *dir, const char *text, enum sbx_git_file kind)
+/*
+ * The readings of a file of kind holding text (len bytes) as sbx_git_read_lines gives them,
+ * joined by "|"; "" when it gives none, "!" when it refuses the file.
+ */
+static char *readings_of(const char *dir, const char *text, size_t len, enum sbx_git_file kind)
 {
-	char buf[64], *file = at(dir, "f"), *got = NULL;
+	char *lines[SBX_GIT_READINGS], *file = at(dir, "f"), out[256] = "";
 	struct sbx_ctx ctx = vec_ctx(dir);
 	struct sbx_diag d;
+	FILE *f = fopen(file, "wb");
+	int n;
 
-	file_at(dir, "f", text);
+	CHECK(f && fwrite(text, 1, len, f) == len);
+	if (f)
+		fclose(f);
 	sbx_diag_clear(&d);
-	if (sbx_git_read_line(&ctx, file, kind, "test", buf, sizeof(buf), &d) == 1)
-		got = strdup(buf);
+	n = sbx_git_read_lines(&ctx, file, kind, "test", 64, lines, &d);
+	if (n < 0)
+		strcpy(out, "!");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			strcat(out, "|");
+		strncat(out, lines[i], sizeof(out) - strlen(out) - 2);
+		free(lines[i]);
+	}
 	free(file);
-	return got;
+	return strdup(out);
 }
 
-static bool reads_as(const char *dir, const char *text, enum sbx_git_file kind, const char *want)
-{
-	char *got = read_line_of(dir, text, kind);
-	bool same = got && strcmp(got, want) == 0;
-
-	free(got);
-	return same;
-}
+#define READS_AS(dir, text, kind, want)                                                   \
+	do {                                                                              \
+		char *got_ = readings_of(dir, text, sizeof(text) - 1, kind);              \
+		CHECK_STR(got_, want);                                                    \
+		free(got_);                                                               \
+	} while (0)
 
 /*
  * A commondir is read as git 2.39 reads it: trailing newlines and carriage returns dropped,
  * nothing else ("../.. " is taken by git for a directory named ".. "; " ../.." for one named
- * " .." first). Trimmed, sbxrun would protect another directory than the one git takes.
+ * " .." first), and the path up to a NUL byte. Trimmed, or taken for no path, sbxrun would
+ * protect another directory than the one git takes.
  */
 TEST(git_read_line_commondir_as_git)
 {
 	char *dir = vec_fresh_dir();
 
-	CHECK(reads_as(dir, "../..\n", SBX_GIT_COMMONDIR, "../.."));
-	CHECK(reads_as(dir, "../..\r\n\n", SBX_GIT_COMMONDIR, "../.."));
-	CHECK(reads_as(dir, "../.. \n", SBX_GIT_COMMONDIR, "../.. "));
-	CHECK(reads_as(dir, "../..\t\n", SBX_GIT_COMMONDIR, "../..\t"));
-	CHECK(reads_as(dir, " ../..\n", SBX_GIT_COMMONDIR, " ../.."));
-	CHECK(read_line_of(dir, "\n\r\n", SBX_GIT_COMMONDIR) == NULL);
-	free(dir);
-}
-
-/* A .git file's line is trimmed of whitespace around it (the profile semantics' gitdir:). */
-TEST(git_read_line_dotgit_trimmed)
-{
-	char *dir = vec_fresh_dir();
-
-	CHECK(reads_as(dir, "gitdir: x\n", SBX_GIT_DOTGIT, "gitdir: x"));
-	CHECK(reads_as(dir, " \tgitdir: x \t\r\n", SBX_GIT_DOTGIT, "gitdir: x"));
-	CHECK(read_line_of(dir, " \t\r\n", SBX_GIT_DOTGIT) == NULL);
+	READS_AS(dir, "../..\n", SBX_GIT_COMMONDIR, "../..");
+	READS_AS(dir, "../..\r\n\n", SBX_GIT_COMMONDIR, "../..");
+	READS_AS(dir, "../.. \n", SBX_GIT_COMMONDIR, "../.. ");
+	READS_AS(dir, "../..\t\n", SBX_GIT_COMMONDIR, "../..\t");
+	READS_AS(dir, " ../..\n", SBX_GIT_COMMONDIR, " ../..");
+	/* git: the git directory itself; an empty file it cannot read. */
+	READS_AS(dir, "\n\r\n", SBX_GIT_COMMONDIR, ".");
+	READS_AS(dir, "", SBX_GIT_COMMONDIR, "");
+	/* A NUL ends the path (git takes it as a C string). */
+	READS_AS(dir, "../..\0junk\n", SBX_GIT_COMMONDIR, "../..");
+	READS_AS(dir, "\0../..\n", SBX_GIT_COMMONDIR, ".");
+	/* A line break left in the path: refused, never read as no path. */
+	READS_AS(dir, "\n../..\n", SBX_GIT_COMMONDIR, "!");
+	READS_AS(dir, "../..\nx\n", SBX_GIT_COMMONDIR, "!");
+	READS_AS(dir, "../..\r\0\n", SBX_GIT_COMMONDIR, "!");
 	free(dir);
 }
 
 /*
- * A linked worktree's gitdir is trimmed of whitespace around it: git takes blanks on the right
- * off for worktree list and remove (and only newlines for prune: both are not one reading).
+ * A .git file has two readings: git's (after "gitdir: ", newlines dropped at the end) and the
+ * profile semantics' (trimmed); where they differ, both are given, the profile's second.
  */
-TEST(git_read_line_gitdir_trimmed)
+TEST(git_read_line_dotgit_both_readings)
 {
 	char *dir = vec_fresh_dir();
 
-	CHECK(reads_as(dir, "/w/.git\n", SBX_GIT_GITDIR, "/w/.git"));
-	CHECK(reads_as(dir, "/w/.git \t\r\n", SBX_GIT_GITDIR, "/w/.git"));
-	CHECK(reads_as(dir, " /w/.git\n", SBX_GIT_GITDIR, "/w/.git"));
+	READS_AS(dir, "gitdir: x\n", SBX_GIT_DOTGIT, "x");
+	READS_AS(dir, "gitdir: x\r\r\n", SBX_GIT_DOTGIT, "x");
+	READS_AS(dir, "gitdir: x \n", SBX_GIT_DOTGIT, "x |x");
+	READS_AS(dir, "gitdir:  x\n", SBX_GIT_DOTGIT, " x|x");
+	READS_AS(dir, " \tgitdir: x \t\r\n", SBX_GIT_DOTGIT, "x");
+	READS_AS(dir, "gitdir:x\n", SBX_GIT_DOTGIT, "x");
+	READS_AS(dir, "gitdir: x\0y\n", SBX_GIT_DOTGIT, "x");
+	READS_AS(dir, "gitdir: \0y\n", SBX_GIT_DOTGIT, ".");
+	READS_AS(dir, " \t\r\n", SBX_GIT_DOTGIT, "");
+	READS_AS(dir, "gitdir: \n", SBX_GIT_DOTGIT, "");
+	READS_AS(dir, "gitdir: x\ny\n", SBX_GIT_DOTGIT, "!");
+	free(dir);
+}
+
+/*
+ * A linked worktree's gitdir git reads two ways: blanks dropped at the end (worktree list and
+ * remove), newlines and carriage returns only (prune). Both are given.
+ */
+TEST(git_read_line_gitdir_both_readings)
+{
+	char *dir = vec_fresh_dir();
+
+	READS_AS(dir, "/w/.git\n", SBX_GIT_GITDIR, "/w/.git");
+	READS_AS(dir, "/w/.git \t\r\n", SBX_GIT_GITDIR, "/w/.git|/w/.git \t");
+	READS_AS(dir, " /w/.git\n", SBX_GIT_GITDIR, " /w/.git");
+	READS_AS(dir, "/w/.git\0 x\n", SBX_GIT_GITDIR, "/w/.git");
+	READS_AS(dir, " \n", SBX_GIT_GITDIR, " ");
+	READS_AS(dir, "/w/.git\n/x\n", SBX_GIT_GITDIR, "!");
 	free(dir);
 }
