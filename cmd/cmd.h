@@ -137,10 +137,11 @@ struct invocation {
 	struct sbx_strv made; /* directories --mkdir created, outermost first (mkdir.c) */
 	/*
 	 * The files the permissions were read from (sbx_ctx.inputs): the profile and each
-	 * --add-permissions file, their names made absolute (input_paths, owned).
+	 * --add-permissions file, their names made absolute (input_paths, owned), and the link
+	 * a ".." in each name follows (input_links, owned, or NULL).
 	 */
 	struct sbx_input inputs[1 + 16];
-	char *input_paths[1 + 16];
+	char *input_paths[1 + 16], *input_links[1 + 16];
 	size_t n_inputs;
 };
 

@@ -116,6 +116,56 @@ static int stdin_name(char **name, struct sbx_diag *d)
 }
 #endif
 
+#if !defined(_WIN32)
+/*
+ * The first symbolic link that a ".." of file (relative to base) goes up from, absolute, into
+ * *link (NULL when none): the kernel went up from where the link leads, and the name made
+ * absolute lexically is another place. Before that ".." every one follows a directory, where
+ * going up lexically is exact.
+ */
+static int link_before_dotdot(const char *base, const char *file, char **link)
+{
+	char p[PATH_MAX];
+	size_t n = 0;
+	struct stat st;
+
+	*link = NULL;
+	if (file[0] != '/') {
+		n = strlen(base);
+		if (n >= sizeof(p))
+			return 0;
+		memcpy(p, base, n);
+	}
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	for (const char *c = file; *c;) {
+		size_t k = strcspn(c, "/");
+
+		if (k == 2 && c[0] == '.' && c[1] == '.') {
+			p[n] = '\0';
+			if (n && lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+				*link = strdup(p);
+				return *link ? 0 : -ENOMEM;
+			}
+			while (n && p[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;
+		} else if (k && !(k == 1 && c[0] == '.')) {
+			if (n + 1 + k >= sizeof(p))
+				return 0; /* too long to be opened: the read failed first */
+			if (!n || p[n - 1] != '/')
+				p[n++] = '/';
+			memcpy(p + n, c, k);
+			n += k;
+		}
+		c += k;
+		c += strspn(c, "/");
+	}
+	return 0;
+}
+#endif
+
 /*
  * Records file, read as the object dev/ino, as an input of the run (sbx_ctx.inputs): the planner
  * keeps it read-only where a writable root holds it, so that the command cannot rewrite what its
@@ -159,14 +209,22 @@ static int input_note(struct invocation *inv, const char *file, enum sbx_req_ori
 					    "%s: cannot determine the current directory: %s", file,
 					    strerror(errno));
 		r = sbx_path_join(here ? here : inv->cwd, file, abs);
-		free(here);
 	}
-	if (r)
+	if (!r && !by_fd)
+		r = link_before_dotdot(here ? here : inv->cwd, file,
+				       &inv->input_links[inv->n_inputs]);
+	free(here);
+	if (r) {
 		sbx_diag_set(d, r, "%s: %s", file, sbx_strerror(r));
+		free(*abs);
+		*abs = NULL;
+	}
 	free(named);
 	if (r)
 		return r;
 	in->path = *abs;
+	in->given = by_fd ? NULL : file;
+	in->link_up = inv->input_links[inv->n_inputs];
 	in->origin = origin;
 	in->by_fd = by_fd;
 	in->dev = dev;
@@ -439,7 +497,9 @@ void invocation_free(struct invocation *inv)
 		sbx_fsmemo_free(&inv->memo); /* after the plan, which may hold its answers */
 	environ_free(inv);
 	sbx_strv_clear(&inv->made);
-	for (size_t i = 0; i < inv->n_inputs; i++)
+	for (size_t i = 0; i < inv->n_inputs; i++) {
 		free(inv->input_paths[i]);
+		free(inv->input_links[i]);
+	}
 	memset(inv, 0, sizeof(*inv));
 }

@@ -379,6 +379,20 @@ static int inputs_keep(struct sbx_fs *fs, const struct sbx_roots *rt, const stru
 		if (r)
 			return r == -ENOMEM ? sbx_diag_set(pl->d, r, "%s", sbx_strerror(r))
 					    : sbx_lookup_failed(pl->d, r, f->path);
+		if ((!in.exists || in.dev != f->dev || in.ino != f->ino) && f->link_up) {
+			/* Named lexically, the file is another: say which ".." made it so. */
+			sbx_diag_set(pl->d, SBX_E_UNENFORCEABLE,
+				     "%s %s: its \"..\" after the symbolic link %s goes up from "
+				     "where that link leads: sbxrun names the file lexically (%s), "
+				     "and %s",
+				     input_option(f), f->given ? f->given : f->path, f->link_up,
+				     f->path,
+				     in.exists ? "another file is there than the one it read"
+					       : "nothing is there");
+			return sbx_diag_hint(pl->d, SBX_E_UNENFORCEABLE,
+					     "name the file without a \"..\" after a symbolic link "
+					     "(realpath prints such a name)");
+		}
 		if (!in.exists || in.dev != f->dev || in.ino != f->ino) {
 			sbx_diag_set(
 				pl->d, SBX_E_UNENFORCEABLE, "%s %s: %s", input_option(f), f->path,

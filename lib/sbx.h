@@ -678,7 +678,13 @@ const char *sbx_origin_rule(enum sbx_req_origin o);
  */
 #define SBX_MAX_INPUTS 32 /* a profile and each --add-permissions file */
 struct sbx_input {
-	const char *path;	     /* absolute, lexically normalized: the name that was opened */
+	const char *path;  /* absolute, lexically normalized: the name that was opened */
+	const char *given; /* the name as the option gave it (NULL: path) */
+	/*
+	 * The first symbolic link a ".." of given follows (absolute), or NULL: there the kernel
+	 * went up from the link's target, and path, normalized lexically, names another place.
+	 */
+	const char *link_up;
 	enum sbx_req_origin origin;  /* which option named it */
 	unsigned long long dev, ino; /* what was read: fstat of the descriptor it was read from */
 	/*

@@ -213,6 +213,32 @@ unchanged() {
 	unchanged
 }
 
+# The name is made absolute lexically, where the kernel took a ".." after a link from where the
+# link leads: the file kept read-only would not be the one read. The run is refused (run 1 could
+# point the link elsewhere for run 2), and the refusal names the file as given and the link.
+@test "a profile named with a .. after a link run 1 planted is refused, naming the name and the link" {
+	mkdir -p "$WS/cfg/sub"
+	run "$S" -C "$WS" -- ln -s cfg/sub lnk
+	[ "$status" -eq 0 ]
+	cd "$WS"
+	run "$S" -C "$WS" --profile lnk/../sandbox.json -- touch "$CANARY"
+	refused "sbxrun: --profile lnk/../sandbox.json: its \"..\" after the symbolic link $WS/lnk goes up from where that link leads: sbxrun names the file lexically ($WS/sandbox.json), and nothing is there"
+	[[ "$output" == *"; hint: name the file without a \"..\" after a symbolic link (realpath prints such a name)" ]]
+	# A file at the lexical name (run 1's) is not taken for the one read.
+	echo "$PROF" >"$WS/sandbox.json"
+	run "$S" -C "$WS" --add-permissions "$WS/./lnk/../add.json" --profile lnk/../sandbox.json \
+		-- touch "$CANARY"
+	refused "sbxrun: --profile lnk/../sandbox.json: its \"..\" after the symbolic link $WS/lnk goes up from where that link leads: sbxrun names the file lexically ($WS/sandbox.json), and another file is there than the one it read"
+	rm "$WS/sandbox.json"
+	# Control: a ".." after a directory is what the kernel takes too: the file is kept.
+	run "$S" -C "$WS" --profile cfg/sub/../sandbox.json -- "$P" write "$WS/cfg/sandbox.json"
+	[ "$output" = EROFS ]
+	run "$S" -C "$WS" --profile cfg/sub/../sandbox.json -- "$P" write "$WS/cfg/other"
+	[ "$output" = OK ]
+	rm -rf "$WS/lnk" "$WS/cfg/sub" "$WS/cfg/other"
+	unchanged
+}
+
 @test "a profile in a writable root the profile names through the user's link is kept" {
 	# The root is written "$OUT/wslink" (the user's link to the workspace); the profile is named
 	# where it lies (as a relative name from the workspace would be): the same file, kept.
