@@ -421,6 +421,11 @@ struct level {
 	const unsigned char *set;
 	unsigned char *next;
 	unsigned level; /* 1 for the static prefix's entries */
+	/*
+	 * An entry's own error stopped the listing: worded where it was found (a level below, a
+	 * name too long, too many matches), or ENOMEM, which sbx_glob_expand words.
+	 */
+	bool stopped;
 };
 
 static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsigned level);
@@ -429,9 +434,8 @@ static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsign
  * One entry of a listed directory. Symbolic links are never followed: a link can match, but the
  * walk does not descend through it, so a link cannot lead the scan (and its masks) elsewhere.
  */
-static int on_entry(void *arg, const char *name, enum sbx_ftype type)
+static int visit(struct level *lv, const char *name, enum sbx_ftype type)
 {
-	struct level *lv = arg;
 	struct walk *w = lv->w;
 	const struct gpat *g = w->g;
 	size_t nl = strlen(name);
@@ -475,6 +479,16 @@ static int on_entry(void *arg, const char *name, enum sbx_ftype type)
 	return r;
 }
 
+static int on_entry(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct level *lv = arg;
+	int r = visit(lv, name, type);
+
+	if (r)
+		lv->stopped = true;
+	return r;
+}
+
 /*
  * Lists the directory w->path[0..len) at level-1 below the static prefix. A directory that has
  * vanished since it was listed holds nothing. One that cannot be listed is an error when the
@@ -495,7 +509,7 @@ static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsign
 	free(lv.next);
 	if (r == SBX_FS_CLOSED || r == -ENOENT || r == -ENOTDIR)
 		return 0;
-	if (r < 0 && r != -ENOMEM && !w->d->msg[0]) {
+	if (r < 0 && r != -ENOMEM && !lv.stopped) {
 		sbx_diag_set(w->d, r, "cannot list %s while expanding glob `%s`: %s", where,
 			     w->pattern, strerror(-r));
 		if (r == -EACCES || r == -EPERM)
