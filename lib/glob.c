@@ -380,10 +380,7 @@ struct walk {
 	const struct sbx_fsview *fs;
 	unsigned depth; /* 0 = no limit */
 	char path[SBX_MAX_PATH + 1];
-	struct {
-		char **v;
-		size_t n, cap;
-	} out;
+	struct sbx_strv out; /* the matches */
 	const char *pattern;
 	struct sbx_diag *d;
 };
@@ -398,20 +395,7 @@ static int add_match(struct walk *w)
 				     "narrow the pattern, or set glob_scan_max_depth to limit the "
 				     "scan");
 	}
-	if (w->out.n == w->out.cap) {
-		size_t cap = w->out.cap ? w->out.cap * 2 : 16;
-		char **v = realloc(w->out.v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		w->out.v = v;
-		w->out.cap = cap;
-	}
-	w->out.v[w->out.n] = strdup(w->path);
-	if (!w->out.v[w->out.n])
-		return -ENOMEM;
-	w->out.n++;
-	return 0;
+	return sbx_strv_push(&w->out, w->path);
 }
 
 /* One directory being listed: where it is in w->path, and the automaton's state there. */
@@ -601,7 +585,7 @@ done:
 	}
 out:
 	if (w)
-		sbx_strv_free(w->out.v, w->out.n);
+		sbx_strv_clear(&w->out);
 	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory while expanding glob `%s`", pattern);
 	free(w);
