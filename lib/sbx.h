@@ -607,7 +607,7 @@ const struct sbx_fshint *sbx_fshints_of(const struct sbx_fshints *h, const char 
  * memory stays small whatever the profile's size. A failed look-up is not kept (it refuses the
  * plan anyway). Reads and listings go to base unchanged. On the host's view it keeps one
  * descriptor, of the directory of the last path looked up: a path in that directory is one
- * fstatat(2) where the host's walk makes three system calls (lib/fsview.c, memo_host). A name
+ * fstatat(2) where the host's walk makes three system calls (lib/fsmemo.c, memo_host). A name
  * found there may be through a directory moved since it was opened; anything not found, or an
  * error, is the walk's to answer, so that neither reads as missing. The helper never uses it.
  */
