@@ -549,7 +549,7 @@ static const char *roots_keep(const struct sbx_roots *roots, const char *path, e
 		const struct sbx_writable_root *w = &roots->writable[i];
 
 		take_deepest(&k, w->read_only, w->n_read_only, path, SBX_READ, false);
-		take_deepest(&k, w->no_create, w->n_no_create, path, SBX_READ, true);
+		take_deepest(&k, w->no_create.v, w->no_create.n, path, SBX_READ, true);
 	}
 	take_deepest(&k, roots->unreadable, roots->n_unreadable, path, SBX_DENY, false);
 	*how = k.how;

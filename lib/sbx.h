@@ -797,6 +797,12 @@ bool sbx_is_protected_name(const char *name, size_t len);
  */
 bool sbx_path_protected_below(const char *root, const char *path, size_t *end);
 
+/* A growable list of owned strings (profile.c); v is NULL-terminated once anything is pushed. */
+struct sbx_strv {
+	char **v;
+	size_t n, cap;
+};
+
 /* A writable root with its read-only carve-outs and protected names (PROTECTED METADATA). */
 struct sbx_writable_root {
 	char *root;
@@ -805,8 +811,7 @@ struct sbx_writable_root {
 	const char *protected_missing[SBX_PROTECTED_NAMES_N]; /* names to block creation of */
 	size_t n_protected_missing;
 	/* Git mode: missing paths inside the root (absolute) that git would run code from. */
-	char **no_create;
-	size_t n_no_create;
+	struct sbx_strv no_create;
 };
 struct sbx_roots {
 	bool full_read, full_write, platform_defaults;
@@ -877,7 +882,6 @@ int sbx_git_read_line(const struct sbx_ctx *ctx, const char *file, enum sbx_git_
  */
 int sbx_git_join(const char *from, const char *base, const char *text, char **out,
 		 struct sbx_diag *d);
-struct sbx_strv;
 /*
  * The .git of the checkout whose git directory is dir (its config's core.worktree, as git
  * resolves it), or NULL when the config names none; a config that cannot be read, or not whole
@@ -988,11 +992,7 @@ int sbx_glob_expand(const char *pattern, unsigned depth, const struct sbx_fsview
 		    size_t *n, struct sbx_diag *d);
 void sbx_strv_free(char **v, size_t n);
 
-/* A growable list of owned strings (profile.c); v is NULL-terminated once anything is pushed. */
-struct sbx_strv {
-	char **v;
-	size_t n, cap;
-};
+/* struct sbx_strv (defined with the roots, which hold one) */
 /* Takes ownership of str (NULL means an allocation failed: -ENOMEM); frees it on failure. */
 int sbx_strv_push_owned(struct sbx_strv *s, char *str);
 int sbx_strv_push(struct sbx_strv *s, const char *str); /* copies */
