@@ -766,6 +766,14 @@ const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX])
 	return buf;
 }
 
+const char *sbx_mech_one(unsigned bit)
+{
+	for (size_t i = 0; i < sizeof(mech_names) / sizeof(*mech_names); i++)
+		if (mech_names[i].bit == bit)
+			return mech_names[i].name;
+	return NULL;
+}
+
 void sbx_req_release(struct sbx_req *r)
 {
 	if (r->real != r->path)

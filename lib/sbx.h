@@ -1249,6 +1249,8 @@ enum sbx_mech {
  * for SBX_MECH_NONE and for no mechanism at all. Written to buf, which is returned.
  */
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX]);
+/* The name of exactly one mechanism bit ("mount-namespace"), from the same table; else NULL. */
+const char *sbx_mech_one(unsigned bit);
 
 /*
  * What is rarely said of a requirement, kept apart from it (NULL when none is): a requirement
