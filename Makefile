@@ -37,6 +37,7 @@ LIB_SRCS := \
 	lib/diag.c \
 	lib/path.c \
 	lib/fsview.c \
+	lib/fsmemo.c \
 	lib/handover.c \
 	lib/profile.c \
 	lib/readfile.c \

@@ -162,8 +162,11 @@ int backend_argv(const struct invocation *inv, const struct opts *o, char *const
 int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[])
 {
 	struct sbx_diag d;
-	int r = -ENOSYS;
 
+	/*
+	 * A backend returns only when the command could not be started, and words every such
+	 * error in d; its code adds nothing to the refusal but on Windows.
+	 */
 	sbx_diag_clear(&d);
 #if defined(__linux__)
 	{
@@ -177,14 +180,15 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 		h.report_fd = o->report_fd;
 		h.report_created = o->report_made ? o->report : NULL;
 		if (h.report_fd >= 0 && fcntl(h.report_fd, F_SETFD, 0) < 0)
-			r = sbx_diag_set(&d, -errno, "--report: %s", strerror(errno));
+			sbx_diag_set(&d, -errno, "--report: %s", strerror(errno));
 		else
-			r = sbx_linux_exec(&h, &inv->plan.profile, &d);
+			sbx_linux_exec(&h, &inv->plan.profile, &d);
 	}
 #elif defined(__APPLE__)
-	r = sbx_macos_exec(&inv->plan, &inv->ctx, cmd, &d);
+	sbx_macos_exec(&inv->plan, &inv->ctx, cmd, &d);
 #elif defined(_WIN32)
-	r = sbx_windows_run(&inv->plan, &inv->ctx, cmd, &d);
+	int r = sbx_windows_run(&inv->plan, &inv->ctx, cmd, &d);
+
 	if (r >= 0)
 		return r;
 	if (r == -ENOENT || r == -EACCES || r == -ENOEXEC) {
@@ -192,8 +196,8 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 		refuse_diag(&d);
 		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
+#else
+	sbx_diag_set(&d, -ENOSYS, "cannot start the sandbox: %s", strerror(ENOSYS));
 #endif
-	if (!d.msg[0])
-		sbx_diag_set(&d, r, "cannot start the sandbox: %s", strerror(-r));
 	return refuse_diag(&d);
 }

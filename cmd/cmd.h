@@ -208,7 +208,7 @@ int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_prefix(struct sbx_diag *d, const char *prefix);
 
 /*
- * The audited place where sbxrun reads its own environment for decisions (invocation.c), one
+ * The audited place where sbxrun reads its own environment for decisions (environ.c), one
  * variable by name. The proxy variables of managed networking, and the TMPDIR of the plan, are
  * read from the environment made for the command (environ.c), as the command will see them.
  */

@@ -4,7 +4,7 @@
  * (lib/env.c), planned with (its TMPDIR is the one the tmpdir special resolves to), shown by
  * explain, and installed as this process's environment just before it becomes the command or
  * its sandbox, so that the Linux helper, sandbox-exec and the spawned Windows command all pass
- * it on as it is.
+ * it on as it is. And env_get(), the audited reader of sbxrun's own environment.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +16,18 @@
 #else
 extern char **environ;
 #endif
+
+const char *env_get(const char *name)
+{
+	/* Only these variables influence what sbxrun decides; nothing else is read. */
+	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ",
+					      "PATH",	"HOME",	 "SBXRUN_DEBUG"};
+
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (strcmp(name, allowed[i]) == 0)
+			return getenv(name);
+	return NULL;
+}
 
 int environ_build(struct invocation *inv, const struct opts *o, const struct sbx_plan *plan)
 {

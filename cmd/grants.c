@@ -78,19 +78,19 @@ int grants_apply(struct invocation *inv, const struct opts *o)
 		r = sbx_fs_push_path(&a.fs, path, o->grants[i].access, false);
 		free(path);
 	}
+	/* Pushing and materializing fail only for want of memory or over a limit: worded here. */
+	if (r)
+		sbx_diag_set(&d, r, "the quick grants: %s", sbx_strerror(r));
 	if (!r)
 		r = sbx_additional_normalize(&a, &d);
-	if (!r)
-		r = sbx_additional_materialize(&a, &inv->ctx, &m);
+	if (!r && (r = sbx_additional_materialize(&a, &inv->ctx, &m)))
+		sbx_diag_set(&d, r, "the quick grants: %s", sbx_strerror(r));
 	if (!r)
 		r = sbx_profile_add(&inv->profile, &m, &eff, &d);
 	sbx_additional_free(&a);
 	sbx_additional_free(&m);
-	if (r) {
-		if (!d.msg[0])
-			sbx_diag_set(&d, r, "the quick grants: %s", sbx_strerror(r));
+	if (r)
 		return refuse_diag(&d);
-	}
 	sbx_profile_free(&inv->profile);
 	inv->profile = eff;
 	return 0;

@@ -14,18 +14,6 @@
 #include "cmd.h"
 #include "net.h"
 
-const char *env_get(const char *name)
-{
-	/* Only these variables influence what sbxrun decides; nothing else is read. */
-	static const char *const allowed[] = {"TMPDIR", "SHELL", "TZ",
-					      "PATH",	"HOME",	 "SBXRUN_DEBUG"};
-
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		if (strcmp(name, allowed[i]) == 0)
-			return getenv(name);
-	return NULL;
-}
-
 /*
  * Canonical absolute directory, or a printed error. Resolved by the planner's own walk, so a
  * link someone other than root and the caller may swap is refused rather than followed.

@@ -9,7 +9,8 @@
 #if defined(__linux__)
 #include "linux/linux.h"
 
-static json_t *str_or_null(const char *s)
+/* A fact that may be unknown (NULL) or none (""): null for both. */
+static json_t *nonempty_or_null(const char *s)
 {
 	return s && s[0] ? json_string(s) : json_null();
 }
@@ -31,7 +32,7 @@ static json_t *probe_json(void)
 		json_object_set_new(o, "seccomp", json_boolean(f.seccomp));
 		json_object_set_new(o, "user_namespaces", json_boolean(f.user_namespaces));
 		json_object_set_new(o, "user_namespaces_blocked_by",
-				    str_or_null(f.userns_blocked_by));
+				    nonempty_or_null(f.userns_blocked_by));
 		json_object_set_new(o, "mount_namespace", json_boolean(f.mount_namespace));
 		json_object_set_new(o, "net_namespace", json_boolean(f.net_namespace));
 		json_object_set_new(o, "unix_broker", json_boolean(f.unix_broker));

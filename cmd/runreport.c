@@ -78,7 +78,7 @@ static void on_broker(void *arg, pid_t pid, const char *address, int err, enum s
 		break;
 	case SBX_BROKER_SCOPED:
 		rule = "abstract Unix sockets: only those made inside the sandbox";
-		mechanism = "landlock";
+		mechanism = sbx_mech_one(SBX_MECH_LANDLOCK);
 		break;
 	case SBX_BROKER_FAMILY:
 		break;

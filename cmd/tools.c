@@ -135,7 +135,8 @@ out:
 
 /* ---- convert ------------------------------------------------------------------------------ */
 
-static int cwd_ctx(const struct opts *o, char **cwd, struct sbx_ctx *ctx)
+/* This host's context at --cwd (or the current directory), for convert and intersect. */
+static int host_ctx(const struct opts *o, char **cwd, struct sbx_ctx *ctx)
 {
 	*cwd = o->cwd ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
 	if (!*cwd)
@@ -168,7 +169,7 @@ int cmd_convert(int argc, char **argv)
 	if (o.n_rest > 1)
 		return refuse("convert: unexpected argument '%s'", o.rest[1]);
 	file = o.n_rest ? o.rest[0] : "-";
-	if (cwd_ctx(&o, &cwd, &ctx))
+	if (host_ctx(&o, &cwd, &ctx))
 		return EXIT_REFUSED;
 	sbx_diag_clear(&d);
 	if (strcmp(file, BUILTIN_WORKSPACE_GIT) == 0) {
@@ -264,7 +265,7 @@ int cmd_intersect(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (o.n_rest != 2)
 		return refuse("intersect: expected REQUESTED.json GRANTED.json");
-	if (cwd_ctx(&o, &cwd, &ctx))
+	if (host_ctx(&o, &cwd, &ctx))
 		return EXIT_REFUSED;
 	r = load_additional(o.rest[0], &a);
 	if (!r)

@@ -30,47 +30,47 @@ const char *const sbx_linux_private_dev_nodes[] = {
 	"/dev/urandom", "/dev/tty",  "/dev/ptmx", NULL,
 };
 
+/* Why a file the run read is kept read-only, the end of each such reason. */
+#define KEPT_READ_ONLY                                                                             \
+	" inside a writable root: kept read-only, so that the command cannot rewrite what its "    \
+	"next run reads"
+
+/*
+ * One row per origin of a requirement, indexed by enum sbx_req_origin: its name in
+ * explain --json, the rule access words for it and the reason explain gives. A rule's own
+ * requirement (SBX_ORIGIN_RULE) has none of them.
+ */
+static const struct origin_row {
+	const char *name, *rule, *reason;
+} origins[] = {
+	[SBX_ORIGIN_RULE] = {NULL, NULL, NULL},
+	[SBX_ORIGIN_PROFILE_FILE] = {"profile-file", "read-only: the --profile file this run read",
+				     "the profile file (--profile) this run read its permissions "
+				     "from," KEPT_READ_ONLY},
+	[SBX_ORIGIN_ADDITION_FILE] = {"add-permissions-file",
+				      "read-only: an --add-permissions file this run read",
+				      "an --add-permissions file this run read its permissions "
+				      "from," KEPT_READ_ONLY},
+};
+
+static const struct origin_row *origin_row(enum sbx_req_origin o)
+{
+	return (size_t)o < sizeof(origins) / sizeof(origins[0]) ? &origins[o] : &origins[0];
+}
+
 const char *sbx_origin_name(enum sbx_req_origin o)
 {
-	switch (o) {
-	case SBX_ORIGIN_PROFILE_FILE:
-		return "profile-file";
-	case SBX_ORIGIN_ADDITION_FILE:
-		return "add-permissions-file";
-	case SBX_ORIGIN_RULE:
-		break;
-	}
-	return NULL;
+	return origin_row(o)->name;
 }
 
 const char *sbx_origin_rule(enum sbx_req_origin o)
 {
-	switch (o) {
-	case SBX_ORIGIN_PROFILE_FILE:
-		return "read-only: the --profile file this run read";
-	case SBX_ORIGIN_ADDITION_FILE:
-		return "read-only: an --add-permissions file this run read";
-	case SBX_ORIGIN_RULE:
-		break;
-	}
-	return NULL;
+	return origin_row(o)->rule;
 }
 
 const char *sbx_origin_reason(enum sbx_req_origin o)
 {
-	switch (o) {
-	case SBX_ORIGIN_PROFILE_FILE:
-		return "the profile file (--profile) this run read its permissions from, inside a "
-		       "writable root: kept read-only, so that the command cannot rewrite what its "
-		       "next run reads";
-	case SBX_ORIGIN_ADDITION_FILE:
-		return "an --add-permissions file this run read its permissions from, inside a "
-		       "writable root: kept read-only, so that the command cannot rewrite what its "
-		       "next run reads";
-	case SBX_ORIGIN_RULE:
-		break;
-	}
-	return NULL;
+	return origin_row(o)->reason;
 }
 
 /*
@@ -549,7 +549,7 @@ static const char *roots_keep(const struct sbx_roots *roots, const char *path, e
 		const struct sbx_writable_root *w = &roots->writable[i];
 
 		take_deepest(&k, w->read_only, w->n_read_only, path, SBX_READ, false);
-		take_deepest(&k, w->no_create, w->n_no_create, path, SBX_READ, true);
+		take_deepest(&k, w->no_create.v, w->no_create.n, path, SBX_READ, true);
 	}
 	take_deepest(&k, roots->unreadable, roots->n_unreadable, path, SBX_DENY, false);
 	*how = k.how;

@@ -380,10 +380,7 @@ struct walk {
 	const struct sbx_fsview *fs;
 	unsigned depth; /* 0 = no limit */
 	char path[SBX_MAX_PATH + 1];
-	struct {
-		char **v;
-		size_t n, cap;
-	} out;
+	struct sbx_strv out; /* the matches */
 	const char *pattern;
 	struct sbx_diag *d;
 };
@@ -398,20 +395,7 @@ static int add_match(struct walk *w)
 				     "narrow the pattern, or set glob_scan_max_depth to limit the "
 				     "scan");
 	}
-	if (w->out.n == w->out.cap) {
-		size_t cap = w->out.cap ? w->out.cap * 2 : 16;
-		char **v = realloc(w->out.v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		w->out.v = v;
-		w->out.cap = cap;
-	}
-	w->out.v[w->out.n] = strdup(w->path);
-	if (!w->out.v[w->out.n])
-		return -ENOMEM;
-	w->out.n++;
-	return 0;
+	return sbx_strv_push(&w->out, w->path);
 }
 
 /* One directory being listed: where it is in w->path, and the automaton's state there. */
@@ -421,6 +405,11 @@ struct level {
 	const unsigned char *set;
 	unsigned char *next;
 	unsigned level; /* 1 for the static prefix's entries */
+	/*
+	 * An entry's own error stopped the listing: worded where it was found (a level below, a
+	 * name too long, too many matches), or ENOMEM, which sbx_glob_expand words.
+	 */
+	bool stopped;
 };
 
 static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsigned level);
@@ -429,9 +418,8 @@ static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsign
  * One entry of a listed directory. Symbolic links are never followed: a link can match, but the
  * walk does not descend through it, so a link cannot lead the scan (and its masks) elsewhere.
  */
-static int on_entry(void *arg, const char *name, enum sbx_ftype type)
+static int visit(struct level *lv, const char *name, enum sbx_ftype type)
 {
-	struct level *lv = arg;
 	struct walk *w = lv->w;
 	const struct gpat *g = w->g;
 	size_t nl = strlen(name);
@@ -475,6 +463,16 @@ static int on_entry(void *arg, const char *name, enum sbx_ftype type)
 	return r;
 }
 
+static int on_entry(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct level *lv = arg;
+	int r = visit(lv, name, type);
+
+	if (r)
+		lv->stopped = true;
+	return r;
+}
+
 /*
  * Lists the directory w->path[0..len) at level-1 below the static prefix. A directory that has
  * vanished since it was listed holds nothing. One that cannot be listed is an error when the
@@ -495,7 +493,7 @@ static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsign
 	free(lv.next);
 	if (r == SBX_FS_CLOSED || r == -ENOENT || r == -ENOTDIR)
 		return 0;
-	if (r < 0 && r != -ENOMEM && !w->d->msg[0]) {
+	if (r < 0 && r != -ENOMEM && !lv.stopped) {
 		sbx_diag_set(w->d, r, "cannot list %s while expanding glob `%s`: %s", where,
 			     w->pattern, strerror(-r));
 		if (r == -EACCES || r == -EPERM)
@@ -587,7 +585,7 @@ done:
 	}
 out:
 	if (w)
-		sbx_strv_free(w->out.v, w->out.n);
+		sbx_strv_clear(&w->out);
 	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory while expanding glob `%s`", pattern);
 	free(w);

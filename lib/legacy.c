@@ -182,24 +182,6 @@ int sbx_legacy_to_profile(const struct sbx_legacy *l, const struct sbx_ctx *ctx,
 
 /* ---- canonical -> legacy ------------------------------------------------------------------- */
 
-static int strv_add(char ***v, size_t *n, const char *s)
-{
-	char **nv;
-
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*v)[i], s) == 0)
-			return 0;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	nv[*n] = strdup(s);
-	if (!nv[*n])
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
 /* Everything that is not a restricted file system, and full-disk write. */
 static bool project_unrestricted(const struct sbx_profile *p, const struct sbx_ctx *ctx,
 				 struct sbx_legacy *out)
@@ -235,8 +217,7 @@ int sbx_profile_to_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx
 			  struct sbx_legacy *out, struct sbx_diag *d)
 {
 	bool ws = false, root_w = false, tmp_w = false, slash_w = false;
-	char **roots = NULL;
-	size_t n_roots = 0;
+	struct sbx_strv roots = {0};
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -286,25 +267,27 @@ int sbx_profile_to_legacy(const struct sbx_profile *p, const struct sbx_ctx *ctx
 		if (ctx->cwd && strcmp(t, ctx->cwd) == 0)
 			ws = true;
 		else
-			r = strv_add(&roots, &n_roots, t);
+			r = sbx_strv_add_unique(&roots, t);
 		free(t);
 	}
 	if (r) {
-		sbx_strv_free(roots, n_roots);
+		sbx_strv_clear(&roots);
 		return sbx_diag_set(d, r, "out of memory");
 	}
 	if (ws) {
 		out->type = SBX_LEGACY_WORKSPACE_WRITE;
 		out->network_access = p->network;
-		out->writable_roots = roots;
-		out->n_writable_roots = n_roots;
+		out->writable_roots = roots.v;
+		out->n_writable_roots = roots.n;
 		out->exclude_tmpdir_env_var = !tmp_w;
 		out->exclude_slash_tmp = !slash_w;
 		return 0;
 	}
-	sbx_strv_free(roots, n_roots);
-	if (root_w || n_roots || tmp_w || slash_w)
+	if (root_w || roots.n || tmp_w || slash_w) {
+		sbx_strv_clear(&roots);
 		return sbx_diag_set(d, SBX_E_NO_LEGACY, NO_LEGACY_MSG);
+	}
+	/* No root was kept: nothing to free. */
 	out->type = SBX_LEGACY_READ_ONLY;
 	out->network_access = p->network;
 	return 0;
@@ -320,6 +303,7 @@ int sbx_profile_compat_legacy(const struct sbx_profile *p, const struct sbx_ctx 
 {
 	struct sbx_diag d;
 	struct sbx_roots roots;
+	struct sbx_strv kept = {0}; /* the writable roots but the cwd */
 	struct sbx_entry tmpdir = {.kind = SBX_SPECIAL, .special = SBX_SP_TMPDIR};
 	char *t;
 	int r;
@@ -336,13 +320,15 @@ int sbx_profile_compat_legacy(const struct sbx_profile *p, const struct sbx_ctx 
 	out->network_access = p->network;
 	for (size_t i = 0; i < roots.n_writable && !r; i++)
 		if (!ctx->cwd || strcmp(roots.writable[i].root, ctx->cwd) != 0)
-			r = strv_add(&out->writable_roots, &out->n_writable_roots,
-				     roots.writable[i].root);
+			r = sbx_strv_add_unique(&kept, roots.writable[i].root);
 	sbx_roots_free(&roots);
 	if (r) {
+		sbx_strv_clear(&kept);
 		sbx_legacy_free(out);
 		return r;
 	}
+	out->writable_roots = kept.v;
+	out->n_writable_roots = kept.n;
 	t = sbx_special_resolve(&tmpdir, ctx);
 	out->exclude_tmpdir_env_var =
 		!(t && sbx_fs_resolve_access(&p->fs, ctx, t, NULL) == SBX_WRITE);

@@ -238,7 +238,7 @@ static bool null(struct wire *w)
  * strncmp: the names are a few bytes long, and musl's strncmp, a call and a byte loop with three
  * tests per byte, was a fifth of the loader's instructions.
  */
-static int lookup(const char *s, size_t n, const char *const *names)
+static int name_index(const char *s, size_t n, const char *const *names)
 {
 	for (int i = 0; names[i]; i++) {
 		const char *k = names[i];
@@ -266,13 +266,13 @@ static int string_in(struct wire *w, const char *const *names)
 	for (s = w->p; s < w->end && sbx_json_plain[*s]; s++)
 		;
 	if (s < w->end && *s == '"' && s > w->p) {
-		int i = lookup((const char *)w->p, (size_t)(s - w->p), names);
+		int i = name_index((const char *)w->p, (size_t)(s - w->p), names);
 
 		w->p = s + 1;
 		return i;
 	}
 	w->p--; /* back to the opening quote */
-	return string(w) ? lookup(w->str, w->len, names) : -1;
+	return string(w) ? name_index(w->str, w->len, names) : -1;
 }
 
 /*

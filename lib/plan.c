@@ -209,7 +209,7 @@ static int add_file_system_reqs(struct planner *pl)
 
 	for (size_t i = 0; i < rt->n_writable; i++)
 		want += 1 + rt->writable[i].n_read_only + rt->writable[i].n_protected_missing +
-			rt->writable[i].n_no_create;
+			rt->writable[i].no_create.n;
 	r = req_reserve(p, want);
 
 	/* Full read shows up as a readable root "/" (sbx_fs_roots lists it). */
@@ -249,8 +249,8 @@ static int add_file_system_reqs(struct planner *pl)
 				r = req_path(pl, SBX_REQ_PROTECT_MISSING, kept);
 			free(path);
 		}
-		for (size_t j = 0; !r && j < w->n_no_create; j++)
-			r = req_path(pl, SBX_REQ_NO_CREATE, w->no_create[j]);
+		for (size_t j = 0; !r && j < w->no_create.n; j++)
+			r = req_path(pl, SBX_REQ_NO_CREATE, w->no_create.v[j]);
 	}
 	for (size_t i = 0; !r && i < rt->n_unreadable; i++)
 		r = req_path_of(pl, fv, SBX_REQ_DENY, (const char *const *)rt->unreadable,
@@ -778,6 +778,14 @@ const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX])
 	if (!o)
 		snprintf(buf, SBX_MECH_NAME_MAX, "none");
 	return buf;
+}
+
+const char *sbx_mech_one(unsigned bit)
+{
+	for (size_t i = 0; i < sizeof(mech_names) / sizeof(*mech_names); i++)
+		if (mech_names[i].bit == bit)
+			return mech_names[i].name;
+	return NULL;
 }
 
 void sbx_req_release(struct sbx_req *r)

@@ -280,34 +280,40 @@ static bool at_point(const struct sbx_report_view *v, const char *where, bool be
 	return false;
 }
 
-/* The errno fits the mechanism the plan enforces a file refusal with: which, or NULL. */
-static const char *fs_mechanism(const struct sbx_report_view *v, const struct sbx_op_seen *s,
-				const char *where, bool read)
+/* The errno fits the mechanism the plan enforces a file refusal with: which (a bit), or 0. */
+static unsigned fs_mech(const struct sbx_report_view *v, const struct sbx_op_seen *s,
+			const char *where, bool read)
 {
+	const unsigned ns = v->mount_namespace ? SBX_MECH_MOUNT_NS : 0;
+
 	switch (s->err) {
 	case ENOENT:
-		return s->hidden && v->mount_namespace && masked(v, where) ? "mount-namespace"
-									   : NULL;
+		return ns && s->hidden && masked(v, where) ? ns : 0;
 	case EROFS:
-		return v->mount_namespace && !read ? "mount-namespace" : NULL;
+		return !read ? ns : 0;
 	case EBUSY:
 		/* A mount point of the sandbox cannot be removed or renamed. */
-		return v->mount_namespace && !read ? "mount-namespace" : NULL;
+		return !read ? ns : 0;
 	case EEXIST:
 	case EISDIR:
 		/* The empty object of a point is there: only at its name is that a refusal. */
-		return v->mount_namespace && !read && at_point(v, where, false) ? "mount-namespace"
-										: NULL;
+		return ns && !read && at_point(v, where, false) ? ns : 0;
 	case ENOTDIR:
-		return v->mount_namespace && !read && at_point(v, where, true) ? "mount-namespace"
-									       : NULL;
+		return ns && !read && at_point(v, where, true) ? ns : 0;
 	case EACCES:
 		/* A mask's mode refuses before Landlock is asked. */
-		if (v->mount_namespace && masked(v, where))
-			return "mount-namespace";
-		return v->landlock ? "landlock" : NULL;
+		if (ns && masked(v, where))
+			return ns;
+		return v->landlock ? SBX_MECH_LANDLOCK : 0;
 	}
-	return NULL;
+	return 0;
+}
+
+/* That mechanism's name, as the plan words it, or NULL. */
+static const char *fs_mechanism(const struct sbx_report_view *v, const struct sbx_op_seen *s,
+				const char *where, bool read)
+{
+	return sbx_mech_one(fs_mech(v, s, where, read));
 }
 
 /* path, where it leads when known. */
@@ -369,7 +375,7 @@ int sbx_denial_decide(const struct sbx_report_view *v, const struct sbx_op_seen 
 	out->op = s->op == SBX_OP_CALL && s->call ? s->call : sbx_op_name(s->op);
 	if (s->seccomp != SBX_SCG_NONE) {
 		/* The filter itself refused it: there is no other cause to rule out. */
-		out->mechanism = "seccomp";
+		out->mechanism = sbx_mech_one(SBX_MECH_SECCOMP);
 		out->rule = seccomp_rule(v->plan, s->seccomp);
 		return out->rule ? 1 : -ENOMEM;
 	}

@@ -420,25 +420,6 @@ static int cmp_writable(const void *a, const void *b)
 	return strcmp(x->root, y->root);
 }
 
-/* Appends a copy of p to the list v of n paths, unless it is there already. */
-static int add_path(char ***v, size_t *n, const char *p)
-{
-	char **grown;
-
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*v)[i], p) == 0)
-			return 0;
-	grown = realloc(*v, (*n + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	*v = grown;
-	grown[*n] = strdup(p);
-	if (!grown[*n])
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
 /*
  * Appends p to w's carve-outs (on failure p is left to the caller: it may be borrowed). The list
  * grows by doubling (its size is a power of two whenever it is full): a workspace can hold
@@ -640,7 +621,7 @@ static int add_no_create(struct sbx_writable_root *w, const char *p)
 	for (size_t i = 0; i < w->n_read_only; i++)
 		if (sbx_path_covers_any(w->read_only[i], p))
 			return 0;
-	return add_path(&w->no_create, &w->n_no_create, p);
+	return sbx_strv_add_unique(&w->no_create, p);
 }
 
 /*
@@ -1086,7 +1067,7 @@ void sbx_roots_free(struct sbx_roots *r)
 	for (size_t i = 0; i < r->n_writable; i++) {
 		free(r->writable[i].root);
 		strs_drop(&r->borrowed, r->writable[i].read_only, r->writable[i].n_read_only);
-		sbx_strv_free(r->writable[i].no_create, r->writable[i].n_no_create);
+		sbx_strv_clear(&r->writable[i].no_create);
 	}
 	free(r->writable);
 	strs_drop(&r->borrowed, r->unreadable, r->n_unreadable);

@@ -449,7 +449,7 @@ static int collect_write(struct gen *g)
 
 	for (size_t i = 0; i < r->n_writable; i++)
 		if (r->writable[i].n_read_only || r->writable[i].n_protected_missing ||
-		    r->writable[i].n_no_create)
+		    r->writable[i].no_create.n)
 			carved = true;
 	g->write = calloc(r->n_writable + 1, sizeof(*g->write));
 	if (!g->write)
@@ -496,8 +496,8 @@ static int collect_write(struct gen *g)
 			if (rc)
 				return rc;
 		}
-		for (size_t k = 0; k < w->n_no_create; k++) {
-			rc = add_missing(g, rt, w->no_create[k]);
+		for (size_t k = 0; k < w->no_create.n; k++) {
+			rc = add_missing(g, rt, w->no_create.v[k]);
 			if (rc)
 				return rc;
 		}

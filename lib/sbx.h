@@ -607,7 +607,7 @@ const struct sbx_fshint *sbx_fshints_of(const struct sbx_fshints *h, const char 
  * memory stays small whatever the profile's size. A failed look-up is not kept (it refuses the
  * plan anyway). Reads and listings go to base unchanged. On the host's view it keeps one
  * descriptor, of the directory of the last path looked up: a path in that directory is one
- * fstatat(2) where the host's walk makes three system calls (lib/fsview.c, memo_host). A name
+ * fstatat(2) where the host's walk makes three system calls (lib/fsmemo.c, memo_host). A name
  * found there may be through a directory moved since it was opened; anything not found, or an
  * error, is the walk's to answer, so that neither reads as missing. The helper never uses it.
  */
@@ -803,6 +803,12 @@ bool sbx_is_protected_name(const char *name, size_t len);
  */
 bool sbx_path_protected_below(const char *root, const char *path, size_t *end);
 
+/* A growable list of owned strings (profile.c); v is NULL-terminated once anything is pushed. */
+struct sbx_strv {
+	char **v;
+	size_t n, cap;
+};
+
 /* A writable root with its read-only carve-outs and protected names (PROTECTED METADATA). */
 struct sbx_writable_root {
 	char *root;
@@ -811,8 +817,7 @@ struct sbx_writable_root {
 	const char *protected_missing[SBX_PROTECTED_NAMES_N]; /* names to block creation of */
 	size_t n_protected_missing;
 	/* Git mode: missing paths inside the root (absolute) that git would run code from. */
-	char **no_create;
-	size_t n_no_create;
+	struct sbx_strv no_create;
 };
 struct sbx_roots {
 	bool full_read, full_write, platform_defaults;
@@ -887,7 +892,6 @@ int sbx_git_read_lines(const struct sbx_ctx *ctx, const char *file, enum sbx_git
  */
 int sbx_git_join(const char *from, const char *base, const char *text, char **out,
 		 struct sbx_diag *d);
-struct sbx_strv;
 /*
  * The .git of the checkout whose git directory is dir (its config's core.worktree, as git
  * resolves it), or NULL when the config names none; a config that cannot be read, or not whole
@@ -998,11 +1002,7 @@ int sbx_glob_expand(const char *pattern, unsigned depth, const struct sbx_fsview
 		    size_t *n, struct sbx_diag *d);
 void sbx_strv_free(char **v, size_t n);
 
-/* A growable list of owned strings (profile.c); v is NULL-terminated once anything is pushed. */
-struct sbx_strv {
-	char **v;
-	size_t n, cap;
-};
+/* struct sbx_strv (defined with the roots, which hold one) */
 /* Takes ownership of str (NULL means an allocation failed: -ENOMEM); frees it on failure. */
 int sbx_strv_push_owned(struct sbx_strv *s, char *str);
 int sbx_strv_push(struct sbx_strv *s, const char *str); /* copies */
@@ -1259,6 +1259,8 @@ enum sbx_mech {
  * for SBX_MECH_NONE and for no mechanism at all. Written to buf, which is returned.
  */
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX]);
+/* The name of exactly one mechanism bit ("mount-namespace"), from the same table; else NULL. */
+const char *sbx_mech_one(unsigned bit);
 
 /*
  * What is rarely said of a requirement, kept apart from it (NULL when none is): a requirement

@@ -162,7 +162,7 @@ static bool point_ours(const struct stat *st)
 /* ---- finding the points of a plan ---------------------------------------------------------- */
 
 /* Does a writable root hold path strictly (so that the command could create it)? */
-static bool in_writable(const struct sbx_roots *r, const char *path)
+static bool under_writable_root(const struct sbx_roots *r, const char *path)
 {
 	for (size_t i = 0; i < r->n_writable; i++)
 		if (sbx_path_covers(r->writable[i].root, path) && strcmp(r->writable[i].root, path))
@@ -276,7 +276,7 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 	rc = sbx_path_join(up->real, strrchr(at, '/') + 1, &real);
 	if (rc == 0)
 		rc = look(e->res, real, &f, d);
-	if (rc < 0 || !in_writable(e->roots, real))
+	if (rc < 0 || !under_writable_root(e->roots, real))
 		goto out;
 	if (!f->facts.exists && !f->facts.is_link)
 		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, MARKER, NULL, d);

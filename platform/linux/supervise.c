@@ -557,7 +557,7 @@ long sbx_proc_ns_pid(pid_t pid)
 }
 
 /* The parent of pid, read from /proc/PID/stat; -1 when it cannot be read. */
-static pid_t parent_of(pid_t pid)
+static pid_t parent_pid(pid_t pid)
 {
 	char buf[256], *p;
 
@@ -576,7 +576,7 @@ static bool is_descendant(pid_t pid)
 	pid_t self = getpid();
 
 	for (int i = 0; i < SENDER_DEPTH_MAX && pid > 1; i++) {
-		pid = parent_of(pid);
+		pid = parent_pid(pid);
 		if (pid == self)
 			return true;
 	}

@@ -357,6 +357,17 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 			sbx_plan_free(&plan);
 		break;
 	}
+	case 22:
+		/* The quick grants' path: normalized (a lexical path made one), then deduplicated. */
+		a.has_fs = true;
+		a.network = -1;
+		if (sbx_fs_push_path(&a.fs, "/srv/./a/../b", SBX_WRITE, false) ||
+		    sbx_fs_push_path(&a.fs, "/srv/b", SBX_WRITE, false) ||
+		    sbx_fs_push_path(&a.fs, "/etc", SBX_READ, false))
+			r = 1;
+		else
+			r = sbx_additional_normalize(&a, d);
+		break;
 	case 19: {
 		/* A deny narrowing an unrestricted file system: the path that builds one. */
 		struct sbx_additional x = {.network = -1, .has_fs = true};
@@ -382,8 +393,8 @@ static int call(int which, const struct fixture *f, struct sbx_diag *d)
 }
 
 /* What each call returns without injection. */
-static const int outcomes[] = {0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-			       0, 0, 0};
+static const int outcomes[] = {
+	0, 0, 0, SBX_E_INVALID, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static const char *const names[] = {
 	"sbx_profile_load_buf (canonical)",
@@ -408,6 +419,7 @@ static const char *const names[] = {
 	"sbx_profile_add",
 	"sbx_fs_roots (git mode)",
 	"sbx_plan_build_take (roots borrowing the loaded paths)",
+	"sbx_additional_normalize",
 };
 
 /*

@@ -134,10 +134,10 @@ TEST(fsview_walk_real_tree)
 TEST(fsmemo_host_answers_as_the_walk)
 {
 	static const char *const names[] = {
-		"/dir/file",	 "/dir/none",  "/dir",	      "/dir/sub",     "/dir/file/x",
-		"/dir/lnk",	 "/link/file", "/link",	      "/dir/file",    "/dangling",
-		"/none/x",	 "/loop1/x",   "/dir/./file", "/dir/../dir/file", "/dir/sub/..",
-		"/dir/sub/.",	 "/dir/late",  "/dir/sub/f",  "/dir/f2",	      "/dir/file",
+		"/dir/file",  "/dir/none",  "/dir",	   "/dir/sub",	       "/dir/file/x",
+		"/dir/lnk",   "/link/file", "/link",	   "/dir/file",	       "/dangling",
+		"/none/x",    "/loop1/x",   "/dir/./file", "/dir/../dir/file", "/dir/sub/..",
+		"/dir/sub/.", "/dir/late",  "/dir/sub/f",  "/dir/f2",	       "/dir/file",
 		"/dir/moved",
 	};
 	char *t = vec_fresh_dir(), *p, real_t[SBX_MAX_PATH];
@@ -366,9 +366,10 @@ TEST(fsview_failed_lookups_fail_the_plan)
 			CHECK_STR(d.msg, msg);
 			/* Too long a name (or chain of links) is no unreadable path. */
 			CHECK(strstr(d.hint, errs[i] == ENAMETOOLONG
-						     ? "exceeds PATH_MAX: name the path where its links lead"
-						     : "never takes an unreadable path for a missing one") !=
-			      NULL);
+						     ? "exceeds PATH_MAX: name the path where its "
+						       "links lead"
+						     : "never takes an unreadable path for a "
+						       "missing one") != NULL);
 		}
 	}
 	/* A .git pointer file that exists but cannot be read. */
@@ -392,7 +393,7 @@ TEST(fsview_failed_lookups_fail_the_plan)
 TEST(fsview_glob_scan_errors)
 {
 	char *t = vec_fresh_dir(), *p = cat(t, "/a/x.env"), *sub = cat(t, "/a"),
-	     *pat = cat(t, "/**/*.env"), **v = NULL;
+	     *pat = cat(t, "/**/*.env"), **v = NULL, *msg = NULL;
 	struct fake f = {0};
 	struct sbx_fsview view = {fake_lookup, fake_read, fake_list, &f, NULL, NULL};
 	struct sbx_diag d;
@@ -413,6 +414,15 @@ TEST(fsview_glob_scan_errors)
 	f.fail_err = EIO;
 	sbx_diag_clear(&d);
 	CHECK_INT(sbx_glob_expand(pat, 0, &view, &v, &n, &d), -EIO);
+	/*
+	 * Worded once, by the level that could not list: the levels above it pass the error on
+	 * without trying words of their own (which the first error would drop, hint and all).
+	 */
+	free(msg);
+	CHECK(asprintf(&msg, "cannot list %s while expanding glob `%s`: %s", sub, pat,
+		       strerror(EIO)) > 0);
+	CHECK_STR(d.msg, msg);
+	CHECK(!d.dropping);
 	/* One wholly closed to the caller: nothing the command could reach either. */
 	f.fail_path = NULL;
 	f.closed_dir = sub;
@@ -422,6 +432,7 @@ TEST(fsview_glob_scan_errors)
 	sbx_strv_free(v, n);
 	free(p);
 	free(sub);
+	free(msg);
 	free(pat);
 	free(t);
 }

@@ -321,7 +321,8 @@ TEST(gitmode_submodule_config_of_any_length)
 			t_fail(__FILE__, __LINE__, "config of %zu bytes: a/.git not kept",
 			       sizes[i]);
 		if (named && keep.n != 5u)
-			t_fail(__FILE__, __LINE__, "config of %zu bytes: %zu kept", sizes[i], keep.n);
+			t_fail(__FILE__, __LINE__, "config of %zu bytes: %zu kept", sizes[i],
+			       keep.n);
 		if (!named && (!strstr(d.msg, "/.git/modules/s/config: it is over 1048576 bytes") ||
 			       !strstr(d.msg, "core.worktree")))
 			t_fail(__FILE__, __LINE__, "config of %zu bytes: %s", sizes[i], d.msg);
@@ -556,7 +557,7 @@ TEST(gitmode_roots_of_workspace)
 	CHECK_INT(sbx_fs_roots(&prof.fs, &ctx, &r, &d), 0);
 	w = root_of(&r, ws);
 	CHECK(w && has_in(w->read_only, w->n_read_only, g));
-	CHECK(w && w->n_no_create == 0);
+	CHECK(w && w->no_create.n == 0);
 	sbx_roots_free(&r);
 
 	ctx.allow_git = true;
@@ -565,9 +566,9 @@ TEST(gitmode_roots_of_workspace)
 	CHECK(w && !has_in(w->read_only, w->n_read_only, g));
 	CHECK(w && has_in(w->read_only, w->n_read_only, hooks));
 	CHECK(w && has_in(w->read_only, w->n_read_only, config));
-	CHECK(w && has_in(w->no_create, w->n_no_create, cd));
-	CHECK(w && has_in(w->no_create, w->n_no_create, cw));
-	CHECK(w && w->n_no_create == 2);
+	CHECK(w && has_in(w->no_create.v, w->no_create.n, cd));
+	CHECK(w && has_in(w->no_create.v, w->no_create.n, cw));
+	CHECK(w && w->no_create.n == 2);
 	sbx_roots_free(&r);
 
 	/* A deny entry still decides .git, and a read entry inside it still holds. */
@@ -583,7 +584,7 @@ TEST(gitmode_roots_of_workspace)
 		CHECK_INT(sbx_fs_roots(&prof.fs, &ctx, &r, &d), 0);
 		w = root_of(&r, ws);
 		CHECK(has_in(r.unreadable, r.n_unreadable, g));
-		CHECK(w && w->n_no_create == 0 && !has_in(w->read_only, w->n_read_only, hooks));
+		CHECK(w && w->no_create.n == 0 && !has_in(w->read_only, w->n_read_only, hooks));
 		sbx_roots_free(&r);
 		free(refs);
 	}
@@ -640,7 +641,7 @@ TEST(gitmode_roots_of_a_worktree)
 		for (int i = 0; i < 4; i++)
 			CHECK(t && has_in(t->read_only, t->n_read_only, p[i]));
 		for (int i = 4; i < 6; i++)
-			CHECK(t && has_in(t->no_create, t->n_no_create, p[i]));
+			CHECK(t && has_in(t->no_create.v, t->no_create.n, p[i]));
 		for (int i = 0; i < 6; i++)
 			free(p[i]);
 	}
@@ -724,7 +725,7 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	CHECK_INT(unlink(dotgit), 0);
 	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
 	w = root_of(&r, ws);
-	CHECK(w && has_in(w->no_create, w->n_no_create, dotgit));
+	CHECK(w && has_in(w->no_create.v, w->no_create.n, dotgit));
 	CHECK(!has_in(r.unreadable, r.n_unreadable, dotgit));
 	sbx_roots_free(&r);
 	/*
@@ -736,7 +737,7 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	ctx.points = true;
 	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
 	w = root_of(&r, ws);
-	CHECK(w && has_in(w->no_create, w->n_no_create, dotgit));
+	CHECK(w && has_in(w->no_create.v, w->no_create.n, dotgit));
 	CHECK(!has_in(w->read_only, w->n_read_only, dotgit));
 	sbx_roots_free(&r);
 	ctx.points = false;
@@ -750,7 +751,7 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
 	CHECK(has_in(r.unreadable, r.n_unreadable, dotgit));
 	w = root_of(&r, ws);
-	CHECK(w && !has_in(w->no_create, w->n_no_create, dotgit));
+	CHECK(w && !has_in(w->no_create.v, w->no_create.n, dotgit));
 	sbx_roots_free(&r);
 	/* The same in git mode. */
 	ctx.allow_git = true;

@@ -193,3 +193,25 @@ TEST(plan_inputs_under_a_root_written_through_a_link)
 	sbx_plan_free(&plan);
 	json_decref(f);
 }
+
+/* The words each origin is rendered in, from its one row: explain --json, explain, access. */
+TEST(origin_words)
+{
+	CHECK(!sbx_origin_name(SBX_ORIGIN_RULE));
+	CHECK(!sbx_origin_rule(SBX_ORIGIN_RULE));
+	CHECK(!sbx_origin_reason(SBX_ORIGIN_RULE));
+	CHECK_STR(sbx_origin_name(SBX_ORIGIN_PROFILE_FILE), "profile-file");
+	CHECK_STR(sbx_origin_rule(SBX_ORIGIN_PROFILE_FILE),
+		  "read-only: the --profile file this run read");
+	CHECK_STR(sbx_origin_reason(SBX_ORIGIN_PROFILE_FILE),
+		  "the profile file (--profile) this run read its permissions from, inside a "
+		  "writable root: kept read-only, so that the command cannot rewrite what its next "
+		  "run reads");
+	CHECK_STR(sbx_origin_name(SBX_ORIGIN_ADDITION_FILE), "add-permissions-file");
+	CHECK_STR(sbx_origin_rule(SBX_ORIGIN_ADDITION_FILE),
+		  "read-only: an --add-permissions file this run read");
+	CHECK_STR(
+		sbx_origin_reason(SBX_ORIGIN_ADDITION_FILE),
+		"an --add-permissions file this run read its permissions from, inside a writable "
+		"root: kept read-only, so that the command cannot rewrite what its next run reads");
+}

@@ -364,7 +364,21 @@ TEST(report_model_from_the_plans_own)
 		sbx_diag_clear(&d);
 		CHECK_INT(sbx_report_model(&bare, &m, &d), SBX_E_UNENFORCEABLE);
 		CHECK_INT(m, refused[i]);
-		CHECK(strstr(d.msg, "(a PID namespace), which this host cannot make: a test's host"));
+		CHECK(strstr(d.msg,
+			     "(a PID namespace), which this host cannot make: a test's host"));
 		CHECK(d.hint[0] != '\0');
 	}
+}
+
+/* The report names a mechanism as the plan does, from the plan's one table: one bit, one name. */
+TEST(report_mechanism_names_are_the_plans)
+{
+	char buf[SBX_MECH_NAME_MAX];
+
+	CHECK_STR(sbx_mech_one(SBX_MECH_MOUNT_NS), "mount-namespace");
+	CHECK_STR(sbx_mech_one(SBX_MECH_LANDLOCK), "landlock");
+	CHECK_STR(sbx_mech_one(SBX_MECH_SECCOMP), "seccomp");
+	CHECK_STR(sbx_mech_one(SBX_MECH_MOUNT_NS), sbx_mech_name(SBX_MECH_MOUNT_NS, buf));
+	CHECK(!sbx_mech_one(0));
+	CHECK(!sbx_mech_one(SBX_MECH_LANDLOCK | SBX_MECH_MOUNT_NS));
 }
