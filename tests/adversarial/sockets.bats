@@ -15,13 +15,14 @@ setup() {
 	rm -rf "$WS/agent" "$WS/agent.real" "$OUT/daemon"
 	mkdir -p "$WS/agent" "$OUT/daemon"
 	python3 "$NET/unix_echo.py" "$WS/agent/agent.sock" "$OUT/daemon/docker.sock" \
-		2>/dev/null 3>&- &
+		"dgram:$OUT/daemon/log.sock" 2>/dev/null 3>&- &
 	SERVER=$!
 	for _ in $(seq 100); do
-		[ -S "$WS/agent/agent.sock" ] && [ -S "$OUT/daemon/docker.sock" ] && break
+		[ -S "$WS/agent/agent.sock" ] && [ -S "$OUT/daemon/docker.sock" ] && [ -S "$OUT/daemon/log.sock" ] && break
 		sleep 0.05
 	done
 	[ -S "$WS/agent/agent.sock" ]
+	[ -S "$OUT/daemon/log.sock" ]
 	outside unix "$OUT/daemon/docker.sock"
 }
 teardown() {
@@ -80,4 +81,44 @@ with() {
 	echo "$output"
 	[ "$output" = EACCES ]
 	rm -f "$WS/run"
+}
+
+# sends PROFILE OPTION...: each kind of datagram socket, sent to the daemon's datagram socket
+# by its name and by the link $WS/log.sock, must be refused at the socket (EPERM).
+sends() {
+	local prof=$1 kind to
+	shift
+	for kind in dgram raw pair-dgram pair-raw; do
+		for to in "$OUT/daemon/log.sock" "$WS/log.sock"; do
+			run with "$prof" "$@" -- "$P" unix-send "$kind" "$to"
+			echo "$kind to $to: $output"
+			[ "$output" = EPERM ]
+		done
+	done
+}
+
+@test "datagrams: no kind of Unix datagram socket reaches a daemon's socket, by name or link" {
+	# The kernel makes an AF_UNIX SOCK_RAW socket (or pair) a datagram socket: every kind
+	# delivers outside, and inside once every Unix socket is allowed.
+	for kind in dgram raw pair-dgram pair-raw; do
+		outside unix-send "$kind" "$OUT/daemon/log.sock"
+		run env HTTP_PROXY=http://127.0.0.1:9 "$H" --sandbox-policy-cwd "$WS" \
+			--permission-profile "$PROFILE" \
+			--managed-network '{"dangerously_allow_all_unix_sockets":true}' -- \
+			"$P" unix-send "$kind" "$OUT/daemon/log.sock"
+		echo "$kind, every Unix socket allowed: $output"
+		[ "$output" = OK ]
+	done
+	# Run 1, confined, plants a link to the daemon's socket in the workspace.
+	run with "$PROFILE" -- ln -s "$OUT/daemon/log.sock" "$WS/log.sock"
+	[ "$status" -eq 0 ]
+	outside unix-send dgram "$WS/log.sock"
+	# The network restricted (the main filter), with the broker, and enabled with the broker.
+	sends "$PROFILE"
+	sends "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock"
+	sends "$ENABLED"
+	# Stream sockets are what the broker sees: the allowed one is reachable.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	rm -f "$WS/log.sock"
 }

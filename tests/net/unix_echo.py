@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Unix stream sockets that answer "hi" and close, standing in for ssh-agent and a daemon's
-socket in the broker tests. Serves PATH... (made mode 0777) for at most 300 seconds.
+socket in the broker tests. Serves PATH... (made mode 0777) for at most 300 seconds. A PATH
+written dgram:PATH is a datagram socket instead (a logging daemon's): each datagram it receives
+is appended to PATH.got.
 
-  unix_echo.py PATH...
+  unix_echo.py [dgram:]PATH...
 """
 import os
 import socket
@@ -28,6 +30,23 @@ def serve(path):
         c.close()
 
 
+def receive(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(path)
+    os.chmod(path, 0o777)
+    while True:
+        got = s.recv(4096)
+        with open(path + ".got", "ab") as f:
+            f.write(got)
+
+
 for p in sys.argv[1:]:
-    threading.Thread(target=serve, args=(p,), daemon=True).start()
+    if p.startswith("dgram:"):
+        threading.Thread(target=receive, args=(p[6:],), daemon=True).start()
+    else:
+        threading.Thread(target=serve, args=(p,), daemon=True).start()
 threading.Event().wait(300)
