@@ -344,6 +344,8 @@ static int socket_path(pid_t pid, const struct sockaddr_un *sun, socklen_t len, 
 	ssize_t c;
 	int r;
 
+	if (n > sizeof(sun->sun_path))
+		return -EINVAL; /* decide() refuses it first: never past raw */
 	memcpy(raw, sun->sun_path, n);
 	raw[n] = '\0'; /* the kernel reads up to the first NUL too */
 	if (raw[0] == '/')
@@ -415,6 +417,12 @@ static int decide(struct sbx_broker *b, const struct seccomp_notif *n, int sock,
 		rq->u.addr = ss;
 		return 0;
 	}
+	/*
+	 * As the kernel reads a Unix address (unix_validate_addr): one longer than its struct is
+	 * EINVAL before any path is looked at, and nothing here reads past its struct either.
+	 */
+	if (len > sizeof(struct sockaddr_un))
+		return EINVAL;
 	/* Abstract and unnamed addresses are no file: the connector's Landlock domain decides. */
 	if (ss.ss_family != AF_UNIX || len <= offsetof(struct sockaddr_un, sun_path) ||
 	    ((struct sockaddr_un *)&ss)->sun_path[0] == '\0') {

@@ -122,3 +122,24 @@ sends() {
 	[ "$output" = OK ]
 	rm -f "$WS/log.sock"
 }
+
+@test "an address longer than a sockaddr_un is refused as the kernel refuses it, and the broker holds" {
+	# The kernel reads no path from a Unix address longer than its struct: EINVAL.
+	run "$P" unix-long "$WS/agent/agent.sock"
+	[ "$output" = EINVAL ]
+	# Run 1, confined, hands the broker the overlong address, absolute and relative, with the
+	# network restricted and enabled: the same EINVAL, and the run goes on to its end.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix-long "$WS/agent/agent.sock"
+	[ "$output" = EINVAL ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- \
+		sh -c "cd '$WS/agent' && '$P' unix-long agent.sock; echo ended"
+	[ "${lines[0]}" = EINVAL ]
+	[ "${lines[1]}" = ended ]
+	run with "$ENABLED" -- "$P" unix-long "$OUT/daemon/docker.sock"
+	[ "$output" = EINVAL ]
+	# Run 2: the allowed socket is reachable, the daemon's is not.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	run with "$ENABLED" -- "$P" unix "$OUT/daemon/docker.sock"
+	[ "$output" = EACCES ]
+}

@@ -233,6 +233,26 @@ static int unix_send(const char *kind, const char *path)
 	return 0;
 }
 
+/*
+ * A connect naming path with an address longer than a struct sockaddr_un (the length of a
+ * struct sockaddr_storage), which the kernel refuses with EINVAL before reading the path.
+ */
+static int unix_long(const char *path)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_un *a = (struct sockaddr_un *)&ss;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	memset(&ss, 0, sizeof(ss));
+	a->sun_family = AF_UNIX;
+	strncpy(a->sun_path, path, sizeof(a->sun_path) - 1);
+	if (connect(fd, (struct sockaddr *)&ss, sizeof(ss)) < 0)
+		return -1;
+	return close(fd);
+}
+
 static int tiocsti(const char *tty)
 {
 	char c = '#';
@@ -372,6 +392,8 @@ int main(int argc, char **argv)
 		return result(unix_op(a, true));
 	if (!strcmp(op, "unix-send"))
 		return result(unix_send(a, b));
+	if (!strcmp(op, "unix-long"))
+		return result(unix_long(a));
 	if (!strcmp(op, "netlink"))
 		return result(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
 	if (!strcmp(op, "raw"))
