@@ -14,8 +14,9 @@ setup() {
 	ENABLED=$(profile enabled $(workspace_entries))
 	rm -rf "$WS/agent" "$WS/agent.real" "$OUT/daemon"
 	mkdir -p "$WS/agent" "$OUT/daemon"
+	ABS="sbx-bus-$$-$RANDOM"
 	python3 "$NET/unix_echo.py" "$WS/agent/agent.sock" "$OUT/daemon/docker.sock" \
-		"dgram:$OUT/daemon/log.sock" 2>/dev/null 3>&- &
+		"dgram:$OUT/daemon/log.sock" "@$ABS" 2>/dev/null 3>&- &
 	SERVER=$!
 	for _ in $(seq 100); do
 		[ -S "$WS/agent/agent.sock" ] && [ -S "$OUT/daemon/docker.sock" ] && [ -S "$OUT/daemon/log.sock" ] && break
@@ -24,6 +25,7 @@ setup() {
 	[ -S "$WS/agent/agent.sock" ]
 	[ -S "$OUT/daemon/log.sock" ]
 	outside unix "$OUT/daemon/docker.sock"
+	outside abstract "$ABS"
 }
 teardown() {
 	kill "$SERVER" 2>/dev/null || true
@@ -142,4 +144,26 @@ sends() {
 	[ "$output" = OK ]
 	run with "$ENABLED" -- "$P" unix "$OUT/daemon/docker.sock"
 	[ "$output" = EACCES ]
+}
+
+@test "abstract sockets: an allowed path socket opens none of the host's, with Landlock or without" {
+	# Run 1, confined, finds a host daemon's abstract socket by name (the network namespace is
+	# the host's, and so is /proc/net/unix).
+	run with "$PROFILE" -- grep -c "@$ABS" /proc/net/unix
+	[ "$output" = 1 ]
+	# Run 2, with a Unix socket allowed: the broker connects it, and not the abstract one,
+	# whether Landlock scopes abstract sockets (ABI 6) or is absent (the fault injector).
+	run with "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock" -- "$P" abstract "$ABS"
+	[ "$output" = EPERM ]
+	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
+		--allow-unix-socket "$WS/agent/agent.sock" -- "$P" abstract "$ABS"
+	[ "$output" = EPERM ]
+	# Control: the allowed socket is reachable in the same run; with the network enabled, so
+	# is the abstract socket (an enabled network reaches the host's).
+	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
+		--allow-unix-socket "$WS/agent/agent.sock" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$ENABLED" \
+		-- "$P" abstract "$ABS"
+	[ "$output" = OK ]
 }
