@@ -80,6 +80,10 @@ static void on_broker(void *arg, pid_t pid, const char *address, int err, enum s
 		rule = "abstract Unix sockets: only those made inside the sandbox";
 		mechanism = sbx_mech_one(SBX_MECH_LANDLOCK);
 		break;
+	case SBX_BROKER_HOST_ABSTRACT:
+		rule = "abstract Unix sockets: the host's network namespace, the network "
+		       "restricted";
+		break;
 	case SBX_BROKER_FAMILY:
 		break;
 	}

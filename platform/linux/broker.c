@@ -344,6 +344,8 @@ static int socket_path(pid_t pid, const struct sockaddr_un *sun, socklen_t len, 
 	ssize_t c;
 	int r;
 
+	if (n > sizeof(sun->sun_path))
+		return -EINVAL; /* decide() refuses it first: never past raw */
 	memcpy(raw, sun->sun_path, n);
 	raw[n] = '\0'; /* the kernel reads up to the first NUL too */
 	if (raw[0] == '/')
@@ -415,12 +417,24 @@ static int decide(struct sbx_broker *b, const struct seccomp_notif *n, int sock,
 		rq->u.addr = ss;
 		return 0;
 	}
+	/*
+	 * As the kernel reads a Unix address (unix_validate_addr): one longer than its struct is
+	 * EINVAL before any path is looked at, and nothing here reads past its struct either.
+	 */
+	if (len > sizeof(struct sockaddr_un))
+		return EINVAL;
+	rq->u.addr = ss;
+	if (abstract_address(rq) && b->no_abstract) {
+		char address[SBX_MAX_PATH + 16];
+
+		sbx_format_sockaddr(&ss, (size_t)len, address, sizeof(address));
+		refused(b, (pid_t)n->pid, address, EPERM, SBX_BROKER_HOST_ABSTRACT);
+		return EPERM;
+	}
 	/* Abstract and unnamed addresses are no file: the connector's Landlock domain decides. */
 	if (ss.ss_family != AF_UNIX || len <= offsetof(struct sockaddr_un, sun_path) ||
-	    ((struct sockaddr_un *)&ss)->sun_path[0] == '\0') {
-		rq->u.addr = ss;
+	    ((struct sockaddr_un *)&ss)->sun_path[0] == '\0')
 		return 0;
-	}
 	rc = socket_path((pid_t)n->pid, (struct sockaddr_un *)&ss, (socklen_t)len, &path);
 	if (rc < 0)
 		return -rc;

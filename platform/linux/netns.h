@@ -118,6 +118,7 @@ enum sbx_broker_why {
 	SBX_BROKER_FAMILY,	    /* another family, the network restricted (EPERM) */
 	SBX_BROKER_NOT_FOLLOWED,    /* a link or another mount on the way beneath a place */
 	SBX_BROKER_SCOPED,	    /* an abstract socket out of the Landlock domain's scope */
+	SBX_BROKER_HOST_ABSTRACT,   /* an abstract socket of the host's, the network restricted */
 };
 
 struct sbx_broker {
@@ -125,6 +126,12 @@ struct sbx_broker {
 	size_t n_places;
 	/* Sockets of other families are connected as asked (a namespace or Landlock decide). */
 	bool other_families;
+	/*
+	 * Abstract addresses are refused (EPERM): the sandbox is in the host's network namespace
+	 * with the network restricted, where every abstract socket is an outside process's (the
+	 * command can bind none), whether or not Landlock scopes them (ABI 6).
+	 */
+	bool no_abstract;
 	/*
 	 * The denial report: called in the supervisor for each connect the broker refuses by its
 	 * rules, or its connector meets a refusal of the sandbox (why), with the process (its

@@ -140,6 +140,7 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 
 	if (rc == 0 && n->broker_on) {
 		n->broker.other_families = plan->network || n->netns;
+		n->broker.no_abstract = !plan->network && !n->netns;
 		for (size_t i = 0; rc == 0 && !allow_all && i < np->n_unix_sockets; i++)
 			rc = pin_allowed(plan, res, np->unix_sockets[i], &n->broker, d);
 		/* An enabled network: the sockets in the writable roots stay the command's own. */

@@ -260,21 +260,24 @@ static int build_filter(bool network, bool metadata, bool traced, bool reference
 
 	if (!network) {
 		/*
-		 * Only AF_UNIX stream and seqpacket sockets: those cannot address anyone without
-		 * connect, which is refused with bind, listen and accept. A datagram socket could
-		 * sendto() a path socket outside the sandbox, so it is refused too, as is every
-		 * other family (inet, inet6, netlink, packet, vsock...).
+		 * Only AF_UNIX stream and seqpacket sockets and pairs: those cannot address anyone
+		 * without connect, which is refused with bind, listen and accept. A datagram socket
+		 * names its peer on every sendto(), a path socket outside the sandbox as well, and
+		 * one end of a pair as much as a socket of its own, so it is refused too, as is
+		 * every other family (inet, inet6, netlink, packet, vsock...). The types are an
+		 * allow-list, since the kernel makes an AF_UNIX SOCK_RAW a datagram socket: of the
+		 * type's four bits (SOCK_TYPE_MASK), 1 (stream) and 5 (seqpacket) alone have bit 0
+		 * set and bits 1 and 3 clear, so one rule a bit refuses every other type.
 		 */
 		eperm = refusal(traced, SBX_SCG_NETWORK);
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
 		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
-		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
-		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
-		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RDM));
-		RULE(ctx, eperm, SCMP_SYS(socket), 1,
-		     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_PACKET));
-		RULE(ctx, eperm, SCMP_SYS(socketpair), 1,
-		     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x1, 0));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x2, 0x2));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x8, 0x8));
+		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x1, 0));
+		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x2, 0x2));
+		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x8, 0x8));
 		rc = add_list(ctx, net_eperm, sizeof(net_eperm) / sizeof(*net_eperm), eperm, d);
 		if (rc < 0)
 			goto out;

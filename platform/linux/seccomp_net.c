@@ -14,8 +14,9 @@
  *   restricted  socket only AF_UNIX (the sandbox shares the host's network; used with the
  *               broker: connect is then the only way a Unix socket reaches anyone).
  *   (neither)   every family (an enabled network, with the broker).
- *   no_dgram    AF_UNIX datagram sockets and socket pairs refused: one names its peer on every
- *               send, where no broker can see it (sendmsg's address is in memory).
+ *   no_dgram    AF_UNIX sockets and socket pairs of stream and seqpacket types only: a datagram
+ *               socket (SOCK_DGRAM, and SOCK_RAW, which the kernel makes one) names its peer on
+ *               every send, where no broker can see it (sendmsg's address is in memory).
  *   serve       bind, listen, accept and accept4 allowed; refused otherwise (routed, restricted).
  *   broker      connect is SECCOMP_RET_USER_NOTIF: the supervisor decides and connects.
  *
@@ -81,11 +82,17 @@ static void load(struct asm_ *a, uint32_t off)
 	op(a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, off), L_NONE, L_NONE);
 }
 
-/* Refuses an AF_UNIX datagram type (the accumulator holds arg 1, the type with its flags). */
-static void refuse_dgram(struct asm_ *a)
+/*
+ * Refuses every AF_UNIX type but stream and seqpacket (the accumulator holds arg 1, the type
+ * with its flags): an allow-list, since the kernel makes SOCK_RAW a datagram socket too. The
+ * type is its low four bits (SOCK_TYPE_MASK); of those, 1 (stream) and 5 (seqpacket) alone have
+ * bit 0 set and bits 1 and 3 clear.
+ */
+static void only_stream_types(struct asm_ *a)
 {
-	op(a, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf), L_NONE, L_NONE);
-	jeq(a, SOCK_DGRAM, L_EPERM);
+	op(a, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xb), L_NONE, L_NONE);
+	op(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 0, 0), L_NONE,
+	   L_EPERM);
 }
 
 unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock_filter *prog)
@@ -139,7 +146,7 @@ unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock
 	   L_EPERM);
 	if (m->no_dgram) {
 		load(&a, ARG_LOW(1));
-		refuse_dgram(&a);
+		only_stream_types(&a);
 	}
 	ret(&a, SECCOMP_RET_ALLOW);
 

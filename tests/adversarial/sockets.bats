@@ -14,15 +14,18 @@ setup() {
 	ENABLED=$(profile enabled $(workspace_entries))
 	rm -rf "$WS/agent" "$WS/agent.real" "$OUT/daemon"
 	mkdir -p "$WS/agent" "$OUT/daemon"
+	ABS="sbx-bus-$$-$RANDOM"
 	python3 "$NET/unix_echo.py" "$WS/agent/agent.sock" "$OUT/daemon/docker.sock" \
-		2>/dev/null 3>&- &
+		"dgram:$OUT/daemon/log.sock" "@$ABS" 2>/dev/null 3>&- &
 	SERVER=$!
 	for _ in $(seq 100); do
-		[ -S "$WS/agent/agent.sock" ] && [ -S "$OUT/daemon/docker.sock" ] && break
+		[ -S "$WS/agent/agent.sock" ] && [ -S "$OUT/daemon/docker.sock" ] && [ -S "$OUT/daemon/log.sock" ] && break
 		sleep 0.05
 	done
 	[ -S "$WS/agent/agent.sock" ]
+	[ -S "$OUT/daemon/log.sock" ]
 	outside unix "$OUT/daemon/docker.sock"
+	outside abstract "$ABS"
 }
 teardown() {
 	kill "$SERVER" 2>/dev/null || true
@@ -80,4 +83,87 @@ with() {
 	echo "$output"
 	[ "$output" = EACCES ]
 	rm -f "$WS/run"
+}
+
+# sends PROFILE OPTION...: each kind of datagram socket, sent to the daemon's datagram socket
+# by its name and by the link $WS/log.sock, must be refused at the socket (EPERM).
+sends() {
+	local prof=$1 kind to
+	shift
+	for kind in dgram raw pair-dgram pair-raw; do
+		for to in "$OUT/daemon/log.sock" "$WS/log.sock"; do
+			run with "$prof" "$@" -- "$P" unix-send "$kind" "$to"
+			echo "$kind to $to: $output"
+			[ "$output" = EPERM ]
+		done
+	done
+}
+
+@test "datagrams: no kind of Unix datagram socket reaches a daemon's socket, by name or link" {
+	# The kernel makes an AF_UNIX SOCK_RAW socket (or pair) a datagram socket: every kind
+	# delivers outside, and inside once every Unix socket is allowed.
+	for kind in dgram raw pair-dgram pair-raw; do
+		outside unix-send "$kind" "$OUT/daemon/log.sock"
+		run env HTTP_PROXY=http://127.0.0.1:9 "$H" --sandbox-policy-cwd "$WS" \
+			--permission-profile "$PROFILE" \
+			--managed-network '{"dangerously_allow_all_unix_sockets":true}' -- \
+			"$P" unix-send "$kind" "$OUT/daemon/log.sock"
+		echo "$kind, every Unix socket allowed: $output"
+		[ "$output" = OK ]
+	done
+	# Run 1, confined, plants a link to the daemon's socket in the workspace.
+	run with "$PROFILE" -- ln -s "$OUT/daemon/log.sock" "$WS/log.sock"
+	[ "$status" -eq 0 ]
+	outside unix-send dgram "$WS/log.sock"
+	# The network restricted (the main filter), with the broker, and enabled with the broker.
+	sends "$PROFILE"
+	sends "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock"
+	sends "$ENABLED"
+	# Stream sockets are what the broker sees: the allowed one is reachable.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	rm -f "$WS/log.sock"
+}
+
+@test "an address longer than a sockaddr_un is refused as the kernel refuses it, and the broker holds" {
+	# The kernel reads no path from a Unix address longer than its struct: EINVAL.
+	run "$P" unix-long "$WS/agent/agent.sock"
+	[ "$output" = EINVAL ]
+	# Run 1, confined, hands the broker the overlong address, absolute and relative, with the
+	# network restricted and enabled: the same EINVAL, and the run goes on to its end.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix-long "$WS/agent/agent.sock"
+	[ "$output" = EINVAL ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- \
+		sh -c "cd '$WS/agent' && '$P' unix-long agent.sock; echo ended"
+	[ "${lines[0]}" = EINVAL ]
+	[ "${lines[1]}" = ended ]
+	run with "$ENABLED" -- "$P" unix-long "$OUT/daemon/docker.sock"
+	[ "$output" = EINVAL ]
+	# Run 2: the allowed socket is reachable, the daemon's is not.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	run with "$ENABLED" -- "$P" unix "$OUT/daemon/docker.sock"
+	[ "$output" = EACCES ]
+}
+
+@test "abstract sockets: an allowed path socket opens none of the host's, with Landlock or without" {
+	# Run 1, confined, finds a host daemon's abstract socket by name (the network namespace is
+	# the host's, and so is /proc/net/unix).
+	run with "$PROFILE" -- grep -c "@$ABS" /proc/net/unix
+	[ "$output" = 1 ]
+	# Run 2, with a Unix socket allowed: the broker connects it, and not the abstract one,
+	# whether Landlock scopes abstract sockets (ABI 6) or is absent (the fault injector).
+	run with "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock" -- "$P" abstract "$ABS"
+	[ "$output" = EPERM ]
+	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
+		--allow-unix-socket "$WS/agent/agent.sock" -- "$P" abstract "$ABS"
+	[ "$output" = EPERM ]
+	# Control: the allowed socket is reachable in the same run; with the network enabled, so
+	# is the abstract socket (an enabled network reaches the host's).
+	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
+		--allow-unix-socket "$WS/agent/agent.sock" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$ENABLED" \
+		-- "$P" abstract "$ABS"
+	[ "$output" = OK ]
 }

@@ -210,6 +210,49 @@ static int unix_op(const char *path, bool abstract)
 	return close(fd);
 }
 
+/*
+ * A datagram sent to the path socket at path from an AF_UNIX socket of the given kind: "dgram"
+ * or "raw" (which the kernel makes a datagram socket), alone or one end of a pair ("pair-dgram",
+ * "pair-raw"): a datagram names its peer on every send, connected or not.
+ */
+static int unix_send(const char *kind, const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	bool pair = !strncmp(kind, "pair-", 5);
+	int type = !strcmp(kind + (pair ? 5 : 0), "raw") ? SOCK_RAW : SOCK_DGRAM, sv[2], fd;
+
+	if (pair)
+		fd = socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv) < 0 ? -1 : sv[0];
+	else
+		fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	strncpy(a.sun_path, path, sizeof(a.sun_path) - 1);
+	if (sendto(fd, "probe\n", 6, 0, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * A connect naming path with an address longer than a struct sockaddr_un (the length of a
+ * struct sockaddr_storage), which the kernel refuses with EINVAL before reading the path.
+ */
+static int unix_long(const char *path)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_un *a = (struct sockaddr_un *)&ss;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	memset(&ss, 0, sizeof(ss));
+	a->sun_family = AF_UNIX;
+	strncpy(a->sun_path, path, sizeof(a->sun_path) - 1);
+	if (connect(fd, (struct sockaddr *)&ss, sizeof(ss)) < 0)
+		return -1;
+	return close(fd);
+}
+
 static int tiocsti(const char *tty)
 {
 	char c = '#';
@@ -347,6 +390,10 @@ int main(int argc, char **argv)
 		return result(unix_op(a, false));
 	if (!strcmp(op, "abstract"))
 		return result(unix_op(a, true));
+	if (!strcmp(op, "unix-send"))
+		return result(unix_send(a, b));
+	if (!strcmp(op, "unix-long"))
+		return result(unix_long(a));
 	if (!strcmp(op, "netlink"))
 		return result(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
 	if (!strcmp(op, "raw"))

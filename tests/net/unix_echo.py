@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Unix stream sockets that answer "hi" and close, standing in for ssh-agent and a daemon's
-socket in the broker tests. Serves PATH... (made mode 0777) for at most 300 seconds.
+socket in the broker tests. Serves PATH... (made mode 0777) for at most 300 seconds. A PATH
+written dgram:PATH is a datagram socket instead (a logging daemon's): each datagram it receives
+is appended to PATH.got. One written @NAME is an abstract stream socket of that name (a desktop
+bus's, or an X server's), which answers as a path socket does.
 
-  unix_echo.py PATH...
+  unix_echo.py [dgram:|@]PATH...
 """
 import os
 import socket
@@ -11,13 +14,16 @@ import threading
 
 
 def serve(path):
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.bind(path)
-    os.chmod(path, 0o777)
+    if path.startswith("@"):
+        s.bind("\0" + path[1:])
+    else:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        s.bind(path)
+        os.chmod(path, 0o777)
     s.listen(16)
     while True:
         c, _ = s.accept()
@@ -28,6 +34,23 @@ def serve(path):
         c.close()
 
 
+def receive(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(path)
+    os.chmod(path, 0o777)
+    while True:
+        got = s.recv(4096)
+        with open(path + ".got", "ab") as f:
+            f.write(got)
+
+
 for p in sys.argv[1:]:
-    threading.Thread(target=serve, args=(p,), daemon=True).start()
+    if p.startswith("dgram:"):
+        threading.Thread(target=receive, args=(p[6:],), daemon=True).start()
+    else:
+        threading.Thread(target=serve, args=(p,), daemon=True).start()
 threading.Event().wait(300)
