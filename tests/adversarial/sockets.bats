@@ -19,7 +19,7 @@ setup() {
 		"dgram:$OUT/daemon/log.sock" "@$ABS" "@" 2>/dev/null 3>&- &
 	SERVER=$!
 	for _ in $(seq 100); do
-		[ -S "$WS/agent/agent.sock" ] && [ -S "$OUT/daemon/docker.sock" ] && [ -S "$OUT/daemon/log.sock" ] && break
+		served && break
 		sleep 0.05
 	done
 	[ -S "$WS/agent/agent.sock" ]
@@ -28,6 +28,15 @@ setup() {
 	outside abstract "$ABS"
 	# The empty abstract name (a NUL alone, an address of three bytes) is a host socket too.
 	outside abstract ""
+}
+# Is every socket of the daemons up: each path there, each abstract name listed (the empty one
+# as "@")?
+served() {
+	[ -S "$WS/agent/agent.sock" ] || return 1
+	[ -S "$OUT/daemon/docker.sock" ] || return 1
+	[ -S "$OUT/daemon/log.sock" ] || return 1
+	grep -q " @$ABS\$" /proc/net/unix || return 1
+	grep -q " @\$" /proc/net/unix
 }
 teardown() {
 	kill "$SERVER" 2>/dev/null || true
