@@ -130,13 +130,15 @@ static socklen_t fd_address(int fd, struct sockaddr_un *sun)
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(sun->sun_path) + 1);
 }
 
-/* An abstract address (a NUL first, a name after it): no file, only Landlock's scope decides. */
+/*
+ * An abstract address (a NUL first, a name after it): no file, only Landlock's scope decides.
+ * The name may be empty: the NUL alone (three bytes) is one the kernel binds and connects too.
+ */
 static bool abstract_address(const struct req *rq)
 {
 	const struct sockaddr_un *sun = (const struct sockaddr_un *)&rq->u.addr;
 
-	return sun->sun_family == AF_UNIX &&
-	       rq->addrlen > offsetof(struct sockaddr_un, sun_path) + 1 &&
+	return sun->sun_family == AF_UNIX && rq->addrlen > offsetof(struct sockaddr_un, sun_path) &&
 	       rq->addrlen <= sizeof(*sun) && sun->sun_path[0] == '\0';
 }
 

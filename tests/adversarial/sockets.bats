@@ -16,16 +16,27 @@ setup() {
 	mkdir -p "$WS/agent" "$OUT/daemon"
 	ABS="sbx-bus-$$-$RANDOM"
 	python3 "$NET/unix_echo.py" "$WS/agent/agent.sock" "$OUT/daemon/docker.sock" \
-		"dgram:$OUT/daemon/log.sock" "@$ABS" 2>/dev/null 3>&- &
+		"dgram:$OUT/daemon/log.sock" "@$ABS" "@" 2>/dev/null 3>&- &
 	SERVER=$!
 	for _ in $(seq 100); do
-		[ -S "$WS/agent/agent.sock" ] && [ -S "$OUT/daemon/docker.sock" ] && [ -S "$OUT/daemon/log.sock" ] && break
+		served && break
 		sleep 0.05
 	done
 	[ -S "$WS/agent/agent.sock" ]
 	[ -S "$OUT/daemon/log.sock" ]
 	outside unix "$OUT/daemon/docker.sock"
 	outside abstract "$ABS"
+	# The empty abstract name (a NUL alone, an address of three bytes) is a host socket too.
+	outside abstract ""
+}
+# Is every socket of the daemons up: each path there, each abstract name listed (the empty one
+# as "@")?
+served() {
+	[ -S "$WS/agent/agent.sock" ] || return 1
+	[ -S "$OUT/daemon/docker.sock" ] || return 1
+	[ -S "$OUT/daemon/log.sock" ] || return 1
+	grep -q " @$ABS\$" /proc/net/unix || return 1
+	grep -q " @\$" /proc/net/unix
 }
 teardown() {
 	kill "$SERVER" 2>/dev/null || true
@@ -158,6 +169,12 @@ sends() {
 	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
 		--allow-unix-socket "$WS/agent/agent.sock" -- "$P" abstract "$ABS"
 	[ "$output" = EPERM ]
+	# The empty name as well, an address that ends at its NUL.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock" -- "$P" abstract ""
+	[ "$output" = EPERM ]
+	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
+		--allow-unix-socket "$WS/agent/agent.sock" -- "$P" abstract ""
+	[ "$output" = EPERM ]
 	# Control: the allowed socket is reachable in the same run; with the network enabled, so
 	# is the abstract socket (an enabled network reaches the host's).
 	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
@@ -165,5 +182,8 @@ sends() {
 	[ "$output" = OK ]
 	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$ENABLED" \
 		-- "$P" abstract "$ABS"
+	[ "$output" = OK ]
+	run "$BIN/failinj" landlock -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$ENABLED" \
+		-- "$P" abstract ""
 	[ "$output" = OK ]
 }

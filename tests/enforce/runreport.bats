@@ -226,6 +226,31 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 	kill "$srv"
 }
 
+@test "an abstract socket of the host's, the network restricted: the broker's own refusal recorded, the empty name's too" {
+	# With a Unix socket allowed and no network namespace, every abstract socket is the host's:
+	# the broker refuses it itself, whatever Landlock scopes. The empty name (a NUL alone,
+	# three bytes) is an abstract address like any other.
+	name="sbxrun-host-$$-$SBX_USER"
+	python3 "$BATS_TEST_DIRNAME/../net/unix_echo.py" "@$name" "@" 2>/dev/null 3>&- &
+	srv=$!
+	sleep 0.3
+	for p in "${PROBES[@]}"; do
+		# The positive control: both reachable outside.
+		run "$p" abstract "$name"
+		[ "$output" = OK ]
+		run "$p" abstract ""
+		[ "$output" = OK ]
+		rm -f "$REP"
+		run sbxr --allow-unix-socket "$WS/none.sock" -- "${NOLEAK[@]}" sh -c "'$p' abstract '$name'; '$p' abstract ''; exit 0"
+		echo "$output"
+		[ "$output" = "$(printf 'EPERM\nEPERM')" ]
+		diff <(norm) <(for a in "@$name" "@"; do
+			printf '{"time":T,"pid":N,"comm":"%s","op":"connect","address":"unix:%s","errno":"EPERM","rule":"abstract Unix sockets: the host'"'"'s network namespace, the network restricted","mechanism":"seccomp-notify"}\n' "$(basename "$p")" "$a"
+		done)
+	done
+	kill "$srv"
+}
+
 @test "an abstract name with a NUL and a control byte: the broker and the tracer word it alike" {
 	# Bytes 0, ESC and 0xff inside the name: shown as "@", "\x1b" and "\xff" (never raw on a
 	# terminal, and the record still written though the name is not UTF-8), and

@@ -3,7 +3,7 @@
 socket in the broker tests. Serves PATH... (made mode 0777) for at most 300 seconds. A PATH
 written dgram:PATH is a datagram socket instead (a logging daemon's): each datagram it receives
 is appended to PATH.got. One written @NAME is an abstract stream socket of that name (a desktop
-bus's, or an X server's), which answers as a path socket does.
+bus's, or an X server's; @ alone is the empty name), which answers as a path socket does.
 
   unix_echo.py [dgram:|@]PATH...
 """
