@@ -49,6 +49,16 @@ setup() {
 	[ "$(cat "$WS/.env")" = inner ]
 }
 
+@test "a descriptor the caller passes on is the command's, whatever the profile (CAVEATS)" {
+	# Documented behaviour, as env(1): sbxrun closes no descriptor the caller leaves open.
+	expect EACCES read "$OUT/token.txt"
+	run sbx sh -c 'cat <&3' 3<"$OUT/token.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = token ]
+	run sbx sh -c 'cat <&3 2>&1' 3<&-
+	[ "$status" -ne 0 ]
+}
+
 @test "the rest of the workspace scenario holds with denies present" {
 	expect EROFS write "$OUT/new.txt"
 	expect EROFS append "$WS/.git/config"
