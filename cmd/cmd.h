@@ -179,6 +179,7 @@ int environ_seen(const struct invocation *inv, struct sbx_strv *names);
 /* A requirement as explain and -v show it (planprint.c): a missing grant is "skipped". */
 struct plan_row {
 	const char *status, *mechanism, *why, *hint;
+	struct sbx_span self;	      /* where why names the requirement's own path */
 	char mech[SBX_MECH_NAME_MAX]; /* where mechanism is written */
 };
 /* will_create: the paths run --mkdir would create (explain), or NULL. */

@@ -37,4 +37,8 @@ void diag_prefix(struct sbx_diag *d, const char *prefix)
 	memmove(d->msg + pl, d->msg, ml);
 	memcpy(d->msg, prefix, pl);
 	d->msg[pl + ml] = '\0';
+	/* The path the message names moved with it, or was cut off. */
+	d->about.at += pl;
+	if (d->about.at + d->about.len > pl + ml)
+		d->about.len = 0;
 }

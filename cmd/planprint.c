@@ -29,6 +29,7 @@ void plan_row_view(const struct sbx_req *r, const struct sbx_strv *will_create, 
 	v->status = status_name(r->status);
 	v->mechanism = sbx_mech_name(r->mech, v->mech);
 	v->why = sbx_req_reason(r);
+	v->self = sbx_req_self(r);
 	v->hint = sbx_req_hint(r);
 	/* Enforced as any carve-out, it says why it is there. */
 	if (!v->why)
@@ -40,6 +41,7 @@ void plan_row_view(const struct sbx_req *r, const struct sbx_strv *will_create, 
 		v->why = will_create && sbx_strv_has(will_create, r->path)
 				 ? "missing: created when run (--mkdir)"
 				 : SBX_MISSING_NO_EFFECT;
+		v->self = (struct sbx_span){0, 0};
 		v->hint = NULL;
 	}
 }
@@ -48,13 +50,13 @@ int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 	       const struct sbx_strv *will_create)
 {
 	const char **why = calloc(p->n_reqs + 1, sizeof(*why));
-	const char **paths = calloc(p->n_reqs + 1, sizeof(*paths));
+	struct sbx_span *self = calloc(p->n_reqs + 1, sizeof(*self)); /* in why[i] */
 	char **own = calloc(p->n_reqs + 1, sizeof(*own)); /* a reason joined with its hint */
 	struct sbx_notes notes = {0};
 	size_t w = 0;
 	int r = -ENOMEM;
 
-	if (!why || !paths || !own)
+	if (!why || !self || !own)
 		goto out;
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		struct plan_row v;
@@ -63,6 +65,8 @@ int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 
 		plan_row_view(&p->reqs[i], will_create, &v);
 		why[i] = v.why;
+		/* A reason leads its hint: the span holds in the joined text too. */
+		self[i] = v.self;
 		if (v.hint) {
 			if (asprintf(&own[i], "%s; hint: %s", v.why ? v.why : "", v.hint) < 0) {
 				own[i] = NULL;
@@ -70,12 +74,10 @@ int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 			}
 			why[i] = own[i];
 		}
-		/* A glob's reason names the pattern as its path. */
-		paths[i] = p->reqs[i].path;
 		if (l > w)
 			w = l;
 	}
-	r = sbx_notes_group(why, paths, p->n_reqs, &notes);
+	r = sbx_notes_group(why, self, p->n_reqs, &notes);
 	if (r)
 		goto out;
 	if (w > 60)
@@ -99,7 +101,7 @@ out:
 		free(own[i]);
 	free(own);
 	free(why);
-	free(paths);
+	free(self);
 	return r;
 }
 

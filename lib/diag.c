@@ -15,21 +15,19 @@ void sbx_diag_clear(struct sbx_diag *d)
 }
 
 /*
- * Formats a message into out (size bytes). One longer than that (a path near PATH_MAX, or two
- * in one message) loses its middle, not its end: the start names the rule, the end says what
- * went wrong ("...: Permission denied"), and a message cut at its end would read as a different
- * error or none. Formatted on the stack, not the heap: init calls this after a fork-like clone
- * of a process that may hold other threads.
+ * Shortens full (len bytes) into out (size bytes). One longer than that (a path near PATH_MAX,
+ * or two in one message) loses its middle, not its end: the start names the rule, the end says
+ * what went wrong ("...: Permission denied"), and a message cut at its end would read as a
+ * different error or none. The span about moves with the text it marks, or is emptied when the
+ * cut falls into it.
  */
-static void format_msg(char *out, size_t size, const char *fmt, va_list ap)
+static void shorten(char *out, size_t size, const char *full, size_t len, struct sbx_span *about)
 {
 	static const char gap[] = " ... ";
-	char full[16384];
-	size_t len, head, tail;
+	size_t head, tail;
 
-	if (vsnprintf(full, sizeof(full), fmt, ap) < 0)
-		full[0] = 0;
-	len = strlen(full);
+	if (about->at > len || about->len > len - about->at)
+		about->len = 0;
 	if (len < size) {
 		memcpy(out, full, len + 1);
 		return;
@@ -42,13 +40,40 @@ static void format_msg(char *out, size_t size, const char *fmt, va_list ap)
 	while (tail < len && (full[tail] & 0xc0) == 0x80)
 		tail++;
 	snprintf(out, size, "%.*s%s%s", (int)head, full, gap, full + tail);
+	if (about->at >= tail)
+		about->at = about->at - tail + head + sizeof(gap) - 1;
+	else if (about->at + about->len > head)
+		about->len = 0;
+}
+
+/*
+ * Formats lead, path and then fmt's text into out, as shorten() keeps it; about is where path
+ * lies. Formatted on the stack, not the heap: init calls this after a fork-like clone of a
+ * process that may hold other threads.
+ */
+static void format_msg(char *out, size_t size, struct sbx_span *about, const char *lead,
+		       const char *path, const char *fmt, va_list ap)
+{
+	char full[16384];
+	int n = snprintf(full, sizeof(full), "%s%s", lead, path);
+
+	about->at = strlen(lead);
+	about->len = strlen(path);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(full))
+		n = sizeof(full) - 1; /* shorten() finds the path cut off */
+	if (vsnprintf(full + n, sizeof(full) - (size_t)n, fmt, ap) < 0)
+		full[n] = 0;
+	shorten(out, size, full, strlen(full), about);
 }
 
 /*
  * Records the message unless one is recorded already; returns whether it did. An empty message
  * would read as "nothing recorded", and a later error would replace it: it is given words.
  */
-static bool record(struct sbx_diag *d, int code, const char *fmt, va_list ap)
+static bool record(struct sbx_diag *d, int code, const char *lead, const char *path,
+		   const char *fmt, va_list ap)
 {
 	if (!d)
 		return false;
@@ -57,7 +82,7 @@ static bool record(struct sbx_diag *d, int code, const char *fmt, va_list ap)
 		return false;
 	}
 	d->dropping = false;
-	format_msg(d->msg, sizeof(d->msg), fmt, ap);
+	format_msg(d->msg, sizeof(d->msg), &d->about, lead, path, fmt, ap);
 	if (!d->msg[0])
 		snprintf(d->msg, sizeof(d->msg), "error %d", code);
 	return true;
@@ -66,7 +91,7 @@ static bool record(struct sbx_diag *d, int code, const char *fmt, va_list ap)
 int sbx_diag_vset_at(struct sbx_diag *d, int code, const char *file, int line, int col,
 		     const char *pointer, const char *fmt, va_list ap)
 {
-	if (!record(d, code, fmt, ap))
+	if (!record(d, code, "", "", fmt, ap))
 		return code;
 	snprintf(d->file, sizeof(d->file), "%s", file ? file : "");
 	snprintf(d->pointer, sizeof(d->pointer), "%s", pointer ? pointer : "");
@@ -92,7 +117,18 @@ int sbx_diag_set(struct sbx_diag *d, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	record(d, code, fmt, ap);
+	record(d, code, "", "", fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int sbx_diag_set_about(struct sbx_diag *d, int code, const char *lead, const char *path,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	record(d, code, lead, path, fmt, ap);
 	va_end(ap);
 	return code;
 }

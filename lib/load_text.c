@@ -413,4 +413,8 @@ void sbx_json_place_pointer(const char *buf, size_t len, struct sbx_diag *d)
 	snprintf(msg, sizeof(msg), "%s: %s", d->pointer, d->msg);
 	memcpy(d->msg, msg, sizeof(d->msg) - 1);
 	d->msg[sizeof(d->msg) - 1] = '\0';
+	/* The path the message names moved with it, or was cut off. */
+	d->about.at += strlen(d->pointer) + 2;
+	if (d->about.at + d->about.len > strlen(d->msg))
+		d->about.len = 0;
 }

@@ -6,11 +6,11 @@
  * same "does not exist" for each protected name of each writable root. The rows then share one
  * numbered note. A reason that names its own row's path ("/w/.git does not exist; ...") says
  * "this path" instead, so that rows differing only in their path share the note; the row says
- * which path. Only the first mention is the row's: a later one is a fact about that path as any
- * other ("/dev/shm lies under /dev, ... an empty /dev/shm"), and "this path" there would be
- * nonsense.
+ * which path. Where the reason names it was recorded when the reason was written
+ * (sbx_req_set_self(), sbx_diag_set_about()): the text is not searched, so another mention of
+ * the same path ("/dev/shm lies under /dev, which holds an empty /dev/shm") or a longer path
+ * holding it stays as written.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,40 +24,24 @@ bool sbx_req_missing_grant(const struct sbx_req *r)
 	       r->path[0] == '/' && !r->exists && r->status == SBX_ENFORCED;
 }
 
-/* Is the occurrence of a path at p, pl bytes long, a whole path rather than part of one? */
-static bool whole(const char *reason, const char *p, size_t pl)
+/* reason with the span self replaced by what (an empty or impossible span: a copy). */
+static char *abstract_path(const char *reason, struct sbx_span self, const char *what)
 {
-	unsigned char before = p > reason ? (unsigned char)p[-1] : ' ';
-
-	if (isalnum(before) || strchr("/._-~", before))
-		return false;
-	return !p[pl] || strchr(" ;,:)'\"`", p[pl]);
-}
-
-/* reason with the first whole occurrence of path replaced by what (NULL path: a copy). */
-static char *abstract_path(const char *reason, const char *path, const char *what)
-{
-	size_t pl = path ? strlen(path) : 0, wl = strlen(what), rl = strlen(reason);
-	const char *p = reason;
+	size_t wl = strlen(what), rl = strlen(reason);
 	char *out;
 
-	if (!pl)
+	if (!self.len || self.at > rl || self.len > rl - self.at)
 		return strdup(reason);
-	/* A longer path that starts or ends with this one ("/w/a.txt", "/x/w/a") is another. */
-	while ((p = strstr(p, path)) && !whole(reason, p, pl))
-		p += pl;
-	if (!p)
-		return strdup(reason);
-	out = malloc(rl - pl + wl + 1);
+	out = malloc(rl - self.len + wl + 1);
 	if (!out)
 		return NULL;
-	memcpy(out, reason, (size_t)(p - reason));
-	memcpy(out + (p - reason), what, wl);
-	strcpy(out + (p - reason) + wl, p + pl);
+	memcpy(out, reason, self.at);
+	memcpy(out + self.at, what, wl);
+	strcpy(out + self.at + wl, reason + self.at + self.len);
 	return out;
 }
 
-int sbx_notes_group(const char *const *reasons, const char *const *paths, size_t n,
+int sbx_notes_group(const char *const *reasons, const struct sbx_span *self, size_t n,
 		    struct sbx_notes *out)
 {
 	size_t cap = 16, *slots = NULL;
@@ -78,7 +62,8 @@ int sbx_notes_group(const char *const *reasons, const char *const *paths, size_t
 
 		if (!reasons[i])
 			continue;
-		text = abstract_path(reasons[i], paths ? paths[i] : NULL, "this path");
+		text = abstract_path(reasons[i], self ? self[i] : (struct sbx_span){0, 0},
+				     "this path");
 		if (!text) {
 			r = -ENOMEM;
 			goto out;

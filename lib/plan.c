@@ -819,20 +819,17 @@ const char *sbx_req_link(const struct sbx_req *r)
 	return r->note ? r->note->link : NULL;
 }
 
-int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
-		const char *fmt, ...)
+struct sbx_span sbx_req_self(const struct sbx_req *r)
 {
-	char *reason = NULL, *h = NULL;
-	va_list ap;
+	return r->note ? r->note->self : (struct sbx_span){0, 0};
+}
 
-	if (fmt) {
-		va_start(ap, fmt);
-		if (vasprintf(&reason, fmt, ap) < 0)
-			reason = NULL;
-		va_end(ap);
-		if (!reason)
-			return -ENOMEM;
-	}
+/* Records the decision with reason (taken over, NULL for none), self its span of r's path. */
+static int req_decide(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
+		      char *reason, struct sbx_span self)
+{
+	char *h = NULL;
+
 	if ((hint && !(h = strdup(hint))) ||
 	    ((reason || h) && !r->note && !(r->note = calloc(1, sizeof(*r->note))))) {
 		free(reason);
@@ -846,6 +843,7 @@ int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const 
 		free(r->note->reason);
 		free(r->note->hint);
 		r->note->reason = reason;
+		r->note->self = reason ? self : (struct sbx_span){0, 0};
 		r->note->hint = h;
 		if (!reason && !h && !r->note->link) {
 			free(r->note);
@@ -853,4 +851,50 @@ int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const 
 		}
 	}
 	return 0;
+}
+
+int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
+		const char *fmt, ...)
+{
+	char *reason = NULL;
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		if (vasprintf(&reason, fmt, ap) < 0)
+			reason = NULL;
+		va_end(ap);
+		if (!reason)
+			return -ENOMEM;
+	}
+	return req_decide(r, st, mech, hint, reason, (struct sbx_span){0, 0});
+}
+
+int sbx_req_set_self(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
+		     const char *lead, const char *fmt, ...)
+{
+	const char *path = r->path ? r->path : "";
+	char *rest = NULL, *reason = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&rest, fmt, ap) < 0)
+		rest = NULL;
+	va_end(ap);
+	if (!rest || asprintf(&reason, "%s%s%s", lead, path, rest) < 0)
+		reason = NULL;
+	free(rest);
+	if (!reason)
+		return -ENOMEM;
+	return req_decide(r, st, mech, hint, reason, (struct sbx_span){strlen(lead), strlen(path)});
+}
+
+int sbx_req_set_diag(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
+		     const struct sbx_diag *d)
+{
+	char *reason = strdup(d->msg);
+
+	if (!reason)
+		return -ENOMEM;
+	return req_decide(r, st, mech, hint, reason, d->about);
 }

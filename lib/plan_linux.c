@@ -183,10 +183,17 @@ static bool links_in_writable(const struct sbx_plan *p, const char *links, char 
 	return false;
 }
 
+/* The words before the path in the refusals of the link checks below ("what" is short). */
+#define REFUSAL_LEAD_MAX 128
+static void refusal_lead(char lead[REFUSAL_LEAD_MAX], const char *what)
+{
+	snprintf(lead, REFUSAL_LEAD_MAX, "cannot enforce sandbox %s ", what);
+}
+
 int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char *path,
 			 const char *link, bool shared, const char *real, struct sbx_diag *d)
 {
-	char hint[SBX_MAX_PATH + 64], one[SBX_MAX_PATH];
+	char hint[SBX_MAX_PATH + 64], one[SBX_MAX_PATH], lead[REFUSAL_LEAD_MAX];
 
 	if (!link || !link[0])
 		return 0;
@@ -208,15 +215,15 @@ int sbx_linux_link_check(const struct sbx_plan *p, const char *what, const char 
 	 * a link elsewhere may point it anywhere between two starts: following either would put
 	 * the rule (a grant, a mask) wherever they choose. Codex's words.
 	 */
+	refusal_lead(lead, what);
 	if (links_in_writable(p, link, one))
-		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "cannot enforce sandbox %s %s because it crosses writable symlink %s",
-			     what, path, one);
+		sbx_diag_set_about(d, SBX_E_UNENFORCEABLE, lead, path,
+				   " because it crosses writable symlink %s", one);
 	else if (shared) /* the shared one leads the list */
-		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "cannot enforce sandbox %s %s because it crosses symlink %.*s, which "
-			     "users other than root and the caller can replace",
-			     what, path, (int)sbx_link_len(link), link);
+		sbx_diag_set_about(d, SBX_E_UNENFORCEABLE, lead, path,
+				   " because it crosses symlink %.*s, which users other than "
+				   "root and the caller can replace",
+				   (int)sbx_link_len(link), link);
 	else
 		return 0; /* a system link (/lib -> usr/lib): followed */
 	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "%s", hint);
@@ -245,21 +252,22 @@ int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char
 			  const char *real, const char *inside, bool linked, struct sbx_diag *d)
 {
 	const char *file = inside ? inside : path;
+	char lead[REFUSAL_LEAD_MAX];
 
 	/* As named or as resolved: the denied name and the writable root may each cross a link. */
 	if (!linked || !(sbx_linux_in_writable(p, file) ||
 			 (!inside && real && sbx_linux_in_writable(p, real))))
 		return 0;
+	refusal_lead(lead, what);
 	if (inside)
-		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "cannot enforce sandbox %s %s because %s inside it has other names "
-			     "(hard links): the command could read it through one of them",
-			     what, path, inside);
+		sbx_diag_set_about(d, SBX_E_UNENFORCEABLE, lead, path,
+				   " because %s inside it has other names (hard links): the "
+				   "command could read it through one of them",
+				   inside);
 	else
-		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "cannot enforce sandbox %s %s because it has other names (hard "
-			     "links): the command could read it through one of them",
-			     what, path);
+		sbx_diag_set_about(d, SBX_E_UNENFORCEABLE, lead, path,
+				   " because it has other names (hard links): the command could "
+				   "read it through one of them");
 	/*
 	 * Not "replace it with a copy": the other names keep the content (the secret the user
 	 * wrote in place), and the next run reads it through them. They can be anywhere on its
@@ -442,23 +450,24 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	unsigned m;
 
 	if (hidden_by_private_dev(p, r, h))
-		return sbx_req_set(
+		return sbx_req_set_self(
 			r, SBX_UNENFORCEABLE, 0,
 			"use a directory outside /dev (for $TMPDIR: unset it, or point it "
 			"elsewhere, as /tmp)",
-			"%s lies under /dev, which the sandbox replaces with a private /dev "
+			"",
+			" lies under /dev, which the sandbox replaces with a private /dev "
 			"holding only the allowed devices and /dev/shm: the command "
-			"would not find it there",
-			path);
+			"would not find it there");
 	if (leads_into_private_dev(p, r, h))
-		return sbx_req_set(
+		return sbx_req_set_self(
 			r, SBX_UNENFORCEABLE, 0,
 			"use a directory outside /dev (for $TMPDIR: unset it, or point it "
 			"elsewhere, as /tmp)",
-			"%s leads to %s, under /dev, which the sandbox replaces with a "
+			"",
+			" leads to %s, under /dev, which the sandbox replaces with a "
 			"private /dev holding only the allowed devices and a /dev/shm of its "
 			"own: the command would not find it there",
-			path, r->real);
+			r->real);
 
 	if (what && sbx_req_link(r)) {
 		struct sbx_diag d;
@@ -466,7 +475,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		sbx_diag_clear(&d);
 		if (sbx_linux_link_check(p, what, path, sbx_req_link(r), r->link_shared, r->real,
 					 &d))
-			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
+			return sbx_req_set_diag(r, SBX_UNENFORCEABLE, 0, d.hint, &d);
 	}
 
 	/* A denied file with another name: the command reads it through that one. */
@@ -475,7 +484,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 
 		sbx_diag_clear(&d);
 		if (sbx_linux_nlink_check(p, what, path, r->real, NULL, true, &d))
-			return sbx_req_set(r, SBX_UNENFORCEABLE, 0, d.hint, "%s", d.msg);
+			return sbx_req_set_diag(r, SBX_UNENFORCEABLE, 0, d.hint, &d);
 	}
 
 	/*
@@ -487,11 +496,11 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		char hint[SBX_MAX_PATH + 64];
 
 		snprintf(hint, sizeof(hint), "name the path it leads to (%s) instead", r->real);
-		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, hint,
-				   "%s crosses symlink %.*s, which the sandbox's private /dev does "
-				   "not hold (it binds the roots under /dev/shm where they lead): "
-				   "the command would not find it there",
-				   path, (int)via_len, via);
+		return sbx_req_set_self(r, SBX_UNENFORCEABLE, 0, hint, "",
+					" crosses symlink %.*s, which the sandbox's private /dev "
+					"does not hold (it binds the roots under /dev/shm where "
+					"they lead): the command would not find it there",
+					(int)via_len, via);
 	}
 
 	/*
@@ -545,26 +554,25 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 
 	case SBX_REQ_READ_ONLY:
 		if (!r->exists)
-			return sbx_req_set(
-				r, SBX_UNENFORCEABLE, 0, "create it first or drop the entry",
-				"%s does not exist: making it read-only inside a writable "
-				"root would need a mount point created on the host",
-				path);
+			return sbx_req_set_self(
+				r, SBX_UNENFORCEABLE, 0, "create it first or drop the entry", "",
+				" does not exist: making it read-only inside a writable "
+				"root would need a mount point created on the host");
 		if (h->mnt) {
 			enforced(r, MNT);
 			return 0;
 		}
 		if (r->origin)
-			return sbx_req_set(
+			return sbx_req_set_self(
 				r, SBX_UNENFORCEABLE, 0,
 				"keep the file outside the roots it makes writable (or run where a "
 				"mount namespace can be made)",
-				"%s is the %s file this run read its permissions from, inside a "
+				"",
+				" is the %s file this run read its permissions from, inside a "
 				"writable root: the command could rewrite it for its next run, and "
 				"keeping it read-only needs a mount namespace (Landlock cannot "
 				"take "
 				"back rights granted on a parent): %s",
-				path,
 				r->origin == SBX_ORIGIN_PROFILE_FILE ? "--profile"
 								     : "--add-permissions",
 				h->nomnt.why);
@@ -583,12 +591,12 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return sbx_req_set(r, SBX_ENFORCED, MNT, NULL, "%s; %s",
 					   r->exists ? point_there : "it does not exist",
 					   point_dir);
-		return sbx_req_set(
-			r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
-			"%s does not exist; refusing its creation inside a writable root "
+		return sbx_req_set_self(
+			r, SBX_UNENFORCEABLE, 0, h->nomnt.hint, "",
+			" does not exist; refusing its creation inside a writable root "
 			"needs a mount namespace (Landlock cannot refuse one name in a "
 			"writable directory): %s",
-			path, h->nomnt.why);
+			h->nomnt.why);
 
 	case SBX_REQ_NO_CREATE: {
 		/*
@@ -607,16 +615,17 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return sbx_req_set(r, SBX_ENFORCED, MNT, NULL, "%s; %s",
 					   r->exists ? point_there : "it does not exist", how);
 		}
-		return sbx_req_set(
+		return sbx_req_set_self(
 			r, SBX_UNENFORCEABLE, 0,
 			sbx_git_checkout_point(path)
 				? "check the submodule out (git submodule update), so that its "
 				  ".git exists and stays read-only, or run on macOS"
 				: "run without --allow-git (the git directory stays read-only), or "
 				  "on macOS",
-			"%s does not exist; refusing its creation needs a mount namespace "
+			"",
+			" does not exist; refusing its creation needs a mount namespace "
 			"(Landlock cannot refuse one name in a writable directory): %s",
-			path, h->nomnt.why);
+			h->nomnt.why);
 	}
 
 	case SBX_REQ_DENY:
@@ -628,11 +637,11 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 					"its first missing component, made on the host for the run "
 					"and removed after it, so it cannot be created");
 			if (under_writable(rt, path))
-				return sbx_req_set(
-					r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
-					"%s does not exist inside a writable root; keeping "
+				return sbx_req_set_self(
+					r, SBX_UNENFORCEABLE, 0, h->nomnt.hint, "",
+					" does not exist inside a writable root; keeping "
 					"it from being created needs a mount namespace: %s",
-					path, h->nomnt.why);
+					h->nomnt.why);
 			/* It cannot appear: nothing outside the writable roots can be created. */
 			m = write_mech(h);
 			if (m) {
@@ -655,10 +664,11 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return sbx_req_set(r, SBX_ENFORCED, LL, NULL, "no mount namespace here: %s",
 					   around_note);
 		}
-		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
-				   "denying %s inside a writable root needs a mount namespace "
-				   "(Landlock cannot take back rights granted on a parent): %s",
-				   path, h->nomnt.why);
+		return sbx_req_set_self(r, SBX_UNENFORCEABLE, 0, h->nomnt.hint, "denying ",
+					" inside a writable root needs a mount namespace "
+					"(Landlock cannot take back rights granted on a parent): "
+					"%s",
+					h->nomnt.why);
 
 	case SBX_REQ_DENY_GLOB:
 		if (glob_unscannable(path))
@@ -681,10 +691,9 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				"no mount namespace here: the matches are found once, at "
 				"start, and for each %s",
 				around_note);
-		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nomnt.hint,
-				   "masking the matches of %s inside a writable root needs a mount "
-				   "namespace: %s",
-				   path, h->nomnt.why);
+		return sbx_req_set_self(
+			r, SBX_UNENFORCEABLE, 0, h->nomnt.hint, "masking the matches of ",
+			" inside a writable root needs a mount namespace: %s", h->nomnt.why);
 
 	case SBX_REQ_NETWORK:
 		if (p->network) {

@@ -25,8 +25,8 @@ static int check_glob(const struct sbx_plan *p, struct sbx_req *r)
 		return rc;
 	if (!rc)
 		return 0;
-	return sbx_req_set(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT, d.hint[0] ? d.hint : NULL, "%s",
-			   d.msg);
+	return sbx_req_set_diag(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT, d.hint[0] ? d.hint : NULL,
+				&d);
 }
 
 /*
@@ -48,14 +48,13 @@ static int check_socket(struct sbx_req *r)
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc)
-		rc = sbx_req_set(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT, NULL,
-				 "cannot inspect Unix socket path %s: %s", r->path, strerror(-rc));
+		rc = sbx_req_set_self(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT, NULL,
+				      "cannot inspect Unix socket path ", ": %s", strerror(-rc));
 	else if (deeper)
-		rc = sbx_req_set(
-			r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT, "name the socket by its real path",
-			"Unix socket path %s goes through symbolic link %s, which could lead "
-			"anywhere",
-			r->path, deeper);
+		rc = sbx_req_set_self(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT,
+				      "name the socket by its real path", "Unix socket path ",
+				      " goes through symbolic link %s, which could lead anywhere",
+				      deeper);
 	free(deeper);
 	return rc;
 }
@@ -75,15 +74,17 @@ int sbx_plan_attach_macos(struct sbx_plan *p, bool sandbox_exec_present)
 		} else if (r->kind == SBX_REQ_WRITE && r->path && r->path[0] == '/') {
 			rc = sbx_sbpl_write_root(r->path, &canon, &deeper);
 			if (rc && rc != -ENOMEM)
-				rc = sbx_req_set(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT, NULL,
-						 "cannot inspect writable root %s: %s", r->path,
-						 strerror(-rc));
+				rc = sbx_req_set_self(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT, NULL,
+						      "cannot inspect writable root ", ": %s",
+						      strerror(-rc));
 			else if (!rc && deeper)
-				rc = sbx_req_set(r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT,
-						 "name the directory the symlink points to instead",
-						 "writable root %s contains symlink component %s; "
-						 "symlinked writable roots are not supported",
-						 r->path, deeper);
+				rc = sbx_req_set_self(
+					r, SBX_UNENFORCEABLE, SBX_MECH_SEATBELT,
+					"name the directory the symlink points to instead",
+					"writable root ",
+					" contains symlink component %s; symlinked writable roots "
+					"are not supported",
+					deeper);
 		} else if (r->kind == SBX_REQ_DENY_GLOB && r->path) {
 			rc = check_glob(p, r);
 		} else if (r->kind == SBX_REQ_UNIX_SOCKET && r->path) {

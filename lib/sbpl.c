@@ -793,11 +793,11 @@ int sbx_sbpl_glob_check(const struct sbx_roots *roots, const char *pattern, stru
 	rooted = !prefix || !prefix[0] || strcmp(prefix, "/") == 0;
 	free(prefix);
 	if (rooted && (roots->full_write || roots->n_writable)) {
-		sbx_diag_set(d, SBX_E_INVALID,
-			     "deny glob `%s` has no directory prefix below /: the directories "
-			     "holding its matches in writable roots cannot be found, and could be "
-			     "renamed out of its reach",
-			     pattern);
+		sbx_diag_set_about(
+			d, SBX_E_INVALID, "deny glob `", pattern,
+			"` has no directory prefix below /: the directories holding its "
+			"matches in writable roots cannot be found, and could be renamed "
+			"out of its reach");
 		return sbx_diag_hint(d, SBX_E_INVALID,
 				     "start the pattern with the directory it is about (a relative "
 				     "pattern is taken from the cwd)");

@@ -189,19 +189,18 @@ static int parse_class(const char *glob, const char *g, size_t len, size_t i, st
 	}
 	c->end = j;
 	if (posix) {
-		sbx_diag_set(d, SBX_E_INVALID,
-			     "deny glob `%s`: `%.2s` in a character class is POSIX class syntax, "
-			     "which globs do not have",
-			     glob, posix);
+		sbx_diag_set_about(d, SBX_E_INVALID, "deny glob `", glob,
+				   "`: `%.2s` in a character class is POSIX class syntax, which "
+				   "globs do not have",
+				   posix);
 		return sbx_diag_hint(d, SBX_E_INVALID,
 				     "list the characters or a range, as in [0-9]; a `[` meant "
 				     "literally goes last in the class, as in [.[]");
 	}
 	if (wide) {
-		sbx_diag_set(d, SBX_E_INVALID,
-			     "deny glob `%s`: a character class holds a non-ASCII character, and "
-			     "classes match single bytes",
-			     glob);
+		sbx_diag_set_about(d, SBX_E_INVALID, "deny glob `", glob,
+				   "`: a character class holds a non-ASCII character, and classes "
+				   "match single bytes");
 		return sbx_diag_hint(d, SBX_E_INVALID,
 				     "spell such names out, or use `?` or `*` for the character");
 	}
@@ -213,8 +212,8 @@ static int parse_class(const char *glob, const char *g, size_t len, size_t i, st
 	for (unsigned b = 0; b < 256; b++)
 		n += c->set[b];
 	if (n == 0)
-		return sbx_diag_set(d, SBX_E_INVALID,
-				    "deny glob `%s`: a character class matches no character", glob);
+		return sbx_diag_set_about(d, SBX_E_INVALID, "deny glob `", glob,
+					  "`: a character class matches no character");
 	return 1;
 }
 

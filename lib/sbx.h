@@ -45,6 +45,15 @@ enum {
 /* ---- diagnostics ------------------------------------------------------------------------- */
 
 /*
+ * Where a text names a path: len bytes from at. Recorded by the function that writes the text,
+ * never searched for afterwards (a path can be part of another, or named twice); len 0 when the
+ * text names none.
+ */
+struct sbx_span {
+	size_t at, len;
+};
+
+/*
  * One diagnostic. Rendered by cmd/ as
  *   sbxrun: FILE:LINE:COL: MSG          (line > 0)
  *   sbxrun: FILE: POINTER: MSG          (pointer[0] != 0)
@@ -63,7 +72,8 @@ struct sbx_diag {
 	char pointer[512]; /* RFC 6901 JSON pointer of the offending value, "" when none */
 	char msg[1024];
 	char hint[512];
-	bool dropping; /* a later error is being ignored, and so is its hint (diag.c) */
+	struct sbx_span about; /* the path msg is about, as sbx_diag_set_about() wrote it */
+	bool dropping;	       /* a later error is being ignored, and so is its hint (diag.c) */
 };
 
 void sbx_diag_clear(struct sbx_diag *d);
@@ -80,6 +90,12 @@ int sbx_diag_set_at(struct sbx_diag *d, int code, const char *file, int line, in
 int sbx_diag_vset_at(struct sbx_diag *d, int code, const char *file, int line, int col,
 		     const char *pointer, const char *fmt, va_list ap)
 	__attribute__((format(printf, 7, 0)));
+/*
+ * As sbx_diag_set, for a message about one path: lead, then path, then fmt's text. d->about
+ * says where the path lies in the message as kept (len 0 when shortening cut into it).
+ */
+int sbx_diag_set_about(struct sbx_diag *d, int code, const char *lead, const char *path,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Records a hint for the message just recorded (see above); returns code. */
 int sbx_diag_hint(struct sbx_diag *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -1267,9 +1283,10 @@ const char *sbx_mech_one(unsigned bit);
  * is 48 bytes, and a plan holds one per path.
  */
 struct sbx_req_note {
-	char *reason; /* why unenforceable or skipped, or a note on how it is enforced */
-	char *hint;   /* a fix the user can apply, or NULL */
-	char *link;   /* the symbolic links crossed on the way to path (a list), or NULL */
+	char *reason;	      /* why unenforceable or skipped, or a note on how it is enforced */
+	struct sbx_span self; /* where reason names the requirement's own path (notes.c) */
+	char *hint;	      /* a fix the user can apply, or NULL */
+	char *link;	      /* the symbolic links crossed on the way to path (a list), or NULL */
 };
 
 /* The small members share a word (enums in a byte): a plan holds one of these per path. */
@@ -1298,6 +1315,8 @@ struct sbx_req {
 void sbx_req_release(struct sbx_req *r);
 /* Why r is unenforceable or skipped, or how it is enforced; NULL when nothing is said. */
 const char *sbx_req_reason(const struct sbx_req *r);
+/* Where sbx_req_reason(r) names r's own path (len 0 when it does not). */
+struct sbx_span sbx_req_self(const struct sbx_req *r);
 /* A fix the user can apply, or NULL. */
 const char *sbx_req_hint(const struct sbx_req *r);
 /* The symbolic links crossed on the way to r's path (a list: sbx_link_len()), or NULL. */
@@ -1320,6 +1339,18 @@ const char *sbx_req_rule(const struct sbx_req *r, char buf[SBX_REQ_RULE_MAX]);
  */
 int sbx_req_set(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/*
+ * The same, for a reason that names r's own path: lead, then r->path, then fmt's text. Where
+ * the path lies is recorded with it (sbx_req_self()), for explain to say "this path" there.
+ */
+int sbx_req_set_self(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
+		     const char *lead, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/*
+ * The same, with d's message as the reason: where it names r's own path is d->about (the
+ * checks that fill d are given r->path).
+ */
+int sbx_req_set_diag(struct sbx_req *r, enum sbx_req_status st, unsigned mech, const char *hint,
+		     const struct sbx_diag *d);
 
 /* Managed networking and the network allowances beside it (sbx_plan_network). */
 struct sbx_netplan {
@@ -1412,11 +1443,11 @@ struct sbx_notes {
 	size_t *of; /* per row: the 1-based number of its note, 0 for none */
 };
 /*
- * Groups n reasons (NULL: the row has none). paths[i] (or paths NULL) is the row's own path:
- * where the reason names it, the note says "this path", so that rows differing only in their
+ * Groups n reasons (NULL: the row has none). self[i] (or self NULL) is where reasons[i] names
+ * its row's own path: the note says "this path" there, so that rows differing only in their
  * path share one note.
  */
-int sbx_notes_group(const char *const *reasons, const char *const *paths, size_t n,
+int sbx_notes_group(const char *const *reasons, const struct sbx_span *self, size_t n,
 		    struct sbx_notes *out);
 void sbx_notes_free(struct sbx_notes *n);
 

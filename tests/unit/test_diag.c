@@ -479,7 +479,7 @@ static int call_plain(int which)
 	static const char *const vars[] = {"PATH=/bin", "GH_TOKEN=t", "A=1", NULL};
 	static const char *const keep[] = {"*"}, *const set[] = {"B=2", "A=3"};
 	static const char *const why[] = {"/a does not exist", "x", "/b does not exist", NULL};
-	static const char *const paths[] = {"/a", NULL, "/b", NULL};
+	static const struct sbx_span self[] = {{0, 2}, {0, 0}, {0, 2}, {0, 0}};
 	struct sbx_env_policy pol = {.keep = keep,
 				     .n_keep = 1,
 				     .deny_secrets = true,
@@ -497,7 +497,7 @@ static int call_plain(int which)
 			r = sbx_env_names(&env, keep, 1, &sorted);
 		break;
 	case 1:
-		r = sbx_notes_group(why, paths, 4, &notes);
+		r = sbx_notes_group(why, self, 4, &notes);
 		break;
 	}
 	sbx_notes_free(&notes);
