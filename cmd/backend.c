@@ -118,45 +118,41 @@ static int linux_argv(const struct invocation *inv, const struct opts *o, char *
 
 /*
  * The argv `run` would execute: the command itself when no sandbox is requested, the platform's
- * wrapper otherwise. Returns 1 (and no argv) when run would refuse.
+ * wrapper otherwise. Returns 1 (and no argv) when run would refuse; a negative error with d
+ * saying why (the policy builder's own words where it failed).
  */
 int backend_argv(const struct invocation *inv, const struct opts *o, char *const cmd[],
-		 struct sbx_strv *out)
+		 struct sbx_strv *out, struct sbx_diag *d)
 {
 	const struct sbx_plan *p = &inv->plan;
-	struct sbx_diag d;
-	int r;
+	int r = -EINVAL;
 
 	memset(out, 0, sizeof(*out));
 	if (!p->sandbox_requested)
-		return strv_copy(cmd, out);
-	if (!sbx_plan_enforceable(p))
+		r = strv_copy(cmd, out);
+	else if (!sbx_plan_enforceable(p))
 		return 1;
-	sbx_diag_clear(&d);
-	switch (p->platform) {
-	case SBX_PLATFORM_LINUX:
-		return linux_argv(inv, o, cmd, out);
-	case SBX_PLATFORM_MACOS: {
+	else if (p->platform == SBX_PLATFORM_LINUX)
+		r = linux_argv(inv, o, cmd, out);
+	else if (p->platform == SBX_PLATFORM_MACOS) {
 		struct sbx_sbpl s = {0};
 		char **block = NULL;
 		size_t n = 0;
 
-		r = sbx_sbpl_build(p, &inv->ctx, &s, &d);
-		if (r)
-			return r;
+		r = sbx_sbpl_build(p, &inv->ctx, &s, d);
 		/* sbx_macos_argv returns one allocation; callers here own a plain strv. */
-		r = sbx_macos_argv(&s, cmd, &block, &n);
+		if (!r)
+			r = sbx_macos_argv(&s, cmd, &block, &n);
 		if (!r)
 			r = strv_copy(block, out);
 		free(block);
 		sbx_sbpl_free(&s);
-		return r;
-	}
-	case SBX_PLATFORM_WINDOWS:
-		/* The command is spawned as is, under the restricted token. */
-		return strv_copy(cmd, out);
-	}
-	return -EINVAL;
+	} else if (p->platform == SBX_PLATFORM_WINDOWS)
+		r = strv_copy(cmd, out); /* spawned as is, under the restricted token */
+	/* Kept only when the builder did not word it first. */
+	if (r < 0)
+		sbx_diag_set(d, r, "cannot build the launch argv: %s", strerror(-r));
+	return r;
 }
 
 int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[])

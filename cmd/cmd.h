@@ -218,7 +218,7 @@ const char *env_get(const char *name);
 /* The host backend: plan the platform, and execute a sandboxed command (backend.c). */
 int backend_attach(struct sbx_plan *plan, const struct opts *o);
 int backend_argv(const struct invocation *inv, const struct opts *o, char *const cmd[],
-		 struct sbx_strv *out);
+		 struct sbx_strv *out, struct sbx_diag *d);
 int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]);
 /* Executes the command unconfined (no sandbox requested); returns only on failure. */
 int exec_direct(char *const cmd[], const char *cwd);

@@ -289,6 +289,7 @@ int cmd_explain(int argc, char **argv)
 	struct invocation inv;
 	struct sbx_strv run_argv = {0};
 	struct report_plan rp;
+	struct sbx_diag d;
 	bool refused;
 	int r;
 
@@ -303,9 +304,10 @@ int cmd_explain(int argc, char **argv)
 		r = invocation_plan(&inv, &o);
 	if (r)
 		goto out;
-	r = backend_argv(&inv, &o, o.rest, &run_argv);
+	sbx_diag_clear(&d);
+	r = backend_argv(&inv, &o, o.rest, &run_argv, &d);
 	if (r < 0) {
-		r = refuse("cannot build the launch argv: %s", strerror(-r));
+		r = refuse_diag(&d);
 		goto out;
 	}
 	refused = r == 1;

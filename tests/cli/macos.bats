@@ -48,3 +48,16 @@ profile_with_glob() {
 	[[ "$(jget "$output" '[r["why"] for r in j["requirements"] if r["status"]=="unenforceable"][0]')" == *"has no directory prefix below /"* ]]
 	[ -n "$(jget "$output" '[r["hint"] for r in j["requirements"] if r["status"]=="unenforceable"][0]')" ]
 }
+
+@test "explain --platform macos: a glob the policy builder cannot scan is refused in its own words" {
+	d=$WS/c
+	for i in $(seq 20); do d=$d/$(printf 'x%.0s' $(seq 250)); done
+	mkdir -p "$d"
+	profile_with_glob "$WS/c/**/*.env"
+	run "$SBXRUN" explain --platform macos --profile "$WS/p.json" -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"glob \`$WS/c/**/*.env\`: a path of "*" bytes cannot be named to the kernel"* ]]
+	profile_with_glob "$WS/c/*.env"
+	run "$SBXRUN" explain --platform macos --profile "$WS/p.json" -- true
+	[ "$status" -eq 0 ]
+}
