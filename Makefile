@@ -7,6 +7,7 @@
 #   make asan check      the same, built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            run the libFuzzer target for FUZZ_SECONDS (clang)
 #   make fuzz-http       the same for the proxy's HTTP parsers
+#   make fuzz-unix       the same for the broker's reading of a Unix socket address
 #   make bench           benchmarks (tests/bench/); make bench-proxy runs the proxy's group alone
 #   make bench-count     instructions and heap per profile entry (callgrind), held to a bound
 #   make install         PREFIX=/usr/local DESTDIR= (the binary, its helper link, the manual
@@ -70,7 +71,8 @@ LIB_SRCS := \
 	lib/strbuf.c \
 	lib/domain.c \
 	lib/http.c \
-	lib/netlog.c
+	lib/netlog.c \
+	lib/unixaddr.c
 
 LIB_LINUX_SRCS := \
 	lib/plan_linux.c \
@@ -158,6 +160,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 ENFORCE_MACOS_SRCS := tests/enforce-macos/probe.c
 FUZZ_TARGET := tests/fuzz/fuzz_profile.c
 FUZZ_HTTP_TARGET := tests/fuzz/fuzz_http.c
+FUZZ_UNIX_TARGET := tests/fuzz/fuzz_unix.c
 
 # ---- flags -----------------------------------------------------------------------------------
 
@@ -216,8 +219,8 @@ SBXRUN_LIBS = $(if $(STATIC_OK),$(shell $(PKG_CONFIG) --static --libs $(DEPS_PKG
 # forgets it). What musl lacks: glibc's _FORTIFY_SOURCE checks (the sanitized build is glibc's).
 MUSL := $(CURDIR)/build/musl
 # Goals that build nothing against the C library decide nothing.
-LIBC_FREE_GOALS := clean dist distcheck windows check-windows sbxrun.exe fuzz fuzz-http lint \
-	uninstall check-man check-macos deps deps-test deps-pkg deps-windows deps-wine
+LIBC_FREE_GOALS := clean dist distcheck windows check-windows sbxrun.exe fuzz fuzz-http fuzz-unix \
+	lint uninstall check-man check-macos deps deps-test deps-pkg deps-windows deps-wine
 ifneq ($(filter asan,$(MAKECMDGOALS)),)
 LIBC := glibc
 else ifeq ($(shell uname -s),Darwin)
@@ -309,8 +312,8 @@ LIBSBX := $(BUILD)/libsbx.a
 .PHONY: deb deps-pkg check-pkg dist distcheck
 .PHONY: deps-build deps-musl
 .PHONY: all completion check check-unit check-cli check-schema check-enforce check-adversarial check-fuzz \
-	check-macos check-man check-net asan fuzz fuzz-http lint bench bench-count bench-proxy install \
-	uninstall clean deps deps-test windows check-windows check-enforce-macos
+	check-macos check-man check-net asan fuzz fuzz-http fuzz-unix lint bench bench-count bench-proxy \
+	install uninstall clean deps deps-test windows check-windows check-enforce-macos
 
 all: sbxrun completion
 
@@ -438,6 +441,10 @@ $(BUILD)/fuzz-http-replay: $(FUZZ_HTTP_TARGET) tests/fuzz/replay.c $(LIBSBX)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_HTTP_TARGET) tests/fuzz/replay.c $(LIBSBX) \
 		$(DEP_LIBS)
 
+$(BUILD)/fuzz-unix-replay: $(FUZZ_UNIX_TARGET) tests/fuzz/replay.c $(LIBSBX)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(FUZZ_UNIX_TARGET) tests/fuzz/replay.c $(LIBSBX) \
+		$(DEP_LIBS)
+
 # The Darwin program checked on Linux, as far as a compiler can without Apple's headers: every
 # Darwin source (the library, cmd/ and platform/macos), the unit tests and the macOS
 # enforcement probe, with the macOS macros defined and Linux's undefined, with what macOS
@@ -467,9 +474,10 @@ check: check-unit check-fuzz check-macos check-man check-cli check-schema check-
 check-unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests tests/vectors
 
-check-fuzz: $(BUILD)/fuzz-replay $(BUILD)/fuzz-http-replay
+check-fuzz: $(BUILD)/fuzz-replay $(BUILD)/fuzz-http-replay $(BUILD)/fuzz-unix-replay
 	$(BUILD)/fuzz-replay tests/fuzz/corpus
 	$(BUILD)/fuzz-http-replay tests/fuzz/corpus-http
+	$(BUILD)/fuzz-unix-replay tests/fuzz/corpus-unix
 
 # On Linux, what can be checked of the macOS side without a Mac: the Darwin sources compile,
 # the macOS enforcement suites parse, and the macOS workflow names only what exists.
@@ -586,6 +594,14 @@ fuzz-http: deps-test
 		-o build-fuzz/fuzz-http $(FUZZ_HTTP_TARGET) $(ALL_LIB_SRCS) $(DEP_LIBS)
 	build-fuzz/fuzz-http -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
 		-dict=tests/fuzz/http.dict build-fuzz/corpus-http tests/fuzz/corpus-http
+
+# The broker's reading of a Unix socket address; new findings land in build-fuzz/corpus-unix.
+fuzz-unix: deps-test
+	@mkdir -p build-fuzz/corpus-unix
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib $(DEP_CFLAGS) \
+		-o build-fuzz/fuzz-unix $(FUZZ_UNIX_TARGET) $(ALL_LIB_SRCS) $(DEP_LIBS)
+	build-fuzz/fuzz-unix -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		build-fuzz/corpus-unix tests/fuzz/corpus-unix
 
 # The tests: a bats test body runs under set -e, which ignores a failure anywhere in an && list
 # but its last command, and a statement negated by !: [ "$status" -eq 0 ] && [ -z "$stderr" ]

@@ -304,4 +304,23 @@ char *sbx_proxy_log_line(const struct sbx_proxy_event *ev);
 int sbx_proxy_report_line(const struct sbx_proxy_event *ev, char *buf, size_t n,
 			  struct sbx_report_line *out);
 
+/* ---- Unix socket addresses (unixaddr.c) ------------------------------------------------------ */
+
+/* Bytes of sun_path in Linux's struct sockaddr_un. */
+#define SBX_UNIX_PATH_MAX 108
+
+/*
+ * The file a Unix socket address names, read as the kernel reads it: the first n bytes of
+ * sun_path up to a NUL, relative to cwd (the command's working directory, absolute) unless it
+ * starts with "/", normalized lexically. 0 with *out allocated; -EINVAL for an address that
+ * names no file (n 0 or past sun_path, abstract: a NUL first), -EACCES for a relative name
+ * without an absolute cwd, -ENAMETOOLONG for a path of SBX_MAX_PATH bytes or more, -ENOMEM.
+ */
+int sbx_unix_address_path(const char *sun_path, size_t n, const char *cwd, char **out);
+/*
+ * What lies beneath place on path (both normalized): 1 with rel (size bytes) set to it, "" for
+ * the place itself; 0 when place does not cover path; -ENAMETOOLONG when it does not fit.
+ */
+int sbx_unix_beneath(const char *place, const char *path, char *rel, size_t size);
+
 #endif

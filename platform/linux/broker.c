@@ -49,6 +49,7 @@
 #include "linux/linux.h"
 #include "linux/netns.h"
 #include "linux/sandbox.h"
+#include "net.h"
 
 #ifndef SYS_openat2
 #define SYS_openat2 437
@@ -342,7 +343,7 @@ static bool still_valid(int notify_fd, uint64_t id)
 static int socket_path(pid_t pid, const struct sockaddr_un *sun, socklen_t len, char **out)
 {
 	size_t n = len - offsetof(struct sockaddr_un, sun_path);
-	char raw[sizeof(sun->sun_path) + 1], cwd[SBX_MAX_PATH], link[48], *joined = NULL;
+	char raw[sizeof(sun->sun_path) + 1], cwd[SBX_MAX_PATH], link[48];
 	ssize_t c;
 	int r;
 
@@ -350,18 +351,17 @@ static int socket_path(pid_t pid, const struct sockaddr_un *sun, socklen_t len, 
 		return -EINVAL; /* decide() refuses it first: never past raw */
 	memcpy(raw, sun->sun_path, n);
 	raw[n] = '\0'; /* the kernel reads up to the first NUL too */
-	if (raw[0] == '/')
-		return sbx_path_normalize(raw, out) ? -EINVAL : 0;
-	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
-	c = readlink(link, cwd, sizeof(cwd) - 1);
-	if (c <= 0 || cwd[0] != '/')
-		return -EACCES;
-	cwd[c] = '\0';
-	if (asprintf(&joined, "%s/%s", cwd, raw) < 0)
-		return -ENOMEM;
-	r = sbx_path_normalize(joined, out);
-	free(joined);
-	return r ? -EINVAL : 0;
+	if (raw[0] != '/') {
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+		c = readlink(link, cwd, sizeof(cwd));
+		/* Filling the buffer may have cut it short: no name of the directory then. */
+		if (c <= 0 || c >= (ssize_t)sizeof(cwd))
+			return -EACCES;
+		cwd[c] = '\0';
+	}
+	/* The pure part (lib/unixaddr.c, fuzzed). */
+	r = sbx_unix_address_path(raw, n, raw[0] == '/' ? NULL : cwd, out);
+	return r;
 }
 
 /* The broker's own refusal, to the denial report when there is one. */
@@ -442,19 +442,14 @@ static int decide(struct sbx_broker *b, const struct seccomp_notif *n, int sock,
 		return -rc;
 	rc = EACCES;
 	for (size_t i = 0; i < b->n_places; i++) {
-		const char *place = b->places[i].path;
-		size_t pl = strlen(place);
+		/* What follows the place, whole or refused (never cut short to another name). */
+		int k = sbx_unix_beneath(b->places[i].path, path, rq->u.rel, sizeof(rq->u.rel));
 
-		if (!sbx_path_covers(place, path))
+		if (k == 0)
 			continue;
 		rq->op = OP_PLACE;
 		rq->place = (uint32_t)i;
-		/* What follows the place: "" for the place itself ("/" covers all). */
-		snprintf(rq->u.rel, sizeof(rq->u.rel), "%s",
-			 pl == 1	   ? path + 1
-			 : path[pl] == '/' ? path + pl + 1
-					   : path + pl);
-		rc = 0;
+		rc = k < 0 ? -k : 0;
 		break;
 	}
 	if (rc == EACCES)
