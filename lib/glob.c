@@ -404,10 +404,11 @@ struct level {
 	size_t len; /* w->path[0..len) is this directory */
 	const unsigned char *set;
 	unsigned char *next;
-	unsigned level; /* 1 for the static prefix's entries */
+	unsigned level;	      /* 1 for the static prefix's entries */
+	struct sbx_strv dirs; /* the directories to walk once the listing has ended */
 	/*
-	 * An entry's own error stopped the listing: worded where it was found (a level below, a
-	 * name too long, too many matches), or ENOMEM, which sbx_glob_expand words.
+	 * An entry's own error stopped the listing: worded where it was found (a name too long,
+	 * too many matches), or ENOMEM, which sbx_glob_expand words.
 	 */
 	bool stopped;
 };
@@ -444,21 +445,11 @@ static int visit(struct level *lv, const char *name, enum sbx_ftype type)
 	}
 	w->path[lv->len] = '/';
 	memcpy(w->path + lv->len + 1, name, nl + 1);
-	if (accepting(g, lv->next)) {
+	if (accepting(g, lv->next))
 		/* A matched directory covers its subtree: no need to list inside it. */
 		r = add_match(w);
-	} else if (type == SBX_FT_DIR && !(w->depth && lv->level >= w->depth)) {
-		unsigned char *copy = malloc(g->n + 2);
-
-		/* The child level needs the state after this name; lv->next is reused. */
-		if (!copy)
-			r = -ENOMEM;
-		else {
-			memcpy(copy, lv->next, g->n + 2);
-			r = walk_dir(w, lv->len + 1 + nl, copy, lv->level + 1);
-			free(copy);
-		}
-	}
+	else if (type == SBX_FT_DIR && !(w->depth && lv->level >= w->depth))
+		r = sbx_strv_push(&lv->dirs, name);
 	w->path[lv->len] = '\0';
 	return r;
 }
@@ -490,9 +481,8 @@ static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsign
 	if (!lv.next)
 		return -ENOMEM;
 	r = w->fs->list(w->fs->self, where, on_entry, &lv);
-	free(lv.next);
 	if (r == SBX_FS_CLOSED || r == -ENOENT || r == -ENOTDIR)
-		return 0;
+		r = 0;
 	if (r < 0 && r != -ENOMEM && !lv.stopped) {
 		sbx_diag_set(w->d, r, "cannot list %s while expanding glob `%s`: %s", where,
 			     w->pattern, strerror(-r));
@@ -501,6 +491,25 @@ static int walk_dir(struct walk *w, size_t len, const unsigned char *set, unsign
 				      "the command could still open what is inside it by name, "
 				      "unmasked; make it listable, or deny the directory itself");
 	}
+	/*
+	 * Below only once the listing has ended, its descriptor closed and its buffers gone: an
+	 * earlier run can make a tree as deep as a path can name (about 2,000 levels), and a walk
+	 * that descended from inside each listing held a descriptor and some 10 KiB of stack per
+	 * level, and died of it (SIGSEGV) instead of masking. Now a level costs a small frame.
+	 */
+	for (size_t i = 0; r == 0 && i < lv.dirs.n; i++) {
+		const char *name = lv.dirs.v[i];
+		size_t nl = strlen(name);
+
+		/* The child's state after this name; lv.next is the child's until it returns. */
+		step(w->g, set, name, nl, lv.next);
+		w->path[len] = '/';
+		memcpy(w->path + len + 1, name, nl + 1);
+		r = walk_dir(w, len + 1 + nl, lv.next, level + 1);
+		w->path[len] = '\0';
+	}
+	sbx_strv_free(lv.dirs.v, lv.dirs.n);
+	free(lv.next);
 	return r;
 }
 

@@ -3,6 +3,7 @@
 # path-based tool mishandles (a newline, bytes that are not UTF-8, a tab, a backslash), FIFOs
 # (one matching: the scan must not open it and hang), and a symbolic link loop. Run 2 starts at
 # once and every match is masked (EACCES, the FIFO too), beside a file the glob does not match.
+# Run 1 also builds a tree as deep as a path can name: the scan must still end, and mask.
 load common
 
 setup_file() { make_layout; }
@@ -62,5 +63,33 @@ b'loop' not a file
 b'new\\nline.env' EACCES
 b'plain.txt' secret
 b'tab\\tx.env' EACCES" ]
+	rm -rf "$d"
+}
+
+@test "run 1 builds a tree as deep as a path can name, a match at its bottom: run 2 masks it" {
+	local d="$WS/deep" bottom
+	rm -rf "$d"
+	# Run 1: a directory a level, two bytes each, down to a path just short of PATH_MAX (about
+	# 1,900 levels): a scan that recursed holding each level's listing (its descriptor and its
+	# buffers) ran out of stack and died with SIGSEGV here, so that no run could start again.
+	run sbx python3 -c '
+import os, sys
+os.mkdir(sys.argv[1])
+os.chdir(sys.argv[1])
+while len(os.getcwd()) < 4096 - 16:
+    os.mkdir("a")
+    os.chdir("a")
+open("x.env", "w").write("secret")
+open("y.txt", "w").write("plain")
+print(os.getcwd())
+' "$d"
+	[ "$status" -eq 0 ]
+	bottom=$output
+	[ "${#bottom}" -gt 4000 ]
+	# Positive control: outside the sandbox the match reads.
+	outside read "$bottom/x.env"
+	# Run 2 starts, masks the match and leaves its neighbour readable.
+	expect EACCES read "$bottom/x.env"
+	expect OK read "$bottom/y.txt"
 	rm -rf "$d"
 }
