@@ -129,9 +129,10 @@ TEST(fsview_walk_real_tree)
  * that directory's descriptor: every answer as the walk gives it, for names in the directory it
  * keeps, in a directory reached through a link, links as last names, absences and errors, the
  * directory changing back and forth, a name turned into a link after its directory was kept,
- * and the kept directory moved away and made again with the name in it.
+ * and the kept directory moved away and made again with the name in it. With no_openat2, as on a
+ * kernel without openat2: the directory is opened through the component walk instead.
  */
-TEST(fsmemo_host_answers_as_the_walk)
+static void memo_answers_as_the_walk(bool no_openat2)
 {
 	static const char *const names[] = {
 		"/dir/file",  "/dir/none",  "/dir",	   "/dir/sub",	       "/dir/file/x",
@@ -166,6 +167,7 @@ TEST(fsmemo_host_answers_as_the_walk)
 	CHECK_INT(symlink("nowhere", p), 0);
 	free(p);
 	sbx_fsmemo_init(&m, NULL);
+	m.no_openat2 = no_openat2;
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		struct sbx_pathinfo a, b;
 		int ra, rb;
@@ -219,11 +221,22 @@ TEST(fsmemo_host_answers_as_the_walk)
 		}
 		free(p);
 	}
-	/* It kept a directory's descriptor (this kernel has openat2), and lets it go. */
-	CHECK(m.walk_only || m.dir);
+	/* It kept a directory's descriptor (by openat2 or by the walk), and lets it go. */
+	CHECK(m.dir != NULL);
+	CHECK_INT(m.no_openat2 || !no_openat2, 1);
 	sbx_fsmemo_free(&m);
 	CHECK_INT(m.dir_fd, -1);
 	free(t);
+}
+
+TEST(fsmemo_host_answers_as_the_walk)
+{
+	memo_answers_as_the_walk(false);
+}
+
+TEST(fsmemo_host_without_openat2_answers_as_the_walk)
+{
+	memo_answers_as_the_walk(true);
 }
 
 /* A link that someone other than root and the caller can replace is reported as shared. */
