@@ -208,6 +208,7 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 	size_t rlen = 1, pos = 0, tlen;
 	int cur, next = -1, hops = 0, err = 0;
 	struct stat st;
+	bool have_st = false; /* st is cur's: its last component's, fstat-ed when it was opened */
 
 	tlen = strlen(path);
 	if (tlen >= SBX_MAX_PATH)
@@ -243,6 +244,7 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 			}
 			close(cur);
 			cur = next;
+			have_st = false;
 			real_pop(out->real, &rlen);
 			continue;
 		}
@@ -260,6 +262,8 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 		if (S_ISLNK(st.st_mode)) {
 			ssize_t tl;
 			size_t rest = strlen(todo + pos);
+
+			have_st = false;
 
 			if (++hops > SBX_MAX_LINK_HOPS) {
 				err = ELOOP;
@@ -314,6 +318,7 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 		close(cur);
 		cur = next;
 		next = -1;
+		have_st = true;
 		if (!S_ISDIR(st.st_mode)) {
 			/* A file with components after it: the path cannot exist (ENOTDIR). */
 			size_t k = pos;
@@ -324,7 +329,8 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 				goto missing;
 		}
 	}
-	if (fstat(cur, &st) < 0) {
+	/* The object's facts were asked when it was opened; "/" or ".." last are asked here. */
+	if (!have_st && fstat(cur, &st) < 0) {
 		err = errno;
 		goto fail;
 	}
