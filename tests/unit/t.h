@@ -20,6 +20,12 @@ void t_fail(const char *file, int line, const char *fmt, ...) __attribute__((for
 void t_case(const char *name, void (*fn)(void *arg), void *arg);
 /* Directory holding the vector files, from argv[1]. */
 extern const char *t_vectors_dir;
+/*
+ * The last n bytes (below a page) before a page that can be neither read nor written: a read
+ * past them faults, where a sanitizer may not see one made by a vector load. The same two pages
+ * each call, kept for the run.
+ */
+char *t_page_end(size_t n);
 
 #define TEST(name)                                                            \
 	static void test_##name(void);                                        \

@@ -503,6 +503,32 @@ TEST(emit_plain_paths_at_every_offset)
 	CHECK(refused > 10);
 }
 
+/*
+ * A plain path's check reads nothing past its NUL: each path here ends where a page that cannot
+ * be read begins, at every length up to four blocks, plain or with a byte to escape last.
+ */
+TEST(emit_plain_path_reads_no_byte_past_the_string)
+{
+	struct sbx_entry e = {.kind = SBX_PATH, .access = SBX_READ};
+	struct sbx_profile p = {.type = SBX_MANAGED, .fs = {.entries = &e, .n = 1, .cap = 1}};
+	size_t same = 0, refused = 0;
+
+	for (size_t len = 1; len < 72; len++)
+		for (int odd = 0; odd < 2; odd++) {
+			char *s = t_page_end(len + 1);
+
+			memset(s, 'x', len);
+			s[0] = '/';
+			if (odd)
+				s[len - 1] = '"';
+			s[len] = '\0';
+			e.path = s;
+			compare_text(s, sbx_profile_to_json(&p),
+				     jansson_text(sbx_profile_to_jv(&p)), &same, &refused);
+		}
+	CHECK_INT(same, 2 * 71);
+}
+
 TEST(emit_direct_text_refuses_what_jansson_refuses)
 {
 	struct sbx_entry e = {.kind = SBX_PATH, .path = NULL, .access = SBX_READ};

@@ -95,6 +95,27 @@ TEST(path_depth_words)
 	}
 }
 
+/*
+ * The sixteen-byte count reads nothing past the path's n bytes: each path here ends where a page
+ * that cannot be read begins, at every length up to four blocks.
+ */
+TEST(path_depth_reads_no_byte_past_the_path)
+{
+	char copy[72];
+
+	srand(11);
+	for (size_t n = 1; n < sizeof(copy); n++)
+		for (int k = 0; k < 40; k++) {
+			char *p = t_page_end(n);
+
+			for (size_t j = 0; j < n; j++)
+				p[j] = rand() % 3 ? 'a' : '/';
+			memcpy(copy, p, n);
+			copy[n] = '\0';
+			CHECK_INT(sbx_path_depth_n(p, n), depth_bytewise(copy));
+		}
+}
+
 TEST(path_windows)
 {
 	CHECK(sbx_path_is_windows_abs("C:\\work"));

@@ -367,6 +367,29 @@ TEST(wire_paths_normal_or_not)
 
 				differ(parts[i], text, (size_t)n);
 			}
+	/*
+	 * The check reads nothing past the text: a path up to four blocks long, the text cut at
+	 * every byte from its first to past its closing quote, each cut ending where a page that
+	 * cannot be read begins.
+	 */
+	for (size_t len = 1; len < 72; len++) {
+		static const char head[] =
+			"{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+			"\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"";
+		char path[72];
+		int n;
+
+		memset(path, 'a', len);
+		for (size_t j = 0; j < len; j += 5)
+			path[j] = '/';
+		path[len] = '\0';
+		n = snprintf(text, sizeof(text),
+			     "%s%s\"},\"access\":\"read\"}]},\"network\":\"restricted\"}", head,
+			     path);
+		for (size_t cut = sizeof(head) - 1; cut <= sizeof(head) + len + 1; cut++)
+			differ(path, memcpy(t_page_end(cut), text, cut), cut);
+		CHECK(differ(path, memcpy(t_page_end((size_t)n), text, (size_t)n), (size_t)n));
+	}
 	/* And paths drawn from the bytes that make components: each read as jansson reads it. */
 	srand(7);
 	for (int i = 0; i < 20000; i++) {
