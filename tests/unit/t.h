@@ -16,6 +16,8 @@
 typedef void (*t_fn)(void);
 void t_register(const char *name, t_fn fn);
 void t_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The failures recorded so far by the test (or case) running: what a forked child reports. */
+int t_failures(void);
 /* Runs fn(arg) as the case "TEST/name": counted and reported apart from the enclosing test. */
 void t_case(const char *name, void (*fn)(void *arg), void *arg);
 /* Directory holding the vector files, from argv[1]. */
