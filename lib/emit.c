@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sbx.h"
 
@@ -336,6 +339,74 @@ static void put_special(struct sb *b, const struct sbx_entry *e)
 	SB_LIT(b, "}");
 }
 
+/*
+ * Can s[0..n) be written as it stands: no byte below 0x20, '"', '\\', or 0x80 and above (which
+ * sb_string checks as UTF-8)? Sixteen bytes at a time with SSE2, the last block overlapping
+ * the one before it; a short string byte by byte.
+ */
+static bool plain_ascii(const unsigned char *s, size_t n)
+{
+#if defined(__SSE2__)
+	if (n >= 16) {
+		const __m128i ctl = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'),
+			      bs = _mm_set1_epi8('\\');
+		size_t i = 0;
+
+		for (;;) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+
+			/* Signed: 0x80 and above are below 0x20 too. */
+			if (_mm_movemask_epi8(_mm_or_si128(
+				    _mm_cmplt_epi8(v, ctl),
+				    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)))))
+				return false;
+			if (i + 16 == n)
+				return true;
+			i = i + 32 <= n ? i + 16 : n - 16;
+		}
+	}
+#endif
+	for (size_t i = 0; i < n; i++)
+		if (!sbx_json_plain[s[i]])
+			return false;
+	return true;
+}
+
+/*
+ * The usual entry, a plain path, in one reserve: {"path":{"type":"path","path":P},"access":A}
+ * with the comma before it when not first. false (nothing written) for a path to escape.
+ * The access names are the model's own lowercase words.
+ */
+static bool put_path_entry(struct sb *b, const struct sbx_entry *e, bool comma)
+{
+	/* Fixed sizes: the compiler copies them inline. */
+	static const char head[] = "{\"path\":{\"type\":\"path\",\"path\":\"",
+			  mid[] = "\"},\"access\":\"";
+	const char *a = sbx_access_name(e->access);
+	size_t n = strlen(e->path), an = strlen(a);
+	char *d;
+
+	if (!plain_ascii((const unsigned char *)e->path, n))
+		return false;
+	if (!sb_reserve(b, comma + sizeof(head) - 1 + n + sizeof(mid) - 1 + an + 2))
+		return true; /* failed: b says so */
+	d = b->buf + b->len;
+	if (comma)
+		*d++ = ',';
+	memcpy(d, head, sizeof(head) - 1);
+	d += sizeof(head) - 1;
+	sbx_copy(d, e->path, n);
+	d += n;
+	memcpy(d, mid, sizeof(mid) - 1);
+	d += sizeof(mid) - 1;
+	sbx_copy(d, a, an);
+	d += an;
+	*d++ = '"';
+	*d++ = '}';
+	b->len = (size_t)(d - b->buf);
+	return true;
+}
+
 static void put_entry(struct sb *b, const struct sbx_entry *e)
 {
 	switch (e->kind) {
@@ -366,9 +437,13 @@ static void put_entries_text(struct sb *b, const struct sbx_fs *fs)
 
 	SB_LIT(b, "\"entries\":[");
 	for (size_t i = 0; i < fs->n && !b->failed; i++) {
+		const struct sbx_entry *e = &fs->entries[i];
+
+		if (e->kind == SBX_PATH && e->path && !e->skip_missing && put_path_entry(b, e, i))
+			continue;
 		if (i)
 			SB_LIT(b, ",");
-		put_entry(b, &fs->entries[i]);
+		put_entry(b, e);
 	}
 	SB_LIT(b, "]");
 	if (fs->glob_depth) {

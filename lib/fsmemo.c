@@ -77,6 +77,26 @@ static void memo_keep(struct sbx_fsmemo *m, struct sbx_fsmemo_slot *slot, const 
 
 #if defined(__linux__)
 /*
+ * dir's descriptor opened by the component walk, or -1 when the walk crossed a link, found no
+ * directory, found it under another spelling (a "." or ".." in it, which the walk's answer for
+ * a name in it leaves out) or failed. The walk then answers for each name in it, and words what
+ * it meets.
+ */
+static int memo_walk_dir(const char *dir)
+{
+	struct sbx_pathinfo info;
+	int fd = -1;
+
+	if (sbx_fs_walk(dir, &info, &fd) < 0)
+		return -1;
+	if (fd >= 0 && (info.type != SBX_FT_DIR || info.link[0] || strcmp(info.real, dir) != 0)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
  * The host's look-up of path through the directory of the last one, when path is a name in the
  * same directory. The walk (sbx_fs_walk) opens the whole path with openat2(RESOLVE_NO_SYMLINKS),
  * asks fstat and closes: three system calls, for each of 10,000 files of one directory. Here
@@ -95,7 +115,7 @@ static int memo_host(struct sbx_fsmemo *m, const char *path, size_t len, struct 
 	size_t dlen;
 	struct stat st;
 
-	if (m->walk_only || path[0] != '/' || len >= SBX_MAX_PATH)
+	if (path[0] != '/' || len >= SBX_MAX_PATH)
 		return 1;
 	while (name[-1] != '/') /* the last name (musl's strrchr runs from the start) */
 		name--;
@@ -117,11 +137,20 @@ static int memo_host(struct sbx_fsmemo *m, const char *path, size_t len, struct 
 		if (m->dir_fd >= 0)
 			close(m->dir_fd);
 		/* Failed (a link on the way, no such directory): the walk answers for it. */
-		m->dir_fd = (int)syscall(SYS_openat2, AT_FDCWD, m->dir, &how, sizeof(how));
-		/* No openat2 (before Linux 5.6, or refused): the walk answers for every path. */
-		if (m->dir_fd < 0 && errno != ELOOP && errno != ENOENT && errno != ENOTDIR &&
-		    errno != EACCES)
-			m->walk_only = true;
+		m->dir_fd = m->no_openat2 ? -1
+					  : (int)syscall(SYS_openat2, AT_FDCWD, m->dir, &how,
+							 sizeof(how));
+		/*
+		 * No openat2 (before Linux 5.6, or refused): the component walk opens the directory
+		 * instead, once for all its names as above, and is kept only when it crossed no
+		 * link and found a directory (what RESOLVE_NO_SYMLINKS and O_DIRECTORY ask). Asking
+		 * the walk for every path instead costs three system calls per component of each.
+		 */
+		if (m->dir_fd < 0 && (m->no_openat2 || (errno != ELOOP && errno != ENOENT &&
+							errno != ENOTDIR && errno != EACCES))) {
+			m->no_openat2 = true;
+			m->dir_fd = memo_walk_dir(m->dir);
+		}
 	}
 	if (m->dir_fd < 0)
 		return 1;

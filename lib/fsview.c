@@ -202,14 +202,14 @@ static int link_note(struct sbx_pathinfo *out, const char *l, size_t n, bool sha
  * far, a link read through its own descriptor and spliced in front of what is left. Nothing is
  * looked up twice by name, so what is reported is what was found.
  */
-static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_out)
+static int walk_components(const char *path, size_t tlen, struct sbx_pathinfo *out, int *fd_out)
 {
 	char todo[2 * SBX_MAX_PATH + 2], target[SBX_MAX_PATH + 1];
-	size_t rlen = 1, pos = 0, tlen;
+	size_t rlen = 1, pos = 0;
 	int cur, next = -1, hops = 0, err = 0;
 	struct stat st;
+	bool have_st = false; /* st is cur's: its last component's, fstat-ed when it was opened */
 
-	tlen = strlen(path);
 	if (tlen >= SBX_MAX_PATH)
 		return -ENAMETOOLONG;
 	memcpy(todo, path, tlen + 1);
@@ -218,24 +218,27 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 	if (cur < 0)
 		return -errno;
 	for (;;) {
-		char name[NAME_MAX + 1];
+		char *name, sep;
 		size_t n;
 
 		while (todo[pos] == '/')
 			pos++;
 		if (!todo[pos])
 			break;
-		n = strcspn(todo + pos, "/");
+		/*
+		 * The name is cut in place (todo is the walk's own copy): its separator is put back
+		 * once it has been opened, before anything reads on in todo.
+		 */
+		name = todo + pos;
+		n = (size_t)(strchrnul(name, '/') - name);
 		if (n > NAME_MAX) {
 			err = ENAMETOOLONG;
 			goto fail;
 		}
-		memcpy(name, todo + pos, n);
-		name[n] = '\0';
 		pos += n;
-		if (strcmp(name, ".") == 0)
-			continue;
-		if (strcmp(name, "..") == 0) {
+		if (name[0] == '.' && (n == 1 || (n == 2 && name[1] == '.'))) {
+			if (n == 1)
+				continue;
 			next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 			if (next < 0) {
 				err = errno;
@@ -243,10 +246,14 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 			}
 			close(cur);
 			cur = next;
+			have_st = false;
 			real_pop(out->real, &rlen);
 			continue;
 		}
+		sep = todo[pos];
+		todo[pos] = '\0';
 		next = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		todo[pos] = sep;
 		if (next < 0) {
 			err = errno;
 			if (err == ENOENT || err == ENOTDIR)
@@ -260,6 +267,8 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 		if (S_ISLNK(st.st_mode)) {
 			ssize_t tl;
 			size_t rest = strlen(todo + pos);
+
+			have_st = false;
 
 			if (++hops > SBX_MAX_LINK_HOPS) {
 				err = ELOOP;
@@ -314,6 +323,7 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 		close(cur);
 		cur = next;
 		next = -1;
+		have_st = true;
 		if (!S_ISDIR(st.st_mode)) {
 			/* A file with components after it: the path cannot exist (ENOTDIR). */
 			size_t k = pos;
@@ -324,7 +334,8 @@ static int walk_components(const char *path, struct sbx_pathinfo *out, int *fd_o
 				goto missing;
 		}
 	}
-	if (fstat(cur, &st) < 0) {
+	/* The object's facts were asked when it was opened; "/" or ".." last are asked here. */
+	if (!have_st && fstat(cur, &st) < 0) {
 		err = errno;
 		goto fail;
 	}
@@ -397,7 +408,7 @@ int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
 		    err != EPERM && err != EAGAIN)
 			return -err;
 	}
-	return walk_components(path, out, fd_out);
+	return walk_components(path, len, out, fd_out);
 }
 
 #else /* !__linux__ */

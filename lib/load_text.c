@@ -6,6 +6,7 @@
  * starts, so a semantic error found on the tree is placed in the text. None of it runs on the
  * way to a loaded profile except the pre-scan and jansson itself.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,13 @@ static int jansson_error(const json_error_t *e, const char *buf, size_t len, con
 	char what[JSON_ERROR_TEXT_LENGTH];
 	int r;
 
+	/*
+	 * jansson words every error it finds but an allocation that failed: the text is left
+	 * empty and the code (its last byte) never set. Out of memory, not invalid JSON.
+	 */
+	if (!e->text[0])
+		return sbx_diag_set_at(d, -ENOMEM, name, 0, 0, NULL,
+				       "out of memory while reading the JSON");
 	/* Point at the start of the offending token when the text confirms where it is. */
 	if (tok && tn <= off && off <= len && memcmp(buf + off - tn, tok, tn) == 0)
 		off -= tn;

@@ -22,6 +22,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "load.h"
 
@@ -314,16 +317,62 @@ static bool kept_component(const unsigned char *a, size_t n)
  */
 static size_t plain_path(const unsigned char *p, const unsigned char *end)
 {
-	const unsigned char *s = p, *comp;
+	const unsigned char *s = p, *comp, *stop;
 
 	if (s == end || *s != '/')
 		return 0;
-	for (comp = ++s; s < end && sbx_json_plain[*s]; s++) {
-		if (*s != '/')
-			continue;
-		if (!kept_component(comp, (size_t)(s - comp)))
-			return 0;
-		comp = s + 1;
+	for (comp = ++s;;) {
+#if defined(__SSE2__)
+		/*
+		 * Sixteen bytes at a time, up to the first byte below '-' (the closing quote, a
+		 * control, and as a signed byte anything at 0x80 or above) or '\\': none of these
+		 * is to be decoded. A component begun after a '/' of the block is bad only when
+		 * empty (a '/' after a '/') or "." or ".." (a '.' after a '/': such a block is read
+		 * byte by byte below); the one begun at comp, before the block or at its start,
+		 * is checked whole where the block's first '/' ends it (or at the closing quote).
+		 * Bit i of each mask is byte i.
+		 */
+		while (end - s >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+			unsigned other, keep = 0xffff, slash, dot, n = 16;
+
+			other = (unsigned)_mm_movemask_epi8(
+				_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8('-')),
+					     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+			if (other) {
+				n = (unsigned)__builtin_ctz(other);
+				if (!n)
+					break;
+				keep = (1u << n) - 1;
+			}
+			slash = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('/'))) &
+				keep;
+			dot = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.'))) &
+			      keep;
+			if (dot & (slash << 1))
+				break;
+			if (slash) {
+				if ((slash & (slash << 1)) ||
+				    !kept_component(comp,
+						    (size_t)(s + __builtin_ctz(slash) - comp)))
+					return 0;
+				comp = s + (31 - __builtin_clz(slash)) + 1;
+			}
+			s += n;
+			if (n < 16)
+				break;
+		}
+#endif
+		/* The next block, at most, byte by byte: then blocks again. */
+		for (stop = end - s > 16 ? s + 16 : end; s < stop && sbx_json_plain[*s]; s++) {
+			if (*s != '/')
+				continue;
+			if (!kept_component(comp, (size_t)(s - comp)))
+				return 0;
+			comp = s + 1;
+		}
+		if (s < stop || s == end)
+			break;
 	}
 	if (s == end || *s != '"' || (size_t)(s - p) > SBX_MAX_PATH)
 		return 0;

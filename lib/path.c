@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sbx.h"
 
@@ -130,15 +133,47 @@ size_t sbx_path_depth(const char *p)
 	return p ? sbx_path_depth_n(p, strlen(p)) : 0;
 }
 
+#if defined(__SSE2__)
+/* The bits set in x (below 2^16): without -mpopcnt, __builtin_popcount is a call to libgcc. */
+static inline size_t bits16(unsigned x)
+{
+	x = x - ((x >> 1) & 0x5555u);
+	x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+	x = (x + (x >> 4)) & 0x0f0fu;
+	return (x + (x >> 8)) & 0x1fu;
+}
+#endif
+
 /*
  * Each '/' followed by a name: the slashes, less those followed by another and a last one,
- * counted eight bytes at a time (a byte loop took 200 instructions for a 25-byte path, once
- * per mount op of 10,000 denied files).
+ * counted sixteen bytes at a time with SSE2 and eight without (a byte loop took 200
+ * instructions for a 25-byte path, once per mount op of 10,000 denied files).
  */
 size_t sbx_path_depth_n(const char *p, size_t n)
 {
 	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
 	size_t d = 0;
+
+#if defined(__SSE2__)
+	/*
+	 * Sixteen bytes at a time: bit j of m is byte j a '/', of next the byte after it (past
+	 * the block, read on its own; past the path, none: not followed by a name). The last
+	 * block overlaps the one before it, less the bytes that one counted.
+	 */
+	if (n >= 16) {
+		for (size_t i = 0;; i += 16) {
+			size_t at = i + 16 <= n ? i : n - 16;
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)(const void *)(p + at)),
+				_mm_set1_epi8('/')));
+			unsigned next = m >> 1 | (at + 16 == n || p[at + 16] == '/' ? 0x8000u : 0);
+
+			d += bits16(m & ~next & (0xffffu << (i - at)));
+			if (at + 16 == n)
+				return d;
+		}
+	}
+#endif
 
 	for (size_t i = 0; i < n; i += 8) {
 		uint64_t w = 0, x, m;

@@ -645,8 +645,8 @@ struct sbx_fsmemo {
 	struct sbx_arena arena; /* the entries and their strings */
 	char *dir;		/* the last directory asked (malloc'd, dir_cap bytes), or NULL */
 	size_t dir_len, dir_cap;
-	int dir_fd;	/* its O_PATH descriptor, or -1 (not opened, or its path crosses a link) */
-	bool walk_only; /* no openat2 here: every path goes to the host's walk */
+	int dir_fd;	 /* its O_PATH descriptor, or -1 (not opened, or its path crosses a link) */
+	bool no_openat2; /* no openat2 here: a directory is opened through the host's walk */
 	/* The planner's hints: the next path's slot is prefetched once a look-up's calls are done. */
 	struct sbx_fshints hints;
 };

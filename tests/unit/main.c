@@ -39,6 +39,11 @@ void t_fail(const char *file, int line, const char *fmt, ...)
 	cur_failed++;
 }
 
+int t_failures(void)
+{
+	return cur_failed;
+}
+
 void t_case(const char *name, void (*fn)(void *arg), void *arg)
 {
 	int outer = cur_failed;

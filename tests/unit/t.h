@@ -16,10 +16,18 @@
 typedef void (*t_fn)(void);
 void t_register(const char *name, t_fn fn);
 void t_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The failures recorded so far by the test (or case) running: what a forked child reports. */
+int t_failures(void);
 /* Runs fn(arg) as the case "TEST/name": counted and reported apart from the enclosing test. */
 void t_case(const char *name, void (*fn)(void *arg), void *arg);
 /* Directory holding the vector files, from argv[1]. */
 extern const char *t_vectors_dir;
+/*
+ * The last n bytes (below a page) before a page that can be neither read nor written: a read
+ * past them faults, where a sanitizer may not see one made by a vector load. The same two pages
+ * each call, kept for the run.
+ */
+char *t_page_end(size_t n);
 
 #define TEST(name)                                                            \
 	static void test_##name(void);                                        \

@@ -469,6 +469,53 @@ TEST(diag_every_failure_has_a_message)
 }
 
 /*
+ * An allocation jansson fails while it reads a valid profile is out of memory, not invalid
+ * JSON: jansson leaves its error text empty then and its error code unset, which was read (an
+ * uninitialised byte picking the message) and worded "invalid JSON: " with no reason. Some of
+ * jansson's own allocations fail as a syntax error of its words ("invalid token"); those keep
+ * them.
+ */
+TEST(diag_jansson_out_of_memory_is_not_invalid_json)
+{
+#ifdef SBX_FAILALLOC
+	static const char text[] = "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+				   "\"entries\":[]},\"network\":\"restricted\"}";
+	long n, nomem = 0;
+
+	fa_jansson(true);
+	for (n = 0; n < 1000; n++) {
+		struct sbx_profile p;
+		struct sbx_diag d;
+		bool fired;
+		int r;
+
+		fa_arm(n);
+		r = sbx_profile_load_tree(text, sizeof(text) - 1, "t.json", &p, NULL, NULL, &d);
+		fired = fa_fired();
+		fa_arm(-1);
+		if (!fired) {
+			CHECK_INT(r, 0);
+			sbx_profile_free(&p);
+			break;
+		}
+		if (r == -ENOMEM) {
+			CHECK_STR(d.msg, "out of memory while reading the JSON");
+			CHECK_STR(d.file, "t.json");
+			nomem++;
+			continue;
+		}
+		CHECK_INT(r, SBX_E_PARSE);
+		if (strcmp(d.msg, "invalid JSON: ") == 0)
+			t_fail(__FILE__, __LINE__, "allocation %ld failed: \"%s\" and no reason", n,
+			       d.msg);
+	}
+	fa_jansson(false);
+	CHECK(n > 0);
+	CHECK(nomem > 0);
+#endif
+}
+
+/*
  * ---- the functions without a diagnostic: every failure is -ENOMEM -------------------------
  * (Not sbx_access_rule: the precedence predicates under it, sbx_fs_resolve_access and
  * sbx_fs_can_write, have no failure to report and pass over an entry they cannot resolve.)

@@ -470,6 +470,65 @@ TEST(emit_direct_text_matches_jansson)
 	CHECK(refused > 300);
 }
 
+/*
+ * A path entry that needs no escape is written in one piece, its bytes checked sixteen at a
+ * time: each byte to escape or to check as UTF-8 (and DEL, which is not), at every offset of
+ * paths of every length up to three blocks, first or not, as jansson writes them.
+ */
+TEST(emit_plain_paths_at_every_offset)
+{
+	static const char *const odd[] = {"\x01", "\x1f", "\"", "\\", "\x7f", "\xc3\xa9", "\xff"};
+	struct sbx_entry e[2] = {{.kind = SBX_PATH, .access = SBX_DENY},
+				 {.kind = SBX_PATH, .access = SBX_WRITE}};
+	struct sbx_profile p = {.type = SBX_MANAGED, .fs = {.entries = e, .n = 2, .cap = 2}};
+	size_t same = 0, refused = 0;
+	char a[64], b[64];
+
+	for (size_t len = 1; len < 50; len++)
+		for (size_t at = 0; at <= len; at++)
+			for (size_t k = 0; k < sizeof(odd) / sizeof(*odd); k++) {
+				memset(a, 'x', len);
+				a[0] = '/';
+				a[len] = '\0';
+				snprintf(b, sizeof(b), "%s", a);
+				if (at < len && at) /* at == len: the path as it is */
+					snprintf(b + at, sizeof(b) - at, "%s%s", odd[k],
+						 a + at + 1);
+				e[0].path = a;
+				e[1].path = b;
+				compare_text(b, sbx_profile_to_json(&p),
+					     jansson_text(sbx_profile_to_jv(&p)), &same, &refused);
+			}
+	CHECK(same > 1000);
+	CHECK(refused > 10);
+}
+
+/*
+ * A plain path's check reads nothing past its NUL: each path here ends where a page that cannot
+ * be read begins, at every length up to four blocks, plain or with a byte to escape last.
+ */
+TEST(emit_plain_path_reads_no_byte_past_the_string)
+{
+	struct sbx_entry e = {.kind = SBX_PATH, .access = SBX_READ};
+	struct sbx_profile p = {.type = SBX_MANAGED, .fs = {.entries = &e, .n = 1, .cap = 1}};
+	size_t same = 0, refused = 0;
+
+	for (size_t len = 1; len < 72; len++)
+		for (int odd = 0; odd < 2; odd++) {
+			char *s = t_page_end(len + 1);
+
+			memset(s, 'x', len);
+			s[0] = '/';
+			if (odd)
+				s[len - 1] = '"';
+			s[len] = '\0';
+			e.path = s;
+			compare_text(s, sbx_profile_to_json(&p),
+				     jansson_text(sbx_profile_to_jv(&p)), &same, &refused);
+		}
+	CHECK_INT(same, 2 * 71);
+}
+
 TEST(emit_direct_text_refuses_what_jansson_refuses)
 {
 	struct sbx_entry e = {.kind = SBX_PATH, .path = NULL, .access = SBX_READ};

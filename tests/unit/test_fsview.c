@@ -11,6 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <seccomp.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#endif
 
 #include "sbx.h"
 #include "t.h"
@@ -129,9 +134,10 @@ TEST(fsview_walk_real_tree)
  * that directory's descriptor: every answer as the walk gives it, for names in the directory it
  * keeps, in a directory reached through a link, links as last names, absences and errors, the
  * directory changing back and forth, a name turned into a link after its directory was kept,
- * and the kept directory moved away and made again with the name in it.
+ * and the kept directory moved away and made again with the name in it. With no_openat2, as on a
+ * kernel without openat2: the directory is opened through the component walk instead.
  */
-TEST(fsmemo_host_answers_as_the_walk)
+static void memo_answers_as_the_walk(bool no_openat2)
 {
 	static const char *const names[] = {
 		"/dir/file",  "/dir/none",  "/dir",	   "/dir/sub",	       "/dir/file/x",
@@ -166,6 +172,7 @@ TEST(fsmemo_host_answers_as_the_walk)
 	CHECK_INT(symlink("nowhere", p), 0);
 	free(p);
 	sbx_fsmemo_init(&m, NULL);
+	m.no_openat2 = no_openat2;
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		struct sbx_pathinfo a, b;
 		int ra, rb;
@@ -219,11 +226,53 @@ TEST(fsmemo_host_answers_as_the_walk)
 		}
 		free(p);
 	}
-	/* It kept a directory's descriptor (this kernel has openat2), and lets it go. */
-	CHECK(m.walk_only || m.dir);
+	/* It kept a directory's descriptor (by openat2 or by the walk), and lets it go. */
+	CHECK(m.dir != NULL);
+	CHECK_INT(m.no_openat2 || !no_openat2, 1);
 	sbx_fsmemo_free(&m);
 	CHECK_INT(m.dir_fd, -1);
 	free(t);
+}
+
+TEST(fsmemo_host_answers_as_the_walk)
+{
+	memo_answers_as_the_walk(false);
+}
+
+TEST(fsmemo_host_without_openat2_answers_as_the_walk)
+{
+	memo_answers_as_the_walk(true);
+}
+
+/*
+ * The same where the kernel has no openat2 (before Linux 5.6): in a child whose openat2 fails
+ * with ENOSYS, so that the memo and the host's look-up both take the component walk. Above,
+ * openat2 still opens the walk's way for the memo, and answers "." and ".." as spelled.
+ */
+TEST(fsmemo_host_on_a_kernel_without_openat2_answers_as_the_walk)
+{
+#if defined(__linux__)
+	int status = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+
+		/* openat2 is 437 in every table; older libseccomp may not know its name. */
+		if (!f || seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), 437, 0) != 0 ||
+		    seccomp_load(f) != 0 || syscall(437, AT_FDCWD, "/", NULL, 0) != -1 ||
+		    errno != ENOSYS)
+			_exit(2);
+		memo_answers_as_the_walk(true);
+		fflush(NULL);
+		_exit(t_failures() ? 1 : 0);
+	}
+	CHECK(pid > 0);
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK_INT(status, 0);
+#endif
 }
 
 /* A link that someone other than root and the caller can replace is reported as shared. */

@@ -74,6 +74,16 @@ TEST(path_depth_words)
 				  depth_bytewise(cases[i]));
 		}
 	}
+	/* Strings of '/' and 'a' over one to three blocks of sixteen, at every offset. */
+	srand(5);
+	for (int k = 0; k < 20000; k++) {
+		size_t n = 14 + (size_t)(rand() % 36), off = (size_t)(rand() % 16);
+
+		for (size_t j = 0; j < n; j++)
+			buf[off + j] = rand() % 3 ? 'a' : '/';
+		buf[off + n] = '\0';
+		CHECK_INT(sbx_path_depth_n(buf + off, n), depth_bytewise(buf + off));
+	}
 	/* Every string of up to 12 bytes of '/' and 'a'. */
 	for (unsigned bits = 0; bits < (1u << 13); bits++) {
 		size_t n = 0;
@@ -83,6 +93,27 @@ TEST(path_depth_words)
 		buf[n] = '\0';
 		CHECK_INT(sbx_path_depth(buf), depth_bytewise(buf));
 	}
+}
+
+/*
+ * The sixteen-byte count reads nothing past the path's n bytes: each path here ends where a page
+ * that cannot be read begins, at every length up to four blocks.
+ */
+TEST(path_depth_reads_no_byte_past_the_path)
+{
+	char copy[72];
+
+	srand(11);
+	for (size_t n = 1; n < sizeof(copy); n++)
+		for (int k = 0; k < 40; k++) {
+			char *p = t_page_end(n);
+
+			for (size_t j = 0; j < n; j++)
+				p[j] = rand() % 3 ? 'a' : '/';
+			memcpy(copy, p, n);
+			copy[n] = '\0';
+			CHECK_INT(sbx_path_depth_n(p, n), depth_bytewise(copy));
+		}
 }
 
 TEST(path_windows)

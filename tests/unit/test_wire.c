@@ -343,6 +343,71 @@ TEST(wire_paths_normal_or_not)
 
 		CHECK(differ(paths[i], text, (size_t)n));
 	}
+	/*
+	 * The plain path is checked sixteen bytes at a time: each of these at every offset from a
+	 * block's start, and ending the path or followed by more of it.
+	 */
+	static const char *const parts[] = {
+		"//",	   "/./",      "/../", "/.",	 "/..",	 "/",	  "\\\\",
+		"\\\"",	   "\xc3\xa9", "/a.b", "/.a",	 "/..a", "/~z/",  "/a//",
+		"\\u002f", "/a-b.c/",  "/.-",  "x./../", "-/.",	 "/x/..",
+	};
+	static const char fill[] = "/abcdefghijklmnopq";
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(*parts); i++)
+		for (int k = 0; k < 17; k++)
+			for (int tail = 0; tail < 2; tail++) {
+				int n = snprintf(
+					text, sizeof(text),
+					"{\"type\":\"managed\",\"file_system\":{\"type\":"
+					"\"restricted\",\"entries\":[{\"path\":{\"type\":\"path\","
+					"\"path\":\"%.*s%s%s\"},\"access\":\"read\"}]},\"network\":"
+					"\"restricted\"}",
+					k ? k : 1, fill, parts[i], tail ? "/xyzuvw0123456789" : "");
+
+				differ(parts[i], text, (size_t)n);
+			}
+	/*
+	 * The check reads nothing past the text: a path up to four blocks long, the text cut at
+	 * every byte from its first to past its closing quote, each cut ending where a page that
+	 * cannot be read begins.
+	 */
+	for (size_t len = 1; len < 72; len++) {
+		static const char head[] =
+			"{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+			"\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"";
+		char path[72];
+		int n;
+
+		memset(path, 'a', len);
+		for (size_t j = 0; j < len; j += 5)
+			path[j] = '/';
+		path[len] = '\0';
+		n = snprintf(text, sizeof(text),
+			     "%s%s\"},\"access\":\"read\"}]},\"network\":\"restricted\"}", head,
+			     path);
+		for (size_t cut = sizeof(head) - 1; cut <= sizeof(head) + len + 1; cut++)
+			differ(path, memcpy(t_page_end(cut), text, cut), cut);
+		CHECK(differ(path, memcpy(t_page_end((size_t)n), text, (size_t)n), (size_t)n));
+	}
+	/* And paths drawn from the bytes that make components: each read as jansson reads it. */
+	srand(7);
+	for (int i = 0; i < 20000; i++) {
+		static const char alphabet[] = "/./.a-~";
+		char path[48];
+		int len = 1 + rand() % 40, n;
+
+		path[0] = '/';
+		for (int j = 1; j < len; j++)
+			path[j] = alphabet[rand() % (int)(sizeof(alphabet) - 1)];
+		path[len] = '\0';
+		n = snprintf(text, sizeof(text),
+			     "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+			     "\"entries\":[{\"path\":{\"type\":\"path\",\"path\":\"%s\"},"
+			     "\"access\":\"read\"}]},\"network\":\"restricted\"}",
+			     path);
+		differ(path, text, (size_t)n);
+	}
 }
 
 /*
