@@ -79,11 +79,12 @@ static int add_reading(char *lines[SBX_GIT_READINGS], int *n, const char *s, siz
  * reads each (setup.c, worktree.c) and, for a .git file, as the profile semantics do.
  */
 static int readings(enum sbx_git_file kind, const char *t, size_t got,
-		    char *lines[SBX_GIT_READINGS], int *n)
+		    char *lines[SBX_GIT_READINGS], int *n, int *by_git)
 {
 	size_t len = strip_newlines(t, got), a = 0, b;
 	int r = 0;
 
+	*by_git = SBX_GIT_READINGS; /* every reading is git's but for a .git file's */
 	switch (kind) {
 	case SBX_GIT_COMMONDIR:
 		/* An empty file git cannot read (it stops); "\n" is its own directory. */
@@ -92,6 +93,7 @@ static int readings(enum sbx_git_file kind, const char *t, size_t got,
 		/* git: "gitdir: " exactly, then the rest up to the newlines at the end. */
 		if (strnlen(t, 8) == 8 && memcmp(t, "gitdir: ", 8) == 0 && len > 8)
 			r = add_reading(lines, n, t + 8, len - 8);
+		*by_git = *n; /* the profile semantics' reading, when another, comes after */
 		/* The profile semantics: blanks trimmed around the line and after the colon. */
 		if (r || memchr(t, '\0', got))
 			return r;
@@ -122,7 +124,7 @@ int sbx_git_read_lines(const struct sbx_ctx *ctx, const char *file, enum sbx_git
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	size_t got = 0;
 	char *buf;
-	int r, n = 0;
+	int r, n = 0, by_git = 0;
 
 	for (int i = 0; i < SBX_GIT_READINGS; i++)
 		lines[i] = NULL;
@@ -153,19 +155,31 @@ int sbx_git_read_lines(const struct sbx_ctx *ctx, const char *file, enum sbx_git
 	}
 	if (!r) {
 		buf[got] = '\0';
-		r = readings(kind, buf, got, lines, &n);
+		r = readings(kind, buf, got, lines, &n, &by_git);
 	}
 	free(buf);
 	/*
 	 * A line break left in a path is none git writes, and no name sbxrun takes to protect:
 	 * the file is refused rather than read as pointing nowhere (git would take that path).
+	 * A .git file git rejects ("gitdir:" without the blank) names a path to the profile
+	 * semantics only, which hold no such name either: refused all the same, so worded.
 	 */
 	for (int i = 0; !r && i < n; i++)
 		if (strpbrk(lines[i], "\n\r")) {
-			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				     "%s: the path git reads there holds a line break (a newline "
-				     "or carriage return before its end), which git never writes",
-				     file);
+			if (i < by_git)
+				sbx_diag_set(
+					d, SBX_E_UNENFORCEABLE,
+					"%s: the path git reads there holds a line break (a "
+					"newline or carriage return before its end), which git "
+					"never writes",
+					file);
+			else
+				sbx_diag_set(
+					d, SBX_E_UNENFORCEABLE,
+					"%s: the path it names (read as a profile reads a .git "
+					"file, blanks trimmed: git takes it for no .git file) "
+					"holds a line break, which git never writes",
+					file);
 			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 					  "%s; write there the one line git writes (the path, then "
 					  "a newline), or remove it",
