@@ -620,6 +620,7 @@ static int list_subdirs(const struct sbx_ctx *ctx, struct list_dirs *l, const ch
 static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *out,
 		    struct sbx_diag *d)
 {
+	struct sbx_strv worktrees = {0};
 	char *common = NULL;
 	size_t first = out->n, roots;
 	int r = sbx_strv_push(out, gitdir);
@@ -632,30 +633,39 @@ static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_st
 	roots = out->n;
 	for (size_t i = first; !r && i < out->n; i++) {
 		struct list_dirs l = {.gitdir = gitdir, .out = out, .first = first, .d = d};
-		bool git = true;
+		bool git = true, worktree = i >= roots && sbx_strv_has(&worktrees, out->v[i]);
+		size_t n;
 
+		/*
+		 * A linked worktree's git directory names its common directory, where git takes
+		 * hooks and config for that worktree: wherever it lies, it is one of these. It
+		 * holds no submodules' git directories (git keeps them in the common one), and
+		 * lies in a git directory read-only whole: nothing more is looked for in it.
+		 */
+		if (worktree) {
+			r = git_commondir(ctx, out->v[i], &common, d);
+			if (!r && common && !sbx_strv_has(out, common))
+				r = sbx_strv_push_owned(out, common);
+			else
+				free(common);
+			common = NULL;
+			continue;
+		}
 		if (i >= roots)
 			r = sbx_git_is_gitdir(ctx, out->v[i], &git, d);
-		/*
-		 * A linked worktree's git directory names its common directory, and git takes
-		 * hooks and config there for that worktree: wherever it lies, it is one of these.
-		 */
-		if (!r && git && i >= roots)
-			r = git_commondir(ctx, out->v[i], &common, d);
-		if (!r && common && !sbx_strv_has(out, common))
-			r = sbx_strv_push_owned(out, common);
-		else
-			free(common);
-		common = NULL;
 		if (!r && git)
 			r = list_subdirs(ctx, &l, out->v[i], "modules", d);
 		/* Worktrees' git directories, for what git reads there (git_reads). */
+		n = out->n;
 		if (!r && git)
 			r = list_subdirs(ctx, &l, out->v[i], "worktrees", d);
+		for (; !r && n < out->n; n++)
+			r = sbx_strv_push(&worktrees, out->v[n]);
 		l.skip_own = git;
 		if (!r && i >= roots)
 			r = list_subdirs(ctx, &l, out->v[i], NULL, d);
 	}
+	sbx_strv_clear(&worktrees);
 	return r;
 }
 
@@ -796,6 +806,47 @@ static int keep_target(const struct sbx_ctx *ctx, const struct pmap *m,
 	return r ? r : sbx_strv_add_unique(keep, real);
 }
 
+/* The names git reads in a git directory that may lead elsewhere: their index is a bit. */
+static const char *const reads[] = {"hooks", "config", "config.worktree", "commondir", "gitdir"};
+
+struct read_links {
+	unsigned *links;
+};
+
+static int read_link(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct read_links *l = arg;
+
+	for (size_t i = 0; type == SBX_FT_LINK && i < sizeof(reads) / sizeof(reads[0]); i++)
+		if (!strcmp(name, reads[i]))
+			*l->links |= 1u << i;
+	return 0;
+}
+
+/*
+ * Which of the names git reads (reads[]) are symbolic links in the git directory dir, as bits
+ * of *links: one listing, where a look-up each would cost more. A directory that cannot be
+ * listed is an error.
+ */
+static int read_links(const struct sbx_ctx *ctx, const char *dir, unsigned *links,
+		      struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	struct read_links l = {.links = links};
+	int r;
+
+	*links = 0;
+	r = v->list(v->self, dir, read_link, &l);
+	if (r == -ENOENT || r == -ENOTDIR)
+		return 0;
+	if (r && r != -ENOMEM && d) {
+		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", dir,
+			     strerror(r < 0 ? -r : EACCES));
+		r = r < 0 ? r : -EACCES;
+	}
+	return r;
+}
+
 /* Git's include depth (config.c, MAX_INCLUDE_DEPTH): past it git refuses to run. */
 #define GIT_INCLUDE_DEPTH 10
 
@@ -855,13 +906,12 @@ static int keep_include(const struct sbx_ctx *ctx, const struct pmap *m, const s
  * none). Bounded: SBX_MAX_GIT_DIRS files included in all.
  */
 static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
-		     const struct sbx_strv *git, bool git_mode, struct sbx_strv *keep,
+		     const struct sbx_strv *git, size_t ndirs, bool git_mode, struct sbx_strv *keep,
 		     struct sbx_strv *deny, struct sbx_diag *d)
 {
-	static const char *const reads[] = {"hooks", "config", "config.worktree", "commondir",
-					    "gitdir"};
 	struct sbx_strv configs = {0}, next = {0}, seen = {0};
 	char one[SBX_MAX_PATH];
+	unsigned links = 0;
 	size_t base;
 	int r = 0;
 
@@ -875,21 +925,34 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 				r = sbx_strv_add_unique(&configs, git->v[k]);
 			continue;
 		}
+		if (k >= ndirs)
+			break;
+		r = read_links(ctx, git->v[k], &links, d);
+		/* A config missing includes nothing (sbx_git_config_includes). */
+		for (size_t i = 1; !r && i < 3; i++) {
+			char *p = NULL;
+
+			r = sbx_path_join_any(git->v[k], reads[i], &p);
+			if (!r)
+				r = sbx_strv_push_owned(&configs, p);
+		}
 		for (size_t i = 0; !r && i < sizeof(reads) / sizeof(reads[0]); i++) {
 			struct sbx_pathinfo in;
 			char *p = NULL;
 
-			in.exists = in.is_link = false;
+			if (!(links & (1u << i)))
+				continue;
 			r = sbx_path_join_any(git->v[k], reads[i], &p);
 			if (!r)
 				r = sbx_ctx_lookup(ctx, p, &in, d);
-			if (!r && i > 0 && i < 3 && (in.exists || in.is_link))
-				r = sbx_strv_add_unique(&configs, p);
-			if (r || !in.is_link) {
+			if (r) {
 				free(p);
 				continue;
 			}
-			if (crosses_writable_link(m, &in, git, git->n, one)) {
+			if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, one)) {
+				/* Not a link now, when it was listed as one: swapped meanwhile. */
+				if (!in.is_link)
+					snprintf(one, sizeof(one), "%s", p);
 				sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 					     "%s is a symbolic link that git follows through %s, "
 					     "inside a writable root: the command could repoint it",
@@ -950,11 +1013,11 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			const struct sbx_ctx *ctx, struct sbx_strv *deny, struct sbx_diag *d)
 {
-	struct sbx_strv gits = {0}, missing = {0}, gone = {0}, missing_names = {0}, reads = {0};
+	struct sbx_strv gits = {0}, missing = {0}, gone = {0}, missing_names = {0}, extra = {0};
 	struct sbx_writable_root *w = &out->writable[wi];
 	struct sbx_pathinfo in = {0}, tin[SBX_GIT_READINGS];
 	char **defaults = NULL, *git = NULL, *target[SBX_GIT_READINGS] = {NULL};
-	size_t n_defaults = 0;
+	size_t n_defaults = 0, ndirs = 0;
 	bool git_mode = false, any = false;
 	int r;
 
@@ -1043,15 +1106,16 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 		 * into each through its .git, which the command could otherwise point at a git
 		 * directory of its own. Git mode keeps them itself.
 		 */
+		ndirs = gits.n; /* past them, checkouts' .git (git mode: files) */
 		for (size_t k = 0, n = gits.n; !r && !git_mode && k < n; k++)
 			r = sbx_git_keep_checkout(ctx, gits.v[k], &gits, &missing, &gone, d);
 		for (size_t k = 0; !r && k < gone.n; k++)
 			r = keep_gitdir_target(m, gone.v[k], deny);
 		/* What git reads from them that lies elsewhere: a link's target, an include. */
 		if (!r)
-			r = git_reads(ctx, m, out, &gits, git_mode, &reads, deny, d);
-		for (size_t k = 0; !r && k < reads.n; k++)
-			r = sbx_strv_add_unique(&gits, reads.v[k]);
+			r = git_reads(ctx, m, out, &gits, ndirs, git_mode, &extra, deny, d);
+		for (size_t k = 0; !r && k < extra.n; k++)
+			r = sbx_strv_add_unique(&gits, extra.v[k]);
 	}
 	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
 		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
@@ -1084,7 +1148,7 @@ out:
 	sbx_strv_clear(&missing);
 	sbx_strv_clear(&gone);
 	sbx_strv_clear(&missing_names);
-	sbx_strv_clear(&reads);
+	sbx_strv_clear(&extra);
 	free(git);
 	for (int i = 0; i < SBX_GIT_READINGS; i++)
 		free(target[i]);
