@@ -791,9 +791,10 @@ static int keep_target(const struct sbx_ctx *ctx, const struct pmap *m,
 	for (size_t i = 0; !r && i < roots->n_writable; i++) {
 		size_t n;
 
-		r = sbx_ctx_lookup(ctx, roots->writable[i].root, &in, d);
+		if ((r = sbx_ctx_lookup(ctx, roots->writable[i].root, &in, d)))
+			break;
 		n = strlen(in.real);
-		if (r || !in.exists || !n || !sbx_path_covers_any(in.real, real) ||
+		if (!in.exists || !n || !sbx_path_covers_any(in.real, real) ||
 		    !strcmp(in.real, roots->writable[i].root))
 			continue;
 		r = sbx_path_join_any(roots->writable[i].root, real[n] ? real + n + 1 : ".",
