@@ -266,6 +266,16 @@ static bool same_word(const char *s, size_t n, const char *word)
 	return true;
 }
 
+/* Git skips a UTF-8 byte order mark at the start of a config file (config.c). */
+static const char *skip_bom(const char *s, size_t *len)
+{
+	if (*len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+		*len -= 3;
+		return s + 3;
+	}
+	return s;
+}
+
 /*
  * One value of a config line at s, as git reads it (quotes, the escapes \" \\ \n \t \b, a
  * backslash continuing the line, a comment after # or ;, spaces around it dropped), into out;
@@ -290,8 +300,9 @@ static int config_value(const char *s, const char *lim, const char **end, char *
 				s++;
 			break;
 		}
+		/* Git drops blanks until the value holds something: "" x is "x". */
 		if (is_space(c) && !quoted) {
-			spaces++;
+			spaces += n > 0;
 			continue;
 		}
 		if (c == '"') {
@@ -299,7 +310,15 @@ static int config_value(const char *s, const char *lim, const char **end, char *
 			continue;
 		}
 		if (c == '\\') {
-			c = ++s < lim ? *s : '\0';
+			/*
+			 * Git reads a carriage return and newline as a newline, and the end of the
+			 * file as one: either after a backslash continues the line.
+			 */
+			if (++s + 1 < lim && s[0] == '\r' && s[1] == '\n')
+				s++;
+			if (s >= lim)
+				break;
+			c = *s;
 			if (c == '\n')
 				continue;
 			c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
@@ -328,13 +347,15 @@ static int config_value(const char *s, const char *lim, const char **end, char *
  */
 static int config_core_worktree(const char *s, size_t len, char *out, size_t size)
 {
-	const char *lim = s + len, *key;
+	const char *lim, *key;
 	bool in_core = false;
 	int found = 0;
 	char val[SBX_MAX_PATH + 1]; /* on the stack: under musl a heap block this size is a map */
 
 	if (size > sizeof(val))
 		size = sizeof(val);
+	s = skip_bom(s, &len);
+	lim = s + len;
 	while (s < lim) {
 		bool worktree;
 		size_t n;
@@ -397,10 +418,12 @@ static int config_core_worktree(const char *s, size_t len, char *out, size_t siz
  */
 static int config_includes(const char *s, size_t len, int (*each)(void *, const char *), void *arg)
 {
-	const char *lim = s + len, *key;
+	const char *lim, *key;
 	bool in_include = false;
 	char val[SBX_MAX_PATH + 1];
 
+	s = skip_bom(s, &len);
+	lim = s + len;
 	while (s < lim) {
 		size_t n;
 		int got, r;

@@ -132,6 +132,34 @@ pexpect() {
 	pexpect OK write "$R/conf/third.cfg"
 }
 
+# Git reads a config as an editor on Windows may leave it: a byte order mark at its start, CRLF
+# line ends (a backslash before one continues the line), and it drops the blanks after an empty
+# "". sbxrun took the first include of such a file for none, the next for a path beginning with
+# blanks, and stopped at the continued line: run 1 could set core.fsmonitor in each.
+@test "a config with a byte order mark, CRLF, a continued line: what it includes is kept" {
+	printf '[rv]\n\tx = a\n' >"$R/a.cfg"
+	printf '[rv]\n\tx = b\n' >"$R/b.cfg"
+	printf '[rv]\n\tx = c\n' >"$R/c.cfg"
+	{
+		printf '\357\273\277[include]\r\n\tpath = ../a.cfg\r\n'
+		cat "$R/.git/config"
+		printf '[include]\r\n\tpath = "" ../b.cfg\r\n\tpath = ../c\\\r\n.cfg\r\n'
+	} >"$R/cfg"
+	mv "$R/cfg" "$R/.git/config"
+	# Outside, git includes all three.
+	run git -C "$R" config --get-all rv.x
+	[ "$output" = "$(printf 'a\nb\nc')" ]
+	pexpect EROFS append "$R/a.cfg"
+	pexpect EROFS append "$R/b.cfg"
+	pexpect EROFS append "$R/c.cfg"
+	run psbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY; false\n' >>'$R/c.cfg'"
+	[ "$status" -ne 0 ]
+	git -C "$R" status --short
+	[ ! -e "$CANARY" ]
+	# Positive control: a file beside them is the command's.
+	pexpect OK write "$R/d.cfg"
+}
+
 @test "an include through a link in the workspace, a dangling hooks link: refused, named" {
 	echo '[user]' >"$R/real.cfg"
 	ln -s real.cfg "$R/linked.cfg"

@@ -1054,6 +1054,10 @@ TEST(gitmode_config_includes_as_git_reads_them)
 		{"[include \"x\"]\n\tpath = a\n[include.x]\n\tpath = b\n", NULL, NULL, 0},
 		{"[includeIf]\n\tpath = a\n[user]\n\tpath = b\n", NULL, NULL, 0},
 		{"# [include]\n[core]\n\tpath = a\n", NULL, NULL, 0},
+		/* As git reads them: a byte order mark, CRLF, a line continued, "" before blanks. */
+		{"\xef\xbb\xbf[include]\n\tpath = a\n", "a", NULL, 0},
+		{"[include]\r\n\tpath = a\\\r\nb\r\n\tpath = c\r\n", "ab", "c", 0},
+		{"[include]\n\tpath = \"\"  a\n\tpath = b\\", "a", "b", 0},
 		/* Git refuses the file, and so runs nothing: what came before is kept all the same. */
 		{"[include]\n\tpath = a\n\tpath = \"b\n\tpath = c\n", "a", NULL, 0},
 		{"[include]\n\tpath = ~/x.cfg\n", NULL, NULL, SBX_E_UNENFORCEABLE},
