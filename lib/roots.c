@@ -620,9 +620,8 @@ static int list_subdirs(const struct sbx_ctx *ctx, struct list_dirs *l, const ch
 static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *out,
 		    struct sbx_diag *d)
 {
-	struct sbx_strv worktrees = {0};
+	size_t *worktrees = NULL, n_worktrees = 0, next_worktree = 0, first = out->n, roots;
 	char *common = NULL;
-	size_t first = out->n, roots;
 	int r = sbx_strv_push(out, gitdir);
 
 	if (!r)
@@ -633,9 +632,12 @@ static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_st
 	roots = out->n;
 	for (size_t i = first; !r && i < out->n; i++) {
 		struct list_dirs l = {.gitdir = gitdir, .out = out, .first = first, .d = d};
-		bool git = true, worktree = i >= roots && sbx_strv_has(&worktrees, out->v[i]);
+		/* Worktrees' git directories are met in the order they were listed (at their index). */
+		bool git = true,
+		     worktree = next_worktree < n_worktrees && worktrees[next_worktree] == i;
 		size_t n;
 
+		next_worktree += worktree;
 		/*
 		 * A linked worktree's git directory names its common directory, where git takes
 		 * hooks and config for that worktree: wherever it lies, it is one of these. It
@@ -644,7 +646,9 @@ static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_st
 		 */
 		if (worktree) {
 			r = git_commondir(ctx, out->v[i], &common, d);
-			if (!r && common && !sbx_strv_has(out, common))
+			/* Mostly the git directory it was found in, first of all: asked first. */
+			if (!r && common && strcmp(common, out->v[first]) &&
+			    !sbx_strv_has(out, common))
 				r = sbx_strv_push_owned(out, common);
 			else
 				free(common);
@@ -659,13 +663,22 @@ static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_st
 		n = out->n;
 		if (!r && git)
 			r = list_subdirs(ctx, &l, out->v[i], "worktrees", d);
+		if (!r && out->n > n) {
+			size_t *more =
+				realloc(worktrees, (n_worktrees + out->n - n) * sizeof(*more));
+
+			if (!more)
+				r = -ENOMEM;
+			else
+				worktrees = more;
+		}
 		for (; !r && n < out->n; n++)
-			r = sbx_strv_push(&worktrees, out->v[n]);
+			worktrees[n_worktrees++] = n;
 		l.skip_own = git;
 		if (!r && i >= roots)
 			r = list_subdirs(ctx, &l, out->v[i], NULL, d);
 	}
-	sbx_strv_clear(&worktrees);
+	free(worktrees);
 	return r;
 }
 
@@ -982,7 +995,11 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		for (size_t k = 0; !r && k < these.n; k++) {
 			const char *from = these.v[k];
 
-			if (sbx_strv_has(&seen, from))
+			/*
+			 * The git directories' own configs are as many names as there are git
+			 * directories (two each): looked for only among the files included.
+			 */
+			if (depth && sbx_strv_has(&seen, from))
 				continue;
 			if (seen.n >= base + SBX_MAX_GIT_DIRS) {
 				sbx_diag_set(d, SBX_E_TOO_BIG,
