@@ -79,11 +79,12 @@ static int add_reading(char *lines[SBX_GIT_READINGS], int *n, const char *s, siz
  * reads each (setup.c, worktree.c) and, for a .git file, as the profile semantics do.
  */
 static int readings(enum sbx_git_file kind, const char *t, size_t got,
-		    char *lines[SBX_GIT_READINGS], int *n)
+		    char *lines[SBX_GIT_READINGS], int *n, int *by_git)
 {
 	size_t len = strip_newlines(t, got), a = 0, b;
 	int r = 0;
 
+	*by_git = SBX_GIT_READINGS; /* every reading is git's but for a .git file's */
 	switch (kind) {
 	case SBX_GIT_COMMONDIR:
 		/* An empty file git cannot read (it stops); "\n" is its own directory. */
@@ -92,6 +93,7 @@ static int readings(enum sbx_git_file kind, const char *t, size_t got,
 		/* git: "gitdir: " exactly, then the rest up to the newlines at the end. */
 		if (strnlen(t, 8) == 8 && memcmp(t, "gitdir: ", 8) == 0 && len > 8)
 			r = add_reading(lines, n, t + 8, len - 8);
+		*by_git = *n; /* the profile semantics' reading, when another, comes after */
 		/* The profile semantics: blanks trimmed around the line and after the colon. */
 		if (r || memchr(t, '\0', got))
 			return r;
@@ -122,7 +124,7 @@ int sbx_git_read_lines(const struct sbx_ctx *ctx, const char *file, enum sbx_git
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	size_t got = 0;
 	char *buf;
-	int r, n = 0;
+	int r, n = 0, by_git = 0;
 
 	for (int i = 0; i < SBX_GIT_READINGS; i++)
 		lines[i] = NULL;
@@ -153,19 +155,31 @@ int sbx_git_read_lines(const struct sbx_ctx *ctx, const char *file, enum sbx_git
 	}
 	if (!r) {
 		buf[got] = '\0';
-		r = readings(kind, buf, got, lines, &n);
+		r = readings(kind, buf, got, lines, &n, &by_git);
 	}
 	free(buf);
 	/*
 	 * A line break left in a path is none git writes, and no name sbxrun takes to protect:
 	 * the file is refused rather than read as pointing nowhere (git would take that path).
+	 * A .git file git rejects ("gitdir:" without the blank) names a path to the profile
+	 * semantics only, which hold no such name either: refused all the same, so worded.
 	 */
 	for (int i = 0; !r && i < n; i++)
 		if (strpbrk(lines[i], "\n\r")) {
-			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				     "%s: the path git reads there holds a line break (a newline "
-				     "or carriage return before its end), which git never writes",
-				     file);
+			if (i < by_git)
+				sbx_diag_set(
+					d, SBX_E_UNENFORCEABLE,
+					"%s: the path git reads there holds a line break (a "
+					"newline or carriage return before its end), which git "
+					"never writes",
+					file);
+			else
+				sbx_diag_set(
+					d, SBX_E_UNENFORCEABLE,
+					"%s: the path it names (read as a profile reads a .git "
+					"file, blanks trimmed: git takes it for no .git file) "
+					"holds a line break, which git never writes",
+					file);
 			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 					  "%s; write there the one line git writes (the path, then "
 					  "a newline), or remove it",
@@ -252,6 +266,16 @@ static bool same_word(const char *s, size_t n, const char *word)
 	return true;
 }
 
+/* Git skips a UTF-8 byte order mark at the start of a config file (config.c). */
+static const char *skip_bom(const char *s, size_t *len)
+{
+	if (*len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+		*len -= 3;
+		return s + 3;
+	}
+	return s;
+}
+
 /*
  * One value of a config line at s, as git reads it (quotes, the escapes \" \\ \n \t \b, a
  * backslash continuing the line, a comment after # or ;, spaces around it dropped), into out;
@@ -276,8 +300,9 @@ static int config_value(const char *s, const char *lim, const char **end, char *
 				s++;
 			break;
 		}
+		/* Git drops blanks until the value holds something: "" x is "x". */
 		if (is_space(c) && !quoted) {
-			spaces++;
+			spaces += n > 0;
 			continue;
 		}
 		if (c == '"') {
@@ -285,7 +310,15 @@ static int config_value(const char *s, const char *lim, const char **end, char *
 			continue;
 		}
 		if (c == '\\') {
-			c = ++s < lim ? *s : '\0';
+			/*
+			 * Git reads a carriage return and newline as a newline, and the end of the
+			 * file as one: either after a backslash continues the line.
+			 */
+			if (++s + 1 < lim && s[0] == '\r' && s[1] == '\n')
+				s++;
+			if (s >= lim)
+				break;
+			c = *s;
 			if (c == '\n')
 				continue;
 			c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
@@ -314,13 +347,15 @@ static int config_value(const char *s, const char *lim, const char **end, char *
  */
 static int config_core_worktree(const char *s, size_t len, char *out, size_t size)
 {
-	const char *lim = s + len, *key;
+	const char *lim, *key;
 	bool in_core = false;
 	int found = 0;
 	char val[SBX_MAX_PATH + 1]; /* on the stack: under musl a heap block this size is a map */
 
 	if (size > sizeof(val))
 		size = sizeof(val);
+	s = skip_bom(s, &len);
+	lim = s + len;
 	while (s < lim) {
 		bool worktree;
 		size_t n;
@@ -369,6 +404,158 @@ static int config_core_worktree(const char *s, size_t len, char *out, size_t siz
 		}
 	}
 	return found;
+}
+
+/* ---- what a config includes ----------------------------------------------------------------- */
+
+/*
+ * Calls each(arg, value) for every include.path and includeIf.<condition>.path of a config
+ * file's text, in order, as git reads them (config_value). Every condition counts: which holds
+ * when git runs (the branch checked out, a remote's URL) the command may decide. Stops at the
+ * first error each returns; SBX_E_TOO_BIG for a value longer than SBX_MAX_PATH bytes; nothing
+ * more at a line git refuses (git then runs nothing with the file: what came before is kept all
+ * the same, which is no less).
+ */
+static int config_includes(const char *s, size_t len, int (*each)(void *, const char *), void *arg)
+{
+	const char *lim, *key;
+	bool in_include = false;
+	char val[SBX_MAX_PATH + 1];
+
+	s = skip_bom(s, &len);
+	lim = s + len;
+	while (s < lim) {
+		size_t n;
+		int got, r;
+
+		if (is_space(*s) || *s == '\n') {
+			s++;
+			continue;
+		}
+		if (*s == '#' || *s == ';') {
+			while (s < lim && *s != '\n')
+				s++;
+			continue;
+		}
+		if (*s == '[') {
+			/*
+			 * [include], and [includeIf "..."] in any case; the older [includeif.x]
+			 * too, which git takes for includeif.x: a name of this kind is never
+			 * anything else.
+			 */
+			for (key = ++s; s < lim && is_key_char(*s); s++)
+				;
+			n = (size_t)(s - key);
+			in_include = (same_word(key, n, "include") && s < lim && *s == ']') ||
+				     (same_word(key, n, "includeif") && s < lim && *s != ']');
+			/* A quoted subsection may hold "]" (and \" and \\): up to the one after it. */
+			for (bool q = false; s < lim && *s != '\n' && (q || *s != ']'); s++) {
+				if (q && *s == '\\' && s + 1 < lim && s[1] != '\n')
+					s++;
+				else if (*s == '"')
+					q = !q;
+			}
+			if (s < lim && *s == ']')
+				s++;
+			continue;
+		}
+		for (key = s; s < lim && is_key_char(*s); s++)
+			;
+		n = (size_t)(s - key);
+		while (s < lim && is_space(*s))
+			s++;
+		if (!n || s >= lim || *s != '=') {
+			while (s < lim && *s != '\n')
+				s++;
+			continue;
+		}
+		got = config_value(s + 1, lim, &s, val, sizeof(val));
+		if (!got)
+			return 0; /* git refuses the whole file */
+		if (!in_include || !same_word(key, n, "path"))
+			continue;
+		if (got < 0)
+			return SBX_E_TOO_BIG;
+		if (val[0] && (r = each(arg, val)))
+			return r;
+	}
+	return 0;
+}
+
+struct includes {
+	const char *file;
+	size_t dir; /* bytes of file that name its directory */
+	struct sbx_strv *out;
+	struct sbx_diag *d;
+};
+
+/* One include path of in->file, as git expands and joins it, appended to in->out. */
+static int add_include(void *arg, const char *val)
+{
+	struct includes *in = arg;
+	char *dir, *p = NULL;
+	int r;
+
+	/*
+	 * Git expands "~" with the home directory of whoever runs it, later and outside, and
+	 * "%(prefix)" with where that git is installed: neither is known here.
+	 */
+	if (val[0] == '~' || strncmp(val, "%(prefix)/", 10) == 0) {
+		sbx_diag_set(
+			in->d, SBX_E_UNENFORCEABLE,
+			"%s includes %s (include.path or includeIf), which git expands when it "
+			"runs: sbxrun cannot tell which file that is, to keep it read-only",
+			in->file, val);
+		return sbx_diag_hint(in->d, SBX_E_UNENFORCEABLE,
+				     "write the file's full path there (git config include.path "
+				     "/path/to/file)");
+	}
+	if (!(dir = strndup(in->file, in->dir)))
+		return -ENOMEM;
+	r = sbx_git_join(in->file, dir, val, &p, in->d);
+	free(dir);
+	if (!r)
+		r = sbx_strv_add_unique(in->out, p);
+	free(p);
+	return r;
+}
+
+int sbx_git_config_includes(const struct sbx_ctx *ctx, const char *file, struct sbx_strv *out,
+			    struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	struct includes in = {.file = file, .out = out, .d = d};
+	char small[4096], *text = small, *big = NULL;
+	size_t got = 0;
+	int r = v->read_file(v->self, file, small, sizeof(small), &got);
+
+	if (!r && got == sizeof(small)) {
+		text = big = malloc(GIT_CONFIG_MAX + 1);
+		r = big ? v->read_file(v->self, file, big, GIT_CONFIG_MAX + 1, &got) : -ENOMEM;
+	}
+	in.dir = sbx_path_parent_len(file, strlen(file));
+	if (r == -ENOENT || r == -EINVAL || r == -ENOTDIR)
+		r = 0; /* no config there (a directory git cannot read): it includes nothing */
+	else if (r && r != -ENOMEM)
+		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+	else if (!r && got > GIT_CONFIG_MAX)
+		r = SBX_E_TOO_BIG;
+	else if (!r && !in.dir)
+		r = 0;
+	else if (!r)
+		r = config_includes(text, got, add_include, &in);
+	if (r == SBX_E_TOO_BIG) {
+		sbx_diag_set(
+			d, r,
+			"%s: it is over %d bytes, or a path it includes over %d, the most sbxrun "
+			"reads, so it cannot tell which files it includes (include.path)",
+			file, GIT_CONFIG_MAX, SBX_MAX_PATH);
+		sbx_diag_hint(d, r,
+			      "what git includes from a protected git directory must be kept "
+			      "read-only: shorten the file");
+	}
+	free(big);
+	return r;
 }
 
 /* ---- the walk ------------------------------------------------------------------------------- */
@@ -518,6 +705,20 @@ static int protect(struct gitwalk *w, const char *dir, const char *name, bool cr
 	r = sbx_ctx_lookup(w->ctx, p, &in, w->d);
 	if (r < 0)
 		goto out;
+	/*
+	 * Kept read-only, a link there still leads where the command writes (the directory it
+	 * lies in is the command's too, in git mode): git would follow it.
+	 */
+	if (in.is_link) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "git mode: %s is a symbolic link, which git follows: in a git "
+			     "directory the command may write, it could repoint it",
+			     p);
+		r = sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE,
+				  "put what it leads to there instead of the link, or run without "
+				  "--allow-git");
+		goto out;
+	}
 	if (!creatable && w->ctx->points && sbx_git_point(p, &pdir, &holds))
 		r = sbx_ctx_is_point(w->ctx, p, &in, pdir, holds, &point, w->d);
 	if (r < 0)

@@ -524,17 +524,36 @@ static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
 	char *p = NULL;
 	int r;
 
-	if (type != SBX_FT_DIR || (l->skip_own && sbx_git_own_subdir(name)))
+	/*
+	 * In a git directory itself (skip_own) a link is a file git reads (git_reads) or no git
+	 * directory's.
+	 */
+	if ((type != SBX_FT_DIR && (type != SBX_FT_LINK || l->skip_own)) ||
+	    (l->skip_own && sbx_git_own_subdir(name)))
 		return 0;
 	r = sbx_path_join_any(l->parent, name, &p);
-	if (!r && l->out->n - l->first > SBX_MAX_GIT_DIRS) {
+	if (!r && type == SBX_FT_LINK) {
+		/*
+		 * Git follows it to wherever it leads (a submodule's .git file, a worktree's, names
+		 * it), and takes hooks and config there: kept read-only only as far as the git
+		 * directory goes, the link would lead the next git to a directory the command writes.
+		 */
+		sbx_diag_set(l->d, SBX_E_UNENFORCEABLE,
+			     "%s is a symbolic link among git directories: git would follow it to "
+			     "hooks and config that are not kept read-only",
+			     p);
+		r = sbx_diag_hint(l->d, SBX_E_UNENFORCEABLE,
+				  "put the directory there instead of the link, or remove it");
+		free(p);
+	} else if (!r && l->out->n - l->first > SBX_MAX_GIT_DIRS) {
 		sbx_diag_set(
 			l->d, SBX_E_TOO_BIG,
-			"more than %d git directories of submodules at %s (%s is one too many)",
+			"more than %d git directories of submodules and worktrees at %s (%s is "
+			"one too many)",
 			SBX_MAX_GIT_DIRS, l->gitdir, p);
 		r = sbx_diag_hint(l->d, SBX_E_TOO_BIG,
 				  "remove the ones no longer used from %s (git submodule deinit, "
-				  "then the directory)",
+				  "git worktree prune, then the directory)",
 				  l->parent);
 		free(p);
 	} else if (!r) {
@@ -582,27 +601,65 @@ static int list_subdirs(const struct sbx_ctx *ctx, struct list_dirs *l, const ch
 static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *out,
 		    struct sbx_diag *d)
 {
+	size_t *worktrees = NULL, n_worktrees = 0, next_worktree = 0, first = out->n, roots;
 	char *common = NULL;
-	size_t first = out->n, roots;
 	int r = sbx_strv_push(out, gitdir);
 
 	if (!r)
 		r = git_commondir(ctx, gitdir, &common, d);
 	if (!r && common)
 		r = sbx_strv_push_owned(out, common);
+	common = NULL;
 	roots = out->n;
 	for (size_t i = first; !r && i < out->n; i++) {
 		struct list_dirs l = {.gitdir = gitdir, .out = out, .first = first, .d = d};
-		bool git = true;
+		/* Worktrees' git directories are met in the order they were listed (at their index). */
+		bool git = true,
+		     worktree = next_worktree < n_worktrees && worktrees[next_worktree] == i;
+		size_t n;
 
+		next_worktree += worktree;
+		/*
+		 * A linked worktree's git directory names its common directory, where git takes
+		 * hooks and config for that worktree: wherever it lies, it is one of these. It
+		 * holds no submodules' git directories (git keeps them in the common one), and
+		 * lies in a git directory read-only whole: nothing more is looked for in it.
+		 */
+		if (worktree) {
+			r = git_commondir(ctx, out->v[i], &common, d);
+			/* Mostly the git directory it was found in, first of all: asked first. */
+			if (!r && common && strcmp(common, out->v[first]) &&
+			    !sbx_strv_has(out, common))
+				r = sbx_strv_push_owned(out, common);
+			else
+				free(common);
+			common = NULL;
+			continue;
+		}
 		if (i >= roots)
 			r = sbx_git_is_gitdir(ctx, out->v[i], &git, d);
 		if (!r && git)
 			r = list_subdirs(ctx, &l, out->v[i], "modules", d);
+		/* Worktrees' git directories, for what git reads there (git_reads). */
+		n = out->n;
+		if (!r && git)
+			r = list_subdirs(ctx, &l, out->v[i], "worktrees", d);
+		if (!r && out->n > n) {
+			size_t *more =
+				realloc(worktrees, (n_worktrees + out->n - n) * sizeof(*more));
+
+			if (!more)
+				r = -ENOMEM;
+			else
+				worktrees = more;
+		}
+		for (; !r && n < out->n; n++)
+			worktrees[n_worktrees++] = n;
 		l.skip_own = git;
 		if (!r && i >= roots)
 			r = list_subdirs(ctx, &l, out->v[i], NULL, d);
 	}
+	free(worktrees);
 	return r;
 }
 
@@ -683,14 +740,283 @@ static int keep_gitdir_target(const struct pmap *m, const char *target, struct s
 	return sbx_strv_push(deny, target);
 }
 
+/*
+ * Does the look-up in cross a symbolic link that lies in a writable root, other than one inside
+ * the git directories in git[0..n) (read-only there)? The first such is copied to one.
+ */
+static bool crosses_writable_link(const struct pmap *m, const struct sbx_pathinfo *in,
+				  const struct sbx_strv *git, size_t n, char one[SBX_MAX_PATH])
+{
+	size_t len;
+
+	for (const char *l = in->link; *l; l += len + !!l[len]) {
+		const struct pslot *s;
+		bool kept = false;
+
+		len = sbx_link_len(l);
+		snprintf(one, SBX_MAX_PATH, "%.*s", (int)len, l);
+		if (len >= SBX_MAX_PATH)
+			return true;
+		for (size_t k = 0; !kept && k < n; k++)
+			kept = sbx_path_covers_any(git->v[k], one) && strcmp(git->v[k], one);
+		s = kept ? NULL : nearest_decider(m, one);
+		if (s && s->access != SBX_DENY && s->wr >= 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Keeps real, where a link git follows leads (resolved), read-only: by the name of the writable
+ * root it lies in, which may be named through a link of its own (~/proj -> /data/proj), as the
+ * roots are enforced by their names.
+ */
+static int keep_target(const struct sbx_ctx *ctx, const struct pmap *m,
+		       const struct sbx_roots *roots, const char *real, struct sbx_strv *keep,
+		       struct sbx_diag *d)
+{
+	const struct pslot *s = nearest_decider(m, real);
+	struct sbx_pathinfo in;
+	char *named = NULL;
+	int r = 0;
+
+	if (s && s->access != SBX_DENY && s->wr >= 0)
+		return sbx_strv_add_unique(keep, real);
+	for (size_t i = 0; !r && i < roots->n_writable; i++) {
+		size_t n;
+
+		if ((r = sbx_ctx_lookup(ctx, roots->writable[i].root, &in, d)))
+			break;
+		n = strlen(in.real);
+		if (!in.exists || !n || !sbx_path_covers_any(in.real, real) ||
+		    !strcmp(in.real, roots->writable[i].root))
+			continue;
+		r = sbx_path_join_any(roots->writable[i].root, real[n] ? real + n + 1 : ".",
+				      &named);
+		if (!r)
+			r = sbx_strv_add_unique(keep, named);
+		free(named);
+		return r;
+	}
+	return r ? r : sbx_strv_add_unique(keep, real);
+}
+
+/* The names git reads in a git directory that may lead elsewhere: their index is a bit. */
+static const char *const reads[] = {"hooks", "config", "config.worktree", "commondir", "gitdir"};
+
+struct read_links {
+	unsigned *links;
+};
+
+static int read_link(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct read_links *l = arg;
+
+	for (size_t i = 0; type == SBX_FT_LINK && i < sizeof(reads) / sizeof(reads[0]); i++)
+		if (!strcmp(name, reads[i]))
+			*l->links |= 1u << i;
+	return 0;
+}
+
+/*
+ * Which of the names git reads (reads[]) are symbolic links in the git directory dir, as bits
+ * of *links: one listing, where a look-up each would cost more. A directory that cannot be
+ * listed is an error.
+ */
+static int read_links(const struct sbx_ctx *ctx, const char *dir, unsigned *links,
+		      struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	struct read_links l = {.links = links};
+	int r;
+
+	*links = 0;
+	r = v->list(v->self, dir, read_link, &l);
+	if (r == -ENOENT || r == -ENOTDIR)
+		return 0;
+	if (r && r != -ENOMEM && d) {
+		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", dir,
+			     strerror(r < 0 ? -r : EACCES));
+		r = r < 0 ? r : -EACCES;
+	}
+	return r;
+}
+
+/* Git's include depth (config.c, MAX_INCLUDE_DEPTH): past it git refuses to run. */
+#define GIT_INCLUDE_DEPTH 10
+
+/*
+ * The file p that the config from includes: kept read-only when there (and added to configs,
+ * whose includes git reads in turn), denied when missing, refused when reached through a link
+ * in a writable root.
+ */
+static int keep_include(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_strv *git,
+			bool git_mode, const char *from, const char *p, struct sbx_strv *keep,
+			struct sbx_strv *deny, struct sbx_strv *configs, struct sbx_diag *d)
+{
+	struct sbx_pathinfo in;
+	char one[SBX_MAX_PATH];
+	int r = sbx_ctx_lookup(ctx, p, &in, d);
+
+	if (r)
+		return r;
+	/* Git mode's git directories are writable: a link in one is the command's. */
+	if (crosses_writable_link(m, &in, git, git_mode ? 0 : git->n, one)) {
+		if (strcmp(one, p))
+			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				     "%s includes %s, through the symbolic link %s inside a "
+				     "writable root: the command could repoint it at a config of "
+				     "its own",
+				     from, p, one);
+		else
+			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				     "%s includes %s, a symbolic link inside a writable root: the "
+				     "command could repoint it at a config of its own",
+				     from, p);
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "include the file it leads to (git config include.path), or "
+				     "put that file there instead of the link");
+	}
+	if (!in.exists)
+		return keep_gitdir_target(m, p, deny);
+	r = sbx_strv_add_unique(keep, p);
+	if (!r && in.type == SBX_FT_REG)
+		r = sbx_strv_add_unique(configs, p);
+	return r;
+}
+
+/*
+ * What git reads from the git directories in git (git_dirs' or gitmode.c's) that lies
+ * elsewhere, appended to keep (read-only carve-outs) or deny (missing: not to be made).
+ *  - Without git mode each git directory is read-only whole, but not where a symbolic link
+ *    in it leads: at the names git reads (hooks, config, config.worktree, commondir, gitdir),
+ *    the link's target is kept read-only too, resolved once here, which the plan keeps as it
+ *    is (a link on the way there inside a writable root is refused: the command could repoint
+ *    it). One that leads nowhere is refused: the command could make its target. (Git mode
+ *    keeps those names themselves, and so refuses a link at one.)
+ *  - The files each config includes (include.path, includeIf), and those they include, down
+ *    to git's depth, are kept read-only; one missing is denied, so that the command cannot
+ *    make it. One reached through a link in a writable root is refused.
+ * Each git directory that is listed is a directory (a checkout's .git file among them reads as
+ * none). Bounded: SBX_MAX_GIT_DIRS files included in all.
+ */
+static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
+		     const struct sbx_strv *git, size_t ndirs, bool git_mode, struct sbx_strv *keep,
+		     struct sbx_strv *deny, struct sbx_diag *d)
+{
+	struct sbx_strv configs = {0}, next = {0}, seen = {0};
+	char one[SBX_MAX_PATH];
+	unsigned links = 0;
+	size_t base;
+	int r = 0;
+
+	for (size_t k = 0; !r && k < git->n; k++) {
+		const char *slash = strrchr(git->v[k], '/');
+		const char *name = slash ? slash + 1 : git->v[k];
+
+		if (git_mode) {
+			/* gitmode.c's list holds the files: the configs among them. */
+			if (!strcmp(name, "config") || !strcmp(name, "config.worktree"))
+				r = sbx_strv_add_unique(&configs, git->v[k]);
+			continue;
+		}
+		if (k >= ndirs)
+			break;
+		r = read_links(ctx, git->v[k], &links, d);
+		/* A config missing includes nothing (sbx_git_config_includes). */
+		for (size_t i = 1; !r && i < 3; i++) {
+			char *p = NULL;
+
+			r = sbx_path_join_any(git->v[k], reads[i], &p);
+			if (!r)
+				r = sbx_strv_push_owned(&configs, p);
+		}
+		for (size_t i = 0; !r && i < sizeof(reads) / sizeof(reads[0]); i++) {
+			struct sbx_pathinfo in;
+			char *p = NULL;
+
+			if (!(links & (1u << i)))
+				continue;
+			r = sbx_path_join_any(git->v[k], reads[i], &p);
+			if (!r)
+				r = sbx_ctx_lookup(ctx, p, &in, d);
+			if (r) {
+				free(p);
+				continue;
+			}
+			if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, one)) {
+				/* Not a link now, when it was listed as one: swapped meanwhile. */
+				if (!in.is_link)
+					snprintf(one, sizeof(one), "%s", p);
+				sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+					     "%s is a symbolic link that git follows through %s, "
+					     "inside a writable root: the command could repoint it",
+					     p, one);
+				r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+						  "put the file or directory it leads to there "
+						  "instead of the link");
+			} else if (!in.exists) {
+				sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+					     "%s is a symbolic link to nothing there is: git would "
+					     "take what the command makes where it leads",
+					     p);
+				r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+						  "make what it leads to, or remove the link");
+			} else {
+				r = keep_target(ctx, m, roots, in.real, keep, d);
+			}
+			free(p);
+		}
+	}
+	base = configs.n; /* the git directories' own, which the cap does not count */
+	for (int depth = 0; !r && depth <= GIT_INCLUDE_DEPTH && configs.n; depth++) {
+		struct sbx_strv these = configs;
+
+		configs = (struct sbx_strv){0};
+		for (size_t k = 0; !r && k < these.n; k++) {
+			const char *from = these.v[k];
+
+			/*
+			 * The git directories' own configs are as many names as there are git
+			 * directories (two each): looked for only among the files included.
+			 */
+			if (depth && sbx_strv_has(&seen, from))
+				continue;
+			if (seen.n >= base + SBX_MAX_GIT_DIRS) {
+				sbx_diag_set(d, SBX_E_TOO_BIG,
+					     "git's config files include more than %d files (%s is "
+					     "one too many), each of which sbxrun keeps read-only",
+					     SBX_MAX_GIT_DIRS, from);
+				r = sbx_diag_hint(d, SBX_E_TOO_BIG,
+						  "include fewer files (include.path, includeIf)");
+				break;
+			}
+			r = sbx_strv_push(&seen, from);
+			if (!r)
+				r = sbx_git_config_includes(ctx, from, &next, d);
+			for (size_t i = 0; !r && i < next.n; i++)
+				r = keep_include(ctx, m, git, git_mode, from, next.v[i], keep, deny,
+						 &configs, d);
+			sbx_strv_clear(&next);
+		}
+		sbx_strv_clear(&these);
+	}
+	sbx_strv_clear(&configs);
+	sbx_strv_clear(&next);
+	sbx_strv_clear(&seen);
+	if (r == -ENOMEM)
+		sbx_diag_set(d, r, "out of memory");
+	return r;
+}
+
 static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			const struct sbx_ctx *ctx, struct sbx_strv *deny, struct sbx_diag *d)
 {
-	struct sbx_strv gits = {0}, missing = {0}, gone = {0}, missing_names = {0};
+	struct sbx_strv gits = {0}, missing = {0}, gone = {0}, missing_names = {0}, extra = {0};
 	struct sbx_writable_root *w = &out->writable[wi];
 	struct sbx_pathinfo in = {0}, tin[SBX_GIT_READINGS];
 	char **defaults = NULL, *git = NULL, *target[SBX_GIT_READINGS] = {NULL};
-	size_t n_defaults = 0;
+	size_t n_defaults = 0, ndirs = 0;
 	bool git_mode = false, any = false;
 	int r;
 
@@ -779,10 +1105,16 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 		 * into each through its .git, which the command could otherwise point at a git
 		 * directory of its own. Git mode keeps them itself.
 		 */
+		ndirs = gits.n; /* past them, checkouts' .git (git mode: files) */
 		for (size_t k = 0, n = gits.n; !r && !git_mode && k < n; k++)
 			r = sbx_git_keep_checkout(ctx, gits.v[k], &gits, &missing, &gone, d);
 		for (size_t k = 0; !r && k < gone.n; k++)
 			r = keep_gitdir_target(m, gone.v[k], deny);
+		/* What git reads from them that lies elsewhere: a link's target, an include. */
+		if (!r)
+			r = git_reads(ctx, m, out, &gits, ndirs, git_mode, &extra, deny, d);
+		for (size_t k = 0; !r && k < extra.n; k++)
+			r = sbx_strv_add_unique(&gits, extra.v[k]);
 	}
 	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
 		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
@@ -815,6 +1147,7 @@ out:
 	sbx_strv_clear(&missing);
 	sbx_strv_clear(&gone);
 	sbx_strv_clear(&missing_names);
+	sbx_strv_clear(&extra);
 	free(git);
 	for (int i = 0; i < SBX_GIT_READINGS; i++)
 		free(target[i]);

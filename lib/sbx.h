@@ -945,6 +945,15 @@ bool sbx_git_point(const char *path, bool *dir, const char **holds);
  */
 bool sbx_git_checkout_point(const char *path);
 /*
+ * The files the git config file names to include (include.path, includeIf.<any>.path: git
+ * reads them as part of it), as git joins each (relative to the file's directory,
+ * sbx_git_join), appended to out unless there: 0 when the file is missing or no regular file.
+ * One that git expands when it runs ("~", "%(prefix)"), a file over 1 MiB or a path longer than
+ * SBX_MAX_PATH (SBX_E_TOO_BIG), or a failed read is an error worded in d.
+ */
+int sbx_git_config_includes(const struct sbx_ctx *ctx, const char *file, struct sbx_strv *out,
+			    struct sbx_diag *d);
+/*
  * Git mode (gitmode.c): for the git directory gitdir and every one it leads to (its common
  * directory, submodules', worktrees'), the paths git runs code from or is redirected by that
  * exist (appended to keep: to stay read-only) and those missing (to missing: not to be created;

@@ -434,6 +434,25 @@ pointed() {
 	rm -rf "$TMPDIR/nl" "$PW"
 }
 
+# "gitdir:" without the blank after it is no .git file to git (it refuses it as invalid), but the
+# profile semantics read a path there, trimmed: one holding a line break is refused still, and
+# worded so: git reads no path there.
+@test "a .git file of gitdir: and a line break, no blank: refused, worded as no reading of git's" {
+	pointed nlg
+	printf 'gitdir:%s\nx\n' "$PD" >"$PW/.git"
+	run git -C "$PW" rev-parse --git-dir
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"invalid gitfile format"* ]]
+	new_canary "$PW"
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: $PW/.git: the path it names (read as a profile reads a .git file, blanks trimmed: git takes it for no .git file) holds a line break*"
+	# Positive control: the line git writes runs, its git directory held.
+	printf 'gitdir: %s\n' "$PD" >"$PW/.git"
+	expect EROFS write "$PD/commondir"
+	expect OK write "$TMPDIR/nlg/other-file"
+	rm -rf "$TMPDIR/nlg" "$PW"
+}
+
 # Git keeps a blank at the end of a .git file's path ("gitdir: X \n" is the directory "X "), where
 # the profile semantics trim it. Protecting only "X", sbxrun left git's directory writable: run 1
 # could repoint its commondir at a common directory of its own, with a hook, for the user's next

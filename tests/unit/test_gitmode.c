@@ -1031,3 +1031,70 @@ TEST(git_read_line_gitdir_both_readings)
 	READS_AS(dir, "/w/.git\n/x\n", SBX_GIT_GITDIR, "!");
 	free(dir);
 }
+
+/*
+ * The files a config includes, as git reads its include.path and includeIf.<any>.path: every
+ * condition counts (the command may make it hold), relative paths join the config's directory,
+ * "~" and "%(prefix)" (which git expands when it runs) refuse, and a file git refuses includes
+ * nothing.
+ */
+TEST(gitmode_config_includes_as_git_reads_them)
+{
+	static const struct {
+		const char *config;
+		const char *first, *second; /* relative to the config's directory, or NULL */
+		int ret;
+	} cases[] = {
+		{"[include]\n\tpath = ../inc.cfg\n", "../inc.cfg", NULL, 0},
+		{"[Include]\n\tPATH = \"a b.cfg\"  ; a comment\n", "a b.cfg", NULL, 0},
+		{"[include] path = a\n[include]\npath = b\n", "a", "b", 0},
+		{"[includeIf \"gitdir:/x/\"]\n\tpath = a\n", "a", NULL, 0},
+		{"[includeif \"onbranch:]\\\"x\"]\n\tpath = a\n", "a", NULL, 0},
+		{"[includeIf \"hasconfig:remote.*.url:x\"]\npath = /abs.cfg\n", "/abs.cfg", NULL,
+		 0},
+		{"[include \"x\"]\n\tpath = a\n[include.x]\n\tpath = b\n", NULL, NULL, 0},
+		{"[includeIf]\n\tpath = a\n[user]\n\tpath = b\n", NULL, NULL, 0},
+		{"# [include]\n[core]\n\tpath = a\n", NULL, NULL, 0},
+		/* As git reads them: a byte order mark, CRLF, a line continued, "" before blanks. */
+		{"\xef\xbb\xbf[include]\n\tpath = a\n", "a", NULL, 0},
+		{"[include]\r\n\tpath = a\\\r\nb\r\n\tpath = c\r\n", "ab", "c", 0},
+		{"[include]\n\tpath = \"\"  a\n\tpath = b\\", "a", "b", 0},
+		/* Git refuses the file, and so runs nothing: what came before is kept all the same. */
+		{"[include]\n\tpath = a\n\tpath = \"b\n\tpath = c\n", "a", NULL, 0},
+		{"[include]\n\tpath = ~/x.cfg\n", NULL, NULL, SBX_E_UNENFORCEABLE},
+		{"[include]\n\tpath = %(prefix)/x.cfg\n", NULL, NULL, SBX_E_UNENFORCEABLE},
+		{"[include]\n\tpath = a/../../x.cfg\n", NULL, NULL, SBX_E_UNENFORCEABLE},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *top = vec_fresh_dir(), *g = at(top, "ws/.git"), *cfg = at(g, "config");
+		struct sbx_ctx ctx = vec_ctx(top);
+		struct sbx_strv out = {0};
+		struct sbx_diag d;
+		size_t want = !!cases[i].first + !!cases[i].second;
+		int r;
+
+		mkdir_at(top, "ws/.git");
+		file_at(g, "config", cases[i].config);
+		sbx_diag_clear(&d);
+		r = sbx_git_config_includes(&ctx, cfg, &out, &d);
+		if (r != cases[i].ret || out.n != want)
+			t_fail(__FILE__, __LINE__, "case %zu: %d, %zu paths (%s)", i, r, out.n,
+			       d.msg);
+		for (size_t k = 0; k < 2 && out.n == want; k++) {
+			const char *rel = k ? cases[i].second : cases[i].first;
+			char *p = NULL;
+
+			if (!rel)
+				continue;
+			CHECK_INT(sbx_path_join_any(g, rel, &p), 0);
+			if (strcmp(out.v[k], p))
+				t_fail(__FILE__, __LINE__, "case %zu: %s, not %s", i, out.v[k], p);
+			free(p);
+		}
+		sbx_strv_clear(&out);
+		free(top);
+		free(g);
+		free(cfg);
+	}
+}

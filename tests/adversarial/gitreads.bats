@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# What git reads from a protected git directory, wherever it lies: a hooks directory, a config,
+# a commondir reached through a symbolic link there, and the files a config includes
+# (include.path, includeIf). The git directory itself is read-only; what it leads to, inside a
+# writable root, was not: run 1 could plant a hook or a core.fsmonitor there that the user's next
+# plain git runs, outside any sandbox. The links and includes are the host user's (a project's
+# setup: git config include.path ../.gitconfig); run 1 is the hostile command, run 2 must hold.
+load common
+
+setup() {
+	make_layout_vars
+	git_env
+	R="$BASE/repo-$BATS_TEST_NUMBER"
+	rm -rf "$R"
+	mkdir -p "$BASE"
+	git init -q -b main "$R"
+	git -C "$R" commit -q --allow-empty -m init
+	new_canary "$R"
+}
+
+teardown() { rm -rf "$R" "$R-wt"; }
+
+# psbx CMD...: sbxrun with :workspace in the repository, without git mode.
+psbx() { "$BIN/sbxrun" -C "$R" -w "$R" -- "$@"; }
+# pexpect ERRNO OP ARG...: the probe there prints exactly ERRNO (or OK).
+pexpect() {
+	local want=$1
+	shift
+	run psbx "$P" "$@"
+	echo "probe $* -> $output (want $want)"
+	[ "$output" = "$want" ]
+}
+
+@test "a .git/hooks link into the workspace: run 1 cannot plant a hook there, run 2's git runs none" {
+	mkdir "$R/githooks"
+	rmdir "$R/.git/hooks" 2>/dev/null || rm -rf "$R/.git/hooks"
+	ln -s ../githooks "$R/.git/hooks"
+	# Outside, the link is git's hooks directory: a hook there runs.
+	printf '#!/bin/sh\ntouch %s\n' "$R/outside-hook" >"$R/githooks/post-commit"
+	chmod +x "$R/githooks/post-commit"
+	git -C "$R" commit -q --allow-empty -m outside
+	[ -e "$R/outside-hook" ]
+	rm "$R/githooks/post-commit"
+	# Run 1 writes through the link and at its target.
+	pexpect EROFS write "$R/.git/hooks/pre-commit"
+	pexpect EROFS write "$R/githooks/pre-commit"
+	run psbx sh -c "printf '#!/bin/sh\ntouch $CANARY\n' >'$R/githooks/post-commit'"
+	[ "$status" -ne 0 ]
+	[ ! -e "$R/githooks/post-commit" ]
+	# Run 2, then the user's plain git: nothing runs.
+	pexpect EROFS write "$R/githooks/post-commit"
+	git -C "$R" commit -q --allow-empty -m probe
+	[ ! -e "$CANARY" ]
+	# Git mode keeps hooks/ itself, which is the link: the run is refused.
+	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- touch "$CANARY"
+	refused "sbxrun: git mode: $R/.git/hooks is a symbolic link, which git follows: *"
+	# Positive control: beside it the repository's working tree is the command's.
+	pexpect OK write "$R/other-file"
+	pexpect OK mkdir "$R/githooks-not"
+}
+
+@test "a .git/config link into the workspace: run 1 cannot set core.fsmonitor through it" {
+	mv "$R/.git/config" "$R/cfg"
+	ln -s ../cfg "$R/.git/config"
+	[ "$(git -C "$R" config core.bare)" = false ]
+	pexpect EROFS append "$R/.git/config"
+	pexpect EROFS append "$R/cfg"
+	run psbx git config core.fsmonitor "touch $CANARY; false"
+	[ "$status" -ne 0 ]
+	run git -C "$R" config core.fsmonitor
+	[ "$output" = "" ]
+	git -C "$R" status --short
+	[ ! -e "$CANARY" ]
+	# Positive control: the file beside it is the command's.
+	pexpect OK write "$R/a-file"
+}
+
+@test "a worktree's commondir linked to a file in the workspace: run 1 cannot repoint it" {
+	git -C "$R" worktree add -q "$R-wt"
+	local wd="$R/.git/worktrees/${R##*/}-wt"
+	mv "$wd/commondir" "$R/cd"
+	echo "$R/.git" >"$R/cd"
+	ln -s ../../../cd "$wd/commondir"
+	[ "$(git -C "$R-wt" rev-parse --git-common-dir)" = "$R/.git" ]
+	pexpect EROFS append "$R/cd"
+	pexpect EROFS write "$wd/commondir"
+	# Positive control.
+	pexpect OK write "$R/cd2"
+}
+
+@test "include.path ../.gitconfig: run 1 cannot set core.hooksPath or core.fsmonitor in it" {
+	echo '[user]' >"$R/.gitconfig"
+	git -C "$R" config include.path ../.gitconfig
+	# Outside, the include is read.
+	git config -f "$R/.gitconfig" core.fsmonitor "touch $R/outside-fsmonitor; false"
+	git -C "$R" status --short
+	[ -e "$R/outside-fsmonitor" ]
+	git config -f "$R/.gitconfig" --unset core.fsmonitor
+	pexpect EROFS append "$R/.gitconfig"
+	run psbx git config -f "$R/.gitconfig" core.fsmonitor "touch $CANARY; false"
+	[ "$status" -ne 0 ]
+	git -C "$R" status --short
+	[ ! -e "$CANARY" ]
+	# Git mode keeps the repository's config read-only, and what it includes with it.
+	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$P" append "$R/.gitconfig"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$P" append "$R/.git/config"
+	[ "$output" = EROFS ]
+	# Positive control: a config of the same name elsewhere in the workspace is the command's.
+	pexpect OK write "$R/sub.gitconfig"
+	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$P" write "$R/.git/description"
+	[ "$output" = OK ]
+}
+
+@test "includeIf and what an included file includes: each is kept, a missing one cannot be made" {
+	mkdir "$R/conf"
+	printf '[include]\n\tpath = second.cfg\n' >"$R/conf/first.cfg"
+	echo '[user]' >"$R/conf/second.cfg"
+	git -C "$R" config 'includeIf.gitdir:/.path' "$R/conf/first.cfg"
+	git -C "$R" config --add 'includeIf.onbranch:other.path' ../conf/missing.cfg
+	pexpect EROFS append "$R/conf/first.cfg"
+	pexpect EROFS append "$R/conf/second.cfg"
+	# Run 1 makes the one included on another branch: it cannot.
+	run psbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY; false\n' >'$R/conf/missing.cfg'"
+	[ "$status" -ne 0 ]
+	[ ! -e "$R/conf/missing.cfg" ]
+	pexpect EROFS write "$R/conf/missing.cfg"
+	git -C "$R" checkout -q -b other
+	git -C "$R" status --short
+	[ ! -e "$CANARY" ]
+	# Positive control: beside them the directory is the command's.
+	pexpect OK write "$R/conf/third.cfg"
+}
+
+# Git reads a config as an editor on Windows may leave it: a byte order mark at its start, CRLF
+# line ends (a backslash before one continues the line), and it drops the blanks after an empty
+# "". sbxrun took the first include of such a file for none, the next for a path beginning with
+# blanks, and stopped at the continued line: run 1 could set core.fsmonitor in each.
+@test "a config with a byte order mark, CRLF, a continued line: what it includes is kept" {
+	printf '[rv]\n\tx = a\n' >"$R/a.cfg"
+	printf '[rv]\n\tx = b\n' >"$R/b.cfg"
+	printf '[rv]\n\tx = c\n' >"$R/c.cfg"
+	{
+		printf '\357\273\277[include]\r\n\tpath = ../a.cfg\r\n'
+		cat "$R/.git/config"
+		printf '[include]\r\n\tpath = "" ../b.cfg\r\n\tpath = ../c\\\r\n.cfg\r\n'
+	} >"$R/cfg"
+	mv "$R/cfg" "$R/.git/config"
+	# Outside, git includes all three.
+	run git -C "$R" config --get-all rv.x
+	[ "$output" = "$(printf 'a\nb\nc')" ]
+	pexpect EROFS append "$R/a.cfg"
+	pexpect EROFS append "$R/b.cfg"
+	pexpect EROFS append "$R/c.cfg"
+	run psbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY; false\n' >>'$R/c.cfg'"
+	[ "$status" -ne 0 ]
+	git -C "$R" status --short
+	[ ! -e "$CANARY" ]
+	# Positive control: a file beside them is the command's.
+	pexpect OK write "$R/d.cfg"
+}
+
+@test "an include through a link in the workspace, a dangling hooks link: refused, named" {
+	echo '[user]' >"$R/real.cfg"
+	ln -s real.cfg "$R/linked.cfg"
+	git -C "$R" config include.path ../linked.cfg
+	run psbx touch "$CANARY"
+	refused "sbxrun: $R/.git/config includes $R/linked.cfg, a symbolic link *"
+	git -C "$R" config --unset include.path
+	rm -rf "$R/.git/hooks"
+	ln -s ../nohooks "$R/.git/hooks"
+	run psbx touch "$CANARY"
+	refused "sbxrun: $R/.git/hooks is a symbolic link to nothing there is: *"
+	# Positive control: without the link the run starts.
+	rm "$R/.git/hooks"
+	run psbx touch "$CANARY"
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
+}
+
+@test "a submodule's or a worktree's git directory linked into the workspace: refused, named" {
+	mkdir -p "$R/.git/modules" "$R/evil"
+	git init -q "$R/evil/sub"
+	ln -s ../../evil/sub/.git "$R/.git/modules/sub"
+	run psbx touch "$CANARY"
+	refused "sbxrun: $R/.git/modules/sub is a symbolic link among git directories*"
+	rm "$R/.git/modules/sub"
+	mkdir -p "$R/.git/worktrees"
+	ln -s ../../evil/sub/.git "$R/.git/worktrees/w"
+	run psbx touch "$CANARY"
+	refused "sbxrun: $R/.git/worktrees/w is a symbolic link among git directories*"
+	rm "$R/.git/worktrees/w"
+	# Positive control: without the links the run starts.
+	run psbx touch "$CANARY"
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
+}
