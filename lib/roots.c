@@ -767,38 +767,47 @@ static bool crosses_writable_link(const struct pmap *m, const struct sbx_pathinf
 }
 
 /*
- * Keeps real, where a link git follows leads (resolved), read-only: by the name of the writable
- * root it lies in, which may be named through a link of its own (~/proj -> /data/proj), as the
- * roots are enforced by their names.
+ * The name of real, a resolved path, as the roots are enforced by their names (*out, to free):
+ * by the name of the writable root it lies in, which may be named through a link of its own
+ * (~/proj -> /data/proj); real itself when none holds it.
  */
-static int keep_target(const struct sbx_ctx *ctx, const struct pmap *m,
-		       const struct sbx_roots *roots, const char *real, struct sbx_strv *keep,
-		       struct sbx_diag *d)
+static int root_name(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
+		     const char *real, char **out, struct sbx_diag *d)
 {
 	const struct pslot *s = nearest_decider(m, real);
 	struct sbx_pathinfo in;
-	char *named = NULL;
 	int r = 0;
 
+	*out = NULL;
 	if (s && s->access != SBX_DENY && s->wr >= 0)
-		return sbx_strv_add_unique(keep, real);
-	for (size_t i = 0; !r && i < roots->n_writable; i++) {
+		return (*out = strdup(real)) ? 0 : -ENOMEM;
+	for (size_t i = 0; i < roots->n_writable; i++) {
 		size_t n;
 
 		if ((r = sbx_ctx_lookup(ctx, roots->writable[i].root, &in, d)))
-			break;
+			return r;
 		n = strlen(in.real);
 		if (!in.exists || !n || !sbx_path_covers_any(in.real, real) ||
 		    !strcmp(in.real, roots->writable[i].root))
 			continue;
-		r = sbx_path_join_any(roots->writable[i].root, real[n] ? real + n + 1 : ".",
-				      &named);
-		if (!r)
-			r = sbx_strv_add_unique(keep, named);
-		free(named);
-		return r;
+		return sbx_path_join_any(roots->writable[i].root, real[n] ? real + n + 1 : ".",
+					 out);
 	}
-	return r ? r : sbx_strv_add_unique(keep, real);
+	return (*out = strdup(real)) ? 0 : -ENOMEM;
+}
+
+/* Keeps real, where a link git follows leads (resolved), read-only, by its root_name(). */
+static int keep_target(const struct sbx_ctx *ctx, const struct pmap *m,
+		       const struct sbx_roots *roots, const char *real, struct sbx_strv *keep,
+		       struct sbx_diag *d)
+{
+	char *named = NULL;
+	int r = root_name(ctx, m, roots, real, &named, d);
+
+	if (!r)
+		r = sbx_strv_add_unique(keep, named);
+	free(named);
+	return r;
 }
 
 /* The names git reads in a git directory that may lead elsewhere: their index is a bit. */
@@ -846,16 +855,21 @@ static int read_links(const struct sbx_ctx *ctx, const char *dir, unsigned *link
 #define GIT_INCLUDE_DEPTH 10
 
 /*
- * The file p that the config from includes: kept read-only when there (and added to configs,
- * whose includes git reads in turn), denied when missing, refused when reached through a link
- * in a writable root.
+ * The file p that the config from includes: kept read-only where it really is (and added to
+ * configs, whose includes git reads in turn, by the real path of its directory, which git goes
+ * up from on a ".."), denied when missing at the real path of its directory, refused when
+ * reached through a link in a writable root, or when missing through a link to nothing (the
+ * command could make where it leads). Each real path is named from the writable root that
+ * holds it (root_name), as the roots are enforced by their names.
  */
-static int keep_include(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_strv *git,
-			bool git_mode, const char *from, const char *p, struct sbx_strv *keep,
+static int keep_include(const struct sbx_ctx *ctx, const struct pmap *m,
+			const struct sbx_roots *roots, const struct sbx_strv *git, bool git_mode,
+			const char *from, const char *p, struct sbx_strv *keep,
 			struct sbx_strv *deny, struct sbx_strv *configs, struct sbx_diag *d)
 {
-	struct sbx_pathinfo in;
-	char one[SBX_MAX_PATH];
+	struct sbx_pathinfo in, up;
+	char one[SBX_MAX_PATH], *dir = NULL, *named = NULL, *at = NULL;
+	size_t plen = strlen(p), dlen = sbx_path_parent_len(p, plen);
 	int r = sbx_ctx_lookup(ctx, p, &in, d);
 
 	if (r)
@@ -877,11 +891,51 @@ static int keep_include(const struct sbx_ctx *ctx, const struct pmap *m, const s
 				     "include the file it leads to (git config include.path), or "
 				     "put that file there instead of the link");
 	}
-	if (!in.exists)
-		return keep_gitdir_target(m, p, deny);
-	r = sbx_strv_add_unique(keep, p);
-	if (!r && in.type == SBX_FT_REG)
-		r = sbx_strv_add_unique(configs, p);
+	/* The directory as the kernel resolves it, links outside the writable roots followed. */
+	if (!dlen || dlen >= plen) {
+		sbx_pathinfo_clear(&up);
+	} else {
+		if (!(dir = strndup(p, dlen)))
+			return -ENOMEM;
+		r = sbx_ctx_lookup(ctx, dir, &up, d);
+		free(dir);
+		if (r)
+			return r;
+	}
+	/*
+	 * Missing through a link to nothing there is, on the way or at its own name: where it
+	 * would be made is wherever the command makes that lead.
+	 */
+	if (!in.exists && ((!up.exists && up.link[0]) || (up.exists && strcmp(in.link, up.link)))) {
+		if (up.exists)
+			snprintf(one, sizeof(one), "%s", p);
+		else
+			snprintf(one, sizeof(one), "%.*s", (int)sbx_link_len(up.link), up.link);
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "%s includes %s, which is missing, through the symbolic link %s to "
+			     "nothing there is: the command could make what it leads to, and the "
+			     "file in it",
+			     from, p, one);
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "make the directory it leads to, or remove the include (git "
+				     "config --unset include.path)");
+	}
+	if (!up.exists && !in.exists)
+		return keep_gitdir_target(m, p, deny); /* no link on the way: p is where it is */
+	/* p a root: there is no directory to go up from. */
+	if (!up.exists)
+		return keep_target(ctx, m, roots, in.real, keep, d);
+	r = sbx_path_join_any(up.real, p + dlen + !!sbx_path_is_sep(p[dlen]), &at);
+	if (!r && in.exists)
+		r = keep_target(ctx, m, roots, in.real, keep, d);
+	else if (!r)
+		r = root_name(ctx, m, roots, at, &named, d);
+	if (!r && !in.exists)
+		r = keep_gitdir_target(m, named, deny);
+	if (!r && in.exists && in.type == SBX_FT_REG)
+		r = sbx_strv_add_unique(configs, at);
+	free(named);
+	free(at);
 	return r;
 }
 
@@ -995,8 +1049,8 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 			if (!r)
 				r = sbx_git_config_includes(ctx, from, &next, d);
 			for (size_t i = 0; !r && i < next.n; i++)
-				r = keep_include(ctx, m, git, git_mode, from, next.v[i], keep, deny,
-						 &configs, d);
+				r = keep_include(ctx, m, roots, git, git_mode, from, next.v[i],
+						 keep, deny, &configs, d);
 			sbx_strv_clear(&next);
 		}
 		sbx_strv_clear(&these);

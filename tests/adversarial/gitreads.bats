@@ -18,7 +18,7 @@ setup() {
 	new_canary "$R"
 }
 
-teardown() { rm -rf "$R" "$R-wt"; }
+teardown() { rm -rf "$R" "$R-wt" "$R-lnk" "$R-lnk2" "$R-lnk3" "$R-x.cfg"; }
 
 # psbx CMD...: sbxrun with :workspace in the repository, without git mode.
 psbx() { "$BIN/sbxrun" -C "$R" -w "$R" -- "$@"; }
@@ -194,4 +194,64 @@ pexpect() {
 	run psbx touch "$CANARY"
 	[ "$status" -eq 0 ]
 	[ -e "$CANARY" ]
+}
+
+# An include named through a link outside the writable roots ($R-lnk, the host user's: read-only
+# to the command) that leads into the workspace: git reads the file where the link leads, and
+# joins a relative include of that file to the link, which the kernel resolves before the "..".
+# sbxrun kept the names as written, which the command cannot write, and left the files git
+# reads writable: run 1 set core.fsmonitor in one, and made the missing one.
+@test "includes through a read-only link into the workspace: kept where they are, one missing is not made" {
+	mkdir "$R/team" "$R/team2"
+	printf '[include]\n\tpath = ../common.cfg\n' >"$R/team/team.cfg"
+	echo '[user]' >"$R/common.cfg"
+	ln -s "$R/team" "$R-lnk"
+	ln -s "$R/team2" "$R-lnk2"
+	git -C "$R" config include.path "$R-lnk/team.cfg"
+	git -C "$R" config --add include.path "$R-lnk2/missing.cfg"
+	# Outside, git reads the file where the link leads, and what it includes from there.
+	git config -f "$R/common.cfg" rv.x common
+	[ "$(git -C "$R" config rv.x)" = common ]
+	pexpect EROFS append "$R/team/team.cfg"
+	pexpect EROFS append "$R/common.cfg"
+	pexpect EROFS write "$R/team2/missing.cfg"
+	pexpect EROFS write "$R-lnk2/missing.cfg"
+	# Run 1 sets core.fsmonitor in each, and makes the missing one: it cannot.
+	run psbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY; false\n' >>'$R/team/team.cfg'"
+	[ "$status" -ne 0 ]
+	run psbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY; false\n' >>'$R/common.cfg'"
+	[ "$status" -ne 0 ]
+	run psbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY; false\n' >'$R/team2/missing.cfg'"
+	[ "$status" -ne 0 ]
+	[ ! -e "$R/team2/missing.cfg" ]
+	# Run 2, then the user's plain git: nothing runs.
+	pexpect EROFS append "$R/team/team.cfg"
+	git -C "$R" status --short
+	[ ! -e "$CANARY" ]
+	# Positive control: beside them the directories are the command's.
+	pexpect OK write "$R/team/other.cfg"
+	pexpect OK write "$R/team2/other.cfg"
+	pexpect OK write "$R/other.cfg"
+}
+
+# A missing include whose directory is a read-only link to nothing there is: the command could
+# make the directory it leads to, and the file in it. It cannot be denied where it will be: refused.
+@test "a missing include through a read-only link to nothing there is: refused, named" {
+	ln -s "$R/nodir" "$R-lnk3"
+	git -C "$R" config include.path "$R-lnk3/missing.cfg"
+	run psbx touch "$CANARY"
+	refused "sbxrun: $R/.git/config includes $R-lnk3/missing.cfg, which is missing, through the symbolic link $R-lnk3 to nothing there is: *"
+	# Positive control: with the directory made, the run starts and cannot make the file.
+	mkdir "$R/nodir"
+	pexpect EROFS write "$R/nodir/missing.cfg"
+	pexpect OK write "$R/nodir/other.cfg"
+	# The include's own name a read-only link to a file missing in the workspace: refused.
+	ln -s "$R/nofile.cfg" "$R-x.cfg"
+	git -C "$R" config include.path "$R-x.cfg"
+	run psbx touch "$CANARY"
+	refused "sbxrun: $R/.git/config includes $R-x.cfg, which is missing, through the symbolic link $R-x.cfg to nothing there is: *"
+	# Positive control: with the file made, it is kept read-only where it is.
+	echo '[user]' >"$R/nofile.cfg"
+	pexpect EROFS append "$R/nofile.cfg"
+	pexpect OK write "$R/nofile2.cfg"
 }
