@@ -1,0 +1,675 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gitroots.c - the git directories and files a writable root keeps read-only (sbxrun-profile(5),
+ * PROTECTED METADATA): the directory a .git file points to, a worktree's common directory,
+ * every submodule's and worktree's git directory, the checkouts they name, and what git reads
+ * from them that lies elsewhere (where a link at hooks or config leads, the files a config
+ * includes), or, in git mode, what gitmode.c keeps of them.
+ *
+ * The file system is looked at through the context's struct sbx_fsview only (the .git pointer
+ * file, a worktree's commondir, modules/, worktrees/, the configs); a look-up that fails for any
+ * reason but absence is an error, never "missing". Where each path lies (which writable root or
+ * deny decides it) is the profile's map's answer (roots.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roots.h"
+#include "winpath.h"
+
+/*
+ * A .git pointer file or a commondir holds one path: one longer than this cannot be read whole,
+ * and refuses the plan (sbx_git_read_lines) rather than be taken for no pointer.
+ */
+#define GITDIR_FILE_MAX 4096
+
+/*
+ * The paths a ".git" file points to with "gitdir: <path>" (git's reading and the profile
+ * semantics', which trims it: sbx_git_read_lines), resolved against the file's directory, and
+ * what is at each (at[i]); out[i] NULL past them. A malformed pointer is ignored (it protects
+ * nothing, and .git itself still is); a pointer that cannot be read (or not whole), or a target
+ * that cannot be looked up, is an error. The profile semantics' target comes first.
+ */
+int sbx_gitdir_targets(const struct sbx_ctx *ctx, const char *root, const char *dotgit,
+		       char *out[SBX_GIT_READINGS], struct sbx_pathinfo at[SBX_GIT_READINGS],
+		       struct sbx_diag *d)
+{
+	char *lines[SBX_GIT_READINGS];
+	int r, n, k = 0;
+
+	for (int i = 0; i < SBX_GIT_READINGS; i++)
+		out[i] = NULL;
+	r = n = sbx_git_read_lines(ctx, dotgit, SBX_GIT_DOTGIT,
+				   "a .git file names the git directory to protect",
+				   GITDIR_FILE_MAX, lines, d);
+	for (int i = n - 1; r >= 0 && i >= 0; i--) {
+		const char *s = lines[i];
+		char *t = NULL;
+
+		if (sbx_path_is_windows_abs(root)) {
+			/* One canonical Windows path, the pointer absolute or relative to the root. */
+			char *joined = NULL;
+
+			if (!sbx_path_is_windows_abs(s) && sbx_path_join_any(root, s, &joined))
+				continue;
+			r = sbx_win_path_normalize(joined ? joined : s, &t, NULL);
+			free(joined);
+			if (r) {
+				r = r == -ENOMEM ? r : 0; /* malformed: protects nothing */
+				continue;
+			}
+		} else if ((r = sbx_git_join(dotgit, root, s, &t, d))) {
+			break;
+		}
+		for (int j = 0; t && j < k; j++)
+			if (strcmp(out[j], t) == 0) {
+				free(t);
+				t = NULL;
+			}
+		if (t && (r = sbx_ctx_lookup(ctx, t, &at[k], d)) < 0)
+			free(t);
+		else if (t)
+			out[k++] = t;
+	}
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	if (r < 0)
+		for (int i = 0; i < k; i++) {
+			free(out[i]);
+			out[i] = NULL;
+		}
+	return r < 0 ? r : 0;
+}
+
+/*
+ * The directory a git directory's "commondir" file names (a linked worktree's gitdir points at
+ * the repository's common directory, where hooks and config live), or NULL.
+ */
+static int git_commondir(const struct sbx_ctx *ctx, const char *gitdir, char **out,
+			 struct sbx_diag *d)
+{
+	char *lines[SBX_GIT_READINGS] = {NULL}, *file = NULL;
+	struct sbx_pathinfo in;
+	int r;
+
+	*out = NULL;
+	r = sbx_path_join_any(gitdir, "commondir", &file);
+	if (!r)
+		r = sbx_git_read_lines(ctx, file, SBX_GIT_COMMONDIR,
+				       "it names the git directory whose hooks and config must be "
+				       "protected",
+				       GITDIR_FILE_MAX, lines, d);
+	if (r > 0)
+		r = sbx_git_join(file, gitdir, lines[0], out, d);
+	free(lines[0]);
+	free(file);
+	if (r < 0 || !*out)
+		return r; /* no such file, or not one line: not a worktree */
+	r = sbx_ctx_lookup(ctx, *out, &in, d);
+	if (r || !in.exists || in.type != SBX_FT_DIR) {
+		free(*out);
+		*out = NULL;
+	}
+	return r < 0 ? r : 0;
+}
+
+struct list_dirs {
+	const char *gitdir, *parent;
+	struct sbx_strv *out;
+	size_t first;  /* out->v[first] is gitdir */
+	bool skip_own; /* git's own subdirectories (sbx_git_own_subdir) */
+	struct sbx_diag *d;
+	int err; /* what stopped the listing */
+};
+
+/*
+ * Each push is counted: one listing of many names must not hold them all before the cap is
+ * looked at. Past it, the run is refused (each would be a carve-out), naming the directory to
+ * clean: one run in git mode can fill modules/, and every later run then refuses until then.
+ */
+static int push_subdir(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct list_dirs *l = arg;
+	char *p = NULL;
+	int r;
+
+	/*
+	 * In a git directory itself (skip_own) a link is a file git reads (git_reads) or no git
+	 * directory's.
+	 */
+	if ((type != SBX_FT_DIR && (type != SBX_FT_LINK || l->skip_own)) ||
+	    (l->skip_own && sbx_git_own_subdir(name)))
+		return 0;
+	r = sbx_path_join_any(l->parent, name, &p);
+	if (!r && type == SBX_FT_LINK) {
+		/*
+		 * Git follows it to wherever it leads (a submodule's .git file, a worktree's, names
+		 * it), and takes hooks and config there: kept read-only only as far as the git
+		 * directory goes, the link would lead the next git to a directory the command writes.
+		 */
+		sbx_diag_set(l->d, SBX_E_UNENFORCEABLE,
+			     "%s is a symbolic link among git directories: git would follow it to "
+			     "hooks and config that are not kept read-only",
+			     p);
+		r = sbx_diag_hint(l->d, SBX_E_UNENFORCEABLE,
+				  "put the directory there instead of the link, or remove it");
+		free(p);
+	} else if (!r && l->out->n - l->first > SBX_MAX_GIT_DIRS) {
+		sbx_diag_set(
+			l->d, SBX_E_TOO_BIG,
+			"more than %d git directories of submodules and worktrees at %s (%s is "
+			"one too many)",
+			SBX_MAX_GIT_DIRS, l->gitdir, p);
+		r = sbx_diag_hint(l->d, SBX_E_TOO_BIG,
+				  "remove the ones no longer used from %s (git submodule deinit, "
+				  "git worktree prune, then the directory)",
+				  l->parent);
+		free(p);
+	} else if (!r) {
+		r = sbx_strv_push_owned(l->out, p);
+	}
+	l->err = r;
+	return r ? 1 : 0;
+}
+
+/* Appends to l->out the subdirectories of dir/sub (of dir when sub is NULL). */
+static int list_subdirs(const struct sbx_ctx *ctx, struct list_dirs *l, const char *dir,
+			const char *sub, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char *list = NULL;
+	int r = sub ? sbx_path_join_any(dir, sub, &list) : (list = strdup(dir)) ? 0 : -ENOMEM;
+
+	if (r)
+		return r;
+	l->parent = list;
+	l->err = 0;
+	r = v->list(v->self, list, push_subdir, l);
+	if (l->err)
+		r = l->err;
+	else if (r == -ENOENT || r == -ENOTDIR)
+		r = 0;
+	else if (r && r != -ENOMEM && d) {
+		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", list,
+			     strerror(r < 0 ? -r : EACCES));
+		r = r < 0 ? r : -EACCES;
+	}
+	free(list);
+	return r;
+}
+
+/*
+ * The directories whose hooks and config git runs, for the git directory gitdir of a writable
+ * root: gitdir itself, the common directory it names (a worktree's), and each submodule's
+ * (<dir>/modules/NAME, and the nested ones in its own modules/). A submodule's name may have a
+ * slash (git names one by its path), so a directory under modules/ that is no git directory to
+ * git (sbx_git_is_gitdir) is searched for them in turn, and so is a submodule's git directory
+ * but for git's own subdirectories: the command may have made the directory around a nested one
+ * a git directory. A failed look-up or listing is an error.
+ */
+static int git_dirs(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *out,
+		    struct sbx_diag *d)
+{
+	size_t *worktrees = NULL, n_worktrees = 0, next_worktree = 0, first = out->n, roots;
+	char *common = NULL;
+	int r = sbx_strv_push(out, gitdir);
+
+	if (!r)
+		r = git_commondir(ctx, gitdir, &common, d);
+	if (!r && common)
+		r = sbx_strv_push_owned(out, common);
+	common = NULL;
+	roots = out->n;
+	for (size_t i = first; !r && i < out->n; i++) {
+		struct list_dirs l = {.gitdir = gitdir, .out = out, .first = first, .d = d};
+		/* Worktrees' git directories are met in the order they were listed (at their index). */
+		bool git = true,
+		     worktree = next_worktree < n_worktrees && worktrees[next_worktree] == i;
+		size_t n;
+
+		next_worktree += worktree;
+		/*
+		 * A linked worktree's git directory names its common directory, where git takes
+		 * hooks and config for that worktree: wherever it lies, it is one of these. It
+		 * holds no submodules' git directories (git keeps them in the common one), and
+		 * lies in a git directory read-only whole: nothing more is looked for in it.
+		 */
+		if (worktree) {
+			r = git_commondir(ctx, out->v[i], &common, d);
+			/* Mostly the git directory it was found in, first of all: asked first. */
+			if (!r && common && strcmp(common, out->v[first]) &&
+			    !sbx_strv_has(out, common))
+				r = sbx_strv_push_owned(out, common);
+			else
+				free(common);
+			common = NULL;
+			continue;
+		}
+		if (i >= roots)
+			r = sbx_git_is_gitdir(ctx, out->v[i], &git, d);
+		if (!r && git)
+			r = list_subdirs(ctx, &l, out->v[i], "modules", d);
+		/* Worktrees' git directories, for what git reads there (git_reads). */
+		n = out->n;
+		if (!r && git)
+			r = list_subdirs(ctx, &l, out->v[i], "worktrees", d);
+		if (!r && out->n > n) {
+			size_t *more =
+				realloc(worktrees, (n_worktrees + out->n - n) * sizeof(*more));
+
+			if (!more)
+				r = -ENOMEM;
+			else
+				worktrees = more;
+		}
+		for (; !r && n < out->n; n++)
+			worktrees[n_worktrees++] = n;
+		l.skip_own = git;
+		if (!r && i >= roots)
+			r = list_subdirs(ctx, &l, out->v[i], NULL, d);
+	}
+	free(worktrees);
+	return r;
+}
+
+/*
+ * A .git file's target that is no directory (missing, a file, a link) is no git directory to
+ * git. Inside a writable root the command could make it one of its own (a config that runs a
+ * command), which the next git, outside the sandbox, would take: it is denied (deny), so that
+ * nothing can be created there and anything there stays as it is (a link is refused). An entry
+ * naming the path decides instead, as a deny above it or the lack of a writable root leaves it
+ * to the rest of the profile.
+ */
+static int keep_gitdir_target(const struct pmap *m, const char *target, struct sbx_strv *deny)
+{
+	const struct pslot *s;
+
+	if (sbx_pmap_find(m, target, strlen(target)) || sbx_strv_has(deny, target))
+		return 0;
+	s = sbx_pmap_decider(m, target);
+	if (!s || s->access == SBX_DENY || s->wr < 0)
+		return 0;
+	return sbx_strv_push(deny, target);
+}
+
+/*
+ * Does the look-up in cross a symbolic link that lies in a writable root, other than one inside
+ * the git directories in git[0..n) (read-only there)? The first such is copied to one.
+ */
+static bool crosses_writable_link(const struct pmap *m, const struct sbx_pathinfo *in,
+				  const struct sbx_strv *git, size_t n, char one[SBX_MAX_PATH])
+{
+	size_t len;
+
+	for (const char *l = in->link; *l; l += len + !!l[len]) {
+		const struct pslot *s;
+		bool kept = false;
+
+		len = sbx_link_len(l);
+		snprintf(one, SBX_MAX_PATH, "%.*s", (int)len, l);
+		if (len >= SBX_MAX_PATH)
+			return true;
+		for (size_t k = 0; !kept && k < n; k++)
+			kept = sbx_path_covers_any(git->v[k], one) && strcmp(git->v[k], one);
+		s = kept ? NULL : sbx_pmap_decider(m, one);
+		if (s && s->access != SBX_DENY && s->wr >= 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The name of real, a resolved path, as the roots are enforced by their names (*out, to free):
+ * by the name of the writable root it lies in, which may be named through a link of its own
+ * (~/proj -> /data/proj); real itself when none holds it.
+ */
+static int root_name(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
+		     const char *real, char **out, struct sbx_diag *d)
+{
+	const struct pslot *s = sbx_pmap_decider(m, real);
+	struct sbx_pathinfo in;
+	int r = 0;
+
+	*out = NULL;
+	if (s && s->access != SBX_DENY && s->wr >= 0)
+		return (*out = strdup(real)) ? 0 : -ENOMEM;
+	for (size_t i = 0; i < roots->n_writable; i++) {
+		size_t n;
+
+		if ((r = sbx_ctx_lookup(ctx, roots->writable[i].root, &in, d)))
+			return r;
+		n = strlen(in.real);
+		if (!in.exists || !n || !sbx_path_covers_any(in.real, real) ||
+		    !strcmp(in.real, roots->writable[i].root))
+			continue;
+		return sbx_path_join_any(roots->writable[i].root, real[n] ? real + n + 1 : ".",
+					 out);
+	}
+	return (*out = strdup(real)) ? 0 : -ENOMEM;
+}
+
+/* Keeps real, where a link git follows leads (resolved), read-only, by its root_name(). */
+static int keep_target(const struct sbx_ctx *ctx, const struct pmap *m,
+		       const struct sbx_roots *roots, const char *real, struct sbx_strv *keep,
+		       struct sbx_diag *d)
+{
+	char *named = NULL;
+	int r = root_name(ctx, m, roots, real, &named, d);
+
+	if (!r)
+		r = sbx_strv_add_unique(keep, named);
+	free(named);
+	return r;
+}
+
+/* The names git reads in a git directory that may lead elsewhere: their index is a bit. */
+static const char *const reads[] = {"hooks", "config", "config.worktree", "commondir", "gitdir"};
+
+struct read_links {
+	unsigned *links;
+};
+
+static int read_link(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct read_links *l = arg;
+
+	for (size_t i = 0; type == SBX_FT_LINK && i < sizeof(reads) / sizeof(reads[0]); i++)
+		if (!strcmp(name, reads[i]))
+			*l->links |= 1u << i;
+	return 0;
+}
+
+/*
+ * Which of the names git reads (reads[]) are symbolic links in the git directory dir, as bits
+ * of *links: one listing, where a look-up each would cost more. A directory that cannot be
+ * listed is an error.
+ */
+static int read_links(const struct sbx_ctx *ctx, const char *dir, unsigned *links,
+		      struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	struct read_links l = {.links = links};
+	int r;
+
+	*links = 0;
+	r = v->list(v->self, dir, read_link, &l);
+	if (r == -ENOENT || r == -ENOTDIR)
+		return 0;
+	if (r && r != -ENOMEM && d) {
+		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", dir,
+			     strerror(r < 0 ? -r : EACCES));
+		r = r < 0 ? r : -EACCES;
+	}
+	return r;
+}
+
+/* Git's include depth (config.c, MAX_INCLUDE_DEPTH): past it git refuses to run. */
+#define GIT_INCLUDE_DEPTH 10
+
+/*
+ * The file p that the config from includes: kept read-only where it really is (and added to
+ * configs, whose includes git reads in turn, by the real path of its directory, which git goes
+ * up from on a ".."), denied when missing at the real path of its directory, refused when
+ * reached through a link in a writable root, or when missing through a link to nothing (the
+ * command could make where it leads). Each real path is named from the writable root that
+ * holds it (root_name), as the roots are enforced by their names.
+ */
+static int keep_include(const struct sbx_ctx *ctx, const struct pmap *m,
+			const struct sbx_roots *roots, const struct sbx_strv *git, bool git_mode,
+			const char *from, const char *p, struct sbx_strv *keep,
+			struct sbx_strv *deny, struct sbx_strv *configs, struct sbx_diag *d)
+{
+	struct sbx_pathinfo in, up;
+	char one[SBX_MAX_PATH], *dir = NULL, *named = NULL, *at = NULL;
+	size_t plen = strlen(p), dlen = sbx_path_parent_len(p, plen);
+	int r = sbx_ctx_lookup(ctx, p, &in, d);
+
+	if (r)
+		return r;
+	/* Git mode's git directories are writable: a link in one is the command's. */
+	if (crosses_writable_link(m, &in, git, git_mode ? 0 : git->n, one)) {
+		if (strcmp(one, p))
+			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				     "%s includes %s, through the symbolic link %s inside a "
+				     "writable root: the command could repoint it at a config of "
+				     "its own",
+				     from, p, one);
+		else
+			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				     "%s includes %s, a symbolic link inside a writable root: the "
+				     "command could repoint it at a config of its own",
+				     from, p);
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "include the file it leads to (git config include.path), or "
+				     "put that file there instead of the link");
+	}
+	/* The directory as the kernel resolves it, links outside the writable roots followed. */
+	if (!dlen || dlen >= plen) {
+		sbx_pathinfo_clear(&up);
+	} else {
+		if (!(dir = strndup(p, dlen)))
+			return -ENOMEM;
+		r = sbx_ctx_lookup(ctx, dir, &up, d);
+		free(dir);
+		if (r)
+			return r;
+	}
+	/*
+	 * Missing through a link to nothing there is, on the way or at its own name: where it
+	 * would be made is wherever the command makes that lead.
+	 */
+	if (!in.exists && ((!up.exists && up.link[0]) || (up.exists && strcmp(in.link, up.link)))) {
+		if (up.exists)
+			snprintf(one, sizeof(one), "%s", p);
+		else
+			snprintf(one, sizeof(one), "%.*s", (int)sbx_link_len(up.link), up.link);
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "%s includes %s, which is missing, through the symbolic link %s to "
+			     "nothing there is: the command could make what it leads to, and the "
+			     "file in it",
+			     from, p, one);
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "make the directory it leads to, or remove the include (git "
+				     "config --unset include.path)");
+	}
+	if (!up.exists && !in.exists)
+		return keep_gitdir_target(m, p, deny); /* no link on the way: p is where it is */
+	/* p a root: there is no directory to go up from. */
+	if (!up.exists)
+		return keep_target(ctx, m, roots, in.real, keep, d);
+	r = sbx_path_join_any(up.real, p + dlen + !!sbx_path_is_sep(p[dlen]), &at);
+	if (!r && in.exists)
+		r = keep_target(ctx, m, roots, in.real, keep, d);
+	else if (!r)
+		r = root_name(ctx, m, roots, at, &named, d);
+	if (!r && !in.exists)
+		r = keep_gitdir_target(m, named, deny);
+	if (!r && in.exists && in.type == SBX_FT_REG)
+		r = sbx_strv_add_unique(configs, at);
+	free(named);
+	free(at);
+	return r;
+}
+
+/*
+ * What git reads from the git directories in git (git_dirs' or gitmode.c's) that lies
+ * elsewhere, appended to keep (read-only carve-outs) or deny (missing: not to be made).
+ *  - Without git mode each git directory is read-only whole, but not where a symbolic link
+ *    in it leads: at the names git reads (hooks, config, config.worktree, commondir, gitdir),
+ *    the link's target is kept read-only too, resolved once here, which the plan keeps as it
+ *    is (a link on the way there inside a writable root is refused: the command could repoint
+ *    it). One that leads nowhere is refused: the command could make its target. (Git mode
+ *    keeps those names themselves, and so refuses a link at one.)
+ *  - The files each config includes (include.path, includeIf), and those they include, down
+ *    to git's depth, are kept read-only; one missing is denied, so that the command cannot
+ *    make it. One reached through a link in a writable root is refused.
+ * Each git directory that is listed is a directory (a checkout's .git file among them reads as
+ * none). Bounded: SBX_MAX_GIT_DIRS files included in all.
+ */
+static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
+		     const struct sbx_strv *git, size_t ndirs, bool git_mode, struct sbx_strv *keep,
+		     struct sbx_strv *deny, struct sbx_diag *d)
+{
+	struct sbx_strv configs = {0}, next = {0}, seen = {0};
+	char one[SBX_MAX_PATH];
+	unsigned links = 0;
+	size_t base;
+	int r = 0;
+
+	for (size_t k = 0; !r && k < git->n; k++) {
+		const char *slash = strrchr(git->v[k], '/');
+		const char *name = slash ? slash + 1 : git->v[k];
+
+		if (git_mode) {
+			/* gitmode.c's list holds the files: the configs among them. */
+			if (!strcmp(name, "config") || !strcmp(name, "config.worktree"))
+				r = sbx_strv_add_unique(&configs, git->v[k]);
+			continue;
+		}
+		if (k >= ndirs)
+			break;
+		r = read_links(ctx, git->v[k], &links, d);
+		/* A config missing includes nothing (sbx_git_config_includes). */
+		for (size_t i = 1; !r && i < 3; i++) {
+			char *p = NULL;
+
+			r = sbx_path_join_any(git->v[k], reads[i], &p);
+			if (!r)
+				r = sbx_strv_push_owned(&configs, p);
+		}
+		for (size_t i = 0; !r && i < sizeof(reads) / sizeof(reads[0]); i++) {
+			struct sbx_pathinfo in;
+			char *p = NULL;
+
+			if (!(links & (1u << i)))
+				continue;
+			r = sbx_path_join_any(git->v[k], reads[i], &p);
+			if (!r)
+				r = sbx_ctx_lookup(ctx, p, &in, d);
+			if (r) {
+				free(p);
+				continue;
+			}
+			if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, one)) {
+				/* Not a link now, when it was listed as one: swapped meanwhile. */
+				if (!in.is_link)
+					snprintf(one, sizeof(one), "%s", p);
+				sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+					     "%s is a symbolic link that git follows through %s, "
+					     "inside a writable root: the command could repoint it",
+					     p, one);
+				r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+						  "put the file or directory it leads to there "
+						  "instead of the link");
+			} else if (!in.exists) {
+				sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+					     "%s is a symbolic link to nothing there is: git would "
+					     "take what the command makes where it leads",
+					     p);
+				r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+						  "make what it leads to, or remove the link");
+			} else {
+				r = keep_target(ctx, m, roots, in.real, keep, d);
+			}
+			free(p);
+		}
+	}
+	base = configs.n; /* the git directories' own, which the cap does not count */
+	for (int depth = 0; !r && depth <= GIT_INCLUDE_DEPTH && configs.n; depth++) {
+		struct sbx_strv these = configs;
+
+		configs = (struct sbx_strv){0};
+		for (size_t k = 0; !r && k < these.n; k++) {
+			const char *from = these.v[k];
+
+			/*
+			 * The git directories' own configs are as many names as there are git
+			 * directories (two each): looked for only among the files included.
+			 */
+			if (depth && sbx_strv_has(&seen, from))
+				continue;
+			if (seen.n >= base + SBX_MAX_GIT_DIRS) {
+				sbx_diag_set(d, SBX_E_TOO_BIG,
+					     "git's config files include more than %d files (%s is "
+					     "one too many), each of which sbxrun keeps read-only",
+					     SBX_MAX_GIT_DIRS, from);
+				r = sbx_diag_hint(d, SBX_E_TOO_BIG,
+						  "include fewer files (include.path, includeIf)");
+				break;
+			}
+			r = sbx_strv_push(&seen, from);
+			if (!r)
+				r = sbx_git_config_includes(ctx, from, &next, d);
+			for (size_t i = 0; !r && i < next.n; i++)
+				r = keep_include(ctx, m, roots, git, git_mode, from, next.v[i],
+						 keep, deny, &configs, d);
+			sbx_strv_clear(&next);
+		}
+		sbx_strv_clear(&these);
+	}
+	sbx_strv_clear(&configs);
+	sbx_strv_clear(&next);
+	sbx_strv_clear(&seen);
+	if (r == -ENOMEM)
+		sbx_diag_set(d, r, "out of memory");
+	return r;
+}
+
+/*
+ * Git runs hooks and reads config from more places than .git: the directory a .git file points
+ * to (gitdir:), and from there a worktree's common directory and every submodule's. Each is a
+ * carve-out of the writable root that holds it (the caller places them); in git mode only what
+ * gitmode.c names is, and the missing ones of those must not be created.
+ */
+int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
+		  const char *root, const char *git, const struct sbx_pathinfo *in, bool git_mode,
+		  char *target[SBX_GIT_READINGS], struct sbx_strv *gits, struct sbx_strv *missing,
+		  struct sbx_strv *deny, struct sbx_diag *d)
+{
+	struct sbx_strv gone = {0}, extra = {0};
+	struct sbx_pathinfo tin[SBX_GIT_READINGS];
+	size_t ndirs;
+	bool any = false;
+	int r = 0;
+
+	/* Each reading of a .git file (sbx_gitdir_targets) is git's directory to protect. */
+	if (in->exists && in->type == SBX_FT_REG) {
+		r = sbx_gitdir_targets(ctx, root, git, target, tin, d);
+		for (int i = 0; !r && i < SBX_GIT_READINGS && target[i]; i++) {
+			if (!(tin[i].exists && tin[i].type == SBX_FT_DIR)) {
+				r = keep_gitdir_target(m, target[i], deny);
+				continue;
+			}
+			any = true;
+			r = git_mode ? sbx_git_mode_paths(ctx, target[i], gits, missing, &gone, d)
+				     : git_dirs(ctx, target[i], gits, d);
+		}
+	}
+	if (!r && !any && in->exists && in->type == SBX_FT_DIR) {
+		any = true;
+		r = git_mode ? sbx_git_mode_paths(ctx, git, gits, missing, &gone, d)
+			     : git_dirs(ctx, git, gits, d);
+	}
+	if (!r && any) {
+		/*
+		 * The checkouts those git directories name (a submodule's): git status recurses
+		 * into each through its .git, which the command could otherwise point at a git
+		 * directory of its own. Git mode keeps them itself.
+		 */
+		ndirs = gits->n; /* past them, checkouts' .git (git mode: files) */
+		for (size_t k = 0, n = gits->n; !r && !git_mode && k < n; k++)
+			r = sbx_git_keep_checkout(ctx, gits->v[k], gits, missing, &gone, d);
+		for (size_t k = 0; !r && k < gone.n; k++)
+			r = keep_gitdir_target(m, gone.v[k], deny);
+		/* What git reads from them that lies elsewhere: a link's target, an include. */
+		if (!r)
+			r = git_reads(ctx, m, roots, gits, ndirs, git_mode, &extra, deny, d);
+		for (size_t k = 0; !r && k < extra.n; k++)
+			r = sbx_strv_add_unique(gits, extra.v[k]);
+	}
+	sbx_strv_clear(&gone);
+	sbx_strv_clear(&extra);
+	return r;
+}
