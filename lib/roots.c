@@ -447,9 +447,9 @@ static int lifted_by_git_mode(const struct pmap *m, const struct sbx_roots *out,
  *  - N is "protected missing" when w/N does not exist and is not explicitly writable: the
  *    sandbox must keep it from being created;
  *  - the directory a .git pointer file names (gitdir:) becomes a carve-out of the deepest
- *    writable root that holds it, unless a deny lies in between or an entry names it.
+ *    writable root that holds it, unless a deny lies in between or an entry names it; so do
+ *    the other git directories and files git reads from there (gitroots.c).
  */
-
 static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 			const struct sbx_ctx *ctx, struct sbx_strv *deny, struct sbx_diag *d)
 {
@@ -571,6 +571,226 @@ static int windows_path_error(const struct sbx_entry *e, struct sbx_diag *d)
 			     "name it by its plain full path, such as C:\\work\\dir");
 }
 
+/* What sbx_fs_roots() works on, from the profile's entries to the roots it hands over. */
+struct build {
+	const struct sbx_fs *fs;
+	const struct sbx_fs *src; /* fs, or m: fs materialized for ctx */
+	const struct sbx_ctx *ctx;
+	struct sbx_roots *out;
+	struct sbx_diag *d;
+	struct sbx_fs m;
+	char **resolved; /* each of src's entries' path, NULL where it has none */
+	struct pmap map;
+	struct sbx_strv readable, unreadable, globs;
+};
+
+/*
+ * The entries to read: a profile already materialized for ctx (the plan's) is read as it is,
+ * its paths borrowed, since copying it again would only drop duplicates, which the map merges
+ * anyway.
+ */
+static int take_entries(struct build *b)
+{
+	if (!sbx_fs_expands(b->fs, b->ctx)) {
+		b->out->borrowed = b->fs->paths;
+		return 0;
+	}
+	b->src = &b->m;
+	return sbx_fs_materialize(b->fs, b->ctx, &b->m);
+}
+
+/* A deny glob, kept once when it is absolute for the host: other globs grant nothing. */
+static int add_deny_glob(struct build *b, const struct sbx_entry *e)
+{
+	if (e->access != SBX_DENY)
+		return 0;
+	if (!sbx_path_is_posix_abs(e->path) && !sbx_path_is_windows_abs(e->path))
+		return sbx_diag_set(b->d, SBX_E_INVALID,
+				    "deny glob `%s` is relative and there is no working directory "
+				    "to resolve it against",
+				    e->path);
+	if (!sbx_ctx_native_abs(e->path, b->ctx) || sbx_strv_has(&b->globs, e->path))
+		return 0;
+	return sbx_strv_push_owned(&b->globs, strdup(e->path));
+}
+
+/*
+ * The path of entry i, in b->resolved[i]: NULL for one that skips a missing path, when nothing
+ * is there (a mount point at a protected name is that name missing: is_point).
+ */
+static int resolve_path(struct build *b, size_t i)
+{
+	const struct sbx_entry *e = &b->src->entries[i];
+	const struct sbx_ctx *ctx = b->ctx;
+	struct sbx_pathinfo at;
+	bool exists, point;
+	int r;
+
+	if (b->src == b->fs && e->kind == SBX_PATH && e->pooled && e->path &&
+	    ctx->platform != SBX_PLATFORM_WINDOWS && sbx_ctx_native_abs(e->path, ctx))
+		b->resolved[i] =
+			e->path; /* as sbx_entry_resolve would copy it, borrowed (str_drop) */
+	else if ((r = sbx_entry_resolve(e, ctx, &b->resolved[i], b->d)))
+		return r == -EINVAL ? windows_path_error(e, b->d) : r;
+	if (!b->resolved[i] || !e->skip_missing)
+		return 0;
+	r = path_exists(ctx, b->resolved[i], &exists, &at, b->d);
+	if (!r && exists && e->access == SBX_READ && protected_name(b->resolved[i])) {
+		r = is_point(ctx, b->resolved[i], &at, &point, b->d);
+		exists = !point;
+	}
+	if (!r && !exists) {
+		str_drop(&b->out->borrowed, b->resolved[i]);
+		b->resolved[i] = NULL;
+	}
+	return r;
+}
+
+/* Each entry to the deny globs or to its path in b->resolved. */
+static int resolve_entries(struct build *b)
+{
+	int r = 0;
+
+	b->resolved = calloc(b->src->n ? b->src->n : 1, sizeof(*b->resolved));
+	if (!b->resolved)
+		return -ENOMEM;
+	for (size_t i = 0; !r && i < b->src->n; i++)
+		r = b->src->entries[i].kind == SBX_GLOB ? add_deny_glob(b, &b->src->entries[i])
+							: resolve_path(b, i);
+	return r;
+}
+
+/* The writable roots: the paths whose access is write, in cmp_writable's order, indexed. */
+static int place_writable(struct build *b)
+{
+	struct sbx_roots *out = b->out;
+	const struct pmap *map = &b->map;
+	size_t n_wr = 0;
+
+	for (size_t i = 0; i < map->paths.n; i++)
+		if (pmap_at(map, i)->access == SBX_WRITE)
+			n_wr++;
+	out->writable = calloc(n_wr ? n_wr : 1, sizeof(*out->writable));
+	if (!out->writable)
+		return -ENOMEM;
+	for (size_t i = 0; i < map->paths.n; i++) {
+		if (pmap_at(map, i)->access != SBX_WRITE)
+			continue;
+		out->writable[out->n_writable].root = strdup(map->paths.v[i]);
+		if (!out->writable[out->n_writable++].root)
+			return -ENOMEM;
+	}
+	qsort(out->writable, out->n_writable, sizeof(*out->writable), cmp_writable);
+	for (size_t i = 0; i < out->n_writable; i++)
+		sbx_pmap_find(map, out->writable[i].root, strlen(out->writable[i].root))->wr =
+			(int32_t)i;
+	return 0;
+}
+
+/*
+ * Each deny path to the unreadable ones, each read path to the carve-outs of the writable root
+ * it lies in or to the readable roots. Each distinct path is listed at most once, so a list
+ * takes the map's own string (the map's slot still points at it, alive as long as the roots
+ * are).
+ */
+static int place_read_and_deny(struct build *b)
+{
+	struct sbx_roots *out = b->out;
+	struct pmap *map = &b->map;
+	struct near_memo near = {0};
+	int r;
+
+	for (size_t i = 0; i < map->paths.n; i++) {
+		char *p = map->paths.v[i];
+		struct pslot *s = pmap_at(map, i), *up;
+		bool lifted;
+
+		if (s->access == SBX_DENY) {
+			if (is_fs_root(p))
+				continue;
+			if ((r = push_kept(&b->unreadable, p)))
+				return r;
+			map->paths.v[i] = NULL;
+			continue;
+		}
+		if (s->access != SBX_READ)
+			continue;
+		/*
+		 * A read path whose nearest named ancestor is itself read adds nothing: that
+		 * ancestor (a readable root or a carve-out) already covers it with the same
+		 * access, and no deny or write lies in between. Dropping it keeps a profile of
+		 * many read entries under "/" from costing one rule each.
+		 */
+		up = nearest_entry_of(map, s, &near);
+		/*
+		 * Linux's private /dev hides the host's /dev/shm from what an ancestor outside
+		 * it grants (read /): a root there is bound in only as a root of its own.
+		 */
+		if (up && up->access == SBX_READ && shm_apart(b->ctx, up->p, p))
+			up = sbx_pmap_decider(map, p);
+		else if (up && up->access == SBX_READ) {
+			/* Unless that ancestor is a .git git mode lifts: then it covers nothing. */
+			if ((r = lifted_by_git_mode(map, out, b->ctx, up, &lifted)))
+				return r;
+			if (!lifted)
+				continue;
+			/* The lifted .git decides nothing: the decider is above it. */
+			up = sbx_pmap_decider(map, p);
+		}
+		/* The .git of a writable root itself: git mode decides it (protect_root). */
+		if ((r = lifted_by_git_mode(map, out, b->ctx, s, &lifted)))
+			return r;
+		if (lifted)
+			continue;
+		/* Any other nearest entry is a deny or a writable root: the nearest decider. */
+		if (up && up->access != SBX_DENY)
+			r = push_read_only(&out->writable[up->wr], p);
+		else
+			r = push_kept(&b->readable, p);
+		if (r)
+			return r;
+		map->paths.v[i] = NULL;
+	}
+	return 0;
+}
+
+/* The protected metadata of each writable root, unless the file system is full-disk-write. */
+static int protect_roots(struct build *b)
+{
+	int r = 0;
+
+	for (size_t i = 0; !r && !b->out->full_write && i < b->out->n_writable; i++)
+		r = protect_root(b->out, &b->map, i, b->ctx, &b->unreadable, b->d);
+	return r;
+}
+
+/* The lists to the roots: the plan keeps them as long as it lives, so they are fitted. */
+static void hand_over(struct build *b)
+{
+	/* 10,000 paths leave 6,000 slots spare. */
+	sbx_strv_fit(&b->readable);
+	sbx_strv_fit(&b->unreadable);
+	b->out->readable = b->readable.v;
+	b->out->n_readable = b->readable.n;
+	b->out->unreadable = b->unreadable.v;
+	b->out->n_unreadable = b->unreadable.n;
+	b->out->deny_globs = b->globs.v;
+	b->out->n_deny_globs = b->globs.n;
+	b->readable = b->unreadable = b->globs = (struct sbx_strv){0};
+}
+
+static void build_free(struct build *b)
+{
+	const struct sbx_arena *borrowed = &b->out->borrowed;
+
+	strs_drop(borrowed, b->resolved, b->resolved ? b->src->n : 0);
+	pmap_free(&b->map, borrowed);
+	sbx_fs_clear(&b->m);
+	strv_drop(borrowed, &b->readable);
+	strv_drop(borrowed, &b->unreadable);
+	sbx_strv_clear(&b->globs);
+}
+
 /*
  * The roots a platform enforces, computed from the profile materialized for ctx (project roots
  * for every workspace root, relative globs against the cwd). The rules:
@@ -592,17 +812,13 @@ static int windows_path_error(const struct sbx_entry *e, struct sbx_diag *d)
  *  - deny_globs: deny glob patterns, absolute after materialization. Non-deny globs grant
  *    nothing (the loader refuses them) and are ignored.
  *  - Protected metadata under each writable root: see protect_root().
+ *
+ * The steps it takes, in this order, are the function: each reads what the ones before made.
  */
 int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_roots *out,
 		 struct sbx_diag *d)
 {
-	struct sbx_fs m = {0};
-	const struct sbx_fs *src = fs;
-	char **resolved = NULL;
-	struct pmap map = {0};
-	struct near_memo near = {0};
-	struct sbx_strv readable = {0}, unreadable = {0}, globs = {0};
-	size_t n_wr = 0;
+	struct build b = {.fs = fs, .src = fs, .ctx = ctx, .out = out, .d = d};
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -611,181 +827,20 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	out->platform_defaults = sbx_fs_include_platform_defaults(fs, ctx);
 	if (fs->kind != SBX_FS_RESTRICTED)
 		return 0;
-
-	/*
-	 * A profile already materialized for ctx (the plan's) is read as it is: copying it again
-	 * would only drop duplicates, which the map below merges anyway.
-	 */
-	if (sbx_fs_expands(fs, ctx)) {
-		r = sbx_fs_materialize(fs, ctx, &m);
-		if (r)
-			goto fail;
-		src = &m;
-	} else {
-		out->borrowed = fs->paths;
-	}
-	resolved = calloc(src->n ? src->n : 1, sizeof(*resolved));
-	if (!resolved) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < src->n; i++) {
-		const struct sbx_entry *e = &src->entries[i];
-
-		if (e->kind == SBX_GLOB) {
-			if (e->access != SBX_DENY)
-				continue;
-			if (!sbx_path_is_posix_abs(e->path) && !sbx_path_is_windows_abs(e->path)) {
-				r = sbx_diag_set(
-					d, SBX_E_INVALID,
-					"deny glob `%s` is relative and there is no working "
-					"directory to resolve it against",
-					e->path);
-				goto fail;
-			}
-			if (sbx_ctx_native_abs(e->path, ctx) && !sbx_strv_has(&globs, e->path) &&
-			    (r = sbx_strv_push_owned(&globs, strdup(e->path))))
-				goto fail;
-			continue;
-		}
-		if (src == fs && e->kind == SBX_PATH && e->pooled && e->path &&
-		    ctx->platform != SBX_PLATFORM_WINDOWS && sbx_ctx_native_abs(e->path, ctx)) {
-			/* As sbx_entry_resolve would copy it, borrowed (str_drop). */
-			resolved[i] = e->path;
-			r = 0;
-		} else {
-			r = sbx_entry_resolve(e, ctx, &resolved[i], d);
-		}
-		if (r == -EINVAL) {
-			r = windows_path_error(e, d);
-			goto fail;
-		}
-		if (r)
-			goto fail;
-		if (resolved[i] && e->skip_missing) {
-			struct sbx_pathinfo at;
-			bool exists;
-
-			r = path_exists(ctx, resolved[i], &exists, &at, d);
-			/* A mount point at a protected name is that name missing (is_point). */
-			if (!r && exists && e->access == SBX_READ && protected_name(resolved[i])) {
-				bool point;
-
-				r = is_point(ctx, resolved[i], &at, &point, d);
-				exists = !point;
-			}
-			if (r)
-				goto fail;
-			if (!exists) {
-				str_drop(&out->borrowed, resolved[i]);
-				resolved[i] = NULL;
-			}
-		}
-	}
-	r = pmap_build(&map, resolved, src);
-	if (r)
-		goto fail;
-
-	for (size_t i = 0; i < map.paths.n; i++)
-		if (pmap_at(&map, i)->access == SBX_WRITE)
-			n_wr++;
-	out->writable = calloc(n_wr ? n_wr : 1, sizeof(*out->writable));
-	if (!out->writable) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < map.paths.n; i++) {
-		const char *p = map.paths.v[i];
-
-		if (pmap_at(&map, i)->access != SBX_WRITE)
-			continue;
-		out->writable[out->n_writable].root = strdup(p);
-		if (!out->writable[out->n_writable++].root) {
-			r = -ENOMEM;
-			goto fail;
-		}
-	}
-	qsort(out->writable, out->n_writable, sizeof(*out->writable), cmp_writable);
-	for (size_t i = 0; i < out->n_writable; i++)
-		sbx_pmap_find(&map, out->writable[i].root, strlen(out->writable[i].root))->wr =
-			(int32_t)i;
-
-	/*
-	 * Each distinct path is listed at most once below, so a list takes the map's own string
-	 * (the map's slot still points at it, alive as long as the roots are).
-	 */
-	for (size_t i = 0; i < map.paths.n; i++) {
-		char *p = map.paths.v[i];
-		struct pslot *s = pmap_at(&map, i), *up;
-		bool lifted;
-
-		if (s->access == SBX_DENY) {
-			if (is_fs_root(p))
-				continue;
-			if ((r = push_kept(&unreadable, p)))
-				goto fail;
-			map.paths.v[i] = NULL;
-			continue;
-		}
-		if (s->access != SBX_READ)
-			continue;
-		/*
-		 * A read path whose nearest named ancestor is itself read adds nothing: that
-		 * ancestor (a readable root or a carve-out) already covers it with the same
-		 * access, and no deny or write lies in between. Dropping it keeps a profile of
-		 * many read entries under "/" from costing one rule each.
-		 */
-		up = nearest_entry_of(&map, s, &near);
-		/*
-		 * Linux's private /dev hides the host's /dev/shm from what an ancestor outside
-		 * it grants (read /): a root there is bound in only as a root of its own.
-		 */
-		if (up && up->access == SBX_READ && shm_apart(ctx, up->p, p))
-			up = sbx_pmap_decider(&map, p);
-		else if (up && up->access == SBX_READ) {
-			/* Unless that ancestor is a .git git mode lifts: then it covers nothing. */
-			if ((r = lifted_by_git_mode(&map, out, ctx, up, &lifted)))
-				goto fail;
-			if (!lifted)
-				continue;
-			/* The lifted .git decides nothing: the decider is above it. */
-			up = sbx_pmap_decider(&map, p);
-		}
-		/* The .git of a writable root itself: git mode decides it (protect_root). */
-		if ((r = lifted_by_git_mode(&map, out, ctx, s, &lifted)))
-			goto fail;
-		if (lifted)
-			continue;
-		/* Any other nearest entry is a deny or a writable root: the nearest decider. */
-		if (up && up->access != SBX_DENY)
-			r = push_read_only(&out->writable[up->wr], p);
-		else
-			r = push_kept(&readable, p);
-		if (r)
-			goto fail;
-		map.paths.v[i] = NULL;
-	}
-	for (size_t i = 0; !out->full_write && i < out->n_writable; i++)
-		if ((r = protect_root(out, &map, i, ctx, &unreadable, d)))
-			goto fail;
-
-	/* The plan keeps these lists as long as it lives: 10,000 paths leave 6,000 slots spare. */
-	sbx_strv_fit(&readable);
-	sbx_strv_fit(&unreadable);
-	out->readable = readable.v;
-	out->n_readable = readable.n;
-	out->unreadable = unreadable.v;
-	out->n_unreadable = unreadable.n;
-	out->deny_globs = globs.v;
-	out->n_deny_globs = globs.n;
-	readable = unreadable = globs = (struct sbx_strv){0};
-fail:
-	strs_drop(&out->borrowed, resolved, resolved ? src->n : 0);
-	pmap_free(&map, &out->borrowed);
-	sbx_fs_clear(&m);
-	strv_drop(&out->borrowed, &readable);
-	strv_drop(&out->borrowed, &unreadable);
-	sbx_strv_clear(&globs);
+	r = take_entries(&b);
+	if (!r)
+		r = resolve_entries(&b);
+	if (!r)
+		r = pmap_build(&b.map, b.resolved, b.src);
+	if (!r)
+		r = place_writable(&b);
+	if (!r)
+		r = place_read_and_deny(&b);
+	if (!r)
+		r = protect_roots(&b);
+	if (!r)
+		hand_over(&b);
+	build_free(&b);
 	if (r) {
 		if (r == -ENOMEM)
 			sbx_diag_set(d, r, "out of memory while resolving the profile");
