@@ -55,6 +55,7 @@ LIB_SRCS := \
 	lib/builtin.c \
 	lib/resolve.c \
 	lib/roots.c \
+	lib/pmap.c \
 	lib/gitroots.c \
 	lib/gitmode.c \
 	lib/legacy.c \

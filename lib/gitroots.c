@@ -9,14 +9,14 @@
  * The file system is looked at through the context's struct sbx_fsview only (the .git pointer
  * file, a worktree's commondir, modules/, worktrees/, the configs); a look-up that fails for any
  * reason but absence is an error, never "missing". Where each path lies (which writable root or
- * deny decides it) is the profile's map's answer (roots.h).
+ * deny decides it) is the profile's map's answer (pmap.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "roots.h"
+#include "gitroots.h"
 #include "winpath.h"
 
 /*

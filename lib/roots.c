@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "roots.h"
+#include "gitroots.h"
+#include "pmap.h"
 #include "winpath.h"
 
 /* ---- protected metadata (sbxrun-profile(5), PROTECTED METADATA) ---------------------------- */
@@ -120,19 +121,6 @@ static int push_kept(struct sbx_strv *s, char *p)
 	return r ? r : sbx_strv_push_owned(s, p);
 }
 
-/* A length the map holds no path of is not hashed. */
-struct pslot *sbx_pmap_find(const struct pmap *m, const char *p, size_t len)
-{
-	size_t s;
-
-	if (!m->cap || !sbx_lenset_has(&m->lens, len))
-		return NULL;
-	for (s = (size_t)sbx_hash(p, len) & (m->cap - 1); m->slots[s].p; s = (s + 1) & (m->cap - 1))
-		if (m->slots[s].len == len && sbx_bytes_cmp(m->slots[s].p, p, len) == 0)
-			return &m->slots[s];
-	return NULL;
-}
-
 /* The slot of the i-th distinct path. */
 static struct pslot *pmap_at(const struct pmap *m, size_t i)
 {
@@ -211,49 +199,7 @@ static void pmap_free(struct pmap *m, const struct sbx_arena *borrowed)
 }
 
 /*
- * The nearest strict ancestor of p in the map for which stop() holds, or NULL. Each ancestor is
- * hashed on its own (a word at a time), and only at a length the map holds: the callers ask
- * once per directory (nearest_entry_of) or for a few paths, while the map's own paths, one
- * hash each, are what a large profile has many of.
- */
-static struct pslot *nearest(const struct pmap *m, const char *p,
-			     bool (*stop)(const struct pslot *s))
-{
-	size_t len = strlen(p);
-	struct pslot *s;
-
-	while ((len = sbx_path_parent_len(p, len)) > 0) {
-		s = sbx_pmap_find(m, p, len);
-		if (s && stop(s))
-			return s;
-	}
-	return NULL;
-}
-
-static bool is_decider(const struct pslot *s)
-{
-	return s->access == SBX_DENY || s->wr >= 0;
-}
-
-static bool is_any(const struct pslot *s)
-{
-	(void)s;
-	return true;
-}
-
-struct pslot *sbx_pmap_decider(const struct pmap *m, const char *p)
-{
-	return nearest(m, p, is_decider);
-}
-
-/* The nearest ancestor of p that an entry names, whatever its access. */
-static struct pslot *nearest_entry(const struct pmap *m, const char *p)
-{
-	return nearest(m, p, is_any);
-}
-
-/*
- * nearest_entry's answer for the directory asked last. The answer depends on p's directory
+ * sbx_pmap_entry's answer for the directory asked last. The answer depends on p's directory
  * alone, and the paths of a large profile come a directory at a time (10,000 files of one),
  * each asking the same; the map does not change while it is asked.
  */
@@ -263,7 +209,7 @@ struct near_memo {
 	struct pslot *found;
 };
 
-/* nearest_entry(m, s->p), through memo. */
+/* sbx_pmap_entry(m, s->p), through memo. */
 static struct pslot *nearest_entry_of(const struct pmap *m, const struct pslot *s,
 				      struct near_memo *memo)
 {
@@ -273,7 +219,7 @@ static struct pslot *nearest_entry_of(const struct pmap *m, const struct pslot *
 		return memo->found;
 	memo->dir = s->p;
 	memo->len = len;
-	return memo->found = nearest_entry(m, s->p);
+	return memo->found = sbx_pmap_entry(m, s->p);
 }
 
 /*
