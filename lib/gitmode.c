@@ -338,28 +338,38 @@ static int config_value(const char *s, const char *lim, const char **end, char *
 	return cut ? -1 : 1;
 }
 
-/*
- * The last core.worktree of a config file's text, into out: 1 when there is one, 0 when not
- * (or when git would not read the file), SBX_E_TOO_BIG when one is longer than size - 1 bytes
- * (a value of another key may be any length: it names nothing looked at here). Sections are
- * matched as git does: [core] in any case, not [core "x"]; a key may follow its section's
- * header on the same line.
- */
-static int config_core_worktree(const char *s, size_t len, char *out, size_t size)
-{
-	const char *lim, *key;
-	bool in_core = false;
-	int found = 0;
-	char val[SBX_MAX_PATH + 1]; /* on the stack: under musl a heap block this size is a map */
+/* One key = value line of a config file, with the section it is in (config_each). */
+struct config_line {
+	const char *section; /* the section's name up to a subsection or "]" */
+	size_t section_n;
+	bool bare; /* "]" right after the name: no subsection, no ".x" */
+	const char *key;
+	size_t key_n;
+	const char *val; /* as git reads it (config_value), cut to the caller's buffer */
+	int got;	 /* 1 read whole, -1 longer than the buffer */
+};
 
-	if (size > sizeof(val))
-		size = sizeof(val);
+/* git would read nothing of the file from the line config_each stopped at. */
+#define CONFIG_REFUSED 1
+
+/*
+ * Calls each(arg, line) for every key = value line of a config file's text, in order, as git
+ * parses them: a byte order mark skipped, comments, section headers (a quoted subsection may hold
+ * "]", \" and \\), a boolean key without "=" left out. Values are read into val (size bytes).
+ * Returns the first nonzero each returns, CONFIG_REFUSED at a line git refuses (each has seen
+ * every line before it), or 0. The one walker of both readers below, so that git's parsing is
+ * followed in one place.
+ */
+static int config_each(const char *s, size_t len, char *val, size_t size,
+		       int (*each)(void *, const struct config_line *), void *arg)
+{
+	struct config_line l = {0};
+	const char *lim;
+
 	s = skip_bom(s, &len);
 	lim = s + len;
 	while (s < lim) {
-		bool worktree;
-		size_t n;
-		int got;
+		int r;
 
 		if (is_space(*s) || *s == '\n') {
 			s++;
@@ -371,83 +381,10 @@ static int config_core_worktree(const char *s, size_t len, char *out, size_t siz
 			continue;
 		}
 		if (*s == '[') {
-			for (key = ++s; s < lim && (is_key_char(*s) || *s == '.'); s++)
+			for (l.section = ++s; s < lim && is_key_char(*s); s++)
 				;
-			in_core = s < lim && *s == ']' && same_word(key, (size_t)(s - key), "core");
-			while (s < lim && *s != ']' && *s != '\n')
-				s++;
-			if (s < lim && *s == ']')
-				s++;
-			continue;
-		}
-		for (key = s; s < lim && is_key_char(*s); s++)
-			;
-		n = (size_t)(s - key);
-		while (s < lim && is_space(*s))
-			s++;
-		if (!n || s >= lim || *s != '=') {
-			while (s < lim && *s != '\n') /* a boolean, or not a key: no path */
-				s++;
-			continue;
-		}
-		got = config_value(s + 1, lim, &s, val, size);
-		worktree = in_core && same_word(key, n, "worktree");
-		if (!got) {
-			found = 0; /* git refuses the whole file */
-			break;
-		}
-		if (got < 0 && worktree)
-			found = SBX_E_TOO_BIG; /* unless git refuses the file further on */
-		else if (worktree && val[0]) {
-			memcpy(out, val, strlen(val) + 1);
-			found = 1;
-		}
-	}
-	return found;
-}
-
-/* ---- what a config includes ----------------------------------------------------------------- */
-
-/*
- * Calls each(arg, value) for every include.path and includeIf.<condition>.path of a config
- * file's text, in order, as git reads them (config_value). Every condition counts: which holds
- * when git runs (the branch checked out, a remote's URL) the command may decide. Stops at the
- * first error each returns; SBX_E_TOO_BIG for a value longer than SBX_MAX_PATH bytes; nothing
- * more at a line git refuses (git then runs nothing with the file: what came before is kept all
- * the same, which is no less).
- */
-static int config_includes(const char *s, size_t len, int (*each)(void *, const char *), void *arg)
-{
-	const char *lim, *key;
-	bool in_include = false;
-	char val[SBX_MAX_PATH + 1];
-
-	s = skip_bom(s, &len);
-	lim = s + len;
-	while (s < lim) {
-		size_t n;
-		int got, r;
-
-		if (is_space(*s) || *s == '\n') {
-			s++;
-			continue;
-		}
-		if (*s == '#' || *s == ';') {
-			while (s < lim && *s != '\n')
-				s++;
-			continue;
-		}
-		if (*s == '[') {
-			/*
-			 * [include], and [includeIf "..."] in any case; the older [includeif.x]
-			 * too, which git takes for includeif.x: a name of this kind is never
-			 * anything else.
-			 */
-			for (key = ++s; s < lim && is_key_char(*s); s++)
-				;
-			n = (size_t)(s - key);
-			in_include = (same_word(key, n, "include") && s < lim && *s == ']') ||
-				     (same_word(key, n, "includeif") && s < lim && *s != ']');
+			l.section_n = (size_t)(s - l.section);
+			l.bare = s < lim && *s == ']';
 			/* A quoted subsection may hold "]" (and \" and \\): up to the one after it. */
 			for (bool q = false; s < lim && *s != '\n' && (q || *s != ']'); s++) {
 				if (q && *s == '\\' && s + 1 < lim && s[1] != '\n')
@@ -459,27 +396,105 @@ static int config_includes(const char *s, size_t len, int (*each)(void *, const 
 				s++;
 			continue;
 		}
-		for (key = s; s < lim && is_key_char(*s); s++)
+		for (l.key = s; s < lim && is_key_char(*s); s++)
 			;
-		n = (size_t)(s - key);
+		l.key_n = (size_t)(s - l.key);
 		while (s < lim && is_space(*s))
 			s++;
-		if (!n || s >= lim || *s != '=') {
-			while (s < lim && *s != '\n')
+		if (!l.key_n || s >= lim || *s != '=') {
+			while (s < lim && *s != '\n') /* a boolean, or not a key: no path */
 				s++;
 			continue;
 		}
-		got = config_value(s + 1, lim, &s, val, sizeof(val));
-		if (!got)
-			return 0; /* git refuses the whole file */
-		if (!in_include || !same_word(key, n, "path"))
-			continue;
-		if (got < 0)
-			return SBX_E_TOO_BIG;
-		if (val[0] && (r = each(arg, val)))
+		l.got = config_value(s + 1, lim, &s, val, size);
+		if (!l.got)
+			return CONFIG_REFUSED;
+		l.val = val;
+		if ((r = each(arg, &l)))
 			return r;
 	}
 	return 0;
+}
+
+struct worktree_key {
+	char *out;
+	int found;
+};
+
+static int on_worktree_key(void *arg, const struct config_line *l)
+{
+	struct worktree_key *w = arg;
+
+	if (!l->bare || !same_word(l->section, l->section_n, "core") ||
+	    !same_word(l->key, l->key_n, "worktree"))
+		return 0;
+	if (l->got < 0)
+		w->found = SBX_E_TOO_BIG; /* unless git refuses the file further on */
+	else if (l->val[0]) {
+		memcpy(w->out, l->val, strlen(l->val) + 1);
+		w->found = 1;
+	}
+	return 0;
+}
+
+/*
+ * The last core.worktree of a config file's text, into out: 1 when there is one, 0 when not
+ * (or when git would not read the file), SBX_E_TOO_BIG when one is longer than size - 1 bytes
+ * (a value of another key may be any length: it names nothing looked at here). Sections are
+ * matched as git does: [core] in any case, not [core "x"]; a key may follow its section's
+ * header on the same line.
+ */
+static int config_core_worktree(const char *s, size_t len, char *out, size_t size)
+{
+	char val[SBX_MAX_PATH + 1]; /* on the stack: under musl a heap block this size is a map */
+	struct worktree_key w = {.out = out};
+
+	if (size > sizeof(val))
+		size = sizeof(val);
+	if (config_each(s, len, val, size, on_worktree_key, &w) == CONFIG_REFUSED)
+		return 0;
+	return w.found;
+}
+
+/* ---- what a config includes ----------------------------------------------------------------- */
+
+struct include_key {
+	int (*each)(void *, const char *);
+	void *arg;
+};
+
+/*
+ * [include] path, and [includeIf "..."] path in any case; the older [includeif.x] too, which
+ * git takes for includeif.x: a name of this kind is never anything else.
+ */
+static int on_include_key(void *arg, const struct config_line *l)
+{
+	const struct include_key *k = arg;
+	bool in_include = (l->bare && same_word(l->section, l->section_n, "include")) ||
+			  (!l->bare && same_word(l->section, l->section_n, "includeif"));
+
+	if (!in_include || !same_word(l->key, l->key_n, "path"))
+		return 0;
+	if (l->got < 0)
+		return SBX_E_TOO_BIG;
+	return l->val[0] ? k->each(k->arg, l->val) : 0;
+}
+
+/*
+ * Calls each(arg, value) for every include.path and includeIf.<condition>.path of a config
+ * file's text, in order, as git reads them (config_value). Every condition counts: which holds
+ * when git runs (the branch checked out, a remote's URL) the command may decide. Stops at the
+ * first error each returns; SBX_E_TOO_BIG for a value longer than SBX_MAX_PATH bytes; nothing
+ * more at a line git refuses (git then runs nothing with the file: what came before is kept all
+ * the same, which is no less).
+ */
+static int config_includes(const char *s, size_t len, int (*each)(void *, const char *), void *arg)
+{
+	char val[SBX_MAX_PATH + 1];
+	struct include_key k = {.each = each, .arg = arg};
+	int r = config_each(s, len, val, sizeof(val), on_include_key, &k);
+
+	return r == CONFIG_REFUSED ? 0 : r;
 }
 
 struct includes {
