@@ -763,8 +763,13 @@ static bool step_forward(struct conn *c)
 		cut_conn(c, "client"); /* the client left in the middle of its body */
 		return false;
 	}
-	/* Response heads: 1xx ones are passed on and another head follows. */
-	while (!c->resp_head) {
+	/*
+	 * Response heads: 1xx ones are passed on and another head follows. The next head is
+	 * read only once the client has taken the last one: an upstream that sends 1xx heads
+	 * without end to a client that does not read would otherwise grow `out` without bound,
+	 * where now `uin` fills and the upstream is no longer read.
+	 */
+	while (!c->resp_head && !used(&c->out)) {
 		r = sbx_http_scan(&c->rscan, data(&c->uin), used(&c->uin), false, &hl, &e);
 		if (r == 0 && used(&c->uin) == c->uin.cap) {
 			r = -1;

@@ -8,6 +8,9 @@
   client.py hold ADDR TARGET N          N tunnels open at once, then each echoes a message
                                         (ADDR "direct": plain connections to TARGET instead)
   client.py slow ADDR DATA              sends DATA (a partial head) and waits: "STATUS SECONDS"
+  client.py noread ADDR DATA N          sends DATA with a 4 KiB receive buffer; then prints
+                                        the first N bytes that come back and closes, or with
+                                        N 0 reads nothing and holds the connection until killed
   client.py chaos ADDR URL TARGET N     N clients that vanish at random points of exchanges
   client.py shutfirst ADDR TARGET N     through a tunnel to servers.py halfclose: half-closes
                                         first, and only then does the server send N bytes;
@@ -174,6 +177,27 @@ def cmd_slow(addr, data):
     print("%s %.1f" % (m.group(1).decode() if m else "none", time.monotonic() - start))
 
 
+def cmd_noread(addr, data, n):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # Set before connecting: a small window the kernel does not grow, so the proxy's sends
+    # to this client stall at once.
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    host, port = addr.rsplit(":", 1)
+    s.connect((host, int(port)))
+    s.sendall(unescape(data))
+    got = b""
+    while len(got) < n:
+        d = s.recv(n - len(got))
+        if not d:
+            break
+        got += d
+    sys.stdout.buffer.write(got)
+    sys.stdout.flush()
+    while n == 0:
+        time.sleep(60)
+    s.close()
+
+
 def vanish(s):
     """Closes abruptly: a reset (linger 0) or a plain close, at random."""
     try:
@@ -239,6 +263,8 @@ def main():
         cmd_hold(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "slow":
         cmd_slow(addr, sys.argv[3])
+    elif cmd == "noread":
+        cmd_noread(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "shutfirst":
         cmd_shutfirst(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "shutlast":

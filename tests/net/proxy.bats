@@ -555,6 +555,35 @@ print(all(d[i:i+k]==b[:len(d[i:i+k])] for i in range(0,len(d),k)))' "$BATS_TEST_
 	proxy_serves
 }
 
+@test "an upstream that sends 1xx heads without end to a client that does not read: its reads stop" {
+	FL_LOG=$BATS_TEST_TMPDIR/flood.log
+	: >"$FL_LOG"
+	python3 "$NET_DIR/servers.py" flood1xx "$BATS_TEST_TMPDIR/fl.port" "$FL_LOG" </dev/null \
+		>/dev/null 2>"$BATS_TEST_TMPDIR/fl.err" 3>&- &
+	PIDS+=($!)
+	wait_line "$BATS_TEST_TMPDIR/fl.port"
+	fl_port=$(cat "$BATS_TEST_TMPDIR/fl.port")
+	start_upstream
+	start_proxy --allow-domain 127.0.0.1 --allow-domain localhost
+	req="GET http://127.0.0.1:$fl_port/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+	# Positive control: a client that reads gets the 1xx heads as they come.
+	run client noread "$PX" "$req" 21
+	[ "$output" = "HTTP/1.1 100 Continue" ]
+	# A client that reads nothing: the heads wait in the proxy's buffer, which stops taking
+	# more, so the upstream's sends stall at the size of the buffers on the way (a few MiB)
+	# rather than the proxy's memory growing for as long as the upstream sends.
+	client noread "$PX" "$req" 0 >/dev/null 3>&- &
+	PIDS+=($!)
+	wait_count "$FL_LOG" stalled 1
+	cat "$FL_LOG"
+	run grep -c unbounded "$FL_LOG"
+	[ "$output" = 0 ]
+	sent=$(awk '$1 == "stalled" { print $2 }' "$FL_LOG")
+	[ -n "$sent" ]
+	[ "$sent" -lt 33554432 ]
+	proxy_serves
+}
+
 @test "a client that leaves in the middle of a large body: the upstream is let go, logged, no leak" {
 	start_upstream
 	start_proxy --allow-domain localhost

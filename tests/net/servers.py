@@ -18,6 +18,9 @@
       recv-then-send N   reads until the client's EOF, and only then sends N bytes of PATTERN
       send-then-recv     sends "bye\n" and its EOF first, then reads until the client's EOF and
                          appends "received COUNT SHA256" to LOGFILE
+  servers.py flood1xx PORTFILE LOGFILE          reads a request head, then sends 4 KiB
+                                                 "100 Continue" heads without end; appends
+      "stalled SENT" to LOGFILE once a send has waited 2 s, or "unbounded SENT" after 64 MiB
 
 The chosen port is written to PORTFILE once the socket listens.
 """
@@ -204,6 +207,32 @@ def make_halfclose(log):
     return HalfClose
 
 
+def make_flood1xx(log):
+    head = b"HTTP/1.1 100 Continue\r\nX-Pad: " + b"a" * 4000 + b"\r\n\r\n"
+
+    class Flood(socketserver.BaseRequestHandler):
+        def handle(self):
+            data = b""
+            while b"\r\n\r\n" not in data:
+                d = self.request.recv(65536)
+                if not d:
+                    return
+                data += d
+            self.request.settimeout(2)
+            sent, verdict = 0, "unbounded"
+            try:
+                while sent < 64 << 20:
+                    sent += self.request.send(head)
+            except socket.timeout:
+                verdict = "stalled"
+            except OSError:
+                verdict = "closed"
+            with open(log, "a") as f:
+                f.write("%s %d\n" % (verdict, sent))
+
+    return Flood
+
+
 class EchoServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -226,6 +255,9 @@ def main():
     elif mode == "halfclose":
         portfile, log = sys.argv[2:4]
         srv = EchoServer(("127.0.0.1", 0), make_halfclose(log))
+    elif mode == "flood1xx":
+        portfile, log = sys.argv[2:4]
+        srv = EchoServer(("127.0.0.1", 0), make_flood1xx(log))
     else:
         sys.exit("unknown mode " + mode)
     write_port(portfile, srv.server_address[1])
