@@ -6,14 +6,17 @@
  * pipe that the loop polls. The pool and its threads share one reference-counted state, so
  * freeing the pool never waits for a lookup still inside getaddrinfo().
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -54,11 +57,86 @@ static void unref_locked(struct sbx_resolver *r)
 	free(r);
 }
 
+/* Appends an address unless it is there already; the first SBX_PROXY_MAX_ADDRS are kept. */
+static void add_addr(struct sbx_resolved *res, int family, const void *addr, size_t len)
+{
+	unsigned char a[16] = {0};
+
+	if (res->n == SBX_PROXY_MAX_ADDRS)
+		return;
+	memcpy(a, addr, len);
+	for (int k = 0; k < res->n; k++)
+		if (res->family[k] == family && memcmp(res->addr[k], a, sizeof(a)) == 0)
+			return;
+	res->family[res->n] = family;
+	memcpy(res->addr[res->n++], a, sizeof(a));
+}
+
+/*
+ * The addresses /etc/hosts gives name, read as the C library's own lookup reads the file: on
+ * each line an address, then its names, up to a '#'; names compare without regard to case.
+ * 1 when a line names it, 0 when none does (or there is no file), -1 with errno when the file
+ * cannot be read.
+ */
+static int from_hosts(const char *name, struct sbx_resolved *res)
+{
+	FILE *f = fopen("/etc/hosts", "re");
+	char line[512];
+
+	/* As the C library takes it: a file that is missing or unreadable names nothing. */
+	if (!f)
+		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL, *addr, *tok, *hash = strchr(line, '#');
+		unsigned char a[16];
+		int fam;
+
+		if (hash)
+			*hash = '\0';
+		addr = strtok_r(line, " \t\r\n", &save);
+		if (!addr)
+			continue;
+		if (inet_pton(AF_INET, addr, a) == 1)
+			fam = AF_INET;
+		else if (inet_pton(AF_INET6, addr, a) == 1)
+			fam = AF_INET6;
+		else
+			continue;
+		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+			if (strcasecmp(tok, name) == 0) {
+				add_addr(res, fam, a, fam == AF_INET ? 4 : 16);
+				break;
+			}
+		}
+	}
+	fclose(f);
+	return res->n > 0;
+}
+
+static bool out_of_fds(void)
+{
+	return errno == EMFILE || errno == ENFILE;
+}
+
 static void lookup(struct sbx_resolve_job *j)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	struct addrinfo *ai = NULL;
+	/*
+	 * A name with a dot is looked up as written and nowhere else: /etc/hosts, then the name
+	 * servers for "name." (absolute), never with a search domain of resolv.conf appended. The
+	 * C library would try nx.example.com as nx.example.com.corp.example when it does not
+	 * exist (glibc after the name fails, musl first under a large ndots), and connect to a
+	 * host the decision never named: below an allowed wildcard, any name that does not exist
+	 * would lead there. The library's "name." skips the search list but also /etc/hosts,
+	 * hence the file read here first, as the library reads it before the name servers. A
+	 * name without a dot is only ever allowed by an entry naming it, which may mean the
+	 * search domains: it is left to the library whole.
+	 */
+	bool absolute = strchr(j->name, '.') != NULL;
+	char dotted[SBX_HOST_MAX + 2];
 
+	snprintf(dotted, sizeof(dotted), "%s.", j->name);
 	/*
 	 * No AI_ADDRCONFIG: on a host whose only interface is the loopback it would hide every
 	 * address, the loopback ones included.
@@ -69,29 +147,33 @@ static void lookup(struct sbx_resolve_job *j)
 	 * is cleared first: a failure that sets none must not read an earlier call's.)
 	 */
 	for (int tries = 0;; tries++) {
+		int h = 0;
+
 		errno = 0;
-		j->res.gai_error = getaddrinfo(j->name, NULL, &hints, &ai);
-		if (!j->res.gai_error || (errno != EMFILE && errno != ENFILE) || tries == 50)
+		if (absolute)
+			h = from_hosts(j->name, &j->res);
+		if (h > 0) {
+			j->res.gai_error = 0;
+			return;
+		}
+		if (h == 0) {
+			errno = 0;
+			j->res.gai_error =
+				getaddrinfo(absolute ? dotted : j->name, NULL, &hints, &ai);
+		} else {
+			j->res.gai_error = EAI_SYSTEM;
+		}
+		if ((h == 0 && !j->res.gai_error) || !out_of_fds() || tries == 50)
 			break;
 		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
 	}
-	for (struct addrinfo *a = ai; a && j->res.n < SBX_PROXY_MAX_ADDRS; a = a->ai_next) {
-		unsigned char addr[16] = {0};
-		bool dup = false;
-
+	for (struct addrinfo *a = ai; a; a = a->ai_next) {
 		if (a->ai_family == AF_INET)
-			memcpy(addr, &((struct sockaddr_in *)a->ai_addr)->sin_addr, 4);
+			add_addr(&j->res, AF_INET, &((struct sockaddr_in *)a->ai_addr)->sin_addr,
+				 4);
 		else if (a->ai_family == AF_INET6)
-			memcpy(addr, &((struct sockaddr_in6 *)a->ai_addr)->sin6_addr, 16);
-		else
-			continue;
-		for (int k = 0; k < j->res.n && !dup; k++)
-			dup = j->res.family[k] == a->ai_family &&
-			      memcmp(j->res.addr[k], addr, sizeof(addr)) == 0;
-		if (dup)
-			continue;
-		j->res.family[j->res.n] = a->ai_family;
-		memcpy(j->res.addr[j->res.n++], addr, sizeof(addr));
+			add_addr(&j->res, AF_INET6, &((struct sockaddr_in6 *)a->ai_addr)->sin6_addr,
+				 16);
 	}
 	if (ai)
 		freeaddrinfo(ai);

@@ -198,6 +198,53 @@ hosts_file() {
 	[ "$output" = hello ]
 }
 
+@test "a name below an allowed domain is resolved as written, never with a search domain appended" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n127.0.0.1 listed.example.test\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\nsearch corp.test\noptions ndots:5 timeout:1 attempts:1\n' \
+		>"$d/resolv.conf"
+	# nx.example.test does not exist; the search domain would make it a name that does.
+	printf 'real.example.test 127.0.0.1\nnx.example.test.corp.test 127.0.0.1\n' >"$d/zone"
+	cat >"$d/inner" <<-'EOF'
+		d=$1
+		python3 "$NET_DIR/servers.py" http "$d/www" "$d/up.port" "$d/up.log" </dev/null \
+			>/dev/null 2>&1 &
+		up=$!
+		"$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain '*.example.test' \
+			--allow-private-addresses --log "$d/proxy.log" </dev/null >"$d/proxy.addr" \
+			2>"$d/proxy.err" &
+		px=$!
+		for i in $(seq 200); do
+			[ -s "$d/up.port" ] && [ -s "$d/proxy.addr" ] && break
+			sleep 0.05
+		done
+		for n in nx real listed; do
+			echo "$n: $(curl -sS -x "http://$(cat "$d/proxy.addr")" \
+				"http://$n.example.test:$(cat "$d/up.port")/f.txt" 2>&1)"
+		done
+		kill -TERM $px
+		wait $px
+		echo "proxy: $?"
+		kill $up
+	EOF
+	un=(unshare --net --mount --propagation private)
+	[ "$(id -u)" = 0 ] || un=(unshare --user --map-root-user --net --mount --propagation private)
+	run env NET_DIR="$NET_DIR" SBXRUN="$SBXRUN" "${un[@]}" "$NET_DIR/dns-netns" "$d" \
+		bash "$d/inner" "$d"
+	echo "$output"
+	cat "$d/dns.log"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "nx: sbxrun: cannot resolve host nx.example.test: "* ]]
+	# Positive controls: a name the name servers know as written, and one /etc/hosts lists.
+	[ "${lines[1]}" = "real: hello" ]
+	[ "${lines[2]}" = "listed: hello" ]
+	[ "${lines[3]}" = "proxy: 0" ]
+	run grep -c corp.test "$d/dns.log"
+	[ "$output" = 0 ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
 @test "a name that resolves only over IPv6 is reached over IPv6" {
 	hosts_file
 	start_upstream ::1

@@ -21,6 +21,10 @@
   servers.py flood1xx PORTFILE LOGFILE          reads a request head, then sends 4 KiB
                                                  "100 Continue" heads without end; appends
       "stalled SENT" to LOGFILE once a send has waited 2 s, or "unbounded SENT" after 64 MiB
+  servers.py dns ZONE READYFILE LOGFILE         a name server on 127.0.0.1:53 (UDP) in a network
+                                                 namespace of the test's own: an A record for each
+      "NAME ADDRESS" line of ZONE, NXDOMAIN for other names, no record of other types; each
+      question's name is appended to LOGFILE, and READYFILE written once it listens
 
 The chosen port is written to PORTFILE once the socket listens.
 """
@@ -233,6 +237,38 @@ def make_flood1xx(log):
     return Flood
 
 
+def serve_dns(zone, ready, log):
+    import struct
+
+    records = {}
+    with open(zone) as f:
+        for line in f:
+            if line.split():
+                name, addr = line.split()
+                records[name.lower()] = socket.inet_aton(addr)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 53))
+    write_port(ready, 53)
+    while True:
+        q, peer = s.recvfrom(512)
+        i, labels = 12, []
+        while q[i]:
+            labels.append(q[i + 1 : i + 1 + q[i]].decode().lower())
+            i += 1 + q[i]
+        qtype = struct.unpack(">H", q[i + 1 : i + 3])[0]
+        question = q[12 : i + 5]
+        name = ".".join(labels)
+        with open(log, "a") as f:
+            f.write(name + "\n")
+        answers = b""
+        if name in records and qtype == 1:
+            answers = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 60, 4) + records[name]
+        flags = 0x8180 if name in records else 0x8183  # NXDOMAIN
+        head = struct.pack(">HHHHHH", struct.unpack(">H", q[:2])[0], flags, 1,
+                           1 if answers else 0, 0, 0)
+        s.sendto(head + question + answers, peer)
+
+
 class EchoServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -255,6 +291,9 @@ def main():
     elif mode == "halfclose":
         portfile, log = sys.argv[2:4]
         srv = EchoServer(("127.0.0.1", 0), make_halfclose(log))
+    elif mode == "dns":
+        serve_dns(*sys.argv[2:5])
+        return
     elif mode == "flood1xx":
         portfile, log = sys.argv[2:4]
         srv = EchoServer(("127.0.0.1", 0), make_flood1xx(log))
