@@ -73,24 +73,32 @@ static void add_addr(struct sbx_resolved *res, int family, const void *addr, siz
 }
 
 /*
- * The addresses /etc/hosts gives name, read as the C library's own lookup reads the file: on
- * each line an address, then its names, up to a '#'; names compare without regard to case.
- * 1 when a line names it, 0 when none does (or there is no file), -1 with errno when the file
- * cannot be read.
+ * The addresses /etc/hosts gives name, read as glibc's own lookup reads the file: on each line
+ * an address, then its names, up to a '#'; names compare without regard to case. Lines are read
+ * whole, however long: cut into pieces (musl reads 511 bytes at a time), a line would end its
+ * first piece with part of a name, which could be the name looked for, and would lose the names
+ * after the cut. 1 when a line names it, 0 when none does (or there is no file), -1 with errno
+ * when the file cannot be read.
  */
 static int from_hosts(const char *name, struct sbx_resolved *res)
 {
 	FILE *f = fopen("/etc/hosts", "re");
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
+	int e;
 
 	/* As the C library takes it: a file that is missing or unreadable names nothing. */
 	if (!f)
 		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *save = NULL, *addr, *tok, *hash = strchr(line, '#');
+	for (;;) {
+		char *save = NULL, *addr, *tok, *hash;
 		unsigned char a[16];
 		int fam;
 
+		errno = 0;
+		if (getline(&line, &cap, f) < 0)
+			break;
+		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
 		addr = strtok_r(line, " \t\r\n", &save);
@@ -109,7 +117,15 @@ static int from_hosts(const char *name, struct sbx_resolved *res)
 			}
 		}
 	}
+	/* A read that fails part way (EIO, EISDIR, ENOMEM) is an error, not the end of the list. */
+	e = feof(f) ? 0 : errno ? errno : EIO;
+	free(line);
 	fclose(f);
+	if (e) {
+		res->n = 0;
+		errno = e;
+		return -1;
+	}
 	return res->n > 0;
 }
 
@@ -129,7 +145,8 @@ static void lookup(struct sbx_resolve_job *j)
 	 * exist (glibc after the name fails, musl first under a large ndots), and connect to a
 	 * host the decision never named: below an allowed wildcard, any name that does not exist
 	 * would lead there. The library's "name." skips the search list but also /etc/hosts,
-	 * hence the file read here first, as the library reads it before the name servers. A
+	 * hence the file read here first, as the library reads it before the name servers
+	 * (whatever nsswitch.conf says, for a glibc linked dynamically). A
 	 * name without a dot is only ever allowed by an entry naming it, which may mean the
 	 * search domains: it is left to the library whole.
 	 */

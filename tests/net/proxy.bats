@@ -198,15 +198,15 @@ hosts_file() {
 	[ "$output" = hello ]
 }
 
-@test "a name below an allowed domain is resolved as written, never with a search domain appended" {
-	d=$BATS_TEST_TMPDIR
-	printf '127.0.0.1 localhost\n127.0.0.1 listed.example.test\n' >"$d/hosts"
-	printf 'nameserver 127.0.0.1\nsearch corp.test\noptions ndots:5 timeout:1 attempts:1\n' \
-		>"$d/resolv.conf"
-	# nx.example.test does not exist; the search domain would make it a name that does.
-	printf 'real.example.test 127.0.0.1\nnx.example.test.corp.test 127.0.0.1\n' >"$d/zone"
+# fetch_in_dns_netns NAME...: in a network and mount namespace of its own (tests/net/dns-netns)
+# whose /etc/hosts, /etc/resolv.conf and name server's zone are $BATS_TEST_TMPDIR/hosts,
+# resolv.conf and zone, fetches f.txt from each NAME through a proxy allowing *.example.test:
+# "NAME: what curl printed" for each, then "proxy: its exit status".
+fetch_in_dns_netns() {
+	local d=$BATS_TEST_TMPDIR un
 	cat >"$d/inner" <<-'EOF'
 		d=$1
+		shift
 		python3 "$NET_DIR/servers.py" http "$d/www" "$d/up.port" "$d/up.log" </dev/null \
 			>/dev/null 2>&1 &
 		up=$!
@@ -218,9 +218,9 @@ hosts_file() {
 			[ -s "$d/up.port" ] && [ -s "$d/proxy.addr" ] && break
 			sleep 0.05
 		done
-		for n in nx real listed; do
+		for n in "$@"; do
 			echo "$n: $(curl -sS -x "http://$(cat "$d/proxy.addr")" \
-				"http://$n.example.test:$(cat "$d/up.port")/f.txt" 2>&1)"
+				"http://$n:$(cat "$d/up.port")/f.txt" 2>&1)"
 		done
 		kill -TERM $px
 		wait $px
@@ -230,16 +230,51 @@ hosts_file() {
 	un=(unshare --net --mount --propagation private)
 	[ "$(id -u)" = 0 ] || un=(unshare --user --map-root-user --net --mount --propagation private)
 	run env NET_DIR="$NET_DIR" SBXRUN="$SBXRUN" "${un[@]}" "$NET_DIR/dns-netns" "$d" \
-		bash "$d/inner" "$d"
+		bash "$d/inner" "$d" "$@"
 	echo "$output"
 	cat "$d/dns.log"
+}
+
+@test "a name below an allowed domain is resolved as written, never with a search domain appended" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n127.0.0.1 listed.example.test\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\nsearch corp.test\noptions ndots:5 timeout:1 attempts:1\n' \
+		>"$d/resolv.conf"
+	# nx.example.test does not exist; the search domain would make it a name that does.
+	printf 'real.example.test 127.0.0.1\nnx.example.test.corp.test 127.0.0.1\n' >"$d/zone"
+	fetch_in_dns_netns nx.example.test real.example.test listed.example.test
 	[ "$status" -eq 0 ]
-	[[ "${lines[0]}" == "nx: sbxrun: cannot resolve host nx.example.test: "* ]]
+	[[ "${lines[0]}" == "nx.example.test: sbxrun: cannot resolve host nx.example.test: "* ]]
 	# Positive controls: a name the name servers know as written, and one /etc/hosts lists.
-	[ "${lines[1]}" = "real: hello" ]
-	[ "${lines[2]}" = "listed: hello" ]
+	[ "${lines[1]}" = "real.example.test: hello" ]
+	[ "${lines[2]}" = "listed.example.test: hello" ]
 	[ "${lines[3]}" = "proxy: 0" ]
 	run grep -c corp.test "$d/dns.log"
+	[ "$output" = 0 ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
+@test "/etc/hosts is read in whole lines: a long line is neither cut into a false name nor lost" {
+	d=$BATS_TEST_TMPDIR
+	# A line of 511 bytes up to "cut.example.test", which goes on as cut.example.testx (the
+	# name it gives is not cut.example.test), and one that names late.example.test after its
+	# 512th byte.
+	cut="127.0.0.2 $(printf 'a%.0s ' $(seq 242)) cut.example.test"
+	[ "${#cut}" -eq 511 ]
+	late="127.0.0.1 $(printf 'a%.0s ' $(seq 300)) late.example.test"
+	printf '127.0.0.1 localhost\n%sx\n%s\n' "$cut" "$late" >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	printf 'cut.example.test 127.0.0.1\n' >"$d/zone"
+	fetch_in_dns_netns cut.example.test late.example.test
+	[ "$status" -eq 0 ]
+	# cut.example.test is the name server's (127.0.0.1, where the upstream listens), not the
+	# long line's 127.0.0.2, where nothing does.
+	[ "${lines[0]}" = "cut.example.test: hello" ]
+	# late.example.test is the long line's: the name server does not know it.
+	[ "${lines[1]}" = "late.example.test: hello" ]
+	[ "${lines[2]}" = "proxy: 0" ]
+	run grep -c late.example.test "$d/dns.log"
 	[ "$output" = 0 ]
 	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
 	[ "$output" = 0 ]
