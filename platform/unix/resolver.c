@@ -142,11 +142,11 @@ static void lookup(struct sbx_resolve_job *j)
 	 * A name with a dot is looked up as written and nowhere else: /etc/hosts, then the name
 	 * servers for "name." (absolute), never with a search domain of resolv.conf appended. The
 	 * C library would try nx.example.com as nx.example.com.corp.example when it does not
-	 * exist (glibc after the name fails, musl first under a large ndots), and connect to a
-	 * host the decision never named: below an allowed wildcard, any name that does not exist
-	 * would lead there. The library's "name." skips the search list but also /etc/hosts,
-	 * hence the file read here first, as the library reads it before the name servers
-	 * (whatever nsswitch.conf says, for a glibc linked dynamically). A
+	 * exist (both libraries first when it has fewer dots than ndots, glibc also after the
+	 * name fails), and connect to a host the decision never named: below an allowed wildcard,
+	 * any name that does not exist would lead there. The library's "name." skips the search
+	 * list but also /etc/hosts, hence the file read here first, as the library reads it
+	 * before the name servers (whatever nsswitch.conf says, for a glibc linked dynamically). A
 	 * name without a dot is only ever allowed by an entry naming it, which may mean the
 	 * search domains: it is left to the library whole.
 	 */
