@@ -144,6 +144,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	struct sbx_linux_facts facts;
 	struct sbx_linux_enforce e = {0};
 	struct sbx_rulepaths res;
+	struct sbx_linux_globs globs = {0};
 	struct sbx_linux_prepared prepared;
 	struct exec_failure xf;
 	struct run_report rr = {0};
@@ -271,6 +272,13 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		sbx_diag_set(d, rc, "out of memory");
 		goto out;
 	}
+	/*
+	 * The deny globs' matches, found once and checked: a glob whose scan refuses is a rule that
+	 * cannot be enforced, refused below in the words explain gives it (the same scan).
+	 */
+	rc = sbx_linux_scan_globs(&plan, &res, &globs, d);
+	if (rc < 0)
+		goto out;
 	/* Fail closed, in the words `run` uses. */
 	if (!sbx_plan_enforceable(&plan)) {
 		refuse_plan(&plan);
@@ -300,7 +308,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 			close(made_log.dir);
 		}
 	}
-	rc = sbx_linux_enforce_from_plan(&plan, &facts, o.report_fd >= 0, &res, &e, d);
+	rc = sbx_linux_enforce_from_plan(&plan, &facts, o.report_fd >= 0, &res, &globs, &e, d);
 	if (rc == 0) {
 		rc = sbx_linux_net_from_plan(&plan, &facts, &res, &o, log_fd, &net, d);
 		log_fd = -1; /* net's now */
@@ -327,6 +335,7 @@ out:
 		close(log_fd);
 	run_report_free(&rr);
 	sbx_linux_enforce_free(&e);
+	sbx_linux_globs_free(&globs);
 	sbx_linux_net_free(&net);
 	sbx_rulepaths_free(&res);
 	if (planned)

@@ -223,14 +223,35 @@ struct sbx_linux_enforce {
 };
 
 /*
+ * The matches of a plan's deny globs on this host, found once (enforce.c): one list per
+ * requirement of the plan, empty but for the deny globs it enforces.
+ */
+struct sbx_linux_globs {
+	struct sbx_strv *matches;
+	size_t n; /* the plan's requirements when it was scanned */
+};
+/*
+ * Scans each deny glob the plan (attached for this host's facts) enforces, and checks each match
+ * as a rule path (looked up once through res, no link an earlier run could plant, no other
+ * name). A glob whose scan refuses becomes unenforceable with the scan's words and hint, so that
+ * explain says what run refuses, in the same words (sbxrun(1), explain); one that holds gets a
+ * note with the count. The one scan both explain and the helper run. 0, or -ENOMEM with d
+ * filled; free g with sbx_linux_globs_free().
+ */
+int sbx_linux_scan_globs(struct sbx_plan *plan, struct sbx_rulepaths *res,
+			 struct sbx_linux_globs *g, struct sbx_diag *d);
+void sbx_linux_globs_free(struct sbx_linux_globs *g);
+
+/*
  * Reads off a plan (built and attached for this host's facts) what the enter sequence applies:
- * the mechanisms its requirements name, its roots, the matches of its deny globs (expanded
- * now), and the process model: init's where the command is traced (--report), as
+ * the mechanisms its requirements name, its roots, the matches of its deny globs (globs, from
+ * sbx_linux_scan_globs on this plan, whose matches it takes), and the process model: init's where the command is traced (--report), as
  * sbx_report_model() says, or SBX_E_UNENFORCEABLE with d filled. e borrows plan's roots and
  * owns the lists; free with sbx_linux_enforce_free().
  */
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-				bool traced, struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
+				bool traced, struct sbx_rulepaths *res,
+				struct sbx_linux_globs *globs, struct sbx_linux_enforce *e,
 				struct sbx_diag *d);
 void sbx_linux_enforce_free(struct sbx_linux_enforce *e);
 

@@ -83,7 +83,8 @@ full() { PROFILE=$FULL sbx "$@"; }
 	run sbx ln -s /etc/hostname "$WS/planted.env"
 	[ "$status" -eq 0 ]
 	run sbx touch "$CANARY"
-	refused "sbxrun: cannot enforce sandbox deny-read path $WS/planted.env because it crosses writable symlink $WS/planted.env"
+	refused "$(glob_refused "$WS/**/*.env")cannot enforce sandbox deny-read path $WS/planted.env because it crosses writable symlink $WS/planted.env"
+	explain_agrees
 	rm "$WS/planted.env"
 	expect EACCES read "$WS/own.env"
 }
