@@ -362,6 +362,28 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, b
 	(SBX_TRACE_REFUSED_BIT | ((unsigned)(group) << 8) | ((unsigned)(err)&0xffu))
 #define SBX_TRACE_GROUP(data) (((data) >> 8) & 0x7fu)
 #define SBX_TRACE_ERRNO(data) ((int)((data)&0xffu))
+
+#include <sys/socket.h>
+/*
+ * The Unix socket types a restricted network keeps, stream and seqpacket, are an allow-list
+ * tested on bits, not values (seccomp.c, seccomp_net.c): of the type's four bits, bit 0 set and
+ * bits 1 and 3 clear. That holds for 1 and 5 alone among the values the kernel knows, and only
+ * while the flags sharing the argument lie above those four bits: pinned here, so that a C
+ * library or architecture numbering them otherwise fails the build rather than the filter.
+ */
+#define SBX_SOCK_TYPE_SET   0x1u /* must be set */
+#define SBX_SOCK_TYPE_CLEAR 0xau /* must be clear (bits 1 and 3) */
+#define SBX_SOCK_TYPE_KEPT(t)                                                                      \
+	(((unsigned)(t) & (SBX_SOCK_TYPE_SET | SBX_SOCK_TYPE_CLEAR)) == SBX_SOCK_TYPE_SET)
+_Static_assert(SOCK_STREAM == 1 && SOCK_SEQPACKET == 5, "stream and seqpacket are 1 and 5");
+_Static_assert(SBX_SOCK_TYPE_KEPT(SOCK_STREAM) && SBX_SOCK_TYPE_KEPT(SOCK_SEQPACKET),
+	       "the bit test keeps stream and seqpacket");
+_Static_assert(!SBX_SOCK_TYPE_KEPT(SOCK_DGRAM) && !SBX_SOCK_TYPE_KEPT(SOCK_RAW) &&
+		       !SBX_SOCK_TYPE_KEPT(SOCK_RDM) && !SBX_SOCK_TYPE_KEPT(SOCK_DCCP) &&
+		       !SBX_SOCK_TYPE_KEPT(SOCK_PACKET) && !SBX_SOCK_TYPE_KEPT(0),
+	       "the bit test refuses every other type");
+_Static_assert(((SOCK_NONBLOCK | SOCK_CLOEXEC) & 0xf) == 0,
+	       "the socket flags lie above the type's four bits (SOCK_TYPE_MASK)");
 #include <linux/filter.h>
 /*
  * The program loaded: a head, then main (libseccomp's program for the same switches, from
