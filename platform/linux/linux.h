@@ -308,6 +308,8 @@ void sbx_linux_refused(void);
 
 /* Landlock (landlock.c). */
 int sbx_landlock_abi(void); /* running ABI, 0 when unavailable */
+/* The ABI from which Landlock scopes abstract Unix sockets and signals (Linux 6.12). */
+#define SBX_LL_ABI_SCOPE 6
 struct sbx_landlock;
 /*
  * restrict_fs false: no file-system right is handled (full write); the network and scopes only.
