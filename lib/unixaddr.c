@@ -6,11 +6,26 @@
  * a seccomp listener, and portable (no sockaddr_un: its sun_path bytes are passed).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "net.h"
+
+/* Does p hold a ".." component? */
+static bool has_dotdot(const char *p)
+{
+	for (const char *c = p + strspn(p, "/"); *c;) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return true;
+		c += n;
+		c += strspn(c, "/");
+	}
+	return false;
+}
 
 int sbx_unix_address_path(const char *sun_path, size_t n, const char *cwd, char **out)
 {
@@ -23,6 +38,23 @@ int sbx_unix_address_path(const char *sun_path, size_t n, const char *cwd, char 
 		return -EINVAL;
 	memcpy(raw, sun_path, n);
 	raw[n] = '\0'; /* the kernel reads up to the first NUL too */
+	/*
+	 * The broker walks a name without following a link, and the kernel climbs a ".." from
+	 * where a link before it leads: read lexically, "a/link/../s" would connect a/s, another
+	 * socket than the kernel's, and "a/missing/../s" one where the kernel finds none. So ".."
+	 * is refused, as any name the broker does not connect (EACCES, the kernel's answer for a
+	 * socket its caller may not write), whatever exists there: not ENOENT, which would say
+	 * the socket is missing, nor EINVAL, as the kernel takes the address.
+	 */
+	if (has_dotdot(raw))
+		return -EACCES;
+	/*
+	 * A name ending in "/" must be a directory, which a socket never is: the kernel connects
+	 * none (ENOTDIR, for a socket there). Answered so for every such name, the answer says
+	 * nothing of what exists; read lexically, the slash was dropped and the socket connected.
+	 */
+	if (raw[strlen(raw) - 1] == '/')
+		return -ENOTDIR;
 	if (raw[0] == '/') {
 		r = sbx_path_normalize(raw, out);
 	} else {

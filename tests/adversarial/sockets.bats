@@ -228,3 +228,37 @@ export -f own_abstract
 	run with "$ENABLED" -- bash -c "own_abstract '$own'"
 	[ "$output" = "OK EPERM" ]
 }
+
+@test "a \"..\" or a trailing \"/\" in a socket's name: refused, never read lexically" {
+	mkdir -p "$OUT/daemon/sub"
+	# Run 1, confined, plants a link in the allowed directory to a directory beside the
+	# daemon's socket: the kernel climbs "lnk/.." from where the link leads.
+	run with "$PROFILE" -- ln -s "$OUT/daemon/sub" "$WS/agent/lnk"
+	[ "$status" -eq 0 ]
+	outside unix "$WS/agent/lnk/../docker.sock"
+	# Positive control: the allowed socket, named plainly, absolute or relative.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- sh -c "cd '$WS/agent' && '$P' unix agent.sock"
+	[ "$output" = OK ]
+	# Run 2: read lexically, "lnk/../agent.sock" connected agent.sock, where the kernel finds
+	# none; through "..", the kernel's name is the daemon's. Each is refused alike.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/lnk/../agent.sock"
+	[ "$output" = EACCES ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/lnk/../docker.sock"
+	[ "$output" = EACCES ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- sh -c "cd '$WS/agent' && '$P' unix ../agent/agent.sock"
+	[ "$output" = EACCES ]
+	# A trailing "/" names a directory, which no socket is: the kernel's ENOTDIR (the slash
+	# was dropped, and the socket connected).
+	run "$P" unix "$WS/agent/agent.sock/"
+	[ "$output" = ENOTDIR ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock/"
+	[ "$output" = ENOTDIR ]
+	# With the network enabled, the writable roots' sockets go through the broker too.
+	run with "$ENABLED" -- "$P" unix "$WS/agent/lnk/../agent.sock"
+	[ "$output" = EACCES ]
+	run with "$ENABLED" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	rm -f "$WS/agent/lnk"
+}
