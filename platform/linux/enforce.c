@@ -299,11 +299,16 @@ int sbx_linux_scan_globs(struct sbx_plan *plan, struct sbx_rulepaths *res,
 			continue;
 		sbx_diag_clear(&why);
 		rc = scan_one(plan, r, res, &g->matches[i], &why);
-		/* Refused: the glob's requirement says why, as any rule's that cannot be enforced. */
-		if (rc < 0 && rc != -ENOMEM)
+		/*
+		 * Refused: the glob's requirement says why, as any rule's that cannot be enforced.
+		 * A path the words mark as the one they are about is a match's, not the glob's own
+		 * (explain would call it "this path" on the glob's row): kept as written.
+		 */
+		if (rc < 0 && rc != -ENOMEM) {
+			why.about = (struct sbx_span){0};
 			rc = sbx_req_set_diag(r, SBX_UNENFORCEABLE, 0,
 					      why.hint[0] ? why.hint : NULL, &why);
-		else if (rc == 0)
+		} else if (rc == 0)
 			rc = scan_note(r, g->matches[i].n);
 		if (rc < 0) {
 			sbx_linux_globs_free(g);
