@@ -27,6 +27,14 @@ static bool has_dotdot(const char *p)
 	return false;
 }
 
+/* Does p (not empty) name a directory by its form: a trailing "/" or a last "." component? */
+static bool ends_in_dir(const char *p)
+{
+	size_t n = strlen(p);
+
+	return p[n - 1] == '/' || (p[n - 1] == '.' && (n == 1 || p[n - 2] == '/'));
+}
+
 int sbx_unix_address_path(const char *sun_path, size_t n, const char *cwd, char **out)
 {
 	char raw[SBX_UNIX_PATH_MAX + 1], *joined = NULL;
@@ -49,11 +57,12 @@ int sbx_unix_address_path(const char *sun_path, size_t n, const char *cwd, char 
 	if (has_dotdot(raw))
 		return -EACCES;
 	/*
-	 * A name ending in "/" must be a directory, which a socket never is: the kernel connects
-	 * none (ENOTDIR, for a socket there). Answered so for every such name, the answer says
-	 * nothing of what exists; read lexically, the slash was dropped and the socket connected.
+	 * A name ending in "/" or in a "." component must be a directory, which a socket never
+	 * is: the kernel connects none (ENOTDIR, for a socket there: "s/." climbs into s).
+	 * Answered so for every such name, the answer says nothing of what exists; read
+	 * lexically, the slash or the dot was dropped and the socket connected.
 	 */
-	if (raw[strlen(raw) - 1] == '/')
+	if (ends_in_dir(raw))
 		return -ENOTDIR;
 	if (raw[0] == '/') {
 		r = sbx_path_normalize(raw, out);

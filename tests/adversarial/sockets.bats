@@ -229,7 +229,7 @@ export -f own_abstract
 	[ "$output" = "OK EPERM" ]
 }
 
-@test "a \"..\" or a trailing \"/\" in a socket's name: refused, never read lexically" {
+@test "a \"..\", a trailing \"/\" or a last \".\" in a socket's name: refused, never read lexically" {
 	mkdir -p "$OUT/daemon/sub"
 	# Run 1, confined, plants a link in the allowed directory to a directory beside the
 	# daemon's socket: the kernel climbs "lnk/.." from where the link leads.
@@ -255,9 +255,19 @@ export -f own_abstract
 	[ "$output" = ENOTDIR ]
 	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock/"
 	[ "$output" = ENOTDIR ]
+	# So does a last "." component: the kernel climbs into the socket (the dot was dropped,
+	# and the socket connected).
+	run "$P" unix "$WS/agent/agent.sock/."
+	[ "$output" = ENOTDIR ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock/."
+	[ "$output" = ENOTDIR ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- sh -c "cd '$WS/agent' && '$P' unix agent.sock//."
+	[ "$output" = ENOTDIR ]
 	# With the network enabled, the writable roots' sockets go through the broker too.
 	run with "$ENABLED" -- "$P" unix "$WS/agent/lnk/../agent.sock"
 	[ "$output" = EACCES ]
+	run with "$ENABLED" -- "$P" unix "$WS/agent/agent.sock/."
+	[ "$output" = ENOTDIR ]
 	run with "$ENABLED" -- "$P" unix "$WS/agent/agent.sock"
 	[ "$output" = OK ]
 	rm -f "$WS/agent/lnk"

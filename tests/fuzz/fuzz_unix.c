@@ -7,7 +7,8 @@
  * places of the allow-list. The answer must hold up:
  *   - an address is read only within its length and up to its first NUL, as the kernel reads
  *     it, and names no file when empty, abstract or longer than sun_path;
- *   - a name with a ".." component is refused (EACCES), one ending in "/" is ENOTDIR;
+ *   - a name with a ".." component is refused (EACCES), one ending in "/" or in a "."
+ *     component is ENOTDIR;
  *   - the path named is the lexical join of the working directory and the address, normalized,
  *     absolute, shorter than SBX_MAX_PATH;
  *   - a place is chosen exactly when it covers the path, and the place joined to what lies
@@ -35,7 +36,7 @@ static void must(bool ok, const char *what)
 
 /*
  * What the kernel would name, computed the simple way; NULL when it names no file, *err then
- * the refusal a ".." component or a trailing "/" must get (0 for the others).
+ * the refusal a ".." component, a trailing "/" or a last "." must get (0 for the others).
  */
 static char *expected(const char *addr, size_t n, const char *cwd, int *err)
 {
@@ -51,7 +52,8 @@ static char *expected(const char *addr, size_t n, const char *cwd, int *err)
 		if (c[0] == '.' && c[1] == '.' && (c == raw || c[-1] == '/') &&
 		    (c[2] == '/' || c[2] == '\0'))
 			*err = -EACCES;
-	if (!*err && raw[len - 1] == '/')
+	if (!*err &&
+	    (raw[len - 1] == '/' || (raw[len - 1] == '.' && (len == 1 || raw[len - 2] == '/'))))
 		*err = -ENOTDIR;
 	if (*err) {
 		free(raw);
