@@ -273,22 +273,10 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		goto out;
 	}
 	/*
-	 * The deny globs' matches, found once and checked: a glob whose scan refuses is a rule that
-	 * cannot be enforced, refused below in the words explain gives it (the same scan).
-	 */
-	rc = sbx_linux_scan_globs(&plan, &res, &globs, d);
-	if (rc < 0)
-		goto out;
-	/* Fail closed, in the words `run` uses. */
-	if (!sbx_plan_enforceable(&plan)) {
-		refuse_plan(&plan);
-		rc = 0;
-		goto out;
-	}
-
-	/*
 	 * The proxy's log, opened as the report is (cmd/report.c) and with the plan: the name was
-	 * within the command's reach on every earlier run in this workspace.
+	 * within the command's reach on every earlier run in this workspace. Opened (made) before
+	 * the deny globs are scanned: a log this run makes where a glob matches is masked as the
+	 * glob's other matches are, not left to the command to read or rewrite.
 	 */
 	if (o.network_log && report_open_fd("--network-log", o.network_log, &plan, &log_fd,
 					    &log_created, &made_log.dir)) {
@@ -307,6 +295,20 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		} else {
 			close(made_log.dir);
 		}
+	}
+
+	/*
+	 * The deny globs' matches, found once and checked: a glob whose scan refuses is a rule that
+	 * cannot be enforced, refused below in the words explain gives it (the same scan).
+	 */
+	rc = sbx_linux_scan_globs(&plan, &res, &globs, d);
+	if (rc < 0)
+		goto out;
+	/* Fail closed, in the words `run` uses. */
+	if (!sbx_plan_enforceable(&plan)) {
+		refuse_plan(&plan);
+		rc = 0;
+		goto out;
 	}
 	rc = sbx_linux_enforce_from_plan(&plan, &facts, o.report_fd >= 0, &res, &globs, &e, d);
 	if (rc == 0) {
