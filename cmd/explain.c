@@ -111,6 +111,47 @@ static int report_plan(const struct invocation *inv, const struct opts *o, bool 
 	return 0;
 }
 
+/*
+ * The deny globs' scan the helper runs before it judges the plan, run here through the same
+ * function, so that explain's verdict is run's on this host (a tree the scan refuses makes the
+ * glob unenforceable, in run's words), and the matches it would mask are shown. Only for a plan
+ * for this host: another platform's would not scan this one's files (macOS's policy builder
+ * does, as it always has, since it writes the matches into the policy). *matches is one list
+ * per requirement, or NULL when nothing was scanned.
+ */
+static int scan_globs(struct invocation *inv, struct sbx_strv **matches, size_t *n)
+{
+	*matches = NULL;
+	*n = 0;
+#if defined(__linux__)
+	struct sbx_rulepaths res;
+	struct sbx_linux_globs g;
+	struct sbx_diag d;
+	int r;
+
+	if (!inv->ctx.points || !inv->plan.sandbox_requested)
+		return 0;
+	sbx_diag_clear(&d);
+	sbx_rulepaths_init(&res);
+	r = sbx_linux_scan_globs(&inv->plan, &res, &g, &d);
+	sbx_rulepaths_free(&res);
+	if (r < 0)
+		return refuse_diag(&d);
+	*matches = g.matches;
+	*n = g.n;
+#else
+	(void)inv;
+#endif
+	return 0;
+}
+
+static void matches_free(struct sbx_strv *matches, size_t n)
+{
+	for (size_t i = 0; matches && i < n; i++)
+		sbx_strv_clear(&matches[i]);
+	free(matches);
+}
+
 /* Is there a process model to show: a Linux sandbox that run would start? */
 static bool shows_process(const struct sbx_plan *p, bool refused)
 {
@@ -119,7 +160,7 @@ static bool shows_process(const struct sbx_plan *p, bool refused)
 
 static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused,
 			const struct sbx_strv *will_create, const struct sbx_strv *env,
-			const struct report_plan *rp)
+			const struct report_plan *rp, const struct sbx_strv *matches)
 {
 	const struct sbx_plan *p = &inv->plan;
 	json_t *o = json_object(), *reqs = json_array(), *skipped = json_array();
@@ -182,6 +223,9 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 			json_object_set_new(j, "why", json_string(v.why));
 		if (v.hint)
 			json_object_set_new(j, "hint", json_string(v.hint));
+		/* A deny glob scanned on this host: what it matches now, as run would mask. */
+		if (matches && r->kind == SBX_REQ_DENY_GLOB && r->status == SBX_ENFORCED)
+			json_object_set_new(j, "matches", strv_json(matches[i].v, matches[i].n));
 		/* Only a requirement that is not one of the profile's rules names where it comes from. */
 		if (sbx_origin_name(r->origin))
 			json_object_set_new(j, "origin", json_string(sbx_origin_name(r->origin)));
@@ -289,6 +333,8 @@ int cmd_explain(int argc, char **argv)
 	struct invocation inv;
 	struct sbx_strv run_argv = {0};
 	struct report_plan rp;
+	struct sbx_strv *matches = NULL;
+	size_t n_matches = 0;
 	struct sbx_diag d;
 	bool refused;
 	int r;
@@ -302,6 +348,8 @@ int cmd_explain(int argc, char **argv)
 	r = invocation_load(&inv, &o, o.platform);
 	if (!r)
 		r = invocation_plan(&inv, &o);
+	if (!r)
+		r = scan_globs(&inv, &matches, &n_matches);
 	if (r)
 		goto out;
 	sbx_diag_clear(&d);
@@ -321,12 +369,14 @@ int cmd_explain(int argc, char **argv)
 	if (environ_seen(&inv, &env))
 		r = -ENOMEM;
 	else if (o.json)
-		r = explain_json(&inv, run_argv.v, run_argv.n, refused, &will_create, &env, &rp);
+		r = explain_json(&inv, run_argv.v, run_argv.n, refused, &will_create, &env, &rp,
+				 matches);
 	else
 		r = explain_human(&inv, run_argv.v, run_argv.n, refused, &will_create, &env, &rp);
 	if (r)
 		r = refuse("out of memory");
 out:
+	matches_free(matches, n_matches);
 	sbx_strv_clear(&will_create);
 	sbx_strv_clear(&env);
 	sbx_strv_clear(&run_argv);

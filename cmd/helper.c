@@ -144,6 +144,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	struct sbx_linux_facts facts;
 	struct sbx_linux_enforce e = {0};
 	struct sbx_rulepaths res;
+	struct sbx_linux_globs globs = {0};
 	struct sbx_linux_prepared prepared;
 	struct exec_failure xf;
 	struct run_report rr = {0};
@@ -271,16 +272,11 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		sbx_diag_set(d, rc, "out of memory");
 		goto out;
 	}
-	/* Fail closed, in the words `run` uses. */
-	if (!sbx_plan_enforceable(&plan)) {
-		refuse_plan(&plan);
-		rc = 0;
-		goto out;
-	}
-
 	/*
 	 * The proxy's log, opened as the report is (cmd/report.c) and with the plan: the name was
-	 * within the command's reach on every earlier run in this workspace.
+	 * within the command's reach on every earlier run in this workspace. Opened (made) before
+	 * the deny globs are scanned: a log this run makes where a glob matches is masked as the
+	 * glob's other matches are, not left to the command to read or rewrite.
 	 */
 	if (o.network_log && report_open_fd("--network-log", o.network_log, &plan, &log_fd,
 					    &log_created, &made_log.dir)) {
@@ -300,7 +296,21 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 			close(made_log.dir);
 		}
 	}
-	rc = sbx_linux_enforce_from_plan(&plan, &facts, o.report_fd >= 0, &res, &e, d);
+
+	/*
+	 * The deny globs' matches, found once and checked: a glob whose scan refuses is a rule that
+	 * cannot be enforced, refused below in the words explain gives it (the same scan).
+	 */
+	rc = sbx_linux_scan_globs(&plan, &res, &globs, d);
+	if (rc < 0)
+		goto out;
+	/* Fail closed, in the words `run` uses. */
+	if (!sbx_plan_enforceable(&plan)) {
+		refuse_plan(&plan);
+		rc = 0;
+		goto out;
+	}
+	rc = sbx_linux_enforce_from_plan(&plan, &facts, o.report_fd >= 0, &res, &globs, &e, d);
 	if (rc == 0) {
 		rc = sbx_linux_net_from_plan(&plan, &facts, &res, &o, log_fd, &net, d);
 		log_fd = -1; /* net's now */
@@ -327,6 +337,7 @@ out:
 		close(log_fd);
 	run_report_free(&rr);
 	sbx_linux_enforce_free(&e);
+	sbx_linux_globs_free(&globs);
 	sbx_linux_net_free(&net);
 	sbx_rulepaths_free(&res);
 	if (planned)

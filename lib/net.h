@@ -313,8 +313,10 @@ int sbx_proxy_report_line(const struct sbx_proxy_event *ev, char *buf, size_t n,
  * The file a Unix socket address names, read as the kernel reads it: the first n bytes of
  * sun_path up to a NUL, relative to cwd (the command's working directory, absolute) unless it
  * starts with "/", normalized lexically. 0 with *out allocated; -EINVAL for an address that
- * names no file (n 0 or past sun_path, abstract: a NUL first), -EACCES for a relative name
- * without an absolute cwd, -ENAMETOOLONG for a path of SBX_MAX_PATH bytes or more, -ENOMEM.
+ * names no file (n 0 or past sun_path, abstract: a NUL first), -EACCES for a name with a ".."
+ * component (which the kernel climbs from where a link leads: not read lexically) or a
+ * relative name without an absolute cwd, -ENOTDIR for a name ending in "/" or in a "."
+ * component (no socket is a directory), -ENAMETOOLONG for a path of SBX_MAX_PATH bytes or more, -ENOMEM.
  */
 int sbx_unix_address_path(const char *sun_path, size_t n, const char *cwd, char **out);
 /*

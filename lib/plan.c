@@ -709,6 +709,16 @@ int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sb
 		r = req_add(&pl, SBX_REQ_PATH_SOCKETS, NULL,
 			    "Unix sockets outside the writable roots unreachable%s",
 			    n->n_unix_sockets ? " but the allowed ones" : "");
+	/*
+	 * An abstract Unix socket has no file, so no file-system rule keeps it out of reach: in
+	 * the host's network namespace every one is an outside process's (a desktop bus, a
+	 * container runtime's). On Linux, wherever the network is confined in any way, this is a
+	 * requirement of its own; the other platforms have no abstract sockets.
+	 */
+	if (!r && p->platform == SBX_PLATFORM_LINUX && !n->allow_all_unix_sockets &&
+	    !(p->network && !p->managed_network && p->roots.full_write))
+		r = req_add(&pl, SBX_REQ_ABSTRACT_SOCKETS, NULL,
+			    "abstract Unix sockets of outside processes unreachable");
 	return r ? sbx_diag_set(d, r, "cannot plan the network: %s", sbx_strerror(r)) : 0;
 }
 

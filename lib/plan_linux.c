@@ -441,6 +441,72 @@ static bool glob_unscannable(const char *pattern)
 	return bad;
 }
 
+/* Is a requirement of kind k in the plan? */
+static bool has_req(const struct sbx_plan *p, enum sbx_req_kind k)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (p->reqs[i].kind == k)
+			return true;
+	return false;
+}
+
+/*
+ * Abstract Unix sockets (no file: no file-system rule reaches them). Each way the network can
+ * be confined keeps the host's out of reach by another mechanism, named here as the helper
+ * applies it (platform/linux/network.c, landlock.c).
+ */
+static int attach_abstract(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
+{
+	/* A network namespace of the sandbox's own: every abstract name in it is the sandbox's. */
+	if (uses_netns(p) && h->netns)
+		return sbx_req_set(r, SBX_ENFORCED, SBX_MECH_NET_NS | SEC, NULL,
+				   "in the sandbox's own network namespace every abstract socket "
+				   "is one the sandbox made");
+	if (!p->network) {
+		/* The host's namespace: the broker connects the allowed path sockets only. */
+		if (p->net.n_unix_sockets && h->broker)
+			return sbx_req_set(
+				r, SBX_ENFORCED, SBX_MECH_UNIX_BROKER | SEC, NULL,
+				"the host's network namespace, where each abstract "
+				"socket is an outside process's: the supervisor refuses "
+				"every abstract address (EPERM), with Landlock's scope or "
+				"without it");
+		if (h->sec)
+			return sbx_req_set(r, SBX_ENFORCED, SEC, NULL,
+					   "seccomp refuses connect, bind, listen and accept on "
+					   "every socket (EPERM)");
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nosec.hint,
+				   "keeping abstract sockets out of reach with the network "
+				   "restricted needs seccomp: %s",
+				   h->nosec.why);
+	}
+	/* The network enabled, in the host's namespace: Landlock's scope alone refuses them. */
+	if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE) {
+		/* The broker sees every connect where it keeps path sockets (network.c). */
+		if (h->broker && has_req(p, SBX_REQ_PATH_SOCKETS))
+			return sbx_req_set(
+				r, SBX_ENFORCED, LL, NULL,
+				"Landlock scopes them (EPERM) and the supervisor's broker answers "
+				"EPERM for a name nobody bound as well, so connect does not tell "
+				"which names the host has; its /proc/net/unix still lists them, "
+				"and "
+				"binding a name the host holds is EADDRINUSE");
+		return sbx_req_set(r, SBX_ENFORCED, LL, NULL,
+				   "Landlock scopes them (EPERM); without the supervisor's broker "
+				   "(%s) connect tells a name the host has (EPERM) from one it has "
+				   "not (ECONNREFUSED)",
+				   h->broker ? "no path socket is confined" : h->nobroker.why);
+	}
+	/* Said, not refused, as for path sockets: an enabled network reaches them all. */
+	return sbx_req_set(r, SBX_SKIPPED, SBX_MECH_NONE,
+			   h->ll ? "Linux 6.12 or later (Landlock ABI 6)" : h->noll.hint,
+			   "not enforceable here (%s): with the network enabled in the host's "
+			   "network namespace the command can connect to any abstract socket "
+			   "there; Landlock scopes them from ABI %d (Linux 6.12) on",
+			   h->ll ? "this kernel's Landlock ABI is older" : h->noll.why,
+			   LL_ABI_SIGNAL_SCOPE);
+}
+
 static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *h)
 {
 	const struct sbx_roots *rt = &p->roots;
@@ -841,6 +907,9 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				   "not enforceable here (%s): the command can connect to any "
 				   "Unix socket on the file system it can name, a daemon's too",
 				   h->nobroker.why);
+
+	case SBX_REQ_ABSTRACT_SOCKETS:
+		return attach_abstract(p, r, h);
 
 	case SBX_REQ_METADATA:
 		if (rt->full_write) {

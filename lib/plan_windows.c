@@ -315,7 +315,8 @@ static int attach_restricted_token(struct sbx_plan *p)
 				     "run the command on Linux or macOS, or without "
 				     "--allow-local-binding");
 			break;
-		case SBX_REQ_PATH_SOCKETS: /* planned for Linux only */
+		case SBX_REQ_PATH_SOCKETS:     /* planned for Linux only */
+		case SBX_REQ_ABSTRACT_SOCKETS: /* planned for Linux only */
 			break;
 		}
 		if (ret < 0)

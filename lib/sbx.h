@@ -1256,6 +1256,11 @@ enum sbx_req_kind {
 	 * the writable roots unreachable but the allow-list (a daemon's, such as Docker's).
 	 */
 	SBX_REQ_PATH_SOCKETS,
+	/*
+	 * Linux: abstract Unix sockets of outside processes unreachable (they have no file: only
+	 * a network namespace, seccomp, the broker or Landlock's scope keep them out of reach).
+	 */
+	SBX_REQ_ABSTRACT_SOCKETS,
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 

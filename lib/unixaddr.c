@@ -6,11 +6,34 @@
  * a seccomp listener, and portable (no sockaddr_un: its sun_path bytes are passed).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "net.h"
+
+/* Does p hold a ".." component? */
+static bool has_dotdot(const char *p)
+{
+	for (const char *c = p + strspn(p, "/"); *c;) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return true;
+		c += n;
+		c += strspn(c, "/");
+	}
+	return false;
+}
+
+/* Does p (not empty) name a directory by its form: a trailing "/" or a last "." component? */
+static bool ends_in_dir(const char *p)
+{
+	size_t n = strlen(p);
+
+	return p[n - 1] == '/' || (p[n - 1] == '.' && (n == 1 || p[n - 2] == '/'));
+}
 
 int sbx_unix_address_path(const char *sun_path, size_t n, const char *cwd, char **out)
 {
@@ -23,6 +46,24 @@ int sbx_unix_address_path(const char *sun_path, size_t n, const char *cwd, char 
 		return -EINVAL;
 	memcpy(raw, sun_path, n);
 	raw[n] = '\0'; /* the kernel reads up to the first NUL too */
+	/*
+	 * The broker walks a name without following a link, and the kernel climbs a ".." from
+	 * where a link before it leads: read lexically, "a/link/../s" would connect a/s, another
+	 * socket than the kernel's, and "a/missing/../s" one where the kernel finds none. So ".."
+	 * is refused, as any name the broker does not connect (EACCES, the kernel's answer for a
+	 * socket its caller may not write), whatever exists there: not ENOENT, which would say
+	 * the socket is missing, nor EINVAL, as the kernel takes the address.
+	 */
+	if (has_dotdot(raw))
+		return -EACCES;
+	/*
+	 * A name ending in "/" or in a "." component must be a directory, which a socket never
+	 * is: the kernel connects none (ENOTDIR, for a socket there: "s/." climbs into s).
+	 * Answered so for every such name, the answer says nothing of what exists; read
+	 * lexically, the slash or the dot was dropped and the socket connected.
+	 */
+	if (ends_in_dir(raw))
+		return -ENOTDIR;
 	if (raw[0] == '/') {
 		r = sbx_path_normalize(raw, out);
 	} else {

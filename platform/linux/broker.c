@@ -160,6 +160,12 @@ static int connect_request(const struct sbx_broker *b, int sock, const struct re
 	if (rq->op == OP_ADDRESS) {
 		rc = connect(sock, (const struct sockaddr *)&rq->u.addr, rq->addrlen);
 		err = rc < 0 ? errno : 0;
+		/*
+		 * No socket listens at that name for the sandbox: one nobody bound is refused as
+		 * one an outside process bound (struct sbx_broker, abstract_alike).
+		 */
+		if (err == ECONNREFUSED && b->abstract_alike && abstract_address(rq))
+			err = EPERM;
 		/* Nothing else refuses an abstract socket with EPERM (landlock.c scopes them). */
 		if (err == EPERM && abstract_address(rq))
 			*why = SBX_BROKER_SCOPED;

@@ -239,14 +239,105 @@ static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 	return check_names(plan, f, m, d);
 }
 
+/*
+ * One deny glob's scan: its matches on this host now, each checked (check_match). 0 with the
+ * matches, -ENOMEM, or another negative code with d saying why the glob cannot be enforced.
+ */
+static int scan_one(const struct sbx_plan *plan, const struct sbx_req *r, struct sbx_rulepaths *res,
+		    struct sbx_strv *out, struct sbx_diag *d)
+{
+	char **m = NULL;
+	size_t n = 0;
+	int rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, &res->view, &m, &n, d);
+
+	for (size_t j = 0; rc == 0 && j < n; j++)
+		rc = check_match(plan, res, m[j], d);
+	if (rc < 0) {
+		sbx_strv_free(m, n);
+		return rc;
+	}
+	out->v = m;
+	out->n = out->cap = n;
+	return 0;
+}
+
+/*
+ * The words of a scan that found its matches, after what the planner said of the glob: the
+ * count, which explain shows and its JSON lists.
+ */
+static int scan_note(struct sbx_req *r, size_t n)
+{
+	const char *was = sbx_req_reason(r);
+	char *keep = was ? strdup(was) : NULL;
+	int rc;
+
+	if (was && !keep)
+		return -ENOMEM;
+	rc = sbx_req_set(r, r->status, r->mech, sbx_req_hint(r),
+			 "%s%s%zu path%s on this host match%s it now (found again when run starts; "
+			 "a match made later is not covered)",
+			 keep ? keep : "", keep ? "; " : "", n, n == 1 ? "" : "s",
+			 n == 1 ? "es" : "");
+	free(keep);
+	return rc;
+}
+
+int sbx_linux_scan_globs(struct sbx_plan *plan, struct sbx_rulepaths *res,
+			 struct sbx_linux_globs *g, struct sbx_diag *d)
+{
+	memset(g, 0, sizeof(*g));
+	g->matches = calloc(plan->n_reqs ? plan->n_reqs : 1, sizeof(*g->matches));
+	if (!g->matches)
+		return sbx_diag_set(d, -ENOMEM, "out of memory");
+	g->n = plan->n_reqs;
+	for (size_t i = 0; i < plan->n_reqs; i++) {
+		struct sbx_req *r = &plan->reqs[i];
+		struct sbx_diag why;
+		int rc;
+
+		if (r->kind != SBX_REQ_DENY_GLOB || r->status != SBX_ENFORCED)
+			continue;
+		sbx_diag_clear(&why);
+		rc = scan_one(plan, r, res, &g->matches[i], &why);
+		/*
+		 * Refused: the glob's requirement says why, as any rule's that cannot be enforced.
+		 * A path the words mark as the one they are about is a match's, not the glob's own
+		 * (explain would call it "this path" on the glob's row): kept as written.
+		 */
+		if (rc < 0 && rc != -ENOMEM) {
+			why.about = (struct sbx_span){0};
+			rc = sbx_req_set_diag(r, SBX_UNENFORCEABLE, 0,
+					      why.hint[0] ? why.hint : NULL, &why);
+		} else if (rc == 0)
+			rc = scan_note(r, g->matches[i].n);
+		if (rc < 0) {
+			sbx_linux_globs_free(g);
+			return sbx_diag_set(d, rc, "out of memory");
+		}
+	}
+	return 0;
+}
+
+void sbx_linux_globs_free(struct sbx_linux_globs *g)
+{
+	for (size_t i = 0; g->matches && i < g->n; i++)
+		sbx_strv_clear(&g->matches[i]);
+	free(g->matches);
+	memset(g, 0, sizeof(*g));
+}
+
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-				bool traced, struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
+				bool traced, struct sbx_rulepaths *res,
+				struct sbx_linux_globs *globs, struct sbx_linux_enforce *e,
 				struct sbx_diag *d)
 {
 	struct sbx_linux_apply a;
 	int rc = 0;
 
 	memset(e, 0, sizeof(*e));
+	/* A glob not scanned for this very plan would mask nothing: never run without it. */
+	if (!globs || globs->n != plan->n_reqs || (plan->n_reqs && !globs->matches))
+		return sbx_diag_set(d, -EINVAL, "the deny globs were not scanned for this plan");
 	sbx_plan_linux_apply(plan, facts, &a);
 	/*
 	 * Only init's supervisor traces: a traced plan in place goes under init where the host can
@@ -275,8 +366,6 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 		const struct sbx_req *r = &plan->reqs[i];
 		/* Landlock alone: the readable trees around it are granted piecewise. */
 		bool by_landlock_alone = r->mech == SBX_MECH_LANDLOCK;
-		char **m = NULL;
-		size_t n = 0;
 
 		if (r->status != SBX_ENFORCED)
 			continue;
@@ -297,30 +386,21 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 			if (r->mech & SBX_MECH_MOUNT_NS)
 				rc = sbx_strv_push(&e->no_create, r->path);
 			break;
-		case SBX_REQ_DENY_GLOB:
-			/* Expanded once, now: files created later are not covered. */
-			rc = sbx_glob_expand(r->path, plan->profile.fs.glob_depth, &res->view, &m,
-					     &n, d);
-			if (rc < 0) {
-				sbx_linux_enforce_free(e);
-				return rc;
-			}
-			for (size_t j = 0; rc == 0 && j < n; j++)
-				rc = check_match(plan, res, m[j], d);
-			if (rc < 0 && rc != -ENOMEM) {
-				sbx_strv_free(m, n);
-				sbx_linux_enforce_free(e);
-				return rc;
-			}
-			for (size_t j = 0; rc == 0 && j < n; j++) {
+		case SBX_REQ_DENY_GLOB: {
+			/* Scanned once, before the plan was judged: what is made later is not covered. */
+			struct sbx_strv *m = &globs->matches[i];
+
+			for (size_t j = 0; rc == 0 && j < m->n; j++) {
 				if (by_landlock_alone)
-					rc = sbx_strv_push(&e->ll_deny, m[j]);
-				if (rc == 0)
-					rc = sbx_strv_push_owned(&e->deny_expanded, m[j]);
-				m[j] = NULL;
+					rc = sbx_strv_push(&e->ll_deny, m->v[j]);
+				if (rc < 0)
+					break;
+				/* Taken (and freed on failure) by the list. */
+				rc = sbx_strv_push_owned(&e->deny_expanded, m->v[j]);
+				m->v[j] = NULL;
 			}
-			sbx_strv_free(m, n);
 			break;
+		}
 		default:
 			break;
 		}

@@ -120,7 +120,7 @@ int sbx_landlock_create(int abi, bool restrict_fs, bool restrict_net, struct sbx
 	if (restrict_net && abi >= 4)
 		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 	/* A ruleset attribute the kernel does not know must not be passed: size it per ABI. */
-	if (abi >= 6)
+	if (abi >= SBX_LL_ABI_SCOPE)
 		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
 	else if (abi >= 4)
 		size = offsetof(struct ll_ruleset_attr, scoped);

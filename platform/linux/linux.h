@@ -223,14 +223,35 @@ struct sbx_linux_enforce {
 };
 
 /*
+ * The matches of a plan's deny globs on this host, found once (enforce.c): one list per
+ * requirement of the plan, empty but for the deny globs it enforces.
+ */
+struct sbx_linux_globs {
+	struct sbx_strv *matches;
+	size_t n; /* the plan's requirements when it was scanned */
+};
+/*
+ * Scans each deny glob the plan (attached for this host's facts) enforces, and checks each match
+ * as a rule path (looked up once through res, no link an earlier run could plant, no other
+ * name). A glob whose scan refuses becomes unenforceable with the scan's words and hint, so that
+ * explain says what run refuses, in the same words (sbxrun(1), explain); one that holds gets a
+ * note with the count. The one scan both explain and the helper run. 0, or -ENOMEM with d
+ * filled; free g with sbx_linux_globs_free().
+ */
+int sbx_linux_scan_globs(struct sbx_plan *plan, struct sbx_rulepaths *res,
+			 struct sbx_linux_globs *g, struct sbx_diag *d);
+void sbx_linux_globs_free(struct sbx_linux_globs *g);
+
+/*
  * Reads off a plan (built and attached for this host's facts) what the enter sequence applies:
- * the mechanisms its requirements name, its roots, the matches of its deny globs (expanded
- * now), and the process model: init's where the command is traced (--report), as
+ * the mechanisms its requirements name, its roots, the matches of its deny globs (globs, from
+ * sbx_linux_scan_globs on this plan, whose matches it takes), and the process model: init's where the command is traced (--report), as
  * sbx_report_model() says, or SBX_E_UNENFORCEABLE with d filled. e borrows plan's roots and
  * owns the lists; free with sbx_linux_enforce_free().
  */
 int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_linux_facts *facts,
-				bool traced, struct sbx_rulepaths *res, struct sbx_linux_enforce *e,
+				bool traced, struct sbx_rulepaths *res,
+				struct sbx_linux_globs *globs, struct sbx_linux_enforce *e,
 				struct sbx_diag *d);
 void sbx_linux_enforce_free(struct sbx_linux_enforce *e);
 
@@ -287,6 +308,8 @@ void sbx_linux_refused(void);
 
 /* Landlock (landlock.c). */
 int sbx_landlock_abi(void); /* running ABI, 0 when unavailable */
+/* The ABI from which Landlock scopes abstract Unix sockets and signals (Linux 6.12). */
+#define SBX_LL_ABI_SCOPE 6
 struct sbx_landlock;
 /*
  * restrict_fs false: no file-system right is handled (full write); the network and scopes only.
@@ -341,6 +364,28 @@ int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, b
 	(SBX_TRACE_REFUSED_BIT | ((unsigned)(group) << 8) | ((unsigned)(err)&0xffu))
 #define SBX_TRACE_GROUP(data) (((data) >> 8) & 0x7fu)
 #define SBX_TRACE_ERRNO(data) ((int)((data)&0xffu))
+
+#include <sys/socket.h>
+/*
+ * The Unix socket types a restricted network keeps, stream and seqpacket, are an allow-list
+ * tested on bits, not values (seccomp.c, seccomp_net.c): of the type's four bits, bit 0 set and
+ * bits 1 and 3 clear. That holds for 1 and 5 alone among the values the kernel knows, and only
+ * while the flags sharing the argument lie above those four bits: pinned here, so that a C
+ * library or architecture numbering them otherwise fails the build rather than the filter.
+ */
+#define SBX_SOCK_TYPE_SET   0x1u /* must be set */
+#define SBX_SOCK_TYPE_CLEAR 0xau /* must be clear (bits 1 and 3) */
+#define SBX_SOCK_TYPE_KEPT(t)                                                                      \
+	(((unsigned)(t) & (SBX_SOCK_TYPE_SET | SBX_SOCK_TYPE_CLEAR)) == SBX_SOCK_TYPE_SET)
+_Static_assert(SOCK_STREAM == 1 && SOCK_SEQPACKET == 5, "stream and seqpacket are 1 and 5");
+_Static_assert(SBX_SOCK_TYPE_KEPT(SOCK_STREAM) && SBX_SOCK_TYPE_KEPT(SOCK_SEQPACKET),
+	       "the bit test keeps stream and seqpacket");
+_Static_assert(!SBX_SOCK_TYPE_KEPT(SOCK_DGRAM) && !SBX_SOCK_TYPE_KEPT(SOCK_RAW) &&
+		       !SBX_SOCK_TYPE_KEPT(SOCK_RDM) && !SBX_SOCK_TYPE_KEPT(SOCK_DCCP) &&
+		       !SBX_SOCK_TYPE_KEPT(SOCK_PACKET) && !SBX_SOCK_TYPE_KEPT(0),
+	       "the bit test refuses every other type");
+_Static_assert(((SOCK_NONBLOCK | SOCK_CLOEXEC) & 0xf) == 0,
+	       "the socket flags lie above the type's four bits (SOCK_TYPE_MASK)");
 #include <linux/filter.h>
 /*
  * The program loaded: a head, then main (libseccomp's program for the same switches, from

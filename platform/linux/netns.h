@@ -133,6 +133,15 @@ struct sbx_broker {
 	 */
 	bool no_abstract;
 	/*
+	 * Abstract addresses the connector does not reach all answer EPERM: the sandbox is in the
+	 * host's network namespace with the network enabled, and Landlock scopes abstract sockets.
+	 * The kernel looks a name up before it asks Landlock, so a name an outside process bound
+	 * gives EPERM and one nobody bound ECONNREFUSED: without this the command could learn,
+	 * name by name, which abstract sockets the host has. A name the sandbox bound itself and
+	 * listens on still connects.
+	 */
+	bool abstract_alike;
+	/*
 	 * The denial report: called in the supervisor for each connect the broker refuses by its
 	 * rules, or its connector meets a refusal of the sandbox (why), with the process (its
 	 * number on the host), the address ("unix:/run/x.sock", "unix:@name", "AF_INET") and the

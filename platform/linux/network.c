@@ -141,6 +141,9 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 	if (rc == 0 && n->broker_on) {
 		n->broker.other_families = plan->network || n->netns;
 		n->broker.no_abstract = !plan->network && !n->netns;
+		/* The host's namespace, its names scoped out of reach: none answers otherwise. */
+		n->broker.abstract_alike =
+			plan->network && !n->netns && a.landlock_abi >= SBX_LL_ABI_SCOPE;
 		for (size_t i = 0; rc == 0 && !allow_all && i < np->n_unix_sockets; i++)
 			rc = pin_allowed(plan, res, np->unix_sockets[i], &n->broker, d);
 		/* An enabled network: the sockets in the writable roots stay the command's own. */

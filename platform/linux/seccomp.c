@@ -272,6 +272,9 @@ static int build_filter(bool network, bool metadata, bool traced, bool reference
 		eperm = refusal(traced, SBX_SCG_NETWORK);
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
 		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+		_Static_assert((0x1 | 0x2 | 0x8) == (SBX_SOCK_TYPE_SET | SBX_SOCK_TYPE_CLEAR) &&
+				       0x1 == SBX_SOCK_TYPE_SET,
+			       "one rule a bit of SBX_SOCK_TYPE_KEPT (linux.h)");
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x1, 0));
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x2, 0x2));
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x8, 0x8));

@@ -90,9 +90,13 @@ static void load(struct asm_ *a, uint32_t off)
  */
 static void only_stream_types(struct asm_ *a)
 {
-	op(a, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xb), L_NONE, L_NONE);
-	op(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 0, 0), L_NONE,
-	   L_EPERM);
+	/* The bits and the value are SBX_SOCK_TYPE_KEPT's (linux.h), which pins them. */
+	op(a,
+	   (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+					SBX_SOCK_TYPE_SET | SBX_SOCK_TYPE_CLEAR),
+	   L_NONE, L_NONE);
+	op(a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_SOCK_TYPE_SET, 0, 0),
+	   L_NONE, L_EPERM);
 }
 
 unsigned short sbx_seccomp_net_prog(const struct sbx_seccomp_net *m, struct sock_filter *prog)

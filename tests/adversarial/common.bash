@@ -28,3 +28,38 @@ errtext() { "$P" strerror "$1"; }
 
 # as_root: true when the suite runs as root (the harness runs every suite as root and as 65534).
 as_root() { [ "$SBX_USER" = root ]; }
+
+# glob_refused PATTERN: how a run refuses a deny glob whose scan or matches cannot be enforced,
+# up to the reason (which follows).
+glob_refused() { printf 'sbxrun: cannot enforce "deny glob %s" on linux: ' "$1"; }
+
+# explain_agrees: after a run refused (its first line in $lines), explain, given the same
+# $PROFILE and cwd, says the plan is not enforceable, for the same rule, reason and hint: the
+# line run printed is explain's row of its first unenforceable requirement, put in run's words
+# (a reason too long for one line loses its middle in both, not at the same place: then its
+# start and its end are compared).
+explain_agrees() {
+	local said=${lines[0]} f="$BASE/explain-$BATS_TEST_NUMBER.json" line
+	echo "$PROFILE" >"$f"
+	run "$BIN/sbxrun" explain --json --cwd "${SBX_CWD:-$WS}" --profile "$f"
+	echo "explain: status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	line=$(python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+print("enforceable" if j["enforceable"] else "")
+r = [r for r in j["requirements"] if r["status"] == "unenforceable"][0]
+line = "sbxrun: cannot enforce \"%s\" on linux: %s" % (r["rule"], r["why"])
+print(line + ("; hint: " + r["hint"] if "hint" in r else ""))
+' "$output")
+	[ "${line%%$'\n'*}" = "" ]
+	line=${line#*$'\n'}
+	echo "run:     $said"
+	echo "explain: $line"
+	if [[ "$said" != *" ... "* ]]; then
+		[ "$line" = "$said" ]
+		return
+	fi
+	[[ "$line" == "${said%% ... *}"* ]]
+	[[ "$line" == *"${said##* ... }" ]]
+}

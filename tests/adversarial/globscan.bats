@@ -93,3 +93,73 @@ print(os.getcwd())
 	expect OK read "$bottom/y.txt"
 	rm -rf "$d"
 }
+
+# explain_matches PATTERN PATH...: explain, given $PROFILE, calls the plan enforceable and lists
+# exactly PATH... (sorted) as what the deny glob PATTERN matches on this host now.
+explain_matches() {
+	local pattern=$1 f="$BASE/explain-$BATS_TEST_NUMBER.json" want
+	shift
+	echo "$PROFILE" >"$f"
+	run "$BIN/sbxrun" explain --json --cwd "$WS" --profile "$f"
+	echo "explain: status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	want=$(printf '%s\n' "$@" | sort)
+	run python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+print(j["enforceable"])
+for r in j["requirements"]:
+    if r["rule"] == "deny glob " + sys.argv[2]:
+        print(r["status"])
+        print("\n".join(r["matches"]))
+' "$output" "$pattern"
+	[ "${lines[0]}" = True ]
+	[ "${lines[1]}" = enforced ]
+	[ "$(printf '%s\n' "${lines[@]:2}")" = "$want" ]
+}
+
+@test "run 1 plants more matches than a start can mask: explain says run refuses, in its words" {
+	local d="$WS/many"
+	new_canary "$WS"
+	rm -rf "$d"
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$d/**/*.env")")
+	# Positive control: a tree the scan takes. explain lists what run masks, and run starts.
+	run sbx sh -c "mkdir -p '$d/sub' && echo s >'$d/a.env' && echo s >'$d/sub/b.env' &&
+		echo p >'$d/plain.txt'"
+	[ "$status" -eq 0 ]
+	explain_matches "$d/**/*.env" "$d/a.env" "$d/sub/b.env"
+	expect EACCES read "$d/sub/b.env"
+	expect OK read "$d/plain.txt"
+	# Run 1 plants one match more than a start masks.
+	run sbx python3 -c '
+import os, sys
+for i in range(8193):
+    open(os.path.join(sys.argv[1], "f%d.env" % i), "w").close()
+' "$d/sub"
+	[ "$status" -eq 0 ]
+	# Run 2 is refused before anything runs, and explain said so first, in the same words.
+	run sbx touch "$CANARY"
+	refused "$(glob_refused "$d/**/*.env")glob \`$d/**/*.env\` matches more than 8192 paths"
+	[[ "${lines[0]}" == *"; hint: narrow the pattern, or set glob_scan_max_depth to limit the scan" ]]
+	explain_agrees
+	rm -rf "$d"
+}
+
+@test "run 1 turns the glob's static prefix into a link loop: explain says run refuses (ELOOP)" {
+	local d="$WS/cfg"
+	new_canary "$WS"
+	rm -rf "$d" "$WS/cfg2"
+	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$d/**/*.env")")
+	# Positive control: a directory there, with no match yet: explain lists none, run starts.
+	mkdir -p "$d"
+	echo p >"$d/plain.txt"
+	explain_matches "$d/**/*.env"
+	expect OK read "$d/plain.txt"
+	# Run 1: the directory becomes a loop of two links (names the glob does not match).
+	run sbx sh -c "rm -r '$d' && ln -s cfg2 '$d' && ln -s cfg '$WS/cfg2'"
+	[ "$status" -eq 0 ]
+	run sbx touch "$CANARY"
+	refused "$(glob_refused "$d/**/*.env")cannot list $d while expanding glob \`$d/**/*.env\`: $(errtext ELOOP)"
+	explain_agrees
+	rm -f "$d" "$WS/cfg2"
+}

@@ -83,7 +83,11 @@ full() { PROFILE=$FULL sbx "$@"; }
 	run sbx ln -s /etc/hostname "$WS/planted.env"
 	[ "$status" -eq 0 ]
 	run sbx touch "$CANARY"
-	refused "sbxrun: cannot enforce sandbox deny-read path $WS/planted.env because it crosses writable symlink $WS/planted.env"
+	refused "$(glob_refused "$WS/**/*.env")cannot enforce sandbox deny-read path $WS/planted.env because it crosses writable symlink $WS/planted.env"
+	explain_agrees
+	# The human form names the match: the path its words are about is not the glob's row's.
+	run "$BIN/sbxrun" explain --cwd "$WS" --profile "$BASE/explain-$BATS_TEST_NUMBER.json"
+	[[ "$output" == *"] cannot enforce sandbox deny-read path $WS/planted.env because"* ]]
 	rm "$WS/planted.env"
 	expect EACCES read "$WS/own.env"
 }

@@ -80,8 +80,9 @@ setup() {
 			[[ "$output" == *"Permission denied"* ]]
 			rm -f "$CANARY"
 		else
-			refused "sbxrun: cannot list $WS/d while expanding glob \`$WS/**/*.env\`: Permission denied"
+			refused "$(glob_refused "$WS/**/*.env")cannot list $WS/d while expanding glob \`$WS/**/*.env\`: Permission denied"
 			[[ "${lines[0]}" == *"; hint: the command could still open what is inside it by name"* ]]
+			explain_agrees
 		fi
 		chmod 755 "$WS/d"
 	done
@@ -100,7 +101,8 @@ setup() {
 	fi
 	outside read "$FIXTURES/pass-0711/a.env"
 	run sbx touch "$CANARY"
-	refused "sbxrun: cannot list $FIXTURES/pass-0711 while expanding glob \`$FIXTURES/**/*.env\`: Permission denied"
+	refused "$(glob_refused "$FIXTURES/**/*.env")cannot list $FIXTURES/pass-0711 while expanding glob \`$FIXTURES/**/*.env\`: Permission denied"
+	explain_agrees
 	# Without the 0711 directory the closed one is skipped: the command cannot reach in either.
 	PROFILE=$(profile restricted $(workspace_entries) "$(glob_deny "$FIXTURES/closed-*/**/*.env")")
 	run "$P" read "$FIXTURES/closed-0700/a.env"
@@ -143,7 +145,8 @@ PY
 	[ "$status" -eq 0 ]
 	[ "${#output}" -eq 4096 ]
 	run sbx touch "$CANARY"
-	refused "sbxrun: glob \`$WS/deep/**/*.env\`: a path of 4096 bytes cannot be named to the kernel ($(errtext ENAMETOOLONG)): $WS/deep/*"
+	refused "$(glob_refused "$WS/deep/**/*.env")glob \`$WS/deep/**/*.env\`: a path of 4096 bytes cannot be named to the kernel ($(errtext ENAMETOOLONG)): *"
+	explain_agrees
 	rm -rf "$WS/deep"
 }
 

@@ -227,3 +227,24 @@ for t in ts:
 	[ -e "$CANARY" ]
 	[ -e "$WS/net.log" ]
 }
+
+@test "the proxy's log this run makes where a deny glob matches: denied as the glob's other matches" {
+	profile restricted $(workspace_entries) "$(glob_deny "$WS/**/*.env")" >"$BASE/glob.json"
+	echo secret >"$WS/old.env"
+	# Run 1 clears the ground: the log's name is free, so that run 2 makes its file afresh.
+	run sbxr -- rm -f "$WS/net.env"
+	[ "$status" -eq 0 ]
+	[ ! -e "$WS/net.env" ]
+	# Run 2 makes its log at a name the deny glob matches: the command can neither read nor
+	# rewrite nor remove it (before, the glob was scanned first and this file was left open).
+	run sbxr -p "$BASE/glob.json" --allow-domain example.com --network-log "$WS/net.env" -- \
+		sh -c "'$P' read '$WS/net.env'; '$P' append '$WS/net.env'; '$P' unlink '$WS/net.env';
+		'$P' read '$WS/old.env'; '$P' read '$WS/file.txt'; \"\$@\"" sh "${DENIED[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# Positive control: the glob's earlier match is denied alike, a file it does not match is
+	# read, and the proxy still writes its log.
+	[ "$output" = "$(printf 'EACCES\nEACCES\nEBUSY\nEACCES\nOK')" ]
+	grep -q '"host":"denied.invalid".*"decision":"deny"' "$WS/net.env"
+	rm -f "$WS/net.env" "$WS/old.env"
+}

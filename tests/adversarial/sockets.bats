@@ -187,3 +187,88 @@ sends() {
 		-- "$P" abstract ""
 	[ "$output" = OK ]
 }
+
+# own_abstract NAME: inside, a server binds the abstract name NAME and listens, and a client
+# connects to it; a name bound without listening is tried too. Prints each errno (or OK).
+own_abstract() {
+	python3 -c '
+import errno, socket, sys
+def try_connect(name):
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.connect(b"\0" + name)
+        return "OK"
+    except OSError as e:
+        return errno.errorcode[e.errno]
+name = sys.argv[1].encode()
+s = socket.socket(socket.AF_UNIX)
+s.bind(b"\0" + name)
+s.listen(4)
+b = socket.socket(socket.AF_UNIX)
+b.bind(b"\0" + name + b"-bound")
+print(try_connect(name), try_connect(name + b"-bound"))
+' "$1"
+}
+export -f own_abstract
+
+@test "network enabled: connect tells no host abstract name from a missing one; the sandbox's own connect" {
+	local none="sbx-none-$$-$RANDOM" own="sbx-own-$$-$RANDOM"
+	# Outside, the kernel tells them apart: the daemon's name listens, a missing one refuses.
+	run "$P" abstract "$none"
+	[ "$output" = ECONNREFUSED ]
+	# Run 1, confined with the network enabled, probes both: each is refused alike (before,
+	# the daemon's gave EPERM and the missing one ECONNREFUSED: the host's names, one by one).
+	run with "$ENABLED" -- sh -c "'$P' abstract '$ABS'; '$P' abstract '$none'; '$P' abstract ''"
+	[ "$output" = "$(printf 'EPERM\nEPERM\nEPERM')" ]
+	# A name the sandbox did not bind, even one it could: refused as the host's are.
+	run with "$ENABLED" -- "$P" abstract "$own"
+	[ "$output" = EPERM ]
+	# Positive control: a server inside binds a name and a client inside connects to it; a
+	# name bound inside and not listening is refused like any other.
+	run with "$ENABLED" -- bash -c "own_abstract '$own'"
+	[ "$output" = "OK EPERM" ]
+}
+
+@test "a \"..\", a trailing \"/\" or a last \".\" in a socket's name: refused, never read lexically" {
+	mkdir -p "$OUT/daemon/sub"
+	# Run 1, confined, plants a link in the allowed directory to a directory beside the
+	# daemon's socket: the kernel climbs "lnk/.." from where the link leads.
+	run with "$PROFILE" -- ln -s "$OUT/daemon/sub" "$WS/agent/lnk"
+	[ "$status" -eq 0 ]
+	outside unix "$WS/agent/lnk/../docker.sock"
+	# Positive control: the allowed socket, named plainly, absolute or relative.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- sh -c "cd '$WS/agent' && '$P' unix agent.sock"
+	[ "$output" = OK ]
+	# Run 2: read lexically, "lnk/../agent.sock" connected agent.sock, where the kernel finds
+	# none; through "..", the kernel's name is the daemon's. Each is refused alike.
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/lnk/../agent.sock"
+	[ "$output" = EACCES ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/lnk/../docker.sock"
+	[ "$output" = EACCES ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- sh -c "cd '$WS/agent' && '$P' unix ../agent/agent.sock"
+	[ "$output" = EACCES ]
+	# A trailing "/" names a directory, which no socket is: the kernel's ENOTDIR (the slash
+	# was dropped, and the socket connected).
+	run "$P" unix "$WS/agent/agent.sock/"
+	[ "$output" = ENOTDIR ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock/"
+	[ "$output" = ENOTDIR ]
+	# So does a last "." component: the kernel climbs into the socket (the dot was dropped,
+	# and the socket connected).
+	run "$P" unix "$WS/agent/agent.sock/."
+	[ "$output" = ENOTDIR ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- "$P" unix "$WS/agent/agent.sock/."
+	[ "$output" = ENOTDIR ]
+	run with "$PROFILE" --allow-unix-socket "$WS/agent" -- sh -c "cd '$WS/agent' && '$P' unix agent.sock//."
+	[ "$output" = ENOTDIR ]
+	# With the network enabled, the writable roots' sockets go through the broker too.
+	run with "$ENABLED" -- "$P" unix "$WS/agent/lnk/../agent.sock"
+	[ "$output" = EACCES ]
+	run with "$ENABLED" -- "$P" unix "$WS/agent/agent.sock/."
+	[ "$output" = ENOTDIR ]
+	run with "$ENABLED" -- "$P" unix "$WS/agent/agent.sock"
+	[ "$output" = OK ]
+	rm -f "$WS/agent/lnk"
+}

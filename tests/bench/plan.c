@@ -123,6 +123,7 @@ __attribute__((noinline)) static int half_helper(int fd, const char *cwd, struct
 						 struct sbx_linux_prepared *prepared,
 						 struct sbx_diag *d)
 {
+	struct sbx_linux_globs globs = {0};
 	enum sbx_input_form form;
 	struct stat st;
 	char *json;
@@ -145,7 +146,10 @@ __attribute__((noinline)) static int half_helper(int fd, const char *cwd, struct
 	if (r == 0)
 		r = plan_for(prof, true, cwd, &res->view, plan, d);
 	if (r == 0)
-		r = sbx_linux_enforce_from_plan(plan, &facts, false, res, e, d);
+		r = sbx_linux_scan_globs(plan, res, &globs, d);
+	if (r == 0)
+		r = sbx_linux_enforce_from_plan(plan, &facts, false, res, &globs, e, d);
+	sbx_linux_globs_free(&globs);
 	if (r == 0) {
 		/* The mount plan; the Landlock ruleset is the kernel's work (a call per rule). */
 		e->argv = true_argv;

@@ -257,6 +257,10 @@ check_requirement() {
 		sx OK tcp4 "$TCP4" ;;
 	"enforced:Unix sockets outside the writable roots unreachable")
 		outside unix "$SOCKDIR/s" && sx EACCES unix "$SOCKDIR/s" ;;
+	"enforced:abstract Unix sockets of outside processes unreachable")
+		# The host's name refused, and a missing one alike (connect tells them not apart).
+		outside abstract "$ABSTRACT" && sx EPERM abstract "$ABSTRACT" &&
+			sx EPERM abstract "sbx-none-$$" ;;
 	*)
 		echo "no check for: $st $rule"
 		return 1 ;;

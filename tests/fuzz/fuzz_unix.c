@@ -7,6 +7,8 @@
  * places of the allow-list. The answer must hold up:
  *   - an address is read only within its length and up to its first NUL, as the kernel reads
  *     it, and names no file when empty, abstract or longer than sun_path;
+ *   - a name with a ".." component is refused (EACCES), one ending in "/" or in a "."
+ *     component is ENOTDIR;
  *   - the path named is the lexical join of the working directory and the address, normalized,
  *     absolute, shorter than SBX_MAX_PATH;
  *   - a place is chosen exactly when it covers the path, and the place joined to what lies
@@ -32,16 +34,31 @@ static void must(bool ok, const char *what)
 	abort();
 }
 
-/* What the kernel would name, computed the simple way; NULL when it names no file. */
-static char *expected(const char *addr, size_t n, const char *cwd)
+/*
+ * What the kernel would name, computed the simple way; NULL when it names no file, *err then
+ * the refusal a ".." component, a trailing "/" or a last "." must get (0 for the others).
+ */
+static char *expected(const char *addr, size_t n, const char *cwd, int *err)
 {
 	char *raw, *joined, *out = NULL;
 	size_t len = strnlen(addr, n);
 
+	*err = 0;
 	if (n == 0 || n > SBX_UNIX_PATH_MAX || len == 0)
 		return NULL;
 	raw = strndup(addr, len);
 	must(raw != NULL, "out of memory");
+	for (char *c = raw; *c && !*err; c++)
+		if (c[0] == '.' && c[1] == '.' && (c == raw || c[-1] == '/') &&
+		    (c[2] == '/' || c[2] == '\0'))
+			*err = -EACCES;
+	if (!*err &&
+	    (raw[len - 1] == '/' || (raw[len - 1] == '.' && (len == 1 || raw[len - 2] == '/'))))
+		*err = -ENOTDIR;
+	if (*err) {
+		free(raw);
+		return NULL;
+	}
 	if (raw[0] == '/') {
 		if (sbx_path_normalize(raw, &out) < 0)
 			out = NULL;
@@ -90,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *addr, *text, *line, *save = NULL, *path = NULL, *want, *cwd = NULL;
 	char *places[PLACES_MAX];
 	size_t n, avail, n_places = 0;
-	int r;
+	int r, err;
 
 	if (size < 1)
 		return 0;
@@ -113,10 +130,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* A cwd past SBX_MAX_PATH is what readlink(2) never gives: kept, it must be refused. */
 	r = sbx_unix_address_path(addr, n, cwd, &path);
-	want = expected(addr, n, cwd);
+	want = expected(addr, n, cwd, &err);
+	must(!err || r == err, "a \"..\" or a trailing \"/\" not refused as it must be");
 	if (r < 0) {
 		must(path == NULL, "a path with an error");
-		must(r == -EINVAL || r == -EACCES || r == -ENAMETOOLONG, "an unexpected error");
+		must(r == -EINVAL || r == -EACCES || r == -ENAMETOOLONG || r == -ENOTDIR,
+		     "an unexpected error");
 		must(want == NULL, "an address that names a file refused");
 	} else {
 		must(r == 0, "an unexpected answer");

@@ -22,18 +22,24 @@ static char env_path[] = "PATH=/usr/bin", env_upper[] = "HTTPS_PROXY=http://127.
 	    env_lower[] = "https_proxy=http://127.0.0.1:3128";
 static char *env_proxy[] = {env_path, env_upper, env_lower, NULL};
 
-/* Plans profile for platform with the network options o; false (and a failure) when it fails. */
+/*
+ * Plans profile (a built-in's name, or a profile's JSON text) for platform with the network
+ * options o; false (and a failure) when it fails.
+ */
 static bool plan_for(const char *profile, enum sbx_platform platform, bool managed,
 		     const struct sbx_net_opts *o, struct sbx_plan *p)
 {
 	struct sbx_ctx ctx = vec_ctx(vec_cwd());
 	struct sbx_profile prof = {0};
+	enum sbx_input_form form;
 	struct sbx_diag d;
 	bool ok;
 
 	ctx.platform = platform;
 	sbx_diag_clear(&d);
-	ok = sbx_profile_builtin(profile, &prof, &d) == 0 &&
+	ok = (profile[0] == '{' ? sbx_profile_load_buf(profile, strlen(profile), "profile", &prof,
+						       &form, NULL, &d)
+				: sbx_profile_builtin(profile, &prof, &d)) == 0 &&
 	     sbx_plan_build(&prof, &ctx, SBX_PREF_AUTO, managed, SBX_WIN_RESTRICTED_TOKEN, p, &d) ==
 		     0 &&
 	     sbx_plan_network(p, o, &d) == 0;
@@ -342,8 +348,9 @@ TEST(proxy_rewrite_for_the_bridge)
 
 TEST(proxy_endpoints_and_environment)
 {
-	static char v1[] = "http_proxy=http://localhost:3128", v2[] = "HTTPS_PROXY=http://[::1]:8443",
-		    v3[] = "ALL_PROXY=socks5://127.0.0.2", v4[] = "PATH=/bin", v5[] = "no_proxy=x";
+	static char v1[] = "http_proxy=http://localhost:3128",
+		    v2[] = "HTTPS_PROXY=http://[::1]:8443", v3[] = "ALL_PROXY=socks5://127.0.0.2",
+		    v4[] = "PATH=/bin", v5[] = "no_proxy=x";
 	char *env[] = {v1, v2, v3, v4, v5, NULL};
 	struct sbx_proxies px;
 	struct sbx_loopback_ep ep;
@@ -410,10 +417,105 @@ TEST(plan_network_own_proxy)
 
 		if (plan_for(":workspace", SBX_PLATFORM_LINUX, true, &c, &p)) {
 			r = find(&p, SBX_REQ_MANAGED_NETWORK, 0);
-			CHECK(r && strcmp(r->rule, "managed network: connect only to the proxies at "
-						   "127.0.0.1:3128, 127.0.0.1:3128, "
-						   "127.0.0.1:8080") == 0);
+			CHECK(r &&
+			      strcmp(r->rule, "managed network: connect only to the proxies at "
+					      "127.0.0.1:3128, 127.0.0.1:3128, "
+					      "127.0.0.1:8080") == 0);
 		}
 		sbx_plan_free(&p);
 	}
+}
+
+/*
+ * Abstract Unix sockets on Linux: one requirement, whose mechanism depends on how the network is
+ * confined and on what the host has (none on the other platforms, which have no such sockets).
+ */
+static const struct sbx_req *abstract_req(const char *profile, bool managed,
+					  const struct sbx_net_opts *o,
+					  const struct sbx_linux_facts *f, struct sbx_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!plan_for(profile, SBX_PLATFORM_LINUX, managed, o, p))
+		return NULL;
+	CHECK_INT(sbx_plan_attach_linux(p, f), 0);
+	CHECK_INT(count(p, SBX_REQ_ABSTRACT_SOCKETS), 1);
+	return find(p, SBX_REQ_ABSTRACT_SOCKETS, 0);
+}
+
+/* r is in status st, enforced by the mechanisms named m, its reason holding why. */
+static void check_abstract(const struct sbx_req *r, enum sbx_req_status st, const char *m,
+			   const char *why)
+{
+	char name[SBX_MECH_NAME_MAX];
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_INT(r->status, st);
+	CHECK_STR(sbx_mech_name(r->mech, name), m);
+	CHECK(sbx_req_reason(r) && strstr(sbx_req_reason(r), why));
+	if (!sbx_req_reason(r) || !strstr(sbx_req_reason(r), why))
+		t_fail(__FILE__, __LINE__, "reason: %s",
+		       sbx_req_reason(r) ? sbx_req_reason(r) : "-");
+}
+
+TEST(plan_abstract_sockets_linux)
+{
+	static const char enabled[] =
+		"{\"type\":\"managed\",\"network\":\"enabled\",\"file_system\":{\"type\":"
+		"\"restricted\",\"entries\":[{\"path\":{\"type\":\"special\",\"value\":{"
+		"\"kind\":\"root\"}},\"access\":\"read\"}]}}";
+	const char *socks[] = {"/run/agent.sock"};
+	struct sbx_net_opts none = {0}, allow = {.unix_sockets = socks, .n_unix_sockets = 1},
+			    all = {.allow_all_unix_sockets = true}, managed = {.env = env_proxy};
+	struct sbx_linux_facts f, nouserns, old;
+	struct sbx_plan p;
+
+	sbx_linux_facts_assumed(&f);
+	/* No user namespace: no mount, PID, IPC or network namespace, no broker. */
+	nouserns = f;
+	nouserns.user_namespaces = nouserns.mount_namespace = nouserns.pid_namespace = false;
+	nouserns.ipc_namespace = nouserns.net_namespace = false;
+	/* Landlock without the abstract-socket scope (ABI 5, before Linux 6.12). */
+	old = f;
+	old.landlock_abi = 5;
+
+	/* Restricted, the host's namespace: seccomp refuses every connect. */
+	check_abstract(abstract_req(":workspace", false, &none, &f, &p), SBX_ENFORCED, "seccomp",
+		       "seccomp refuses connect");
+	sbx_plan_free(&p);
+	check_abstract(abstract_req(":workspace", false, &none, &nouserns, &p), SBX_ENFORCED,
+		       "seccomp", "seccomp refuses connect");
+	sbx_plan_free(&p);
+	/* Restricted with an allowed socket: the broker refuses every abstract address. */
+	check_abstract(abstract_req(":workspace", false, &allow, &f, &p), SBX_ENFORCED,
+		       "seccomp+unix-broker", "the supervisor refuses every abstract address");
+	sbx_plan_free(&p);
+	/* Managed: the sandbox's own network namespace. */
+	check_abstract(abstract_req(":workspace", true, &managed, &f, &p), SBX_ENFORCED,
+		       "seccomp+network-namespace", "own network namespace");
+	sbx_plan_free(&p);
+	/* Enabled, the host's namespace: Landlock's scope, the broker's one answer. */
+	check_abstract(abstract_req(enabled, false, &none, &f, &p), SBX_ENFORCED, "landlock",
+		       "so connect does not tell which names the host has");
+	sbx_plan_free(&p);
+	/* Without a user namespace no broker: the scope holds, and connect tells names apart. */
+	check_abstract(abstract_req(enabled, false, &none, &nouserns, &p), SBX_ENFORCED, "landlock",
+		       "connect tells a name the host has (EPERM) from one it has not");
+	sbx_plan_free(&p);
+	/* Without the scope: said, not refused, as path sockets are. */
+	check_abstract(abstract_req(enabled, false, &none, &old, &p), SBX_SKIPPED, "none",
+		       "can connect to any abstract socket there");
+	CHECK(sbx_plan_enforceable(&p));
+	sbx_plan_free(&p);
+	/* Every Unix socket allowed (Codex's dangerously_allow_all_unix_sockets): no requirement. */
+	memset(&p, 0, sizeof(p));
+	if (plan_for(":workspace", SBX_PLATFORM_LINUX, false, &all, &p))
+		CHECK_INT(count(&p, SBX_REQ_ABSTRACT_SOCKETS), 0);
+	sbx_plan_free(&p);
+	/* Not planned for macOS. */
+	memset(&p, 0, sizeof(p));
+	if (plan_for(":workspace", SBX_PLATFORM_MACOS, false, &none, &p))
+		CHECK_INT(count(&p, SBX_REQ_ABSTRACT_SOCKETS), 0);
+	sbx_plan_free(&p);
 }

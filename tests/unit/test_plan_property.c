@@ -93,6 +93,10 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 		       (!r->path && (m & SEC)) || ((m & BROKER) && (m & SEC));
 	case SBX_REQ_PATH_SOCKETS:
 		return (m & BROKER) && (m & SEC);
+	case SBX_REQ_ABSTRACT_SOCKETS:
+		/* Its own network namespace; seccomp or the broker, restricted; Landlock's scope. */
+		return ((m & NETNS) && (m & SEC)) || (!p->network && (m & SEC)) ||
+		       ((m & LL) && f->landlock_abi >= 6);
 	}
 	return false;
 }
@@ -130,8 +134,10 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 			       f->seccomp, f->pid_namespace, f->ipc_namespace, rule, m);
 		if (((r->mech & MNT) && !a.mount_namespace) ||
 		    ((r->mech & LL) && r->kind != SBX_REQ_NETWORK && r->kind != SBX_REQ_SIGNALS &&
-		     !a.landlock_fs) ||
-		    ((r->mech & LL) && r->kind == SBX_REQ_SIGNALS && a.landlock_abi < 1) ||
+		     r->kind != SBX_REQ_ABSTRACT_SOCKETS && !a.landlock_fs) ||
+		    ((r->mech & LL) &&
+		     (r->kind == SBX_REQ_SIGNALS || r->kind == SBX_REQ_ABSTRACT_SOCKETS) &&
+		     a.landlock_abi < 1) ||
 		    ((r->mech & NET) && !a.landlock_net) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_NETWORK && !a.seccomp_network) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_METADATA && !a.seccomp_metadata) ||
