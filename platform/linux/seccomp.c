@@ -272,15 +272,21 @@ static int build_filter(bool network, bool metadata, bool traced, bool reference
 		eperm = refusal(traced, SBX_SCG_NETWORK);
 		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
 		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
-		_Static_assert((0x1 | 0x2 | 0x8) == (SBX_SOCK_TYPE_SET | SBX_SOCK_TYPE_CLEAR) &&
-				       0x1 == SBX_SOCK_TYPE_SET,
+		/* The bits of SBX_SOCK_TYPE_KEPT (linux.h): bit 0 must be set, bits 1 and 3 clear. */
+		enum { TYPE_BIT0 = SBX_SOCK_TYPE_SET, TYPE_BIT1 = 0x2, TYPE_BIT3 = 0x8 };
+		_Static_assert((TYPE_BIT1 | TYPE_BIT3) == SBX_SOCK_TYPE_CLEAR,
 			       "one rule a bit of SBX_SOCK_TYPE_KEPT (linux.h)");
-		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x1, 0));
-		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x2, 0x2));
-		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x8, 0x8));
-		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x1, 0));
-		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x2, 0x2));
-		RULE(ctx, eperm, SCMP_SYS(socketpair), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0x8, 0x8));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_BIT0, 0));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1,
+		     SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_BIT1, TYPE_BIT1));
+		RULE(ctx, eperm, SCMP_SYS(socket), 1,
+		     SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_BIT3, TYPE_BIT3));
+		RULE(ctx, eperm, SCMP_SYS(socketpair), 1,
+		     SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_BIT0, 0));
+		RULE(ctx, eperm, SCMP_SYS(socketpair), 1,
+		     SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_BIT1, TYPE_BIT1));
+		RULE(ctx, eperm, SCMP_SYS(socketpair), 1,
+		     SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_BIT3, TYPE_BIT3));
 		rc = add_list(ctx, net_eperm, sizeof(net_eperm) / sizeof(*net_eperm), eperm, d);
 		if (rc < 0)
 			goto out;
