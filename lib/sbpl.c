@@ -1346,6 +1346,8 @@ void sbx_sbpl_free(struct sbx_sbpl *s)
 /*
  * One allocation holds the pointer array and every string, so free(*argv_out) releases all.
  * The command's strings are copied too: the result stays valid whatever the caller frees.
+ * An empty command gives the launcher up to its "--": what `explain` shows when it was given
+ * none, as it does for Linux's helper; `run` never gets this far without one.
  */
 int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out, size_t *argc_out)
 {
@@ -1354,7 +1356,7 @@ int sbx_macos_argv(const struct sbx_sbpl *s, char *const cmd[], char ***argv_out
 
 	*argv_out = NULL;
 	*argc_out = 0;
-	if (!s->policy || !cmd || !cmd[0])
+	if (!s->policy || !cmd)
 		return -EINVAL;
 	while (cmd[n_cmd])
 		n_cmd++;

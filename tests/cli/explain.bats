@@ -93,6 +93,16 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$(jget "$output" 'j["argv"][-3:]')" = '["--", "ls", "-l"]' ]
 }
 
+@test "explain --platform macos without a command shows the launcher up to --" {
+	run "$SBXRUN" explain --json --platform macos --profile :workspace
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["argv"][0:2]')" = '["/usr/bin/sandbox-exec", "-p"]' ]
+	[ "$(jget "$output" 'j["argv"][-1]')" = '--' ]
+	run "$SBXRUN" explain --platform macos --profile :read-only
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"(version 1)"* ]]
+}
+
 @test "explain --platform macos human form shows the policy text" {
 	run "$SBXRUN" explain --platform macos --profile :read-only -- true
 	[ "$status" -eq 0 ]

@@ -1133,7 +1133,17 @@ TEST(sbpl_macos_argv)
 		CHECK(argv[9] == NULL);
 	}
 	free(argv);
-	CHECK_INT(sbx_macos_argv(&s, (char *const[]){NULL}, &argv, &argc), -EINVAL);
+	CHECK_INT(sbx_macos_argv(&s, (char *const[]){NULL}, &argv, &argc), 0);
+	CHECK_INT(argc, 6);
+	if (argc == 6) {
+		CHECK_STR(argv[5], "--");
+		CHECK(argv[6] == NULL);
+	}
+	free(argv);
+	CHECK_INT(sbx_macos_argv(&s, NULL, &argv, &argc), -EINVAL);
+	CHECK(argv == NULL);
+	s.policy = NULL;
+	CHECK_INT(sbx_macos_argv(&s, cmd, &argv, &argc), -EINVAL);
 	CHECK(argv == NULL);
 }
 
