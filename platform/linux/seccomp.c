@@ -352,6 +352,12 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
  *  - Where a denied path is enforced by Landlock alone, inotify_add_watch and fanotify_mark are
  *    EPERM: a watch on a denied directory would report the names inside it.
  *  - Without an IPC namespace, System V IPC and POSIX message queues are EPERM (ipc_calls).
+ *    The sandbox has an IPC namespace exactly where it has a PID namespace (init makes both):
+ *    without them, prlimit64 of another process than the caller (pid 0) is EPERM too. Landlock
+ *    keeps signals and ptrace inside the sandbox, but has no rule for another process's
+ *    resource limits, which the user's other processes (same uid) let the command lower: a
+ *    limit on CPU time below what a process has used kills it with SIGKILL, a limit of open
+ *    files or of a file's size breaks it. Under init they have no pid in the sandbox.
  */
 /* musl's <sys/ioctl.h> lists the classic terminal requests only; the termios2 ones are the
  * kernel's (asm-generic/ioctls.h, which glibc includes and musl does not). */
@@ -371,6 +377,9 @@ static const uint32_t ioctl_allowed[] = {
 	TIOCSBRK,  TIOCCBRK,	TIOCGETD,   TIOCSETD,  TIOCGPTN,  TIOCSPTLCK, TIOCGPTLCK, TIOCGPKT,
 	TIOCGEXCL, TIOCGPTPEER, TIOCGDEV,   TCGETS2,   TCSETS2,	  TCSETSW2,   TCSETSF2,
 };
+
+#define ARG0_LOW                                                                                   \
+	(offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
 
 #define ARG1_LOW                                                                                   \
 	(offsetof(struct seccomp_data, args[1]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
@@ -420,6 +429,12 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
 	}
 	if (no_ipc) {
+		/* prlimit64 of another process than the caller (pid 0). */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prlimit64, 0, 4));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
 		for (size_t i = 0; i < n_ipc; i++)
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
@@ -441,9 +456,6 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 }
 
 /* ---- the program loaded: a head, then libseccomp's filter ------------------------------- */
-
-#define ARG0_LOW                                                                                   \
-	(offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
 
 /* Every namespace flag: one jset refuses them all (the reference states one rule per flag). */
 static uint32_t ns_mask(void)
@@ -484,17 +496,17 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	/* The head's jumps on to libseccomp's program, set once its start is known. */
-	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 3], pass_f[3];
+	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 4], pass_f[3];
 	size_t n_pass_t = 0, n_pass_f = 0;
 	unsigned short n = 0, head;
 
 	/*
 	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
-	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, IPC one a call and its
-	 * refusal, ioctl its compare, the load, one a request and the refusal. seccomp-gen checks
-	 * the length it builds against the room too.
+	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, prlimit 4, IPC one a call
+	 * and its refusal, ioctl its compare, the load, one a request and the refusal. seccomp-gen
+	 * checks the length it builds against the room too.
 	 */
-	_Static_assert(7 + 5 + 5 + 3 + sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 2 +
+	_Static_assert(7 + 5 + 5 + 3 + 4 + sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 2 +
 				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 1 <=
 			       SBX_SECCOMP_HEAD_MAX,
 		       "the head of the seccomp program outgrows its room");
@@ -536,6 +548,11 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
 	}
 	if (no_ipc) {
+		/* prlimit64: the caller's own limits (pid 0) only. */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prlimit64, 0, 3));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
 		for (size_t i = 0; i < n_ipc; i++)
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
@@ -624,7 +641,7 @@ static const struct {
 /* The calls the sandbox's filter refuses by their arguments, outside the tables above. */
 static const int refused_by_args[] = {
 	__NR_ioctl,	 __NR_unshare,		 __NR_clone,	     __NR_personality, __NR_socket,
-	__NR_socketpair, __NR_inotify_add_watch, __NR_fanotify_mark,
+	__NR_socketpair, __NR_inotify_add_watch, __NR_fanotify_mark, __NR_prlimit64,
 };
 
 static bool in_list(const struct sc_name *l, size_t n, int nr)

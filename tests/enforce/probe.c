@@ -25,6 +25,7 @@
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -414,6 +415,14 @@ int main(int argc, char **argv)
 		return result((int)ptrace(PTRACE_SEIZE, atoi(a), 0, 0));
 	if (!strcmp(op, "kill"))
 		return result(kill(atoi(a), atoi(b)));
+	if (!strcmp(op, "prlimit")) {
+		/* Sets the process's core limit to what it is: the permission is the question. */
+		struct rlimit r;
+
+		if (syscall(SYS_prlimit64, atoi(a), RLIMIT_CORE, NULL, &r) < 0)
+			return result(-1);
+		return result((int)syscall(SYS_prlimit64, atoi(a), RLIMIT_CORE, &r, NULL));
+	}
 	if (!strcmp(op, "unshare-user"))
 		return result(unshare(CLONE_NEWUSER));
 	if (!strcmp(op, "unshare-ns"))
