@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -115,6 +116,10 @@ static const struct sc_name metadata_eperm[] = {
 static const struct sc_name net_eperm[] = {
 	{"connect", -1}, {"bind", -1}, {"listen", -1}, {"accept", -1}, {"accept4", -1},
 };
+
+/* <linux/ioprio.h>'s "who" kinds, which not every C library's headers carry. */
+#define SBX_IOPRIO_WHO_PGRP 2
+#define SBX_IOPRIO_WHO_USER 3
 
 #define NS_FLAGS_N 8
 static const unsigned long ns_flags[NS_FLAGS_N] = {
@@ -237,6 +242,25 @@ static int build_filter(bool network, bool metadata, bool traced, bool reference
 	eperm = refusal(traced, SBX_SCG_TTY);
 	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI));
 	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX));
+
+	/*
+	 * Priorities of the caller alone (which PRIO_PROCESS or IOPRIO_WHO_PROCESS, who 0). The
+	 * command shares the caller's process group, whose other members are outside the
+	 * sandbox even under init (a PID namespace leaves process groups as they are), and
+	 * without a PID namespace its user's other processes and their pids are in reach too:
+	 * Landlock has no rule for lowering their CPU or I/O priority. The arguments are 32 bits.
+	 */
+	eperm = refusal(traced, SBX_SCG_PROCESSES);
+	RULE(ctx, eperm, SCMP_SYS(setpriority), 1,
+	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, PRIO_PGRP));
+	RULE(ctx, eperm, SCMP_SYS(setpriority), 1,
+	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, PRIO_USER));
+	RULE(ctx, eperm, SCMP_SYS(setpriority), 1, SCMP_A1(SCMP_CMP_NE, 0));
+	RULE(ctx, eperm, SCMP_SYS(ioprio_set), 1,
+	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, SBX_IOPRIO_WHO_PGRP));
+	RULE(ctx, eperm, SCMP_SYS(ioprio_set), 1,
+	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, SBX_IOPRIO_WHO_USER));
+	RULE(ctx, eperm, SCMP_SYS(ioprio_set), 1, SCMP_A1(SCMP_CMP_NE, 0));
 
 	/*
 	 * New namespaces (any namespace flag to unshare or clone) and execution domains other than
@@ -640,8 +664,17 @@ static const struct {
 
 /* The calls the sandbox's filter refuses by their arguments, outside the tables above. */
 static const int refused_by_args[] = {
-	__NR_ioctl,	 __NR_unshare,		 __NR_clone,	     __NR_personality, __NR_socket,
-	__NR_socketpair, __NR_inotify_add_watch, __NR_fanotify_mark, __NR_prlimit64,
+	__NR_ioctl,
+	__NR_unshare,
+	__NR_clone,
+	__NR_personality,
+	__NR_socket,
+	__NR_socketpair,
+	__NR_inotify_add_watch,
+	__NR_fanotify_mark,
+	__NR_prlimit64,
+	__NR_setpriority,
+	__NR_ioprio_set,
 };
 
 static bool in_list(const struct sc_name *l, size_t n, int nr)

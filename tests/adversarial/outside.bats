@@ -40,3 +40,45 @@ setup() {
 	fexpect unshare OK prlimit 0
 	kill -0 "$VICTIM"
 }
+
+# pgrp_try OP WHICH: in a process group of its own beside a process outside the sandbox, runs
+# CMD... (the rest), which does OP WHICH 0 (0: the caller's own group, or user); prints its
+# result, then that process's nice value and I/O class.
+pgrp_try() {
+	setsid -w sh -c 'sleep 300 3>&- & v=$!; "$@"; echo "nice $(ps -o ni= -p $v | tr -d " ")"; ionice -p $v; kill $v' sh "$@"
+}
+
+@test "the priority of processes outside cannot be lowered through the caller's process group or user" {
+	local fault which pre
+	# Control: outside the sandbox, a process lowers its whole group's priority.
+	run pgrp_try "$P" setpriority 1 0
+	echo "$output"
+	[ "${lines[0]}" = OK ]
+	[ "${lines[1]}" = "nice 19" ]
+	run pgrp_try "$P" ioprio 2 0
+	[ "${lines[0]}" = OK ]
+	[ "${lines[2]}" = idle ]
+	# Inside, in every model: the caller's group (1, 2) and its user (2, 3) are refused.
+	for fault in none clone unshare; do
+		pre=("$BIN/failinj" "$fault" --)
+		if [ "$fault" = none ]; then pre=(); fi
+		for which in 1 2; do
+			run pgrp_try "${pre[@]}" "$H" --sandbox-policy-cwd "$PLAIN" \
+				--permission-profile "$PROFILE" -- "$P" setpriority "$which" 0
+			echo "$fault setpriority $which: $output"
+			[ "${lines[0]}" = EPERM ]
+			[ "${lines[1]}" = "nice 0" ]
+		done
+		for which in 2 3; do
+			run pgrp_try "${pre[@]}" "$H" --sandbox-policy-cwd "$PLAIN" \
+				--permission-profile "$PROFILE" -- "$P" ioprio "$which" 0
+			echo "$fault ioprio $which: $output"
+			[ "${lines[0]}" = EPERM ]
+			[ "${lines[2]}" = "none: prio 0" ]
+		done
+	done
+	# The command's own priority (which 0 and 1, who 0: the caller) stays its own.
+	expect OK setpriority 0 0
+	expect OK ioprio 1 0
+	fexpect unshare OK setpriority 0 0
+}

@@ -415,6 +415,10 @@ int main(int argc, char **argv)
 		return result((int)ptrace(PTRACE_SEIZE, atoi(a), 0, 0));
 	if (!strcmp(op, "kill"))
 		return result(kill(atoi(a), atoi(b)));
+	if (!strcmp(op, "setpriority")) /* WHICH WHO: to nice 19 */
+		return result(setpriority(atoi(a), (id_t)atoi(b), 19));
+	if (!strcmp(op, "ioprio")) /* WHICH WHO: to the idle class */
+		return result((int)syscall(SYS_ioprio_set, atoi(a), atoi(b), 3 << 13));
 	if (!strcmp(op, "prlimit")) {
 		/* Sets the process's core limit to what it is: the permission is the question. */
 		struct rlimit r;
