@@ -746,9 +746,10 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return 0;
 		}
 		/*
-		 * Landlock has no rule for another process's resource limits, which a process of
-		 * the same uid may lower (a CPU-time limit below what it has used kills it):
-		 * seccomp refuses prlimit of any process but the caller.
+		 * Landlock has no rule for another process's resource limits or scheduling, which
+		 * a process of the same uid may change (a CPU-time limit below what it has used
+		 * kills it; the idle policy starves it): seccomp refuses prlimit and sched_set*
+		 * of any process but the caller.
 		 */
 		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE && h->sec)
 			return sbx_req_set(
@@ -756,14 +757,15 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				"no PID namespace here (%s): Landlock scopes signals to the "
 				"sandbox and refuses ptrace of any process outside, and with it "
 				"their memory, environment and descriptors in /proc, which still "
-				"lists them; seccomp refuses changing their resource limits "
-				"(prlimit of another process)",
+				"lists them; seccomp refuses changing their resource limits and "
+				"scheduling (prlimit and sched_set* of another process)",
 				h->noinit.why);
 		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE)
 			return sbx_req_set(
 				r, SBX_UNENFORCEABLE, 0, h->noinit.hint,
 				"keeping the processes outside out of reach needs a PID namespace, "
-				"or seccomp beside Landlock (another process's resource limits): "
+				"or seccomp beside Landlock (another process's resource limits and "
+				"scheduling): "
 				"%s; seccomp is unavailable",
 				h->noinit.why);
 		return sbx_req_set(

@@ -377,11 +377,12 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
  *    EPERM: a watch on a denied directory would report the names inside it.
  *  - Without an IPC namespace, System V IPC and POSIX message queues are EPERM (ipc_calls).
  *    The sandbox has an IPC namespace exactly where it has a PID namespace (init makes both):
- *    without them, prlimit64 of another process than the caller (pid 0) is EPERM too. Landlock
- *    keeps signals and ptrace inside the sandbox, but has no rule for another process's
- *    resource limits, which the user's other processes (same uid) let the command lower: a
- *    limit on CPU time below what a process has used kills it with SIGKILL, a limit of open
- *    files or of a file's size breaks it. Under init they have no pid in the sandbox.
+ *    without them, prlimit64 and the sched_set* calls of another process than the caller
+ *    (pid 0) are EPERM too (pid_calls). Landlock keeps signals and ptrace inside the sandbox,
+ *    but has no rule for another process's resource limits or scheduling, which the user's
+ *    other processes (same uid) let the command change: a limit on CPU time below what a
+ *    process has used kills it with SIGKILL, a limit of open files or of a file's size breaks
+ *    it, the idle policy starves it. Under init they have no pid in the sandbox.
  */
 /* musl's <sys/ioctl.h> lists the classic terminal requests only; the termios2 ones are the
  * kernel's (asm-generic/ioctls.h, which glibc includes and musl does not). */
@@ -427,11 +428,26 @@ static const int ipc_calls[] = {
 	__NR_mq_timedreceive, __NR_mq_notify, __NR_mq_getsetattr,
 };
 
+/*
+ * Without a PID namespace, the calls that change another process named by its pid (argument 0,
+ * a pid_t: 32 bits) and that Landlock has no rule for: its resource limits (a CPU-time limit
+ * kills), and its scheduling policy and priority (SCHED_IDLE; a nice value through
+ * sched_setattr), as setpriority() is refused in every sandbox. Each is allowed for the caller
+ * (0) only: a thread naming itself by its thread id is refused too.
+ */
+static const int pid_calls[] = {
+	__NR_prlimit64,
+	__NR_sched_setscheduler,
+	__NR_sched_setparam,
+	__NR_sched_setattr,
+};
+
 unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool traced,
 				  unsigned known_max, struct sock_filter *prog)
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
+	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
 	unsigned short n = 0, ioctl_at;
 	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
 
@@ -453,8 +469,10 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
 	}
 	if (no_ipc) {
-		/* prlimit64 of another process than the caller (pid 0). */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prlimit64, 0, 4));
+		/* pid_calls of another process than the caller (pid 0): a match jumps to the load. */
+		for (size_t i = 0; i < n_pid; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)pid_calls[i],
+				      (unsigned char)(n_pid - 1 - i), i == n_pid - 1 ? 4 : 0));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
@@ -519,6 +537,7 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
+	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
 	/* The head's jumps on to libseccomp's program, set once its start is known. */
 	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 4], pass_f[3];
 	size_t n_pass_t = 0, n_pass_f = 0;
@@ -526,11 +545,12 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 
 	/*
 	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
-	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, prlimit 4, IPC one a call
-	 * and its refusal, ioctl its compare, the load, one a request and the refusal. seccomp-gen
-	 * checks the length it builds against the room too.
+	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, one a call of pid_calls and
+	 * 3, IPC one a call and its refusal, ioctl its compare, the load, one a request and the
+	 * refusal. seccomp-gen checks the length it builds against the room too.
 	 */
-	_Static_assert(7 + 5 + 5 + 3 + 4 + sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 2 +
+	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 +
+				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 2 +
 				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 1 <=
 			       SBX_SECCOMP_HEAD_MAX,
 		       "the head of the seccomp program outgrows its room");
@@ -572,8 +592,10 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
 	}
 	if (no_ipc) {
-		/* prlimit64: the caller's own limits (pid 0) only. */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prlimit64, 0, 3));
+		/* pid_calls: the caller's own (pid 0) only; a match jumps to the load. */
+		for (size_t i = 0; i < n_pid; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)pid_calls[i],
+				      (unsigned char)(n_pid - 1 - i), i == n_pid - 1 ? 3 : 0));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
 		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
@@ -675,6 +697,9 @@ static const int refused_by_args[] = {
 	__NR_prlimit64,
 	__NR_setpriority,
 	__NR_ioprio_set,
+	__NR_sched_setscheduler,
+	__NR_sched_setparam,
+	__NR_sched_setattr,
 };
 
 static bool in_list(const struct sc_name *l, size_t n, int nr)

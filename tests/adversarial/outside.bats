@@ -41,6 +41,23 @@ setup() {
 	kill -0 "$VICTIM"
 }
 
+@test "the scheduling of a process outside cannot be changed, in every model" {
+	local how
+	kill -0 "$VICTIM"
+	for how in scheduler attr param; do
+		# Control: outside the sandbox the user moves it to the idle policy.
+		outside sched "$how" "$VICTIM"
+		expect ESRCH sched "$how" "$VICTIM"
+		fexpect clone EPERM sched "$how" "$VICTIM"
+		fexpect unshare EPERM sched "$how" "$VICTIM"
+		# The command's own (pid 0, the caller) stays its own, in every model.
+		expect OK sched "$how" 0
+		fexpect clone OK sched "$how" 0
+		fexpect unshare OK sched "$how" 0
+	done
+	kill -0 "$VICTIM"
+}
+
 # pgrp_try OP WHICH: in a process group of its own beside a process outside the sandbox, runs
 # CMD... (the rest), which does OP WHICH 0 (0: the caller's own group, or user); prints its
 # result, then that process's nice value and I/O class.

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
@@ -426,6 +427,25 @@ int main(int argc, char **argv)
 		if (syscall(SYS_prlimit64, atoi(a), RLIMIT_CORE, NULL, &r) < 0)
 			return result(-1);
 		return result((int)syscall(SYS_prlimit64, atoi(a), RLIMIT_CORE, &r, NULL));
+	}
+	if (!strcmp(op, "sched")) {
+		/* HOW PID: to the idle policy, by sched_setscheduler, sched_setattr; or sched_setparam. */
+		struct sched_param sp = { 0 };
+		struct {
+			uint32_t size, policy;
+			uint64_t flags;
+			int32_t nice;
+			uint32_t priority;
+			uint64_t runtime, deadline, period;
+		} attr = { .size = sizeof(attr), .policy = SCHED_IDLE };
+
+		/* The system calls: musl's sched_setscheduler and sched_setparam are ENOSYS. */
+		if (!strcmp(a, "scheduler"))
+			return result(
+				(int)syscall(SYS_sched_setscheduler, atoi(b), SCHED_IDLE, &sp));
+		if (!strcmp(a, "attr"))
+			return result((int)syscall(SYS_sched_setattr, atoi(b), &attr, 0));
+		return result((int)syscall(SYS_sched_setparam, atoi(b), &sp));
 	}
 	if (!strcmp(op, "unshare-user"))
 		return result(unshare(CLONE_NEWUSER));
