@@ -748,8 +748,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		/*
 		 * Landlock has no rule for another process's resource limits or scheduling, which
 		 * a process of the same uid may change (a CPU-time limit below what it has used
-		 * kills it; the idle policy starves it): seccomp refuses prlimit and sched_set*
-		 * of any process but the caller.
+		 * kills it; the idle policy starves it): seccomp refuses prlimit, sched_set*,
+		 * setpriority and ioprio_set of any process but the caller.
 		 */
 		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE && h->sec)
 			return sbx_req_set(
@@ -758,7 +758,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				"sandbox and refuses ptrace of any process outside, and with it "
 				"their memory, environment and descriptors in /proc, which still "
 				"lists them; seccomp refuses changing their resource limits and "
-				"scheduling (prlimit and sched_set* of another process)",
+				"scheduling (prlimit, sched_set*, setpriority and ioprio_set of "
+				"another process)",
 				h->noinit.why);
 		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE)
 			return sbx_req_set(

@@ -118,8 +118,8 @@ static const struct sc_name net_eperm[] = {
 };
 
 /* <linux/ioprio.h>'s "who" kinds, which not every C library's headers carry. */
-#define SBX_IOPRIO_WHO_PGRP 2
-#define SBX_IOPRIO_WHO_USER 3
+#define SBX_IOPRIO_WHO_PROCESS 1
+#define SBX_IOPRIO_WHO_PGRP    2
 
 #define NS_FLAGS_N 8
 static const unsigned long ns_flags[NS_FLAGS_N] = {
@@ -244,23 +244,18 @@ static int build_filter(bool network, bool metadata, bool traced, bool reference
 	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX));
 
 	/*
-	 * Priorities of the caller alone (which PRIO_PROCESS or IOPRIO_WHO_PROCESS, who 0). The
-	 * command shares the caller's process group, whose other members are outside the
-	 * sandbox even under init (a PID namespace leaves process groups as they are), and
-	 * without a PID namespace its user's other processes and their pids are in reach too:
-	 * Landlock has no rule for lowering their CPU or I/O priority. The arguments are 32 bits.
+	 * No priority of a process group (which PRIO_PGRP or IOPRIO_WHO_PGRP). The command shares
+	 * the caller's process group, whose other members are outside the sandbox even under init
+	 * (a PID namespace leaves process groups as they are): Landlock has no rule for lowering
+	 * their CPU or I/O priority. A user (PRIO_USER) and a pid name only the processes of the
+	 * sandbox's PID namespace (the kernel skips those without a pid in it); without one, the
+	 * program's head refuses them too. The argument is 32 bits.
 	 */
 	eperm = refusal(traced, SBX_SCG_PROCESSES);
 	RULE(ctx, eperm, SCMP_SYS(setpriority), 1,
 	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, PRIO_PGRP));
-	RULE(ctx, eperm, SCMP_SYS(setpriority), 1,
-	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, PRIO_USER));
-	RULE(ctx, eperm, SCMP_SYS(setpriority), 1, SCMP_A1(SCMP_CMP_NE, 0));
 	RULE(ctx, eperm, SCMP_SYS(ioprio_set), 1,
 	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, SBX_IOPRIO_WHO_PGRP));
-	RULE(ctx, eperm, SCMP_SYS(ioprio_set), 1,
-	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, SBX_IOPRIO_WHO_USER));
-	RULE(ctx, eperm, SCMP_SYS(ioprio_set), 1, SCMP_A1(SCMP_CMP_NE, 0));
 
 	/*
 	 * New namespaces (any namespace flag to unshare or clone) and execution domains other than
@@ -378,7 +373,8 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
  *  - Without an IPC namespace, System V IPC and POSIX message queues are EPERM (ipc_calls).
  *    The sandbox has an IPC namespace exactly where it has a PID namespace (init makes both):
  *    without them, prlimit64 and the sched_set* calls of another process than the caller
- *    (pid 0) are EPERM too (pid_calls). Landlock keeps signals and ptrace inside the sandbox,
+ *    (pid 0) are EPERM too (pid_calls), and so are setpriority and ioprio_set of a user or
+ *    of a pid but 0 (the process group is refused in every mode, by the first filter). Landlock keeps signals and ptrace inside the sandbox,
  *    but has no rule for another process's resource limits or scheduling, which the user's
  *    other processes (same uid) let the command change: a limit on CPU time below what a
  *    process has used kills it with SIGKILL, a limit of open files or of a file's size breaks
@@ -477,6 +473,17 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+		/* setpriority and ioprio_set: of the caller (PRIO_PROCESS, IOPRIO_WHO_PROCESS, 0). */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setpriority, 0, 2));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PRIO_PROCESS, 3, 6));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioprio_set, 0, 6));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_IOPRIO_WHO_PROCESS, 0, 3));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
 		for (size_t i = 0; i < n_ipc; i++)
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
@@ -539,17 +546,17 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
 	/* The head's jumps on to libseccomp's program, set once its start is known. */
-	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 4], pass_f[3];
+	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 5], pass_f[3];
 	size_t n_pass_t = 0, n_pass_f = 0;
 	unsigned short n = 0, head;
 
 	/*
 	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
 	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, one a call of pid_calls and
-	 * 3, IPC one a call and its refusal, ioctl its compare, the load, one a request and the
-	 * refusal. seccomp-gen checks the length it builds against the room too.
+	 * 3, priorities 9, IPC one a call and its refusal, ioctl its compare, the load, one a
+	 * request and the refusal. seccomp-gen checks the length it builds against the room too.
 	 */
-	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 +
+	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 + 9 +
 				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 2 +
 				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 1 <=
 			       SBX_SECCOMP_HEAD_MAX,
@@ -597,6 +604,16 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)pid_calls[i],
 				      (unsigned char)(n_pid - 1 - i), i == n_pid - 1 ? 3 : 0));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+		/* setpriority and ioprio_set: of the caller (PRIO_PROCESS, IOPRIO_WHO_PROCESS, 0). */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setpriority, 0, 2));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PRIO_PROCESS, 3, 5));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioprio_set, 0, 5));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_IOPRIO_WHO_PROCESS, 0, 2));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
 		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
