@@ -811,13 +811,29 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			enforced(r, PID | (h->ll ? LL : 0));
 			return 0;
 		}
-		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE)
+		/*
+		 * Landlock has no rule for another process's resource limits or scheduling, which
+		 * a process of the same uid may change (a CPU-time limit below what it has used
+		 * kills it; the idle policy starves it): seccomp refuses prlimit, sched_set*,
+		 * setpriority and ioprio_set of any process but the caller.
+		 */
+		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE && h->sec)
 			return sbx_req_set(
-				r, SBX_ENFORCED, LL, NULL,
+				r, SBX_ENFORCED, LL | SEC, NULL,
 				"no PID namespace here (%s): Landlock scopes signals to the "
 				"sandbox and refuses ptrace of any process outside, and with it "
 				"their memory, environment and descriptors in /proc, which still "
-				"lists them",
+				"lists them; seccomp refuses changing their resource limits and "
+				"scheduling (prlimit, sched_set*, setpriority and ioprio_set of "
+				"another process)",
+				h->noinit.why);
+		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE)
+			return sbx_req_set(
+				r, SBX_UNENFORCEABLE, 0, h->noinit.hint,
+				"keeping the processes outside out of reach needs a PID namespace, "
+				"or seccomp beside Landlock (another process's resource limits and "
+				"scheduling): "
+				"%s; seccomp is unavailable",
 				h->noinit.why);
 		return sbx_req_set(
 			r, SBX_UNENFORCEABLE, 0, h->noinit.hint,
@@ -1069,7 +1085,9 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 	out->seccomp_metadata = uses(p, SBX_MECH_SECCOMP, SBX_REQ_METADATA);
 	out->net_namespace = uses(p, SBX_MECH_NET_NS, -1);
 	out->unix_broker = uses(p, SBX_MECH_UNIX_BROKER, -1);
-	out->seccomp_ipc = uses(p, SBX_MECH_SECCOMP, SBX_REQ_IPC);
+	/* One switch: the calls that reach processes outside by an identifier (no init). */
+	out->seccomp_ipc = uses(p, SBX_MECH_SECCOMP, SBX_REQ_IPC) ||
+			   uses(p, SBX_MECH_SECCOMP, SBX_REQ_SIGNALS);
 	out->private_dev = uses(p, SBX_MECH_MOUNT_NS, SBX_REQ_DEVICES);
 	out->landlock_dev = !out->private_dev && uses(p, SBX_MECH_LANDLOCK, SBX_REQ_DEVICES);
 }

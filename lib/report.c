@@ -212,6 +212,9 @@ static char *seccomp_rule(const struct sbx_plan *p, enum sbx_seccomp_group g)
 	case SBX_SCG_IPC:
 		w = req_rule(p, SBX_REQ_IPC);
 		break;
+	case SBX_SCG_PROCESSES:
+		w = req_rule(p, SBX_REQ_SIGNALS);
+		break;
 	case SBX_SCG_NETWORK:
 		/*
 		 * With the network enabled the group refuses only Unix datagram sockets (the

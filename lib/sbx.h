@@ -1597,6 +1597,7 @@ enum sbx_seccomp_group {
 	SBX_SCG_WATCH,	     /* inotify and fanotify watches (denies by Landlock alone) */
 	SBX_SCG_NETWORK,     /* the network restricted */
 	SBX_SCG_IPC,	     /* System V IPC and POSIX message queues (no IPC namespace) */
+	SBX_SCG_PROCESSES,   /* other processes' priorities, and limits (no PID namespace) */
 	SBX_SCG_MAX
 };
 
@@ -1733,7 +1734,7 @@ struct sbx_linux_apply {
 	bool landlock_net;     /* it handles TCP bind and connect */
 	bool seccomp_network;  /* the filter refuses sockets but AF_UNIX, and connect... */
 	bool seccomp_metadata; /* and chmod, chown, utimes, xattr, ioctl but the allow-list */
-	bool seccomp_ipc;      /* and System V IPC and POSIX message queues (no IPC namespace) */
+	bool seccomp_ipc;      /* and System V IPC, message queues, others' limits (no init) */
 	bool private_dev;      /* a private minimal /dev in the mount namespace */
 	bool landlock_dev;     /* no private /dev: Landlock grants devices from an allow-list */
 	/*

@@ -206,7 +206,7 @@ struct sbx_linux_enforce {
 	int landlock_abi;	    /* the running ABI (>= 1) or 0 for none */
 	bool seccomp_metadata;	    /* refuse chmod/chown/utimes/xattr everywhere (no mount ns) */
 	bool seccomp_no_watch;	    /* refuse inotify/fanotify watches (denies by Landlock alone) */
-	bool seccomp_ipc;	    /* refuse System V IPC and POSIX message queues (no IPC ns) */
+	bool seccomp_ipc;	    /* refuse System V IPC, mqueues, others' limits (no init) */
 	/* The denial report traces the command: seccomp refusals stop for its tracer (trace.c). */
 	bool traced;
 	struct sbx_trace *trace; /* that tracer (sandbox.h), given to the supervisor; or NULL */
@@ -348,9 +348,10 @@ void sbx_landlock_free(struct sbx_landlock *ll);
  * program (compiled at build time) behind a head that says what libseccomp cannot
  * (system calls newer than this build: ENOSYS; with metadata, ioctl as an allow-list; with
  * no_watch, no inotify or fanotify watches; with no_ipc, no System V IPC or POSIX message queues
- * (no IPC namespace); no namespace flags; no execution domains), one filter. With traced (the
- * denial report is on), every EPERM refusal is instead a stop for the tracer, which fails the
- * call with that errno and records it (platform/linux/trace.c).
+ * and no prlimit or sched_set* of another process (no IPC and PID namespace); no namespace
+ * flags; no execution domains), one filter. With traced (the denial report is on), every EPERM
+ * refusal is instead a stop for the tracer, which fails the call with that errno and records it
+ * (platform/linux/trace.c).
  */
 int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
 		      struct sbx_diag *d);

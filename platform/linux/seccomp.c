@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -115,6 +116,10 @@ static const struct sc_name metadata_eperm[] = {
 static const struct sc_name net_eperm[] = {
 	{"connect", -1}, {"bind", -1}, {"listen", -1}, {"accept", -1}, {"accept4", -1},
 };
+
+/* <linux/ioprio.h>'s "who" kinds, which not every C library's headers carry. */
+#define SBX_IOPRIO_WHO_PROCESS 1
+#define SBX_IOPRIO_WHO_PGRP    2
 
 #define NS_FLAGS_N 8
 static const unsigned long ns_flags[NS_FLAGS_N] = {
@@ -239,6 +244,20 @@ static int build_filter(bool network, bool metadata, bool traced, bool reference
 	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX));
 
 	/*
+	 * No priority of a process group (which PRIO_PGRP or IOPRIO_WHO_PGRP). The command shares
+	 * the caller's process group, whose other members are outside the sandbox even under init
+	 * (a PID namespace leaves process groups as they are): Landlock has no rule for lowering
+	 * their CPU or I/O priority. A user (PRIO_USER) and a pid name only the processes of the
+	 * sandbox's PID namespace (the kernel skips those without a pid in it); without one, the
+	 * program's head refuses them too. The argument is 32 bits.
+	 */
+	eperm = refusal(traced, SBX_SCG_PROCESSES);
+	RULE(ctx, eperm, SCMP_SYS(setpriority), 1,
+	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, PRIO_PGRP));
+	RULE(ctx, eperm, SCMP_SYS(ioprio_set), 1,
+	     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, SBX_IOPRIO_WHO_PGRP));
+
+	/*
 	 * New namespaces (any namespace flag to unshare or clone) and execution domains other than
 	 * the default and the query are refused by the program's head (sbx_seccomp_program), in
 	 * a few instructions; said through libseccomp they took 130 of its 208 (a rule compares one
@@ -361,6 +380,14 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
  *  - Where a denied path is enforced by Landlock alone, inotify_add_watch and fanotify_mark are
  *    EPERM: a watch on a denied directory would report the names inside it.
  *  - Without an IPC namespace, System V IPC and POSIX message queues are EPERM (ipc_calls).
+ *    The sandbox has an IPC namespace exactly where it has a PID namespace (init makes both):
+ *    without them, prlimit64 and the sched_set* calls of another process than the caller
+ *    (pid 0) are EPERM too (pid_calls), and so are setpriority and ioprio_set of a user or
+ *    of a pid but 0 (the process group is refused in every mode, by the first filter). Landlock keeps signals and ptrace inside the sandbox,
+ *    but has no rule for another process's resource limits or scheduling, which the user's
+ *    other processes (same uid) let the command change: a limit on CPU time below what a
+ *    process has used kills it with SIGKILL, a limit of open files or of a file's size breaks
+ *    it, the idle policy starves it. Under init they have no pid in the sandbox.
  */
 /* musl's <sys/ioctl.h> lists the classic terminal requests only; the termios2 ones are the
  * kernel's (asm-generic/ioctls.h, which glibc includes and musl does not). */
@@ -380,6 +407,9 @@ static const uint32_t ioctl_allowed[] = {
 	TIOCSBRK,  TIOCCBRK,	TIOCGETD,   TIOCSETD,  TIOCGPTN,  TIOCSPTLCK, TIOCGPTLCK, TIOCGPKT,
 	TIOCGEXCL, TIOCGPTPEER, TIOCGDEV,   TCGETS2,   TCSETS2,	  TCSETSW2,   TCSETSF2,
 };
+
+#define ARG0_LOW                                                                                   \
+	(offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
 
 #define ARG1_LOW                                                                                   \
 	(offsetof(struct seccomp_data, args[1]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
@@ -403,11 +433,26 @@ static const int ipc_calls[] = {
 	__NR_mq_timedreceive, __NR_mq_notify, __NR_mq_getsetattr,
 };
 
+/*
+ * Without a PID namespace, the calls that change another process named by its pid (argument 0,
+ * a pid_t: 32 bits) and that Landlock has no rule for: its resource limits (a CPU-time limit
+ * kills), and its scheduling policy and priority (SCHED_IDLE; a nice value through
+ * sched_setattr), as setpriority() is refused in every sandbox. Each is allowed for the caller
+ * (0) only: a thread naming itself by its thread id is refused too.
+ */
+static const int pid_calls[] = {
+	__NR_prlimit64,
+	__NR_sched_setscheduler,
+	__NR_sched_setparam,
+	__NR_sched_setattr,
+};
+
 unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool traced,
 				  unsigned known_max, struct sock_filter *prog)
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
+	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
 	unsigned short n = 0, ioctl_at;
 	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
 
@@ -429,6 +474,25 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
 	}
 	if (no_ipc) {
+		/* pid_calls of another process than the caller (pid 0): a match jumps to the load. */
+		for (size_t i = 0; i < n_pid; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)pid_calls[i],
+				      (unsigned char)(n_pid - 1 - i), i == n_pid - 1 ? 4 : 0));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+		/* setpriority and ioprio_set: of the caller (PRIO_PROCESS, IOPRIO_WHO_PROCESS, 0). */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setpriority, 0, 2));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PRIO_PROCESS, 3, 6));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioprio_set, 0, 6));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_IOPRIO_WHO_PROCESS, 0, 3));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
 		for (size_t i = 0; i < n_ipc; i++)
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
@@ -450,9 +514,6 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 }
 
 /* ---- the program loaded: a head, then libseccomp's filter ------------------------------- */
-
-#define ARG0_LOW                                                                                   \
-	(offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
 
 /* Every namespace flag: one jset refuses them all (the reference states one rule per flag). */
 static uint32_t ns_mask(void)
@@ -492,18 +553,20 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
+	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
 	/* The head's jumps on to libseccomp's program, set once its start is known. */
-	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 3], pass_f[3];
+	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 5], pass_f[3];
 	size_t n_pass_t = 0, n_pass_f = 0;
 	unsigned short n = 0, head;
 
 	/*
 	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
-	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, IPC one a call and its
-	 * refusal, ioctl its compare, the load, one a request and the refusal. seccomp-gen checks
-	 * the length it builds against the room too.
+	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, one a call of pid_calls and
+	 * 3, priorities 9, IPC one a call and its refusal, ioctl its compare, the load, one a
+	 * request and the refusal. seccomp-gen checks the length it builds against the room too.
 	 */
-	_Static_assert(7 + 5 + 5 + 3 + sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 2 +
+	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 + 9 +
+				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 2 +
 				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 1 <=
 			       SBX_SECCOMP_HEAD_MAX,
 		       "the head of the seccomp program outgrows its room");
@@ -545,6 +608,23 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
 	}
 	if (no_ipc) {
+		/* pid_calls: the caller's own (pid 0) only; a match jumps to the load. */
+		for (size_t i = 0; i < n_pid; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)pid_calls[i],
+				      (unsigned char)(n_pid - 1 - i), i == n_pid - 1 ? 3 : 0));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+		/* setpriority and ioprio_set: of the caller (PRIO_PROCESS, IOPRIO_WHO_PROCESS, 0). */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setpriority, 0, 2));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PRIO_PROCESS, 3, 5));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioprio_set, 0, 5));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_IOPRIO_WHO_PROCESS, 0, 2));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
 		for (size_t i = 0; i < n_ipc; i++)
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
@@ -632,8 +712,20 @@ static const struct {
 
 /* The calls the sandbox's filter refuses by their arguments, outside the tables above. */
 static const int refused_by_args[] = {
-	__NR_ioctl,	 __NR_unshare,		 __NR_clone,	     __NR_personality, __NR_socket,
-	__NR_socketpair, __NR_inotify_add_watch, __NR_fanotify_mark,
+	__NR_ioctl,
+	__NR_unshare,
+	__NR_clone,
+	__NR_personality,
+	__NR_socket,
+	__NR_socketpair,
+	__NR_inotify_add_watch,
+	__NR_fanotify_mark,
+	__NR_prlimit64,
+	__NR_setpriority,
+	__NR_ioprio_set,
+	__NR_sched_setscheduler,
+	__NR_sched_setparam,
+	__NR_sched_setattr,
 };
 
 static bool in_list(const struct sc_name *l, size_t n, int nr)

@@ -134,8 +134,12 @@ static uint32_t stacked(uint32_t first, uint32_t later)
 /* ---- the check ------------------------------------------------------------------------------- */
 
 /* The calls whose decision may read an argument, and the values tried for them. */
-static const int by_args[] = {__NR_personality, __NR_clone,	 __NR_unshare,
-			      __NR_socket,	__NR_socketpair, __NR_ioctl};
+static const int by_args[] = {__NR_personality,	   __NR_clone,
+			      __NR_unshare,	   __NR_socket,
+			      __NR_socketpair,	   __NR_ioctl,
+			      __NR_prlimit64,	   __NR_setpriority,
+			      __NR_ioprio_set,	   __NR_sched_setscheduler,
+			      __NR_sched_setparam, __NR_sched_setattr};
 
 static size_t arg_values(uint64_t *v)
 {

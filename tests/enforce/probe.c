@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
@@ -25,6 +26,7 @@
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -414,6 +416,37 @@ int main(int argc, char **argv)
 		return result((int)ptrace(PTRACE_SEIZE, atoi(a), 0, 0));
 	if (!strcmp(op, "kill"))
 		return result(kill(atoi(a), atoi(b)));
+	if (!strcmp(op, "setpriority")) /* WHICH WHO: to nice 19 */
+		return result(setpriority(atoi(a), (id_t)atoi(b), 19));
+	if (!strcmp(op, "ioprio")) /* WHICH WHO: to the idle class */
+		return result((int)syscall(SYS_ioprio_set, atoi(a), atoi(b), 3 << 13));
+	if (!strcmp(op, "prlimit")) {
+		/* Sets the process's core limit to what it is: the permission is the question. */
+		struct rlimit r;
+
+		if (syscall(SYS_prlimit64, atoi(a), RLIMIT_CORE, NULL, &r) < 0)
+			return result(-1);
+		return result((int)syscall(SYS_prlimit64, atoi(a), RLIMIT_CORE, &r, NULL));
+	}
+	if (!strcmp(op, "sched")) {
+		/* HOW PID: to the idle policy, by sched_setscheduler, sched_setattr; or sched_setparam. */
+		struct sched_param sp = { 0 };
+		struct {
+			uint32_t size, policy;
+			uint64_t flags;
+			int32_t nice;
+			uint32_t priority;
+			uint64_t runtime, deadline, period;
+		} attr = { .size = sizeof(attr), .policy = SCHED_IDLE };
+
+		/* The system calls: musl's sched_setscheduler and sched_setparam are ENOSYS. */
+		if (!strcmp(a, "scheduler"))
+			return result(
+				(int)syscall(SYS_sched_setscheduler, atoi(b), SCHED_IDLE, &sp));
+		if (!strcmp(a, "attr"))
+			return result((int)syscall(SYS_sched_setattr, atoi(b), &attr, 0));
+		return result((int)syscall(SYS_sched_setparam, atoi(b), &sp));
+	}
 	if (!strcmp(op, "unshare-user"))
 		return result(unshare(CLONE_NEWUSER));
 	if (!strcmp(op, "unshare-ns"))

@@ -73,8 +73,11 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 	case SBX_REQ_PROTECT_MISSING:
 		return (m & MNT) != 0;
 	case SBX_REQ_SIGNALS:
-		/* Landlock scopes signals from ABI 6 on. */
-		return (m & PID) || ((m & LL) && f->landlock_abi >= 6);
+		/*
+		 * Landlock scopes signals from ABI 6 on; seccomp beside it refuses prlimit of
+		 * another process, which Landlock has no rule for.
+		 */
+		return (m & PID) || ((m & LL) && (m & SEC) && f->landlock_abi >= 6);
 	case SBX_REQ_IPC:
 		return (m & (IPC | SEC)) != 0;
 	case SBX_REQ_DEVICES:
@@ -142,6 +145,7 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 		    ((r->mech & SEC) && r->kind == SBX_REQ_NETWORK && !a.seccomp_network) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_METADATA && !a.seccomp_metadata) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_IPC && !a.seccomp_ipc) ||
+		    ((r->mech & SEC) && r->kind == SBX_REQ_SIGNALS && !a.seccomp_ipc) ||
 		    ((r->mech & (PID | IPC | NETNS | BROKER)) && a.model != SBX_MODEL_INIT) ||
 		    ((r->mech & SUP) && a.model != SBX_MODEL_SUBREAPER) ||
 		    ((r->mech & MNT) && r->kind == SBX_REQ_DEVICES && !a.private_dev) ||
