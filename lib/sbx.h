@@ -748,6 +748,16 @@ struct sbx_ctx {
 	 */
 	const struct sbx_input *inputs;
 	size_t n_inputs;
+	/*
+	 * The caller's home directory (sbxrun's HOME, absolute, or NULL), with which git expands
+	 * an include's "~/" when the caller runs it, and the global config files git reads for
+	 * the caller (sbx_git_globals): each kept read-only, or from being created, where it lies
+	 * in a writable root, and what it includes followed (sbxrun(1), GIT MODE). Never the
+	 * command's environment: the git that takes them is the caller's own, run later.
+	 */
+	const char *home;
+	const char *const *git_globals;
+	size_t n_git_globals;
 };
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
 /*
@@ -944,6 +954,19 @@ bool sbx_git_point(const char *path, bool *dir, const char **holds);
  * with and without git mode (--allow-git is no way out); the others in git mode only.
  */
 bool sbx_git_checkout_point(const char *path);
+/* Git reads at most two global config files (config.c, git_global_config). */
+#define SBX_GIT_GLOBALS 2
+/*
+ * The global config files git 2.39 reads for an environment whose GIT_CONFIG_GLOBAL,
+ * XDG_CONFIG_HOME and HOME are given (NULL: unset), as git_global_config() and
+ * xdg_config_home() find them: GIT_CONFIG_GLOBAL alone when it is set (empty: none); else
+ * $XDG_CONFIG_HOME/git/config (when XDG_CONFIG_HOME is set and not empty; else
+ * $HOME/.config/git/config) and $HOME/.gitconfig, each only with HOME set. A relative value is
+ * joined to cwd (absolute), where git joins it to its own: the caller's next git most likely
+ * runs there. Into out (allocated, normalized), NULL past them; 0 or -ENOMEM.
+ */
+int sbx_git_globals(const char *cwd, const char *git_config_global, const char *xdg_config_home,
+		    const char *home, char *out[SBX_GIT_GLOBALS]);
 /*
  * The files the git config file names to include (include.path, includeIf.<any>.path: git
  * reads them as part of it), as git joins each (relative to the file's directory,
@@ -1879,6 +1902,15 @@ struct sbx_handover {
 	 * in 125 before the command started.
 	 */
 	const char *report_created;
+	/*
+	 * --git-config FILE (at most SBX_GIT_GLOBALS) and --home DIR: the caller's global git
+	 * config files and HOME (sbx_ctx.git_globals, .home), which the helper cannot read from
+	 * its environment (the command's). The helper takes only absolute, normalized paths;
+	 * each only adds what is kept read-only, and is looked up again there.
+	 */
+	const char *git_globals[SBX_GIT_GLOBALS];
+	size_t n_git_globals;
+	const char *home;
 };
 /*
  * The hand-over for a materialized profile's JSON: by argument, or by memfd when large. With
