@@ -749,14 +749,26 @@ static bool in_writable(const struct pmap *m, const char *p)
 	return !sbx_pmap_find(m, p, strlen(p)) && s && s->access != SBX_DENY && s->wr >= 0;
 }
 
-/* A look-up of a global config, or of a directory on its way, that failed: refused in d. */
-static int global_lookup(const struct sbx_ctx *ctx, const char *g, const char *p,
-			 struct sbx_pathinfo *in, struct sbx_diag *d)
+/*
+ * A look-up of a global config, or of a directory on its way, that failed: refused in d where
+ * the name lies in a writable root (an earlier run may have chmod-ed a parent, planted a link
+ * loop). Elsewhere the command can change nothing on the way, and git, which ignores a global
+ * config it cannot reach (config.c, access_or_die with ACCESS_EACCES_OK), takes nothing from
+ * it: 1, nothing to keep.
+ */
+static int global_lookup(const struct sbx_ctx *ctx, const struct pmap *m, const char *g,
+			 const char *p, struct sbx_pathinfo *in, struct sbx_diag *d)
 {
+	const struct pslot *s;
 	int r = sbx_ctx_lookup(ctx, p, in, NULL);
 
 	if (r >= 0 || r == -ENOMEM)
 		return r;
+	s = sbx_pmap_find(m, p, strlen(p));
+	if (!s || s->access == SBX_READ)
+		s = sbx_pmap_decider(m, p);
+	if (!s || s->access != SBX_WRITE)
+		return 1;
 	sbx_diag_set(d, r,
 		     "cannot check git's global config %s, which the caller's git runs commands "
 		     "from: looking up %s: %s",
@@ -820,7 +832,7 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 	char *dir = strndup(g, dlen), *at = NULL, *named = NULL, *parent = NULL;
 	const char *name = g + dlen + 1, *missing_dir = NULL, *holds;
 	bool point = false, isdir;
-	int r = dir ? global_lookup(ctx, g, dir, &in, d) : -ENOMEM;
+	int r = dir ? global_lookup(ctx, m, g, dir, &in, d) : -ENOMEM;
 
 	if (!r && in.exists && in.type == SBX_FT_DIR) {
 		/* Git's directory that another run's point is: that point keeps the name. */
@@ -848,7 +860,7 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 	if (!(parent = strndup(dir, dlen)))
 		r = -ENOMEM;
 	if (!r)
-		r = global_lookup(ctx, g, parent, &in, d);
+		r = global_lookup(ctx, m, g, parent, &in, d);
 	if (!r && in.exists && in.type == SBX_FT_DIR) {
 		r = sbx_path_join_any(in.real, dir + dlen + 1, &at);
 		if (!r)
@@ -873,7 +885,7 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 		parent[len] = '\0';
 		if (dlen)
 			parent[dlen] = '\0';
-		r = global_lookup(ctx, g, dlen ? parent : "/", &in, d);
+		r = global_lookup(ctx, m, g, dlen ? parent : "/", &in, d);
 		if (dlen)
 			parent[dlen] = '/';
 	}
@@ -901,7 +913,7 @@ out:
 	free(at);
 	free(named);
 	free(parent);
-	return r;
+	return r > 0 ? 0 : r;
 }
 
 int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
@@ -919,11 +931,18 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 
 		if (!sbx_path_is_posix_abs(g))
 			continue; /* sbxrun hands over none such; a helper's caller might */
-		r = global_lookup(ctx, g, g, &in, d);
+		r = global_lookup(ctx, m, g, g, &in, d);
+		if (r > 0) {
+			r = 0;
+			continue;
+		}
 		if (!r && in.exists)
 			r = global_point(ctx, g, &in, &point, d);
 		if (r)
 			break;
+		/* No regular file outside the writable roots (/dev/null): git reads nothing. */
+		if (in.exists && !point && in.type != SBX_FT_REG && !in_writable(m, in.real))
+			continue;
 		if (in.exists && !point && in.type != SBX_FT_REG) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 				     "git's global config %s is no regular file (a directory, a "

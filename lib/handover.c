@@ -87,12 +87,12 @@ int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx
 		r = push_opt(out, "--deny-domain", h->deny_domains[i]);
 	if (!r && h->network_log)
 		r = push_opt(out, "--network-log", h->network_log);
-	if (!r && h->allow_git)
-		r = sbx_strv_push(out, "--allow-git");
 	for (size_t i = 0; !r && i < h->n_git_globals; i++)
 		r = push_opt(out, "--git-config", h->git_globals[i]);
 	if (!r && h->home)
 		r = push_opt(out, "--home", h->home);
+	if (!r && h->allow_git)
+		r = sbx_strv_push(out, "--allow-git");
 	snprintf(report_fd, sizeof(report_fd), "%d", h->report_fd);
 	if (!r && h->report_fd >= 0)
 		r = push_opt(out, "--report-fd", report_fd);
