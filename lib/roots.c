@@ -737,6 +737,8 @@ static int protect_git_globals(struct build *b)
 			continue;
 		r = k < keep.n ? add_read_only_uncovered(&b->out->writable[s->wr], p)
 			       : add_no_create(&b->out->writable[s->wr], p);
+		if (!r)
+			r = sbx_strv_add_unique(&b->out->git_globals, p);
 	}
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
@@ -844,5 +846,6 @@ void sbx_roots_free(struct sbx_roots *r)
 	free(r->writable);
 	strs_drop(&r->borrowed, r->unreadable, r->n_unreadable);
 	sbx_strv_free(r->deny_globs, r->n_deny_globs);
+	sbx_strv_clear(&r->git_globals);
 	memset(r, 0, sizeof(*r));
 }

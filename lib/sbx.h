@@ -679,6 +679,7 @@ enum sbx_req_origin {
 	SBX_ORIGIN_RULE = 0,
 	SBX_ORIGIN_PROFILE_FILE,  /* the --profile file the run read, kept read-only */
 	SBX_ORIGIN_ADDITION_FILE, /* an --add-permissions file the run read, kept read-only */
+	SBX_ORIGIN_GIT_GLOBAL,	  /* the caller's global git config, or a file it includes */
 };
 /* "profile-file", "add-permissions-file"; NULL for SBX_ORIGIN_RULE (explain --json). */
 const char *sbx_origin_name(enum sbx_req_origin o);
@@ -857,6 +858,11 @@ struct sbx_roots {
 	size_t n_deny_globs; /* absolute patterns */
 	/* fs's arena, whose paths the lists above may borrow: never freed through the roots */
 	struct sbx_arena borrowed;
+	/*
+	 * The carve-outs and names not to be created above that keep the caller's global git
+	 * config (sbx_ctx.git_globals) and what it includes: explain says why each is there.
+	 */
+	struct sbx_strv git_globals;
 };
 /*
  * The roots of fs for ctx. They may borrow the paths fs keeps in its arena (a loaded profile's):
