@@ -936,7 +936,8 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			r = 0;
 			continue;
 		}
-		if (!r && in.exists)
+		/* A point is made in a writable root only: elsewhere it is read for nothing. */
+		if (!r && in.exists && in_writable(m, in.real))
 			r = global_point(ctx, g, &in, &point, d);
 		if (r)
 			break;
