@@ -16,7 +16,16 @@ setup() {
 	new_canary "$H"
 }
 
+# release: lets a run waiting on $H/go end (once; teardown too, after a failed check).
+release() {
+	if [ -p "$H/go" ]; then
+		echo go >"$H/go"
+		rm -f "$H/go"
+	fi
+}
+
 teardown() {
+	release
 	chmod -R u+rwx "$H" 2>/dev/null || true
 	rm -rf "$H"
 }
@@ -61,6 +70,24 @@ global() { git config --includes --global --get "$1" || true; }
 	# Positive control: the other programs' ~/.config stays the command's.
 	hexpect OK mkdir "$H/.config/tool"
 	hexpect OK write "$H/.config/tool.conf"
+}
+
+@test "a missing ~/.gitconfig: runs at once share its point, and none is left after them" {
+	mkfifo "$H/ready" "$H/go"
+	hsbx sh -c "echo up >'$H/ready'; cat '$H/go' >/dev/null" &
+	holder=$!
+	# Run 1 is inside its sandbox: the point is on the host, empty, which git reads as none.
+	cat "$H/ready"
+	[ -f "$H/.gitconfig" ]
+	[ ! -s "$H/.gitconfig" ]
+	[ -z "$(global user.name)" ]
+	# Run 2 meanwhile takes the same point, and cannot write through it either.
+	hexpect EROFS write "$H/.gitconfig"
+	release
+	wait "$holder"
+	[ ! -e "$H/.gitconfig" ]
+	# Positive control: beside it, the command's.
+	hexpect OK write "$H/.gitconfig-not"
 }
 
 @test "a missing ~/.config: refused, naming the path and the fix, not masked" {
