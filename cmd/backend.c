@@ -78,6 +78,17 @@ static int strv_copy(char *const in[], struct sbx_strv *out)
  * caller's proxies (an empty context: the helper reads the proxies from the environment it
  * gives the command), sbxrun's own proxy, the Unix socket allow-list, local binding.
  */
+/*
+ * The caller's global git config files and HOME: the helper's environment is the command's,
+ * so they travel on its command line (sbx_handover.git_globals).
+ */
+static void handover_git_globals(struct sbx_handover *h, const struct invocation *inv)
+{
+	for (size_t i = 0; i < inv->ctx.n_git_globals; i++)
+		h->git_globals[h->n_git_globals++] = inv->ctx.git_globals[i];
+	h->home = inv->ctx.home;
+}
+
 static void handover_network(struct sbx_handover *h, const struct opts *o)
 {
 	if (o->managed_network)
@@ -111,6 +122,7 @@ static int linux_argv(const struct invocation *inv, const struct opts *o, char *
 	sbx_handover_init(&h, inv->cwd, inv->cwd, json, cmd);
 	handover_network(&h, o);
 	h.allow_git = inv->ctx.allow_git;
+	handover_git_globals(&h, inv);
 	r = sbx_handover_argv(&h, self, out);
 	free(json);
 	return r;
@@ -172,6 +184,7 @@ int backend_exec(struct invocation *inv, const struct opts *o, char *const cmd[]
 		sbx_handover_init(&h, inv->cwd, inv->cwd, NULL, cmd);
 		handover_network(&h, o);
 		h.allow_git = inv->ctx.allow_git;
+		handover_git_globals(&h, inv);
 		/* The report's descriptor is the helper's to inherit (it marks it close-on-exec). */
 		h.report_fd = o->report_fd;
 		h.report_created = o->report_made ? o->report : NULL;

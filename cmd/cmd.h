@@ -143,6 +143,8 @@ struct invocation {
 	struct sbx_input inputs[1 + 16];
 	char *input_paths[1 + 16], *input_links[1 + 16];
 	size_t n_inputs;
+	/* The caller's global git config files and HOME (sbx_ctx.git_globals, .home), owned. */
+	char *git_globals[SBX_GIT_GLOBALS], *home;
 };
 
 /* Loads the profile and additions and builds the context; prints errors; 0 or EXIT_REFUSED. */

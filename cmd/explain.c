@@ -158,6 +158,23 @@ static bool shows_process(const struct sbx_plan *p, bool refused)
 	return p->platform == SBX_PLATFORM_LINUX && p->sandbox_requested && !refused;
 }
 
+/*
+ * Does the caller's HOME lie in a writable root of the plan? Then only git's global config is
+ * kept there: the shell's start-up files and every other program's configuration are the
+ * command's to write (sbxrun(1), CAVEATS), and explain says so rather than stay silent.
+ */
+static bool home_writable(const struct invocation *inv)
+{
+	const struct sbx_roots *rt = &inv->plan.roots;
+
+	if (!inv->ctx.home || rt->full_write)
+		return inv->ctx.home && rt->full_write && inv->plan.sandbox_requested;
+	for (size_t i = 0; i < rt->n_writable; i++)
+		if (sbx_path_covers_any(rt->writable[i].root, inv->ctx.home))
+			return true;
+	return false;
+}
+
 static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused,
 			const struct sbx_strv *will_create, const struct sbx_strv *env,
 			const struct report_plan *rp, const struct sbx_strv *matches)
@@ -284,6 +301,11 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	if (inv->ctx.allow_git)
 		printf("git mode:          on (the git directories writable but for what runs "
 		       "code)\n");
+	if (home_writable(inv))
+		printf("home:              %s lies in a writable root: git's global config is kept "
+		       "read-only, but the shell's start-up files (.bashrc, .profile) and other "
+		       "programs' configuration are the command's to write (sbxrun(1), CAVEATS)\n",
+		       inv->ctx.home);
 	if (shows_process(p, refused)) {
 		const char *name;
 

@@ -133,6 +133,22 @@ static void remove_made_files(void *arg)
  * `explain` shows is therefore, by construction, the one enforced here.
  * Returns 0 after printing a refusal itself, or a negative code with d filled.
  */
+/* A path handed over that must be absolute and normalized (sbx_path_normalize's form). */
+static int helper_abs(const char *opt, const char *p, struct sbx_diag *d)
+{
+	char *canon = NULL;
+	int rc = sbx_path_normalize(p, &canon);
+
+	if (rc == 0 && strcmp(canon, p) == 0 && strlen(p) < PATH_MAX)
+		rc = 1;
+	free(canon);
+	if (rc == -ENOMEM)
+		return sbx_diag_set(d, rc, "out of memory");
+	if (rc != 1)
+		return sbx_diag_set(d, -EINVAL, "%s %s: not an absolute, normalized path", opt, p);
+	return 0;
+}
+
 static int helper_run(int argc, char **argv, struct sbx_diag *d)
 {
 	struct sbx_handover o;
@@ -232,6 +248,21 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	ctx.platform = SBX_PLATFORM_LINUX;
 	ctx.allow_git = o.allow_git;
 	ctx.points = true;
+	/*
+	 * The caller's global git config and HOME, as `run` found them: taken only absolute and
+	 * normalized (what sbx_git_globals makes), and looked up again here like every path,
+	 * through the resolver, whose look-ups refuse what `run` would. A wrong one cannot weaken
+	 * the plan: it only keeps more read-only, or refuses.
+	 */
+	for (size_t i = 0; rc == 0 && i < o.n_git_globals; i++)
+		rc = helper_abs("--git-config", o.git_globals[i], d);
+	if (rc == 0 && o.home)
+		rc = helper_abs("--home", o.home, d);
+	if (rc < 0)
+		goto out;
+	ctx.git_globals = o.git_globals;
+	ctx.n_git_globals = o.n_git_globals;
+	ctx.home = o.home;
 	/*
 	 * Every path is looked up once, through the resolver, which keeps what it found: about
 	 * one path an entry, and the platform's few (its table then never grows and rehashes).

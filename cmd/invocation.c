@@ -310,6 +310,29 @@ static int add_permissions(struct invocation *inv, const char *file, struct sbx_
 	return 0;
 }
 
+/*
+ * The global git config files git reads for the caller (sbx_git_globals), and the caller's HOME
+ * for the "~/" of what they include: from sbxrun's own environment. A relative HOME names no
+ * home git would agree on (it joins it to wherever it runs): "~/" then stays refused.
+ */
+static int caller_git(struct invocation *inv)
+{
+	const char *home = getenv("HOME");
+	size_t n = 0;
+
+	if (sbx_git_globals(inv->cwd, getenv("GIT_CONFIG_GLOBAL"), getenv("XDG_CONFIG_HOME"), home,
+			    inv->git_globals))
+		return refuse("out of memory");
+	while (n < SBX_GIT_GLOBALS && inv->git_globals[n])
+		n++;
+	if (home && home[0] == '/' && sbx_path_normalize(home, &inv->home))
+		return refuse("out of memory");
+	inv->ctx.git_globals = (const char *const *)inv->git_globals;
+	inv->ctx.n_git_globals = n;
+	inv->ctx.home = inv->home;
+	return 0;
+}
+
 int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platform platform)
 {
 	struct sbx_diag d;
@@ -350,6 +373,12 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 	 */
 	if (strcmp(name, BUILTIN_WORKSPACE_GIT) == 0)
 		inv->ctx.allow_git = true;
+	/*
+	 * The git that takes the caller's global config is the caller's own, run later with this
+	 * environment: sbxrun's, never the command's (--env-set HOME changes nothing here).
+	 */
+	if (caller_git(inv))
+		return EXIT_REFUSED;
 	/* Linux's points are on this host's file system: only a plan for it meets them. */
 	inv->ctx.points =
 		platform == SBX_PLATFORM_LINUX && sbx_host_platform() == SBX_PLATFORM_LINUX;
@@ -472,6 +501,9 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 
 void invocation_free(struct invocation *inv)
 {
+	for (size_t i = 0; i < SBX_GIT_GLOBALS; i++)
+		free(inv->git_globals[i]);
+	free(inv->home);
 	free(inv->cwd);
 	free(inv->cwd_link);
 	for (size_t i = 0; i < inv->n_roots; i++) {

@@ -51,6 +51,10 @@ static const struct origin_row {
 				      "read-only: an --add-permissions file this run read",
 				      "an --add-permissions file this run read its permissions "
 				      "from," KEPT_READ_ONLY},
+	[SBX_ORIGIN_GIT_GLOBAL] = {"git-global-config", "read-only: the caller's global git config",
+				   "the caller's global git config (or a file it includes), whose "
+				   "commands git runs outside any sandbox, inside a writable root: "
+				   "kept read-only, and from being created"},
 };
 
 static const struct origin_row *origin_row(enum sbx_req_origin o)

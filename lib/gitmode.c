@@ -498,7 +498,7 @@ static int config_includes(const char *s, size_t len, int (*each)(void *, const 
 }
 
 struct includes {
-	const char *file;
+	const char *file, *home;
 	size_t dir; /* bytes of file that name its directory */
 	struct sbx_strv *out;
 	struct sbx_diag *d;
@@ -512,10 +512,13 @@ static int add_include(void *arg, const char *val)
 	int r;
 
 	/*
-	 * Git expands "~" with the home directory of whoever runs it, later and outside, and
-	 * "%(prefix)" with where that git is installed: neither is known here.
+	 * Git expands "~/" with the HOME of whoever runs it, later and outside (config.c,
+	 * interpolate_path): the caller's, when sbxrun was told it (sbx_ctx.home). "~user" and
+	 * "%(prefix)" (where that git is installed) are not known here.
 	 */
-	if (val[0] == '~' || strncmp(val, "%(prefix)/", 10) == 0) {
+	if (in->home && (!strcmp(val, "~") || !strncmp(val, "~/", 2)))
+		r = sbx_path_join(in->home, val[1] ? val + 2 : "", &p);
+	else if (val[0] == '~' || strncmp(val, "%(prefix)/", 10) == 0) {
 		sbx_diag_set(
 			in->d, SBX_E_UNENFORCEABLE,
 			"%s includes %s (include.path or includeIf), which git expands when it "
@@ -524,11 +527,12 @@ static int add_include(void *arg, const char *val)
 		return sbx_diag_hint(in->d, SBX_E_UNENFORCEABLE,
 				     "write the file's full path there (git config include.path "
 				     "/path/to/file)");
-	}
-	if (!(dir = strndup(in->file, in->dir)))
+	} else if (!(dir = strndup(in->file, in->dir))) {
 		return -ENOMEM;
-	r = sbx_git_join(in->file, dir, val, &p, in->d);
-	free(dir);
+	} else {
+		r = sbx_git_join(in->file, dir, val, &p, in->d);
+		free(dir);
+	}
 	if (!r)
 		r = sbx_strv_add_unique(in->out, p);
 	free(p);
@@ -539,7 +543,12 @@ int sbx_git_config_includes(const struct sbx_ctx *ctx, const char *file, struct 
 			    struct sbx_diag *d)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	struct includes in = {.file = file, .out = out, .d = d};
+	/* Only an absolute HOME: git would join a relative one to wherever it runs. */
+	struct includes in = {.file = file,
+			      .home = ctx->home && sbx_path_is_posix_abs(ctx->home) ? ctx->home
+										    : NULL,
+			      .out = out,
+			      .d = d};
 	char small[4096], *text = small, *big = NULL;
 	size_t got = 0;
 	int r = v->read_file(v->self, file, small, sizeof(small), &got);
@@ -607,6 +616,12 @@ static const struct {
 	{"commondir", false, ".\n"},
 	/* A submodule checkout's: an empty directory is no repository. */
 	{".git", true, ""},
+	/*
+	 * The caller's global config (sbx_git_globals_keep): ~/.gitconfig, and the directory of
+	 * ~/.config/git/config, which git reads nothing from empty.
+	 */
+	{".gitconfig", false, ""},
+	{"git", true, ""},
 };
 
 bool sbx_git_point(const char *path, bool *dir, const char **holds)

@@ -494,6 +494,58 @@ static int keep_include(const struct sbx_ctx *ctx, const struct pmap *m,
 }
 
 /*
+ * The files the configs in *configs include (include.path, includeIf), and those they include,
+ * down to git's depth, kept read-only (keep_include); *configs is taken (emptied). Bounded:
+ * SBX_MAX_GIT_DIRS files included in all, past the configs given.
+ */
+static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
+			   const struct sbx_roots *roots, const struct sbx_strv *git, bool git_mode,
+			   struct sbx_strv *configs, struct sbx_strv *keep, struct sbx_strv *deny,
+			   struct sbx_diag *d)
+{
+	struct sbx_strv next = {0}, seen = {0};
+	size_t base;
+	int r = 0;
+
+	base = configs->n; /* the git directories' own, which the cap does not count */
+	for (int depth = 0; !r && depth <= GIT_INCLUDE_DEPTH && configs->n; depth++) {
+		struct sbx_strv these = *configs;
+
+		*configs = (struct sbx_strv){0};
+		for (size_t k = 0; !r && k < these.n; k++) {
+			const char *from = these.v[k];
+
+			/*
+			 * The git directories' own configs are as many names as there are git
+			 * directories (two each): looked for only among the files included.
+			 */
+			if (depth && sbx_strv_has(&seen, from))
+				continue;
+			if (seen.n >= base + SBX_MAX_GIT_DIRS) {
+				sbx_diag_set(d, SBX_E_TOO_BIG,
+					     "git's config files include more than %d files (%s is "
+					     "one too many), each of which sbxrun keeps read-only",
+					     SBX_MAX_GIT_DIRS, from);
+				r = sbx_diag_hint(d, SBX_E_TOO_BIG,
+						  "include fewer files (include.path, includeIf)");
+				break;
+			}
+			r = sbx_strv_push(&seen, from);
+			if (!r)
+				r = sbx_git_config_includes(ctx, from, &next, d);
+			for (size_t i = 0; !r && i < next.n; i++)
+				r = keep_include(ctx, m, roots, git, git_mode, from, next.v[i],
+						 keep, deny, configs, d);
+			sbx_strv_clear(&next);
+		}
+		sbx_strv_clear(&these);
+	}
+	sbx_strv_clear(&next);
+	sbx_strv_clear(&seen);
+	return r;
+}
+
+/*
  * What git reads from the git directories in git (git_dirs' or gitmode.c's) that lies
  * elsewhere, appended to keep (read-only carve-outs) or deny (missing: not to be made).
  *  - Without git mode each git directory is read-only whole, but not where a symbolic link
@@ -512,10 +564,9 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		     const struct sbx_strv *git, size_t ndirs, bool git_mode, struct sbx_strv *keep,
 		     struct sbx_strv *deny, struct sbx_diag *d)
 {
-	struct sbx_strv configs = {0}, next = {0}, seen = {0};
+	struct sbx_strv configs = {0};
 	char one[SBX_MAX_PATH];
 	unsigned links = 0;
-	size_t base;
 	int r = 0;
 
 	for (size_t k = 0; !r && k < git->n; k++) {
@@ -576,42 +627,9 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 			free(p);
 		}
 	}
-	base = configs.n; /* the git directories' own, which the cap does not count */
-	for (int depth = 0; !r && depth <= GIT_INCLUDE_DEPTH && configs.n; depth++) {
-		struct sbx_strv these = configs;
-
-		configs = (struct sbx_strv){0};
-		for (size_t k = 0; !r && k < these.n; k++) {
-			const char *from = these.v[k];
-
-			/*
-			 * The git directories' own configs are as many names as there are git
-			 * directories (two each): looked for only among the files included.
-			 */
-			if (depth && sbx_strv_has(&seen, from))
-				continue;
-			if (seen.n >= base + SBX_MAX_GIT_DIRS) {
-				sbx_diag_set(d, SBX_E_TOO_BIG,
-					     "git's config files include more than %d files (%s is "
-					     "one too many), each of which sbxrun keeps read-only",
-					     SBX_MAX_GIT_DIRS, from);
-				r = sbx_diag_hint(d, SBX_E_TOO_BIG,
-						  "include fewer files (include.path, includeIf)");
-				break;
-			}
-			r = sbx_strv_push(&seen, from);
-			if (!r)
-				r = sbx_git_config_includes(ctx, from, &next, d);
-			for (size_t i = 0; !r && i < next.n; i++)
-				r = keep_include(ctx, m, roots, git, git_mode, from, next.v[i],
-						 keep, deny, &configs, d);
-			sbx_strv_clear(&next);
-		}
-		sbx_strv_clear(&these);
-	}
+	if (!r)
+		r = follow_includes(ctx, m, roots, git, git_mode, &configs, keep, deny, d);
 	sbx_strv_clear(&configs);
-	sbx_strv_clear(&next);
-	sbx_strv_clear(&seen);
 	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory");
 	return r;
@@ -671,5 +689,294 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 	}
 	sbx_strv_clear(&gone);
 	sbx_strv_clear(&extra);
+	return r;
+}
+
+/* ---- the caller's global config (sbxrun(1), GIT MODE) ---------------------------------------- */
+
+/* v joined to cwd when relative, then joined with rest (NULL: none), normalized, into *out. */
+static int global_path(const char *cwd, const char *v, const char *rest, char **out)
+{
+	char *base = NULL;
+	int r = sbx_path_join(cwd, v, &base);
+
+	if (!r && rest)
+		r = sbx_path_join(base, rest, out);
+	else if (!r)
+		*out = base, base = NULL;
+	free(base);
+	return r;
+}
+
+/*
+ * git 2.39, config.c git_global_config(): GIT_CONFIG_GLOBAL, when set, is the one global file
+ * (an empty value names none: access("") fails); else xdg_config_home("config") and
+ * interpolate_path("~/.gitconfig"), both of which are NULL without HOME, but for the former
+ * when XDG_CONFIG_HOME is set and not empty (path.c, xdg_config_home_for).
+ */
+int sbx_git_globals(const char *cwd, const char *git_config_global, const char *xdg_config_home,
+		    const char *home, char *out[SBX_GIT_GLOBALS])
+{
+	int r = 0, n = 0;
+
+	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
+		out[i] = NULL;
+	/* A POSIX host's only: Windows keeps no read-only carve-out of the kind. */
+	if (!sbx_path_is_posix_abs(cwd))
+		return 0;
+	if (git_config_global)
+		return git_config_global[0] ? global_path(cwd, git_config_global, NULL, &out[0])
+					    : 0;
+	if (xdg_config_home && xdg_config_home[0])
+		r = global_path(cwd, xdg_config_home, "git/config", &out[n++]);
+	else if (home)
+		r = global_path(cwd, home, ".config/git/config", &out[n++]);
+	if (!r && home)
+		r = global_path(cwd, home, ".gitconfig", &out[n++]);
+	if (r)
+		for (int i = 0; i < SBX_GIT_GLOBALS; i++) {
+			free(out[i]);
+			out[i] = NULL;
+		}
+	return r;
+}
+
+/* Does the resolved path p lie in a writable root, no deny in between, and no entry at it? */
+static bool in_writable(const struct pmap *m, const char *p)
+{
+	const struct pslot *s = sbx_pmap_decider(m, p);
+
+	return !sbx_pmap_find(m, p, strlen(p)) && s && s->access != SBX_DENY && s->wr >= 0;
+}
+
+/*
+ * A look-up of a global config, or of a directory on its way, that failed: refused in d where
+ * the name lies in a writable root (an earlier run may have chmod-ed a parent, planted a link
+ * loop). Elsewhere the command can change nothing on the way, and git, which ignores a global
+ * config it cannot reach (config.c, access_or_die with ACCESS_EACCES_OK), takes nothing from
+ * it: 1, nothing to keep.
+ */
+static int global_lookup(const struct sbx_ctx *ctx, const struct pmap *m, const char *g,
+			 const char *p, struct sbx_pathinfo *in, struct sbx_diag *d)
+{
+	const struct pslot *s;
+	int r = sbx_ctx_lookup(ctx, p, in, NULL);
+
+	if (r >= 0 || r == -ENOMEM)
+		return r;
+	s = sbx_pmap_find(m, p, strlen(p));
+	if (!s || s->access == SBX_READ)
+		s = sbx_pmap_decider(m, p);
+	if (!s || s->access != SBX_WRITE)
+		return 1;
+	sbx_diag_set(d, r,
+		     "cannot check git's global config %s, which the caller's git runs commands "
+		     "from: looking up %s: %s",
+		     g, p, strerror(-r));
+	return sbx_diag_hint(
+		d, r,
+		"sbxrun never takes an unreadable path for a missing one: restore access "
+		"to it (chmod u+rwx on the directory), or point GIT_CONFIG_GLOBAL at a "
+		"file outside the writable roots");
+}
+
+/*
+ * Is the object in, found at p, what a mount point of the Linux backend at that name is (an
+ * empty file or directory made for another run, or left by a killed one)? Then it stands for
+ * the name missing, as a protected name's does (roots.c, is_point).
+ */
+static int global_point(const struct sbx_ctx *ctx, const char *p, const struct sbx_pathinfo *in,
+			bool *yes, struct sbx_diag *d)
+{
+	const char *holds = "";
+	bool dir = false;
+
+	*yes = false;
+	if (!ctx->points || in->is_link || !sbx_git_point(p, &dir, &holds) ||
+	    dir != (in->type == SBX_FT_DIR))
+		return 0;
+	return sbx_ctx_is_point(ctx, p, in, dir, holds, yes, d);
+}
+
+/*
+ * real, where something would be made, named as the roots are enforced (root_name) into *named,
+ * when it lies in a writable root (else *named is NULL).
+ */
+static int named_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
+			     const struct sbx_roots *roots, const char *real, char **named,
+			     struct sbx_diag *d)
+{
+	int r = root_name(ctx, m, roots, real, named, d);
+
+	if (!r && !in_writable(m, *named)) {
+		free(*named);
+		*named = NULL;
+	}
+	return r;
+}
+
+/*
+ * The missing global config g: kept from being created where it would be made in a writable
+ * root. At a name git takes missing for an empty file (.gitconfig, config), an empty file is
+ * mounted there for the run, which git outside reads as no config at all; git's own directory
+ * of ~/.config/git/config, missing, gets an empty directory. Any other missing directory on the
+ * way (~/.config itself) is refused: masking it would break every program that keeps its
+ * configuration there, and making it for the user is no business of a sandbox's.
+ */
+static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
+			  const struct sbx_roots *roots, const char *g, struct sbx_strv *missing,
+			  struct sbx_strv *deny, struct sbx_diag *d)
+{
+	struct sbx_pathinfo in;
+	size_t len = strlen(g), dlen = sbx_path_parent_len(g, len);
+	char *dir = strndup(g, dlen), *at = NULL, *named = NULL, *parent = NULL;
+	const char *name = g + dlen + 1, *missing_dir = NULL, *holds;
+	bool point = false, isdir;
+	int r = dir ? global_lookup(ctx, m, g, dir, &in, d) : -ENOMEM;
+
+	if (!r && in.exists && in.type == SBX_FT_DIR) {
+		/* Git's directory that another run's point is: that point keeps the name. */
+		if (!strcmp(name, "config"))
+			r = global_point(ctx, dir, &in, &point, d);
+		if (!r && point)
+			r = named_in_writable(ctx, m, roots, in.real, &named, d);
+		else if (!r)
+			r = sbx_path_join_any(in.real, name, &at);
+		if (!r && at)
+			r = named_in_writable(ctx, m, roots, at, &named, d);
+		if (!r && named)
+			r = sbx_git_point(named, &isdir, &holds) && isdir == point
+				    ? sbx_strv_add_unique(missing, named)
+				    : keep_gitdir_target(m, named, deny);
+		goto out;
+	}
+	if (r || in.exists || in.is_link)
+		goto out; /* a file on the way: git reads nothing there, nor can the command */
+	/* The directory is missing: the one above it decides. */
+	len = dlen;
+	dlen = sbx_path_parent_len(dir, len);
+	if (!dlen || dlen >= len)
+		goto out;
+	if (!(parent = strndup(dir, dlen)))
+		r = -ENOMEM;
+	if (!r)
+		r = global_lookup(ctx, m, g, parent, &in, d);
+	if (!r && in.exists && in.type == SBX_FT_DIR) {
+		r = sbx_path_join_any(in.real, dir + dlen + 1, &at);
+		if (!r)
+			r = named_in_writable(ctx, m, roots, at, &named, d);
+		if (r || !named)
+			goto out;
+		if (!strcmp(dir + dlen + 1, "git") && !strcmp(name, "config")) {
+			r = sbx_strv_add_unique(missing, named);
+			goto out;
+		}
+		missing_dir = named;
+		goto refuse;
+	}
+	/*
+	 * Missing further up: the first missing directory, in the first one that is there, is
+	 * where the command would start making it.
+	 */
+	len = dlen;
+	while (!r && !in.exists && !in.is_link && len > 1) {
+		len = dlen;
+		dlen = sbx_path_parent_len(parent, len);
+		parent[len] = '\0';
+		if (dlen)
+			parent[dlen] = '\0';
+		r = global_lookup(ctx, m, g, dlen ? parent : "/", &in, d);
+		if (dlen)
+			parent[dlen] = '/';
+	}
+	if (r || !in.exists || in.type != SBX_FT_DIR)
+		goto out;
+	r = sbx_path_join_any(in.real, parent + dlen + 1, &at);
+	if (!r)
+		r = named_in_writable(ctx, m, roots, at, &named, d);
+	if (r || !named)
+		goto out;
+	missing_dir = named;
+refuse:
+	sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+		     "git's global config %s is missing, and so is its directory %s, which the "
+		     "command could make from %s in a writable root: the caller's next git would "
+		     "run what it plants there",
+		     g, dir, missing_dir);
+	r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+			  "make the directory (mkdir -p %s): keeping it from being made would mask "
+			  "a directory other programs write; or point GIT_CONFIG_GLOBAL at a file "
+			  "outside the writable roots",
+			  dir);
+out:
+	free(dir);
+	free(at);
+	free(named);
+	free(parent);
+	return r > 0 ? 0 : r;
+}
+
+int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
+			 const struct sbx_roots *roots, struct sbx_strv *keep,
+			 struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
+{
+	struct sbx_strv configs = {0}, none = {0};
+	char one[SBX_MAX_PATH];
+	int r = 0;
+
+	for (size_t i = 0; !r && i < ctx->n_git_globals; i++) {
+		const char *g = ctx->git_globals[i];
+		struct sbx_pathinfo in;
+		bool point = false;
+
+		if (!sbx_path_is_posix_abs(g))
+			continue; /* sbxrun hands over none such; a helper's caller might */
+		r = global_lookup(ctx, m, g, g, &in, d);
+		if (r > 0) {
+			r = 0;
+			continue;
+		}
+		/* A point is made in a writable root only: elsewhere it is read for nothing. */
+		if (!r && in.exists && in_writable(m, in.real))
+			r = global_point(ctx, g, &in, &point, d);
+		if (r)
+			break;
+		/* No regular file outside the writable roots (/dev/null): git reads nothing. */
+		if (in.exists && !point && in.type != SBX_FT_REG && !in_writable(m, in.real))
+			continue;
+		if (in.exists && !point && in.type != SBX_FT_REG) {
+			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				     "git's global config %s is no regular file (a directory, a "
+				     "FIFO, a socket or a device): sbxrun cannot tell what the "
+				     "caller's git takes from it",
+				     g);
+			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+					  "remove what is there, or point GIT_CONFIG_GLOBAL at a "
+					  "regular file");
+		} else if (crosses_writable_link(m, &in, &none, 0, one)) {
+			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				     "git's global config %s is reached through the symbolic link "
+				     "%s inside a writable root: the command could repoint it at a "
+				     "config of its own",
+				     g, one);
+			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+					  "put the file it leads to there instead of the link, or "
+					  "point GIT_CONFIG_GLOBAL at where it leads");
+		} else if ((in.exists && !point) || in.is_link) {
+			/*
+			 * As a file included: kept read-only at its real path, its includes
+			 * followed; a link to nothing refused (the command could make its target).
+			 */
+			r = keep_include(ctx, m, roots, &none, false, "the caller's environment", g,
+					 keep, deny, &configs, d);
+		} else {
+			r = global_missing(ctx, m, roots, g, missing, deny, d);
+		}
+	}
+	if (!r)
+		r = follow_includes(ctx, m, roots, &none, false, &configs, keep, deny, d);
+	sbx_strv_clear(&configs);
+	if (r == -ENOMEM)
+		sbx_diag_set(d, r, "out of memory");
 	return r;
 }

@@ -27,4 +27,16 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 		  char *target[SBX_GIT_READINGS], struct sbx_strv *gits, struct sbx_strv *missing,
 		  struct sbx_strv *deny, struct sbx_diag *d);
 
+/*
+ * The global config files of the context (sbx_ctx.git_globals) that lie in a writable root,
+ * and what they include (gitroots.c): appended to keep (existing: read-only, at their real
+ * path), missing (to be kept from being created: an empty file or directory at the name, which
+ * git takes for none: sbx_git_point) and deny (missing elsewhere). A look-up that fails other
+ * than by absence, a global config that is no regular file, or one whose missing name could
+ * only be kept by masking a directory other programs write (~/.config) is refused in d.
+ */
+int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
+			 const struct sbx_roots *roots, struct sbx_strv *keep,
+			 struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d);
+
 #endif

@@ -15,6 +15,9 @@
  *   [--allow-domain D]... [--deny-domain D]... [--network-log FILE]
  * and the denial report's descriptor, opened by `run`, with its name when `run` made the file:
  *   [--report-fd N] [--report-created FILE]
+ * and the caller's global git config files and HOME, which git outside takes later (the
+ * helper's environment is the command's, which may say otherwise):
+ *   [--git-config FILE]... [--home DIR]
  *
  * Pure: the helper's own checks of what it was given (absolute cwds, the profile itself) come
  * after parsing, in the helper, which trusts nothing it is handed.
@@ -84,6 +87,10 @@ int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx
 		r = push_opt(out, "--deny-domain", h->deny_domains[i]);
 	if (!r && h->network_log)
 		r = push_opt(out, "--network-log", h->network_log);
+	for (size_t i = 0; !r && i < h->n_git_globals; i++)
+		r = push_opt(out, "--git-config", h->git_globals[i]);
+	if (!r && h->home)
+		r = push_opt(out, "--home", h->home);
 	if (!r && h->allow_git)
 		r = sbx_strv_push(out, "--allow-git");
 	snprintf(report_fd, sizeof(report_fd), "%d", h->report_fd);
@@ -109,7 +116,8 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
 			     "[--managed-network JSON] [--allow-git] [--allow-unix-socket PATH]... "
 			     "[--allow-local-binding] [--allow-domain D]... [--deny-domain D]... "
-			     "[--network-log FILE] [--report-fd N] [--report-created FILE] -- "
+			     "[--network-log FILE] [--report-fd N] [--report-created FILE] "
+			     "[--git-config FILE]... [--home DIR] -- "
 			     "COMMAND [ARG...]");
 }
 
@@ -155,6 +163,14 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 			out->allow_local_binding = true;
 			continue;
 		}
+		if (strcmp(a, "--git-config") == 0) {
+			if (i + 1 >= argc)
+				return usage(d, " needs a value", a);
+			if (out->n_git_globals == SBX_GIT_GLOBALS)
+				return usage(d, ": given too many times", a);
+			out->git_globals[out->n_git_globals++] = argv[++i];
+			continue;
+		}
 		if (strcmp(a, "--allow-unix-socket") == 0)
 			list = out->unix_sockets, n = &out->n_unix_sockets;
 		else if (strcmp(a, "--allow-domain") == 0)
@@ -173,6 +189,8 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 			slot = &out->policy_cwd;
 		else if (strcmp(a, "--command-cwd") == 0)
 			slot = &out->command_cwd;
+		else if (strcmp(a, "--home") == 0)
+			slot = &out->home;
 		else if (strcmp(a, "--permission-profile") == 0)
 			slot = &out->profile;
 		else if (strcmp(a, "--managed-network") == 0)

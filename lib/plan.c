@@ -502,6 +502,16 @@ int sbx_fs_roots_inputs(struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx
 	return r;
 }
 
+/* Says which requirements keep the caller's global git config (explain shows it). */
+static void git_globals_mark(struct sbx_plan *p)
+{
+	for (size_t j = 0; p->roots.git_globals.n && j < p->n_reqs; j++)
+		if ((p->reqs[j].kind == SBX_REQ_READ_ONLY ||
+		     p->reqs[j].kind == SBX_REQ_NO_CREATE) &&
+		    !p->reqs[j].origin && sbx_strv_has(&p->roots.git_globals, p->reqs[j].path))
+			p->reqs[j].origin = SBX_ORIGIN_GIT_GLOBAL;
+}
+
 /* Says which requirement keeps which input read-only (explain shows it). */
 static void inputs_mark(struct sbx_plan *p, const struct sbx_ctx *ctx, const char *const kept[])
 {
@@ -562,6 +572,8 @@ static int plan_build(const struct sbx_profile *effective, struct sbx_profile *t
 		r = add_file_system_reqs(&pl);
 		if (!r)
 			inputs_mark(out, ctx, kept);
+		if (!r)
+			git_globals_mark(out);
 	} else {
 		/* Unrestricted and external file systems: only the network is confined. */
 		out->roots.full_read = out->roots.full_write = true;

@@ -628,7 +628,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			enforced(r, MNT);
 			return 0;
 		}
-		if (r->origin)
+		if (r->origin == SBX_ORIGIN_PROFILE_FILE || r->origin == SBX_ORIGIN_ADDITION_FILE)
 			return sbx_req_set_self(
 				r, SBX_UNENFORCEABLE, 0,
 				"keep the file outside the roots it makes writable (or run where a "

@@ -710,6 +710,41 @@ static int protect_roots(struct build *b)
 	return r;
 }
 
+/*
+ * The caller's global git config (sbx_ctx.git_globals) where it lies in a writable root: kept
+ * read-only, or from being created, whatever the entries write above it (as .git is: an
+ * explicit write root of HOME, or git mode, lifts nothing), unless an entry names the file
+ * itself. Git runs what it holds (core.fsmonitor, core.hooksPath, alias.x=!cmd) for every
+ * repository of the caller, outside any sandbox. Unless the file system is full-disk-write.
+ */
+static int protect_git_globals(struct build *b)
+{
+	struct sbx_strv keep = {0}, missing = {0};
+	const struct pmap *m = &b->map;
+	int r;
+
+	if (b->out->full_write || !b->ctx->n_git_globals || !b->out->n_writable)
+		return 0;
+	r = sbx_git_globals_keep(b->ctx, m, b->out, &keep, &missing, &b->unreadable, b->d);
+	for (size_t k = 0; !r && k < keep.n + missing.n; k++) {
+		const char *p = k < keep.n ? keep.v[k] : missing.v[k - keep.n];
+		const struct pslot *s;
+
+		if (sbx_pmap_find(m, p, strlen(p)))
+			continue;
+		s = sbx_pmap_decider(m, p);
+		if (!s || s->access == SBX_DENY || s->wr < 0)
+			continue;
+		r = k < keep.n ? add_read_only_uncovered(&b->out->writable[s->wr], p)
+			       : add_no_create(&b->out->writable[s->wr], p);
+		if (!r)
+			r = sbx_strv_add_unique(&b->out->git_globals, p);
+	}
+	sbx_strv_clear(&keep);
+	sbx_strv_clear(&missing);
+	return r;
+}
+
 /* The lists to the roots: the plan keeps them as long as it lives, so they are fitted. */
 static void hand_over(struct build *b)
 {
@@ -757,7 +792,8 @@ static void build_free(struct build *b)
  *    writable root that is no directory (keep_gitdir_target).
  *  - deny_globs: deny glob patterns, absolute after materialization. Non-deny globs grant
  *    nothing (the loader refuses them) and are ignored.
- *  - Protected metadata under each writable root: see protect_root().
+ *  - Protected metadata under each writable root: see protect_root(); the caller's global
+ *    git config: see protect_git_globals().
  *
  * The steps it takes, in this order, are the function: each reads what the ones before made.
  */
@@ -785,6 +821,8 @@ int sbx_fs_roots(const struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx_
 	if (!r)
 		r = protect_roots(&b);
 	if (!r)
+		r = protect_git_globals(&b);
+	if (!r)
 		hand_over(&b);
 	build_free(&b);
 	if (r) {
@@ -808,5 +846,6 @@ void sbx_roots_free(struct sbx_roots *r)
 	free(r->writable);
 	strs_drop(&r->borrowed, r->unreadable, r->n_unreadable);
 	sbx_strv_free(r->deny_globs, r->n_deny_globs);
+	sbx_strv_clear(&r->git_globals);
 	memset(r, 0, sizeof(*r));
 }

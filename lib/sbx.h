@@ -679,6 +679,7 @@ enum sbx_req_origin {
 	SBX_ORIGIN_RULE = 0,
 	SBX_ORIGIN_PROFILE_FILE,  /* the --profile file the run read, kept read-only */
 	SBX_ORIGIN_ADDITION_FILE, /* an --add-permissions file the run read, kept read-only */
+	SBX_ORIGIN_GIT_GLOBAL,	  /* the caller's global git config, or a file it includes */
 };
 /* "profile-file", "add-permissions-file"; NULL for SBX_ORIGIN_RULE (explain --json). */
 const char *sbx_origin_name(enum sbx_req_origin o);
@@ -748,6 +749,16 @@ struct sbx_ctx {
 	 */
 	const struct sbx_input *inputs;
 	size_t n_inputs;
+	/*
+	 * The caller's home directory (sbxrun's HOME, absolute, or NULL), with which git expands
+	 * an include's "~/" when the caller runs it, and the global config files git reads for
+	 * the caller (sbx_git_globals): each kept read-only, or from being created, where it lies
+	 * in a writable root, and what it includes followed (sbxrun(1), GIT MODE). Never the
+	 * command's environment: the git that takes them is the caller's own, run later.
+	 */
+	const char *home;
+	const char *const *git_globals;
+	size_t n_git_globals;
 };
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
 /*
@@ -847,6 +858,11 @@ struct sbx_roots {
 	size_t n_deny_globs; /* absolute patterns */
 	/* fs's arena, whose paths the lists above may borrow: never freed through the roots */
 	struct sbx_arena borrowed;
+	/*
+	 * The carve-outs and names not to be created above that keep the caller's global git
+	 * config (sbx_ctx.git_globals) and what it includes: explain says why each is there.
+	 */
+	struct sbx_strv git_globals;
 };
 /*
  * The roots of fs for ctx. They may borrow the paths fs keeps in its arena (a loaded profile's):
@@ -944,6 +960,19 @@ bool sbx_git_point(const char *path, bool *dir, const char **holds);
  * with and without git mode (--allow-git is no way out); the others in git mode only.
  */
 bool sbx_git_checkout_point(const char *path);
+/* Git reads at most two global config files (config.c, git_global_config). */
+#define SBX_GIT_GLOBALS 2
+/*
+ * The global config files git 2.39 reads for an environment whose GIT_CONFIG_GLOBAL,
+ * XDG_CONFIG_HOME and HOME are given (NULL: unset), as git_global_config() and
+ * xdg_config_home() find them: GIT_CONFIG_GLOBAL alone when it is set (empty: none); else
+ * $XDG_CONFIG_HOME/git/config (when XDG_CONFIG_HOME is set and not empty; else
+ * $HOME/.config/git/config) and $HOME/.gitconfig, each only with HOME set. A relative value is
+ * joined to cwd (absolute), where git joins it to its own: the caller's next git most likely
+ * runs there. Into out (allocated, normalized), NULL past them; 0 or -ENOMEM.
+ */
+int sbx_git_globals(const char *cwd, const char *git_config_global, const char *xdg_config_home,
+		    const char *home, char *out[SBX_GIT_GLOBALS]);
 /*
  * The files the git config file names to include (include.path, includeIf.<any>.path: git
  * reads them as part of it), as git joins each (relative to the file's directory,
@@ -1885,6 +1914,15 @@ struct sbx_handover {
 	 * in 125 before the command started.
 	 */
 	const char *report_created;
+	/*
+	 * --git-config FILE (at most SBX_GIT_GLOBALS) and --home DIR: the caller's global git
+	 * config files and HOME (sbx_ctx.git_globals, .home), which the helper cannot read from
+	 * its environment (the command's). The helper takes only absolute, normalized paths;
+	 * each only adds what is kept read-only, and is looked up again there.
+	 */
+	const char *git_globals[SBX_GIT_GLOBALS];
+	size_t n_git_globals;
+	const char *home;
 };
 /*
  * The hand-over for a materialized profile's JSON: by argument, or by memfd when large. With

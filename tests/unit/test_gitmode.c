@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "failalloc.h"
@@ -958,11 +959,11 @@ static char *readings_of(const char *dir, const char *text, size_t len, enum sbx
 	return strdup(out);
 }
 
-#define READS_AS(dir, text, kind, want)                                                   \
-	do {                                                                              \
-		char *got_ = readings_of(dir, text, sizeof(text) - 1, kind);              \
-		CHECK_STR(got_, want);                                                    \
-		free(got_);                                                               \
+#define READS_AS(dir, text, kind, want)                                                            \
+	do {                                                                                       \
+		char *got_ = readings_of(dir, text, sizeof(text) - 1, kind);                       \
+		CHECK_STR(got_, want);                                                             \
+		free(got_);                                                                        \
 	} while (0)
 
 /*
@@ -1097,4 +1098,124 @@ TEST(gitmode_config_includes_as_git_reads_them)
 		free(g);
 		free(cfg);
 	}
+}
+
+/* The global config files git 2.39 reads (config.c git_global_config, path.c xdg_config_home). */
+TEST(git_globals_as_git_finds_them)
+{
+	char *g[SBX_GIT_GLOBALS];
+
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", g), 0);
+	CHECK_STR(g[0], "/h/.config/git/config");
+	CHECK_STR(g[1], "/h/.gitconfig");
+	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
+		free(g[i]);
+	/* XDG_CONFIG_HOME set and not empty; relative joined to the cwd. */
+	CHECK_INT(sbx_git_globals("/w", NULL, "cfg/", "/h/", g), 0);
+	CHECK_STR(g[0], "/w/cfg/git/config");
+	CHECK_STR(g[1], "/h/.gitconfig");
+	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
+		free(g[i]);
+	CHECK_INT(sbx_git_globals("/w", NULL, "", "/h", g), 0);
+	CHECK_STR(g[0], "/h/.config/git/config");
+	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
+		free(g[i]);
+	/* Without HOME: the XDG file only when XDG_CONFIG_HOME names it. */
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, NULL, g), 0);
+	CHECK(g[0] == NULL && g[1] == NULL);
+	CHECK_INT(sbx_git_globals("/w", NULL, "/x", NULL, g), 0);
+	CHECK_STR(g[0], "/x/git/config");
+	CHECK(g[1] == NULL);
+	free(g[0]);
+	/* GIT_CONFIG_GLOBAL alone, whatever else is set; empty names none. */
+	CHECK_INT(sbx_git_globals("/w", "/a/../b/cfg", "/x", "/h", g), 0);
+	CHECK_STR(g[0], "/b/cfg");
+	CHECK(g[1] == NULL);
+	free(g[0]);
+	CHECK_INT(sbx_git_globals("/w", "", "/x", "/h", g), 0);
+	CHECK(g[0] == NULL && g[1] == NULL);
+	/* Not a POSIX host's cwd: none. */
+	CHECK_INT(sbx_git_globals("C:\\w", NULL, NULL, "C:\\h", g), 0);
+	CHECK(g[0] == NULL && g[1] == NULL);
+}
+
+/*
+ * HOME in the workspace: ~/.gitconfig is a read-only carve-out whatever writes above it, the
+ * file it includes through ~/ too, a missing ~/.config/git cannot be made; an entry naming the
+ * file decides; a missing ~/.config refuses; a FIFO there refuses.
+ */
+TEST(git_globals_in_a_writable_root)
+{
+	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *gc = at(ws, ".gitconfig"),
+	     *inc = at(ws, "inc.cfg"), *xdg = at(ws, ".config/git/config"),
+	     *xdgdir = at(ws, ".config/git");
+	const char *globals[] = {xdg, gc};
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_profile prof = {0}, m = {0};
+	struct sbx_roots r;
+	const struct sbx_writable_root *w;
+	struct sbx_diag d;
+
+	mkdir_at(ws, ".config");
+	file_at(ws, ".gitconfig", "[include]\n\tpath = ~/inc.cfg\n");
+	file_at(ws, "inc.cfg", "[user]\n\tname = u\n");
+	ctx.home = ws;
+	ctx.git_globals = globals;
+	ctx.n_git_globals = 2;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_profile_builtin(":workspace", &prof, &d), 0);
+	CHECK_INT(sbx_profile_materialize(&prof, &ctx, &m), 0);
+	CHECK_INT(sbx_fs_roots(&m.fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->read_only, w->n_read_only, gc));
+	CHECK(w && has_in(w->read_only, w->n_read_only, inc));
+	CHECK(w && has_in(w->no_create.v, w->no_create.n, xdgdir));
+	CHECK(has_in(r.git_globals.v, r.git_globals.n, gc));
+	sbx_roots_free(&r);
+	/* Git mode lifts nothing here. */
+	ctx.allow_git = true;
+	CHECK_INT(sbx_fs_roots(&m.fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->read_only, w->n_read_only, gc));
+	sbx_roots_free(&r);
+	ctx.allow_git = false;
+	/* Without HOME, the include through ~/ cannot be placed: refused. */
+	ctx.home = NULL;
+	CHECK_INT(sbx_fs_roots(&m.fs, &ctx, &r, &d), SBX_E_UNENFORCEABLE);
+	ctx.home = ws;
+	/* An entry naming the file decides it. */
+	CHECK_INT(sbx_fs_push_path(&m.fs, gc, SBX_WRITE, false), 0);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_fs_roots(&m.fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && !has_in(w->read_only, w->n_read_only, gc));
+	sbx_roots_free(&r);
+	sbx_profile_free(&m);
+	CHECK_INT(sbx_profile_materialize(&prof, &ctx, &m), 0);
+	/* A missing ~/.config refuses, naming the fix. */
+	{
+		char *cfg = at(ws, ".config");
+
+		CHECK_INT(rmdir(cfg), 0);
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_fs_roots(&m.fs, &ctx, &r, &d), SBX_E_UNENFORCEABLE);
+		CHECK(strstr(d.msg, xdgdir) != NULL);
+		CHECK(strstr(d.hint, "mkdir -p") != NULL);
+		mkdir_at(ws, ".config");
+		free(cfg);
+	}
+	/* A FIFO at ~/.gitconfig refuses. */
+	CHECK_INT(unlink(gc), 0);
+	CHECK_INT(mkfifo(gc, 0600), 0);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_fs_roots(&m.fs, &ctx, &r, &d), SBX_E_UNENFORCEABLE);
+	CHECK(strstr(d.msg, "no regular file") != NULL);
+	sbx_profile_free(&m);
+	sbx_profile_free(&prof);
+	free(top);
+	free(ws);
+	free(gc);
+	free(inc);
+	free(xdg);
+	free(xdgdir);
 }

@@ -9,7 +9,7 @@
 /* argv words are not const in C; these are never written. */
 #define W(s) ((char *)(s))
 
-static char *const cmd[] = { W("git"), W("status"), W("--"), NULL };
+static char *const cmd[] = {W("git"), W("status"), W("--"), NULL};
 
 TEST(handover_round_trip)
 {
@@ -175,24 +175,24 @@ TEST(handover_usage_errors)
 		const char *argv[8];
 		const char *msg;
 	} bad[] = {
-		{ { "h", "--permission-profile", "{}", "--", "true" },
-		  "--sandbox-policy-cwd is required" },
-		{ { "h", "--sandbox-policy-cwd", "/", "--", "true" },
-		  "--permission-profile or --permission-profile-fd (exactly one) is required" },
-		{ { "h", "--sandbox-policy-cwd", "/", "--permission-profile", "{}",
-		    "--permission-profile-fd", "3", "--" },
-		  "--permission-profile or --permission-profile-fd (exactly one) is required" },
-		{ { "h", "--sandbox-policy-cwd", "/", "--permission-profile", "{}" },
-		  "--: no command given" },
-		{ { "h", "--sandbox-policy-cwd", "/", "--permission-profile-fd", "+3", "--", "x" },
-		  "--permission-profile-fd: not a file descriptor number" },
-		{ { "h", "--sandbox-policy-cwd", "/", "--sandbox-policy-cwd", "/", "--", "x" },
-		  "--sandbox-policy-cwd given twice" },
-		{ { "h", "--bogus", "--", "x" }, "--bogus: unknown option" },
-		{ { "h", "--command-cwd" }, "--command-cwd needs a value" },
-		{ { "h", "--allow-domain" }, "--allow-domain needs a value" },
-		{ { "h", "--network-log", "a", "--network-log", "b", "--", "x" },
-		  "--network-log given twice" },
+		{{"h", "--permission-profile", "{}", "--", "true"},
+		 "--sandbox-policy-cwd is required"},
+		{{"h", "--sandbox-policy-cwd", "/", "--", "true"},
+		 "--permission-profile or --permission-profile-fd (exactly one) is required"},
+		{{"h", "--sandbox-policy-cwd", "/", "--permission-profile", "{}",
+		  "--permission-profile-fd", "3", "--"},
+		 "--permission-profile or --permission-profile-fd (exactly one) is required"},
+		{{"h", "--sandbox-policy-cwd", "/", "--permission-profile", "{}"},
+		 "--: no command given"},
+		{{"h", "--sandbox-policy-cwd", "/", "--permission-profile-fd", "+3", "--", "x"},
+		 "--permission-profile-fd: not a file descriptor number"},
+		{{"h", "--sandbox-policy-cwd", "/", "--sandbox-policy-cwd", "/", "--", "x"},
+		 "--sandbox-policy-cwd given twice"},
+		{{"h", "--bogus", "--", "x"}, "--bogus: unknown option"},
+		{{"h", "--command-cwd"}, "--command-cwd needs a value"},
+		{{"h", "--allow-domain"}, "--allow-domain needs a value"},
+		{{"h", "--network-log", "a", "--network-log", "b", "--", "x"},
+		 "--network-log given twice"},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
@@ -203,8 +203,41 @@ TEST(handover_usage_errors)
 		while (argc < 8 && bad[i].argv[argc])
 			argc++;
 		sbx_diag_clear(&d);
-		CHECK_INT(sbx_handover_parse(argc, (char *const *)bad[i].argv, &h, &d), SBX_E_USAGE);
+		CHECK_INT(sbx_handover_parse(argc, (char *const *)bad[i].argv, &h, &d),
+			  SBX_E_USAGE);
 		CHECK_STR(d.msg, bad[i].msg);
 		CHECK(strncmp(d.hint, "usage: sbxrun-linux-sandbox", 27) == 0);
 	}
+}
+
+/* The caller's global git config and HOME travel by name; at most two files. */
+TEST(handover_git_globals)
+{
+	struct sbx_handover h, back;
+	struct sbx_strv v;
+	struct sbx_diag d;
+	char *const three[] = {W("h"),	  W("--sandbox-policy-cwd"),
+			       W("/ws"),  W("--permission-profile"),
+			       W("{}"),	  W("--git-config"),
+			       W("/a"),	  W("--git-config"),
+			       W("/b"),	  W("--git-config"),
+			       W("/c"),	  W("--"),
+			       W("true"), NULL};
+
+	sbx_handover_init(&h, "/ws", NULL, "{}", cmd);
+	h.git_globals[h.n_git_globals++] = "/h/.config/git/config";
+	h.git_globals[h.n_git_globals++] = "/h/.gitconfig";
+	h.home = "/h";
+	CHECK_INT(sbx_handover_argv(&h, "h", &v), 0);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	CHECK_INT(back.n_git_globals, 2);
+	CHECK_STR(back.git_globals[0], "/h/.config/git/config");
+	CHECK_STR(back.git_globals[1], "/h/.gitconfig");
+	CHECK_STR(back.home, "/h");
+	CHECK_STR(back.cmd[0], "git");
+	sbx_strv_clear(&v);
+	sbx_diag_clear(&d);
+	CHECK(sbx_handover_parse(13, three, &back, &d) < 0);
+	CHECK(strstr(d.msg, "--git-config") != NULL);
 }

@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# The caller's global git config (~/.gitconfig, ~/.config/git/config, GIT_CONFIG_GLOBAL) when
+# HOME lies in a writable root (:workspace run from the home directory, a CI job whose HOME is
+# its checkout): git runs what it holds (core.fsmonitor, core.hooksPath, alias.x=!cmd) for every
+# repository of the caller, outside any sandbox. Run 1 is the hostile command planting one,
+# run 2 must hold, and the caller's plain git afterwards takes nothing planted.
+load common
+
+setup() {
+	make_layout_vars
+	H="$BASE/home-$BATS_TEST_NUMBER"
+	rm -rf "$H"
+	mkdir -p "$H/.config"
+	unset XDG_CONFIG_HOME GIT_CONFIG_GLOBAL
+	export HOME="$H" GIT_CONFIG_NOSYSTEM=1
+	new_canary "$H"
+}
+
+# release: lets a run waiting on $H/go end (once; teardown too, after a failed check).
+release() {
+	if [ -p "$H/go" ]; then
+		echo go >"$H/go"
+		rm -f "$H/go"
+	fi
+}
+
+teardown() {
+	release
+	chmod -R u+rwx "$H" 2>/dev/null || true
+	rm -rf "$H"
+}
+
+# hsbx CMD...: sbxrun with :workspace in the home directory.
+hsbx() { "$BIN/sbxrun" -C "$H" -- "$@"; }
+# hexpect ERRNO OP ARG...: the probe there prints exactly ERRNO (or OK).
+hexpect() {
+	local want=$1
+	shift
+	run hsbx "$P" "$@"
+	echo "probe $* -> $output (want $want)"
+	[ "$output" = "$want" ]
+}
+# global KEY: what the caller's own git takes for KEY from its global config and what it
+# includes (empty: none).
+global() { git config --includes --global --get "$1" || true; }
+
+@test "an existing ~/.gitconfig: run 1 cannot plant core.fsmonitor, the caller's git takes none" {
+	printf '[user]\n\tname = u\n' >"$H/.gitconfig"
+	hexpect EROFS write "$H/.gitconfig"
+	run hsbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY\n' >>'$H/.gitconfig'"
+	[ "$status" -ne 0 ]
+	hexpect EROFS write "$H/.gitconfig"
+	hexpect EBUSY rename "$H/.gitconfig" "$H/moved"
+	[ -z "$(global core.fsmonitor)" ]
+	[ "$(global user.name)" = u ]
+	# Positive control: a file beside it in HOME is the command's.
+	hexpect OK write "$H/other"
+}
+
+@test "a missing ~/.gitconfig and ~/.config/git/config: run 1 cannot create them" {
+	hexpect EROFS write "$H/.gitconfig"
+	hexpect EROFS write "$H/.config/git/config"
+	run hsbx sh -c "mkdir -p '$H/.config/git' && printf '[alias]\n\tx = !touch $CANARY\n' >'$H/.config/git/config'"
+	[ "$status" -ne 0 ]
+	hexpect EROFS write "$H/.config/git/config"
+	# Nothing left behind: the caller's git finds no global config.
+	[ ! -e "$H/.gitconfig" ]
+	[ ! -e "$H/.config/git" ]
+	[ -z "$(global alias.x)" ]
+	# Positive control: the other programs' ~/.config stays the command's.
+	hexpect OK mkdir "$H/.config/tool"
+	hexpect OK write "$H/.config/tool.conf"
+}
+
+@test "a missing ~/.gitconfig: runs at once share its point, and none is left after them" {
+	mkfifo "$H/ready" "$H/go"
+	hsbx sh -c "echo up >'$H/ready'; cat '$H/go' >/dev/null" &
+	holder=$!
+	# Run 1 is inside its sandbox: the point is on the host, empty, which git reads as none.
+	cat "$H/ready"
+	[ -f "$H/.gitconfig" ]
+	[ ! -s "$H/.gitconfig" ]
+	[ -z "$(global user.name)" ]
+	# Run 2 meanwhile takes the same point, and cannot write through it either.
+	hexpect EROFS write "$H/.gitconfig"
+	release
+	wait "$holder"
+	[ ! -e "$H/.gitconfig" ]
+	# Positive control: beside it, the command's.
+	hexpect OK write "$H/.gitconfig-not"
+}
+
+@test "a missing ~/.config: refused, naming the path and the fix, not masked" {
+	rmdir "$H/.config"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/.config/git/config is missing, and so is its directory $H/.config/git, *"
+	[[ "$output" == *"hint: make the directory (mkdir -p $H/.config/git)"* ]]
+	mkdir "$H/.config"
+	# Positive control: made, the run goes on and ~/.config is writable.
+	hexpect OK write "$H/.config/tool.conf"
+}
+
+@test "GIT_CONFIG_GLOBAL: that file alone, kept read-only; no regular file there refuses" {
+	mkdir "$H/cfg"
+	printf '[user]\n\tname = g\n' >"$H/cfg/global"
+	export GIT_CONFIG_GLOBAL="$H/cfg/global"
+	hexpect EROFS write "$H/cfg/global"
+	[ "$(global user.name)" = g ]
+	# ~/.gitconfig is no global config of this caller's git: the command's.
+	hexpect OK write "$H/.gitconfig"
+	rm -f "$H/.gitconfig"
+	rm "$H/cfg/global"
+	mkfifo "$H/cfg/global"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/cfg/global is no regular file *"
+}
+
+@test "an error looking up the global config refuses: a link loop, a parent made unreadable" {
+	ln -s loop "$H/loop"
+	export GIT_CONFIG_GLOBAL="$H/loop/cfg"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: cannot check git's global config $H/loop/cfg, *: looking up $H/loop/cfg: $(errtext ELOOP)"
+	# A parent chmod-ed by run 1 (root reads through it: only the other user meets EACCES).
+	mkdir -p "$H/locked"
+	export GIT_CONFIG_GLOBAL="$H/locked/cfg"
+	run hsbx chmod 000 "$H/locked"
+	run hsbx touch "$CANARY"
+	if as_root; then
+		[ "$status" -eq 0 ]
+	else
+		refused "sbxrun: cannot check git's global config $H/locked/cfg, *: looking up $H/locked/cfg: $(errtext EACCES)"
+	fi
+}
+
+@test "an include through ~/ is the caller's HOME: kept read-only, nothing planted there runs" {
+	printf '[include]\n\tpath = ~/inc.cfg\n' >"$H/.gitconfig"
+	printf '[user]\n\tname = i\n' >"$H/inc.cfg"
+	hexpect EROFS write "$H/inc.cfg"
+	run hsbx sh -c "printf '[core]\n\tpager = touch $CANARY\n' >>'$H/inc.cfg'"
+	[ "$status" -ne 0 ]
+	[ -z "$(global core.pager)" ]
+	[ "$(global user.name)" = i ]
+	# A missing one is kept from being made.
+	printf '[include]\n\tpath = ~/later.cfg\n' >"$H/.gitconfig"
+	hexpect EROFS write "$H/later.cfg"
+	[ ! -e "$H/later.cfg" ]
+	hexpect OK write "$H/other"
+}
+
+@test "--write of HOME and git mode lift nothing: only an entry naming the file itself does" {
+	printf '[user]\n\tname = u\n' >"$H/.gitconfig"
+	run "$BIN/sbxrun" -C "$H" --write "$H" --allow-git -- "$P" write "$H/.gitconfig"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" -C "$H" --write "$H/.gitconfig" -- "$P" write "$H/.gitconfig"
+	[ "$output" = OK ]
+}
