@@ -1593,7 +1593,7 @@ enum sbx_seccomp_group {
 	SBX_SCG_WATCH,	     /* inotify and fanotify watches (denies by Landlock alone) */
 	SBX_SCG_NETWORK,     /* the network restricted */
 	SBX_SCG_IPC,	     /* System V IPC and POSIX message queues (no IPC namespace) */
-	SBX_SCG_PROCESSES,   /* other processes' priorities, and limits (no PID namespace) */
+	SBX_SCG_PROCESSES,   /* others' priorities, limits (no PID namespace), kill(0) (tty) */
 	SBX_SCG_MAX
 };
 

@@ -239,3 +239,26 @@ KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
 	[[ "$output" == *"$row"*" pid-namespace+seccomp "*enforced* ]]
 	[[ "$output" == *"seccomp refuses kill(0) (EPERM)"* ]]
 }
+
+@test "a terminal's job names the caller's group by no other call (kill, tgkill, sigqueue, F_SETOWN, setpgid)" {
+	local names="$BATS_TEST_DIRNAME/pgrpnames.py"
+	# Control: outside the sandbox each of them reaches it.
+	run caller_try pty outside python3 "$names"
+	echo "$output"
+	[ "${lines[0]}" = "kill OK" ]
+	[ "${lines[1]}" = "tgkill OK" ]
+	[ "${lines[2]}" = "rt_sigqueueinfo OK" ]
+	[ "${lines[3]}" = "F_SETOWN OK" ]
+	[ "${lines[4]}" = "F_SETOWN_EX OK" ]
+	[ "${lines[5]}" = "setpgid OK" ]
+	# Inside, without Landlock's signal scope: the group and its leader have no pid there.
+	run caller_try pty landlock python3 "$names"
+	echo "$output"
+	[ "${lines[0]}" = "kill ESRCH" ]
+	[ "${lines[1]}" = "tgkill ESRCH" ]
+	[ "${lines[2]}" = "rt_sigqueueinfo ESRCH" ]
+	[ "${lines[3]}" = "F_SETOWN ESRCH" ]
+	[ "${lines[4]}" = "F_SETOWN_EX ESRCH" ]
+	[ "${lines[5]}" = "setpgid EPERM" ]
+	[[ "$output" != *caller* ]]
+}
