@@ -25,7 +25,9 @@
  * kill(2), sigqueue(3), tgkill(2)) is, to init, which relays it to the command unless the
  * sandbox received that signal directly within RELAY_MERGE_MS: then it was sent to the whole
  * process group (by `kill -- -PGID`, timeout(1), a shell's SIGHUP, the command's own kill(0)),
- * or to every process one by one (systemd), and the command has its own copy. Init, in the
+ * or to every process one by one (systemd), and the command has its own copy. That is at a
+ * terminal only: without one the sandbox has a process group of its own (own_group), which a
+ * signal to the caller's group does not reach, and the supervisor forwards every signal. Init, in the
  * sandbox, can tell: the supervisor cannot, as a sender in the sandbox's PID namespace is named
  * by its pid there. Two instances of a standard signal that close together may merge in the
  * kernel anyway. Job control is left to the kernel: SIGTSTP, SIGTTIN, SIGTTOU and SIGCONT keep
