@@ -846,11 +846,14 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		 * Landlock has no rule for another process's resource limits or scheduling, which
 		 * a process of the same uid may change (a CPU-time limit below what it has used
 		 * kills it; the idle policy starves it): seccomp refuses prlimit, sched_set*,
-		 * setpriority and ioprio_set of any process but the caller.
+		 * setpriority and ioprio_set of any process but the caller. The sandbox keeps the
+		 * caller's process group here, terminal or not: Landlock's scope, which this model
+		 * needs, keeps kill(0) in, and a SIGKILL of the caller's group (timeout -s KILL)
+		 * still reaches what the command started, which no init ends with the run.
 		 */
 		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE && h->sec)
 			return sbx_req_set(
-				r, SBX_ENFORCED, LL | SEC | (h->f->terminal ? 0 : PGRP), NULL,
+				r, SBX_ENFORCED, LL | SEC, NULL,
 				"no PID namespace here (%s): Landlock scopes signals to the "
 				"sandbox and refuses ptrace of any process outside, and with it "
 				"their memory, environment and descriptors in /proc, which still "

@@ -172,7 +172,7 @@ KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
 		[ "${lines[1]}" = "caller got WINCH" ]
 	done
 	for tty in no pty; do
-		for fault in none landlock; do
+		for fault in none landlock unshare; do
 			run caller_try "$tty" "$fault" "${KILL0[@]}" "$P"
 			echo "tty $tty, fault $fault: $output"
 			[[ "$output" != *caller* ]]
@@ -191,6 +191,30 @@ KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
 		[ "${lines[2]}" = done ]
 		[ "${lines[3]}" = "status 0" ]
 	done
+}
+
+@test "without a PID namespace the sandbox keeps the caller's group: its SIGKILL ends what the command started" {
+	local mark="$PLAIN/started" n=$((300 + RANDOM % 600)) st=0
+	# Run 1 would leave its children behind if the sandbox were a group of its own: no init
+	# ends them there, and sbxrun, killed, cannot. In the caller's group they die with it.
+	# (Their output goes nowhere: a child left behind must fail the test, not hold its pipe.)
+	rm -f "$mark"
+	setsid -w timeout -s KILL 3 "$BIN/failinj" unshare -- "$H" --sandbox-policy-cwd \
+		"$PLAIN" --permission-profile "$PROFILE" -- sh -c \
+		"sleep $n.1 & sleep $n.2 & : >'$mark'; wait" >/dev/null 2>&1 || st=$?
+	echo "status $st"
+	[ "$st" -eq 137 ]
+	[ -e "$mark" ]
+	sleep 0.2
+	run pgrep -f "sleep $n[.]"
+	echo "left: $output"
+	pkill -f "sleep $n[.]" || true
+	[ "$status" -eq 1 ]
+	# And explain says what keeps kill(0) in there: Landlock's scope, not a group of its own.
+	run setsid -w "$BIN/failinj" unshare -- "$BIN/sbxrun" explain --cwd "$PLAIN" \
+		--profile :read-only -- true
+	echo "$output"
+	[[ "$output" == *"signals and ptrace only inside the sandbox"*" landlock+seccomp "*enforced* ]]
 }
 
 @test "a terminal's job keeps the caller's group: Landlock scopes kill(0), or seccomp refuses it (EPERM)" {
