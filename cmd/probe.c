@@ -36,6 +36,8 @@ static json_t *probe_json(void)
 		json_object_set_new(o, "mount_namespace", json_boolean(f.mount_namespace));
 		json_object_set_new(o, "net_namespace", json_boolean(f.net_namespace));
 		json_object_set_new(o, "unix_broker", json_boolean(f.unix_broker));
+		/* Whether run keeps the caller's process group (a terminal's job) or makes one. */
+		json_object_set_new(o, "terminal", json_boolean(f.terminal));
 		json_object_set_new(o, "pid_namespace", json_boolean(f.pid_namespace));
 		json_object_set_new(o, "ipc_namespace", json_boolean(f.ipc_namespace));
 		json_object_set_new(o, "no_new_privs", json_boolean(f.no_new_privs));

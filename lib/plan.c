@@ -780,6 +780,7 @@ static const struct {
 	{SBX_MECH_RESTRICTED_TOKEN, "restricted-token"},
 	{SBX_MECH_NET_NS, "network-namespace"},
 	{SBX_MECH_UNIX_BROKER, "unix-broker"},
+	{SBX_MECH_PROCESS_GROUP, "process-group"},
 };
 
 const char *sbx_mech_name(unsigned mech, char buf[SBX_MECH_NAME_MAX])

@@ -17,7 +17,10 @@
  *   landlock-net     TCP bind/connect (ABI 4)
  *
  *   pid-namespace    init (pid 1) of a new PID namespace: signals and ptrace reach nothing
- *                    outside, and every process ends with init
+ *                    outside by a pid, and every process ends with init
+ *   process-group    the sandbox in a process group of its own (no controlling terminal):
+ *                    kill(0) reaches the sandbox alone; a terminal's job keeps the caller's
+ *                    group, and Landlock's signal scope or seccomp refuses kill(0) there
  *   ipc-namespace    System V IPC and POSIX message queues of its own
  *   supervisor       without a PID namespace: sbxrun as a child subreaper that kills what is
  *                    left below it when the command ends
@@ -75,12 +78,13 @@ struct host {
 	char hint_meta[700];  /* a mount namespace's or seccomp's fix, for metadata */
 };
 
-#define LL  SBX_MECH_LANDLOCK
-#define MNT SBX_MECH_MOUNT_NS
-#define SEC SBX_MECH_SECCOMP
-#define PID SBX_MECH_PID_NS
-#define IPC SBX_MECH_IPC_NS
-#define SUP SBX_MECH_SUPERVISOR
+#define LL   SBX_MECH_LANDLOCK
+#define MNT  SBX_MECH_MOUNT_NS
+#define SEC  SBX_MECH_SECCOMP
+#define PID  SBX_MECH_PID_NS
+#define IPC  SBX_MECH_IPC_NS
+#define SUP  SBX_MECH_SUPERVISOR
+#define PGRP SBX_MECH_PROCESS_GROUP
 
 /*
  * How a name that must not be created is kept so, in the words explain shows: a mask over a
@@ -806,16 +810,46 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		return 0;
 
 	case SBX_REQ_SIGNALS:
-		if (h->init) {
-			/* Landlock, where there is one, refuses ptrace of anything outside too. */
-			enforced(r, PID | (h->ll ? LL : 0));
+		if (h->init && !h->f->terminal) {
+			/*
+			 * A PID namespace leaves process groups as they are: kill(0) would reach
+			 * every member of the caller's group, outside the namespace too. With no
+			 * terminal there is no job control to keep, and the sandbox gets a group
+			 * of its own. Landlock, where there is one, refuses ptrace of anything
+			 * outside too.
+			 */
+			enforced(r, PID | PGRP | (h->ll ? LL : 0));
 			return 0;
 		}
+		if (h->init && h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE)
+			return sbx_req_set(r, SBX_ENFORCED, PID | LL, NULL,
+					   "a terminal's job: the command stays in the caller's "
+					   "process group, whose members outside the PID namespace "
+					   "kill(0) reaches; Landlock's signal scope refuses them");
+		if (h->init && h->sec)
+			return sbx_req_set(
+				r, SBX_ENFORCED, PID | SEC | (h->ll ? LL : 0), NULL,
+				"a terminal's job: the command stays in the caller's "
+				"process group, whose members outside the PID namespace "
+				"kill(0) reaches, and this kernel has no Landlock signal "
+				"scope: seccomp refuses kill(0) (EPERM)");
+		if (h->init)
+			return sbx_req_set(
+				r, SBX_UNENFORCEABLE, 0,
+				"run sbxrun without a controlling terminal (setsid), where the "
+				"sandbox gets a process group of its own",
+				"a terminal's job keeps the caller's process group, which kill(0) "
+				"reaches across the PID namespace: refusing it needs seccomp or "
+				"Landlock's signal scope (ABI %d, Linux 6.12): %s",
+				LL_ABI_SIGNAL_SCOPE, h->nosec.why);
 		/*
 		 * Landlock has no rule for another process's resource limits or scheduling, which
 		 * a process of the same uid may change (a CPU-time limit below what it has used
 		 * kills it; the idle policy starves it): seccomp refuses prlimit, sched_set*,
-		 * setpriority and ioprio_set of any process but the caller.
+		 * setpriority and ioprio_set of any process but the caller. The sandbox keeps the
+		 * caller's process group here, terminal or not: Landlock's scope, which this model
+		 * needs, keeps kill(0) in, and a SIGKILL of the caller's group (timeout -s KILL)
+		 * still reaches what the command started, which no init ends with the run.
 		 */
 		if (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE && h->sec)
 			return sbx_req_set(
@@ -1086,8 +1120,13 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 	out->net_namespace = uses(p, SBX_MECH_NET_NS, -1);
 	out->unix_broker = uses(p, SBX_MECH_UNIX_BROKER, -1);
 	/* One switch: the calls that reach processes outside by an identifier (no init). */
-	out->seccomp_ipc = uses(p, SBX_MECH_SECCOMP, SBX_REQ_IPC) ||
-			   uses(p, SBX_MECH_SECCOMP, SBX_REQ_SIGNALS);
+	out->seccomp_ipc =
+		uses(p, SBX_MECH_SECCOMP, SBX_REQ_IPC) ||
+		(out->model != SBX_MODEL_INIT && uses(p, SBX_MECH_SECCOMP, SBX_REQ_SIGNALS));
+	/* Under init seccomp keeps signals in for one reason: kill(0) of a terminal's job. */
+	out->seccomp_pgrp =
+		out->model == SBX_MODEL_INIT && uses(p, SBX_MECH_SECCOMP, SBX_REQ_SIGNALS);
+	out->own_group = uses(p, SBX_MECH_PROCESS_GROUP, SBX_REQ_SIGNALS);
 	out->private_dev = uses(p, SBX_MECH_MOUNT_NS, SBX_REQ_DEVICES);
 	out->landlock_dev = !out->private_dev && uses(p, SBX_MECH_LANDLOCK, SBX_REQ_DEVICES);
 }

@@ -1307,9 +1307,10 @@ enum sbx_mech {
 	SBX_MECH_NONE = 1u << 6, /* enforced with nothing to restrict (everything is allowed) */
 	SBX_MECH_PID_NS = 1u << 7,
 	SBX_MECH_IPC_NS = 1u << 8,
-	SBX_MECH_SUPERVISOR = 1u << 9,	 /* sbxrun as a child subreaper, outside the sandbox */
-	SBX_MECH_NET_NS = 1u << 10,	 /* a network namespace of the sandbox's own: lo only */
-	SBX_MECH_UNIX_BROKER = 1u << 11, /* connect(2) decided and made by the supervisor */
+	SBX_MECH_SUPERVISOR = 1u << 9,	   /* sbxrun as a child subreaper, outside the sandbox */
+	SBX_MECH_NET_NS = 1u << 10,	   /* a network namespace of the sandbox's own: lo only */
+	SBX_MECH_UNIX_BROKER = 1u << 11,   /* connect(2) decided and made by the supervisor */
+	SBX_MECH_PROCESS_GROUP = 1u << 12, /* the sandbox in a process group of its own */
 };
 #define SBX_MECH_NAME_MAX 96
 /*
@@ -1626,7 +1627,7 @@ enum sbx_seccomp_group {
 	SBX_SCG_WATCH,	     /* inotify and fanotify watches (denies by Landlock alone) */
 	SBX_SCG_NETWORK,     /* the network restricted */
 	SBX_SCG_IPC,	     /* System V IPC and POSIX message queues (no IPC namespace) */
-	SBX_SCG_PROCESSES,   /* other processes' priorities, and limits (no PID namespace) */
+	SBX_SCG_PROCESSES,   /* others' priorities, limits (no PID namespace), kill(0) (tty) */
 	SBX_SCG_MAX
 };
 
@@ -1739,6 +1740,12 @@ struct sbx_linux_facts {
 	 * pidfd_getfd (Linux 5.6).
 	 */
 	bool unix_broker;
+	/*
+	 * sbxrun has a controlling terminal (or cannot tell): the sandbox stays in the caller's
+	 * process group, the terminal's job, so that the terminal's reads, Ctrl-C and Ctrl-Z
+	 * behave as without it. Without one the sandbox gets a process group of its own.
+	 */
+	bool terminal;
 };
 /* What --platform linux assumes on a host that is not Linux: a current kernel, no restrictions. */
 void sbx_linux_facts_assumed(struct sbx_linux_facts *f);
@@ -1764,6 +1771,8 @@ struct sbx_linux_apply {
 	bool seccomp_network;  /* the filter refuses sockets but AF_UNIX, and connect... */
 	bool seccomp_metadata; /* and chmod, chown, utimes, xattr, ioctl but the allow-list */
 	bool seccomp_ipc;      /* and System V IPC, message queues, others' limits (no init) */
+	bool seccomp_pgrp;     /* and kill(0): the caller's process group (init, a terminal) */
+	bool own_group;	       /* the sandbox in a process group of its own (no terminal) */
 	bool private_dev;      /* a private minimal /dev in the mount namespace */
 	bool landlock_dev;     /* no private /dev: Landlock grants devices from an allow-list */
 	/*

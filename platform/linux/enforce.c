@@ -353,6 +353,8 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 	e->landlock_net = a.landlock_net;
 	e->seccomp_metadata = a.seccomp_metadata;
 	e->seccomp_ipc = a.seccomp_ipc;
+	e->seccomp_pgrp = a.seccomp_pgrp;
+	e->own_group = a.own_group;
 	e->model = a.model;
 	e->private_dev = a.private_dev;
 	/* Init mounts a fresh /proc (the helper's --no-proc says otherwise). */

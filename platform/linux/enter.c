@@ -925,7 +925,7 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	 *    filter of its own (netns.h), that one holds its rules and the main one none.
 	 */
 	must(sbx_seccomp_apply(e->network || (e->net && e->net->filter), e->seccomp_metadata,
-			       e->seccomp_no_watch, e->seccomp_ipc, e->traced, d),
+			       e->seccomp_no_watch, e->seccomp_ipc, e->seccomp_pgrp, e->traced, d),
 	     d);
 	if (e->net)
 		must(sbx_linux_net_seccomp(e->net, d), d);
@@ -972,7 +972,8 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 			      .argv = e->argv,
 			      .exec_failed = e->exec_failed,
 			      .exec_failed_arg = e->exec_failed_arg,
-			      .trace = e->trace};
+			      .trace = e->trace,
+			      .own_group = e->own_group};
 	int rc;
 
 	sbx_diag_clear(d);

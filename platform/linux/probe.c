@@ -241,6 +241,21 @@ static bool probe_unix_broker(void)
 	return syscall(SYS_pidfd_getfd, -1, 0, 0) < 0 && errno == EBADF;
 }
 
+/*
+ * Has this process a controlling terminal? ENXIO alone says it has none; any other failure
+ * (a terminal hung up, a sandbox around sbxrun refusing /dev/tty) keeps the terminal's job as
+ * it is, the choice that changes nothing for a terminal.
+ */
+static bool has_terminal(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno != ENXIO;
+	close(fd);
+	return true;
+}
+
 static void probe_host(struct sbx_linux_facts *f)
 {
 	struct utsname u;
@@ -300,6 +315,7 @@ static void probe_host(struct sbx_linux_facts *f)
 	f->net_namespace =
 		f->mount_namespace && read_long_file("/proc/sys/user/max_net_namespaces", 1) != 0;
 	f->unix_broker = probe_unix_broker();
+	f->terminal = has_terminal();
 	/* Root does not need a user namespace; whether one could be made is said, not tried. */
 	f->user_namespaces = uv != NS_NO;
 	if (!f->userns_blocked_by[0] && (!f->user_namespaces || !f->mount_namespace))

@@ -60,6 +60,12 @@ struct sbx_spawn {
 	 */
 	void (*meanwhile)(void *arg, int chan);
 	void *meanwhile_arg;
+	/*
+	 * The sandbox in a process group of its own (setpgid by the supervisor before init goes,
+	 * or by the command's process before apply); every signal the supervisor is sent is then
+	 * forwarded, the kernel's too.
+	 */
+	bool own_group;
 };
 
 /*

@@ -388,6 +388,11 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
  *    other processes (same uid) let the command change: a limit on CPU time below what a
  *    process has used kills it with SIGKILL, a limit of open files or of a file's size breaks
  *    it, the idle policy starves it. Under init they have no pid in the sandbox.
+ *  - A terminal's job under init without Landlock's signal scope (no_pgrp): kill of pid 0, the
+ *    caller's process group, is EPERM. A PID namespace leaves process groups as they are, and
+ *    the group's members outside it (the caller's shell script, an agent, pipeline partners)
+ *    would get the signal. No other name of that group is valid inside: its id is a pid of
+ *    the host's namespace, and F_SETOWN, setpgid and tcsetpgrp look it up in the caller's.
  */
 /* musl's <sys/ioctl.h> lists the classic terminal requests only; the termios2 ones are the
  * kernel's (asm-generic/ioctls.h, which glibc includes and musl does not). */
@@ -447,8 +452,8 @@ static const int pid_calls[] = {
 	__NR_sched_setattr,
 };
 
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool traced,
-				  unsigned known_max, struct sock_filter *prog)
+unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
+				  bool traced, unsigned known_max, struct sock_filter *prog)
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
@@ -499,6 +504,14 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 				      (unsigned char)(n_ipc - 1 - i), i == n_ipc - 1 ? 1 : 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IPC)));
 	}
+	if (no_pgrp) {
+		/* kill of pid 0, the caller's process group (the kernel reads an int). */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 0, 4));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+	}
 	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (metadata) {
 		prog[ioctl_at].jt = (unsigned char)(n - ioctl_at - 1);
@@ -548,25 +561,25 @@ static uint32_t ns_mask(void)
  * length, or 0 when the whole would not fit in SBX_SECCOMP_PROG_MAX.
  */
 unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_len, bool metadata,
-				   bool no_watch, bool no_ipc, bool traced, unsigned known_max,
-				   struct sock_filter *prog)
+				   bool no_watch, bool no_ipc, bool no_pgrp, bool traced,
+				   unsigned known_max, struct sock_filter *prog)
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
 	/* The head's jumps on to libseccomp's program, set once its start is known. */
-	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 5], pass_f[3];
+	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 5], pass_f[4];
 	size_t n_pass_t = 0, n_pass_f = 0;
 	unsigned short n = 0, head;
 
 	/*
 	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
 	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, one a call of pid_calls and
-	 * 3, priorities 9, IPC one a call and its refusal, ioctl its compare, the load, one a
-	 * request and the refusal. seccomp-gen checks the length it builds against the room too.
+	 * 3, priorities 9, IPC one a call and its refusal, kill 4, ioctl its compare, the load, one
+	 * a request and the refusal. seccomp-gen checks the length it builds against the room too.
 	 */
 	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 + 9 +
-				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 2 +
+				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 4 + 2 +
 				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 1 <=
 			       SBX_SECCOMP_HEAD_MAX,
 		       "the head of the seccomp program outgrows its room");
@@ -630,6 +643,13 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
 				      (unsigned char)(n_ipc - 1 - i), i == n_ipc - 1 ? 1 : 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IPC)));
+	}
+	if (no_pgrp) {
+		/* kill of pid 0: the caller's process group (a terminal's job under init). */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 0, 3));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 	}
 	if (metadata) {
 		/* Last: the accumulator is the request from here on. */
@@ -726,6 +746,7 @@ static const int refused_by_args[] = {
 	__NR_sched_setscheduler,
 	__NR_sched_setparam,
 	__NR_sched_setattr,
+	__NR_kill,
 };
 
 static bool in_list(const struct sc_name *l, size_t n, int nr)
@@ -860,12 +881,12 @@ int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d)
 
 /* Loads libseccomp's program for these switches behind its head, as one filter. */
 static int load_main(const struct sock_filter *main, size_t main_len, bool metadata, bool no_watch,
-		     bool no_ipc, bool traced, struct sbx_diag *d)
+		     bool no_ipc, bool no_pgrp, bool traced, struct sbx_diag *d)
 {
 	struct sock_filter insns[SBX_SECCOMP_PROG_MAX];
 	struct sock_fprog prog = {.filter = insns};
 
-	prog.len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, traced,
+	prog.len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, no_pgrp, traced,
 				       SBX_SYSCALL_KNOWN_MAX, insns);
 	if (!prog.len)
 		return sbx_diag_set(d, -EFBIG,
@@ -883,23 +904,23 @@ static int load_main(const struct sock_filter *main, size_t main_len, bool metad
  */
 #include "seccomp_filters.h"
 
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
-		      struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
+		      bool traced, struct sbx_diag *d)
 {
 	const struct sbx_bpf_blob *b =
 		&sbx_seccomp_filters[(traced ? 4 : 0) + (network ? 2 : 0) + (metadata ? 1 : 0)];
 
 	return load_main((const struct sock_filter *)b->insns, b->size / sizeof(struct sock_filter),
-			 metadata, no_watch, no_ipc, traced, d);
+			 metadata, no_watch, no_ipc, no_pgrp, traced, d);
 }
 #else
-int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool traced,
-		      struct sbx_diag *d)
+int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
+		      bool traced, struct sbx_diag *d)
 {
 	struct sock_filter insns[SBX_SECCOMP_PROG_MAX];
 	size_t len;
 	int rc = sbx_seccomp_main(network, metadata, traced, false, insns, &len, d);
 
-	return rc < 0 ? rc : load_main(insns, len, metadata, no_watch, no_ipc, traced, d);
+	return rc < 0 ? rc : load_main(insns, len, metadata, no_watch, no_ipc, no_pgrp, traced, d);
 }
 #endif

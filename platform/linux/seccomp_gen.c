@@ -139,7 +139,8 @@ static const int by_args[] = {__NR_personality,	   __NR_clone,
 			      __NR_socketpair,	   __NR_ioctl,
 			      __NR_prlimit64,	   __NR_setpriority,
 			      __NR_ioprio_set,	   __NR_sched_setscheduler,
-			      __NR_sched_setparam, __NR_sched_setattr};
+			      __NR_sched_setparam, __NR_sched_setattr,
+			      __NR_kill};
 
 static size_t arg_values(uint64_t *v)
 {
@@ -209,7 +210,7 @@ static bool same(const struct sock_filter *ref, size_t ref_len, const struct soc
 static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 {
 	bool network = mode & 1, metadata = mode & 2, traced = mode & 4, no_watch = mode & 8,
-	     no_ipc = mode & 16;
+	     no_ipc = mode & 16, no_pgrp = mode & 32;
 	static struct sock_filter ref[SBX_SECCOMP_PROG_MAX], main[SBX_SECCOMP_PROG_MAX],
 		prog[SBX_SECCOMP_PROG_MAX];
 	struct sock_filter snd[SBX_SECCOMP_SECOND_MAX];
@@ -223,9 +224,9 @@ static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 		fprintf(stderr, "seccomp-gen: %s\n", d.msg);
 		return -1;
 	}
-	snd_len =
-		sbx_seccomp_second(metadata, no_watch, no_ipc, traced, SBX_SYSCALL_KNOWN_MAX, snd);
-	len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, traced,
+	snd_len = sbx_seccomp_second(metadata, no_watch, no_ipc, no_pgrp, traced,
+				     SBX_SYSCALL_KNOWN_MAX, snd);
+	len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, no_pgrp, traced,
 				  SBX_SYSCALL_KNOWN_MAX, prog);
 	if (!len) {
 		fprintf(stderr, "seccomp-gen: sbx_seccomp_program cannot take libseccomp's "
@@ -287,7 +288,7 @@ int main(void)
 		fprintf(stderr, "seccomp-gen: %s\n", check.msg);
 		return 1;
 	}
-	for (unsigned mode = 0; mode < 32; mode++)
+	for (unsigned mode = 0; mode < 64; mode++)
 		if (check_mode(mode, values, n_values) < 0)
 			return 1;
 	puts("/* Generated at build time by seccomp-gen from platform/linux/seccomp.c. */");

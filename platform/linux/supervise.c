@@ -25,7 +25,9 @@
  * kill(2), sigqueue(3), tgkill(2)) is, to init, which relays it to the command unless the
  * sandbox received that signal directly within RELAY_MERGE_MS: then it was sent to the whole
  * process group (by `kill -- -PGID`, timeout(1), a shell's SIGHUP, the command's own kill(0)),
- * or to every process one by one (systemd), and the command has its own copy. Init, in the
+ * or to every process one by one (systemd), and the command has its own copy. That is at a
+ * terminal only: without one the sandbox has a process group of its own (own_group), which a
+ * signal to the caller's group does not reach, and the supervisor forwards every signal. Init, in the
  * sandbox, can tell: the supervisor cannot, as a sender in the sandbox's PID namespace is named
  * by its pid there. Two instances of a standard signal that close together may merge in the
  * kernel anyway. Job control is left to the kernel: SIGTSTP, SIGTTIN, SIGTTOU and SIGCONT keep
@@ -112,6 +114,7 @@ struct sup {
 	pid_t child;   /* init, or the command in the subreaper variant */
 	sigset_t orig; /* the signal mask the command must start with */
 	bool subreaper;
+	bool own_group;		 /* the sandbox is in a process group of its own */
 	struct sbx_trace *trace; /* the denial report's tracer, or NULL */
 };
 
@@ -585,12 +588,14 @@ static bool is_descendant(pid_t pid)
 
 /*
  * Is this signal to be forwarded? Sent by the kernel (the terminal, to its whole foreground
- * group), it reached the command already. Without init to sort the rest out, a signal from a
- * process below the supervisor was sent to its own process group, the command included.
+ * group), it reached the command already, unless the sandbox has a group of its own (then
+ * there is no terminal, and the kernel's is a signal to the caller's group, an orphaned one's
+ * SIGHUP). Without init to sort the rest out, a signal from a process below the supervisor was
+ * sent to its own process group, the command included.
  */
 static bool to_forward(const struct sup *sup, const struct signalfd_siginfo *si)
 {
-	if (si->ssi_code > 0)
+	if (si->ssi_code > 0 && !sup->own_group)
 		return false;
 	return !sup->subreaper || !is_descendant((pid_t)si->ssi_pid);
 }
@@ -905,6 +910,24 @@ static int check_spawn(const struct sbx_spawn *s, struct sbx_diag *d)
 	return 0;
 }
 
+/*
+ * Puts the sandbox's first process (init, or the command's before its apply) in a process group
+ * of its own: kill(0) in the sandbox then reaches the sandbox alone, not the caller's group,
+ * whose members a PID namespace does not hide (the caller's script, an agent, pipeline
+ * partners). Only where sbxrun has no controlling terminal: a terminal's job must stay the
+ * terminal's foreground group.
+ */
+static int own_group(pid_t pid, struct sbx_diag *d)
+{
+	int err;
+
+	if (setpgid(pid, pid) == 0)
+		return 0;
+	err = errno;
+	return sbx_diag_set(d, -err, "setpgid (the sandbox's own process group): %s",
+			    strerror(err));
+}
+
 int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 {
 	struct sup sup = {.chan = -1, .reported = -1};
@@ -960,8 +983,15 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 	sup.chan = sv[0];
 	sup.child = pid;
 	sup.trace = s->trace;
+	sup.own_group = s->own_group;
 
-	if (((s->clone_flags & CLONE_NEWUSER) && (rc = map_ids(pid, s->uid, s->gid, d)) < 0) ||
+	/*
+	 * The group is made here, before init is told to go, rather than by init: a signal to the
+	 * caller's group then never reaches init, which would take it for the command's own copy
+	 * of the one the supervisor relays.
+	 */
+	if ((s->own_group && (rc = own_group(pid, d)) < 0) ||
+	    ((s->clone_flags & CLONE_NEWUSER) && (rc = map_ids(pid, s->uid, s->gid, d)) < 0) ||
 	    (s->trace && (rc = sbx_trace_start(s->trace, d)) < 0)) {
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
@@ -1034,10 +1064,13 @@ int sbx_supervise_subreaper(const struct sbx_spawn *s, struct sbx_diag *d)
 			_exit(125);
 		close(sup.sfd);
 		sbx_diag_clear(&cd);
+		if (s->own_group && own_group(0, &cd) < 0)
+			sbx_linux_die(&cd, 125);
 		if (s->apply(s->apply_arg, &cd) < 0)
 			sbx_linux_die(&cd, 125);
 		run_command(s, &sup.orig);
 	}
 	sup.child = pid;
+	sup.own_group = s->own_group;
 	supervise(&sup);
 }

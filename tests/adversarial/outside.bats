@@ -130,3 +130,207 @@ pgrp_try() {
 	echo "self under clone: $output"
 	[ "$output" = EPERM ]
 }
+
+# The caller's process group. A PID namespace leaves process groups as they are: kill(0) in the
+# sandbox would signal every member of the caller's group, those outside it too (the caller's
+# script, an agent that started sbxrun without a group of its own, the supervisor). Without a
+# controlling terminal the sandbox has a group of its own; a terminal's job keeps the caller's,
+# and there Landlock's signal scope or, without it, seccomp (EPERM) keeps kill(0) in.
+PTY="$BATS_TEST_DIRNAME/../enforce/ptyrun.py"
+COUNT="$BATS_TEST_DIRNAME/../enforce/sigcount.py"
+
+# caller_try TTY FAULT CMD...: the caller's script, in a group beside a process of its own and
+# trapping SIGWINCH (harmless where it lands), runs CMD... through the helper under FAULT (none:
+# no fault; outside: CMD without the sandbox, the control), without a controlling terminal (TTY
+# no) or as a terminal's foreground job (pty). CMD sees the caller's process group id in $PG.
+caller_try() {
+	local tty=$1 fault=$2 script
+	shift 2
+	local cmd=("$BIN/failinj" "$fault" -- "$H" --sandbox-policy-cwd "$PLAIN" \
+		--permission-profile "$PROFILE" -- "$@")
+	if [ "$fault" = none ]; then cmd=("${cmd[@]:3}"); fi
+	if [ "$fault" = outside ]; then cmd=("$@"); fi
+	script='trap "echo caller got WINCH" WINCH; sleep 300 3>&- & v=$!
+		export PG=$(ps -o pgid= -p $$ | tr -d " "); "$@"; echo "status $?"; kill $v'
+	if [ "$tty" = pty ]; then
+		python3 "$PTY" -- bash -c "$script" bash "${cmd[@]}"
+	else
+		setsid -w bash -c "$script" bash "${cmd[@]}"
+	fi
+}
+
+# In the sandbox: a shell trapping SIGWINCH sends it to its process group (kill pid 0).
+KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
+
+@test "kill(0) in the sandbox reaches no process of the caller's group, with or without Landlock" {
+	local tty fault
+	# Control: outside the sandbox, the same kill reaches the caller, at a terminal or not.
+	for tty in no pty; do
+		run caller_try "$tty" outside "$P" kill 0 28
+		echo "outside, tty $tty: $output"
+		[ "${lines[0]}" = OK ]
+		[ "${lines[1]}" = "caller got WINCH" ]
+	done
+	for tty in no pty; do
+		for fault in none landlock unshare; do
+			run caller_try "$tty" "$fault" "${KILL0[@]}" "$P"
+			echo "tty $tty, fault $fault: $output"
+			[[ "$output" != *caller* ]]
+			[[ "$output" == *"status 0"* ]]
+		done
+	done
+}
+
+@test "without a terminal kill(0) reaches the sandbox's own processes, whether Landlock scopes signals or not" {
+	local fault
+	for fault in none landlock; do
+		run caller_try no "$fault" "${KILL0[@]}" "$P"
+		echo "fault $fault: $output"
+		[ "${lines[0]}" = OK ]
+		[ "${lines[1]}" = "inside got WINCH" ]
+		[ "${lines[2]}" = done ]
+		[ "${lines[3]}" = "status 0" ]
+	done
+}
+
+@test "without a PID namespace the sandbox keeps the caller's group: its SIGKILL ends what the command started" {
+	local mark="$PLAIN/started" n=$((300 + RANDOM % 600)) st=0
+	# Run 1 would leave its children behind if the sandbox were a group of its own: no init
+	# ends them there, and sbxrun, killed, cannot. In the caller's group they die with it.
+	# (Their output goes nowhere: a child left behind must fail the test, not hold its pipe.)
+	rm -f "$mark"
+	setsid -w timeout -s KILL 3 "$BIN/failinj" unshare -- "$H" --sandbox-policy-cwd \
+		"$PLAIN" --permission-profile "$PROFILE" -- sh -c \
+		"sleep $n.1 & sleep $n.2 & : >'$mark'; wait" >/dev/null 2>&1 || st=$?
+	echo "status $st"
+	[ "$st" -eq 137 ]
+	[ -e "$mark" ]
+	sleep 0.2
+	run pgrep -f "sleep $n[.]"
+	echo "left: $output"
+	pkill -f "sleep $n[.]" || true
+	[ "$status" -eq 1 ]
+	# And explain says what keeps kill(0) in there: Landlock's scope, not a group of its own.
+	run setsid -w "$BIN/failinj" unshare -- "$BIN/sbxrun" explain --cwd "$PLAIN" \
+		--profile :read-only -- true
+	echo "$output"
+	[[ "$output" == *"signals and ptrace only inside the sandbox"*" landlock+seccomp "*enforced* ]]
+}
+
+@test "a terminal's job keeps the caller's group: Landlock scopes kill(0), or seccomp refuses it (EPERM)" {
+	# With Landlock's signal scope (this kernel): it reaches the sandbox's own processes.
+	run caller_try pty none "${KILL0[@]}" "$P"
+	echo "$output"
+	[ "${lines[0]}" = OK ]
+	[ "${lines[1]}" = "inside got WINCH" ]
+	# Without it: refused, so that it reaches nothing.
+	run caller_try pty landlock "${KILL0[@]}" "$P"
+	echo "$output"
+	[ "${lines[0]}" = EPERM ]
+	[ "${lines[1]}" = done ]
+	# The group's id names nothing in the sandbox's PID namespace (its leader is outside).
+	run caller_try pty landlock sh -c '"$0" kill "-$PG" 28' "$P"
+	echo "$output"
+	[ "${lines[0]}" = ESRCH ]
+	# Another process's own pid is not refused: kill(2) of the sandbox's own processes works.
+	run caller_try pty landlock sh -c 'sleep 5 & "$0" kill $! 15' "$P"
+	echo "$output"
+	[ "${lines[0]}" = OK ]
+}
+
+@test "the reproducer: kill -TERM 0 ends the sandbox, not the caller's script" {
+	local tty fault
+	for tty in no pty; do
+		for fault in none landlock; do
+			# shellcheck disable=SC2016
+			run caller_try "$tty" "$fault" sh -c 'trap "echo inside got TERM; exit 3" TERM; kill -TERM 0; sleep 1'
+			echo "tty $tty, fault $fault: $output"
+			[[ "$output" != *caller* ]]
+		done
+	done
+	# Own group: the command got it (exit 3 from its trap).
+	run caller_try no landlock sh -c 'trap "echo inside got TERM; exit 3" TERM; kill -TERM 0; sleep 1'
+	[ "${lines[0]}" = "inside got TERM" ]
+	[ "${lines[1]}" = "status 3" ]
+}
+
+@test "timeout(1) and Ctrl-C work inside, with a group of its own or a terminal's" {
+	local tty fault
+	for tty in no pty; do
+		for fault in none landlock; do
+			run caller_try "$tty" "$fault" timeout 1 sleep 5
+			echo "tty $tty, fault $fault: $output"
+			[[ "$output" == *"status 124"* ]]
+		done
+	done
+	for fault in none landlock; do
+		local pre=("$BIN/failinj" "$fault" --)
+		if [ "$fault" = none ]; then pre=(); fi
+		run python3 "$PTY" --after ready '\x03' -- "${pre[@]}" "$H" --sandbox-policy-cwd \
+			"$PLAIN" --permission-profile "$PROFILE" -- sh -c 'echo ready; sleep 10'
+		echo "Ctrl-C, fault $fault: $output"
+		[[ "$output" == *status=130 ]]
+	done
+}
+
+@test "in a group of its own, a signal to the caller's group or to sbxrun reaches the command once" {
+	local out="$BATS_TEST_TMPDIR/out" target fault pid
+	for fault in none landlock; do
+		for target in group supervisor; do
+			: >"$out"
+			local pre=("$BIN/failinj" "$fault" --)
+			if [ "$fault" = none ]; then pre=(); fi
+			setsid "${pre[@]}" "$H" --sandbox-policy-cwd "$PLAIN" --permission-profile \
+				"$PROFILE" -- python3 "$COUNT" SIGUSR1 >"$out" 3>&- &
+			pid=$!
+			for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
+			grep -q ready "$out"
+			if [ "$target" = group ]; then kill -USR1 -- "-$pid"; else kill -USR1 "$pid"; fi
+			wait "$pid"
+			echo "fault $fault, to the $target: $(cat "$out")"
+			grep -qx count=1 "$out"
+		done
+	done
+}
+
+@test "explain names what keeps kill(0) in: its own group, Landlock's scope, or seccomp" {
+	local row='signals and ptrace only inside the sandbox'
+	run setsid -w "$BIN/sbxrun" explain --cwd "$PLAIN" --profile :read-only -- true
+	echo "$output"
+	[[ "$output" == *"$row"*"landlock+pid-namespace+process-group"*enforced* ]]
+	run setsid -w "$BIN/failinj" landlock -- "$BIN/sbxrun" explain --cwd "$PLAIN" --profile :read-only -- true
+	[[ "$output" == *"$row"*" pid-namespace+process-group"*enforced* ]]
+	# A terminal's job: the caller's group, and what refuses kill(0) there.
+	run python3 "$PTY" -- "$BIN/sbxrun" explain --cwd "$PLAIN" --profile :read-only -- true
+	echo "$output"
+	[[ "$output" == *"$row"*"landlock+pid-namespace "*enforced* ]]
+	[[ "$output" == *"Landlock's signal scope refuses them"* ]]
+	run python3 "$PTY" -- "$BIN/failinj" landlock -- "$BIN/sbxrun" explain --cwd "$PLAIN" \
+		--profile :read-only -- true
+	echo "$output"
+	[[ "$output" == *"$row"*" pid-namespace+seccomp "*enforced* ]]
+	[[ "$output" == *"seccomp refuses kill(0) (EPERM)"* ]]
+}
+
+@test "a terminal's job names the caller's group by no other call (kill, tgkill, sigqueue, F_SETOWN, setpgid)" {
+	local names="$BATS_TEST_DIRNAME/pgrpnames.py"
+	# Control: outside the sandbox each of them reaches it.
+	run caller_try pty outside python3 "$names"
+	echo "$output"
+	[ "${lines[0]}" = "kill OK" ]
+	[ "${lines[1]}" = "tgkill OK" ]
+	[ "${lines[2]}" = "rt_sigqueueinfo OK" ]
+	[ "${lines[3]}" = "F_SETOWN OK" ]
+	[ "${lines[4]}" = "F_SETOWN_EX OK" ]
+	[ "${lines[5]}" = "setpgid OK" ]
+	# Inside, without Landlock's signal scope: the group and its leader have no pid there.
+	run caller_try pty landlock python3 "$names"
+	echo "$output"
+	[ "${lines[0]}" = "kill ESRCH" ]
+	[ "${lines[1]}" = "tgkill ESRCH" ]
+	[ "${lines[2]}" = "rt_sigqueueinfo ESRCH" ]
+	[ "${lines[3]}" = "F_SETOWN ESRCH" ]
+	[ "${lines[4]}" = "F_SETOWN_EX ESRCH" ]
+	[ "${lines[5]}" = "setpgid EPERM" ]
+	[[ "$output" != *caller* ]]
+}

@@ -198,6 +198,12 @@ setup() { setup_ws; cd "$WS"; }
 		[ "$(jget "$output" "'$k' in j")" = true ]
 	done
 	[ "$(jget "$output" 'j["running_as_root"]')" = "$([ "$(id -u)" = 0 ] && echo true || echo false)" ]
+	# The fact that decides whether run keeps the caller's process group: no controlling
+	# terminal after setsid, one as a pseudo-terminal's session leader.
+	run setsid -w "$SBXRUN" probe --json
+	[ "$(jget "$output" 'j["terminal"]')" = false ]
+	run python3 "$BATS_TEST_DIRNAME/../enforce/ptyrun.py" -- "$SBXRUN" probe --json
+	[ "$(jget "${output%status=*}" 'j["terminal"]')" = true ]
 	run "$SBXRUN" probe
 	[ "$status" -eq 0 ]
 	[[ "$output" == *landlock_abi* ]]

@@ -73,6 +73,7 @@ void plancase_facts(const json_t *host, struct sbx_linux_facts *f)
 	f->ipc_namespace = json_is_true(json_object_get(host, "ipc_namespace"));
 	f->net_namespace = json_is_true(json_object_get(host, "net_namespace"));
 	f->unix_broker = json_is_true(json_object_get(host, "unix_broker"));
+	f->terminal = json_is_true(json_object_get(host, "terminal"));
 	snprintf(f->userns_blocked_by, sizeof(f->userns_blocked_by), "%s", blocked ? blocked : "");
 }
 

@@ -33,6 +33,7 @@
 #define SUP    SBX_MECH_SUPERVISOR
 #define NETNS  SBX_MECH_NET_NS
 #define BROKER SBX_MECH_UNIX_BROKER
+#define PGRP   SBX_MECH_PROCESS_GROUP
 
 struct ctx_of {
 	const char *name;
@@ -77,7 +78,10 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 		 * Landlock scopes signals from ABI 6 on; seccomp beside it refuses prlimit of
 		 * another process, which Landlock has no rule for.
 		 */
-		return (m & PID) || ((m & LL) && (m & SEC) && f->landlock_abi >= 6);
+		if (m & PID) /* kill(0) reaches the caller's group: its own, or refused */
+			return f->terminal ? (m & SEC) || ((m & LL) && f->landlock_abi >= 6)
+					   : (m & PGRP) != 0;
+		return (m & LL) && (m & SEC) && f->landlock_abi >= 6;
 	case SBX_REQ_IPC:
 		return (m & (IPC | SEC)) != 0;
 	case SBX_REQ_DEVICES:
@@ -111,7 +115,7 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 	bool ns = init && f->net_namespace;
 	unsigned provided = (f->landlock_abi >= 1 ? LL : 0) | (f->landlock_abi >= 4 ? NET : 0) |
 			    (f->mount_namespace ? MNT : 0) | (f->seccomp ? SEC : 0) |
-			    (init ? PID | IPC : 0) | SUP | (ns ? NETNS : 0) |
+			    (init ? PID | IPC : 0) | SUP | PGRP | (ns ? NETNS : 0) |
 			    (ns && f->unix_broker ? BROKER : 0) | SBX_MECH_NONE;
 
 	sbx_plan_linux_apply(p, f, &a);
@@ -145,7 +149,9 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 		    ((r->mech & SEC) && r->kind == SBX_REQ_NETWORK && !a.seccomp_network) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_METADATA && !a.seccomp_metadata) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_IPC && !a.seccomp_ipc) ||
-		    ((r->mech & SEC) && r->kind == SBX_REQ_SIGNALS && !a.seccomp_ipc) ||
+		    ((r->mech & SEC) && r->kind == SBX_REQ_SIGNALS &&
+		     !(a.model == SBX_MODEL_INIT ? a.seccomp_pgrp : a.seccomp_ipc)) ||
+		    ((r->mech & PGRP) && !a.own_group) ||
 		    ((r->mech & (PID | IPC | NETNS | BROKER)) && a.model != SBX_MODEL_INIT) ||
 		    ((r->mech & SUP) && a.model != SBX_MODEL_SUBREAPER) ||
 		    ((r->mech & MNT) && r->kind == SBX_REQ_DEVICES && !a.private_dev) ||
@@ -184,7 +190,7 @@ static const struct sbx_net_opts net_shapes[] = {
 /* Every combination of facts, for one profile in one context. */
 static void every_host(struct ctx_of *c, const struct sbx_profile *prof)
 {
-	for (int abi = 0; abi <= 7; abi++)
+	for (int abi = 0; abi <= 15; abi++)
 		for (int bits = 0; bits < 64 * (int)N_SHAPES; bits++) {
 			const struct sbx_net_opts *shape = &net_shapes[bits / 64];
 			struct sbx_linux_facts f;
@@ -193,7 +199,8 @@ static void every_host(struct ctx_of *c, const struct sbx_profile *prof)
 
 			memset(&f, 0, sizeof(f));
 			snprintf(f.kernel, sizeof(f.kernel), "6.18");
-			f.landlock_abi = abi;
+			f.landlock_abi = abi & 7;
+			f.terminal = abi & 8; /* the caller's process group kept */
 			f.no_new_privs = true;
 			f.mount_namespace = f.user_namespaces = bits & 1;
 			f.running_as_root = bits & 2;
