@@ -332,8 +332,17 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			usage_print(o->subcommand, false);
 			return -1;
 		}
-		if (c == ':')
-			return refuse("%soption '%s' needs a value", sub, argv[optind - 1]);
+		if (c == ':') {
+			/*
+			 * A long option is its own word. A short one may end a bundle ("-vp"), and
+			 * musl leaves optind past the end then: name it from optopt.
+			 */
+			const char *w = optind - 1 < argc ? argv[optind - 1] : NULL;
+
+			if (w && strncmp(w, "--", 2) == 0)
+				return refuse("%soption '%s' needs a value", sub, w);
+			return refuse("%soption '-%c' needs a value", sub, optopt);
+		}
 		if (c == '?' || c == 'V') {
 			struct sbx_diag d;
 

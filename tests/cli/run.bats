@@ -59,6 +59,22 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$status" -eq 125 ]
 }
 
+@test "a short option without its value is named as given, one line, 125" {
+	for opt in -p -C -w -a; do
+		run "$SBXRUN" "$opt"
+		[ "$status" -eq 125 ]
+		[ "${lines[0]}" = "sbxrun: option '$opt' needs a value" ]
+		[ "${#lines[@]}" -eq 1 ]
+	done
+	run "$SBXRUN" -vp
+	[ "${lines[0]}" = "sbxrun: option '-p' needs a value" ]
+	run "$SBXRUN" explain -C
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: explain: option '-C' needs a value" ]
+	run "$SBXRUN" --cwd
+	[ "${lines[0]}" = "sbxrun: option '--cwd' needs a value" ]
+}
+
 @test "a missing profile file, cwd or workspace root is refused with 125" {
 	run "$SBXRUN" --profile "$WS/nope.json" -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
