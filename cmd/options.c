@@ -169,6 +169,7 @@ static const struct option long_opts[] = {
 	{"report", required_argument, NULL, LO_REPORT},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -305,6 +306,7 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	/* Messages of a subcommand start with its name; those of plain sbxrun need none. */
 	char sub[32];
 	int c, i, r, idx = -1;
+	bool long_form;
 	const char *abbr;
 
 	snprintf(sub, sizeof(sub), "%s%s", o->subcommand ? o->subcommand : "",
@@ -317,6 +319,7 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	while ((c = getopt_long(argc, argv, stop_at_operand ? "+:p:C:w:a:vhV" : ":p:C:w:a:vhV",
 				long_opts, &idx)) != -1) {
 		abbr = c != '?' && c != ':' ? opt_abbreviated(argv, optind, long_opts, idx) : NULL;
+		long_form = idx >= 0;
 		idx = -1;
 		if (abbr) {
 			struct sbx_diag d;
@@ -330,6 +333,11 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 		}
 		if (c == 'h') {
 			usage_print(o->subcommand, false);
+			return -1;
+		}
+		/* Anywhere among plain sbxrun's options, as -h; a subcommand has no version. */
+		if (c == 'V' && !o->subcommand) {
+			printf("sbxrun %s\n", SBX_VERSION);
 			return -1;
 		}
 		if (c == ':') {
@@ -349,6 +357,10 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			sbx_diag_clear(&d);
 			if (optopt && optopt < 256 && c == '?')
 				sbx_diag_set(&d, 0, "%sunknown option '-%c'", sub, optopt);
+			else if (c == 'V')
+				/* Inside a bundle ("-vV") no word is the option's own. */
+				sbx_diag_set(&d, 0, "%sunknown option '%s'", sub,
+					     long_form ? "--version" : "-V");
 			else
 				sbx_diag_set(&d, 0, "%sunknown option '%s'", sub, argv[optind - 1]);
 			/* A prefix of two or more options (getopt calls it ambiguous). */

@@ -75,6 +75,28 @@ setup() { setup_ws; cd "$WS"; }
 	[ "${lines[0]}" = "sbxrun: option '--cwd' needs a value" ]
 }
 
+@test "-V and --version among plain sbxrun's options print the version, as -h prints the help" {
+	run "$SBXRUN" -v -V
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun 0.1.0" ]
+	run "$SBXRUN" -vV
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun 0.1.0" ]
+	run "$SBXRUN" -Vh
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun 0.1.0" ]
+	run "$SBXRUN" -p :read-only --version -- touch "$WS/canary"
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun 0.1.0" ]
+	[ ! -e "$WS/canary" ]
+	run "$SBXRUN" run -vV -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: run: unknown option '-V'; hint: see 'sbxrun run --help'" ]
+	run "$SBXRUN" run --network -Vv -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: run: unknown option '-V'; hint: see 'sbxrun run --help'" ]
+}
+
 @test "a missing profile file, cwd or workspace root is refused with 125" {
 	run "$SBXRUN" --profile "$WS/nope.json" -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
