@@ -193,6 +193,28 @@ setup() { setup_ws; cd "$WS"; }
 	[ "${lines[0]}" = "sbxrun: $WS/notexec: cannot execute: Permission denied" ]
 }
 
+@test "a program whose interpreter is missing is named so, 127, confined or not" {
+	printf '#!/nonexistent-sbxrun/interp\n' > "$WS/sbxrun-noint"
+	chmod 755 "$WS/sbxrun-noint"
+	printf '#!interp-sbxrun\n' > "$WS/relative"
+	chmod 755 "$WS/relative"
+	for p in :danger-full-access :read-only :workspace; do
+		run -127 "$SBXRUN" --profile "$p" -- "$WS/sbxrun-noint"
+		[ "${lines[0]}" = "sbxrun: $WS/sbxrun-noint: cannot execute: interpreter /nonexistent-sbxrun/interp not found" ]
+		[ "${#lines[@]}" -eq 1 ]
+		run -127 env PATH="$WS:$PATH" "$SBXRUN" --profile "$p" -- sbxrun-noint
+		[ "${lines[0]}" = "sbxrun: sbxrun-noint: cannot execute: interpreter /nonexistent-sbxrun/interp not found" ]
+		# The kernel takes a relative interpreter from the cwd.
+		run -127 "$SBXRUN" --profile "$p" -- ./relative
+		[ "${lines[0]}" = "sbxrun: ./relative: cannot execute: interpreter interp-sbxrun not found" ]
+		# Positive control: the same script, its interpreter there, runs.
+		printf '#!/bin/sh\necho ran\n' > "$WS/ok"
+		chmod 755 "$WS/ok"
+		run -0 "$SBXRUN" --profile "$p" -- "$WS/ok"
+		[ "$output" = ran ]
+	done
+}
+
 @test "-v and SBXRUN_DEBUG=1 print the plan on stderr first; stdout stays the command's" {
 	for how in -v --verbose SBXRUN_DEBUG=1; do
 		if [ "$how" = SBXRUN_DEBUG=1 ]; then
