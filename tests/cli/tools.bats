@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
 # access, convert, merge, intersect and context.
 
 load helpers
@@ -123,6 +124,24 @@ setup() { setup_ws; cd "$WS"; }
 	[[ "${lines[0]}" == "write  /etc  (unrestricted file system)" ]]
 	run "$SBXRUN" access --profile :workspace
 	[ "$status" -eq 125 ]
+}
+
+@test "access: the :minimal set is readable as run reads it, a deny inside it still wins" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"minimal"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"},{"path":{"type":"path","path":"/etc/ssl"},"access":"deny"}]},"network":"restricted"}' > "$WS/p.json"
+	run -0 "$SBXRUN" access --profile "$WS/p.json" /usr/bin/env /etc/passwd /dev/null /etc/ssl/certs /var/lib src
+	[ "${lines[0]}" = "read   /usr/bin/env  (entries[0]: read :minimal (/usr))" ]
+	[ "${lines[1]}" = "read   /etc/passwd  (entries[0]: read :minimal (/etc))" ]
+	[ "${lines[2]}" = "read   /dev/null  (entries[0]: read :minimal (/dev/null))" ]
+	[ "${lines[3]}" = "deny   /etc/ssl/certs  (entries[2]: deny /etc/ssl)" ]
+	[ "${lines[4]}" = "deny   /var/lib  (no entry covers this path (default deny))" ]
+	[ "${lines[5]}" = "write  $WS/src  (entries[1]: write $WS)" ]
+	run -0 "$SBXRUN" access --json --profile "$WS/p.json" /etc/passwd
+	[ "$(jget "$output" '[j[0]["access"], j[0]["rule"]]')" = '["read", "entries[0]: read :minimal (/etc)"]' ]
+	# What run does with the same profile.
+	run -0 "$SBXRUN" --profile "$WS/p.json" -- sh -c 'head -c0 /etc/passwd && echo read'
+	[ "$output" = read ]
+	run "$SBXRUN" --profile "$WS/p.json" -- sh -c 'ls /var/lib'
+	[ "$status" -ne 0 ]
 }
 
 @test "convert --to profile from a legacy read-only policy" {
