@@ -144,6 +144,31 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$status" -ne 0 ]
 }
 
+@test "access: a deny glob covers what run's scan finds, glob_scan_max_depth levels down" {
+	mkdir -p "$WS/g/a/b"
+	echo s > "$WS/g/x.env"
+	echo s > "$WS/g/a/y.env"
+	echo s > "$WS/g/a/b/z.env"
+	for depth in 1 2; do
+		printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"glob_pattern","pattern":"%s/g/**/*.env"},"access":"deny"}],"glob_scan_max_depth":%s},"network":"restricted"}' "$WS" "$depth" > "$WS/p$depth.json"
+	done
+	run -0 "$SBXRUN" access --profile "$WS/p1.json" g/x.env g/a/y.env g/a/b/z.env
+	[ "${lines[0]}" = "deny   $WS/g/x.env  (entries[1]: deny glob $WS/g/**/*.env)" ]
+	[ "${lines[1]}" = "read   $WS/g/a/y.env  (entries[0]: read :root)" ]
+	[ "${lines[2]}" = "read   $WS/g/a/b/z.env  (entries[0]: read :root)" ]
+	run -0 "$SBXRUN" access --profile "$WS/p2.json" g/x.env g/a/y.env g/a/b/z.env
+	[ "${lines[0]}" = "deny   $WS/g/x.env  (entries[1]: deny glob $WS/g/**/*.env)" ]
+	[ "${lines[1]}" = "deny   $WS/g/a/y.env  (entries[1]: deny glob $WS/g/**/*.env)" ]
+	[ "${lines[2]}" = "read   $WS/g/a/b/z.env  (entries[0]: read :root)" ]
+	# run agrees, file by file.
+	run "$SBXRUN" --profile "$WS/p1.json" -- cat g/x.env
+	[ "$status" -eq 1 ]
+	run -0 "$SBXRUN" --profile "$WS/p1.json" -- cat g/a/y.env
+	run "$SBXRUN" --profile "$WS/p2.json" -- cat g/a/y.env
+	[ "$status" -eq 1 ]
+	run -0 "$SBXRUN" --profile "$WS/p2.json" -- cat g/a/b/z.env
+}
+
 @test "convert --to profile from a legacy read-only policy" {
 	printf '{"type":"read-only"}' > "$WS/l.json"
 	run "$SBXRUN" convert --to profile "$WS/l.json"
