@@ -125,9 +125,9 @@ bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
 }
 
 /*
- * The deny glob that covers path (matches it or one of its ancestors), or -1. Linux and Windows
- * expand globs depth levels below their static prefix (0: no limit); macOS matches them at
- * every access, whatever the depth.
+ * The deny glob that covers path (matches it or one of its ancestors), or -1. Linux expands
+ * globs depth levels below their static prefix (0: no limit); macOS matches them at every
+ * access, whatever the depth (Windows refuses deny globs).
  */
 static long deny_glob_for(const struct sbx_fs *fs, unsigned depth, const char *path)
 {

@@ -1006,8 +1006,8 @@ bool sbx_glob_match(const char *pattern, const char *path);
 /* Does pattern match path or one of its ancestors (what lies inside a match is covered too)? */
 bool sbx_glob_covers(const char *pattern, const char *path);
 /*
- * The same for a glob expanded depth levels below its static prefix (0: no limit), as Linux and
- * Windows expand it: a match deeper than that is found by no scan, so covers nothing.
+ * The same for a glob expanded depth levels below its static prefix (0: no limit), as a Linux
+ * run expands it: a match deeper than that is found by no scan, so covers nothing.
  */
 bool sbx_glob_covers_within(const char *pattern, unsigned depth, const char *path);
 /*
