@@ -169,6 +169,23 @@ setup() { setup_ws; cd "$WS"; }
 	run -0 "$SBXRUN" --profile "$WS/p2.json" -- cat g/a/b/z.env
 }
 
+@test "access: a deny glob without a wildcard covers its path whatever glob_scan_max_depth" {
+	mkdir -p "$WS/g/a/b" "$WS/g/p[1]"
+	echo s > "$WS/g/a/b/z.env"
+	echo s > "$WS/g/p[1]/k"
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"glob_pattern","pattern":"%s/g/a/b/z.env"},"access":"deny"},{"path":{"type":"glob_pattern","pattern":"%s/g/p\\\\[1\\\\]"},"access":"deny"}],"glob_scan_max_depth":1},"network":"restricted"}' "$WS" "$WS" > "$WS/p.json"
+	run -0 "$SBXRUN" access --profile "$WS/p.json" g/a/b/z.env 'g/p[1]/k' g/a/b
+	[ "${lines[0]}" = "deny   $WS/g/a/b/z.env  (entries[1]: deny glob $WS/g/a/b/z.env)" ]
+	[ "${lines[1]}" = "deny   $WS/g/p[1]/k  (entries[2]: deny glob $WS/g/p\\[1\\])" ]
+	[ "${lines[2]}" = "read   $WS/g/a/b  (entries[0]: read :root)" ]
+	# run agrees: the scan looks each path up and masks it; beside them, read.
+	run "$SBXRUN" --profile "$WS/p.json" -- cat g/a/b/z.env
+	[ "$status" -eq 1 ]
+	run "$SBXRUN" --profile "$WS/p.json" -- cat 'g/p[1]/k'
+	[ "$status" -eq 1 ]
+	run -0 "$SBXRUN" --profile "$WS/p.json" -- ls g/a/b
+}
+
 @test "convert --to profile from a legacy read-only policy" {
 	printf '{"type":"read-only"}' > "$WS/l.json"
 	run "$SBXRUN" convert --to profile "$WS/l.json"

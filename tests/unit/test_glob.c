@@ -189,7 +189,9 @@ TEST(glob_covers_within_is_the_expansion)
 	char *t = vec_fresh_dir(), *p, *pat, **v;
 	const char *files[] = { ".env", "app/.env", "app/notes.txt", "app/deep/x/.env",
 				"app/deep/x/y/z.txt", "other/.env" };
-	const char *pats[] = { "**/*.env", "app/**", "*/deep", "app/*/x", "*" };
+	/* The last two have no wildcard: the scan looks the path itself up, at any depth. */
+	const char *pats[] = { "**/*.env", "app/**", "*/deep", "app/*/x", "*", "app/deep",
+			       "app/.env" };
 	const char *probes[] = { ".env", "app", "app/.env", "app/notes.txt", "app/deep",
 				 "app/deep/x", "app/deep/x/.env", "app/deep/x/y/z.txt",
 				 "other/.env" };
@@ -224,6 +226,9 @@ TEST(glob_covers_within_is_the_expansion)
 	CHECK(!sbx_glob_covers_within("/g/*/deep", 1, "/g/a/deep/in/side"));
 	CHECK(sbx_glob_covers_within("/s/p\\[1\\]/*.env", 1, "/s/p[1]/x.env"));
 	CHECK(!sbx_glob_covers_within("/g/*.env", 3, "/h/x.env"));
+	CHECK(sbx_glob_covers_within("/g/x.env", 1, "/g/x.env"));
+	CHECK(sbx_glob_covers_within("/g/p\\[1\\]", 1, "/g/p[1]/in"));
+	CHECK(!sbx_glob_covers_within("/g/x.env", 1, "/g/y.env"));
 	free(t);
 }
 
