@@ -285,6 +285,25 @@ static bool is_prefix_of_any(const char *word)
 	return false;
 }
 
+/*
+ * Was the word before next a long option that takes no value, given one ("--verbose=1")? getopt
+ * says '?' with that option's letter in optopt, which is no unknown option of that letter.
+ */
+static bool given_a_value(char *const argv[], int argc, int next, int letter)
+{
+	const char *w = next >= 1 && next - 1 < argc ? argv[next - 1] : NULL;
+	size_t n;
+
+	if (!w || strncmp(w, "--", 2) != 0 || !strchr(w, '='))
+		return false;
+	n = strcspn(w + 2, "=");
+	for (const struct option *lo = long_opts; lo->name; lo++)
+		if (lo->has_arg == no_argument && lo->val == letter && strlen(lo->name) == n &&
+		    strncmp(lo->name, w + 2, n) == 0)
+			return true;
+	return false;
+}
+
 static int too_many(const char *opt)
 {
 	return refuse("--%s: given more than %d times", opt, OPT_LIST_MAX);
@@ -351,6 +370,9 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 				return refuse("%soption '%s' needs a value", sub, w);
 			return refuse("%soption '-%c' needs a value", sub, optopt);
 		}
+		if (c == '?' && given_a_value(argv, argc, optind, optopt))
+			return refuse("%soption '%.*s' takes no value", sub,
+				      (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 		if (c == '?' || c == 'V') {
 			struct sbx_diag d;
 

@@ -97,6 +97,26 @@ setup() { setup_ws; cd "$WS"; }
 	[ "${lines[0]}" = "sbxrun: run: unknown option '-V'; hint: see 'sbxrun run --help'" ]
 }
 
+@test "a long option that takes no value, given one, is named as given, one line, 125" {
+	run "$SBXRUN" --version=1
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: option '--version' takes no value" ]
+	run "$SBXRUN" --verbose=1 -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: option '--verbose' takes no value" ]
+	[ ! -e "$WS/canary" ]
+	run "$SBXRUN" run --network=yes -- true
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: run: option '--network' takes no value" ]
+	run "$SBXRUN" explain --help=x
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: explain: option '--help' takes no value" ]
+	# A short option after such a word is still named for itself.
+	run "$SBXRUN" --verbose -Xv -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: unknown option '-X'; hint: see 'sbxrun --help'" ]
+}
+
 @test "a missing profile file, cwd or workspace root is refused with 125" {
 	run "$SBXRUN" --profile "$WS/nope.json" -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
