@@ -67,6 +67,8 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 	char prog[PATH_MAX], interp[PATH_MAX] = "", *why = NULL;
 	char *real = NULL, *interp_real = NULL;
 	int status = err == ENOENT || err == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC, r = 0;
+	struct sbx_access_why a;
+	long denied = -1;
 
 	if (exec_find_program(name, x->cwd, prog, sizeof(prog))) {
 		const char *paths[SBX_EXEC_PATHS];
@@ -82,20 +84,25 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 		r = sbx_exec_refusal(x->plan, x->ctx, paths, sbx_linux_minimal_paths, &why,
 				     &refused);
 	}
+	if (r == 1 &&
+	    sbx_read_rule(x->plan, NULL, x->ctx, refused, sbx_linux_minimal_paths, &a) == 0) {
+		denied = a.entry;
+		sbx_access_why_free(&a);
+	}
+	/*
+	 * The kernel found no interpreter, and no deny entry's empty mount hides it: what no
+	 * entry grants, Landlock alone refuses (EACCES), and a look-up sees through that. It is
+	 * not there at all, as in an unconfined run; a grant would not let it run.
+	 */
+	if (r == 1 && status == EXIT_NOT_FOUND && denied < 0 && interp[0] && refused != prog &&
+	    refused != real && exec_missing(x->cwd, interp))
+		r = 0;
 	if (r == 1) {
-		struct sbx_access_why a;
-		long denied = -1;
-
 		/*
 		 * Found, and refused by the profile: it cannot be executed (as a bad interpreter).
 		 * A deny entry wins over any read grant of the same or a wider path: the hint
 		 * cannot be --read then.
 		 */
-		if (sbx_read_rule(x->plan, NULL, x->ctx, refused, sbx_linux_minimal_paths, &a) ==
-		    0) {
-			denied = a.entry;
-			sbx_access_why_free(&a);
-		}
 		sbx_diag_set(d, -err, "%s: cannot execute: %s", name, why);
 		if (denied >= 0)
 			sbx_diag_hint(d, -err,

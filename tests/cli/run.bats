@@ -218,7 +218,9 @@ setup() { setup_ws; cd "$WS"; }
 	chmod 755 "$WS/sbxrun-noint"
 	printf '#!interp-sbxrun\n' > "$WS/relative"
 	chmod 755 "$WS/relative"
-	for p in :danger-full-access :read-only :workspace; do
+	# No entry grants the interpreter's directory: it is missing all the same, not refused.
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"minimal"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"}]},"network":"restricted"}' > "$WS/minimal.json"
+	for p in :danger-full-access :read-only :workspace "$WS/minimal.json"; do
 		run -127 "$SBXRUN" --profile "$p" -- "$WS/sbxrun-noint"
 		[ "${lines[0]}" = "sbxrun: $WS/sbxrun-noint: cannot execute: interpreter /nonexistent-sbxrun/interp not found" ]
 		[ "${#lines[@]}" -eq 1 ]
