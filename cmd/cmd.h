@@ -203,6 +203,16 @@ struct exec_failure {
 	const char *cwd; /* the command's */
 };
 int exec_failure_words(void *arg, int err, struct sbx_diag *d);
+#ifndef _WIN32
+/*
+ * What execvp ran into (run.c): the file a command name leads to from cwd (a name with a slash
+ * as it is, else the first on PATH) when it is a regular file; the interpreter the kernel loads
+ * for a file ("" when none, or it cannot be read); whether a path does not exist.
+ */
+bool exec_find_program(const char *prog, const char *cwd, char *out, size_t size);
+void exec_find_interpreter(const char *file, char *out, size_t size);
+bool exec_missing(const char *cwd, const char *path);
+#endif
 
 /* Prints a diagnostic as "sbxrun: ..." and returns EXIT_REFUSED (errors.c). */
 int refuse_diag(const struct sbx_diag *d);

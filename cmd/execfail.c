@@ -18,63 +18,6 @@
 
 #include "cmd.h"
 
-/* glibc's execvp searches this when PATH is unset. */
-#define DEFAULT_PATH "/bin:/usr/bin"
-/* The kernel reads no more than this of a "#!" line (BINPRM_BUF_SIZE); an ELF interpreter's
- * name sits after the program headers, within the first page of any ordinary binary. */
-#define HEAD_BYTES 4096
-
-/* dir/prog, from cwd, when it is a regular file (an empty dir is the current directory). */
-static bool try_path(const char *cwd, const char *dir, size_t n, const char *prog, char *out,
-		     size_t size)
-{
-	char *cand = NULL, *abs = NULL;
-	struct stat st;
-	bool ok = false;
-
-	if (asprintf(&cand, "%.*s%s%s", (int)n, dir, n ? "/" : "", prog) < 0)
-		return false;
-	if (sbx_path_join(cwd, cand, &abs) == 0 && strlen(abs) < size && stat(abs, &st) == 0 &&
-	    S_ISREG(st.st_mode)) {
-		snprintf(out, size, "%s", abs);
-		ok = true;
-	}
-	free(cand);
-	free(abs);
-	return ok;
-}
-
-/* The file execvp ran into: a name with a slash as it is, else the first one on PATH. */
-static bool find_program(const char *prog, const char *cwd, char *out, size_t size)
-{
-	const char *path = env_get("PATH");
-
-	if (strchr(prog, '/'))
-		return try_path(cwd, "", 0, prog, out, size);
-	for (const char *s = path ? path : DEFAULT_PATH;; s++) {
-		size_t n = strcspn(s, ":");
-
-		if (try_path(cwd, s, n, prog, out, size))
-			return true;
-		s += n;
-		if (!*s)
-			return false;
-	}
-}
-
-/* The interpreter the kernel loads for file: "" when there is none or it cannot be read. */
-static void find_interpreter(const char *file, char *out, size_t size)
-{
-	unsigned char buf[HEAD_BYTES];
-	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || sbx_exec_interpreter(buf, (size_t)n, out, size) < 0)
-		out[0] = 0;
-}
-
 /*
  * Where path leads. A sandbox may hide the end of the way (a denied directory is an empty
  * mount): then where its parent leads, and the last name, so the rule that hides it is found.
@@ -124,12 +67,14 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 	char prog[PATH_MAX], interp[PATH_MAX] = "", *why = NULL;
 	char *real = NULL, *interp_real = NULL;
 	int status = err == ENOENT || err == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC, r = 0;
+	struct sbx_access_why a;
+	long denied = -1;
 
-	if (find_program(name, x->cwd, prog, sizeof(prog))) {
+	if (exec_find_program(name, x->cwd, prog, sizeof(prog))) {
 		const char *paths[SBX_EXEC_PATHS];
 
 		real = lead(prog);
-		find_interpreter(prog, interp, sizeof(interp));
+		exec_find_interpreter(prog, interp, sizeof(interp));
 		if (interp[0])
 			interp_real = lead(interp);
 		paths[0] = prog;
@@ -139,20 +84,25 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 		r = sbx_exec_refusal(x->plan, x->ctx, paths, sbx_linux_minimal_paths, &why,
 				     &refused);
 	}
+	if (r == 1 &&
+	    sbx_read_rule(x->plan, NULL, x->ctx, refused, sbx_linux_minimal_paths, &a) == 0) {
+		denied = a.entry;
+		sbx_access_why_free(&a);
+	}
+	/*
+	 * The kernel found no interpreter, and no deny entry's empty mount hides it: what no
+	 * entry grants, Landlock alone refuses (EACCES), and a look-up sees through that. It is
+	 * not there at all, as in an unconfined run; a grant would not let it run.
+	 */
+	if (r == 1 && status == EXIT_NOT_FOUND && denied < 0 && interp[0] && refused != prog &&
+	    refused != real && exec_missing(x->cwd, interp))
+		r = 0;
 	if (r == 1) {
-		struct sbx_access_why a;
-		long denied = -1;
-
 		/*
 		 * Found, and refused by the profile: it cannot be executed (as a bad interpreter).
 		 * A deny entry wins over any read grant of the same or a wider path: the hint
 		 * cannot be --read then.
 		 */
-		if (sbx_read_rule(x->plan, NULL, x->ctx, refused, sbx_linux_minimal_paths, &a) ==
-		    0) {
-			denied = a.entry;
-			sbx_access_why_free(&a);
-		}
 		sbx_diag_set(d, -err, "%s: cannot execute: %s", name, why);
 		if (denied >= 0)
 			sbx_diag_hint(d, -err,
@@ -165,8 +115,10 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 				      "profile",
 				      refused);
 		status = EXIT_CANNOT_EXEC;
-	} else if (status == EXIT_NOT_FOUND) {
+	} else if (status == EXIT_NOT_FOUND && interp[0] && exec_missing(x->cwd, interp)) {
 		/* The same words and statuses as an unconfined run (cmd/run.c exec_direct). */
+		sbx_diag_set(d, -err, "%s: cannot execute: interpreter %s not found", name, interp);
+	} else if (status == EXIT_NOT_FOUND) {
 		sbx_diag_set(d, -err, "%s: command not found", name);
 	} else {
 		sbx_diag_set(d, -err, "%s: cannot execute: %s", name, strerror(err));

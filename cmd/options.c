@@ -169,6 +169,7 @@ static const struct option long_opts[] = {
 	{"report", required_argument, NULL, LO_REPORT},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -284,6 +285,25 @@ static bool is_prefix_of_any(const char *word)
 	return false;
 }
 
+/*
+ * Was the word before next a long option that takes no value, given one ("--verbose=1")? getopt
+ * says '?' with that option's letter in optopt, which is no unknown option of that letter.
+ */
+static bool given_a_value(char *const argv[], int argc, int next, int letter)
+{
+	const char *w = next >= 1 && next - 1 < argc ? argv[next - 1] : NULL;
+	size_t n;
+
+	if (!w || strncmp(w, "--", 2) != 0 || !strchr(w, '='))
+		return false;
+	n = strcspn(w + 2, "=");
+	for (const struct option *lo = long_opts; lo->name; lo++)
+		if (lo->has_arg == no_argument && lo->val == letter && strlen(lo->name) == n &&
+		    strncmp(lo->name, w + 2, n) == 0)
+			return true;
+	return false;
+}
+
 static int too_many(const char *opt)
 {
 	return refuse("--%s: given more than %d times", opt, OPT_LIST_MAX);
@@ -305,6 +325,7 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	/* Messages of a subcommand start with its name; those of plain sbxrun need none. */
 	char sub[32];
 	int c, i, r, idx = -1;
+	bool long_form;
 	const char *abbr;
 
 	snprintf(sub, sizeof(sub), "%s%s", o->subcommand ? o->subcommand : "",
@@ -317,6 +338,7 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	while ((c = getopt_long(argc, argv, stop_at_operand ? "+:p:C:w:a:vhV" : ":p:C:w:a:vhV",
 				long_opts, &idx)) != -1) {
 		abbr = c != '?' && c != ':' ? opt_abbreviated(argv, optind, long_opts, idx) : NULL;
+		long_form = idx >= 0;
 		idx = -1;
 		if (abbr) {
 			struct sbx_diag d;
@@ -332,14 +354,35 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			usage_print(o->subcommand, false);
 			return -1;
 		}
-		if (c == ':')
-			return refuse("%soption '%s' needs a value", sub, argv[optind - 1]);
+		/* Anywhere among plain sbxrun's options, as -h; a subcommand has no version. */
+		if (c == 'V' && !o->subcommand) {
+			printf("sbxrun %s\n", SBX_VERSION);
+			return -1;
+		}
+		if (c == ':') {
+			/*
+			 * A long option is its own word. A short one may end a bundle ("-vp"), and
+			 * musl leaves optind past the end then: name it from optopt.
+			 */
+			const char *w = optind - 1 < argc ? argv[optind - 1] : NULL;
+
+			if (w && strncmp(w, "--", 2) == 0)
+				return refuse("%soption '%s' needs a value", sub, w);
+			return refuse("%soption '-%c' needs a value", sub, optopt);
+		}
+		if (c == '?' && given_a_value(argv, argc, optind, optopt))
+			return refuse("%soption '%.*s' takes no value", sub,
+				      (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 		if (c == '?' || c == 'V') {
 			struct sbx_diag d;
 
 			sbx_diag_clear(&d);
 			if (optopt && optopt < 256 && c == '?')
 				sbx_diag_set(&d, 0, "%sunknown option '-%c'", sub, optopt);
+			else if (c == 'V')
+				/* Inside a bundle ("-vV") no word is the option's own. */
+				sbx_diag_set(&d, 0, "%sunknown option '%s'", sub,
+					     long_form ? "--version" : "-V");
 			else
 				sbx_diag_set(&d, 0, "%sunknown option '%s'", sub, argv[optind - 1]);
 			/* A prefix of two or more options (getopt calls it ambiguous). */

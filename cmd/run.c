@@ -1,12 +1,85 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c - the main job: plan, refuse what cannot be enforced, execute (the helper on Linux). */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
+
+#ifndef _WIN32
+/* glibc's execvp searches this when PATH is unset. */
+#define DEFAULT_PATH "/bin:/usr/bin"
+/* The kernel reads no more than this of a "#!" line (BINPRM_BUF_SIZE); an ELF interpreter's
+ * name sits after the program headers, within the first page of any ordinary binary. */
+#define HEAD_BYTES 4096
+
+/* dir/prog, from cwd, when it is a regular file (an empty dir is the current directory). */
+static bool try_path(const char *cwd, const char *dir, size_t n, const char *prog, char *out,
+		     size_t size)
+{
+	char *cand = NULL, *abs = NULL;
+	struct stat st;
+	bool ok = false;
+
+	if (asprintf(&cand, "%.*s%s%s", (int)n, dir, n ? "/" : "", prog) < 0)
+		return false;
+	if (sbx_path_join(cwd, cand, &abs) == 0 && strlen(abs) < size && stat(abs, &st) == 0 &&
+	    S_ISREG(st.st_mode)) {
+		snprintf(out, size, "%s", abs);
+		ok = true;
+	}
+	free(cand);
+	free(abs);
+	return ok;
+}
+
+bool exec_find_program(const char *prog, const char *cwd, char *out, size_t size)
+{
+	const char *path = env_get("PATH");
+
+	if (strchr(prog, '/'))
+		return try_path(cwd, "", 0, prog, out, size);
+	for (const char *s = path ? path : DEFAULT_PATH;; s++) {
+		size_t n = strcspn(s, ":");
+
+		if (try_path(cwd, s, n, prog, out, size))
+			return true;
+		s += n;
+		if (!*s)
+			return false;
+	}
+}
+
+void exec_find_interpreter(const char *file, char *out, size_t size)
+{
+	unsigned char buf[HEAD_BYTES];
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || sbx_exec_interpreter(buf, (size_t)n, out, size) < 0)
+		out[0] = 0;
+}
+
+bool exec_missing(const char *cwd, const char *path)
+{
+	char *abs = NULL;
+	struct stat st;
+	bool missing = false;
+
+	/* A relative interpreter is taken from the cwd, as the kernel takes it. */
+	if (sbx_path_join(cwd, path, &abs) == 0)
+		missing = stat(abs, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+	free(abs);
+	return missing;
+}
+#endif
 
 int exec_direct(char *const cmd[], const char *cwd)
 {
@@ -18,6 +91,18 @@ int exec_direct(char *const cmd[], const char *cwd)
 	err = errno;
 	/* env(1) conventions: 127 when the command does not exist, 126 when it cannot run. */
 	if (err == ENOENT || err == ENOTDIR) {
+#ifndef _WIN32
+		char here[PATH_MAX], prog[PATH_MAX], interp[PATH_MAX] = "";
+		const char *dir = cwd ? cwd : getcwd(here, sizeof(here));
+
+		/* Found, but what the kernel loads for it is not (a "#!" line, an ELF loader). */
+		if (dir && exec_find_program(cmd[0], dir, prog, sizeof(prog)))
+			exec_find_interpreter(prog, interp, sizeof(interp));
+		if (interp[0] && exec_missing(dir, interp)) {
+			refuse("%s: cannot execute: interpreter %s not found", cmd[0], interp);
+			return EXIT_NOT_FOUND;
+		}
+#endif
 		refuse("%s: command not found", cmd[0]);
 		return EXIT_NOT_FOUND;
 	}

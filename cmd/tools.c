@@ -32,6 +32,41 @@ struct kept_inputs {
 	const char *kept[SBX_MAX_INPUTS];
 };
 
+/*
+ * Beside the entries, run lets the command read the platform's :minimal set where no entry
+ * covers a path (sbxrun-profile(5), RESOLUTION): a default deny there is a read, the rule the
+ * :minimal entry. Linux's set, as run on this host enforces it.
+ */
+static int minimal_read(const struct sbx_profile *p, const struct sbx_roots *roots,
+			const char *path, struct sbx_access_why *a)
+{
+	char *words;
+	long m = -1;
+
+	if (a->access != SBX_DENY || a->entry >= 0 || !roots->platform_defaults ||
+	    sbx_host_platform() != SBX_PLATFORM_LINUX)
+		return 0;
+	for (size_t i = 0; m < 0 && i < p->fs.n; i++)
+		if (p->fs.entries[i].kind == SBX_SPECIAL &&
+		    p->fs.entries[i].special == SBX_SP_MINIMAL &&
+		    p->fs.entries[i].access != SBX_DENY)
+			m = (long)i;
+	for (size_t i = 0; m >= 0 && sbx_linux_minimal_paths[i]; i++) {
+		if (!sbx_path_covers(sbx_linux_minimal_paths[i], path))
+			continue;
+		if (asprintf(&words, "entries[%ld]: read :minimal (%s)", m,
+			     sbx_linux_minimal_paths[i]) < 0)
+			return -ENOMEM;
+		free(a->rule);
+		a->rule = words;
+		a->access = SBX_READ;
+		a->kind = SBX_RULE_ENTRY;
+		a->entry = m;
+		break;
+	}
+	return 0;
+}
+
 static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 		      const struct sbx_roots *roots, const struct kept_inputs *ki, const char *arg,
 		      json_t *out_json)
@@ -46,6 +81,11 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 	r = sbx_access_rule(p, roots, &inv->ctx, path, &a);
 	if (r) {
 		free(path);
+		return refuse("out of memory");
+	}
+	if (minimal_read(p, roots, path, &a)) {
+		free(path);
+		sbx_access_why_free(&a);
 		return refuse("out of memory");
 	}
 	for (size_t i = 0; a.kind == SBX_RULE_CARVE_OUT && a.entry >= (long)ki->n_own &&

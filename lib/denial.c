@@ -128,14 +128,18 @@ bool sbx_linux_private_dev_hides(enum sbx_req_kind kind, const char *path)
 	return true;
 }
 
-/* The deny glob that covers path (matches it or one of its ancestors), or -1. */
-static long deny_glob_for(const struct sbx_fs *fs, const char *path)
+/*
+ * The deny glob that covers path (matches it or one of its ancestors), or -1. Linux expands
+ * globs depth levels below their static prefix (0: no limit); macOS matches them at every
+ * access, whatever the depth (Windows refuses deny globs).
+ */
+static long deny_glob_for(const struct sbx_fs *fs, unsigned depth, const char *path)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sbx_entry *e = &fs->entries[i];
 
 		if (e->kind == SBX_GLOB && e->access == SBX_DENY && e->path && e->path[0] == '/' &&
-		    sbx_glob_covers(e->path, path))
+		    sbx_glob_covers_within(e->path, depth, path))
 			return (long)i;
 	}
 	return -1;
@@ -465,7 +469,8 @@ int sbx_access_rule_in(const struct sbx_profile *p, const struct sbx_fs *decide,
 		out->kind = SBX_RULE_EXTERNAL;
 		goto words;
 	}
-	g = deny_glob_for(fs, path);
+	g = deny_glob_for(fs, ctx && ctx->platform == SBX_PLATFORM_MACOS ? 0 : p->fs.glob_depth,
+			  path);
 	if (g >= 0) {
 		out->access = SBX_DENY;
 		out->entry = g;

@@ -373,6 +373,43 @@ int sbx_glob_static_prefix(const char *pattern, char **out)
 	return r;
 }
 
+struct within {
+	const char *pattern;
+	size_t base, depth; /* components of the static prefix; the last level scanned */
+};
+
+static int within_matches(void *arg, const char *prefix, size_t len)
+{
+	const struct within *w = arg;
+	size_t level = sbx_path_depth(prefix);
+
+	return level > w->base && level - w->base <= w->depth && sbx_glob_match(w->pattern, prefix);
+}
+
+bool sbx_glob_covers_within(const char *pattern, unsigned depth, const char *path)
+{
+	struct within w = {.pattern = pattern, .depth = depth};
+	char *prefix = NULL;
+	struct gpat g;
+	bool covered;
+	size_t k;
+
+	if (!depth || !pattern || split(pattern, &g))
+		return sbx_glob_covers(pattern, path); /* fails closed: as without a limit */
+	k = static_count(&g);
+	/* Without a wildcard the scan is a look-up of the path itself, whatever the depth. */
+	if (k == g.n || join_prefix(&g, k, &prefix)) {
+		free(g.c);
+		return sbx_glob_covers(pattern, path);
+	}
+	free(g.c);
+	w.base = sbx_path_depth(prefix);
+	free(prefix);
+	covered = within_matches(&w, path, strlen(path)) ||
+		  sbx_path_ancestors(path, within_matches, &w) > 0;
+	return covered;
+}
+
 /* ---- expansion ----------------------------------------------------------------------------- */
 
 struct walk {

@@ -139,6 +139,12 @@ int sbx_walk_check_length(const struct sbx_at *a, const char *s, const char *wha
  * (they stay symbolic on other hosts and never resolve there).
  */
 int sbx_walk_absolute_path(const struct sbx_at *a, const char *s, char **out);
+/*
+ * The same for an element of a list that takes path strings only, whose refusal of a relative
+ * path hints at what that list allows: listed "read" or "write" for a {"read":[...],
+ * "write":[...]} list, "" for a legacy policy's writable_roots.
+ */
+int sbx_walk_listed_path(const struct sbx_at *a, const char *s, const char *listed, char **out);
 
 /* load_profile.c: a root object whose "type" names a PermissionProfile. */
 extern const char *const sbx_profile_types[]; /* managed disabled external */

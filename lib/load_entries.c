@@ -28,7 +28,12 @@ int sbx_walk_check_length(const struct sbx_at *a, const char *s, const char *wha
 	return 0;
 }
 
-static int relative_path_error(const struct sbx_at *a, const char *s)
+/*
+ * listed: the path is an element of a {"read":[...],"write":[...]} list, which takes strings
+ * only ("read", "write"), or of a legacy policy's writable_roots (""); NULL: the "path" of a
+ * {"type":"path"} object, where a special path can stand instead.
+ */
+static int relative_path_error(const struct sbx_at *a, const char *s, const char *listed)
 {
 	int r;
 
@@ -45,6 +50,15 @@ static int relative_path_error(const struct sbx_at *a, const char *s)
 		return sbx_diag_hint(a->d, r, "write the path without the file:// prefix");
 	}
 	r = sbx_at_fail(a, SBX_E_INVALID, "relative path \"%s\" (paths must be absolute)", s);
+	if (listed && !listed[0])
+		return sbx_diag_hint(a->d, r, "write the path out in full, from /");
+	if (listed)
+		return sbx_diag_hint(
+			a->d, r,
+			"for a path under the project root use the entries form: "
+			"{\"entries\":[{\"path\":{\"type\":\"special\",\"value\":"
+			"{\"kind\":\"project_roots\",\"subpath\":\"%s\"}},\"access\":\"%s\"}]}",
+			s, listed);
 	return sbx_diag_hint(
 		a->d, r,
 		"for a path under the project root use {\"type\":\"special\",\"value\":"
@@ -53,6 +67,11 @@ static int relative_path_error(const struct sbx_at *a, const char *s)
 }
 
 int sbx_walk_absolute_path(const struct sbx_at *a, const char *s, char **out)
+{
+	return sbx_walk_listed_path(a, s, NULL, out);
+}
+
+int sbx_walk_listed_path(const struct sbx_at *a, const char *s, const char *listed, char **out)
 {
 	int r = sbx_walk_check_length(a, s, "path");
 
@@ -63,7 +82,7 @@ int sbx_walk_absolute_path(const struct sbx_at *a, const char *s, char **out)
 		return *out ? 0 : sbx_at_nomem(a);
 	}
 	if (!sbx_path_is_posix_abs(s))
-		return relative_path_error(a, s);
+		return relative_path_error(a, s, listed);
 	r = sbx_path_normalize(s, out);
 	return r == -ENOMEM ? sbx_at_nomem(a) : r;
 }
@@ -421,7 +440,8 @@ static int load_path_list(const struct sbx_at *a, json_t *obj, const char *key, 
 		sbx_at_index(&ci, &c, i);
 		r = sbx_get_string(&ci, json_array_get(v, i), &s);
 		if (!r)
-			r = sbx_walk_absolute_path(&ci, s, &e.path);
+			r = sbx_walk_listed_path(&ci, s, acc == SBX_WRITE ? "write" : "read",
+						 &e.path);
 		if (r)
 			sbx_entry_clear(&e);
 		else

@@ -50,7 +50,7 @@ static int load_writable_roots(const struct sbx_at *a, json_t *obj, struct sbx_l
 		sbx_at_index(&ci, &c, i);
 		r = sbx_get_string(&ci, json_array_get(v, i), &s);
 		if (!r)
-			r = sbx_walk_absolute_path(&ci, s, &l->writable_roots[i]);
+			r = sbx_walk_listed_path(&ci, s, "", &l->writable_roots[i]);
 		if (r)
 			return r;
 		l->n_writable_roots++;

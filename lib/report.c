@@ -168,7 +168,8 @@ static bool masked(const struct sbx_report_view *v, const char *path)
 		if (r->kind == SBX_REQ_DENY && r->exists &&
 		    sbx_path_covers(r->real ? r->real : r->path, path))
 			return true;
-		if (r->kind == SBX_REQ_DENY_GLOB && sbx_glob_covers(r->path, path))
+		if (r->kind == SBX_REQ_DENY_GLOB &&
+		    sbx_glob_covers_within(r->path, p->profile.fs.glob_depth, path))
 			return true;
 	}
 	return false;

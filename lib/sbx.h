@@ -1035,6 +1035,11 @@ bool sbx_glob_match(const char *pattern, const char *path);
 /* Does pattern match path or one of its ancestors (what lies inside a match is covered too)? */
 bool sbx_glob_covers(const char *pattern, const char *path);
 /*
+ * The same for a glob expanded depth levels below its static prefix (0: no limit), as a Linux
+ * run expands it: a match deeper than that is found by no scan, so covers nothing.
+ */
+bool sbx_glob_covers_within(const char *pattern, unsigned depth, const char *path);
+/*
  * The static prefix: the leading components without an unescaped * ? or [, escapes removed
  * ("/src/p\[1\]/x*" -> "/src/p[1]").
  */

@@ -59,6 +59,64 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$status" -eq 125 ]
 }
 
+@test "a short option without its value is named as given, one line, 125" {
+	for opt in -p -C -w -a; do
+		run "$SBXRUN" "$opt"
+		[ "$status" -eq 125 ]
+		[ "${lines[0]}" = "sbxrun: option '$opt' needs a value" ]
+		[ "${#lines[@]}" -eq 1 ]
+	done
+	run "$SBXRUN" -vp
+	[ "${lines[0]}" = "sbxrun: option '-p' needs a value" ]
+	run "$SBXRUN" explain -C
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: explain: option '-C' needs a value" ]
+	run "$SBXRUN" --cwd
+	[ "${lines[0]}" = "sbxrun: option '--cwd' needs a value" ]
+}
+
+@test "-V and --version among plain sbxrun's options print the version, as -h prints the help" {
+	run "$SBXRUN" -v -V
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun 0.1.0" ]
+	run "$SBXRUN" -vV
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun 0.1.0" ]
+	run "$SBXRUN" -Vh
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun 0.1.0" ]
+	run "$SBXRUN" -p :read-only --version -- touch "$WS/canary"
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun 0.1.0" ]
+	[ ! -e "$WS/canary" ]
+	run "$SBXRUN" run -vV -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: run: unknown option '-V'; hint: see 'sbxrun run --help'" ]
+	run "$SBXRUN" run --network -Vv -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: run: unknown option '-V'; hint: see 'sbxrun run --help'" ]
+}
+
+@test "a long option that takes no value, given one, is named as given, one line, 125" {
+	run "$SBXRUN" --version=1
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: option '--version' takes no value" ]
+	run "$SBXRUN" --verbose=1 -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: option '--verbose' takes no value" ]
+	[ ! -e "$WS/canary" ]
+	run "$SBXRUN" run --network=yes -- true
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: run: option '--network' takes no value" ]
+	run "$SBXRUN" explain --help=x
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: explain: option '--help' takes no value" ]
+	# A short option after such a word is still named for itself.
+	run "$SBXRUN" --verbose -Xv -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: unknown option '-X'; hint: see 'sbxrun --help'" ]
+}
+
 @test "a missing profile file, cwd or workspace root is refused with 125" {
 	run "$SBXRUN" --profile "$WS/nope.json" -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
@@ -153,6 +211,30 @@ setup() { setup_ws; cd "$WS"; }
 	chmod 644 "$WS/notexec"
 	run -126 "$SBXRUN" --profile :read-only -- "$WS/notexec"
 	[ "${lines[0]}" = "sbxrun: $WS/notexec: cannot execute: Permission denied" ]
+}
+
+@test "a program whose interpreter is missing is named so, 127, confined or not" {
+	printf '#!/nonexistent-sbxrun/interp\n' > "$WS/sbxrun-noint"
+	chmod 755 "$WS/sbxrun-noint"
+	printf '#!interp-sbxrun\n' > "$WS/relative"
+	chmod 755 "$WS/relative"
+	# No entry grants the interpreter's directory: it is missing all the same, not refused.
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"minimal"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"}]},"network":"restricted"}' > "$WS/minimal.json"
+	for p in :danger-full-access :read-only :workspace "$WS/minimal.json"; do
+		run -127 "$SBXRUN" --profile "$p" -- "$WS/sbxrun-noint"
+		[ "${lines[0]}" = "sbxrun: $WS/sbxrun-noint: cannot execute: interpreter /nonexistent-sbxrun/interp not found" ]
+		[ "${#lines[@]}" -eq 1 ]
+		run -127 env PATH="$WS:$PATH" "$SBXRUN" --profile "$p" -- sbxrun-noint
+		[ "${lines[0]}" = "sbxrun: sbxrun-noint: cannot execute: interpreter /nonexistent-sbxrun/interp not found" ]
+		# The kernel takes a relative interpreter from the cwd.
+		run -127 "$SBXRUN" --profile "$p" -- ./relative
+		[ "${lines[0]}" = "sbxrun: ./relative: cannot execute: interpreter interp-sbxrun not found" ]
+		# Positive control: the same script, its interpreter there, runs.
+		printf '#!/bin/sh\necho ran\n' > "$WS/ok"
+		chmod 755 "$WS/ok"
+		run -0 "$SBXRUN" --profile "$p" -- "$WS/ok"
+		[ "$output" = ran ]
+	done
 }
 
 @test "-v and SBXRUN_DEBUG=1 print the plan on stderr first; stdout stays the command's" {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
 # access, convert, merge, intersect and context.
 
 load helpers
@@ -123,6 +124,66 @@ setup() { setup_ws; cd "$WS"; }
 	[[ "${lines[0]}" == "write  /etc  (unrestricted file system)" ]]
 	run "$SBXRUN" access --profile :workspace
 	[ "$status" -eq 125 ]
+}
+
+@test "access: the :minimal set is readable as run reads it, a deny inside it still wins" {
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"minimal"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"},{"path":{"type":"path","path":"/etc/ssl"},"access":"deny"}]},"network":"restricted"}' > "$WS/p.json"
+	run -0 "$SBXRUN" access --profile "$WS/p.json" /usr/bin/env /etc/passwd /dev/null /etc/ssl/certs /var/lib src
+	[ "${lines[0]}" = "read   /usr/bin/env  (entries[0]: read :minimal (/usr))" ]
+	[ "${lines[1]}" = "read   /etc/passwd  (entries[0]: read :minimal (/etc))" ]
+	[ "${lines[2]}" = "read   /dev/null  (entries[0]: read :minimal (/dev/null))" ]
+	[ "${lines[3]}" = "deny   /etc/ssl/certs  (entries[2]: deny /etc/ssl)" ]
+	[ "${lines[4]}" = "deny   /var/lib  (no entry covers this path (default deny))" ]
+	[ "${lines[5]}" = "write  $WS/src  (entries[1]: write $WS)" ]
+	run -0 "$SBXRUN" access --json --profile "$WS/p.json" /etc/passwd
+	[ "$(jget "$output" '[j[0]["access"], j[0]["rule"]]')" = '["read", "entries[0]: read :minimal (/etc)"]' ]
+	# What run does with the same profile.
+	run -0 "$SBXRUN" --profile "$WS/p.json" -- sh -c 'head -c0 /etc/passwd && echo read'
+	[ "$output" = read ]
+	run "$SBXRUN" --profile "$WS/p.json" -- sh -c 'ls /var/lib'
+	[ "$status" -ne 0 ]
+}
+
+@test "access: a deny glob covers what run's scan finds, glob_scan_max_depth levels down" {
+	mkdir -p "$WS/g/a/b"
+	echo s > "$WS/g/x.env"
+	echo s > "$WS/g/a/y.env"
+	echo s > "$WS/g/a/b/z.env"
+	for depth in 1 2; do
+		printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"glob_pattern","pattern":"%s/g/**/*.env"},"access":"deny"}],"glob_scan_max_depth":%s},"network":"restricted"}' "$WS" "$depth" > "$WS/p$depth.json"
+	done
+	run -0 "$SBXRUN" access --profile "$WS/p1.json" g/x.env g/a/y.env g/a/b/z.env
+	[ "${lines[0]}" = "deny   $WS/g/x.env  (entries[1]: deny glob $WS/g/**/*.env)" ]
+	[ "${lines[1]}" = "read   $WS/g/a/y.env  (entries[0]: read :root)" ]
+	[ "${lines[2]}" = "read   $WS/g/a/b/z.env  (entries[0]: read :root)" ]
+	run -0 "$SBXRUN" access --profile "$WS/p2.json" g/x.env g/a/y.env g/a/b/z.env
+	[ "${lines[0]}" = "deny   $WS/g/x.env  (entries[1]: deny glob $WS/g/**/*.env)" ]
+	[ "${lines[1]}" = "deny   $WS/g/a/y.env  (entries[1]: deny glob $WS/g/**/*.env)" ]
+	[ "${lines[2]}" = "read   $WS/g/a/b/z.env  (entries[0]: read :root)" ]
+	# run agrees, file by file.
+	run "$SBXRUN" --profile "$WS/p1.json" -- cat g/x.env
+	[ "$status" -eq 1 ]
+	run -0 "$SBXRUN" --profile "$WS/p1.json" -- cat g/a/y.env
+	run "$SBXRUN" --profile "$WS/p2.json" -- cat g/a/y.env
+	[ "$status" -eq 1 ]
+	run -0 "$SBXRUN" --profile "$WS/p2.json" -- cat g/a/b/z.env
+}
+
+@test "access: a deny glob without a wildcard covers its path whatever glob_scan_max_depth" {
+	mkdir -p "$WS/g/a/b" "$WS/g/p[1]"
+	echo s > "$WS/g/a/b/z.env"
+	echo s > "$WS/g/p[1]/k"
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"glob_pattern","pattern":"%s/g/a/b/z.env"},"access":"deny"},{"path":{"type":"glob_pattern","pattern":"%s/g/p\\\\[1\\\\]"},"access":"deny"}],"glob_scan_max_depth":1},"network":"restricted"}' "$WS" "$WS" > "$WS/p.json"
+	run -0 "$SBXRUN" access --profile "$WS/p.json" g/a/b/z.env 'g/p[1]/k' g/a/b
+	[ "${lines[0]}" = "deny   $WS/g/a/b/z.env  (entries[1]: deny glob $WS/g/a/b/z.env)" ]
+	[ "${lines[1]}" = "deny   $WS/g/p[1]/k  (entries[2]: deny glob $WS/g/p\\[1\\])" ]
+	[ "${lines[2]}" = "read   $WS/g/a/b  (entries[0]: read :root)" ]
+	# run agrees: the scan looks each path up and masks it; beside them, read.
+	run "$SBXRUN" --profile "$WS/p.json" -- cat g/a/b/z.env
+	[ "$status" -eq 1 ]
+	run "$SBXRUN" --profile "$WS/p.json" -- cat 'g/p[1]/k'
+	[ "$status" -eq 1 ]
+	run -0 "$SBXRUN" --profile "$WS/p.json" -- ls g/a/b
 }
 
 @test "convert --to profile from a legacy read-only policy" {

@@ -171,6 +171,67 @@ TEST(glob_expand_tree)
 	free(t);
 }
 
+/* Is path, or one of its ancestors, among the n paths of v? */
+static bool covered_by(char **v, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sbx_path_covers(v[i], path))
+			return true;
+	return false;
+}
+
+/*
+ * What access and the denial report take a glob to cover, at each depth, is what the scan at the
+ * start of a run finds (and what lies inside it): no more, no less.
+ */
+TEST(glob_covers_within_is_the_expansion)
+{
+	char *t = vec_fresh_dir(), *p, *pat, **v;
+	const char *files[] = { ".env", "app/.env", "app/notes.txt", "app/deep/x/.env",
+				"app/deep/x/y/z.txt", "other/.env" };
+	/* The last two have no wildcard: the scan looks the path itself up, at any depth. */
+	const char *pats[] = { "**/*.env", "app/**", "*/deep", "app/*/x", "*", "app/deep",
+			       "app/.env" };
+	const char *probes[] = { ".env", "app", "app/.env", "app/notes.txt", "app/deep",
+				 "app/deep/x", "app/deep/x/.env", "app/deep/x/y/z.txt",
+				 "other/.env" };
+	struct sbx_diag d;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		p = at(t, files[i]);
+		vec_mkfile(p, "x");
+		free(p);
+	}
+	sbx_diag_clear(&d);
+	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		pat = at(t, pats[i]);
+		for (unsigned depth = 0; depth <= 5; depth++) {
+			CHECK_INT(sbx_glob_expand(pat, depth, NULL, &v, &n, &d), 0);
+			for (size_t k = 0; k < sizeof(probes) / sizeof(probes[0]); k++) {
+				p = at(t, probes[k]);
+				CHECK(sbx_glob_covers_within(pat, depth, p) == covered_by(v, n, p));
+				free(p);
+			}
+			sbx_strv_free(v, n);
+		}
+		free(pat);
+	}
+	/* Lexical: a match deeper than the limit covers nothing, one within it its subtree. */
+	CHECK(sbx_glob_covers_within("/g/**/*.env", 1, "/g/x.env"));
+	CHECK(!sbx_glob_covers_within("/g/**/*.env", 1, "/g/a/y.env"));
+	CHECK(sbx_glob_covers_within("/g/**/*.env", 2, "/g/a/y.env"));
+	CHECK(sbx_glob_covers_within("/g/**/*.env", 0, "/g/a/b/c/y.env"));
+	CHECK(sbx_glob_covers_within("/g/*/deep", 2, "/g/a/deep/in/side"));
+	CHECK(!sbx_glob_covers_within("/g/*/deep", 1, "/g/a/deep/in/side"));
+	CHECK(sbx_glob_covers_within("/s/p\\[1\\]/*.env", 1, "/s/p[1]/x.env"));
+	CHECK(!sbx_glob_covers_within("/g/*.env", 3, "/h/x.env"));
+	CHECK(sbx_glob_covers_within("/g/x.env", 1, "/g/x.env"));
+	CHECK(sbx_glob_covers_within("/g/p\\[1\\]", 1, "/g/p[1]/in"));
+	CHECK(!sbx_glob_covers_within("/g/x.env", 1, "/g/y.env"));
+	free(t);
+}
+
 TEST(glob_expand_refuses_root_prefix)
 {
 	struct sbx_diag d;
