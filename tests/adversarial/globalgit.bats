@@ -100,6 +100,45 @@ global() { git config --includes --global --get "$1" || true; }
 	hexpect OK write "$H/.config/tool.conf"
 }
 
+@test "no directory where git's goes (left by a run that kept another): refused, not skipped" {
+	# Run 1 had XDG_CONFIG_HOME elsewhere, so ~/.config/git was not git's: it plants a file
+	# there, which git reads nothing through, and a later run could make a directory of.
+	mkdir "$H/xdg"
+	XDG_CONFIG_HOME="$H/xdg" hsbx sh -c "echo x >'$H/.config/git'"
+	[ -f "$H/.config/git" ]
+	run hsbx sh -c "rm '$H/.config/git' && mkdir '$H/.config/git' && touch '$CANARY'"
+	refused "sbxrun: git's global config $H/.config/git/config is missing, and $H/.config/git on its way is no directory *"
+	[[ "$output" == *"hint: remove it and make the directory (mkdir -p $H/.config/git)"* ]]
+	# A FIFO there, and ~/.config itself a file, the same.
+	XDG_CONFIG_HOME="$H/xdg" hsbx sh -c "rm '$H/.config/git' && mkfifo '$H/.config/git'"
+	[ -p "$H/.config/git" ]
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/.config/git/config is missing, and $H/.config/git on its way is no directory *"
+	XDG_CONFIG_HOME="$H/xdg" hsbx sh -c "rm -r '$H/.config' && echo x >'$H/.config'"
+	[ -f "$H/.config" ]
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/.config/git/config is missing, and $H/.config on its way is no directory *"
+	# Positive control: a directory there again, the run goes on, and git's is kept.
+	rm "$H/.config"
+	mkdir "$H/.config"
+	hexpect EROFS write "$H/.config/git/config"
+	hexpect OK write "$H/.config/tool.conf"
+}
+
+@test "a hard link to ~/.gitconfig (made by a run that kept another): refused" {
+	printf '[user]\n\tname = u\n' >"$H/.gitconfig"
+	# Run 1's caller had GIT_CONFIG_GLOBAL elsewhere: ~/.gitconfig was not git's to keep.
+	GIT_CONFIG_GLOBAL="$H/elsewhere" hsbx ln "$H/.gitconfig" "$H/other"
+	[ "$(stat -c %h "$H/.gitconfig")" -eq 2 ]
+	run hsbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY\n' >>'$H/other'"
+	refused "sbxrun: git's global config $H/.gitconfig has more than one name (a hard link), *"
+	[ -z "$(global core.fsmonitor)" ]
+	# Positive control: a name of its own again, the run goes on and it stays read-only.
+	rm "$H/other"
+	hexpect EROFS write "$H/.gitconfig"
+	hexpect OK write "$H/other"
+}
+
 @test "GIT_CONFIG_GLOBAL: that file alone, kept read-only; no regular file there refuses" {
 	mkdir "$H/cfg"
 	printf '[user]\n\tname = g\n' >"$H/cfg/global"
