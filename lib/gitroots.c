@@ -829,11 +829,12 @@ static int global_not_dir(const struct sbx_ctx *ctx, const struct pmap *m,
 	int r = named_in_writable(ctx, m, roots, in->real, &named, d);
 
 	if (!r && named) {
-		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "git's global config %s is missing, and %s on its way is no directory "
-			     "(a file, a FIFO, a socket or a device) in a writable root: the command "
-			     "could put a directory holding a config in its place",
-			     g, p);
+		sbx_diag_set(
+			d, SBX_E_UNENFORCEABLE,
+			"git's global config %s is missing, and %s on its way is no directory "
+			"(a file, a FIFO, a socket or a device) in a writable root: the command "
+			"could put a directory holding a config in its place",
+			g, p);
 		r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 				  "remove it and make the directory (mkdir -p %s), or point "
 				  "GIT_CONFIG_GLOBAL at a file outside the writable roots",
@@ -1010,10 +1011,11 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 				     "inside a writable root: the command could rewrite it through "
 				     "another",
 				     g);
-			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-					  "give it a name of its own (cp %s %s.new && mv %s.new %s), "
-					  "and check what it says",
-					  g, g, g, g);
+			r = sbx_diag_hint(
+				d, SBX_E_UNENFORCEABLE,
+				"give it a name of its own (cp %s %s.new && mv %s.new %s), "
+				"and check what it says",
+				g, g, g, g);
 		} else if ((in.exists && !point) || in.is_link) {
 			/*
 			 * As a file included: kept read-only at its real path, its includes
