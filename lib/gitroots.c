@@ -816,6 +816,15 @@ static int named_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
 }
 
 /*
+ * Where the last name of a POSIX absolute path starts, past its parent of length dlen
+ * (sbx_path_parent_len): the parent "/" holds its own slash.
+ */
+static size_t child_at(size_t dlen)
+{
+	return dlen == 1 ? 1 : dlen + 1;
+}
+
+/*
  * in, found at p on the way to the missing global config g, is there but no directory (a file,
  * a FIFO): git reads nothing through it, but in a writable root the command could put a
  * directory in its place and a config in that (an earlier run made it where this one's
@@ -859,7 +868,7 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 	struct sbx_pathinfo in;
 	size_t len = strlen(g), dlen = sbx_path_parent_len(g, len);
 	char *dir = strndup(g, dlen), *at = NULL, *named = NULL, *parent = NULL;
-	const char *name = g + dlen + 1, *missing_dir = NULL, *holds;
+	const char *name = g + child_at(dlen), *missing_dir = NULL, *holds;
 	bool point = false, isdir;
 	int r = dir ? global_lookup(ctx, m, g, dir, &in, d) : -ENOMEM;
 
@@ -893,12 +902,12 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 	if (!r)
 		r = global_lookup(ctx, m, g, parent, &in, d);
 	if (!r && in.exists && in.type == SBX_FT_DIR) {
-		r = sbx_path_join_any(in.real, dir + dlen + 1, &at);
+		r = sbx_path_join_any(in.real, dir + child_at(dlen), &at);
 		if (!r)
 			r = named_in_writable(ctx, m, roots, at, &named, d);
 		if (r || !named)
 			goto out;
-		if (!strcmp(dir + dlen + 1, "git") && !strcmp(name, "config")) {
+		if (!strcmp(dir + child_at(dlen), "git") && !strcmp(name, "config")) {
 			r = sbx_strv_add_unique(missing, named);
 			goto out;
 		}
@@ -918,19 +927,19 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 		len = dlen;
 		dlen = sbx_path_parent_len(parent, len);
 		parent[len] = '\0';
-		if (dlen)
+		if (dlen > 1)
 			parent[dlen] = '\0';
-		r = global_lookup(ctx, m, g, dlen ? parent : "/", &in, d);
-		if (dlen)
+		r = global_lookup(ctx, m, g, dlen > 1 ? parent : "/", &in, d);
+		if (dlen > 1)
 			parent[dlen] = '/';
 	}
-	if (!r && in.exists && in.type != SBX_FT_DIR && dlen) {
+	if (!r && in.exists && in.type != SBX_FT_DIR && dlen > 1) {
 		parent[dlen] = '\0'; /* what was looked up last, no directory: out next */
 		r = global_not_dir(ctx, m, roots, g, parent, &in, d);
 	}
 	if (r || !in.exists || in.type != SBX_FT_DIR)
 		goto out;
-	r = sbx_path_join_any(in.real, parent + dlen + 1, &at);
+	r = sbx_path_join_any(in.real, parent + child_at(dlen), &at);
 	if (!r)
 		r = named_in_writable(ctx, m, roots, at, &named, d);
 	if (r || !named)

@@ -193,3 +193,16 @@ global() { git config --includes --global --get "$1" || true; }
 	run "$BIN/sbxrun" -C "$H" --write "$H/.gitconfig" -- "$P" write "$H/.gitconfig"
 	[ "$output" = OK ]
 }
+
+@test "a global config at the top of the file system: its whole name is kept, not a shorter one" {
+	local top="/.sbxrun-globalgit-$BATS_TEST_NUMBER"
+	[ ! -e "$top" ]
+	# HOME=/ (a service account's), or GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME there, with / writable.
+	run env XDG_CONFIG_HOME="$top" "$BIN/sbxrun" -C "$H" --write / -- touch "$CANARY"
+	refused "sbxrun: git's global config $top/git/config is missing, and so is its directory $top/git, which the command could make from $top in a writable root: *"
+	run env GIT_CONFIG_GLOBAL="$top" "$BIN/sbxrun" explain -C "$H" --write / -- true
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"  deny $top "* ]]
+	[[ "$output" != *$'\n'"  deny /${top#/.} "* ]]
+}
