@@ -232,3 +232,23 @@ setup() { setup_ws; cd "$WS"; }
 	[[ "$output" == *"no-create $WS/.codex"*"enforced [$m]"* ]]
 	[ "$(grep -c "^  \[$m\] it does not exist; the name cannot be created: an empty read-only directory is mounted" <<<"$output")" = 1 ]
 }
+
+@test "explain: a home: line says what is kept when HOME lies in a writable root, and only then" {
+	export GIT_CONFIG_NOSYSTEM=1
+	unset GIT_CONFIG_GLOBAL XDG_CONFIG_HOME
+	mkdir -p "$WS/.config"
+	HOME="$WS" run "$SBXRUN" explain --platform linux --profile :workspace -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"home:              $WS lies in a writable root: git's global config is kept read-only, but "* ]]
+	# An unrestricted file system keeps nothing: explain must not say it keeps git's config.
+	printf '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' \
+		>"$WS/unr.json"
+	HOME="$WS" run "$SBXRUN" explain --platform linux --profile "$WS/unr.json" -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"home:              $WS lies in a writable root, the whole file system: git's global config, "* ]]
+	[[ "$output" != *"kept read-only"* ]]
+	# Positive control: HOME outside the writable roots, no line.
+	HOME=/nonexistent-home run "$SBXRUN" explain --platform linux --profile :workspace -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"home: "* ]]
+}
