@@ -206,3 +206,17 @@ global() { git config --includes --global --get "$1" || true; }
 	[[ "$output" == *$'\n'"  deny $top "* ]]
 	[[ "$output" != *$'\n'"  deny /${top#/.} "* ]]
 }
+
+@test "a global config too large to read, HOME outside the roots: refused, the hint about it" {
+	# Its includes, unread, could lie in a writable root: the run cannot tell, so it refuses.
+	mkdir "$H/ws"
+	python3 -c 'import sys; sys.stdout.write("[alias]\n" + "\ta = log --oneline\n" * 70000)' \
+		>"$H/.gitconfig"
+	run "$BIN/sbxrun" -C "$H/ws" -- touch "$CANARY"
+	refused "sbxrun: $H/.gitconfig: it is over 1048576 bytes, *"
+	[[ "$output" == *"hint: what a git config sbxrun keeps (a protected git directory's, the caller's global one) includes must be kept read-only: shorten the file"* ]]
+	# Positive control: under the bound, the run goes on.
+	printf '[alias]\n\ta = log\n' >"$H/.gitconfig"
+	run "$BIN/sbxrun" -C "$H/ws" -- "$P" write "$H/ws/f"
+	[ "$output" = OK ]
+}
