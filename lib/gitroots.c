@@ -727,6 +727,9 @@ int sbx_git_globals(const char *cwd, const char *git_config_global, const char *
 	if (git_config_global)
 		return git_config_global[0] ? global_path(cwd, git_config_global, NULL, &out[0])
 					    : 0;
+	/* Git writes "$HOME/.gitconfig" as text: an empty HOME names /.gitconfig, not ./ one. */
+	if (home && !home[0])
+		home = "/";
 	if (xdg_config_home && xdg_config_home[0])
 		r = global_path(cwd, xdg_config_home, "git/config", &out[n++]);
 	else if (home)
