@@ -14,13 +14,14 @@ setup() {
 	unset XDG_CONFIG_HOME GIT_CONFIG_GLOBAL
 	export HOME="$H" GIT_CONFIG_NOSYSTEM=1
 	new_canary "$H"
+	SYNC=$H
 }
 
-# release: lets a run waiting on $H/go end (once; teardown too, after a failed check).
+# release: lets a run waiting on $SYNC/go end (once; teardown too, after a failed check).
 release() {
-	if [ -p "$H/go" ]; then
-		echo go >"$H/go"
-		rm -f "$H/go"
+	if [ -p "$SYNC/go" ]; then
+		echo go >"$SYNC/go"
+		rm -f "$SYNC/go"
 	fi
 }
 
@@ -28,6 +29,27 @@ teardown() {
 	release
 	chmod -R u+rwx "$H" 2>/dev/null || true
 	rm -rf "$H"
+}
+
+# hold [-C DIR]: a run (in the home directory, or DIR, where its FIFOs lie) that waits inside
+# its sandbox until release; its stderr goes to $H/stderr. Returns once the command runs (the
+# timeout only keeps a run that never started from hanging the suite). held releases it and
+# sets $st to sbxrun's exit status.
+hold() {
+	SYNC=$H
+	[ "${1:-}" != -C ] || SYNC=$2
+	rm -f "$SYNC/ready" "$SYNC/go"
+	mkfifo "$SYNC/ready" "$SYNC/go"
+	"$BIN/sbxrun" -C "$SYNC" -- sh -c "echo up >'$SYNC/ready'; cat '$SYNC/go' >/dev/null" \
+		2>"$H/stderr" &
+	holder=$!
+	[ "$(timeout 60 cat "$SYNC/ready")" = up ]
+}
+held() {
+	release
+	st=0
+	wait "$holder" || st=$?
+	cat "$H/stderr"
 }
 
 # hsbx CMD...: sbxrun with :workspace in the home directory.
@@ -88,6 +110,49 @@ global() { git config --includes --global --get "$1" || true; }
 	[ ! -e "$H/.gitconfig" ]
 	# Positive control: beside it, the command's.
 	hexpect OK write "$H/.gitconfig-not"
+}
+
+@test "the caller's git config --global during a run over a missing ~/.gitconfig: left, exit 1" {
+	hold
+	# In another terminal meanwhile, the caller's own git writes its global config: over the
+	# empty point, which git renames its lock file onto.
+	git config --global a.b c
+	held
+	[ "$(git config --file "$H/.gitconfig" --get a.b)" = c ]
+	[ "$(global a.b)" = c ]
+	[ "$st" -eq 1 ]
+	[ "$(cat "$H/stderr")" = "sbxrun: the caller's global git config was created on the host during the run; left in place: $H/.gitconfig" ]
+	# Positive control: with nothing written meanwhile, the point itself goes, and exit 0.
+	rm "$H/.gitconfig"
+	hold
+	[ -f "$H/.gitconfig" ]
+	held
+	[ "$st" -eq 0 ]
+	[ ! -s "$H/stderr" ]
+	[ ! -e "$H/.gitconfig" ]
+}
+
+@test "a config made in ~/.config/git on the host during the run: left with its directory" {
+	hold
+	# The point is an empty directory of mode 0555: the caller's tool makes git's anew.
+	[ -d "$H/.config/git" ]
+	rmdir "$H/.config/git"
+	mkdir "$H/.config/git"
+	git config --file "$H/.config/git/config" a.b d
+	held
+	[ "$(global a.b)" = d ]
+	[ "$st" -eq 1 ]
+	[ "$(cat "$H/stderr")" = "sbxrun: the caller's global git config was created on the host during the run; left in place: $H/.config/git" ]
+	# Positive control: a protected name's point keeps Codex's rule, what is made there goes.
+	mkdir "$H/ws"
+	hold -C "$H/ws"
+	rmdir "$H/ws/.codex"
+	mkdir "$H/ws/.codex"
+	echo x >"$H/ws/.codex/config.toml"
+	held
+	[ "$st" -eq 1 ]
+	[ "$(cat "$H/stderr")" = "sbxrun: removed what was created on the host during the run: $H/ws/.codex" ]
+	[ ! -e "$H/ws/.codex" ]
 }
 
 @test "a missing ~/.config: refused, naming the path and the fix, not masked" {
