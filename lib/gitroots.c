@@ -921,6 +921,22 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 		r = global_not_dir(ctx, m, roots, g, parent, &in, d);
 		goto out;
 	}
+	/* ~/.config, which run makes first (config_home_make): planned as run will find it. */
+	if (!r && !in.exists && !in.is_link && ctx->config_home_made &&
+	    !strcmp(parent, ctx->config_home_made)) {
+		size_t hlen = sbx_path_parent_len(parent, dlen);
+
+		parent[hlen ? hlen : 1] = '\0';
+		r = global_lookup(ctx, m, g, parent, &in, d);
+		if (!r && in.exists && in.type == SBX_FT_DIR) {
+			r = sbx_path_join_any(in.real, ".config/git", &at);
+			if (!r)
+				r = named_in_writable(ctx, m, roots, at, &named, d);
+			if (!r && named)
+				r = sbx_strv_add_unique(missing, named);
+		}
+		goto out;
+	}
 	/*
 	 * Missing further up: the first missing directory, in the first one that is there, is
 	 * where the command would start making it.

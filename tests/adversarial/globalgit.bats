@@ -155,14 +155,45 @@ global() { git config --includes --global --get "$1" || true; }
 	[ ! -e "$H/ws/.codex" ]
 }
 
-@test "a missing ~/.config: refused, naming the path and the fix, not masked" {
+@test "a missing ~/.config: made (0700, the caller's), and git's directory in it still kept" {
 	rmdir "$H/.config"
-	run hsbx touch "$CANARY"
-	refused "sbxrun: git's global config $H/.config/git/config is missing, and so is its directory $H/.config/git, *"
-	[[ "$output" == *"hint: make the directory (mkdir -p $H/.config/git)"* ]]
-	mkdir "$H/.config"
-	# Positive control: made, the run goes on and ~/.config is writable.
+	# Run 1 tries to plant git's config where nothing was; before this was made, it refused (125).
+	run hsbx sh -c "mkdir -p '$H/.config/git' && printf '[alias]\n\tx = !touch $CANARY\n' >'$H/.config/git/config'"
+	echo "status $status: $output"
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 125 ]
+	[[ "$output" == *"$H/.config/git/config: Read-only file system"* ]]
+	[ -d "$H/.config" ]
+	[ "$(stat -c %a "$H/.config")" = 700 ]
+	[ "$(stat -c %u "$H/.config")" = "$(id -u)" ]
+	[ ! -e "$H/.config/git" ]
+	[ -z "$(global alias.x)" ]
+	[ ! -e "$CANARY" ]
+	# Run 2, ~/.config now there: the same.
+	hexpect EROFS write "$H/.config/git/config"
+	hexpect EROFS mkdir "$H/.config/git/sub"
+	# Positive control: the rest of ~/.config is the command's.
 	hexpect OK write "$H/.config/tool.conf"
+}
+
+@test "a link planted at a missing ~/.config still refuses; XDG_CONFIG_HOME missing is not made" {
+	rmdir "$H/.config"
+	mkdir "$H/elsewhere"
+	ln -s elsewhere "$H/.config"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/.config/git/config is reached through the symbolic link $H/.config inside a writable root: *"
+	[ ! -e "$H/elsewhere/git" ]
+	# A missing XDG_CONFIG_HOME names the caller's choice: refused as before, nothing made.
+	rm "$H/.config"
+	export XDG_CONFIG_HOME="$H/xdg"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/xdg/git/config is missing, and so is its directory $H/xdg/git, which the command could make from $H/xdg in a writable root: *"
+	[ ! -e "$H/xdg" ]
+	[ ! -e "$H/.config" ]
+	# Positive control: made by the caller, the run goes on and git's directory is kept.
+	mkdir "$H/xdg"
+	hexpect EROFS write "$H/xdg/git/config"
+	hexpect OK write "$H/xdg/tool.conf"
 }
 
 @test "no directory where git's goes (left by a run that kept another): refused, not skipped" {
