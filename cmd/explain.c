@@ -196,6 +196,9 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	json_object_set_new(o, "sandbox", json_string(sbx_sandbox_name(p->sandbox)));
 	json_object_set_new(o, "enforceable", json_boolean(sbx_plan_enforceable(p)));
 	json_object_set_new(o, "allow_git", json_boolean(inv->ctx.allow_git));
+	/* The ~/.config run makes before it plans (config_home_make): left after the run. */
+	if (inv->ctx.config_home_made)
+		json_object_set_new(o, "creates", json_string(inv->ctx.config_home_made));
 	if (shows_process(p, refused)) {
 		const char *name;
 
@@ -301,11 +304,23 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	if (inv->ctx.allow_git)
 		printf("git mode:          on (the git directories writable but for what runs "
 		       "code)\n");
-	if (home_writable(inv))
+	/* An unrestricted file system keeps nothing read-only: git's global config neither. */
+	if (home_writable(inv) && p->roots.full_write)
+		printf("home:              %s lies in a writable root, the whole file system: "
+		       "git's global config, the shell's start-up files (.bashrc, .profile) and "
+		       "other programs' configuration are the command's to write (sbxrun(1), "
+		       "CAVEATS)\n",
+		       inv->ctx.home);
+	else if (home_writable(inv))
 		printf("home:              %s lies in a writable root: git's global config is kept "
 		       "read-only, but the shell's start-up files (.bashrc, .profile) and other "
 		       "programs' configuration are the command's to write (sbxrun(1), CAVEATS)\n",
 		       inv->ctx.home);
+	if (inv->ctx.config_home_made)
+		printf("creates:           %s (mode 0700, left after the run): the directory of "
+		       "git's global config, which the command could otherwise make in a writable "
+		       "root\n",
+		       inv->ctx.config_home_made);
 	if (shows_process(p, refused)) {
 		const char *name;
 
@@ -352,6 +367,7 @@ int cmd_explain(int argc, char **argv)
 {
 	struct opts o = {.subcommand = "explain"};
 	struct sbx_strv will_create = {0}, env = {0};
+	char *config_home = NULL;
 	struct invocation inv;
 	struct sbx_strv run_argv = {0};
 	struct report_plan rp;
@@ -368,6 +384,10 @@ int cmd_explain(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	r = invocation_load(&inv, &o, o.platform);
+	/* What run would make first, planned as made (nothing is made here). */
+	if (!r)
+		r = config_home_make(&inv, &config_home);
+	inv.ctx.config_home_made = config_home;
 	if (!r)
 		r = invocation_plan(&inv, &o);
 	if (!r)
@@ -403,5 +423,6 @@ out:
 	sbx_strv_clear(&env);
 	sbx_strv_clear(&run_argv);
 	invocation_free(&inv);
+	free(config_home);
 	return r;
 }

@@ -31,6 +31,14 @@ int mkdir_grants(struct invocation *inv, const struct opts *o)
 				 "first")
 			: 0;
 }
+
+int config_home_make(struct invocation *inv, char **will)
+{
+	(void)inv;
+	if (will)
+		*will = NULL;
+	return 0;
+}
 #else
 
 #ifdef O_PATH
@@ -165,6 +173,86 @@ static int make_one(const char *target, const struct sbx_profile *mat, const str
 	}
 	close(fd);
 	return 0;
+}
+
+/*
+ * git's global config directory ~/.config (XDG_CONFIG_HOME and GIT_CONFIG_GLOBAL unset), missing
+ * where the command could make it: the plan could only keep the command from planting
+ * ~/.config/git/config there by masking the directory every other program writes, and refused.
+ * Run makes it instead, as programs that follow the XDG base directory specification do (mode
+ * 0700), and leaves it: the plan then finds it, and keeps git's directory in it from being made
+ * as when ~/.config was there. The home directory is opened as git names it (links followed, as
+ * git's own open does), and the name made in that descriptor, never following a link there: a
+ * link or anything else already at the name, or one made meanwhile (EEXIST), is left for the
+ * plan's own look-up to judge, and so is a look-up that fails (never taken for "missing").
+ * With will (explain), nothing is made: *will is the directory run would make, or NULL.
+ * 0, or EXIT_REFUSED printed.
+ */
+int config_home_make(struct invocation *inv, char **will)
+{
+	static const char tail[] = "/.config/git/config";
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *g = inv->git_globals[0];
+	struct sbx_profile mat = {0};
+	size_t len = g ? strlen(g) : 0, hlen;
+	char *home = NULL, *dir = NULL;
+	struct stat st;
+	int fd = -1, r = 0, err;
+
+	if (will)
+		*will = NULL;
+	/* git's directory is ~/.config/git only with both unset (sbx_git_globals). */
+	if (getenv("GIT_CONFIG_GLOBAL") || (xdg && xdg[0]) || len < sizeof(tail) ||
+	    strcmp(g + len - (sizeof(tail) - 1), tail) != 0)
+		return 0;
+	hlen = len - (sizeof(tail) - 1);
+	home = strndup(g, hlen ? hlen : 1);
+	dir = strndup(g, len - strlen("/git/config"));
+	if (!home || !dir) {
+		r = refuse("out of memory");
+		goto out;
+	}
+	if (sbx_profile_materialize(&inv->profile, &inv->ctx, &mat)) {
+		r = refuse("out of memory");
+		goto out;
+	}
+	/* Only where the command could make it: elsewhere nothing is refused, nothing made. */
+	if (mat.type != SBX_MANAGED || mat.fs.kind != SBX_FS_RESTRICTED ||
+	    sbx_fs_resolve_access(&mat.fs, &inv->ctx, dir, NULL) != SBX_WRITE)
+		goto out;
+#ifdef O_PATH
+	fd = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
+	fd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+	if (fd < 0 || fstatat(fd, ".config", &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+		goto out;
+	if (will) {
+		*will = dir;
+		dir = NULL;
+		goto out;
+	}
+	if (mkdirat(fd, ".config", 0700) < 0 && errno != EEXIST) {
+		struct sbx_diag d;
+
+		err = errno;
+		sbx_diag_clear(&d);
+		sbx_diag_set(&d, 0,
+			     "cannot make %s, the directory of git's global config %s, which "
+			     "the command could otherwise make in a writable root: %s",
+			     dir, g, strerror(err));
+		sbx_diag_hint(&d, 0,
+			      "make it (mkdir -m 0700 %s), or point GIT_CONFIG_GLOBAL at a file "
+			      "outside the writable roots",
+			      dir);
+		r = refuse_diag(&d);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	sbx_profile_free(&mat);
+	free(home);
+	free(dir);
+	return r;
 }
 
 int mkdir_grants(struct invocation *inv, const struct opts *o)

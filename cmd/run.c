@@ -208,6 +208,9 @@ int cmd_run(int argc, char **argv)
 	/* Before planning, so that the plan sees the directories; undone if the run is refused. */
 	if (!r)
 		r = mkdir_grants(&inv, &o);
+	/* A missing ~/.config is made, never masked (kept, whatever the run's end). */
+	if (!r)
+		r = config_home_make(&inv, NULL);
 	if (!r)
 		r = invocation_plan(&inv, &o);
 	if (!r && o.verbose)

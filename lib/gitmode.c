@@ -575,8 +575,9 @@ int sbx_git_config_includes(const struct sbx_ctx *ctx, const char *file, struct 
 			"reads, so it cannot tell which files it includes (include.path)",
 			file, GIT_CONFIG_MAX, SBX_MAX_PATH);
 		sbx_diag_hint(d, r,
-			      "what git includes from a protected git directory must be kept "
-			      "read-only: shorten the file");
+			      "what a git config sbxrun keeps (a protected git directory's, "
+			      "the caller's global one) includes must be kept read-only: "
+			      "shorten the file");
 	}
 	free(big);
 	return r;

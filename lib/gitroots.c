@@ -727,6 +727,9 @@ int sbx_git_globals(const char *cwd, const char *git_config_global, const char *
 	if (git_config_global)
 		return git_config_global[0] ? global_path(cwd, git_config_global, NULL, &out[0])
 					    : 0;
+	/* Git writes "$HOME/.gitconfig" as text: an empty HOME names /.gitconfig, not ./ one. */
+	if (home && !home[0])
+		home = "/";
 	if (xdg_config_home && xdg_config_home[0])
 		r = global_path(cwd, xdg_config_home, "git/config", &out[n++]);
 	else if (home)
@@ -816,6 +819,44 @@ static int named_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
 }
 
 /*
+ * Where the last name of a POSIX absolute path starts, past its parent of length dlen
+ * (sbx_path_parent_len): the parent "/" holds its own slash.
+ */
+static size_t child_at(size_t dlen)
+{
+	return dlen == 1 ? 1 : dlen + 1;
+}
+
+/*
+ * in, found at p on the way to the missing global config g, is there but no directory (a file,
+ * a FIFO): git reads nothing through it, but in a writable root the command could put a
+ * directory in its place and a config in that (an earlier run made it where this one's
+ * environment, XDG_CONFIG_HOME or GIT_CONFIG_GLOBAL, kept nothing). Refused in d there.
+ */
+static int global_not_dir(const struct sbx_ctx *ctx, const struct pmap *m,
+			  const struct sbx_roots *roots, const char *g, const char *p,
+			  const struct sbx_pathinfo *in, struct sbx_diag *d)
+{
+	char *named = NULL;
+	int r = named_in_writable(ctx, m, roots, in->real, &named, d);
+
+	if (!r && named) {
+		sbx_diag_set(
+			d, SBX_E_UNENFORCEABLE,
+			"git's global config %s is missing, and %s on its way is no directory "
+			"(a file, a FIFO, a socket or a device) in a writable root: the command "
+			"could put a directory holding a config in its place",
+			g, p);
+		r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				  "remove it and make the directory (mkdir -p %s), or point "
+				  "GIT_CONFIG_GLOBAL at a file outside the writable roots",
+				  p);
+	}
+	free(named);
+	return r;
+}
+
+/*
  * The missing global config g: kept from being created where it would be made in a writable
  * root. At a name git takes missing for an empty file (.gitconfig, config), an empty file is
  * mounted there for the run, which git outside reads as no config at all; git's own directory
@@ -830,7 +871,7 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 	struct sbx_pathinfo in;
 	size_t len = strlen(g), dlen = sbx_path_parent_len(g, len);
 	char *dir = strndup(g, dlen), *at = NULL, *named = NULL, *parent = NULL;
-	const char *name = g + dlen + 1, *missing_dir = NULL, *holds;
+	const char *name = g + child_at(dlen), *missing_dir = NULL, *holds;
 	bool point = false, isdir;
 	int r = dir ? global_lookup(ctx, m, g, dir, &in, d) : -ENOMEM;
 
@@ -850,8 +891,10 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 				    : keep_gitdir_target(m, named, deny);
 		goto out;
 	}
+	if (!r && in.exists)
+		r = global_not_dir(ctx, m, roots, g, dir, &in, d);
 	if (r || in.exists || in.is_link)
-		goto out; /* a file on the way: git reads nothing there, nor can the command */
+		goto out;
 	/* The directory is missing: the one above it decides. */
 	len = dlen;
 	dlen = sbx_path_parent_len(dir, len);
@@ -862,17 +905,37 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 	if (!r)
 		r = global_lookup(ctx, m, g, parent, &in, d);
 	if (!r && in.exists && in.type == SBX_FT_DIR) {
-		r = sbx_path_join_any(in.real, dir + dlen + 1, &at);
+		r = sbx_path_join_any(in.real, dir + child_at(dlen), &at);
 		if (!r)
 			r = named_in_writable(ctx, m, roots, at, &named, d);
 		if (r || !named)
 			goto out;
-		if (!strcmp(dir + dlen + 1, "git") && !strcmp(name, "config")) {
+		if (!strcmp(dir + child_at(dlen), "git") && !strcmp(name, "config")) {
 			r = sbx_strv_add_unique(missing, named);
 			goto out;
 		}
 		missing_dir = named;
 		goto refuse;
+	}
+	if (!r && in.exists) {
+		r = global_not_dir(ctx, m, roots, g, parent, &in, d);
+		goto out;
+	}
+	/* ~/.config, which run makes first (config_home_make): planned as run will find it. */
+	if (!r && !in.exists && !in.is_link && ctx->config_home_made &&
+	    !strcmp(parent, ctx->config_home_made)) {
+		size_t hlen = sbx_path_parent_len(parent, dlen);
+
+		parent[hlen ? hlen : 1] = '\0';
+		r = global_lookup(ctx, m, g, parent, &in, d);
+		if (!r && in.exists && in.type == SBX_FT_DIR) {
+			r = sbx_path_join_any(in.real, ".config/git", &at);
+			if (!r)
+				r = named_in_writable(ctx, m, roots, at, &named, d);
+			if (!r && named)
+				r = sbx_strv_add_unique(missing, named);
+		}
+		goto out;
 	}
 	/*
 	 * Missing further up: the first missing directory, in the first one that is there, is
@@ -883,15 +946,19 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 		len = dlen;
 		dlen = sbx_path_parent_len(parent, len);
 		parent[len] = '\0';
-		if (dlen)
+		if (dlen > 1)
 			parent[dlen] = '\0';
-		r = global_lookup(ctx, m, g, dlen ? parent : "/", &in, d);
-		if (dlen)
+		r = global_lookup(ctx, m, g, dlen > 1 ? parent : "/", &in, d);
+		if (dlen > 1)
 			parent[dlen] = '/';
+	}
+	if (!r && in.exists && in.type != SBX_FT_DIR && dlen > 1) {
+		parent[dlen] = '\0'; /* what was looked up last, no directory: out next */
+		r = global_not_dir(ctx, m, roots, g, parent, &in, d);
 	}
 	if (r || !in.exists || in.type != SBX_FT_DIR)
 		goto out;
-	r = sbx_path_join_any(in.real, parent + dlen + 1, &at);
+	r = sbx_path_join_any(in.real, parent + child_at(dlen), &at);
 	if (!r)
 		r = named_in_writable(ctx, m, roots, at, &named, d);
 	if (r || !named)
@@ -962,6 +1029,21 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 					  "put the file it leads to there instead of the link, or "
 					  "point GIT_CONFIG_GLOBAL at where it leads");
+		} else if (in.exists && !point && in.linked && in_writable(m, in.real)) {
+			/*
+			 * Another name of it (an earlier run, which this environment's global
+			 * config was not, linked it) writes the very file kept read-only here.
+			 */
+			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+				     "git's global config %s has more than one name (a hard link), "
+				     "inside a writable root: the command could rewrite it through "
+				     "another",
+				     g);
+			r = sbx_diag_hint(
+				d, SBX_E_UNENFORCEABLE,
+				"give it a name of its own (cp %s %s.new && mv %s.new %s), "
+				"and check what it says",
+				g, g, g, g);
 		} else if ((in.exists && !point) || in.is_link) {
 			/*
 			 * As a file included: kept read-only at its real path, its includes

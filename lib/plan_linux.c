@@ -101,6 +101,15 @@ static const char point_dir[] = "the name cannot be created: an empty read-only 
 				"mounted at it for the run" POINT_REST;
 static const char point_file[] = "the name cannot be created: an empty read-only file is "
 				 "mounted at it for the run" POINT_REST;
+/* The caller's global git config's: what its own git writes there meanwhile is left. */
+static const char point_dir_kept[] =
+	"the name cannot be created: an empty read-only directory is mounted at it for the run "
+	"(shared with other runs at the same time, removed by the last one after it ends; what "
+	"the caller's git writes there on the host meanwhile is left: the exit status is then 1)";
+static const char point_file_kept[] =
+	"the name cannot be created: an empty read-only file is mounted at it for the run "
+	"(shared with other runs at the same time, removed by the last one after it ends; what "
+	"the caller's git writes there on the host meanwhile is left: the exit status is then 1)";
 static const char point_commondir[] = "the name cannot be created: a read-only file naming "
 				      "\".\" (what git takes a missing commondir for: the git "
 				      "directory itself) is mounted at it for the run" POINT_REST;
@@ -681,6 +690,9 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 
 		if (h->mnt && sbx_git_point(path, &dir, &holds)) {
 			const char *how = dir ? point_dir : *holds ? point_commondir : point_file;
+
+			if (r->origin == SBX_ORIGIN_GIT_GLOBAL)
+				how = dir ? point_dir_kept : point_file_kept;
 
 			return sbx_req_set(r, SBX_ENFORCED, MNT, NULL, "%s; %s",
 					   r->exists ? point_there : "it does not exist", how);

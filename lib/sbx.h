@@ -759,6 +759,11 @@ struct sbx_ctx {
 	const char *home;
 	const char *const *git_globals;
 	size_t n_git_globals;
+	/*
+	 * explain: the missing ~/.config that run makes before it plans (NULL: none), planned as
+	 * the empty directory run will find there, so that explain shows the plan run makes.
+	 */
+	const char *config_home_made;
 };
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx);
 /*

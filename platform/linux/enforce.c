@@ -387,6 +387,9 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 		case SBX_REQ_NO_CREATE:
 			if (r->mech & SBX_MECH_MOUNT_NS)
 				rc = sbx_strv_push(&e->no_create, r->path);
+			if (rc == 0 && (r->mech & SBX_MECH_MOUNT_NS) &&
+			    r->origin == SBX_ORIGIN_GIT_GLOBAL)
+				rc = sbx_strv_push(&e->no_create_kept, r->path);
 			break;
 		case SBX_REQ_DENY_GLOB: {
 			/* Scanned once, before the plan was judged: what is made later is not covered. */
@@ -424,4 +427,5 @@ void sbx_linux_enforce_free(struct sbx_linux_enforce *e)
 	sbx_strv_clear(&e->deny_missing);
 	sbx_strv_clear(&e->protect_missing);
 	sbx_strv_clear(&e->no_create);
+	sbx_strv_clear(&e->no_create_kept);
 }

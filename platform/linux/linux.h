@@ -134,9 +134,10 @@ struct sbx_point {
 	const char *holds;		   /* a file point's bytes: "", ".\n", or MARKER */
 	bool leftover;			   /* an empty object was found there when planning */
 	bool foreign;			   /* not this run's to remove (point_ours): left */
-	unsigned long long dev, ino;	   /* the object: planned (a leftover), then locked */
-	int fd;				   /* open and share-locked while the run lasts, or -1 */
-	long op;			   /* its op in the mount plan; -1: none (under a mask) */
+	bool keep_created;	     /* what appears there is left (the caller's git config) */
+	unsigned long long dev, ino; /* the object: planned (a leftover), then locked */
+	int fd;			     /* open and share-locked while the run lasts, or -1 */
+	long op;		     /* its op in the mount plan; -1: none (under a mask) */
 };
 struct sbx_points {
 	struct sbx_point *v;
@@ -163,8 +164,9 @@ int sbx_points_make(struct sbx_points *pts, struct sbx_diag *d);
 /*
  * After the run, once no process of the sandbox is left: removes each point that no other run
  * holds, and whatever was created at its name on the host meanwhile (by anyone), which is
- * reported through report(arg, path) before it is removed. Returns how many names held
- * something created during the run.
+ * reported through report(arg, path) before it is removed; at a point of the caller's global
+ * git config (keep_created), and one that is another user's, it is reported and left. Returns
+ * how many names held something created during the run.
  */
 size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const char *msg),
 			void *arg);
@@ -195,6 +197,11 @@ struct sbx_linux_enforce {
 	struct sbx_strv protect_missing;
 	/* Missing names git mode keeps from being created (sbx_git_point), masked the same way. */
 	struct sbx_strv no_create;
+	/*
+	 * Of no_create, the caller's global git config (SBX_ORIGIN_GIT_GLOBAL): what appears at
+	 * such a name on the host during the run is the caller's own git config, and is left.
+	 */
+	struct sbx_strv no_create_kept;
 	struct sbx_rulepaths *res;  /* every path's one look-up, and the object it kept */
 	enum sbx_linux_model model; /* in place, under a subreaper, or under init */
 	unsigned long clone_flags;  /* SBX_MODEL_INIT: the supervisor's clone(2) flags */

@@ -30,7 +30,10 @@
  *
  * At the end, whatever is at the name other than the empty point itself was created on the host
  * during the run, by someone outside the sandbox (inside, the name is a read-only mount): it is
- * removed as Codex removes it, reported, and the run's exit status becomes 1 (enter.c).
+ * removed as Codex removes it, reported, and the run's exit status becomes 1 (enter.c). At a
+ * name of the caller's global git config it is reported and left, the status 1 all the same:
+ * there, what appears is the caller's own config (git config --global in another terminal),
+ * which the run is no judge of, and removing it would lose it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -184,8 +187,8 @@ static int look(struct sbx_rulepaths *res, const char *path, const struct sbx_ru
 
 /* Adds the point parent/name (a directory that exists), unless it is there already. */
 static int add_point(struct sbx_points *pts, const struct sbx_rulepath *parent, const char *name,
-		     bool dir, bool protect, const char *holds, const struct sbx_rulepath *leftover,
-		     struct sbx_diag *d)
+		     bool dir, bool protect, bool keep_created, const char *holds,
+		     const struct sbx_rulepath *leftover, struct sbx_diag *d)
 {
 	struct sbx_point *pt;
 	char *path = NULL;
@@ -197,6 +200,8 @@ static int add_point(struct sbx_points *pts, const struct sbx_rulepath *parent, 
 			/* A protected name and a denied path below it: the directory holds both. */
 			pts->v[i].dir |= dir;
 			pts->v[i].protect |= protect;
+			/* What another rule of the name removes is not left for this one. */
+			pts->v[i].keep_created &= keep_created;
 			free(path);
 			return 0;
 		}
@@ -217,6 +222,7 @@ static int add_point(struct sbx_points *pts, const struct sbx_rulepath *parent, 
 				 .parent = parent,
 				 .dir = dir,
 				 .protect = protect,
+				 .keep_created = keep_created,
 				 .holds = holds,
 				 .fd = -1,
 				 .op = -1};
@@ -279,10 +285,11 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 	if (rc < 0 || !under_writable_root(e->roots, real))
 		goto out;
 	if (!f->facts.exists && !f->facts.is_link)
-		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, MARKER, NULL, d);
+		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, false, MARKER, NULL,
+			       d);
 	else if (f->facts.exists && !f->facts.is_link && f->facts.type == SBX_FT_REG &&
 		 fstat(f->fd, &st) == 0 && empty_point(f->fd, &st, false, MARKER, true))
-		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, MARKER, f, d);
+		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, false, MARKER, f, d);
 	else if (f->facts.exists && !f->facts.is_link && f->facts.type != SBX_FT_DIR)
 		rc = sbx_strv_add_unique(&out->pins, real);
 	else
@@ -302,9 +309,10 @@ out:
  * directly in the existing directory that holds it: a point of the kind given, or, when the name
  * holds such a point already (another run's, or one a killed run left, which the plan counted
  * as missing), that one. Anything else there appeared since the plan, and refuses the run.
+ * keep: what appears at the name during the run is left (the caller's global git config).
  */
 static int name_point(const struct sbx_linux_enforce *e, const char *path, bool dir,
-		      const char *holds, struct sbx_points *out, struct sbx_diag *d)
+		      const char *holds, bool keep, struct sbx_points *out, struct sbx_diag *d)
 {
 	const struct sbx_rulepath *parent = NULL, *f = NULL;
 	char *up = parent_of(path);
@@ -316,7 +324,8 @@ static int name_point(const struct sbx_linux_enforce *e, const char *path, bool 
 	if (rc < 0 || !parent->facts.exists || parent->facts.type != SBX_FT_DIR)
 		goto out;
 	if (!f->facts.exists && !f->facts.is_link) {
-		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, holds, NULL, d);
+		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, keep, holds, NULL,
+			       d);
 		goto out;
 	}
 	/* A protected name's point may be a file: what an empty .git file stands for. */
@@ -324,7 +333,7 @@ static int name_point(const struct sbx_linux_enforce *e, const char *path, bool 
 		dir = false;
 	if (!f->facts.is_link && fstat(f->fd, &st) == 0 &&
 	    empty_point(f->fd, &st, dir, holds, true))
-		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, holds, f, d);
+		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, keep, holds, f, d);
 	else
 		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 				  "%s appeared while the sandbox was being built", path);
@@ -340,7 +349,7 @@ int sbx_points_find(const struct sbx_linux_enforce *e, struct sbx_points *out, s
 	memset(out, 0, sizeof(*out));
 	/* The missing protected names the plan masks: each directly inside its writable root. */
 	for (size_t i = 0; rc == 0 && i < e->protect_missing.n; i++)
-		rc = name_point(e, e->protect_missing.v[i], true, "", out, d);
+		rc = name_point(e, e->protect_missing.v[i], true, "", false, out, d);
 	/* Git mode's: each in a git directory, a directory or a file as git takes it missing. */
 	for (size_t i = 0; rc == 0 && i < e->no_create.n; i++) {
 		const char *holds = "";
@@ -350,7 +359,9 @@ int sbx_points_find(const struct sbx_linux_enforce *e, struct sbx_points *out, s
 			rc = sbx_diag_set(d, -EINVAL, "%s: no point for that name",
 					  e->no_create.v[i]);
 		else
-			rc = name_point(e, e->no_create.v[i], dir, holds, out, d);
+			rc = name_point(e, e->no_create.v[i], dir, holds,
+					sbx_strv_has(&e->no_create_kept, e->no_create.v[i]), out,
+					d);
 	}
 	for (size_t i = 0; rc == 0 && i < e->deny_missing.n; i++)
 		rc = deny_point(e, e->deny_missing.v[i], out, d);
@@ -578,6 +589,18 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 			created++;
 			say(report, arg,
 			    "another user created this on the host during the run; left in place:",
+			    pt->path, 0);
+		} else if (pt->keep_created) {
+			/*
+			 * The caller's global git config, made outside the sandbox (inside, the
+			 * name was a read-only mount): the caller's own git wrote it meanwhile,
+			 * over the point (git renames its lock file onto the name) or into it
+			 * (root writes through mode 0444), and removing it would lose it.
+			 */
+			created++;
+			say(report, arg,
+			    "the caller's global git config was created on the host during the "
+			    "run; left in place:",
 			    pt->path, 0);
 		} else {
 			created++;

@@ -14,13 +14,14 @@ setup() {
 	unset XDG_CONFIG_HOME GIT_CONFIG_GLOBAL
 	export HOME="$H" GIT_CONFIG_NOSYSTEM=1
 	new_canary "$H"
+	SYNC=$H
 }
 
-# release: lets a run waiting on $H/go end (once; teardown too, after a failed check).
+# release: lets a run waiting on $SYNC/go end (once; teardown too, after a failed check).
 release() {
-	if [ -p "$H/go" ]; then
-		echo go >"$H/go"
-		rm -f "$H/go"
+	if [ -p "$SYNC/go" ]; then
+		echo go >"$SYNC/go"
+		rm -f "$SYNC/go"
 	fi
 }
 
@@ -28,6 +29,27 @@ teardown() {
 	release
 	chmod -R u+rwx "$H" 2>/dev/null || true
 	rm -rf "$H"
+}
+
+# hold [-C DIR]: a run (in the home directory, or DIR, where its FIFOs lie) that waits inside
+# its sandbox until release; its stderr goes to $H/stderr. Returns once the command runs (the
+# timeout only keeps a run that never started from hanging the suite). held releases it and
+# sets $st to sbxrun's exit status.
+hold() {
+	SYNC=$H
+	[ "${1:-}" != -C ] || SYNC=$2
+	rm -f "$SYNC/ready" "$SYNC/go"
+	mkfifo "$SYNC/ready" "$SYNC/go"
+	"$BIN/sbxrun" -C "$SYNC" -- sh -c "echo up >'$SYNC/ready'; cat '$SYNC/go' >/dev/null" \
+		2>"$H/stderr" &
+	holder=$!
+	[ "$(timeout 60 cat "$SYNC/ready")" = up ]
+}
+held() {
+	release
+	st=0
+	wait "$holder" || st=$?
+	cat "$H/stderr"
 }
 
 # hsbx CMD...: sbxrun with :workspace in the home directory.
@@ -90,14 +112,127 @@ global() { git config --includes --global --get "$1" || true; }
 	hexpect OK write "$H/.gitconfig-not"
 }
 
-@test "a missing ~/.config: refused, naming the path and the fix, not masked" {
+@test "the caller's git config --global during a run over a missing ~/.gitconfig: left, exit 1" {
+	hold
+	# In another terminal meanwhile, the caller's own git writes its global config: over the
+	# empty point, which git renames its lock file onto.
+	git config --global a.b c
+	held
+	[ "$(git config --file "$H/.gitconfig" --get a.b)" = c ]
+	[ "$(global a.b)" = c ]
+	[ "$st" -eq 1 ]
+	[ "$(cat "$H/stderr")" = "sbxrun: the caller's global git config was created on the host during the run; left in place: $H/.gitconfig" ]
+	# Positive control: with nothing written meanwhile, the point itself goes, and exit 0.
+	rm "$H/.gitconfig"
+	hold
+	[ -f "$H/.gitconfig" ]
+	held
+	[ "$st" -eq 0 ]
+	[ ! -s "$H/stderr" ]
+	[ ! -e "$H/.gitconfig" ]
+}
+
+@test "a config made in ~/.config/git on the host during the run: left with its directory" {
+	hold
+	# The point is an empty directory of mode 0555: the caller's tool makes git's anew.
+	[ -d "$H/.config/git" ]
+	rmdir "$H/.config/git"
+	mkdir "$H/.config/git"
+	git config --file "$H/.config/git/config" a.b d
+	held
+	[ "$(global a.b)" = d ]
+	[ "$st" -eq 1 ]
+	[ "$(cat "$H/stderr")" = "sbxrun: the caller's global git config was created on the host during the run; left in place: $H/.config/git" ]
+	# Positive control: a protected name's point keeps Codex's rule, what is made there goes.
+	mkdir "$H/ws"
+	hold -C "$H/ws"
+	rmdir "$H/ws/.codex"
+	mkdir "$H/ws/.codex"
+	echo x >"$H/ws/.codex/config.toml"
+	held
+	[ "$st" -eq 1 ]
+	[ "$(cat "$H/stderr")" = "sbxrun: removed what was created on the host during the run: $H/ws/.codex" ]
+	[ ! -e "$H/ws/.codex" ]
+}
+
+@test "a missing ~/.config: made (0700, the caller's), and git's directory in it still kept" {
 	rmdir "$H/.config"
-	run hsbx touch "$CANARY"
-	refused "sbxrun: git's global config $H/.config/git/config is missing, and so is its directory $H/.config/git, *"
-	[[ "$output" == *"hint: make the directory (mkdir -p $H/.config/git)"* ]]
-	mkdir "$H/.config"
-	# Positive control: made, the run goes on and ~/.config is writable.
+	# Run 1 tries to plant git's config where nothing was; before this was made, it refused (125).
+	run hsbx sh -c "mkdir -p '$H/.config/git' && printf '[alias]\n\tx = !touch $CANARY\n' >'$H/.config/git/config'"
+	echo "status $status: $output"
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 125 ]
+	[[ "$output" == *"$H/.config/git/config: Read-only file system"* ]]
+	[ -d "$H/.config" ]
+	[ "$(stat -c %a "$H/.config")" = 700 ]
+	[ "$(stat -c %u "$H/.config")" = "$(id -u)" ]
+	[ ! -e "$H/.config/git" ]
+	[ -z "$(global alias.x)" ]
+	[ ! -e "$CANARY" ]
+	# Run 2, ~/.config now there: the same.
+	hexpect EROFS write "$H/.config/git/config"
+	hexpect EROFS mkdir "$H/.config/git/sub"
+	# Positive control: the rest of ~/.config is the command's.
 	hexpect OK write "$H/.config/tool.conf"
+}
+
+@test "a link planted at a missing ~/.config still refuses; XDG_CONFIG_HOME missing is not made" {
+	rmdir "$H/.config"
+	mkdir "$H/elsewhere"
+	ln -s elsewhere "$H/.config"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/.config/git/config is reached through the symbolic link $H/.config inside a writable root: *"
+	[ ! -e "$H/elsewhere/git" ]
+	# A missing XDG_CONFIG_HOME names the caller's choice: refused as before, nothing made.
+	rm "$H/.config"
+	export XDG_CONFIG_HOME="$H/xdg"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/xdg/git/config is missing, and so is its directory $H/xdg/git, which the command could make from $H/xdg in a writable root: *"
+	[ ! -e "$H/xdg" ]
+	[ ! -e "$H/.config" ]
+	# Positive control: made by the caller, the run goes on and git's directory is kept.
+	mkdir "$H/xdg"
+	hexpect EROFS write "$H/xdg/git/config"
+	hexpect OK write "$H/xdg/tool.conf"
+}
+
+@test "no directory where git's goes (left by a run that kept another): refused, not skipped" {
+	# Run 1 had XDG_CONFIG_HOME elsewhere, so ~/.config/git was not git's: it plants a file
+	# there, which git reads nothing through, and a later run could make a directory of.
+	mkdir "$H/xdg"
+	XDG_CONFIG_HOME="$H/xdg" hsbx sh -c "echo x >'$H/.config/git'"
+	[ -f "$H/.config/git" ]
+	run hsbx sh -c "rm '$H/.config/git' && mkdir '$H/.config/git' && touch '$CANARY'"
+	refused "sbxrun: git's global config $H/.config/git/config is missing, and $H/.config/git on its way is no directory *"
+	[[ "$output" == *"hint: remove it and make the directory (mkdir -p $H/.config/git)"* ]]
+	# A FIFO there, and ~/.config itself a file, the same.
+	XDG_CONFIG_HOME="$H/xdg" hsbx sh -c "rm '$H/.config/git' && mkfifo '$H/.config/git'"
+	[ -p "$H/.config/git" ]
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/.config/git/config is missing, and $H/.config/git on its way is no directory *"
+	XDG_CONFIG_HOME="$H/xdg" hsbx sh -c "rm -r '$H/.config' && echo x >'$H/.config'"
+	[ -f "$H/.config" ]
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's global config $H/.config/git/config is missing, and $H/.config on its way is no directory *"
+	# Positive control: a directory there again, the run goes on, and git's is kept.
+	rm "$H/.config"
+	mkdir "$H/.config"
+	hexpect EROFS write "$H/.config/git/config"
+	hexpect OK write "$H/.config/tool.conf"
+}
+
+@test "a hard link to ~/.gitconfig (made by a run that kept another): refused" {
+	printf '[user]\n\tname = u\n' >"$H/.gitconfig"
+	# Run 1's caller had GIT_CONFIG_GLOBAL elsewhere: ~/.gitconfig was not git's to keep.
+	GIT_CONFIG_GLOBAL="$H/elsewhere" hsbx ln "$H/.gitconfig" "$H/other"
+	[ "$(stat -c %h "$H/.gitconfig")" -eq 2 ]
+	run hsbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY\n' >>'$H/other'"
+	refused "sbxrun: git's global config $H/.gitconfig has more than one name (a hard link), *"
+	[ -z "$(global core.fsmonitor)" ]
+	# Positive control: a name of its own again, the run goes on and it stays read-only.
+	rm "$H/other"
+	hexpect EROFS write "$H/.gitconfig"
+	hexpect OK write "$H/other"
 }
 
 @test "GIT_CONFIG_GLOBAL: that file alone, kept read-only; no regular file there refuses" {
@@ -152,5 +287,32 @@ global() { git config --includes --global --get "$1" || true; }
 	run "$BIN/sbxrun" -C "$H" --write "$H" --allow-git -- "$P" write "$H/.gitconfig"
 	[ "$output" = EROFS ]
 	run "$BIN/sbxrun" -C "$H" --write "$H/.gitconfig" -- "$P" write "$H/.gitconfig"
+	[ "$output" = OK ]
+}
+
+@test "a global config at the top of the file system: its whole name is kept, not a shorter one" {
+	local top="/.sbxrun-globalgit-$BATS_TEST_NUMBER"
+	[ ! -e "$top" ]
+	# HOME=/ (a service account's), or GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME there, with / writable.
+	run env XDG_CONFIG_HOME="$top" "$BIN/sbxrun" -C "$H" --write / -- touch "$CANARY"
+	refused "sbxrun: git's global config $top/git/config is missing, and so is its directory $top/git, which the command could make from $top in a writable root: *"
+	run env GIT_CONFIG_GLOBAL="$top" "$BIN/sbxrun" explain -C "$H" --write / -- true
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"  deny $top "* ]]
+	[[ "$output" != *$'\n'"  deny /${top#/.} "* ]]
+}
+
+@test "a global config too large to read, HOME outside the roots: refused, the hint about it" {
+	# Its includes, unread, could lie in a writable root: the run cannot tell, so it refuses.
+	mkdir "$H/ws"
+	python3 -c 'import sys; sys.stdout.write("[alias]\n" + "\ta = log --oneline\n" * 70000)' \
+		>"$H/.gitconfig"
+	run "$BIN/sbxrun" -C "$H/ws" -- touch "$CANARY"
+	refused "sbxrun: $H/.gitconfig: it is over 1048576 bytes, *"
+	[[ "$output" == *"hint: what a git config sbxrun keeps (a protected git directory's, the caller's global one) includes must be kept read-only: shorten the file"* ]]
+	# Positive control: under the bound, the run goes on.
+	printf '[alias]\n\ta = log\n' >"$H/.gitconfig"
+	run "$BIN/sbxrun" -C "$H/ws" -- "$P" write "$H/ws/f"
 	[ "$output" = OK ]
 }

@@ -238,3 +238,48 @@ setup() { setup_ws; cd "$WS"; }
 	[[ "$output" == *"no-create $WS/.codex"*"enforced [$m]"* ]]
 	[ "$(grep -c "^  \[$m\] it does not exist; the name cannot be created: an empty read-only directory is mounted" <<<"$output")" = 1 ]
 }
+
+@test "explain: a missing ~/.config is one run makes, and explain makes nothing" {
+	export GIT_CONFIG_NOSYSTEM=1
+	unset GIT_CONFIG_GLOBAL XDG_CONFIG_HOME
+	HOME="$WS" run "$SBXRUN" explain --platform linux --profile :workspace -- true
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"creates:           $WS/.config (mode 0700, left after the run): "* ]]
+	[ ! -e "$WS/.config" ]
+	# Planned as run finds it: git's directory in it kept from being made, its note saying
+	# that what the caller's git writes there meanwhile is left.
+	n=$(sed -n "s|^  no-create $WS/.config/git .*mount-namespace *enforced \[\([0-9]*\)\]\$|\1|p" <<<"$output")
+	[ -n "$n" ]
+	[[ "$output" == *$'\n'"  [$n] it does not exist; the name cannot be created: an empty read-only directory is mounted at it for the run (shared with other runs at the same time, removed by the last one after it ends; what the caller's git writes there on the host meanwhile is left: the exit status is then 1)"* ]]
+	HOME="$WS" run "$SBXRUN" explain --json --platform linux --profile :workspace -- true
+	[ "$(jq -r .creates <<<"$output")" = "$WS/.config" ]
+	# Positive control: there, nothing to make; XDG_CONFIG_HOME set, neither.
+	mkdir "$WS/.config"
+	HOME="$WS" run "$SBXRUN" explain --platform linux --profile :workspace -- true
+	[[ "$output" != *"creates: "* ]]
+	rmdir "$WS/.config"
+	mkdir "$WS/xdg"
+	HOME="$WS" XDG_CONFIG_HOME="$WS/xdg" run "$SBXRUN" explain --platform linux --profile :workspace -- true
+	[[ "$output" != *"creates: "* ]]
+}
+
+@test "explain: a home: line says what is kept when HOME lies in a writable root, and only then" {
+	export GIT_CONFIG_NOSYSTEM=1
+	unset GIT_CONFIG_GLOBAL XDG_CONFIG_HOME
+	mkdir -p "$WS/.config"
+	HOME="$WS" run "$SBXRUN" explain --platform linux --profile :workspace -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"home:              $WS lies in a writable root: git's global config is kept read-only, but "* ]]
+	# An unrestricted file system keeps nothing: explain must not say it keeps git's config.
+	printf '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' \
+		>"$WS/unr.json"
+	HOME="$WS" run "$SBXRUN" explain --platform linux --profile "$WS/unr.json" -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"home:              $WS lies in a writable root, the whole file system: git's global config, "* ]]
+	[[ "$output" != *"kept read-only"* ]]
+	# Positive control: HOME outside the writable roots, no line.
+	HOME=/nonexistent-home run "$SBXRUN" explain --platform linux --profile :workspace -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"home: "* ]]
+}

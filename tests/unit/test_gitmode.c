@@ -1120,6 +1120,12 @@ TEST(git_globals_as_git_finds_them)
 	CHECK_STR(g[0], "/h/.config/git/config");
 	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
 		free(g[i]);
+	/* An empty HOME: git's "$HOME/.gitconfig" is /.gitconfig, not the cwd's. */
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "", g), 0);
+	CHECK_STR(g[0], "/.config/git/config");
+	CHECK_STR(g[1], "/.gitconfig");
+	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
+		free(g[i]);
 	/* Without HOME: the XDG file only when XDG_CONFIG_HOME names it. */
 	CHECK_INT(sbx_git_globals("/w", NULL, NULL, NULL, g), 0);
 	CHECK(g[0] == NULL && g[1] == NULL);
