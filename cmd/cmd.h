@@ -168,7 +168,7 @@ int mkdir_grants(struct invocation *inv, const struct opts *o);
  * Makes ~/.config (mode 0700, left after the run) where git's global config would be planted in
  * it and the command could make it (mkdir.c); with will, makes nothing and names it there.
  */
-int config_home_make(struct invocation *inv, char **will);
+int config_home_make(struct invocation *inv, const struct opts *o, char **will);
 void mkdir_undo(struct invocation *inv);
 /* The directories run --mkdir would create, for explain (which creates nothing). */
 int mkdir_targets(const struct invocation *inv, const struct opts *o, struct sbx_strv *out);

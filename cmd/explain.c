@@ -386,7 +386,7 @@ int cmd_explain(int argc, char **argv)
 	r = invocation_load(&inv, &o, o.platform);
 	/* What run would make first, planned as made (nothing is made here). */
 	if (!r)
-		r = config_home_make(&inv, &config_home);
+		r = config_home_make(&inv, &o, &config_home);
 	inv.ctx.config_home_made = config_home;
 	if (!r)
 		r = invocation_plan(&inv, &o);

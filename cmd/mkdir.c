@@ -32,9 +32,10 @@ int mkdir_grants(struct invocation *inv, const struct opts *o)
 			: 0;
 }
 
-int config_home_make(struct invocation *inv, char **will)
+int config_home_make(struct invocation *inv, const struct opts *o, char **will)
 {
 	(void)inv;
+	(void)o;
 	if (will)
 		*will = NULL;
 	return 0;
@@ -175,20 +176,54 @@ static int make_one(const char *target, const struct sbx_profile *mat, const str
 	return 0;
 }
 
+/* The directory at path (absolute), opened without following a link at any name: -1 if not. */
+static int open_nofollow(const char *path)
+{
+	const char *s = path;
+	char name[NAME_MAX + 1];
+	int fd = open("/", DIR_FLAGS);
+
+	while (fd >= 0) {
+		size_t n;
+		int next;
+
+		while (*s == '/')
+			s++;
+		n = strcspn(s, "/");
+		if (!n)
+			break;
+		if (n > NAME_MAX || (n == 1 && s[0] == '.') || (n == 2 && !strncmp(s, "..", 2))) {
+			close(fd);
+			return -1;
+		}
+		memcpy(name, s, n);
+		name[n] = 0;
+		s += n;
+		next = openat(fd, name, DIR_FLAGS);
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
 /*
  * git's global config directory ~/.config (XDG_CONFIG_HOME and GIT_CONFIG_GLOBAL unset), missing
  * where the command could make it: the plan could only keep the command from planting
  * ~/.config/git/config there by masking the directory every other program writes, and refused.
  * Run makes it instead, as programs that follow the XDG base directory specification do (mode
  * 0700), and leaves it: the plan then finds it, and keeps git's directory in it from being made
- * as when ~/.config was there. The home directory is opened as git names it (links followed, as
- * git's own open does), and the name made in that descriptor, never following a link there: a
- * link or anything else already at the name, or one made meanwhile (EEXIST), is left for the
- * plan's own look-up to judge, and so is a look-up that fails (never taken for "missing").
+ * as when ~/.config was there. Only for a run that will be confined (not --sandbox forbid) by a
+ * profile that keeps git's global config (not one that writes everywhere). The home directory is
+ * walked from / without following a link at any component: a link on the way (one a confined
+ * command could have planted in a writable root would lead the directory anywhere) makes
+ * nothing, and the plan judges the path as before (a link inside a writable root, or the missing
+ * ~/.config, refused). The name is made in that descriptor: a link or anything else already
+ * there, or made meanwhile (EEXIST), is left for the plan's own look-up to judge, and so is a
+ * look-up that fails (never taken for "missing").
  * With will (explain), nothing is made: *will is the directory run would make, or NULL.
  * 0, or EXIT_REFUSED printed.
  */
-int config_home_make(struct invocation *inv, char **will)
+int config_home_make(struct invocation *inv, const struct opts *o, char **will)
 {
 	static const char tail[] = "/.config/git/config";
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *g = inv->git_globals[0];
@@ -217,13 +252,12 @@ int config_home_make(struct invocation *inv, char **will)
 	}
 	/* Only where the command could make it: elsewhere nothing is refused, nothing made. */
 	if (mat.type != SBX_MANAGED || mat.fs.kind != SBX_FS_RESTRICTED ||
+	    !sbx_should_sandbox(&mat, o->pref, o->managed_network || o->n_allow_domains > 0,
+				&inv->ctx) ||
+	    sbx_fs_full_write(&mat.fs, &inv->ctx) ||
 	    sbx_fs_resolve_access(&mat.fs, &inv->ctx, dir, NULL) != SBX_WRITE)
 		goto out;
-#ifdef O_PATH
-	fd = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC);
-#else
-	fd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-#endif
+	fd = open_nofollow(home);
 	if (fd < 0 || fstatat(fd, ".config", &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
 		goto out;
 	if (will) {

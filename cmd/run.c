@@ -210,7 +210,7 @@ int cmd_run(int argc, char **argv)
 		r = mkdir_grants(&inv, &o);
 	/* A missing ~/.config is made, never masked (kept, whatever the run's end). */
 	if (!r)
-		r = config_home_make(&inv, NULL);
+		r = config_home_make(&inv, &o, NULL);
 	if (!r)
 		r = invocation_plan(&inv, &o);
 	if (!r && o.verbose)

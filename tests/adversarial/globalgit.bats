@@ -196,6 +196,33 @@ global() { git config --includes --global --get "$1" || true; }
 	hexpect OK write "$H/xdg/tool.conf"
 }
 
+@test "a home reached through a link planted in a writable root: nothing made where it leads" {
+	# Run 1 replaced the home directory, in the workspace, with a link to a directory outside
+	# the writable roots that has no ~/.config: run 2 must make nothing there, and refuse.
+	mkdir "$H/ws" "$H/out"
+	ln -s ../out "$H/ws/home"
+	run env HOME="$H/ws/home" "$BIN/sbxrun" -C "$H/ws" -- touch "$CANARY"
+	refused "sbxrun: git's global config $H/ws/home/.config/git/config is reached through the symbolic link $H/ws/home inside a writable root: *"
+	[ ! -e "$H/out/.config" ]
+	# Positive control: the same home as a directory gets its ~/.config.
+	rm "$H/ws/home"
+	mkdir "$H/ws/home"
+	run env HOME="$H/ws/home" "$BIN/sbxrun" -C "$H/ws" -- true
+	[ "$status" -eq 0 ]
+	[ -d "$H/ws/home/.config" ]
+}
+
+@test "a missing ~/.config under --sandbox forbid: nothing confined, nothing made" {
+	rmdir "$H/.config"
+	run "$BIN/sbxrun" --sandbox forbid -C "$H" -- true
+	[ "$status" -eq 0 ]
+	[ ! -e "$H/.config" ]
+	# Positive control: confined, it is made.
+	run hsbx true
+	[ "$status" -eq 0 ]
+	[ -d "$H/.config" ]
+}
+
 @test "no directory where git's goes (left by a run that kept another): refused, not skipped" {
 	# Run 1 had XDG_CONFIG_HOME elsewhere, so ~/.config/git was not git's: it plants a file
 	# there, which git reads nothing through, and a later run could make a directory of.
