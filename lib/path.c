@@ -128,6 +128,19 @@ bool sbx_path_covers(const char *prefix, const char *path)
 	return path[n] == '\0' || path[n] == '/';
 }
 
+bool sbx_path_has_dotdot(const char *p)
+{
+	for (const char *c = p + strspn(p, "/"); *c;) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return true;
+		c += n;
+		c += strspn(c, "/");
+	}
+	return false;
+}
+
 size_t sbx_path_depth(const char *p)
 {
 	return p ? sbx_path_depth_n(p, strlen(p)) : 0;

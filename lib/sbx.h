@@ -318,6 +318,8 @@ int sbx_path_normalize(const char *in, char **out);
 int sbx_path_join(const char *base, const char *rel, char **out);
 /* Component-wise prefix: "/a" covers "/a" and "/a/b" but not "/ab". "/" covers everything. */
 bool sbx_path_covers(const char *prefix, const char *path);
+/* Has p (absolute or relative) a ".." component anywhere? Decided from the text alone. */
+bool sbx_path_has_dotdot(const char *p);
 size_t sbx_path_depth(const char *p);		  /* "/" = 0, "/a" = 1, "/a/b" = 2 */
 size_t sbx_path_depth_n(const char *p, size_t n); /* the same, of p's first n bytes */
 /*

@@ -12,20 +12,7 @@
 #include <string.h>
 
 #include "net.h"
-
-/* Does p hold a ".." component? */
-static bool has_dotdot(const char *p)
-{
-	for (const char *c = p + strspn(p, "/"); *c;) {
-		size_t n = strcspn(c, "/");
-
-		if (n == 2 && c[0] == '.' && c[1] == '.')
-			return true;
-		c += n;
-		c += strspn(c, "/");
-	}
-	return false;
-}
+#include "sbx.h"
 
 /* Does p (not empty) name a directory by its form: a trailing "/" or a last "." component? */
 static bool ends_in_dir(const char *p)
@@ -54,7 +41,7 @@ int sbx_unix_address_path(const char *sun_path, size_t n, const char *cwd, char 
 	 * socket its caller may not write), whatever exists there: not ENOENT, which would say
 	 * the socket is missing, nor EINVAL, as the kernel takes the address.
 	 */
-	if (has_dotdot(raw))
+	if (sbx_path_has_dotdot(raw))
 		return -EACCES;
 	/*
 	 * A name ending in "/" or in a "." component must be a directory, which a socket never

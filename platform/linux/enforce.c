@@ -48,17 +48,7 @@ static int tree_refuse(struct tree *t, const char *why, const char *hint)
  */
 static bool link_text_leaves(const char *text)
 {
-	if (text[0] == '/')
-		return true;
-	for (const char *c = text; *c;) {
-		size_t n = strcspn(c, "/");
-
-		if (n == 2 && c[0] == '.' && c[1] == '.')
-			return true;
-		c += n;
-		c += strspn(c, "/");
-	}
-	return false;
+	return text[0] == '/' || sbx_path_has_dotdot(text);
 }
 
 /*

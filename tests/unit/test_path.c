@@ -53,6 +53,18 @@ static size_t depth_bytewise(const char *p)
 }
 
 /* The word-at-a-time count, on every spelling of slashes around each boundary of a word. */
+TEST(path_has_dotdot)
+{
+	CHECK(sbx_path_has_dotdot(".."));
+	CHECK(sbx_path_has_dotdot("/a/../b"));
+	CHECK(sbx_path_has_dotdot("a//..//"));
+	CHECK(sbx_path_has_dotdot("../x"));
+	CHECK(!sbx_path_has_dotdot("/a/..b/c"));
+	CHECK(!sbx_path_has_dotdot("a/b../c/."));
+	CHECK(!sbx_path_has_dotdot("/"));
+	CHECK(!sbx_path_has_dotdot(""));
+}
+
 TEST(path_depth_words)
 {
 	static const char *const cases[] = {
