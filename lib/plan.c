@@ -555,6 +555,12 @@ static int plan_build(const struct sbx_profile *effective, struct sbx_profile *t
 	r = plan_profile(effective, take, ctx, &out->profile);
 	if (r)
 		goto fail;
+	/* The helper gets the profile as JSON text; a path it cannot carry is refused here. */
+	r = sbx_profile_check_text(&out->profile, d);
+	if (r) {
+		sbx_plan_free(out);
+		return r;
+	}
 	out->network = out->profile.network;
 	out->sandbox_requested = sbx_should_sandbox(&out->profile, pref, managed_network, ctx);
 	out->sandbox = out->sandbox_requested ? sbx_platform_sandbox(ctx->platform, wlevel)

@@ -507,6 +507,11 @@ char *sbx_profile_to_json(const struct sbx_profile *p);
 int sbx_profile_to_json_stream(const struct sbx_profile *p, size_t chunk,
 			       int (*put)(void *arg, const char *s, size_t n), void *arg);
 char *sbx_additional_to_json(const struct sbx_additional *a); /* "{}" when empty */
+/*
+ * 0, or SBX_E_INVALID naming the first path or pattern of p that is not UTF-8 text: a profile
+ * is JSON, which cannot carry it, so neither the helper's copy nor explain could hold it.
+ */
+int sbx_profile_check_text(const struct sbx_profile *p, struct sbx_diag *d);
 char *sbx_legacy_to_json(const struct sbx_legacy *l);
 /* jansson values for embedding (explain --json); caller owns the reference. */
 struct json_t *sbx_profile_to_jv(const struct sbx_profile *p);

@@ -287,3 +287,20 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$output" = "--x=1" ]
 	[ ! -e "$WS/canary" ]
 }
+
+@test "a working directory that is not UTF-8 refuses run and explain with one clear line" {
+	local odd="$WS/x$(printf '\377')y"
+	mkdir "$odd"
+	cd "$odd"
+	run --separate-stderr "$SBXRUN" --profile :workspace -- touch made
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "sbxrun: the path $WS/x\\xffy is not UTF-8 text, which a profile (JSON) cannot carry; hint: run from, and name, directories whose names are UTF-8" ]
+	[ ! -e made ]
+	run --separate-stderr "$SBXRUN" explain --json -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"x\\xffy is not UTF-8 text"* ]]
+	# Positive control: a profile that names no path of the directory runs from it.
+	run "$SBXRUN" --profile :read-only -- sh -c 'pwd | od -An -c | tr -d " \n"'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"x377y"* ]]
+}
