@@ -381,7 +381,7 @@ $(BUILD)/libc.mk: | deps-build
 deps-test: deps
 	@missing=""; \
 	for c in bats:bats mandoc:mandoc setpriv:util-linux git:git python3:python3 clang:clang \
-		zsh:zsh curl:curl pip3:python3-pip strace:strace ip:iproute2; do \
+		zsh:zsh curl:curl pip3:python3-pip strace:strace ip:iproute2 npm:npm; do \
 		command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; \
 	done; \
 	python3 -c 'import yaml' 2>/dev/null || missing="$$missing python3-yaml"; \

@@ -89,6 +89,42 @@ sbxr() { "$S" -C "$WS" "$@"; }
 	rm -rf "$WS/clone" "$WS/dl"
 }
 
+# The README's CI recipe, as written there but for the registry (a local one: no Internet here),
+# from a fresh HOME: npm's default cache (~/.npm) lies outside the writable roots, and a cache
+# npm cannot make is a failed install, so the recipe keeps the cache in the workspace.
+@test "--allow-domain: the README's npm ci recipe installs through the proxy, from a fresh HOME" {
+	local pkg="$BATS_TEST_TMPDIR/pkg" proj="$WS/npm-$BATS_TEST_NUMBER" home="$OUT/home-$BATS_TEST_NUMBER"
+	mkdir -p "$pkg/package" "$proj" "$home"
+	echo '{"name":"tinypkg","version":"1.0.0"}' >"$pkg/package/package.json"
+	echo 'module.exports = 42' >"$pkg/package/index.js"
+	tar -C "$pkg" -czf "$WWW/tinypkg-1.0.0.tgz" package
+	local sri
+	sri=$(python3 -c 'import base64, hashlib, sys
+print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' \
+		"$WWW/tinypkg-1.0.0.tgz")
+	echo '{"name":"p","version":"1.0.0","dependencies":{"tinypkg":"1.0.0"}}' >"$proj/package.json"
+	printf '{"name":"p","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"p","version":"1.0.0","dependencies":{"tinypkg":"1.0.0"}},"node_modules/tinypkg":{"version":"1.0.0","resolved":"http://localhost:%s/tinypkg-1.0.0.tgz","integrity":"%s"}}}\n' \
+		"$UP_PORT" "$sri" >"$proj/package-lock.json"
+	run env HOME="$home" "$S" -C "$proj" --allow-domain localhost --network-log "$NLOG" -- \
+		npm ci --cache .npm
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$proj/node_modules/tinypkg/index.js")" = 'module.exports = 42' ]
+	grep -q 'GET /tinypkg-1.0.0.tgz' "$UP_LOG"
+	grep -q '"host":"localhost","port":'"$UP_PORT"',"decision":"allow"' "$NLOG"
+	# The control: with the registry not allowed the same install fails, refused by the proxy.
+	rm -rf "$proj/node_modules" "$proj/.npm"
+	: >"$UP_LOG"
+	run env HOME="$home" "$S" -C "$proj" --allow-domain registry.example --network-log "$NLOG" -- \
+		npm ci --cache .npm
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ ! -e "$proj/node_modules/tinypkg" ]
+	[ ! -s "$UP_LOG" ]
+	grep -q '"host":"localhost","port":'"$UP_PORT"',"decision":"deny","rule":"not in the allow list"' "$NLOG"
+	rm -rf "$proj"
+}
+
 @test "--allow-domain: a direct connection fails: ENETUNREACH out, ECONNREFUSED on loopback" {
 	# The positive controls: outside the sandbox both work.
 	outside tcp4 "$TCP4"
