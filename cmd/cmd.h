@@ -114,6 +114,12 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
  */
 struct option;
 const char *opt_abbreviated(char *const argv[], int next, const struct option *lo, int idx);
+/*
+ * Was the word before next a long option of lo that takes no value, given one? 1: named in full
+ * ("--verbose=1"); 2: a prefix of its name ("--verb=1"), an unknown option; 0: neither. val is
+ * getopt's optopt after its '?'.
+ */
+int opt_given_a_value(char *const argv[], int argc, int next, const struct option *lo, int val);
 void usage_print(const char *subcommand, bool to_stderr);
 
 /* Everything run, explain, access and context compute before they differ (invocation.c). */

@@ -16,7 +16,7 @@ static json_t *strv_json(char **v, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, sbx_json_text(v[i]));
 	return a;
 }
 
@@ -189,21 +189,21 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 		json_decref(skipped);
 		return -ENOMEM;
 	}
-	json_object_set_new(o, "version", json_string("sbxrun " SBX_VERSION));
-	json_object_set_new(o, "platform", json_string(sbx_platform_name(p->platform)));
+	json_object_set_new(o, "version", sbx_json_text("sbxrun " SBX_VERSION));
+	json_object_set_new(o, "platform", sbx_json_text(sbx_platform_name(p->platform)));
 	json_object_set_new(o, "profile", sbx_profile_to_jv(&p->profile));
 	json_object_set_new(o, "sandbox_requested", json_boolean(p->sandbox_requested));
-	json_object_set_new(o, "sandbox", json_string(sbx_sandbox_name(p->sandbox)));
+	json_object_set_new(o, "sandbox", sbx_json_text(sbx_sandbox_name(p->sandbox)));
 	json_object_set_new(o, "enforceable", json_boolean(sbx_plan_enforceable(p)));
 	json_object_set_new(o, "allow_git", json_boolean(inv->ctx.allow_git));
 	/* The ~/.config run makes before it plans (config_home_make): left after the run. */
 	if (inv->ctx.config_home_made)
-		json_object_set_new(o, "creates", json_string(inv->ctx.config_home_made));
+		json_object_set_new(o, "creates", sbx_json_text(inv->ctx.config_home_made));
 	if (shows_process(p, refused)) {
 		const char *name;
 
 		linux_process(p, rp->on ? &rp->model : NULL, &name);
-		json_object_set_new(o, "process", json_string(name));
+		json_object_set_new(o, "process", sbx_json_text(name));
 	}
 	/* Only with --report: the output without it stays as it was. */
 	if (rp->on) {
@@ -211,7 +211,7 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 
 		json_object_set_new(r, "traced", json_boolean(p->sandbox_requested && !refused));
 		json_object_set_new(r, "moved_under_init", json_boolean(rp->moved));
-		json_object_set_new(r, "note", rp->note ? json_string(rp->note) : json_null());
+		json_object_set_new(r, "note", rp->note ? sbx_json_text(rp->note) : json_null());
 		json_object_set_new(o, "report", r);
 	}
 	for (size_t i = 0; i < p->n_reqs; i++) {
@@ -222,7 +222,7 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 
 		/* Each row keeps its own reason: a reader of one row needs no other. */
 		plan_row_view(r, will_create, &v);
-		json_object_set_new(j, "rule", json_string(sbx_req_rule(r, rule)));
+		json_object_set_new(j, "rule", sbx_json_text(sbx_req_rule(r, rule)));
 		/*
 		 * A status is enforced or unenforceable (sbxrun(1), explain): a rule that has
 		 * nothing to do here, such as a grant on a missing path, is neither, and goes to
@@ -233,22 +233,22 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 			v.status = "enforced";
 			v.mechanism = sbx_mech_name(r->mech, v.mech);
 		} else if (r->status == SBX_SKIPPED || sbx_req_missing_grant(r)) {
-			json_object_set_new(j, "why", json_string(v.why ? v.why : ""));
+			json_object_set_new(j, "why", sbx_json_text(v.why ? v.why : ""));
 			json_array_append_new(skipped, j);
 			continue;
 		}
-		json_object_set_new(j, "mechanism", json_string(v.mechanism));
-		json_object_set_new(j, "status", json_string(v.status));
+		json_object_set_new(j, "mechanism", sbx_json_text(v.mechanism));
+		json_object_set_new(j, "status", sbx_json_text(v.status));
 		if (v.why)
-			json_object_set_new(j, "why", json_string(v.why));
+			json_object_set_new(j, "why", sbx_json_text(v.why));
 		if (v.hint)
-			json_object_set_new(j, "hint", json_string(v.hint));
+			json_object_set_new(j, "hint", sbx_json_text(v.hint));
 		/* A deny glob scanned on this host: what it matches now, as run would mask. */
 		if (matches && r->kind == SBX_REQ_DENY_GLOB && r->status == SBX_ENFORCED)
 			json_object_set_new(j, "matches", strv_json(matches[i].v, matches[i].n));
 		/* Only a requirement that is not one of the profile's rules names where it comes from. */
 		if (sbx_origin_name(r->origin))
-			json_object_set_new(j, "origin", json_string(sbx_origin_name(r->origin)));
+			json_object_set_new(j, "origin", sbx_json_text(sbx_origin_name(r->origin)));
 		json_array_append_new(reqs, j);
 	}
 	json_object_set_new(o, "requirements", reqs);
@@ -258,7 +258,7 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	else
 		json_decref(skipped);
 	json_object_set_new(o, "argv", refused ? json_null() : strv_json(argv, argc));
-	json_object_set_new(o, "cwd", json_string(inv->cwd));
+	json_object_set_new(o, "cwd", sbx_json_text(inv->cwd));
 	json_object_set_new(o, "environment", strv_json(env->v, env->n));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);

@@ -286,22 +286,24 @@ static bool is_prefix_of_any(const char *word)
 }
 
 /*
- * Was the word before next a long option that takes no value, given one ("--verbose=1")? getopt
- * says '?' with that option's letter in optopt, which is no unknown option of that letter.
+ * getopt says '?' with the option's value in optopt for a long option that takes no value given
+ * one, named in full or by a prefix that it took for that option: no unknown option of that
+ * letter ("--verb=1" is not "-v"). 0 for a short option refused inside a bundle that follows
+ * such a word ("--verbose -Xv"): that word holds no '='.
  */
-static bool given_a_value(char *const argv[], int argc, int next, int letter)
+int opt_given_a_value(char *const argv[], int argc, int next, const struct option *lo, int val)
 {
 	const char *w = next >= 1 && next - 1 < argc ? argv[next - 1] : NULL;
 	size_t n;
 
-	if (!w || strncmp(w, "--", 2) != 0 || !strchr(w, '='))
-		return false;
+	if (!w || strncmp(w, "--", 2) != 0 || !strchr(w, '=') || !val)
+		return 0;
 	n = strcspn(w + 2, "=");
-	for (const struct option *lo = long_opts; lo->name; lo++)
-		if (lo->has_arg == no_argument && lo->val == letter && strlen(lo->name) == n &&
+	for (; lo->name; lo++)
+		if (lo->has_arg == no_argument && lo->val == val && n && n <= strlen(lo->name) &&
 		    strncmp(lo->name, w + 2, n) == 0)
-			return true;
-	return false;
+			return n == strlen(lo->name) ? 1 : 2;
+	return 0;
 }
 
 static int too_many(const char *opt)
@@ -324,7 +326,7 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	static const char *const levels[] = {"disabled", "restricted-token", "elevated", NULL};
 	/* Messages of a subcommand start with its name; those of plain sbxrun need none. */
 	char sub[32];
-	int c, i, r, idx = -1;
+	int c, i, r, idx = -1, given;
 	bool long_form;
 	const char *abbr;
 
@@ -370,9 +372,21 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 				return refuse("%soption '%s' needs a value", sub, w);
 			return refuse("%soption '-%c' needs a value", sub, optopt);
 		}
-		if (c == '?' && given_a_value(argv, argc, optind, optopt))
+		given = c == '?' ? opt_given_a_value(argv, argc, optind, long_opts, optopt) : 0;
+		if (given == 1)
 			return refuse("%soption '%.*s' takes no value", sub,
 				      (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+		if (given == 2) {
+			/* Named as given, never by the letter getopt left in optopt. */
+			struct sbx_diag d;
+
+			sbx_diag_clear(&d);
+			sbx_diag_set(&d, 0, "%sunknown option '%s'", sub, argv[optind - 1]);
+			sbx_diag_hint(&d, 0,
+				      "options are spelled out in full; see 'sbxrun %s%s--help'",
+				      o->subcommand ? o->subcommand : "", o->subcommand ? " " : "");
+			return refuse_diag(&d);
+		}
 		if (c == '?' || c == 'V') {
 			struct sbx_diag d;
 

@@ -12,7 +12,7 @@
 /* A fact that may be unknown (NULL) or none (""): null for both. */
 static json_t *nonempty_or_null(const char *s)
 {
-	return s && s[0] ? json_string(s) : json_null();
+	return s && s[0] ? sbx_json_text(s) : json_null();
 }
 #endif
 
@@ -21,13 +21,13 @@ static json_t *probe_json(void)
 	json_t *o = json_object();
 	enum sbx_platform pl = sbx_host_platform();
 
-	json_object_set_new(o, "platform", json_string(sbx_platform_name(pl)));
+	json_object_set_new(o, "platform", sbx_json_text(sbx_platform_name(pl)));
 #if defined(__linux__)
 	{
 		struct sbx_linux_facts f;
 
 		sbx_linux_probe(&f);
-		json_object_set_new(o, "kernel", json_string(f.kernel));
+		json_object_set_new(o, "kernel", sbx_json_text(f.kernel));
 		json_object_set_new(o, "landlock_abi", json_integer(f.landlock_abi));
 		json_object_set_new(o, "seccomp", json_boolean(f.seccomp));
 		json_object_set_new(o, "user_namespaces", json_boolean(f.user_namespaces));
@@ -50,14 +50,14 @@ static json_t *probe_json(void)
 	json_object_set_new(o, "running_as_root", json_boolean(geteuid() == 0));
 	json_object_set_new(o, "sandbox_exec",
 			    access("/usr/bin/sandbox-exec", X_OK) == 0
-				    ? json_string("/usr/bin/sandbox-exec")
+				    ? sbx_json_text("/usr/bin/sandbox-exec")
 				    : json_null());
 #else
 	json_object_set_new(o, "sandbox_exec", json_null());
 #endif
-	json_object_set_new(
-		o, "sandbox",
-		json_string(sbx_sandbox_name(sbx_platform_sandbox(pl, SBX_WIN_RESTRICTED_TOKEN))));
+	json_object_set_new(o, "sandbox",
+			    sbx_json_text(sbx_sandbox_name(
+				    sbx_platform_sandbox(pl, SBX_WIN_RESTRICTED_TOKEN))));
 	return o;
 }
 

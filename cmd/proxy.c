@@ -174,7 +174,7 @@ int cmd_proxy(int argc, char **argv)
 	const char *listen_s = NULL, *log_s = NULL, *report_s = NULL;
 	struct report *report = NULL;
 	char bound[SBX_MAX_PATH + 16];
-	int c, r = 0, lfd = -1, stop[2] = {-1, -1}, idx = -1;
+	int c, r = 0, lfd = -1, stop[2] = {-1, -1}, idx = -1, given;
 
 	sbx_diag_clear(&d);
 	optind = 1;
@@ -215,9 +215,21 @@ int cmd_proxy(int argc, char **argv)
 			r = refuse("proxy: option '%s' needs a value", argv[optind - 1]);
 			goto out;
 		default:
+			given = abbr ? 0
+				     : opt_given_a_value(argv, argc, optind, proxy_opts, optopt);
+			if (given == 1) {
+				r = refuse("proxy: option '%.*s' takes no value",
+					   (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+				goto out;
+			}
 			sbx_diag_set(&d, 0, "proxy: unknown option '%s'",
 				     abbr ? abbr : argv[optind - 1]);
-			snprintf(d.hint, sizeof(d.hint), "see 'sbxrun proxy --help'");
+			if (abbr || given == 2)
+				snprintf(d.hint, sizeof(d.hint),
+					 "options are spelled out in full; see 'sbxrun proxy "
+					 "--help'");
+			else
+				snprintf(d.hint, sizeof(d.hint), "see 'sbxrun proxy --help'");
 			r = refuse_diag(&d);
 			goto out;
 		}

@@ -106,9 +106,9 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 	if (out_json) {
 		json_t *j = json_object();
 
-		json_object_set_new(j, "path", json_string(path));
-		json_object_set_new(j, "access", json_string(sbx_access_name(a.access)));
-		json_object_set_new(j, "rule", json_string(a.rule));
+		json_object_set_new(j, "path", sbx_json_text(path));
+		json_object_set_new(j, "access", sbx_json_text(sbx_access_name(a.access)));
+		json_object_set_new(j, "rule", sbx_json_text(a.rule));
 		json_array_append_new(out_json, j);
 	} else {
 		printf("%-5s  %s  (%s)\n", sbx_access_name(a.access), path, a.rule);

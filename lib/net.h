@@ -292,7 +292,7 @@ struct sbx_proxy_event {
 /*
  * {"time":..,"client":..,"method":..,"host":..,"port":..,"decision":..,"rule":..,"status":..,
  * "bytes":..} and a newline, with "cut":.. after bytes only when ev->cut is set; malloc'd, NULL
- * on allocation failure or invalid UTF-8.
+ * on allocation failure (text not UTF-8: sbx_json_text).
  */
 char *sbx_proxy_log_line(const struct sbx_proxy_event *ev);
 /*

@@ -431,7 +431,7 @@ int sbx_denial_decide(const struct sbx_report_view *v, const struct sbx_op_seen 
 
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return sbx_json_text(s);
 }
 
 char *sbx_report_line_json(const struct sbx_report_line *l)
@@ -451,11 +451,11 @@ char *sbx_report_line_json(const struct sbx_report_line *l)
 	ok = ok && !json_object_set_new(o, "comm", str_or_null(l->comm));
 	ok = ok && !json_object_set_new(o, "op", str_or_null(l->op));
 	if (l->address)
-		ok = ok && !json_object_set_new(o, "address", json_string(l->address));
+		ok = ok && !json_object_set_new(o, "address", sbx_json_text(l->address));
 	else
 		ok = ok && !json_object_set_new(o, "path", str_or_null(l->path));
 	if (l->to)
-		ok = ok && !json_object_set_new(o, "to", json_string(l->to));
+		ok = ok && !json_object_set_new(o, "to", sbx_json_text(l->to));
 	ok = ok && !json_object_set_new(o, "errno", str_or_null(en));
 	ok = ok && !json_object_set_new(o, "rule", str_or_null(l->rule));
 	ok = ok && !json_object_set_new(o, "mechanism", str_or_null(l->mechanism));

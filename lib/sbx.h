@@ -1710,7 +1710,7 @@ struct sbx_report_line {
 /*
  * {"time":..,"pid":..,"comm":..,"op":..,"path":..|"address":..,["to":..,]"errno":"EACCES",
  * "rule":..,"mechanism":..} and a newline (path or address: whichever is set; neither: path
- * null); malloc'd, NULL on allocation failure or invalid UTF-8.
+ * null); malloc'd, NULL on allocation failure (text not UTF-8: sbx_json_text).
  */
 char *sbx_report_line_json(const struct sbx_report_line *l);
 /*
@@ -1719,6 +1719,11 @@ char *sbx_report_line_json(const struct sbx_report_line *l);
  */
 struct json_t;
 char *sbx_json_line(struct json_t *o, bool ok);
+/*
+ * A JSON string of s (null for NULL) for every JSON output: text that is not UTF-8 keeps its
+ * valid sequences, each other byte becoming U+FFFD; NULL only when out of memory.
+ */
+struct json_t *sbx_json_text(const char *s);
 /* "EACCES", "EROFS"...: the name of an errno the report can show, or NULL. */
 const char *sbx_errno_name(int err);
 /* A denial in a few words: "write /w/.git/index.lock: entries[4]: read /w/.git"; malloc'd. */

@@ -381,8 +381,8 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
  *    EPERM: a watch on a denied directory would report the names inside it.
  *  - Without an IPC namespace, System V IPC and POSIX message queues are EPERM (ipc_calls).
  *    The sandbox has an IPC namespace exactly where it has a PID namespace (init makes both):
- *    without them, prlimit64 and the sched_set* calls of another process than the caller
- *    (pid 0) are EPERM too (pid_calls), and so are setpriority and ioprio_set of a user or
+ *    without them, prlimit64 and the sched_set* calls (sched_setaffinity too) of another
+ *    process than the caller (pid 0) are EPERM too (pid_calls), and so are setpriority and ioprio_set of a user or
  *    of a pid but 0 (the process group is refused in every mode, by the first filter). Landlock keeps signals and ptrace inside the sandbox,
  *    but has no rule for another process's resource limits or scheduling, which the user's
  *    other processes (same uid) let the command change: a limit on CPU time below what a
@@ -441,15 +441,16 @@ static const int ipc_calls[] = {
 /*
  * Without a PID namespace, the calls that change another process named by its pid (argument 0,
  * a pid_t: 32 bits) and that Landlock has no rule for: its resource limits (a CPU-time limit
- * kills), and its scheduling policy and priority (SCHED_IDLE; a nice value through
- * sched_setattr), as setpriority() is refused in every sandbox. Each is allowed for the caller
- * (0) only: a thread naming itself by its thread id is refused too.
+ * kills), its scheduling policy and priority (SCHED_IDLE; a nice value through
+ * sched_setattr), as setpriority() is refused in every sandbox, and the CPUs it may run on (one
+ * pins it there). All pass the kernel's task_setscheduler or task_prlimit hook, which Landlock
+ * does not implement; the calls that act on another process through the ptrace check
+ * (process_vm_*, kcmp, pidfd_getfd, move_pages...) Landlock refuses. Each is allowed for the
+ * caller (0) only: a thread naming itself by its thread id is refused too.
  */
 static const int pid_calls[] = {
-	__NR_prlimit64,
-	__NR_sched_setscheduler,
-	__NR_sched_setparam,
-	__NR_sched_setattr,
+	__NR_prlimit64,	    __NR_sched_setscheduler, __NR_sched_setparam,
+	__NR_sched_setattr, __NR_sched_setaffinity,
 };
 
 unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
@@ -746,6 +747,7 @@ static const int refused_by_args[] = {
 	__NR_sched_setscheduler,
 	__NR_sched_setparam,
 	__NR_sched_setattr,
+	__NR_sched_setaffinity,
 	__NR_kill,
 };
 

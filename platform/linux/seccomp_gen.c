@@ -140,7 +140,7 @@ static const int by_args[] = {__NR_personality,	   __NR_clone,
 			      __NR_prlimit64,	   __NR_setpriority,
 			      __NR_ioprio_set,	   __NR_sched_setscheduler,
 			      __NR_sched_setparam, __NR_sched_setattr,
-			      __NR_kill};
+			      __NR_sched_setaffinity, __NR_kill};
 
 static size_t arg_values(uint64_t *v)
 {

@@ -58,6 +58,71 @@ setup() {
 	kill -0 "$VICTIM"
 }
 
+@test "the CPUs a process outside may run on cannot be changed, in every model" {
+	kill -0 "$VICTIM"
+	# Control: outside the sandbox the user sets them (sched_setaffinity: taskset -p).
+	outside affinity "$VICTIM"
+	expect ESRCH affinity "$VICTIM"
+	# Without a PID namespace Landlock has no rule for it: the command would pin the user's
+	# other processes to one CPU.
+	fexpect clone EPERM affinity "$VICTIM"
+	fexpect unshare EPERM affinity "$VICTIM"
+	# The command's own (pid 0, the caller) stays its own, in every model.
+	expect OK affinity 0
+	fexpect clone OK affinity 0
+	fexpect unshare OK affinity 0
+	kill -0 "$VICTIM"
+}
+
+# sleep_base PID: the start of the first mapping of PID once it is sleep's own file. Until its
+# execve has mapped sleep, the child of '&' shows the maps of the shell it was forked from (or
+# only a stack), and a byte read at that address is EFAULT once sleep runs. Gives up (prints
+# nothing) after 1000 reads. The same function, for the shell inside the sandbox.
+sleep_base_sh='sleep_base() {
+	local s i=0 a=""
+	s=$(readlink -f "$(command -v sleep)")
+	while [ -z "$a" ] && [ "$i" -lt 1000 ]; do
+		a=$(sed -n "1s|-.* $s\$||p" "/proc/$1/maps")
+		i=$((i + 1))
+	done
+	echo "$a"
+}'
+eval "$sleep_base_sh"
+
+@test "the calls the kernel checks as ptrace are Landlock's: refused outside, allowed inside, in every model" {
+	local how addr
+	kill -0 "$VICTIM"
+	# process_vm_readv and _writev, kcmp, pidfd_getfd, move_pages and migrate_pages,
+	# get_robust_list (process_madvise needs CAP_SYS_NICE besides, which the sandbox drops).
+	# The start of the victim's first mapping, read outside: a byte there exists.
+	addr=$(sleep_base "$VICTIM")
+	[ -n "$addr" ]
+	for how in vm_readv kcmp getfd move_pages robust; do
+		# Control: outside the sandbox the user's process reaches its other one.
+		outside ptrace-checked "$how" "$VICTIM" "$addr"
+		expect ESRCH ptrace-checked "$how" "$VICTIM" "$addr"
+		# Without a PID namespace: Landlock's ptrace rule (no seccomp rule names them).
+		fexpect clone EPERM ptrace-checked "$how" "$VICTIM" "$addr"
+		fexpect unshare EPERM ptrace-checked "$how" "$VICTIM" "$addr"
+	done
+	# Inside, a process of the sandbox reaches another (its child) in every model.
+	local child="sleep 30 3>&- & $sleep_base_sh"'
+		a=$(sleep_base $!)
+		for h in vm_readv kcmp getfd move_pages robust; do
+			printf "%s " "$h $("$0" ptrace-checked $h $! $a)"; done; kill $!'
+	local want='vm_readv OK kcmp OK getfd OK move_pages OK robust OK '
+	run sbx sh -c "$child" "$P"
+	echo "init, a child: $output"
+	[ "$output" = "$want" ]
+	run sbx_fault clone "$PROFILE" sh -c "$child" "$P"
+	echo "clone, a child: $output"
+	[ "$output" = "$want" ]
+	run sbx_fault unshare "$PROFILE" sh -c "$child" "$P"
+	echo "unshare, a child: $output"
+	[ "$output" = "$want" ]
+	kill -0 "$VICTIM"
+}
+
 # pgrp_try CMD...: in a process group of its own beside a process outside the sandbox, runs
 # CMD..., which does OP WHICH WHO (0: the caller's own group, or user); prints its result, then
 # that process's nice value and I/O class.

@@ -283,3 +283,25 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"home: "* ]]
 }
+
+@test "JSON output holds any workspace name: quotes, backslashes, newlines, control bytes, not UTF-8" {
+	local d f
+	for d in 'q"uote' 'back\slash' $'new\nline' $'ctl\x01\x1f' $'tab\tand\\n'; do
+		mkdir -p "$WS/$d"
+		run "$SBXRUN" explain --json --cwd "$WS/$d" --profile :workspace --deny "$WS/$d/secret" -- true
+		[ "$status" -eq 0 ]
+		# The cwd, and a rule built from the path, as they are.
+		[ "$(jget "$output" 'j["cwd"] == sys.argv[3]' "$WS/$d")" = true ]
+		[ "$(jget "$output" '["deny " + sys.argv[3] + "/secret" in [r["rule"] for r in j["requirements"]]]' "$WS/$d")" = '[true]' ]
+		run "$SBXRUN" access --json --cwd "$WS/$d" --profile :workspace --deny "$WS/$d/secret" "$WS/$d/secret"
+		[ "$status" -eq 0 ]
+		[ "$(jget "$output" 'j[0]["path"] == sys.argv[3] + "/secret"' "$WS/$d")" = true ]
+		[ "$(jget "$output" 'j[0]["access"]')" = deny ]
+	done
+	# A name that is not UTF-8 cannot be a JSON string as it is: its stray byte is U+FFFD,
+	# and the field is there (it was left out).
+	f=$'/tmp/caf\xc3\xa9\xff'
+	run "$SBXRUN" access --json --profile :workspace "$f"
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j[0]["path"] == "/tmp/caf\u00e9\ufffd"')" = true ]
+}

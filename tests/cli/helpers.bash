@@ -5,7 +5,7 @@
 jget() {
 	python3 -c 'import json,sys
 j=json.loads(sys.argv[1]); v=eval(sys.argv[2])
-print(v if isinstance(v,str) else json.dumps(v))' "$1" "$2"
+print(v if isinstance(v,str) else json.dumps(v))' "$@"
 }
 
 setup_ws() {

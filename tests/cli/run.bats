@@ -277,6 +277,24 @@ setup() { setup_ws; cd "$WS"; }
 	run "$SBXRUN" explain --prof=:read-only -- true
 	[ "$status" -eq 125 ]
 	[[ "${lines[0]}" == "sbxrun: explain: unknown option '--prof=:read-only'; hint: "* ]]
+	# A prefix of an option that takes no value, given one: the word as given, never the
+	# option's letter ("-v"), and never "takes no value" (it is no option at all).
+	run "$SBXRUN" --verb=1 -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "${lines[0]}" = "sbxrun: unknown option '--verb=1'; hint: options are spelled out in full; see 'sbxrun --help'" ]
+	run "$SBXRUN" explain --hel=x -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: explain: unknown option '--hel=x'; hint: options are spelled out in full; see 'sbxrun explain --help'" ]
+	run "$SBXRUN" explain --js=1 -- true
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: explain: unknown option '--js=1'; hint: options are spelled out in full; see 'sbxrun explain --help'" ]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --allow-priv=1
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: proxy: unknown option '--allow-priv=1'; hint: options are spelled out in full; see 'sbxrun proxy --help'" ]
+	run "$SBXRUN" proxy --listen 127.0.0.1:0 --allow-private-addresses=1
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: proxy: option '--allow-private-addresses' takes no value" ]
 	# --deny is the run's, never a short --deny-domain of the proxy.
 	run "$SBXRUN" proxy --listen 127.0.0.1:0 --deny example.com
 	[ "$status" -eq 125 ]

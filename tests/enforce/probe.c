@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -167,8 +168,8 @@ static int do_read(const char *p)
 static int inet_op(int family, int type, const char *port)
 {
 	const char *colon = family == AF_INET ? strchr(port, ':') : NULL;
-	struct sockaddr_in a4 = { .sin_family = AF_INET };
-	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(atoi(port)) };
+	struct sockaddr_in a4 = {.sin_family = AF_INET};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(atoi(port))};
 	struct sockaddr *sa = family == AF_INET ? (struct sockaddr *)&a4 : (struct sockaddr *)&a6;
 	socklen_t len = family == AF_INET ? sizeof(a4) : sizeof(a6);
 	char host[64] = "127.0.0.1";
@@ -193,7 +194,7 @@ static int inet_op(int family, int type, const char *port)
 
 static int unix_op(const char *path, bool abstract)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	socklen_t len;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -219,7 +220,7 @@ static int unix_op(const char *path, bool abstract)
  */
 static int unix_send(const char *kind, const char *path)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	bool pair = !strncmp(kind, "pair-", 5);
 	int type = !strcmp(kind + (pair ? 5 : 0), "raw") ? SOCK_RAW : SOCK_DGRAM, sv[2], fd;
 
@@ -282,7 +283,7 @@ static int setflags(const char *p)
 /* FS_IOC_FSSETXATTR setting the no-atime flag, which the owner may. */
 static int fssetxattr(const char *p)
 {
-	struct fsxattr fa = { .fsx_xflags = FS_XFLAG_NOATIME };
+	struct fsxattr fa = {.fsx_xflags = FS_XFLAG_NOATIME};
 	int fd = open(p, O_RDONLY | O_CLOEXEC), rc;
 
 	if (fd < 0)
@@ -295,7 +296,7 @@ static int fssetxattr(const char *p)
 /* file_setattr (Linux 6.17) with the attributes file_getattr reports. */
 static int file_setattr_same(const char *p)
 {
-	unsigned char attr[24] = { 0 }; /* struct file_attr, FILE_ATTR_SIZE_VER0 */
+	unsigned char attr[24] = {0}; /* struct file_attr, FILE_ATTR_SIZE_VER0 */
 
 	if (syscall(468, AT_FDCWD, p, attr, sizeof(attr), 0) < 0)
 		return -1;
@@ -347,6 +348,7 @@ int main(int argc, char **argv)
 	const char *op = argc > 1 ? argv[1] : "";
 	const char *a = argc > 2 ? argv[2] : "";
 	const char *b = argc > 3 ? argv[3] : "";
+	const char *c = argc > 4 ? argv[4] : NULL;
 
 	if (!strcmp(op, "strerror"))
 		return print_strerror(a);
@@ -406,7 +408,7 @@ int main(int argc, char **argv)
 		return result(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	}
 	if (!strcmp(op, "io_uring")) {
-		char params[120] = { 0 };
+		char params[120] = {0};
 
 		return result((int)syscall(__NR_io_uring_setup, 4, params));
 	}
@@ -430,14 +432,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "sched")) {
 		/* HOW PID: to the idle policy, by sched_setscheduler, sched_setattr; or sched_setparam. */
-		struct sched_param sp = { 0 };
+		struct sched_param sp = {0};
 		struct {
 			uint32_t size, policy;
 			uint64_t flags;
 			int32_t nice;
 			uint32_t priority;
 			uint64_t runtime, deadline, period;
-		} attr = { .size = sizeof(attr), .policy = SCHED_IDLE };
+		} attr = {.size = sizeof(attr), .policy = SCHED_IDLE};
 
 		/* The system calls: musl's sched_setscheduler and sched_setparam are ENOSYS. */
 		if (!strcmp(a, "scheduler"))
@@ -446,6 +448,52 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "attr"))
 			return result((int)syscall(SYS_sched_setattr, atoi(b), &attr, 0));
 		return result((int)syscall(SYS_sched_setparam, atoi(b), &sp));
+	}
+	if (!strcmp(op, "affinity")) {
+		/* PID: sets its CPUs to what they are (the permission is the question). */
+		cpu_set_t set;
+
+		if (sched_getaffinity(atoi(a), sizeof(set), &set) < 0)
+			return result(-1);
+		return result((int)syscall(SYS_sched_setaffinity, atoi(a), sizeof(set), &set));
+	}
+	if (!strcmp(op, "ptrace-checked")) {
+		/*
+		 * HOW PID [ADDR]: a call on another process that the kernel lets through
+		 * ptrace_may_access() first (Landlock's ptrace rule), changing nothing: vm_readv
+		 * reads one byte at ADDR (hex), kcmp compares address spaces, getfd copies its
+		 * descriptor 2, move_pages asks where no page is (none given), robust reads its
+		 * robust-futex list head.
+		 */
+		long pid = atol(b);
+
+		if (!strcmp(a, "vm_readv")) {
+			char byte;
+			struct iovec l = {&byte, 1},
+				     r = {(void *)(uintptr_t)strtoull(c ? c : "0", NULL, 16), 1};
+
+			return result((int)syscall(SYS_process_vm_readv, pid, &l, 1, &r, 1, 0));
+		}
+		if (!strcmp(a, "kcmp"))
+			return result(
+				(int)syscall(SYS_kcmp, (long)getpid(), pid, 1 /* KCMP_VM */, 0, 0));
+		if (!strcmp(a, "move_pages"))
+			return result((int)syscall(SYS_move_pages, pid, 0, NULL, NULL, NULL, 0));
+		if (!strcmp(a, "robust")) {
+			void *head;
+			size_t len;
+
+			return result((int)syscall(SYS_get_robust_list, pid, &head, &len));
+		}
+		if (!strcmp(a, "getfd")) {
+			int pidfd = (int)syscall(434 /* pidfd_open */, pid, 0);
+
+			if (pidfd < 0)
+				return result(-1);
+			return result((int)syscall(438 /* pidfd_getfd */, pidfd, 2, 0));
+		}
+		errno = EINVAL;
+		return result(-1);
 	}
 	if (!strcmp(op, "unshare-user"))
 		return result(unshare(CLONE_NEWUSER));

@@ -299,9 +299,21 @@ TEST(report_line_and_summary)
 	CHECK_STR(s, "{\"time\":null,\"pid\":1,\"comm\":null,\"op\":\"rename\",\"path\":\"/a\","
 		     "\"to\":\"/b\",\"errno\":\"E200\",\"rule\":null,\"mechanism\":null}\n");
 	free(s);
-	/* A name that is not UTF-8 cannot be a JSON string: NULL, the caller says so. */
-	l.path = "/\xff";
-	CHECK(sbx_report_line_json(&l) == NULL);
+	/*
+	 * A name that is not UTF-8 (a process's name cut inside a character, a path) is written,
+	 * each stray byte as U+FFFD, valid sequences kept; quotes, backslashes, control bytes
+	 * escaped.
+	 */
+	l = (struct sbx_report_line){.pid = 1,
+				     .comm = "caf\xc3",
+				     .op = "create",
+				     .path = "/w/\"q\\\n\x01\xff\xc3\xa9",
+				     .err = EACCES};
+	s = sbx_report_line_json(&l);
+	CHECK_STR(s, "{\"time\":null,\"pid\":1,\"comm\":\"caf\xef\xbf\xbd\",\"op\":\"create\","
+		     "\"path\":\"/w/\\\"q\\\\\\n\\u0001\xef\xbf\xbd\xc3\xa9\",\"errno\":\"EACCES\","
+		     "\"rule\":null,\"mechanism\":null}\n");
+	free(s);
 	CHECK_STR(sbx_errno_name(EACCES), "EACCES");
 	CHECK(sbx_errno_name(200) == NULL);
 	CHECK_STR(sbx_op_name(SBX_OP_EXEC), "exec");
