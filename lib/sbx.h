@@ -1784,6 +1784,7 @@ struct sbx_linux_apply {
 	bool seccomp_metadata; /* and chmod, chown, utimes, xattr, ioctl but the allow-list */
 	bool seccomp_ipc;      /* and System V IPC, message queues, others' limits (no init) */
 	bool seccomp_pgrp;     /* and kill(0): the caller's process group (init, a terminal) */
+	bool seccomp_async;    /* and O_ASYNC, F_SETSIG: init without Landlock's signal scope */
 	bool own_group;	       /* the sandbox in a process group of its own (no terminal) */
 	bool private_dev;      /* a private minimal /dev in the mount namespace */
 	bool landlock_dev;     /* no private /dev: Landlock grants devices from an allow-list */
