@@ -317,11 +317,21 @@ static int add_permissions(struct invocation *inv, const char *file, struct sbx_
  */
 static int caller_git(struct invocation *inv)
 {
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"), *global = getenv("GIT_CONFIG_GLOBAL"),
+		   *xdg = getenv("XDG_CONFIG_HOME");
 	size_t n = 0;
 
-	if (sbx_git_globals(inv->cwd, getenv("GIT_CONFIG_GLOBAL"), getenv("XDG_CONFIG_HOME"), home,
-			    inv->git_globals))
+	/*
+	 * A relative one of the variables git 2.39 names them from (sbx_git_globals) is joined to
+	 * sbxrun's directory here, and to its own by the caller's git: a writable root refuses.
+	 */
+	if (global && global[0] && global[0] != '/')
+		inv->ctx.git_globals_relative = "GIT_CONFIG_GLOBAL";
+	else if (!global && xdg && xdg[0] && xdg[0] != '/')
+		inv->ctx.git_globals_relative = "XDG_CONFIG_HOME";
+	else if (!global && home && home[0] && home[0] != '/')
+		inv->ctx.git_globals_relative = "HOME";
+	if (sbx_git_globals(inv->cwd, global, xdg, home, inv->git_globals))
 		return refuse("out of memory");
 	while (n < SBX_GIT_GLOBALS && inv->git_globals[n])
 		n++;

@@ -762,6 +762,12 @@ struct sbx_ctx {
 	const char *const *git_globals;
 	size_t n_git_globals;
 	/*
+	 * The variable those names came from when it is relative ("GIT_CONFIG_GLOBAL", or
+	 * "XDG_CONFIG_HOME" or "HOME"), or NULL: git joins it to whatever directory it runs in,
+	 * so no one name is the file it reads, and a writable root refuses the run.
+	 */
+	const char *git_globals_relative;
+	/*
 	 * explain: the missing ~/.config that run makes before it plans (NULL: none), planned as
 	 * the empty directory run will find there, so that explain shows the plan run makes.
 	 */
