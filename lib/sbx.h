@@ -762,11 +762,14 @@ struct sbx_ctx {
 	const char *const *git_globals;
 	size_t n_git_globals;
 	/*
-	 * The variable those names came from when it is relative ("GIT_CONFIG_GLOBAL", or
-	 * "XDG_CONFIG_HOME" or "HOME"), or NULL: git joins it to whatever directory it runs in,
-	 * so no one name is the file it reads, and a writable root refuses the run.
+	 * The variable those names came from ("GIT_CONFIG_GLOBAL", or "XDG_CONFIG_HOME" or
+	 * "HOME") when it is relative, which git joins to whatever directory it runs in, or
+	 * holds a ".." (git_globals_dotdot), which the kernel takes after whatever the name
+	 * before it then is: no one name is the file git reads, and a writable root refuses the
+	 * run. NULL: none.
 	 */
-	const char *git_globals_relative;
+	const char *git_globals_unsure;
+	bool git_globals_dotdot;
 	/*
 	 * explain: the missing ~/.config that run makes before it plans (NULL: none), planned as
 	 * the empty directory run will find there, so that explain shows the plan run makes.

@@ -363,3 +363,21 @@ global() { git config --includes --global --get "$1" || true; }
 	run env GIT_CONFIG_GLOBAL=gc "$BIN/sbxrun" -C "$H" --profile :read-only -- "$P" write "$H/sub/gc"
 	[ "$output" = EROFS ]
 }
+
+@test "a \"..\" in HOME or XDG_CONFIG_HOME follows what run 1 links before it: refused" {
+	local v
+	mkdir -p "$H/a" "$H/b/.config" "$H/c"
+	for v in "HOME=$H/a/../b" "XDG_CONFIG_HOME=$H/a/../c"; do
+		# Run 1 makes a a link, so that a/.. is x/, and plants the config git then reads there.
+		run env "$v" "$BIN/sbxrun" -C "$H" -- sh -c "rmdir a && mkdir -p x/y x/b x/c/git && ln -s x/y a && printf '[alias]\n\tx = !touch $CANARY\n' | tee x/b/.gitconfig x/c/git/config >/dev/null"
+		refused "sbxrun: git's global config is named through ${v%%=*}, whose \"..\" *"
+		[ -d "$H/a" ]
+		[ ! -e "$H/x" ]
+		[ -z "$(env "$v" git config --global --get alias.x)" ]
+	done
+	# Control: the same directory named without "..": kept, and the run goes on.
+	run env HOME="$H/b" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/b/.gitconfig"
+	[ "$output" = EROFS ]
+	run env HOME="$H/b" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/b/other"
+	[ "$output" = OK ]
+}
