@@ -307,14 +307,15 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	/* An unrestricted file system keeps nothing read-only: git's global config neither. */
 	if (home_writable(inv) && p->roots.full_write)
 		printf("home:              %s lies in a writable root, the whole file system: "
-		       "git's global config, the shell's start-up files (.bashrc, .profile) and "
-		       "other programs' configuration are the command's to write (sbxrun(1), "
-		       "CAVEATS)\n",
+		       "git's global config, the shell's start-up files (.bashrc, .profile), "
+		       ".ssh/config and other programs' configuration are the command's to write "
+		       "(sbxrun(1), CAVEATS)\n",
 		       inv->ctx.home);
 	else if (home_writable(inv))
 		printf("home:              %s lies in a writable root: git's global config is kept "
-		       "read-only, but the shell's start-up files (.bashrc, .profile) and other "
-		       "programs' configuration are the command's to write (sbxrun(1), CAVEATS)\n",
+		       "read-only, but the shell's start-up files (.bashrc, .profile), .ssh/config "
+		       "and other programs' configuration are the command's to write (sbxrun(1), "
+		       "CAVEATS)\n",
 		       inv->ctx.home);
 	if (inv->ctx.config_home_made)
 		printf("creates:           %s (mode 0700, left after the run): the directory of "

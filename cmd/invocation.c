@@ -310,22 +310,56 @@ static int add_permissions(struct invocation *inv, const char *file, struct sbx_
 	return 0;
 }
 
+/* Does path hold a ".." component? */
+static bool has_dotdot(const char *path)
+{
+	for (const char *s = path; *s;) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 2 && s[0] == '.' && s[1] == '.')
+			return true;
+		s += n;
+		s += strspn(s, "/");
+	}
+	return false;
+}
+
+/* Records var (value v) as naming the global config unsurely: relative, or through "..". */
+static bool unsure(struct invocation *inv, const char *var, const char *v)
+{
+	if (!v || !v[0] || (v[0] == '/' && !has_dotdot(v)))
+		return false;
+	inv->ctx.git_globals_unsure = var;
+	inv->ctx.git_globals_dotdot = v[0] == '/';
+	return true;
+}
+
 /*
  * The global git config files git reads for the caller (sbx_git_globals), and the caller's HOME
  * for the "~/" of what they include: from sbxrun's own environment. A relative HOME names no
- * home git would agree on (it joins it to wherever it runs): "~/" then stays refused.
+ * home git would agree on (it joins it to wherever it runs), nor does one with a ".." (taken
+ * after whatever the name before it is when git runs): "~/" then stays refused.
  */
 static int caller_git(struct invocation *inv)
 {
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"), *global = getenv("GIT_CONFIG_GLOBAL"),
+		   *xdg = getenv("XDG_CONFIG_HOME");
 	size_t n = 0;
 
-	if (sbx_git_globals(inv->cwd, getenv("GIT_CONFIG_GLOBAL"), getenv("XDG_CONFIG_HOME"), home,
-			    inv->git_globals))
+	/*
+	 * The variables git 2.39 names them from (sbx_git_globals) are joined and normalized here
+	 * once; the caller's git joins a relative one to its own directory, and the kernel takes
+	 * a ".." after whatever is there when git runs: a writable root refuses (roots.c).
+	 */
+	if (global)
+		(void)unsure(inv, "GIT_CONFIG_GLOBAL", global);
+	else if (!unsure(inv, "XDG_CONFIG_HOME", xdg))
+		(void)unsure(inv, "HOME", home);
+	if (sbx_git_globals(inv->cwd, global, xdg, home, inv->git_globals))
 		return refuse("out of memory");
 	while (n < SBX_GIT_GLOBALS && inv->git_globals[n])
 		n++;
-	if (home && home[0] == '/' && sbx_path_normalize(home, &inv->home))
+	if (home && home[0] == '/' && !has_dotdot(home) && sbx_path_normalize(home, &inv->home))
 		return refuse("out of memory");
 	inv->ctx.git_globals = (const char *const *)inv->git_globals;
 	inv->ctx.n_git_globals = n;

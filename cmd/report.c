@@ -124,7 +124,10 @@ int report_open_fd(const char *what, const char *path, const struct sbx_plan *pl
 {
 	/*
 	 * Not blocking: a pipe nothing reads from would hold the open (and the run) forever, and
-	 * an earlier confined run may have made one where the file goes. Blocking again once open.
+	 * an earlier confined run may have made one where the file goes. A regular file is
+	 * written blocking once open; a pipe stays non-blocking, since a confined command running
+	 * meanwhile may hold it open and never read: a line that does not fit is lost (and the
+	 * summary says so) rather than the supervisor stalled, signals and all.
 	 */
 	int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
 	const char *name = path;
@@ -172,7 +175,7 @@ int report_open_fd(const char *what, const char *path, const struct sbx_plan *pl
 	    !(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISFIFO(st.st_mode)))
 		err = EINVAL;
 	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) &&
-	    fcntl(fd, F_SETFL, O_APPEND) == 0) {
+	    fcntl(fd, F_SETFL, O_APPEND | (S_ISFIFO(st.st_mode) ? O_NONBLOCK : 0)) == 0) {
 		*out = fd;
 		/* The directory it was made in, for its removal (report_remove_created). */
 		if (made_dir && created && *created && dfd != AT_FDCWD)

@@ -822,15 +822,22 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		return 0;
 
 	case SBX_REQ_SIGNALS:
-		if (h->init && !h->f->terminal) {
+		if (h->init && !h->f->terminal &&
+		    (h->sec || (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE))) {
 			/*
 			 * A PID namespace leaves process groups as they are: kill(0) would reach
 			 * every member of the caller's group, outside the namespace too. With no
 			 * terminal there is no job control to keep, and the sandbox gets a group
 			 * of its own. Landlock, where there is one, refuses ptrace of anything
-			 * outside too.
+			 * outside too. A terminal inherited all the same (a descriptor of one
+			 * that is not the controlling terminal) names its own foreground group,
+			 * outside, as the owner of SIGIO: below Landlock's signal scope, seccomp
+			 * refuses signal-driven I/O (see below).
 			 */
-			enforced(r, PID | PGRP | (h->ll ? LL : 0));
+			enforced(r, PID | PGRP | (h->ll ? LL : 0) |
+					    (h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE
+						     ? 0
+						     : SEC));
 			return 0;
 		}
 		if (h->init && h->ll && h->f->landlock_abi >= LL_ABI_SIGNAL_SCOPE)
@@ -844,7 +851,17 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				"a terminal's job: the command stays in the caller's "
 				"process group, whose members outside the PID namespace "
 				"kill(0) reaches, and this kernel has no Landlock signal "
-				"scope: seccomp refuses kill(0) (EPERM)");
+				"scope: seccomp refuses kill(0), and signal-driven I/O "
+				"(O_ASYNC, F_SETSIG), which the terminal would send that "
+				"group (EPERM)");
+		if (h->init && !h->f->terminal)
+			return sbx_req_set(
+				r, SBX_UNENFORCEABLE, 0, h->nosec.hint,
+				"a terminal the command inherits names its foreground process "
+				"group, outside the PID namespace, as the owner of its SIGIO "
+				"(O_ASYNC): refusing signal-driven I/O needs seccomp or "
+				"Landlock's signal scope (ABI %d, Linux 6.12): %s",
+				LL_ABI_SIGNAL_SCOPE, h->nosec.why);
 		if (h->init)
 			return sbx_req_set(
 				r, SBX_UNENFORCEABLE, 0,
@@ -1135,10 +1152,19 @@ void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts
 	out->seccomp_ipc =
 		uses(p, SBX_MECH_SECCOMP, SBX_REQ_IPC) ||
 		(out->model != SBX_MODEL_INIT && uses(p, SBX_MECH_SECCOMP, SBX_REQ_SIGNALS));
-	/* Under init seccomp keeps signals in for one reason: kill(0) of a terminal's job. */
-	out->seccomp_pgrp =
-		out->model == SBX_MODEL_INIT && uses(p, SBX_MECH_SECCOMP, SBX_REQ_SIGNALS);
 	out->own_group = uses(p, SBX_MECH_PROCESS_GROUP, SBX_REQ_SIGNALS);
+	/*
+	 * Under init seccomp keeps signals in for kill(0) of a terminal's job (a group of its
+	 * own is the sandbox's to signal)...
+	 */
+	out->seccomp_pgrp = out->model == SBX_MODEL_INIT && !out->own_group &&
+			    uses(p, SBX_MECH_SECCOMP, SBX_REQ_SIGNALS);
+	/*
+	 * ...and for signal-driven I/O, whose owner a terminal names itself (its foreground
+	 * group, outside), in a group of its own too: wherever Landlock's scope does not.
+	 */
+	out->seccomp_async =
+		out->model == SBX_MODEL_INIT && uses(p, SBX_MECH_SECCOMP, SBX_REQ_SIGNALS);
 	out->private_dev = uses(p, SBX_MECH_MOUNT_NS, SBX_REQ_DEVICES);
 	out->landlock_dev = !out->private_dev && uses(p, SBX_MECH_LANDLOCK, SBX_REQ_DEVICES);
 }

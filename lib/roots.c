@@ -725,6 +725,34 @@ static int protect_git_globals(struct build *b)
 
 	if (b->out->full_write || !b->ctx->n_git_globals || !b->out->n_writable)
 		return 0;
+	/*
+	 * A relative name is joined to whatever directory the caller's git runs in, and a ".."
+	 * follows whatever the name before it is when git runs (a link the command made there):
+	 * the command could plant the file where git then looks, for the caller's git run
+	 * later. No one name can be kept.
+	 */
+	if (b->ctx->git_globals_unsure && b->ctx->git_globals_dotdot) {
+		const char *v = b->ctx->git_globals_unsure;
+
+		sbx_diag_set(b->d, SBX_E_UNENFORCEABLE,
+			     "git's global config is named through %s, whose \"..\" the caller's "
+			     "git takes after whatever the name before it is when it runs: the "
+			     "command could put a link there in a writable root",
+			     v);
+		return sbx_diag_hint(b->d, SBX_E_UNENFORCEABLE,
+				     "set %s to a path without \"..\" (realpath)", v);
+	}
+	if (b->ctx->git_globals_unsure) {
+		const char *v = b->ctx->git_globals_unsure;
+
+		sbx_diag_set(
+			b->d, SBX_E_UNENFORCEABLE,
+			"git's global config is named through a relative %s, which the "
+			"caller's git joins to whatever directory it runs in: the command could "
+			"plant one in any directory of a writable root",
+			v);
+		return sbx_diag_hint(b->d, SBX_E_UNENFORCEABLE, "make %s an absolute path", v);
+	}
 	r = sbx_git_globals_keep(b->ctx, m, b->out, &keep, &missing, &b->unreadable, b->d);
 	for (size_t k = 0; !r && k < keep.n + missing.n; k++) {
 		const char *p = k < keep.n ? keep.v[k] : missing.v[k - keep.n];

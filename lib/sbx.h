@@ -767,6 +767,15 @@ struct sbx_ctx {
 	const char *const *git_globals;
 	size_t n_git_globals;
 	/*
+	 * The variable those names came from ("GIT_CONFIG_GLOBAL", or "XDG_CONFIG_HOME" or
+	 * "HOME") when it is relative, which git joins to whatever directory it runs in, or
+	 * holds a ".." (git_globals_dotdot), which the kernel takes after whatever the name
+	 * before it then is: no one name is the file git reads, and a writable root refuses the
+	 * run. NULL: none.
+	 */
+	const char *git_globals_unsure;
+	bool git_globals_dotdot;
+	/*
 	 * explain: the missing ~/.config that run makes before it plans (NULL: none), planned as
 	 * the empty directory run will find there, so that explain shows the plan run makes.
 	 */
@@ -1794,6 +1803,7 @@ struct sbx_linux_apply {
 	bool seccomp_metadata; /* and chmod, chown, utimes, xattr, ioctl but the allow-list */
 	bool seccomp_ipc;      /* and System V IPC, message queues, others' limits (no init) */
 	bool seccomp_pgrp;     /* and kill(0): the caller's process group (init, a terminal) */
+	bool seccomp_async;    /* and O_ASYNC, F_SETSIG: init without Landlock's signal scope */
 	bool own_group;	       /* the sandbox in a process group of its own (no terminal) */
 	bool private_dev;      /* a private minimal /dev in the mount namespace */
 	bool landlock_dev;     /* no private /dev: Landlock grants devices from an allow-list */

@@ -344,6 +344,7 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 	e->seccomp_metadata = a.seccomp_metadata;
 	e->seccomp_ipc = a.seccomp_ipc;
 	e->seccomp_pgrp = a.seccomp_pgrp;
+	e->seccomp_async = a.seccomp_async;
 	e->own_group = a.own_group;
 	e->model = a.model;
 	e->private_dev = a.private_dev;

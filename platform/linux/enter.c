@@ -925,7 +925,8 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	 *    filter of its own (netns.h), that one holds its rules and the main one none.
 	 */
 	must(sbx_seccomp_apply(e->network || (e->net && e->net->filter), e->seccomp_metadata,
-			       e->seccomp_no_watch, e->seccomp_ipc, e->seccomp_pgrp, e->traced, d),
+			       e->seccomp_no_watch, e->seccomp_ipc, e->seccomp_pgrp,
+			       e->seccomp_async, e->traced, d),
 	     d);
 	if (e->net)
 		must(sbx_linux_net_seccomp(e->net, d), d);

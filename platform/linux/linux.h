@@ -215,6 +215,7 @@ struct sbx_linux_enforce {
 	bool seccomp_no_watch;	    /* refuse inotify/fanotify watches (denies by Landlock alone) */
 	bool seccomp_ipc;	    /* refuse System V IPC, mqueues, others' limits (no init) */
 	bool seccomp_pgrp;	    /* refuse kill(0): the caller's group (a terminal's job) */
+	bool seccomp_async;	    /* refuse O_ASYNC, FIOASYNC, F_SETSIG (init, no signal scope) */
 	bool own_group;		    /* the sandbox in a process group of its own */
 	/* The denial report traces the command: seccomp refusals stop for its tracer (trace.c). */
 	bool traced;
@@ -358,13 +359,15 @@ void sbx_landlock_free(struct sbx_landlock *ll);
  * (system calls newer than this build: ENOSYS; with metadata, ioctl as an allow-list; with
  * no_watch, no inotify or fanotify watches; with no_ipc, no System V IPC or POSIX message queues
  * and no prlimit or sched_set* of another process (no IPC and PID namespace); with no_pgrp, no
- * kill of pid 0 (the caller's process group, a terminal's job under init); no namespace flags;
+ * kill of pid 0 (the caller's process group, a terminal's job under init); with no_async, no
+ * signal-driven I/O (F_SETFL with O_ASYNC, FIOASYNC, F_SETSIG: init without Landlock's signal
+ * scope, where a terminal would send SIGIO to its foreground group outside); no namespace flags;
  * no execution domains), one filter. With traced (the denial report is on), every EPERM refusal
  * is instead a stop for the tracer, which fails the call with that errno and records it
  * (platform/linux/trace.c).
  */
 int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-		      bool traced, struct sbx_diag *d);
+		      bool no_async, bool traced, struct sbx_diag *d);
 /*
  * The data of a traced refusal: SBX_TRACE_REFUSED_BIT, the rule's group (enum
  * sbx_seccomp_group, lib/sbx.h) and the errno the call fails with. The denial report's own
@@ -408,8 +411,8 @@ _Static_assert(((SOCK_NONBLOCK | SOCK_CLOEXEC) & 0xf) == 0,
 #define SBX_SECCOMP_PROG_MAX 1024
 #define SBX_SECCOMP_HEAD_MAX 128 /* the head's length at most, with every switch on */
 unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_len, bool metadata,
-				   bool no_watch, bool no_ipc, bool no_pgrp, bool traced,
-				   unsigned known_max, struct sock_filter *prog);
+				   bool no_watch, bool no_ipc, bool no_pgrp, bool no_async,
+				   bool traced, unsigned known_max, struct sock_filter *prog);
 /*
  * The reference the program is checked against at build time (seccomp-gen): the second filter
  * the program's head replaces, loaded beside libseccomp's filter with the reference
@@ -417,7 +420,8 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
  */
 #define SBX_SECCOMP_SECOND_MAX 128
 unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-				  bool traced, unsigned known_max, struct sock_filter *prog);
+				  bool no_async, bool traced, unsigned known_max,
+				  struct sock_filter *prog);
 /*
  * libseccomp's program for one combination of the switches, written to fd or into prog (room
  * for SBX_SECCOMP_PROG_MAX instructions): with reference, the rules the program's head enforces

@@ -9,6 +9,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <asm/termbits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -393,6 +394,14 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
  *    the group's members outside it (the caller's shell script, an agent, pipeline partners)
  *    would get the signal. No other name of that group is valid inside: its id is a pid of
  *    the host's namespace, and F_SETOWN, setpgid and tcsetpgrp look it up in the caller's.
+ *  - Under init without Landlock's signal scope (no_async), terminal or not: turning on
+ *    signal-driven I/O (fcntl F_SETFL with O_ASYNC, the FIOASYNC ioctl) and choosing its signal
+ *    (F_SETSIG) are EPERM. A terminal names the owner itself: its foreground process group,
+ *    outside the sandbox (the caller's, or, for a terminal inherited without being the
+ *    controlling one, whoever is in front there). The open file is the caller's too, so the
+ *    flag outlives the run: every key typed afterwards would send SIGIO (which kills), or the
+ *    signal F_SETSIG chose (SIGKILL), to that group. No identifier is needed, so the PID
+ *    namespace does not help; Landlock's scope checks the sender when the signal goes.
  */
 /* musl's <sys/ioctl.h> lists the classic terminal requests only; the termios2 ones are the
  * kernel's (asm-generic/ioctls.h, which glibc includes and musl does not). */
@@ -418,6 +427,9 @@ static const uint32_t ioctl_allowed[] = {
 
 #define ARG1_LOW                                                                                   \
 	(offsetof(struct seccomp_data, args[1]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
+
+#define ARG2_LOW                                                                                   \
+	(offsetof(struct seccomp_data, args[2]) + (__BYTE_ORDER == __LITTLE_ENDIAN ? 0 : 4))
 
 /* refusal() for a hand-written program. */
 static uint32_t ret_refusal(bool traced, enum sbx_seccomp_group g)
@@ -454,7 +466,8 @@ static const int pid_calls[] = {
 };
 
 unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-				  bool traced, unsigned known_max, struct sock_filter *prog)
+				  bool no_async, bool traced, unsigned known_max,
+				  struct sock_filter *prog)
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
@@ -513,13 +526,34 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 	}
+	if (no_async) {
+		/* fcntl F_SETSIG, and F_SETFL with O_ASYNC (the kernel reads both as ints). */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 7));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETSIG, 4, 0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETFL, 0, 2));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG2_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 1, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+		/* FIOASYNC: with metadata, the ioctl allow-list below leaves it out instead. */
+		if (!metadata) {
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3));
+			EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FIOASYNC, 0, 1));
+			EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+		}
+	}
 	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (metadata) {
 		prog[ioctl_at].jt = (unsigned char)(n - ioctl_at - 1);
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		/* A match jumps over the refusal after the list; FIOASYNC under no_async, to it. */
 		for (size_t i = 0; i < n_ioctl; i++)
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_allowed[i],
-				      (unsigned char)(n_ioctl - i), 0));
+				      (unsigned char)(n_ioctl - i -
+						      (no_async && ioctl_allowed[i] == FIOASYNC)),
+				      0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IOCTL)));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	}
@@ -562,25 +596,26 @@ static uint32_t ns_mask(void)
  * length, or 0 when the whole would not fit in SBX_SECCOMP_PROG_MAX.
  */
 unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_len, bool metadata,
-				   bool no_watch, bool no_ipc, bool no_pgrp, bool traced,
-				   unsigned known_max, struct sock_filter *prog)
+				   bool no_watch, bool no_ipc, bool no_pgrp, bool no_async,
+				   bool traced, unsigned known_max, struct sock_filter *prog)
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
 	/* The head's jumps on to libseccomp's program, set once its start is known. */
-	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 5], pass_f[4];
+	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 5], pass_f[7];
 	size_t n_pass_t = 0, n_pass_f = 0;
 	unsigned short n = 0, head;
 
 	/*
 	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
 	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, one a call of pid_calls and
-	 * 3, priorities 9, IPC one a call and its refusal, kill 4, ioctl its compare, the load, one
-	 * a request and the refusal. seccomp-gen checks the length it builds against the room too.
+	 * 3, priorities 9, IPC one a call and its refusal, kill 4, signal-driven I/O 6 and 4, ioctl
+	 * its compare, the load, one a request and the refusal. seccomp-gen checks the length it
+	 * builds against the room too.
 	 */
 	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 + 9 +
-				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 4 + 2 +
+				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 4 + 6 + 4 + 2 +
 				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 1 <=
 			       SBX_SECCOMP_HEAD_MAX,
 		       "the head of the seccomp program outgrows its room");
@@ -652,12 +687,33 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 	}
+	if (no_async) {
+		/* fcntl F_SETSIG, and F_SETFL with O_ASYNC; the next test finds the call's number. */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 6));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETSIG, 3, 0));
+		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETFL, 0, 0));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG2_LOW));
+		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 0, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+		/* FIOASYNC: with metadata, the ioctl allow-list below leaves it out instead. */
+		if (!metadata) {
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3));
+			EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+			PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FIOASYNC, 0, 0));
+			EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+		}
+	}
 	if (metadata) {
 		/* Last: the accumulator is the request from here on. */
 		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-		for (size_t i = 0; i < n_ioctl; i++)
+		for (size_t i = 0; i < n_ioctl; i++) {
+			/* Under no_async FIOASYNC goes on to the refusal after the list. */
+			if (no_async && ioctl_allowed[i] == FIOASYNC)
+				continue;
 			PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_allowed[i], 0, 0));
+		}
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IOCTL)));
 	}
 #undef EMIT
@@ -883,13 +939,13 @@ int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d)
 
 /* Loads libseccomp's program for these switches behind its head, as one filter. */
 static int load_main(const struct sock_filter *main, size_t main_len, bool metadata, bool no_watch,
-		     bool no_ipc, bool no_pgrp, bool traced, struct sbx_diag *d)
+		     bool no_ipc, bool no_pgrp, bool no_async, bool traced, struct sbx_diag *d)
 {
 	struct sock_filter insns[SBX_SECCOMP_PROG_MAX];
 	struct sock_fprog prog = {.filter = insns};
 
-	prog.len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, no_pgrp, traced,
-				       SBX_SYSCALL_KNOWN_MAX, insns);
+	prog.len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, no_pgrp,
+				       no_async, traced, SBX_SYSCALL_KNOWN_MAX, insns);
 	if (!prog.len)
 		return sbx_diag_set(d, -EFBIG,
 				    "seccomp: libseccomp's program (%zu instructions) "
@@ -907,22 +963,24 @@ static int load_main(const struct sock_filter *main, size_t main_len, bool metad
 #include "seccomp_filters.h"
 
 int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-		      bool traced, struct sbx_diag *d)
+		      bool no_async, bool traced, struct sbx_diag *d)
 {
 	const struct sbx_bpf_blob *b =
 		&sbx_seccomp_filters[(traced ? 4 : 0) + (network ? 2 : 0) + (metadata ? 1 : 0)];
 
 	return load_main((const struct sock_filter *)b->insns, b->size / sizeof(struct sock_filter),
-			 metadata, no_watch, no_ipc, no_pgrp, traced, d);
+			 metadata, no_watch, no_ipc, no_pgrp, no_async, traced, d);
 }
 #else
 int sbx_seccomp_apply(bool network, bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-		      bool traced, struct sbx_diag *d)
+		      bool no_async, bool traced, struct sbx_diag *d)
 {
 	struct sock_filter insns[SBX_SECCOMP_PROG_MAX];
 	size_t len;
 	int rc = sbx_seccomp_main(network, metadata, traced, false, insns, &len, d);
 
-	return rc < 0 ? rc : load_main(insns, len, metadata, no_watch, no_ipc, no_pgrp, traced, d);
+	return rc < 0 ? rc
+		      : load_main(insns, len, metadata, no_watch, no_ipc, no_pgrp, no_async, traced,
+				  d);
 }
 #endif

@@ -8,13 +8,14 @@
  * Before it prints anything it checks that the program the helper loads (sbx_seccomp_program:
  * a head, then libseccomp's filter) decides every system call exactly as the two
  * filters it replaced (libseccomp's with the reference rules, then sbx_seccomp_second) decided
- * together, in all 32 combinations of the switches: both are run here by a small BPF
+ * together, in all 128 combinations of the switches: both are run here by a small BPF
  * interpreter for every system-call number up to 1023 and the ends of the range, four
  * architecture tokens, and, for the calls whose decision reads an argument, a set of argument
  * values around every constant the rules compare with. A call whose decision reads an argument
  * and is not on that list fails the check (its arguments would not have been tried).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -134,13 +135,21 @@ static uint32_t stacked(uint32_t first, uint32_t later)
 /* ---- the check ------------------------------------------------------------------------------- */
 
 /* The calls whose decision may read an argument, and the values tried for them. */
-static const int by_args[] = {__NR_personality,	   __NR_clone,
-			      __NR_unshare,	   __NR_socket,
-			      __NR_socketpair,	   __NR_ioctl,
-			      __NR_prlimit64,	   __NR_setpriority,
-			      __NR_ioprio_set,	   __NR_sched_setscheduler,
-			      __NR_sched_setparam, __NR_sched_setattr,
-			      __NR_sched_setaffinity, __NR_kill};
+static const int by_args[] = {__NR_personality,
+			      __NR_clone,
+			      __NR_unshare,
+			      __NR_socket,
+			      __NR_socketpair,
+			      __NR_ioctl,
+			      __NR_prlimit64,
+			      __NR_setpriority,
+			      __NR_ioprio_set,
+			      __NR_sched_setscheduler,
+			      __NR_sched_setparam,
+			      __NR_sched_setattr,
+			      __NR_sched_setaffinity,
+			      __NR_kill,
+			      __NR_fcntl};
 
 static size_t arg_values(uint64_t *v)
 {
@@ -149,7 +158,8 @@ static size_t arg_values(uint64_t *v)
 	 * Each argument value the rules compare with, and its neighbours: families and types of
 	 * socket (with SOCK_CLOEXEC, SOCK_NONBLOCK), terminal and file-attribute requests
 	 * (FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, either side of TCGETS), the namespace flags one by
-	 * one, a clone without any and one with all of them.
+	 * one, a clone without any and one with all of them, and fcntl's F_SETFL and F_SETSIG,
+	 * the O_ASYNC flag and the FIOASYNC request.
 	 */
 	static const uint32_t lo[] = {
 		0,	    0xffffffffu, 0xfffffffeu,	 0x7fffffffu, 0x80000000u, AF_UNIX,
@@ -158,7 +168,8 @@ static size_t arg_values(uint64_t *v)
 		TIOCSTI,    TIOCLINUX,	 TIOCGWINSZ,	 TCGETS,      FIONREAD,	   FIOCLEX,
 		0x40086602, 0x401c5820,	 0x5400,	 0x5402,      0x80,	   0x20000,
 		0x10000000, 0x20000000,	 0x40000000,	 0x4000000,   0x8000000,   0x2000000,
-		0x100,	    0x11,	 0x00100011,	 0x7e020000};
+		0x100,	    0x11,	 0x00100011,	 0x7e020000,  F_SETFL,	   F_SETSIG,
+		O_ASYNC,    FIOASYNC};
 	size_t n = 0;
 
 	for (size_t h = 0; h < sizeof(hi) / sizeof(*hi); h++) {
@@ -174,7 +185,7 @@ static size_t arg_values(uint64_t *v)
 	return n;
 }
 
-#define N_VALUES (4 * (40 + 3 * 32))
+#define N_VALUES (4 * (44 + 3 * 32))
 
 static bool on_list(int nr)
 {
@@ -210,7 +221,7 @@ static bool same(const struct sock_filter *ref, size_t ref_len, const struct soc
 static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 {
 	bool network = mode & 1, metadata = mode & 2, traced = mode & 4, no_watch = mode & 8,
-	     no_ipc = mode & 16, no_pgrp = mode & 32;
+	     no_ipc = mode & 16, no_pgrp = mode & 32, no_async = mode & 64;
 	static struct sock_filter ref[SBX_SECCOMP_PROG_MAX], main[SBX_SECCOMP_PROG_MAX],
 		prog[SBX_SECCOMP_PROG_MAX];
 	struct sock_filter snd[SBX_SECCOMP_SECOND_MAX];
@@ -224,10 +235,10 @@ static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 		fprintf(stderr, "seccomp-gen: %s\n", d.msg);
 		return -1;
 	}
-	snd_len = sbx_seccomp_second(metadata, no_watch, no_ipc, no_pgrp, traced,
+	snd_len = sbx_seccomp_second(metadata, no_watch, no_ipc, no_pgrp, no_async, traced,
 				     SBX_SYSCALL_KNOWN_MAX, snd);
-	len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, no_pgrp, traced,
-				  SBX_SYSCALL_KNOWN_MAX, prog);
+	len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, no_pgrp, no_async,
+				  traced, SBX_SYSCALL_KNOWN_MAX, prog);
 	if (!len) {
 		fprintf(stderr, "seccomp-gen: sbx_seccomp_program cannot take libseccomp's "
 				"program over\n");
@@ -288,7 +299,7 @@ int main(void)
 		fprintf(stderr, "seccomp-gen: %s\n", check.msg);
 		return 1;
 	}
-	for (unsigned mode = 0; mode < 64; mode++)
+	for (unsigned mode = 0; mode < 128; mode++)
 		if (check_mode(mode, values, n_values) < 0)
 			return 1;
 	puts("/* Generated at build time by seccomp-gen from platform/linux/seccomp.c. */");

@@ -343,3 +343,41 @@ global() { git config --includes --global --get "$1" || true; }
 	run "$BIN/sbxrun" -C "$H/ws" -- "$P" write "$H/ws/f"
 	[ "$output" = OK ]
 }
+
+@test "a relative GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME or HOME names a file in every directory: refused" {
+	local v
+	mkdir -p "$H/sub"
+	for v in GIT_CONFIG_GLOBAL=gc XDG_CONFIG_HOME=cfg HOME=home; do
+		# Run 1 would plant it below the directory the caller's git runs in later.
+		run env "$v" "$BIN/sbxrun" -C "$H" -- sh -c "mkdir -p sub/cfg/git sub/home && printf '[alias]\n\tx = !touch $CANARY\n' | tee sub/gc sub/cfg/git/config sub/home/.gitconfig >/dev/null"
+		refused "sbxrun: git's global config is named through a relative ${v%%=*}, *"
+		[ ! -e "$H/sub/gc" ]
+		[ -z "$(cd "$H/sub" && env "$v" git config --global --get alias.x)" ]
+	done
+	# Control: an absolute one is kept where git reads it, the run goes on.
+	run env GIT_CONFIG_GLOBAL="$H/sub/gc" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/sub/gc"
+	[ "$output" = EROFS ]
+	run env GIT_CONFIG_GLOBAL="$H/sub/gc" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/sub/other"
+	[ "$output" = OK ]
+	# Without a writable root nothing could plant it: a relative one is no reason to refuse.
+	run env GIT_CONFIG_GLOBAL=gc "$BIN/sbxrun" -C "$H" --profile :read-only -- "$P" write "$H/sub/gc"
+	[ "$output" = EROFS ]
+}
+
+@test "a \"..\" in HOME or XDG_CONFIG_HOME follows what run 1 links before it: refused" {
+	local v
+	mkdir -p "$H/a" "$H/b/.config" "$H/c"
+	for v in "HOME=$H/a/../b" "XDG_CONFIG_HOME=$H/a/../c"; do
+		# Run 1 makes a a link, so that a/.. is x/, and plants the config git then reads there.
+		run env "$v" "$BIN/sbxrun" -C "$H" -- sh -c "rmdir a && mkdir -p x/y x/b x/c/git && ln -s x/y a && printf '[alias]\n\tx = !touch $CANARY\n' | tee x/b/.gitconfig x/c/git/config >/dev/null"
+		refused "sbxrun: git's global config is named through ${v%%=*}, whose \"..\" *"
+		[ -d "$H/a" ]
+		[ ! -e "$H/x" ]
+		[ -z "$(env "$v" git config --global --get alias.x)" ]
+	done
+	# Control: the same directory named without "..": kept, and the run goes on.
+	run env HOME="$H/b" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/b/.gitconfig"
+	[ "$output" = EROFS ]
+	run env HOME="$H/b" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/b/other"
+	[ "$output" = OK ]
+}

@@ -91,6 +91,36 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	unchanged
 }
 
+@test "a pipe another confined run holds open and never reads: the report stalls nothing" {
+	# Run 1, still running beside run 2 (runs in one workspace may overlap): it makes the
+	# pipe where run 2's report goes and holds it open, reading nothing.
+	rm -f "$WS/ready"
+	"$S" -C "$WS" -- sh -c 'mkfifo report.jsonl && exec 3<>report.jsonl && touch ready &&
+		sleep 120' >/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/report.jsonl" ]
+	# Run 2 meets more refusals than the pipe holds (64 KiB): it ends, and says lines were
+	# lost, instead of its supervisor waiting on the pipe for as long as run 1 lives (deaf
+	# to timeout's SIGTERM there: -k ends it).
+	run timeout -k 5 30 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c \
+		"i=0; while [ \$i -lt 2000 ]; do true 2>/dev/null >'$OUT/file.txt'; i=\$((i+1)); done; echo ended"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ended ]
+	[ "${lines[1]}" = "sbxrun: --report: some lines could not be written" ]
+	unchanged
+	# Control: a regular file there gets every line.
+	rm "$WS/report.jsonl"
+	run timeout 40 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c \
+		"i=0; while [ \$i -lt 2000 ]; do true 2>/dev/null >'$OUT/file.txt'; i=\$((i+1)); done; echo ended"
+	[ "$status" -eq 0 ]
+	[ "$output" = ended ]
+	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 2000 ]
+}
+
 @test "a directory on the way to the report or the proxy's log an earlier run made a link" {
 	mkdir -p "$WS/logs"
 	# Run 1: logs/ becomes a link to a directory the command may not write.

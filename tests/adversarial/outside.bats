@@ -364,7 +364,7 @@ KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
 	echo "$output"
 	[[ "$output" == *"$row"*"landlock+pid-namespace+process-group"*enforced* ]]
 	run setsid -w "$BIN/failinj" landlock -- "$BIN/sbxrun" explain --cwd "$PLAIN" --profile :read-only -- true
-	[[ "$output" == *"$row"*" pid-namespace+process-group"*enforced* ]]
+	[[ "$output" == *"$row"*" pid-namespace+seccomp+process-group"*enforced* ]]
 	# A terminal's job: the caller's group, and what refuses kill(0) there.
 	run python3 "$PTY" -- "$BIN/sbxrun" explain --cwd "$PLAIN" --profile :read-only -- true
 	echo "$output"
@@ -374,7 +374,7 @@ KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
 		--profile :read-only -- true
 	echo "$output"
 	[[ "$output" == *"$row"*" pid-namespace+seccomp "*enforced* ]]
-	[[ "$output" == *"seccomp refuses kill(0) (EPERM)"* ]]
+	[[ "$output" == *"seccomp refuses kill(0), and signal-driven I/O (O_ASYNC, F_SETSIG)"* ]]
 }
 
 @test "a terminal's job names the caller's group by no other call (kill, tgkill, sigqueue, F_SETOWN, setpgid)" {
@@ -398,4 +398,57 @@ KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
 	[ "${lines[4]}" = "F_SETOWN_EX ESRCH" ]
 	[ "${lines[5]}" = "setpgid EPERM" ]
 	[[ "$output" != *caller* ]]
+}
+
+# tty_caller HOW FAULT CMD...: the caller's script at a terminal runs CMD (run 1) through
+# sbxrun under FAULT (none: no fault; outside: CMD without the sandbox, the control), as the
+# terminal's foreground job (HOW pty) or with the terminal as its input but not as its
+# controlling terminal (HOW setsid: sbxrun in a session of its own, the sandbox in a group of
+# its own). It then says "armed", and once a line is typed run 2 reads it in the sandbox.
+tty_caller() {
+	local how=$1 fault=$2 script
+	shift 2
+	local cmd=("$BIN/failinj" "$fault" -- "$BIN/sbxrun" -C "$PLAIN" -- "$@")
+	if [ "$fault" = none ]; then cmd=("${cmd[@]:3}"); fi
+	if [ "$fault" = outside ]; then cmd=("$@"); fi
+	if [ "$how" = setsid ]; then cmd=(setsid -w "${cmd[@]}"); fi
+	# shellcheck disable=SC2016
+	script='ws=$1; shift; "$@"; echo armed
+		"$0" -C "$ws" -- sh -c "read -r l; echo \"run 2 read \$l\""; echo "caller alive"'
+	python3 "$PTY" --after armed 'x\n' -- bash -c "$script" "$BIN/sbxrun" "$PLAIN" "${cmd[@]}" \
+		2>&1
+}
+
+@test "run 1 cannot arm the terminal's SIGIO for the caller's group: keys typed later kill nothing" {
+	local arm="$BATS_TEST_DIRNAME/asyncio.py" how
+	# Control: outside the sandbox the next key typed kills the caller's script (SIGKILL).
+	run tty_caller pty outside python3 "$arm"
+	echo "$output"
+	[ "${lines[0]}" = "F_SETSIG OK" ]
+	[ "${lines[1]}" = "F_SETFL OK" ]
+	[[ "$output" != *"caller alive"* ]]
+	[[ "$output" == *"status=137"* ]]
+	for how in pty setsid; do
+		# Landlock's signal scope (this kernel): allowed, the signal goes nowhere outside.
+		run tty_caller "$how" none python3 "$arm"
+		echo "$how, Landlock: $output"
+		[ "${lines[0]}" = "F_SETSIG OK" ]
+		[ "${lines[1]}" = "F_SETFL OK" ]
+		[ "${lines[2]}" = "FIOASYNC OK" ]
+		[[ "$output" == *"run 2 read x"* ]]
+		[[ "$output" == *"caller alive"* ]]
+		# Without it (init, seccomp): each way is refused, and run 2 reads what is typed.
+		run tty_caller "$how" landlock python3 "$arm"
+		echo "$how, no Landlock: $output"
+		[ "${lines[0]}" = "F_SETSIG EPERM" ]
+		[ "${lines[1]}" = "F_SETFL EPERM" ]
+		[ "${lines[2]}" = "FIOASYNC EPERM" ]
+		[[ "$output" == *"run 2 read x"* ]]
+		[[ "$output" == *"caller alive"* ]]
+		[[ "$output" == *"status=0"* ]]
+	done
+	# Positive control: a descriptor flag beside it is the command's to set.
+	run tty_caller pty landlock python3 -c 'import fcntl, os; fcntl.fcntl(0, fcntl.F_SETFL, os.O_NONBLOCK); print("nonblock OK")'
+	echo "$output"
+	[ "${lines[0]}" = "nonblock OK" ]
 }

@@ -271,6 +271,7 @@ setup() { setup_ws; cd "$WS"; }
 	HOME="$WS" run "$SBXRUN" explain --platform linux --profile :workspace -- true
 	[ "$status" -eq 0 ]
 	[[ "$output" == *$'\n'"home:              $WS lies in a writable root: git's global config is kept read-only, but "* ]]
+	[[ "$output" == *"(.bashrc, .profile), .ssh/config and other programs' configuration are the command's to write"* ]]
 	# An unrestricted file system keeps nothing: explain must not say it keeps git's config.
 	printf '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' \
 		>"$WS/unr.json"

@@ -29,12 +29,14 @@ int main(int argc, char **argv)
 	struct sock_fprog prog = {.filter = insns};
 
 	if (argc < 5 || strcmp(argv[3], "--") != 0) {
-		fprintf(stderr, "usage: filter-demo KNOWN_MAX metadata|ipc|pgrp|plain -- CMD...\n");
+		fprintf(stderr,
+			"usage: filter-demo KNOWN_MAX metadata|ipc|pgrp|async|plain -- CMD...\n");
 		return 2;
 	}
 	prog.len = sbx_seccomp_program(allow, 1, strcmp(argv[2], "metadata") == 0, false,
 				       strcmp(argv[2], "ipc") == 0, strcmp(argv[2], "pgrp") == 0,
-				       false, (unsigned)atoi(argv[1]), insns);
+				       strcmp(argv[2], "async") == 0, false,
+				       (unsigned)atoi(argv[1]), insns);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
 		perror("filter-demo: seccomp");

@@ -53,7 +53,7 @@ static int apply(void *arg, struct sbx_diag *d)
 	if (rc == 0)
 		rc = sbx_linux_net_after_landlock(&o->net, d);
 	if (rc == 0)
-		rc = sbx_seccomp_apply(true, false, false, false, false, false, d);
+		rc = sbx_seccomp_apply(true, false, false, false, false, false, false, d);
 	if (rc == 0)
 		rc = sbx_linux_net_seccomp(&o->net, d);
 	return rc;

@@ -103,7 +103,7 @@ static int apply_ns(void *arg, struct sbx_diag *d)
 	if (o->dev)
 		sbx_devfs_close(&dev);
 	if (rc == 0 && o->report)
-		rc = sbx_seccomp_apply(false, false, false, false, false, true, d);
+		rc = sbx_seccomp_apply(false, false, false, false, false, false, true, d);
 	return rc;
 }
 
@@ -115,7 +115,7 @@ static int apply_plain(void *arg, struct sbx_diag *d)
 		return sbx_diag_set(d, -EPERM, "the sandbox could not be applied (--fail)");
 	if (no_privileges(d) < 0)
 		return -1;
-	return o->report ? sbx_seccomp_apply(false, false, false, false, false, true, d) : 0;
+	return o->report ? sbx_seccomp_apply(false, false, false, false, false, false, true, d) : 0;
 }
 
 /* One line per failed call the tracer hands on, on stderr (a single write: lines stay whole). */

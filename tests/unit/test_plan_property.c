@@ -78,9 +78,14 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 		 * Landlock scopes signals from ABI 6 on; seccomp beside it refuses prlimit of
 		 * another process, which Landlock has no rule for.
 		 */
-		if (m & PID) /* kill(0) reaches the caller's group: its own, or refused */
-			return f->terminal ? (m & SEC) || ((m & LL) && f->landlock_abi >= 6)
-					   : (m & PGRP) != 0;
+		/*
+		 * Under init, kill(0) reaches the caller's group: its own, or refused; and a
+		 * terminal, controlling or inherited, sends SIGIO to its foreground group outside:
+		 * seccomp refuses O_ASYNC, or Landlock's scope the signal.
+		 */
+		if (m & PID)
+			return ((m & SEC) || ((m & LL) && f->landlock_abi >= 6)) &&
+			       (f->terminal || (m & PGRP));
 		return (m & LL) && (m & SEC) && f->landlock_abi >= 6;
 	case SBX_REQ_IPC:
 		return (m & (IPC | SEC)) != 0;
@@ -150,7 +155,7 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 		    ((r->mech & SEC) && r->kind == SBX_REQ_METADATA && !a.seccomp_metadata) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_IPC && !a.seccomp_ipc) ||
 		    ((r->mech & SEC) && r->kind == SBX_REQ_SIGNALS &&
-		     !(a.model == SBX_MODEL_INIT ? a.seccomp_pgrp : a.seccomp_ipc)) ||
+		     !(a.model == SBX_MODEL_INIT ? a.seccomp_async : a.seccomp_ipc)) ||
 		    ((r->mech & PGRP) && !a.own_group) ||
 		    ((r->mech & (PID | IPC | NETNS | BROKER)) && a.model != SBX_MODEL_INIT) ||
 		    ((r->mech & SUP) && a.model != SBX_MODEL_SUBREAPER) ||
