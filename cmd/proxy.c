@@ -44,7 +44,7 @@ static const char usage_proxy[] =
 	"                             one port only; repeatable\n"
 	"  --deny-domain D            refuse host D even if allowed (same forms); repeatable\n"
 	"  --allow-private-addresses  let allowed names lead to loopback, private and link-local\n"
-	"                             addresses (refused by default)\n"
+	"                             addresses, and to this host's own (refused by default)\n"
 	"  --log FILE|-               one JSON line per decision, appended to FILE (- for stderr)\n"
 	"  --report FILE|-            one line per refused request, as sbxrun --report words it\n"
 	"  -h, --help                 this help\n"

@@ -129,7 +129,10 @@ struct sbx_resolved {
 	int n;
 	int family[SBX_PROXY_MAX_ADDRS]; /* AF_INET or AF_INET6 */
 	unsigned char addr[SBX_PROXY_MAX_ADDRS][16];
-	int gai_error; /* 0, or the getaddrinfo() error */
+	/* Held by an interface of this host when the lookup ended. */
+	bool local[SBX_PROXY_MAX_ADDRS];
+	int ifaddrs_errno; /* the interfaces could not be listed: local[] says nothing */
+	int gai_error;	   /* 0, or the getaddrinfo() error */
 };
 
 struct sbx_resolver;

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -134,6 +135,44 @@ static bool out_of_fds(void)
 	return errno == EMFILE || errno == ENFILE;
 }
 
+/*
+ * Marks the addresses of res that an interface of this host holds, as the interfaces are just
+ * after the lookup: a public address of this host leads to its services as 127.0.0.1 does.
+ * Without the list (ifaddrs_errno set), the caller cannot tell, and refuses.
+ */
+static void mark_local(struct sbx_resolved *res)
+{
+	struct ifaddrs *ifs = NULL;
+
+	/* Out of descriptors (the list comes through a socket): wait, as lookup() does. */
+	for (int tries = 0; getifaddrs(&ifs) < 0; tries++) {
+		if (!out_of_fds() || tries == 50) {
+			res->ifaddrs_errno = errno ? errno : EIO;
+			return;
+		}
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+	}
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+		const void *a;
+		int fam;
+
+		if (!i->ifa_addr)
+			continue;
+		fam = i->ifa_addr->sa_family;
+		if (fam == AF_INET)
+			a = &((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr;
+		else if (fam == AF_INET6)
+			a = &((const struct sockaddr_in6 *)(const void *)i->ifa_addr)->sin6_addr;
+		else
+			continue;
+		for (int k = 0; k < res->n; k++)
+			if (sbx_addr_reaches(res->addr[k], res->family[k] == AF_INET ? 4 : 16, a,
+					     fam == AF_INET ? 4 : 16))
+				res->local[k] = true;
+	}
+	freeifaddrs(ifs);
+}
+
 static void lookup(struct sbx_resolve_job *j)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
@@ -171,7 +210,7 @@ static void lookup(struct sbx_resolve_job *j)
 			h = from_hosts(j->name, &j->res);
 		if (h > 0) {
 			j->res.gai_error = 0;
-			return;
+			break;
 		}
 		if (h == 0) {
 			errno = 0;
@@ -194,6 +233,8 @@ static void lookup(struct sbx_resolve_job *j)
 	}
 	if (ai)
 		freeaddrinfo(ai);
+	if (j->res.n > 0)
+		mark_local(&j->res);
 }
 
 static void *worker(void *arg)

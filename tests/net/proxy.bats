@@ -201,27 +201,41 @@ hosts_file() {
 # fetch_in_dns_netns NAME...: in a network and mount namespace of its own (tests/net/dns-netns)
 # whose /etc/hosts, /etc/resolv.conf and name server's zone are $BATS_TEST_TMPDIR/hosts,
 # resolv.conf and zone, fetches f.txt from each NAME through a proxy allowing *.example.test:
-# "NAME: what curl printed" for each, then "proxy: its exit status".
+# "NAME: what curl printed" for each, then "proxy: its exit status". Set before the call:
+# NS_PRE, a command run first in the namespace; UP_BIND, the upstream's address; PX_OPTS, the
+# proxy's options (default: --allow-private-addresses); PX_PRE, a command the proxy runs under;
+# FETCH, a command run instead of the fetches (it finds the proxy in $px_addr, the port in $port).
 fetch_in_dns_netns() {
-	local d=$BATS_TEST_TMPDIR un
+	local d=$BATS_TEST_TMPDIR un px_opts=()
+	if [ -n "${PX_OPTS+set}" ]; then
+		px_opts=(PX_OPTS="$PX_OPTS")
+	fi
 	cat >"$d/inner" <<-'EOF'
 		d=$1
 		shift
-		python3 "$NET_DIR/servers.py" http "$d/www" "$d/up.port" "$d/up.log" </dev/null \
-			>/dev/null 2>&1 &
+		rm -f "$d/up.port" "$d/proxy.addr"
+		: >"$d/up.log"
+		${NS_PRE:-true}
+		python3 "$NET_DIR/servers.py" http "$d/www" "$d/up.port" "$d/up.log" ${UP_BIND:-} \
+			</dev/null >/dev/null 2>&1 &
 		up=$!
-		"$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain '*.example.test' \
-			--allow-private-addresses --log "$d/proxy.log" </dev/null >"$d/proxy.addr" \
-			2>"$d/proxy.err" &
+		${PX_PRE:-} "$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain '*.example.test' \
+			${PX_OPTS---allow-private-addresses} --log "$d/proxy.log" </dev/null \
+			>"$d/proxy.addr" 2>"$d/proxy.err" &
 		px=$!
 		for i in $(seq 200); do
 			[ -s "$d/up.port" ] && [ -s "$d/proxy.addr" ] && break
 			sleep 0.05
 		done
-		for n in "$@"; do
-			echo "$n: $(curl -sS -x "http://$(cat "$d/proxy.addr")" \
-				"http://$n:$(cat "$d/up.port")/f.txt" 2>&1)"
-		done
+		px_addr=$(cat "$d/proxy.addr")
+		port=$(cat "$d/up.port")
+		if [ -n "${FETCH:-}" ]; then
+			eval "$FETCH"
+		else
+			for n in "$@"; do
+				echo "$n: $(curl -sS -x "http://$px_addr" "http://$n:$port/f.txt" 2>&1)"
+			done
+		fi
 		kill -TERM $px
 		wait $px
 		echo "proxy: $?"
@@ -229,8 +243,9 @@ fetch_in_dns_netns() {
 	EOF
 	un=(unshare --net --mount --propagation private)
 	[ "$(id -u)" = 0 ] || un=(unshare --user --map-root-user --net --mount --propagation private)
-	run env NET_DIR="$NET_DIR" SBXRUN="$SBXRUN" "${un[@]}" "$NET_DIR/dns-netns" "$d" \
-		bash "$d/inner" "$d" "$@"
+	run env NET_DIR="$NET_DIR" SBXRUN="$SBXRUN" NS_PRE="${NS_PRE:-}" UP_BIND="${UP_BIND:-}" \
+		"${px_opts[@]}" PX_PRE="${PX_PRE:-}" FETCH="${FETCH:-}" "${un[@]}" \
+		"$NET_DIR/dns-netns" "$d" bash "$d/inner" "$d" "$@"
 	echo "$output"
 	cat "$d/dns.log"
 }
@@ -276,6 +291,44 @@ fetch_in_dns_netns() {
 	[ "${lines[2]}" = "proxy: 0" ]
 	run grep -c late.example.test "$d/dns.log"
 	[ "$output" = 0 ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
+@test "an allowed name that leads to a public address of this host is refused (DNS rebinding)" {
+	d=$BATS_TEST_TMPDIR
+	# 11.22.33.44 is public, and an address of this host (of its network namespace): the
+	# upstream listens on every address. 11.22.33.45 is public and nowhere (no route).
+	cat >"$d/hosts" <<-EOF
+		127.0.0.1 localhost
+		11.22.33.44 self.example.test mixed.example.test
+		::ffff:11.22.33.44 mapped.example.test
+		11.22.33.45 mixed.example.test
+	EOF
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	: >"$d/zone"
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 PX_OPTS= \
+		fetch_in_dns_netns self.example.test mapped.example.test mixed.example.test
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "self.example.test: sbxrun: host self.example.test resolves only to non-public addresses (11.22.33.44 is an address of this host); they are refused unless private addresses are allowed" ]
+	[[ "${lines[1]}" == "mapped.example.test: sbxrun: host mapped.example.test resolves only to non-public addresses (::ffff:11.22.33.44 is an address of this host);"* ]]
+	# Every address of an answer is judged: the public one that is not this host's is tried
+	# (and is unreachable here: musl and glibc word ENETUNREACH apart), this host's is not.
+	[[ "${lines[2]}" == "mixed.example.test: sbxrun: cannot connect to mixed.example.test port "*": Network "*"unreachable" ]]
+	[ "${lines[3]}" = "proxy: 0" ]
+	[ ! -s "$d/up.log" ]
+	run python3 -c 'import json,sys
+print(json.loads(open(sys.argv[1]).readline())["rule"])' "$d/proxy.log"
+	[ "$output" = "non-public address 11.22.33.44 (an address of this host)" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+	# Positive control: the same names with private addresses allowed reach the upstream.
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 \
+		fetch_in_dns_netns self.example.test mapped.example.test mixed.example.test
+	[ "${lines[0]}" = "self.example.test: hello" ]
+	[ "${lines[1]}" = "mapped.example.test: hello" ]
+	[ "${lines[2]}" = "mixed.example.test: hello" ]
+	[ "${lines[3]}" = "proxy: 0" ]
 	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
 	[ "$output" = 0 ]
 }
