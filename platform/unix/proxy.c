@@ -531,6 +531,17 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 	const char *refused_class = NULL;
 
 	authority(c, auth, sizeof(auth));
+	if (res->hosts_errno) {
+		char rule[96];
+
+		snprintf(rule, sizeof(rule), "cannot read /etc/hosts (%s)",
+			 strerror(res->hosts_errno));
+		reply(c, 403, "deny", rule,
+		      "sbxrun: host %s is refused: /etc/hosts, which may name it, cannot be read "
+		      "(%s)",
+		      auth, strerror(res->hosts_errno));
+		return;
+	}
 	if (res->gai_error) {
 		reply(c, 502, NULL, NULL, "sbxrun: cannot resolve host %s: %s", auth,
 		      gai_strerror(res->gai_error));

@@ -132,7 +132,8 @@ struct sbx_resolved {
 	/* Held by an interface of this host when the lookup ended. */
 	bool local[SBX_PROXY_MAX_ADDRS];
 	int ifaddrs_errno; /* the interfaces could not be listed: local[] says nothing */
-	int gai_error;	   /* 0, or the getaddrinfo() error */
+	int gai_error;	   /* 0, or the getaddrinfo() error (EAI_SYSTEM with hosts_errno) */
+	int hosts_errno;   /* /etc/hosts could not be read: the name is not looked up elsewhere */
 };
 
 struct sbx_resolver;

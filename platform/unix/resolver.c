@@ -88,9 +88,14 @@ static int from_hosts(const char *name, struct sbx_resolved *res)
 	size_t cap = 0;
 	int e;
 
-	/* As the C library takes it: a file that is missing or unreadable names nothing. */
+	/*
+	 * Only a file that is not there names nothing. The C library also takes a file it cannot
+	 * open (EACCES, EIO) or a parent that is not a directory as empty, and then asks the name
+	 * servers for a name the file may give another address: where the name leads would be
+	 * theirs, not the file's, so the lookup fails instead.
+	 */
 	if (!f)
-		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -1;
+		return errno == ENOENT ? 0 : -1;
 	for (;;) {
 		char *save = NULL, *addr, *tok, *hash;
 		unsigned char a[16];
@@ -187,7 +192,7 @@ static void lookup(struct sbx_resolve_job *j)
 	 * list but also /etc/hosts, hence the file read here first, as the library reads it
 	 * before the name servers (whatever nsswitch.conf says, for a glibc linked dynamically). A
 	 * name without a dot is only ever allowed by an entry naming it, which may mean the
-	 * search domains: it is left to the library whole.
+	 * search domains: when the file does not name it, it is left to the library whole.
 	 */
 	bool absolute = strchr(j->name, '.') != NULL;
 	char dotted[SBX_HOST_MAX + 2];
@@ -203,11 +208,10 @@ static void lookup(struct sbx_resolve_job *j)
 	 * is cleared first: a failure that sets none must not read an earlier call's.)
 	 */
 	for (int tries = 0;; tries++) {
-		int h = 0;
+		int h;
 
 		errno = 0;
-		if (absolute)
-			h = from_hosts(j->name, &j->res);
+		h = from_hosts(j->name, &j->res);
 		if (h > 0) {
 			j->res.gai_error = 0;
 			break;
@@ -218,9 +222,11 @@ static void lookup(struct sbx_resolve_job *j)
 				getaddrinfo(absolute ? dotted : j->name, NULL, &hints, &ai);
 		} else {
 			j->res.gai_error = EAI_SYSTEM;
+			j->res.hosts_errno = errno ? errno : EIO;
 		}
 		if ((h == 0 && !j->res.gai_error) || !out_of_fds() || tries == 50)
 			break;
+		j->res.hosts_errno = 0;
 		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
 	}
 	for (struct addrinfo *a = ai; a; a = a->ai_next) {

@@ -333,6 +333,40 @@ print(json.loads(open(sys.argv[1]).readline())["rule"])' "$d/proxy.log"
 	[ "$output" = 0 ]
 }
 
+@test "an /etc/hosts that cannot be read refuses every name, with the reason, never asks DNS" {
+	d=$BATS_TEST_TMPDIR
+	# The file gives listed.example.test 127.0.0.1, where the upstream listens; the name
+	# server gives it 127.0.0.2, where nothing does.
+	printf '127.0.0.1 localhost\n127.0.0.1 listed.example.test\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	printf 'listed.example.test 127.0.0.2\nreal.example.test 127.0.0.1\n' >"$d/zone"
+	chmod 000 "$d/hosts"
+	# Without the capabilities that read any file (root's, or the namespace's root's).
+	PX_PRE="setpriv --bounding-set -dac_override,-dac_read_search" \
+		fetch_in_dns_netns listed.example.test real.example.test
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "listed.example.test: sbxrun: host listed.example.test is refused: /etc/hosts, which may name it, cannot be read (Permission denied)" ]
+	[ "${lines[1]}" = "real.example.test: sbxrun: host real.example.test is refused: /etc/hosts, which may name it, cannot be read (Permission denied)" ]
+	[ "${lines[2]}" = "proxy: 0" ]
+	[ ! -s "$d/dns.log" ]
+	run python3 -c 'import json,sys
+for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"], j["rule"])' \
+		"$d/proxy.log"
+	[ "${lines[0]}" = "deny 403 cannot read /etc/hosts (Permission denied)" ]
+	[ "${lines[1]}" = "deny 403 cannot read /etc/hosts (Permission denied)" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+	# Positive control: the same file, readable, gives its address; the name server the other.
+	chmod 644 "$d/hosts"
+	PX_PRE="setpriv --bounding-set -dac_override,-dac_read_search" \
+		fetch_in_dns_netns listed.example.test real.example.test
+	[ "${lines[0]}" = "listed.example.test: hello" ]
+	[ "${lines[1]}" = "real.example.test: hello" ]
+	[ "${lines[2]}" = "proxy: 0" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
 @test "a name that resolves only over IPv6 is reached over IPv6" {
 	hosts_file
 	start_upstream ::1
