@@ -2,9 +2,9 @@
 /*
  * proxy.h - the domain-filtering HTTP and CONNECT proxy (POSIX: Linux and macOS).
  *
- * One thread runs an event loop (poll(2)) over every connection; names are resolved by a small
- * pool of threads, started on the first name and never more than SBX_PROXY_RESOLVERS, so a slow
- * resolver never stalls the loop. The decisions themselves are lib/domain.c's.
+ * One thread runs an event loop (poll(2)) over every connection; names are resolved by a pool
+ * of threads, started as names come and never more than SBX_PROXY_RESOLVERS, so a slow
+ * resolver never stalls the loop, and a slow name not the other names. The decisions themselves are lib/domain.c's.
  *
  * Two ways to run it:
  *   - sbx_proxy_run(): the whole loop, until stop_fd becomes readable (a supervising parent
@@ -34,8 +34,14 @@
 #define SBX_PROXY_MAX_CONNS 1024
 #define SBX_PROXY_BUF	    65536
 #define SBX_PROXY_BUF_MAX   262144
-/* Resolver threads: names come from a short allow list, so few lookups are ever in flight. */
-#define SBX_PROXY_RESOLVERS 4
+/*
+ * Resolver threads. A lookup cannot be cut short: a name whose name servers do not answer holds
+ * its thread for the resolver's whole time-out (resolv.conf's timeout times attempts, up to
+ * minutes). With 4 threads, four such names (a command may ask for as many as a wildcard allows)
+ * held every other lookup back for that long; 64 leaves room for the names that do answer. A
+ * thread starts only when none is idle, and each has the C library's small default stack.
+ */
+#define SBX_PROXY_RESOLVERS 64
 /* A client has this long to send a complete request head (slow senders hold a connection). */
 #define SBX_PROXY_HEAD_TIMEOUT_MS 10000
 /* An idle kept-alive client connection is closed after this; clients reconnect. */

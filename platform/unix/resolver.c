@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * resolver.c - name lookups off the event loop: getaddrinfo() blocks for as long as the system
- * resolver takes, so it runs in a small pool of threads. Threads start when a lookup finds none
+ * resolver takes, so it runs in a pool of threads. Threads start when a lookup finds none
  * idle, up to SBX_PROXY_RESOLVERS; a finished lookup is queued and announced by one byte on a
  * pipe that the loop polls. The pool and its threads share one reference-counted state, so
  * freeing the pool never waits for a lookup still inside getaddrinfo().

@@ -367,6 +367,44 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$output" = 0 ]
 }
 
+@test "names that resolve slowly do not hold up the lookups of other names" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:5 attempts:1\n' >"$d/resolv.conf"
+	# The name server answers none of the eight slow names until it is asked fast.example.test:
+	# a lookup of it that waits behind theirs leaves them to time out.
+	for i in $(seq 8); do
+		echo "slow$i.example.test 127.0.0.1 held"
+	done >"$d/zone"
+	echo "fast.example.test 127.0.0.1 release" >>"$d/zone"
+	cat >"$d/fetch" <<-'EOF'
+		pids=()
+		for i in $(seq 8); do
+			curl -sS -x "http://$px_addr" "http://slow$i.example.test:$port/f.txt" \
+				>"$d/slow$i.out" 2>&1 &
+			pids+=($!)
+		done
+		for i in $(seq 200); do
+			[ "$(grep '^slow' "$d/dns.log" | sort -u | wc -l)" -ge 8 ] && break
+			sleep 0.05
+		done
+		echo "fast.example.test: $(curl -sS -x "http://$px_addr" "http://fast.example.test:$port/f.txt" 2>&1)"
+		wait "${pids[@]}"
+		for i in $(seq 8); do
+			echo "slow$i.example.test: $(cat "$d/slow$i.out")"
+		done
+	EOF
+	FETCH='. "$d/fetch"' fetch_in_dns_netns
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "fast.example.test: hello" ]
+	for i in $(seq 8); do
+		[ "${lines[$i]}" = "slow$i.example.test: hello" ]
+	done
+	[ "${lines[9]}" = "proxy: 0" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
 @test "a name that resolves only over IPv6 is reached over IPv6" {
 	hosts_file
 	start_upstream ::1
