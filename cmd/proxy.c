@@ -41,7 +41,7 @@ static const char usage_proxy[] =
 	"                             one); the bound address is printed on standard output\n"
 	"  --allow-domain D           allow host D: example.com (that host), *.example.com (the\n"
 	"                             names below it), **.example.com (both), with :PORT to allow\n"
-	"                             one port only; repeatable\n"
+	"                             one port only (every port without it); repeatable\n"
 	"  --deny-domain D            refuse host D even if allowed (same forms); repeatable\n"
 	"  --allow-private-addresses  let allowed names lead to loopback, private and link-local\n"
 	"                             addresses, and to this host's own (refused by default)\n"

@@ -144,6 +144,17 @@ stop_traced() {
 	[ "$output" = ok ]
 	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
 	[ "$output" = "sbxrun: port $UP_PORT of host localhost is not in the allow list" ]
+	# A tunnel to another port of the host (as CONNECT host:22 would be) is refused too.
+	run client tunnel "$PX" "localhost:$UP_PORT" 10
+	[[ "$output" == *"403 Forbidden"* ]]
+	[ ! -s "$UP_LOG" ]
+	# Without a port, every port of the host is allowed (the default, as in Codex's proxy).
+	stop_proxy
+	start_proxy --allow-domain localhost
+	run client tunnel "$PX" "localhost:$ECHO_PORT" 1000
+	[ "$output" = ok ]
+	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
 }
 
 # ---- names, wildcards and private addresses (a private /etc/hosts) --------------------------
