@@ -39,7 +39,12 @@ struct sbx_resolver {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct sbx_resolve_job *queue, *queue_tail, *done;
-	unsigned threads, idle, refs;
+	/*
+	 * queued counts the jobs no worker has taken yet. A worker that was signalled still
+	 * counts as idle until it wakes, so "no idle worker" alone would miss that several jobs
+	 * queued at once are waiting for that one worker: one more starts while queued > idle.
+	 */
+	unsigned threads, idle, queued, refs;
 	bool closing;
 	int pipe[2]; /* [0] polled by the loop, [1] written by the threads */
 };
@@ -260,6 +265,7 @@ static void *worker(void *arg)
 			break;
 		j = r->queue;
 		r->queue = j->next;
+		r->queued--;
 		if (!r->queue)
 			r->queue_tail = NULL;
 		j->state = JOB_RUNNING;
@@ -347,11 +353,13 @@ struct sbx_resolve_job *sbx_resolver_submit(struct sbx_resolver *r, const char *
 	else
 		r->queue = j;
 	r->queue_tail = j;
-	if (r->idle == 0 && r->threads < SBX_PROXY_RESOLVERS)
+	r->queued++;
+	if (r->queued > r->idle && r->threads < SBX_PROXY_RESOLVERS)
 		spawn_locked(r);
 	if (r->threads == 0) {
 		/* Not even one thread: the lookup would never run. */
 		r->queue = r->queue_tail = NULL;
+		r->queued = 0;
 		pthread_mutex_unlock(&r->mu);
 		free(j);
 		return NULL;
@@ -405,6 +413,7 @@ void sbx_resolver_cancel(struct sbx_resolver *r, struct sbx_resolve_job *j)
 	switch (j->state) {
 	case JOB_QUEUED:
 		unlink_job(&r->queue, j, &r->queue_tail);
+		r->queued--;
 		free(j);
 		break;
 	case JOB_DONE:
@@ -431,6 +440,7 @@ void sbx_resolver_free(struct sbx_resolver *r)
 		free(j);
 	}
 	r->queue_tail = NULL;
+	r->queued = 0;
 	while (r->done) {
 		struct sbx_resolve_job *j = r->done;
 

@@ -416,6 +416,60 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$output" = 0 ]
 }
 
+@test "names asked for at once while a resolver thread is idle each get a thread" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:5 attempts:1\n' >"$d/resolv.conf"
+	echo "warm.example.test 127.0.0.1" >"$d/zone"
+	for i in $(seq 8); do
+		echo "slow$i.example.test 127.0.0.1 held"
+	done >>"$d/zone"
+	echo "fast.example.test 127.0.0.1 release" >>"$d/zone"
+	# One lookup leaves one idle thread. The eight slow requests then reach the stopped
+	# proxy together, so that one pass of its loop queues all eight while that thread still
+	# counts as idle: each must start a thread of its own, or those left queued time out
+	# behind the ones that wait for the name server.
+	cat >"$d/fetch" <<-'EOF'
+		echo "warm.example.test: $(curl -sS -x "http://$px_addr" "http://warm.example.test:$port/f.txt" 2>&1)"
+		sleep 0.2
+		kill -STOP $px
+		pids=()
+		for i in $(seq 8); do
+			curl -sS -x "http://$px_addr" "http://slow$i.example.test:$port/f.txt" \
+				>"$d/slow$i.out" 2>&1 &
+			pids+=($!)
+		done
+		for i in $(seq 200); do
+			[ "$(ss -Htn state established "dport = :${px_addr##*:}" | wc -l)" -ge 8 ] && break
+			sleep 0.05
+		done
+		sleep 0.2
+		kill -CONT $px
+		for i in $(seq 80); do
+			[ "$(grep '^slow' "$d/dns.log" | sort -u | wc -l)" -ge 8 ] && break
+			sleep 0.05
+		done
+		echo "slow names asked: $(grep '^slow' "$d/dns.log" | sort -u | wc -l)"
+		echo "fast.example.test: $(curl -sS -x "http://$px_addr" "http://fast.example.test:$port/f.txt" 2>&1)"
+		wait "${pids[@]}"
+		for i in $(seq 8); do
+			echo "slow$i.example.test: $(cat "$d/slow$i.out")"
+		done
+	EOF
+	FETCH='. "$d/fetch"' fetch_in_dns_netns
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "warm.example.test: hello" ]
+	# Every slow name was being looked up before the fast one was asked.
+	[ "${lines[1]}" = "slow names asked: 8" ]
+	[ "${lines[2]}" = "fast.example.test: hello" ]
+	for i in $(seq 8); do
+		[ "${lines[$((i + 2))]}" = "slow$i.example.test: hello" ]
+	done
+	[ "${lines[11]}" = "proxy: 0" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
 @test "a name that resolves only over IPv6 is reached over IPv6" {
 	hosts_file
 	start_upstream ::1
