@@ -344,6 +344,36 @@ print(json.loads(open(sys.argv[1]).readline())["rule"])' "$d/proxy.log"
 	[ "$output" = 0 ]
 }
 
+@test "a public address is refused with 503 when this host's addresses cannot be listed" {
+	: "${FAILINJ:?set FAILINJ to the fault injector (make check-net does)}"
+	d=$BATS_TEST_TMPDIR
+	# 11.22.33.44 is public and an address of this host (of its network namespace).
+	printf '127.0.0.1 localhost\n11.22.33.44 self.example.test\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	: >"$d/zone"
+	# getifaddrs() fails (no netlink socket): whether the address is this host's is unknown.
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 PX_OPTS= \
+		PX_PRE="$FAILINJ netlink --" fetch_in_dns_netns self.example.test
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "self.example.test: sbxrun: cannot list this host's addresses, to tell whether host self.example.test leads to one: Permission denied" ]
+	[ "${lines[1]}" = "proxy: 0" ]
+	[ ! -s "$d/up.log" ]
+	run python3 -c 'import json,sys
+j = json.loads(open(sys.argv[1]).readline()); print(j["status"], j["rule"])' "$d/proxy.log"
+	[ "$output" = "503 allow *.example.test" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+	# Controls: listed, the address is found to be this host's; with private addresses
+	# allowed, the list is not needed and the upstream is reached.
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 PX_OPTS= \
+		fetch_in_dns_netns self.example.test
+	[ "${lines[0]}" = "self.example.test: sbxrun: host self.example.test resolves only to non-public addresses (11.22.33.44 is an address of this host); they are refused unless private addresses are allowed" ]
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 \
+		PX_PRE="$FAILINJ netlink --" fetch_in_dns_netns self.example.test
+	[ "${lines[0]}" = "self.example.test: hello" ]
+	[ "${lines[1]}" = "proxy: 0" ]
+}
+
 @test "an /etc/hosts that cannot be read refuses every name, with the reason, never asks DNS" {
 	d=$BATS_TEST_TMPDIR
 	# The file gives listed.example.test 127.0.0.1, where the upstream listens; the name
