@@ -2,9 +2,10 @@
 /*
  * resolver.c - name lookups off the event loop: getaddrinfo() blocks for as long as the system
  * resolver takes, so it runs in a pool of threads. Threads start when a lookup finds none
- * idle, up to SBX_PROXY_RESOLVERS; a finished lookup is queued and announced by one byte on a
- * pipe that the loop polls. The pool and its threads share one reference-counted state, so
- * freeing the pool never waits for a lookup still inside getaddrinfo().
+ * idle, up to SBX_PROXY_RESOLVERS, and those beyond SBX_PROXY_RESOLVERS_KEPT end when idle for
+ * a while; a finished lookup is queued and announced by one byte on a pipe that the loop
+ * polls. The pool and its threads share one reference-counted state, so freeing the pool never
+ * waits for a lookup still inside getaddrinfo().
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -255,12 +256,30 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		struct sbx_resolve_job *j;
+		bool expired = false;
 
-		while (!r->queue && !r->closing) {
+		while (!r->queue && !r->closing && !expired) {
+			struct timespec until;
+
 			r->idle++;
-			pthread_cond_wait(&r->cv, &r->mu);
+			if (r->threads <= SBX_PROXY_RESOLVERS_KEPT) {
+				pthread_cond_wait(&r->cv, &r->mu);
+			} else {
+				/*
+				 * The real-time clock, as macOS has no other for this wait: a
+				 * clock step only ends a spare thread sooner or later. The count
+				 * is read and lowered under the lock, so threads whose waits end
+				 * together still leave SBX_PROXY_RESOLVERS_KEPT.
+				 */
+				clock_gettime(CLOCK_REALTIME, &until);
+				until.tv_sec += SBX_PROXY_RESOLVER_IDLE_MS / 1000;
+				expired = pthread_cond_timedwait(&r->cv, &r->mu, &until) ==
+						  ETIMEDOUT &&
+					  r->threads > SBX_PROXY_RESOLVERS_KEPT;
+			}
 			r->idle--;
 		}
+		/* A name queued meanwhile is taken even by a thread whose wait ran out. */
 		if (!r->queue)
 			break;
 		j = r->queue;

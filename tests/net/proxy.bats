@@ -446,7 +446,7 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$output" = 0 ]
 }
 
-@test "names asked for at once while a resolver thread is idle each get a thread" {
+@test "names asked for at once while a resolver thread is idle each get a thread, which ends when idle" {
 	d=$BATS_TEST_TMPDIR
 	printf '127.0.0.1 localhost\n' >"$d/hosts"
 	printf 'nameserver 127.0.0.1\noptions timeout:5 attempts:1\n' >"$d/resolv.conf"
@@ -485,6 +485,13 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 		for i in $(seq 8); do
 			echo "slow$i.example.test: $(cat "$d/slow$i.out")"
 		done
+		echo "threads: $(awk '$1 == "Threads:" { print $2 }' /proc/$px/status)"
+		# Idle, the threads beyond the four kept end (after 5 s).
+		for i in $(seq 300); do
+			[ "$(awk '$1 == "Threads:" { print $2 }' /proc/$px/status)" -le 5 ] && break
+			sleep 0.05
+		done
+		echo "threads when idle: $(awk '$1 == "Threads:" { print $2 }' /proc/$px/status)"
 	EOF
 	FETCH='. "$d/fetch"' fetch_in_dns_netns
 	[ "$status" -eq 0 ]
@@ -495,7 +502,10 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	for i in $(seq 8); do
 		[ "${lines[$((i + 2))]}" = "slow$i.example.test: hello" ]
 	done
-	[ "${lines[11]}" = "proxy: 0" ]
+	# The loop's thread and nine resolvers; then the loop's and the four kept.
+	[ "${lines[11]}" = "threads: 10" ]
+	[ "${lines[12]}" = "threads when idle: 5" ]
+	[ "${lines[13]}" = "proxy: 0" ]
 	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
 	[ "$output" = 0 ]
 }
