@@ -40,8 +40,9 @@
  * its thread for the resolver's whole time-out (resolv.conf's timeout times attempts, up to
  * minutes). With 4 threads, four such names (a command may ask for as many as a wildcard allows)
  * held every other lookup back for that long; 64 leaves room for the names that do answer. A
- * thread starts only when none is idle, and each has the C library's default stack (128 KiB
- * with musl: about 140 KiB of address space and under 10 KiB resident per idle thread, measured).
+ * thread starts while more names wait than threads are idle, and each has the C library's
+ * default stack (128 KiB with musl: about 140 KiB of address space and under 10 KiB resident
+ * per idle thread, measured).
  */
 #define SBX_PROXY_RESOLVERS 64
 /*
