@@ -281,6 +281,38 @@ fetch_in_dns_netns() {
 	[ "$output" = 0 ]
 }
 
+@test "a name without a dot: /etc/hosts first, then the search domains, as the C library" {
+	d=$BATS_TEST_TMPDIR
+	# The file gives box 127.0.0.1, where the upstream listens; the name server gives
+	# box.corp.test 127.0.0.2, where nothing does. other is only the name server's, as
+	# other.corp.test (a search domain, as the library looks a dotless name up).
+	printf '127.0.0.1 localhost\n127.0.0.1 box\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\nsearch corp.test\noptions timeout:1 attempts:1\n' \
+		>"$d/resolv.conf"
+	printf 'box.corp.test 127.0.0.2\nother.corp.test 127.0.0.1\n' >"$d/zone"
+	PX_OPTS="--allow-private-addresses --allow-domain box --allow-domain other" \
+		fetch_in_dns_netns box other
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "box: hello" ]
+	[ "${lines[1]}" = "other: hello" ]
+	[ "${lines[2]}" = "proxy: 0" ]
+	run grep -c '^box' "$d/dns.log"
+	[ "$output" = 0 ]
+	# The same file unreadable: neither name is asked of the name server, where box would
+	# lead elsewhere.
+	chmod 000 "$d/hosts"
+	PX_OPTS="--allow-private-addresses --allow-domain box --allow-domain other" \
+		PX_PRE="setpriv --bounding-set -dac_override,-dac_read_search" \
+		fetch_in_dns_netns box other
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "box: sbxrun: host box is refused: /etc/hosts, which may name it, cannot be read (Permission denied)" ]
+	[ "${lines[1]}" = "other: sbxrun: host other is refused: /etc/hosts, which may name it, cannot be read (Permission denied)" ]
+	[ "${lines[2]}" = "proxy: 0" ]
+	[ ! -s "$d/dns.log" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
 @test "/etc/hosts is read in whole lines: a long line is neither cut into a false name nor lost" {
 	d=$BATS_TEST_TMPDIR
 	# A line of 511 bytes up to "cut.example.test", which goes on as cut.example.testx (the
