@@ -499,9 +499,10 @@ check-cli: sbxrun completion deps-test
 	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun SBX_BASH_COMPLETION=$(CURDIR)/$(BUILD)/completion/sbxrun \
 		SBX_ZSH_COMPLETION=$(CURDIR)/$(BUILD)/completion/_sbxrun bats tests/cli
 
-# The proxy against real servers, clients and git on 127.0.0.1 (no other network is used).
-check-net: sbxrun deps-test
-	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun bats tests/net
+# The proxy against real servers, clients and git on 127.0.0.1 (no other network is used);
+# the fault injector hides the interfaces from it.
+check-net: sbxrun deps-test $(BUILD)/enforce/failinj
+	SBXRUN=$(CURDIR)/$(BUILD)/sbxrun FAILINJ=$(CURDIR)/$(BUILD)/enforce/failinj bats tests/net
 
 # ---- the seccomp filters, compiled once at build time -------------------------------------
 # seccomp-gen builds the eight filters (network, metadata, traced for the denial report: on or

@@ -511,6 +511,15 @@ const char *sbx_addr_class(const unsigned char *a, size_t len)
 	return NULL;
 }
 
+bool sbx_addr_reaches(const unsigned char *a, size_t len, const unsigned char *ifa, size_t iflen)
+{
+	static const unsigned char v4mapped[12] = {[10] = 0xff, [11] = 0xff};
+
+	if (len == 16 && iflen == 4 && memcmp(a, v4mapped, sizeof(v4mapped)) == 0)
+		return memcmp(a + sizeof(v4mapped), ifa, 4) == 0;
+	return len == iflen && memcmp(a, ifa, len) == 0;
+}
+
 /* ---- the listen address --------------------------------------------------------------------- */
 
 int sbx_listen_addr_parse(const char *s, struct sbx_listen_addr *a, struct sbx_diag *d)

@@ -108,6 +108,13 @@ void sbx_domain_policy_decide(const struct sbx_domain_policy *pol, const struct 
  */
 const char *sbx_addr_class(const unsigned char *addr, size_t len);
 /*
+ * Whether a connection to addr (len 4 or 16) reaches the interface address ifaddr (iflen 4 or
+ * 16): the same address, or an IPv4-mapped one (::ffff:a.b.c.d, which an IPv6 socket connects
+ * to as a.b.c.d) of an IPv4 interface address.
+ */
+bool sbx_addr_reaches(const unsigned char *addr, size_t len, const unsigned char *ifaddr,
+		      size_t iflen);
+/*
  * An address's text, n bytes of s (no brackets), into out; false for anything else. IPv4: a
  * dotted quad in its one canonical spelling, four decimal numbers 0-255 without leading zeros
  * (127.1 and 0177.0.0.1 are refused: resolvers read them as other addresses than they seem to

@@ -519,9 +519,11 @@ static void connect_done(struct conn *c)
 }
 
 /*
- * Keeps the addresses an allowed name may lead to: public ones; a localhost name's loopback
- * ones; any with allow_private. Without that check, an allowed name that resolves to 127.0.0.1
- * or 169.254.169.254 (by design or by DNS rebinding) would open the host's local services.
+ * Keeps the addresses an allowed name may lead to: public ones that no interface of this host
+ * holds; a localhost name's loopback ones; any with allow_private. Without that check, an
+ * allowed name that resolves to 127.0.0.1, to 169.254.169.254 or to this host's own public
+ * address (by design or by DNS rebinding) would open the services of the host or its network.
+ * The addresses kept are the ones connected to: nothing is resolved again.
  */
 static void resolved(struct conn *c, const struct sbx_resolved *res)
 {
@@ -529,6 +531,17 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 	const char *refused_class = NULL;
 
 	authority(c, auth, sizeof(auth));
+	if (res->hosts_errno) {
+		char rule[96];
+
+		snprintf(rule, sizeof(rule), "cannot read /etc/hosts (%s)",
+			 strerror(res->hosts_errno));
+		reply(c, 403, "deny", rule,
+		      "sbxrun: host %s is refused: /etc/hosts, which may name it, cannot be read "
+		      "(%s)",
+		      auth, strerror(res->hosts_errno));
+		return;
+	}
 	if (res->gai_error) {
 		reply(c, 502, NULL, NULL, "sbxrun: cannot resolve host %s: %s", auth,
 		      gai_strerror(res->gai_error));
@@ -539,6 +552,16 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 		size_t len = res->family[i] == AF_INET ? 4 : 16;
 		const char *cls = sbx_addr_class(res->addr[i], len);
 
+		if (!cls && res->local[i])
+			cls = "an address of this host";
+		/* A public address that may be this host's: nothing to connect to is known. */
+		if (!cls && res->ifaddrs_errno && !c->px->cfg.allow_private) {
+			reply(c, 503, NULL, NULL,
+			      "sbxrun: cannot list this host's addresses, to tell whether host %s "
+			      "leads to one: %s",
+			      auth, strerror(res->ifaddrs_errno));
+			return;
+		}
 		if (cls && !c->px->cfg.allow_private &&
 		    !(strcmp(cls, "loopback") == 0 && sbx_host_is_localhost(&c->req.host))) {
 			if (!refused_class) {

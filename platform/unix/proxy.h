@@ -2,9 +2,10 @@
 /*
  * proxy.h - the domain-filtering HTTP and CONNECT proxy (POSIX: Linux and macOS).
  *
- * One thread runs an event loop (poll(2)) over every connection; names are resolved by a small
- * pool of threads, started on the first name and never more than SBX_PROXY_RESOLVERS, so a slow
- * resolver never stalls the loop. The decisions themselves are lib/domain.c's.
+ * One thread runs an event loop (poll(2)) over every connection; names are resolved by a pool
+ * of threads, started as names come and never more than SBX_PROXY_RESOLVERS, so a slow
+ * resolver never stalls the loop, and a slow name not the other names. The decisions
+ * themselves are lib/domain.c's.
  *
  * Two ways to run it:
  *   - sbx_proxy_run(): the whole loop, until stop_fd becomes readable (a supervising parent
@@ -34,8 +35,22 @@
 #define SBX_PROXY_MAX_CONNS 1024
 #define SBX_PROXY_BUF	    65536
 #define SBX_PROXY_BUF_MAX   262144
-/* Resolver threads: names come from a short allow list, so few lookups are ever in flight. */
-#define SBX_PROXY_RESOLVERS 4
+/*
+ * Resolver threads. A lookup cannot be cut short: a name whose name servers do not answer holds
+ * its thread for the resolver's whole time-out (resolv.conf's timeout times attempts, up to
+ * minutes). With 4 threads, four such names (a command may ask for as many as a wildcard allows)
+ * held every other lookup back for that long; 64 leaves room for the names that do answer. A
+ * thread starts while more names wait than threads are idle, and each has the C library's
+ * default stack (128 KiB with musl: about 140 KiB of address space and under 10 KiB resident
+ * per idle thread, measured).
+ */
+#define SBX_PROXY_RESOLVERS 64
+/*
+ * Threads beyond the first SBX_PROXY_RESOLVERS_KEPT that have had no name for this long end,
+ * so that a burst of slow names does not leave an idle proxy holding 64 stacks.
+ */
+#define SBX_PROXY_RESOLVERS_KEPT   4
+#define SBX_PROXY_RESOLVER_IDLE_MS 5000
 /* A client has this long to send a complete request head (slow senders hold a connection). */
 #define SBX_PROXY_HEAD_TIMEOUT_MS 10000
 /* An idle kept-alive client connection is closed after this; clients reconnect. */
@@ -129,7 +144,11 @@ struct sbx_resolved {
 	int n;
 	int family[SBX_PROXY_MAX_ADDRS]; /* AF_INET or AF_INET6 */
 	unsigned char addr[SBX_PROXY_MAX_ADDRS][16];
-	int gai_error; /* 0, or the getaddrinfo() error */
+	/* Held by an interface of this host when the lookup ended. */
+	bool local[SBX_PROXY_MAX_ADDRS];
+	int ifaddrs_errno; /* the interfaces could not be listed: local[] says nothing */
+	int gai_error;	   /* 0, or the getaddrinfo() error (EAI_SYSTEM with hosts_errno) */
+	int hosts_errno;   /* /etc/hosts could not be read: the name is not looked up elsewhere */
 };
 
 struct sbx_resolver;

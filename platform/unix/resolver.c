@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * resolver.c - name lookups off the event loop: getaddrinfo() blocks for as long as the system
- * resolver takes, so it runs in a small pool of threads. Threads start when a lookup finds none
- * idle, up to SBX_PROXY_RESOLVERS; a finished lookup is queued and announced by one byte on a
- * pipe that the loop polls. The pool and its threads share one reference-counted state, so
- * freeing the pool never waits for a lookup still inside getaddrinfo().
+ * resolver takes, so it runs in a pool of threads. Threads start when a lookup finds none
+ * idle, up to SBX_PROXY_RESOLVERS, and those beyond SBX_PROXY_RESOLVERS_KEPT end when idle for
+ * a while; a finished lookup is queued and announced by one byte on a pipe that the loop
+ * polls. The pool and its threads share one reference-counted state, so freeing the pool never
+ * waits for a lookup still inside getaddrinfo().
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -38,7 +40,12 @@ struct sbx_resolver {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct sbx_resolve_job *queue, *queue_tail, *done;
-	unsigned threads, idle, refs;
+	/*
+	 * queued counts the jobs no worker has taken yet. A worker that was signalled still
+	 * counts as idle until it wakes, so "no idle worker" alone would miss that several jobs
+	 * queued at once are waiting for that one worker: one more starts while queued > idle.
+	 */
+	unsigned threads, idle, queued, refs;
 	bool closing;
 	int pipe[2]; /* [0] polled by the loop, [1] written by the threads */
 };
@@ -87,9 +94,14 @@ static int from_hosts(const char *name, struct sbx_resolved *res)
 	size_t cap = 0;
 	int e;
 
-	/* As the C library takes it: a file that is missing or unreadable names nothing. */
+	/*
+	 * Only a file that is not there names nothing. The C library also takes a file it cannot
+	 * open (EACCES, EIO) or a parent that is not a directory as empty, and then asks the name
+	 * servers for a name the file may give another address: where the name leads would be
+	 * theirs, not the file's, so the lookup fails instead.
+	 */
 	if (!f)
-		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -1;
+		return errno == ENOENT ? 0 : -1;
 	for (;;) {
 		char *save = NULL, *addr, *tok, *hash;
 		unsigned char a[16];
@@ -134,6 +146,44 @@ static bool out_of_fds(void)
 	return errno == EMFILE || errno == ENFILE;
 }
 
+/*
+ * Marks the addresses of res that an interface of this host holds, as the interfaces are just
+ * after the lookup: a public address of this host leads to its services as 127.0.0.1 does.
+ * Without the list (ifaddrs_errno set), the caller cannot tell, and refuses.
+ */
+static void mark_local(struct sbx_resolved *res)
+{
+	struct ifaddrs *ifs = NULL;
+
+	/* Out of descriptors (the list comes through a socket): wait, as lookup() does. */
+	for (int tries = 0; getifaddrs(&ifs) < 0; tries++) {
+		if (!out_of_fds() || tries == 50) {
+			res->ifaddrs_errno = errno ? errno : EIO;
+			return;
+		}
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+	}
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+		const void *a;
+		int fam;
+
+		if (!i->ifa_addr)
+			continue;
+		fam = i->ifa_addr->sa_family;
+		if (fam == AF_INET)
+			a = &((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr;
+		else if (fam == AF_INET6)
+			a = &((const struct sockaddr_in6 *)(const void *)i->ifa_addr)->sin6_addr;
+		else
+			continue;
+		for (int k = 0; k < res->n; k++)
+			if (sbx_addr_reaches(res->addr[k], res->family[k] == AF_INET ? 4 : 16, a,
+					     fam == AF_INET ? 4 : 16))
+				res->local[k] = true;
+	}
+	freeifaddrs(ifs);
+}
+
 static void lookup(struct sbx_resolve_job *j)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
@@ -148,7 +198,7 @@ static void lookup(struct sbx_resolve_job *j)
 	 * list but also /etc/hosts, hence the file read here first, as the library reads it
 	 * before the name servers (whatever nsswitch.conf says, for a glibc linked dynamically). A
 	 * name without a dot is only ever allowed by an entry naming it, which may mean the
-	 * search domains: it is left to the library whole.
+	 * search domains: when the file does not name it, it is left to the library whole.
 	 */
 	bool absolute = strchr(j->name, '.') != NULL;
 	char dotted[SBX_HOST_MAX + 2];
@@ -164,14 +214,13 @@ static void lookup(struct sbx_resolve_job *j)
 	 * is cleared first: a failure that sets none must not read an earlier call's.)
 	 */
 	for (int tries = 0;; tries++) {
-		int h = 0;
+		int h;
 
 		errno = 0;
-		if (absolute)
-			h = from_hosts(j->name, &j->res);
+		h = from_hosts(j->name, &j->res);
 		if (h > 0) {
 			j->res.gai_error = 0;
-			return;
+			break;
 		}
 		if (h == 0) {
 			errno = 0;
@@ -179,9 +228,11 @@ static void lookup(struct sbx_resolve_job *j)
 				getaddrinfo(absolute ? dotted : j->name, NULL, &hints, &ai);
 		} else {
 			j->res.gai_error = EAI_SYSTEM;
+			j->res.hosts_errno = errno ? errno : EIO;
 		}
 		if ((h == 0 && !j->res.gai_error) || !out_of_fds() || tries == 50)
 			break;
+		j->res.hosts_errno = 0;
 		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
 	}
 	for (struct addrinfo *a = ai; a; a = a->ai_next) {
@@ -194,6 +245,8 @@ static void lookup(struct sbx_resolve_job *j)
 	}
 	if (ai)
 		freeaddrinfo(ai);
+	if (j->res.n > 0)
+		mark_local(&j->res);
 }
 
 static void *worker(void *arg)
@@ -203,16 +256,35 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		struct sbx_resolve_job *j;
+		bool expired = false;
 
-		while (!r->queue && !r->closing) {
+		while (!r->queue && !r->closing && !expired) {
+			struct timespec until;
+
 			r->idle++;
-			pthread_cond_wait(&r->cv, &r->mu);
+			if (r->threads <= SBX_PROXY_RESOLVERS_KEPT) {
+				pthread_cond_wait(&r->cv, &r->mu);
+			} else {
+				/*
+				 * The real-time clock, as macOS has no other for this wait: a
+				 * clock step only ends a spare thread sooner or later. The count
+				 * is read and lowered under the lock, so threads whose waits end
+				 * together still leave SBX_PROXY_RESOLVERS_KEPT.
+				 */
+				clock_gettime(CLOCK_REALTIME, &until);
+				until.tv_sec += SBX_PROXY_RESOLVER_IDLE_MS / 1000;
+				expired = pthread_cond_timedwait(&r->cv, &r->mu, &until) ==
+						  ETIMEDOUT &&
+					  r->threads > SBX_PROXY_RESOLVERS_KEPT;
+			}
 			r->idle--;
 		}
+		/* A name queued meanwhile is taken even by a thread whose wait ran out. */
 		if (!r->queue)
 			break;
 		j = r->queue;
 		r->queue = j->next;
+		r->queued--;
 		if (!r->queue)
 			r->queue_tail = NULL;
 		j->state = JOB_RUNNING;
@@ -300,11 +372,13 @@ struct sbx_resolve_job *sbx_resolver_submit(struct sbx_resolver *r, const char *
 	else
 		r->queue = j;
 	r->queue_tail = j;
-	if (r->idle == 0 && r->threads < SBX_PROXY_RESOLVERS)
+	r->queued++;
+	if (r->queued > r->idle && r->threads < SBX_PROXY_RESOLVERS)
 		spawn_locked(r);
 	if (r->threads == 0) {
 		/* Not even one thread: the lookup would never run. */
 		r->queue = r->queue_tail = NULL;
+		r->queued = 0;
 		pthread_mutex_unlock(&r->mu);
 		free(j);
 		return NULL;
@@ -358,6 +432,7 @@ void sbx_resolver_cancel(struct sbx_resolver *r, struct sbx_resolve_job *j)
 	switch (j->state) {
 	case JOB_QUEUED:
 		unlink_job(&r->queue, j, &r->queue_tail);
+		r->queued--;
 		free(j);
 		break;
 	case JOB_DONE:
@@ -384,6 +459,7 @@ void sbx_resolver_free(struct sbx_resolver *r)
 		free(j);
 	}
 	r->queue_tail = NULL;
+	r->queued = 0;
 	while (r->done) {
 		struct sbx_resolve_job *j = r->done;
 

@@ -18,6 +18,8 @@
  *                before 6.15 answers when that mount is detached (devfs.c mounts onto a
  *                detached top in this form only; onto an attached one it names the path, and
  *                the mount plan mounts onto descriptors with MOVE_MOUNT_T_EMPTY_PATH)
+ *     netlink    socket(AF_NETLINK) returns EACCES, as under a seccomp profile that allows only
+ *                inet and unix sockets: getifaddrs() cannot list the interfaces
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* The flag of <linux/mount.h>, which glibc's <sys/mount.h> would clash with. */
@@ -83,6 +86,9 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 					SCMP_A4(SCMP_CMP_EQ, MOVE_MOUNT_F_EMPTY_PATH));
 	if (!strcmp(f, "getfd"))
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 438, 0);
+	if (!strcmp(f, "netlink"))
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+					SCMP_A0(SCMP_CMP_EQ, AF_NETLINK));
 	fprintf(stderr, "failinj: unknown fault %s\n", f);
 	return -EINVAL;
 }
@@ -95,7 +101,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr, "usage: failinj "
-				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached[,...]"
+				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached|netlink[,...]"
 				" -- CMD...\n");
 		return 2;
 	}

@@ -105,7 +105,7 @@ print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()
 	echo '{"name":"p","version":"1.0.0","dependencies":{"tinypkg":"1.0.0"}}' >"$proj/package.json"
 	printf '{"name":"p","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"p","version":"1.0.0","dependencies":{"tinypkg":"1.0.0"}},"node_modules/tinypkg":{"version":"1.0.0","resolved":"http://localhost:%s/tinypkg-1.0.0.tgz","integrity":"%s"}}}\n' \
 		"$UP_PORT" "$sri" >"$proj/package-lock.json"
-	run env HOME="$home" "$S" -C "$proj" --allow-domain localhost --network-log "$NLOG" -- \
+	run env HOME="$home" "$S" -C "$proj" --allow-domain "localhost:$UP_PORT" --network-log "$NLOG" -- \
 		npm ci --cache .npm
 	echo "$output"
 	[ "$status" -eq 0 ]

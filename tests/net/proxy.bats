@@ -144,6 +144,17 @@ stop_traced() {
 	[ "$output" = ok ]
 	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
 	[ "$output" = "sbxrun: port $UP_PORT of host localhost is not in the allow list" ]
+	# A tunnel to another port of the host (as CONNECT host:22 would be) is refused too.
+	run client tunnel "$PX" "localhost:$UP_PORT" 10
+	[[ "$output" == *"403 Forbidden"* ]]
+	[ ! -s "$UP_LOG" ]
+	# Without a port, every port of the host is allowed (the default, as in Codex's proxy).
+	stop_proxy
+	start_proxy --allow-domain localhost
+	run client tunnel "$PX" "localhost:$ECHO_PORT" 1000
+	[ "$output" = ok ]
+	run curl -sS -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
 }
 
 # ---- names, wildcards and private addresses (a private /etc/hosts) --------------------------
@@ -201,27 +212,41 @@ hosts_file() {
 # fetch_in_dns_netns NAME...: in a network and mount namespace of its own (tests/net/dns-netns)
 # whose /etc/hosts, /etc/resolv.conf and name server's zone are $BATS_TEST_TMPDIR/hosts,
 # resolv.conf and zone, fetches f.txt from each NAME through a proxy allowing *.example.test:
-# "NAME: what curl printed" for each, then "proxy: its exit status".
+# "NAME: what curl printed" for each, then "proxy: its exit status". Set before the call:
+# NS_PRE, a command run first in the namespace; UP_BIND, the upstream's address; PX_OPTS, the
+# proxy's options (default: --allow-private-addresses); PX_PRE, a command the proxy runs under;
+# FETCH, a command run instead of the fetches (it finds the proxy in $px_addr, the port in $port).
 fetch_in_dns_netns() {
-	local d=$BATS_TEST_TMPDIR un
+	local d=$BATS_TEST_TMPDIR un px_opts=()
+	if [ -n "${PX_OPTS+set}" ]; then
+		px_opts=(PX_OPTS="$PX_OPTS")
+	fi
 	cat >"$d/inner" <<-'EOF'
 		d=$1
 		shift
-		python3 "$NET_DIR/servers.py" http "$d/www" "$d/up.port" "$d/up.log" </dev/null \
-			>/dev/null 2>&1 &
+		rm -f "$d/up.port" "$d/proxy.addr"
+		: >"$d/up.log"
+		${NS_PRE:-true}
+		python3 "$NET_DIR/servers.py" http "$d/www" "$d/up.port" "$d/up.log" ${UP_BIND:-} \
+			</dev/null >/dev/null 2>&1 &
 		up=$!
-		"$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain '*.example.test' \
-			--allow-private-addresses --log "$d/proxy.log" </dev/null >"$d/proxy.addr" \
-			2>"$d/proxy.err" &
+		${PX_PRE:-} "$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain '*.example.test' \
+			${PX_OPTS---allow-private-addresses} --log "$d/proxy.log" </dev/null \
+			>"$d/proxy.addr" 2>"$d/proxy.err" &
 		px=$!
 		for i in $(seq 200); do
 			[ -s "$d/up.port" ] && [ -s "$d/proxy.addr" ] && break
 			sleep 0.05
 		done
-		for n in "$@"; do
-			echo "$n: $(curl -sS -x "http://$(cat "$d/proxy.addr")" \
-				"http://$n:$(cat "$d/up.port")/f.txt" 2>&1)"
-		done
+		px_addr=$(cat "$d/proxy.addr")
+		port=$(cat "$d/up.port")
+		if [ -n "${FETCH:-}" ]; then
+			eval "$FETCH"
+		else
+			for n in "$@"; do
+				echo "$n: $(curl -sS -x "http://$px_addr" "http://$n:$port/f.txt" 2>&1)"
+			done
+		fi
 		kill -TERM $px
 		wait $px
 		echo "proxy: $?"
@@ -229,8 +254,9 @@ fetch_in_dns_netns() {
 	EOF
 	un=(unshare --net --mount --propagation private)
 	[ "$(id -u)" = 0 ] || un=(unshare --user --map-root-user --net --mount --propagation private)
-	run env NET_DIR="$NET_DIR" SBXRUN="$SBXRUN" "${un[@]}" "$NET_DIR/dns-netns" "$d" \
-		bash "$d/inner" "$d" "$@"
+	run env NET_DIR="$NET_DIR" SBXRUN="$SBXRUN" NS_PRE="${NS_PRE:-}" UP_BIND="${UP_BIND:-}" \
+		"${px_opts[@]}" PX_PRE="${PX_PRE:-}" FETCH="${FETCH:-}" "${un[@]}" \
+		"$NET_DIR/dns-netns" "$d" bash "$d/inner" "$d" "$@"
 	echo "$output"
 	cat "$d/dns.log"
 }
@@ -251,6 +277,38 @@ fetch_in_dns_netns() {
 	[ "${lines[3]}" = "proxy: 0" ]
 	run grep -c corp.test "$d/dns.log"
 	[ "$output" = 0 ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
+@test "a name without a dot: /etc/hosts first, then the search domains, as the C library" {
+	d=$BATS_TEST_TMPDIR
+	# The file gives box 127.0.0.1, where the upstream listens; the name server gives
+	# box.corp.test 127.0.0.2, where nothing does. other is only the name server's, as
+	# other.corp.test (a search domain, as the library looks a dotless name up).
+	printf '127.0.0.1 localhost\n127.0.0.1 box\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\nsearch corp.test\noptions timeout:1 attempts:1\n' \
+		>"$d/resolv.conf"
+	printf 'box.corp.test 127.0.0.2\nother.corp.test 127.0.0.1\n' >"$d/zone"
+	PX_OPTS="--allow-private-addresses --allow-domain box --allow-domain other" \
+		fetch_in_dns_netns box other
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "box: hello" ]
+	[ "${lines[1]}" = "other: hello" ]
+	[ "${lines[2]}" = "proxy: 0" ]
+	run grep -c '^box' "$d/dns.log"
+	[ "$output" = 0 ]
+	# The same file unreadable: neither name is asked of the name server, where box would
+	# lead elsewhere.
+	chmod 000 "$d/hosts"
+	PX_OPTS="--allow-private-addresses --allow-domain box --allow-domain other" \
+		PX_PRE="setpriv --bounding-set -dac_override,-dac_read_search" \
+		fetch_in_dns_netns box other
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "box: sbxrun: host box is refused: /etc/hosts, which may name it, cannot be read (Permission denied)" ]
+	[ "${lines[1]}" = "other: sbxrun: host other is refused: /etc/hosts, which may name it, cannot be read (Permission denied)" ]
+	[ "${lines[2]}" = "proxy: 0" ]
+	[ ! -s "$d/dns.log" ]
 	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
 	[ "$output" = 0 ]
 }
@@ -276,6 +334,210 @@ fetch_in_dns_netns() {
 	[ "${lines[2]}" = "proxy: 0" ]
 	run grep -c late.example.test "$d/dns.log"
 	[ "$output" = 0 ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
+@test "an allowed name that leads to a public address of this host is refused (DNS rebinding)" {
+	d=$BATS_TEST_TMPDIR
+	# 11.22.33.44 is public, and an address of this host (of its network namespace): the
+	# upstream listens on every address. 11.22.33.45 is public and nowhere (no route).
+	cat >"$d/hosts" <<-EOF
+		127.0.0.1 localhost
+		11.22.33.44 self.example.test mixed.example.test
+		::ffff:11.22.33.44 mapped.example.test
+		11.22.33.45 mixed.example.test
+	EOF
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	: >"$d/zone"
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 PX_OPTS= \
+		fetch_in_dns_netns self.example.test mapped.example.test mixed.example.test
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "self.example.test: sbxrun: host self.example.test resolves only to non-public addresses (11.22.33.44 is an address of this host); they are refused unless private addresses are allowed" ]
+	[[ "${lines[1]}" == "mapped.example.test: sbxrun: host mapped.example.test resolves only to non-public addresses (::ffff:11.22.33.44 is an address of this host);"* ]]
+	# Every address of an answer is judged: the public one that is not this host's is tried
+	# (and is unreachable here: musl and glibc word ENETUNREACH apart), this host's is not.
+	[[ "${lines[2]}" == "mixed.example.test: sbxrun: cannot connect to mixed.example.test port "*": Network "*"unreachable" ]]
+	[ "${lines[3]}" = "proxy: 0" ]
+	[ ! -s "$d/up.log" ]
+	run python3 -c 'import json,sys
+print(json.loads(open(sys.argv[1]).readline())["rule"])' "$d/proxy.log"
+	[ "$output" = "non-public address 11.22.33.44 (an address of this host)" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+	# Positive control: the same names with private addresses allowed reach the upstream.
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 \
+		fetch_in_dns_netns self.example.test mapped.example.test mixed.example.test
+	[ "${lines[0]}" = "self.example.test: hello" ]
+	[ "${lines[1]}" = "mapped.example.test: hello" ]
+	[ "${lines[2]}" = "mixed.example.test: hello" ]
+	[ "${lines[3]}" = "proxy: 0" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
+@test "a public address is refused with 503 when this host's addresses cannot be listed" {
+	: "${FAILINJ:?set FAILINJ to the fault injector (make check-net does)}"
+	d=$BATS_TEST_TMPDIR
+	# 11.22.33.44 is public and an address of this host (of its network namespace).
+	printf '127.0.0.1 localhost\n11.22.33.44 self.example.test\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	: >"$d/zone"
+	# getifaddrs() fails (no netlink socket): whether the address is this host's is unknown.
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 PX_OPTS= \
+		PX_PRE="$FAILINJ netlink --" fetch_in_dns_netns self.example.test
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "self.example.test: sbxrun: cannot list this host's addresses, to tell whether host self.example.test leads to one: Permission denied" ]
+	[ "${lines[1]}" = "proxy: 0" ]
+	[ ! -s "$d/up.log" ]
+	run python3 -c 'import json,sys
+j = json.loads(open(sys.argv[1]).readline()); print(j["status"], j["rule"])' "$d/proxy.log"
+	[ "$output" = "503 allow *.example.test" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+	# Controls: listed, the address is found to be this host's; with private addresses
+	# allowed, the list is not needed and the upstream is reached.
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 PX_OPTS= \
+		fetch_in_dns_netns self.example.test
+	[ "${lines[0]}" = "self.example.test: sbxrun: host self.example.test resolves only to non-public addresses (11.22.33.44 is an address of this host); they are refused unless private addresses are allowed" ]
+	NS_PRE="ip addr add 11.22.33.44/32 dev lo" UP_BIND=0.0.0.0 \
+		PX_PRE="$FAILINJ netlink --" fetch_in_dns_netns self.example.test
+	[ "${lines[0]}" = "self.example.test: hello" ]
+	[ "${lines[1]}" = "proxy: 0" ]
+}
+
+@test "an /etc/hosts that cannot be read refuses every name, with the reason, never asks DNS" {
+	d=$BATS_TEST_TMPDIR
+	# The file gives listed.example.test 127.0.0.1, where the upstream listens; the name
+	# server gives it 127.0.0.2, where nothing does.
+	printf '127.0.0.1 localhost\n127.0.0.1 listed.example.test\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	printf 'listed.example.test 127.0.0.2\nreal.example.test 127.0.0.1\n' >"$d/zone"
+	chmod 000 "$d/hosts"
+	# Without the capabilities that read any file (root's, or the namespace's root's).
+	PX_PRE="setpriv --bounding-set -dac_override,-dac_read_search" \
+		fetch_in_dns_netns listed.example.test real.example.test
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "listed.example.test: sbxrun: host listed.example.test is refused: /etc/hosts, which may name it, cannot be read (Permission denied)" ]
+	[ "${lines[1]}" = "real.example.test: sbxrun: host real.example.test is refused: /etc/hosts, which may name it, cannot be read (Permission denied)" ]
+	[ "${lines[2]}" = "proxy: 0" ]
+	[ ! -s "$d/dns.log" ]
+	run python3 -c 'import json,sys
+for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"], j["rule"])' \
+		"$d/proxy.log"
+	[ "${lines[0]}" = "deny 403 cannot read /etc/hosts (Permission denied)" ]
+	[ "${lines[1]}" = "deny 403 cannot read /etc/hosts (Permission denied)" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+	# Positive control: the same file, readable, gives its address; the name server the other.
+	chmod 644 "$d/hosts"
+	PX_PRE="setpriv --bounding-set -dac_override,-dac_read_search" \
+		fetch_in_dns_netns listed.example.test real.example.test
+	[ "${lines[0]}" = "listed.example.test: hello" ]
+	[ "${lines[1]}" = "real.example.test: hello" ]
+	[ "${lines[2]}" = "proxy: 0" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
+@test "names that resolve slowly do not hold up the lookups of other names" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:5 attempts:1\n' >"$d/resolv.conf"
+	# The name server answers none of the eight slow names until it is asked fast.example.test:
+	# a lookup of it that waits behind theirs leaves them to time out.
+	for i in $(seq 8); do
+		echo "slow$i.example.test 127.0.0.1 held"
+	done >"$d/zone"
+	echo "fast.example.test 127.0.0.1 release" >>"$d/zone"
+	cat >"$d/fetch" <<-'EOF'
+		pids=()
+		for i in $(seq 8); do
+			curl -sS -x "http://$px_addr" "http://slow$i.example.test:$port/f.txt" \
+				>"$d/slow$i.out" 2>&1 &
+			pids+=($!)
+		done
+		for i in $(seq 200); do
+			[ "$(grep '^slow' "$d/dns.log" | sort -u | wc -l)" -ge 8 ] && break
+			sleep 0.05
+		done
+		echo "fast.example.test: $(curl -sS -x "http://$px_addr" "http://fast.example.test:$port/f.txt" 2>&1)"
+		wait "${pids[@]}"
+		for i in $(seq 8); do
+			echo "slow$i.example.test: $(cat "$d/slow$i.out")"
+		done
+	EOF
+	FETCH='. "$d/fetch"' fetch_in_dns_netns
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "fast.example.test: hello" ]
+	for i in $(seq 8); do
+		[ "${lines[$i]}" = "slow$i.example.test: hello" ]
+	done
+	[ "${lines[9]}" = "proxy: 0" ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
+@test "names asked for at once while a resolver thread is idle each get a thread, which ends when idle" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:5 attempts:1\n' >"$d/resolv.conf"
+	echo "warm.example.test 127.0.0.1" >"$d/zone"
+	for i in $(seq 8); do
+		echo "slow$i.example.test 127.0.0.1 held"
+	done >>"$d/zone"
+	echo "fast.example.test 127.0.0.1 release" >>"$d/zone"
+	# One lookup leaves one idle thread. The eight slow requests then reach the stopped
+	# proxy together, so that one pass of its loop queues all eight while that thread still
+	# counts as idle: each must start a thread of its own, or those left queued time out
+	# behind the ones that wait for the name server.
+	cat >"$d/fetch" <<-'EOF'
+		echo "warm.example.test: $(curl -sS -x "http://$px_addr" "http://warm.example.test:$port/f.txt" 2>&1)"
+		sleep 0.2
+		kill -STOP $px
+		pids=()
+		for i in $(seq 8); do
+			curl -sS -x "http://$px_addr" "http://slow$i.example.test:$port/f.txt" \
+				>"$d/slow$i.out" 2>&1 &
+			pids+=($!)
+		done
+		for i in $(seq 200); do
+			[ "$(ss -Htn state established "dport = :${px_addr##*:}" | wc -l)" -ge 8 ] && break
+			sleep 0.05
+		done
+		sleep 0.2
+		kill -CONT $px
+		for i in $(seq 80); do
+			[ "$(grep '^slow' "$d/dns.log" | sort -u | wc -l)" -ge 8 ] && break
+			sleep 0.05
+		done
+		echo "slow names asked: $(grep '^slow' "$d/dns.log" | sort -u | wc -l)"
+		echo "fast.example.test: $(curl -sS -x "http://$px_addr" "http://fast.example.test:$port/f.txt" 2>&1)"
+		wait "${pids[@]}"
+		for i in $(seq 8); do
+			echo "slow$i.example.test: $(cat "$d/slow$i.out")"
+		done
+		echo "threads: $(awk '$1 == "Threads:" { print $2 }' /proc/$px/status)"
+		# Idle, the threads beyond the four kept end (after 5 s).
+		for i in $(seq 300); do
+			[ "$(awk '$1 == "Threads:" { print $2 }' /proc/$px/status)" -le 5 ] && break
+			sleep 0.05
+		done
+		echo "threads when idle: $(awk '$1 == "Threads:" { print $2 }' /proc/$px/status)"
+	EOF
+	FETCH='. "$d/fetch"' fetch_in_dns_netns
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "warm.example.test: hello" ]
+	# Every slow name was being looked up before the fast one was asked.
+	[ "${lines[1]}" = "slow names asked: 8" ]
+	[ "${lines[2]}" = "fast.example.test: hello" ]
+	for i in $(seq 8); do
+		[ "${lines[$((i + 2))]}" = "slow$i.example.test: hello" ]
+	done
+	# The loop's thread and nine resolvers; then the loop's and the four kept.
+	[ "${lines[11]}" = "threads: 10" ]
+	[ "${lines[12]}" = "threads when idle: 5" ]
+	[ "${lines[13]}" = "proxy: 0" ]
 	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
 	[ "$output" = 0 ]
 }

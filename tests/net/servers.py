@@ -24,7 +24,9 @@
   servers.py dns ZONE READYFILE LOGFILE         a name server on 127.0.0.1:53 (UDP) in a network
                                                  namespace of the test's own: an A record for each
       "NAME ADDRESS" line of ZONE, NXDOMAIN for other names, no record of other types; each
-      question's name is appended to LOGFILE, and READYFILE written once it listens
+      question's name is appended to LOGFILE, and READYFILE written once it listens. A line
+      "NAME ADDRESS held" is a slow name: its questions get no answer until a question for a
+      line "NAME ADDRESS release" arrives; from then on every question is answered at once
 
 The chosen port is written to PORTFILE once the socket listens.
 """
@@ -240,12 +242,16 @@ def make_flood1xx(log):
 def serve_dns(zone, ready, log):
     import struct
 
-    records = {}
+    records, held, release, waiting = {}, set(), set(), []
     with open(zone) as f:
         for line in f:
             if line.split():
-                name, addr = line.split()
+                name, addr, *mark = line.split()
                 records[name.lower()] = socket.inet_aton(addr)
+                if mark == ["held"]:
+                    held.add(name.lower())
+                elif mark == ["release"]:
+                    release.add(name.lower())
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("127.0.0.1", 53))
     write_port(ready, 53)
@@ -266,6 +272,14 @@ def serve_dns(zone, ready, log):
         flags = 0x8180 if name in records else 0x8183  # NXDOMAIN
         head = struct.pack(">HHHHHH", struct.unpack(">H", q[:2])[0], flags, 1,
                            1 if answers else 0, 0, 0)
+        if name in held:
+            waiting.append((head + question + answers, peer))
+            continue
+        if name in release:
+            held.clear()
+            for answer, to in waiting:
+                s.sendto(answer, to)
+            waiting = []
         s.sendto(head + question + answers, peer)
 
 

@@ -308,6 +308,19 @@ TEST(domain_addr_class)
 		{"[2001:db8::1]", "documentation"},
 		{"[2606:4700::1111]", NULL},
 		{"[2a00:1450:4001::200e]", NULL},
+		/* the metadata service and the unspecified address, in every IPv6 wrapping */
+		{"169.254.0.0", "link-local"},
+		{"169.254.255.255", "link-local"},
+		{"169.255.0.1", NULL},
+		{"0.1.2.3", "unspecified"},
+		{"[::ffff:169.254.169.254]", "link-local"},
+		{"[::ffff:0.0.0.0]", "unspecified"},
+		{"[64:ff9b::169.254.169.254]", "link-local"},
+		{"[2002:a9fe:a9fe::]", "link-local"},
+		{"[::ffff:127.1.2.3]", "loopback"},
+		{"[fe80::a:b:c:d]", "link-local"},
+		{"[fec0::1]", "site-local"},
+		{"[ff00::]", "multicast"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -317,6 +330,35 @@ TEST(domain_addr_class)
 			t_fail(__FILE__, __LINE__, "%s: class %s, expected %s", cases[i].addr,
 			       got ? got : "public", cases[i].cls ? cases[i].cls : "public");
 	}
+}
+
+static bool reaches(const char *dest, const char *ifaddr)
+{
+	struct sbx_host d, i;
+	const char *why;
+
+	if (sbx_host_parse(dest, strlen(dest), &d, &why) < 0 ||
+	    sbx_host_parse(ifaddr, strlen(ifaddr), &i, &why) < 0) {
+		t_fail(__FILE__, __LINE__, "cannot parse '%s' or '%s'", dest, ifaddr);
+		return false;
+	}
+	return sbx_addr_reaches(d.addr, d.kind == SBX_HOST_IPV4 ? 4 : 16, i.addr,
+				i.kind == SBX_HOST_IPV4 ? 4 : 16);
+}
+
+/* An address of an interface of this host, as a destination: itself, and its mapped form. */
+TEST(domain_addr_reaches)
+{
+	CHECK(reaches("11.22.33.44", "11.22.33.44"));
+	CHECK(reaches("[::ffff:11.22.33.44]", "11.22.33.44"));
+	CHECK(reaches("[2001:4860::8888]", "[2001:4860::8888]"));
+	CHECK(!reaches("11.22.33.45", "11.22.33.44"));
+	CHECK(!reaches("[::ffff:11.22.33.45]", "11.22.33.44"));
+	/* not the mapped prefix: an IPv6 address of its own, which no IPv4 interface holds */
+	CHECK(!reaches("[::11.22.33.44]", "11.22.33.44"));
+	CHECK(!reaches("[64:ff9b::11.22.33.44]", "11.22.33.44"));
+	CHECK(!reaches("11.22.33.44", "[::ffff:11.22.33.44]"));
+	CHECK(!reaches("[2001:4860::8888]", "[2001:4860::8889]"));
 }
 
 TEST(domain_addr_format)
