@@ -41,8 +41,8 @@
  * minutes). With 4 threads, four such names (a command may ask for as many as a wildcard allows)
  * held every other lookup back for that long; 64 leaves room for the names that do answer. A
  * thread starts while more names wait than threads are idle, and each has the C library's
- * default stack (128 KiB with musl: about 140 KiB of address space and under 10 KiB resident
- * per idle thread, measured).
+ * default stack up to 512 KiB (128 KiB with musl: about 140 KiB of address space and under
+ * 10 KiB resident per idle thread, measured; glibc's default, the stack limit, is capped).
  */
 #define SBX_PROXY_RESOLVERS 64
 /*

@@ -336,16 +336,27 @@ int sbx_resolver_notify_fd(const struct sbx_resolver *r)
 	return r->pipe[0];
 }
 
+/* A worker's stack at most (see spawn_locked). */
+#define RESOLVER_STACK (512 * 1024)
+
 /* Starts one more worker; called locked. Signals go to the loop's thread, never to a worker. */
 static void spawn_locked(struct sbx_resolver *r)
 {
 	pthread_attr_t attr;
 	pthread_t t;
 	sigset_t all, old;
+	size_t stack;
 
 	if (pthread_attr_init(&attr))
 		return;
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/*
+	 * glibc's default stack is the stack limit (8 MiB, often): 64 workers would reserve half
+	 * a gigabyte. getaddrinfo() and the name service modules it loads fit in far less; musl's
+	 * default (128 KiB) is kept.
+	 */
+	if (pthread_attr_getstacksize(&attr, &stack) == 0 && stack > RESOLVER_STACK)
+		pthread_attr_setstacksize(&attr, RESOLVER_STACK);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (pthread_create(&t, &attr, worker, r) == 0) {
