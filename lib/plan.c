@@ -590,6 +590,14 @@ static int plan_build(const struct sbx_profile *effective, struct sbx_profile *t
 			    out->network ? "enabled" : "restricted");
 	if (!r && managed_network)
 		r = req_add(&pl, SBX_REQ_MANAGED_NETWORK, NULL, "managed network (proxy only)");
+	/*
+	 * Whatever the profile, a Linux sandbox refuses the calls that reach the kernel's largest
+	 * attack surface or undo the other layers (platform/linux/seccomp.c): a requirement of
+	 * every plan, so that a host without seccomp is refused here, naming it, and explain
+	 * says so, rather than the enter sequence failing to load the filter.
+	 */
+	if (!r && ctx->platform == SBX_PLATFORM_LINUX)
+		r = req_add(&pl, SBX_REQ_KERNEL_SURFACE, NULL, "kernel attack surface reduced");
 	if (r)
 		goto fail;
 	return 0;

@@ -12,8 +12,9 @@
  *                    readable tree holding a denied path is granted around it, entry by entry
  *   mount-namespace  / read-only, writable roots read-write, read-only binds over carve-outs,
  *                    empty read-only mounts over denied paths; refuses chmod/chown/utimes
- *   seccomp          socket families and connect/bind/listen/accept; metadata calls everywhere
- *                    when there is no mount namespace
+ *   seccomp          always: the calls no sandbox needs (mounts, namespaces, bpf, keys, perf,
+ *                    modules, io_uring, TIOCSTI); socket families and connect/bind/listen/
+ *                    accept; metadata calls everywhere when there is no mount namespace
  *   landlock-net     TCP bind/connect (ABI 4)
  *
  *   pid-namespace    init (pid 1) of a new PID namespace: signals and ptrace reach nothing
@@ -989,6 +990,17 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 
 	case SBX_REQ_ABSTRACT_SOCKETS:
 		return attach_abstract(p, r, h);
+
+	case SBX_REQ_KERNEL_SURFACE:
+		if (h->sec) {
+			enforced(r, SEC);
+			return 0;
+		}
+		return sbx_req_set(r, SBX_UNENFORCEABLE, 0, h->nosec.hint,
+				   "refusing the system calls no sandbox needs (mount and new "
+				   "namespaces, bpf, kernel keys, perf events, module loading, "
+				   "io_uring, faking terminal input) needs seccomp: %s",
+				   h->nosec.why);
 
 	case SBX_REQ_METADATA:
 		if (rt->full_write) {

@@ -317,6 +317,7 @@ static int attach_restricted_token(struct sbx_plan *p)
 			break;
 		case SBX_REQ_PATH_SOCKETS:     /* planned for Linux only */
 		case SBX_REQ_ABSTRACT_SOCKETS: /* planned for Linux only */
+		case SBX_REQ_KERNEL_SURFACE:   /* planned for Linux only */
 			break;
 		}
 		if (ret < 0)

@@ -1316,6 +1316,12 @@ enum sbx_req_kind {
 	 * a network namespace, seccomp, the broker or Landlock's scope keep them out of reach).
 	 */
 	SBX_REQ_ABSTRACT_SOCKETS,
+	/*
+	 * Linux, every confined run: the system calls no sandbox needs (mounts and new
+	 * namespaces, bpf, kernel keys, perf events, module loading, io_uring, faking terminal
+	 * input, execution domains) refused. The enter sequence always loads that filter.
+	 */
+	SBX_REQ_KERNEL_SURFACE,
 };
 enum sbx_req_status { SBX_ENFORCED = 0, SBX_UNENFORCEABLE, SBX_SKIPPED };
 

@@ -116,6 +116,54 @@ assert len(w) == 1 and w[0]["status"] == "unenforceable", w
 	[ ! -e "$CANARY" ]
 }
 
+# plan_get JSON EXPR: EXPR (Python, over the explain --json plan j) printed.
+plan_get() {
+	python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+def rule(name):
+    return [r for r in j["requirements"] if r["rule"] == name][0]
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+@test "no seccomp: every sandbox needs it (its base filter), explain and run agree, exit 125" {
+	local unr="$BASE/unrestricted-$BATS_TEST_NUMBER.json" mark="ran-$BATS_TEST_NUMBER" opts rule
+	echo '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' >"$unr"
+	# Each case: the options, then the rule the refusal names (the first explain calls
+	# unenforceable). With the network enabled no other requirement needs seccomp.
+	local cases=(
+		"--network|kernel attack surface reduced"
+		"--profile :read-only|network restricted"
+		"--profile :read-only --network|kernel attack surface reduced"
+		"--profile $unr|network restricted"
+		"--sandbox require --profile :danger-full-access|kernel attack surface reduced"
+	)
+	for c in "${cases[@]}"; do
+		read -ra opts <<<"${c%%|*}"
+		rule=${c#*|}
+		echo "case: ${opts[*]}"
+		run "$BIN/failinj" seccomp -- "$BIN/sbxrun" explain --json --cwd "$WS" "${opts[@]}" -- true
+		[ "$status" -eq 0 ]
+		[ "$(plan_get "$output" 'j["enforceable"]')" = False ]
+		[ "$(plan_get "$output" '[r["rule"] for r in j["requirements"] if r["status"] == "unenforceable"][0]')" = "$rule" ]
+		[ "$(plan_get "$output" 'rule("kernel attack surface reduced")["status"]')" = unenforceable ]
+		run "$BIN/failinj" seccomp -- "$BIN/sbxrun" --cwd "$WS" "${opts[@]}" -- echo "$mark"
+		echo "$output"
+		[ "$status" -eq 125 ]
+		[[ "${lines[0]}" == "sbxrun: cannot enforce \"$rule\" on linux: "*"needs seccomp: seccomp filters are unavailable"* ]]
+		[[ "${lines[0]}" == *"; hint: a kernel built with CONFIG_SECCOMP_FILTER" ]]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" != *"$mark"* ]]
+		# The positive control: without the fault the same plan is enforced, the filter loaded.
+		run "$BIN/sbxrun" explain --json --cwd "$WS" "${opts[@]}" -- true
+		[ "$(plan_get "$output" 'j["enforceable"]')" = True ]
+		[ "$(plan_get "$output" 'rule("kernel attack surface reduced")["mechanism"]')" = seccomp ]
+		run "$BIN/sbxrun" --cwd "$WS" "${opts[@]}" -- echo "$mark"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$mark" ]
+	done
+}
+
 # net_fault FAULT PROFILE OPTION... -- CMD...: the helper with network options, under a fault.
 net_fault() {
 	local fault=$1 prof=$2

@@ -109,6 +109,8 @@ static bool sufficient(const struct sbx_plan *p, const struct sbx_req *r, unsign
 		/* Its own network namespace; seccomp or the broker, restricted; Landlock's scope. */
 		return ((m & NETNS) && (m & SEC)) || (!p->network && (m & SEC)) ||
 		       ((m & LL) && f->landlock_abi >= 6);
+	case SBX_REQ_KERNEL_SURFACE:
+		return (m & SEC) != 0;
 	}
 	return false;
 }
@@ -124,6 +126,16 @@ static void check_plan(const char *name, const struct sbx_plan *p, const struct 
 			    (ns && f->unix_broker ? BROKER : 0) | SBX_MECH_NONE;
 
 	sbx_plan_linux_apply(p, f, &a);
+	/*
+	 * The enter sequence loads its base filter in every sandbox, whatever the plan names: a
+	 * plan called enforceable on a host without seccomp would fail there, naming no rule.
+	 */
+	if (!f->seccomp || !f->no_new_privs)
+		t_fail(__FILE__, __LINE__,
+		       "%s (abi %d, mntns %d, root %d, pid %d, ipc %d): enforceable without "
+		       "seccomp, which every sandbox loads",
+		       name, f->landlock_abi, f->mount_namespace, f->running_as_root,
+		       f->pid_namespace, f->ipc_namespace);
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		const struct sbx_req *r = &p->reqs[i];
 		char m[SBX_MECH_NAME_MAX], rule_buf[SBX_REQ_RULE_MAX];
