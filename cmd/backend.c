@@ -101,6 +101,7 @@ static void handover_network(struct sbx_handover *h, const struct opts *o)
 	for (size_t i = 0; i < o->n_deny_domains && i < SBX_HANDOVER_LIST_MAX; i++)
 		h->deny_domains[h->n_deny_domains++] = o->deny_domains[i];
 	h->network_log = o->network_log;
+	h->allow_private_addresses = o->allow_private_addresses;
 }
 
 /* The helper invocation for this plan: the same for run (exec.c) and explain. */

@@ -38,7 +38,7 @@ enum {
 	OPT_ENV = 1 << 13,     /* --env-* */
 	OPT_MKDIR = 1 << 14,   /* run, explain */
 	OPT_VERBOSE = 1 << 15, /* run */
-	OPT_DOMAINS = 1 << 16, /* --allow-domain, --deny-domain, --network-log: sbxrun's proxy */
+	OPT_DOMAINS = 1 << 16, /* --allow-domain and its companions: sbxrun's proxy */
 	OPT_GIT = 1 << 17,     /* --allow-git: run, explain, access */
 	OPT_REPORT = 1 << 18,  /* --report FILE|-: run, explain (which opens nothing) */
 };
@@ -76,7 +76,8 @@ struct opts {
 	/* run --allow-domain: managed networking through sbxrun's own proxy. */
 	const char *allow_domains[OPT_LIST_MAX], *deny_domains[OPT_LIST_MAX];
 	size_t n_allow_domains, n_deny_domains;
-	const char *network_log; /* --network-log FILE: the proxy's decisions */
+	const char *network_log;      /* --network-log FILE: the proxy's decisions */
+	bool allow_private_addresses; /* --allow-private-addresses: as for sbxrun proxy */
 	bool platform_set;
 	enum sbx_platform platform;
 	enum sbx_windows_level wlevel;

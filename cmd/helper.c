@@ -86,8 +86,8 @@ static int read_profile_fd(int fd, char **buf, size_t *len, struct sbx_diag *d)
 
 /*
  * The network beyond the profile: Codex's --managed-network context, or sbxrun's own proxy
- * (--allow-domain, with --deny-domain and --network-log), never both. A bad pattern is found
- * when the proxy is set up (sbx_linux_net_from_plan).
+ * (--allow-domain, with --deny-domain, --network-log and --allow-private-addresses), never
+ * both. A bad pattern is found when the proxy is set up (sbx_linux_net_from_plan).
  */
 static int network_options(const struct sbx_handover *o, struct sbx_managed_ctx *mctx,
 			   struct sbx_diag *d)
@@ -101,9 +101,12 @@ static int network_options(const struct sbx_handover *o, struct sbx_managed_ctx 
 		return sbx_diag_set(d, SBX_E_USAGE,
 				    "--allow-domain starts sbxrun's own proxy, --managed-network "
 				    "routes through the caller's: give one of them");
-	if (!o->n_allow_domains && (o->n_deny_domains || o->network_log))
+	if (!o->n_allow_domains &&
+	    (o->n_deny_domains || o->network_log || o->allow_private_addresses))
 		return sbx_diag_set(d, SBX_E_USAGE, "--%s: only with --allow-domain",
-				    o->n_deny_domains ? "deny-domain" : "network-log");
+				    o->n_deny_domains ? "deny-domain"
+				    : o->network_log  ? "network-log"
+						      : "allow-private-addresses");
 	return 0;
 }
 
@@ -293,6 +296,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		.n_allow_domains = o.n_allow_domains,
 		.deny_domains = o.deny_domains,
 		.n_deny_domains = o.n_deny_domains,
+		.allow_private = o.allow_private_addresses,
 	};
 	rc = sbx_plan_network(&plan, &net_opts, d);
 	if (rc < 0)

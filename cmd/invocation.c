@@ -449,9 +449,12 @@ static int domains_check(const struct opts *o)
 	int r = 0;
 
 	sbx_diag_clear(&d);
-	if (!o->n_allow_domains && (o->n_deny_domains || o->network_log)) {
+	if (!o->n_allow_domains &&
+	    (o->n_deny_domains || o->network_log || o->allow_private_addresses)) {
 		sbx_diag_set(&d, 0, "--%s: only with --allow-domain (sbxrun's own proxy)",
-			     o->n_deny_domains ? "deny-domain" : "network-log");
+			     o->n_deny_domains ? "deny-domain"
+			     : o->network_log  ? "network-log"
+					       : "allow-private-addresses");
 		sbx_diag_hint(&d, 0, "name the hosts the command may reach with --allow-domain");
 		return refuse_diag(&d);
 	}
@@ -512,6 +515,7 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 		.n_allow_domains = o->n_allow_domains,
 		.deny_domains = o->deny_domains,
 		.n_deny_domains = o->n_deny_domains,
+		.allow_private = o->allow_private_addresses,
 	};
 
 	/*

@@ -46,6 +46,10 @@ static const char usage_main[] =
 	"      --deny-domain D          and never for host D, even if allowed (repeatable)\n"
 	"      --network-log FILE|-     append the proxy's decisions to FILE (- for standard\n"
 	"                               error), one JSON line each\n"
+	"      --allow-private-addresses\n"
+	"                               let allowed names lead to loopback, private and\n"
+	"                               link-local addresses, and to this host's own (refused\n"
+	"                               by default)\n"
 	"      --read PATH              also let the command read PATH (repeatable)\n"
 	"      --write PATH             also let the command write PATH (repeatable)\n"
 	"      --deny PATH              keep the command from PATH (repeatable)\n"
@@ -134,6 +138,7 @@ enum {
 	LO_ALLOW_DOMAIN,
 	LO_DENY_DOMAIN,
 	LO_NETWORK_LOG,
+	LO_ALLOW_PRIVATE,
 	LO_ALLOW_GIT,
 	LO_REPORT,
 };
@@ -166,6 +171,7 @@ static const struct option long_opts[] = {
 	{"allow-domain", required_argument, NULL, LO_ALLOW_DOMAIN},
 	{"deny-domain", required_argument, NULL, LO_DENY_DOMAIN},
 	{"network-log", required_argument, NULL, LO_NETWORK_LOG},
+	{"allow-private-addresses", no_argument, NULL, LO_ALLOW_PRIVATE},
 	{"report", required_argument, NULL, LO_REPORT},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -219,6 +225,7 @@ static unsigned opt_bit(int c)
 	case LO_ALLOW_DOMAIN:
 	case LO_DENY_DOMAIN:
 	case LO_NETWORK_LOG:
+	case LO_ALLOW_PRIVATE:
 		return OPT_DOMAINS;
 	case LO_ALLOW_GIT:
 		return OPT_GIT;
@@ -548,6 +555,9 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 			if (!optarg[0])
 				return refuse("--network-log: empty path");
 			o->network_log = optarg;
+			break;
+		case LO_ALLOW_PRIVATE:
+			o->allow_private_addresses = true;
 			break;
 		case LO_REPORT:
 			if (!optarg[0])

@@ -118,7 +118,8 @@ int own_proxy_start(struct opts *o)
 	pid_t pid;
 
 	sbx_diag_clear(&d);
-	cfg = (struct sbx_proxy_config){.policy = &pol, .log_fd = -1};
+	cfg = (struct sbx_proxy_config){
+		.policy = &pol, .log_fd = -1, .allow_private = o->allow_private_addresses};
 	for (size_t i = 0; !r && i < o->n_allow_domains + o->n_deny_domains; i++) {
 		bool deny = i >= o->n_allow_domains;
 

@@ -13,6 +13,7 @@
  * beyond the profile as `run` was given it:
  *   [--allow-git] [--allow-unix-socket PATH]... [--allow-local-binding]
  *   [--allow-domain D]... [--deny-domain D]... [--network-log FILE]
+ *   [--allow-private-addresses]
  * and the denial report's descriptor, opened by `run`, with its name when `run` made the file:
  *   [--report-fd N] [--report-created FILE]
  * and the caller's global git config files and HOME, which git outside takes later (the
@@ -87,6 +88,8 @@ int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx
 		r = push_opt(out, "--deny-domain", h->deny_domains[i]);
 	if (!r && h->network_log)
 		r = push_opt(out, "--network-log", h->network_log);
+	if (!r && h->allow_private_addresses)
+		r = sbx_strv_push(out, "--allow-private-addresses");
 	for (size_t i = 0; !r && i < h->n_git_globals; i++)
 		r = push_opt(out, "--git-config", h->git_globals[i]);
 	if (!r && h->home)
@@ -116,7 +119,8 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 			     "(--permission-profile JSON | --permission-profile-fd N) [--no-proc] "
 			     "[--managed-network JSON] [--allow-git] [--allow-unix-socket PATH]... "
 			     "[--allow-local-binding] [--allow-domain D]... [--deny-domain D]... "
-			     "[--network-log FILE] [--report-fd N] [--report-created FILE] "
+			     "[--network-log FILE] [--allow-private-addresses] [--report-fd N] "
+			     "[--report-created FILE] "
 			     "[--git-config FILE]... [--home DIR] -- "
 			     "COMMAND [ARG...]");
 }
@@ -161,6 +165,10 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 		}
 		if (strcmp(a, "--allow-local-binding") == 0) {
 			out->allow_local_binding = true;
+			continue;
+		}
+		if (strcmp(a, "--allow-private-addresses") == 0) {
+			out->allow_private_addresses = true;
 			continue;
 		}
 		if (strcmp(a, "--git-config") == 0) {

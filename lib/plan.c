@@ -636,6 +636,8 @@ static int managed_rule(const struct sbx_netplan *n, char **out)
 			sbx_strbuf_printf(&b, "%s %s", i ? "," : "", n->allow_domains[i]);
 		for (size_t i = 0; i < n->n_deny_domains; i++)
 			sbx_strbuf_printf(&b, "%s %s", i ? "," : " but not", n->deny_domains[i]);
+		if (n->allow_private)
+			sbx_strbuf_puts(&b, "; allowed names may lead to private addresses");
 		*out = sbx_strbuf_finish(&b, NULL);
 		return *out ? 0 : -ENOMEM;
 	}
@@ -703,6 +705,7 @@ int sbx_plan_network(struct sbx_plan *p, const struct sbx_net_opts *o, struct sb
 	n->n_allow_domains = o->n_allow_domains;
 	n->deny_domains = o->deny_domains;
 	n->n_deny_domains = o->n_deny_domains;
+	n->allow_private = o->own_proxy && o->allow_private;
 	if (!p->sandbox_requested)
 		return 0;
 

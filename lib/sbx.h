@@ -1438,6 +1438,7 @@ struct sbx_netplan {
 	bool own_proxy;
 	const char *const *allow_domains, *const *deny_domains;
 	size_t n_allow_domains, n_deny_domains;
+	bool allow_private;  /* --allow-private-addresses: as sbx_net_opts.allow_private */
 	char **unix_sockets; /* the allow-list: absolute, normalized, sorted, distinct */
 	size_t n_unix_sockets;
 	bool allow_local_binding;
@@ -1489,6 +1490,11 @@ struct sbx_net_opts {
 	bool own_proxy;
 	const char *const *allow_domains, *const *deny_domains;
 	size_t n_allow_domains, n_deny_domains;
+	/*
+	 * --allow-private-addresses: the proxy lets an allowed name lead to loopback, private,
+	 * link-local and this host's own addresses (sbx_proxy_config.allow_private).
+	 */
+	bool allow_private;
 };
 /*
  * Completes a plan built by sbx_plan_build(): the Unix socket allow-list, normalized; and when
@@ -1949,7 +1955,8 @@ struct sbx_handover {
 	size_t n_allow_domains;
 	const char *deny_domains[SBX_HANDOVER_LIST_MAX]; /* --deny-domain D */
 	size_t n_deny_domains;
-	const char *network_log; /* --network-log FILE: the proxy's decisions */
+	const char *network_log;      /* --network-log FILE: the proxy's decisions */
+	bool allow_private_addresses; /* --allow-private-addresses: the proxy's */
 	/*
 	 * --report-fd N: the denial report's file, opened by `run` (which refuses a link, a
 	 * directory, anything but a regular file or a pipe) and inherited; -1 for none.

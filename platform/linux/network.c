@@ -69,7 +69,8 @@ static int pin_allowed(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 	return rc;
 }
 
-static int own_proxy(struct sbx_linux_net *n, const struct sbx_handover *h, struct sbx_diag *d)
+static int own_proxy(struct sbx_linux_net *n, const struct sbx_plan *plan,
+		     const struct sbx_handover *h, struct sbx_diag *d)
 {
 	int rc = 0;
 
@@ -80,6 +81,8 @@ static int own_proxy(struct sbx_linux_net *n, const struct sbx_handover *h, stru
 	if (rc < 0)
 		return rc;
 	n->proxy.policy = &n->pol;
+	/* --allow-private-addresses, as the plan took it (and explain shows it). */
+	n->proxy.allow_private = plan->net.allow_private;
 	n->proxy.drain_ms = OWN_PROXY_DRAIN_MS;
 	n->proxy.log_max = OWN_PROXY_LOG_MAX;
 	n->ns.proxy = &n->proxy;
@@ -121,7 +124,7 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 
 	if (n->netns && plan->managed_network) {
 		if (np->own_proxy) {
-			rc = own_proxy(n, h, d);
+			rc = own_proxy(n, plan, h, d);
 		} else {
 			for (size_t i = 0; rc == 0 && i < np->proxies.n; i++) {
 				struct sbx_loopback_ep ep;

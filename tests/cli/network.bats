@@ -153,6 +153,58 @@ req() { jget "$1" '[r for r in j["requirements"] if r["rule"]=='"'$2'"'][0]["'"$
 	[ "$status" -eq 125 ]
 }
 
+@test "--allow-private-addresses: with --allow-domain only; explain shows it; passed to the helper" {
+	run sbx -- explain --platform linux --json --allow-domain npm.corp.example:443 \
+		--allow-private-addresses -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" '[r["rule"] + " = " + r["mechanism"] for r in j["requirements"] if r["rule"].startswith("managed")][0]')" = "managed network: only through sbxrun's proxy, to npm.corp.example:443; allowed names may lead to private addresses = seccomp+network-namespace" ]
+	[ "$(jget "$output" '"--allow-private-addresses" in j["argv"]')" = true ]
+	# The control: without it, neither the rule nor the helper's command line says it.
+	run sbx -- explain --platform linux --json --allow-domain npm.corp.example:443 -- true
+	[ "$(jget "$output" '[r["rule"] for r in j["requirements"] if r["rule"].startswith("managed")][0]')" = "managed network: only through sbxrun's proxy, to npm.corp.example:443" ]
+	[ "$(jget "$output" '"--allow-private-addresses" in j["argv"]')" = false ]
+	run sbx -- explain --platform macos --json --allow-domain npm.corp.example \
+		--allow-private-addresses -- true
+	[ "$status" -eq 0 ]
+	[[ "$(rules_json "$output")" == *"; allowed names may lead to private addresses"* ]]
+	# Refused without --allow-domain, as --deny-domain and --network-log are: nothing runs.
+	run --separate-stderr sbx -- --allow-private-addresses -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "sbxrun: --allow-private-addresses: only with --allow-domain (sbxrun's own proxy); hint: name the hosts the command may reach with --allow-domain" ]
+	[ ! -e "$WS/canary" ]
+	run --separate-stderr sbx -- explain --allow-private-addresses -- true
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "sbxrun: --allow-private-addresses: only with --allow-domain"* ]]
+	# The helper refuses it alone too; the control: with --allow-domain it gets further.
+	ln -s "$SBXRUN" "$BATS_TEST_TMPDIR/sbxrun-linux-sandbox"
+	run --separate-stderr "$BATS_TEST_TMPDIR/sbxrun-linux-sandbox" --sandbox-policy-cwd "$WS" \
+		--permission-profile '{"type":"disabled"}' --allow-private-addresses -- true
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "sbxrun: --allow-private-addresses: only with --allow-domain" ]
+	run --separate-stderr "$BATS_TEST_TMPDIR/sbxrun-linux-sandbox" --sandbox-policy-cwd "$WS" \
+		--permission-profile '{"type":"disabled"}' --allow-domain x.example \
+		--allow-private-addresses -- true
+	[[ "$stderr" != *"only with --allow-domain"* ]]
+	# A flag: no value.
+	run --separate-stderr sbx -- --allow-domain x.example --allow-private-addresses=1 -- true
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "sbxrun: option '--allow-private-addresses' takes no value" ]
+	# Windows refuses it as it refuses --allow-domain: managed networking needs the elevated backend.
+	run sbx -- explain --platform windows --json --allow-domain x.example --allow-private-addresses -- true
+	[ "$status" -eq 0 ]
+	[ "$(jget "$output" 'j["enforceable"]')" = false ]
+	[ "$(jget "$output" '[r["rule"] for r in j["requirements"] if r["rule"].startswith("managed")][0]')" = "managed network: only through sbxrun's proxy, to x.example; allowed names may lead to private addresses" ]
+	[[ "$(jget "$output" '[r["why"] for r in j["requirements"] if r["rule"].startswith("managed")][0]')" == "managed networking requires the elevated Windows sandbox backend"* ]]
+	run sbx -- explain --platform windows --json --allow-domain x.example -- true
+	[[ "$(jget "$output" '[r["why"] for r in j["requirements"] if r["rule"].startswith("managed")][0]')" == "managed networking requires the elevated Windows sandbox backend"* ]]
+	# Options of run and explain (and proxy) only.
+	run --separate-stderr sbx -- access --allow-private-addresses "$WS"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "sbxrun: access: option '--allow-private-addresses' does not apply here" ]
+	run "$SBXRUN" --help
+	[[ "$output" == *"--allow-private-addresses"* ]]
+}
+
 @test "Windows: managed networking in Codex's words, the socket allow-list refused" {
 	run sbx HTTPS_PROXY=http://127.0.0.1:3128 -- explain --platform windows --json --managed-network -- true
 	[ "$status" -eq 0 ]

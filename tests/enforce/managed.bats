@@ -59,6 +59,43 @@ sbxr() { "$S" -C "$WS" "$@"; }
 	grep -q '"decision":"deny","rule":"not in the allow list","status":403' "$NLOG"
 }
 
+# in_hosts FILE CMD...: CMD in a private mount namespace where FILE is /etc/hosts, so that a test
+# name resolves where the test says for sbxrun's proxy (which resolves outside the sandbox),
+# without touching the host's. As uid 65534 the mount namespace is that of a user namespace that
+# maps that uid alone, and the capabilities it gives go before CMD: sbxrun runs unprivileged.
+in_hosts() {
+	if [ "$(id -u)" = 0 ]; then
+		unshare --mount --propagation private "$NET/hosts-exec" "$@"
+	else
+		unshare --user --map-current-user --keep-caps --mount --propagation private \
+			"$NET/hosts-exec" "$1" setpriv --inh-caps=-all -- "${@:2}"
+	fi
+}
+
+@test "--allow-private-addresses: an allowed name that leads to the loopback is refused without it" {
+	# The allowed name is planted to lead to this host (an /etc/hosts entry, the company's DNS,
+	# or a rebinding answer): without the option the proxy must refuse it, log why, and connect
+	# to nothing.
+	echo "127.0.0.1 registry.corp.test" >"$BATS_TEST_TMPDIR/hosts"
+	run in_hosts "$BATS_TEST_TMPDIR/hosts" "$S" -C "$WS" --allow-domain registry.corp.test \
+		--network-log "$NLOG" -- curl -sS -o /dev/null -w '%{http_code}' --max-time 5 \
+		"http://registry.corp.test:$UP_PORT/f.txt"
+	echo "status $status output $output"
+	[ "$output" = 403 ]
+	[ ! -s "$UP_LOG" ]
+	grep -q '"host":"registry.corp.test","port":'"$UP_PORT"',"decision":"deny","rule":"non-public address 127.0.0.1 (loopback)","status":403' "$NLOG"
+	# The control: with --allow-private-addresses the same name reaches the server there.
+	: >"$NLOG"
+	run in_hosts "$BATS_TEST_TMPDIR/hosts" "$S" -C "$WS" --allow-domain registry.corp.test \
+		--allow-private-addresses --network-log "$NLOG" -- \
+		curl -sS --max-time 5 "http://registry.corp.test:$UP_PORT/f.txt"
+	echo "status $status output $output"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	grep -q '^GET /f.txt' "$UP_LOG"
+	grep -q '"host":"registry.corp.test","port":'"$UP_PORT"',"decision":"allow","rule":"allow registry.corp.test","status":200' "$NLOG"
+}
+
 @test "--allow-domain: git clone over HTTP and pip download from inside the sandbox" {
 	src="$BATS_TEST_TMPDIR/src"
 	git init -q "$src"

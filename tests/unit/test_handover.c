@@ -157,6 +157,13 @@ TEST(handover_network_options)
 	CHECK_INT(sbx_handover_argv(&h, "sbxrun-linux-sandbox", &v), 0);
 	sbx_diag_clear(&d);
 	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	/* Off, the flag is not written: the proxy's default is to refuse private addresses. */
+	CHECK(!back.allow_private_addresses);
+	sbx_strv_clear(&v);
+	h.allow_private_addresses = true;
+	CHECK_INT(sbx_handover_argv(&h, "sbxrun-linux-sandbox", &v), 0);
+	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
+	CHECK(back.allow_private_addresses);
 	CHECK_INT(back.n_unix_sockets, 2);
 	CHECK_STR(back.unix_sockets[1], "/run/gpg");
 	CHECK(back.allow_local_binding);

@@ -408,6 +408,18 @@ TEST(plan_network_own_proxy)
 		CHECK(r && strcmp(r->rule, "managed network: only through sbxrun's proxy, to "
 					   "registry.npmjs.org, *.github.com but not "
 					   "bad.github.com") == 0);
+		CHECK(!p.net.allow_private);
+	}
+	sbx_plan_free(&p);
+	/* --allow-private-addresses: the plan keeps it for the proxy, and its rule says it. */
+	o.allow_private = true;
+	if (plan_for(":workspace", SBX_PLATFORM_LINUX, true, &o, &p)) {
+		CHECK(p.net.allow_private);
+		r = find(&p, SBX_REQ_MANAGED_NETWORK, 0);
+		CHECK(r && strcmp(r->rule, "managed network: only through sbxrun's proxy, to "
+					   "registry.npmjs.org, *.github.com but not "
+					   "bad.github.com; allowed names may lead to private "
+					   "addresses") == 0);
 	}
 	sbx_plan_free(&p);
 	/* A managed context's ports are endpoints too. */
