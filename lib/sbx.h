@@ -567,6 +567,7 @@ void sbx_pathinfo_clear(struct sbx_pathinfo *out);
 
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
 typedef int (*sbx_fs_list_fn)(void *arg, const char *name, enum sbx_ftype type);
+typedef int (*sbx_fs_chunk_fn)(void *arg, const char *chunk, size_t n);
 /* list(): the directory is closed to the caller: not listable, not passable, not its own. */
 #define SBX_FS_CLOSED 1
 
@@ -596,6 +597,14 @@ struct sbx_fsview {
 	 * named can be freed.
 	 */
 	void (*ahead)(void *self, const char *path);
+	/*
+	 * Optional (NULL: read_file, whole): a regular file (-EINVAL for anything else) read
+	 * through, opened once, in chunks of at most size bytes read into buf, each handed to
+	 * each; one that returns non-zero stops the reading with that. Memory stays at size
+	 * whatever the file's (a git index: gitroots.c).
+	 */
+	int (*read_chunks)(void *self, const char *path, char *buf, size_t size,
+			   sbx_fs_chunk_fn each, void *arg);
 };
 extern const struct sbx_fsview sbx_fsview_host;
 
@@ -662,6 +671,8 @@ void sbx_fsmemo_free(struct sbx_fsmemo *m);
 int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out);
 /* Reads up to size bytes from fd (EINTR retried); *len what was read; 0 or -errno. */
 int sbx_fd_read(int fd, char *buf, size_t size, size_t *len);
+/* fd read through in chunks of at most size bytes into buf, each handed to each (sbx_fsview). */
+int sbx_fd_read_chunks(int fd, char *buf, size_t size, sbx_fs_chunk_fn each, void *arg);
 /*
  * The canonical form of a directory (relative: against the process's cwd), as the walk resolves
  * it; refused when a link on the way can be replaced by someone other than root and the caller.
