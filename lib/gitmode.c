@@ -930,12 +930,45 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 	return r;
 }
 
+static int stop_at_one(void *arg, const char *name, enum sbx_ftype type)
+{
+	(void)name;
+	(void)type;
+	*(bool *)arg = false;
+	return 1;
+}
+
+/*
+ * Does the directory dir hold nothing? A directory closed to the caller is taken for one that
+ * holds something (nothing is known of it); a listing that fails is an error in d.
+ */
+int sbx_git_list_empty(const struct sbx_ctx *ctx, const char *dir, bool *empty, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	int r;
+
+	*empty = true;
+	r = v->list(v->self, dir, stop_at_one, empty);
+	/* An entry, or closed to the caller (SBX_FS_CLOSED): the command's as little. */
+	if (r == 1) {
+		*empty = false;
+		return 0;
+	}
+	if (r && r != -ENOMEM) {
+		*empty = false;
+		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", dir,
+			     strerror(r < 0 ? -r : EACCES));
+		return r < 0 ? r : -EACCES;
+	}
+	return r;
+}
+
 int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
 			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d)
 {
 	struct sbx_pathinfo in, up;
 	const char *holds;
-	bool point = false, pdir;
+	bool point = false, pdir, empty = false;
 	char *dotgit = NULL, *parent = NULL;
 	size_t len;
 	int r = sbx_git_checkout(ctx, gitdir, &dotgit, d);
@@ -967,14 +1000,21 @@ int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct 
 	if (r)
 		goto out;
 	/*
-	 * An empty checkout directory keeps its .git from being made by a point there. One that
-	 * is missing, or no directory, the command could make (a clone without its submodules,
-	 * one deinitialised): the .git is denied instead, whose mask at the first missing name
-	 * keeps the checkout directory itself from being made.
+	 * An empty checkout directory (a clone without its submodules, one deinitialised) is
+	 * kept read-only whole: git takes it for a submodule not checked out, where it dies on an
+	 * empty directory mounted at the .git ("not recognized as a git repository"), so that git
+	 * status would fail inside. One holding files keeps its .git from being made by a point
+	 * there. One that is missing, or no directory, the command could make: the .git is denied
+	 * instead, whose mask at the first missing name keeps the checkout directory itself from
+	 * being made.
 	 */
 	if (up.exists && !up.is_link && up.type == SBX_FT_DIR)
+		r = sbx_git_list_empty(ctx, parent, &empty, d);
+	if (!r && empty)
+		r = sbx_strv_add_unique(keep, parent) ? -ENOMEM : 0;
+	else if (!r && up.exists && !up.is_link && up.type == SBX_FT_DIR)
 		r = sbx_strv_add_unique(missing, dotgit) ? -ENOMEM : 0;
-	else
+	else if (!r)
 		r = sbx_strv_add_unique(gone, dotgit) ? -ENOMEM : 0;
 out:
 	free(dotgit);

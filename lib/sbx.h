@@ -949,11 +949,17 @@ int sbx_git_join(const char *from, const char *base, const char *text, char **ou
  */
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d);
 /*
+ * Does the directory dir hold nothing (gitmode.c)? One closed to the caller is taken for one
+ * that holds something; a listing that fails is an error in d.
+ */
+int sbx_git_list_empty(const struct sbx_ctx *ctx, const char *dir, bool *empty, struct sbx_diag *d);
+/*
  * The .git of the checkout whose git directory is gitdir (sbx_git_checkout), when it names one:
  * added to keep (read-only) when anything but a mount point of the Linux backend
- * (sbx_ctx_is_point) is there; else to missing (not to be created: git would take a directory
- * made there for the submodule's own repository) when the checkout directory is one; else to gone
- * (to be denied: nothing may be made on the way to it).
+ * (sbx_ctx_is_point) is there; else the checkout directory to keep when it is empty (git takes
+ * it for a submodule not checked out); else the .git to missing (not to be created: git would
+ * take a directory made there for the submodule's own repository) when the checkout directory
+ * is one; else to gone (to be denied: nothing may be made on the way to it).
  */
 int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
 			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d);
