@@ -32,7 +32,7 @@
 #define MODE_GITLINK  0160000u
 #define FLAG_EXTENDED 0x4000u
 #define NAME_MASK     0x0fffu
-/* What a chunk of the carry takes at a time, and the longest entry taken (its path). */
+/* The least a chunk of the carry takes at a time, and the longest entry taken (its path). */
 #define CARRY_STEP 4096
 #define ENTRY_MAX  (1u << 20)
 
@@ -249,7 +249,12 @@ int sbx_gitindex_feed(struct sbx_gitindex *x, const char *chunk, size_t n)
 		return x->err;
 	/* An entry left over from the chunk before: completed a step of bytes at a time. */
 	while (x->clen && n) {
-		size_t old = x->clen, take = n < CARRY_STEP ? n : CARRY_STEP;
+		/*
+		 * As much again as the carry holds (at least a step): a long entry's bytes are
+		 * looked through a bounded number of times, not once per step of them.
+		 */
+		size_t old = x->clen, grow = old > CARRY_STEP ? old : CARRY_STEP,
+		       take = n < grow ? n : grow;
 
 		if (old + take > x->ccap) {
 			size_t want = (old + take) * 2;
