@@ -33,7 +33,7 @@
 #define FLAG_EXTENDED 0x4000u
 #define NAME_MASK     0x0fffu
 /* The least a chunk of the carry takes at a time, and the longest entry taken (its path). */
-#define CARRY_STEP 4096
+#define CARRY_STEP 256
 #define ENTRY_MAX  (1u << 20)
 
 static uint32_t be32(const unsigned char *p)
@@ -216,13 +216,88 @@ static long step(struct sbx_gitindex *x, const unsigned char *b, size_t n)
 	return (r = sbx_strv_push(x->out, x->name)) ? r : (long)size;
 }
 
+/*
+ * The plain entries at b[0..n) passed without step's work: the bytes they took. A large
+ * checkout's index is 100,000s of them, read at every start by both planning processes, and
+ * only gitlinks matter. An entry that is not plain (a gitlink, extended flags, a path of 0xfff
+ * bytes or more, no NUL where its length says, a version 4 prefix length of more than a byte,
+ * cut by the chunk) is left to step, which reads it as before, errors included.
+ */
+static size_t plain_entries(struct sbx_gitindex *x, const unsigned char *b, size_t n)
+{
+	const size_t fixed = ENTRY_STAT + x->hashsz + 2;
+	size_t used = 0;
+	uint32_t left = x->entries;
+
+	if (x->skip || !x->seen_header)
+		return 0;
+	if (x->version == 4 && x->cap < NAME_MASK + 8) {
+		/* Room for any path under 0xfff bytes and a word, so that the loop never grows it. */
+		char *more = realloc(x->name, NAME_MASK + 8);
+
+		if (!more)
+			return 0; /* step reports it */
+		x->name = more;
+		x->cap = NAME_MASK + 8;
+	}
+	if (x->version < 4) {
+		while (left && n - used > fixed) {
+			const unsigned char *e = b + used;
+			unsigned flags = (unsigned)e[fixed - 2] << 8 | e[fixed - 1];
+			size_t len = flags & NAME_MASK, size = (fixed + len + 8) & ~(size_t)7;
+
+			/* The mode's type bits: its third byte's high half (be32(e + 24)). */
+			if ((flags & (FLAG_EXTENDED | NAME_MASK)) >= NAME_MASK ||
+			    (e[26] & 0xf0) == 0xe0 || n - used < size || e[fixed + len])
+				break;
+			left--;
+			used += size;
+		}
+	} else {
+		/* In locals: the copies below would otherwise make the compiler read x again. */
+		char *name = x->name;
+		size_t nlen = x->nlen;
+
+		while (left && n - used > fixed) {
+			const unsigned char *e = b + used, *suffix = e + fixed + 1;
+			unsigned flags = (unsigned)e[fixed - 2] << 8 | e[fixed - 1];
+			size_t len = flags & NAME_MASK, keep = nlen - e[fixed], slen = len - keep,
+			       size = fixed + 1 + slen + 1;
+
+			/* A prefix length of one byte (the path before, cut by it), as above. */
+			if ((flags & (FLAG_EXTENDED | NAME_MASK)) >= NAME_MASK ||
+			    (e[26] & 0xf0) == 0xe0 || e[fixed] & 128 || e[fixed] > nlen ||
+			    len < keep || n - used < size || suffix[slen])
+				break;
+			if (n - used - (fixed + 1) >= ((slen + 7) & ~(size_t)7))
+				/* Whole words, past the suffix at most into the bytes b holds. */
+				for (size_t i = 0; i < slen; i += 8)
+					memcpy(name + keep + i, suffix + i, 8);
+			else
+				memcpy(name + keep, suffix, slen);
+			name[len] = '\0';
+			nlen = len;
+			left--;
+			used += size;
+		}
+		x->nlen = nlen;
+	}
+	x->entries = left;
+	return used;
+}
+
 /* The steps b[0..n) holds whole: the bytes they took, or an error. */
 static long steps(struct sbx_gitindex *x, const unsigned char *b, size_t n)
 {
 	size_t used = 0;
 
 	while (used < n) {
-		long t = step(x, b + used, n - used);
+		long t;
+
+		used += plain_entries(x, b + used, n - used);
+		if (used == n)
+			break;
+		t = step(x, b + used, n - used);
 
 		if (t <= 0)
 			return t < 0 ? t : (long)used;
