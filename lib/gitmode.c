@@ -930,6 +930,50 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 	return r;
 }
 
+static int on_format_key(void *arg, const struct config_line *l)
+{
+	size_t *hashsz = arg;
+
+	if (!l->bare || !same_word(l->section, l->section_n, "extensions") ||
+	    !same_word(l->key, l->key_n, "objectformat"))
+		return 0;
+	/* Git takes these two names exactly (hash_algo_by_name); any other, it refuses. */
+	*hashsz = l->got > 0 && !strcmp(l->val, "sha256") ? 32
+		  : l->got > 0 && !strcmp(l->val, "sha1") ? 20
+							  : 0;
+	return 0;
+}
+
+int sbx_git_object_hash(const struct sbx_ctx *ctx, const char *dir, size_t *hashsz,
+			struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char small[4096], val[16], *file = NULL, *text = small, *big = NULL;
+	size_t got = 0;
+	int r = sbx_path_join_any(dir, "config", &file);
+
+	*hashsz = 20; /* git's own, where the config names none */
+	if (!r)
+		r = v->read_file(v->self, file, small, sizeof(small), &got);
+	if (!r && got == sizeof(small)) {
+		text = big = malloc(GIT_CONFIG_MAX + 1);
+		r = big ? v->read_file(v->self, file, big, GIT_CONFIG_MAX + 1, &got) : -ENOMEM;
+	}
+	if (r == -ENOENT || r == -EINVAL)
+		r = 0; /* no config git would read: its default */
+	else if (r && r != -ENOMEM)
+		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+	else if (!r && got > GIT_CONFIG_MAX)
+		r = too_big(d, file, "it is", GIT_CONFIG_MAX,
+			    "the most sbxrun reads of a git config");
+	else if (!r &&
+		 config_each(text, got, val, sizeof(val), on_format_key, hashsz) == CONFIG_REFUSED)
+		*hashsz = 0; /* a config git refuses: it reads no index of this repository */
+	free(file);
+	free(big);
+	return r;
+}
+
 static int stop_at_one(void *arg, const char *name, enum sbx_ftype type)
 {
 	(void)name;

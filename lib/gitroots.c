@@ -691,21 +691,34 @@ static int read_index_as(const struct sbx_fsview *v, const char *file, char *buf
  * The gitlinks of gitdir's index (its entries of mode 0160000, paths relative to the checkout),
  * appended to links. No index is none (a repository before its first git add); one that cannot
  * be read, or is malformed, or split, is refused in d: the checkouts git recurses into would
- * otherwise go unprotected. Read with SHA-1 object names, and again with SHA-256 ones when that
- * reading is malformed (the index does not say which).
+ * otherwise go unprotected. Read with the object names of the size the repository's config
+ * names (the index does not say which), as git reads it: an index that reads one way with SHA-1
+ * names and another with SHA-256 ones is the command's to write in git mode, and git reads it
+ * the config's way. Only where git would read that config no way, both.
  */
 static int index_gitlinks(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *links,
 			  struct sbx_diag *d)
 {
-	static const size_t hashsz[] = {20, 32};
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	struct sbx_gitindex x;
-	char buf[GIT_INDEX_CHUNK], *file = NULL;
+	char buf[GIT_INDEX_CHUNK], *file = NULL, *common = NULL;
+	size_t hashsz[2] = {20, 32}, named = 0;
+	int ways = 2;
 	const char *why = "";
 	int r = sbx_path_join_any(gitdir, "index", &file);
 
+	/* A linked worktree's repository is its common directory's. */
+	if (!r)
+		r = git_commondir(ctx, gitdir, &common, d);
+	if (!r)
+		r = sbx_git_object_hash(ctx, common ? common : gitdir, &named, d);
+	if (!r && named) {
+		hashsz[0] = named;
+		ways = 1;
+	}
+	free(common);
 	r = r ? r : -EBADMSG;
-	for (int i = 0; r == -EBADMSG && i < 2; i++) {
+	for (int i = 0; r == -EBADMSG && i < ways; i++) {
 		size_t n0 = links->n;
 
 		r = read_index_as(v, file, buf, hashsz[i], &x, links);

@@ -949,6 +949,14 @@ int sbx_git_join(const char *from, const char *base, const char *text, char **ou
  */
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d);
 /*
+ * The size of the object names of the repository whose common directory is dir, as git reads it
+ * from dir/config (extensions.objectFormat): 20 (SHA-1, also where none is named) or 32
+ * (SHA-256); 0 when git would not read that config or takes no such name. An unreadable config
+ * is an error in d.
+ */
+int sbx_git_object_hash(const struct sbx_ctx *ctx, const char *dir, size_t *hashsz,
+			struct sbx_diag *d);
+/*
  * Does the directory dir hold nothing (gitmode.c)? One closed to the caller is taken for one
  * that holds something; a listing that fails is an error in d.
  */

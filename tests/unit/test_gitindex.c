@@ -466,6 +466,39 @@ TEST(gitindex_roots_keep_every_gitlink)
 		CHECK_INT(rmdir(index), 0);
 		free(index);
 	}
+	/*
+	 * The size of the object names is the config's, as git reads it, never guessed: an index
+	 * that reads only with SHA-256 names is one git refuses in a SHA-1 repository (the
+	 * default), and is refused; one whose config names SHA-256 is read so.
+	 */
+	{
+		char *config = at(g, "config"), *index = at(g, "index");
+
+		ix_start(&x, 2, 32);
+		ix_add(&x, GITLINK, "vend", false);
+		ix_end(&x);
+		write_index(g, &x);
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), SBX_E_UNENFORCEABLE);
+		CHECK_INT(vec_mkfile(config, "[core]\n\trepositoryformatversion = 1\n"
+					     "[extensions]\n\tobjectFormat = sha256\n"),
+			  0);
+		sbx_diag_clear(&d);
+		CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+		w = root_of(&r, ws);
+		CHECK(w && has_in(w->read_only, w->n_read_only, vend));
+		sbx_roots_free(&r);
+		/* And a SHA-1 index in that repository is refused in turn. */
+		ix_start(&x, 2, 20);
+		ix_add(&x, GITLINK, "vend", false);
+		ix_end(&x);
+		write_index(g, &x);
+		CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), SBX_E_UNENFORCEABLE);
+		CHECK_INT(unlink(config), 0);
+		CHECK_INT(unlink(index), 0);
+		free(config);
+		free(index);
+	}
 	/* No index at all (nothing added yet): no gitlinks. */
 	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
 	w = root_of(&r, ws);
