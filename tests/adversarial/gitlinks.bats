@@ -143,6 +143,31 @@ holds() {
 	[ ! -e "$CANARY" ]
 }
 
+# Git mode and a submodule the user initialised (git submodule init) but did not check out: git
+# submodule update would make its git directory under modules/, whose config the command writes
+# in the same run, and the .git in its checkout that the user's git status then enters. Its
+# empty checkout is read-only whole, so the update fails before git enters it; the user checks
+# it out outside.
+@test "git mode: run 1 cannot check out a submodule the user initialised and plant its config" {
+	embedded submodule
+	"${G[@]}" clone -q "$WSG" "$TOP/clone"
+	"${G[@]}" -C "$TOP/clone" submodule init -q
+	[ ! -e "$TOP/clone/vend/.git" ]
+	local plant="git -c protocol.file.allow=always submodule update -q;
+		git config -f .git/modules/vend/config core.fsmonitor 'touch $CANARY'"
+	run "$BIN/sbxrun" --allow-git -C "$TOP/clone" -- sh -c "$plant"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	[ ! -e "$TOP/clone/vend/.git" ]
+	run git -C "$TOP/clone" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+	# Positive control: git mode commits beside it.
+	run "$BIN/sbxrun" --allow-git -C "$TOP/clone" -- sh -c "echo n >new && git add new &&
+		git commit -qm new"
+	[ "$status" -eq 0 ]
+}
+
 @test "an index sbxrun cannot read is refused, never taken for one without gitlinks" {
 	embedded submodule
 	cp "$WSG/.git/index" "$TOP/index.good"
