@@ -57,6 +57,7 @@ LIB_SRCS := \
 	lib/roots.c \
 	lib/pmap.c \
 	lib/gitroots.c \
+	lib/gitindex.c \
 	lib/gitmode.c \
 	lib/legacy.c \
 	lib/algebra.c \

@@ -228,6 +228,14 @@ static int memo_read_file(void *self, const char *path, char *buf, size_t size, 
 	return base->read_file(base->self, path, buf, size, len);
 }
 
+static int memo_read_chunks(void *self, const char *path, char *buf, size_t size,
+			    sbx_fs_chunk_fn each, void *arg)
+{
+	const struct sbx_fsview *base = memo_base(self);
+
+	return base->read_chunks(base->self, path, buf, size, each, arg);
+}
+
 static int memo_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
 {
 	const struct sbx_fsview *base = memo_base(self);
@@ -242,6 +250,8 @@ void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base)
 	m->base = base;
 	m->view.lookup = memo_lookup;
 	m->view.read_file = memo_read_file;
+	/* Only where the base reads so (memo_base: NULL is the host's). */
+	m->view.read_chunks = !base || base->read_chunks ? memo_read_chunks : NULL;
 	m->view.list = memo_list;
 	m->view.ahead = memo_ahead;
 	m->view.self = m;

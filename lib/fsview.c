@@ -485,6 +485,34 @@ int sbx_fd_read(int fd, char *buf, size_t size, size_t *len)
 	return -err;
 }
 
+int sbx_fd_read_chunks(int fd, char *buf, size_t size, sbx_fs_chunk_fn each, void *arg)
+{
+	size_t got;
+	int r;
+
+	do {
+		r = sbx_fd_read(fd, buf, size, &got);
+		if (!r && got)
+			r = each(arg, buf, got);
+	} while (!r && got == size);
+	return r;
+}
+
+static int host_read_chunks(void *self, const char *path, char *buf, size_t size,
+			    sbx_fs_chunk_fn each, void *arg)
+{
+	struct sbx_pathinfo info;
+	int fd, err;
+
+	(void)self;
+	fd = open_found(path, O_RDONLY, &info);
+	if (fd < 0)
+		return fd;
+	err = info.type == SBX_FT_REG ? sbx_fd_read_chunks(fd, buf, size, each, arg) : -EINVAL;
+	close(fd);
+	return err;
+}
+
 static int host_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
 {
 	struct sbx_pathinfo info;
@@ -637,6 +665,7 @@ static int host_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 const struct sbx_fsview sbx_fsview_host = {
 	.lookup = host_lookup,
 	.read_file = host_read_file,
+	.read_chunks = host_read_chunks,
 	.list = host_list,
 	.self = NULL,
 };

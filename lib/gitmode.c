@@ -930,12 +930,89 @@ int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, 
 	return r;
 }
 
+static int on_format_key(void *arg, const struct config_line *l)
+{
+	size_t *hashsz = arg;
+
+	if (!l->bare || !same_word(l->section, l->section_n, "extensions") ||
+	    !same_word(l->key, l->key_n, "objectformat"))
+		return 0;
+	/* Git takes these two names exactly (hash_algo_by_name); any other, it refuses. */
+	*hashsz = l->got > 0 && !strcmp(l->val, "sha256") ? 32
+		  : l->got > 0 && !strcmp(l->val, "sha1") ? 20
+							  : 0;
+	return 0;
+}
+
+int sbx_git_object_hash(const struct sbx_ctx *ctx, const char *dir, size_t *hashsz,
+			struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	char small[4096], val[16], *file = NULL, *text = small, *big = NULL;
+	size_t got = 0;
+	int r = sbx_path_join_any(dir, "config", &file);
+
+	*hashsz = 20; /* git's own, where the config names none */
+	if (!r)
+		r = v->read_file(v->self, file, small, sizeof(small), &got);
+	if (!r && got == sizeof(small)) {
+		text = big = malloc(GIT_CONFIG_MAX + 1);
+		r = big ? v->read_file(v->self, file, big, GIT_CONFIG_MAX + 1, &got) : -ENOMEM;
+	}
+	if (r == -ENOENT || r == -EINVAL)
+		r = 0; /* no config git would read: its default */
+	else if (r && r != -ENOMEM)
+		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
+	else if (!r && got > GIT_CONFIG_MAX)
+		r = too_big(d, file, "it is", GIT_CONFIG_MAX,
+			    "the most sbxrun reads of a git config");
+	else if (!r &&
+		 config_each(text, got, val, sizeof(val), on_format_key, hashsz) == CONFIG_REFUSED)
+		*hashsz = 0; /* a config git refuses: it reads no index of this repository */
+	free(file);
+	free(big);
+	return r;
+}
+
+static int stop_at_one(void *arg, const char *name, enum sbx_ftype type)
+{
+	(void)name;
+	(void)type;
+	*(bool *)arg = false;
+	return 1;
+}
+
+/*
+ * Does the directory dir hold nothing? A directory closed to the caller is taken for one that
+ * holds something (nothing is known of it); a listing that fails is an error in d.
+ */
+int sbx_git_list_empty(const struct sbx_ctx *ctx, const char *dir, bool *empty, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	int r;
+
+	*empty = true;
+	r = v->list(v->self, dir, stop_at_one, empty);
+	/* An entry, or closed to the caller (SBX_FS_CLOSED): the command's as little. */
+	if (r == 1) {
+		*empty = false;
+		return 0;
+	}
+	if (r && r != -ENOMEM) {
+		*empty = false;
+		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", dir,
+			     strerror(r < 0 ? -r : EACCES));
+		return r < 0 ? r : -EACCES;
+	}
+	return r;
+}
+
 int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
 			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d)
 {
 	struct sbx_pathinfo in, up;
 	const char *holds;
-	bool point = false, pdir;
+	bool point = false, pdir, empty = false;
 	char *dotgit = NULL, *parent = NULL;
 	size_t len;
 	int r = sbx_git_checkout(ctx, gitdir, &dotgit, d);
@@ -967,14 +1044,21 @@ int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct 
 	if (r)
 		goto out;
 	/*
-	 * An empty checkout directory keeps its .git from being made by a point there. One that
-	 * is missing, or no directory, the command could make (a clone without its submodules,
-	 * one deinitialised): the .git is denied instead, whose mask at the first missing name
-	 * keeps the checkout directory itself from being made.
+	 * An empty checkout directory (a clone without its submodules, one deinitialised) is
+	 * kept read-only whole: git takes it for a submodule not checked out, where it dies on an
+	 * empty directory mounted at the .git ("not recognized as a git repository"), so that git
+	 * status would fail inside. One holding files keeps its .git from being made by a point
+	 * there. One that is missing, or no directory, the command could make: the .git is denied
+	 * instead, whose mask at the first missing name keeps the checkout directory itself from
+	 * being made.
 	 */
 	if (up.exists && !up.is_link && up.type == SBX_FT_DIR)
+		r = sbx_git_list_empty(ctx, parent, &empty, d);
+	if (!r && empty)
+		r = sbx_strv_add_unique(keep, parent) ? -ENOMEM : 0;
+	else if (!r && up.exists && !up.is_link && up.type == SBX_FT_DIR)
 		r = sbx_strv_add_unique(missing, dotgit) ? -ENOMEM : 0;
-	else
+	else if (!r)
 		r = sbx_strv_add_unique(gone, dotgit) ? -ENOMEM : 0;
 out:
 	free(dotgit);

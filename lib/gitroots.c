@@ -635,6 +635,322 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 	return r;
 }
 
+/* ---- the gitlinks of the index (gitindex.c) ---------------------------------------------- */
+
+/*
+ * The chunks an index is read in, on the stack: a 100,000-file checkout's index is 8.8 MB, read
+ * in 135 system calls, where a heap block of its size would be a map, its pages' faults and an
+ * unmap (tests/bench/README.md).
+ */
+#define GIT_INDEX_CHUNK (64u << 10)
+/* Where the view reads no chunks, the most read whole (fakes for tests: small files). */
+#define GIT_INDEX_WHOLE (16u << 20)
+
+static int feed_index(void *arg, const char *chunk, size_t n)
+{
+	return sbx_gitindex_feed(arg, chunk, n);
+}
+
+/*
+ * The index read through once with object names of hashsz bytes (gitindex.c): 0, or its
+ * error (the reading's in x->err and x->why; the file's otherwise).
+ */
+static int read_index_as(const struct sbx_fsview *v, const char *file, char *buf, size_t hashsz,
+			 struct sbx_gitindex *x, struct sbx_strv *links)
+{
+	char *whole = NULL;
+	size_t got = 0;
+	int r;
+
+	sbx_gitindex_init(x, hashsz, SBX_MAX_GIT_DIRS, links);
+	if (v->read_chunks) {
+		r = v->read_chunks(v->self, file, buf, GIT_INDEX_CHUNK, feed_index, x);
+	} else {
+		r = (whole = malloc(GIT_INDEX_WHOLE)) ? 0 : -ENOMEM;
+		if (!r)
+			r = v->read_file(v->self, file, whole, GIT_INDEX_WHOLE, &got);
+		if (!r && got == GIT_INDEX_WHOLE)
+			r = -EFBIG;
+		if (!r)
+			sbx_gitindex_feed(x, whole, got);
+		free(whole);
+	}
+	/*
+	 * No index is none (a repository before its first git add); a failed read is the file's
+	 * error, not the reading's (x->err cleared). A reading's own error ends it.
+	 */
+	if (r == -ENOENT || (r && r != x->err)) {
+		sbx_gitindex_end(x);
+		x->err = 0;
+		return r == -ENOENT ? 0 : r;
+	}
+	return sbx_gitindex_end(x);
+}
+
+/*
+ * The gitlinks of gitdir's index (its entries of mode 0160000, paths relative to the checkout),
+ * appended to links. No index is none (a repository before its first git add); one that cannot
+ * be read, or is malformed, or split, is refused in d: the checkouts git recurses into would
+ * otherwise go unprotected. Read with the object names of the size the repository's config
+ * names (the index does not say which), as git reads it: an index that reads one way with SHA-1
+ * names and another with SHA-256 ones is the command's to write in git mode, and git reads it
+ * the config's way. Only where git would read that config no way, both.
+ */
+static int index_gitlinks(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *links,
+			  struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	struct sbx_gitindex x;
+	char buf[GIT_INDEX_CHUNK], *file = NULL, *common = NULL;
+	size_t hashsz[2] = {20, 32}, named = 0;
+	int ways = 2;
+	const char *why = "";
+	int r = sbx_path_join_any(gitdir, "index", &file);
+
+	/* A linked worktree's repository is its common directory's. */
+	if (!r)
+		r = git_commondir(ctx, gitdir, &common, d);
+	if (!r)
+		r = sbx_git_object_hash(ctx, common ? common : gitdir, &named, d);
+	if (!r && named) {
+		hashsz[0] = named;
+		ways = 1;
+	}
+	free(common);
+	r = r ? r : -EBADMSG;
+	for (int i = 0; r == -EBADMSG && i < ways; i++) {
+		size_t n0 = links->n;
+
+		r = read_index_as(v, file, buf, hashsz[i], &x, links);
+		if (!i || r != -EINVAL || x.err != -EINVAL)
+			why = x.why;
+		if (r == -EINVAL && x.err == -EINVAL)
+			r = -EBADMSG; /* malformed as read: the other reading may hold */
+		while (r && links->n > n0)
+			free(links->v[--links->n]);
+	}
+	if (r == -EBADMSG) {
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "%s holds %s: sbxrun cannot tell which checkouts git recurses into "
+			     "(gitlinks)",
+			     file, why);
+		r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				  "let git write it again (rm the index, then git reset)");
+	} else if (r == -ENOTSUP) {
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "%s holds %s: sbxrun cannot tell which checkouts git recurses into "
+			     "(gitlinks)",
+			     file, why);
+		r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				  "write it whole (git update-index --no-split-index)");
+	} else if (r == -E2BIG) {
+		sbx_diag_set(d, SBX_E_TOO_BIG,
+			     "%s names more than %d gitlinks (submodule checkouts), each of whose "
+			     "git directories sbxrun keeps read-only",
+			     file, SBX_MAX_GIT_DIRS);
+		r = sbx_diag_hint(d, SBX_E_TOO_BIG,
+				  "remove the submodules no longer used (git rm)");
+	} else if (r == -EINVAL) {
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "%s is no regular file: sbxrun cannot tell which checkouts git "
+			     "recurses into (gitlinks), whose git directories it keeps read-only",
+			     file);
+		r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				  "remove it and let git make it again (git reset)");
+	} else if (r && r != -ENOMEM) {
+		sbx_diag_set(d, r,
+			     "cannot read %s, which names the checkouts git recurses into "
+			     "(gitlinks): %s",
+			     file, strerror(-r));
+		r = sbx_diag_hint(
+			d, r,
+			"sbxrun never takes an unreadable index for one without gitlinks: "
+			"restore access to it (chmod u+r)");
+	}
+	free(file);
+	return r;
+}
+
+/*
+ * The walk over gitlinks: each git directory met with the checkout it serves, whose index names
+ * the checkouts git recurses into. Bounded: SBX_MAX_GIT_DIRS pairs.
+ */
+struct linkwalk {
+	const struct sbx_ctx *ctx;
+	const struct pmap *m;
+	bool git_mode;
+	struct sbx_strv *gits, *missing, *gone, *files, *deny;
+	struct sbx_strv gitdirs, checkouts; /* the queue, in step */
+	struct sbx_diag *d;
+};
+
+static int link_enqueue(struct linkwalk *w, const char *gitdir, const char *checkout)
+{
+	int r;
+
+	if (sbx_strv_has(&w->gitdirs, gitdir))
+		return 0;
+	if (w->gitdirs.n >= SBX_MAX_GIT_DIRS) {
+		sbx_diag_set(w->d, SBX_E_TOO_BIG,
+			     "more than %d git directories of checkouts git recurses into "
+			     "(gitlinks) (%s is one too many)",
+			     SBX_MAX_GIT_DIRS, gitdir);
+		return sbx_diag_hint(w->d, SBX_E_TOO_BIG,
+				     "remove the submodules no longer used (git rm)");
+	}
+	r = sbx_strv_push(&w->gitdirs, gitdir);
+	if (!r && (r = sbx_strv_push(&w->checkouts, checkout)))
+		free(w->gitdirs.v[--w->gitdirs.n]);
+	return r;
+}
+
+/* The git directory dir that the gitlink checkout serves: protected as the root's, and walked. */
+static int link_gitdir(struct linkwalk *w, const char *dir, const char *checkout)
+{
+	int r = 0;
+
+	if (!sbx_strv_has(w->gits, dir))
+		r = w->git_mode
+			    ? sbx_git_mode_paths(w->ctx, dir, w->gits, w->missing, w->gone, w->d)
+			    : git_dirs(w->ctx, dir, w->gits, w->d);
+	return r ? r : link_enqueue(w, dir, checkout);
+}
+
+/*
+ * The gitlink path (git's, "/"-separated) of the checkout checkout: what is at its .git is kept.
+ *  - A directory is a git directory (an embedded repository: `git submodule add` of one already
+ *    in the tree, or an older git's submodule), protected as the root's: hooks, config, its own
+ *    modules/ and gitlinks.
+ *  - Anything else there is kept read-only, and a pointer file's git directory protected: the
+ *    command could otherwise put a directory of its own in its place.
+ *  - Missing, the name is kept from being made: git status would take a git directory made
+ *    there for the submodule's. An empty checkout directory is kept read-only whole; in one
+ *    holding files the name is masked (a point, as a missing protected name); a missing
+ *    checkout directory is denied.
+ * Reached through a link that lies in a writable root, it is refused: the command could
+ * repoint it.
+ */
+static int link_one(struct linkwalk *w, const char *checkout, const char *path)
+{
+	char *target[SBX_GIT_READINGS] = {NULL}, *rel = NULL, *sub = NULL, *dotgit = NULL;
+	struct sbx_pathinfo in, tin[SBX_GIT_READINGS], up;
+	struct sbx_strv none = {0};
+	char one[SBX_MAX_PATH];
+	const char *holds;
+	bool point = false, pdir, empty = false;
+	int r = (rel = strdup(path)) ? 0 : -ENOMEM;
+
+	if (!r && sbx_path_is_windows_abs(checkout))
+		for (char *c = rel; *c; c++)
+			*c = *c == '/' ? '\\' : *c;
+	if (!r)
+		r = sbx_path_join_any(checkout, rel, &sub);
+	if (!r)
+		r = sbx_path_join_any(sub, ".git", &dotgit);
+	if (!r)
+		r = sbx_ctx_lookup(w->ctx, dotgit, &in, w->d);
+	if (!r && crosses_writable_link(w->m, &in, &none, 0, one)) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s, the .git of a checkout git recurses into (a gitlink), is reached "
+			     "through the symbolic link %s inside a writable root: the command "
+			     "could repoint it at a git directory of its own",
+			     dotgit, one);
+		r = sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE,
+				  "put the directory there instead of the link, or remove it");
+	}
+	if (!r && w->ctx->points && sbx_git_point(dotgit, &pdir, &holds))
+		r = sbx_ctx_is_point(w->ctx, dotgit, &in, pdir, holds, &point, w->d);
+	if (r)
+		goto out;
+	if (in.exists && !point && !in.is_link && in.type == SBX_FT_DIR) {
+		r = link_gitdir(w, dotgit, sub);
+	} else if ((in.exists || in.is_link) && !point) {
+		r = sbx_strv_add_unique(w->git_mode ? w->gits : w->files, dotgit);
+		if (!r && in.exists && in.type == SBX_FT_REG)
+			r = sbx_gitdir_targets(w->ctx, checkout, dotgit, target, tin, w->d);
+		for (int i = 0; !r && i < SBX_GIT_READINGS && target[i]; i++)
+			r = tin[i].exists && tin[i].type == SBX_FT_DIR
+				    ? link_gitdir(w, target[i], sub)
+				    : keep_gitdir_target(w->m, target[i], w->deny);
+	} else {
+		r = sbx_ctx_lookup(w->ctx, sub, &up, w->d);
+		if (!r && up.exists && !up.is_link && up.type == SBX_FT_DIR)
+			r = sbx_git_list_empty(w->ctx, sub, &empty, w->d);
+		/*
+		 * An empty checkout directory (a clone without its submodules) is kept read-only
+		 * whole: git takes it for a submodule not checked out, where an empty directory
+		 * mounted at its .git is one git status dies on ("not recognized as a git
+		 * repository"). One holding files keeps its .git from being made by a point
+		 * there (sbx_git_keep_checkout); without one, the name is denied (a mask at the
+		 * first missing name).
+		 */
+		if (!r && empty)
+			r = sbx_strv_add_unique(w->files, sub);
+		else if (!r && up.exists && !up.is_link && up.type == SBX_FT_DIR)
+			r = sbx_strv_add_unique(w->missing, dotgit);
+		else if (!r)
+			r = sbx_strv_add_unique(w->gone, dotgit);
+	}
+out:
+	for (int i = 0; i < SBX_GIT_READINGS; i++)
+		free(target[i]);
+	free(rel);
+	free(sub);
+	free(dotgit);
+	return r;
+}
+
+/*
+ * The checkouts git recurses into from the git directories own[0..n_own) of the checkout root,
+ * and (outside git mode) those in gits from first on, each with the checkout its config names (a
+ * submodule's), and from the ones found in turn: the gitlinks of each one's index (link_one). The .git files met are appended to files (to
+ * follow the directories in gits, as the checkouts' .git are).
+ */
+static int gitlinks(const struct sbx_ctx *ctx, const struct pmap *m, const char *root,
+		    const char *const *own, size_t n_own, size_t first, bool git_mode,
+		    struct sbx_strv *gits, struct sbx_strv *missing, struct sbx_strv *gone,
+		    struct sbx_strv *files, struct sbx_strv *deny, struct sbx_diag *d)
+{
+	struct linkwalk w = {.ctx = ctx,
+			     .m = m,
+			     .git_mode = git_mode,
+			     .gits = gits,
+			     .missing = missing,
+			     .gone = gone,
+			     .files = files,
+			     .deny = deny,
+			     .d = d};
+	struct sbx_strv links = {0};
+	size_t n = git_mode ? first : gits->n; /* git mode's list holds files */
+	int r = 0;
+
+	for (size_t k = 0; !r && k < n_own; k++)
+		r = link_enqueue(&w, own[k], root);
+	/* A submodule's git directory serves the checkout its config names. */
+	for (size_t k = first; !r && k < n; k++) {
+		char *dotgit = NULL;
+
+		if (sbx_strv_has(&w.gitdirs, gits->v[k]))
+			continue; /* the root's own */
+		r = sbx_git_checkout(ctx, gits->v[k], &dotgit, d);
+		if (!r && dotgit) {
+			dotgit[sbx_path_parent_len(dotgit, strlen(dotgit))] = '\0';
+			r = link_enqueue(&w, gits->v[k], dotgit);
+		}
+		free(dotgit);
+	}
+	for (size_t i = 0; !r && i < w.gitdirs.n; i++) {
+		r = index_gitlinks(ctx, w.gitdirs.v[i], &links, d);
+		for (size_t k = 0; !r && k < links.n; k++)
+			r = link_one(&w, w.checkouts.v[i], links.v[k]);
+		sbx_strv_clear(&links);
+	}
+	sbx_strv_clear(&links);
+	sbx_strv_clear(&w.gitdirs);
+	sbx_strv_clear(&w.checkouts);
+	return r;
+}
+
 /*
  * Git runs hooks and reads config from more places than .git: the directory a .git file points
  * to (gitdir:), and from there a worktree's common directory and every submodule's. Each is a
@@ -646,9 +962,10 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 		  char *target[SBX_GIT_READINGS], struct sbx_strv *gits, struct sbx_strv *missing,
 		  struct sbx_strv *deny, struct sbx_diag *d)
 {
-	struct sbx_strv gone = {0}, extra = {0};
+	struct sbx_strv gone = {0}, extra = {0}, files = {0};
 	struct sbx_pathinfo tin[SBX_GIT_READINGS];
-	size_t ndirs;
+	const char *own[SBX_GIT_READINGS];
+	size_t ndirs, n_own = 0, first = gits->n;
 	bool any = false;
 	int r = 0;
 
@@ -661,15 +978,24 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 				continue;
 			}
 			any = true;
+			own[n_own++] = target[i];
 			r = git_mode ? sbx_git_mode_paths(ctx, target[i], gits, missing, &gone, d)
 				     : git_dirs(ctx, target[i], gits, d);
 		}
 	}
 	if (!r && !any && in->exists && in->type == SBX_FT_DIR) {
 		any = true;
+		own[n_own++] = git;
 		r = git_mode ? sbx_git_mode_paths(ctx, git, gits, missing, &gone, d)
 			     : git_dirs(ctx, git, gits, d);
 	}
+	/*
+	 * The checkouts git recurses into are the index's gitlinks, wherever their git directory
+	 * lies: one kept in the checkout (an embedded repository) has none under modules/.
+	 */
+	if (!r && any)
+		r = gitlinks(ctx, m, root, own, n_own, first, git_mode, gits, missing, &gone,
+			     &files, deny, d);
 	if (!r && any) {
 		/*
 		 * The checkouts those git directories name (a submodule's): git status recurses
@@ -679,6 +1005,8 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 		ndirs = gits->n; /* past them, checkouts' .git (git mode: files) */
 		for (size_t k = 0, n = gits->n; !r && !git_mode && k < n; k++)
 			r = sbx_git_keep_checkout(ctx, gits->v[k], gits, missing, &gone, d);
+		for (size_t k = 0; !r && k < files.n; k++)
+			r = sbx_strv_add_unique(gits, files.v[k]);
 		for (size_t k = 0; !r && k < gone.n; k++)
 			r = keep_gitdir_target(m, gone.v[k], deny);
 		/* What git reads from them that lies elsewhere: a link's target, an include. */
@@ -689,6 +1017,7 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 	}
 	sbx_strv_clear(&gone);
 	sbx_strv_clear(&extra);
+	sbx_strv_clear(&files);
 	return r;
 }
 

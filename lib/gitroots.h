@@ -39,4 +39,34 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			 const struct sbx_roots *roots, struct sbx_strv *keep,
 			 struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d);
 
+/*
+ * A git index read as its bytes come (gitindex.c): the paths of its gitlinks (mode 0160000)
+ * appended to out, at most max in all. Fed chunk after chunk, then ended: 0; -EINVAL when
+ * malformed or cut short, -ENOTSUP when split (the link extension), why then saying what;
+ * -E2BIG past max; -ENOMEM. A feed that fails stops the reading (the same error again).
+ */
+struct sbx_gitindex {
+	size_t hashsz, max;
+	struct sbx_strv *out;
+	const char *why;
+	int err;
+	bool seen_header;
+	uint32_t version, entries; /* entries: those still to come */
+	uint64_t skip;		   /* bytes of an extension still to pass */
+	char *name;		   /* the last path (version 4 builds on it) */
+	size_t nlen, cap;
+	unsigned char *carry; /* the bytes of a step a chunk cut */
+	size_t clen, ccap;
+};
+void sbx_gitindex_init(struct sbx_gitindex *x, size_t hashsz, size_t max, struct sbx_strv *out);
+int sbx_gitindex_feed(struct sbx_gitindex *x, const char *chunk, size_t n);
+int sbx_gitindex_end(struct sbx_gitindex *x);
+
+/*
+ * The gitlinks of the index buf[0..len), fed chunk bytes at a time, read with SHA-1 object
+ * names and, when that reading is malformed, with SHA-256 ones: as sbx_gitindex_end.
+ */
+int sbx_git_index_gitlinks(const unsigned char *buf, size_t len, size_t chunk, size_t max,
+			   struct sbx_strv *out, const char **why);
+
 #endif

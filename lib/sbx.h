@@ -572,6 +572,7 @@ void sbx_pathinfo_clear(struct sbx_pathinfo *out);
 
 /* Called for each entry of a listed directory ("." and ".." excluded); non-zero stops. */
 typedef int (*sbx_fs_list_fn)(void *arg, const char *name, enum sbx_ftype type);
+typedef int (*sbx_fs_chunk_fn)(void *arg, const char *chunk, size_t n);
 /* list(): the directory is closed to the caller: not listable, not passable, not its own. */
 #define SBX_FS_CLOSED 1
 
@@ -601,6 +602,14 @@ struct sbx_fsview {
 	 * named can be freed.
 	 */
 	void (*ahead)(void *self, const char *path);
+	/*
+	 * Optional (NULL: read_file, whole): a regular file (-EINVAL for anything else) read
+	 * through, opened once, in chunks of at most size bytes read into buf, each handed to
+	 * each; one that returns non-zero stops the reading with that. Memory stays at size
+	 * whatever the file's (a git index: gitroots.c).
+	 */
+	int (*read_chunks)(void *self, const char *path, char *buf, size_t size,
+			   sbx_fs_chunk_fn each, void *arg);
 };
 extern const struct sbx_fsview sbx_fsview_host;
 
@@ -667,6 +676,8 @@ void sbx_fsmemo_free(struct sbx_fsmemo *m);
 int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out);
 /* Reads up to size bytes from fd (EINTR retried); *len what was read; 0 or -errno. */
 int sbx_fd_read(int fd, char *buf, size_t size, size_t *len);
+/* fd read through in chunks of at most size bytes into buf, each handed to each (sbx_fsview). */
+int sbx_fd_read_chunks(int fd, char *buf, size_t size, sbx_fs_chunk_fn each, void *arg);
 /*
  * The canonical form of a directory (relative: against the process's cwd), as the walk resolves
  * it; refused when a link on the way can be replaced by someone other than root and the caller.
@@ -952,11 +963,25 @@ int sbx_git_join(const char *from, const char *base, const char *text, char **ou
  */
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d);
 /*
+ * The size of the object names of the repository whose common directory is dir, as git reads it
+ * from dir/config (extensions.objectFormat): 20 (SHA-1, also where none is named) or 32
+ * (SHA-256); 0 when git would not read that config or takes no such name. An unreadable config
+ * is an error in d.
+ */
+int sbx_git_object_hash(const struct sbx_ctx *ctx, const char *dir, size_t *hashsz,
+			struct sbx_diag *d);
+/*
+ * Does the directory dir hold nothing (gitmode.c)? One closed to the caller is taken for one
+ * that holds something; a listing that fails is an error in d.
+ */
+int sbx_git_list_empty(const struct sbx_ctx *ctx, const char *dir, bool *empty, struct sbx_diag *d);
+/*
  * The .git of the checkout whose git directory is gitdir (sbx_git_checkout), when it names one:
  * added to keep (read-only) when anything but a mount point of the Linux backend
- * (sbx_ctx_is_point) is there; else to missing (not to be created: git would take a directory
- * made there for the submodule's own repository) when the checkout directory is one; else to gone
- * (to be denied: nothing may be made on the way to it).
+ * (sbx_ctx_is_point) is there; else the checkout directory to keep when it is empty (git takes
+ * it for a submodule not checked out); else the .git to missing (not to be created: git would
+ * take a directory made there for the submodule's own repository) when the checkout directory
+ * is one; else to gone (to be denied: nothing may be made on the way to it).
  */
 int sbx_git_keep_checkout(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
 			  struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d);

@@ -305,6 +305,31 @@ static int view_read_file(void *self, const char *path, char *buf, size_t size, 
 	return err;
 }
 
+/* As view_read_file, through the object the look-up kept, in chunks. */
+static int view_read_chunks(void *self, const char *path, char *buf, size_t size,
+			    sbx_fs_chunk_fn each, void *arg)
+{
+	const struct sbx_rulepath *e = sbx_rulepath_get(self, path);
+	char proc[64];
+	int fd, err;
+
+	if (!e)
+		return -ENOMEM;
+	if (e->err)
+		return e->err;
+	if (!e->facts.exists)
+		return -ENOENT;
+	if (e->facts.type != SBX_FT_REG)
+		return -EINVAL;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", e->fd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	err = sbx_fd_read_chunks(fd, buf, size, each, arg);
+	close(fd);
+	return err;
+}
+
 /* Listing (the glob scan) is the host's; what it finds is looked up here in turn. */
 static int view_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
 {
@@ -319,6 +344,7 @@ void sbx_rulepaths_init(struct sbx_rulepaths *res)
 	res->view.lookup_kept = view_lookup_kept;
 	res->view.ahead = view_ahead;
 	res->view.read_file = view_read_file;
+	res->view.read_chunks = view_read_chunks;
 	res->view.list = view_list;
 	res->view.self = res;
 }

@@ -222,13 +222,15 @@ wexpect() { expect "$@"; }
 }
 
 # A submodule checkout's missing .git is kept from being made by a mount point there, for the
-# run. Run B, started while run A holds that point, must take it for what it is (the name
-# missing, held with A's point) and not for the user's .git: held read-only as the user's, its
-# mount goes when A ends and removes the point, and B could make the .git then.
+# run (a checkout holding files: an empty one is kept read-only whole). Run B, started while
+# run A holds that point, must take it for what it is (the name missing, held with A's point)
+# and not for the user's .git: held read-only as the user's, its mount goes when A ends and
+# removes the point, and B could make the .git then.
 @test "a submodule checkout's missing .git: a run started beside another cannot make it" {
 	local top="$BASE/subm2" ws="$BASE/subm2/ws" pid
 	superproject "$top" sub
 	rm -f "$ws/sub/.git"
+	echo x >"$ws/sub/kept"
 	SBX_CWD=$ws
 	PROFILE=$(profile restricted $(workspace_entries))
 	local mode
@@ -286,10 +288,17 @@ wexpect() { expect "$@"; }
 	run git -C "$ws" status
 	[ "$status" -eq 0 ]
 	[ ! -e "$CANARY" ]
-	# Positive controls: beside it the workspace is writable; an empty checkout directory
-	# (git submodule deinit leaves one) is the command's, its .git not.
+	# Positive controls: beside it the workspace is writable. An empty checkout directory
+	# (git submodule deinit leaves one) is kept read-only whole, which git takes for a
+	# submodule not checked out (an empty directory mounted at its .git is one git status
+	# dies on); one holding files is the command's, its .git not.
 	expect OK mkdir "$ws/other"
 	mkdir "$ws/deep" "$ws/deep/sub"
+	expect EROFS write "$ws/deep/sub/file"
+	expect EROFS mkdir "$ws/deep/sub/.git"
+	run sbx git -C "$ws" status --short
+	[ "$status" -eq 0 ]
+	echo x >"$ws/deep/sub/kept"
 	expect OK write "$ws/deep/sub/file"
 	expect EROFS mkdir "$ws/deep/sub/.git/hooks"
 	[ ! -e "$ws/deep/sub/.git" ]

@@ -131,6 +131,33 @@ static int fake_read(void *self, const char *path, char *buf, size_t size, size_
 	return 0;
 }
 
+/* The content in chunks of at most size bytes, as a file read through. */
+static int fake_read_chunks(void *self, const char *path, char *buf, size_t size,
+			    sbx_fs_chunk_fn each, void *arg)
+{
+	struct fakefs *f = self;
+	struct sbx_pathinfo in;
+	const char *text;
+	size_t len;
+	int r = fake_lookup(self, path, &in);
+
+	if (r < 0)
+		return r;
+	if (!in.exists)
+		return -ENOENT;
+	if (in.type != SBX_FT_REG)
+		return -EINVAL;
+	text = str_of(json_object_get(f->paths, in.real), "content");
+	for (len = text ? strlen(text) : 0; !r && len; len -= size < len ? size : len) {
+		size_t n = size < len ? size : len;
+
+		memcpy(buf, text, n);
+		text += n;
+		r = each(arg, buf, n);
+	}
+	return r;
+}
+
 static int fake_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
 {
 	struct fakefs *f = self;
@@ -168,6 +195,7 @@ void fakefs_init(struct fakefs *f, json_t *paths)
 	f->paths = paths;
 	f->view.lookup = fake_lookup;
 	f->view.read_file = fake_read;
+	f->view.read_chunks = fake_read_chunks;
 	f->view.list = fake_list;
 	f->view.self = f;
 	f->view.lookup_kept = NULL; /* it keeps nothing it finds */

@@ -371,7 +371,7 @@ static int fake_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 
 static int plan_with(struct fake *f, const char *ws, struct sbx_fs *fs, struct sbx_diag *d)
 {
-	struct sbx_fsview v = {fake_lookup, fake_read, fake_list, f, NULL, NULL};
+	struct sbx_fsview v = {fake_lookup, fake_read, fake_list, f, NULL, NULL, NULL};
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_profile prof = {.type = SBX_MANAGED};
 	struct sbx_plan plan;
@@ -444,7 +444,7 @@ TEST(fsview_glob_scan_errors)
 	char *t = vec_fresh_dir(), *p = cat(t, "/a/x.env"), *sub = cat(t, "/a"),
 	     *pat = cat(t, "/**/*.env"), **v = NULL, *msg = NULL;
 	struct fake f = {0};
-	struct sbx_fsview view = {fake_lookup, fake_read, fake_list, &f, NULL, NULL};
+	struct sbx_fsview view = {fake_lookup, fake_read, fake_list, &f, NULL, NULL, NULL};
 	struct sbx_diag d;
 	size_t n = 0;
 
@@ -654,7 +654,7 @@ TEST(fsmemo_one_lookup_per_path)
 {
 	struct counting_view c = {0};
 	const struct sbx_fsview base = {
-		counting_lookup, counting_read, counting_list, &c, NULL, NULL};
+		counting_lookup, counting_read, counting_list, &c, NULL, NULL, NULL};
 	struct sbx_fsmemo m;
 	struct sbx_pathinfo a, b;
 	char p[32], buf[4];
@@ -733,9 +733,13 @@ TEST(fsview_lookup_kept_is_the_plans_own_path)
 {
 	char *ws = vec_fresh_dir(), *deny = cat(ws, "/sub/secret"), *ro = cat(ws, "/sub/ro");
 	struct keeping_view k = {0};
-	struct sbx_fsview v = {keeping_lookup,	     sbx_fsview_host.read_file,
-			       sbx_fsview_host.list, &k,
-			       keeping_lookup_kept,  NULL};
+	struct sbx_fsview v = {keeping_lookup,
+			       sbx_fsview_host.read_file,
+			       sbx_fsview_host.list,
+			       &k,
+			       keeping_lookup_kept,
+			       NULL,
+			       NULL};
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_profile prof = {.type = SBX_MANAGED};
 	struct sbx_plan plan;
@@ -815,9 +819,13 @@ TEST(fsview_hints_name_the_plans_paths_and_are_forgotten)
 	char *ws = vec_fresh_dir(), *ro1 = cat(ws, "/ro1"), *ro2 = cat(ws, "/ro2"),
 	     *d1 = cat(ws, "/d1"), *d2 = cat(ws, "/d2"), *d3 = cat(ws, "/d3");
 	struct hinted_view h = {0};
-	struct sbx_fsview v = {
-		hinted_lookup, sbx_fsview_host.read_file, sbx_fsview_host.list, &h, NULL,
-		hinted_ahead};
+	struct sbx_fsview v = {hinted_lookup,
+			       sbx_fsview_host.read_file,
+			       sbx_fsview_host.list,
+			       &h,
+			       NULL,
+			       hinted_ahead,
+			       NULL};
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_profile prof = {.type = SBX_MANAGED};
 	struct sbx_fsmemo m;

@@ -724,11 +724,26 @@ TEST(gitmode_roots_keep_submodule_checkouts)
 	CHECK(w && has_in(w->read_only, w->n_read_only, dotgit));
 	sbx_roots_free(&r);
 	CHECK_INT(unlink(dotgit), 0);
+	/* An empty checkout directory is kept read-only whole (a point at .git kills git status). */
 	CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
 	w = root_of(&r, ws);
-	CHECK(w && has_in(w->no_create.v, w->no_create.n, dotgit));
-	CHECK(!has_in(r.unreadable, r.n_unreadable, dotgit));
+	CHECK(w && has_in(w->read_only, w->n_read_only, sub));
+	CHECK(w && !has_in(w->no_create.v, w->no_create.n, dotgit));
 	sbx_roots_free(&r);
+	/* One holding files keeps its .git from being made. */
+	{
+		char *kept = at(sub, "kept");
+
+		CHECK_INT(vec_mkfile(kept, "x"), 0);
+		CHECK_INT(sbx_fs_roots(&fs, &ctx, &r, &d), 0);
+		w = root_of(&r, ws);
+		CHECK(w && has_in(w->no_create.v, w->no_create.n, dotgit));
+		CHECK(w && !has_in(w->read_only, w->n_read_only, sub));
+		CHECK(!has_in(r.unreadable, r.n_unreadable, dotgit));
+		sbx_roots_free(&r);
+		CHECK_INT(unlink(kept), 0);
+		free(kept);
+	}
 	/*
 	 * An empty directory there is another run's mount point where the backend makes them: the
 	 * name missing, never the user's .git held read-only (it goes with that run). Without

@@ -77,7 +77,7 @@ static int big_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
 	return 0;
 }
 
-static const struct sbx_fsview big_view = {big_lookup, big_read, big_list, NULL, NULL, NULL};
+static const struct sbx_fsview big_view = {big_lookup, big_read, big_list, NULL, NULL, NULL, NULL};
 
 static long heap_in_use(void)
 {
@@ -130,7 +130,8 @@ static struct cost plan_cost(size_t n, enum sbx_access a, bool take)
 
 		CHECK(text != NULL);
 		sbx_profile_free(&p);
-		CHECK_INT(sbx_profile_load_buf(text, strlen(text), "t.json", &p, NULL, NULL, &d), 0);
+		CHECK_INT(sbx_profile_load_buf(text, strlen(text), "t.json", &p, NULL, NULL, &d),
+			  0);
 		free(text);
 	}
 	sbx_linux_facts_assumed(&facts);

@@ -1,0 +1,191 @@
+#!/usr/bin/env bats
+# The checkouts git status recurses into are the index's gitlinks (mode 160000), wherever their
+# git directory lies: a repository already in the tree that `git submodule add` takes in keeps
+# its git directory in the checkout (an embedded one), with no .git/modules/ entry at all. Run 1,
+# confined, tries to plant a command in such a git directory's config or hooks, or to make one
+# where a gitlink's checkout has none; the user's next plain git status (outside any sandbox)
+# must run nothing. .gitmodules is the command's to edit: it never takes protection away.
+load common
+
+setup() {
+	make_layout_vars
+	git_env
+	TOP="$BASE/gl-$BATS_TEST_NUMBER"
+	WSG="$TOP/ws"
+	rm -rf "$TOP"
+	mkdir -p "$TOP"
+	new_canary "$TOP"
+	SBX_CWD=$WSG
+	PROFILE=$(profile restricted $(workspace_entries))
+	G=(git -c protocol.file.allow=always)
+}
+
+teardown() { rm -rf "$TOP"; }
+
+# embedded HOW: the workspace WSG with the repository vend, already in its tree, taken in as a
+# gitlink: by git submodule add (HOW "submodule") or by git add alone, no .gitmodules ("add").
+embedded() {
+	"${G[@]}" init -q "$WSG"
+	"${G[@]}" -C "$WSG" commit -q --allow-empty -m init
+	"${G[@]}" init -q "$WSG/vend"
+	echo v >"$WSG/vend/file"
+	"${G[@]}" -C "$WSG/vend" add file
+	"${G[@]}" -C "$WSG/vend" commit -qm v
+	if [ "$1" = submodule ]; then
+		"${G[@]}" -C "$WSG" submodule add -q ./vend vend 2>/dev/null
+	else
+		"${G[@]}" -C "$WSG" add vend 2>/dev/null
+	fi
+	"${G[@]}" -C "$WSG" commit -qm vend
+	[ -d "$WSG/vend/.git" ]
+	[ ! -e "$WSG/.git/modules/vend" ]
+	[ "$("${G[@]}" -C "$WSG" ls-files -s vend | cut -c1-6)" = 160000 ]
+}
+
+# holds MODE: in MODE (plain, or git for --allow-git) run 1 cannot plant a command in vend's git
+# directory, and the user's next git status runs none.
+holds() {
+	local run=(sbx)
+	[ "$1" = plain ] || run=("$BIN/sbxrun" --allow-git -C "$WSG" --)
+	# Positive control: the checkout's own files are the command's.
+	run "${run[@]}" "$P" write "$WSG/vend/file"
+	[ "$output" = OK ]
+	run "${run[@]}" "$P" append "$WSG/vend/.git/config"
+	[ "$output" = EROFS ]
+	run "${run[@]}" "$P" write "$WSG/vend/.git/hooks/post-checkout"
+	[ "$output" = EROFS ]
+	run "${run[@]}" sh -c "git -C '$WSG/vend' config core.fsmonitor 'touch $CANARY'"
+	[ "$status" -ne 0 ]
+	run git -C "$WSG" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+}
+
+@test "an embedded submodule's config and hooks: run 1 cannot plant, in either mode" {
+	embedded submodule
+	holds plain
+	holds git
+}
+
+@test "a gitlink without .gitmodules, and one run 1 removed .gitmodules for" {
+	embedded add
+	[ ! -e "$WSG/.gitmodules" ]
+	holds plain
+	rm -rf "$WSG"
+	embedded submodule
+	# Run 1 edits .gitmodules away (it is the command's file); run 2 holds all the same.
+	run sbx sh -c "rm '$WSG/.gitmodules'"
+	[ "$status" -eq 0 ]
+	[ ! -e "$WSG/.gitmodules" ]
+	holds plain
+}
+
+@test "a repository embedded in an embedded one: held as deep as the gitlinks go" {
+	embedded submodule
+	"${G[@]}" init -q "$WSG/vend/deep"
+	"${G[@]}" -C "$WSG/vend/deep" commit -q --allow-empty -m d
+	"${G[@]}" -C "$WSG/vend" add deep 2>/dev/null
+	"${G[@]}" -C "$WSG/vend" commit -qm deep
+	expect OK write "$WSG/vend/deep/new-file"
+	expect EROFS append "$WSG/vend/deep/.git/config"
+	expect EROFS write "$WSG/vend/deep/.git/hooks/pre-commit"
+}
+
+@test "a gitlink not checked out: run 1 cannot make its git directory" {
+	embedded add
+	# The user's own git rm of the checkout leaves the gitlink in the index (its directory gone).
+	rm -rf "$WSG/vend"
+	[ "$("${G[@]}" -C "$WSG" ls-files -s vend | cut -c1-6)" = 160000 ]
+	local plant="mkdir -p '$WSG/vend' && git init -q '$WSG/vend' &&
+		git -C '$WSG/vend' config core.fsmonitor 'touch $CANARY'"
+	run sbx sh -c "$plant"
+	[ "$status" -ne 0 ]
+	[ ! -e "$WSG/vend/.git" ]
+	run "$BIN/sbxrun" --allow-git -C "$WSG" -- sh -c "$plant"
+	[ "$status" -ne 0 ]
+	[ ! -e "$WSG/vend/.git" ]
+	# An empty checkout directory (a clone without its submodules) is kept read-only whole:
+	# an empty directory mounted at its .git is one git status dies on.
+	mkdir "$WSG/vend"
+	expect EROFS mkdir "$WSG/vend/.git"
+	expect EROFS write "$WSG/vend/file"
+	[ ! -e "$WSG/vend/.git" ]
+	run sbx git -C "$WSG" status --short
+	[ "$status" -eq 0 ]
+	# Positive control: beside it the workspace is the command's.
+	expect OK write "$WSG/other-file"
+	run git -C "$WSG" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+}
+
+# A clone without --recurse-submodules leaves an empty directory at each submodule's path, and
+# no git directory anywhere: run 1 must not make one there for the user's next git status.
+@test "a clone without its submodules: run 1 cannot make a submodule's git directory" {
+	embedded submodule
+	"${G[@]}" clone -q "$WSG" "$TOP/clone"
+	[ -d "$TOP/clone/vend" ]
+	[ ! -e "$TOP/clone/vend/.git" ]
+	SBX_CWD=$TOP/clone
+	local plant="git init -q '$TOP/clone/vend' &&
+		git -C '$TOP/clone/vend' config core.fsmonitor 'touch $CANARY'"
+	run sbx sh -c "$plant"
+	[ "$status" -ne 0 ]
+	run "$BIN/sbxrun" --allow-git -C "$TOP/clone" -- sh -c "$plant"
+	[ "$status" -ne 0 ]
+	[ ! -e "$TOP/clone/vend/.git" ]
+	# Git status inside runs (the submodule not checked out), and outside runs nothing.
+	run sbx git -C "$TOP/clone" status --short
+	[ "$status" -eq 0 ]
+	expect OK write "$TOP/clone/new-file"
+	run git -C "$TOP/clone" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+}
+
+# Git mode and a submodule the user initialised (git submodule init) but did not check out: git
+# submodule update would make its git directory under modules/, whose config the command writes
+# in the same run, and the .git in its checkout that the user's git status then enters. Its
+# empty checkout is read-only whole, so the update fails before git enters it; the user checks
+# it out outside.
+@test "git mode: run 1 cannot check out a submodule the user initialised and plant its config" {
+	embedded submodule
+	"${G[@]}" clone -q "$WSG" "$TOP/clone"
+	"${G[@]}" -C "$TOP/clone" submodule init -q
+	[ ! -e "$TOP/clone/vend/.git" ]
+	local plant="git -c protocol.file.allow=always submodule update -q;
+		git config -f .git/modules/vend/config core.fsmonitor 'touch $CANARY'"
+	run "$BIN/sbxrun" --allow-git -C "$TOP/clone" -- sh -c "$plant"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	[ ! -e "$TOP/clone/vend/.git" ]
+	run git -C "$TOP/clone" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+	# Positive control: git mode commits beside it.
+	run "$BIN/sbxrun" --allow-git -C "$TOP/clone" -- sh -c "echo n >new && git add new &&
+		git commit -qm new"
+	[ "$status" -eq 0 ]
+}
+
+@test "an index sbxrun cannot read is refused, never taken for one without gitlinks" {
+	embedded submodule
+	cp "$WSG/.git/index" "$TOP/index.good"
+	printf 'XIRC' | dd of="$WSG/.git/index" conv=notrunc status=none
+	run sbx "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	local said=${lines[0]}
+	run "$BIN/sbxrun" explain -C "$WSG"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "$said" ]
+	# A split index keeps the entries elsewhere: refused, naming the fix.
+	cp "$TOP/index.good" "$WSG/.git/index"
+	"${G[@]}" -C "$WSG" update-index --split-index
+	run sbx "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds a split index (the link extension)*"
+	[[ "$output" == *"git update-index --no-split-index"* ]]
+	"${G[@]}" -C "$WSG" update-index --no-split-index
+	# Positive control: the index git writes whole is read.
+	expect OK write "$WSG/vend/file"
+	expect EROFS append "$WSG/vend/.git/config"
+}
