@@ -105,12 +105,19 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	# to timeout's SIGTERM there: -k ends it).
 	run timeout -k 5 30 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c \
 		"i=0; while [ \$i -lt 2000 ]; do true 2>/dev/null >'$OUT/file.txt'; i=\$((i+1)); done; echo ended"
-	kill "$holder" 2>/dev/null || true
-	wait "$holder" || true
 	echo "status $status: ${output:0:2000}"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = ended ]
-	[ "${lines[1]}" = "sbxrun: --report: some lines could not be written" ]
+	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 2000 lines were not written: the pipe's reader stopped reading"$ ]]
+	[ "${#lines[@]}" -eq 2 ]
+	# The same run still ends on a SIGTERM, sent while its tracer waits on the full pipe
+	# (the reader is given 5 s): 124 is timeout's TERM honoured, 137 its -k.
+	run timeout -k 10 3 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c \
+		"i=0; while [ \$i -lt 2000 ]; do true 2>/dev/null >'$OUT/file.txt'; i=\$((i+1)); done; exec sleep 60"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 124 ]
 	unchanged
 	# Control: a regular file there gets every line.
 	rm "$WS/report.jsonl"
@@ -119,6 +126,92 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	[ "$status" -eq 0 ]
 	[ "$output" = ended ]
 	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 2000 ]
+}
+
+# refuse_loop N PATH: the command meets N refusals, creating PATH outside its writable roots.
+refuse_loop() {
+	echo "i=0; while [ \$i -lt $1 ]; do true 2>/dev/null >'$2'; i=\$((i+1)); done"
+}
+
+@test "a pipe whose reader is slow gets every line of the report, whole" {
+	# A directory outside the writable roots with a path of some 4000 bytes: a refusal there
+	# is a line longer than PIPE_BUF (4096), which a full pipe could take in part.
+	local long="$OUT/long" part
+	part=$(printf 'd%.0s' $(seq 200))
+	for _ in $(seq 19); do long="$long/$part"; done
+	long="$long/$(printf 'e%.0s' $(seq 100))"
+	mkdir -p "$long"
+	mkfifo "$WS/report.jsonl"
+	# The reader opens the pipe first, then reads nothing for 2 s: the command meanwhile
+	# fills it (64 KiB) several times over, with long lines among short ones.
+	rm -f "$WS/ready"
+	(
+		exec 3<>"$WS/report.jsonl"
+		touch "$WS/ready"
+		sleep 2
+		timeout 20 head -n 1210 <&3 >"$BATS_TEST_TMPDIR/got"
+	) >/dev/null 2>&1 &
+	local reader=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	run timeout -k 5 60 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c \
+		"$(refuse_loop 600 "$OUT/file.txt"); $(refuse_loop 10 "$long/f"); $(refuse_loop 600 "$OUT/file.txt"); echo ended"
+	wait "$reader" || true
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$output" = ended ]
+	wc -lc "$BATS_TEST_TMPDIR/got"
+	[ "$(grep -c '"path":"'"$OUT"'/file.txt","errno":"EROFS"' "$BATS_TEST_TMPDIR/got")" -eq 1200 ]
+	[ "$(grep -c '"path":"'"$long"'/f","errno":"EROFS"' "$BATS_TEST_TMPDIR/got")" -eq 10 ]
+	[ "$(grep -m 1 "$long/f" "$BATS_TEST_TMPDIR/got" | wc -c)" -gt 4096 ]
+	# Every line is one JSON object: none was torn.
+	[ "$(jq -c . "$BATS_TEST_TMPDIR/got" | wc -l)" -eq 1210 ]
+	unchanged
+}
+
+@test "a pipe whose reader stops: no line of the report is left in part in it" {
+	local base="$OUT/long" part dirs=() m l0 e
+	part=$(printf 'd%.0s' $(seq 200))
+	for _ in $(seq 18); do base="$base/$part"; done
+	mkdir -p "$base"
+	# The refusal at $base/f makes a line of l0 bytes; one at $base/EEE/MMM/f one of
+	# l0 + 202 + m. A full pipe takes in part a line longer than PIPE_BUF of which the bytes
+	# past a page fit the last page's room: lines of 4097 to 4249 bytes, 8 apart, meet it.
+	run sbxr --report "$BATS_TEST_TMPDIR/m.jsonl" -- sh -c "true 2>/dev/null >'$base/f'"
+	l0=$(wc -c <"$BATS_TEST_TMPDIR/m.jsonl")
+	part=$(printf 'e%.0s' $(seq 200))
+	for k in $(seq 0 19); do
+		m=$((4097 + 8 * k - l0 - 202))
+		[ "$m" -ge 1 ]
+		[ "$m" -le 255 ]
+		e=$(printf 'm%.0s' $(seq "$m"))
+		mkdir -p "$base/$part/$e"
+		dirs+=("$base/$part/$e")
+	done
+	mkfifo "$WS/report.jsonl"
+	# The pipe's reader (this shell) takes nothing while the command runs: short lines fill
+	# the pipe, then come the long ones.
+	local cmd
+	cmd="$(refuse_loop 400 "$OUT/file.txt")"
+	for d in "${dirs[@]}"; do cmd="$cmd; true 2>/dev/null >'$d/f'"; done
+	exec 7<>"$WS/report.jsonl"
+	run timeout -k 5 60 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd; echo ended"
+	timeout 5 cat <&7 >"$BATS_TEST_TMPDIR/got" || true
+	exec 7<&-
+	echo "status $status: $output"
+	wc -lc "$BATS_TEST_TMPDIR/got"
+	# What it holds is whole lines, each one JSON object.
+	[ "$(tail -c 1 "$BATS_TEST_TMPDIR/got" | od -An -c | tr -d ' ')" = '\n' ]
+	[ "$(jq -c . "$BATS_TEST_TMPDIR/got" | wc -l)" -eq "$(wc -l <"$BATS_TEST_TMPDIR/got")" ]
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ended ]
+	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 420 lines were not written: the pipe's reader stopped reading"$ ]]
+	# Control: a regular file gets the same lines whole, the long ones as long as meant.
+	rm "$WS/report.jsonl"
+	run timeout -k 5 60 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd; echo ended"
+	[ "$output" = ended ]
+	[ "$(jq -c . "$WS/report.jsonl" | wc -l)" -eq 420 ]
+	[ "$(grep -m 1 "${dirs[0]}/f" "$WS/report.jsonl" | wc -c)" -eq 4097 ]
+	unchanged
 }
 
 @test "a directory on the way to the report or the proxy's log an earlier run made a link" {
