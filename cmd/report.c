@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,32 @@ static bool room(int fd, size_t len)
 }
 
 /*
+ * write(2) to the pipe, which raises SIGPIPE when its reader has closed its end: a reader an
+ * earlier confined run may hold and close at will, and the signal's default action would end
+ * the supervisor, and the command with it. Not ignored process-wide: init and the command would
+ * inherit that. Blocked in this thread for the write, and the one it raised taken back.
+ */
+static ssize_t write_nosigpipe(int fd, const void *buf, size_t len)
+{
+	sigset_t one, old, pending;
+	ssize_t w;
+	int err;
+
+	sigemptyset(&one);
+	sigaddset(&one, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &one, &old);
+	sigpending(&pending); /* one already pending was not this write's: left as it is */
+	w = write(fd, buf, len);
+	err = errno;
+	if (w < 0 && err == EPIPE && !sigismember(&pending, SIGPIPE))
+		while (sigtimedwait(&one, NULL, &(struct timespec){0}) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return w;
+}
+
+/*
  * Writes the waiting lines the pipe takes now, one write(2) each: a line of another writer to
  * the pipe (a concurrent run, the proxy's worker) falls between two, never inside one, as long
  * as each is at most PIPE_BUF bytes. Locked.
@@ -421,7 +448,7 @@ static void flush(struct report *r)
 			break;
 		}
 		r->no_room = false;
-		w = write(r->fd, line + r->qoff, len - r->qoff);
+		w = write_nosigpipe(r->fd, line + r->qoff, len - r->qoff);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno == EAGAIN)

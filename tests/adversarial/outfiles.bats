@@ -133,6 +133,38 @@ refuse_loop() {
 	echo "i=0; while [ \$i -lt $1 ]; do true 2>/dev/null >'$2'; i=\$((i+1)); done"
 }
 
+@test "a pipe's reader that closes its end mid-run: the next run's supervisor lives on" {
+	# Run 1, beside run 2: it makes the pipe where run 2's report goes, holds it open (so
+	# that run 2 may open it), and closes it once run 2's command has started. Run 2's
+	# report then goes to a pipe with no reader: write(2) raises SIGPIPE, whose default
+	# action would end run 2's supervisor, and with it run 2's command.
+	rm -f "$WS/ready" "$WS/started" "$WS/closed"
+	"$S" -C "$WS" -- sh -c 'mkfifo report.jsonl && exec 3<>report.jsonl && touch ready &&
+		while [ ! -e started ]; do sleep 0.05; done; exec 3<&-; touch closed; sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/report.jsonl" ]
+	local cmd
+	cmd="touch started; while [ ! -e closed ]; do sleep 0.05; done; $(refuse_loop 10 "$OUT/file.txt"); echo ended"
+	run timeout -k 5 30 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ended ]
+	[ "${lines[1]}" = "sbxrun: --report: some lines could not be written" ]
+	[ "${#lines[@]}" -eq 2 ]
+	unchanged
+	# Control: a regular file there gets every line.
+	rm "$WS/report.jsonl" "$WS/started" "$WS/closed"
+	touch "$WS/closed"
+	run timeout -k 5 30 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd"
+	[ "$status" -eq 0 ]
+	[ "$output" = ended ]
+	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 10 ]
+}
+
 @test "a pipe whose reader is slow gets every line of the report, whole" {
 	# A directory outside the writable roots with a path of some 4000 bytes: a refusal there
 	# is a line longer than PIPE_BUF (4096), which a full pipe could take in part.
