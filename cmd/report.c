@@ -512,6 +512,7 @@ static void drain(struct report *r)
 	while (r->qhead < r->qlen && !r->stalled) {
 		struct pollfd pfd = {.fd = r->fd, .events = POLLOUT};
 		int64_t left = r->since + REPORT_STALL_MS - now_ms();
+		bool no_room = r->no_room; /* read locked: another thread's flush sets it */
 
 		if (left <= 0) {
 			r->stalled = true;
@@ -520,7 +521,7 @@ static void drain(struct report *r)
 		}
 		pthread_mutex_unlock(&r->lock);
 		/* Room for a long line: no event says when, the reader's pace is looked at. */
-		if (r->no_room)
+		if (no_room)
 			poll(NULL, 0, left < 10 ? (int)left : 10);
 		else
 			poll(&pfd, 1, (int)left);
