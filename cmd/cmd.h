@@ -285,7 +285,7 @@ int own_proxy_start(struct opts *o);
  * proxy's, has none; or a pipe's reader that stopped reading). A pipe opened non-blocking is
  * waited on (REPORT_STALL_MS at most without progress) by any thread but the one that made the
  * report (the supervisor's loop, the proxy's): its lines wait in memory, and the summary and
- * report_close give the last of them the same time.
+ * report_close give the last of them REPORT_STALL_MS in all.
  */
 struct report;
 struct sbx_proxy_event;

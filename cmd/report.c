@@ -504,16 +504,19 @@ static bool enqueue(struct report *r, const char *line, size_t len)
 
 /*
  * Waits for the pipe to take every waiting line, for as long as its reader takes some within
- * REPORT_STALL_MS; past that, it has stopped (the lines not begun are dropped). Locked; the lock
- * is let go while waiting, so that the other threads' lines wait in q meanwhile.
+ * REPORT_STALL_MS, and no later than end (CLOCK_MONOTONIC, ms); past either, the lines not begun
+ * are dropped. Locked; the lock is let go while waiting, so that the other threads' lines wait
+ * in q meanwhile.
  */
-static void drain(struct report *r)
+static void drain(struct report *r, int64_t end)
 {
 	while (r->qhead < r->qlen && !r->stalled) {
 		struct pollfd pfd = {.fd = r->fd, .events = POLLOUT};
-		int64_t left = r->since + REPORT_STALL_MS - now_ms();
+		int64_t now = now_ms(), left = r->since + REPORT_STALL_MS - now;
 		bool no_room = r->no_room; /* read locked: another thread's flush sets it */
 
+		if (end - now < left)
+			left = end - now;
 		if (left <= 0) {
 			r->stalled = true;
 			drop_waiting(r);
@@ -616,7 +619,7 @@ void report_add(struct report *r, const struct sbx_report_line *l)
 			r->lost++;
 		flush(r);
 		if (!pthread_equal(pthread_self(), r->loop))
-			drain(r);
+			drain(r, INT64_MAX);
 	} else if (!line || write(r->fd, line, len) != (ssize_t)len)
 		r->write_err = true;
 	if (r->n++ == 0)
@@ -639,9 +642,14 @@ void report_print_summary(struct report *r, bool failed)
 	char *s;
 
 	pthread_mutex_lock(&r->lock);
-	/* The command has ended: what waits for a pipe gets the reader's last REPORT_STALL_MS. */
+	/*
+	 * The command has ended: what waits for a pipe gets REPORT_STALL_MS in all, not for each
+	 * line the reader takes. The supervisor reads no signal meanwhile, and a reader taking a
+	 * page now and then (one an earlier run holds) would keep it deaf to SIGTERM for as long
+	 * as up to REPORT_QUEUE_MAX takes it.
+	 */
 	flush(r);
-	drain(r);
+	drain(r, now_ms() + REPORT_STALL_MS);
 	s = failed && r->n ? sbx_report_summary(r->n, r->first) : NULL;
 	if (s) {
 		/* It names the command's own paths: never raw on a terminal. */
@@ -676,7 +684,7 @@ void report_close(struct report *r)
 	if (getpid() == r->owner) {
 		pthread_mutex_lock(&r->lock);
 		flush(r);
-		drain(r);
+		drain(r, now_ms() + REPORT_STALL_MS);
 		pthread_mutex_unlock(&r->lock);
 	}
 	if (r->fd > STDERR_FILENO)

@@ -165,6 +165,63 @@ refuse_loop() {
 	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 10 ]
 }
 
+@test "a pipe's reader that takes a page now and then: the run still ends when its command does" {
+	local sock="$BATS_TEST_TMPDIR/ok.sock" got="$BATS_TEST_TMPDIR/got"
+	# The broker's refusals (the supervisor's loop, which never waits) wait in memory for the
+	# pipe; once the command has ended the summary gives them time. Run 1 holds the pipe and
+	# frees a page of it every 3 s: never stopped, but taking some 400 KiB for ever.
+	mkfifo "$WS/report.jsonl"
+	rm -f "$WS/ready"
+	(
+		exec 3<>"$WS/report.jsonl"
+		touch "$WS/ready"
+		for _ in $(seq 30); do
+			sleep 3
+			timeout 1 dd bs=4096 count=1 <&3 >/dev/null 2>&1
+		done
+	) >/dev/null 2>&1 &
+	local reader=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	local py="import socket
+for i in range(2000):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect('$WS/none.sock')
+    except OSError:
+        pass
+    s.close()
+print('ended', flush=True)"
+	# 137: the supervisor was still waiting at timeout's SIGTERM, deaf to it, and -k ended it.
+	run timeout -k 5 40 "$S" -C "$WS" --allow-unix-socket "$sock" --report "$WS/report.jsonl" -- \
+		python3 -c "$py"
+	kill "$reader" 2>/dev/null || true
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ended ]
+	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 2000 lines were not written: the pipe's reader stopped reading"$ ]]
+	[ "${#lines[@]}" -eq 2 ]
+	# Control: a reader that reads gets every line.
+	rm "$WS/report.jsonl"
+	mkfifo "$WS/report.jsonl"
+	rm -f "$WS/ready"
+	(
+		exec 3<>"$WS/report.jsonl"
+		touch "$WS/ready"
+		timeout 30 head -n 2000 <&3 >"$got"
+	) >/dev/null 2>&1 &
+	reader=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	run timeout -k 5 40 "$S" -C "$WS" --allow-unix-socket "$sock" --report "$WS/report.jsonl" -- \
+		python3 -c "$py"
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "$output" = ended ]
+	[ "$(grep -c '"address":"unix:'"$WS"'/none.sock","errno":"EACCES"' "$got")" -eq 2000 ]
+	unchanged
+}
+
 @test "a pipe whose reader is slow gets every line of the report, whole" {
 	# A directory outside the writable roots with a path of some 4000 bytes: a refusal there
 	# is a line longer than PIPE_BUF (4096), which a full pipe could take in part.
