@@ -35,12 +35,15 @@
 
 /*
  * A pipe is written without blocking (report_open_fd), since a confined command may hold it open
- * and never read. A reader that reads, however slowly, is waited for, by the tracer's thread
- * only (it then holds the traced command, as a full pipe holds any writer): the supervisor's own
- * loop and the proxy's never wait, their lines wait in memory instead. One that takes nothing
- * for REPORT_STALL_MS is taken to have stopped: what waits is dropped, counted, and so is every
- * line the pipe has no room for, until it takes one again. A line is written whole or not at
- * all: the rest of one the pipe took in part is kept and written before any other.
+ * and never read. A reader that reads is waited for, by the tracer's thread only (it then holds
+ * the traced command, as a full pipe holds any writer), REPORT_STALL_MS at most for each line:
+ * the supervisor's own loop and the proxy's never wait, their lines wait in memory instead, and
+ * the tracer's waits for them too, so a reader that takes a page now and then would otherwise
+ * hold the command, and the signals sent to it, for as long as all of them take. One that takes
+ * nothing, or not all that waits, within REPORT_STALL_MS is taken to have stopped: what waits is
+ * dropped, counted, and so is every line the pipe has no room for, until it takes one again. A
+ * line is written whole or not at all: the rest of one the pipe took in part is kept and written
+ * before any other.
  */
 #define REPORT_STALL_MS	 5000
 #define REPORT_QUEUE_MAX (1u << 20) /* bytes of lines waiting for a pipe */
@@ -619,7 +622,7 @@ void report_add(struct report *r, const struct sbx_report_line *l)
 			r->lost++;
 		flush(r);
 		if (!pthread_equal(pthread_self(), r->loop))
-			drain(r, INT64_MAX);
+			drain(r, now_ms() + REPORT_STALL_MS);
 	} else if (!line || write(r->fd, line, len) != (ssize_t)len)
 		r->write_err = true;
 	if (r->n++ == 0)

@@ -222,6 +222,49 @@ print('ended', flush=True)"
 	unchanged
 }
 
+@test "a pipe's reader that takes a page now and then: a traced command still ends on SIGTERM" {
+	local sock="$BATS_TEST_TMPDIR/ok.sock"
+	# Run 1 holds the pipe and frees a page of it every 3 s. The broker's refusals fill the
+	# pipe and wait in memory; then a refusal the tracer sees waits for the pipe to take all
+	# that waits before it, holding the command, and timeout's SIGTERM with it, so long.
+	mkfifo "$WS/report.jsonl"
+	rm -f "$WS/ready"
+	(
+		exec 3<>"$WS/report.jsonl"
+		touch "$WS/ready"
+		for _ in $(seq 30); do
+			sleep 3
+			timeout 1 dd bs=4096 count=1 <&3 >/dev/null 2>&1
+		done
+	) >/dev/null 2>&1 &
+	local reader=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	local py="import socket, time
+for i in range(3000):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect('$WS/none.sock')
+    except OSError:
+        pass
+    s.close()
+print('connected', flush=True)
+try:
+    open('$OUT/file.txt', 'w')
+except OSError as e:
+    print(e.errno, flush=True)
+time.sleep(60)"
+	# 124: the command ended on timeout's SIGTERM; 137: it was still held at the -k.
+	run timeout -k 20 10 "$S" -C "$WS" --allow-unix-socket "$sock" --report "$WS/report.jsonl" -- \
+		python3 -c "$py"
+	kill "$reader" 2>/dev/null || true
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 124 ]
+	[ "${lines[0]}" = connected ]
+	[ "${lines[1]}" = 30 ]
+	unchanged
+}
+
 @test "a pipe whose reader is slow gets every line of the report, whole" {
 	# A directory outside the writable roots with a path of some 4000 bytes: a refusal there
 	# is a line longer than PIPE_BUF (4096), which a full pipe could take in part.
