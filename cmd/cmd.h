@@ -283,7 +283,10 @@ int own_proxy_start(struct opts *o);
  * --report" when there was one and the command failed, and, failed or not, a line for lines
  * that could not be written or were left out (past the limit of what a process writes: 16 MiB
  * from each, the supervisor and the proxy's worker; report_from_fd sets it, report_open, the
- * proxy's, has none).
+ * proxy's, has none; or a pipe's reader that stopped reading). A pipe opened non-blocking is
+ * waited on (REPORT_STALL_MS at most each line) by any thread but the one that made the
+ * report (the supervisor's loop, the proxy's): its lines wait in memory, and the summary and
+ * report_close give the last of them REPORT_STALL_MS in all.
  */
 struct report;
 struct sbx_proxy_event;

@@ -6,11 +6,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <poll.h>
+#include <sys/ioctl.h>
+#endif
 
 #include "cmd.h"
 #include "net.h"
@@ -25,6 +33,21 @@
  */
 #define REPORT_MAX_BYTES (16u << 20)
 
+/*
+ * A pipe is written without blocking (report_open_fd), since a confined command may hold it open
+ * and never read. A reader that reads is waited for, by the tracer's thread only (it then holds
+ * the traced command, as a full pipe holds any writer), REPORT_STALL_MS at most for each line:
+ * the supervisor's own loop and the proxy's never wait, their lines wait in memory instead, and
+ * the tracer's waits for them too, so a reader that takes a page now and then would otherwise
+ * hold the command, and the signals sent to it, for as long as all of them take. One that takes
+ * nothing, or not all that waits, within REPORT_STALL_MS is taken to have stopped: what waits is
+ * dropped, counted, and so is every line the pipe has no room for, until it takes one again. A
+ * line is written whole or not at all: the rest of one the pipe took in part is kept and written
+ * before any other.
+ */
+#define REPORT_STALL_MS	 5000
+#define REPORT_QUEUE_MAX (1u << 20) /* bytes of lines waiting for a pipe */
+
 struct report {
 	int fd;
 	pthread_mutex_t lock;
@@ -34,6 +57,19 @@ struct report {
 	size_t limit;	/* REPORT_MAX_BYTES for each process writing a run's report; 0: none */
 	size_t bytes;	/* written by this process (a forked one counts its own) */
 	size_t dropped; /* lines not written: past REPORT_MAX_BYTES */
+	/*
+	 * A pipe opened non-blocking: q[qhead, qlen) holds the lines waiting for it, whole, qoff
+	 * bytes of the first written. since: when it last took bytes, or when q filled from empty
+	 * (CLOCK_MONOTONIC, ms). loop: the thread that never waits (the one that made r).
+	 */
+	bool fifo;
+	bool stalled; /* its reader took nothing for REPORT_STALL_MS: nothing is waited for */
+	size_t lost;  /* lines not written: its reader stopped, or too many waited */
+	char *q;
+	size_t qhead, qoff, qlen, qcap;
+	int64_t since;
+	bool no_room; /* the first waits for room for all of it: the pipe polls writable before */
+	pthread_t loop;
 	/*
 	 * A process forked from the owner (a proxy worker) cannot count in the owner's memory:
 	 * it writes its lines to fd itself and each brief to relay[1], which the owner reads
@@ -264,6 +300,8 @@ void report_remove_created(int dir, const char *path, int fd)
 int report_from_fd(int fd, struct report **out)
 {
 	struct report *r = calloc(1, sizeof(*r));
+	struct stat st;
+	int fl;
 
 	*out = NULL;
 	if (!r)
@@ -272,6 +310,10 @@ int report_from_fd(int fd, struct report **out)
 	r->limit = REPORT_MAX_BYTES;
 	r->owner = getpid();
 	r->relay[0] = r->relay[1] = -1;
+	/* Non-blocking only as report_open_fd opened it: standard error is the caller's. */
+	r->fifo = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && (fl = fcntl(fd, F_GETFL)) >= 0 &&
+		  (fl & O_NONBLOCK);
+	r->loop = pthread_self();
 	pthread_mutex_init(&r->lock, NULL);
 	*out = r;
 	return 0;
@@ -323,23 +365,197 @@ static bool fits(struct report *r, size_t len)
 	return true;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The waiting lines after the one begun (kept: never a torn line), dropped and counted. */
+static void drop_waiting(struct report *r)
+{
+	size_t cut = r->qhead;
+
+	if (r->qoff)
+		cut += (size_t)((char *)memchr(r->q + r->qhead, '\n', r->qlen - r->qhead) -
+				(r->q + r->qhead)) +
+		       1;
+	for (size_t i = cut; i < r->qlen; i++)
+		r->lost += r->q[i] == '\n';
+	r->qlen = cut;
+}
+
+/*
+ * Whether the pipe has room for all of a line longer than PIPE_BUF, of which it would take
+ * what fits: not begun before then, a reader that stops for good never sees a part of it.
+ * The pipe holds pages, the first read in part and the last written in part: what is free in
+ * bytes may be up to two pages more than what a line can use. Where the pipe's size cannot be
+ * had, the line is begun, and its rest kept for later.
+ */
+static bool room(int fd, size_t len)
+{
+#if defined(F_GETPIPE_SZ) && defined(FIONREAD)
+	int size = fcntl(fd, F_GETPIPE_SZ), queued = 0;
+
+	if (size > 0 && ioctl(fd, FIONREAD, &queued) == 0 && queued >= 0)
+		return (size_t)size - (size_t)queued >= len + 2 * PIPE_BUF;
+#else
+	(void)fd;
+	(void)len;
+#endif
+	return true;
+}
+
+/*
+ * write(2) to the pipe, which raises SIGPIPE when its reader has closed its end: a reader an
+ * earlier confined run may hold and close at will, and the signal's default action would end
+ * the supervisor, and the command with it. Not ignored process-wide: init and the command would
+ * inherit that. Blocked in this thread for the write, and the one it raised taken back.
+ */
+static ssize_t write_nosigpipe(int fd, const void *buf, size_t len)
+{
+	sigset_t one, old, pending;
+	ssize_t w;
+	int err;
+
+	sigemptyset(&one);
+	sigaddset(&one, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &one, &old);
+	sigpending(&pending); /* one already pending was not this write's: left as it is */
+	w = write(fd, buf, len);
+	err = errno;
+	if (w < 0 && err == EPIPE && !sigismember(&pending, SIGPIPE))
+		while (sigtimedwait(&one, NULL, &(struct timespec){0}) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return w;
+}
+
+/*
+ * Writes the waiting lines the pipe takes now, one write(2) each: a line of another writer to
+ * the pipe (a concurrent run, the proxy's worker) falls between two, never inside one, as long
+ * as each is at most PIPE_BUF bytes. Locked.
+ */
+static void flush(struct report *r)
+{
+	while (r->qhead < r->qlen) {
+		const char *line = r->q + r->qhead;
+		size_t len = (size_t)((char *)memchr(line, '\n', r->qlen - r->qhead) - line) + 1;
+		ssize_t w;
+
+		if (!r->qoff && len > PIPE_BUF && !room(r->fd, len)) {
+			r->no_room = true;
+			break;
+		}
+		r->no_room = false;
+		w = write_nosigpipe(r->fd, line + r->qoff, len - r->qoff);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			break;
+		if (w <= 0) {
+			/* Its reader is gone: nothing more gets through. */
+			r->write_err = true;
+			r->qhead = r->qoff = r->qlen = 0;
+			break;
+		}
+		r->since = now_ms();
+		r->stalled = false;
+		r->qoff += (size_t)w;
+		if (r->qoff == len) {
+			r->qhead += len;
+			r->qoff = 0;
+		}
+	}
+	if (r->qhead == r->qlen)
+		r->qhead = r->qlen = 0;
+	if (r->stalled)
+		drop_waiting(r);
+}
+
+/* Puts a line (newline-ended) behind the waiting ones; false when too many wait. Locked. */
+static bool enqueue(struct report *r, const char *line, size_t len)
+{
+	if (len > REPORT_QUEUE_MAX - (r->qlen - r->qhead))
+		return false;
+	if (r->qhead && r->qlen + len > r->qcap) {
+		memmove(r->q, r->q + r->qhead, r->qlen - r->qhead);
+		r->qlen -= r->qhead;
+		r->qhead = 0;
+	}
+	if (r->qlen + len > r->qcap) {
+		size_t cap = r->qcap ? r->qcap : 16384;
+		char *q;
+
+		while (cap < r->qlen + len)
+			cap *= 2;
+		q = realloc(r->q, cap);
+		if (!q)
+			return false;
+		r->q = q;
+		r->qcap = cap;
+	}
+	if (r->qlen == r->qhead)
+		r->since = now_ms();
+	memcpy(r->q + r->qlen, line, len);
+	r->qlen += len;
+	return true;
+}
+
+/*
+ * Waits for the pipe to take every waiting line, for as long as its reader takes some within
+ * REPORT_STALL_MS, and no later than end (CLOCK_MONOTONIC, ms); past either, the lines not begun
+ * are dropped. Locked; the lock is let go while waiting, so that the other threads' lines wait
+ * in q meanwhile.
+ */
+static void drain(struct report *r, int64_t end)
+{
+	while (r->qhead < r->qlen && !r->stalled) {
+		struct pollfd pfd = {.fd = r->fd, .events = POLLOUT};
+		int64_t now = now_ms(), left = r->since + REPORT_STALL_MS - now;
+		bool no_room = r->no_room; /* read locked: another thread's flush sets it */
+
+		if (end - now < left)
+			left = end - now;
+		if (left <= 0) {
+			r->stalled = true;
+			drop_waiting(r);
+			break;
+		}
+		pthread_mutex_unlock(&r->lock);
+		/* Room for a long line: no event says when, the reader's pace is looked at. */
+		if (no_room)
+			poll(NULL, 0, left < 10 ? (int)left : 10);
+		else
+			poll(&pfd, 1, (int)left);
+		pthread_mutex_lock(&r->lock);
+		flush(r);
+	}
+}
+
 /*
  * In a forked process: the line to the file, the brief to the owner (one write each), marked
- * '+' when the line was written and '-' when it was over the limit, for the owner's summary.
+ * '+' when the line was written, '-' when it was over the limit and '!' when a pipe had no room
+ * for it, for the owner's summary. It cannot wait (the proxy's loop) nor keep the rest of a
+ * line for later: a line longer than PIPE_BUF, which a pipe could take in part, is not written
+ * to one (a proxy's line is far shorter).
  */
 static void relay_add(struct report *r, const char *line, const struct sbx_report_line *l)
 {
 	char *brief = sbx_report_brief(l);
 	bool kept = line && fits(r, strlen(line));
-	char buf[512];
+	char buf[512], mark = kept || !line ? '+' : '-';
 	size_t len;
 
-	if (kept && write(r->fd, line, strlen(line)) < 0) {
-		/* lost: a forked process has no summary to say so in */
-	}
+	if (kept && r->fifo && strlen(line) > PIPE_BUF)
+		mark = '!';
+	else if (kept && write(r->fd, line, strlen(line)) != (ssize_t)strlen(line))
+		mark = '!';
 	/* At most PIPE_BUF bytes: the pipe keeps the line whole; a newline in a name is none. */
-	len = (size_t)snprintf(buf, sizeof(buf), "%c%s", kept || !line ? '+' : '-',
-			       brief ? brief : "?");
+	len = (size_t)snprintf(buf, sizeof(buf), "%c%s", mark, brief ? brief : "?");
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
 	for (size_t i = 0; i < len; i++)
@@ -364,6 +580,8 @@ int report_relay_read(struct report *r)
 			*nl = '\0';
 			if (*p == '-')
 				r->dropped++;
+			if (*p == '!')
+				r->lost++;
 			if (r->n++ == 0)
 				r->first = strdup(p + (*p != '\0'));
 		}
@@ -396,7 +614,16 @@ void report_add(struct report *r, const struct sbx_report_line *l)
 	/* One write per line, on a descriptor opened O_APPEND: lines of concurrent runs stay whole. */
 	if (line && !fits(r, len))
 		r->dropped++;
-	else if (!line || write(r->fd, line, len) != (ssize_t)len)
+	else if (line && r->fifo) {
+		flush(r);
+		if (r->stalled && r->qhead < r->qlen)
+			r->lost++; /* the begun line is still not out: no room for one more */
+		else if (!enqueue(r, line, len))
+			r->lost++;
+		flush(r);
+		if (!pthread_equal(pthread_self(), r->loop))
+			drain(r, now_ms() + REPORT_STALL_MS);
+	} else if (!line || write(r->fd, line, len) != (ssize_t)len)
 		r->write_err = true;
 	if (r->n++ == 0)
 		r->first = sbx_report_brief(l);
@@ -418,6 +645,14 @@ void report_print_summary(struct report *r, bool failed)
 	char *s;
 
 	pthread_mutex_lock(&r->lock);
+	/*
+	 * The command has ended: what waits for a pipe gets REPORT_STALL_MS in all, not for each
+	 * line the reader takes. The supervisor reads no signal meanwhile, and a reader taking a
+	 * page now and then (one an earlier run holds) would keep it deaf to SIGTERM for as long
+	 * as up to REPORT_QUEUE_MAX takes it.
+	 */
+	flush(r);
+	drain(r, now_ms() + REPORT_STALL_MS);
 	s = failed && r->n ? sbx_report_summary(r->n, r->first) : NULL;
 	if (s) {
 		/* It names the command's own paths: never raw on a terminal. */
@@ -427,6 +662,11 @@ void report_print_summary(struct report *r, bool failed)
 	}
 	if (r->write_err)
 		fprintf(stderr, "sbxrun: --report: some lines could not be written\n");
+	if (r->lost)
+		fprintf(stderr,
+			"sbxrun: --report: %zu of %zu lines were not written: the pipe's reader "
+			"stopped reading\n",
+			r->lost, r->n);
 	if (r->dropped)
 		fprintf(stderr,
 			"sbxrun: --report: %zu of %zu lines were not written: past the limit of "
@@ -440,8 +680,19 @@ void report_close(struct report *r)
 {
 	if (!r)
 		return;
+	/*
+	 * A proxy's (report_open), which prints no summary: its last lines, as above. Not in a
+	 * forked process: the lines waiting in its copy are the owner's to write.
+	 */
+	if (getpid() == r->owner) {
+		pthread_mutex_lock(&r->lock);
+		flush(r);
+		drain(r, now_ms() + REPORT_STALL_MS);
+		pthread_mutex_unlock(&r->lock);
+	}
 	if (r->fd > STDERR_FILENO)
 		close(r->fd);
+	free(r->q);
 	for (int i = 0; i < 2; i++)
 		if (r->relay[i] >= 0)
 			close(r->relay[i]);

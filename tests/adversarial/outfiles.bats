@@ -105,12 +105,19 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	# to timeout's SIGTERM there: -k ends it).
 	run timeout -k 5 30 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c \
 		"i=0; while [ \$i -lt 2000 ]; do true 2>/dev/null >'$OUT/file.txt'; i=\$((i+1)); done; echo ended"
-	kill "$holder" 2>/dev/null || true
-	wait "$holder" || true
 	echo "status $status: ${output:0:2000}"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = ended ]
-	[ "${lines[1]}" = "sbxrun: --report: some lines could not be written" ]
+	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 2000 lines were not written: the pipe's reader stopped reading"$ ]]
+	[ "${#lines[@]}" -eq 2 ]
+	# The same run still ends on a SIGTERM, sent while its tracer waits on the full pipe
+	# (the reader is given 5 s): 124 is timeout's TERM honoured, 137 its -k.
+	run timeout -k 10 3 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c \
+		"i=0; while [ \$i -lt 2000 ]; do true 2>/dev/null >'$OUT/file.txt'; i=\$((i+1)); done; exec sleep 60"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 124 ]
 	unchanged
 	# Control: a regular file there gets every line.
 	rm "$WS/report.jsonl"
@@ -119,6 +126,224 @@ unchanged() { [ "$(cat "$OUT/file.txt")" = outside ]; }
 	[ "$status" -eq 0 ]
 	[ "$output" = ended ]
 	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 2000 ]
+}
+
+# refuse_loop N PATH: the command meets N refusals, creating PATH outside its writable roots.
+refuse_loop() {
+	echo "i=0; while [ \$i -lt $1 ]; do true 2>/dev/null >'$2'; i=\$((i+1)); done"
+}
+
+@test "a pipe's reader that closes its end mid-run: the next run's supervisor lives on" {
+	# Run 1, beside run 2: it makes the pipe where run 2's report goes, holds it open (so
+	# that run 2 may open it), and closes it once run 2's command has started. Run 2's
+	# report then goes to a pipe with no reader: write(2) raises SIGPIPE, whose default
+	# action would end run 2's supervisor, and with it run 2's command.
+	rm -f "$WS/ready" "$WS/started" "$WS/closed"
+	"$S" -C "$WS" -- sh -c 'mkfifo report.jsonl && exec 3<>report.jsonl && touch ready &&
+		while [ ! -e started ]; do sleep 0.05; done; exec 3<&-; touch closed; sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/report.jsonl" ]
+	local cmd
+	cmd="touch started; while [ ! -e closed ]; do sleep 0.05; done; $(refuse_loop 10 "$OUT/file.txt"); echo ended"
+	run timeout -k 5 30 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ended ]
+	[ "${lines[1]}" = "sbxrun: --report: some lines could not be written" ]
+	[ "${#lines[@]}" -eq 2 ]
+	unchanged
+	# Control: a regular file there gets every line.
+	rm "$WS/report.jsonl" "$WS/started" "$WS/closed"
+	touch "$WS/closed"
+	run timeout -k 5 30 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd"
+	[ "$status" -eq 0 ]
+	[ "$output" = ended ]
+	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 10 ]
+}
+
+@test "a pipe's reader that takes a page now and then: the run still ends when its command does" {
+	local sock="$BATS_TEST_TMPDIR/ok.sock" got="$BATS_TEST_TMPDIR/got"
+	# The broker's refusals (the supervisor's loop, which never waits) wait in memory for the
+	# pipe; once the command has ended the summary gives them time. Run 1 holds the pipe and
+	# frees a page of it every 3 s: never stopped, but taking some 400 KiB for ever.
+	mkfifo "$WS/report.jsonl"
+	rm -f "$WS/ready"
+	(
+		exec 3<>"$WS/report.jsonl"
+		touch "$WS/ready"
+		for _ in $(seq 30); do
+			sleep 3
+			timeout 1 dd bs=4096 count=1 <&3 >/dev/null 2>&1
+		done
+	) >/dev/null 2>&1 &
+	local reader=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	local py="import socket
+for i in range(2000):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect('$WS/none.sock')
+    except OSError:
+        pass
+    s.close()
+print('ended', flush=True)"
+	# 137: the supervisor was still waiting at timeout's SIGTERM, deaf to it, and -k ended it.
+	run timeout -k 5 40 "$S" -C "$WS" --allow-unix-socket "$sock" --report "$WS/report.jsonl" -- \
+		python3 -c "$py"
+	kill "$reader" 2>/dev/null || true
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ended ]
+	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 2000 lines were not written: the pipe's reader stopped reading"$ ]]
+	[ "${#lines[@]}" -eq 2 ]
+	# Control: a reader that reads gets every line.
+	rm "$WS/report.jsonl"
+	mkfifo "$WS/report.jsonl"
+	rm -f "$WS/ready"
+	(
+		exec 3<>"$WS/report.jsonl"
+		touch "$WS/ready"
+		timeout 30 head -n 2000 <&3 >"$got"
+	) >/dev/null 2>&1 &
+	reader=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	run timeout -k 5 40 "$S" -C "$WS" --allow-unix-socket "$sock" --report "$WS/report.jsonl" -- \
+		python3 -c "$py"
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "$output" = ended ]
+	[ "$(grep -c '"address":"unix:'"$WS"'/none.sock","errno":"EACCES"' "$got")" -eq 2000 ]
+	unchanged
+}
+
+@test "a pipe's reader that takes a page now and then: a traced command still ends on SIGTERM" {
+	local sock="$BATS_TEST_TMPDIR/ok.sock"
+	# Run 1 holds the pipe and frees a page of it every 3 s. The broker's refusals fill the
+	# pipe and wait in memory; then a refusal the tracer sees waits for the pipe to take all
+	# that waits before it, holding the command, and timeout's SIGTERM with it, so long.
+	mkfifo "$WS/report.jsonl"
+	rm -f "$WS/ready"
+	(
+		exec 3<>"$WS/report.jsonl"
+		touch "$WS/ready"
+		for _ in $(seq 30); do
+			sleep 3
+			timeout 1 dd bs=4096 count=1 <&3 >/dev/null 2>&1
+		done
+	) >/dev/null 2>&1 &
+	local reader=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	local py="import socket, time
+for i in range(3000):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect('$WS/none.sock')
+    except OSError:
+        pass
+    s.close()
+print('connected', flush=True)
+try:
+    open('$OUT/file.txt', 'w')
+except OSError as e:
+    print(e.errno, flush=True)
+time.sleep(60)"
+	# 124: the command ended on timeout's SIGTERM; 137: it was still held at the -k.
+	run timeout -k 20 10 "$S" -C "$WS" --allow-unix-socket "$sock" --report "$WS/report.jsonl" -- \
+		python3 -c "$py"
+	kill "$reader" 2>/dev/null || true
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 124 ]
+	[ "${lines[0]}" = connected ]
+	[ "${lines[1]}" = 30 ]
+	unchanged
+}
+
+@test "a pipe whose reader is slow gets every line of the report, whole" {
+	# A directory outside the writable roots with a path of some 4000 bytes: a refusal there
+	# is a line longer than PIPE_BUF (4096), which a full pipe could take in part.
+	local long="$OUT/long" part
+	part=$(printf 'd%.0s' $(seq 200))
+	for _ in $(seq 19); do long="$long/$part"; done
+	long="$long/$(printf 'e%.0s' $(seq 100))"
+	mkdir -p "$long"
+	mkfifo "$WS/report.jsonl"
+	# The reader opens the pipe first, then reads nothing for 2 s: the command meanwhile
+	# fills it (64 KiB) several times over, with long lines among short ones.
+	rm -f "$WS/ready"
+	(
+		exec 3<>"$WS/report.jsonl"
+		touch "$WS/ready"
+		sleep 2
+		timeout 20 head -n 1210 <&3 >"$BATS_TEST_TMPDIR/got"
+	) >/dev/null 2>&1 &
+	local reader=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	run timeout -k 5 60 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c \
+		"$(refuse_loop 600 "$OUT/file.txt"); $(refuse_loop 10 "$long/f"); $(refuse_loop 600 "$OUT/file.txt"); echo ended"
+	wait "$reader" || true
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$output" = ended ]
+	wc -lc "$BATS_TEST_TMPDIR/got"
+	[ "$(grep -c '"path":"'"$OUT"'/file.txt","errno":"EROFS"' "$BATS_TEST_TMPDIR/got")" -eq 1200 ]
+	[ "$(grep -c '"path":"'"$long"'/f","errno":"EROFS"' "$BATS_TEST_TMPDIR/got")" -eq 10 ]
+	[ "$(grep -m 1 "$long/f" "$BATS_TEST_TMPDIR/got" | wc -c)" -gt 4096 ]
+	# Every line is one JSON object: none was torn.
+	[ "$(jq -c . "$BATS_TEST_TMPDIR/got" | wc -l)" -eq 1210 ]
+	unchanged
+}
+
+@test "a pipe whose reader stops: no line of the report is left in part in it" {
+	local base="$OUT/long" part dirs=() m l0 e
+	part=$(printf 'd%.0s' $(seq 200))
+	for _ in $(seq 18); do base="$base/$part"; done
+	mkdir -p "$base"
+	# The refusal at $base/f makes a line of l0 bytes; one at $base/EEE/MMM/f one of
+	# l0 + 202 + m. A full pipe takes in part a line longer than PIPE_BUF of which the bytes
+	# past a page fit the last page's room: lines of 4097 to 4249 bytes, 8 apart, meet it.
+	run sbxr --report "$BATS_TEST_TMPDIR/m.jsonl" -- sh -c "true 2>/dev/null >'$base/f'"
+	l0=$(wc -c <"$BATS_TEST_TMPDIR/m.jsonl")
+	part=$(printf 'e%.0s' $(seq 200))
+	for k in $(seq 0 19); do
+		m=$((4097 + 8 * k - l0 - 202))
+		[ "$m" -ge 1 ]
+		[ "$m" -le 255 ]
+		e=$(printf 'm%.0s' $(seq "$m"))
+		mkdir -p "$base/$part/$e"
+		dirs+=("$base/$part/$e")
+	done
+	mkfifo "$WS/report.jsonl"
+	# The pipe's reader (this shell) takes nothing while the command runs: short lines fill
+	# the pipe, then come the long ones.
+	local cmd
+	cmd="$(refuse_loop 400 "$OUT/file.txt")"
+	for d in "${dirs[@]}"; do cmd="$cmd; true 2>/dev/null >'$d/f'"; done
+	exec 7<>"$WS/report.jsonl"
+	run timeout -k 5 60 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd; echo ended"
+	timeout 5 cat <&7 >"$BATS_TEST_TMPDIR/got" || true
+	exec 7<&-
+	echo "status $status: $output"
+	wc -lc "$BATS_TEST_TMPDIR/got"
+	# What it holds is whole lines, each one JSON object.
+	[ "$(tail -c 1 "$BATS_TEST_TMPDIR/got" | od -An -c | tr -d ' ')" = '\n' ]
+	[ "$(jq -c . "$BATS_TEST_TMPDIR/got" | wc -l)" -eq "$(wc -l <"$BATS_TEST_TMPDIR/got")" ]
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ended ]
+	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 420 lines were not written: the pipe's reader stopped reading"$ ]]
+	# Control: a regular file gets the same lines whole, the long ones as long as meant.
+	rm "$WS/report.jsonl"
+	run timeout -k 5 60 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd; echo ended"
+	[ "$output" = ended ]
+	[ "$(jq -c . "$WS/report.jsonl" | wc -l)" -eq 420 ]
+	[ "$(grep -m 1 "${dirs[0]}/f" "$WS/report.jsonl" | wc -c)" -eq 4097 ]
+	unchanged
 }
 
 @test "a directory on the way to the report or the proxy's log an earlier run made a link" {
