@@ -251,6 +251,10 @@ check_requirement() {
 		sx EROFS write "$OUT/sbx-req-$$" ;;
 	"enforced:no metadata changes (chmod, chown, utimes) outside writable roots")
 		sx EROFS chmod "$OUT/file.txt" ;;
+	"enforced:kernel attack surface reduced")
+		# The base filter: bpf refused (outside, root gets EFAULT or EINVAL for these
+		# arguments), io_uring unknown so programs fall back.
+		sx EPERM bpf && sx ENOSYS io_uring ;;
 	"enforced:network restricted")
 		sx EPERM tcp4 "$TCP4" ;;
 	"enforced:network enabled")
