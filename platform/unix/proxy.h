@@ -144,9 +144,10 @@ struct sbx_resolved {
 	int n;
 	int family[SBX_PROXY_MAX_ADDRS]; /* AF_INET or AF_INET6 */
 	unsigned char addr[SBX_PROXY_MAX_ADDRS][16];
-	/* Held by an interface of this host when the lookup ended. */
+	/* Led to this host when the lookup ended (by the kernel's route on Linux, else by the
+	 * interfaces' addresses). */
 	bool local[SBX_PROXY_MAX_ADDRS];
-	int ifaddrs_errno; /* the interfaces could not be listed: local[] says nothing */
+	int ifaddrs_errno; /* neither could be read: local[] says nothing */
 	int gai_error;	   /* 0, or the getaddrinfo() error (EAI_SYSTEM with hosts_errno) */
 	int hosts_errno;   /* /etc/hosts could not be read: the name is not looked up elsewhere */
 };

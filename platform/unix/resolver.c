@@ -10,7 +10,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -22,6 +21,12 @@
 #include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#else
+#include <ifaddrs.h>
+#endif
 
 #include "unix/proxy.h"
 
@@ -146,6 +151,129 @@ static bool out_of_fds(void)
 	return errno == EMFILE || errno == ENFILE;
 }
 
+#ifdef __linux__
+/* A socket for the host's addresses or routes, waiting out a descriptor limit as lookup() does. */
+static int open_socket(int domain, int type, int protocol)
+{
+	int fd;
+
+	for (int tries = 0; (fd = socket(domain, type | SOCK_CLOEXEC, protocol)) < 0; tries++) {
+		if (!out_of_fds() || tries == 50)
+			return -1;
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+	}
+	return fd;
+}
+
+/*
+ * The type of the route the kernel would take to addr (RTN_LOCAL, RTN_UNICAST, ...), asked on
+ * fd with sequence number seq; 0, or -errno. A destination without a route answers
+ * -ENETUNREACH or -EHOSTUNREACH. Only the kernel's answer is read: any process of the network
+ * namespace may send to this socket.
+ */
+static int route_type(int fd, unsigned seq, int family, const unsigned char *addr,
+		      unsigned char *type)
+{
+	size_t alen = family == AF_INET ? 4 : 16;
+	struct {
+		struct nlmsghdr nh;
+		struct rtmsg rt;
+		struct rtattr dst;
+		unsigned char addr[16];
+	} req;
+	union {
+		struct nlmsghdr nh;
+		char buf[8192];
+	} ans;
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK}, from;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.rt) + RTA_LENGTH(alen));
+	req.nh.nlmsg_type = RTM_GETROUTE;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = seq;
+	req.rt.rtm_family = (unsigned char)family;
+	req.rt.rtm_dst_len = (unsigned char)(alen * 8);
+	req.dst.rta_type = RTA_DST;
+	req.dst.rta_len = RTA_LENGTH(alen);
+	memcpy(req.addr, addr, alen);
+	if (sendto(fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return -errno;
+	for (;;) {
+		socklen_t fromlen = sizeof(from);
+		ssize_t n = recvfrom(fd, &ans, sizeof(ans), MSG_TRUNC, (struct sockaddr *)&from,
+				     &fromlen);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if ((size_t)n > sizeof(ans))
+			return -EMSGSIZE;
+		if (fromlen != sizeof(from) || from.nl_pid != 0)
+			continue;
+		for (struct nlmsghdr *h = &ans.nh; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+					return -EPROTO;
+				return e->error < 0 ? e->error : -EPROTO;
+			}
+			if (h->nlmsg_type == RTM_NEWROUTE &&
+			    h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct rtmsg))) {
+				*type = ((const struct rtmsg *)NLMSG_DATA(h))->rtm_type;
+				return 0;
+			}
+		}
+	}
+}
+
+/*
+ * Marks the addresses of res that lead to this host, as the kernel routes them just after the
+ * lookup: a public address of this host leads to its services as 127.0.0.1 does. The route
+ * is what connect() follows, so it also finds what no interface holds (ip route add local
+ * 11.22.33.0/24 dev lo makes every address of the block this host's), and it makes the
+ * interface list redundant: an address an interface holds has a local route while the
+ * interface is up, and none, leading elsewhere or nowhere, when it is down. One request per
+ * address, on one socket. Without an answer (ifaddrs_errno set), the caller cannot tell, and
+ * refuses.
+ */
+static void mark_local(struct sbx_resolved *res)
+{
+	static const unsigned char v4mapped[12] = {[10] = 0xff, [11] = 0xff};
+	int fd = open_socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+
+	if (fd < 0) {
+		res->ifaddrs_errno = errno ? errno : EIO;
+		return;
+	}
+	for (int k = 0; k < res->n; k++) {
+		const unsigned char *a = res->addr[k];
+		int fam = res->family[k], e;
+		unsigned char type = RTN_UNSPEC;
+
+		/* A socket connects to ::ffff:a.b.c.d by the IPv4 route to a.b.c.d. */
+		if (fam == AF_INET6 && memcmp(a, v4mapped, sizeof(v4mapped)) == 0) {
+			fam = AF_INET;
+			a += sizeof(v4mapped);
+		}
+		e = route_type(fd, (unsigned)k + 1, fam, a, &type);
+		/* No route (or no IPv6 in this kernel): connect() fails, nothing of this host. */
+		if (e == -ENETUNREACH || e == -EHOSTUNREACH || e == -EAFNOSUPPORT)
+			continue;
+		if (e < 0) {
+			res->ifaddrs_errno = -e;
+			break;
+		}
+		/* Delivered here: this host's own, its broadcast, its IPv6 anycast addresses. */
+		res->local[k] = type == RTN_LOCAL || type == RTN_BROADCAST || type == RTN_ANYCAST;
+	}
+	close(fd);
+}
+#else
 /*
  * Marks the addresses of res that an interface of this host holds, as the interfaces are just
  * after the lookup: a public address of this host leads to its services as 127.0.0.1 does.
@@ -183,6 +311,7 @@ static void mark_local(struct sbx_resolved *res)
 	}
 	freeifaddrs(ifs);
 }
+#endif
 
 static void lookup(struct sbx_resolve_job *j)
 {

@@ -376,6 +376,29 @@ print(json.loads(open(sys.argv[1]).readline())["rule"])' "$d/proxy.log"
 	[ "$output" = 0 ]
 }
 
+@test "an allowed name that leads to an address only a local route makes this host's is refused" {
+	d=$BATS_TEST_TMPDIR
+	# A local route makes every address of 11.22.33.0/24 this host's, though no interface
+	# holds 11.22.33.99: the upstream, listening on every address, answers there.
+	printf '127.0.0.1 localhost\n11.22.33.99 any.example.test\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	: >"$d/zone"
+	NS_PRE="ip route add local 11.22.33.0/24 dev lo" UP_BIND=0.0.0.0 PX_OPTS= \
+		fetch_in_dns_netns any.example.test
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "any.example.test: sbxrun: host any.example.test resolves only to non-public addresses (11.22.33.99 is an address of this host); they are refused unless private addresses are allowed" ]
+	[ "${lines[1]}" = "proxy: 0" ]
+	[ ! -s "$d/up.log" ]
+	run python3 -c 'import json,sys
+j = json.loads(open(sys.argv[1]).readline()); print(j["status"], j["rule"])' "$d/proxy.log"
+	[ "$output" = "403 non-public address 11.22.33.99 (an address of this host)" ]
+	# Positive control: with private addresses allowed, the name reaches the upstream.
+	NS_PRE="ip route add local 11.22.33.0/24 dev lo" UP_BIND=0.0.0.0 \
+		fetch_in_dns_netns any.example.test
+	[ "${lines[0]}" = "any.example.test: hello" ]
+	[ "${lines[1]}" = "proxy: 0" ]
+}
+
 @test "a public address is refused with 503 when this host's addresses cannot be listed" {
 	: "${FAILINJ:?set FAILINJ to the fault injector (make check-net does)}"
 	d=$BATS_TEST_TMPDIR
