@@ -280,14 +280,16 @@ static int view_lookup_kept(void *self, const char *path, struct sbx_pathinfo *o
 	return view_fill(get(self, path, true), out);
 }
 
-/* Reads the file through the kept descriptor, so it is the object that was looked up. */
-static int view_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
+/*
+ * A new descriptor for reading the regular file path's look-up kept (through /proc/self/fd,
+ * so it is the object that was looked up, not whatever the name holds now), or -errno.
+ */
+static int open_kept(void *self, const char *path)
 {
 	const struct sbx_rulepath *e = sbx_rulepath_get(self, path);
 	char proc[64];
-	int fd, err;
+	int fd;
 
-	*len = 0;
 	if (!e)
 		return -ENOMEM;
 	if (e->err)
@@ -298,8 +300,17 @@ static int view_read_file(void *self, const char *path, char *buf, size_t size, 
 		return -EINVAL;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", e->fd);
 	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Reads the file through the kept descriptor, so it is the object that was looked up. */
+static int view_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
+{
+	int fd = open_kept(self, path), err;
+
+	*len = 0;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = sbx_fd_read(fd, buf, size, len);
 	close(fd);
 	return err;
@@ -309,22 +320,10 @@ static int view_read_file(void *self, const char *path, char *buf, size_t size, 
 static int view_read_chunks(void *self, const char *path, char *buf, size_t size,
 			    sbx_fs_chunk_fn each, void *arg)
 {
-	const struct sbx_rulepath *e = sbx_rulepath_get(self, path);
-	char proc[64];
-	int fd, err;
+	int fd = open_kept(self, path), err;
 
-	if (!e)
-		return -ENOMEM;
-	if (e->err)
-		return e->err;
-	if (!e->facts.exists)
-		return -ENOENT;
-	if (e->facts.type != SBX_FT_REG)
-		return -EINVAL;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", e->fd);
-	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = sbx_fd_read_chunks(fd, buf, size, each, arg);
 	close(fd);
 	return err;
