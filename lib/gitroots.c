@@ -1044,7 +1044,7 @@ static int global_path(const char *cwd, const char *v, const char *rest, char **
  * when XDG_CONFIG_HOME is set and not empty (path.c, xdg_config_home_for).
  */
 int sbx_git_globals(const char *cwd, const char *git_config_global, const char *xdg_config_home,
-		    const char *home, char *out[SBX_GIT_GLOBALS])
+		    const char *home, const char *git_config_system, char *out[SBX_GIT_GLOBALS])
 {
 	int r = 0, n = 0;
 
@@ -1053,18 +1053,29 @@ int sbx_git_globals(const char *cwd, const char *git_config_global, const char *
 	/* A POSIX host's only: Windows keeps no read-only carve-out of the kind. */
 	if (!sbx_path_is_posix_abs(cwd))
 		return 0;
-	if (git_config_global)
-		return git_config_global[0] ? global_path(cwd, git_config_global, NULL, &out[0])
-					    : 0;
 	/* Git writes "$HOME/.gitconfig" as text: an empty HOME names /.gitconfig, not ./ one. */
 	if (home && !home[0])
 		home = "/";
-	if (xdg_config_home && xdg_config_home[0])
-		r = global_path(cwd, xdg_config_home, "git/config", &out[n++]);
-	else if (home)
-		r = global_path(cwd, home, ".config/git/config", &out[n++]);
-	if (!r && home)
-		r = global_path(cwd, home, ".gitconfig", &out[n++]);
+	if (git_config_global) {
+		if (git_config_global[0])
+			r = global_path(cwd, git_config_global, NULL, &out[n++]);
+	} else {
+		if (xdg_config_home && xdg_config_home[0])
+			r = global_path(cwd, xdg_config_home, "git/config", &out[n++]);
+		else if (home)
+			r = global_path(cwd, home, ".config/git/config", &out[n++]);
+		if (!r && home)
+			r = global_path(cwd, home, ".gitconfig", &out[n++]);
+	}
+	/*
+	 * The system file runs programs for every repository as the global ones do, and
+	 * GIT_CONFIG_SYSTEM may name one in a writable root (a CI job's, a wrapper's). The
+	 * default is the prefix git was built with: /etc/gitconfig for a distribution's git.
+	 */
+	if (!r && !git_config_system)
+		git_config_system = "/etc/gitconfig";
+	if (!r && git_config_system[0])
+		r = global_path(cwd, git_config_system, NULL, &out[n++]);
 	if (r)
 		for (int i = 0; i < SBX_GIT_GLOBALS; i++) {
 			free(out[i]);
