@@ -412,3 +412,21 @@ system() { git config --includes --system --get "$1" || true; }
 	run env GIT_CONFIG_SYSTEM=etc/gitconfig "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
 	refused "sbxrun: git's system config is named through a relative GIT_CONFIG_SYSTEM, *"
 }
+
+@test "a missing system config in a writable root: git in the sandbox reads none, run 1 makes none" {
+	# Git dies on a system config it cannot read (unlike a global one): a mask there would
+	# stop every git the command runs. An empty file is mounted instead, which git reads as none.
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	export GIT_CONFIG_SYSTEM="$H/etc/gitconfig"
+	run hsbx git config --system --list
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	hexpect EROFS write "$H/etc/gitconfig"
+	run hsbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY\n' >'$H/etc/gitconfig'"
+	[ "$status" -ne 0 ]
+	[ ! -e "$H/etc/gitconfig" ]
+	[ -z "$(system core.fsmonitor)" ]
+	# Positive control: a file beside it is the command's.
+	hexpect OK write "$H/etc/other"
+}
