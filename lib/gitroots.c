@@ -1047,6 +1047,7 @@ int sbx_git_globals(const char *cwd, const char *git_config_global, const char *
 		    const char *home, const char *git_config_system, char *out[SBX_GIT_GLOBALS])
 {
 	int r = 0, n = 0;
+	bool etc = false;
 
 	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
 		out[i] = NULL;
@@ -1070,12 +1071,16 @@ int sbx_git_globals(const char *cwd, const char *git_config_global, const char *
 	/*
 	 * The system file runs programs for every repository as the global ones do, and
 	 * GIT_CONFIG_SYSTEM may name one in a writable root (a CI job's, a wrapper's). The
-	 * default is the prefix git was built with: /etc/gitconfig for a distribution's git.
+	 * default is the prefix git was built with: /etc/gitconfig for a distribution's git,
+	 * which every other git of the host reads, whatever this environment names instead or
+	 * GIT_CONFIG_NOSYSTEM says: kept in any case, once.
 	 */
-	if (!r && !git_config_system)
-		git_config_system = "/etc/gitconfig";
-	if (!r && git_config_system[0])
+	if (!r && git_config_system && git_config_system[0])
 		r = global_path(cwd, git_config_system, NULL, &out[n++]);
+	for (int i = 0; !r && i < n; i++)
+		etc = etc || !strcmp(out[i], "/etc/gitconfig");
+	if (!r && !etc)
+		r = global_path(cwd, "/etc/gitconfig", NULL, &out[n++]);
 	if (r)
 		for (int i = 0; i < SBX_GIT_GLOBALS; i++) {
 			free(out[i]);
