@@ -1328,6 +1328,21 @@ out:
 	return r > 0 ? 0 : r;
 }
 
+/*
+ * Is the regular file p closed to the caller (EACCES, EPERM)? Then to the caller's git as well,
+ * which skips a global config it cannot read and dies on a system one: it takes nothing from it
+ * nor from what it would include.
+ */
+static bool closed_config(const struct sbx_ctx *ctx, const char *p)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	size_t got = 0;
+	char c;
+	int r = v->read_file(v->self, p, &c, 1, &got);
+
+	return r == -EACCES || r == -EPERM;
+}
+
 int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			 const struct sbx_roots *roots, struct sbx_strv *keep,
 			 struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
@@ -1355,6 +1370,14 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			break;
 		/* No regular file outside the writable roots (/dev/null): git reads nothing. */
 		if (in.exists && !point && in.type != SBX_FT_REG && !in_writable(m, in.real))
+			continue;
+		/*
+		 * Nor one the caller cannot read there (a system file only root may read): the
+		 * command can change nothing on the way, unless through a link it could repoint.
+		 * One others may read (S_IROTH, the usual 0644) is not opened twice to find out.
+		 */
+		if (in.exists && !point && !(in.mode & 0004) && !in_writable(m, in.real) &&
+		    !crosses_writable_link(m, &in, &none, 0, one) && closed_config(ctx, g))
 			continue;
 		if (in.exists && !point && in.type != SBX_FT_REG) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE,

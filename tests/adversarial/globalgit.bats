@@ -430,3 +430,17 @@ system() { git config --includes --system --get "$1" || true; }
 	# Positive control: a file beside it is the command's.
 	hexpect OK write "$H/etc/other"
 }
+
+@test "a system config the caller cannot read, outside the writable roots: nothing refused" {
+	# The caller's git cannot read it either (it dies on one: that caller runs git with
+	# GIT_CONFIG_NOSYSTEM), so it takes nothing from it, and the command can change nothing
+	# there. As root the file is read and, outside the roots, kept as it is: the same answer.
+	f="$BASE/system-$BATS_TEST_NUMBER"
+	printf '[user]\n\tname = s\n' >"$f"
+	chmod 0000 "$f"
+	run env GIT_CONFIG_SYSTEM="$f" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/other"
+	chmod 0644 "$f"
+	rm -f "$f"
+	[ "$output" = OK ]
+	[ "$status" -eq 0 ]
+}
