@@ -710,19 +710,19 @@ static int protect_roots(struct build *b)
 	return r;
 }
 
-/*
- * The caller's global git config (sbx_ctx.git_globals) where it lies in a writable root: kept
- * read-only, or from being created, whatever the entries write above it (as .git is: an
- * explicit write root of HOME, or git mode, lifts nothing), unless an entry names the file
- * itself. Git runs what it holds (core.fsmonitor, core.hooksPath, alias.x=!cmd) for every
- * repository of the caller, outside any sandbox. Unless the file system is full-disk-write.
- */
 /* Which of git's config files the variable var names: "system" or "global". */
 static const char *config_kind(const char *var)
 {
 	return strcmp(var, "GIT_CONFIG_SYSTEM") == 0 ? "system" : "global";
 }
 
+/*
+ * The caller's global and system git config (sbx_ctx.git_globals) where it lies in a writable
+ * root: kept read-only, or from being created, whatever the entries write above it (as .git
+ * is: an explicit write root of HOME, or git mode, lifts nothing), unless an entry names the
+ * file itself. Git runs what it holds (core.fsmonitor, core.hooksPath, alias.x=!cmd) for every
+ * repository of the caller, outside any sandbox. Unless the file system is full-disk-write.
+ */
 static int protect_git_globals(struct build *b)
 {
 	struct sbx_strv keep = {0}, missing = {0};

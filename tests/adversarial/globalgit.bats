@@ -411,6 +411,9 @@ system() { git config --includes --system --get "$1" || true; }
 	# A relative one names a file in whatever directory the caller's git runs in: refused.
 	run env GIT_CONFIG_SYSTEM=etc/gitconfig "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
 	refused "sbxrun: git's system config is named through a relative GIT_CONFIG_SYSTEM, *"
+	# So does one through "..", which follows whatever run 1 links before it.
+	run env GIT_CONFIG_SYSTEM="$H/etc/../etc/gitconfig" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
+	refused "sbxrun: git's system config is named through GIT_CONFIG_SYSTEM, whose \"..\" *"
 }
 
 @test "a missing system config in a writable root: git in the sandbox reads none, run 1 makes none" {
