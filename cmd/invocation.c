@@ -343,7 +343,7 @@ static bool unsure(struct invocation *inv, const char *var, const char *v)
 static int caller_git(struct invocation *inv)
 {
 	const char *home = getenv("HOME"), *global = getenv("GIT_CONFIG_GLOBAL"),
-		   *xdg = getenv("XDG_CONFIG_HOME");
+		   *xdg = getenv("XDG_CONFIG_HOME"), *sys = getenv("GIT_CONFIG_SYSTEM");
 	size_t n = 0;
 
 	/*
@@ -355,7 +355,9 @@ static int caller_git(struct invocation *inv)
 		(void)unsure(inv, "GIT_CONFIG_GLOBAL", global);
 	else if (!unsure(inv, "XDG_CONFIG_HOME", xdg))
 		(void)unsure(inv, "HOME", home);
-	if (sbx_git_globals(inv->cwd, global, xdg, home, inv->git_globals))
+	if (!inv->ctx.git_globals_unsure)
+		(void)unsure(inv, "GIT_CONFIG_SYSTEM", sys);
+	if (sbx_git_globals(inv->cwd, global, xdg, home, sys, inv->git_globals))
 		return refuse("out of memory");
 	while (n < SBX_GIT_GLOBALS && inv->git_globals[n])
 		n++;

@@ -623,6 +623,12 @@ static const struct {
 	 */
 	{".gitconfig", false, ""},
 	{"git", true, ""},
+	/*
+	 * And the system one, /etc/gitconfig: git dies on a system config it cannot read
+	 * (config.c, access_or_die without ACCESS_EACCES_OK), so a mask there would stop every
+	 * git the command runs.
+	 */
+	{"gitconfig", false, ""},
 };
 
 bool sbx_git_point(const char *path, bool *dir, const char **holds)

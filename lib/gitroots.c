@@ -1044,27 +1044,43 @@ static int global_path(const char *cwd, const char *v, const char *rest, char **
  * when XDG_CONFIG_HOME is set and not empty (path.c, xdg_config_home_for).
  */
 int sbx_git_globals(const char *cwd, const char *git_config_global, const char *xdg_config_home,
-		    const char *home, char *out[SBX_GIT_GLOBALS])
+		    const char *home, const char *git_config_system, char *out[SBX_GIT_GLOBALS])
 {
 	int r = 0, n = 0;
+	bool etc = false;
 
 	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
 		out[i] = NULL;
 	/* A POSIX host's only: Windows keeps no read-only carve-out of the kind. */
 	if (!sbx_path_is_posix_abs(cwd))
 		return 0;
-	if (git_config_global)
-		return git_config_global[0] ? global_path(cwd, git_config_global, NULL, &out[0])
-					    : 0;
 	/* Git writes "$HOME/.gitconfig" as text: an empty HOME names /.gitconfig, not ./ one. */
 	if (home && !home[0])
 		home = "/";
-	if (xdg_config_home && xdg_config_home[0])
-		r = global_path(cwd, xdg_config_home, "git/config", &out[n++]);
-	else if (home)
-		r = global_path(cwd, home, ".config/git/config", &out[n++]);
-	if (!r && home)
-		r = global_path(cwd, home, ".gitconfig", &out[n++]);
+	if (git_config_global) {
+		if (git_config_global[0])
+			r = global_path(cwd, git_config_global, NULL, &out[n++]);
+	} else {
+		if (xdg_config_home && xdg_config_home[0])
+			r = global_path(cwd, xdg_config_home, "git/config", &out[n++]);
+		else if (home)
+			r = global_path(cwd, home, ".config/git/config", &out[n++]);
+		if (!r && home)
+			r = global_path(cwd, home, ".gitconfig", &out[n++]);
+	}
+	/*
+	 * The system file runs programs for every repository as the global ones do, and
+	 * GIT_CONFIG_SYSTEM may name one in a writable root (a CI job's, a wrapper's). The
+	 * default is the prefix git was built with: /etc/gitconfig for a distribution's git,
+	 * which every other git of the host reads, whatever this environment names instead or
+	 * GIT_CONFIG_NOSYSTEM says: kept in any case, once.
+	 */
+	if (!r && git_config_system && git_config_system[0])
+		r = global_path(cwd, git_config_system, NULL, &out[n++]);
+	for (int i = 0; !r && i < n; i++)
+		etc = etc || !strcmp(out[i], "/etc/gitconfig");
+	if (!r && !etc)
+		r = global_path(cwd, "/etc/gitconfig", NULL, &out[n++]);
 	if (r)
 		for (int i = 0; i < SBX_GIT_GLOBALS; i++) {
 			free(out[i]);
@@ -1312,6 +1328,21 @@ out:
 	return r > 0 ? 0 : r;
 }
 
+/*
+ * Is the regular file p closed to the caller (EACCES, EPERM)? Then to the caller's git as well,
+ * which skips a global config it cannot read and dies on a system one: it takes nothing from it
+ * nor from what it would include.
+ */
+static bool closed_config(const struct sbx_ctx *ctx, const char *p)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	size_t got = 0;
+	char c;
+	int r = v->read_file(v->self, p, &c, 1, &got);
+
+	return r == -EACCES || r == -EPERM;
+}
+
 int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			 const struct sbx_roots *roots, struct sbx_strv *keep,
 			 struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
@@ -1339,6 +1370,14 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			break;
 		/* No regular file outside the writable roots (/dev/null): git reads nothing. */
 		if (in.exists && !point && in.type != SBX_FT_REG && !in_writable(m, in.real))
+			continue;
+		/*
+		 * Nor one the caller cannot read there (a system file only root may read): the
+		 * command can change nothing on the way, unless through a link it could repoint.
+		 * One others may read (S_IROTH, the usual 0644) is not opened twice to find out.
+		 */
+		if (in.exists && !point && !(in.mode & 0004) && !in_writable(m, in.real) &&
+		    !crosses_writable_link(m, &in, &none, 0, one) && closed_config(ctx, g))
 			continue;
 		if (in.exists && !point && in.type != SBX_FT_REG) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE,

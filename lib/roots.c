@@ -710,11 +710,17 @@ static int protect_roots(struct build *b)
 	return r;
 }
 
+/* Which of git's config files the variable var names: "system" or "global". */
+static const char *config_kind(const char *var)
+{
+	return strcmp(var, "GIT_CONFIG_SYSTEM") == 0 ? "system" : "global";
+}
+
 /*
- * The caller's global git config (sbx_ctx.git_globals) where it lies in a writable root: kept
- * read-only, or from being created, whatever the entries write above it (as .git is: an
- * explicit write root of HOME, or git mode, lifts nothing), unless an entry names the file
- * itself. Git runs what it holds (core.fsmonitor, core.hooksPath, alias.x=!cmd) for every
+ * The caller's global and system git config (sbx_ctx.git_globals) where it lies in a writable
+ * root: kept read-only, or from being created, whatever the entries write above it (as .git
+ * is: an explicit write root of HOME, or git mode, lifts nothing), unless an entry names the
+ * file itself. Git runs what it holds (core.fsmonitor, core.hooksPath, alias.x=!cmd) for every
  * repository of the caller, outside any sandbox. Unless the file system is full-disk-write.
  */
 static int protect_git_globals(struct build *b)
@@ -735,10 +741,10 @@ static int protect_git_globals(struct build *b)
 		const char *v = b->ctx->git_globals_unsure;
 
 		sbx_diag_set(b->d, SBX_E_UNENFORCEABLE,
-			     "git's global config is named through %s, whose \"..\" the caller's "
+			     "git's %s config is named through %s, whose \"..\" the caller's "
 			     "git takes after whatever the name before it is when it runs: the "
 			     "command could put a link there in a writable root",
-			     v);
+			     config_kind(v), v);
 		return sbx_diag_hint(b->d, SBX_E_UNENFORCEABLE,
 				     "set %s to a path without \"..\" (realpath)", v);
 	}
@@ -747,10 +753,10 @@ static int protect_git_globals(struct build *b)
 
 		sbx_diag_set(
 			b->d, SBX_E_UNENFORCEABLE,
-			"git's global config is named through a relative %s, which the "
+			"git's %s config is named through a relative %s, which the "
 			"caller's git joins to whatever directory it runs in: the command could "
 			"plant one in any directory of a writable root",
-			v);
+			config_kind(v), v);
 		return sbx_diag_hint(b->d, SBX_E_UNENFORCEABLE, "make %s an absolute path", v);
 	}
 	r = sbx_git_globals_keep(b->ctx, m, b->out, &keep, &missing, &b->unreadable, b->d);

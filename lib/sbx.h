@@ -1006,19 +1006,26 @@ bool sbx_git_point(const char *path, bool *dir, const char **holds);
  * with and without git mode (--allow-git is no way out); the others in git mode only.
  */
 bool sbx_git_checkout_point(const char *path);
-/* Git reads at most two global config files (config.c, git_global_config). */
-#define SBX_GIT_GLOBALS 2
+/*
+ * Git reads at most two global config files (config.c, git_global_config) and one system file
+ * (git_system_config), each for every repository, with the same power to run programs; and
+ * /etc/gitconfig is every other git's system file.
+ */
+#define SBX_GIT_GLOBALS 4
 /*
  * The global config files git 2.39 reads for an environment whose GIT_CONFIG_GLOBAL,
  * XDG_CONFIG_HOME and HOME are given (NULL: unset), as git_global_config() and
  * xdg_config_home() find them: GIT_CONFIG_GLOBAL alone when it is set (empty: none); else
  * $XDG_CONFIG_HOME/git/config (when XDG_CONFIG_HOME is set and not empty; else
- * $HOME/.config/git/config) and $HOME/.gitconfig, each only with HOME set. A relative value is
+ * $HOME/.config/git/config) and $HOME/.gitconfig, each only with HOME set. Then the system
+ * file GIT_CONFIG_SYSTEM names when it is set and not empty, and /etc/gitconfig in any case
+ * (once), whatever GIT_CONFIG_SYSTEM or GIT_CONFIG_NOSYSTEM say: the caller's next git need not
+ * run with them, nor another user's. A relative value is
  * joined to cwd (absolute), where git joins it to its own: the caller's next git most likely
  * runs there. Into out (allocated, normalized), NULL past them; 0 or -ENOMEM.
  */
 int sbx_git_globals(const char *cwd, const char *git_config_global, const char *xdg_config_home,
-		    const char *home, char *out[SBX_GIT_GLOBALS]);
+		    const char *home, const char *git_config_system, char *out[SBX_GIT_GLOBALS]);
 /*
  * The files the git config file names to include (include.path, includeIf.<any>.path: git
  * reads them as part of it), as git joins each (relative to the file's directory,

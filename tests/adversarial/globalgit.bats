@@ -381,3 +381,69 @@ global() { git config --includes --global --get "$1" || true; }
 	run env HOME="$H/b" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/b/other"
 	[ "$output" = OK ]
 }
+
+# system KEY: what the caller's own git takes for KEY from its system config (GIT_CONFIG_SYSTEM)
+# and what that includes (empty: none).
+system() { git config --includes --system --get "$1" || true; }
+
+@test "GIT_CONFIG_SYSTEM in a writable root: run 1 plants nothing in it, its includes, or a missing one" {
+	# The caller's git reads the system config for every repository, as it reads the global one.
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	printf '[user]\n\tname = s\n[include]\n\tpath = %s\n' "$H/etc/inc" >"$H/etc/gitconfig"
+	printf '[user]\n\temail = s@x\n' >"$H/etc/inc"
+	export GIT_CONFIG_SYSTEM="$H/etc/gitconfig"
+	run hsbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY\n' | tee -a '$H/etc/gitconfig' '$H/etc/inc'"
+	[ "$status" -ne 0 ]
+	hexpect EROFS write "$H/etc/gitconfig"
+	hexpect EROFS write "$H/etc/inc"
+	hexpect EBUSY rename "$H/etc/gitconfig" "$H/etc/moved"
+	[ -z "$(system core.fsmonitor)" ]
+	[ "$(system user.name)" = s ]
+	[ "$(system user.email)" = s@x ]
+	# A missing one cannot be made, and nothing is left after the run.
+	export GIT_CONFIG_SYSTEM="$H/etc/missing"
+	hexpect EROFS write "$H/etc/missing"
+	[ ! -e "$H/etc/missing" ]
+	[ -z "$(system core.fsmonitor)" ]
+	# Positive control: a file beside them is the command's.
+	hexpect OK write "$H/etc/other"
+	# A relative one names a file in whatever directory the caller's git runs in: refused.
+	run env GIT_CONFIG_SYSTEM=etc/gitconfig "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
+	refused "sbxrun: git's system config is named through a relative GIT_CONFIG_SYSTEM, *"
+	# So does one through "..", which follows whatever run 1 links before it.
+	run env GIT_CONFIG_SYSTEM="$H/etc/../etc/gitconfig" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
+	refused "sbxrun: git's system config is named through GIT_CONFIG_SYSTEM, whose \"..\" *"
+}
+
+@test "a missing system config in a writable root: git in the sandbox reads none, run 1 makes none" {
+	# Git dies on a system config it cannot read (unlike a global one): a mask there would
+	# stop every git the command runs. An empty file is mounted instead, which git reads as none.
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	export GIT_CONFIG_SYSTEM="$H/etc/gitconfig"
+	run hsbx git config --system --list
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	hexpect EROFS write "$H/etc/gitconfig"
+	run hsbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY\n' >'$H/etc/gitconfig'"
+	[ "$status" -ne 0 ]
+	[ ! -e "$H/etc/gitconfig" ]
+	[ -z "$(system core.fsmonitor)" ]
+	# Positive control: a file beside it is the command's.
+	hexpect OK write "$H/etc/other"
+}
+
+@test "a system config the caller cannot read, outside the writable roots: nothing refused" {
+	# The caller's git cannot read it either (it dies on one: that caller runs git with
+	# GIT_CONFIG_NOSYSTEM), so it takes nothing from it, and the command can change nothing
+	# there. As root the file is read and, outside the roots, kept as it is: the same answer.
+	f="$BASE/system-$BATS_TEST_NUMBER"
+	printf '[user]\n\tname = s\n' >"$f"
+	chmod 0000 "$f"
+	run env GIT_CONFIG_SYSTEM="$f" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/other"
+	chmod 0644 "$f"
+	rm -f "$f"
+	[ "$output" = OK ]
+	[ "$status" -eq 0 ]
+}

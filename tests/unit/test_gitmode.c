@@ -1115,49 +1115,92 @@ TEST(gitmode_config_includes_as_git_reads_them)
 	}
 }
 
-/* The global config files git 2.39 reads (config.c git_global_config, path.c xdg_config_home). */
+/*
+ * The global config files git 2.39 reads (config.c git_global_config, path.c xdg_config_home),
+ * then the system one (git_system_config), and /etc/gitconfig whatever names that.
+ */
+static void git_globals_free(char *g[SBX_GIT_GLOBALS])
+{
+	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
+		free(g[i]);
+}
+
 TEST(git_globals_as_git_finds_them)
 {
 	char *g[SBX_GIT_GLOBALS];
 
-	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", "", g), 0);
 	CHECK_STR(g[0], "/h/.config/git/config");
 	CHECK_STR(g[1], "/h/.gitconfig");
-	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
-		free(g[i]);
+	CHECK_STR(g[2], "/etc/gitconfig");
+	CHECK(g[3] == NULL);
+	git_globals_free(g);
 	/* XDG_CONFIG_HOME set and not empty; relative joined to the cwd. */
-	CHECK_INT(sbx_git_globals("/w", NULL, "cfg/", "/h/", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, "cfg/", "/h/", "", g), 0);
 	CHECK_STR(g[0], "/w/cfg/git/config");
 	CHECK_STR(g[1], "/h/.gitconfig");
-	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
-		free(g[i]);
-	CHECK_INT(sbx_git_globals("/w", NULL, "", "/h", g), 0);
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", NULL, "", "/h", "", g), 0);
 	CHECK_STR(g[0], "/h/.config/git/config");
-	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
-		free(g[i]);
+	git_globals_free(g);
 	/* An empty HOME: git's "$HOME/.gitconfig" is /.gitconfig, not the cwd's. */
-	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "", "", g), 0);
 	CHECK_STR(g[0], "/.config/git/config");
 	CHECK_STR(g[1], "/.gitconfig");
-	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
-		free(g[i]);
+	git_globals_free(g);
 	/* Without HOME: the XDG file only when XDG_CONFIG_HOME names it. */
-	CHECK_INT(sbx_git_globals("/w", NULL, NULL, NULL, g), 0);
-	CHECK(g[0] == NULL && g[1] == NULL);
-	CHECK_INT(sbx_git_globals("/w", NULL, "/x", NULL, g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, NULL, "", g), 0);
+	CHECK_STR(g[0], "/etc/gitconfig");
+	CHECK(g[1] == NULL);
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", NULL, "/x", NULL, "", g), 0);
 	CHECK_STR(g[0], "/x/git/config");
-	CHECK(g[1] == NULL);
-	free(g[0]);
+	CHECK_STR(g[1], "/etc/gitconfig");
+	CHECK(g[2] == NULL);
+	git_globals_free(g);
 	/* GIT_CONFIG_GLOBAL alone, whatever else is set; empty names none. */
-	CHECK_INT(sbx_git_globals("/w", "/a/../b/cfg", "/x", "/h", g), 0);
+	CHECK_INT(sbx_git_globals("/w", "/a/../b/cfg", "/x", "/h", "", g), 0);
 	CHECK_STR(g[0], "/b/cfg");
+	CHECK_STR(g[1], "/etc/gitconfig");
+	CHECK(g[2] == NULL);
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", "", "/x", "/h", "", g), 0);
+	CHECK_STR(g[0], "/etc/gitconfig");
 	CHECK(g[1] == NULL);
-	free(g[0]);
-	CHECK_INT(sbx_git_globals("/w", "", "/x", "/h", g), 0);
-	CHECK(g[0] == NULL && g[1] == NULL);
+	git_globals_free(g);
 	/* Not a POSIX host's cwd: none. */
-	CHECK_INT(sbx_git_globals("C:\\w", NULL, NULL, "C:\\h", g), 0);
-	CHECK(g[0] == NULL && g[1] == NULL);
+	CHECK_INT(sbx_git_globals("C:\\w", NULL, NULL, "C:\\h", "", g), 0);
+	CHECK(g[0] == NULL);
+	CHECK_INT(sbx_git_globals("C:\\w", NULL, NULL, "C:\\h", NULL, g), 0);
+	CHECK(g[0] == NULL);
+	/* The system file after the global ones: GIT_CONFIG_SYSTEM, then /etc/gitconfig. */
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", NULL, g), 0);
+	CHECK_STR(g[0], "/h/.config/git/config");
+	CHECK_STR(g[1], "/h/.gitconfig");
+	CHECK_STR(g[2], "/etc/gitconfig");
+	CHECK(g[3] == NULL);
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", "/ci/sys", g), 0);
+	CHECK_STR(g[0], "/h/.config/git/config");
+	CHECK_STR(g[1], "/h/.gitconfig");
+	CHECK_STR(g[2], "/ci/sys");
+	CHECK_STR(g[3], "/etc/gitconfig");
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", "/c", NULL, "/h", "sys/../cfg", g), 0);
+	CHECK_STR(g[0], "/c");
+	CHECK_STR(g[1], "/w/cfg");
+	CHECK_STR(g[2], "/etc/gitconfig");
+	CHECK(g[3] == NULL);
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", "", NULL, NULL, NULL, g), 0);
+	CHECK_STR(g[0], "/etc/gitconfig");
+	CHECK(g[1] == NULL);
+	git_globals_free(g);
+	/* Named once however often it is named. */
+	CHECK_INT(sbx_git_globals("/w", "", NULL, NULL, "/etc//gitconfig", g), 0);
+	CHECK_STR(g[0], "/etc/gitconfig");
+	CHECK(g[1] == NULL);
+	git_globals_free(g);
 }
 
 /*

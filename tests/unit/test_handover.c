@@ -217,34 +217,43 @@ TEST(handover_usage_errors)
 	}
 }
 
-/* The caller's global git config and HOME travel by name; at most two files. */
+/*
+ * The caller's global and system git config and HOME travel by name; at most four files (two
+ * global, GIT_CONFIG_SYSTEM's, /etc/gitconfig).
+ */
 TEST(handover_git_globals)
 {
 	struct sbx_handover h, back;
 	struct sbx_strv v;
 	struct sbx_diag d;
-	char *const three[] = {W("h"),	  W("--sandbox-policy-cwd"),
-			       W("/ws"),  W("--permission-profile"),
-			       W("{}"),	  W("--git-config"),
-			       W("/a"),	  W("--git-config"),
-			       W("/b"),	  W("--git-config"),
-			       W("/c"),	  W("--"),
-			       W("true"), NULL};
+	char *const five[] = {W("h"),	 W("--sandbox-policy-cwd"),
+			      W("/ws"),	 W("--permission-profile"),
+			      W("{}"),	 W("--git-config"),
+			      W("/a"),	 W("--git-config"),
+			      W("/b"),	 W("--git-config"),
+			      W("/c"),	 W("--git-config"),
+			      W("/d"),	 W("--git-config"),
+			      W("/e"),	 W("--"),
+			      W("true"), NULL};
 
 	sbx_handover_init(&h, "/ws", NULL, "{}", cmd);
 	h.git_globals[h.n_git_globals++] = "/h/.config/git/config";
 	h.git_globals[h.n_git_globals++] = "/h/.gitconfig";
+	h.git_globals[h.n_git_globals++] = "/ci/gitconfig";
+	h.git_globals[h.n_git_globals++] = "/etc/gitconfig";
 	h.home = "/h";
 	CHECK_INT(sbx_handover_argv(&h, "h", &v), 0);
 	sbx_diag_clear(&d);
 	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
-	CHECK_INT(back.n_git_globals, 2);
+	CHECK_INT(back.n_git_globals, 4);
 	CHECK_STR(back.git_globals[0], "/h/.config/git/config");
 	CHECK_STR(back.git_globals[1], "/h/.gitconfig");
+	CHECK_STR(back.git_globals[2], "/ci/gitconfig");
+	CHECK_STR(back.git_globals[3], "/etc/gitconfig");
 	CHECK_STR(back.home, "/h");
 	CHECK_STR(back.cmd[0], "git");
 	sbx_strv_clear(&v);
 	sbx_diag_clear(&d);
-	CHECK(sbx_handover_parse(13, three, &back, &d) < 0);
+	CHECK(sbx_handover_parse(17, five, &back, &d) < 0);
 	CHECK(strstr(d.msg, "--git-config") != NULL);
 }
