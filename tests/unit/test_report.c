@@ -231,6 +231,16 @@ TEST(report_decides_seccomp_refusals)
 					   .err = EPERM,
 					   .seccomp = SBX_SCG_NAMESPACE},
 		     1, "refused in every sandbox: new namespaces", "seccomp");
+	/* A console's state or a line discipline: the terminal group names every kind. */
+	check_decide(
+		&f,
+		&(struct sbx_op_seen){
+			.op = SBX_OP_CALL, .call = "ioctl", .err = EPERM, .seccomp = SBX_SCG_TTY},
+		1,
+		"refused in every sandbox: faking terminal input (TIOCSTI, TIOCLINUX), "
+		"changing a Linux console's keyboard, font or VTs (every KD and VT request "
+		"but the getters), or a terminal's line discipline (TIOCSETD)",
+		"seccomp");
 	/* A socket call that failed on its own (no seccomp stop): never the sandbox's. */
 	check_decide(&f,
 		     &(struct sbx_op_seen){
