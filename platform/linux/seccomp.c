@@ -183,10 +183,13 @@ static int add_list(scmp_filter_ctx ctx, const struct sc_name *l, size_t n, uint
  * whole: whether they read or write lies in memory a filter cannot read. Waiting for a VT to
  * become active (VT_WAITACTIVE, VT_WAITEVENT) changes nothing either.
  *
- * TIOCSETD too, on any terminal: a line discipline stays on the terminal after the command
- * exits, and the null one (N_NULL, any user may set it) leaves the caller's shell reading
- * nothing typed into it. The programs that set one (pppd, slattach, ldattach) need privileges
- * a sandbox never has; TIOCGETD still answers.
+ * TIOCSETD and TIOCEXCL too, on any terminal: a line discipline stays on the terminal after the
+ * command exits, and the null one (N_NULL, any user may set it) leaves the caller's shell
+ * reading nothing typed into it; exclusive mode stays too, and every later open of the
+ * terminal by the user (/dev/tty: less, sudo, ssh asking a password) fails with EBUSY. The
+ * programs that set a discipline (pppd, slattach, ldattach) need privileges a sandbox never
+ * has, and those that take a serial line for themselves find none in its /dev; TIOCGETD and
+ * TIOCNXCL (which ends exclusive mode) still work.
  */
 #define SBX_KD_FIRST 0x4b00u
 #define SBX_KD_END   0x4c00u
@@ -247,12 +250,13 @@ static int reference_rules(scmp_filter_ctx ctx, bool traced, struct sbx_diag *d)
 		     SCMP_A0(SCMP_CMP_MASKED_EQ, b | next, b));
 	}
 	/*
-	 * The console's classes but their getters, and TIOCSETD. A rule compares one argument
+	 * The console's classes but their getters, TIOCSETD and TIOCEXCL. A rule compares one argument
 	 * once, so each class is said as the aligned blocks of requests that hold no getter, each
 	 * the largest that fits where it starts; the request is 32 bits.
 	 */
 	eperm = refusal(traced, SBX_SCG_TTY);
 	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSETD));
+	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCEXCL));
 	for (int c = 0; c < 2; c++) {
 		uint32_t v = c ? SBX_VT_FIRST : SBX_KD_FIRST, end = c ? SBX_VT_END : SBX_KD_END;
 
@@ -712,13 +716,13 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
 	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, one a call of pid_calls and
 	 * 3, priorities 9, IPC one a call and its refusal, kill 4, signal-driven I/O 6, ioctl its
-	 * compare, the load, FIOASYNC 2, TIOCSETD 2, the console's ranges 4, one a getter and a
-	 * refusal a class, one a request and the refusal. seccomp-gen checks the length it builds
-	 * against the room too.
+	 * compare, the load, FIOASYNC 2, TIOCSETD and TIOCEXCL 3, the console's ranges 4, one a
+	 * getter and a refusal a class, one a request and the refusal. seccomp-gen checks the
+	 * length it builds against the room too.
 	 */
 	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 + 9 +
 				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 4 + 6 + 2 + 2 +
-				       2 + 4 + N_KD_GETTERS + 1 + N_VT_GETTERS + 1 +
+				       3 + 4 + N_KD_GETTERS + 1 + N_VT_GETTERS + 1 +
 				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 1 <=
 			       SBX_SECCOMP_HEAD_MAX,
 		       "the head of the seccomp program outgrows its room");
@@ -810,10 +814,12 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 	}
 	/*
-	 * TIOCSETD, and the console's two classes but their getters, in every mode; a request
-	 * outside them goes on (to the allow-list with metadata, else to libseccomp's program).
+	 * TIOCSETD, TIOCEXCL and the console's two classes but their getters, in every mode; a
+	 * request outside them goes on (to the allow-list with metadata, else to libseccomp's
+	 * program).
 	 */
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSETD, 0, 1));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSETD, 1, 0));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCEXCL, 0, 1));
 	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
 	after[n_after++] = n;
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_END, 0, 0));   /* jt: after */

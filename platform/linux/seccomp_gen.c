@@ -154,7 +154,7 @@ static const int by_args[] = {__NR_personality,
 			      __NR_fcntl};
 
 /* The values arg_values() tries besides the bits, and all it returns. */
-#define N_LO	 (44 + 12 + 2 * 24)
+#define N_LO	 (44 + 14 + 2 * 24)
 #define N_VALUES (4 * (N_LO + 3 * 32))
 
 static size_t arg_values(uint64_t *v)
@@ -177,12 +177,13 @@ static size_t arg_values(uint64_t *v)
 		0x100,	    0x11,	 0x00100011,	 0x7e020000,  F_SETFL,	   F_SETSIG,
 		O_ASYNC,    FIOASYNC};
 	/*
-	 * The console's: either end of its two classes and past them, the line discipline's
-	 * requests, the two refused whole; each getter and the request after it (0x5610 is
-	 * VT_GETCONSIZECSRPOS, newer than some headers).
+	 * The console's: either end of its two classes and past them, the line discipline's and
+	 * exclusive mode's requests, the two refused whole; each getter and the request after it
+	 * (0x5610 is VT_GETCONSIZECSRPOS, newer than some headers).
 	 */
-	static const uint32_t console[] = {TIOCSETD, TIOCGETD, 0x4aff, 0x4b00, 0x4bff,	 0x4c00,
-					   0x55ff,   0x5600,   0x561f, 0x5620, KDFONTOP, KDKBDREP};
+	static const uint32_t console[] = {TIOCSETD, TIOCGETD, TIOCEXCL, TIOCNXCL, 0x4aff,
+					   0x4b00,   0x4bff,   0x4c00,	 0x55ff,   0x5600,
+					   0x561f,   0x5620,   KDFONTOP, KDKBDREP};
 	static const uint32_t getters[] = {
 		KDGETLED,      KDGKBTYPE,	 KDGETMODE,    GIO_SCRNMAP,    KDGKBMODE,
 		KDGKBENT,      KDGKBSENT,	 KDGKBDIACR,   KDGETKEYCODE,   GIO_FONT,

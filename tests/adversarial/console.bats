@@ -3,7 +3,7 @@
 # controlling terminal may change the keyboard map (global to every VT: a function key's string
 # types a command into the shell when pressed after the run), the keyboard mode, the font and
 # the screen maps, and switch VTs; on any terminal, a line discipline stays set after the command
-# exits. Tried at a pseudo-terminal, where the driver answers a console request with ENOTTY, so
+# exits, and so does exclusive mode. Tried at a pseudo-terminal, where the driver answers a console request with ENOTTY, so
 # that EPERM can only come from the filter: the whole two classes of console requests ('K',
 # 0x4b00-0x4bff; 'V', 0x5600-0x561f) are refused but the getters, which keep answering, with a
 # mount namespace, without a PID namespace (clone refused), without a mount namespace and
@@ -128,11 +128,36 @@ line_discipline() {
 	done
 }
 
-@test "the denial report words the refusal: the console's state and the line discipline" {
+@test "exclusive mode would outlive the run: TIOCEXCL is EPERM, the next command opens the terminal" {
+	local model
+	# Control: outside, exclusive mode is set and the next open of the terminal is EBUSY (root
+	# passes it: CAP_SYS_ADMIN).
+	cmd_for outside "$P" tiocexcl /dev/tty
+	run python3 "$PTY" -- sh -c '"$@"; "$0" open-tty /dev/tty' "$P" "${CMD[@]}"
+	echo "outside: $output"
+	[ "${lines[0]}" = OK ]
+	if as_root; then
+		[ "${lines[1]}" = OK ]
+	else
+		[ "${lines[1]}" = EBUSY ]
+	fi
+	for model in none clone unshare landlock; do
+		cmd_for "$model" "$P" tiocexcl /dev/tty
+		run python3 "$PTY" -- sh -c '"$@"; "$0" open-tty /dev/tty' "$P" "${CMD[@]}"
+		echo "under $model: $output"
+		[ "${lines[0]}" = EPERM ]
+		[ "${lines[1]}" = OK ]
+		# Ending exclusive mode still works inside.
+		run at_tty "$model" "$P" tiocnxcl /dev/tty
+		[ "${lines[0]}" = OK ]
+	done
+}
+
+@test "the denial report words the refusal: a console's state, a line discipline" {
 	local rep=$BATS_TEST_TMPDIR/report.json rule
 	rule="refused in every sandbox: faking terminal input (TIOCSTI, TIOCLINUX), changing a Linux"
 	rule+=" console's keyboard, font or VTs (every KD and VT request but the getters), or a"
-	rule+=" terminal's line discipline (TIOCSETD)"
+	rule+=" terminal's line discipline or exclusive mode (TIOCSETD, TIOCEXCL)"
 	# LeakSanitizer cannot run in a traced process: a sanitized probe skips its leak check. The
 	# report is appended to: each run starts without one.
 	rm -f "$rep"

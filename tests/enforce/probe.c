@@ -322,6 +322,18 @@ static int tiocsetd(const char *tty, const char *ldisc)
 	return rc;
 }
 
+/* TIOCEXCL (exclusive mode: later opens of tty fail with EBUSY but for root) or TIOCNXCL. */
+static int tiocexcl(const char *tty, bool on)
+{
+	int fd = open_pty(tty), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = ioctl(fd, on ? TIOCEXCL : TIOCNXCL);
+	close(fd);
+	return rc;
+}
+
 /* FS_IOC_SETFLAGS with the flags the file has: a change of nothing, refused or not. */
 static int setflags(const char *p)
 {
@@ -474,6 +486,15 @@ int main(int argc, char **argv)
 		return tty_sweep(a, b, c ? c : b) < 0 ? result(-1) : 0;
 	if (!strcmp(op, "tiocsetd"))
 		return result(tiocsetd(a, b));
+	if (!strcmp(op, "tiocexcl"))
+		return result(tiocexcl(a, true));
+	if (!strcmp(op, "tiocnxcl"))
+		return result(tiocexcl(a, false));
+	if (!strcmp(op, "open-tty")) {
+		int fd = open(a, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+		return result(fd < 0 ? -1 : close(fd));
+	}
 	if (!strcmp(op, "ptrace"))
 		return result((int)ptrace(PTRACE_SEIZE, atoi(a), 0, 0));
 	if (!strcmp(op, "kill"))

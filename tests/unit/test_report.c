@@ -231,7 +231,7 @@ TEST(report_decides_seccomp_refusals)
 					   .err = EPERM,
 					   .seccomp = SBX_SCG_NAMESPACE},
 		     1, "refused in every sandbox: new namespaces", "seccomp");
-	/* A console's state or a line discipline: the terminal group names every kind. */
+	/* A console's state, a discipline, exclusive mode: the terminal group names every kind. */
 	check_decide(
 		&f,
 		&(struct sbx_op_seen){
@@ -239,7 +239,8 @@ TEST(report_decides_seccomp_refusals)
 		1,
 		"refused in every sandbox: faking terminal input (TIOCSTI, TIOCLINUX), "
 		"changing a Linux console's keyboard, font or VTs (every KD and VT request "
-		"but the getters), or a terminal's line discipline (TIOCSETD)",
+		"but the getters), or a terminal's line discipline or exclusive mode "
+		"(TIOCSETD, TIOCEXCL)",
 		"seccomp");
 	/* A socket call that failed on its own (no seccomp stop): never the sandbox's. */
 	check_decide(&f,
