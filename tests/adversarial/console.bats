@@ -14,10 +14,10 @@ PTY="$BATS_TEST_DIRNAME/../enforce/ptyrun.py"
 
 # The getters: KDGETLED KDGKBTYPE KDGETMODE GIO_SCRNMAP KDGKBMODE KDGKBENT KDGKBSENT KDGKBDIACR
 # KDGETKEYCODE GIO_FONT KDGKBMETA KDGKBLED GIO_UNIMAP GIO_UNISCRNMAP GIO_FONTX GIO_CMAP
-# KDGKBDIACRUC; VT_OPENQRY VT_GETMODE VT_GETSTATE VT_WAITACTIVE VT_GETHIFONTMASK VT_WAITEVENT
-# VT_GETCONSIZECSRPOS.
+# KDGKBDIACRUC; VT_OPENQRY VT_GETMODE VT_GETSTATE VT_WAITACTIVE VT_GETHIFONTMASK VT_WAITEVENT.
+# (VT_GETCONSIZECSRPOS is _IOR('V', 0x10, ...), outside the class: 0x5610 is no getter.)
 GETTERS=(0x4b31 0x4b33 0x4b3b 0x4b40 0x4b44 0x4b46 0x4b48 0x4b4a 0x4b4c 0x4b60 0x4b62 0x4b64
-	0x4b66 0x4b69 0x4b6b 0x4b70 0x4bfa 0x5600 0x5601 0x5603 0x5607 0x560d 0x560e 0x5610)
+	0x4b66 0x4b69 0x4b6b 0x4b70 0x4bfa 0x5600 0x5601 0x5603 0x5607 0x560d 0x560e)
 
 setup_file() { make_layout; }
 setup() {
@@ -71,6 +71,12 @@ want() {
 	diff <(echo "$output") <(want 0x4b00 0x4bff ENOTTY)
 	run at_tty outside "$P" tty-sweep /dev/tty 0x5600 0x561f
 	diff <(echo "$output") <(want 0x5600 0x561f ENOTTY)
+	# The kernel drops a request's high 32 bits: KDSKBMODE reaches the driver, TIOCSETD (N_TTY,
+	# the one it has) works.
+	run at_tty outside "$P" tty-sweep /dev/tty 0xffffffff00004b45
+	[ "${lines[0]}" = "0xffffffff00004b45 ENOTTY" ]
+	run at_tty outside "$P" tty-sweep /dev/tty 0x100005423
+	[ "${lines[0]}" = "0x100005423 OK" ]
 	for model in none clone unshare landlock; do
 		echo "model $model"
 		run at_tty "$model" "$P" tty-sweep /dev/tty 0x4b00 0x4bff
@@ -87,6 +93,20 @@ want() {
 		[ "${lines[0]}" = "0x4c00 $edge" ]
 		run at_tty "$model" "$P" tty-sweep /dev/tty 0x5620
 		[ "${lines[0]}" = "0x5620 $edge" ]
+		# A request with size and direction bits is not of the classes, whatever its type
+		# and number: VT_GETCONSIZECSRPOS, VIDIOC_QUERYCAP (V4L2's 'V'), KDSKBMODE's number
+		# as _IOW.
+		run at_tty "$model" "$P" tty-sweep /dev/tty 0x80085610
+		[ "${lines[0]}" = "0x80085610 $edge" ]
+		run at_tty "$model" "$P" tty-sweep /dev/tty 0x80685600
+		[ "${lines[0]}" = "0x80685600 $edge" ]
+		run at_tty "$model" "$P" tty-sweep /dev/tty 0x40044b45
+		[ "${lines[0]}" = "0x40044b45 $edge" ]
+		# The kernel reads the request's low 32 bits: a setter with high bits set is one.
+		run at_tty "$model" "$P" tty-sweep /dev/tty 0xffffffff00004b45
+		[ "${lines[0]}" = "0xffffffff00004b45 EPERM" ]
+		run at_tty "$model" "$P" tty-sweep /dev/tty 0x100005423
+		[ "${lines[0]}" = "0x100005423 EPERM" ]
 		# The terminal's own requests still work (the window size).
 		run at_tty "$model" stty size
 		[[ "${lines[0]}" =~ ^[0-9]+\ [0-9]+$ ]]
