@@ -195,7 +195,10 @@ static char *seccomp_rule(const struct sbx_plan *p, enum sbx_seccomp_group g)
 		    "modules";
 		break;
 	case SBX_SCG_TTY:
-		w = "refused in every sandbox: faking terminal input (TIOCSTI, TIOCLINUX)";
+		w = "refused in every sandbox: faking terminal input (TIOCSTI, TIOCLINUX), "
+		    "changing a Linux console's keyboard, font or VTs (every KD and VT request "
+		    "but the getters), or a terminal's line discipline or exclusive mode "
+		    "(TIOCSETD, TIOCEXCL)";
 		break;
 	case SBX_SCG_NAMESPACE:
 		w = "refused in every sandbox: new namespaces";

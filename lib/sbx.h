@@ -1689,7 +1689,7 @@ const char *sbx_op_name(enum sbx_op op);
 enum sbx_seccomp_group {
 	SBX_SCG_NONE = 0,
 	SBX_SCG_KERNEL,	     /* mount, keys, bpf, modules, kexec, perf: in every sandbox */
-	SBX_SCG_TTY,	     /* faking terminal input (TIOCSTI, TIOCLINUX) */
+	SBX_SCG_TTY,	     /* terminal input, console state, discipline, exclusive mode */
 	SBX_SCG_NAMESPACE,   /* new namespaces (unshare, clone) */
 	SBX_SCG_PERSONALITY, /* execution domains */
 	SBX_SCG_METADATA,    /* chmod, chown, utimes, xattr everywhere (no mount namespace) */

@@ -409,7 +409,7 @@ _Static_assert(((SOCK_NONBLOCK | SOCK_CLOEXEC) & 0xf) == 0,
  * SBX_SECCOMP_PROG_MAX instructions.
  */
 #define SBX_SECCOMP_PROG_MAX 1024
-#define SBX_SECCOMP_HEAD_MAX 128 /* the head's length at most, with every switch on */
+#define SBX_SECCOMP_HEAD_MAX 192 /* the head's length at most, with every switch on */
 unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_len, bool metadata,
 				   bool no_watch, bool no_ipc, bool no_pgrp, bool no_async,
 				   bool traced, unsigned known_max, struct sock_filter *prog);

@@ -13,8 +13,10 @@
 #include <asm/termbits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/kd.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
+#include <linux/vt.h>
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -166,6 +168,58 @@ static int add_list(scmp_filter_ctx ctx, const struct sc_name *l, size_t n, uint
 	} while (0)
 
 /*
+ * A Linux virtual console's state outlives the run and reaches every user of the machine: the
+ * keyboard map, function-key strings (KDSKBSENT: a key pressed after the run types a command
+ * into the shell), accents and scan codes are global to every VT; raw keyboard mode, the font,
+ * the screen and colour maps, a tone (KIOCSOUND sounds until stopped), VT switching and its
+ * process mode stay set when the command is gone. The kernel lets the owner of the controlling
+ * terminal make those changes (drivers/tty/vt/vt_ioctl.c: current->signal->tty == tty); recent
+ * kernels ask a capability as well for a few (KDSKBENT, KDSKBSENT), older ones did not, so a
+ * command run at a console could. The console's requests are two
+ * classes of numbers without size bits, 'K' (linux/kd.h, all of 0x4b00-0x4bff) and 'V'
+ * (linux/vt.h, 0x5600-0x561f): every one is refused but the getters, which is how programs tell a
+ * console from a pseudo-terminal (KDGKBTYPE) and which change nothing. A class, not a list of
+ * setters: a request added to it later is refused too. KDFONTOP and KDKBDREP are refused
+ * whole: whether they read or write lies in memory a filter cannot read. Waiting for a VT to
+ * become active (VT_WAITACTIVE, VT_WAITEVENT) changes nothing either. VT_GETCONSIZECSRPOS
+ * (Linux 6.16) is not of the class: it is _IOR('V', 0x10, ...), with size and direction bits,
+ * and 0x5610 is no request at all.
+ *
+ * TIOCSETD and TIOCEXCL too, on any terminal: a line discipline stays on the terminal after the
+ * command exits, and the null one (N_NULL, any user may set it) leaves the caller's shell
+ * reading nothing typed into it; exclusive mode stays too, and every later open of the
+ * terminal by the user (/dev/tty: less, sudo, ssh asking a password) fails with EBUSY. The
+ * programs that set a discipline (pppd, slattach, ldattach) need privileges a sandbox never
+ * has, and those that take a serial line for themselves find none in its /dev; TIOCGETD and
+ * TIOCNXCL (which ends exclusive mode) still work.
+ */
+#define SBX_KD_FIRST 0x4b00u
+#define SBX_KD_END   0x4c00u
+#define SBX_VT_FIRST 0x5600u
+#define SBX_VT_END   0x5620u
+static const uint32_t kd_getters[] = {
+	KDGETLED,   KDGKBTYPE,	    KDGETMODE,	  GIO_SCRNMAP, KDGKBMODE,    KDGKBENT,
+	KDGKBSENT,  KDGKBDIACR,	    KDGETKEYCODE, GIO_FONT,    KDGKBMETA,    KDGKBLED,
+	GIO_UNIMAP, GIO_UNISCRNMAP, GIO_FONTX,	  GIO_CMAP,    KDGKBDIACRUC,
+};
+static const uint32_t vt_getters[] = {
+	VT_OPENQRY, VT_GETMODE, VT_GETSTATE, VT_WAITACTIVE, VT_GETHIFONTMASK, VT_WAITEVENT,
+};
+#define N_KD_GETTERS (sizeof(kd_getters) / sizeof(*kd_getters))
+#define N_VT_GETTERS (sizeof(vt_getters) / sizeof(*vt_getters))
+
+static bool console_getter(uint32_t v)
+{
+	for (size_t i = 0; i < N_KD_GETTERS; i++)
+		if (kd_getters[i] == v)
+			return true;
+	for (size_t i = 0; i < N_VT_GETTERS; i++)
+		if (vt_getters[i] == v)
+			return true;
+	return false;
+}
+
+/*
  * The rules the program's head enforces, as libseccomp rules: the statement seccomp-gen checks
  * the head against. A new user namespace hands back every capability (inside it), and with it
  * mount and the other namespace-creating calls: any namespace flag to unshare and clone is
@@ -192,6 +246,40 @@ static int reference_rules(scmp_filter_ctx ctx, bool traced, struct sbx_diag *d)
 
 		RULE(ctx, eperm, SCMP_SYS(personality), 1,
 		     SCMP_A0(SCMP_CMP_MASKED_EQ, b | next, b));
+	}
+	/*
+	 * The console's classes but their getters, TIOCSETD and TIOCEXCL. A rule compares one argument
+	 * once, so each class is said as the aligned blocks of requests that hold no getter, each
+	 * the largest that fits where it starts; the request is 32 bits.
+	 */
+	eperm = refusal(traced, SBX_SCG_TTY);
+	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSETD));
+	RULE(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCEXCL));
+	for (int c = 0; c < 2; c++) {
+		uint32_t v = c ? SBX_VT_FIRST : SBX_KD_FIRST, end = c ? SBX_VT_END : SBX_KD_END;
+
+		while (v < end) {
+			uint32_t size = 1;
+
+			if (console_getter(v)) {
+				v++;
+				continue;
+			}
+			for (;;) {
+				uint32_t next = size * 2;
+				bool clear = v % next == 0 && v + next <= end;
+
+				for (uint32_t w = v + size; clear && w < v + next; w++)
+					clear = !console_getter(w);
+				if (!clear)
+					break;
+				size = next;
+			}
+			RULE(ctx, eperm, SCMP_SYS(ioctl), 1,
+			     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL & ~(unsigned long)(size - 1),
+				     v));
+			v += size;
+		}
 	}
 out:
 	return rc;
@@ -548,6 +636,17 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 	if (metadata) {
 		prog[ioctl_at].jt = (unsigned char)(n - ioctl_at - 1);
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		/*
+		 * The console's classes go on to the first filter, whose reference rules decide
+		 * them in every mode (refused but the getters); then the list (the index of the
+		 * ALLOW at its end is that of the first compare, plus the list and its refusal).
+		 */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_END, 3, 0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_FIRST, (unsigned char)(n_ioctl + 3),
+			      0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_END, 1, 0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_FIRST, (unsigned char)(n_ioctl + 1),
+			      0));
 		/* A match jumps over the refusal after the list; FIOASYNC under no_async, to it. */
 		for (size_t i = 0; i < n_ioctl; i++)
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_allowed[i],
@@ -603,20 +702,27 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
 	/* The head's jumps on to libseccomp's program, set once its start is known. */
-	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 5], pass_f[7];
-	size_t n_pass_t = 0, n_pass_f = 0;
+	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + N_KD_GETTERS +
+			      N_VT_GETTERS + 5],
+		pass_f[7];
+	/* The console check's jumps past it, set once its end is known. */
+	unsigned short after[2], after_f, vt_at;
+	size_t n_pass_t = 0, n_pass_f = 0, n_after = 0;
 	unsigned short n = 0, head;
 
 	/*
 	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
 	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, one a call of pid_calls and
-	 * 3, priorities 9, IPC one a call and its refusal, kill 4, signal-driven I/O 6 and 4, ioctl
-	 * its compare, the load, one a request and the refusal. seccomp-gen checks the length it
-	 * builds against the room too.
+	 * 3, priorities 9, IPC one a call and its refusal, kill 4, signal-driven I/O 7, ioctl its
+	 * compare and the load, TIOCSETD and TIOCEXCL 3, the console's ranges 4, one a getter and
+	 * a refusal a class, then the allow-list's requests but FIOASYNC and the refusal (without
+	 * it, FIOASYNC's 2 instead, fewer). seccomp-gen checks the length it builds against the
+	 * room too.
 	 */
 	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 + 9 +
-				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 4 + 6 + 4 + 2 +
-				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + 1 <=
+				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 4 + 7 + 2 + 3 +
+				       4 + N_KD_GETTERS + 1 + N_VT_GETTERS + 1 +
+				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) - 1 + 1 <=
 			       SBX_SECCOMP_HEAD_MAX,
 		       "the head of the seccomp program outgrows its room");
 	_Static_assert(SBX_SECCOMP_HEAD_MAX <= 255, "a jump of the head would not reach its end");
@@ -696,18 +802,43 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG2_LOW));
 		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 0, 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		/* FIOASYNC: with metadata, the ioctl allow-list below leaves it out instead. */
-		if (!metadata) {
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3));
-			EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-			PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FIOASYNC, 0, 0));
-			EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		}
 	}
+
+	/* Last, ioctl: the accumulator is the request from here on. */
+	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+	/* FIOASYNC under no_async: with metadata, the allow-list below leaves it out instead. */
+	if (no_async && !metadata) {
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FIOASYNC, 0, 1));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+	}
+	/*
+	 * TIOCSETD, TIOCEXCL and the console's two classes but their getters, in every mode; a
+	 * request outside them goes on (to the allow-list with metadata, else to libseccomp's
+	 * program).
+	 */
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSETD, 1, 0));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCEXCL, 0, 1));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
+	after[n_after++] = n;
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_END, 0, 0));   /* jt: after */
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_FIRST, 0, 0)); /* jt: the VT getters */
+	vt_at = (unsigned short)(n - 1);
+	after[n_after++] = n;
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_END, 0, 0)); /* jt: after */
+	after_f = n;
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_FIRST, 0, 0)); /* jf: after */
+	for (size_t i = 0; i < N_KD_GETTERS; i++)
+		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kd_getters[i], 0, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
+	prog[vt_at].jt = (unsigned char)(n - vt_at - 1);
+	for (size_t i = 0; i < N_VT_GETTERS; i++)
+		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, vt_getters[i], 0, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
+	for (size_t i = 0; i < n_after; i++)
+		prog[after[i]].jt = (unsigned char)(n - after[i] - 1);
+	prog[after_f].jf = (unsigned char)(n - after_f - 1);
 	if (metadata) {
-		/* Last: the accumulator is the request from here on. */
-		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
 		for (size_t i = 0; i < n_ioctl; i++) {
 			/* Under no_async FIOASYNC goes on to the refusal after the list. */
 			if (no_async && ioctl_allowed[i] == FIOASYNC)

@@ -17,7 +17,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/kd.h>
 #include <linux/seccomp.h>
+#include <linux/vt.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -151,6 +153,10 @@ static const int by_args[] = {__NR_personality,
 			      __NR_kill,
 			      __NR_fcntl};
 
+/* The values arg_values() tries besides the bits, and all it returns. */
+#define N_LO	 (44 + 16 + 2 * 23)
+#define N_VALUES (4 * (N_LO + 3 * 32))
+
 static size_t arg_values(uint64_t *v)
 {
 	static const uint32_t hi[] = {0, 1, 0x80000000u, 0xffffffffu};
@@ -170,11 +176,35 @@ static size_t arg_values(uint64_t *v)
 		0x10000000, 0x20000000,	 0x40000000,	 0x4000000,   0x8000000,   0x2000000,
 		0x100,	    0x11,	 0x00100011,	 0x7e020000,  F_SETFL,	   F_SETSIG,
 		O_ASYNC,    FIOASYNC};
+	/*
+	 * The console's: either end of its two classes and past them, the line discipline's and
+	 * exclusive mode's requests, the two refused whole; each getter and the request after it
+	 * (VT_GETCONSIZECSRPOS, 0x80085610, is outside the class, and 0x5610 no getter).
+	 */
+	static const uint32_t console[] = {TIOCSETD, TIOCGETD, TIOCEXCL, TIOCNXCL,   0x4aff, 0x4b00,
+					   0x4bff,   0x4c00,   0x55ff,	 0x5600,     0x561f, 0x5620,
+					   KDFONTOP, KDKBDREP, 0x5610,	 0x80085610u};
+	static const uint32_t getters[] = {
+		KDGETLED,      KDGKBTYPE,	 KDGETMODE,   GIO_SCRNMAP,    KDGKBMODE,
+		KDGKBENT,      KDGKBSENT,	 KDGKBDIACR,  KDGETKEYCODE,   GIO_FONT,
+		KDGKBMETA,     KDGKBLED,	 GIO_UNIMAP,  GIO_UNISCRNMAP, GIO_FONTX,
+		GIO_CMAP,      KDGKBDIACRUC,	 VT_OPENQRY,  VT_GETMODE,     VT_GETSTATE,
+		VT_WAITACTIVE, VT_GETHIFONTMASK, VT_WAITEVENT};
 	size_t n = 0;
 
+	_Static_assert(sizeof(lo) / sizeof(*lo) + sizeof(console) / sizeof(*console) +
+				       2 * sizeof(getters) / sizeof(*getters) ==
+			       N_LO,
+		       "N_LO counts the values tried besides the bits");
 	for (size_t h = 0; h < sizeof(hi) / sizeof(*hi); h++) {
 		for (size_t l = 0; l < sizeof(lo) / sizeof(*lo); l++)
 			v[n++] = (uint64_t)hi[h] << 32 | lo[l];
+		for (size_t l = 0; l < sizeof(console) / sizeof(*console); l++)
+			v[n++] = (uint64_t)hi[h] << 32 | console[l];
+		for (size_t l = 0; l < sizeof(getters) / sizeof(*getters); l++) {
+			v[n++] = (uint64_t)hi[h] << 32 | getters[l];
+			v[n++] = (uint64_t)hi[h] << 32 | (getters[l] + 1);
+		}
 		/* One bit set and one bit clear, and each pair of neighbouring bits. */
 		for (unsigned b = 0; b < 32; b++) {
 			v[n++] = (uint64_t)hi[h] << 32 | 1u << b;
@@ -184,8 +214,6 @@ static size_t arg_values(uint64_t *v)
 	}
 	return n;
 }
-
-#define N_VALUES (4 * (44 + 3 * 32))
 
 static bool on_list(int nr)
 {

@@ -266,6 +266,75 @@ static int tiocsti(const char *tty)
 	return ioctl(fd, TIOCSTI, &c);
 }
 
+/*
+ * Opens tty, which must be a pseudo-terminal's slave: the requests tried on it would change a
+ * real console's keyboard and screen for everyone when run outside the sandbox.
+ */
+static int open_pty(const char *tty)
+{
+	unsigned int dev = 0; /* the terminal's own device, /dev/tty's or not (TIOCGDEV) */
+	int fd = open(tty, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, TIOCGDEV, &dev) < 0 || major(dev) < 136 || major(dev) > 143) {
+		fprintf(stderr, "probe: %s is not a pseudo-terminal; refusing to try it\n", tty);
+		exit(2);
+	}
+	return fd;
+}
+
+/*
+ * Every request from first to last on tty, one line each: the request and its errno (or OK).
+ * The argument points at zeros, so what a request reads is a harmless value. The request is
+ * passed whole, 64 bits, of which the kernel reads the low 32: a filter comparing more misses.
+ */
+static int tty_sweep(const char *tty, const char *first, const char *last)
+{
+	static char zeros[4096] __attribute__((aligned(16)));
+	unsigned long r = strtoul(first, NULL, 0), end = strtoul(last, NULL, 0);
+	int fd = open_pty(tty);
+
+	if (fd < 0)
+		return -1;
+	for (; r <= end; r++) {
+		const char *n;
+
+		memset(zeros, 0, sizeof(zeros));
+		if (syscall(SYS_ioctl, fd, r, zeros) == 0) {
+			printf("%#06lx OK\n", r);
+			continue;
+		}
+		n = errno_name(errno);
+		printf("%#06lx %s\n", r, n ? n : "E?");
+	}
+	return close(fd);
+}
+
+/* TIOCSETD: sets tty's line discipline (0: N_TTY, which it has; 27: N_NULL, which eats input). */
+static int tiocsetd(const char *tty, const char *ldisc)
+{
+	int fd = open_pty(tty), n = atoi(ldisc), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = ioctl(fd, TIOCSETD, &n);
+	close(fd);
+	return rc;
+}
+
+/* TIOCEXCL (exclusive mode: later opens of tty fail with EBUSY but for root) or TIOCNXCL. */
+static int tiocexcl(const char *tty, bool on)
+{
+	int fd = open_pty(tty), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = ioctl(fd, on ? TIOCEXCL : TIOCNXCL);
+	close(fd);
+	return rc;
+}
+
 /* FS_IOC_SETFLAGS with the flags the file has: a change of nothing, refused or not. */
 static int setflags(const char *p)
 {
@@ -414,6 +483,19 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "tiocsti"))
 		return result(tiocsti(a));
+	if (!strcmp(op, "tty-sweep"))
+		return tty_sweep(a, b, c ? c : b) < 0 ? result(-1) : 0;
+	if (!strcmp(op, "tiocsetd"))
+		return result(tiocsetd(a, b));
+	if (!strcmp(op, "tiocexcl"))
+		return result(tiocexcl(a, true));
+	if (!strcmp(op, "tiocnxcl"))
+		return result(tiocexcl(a, false));
+	if (!strcmp(op, "open-tty")) {
+		int fd = open(a, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+		return result(fd < 0 ? -1 : close(fd));
+	}
 	if (!strcmp(op, "ptrace"))
 		return result((int)ptrace(PTRACE_SEIZE, atoi(a), 0, 0));
 	if (!strcmp(op, "kill"))

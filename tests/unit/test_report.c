@@ -231,6 +231,17 @@ TEST(report_decides_seccomp_refusals)
 					   .err = EPERM,
 					   .seccomp = SBX_SCG_NAMESPACE},
 		     1, "refused in every sandbox: new namespaces", "seccomp");
+	/* A console's state, a discipline, exclusive mode: the terminal group names every kind. */
+	check_decide(
+		&f,
+		&(struct sbx_op_seen){
+			.op = SBX_OP_CALL, .call = "ioctl", .err = EPERM, .seccomp = SBX_SCG_TTY},
+		1,
+		"refused in every sandbox: faking terminal input (TIOCSTI, TIOCLINUX), "
+		"changing a Linux console's keyboard, font or VTs (every KD and VT request "
+		"but the getters), or a terminal's line discipline or exclusive mode "
+		"(TIOCSETD, TIOCEXCL)",
+		"seccomp");
 	/* A socket call that failed on its own (no seccomp stop): never the sandbox's. */
 	check_decide(&f,
 		     &(struct sbx_op_seen){
