@@ -524,6 +524,11 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 	 */
 	r = sbx_plan_build_take(&inv->profile, &inv->ctx, o->pref, managed, o->wlevel, &inv->plan,
 				&d);
+	/* A gitlink's fault would have come first, in other words: run plans again (run.c). */
+	if (r && inv->ctx.gitlinks_later) {
+		inv->plan_again = true;
+		return EXIT_REFUSED;
+	}
 	if (r)
 		return refuse_diag(&d);
 	inv->planned = true;

@@ -992,8 +992,10 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 	/*
 	 * The checkouts git recurses into are the index's gitlinks, wherever their git directory
 	 * lies: one kept in the checkout (an embedded repository) has none under modules/.
+	 * Where a later plan reads them (sbx_ctx.gitlinks_later), this one does not: each index
+	 * is read through once a start.
 	 */
-	if (!r && any)
+	if (!r && any && !ctx->gitlinks_later)
 		r = gitlinks(ctx, m, root, own, n_own, first, git_mode, gits, missing, &gone,
 			     &files, deny, d);
 	if (!r && any) {

@@ -762,6 +762,13 @@ struct sbx_ctx {
 	 */
 	bool points;
 	/*
+	 * The gitlinks of the git indexes (gitroots.c), the checkouts git recurses into, are left
+	 * to a later plan that reads them itself and is the one enforced (`run`'s, whose helper
+	 * plans again): this plan holds none of what they name and refuses none of their faults.
+	 * Off, every plan that is shown, enforced or turned into a policy.
+	 */
+	bool gitlinks_later;
+	/*
 	 * The files this run's permissions were read from (none for stdin or a built-in), at most
 	 * SBX_MAX_INPUTS.
 	 */

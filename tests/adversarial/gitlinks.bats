@@ -189,3 +189,47 @@ holds() {
 	expect OK write "$WSG/vend/file"
 	expect EROFS append "$WSG/vend/.git/config"
 }
+
+# run leaves the gitlinks to the helper, whose plan is the one enforced (each index is read
+# through once a start); a plan refused without them is made again with them, so that run
+# refuses in the words of the whole plan, whose gitlinks come before what follows them.
+@test "run refuses an index run 1 broke in the whole plan's words, beside a later fault" {
+	embedded submodule
+	cp "$WSG/.git/index" "$TOP/index.good"
+	mkdir "$WSG/gcfg"
+	CANARY="$WSG/canary" # in the writable root: made by any run that runs the command
+	# Run 1, in git mode (the index is the command's to write there), breaks the index.
+	run "$BIN/sbxrun" --allow-git -C "$WSG" -- sh -c "printf XIRC | dd of=.git/index \
+		conv=notrunc status=none"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" explain -C "$WSG"
+	[ "$status" -eq 125 ]
+	local said=${lines[0]}
+	[[ "$said" == "sbxrun: $WSG/.git/index holds no index signature: "* ]]
+	# Run 2 is refused in those words, by run and not past it: with a plan that is not
+	# enforceable without them (no seccomp), with a later fault of its own (a global config
+	# that is no file), and as shown (-v).
+	run "$BIN/failinj" seccomp -- "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	run env GIT_CONFIG_GLOBAL="$WSG/gcfg" "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	run "$BIN/sbxrun" -v -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	# And by the helper when nothing else refuses: the same line, nothing run.
+	run "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	# Positive controls: the index git writes, then each later fault in its own words.
+	cp "$TOP/index.good" "$WSG/.git/index"
+	run "$BIN/failinj" seccomp -- "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: cannot enforce \"network restricted\" on linux: *seccomp*"
+	run env GIT_CONFIG_GLOBAL="$WSG/gcfg" "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: git's global config $WSG/gcfg is no regular file *"
+	run "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$output" = OK ]
+	[ -e "$CANARY" ]
+}
