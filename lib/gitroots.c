@@ -957,11 +957,18 @@ static int gitlinks(const struct sbx_ctx *ctx, const struct pmap *m, const char 
  * carve-out of the writable root that holds it (the caller places them); in git mode only what
  * gitmode.c names is, and the missing ones of those must not be created.
  */
-int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
+int sbx_roots_git(const struct sbx_ctx *given, const struct pmap *m, const struct sbx_roots *roots,
 		  const char *root, const char *git, const struct sbx_pathinfo *in, bool git_mode,
 		  char *target[SBX_GIT_READINGS], struct sbx_strv *gits, struct sbx_strv *missing,
 		  struct sbx_strv *deny, struct sbx_diag *d)
 {
+	/*
+	 * Each git directory's config is read once here, for the checkout it names and the size
+	 * of its index's object names alike (gitmode.c, sbx_git_config_parse).
+	 */
+	struct sbx_git_configs configs = {0};
+	struct sbx_ctx with = *given;
+	const struct sbx_ctx *ctx = &with;
 	struct sbx_strv gone = {0}, extra = {0}, files = {0};
 	struct sbx_pathinfo tin[SBX_GIT_READINGS];
 	const char *own[SBX_GIT_READINGS];
@@ -969,6 +976,8 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 	bool any = false;
 	int r = 0;
 
+	if (!with.git_configs)
+		with.git_configs = &configs;
 	/* Each reading of a .git file (sbx_gitdir_targets) is git's directory to protect. */
 	if (in->exists && in->type == SBX_FT_REG) {
 		r = sbx_gitdir_targets(ctx, root, git, target, tin, d);
@@ -1020,6 +1029,7 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 	sbx_strv_clear(&gone);
 	sbx_strv_clear(&extra);
 	sbx_strv_clear(&files);
+	sbx_git_configs_free(&configs);
 	return r;
 }
 
