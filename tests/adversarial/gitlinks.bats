@@ -233,3 +233,28 @@ holds() {
 	[ "$output" = OK ]
 	[ -e "$CANARY" ]
 }
+
+# index_lookups INDEX: how many times the last traced start ($BATS_TEST_TMPDIR/trace) looked
+# the index up to read it (one O_PATH look-up a reading: the resolver's, or run's memo's).
+index_lookups() {
+	grep -c "\"$1\".*O_PATH.*) = [0-9]*$" "$BATS_TEST_TMPDIR/trace" || true
+}
+
+@test "each git index is read once a start, by the helper; run -v reads it to show the plan" {
+	embedded submodule
+	local trace=(strace -f -qq -e trace=openat2,openat,open -o "$BATS_TEST_TMPDIR/trace")
+	run "${trace[@]}" "$BIN/sbxrun" -C "$WSG" -- "$P" append "$WSG/vend/.git/config"
+	[ "$output" = EROFS ]
+	[ "$(index_lookups "$WSG/.git/index")" -eq 1 ]
+	[ "$(index_lookups "$WSG/vend/.git/index")" -eq 1 ]
+	# Controls: explain reads each once; run -v, which prints the plan, twice (its own plan
+	# and the helper's), and holds all the same.
+	run "${trace[@]}" "$BIN/sbxrun" explain -C "$WSG"
+	[ "$status" -eq 0 ]
+	[ "$(index_lookups "$WSG/.git/index")" -eq 1 ]
+	[ "$(index_lookups "$WSG/vend/.git/index")" -eq 1 ]
+	run "${trace[@]}" "$BIN/sbxrun" -v -C "$WSG" -- "$P" append "$WSG/vend/.git/config"
+	[ "${lines[-1]}" = EROFS ]
+	[ "$(index_lookups "$WSG/.git/index")" -eq 2 ]
+	[ "$(index_lookups "$WSG/vend/.git/index")" -eq 2 ]
+}
