@@ -234,6 +234,64 @@ holds() {
 	[ -e "$CANARY" ]
 }
 
+# Nor does a fault of a name run checks against its plan (--report, and --network-log, which the
+# helper checks before it asks whether its plan holds) or of the network's options come first:
+# the whole plan's fails before either, whether the gitlinks fail it (an index run 1 broke) or
+# hold a requirement that cannot be enforced (a gitlink's .git names a file with another name).
+@test "a gitlink's fault is refused before --report, --network-log and the network options" {
+	embedded submodule
+	cp "$WSG/.git/index" "$TOP/index.good"
+	CANARY="$WSG/canary"
+	ln -s "$TOP/nowhere" "$TOP/link"
+	run "$BIN/sbxrun" --allow-git -C "$WSG" -- sh -c "printf XIRC | dd of=.git/index \
+		conv=notrunc status=none"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" explain -C "$WSG"
+	[ "$status" -eq 125 ]
+	local said=${lines[0]}
+	[[ "$said" == "sbxrun: $WSG/.git/index holds no index signature: "* ]]
+	run "$BIN/sbxrun" --report "$TOP/link" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	run "$BIN/sbxrun" --allow-unix-socket '' -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	# Run 1's layout: vend's .git names a file with a second name, whose deny cannot hold.
+	cp "$TOP/index.good" "$WSG/.git/index"
+	rm -rf "$WSG/vend/.git"
+	echo x >"$WSG/tgt"
+	ln "$WSG/tgt" "$WSG/tgt2"
+	echo "gitdir: $WSG/tgt" >"$WSG/vend/.git"
+	run "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: cannot enforce \"deny $WSG/tgt\" on linux: *hard links*"
+	said=${lines[0]}
+	run "$BIN/sbxrun" --report "$TOP/link" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: cannot enforce \"deny $WSG/tgt\" on linux: *"
+	[ "${lines[0]}" = "$said" ]
+	[ ! -L "$TOP/nowhere" ]
+	run "$BIN/sbxrun" --allow-domain example.com --network-log "$TOP/fresh.log" -C "$WSG" -- \
+		"$P" write "$CANARY"
+	refused "sbxrun: cannot enforce *"
+	said=${lines[0]}
+	[ ! -e "$TOP/fresh.log" ]
+	run "$BIN/sbxrun" --allow-domain example.com --network-log "$TOP/link" -C "$WSG" -- \
+		"$P" write "$CANARY"
+	refused "sbxrun: cannot enforce *"
+	[ "${lines[0]}" = "$said" ]
+	# Positive controls: with one name to the file, each fault in its own words.
+	rm "$WSG/tgt2"
+	run "$BIN/sbxrun" --report "$TOP/link" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: --report $TOP/link: is a symbolic link, *"
+	run "$BIN/sbxrun" --allow-domain example.com --network-log "$TOP/link" -C "$WSG" -- \
+		"$P" write "$CANARY"
+	refused "sbxrun: --network-log $TOP/link: is a symbolic link, *"
+	run "$BIN/sbxrun" --allow-unix-socket '' -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: a Unix socket path is empty"
+	run "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	[ "$status" -eq 0 ]
+	[ "$output" = OK ]
+}
+
 # index_lookups INDEX: how many times the last traced start ($BATS_TEST_TMPDIR/trace) looked
 # the index up to read it (one O_PATH look-up a reading: the resolver's, or run's memo's).
 index_lookups() {
