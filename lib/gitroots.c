@@ -866,8 +866,9 @@ static int link_one(struct linkwalk *w, const char *checkout, const char *path)
 		r = link_gitdir(w, dotgit, sub);
 	} else if ((in.exists || in.is_link) && !point) {
 		r = sbx_strv_add_unique(w->git_mode ? w->gits : w->files, dotgit);
+		/* Git reads a relative gitdir: from the directory of the .git file, the checkout's. */
 		if (!r && in.exists && in.type == SBX_FT_REG)
-			r = sbx_gitdir_targets(w->ctx, checkout, dotgit, target, tin, w->d);
+			r = sbx_gitdir_targets(w->ctx, sub, dotgit, target, tin, w->d);
 		for (int i = 0; !r && i < SBX_GIT_READINGS && target[i]; i++)
 			r = tin[i].exists && tin[i].type == SBX_FT_DIR
 				    ? link_gitdir(w, target[i], sub)

@@ -190,6 +190,23 @@ holds() {
 	expect EROFS append "$WSG/vend/.git/config"
 }
 
+# A gitlink's .git file naming its git directory relatively ("gitdir: gd"): git reads it from
+# the checkout the file lies in, and that directory is the one kept from the command.
+@test "a gitlink's relative gitdir: held where git reads it, from the checkout" {
+	embedded submodule
+	mv "$WSG/vend/.git" "$WSG/vend/gd"
+	echo "gitdir: gd" >"$WSG/vend/.git"
+	[ "$(git -C "$WSG/vend" rev-parse --absolute-git-dir)" = "$WSG/vend/gd" ]
+	expect OK write "$WSG/vend/file"
+	expect EROFS append "$WSG/vend/gd/config"
+	expect EROFS write "$WSG/vend/gd/hooks/post-checkout"
+	run sbx sh -c "git -C '$WSG/vend' config core.fsmonitor 'touch $CANARY'"
+	[ "$status" -ne 0 ]
+	run git -C "$WSG" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+}
+
 # run leaves the gitlinks to the helper, whose plan is the one enforced (each index is read
 # through once a start); a plan refused without them is made again with them, so that run
 # refuses in the words of the whole plan, whose gitlinks come before what follows them.
