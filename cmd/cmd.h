@@ -143,6 +143,11 @@ struct invocation {
 	bool env_changed;     /* an --env-* option was given: env is installed before exec */
 	struct sbx_strv made; /* directories --mkdir created, outermost first (mkdir.c) */
 	/*
+	 * The plan, built without the gitlinks (sbx_ctx.gitlinks_later), failed: nothing was
+	 * printed, and run plans again with them, whose refusal is the one worded (run.c).
+	 */
+	bool plan_again;
+	/*
 	 * The files the permissions were read from (sbx_ctx.inputs): the profile and each
 	 * --add-permissions file, their names made absolute (input_paths, owned), and the link
 	 * a ".." in each name follows (input_links, owned, or NULL).

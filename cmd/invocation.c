@@ -526,10 +526,18 @@ int invocation_plan(struct invocation *inv, const struct opts *o)
 	 */
 	r = sbx_plan_build_take(&inv->profile, &inv->ctx, o->pref, managed, o->wlevel, &inv->plan,
 				&d);
-	if (r)
-		return refuse_diag(&d);
-	inv->planned = true;
-	r = sbx_plan_network(&inv->plan, &net, &d);
+	if (!r) {
+		inv->planned = true;
+		r = sbx_plan_network(&inv->plan, &net, &d);
+	}
+	/*
+	 * A gitlink's fault would have come first, in other words: run plans again (run.c). The
+	 * network's faults too: the whole plan's fails before it gets to them.
+	 */
+	if (r && inv->ctx.gitlinks_later) {
+		inv->plan_again = true;
+		return EXIT_REFUSED;
+	}
 	if (r)
 		return refuse_diag(&d);
 	r = backend_attach(&inv->plan, o);

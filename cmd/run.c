@@ -167,6 +167,33 @@ static int report_start(struct opts *o, const struct sbx_plan *plan)
 #endif
 }
 
+/*
+ * Load, make what --mkdir and the global git config need, and plan. With later, where the
+ * helper plans again on this host (a Linux plan, nothing shown, no --mkdir directory made that
+ * a refusal of the helper's would leave), the plan is built without the gitlinks: the helper's
+ * plan, the one enforced, reads every index itself, and each is read through once a start
+ * (tests/bench/README.md). Every refusal the gitlinks make is the helper's then, in the same
+ * words, before anything is applied; the points their missing .git need were always its own.
+ * Not with --report or --network-log: their names are checked against a plan (here, and in the
+ * helper before it asks whether its plan is enforceable), and a requirement of the gitlinks
+ * that cannot be enforced would come after their faults, in their words.
+ */
+static int plan_run(struct invocation *inv, const struct opts *o, bool later)
+{
+	int r = invocation_load(inv, o, sbx_host_platform());
+
+	/* Before planning, so that the plan sees the directories; undone if the run is refused. */
+	if (!r)
+		r = mkdir_grants(inv, o);
+	/* A missing ~/.config is made, never masked (kept, whatever the run's end). */
+	if (!r)
+		r = config_home_make(inv, o, NULL);
+	if (!r)
+		inv->ctx.gitlinks_later = later && inv->ctx.points && !o->verbose && !inv->made.n &&
+					  !o->report && !o->network_log;
+	return r ? r : invocation_plan(inv, o);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct opts o = {.subcommand = NULL};
@@ -204,15 +231,17 @@ int cmd_run(int argc, char **argv)
 			return r;
 	}
 #endif
-	r = invocation_load(&inv, &o, sbx_host_platform());
-	/* Before planning, so that the plan sees the directories; undone if the run is refused. */
-	if (!r)
-		r = mkdir_grants(&inv, &o);
-	/* A missing ~/.config is made, never masked (kept, whatever the run's end). */
-	if (!r)
-		r = config_home_make(&inv, &o, NULL);
-	if (!r)
-		r = invocation_plan(&inv, &o);
+	r = plan_run(&inv, &o, true);
+	/*
+	 * Refused without the gitlinks: planned again with them, so that the refusal is the one
+	 * the whole plan words (a gitlink's fault comes before what follows it). Nothing was made
+	 * for the run yet (plan_run: no --mkdir directory), nor printed.
+	 */
+	if (inv.ctx.gitlinks_later && (inv.plan_again || (!r && inv.plan.sandbox_requested &&
+							  !sbx_plan_enforceable(&inv.plan)))) {
+		invocation_free(&inv);
+		r = plan_run(&inv, &o, false);
+	}
 	if (!r && o.verbose)
 		plan_summary(stderr, &inv);
 	if (!r)

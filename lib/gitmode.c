@@ -416,46 +416,6 @@ static int config_each(const char *s, size_t len, char *val, size_t size,
 	return 0;
 }
 
-struct worktree_key {
-	char *out;
-	int found;
-};
-
-static int on_worktree_key(void *arg, const struct config_line *l)
-{
-	struct worktree_key *w = arg;
-
-	if (!l->bare || !same_word(l->section, l->section_n, "core") ||
-	    !same_word(l->key, l->key_n, "worktree"))
-		return 0;
-	if (l->got < 0)
-		w->found = SBX_E_TOO_BIG; /* unless git refuses the file further on */
-	else if (l->val[0]) {
-		memcpy(w->out, l->val, strlen(l->val) + 1);
-		w->found = 1;
-	}
-	return 0;
-}
-
-/*
- * The last core.worktree of a config file's text, into out: 1 when there is one, 0 when not
- * (or when git would not read the file), SBX_E_TOO_BIG when one is longer than size - 1 bytes
- * (a value of another key may be any length: it names nothing looked at here). Sections are
- * matched as git does: [core] in any case, not [core "x"]; a key may follow its section's
- * header on the same line.
- */
-static int config_core_worktree(const char *s, size_t len, char *out, size_t size)
-{
-	char val[SBX_MAX_PATH + 1]; /* on the stack: under musl a heap block this size is a map */
-	struct worktree_key w = {.out = out};
-
-	if (size > sizeof(val))
-		size = sizeof(val);
-	if (config_each(s, len, val, size, on_worktree_key, &w) == CONFIG_REFUSED)
-		return 0;
-	return w.found;
-}
-
 /* ---- what a config includes ----------------------------------------------------------------- */
 
 struct include_key {
@@ -896,87 +856,164 @@ static int too_big(struct sbx_diag *d, const char *file, const char *what, int l
 			     "no repository of yours");
 }
 
-int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d)
+/* core.worktree and extensions.objectFormat, both in one pass (sbx_git_config_parse). */
+static int on_config_key(void *arg, const struct config_line *l)
+{
+	struct sbx_git_config *c = arg;
+
+	if (!l->bare)
+		return 0;
+	if (same_word(l->section, l->section_n, "core") &&
+	    same_word(l->key, l->key_n, "worktree")) {
+		if (l->got < 0)
+			c->worktree = SBX_E_TOO_BIG; /* unless git refuses the file further on */
+		else if (l->val[0]) {
+			memcpy(c->tree, l->val, strlen(l->val) + 1);
+			c->worktree = 1;
+		}
+	} else if (same_word(l->section, l->section_n, "extensions") &&
+		   same_word(l->key, l->key_n, "objectformat")) {
+		/* Git takes these two names exactly (hash_algo_by_name); any other, it refuses. */
+		c->hashsz = l->got > 0 && !strcmp(l->val, "sha256") ? 32
+			    : l->got > 0 && !strcmp(l->val, "sha1") ? 20
+								    : 0;
+	}
+	return 0;
+}
+
+void sbx_git_config_parse(const char *text, size_t len, struct sbx_git_config *out)
+{
+	char val[SBX_MAX_PATH + 1]; /* on the stack: under musl a heap block this size is a map */
+
+	out->worktree = 0;
+	out->hashsz = 20; /* git's own, where the config names none */
+	out->tree[0] = '\0';
+	if (config_each(text, len, val, sizeof(val), on_config_key, out) == CONFIG_REFUSED) {
+		out->worktree = 0; /* a config git refuses names no checkout */
+		out->hashsz = 0;   /* and git reads no index of this repository */
+		out->tree[0] = '\0';
+	}
+}
+
+void sbx_git_configs_free(struct sbx_git_configs *c)
+{
+	for (size_t i = 0; c && i < c->n; i++) {
+		free(c->v[i].dir);
+		free(c->v[i].tree);
+	}
+	if (c)
+		free(c->v);
+}
+
+/* Keeps what dir's config names in ctx's configs (when it keeps any): read no more. */
+static int config_keep(const struct sbx_ctx *ctx, const char *dir, const struct sbx_git_config *c)
+{
+	struct sbx_git_configs *k = ctx->git_configs;
+	struct sbx_git_config_kept e = {.worktree = c->worktree, .hashsz = c->hashsz};
+
+	if (!k)
+		return 0;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 4;
+		void *v = realloc(k->v, cap * sizeof(*k->v));
+
+		if (!v)
+			return -ENOMEM;
+		k->v = v;
+		k->cap = cap;
+	}
+	e.dir = strdup(dir);
+	e.tree = c->worktree == 1 ? strdup(c->tree) : NULL;
+	if (!e.dir || (c->worktree == 1 && !e.tree)) {
+		free(e.dir);
+		free(e.tree);
+		return -ENOMEM;
+	}
+	k->v[k->n++] = e;
+	return 0;
+}
+
+/*
+ * What the git directory dir's config names (sbx_git_config_parse), read once a plan where ctx
+ * keeps the configs: one no-follow read, one size limit, one set of errors for both readers.
+ * No config, or none git would read (a directory), names nothing; one that cannot be read, or
+ * is over GIT_CONFIG_MAX, is an error in d.
+ */
+static int git_config(const struct sbx_ctx *ctx, const char *dir, struct sbx_git_config *c,
+		      struct sbx_diag *d)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	const struct sbx_git_configs *k = ctx->git_configs;
 	/*
 	 * The config git writes is a few hundred bytes: it is read on the stack, and only a longer
-	 * one again into a heap block that holds the largest taken. Each half of every start
-	 * reads one (the workspace's), and under musl a block of GIT_CONFIG_MAX is a map and an
-	 * unmap.
+	 * one again into a heap block that holds the largest taken. Under musl a block of
+	 * GIT_CONFIG_MAX is a map and an unmap.
 	 */
-	char small[4096], tree[SBX_MAX_PATH + 1];
-	char *file = NULL, *text = small, *big = NULL, *at = NULL;
+	char small[4096], *file = NULL, *text = small, *big = NULL;
 	size_t got = 0;
-	int r = sbx_path_join_any(dir, "config", &file);
+	int r;
 
-	*dotgit = NULL;
+	for (size_t i = 0; k && i < k->n; i++) {
+		if (strcmp(k->v[i].dir, dir))
+			continue;
+		c->worktree = k->v[i].worktree;
+		c->hashsz = k->v[i].hashsz;
+		snprintf(c->tree, sizeof(c->tree), "%s", k->v[i].tree ? k->v[i].tree : "");
+		return 0;
+	}
+	r = sbx_path_join_any(dir, "config", &file);
 	if (!r)
 		r = v->read_file(v->self, file, small, sizeof(small), &got);
 	if (!r && got == sizeof(small)) {
 		text = big = malloc(GIT_CONFIG_MAX + 1);
 		r = big ? v->read_file(v->self, file, big, GIT_CONFIG_MAX + 1, &got) : -ENOMEM;
 	}
-	if (r == -ENOENT || r == -EINVAL)
-		r = 0; /* no config git would read: no checkout named */
-	else if (r && r != -ENOMEM)
+	if (r == -ENOENT || r == -EINVAL) {
+		got = 0; /* no config git would read: it names nothing */
+		r = 0;
+	} else if (r && r != -ENOMEM) {
 		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
-	else if (!r && got > GIT_CONFIG_MAX)
+	} else if (!r && got > GIT_CONFIG_MAX) {
 		r = too_big(d, file, "it is", GIT_CONFIG_MAX,
 			    "the most sbxrun reads of a git config");
-	else if (!r && (r = config_core_worktree(text, got, tree, SBX_MAX_PATH + 1)) < 0)
-		r = too_big(d, file, "its core.worktree is", SBX_MAX_PATH,
-			    "the longest path sbxrun takes");
-	else if (r == 1 && !(r = sbx_git_join(file, dir, tree, &at, d)))
-		r = sbx_path_join_any(at, ".git", dotgit);
-	/* r is 0 here when the config names no checkout, negative when it could not be read. */
+	}
+	if (!r)
+		sbx_git_config_parse(text, got, c);
+	if (!r)
+		r = config_keep(ctx, dir, c);
 	free(file);
 	free(big);
-	free(at);
 	return r;
 }
 
-static int on_format_key(void *arg, const struct config_line *l)
+int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d)
 {
-	size_t *hashsz = arg;
+	struct sbx_git_config c;
+	char *file = NULL, *at = NULL;
+	int r = git_config(ctx, dir, &c, d);
 
-	if (!l->bare || !same_word(l->section, l->section_n, "extensions") ||
-	    !same_word(l->key, l->key_n, "objectformat"))
-		return 0;
-	/* Git takes these two names exactly (hash_algo_by_name); any other, it refuses. */
-	*hashsz = l->got > 0 && !strcmp(l->val, "sha256") ? 32
-		  : l->got > 0 && !strcmp(l->val, "sha1") ? 20
-							  : 0;
-	return 0;
+	*dotgit = NULL;
+	if (r || !c.worktree)
+		return r;
+	r = sbx_path_join_any(dir, "config", &file);
+	if (!r && c.worktree < 0)
+		r = too_big(d, file, "its core.worktree is", SBX_MAX_PATH,
+			    "the longest path sbxrun takes");
+	else if (!r && !(r = sbx_git_join(file, dir, c.tree, &at, d)))
+		r = sbx_path_join_any(at, ".git", dotgit);
+	/* r is 0 here when the config names no checkout, negative when it could not be read. */
+	free(file);
+	free(at);
+	return r;
 }
 
 int sbx_git_object_hash(const struct sbx_ctx *ctx, const char *dir, size_t *hashsz,
 			struct sbx_diag *d)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	char small[4096], val[16], *file = NULL, *text = small, *big = NULL;
-	size_t got = 0;
-	int r = sbx_path_join_any(dir, "config", &file);
+	struct sbx_git_config c;
+	int r = git_config(ctx, dir, &c, d);
 
-	*hashsz = 20; /* git's own, where the config names none */
-	if (!r)
-		r = v->read_file(v->self, file, small, sizeof(small), &got);
-	if (!r && got == sizeof(small)) {
-		text = big = malloc(GIT_CONFIG_MAX + 1);
-		r = big ? v->read_file(v->self, file, big, GIT_CONFIG_MAX + 1, &got) : -ENOMEM;
-	}
-	if (r == -ENOENT || r == -EINVAL)
-		r = 0; /* no config git would read: its default */
-	else if (r && r != -ENOMEM)
-		r = sbx_diag_set(d, r, "cannot read %s: %s", file, strerror(-r));
-	else if (!r && got > GIT_CONFIG_MAX)
-		r = too_big(d, file, "it is", GIT_CONFIG_MAX,
-			    "the most sbxrun reads of a git config");
-	else if (!r &&
-		 config_each(text, got, val, sizeof(val), on_format_key, hashsz) == CONFIG_REFUSED)
-		*hashsz = 0; /* a config git refuses: it reads no index of this repository */
-	free(file);
-	free(big);
+	*hashsz = r ? 20 : c.hashsz;
 	return r;
 }
 

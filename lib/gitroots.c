@@ -866,8 +866,9 @@ static int link_one(struct linkwalk *w, const char *checkout, const char *path)
 		r = link_gitdir(w, dotgit, sub);
 	} else if ((in.exists || in.is_link) && !point) {
 		r = sbx_strv_add_unique(w->git_mode ? w->gits : w->files, dotgit);
+		/* Git reads a relative gitdir: from the directory of the .git file, the checkout's. */
 		if (!r && in.exists && in.type == SBX_FT_REG)
-			r = sbx_gitdir_targets(w->ctx, checkout, dotgit, target, tin, w->d);
+			r = sbx_gitdir_targets(w->ctx, sub, dotgit, target, tin, w->d);
 		for (int i = 0; !r && i < SBX_GIT_READINGS && target[i]; i++)
 			r = tin[i].exists && tin[i].type == SBX_FT_DIR
 				    ? link_gitdir(w, target[i], sub)
@@ -957,11 +958,18 @@ static int gitlinks(const struct sbx_ctx *ctx, const struct pmap *m, const char 
  * carve-out of the writable root that holds it (the caller places them); in git mode only what
  * gitmode.c names is, and the missing ones of those must not be created.
  */
-int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
+int sbx_roots_git(const struct sbx_ctx *given, const struct pmap *m, const struct sbx_roots *roots,
 		  const char *root, const char *git, const struct sbx_pathinfo *in, bool git_mode,
 		  char *target[SBX_GIT_READINGS], struct sbx_strv *gits, struct sbx_strv *missing,
 		  struct sbx_strv *deny, struct sbx_diag *d)
 {
+	/*
+	 * Each git directory's config is read once here, for the checkout it names and the size
+	 * of its index's object names alike (gitmode.c, sbx_git_config_parse).
+	 */
+	struct sbx_git_configs configs = {0};
+	struct sbx_ctx with = *given;
+	const struct sbx_ctx *ctx = &with;
 	struct sbx_strv gone = {0}, extra = {0}, files = {0};
 	struct sbx_pathinfo tin[SBX_GIT_READINGS];
 	const char *own[SBX_GIT_READINGS];
@@ -969,6 +977,8 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 	bool any = false;
 	int r = 0;
 
+	if (!with.git_configs)
+		with.git_configs = &configs;
 	/* Each reading of a .git file (sbx_gitdir_targets) is git's directory to protect. */
 	if (in->exists && in->type == SBX_FT_REG) {
 		r = sbx_gitdir_targets(ctx, root, git, target, tin, d);
@@ -992,8 +1002,10 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 	/*
 	 * The checkouts git recurses into are the index's gitlinks, wherever their git directory
 	 * lies: one kept in the checkout (an embedded repository) has none under modules/.
+	 * Where a later plan reads them (sbx_ctx.gitlinks_later), this one does not: each index
+	 * is read through once a start.
 	 */
-	if (!r && any)
+	if (!r && any && !ctx->gitlinks_later)
 		r = gitlinks(ctx, m, root, own, n_own, first, git_mode, gits, missing, &gone,
 			     &files, deny, d);
 	if (!r && any) {
@@ -1018,6 +1030,7 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 	sbx_strv_clear(&gone);
 	sbx_strv_clear(&extra);
 	sbx_strv_clear(&files);
+	sbx_git_configs_free(&configs);
 	return r;
 }
 

@@ -731,6 +731,7 @@ struct sbx_input {
 };
 
 /* Where a profile is evaluated. All strings borrowed. */
+struct sbx_git_configs;
 struct sbx_ctx {
 	const char *cwd;		    /* absolute, canonical: the sandbox policy cwd */
 	const char *const *workspace_roots; /* absolute; NULL/0 = { cwd } */
@@ -761,6 +762,19 @@ struct sbx_ctx {
 	 * the user's, as Codex takes it.
 	 */
 	bool points;
+	/*
+	 * The gitlinks of the git indexes (gitroots.c), the checkouts git recurses into, are left
+	 * to a later plan that reads them itself and is the one enforced (`run`'s, whose helper
+	 * plans again): this plan holds none of what they name and refuses none of their faults.
+	 * Off, every plan that is shown, enforced or turned into a policy.
+	 */
+	bool gitlinks_later;
+	/*
+	 * The configs of git directories read so far (gitmode.c, sbx_git_config): each is read
+	 * once, for both what it names (core.worktree and extensions.objectFormat). NULL: none
+	 * kept, each read when asked. Set by the planner for one writable root's git.
+	 */
+	struct sbx_git_configs *git_configs;
 	/*
 	 * The files this run's permissions were read from (none for stdin or a built-in), at most
 	 * SBX_MAX_INPUTS.
@@ -962,6 +976,30 @@ int sbx_git_join(const char *from, const char *base, const char *text, char **ou
  * (over 1 MiB, or a core.worktree longer than a path: SBX_E_TOO_BIG), is an error.
  */
 int sbx_git_checkout(const struct sbx_ctx *ctx, const char *dir, char **dotgit, struct sbx_diag *d);
+/*
+ * What sbxrun takes from a git config's text (sbx_git_config_parse, one pass of git's parsing):
+ * worktree 1 with the last core.worktree in tree, 0 with none (or a config git refuses),
+ * SBX_E_TOO_BIG when one is longer than SBX_MAX_PATH bytes; hashsz the size of the object names
+ * extensions.objectFormat names: 20 (sha1, or none named), 32 (sha256), 0 (another name, or a
+ * config git refuses: it reads no index of that repository).
+ */
+struct sbx_git_config {
+	int worktree;
+	size_t hashsz;
+	char tree[SBX_MAX_PATH + 1];
+};
+void sbx_git_config_parse(const char *text, size_t len, struct sbx_git_config *out);
+/* The configs kept (sbx_ctx.git_configs): each git directory's, as read once. */
+struct sbx_git_configs {
+	struct sbx_git_config_kept {
+		char *dir;
+		int worktree;
+		size_t hashsz;
+		char *tree; /* when worktree is 1 */
+	} * v;
+	size_t n, cap;
+};
+void sbx_git_configs_free(struct sbx_git_configs *c);
 /*
  * The size of the object names of the repository whose common directory is dir, as git reads it
  * from dir/config (extensions.objectFormat): 20 (SHA-1, also where none is named) or 32

@@ -189,3 +189,149 @@ holds() {
 	expect OK write "$WSG/vend/file"
 	expect EROFS append "$WSG/vend/.git/config"
 }
+
+# A gitlink's .git file naming its git directory relatively ("gitdir: gd"): git reads it from
+# the checkout the file lies in, and that directory is the one kept from the command.
+@test "a gitlink's relative gitdir: held where git reads it, from the checkout" {
+	embedded submodule
+	mv "$WSG/vend/.git" "$WSG/vend/gd"
+	echo "gitdir: gd" >"$WSG/vend/.git"
+	[ "$(git -C "$WSG/vend" rev-parse --absolute-git-dir)" = "$WSG/vend/gd" ]
+	expect OK write "$WSG/vend/file"
+	expect EROFS append "$WSG/vend/gd/config"
+	expect EROFS write "$WSG/vend/gd/hooks/post-checkout"
+	run sbx sh -c "git -C '$WSG/vend' config core.fsmonitor 'touch $CANARY'"
+	[ "$status" -ne 0 ]
+	run git -C "$WSG" status
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+}
+
+# run leaves the gitlinks to the helper, whose plan is the one enforced (each index is read
+# through once a start); a plan refused without them is made again with them, so that run
+# refuses in the words of the whole plan, whose gitlinks come before what follows them.
+@test "run refuses an index run 1 broke in the whole plan's words, beside a later fault" {
+	embedded submodule
+	cp "$WSG/.git/index" "$TOP/index.good"
+	mkdir "$WSG/gcfg"
+	CANARY="$WSG/canary" # in the writable root: made by any run that runs the command
+	# Run 1, in git mode (the index is the command's to write there), breaks the index.
+	run "$BIN/sbxrun" --allow-git -C "$WSG" -- sh -c "printf XIRC | dd of=.git/index \
+		conv=notrunc status=none"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" explain -C "$WSG"
+	[ "$status" -eq 125 ]
+	local said=${lines[0]}
+	[[ "$said" == "sbxrun: $WSG/.git/index holds no index signature: "* ]]
+	# Run 2 is refused in those words, by run and not past it: with a plan that is not
+	# enforceable without them (no seccomp), with a later fault of its own (a global config
+	# that is no file), and as shown (-v).
+	run "$BIN/failinj" seccomp -- "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	run env GIT_CONFIG_GLOBAL="$WSG/gcfg" "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	run "$BIN/sbxrun" -v -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	# And by the helper when nothing else refuses: the same line, nothing run.
+	run "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	# Positive controls: the index git writes, then each later fault in its own words.
+	cp "$TOP/index.good" "$WSG/.git/index"
+	run "$BIN/failinj" seccomp -- "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: cannot enforce \"network restricted\" on linux: *seccomp*"
+	run env GIT_CONFIG_GLOBAL="$WSG/gcfg" "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: git's global config $WSG/gcfg is no regular file *"
+	run "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$output" = OK ]
+	[ -e "$CANARY" ]
+}
+
+# Nor does a fault of a name run checks against its plan (--report, and --network-log, which the
+# helper checks before it asks whether its plan holds) or of the network's options come first:
+# the whole plan's fails before either, whether the gitlinks fail it (an index run 1 broke) or
+# hold a requirement that cannot be enforced (a gitlink's .git names a file with another name).
+@test "a gitlink's fault is refused before --report, --network-log and the network options" {
+	embedded submodule
+	cp "$WSG/.git/index" "$TOP/index.good"
+	CANARY="$WSG/canary"
+	ln -s "$TOP/nowhere" "$TOP/link"
+	run "$BIN/sbxrun" --allow-git -C "$WSG" -- sh -c "printf XIRC | dd of=.git/index \
+		conv=notrunc status=none"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" explain -C "$WSG"
+	[ "$status" -eq 125 ]
+	local said=${lines[0]}
+	[[ "$said" == "sbxrun: $WSG/.git/index holds no index signature: "* ]]
+	run "$BIN/sbxrun" --report "$TOP/link" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	run "$BIN/sbxrun" --allow-unix-socket '' -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	[ "${lines[0]}" = "$said" ]
+	# Run 1's layout: vend's .git names a file with a second name, whose deny cannot hold.
+	cp "$TOP/index.good" "$WSG/.git/index"
+	rm -rf "$WSG/vend/.git"
+	echo x >"$WSG/tgt"
+	ln "$WSG/tgt" "$WSG/tgt2"
+	echo "gitdir: $WSG/tgt" >"$WSG/vend/.git"
+	run "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: cannot enforce \"deny $WSG/tgt\" on linux: *hard links*"
+	said=${lines[0]}
+	run "$BIN/sbxrun" --report "$TOP/link" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: cannot enforce \"deny $WSG/tgt\" on linux: *"
+	[ "${lines[0]}" = "$said" ]
+	[ ! -L "$TOP/nowhere" ]
+	run "$BIN/sbxrun" --allow-domain example.com --network-log "$TOP/fresh.log" -C "$WSG" -- \
+		"$P" write "$CANARY"
+	refused "sbxrun: cannot enforce *"
+	said=${lines[0]}
+	[ ! -e "$TOP/fresh.log" ]
+	run "$BIN/sbxrun" --allow-domain example.com --network-log "$TOP/link" -C "$WSG" -- \
+		"$P" write "$CANARY"
+	refused "sbxrun: cannot enforce *"
+	[ "${lines[0]}" = "$said" ]
+	# Positive controls: with one name to the file, each fault in its own words.
+	rm "$WSG/tgt2"
+	run "$BIN/sbxrun" --report "$TOP/link" -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: --report $TOP/link: is a symbolic link, *"
+	run "$BIN/sbxrun" --allow-domain example.com --network-log "$TOP/link" -C "$WSG" -- \
+		"$P" write "$CANARY"
+	refused "sbxrun: --network-log $TOP/link: is a symbolic link, *"
+	run "$BIN/sbxrun" --allow-unix-socket '' -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: a Unix socket path is empty"
+	run "$BIN/sbxrun" -C "$WSG" -- "$P" write "$CANARY"
+	[ "$status" -eq 0 ]
+	[ "$output" = OK ]
+}
+
+# index_lookups INDEX: how many times the last traced start ($BATS_TEST_TMPDIR/trace) looked
+# the index up to read it (one O_PATH look-up a reading: the resolver's, or run's memo's).
+index_lookups() {
+	grep -c "\"$1\".*O_PATH.*) = [0-9]*$" "$BATS_TEST_TMPDIR/trace" || true
+}
+
+@test "each git index is read once a start, by the helper; run -v reads it to show the plan" {
+	embedded submodule
+	# LeakSanitizer (an ASan build) cannot run under a tracer.
+	local trace=(env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=openat2,openat,open
+		-o "$BATS_TEST_TMPDIR/trace")
+	run "${trace[@]}" "$BIN/sbxrun" -C "$WSG" -- "$P" append "$WSG/vend/.git/config"
+	[ "$output" = EROFS ]
+	[ "$(index_lookups "$WSG/.git/index")" -eq 1 ]
+	[ "$(index_lookups "$WSG/vend/.git/index")" -eq 1 ]
+	# Controls: explain reads each once; run -v, which prints the plan, twice (its own plan
+	# and the helper's), and holds all the same.
+	run "${trace[@]}" "$BIN/sbxrun" explain -C "$WSG"
+	[ "$status" -eq 0 ]
+	[ "$(index_lookups "$WSG/.git/index")" -eq 1 ]
+	[ "$(index_lookups "$WSG/vend/.git/index")" -eq 1 ]
+	run "${trace[@]}" "$BIN/sbxrun" -v -C "$WSG" -- "$P" append "$WSG/vend/.git/config"
+	[ "${lines[-1]}" = EROFS ]
+	[ "$(index_lookups "$WSG/.git/index")" -eq 2 ]
+	[ "$(index_lookups "$WSG/vend/.git/index")" -eq 2 ]
+}

@@ -1283,3 +1283,60 @@ TEST(git_globals_in_a_writable_root)
 	free(xdg);
 	free(xdgdir);
 }
+
+/* One pass over a config's text for both keys sbxrun takes from it, as git parses them. */
+TEST(git_config_parse_both_keys_at_once)
+{
+	static const struct {
+		const char *text;
+		int worktree;
+		const char *tree;
+		size_t hashsz;
+	} cases[] = {
+		{"", 0, "", 20},
+		{"[core]\n\tbare = false\n", 0, "", 20},
+		{"[core]\n\tworktree = ../../sub\n[extensions]\n\tobjectFormat = sha256\n", 1,
+		 "../../sub", 32},
+		/* Sections and keys in any case, a key on its header's line, the last one taken. */
+		{"[CORE] WorkTree = a\n[Extensions] OBJECTFORMAT = sha1\n[core]\nworktree = b\n", 1,
+		 "b", 20},
+		/* Values exactly: git refuses "SHA256" (hash_algo_by_name): no index read. */
+		{"[extensions]\n\tobjectformat = SHA256\n", 0, "", 0},
+		{"[extensions]\n\tobjectformat = \"sha256\" # quoted, commented\n", 0, "", 32},
+		/* A subsection is another section: neither key there. */
+		{"[core \"x\"]\n\tworktree = a\n[extensions \"y\"]\n\tobjectformat = sha256\n", 0,
+		 "", 20},
+		/* An empty core.worktree names none. */
+		{"[core]\n\tworktree =\n", 0, "", 20},
+		/* A line git refuses: the file names nothing, and git reads no index with it. */
+		{"[core]\n\tworktree = a\n[extensions]\n\tobjectformat = sha256\n\tx = \"open\n",
+		 0, "", 0},
+	};
+	struct sbx_git_config c;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sbx_git_config_parse(cases[i].text, strlen(cases[i].text), &c);
+		CHECK_INT(c.worktree, cases[i].worktree);
+		CHECK_STR(c.tree, cases[i].tree);
+		CHECK_INT(c.hashsz, cases[i].hashsz);
+	}
+	/* A core.worktree longer than a path is too big; a later line git refuses undoes it. */
+	{
+		size_t n = SBX_MAX_PATH + 40;
+		char *t = malloc(n + 64);
+
+		CHECK(t != NULL);
+		strcpy(t, "[core]\n\tworktree = ");
+		memset(t + strlen(t), 'a', SBX_MAX_PATH + 1);
+		t[19 + SBX_MAX_PATH + 1] = '\0';
+		strcat(t, "\n");
+		sbx_git_config_parse(t, strlen(t), &c);
+		CHECK_INT(c.worktree, SBX_E_TOO_BIG);
+		CHECK_INT(c.hashsz, 20);
+		strcat(t, "x = \"open\n");
+		sbx_git_config_parse(t, strlen(t), &c);
+		CHECK_INT(c.worktree, 0);
+		CHECK_INT(c.hashsz, 0);
+		free(t);
+	}
+}
