@@ -518,6 +518,13 @@ static void connect_done(struct conn *c)
 	try_connect(c);
 }
 
+/* An error of this host's (its limits, its memory), not of the file or directory named. */
+static bool host_failure(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM || err == ENOBUFS || err == EAGAIN ||
+	       err == EINTR;
+}
+
 /*
  * Keeps the addresses an allowed name may lead to: public ones that no interface of this host
  * holds; a localhost name's loopback ones; any with allow_private. Without that check, an
@@ -531,6 +538,17 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 	const char *refused_class = NULL;
 
 	authority(c, auth, sizeof(auth));
+	/*
+	 * Out of descriptors or memory says nothing of the file, nor of the name: this host
+	 * failed the request, which may be made again, and the rule that allowed it stands.
+	 */
+	if (host_failure(res->hosts_errno)) {
+		reply(c, 503, NULL, NULL,
+		      "sbxrun: cannot look up host %s: this host cannot open /etc/hosts now (%s); "
+		      "try again later",
+		      auth, strerror(res->hosts_errno));
+		return;
+	}
 	if (res->hosts_errno) {
 		char rule[96];
 

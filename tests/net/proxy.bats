@@ -463,6 +463,31 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$output" = 0 ]
 }
 
+@test "an /etc/hosts this host cannot open (no descriptor left) is its failure: 503, not a refusal" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n127.0.0.1 listed.example.test\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	printf 'listed.example.test 127.0.0.2\n' >"$d/zone"
+	# Every open of the file fails with EMFILE, the proxy's other opens do not.
+	PX_PRE="$FAILINJ hostsfd --" fetch_in_dns_netns listed.example.test
+	[ "$status" -eq 0 ]
+	# EMFILE as musl and glibc word it.
+	[[ "${lines[0]}" =~ ^"listed.example.test: sbxrun: cannot look up host listed.example.test: this host cannot open /etc/hosts now ("(No file descriptors available|Too many open files)"); try again later"$ ]]
+	[ "${lines[1]}" = "proxy: 0" ]
+	[ ! -s "$d/dns.log" ]
+	run python3 -c 'import json,sys
+for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"], j["rule"])' \
+		"$d/proxy.log"
+	[ "${lines[0]}" = "allow 503 allow *.example.test" ]
+	[ "${#lines[@]}" -eq 1 ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+	# Positive control: without the fault, the file gives the name its address.
+	fetch_in_dns_netns listed.example.test
+	[ "${lines[0]}" = "listed.example.test: hello" ]
+	[ "${lines[1]}" = "proxy: 0" ]
+}
+
 @test "names that resolve slowly do not hold up the lookups of other names" {
 	d=$BATS_TEST_TMPDIR
 	printf '127.0.0.1 localhost\n' >"$d/hosts"
