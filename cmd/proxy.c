@@ -167,7 +167,7 @@ int own_proxy_start(struct opts *o)
 int cmd_proxy(int argc, char **argv)
 {
 	struct sbx_domain_policy pol = {0};
-	struct sbx_proxy_config cfg = {.policy = &pol, .log_fd = -1};
+	struct sbx_proxy_config cfg = {.policy = &pol, .log_fd = -1, .log_what = "proxy: --log"};
 	struct sbx_listen_addr la;
 	struct sigaction sa = {0};
 	struct stat made = {0};

@@ -165,6 +165,99 @@ refuse_loop() {
 	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 10 ]
 }
 
+# refused_requests N: a Python program that sends N requests for a denied host through the
+# proxy the variables name, each on its own connection, and prints how many got their 403.
+refused_requests() {
+	echo "import os, socket
+host, port = os.environ['http_proxy'].split('//')[1].rstrip('/').split(':')
+n = 0
+for i in range($1):
+    s = socket.create_connection((host, int(port)), timeout=5)
+    s.sendall(b'GET http://denied.invalid/x HTTP/1.1\\r\\nHost: denied.invalid\\r\\n\\r\\n')
+    n += s.recv(64).startswith(b'HTTP/1.1 403 ')
+    s.close()
+print(n, flush=True)"
+}
+
+@test "--network-log to a pipe another confined run holds and never reads: lines lost are said" {
+	# Run 1, beside run 2: it makes the pipe where run 2's log goes and holds it open,
+	# reading nothing.
+	rm -f "$WS/ready"
+	"$S" -C "$WS" -- sh -c 'mkfifo net.log && exec 3<>net.log && touch ready && sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/net.log" ]
+	# Run 2 makes more decisions than the pipe holds (64 KiB), waits past the 5 s after
+	# which a reader that takes nothing has stopped, and makes some more: the proxy answers
+	# every one, and the run says how many lines were lost, and why.
+	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- sh -c "python3 -c \"$(refused_requests 600)\" && sleep 6 &&
+			python3 -c \"$(refused_requests 100)\""
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 600 ]
+	[ "${lines[1]}" = 100 ]
+	[[ "${lines[2]}" =~ ^"sbxrun: --network-log: "[0-9]+" of 700 lines were not written: the pipe's reader stopped reading"$ ]]
+	[ "${#lines[@]}" -eq 3 ]
+	# Run 3 ends well within those 5 s, its lines waiting behind the full pipe: they are
+	# dropped when the proxy stops, and said so.
+	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- python3 -c "$(refused_requests 200)"
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 200 ]
+	[ "${lines[1]}" = "sbxrun: --network-log: 200 of 200 lines were not written: the pipe's reader had not taken them when the proxy stopped" ]
+	[ "${#lines[@]}" -eq 2 ]
+	unchanged
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	# Control: a reader that reads gets every line, and nothing is said.
+	rm "$WS/net.log"
+	mkfifo "$WS/net.log"
+	timeout 30 cat "$WS/net.log" >"$BATS_TEST_TMPDIR/got" 2>/dev/null 3>&- &
+	local reader=$!
+	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- python3 -c "$(refused_requests 700)"
+	wait "$reader" || true
+	[ "$status" -eq 0 ]
+	[ "$output" = 700 ]
+	[ "$(grep -c '"decision":"deny"' "$BATS_TEST_TMPDIR/got")" -eq 700 ]
+}
+
+@test "--network-log to a pipe whose reader closes its end mid-run: the proxy lives on, says so" {
+	# Run 1, beside run 2: it makes the pipe where run 2's log goes, holds it open, and closes
+	# it once run 2's command has started. write(2) then fails with EPIPE (and raises SIGPIPE,
+	# whose default action would end the proxy).
+	rm -f "$WS/ready" "$WS/started" "$WS/closed"
+	"$S" -C "$WS" -- sh -c 'mkfifo net.log && exec 3<>net.log && touch ready &&
+		while [ ! -e started ]; do sleep 0.05; done; exec 3<&-; touch closed; sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/net.log" ]
+	local cmd
+	cmd="touch started; while [ ! -e closed ]; do sleep 0.05; done; python3 -c \"$(refused_requests 10)\""
+	run timeout -k 5 30 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- sh -c "$cmd"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 10 ]
+	[ "${lines[1]}" = "sbxrun: --network-log: 10 of 10 lines were not written: the pipe's reader closed it" ]
+	[ "${#lines[@]}" -eq 2 ]
+	unchanged
+	# Control: a regular file there gets every line, appended as they come.
+	rm "$WS/net.log" "$WS/started" "$WS/closed"
+	touch "$WS/closed"
+	run timeout -k 5 30 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- sh -c "$cmd"
+	[ "$status" -eq 0 ]
+	[ "$output" = 10 ]
+	[ "$(grep -c '"decision":"deny"' "$WS/net.log")" -eq 10 ]
+}
+
 @test "a pipe's reader that takes a page now and then: the run still ends when its command does" {
 	local sock="$BATS_TEST_TMPDIR/ok.sock" got="$BATS_TEST_TMPDIR/got"
 	# The broker's refusals (the supervisor's loop, which never waits) wait in memory for the
