@@ -153,7 +153,7 @@ refuse_loop() {
 	echo "status $status: $output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = ended ]
-	[ "${lines[1]}" = "sbxrun: --report: some lines could not be written" ]
+	[ "${lines[1]}" = "sbxrun: --report: 10 of 10 lines were not written: the pipe's reader closed it" ]
 	[ "${#lines[@]}" -eq 2 ]
 	unchanged
 	# Control: a regular file there gets every line.
@@ -258,6 +258,55 @@ print(n, flush=True)"
 	[ "$(grep -c '"decision":"deny"' "$WS/net.log")" -eq 10 ]
 }
 
+# on_full_fs DIR CMD...: CMD in a private mount namespace where DIR is a small tmpfs that is full
+# already, and /tmp one of its own (what sbxrun makes there, and may not remove from within the
+# namespace, goes with it). As uid 65534 the mount namespace is that of a user namespace that
+# maps that uid alone, and the capabilities it gives go before CMD: sbxrun runs unprivileged.
+on_full_fs() {
+	local fill='mount -t tmpfs -o mode=1777 tmpfs /tmp &&
+		mount -t tmpfs -o size=32k,mode=1777 tmpfs "$0" &&
+		{ dd if=/dev/zero of="$0/fill" bs=1k 2>/dev/null; [ -s "$0/fill" ]; } && exec "$@"'
+	if [ "$(id -u)" = 0 ]; then
+		unshare --mount --propagation private sh -c "$fill" "$@"
+	else
+		unshare --user --map-current-user --keep-caps --mount --propagation private \
+			sh -c "$fill" "$1" setpriv --inh-caps=-all -- "${@:2}"
+	fi
+}
+
+@test "a report on a full file system: the lines lost are counted with the system's reason" {
+	local d="$BATS_TEST_TMPDIR/full"
+	mkdir -p "$d"
+	# The supervisor's lines: refusals the command meets.
+	run on_full_fs "$d" timeout -k 5 60 "$S" -C "$WS" --report "$d/report.jsonl" -- \
+		sh -c "$(refuse_loop 10 "$OUT/file.txt"); echo ended"
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ended ]
+	# Its last line, and the only one on lost lines (as uid 65534, in that user namespace,
+	# sbxrun may also warn of mount points it made and cannot remove).
+	[ "${lines[-1]}" = "sbxrun: --report: 10 of 10 lines were not written: No space left on device" ]
+	run grep -c "lines were not written" <<<"$output"
+	[ "$output" = 1 ]
+	# The proxy worker's lines: requests it refuses.
+	run on_full_fs "$d" timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com \
+		--report "$d/report.jsonl" -- python3 -c "$(refused_requests 20)"
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 20 ]
+	[ "${lines[-1]}" = "sbxrun: --report: 20 of 20 lines were not written: No space left on device" ]
+	run grep -c "lines were not written" <<<"$output"
+	[ "$output" = 1 ]
+	unchanged
+	# Control: a file with room gets every line of both.
+	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --report "$d/report.jsonl" \
+		-- sh -c "$(refuse_loop 10 "$OUT/file.txt"); python3 -c \"$(refused_requests 20)\""
+	[ "$status" -eq 0 ]
+	[ "$output" = 20 ]
+	[ "$(grep -c '"errno":"EROFS"' "$d/report.jsonl")" -eq 10 ]
+	[ "$(grep -c '"address":"denied.invalid:80"' "$d/report.jsonl")" -eq 20 ]
+}
+
 @test "a pipe's reader that takes a page now and then: the run still ends when its command does" {
 	local sock="$BATS_TEST_TMPDIR/ok.sock" got="$BATS_TEST_TMPDIR/got"
 	# The broker's refusals (the supervisor's loop, which never waits) wait in memory for the
@@ -292,7 +341,7 @@ print('ended', flush=True)"
 	echo "status $status: ${output:0:2000}"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = ended ]
-	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 2000 lines were not written: the pipe's reader stopped reading"$ ]]
+	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 2000 lines were not written: the pipe's reader had not taken them 5 seconds after the command ended"$ ]]
 	[ "${#lines[@]}" -eq 2 ]
 	# Control: a reader that reads gets every line.
 	rm "$WS/report.jsonl"
