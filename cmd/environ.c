@@ -134,6 +134,8 @@ int environ_seen(const struct invocation *inv, struct sbx_strv *names)
 							     ? sbx_proxy_vars[i][k] - 'A' + 'a'
 							     : sbx_proxy_vars[i][k]);
 			lower[i][k] = '\0';
+			if (!sbx_proxy_var_own(i))
+				continue; /* removed instead */
 			add[n++] = sbx_proxy_vars[i];
 			add[n++] = lower[i];
 		}
