@@ -89,6 +89,49 @@ stop_traced() {
 	PX_PID=
 }
 
+# start_proxy_fifo_log: sbxrun proxy allowing localhost, its --log the pipe $FIFO (which the
+# caller holds open for reading); sets PX, PX_PID and PX_ERR as start_proxy does.
+start_proxy_fifo_log() {
+	PX_ERR=$BATS_TEST_TMPDIR/proxy.err
+	: >"$BATS_TEST_TMPDIR/proxy.addr"
+	"$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain localhost --log "$FIFO" </dev/null \
+		>"$BATS_TEST_TMPDIR/proxy.addr" 2>"$PX_ERR" 3>&- 7>&- &
+	PX_PID=$!
+	PIDS+=($PX_PID)
+	wait_line "$BATS_TEST_TMPDIR/proxy.addr"
+	PX=$(cat "$BATS_TEST_TMPDIR/proxy.addr")
+}
+
+@test "--log to a pipe whose reader closes it: the proxy serves on, and says what was lost" {
+	start_upstream
+	FIFO=$BATS_TEST_TMPDIR/log.fifo
+	mkfifo "$FIFO"
+	exec 7<>"$FIFO"
+	start_proxy_fifo_log
+	# Its only reader goes: each write fails with EPIPE (and raises SIGPIPE).
+	exec 7<&-
+	for _ in 1 2 3; do
+		run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	[ "$(cat "$PX_ERR")" = "sbxrun: proxy: --log: 3 of 3 lines were not written: the pipe's reader closed it" ]
+	# Control: a reader that reads gets every line, and nothing is said.
+	exec 7<>"$FIFO"
+	start_proxy_fifo_log
+	for _ in 1 2 3; do
+		run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	[ ! -s "$PX_ERR" ]
+	timeout 5 head -n 3 <&7 >"$BATS_TEST_TMPDIR/got"
+	exec 7<&-
+	[ "$(grep -c '"decision":"allow"' "$BATS_TEST_TMPDIR/got")" -eq 3 ]
+}
+
 @test "a refused name is never resolved or connected: no socket is made for it" {
 	command -v strace >/dev/null
 	start_upstream
