@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmd.h"
 #ifdef _WIN32
@@ -120,7 +121,7 @@ int environ_seen(const struct invocation *inv, struct sbx_strv *names)
 {
 	const char *add[2 + 2 * SBX_PROXY_VARS_N];
 	char lower[SBX_PROXY_VARS_N][32];
-	int n = environ_sandbox_vars(&inv->plan, add);
+	int n = environ_sandbox_vars(&inv->plan, add), r;
 	const struct sbx_plan *p = &inv->plan;
 
 	/* Linux, run --allow-domain: the helper sets every proxy variable to its proxy. */
@@ -134,8 +135,35 @@ int environ_seen(const struct invocation *inv, struct sbx_strv *names)
 							     ? sbx_proxy_vars[i][k] - 'A' + 'a'
 							     : sbx_proxy_vars[i][k]);
 			lower[i][k] = '\0';
+			if (!sbx_proxy_var_own(i))
+				continue; /* removed instead */
 			add[n++] = sbx_proxy_vars[i];
 			add[n++] = lower[i];
 		}
-	return sbx_env_names(&inv->env, add, (size_t)n, names);
+	r = sbx_env_names(&inv->env, add, (size_t)n, names);
+	/*
+	 * run --allow-domain: what sbxrun's own proxy removes (npm's "http-proxy" spelling) the
+	 * command does not get, even where the caller set it (Linux: the worker's environment;
+	 * macOS: --env-deny).
+	 */
+	if (!r && n && p->net.own_proxy &&
+	    (p->platform == SBX_PLATFORM_LINUX || p->platform == SBX_PLATFORM_MACOS)) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < names->n; i++) {
+			bool removed = false;
+
+			for (int j = 0; j < SBX_PROXY_VARS_N && !removed; j++)
+				removed = !sbx_proxy_var_own(j) &&
+					  strcasecmp(names->v[i], sbx_proxy_vars[j]) == 0;
+			if (removed)
+				free(names->v[i]);
+			else
+				names->v[k++] = names->v[i];
+		}
+		for (size_t i = k; i < names->n; i++)
+			names->v[i] = NULL;
+		names->n = k;
+	}
+	return r;
 }

@@ -153,9 +153,13 @@ int own_proxy_start(struct opts *o)
 	ep.port = (unsigned)atoi(strrchr(bound, ':') + 1);
 	r = sbx_proxy_env_own(&ep, &env);
 	for (size_t i = 0; !r && i < env.n && i < 2 * SBX_PROXY_VARS_N; i++) {
+		bool unset = !strchr(env.v[i], '='); /* a name alone: removed, as --env-deny does */
+
 		snprintf(vars[i], sizeof(vars[i]), "%s", env.v[i]);
-		if (o->n_env_set == OPT_LIST_MAX)
+		if ((unset ? o->n_env_deny : o->n_env_set) == OPT_LIST_MAX)
 			r = -E2BIG;
+		else if (unset)
+			o->env_deny[o->n_env_deny++] = vars[i];
 		else
 			o->env_set[o->n_env_set++] = vars[i];
 	}
@@ -167,7 +171,7 @@ int own_proxy_start(struct opts *o)
 int cmd_proxy(int argc, char **argv)
 {
 	struct sbx_domain_policy pol = {0};
-	struct sbx_proxy_config cfg = {.policy = &pol, .log_fd = -1};
+	struct sbx_proxy_config cfg = {.policy = &pol, .log_fd = -1, .log_what = "proxy: --log"};
 	struct sbx_listen_addr la;
 	struct sigaction sa = {0};
 	struct stat made = {0};

@@ -53,7 +53,6 @@ struct report {
 	pthread_mutex_t lock;
 	size_t n;
 	char *first;	/* the first denial in a few words (sbx_report_brief), or NULL */
-	bool write_err; /* a line could not be written (the summary says so) */
 	size_t limit;	/* REPORT_MAX_BYTES for each process writing a run's report; 0: none */
 	size_t bytes;	/* written by this process (a forked one counts its own) */
 	size_t dropped; /* lines not written: past REPORT_MAX_BYTES */
@@ -64,7 +63,14 @@ struct report {
 	 */
 	bool fifo;
 	bool stalled; /* its reader took nothing for REPORT_STALL_MS: nothing is waited for */
-	size_t lost;  /* lines not written: its reader stopped, or too many waited */
+	/*
+	 * Lines not written, by cause, each said apart in the summary: its reader stopped
+	 * (stopped), REPORT_QUEUE_MAX waited (full), it had not taken them REPORT_STALL_MS after
+	 * the command ended (late), a forked writer found it full (no_room), or write(2) failed
+	 * (failed, with err the first such error: EPIPE, ENOSPC).
+	 */
+	size_t stopped, full, late, no_room_lines, failed;
+	int err;
 	char *q;
 	size_t qhead, qoff, qlen, qcap;
 	int64_t since;
@@ -373,8 +379,15 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static void failed(struct report *r, size_t lines, int err)
+{
+	r->failed += lines;
+	if (!r->err)
+		r->err = err;
+}
+
 /* The waiting lines after the one begun (kept: never a torn line), dropped and counted. */
-static void drop_waiting(struct report *r)
+static void drop_waiting(struct report *r, size_t *count)
 {
 	size_t cut = r->qhead;
 
@@ -383,7 +396,7 @@ static void drop_waiting(struct report *r)
 				(r->q + r->qhead)) +
 		       1;
 	for (size_t i = cut; i < r->qlen; i++)
-		r->lost += r->q[i] == '\n';
+		*count += r->q[i] == '\n';
 	r->qlen = cut;
 }
 
@@ -457,8 +470,12 @@ static void flush(struct report *r)
 		if (w < 0 && errno == EAGAIN)
 			break;
 		if (w <= 0) {
-			/* Its reader is gone: nothing more gets through. */
-			r->write_err = true;
+			/* Its reader is gone (EPIPE), or worse: nothing more gets through. */
+			size_t lines = 0;
+
+			for (size_t i = r->qhead; i < r->qlen; i++)
+				lines += r->q[i] == '\n';
+			failed(r, lines, w < 0 ? errno : EIO);
 			r->qhead = r->qoff = r->qlen = 0;
 			break;
 		}
@@ -473,14 +490,16 @@ static void flush(struct report *r)
 	if (r->qhead == r->qlen)
 		r->qhead = r->qlen = 0;
 	if (r->stalled)
-		drop_waiting(r);
+		drop_waiting(r, &r->stopped);
 }
 
-/* Puts a line (newline-ended) behind the waiting ones; false when too many wait. Locked. */
-static bool enqueue(struct report *r, const char *line, size_t len)
+/* Puts a line (newline-ended) behind the waiting ones, or counts it lost. Locked. */
+static void enqueue(struct report *r, const char *line, size_t len)
 {
-	if (len > REPORT_QUEUE_MAX - (r->qlen - r->qhead))
-		return false;
+	if (len > REPORT_QUEUE_MAX - (r->qlen - r->qhead)) {
+		r->full++;
+		return;
+	}
 	if (r->qhead && r->qlen + len > r->qcap) {
 		memmove(r->q, r->q + r->qhead, r->qlen - r->qhead);
 		r->qlen -= r->qhead;
@@ -493,8 +512,10 @@ static bool enqueue(struct report *r, const char *line, size_t len)
 		while (cap < r->qlen + len)
 			cap *= 2;
 		q = realloc(r->q, cap);
-		if (!q)
-			return false;
+		if (!q) {
+			failed(r, 1, ENOMEM);
+			return;
+		}
 		r->q = q;
 		r->qcap = cap;
 	}
@@ -502,7 +523,6 @@ static bool enqueue(struct report *r, const char *line, size_t len)
 		r->since = now_ms();
 	memcpy(r->q + r->qlen, line, len);
 	r->qlen += len;
-	return true;
 }
 
 /*
@@ -518,11 +538,21 @@ static void drain(struct report *r, int64_t end)
 		int64_t now = now_ms(), left = r->since + REPORT_STALL_MS - now;
 		bool no_room = r->no_room; /* read locked: another thread's flush sets it */
 
-		if (end - now < left)
+		if (end - now < left) {
 			left = end - now;
+			if (left <= 0) {
+				/* Still reading, but the command has ended: no later than end. */
+				size_t lines = 0;
+
+				r->stalled = true; /* nothing more is waited for */
+				drop_waiting(r, &lines);
+				r->late += lines;
+				break;
+			}
+		}
 		if (left <= 0) {
 			r->stalled = true;
-			drop_waiting(r);
+			drop_waiting(r, &r->stopped);
 			break;
 		}
 		pthread_mutex_unlock(&r->lock);
@@ -537,9 +567,19 @@ static void drain(struct report *r, int64_t end)
 }
 
 /*
+ * A regular file takes part of a line only when its file system fills up (or a size limit,
+ * which sbxrun sets none of): the error of a write that took less than all.
+ */
+static int short_write_err(ssize_t w)
+{
+	return w < 0 ? errno : ENOSPC;
+}
+
+/*
  * In a forked process: the line to the file, the brief to the owner (one write each), marked
- * '+' when the line was written, '-' when it was over the limit and '!' when a pipe had no room
- * for it, for the owner's summary. It cannot wait (the proxy's loop) nor keep the rest of a
+ * '+' when the line was written, '-' when it was over the limit, '!' when a pipe had no room
+ * for it and 'E' with the error's number in three digits when write(2) failed, for the owner's
+ * summary. It cannot wait (the proxy's loop) nor keep the rest of a
  * line for later: a line longer than PIPE_BUF, which a pipe could take in part, is not written
  * to one (a proxy's line is far shorter).
  */
@@ -547,15 +587,22 @@ static void relay_add(struct report *r, const char *line, const struct sbx_repor
 {
 	char *brief = sbx_report_brief(l);
 	bool kept = line && fits(r, strlen(line));
-	char buf[512], mark = kept || !line ? '+' : '-';
+	char buf[512], mark[8] = {kept || !line ? '+' : '-'};
 	size_t len;
+	ssize_t w;
 
 	if (kept && r->fifo && strlen(line) > PIPE_BUF)
-		mark = '!';
-	else if (kept && write(r->fd, line, strlen(line)) != (ssize_t)strlen(line))
-		mark = '!';
+		mark[0] = '!';
+	else if (kept && (w = write(r->fd, line, strlen(line))) != (ssize_t)strlen(line)) {
+		int err = short_write_err(w);
+
+		if (r->fifo && err == EAGAIN)
+			mark[0] = '!';
+		else
+			snprintf(mark, sizeof(mark), "E%03d", err > 0 && err < 1000 ? err : EIO);
+	}
 	/* At most PIPE_BUF bytes: the pipe keeps the line whole; a newline in a name is none. */
-	len = (size_t)snprintf(buf, sizeof(buf), "%c%s", mark, brief ? brief : "?");
+	len = (size_t)snprintf(buf, sizeof(buf), "%s%s", mark, brief ? brief : "?");
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
 	for (size_t i = 0; i < len; i++)
@@ -577,13 +624,21 @@ int report_relay_read(struct report *r)
 		buf[n] = '\0';
 		pthread_mutex_lock(&r->lock);
 		for (char *p = buf, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+			size_t skip = *p != '\0';
+
 			*nl = '\0';
 			if (*p == '-')
 				r->dropped++;
 			if (*p == '!')
-				r->lost++;
+				r->no_room_lines++;
+			if (*p == 'E' && nl - p >= 4) {
+				char num[4] = {p[1], p[2], p[3], '\0'};
+
+				failed(r, 1, atoi(num));
+				skip = 4;
+			}
 			if (r->n++ == 0)
-				r->first = strdup(p + (*p != '\0'));
+				r->first = strdup(p + skip);
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
@@ -617,14 +672,20 @@ void report_add(struct report *r, const struct sbx_report_line *l)
 	else if (line && r->fifo) {
 		flush(r);
 		if (r->stalled && r->qhead < r->qlen)
-			r->lost++; /* the begun line is still not out: no room for one more */
-		else if (!enqueue(r, line, len))
-			r->lost++;
+			r->stopped++; /* the begun line is still not out: no room for one more */
+		else
+			enqueue(r, line, len);
 		flush(r);
 		if (!pthread_equal(pthread_self(), r->loop))
 			drain(r, now_ms() + REPORT_STALL_MS);
-	} else if (!line || write(r->fd, line, len) != (ssize_t)len)
-		r->write_err = true;
+	} else if (!line) {
+		failed(r, 1, ENOMEM);
+	} else {
+		ssize_t w = write(r->fd, line, len);
+
+		if (w != (ssize_t)len)
+			failed(r, 1, short_write_err(w));
+	}
 	if (r->n++ == 0)
 		r->first = sbx_report_brief(l);
 	pthread_mutex_unlock(&r->lock);
@@ -660,13 +721,32 @@ void report_print_summary(struct report *r, bool failed)
 		sbx_put_sanitized(s, stderr);
 		fputc('\n', stderr);
 	}
-	if (r->write_err)
-		fprintf(stderr, "sbxrun: --report: some lines could not be written\n");
-	if (r->lost)
+	if (r->stopped)
 		fprintf(stderr,
 			"sbxrun: --report: %zu of %zu lines were not written: the pipe's reader "
 			"stopped reading\n",
-			r->lost, r->n);
+			r->stopped, r->n);
+	if (r->full)
+		fprintf(stderr,
+			"sbxrun: --report: %zu of %zu lines were not written: more than %u MiB of "
+			"lines waited for the pipe's reader\n",
+			r->full, r->n, REPORT_QUEUE_MAX >> 20);
+	if (r->late)
+		fprintf(stderr,
+			"sbxrun: --report: %zu of %zu lines were not written: the pipe's reader "
+			"had "
+			"not taken them %d seconds after the command ended\n",
+			r->late, r->n, REPORT_STALL_MS / 1000);
+	if (r->no_room_lines)
+		fprintf(stderr,
+			"sbxrun: --report: %zu of %zu lines were not written: the pipe was full "
+			"when "
+			"the proxy wrote them\n",
+			r->no_room_lines, r->n);
+	if (r->failed)
+		fprintf(stderr, "sbxrun: --report: %zu of %zu lines were not written: %s\n",
+			r->failed, r->n,
+			r->err == EPIPE ? "the pipe's reader closed it" : strerror(r->err));
 	if (r->dropped)
 		fprintf(stderr,
 			"sbxrun: --report: %zu of %zu lines were not written: past the limit of "

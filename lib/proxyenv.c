@@ -468,6 +468,17 @@ int sbx_proxy_env_rewrite(char *const *env, struct sbx_strv *out)
 	return r;
 }
 
+bool sbx_proxy_var_own(int i)
+{
+	/*
+	 * npm reads npm_config_* as its own settings, and has no "http-proxy" one: its keys are
+	 * "proxy" and "https-proxy", which cover every request (and, as fallbacks, what tools
+	 * reading npm's settings look at first). npm 11 warns of the unknown key on every command;
+	 * the variable is still read, as Codex sets it, when the caller names a proxy with it.
+	 */
+	return strcmp(sbx_proxy_vars[i], "NPM_CONFIG_HTTP_PROXY") != 0;
+}
+
 int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, struct sbx_strv *out)
 {
 	char where[64];
@@ -483,7 +494,10 @@ int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, struct sbx_strv *out)
 			for (k = 0; sbx_proxy_vars[i][k] && k + 1 < sizeof(name); k++)
 				name[k] = low ? lower(sbx_proxy_vars[i][k]) : sbx_proxy_vars[i][k];
 			name[k] = '\0';
-			if (asprintf(&kv, "%s=http://%s", name, where) < 0)
+			/* Not set, and unset: a value inherited would name a proxy out of reach. */
+			if (!sbx_proxy_var_own(i))
+				kv = strdup(name);
+			else if (asprintf(&kv, "%s=http://%s", name, where) < 0)
 				kv = NULL;
 			r = sbx_strv_push_owned(out, kv);
 		}

@@ -1323,9 +1323,13 @@ int sbx_proxy_rewrite(const char *value, const char *host, unsigned port, char *
 int sbx_proxy_env_rewrite(char *const *env, struct sbx_strv *out);
 /*
  * The proxy variables of sbxrun's own proxy (run --allow-domain): every variable of
- * sbx_proxy_vars, in both spellings, set to http://ADDR as "NAME=VALUE" in out. 0 or -ENOMEM.
+ * sbx_proxy_vars that sbx_proxy_var_own keeps, in both spellings, set to http://ADDR as
+ * "NAME=VALUE" in out; the others as "NAME" alone, to be removed from the command's
+ * environment. 0 or -ENOMEM.
  */
 int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, struct sbx_strv *out);
+/* Whether sbxrun's own proxy sets sbx_proxy_vars[i] (all but NPM_CONFIG_HTTP_PROXY). */
+bool sbx_proxy_var_own(int i);
 
 /*
  * Codex's ManagedNetworkSandboxContext: {"loopbackPorts":[PORT,...],"allowLocalBinding":BOOL,

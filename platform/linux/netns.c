@@ -210,7 +210,11 @@ static int put_env(const struct sbx_strv *v, struct sbx_diag *d)
 	for (size_t i = 0; i < v->n; i++) {
 		char *eq = strchr(v->v[i], '='), name[64];
 
-		if (!eq || (size_t)(eq - v->v[i]) >= sizeof(name))
+		if (!eq) {
+			unsetenv(v->v[i]); /* a name alone is one to remove */
+			continue;
+		}
+		if ((size_t)(eq - v->v[i]) >= sizeof(name))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - v->v[i]), v->v[i]);
 		if (setenv(name, eq + 1, 1) < 0)

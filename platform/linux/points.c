@@ -152,14 +152,28 @@ static bool empty_point(int fd, const struct stat *st, bool dir, const char *hol
 }
 
 /*
- * Could this run have made the object st? Owned by its user, with no write permission: a
- * point is made 0555 or 0444. Another user's object in a shared directory (a point of that
- * user's, or what an attacker made to look like one), or a writable one of the user's own, is
- * not this run's to remove.
+ * Could this run have made the object fd (of type st)? Owned by its user, with no write
+ * permission: a point is made 0555 or 0444. Another user's object in a shared directory (a
+ * point of that user's, or what an attacker made to look like one), or a writable one of the
+ * user's own, is not this run's to remove.
+ *
+ * The owner is asked of the kernel too: in a user namespace, an owner it does not map reads
+ * as the overflow uid, 65534, which is also nobody's own uid there (a root's point in /tmp
+ * met by nobody's run was taken for its own, and its removal failed with EPERM at the end).
+ * Setting O_NOATIME on a descriptor takes the owner of the object, or CAP_FOWNER over it:
+ * the same as removing it from a sticky directory.
  */
-static bool point_ours(const struct stat *st)
+static bool point_ours(int fd, const struct stat *st)
 {
-	return st->st_uid == geteuid() && !(st->st_mode & 0222);
+	int fl;
+
+	if (st->st_uid != geteuid() || (st->st_mode & 0222))
+		return false;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NOATIME) < 0)
+		return false;
+	fcntl(fd, F_SETFL, fl);
+	return true;
 }
 
 /* ---- finding the points of a plan ---------------------------------------------------------- */
@@ -462,7 +476,7 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 	pt->fd = fd;
 	pt->dev = (unsigned long long)st.st_dev;
 	pt->ino = (unsigned long long)st.st_ino;
-	pt->foreign = !point_ours(&st);
+	pt->foreign = !point_ours(fd, &st);
 	return 0;
 fail:
 	err = errno;

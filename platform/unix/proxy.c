@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,17 @@
 /* Rounds of relay() per wake-up of one connection: enough to keep a transfer streaming, few
  * enough that one busy transfer does not hold up the other connections. */
 #define RELAY_ROUNDS 8
+
+/*
+ * A pipe as the log (report_open_fd opens one non-blocking): a confined command may hold it open
+ * and never read, and the loop never waits on it. Lines wait in memory for it, LOG_QUEUE_MAX
+ * bytes at most, written as it takes them; one that takes nothing for LOG_STALL_MS is taken to
+ * have stopped: what waits is dropped, and so is every line it has no room for, until it takes
+ * one again. A line is never torn: the rest of one the pipe took in part is written before any
+ * other. What was not written is counted, by cause, and said once when the proxy stops.
+ */
+#define LOG_STALL_MS  5000
+#define LOG_QUEUE_MAX (1u << 20)
 
 static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
@@ -170,7 +182,21 @@ struct conn {
 	int64_t deadline; /* monotonic milliseconds; 0 for none */
 };
 
-enum slot_kind { SLOT_LISTEN, SLOT_RESOLVER, SLOT_CLIENT, SLOT_UPSTREAM };
+enum slot_kind { SLOT_LISTEN, SLOT_RESOLVER, SLOT_CLIENT, SLOT_UPSTREAM, SLOT_LOG };
+
+/* The log's lines, and those a pipe has not taken (see LOG_STALL_MS). */
+struct logq {
+	bool pipe;
+	char *q; /* q[head, len): whole lines waiting, off bytes of the first written */
+	size_t head, off, len, cap;
+	int64_t since; /* when the pipe last took bytes, or when q filled from empty */
+	bool stalled;  /* its reader took nothing for LOG_STALL_MS */
+	size_t lines;  /* lines meant for the log */
+	/* Lines not written: its reader stopped, too many waited, the proxy stopped first, or
+	 * write(2) failed (with err, the first such error). */
+	size_t stopped, full, late, failed;
+	int err;
+};
 
 struct slot {
 	enum slot_kind kind;
@@ -190,6 +216,7 @@ struct sbx_proxy {
 	size_t cap_slots;
 	size_t log_bytes; /* written to cfg.log_fd */
 	bool log_full;	  /* past cfg.log_max: said once, nothing more written */
+	struct logq log;
 };
 
 static int64_t now_ms(void)
@@ -214,18 +241,203 @@ static void setup_socket(int fd, bool tcp)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-static void write_all(int fd, const char *s, size_t n)
+/* 0, or the error that stopped the write (the line is lost, not the proxy). */
+static int write_all(int fd, const char *s, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, s, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return; /* the log is lost, not the proxy */
+		if (w < 0)
+			return errno;
+		if (w == 0)
+			return EIO;
 		s += w;
 		n -= (size_t)w;
 	}
+	return 0;
+}
+
+static void log_failed(struct logq *l, size_t lines, int err)
+{
+	l->failed += lines;
+	if (!l->err)
+		l->err = err;
+}
+
+/* The lines in q[from, len), dropped and counted in *count. */
+static void log_drop(struct logq *l, size_t from, size_t *count)
+{
+	for (size_t i = from; i < l->len; i++)
+		*count += l->q[i] == '\n';
+	l->len = from;
+	if (l->head == l->len)
+		l->head = l->len = l->off = 0;
+}
+
+/* The waiting lines but the one begun, which a reader that comes back still reads whole. */
+static void log_drop_waiting(struct logq *l, size_t *count)
+{
+	size_t cut = l->head;
+
+	if (l->off)
+		cut += (size_t)((char *)memchr(l->q + l->head, '\n', l->len - l->head) -
+				(l->q + l->head)) +
+		       1;
+	log_drop(l, cut, count);
+}
+
+/* Writes what the pipe takes now, a line at a time. */
+static void log_flush(struct sbx_proxy *px)
+{
+	struct logq *l = &px->log;
+
+	while (l->head < l->len) {
+		const char *line = l->q + l->head;
+		size_t len = (size_t)((char *)memchr(line, '\n', l->len - l->head) - line) + 1;
+		ssize_t w = write(px->cfg.log_fd, line + l->off, len - l->off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			break;
+		if (w <= 0) {
+			/* Its reader closed it (EPIPE: SIGPIPE is ignored), or worse: none gets through. */
+			int err = w < 0 ? errno : EIO;
+			size_t lost = 0;
+
+			log_drop(l, l->head, &lost);
+			log_failed(l, lost, err);
+			break;
+		}
+		l->since = now_ms();
+		l->stalled = false;
+		l->off += (size_t)w;
+		if (l->off == len) {
+			l->head += len;
+			l->off = 0;
+		}
+	}
+	if (l->head == l->len)
+		l->head = l->len = l->off = 0;
+	if (l->stalled)
+		log_drop_waiting(l, &l->stopped);
+}
+
+/* One line (newline-ended) to the log: appended to a file, queued for a pipe. */
+static void log_put(struct sbx_proxy *px, const char *line, size_t len)
+{
+	struct logq *l = &px->log;
+	int err;
+
+	l->lines++;
+	if (!l->pipe) {
+		/* A file, or standard error as the caller gave it: written as it comes. */
+		err = write_all(px->cfg.log_fd, line, len);
+		if (err)
+			log_failed(l, 1, err);
+		return;
+	}
+	log_flush(px);
+	if (l->stalled && l->head < l->len) {
+		l->stopped++; /* the begun line is still not out: no room for one more */
+		return;
+	}
+	if (len > LOG_QUEUE_MAX - (l->len - l->head)) {
+		l->full++;
+		return;
+	}
+	if (l->head && l->len + len > l->cap) {
+		memmove(l->q, l->q + l->head, l->len - l->head);
+		l->len -= l->head;
+		l->head = 0;
+	}
+	if (l->len + len > l->cap) {
+		size_t cap = l->cap ? l->cap : 16384;
+		char *q;
+
+		while (cap < l->len + len)
+			cap *= 2;
+		q = realloc(l->q, cap);
+		if (!q) {
+			log_failed(l, 1, ENOMEM);
+			return;
+		}
+		l->q = q;
+		l->cap = cap;
+	}
+	if (l->len == l->head)
+		l->since = now_ms();
+	memcpy(l->q + l->len, line, len);
+	l->len += len;
+	log_flush(px);
+}
+
+/* A pipe that has taken nothing for LOG_STALL_MS: its reader has stopped. */
+static void log_check(struct sbx_proxy *px, int64_t now)
+{
+	struct logq *l = &px->log;
+
+	if (l->head < l->len && !l->stalled && now - l->since >= LOG_STALL_MS) {
+		l->stalled = true;
+		log_drop_waiting(l, &l->stopped);
+	}
+}
+
+/*
+ * The proxy has stopped: what waits for the pipe gets cfg.log_end_ms more at most, as long as
+ * its reader takes some within LOG_STALL_MS; what is left then is dropped. Then what was not
+ * written, one line for each cause.
+ */
+static void log_finish(struct sbx_proxy *px)
+{
+	struct logq *l = &px->log;
+	int64_t end = now_ms() + px->cfg.log_end_ms;
+	const char *what = px->cfg.log_what;
+	size_t n = l->lines;
+
+	while (l->pipe && l->head < l->len) {
+		struct pollfd pfd = {.fd = px->cfg.log_fd, .events = POLLOUT};
+		int64_t now = now_ms(), left = l->since + LOG_STALL_MS - now;
+
+		if (l->stalled || left <= 0) {
+			log_drop(l, l->head, &l->stopped);
+			break;
+		}
+		if (end - now <= 0) {
+			log_drop(l, l->head, &l->late);
+			break;
+		}
+		if (end - now < left)
+			left = end - now;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR) {
+			log_drop(l, l->head, &l->late);
+			break;
+		}
+		log_flush(px);
+	}
+	if (l->stopped)
+		fprintf(stderr,
+			"sbxrun: %s: %zu of %zu lines were not written: the pipe's reader stopped "
+			"reading\n",
+			what, l->stopped, n);
+	if (l->full)
+		fprintf(stderr,
+			"sbxrun: %s: %zu of %zu lines were not written: more than %u MiB of lines "
+			"waited for the pipe's reader\n",
+			what, l->full, n, LOG_QUEUE_MAX >> 20);
+	if (l->late)
+		fprintf(stderr,
+			"sbxrun: %s: %zu of %zu lines were not written: the pipe's reader had not "
+			"taken them when the proxy stopped\n",
+			what, l->late, n);
+	if (l->failed)
+		fprintf(stderr, "sbxrun: %s: %zu of %zu lines were not written: %s\n", what,
+			l->failed, n,
+			l->err == EPIPE ? "the pipe's reader closed it" : strerror(l->err));
+	free(l->q);
+	memset(l, 0, sizeof(*l));
 }
 
 static void log_decision(struct conn *c)
@@ -267,7 +479,7 @@ static void log_decision(struct conn *c)
 				px->cfg.log_max >> 20);
 		}
 		if (line && !px->log_full) {
-			write_all(px->cfg.log_fd, line, len);
+			log_put(px, line, len);
 			px->log_bytes += len;
 		}
 		free(line);
@@ -518,6 +730,13 @@ static void connect_done(struct conn *c)
 	try_connect(c);
 }
 
+/* An error of this host's (its limits, its memory), not of the file or directory named. */
+static bool host_failure(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM || err == ENOBUFS || err == EAGAIN ||
+	       err == EINTR;
+}
+
 /*
  * Keeps the addresses an allowed name may lead to: public ones that no interface of this host
  * holds; a localhost name's loopback ones; any with allow_private. Without that check, an
@@ -531,6 +750,17 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 	const char *refused_class = NULL;
 
 	authority(c, auth, sizeof(auth));
+	/*
+	 * Out of descriptors or memory says nothing of the file, nor of the name: this host
+	 * failed the request, which may be made again, and the rule that allowed it stands.
+	 */
+	if (host_failure(res->hosts_errno)) {
+		reply(c, 503, NULL, NULL,
+		      "sbxrun: cannot look up host %s: this host cannot open /etc/hosts now (%s); "
+		      "try again later",
+		      auth, strerror(res->hosts_errno));
+		return;
+	}
 	if (res->hosts_errno) {
 		char rule[96];
 
@@ -1302,7 +1532,18 @@ int sbx_proxy_new(const struct sbx_proxy_config *cfg, int listen_fd, struct sbx_
 	DEFAULT(idle_timeout_ms, SBX_PROXY_IDLE_TIMEOUT_MS);
 	DEFAULT(linger_ms, SBX_PROXY_LINGER_MS);
 	DEFAULT(drain_ms, SBX_PROXY_DRAIN_MS);
+	DEFAULT(log_end_ms, LOG_STALL_MS);
+	DEFAULT(log_what, "--network-log");
 #undef DEFAULT
+	{
+		struct stat st;
+		int fl;
+
+		/* Non-blocking only as report_open_fd opened it: standard error is the caller's. */
+		px->log.pipe = px->cfg.log_fd >= 0 && fstat(px->cfg.log_fd, &st) == 0 &&
+			       S_ISFIFO(st.st_mode) && (fl = fcntl(px->cfg.log_fd, F_GETFL)) >= 0 &&
+			       (fl & O_NONBLOCK);
+	}
 	/* The resolver's pipe now (its threads come with the first name): made later, out of
 	 * descriptors, it would fail every name while the shortage lasts. Failing here, it is
 	 * tried again then. */
@@ -1337,7 +1578,7 @@ static int conn_events(const struct conn *c, bool upstream)
 size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, int *timeout_ms)
 {
 	int64_t now = now_ms(), next = -1;
-	size_t n = 0, need = 2 + 2 * px->n;
+	size_t n = 0, need = 3 + 2 * px->n;
 
 	if (px->cap_slots < need) {
 		struct slot *ns = realloc(px->slots, need * sizeof(*ns));
@@ -1363,6 +1604,11 @@ size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, i
 	}
 	if (px->res)
 		ADD(sbx_resolver_notify_fd(px->res), POLLIN, SLOT_RESOLVER, NULL, 0);
+	if (px->log.head < px->log.len && !px->log.stalled) {
+		ADD(px->cfg.log_fd, POLLOUT, SLOT_LOG, NULL, 0);
+		if (next < 0 || px->log.since + LOG_STALL_MS < next)
+			next = px->log.since + LOG_STALL_MS;
+	}
 	for (size_t i = 0; i < px->n; i++) {
 		struct conn *c = px->conns[i];
 		int cev = conn_events(c, false), uev = c->ufd >= 0 ? conn_events(c, true) : 0;
@@ -1399,6 +1645,10 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 			continue;
 		if (s.kind == SLOT_LISTEN) {
 			accept_clients(px);
+			continue;
+		}
+		if (s.kind == SLOT_LOG) {
+			log_flush(px);
 			continue;
 		}
 		if (s.kind == SLOT_RESOLVER) {
@@ -1442,6 +1692,7 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 		relay(c);
 	}
 	now = now_ms();
+	log_check(px, now);
 	for (size_t i = 0; i < px->n; i++) {
 		struct conn *c = px->conns[i];
 
@@ -1491,6 +1742,7 @@ void sbx_proxy_free(struct sbx_proxy *px)
 		return;
 	for (size_t i = 0; i < px->n; i++)
 		free_conn(px->conns[i]);
+	log_finish(px);
 	free(px->conns);
 	free(px->slots);
 	sbx_resolver_free(px->res);

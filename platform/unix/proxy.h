@@ -93,6 +93,13 @@ struct sbx_proxy_config {
 	 * chooses how many connections it opens and the names in them.
 	 */
 	size_t log_max;
+	/*
+	 * When log_fd is a pipe (opened non-blocking): how long, once stopped, the proxy still
+	 * waits for its reader to take the lines that wait (0: 5 seconds); and the name the
+	 * lines on standard error give the log (NULL: "--network-log").
+	 */
+	unsigned log_end_ms;
+	const char *log_what;
 	/* Called once per decision, when its exchange ends (denials at once); may be NULL. */
 	void (*on_decision)(void *arg, const struct sbx_proxy_event *ev);
 	void *on_decision_arg;

@@ -94,7 +94,9 @@ static void add_addr(struct sbx_resolved *res, int family, const void *addr, siz
  */
 static int from_hosts(const char *name, struct sbx_resolved *res)
 {
-	FILE *f = fopen("/etc/hosts", "re");
+	/* No terminal planted at the name becomes the proxy's controlling one. */
+	int fd = open("/etc/hosts", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char *line = NULL;
 	size_t cap = 0;
 	int e;
@@ -105,8 +107,13 @@ static int from_hosts(const char *name, struct sbx_resolved *res)
 	 * servers for a name the file may give another address: where the name leads would be
 	 * theirs, not the file's, so the lookup fails instead.
 	 */
-	if (!f)
-		return errno == ENOENT ? 0 : -1;
+	if (!f) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return e == ENOENT ? 0 : -1;
+	}
 	for (;;) {
 		char *save = NULL, *addr, *tok, *hash;
 		unsigned char a[16];

@@ -153,7 +153,7 @@ refuse_loop() {
 	echo "status $status: $output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = ended ]
-	[ "${lines[1]}" = "sbxrun: --report: some lines could not be written" ]
+	[ "${lines[1]}" = "sbxrun: --report: 10 of 10 lines were not written: the pipe's reader closed it" ]
 	[ "${#lines[@]}" -eq 2 ]
 	unchanged
 	# Control: a regular file there gets every line.
@@ -163,6 +163,148 @@ refuse_loop() {
 	[ "$status" -eq 0 ]
 	[ "$output" = ended ]
 	[ "$(grep -c '"errno":"EROFS"' "$WS/report.jsonl")" -eq 10 ]
+}
+
+# refused_requests N: a Python program that sends N requests for a denied host through the
+# proxy the variables name, each on its own connection, and prints how many got their 403.
+refused_requests() {
+	echo "import os, socket
+host, port = os.environ['http_proxy'].split('//')[1].rstrip('/').split(':')
+n = 0
+for i in range($1):
+    s = socket.create_connection((host, int(port)), timeout=5)
+    s.sendall(b'GET http://denied.invalid/x HTTP/1.1\\r\\nHost: denied.invalid\\r\\n\\r\\n')
+    n += s.recv(64).startswith(b'HTTP/1.1 403 ')
+    s.close()
+print(n, flush=True)"
+}
+
+@test "--network-log to a pipe another confined run holds and never reads: lines lost are said" {
+	# Run 1, beside run 2: it makes the pipe where run 2's log goes and holds it open,
+	# reading nothing.
+	rm -f "$WS/ready"
+	"$S" -C "$WS" -- sh -c 'mkfifo net.log && exec 3<>net.log && touch ready && sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/net.log" ]
+	# Run 2 makes more decisions than the pipe holds (64 KiB), waits past the 5 s after
+	# which a reader that takes nothing has stopped, and makes some more: the proxy answers
+	# every one, and the run says how many lines were lost, and why.
+	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- sh -c "python3 -c \"$(refused_requests 600)\" && sleep 6 &&
+			python3 -c \"$(refused_requests 100)\""
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 600 ]
+	[ "${lines[1]}" = 100 ]
+	[[ "${lines[2]}" =~ ^"sbxrun: --network-log: "[0-9]+" of 700 lines were not written: the pipe's reader stopped reading"$ ]]
+	[ "${#lines[@]}" -eq 3 ]
+	# Run 3 ends well within those 5 s, its lines waiting behind the full pipe: they are
+	# dropped when the proxy stops, and said so.
+	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- python3 -c "$(refused_requests 200)"
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 200 ]
+	[ "${lines[1]}" = "sbxrun: --network-log: 200 of 200 lines were not written: the pipe's reader had not taken them when the proxy stopped" ]
+	[ "${#lines[@]}" -eq 2 ]
+	unchanged
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	# Control: a reader that reads gets every line, and nothing is said.
+	rm "$WS/net.log"
+	mkfifo "$WS/net.log"
+	timeout 30 cat "$WS/net.log" >"$BATS_TEST_TMPDIR/got" 2>/dev/null 3>&- &
+	local reader=$!
+	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- python3 -c "$(refused_requests 700)"
+	wait "$reader" || true
+	[ "$status" -eq 0 ]
+	[ "$output" = 700 ]
+	[ "$(grep -c '"decision":"deny"' "$BATS_TEST_TMPDIR/got")" -eq 700 ]
+}
+
+@test "--network-log to a pipe whose reader closes its end mid-run: the proxy lives on, says so" {
+	# Run 1, beside run 2: it makes the pipe where run 2's log goes, holds it open, and closes
+	# it once run 2's command has started. write(2) then fails with EPIPE (and raises SIGPIPE,
+	# whose default action would end the proxy).
+	rm -f "$WS/ready" "$WS/started" "$WS/closed"
+	"$S" -C "$WS" -- sh -c 'mkfifo net.log && exec 3<>net.log && touch ready &&
+		while [ ! -e started ]; do sleep 0.05; done; exec 3<&-; touch closed; sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/net.log" ]
+	local cmd
+	cmd="touch started; while [ ! -e closed ]; do sleep 0.05; done; python3 -c \"$(refused_requests 10)\""
+	run timeout -k 5 30 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- sh -c "$cmd"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 10 ]
+	[ "${lines[1]}" = "sbxrun: --network-log: 10 of 10 lines were not written: the pipe's reader closed it" ]
+	[ "${#lines[@]}" -eq 2 ]
+	unchanged
+	# Control: a regular file there gets every line, appended as they come.
+	rm "$WS/net.log" "$WS/started" "$WS/closed"
+	touch "$WS/closed"
+	run timeout -k 5 30 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- sh -c "$cmd"
+	[ "$status" -eq 0 ]
+	[ "$output" = 10 ]
+	[ "$(grep -c '"decision":"deny"' "$WS/net.log")" -eq 10 ]
+}
+
+# on_full_fs DIR CMD...: CMD in a private mount namespace where DIR is a small tmpfs that is full
+# already, and /tmp one of its own (what sbxrun makes there, and may not remove from within the
+# namespace, goes with it). As uid 65534 the mount namespace is that of a user namespace that
+# maps that uid alone, and the capabilities it gives go before CMD: sbxrun runs unprivileged.
+on_full_fs() {
+	local fill='mount -t tmpfs -o mode=1777 tmpfs /tmp &&
+		mount -t tmpfs -o size=32k,mode=1777 tmpfs "$0" &&
+		{ dd if=/dev/zero of="$0/fill" bs=1k 2>/dev/null; [ -s "$0/fill" ]; } && exec "$@"'
+	if [ "$(id -u)" = 0 ]; then
+		unshare --mount --propagation private sh -c "$fill" "$@"
+	else
+		unshare --user --map-current-user --keep-caps --mount --propagation private \
+			sh -c "$fill" "$1" setpriv --inh-caps=-all -- "${@:2}"
+	fi
+}
+
+@test "a report on a full file system: the lines lost are counted with the system's reason" {
+	local d="$BATS_TEST_TMPDIR/full"
+	mkdir -p "$d"
+	# The supervisor's lines: refusals the command meets.
+	run on_full_fs "$d" timeout -k 5 60 "$S" -C "$WS" --report "$d/report.jsonl" -- \
+		sh -c "$(refuse_loop 10 "$OUT/file.txt"); echo ended"
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ended ]
+	# Its last line, and the only one on lost lines (as uid 65534, in that user namespace,
+	# sbxrun may also warn of mount points it made and cannot remove).
+	[ "${lines[-1]}" = "sbxrun: --report: 10 of 10 lines were not written: No space left on device" ]
+	run grep -c "lines were not written" <<<"$output"
+	[ "$output" = 1 ]
+	# The proxy worker's lines: requests it refuses.
+	run on_full_fs "$d" timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com \
+		--report "$d/report.jsonl" -- python3 -c "$(refused_requests 20)"
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 20 ]
+	[ "${lines[-1]}" = "sbxrun: --report: 20 of 20 lines were not written: No space left on device" ]
+	run grep -c "lines were not written" <<<"$output"
+	[ "$output" = 1 ]
+	unchanged
+	# Control: a file with room gets every line of both.
+	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --report "$d/report.jsonl" \
+		-- sh -c "$(refuse_loop 10 "$OUT/file.txt"); python3 -c \"$(refused_requests 20)\""
+	[ "$status" -eq 0 ]
+	[ "$output" = 20 ]
+	[ "$(grep -c '"errno":"EROFS"' "$d/report.jsonl")" -eq 10 ]
+	[ "$(grep -c '"address":"denied.invalid:80"' "$d/report.jsonl")" -eq 20 ]
 }
 
 @test "a pipe's reader that takes a page now and then: the run still ends when its command does" {
@@ -199,7 +341,7 @@ print('ended', flush=True)"
 	echo "status $status: ${output:0:2000}"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = ended ]
-	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 2000 lines were not written: the pipe's reader stopped reading"$ ]]
+	[[ "${lines[1]}" =~ ^"sbxrun: --report: "[0-9]+" of 2000 lines were not written: the pipe's reader had not taken them 5 seconds after the command ended"$ ]]
 	[ "${#lines[@]}" -eq 2 ]
 	# Control: a reader that reads gets every line.
 	rm "$WS/report.jsonl"

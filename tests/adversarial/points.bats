@@ -423,6 +423,16 @@ as_other() {
 		run as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.agents/x"
 		[ "$output" = EROFS ]
 		[ "$(stat -c %u:%a "$st/r1/.agents")" = 0:555 ]
+		# Met by the other user's run in a user namespace that maps that user alone (a
+		# container, another sandbox): root's owner reads as 65534 there, the overflow uid,
+		# which is that user's own. Taken for its own point, it was removed at the end, and
+		# the kernel refused (EPERM, said on standard error).
+		run as_other unshare --user --map-current-user "$BIN/sbxrun" --profile "$PROFILE_FILE" \
+			-C "$st" -- "$P" mkdir "$st/r1/.agents/x"
+		[ "$output" = EROFS ]
+		[ "$(stat -c %u:%a "$st/r1/.agents")" = 0:555 ]
+		# Positive control: the points it made itself (.git, .codex) it removes.
+		[ "$(ls -A "$st/r1" | tr '\n' ' ')" = ".agents " ]
 		# Each owner's own next run takes its point for a leftover, and removes it.
 		as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- true
 		[ ! -e "$st/r1/.git" ]

@@ -130,6 +130,22 @@ req() { jget "$1" '[r for r in j["requirements"] if r["rule"]=='"'$2'"'][0]["'"$
 	# No proxy variable is needed: the run sets them to its own proxy.
 	run sbx -- explain --platform linux --allow-domain example.com -- true
 	[[ "$output" == *" http_proxy "* && "$output" == *" HTTPS_PROXY "* ]]
+	# But for npm's "http-proxy" spelling, which the run removes, even where the caller set it;
+	# under --managed-network the caller's is passed on (rewritten).
+	for platform in linux macos; do
+		run sbx npm_config_http_proxy=http://proxy.invalid:3128 \
+			NPM_CONFIG_HTTP_PROXY=http://proxy.invalid:3128 -- explain --platform "$platform" \
+			--json --allow-domain example.com -- true
+		[ "$status" -eq 0 ]
+		[ "$(jget "$output" '[n for n in j["environment"] if "npm_config_http_" in n.lower()]')" = "[]" ]
+	done
+	[ "$(jget "$output" 'len(j["environment"])')" -gt 0 ]
+	run sbx npm_config_http_proxy=http://proxy.invalid:3128 -- explain --platform linux --json \
+		--allow-domain example.com -- true
+	[ "$(jget "$output" '[n for n in j["environment"] if "npm_config" in n.lower()]')" = '["NPM_CONFIG_HTTPS_PROXY", "NPM_CONFIG_PROXY", "npm_config_https_proxy", "npm_config_proxy"]' ]
+	run sbx npm_config_http_proxy=http://127.0.0.1:3128 -- explain --platform linux --json \
+		--managed-network -- true
+	[ "$(jget "$output" '[n for n in j["environment"] if "npm_config" in n.lower()]')" = '["npm_config_http_proxy"]' ]
 	run --separate-stderr sbx -- --allow-domain 'exa mple.com' -- touch "$WS/canary"
 	[ "$status" -eq 125 ]
 	[[ "${stderr_lines[0]}" == "sbxrun: --allow-domain: "* ]]

@@ -20,6 +20,9 @@
  *                the mount plan mounts onto descriptors with MOVE_MOUNT_T_EMPTY_PATH)
  *     netlink    socket(AF_NETLINK) returns EACCES, as under a seccomp profile that allows only
  *                inet and unix sockets: getifaddrs() cannot list the interfaces
+ *     hostsfd    an open for reading with O_NOCTTY and no O_NONBLOCK (the proxy's resolver
+ *                opens /etc/hosts so, and nothing else of the proxy does) returns EMFILE, as at
+ *                the process's descriptor limit
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* The flag of <linux/mount.h>, which glibc's <sys/mount.h> would clash with. */
@@ -89,6 +93,21 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 	if (!strcmp(f, "netlink"))
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
 					SCMP_A0(SCMP_CMP_EQ, AF_NETLINK));
+	if (!strcmp(f, "hostsfd")) {
+		/* O_LARGEFILE, which the C libraries add or not, is left out of the comparison. */
+		const uint32_t mask = O_ACCMODE | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_CREAT |
+				      O_DIRECTORY | O_NOFOLLOW | O_PATH | O_TRUNC | O_APPEND;
+		const uint32_t want = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EMFILE), SCMP_SYS(openat), 1,
+				      SCMP_A2_32(SCMP_CMP_MASKED_EQ, mask, want));
+#ifdef __NR_open
+		if (!rc)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EMFILE), SCMP_SYS(open), 1,
+					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, mask, want));
+#endif
+		return rc;
+	}
 	fprintf(stderr, "failinj: unknown fault %s\n", f);
 	return -EINVAL;
 }
@@ -101,7 +120,8 @@ int main(int argc, char **argv)
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr, "usage: failinj "
-				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached|netlink[,...]"
+				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached|"
+				"netlink|hostsfd[,...]"
 				" -- CMD...\n");
 		return 2;
 	}

@@ -45,6 +45,12 @@ sbxr() { "$S" -C "$WS" "$@"; }
 	run sbxr --allow-domain localhost -- sh -c 'echo "$http_proxy $HTTPS_PROXY $NPM_CONFIG_PROXY"'
 	echo "$output"
 	[[ "$output" =~ ^http://127\.0\.0\.1:[0-9]+\ http://127\.0\.0\.1:[0-9]+\ http://127\.0\.0\.1:[0-9]+$ ]]
+	# npm's keys are "proxy" and "https-proxy": its "http-proxy" spelling is removed, not set,
+	# even where the caller had set it.
+	run env npm_config_http_proxy=http://proxy.invalid:3128 "$S" -C "$WS" --allow-domain localhost -- \
+		sh -c 'echo "$npm_config_https_proxy ${npm_config_http_proxy-unset} ${NPM_CONFIG_HTTP_PROXY-unset}"'
+	echo "$output"
+	[[ "$output" =~ ^http://127\.0\.0\.1:[0-9]+\ unset\ unset$ ]]
 }
 
 @test "--allow-domain: a refused host gets 403 within a second, and nothing reaches it" {
@@ -142,13 +148,19 @@ print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()
 	echo '{"name":"p","version":"1.0.0","dependencies":{"tinypkg":"1.0.0"}}' >"$proj/package.json"
 	printf '{"name":"p","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"p","version":"1.0.0","dependencies":{"tinypkg":"1.0.0"}},"node_modules/tinypkg":{"version":"1.0.0","resolved":"http://localhost:%s/tinypkg-1.0.0.tgz","integrity":"%s"}}}\n' \
 		"$UP_PORT" "$sri" >"$proj/package-lock.json"
-	run env HOME="$home" "$S" -C "$proj" --allow-domain "localhost:$UP_PORT" --network-log "$NLOG" -- \
+	# The caller's environment names a proxy in npm's "http-proxy" spelling, as Codex sets it.
+	run env HOME="$home" npm_config_http_proxy=http://proxy.invalid:3128 \
+		NPM_CONFIG_HTTP_PROXY=http://proxy.invalid:3128 \
+		"$S" -C "$proj" --allow-domain "localhost:$UP_PORT" --network-log "$NLOG" -- \
 		npm ci --cache .npm
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(cat "$proj/node_modules/tinypkg/index.js")" = 'module.exports = 42' ]
 	grep -q 'GET /tinypkg-1.0.0.tgz' "$UP_LOG"
 	grep -q '"host":"localhost","port":'"$UP_PORT"',"decision":"allow"' "$NLOG"
+	# npm warned of nothing: no variable names a setting it does not have ("http-proxy").
+	run grep -c "Unknown env config" <<<"$output"
+	[ "$output" = 0 ]
 	# The control: with the registry not allowed the same install fails, refused by the proxy.
 	rm -rf "$proj/node_modules" "$proj/.npm"
 	: >"$UP_LOG"

@@ -89,6 +89,49 @@ stop_traced() {
 	PX_PID=
 }
 
+# start_proxy_fifo_log: sbxrun proxy allowing localhost, its --log the pipe $FIFO (which the
+# caller holds open for reading); sets PX, PX_PID and PX_ERR as start_proxy does.
+start_proxy_fifo_log() {
+	PX_ERR=$BATS_TEST_TMPDIR/proxy.err
+	: >"$BATS_TEST_TMPDIR/proxy.addr"
+	"$SBXRUN" proxy --listen 127.0.0.1:0 --allow-domain localhost --log "$FIFO" </dev/null \
+		>"$BATS_TEST_TMPDIR/proxy.addr" 2>"$PX_ERR" 3>&- 7>&- &
+	PX_PID=$!
+	PIDS+=($PX_PID)
+	wait_line "$BATS_TEST_TMPDIR/proxy.addr"
+	PX=$(cat "$BATS_TEST_TMPDIR/proxy.addr")
+}
+
+@test "--log to a pipe whose reader closes it: the proxy serves on, and says what was lost" {
+	start_upstream
+	FIFO=$BATS_TEST_TMPDIR/log.fifo
+	mkfifo "$FIFO"
+	exec 7<>"$FIFO"
+	start_proxy_fifo_log
+	# Its only reader goes: each write fails with EPIPE (and raises SIGPIPE).
+	exec 7<&-
+	for _ in 1 2 3; do
+		run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	[ "$(cat "$PX_ERR")" = "sbxrun: proxy: --log: 3 of 3 lines were not written: the pipe's reader closed it" ]
+	# Control: a reader that reads gets every line, and nothing is said.
+	exec 7<>"$FIFO"
+	start_proxy_fifo_log
+	for _ in 1 2 3; do
+		run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	[ ! -s "$PX_ERR" ]
+	timeout 5 head -n 3 <&7 >"$BATS_TEST_TMPDIR/got"
+	exec 7<&-
+	[ "$(grep -c '"decision":"allow"' "$BATS_TEST_TMPDIR/got")" -eq 3 ]
+}
+
 @test "a refused name is never resolved or connected: no socket is made for it" {
 	command -v strace >/dev/null
 	start_upstream
@@ -461,6 +504,31 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "${lines[2]}" = "proxy: 0" ]
 	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
 	[ "$output" = 0 ]
+}
+
+@test "an /etc/hosts this host cannot open (no descriptor left) is its failure: 503, not a refusal" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n127.0.0.1 listed.example.test\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$d/resolv.conf"
+	printf 'listed.example.test 127.0.0.2\n' >"$d/zone"
+	# Every open of the file fails with EMFILE, the proxy's other opens do not.
+	PX_PRE="$FAILINJ hostsfd --" fetch_in_dns_netns listed.example.test
+	[ "$status" -eq 0 ]
+	# EMFILE as musl and glibc word it.
+	[[ "${lines[0]}" =~ ^"listed.example.test: sbxrun: cannot look up host listed.example.test: this host cannot open /etc/hosts now ("(No file descriptors available|Too many open files)"); try again later"$ ]]
+	[ "${lines[1]}" = "proxy: 0" ]
+	[ ! -s "$d/dns.log" ]
+	run python3 -c 'import json,sys
+for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"], j["rule"])' \
+		"$d/proxy.log"
+	[ "${lines[0]}" = "allow 503 allow *.example.test" ]
+	[ "${#lines[@]}" -eq 1 ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+	# Positive control: without the fault, the file gives the name its address.
+	fetch_in_dns_netns listed.example.test
+	[ "${lines[0]}" = "listed.example.test: hello" ]
+	[ "${lines[1]}" = "proxy: 0" ]
 }
 
 @test "names that resolve slowly do not hold up the lookups of other names" {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -380,13 +381,24 @@ TEST(proxy_endpoints_and_environment)
 	/* A proxy that is not on loopback has no endpoint. */
 	px.v[0].loopback = false;
 	CHECK(sbx_proxy_endpoint_ep(&px.v[0], &ep) == -EINVAL);
-	/* sbxrun's own proxy: every variable, in both spellings. */
+	/* sbxrun's own proxy: every variable, in both spellings, but npm's "http-proxy", which
+	 * npm has no setting for (it warns), removed instead. */
 	ep = (struct sbx_loopback_ep){.addr = {127, 0, 0, 1}, .port = 40112};
 	CHECK_INT(sbx_proxy_env_own(&ep, &out), 0);
 	CHECK_INT(out.n, 2 * SBX_PROXY_VARS_N);
 	CHECK_STR(out.v[0], "HTTP_PROXY=http://127.0.0.1:40112");
 	CHECK_STR(out.v[1], "http_proxy=http://127.0.0.1:40112");
 	CHECK_STR(out.v[out.n - 1], "docker_https_proxy=http://127.0.0.1:40112");
+	for (size_t i = 0; i < out.n; i++) {
+		if (strncasecmp(out.v[i], "npm_config_http_proxy", 21) == 0)
+			CHECK(out.v[i][21] == '\0');
+		else
+			CHECK(strstr(out.v[i], "=http://127.0.0.1:40112") != NULL);
+	}
+	CHECK_STR(out.v[16], "NPM_CONFIG_HTTP_PROXY");
+	CHECK_STR(out.v[17], "npm_config_http_proxy");
+	CHECK_STR(out.v[18], "NPM_CONFIG_HTTPS_PROXY=http://127.0.0.1:40112");
+	CHECK_STR(out.v[20], "NPM_CONFIG_PROXY=http://127.0.0.1:40112");
 	sbx_strv_clear(&out);
 }
 
