@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#ifndef _WIN32
+#include "unix/exec.h"
+#endif
 
 #ifndef _WIN32
 /* glibc's execvp searches this when PATH is unset. */
@@ -87,7 +90,11 @@ int exec_direct(char *const cmd[], const char *cwd)
 
 	if (cwd && chdir(cwd) != 0)
 		return refuse("cannot change directory to '%s': %s", cwd, strerror(errno));
+#ifndef _WIN32
+	sbx_execvp(cmd[0], cmd);
+#else
 	execvp(cmd[0], cmd);
+#endif
 	err = errno;
 	/* env(1) conventions: 127 when the command does not exist, 126 when it cannot run. */
 	if (err == ENOENT || err == ENOTDIR) {

@@ -237,6 +237,34 @@ setup() { setup_ws; cd "$WS"; }
 	done
 }
 
+# POSIX execvp(3), glibc's (so env(1), timeout(1), nice(1)) and every shell hand a file the kernel
+# cannot execute (ENOEXEC: a script without "#!") to /bin/sh; musl's execvp does not.
+@test "a script without #! runs under /bin/sh, as under env(1), confined or not, by path and on PATH" {
+	mkdir -p "$WS/bin"
+	printf 'echo "$0|$#|$*"\nexit 3\n' > "$WS/bin/nohashbang"
+	chmod 755 "$WS/bin/nohashbang"
+	: > "$WS/bin/empty"
+	chmod 755 "$WS/bin/empty"
+	# A file whose first line holds a NUL byte is a program of another machine, not a script.
+	printf '\177ELF\002\001\001\000\000\000\nexit 0\n' > "$WS/bin/foreign"
+	chmod 755 "$WS/bin/foreign"
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"minimal"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"}]},"network":"restricted"}' > "$WS/minimal.json"
+	for p in :danger-full-access :read-only :workspace "$WS/minimal.json"; do
+		run -3 "$SBXRUN" --profile "$p" -- "$WS/bin/nohashbang" a 'b c'
+		[ "$output" = "$WS/bin/nohashbang|2|a b c" ]
+		run -3 env PATH="$WS/bin:$PATH" "$SBXRUN" --profile "$p" -- nohashbang
+		[ "$output" = "$WS/bin/nohashbang|0|" ]
+		run -0 "$SBXRUN" --profile "$p" -- "$WS/bin/empty"
+		[ "$output" = "" ]
+		run -126 "$SBXRUN" --profile "$p" -- "$WS/bin/foreign"
+		[ "${lines[0]}" = "sbxrun: $WS/bin/foreign: cannot execute: Exec format error" ]
+		[ "${#lines[@]}" -eq 1 ]
+	done
+	# The control: env(1) runs the same script the same way.
+	run -3 env "$WS/bin/nohashbang" a 'b c'
+	[ "$output" = "$WS/bin/nohashbang|2|a b c" ]
+}
+
 @test "-v and SBXRUN_DEBUG=1 print the plan on stderr first; stdout stays the command's" {
 	for how in -v --verbose SBXRUN_DEBUG=1; do
 		if [ "$how" = SBXRUN_DEBUG=1 ]; then
