@@ -121,7 +121,8 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 	} else if (status == EXIT_NOT_FOUND) {
 		sbx_diag_set(d, -err, "%s: command not found", name);
 	} else {
-		sbx_diag_set(d, -err, "%s: cannot execute: %s", name, strerror(err));
+		sbx_diag_set(d, -err, "%s: cannot execute: %s", name,
+			     exec_strerror(x->cwd, name, err));
 	}
 	free(real);
 	free(interp_real);

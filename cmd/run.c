@@ -82,6 +82,18 @@ bool exec_missing(const char *cwd, const char *path)
 	free(abs);
 	return missing;
 }
+
+const char *exec_strerror(const char *cwd, const char *prog, int err)
+{
+	char *abs = NULL;
+	struct stat st;
+	bool dir = false;
+
+	if (err == EACCES && strchr(prog, '/') && sbx_path_join(cwd, prog, &abs) == 0)
+		dir = stat(abs, &st) == 0 && S_ISDIR(st.st_mode);
+	free(abs);
+	return dir ? strerror(EISDIR) : strerror(err);
+}
 #endif
 
 int exec_direct(char *const cmd[], const char *cwd)
@@ -113,7 +125,17 @@ int exec_direct(char *const cmd[], const char *cwd)
 		refuse("%s: command not found", cmd[0]);
 		return EXIT_NOT_FOUND;
 	}
+#ifndef _WIN32
+	{
+		char here[PATH_MAX];
+		const char *dir = cwd ? cwd : getcwd(here, sizeof(here));
+
+		refuse("%s: cannot execute: %s", cmd[0],
+		       dir ? exec_strerror(dir, cmd[0], err) : strerror(err));
+	}
+#else
 	refuse("%s: cannot execute: %s", cmd[0], strerror(err));
+#endif
 	return EXIT_CANNOT_EXEC;
 }
 

@@ -237,6 +237,22 @@ setup() { setup_ws; cd "$WS"; }
 	done
 }
 
+@test "a command that is a directory is 126, named as one, confined or not" {
+	mkdir -p "$WS/adir" "$WS/bin2"
+	printf '#!/bin/sh\necho sbxrun-adir-on-path\n' > "$WS/bin2/adir"
+	chmod 755 "$WS/bin2/adir"
+	for p in :danger-full-access :read-only :workspace; do
+		run -126 "$SBXRUN" --profile "$p" -- "$WS/adir"
+		[ "${lines[0]}" = "sbxrun: $WS/adir: cannot execute: Is a directory" ]
+		[ "${#lines[@]}" -eq 1 ]
+		run -126 "$SBXRUN" --profile "$p" -- ./adir
+		[ "${lines[0]}" = "sbxrun: ./adir: cannot execute: Is a directory" ]
+		# A directory on PATH is passed over, as execvp passes it over: the next one runs.
+		run -0 env PATH="$WS:$WS/bin2:$PATH" "$SBXRUN" --profile "$p" -- adir
+		[ "$output" = "sbxrun-adir-on-path" ]
+	done
+}
+
 # POSIX execvp(3), glibc's (so env(1), timeout(1), nice(1)) and every shell hand a file the kernel
 # cannot execute (ENOEXEC: a script without "#!") to /bin/sh; musl's execvp does not.
 @test "a script without #! runs under /bin/sh, as under env(1), confined or not, by path and on PATH" {
