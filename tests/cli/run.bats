@@ -253,6 +253,17 @@ setup() { setup_ws; cd "$WS"; }
 	done
 }
 
+@test "a removed current directory is one line, 125, naming the fix; --cwd runs" {
+	mkdir "$WS/gone"
+	cd "$WS/gone"
+	rmdir "$WS/gone"
+	run -125 "$SBXRUN" -- true
+	[ "$output" = "sbxrun: cannot determine the current directory: No such file or directory; hint: run sbxrun from a directory that exists (this one may have been removed), or name one with --cwd" ]
+	# The control: the same run with a directory named.
+	run -0 "$SBXRUN" --cwd "$WS" -- pwd
+	[ "$output" = "$WS" ]
+}
+
 # POSIX execvp(3), glibc's (so env(1), timeout(1), nice(1)) and every shell hand a file the kernel
 # cannot execute (ENOEXEC: a script without "#!") to /bin/sh; musl's execvp does not.
 @test "a script without #! runs under /bin/sh, as under env(1), confined or not, by path and on PATH" {
