@@ -75,6 +75,27 @@ setup() { setup_ws; cd "$WS"; }
 	[ "${lines[0]}" = "sbxrun: option '--cwd' needs a value" ]
 }
 
+# getopt takes the "--" after an option whose value was forgotten for that value: the profile
+# "--", a deny of ./--, the cwd "--", and the command then ran with what the caller did not mean.
+@test "an option whose value was forgotten before -- is one line, 125, and nothing runs" {
+	for opt in --profile -p --cwd -C --workspace-root --add-permissions --deny --write --read \
+		--env-keep; do
+		run -125 "$SBXRUN" "$opt" -- touch "$WS/canary"
+		[[ "${lines[0]}" == "sbxrun: option '$opt' needs a value before '--'; hint: "* ]]
+		[ "${#lines[@]}" -eq 1 ]
+	done
+	run -125 "$SBXRUN" --profile=-- -- touch "$WS/canary"
+	[ "${lines[0]}" = "sbxrun: option '--profile' needs a value before '--'; hint: '--' ends the options; a file named so is ./--" ]
+	run -125 "$SBXRUN" explain --cwd -- true
+	[[ "${lines[0]}" == "sbxrun: explain: option '--cwd' needs a value before '--'; hint: "* ]]
+	[ ! -e "$WS/canary" ]
+	# The control: a file of that name, named as the hint says, is a profile; and after the
+	# options "--" is the command's own.
+	printf '{"type":"disabled"}' > "$WS/--"
+	run -0 "$SBXRUN" --profile ./-- -- sh -c 'echo "$@"' sh --profile --
+	[ "$output" = "--profile --" ]
+}
+
 @test "-V and --version among plain sbxrun's options print the version, as -h prints the help" {
 	run "$SBXRUN" -v -V
 	[ "$status" -eq 0 ]
