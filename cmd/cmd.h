@@ -215,6 +215,9 @@ struct exec_failure {
 	const char *cwd; /* the command's */
 };
 int exec_failure_words(void *arg, int err, struct sbx_diag *d);
+/* For a command not found: the subcommand its name most likely misspells ("--help" for
+ * "help"), or NULL (main.c). */
+const char *subcommand_meant(const char *name);
 #ifndef _WIN32
 /*
  * What execvp ran into (run.c): the file a command name leads to from cwd (a name with a slash

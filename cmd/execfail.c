@@ -120,6 +120,8 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 		sbx_diag_set(d, -err, "%s: cannot execute: interpreter %s not found", name, interp);
 	} else if (status == EXIT_NOT_FOUND) {
 		sbx_diag_set(d, -err, "%s: command not found", name);
+		if (subcommand_meant(name))
+			sbx_diag_hint(d, -err, "did you mean 'sbxrun %s'?", subcommand_meant(name));
 	} else {
 		sbx_diag_set(d, -err, "%s: cannot execute: %s", name,
 			     exec_strerror(x->cwd, name, err));

@@ -122,7 +122,11 @@ int exec_direct(char *const cmd[], const char *cwd)
 			return EXIT_NOT_FOUND;
 		}
 #endif
-		refuse("%s: command not found", cmd[0]);
+		if (subcommand_meant(cmd[0]))
+			refuse("%s: command not found; hint: did you mean 'sbxrun %s'?", cmd[0],
+			       subcommand_meant(cmd[0]));
+		else
+			refuse("%s: command not found", cmd[0]);
 		return EXIT_NOT_FOUND;
 	}
 #ifndef _WIN32

@@ -258,6 +258,26 @@ setup() { setup_ws; cd "$WS"; }
 	done
 }
 
+@test "a command not found that misspells a subcommand, or is help, names the subcommand" {
+	for p in :danger-full-access :read-only :workspace; do
+		run -127 "$SBXRUN" --profile "$p" -- explaine
+		[ "$output" = "sbxrun: explaine: command not found; hint: did you mean 'sbxrun explain'?" ]
+		run -127 "$SBXRUN" --profile "$p" help
+		[ "$output" = "sbxrun: help: command not found; hint: did you mean 'sbxrun --help'?" ]
+		# Nothing like a subcommand: no hint.
+		run -127 "$SBXRUN" --profile "$p" -- no-such-command-sbxrun
+		[ "$output" = "sbxrun: no-such-command-sbxrun: command not found" ]
+	done
+	run -127 "$SBXRUN" acess /etc
+	[ "$output" = "sbxrun: acess: command not found; hint: did you mean 'sbxrun access'?" ]
+	# The control: a program of that name on PATH runs, with no word from sbxrun.
+	mkdir -p "$WS/bin"
+	printf '#!/bin/sh\necho mine\n' > "$WS/bin/explaine"
+	chmod 755 "$WS/bin/explaine"
+	run -0 env PATH="$WS/bin:$PATH" "$SBXRUN" -- explaine
+	[ "$output" = mine ]
+}
+
 @test "a command that is a directory is 126, named as one, confined or not" {
 	mkdir -p "$WS/adir" "$WS/bin2"
 	printf '#!/bin/sh\necho sbxrun-adir-on-path\n' > "$WS/bin2/adir"
