@@ -441,6 +441,39 @@ as_other() {
 	rmdir "$PW/.git"
 }
 
+# In a user namespace that maps only its maker, the kernel shows every other user's object as the
+# overflow uid, 65534: a run of 65534 there (nobody's "unshare --user", a rootless container) saw
+# another user's point as its own, took it for its leftover, and at the end tried to remove it
+# ("cannot remove the mount point ...: Operation not permitted").
+@test "in a user namespace where the caller is the overflow uid, another user's point stays another's" {
+	local st="$BASE/sticky6"
+	sticky_roots "$st" 1
+	if as_root; then
+		# Run 1, root (another user to 65534), leaves an empty .git as its point would be.
+		mkdir -m 0555 "$st/r1/.git"
+		# Run 2, 65534 in a user namespace that maps only itself, where root's .git shows as
+		# its own: masked, and left to its owner without a word.
+		run --separate-stderr as_other unshare --user --map-current-user -- \
+			"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
+		[ "$output" = EROFS ]
+		[ "$stderr" = "" ]
+		[ "$(stat -c %u:%a "$st/r1/.git")" = 0:555 ]
+		rmdir "$st/r1/.git"
+	fi
+	# The positive control, as either user: its own leftover there is still its own (masked,
+	# then removed), and the rest of the root is writable.
+	as_other mkdir -m 0555 "$st/r1/.git"
+	run --separate-stderr as_other unshare --user --map-current-user -- \
+		"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
+	[ "$output" = EROFS ]
+	[ "$stderr" = "" ]
+	run as_other unshare --user --map-current-user -- \
+		"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" write "$st/r1/ok"
+	[ "$output" = OK ]
+	as_other rm "$st/r1/ok"
+	empty_dir "$st/r1"
+}
+
 # hold_lock PATH READY: as the other user, opens PATH, takes an exclusive flock(2) on it, and
 # holds the lock in one process, whose pid it writes to READY (and to $HOLDER), until killed.
 hold_lock() {
