@@ -54,11 +54,15 @@ static bool looks_binary(const char *path)
 	return false;
 }
 
-/* path gave ENOEXEC: run it as "/bin/sh path ARG...", as glibc does. Returns with errno
- * ENOEXEC when that cannot be done. */
+/*
+ * path gave ENOEXEC: run it as "/bin/sh path ARG...", as glibc does, or "/bin/sh -- path ARG..."
+ * when path begins with '-' (a command "-i" found through an empty PATH element): the shell
+ * would take it for its options and run something else (an interactive shell) than the file.
+ * Returns with errno ENOEXEC when that cannot be done.
+ */
 static void run_with_shell(const char *path, char *const argv[])
 {
-	size_t argc = 0, size;
+	size_t argc = 0, size, k = 0;
 	char **sh_argv;
 
 	if (looks_binary(path)) {
@@ -67,18 +71,20 @@ static void run_with_shell(const char *path, char *const argv[])
 	}
 	while (argv[argc])
 		argc++;
-	size = (argc + 2) * sizeof(*sh_argv);
+	/* The shell, "--", path, argv[1..argc - 1] and the NULL: at most argc + 3. */
+	size = (argc + 3) * sizeof(*sh_argv);
 	sh_argv = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (sh_argv == MAP_FAILED) {
 		errno = ENOEXEC;
 		return;
 	}
-	sh_argv[0] = (char *)SHELL_PATH;
-	sh_argv[1] = (char *)path;
-	for (size_t i = 1; i <= argc; i++)
-		sh_argv[i + 1] = argv[i];
-	if (argc == 0)
-		sh_argv[2] = NULL;
+	sh_argv[k++] = (char *)SHELL_PATH;
+	if (path[0] == '-')
+		sh_argv[k++] = (char *)"--";
+	sh_argv[k++] = (char *)path;
+	for (size_t i = 1; i < argc; i++)
+		sh_argv[k++] = argv[i];
+	sh_argv[k] = NULL;
 	execve(SHELL_PATH, sh_argv, environ);
 	munmap(sh_argv, size);
 	errno = ENOEXEC;

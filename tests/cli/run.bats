@@ -333,6 +333,25 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$output" = "$WS/bin/nohashbang|2|a b c" ]
 }
 
+# "/bin/sh -i" is an interactive shell, not the script "-i": a command whose name begins with '-'
+# (found through an empty PATH element, or named "-x/f") reaches the shell after "--".
+@test "a script without #! whose name begins with - runs as that script, not as the shell's option" {
+	printf 'echo "script $0|$*"\nexit 3\n' > "$WS/-i"
+	chmod 755 "$WS/-i"
+	mkdir "$WS/-x"
+	cp "$WS/-i" "$WS/-x/f"
+	for p in :danger-full-access :read-only :workspace; do
+		run -3 env PATH=":$PATH" "$SBXRUN" --profile "$p" -- -i a < /dev/null
+		[ "$output" = "script -i|a" ]
+		run -3 "$SBXRUN" --profile "$p" -- -x/f a < /dev/null
+		[ "$output" = "script -x/f|a" ]
+	done
+	# The control: a name without '-' is still "/bin/sh NAME", $0 the name found.
+	cp "$WS/-i" "$WS/plain"
+	run -3 env PATH=":$PATH" "$SBXRUN" -- plain b < /dev/null
+	[ "$output" = "script plain|b" ]
+}
+
 @test "-v and SBXRUN_DEBUG=1 print the plan on stderr first; stdout stays the command's" {
 	for how in -v --verbose SBXRUN_DEBUG=1; do
 		if [ "$how" = SBXRUN_DEBUG=1 ]; then
