@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "unix/exec.h"
 
 /*
  * Where path leads. A sandbox may hide the end of the way (a denied directory is an empty
@@ -75,6 +76,9 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 
 		real = lead(prog);
 		exec_find_interpreter(prog, interp, sizeof(interp));
+		/* A script without "#!" went to the shell (sbx_execvp): the profile may refuse it. */
+		if (!interp[0] && err == ENOEXEC && sbx_exec_for_shell(prog))
+			snprintf(interp, sizeof(interp), "%s", SBX_EXEC_SHELL);
 		if (interp[0])
 			interp_real = lead(interp);
 		paths[0] = prog;

@@ -31,7 +31,7 @@
 extern char **environ;
 
 #define DEFAULT_PATH "/bin:/usr/bin"
-#define SHELL_PATH   "/bin/sh"
+#define SHELL_PATH   SBX_EXEC_SHELL
 /* As much of the first line as bash looks at to tell a binary from a script, and more. */
 #define HEAD_BYTES 256
 
@@ -52,6 +52,11 @@ static bool looks_binary(const char *path)
 		if (buf[i] == '\0')
 			return true;
 	return false;
+}
+
+bool sbx_exec_for_shell(const char *path)
+{
+	return !looks_binary(path);
 }
 
 /*

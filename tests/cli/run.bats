@@ -333,6 +333,28 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$output" = "$WS/bin/nohashbang|2|a b c" ]
 }
 
+# A script without "#!" goes to /bin/sh: when the profile denies the shell, the message names the
+# rule, as for a "#!" line's interpreter, not "Exec format error".
+@test "a script without #! whose shell the profile denies is 126 naming the rule" {
+	local sh
+	sh=$(realpath /bin/sh)
+	printf 'echo ran\n' > "$WS/nohashbang"
+	chmod 755 "$WS/nohashbang"
+	printf '\177ELF\002\001\001\000\000\000\nexit 0\n' > "$WS/foreign"
+	chmod 755 "$WS/foreign"
+	for p in :read-only :workspace; do
+		run -126 "$SBXRUN" --profile "$p" --deny "$sh" -- "$WS/nohashbang"
+		[[ "${lines[0]}" == "sbxrun: $WS/nohashbang: cannot execute: its interpreter: $sh is denied by entries["*"]: deny $sh; hint: a deny wins over a read grant: "* ]]
+		[ "${#lines[@]}" -eq 1 ]
+		# A program of another machine is not the shell's: the kernel's words stay.
+		run -126 "$SBXRUN" --profile "$p" --deny "$sh" -- "$WS/foreign"
+		[ "$output" = "sbxrun: $WS/foreign: cannot execute: Exec format error" ]
+		# The control: without the deny the shell runs it.
+		run -0 "$SBXRUN" --profile "$p" -- "$WS/nohashbang"
+		[ "$output" = ran ]
+	done
+}
+
 # "/bin/sh -i" is an interactive shell, not the script "-i": a command whose name begins with '-'
 # (found through an empty PATH element, or named "-x/f") reaches the shell after "--".
 @test "a script without #! whose name begins with - runs as that script, not as the shell's option" {
