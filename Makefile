@@ -124,6 +124,7 @@ PLATFORM_WINDOWS_SRCS := \
 
 # The proxy's event loop and resolver threads: POSIX, shared by Linux and macOS.
 PLATFORM_UNIX_SRCS := \
+	platform/unix/exec.c \
 	platform/unix/proxy.c \
 	platform/unix/resolver.c
 

@@ -220,6 +220,9 @@ struct exec_failure {
 	const char *cwd; /* the command's */
 };
 int exec_failure_words(void *arg, int err, struct sbx_diag *d);
+/* For a command not found: the subcommand its name most likely misspells ("--help" for
+ * "help"), or NULL (main.c). */
+const char *subcommand_meant(const char *name);
 #ifndef _WIN32
 /*
  * What execvp ran into (run.c): the file a command name leads to from cwd (a name with a slash
@@ -229,6 +232,9 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d);
 bool exec_find_program(const char *prog, const char *cwd, char *out, size_t size);
 void exec_find_interpreter(const char *file, char *out, size_t size);
 bool exec_missing(const char *cwd, const char *path);
+/* Why execvp failed with err, in words: strerror's, but "Is a directory" for a directory named
+ * with a slash, which the kernel refuses with EACCES, as for a file without execute permission. */
+const char *exec_strerror(const char *cwd, const char *prog, int err);
 #endif
 
 /* Prints a diagnostic as "sbxrun: ..." and returns EXIT_REFUSED (errors.c). */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "unix/exec.h"
 
 /*
  * Where path leads. A sandbox may hide the end of the way (a denied directory is an empty
@@ -75,6 +76,9 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 
 		real = lead(prog);
 		exec_find_interpreter(prog, interp, sizeof(interp));
+		/* A script without "#!" went to the shell (sbx_execvp): the profile may refuse it. */
+		if (!interp[0] && err == ENOEXEC && sbx_exec_for_shell(prog))
+			snprintf(interp, sizeof(interp), "%s", SBX_EXEC_SHELL);
 		if (interp[0])
 			interp_real = lead(interp);
 		paths[0] = prog;
@@ -120,8 +124,11 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 		sbx_diag_set(d, -err, "%s: cannot execute: interpreter %s not found", name, interp);
 	} else if (status == EXIT_NOT_FOUND) {
 		sbx_diag_set(d, -err, "%s: command not found", name);
+		if (subcommand_meant(name))
+			sbx_diag_hint(d, -err, "did you mean 'sbxrun %s'?", subcommand_meant(name));
 	} else {
-		sbx_diag_set(d, -err, "%s: cannot execute: %s", name, strerror(err));
+		sbx_diag_set(d, -err, "%s: cannot execute: %s", name,
+			     exec_strerror(x->cwd, name, err));
 	}
 	free(real);
 	free(interp_real);

@@ -384,8 +384,11 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 	} else {
 		inv->cwd = getcwd(NULL, 0);
 		if (!inv->cwd)
-			return refuse("cannot determine the current directory: %s",
-				      strerror(errno));
+			return refuse(
+				"cannot determine the current directory: %s; hint: run sbxrun "
+				"from a directory that exists (this one may have been "
+				"removed), or name one with --cwd",
+				strerror(errno));
 		if (pwd_link(inv->cwd, &inv->cwd_link))
 			return EXIT_REFUSED;
 	}

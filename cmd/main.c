@@ -42,6 +42,22 @@ static const struct {
 	{"proxy", cmd_proxy},
 };
 
+const char *subcommand_meant(const char *name)
+{
+	const char *names[sizeof(subcommands) / sizeof(subcommands[0]) + 1];
+	const char *m;
+	size_t n = 0;
+
+	if (strcmp(name, "help") == 0)
+		return "--help";
+	for (; n < sizeof(subcommands) / sizeof(subcommands[0]); n++)
+		names[n] = subcommands[n].name;
+	names[n] = NULL;
+	/* Exactly a subcommand's name: it was run as a command on purpose (sbxrun -- explain). */
+	m = sbx_suggest(name, names);
+	return m && strcmp(m, name) != 0 ? m : NULL;
+}
+
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');

@@ -422,6 +422,24 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 		}
 		if (!(opt_bit(c) & allowed))
 			return refuse("%soption '--%s' does not apply here", sub, opt_name(c));
+		/*
+		 * "sbxrun --profile -- make": the value was forgotten, and getopt took the "--"
+		 * meant to end the options for it (a deny of a file named "--", a profile of that
+		 * name...). A file of that name is still ./--.
+		 */
+		if (optarg && strcmp(optarg, "--") == 0) {
+			struct sbx_diag d;
+
+			sbx_diag_clear(&d);
+			if (long_form)
+				sbx_diag_set(&d, 0, "%soption '--%s' needs a value before '--'",
+					     sub, opt_name(c));
+			else
+				sbx_diag_set(&d, 0, "%soption '-%c' needs a value before '--'", sub,
+					     c);
+			sbx_diag_hint(&d, 0, "'--' ends the options; a file named so is ./--");
+			return refuse_diag(&d);
+		}
 		switch (c) {
 		case 'p':
 			if (!optarg[0])

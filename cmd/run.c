@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#ifndef _WIN32
+#include "unix/exec.h"
+#endif
 
 #ifndef _WIN32
 /* glibc's execvp searches this when PATH is unset. */
@@ -79,6 +82,18 @@ bool exec_missing(const char *cwd, const char *path)
 	free(abs);
 	return missing;
 }
+
+const char *exec_strerror(const char *cwd, const char *prog, int err)
+{
+	char *abs = NULL;
+	struct stat st;
+	bool dir = false;
+
+	if (err == EACCES && strchr(prog, '/') && sbx_path_join(cwd, prog, &abs) == 0)
+		dir = stat(abs, &st) == 0 && S_ISDIR(st.st_mode);
+	free(abs);
+	return dir ? strerror(EISDIR) : strerror(err);
+}
 #endif
 
 int exec_direct(char *const cmd[], const char *cwd)
@@ -87,7 +102,11 @@ int exec_direct(char *const cmd[], const char *cwd)
 
 	if (cwd && chdir(cwd) != 0)
 		return refuse("cannot change directory to '%s': %s", cwd, strerror(errno));
+#ifndef _WIN32
+	sbx_execvp(cmd[0], cmd);
+#else
 	execvp(cmd[0], cmd);
+#endif
 	err = errno;
 	/* env(1) conventions: 127 when the command does not exist, 126 when it cannot run. */
 	if (err == ENOENT || err == ENOTDIR) {
@@ -103,10 +122,24 @@ int exec_direct(char *const cmd[], const char *cwd)
 			return EXIT_NOT_FOUND;
 		}
 #endif
-		refuse("%s: command not found", cmd[0]);
+		if (subcommand_meant(cmd[0]))
+			refuse("%s: command not found; hint: did you mean 'sbxrun %s'?", cmd[0],
+			       subcommand_meant(cmd[0]));
+		else
+			refuse("%s: command not found", cmd[0]);
 		return EXIT_NOT_FOUND;
 	}
+#ifndef _WIN32
+	{
+		char here[PATH_MAX];
+		const char *dir = cwd ? cwd : getcwd(here, sizeof(here));
+
+		refuse("%s: cannot execute: %s", cmd[0],
+		       dir ? exec_strerror(dir, cmd[0], err) : strerror(err));
+	}
+#else
 	refuse("%s: cannot execute: %s", cmd[0], strerror(err));
+#endif
 	return EXIT_CANNOT_EXEC;
 }
 

@@ -103,12 +103,6 @@ int sbx_missing_tag(const struct sbx_at *a, json_t *obj, const char *key, const 
  */
 int sbx_unknown_value(const struct sbx_at *a, const char *what, const char *s,
 		      const char *const *names, const char *expected);
-/*
- * The one of names (NULL-terminated) that s most likely misspells: the same word in another case,
- * or the only one at the smallest edit distance when that distance is at most 2 (a swap of two
- * neighbouring characters counts as one edit) and smaller than the name. NULL when none is.
- */
-const char *sbx_suggest(const char *s, const char *const *names);
 
 /* ---- the schema walkers ------------------------------------------------------------------- */
 

@@ -101,6 +101,13 @@ int sbx_diag_hint(struct sbx_diag *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A negative errno or SBX_E_* code in words, for the few functions that fill no diagnostic. */
 const char *sbx_strerror(int code);
+/*
+ * The one of names (NULL-terminated) that s most likely misspells: the same word in another case,
+ * or the only one at the smallest edit distance when that distance is at most 2 (a swap of two
+ * neighbouring characters counts as one edit) and smaller than the name. NULL when none is. The
+ * profile loader's "did you mean", and the command line's for a subcommand.
+ */
+const char *sbx_suggest(const char *s, const char *const *names);
 /* Writes s to f with each control byte as "\xHH": text a command chose (a path, a name) cannot
  * move the cursor, colour the terminal or forge a line. Used by cmd/ only. */
 void sbx_put_sanitized(const char *s, FILE *f);

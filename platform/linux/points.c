@@ -152,6 +152,43 @@ static bool empty_point(int fd, const struct stat *st, bool dir, const char *hol
 }
 
 /*
+ * Whether an owner shown as the caller's uid may be someone else. In a user namespace that maps
+ * only some users the kernel shows every other user's object as the overflow uid (65534): a
+ * caller that is 65534 there (an unprivileged user namespace made by nobody, a rootless
+ * container) sees root's and everyone's objects as its own. Read once; when the files cannot be
+ * read, it may be.
+ */
+static bool owner_ambiguous(void)
+{
+	static int ambiguous = -1;
+	char buf[128];
+	unsigned long long inside, outside, count, overflow;
+	FILE *f;
+
+	if (ambiguous >= 0)
+		return ambiguous;
+	ambiguous = 1;
+	f = fopen("/proc/sys/kernel/overflowuid", "re");
+	if (f) {
+		if (fscanf(f, "%llu", &overflow) == 1 && overflow != (unsigned long long)geteuid())
+			ambiguous = 0;
+		fclose(f);
+	}
+	if (!ambiguous)
+		return false;
+	/* Every uid mapped to itself (the initial namespace): an owner shown is the owner. */
+	f = fopen("/proc/self/uid_map", "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f) &&
+		    sscanf(buf, "%llu %llu %llu", &inside, &outside, &count) == 3 && inside == 0 &&
+		    outside == 0 && count == 4294967295ULL && !fgets(buf, sizeof(buf), f))
+			ambiguous = 0;
+		fclose(f);
+	}
+	return ambiguous;
+}
+
+/*
  * Could this run have made the object fd (of type st)? Owned by its user, with no write
  * permission: a point is made 0555 or 0444. Another user's object in a shared directory (a
  * point of that user's, or what an attacker made to look like one), or a writable one of the
@@ -593,12 +630,13 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 			rc = unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
 			if (rc < 0 && rc != -ENOENT)
 				say(report, arg, "cannot remove the mount point", pt->path, rc);
-		} else if (st.st_uid != geteuid()) {
+		} else if (st.st_uid != geteuid() || owner_ambiguous()) {
 			/*
 			 * Another user's, made there on the host during the run (that user could
 			 * remove the object masked: its own, or in a directory it may write):
 			 * theirs to remove, never this run's, root's included. The command cannot
-			 * make one (no capability to chown, and the name was masked).
+			 * make one (no capability to chown, and the name was masked). Where the
+			 * owner shown may be another's, it is left too.
 			 */
 			created++;
 			say(report, arg,

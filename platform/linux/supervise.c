@@ -62,6 +62,7 @@
 
 #include "linux/linux.h"
 #include "linux/sandbox.h"
+#include "unix/exec.h"
 
 /*
  * What a user or a program sends to stop or poke a command. The others keep their default
@@ -199,7 +200,7 @@ void sbx_linux_exec_command(char *const argv[],
 	int err, status;
 
 	sbx_diag_clear(&d);
-	execvp(argv[0], argv);
+	sbx_execvp(argv[0], argv);
 	err = errno;
 	status = exec_failure(argv, err, exec_failed, exec_failed_arg, &d);
 	sbx_linux_die(&d, status);
@@ -363,10 +364,10 @@ static bool pipe_kills(const sigset_t *orig)
  * shares init's memory until it executes the command or exits, and writes nothing of it but
  * its own stack below init's, errno, and *exec_err on failure: init reads that word after the
  * child has ended, reaps it, and words the failure itself, as the child would have
- * (run_init). execvp is what musl's and glibc's own posix_spawnp run in their CLONE_VM child:
- * it searches PATH on the stack. Init installs no signal handler, so no code of init's can run
- * in the child either; every signal is blocked across the vfork and the command's mask set
- * just before execvp. Returns the pid, or -1 with errno when vfork failed.
+ * (run_init). sbx_execvp searches PATH on the stack and allocates nothing, as musl's and
+ * glibc's own posix_spawnp do in their CLONE_VM child. Init installs no signal handler, so no
+ * code of init's can run in the child either; every signal is blocked across the vfork and the
+ * command's mask set just before sbx_execvp. Returns the pid, or -1 with errno when vfork failed.
  */
 static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, volatile int *exec_err)
 {
@@ -379,7 +380,7 @@ static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, vola
 	pid = vfork();
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, orig, NULL);
-		execvp(s->argv[0], s->argv);
+		sbx_execvp(s->argv[0], s->argv);
 		*exec_err = errno;
 		_exit(127);
 	}

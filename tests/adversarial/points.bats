@@ -451,6 +451,68 @@ as_other() {
 	rmdir "$PW/.git"
 }
 
+# In a user namespace that maps only its maker, the kernel shows every other user's object as the
+# overflow uid, 65534: a run of 65534 there (nobody's "unshare --user", a rootless container) saw
+# another user's point as its own, took it for its leftover, and at the end tried to remove it
+# ("cannot remove the mount point ...: Operation not permitted").
+@test "in a user namespace where the caller is the overflow uid, another user's point stays another's" {
+	local st="$BASE/sticky6"
+	sticky_roots "$st" 1
+	if as_root; then
+		# Run 1, root (another user to 65534), leaves an empty .git as its point would be.
+		mkdir -m 0555 "$st/r1/.git"
+		# Run 2, 65534 in a user namespace that maps only itself, where root's .git shows as
+		# its own: masked, and left to its owner without a word.
+		run --separate-stderr as_other unshare --user --map-current-user -- \
+			"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
+		[ "$output" = EROFS ]
+		[ "$stderr" = "" ]
+		[ "$(stat -c %u:%a "$st/r1/.git")" = 0:555 ]
+		rmdir "$st/r1/.git"
+	fi
+	# The positive control, as either user: its own leftover there is still its own (masked,
+	# then removed), and the rest of the root is writable.
+	as_other mkdir -m 0555 "$st/r1/.git"
+	run --separate-stderr as_other unshare --user --map-current-user -- \
+		"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
+	[ "$output" = EROFS ]
+	[ "$stderr" = "" ]
+	run as_other unshare --user --map-current-user -- \
+		"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" write "$st/r1/ok"
+	[ "$output" = OK ]
+	as_other rm "$st/r1/ok"
+	empty_dir "$st/r1"
+}
+
+# There too, what appears at a masked name during the run shows as the caller's own whoever made
+# it: in a root that is writable and not sticky, a run of 65534 removed root's file made there
+# during the run as what its own user had made.
+@test "in a user namespace where the caller is the overflow uid, what appears during the run is left" {
+	local st="$BASE/open7" run2 rc=0
+	sticky_roots "$st" 1
+	chmod 0777 "$st/r1"
+	# Run 2, 65534 in a user namespace that maps only itself, masks the missing .git; while it
+	# lasts, root (another user, shown there as 65534) swaps the point for a file of its own.
+	as_other unshare --user --map-current-user -- "$BIN/sbxrun" --profile "$PROFILE_FILE" \
+		-C "$st" -- sh -c ": >'$st/r1/started'; while [ ! -e '$st/r1/swapped' ]; do sleep 0.02; done" \
+		2>"$BASE/stderr7" 3>&- &
+	run2=$!
+	await -e "$st/r1/started"
+	# (As 65534 the file is its own, and is left too: the namespace cannot tell it from
+	# another's.)
+	rmdir "$st/r1/.git"
+	echo theirs >"$st/r1/.git"
+	: >"$st/r1/swapped"
+	wait "$run2" || rc=$?
+	cat "$BASE/stderr7"
+	[ "$rc" -eq 1 ]
+	[ "$(cat "$BASE/stderr7")" = "sbxrun: another user created this on the host during the run; left in place: $st/r1/.git" ]
+	[ "$(cat "$st/r1/.git")" = theirs ]
+	[ "$(stat -c %u "$st/r1/.git")" = "$(id -u)" ]
+	rm -f "$st/r1/.git" "$st/r1/started" "$st/r1/swapped"
+	empty_dir "$st/r1"
+}
+
 # hold_lock PATH READY: as the other user, opens PATH, takes an exclusive flock(2) on it, and
 # holds the lock in one process, whose pid it writes to READY (and to $HOLDER), until killed.
 hold_lock() {

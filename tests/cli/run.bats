@@ -75,6 +75,27 @@ setup() { setup_ws; cd "$WS"; }
 	[ "${lines[0]}" = "sbxrun: option '--cwd' needs a value" ]
 }
 
+# getopt takes the "--" after an option whose value was forgotten for that value: the profile
+# "--", a deny of ./--, the cwd "--", and the command then ran with what the caller did not mean.
+@test "an option whose value was forgotten before -- is one line, 125, and nothing runs" {
+	for opt in --profile -p --cwd -C --workspace-root --add-permissions --deny --write --read \
+		--env-keep; do
+		run -125 "$SBXRUN" "$opt" -- touch "$WS/canary"
+		[[ "${lines[0]}" == "sbxrun: option '$opt' needs a value before '--'; hint: "* ]]
+		[ "${#lines[@]}" -eq 1 ]
+	done
+	run -125 "$SBXRUN" --profile=-- -- touch "$WS/canary"
+	[ "${lines[0]}" = "sbxrun: option '--profile' needs a value before '--'; hint: '--' ends the options; a file named so is ./--" ]
+	run -125 "$SBXRUN" explain --cwd -- true
+	[[ "${lines[0]}" == "sbxrun: explain: option '--cwd' needs a value before '--'; hint: "* ]]
+	[ ! -e "$WS/canary" ]
+	# The control: a file of that name, named as the hint says, is a profile; and after the
+	# options "--" is the command's own.
+	printf '{"type":"disabled"}' > "$WS/--"
+	run -0 "$SBXRUN" --profile ./-- -- sh -c 'echo "$@"' sh --profile --
+	[ "$output" = "--profile --" ]
+}
+
 @test "-V and --version among plain sbxrun's options print the version, as -h prints the help" {
 	run "$SBXRUN" -v -V
 	[ "$status" -eq 0 ]
@@ -235,6 +256,122 @@ setup() { setup_ws; cd "$WS"; }
 		run -0 "$SBXRUN" --profile "$p" -- "$WS/ok"
 		[ "$output" = ran ]
 	done
+}
+
+@test "a command not found that misspells a subcommand, or is help, names the subcommand" {
+	for p in :danger-full-access :read-only :workspace; do
+		run -127 "$SBXRUN" --profile "$p" -- explaine
+		[ "$output" = "sbxrun: explaine: command not found; hint: did you mean 'sbxrun explain'?" ]
+		run -127 "$SBXRUN" --profile "$p" help
+		[ "$output" = "sbxrun: help: command not found; hint: did you mean 'sbxrun --help'?" ]
+		# Nothing like a subcommand: no hint.
+		run -127 "$SBXRUN" --profile "$p" -- no-such-command-sbxrun
+		[ "$output" = "sbxrun: no-such-command-sbxrun: command not found" ]
+	done
+	run -127 "$SBXRUN" acess /etc
+	[ "$output" = "sbxrun: acess: command not found; hint: did you mean 'sbxrun access'?" ]
+	# The control: a program of that name on PATH runs, with no word from sbxrun.
+	mkdir -p "$WS/bin"
+	printf '#!/bin/sh\necho mine\n' > "$WS/bin/explaine"
+	chmod 755 "$WS/bin/explaine"
+	run -0 env PATH="$WS/bin:$PATH" "$SBXRUN" -- explaine
+	[ "$output" = mine ]
+}
+
+@test "a command that is a directory is 126, named as one, confined or not" {
+	mkdir -p "$WS/adir" "$WS/bin2"
+	printf '#!/bin/sh\necho sbxrun-adir-on-path\n' > "$WS/bin2/adir"
+	chmod 755 "$WS/bin2/adir"
+	for p in :danger-full-access :read-only :workspace; do
+		run -126 "$SBXRUN" --profile "$p" -- "$WS/adir"
+		[ "${lines[0]}" = "sbxrun: $WS/adir: cannot execute: Is a directory" ]
+		[ "${#lines[@]}" -eq 1 ]
+		run -126 "$SBXRUN" --profile "$p" -- ./adir
+		[ "${lines[0]}" = "sbxrun: ./adir: cannot execute: Is a directory" ]
+		# A directory on PATH is passed over, as execvp passes it over: the next one runs.
+		run -0 env PATH="$WS:$WS/bin2:$PATH" "$SBXRUN" --profile "$p" -- adir
+		[ "$output" = "sbxrun-adir-on-path" ]
+	done
+}
+
+@test "a removed current directory is one line, 125, naming the fix; --cwd runs" {
+	mkdir "$WS/gone"
+	cd "$WS/gone"
+	rmdir "$WS/gone"
+	run -125 "$SBXRUN" -- true
+	[ "$output" = "sbxrun: cannot determine the current directory: No such file or directory; hint: run sbxrun from a directory that exists (this one may have been removed), or name one with --cwd" ]
+	# The control: the same run with a directory named.
+	run -0 "$SBXRUN" --cwd "$WS" -- pwd
+	[ "$output" = "$WS" ]
+}
+
+# POSIX execvp(3), glibc's (so env(1), timeout(1), nice(1)) and every shell hand a file the kernel
+# cannot execute (ENOEXEC: a script without "#!") to /bin/sh; musl's execvp does not.
+@test "a script without #! runs under /bin/sh, as under env(1), confined or not, by path and on PATH" {
+	mkdir -p "$WS/bin"
+	printf 'echo "$0|$#|$*"\nexit 3\n' > "$WS/bin/nohashbang"
+	chmod 755 "$WS/bin/nohashbang"
+	: > "$WS/bin/empty"
+	chmod 755 "$WS/bin/empty"
+	# A file whose first line holds a NUL byte is a program of another machine, not a script.
+	printf '\177ELF\002\001\001\000\000\000\nexit 0\n' > "$WS/bin/foreign"
+	chmod 755 "$WS/bin/foreign"
+	printf '{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"minimal"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"}]},"network":"restricted"}' > "$WS/minimal.json"
+	for p in :danger-full-access :read-only :workspace "$WS/minimal.json"; do
+		run -3 "$SBXRUN" --profile "$p" -- "$WS/bin/nohashbang" a 'b c'
+		[ "$output" = "$WS/bin/nohashbang|2|a b c" ]
+		run -3 env PATH="$WS/bin:$PATH" "$SBXRUN" --profile "$p" -- nohashbang
+		[ "$output" = "$WS/bin/nohashbang|0|" ]
+		run -0 "$SBXRUN" --profile "$p" -- "$WS/bin/empty"
+		[ "$output" = "" ]
+		run -126 "$SBXRUN" --profile "$p" -- "$WS/bin/foreign"
+		[ "${lines[0]}" = "sbxrun: $WS/bin/foreign: cannot execute: Exec format error" ]
+		[ "${#lines[@]}" -eq 1 ]
+	done
+	# The control: env(1) runs the same script the same way.
+	run -3 env "$WS/bin/nohashbang" a 'b c'
+	[ "$output" = "$WS/bin/nohashbang|2|a b c" ]
+}
+
+# A script without "#!" goes to /bin/sh: when the profile denies the shell, the message names the
+# rule, as for a "#!" line's interpreter, not "Exec format error".
+@test "a script without #! whose shell the profile denies is 126 naming the rule" {
+	local sh
+	sh=$(realpath /bin/sh)
+	printf 'echo ran\n' > "$WS/nohashbang"
+	chmod 755 "$WS/nohashbang"
+	printf '\177ELF\002\001\001\000\000\000\nexit 0\n' > "$WS/foreign"
+	chmod 755 "$WS/foreign"
+	for p in :read-only :workspace; do
+		run -126 "$SBXRUN" --profile "$p" --deny "$sh" -- "$WS/nohashbang"
+		[[ "${lines[0]}" == "sbxrun: $WS/nohashbang: cannot execute: its interpreter: $sh is denied by entries["*"]: deny $sh; hint: a deny wins over a read grant: "* ]]
+		[ "${#lines[@]}" -eq 1 ]
+		# A program of another machine is not the shell's: the kernel's words stay.
+		run -126 "$SBXRUN" --profile "$p" --deny "$sh" -- "$WS/foreign"
+		[ "$output" = "sbxrun: $WS/foreign: cannot execute: Exec format error" ]
+		# The control: without the deny the shell runs it.
+		run -0 "$SBXRUN" --profile "$p" -- "$WS/nohashbang"
+		[ "$output" = ran ]
+	done
+}
+
+# "/bin/sh -i" is an interactive shell, not the script "-i": a command whose name begins with '-'
+# (found through an empty PATH element, or named "-x/f") reaches the shell after "--".
+@test "a script without #! whose name begins with - runs as that script, not as the shell's option" {
+	printf 'echo "script $0|$*"\nexit 3\n' > "$WS/-i"
+	chmod 755 "$WS/-i"
+	mkdir "$WS/-x"
+	cp "$WS/-i" "$WS/-x/f"
+	for p in :danger-full-access :read-only :workspace; do
+		run -3 env PATH=":$PATH" "$SBXRUN" --profile "$p" -- -i a < /dev/null
+		[ "$output" = "script -i|a" ]
+		run -3 "$SBXRUN" --profile "$p" -- -x/f a < /dev/null
+		[ "$output" = "script -x/f|a" ]
+	done
+	# The control: a name without '-' is still "/bin/sh NAME", $0 the name found.
+	cp "$WS/-i" "$WS/plain"
+	run -3 env PATH=":$PATH" "$SBXRUN" -- plain b < /dev/null
+	[ "$output" = "script plain|b" ]
 }
 
 @test "-v and SBXRUN_DEBUG=1 print the plan on stderr first; stdout stays the command's" {
