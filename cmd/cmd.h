@@ -148,6 +148,11 @@ struct invocation {
 	 */
 	bool plan_again;
 	/*
+	 * The profile or an addition was read from a stream (standard input, a pipe): it cannot
+	 * be read a second time, so run plans once, with the gitlinks (run.c).
+	 */
+	bool read_once;
+	/*
 	 * The files the permissions were read from (sbx_ctx.inputs): the profile and each
 	 * --add-permissions file, their names made absolute (input_paths, owned), and the link
 	 * a ".." in each name follows (input_links, owned, or NULL).

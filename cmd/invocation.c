@@ -232,6 +232,8 @@ static int load_profile_file(struct invocation *inv, const char *file, struct sb
 	int r;
 
 	r = sbx_read_file_id(file, &buf, &len, &dev, &ino, d);
+	/* Standard input, or no regular file (dev and ino 0): read once, never again. */
+	inv->read_once = inv->read_once || strcmp(file, "-") == 0 || (dev == 0 && ino == 0);
 	if (!r)
 		r = input_note(inv, file, SBX_ORIGIN_PROFILE_FILE, dev, ino, d);
 	if (r) {
@@ -288,6 +290,7 @@ static int add_permissions(struct invocation *inv, const char *file, struct sbx_
 	int r;
 
 	r = additional_load_file_id(file, &a, &dev, &ino, d);
+	inv->read_once = inv->read_once || strcmp(file, "-") == 0 || (dev == 0 && ino == 0);
 	if (r)
 		return r;
 	r = input_note(inv, file, SBX_ORIGIN_ADDITION_FILE, dev, ino, d);

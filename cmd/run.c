@@ -207,6 +207,8 @@ static int report_start(struct opts *o, const struct sbx_plan *plan)
  * plan, the one enforced, reads every index itself, and each is read through once a start
  * (tests/bench/README.md). Every refusal the gitlinks make is the helper's then, in the same
  * words, before anything is applied; the points their missing .git need were always its own.
+ * Not when the profile or an addition came from a stream (invocation.read_once): the plan
+ * made again after a refusal reads them again, and a stream gives nothing the second time.
  * Not with --report or --network-log: their names are checked against a plan (here, and in the
  * helper before it asks whether its plan is enforceable), and a requirement of the gitlinks
  * that cannot be enforced would come after their faults, in their words.
@@ -223,7 +225,7 @@ static int plan_run(struct invocation *inv, const struct opts *o, bool later)
 		r = config_home_make(inv, o, NULL);
 	if (!r)
 		inv->ctx.gitlinks_later = later && inv->ctx.points && !o->verbose && !inv->made.n &&
-					  !o->report && !o->network_log;
+					  !o->report && !o->network_log && !inv->read_once;
 	return r ? r : invocation_plan(inv, o);
 }
 

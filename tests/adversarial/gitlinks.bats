@@ -273,6 +273,16 @@ holds() {
 	run "$BIN/sbxrun" --allow-unix-socket '' -C "$WSG" -- "$P" write "$CANARY"
 	refused "sbxrun: $WSG/.git/index holds no index signature: *"
 	[ "${lines[0]}" = "$said" ]
+	# The same with the profile read from a stream (standard input, a pipe), which a second
+	# plan could not read again: the whole plan is made once.
+	local prof='{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"path","path":"'$WSG'"},"access":"write"}]},"network":"restricted"}'
+	run "$BIN/sbxrun" -p - --allow-unix-socket '' -C "$WSG" -- "$P" write "$CANARY" <<<"$prof"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	run "$BIN/sbxrun" -p <(echo "$prof") --allow-unix-socket '' -C "$WSG" -- "$P" write "$CANARY"
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
+	run "$BIN/sbxrun" --add-permissions - --allow-unix-socket '' -C "$WSG" -- "$P" write \
+		"$CANARY" <<<'{"network":{"enabled":false}}'
+	refused "sbxrun: $WSG/.git/index holds no index signature: *"
 	# Run 1's layout: vend's .git names a file with a second name, whose deny cannot hold.
 	cp "$TOP/index.good" "$WSG/.git/index"
 	rm -rf "$WSG/vend/.git"
