@@ -766,10 +766,11 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 	/*
 	 * Out of descriptors or memory says nothing of the file, nor of the name: this host
 	 * failed the request, which may be made again, and the rule that allowed it stands.
+	 * "Read", not "open": memory may run out part way through the file, after the open.
 	 */
 	if (host_failure(res->hosts_errno)) {
 		reply(c, 503, NULL, NULL,
-		      "sbxrun: cannot look up host %s: this host cannot open /etc/hosts now (%s); "
+		      "sbxrun: cannot look up host %s: this host cannot read /etc/hosts now (%s); "
 		      "try again later",
 		      auth, strerror(res->hosts_errno));
 		return;
