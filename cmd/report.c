@@ -83,6 +83,12 @@ struct report {
 	 */
 	pid_t owner;
 	int relay[2];
+	/*
+	 * The start of a brief the last read took in part (a read takes what the pipe holds, not
+	 * whole writes): at most all of one but its newline (relay_add: 512 bytes at most).
+	 */
+	char part[512];
+	size_t part_len;
 };
 
 #ifdef __linux__
@@ -617,13 +623,16 @@ static void relay_add(struct report *r, const char *line, const struct sbx_repor
 
 int report_relay_read(struct report *r)
 {
-	char buf[4096];
+	char buf[4096 + sizeof(r->part)];
 	ssize_t n;
 
-	while ((n = read(r->relay[0], buf, sizeof(buf) - 1)) > 0) {
-		buf[n] = '\0';
+	memcpy(buf, r->part, r->part_len);
+	while ((n = read(r->relay[0], buf + r->part_len, sizeof(buf) - 1 - r->part_len)) > 0) {
+		char *p = buf, *nl;
+
+		buf[r->part_len + (size_t)n] = '\0';
 		pthread_mutex_lock(&r->lock);
-		for (char *p = buf, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		for (; (nl = strchr(p, '\n')); p = nl + 1) {
 			size_t skip = *p != '\0';
 
 			*nl = '\0';
@@ -641,7 +650,11 @@ int report_relay_read(struct report *r)
 				r->first = strdup(p + skip);
 		}
 		pthread_mutex_unlock(&r->lock);
+		/* The rest waits for the next read; one longer than any brief is not one. */
+		r->part_len = strlen(p) < sizeof(r->part) ? strlen(p) : 0;
+		memmove(buf, p, r->part_len);
 	}
+	memcpy(r->part, buf, r->part_len);
 	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
