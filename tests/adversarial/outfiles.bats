@@ -550,6 +550,53 @@ for _ in range(int(sys.argv[1])):
 	rm -rf "$OUT/deep"
 }
 
+# The limit keeps the disk that holds the report: a line that never reached it (the pipe's reader
+# closed it) must not count, or a run 1 that made the pipe and closed it would leave everything
+# past 16 MiB of lost lines unreported, once a reader comes.
+@test "report lines a pipe never took do not count toward its 16 MiB" {
+	local deep=$OUT/deep
+	for _ in $(seq 14); do deep=$deep/$(printf 'D%.0s' $(seq 250)); done
+	mkdir -p "$deep"
+	# Run 1, beside run 2: it makes the pipe where run 2's report goes, holds it open until run
+	# 2's command has started, then closes it: every line fails with EPIPE.
+	rm -f "$WS/ready" "$WS/started" "$WS/closed" "$WS/lost" "$WS/reading"
+	"$S" -C "$WS" -- sh -c 'mkfifo report.jsonl && exec 3<>report.jsonl && touch ready &&
+		while [ ! -e started ]; do sleep 0.05; done; exec 3<&-; touch closed; sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/report.jsonl" ]
+	# A reader that comes once run 2 has lost some 22 MB of lines (6000 of about 3.7 kB).
+	(
+		for _ in $(seq 2400); do [ -e "$WS/lost" ] && break; sleep 0.05; done
+		exec 4<"$WS/report.jsonl"
+		touch "$WS/reading"
+		exec timeout 60 cat <&4
+	) >"$BATS_TEST_TMPDIR/got" 2>/dev/null 3>&- &
+	local reader=$!
+	local loop='import os, sys
+for _ in range(int(sys.argv[1])):
+    try:
+        os.open(sys.argv[2] + "/x", os.O_WRONLY | os.O_CREAT)
+    except OSError:
+        pass'
+	local cmd="touch started; while [ ! -e closed ]; do sleep 0.05; done
+		python3 -c '$loop' 6000 '$deep' && touch lost
+		while [ ! -e reading ]; do sleep 0.05; done; python3 -c '$loop' 100 '$OUT'"
+	run timeout -k 5 300 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun: --report: 6000 of 6100 lines were not written: the pipe's reader closed it" ]
+	# Every refusal met once the reader came is reported, whole.
+	[ "$(grep -c '"errno":"EROFS"' "$BATS_TEST_TMPDIR/got")" -eq 100 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/got")" -eq 100 ]
+	unchanged
+	rm -rf "$OUT/deep"
+}
+
 # CONNECT_PY N [LETTER]: asks sbxrun's own proxy N times (four at a time) for a denied host of
 # 253 characters (LETTER, "a" by default, repeated), each one line of --network-log.
 CONNECT_PY='
@@ -627,6 +674,40 @@ connections() {
 	[ "$output" = "sbxrun: --network-log: 48000 of 48400 lines were not written: the pipe's reader closed it" ]
 	# Every decision made once the reader came is logged, whole.
 	[ "$(grep -c '"host":"bbbbbbbbbb' "$BATS_TEST_TMPDIR/got")" -eq 400 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/got")" -eq 400 ]
+	unchanged
+}
+
+# The same for the proxy's lines in the report, which its own process writes (relay_add).
+@test "the proxy's report lines a pipe never took do not count toward its 16 MiB" {
+	rm -f "$WS/ready" "$WS/started" "$WS/closed" "$WS/lost" "$WS/reading"
+	"$S" -C "$WS" -- sh -c 'mkfifo report.jsonl && exec 3<>report.jsonl && touch ready &&
+		while [ ! -e started ]; do sleep 0.05; done; exec 3<&-; touch closed; sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/report.jsonl" ]
+	# A reader that comes once run 2 has lost 60000 of the proxy's lines, past 16 MiB.
+	(
+		for _ in $(seq 2400); do [ -e "$WS/lost" ] && break; sleep 0.05; done
+		exec 4<"$WS/report.jsonl"
+		touch "$WS/reading"
+		exec timeout 60 cat <&4
+	) >"$BATS_TEST_TMPDIR/got" 2>/dev/null 3>&- &
+	local reader=$!
+	local cmd="touch started; while [ ! -e closed ]; do sleep 0.05; done
+		python3 -c '$CONNECT_PY' 60000 && touch lost
+		while [ ! -e reading ]; do sleep 0.05; done; python3 -c '$CONNECT_PY' 400 b"
+	run timeout -k 5 300 "$S" -C "$WS" --allow-domain example.com --report "$WS/report.jsonl" \
+		-- sh -c "$cmd"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun: --report: 60000 of 60400 lines were not written: the pipe's reader closed it" ]
+	# Every decision made once the reader came is reported, whole.
+	[ "$(grep -c 'bbbbbbbbbb' "$BATS_TEST_TMPDIR/got")" -eq 400 ]
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/got")" -eq 400 ]
 	unchanged
 }
