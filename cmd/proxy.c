@@ -80,10 +80,13 @@ static void on_stop_signal(int sig)
 	errno = saved;
 }
 
-/* As the report is (- for standard error): an earlier confined run may have put a link there. */
-static int open_log(const char *path, int *fd)
+/*
+ * As the report is (- for standard error): an earlier confined run may have put a link there.
+ * what names the option in the words of a failure.
+ */
+static int open_log(const char *what, const char *path, int *fd)
 {
-	return report_open_fd("proxy: --log", path, NULL, fd, NULL, NULL);
+	return report_open_fd(what, path, NULL, fd, NULL, NULL);
 }
 
 /* Removes the socket this run created, and only that (not a file put there since). */
@@ -118,8 +121,14 @@ int own_proxy_start(struct opts *o)
 	pid_t pid;
 
 	sbx_diag_clear(&d);
-	cfg = (struct sbx_proxy_config){
-		.policy = &pol, .log_fd = -1, .allow_private = o->allow_private_addresses};
+	/* A run's values, as on Linux (platform/linux/network.c), not those of sbxrun proxy. */
+	cfg = (struct sbx_proxy_config){.policy = &pol,
+					.log_fd = -1,
+					.allow_private = o->allow_private_addresses,
+					.drain_ms = SBX_OWN_PROXY_DRAIN_MS,
+					.log_max = SBX_OWN_PROXY_LOG_MAX,
+					.log_end_ms = SBX_OWN_PROXY_LOG_END_MS,
+					.log_what = "--network-log"};
 	for (size_t i = 0; !r && i < o->n_allow_domains + o->n_deny_domains; i++) {
 		bool deny = i >= o->n_allow_domains;
 
@@ -131,7 +140,7 @@ int own_proxy_start(struct opts *o)
 			return refuse_diag(&d);
 		}
 	}
-	if (o->network_log && open_log(o->network_log, &cfg.log_fd))
+	if (o->network_log && open_log("--network-log", o->network_log, &cfg.log_fd))
 		return EXIT_REFUSED;
 	if (sbx_listen_addr_parse("127.0.0.1:0", &la, &d) < 0 ||
 	    sbx_proxy_listen(&la, &lfd, bound, sizeof(bound), &d) < 0)
@@ -255,7 +264,7 @@ int cmd_proxy(int argc, char **argv)
 		r = refuse_diag(&d);
 		goto out;
 	}
-	if (log_s && open_log(log_s, &cfg.log_fd)) {
+	if (log_s && open_log("proxy: --log", log_s, &cfg.log_fd)) {
 		r = EXIT_REFUSED;
 		goto out;
 	}

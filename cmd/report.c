@@ -52,9 +52,14 @@ struct report {
 	int fd;
 	pthread_mutex_t lock;
 	size_t n;
-	char *first;	/* the first denial in a few words (sbx_report_brief), or NULL */
-	size_t limit;	/* REPORT_MAX_BYTES for each process writing a run's report; 0: none */
-	size_t bytes;	/* written by this process (a forked one counts its own) */
+	char *first;  /* the first denial in a few words (sbx_report_brief), or NULL */
+	size_t limit; /* REPORT_MAX_BYTES for each process writing a run's report; 0: none */
+	/*
+	 * Written by this process (a forked one counts its own). Lines dropped or failed count
+	 * nothing: they are not in the file the limit keeps, and a pipe's reader that took none
+	 * for a while would otherwise leave the rest of the run unreported.
+	 */
+	size_t bytes;
 	size_t dropped; /* lines not written: past REPORT_MAX_BYTES */
 	/*
 	 * A pipe opened non-blocking: q[qhead, qlen) holds the lines waiting for it, whole, qoff
@@ -83,6 +88,12 @@ struct report {
 	 */
 	pid_t owner;
 	int relay[2];
+	/*
+	 * The start of a brief the last read took in part (a read takes what the pipe holds, not
+	 * whole writes): at most all of one but its newline (relay_add: 512 bytes at most).
+	 */
+	char part[512];
+	size_t part_len;
 };
 
 #ifdef __linux__
@@ -362,13 +373,20 @@ int report_relay(struct report *r)
 	return r->relay[0];
 }
 
-/* Whether a line of len bytes still fits under REPORT_MAX_BYTES (counted if it does). */
-static bool fits(struct report *r, size_t len)
+/*
+ * Whether a line of len bytes still fits under REPORT_MAX_BYTES, with what was written and what
+ * waits for a pipe (written later, or dropped and then never counted). Counted once written.
+ */
+static bool fits(const struct report *r, size_t len)
 {
-	if (r->limit && len > r->limit - r->bytes)
-		return false;
-	r->bytes += len;
-	return true;
+	return !r->limit || len <= r->limit - r->bytes - (r->qlen - r->qhead - r->qoff);
+}
+
+/* What write(2) returned: the bytes it put in the file count toward the limit. */
+static void wrote(struct report *r, ssize_t w)
+{
+	if (w > 0)
+		r->bytes += (size_t)w;
 }
 
 static int64_t now_ms(void)
@@ -481,6 +499,7 @@ static void flush(struct report *r)
 		}
 		r->since = now_ms();
 		r->stalled = false;
+		wrote(r, w);
 		r->qoff += (size_t)w;
 		if (r->qoff == len) {
 			r->qhead += len;
@@ -593,13 +612,18 @@ static void relay_add(struct report *r, const char *line, const struct sbx_repor
 
 	if (kept && r->fifo && strlen(line) > PIPE_BUF)
 		mark[0] = '!';
-	else if (kept && (w = write(r->fd, line, strlen(line))) != (ssize_t)strlen(line)) {
-		int err = short_write_err(w);
+	else if (kept) {
+		w = write(r->fd, line, strlen(line));
+		wrote(r, w);
+		if (w != (ssize_t)strlen(line)) {
+			int err = short_write_err(w);
 
-		if (r->fifo && err == EAGAIN)
-			mark[0] = '!';
-		else
-			snprintf(mark, sizeof(mark), "E%03d", err > 0 && err < 1000 ? err : EIO);
+			if (r->fifo && err == EAGAIN)
+				mark[0] = '!';
+			else
+				snprintf(mark, sizeof(mark), "E%03d",
+					 err > 0 && err < 1000 ? err : EIO);
+		}
 	}
 	/* At most PIPE_BUF bytes: the pipe keeps the line whole; a newline in a name is none. */
 	len = (size_t)snprintf(buf, sizeof(buf), "%s%s", mark, brief ? brief : "?");
@@ -617,13 +641,16 @@ static void relay_add(struct report *r, const char *line, const struct sbx_repor
 
 int report_relay_read(struct report *r)
 {
-	char buf[4096];
+	char buf[4096 + sizeof(r->part)];
 	ssize_t n;
 
-	while ((n = read(r->relay[0], buf, sizeof(buf) - 1)) > 0) {
-		buf[n] = '\0';
+	memcpy(buf, r->part, r->part_len);
+	while ((n = read(r->relay[0], buf + r->part_len, sizeof(buf) - 1 - r->part_len)) > 0) {
+		char *p = buf, *nl;
+
+		buf[r->part_len + (size_t)n] = '\0';
 		pthread_mutex_lock(&r->lock);
-		for (char *p = buf, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		for (; (nl = strchr(p, '\n')); p = nl + 1) {
 			size_t skip = *p != '\0';
 
 			*nl = '\0';
@@ -641,7 +668,11 @@ int report_relay_read(struct report *r)
 				r->first = strdup(p + skip);
 		}
 		pthread_mutex_unlock(&r->lock);
+		/* The rest waits for the next read; one longer than any brief is not one. */
+		r->part_len = strlen(p) < sizeof(r->part) ? strlen(p) : 0;
+		memmove(buf, p, r->part_len);
 	}
+	memcpy(r->part, buf, r->part_len);
 	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
@@ -683,6 +714,7 @@ void report_add(struct report *r, const struct sbx_report_line *l)
 	} else {
 		ssize_t w = write(r->fd, line, len);
 
+		wrote(r, w);
 		if (w != (ssize_t)len)
 			failed(r, 1, short_write_err(w));
 	}

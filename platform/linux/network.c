@@ -27,16 +27,6 @@
 #include "net.h"
 #include "unix/proxy.h"
 
-/* Drain on stop: at the end of the run every client is gone already. */
-#define OWN_PROXY_DRAIN_MS 1000
-/*
- * What a pipe's reader is given for the lines still waiting once the run has ended: after the
- * drain above, within the time the supervisor gives its worker to end (netns.c).
- */
-#define OWN_PROXY_LOG_END_MS 500
-/* The most a run writes to --network-log: the confined command decides how much there is. */
-#define OWN_PROXY_LOG_MAX (16u << 20)
-
 /* Does an enforced requirement of kind k name mechanism bit? */
 static bool enforced_by(const struct sbx_plan *p, enum sbx_req_kind k, unsigned bit)
 {
@@ -88,9 +78,10 @@ static int own_proxy(struct sbx_linux_net *n, const struct sbx_plan *plan,
 	n->proxy.policy = &n->pol;
 	/* --allow-private-addresses, as the plan took it (and explain shows it). */
 	n->proxy.allow_private = plan->net.allow_private;
-	n->proxy.drain_ms = OWN_PROXY_DRAIN_MS;
-	n->proxy.log_max = OWN_PROXY_LOG_MAX;
-	n->proxy.log_end_ms = OWN_PROXY_LOG_END_MS;
+	n->proxy.drain_ms = SBX_OWN_PROXY_DRAIN_MS;
+	n->proxy.log_max = SBX_OWN_PROXY_LOG_MAX;
+	n->proxy.log_end_ms = SBX_OWN_PROXY_LOG_END_MS;
+	n->proxy.log_what = "--network-log";
 	n->ns.proxy = &n->proxy;
 	/* One listener, on a port the kernel picks inside the namespace. */
 	return sbx_netns_add_ep(&n->ns, &(struct sbx_loopback_ep){.addr = {127, 0, 0, 1}});

@@ -362,12 +362,14 @@ static bool pipe_kills(const sigset_t *orig)
  * process of its own: no tracer to attach to (--report) and no SIGCHLD disposition to restore.
  * fork(2) copies init's page tables and vfork(2) does not (about 30 us of a start). The child
  * shares init's memory until it executes the command or exits, and writes nothing of it but
- * its own stack below init's, errno, and *exec_err on failure: init reads that word after the
- * child has ended, reaps it, and words the failure itself, as the child would have
- * (run_init). sbx_execvp searches PATH on the stack and allocates nothing, as musl's and
- * glibc's own posix_spawnp do in their CLONE_VM child. Init installs no signal handler, so no
- * code of init's can run in the child either; every signal is blocked across the vfork and the
- * command's mask set just before sbx_execvp. Returns the pid, or -1 with errno when vfork failed.
+ * its own stack below init's, errno, the two words that record the shell's argument vector it
+ * maps for a script without "#!" (init unmaps it: sbx_exec_release), and *exec_err on failure:
+ * init reads that word after the child has ended, reaps it, and words the failure itself, as
+ * the child would have (run_init). sbx_execvp searches PATH on the stack and allocates
+ * nothing, as musl's and glibc's own posix_spawnp do in their CLONE_VM child. Init installs no
+ * signal handler, so no code of init's can run in the child either; every signal is blocked
+ * across the vfork and the command's mask set just before sbx_execvp. Returns the pid, or -1
+ * with errno when vfork failed.
  */
 static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, volatile int *exec_err)
 {
@@ -385,6 +387,8 @@ static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, vola
 		_exit(127);
 	}
 	err = errno;
+	/* A script without "#!": what the child mapped for the shell is ours to unmap. */
+	sbx_exec_release();
 	sigprocmask(SIG_SETMASK, &before, NULL);
 	errno = err;
 	return pid;

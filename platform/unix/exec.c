@@ -15,7 +15,9 @@
  *
  * sbx_execvp runs in a vfork(2) child too (platform/linux/supervise.c), where it shares the
  * parent's memory: it allocates nothing with malloc and touches no stdio, only its stack and
- * system calls (the shell's argument vector is mapped, and unmapped again if that fails).
+ * system calls (the shell's argument vector is mapped, and unmapped again if that fails). The
+ * map is made in the memory the child shares with its parent, where it stays once the shell
+ * runs: the parent unmaps it with sbx_exec_release when vfork(2) has returned.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +36,14 @@ extern char **environ;
 #define SHELL_PATH   SBX_EXEC_SHELL
 /* As much of the first line as bash looks at to tell a binary from a script, and more. */
 #define HEAD_BYTES 256
+
+/*
+ * The shell's argument vector while it is mapped: a vfork(2) child writes it in its parent's
+ * memory, where the parent finds it after the child has executed the shell, or has been killed
+ * between the map and the exec.
+ */
+static void *volatile shell_argv;
+static volatile size_t shell_argv_size;
 
 /* Whether the first line of path holds a NUL byte (or the file cannot be read at all). */
 static bool looks_binary(const char *path)
@@ -90,9 +100,23 @@ static void run_with_shell(const char *path, char *const argv[])
 	for (size_t i = 1; i < argc; i++)
 		sh_argv[k++] = argv[i];
 	sh_argv[k] = NULL;
+	shell_argv_size = size;
+	shell_argv = sh_argv;
 	execve(SHELL_PATH, sh_argv, environ);
+	shell_argv = NULL;
 	munmap(sh_argv, size);
 	errno = ENOEXEC;
+}
+
+void sbx_exec_release(void)
+{
+	int err = errno;
+
+	if (shell_argv) {
+		munmap(shell_argv, shell_argv_size);
+		shell_argv = NULL;
+	}
+	errno = err;
 }
 
 int sbx_execvp(const char *file, char *const argv[])

@@ -12,6 +12,13 @@
  */
 int sbx_execvp(const char *file, char *const argv[]);
 
+/*
+ * In the parent of a vfork(2) child that called sbx_execvp, once vfork has returned: unmaps the
+ * shell's argument vector the child mapped in their shared memory and left there by executing
+ * the shell. Nothing to do otherwise (a child made by fork(2) maps in its own copy).
+ */
+void sbx_exec_release(void);
+
 /* The shell sbx_execvp hands such a file to. */
 #define SBX_EXEC_SHELL "/bin/sh"
 /*

@@ -214,8 +214,13 @@ struct sbx_proxy {
 	struct sbx_resolver *res;
 	struct slot *slots;
 	size_t cap_slots;
-	size_t log_bytes; /* written to cfg.log_fd */
-	bool log_full;	  /* past cfg.log_max: said once, nothing more written */
+	/*
+	 * Written to cfg.log_fd. Lines dropped or failed count nothing: they are not on the
+	 * disk the limit keeps, and a reader that took none for a while would otherwise leave
+	 * the rest of the run unlogged.
+	 */
+	size_t log_bytes;
+	bool log_full; /* past cfg.log_max: said once, nothing more written */
 	struct logq log;
 };
 
@@ -288,6 +293,12 @@ static void log_drop_waiting(struct logq *l, size_t *count)
 	log_drop(l, cut, count);
 }
 
+/* Bytes that wait for the pipe, written or dropped later. */
+static size_t log_waiting(const struct logq *l)
+{
+	return l->len - l->head - l->off;
+}
+
 /* Writes what the pipe takes now, a line at a time. */
 static void log_flush(struct sbx_proxy *px)
 {
@@ -313,6 +324,7 @@ static void log_flush(struct sbx_proxy *px)
 		}
 		l->since = now_ms();
 		l->stalled = false;
+		px->log_bytes += (size_t)w;
 		l->off += (size_t)w;
 		if (l->off == len) {
 			l->head += len;
@@ -337,6 +349,8 @@ static void log_put(struct sbx_proxy *px, const char *line, size_t len)
 		err = write_all(px->cfg.log_fd, line, len);
 		if (err)
 			log_failed(l, 1, err);
+		else
+			px->log_bytes += len;
 		return;
 	}
 	log_flush(px);
@@ -470,18 +484,17 @@ static void log_decision(struct conn *c)
 
 		size_t len = line ? strlen(line) : 0;
 
+		/* What waits for a pipe will be written, or dropped and then not counted. */
 		if (line && px->cfg.log_max && !px->log_full &&
-		    len > px->cfg.log_max - px->log_bytes) {
+		    len > px->cfg.log_max - px->log_bytes - log_waiting(&px->log)) {
 			px->log_full = true;
 			fprintf(stderr,
-				"sbxrun: --network-log: past the limit of %zu MiB; later decisions "
-				"are not logged\n",
-				px->cfg.log_max >> 20);
+				"sbxrun: %s: past the limit of %zu MiB; later decisions are not "
+				"logged\n",
+				px->cfg.log_what, px->cfg.log_max >> 20);
 		}
-		if (line && !px->log_full) {
+		if (line && !px->log_full)
 			log_put(px, line, len);
-			px->log_bytes += len;
-		}
 		free(line);
 	}
 	if (px->cfg.on_decision)
@@ -753,10 +766,11 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 	/*
 	 * Out of descriptors or memory says nothing of the file, nor of the name: this host
 	 * failed the request, which may be made again, and the rule that allowed it stands.
+	 * "Read", not "open": memory may run out part way through the file, after the open.
 	 */
 	if (host_failure(res->hosts_errno)) {
 		reply(c, 503, NULL, NULL,
-		      "sbxrun: cannot look up host %s: this host cannot open /etc/hosts now (%s); "
+		      "sbxrun: cannot look up host %s: this host cannot read /etc/hosts now (%s); "
 		      "try again later",
 		      auth, strerror(res->hosts_errno));
 		return;

@@ -68,6 +68,17 @@
 #define SBX_PROXY_DRAIN_MS 5000
 
 /*
+ * sbxrun's own proxy for a run (--allow-domain), on Linux and on macOS alike. It stops once the
+ * command has ended, when every client is gone already: a short drain. What a pipe's reader is
+ * given for the lines still waiting then: half a second more, as sbxrun(1) says (on Linux,
+ * within the time the supervisor gives its worker to end, netns.c). The most a run writes to
+ * --network-log: the confined command decides how much there is.
+ */
+#define SBX_OWN_PROXY_DRAIN_MS	 1000
+#define SBX_OWN_PROXY_LOG_END_MS 500
+#define SBX_OWN_PROXY_LOG_MAX	 (16u << 20)
+
+/*
  * In the process that runs a proxy or a bridge, before it serves: the soft limit of open
  * descriptors raised to the hard limit, for each connection holds two and a soft limit of 1024
  * would stop at about 500 (beyond the limit, clients wait in the backlog). Only this process's

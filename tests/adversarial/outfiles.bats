@@ -550,14 +550,59 @@ for _ in range(int(sys.argv[1])):
 	rm -rf "$OUT/deep"
 }
 
-# connections N: a command that asks sbxrun's own proxy N times (four at a time) for a denied
-# host of 253 characters, each one line of --network-log.
-connections() {
-	"$S" -C "$WS" --profile :read-only --allow-domain example.com \
-		--network-log "$WS/net.log" -- python3 -c '
+# The limit keeps the disk that holds the report: a line that never reached it (the pipe's reader
+# closed it) must not count, or a run 1 that made the pipe and closed it would leave everything
+# past 16 MiB of lost lines unreported, once a reader comes.
+@test "report lines a pipe never took do not count toward its 16 MiB" {
+	local deep=$OUT/deep
+	for _ in $(seq 14); do deep=$deep/$(printf 'D%.0s' $(seq 250)); done
+	mkdir -p "$deep"
+	# Run 1, beside run 2: it makes the pipe where run 2's report goes, holds it open until run
+	# 2's command has started, then closes it: every line fails with EPIPE.
+	rm -f "$WS/ready" "$WS/started" "$WS/closed" "$WS/lost" "$WS/reading"
+	"$S" -C "$WS" -- sh -c 'mkfifo report.jsonl && exec 3<>report.jsonl && touch ready &&
+		while [ ! -e started ]; do sleep 0.05; done; exec 3<&-; touch closed; sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/report.jsonl" ]
+	# A reader that comes once run 2 has lost some 22 MB of lines (6000 of about 3.7 kB).
+	(
+		for _ in $(seq 2400); do [ -e "$WS/lost" ] && break; sleep 0.05; done
+		exec 4<"$WS/report.jsonl"
+		touch "$WS/reading"
+		exec timeout 60 cat <&4
+	) >"$BATS_TEST_TMPDIR/got" 2>/dev/null 3>&- &
+	local reader=$!
+	local loop='import os, sys
+for _ in range(int(sys.argv[1])):
+    try:
+        os.open(sys.argv[2] + "/x", os.O_WRONLY | os.O_CREAT)
+    except OSError:
+        pass'
+	local cmd="touch started; while [ ! -e closed ]; do sleep 0.05; done
+		python3 -c '$loop' 6000 '$deep' && touch lost
+		while [ ! -e reading ]; do sleep 0.05; done; python3 -c '$loop' 100 '$OUT'"
+	run timeout -k 5 300 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun: --report: 6000 of 6100 lines were not written: the pipe's reader closed it" ]
+	# Every refusal met once the reader came is reported, whole.
+	[ "$(grep -c '"errno":"EROFS"' "$BATS_TEST_TMPDIR/got")" -eq 100 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/got")" -eq 100 ]
+	unchanged
+	rm -rf "$OUT/deep"
+}
+
+# CONNECT_PY N [LETTER]: asks sbxrun's own proxy N times (four at a time) for a denied host of
+# 253 characters (LETTER, "a" by default, repeated), each one line of --network-log.
+CONNECT_PY='
 import os, socket, sys, threading
 host, port = os.environ["HTTPS_PROXY"].split("//")[-1].rstrip("/").rsplit(":", 1)
-name = ".".join(["a" * 63] * 3) + ".invalid"
+name = ".".join([(sys.argv[2] if len(sys.argv) > 2 else "a") * 63] * 3) + ".invalid"
 req = ("CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n" % (name, name)).encode()
 def ask(n):
     for _ in range(n):
@@ -569,7 +614,12 @@ ts = [threading.Thread(target=ask, args=(int(sys.argv[1]) // 4,)) for _ in range
 for t in ts:
     t.start()
 for t in ts:
-    t.join()' "$1"
+    t.join()'
+
+# connections N: a command that makes N such decisions.
+connections() {
+	"$S" -C "$WS" --profile :read-only --allow-domain example.com \
+		--network-log "$WS/net.log" -- python3 -c "$CONNECT_PY" "$1"
 }
 
 @test "a command that opens connections without end cannot fill the disk that holds --network-log" {
@@ -588,6 +638,78 @@ for t in ts:
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	[ "$(grep -c '"decision":"deny"' "$WS/net.log")" -eq 400 ]
+}
+
+# The limit keeps the disk that holds the log: a line that never reached it (the pipe's reader
+# closed it, or stopped reading) must not count, or a run 1 that made the pipe and closed it would
+# leave everything past 16 MiB of lost lines unlogged, once a reader comes.
+@test "lines --network-log could not write do not count toward its 16 MiB" {
+	# Run 1, beside run 2: it makes the pipe where run 2's log goes, holds it open until run
+	# 2's command has started, then closes it: every line fails with EPIPE.
+	rm -f "$WS/ready" "$WS/started" "$WS/closed" "$WS/lost" "$WS/reading"
+	"$S" -C "$WS" -- sh -c 'mkfifo net.log && exec 3<>net.log && touch ready &&
+		while [ ! -e started ]; do sleep 0.05; done; exec 3<&-; touch closed; sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/net.log" ]
+	# A reader that comes once run 2 has lost some 18 MB of lines (48000 decisions).
+	(
+		for _ in $(seq 2400); do [ -e "$WS/lost" ] && break; sleep 0.05; done
+		exec 4<"$WS/net.log"
+		touch "$WS/reading"
+		exec timeout 60 cat <&4
+	) >"$BATS_TEST_TMPDIR/got" 2>/dev/null 3>&- &
+	local reader=$!
+	local cmd="touch started; while [ ! -e closed ]; do sleep 0.05; done
+		python3 -c '$CONNECT_PY' 48000 && touch lost
+		while [ ! -e reading ]; do sleep 0.05; done; python3 -c '$CONNECT_PY' 400 b"
+	run timeout -k 5 300 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
+		-- sh -c "$cmd"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun: --network-log: 48000 of 48400 lines were not written: the pipe's reader closed it" ]
+	# Every decision made once the reader came is logged, whole.
+	[ "$(grep -c '"host":"bbbbbbbbbb' "$BATS_TEST_TMPDIR/got")" -eq 400 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/got")" -eq 400 ]
+	unchanged
+}
+
+# The same for the proxy's lines in the report, which its own process writes (relay_add).
+@test "the proxy's report lines a pipe never took do not count toward its 16 MiB" {
+	rm -f "$WS/ready" "$WS/started" "$WS/closed" "$WS/lost" "$WS/reading"
+	"$S" -C "$WS" -- sh -c 'mkfifo report.jsonl && exec 3<>report.jsonl && touch ready &&
+		while [ ! -e started ]; do sleep 0.05; done; exec 3<&-; touch closed; sleep 120' \
+		>/dev/null 2>&1 &
+	local holder=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -p "$WS/report.jsonl" ]
+	# A reader that comes once run 2 has lost 60000 of the proxy's lines, past 16 MiB.
+	(
+		for _ in $(seq 2400); do [ -e "$WS/lost" ] && break; sleep 0.05; done
+		exec 4<"$WS/report.jsonl"
+		touch "$WS/reading"
+		exec timeout 60 cat <&4
+	) >"$BATS_TEST_TMPDIR/got" 2>/dev/null 3>&- &
+	local reader=$!
+	local cmd="touch started; while [ ! -e closed ]; do sleep 0.05; done
+		python3 -c '$CONNECT_PY' 60000 && touch lost
+		while [ ! -e reading ]; do sleep 0.05; done; python3 -c '$CONNECT_PY' 400 b"
+	run timeout -k 5 300 "$S" -C "$WS" --allow-domain example.com --report "$WS/report.jsonl" \
+		-- sh -c "$cmd"
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
+	[ "$status" -eq 0 ]
+	[ "$output" = "sbxrun: --report: 60000 of 60400 lines were not written: the pipe's reader closed it" ]
+	# Every decision made once the reader came is reported, whole.
+	[ "$(grep -c 'bbbbbbbbbb' "$BATS_TEST_TMPDIR/got")" -eq 400 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/got")" -eq 400 ]
+	unchanged
 }
 
 @test "a run refused once it made --network-log (125) leaves no log behind; the caller's stays" {

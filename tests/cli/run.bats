@@ -374,6 +374,28 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$output" = "script plain|b" ]
 }
 
+# The shell's argument vector for a script without "#!" is mapped by the command's process while
+# it still shares init's memory (vfork): left there once the shell runs, it would stay in init,
+# as large as the arguments, for the whole run. init's anonymous memory, with and without "#!".
+@test "a script without #! leaves nothing of its shell's arguments in init's memory" {
+	local with without args
+	printf 'sed -n "s/^RssAnon:[^0-9]*\\([0-9]*\\) kB$/\\1/p" /proc/1/status\n' >"$WS/nohashbang"
+	printf '#!/bin/sh\n' | cat - "$WS/nohashbang" >"$WS/hashbang"
+	chmod 755 "$WS/nohashbang" "$WS/hashbang"
+	# 100,000 arguments: 800 kB of the shell's vector on a 64-bit machine.
+	mapfile -t args < <(seq 100000)
+	for p in :read-only :workspace; do
+		run -0 "$SBXRUN" --profile "$p" -- "$WS/hashbang" "${args[@]}"
+		with=$output
+		[[ "$with" =~ ^[0-9]+$ ]]
+		run -0 "$SBXRUN" --profile "$p" -- "$WS/nohashbang" "${args[@]}"
+		without=$output
+		[[ "$without" =~ ^[0-9]+$ ]]
+		echo "$p: RssAnon $with kB with #!, $without kB without"
+		[ "$without" -lt $((with + 200)) ]
+	done
+}
+
 @test "-v and SBXRUN_DEBUG=1 print the plan on stderr first; stdout stays the command's" {
 	for how in -v --verbose SBXRUN_DEBUG=1; do
 		if [ "$how" = SBXRUN_DEBUG=1 ]; then

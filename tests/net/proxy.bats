@@ -515,7 +515,7 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	PX_PRE="$FAILINJ hostsfd --" fetch_in_dns_netns listed.example.test
 	[ "$status" -eq 0 ]
 	# EMFILE as musl and glibc word it.
-	[[ "${lines[0]}" =~ ^"listed.example.test: sbxrun: cannot look up host listed.example.test: this host cannot open /etc/hosts now ("(No file descriptors available|Too many open files)"); try again later"$ ]]
+	[[ "${lines[0]}" =~ ^"listed.example.test: sbxrun: cannot look up host listed.example.test: this host cannot read /etc/hosts now ("(No file descriptors available|Too many open files)"); try again later"$ ]]
 	[ "${lines[1]}" = "proxy: 0" ]
 	[ ! -s "$d/dns.log" ]
 	run python3 -c 'import json,sys
