@@ -1097,6 +1097,23 @@ int sbx_git_globals(const char *cwd, const char *git_config_global, const char *
 		etc = etc || !strcmp(out[i], "/etc/gitconfig");
 	if (!r && !etc)
 		r = global_path(cwd, "/etc/gitconfig", NULL, &out[n++]);
+	/*
+	 * A global name that is also a system one (GIT_CONFIG_GLOBAL=/etc/gitconfig, or the same
+	 * file in both variables) is one file, carried once and as the system one: git dies on
+	 * a system file it cannot read, and the helper takes no file twice.
+	 */
+	for (int i = 0; !r && i < globals; i++) {
+		bool sys = false;
+
+		for (int k = globals; k < n; k++)
+			sys = sys || !strcmp(out[i], out[k]);
+		if (!sys)
+			continue;
+		free(out[i]);
+		memmove(&out[i], &out[i + 1], (size_t)(n - i - 1) * sizeof(out[0]));
+		out[--n] = NULL;
+		globals--, i--;
+	}
 	if (!r)
 		*n_system = (size_t)(n - globals);
 	if (r)

@@ -528,3 +528,31 @@ system() { git config --includes --system --get "$1" || true; }
 	hexpect EROFS write "$H/etc/system.cfg"
 	hexpect OK write "$H/etc/new"
 }
+
+@test "one file named by GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM: carried once, as the system one" {
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	export GIT_CONFIG_SYSTEM="$H/etc/both.cfg" GIT_CONFIG_GLOBAL="$H/etc/both.cfg"
+	# Missing: an empty file for the run, which run 1 cannot fill, and none left after it.
+	run hsbx git config --system --list
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	hexpect EROFS write "$H/etc/both.cfg"
+	[ ! -e "$H/etc/both.cfg" ]
+	run "$BIN/sbxrun" explain --json -C "$H" -- true
+	echo "$output"
+	[[ "$output" == *"\"rule\": \"no-create $H/etc/both.cfg\","*"\"origin\": \"git-system-config\""* ]]
+	# Present: kept read-only, the caller's git takes nothing planted.
+	printf '[user]\n\tname = s\n' >"$H/etc/both.cfg"
+	run hsbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY\n' >>'$H/etc/both.cfg'"
+	[ "$status" -ne 0 ]
+	[ -z "$(system core.fsmonitor)" ]
+	[ -z "$(global core.fsmonitor)" ]
+	# GIT_CONFIG_GLOBAL=/etc/gitconfig, the file every git reads as the system one: runs.
+	run env GIT_CONFIG_GLOBAL=/etc/gitconfig "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
+	[ "$output" = OK ]
+	[ "$status" -eq 0 ]
+	# Positive control: a file beside it is the command's.
+	hexpect OK write "$H/etc/other"
+}

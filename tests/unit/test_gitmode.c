@@ -1207,6 +1207,25 @@ TEST(git_globals_as_git_finds_them)
 	CHECK(g[1] == NULL);
 	CHECK_INT(ns, 1);
 	git_globals_free(g);
+	/* A global file that is also a system one: once, as the system one (the helper's own). */
+	CHECK_INT(sbx_git_globals("/w", "/etc/gitconfig", NULL, "/h", NULL, g, &ns), 0);
+	CHECK_STR(g[0], "/etc/gitconfig");
+	CHECK(g[1] == NULL);
+	CHECK_INT(ns, 1);
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", "/c", NULL, "/h", "/c", g, &ns), 0);
+	CHECK_STR(g[0], "/c");
+	CHECK_STR(g[1], "/etc/gitconfig");
+	CHECK(g[2] == NULL);
+	CHECK_INT(ns, 2);
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", "/h/.gitconfig", g, &ns), 0);
+	CHECK_STR(g[0], "/h/.config/git/config");
+	CHECK_STR(g[1], "/h/.gitconfig");
+	CHECK_STR(g[2], "/etc/gitconfig");
+	CHECK(g[3] == NULL);
+	CHECK_INT(ns, 2);
+	git_globals_free(g);
 }
 
 /*
