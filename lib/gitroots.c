@@ -1187,16 +1187,19 @@ static int global_lookup(const struct sbx_ctx *ctx, const struct pmap *m, const 
 /*
  * Is the object in, found at p, what a mount point of the Linux backend at that name is (an
  * empty file or directory made for another run, or left by a killed one)? Then it stands for
- * the name missing, as a protected name's does (roots.c, is_point).
+ * the name missing, as a protected name's does (roots.c, is_point). The config file itself
+ * (file) gets an empty file whatever its name (global_missing): taken for the user's, another
+ * run's point would be kept as a file, unshared, and that run's clean-up would unlink it from
+ * under this run's mount, leaving the name to the command.
  */
-static int global_point(const struct sbx_ctx *ctx, const char *p, const struct sbx_pathinfo *in,
-			bool *yes, struct sbx_diag *d)
+static int global_point(const struct sbx_ctx *ctx, const char *p, bool file,
+			const struct sbx_pathinfo *in, bool *yes, struct sbx_diag *d)
 {
 	const char *holds = "";
 	bool dir = false;
 
 	*yes = false;
-	if (!ctx->points || in->is_link || !sbx_git_point(p, &dir, &holds) ||
+	if (!ctx->points || in->is_link || (!file && !sbx_git_point(p, &dir, &holds)) ||
 	    dir != (in->type == SBX_FT_DIR))
 		return 0;
 	return sbx_ctx_is_point(ctx, p, in, dir, holds, yes, d);
@@ -1279,7 +1282,7 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 	if (!r && in.exists && in.type == SBX_FT_DIR) {
 		/* Git's directory that another run's point is: that point keeps the name. */
 		if (!strcmp(name, "config"))
-			r = global_point(ctx, dir, &in, &point, d);
+			r = global_point(ctx, dir, false, &in, &point, d);
 		if (!r && point)
 			r = named_in_writable(ctx, m, roots, in.real, &named, d);
 		else if (!r)
@@ -1422,7 +1425,7 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 		}
 		/* A point is made in a writable root only: elsewhere it is read for nothing. */
 		if (!r && in.exists && in_writable(m, in.real))
-			r = global_point(ctx, g, &in, &point, d);
+			r = global_point(ctx, g, true, &in, &point, d);
 		if (r)
 			break;
 		/* No regular file outside the writable roots (/dev/null): git reads nothing. */

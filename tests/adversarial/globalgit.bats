@@ -556,3 +556,31 @@ system() { git config --includes --system --get "$1" || true; }
 	# Positive control: a file beside it is the command's.
 	hexpect OK write "$H/etc/other"
 }
+
+@test "a missing system config of any name, two runs at once: the later shares the point, the name holds" {
+	# Run 1's empty file at the name, taken by run 2 for the user's file, would be kept as a
+	# file and unshared: run 1's clean-up would unlink it from under run 2's mount, and run
+	# 2's command would make the config the caller's git then runs.
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	export GIT_CONFIG_SYSTEM="$H/etc/sys.cfg"
+	hold
+	[ -f "$H/etc/sys.cfg" ]
+	mkfifo "$H/r2" "$H/g2"
+	"$BIN/sbxrun" -C "$H" -- sh -c "echo up >'$H/r2'; cat '$H/g2' >/dev/null; exec '$P' write '$H/etc/sys.cfg'" \
+		>"$H/out2" 2>&1 &
+	two=$!
+	[ "$(timeout 60 cat "$H/r2")" = up ]
+	held
+	[ "$st" -eq 0 ]
+	echo go >"$H/g2"
+	st2=0
+	wait "$two" || st2=$?
+	cat "$H/out2"
+	[ "$(cat "$H/out2")" = EROFS ]
+	[ "$st2" -eq 1 ]
+	[ ! -e "$H/etc/sys.cfg" ]
+	[ -z "$(system core.fsmonitor)" ]
+	# Positive control: a file beside it is the command's.
+	hexpect OK write "$H/etc/other"
+}
