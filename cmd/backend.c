@@ -86,6 +86,7 @@ static void handover_git_globals(struct sbx_handover *h, const struct invocation
 {
 	for (size_t i = 0; i < inv->ctx.n_git_globals; i++)
 		h->git_globals[h->n_git_globals++] = inv->ctx.git_globals[i];
+	h->n_git_system = inv->ctx.n_git_system;
 	h->home = inv->ctx.home;
 }
 

@@ -258,13 +258,16 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	 * the plan: it only keeps more read-only, or refuses.
 	 */
 	for (size_t i = 0; rc == 0 && i < o.n_git_globals; i++)
-		rc = helper_abs("--git-config", o.git_globals[i], d);
+		rc = helper_abs(i < o.n_git_globals - o.n_git_system ? "--git-config"
+								     : "--git-system-config",
+				o.git_globals[i], d);
 	if (rc == 0 && o.home)
 		rc = helper_abs("--home", o.home, d);
 	if (rc < 0)
 		goto out;
 	ctx.git_globals = o.git_globals;
 	ctx.n_git_globals = o.n_git_globals;
+	ctx.n_git_system = o.n_git_system;
 	ctx.home = o.home;
 	/*
 	 * Every path is looked up once, through the resolver, which keeps what it found: about

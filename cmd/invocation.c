@@ -360,7 +360,8 @@ static int caller_git(struct invocation *inv)
 		(void)unsure(inv, "HOME", home);
 	if (!inv->ctx.git_globals_unsure)
 		(void)unsure(inv, "GIT_CONFIG_SYSTEM", sys);
-	if (sbx_git_globals(inv->cwd, global, xdg, home, sys, inv->git_globals))
+	if (sbx_git_globals(inv->cwd, global, xdg, home, sys, inv->git_globals,
+			    &inv->ctx.n_git_system))
 		return refuse("out of memory");
 	while (n < SBX_GIT_GLOBALS && inv->git_globals[n])
 		n++;

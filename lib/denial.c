@@ -55,6 +55,11 @@ static const struct origin_row {
 				   "the caller's global git config (or a file it includes), whose "
 				   "commands git runs outside any sandbox, inside a writable root: "
 				   "kept read-only, and from being created"},
+	[SBX_ORIGIN_GIT_SYSTEM] =
+		{"git-system-config", "read-only: the caller's system git config",
+		 "the caller's system git config, whose commands every git of "
+		 "the caller runs outside any sandbox, inside a writable root: kept "
+		 "read-only, and from being created (an empty file while missing)"},
 };
 
 static const struct origin_row *origin_row(enum sbx_req_origin o)

@@ -1057,11 +1057,13 @@ static int global_path(const char *cwd, const char *v, const char *rest, char **
  * when XDG_CONFIG_HOME is set and not empty (path.c, xdg_config_home_for).
  */
 int sbx_git_globals(const char *cwd, const char *git_config_global, const char *xdg_config_home,
-		    const char *home, const char *git_config_system, char *out[SBX_GIT_GLOBALS])
+		    const char *home, const char *git_config_system, char *out[SBX_GIT_GLOBALS],
+		    size_t *n_system)
 {
-	int r = 0, n = 0;
+	int r = 0, n = 0, globals;
 	bool etc = false;
 
+	*n_system = 0;
 	for (int i = 0; i < SBX_GIT_GLOBALS; i++)
 		out[i] = NULL;
 	/* A POSIX host's only: Windows keeps no read-only carve-out of the kind. */
@@ -1088,18 +1090,60 @@ int sbx_git_globals(const char *cwd, const char *git_config_global, const char *
 	 * which every other git of the host reads, whatever this environment names instead or
 	 * GIT_CONFIG_NOSYSTEM says: kept in any case, once.
 	 */
+	globals = n;
 	if (!r && git_config_system && git_config_system[0])
 		r = global_path(cwd, git_config_system, NULL, &out[n++]);
-	for (int i = 0; !r && i < n; i++)
+	for (int i = globals; !r && i < n; i++)
 		etc = etc || !strcmp(out[i], "/etc/gitconfig");
 	if (!r && !etc)
 		r = global_path(cwd, "/etc/gitconfig", NULL, &out[n++]);
+	/*
+	 * A global name that is also a system one (GIT_CONFIG_GLOBAL=/etc/gitconfig, or the same
+	 * file in both variables) is one file, carried once and as the system one: git dies on
+	 * a system file it cannot read, and the helper takes no file twice.
+	 */
+	for (int i = 0; !r && i < globals; i++) {
+		bool sys = false;
+
+		for (int k = globals; k < n; k++)
+			sys = sys || !strcmp(out[i], out[k]);
+		if (!sys)
+			continue;
+		free(out[i]);
+		memmove(&out[i], &out[i + 1], (size_t)(n - i - 1) * sizeof(out[0]));
+		out[--n] = NULL;
+		globals--, i--;
+	}
+	if (!r)
+		*n_system = (size_t)(n - globals);
 	if (r)
 		for (int i = 0; i < SBX_GIT_GLOBALS; i++) {
 			free(out[i]);
 			out[i] = NULL;
 		}
 	return r;
+}
+
+/* git's config g, a system one (sys) or a global one: "system" or "global". */
+static const char *kind(bool sys)
+{
+	return sys ? "system" : "global";
+}
+
+/*
+ * The other way out for git's config g in a writable root: the variable that names it pointed
+ * elsewhere. /etc/gitconfig, which every other git of the host reads whatever this environment
+ * says (sbx_git_globals), has none but leaving it out of the writable roots.
+ */
+static const char *elsewhere(const char *g, bool sys)
+{
+	if (!sys)
+		return "point GIT_CONFIG_GLOBAL at a file outside the writable roots";
+	if (!strcmp(g, "/etc/gitconfig"))
+		return "leave /etc out of the writable roots: every git of the host reads "
+		       "/etc/gitconfig";
+	return "point GIT_CONFIG_SYSTEM at a file outside the writable roots, or unset it "
+	       "and set GIT_CONFIG_NOSYSTEM=1";
 }
 
 /* Does the resolved path p lie in a writable root, no deny in between, and no entry at it? */
@@ -1117,7 +1161,7 @@ static bool in_writable(const struct pmap *m, const char *p)
  * config it cannot reach (config.c, access_or_die with ACCESS_EACCES_OK), takes nothing from
  * it: 1, nothing to keep.
  */
-static int global_lookup(const struct sbx_ctx *ctx, const struct pmap *m, const char *g,
+static int global_lookup(const struct sbx_ctx *ctx, const struct pmap *m, const char *g, bool sys,
 			 const char *p, struct sbx_pathinfo *in, struct sbx_diag *d)
 {
 	const struct pslot *s;
@@ -1131,29 +1175,31 @@ static int global_lookup(const struct sbx_ctx *ctx, const struct pmap *m, const 
 	if (!s || s->access != SBX_WRITE)
 		return 1;
 	sbx_diag_set(d, r,
-		     "cannot check git's global config %s, which the caller's git runs commands "
+		     "cannot check git's %s config %s, which the caller's git runs commands "
 		     "from: looking up %s: %s",
-		     g, p, strerror(-r));
-	return sbx_diag_hint(
-		d, r,
-		"sbxrun never takes an unreadable path for a missing one: restore access "
-		"to it (chmod u+rwx on the directory), or point GIT_CONFIG_GLOBAL at a "
-		"file outside the writable roots");
+		     kind(sys), g, p, strerror(-r));
+	return sbx_diag_hint(d, r,
+			     "sbxrun never takes an unreadable path for a missing one: restore "
+			     "access to it (chmod u+rwx on the directory), or %s",
+			     elsewhere(g, sys));
 }
 
 /*
  * Is the object in, found at p, what a mount point of the Linux backend at that name is (an
  * empty file or directory made for another run, or left by a killed one)? Then it stands for
- * the name missing, as a protected name's does (roots.c, is_point).
+ * the name missing, as a protected name's does (roots.c, is_point). The config file itself
+ * (file) gets an empty file whatever its name (global_missing): taken for the user's, another
+ * run's point would be kept as a file, unshared, and that run's clean-up would unlink it from
+ * under this run's mount, leaving the name to the command.
  */
-static int global_point(const struct sbx_ctx *ctx, const char *p, const struct sbx_pathinfo *in,
-			bool *yes, struct sbx_diag *d)
+static int global_point(const struct sbx_ctx *ctx, const char *p, bool file,
+			const struct sbx_pathinfo *in, bool *yes, struct sbx_diag *d)
 {
 	const char *holds = "";
 	bool dir = false;
 
 	*yes = false;
-	if (!ctx->points || in->is_link || !sbx_git_point(p, &dir, &holds) ||
+	if (!ctx->points || in->is_link || (!file && !sbx_git_point(p, &dir, &holds)) ||
 	    dir != (in->type == SBX_FT_DIR))
 		return 0;
 	return sbx_ctx_is_point(ctx, p, in, dir, holds, yes, d);
@@ -1192,7 +1238,7 @@ static size_t child_at(size_t dlen)
  * environment, XDG_CONFIG_HOME or GIT_CONFIG_GLOBAL, kept nothing). Refused in d there.
  */
 static int global_not_dir(const struct sbx_ctx *ctx, const struct pmap *m,
-			  const struct sbx_roots *roots, const char *g, const char *p,
+			  const struct sbx_roots *roots, const char *g, bool sys, const char *p,
 			  const struct sbx_pathinfo *in, struct sbx_diag *d)
 {
 	char *named = NULL;
@@ -1201,42 +1247,42 @@ static int global_not_dir(const struct sbx_ctx *ctx, const struct pmap *m,
 	if (!r && named) {
 		sbx_diag_set(
 			d, SBX_E_UNENFORCEABLE,
-			"git's global config %s is missing, and %s on its way is no directory "
+			"git's %s config %s is missing, and %s on its way is no directory "
 			"(a file, a FIFO, a socket or a device) in a writable root: the command "
 			"could put a directory holding a config in its place",
-			g, p);
+			kind(sys), g, p);
 		r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-				  "remove it and make the directory (mkdir -p %s), or point "
-				  "GIT_CONFIG_GLOBAL at a file outside the writable roots",
-				  p);
+				  "remove it and make the directory (mkdir -p %s), or %s", p,
+				  elsewhere(g, sys));
 	}
 	free(named);
 	return r;
 }
 
 /*
- * The missing global config g: kept from being created where it would be made in a writable
- * root. At a name git takes missing for an empty file (.gitconfig, config), an empty file is
- * mounted there for the run, which git outside reads as no config at all; git's own directory
- * of ~/.config/git/config, missing, gets an empty directory. Any other missing directory on the
- * way (~/.config itself) is refused: masking it would break every program that keeps its
- * configuration there, and making it for the user is no business of a sandbox's.
+ * The missing global or system (sys) config g: kept from being created where it would be made in a writable
+ * root. The file itself, whatever its name, gets an empty file mounted there for the run (and is
+ * appended to files as well), which git reads as no config at all: git dies on a system config
+ * it cannot read, and warns on a global one, where it takes a missing one for empty; git's own
+ * directory of ~/.config/git/config, missing, gets an empty directory. Any other missing
+ * directory on the way (~/.config itself) is refused: masking it would break every program that
+ * keeps its configuration there, and making it for the user is no business of a sandbox's.
  */
 static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
-			  const struct sbx_roots *roots, const char *g, struct sbx_strv *missing,
-			  struct sbx_strv *deny, struct sbx_diag *d)
+			  const struct sbx_roots *roots, const char *g, bool sys,
+			  struct sbx_strv *missing, struct sbx_strv *files, struct sbx_diag *d)
 {
 	struct sbx_pathinfo in;
 	size_t len = strlen(g), dlen = sbx_path_parent_len(g, len);
 	char *dir = strndup(g, dlen), *at = NULL, *named = NULL, *parent = NULL;
-	const char *name = g + child_at(dlen), *missing_dir = NULL, *holds;
-	bool point = false, isdir;
-	int r = dir ? global_lookup(ctx, m, g, dir, &in, d) : -ENOMEM;
+	const char *name = g + child_at(dlen), *missing_dir = NULL;
+	bool point = false;
+	int r = dir ? global_lookup(ctx, m, g, sys, dir, &in, d) : -ENOMEM;
 
 	if (!r && in.exists && in.type == SBX_FT_DIR) {
 		/* Git's directory that another run's point is: that point keeps the name. */
 		if (!strcmp(name, "config"))
-			r = global_point(ctx, dir, &in, &point, d);
+			r = global_point(ctx, dir, false, &in, &point, d);
 		if (!r && point)
 			r = named_in_writable(ctx, m, roots, in.real, &named, d);
 		else if (!r)
@@ -1244,13 +1290,13 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 		if (!r && at)
 			r = named_in_writable(ctx, m, roots, at, &named, d);
 		if (!r && named)
-			r = sbx_git_point(named, &isdir, &holds) && isdir == point
-				    ? sbx_strv_add_unique(missing, named)
-				    : keep_gitdir_target(m, named, deny);
+			r = sbx_strv_add_unique(missing, named);
+		if (!r && named && !point)
+			r = sbx_strv_add_unique(files, named);
 		goto out;
 	}
 	if (!r && in.exists)
-		r = global_not_dir(ctx, m, roots, g, dir, &in, d);
+		r = global_not_dir(ctx, m, roots, g, sys, dir, &in, d);
 	if (r || in.exists || in.is_link)
 		goto out;
 	/* The directory is missing: the one above it decides. */
@@ -1261,7 +1307,7 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 	if (!(parent = strndup(dir, dlen)))
 		r = -ENOMEM;
 	if (!r)
-		r = global_lookup(ctx, m, g, parent, &in, d);
+		r = global_lookup(ctx, m, g, sys, parent, &in, d);
 	if (!r && in.exists && in.type == SBX_FT_DIR) {
 		r = sbx_path_join_any(in.real, dir + child_at(dlen), &at);
 		if (!r)
@@ -1276,7 +1322,7 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 		goto refuse;
 	}
 	if (!r && in.exists) {
-		r = global_not_dir(ctx, m, roots, g, parent, &in, d);
+		r = global_not_dir(ctx, m, roots, g, sys, parent, &in, d);
 		goto out;
 	}
 	/* ~/.config, which run makes first (config_home_make): planned as run will find it. */
@@ -1285,7 +1331,7 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 		size_t hlen = sbx_path_parent_len(parent, dlen);
 
 		parent[hlen ? hlen : 1] = '\0';
-		r = global_lookup(ctx, m, g, parent, &in, d);
+		r = global_lookup(ctx, m, g, sys, parent, &in, d);
 		if (!r && in.exists && in.type == SBX_FT_DIR) {
 			r = sbx_path_join_any(in.real, ".config/git", &at);
 			if (!r)
@@ -1306,13 +1352,13 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 		parent[len] = '\0';
 		if (dlen > 1)
 			parent[dlen] = '\0';
-		r = global_lookup(ctx, m, g, dlen > 1 ? parent : "/", &in, d);
+		r = global_lookup(ctx, m, g, sys, dlen > 1 ? parent : "/", &in, d);
 		if (dlen > 1)
 			parent[dlen] = '/';
 	}
 	if (!r && in.exists && in.type != SBX_FT_DIR && dlen > 1) {
 		parent[dlen] = '\0'; /* what was looked up last, no directory: out next */
-		r = global_not_dir(ctx, m, roots, g, parent, &in, d);
+		r = global_not_dir(ctx, m, roots, g, sys, parent, &in, d);
 	}
 	if (r || !in.exists || in.type != SBX_FT_DIR)
 		goto out;
@@ -1324,15 +1370,14 @@ static int global_missing(const struct sbx_ctx *ctx, const struct pmap *m,
 	missing_dir = named;
 refuse:
 	sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-		     "git's global config %s is missing, and so is its directory %s, which the "
+		     "git's %s config %s is missing, and so is its directory %s, which the "
 		     "command could make from %s in a writable root: the caller's next git would "
 		     "run what it plants there",
-		     g, dir, missing_dir);
+		     kind(sys), g, dir, missing_dir);
 	r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 			  "make the directory (mkdir -p %s): keeping it from being made would mask "
-			  "a directory other programs write; or point GIT_CONFIG_GLOBAL at a file "
-			  "outside the writable roots",
-			  dir);
+			  "a directory other programs write; or %s",
+			  dir, elsewhere(g, sys));
 out:
 	free(dir);
 	free(at);
@@ -1358,7 +1403,8 @@ static bool closed_config(const struct sbx_ctx *ctx, const char *p)
 
 int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			 const struct sbx_roots *roots, struct sbx_strv *keep,
-			 struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
+			 struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_strv *system,
+			 struct sbx_strv *files, struct sbx_diag *d)
 {
 	struct sbx_strv configs = {0}, none = {0};
 	char one[SBX_MAX_PATH];
@@ -1366,19 +1412,20 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 
 	for (size_t i = 0; !r && i < ctx->n_git_globals; i++) {
 		const char *g = ctx->git_globals[i];
+		bool sys = i >= ctx->n_git_globals - ctx->n_git_system;
 		struct sbx_pathinfo in;
 		bool point = false;
 
 		if (!sbx_path_is_posix_abs(g))
 			continue; /* sbxrun hands over none such; a helper's caller might */
-		r = global_lookup(ctx, m, g, g, &in, d);
+		r = global_lookup(ctx, m, g, sys, g, &in, d);
 		if (r > 0) {
 			r = 0;
 			continue;
 		}
 		/* A point is made in a writable root only: elsewhere it is read for nothing. */
 		if (!r && in.exists && in_writable(m, in.real))
-			r = global_point(ctx, g, &in, &point, d);
+			r = global_point(ctx, g, true, &in, &point, d);
 		if (r)
 			break;
 		/* No regular file outside the writable roots (/dev/null): git reads nothing. */
@@ -1394,32 +1441,32 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			continue;
 		if (in.exists && !point && in.type != SBX_FT_REG) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				     "git's global config %s is no regular file (a directory, a "
+				     "git's %s config %s is no regular file (a directory, a "
 				     "FIFO, a socket or a device): sbxrun cannot tell what the "
 				     "caller's git takes from it",
-				     g);
-			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-					  "remove what is there, or point GIT_CONFIG_GLOBAL at a "
-					  "regular file");
+				     kind(sys), g);
+			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "remove what is there, or %s",
+					  elsewhere(g, sys));
 		} else if (crosses_writable_link(m, &in, &none, 0, one)) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				     "git's global config %s is reached through the symbolic link "
+				     "git's %s config %s is reached through the symbolic link "
 				     "%s inside a writable root: the command could repoint it at a "
 				     "config of its own",
-				     g, one);
+				     kind(sys), g, one);
 			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 					  "put the file it leads to there instead of the link, or "
-					  "point GIT_CONFIG_GLOBAL at where it leads");
+					  "%s",
+					  elsewhere(g, sys));
 		} else if (in.exists && !point && in.linked && in_writable(m, in.real)) {
 			/*
 			 * Another name of it (an earlier run, which this environment's global
 			 * config was not, linked it) writes the very file kept read-only here.
 			 */
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-				     "git's global config %s has more than one name (a hard link), "
+				     "git's %s config %s has more than one name (a hard link), "
 				     "inside a writable root: the command could rewrite it through "
 				     "another",
-				     g);
+				     kind(sys), g);
 			r = sbx_diag_hint(
 				d, SBX_E_UNENFORCEABLE,
 				"give it a name of its own (cp %s %s.new && mv %s.new %s), "
@@ -1432,8 +1479,14 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			 */
 			r = keep_include(ctx, m, roots, &none, false, "the caller's environment", g,
 					 keep, deny, &configs, d);
+			if (!r && sys && in.exists)
+				r = sbx_strv_add_unique(system, in.real);
 		} else {
-			r = global_missing(ctx, m, roots, g, missing, deny, d);
+			size_t before = missing->n;
+
+			r = global_missing(ctx, m, roots, g, sys, missing, files, d);
+			for (size_t k = before; !r && sys && k < missing->n; k++)
+				r = sbx_strv_add_unique(system, missing->v[k]);
 		}
 	}
 	if (!r)

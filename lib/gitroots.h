@@ -33,11 +33,14 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
  * path), missing (to be kept from being created: an empty file or directory at the name, which
  * git takes for none: sbx_git_point) and deny (missing elsewhere). A look-up that fails other
  * than by absence, a global config that is no regular file, or one whose missing name could
- * only be kept by masking a directory other programs write (~/.config) is refused in d.
+ * only be kept by masking a directory other programs write (~/.config) is refused in d. The
+ * system files among keep and missing (sbx_ctx.n_git_system) are appended to system as well,
+ * and the missing config files themselves (an empty file whatever their name) to files.
  */
 int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 			 const struct sbx_roots *roots, struct sbx_strv *keep,
-			 struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d);
+			 struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_strv *system,
+			 struct sbx_strv *files, struct sbx_diag *d);
 
 /*
  * A git index read as its bytes come (gitindex.c): the paths of its gitlinks (mode 0160000)

@@ -18,7 +18,7 @@
  *   [--report-fd N] [--report-created FILE]
  * and the caller's global git config files and HOME, which git outside takes later (the
  * helper's environment is the command's, which may say otherwise):
- *   [--git-config FILE]... [--home DIR]
+ *   [--git-config FILE]... [--git-system-config FILE]... [--home DIR]
  *
  * Pure: the helper's own checks of what it was given (absolute cwds, the profile itself) come
  * after parsing, in the helper, which trusts nothing it is handed.
@@ -91,7 +91,10 @@ int sbx_handover_argv(const struct sbx_handover *h, const char *self, struct sbx
 	if (!r && h->allow_private_addresses)
 		r = sbx_strv_push(out, "--allow-private-addresses");
 	for (size_t i = 0; !r && i < h->n_git_globals; i++)
-		r = push_opt(out, "--git-config", h->git_globals[i]);
+		r = push_opt(out,
+			     i < h->n_git_globals - h->n_git_system ? "--git-config"
+								    : "--git-system-config",
+			     h->git_globals[i]);
 	if (!r && h->home)
 		r = push_opt(out, "--home", h->home);
 	if (!r && h->allow_git)
@@ -121,7 +124,7 @@ static int usage(struct sbx_diag *d, const char *what, const char *arg)
 			     "[--allow-local-binding] [--allow-domain D]... [--deny-domain D]... "
 			     "[--network-log FILE] [--allow-private-addresses] [--report-fd N] "
 			     "[--report-created FILE] "
-			     "[--git-config FILE]... [--home DIR] -- "
+			     "[--git-config FILE]... [--git-system-config FILE]... [--home DIR] -- "
 			     "COMMAND [ARG...]");
 }
 
@@ -171,11 +174,20 @@ int sbx_handover_parse(int argc, char *const *argv, struct sbx_handover *out, st
 			out->allow_private_addresses = true;
 			continue;
 		}
-		if (strcmp(a, "--git-config") == 0) {
+		if (strcmp(a, "--git-config") == 0 || strcmp(a, "--git-system-config") == 0) {
+			bool sys = a[6] == 's';
+
 			if (i + 1 >= argc)
 				return usage(d, " needs a value", a);
 			if (out->n_git_globals == SBX_GIT_GLOBALS)
 				return usage(d, ": given too many times", a);
+			/* The kind is by place: the system files come last (sbx_ctx.n_git_system). */
+			if (!sys && out->n_git_system)
+				return usage(d, ": given after --git-system-config", a);
+			for (size_t k = 0; k < out->n_git_globals; k++)
+				if (strcmp(out->git_globals[k], argv[i + 1]) == 0)
+					return usage(d, ": the same file given twice", a);
+			out->n_git_system += sys;
 			out->git_globals[out->n_git_globals++] = argv[++i];
 			continue;
 		}

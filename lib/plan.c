@@ -502,14 +502,16 @@ int sbx_fs_roots_inputs(struct sbx_fs *fs, const struct sbx_ctx *ctx, struct sbx
 	return r;
 }
 
-/* Says which requirements keep the caller's global git config (explain shows it). */
+/* Says which requirements keep the caller's global or system git config (explain shows it). */
 static void git_globals_mark(struct sbx_plan *p)
 {
 	for (size_t j = 0; p->roots.git_globals.n && j < p->n_reqs; j++)
 		if ((p->reqs[j].kind == SBX_REQ_READ_ONLY ||
 		     p->reqs[j].kind == SBX_REQ_NO_CREATE) &&
 		    !p->reqs[j].origin && sbx_strv_has(&p->roots.git_globals, p->reqs[j].path))
-			p->reqs[j].origin = SBX_ORIGIN_GIT_GLOBAL;
+			p->reqs[j].origin = sbx_strv_has(&p->roots.git_system, p->reqs[j].path)
+						    ? SBX_ORIGIN_GIT_SYSTEM
+						    : SBX_ORIGIN_GIT_GLOBAL;
 }
 
 /* Says which requirement keeps which input read-only (explain shows it). */

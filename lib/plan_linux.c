@@ -687,12 +687,16 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		 * directory it lies in, as it takes a missing one.
 		 */
 		const char *holds = "";
-		bool dir = false;
+		bool dir = false,
+		     /* the caller's git config: an empty file whatever its name (gitroots.c) */
+			file = r->origin && sbx_strv_has(&p->roots.git_files, path);
 
-		if (h->mnt && sbx_git_point(path, &dir, &holds)) {
+		if (h->mnt && (file || sbx_git_point(path, &dir, &holds))) {
 			const char *how = dir ? point_dir : *holds ? point_commondir : point_file;
 
-			if (r->origin == SBX_ORIGIN_GIT_GLOBAL)
+			if (file)
+				dir = false, how = point_file_kept;
+			else if (r->origin == SBX_ORIGIN_GIT_GLOBAL)
 				how = dir ? point_dir_kept : point_file_kept;
 
 			return sbx_req_set(r, SBX_ENFORCED, MNT, NULL, "%s; %s",

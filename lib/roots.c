@@ -725,7 +725,7 @@ static const char *config_kind(const char *var)
  */
 static int protect_git_globals(struct build *b)
 {
-	struct sbx_strv keep = {0}, missing = {0};
+	struct sbx_strv keep = {0}, missing = {0}, system = {0}, files = {0};
 	const struct pmap *m = &b->map;
 	int r;
 
@@ -759,7 +759,8 @@ static int protect_git_globals(struct build *b)
 			config_kind(v), v);
 		return sbx_diag_hint(b->d, SBX_E_UNENFORCEABLE, "make %s an absolute path", v);
 	}
-	r = sbx_git_globals_keep(b->ctx, m, b->out, &keep, &missing, &b->unreadable, b->d);
+	r = sbx_git_globals_keep(b->ctx, m, b->out, &keep, &missing, &b->unreadable, &system,
+				 &files, b->d);
 	for (size_t k = 0; !r && k < keep.n + missing.n; k++) {
 		const char *p = k < keep.n ? keep.v[k] : missing.v[k - keep.n];
 		const struct pslot *s;
@@ -773,9 +774,15 @@ static int protect_git_globals(struct build *b)
 			       : add_no_create(&b->out->writable[s->wr], p);
 		if (!r)
 			r = sbx_strv_add_unique(&b->out->git_globals, p);
+		if (!r && sbx_strv_has(&system, p))
+			r = sbx_strv_add_unique(&b->out->git_system, p);
+		if (!r && k >= keep.n && sbx_strv_has(&files, p))
+			r = sbx_strv_add_unique(&b->out->git_files, p);
 	}
 	sbx_strv_clear(&keep);
 	sbx_strv_clear(&missing);
+	sbx_strv_clear(&system);
+	sbx_strv_clear(&files);
 	return r;
 }
 
@@ -881,5 +888,7 @@ void sbx_roots_free(struct sbx_roots *r)
 	strs_drop(&r->borrowed, r->unreadable, r->n_unreadable);
 	sbx_strv_free(r->deny_globs, r->n_deny_globs);
 	sbx_strv_clear(&r->git_globals);
+	sbx_strv_clear(&r->git_system);
+	sbx_strv_clear(&r->git_files);
 	memset(r, 0, sizeof(*r));
 }

@@ -705,6 +705,7 @@ enum sbx_req_origin {
 	SBX_ORIGIN_PROFILE_FILE,  /* the --profile file the run read, kept read-only */
 	SBX_ORIGIN_ADDITION_FILE, /* an --add-permissions file the run read, kept read-only */
 	SBX_ORIGIN_GIT_GLOBAL,	  /* the caller's global git config, or a file it includes */
+	SBX_ORIGIN_GIT_SYSTEM,	  /* the caller's system git config */
 };
 /* "profile-file", "add-permissions-file"; NULL for SBX_ORIGIN_RULE (explain --json). */
 const char *sbx_origin_name(enum sbx_req_origin o);
@@ -798,6 +799,12 @@ struct sbx_ctx {
 	const char *home;
 	const char *const *git_globals;
 	size_t n_git_globals;
+	/*
+	 * How many of git_globals, the last ones, are system files (GIT_CONFIG_SYSTEM's and
+	 * /etc/gitconfig): git dies on one it cannot read, and they are named through other
+	 * variables than the global ones.
+	 */
+	size_t n_git_system;
 	/*
 	 * The variable those names came from ("GIT_CONFIG_GLOBAL", or "XDG_CONFIG_HOME" or
 	 * "HOME") when it is relative, which git joins to whatever directory it runs in, or
@@ -916,6 +923,10 @@ struct sbx_roots {
 	 * config (sbx_ctx.git_globals) and what it includes: explain says why each is there.
 	 */
 	struct sbx_strv git_globals;
+	/* Of git_globals, the system files themselves (sbx_ctx.n_git_system), not what they include. */
+	struct sbx_strv git_system;
+	/* Of git_globals, the missing config files themselves: an empty file whatever the name. */
+	struct sbx_strv git_files;
 };
 /*
  * The roots of fs for ctx. They may borrow the paths fs keeps in its arena (a loaded profile's):
@@ -1067,10 +1078,12 @@ bool sbx_git_checkout_point(const char *path);
  * (once), whatever GIT_CONFIG_SYSTEM or GIT_CONFIG_NOSYSTEM say: the caller's next git need not
  * run with them, nor another user's. A relative value is
  * joined to cwd (absolute), where git joins it to its own: the caller's next git most likely
- * runs there. Into out (allocated, normalized), NULL past them; 0 or -ENOMEM.
+ * runs there. Into out (allocated, normalized), NULL past them, the system files last and
+ * counted in *n_system; 0 or -ENOMEM.
  */
 int sbx_git_globals(const char *cwd, const char *git_config_global, const char *xdg_config_home,
-		    const char *home, const char *git_config_system, char *out[SBX_GIT_GLOBALS]);
+		    const char *home, const char *git_config_system, char *out[SBX_GIT_GLOBALS],
+		    size_t *n_system);
 /*
  * The files the git config file names to include (include.path, includeIf.<any>.path: git
  * reads them as part of it), as git joins each (relative to the file's directory,
@@ -2050,13 +2063,14 @@ struct sbx_handover {
 	 */
 	const char *report_created;
 	/*
-	 * --git-config FILE (at most SBX_GIT_GLOBALS) and --home DIR: the caller's global git
-	 * config files and HOME (sbx_ctx.git_globals, .home), which the helper cannot read from
-	 * its environment (the command's). The helper takes only absolute, normalized paths;
-	 * each only adds what is kept read-only, and is looked up again there.
+	 * --git-config FILE, then --git-system-config FILE (at most SBX_GIT_GLOBALS in all, no
+	 * global one after a system one) and --home DIR: the caller's global and system git
+	 * config files and HOME (sbx_ctx.git_globals, .n_git_system, .home), which the helper
+	 * cannot read from its environment (the command's). The helper takes only absolute,
+	 * normalized paths; each only adds what is kept read-only, and is looked up again there.
 	 */
 	const char *git_globals[SBX_GIT_GLOBALS];
-	size_t n_git_globals;
+	size_t n_git_globals, n_git_system;
 	const char *home;
 };
 /*

@@ -379,8 +379,15 @@ int sbx_linux_enforce_from_plan(const struct sbx_plan *plan, const struct sbx_li
 			if (r->mech & SBX_MECH_MOUNT_NS)
 				rc = sbx_strv_push(&e->no_create, r->path);
 			if (rc == 0 && (r->mech & SBX_MECH_MOUNT_NS) &&
-			    r->origin == SBX_ORIGIN_GIT_GLOBAL)
+			    (r->origin == SBX_ORIGIN_GIT_GLOBAL ||
+			     r->origin == SBX_ORIGIN_GIT_SYSTEM))
 				rc = sbx_strv_push(&e->no_create_kept, r->path);
+			if (rc == 0 && (r->mech & SBX_MECH_MOUNT_NS) &&
+			    r->origin == SBX_ORIGIN_GIT_SYSTEM)
+				rc = sbx_strv_push(&e->no_create_system, r->path);
+			if (rc == 0 && (r->mech & SBX_MECH_MOUNT_NS) && r->origin &&
+			    sbx_strv_has(&plan->roots.git_files, r->path))
+				rc = sbx_strv_push(&e->no_create_file, r->path);
 			break;
 		case SBX_REQ_DENY_GLOB: {
 			/* Scanned once, before the plan was judged: what is made later is not covered. */
@@ -419,4 +426,6 @@ void sbx_linux_enforce_free(struct sbx_linux_enforce *e)
 	sbx_strv_clear(&e->protect_missing);
 	sbx_strv_clear(&e->no_create);
 	sbx_strv_clear(&e->no_create_kept);
+	sbx_strv_clear(&e->no_create_system);
+	sbx_strv_clear(&e->no_create_file);
 }

@@ -135,6 +135,7 @@ struct sbx_point {
 	bool leftover;			   /* an empty object was found there when planning */
 	bool foreign;			   /* not this run's to remove (point_ours): left */
 	bool keep_created;	     /* what appears there is left (the caller's git config) */
+	bool system;		     /* and that config is the system one (the report says so) */
 	unsigned long long dev, ino; /* the object: planned (a leftover), then locked */
 	int fd;			     /* open and share-locked while the run lasts, or -1 */
 	long op;		     /* its op in the mount plan; -1: none (under a mask) */
@@ -202,6 +203,10 @@ struct sbx_linux_enforce {
 	 * such a name on the host during the run is the caller's own git config, and is left.
 	 */
 	struct sbx_strv no_create_kept;
+	/* Of no_create_kept, the caller's system git config (SBX_ORIGIN_GIT_SYSTEM). */
+	struct sbx_strv no_create_system;
+	/* Of no_create_kept, the missing config files themselves: an empty file whatever the name. */
+	struct sbx_strv no_create_file;
 	struct sbx_rulepaths *res;  /* every path's one look-up, and the object it kept */
 	enum sbx_linux_model model; /* in place, under a subreaper, or under init */
 	unsigned long clone_flags;  /* SBX_MODEL_INIT: the supervisor's clone(2) flags */

@@ -404,15 +404,20 @@ int sbx_points_find(const struct sbx_linux_enforce *e, struct sbx_points *out, s
 	/* Git mode's: each in a git directory, a directory or a file as git takes it missing. */
 	for (size_t i = 0; rc == 0 && i < e->no_create.n; i++) {
 		const char *holds = "";
-		bool dir = false;
+		bool dir = false,
+		     /* the caller's git config: an empty file whatever its name (gitroots.c) */
+			file = sbx_strv_has(&e->no_create_file, e->no_create.v[i]),
+		     sys = sbx_strv_has(&e->no_create_system, e->no_create.v[i]);
 
-		if (!sbx_git_point(e->no_create.v[i], &dir, &holds))
+		if (!file && !sbx_git_point(e->no_create.v[i], &dir, &holds))
 			rc = sbx_diag_set(d, -EINVAL, "%s: no point for that name",
 					  e->no_create.v[i]);
 		else
-			rc = name_point(e, e->no_create.v[i], dir, holds,
+			rc = name_point(e, e->no_create.v[i], dir && !file, holds,
 					sbx_strv_has(&e->no_create_kept, e->no_create.v[i]), out,
 					d);
+		for (size_t k = 0; rc == 0 && sys && k < out->n; k++)
+			out->v[k].system |= !strcmp(out->v[k].path, e->no_create.v[i]);
 	}
 	for (size_t i = 0; rc == 0 && i < e->deny_missing.n; i++)
 		rc = deny_point(e, e->deny_missing.v[i], out, d);
@@ -651,8 +656,10 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 			 */
 			created++;
 			say(report, arg,
-			    "the caller's global git config was created on the host during the "
-			    "run; left in place:",
+			    pt->system ? "the caller's system git config was created on the host "
+					 "during the run; left in place:"
+				       : "the caller's global git config was created on the host "
+					 "during the run; left in place:",
 			    pt->path, 0);
 		} else {
 			created++;

@@ -326,8 +326,9 @@ global() { git config --includes --global --get "$1" || true; }
 	run env GIT_CONFIG_GLOBAL="$top" "$BIN/sbxrun" explain -C "$H" --write / -- true
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *$'\n'"  deny $top "* ]]
-	[[ "$output" != *$'\n'"  deny /${top#/.} "* ]]
+	# Missing: an empty file at it for the run, whatever the name (git reads it as none).
+	[[ "$output" == *$'\n'"  no-create $top "* ]]
+	[[ "$output" != *$'\n'"  no-create /${top#/.} "* ]]
 }
 
 @test "a global config too large to read, HOME outside the roots: refused, the hint about it" {
@@ -446,4 +447,140 @@ system() { git config --includes --system --get "$1" || true; }
 	rm -f "$f"
 	[ "$output" = OK ]
 	[ "$status" -eq 0 ]
+}
+
+@test "a missing GIT_CONFIG_SYSTEM and GIT_CONFIG_GLOBAL of any name: git inside works, run 1 makes none" {
+	# Git dies on a system config it cannot read and warns on a global one (git config
+	# --global dies): whatever their names, each missing one is an empty file for the run.
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	git init -q "$H/repo"
+	export GIT_CONFIG_SYSTEM="$H/etc/system.cfg" GIT_CONFIG_GLOBAL="$H/etc/global.cfg"
+	run hsbx git -C "$H/repo" status --porcelain
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run hsbx git config --system --list
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run hsbx git config --global --list
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# Run 1 cannot make either; nothing is left after it, and the caller's git takes nothing.
+	hexpect EROFS write "$H/etc/system.cfg"
+	hexpect EROFS write "$H/etc/global.cfg"
+	run hsbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY\n' | tee '$H/etc/system.cfg' '$H/etc/global.cfg'"
+	[ "$status" -ne 0 ]
+	[ ! -e "$H/etc/system.cfg" ]
+	[ ! -e "$H/etc/global.cfg" ]
+	[ -z "$(system core.fsmonitor)" ]
+	[ -z "$(global core.fsmonitor)" ]
+	# Positive control: a file beside them is the command's.
+	hexpect OK write "$H/etc/other"
+}
+
+@test "the caller's git config --system during a run over a missing one: left, said to be the system one" {
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	export GIT_CONFIG_SYSTEM="$H/etc/system.cfg"
+	hold
+	[ -f "$H/etc/system.cfg" ]
+	git config --system a.b c
+	held
+	[ "$(system a.b)" = c ]
+	[ "$st" -eq 1 ]
+	[ "$(cat "$H/stderr")" = "sbxrun: the caller's system git config was created on the host during the run; left in place: $H/etc/system.cfg" ]
+	# Positive control: with nothing written meanwhile, the point itself goes, and exit 0.
+	rm "$H/etc/system.cfg"
+	hold
+	held
+	[ "$st" -eq 0 ]
+	[ ! -s "$H/stderr" ]
+	[ ! -e "$H/etc/system.cfg" ]
+}
+
+@test "a system config run 1 made no regular file, linked, or unreadable: refused as the system one" {
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	printf '[user]\n\tname = s\n' >"$H/etc/system.cfg"
+	# Run 1's caller named no system file there: the command's to do with.
+	hsbx ln "$H/etc/system.cfg" "$H/etc/other"
+	export GIT_CONFIG_SYSTEM="$H/etc/system.cfg"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's system config $H/etc/system.cfg has more than one name (a hard link), *"
+	GIT_CONFIG_SYSTEM= hsbx sh -c "rm '$H/etc/other' '$H/etc/system.cfg' && mkfifo '$H/etc/system.cfg'"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: git's system config $H/etc/system.cfg is no regular file *"
+	[[ "$output" == *"hint: remove what is there, or point GIT_CONFIG_SYSTEM at a file outside the writable roots, or unset it and set GIT_CONFIG_NOSYSTEM=1"* ]]
+	GIT_CONFIG_SYSTEM= hsbx sh -c "rm '$H/etc/system.cfg' && ln -s loop '$H/etc/loop'"
+	export GIT_CONFIG_SYSTEM="$H/etc/loop/cfg"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: cannot check git's system config $H/etc/loop/cfg, *: looking up $H/etc/loop/cfg: $(errtext ELOOP)"
+	[[ "$output" == *"or point GIT_CONFIG_SYSTEM at a file outside the writable roots"* ]]
+	# The global ones keep their own words.
+	export GIT_CONFIG_SYSTEM="$H/etc/system.cfg" GIT_CONFIG_GLOBAL="$H/etc/loop/cfg"
+	run hsbx touch "$CANARY"
+	refused "sbxrun: cannot check git's global config $H/etc/loop/cfg, *"
+	[[ "$output" == *"or point GIT_CONFIG_GLOBAL at a file outside the writable roots"* ]]
+	# Positive control: a system file of its own name again, kept read-only, the run goes on.
+	unset GIT_CONFIG_GLOBAL
+	printf '[user]\n\tname = s\n' >"$H/etc/system.cfg"
+	hexpect EROFS write "$H/etc/system.cfg"
+	hexpect OK write "$H/etc/new"
+}
+
+@test "one file named by GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM: carried once, as the system one" {
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	export GIT_CONFIG_SYSTEM="$H/etc/both.cfg" GIT_CONFIG_GLOBAL="$H/etc/both.cfg"
+	# Missing: an empty file for the run, which run 1 cannot fill, and none left after it.
+	run hsbx git config --system --list
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	hexpect EROFS write "$H/etc/both.cfg"
+	[ ! -e "$H/etc/both.cfg" ]
+	run "$BIN/sbxrun" explain --json -C "$H" -- true
+	echo "$output"
+	[[ "$output" == *"\"rule\": \"no-create $H/etc/both.cfg\","*"\"origin\": \"git-system-config\""* ]]
+	# Present: kept read-only, the caller's git takes nothing planted.
+	printf '[user]\n\tname = s\n' >"$H/etc/both.cfg"
+	run hsbx sh -c "printf '[core]\n\tfsmonitor = touch $CANARY\n' >>'$H/etc/both.cfg'"
+	[ "$status" -ne 0 ]
+	[ -z "$(system core.fsmonitor)" ]
+	[ -z "$(global core.fsmonitor)" ]
+	# GIT_CONFIG_GLOBAL=/etc/gitconfig, the file every git reads as the system one: runs.
+	run env GIT_CONFIG_GLOBAL=/etc/gitconfig "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
+	[ "$output" = OK ]
+	[ "$status" -eq 0 ]
+	# Positive control: a file beside it is the command's.
+	hexpect OK write "$H/etc/other"
+}
+
+@test "a missing system config of any name, two runs at once: the later shares the point, the name holds" {
+	# Run 1's empty file at the name, taken by run 2 for the user's file, would be kept as a
+	# file and unshared: run 1's clean-up would unlink it from under run 2's mount, and run
+	# 2's command would make the config the caller's git then runs.
+	unset GIT_CONFIG_NOSYSTEM
+	mkdir "$H/etc"
+	export GIT_CONFIG_SYSTEM="$H/etc/sys.cfg"
+	hold
+	[ -f "$H/etc/sys.cfg" ]
+	mkfifo "$H/r2" "$H/g2"
+	"$BIN/sbxrun" -C "$H" -- sh -c "echo up >'$H/r2'; cat '$H/g2' >/dev/null; exec '$P' write '$H/etc/sys.cfg'" \
+		>"$H/out2" 2>&1 &
+	two=$!
+	[ "$(timeout 60 cat "$H/r2")" = up ]
+	held
+	[ "$st" -eq 0 ]
+	echo go >"$H/g2"
+	st2=0
+	wait "$two" || st2=$?
+	cat "$H/out2"
+	[ "$(cat "$H/out2")" = EROFS ]
+	[ "$st2" -eq 1 ]
+	[ ! -e "$H/etc/sys.cfg" ]
+	[ -z "$(system core.fsmonitor)" ]
+	# Positive control: a file beside it is the command's.
+	hexpect OK write "$H/etc/other"
 }

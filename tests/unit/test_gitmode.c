@@ -1128,78 +1128,103 @@ static void git_globals_free(char *g[SBX_GIT_GLOBALS])
 TEST(git_globals_as_git_finds_them)
 {
 	char *g[SBX_GIT_GLOBALS];
+	size_t ns = 9;
 
-	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", "", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", "", g, &ns), 0);
 	CHECK_STR(g[0], "/h/.config/git/config");
 	CHECK_STR(g[1], "/h/.gitconfig");
 	CHECK_STR(g[2], "/etc/gitconfig");
 	CHECK(g[3] == NULL);
+	CHECK_INT(ns, 1);
 	git_globals_free(g);
 	/* XDG_CONFIG_HOME set and not empty; relative joined to the cwd. */
-	CHECK_INT(sbx_git_globals("/w", NULL, "cfg/", "/h/", "", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, "cfg/", "/h/", "", g, &ns), 0);
 	CHECK_STR(g[0], "/w/cfg/git/config");
 	CHECK_STR(g[1], "/h/.gitconfig");
 	git_globals_free(g);
-	CHECK_INT(sbx_git_globals("/w", NULL, "", "/h", "", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, "", "/h", "", g, &ns), 0);
 	CHECK_STR(g[0], "/h/.config/git/config");
 	git_globals_free(g);
 	/* An empty HOME: git's "$HOME/.gitconfig" is /.gitconfig, not the cwd's. */
-	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "", "", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "", "", g, &ns), 0);
 	CHECK_STR(g[0], "/.config/git/config");
 	CHECK_STR(g[1], "/.gitconfig");
 	git_globals_free(g);
 	/* Without HOME: the XDG file only when XDG_CONFIG_HOME names it. */
-	CHECK_INT(sbx_git_globals("/w", NULL, NULL, NULL, "", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, NULL, "", g, &ns), 0);
 	CHECK_STR(g[0], "/etc/gitconfig");
 	CHECK(g[1] == NULL);
 	git_globals_free(g);
-	CHECK_INT(sbx_git_globals("/w", NULL, "/x", NULL, "", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, "/x", NULL, "", g, &ns), 0);
 	CHECK_STR(g[0], "/x/git/config");
 	CHECK_STR(g[1], "/etc/gitconfig");
 	CHECK(g[2] == NULL);
 	git_globals_free(g);
 	/* GIT_CONFIG_GLOBAL alone, whatever else is set; empty names none. */
-	CHECK_INT(sbx_git_globals("/w", "/a/../b/cfg", "/x", "/h", "", g), 0);
+	CHECK_INT(sbx_git_globals("/w", "/a/../b/cfg", "/x", "/h", "", g, &ns), 0);
 	CHECK_STR(g[0], "/b/cfg");
 	CHECK_STR(g[1], "/etc/gitconfig");
 	CHECK(g[2] == NULL);
 	git_globals_free(g);
-	CHECK_INT(sbx_git_globals("/w", "", "/x", "/h", "", g), 0);
+	CHECK_INT(sbx_git_globals("/w", "", "/x", "/h", "", g, &ns), 0);
 	CHECK_STR(g[0], "/etc/gitconfig");
 	CHECK(g[1] == NULL);
 	git_globals_free(g);
 	/* Not a POSIX host's cwd: none. */
-	CHECK_INT(sbx_git_globals("C:\\w", NULL, NULL, "C:\\h", "", g), 0);
+	CHECK_INT(sbx_git_globals("C:\\w", NULL, NULL, "C:\\h", "", g, &ns), 0);
 	CHECK(g[0] == NULL);
-	CHECK_INT(sbx_git_globals("C:\\w", NULL, NULL, "C:\\h", NULL, g), 0);
+	CHECK_INT(ns, 0);
+	CHECK_INT(sbx_git_globals("C:\\w", NULL, NULL, "C:\\h", NULL, g, &ns), 0);
 	CHECK(g[0] == NULL);
 	/* The system file after the global ones: GIT_CONFIG_SYSTEM, then /etc/gitconfig. */
-	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", NULL, g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", NULL, g, &ns), 0);
 	CHECK_STR(g[0], "/h/.config/git/config");
 	CHECK_STR(g[1], "/h/.gitconfig");
 	CHECK_STR(g[2], "/etc/gitconfig");
 	CHECK(g[3] == NULL);
 	git_globals_free(g);
-	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", "/ci/sys", g), 0);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", "/ci/sys", g, &ns), 0);
 	CHECK_STR(g[0], "/h/.config/git/config");
 	CHECK_STR(g[1], "/h/.gitconfig");
 	CHECK_STR(g[2], "/ci/sys");
 	CHECK_STR(g[3], "/etc/gitconfig");
+	CHECK_INT(ns, 2);
 	git_globals_free(g);
-	CHECK_INT(sbx_git_globals("/w", "/c", NULL, "/h", "sys/../cfg", g), 0);
+	CHECK_INT(sbx_git_globals("/w", "/c", NULL, "/h", "sys/../cfg", g, &ns), 0);
 	CHECK_STR(g[0], "/c");
 	CHECK_STR(g[1], "/w/cfg");
 	CHECK_STR(g[2], "/etc/gitconfig");
 	CHECK(g[3] == NULL);
+	CHECK_INT(ns, 2);
 	git_globals_free(g);
-	CHECK_INT(sbx_git_globals("/w", "", NULL, NULL, NULL, g), 0);
+	CHECK_INT(sbx_git_globals("/w", "", NULL, NULL, NULL, g, &ns), 0);
 	CHECK_STR(g[0], "/etc/gitconfig");
 	CHECK(g[1] == NULL);
 	git_globals_free(g);
 	/* Named once however often it is named. */
-	CHECK_INT(sbx_git_globals("/w", "", NULL, NULL, "/etc//gitconfig", g), 0);
+	CHECK_INT(sbx_git_globals("/w", "", NULL, NULL, "/etc//gitconfig", g, &ns), 0);
 	CHECK_STR(g[0], "/etc/gitconfig");
 	CHECK(g[1] == NULL);
+	CHECK_INT(ns, 1);
+	git_globals_free(g);
+	/* A global file that is also a system one: once, as the system one (the helper's own). */
+	CHECK_INT(sbx_git_globals("/w", "/etc/gitconfig", NULL, "/h", NULL, g, &ns), 0);
+	CHECK_STR(g[0], "/etc/gitconfig");
+	CHECK(g[1] == NULL);
+	CHECK_INT(ns, 1);
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", "/c", NULL, "/h", "/c", g, &ns), 0);
+	CHECK_STR(g[0], "/c");
+	CHECK_STR(g[1], "/etc/gitconfig");
+	CHECK(g[2] == NULL);
+	CHECK_INT(ns, 2);
+	git_globals_free(g);
+	CHECK_INT(sbx_git_globals("/w", NULL, NULL, "/h", "/h/.gitconfig", g, &ns), 0);
+	CHECK_STR(g[0], "/h/.config/git/config");
+	CHECK_STR(g[1], "/h/.gitconfig");
+	CHECK_STR(g[2], "/etc/gitconfig");
+	CHECK(g[3] == NULL);
+	CHECK_INT(ns, 2);
 	git_globals_free(g);
 }
 
@@ -1284,6 +1309,61 @@ TEST(git_globals_in_a_writable_root)
 	free(xdgdir);
 }
 
+/*
+ * A missing system config of any name in a writable root: an empty file for the run (git dies
+ * on a mask), said to be the system one; a missing global one of another name the same, said to
+ * be global; and a refusal about the system file names it and GIT_CONFIG_SYSTEM.
+ */
+TEST(git_system_config_in_a_writable_root)
+{
+	char *top = vec_fresh_dir(), *ws = at(top, "ws"), *sys = at(ws, "system.cfg"),
+	     *glob = at(ws, "global.cfg");
+	const char *globals[] = {glob, sys};
+	struct sbx_ctx ctx = vec_ctx(ws);
+	struct sbx_profile prof = {0}, m = {0};
+	struct sbx_roots r;
+	const struct sbx_writable_root *w;
+	struct sbx_diag d;
+
+	mkdir_at(top, "ws");
+	ctx.git_globals = globals;
+	ctx.n_git_globals = 2;
+	ctx.n_git_system = 1;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_profile_builtin(":workspace", &prof, &d), 0);
+	CHECK_INT(sbx_profile_materialize(&prof, &ctx, &m), 0);
+	CHECK_INT(sbx_fs_roots(&m.fs, &ctx, &r, &d), 0);
+	w = root_of(&r, ws);
+	CHECK(w && has_in(w->no_create.v, w->no_create.n, sys));
+	CHECK(w && has_in(w->no_create.v, w->no_create.n, glob));
+	CHECK(has_in(r.git_files.v, r.git_files.n, sys));
+	CHECK(has_in(r.git_files.v, r.git_files.n, glob));
+	CHECK(has_in(r.git_system.v, r.git_system.n, sys));
+	CHECK(!has_in(r.git_system.v, r.git_system.n, glob));
+	sbx_roots_free(&r);
+	CHECK_INT(mkfifo(sys, 0600), 0);
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_fs_roots(&m.fs, &ctx, &r, &d), SBX_E_UNENFORCEABLE);
+	CHECK(strstr(d.msg, "git's system config") != NULL);
+	CHECK(strstr(d.hint, "GIT_CONFIG_SYSTEM") != NULL);
+	CHECK(strstr(d.hint, "GIT_CONFIG_GLOBAL") == NULL);
+	/* The same file named as a global one: the global words. */
+	ctx.n_git_system = 0;
+	globals[0] = sys;
+	globals[1] = glob;
+	sbx_diag_clear(&d);
+	CHECK_INT(sbx_fs_roots(&m.fs, &ctx, &r, &d), SBX_E_UNENFORCEABLE);
+	CHECK(strstr(d.msg, "git's global config") != NULL);
+	CHECK(strstr(d.hint, "GIT_CONFIG_GLOBAL") != NULL);
+	CHECK_INT(unlink(sys), 0);
+	sbx_profile_free(&m);
+	sbx_profile_free(&prof);
+	free(top);
+	free(ws);
+	free(sys);
+	free(glob);
+}
+
 /* One pass over a config's text for both keys sbxrun takes from it, as git parses them. */
 TEST(git_config_parse_both_keys_at_once)
 {
@@ -1309,8 +1389,8 @@ TEST(git_config_parse_both_keys_at_once)
 		/* An empty core.worktree names none. */
 		{"[core]\n\tworktree =\n", 0, "", 20},
 		/* A line git refuses: the file names nothing, and git reads no index with it. */
-		{"[core]\n\tworktree = a\n[extensions]\n\tobjectformat = sha256\n\tx = \"open\n",
-		 0, "", 0},
+		{"[core]\n\tworktree = a\n[extensions]\n\tobjectformat = sha256\n\tx = \"open\n", 0,
+		 "", 0},
 	};
 	struct sbx_git_config c;
 

@@ -11,6 +11,15 @@
 
 static char *const cmd[] = {W("git"), W("status"), W("--"), NULL};
 
+/* Does v hold opt followed by val? */
+static bool has_pair(const struct sbx_strv *v, const char *opt, const char *val)
+{
+	for (size_t i = 0; i + 1 < v->n; i++)
+		if (!strcmp(v->v[i], opt) && !strcmp(v->v[i + 1], val))
+			return true;
+	return false;
+}
+
 TEST(handover_round_trip)
 {
 	struct sbx_handover h, back;
@@ -235,17 +244,35 @@ TEST(handover_git_globals)
 			      W("/d"),	 W("--git-config"),
 			      W("/e"),	 W("--"),
 			      W("true"), NULL};
+	char *const after[] = {W("h"),	  W("--sandbox-policy-cwd"),
+			       W("/ws"),  W("--permission-profile"),
+			       W("{}"),	  W("--git-system-config"),
+			       W("/s"),	  W("--git-config"),
+			       W("/g"),	  W("--"),
+			       W("true"), NULL};
+	char *const twice[] = {W("h"),	  W("--sandbox-policy-cwd"),
+			       W("/ws"),  W("--permission-profile"),
+			       W("{}"),	  W("--git-config"),
+			       W("/s"),	  W("--git-system-config"),
+			       W("/s"),	  W("--"),
+			       W("true"), NULL};
 
 	sbx_handover_init(&h, "/ws", NULL, "{}", cmd);
 	h.git_globals[h.n_git_globals++] = "/h/.config/git/config";
 	h.git_globals[h.n_git_globals++] = "/h/.gitconfig";
 	h.git_globals[h.n_git_globals++] = "/ci/gitconfig";
 	h.git_globals[h.n_git_globals++] = "/etc/gitconfig";
+	h.n_git_system = 2;
 	h.home = "/h";
 	CHECK_INT(sbx_handover_argv(&h, "h", &v), 0);
+	/* The kind travels with each: the system files by an option of their own. */
+	CHECK(has_pair(&v, "--git-config", "/h/.gitconfig"));
+	CHECK(has_pair(&v, "--git-system-config", "/ci/gitconfig"));
+	CHECK(has_pair(&v, "--git-system-config", "/etc/gitconfig"));
 	sbx_diag_clear(&d);
 	CHECK_INT(sbx_handover_parse((int)v.n, v.v, &back, &d), 0);
 	CHECK_INT(back.n_git_globals, 4);
+	CHECK_INT(back.n_git_system, 2);
 	CHECK_STR(back.git_globals[0], "/h/.config/git/config");
 	CHECK_STR(back.git_globals[1], "/h/.gitconfig");
 	CHECK_STR(back.git_globals[2], "/ci/gitconfig");
@@ -256,4 +283,11 @@ TEST(handover_git_globals)
 	sbx_diag_clear(&d);
 	CHECK(sbx_handover_parse(17, five, &back, &d) < 0);
 	CHECK(strstr(d.msg, "--git-config") != NULL);
+	/* Strict: a global one after a system one, or one file twice, is refused. */
+	sbx_diag_clear(&d);
+	CHECK(sbx_handover_parse(11, after, &back, &d) < 0);
+	CHECK(strstr(d.msg, "--git-config: given after --git-system-config") != NULL);
+	sbx_diag_clear(&d);
+	CHECK(sbx_handover_parse(11, twice, &back, &d) < 0);
+	CHECK(strstr(d.msg, "--git-system-config: the same file given twice") != NULL);
 }
