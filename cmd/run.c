@@ -85,13 +85,29 @@ bool exec_missing(const char *cwd, const char *path)
 
 const char *exec_strerror(const char *cwd, const char *prog, int err)
 {
-	char *abs = NULL;
+	/* One message a process, printed before it exits: a static buffer is enough. */
+	static char words[128];
+	char *abs = NULL, found[PATH_MAX];
 	struct stat st;
 	bool dir = false;
 
 	if (err == EACCES && strchr(prog, '/') && sbx_path_join(cwd, prog, &abs) == 0)
 		dir = stat(abs, &st) == 0 && S_ISDIR(st.st_mode);
 	free(abs);
+	/*
+	 * A script without "#!" goes to the shell (sbx_execvp), which gives back ENOEXEC when the
+	 * shell itself cannot be executed: "Exec format error" would blame the script. Say why
+	 * the shell cannot run (missing, no execute permission, a mount without exec).
+	 */
+	if (err == ENOEXEC && exec_find_program(prog, cwd, found, sizeof(found)) &&
+	    sbx_exec_for_shell(found)) {
+		int why = access(SBX_EXEC_SHELL, X_OK) == 0 ? ENOEXEC : errno;
+
+		snprintf(words, sizeof(words),
+			 "no \"#!\" line, and %s, which runs such a file, cannot be executed: %s",
+			 SBX_EXEC_SHELL, strerror(why));
+		return words;
+	}
 	return dir ? strerror(EISDIR) : strerror(err);
 }
 #endif

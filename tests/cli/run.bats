@@ -355,6 +355,25 @@ setup() { setup_ws; cd "$WS"; }
 	done
 }
 
+# A script without "#!" whose /bin/sh cannot run (missing, no execute permission: here a node
+# without one mounted over it, in a mount namespace of the test's own) is not in a format the
+# kernel rejects: the words say what is wrong, confined or not, by path and on PATH.
+@test "a script without #! whose /bin/sh cannot run says so, not Exec format error" {
+	printf 'echo ran\n' > "$WS/nohashbang"
+	chmod 755 "$WS/nohashbang"
+	for p in :danger-full-access :read-only :workspace; do
+		run -126 unshare -rm sh -c 'mount --bind /dev/null /bin/sh && exec "$@"' sh \
+			"$SBXRUN" --profile "$p" -- "$WS/nohashbang"
+		[ "$output" = "sbxrun: $WS/nohashbang: cannot execute: no \"#!\" line, and /bin/sh, which runs such a file, cannot be executed: Permission denied" ]
+		run -126 unshare -rm sh -c 'mount --bind /dev/null /bin/sh && exec "$@"' sh \
+			env PATH="$WS:$PATH" "$SBXRUN" --profile "$p" -- nohashbang
+		[ "$output" = "sbxrun: nohashbang: cannot execute: no \"#!\" line, and /bin/sh, which runs such a file, cannot be executed: Permission denied" ]
+		# The control: the same namespace without the mount runs it.
+		run -0 unshare -rm sh -c 'exec "$@"' sh "$SBXRUN" --profile "$p" -- "$WS/nohashbang"
+		[ "$output" = ran ]
+	done
+}
+
 # "/bin/sh -i" is an interactive shell, not the script "-i": a command whose name begins with '-'
 # (found through an empty PATH element, or named "-x/f") reaches the shell after "--".
 @test "a script without #! whose name begins with - runs as that script, not as the shell's option" {
