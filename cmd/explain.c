@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* explain.c - print the decision and the launch plan, for this host or another platform. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #if defined(__linux__)
@@ -175,9 +179,177 @@ static bool home_writable(const struct invocation *inv)
 	return false;
 }
 
+/* Why run could not execute the command: its exit status then, the message and a hint. */
+struct cmd_check {
+	int status; /* 0: nothing found against it */
+	char *message, *hint;
+};
+
+#ifndef _WIN32
+/* abs, when it is a regular file the caller may execute: 1; a regular file it may not: 0. */
+static int runnable(const char *abs)
+{
+	struct stat st;
+
+	if (stat(abs, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return faccessat(AT_FDCWD, abs, X_OK, AT_EACCESS) == 0;
+}
+
+/*
+ * Whether the plan lets prog (and interp, unless "") be read, with where each leads (Linux):
+ * the rule and the hint run gives (execfail.c) when it does not.
+ */
+static int profile_refusal(const struct invocation *inv, const char *name, const char *prog,
+			   const char *interp, struct cmd_check *c)
+{
+	char *real, *interp_real = NULL, *why = NULL;
+	const char *paths[SBX_EXEC_PATHS] = {prog, NULL, interp[0] ? interp : NULL, NULL},
+		   *refused = NULL;
+	struct sbx_access_why a;
+	long entry = -1;
+	int r;
+
+	if (inv->plan.platform != SBX_PLATFORM_LINUX || !inv->plan.sandbox_requested)
+		return 0;
+	paths[1] = real = realpath(prog, NULL);
+	if (interp[0])
+		paths[3] = interp_real = realpath(interp, NULL);
+	r = sbx_exec_refusal(&inv->plan, &inv->ctx, paths, sbx_linux_minimal_paths, &why, &refused);
+	if (r == 1) {
+		/* A deny wins over any read grant: the hint cannot be --read then. */
+		if (sbx_read_rule(&inv->plan, NULL, &inv->ctx, refused, sbx_linux_minimal_paths,
+				  &a) == 0) {
+			entry = a.entry;
+			sbx_access_why_free(&a);
+		}
+		c->status = EXIT_CANNOT_EXEC;
+		if (asprintf(&c->message, "%s: cannot execute: %s", name, why) < 0)
+			r = -ENOMEM;
+		else if (entry >= 0)
+			r = asprintf(&c->hint,
+				     "a deny wins over a read grant: drop entries[%ld] (or the "
+				     "--deny that made it) to let the command read %s",
+				     entry, refused);
+		else
+			r = asprintf(&c->hint,
+				     "let the command read it: --read %s, or a read entry in the "
+				     "profile",
+				     refused);
+	}
+	free(why);
+	free(real);
+	free(interp_real);
+	return r < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * Looks the command up as the execution would (sbx_execvp: from the command's cwd, on the PATH
+ * of the environment made for it, an executable regular file first), on this host, and asks the
+ * plan whether it lets the program and its interpreter be read (Linux). Nothing runs: a file
+ * that changes before the run changes the answer, and the run says what it meets then.
+ */
+static int command_check(const struct invocation *inv, const char *name, struct cmd_check *c)
+{
+	const char *path = sbx_env_lookup(&inv->env, "PATH", false);
+	char prog[PATH_MAX] = "", interp[PATH_MAX] = "", *abs = NULL;
+	bool denied = false;
+	int r = 0;
+
+	if (strchr(name, '/')) {
+		struct stat st;
+		int err = 0;
+
+		if (sbx_path_join(inv->cwd, name, &abs) < 0)
+			return -ENOMEM;
+		if (stat(abs, &st) != 0)
+			err = errno;
+		else if (S_ISDIR(st.st_mode))
+			err = EISDIR; /* the kernel's EACCES, in the words run uses */
+		else if (runnable(abs) == 0)
+			err = EACCES;
+		else if (strlen(abs) < sizeof(prog))
+			snprintf(prog, sizeof(prog), "%s", abs);
+		free(abs);
+		abs = NULL;
+		if (err == ENOENT || err == ENOTDIR) {
+			c->status = EXIT_NOT_FOUND;
+			r = asprintf(&c->message, "%s: command not found", name);
+		} else if (err) {
+			c->status = EXIT_CANNOT_EXEC;
+			r = asprintf(&c->message, "%s: cannot execute: %s", name, strerror(err));
+		}
+		if (r < 0)
+			return -ENOMEM;
+		if (err)
+			return 0;
+	}
+	for (const char *s = path ? path : "/bin:/usr/bin"; !prog[0] && !strchr(name, '/');) {
+		size_t n = strcspn(s, ":");
+		char *cand = NULL;
+		int k;
+
+		/* An empty element is the cwd; a relative one is taken from it, as execvp does. */
+		if (asprintf(&cand, "%.*s%s%s", (int)n, s, n ? "/" : "", name) < 0)
+			return -ENOMEM;
+		r = sbx_path_join(inv->cwd, cand, &abs);
+		free(cand);
+		if (r < 0)
+			return -ENOMEM;
+		k = runnable(abs);
+		if (k == 1 && strlen(abs) < sizeof(prog))
+			snprintf(prog, sizeof(prog), "%s", abs);
+		denied |= k == 0;
+		free(abs);
+		abs = NULL;
+		if (prog[0] || !s[n])
+			break;
+		s += n + 1;
+	}
+	if (!prog[0] && denied) {
+		c->status = EXIT_CANNOT_EXEC;
+		return asprintf(&c->message, "%s: cannot execute: %s", name, strerror(EACCES)) < 0
+			       ? -ENOMEM
+			       : 0;
+	}
+	if (!prog[0]) {
+		c->status = EXIT_NOT_FOUND;
+		if (asprintf(&c->message, "%s: command not found", name) < 0)
+			return -ENOMEM;
+		if (subcommand_meant(name) &&
+		    asprintf(&c->hint, "did you mean 'sbxrun %s'?", subcommand_meant(name)) < 0)
+			return -ENOMEM;
+		return 0;
+	}
+	exec_find_interpreter(prog, interp, sizeof(interp));
+	/*
+	 * The program first, as the kernel opens it first; then a missing interpreter (127), as
+	 * in an unconfined run; then the interpreter the profile may refuse.
+	 */
+	for (int stage = 0; stage < 3 && r == 0 && !c->status; stage++) {
+		if (stage == 1 && interp[0] && exec_missing(inv->cwd, interp)) {
+			c->status = EXIT_NOT_FOUND;
+			r = asprintf(&c->message, "%s: cannot execute: interpreter %s not found",
+				     name, interp);
+		} else if (stage != 1) {
+			r = profile_refusal(inv, name, prog, stage ? interp : "", c);
+		}
+	}
+	return r < 0 ? -ENOMEM : 0;
+}
+#endif
+
+static void cmd_check_free(struct cmd_check *c)
+{
+	free(c->message);
+	free(c->hint);
+	memset(c, 0, sizeof(*c));
+}
+
 static int explain_json(const struct invocation *inv, char **argv, size_t argc, bool refused,
 			const struct sbx_strv *will_create, const struct sbx_strv *env,
-			const struct report_plan *rp, const struct sbx_strv *matches)
+			const struct report_plan *rp, const struct sbx_strv *matches,
+			const struct cmd_check *cc)
 {
 	const struct sbx_plan *p = &inv->plan;
 	json_t *o = json_object(), *reqs = json_array(), *skipped = json_array();
@@ -258,6 +430,16 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	else
 		json_decref(skipped);
 	json_object_set_new(o, "argv", refused ? json_null() : strv_json(argv, argc));
+	/* Only when run could not execute the command: the output without it stays as it was. */
+	if (cc->status) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "exit", json_integer(cc->status));
+		json_object_set_new(c, "why", sbx_json_text(cc->message));
+		if (cc->hint)
+			json_object_set_new(c, "hint", sbx_json_text(cc->hint));
+		json_object_set_new(o, "command", c);
+	}
 	json_object_set_new(o, "cwd", sbx_json_text(inv->cwd));
 	json_object_set_new(o, "environment", strv_json(env->v, env->n));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -288,7 +470,7 @@ static void put_shell_word(const char *s, FILE *f)
 
 static int explain_human(const struct invocation *inv, char **argv, size_t argc, bool refused,
 			 const struct sbx_strv *will_create, const struct sbx_strv *env,
-			 const struct report_plan *rp)
+			 const struct report_plan *rp, const struct cmd_check *cc)
 {
 	const struct sbx_plan *p = &inv->plan;
 	char *profile = sbx_profile_to_json(&p->profile);
@@ -345,6 +527,9 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 		       sbx_platform_name(p->platform));
 		return 0;
 	}
+	if (cc->status)
+		printf("command:           %s: run would exit %d%s%s\n", cc->message, cc->status,
+		       cc->hint ? "; hint: " : "", cc->hint ? cc->hint : "");
 	if (!p->sandbox_requested)
 		printf("run would execute the command directly, unconfined:\n");
 	else
@@ -374,6 +559,7 @@ int cmd_explain(int argc, char **argv)
 	struct report_plan rp;
 	struct sbx_strv *matches = NULL;
 	size_t n_matches = 0;
+	struct cmd_check cc = {0};
 	struct sbx_diag d;
 	bool refused;
 	int r;
@@ -409,16 +595,25 @@ int cmd_explain(int argc, char **argv)
 	r = mkdir_targets(&inv, &o, &will_create);
 	if (r)
 		goto out;
+#ifndef _WIN32
+	/* The command as run would meet it: on this host's files only, and for a plan run keeps. */
+	if (!refused && o.n_rest > 0 && inv.plan.platform == sbx_host_platform())
+		r = command_check(&inv, o.rest[0], &cc);
+	if (r)
+		goto out;
+#endif
 	if (environ_seen(&inv, &env))
 		r = -ENOMEM;
 	else if (o.json)
 		r = explain_json(&inv, run_argv.v, run_argv.n, refused, &will_create, &env, &rp,
-				 matches);
+				 matches, &cc);
 	else
-		r = explain_human(&inv, run_argv.v, run_argv.n, refused, &will_create, &env, &rp);
+		r = explain_human(&inv, run_argv.v, run_argv.n, refused, &will_create, &env, &rp,
+				  &cc);
 	if (r)
 		r = refuse("out of memory");
 out:
+	cmd_check_free(&cc);
 	matches_free(matches, n_matches);
 	sbx_strv_clear(&will_create);
 	sbx_strv_clear(&env);

@@ -306,3 +306,52 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$status" -eq 0 ]
 	[ "$(jget "$output" 'j[0]["path"] == "/tmp/caf\u00e9\ufffd"')" = true ]
 }
+
+# explain meets the command as run would (the PATH of the command's environment, its cwd, the
+# plan's grants) and says what run would exit with when it could not execute it; run agrees.
+@test "explain says when the command is missing, not executable or refused by the profile" {
+	mkdir -p "$WS/bin" "$WS/adir"
+	printf '#!/bin/sh\necho ran\n' > "$WS/bin/plain"
+	printf '#!/nonexistent/interp\n' > "$WS/bin/lost"
+	chmod 755 "$WS/bin/lost"
+	run -0 "$SBXRUN" explain -- nosuchcmd-xyz
+	[ "$(grep '^command:' <<<"$output")" = "command:           nosuchcmd-xyz: command not found: run would exit 127" ]
+	run -127 "$SBXRUN" -- nosuchcmd-xyz
+	run -0 "$SBXRUN" explain --json -- nosuchcmd-xyz
+	[ "$(jget "$output" 'j["command"]')" = '{"exit": 127, "why": "nosuchcmd-xyz: command not found"}' ]
+	run -0 "$SBXRUN" explain -- explaine
+	[ "$(grep '^command:' <<<"$output")" = "command:           explaine: command not found: run would exit 127; hint: did you mean 'sbxrun explain'?" ]
+	# Not executable, on PATH and by path; a directory.
+	run -0 env PATH="$WS/bin:$PATH" "$SBXRUN" explain -- plain
+	[ "$(grep '^command:' <<<"$output")" = "command:           plain: cannot execute: Permission denied: run would exit 126" ]
+	run -126 env PATH="$WS/bin:$PATH" "$SBXRUN" -- plain
+	run -0 "$SBXRUN" explain -- bin/plain
+	[ "$(grep '^command:' <<<"$output")" = "command:           bin/plain: cannot execute: Permission denied: run would exit 126" ]
+	run -0 "$SBXRUN" explain -- ./adir
+	[ "$(grep '^command:' <<<"$output")" = "command:           ./adir: cannot execute: Is a directory: run would exit 126" ]
+	run -126 "$SBXRUN" -- ./adir
+	# The PATH is the command's: --env-set changes it.
+	run -0 "$SBXRUN" explain --env-set PATH=/nonexistent -- ls
+	[ "$(grep '^command:' <<<"$output")" = "command:           ls: command not found: run would exit 127" ]
+	run -127 "$SBXRUN" --env-set PATH=/nonexistent -- ls
+	# Its "#!" interpreter missing.
+	run -0 "$SBXRUN" explain -- bin/lost
+	[ "$(grep '^command:' <<<"$output")" = "command:           bin/lost: cannot execute: interpreter /nonexistent/interp not found: run would exit 127" ]
+	run -127 "$SBXRUN" -- bin/lost
+	# Refused by the profile: the rule and the hint run gives.
+	run -0 "$SBXRUN" explain --profile :read-only --deny "$WS/bin/lost" -- bin/lost
+	[[ "$(grep '^command:' <<<"$output")" == "command:           bin/lost: cannot execute: $WS/bin/lost is denied by entries["*"]: deny $WS/bin/lost: run would exit 126; hint: a deny wins over a read grant: drop entries["*"] (or the --deny that made it) to let the command read $WS/bin/lost" ]]
+	run -126 "$SBXRUN" --profile :read-only --deny "$WS/bin/lost" -- bin/lost
+	[[ "$output" == "sbxrun: bin/lost: cannot execute: $WS/bin/lost is denied by entries["*"]: deny $WS/bin/lost; hint: a deny wins over a read grant: "* ]]
+	# The controls: a command run can execute gets no such line nor key.
+	chmod 755 "$WS/bin/plain"
+	run -0 env PATH="$WS/bin:$PATH" "$SBXRUN" explain -- plain
+	[ "$(grep -c '^command:' <<<"$output")" = 0 ]
+	run -0 env PATH="$WS/bin:$PATH" "$SBXRUN" -- plain
+	[ "$output" = ran ]
+	run -0 "$SBXRUN" explain --json -- true
+	[ "$(jget "$output" '"command" in j')" = false ]
+	# Another platform's files are not this host's: nothing is said.
+	run -0 "$SBXRUN" explain --platform macos -- nosuchcmd-xyz
+	[ "$(grep -c '^command:' <<<"$output")" = 0 ]
+}
