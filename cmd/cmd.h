@@ -168,6 +168,11 @@ struct invocation {
 int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platform platform);
 /* Builds the plan and attaches the platform's mechanisms (host facts for the host platform). */
 int invocation_plan(struct invocation *inv, const struct opts *o);
+/*
+ * One line on stderr when the workspace root, taken from the cwd (no --workspace-root), is the
+ * file system's root or holds $HOME and the plan makes it writable: all of it is the command's.
+ */
+void workspace_warn(const struct invocation *inv, const struct opts *o);
 void invocation_free(struct invocation *inv);
 /* Reads, loads and normalizes an additional-permission file; fills d on error. */
 int additional_load_file(const char *file, struct sbx_additional *a, struct sbx_diag *d);

@@ -595,6 +595,9 @@ int cmd_explain(int argc, char **argv)
 	r = mkdir_targets(&inv, &o, &will_create);
 	if (r)
 		goto out;
+	/* The warning run gives, on this host's files only. */
+	if (!refused && inv.plan.platform == sbx_host_platform())
+		workspace_warn(&inv, &o);
 #ifndef _WIN32
 	/* The command as run would meet it: on this host's files only, and for a plan run keeps. */
 	if (!refused && o.n_rest > 0 && inv.plan.platform == sbx_host_platform())

@@ -487,6 +487,40 @@ static int domains_check(const struct opts *o)
 	return r;
 }
 
+void workspace_warn(const struct invocation *inv, const struct opts *o)
+{
+	const struct sbx_roots *rt = &inv->plan.roots;
+	const char *w = inv->cwd;
+	char *home_real = NULL;
+	bool writable = false, home = false;
+
+	/* A root named with --workspace-root is a choice; the directory one happens to be in is not. */
+	if (o->n_roots || !inv->plan.sandbox_requested || rt->full_write)
+		return;
+	for (size_t i = 0; i < rt->n_writable && !writable; i++)
+		writable = sbx_path_covers_any(rt->writable[i].root, w);
+	if (!writable)
+		return;
+	if (inv->ctx.home) {
+		home_real = realpath(inv->ctx.home, NULL);
+		home = sbx_path_covers_any(w, inv->ctx.home) ||
+		       (home_real && sbx_path_covers_any(w, home_real));
+	}
+	free(home_real);
+	if (sbx_path_depth_any(w) == 0)
+		fprintf(stderr,
+			"sbxrun: warning: the workspace root is %s, the whole file system: the "
+			"command may write every file you can; hint: run from the project's "
+			"directory, or name it with -C DIR or -w DIR\n",
+			w);
+	else if (home)
+		fprintf(stderr,
+			"sbxrun: warning: the workspace root %s holds your home directory: the "
+			"command may write all of it (the shell's start-up files, .ssh); hint: run "
+			"from the project's directory, or name it with -C DIR or -w DIR\n",
+			w);
+}
+
 int invocation_plan(struct invocation *inv, const struct opts *o)
 {
 	struct sbx_diag d;

@@ -295,6 +295,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!r && o.verbose)
 		plan_summary(stderr, &inv);
+	if (!r && (!inv.plan.sandbox_requested || sbx_plan_enforceable(&inv.plan)))
+		workspace_warn(&inv, &o);
 	if (!r)
 		r = environ_install(&inv);
 	/* Fail closed: intent that this host cannot enforce never runs. */

@@ -252,7 +252,8 @@ setup() { setup_ws; cd "$WS"; }
 	n=$(sed -n "s|^  no-create $WS/.config/git .*mount-namespace *enforced \[\([0-9]*\)\]\$|\1|p" <<<"$output")
 	[ -n "$n" ]
 	[[ "$output" == *$'\n'"  [$n] it does not exist; the name cannot be created: an empty read-only directory is mounted at it for the run (shared with other runs at the same time, removed by the last one after it ends; what the caller's git writes there on the host meanwhile is left: the exit status is then 1)"* ]]
-	HOME="$WS" run "$SBXRUN" explain --json --platform linux --profile :workspace -- true
+	# The warning that $HOME is in the workspace goes to stderr, apart from the JSON.
+	HOME="$WS" run --separate-stderr "$SBXRUN" explain --json --platform linux --profile :workspace -- true
 	[ "$(jq -r .creates <<<"$output")" = "$WS/.config" ]
 	# Positive control: there, nothing to make; XDG_CONFIG_HOME set, neither.
 	mkdir "$WS/.config"

@@ -500,3 +500,31 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"x377y"* ]]
 }
+
+# Started from / or from $HOME, the default workspace root makes all of it writable: one line on
+# stderr says so and how to narrow it; the command's own output is untouched.
+@test "a workspace root at / or holding \$HOME is warned about, unless named with -w" {
+	local fs="sbxrun: warning: the workspace root is /, the whole file system: the command may write every file you can; hint: run from the project's directory, or name it with -C DIR or -w DIR"
+	mkdir -p "$WS/home"
+	run -0 --separate-stderr env HOME="$WS/home" "$SBXRUN" -C "$WS/home" -- echo hi
+	[ "$output" = hi ]
+	[ "$stderr" = "sbxrun: warning: the workspace root $WS/home holds your home directory: the command may write all of it (the shell's start-up files, .ssh); hint: run from the project's directory, or name it with -C DIR or -w DIR" ]
+	# A directory above $HOME holds it too.
+	run -0 --separate-stderr env HOME="$WS/home" "$SBXRUN" -- true
+	[ "$stderr" = "sbxrun: warning: the workspace root $WS holds your home directory: the command may write all of it (the shell's start-up files, .ssh); hint: run from the project's directory, or name it with -C DIR or -w DIR" ]
+	run -0 --separate-stderr "$SBXRUN" -C / -- echo hi
+	[ "$output" = hi ]
+	[ "$stderr" = "$fs" ]
+	run -0 --separate-stderr "$SBXRUN" explain -C / -- true
+	[ "$stderr" = "$fs" ]
+	# The controls: a root below $HOME, a profile that keeps the root read-only, one that
+	# writes everywhere anyway, a root named with -w.
+	run -0 --separate-stderr env HOME="$WS/home" "$SBXRUN" -C "$WS/src" -- true
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr "$SBXRUN" -C / -p :read-only -- true
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr "$SBXRUN" -C / -p :danger-full-access -- true
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr env HOME="$WS/home" "$SBXRUN" -C "$WS/home" -w "$WS/home" -- true
+	[ "$stderr" = "" ]
+}
