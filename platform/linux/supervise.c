@@ -57,6 +57,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -710,6 +711,46 @@ static size_t watch_fds(struct pollfd *pfd)
 	return n_watches;
 }
 
+/*
+ * The terminal's modes as the command found them, put back when it dies by a signal, as an
+ * interactive shell does for a job killed in front of it: a full-screen program killed, or a
+ * `stty raw -echo` whose command was interrupted, would otherwise leave the caller's terminal
+ * unusable (a caller that is a script does not restore it). A command that exits keeps what it
+ * changed: changing the caller's terminal is what `stty` is for. term_src is the first of the
+ * standard streams that is a terminal, term_fd the descriptor the supervisor keeps of it.
+ */
+static int term_src = -1, term_fd = -1;
+static struct termios term_modes;
+
+/* Before the command can start: the modes it starts with. */
+static void term_save(void)
+{
+	term_src = -1;
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO && term_src < 0; fd++)
+		if (tcgetattr(fd, &term_modes) == 0)
+			term_src = fd;
+}
+
+/* Once the supervisor gives up its standard input and output: a descriptor of its own. */
+static void term_keep(void)
+{
+	if (term_src == STDERR_FILENO)
+		term_fd = STDERR_FILENO;
+	else if (term_src >= 0)
+		term_fd = fcntl(term_src, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+}
+
+/*
+ * Only while the terminal's foreground group is this process's: a group in front since (the
+ * shell, another job) has modes of its own, and a write from behind would stop this process
+ * with SIGTTOU.
+ */
+static void term_restore(void)
+{
+	if (term_fd >= 0 && tcgetpgrp(term_fd) == getpgrp())
+		tcsetattr(term_fd, TCSANOW, &term_modes);
+}
+
 /* Ends this process as the command ended: exit status N, or death by the same signal. */
 static __attribute__((noreturn)) void mirror(int ws)
 {
@@ -718,6 +759,7 @@ static __attribute__((noreturn)) void mirror(int ws)
 		struct rlimit no_core = {0, 0};
 		sigset_t one;
 
+		term_restore();
 		/* The command's core, if any, was dumped; the supervisor's is of no use. */
 		setrlimit(RLIMIT_CORE, &no_core);
 		signal(sig, SIG_DFL);
@@ -742,6 +784,7 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 	 * The command holds the standard streams; a reader waiting for their end must not wait
 	 * for the supervisor too. Stderr stays, for the supervisor's own messages.
 	 */
+	term_keep();
 	fd = openat(AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC); /* openat: see probe.c */
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
@@ -943,6 +986,7 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d)
 	rc = check_spawn(s, d);
 	if (rc < 0)
 		return rc;
+	term_save();
 	if (!(s->clone_flags & CLONE_NEWPID))
 		return sbx_diag_set(d, -EINVAL, "the sandbox child needs CLONE_NEWPID");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -1055,6 +1099,7 @@ int sbx_supervise_subreaper(const struct sbx_spawn *s, struct sbx_diag *d)
 	rc = sup_signals(&sup, d);
 	if (rc < 0)
 		return rc;
+	term_save();
 	pid = fork();
 	if (pid < 0) {
 		err = errno;
