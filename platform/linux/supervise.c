@@ -55,6 +55,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -716,34 +717,40 @@ static size_t watch_fds(struct pollfd *pfd)
  * interactive shell does for a job killed in front of it: a full-screen program killed, or a
  * `stty raw -echo` whose command was interrupted, would otherwise leave the caller's terminal
  * unusable (a caller that is a script does not restore it). A command that exits keeps what it
- * changed: changing the caller's terminal is what `stty` is for. term_src is the first of the
- * standard streams that is a terminal, term_fd the descriptor the supervisor keeps of it.
+ * changed: changing the caller's terminal is what `stty` is for. Only a command that holds the
+ * terminal, its standard input and output both the caller's controlling terminal, in the
+ * foreground: one that writes into a pipe has a partner that may own the modes (a pager, which
+ * sets its own at once and puts them back when it quits: the writer's SIGPIPE then comes after,
+ * and the modes saved may be the pager's), and a job started with `&` by a script reads
+ * /dev/null. term_fd is the descriptor the supervisor keeps of it.
  */
-static int term_src = -1, term_fd = -1;
+static int term_fd = -1;
+static bool term_saved;
 static struct termios term_modes;
 
 /* Before the command can start: the modes it starts with. */
 static void term_save(void)
 {
-	term_src = -1;
-	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO && term_src < 0; fd++)
-		if (tcgetattr(fd, &term_modes) == 0)
-			term_src = fd;
+	struct stat in, out;
+
+	term_saved = fstat(STDIN_FILENO, &in) == 0 && fstat(STDOUT_FILENO, &out) == 0 &&
+		     S_ISCHR(in.st_mode) && S_ISCHR(out.st_mode) && in.st_rdev == out.st_rdev &&
+		     tcgetpgrp(STDIN_FILENO) == getpgrp() &&
+		     tcgetattr(STDIN_FILENO, &term_modes) == 0;
 }
 
 /* Once the supervisor gives up its standard input and output: a descriptor of its own. */
 static void term_keep(void)
 {
-	if (term_src == STDERR_FILENO)
-		term_fd = STDERR_FILENO;
-	else if (term_src >= 0)
-		term_fd = fcntl(term_src, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	if (term_saved)
+		term_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
 }
 
 /*
- * Only while the terminal's foreground group is this process's: a group in front since (the
- * shell, another job) has modes of its own, and a write from behind would stop this process
- * with SIGTTOU.
+ * Only while the terminal's foreground group is still this process's: a group in front since
+ * (the shell, another job) has modes of its own, and a change from behind would stop this
+ * process with SIGTTOU. TCSANOW: the output the command left is not waited for (a terminal
+ * stopped by ^S would hold the supervisor).
  */
 static void term_restore(void)
 {

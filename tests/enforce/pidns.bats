@@ -223,25 +223,30 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 # the caller's terminal as it had set it: the supervisor puts back the modes the command started
 # with, as an interactive shell does for its job, when the command dies by a signal (its own, or
 # one sbxrun relayed); one that exits keeps what it changed (what stty is for). The caller here
-# is a script, which restores nothing by itself.
+# is a script, which restores nothing by itself. A command that writes into a pipe is not the
+# terminal's owner: a pager at the other end sets its modes before sbxrun starts (here: 0.5 s
+# before) and puts them back when it quits, and the writer's SIGPIPE, which comes after, must not
+# bring the pager's modes back.
 @test "the terminal's modes: restored after death by a signal, kept after an exit" {
 	local script='b=$(stty -g)
 "$@" sh -c "stty raw -echo; kill -KILL \$\$"; echo "killed=$?"
 a=$(stty -g); [ "$a" = "$b" ] && echo killed-same || echo killed-differ
-"$@" sh -c "stty -echo <&1; echo up; exec sleep 5" & sleep 1; kill -TERM $!; wait $!; echo "termed=$?"
+p=$(mktemp); (sleep 1; kill -TERM "$(cat "$p")") & sh -c "echo \$\$ >\"$p\"; exec \"\$@\"" sh "$@" sh -c "stty -echo; echo up; exec sleep 5"; echo "termed=$?"; rm -f "$p"
 a=$(stty -g); [ "$a" = "$b" ] && echo termed-same || echo termed-differ
+stty "$b"; sh -c "sleep 0.5; exec \"\$@\"" sh "$@" env --default-signal=PIPE yes | sh -c "o=\$(stty -g </dev/tty); stty -echo -icanon </dev/tty; head -c 100000 >/dev/null; stty \"\$o\" </dev/tty"
+a=$(stty -g); [ "$a" = "$b" ] && echo piped-same || echo piped-differ
 "$@" stty -echo; echo "exited=$?"
 a=$(stty -g); [ "$a" = "$b" ] && echo exited-same || echo exited-differ
 stty -a | grep -o -- "-echo " | head -n 1'
 	# The control: without sbxrun, a script's terminal keeps what the killed command set.
 	run python3 "$PTY" -- sh -c "$script" sh env
 	echo "$output"
-	[[ "$output" == *killed=137*killed-differ*termed=143*termed-differ*exited=0*exited-differ*"-echo "*status=0 ]]
+	[[ "$output" == *killed=137*killed-differ*termed=143*termed-differ*piped-same*exited=0*exited-differ*"-echo "*status=0 ]]
 	mkdir -p "$WORK/tty"
 	for variant in "$D --" "$D --subreaper --" "$BIN/sbxrun -C $WORK/tty --"; do
 		run python3 "$PTY" -- sh -c "$script" sh $variant
 		echo "variant '$variant': $output"
-		[[ "$output" == *killed=137*killed-same*termed=143*termed-same*exited=0*exited-differ*"-echo "*status=0 ]]
+		[[ "$output" == *killed=137*killed-same*termed=143*termed-same*piped-same*exited=0*exited-differ*"-echo "*status=0 ]]
 	done
 }
 
