@@ -186,13 +186,20 @@ struct cmd_check {
 };
 
 #ifndef _WIN32
-/* abs, when it is a regular file the caller may execute: 1; a regular file it may not: 0. */
+/*
+ * abs, when it is a regular file the caller may execute: 1; what execve(2) refuses with EACCES
+ * (no execute permission, a directory, a FIFO, a device, a directory on the way it may not
+ * search): 0, as sbx_execvp then goes on and ends with EACCES; not there: -1. Only stat: the
+ * kernel opens nothing but a regular file, and neither may this (a FIFO, a device).
+ */
 static int runnable(const char *abs)
 {
 	struct stat st;
 
-	if (stat(abs, &st) != 0 || !S_ISREG(st.st_mode))
-		return -1;
+	if (stat(abs, &st) != 0)
+		return errno == EACCES ? 0 : -1;
+	if (!S_ISREG(st.st_mode))
+		return 0;
 	return faccessat(AT_FDCWD, abs, X_OK, AT_EACCESS) == 0;
 }
 

@@ -356,3 +356,24 @@ setup() { setup_ws; cd "$WS"; }
 	run -0 "$SBXRUN" explain --platform macos -- nosuchcmd-xyz
 	[ "$(grep -c '^command:' <<<"$output")" = 0 ]
 }
+
+# execve(2) refuses what is not a regular file with EACCES, without opening it, and the search
+# on PATH goes on past it: explain says what run meets (126), and opens no FIFO run would not.
+@test "explain: a FIFO, or a directory on PATH, is what run cannot execute (126)" {
+	mkdir -p "$WS/d/tool"
+	mkfifo "$WS/fifo"
+	chmod 755 "$WS/fifo"
+	run -0 "$SBXRUN" explain -- ./fifo
+	[ "$(grep '^command:' <<<"$output")" = "command:           ./fifo: cannot execute: Permission denied: run would exit 126" ]
+	run -126 "$SBXRUN" -- ./fifo
+	run -0 "$SBXRUN" explain --env-set PATH="$WS/d" -- tool
+	[ "$(grep '^command:' <<<"$output")" = "command:           tool: cannot execute: Permission denied: run would exit 126" ]
+	run -126 "$SBXRUN" --env-set PATH="$WS/d" -- tool
+	# The control: a program later on PATH is what both find.
+	run -0 "$SBXRUN" explain --env-set PATH="$WS/d:/usr/bin:/bin" -- true
+	[ "$(grep -c '^command:' <<<"$output")" = 0 ]
+	mkdir "$WS/d/true"
+	run -0 "$SBXRUN" explain --env-set PATH="$WS/d:/usr/bin:/bin" -- true
+	[ "$(grep -c '^command:' <<<"$output")" = 0 ]
+	run -0 "$SBXRUN" --env-set PATH="$WS/d:/usr/bin:/bin" -- true
+}
