@@ -5,6 +5,7 @@
 # repository of the caller, outside any sandbox. Run 1 is the hostile command planting one,
 # run 2 must hold, and the caller's plain git afterwards takes nothing planted.
 load common
+bats_require_minimum_version 1.5.0
 
 setup() {
 	make_layout_vars
@@ -40,7 +41,7 @@ hold() {
 	[ "${1:-}" != -C ] || SYNC=$2
 	rm -f "$SYNC/ready" "$SYNC/go"
 	mkfifo "$SYNC/ready" "$SYNC/go"
-	"$BIN/sbxrun" -C "$SYNC" -- sh -c "echo up >'$SYNC/ready'; cat '$SYNC/go' >/dev/null" \
+	"$BIN/sbxrun" -C "$SYNC" -w "$SYNC" -- sh -c "echo up >'$SYNC/ready'; cat '$SYNC/go' >/dev/null" \
 		2>"$H/stderr" &
 	holder=$!
 	[ "$(timeout 60 cat "$SYNC/ready")" = up ]
@@ -52,8 +53,10 @@ held() {
 	cat "$H/stderr"
 }
 
-# hsbx CMD...: sbxrun with :workspace in the home directory.
-hsbx() { "$BIN/sbxrun" -C "$H" -- "$@"; }
+# hsbx CMD...: sbxrun with :workspace in the home directory. The root is named with -w: the same
+# root as the cwd's, without the warning that it holds HOME (the first test shows both), so that
+# the output compared is the command's and sbxrun's refusals alone.
+hsbx() { "$BIN/sbxrun" -C "$H" -w "$H" -- "$@"; }
 # hexpect ERRNO OP ARG...: the probe there prints exactly ERRNO (or OK).
 hexpect() {
 	local want=$1
@@ -77,6 +80,13 @@ global() { git config --includes --global --get "$1" || true; }
 	[ "$(global user.name)" = u ]
 	# Positive control: a file beside it in HOME is the command's.
 	hexpect OK write "$H/other"
+	# The root taken from the cwd, unnamed: the warning, on stderr alone; named, none.
+	run --separate-stderr "$BIN/sbxrun" -C "$H" -- "$P" write "$H/.gitconfig"
+	[ "$output" = EROFS ]
+	[ "$stderr" = "sbxrun: warning: the workspace root $H holds your home directory: the command may write all of it (the shell's start-up files, .ssh); hint: run from the project's directory, or name it with -C DIR or -w DIR" ]
+	run --separate-stderr hsbx "$P" write "$H/.gitconfig"
+	[ "$output" = EROFS ]
+	[ "$stderr" = "" ]
 }
 
 @test "a missing ~/.gitconfig and ~/.config/git/config: run 1 cannot create them" {
@@ -214,7 +224,7 @@ global() { git config --includes --global --get "$1" || true; }
 
 @test "a missing ~/.config under --sandbox forbid: nothing confined, nothing made" {
 	rmdir "$H/.config"
-	run "$BIN/sbxrun" --sandbox forbid -C "$H" -- true
+	run "$BIN/sbxrun" --sandbox forbid -C "$H" -w "$H" -- true
 	[ "$status" -eq 0 ]
 	[ ! -e "$H/.config" ]
 	# Positive control: confined, it is made.
@@ -311,9 +321,9 @@ global() { git config --includes --global --get "$1" || true; }
 
 @test "--write of HOME and git mode lift nothing: only an entry naming the file itself does" {
 	printf '[user]\n\tname = u\n' >"$H/.gitconfig"
-	run "$BIN/sbxrun" -C "$H" --write "$H" --allow-git -- "$P" write "$H/.gitconfig"
+	run "$BIN/sbxrun" -C "$H" -w "$H" --write "$H" --allow-git -- "$P" write "$H/.gitconfig"
 	[ "$output" = EROFS ]
-	run "$BIN/sbxrun" -C "$H" --write "$H/.gitconfig" -- "$P" write "$H/.gitconfig"
+	run "$BIN/sbxrun" -C "$H" -w "$H" --write "$H/.gitconfig" -- "$P" write "$H/.gitconfig"
 	[ "$output" = OK ]
 }
 
@@ -321,9 +331,9 @@ global() { git config --includes --global --get "$1" || true; }
 	local top="/.sbxrun-globalgit-$BATS_TEST_NUMBER"
 	[ ! -e "$top" ]
 	# HOME=/ (a service account's), or GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME there, with / writable.
-	run env XDG_CONFIG_HOME="$top" "$BIN/sbxrun" -C "$H" --write / -- touch "$CANARY"
+	run env XDG_CONFIG_HOME="$top" "$BIN/sbxrun" -C "$H" -w "$H" --write / -- touch "$CANARY"
 	refused "sbxrun: git's global config $top/git/config is missing, and so is its directory $top/git, which the command could make from $top in a writable root: *"
-	run env GIT_CONFIG_GLOBAL="$top" "$BIN/sbxrun" explain -C "$H" --write / -- true
+	run env GIT_CONFIG_GLOBAL="$top" "$BIN/sbxrun" explain -C "$H" -w "$H" --write / -- true
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# Missing: an empty file at it for the run, whatever the name (git reads it as none).
@@ -350,18 +360,18 @@ global() { git config --includes --global --get "$1" || true; }
 	mkdir -p "$H/sub"
 	for v in GIT_CONFIG_GLOBAL=gc XDG_CONFIG_HOME=cfg HOME=home; do
 		# Run 1 would plant it below the directory the caller's git runs in later.
-		run env "$v" "$BIN/sbxrun" -C "$H" -- sh -c "mkdir -p sub/cfg/git sub/home && printf '[alias]\n\tx = !touch $CANARY\n' | tee sub/gc sub/cfg/git/config sub/home/.gitconfig >/dev/null"
+		run env "$v" "$BIN/sbxrun" -C "$H" -w "$H" -- sh -c "mkdir -p sub/cfg/git sub/home && printf '[alias]\n\tx = !touch $CANARY\n' | tee sub/gc sub/cfg/git/config sub/home/.gitconfig >/dev/null"
 		refused "sbxrun: git's global config is named through a relative ${v%%=*}, *"
 		[ ! -e "$H/sub/gc" ]
 		[ -z "$(cd "$H/sub" && env "$v" git config --global --get alias.x)" ]
 	done
 	# Control: an absolute one is kept where git reads it, the run goes on.
-	run env GIT_CONFIG_GLOBAL="$H/sub/gc" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/sub/gc"
+	run env GIT_CONFIG_GLOBAL="$H/sub/gc" "$BIN/sbxrun" -C "$H" -w "$H" -- "$P" write "$H/sub/gc"
 	[ "$output" = EROFS ]
-	run env GIT_CONFIG_GLOBAL="$H/sub/gc" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/sub/other"
+	run env GIT_CONFIG_GLOBAL="$H/sub/gc" "$BIN/sbxrun" -C "$H" -w "$H" -- "$P" write "$H/sub/other"
 	[ "$output" = OK ]
 	# Without a writable root nothing could plant it: a relative one is no reason to refuse.
-	run env GIT_CONFIG_GLOBAL=gc "$BIN/sbxrun" -C "$H" --profile :read-only -- "$P" write "$H/sub/gc"
+	run env GIT_CONFIG_GLOBAL=gc "$BIN/sbxrun" -C "$H" -w "$H" --profile :read-only -- "$P" write "$H/sub/gc"
 	[ "$output" = EROFS ]
 }
 
@@ -370,16 +380,16 @@ global() { git config --includes --global --get "$1" || true; }
 	mkdir -p "$H/a" "$H/b/.config" "$H/c"
 	for v in "HOME=$H/a/../b" "XDG_CONFIG_HOME=$H/a/../c"; do
 		# Run 1 makes a a link, so that a/.. is x/, and plants the config git then reads there.
-		run env "$v" "$BIN/sbxrun" -C "$H" -- sh -c "rmdir a && mkdir -p x/y x/b x/c/git && ln -s x/y a && printf '[alias]\n\tx = !touch $CANARY\n' | tee x/b/.gitconfig x/c/git/config >/dev/null"
+		run env "$v" "$BIN/sbxrun" -C "$H" -w "$H" -- sh -c "rmdir a && mkdir -p x/y x/b x/c/git && ln -s x/y a && printf '[alias]\n\tx = !touch $CANARY\n' | tee x/b/.gitconfig x/c/git/config >/dev/null"
 		refused "sbxrun: git's global config is named through ${v%%=*}, whose \"..\" *"
 		[ -d "$H/a" ]
 		[ ! -e "$H/x" ]
 		[ -z "$(env "$v" git config --global --get alias.x)" ]
 	done
 	# Control: the same directory named without "..": kept, and the run goes on.
-	run env HOME="$H/b" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/b/.gitconfig"
+	run env HOME="$H/b" "$BIN/sbxrun" -C "$H" -w "$H" -- "$P" write "$H/b/.gitconfig"
 	[ "$output" = EROFS ]
-	run env HOME="$H/b" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/b/other"
+	run env HOME="$H/b" "$BIN/sbxrun" -C "$H" -w "$H" -- "$P" write "$H/b/other"
 	[ "$output" = OK ]
 }
 
@@ -410,10 +420,10 @@ system() { git config --includes --system --get "$1" || true; }
 	# Positive control: a file beside them is the command's.
 	hexpect OK write "$H/etc/other"
 	# A relative one names a file in whatever directory the caller's git runs in: refused.
-	run env GIT_CONFIG_SYSTEM=etc/gitconfig "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
+	run env GIT_CONFIG_SYSTEM=etc/gitconfig "$BIN/sbxrun" -C "$H" -w "$H" -- "$P" write "$H/etc/other"
 	refused "sbxrun: git's system config is named through a relative GIT_CONFIG_SYSTEM, *"
 	# So does one through "..", which follows whatever run 1 links before it.
-	run env GIT_CONFIG_SYSTEM="$H/etc/../etc/gitconfig" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
+	run env GIT_CONFIG_SYSTEM="$H/etc/../etc/gitconfig" "$BIN/sbxrun" -C "$H" -w "$H" -- "$P" write "$H/etc/other"
 	refused "sbxrun: git's system config is named through GIT_CONFIG_SYSTEM, whose \"..\" *"
 }
 
@@ -442,7 +452,7 @@ system() { git config --includes --system --get "$1" || true; }
 	f="$BASE/system-$BATS_TEST_NUMBER"
 	printf '[user]\n\tname = s\n' >"$f"
 	chmod 0000 "$f"
-	run env GIT_CONFIG_SYSTEM="$f" "$BIN/sbxrun" -C "$H" -- "$P" write "$H/other"
+	run env GIT_CONFIG_SYSTEM="$f" "$BIN/sbxrun" -C "$H" -w "$H" -- "$P" write "$H/other"
 	chmod 0644 "$f"
 	rm -f "$f"
 	[ "$output" = OK ]
@@ -540,7 +550,7 @@ system() { git config --includes --system --get "$1" || true; }
 	[ -z "$output" ]
 	hexpect EROFS write "$H/etc/both.cfg"
 	[ ! -e "$H/etc/both.cfg" ]
-	run "$BIN/sbxrun" explain --json -C "$H" -- true
+	run "$BIN/sbxrun" explain --json -C "$H" -w "$H" -- true
 	echo "$output"
 	[[ "$output" == *"\"rule\": \"no-create $H/etc/both.cfg\","*"\"origin\": \"git-system-config\""* ]]
 	# Present: kept read-only, the caller's git takes nothing planted.
@@ -550,7 +560,7 @@ system() { git config --includes --system --get "$1" || true; }
 	[ -z "$(system core.fsmonitor)" ]
 	[ -z "$(global core.fsmonitor)" ]
 	# GIT_CONFIG_GLOBAL=/etc/gitconfig, the file every git reads as the system one: runs.
-	run env GIT_CONFIG_GLOBAL=/etc/gitconfig "$BIN/sbxrun" -C "$H" -- "$P" write "$H/etc/other"
+	run env GIT_CONFIG_GLOBAL=/etc/gitconfig "$BIN/sbxrun" -C "$H" -w "$H" -- "$P" write "$H/etc/other"
 	[ "$output" = OK ]
 	[ "$status" -eq 0 ]
 	# Positive control: a file beside it is the command's.
@@ -567,7 +577,7 @@ system() { git config --includes --system --get "$1" || true; }
 	hold
 	[ -f "$H/etc/sys.cfg" ]
 	mkfifo "$H/r2" "$H/g2"
-	"$BIN/sbxrun" -C "$H" -- sh -c "echo up >'$H/r2'; cat '$H/g2' >/dev/null; exec '$P' write '$H/etc/sys.cfg'" \
+	"$BIN/sbxrun" -C "$H" -w "$H" -- sh -c "echo up >'$H/r2'; cat '$H/g2' >/dev/null; exec '$P' write '$H/etc/sys.cfg'" \
 		>"$H/out2" 2>&1 &
 	two=$!
 	[ "$(timeout 60 cat "$H/r2")" = up ]
