@@ -512,6 +512,11 @@ setup() { setup_ws; cd "$WS"; }
 	# A directory above $HOME holds it too.
 	run -0 --separate-stderr env HOME="$WS/home" "$SBXRUN" -- true
 	[ "$stderr" = "sbxrun: warning: the workspace root $WS holds your home directory: the command may write all of it (the shell's start-up files, .ssh); hint: run from the project's directory, or name it with -C DIR or -w DIR" ]
+	# $HOME named through a symbolic link (git's config kept outside, as the link would refuse):
+	# where it leads is held all the same.
+	ln -s home "$WS/homelink"
+	run -0 --separate-stderr env HOME="$WS/homelink/" GIT_CONFIG_GLOBAL=/dev/null "$SBXRUN" -C "$WS/home" -- true
+	[ "$stderr" = "sbxrun: warning: the workspace root $WS/home holds your home directory: the command may write all of it (the shell's start-up files, .ssh); hint: run from the project's directory, or name it with -C DIR or -w DIR" ]
 	run -0 --separate-stderr "$SBXRUN" -C / -- echo hi
 	[ "$output" = hi ]
 	[ "$stderr" = "$fs" ]
