@@ -461,6 +461,12 @@ int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d);
  * in any combination of the switches: the build-time generator runs it, so no build has both.
  */
 int sbx_seccomp_watch_check(struct sbx_diag *d);
+/*
+ * Whether the sandbox's filter decides the call nr by an argument, in some mode: seccomp-gen
+ * tries argument values for each such call (and fails the build on one that reads an argument
+ * and is not said here), and the denial report watches none of them.
+ */
+bool sbx_seccomp_reads_args(int nr);
 
 /* The network's own filter (seccomp_net.c): see there for what each switch does. */
 struct sbx_seccomp_net {

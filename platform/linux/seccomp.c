@@ -553,52 +553,91 @@ static const int pid_calls[] = {
 	__NR_sched_setattr, __NR_sched_setaffinity,
 };
 
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-				  bool no_async, bool traced, unsigned known_max,
-				  struct sock_filter *prog)
+/* Refused by number where a denied path is enforced by Landlock alone (no_watch). */
+static const int watch_calls[] = {__NR_inotify_add_watch, __NR_fanotify_mark};
+
+/*
+ * The calls the sandbox's filter decides by an argument, in some mode, besides pid_calls: a
+ * request, flags, an execution domain, a family, a "which" and a pid.
+ */
+static const int arg_calls[] = {
+	__NR_personality, __NR_clone,	    __NR_unshare,    __NR_socket, __NR_socketpair,
+	__NR_ioctl,	  __NR_setpriority, __NR_ioprio_set, __NR_kill,	  __NR_fcntl,
+};
+
+bool sbx_seccomp_reads_args(int nr)
+{
+	for (size_t i = 0; i < sizeof(arg_calls) / sizeof(*arg_calls); i++)
+		if (arg_calls[i] == nr)
+			return true;
+	for (size_t i = 0; i < sizeof(pid_calls) / sizeof(*pid_calls); i++)
+		if (pid_calls[i] == nr)
+			return true;
+	return false;
+}
+
+/*
+ * A hand-written program as it is written, and its jumps that go on past the rules ("pass":
+ * to libseccomp's program behind the head, or to the second filter's ALLOW), each set by
+ * pass_to once its target is known. The rules both programs state alike are written once
+ * (process_rules), whatever lies behind them.
+ */
+#define PASS_MAX 96
+struct bpf_out {
+	struct sock_filter *prog;
+	unsigned short n;
+	unsigned short pass_t[PASS_MAX], pass_f[PASS_MAX];
+	size_t n_pass_t, n_pass_f;
+};
+
+#define EMIT(x)		 (o->prog[o->n++] = (struct sock_filter)x)
+#define PASS_IF_TRUE(x)	 (o->pass_t[o->n_pass_t++] = o->n, o->prog[o->n++] = (struct sock_filter)x)
+#define PASS_IF_FALSE(x) (o->pass_f[o->n_pass_f++] = o->n, o->prog[o->n++] = (struct sock_filter)x)
+
+/* Sets every pass jump written so far to go to the instruction at target. */
+static void pass_to(struct bpf_out *o, unsigned short target)
+{
+	for (size_t i = 0; i < o->n_pass_t; i++)
+		o->prog[o->pass_t[i]].jt = (unsigned char)(target - o->pass_t[i] - 1);
+	for (size_t i = 0; i < o->n_pass_f; i++)
+		o->prog[o->pass_f[i]].jf = (unsigned char)(target - o->pass_f[i] - 1);
+	o->n_pass_t = o->n_pass_f = 0;
+}
+
+/*
+ * The switches' rules on processes, with the system-call number loaded: watches (no_watch);
+ * another process's limits and scheduling, and IPC (no_ipc); kill of the process group
+ * (no_pgrp); signal-driven I/O but its ioctl (no_async). A call they do not refuse passes.
+ */
+static void process_rules(struct bpf_out *o, bool no_watch, bool no_ipc, bool no_pgrp,
+			  bool no_async, bool traced)
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
-	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
-	unsigned short n = 0, ioctl_at;
-	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
 
-#define EMIT(x) (prog[n++] = (struct sock_filter)x)
-	/* Another architecture: the first filter already refuses it. */
-	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 1, 0));
-	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 1));
-	EMIT(BPF_STMT(BPF_RET | BPF_K, enosys)); /* x32 numbers are above it too */
-	/* Jumps forward to the ioctl check, which follows the other tests and ALLOW. */
-	ioctl_at = n;
-	if (metadata)
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0)); /* jt set below */
 	if (no_watch) {
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_inotify_add_watch, 1, 0));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fanotify_mark, 0, 1));
+		_Static_assert(sizeof(watch_calls) / sizeof(*watch_calls) == 2, "two compares");
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)watch_calls[0], 1, 0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)watch_calls[1], 0, 1));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
 	}
 	if (no_ipc) {
-		/* pid_calls of another process than the caller (pid 0): a match jumps to the load. */
+		/* pid_calls: the caller's own (pid 0) only; a match jumps to the load. */
 		for (size_t i = 0; i < n_pid; i++)
 			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)pid_calls[i],
-				      (unsigned char)(n_pid - 1 - i), i == n_pid - 1 ? 4 : 0));
+				      (unsigned char)(n_pid - 1 - i), i == n_pid - 1 ? 3 : 0));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 		/* setpriority and ioprio_set: of the caller (PRIO_PROCESS, IOPRIO_WHO_PROCESS, 0). */
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setpriority, 0, 2));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PRIO_PROCESS, 3, 6));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioprio_set, 0, 6));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PRIO_PROCESS, 3, 5));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioprio_set, 0, 5));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_IOPRIO_WHO_PROCESS, 0, 3));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_IOPRIO_WHO_PROCESS, 0, 2));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
 		for (size_t i = 0; i < n_ipc; i++)
@@ -607,34 +646,55 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IPC)));
 	}
 	if (no_pgrp) {
-		/* kill of pid 0, the caller's process group (the kernel reads an int). */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 0, 4));
+		/* kill of pid 0: the caller's process group (a terminal's job under init). */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 0, 3));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 	}
 	if (no_async) {
 		/* fcntl F_SETSIG, and F_SETFL with O_ASYNC (the kernel reads both as ints). */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 7));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 6));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETSIG, 4, 0));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETFL, 0, 2));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETSIG, 3, 0));
+		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETFL, 0, 0));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG2_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 1, 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 0, 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		/* FIOASYNC: with metadata, the ioctl allow-list below leaves it out instead. */
-		if (!metadata) {
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3));
-			EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FIOASYNC, 0, 1));
-			EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		}
 	}
+}
+
+unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
+				  bool no_async, bool traced, unsigned known_max,
+				  struct sock_filter *prog)
+{
+	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
+	struct bpf_out out = {.prog = prog}, *o = &out;
+	unsigned short ioctl_at;
+
+	/* Another architecture: the first filter already refuses it. */
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 1, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 1));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS)); /* x32's are above it too */
+	/* Jumps forward to the ioctl check, which follows the other tests and ALLOW. */
+	ioctl_at = o->n;
+	if (metadata)
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0)); /* jt set below */
+	process_rules(o, no_watch, no_ipc, no_pgrp, no_async, traced);
+	/* FIOASYNC under no_async: with metadata, the ioctl allow-list below leaves it out. */
+	if (no_async && !metadata) {
+		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0));
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FIOASYNC, 0, 0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
+	}
+	pass_to(o, o->n);
 	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (metadata) {
-		prog[ioctl_at].jt = (unsigned char)(n - ioctl_at - 1);
+		prog[ioctl_at].jt = (unsigned char)(o->n - ioctl_at - 1);
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
 		/*
 		 * The console's classes go on to the first filter, whose reference rules decide
@@ -656,8 +716,7 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IOCTL)));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	}
-#undef EMIT
-	return n;
+	return o->n;
 }
 
 /* ---- the program loaded: a head, then libseccomp's filter ------------------------------- */
@@ -698,17 +757,12 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 				   bool no_watch, bool no_ipc, bool no_pgrp, bool no_async,
 				   bool traced, unsigned known_max, struct sock_filter *prog)
 {
-	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
-	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
-	/* The head's jumps on to libseccomp's program, set once its start is known. */
-	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + N_KD_GETTERS +
-			      N_VT_GETTERS + 5],
-		pass_f[7];
+	struct bpf_out out = {.prog = prog}, *o = &out;
 	/* The console check's jumps past it, set once its end is known. */
 	unsigned short after[2], after_f, vt_at;
-	size_t n_pass_t = 0, n_pass_f = 0, n_after = 0;
-	unsigned short n = 0, head;
+	size_t n_after = 0;
+	unsigned short head;
 
 	/*
 	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
@@ -726,11 +780,12 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 			       SBX_SECCOMP_HEAD_MAX,
 		       "the head of the seccomp program outgrows its room");
 	_Static_assert(SBX_SECCOMP_HEAD_MAX <= 255, "a jump of the head would not reach its end");
+	_Static_assert(sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + N_KD_GETTERS +
+				       N_VT_GETTERS + 5 <=
+			       PASS_MAX,
+		       "the head's jumps on to libseccomp's program outnumber their room");
 	if (main_len > SBX_SECCOMP_PROG_MAX - SBX_SECCOMP_HEAD_MAX)
 		return 0;
-#define EMIT(x)		 (prog[n++] = (struct sock_filter)x)
-#define PASS_IF_TRUE(x)	 (pass_t[n_pass_t++] = n, prog[n++] = (struct sock_filter)x)
-#define PASS_IF_FALSE(x) (pass_f[n_pass_f++] = n, prog[n++] = (struct sock_filter)x)
 	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
 	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 0, 0));
 	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
@@ -757,52 +812,7 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, ns_mask(), 0, 0));
 	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_NAMESPACE)));
 
-	if (no_watch) {
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_inotify_add_watch, 1, 0));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fanotify_mark, 0, 1));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
-	}
-	if (no_ipc) {
-		/* pid_calls: the caller's own (pid 0) only; a match jumps to the load. */
-		for (size_t i = 0; i < n_pid; i++)
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)pid_calls[i],
-				      (unsigned char)(n_pid - 1 - i), i == n_pid - 1 ? 3 : 0));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		/* setpriority and ioprio_set: of the caller (PRIO_PROCESS, IOPRIO_WHO_PROCESS, 0). */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setpriority, 0, 2));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PRIO_PROCESS, 3, 5));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioprio_set, 0, 5));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_IOPRIO_WHO_PROCESS, 0, 2));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
-		for (size_t i = 0; i < n_ipc; i++)
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
-				      (unsigned char)(n_ipc - 1 - i), i == n_ipc - 1 ? 1 : 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IPC)));
-	}
-	if (no_pgrp) {
-		/* kill of pid 0: the caller's process group (a terminal's job under init). */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 0, 3));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-	}
-	if (no_async) {
-		/* fcntl F_SETSIG, and F_SETFL with O_ASYNC; the next test finds the call's number. */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 6));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETSIG, 3, 0));
-		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETFL, 0, 0));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG2_LOW));
-		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 0, 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-	}
+	process_rules(o, no_watch, no_ipc, no_pgrp, no_async, traced);
 
 	/* Last, ioctl: the accumulator is the request from here on. */
 	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0));
@@ -820,24 +830,24 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSETD, 1, 0));
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCEXCL, 0, 1));
 	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
-	after[n_after++] = n;
+	after[n_after++] = o->n;
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_END, 0, 0));   /* jt: after */
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_FIRST, 0, 0)); /* jt: the VT getters */
-	vt_at = (unsigned short)(n - 1);
-	after[n_after++] = n;
+	vt_at = (unsigned short)(o->n - 1);
+	after[n_after++] = o->n;
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_END, 0, 0)); /* jt: after */
-	after_f = n;
+	after_f = o->n;
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_FIRST, 0, 0)); /* jf: after */
 	for (size_t i = 0; i < N_KD_GETTERS; i++)
 		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kd_getters[i], 0, 0));
 	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
-	prog[vt_at].jt = (unsigned char)(n - vt_at - 1);
+	prog[vt_at].jt = (unsigned char)(o->n - vt_at - 1);
 	for (size_t i = 0; i < N_VT_GETTERS; i++)
 		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, vt_getters[i], 0, 0));
 	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
 	for (size_t i = 0; i < n_after; i++)
-		prog[after[i]].jt = (unsigned char)(n - after[i] - 1);
-	prog[after_f].jf = (unsigned char)(n - after_f - 1);
+		prog[after[i]].jt = (unsigned char)(o->n - after[i] - 1);
+	prog[after_f].jf = (unsigned char)(o->n - after_f - 1);
 	if (metadata) {
 		for (size_t i = 0; i < n_ioctl; i++) {
 			/* Under no_async FIOASYNC goes on to the refusal after the list. */
@@ -847,17 +857,14 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		}
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IOCTL)));
 	}
+	head = o->n;
+	pass_to(o, head);
+	memcpy(prog + head, main, main_len * sizeof(*main));
+	return (unsigned short)(head + main_len);
+}
 #undef EMIT
 #undef PASS_IF_TRUE
 #undef PASS_IF_FALSE
-	head = n;
-	for (size_t i = 0; i < n_pass_t; i++)
-		prog[pass_t[i]].jt = (unsigned char)(head - pass_t[i] - 1);
-	for (size_t i = 0; i < n_pass_f; i++)
-		prog[pass_f[i]].jf = (unsigned char)(head - pass_f[i] - 1);
-	memcpy(prog + n, main, main_len * sizeof(*main));
-	return (unsigned short)(n + main_len);
-}
 
 /* ---- the third filter: what the denial report watches ------------------------------------- */
 
@@ -918,26 +925,6 @@ static const struct {
 };
 #define N_WATCHED (sizeof(watched) / sizeof(*watched))
 
-/* The calls the sandbox's filter refuses by their arguments, outside the tables above. */
-static const int refused_by_args[] = {
-	__NR_ioctl,
-	__NR_unshare,
-	__NR_clone,
-	__NR_personality,
-	__NR_socket,
-	__NR_socketpair,
-	__NR_inotify_add_watch,
-	__NR_fanotify_mark,
-	__NR_prlimit64,
-	__NR_setpriority,
-	__NR_ioprio_set,
-	__NR_sched_setscheduler,
-	__NR_sched_setparam,
-	__NR_sched_setattr,
-	__NR_sched_setaffinity,
-	__NR_kill,
-};
-
 static bool in_list(const struct sc_name *l, size_t n, int nr)
 {
 	for (size_t i = 0; i < n; i++)
@@ -966,11 +953,11 @@ int sbx_seccomp_watch_check(struct sbx_diag *d)
 					 sizeof(metadata_eperm) / sizeof(*metadata_eperm), nr)) ||
 				(!network &&
 				 in_list(net_eperm, sizeof(net_eperm) / sizeof(*net_eperm), nr));
-			for (size_t j = 0; j < sizeof(refused_by_args) / sizeof(*refused_by_args);
-			     j++)
-				clash = clash || refused_by_args[j] == nr;
+			clash = clash || sbx_seccomp_reads_args(nr);
 			for (size_t j = 0; j < sizeof(ipc_calls) / sizeof(*ipc_calls); j++)
 				clash = clash || ipc_calls[j] == nr;
+			for (size_t j = 0; j < sizeof(watch_calls) / sizeof(*watch_calls); j++)
+				clash = clash || watch_calls[j] == nr;
 			if (clash)
 				return sbx_diag_set(d, -EINVAL,
 						    "system call %d is both watched by the denial "

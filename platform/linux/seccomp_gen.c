@@ -12,7 +12,10 @@
  * interpreter for every system-call number up to 1023 and the ends of the range, four
  * architecture tokens, and, for the calls whose decision reads an argument, a set of argument
  * values around every constant the rules compare with. A call whose decision reads an argument
- * and is not on that list fails the check (its arguments would not have been tried).
+ * and is not one sbx_seccomp_reads_args names fails the check (its arguments would not have been
+ * tried). The rules on processes that both hand-written programs state (process_rules) are
+ * written once: for those the check proves where each program puts them and what it does
+ * around them, and the enforcement tests what they refuse.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -136,23 +139,6 @@ static uint32_t stacked(uint32_t first, uint32_t later)
 
 /* ---- the check ------------------------------------------------------------------------------- */
 
-/* The calls whose decision may read an argument, and the values tried for them. */
-static const int by_args[] = {__NR_personality,
-			      __NR_clone,
-			      __NR_unshare,
-			      __NR_socket,
-			      __NR_socketpair,
-			      __NR_ioctl,
-			      __NR_prlimit64,
-			      __NR_setpriority,
-			      __NR_ioprio_set,
-			      __NR_sched_setscheduler,
-			      __NR_sched_setparam,
-			      __NR_sched_setattr,
-			      __NR_sched_setaffinity,
-			      __NR_kill,
-			      __NR_fcntl};
-
 /* The values arg_values() tries besides the bits, and all it returns. */
 #define N_LO	 (44 + 16 + 2 * 23)
 #define N_VALUES (4 * (N_LO + 3 * 32))
@@ -213,14 +199,6 @@ static size_t arg_values(uint64_t *v)
 		}
 	}
 	return n;
-}
-
-static bool on_list(int nr)
-{
-	for (size_t i = 0; i < sizeof(by_args) / sizeof(*by_args); i++)
-		if (by_args[i] == nr)
-			return true;
-	return false;
 }
 
 /* Runs both sides for one call; returns false (and says why) when they differ. */
@@ -294,7 +272,7 @@ static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 			nrs++;
 			if (!read_args)
 				continue; /* no argument read: the same decision for any */
-			if (arches[a] != SBX_AUDIT_ARCH || !on_list((int)nr)) {
+			if (arches[a] != SBX_AUDIT_ARCH || !sbx_seccomp_reads_args((int)nr)) {
 				fprintf(stderr,
 					"seccomp-gen: call %d (arch %#x) is decided by its "
 					"arguments; add it to the list the check tries them for\n",
