@@ -925,4 +925,5 @@ TEST(fsview_host_reads_regular_files_only)
 	free(file);
 	free(fifo);
 	free(missing);
+	free(t);
 }
