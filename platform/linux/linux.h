@@ -419,14 +419,21 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 				   bool no_watch, bool no_ipc, bool no_pgrp, bool no_async,
 				   bool traced, unsigned known_max, struct sock_filter *prog);
 /*
- * The reference the program is checked against at build time (seccomp-gen): the second filter
- * the program's head replaces, loaded beside libseccomp's filter with the reference
- * rules. prog has room for SBX_SECCOMP_SECOND_MAX instructions.
+ * Part of the reference the program is checked against at build time (seccomp-gen): what
+ * neither libseccomp's rules nor seccomp-gen's own statement of the rules on processes says
+ * (numbers above the highest known, the ioctl allow-list), as the second filter the program's
+ * head replaced said it. prog has room for SBX_SECCOMP_SECOND_MAX instructions.
  */
 #define SBX_SECCOMP_SECOND_MAX 128
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-				  bool no_async, bool traced, unsigned known_max,
+unsigned short sbx_seccomp_second(bool metadata, bool no_async, bool traced, unsigned known_max,
 				  struct sock_filter *prog);
+/* The tables of system calls the rules on processes name, for seccomp-gen's statement of them. */
+enum sbx_seccomp_table {
+	SBX_SC_WATCH, /* no_watch: refused */
+	SBX_SC_PID,   /* no_ipc: refused but for the caller (argument 0 is 0) */
+	SBX_SC_IPC,   /* no_ipc: refused */
+};
+bool sbx_seccomp_in_table(enum sbx_seccomp_table t, int nr);
 /*
  * libseccomp's program for one combination of the switches, written to fd or into prog (room
  * for SBX_SECCOMP_PROG_MAX instructions): with reference, the rules the program's head enforces

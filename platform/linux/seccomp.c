@@ -454,10 +454,11 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
 
 /*
  * libseccomp cannot express "every request but these" (a rule with the filter's default action is
- * refused, and one argument is compared once per rule), nor a range of system-call numbers. This
+ * refused, and one argument is compared once per rule), nor a range of system-call numbers. A
  * second, small filter did, loaded after libseccomp's; the kernel ran both and the refusal won.
- * The program loaded now (sbx_seccomp_program) says the same in its head, and this
- * filter is the reference seccomp-gen checks it against.
+ * The program loaded now (sbx_seccomp_program) says all of it in its head. What of it the
+ * reference still says in BPF is the range and the ioctl allow-list (sbx_seccomp_second); the
+ * rules on processes (the last four items) seccomp-gen says apart, in C.
  *
  *  - A system-call number above the highest this build knows (a newer kernel's calls, which no
  *    rule above could name) is ENOSYS in every mode. The x32 numbers of x86_64 are above it too,
@@ -565,22 +566,36 @@ static const int arg_calls[] = {
 	__NR_ioctl,	  __NR_setpriority, __NR_ioprio_set, __NR_kill,	  __NR_fcntl,
 };
 
-bool sbx_seccomp_reads_args(int nr)
+static bool in_table(const int *t, size_t n, int nr)
 {
-	for (size_t i = 0; i < sizeof(arg_calls) / sizeof(*arg_calls); i++)
-		if (arg_calls[i] == nr)
-			return true;
-	for (size_t i = 0; i < sizeof(pid_calls) / sizeof(*pid_calls); i++)
-		if (pid_calls[i] == nr)
+	for (size_t i = 0; i < n; i++)
+		if (t[i] == nr)
 			return true;
 	return false;
 }
 
+bool sbx_seccomp_in_table(enum sbx_seccomp_table t, int nr)
+{
+	switch (t) {
+	case SBX_SC_WATCH:
+		return in_table(watch_calls, sizeof(watch_calls) / sizeof(*watch_calls), nr);
+	case SBX_SC_PID:
+		return in_table(pid_calls, sizeof(pid_calls) / sizeof(*pid_calls), nr);
+	case SBX_SC_IPC:
+		return in_table(ipc_calls, sizeof(ipc_calls) / sizeof(*ipc_calls), nr);
+	}
+	return false;
+}
+
+bool sbx_seccomp_reads_args(int nr)
+{
+	return in_table(arg_calls, sizeof(arg_calls) / sizeof(*arg_calls), nr) ||
+	       sbx_seccomp_in_table(SBX_SC_PID, nr);
+}
+
 /*
- * A hand-written program as it is written, and its jumps that go on past the rules ("pass":
- * to libseccomp's program behind the head, or to the second filter's ALLOW), each set by
- * pass_to once its target is known. The rules both programs state alike are written once
- * (process_rules), whatever lies behind them.
+ * A hand-written program as it is written, and its jumps that go on past the head's rules
+ * ("pass": to libseccomp's program behind it), each set by pass_to once its target is known.
  */
 #define PASS_MAX 96
 struct bpf_out {
@@ -664,8 +679,7 @@ static void process_rules(struct bpf_out *o, bool no_watch, bool no_ipc, bool no
 	}
 }
 
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-				  bool no_async, bool traced, unsigned known_max,
+unsigned short sbx_seccomp_second(bool metadata, bool no_async, bool traced, unsigned known_max,
 				  struct sock_filter *prog)
 {
 	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
@@ -679,19 +693,10 @@ unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, boo
 	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 1));
 	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS)); /* x32's are above it too */
-	/* Jumps forward to the ioctl check, which follows the other tests and ALLOW. */
+	/* Jumps forward to the ioctl check, which follows ALLOW. */
 	ioctl_at = o->n;
 	if (metadata)
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0)); /* jt set below */
-	process_rules(o, no_watch, no_ipc, no_pgrp, no_async, traced);
-	/* FIOASYNC under no_async: with metadata, the ioctl allow-list below leaves it out. */
-	if (no_async && !metadata) {
-		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FIOASYNC, 0, 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-	}
-	pass_to(o, o->n);
 	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (metadata) {
 		prog[ioctl_at].jt = (unsigned char)(o->n - ioctl_at - 1);
@@ -736,8 +741,9 @@ static uint32_t ns_mask(void)
  * each filter on every call, and when it loads one it compiles it and runs it once per system-call
  * number (its cache of calls always allowed). The kernel's rule for two filters is that the
  * refusal of higher precedence wins, the later filter's on a tie; this program decides every call
- * as that pair did (checked at build time by seccomp-gen, against the reference filter and
- * sbx_seccomp_second, for every system-call number and all the switches). A head, then
+ * as that pair did (checked at build time by seccomp-gen, against the reference filter,
+ * sbx_seccomp_second and its own statement of the rules on processes, for every system-call
+ * number and all the switches). A head, then
  * libseccomp's program unchanged:
  *
  *  - Another architecture goes to libseccomp's program, which kills it.
@@ -954,10 +960,8 @@ int sbx_seccomp_watch_check(struct sbx_diag *d)
 				(!network &&
 				 in_list(net_eperm, sizeof(net_eperm) / sizeof(*net_eperm), nr));
 			clash = clash || sbx_seccomp_reads_args(nr);
-			for (size_t j = 0; j < sizeof(ipc_calls) / sizeof(*ipc_calls); j++)
-				clash = clash || ipc_calls[j] == nr;
-			for (size_t j = 0; j < sizeof(watch_calls) / sizeof(*watch_calls); j++)
-				clash = clash || watch_calls[j] == nr;
+			clash = clash || sbx_seccomp_in_table(SBX_SC_IPC, nr) ||
+				sbx_seccomp_in_table(SBX_SC_WATCH, nr);
 			if (clash)
 				return sbx_diag_set(d, -EINVAL,
 						    "system call %d is both watched by the denial "
