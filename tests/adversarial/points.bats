@@ -213,6 +213,40 @@ started_then_killed() {
 	empty_dir "$PW"
 }
 
+# kind_at_name KIND: while a run lasts, replaces its empty .agents on the host by a KIND (fifo,
+# socket) of the suite's user; the run's status and stderr are left in $st and $BASE/stderr. The
+# run is killed after 20 s: whose the object is must be asked without waiting on it.
+kind_at_name() {
+	local started="$PW/started"
+	rm -f "$started"
+	timeout -s KILL 20 "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
+		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
+	local pid=$!
+	await -s "$started"
+	rmdir "$PW/.agents"
+	case $1 in
+	fifo) mkfifo "$PW/.agents" ;;
+	socket) python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+		"$PW/.agents" ;;
+	esac
+	st=0
+	wait "$pid" || st=$?
+	rm "$started"
+	cat "$BASE/stderr"
+}
+
+@test "a FIFO or a socket made at a masked name on the host during the run is the caller's: removed" {
+	# Opening a FIFO waits for a writer, and a socket cannot be opened: the clean-up asks whose
+	# each is all the same, without hanging, and removes the caller's as anything else of its.
+	local kind
+	for kind in fifo socket; do
+		kind_at_name "$kind"
+		[ "$st" -eq 1 ]
+		[ "$(cat "$BASE/stderr")" = "sbxrun: removed what was created on the host during the run: $PW/.agents" ]
+		empty_dir "$PW"
+	done
+}
+
 @test "a process the command leaves running meets the masks until it is killed; none is left" {
 	local i log="$PW/log"
 	# The command ends at once; what it started keeps trying to create .agents (a shell
