@@ -602,6 +602,7 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 	for (size_t i = 0; i < pts->n; i++) {
 		struct sbx_point *pt = &pts->v[i];
 		int pfd = pt->parent->fd, rc, own, at;
+		bool mine;
 		struct stat st;
 
 		if (pt->fd < 0)
@@ -633,11 +634,13 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 			pt->fd = -1;
 			continue;
 		}
-		own = owned(at, &st);
+		/* The point itself, still empty, is removed; anything else is asked whose it is. */
+		mine = (unsigned long long)st.st_dev == pt->dev &&
+		       (unsigned long long)st.st_ino == pt->ino &&
+		       empty_point(pt->fd, &st, pt->dir, pt->holds, false);
+		own = mine ? 1 : owned(at, &st);
 		close(at);
-		if ((unsigned long long)st.st_dev == pt->dev &&
-		    (unsigned long long)st.st_ino == pt->ino &&
-		    empty_point(pt->fd, &st, pt->dir, pt->holds, false)) {
+		if (mine) {
 			rc = unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
 			if (rc < 0 && rc != -ENOENT)
 				say(report, arg, "cannot remove the mount point", pt->path, rc);
