@@ -441,8 +441,8 @@ static int host_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 }
 
 /*
- * Opens the regular file the walk found, by its resolved path without following a link, and
- * checks it is still the same file.
+ * Opens what the walk found at path, by its resolved path without following a link, and checks
+ * it is still the same object (info: what the walk found).
  */
 static int open_found(const char *path, int flags, struct sbx_pathinfo *info)
 {
@@ -498,35 +498,40 @@ int sbx_fd_read_chunks(int fd, char *buf, size_t size, sbx_fs_chunk_fn each, voi
 	return r;
 }
 
+/* Opens the regular file at path for reading, as the walk found it: fd, or -errno. */
+static int open_regular(const char *path)
+{
+	struct sbx_pathinfo info;
+	int fd = open_found(path, O_RDONLY, &info);
+
+	if (fd >= 0 && info.type != SBX_FT_REG) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 static int host_read_chunks(void *self, const char *path, char *buf, size_t size,
 			    sbx_fs_chunk_fn each, void *arg)
 {
-	struct sbx_pathinfo info;
-	int fd, err;
+	int fd = open_regular(path), err;
 
 	(void)self;
-	fd = open_found(path, O_RDONLY, &info);
 	if (fd < 0)
 		return fd;
-	err = info.type == SBX_FT_REG ? sbx_fd_read_chunks(fd, buf, size, each, arg) : -EINVAL;
+	err = sbx_fd_read_chunks(fd, buf, size, each, arg);
 	close(fd);
 	return err;
 }
 
 static int host_read_file(void *self, const char *path, char *buf, size_t size, size_t *len)
 {
-	struct sbx_pathinfo info;
-	int fd, err;
+	int fd = open_regular(path), err;
 
 	(void)self;
 	*len = 0;
-	fd = open_found(path, O_RDONLY, &info);
 	if (fd < 0)
 		return fd;
-	if (info.type != SBX_FT_REG) {
-		close(fd);
-		return -EINVAL;
-	}
 	err = sbx_fd_read(fd, buf, size, len);
 	close(fd);
 	return err;

@@ -419,14 +419,21 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 				   bool no_watch, bool no_ipc, bool no_pgrp, bool no_async,
 				   bool traced, unsigned known_max, struct sock_filter *prog);
 /*
- * The reference the program is checked against at build time (seccomp-gen): the second filter
- * the program's head replaces, loaded beside libseccomp's filter with the reference
- * rules. prog has room for SBX_SECCOMP_SECOND_MAX instructions.
+ * Part of the reference the program is checked against at build time (seccomp-gen): what
+ * neither libseccomp's rules nor seccomp-gen's own statement of the rules on processes says
+ * (numbers above the highest known, the ioctl allow-list), as the second filter the program's
+ * head replaced said it. prog has room for SBX_SECCOMP_SECOND_MAX instructions.
  */
 #define SBX_SECCOMP_SECOND_MAX 128
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-				  bool no_async, bool traced, unsigned known_max,
+unsigned short sbx_seccomp_second(bool metadata, bool no_async, bool traced, unsigned known_max,
 				  struct sock_filter *prog);
+/* The tables of system calls the rules on processes name, for seccomp-gen's statement of them. */
+enum sbx_seccomp_table {
+	SBX_SC_WATCH, /* no_watch: refused */
+	SBX_SC_PID,   /* no_ipc: refused but for the caller (argument 0 is 0) */
+	SBX_SC_IPC,   /* no_ipc: refused */
+};
+bool sbx_seccomp_in_table(enum sbx_seccomp_table t, int nr);
 /*
  * libseccomp's program for one combination of the switches, written to fd or into prog (room
  * for SBX_SECCOMP_PROG_MAX instructions): with reference, the rules the program's head enforces
@@ -461,6 +468,12 @@ int sbx_seccomp_watch_apply(bool network, bool metadata, struct sbx_diag *d);
  * in any combination of the switches: the build-time generator runs it, so no build has both.
  */
 int sbx_seccomp_watch_check(struct sbx_diag *d);
+/*
+ * Whether the sandbox's filter decides the call nr by an argument, in some mode: seccomp-gen
+ * tries argument values for each such call (and fails the build on one that reads an argument
+ * and is not said here), and the denial report watches none of them.
+ */
+bool sbx_seccomp_reads_args(int nr);
 
 /* The network's own filter (seccomp_net.c): see there for what each switch does. */
 struct sbx_seccomp_net {

@@ -15,12 +15,12 @@
  * leftover and used as it is; a denied path's point is a file holding MARKER, so that only a
  * point is taken for one. Anything else at that name refuses the run.
  *
- * Only what this run could have made is ever removed (point_ours): owned by the caller, with
- * no write permission (made 0555 or 0444, whatever the umask), of the shape planned. Another
- * user can fake every other fact of a point (an empty directory of mode 0555 in /tmp), and
- * root can remove it: such an object, or a writable empty .git of the user's own, is masked as
- * it stands (and share-locked, so that its owner's run leaves it while this one lasts), then
- * left in place.
+ * Only what this run could have made is ever removed (point_ours): the caller's, as the kernel
+ * says (owned), with no write permission (made 0555 or 0444, whatever the umask), of the shape
+ * planned. Another user can fake every other fact of a point (an empty directory of mode 0555
+ * in /tmp), and root can remove it: such an object, or a writable empty .git of the user's
+ * own, is masked as it stands (and share-locked, so that its owner's run leaves it while this
+ * one lasts), then left in place.
  *
  * Runs in the same workspace share points: each holds a shared flock(2) on its point for as
  * long as it runs, and the one that can turn it exclusive at the end (no other run holds it)
@@ -116,6 +116,18 @@ static int dir_empty(int dfd)
 }
 
 /*
+ * Opens for reading, with flags besides, the object that fd holds (an O_PATH descriptor too):
+ * a new descriptor, or -1 with errno set. Through /proc/self/fd, never by a name.
+ */
+static int reopen(int fd, int flags)
+{
+	char self[64];
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	return open(self, O_RDONLY | O_CLOEXEC | flags);
+}
+
+/*
  * Is the object fd (of type st) a point of the kind asked: an empty directory (dir), or a regular
  * file holding exactly holds? A directory removed meanwhile counts as empty when gone_empty (at
  * the start: another run's clean-up removed it, and the point is made again and checked by its
@@ -138,11 +150,8 @@ static bool empty_point(int fd, const struct stat *st, bool dir, const char *hol
 		return true;
 	n = pread(fd, buf, sizeof(buf), 0);
 	if (n < 0 && errno == EBADF) {
-		char self[64];
-
 		/* An O_PATH descriptor cannot be read: open the object it holds again. */
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-		rfd = open(self, O_RDONLY | O_CLOEXEC);
+		rfd = reopen(fd, 0);
 		if (rfd < 0)
 			return false;
 		n = pread(rfd, buf, sizeof(buf), 0);
@@ -152,65 +161,55 @@ static bool empty_point(int fd, const struct stat *st, bool dir, const char *hol
 }
 
 /*
- * Whether an owner shown as the caller's uid may be someone else. In a user namespace that maps
- * only some users the kernel shows every other user's object as the overflow uid (65534): a
- * caller that is 65534 there (an unprivileged user namespace made by nobody, a rootless
- * container) sees root's and everyone's objects as its own. Read once; when the files cannot be
- * read, it may be.
+ * Whose is the object fd (of type st; fd may be O_PATH)? 1 the caller's own, 0 another user's,
+ * -errno when the kernel cannot be asked (a symbolic link, a device, an object the caller may
+ * not read).
+ *
+ * The owner stat shows is not enough: in a user namespace an owner that the namespace does not
+ * map reads as the overflow uid, 65534, which may be the caller's own uid there (a namespace made
+ * by nobody, a rootless container), so root's object and the caller's read alike. The kernel
+ * compares the real ids: an open with O_NOATIME takes the object's owner or CAP_FOWNER over it
+ * (in a user namespace, only over objects whose owner it maps), the very right that removing it
+ * from a sticky directory takes, and it is checked before the object's own open (a socket then
+ * fails with ENXIO). Root holds CAP_FOWNER over everyone's, so the owner shown must be the
+ * caller's as well. A device is not opened: its open acts on it, and only root can make one.
+ * A descriptor open for reading (a point found at the start) is asked the same question without
+ * an open: F_SETFL of O_NOATIME takes the same right, and spares the look-up in /proc at start-up.
  */
-static bool owner_ambiguous(void)
+static int owned(int fd, const struct stat *st)
 {
-	static int ambiguous = -1;
-	char buf[128];
-	unsigned long long inside, outside, count, overflow;
-	FILE *f;
+	int rfd, fl;
 
-	if (ambiguous >= 0)
-		return ambiguous;
-	ambiguous = 1;
-	f = fopen("/proc/sys/kernel/overflowuid", "re");
-	if (f) {
-		if (fscanf(f, "%llu", &overflow) == 1 && overflow != (unsigned long long)geteuid())
-			ambiguous = 0;
-		fclose(f);
+	if (st->st_uid != geteuid())
+		return 0;
+	if (S_ISLNK(st->st_mode) || S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return -EOPNOTSUPP;
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && !(fl & (O_PATH | O_NOATIME))) {
+		if (fcntl(fd, F_SETFL, fl | O_NOATIME) < 0)
+			return errno == EPERM ? 0 : -errno;
+		fcntl(fd, F_SETFL, fl);
+		return 1;
 	}
-	if (!ambiguous)
-		return false;
-	/* Every uid mapped to itself (the initial namespace): an owner shown is the owner. */
-	f = fopen("/proc/self/uid_map", "re");
-	if (f) {
-		if (fgets(buf, sizeof(buf), f) &&
-		    sscanf(buf, "%llu %llu %llu", &inside, &outside, &count) == 3 && inside == 0 &&
-		    outside == 0 && count == 4294967295ULL && !fgets(buf, sizeof(buf), f))
-			ambiguous = 0;
-		fclose(f);
-	}
-	return ambiguous;
+	rfd = reopen(fd, O_NOATIME | O_NONBLOCK | O_NOCTTY);
+	if (rfd >= 0)
+		close(rfd);
+	else if (errno == EPERM)
+		return 0;
+	else if (!(errno == ENXIO && S_ISSOCK(st->st_mode)))
+		return -errno;
+	return 1;
 }
 
 /*
- * Could this run have made the object fd (of type st)? Owned by its user, with no write
+ * Could this run have made the object fd (of type st)? Its user's own (owned), with no write
  * permission: a point is made 0555 or 0444. Another user's object in a shared directory (a
  * point of that user's, or what an attacker made to look like one), or a writable one of the
  * user's own, is not this run's to remove.
- *
- * The owner is asked of the kernel too: in a user namespace, an owner it does not map reads
- * as the overflow uid, 65534, which is also nobody's own uid there (a root's point in /tmp
- * met by nobody's run was taken for its own, and its removal failed with EPERM at the end).
- * Setting O_NOATIME on a descriptor takes the owner of the object, or CAP_FOWNER over it:
- * the same as removing it from a sticky directory.
  */
 static bool point_ours(int fd, const struct stat *st)
 {
-	int fl;
-
-	if (st->st_uid != geteuid() || (st->st_mode & 0222))
-		return false;
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NOATIME) < 0)
-		return false;
-	fcntl(fd, F_SETFL, fl);
-	return true;
+	return !(st->st_mode & 0222) && owned(fd, st) == 1;
 }
 
 /* ---- finding the points of a plan ---------------------------------------------------------- */
@@ -602,7 +601,8 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 
 	for (size_t i = 0; i < pts->n; i++) {
 		struct sbx_point *pt = &pts->v[i];
-		int pfd = pt->parent->fd, rc;
+		int pfd = pt->parent->fd, rc, own, at;
+		bool mine;
 		struct stat st;
 
 		if (pt->fd < 0)
@@ -613,7 +613,11 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 			pt->fd = -1;
 			continue;
 		}
-		if (fstatat(pfd, pt->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* What is at the name now, opened once: whose it is is asked of that object. */
+		at = openat(pfd, pt->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (at < 0 || fstat(at, &st) < 0) {
+			if (at >= 0)
+				close(at);
 			close(pt->fd); /* nothing there any more */
 			pt->fd = -1;
 			continue;
@@ -625,23 +629,27 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 		 */
 		if (pt->foreign && (unsigned long long)st.st_dev == pt->dev &&
 		    (unsigned long long)st.st_ino == pt->ino) {
+			close(at);
 			close(pt->fd);
 			pt->fd = -1;
 			continue;
 		}
-		if ((unsigned long long)st.st_dev == pt->dev &&
-		    (unsigned long long)st.st_ino == pt->ino &&
-		    empty_point(pt->fd, &st, pt->dir, pt->holds, false)) {
+		/* The point itself, still empty, is removed; anything else is asked whose it is. */
+		mine = (unsigned long long)st.st_dev == pt->dev &&
+		       (unsigned long long)st.st_ino == pt->ino &&
+		       empty_point(pt->fd, &st, pt->dir, pt->holds, false);
+		own = mine ? 1 : owned(at, &st);
+		close(at);
+		if (mine) {
 			rc = unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
 			if (rc < 0 && rc != -ENOENT)
 				say(report, arg, "cannot remove the mount point", pt->path, rc);
-		} else if (st.st_uid != geteuid() || owner_ambiguous()) {
+		} else if (own == 0) {
 			/*
 			 * Another user's, made there on the host during the run (that user could
 			 * remove the object masked: its own, or in a directory it may write):
 			 * theirs to remove, never this run's, root's included. The command cannot
-			 * make one (no capability to chown, and the name was masked). Where the
-			 * owner shown may be another's, it is left too.
+			 * make one (no capability to chown, and the name was masked).
 			 */
 			created++;
 			say(report, arg,
@@ -660,6 +668,13 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 					 "during the run; left in place:"
 				       : "the caller's global git config was created on the host "
 					 "during the run; left in place:",
+			    pt->path, 0);
+		} else if (own < 0) {
+			/* Whose it is cannot be asked (a link, a device): maybe another's, so left. */
+			created++;
+			say(report, arg,
+			    "created on the host during the run, and its owner cannot be "
+			    "confirmed; left in place:",
 			    pt->path, 0);
 		} else {
 			created++;

@@ -454,10 +454,11 @@ int sbx_seccomp_main(bool network, bool metadata, bool traced, bool reference,
 
 /*
  * libseccomp cannot express "every request but these" (a rule with the filter's default action is
- * refused, and one argument is compared once per rule), nor a range of system-call numbers. This
+ * refused, and one argument is compared once per rule), nor a range of system-call numbers. A
  * second, small filter did, loaded after libseccomp's; the kernel ran both and the refusal won.
- * The program loaded now (sbx_seccomp_program) says the same in its head, and this
- * filter is the reference seccomp-gen checks it against.
+ * The program loaded now (sbx_seccomp_program) says all of it in its head. What of it the
+ * reference still says in BPF is the range and the ioctl allow-list (sbx_seccomp_second); the
+ * rules on processes (the last four items) seccomp-gen says apart, in C.
  *
  *  - A system-call number above the highest this build knows (a newer kernel's calls, which no
  *    rule above could name) is ENOSYS in every mode. The x32 numbers of x86_64 are above it too,
@@ -553,213 +554,86 @@ static const int pid_calls[] = {
 	__NR_sched_setattr, __NR_sched_setaffinity,
 };
 
-unsigned short sbx_seccomp_second(bool metadata, bool no_watch, bool no_ipc, bool no_pgrp,
-				  bool no_async, bool traced, unsigned known_max,
-				  struct sock_filter *prog)
-{
-	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
-	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
-	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
-	unsigned short n = 0, ioctl_at;
-	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
+/* Refused by number where a denied path is enforced by Landlock alone (no_watch). */
+static const int watch_calls[] = {__NR_inotify_add_watch, __NR_fanotify_mark};
 
-#define EMIT(x) (prog[n++] = (struct sock_filter)x)
-	/* Another architecture: the first filter already refuses it. */
-	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 1, 0));
-	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 1));
-	EMIT(BPF_STMT(BPF_RET | BPF_K, enosys)); /* x32 numbers are above it too */
-	/* Jumps forward to the ioctl check, which follows the other tests and ALLOW. */
-	ioctl_at = n;
-	if (metadata)
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0)); /* jt set below */
-	if (no_watch) {
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_inotify_add_watch, 1, 0));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fanotify_mark, 0, 1));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
-	}
-	if (no_ipc) {
-		/* pid_calls of another process than the caller (pid 0): a match jumps to the load. */
-		for (size_t i = 0; i < n_pid; i++)
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)pid_calls[i],
-				      (unsigned char)(n_pid - 1 - i), i == n_pid - 1 ? 4 : 0));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		/* setpriority and ioprio_set: of the caller (PRIO_PROCESS, IOPRIO_WHO_PROCESS, 0). */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setpriority, 0, 2));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PRIO_PROCESS, 3, 6));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioprio_set, 0, 6));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_IOPRIO_WHO_PROCESS, 0, 3));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		/* Each match jumps to the EPERM after the last compare; the last one's miss, over it. */
-		for (size_t i = 0; i < n_ipc; i++)
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ipc_calls[i],
-				      (unsigned char)(n_ipc - 1 - i), i == n_ipc - 1 ? 1 : 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IPC)));
-	}
-	if (no_pgrp) {
-		/* kill of pid 0, the caller's process group (the kernel reads an int). */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 0, 4));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-	}
-	if (no_async) {
-		/* fcntl F_SETSIG, and F_SETFL with O_ASYNC (the kernel reads both as ints). */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 7));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETSIG, 4, 0));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETFL, 0, 2));
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG2_LOW));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 1, 0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		/* FIOASYNC: with metadata, the ioctl allow-list below leaves it out instead. */
-		if (!metadata) {
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3));
-			EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FIOASYNC, 0, 1));
-			EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
-		}
-	}
-	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	if (metadata) {
-		prog[ioctl_at].jt = (unsigned char)(n - ioctl_at - 1);
-		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
-		/*
-		 * The console's classes go on to the first filter, whose reference rules decide
-		 * them in every mode (refused but the getters); then the list (the index of the
-		 * ALLOW at its end is that of the first compare, plus the list and its refusal).
-		 */
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_END, 3, 0));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_FIRST, (unsigned char)(n_ioctl + 3),
-			      0));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_END, 1, 0));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_FIRST, (unsigned char)(n_ioctl + 1),
-			      0));
-		/* A match jumps over the refusal after the list; FIOASYNC under no_async, to it. */
-		for (size_t i = 0; i < n_ioctl; i++)
-			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_allowed[i],
-				      (unsigned char)(n_ioctl - i -
-						      (no_async && ioctl_allowed[i] == FIOASYNC)),
-				      0));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IOCTL)));
-		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	}
-#undef EMIT
-	return n;
+/*
+ * The calls the sandbox's filter decides by an argument, in some mode, besides pid_calls: a
+ * request, flags, an execution domain, a family, a "which" and a pid.
+ */
+static const int arg_calls[] = {
+	__NR_personality, __NR_clone,	    __NR_unshare,    __NR_socket, __NR_socketpair,
+	__NR_ioctl,	  __NR_setpriority, __NR_ioprio_set, __NR_kill,	  __NR_fcntl,
+};
+
+static bool in_table(const int *t, size_t n, int nr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i] == nr)
+			return true;
+	return false;
 }
 
-/* ---- the program loaded: a head, then libseccomp's filter ------------------------------- */
-
-/* Every namespace flag: one jset refuses them all (the reference states one rule per flag). */
-static uint32_t ns_mask(void)
+bool sbx_seccomp_in_table(enum sbx_seccomp_table t, int nr)
 {
-	uint32_t m = 0;
+	switch (t) {
+	case SBX_SC_WATCH:
+		return in_table(watch_calls, sizeof(watch_calls) / sizeof(*watch_calls), nr);
+	case SBX_SC_PID:
+		return in_table(pid_calls, sizeof(pid_calls) / sizeof(*pid_calls), nr);
+	case SBX_SC_IPC:
+		return in_table(ipc_calls, sizeof(ipc_calls) / sizeof(*ipc_calls), nr);
+	}
+	return false;
+}
 
-	for (size_t i = 0; i < NS_FLAGS_N; i++)
-		m |= (uint32_t)ns_flags[i];
-	return m;
+bool sbx_seccomp_reads_args(int nr)
+{
+	return in_table(arg_calls, sizeof(arg_calls) / sizeof(*arg_calls), nr) ||
+	       sbx_seccomp_in_table(SBX_SC_PID, nr);
 }
 
 /*
- * One program instead of the two filters above (libseccomp's and the second): the kernel runs
- * each filter on every call, and when it loads one it compiles it and runs it once per system-call
- * number (its cache of calls always allowed). The kernel's rule for two filters is that the
- * refusal of higher precedence wins, the later filter's on a tie; this program decides every call
- * as that pair did (checked at build time by seccomp-gen, against the reference filter and
- * sbx_seccomp_second, for every system-call number and all the switches). A head, then
- * libseccomp's program unchanged:
- *
- *  - Another architecture goes to libseccomp's program, which kills it.
- *  - A number above the highest known is ENOSYS, as the second filter had it, but for the x32
- *    numbers of x86_64, which libseccomp's program kills (a kill wins over an errno): they go on
- *    to it.
- *  - The calls the second filter refused (ioctl outside the allow-list, watches, IPC) are refused
- *    here: the same action as libseccomp's refusal where it had one, and then the later filter's
- *    won. Likewise the namespace flags and execution domains, which libseccomp says in 130
- *    instructions (one argument compared once per rule) and this in ten.
- *  - Whatever the head lets pass, libseccomp's program decides.
- *
- * main is libseccomp's program for the same switches, without the reference rules. Returns the
- * length, or 0 when the whole would not fit in SBX_SECCOMP_PROG_MAX.
+ * A hand-written program as it is written, and its jumps that go on past the head's rules
+ * ("pass": to libseccomp's program behind it), each set by pass_to once its target is known.
  */
-unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_len, bool metadata,
-				   bool no_watch, bool no_ipc, bool no_pgrp, bool no_async,
-				   bool traced, unsigned known_max, struct sock_filter *prog)
+#define PASS_MAX 96
+struct bpf_out {
+	struct sock_filter *prog;
+	unsigned short n;
+	unsigned short pass_t[PASS_MAX], pass_f[PASS_MAX];
+	size_t n_pass_t, n_pass_f;
+};
+
+#define EMIT(x)		 (o->prog[o->n++] = (struct sock_filter)x)
+#define PASS_IF_TRUE(x)	 (o->pass_t[o->n_pass_t++] = o->n, o->prog[o->n++] = (struct sock_filter)x)
+#define PASS_IF_FALSE(x) (o->pass_f[o->n_pass_f++] = o->n, o->prog[o->n++] = (struct sock_filter)x)
+
+/* Sets every pass jump written so far to go to the instruction at target. */
+static void pass_to(struct bpf_out *o, unsigned short target)
+{
+	for (size_t i = 0; i < o->n_pass_t; i++)
+		o->prog[o->pass_t[i]].jt = (unsigned char)(target - o->pass_t[i] - 1);
+	for (size_t i = 0; i < o->n_pass_f; i++)
+		o->prog[o->pass_f[i]].jf = (unsigned char)(target - o->pass_f[i] - 1);
+	o->n_pass_t = o->n_pass_f = 0;
+}
+
+/*
+ * The switches' rules on processes, with the system-call number loaded: watches (no_watch);
+ * another process's limits and scheduling, and IPC (no_ipc); kill of the process group
+ * (no_pgrp); signal-driven I/O but its ioctl (no_async). A call they do not refuse passes.
+ */
+static void process_rules(struct bpf_out *o, bool no_watch, bool no_ipc, bool no_pgrp,
+			  bool no_async, bool traced)
 {
 	const size_t n_ipc = sizeof(ipc_calls) / sizeof(*ipc_calls);
-	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
 	const size_t n_pid = sizeof(pid_calls) / sizeof(*pid_calls);
-	/* The head's jumps on to libseccomp's program, set once its start is known. */
-	unsigned short pass_t[sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + N_KD_GETTERS +
-			      N_VT_GETTERS + 5],
-		pass_f[7];
-	/* The console check's jumps past it, set once its end is known. */
-	unsigned short after[2], after_f, vt_at;
-	size_t n_pass_t = 0, n_pass_f = 0, n_after = 0;
-	unsigned short n = 0, head;
-
-	/*
-	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
-	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, one a call of pid_calls and
-	 * 3, priorities 9, IPC one a call and its refusal, kill 4, signal-driven I/O 7, ioctl its
-	 * compare and the load, TIOCSETD and TIOCEXCL 3, the console's ranges 4, one a getter and
-	 * a refusal a class, then the allow-list's requests but FIOASYNC and the refusal (without
-	 * it, FIOASYNC's 2 instead, fewer). seccomp-gen checks the length it builds against the
-	 * room too.
-	 */
-	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 + 9 +
-				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 4 + 7 + 2 + 3 +
-				       4 + N_KD_GETTERS + 1 + N_VT_GETTERS + 1 +
-				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) - 1 + 1 <=
-			       SBX_SECCOMP_HEAD_MAX,
-		       "the head of the seccomp program outgrows its room");
-	_Static_assert(SBX_SECCOMP_HEAD_MAX <= 255, "a jump of the head would not reach its end");
-	if (main_len > SBX_SECCOMP_PROG_MAX - SBX_SECCOMP_HEAD_MAX)
-		return 0;
-#define EMIT(x)		 (prog[n++] = (struct sock_filter)x)
-#define PASS_IF_TRUE(x)	 (pass_t[n_pass_t++] = n, prog[n++] = (struct sock_filter)x)
-#define PASS_IF_FALSE(x) (pass_f[n_pass_f++] = n, prog[n++] = (struct sock_filter)x)
-	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 0, 0));
-	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-#if defined(__x86_64__)
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 3));
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 1, 0)); /* -1: no call at all */
-	PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u /* x32 */, 0, 0));
-#else
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 1));
-#endif
-	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS));
-
-	/* personality: 0 (the default) and 0xffffffff (the query) only; a 32-bit argument. */
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 0, 4));
-	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-	PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
-	PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 0));
-	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PERSONALITY)));
-
-	/* unshare and clone: no namespace flag (all of them in the low 32 bits). */
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 1, 0));
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 3));
-	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, ns_mask(), 0, 0));
-	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_NAMESPACE)));
 
 	if (no_watch) {
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_inotify_add_watch, 1, 0));
-		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fanotify_mark, 0, 1));
+		_Static_assert(sizeof(watch_calls) / sizeof(*watch_calls) == 2, "two compares");
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)watch_calls[0], 1, 0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)watch_calls[1], 0, 1));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_WATCH)));
 	}
 	if (no_ipc) {
@@ -794,7 +668,7 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 	}
 	if (no_async) {
-		/* fcntl F_SETSIG, and F_SETFL with O_ASYNC; the next test finds the call's number. */
+		/* fcntl F_SETSIG, and F_SETFL with O_ASYNC (the kernel reads both as ints). */
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 6));
 		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
 		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETSIG, 3, 0));
@@ -803,6 +677,148 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 0, 0));
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PROCESSES)));
 	}
+}
+
+unsigned short sbx_seccomp_second(bool metadata, bool no_async, bool traced, unsigned known_max,
+				  struct sock_filter *prog)
+{
+	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
+	struct bpf_out out = {.prog = prog}, *o = &out;
+	unsigned short ioctl_at;
+
+	/* Another architecture: the first filter already refuses it. */
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 1, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 1));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS)); /* x32's are above it too */
+	/* Jumps forward to the ioctl check, which follows ALLOW. */
+	ioctl_at = o->n;
+	if (metadata)
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0)); /* jt set below */
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	if (metadata) {
+		prog[ioctl_at].jt = (unsigned char)(o->n - ioctl_at - 1);
+		EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LOW));
+		/*
+		 * The console's classes go on to the first filter, whose reference rules decide
+		 * them in every mode (refused but the getters); then the list (the index of the
+		 * ALLOW at its end is that of the first compare, plus the list and its refusal).
+		 */
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_END, 3, 0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_FIRST, (unsigned char)(n_ioctl + 3),
+			      0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_END, 1, 0));
+		EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_FIRST, (unsigned char)(n_ioctl + 1),
+			      0));
+		/* A match jumps over the refusal after the list; FIOASYNC under no_async, to it. */
+		for (size_t i = 0; i < n_ioctl; i++)
+			EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_allowed[i],
+				      (unsigned char)(n_ioctl - i -
+						      (no_async && ioctl_allowed[i] == FIOASYNC)),
+				      0));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IOCTL)));
+		EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	}
+	return o->n;
+}
+
+/* ---- the program loaded: a head, then libseccomp's filter ------------------------------- */
+
+/* Every namespace flag: one jset refuses them all (the reference states one rule per flag). */
+static uint32_t ns_mask(void)
+{
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < NS_FLAGS_N; i++)
+		m |= (uint32_t)ns_flags[i];
+	return m;
+}
+
+/*
+ * One program instead of the two filters above (libseccomp's and the second): the kernel runs
+ * each filter on every call, and when it loads one it compiles it and runs it once per system-call
+ * number (its cache of calls always allowed). The kernel's rule for two filters is that the
+ * refusal of higher precedence wins, the later filter's on a tie; this program decides every call
+ * as that pair did (checked at build time by seccomp-gen, against the reference filter,
+ * sbx_seccomp_second and its own statement of the rules on processes, for every system-call
+ * number and all the switches). A head, then
+ * libseccomp's program unchanged:
+ *
+ *  - Another architecture goes to libseccomp's program, which kills it.
+ *  - A number above the highest known is ENOSYS, as the second filter had it, but for the x32
+ *    numbers of x86_64, which libseccomp's program kills (a kill wins over an errno): they go on
+ *    to it.
+ *  - The calls the second filter refused (ioctl outside the allow-list, watches, IPC) are refused
+ *    here: the same action as libseccomp's refusal where it had one, and then the later filter's
+ *    won. Likewise the namespace flags and execution domains, which libseccomp says in 130
+ *    instructions (one argument compared once per rule) and this in ten.
+ *  - Whatever the head lets pass, libseccomp's program decides.
+ *
+ * main is libseccomp's program for the same switches, without the reference rules. Returns the
+ * length, or 0 when the whole would not fit in SBX_SECCOMP_PROG_MAX.
+ */
+unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_len, bool metadata,
+				   bool no_watch, bool no_ipc, bool no_pgrp, bool no_async,
+				   bool traced, unsigned known_max, struct sock_filter *prog)
+{
+	const size_t n_ioctl = sizeof(ioctl_allowed) / sizeof(*ioctl_allowed);
+	struct bpf_out out = {.prog = prog}, *o = &out;
+	/* The console check's jumps past it, set once its end is known. */
+	unsigned short after[2], after_f, vt_at;
+	size_t n_after = 0;
+	unsigned short head;
+
+	/*
+	 * The head's longest (every switch on), within its room and the reach of a jump (255): the
+	 * numbers 7 (x86_64's), personality 5, namespaces 5, watches 3, one a call of pid_calls and
+	 * 3, priorities 9, IPC one a call and its refusal, kill 4, signal-driven I/O 7, ioctl its
+	 * compare and the load, TIOCSETD and TIOCEXCL 3, the console's ranges 4, one a getter and
+	 * a refusal a class, then the allow-list's requests but FIOASYNC and the refusal (without
+	 * it, FIOASYNC's 2 instead, fewer). seccomp-gen checks the length it builds against the
+	 * room too.
+	 */
+	_Static_assert(7 + 5 + 5 + 3 + sizeof(pid_calls) / sizeof(*pid_calls) + 3 + 9 +
+				       sizeof(ipc_calls) / sizeof(*ipc_calls) + 1 + 4 + 7 + 2 + 3 +
+				       4 + N_KD_GETTERS + 1 + N_VT_GETTERS + 1 +
+				       sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) - 1 + 1 <=
+			       SBX_SECCOMP_HEAD_MAX,
+		       "the head of the seccomp program outgrows its room");
+	_Static_assert(SBX_SECCOMP_HEAD_MAX <= 255, "a jump of the head would not reach its end");
+	_Static_assert(sizeof(ioctl_allowed) / sizeof(*ioctl_allowed) + N_KD_GETTERS +
+				       N_VT_GETTERS + 5 <=
+			       PASS_MAX,
+		       "the head's jumps on to libseccomp's program outnumber their room");
+	if (main_len > SBX_SECCOMP_PROG_MAX - SBX_SECCOMP_HEAD_MAX)
+		return 0;
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 0, 0));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+#if defined(__x86_64__)
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 3));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 1, 0)); /* -1: no call at all */
+	PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u /* x32 */, 0, 0));
+#else
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, known_max, 0, 1));
+#endif
+	EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS));
+
+	/* personality: 0 (the default) and 0xffffffff (the query) only; a 32-bit argument. */
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 0, 4));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+	PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
+	PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_PERSONALITY)));
+
+	/* unshare and clone: no namespace flag (all of them in the low 32 bits). */
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 1, 0));
+	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 3));
+	EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, ns_mask(), 0, 0));
+	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_NAMESPACE)));
+
+	process_rules(o, no_watch, no_ipc, no_pgrp, no_async, traced);
 
 	/* Last, ioctl: the accumulator is the request from here on. */
 	PASS_IF_FALSE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 0));
@@ -820,24 +836,24 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSETD, 1, 0));
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCEXCL, 0, 1));
 	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
-	after[n_after++] = n;
+	after[n_after++] = o->n;
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_END, 0, 0));   /* jt: after */
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_VT_FIRST, 0, 0)); /* jt: the VT getters */
-	vt_at = (unsigned short)(n - 1);
-	after[n_after++] = n;
+	vt_at = (unsigned short)(o->n - 1);
+	after[n_after++] = o->n;
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_END, 0, 0)); /* jt: after */
-	after_f = n;
+	after_f = o->n;
 	EMIT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SBX_KD_FIRST, 0, 0)); /* jf: after */
 	for (size_t i = 0; i < N_KD_GETTERS; i++)
 		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kd_getters[i], 0, 0));
 	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
-	prog[vt_at].jt = (unsigned char)(n - vt_at - 1);
+	prog[vt_at].jt = (unsigned char)(o->n - vt_at - 1);
 	for (size_t i = 0; i < N_VT_GETTERS; i++)
 		PASS_IF_TRUE(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, vt_getters[i], 0, 0));
 	EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_TTY)));
 	for (size_t i = 0; i < n_after; i++)
-		prog[after[i]].jt = (unsigned char)(n - after[i] - 1);
-	prog[after_f].jf = (unsigned char)(n - after_f - 1);
+		prog[after[i]].jt = (unsigned char)(o->n - after[i] - 1);
+	prog[after_f].jf = (unsigned char)(o->n - after_f - 1);
 	if (metadata) {
 		for (size_t i = 0; i < n_ioctl; i++) {
 			/* Under no_async FIOASYNC goes on to the refusal after the list. */
@@ -847,17 +863,14 @@ unsigned short sbx_seccomp_program(const struct sock_filter *main, size_t main_l
 		}
 		EMIT(BPF_STMT(BPF_RET | BPF_K, ret_refusal(traced, SBX_SCG_IOCTL)));
 	}
+	head = o->n;
+	pass_to(o, head);
+	memcpy(prog + head, main, main_len * sizeof(*main));
+	return (unsigned short)(head + main_len);
+}
 #undef EMIT
 #undef PASS_IF_TRUE
 #undef PASS_IF_FALSE
-	head = n;
-	for (size_t i = 0; i < n_pass_t; i++)
-		prog[pass_t[i]].jt = (unsigned char)(head - pass_t[i] - 1);
-	for (size_t i = 0; i < n_pass_f; i++)
-		prog[pass_f[i]].jf = (unsigned char)(head - pass_f[i] - 1);
-	memcpy(prog + n, main, main_len * sizeof(*main));
-	return (unsigned short)(n + main_len);
-}
 
 /* ---- the third filter: what the denial report watches ------------------------------------- */
 
@@ -918,26 +931,6 @@ static const struct {
 };
 #define N_WATCHED (sizeof(watched) / sizeof(*watched))
 
-/* The calls the sandbox's filter refuses by their arguments, outside the tables above. */
-static const int refused_by_args[] = {
-	__NR_ioctl,
-	__NR_unshare,
-	__NR_clone,
-	__NR_personality,
-	__NR_socket,
-	__NR_socketpair,
-	__NR_inotify_add_watch,
-	__NR_fanotify_mark,
-	__NR_prlimit64,
-	__NR_setpriority,
-	__NR_ioprio_set,
-	__NR_sched_setscheduler,
-	__NR_sched_setparam,
-	__NR_sched_setattr,
-	__NR_sched_setaffinity,
-	__NR_kill,
-};
-
 static bool in_list(const struct sc_name *l, size_t n, int nr)
 {
 	for (size_t i = 0; i < n; i++)
@@ -966,11 +959,9 @@ int sbx_seccomp_watch_check(struct sbx_diag *d)
 					 sizeof(metadata_eperm) / sizeof(*metadata_eperm), nr)) ||
 				(!network &&
 				 in_list(net_eperm, sizeof(net_eperm) / sizeof(*net_eperm), nr));
-			for (size_t j = 0; j < sizeof(refused_by_args) / sizeof(*refused_by_args);
-			     j++)
-				clash = clash || refused_by_args[j] == nr;
-			for (size_t j = 0; j < sizeof(ipc_calls) / sizeof(*ipc_calls); j++)
-				clash = clash || ipc_calls[j] == nr;
+			clash = clash || sbx_seccomp_reads_args(nr);
+			clash = clash || sbx_seccomp_in_table(SBX_SC_IPC, nr) ||
+				sbx_seccomp_in_table(SBX_SC_WATCH, nr);
 			if (clash)
 				return sbx_diag_set(d, -EINVAL,
 						    "system call %d is both watched by the denial "

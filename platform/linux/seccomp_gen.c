@@ -6,13 +6,15 @@
  * instead of building one on every start.
  *
  * Before it prints anything it checks that the program the helper loads (sbx_seccomp_program:
- * a head, then libseccomp's filter) decides every system call exactly as the two
- * filters it replaced (libseccomp's with the reference rules, then sbx_seccomp_second) decided
- * together, in all 128 combinations of the switches: both are run here by a small BPF
- * interpreter for every system-call number up to 1023 and the ends of the range, four
- * architecture tokens, and, for the calls whose decision reads an argument, a set of argument
- * values around every constant the rules compare with. A call whose decision reads an argument
- * and is not on that list fails the check (its arguments would not have been tried).
+ * a head, then libseccomp's filter) decides every system call exactly as the two filters it
+ * replaced decided together, in all 128 combinations of the switches: libseccomp's with the
+ * reference rules, then the second, which is sbx_seccomp_second (the numbers above the highest
+ * known, the ioctl allow-list) and, said here in C apart from the head's BPF, the rules on
+ * processes (process_rules_said). The BPF is run by a small interpreter for every system-call
+ * number up to 1023 and the ends of the range, four architecture tokens, and, for the calls
+ * whose decision reads an argument, a set of argument values around every constant the rules
+ * compare with. A call whose decision reads an argument and is not one sbx_seccomp_reads_args
+ * names fails the check (its arguments would not have been tried).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -136,23 +139,6 @@ static uint32_t stacked(uint32_t first, uint32_t later)
 
 /* ---- the check ------------------------------------------------------------------------------- */
 
-/* The calls whose decision may read an argument, and the values tried for them. */
-static const int by_args[] = {__NR_personality,
-			      __NR_clone,
-			      __NR_unshare,
-			      __NR_socket,
-			      __NR_socketpair,
-			      __NR_ioctl,
-			      __NR_prlimit64,
-			      __NR_setpriority,
-			      __NR_ioprio_set,
-			      __NR_sched_setscheduler,
-			      __NR_sched_setparam,
-			      __NR_sched_setattr,
-			      __NR_sched_setaffinity,
-			      __NR_kill,
-			      __NR_fcntl};
-
 /* The values arg_values() tries besides the bits, and all it returns. */
 #define N_LO	 (44 + 16 + 2 * 23)
 #define N_VALUES (4 * (N_LO + 3 * 32))
@@ -215,22 +201,60 @@ static size_t arg_values(uint64_t *v)
 	return n;
 }
 
-static bool on_list(int nr)
+/* The switches of one combination the check runs. */
+struct mode {
+	bool network, metadata, traced, no_watch, no_ipc, no_pgrp, no_async;
+};
+
+static uint32_t refused(const struct mode *m, enum sbx_seccomp_group g)
 {
-	for (size_t i = 0; i < sizeof(by_args) / sizeof(*by_args); i++)
-		if (by_args[i] == nr)
-			return true;
-	return false;
+	return m->traced ? SECCOMP_RET_TRACE | SBX_TRACE_REFUSED(g, EPERM)
+			 : SECCOMP_RET_ERRNO | EPERM;
+}
+
+/*
+ * The rules on processes, said here apart from the program's head that states them
+ * (process_rules): what the second filter said of them, which libseccomp cannot say (a call
+ * allowed for one value of an argument, a 32-bit int and all others refused). The kernel reads
+ * each of these arguments as an int: the low 32 bits.
+ */
+static uint32_t process_rules_said(const struct mode *m, const struct seccomp_data *sd)
+{
+	uint32_t a0 = (uint32_t)sd->args[0], a1 = (uint32_t)sd->args[1], a2 = (uint32_t)sd->args[2];
+	int nr = sd->nr;
+
+	if (sd->arch != SBX_AUDIT_ARCH)
+		return SECCOMP_RET_ALLOW; /* libseccomp's program kills it */
+	if (m->no_watch && sbx_seccomp_in_table(SBX_SC_WATCH, nr))
+		return refused(m, SBX_SCG_WATCH);
+	if (m->no_ipc && sbx_seccomp_in_table(SBX_SC_PID, nr) && a0 != 0)
+		return refused(m, SBX_SCG_PROCESSES);
+	if (m->no_ipc && nr == __NR_setpriority && !(a0 == PRIO_PROCESS && a1 == 0))
+		return refused(m, SBX_SCG_PROCESSES);
+	if (m->no_ipc && nr == __NR_ioprio_set && !(a0 == 1 /* IOPRIO_WHO_PROCESS */ && a1 == 0))
+		return refused(m, SBX_SCG_PROCESSES);
+	if (m->no_ipc && sbx_seccomp_in_table(SBX_SC_IPC, nr))
+		return refused(m, SBX_SCG_IPC);
+	if (m->no_pgrp && nr == __NR_kill && a0 == 0)
+		return refused(m, SBX_SCG_PROCESSES);
+	if (m->no_async && nr == __NR_fcntl &&
+	    (a1 == F_SETSIG || (a1 == F_SETFL && (a2 & O_ASYNC))))
+		return refused(m, SBX_SCG_PROCESSES);
+	/* With metadata, the ioctl allow-list (the second filter) leaves FIOASYNC out instead. */
+	if (m->no_async && !m->metadata && nr == __NR_ioctl && a1 == FIOASYNC)
+		return refused(m, SBX_SCG_PROCESSES);
+	return SECCOMP_RET_ALLOW;
 }
 
 /* Runs both sides for one call; returns false (and says why) when they differ. */
 static bool same(const struct sock_filter *ref, size_t ref_len, const struct sock_filter *snd,
 		 size_t snd_len, const struct sock_filter *prog, size_t len,
-		 const struct seccomp_data *sd, unsigned mode, bool *read_args)
+		 const struct seccomp_data *sd, const struct mode *m, unsigned mode,
+		 bool *read_args)
 {
 	struct run r = bpf_run(ref, ref_len, sd), s = bpf_run(snd, snd_len, sd),
 		   p = bpf_run(prog, len, sd);
-	uint32_t old = stacked(r.ret, s.ret);
+	uint32_t old = stacked(stacked(r.ret, s.ret), process_rules_said(m, sd));
 
 	*read_args = r.read_args || s.read_args || p.read_args;
 	if (r.bad || s.bad || p.bad || old != p.ret) {
@@ -248,12 +272,20 @@ static bool same(const struct sock_filter *ref, size_t ref_len, const struct soc
 
 static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 {
-	bool network = mode & 1, metadata = mode & 2, traced = mode & 4, no_watch = mode & 8,
-	     no_ipc = mode & 16, no_pgrp = mode & 32, no_async = mode & 64;
+	const struct mode m = {.network = mode & 1,
+			       .metadata = mode & 2,
+			       .traced = mode & 4,
+			       .no_watch = mode & 8,
+			       .no_ipc = mode & 16,
+			       .no_pgrp = mode & 32,
+			       .no_async = mode & 64};
+	bool network = m.network, metadata = m.metadata, traced = m.traced, no_watch = m.no_watch,
+	     no_ipc = m.no_ipc, no_pgrp = m.no_pgrp, no_async = m.no_async;
 	static struct sock_filter ref[SBX_SECCOMP_PROG_MAX], main[SBX_SECCOMP_PROG_MAX],
 		prog[SBX_SECCOMP_PROG_MAX];
 	struct sock_filter snd[SBX_SECCOMP_SECOND_MAX];
 	static const uint32_t arches[] = {SBX_AUDIT_ARCH, AUDIT_ARCH_I386, 0, 0xdeadbeefu};
+	static const uint64_t paired[] = {0, 1, F_SETFL, O_ASYNC};
 	size_t ref_len, main_len, snd_len, len, nrs = 0;
 	struct sbx_diag d;
 
@@ -263,8 +295,7 @@ static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 		fprintf(stderr, "seccomp-gen: %s\n", d.msg);
 		return -1;
 	}
-	snd_len = sbx_seccomp_second(metadata, no_watch, no_ipc, no_pgrp, no_async, traced,
-				     SBX_SYSCALL_KNOWN_MAX, snd);
+	snd_len = sbx_seccomp_second(metadata, no_async, traced, SBX_SYSCALL_KNOWN_MAX, snd);
 	len = sbx_seccomp_program(main, main_len, metadata, no_watch, no_ipc, no_pgrp, no_async,
 				  traced, SBX_SYSCALL_KNOWN_MAX, prog);
 	if (!len) {
@@ -289,12 +320,14 @@ static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 			struct seccomp_data sd = {.nr = (int)nr, .arch = arches[a]};
 			bool read_args;
 
-			if (!same(ref, ref_len, snd, snd_len, prog, len, &sd, mode, &read_args))
+			if (!same(ref, ref_len, snd, snd_len, prog, len, &sd, &m, mode, &read_args))
 				return -1;
 			nrs++;
-			if (!read_args)
-				continue; /* no argument read: the same decision for any */
-			if (arches[a] != SBX_AUDIT_ARCH || !on_list((int)nr)) {
+			/* No argument read, nor one the rules said here read: any decides alike. */
+			if (!read_args &&
+			    !(arches[a] == SBX_AUDIT_ARCH && sbx_seccomp_reads_args((int)nr)))
+				continue;
+			if (arches[a] != SBX_AUDIT_ARCH || !sbx_seccomp_reads_args((int)nr)) {
 				fprintf(stderr,
 					"seccomp-gen: call %d (arch %#x) is decided by its "
 					"arguments; add it to the list the check tries them for\n",
@@ -307,10 +340,26 @@ static int check_mode(unsigned mode, const uint64_t *values, size_t n_values)
 					sd.args[1] = values[(v + w) % n_values];
 					sd.args[2] = values[w];
 					sd.instruction_pointer = values[(w + 3) % n_values];
-					if (!same(ref, ref_len, snd, snd_len, prog, len, &sd, mode,
-						  &read_args))
+					if (!same(ref, ref_len, snd, snd_len, prog, len, &sd, &m,
+						  mode, &read_args))
 						return -1;
 				}
+			/*
+			 * Each value in each argument beside the values a rule pairs with another
+			 * (who 0 of PRIO_PROCESS or IOPRIO_WHO_PROCESS, F_SETFL's O_ASYNC), which
+			 * the sweep above may not bring together.
+			 */
+			for (size_t v = 0; v < n_values; v++)
+				for (size_t c = 0; c < sizeof(paired) / sizeof(*paired); c++)
+					for (int at = 0; at < 3; at++) {
+						for (int j = 0; j < 3; j++)
+							sd.args[j] =
+								j == at ? values[v] : paired[c];
+						sd.instruction_pointer = 0;
+						if (!same(ref, ref_len, snd, snd_len, prog, len,
+							  &sd, &m, mode, &read_args))
+							return -1;
+					}
 		}
 	}
 	return nrs > 0 ? 0 : -1;

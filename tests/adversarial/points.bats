@@ -182,6 +182,71 @@ started_then_killed() {
 	empty_dir "$PW"
 }
 
+@test "a link made at a masked name on the host during the run is reported and left" {
+	# Whose a link is cannot be asked of the kernel (it cannot be opened): it may be another
+	# user's, even where its owner shows as this one, so it is left.
+	local started="$PW/started" st=0
+	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
+		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
+	local pid=$!
+	await -s "$started"
+	rmdir "$PW/.agents"
+	ln -s nowhere "$PW/.agents"
+	wait "$pid" || st=$?
+	cat "$BASE/stderr"
+	[ "$st" -eq 1 ]
+	[ "$(cat "$BASE/stderr")" = "sbxrun: created on the host during the run, and its owner cannot be confirmed; left in place: $PW/.agents" ]
+	[ "$(readlink "$PW/.agents")" = nowhere ]
+	rm "$PW/.agents" "$started"
+	# Positive control: a file of the caller's made there the same way is removed.
+	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
+		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
+	pid=$!
+	await -s "$started"
+	rmdir "$PW/.agents"
+	echo mine >"$PW/.agents"
+	st=0
+	wait "$pid" || st=$?
+	rm "$started"
+	[ "$st" -eq 1 ]
+	[ "$(cat "$BASE/stderr")" = "sbxrun: removed what was created on the host during the run: $PW/.agents" ]
+	empty_dir "$PW"
+}
+
+# kind_at_name KIND: while a run lasts, replaces its empty .agents on the host by a KIND (fifo,
+# socket) of the suite's user; the run's status and stderr are left in $st and $BASE/stderr. The
+# run is killed after 20 s: whose the object is must be asked without waiting on it.
+kind_at_name() {
+	local started="$PW/started"
+	rm -f "$started"
+	timeout -s KILL 20 "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
+		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
+	local pid=$!
+	await -s "$started"
+	rmdir "$PW/.agents"
+	case $1 in
+	fifo) mkfifo "$PW/.agents" ;;
+	socket) python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+		"$PW/.agents" ;;
+	esac
+	st=0
+	wait "$pid" || st=$?
+	rm "$started"
+	cat "$BASE/stderr"
+}
+
+@test "a FIFO or a socket made at a masked name on the host during the run is the caller's: removed" {
+	# Opening a FIFO waits for a writer, and a socket cannot be opened: the clean-up asks whose
+	# each is all the same, without hanging, and removes the caller's as anything else of its.
+	local kind
+	for kind in fifo socket; do
+		kind_at_name "$kind"
+		[ "$st" -eq 1 ]
+		[ "$(cat "$BASE/stderr")" = "sbxrun: removed what was created on the host during the run: $PW/.agents" ]
+		empty_dir "$PW"
+	done
+}
+
 @test "a process the command leaves running meets the masks until it is killed; none is left" {
 	local i log="$PW/log"
 	# The command ends at once; what it started keeps trying to create .agents (a shell
@@ -486,30 +551,38 @@ as_other() {
 
 # There too, what appears at a masked name during the run shows as the caller's own whoever made
 # it: in a root that is writable and not sticky, a run of 65534 removed root's file made there
-# during the run as what its own user had made.
-@test "in a user namespace where the caller is the overflow uid, what appears during the run is left" {
+# during the run as what its own user had made; and what that user made there itself was taken
+# for another's and left, with the wrong words.
+@test "in a user namespace where the caller is the overflow uid, what appears during the run is its maker's" {
 	local st="$BASE/open7" run2 rc=0
 	sticky_roots "$st" 1
 	chmod 0777 "$st/r1"
 	# Run 2, 65534 in a user namespace that maps only itself, masks the missing .git; while it
-	# lasts, root (another user, shown there as 65534) swaps the point for a file of its own.
+	# lasts, the suite's user (root, shown there as 65534 too; or 65534 itself) swaps the point
+	# for a file of its own.
 	as_other unshare --user --map-current-user -- "$BIN/sbxrun" --profile "$PROFILE_FILE" \
 		-C "$st" -- sh -c ": >'$st/r1/started'; while [ ! -e '$st/r1/swapped' ]; do sleep 0.02; done" \
 		2>"$BASE/stderr7" 3>&- &
 	run2=$!
 	await -e "$st/r1/started"
-	# (As 65534 the file is its own, and is left too: the namespace cannot tell it from
-	# another's.)
 	rmdir "$st/r1/.git"
 	echo theirs >"$st/r1/.git"
 	: >"$st/r1/swapped"
 	wait "$run2" || rc=$?
 	cat "$BASE/stderr7"
 	[ "$rc" -eq 1 ]
-	[ "$(cat "$BASE/stderr7")" = "sbxrun: another user created this on the host during the run; left in place: $st/r1/.git" ]
-	[ "$(cat "$st/r1/.git")" = theirs ]
-	[ "$(stat -c %u "$st/r1/.git")" = "$(id -u)" ]
-	rm -f "$st/r1/.git" "$st/r1/started" "$st/r1/swapped"
+	if as_root; then
+		# Root's: another user's to that run, reported and left.
+		[ "$(cat "$BASE/stderr7")" = "sbxrun: another user created this on the host during the run; left in place: $st/r1/.git" ]
+		[ "$(cat "$st/r1/.git")" = theirs ]
+		[ "$(stat -c %u "$st/r1/.git")" = 0 ]
+		rm "$st/r1/.git"
+	else
+		# The run's own user's: removed, as in any other namespace.
+		[ "$(cat "$BASE/stderr7")" = "sbxrun: removed what was created on the host during the run: $st/r1/.git" ]
+		[ ! -e "$st/r1/.git" ]
+	fi
+	rm -f "$st/r1/started" "$st/r1/swapped"
 	empty_dir "$st/r1"
 }
 

@@ -36,6 +36,22 @@ if pid == 0:
     finally:
         os._exit(127)
 
+
+def rest(fd, deadline):
+    """What is left to read at the master once the command has ended: until no process holds
+    the terminal (EIO), nothing comes for a while, or the deadline."""
+    data = b""
+    while time.monotonic() < deadline and select.select([fd], [], [], 0.2)[0]:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 out = b""
 seen = 0  # where the search for the next mark starts
 ws = None
@@ -58,6 +74,9 @@ while time.monotonic() < deadline:
     done, st = os.waitpid(pid, os.WNOHANG)
     if done == pid:
         ws = st
+        # What it wrote just before it ended may not have been readable when select looked: a
+        # loaded machine can stop this process between the select and the wait.
+        out += rest(master, deadline)
         break
 else:
     os.kill(pid, 9)

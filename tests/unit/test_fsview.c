@@ -876,3 +876,54 @@ TEST(fsview_hints_name_the_plans_paths_and_are_forgotten)
 	free(d3);
 	free(ws);
 }
+
+struct chunks {
+	size_t calls, bytes;
+};
+
+static int count_chunk(void *arg, const char *chunk, size_t n)
+{
+	struct chunks *c = arg;
+
+	(void)chunk;
+	c->calls++;
+	c->bytes += n;
+	return 0;
+}
+
+/* The host view reads a regular file, whole or in chunks, and nothing else, whatever the way. */
+TEST(fsview_host_reads_regular_files_only)
+{
+	char *t = vec_fresh_dir(), *file = cat(t, "/file"), *fifo = cat(t, "/fifo"),
+	     *missing = cat(t, "/missing"), buf[8];
+	const char *not_files[] = {t, fifo};
+	struct chunks c = {0};
+	size_t len = 99;
+
+	CHECK_INT(vec_mkfile(file, "0123456789"), 0);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	/* Positive control: the file, up to the buffer whole, then in chunks of 4. */
+	CHECK_INT(sbx_fsview_host.read_file(NULL, file, buf, sizeof(buf), &len), 0);
+	CHECK_INT(len, sizeof(buf));
+	CHECK(memcmp(buf, "01234567", sizeof(buf)) == 0);
+	CHECK_INT(sbx_fsview_host.read_chunks(NULL, file, buf, 4, count_chunk, &c), 0);
+	CHECK_INT(c.calls, 3);
+	CHECK_INT(c.bytes, 10);
+	/* A directory and a FIFO (opened without waiting for a writer) are no file to read. */
+	for (size_t i = 0; i < sizeof(not_files) / sizeof(*not_files); i++) {
+		len = 99;
+		CHECK_INT(sbx_fsview_host.read_file(NULL, not_files[i], buf, sizeof(buf), &len),
+			  -EINVAL);
+		CHECK_INT(len, 0);
+		CHECK_INT(sbx_fsview_host.read_chunks(NULL, not_files[i], buf, 4, count_chunk, &c),
+			  -EINVAL);
+	}
+	/* Missing: said as such, by both. */
+	CHECK_INT(sbx_fsview_host.read_file(NULL, missing, buf, sizeof(buf), &len), -ENOENT);
+	CHECK_INT(sbx_fsview_host.read_chunks(NULL, missing, buf, 4, count_chunk, &c), -ENOENT);
+	CHECK_INT(c.calls, 3);
+	free(file);
+	free(fifo);
+	free(missing);
+	free(t);
+}
