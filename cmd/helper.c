@@ -145,13 +145,7 @@ static void git_found(void *arg, const char *path, const char *msg, const char *
 	sbx_diag_set(&d, 0, "%s", msg);
 	sbx_diag_hint(&d, 0, "%s", hint);
 	sbx_diag_print(&d, stderr);
-	if (rr->r)
-		report_add(rr->r,
-			   &(struct sbx_report_line){.pid = -1,
-						     .op = "git-state",
-						     .path = path,
-						     .rule = msg,
-						     .mechanism = "git mode's end-of-run check"});
+	run_report_git_state(rr, path, msg);
 }
 
 static int git_check_end(void *arg, int *wstatus)
