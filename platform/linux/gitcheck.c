@@ -69,6 +69,7 @@ static int open_walk(int base, const char *rel, int flags)
 {
 	char name[256];
 	const char *s = rel;
+	struct stat st;
 	int cur = base == AT_FDCWD ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
 				   : openat(base, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
@@ -96,14 +97,22 @@ static int open_walk(int base, const char *rel, int flags)
 			close(cur);
 			return -EXDEV;
 		}
-		next = openat(cur, name,
-			      (last ? flags : O_PATH | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
+		next = openat(cur, name, (last ? flags : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
 		err = errno;
 		close(cur);
 		if (next < 0)
-			return -(err == ENOTDIR && !last ? ENOTDIR : err);
+			return -err;
 		if (last)
 			return next;
+		/* On the way: a link is ELOOP, as openat2 says it, anything else but a directory ENOTDIR. */
+		err = fstat(next, &st) < 0   ? errno
+		      : S_ISLNK(st.st_mode)  ? ELOOP
+		      : !S_ISDIR(st.st_mode) ? ENOTDIR
+					     : 0;
+		if (err) {
+			close(next);
+			return -err;
+		}
 		cur = next;
 	}
 }

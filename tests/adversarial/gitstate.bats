@@ -159,6 +159,22 @@ silent() {
 	said "sbxrun: git mode: $G/index cannot be checked after the run (not a regular file, or not as git writes it): it could hold a submodule git would enter (a gitlink)*"
 }
 
+@test "without openat2 (the component walk of an older kernel) the check says the same" {
+	run "$BIN/failinj" openat2 -- "$BIN/sbxrun" --allow-git -C "$WS" -w "$WS" -- sh -c "
+		git init -q evil && git -C evil commit -q --allow-empty -m e && git add evil 2>/dev/null &&
+		mkdir -p '$G/sequencer' '$G/rebase-merge' && ln -s /dev/zero '$G/sequencer/todo' &&
+		echo 'exec touch $MARK/exec' >'$G/rebase-merge/git-rebase-todo'"
+	echo "run 1: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: the command registered a submodule of its own at $WS/evil (a gitlink in the index, and a git directory there)*"
+	said "sbxrun: git mode: $G/sequencer/todo cannot be checked after the run ($(errtext ELOOP))*"
+	said "sbxrun: git mode: the command left a step that runs a program in $G/rebase-merge/git-rebase-todo (\"exec touch $MARK/exec\")*"
+	[ "${#lines[@]}" -eq 3 ]
+	# And silent on what was there at its start.
+	run "$BIN/failinj" openat2 -- "$BIN/sbxrun" --allow-git -C "$WS" -w "$WS" -- true
+	silent
+}
+
 @test "the controls: a commit, a rebase started and finished, a submodule's commit, a cherry-pick: silent, 0" {
 	echo b >"$WS/b"
 	git -C "$WS" add b
