@@ -534,6 +534,27 @@ out:
 	return r;
 }
 
+/* The start's reading of the index iid names (its identity): a copy of links. */
+static int keep_index(struct sbx_gitcheck *g, const char *iid, const struct sbx_strv *links)
+{
+	struct sbx_gitcheck_index *more = realloc(g->idx, (g->n_idx + 1) * sizeof(*g->idx));
+	struct sbx_gitcheck_index *x;
+	int r = 0;
+
+	if (!more)
+		return -ENOMEM;
+	g->idx = more;
+	x = &g->idx[g->n_idx];
+	memset(x, 0, sizeof(*x));
+	x->id = strdup(iid);
+	if (!x->id)
+		return -ENOMEM;
+	for (size_t i = 0; !r && i < links->n; i++)
+		r = sbx_strv_push(&x->links, links->v[i]);
+	g->n_idx++; /* freed whole, as far as it got */
+	return r;
+}
+
 /*
  * A git directory (gitdir, at gdpath) serving the checkout at copath: its steps in progress,
  * and the gitlinks of its index, each walked in turn. Each git directory once, SBX_MAX_GIT_DIRS
@@ -543,8 +564,9 @@ static int walk_gitdir(struct walk *w, int gitdir, const char *gdpath, int check
 		       const char *copath)
 {
 	struct sbx_strv links = {0};
+	const struct sbx_strv *use = NULL;
 	const char *why = "";
-	char id[64], *ipath;
+	char id[64], iid[160], *ipath;
 	struct stat st;
 	int fd, r;
 
@@ -586,11 +608,26 @@ static int walk_gitdir(struct walk *w, int gitdir, const char *gdpath, int check
 		free(ipath);
 		return r;
 	}
+	/*
+	 * The same file, unchanged since the start (its inode, size, and times: the command can
+	 * set mtime, but any write moves ctime, which only the clock sets), names the same
+	 * gitlinks: read once, where the run left the index alone.
+	 */
+	snprintf(iid, sizeof(iid), "%llu:%llu:%lld:%lld.%ld:%lld.%ld",
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+		 (long long)st.st_size, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+		 (long long)st.st_ctim.tv_sec, (long)st.st_ctim.tv_nsec);
+	for (size_t i = 0; w->mode == MODE_END && !use && i < w->g->n_idx; i++)
+		if (!strcmp(w->g->idx[i].id, iid))
+			use = &w->g->idx[i].links;
 	/* As the planner reads it: SHA-1 object names, else SHA-256 ones. */
-	r = index_as(w, fd, 20, &links, &why);
-	if (r == -EINVAL) {
-		sbx_strv_clear(&links);
-		r = index_as(w, fd, 32, &links, &why);
+	if (!use) {
+		r = index_as(w, fd, 20, &links, &why);
+		if (r == -EINVAL) {
+			sbx_strv_clear(&links);
+			r = index_as(w, fd, 32, &links, &why);
+		}
+		use = &links;
 	}
 	close(fd);
 	if (r) {
@@ -598,9 +635,11 @@ static int walk_gitdir(struct walk *w, int gitdir, const char *gdpath, int check
 		sbx_strv_clear(&links);
 		r = unreadable(w, ipath, r == -ENOTSUP ? -EINVAL : r,
 			       "a submodule git would enter (a gitlink)");
+	} else if (w->mode == MODE_START) {
+		r = keep_index(w->g, iid, &links);
 	}
-	for (size_t i = 0; !r && i < links.n; i++)
-		r = gitlink(w, checkout, copath, links.v[i]);
+	for (size_t i = 0; !r && i < use->n; i++)
+		r = gitlink(w, checkout, copath, use->v[i]);
 	sbx_strv_clear(&links);
 	free(ipath);
 	return r;
@@ -844,6 +883,11 @@ void sbx_gitcheck_free(struct sbx_gitcheck *g)
 		free(g->v[i].common_path);
 	}
 	free(g->v);
+	for (size_t i = 0; i < g->n_idx; i++) {
+		free(g->idx[i].id);
+		sbx_strv_clear(&g->idx[i].links);
+	}
+	free(g->idx);
 	sbx_strv_clear(&g->start);
 	sbx_strv_clear(&g->said);
 	memset(g, 0, sizeof(*g));

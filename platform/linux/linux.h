@@ -188,9 +188,16 @@ struct sbx_gitcheck_repo {
 	int root, gitdir, common; /* O_PATH descriptors */
 	char *root_path, *gitdir_path, *common_path;
 };
+/* An index as the start found it ("dev:ino:size:mtime:ctime"), and the gitlinks it names. */
+struct sbx_gitcheck_index {
+	char *id;
+	struct sbx_strv links;
+};
 struct sbx_gitcheck {
 	struct sbx_gitcheck_repo *v;
 	size_t n;
+	struct sbx_gitcheck_index *idx;
+	size_t n_idx;
 	struct sbx_strv start; /* what the walk found at the start, sorted */
 	struct sbx_strv said;  /* what the end's said, each once */
 	size_t n_found;

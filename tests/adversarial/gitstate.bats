@@ -90,6 +90,21 @@ silent() {
 	[ "$(marks)" = "fsmonitor " ]
 }
 
+@test "run 1 registers a submodule inside the existing submodule, the top index left alone" {
+	local before
+	before=$(stat -c '%i %s %Y %Z' "$G/index")
+	run gsbx sh -c "cd sub && git init -q evil && git -C evil commit -q --allow-empty -m e &&
+		git -C evil config core.fsmonitor 'touch $MARK/fsmonitor; false' && git add evil 2>/dev/null"
+	echo "run 1: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: the command registered a submodule of its own at $WS/sub/evil (a gitlink in the index, and a git directory there)*"
+	[ "${#lines[@]}" -eq 1 ]
+	# The top index is the one the start read: the check walked into sub by what it found then.
+	[ "$(stat -c '%i %s %Y %Z' "$G/index")" = "$before" ]
+	git -C "$WS/sub" status --short >/dev/null 2>&1
+	[ "$(marks)" = "fsmonitor " ]
+}
+
 @test "run 1 makes a git directory under modules/ alone, and one nested in the submodule's" {
 	run gsbx sh -c "mkdir -p '$G/modules/later/hooks' '$G/modules/sub/modules/deep' &&
 		printf '[core]\\n\\tfsmonitor = touch $MARK/x\\n' >'$G/modules/later/config'"
