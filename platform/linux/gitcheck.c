@@ -232,15 +232,24 @@ static int keyf(char **out, char kind, const char *path, const char *rest)
 	return asprintf(out, "%c\n%s\n%s", kind, path, rest) < 0 ? -ENOMEM : 0;
 }
 
-/* Something the check cannot read: the same words at start and end, so only a new one speaks. */
-static int unreadable(struct walk *w, const char *path, int err, const char *what)
+/*
+ * Something the check cannot read: the same words at start and end, so only a new one speaks.
+ * A symbolic link is said at every end, since git follows it where the check does not look: what
+ * lies behind it changes without the link changing. id, when given, is the identity of what was
+ * found ("dev:ino:size:mtime:ctime": a file too big to read), so that another run's rewriting it
+ * is a new finding.
+ */
+static int unreadable_id(struct walk *w, const char *path, int err, const char *what,
+			 const char *id)
 {
 	char *key = NULL, msg[SBX_MAX_PATH + 512];
 	int r;
 
 	if (err == -ENOMEM)
 		return err;
-	if (keyf(&key, '?', path, strerror(-err)) < 0)
+	if (w->mode == MODE_START && err == -ELOOP)
+		return 0;
+	if (asprintf(&key, "?\n%s\n%s\n%s", path, strerror(-err), id ? id : "") < 0)
 		return -ENOMEM;
 	snprintf(msg, sizeof(msg),
 		 "git mode: %s cannot be checked after the run (%s): it could hold %s", path,
@@ -252,6 +261,20 @@ static int unreadable(struct walk *w, const char *path, int err, const char *wha
 	r = found(w, key, path, msg, "look at it before running git outside, or remove it");
 	free(key);
 	return r < 0 ? r : 0;
+}
+
+static int unreadable(struct walk *w, const char *path, int err, const char *what)
+{
+	return unreadable_id(w, path, err, what, NULL);
+}
+
+/* The identity of st as a key's part: any write moves its ctime, which only the clock sets. */
+static void identity(char *id, size_t n, const struct stat *st)
+{
+	snprintf(id, n, "%llu:%llu:%lld:%lld.%ld:%lld.%ld", (unsigned long long)st->st_dev,
+		 (unsigned long long)st->st_ino, (long long)st->st_size,
+		 (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec,
+		 (long long)st->st_ctim.tv_sec, (long)st->st_ctim.tv_nsec);
 }
 
 static char *join(const char *a, const char *b)
@@ -308,10 +331,22 @@ static int todo(struct walk *w, int gitdir, const char *dir, const char *rel)
 	if (!path)
 		return -ENOMEM;
 	r = read_small(gitdir, rel, TODO_MAX, &text, &len);
-	if (r == -ENOENT)
+	if (r == -EFBIG) {
+		/* git reads it whole: another run's rewrite of it is said again. */
+		char id[160] = "";
+		struct stat st;
+		int fd = open_nolinks(gitdir, rel, O_PATH);
+
+		if (fd >= 0 && fstat(fd, &st) == 0)
+			identity(id, sizeof(id), &st);
+		if (fd >= 0)
+			close(fd);
+		r = unreadable_id(w, path, r, "a step git runs as a program (exec)", id);
+	} else if (r == -ENOENT) {
 		r = 0;
-	else if (r)
+	} else if (r) {
 		r = unreadable(w, path, r, "a step git runs as a program (exec)");
+	}
 	while (text && !r && i < len) {
 		const char *eol = memchr(text + i, '\n', len - i);
 		size_t n = eol ? (size_t)(eol - (text + i)) : len - i;
@@ -604,7 +639,10 @@ static int walk_gitdir(struct walk *w, int gitdir, const char *gdpath, int check
 		}
 	}
 	if (fd < 0) {
-		r = unreadable(w, ipath, fd, "a submodule git would enter (a gitlink)");
+		if (fd == -EFBIG)
+			identity(iid, sizeof(iid), &st);
+		r = unreadable_id(w, ipath, fd, "a submodule git would enter (a gitlink)",
+				  fd == -EFBIG ? iid : NULL);
 		free(ipath);
 		return r;
 	}
@@ -613,10 +651,7 @@ static int walk_gitdir(struct walk *w, int gitdir, const char *gdpath, int check
 	 * set mtime, but any write moves ctime, which only the clock sets), names the same
 	 * gitlinks: read once, where the run left the index alone.
 	 */
-	snprintf(iid, sizeof(iid), "%llu:%llu:%lld:%lld.%ld:%lld.%ld",
-		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-		 (long long)st.st_size, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
-		 (long long)st.st_ctim.tv_sec, (long)st.st_ctim.tv_nsec);
+	identity(iid, sizeof(iid), &st);
 	for (size_t i = 0; w->mode == MODE_END && !use && i < w->g->n_idx; i++)
 		if (!strcmp(w->g->idx[i].id, iid))
 			use = &w->g->idx[i].links;

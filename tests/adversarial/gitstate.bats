@@ -185,8 +185,43 @@ silent() {
 	said "sbxrun: git mode: $G/sequencer/todo cannot be checked after the run ($(errtext ELOOP))*"
 	said "sbxrun: git mode: the command left a step that runs a program in $G/rebase-merge/git-rebase-todo (\"exec touch $MARK/exec\")*"
 	[ "${#lines[@]}" -eq 3 ]
-	# And silent on what was there at its start.
+	# The link is said again (what lies behind it may change); the rest was there at its start.
 	run "$BIN/failinj" openat2 -- "$BIN/sbxrun" --allow-git -C "$WS" -w "$WS" -- true
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: $G/sequencer/todo cannot be checked after the run ($(errtext ELOOP))*"
+	[ "${#lines[@]}" -eq 1 ]
+	rm "$G/sequencer/todo"
+	run "$BIN/failinj" openat2 -- "$BIN/sbxrun" --allow-git -C "$WS" -w "$WS" -- true
+	silent
+}
+
+@test "run 2 writes steps behind the link, or into the huge list, run 1 left: said again, exit 1" {
+	# Run 1: rebase-merge a link to a directory of the workspace, a list too big to read.
+	run gsbx sh -c "mkdir junk && ln -s ../junk '$G/rebase-merge' &&
+		mkdir -p '$G/worktrees/wt/rebase-merge' &&
+		head -c 1100000 /dev/zero | tr '\\0' '#' >'$G/worktrees/wt/rebase-merge/git-rebase-todo'"
+	echo "run 1: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: $G/rebase-merge/git-rebase-todo cannot be checked after the run ($(errtext ELOOP))*"
+	said "sbxrun: git mode: $G/worktrees/wt/rebase-merge/git-rebase-todo cannot be checked after the run (too big)*"
+	[ "${#lines[@]}" -eq 2 ]
+	# Run 2: an exec step behind the link (git follows it), and one in the list, still too big.
+	run gsbx sh -c "echo 'exec touch $MARK/exec' >junk/git-rebase-todo &&
+		{ echo 'exec touch $MARK/exec2'; head -c 1100000 /dev/zero | tr '\\0' '#'; } \
+		>'$G/worktrees/wt/rebase-merge/git-rebase-todo'"
+	echo "run 2: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: $G/rebase-merge/git-rebase-todo cannot be checked after the run ($(errtext ELOOP))*"
+	said "sbxrun: git mode: $G/worktrees/wt/rebase-merge/git-rebase-todo cannot be checked after the run (too big)*"
+	[ "${#lines[@]}" -eq 2 ]
+	# The huge list left alone is no new finding; the link is said at every end.
+	run gsbx true
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: $G/rebase-merge/git-rebase-todo cannot be checked after the run ($(errtext ELOOP))*"
+	[ "${#lines[@]}" -eq 1 ]
+	# Control: without the link, silent.
+	rm "$G/rebase-merge"
+	run gsbx true
 	silent
 }
 
