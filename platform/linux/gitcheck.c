@@ -235,7 +235,8 @@ static int keyf(char **out, char kind, const char *path, const char *rest)
 /*
  * Something the check cannot read: the same words at start and end, so only a new one speaks.
  * A symbolic link is said at every end, since git follows it where the check does not look: what
- * lies behind it changes without the link changing. id, when given, is the identity of what was
+ * lies behind it changes without the link changing; so is more than the walk takes, since what
+ * lies past its bound changes unseen. id, when given, is the identity of what was
  * found ("dev:ino:size:mtime:ctime": a file too big to read), so that another run's rewriting it
  * is a new finding.
  */
@@ -247,7 +248,7 @@ static int unreadable_id(struct walk *w, const char *path, int err, const char *
 
 	if (err == -ENOMEM)
 		return err;
-	if (w->mode == MODE_START && err == -ELOOP)
+	if (w->mode == MODE_START && (err == -ELOOP || err == -E2BIG))
 		return 0;
 	if (asprintf(&key, "?\n%s\n%s\n%s", path, strerror(-err), id ? id : "") < 0)
 		return -ENOMEM;
@@ -791,8 +792,13 @@ static int walk_all(struct sbx_gitcheck *g, int mode)
 				char *wt;
 				int wfd;
 
-				if (de->d_name[0] == '.' || ++n > SBX_MAX_GIT_DIRS)
+				if (de->d_name[0] == '.')
 					continue;
+				if (++n > SBX_MAX_GIT_DIRS) {
+					r = unreadable(&w, wpath, -E2BIG,
+						       "a linked worktree's steps in progress");
+					break;
+				}
 				wfd = open_nolinks(dirfd(dir), de->d_name, O_PATH | O_DIRECTORY);
 				if (wfd < 0)
 					continue; /* a file, or a link: git mode refuses those */

@@ -225,6 +225,19 @@ silent() {
 	silent
 }
 
+@test "run 1 makes more worktree directories than the walk takes: said, exit 1" {
+	# Past the bound lies a worktree whose index the walk would not read: a gitlink there.
+	run gsbx sh -c "i=0; while [ \$i -lt 300 ]; do mkdir '$G/worktrees/w'\$i || exit 9; i=\$((i+1)); done"
+	echo "run 1: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: $G/worktrees cannot be checked after the run (more of them than sbxrun walks): it could hold a linked worktree's steps in progress*"
+	[ "${#lines[@]}" -eq 1 ]
+	# Control: the git directories git made are walked, silent.
+	rm -rf "$G"/worktrees/w*
+	run gsbx true
+	silent
+}
+
 @test "the controls: a commit, a rebase started and finished, a submodule's commit, a cherry-pick: silent, 0" {
 	echo b >"$WS/b"
 	git -C "$WS" add b
