@@ -444,6 +444,28 @@ static int modules(struct walk *w, int base, const char *path, int depth)
 	return r;
 }
 
+/*
+ * The directories under modules/ of the git directory gitdir (at path): the common directory's,
+ * and a linked worktree's own (git keeps the submodules of a linked worktree there).
+ */
+static int gitdir_modules(struct walk *w, int gitdir, const char *path)
+{
+	char *mpath = join(path, "modules");
+	int fd, r = 0;
+
+	if (!mpath)
+		return -ENOMEM;
+	fd = open_nolinks(gitdir, "modules", O_PATH | O_DIRECTORY);
+	if (fd >= 0) {
+		r = modules(w, fd, mpath, 0);
+		close(fd);
+	} else if (fd != -ENOENT && fd != -ENOTDIR) {
+		r = unreadable(w, mpath, fd, "a submodule's git directory");
+	}
+	free(mpath);
+	return r;
+}
+
 /* ---- the gitlinks of each index ------------------------------------------------------------ */
 
 /* The gitlinks of gitdir's index, object names of hashsz bytes: 0 or the reading's error. */
@@ -752,6 +774,14 @@ static int worktree(struct walk *w, int gitdir, const char *path)
 	return r ? r : todo(w, gitdir, path, "sequencer/todo");
 }
 
+/* A linked worktree: the above, and the git directories of its own submodules. */
+static int worktree_all(struct walk *w, int gitdir, const char *path)
+{
+	int r = worktree(w, gitdir, path);
+
+	return r ? r : gitdir_modules(w, gitdir, path);
+}
+
 /* The whole walk over g's repositories, in mode. */
 static int walk_all(struct sbx_gitcheck *g, int mode)
 {
@@ -763,22 +793,16 @@ static int walk_all(struct sbx_gitcheck *g, int mode)
 		return -ENOMEM;
 	for (size_t i = 0; !r && i < g->n; i++) {
 		struct sbx_gitcheck_repo *o = &g->v[i];
-		char *mpath = join(o->common_path, "modules"),
-		     *wpath = join(o->common_path, "worktrees");
+		char *wpath = join(o->common_path, "worktrees");
 		int fd;
 
-		if (!mpath || !wpath)
+		if (!wpath)
 			r = -ENOMEM;
 		if (!r)
 			r = walk_gitdir(&w, o->gitdir, o->gitdir_path, o->root, o->root_path);
 		/* The common directory's submodules' git directories. */
-		fd = r ? -1 : open_nolinks(o->common, "modules", O_PATH | O_DIRECTORY);
-		if (fd >= 0) {
-			r = modules(&w, fd, mpath, 0);
-			close(fd);
-		} else if (fd != -1 && fd != -ENOENT && fd != -ENOTDIR) {
-			r = unreadable(&w, mpath, fd, "a submodule's git directory");
-		}
+		if (!r)
+			r = gitdir_modules(&w, o->common, o->common_path);
 		/* Each linked worktree's steps in progress (its checkout lies elsewhere). */
 		fd = r ? -1 : open_nolinks(o->common, "worktrees", O_RDONLY | O_DIRECTORY);
 		if (fd >= 0) {
@@ -803,7 +827,7 @@ static int walk_all(struct sbx_gitcheck *g, int mode)
 				if (wfd < 0)
 					continue; /* a file, or a link: git mode refuses those */
 				wt = join(wpath, de->d_name);
-				r = wt ? worktree(&w, wfd, wt) : -ENOMEM;
+				r = wt ? worktree_all(&w, wfd, wt) : -ENOMEM;
 				free(wt);
 				close(wfd);
 			}
@@ -812,7 +836,6 @@ static int walk_all(struct sbx_gitcheck *g, int mode)
 		} else if (fd != -1 && fd != -ENOENT && fd != -ENOTDIR) {
 			r = unreadable(&w, wpath, fd, "a linked worktree's steps in progress");
 		}
-		free(mpath);
 		free(wpath);
 	}
 	sbx_strv_clear(&w.seen);

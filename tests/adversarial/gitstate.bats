@@ -225,6 +225,30 @@ silent() {
 	silent
 }
 
+@test "run 1 makes a git directory under a linked worktree's own modules/: said, exit 1; live" {
+	# git keeps a linked worktree's submodules under its own git directory, not the common one.
+	local gd="$G/worktrees/wt"
+	git -C "$WS/wt" -c protocol.file.allow=always submodule update -q --init
+	run gsbx sh -c "cd wt && git init -q --separate-git-dir '$gd/modules/evil' evil &&
+		git -C evil commit -q --allow-empty -m e &&
+		printf '#!/bin/sh\ntouch $MARK/hook\n' >'$gd/modules/evil/hooks/post-checkout' &&
+		chmod +x '$gd/modules/evil/hooks/post-checkout' && git add evil 2>/dev/null &&
+		git config -f .gitmodules submodule.evil.path evil &&
+		git config -f .gitmodules submodule.evil.url ./nowhere && git add .gitmodules &&
+		rm -rf evil && mkdir evil"
+	echo "run 1: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: the command made $gd/modules/evil, a git directory for a submodule: *"
+	[ "${#lines[@]}" -eq 1 ]
+	# Live: the caller's git submodule update in the worktree takes it, and runs its hook.
+	git -C "$WS/wt" -c protocol.file.allow=always submodule update -q --init >/dev/null 2>&1
+	[ "$(marks)" = "hook " ]
+	# Control: a commit in the worktree's existing submodule, recorded, is silent.
+	run gsbx sh -c "git -C wt/sub commit -q --allow-empty -m s && git -C wt add sub &&
+		git -C wt commit -qm bump"
+	silent
+}
+
 @test "run 1 makes more worktree directories than the walk takes: said, exit 1" {
 	# Past the bound lies a worktree whose index the walk would not read: a gitlink there.
 	run gsbx sh -c "i=0; while [ \$i -lt 300 ]; do mkdir '$G/worktrees/w'\$i || exit 9; i=\$((i+1)); done"
