@@ -47,6 +47,11 @@
 #define INDEX_MAX (256ull << 20)
 /* How deep directories under modules/ are walked (a submodule named a/b/c nests three). */
 #define MODULES_DEPTH 16
+/*
+ * The most names read under modules/ in a walk: each of 256 git directories' own (a dozen), with
+ * room to spare. Files there git ignores, but reading millions of them would slow every run.
+ */
+#define MODULES_NAMES (SBX_MAX_GIT_DIRS * 64)
 
 enum { MODE_START, MODE_END };
 
@@ -55,6 +60,7 @@ struct walk {
 	int mode;
 	struct sbx_strv seen; /* the git directories walked, as "dev:ino" */
 	size_t n_dirs;	      /* directories under modules/ met */
+	size_t n_names;	      /* names under modules/ read, files included */
 	char *buf;	      /* INDEX_CHUNK bytes, the index's and the lists' reads */
 };
 
@@ -385,6 +391,10 @@ static int modules(struct walk *w, int base, const char *path, int depth)
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		if (++w->n_names > MODULES_NAMES) {
+			r = unreadable(w, path, -E2BIG, "a submodule's git directory");
+			break;
+		}
 		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno == ENOENT)
 				continue;

@@ -249,6 +249,19 @@ silent() {
 	silent
 }
 
+@test "run 1 fills modules/ with more names than the walk reads: said, exit 1" {
+	# Files git ignores, but read one by one at every run's start and end, without a bound.
+	run gsbx sh -c "cd '$G/modules' && seq 20000 | xargs touch"
+	echo "run 1: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: $G/modules cannot be checked after the run (more of them than sbxrun walks): it could hold a submodule's git directory*"
+	[ "${#lines[@]}" -eq 1 ]
+	# Control: without them, silent.
+	find "$G/modules" -maxdepth 1 -type f -delete
+	run gsbx true
+	silent
+}
+
 @test "run 1 makes more worktree directories than the walk takes: said, exit 1" {
 	# Past the bound lies a worktree whose index the walk would not read: a gitlink there.
 	run gsbx sh -c "i=0; while [ \$i -lt 300 ]; do mkdir '$G/worktrees/w'\$i || exit 9; i=\$((i+1)); done"
