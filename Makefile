@@ -109,6 +109,7 @@ PLATFORM_LINUX_SRCS := \
 	platform/linux/broker.c \
 	platform/linux/network.c \
 	platform/linux/points.c \
+	platform/linux/gitcheck.c \
 	platform/linux/exec.c
 
 PLATFORM_MACOS_SRCS := \

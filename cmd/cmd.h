@@ -330,6 +330,8 @@ int report_relay(struct report *r);
 int report_relay_read(struct report *r);
 void report_fds(const struct report *r, int fds[2]);
 void report_add(struct report *r, const struct sbx_report_line *l);
+/* A line that is no denial (git mode's end-of-run check): written, never in the summary. */
+void report_note(struct report *r, const struct sbx_report_line *l);
 void report_on_proxy(void *arg, const struct sbx_proxy_event *ev);
 void report_print_summary(struct report *r, bool failed);
 void report_close(struct report *r);
@@ -354,6 +356,8 @@ int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
 		     const struct sbx_ctx *ctx, struct sbx_linux_enforce *e,
 		     struct sbx_linux_net *net, struct sbx_diag *d);
 void run_report_free(struct run_report *rr);
+/* What git mode's end-of-run check found at path (may be NULL), in the report (report_note). */
+void run_report_git_state(struct run_report *rr, const char *path, const char *rule);
 #endif
 
 #endif

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -131,6 +132,30 @@ static void remove_made_files(void *arg)
 }
 
 /*
+ * Git mode's end-of-run check (gitcheck.c): each thing found is a line on standard error and,
+ * under --report, a line of the report; then a command that succeeded did not, as when a
+ * protected name was created on the host (exit status 1).
+ */
+static void git_found(void *arg, const char *path, const char *msg, const char *hint)
+{
+	struct run_report *rr = arg;
+	struct sbx_diag d;
+
+	sbx_diag_clear(&d);
+	sbx_diag_set(&d, 0, "%s", msg);
+	sbx_diag_hint(&d, 0, "%s", hint);
+	sbx_diag_print(&d, stderr);
+	run_report_git_state(rr, path, msg);
+}
+
+static int git_check_end(void *arg, int *wstatus)
+{
+	if (sbx_gitcheck_end(arg) > 0 && WIFEXITED(*wstatus) && WEXITSTATUS(*wstatus) == 0)
+		*wstatus = 1 << 8;
+	return 0;
+}
+
+/*
  * Load, validate, plan with the same function as `run` and `explain` (sbx_plan_build and the
  * Linux attacher on this host's facts), refuse what cannot be enforced, then enter. The plan
  * `explain` shows is therefore, by construction, the one enforced here.
@@ -167,6 +192,7 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	struct sbx_linux_prepared prepared;
 	struct exec_failure xf;
 	struct run_report rr = {0};
+	static struct sbx_gitcheck git_check;
 	enum sbx_input_form form;
 	struct sbx_ctx ctx = {0};
 	char policy_cwd[PATH_MAX], command_cwd[PATH_MAX], cwd_link[PATH_MAX] = "";
@@ -365,6 +391,20 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 	e.exec_failed_arg = &xf;
 	if (o.report_fd >= 0)
 		rc = run_report_start(&rr, o.report_fd, &plan, &ctx, &e, &net, d);
+	/*
+	 * Git mode: what the command may leave in a repository that runs a program at the
+	 * caller's next git, and that no mount can refuse (git writes the same files for a
+	 * commit), is looked for after the run, against what was there now, by the supervisor.
+	 * Every plan with a restricted file system has one (its processes end with the run); one
+	 * that runs in place writes everywhere, and git mode keeps nothing there.
+	 */
+	if (rc == 0 && ctx.allow_git && e.model != SBX_MODEL_IN_PLACE) {
+		git_check.found = git_found;
+		git_check.arg = &rr;
+		rc = sbx_gitcheck_start(&git_check, &plan.roots, d);
+		if (rc == 0 && sbx_supervise_on_empty(git_check_end, &git_check) < 0)
+			rc = sbx_diag_set(d, -ENOSPC, "git mode: too many exit hooks");
+	}
 	if (rc == 0)
 		rc = sbx_linux_prepare(&e, &prepared, d);
 	if (rc < 0)
@@ -374,6 +414,7 @@ out:
 	if (log_fd > STDERR_FILENO)
 		close(log_fd);
 	run_report_free(&rr);
+	sbx_gitcheck_free(&git_check);
 	sbx_linux_enforce_free(&e);
 	sbx_linux_globs_free(&globs);
 	sbx_linux_net_free(&net);

@@ -682,7 +682,8 @@ void report_fds(const struct report *r, int fds[2])
 	fds[1] = r->relay[1];
 }
 
-void report_add(struct report *r, const struct sbx_report_line *l)
+/* One line; a denial (counted) is what the summary names. */
+static void add_line(struct report *r, const struct sbx_report_line *l, bool denial)
 {
 	char *line = sbx_report_line_json(l);
 	size_t len = line ? strlen(line) : 0;
@@ -718,10 +719,20 @@ void report_add(struct report *r, const struct sbx_report_line *l)
 		if (w != (ssize_t)len)
 			failed(r, 1, short_write_err(w));
 	}
-	if (r->n++ == 0)
+	if (denial && r->n++ == 0)
 		r->first = sbx_report_brief(l);
 	pthread_mutex_unlock(&r->lock);
 	free(line);
+}
+
+void report_add(struct report *r, const struct sbx_report_line *l)
+{
+	add_line(r, l, true);
+}
+
+void report_note(struct report *r, const struct sbx_report_line *l)
+{
+	add_line(r, l, false);
 }
 
 void report_on_proxy(void *arg, const struct sbx_proxy_event *ev)

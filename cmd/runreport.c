@@ -179,6 +179,21 @@ int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
 	return 0;
 }
 
+void run_report_git_state(struct run_report *rr, const char *path, const char *rule)
+{
+	char time[40];
+
+	if (!rr->r)
+		return;
+	now_utc(time, sizeof(time));
+	report_note(rr->r, &(struct sbx_report_line){.time = time,
+						     .pid = -1,
+						     .op = "git-state",
+						     .path = path,
+						     .rule = rule,
+						     .mechanism = "git mode's end-of-run check"});
+}
+
 void run_report_free(struct run_report *rr)
 {
 	sbx_trace_end(rr->trace);	 /* a supervisor that started ended it */

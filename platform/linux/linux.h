@@ -173,6 +173,41 @@ size_t sbx_points_clean(struct sbx_points *pts, void (*report)(void *arg, const 
 			void *arg);
 void sbx_points_free(struct sbx_points *pts);
 
+/*
+ * Git mode's end-of-run check (gitcheck.c; sbxrun(1), GIT MODE): what the command left in the
+ * repository of a writable root that would run a program at the caller's next git outside (a
+ * populated gitlink, a directory under modules/, an exec step of a rebase in progress) and that
+ * was not there when the run started. sbx_gitcheck_start, in the helper before the command
+ * starts, takes a descriptor of each repository's checkout, git directory and common directory
+ * and records what is there (0, or -ENOMEM with d filled); sbx_gitcheck_end, in the supervisor
+ * once the sandbox's processes have ended, walks the same way and calls found (path, which may
+ * be NULL, the one-line message and its hint) for each new thing, or for what it cannot read;
+ * it returns how many it found. Free with sbx_gitcheck_free.
+ */
+struct sbx_gitcheck_repo {
+	int root, gitdir, common; /* O_PATH descriptors */
+	char *root_path, *gitdir_path, *common_path;
+};
+/* An index as the start found it ("dev:ino:size:mtime:ctime"), and the gitlinks it names. */
+struct sbx_gitcheck_index {
+	char *id;
+	struct sbx_strv links;
+};
+struct sbx_gitcheck {
+	struct sbx_gitcheck_repo *v;
+	size_t n;
+	struct sbx_gitcheck_index *idx;
+	size_t n_idx;
+	struct sbx_strv start; /* what the walk found at the start, sorted */
+	struct sbx_strv said;  /* what the end's said, each once */
+	size_t n_found;
+	void (*found)(void *arg, const char *path, const char *msg, const char *hint);
+	void *arg;
+};
+int sbx_gitcheck_start(struct sbx_gitcheck *g, const struct sbx_roots *roots, struct sbx_diag *d);
+size_t sbx_gitcheck_end(struct sbx_gitcheck *g);
+void sbx_gitcheck_free(struct sbx_gitcheck *g);
+
 /* ---- the enter sequence (enter.c) and its parts ------------------------------------------- */
 
 struct sbx_linux_net;
