@@ -216,9 +216,12 @@ static int clone_host_node(size_t i, struct sbx_diag *d)
 	return fd;
 }
 
-/* The majors of Unix 98 pty slaves: index N is the device (136 + N / 256, N % 256). */
-#define PTS_MAJOR_FIRST 136u
-#define PTS_MAJOR_LAST	143u
+/*
+ * The major of Unix 98 pty slaves: index N is the device (136, N). The kernel registers all 2^20
+ * minors under 136, so pts/256 is (136, 256), not (137, 0): the majors 137 to 143 that the old
+ * device list reserves for slaves 256 to 2047 hold no pty.
+ */
+#define PTS_MAJOR 136u
 
 /*
  * The command's own terminal: the first standard stream on a pty slave, and the host's node of
@@ -235,12 +238,11 @@ static int clone_own_terminal(unsigned int *index)
 	int fd;
 
 	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
-		if (fstat(fd, &tty) == 0 && S_ISCHR(tty.st_mode) &&
-		    major(tty.st_rdev) >= PTS_MAJOR_FIRST && major(tty.st_rdev) <= PTS_MAJOR_LAST)
+		if (fstat(fd, &tty) == 0 && S_ISCHR(tty.st_mode) && major(tty.st_rdev) == PTS_MAJOR)
 			break;
 	if (fd > STDERR_FILENO)
 		return -1;
-	*index = (major(tty.st_rdev) - PTS_MAJOR_FIRST) * 256u + minor(tty.st_rdev);
+	*index = minor(tty.st_rdev);
 	if (*index >= SBX_PTS_NAMED_MAX)
 		return -1;
 	snprintf(path, sizeof(path), "/dev/pts/%u", *index);

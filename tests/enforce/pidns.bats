@@ -241,6 +241,24 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 	exec 4<&-
 }
 
+@test "at a terminal of index 256 or more: its own name inside, the device (136, N)" {
+	local hold="$BATS_TEST_TMPDIR/hold.py" own
+	# 256 other terminals of the user held open outside: the terminal's index is 256 or more.
+	cat >"$hold" <<-'EOF'
+		import os, subprocess, sys
+		held = [os.openpty() for _ in range(256)]
+		sys.exit(subprocess.run(sys.argv[1:]).returncode)
+	EOF
+	run python3 "$hold" python3 "$PTY" -- sh -c "tty; stat -Lc '%t %T' /dev/stdin; $D -- tty"
+	echo "$output"
+	own=${lines[0]}
+	[[ "$own" == /dev/pts/[0-9]* ]]
+	[ "${own#/dev/pts/}" -ge 256 ]
+	# The device is (136, N) (hexadecimal here), not (137, N - 256).
+	[ "${lines[1]}" = "88 $(printf %x "${own#/dev/pts/}")" ]
+	[ "${lines[2]}" = "$own" ]
+}
+
 @test "at a terminal: a name that is another pty than the terminal's is not bound in" {
 	local hold="$BATS_TEST_TMPDIR/hold.py"
 	# Run 1 prepares the ground: /dev/pts is another devpts instance (another user's, a
