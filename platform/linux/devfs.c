@@ -7,7 +7,9 @@
  * namespace (mknod needs CAP_MKNOD in the initial one), so each node is the host's, bind-mounted
  * over an empty file; since a bind shares the inode, a Landlock rule on the host's node holds on
  * the bind too. Terminals come from a new devpts instance, which holds none of the host's; the
- * command's own terminal stays reachable through the descriptors it inherits and /dev/tty.
+ * command's own terminal stays reachable through the descriptors it inherits and /dev/tty, and
+ * (SBX_MNT_OWN_TERMINAL) at its own name too: its host node bound over the same name in the
+ * new instance, whose pty of that index is held allocated so that the name exists there.
  *
  * Both trees are assembled detached (fsopen, fsmount, open_tree clones, move_mount between
  * detached mounts: Linux 6.15) and attached in one move, so no path ever shows a half-built
@@ -19,7 +21,9 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -154,7 +158,7 @@ static int set_attrs(int mnt, uint64_t attrs)
 void sbx_devfs_clear(struct sbx_devfs *dev)
 {
 	memset(dev->nodes, 0xff, sizeof(dev->nodes));
-	dev->pts = dev->ptmx = dev->shm = dev->top = -1;
+	dev->pts = dev->ptmx = dev->shm = dev->top = dev->term = dev->term_master = -1;
 	dev->loose = false;
 }
 
@@ -171,6 +175,10 @@ void sbx_devfs_close(struct sbx_devfs *dev)
 		close(dev->shm);
 	if (dev->top >= 0)
 		close(dev->top);
+	if (dev->term >= 0)
+		close(dev->term);
+	if (dev->term_master >= 0)
+		close(dev->term_master);
 	sbx_devfs_clear(dev);
 }
 
@@ -208,6 +216,84 @@ static int clone_host_node(size_t i, struct sbx_diag *d)
 	return fd;
 }
 
+/*
+ * The major of Unix 98 pty slaves: index N is the device (136, N). The kernel registers all 2^20
+ * minors under 136, so pts/256 is (136, 256), not (137, 0): the majors 137 to 143 that the old
+ * device list reserves for slaves 256 to 2047 hold no pty.
+ */
+#define PTS_MAJOR 136u
+
+/*
+ * The command's own terminal: the first standard stream on a pty slave, and the host's node of
+ * it, cloned from /dev/pts/N (not following a link there) and checked to be the very device
+ * and inode that stream holds: an earlier run or another user may have changed what the name
+ * is. Returns the clone with *index N, or -1 when there is none to name (no pty, a pty of
+ * another devpts instance than the host's /dev/pts, an index of SBX_PTS_NAMED_MAX or more, a
+ * failed clone): the terminal then goes without its name, as it always could.
+ */
+static int clone_own_terminal(unsigned int *index)
+{
+	struct stat tty, node;
+	char path[32];
+	int fd;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+		if (fstat(fd, &tty) == 0 && S_ISCHR(tty.st_mode) && major(tty.st_rdev) == PTS_MAJOR)
+			break;
+	if (fd > STDERR_FILENO)
+		return -1;
+	*index = minor(tty.st_rdev);
+	if (*index >= SBX_PTS_NAMED_MAX)
+		return -1;
+	snprintf(path, sizeof(path), "/dev/pts/%u", *index);
+	fd = (int)syscall(__NR_open_tree, AT_FDCWD, path,
+			  SBX_OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &node) < 0 || !S_ISCHR(node.st_mode) || node.st_rdev != tty.st_rdev ||
+	    node.st_dev != tty.st_dev || node.st_ino != tty.st_ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Allocates pty index in the new instance (its root pts), so that the name exists there for the
+ * host's node to be bound over: the kernel hands out the lowest free index, so the masters
+ * below it are opened, then closed again, which leaves them to the command's own new ptys.
+ * Returns the master of index, or -1 (the instance's limit, the process's, a surprise index).
+ */
+static int hold_index(int pts, unsigned int index)
+{
+	int *below = malloc((index + 1) * sizeof(*below));
+	unsigned int n = 0;
+	int held = -1;
+
+	if (!below)
+		return -1;
+	for (;;) {
+		int fd = openat(pts, "ptmx", O_RDWR | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+		unsigned int got;
+
+		if (fd < 0)
+			break;
+		if (ioctl(fd, TIOCGPTN, &got) < 0 || got > index || (got < index && n == index)) {
+			close(fd);
+			break;
+		}
+		if (got == index) {
+			held = fd;
+			break;
+		}
+		below[n++] = fd;
+	}
+	while (n > 0)
+		close(below[--n]);
+	free(below);
+	return held;
+}
+
 /* Makes the mount points and links in the still writable top of /dev. */
 static int populate(int top, const struct sbx_devfs *dev, const char *path, struct sbx_diag *d)
 {
@@ -234,7 +320,12 @@ static int assemble(struct stage *st, const struct sbx_devfs *dev, bool keep_det
 		    struct sbx_diag *d)
 {
 	int rc = stage_put(st, dev->pts, "pts", keep_detached, d);
+	char name[32];
 
+	if (rc == 0 && dev->term >= 0) {
+		snprintf(name, sizeof(name), "pts/%u", dev->term_index);
+		rc = stage_put(st, dev->term, name, keep_detached, d);
+	}
 	if (rc == 0)
 		rc = stage_put(st, dev->shm, "shm", keep_detached, d);
 	for (size_t i = 0; i < SBX_DEV_N_NODES && rc == 0; i++)
@@ -265,6 +356,8 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 		else if (fd != -ENOENT)
 			rc = fd;
 	}
+	if (rc == 0 && (flags & SBX_MNT_OWN_TERMINAL))
+		dev.term = clone_own_terminal(&dev.term_index);
 	if (rc < 0)
 		goto out;
 
@@ -296,6 +389,13 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 		dev.ptmx = openat(dev.pts, "ptmx", O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (dev.ptmx < 0)
 			rc = sbx_mnt_fail(d, errno, "opening ptmx of the new devpts for", path);
+	}
+	if (rc == 0 && dev.term >= 0) {
+		dev.term_master = hold_index(dev.pts, dev.term_index);
+		if (dev.term_master < 0) {
+			close(dev.term);
+			dev.term = -1;
+		}
 	}
 
 	/* A private /dev/shm, for POSIX shared memory and semaphores. */

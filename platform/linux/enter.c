@@ -799,6 +799,11 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 {
 	struct sbx_linux_prepared *p = arg;
 	const struct sbx_linux_enforce *e = p->e;
+	/*
+	 * The command's terminal at its own name: only init outlives the command's execve to hold
+	 * the pty that keeps the name; in the command's own process the name would go with it.
+	 */
+	unsigned int dev_flags = e->model == SBX_MODEL_INIT ? SBX_MNT_OWN_TERMINAL : 0;
 	int err, rc;
 
 	/*
@@ -820,7 +825,7 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	 */
 	if (p->points_meanwhile) {
 		if (e->private_dev)
-			must(sbx_devfs_build("/dev", SBX_MNT_DETACHED, &p->dev, d), d);
+			must(sbx_devfs_build("/dev", SBX_MNT_DETACHED | dev_flags, &p->dev, d), d);
 		receive_points(p, d);
 	}
 	if (p->mount_namespace)
@@ -835,7 +840,7 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	if (e->private_dev && p->dev.top >= 0)
 		must(sbx_devfs_attach(&p->dev, "/dev", d), d);
 	else if (e->private_dev)
-		must(sbx_devfs_build("/dev", 0, &p->dev, d), d);
+		must(sbx_devfs_build("/dev", dev_flags, &p->dev, d), d);
 	if (p->mount_namespace && p->shm_ops)
 		apply_mount_plan(p, true, d);
 
@@ -913,6 +918,11 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 		must(sbx_landlock_add_fd(p->ll, p->dev.ptmx, SBX_LL_DEVICE, "/dev/ptmx", d), d);
 		must(sbx_landlock_add_fd(p->ll, p->dev.shm, SBX_LL_WRITE, "/dev/shm", d), d);
 	}
+	/*
+	 * Init keeps the master that holds the terminal's name for the rest of its life: it is
+	 * close-on-exec, and init is not dumpable, so nothing in the sandbox reaches it.
+	 */
+	p->dev.term_master = -1;
 	sbx_devfs_close(&p->dev);
 	if (p->ll)
 		must(sbx_landlock_restrict_self(p->ll, d), d);

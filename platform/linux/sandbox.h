@@ -224,6 +224,9 @@ struct sbx_devfs {
 	int ptmx;		    /* O_PATH, pts/ptmx of that instance */
 	int shm;		    /* the private tmpfs on shm */
 	int top;		    /* SBX_MNT_DETACHED: the whole tree, not attached yet */
+	int term;		    /* SBX_MNT_OWN_TERMINAL: the host's node of the command's pty */
+	int term_master;	    /* the master holding that index in the new instance */
+	unsigned int term_index;    /* N of /dev/pts/N, when term is open */
 	bool loose;		    /* the pieces not yet mounted in top (a kernel before 6.15) */
 };
 
@@ -243,14 +246,27 @@ struct sbx_devfs {
 #define SBX_MNT_DETACHED 0x2u
 
 /*
+ * The command's own terminal (the pseudo-terminal on its standard streams) at its own name in
+ * the new devpts instance: the host's node, checked to be the very one the descriptor holds, is
+ * bound over /dev/pts/N there, for ttyname(3). The name lives only as long as the instance's
+ * pty N is allocated: out->term_master holds it, and the caller keeps it open (close-on-exec)
+ * for as long as the sandbox runs, in a process the command cannot reach (init). Without the
+ * flag, or for an index of SBX_PTS_NAMED_MAX or more, or a node that is not that descriptor's,
+ * the terminal goes without its name, as before: reachable through its descriptors and /dev/tty.
+ */
+#define SBX_MNT_OWN_TERMINAL 0x8u
+#define SBX_PTS_NAMED_MAX    1024u
+
+/*
  * Mounts a private, minimal /dev at path (normally "/dev"), in a mount namespace of the caller's
  * own, after the rest of the file system was made read-only (a recursive read-only change made
  * afterwards would reach /dev/shm too). It holds: null zero full random urandom tty (the host's
  * nodes, bind-mounted, each checked to be the device its name says), pts (a new devpts
- * instance: none of the host's terminals), ptmx -> pts/ptmx, fd, stdin, stdout, stderr (links
+ * instance: none of the host's terminals but, with SBX_MNT_OWN_TERMINAL, the command's own), ptmx -> pts/ptmx, fd, stdin, stdout, stderr (links
  * into /proc/self/fd), shm (a private writable tmpfs, mode 1777). The top directory is a
  * read-only tmpfs: nothing can be added to it. Needs CAP_SYS_ADMIN in the mount namespace's
- * user namespace. flags: 0, SBX_MNT_ATTACH_FIRST or SBX_MNT_DETACHED. Returns 0 with *out filled,
+ * user namespace. flags: 0, SBX_MNT_ATTACH_FIRST or SBX_MNT_DETACHED, with SBX_MNT_OWN_TERMINAL.
+ * Returns 0 with *out filled,
  * or a negative code with d filled (and nothing of *out open).
  */
 int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,

@@ -123,7 +123,7 @@ profile_for() { if [ "$1" = landlock ]; then echo "$LLW"; else echo "$WSP"; fi; 
 }
 
 @test "devices: a private /dev with a mount namespace, Landlock's allow-list without one" {
-	local disk
+	local disk own
 	disk=$(ls /dev/vda /dev/sda /dev/nvme0n1 /dev/loop0 2>/dev/null | head -1)
 	[ -b "$disk" ] || [ -c "$disk" ]
 	for m in init subreaper; do
@@ -153,7 +153,18 @@ profile_for() { if [ "$1" = landlock ]; then echo "$LLW"; else echo "$WSP"; fi; 
 	exec 4<&-
 	run script -qec "$BIN/failinj unshare -- $H --sandbox-policy-cwd $WS --permission-profile '$RO' -- sh -c 'stty size >/dev/null && echo x >/dev/tty && tty'" /dev/null
 	[[ "$output" == *"/dev/pts/"* ]]
-	run script -qec "$H --sandbox-policy-cwd $WS --permission-profile '$WSP' -- sh -c 'stty size >/dev/null && echo x >/dev/tty && tty'" /dev/null
+	# Under init its terminal keeps its own name, the outside one; in the command's own process
+	# (a subreaper) nothing outlives its execve to hold the name, and it goes without.
+	run script -qec "tty; $H --sandbox-policy-cwd $WS --permission-profile '$WSP' -- sh -c 'stty size >/dev/null && echo x >/dev/tty && tty'" /dev/null
+	own=${lines[0]%$'\r'}
+	[[ "$own" == /dev/pts/* ]]
+	[ "${output//$'\r'/}" = "$own"$'\n'x$'\n'"$own" ]
+	# The same where the kernel refuses mounts onto a detached one (before 6.15).
+	run script -qec "tty; $BIN/failinj detached -- $H --sandbox-policy-cwd $WS --permission-profile '$WSP' -- tty" /dev/null
+	own=${lines[0]%$'\r'}
+	[[ "$own" == /dev/pts/* ]]
+	[ "${lines[1]%$'\r'}" = "$own" ]
+	run script -qec "$BIN/failinj clone -- $H --sandbox-policy-cwd $WS --permission-profile '$WSP' -- sh -c 'stty size >/dev/null && echo x >/dev/tty && tty'" /dev/null
 	[[ "$output" == *"not a tty"* ]]
 }
 

@@ -203,7 +203,7 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 	[ "$output" = hi ]
 }
 
-@test "at a terminal: stdin, /dev/tty and ioctls as without the sandbox; ttyname does not resolve" {
+@test "at a terminal: stdin, /dev/tty and ioctls as without the sandbox" {
 	script='test -t 0 && echo stdin-is-tty; echo ready; read x; echo "got $x"; : </dev/tty && echo devtty-ok; stty size >/dev/null && echo stty-ok'
 	run python3 "$PTY" --after ready 'hello\n' -- sh -c "$script"
 	outside=$output
@@ -212,11 +212,72 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 	run python3 "$PTY" --after ready 'hello\n' -- "$D" -- sh -c "$script"
 	echo "$output"
 	[ "$output" = "$outside" ]
-	# The command's terminal is a node of the host's devpts, absent from the new instance.
-	run python3 "$PTY" -- tty
-	[[ "$output" == /dev/pts/* ]]
-	run python3 "$PTY" -- "$D" -- tty
-	[[ "$output" == "not a tty"* ]]
+}
+
+@test "at a terminal: its own name inside, the same node; no other terminal of the user; new ptys work" {
+	local own other fresh='import os; m, s = os.openpty(); os.write(s, b"ping\n"); print(os.ttyname(s), os.read(m, 9))'
+	# Another terminal of the same user, held open outside while the sandbox runs.
+	exec 4< <(python3 -c 'import os, time; m, s = os.openpty(); print(os.ttyname(s), flush=True); time.sleep(30)')
+	read -r other <&4
+	[ -c "$other" ]
+	for flags in "" --attach-first; do
+		run python3 "$PTY" -- sh -c "tty; stat -Lc %d:%i /dev/stdin; $D $flags -- sh -c 'tty; stat -c %d:%i \$(tty); ls -1A /dev/pts; $P open-tty \$(tty); $P open-tty $other'"
+		echo "$flags: $output"
+		own=${lines[0]}
+		[[ "$own" == /dev/pts/* ]]
+		# tty names the terminal as outside, and the name is the very node on stdin.
+		[ "${lines[2]}" = "$own" ]
+		[ "${lines[3]}" = "${lines[1]}" ]
+		[ "${lines[4]}" = "${own#/dev/pts/}" ]
+		[ "${lines[5]}" = ptmx ]
+		# Its own terminal opens by name (the control); the other one has no name inside.
+		[ "${lines[6]}" = OK ]
+		[ "${lines[7]}" = ENOENT ]
+		# The command's new pty: the lowest index free in its instance, not its terminal's.
+		run python3 "$PTY" -- "$D" $flags -- python3 -c "$fresh"
+		[[ "${lines[0]}" == "/dev/pts/"[0-9]*" b'ping\r\n'" ]]
+		[ "${lines[0]%% *}" != "$own" ]
+	done
+	exec 4<&-
+}
+
+@test "at a terminal of index 256 or more: its own name inside, the device (136, N)" {
+	local hold="$BATS_TEST_TMPDIR/hold.py" own
+	# 256 other terminals of the user held open outside: the terminal's index is 256 or more.
+	cat >"$hold" <<-'EOF'
+		import os, subprocess, sys
+		held = [os.openpty() for _ in range(256)]
+		sys.exit(subprocess.run(sys.argv[1:]).returncode)
+	EOF
+	run python3 "$hold" python3 "$PTY" -- sh -c "tty; stat -Lc '%t %T' /dev/stdin; $D -- tty"
+	echo "$output"
+	own=${lines[0]}
+	[[ "$own" == /dev/pts/[0-9]* ]]
+	[ "${own#/dev/pts/}" -ge 256 ]
+	# The device is (136, N) (hexadecimal here), not (137, N - 256).
+	[ "${lines[1]}" = "88 $(printf %x "${own#/dev/pts/}")" ]
+	[ "${lines[2]}" = "$own" ]
+}
+
+@test "at a terminal: a name that is another pty than the terminal's is not bound in" {
+	local hold="$BATS_TEST_TMPDIR/hold.py"
+	# Run 1 prepares the ground: /dev/pts is another devpts instance (another user's, a
+	# container's), where the terminal's index names a pty that is not the terminal.
+	cat >"$hold" <<-'EOF'
+		import os, subprocess, sys
+		n, held = sys.argv[1], []
+		while not held or os.ttyname(held[-1][1]) != "/dev/pts/" + n:
+		    held.append(os.openpty())
+		print("held", os.ttyname(held[-1][1]), flush=True)
+		sys.exit(subprocess.run(sys.argv[2:]).returncode)
+	EOF
+	run python3 "$PTY" -- unshare -rm sh -c "n=\$(tty); n=\${n#/dev/pts/}; mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts && python3 $hold \$n $D -- sh -c 'tty; $P open-tty /dev/pts/'\$n"
+	echo "$output"
+	# Control: outside, in that namespace, the name is there, a pty of the new instance.
+	[[ "${lines[0]}" == "held /dev/pts/"[0-9]* ]]
+	# Run 2 holds: the terminal goes without a name rather than with another pty's.
+	[ "${lines[1]}" = "not a tty" ]
+	[ "${lines[2]}" = ENOENT ]
 }
 
 # A command killed by a signal (a full-screen program, `stty raw -echo` interrupted) would leave
@@ -358,6 +419,10 @@ stty -a | grep -o -- "-echo " | head -n 1'
 		[ "$(echo $output)" = "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero" ]
 		run "$D" $flags -- ls -A /dev/pts
 		[ "$output" = ptmx ]
+		# At a terminal: the terminal's own name too, and nothing else.
+		run python3 "$PTY" -- sh -c "tty; $D $flags -- ls -1A /dev/pts"
+		[ "$(echo ${lines[1]} ${lines[2]})" = "${lines[0]#/dev/pts/} ptmx" ]
+		[ "${lines[3]}" = status=0 ]
 	done
 	# Control: outside, block devices and other terminals exist.
 	disk=$(ls /dev/vda /dev/sda /dev/nvme0n1 /dev/loop0 2>/dev/null | head -1)

@@ -88,7 +88,9 @@ static int apply_ns(void *arg, struct sbx_diag *d)
 	if (sbx_mnt_make_private(d) < 0 || sbx_mnt_set_readonly(AT_FDCWD, "/", d) < 0)
 		return -1;
 	if (o->dev &&
-	    sbx_devfs_build("/dev", o->attach_first ? SBX_MNT_ATTACH_FIRST : 0, &dev, d) < 0)
+	    sbx_devfs_build("/dev",
+			    SBX_MNT_OWN_TERMINAL | (o->attach_first ? SBX_MNT_ATTACH_FIRST : 0),
+			    &dev, d) < 0)
 		return -1;
 	if (o->proc) {
 		rc = sbx_proc_mount("/proc", o->attach_first ? SBX_MNT_ATTACH_FIRST : 0, d);
@@ -100,8 +102,11 @@ static int apply_ns(void *arg, struct sbx_diag *d)
 		rc = landlock_devfs(&dev, d);
 	else
 		rc = no_privileges(d);
-	if (o->dev)
+	/* Init holds the terminal's name (close-on-exec, not dumpable) while the sandbox runs. */
+	if (o->dev) {
+		dev.term_master = -1;
 		sbx_devfs_close(&dev);
+	}
 	if (rc == 0 && o->report)
 		rc = sbx_seccomp_apply(false, false, false, false, false, false, true, d);
 	return rc;
