@@ -196,6 +196,14 @@ struct logq {
 	 * write(2) failed (with err, the first such error). */
 	size_t stopped, full, late, failed;
 	int err;
+	/*
+	 * Lines a file took only the start of (its file system full, a size limit): with
+	 * torn_err, the first such error. torn_nl: the last one has no end yet, and the next
+	 * line written begins with a newline, so that it stays a line of its own.
+	 */
+	size_t torn;
+	int torn_err;
+	bool torn_nl;
 };
 
 struct slot {
@@ -244,24 +252,6 @@ static void setup_socket(int fd, bool tcp)
 	/* Heads and short replies go out at once rather than waiting for more to coalesce. */
 	if (tcp)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-/* 0, or the error that stopped the write (the line is lost, not the proxy). */
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return errno;
-		if (w == 0)
-			return EIO;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 static void log_failed(struct logq *l, size_t lines, int err)
@@ -337,20 +327,76 @@ static void log_flush(struct sbx_proxy *px)
 		log_drop_waiting(l, &l->stopped);
 }
 
+/*
+ * Why a write(2) to a file took less than it was given (it says no error): the process's size
+ * limit where the file has reached it, else a full file system.
+ */
+static int short_write_err(int fd)
+{
+	struct rlimit rl;
+	struct stat st;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    fstat(fd, &st) == 0 && (rlim_t)st.st_size >= rl.rlim_cur)
+		return EFBIG;
+	return ENOSPC;
+}
+
+/*
+ * A file, or standard error as the caller gave it: each line written as it comes, in one
+ * write(2), on a descriptor opened O_APPEND, so that the lines of runs sharing the file stay
+ * whole; a line is never finished by a second write, which another run's line could precede.
+ * A file whose file system fills up (or a size limit) takes the start of a line and fails the
+ * rest: that line is counted apart, and the next line this proxy writes ends it first.
+ */
+static void log_put_file(struct sbx_proxy *px, const char *line, size_t len)
+{
+	struct logq *l = &px->log;
+	const char *s = line;
+	char *nl = NULL;
+	size_t n = len;
+	ssize_t w;
+
+	if (l->torn_nl && (nl = malloc(len + 1))) {
+		nl[0] = '\n';
+		memcpy(nl + 1, line, len);
+		s = nl;
+		n = len + 1;
+	}
+	do
+		w = write(px->cfg.log_fd, s, n);
+	while (w < 0 && errno == EINTR);
+	free(nl);
+	if (w > 0)
+		px->log_bytes += (size_t)w;
+	if (w == (ssize_t)n) {
+		l->torn_nl = l->torn_nl && !nl;
+		return;
+	}
+	if (w <= 0) {
+		log_failed(l, 1, w < 0 ? errno : EIO);
+		return;
+	}
+	l->torn_nl = true;
+	if (nl && w == 1) {
+		/* Only the newline that ends the torn line went: this one was not written. */
+		l->torn_nl = false;
+		log_failed(l, 1, short_write_err(px->cfg.log_fd));
+		return;
+	}
+	l->torn++;
+	if (!l->torn_err)
+		l->torn_err = short_write_err(px->cfg.log_fd);
+}
+
 /* One line (newline-ended) to the log: appended to a file, queued for a pipe. */
 static void log_put(struct sbx_proxy *px, const char *line, size_t len)
 {
 	struct logq *l = &px->log;
-	int err;
 
 	l->lines++;
 	if (!l->pipe) {
-		/* A file, or standard error as the caller gave it: written as it comes. */
-		err = write_all(px->cfg.log_fd, line, len);
-		if (err)
-			log_failed(l, 1, err);
-		else
-			px->log_bytes += len;
+		log_put_file(px, line, len);
 		return;
 	}
 	log_flush(px);
@@ -450,6 +496,12 @@ static void log_finish(struct sbx_proxy *px)
 		fprintf(stderr, "sbxrun: %s: %zu of %zu lines were not written: %s\n", what,
 			l->failed, n,
 			l->err == EPIPE ? "the pipe's reader closed it" : strerror(l->err));
+	if (l->torn)
+		fprintf(stderr,
+			"sbxrun: %s: %zu of %zu lines were written only in part, the file taking "
+			"no "
+			"more: %s\n",
+			what, l->torn, n, strerror(l->torn_err));
 	free(l->q);
 	memset(l, 0, sizeof(*l));
 }

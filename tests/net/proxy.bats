@@ -132,6 +132,73 @@ start_proxy_fifo_log() {
 	[ "$(grep -c '"decision":"allow"' "$BATS_TEST_TMPDIR/got")" -eq 3 ]
 }
 
+@test "--log to a pipe that more than 1 MiB of lines wait for: the rest are counted, never torn" {
+	FIFO=$BATS_TEST_TMPDIR/log.fifo
+	mkfifo "$FIFO"
+	exec 7<>"$FIFO"
+	start_proxy_fifo_log
+	# Its reader takes a page every 0.3 s: it has not stopped, yet lines come far faster.
+	client logreader "$FIFO" "$BATS_TEST_TMPDIR/got" "$BATS_TEST_TMPDIR/fast" 7>&- &
+	reader=$!
+	sleep 0.2
+	exec 7<&-
+	# 3500 lines of 420 bytes: the pipe's 64 KiB and 1 MiB in memory, and more.
+	run client refused "$PX" 3500
+	[ "$output" = "3500 refused" ]
+	touch "$BATS_TEST_TMPDIR/fast"
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	wait "$reader"
+	cat "$PX_ERR"
+	[ "$(wc -l <"$PX_ERR")" -eq 1 ]
+	full=$(sed -n 's/^sbxrun: proxy: --log: \([0-9]*\) of 3500 lines were not written: more than 1 MiB of lines waited for the pipe.s reader$/\1/p' "$PX_ERR")
+	[ "$full" -gt 0 ]
+	# Every other line arrived, whole.
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/got")" -eq $((3500 - full)) ]
+	python3 -c 'import json, sys
+for l in open(sys.argv[1]): assert json.loads(l)["decision"] == "deny", l' "$BATS_TEST_TMPDIR/got"
+}
+
+@test "--log to a file that takes part of a line and no more: the proxy lives, the loss is counted" {
+	start_upstream
+	# A size limit of 1 KiB stands for a full file system: a line goes in part, then none.
+	PX_WRAP="prlimit --fsize=1024:unlimited --" start_proxy --allow-domain localhost
+	for _ in 1 2 3 4 5 6 7 8; do
+		run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	kill -0 "$PX_PID"
+	# Room again: each later line is a line of its own, not the end of the torn one.
+	prlimit --pid "$PX_PID" --fsize=unlimited
+	for _ in 1 2; do
+		run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	cat "$PX_ERR"
+	run python3 - "$PX_LOG" <<'PY'
+import json, sys
+whole = torn = 0
+lines = open(sys.argv[1]).read().split("\n")
+assert lines.pop() == "", "the file ends with a newline"
+for l in lines:
+    try:
+        whole += json.loads(l)["decision"] == "allow"
+    except ValueError:
+        assert l.startswith('{"time":"'), l
+        torn += 1
+assert json.loads(lines[-1]) and json.loads(lines[-2])
+print(whole, torn)
+PY
+	[ "$status" -eq 0 ]
+	read -r whole torn <<<"$output"
+	[ "$torn" -eq 1 ]
+	[ "$(sed -n 1p "$PX_ERR")" = "sbxrun: proxy: --log: $((10 - whole - 1)) of 10 lines were not written: File too large" ]
+	[ "$(sed -n 2p "$PX_ERR")" = "sbxrun: proxy: --log: 1 of 10 lines were written only in part, the file taking no more: File too large" ]
+	[ "$(wc -l <"$PX_ERR")" -eq 2 ]
+}
+
 @test "a refused name is never resolved or connected: no socket is made for it" {
 	command -v strace >/dev/null
 	start_upstream
