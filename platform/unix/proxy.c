@@ -177,6 +177,7 @@ struct conn {
 	struct sbx_resolved addrs;
 	int next_addr, last_err;
 	int64_t fd_wait_end; /* while out of descriptors: when waiting for one ends; 0 if not */
+	int64_t head_since;  /* in ST_HEAD: since when it has waited for a request head */
 	struct sbx_resolve_job *job;
 	unsigned ugen;	  /* counts upstream sockets: a poll result is for the one it was for */
 	int64_t deadline; /* monotonic milliseconds; 0 for none */
@@ -1039,7 +1040,8 @@ static void exchange_done(struct conn *c)
 	c->st = ST_HEAD;
 	c->served = true;
 	c->head_started = c->parsed = false;
-	c->deadline = now_ms() + c->px->cfg.keepalive_ms;
+	c->head_since = now_ms();
+	c->deadline = c->head_since + c->px->cfg.keepalive_ms;
 }
 
 /* A failure of the upstream side: a reply if the client has seen nothing yet, else a cut. */
@@ -1511,19 +1513,71 @@ static bool short_of(int e)
 }
 
 /*
+ * With every connection taken, a client in the backlog takes the place of the one that has
+ * waited longest for a request head: a kept-alive client that sends nothing (clients reconnect),
+ * or one whose head comes slowly. Without it one client that opens every connection and sends a
+ * byte now and then (slowloris) holds all of them for the head's time-out, each time it opens
+ * them again, and every other client waits in the backlog; with it, a client that sends its head
+ * at once is served, for the slow ones would have to open SBX_PROXY_MAX_CONNS connections in the
+ * time that head takes to come. Connections in an exchange (resolving, connecting, relaying) are
+ * never taken: at those the clients wait in the backlog. NULL when none waits for a head.
+ */
+static struct conn *longest_waiting_head(struct sbx_proxy *px)
+{
+	struct conn *v = NULL;
+
+	for (size_t i = 0; i < px->n; i++) {
+		struct conn *c = px->conns[i];
+
+		if (c->st == ST_HEAD && (!v || c->head_since < v->head_since))
+			v = c;
+	}
+	return v;
+}
+
+/*
+ * Its place goes to a client in the backlog: a part of a head gets 408 (sent if the socket takes
+ * it now: the place is needed at once, not after a linger), a kept-alive client that sent
+ * nothing is closed as on its time-out.
+ */
+static void make_room(struct conn *c)
+{
+	if (used(&c->in) || !c->served) {
+		char why[96];
+
+		snprintf(why, sizeof(why),
+			 "no complete request head after %lld ms, while every connection was taken",
+			 (long long)(now_ms() - c->head_since));
+		reply(c, 408, "invalid", why, "sbxrun: %s", why);
+		if (c->st == ST_REPLY &&
+		    send(c->cfd, data(&c->out), used(&c->out), SEND_FLAGS) < 0) {
+			/* the client may not read: the place is needed all the same */
+		}
+	}
+	close_conn(c);
+}
+
+/*
  * A client is accepted only with a descriptor kept for its upstream socket: out of descriptors,
  * the clients wait in the backlog, where accepting them would answer them 502 for want of a
  * socket. While that lasts, the listener rests (ACCEPT_PAUSE_MS) rather than being polled again
  * at once: it stays readable, and poll(2) would return at once for as long as the limit holds.
+ * With every connection taken, a client is accepted in the place of one that waits for a head
+ * (longest_waiting_head), or not at all.
  */
 static void accept_clients(struct sbx_proxy *px)
 {
-	for (int k = 0; k < ACCEPT_BATCH && px->n < px->cfg.max_conns; k++) {
+	size_t taken = 0; /* connections closed to make room, still in the table until freed */
+
+	for (int k = 0; k < ACCEPT_BATCH; k++) {
 		struct sockaddr_storage ss = {0};
 		socklen_t sl = sizeof(ss);
-		struct conn *c;
-		int keep = spare(px), fd = -1, e;
+		struct conn *c, *victim = NULL;
+		int keep, fd = -1, e;
 
+		if (px->n - taken >= px->cfg.max_conns && !(victim = longest_waiting_head(px)))
+			return;
+		keep = spare(px);
 		if (keep >= 0)
 			fd = accept(px->lfd, (struct sockaddr *)&ss, &sl);
 		if (fd < 0) {
@@ -1535,6 +1589,10 @@ static void accept_clients(struct sbx_proxy *px)
 			if (e == ECONNABORTED || e == EINTR)
 				continue;
 			return;
+		}
+		if (victim) {
+			make_room(victim);
+			taken++;
 		}
 		setup_socket(fd, ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
 		if (px->n == px->cap) {
@@ -1562,7 +1620,8 @@ static void accept_clients(struct sbx_proxy *px)
 		c->spare = keep;
 		c->st = ST_HEAD;
 		format_client(&ss, c->client, sizeof(c->client));
-		c->deadline = now_ms() + px->cfg.head_timeout_ms;
+		c->head_since = now_ms();
+		c->deadline = c->head_since + px->cfg.head_timeout_ms;
 		px->conns[px->n++] = c;
 	}
 }
@@ -1662,7 +1721,7 @@ size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, i
 			fds[n] = (struct pollfd){.fd = (fd_), .events = (short)(ev_)};             \
 		px->slots[n++] = (struct slot){(kind_), (c_), (gen_)};                             \
 	} while (0)
-	if (!px->stopping && px->n < px->cfg.max_conns) {
+	if (!px->stopping && (px->n < px->cfg.max_conns || longest_waiting_head(px))) {
 		if (now >= px->accept_resume)
 			ADD(px->lfd, POLLIN, SLOT_LISTEN, NULL, 0);
 		else

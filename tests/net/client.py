@@ -25,6 +25,9 @@
   client.py logreader FIFO OUT FLAG     reads the pipe FIFO into OUT a page every 0.3 s (its
                                         reader never stops) until FLAG exists, then all at
                                         once until its end
+  client.py loris ADDR DATA N FLAG       N connections that each send DATA (a partial head) and
+                                        nothing more: "held N", then once FLAG exists (or 60 s
+                                        passed), what each got: "S1:C1 S2:C2 ... open:K"
 ADDR is HOST:PORT, [::1]:PORT or unix:PATH.
 """
 import hashlib
@@ -266,6 +269,33 @@ def cmd_logreader(fifo, out, flag):
                 time.sleep(0.3)
 
 
+def cmd_loris(addr, data, n, flag):
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    socks = []
+    for _ in range(n):
+        s = connect(addr)
+        s.sendall(unescape(data))
+        socks.append(s)
+    print("held %d" % n, flush=True)
+    deadline = time.monotonic() + 60  # a test that failed before making FLAG ends it
+    while not os.path.exists(flag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    counts = {}
+    for s in socks:
+        s.setblocking(False)
+        try:
+            out = s.recv(100)
+            key = out[9:12].decode() if out.startswith(b"HTTP/1.1 ") else "closed"
+        except BlockingIOError:
+            key = "open"
+        except OSError:
+            key = "reset"
+        counts[key] = counts.get(key, 0) + 1
+        s.close()
+    print(" ".join("%s:%d" % kv for kv in sorted(counts.items())))
+
+
 def cmd_chaos(addr, url, target, n):
     rnd = random.Random(int(os.environ.get("CHAOS_SEED", "1")))
     threads = []
@@ -305,6 +335,8 @@ def main():
         cmd_refused(addr, int(sys.argv[3]))
     elif cmd == "logreader":
         cmd_logreader(addr, sys.argv[3], sys.argv[4])
+    elif cmd == "loris":
+        cmd_loris(addr, sys.argv[3], int(sys.argv[4]), sys.argv[5])
     elif cmd == "chaos":
         cmd_chaos(addr, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     else:

@@ -910,6 +910,40 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	grep -q '"decision":"invalid","rule":"no complete request head within 10 s","status":408' "$PX_LOG"
 }
 
+@test "one client holding every connection with slow heads does not keep another out" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	# 1024 connections, all the proxy takes, each with a part of a head and then silence.
+	client loris "$PX" "GET http://localhost:$UP_PORT/f.txt HTTP/1.1\r\nHo" 1024 \
+		"$BATS_TEST_TMPDIR/flag" >"$BATS_TEST_TMPDIR/loris" 2>&1 3>&- &
+	loris=$!
+	PIDS+=($loris)
+	for _ in $(seq 200); do
+		[ -s "$BATS_TEST_TMPDIR/loris" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$BATS_TEST_TMPDIR/loris")" = "held 1024" ]
+	# Each accepted one holds two descriptors (its socket and one kept for its upstream).
+	for _ in $(seq 200); do
+		[ "$(ls "/proc/$PX_PID/fd" | wc -l)" -ge 2048 ] && break
+		sleep 0.05
+	done
+	[ "$(ls "/proc/$PX_PID/fd" | wc -l)" -ge 2048 ]
+	# Another client is served at once, in the place of the one that waited longest (before:
+	# it waited in the backlog for the 10 s head time-out).
+	for _ in 1 2 3; do
+		run curl -sS --max-time 4 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	touch "$BATS_TEST_TMPDIR/flag"
+	wait "$loris"
+	# One took the 408 (the first curl's place, freed when it ended, served the others).
+	[ "$(tail -n 1 "$BATS_TEST_TMPDIR/loris")" = "408:1 open:1023" ]
+	[ "$(grep -c '"status":408' "$PX_LOG")" -eq 1 ]
+	grep -q '"rule":"no complete request head after [0-9]* ms, while every connection was taken","status":408' "$PX_LOG"
+	[ "$(grep -c '"decision":"allow"' "$PX_LOG")" -eq 3 ]
+}
+
 @test "pipelined requests are decided one by one" {
 	start_upstream
 	start_proxy --allow-domain localhost
