@@ -178,6 +178,7 @@ struct conn {
 	int next_addr, last_err;
 	int64_t fd_wait_end; /* while out of descriptors: when waiting for one ends; 0 if not */
 	int64_t head_since;  /* in ST_HEAD: since when it has waited for a request head */
+	int64_t resolve_end; /* in ST_RESOLVE: when the lookup times out */
 	struct sbx_resolve_job *job;
 	unsigned ugen;	  /* counts upstream sockets: a poll result is for the one it was for */
 	int64_t deadline; /* monotonic milliseconds; 0 for none */
@@ -953,7 +954,10 @@ static void decide(struct conn *c)
 		return;
 	}
 	c->st = ST_RESOLVE;
-	c->deadline = now_ms() + c->px->cfg.resolve_timeout_ms;
+	c->resolve_end = now_ms() + c->px->cfg.resolve_timeout_ms;
+	c->deadline = now_ms() + SBX_PROXY_RESOLVE_QUEUE_MS;
+	if (c->deadline > c->resolve_end)
+		c->deadline = c->resolve_end;
 }
 
 /* ---- the states ----------------------------------------------------------------------------- */
@@ -1439,7 +1443,20 @@ static void deadline_passed(struct conn *c)
 		break;
 	case ST_RESOLVE:
 		authority(c, auth, sizeof(auth));
-		reply(c, 504, NULL, NULL, "sbxrun: resolving host %s timed out", auth);
+		if (c->job && !sbx_resolver_started(c->px->res, c->job)) {
+			reply(c, 503, NULL, NULL,
+			      "sbxrun: cannot look up host %s now: all %d resolver threads wait "
+			      "for "
+			      "names that have not answered; try again later",
+			      auth, SBX_PROXY_RESOLVERS);
+			break;
+		}
+		if (now_ms() < c->resolve_end) {
+			c->deadline = c->resolve_end;
+			break;
+		}
+		reply(c, 504, NULL, NULL, "sbxrun: resolving host %s timed out after %u s", auth,
+		      c->px->cfg.resolve_timeout_ms / 1000);
 		break;
 	case ST_CONNECT:
 		if (c->ufd < 0) { /* waiting for a descriptor (fd_wait) */

@@ -535,6 +535,16 @@ struct sbx_resolve_job *sbx_resolver_submit(struct sbx_resolver *r, const char *
 	return j;
 }
 
+bool sbx_resolver_started(struct sbx_resolver *r, const struct sbx_resolve_job *j)
+{
+	bool started;
+
+	pthread_mutex_lock(&r->mu);
+	started = j->state != JOB_QUEUED;
+	pthread_mutex_unlock(&r->mu);
+	return started;
+}
+
 bool sbx_resolver_take(struct sbx_resolver *r, void **owner, struct sbx_resolved *res)
 {
 	struct sbx_resolve_job *j;

@@ -636,6 +636,52 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$output" = 0 ]
 }
 
+@test "with every resolver thread held by names that do not answer, the next gets 503 at once" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:30 attempts:1\n' >"$d/resolv.conf"
+	# 64 names the name server holds: every thread the proxy starts waits for one of them.
+	for i in $(seq 64); do
+		echo "slow$i.example.test 127.0.0.1 held"
+	done >"$d/zone"
+	echo "late.example.test 127.0.0.1" >>"$d/zone"
+	echo "fast.example.test 127.0.0.1 release" >>"$d/zone"
+	cat >"$d/fetch" <<-'EOF'
+		pids=()
+		for i in $(seq 64); do
+			curl -sS -x "http://$px_addr" "http://slow$i.example.test:$port/f.txt" \
+				>"$d/slow$i.out" 2>&1 &
+			pids+=($!)
+		done
+		for i in $(seq 400); do
+			[ "$(grep '^slow' "$d/dns.log" | sort -u | wc -l)" -ge 64 ] && break
+			sleep 0.05
+		done
+		echo "slow names asked: $(grep '^slow' "$d/dns.log" | sort -u | wc -l)"
+		# Before: it waited 15 s for a thread, then got 504 for a name never asked.
+		code=$(curl -sS --max-time 8 -o "$d/late.out" -w '%{http_code}' -x "http://$px_addr" "http://late.example.test:$port/f.txt" 2>&1)
+		echo "late.example.test: $code $(cat "$d/late.out")"
+		echo "late asked: $(grep -c '^late' "$d/dns.log")"
+		# The name server answers them all once it is asked this one (not through the proxy).
+		python3 -c 'import socket; socket.getaddrinfo("fast.example.test", 80)'
+		wait "${pids[@]}"
+		echo "slow ones served: $(cat "$d"/slow*.out | grep -c '^hello$')"
+		# Positive control: with threads free again, the same name is looked up and served.
+		echo "late.example.test: $(curl -sS -x "http://$px_addr" "http://late.example.test:$port/f.txt" 2>&1)"
+	EOF
+	FETCH='. "$d/fetch"' fetch_in_dns_netns
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "slow names asked: 64" ]
+	[ "${lines[1]}" = "late.example.test: 503 sbxrun: cannot look up host late.example.test now: all 64 resolver threads wait for names that have not answered; try again later" ]
+	[ "${lines[2]}" = "late asked: 0" ]
+	[ "${lines[3]}" = "slow ones served: 64" ]
+	[ "${lines[4]}" = "late.example.test: hello" ]
+	[ "${lines[5]}" = "proxy: 0" ]
+	grep -q '"host":"late.example.test".*"status":503' "$d/proxy.log"
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
 @test "names asked for at once while a resolver thread is idle each get a thread, which ends when idle" {
 	d=$BATS_TEST_TMPDIR
 	printf '127.0.0.1 localhost\n' >"$d/hosts"
