@@ -939,6 +939,22 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$(grep -c '^GET /f.txt.*host=x' "$UP_LOG")" -eq 0 ]
 }
 
+@test "fuzz: seeded malformed, smuggling, pipelined, huge and slow requests for 5 s" {
+	start_upstream
+	start_proxy --allow-domain localhost
+	# A fixed seed, so that a failure is found again (FUZZ_SEED tries others).
+	run python3 "$NET_DIR/fuzz.py" "$PX" "$UP_PORT" "${FUZZ_SEED:-1}" 5
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# Positive controls: both the proxy's refusals and its rejections were met.
+	[[ "${lines[-1]}" == *" cases, statuses "* ]]
+	[[ "${lines[-1]} " == *" 400 "* ]]
+	[[ "${lines[-1]} " == *" 403 "* ]]
+	proxy_serves
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+}
+
 @test "a slow request head gets 408 after 10 s while other clients are served" {
 	start_upstream
 	start_proxy --allow-domain localhost
