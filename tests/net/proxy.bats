@@ -246,6 +246,38 @@ PY
 	[[ "$output" == "sbxrun: cannot connect to localhost port 1: Connection refused" ]]
 }
 
+@test "spellings of a host an attacker may try are matched as the name or address they are" {
+	start_upstream
+	start_proxy --allow-domain localhost --allow-domain "127.0.0.1:$UP_PORT"
+	p=$UP_PORT
+	got() { # TARGET: the last line of what the proxy answers a GET of TARGET
+		client send "$PX" "GET $1 HTTP/1.1\r\nHost: x\r\n\r\n" --shut | tail -n 1
+	}
+	# The same name or address: allowed (case and a trailing dot do not make another name).
+	[ "$(got "http://LocalHost.:$p/f.txt")" = hello ]
+	[ "$(got "http://127.0.0.1.:$p/f.txt")" = hello ]
+	# IPv4 as IPv6 (mapped, compatible, spelled out) is another address: not allowed.
+	[ "$(got "http://[::ffff:127.0.0.1]:$p/f.txt")" = "sbxrun: host [::ffff:127.0.0.1] is not in the allow list" ]
+	[ "$(got "http://[0:0:0:0:0:ffff:7f00:1]:$p/f.txt")" = "sbxrun: host [::ffff:127.0.0.1] is not in the allow list" ]
+	[ "$(got "http://[::127.0.0.1]:$p/f.txt")" = "sbxrun: host [::7f00:1] is not in the allow list" ]
+	# Shorthand IPv4 forms the resolver would take, user information, an allowed name in the
+	# query, escapes and bytes beyond ASCII (IDN goes as punycode) are never an allowed host.
+	[ "$(got "http://0x7f.1:$p/f.txt")" = "sbxrun: invalid host or port in the request target" ]
+	[ "$(got "http://0177.0.0.1:$p/f.txt")" = "sbxrun: invalid host or port in the request target" ]
+	[ "$(got "http://localhost:$p@evil.example/")" = "sbxrun: user information in the request target is refused" ]
+	[ "$(got "http://evil.example?.localhost/")" = "sbxrun: host evil.example is not in the allow list" ]
+	[ "$(got "http://localhost%2eevil.example/")" = "sbxrun: invalid host or port in the request target" ]
+	[ "$(got "http://b\xc3\xbccher.localhost/")" = "sbxrun: invalid character in the request target" ]
+	[ "$(got "http://localhost:0$p/f.txt")" = "sbxrun: invalid host or port in the request target" ]
+	[ "$(got "http://localhost:+$p/f.txt")" = "sbxrun: invalid host or port in the request target" ]
+	[ "$(got "http://localhost:65536$p/")" = "sbxrun: invalid host or port in the request target" ]
+	# The host checked is the target's, and the upstream is told that one, whatever Host says.
+	[ "$(got "http://evil.example/")" = "sbxrun: host evil.example is not in the allow list" ]
+	client send "$PX" "GET http://localhost:$p/f.txt HTTP/1.1\r\nHost: evil.example\r\n\r\n" --shut >/dev/null
+	[ "$(grep -c 'evil' "$UP_LOG")" -eq 0 ]
+	[ "$(grep -c "^GET /f.txt host=localhost:$p\$" "$UP_LOG")" -eq 2 ]
+}
+
 @test "a port-restricted entry allows that port only" {
 	start_upstream
 	start_echo
