@@ -30,7 +30,8 @@
  * must fit in one); the buffer of a download that keeps filling it grows to SBX_PROXY_BUF_MAX,
  * which halves the wake-ups of a fast transfer. So 1024 connections are at most 2048
  * descriptors and 64 MiB of buffers when idle, 320 MiB when all download at full speed; more
- * connections wait in the listen backlog.
+ * connections wait in the listen backlog, or take the place of the one that has waited longest
+ * for a request head (proxy.c, longest_waiting_head).
  */
 #define SBX_PROXY_MAX_CONNS 1024
 #define SBX_PROXY_BUF	    65536
