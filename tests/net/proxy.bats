@@ -1202,7 +1202,8 @@ print(all(d[i:i+k]==b[:len(d[i:i+k])] for i in range(0,len(d),k)))' "$BATS_TEST_
 	# A client that reads nothing: the heads wait in the proxy's buffer, which stops taking
 	# more, so the upstream's sends stall at the size of the buffers on the way (a few MiB)
 	# rather than the proxy's memory growing for as long as the upstream sends.
-	client noread "$PX" "$req" 0 >/dev/null 3>&- &
+	# python3 itself, not the client function: $! would be a subshell whose end leaves it.
+	python3 "$NET_DIR/client.py" noread "$PX" "$req" 0 >/dev/null 3>&- &
 	PIDS+=($!)
 	wait_count "$FL_LOG" stalled 1
 	cat "$FL_LOG"
