@@ -1584,15 +1584,17 @@ static void make_room(struct conn *c)
  */
 static void accept_clients(struct sbx_proxy *px)
 {
-	size_t taken = 0; /* connections closed to make room, still in the table until freed */
+	size_t live = 0; /* the table holds the connections that ended this round until freed */
 
+	for (size_t i = 0; i < px->n; i++)
+		live += px->conns[i]->st != ST_DEAD;
 	for (int k = 0; k < ACCEPT_BATCH; k++) {
 		struct sockaddr_storage ss = {0};
 		socklen_t sl = sizeof(ss);
 		struct conn *c, *victim = NULL;
 		int keep, fd = -1, e;
 
-		if (px->n - taken >= px->cfg.max_conns && !(victim = longest_waiting_head(px)))
+		if (live >= px->cfg.max_conns && !(victim = longest_waiting_head(px)))
 			return;
 		keep = spare(px);
 		if (keep >= 0)
@@ -1607,10 +1609,10 @@ static void accept_clients(struct sbx_proxy *px)
 				continue;
 			return;
 		}
-		if (victim) {
+		if (victim)
 			make_room(victim);
-			taken++;
-		}
+		else
+			live++;
 		setup_socket(fd, ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
 		if (px->n == px->cap) {
 			size_t cap = px->cap ? px->cap * 2 : 64;
@@ -1777,6 +1779,7 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 {
 	int64_t now;
 	size_t k = 0;
+	bool accepting = false; /* the listener has clients waiting */
 
 	for (size_t i = 0; i < n && i < px->cap_slots; i++) {
 		struct slot s = px->slots[i];
@@ -1786,7 +1789,7 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 		if (!rev)
 			continue;
 		if (s.kind == SLOT_LISTEN) {
-			accept_clients(px);
+			accepting = true;
 			continue;
 		}
 		if (s.kind == SLOT_LOG) {
@@ -1845,6 +1848,13 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 		if (c->st != ST_DEAD && px->stopping && now >= px->drain_deadline)
 			cut_conn(c, "stopped");
 	}
+	/*
+	 * New clients last, once this round's events are handled: a connection whose client
+	 * closed has given its place back, and one whose head came has left ST_HEAD, so that
+	 * neither is taken for a new client (longest_waiting_head) while its event waits.
+	 */
+	if (accepting)
+		accept_clients(px);
 	for (size_t i = 0; i < px->n; i++) {
 		if (px->conns[i]->st == ST_DEAD)
 			free_conn(px->conns[i]);

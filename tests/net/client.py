@@ -28,6 +28,8 @@
   client.py loris ADDR DATA N FLAG       N connections that each send DATA (a partial head) and
                                         nothing more: "held N", then once FLAG exists (or 60 s
                                         passed), what each got: "S1:C1 S2:C2 ... open:K"
+  client.py later ADDR DATA FLAG SENT   connects, then once FLAG exists sends DATA, makes the
+                                        file SENT, and prints what comes back until the end
 ADDR is HOST:PORT, [::1]:PORT or unix:PATH.
 """
 import hashlib
@@ -296,6 +298,21 @@ def cmd_loris(addr, data, n, flag):
     print(" ".join("%s:%d" % kv for kv in sorted(counts.items())))
 
 
+def cmd_later(addr, data, flag, sent):
+    s = connect(addr)
+    deadline = time.monotonic() + 60  # a test that failed before making FLAG ends it
+    while not os.path.exists(flag) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    s.sendall(unescape(data))
+    open(sent, "w").close()
+    try:
+        out = read_all(s)
+    except OSError as e:
+        out = ("error: %s" % e.strerror).encode()
+    sys.stdout.buffer.write(out)
+    s.close()
+
+
 def cmd_chaos(addr, url, target, n):
     rnd = random.Random(int(os.environ.get("CHAOS_SEED", "1")))
     threads = []
@@ -337,6 +354,8 @@ def main():
         cmd_logreader(addr, sys.argv[3], sys.argv[4])
     elif cmd == "loris":
         cmd_loris(addr, sys.argv[3], int(sys.argv[4]), sys.argv[5])
+    elif cmd == "later":
+        cmd_later(addr, sys.argv[3], sys.argv[4], sys.argv[5])
     elif cmd == "chaos":
         cmd_chaos(addr, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     else:
