@@ -192,8 +192,9 @@ bool sbx_resolver_started(struct sbx_resolver *r, const struct sbx_resolve_job *
 bool sbx_resolver_take(struct sbx_resolver *r, void **owner, struct sbx_resolved *res);
 /* The owner lost interest: the job is dropped when it finishes. */
 void sbx_resolver_cancel(struct sbx_resolver *r, struct sbx_resolve_job *j);
-/* Frees the pool; threads still inside getaddrinfo() finish on their own and free nothing shared
- * that is still in use (the pool outlives them through a reference count). */
+/* Frees the pool, ending and joining the idle threads; threads still inside getaddrinfo() are
+ * not waited for: they finish on their own and free nothing shared that is still in use (the
+ * pool outlives them through a reference count). */
 void sbx_resolver_free(struct sbx_resolver *r);
 
 #endif
