@@ -138,8 +138,11 @@ start_proxy_fifo_log() {
 	exec 7<>"$FIFO"
 	start_proxy_fifo_log
 	# Its reader takes a page every 0.3 s: it has not stopped, yet lines come far faster.
-	client logreader "$FIFO" "$BATS_TEST_TMPDIR/got" "$BATS_TEST_TMPDIR/fast" 7>&- &
+	# python3 itself, not the client function: $! would be a subshell whose end leaves it.
+	python3 "$NET_DIR/client.py" logreader "$FIFO" "$BATS_TEST_TMPDIR/got" "$BATS_TEST_TMPDIR/fast" \
+		7>&- 3>&- &
 	reader=$!
+	PIDS+=($reader)
 	sleep 0.2
 	exec 7<&-
 	# 3500 lines of 420 bytes: the pipe's 64 KiB and 1 MiB in memory, and more.
@@ -990,9 +993,11 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 @test "a slow request head gets 408 after 10 s while other clients are served" {
 	start_upstream
 	start_proxy --allow-domain localhost
-	client slow "$PX" "GET http://localhost:$UP_PORT/f.txt HTTP/1.1\r\nHost: lo" \
-		>"$BATS_TEST_TMPDIR/slow" &
+	# python3 itself, not the client function: $! would be a subshell whose end leaves it.
+	python3 "$NET_DIR/client.py" slow "$PX" "GET http://localhost:$UP_PORT/f.txt HTTP/1.1\r\nHost: lo" \
+		>"$BATS_TEST_TMPDIR/slow" 3>&- &
 	slow=$!
+	PIDS+=($slow)
 	for i in 1 2 3 4 5 6 7 8; do
 		proxy_serves
 		sleep 1
