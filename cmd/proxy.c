@@ -154,6 +154,7 @@ int own_proxy_start(struct opts *o)
 	if (pid == 0) {
 		close(stop[1]);
 		signal(SIGPIPE, SIG_IGN);
+		signal(SIGXFSZ, SIG_IGN);
 		sbx_proxy_raise_nofile();
 		_exit(sbx_proxy_run(&cfg, lfd, stop[0], &d) < 0 ? EXIT_REFUSED : 0);
 	}
@@ -287,8 +288,13 @@ int cmd_proxy(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	/* A log on a closed pipe must not kill the proxy; its sockets never raise SIGPIPE. */
+	/*
+	 * A log on a closed pipe, or one past the caller's file size limit, must not kill the
+	 * proxy (the write fails instead, and the loss is counted); its sockets never raise
+	 * SIGPIPE.
+	 */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 	sbx_proxy_raise_nofile();
 	if (sbx_proxy_listen(&la, &lfd, bound, sizeof(bound), &d) < 0) {
 		r = refuse_diag(&d);

@@ -370,7 +370,9 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, pid_t par
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Its log's writes fail and are counted rather than end it (a closed pipe, a size limit). */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 	/*
 	 * It parses what the command sends: no capability (root's included), no way to gain one,
 	 * and no file it may write. It needs none of them to accept, to connect out and to write

@@ -177,6 +177,8 @@ struct conn {
 	struct sbx_resolved addrs;
 	int next_addr, last_err;
 	int64_t fd_wait_end; /* while out of descriptors: when waiting for one ends; 0 if not */
+	int64_t head_since;  /* in ST_HEAD: since when it has waited for a request head */
+	int64_t resolve_end; /* in ST_RESOLVE: when the lookup times out */
 	struct sbx_resolve_job *job;
 	unsigned ugen;	  /* counts upstream sockets: a poll result is for the one it was for */
 	int64_t deadline; /* monotonic milliseconds; 0 for none */
@@ -196,6 +198,14 @@ struct logq {
 	 * write(2) failed (with err, the first such error). */
 	size_t stopped, full, late, failed;
 	int err;
+	/*
+	 * Lines a file took only the start of (its file system full, a size limit): with
+	 * torn_err, the first such error. torn_nl: the last one has no end yet, and the next
+	 * line written begins with a newline, so that it stays a line of its own.
+	 */
+	size_t torn;
+	int torn_err;
+	bool torn_nl;
 };
 
 struct slot {
@@ -244,24 +254,6 @@ static void setup_socket(int fd, bool tcp)
 	/* Heads and short replies go out at once rather than waiting for more to coalesce. */
 	if (tcp)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-/* 0, or the error that stopped the write (the line is lost, not the proxy). */
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return errno;
-		if (w == 0)
-			return EIO;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 static void log_failed(struct logq *l, size_t lines, int err)
@@ -337,20 +329,76 @@ static void log_flush(struct sbx_proxy *px)
 		log_drop_waiting(l, &l->stopped);
 }
 
+/*
+ * Why a write(2) to a file took less than it was given (it says no error): the process's size
+ * limit where the file has reached it, else a full file system.
+ */
+static int short_write_err(int fd)
+{
+	struct rlimit rl;
+	struct stat st;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    fstat(fd, &st) == 0 && (rlim_t)st.st_size >= rl.rlim_cur)
+		return EFBIG;
+	return ENOSPC;
+}
+
+/*
+ * A file, or standard error as the caller gave it: each line written as it comes, in one
+ * write(2), on a descriptor opened O_APPEND, so that the lines of runs sharing the file stay
+ * whole; a line is never finished by a second write, which another run's line could precede.
+ * A file whose file system fills up (or a size limit) takes the start of a line and fails the
+ * rest: that line is counted apart, and the next line this proxy writes ends it first.
+ */
+static void log_put_file(struct sbx_proxy *px, const char *line, size_t len)
+{
+	struct logq *l = &px->log;
+	const char *s = line;
+	char *nl = NULL;
+	size_t n = len;
+	ssize_t w;
+
+	if (l->torn_nl && (nl = malloc(len + 1))) {
+		nl[0] = '\n';
+		memcpy(nl + 1, line, len);
+		s = nl;
+		n = len + 1;
+	}
+	do
+		w = write(px->cfg.log_fd, s, n);
+	while (w < 0 && errno == EINTR);
+	free(nl);
+	if (w > 0)
+		px->log_bytes += (size_t)w;
+	if (w == (ssize_t)n) {
+		l->torn_nl = l->torn_nl && !nl;
+		return;
+	}
+	if (w <= 0) {
+		log_failed(l, 1, w < 0 ? errno : EIO);
+		return;
+	}
+	l->torn_nl = true;
+	if (nl && w == 1) {
+		/* Only the newline that ends the torn line went: this one was not written. */
+		l->torn_nl = false;
+		log_failed(l, 1, short_write_err(px->cfg.log_fd));
+		return;
+	}
+	l->torn++;
+	if (!l->torn_err)
+		l->torn_err = short_write_err(px->cfg.log_fd);
+}
+
 /* One line (newline-ended) to the log: appended to a file, queued for a pipe. */
 static void log_put(struct sbx_proxy *px, const char *line, size_t len)
 {
 	struct logq *l = &px->log;
-	int err;
 
 	l->lines++;
 	if (!l->pipe) {
-		/* A file, or standard error as the caller gave it: written as it comes. */
-		err = write_all(px->cfg.log_fd, line, len);
-		if (err)
-			log_failed(l, 1, err);
-		else
-			px->log_bytes += len;
+		log_put_file(px, line, len);
 		return;
 	}
 	log_flush(px);
@@ -450,6 +498,12 @@ static void log_finish(struct sbx_proxy *px)
 		fprintf(stderr, "sbxrun: %s: %zu of %zu lines were not written: %s\n", what,
 			l->failed, n,
 			l->err == EPIPE ? "the pipe's reader closed it" : strerror(l->err));
+	if (l->torn)
+		fprintf(stderr,
+			"sbxrun: %s: %zu of %zu lines were written only in part, the file taking "
+			"no "
+			"more: %s\n",
+			what, l->torn, n, strerror(l->torn_err));
 	free(l->q);
 	memset(l, 0, sizeof(*l));
 }
@@ -900,7 +954,10 @@ static void decide(struct conn *c)
 		return;
 	}
 	c->st = ST_RESOLVE;
-	c->deadline = now_ms() + c->px->cfg.resolve_timeout_ms;
+	c->resolve_end = now_ms() + c->px->cfg.resolve_timeout_ms;
+	c->deadline = now_ms() + SBX_PROXY_RESOLVE_QUEUE_MS;
+	if (c->deadline > c->resolve_end)
+		c->deadline = c->resolve_end;
 }
 
 /* ---- the states ----------------------------------------------------------------------------- */
@@ -987,7 +1044,8 @@ static void exchange_done(struct conn *c)
 	c->st = ST_HEAD;
 	c->served = true;
 	c->head_started = c->parsed = false;
-	c->deadline = now_ms() + c->px->cfg.keepalive_ms;
+	c->head_since = now_ms();
+	c->deadline = c->head_since + c->px->cfg.keepalive_ms;
 }
 
 /* A failure of the upstream side: a reply if the client has seen nothing yet, else a cut. */
@@ -1385,7 +1443,20 @@ static void deadline_passed(struct conn *c)
 		break;
 	case ST_RESOLVE:
 		authority(c, auth, sizeof(auth));
-		reply(c, 504, NULL, NULL, "sbxrun: resolving host %s timed out", auth);
+		if (c->job && !sbx_resolver_started(c->px->res, c->job)) {
+			reply(c, 503, NULL, NULL,
+			      "sbxrun: cannot look up host %s now: all %d resolver threads wait "
+			      "for "
+			      "names that have not answered; try again later",
+			      auth, SBX_PROXY_RESOLVERS);
+			break;
+		}
+		if (now_ms() < c->resolve_end) {
+			c->deadline = c->resolve_end;
+			break;
+		}
+		reply(c, 504, NULL, NULL, "sbxrun: resolving host %s timed out after %u s", auth,
+		      c->px->cfg.resolve_timeout_ms / 1000);
 		break;
 	case ST_CONNECT:
 		if (c->ufd < 0) { /* waiting for a descriptor (fd_wait) */
@@ -1459,19 +1530,73 @@ static bool short_of(int e)
 }
 
 /*
+ * With every connection taken, a client in the backlog takes the place of the one that has
+ * waited longest for a request head: a kept-alive client that sends nothing (clients reconnect),
+ * or one whose head comes slowly. Without it one client that opens every connection and sends a
+ * byte now and then (slowloris) holds all of them for the head's time-out, each time it opens
+ * them again, and every other client waits in the backlog; with it, a client that sends its head
+ * at once is served, for the slow ones would have to open SBX_PROXY_MAX_CONNS connections in the
+ * time that head takes to come. Connections in an exchange (resolving, connecting, relaying) are
+ * never taken: at those the clients wait in the backlog. NULL when none waits for a head.
+ */
+static struct conn *longest_waiting_head(struct sbx_proxy *px)
+{
+	struct conn *v = NULL;
+
+	for (size_t i = 0; i < px->n; i++) {
+		struct conn *c = px->conns[i];
+
+		if (c->st == ST_HEAD && (!v || c->head_since < v->head_since))
+			v = c;
+	}
+	return v;
+}
+
+/*
+ * Its place goes to a client in the backlog: a part of a head gets 408 (sent if the socket takes
+ * it now: the place is needed at once, not after a linger), a kept-alive client that sent
+ * nothing is closed as on its time-out.
+ */
+static void make_room(struct conn *c)
+{
+	if (used(&c->in) || !c->served) {
+		char why[96];
+
+		snprintf(why, sizeof(why),
+			 "no complete request head after %lld ms, while every connection was taken",
+			 (long long)(now_ms() - c->head_since));
+		reply(c, 408, "invalid", why, "sbxrun: %s", why);
+		if (c->st == ST_REPLY &&
+		    send(c->cfd, data(&c->out), used(&c->out), SEND_FLAGS) < 0) {
+			/* the client may not read: the place is needed all the same */
+		}
+	}
+	close_conn(c);
+}
+
+/*
  * A client is accepted only with a descriptor kept for its upstream socket: out of descriptors,
  * the clients wait in the backlog, where accepting them would answer them 502 for want of a
  * socket. While that lasts, the listener rests (ACCEPT_PAUSE_MS) rather than being polled again
  * at once: it stays readable, and poll(2) would return at once for as long as the limit holds.
+ * With every connection taken, a client is accepted in the place of one that waits for a head
+ * (longest_waiting_head), or not at all.
  */
 static void accept_clients(struct sbx_proxy *px)
 {
-	for (int k = 0; k < ACCEPT_BATCH && px->n < px->cfg.max_conns; k++) {
+	size_t live = 0; /* the table holds the connections that ended this round until freed */
+
+	for (size_t i = 0; i < px->n; i++)
+		live += px->conns[i]->st != ST_DEAD;
+	for (int k = 0; k < ACCEPT_BATCH; k++) {
 		struct sockaddr_storage ss = {0};
 		socklen_t sl = sizeof(ss);
-		struct conn *c;
-		int keep = spare(px), fd = -1, e;
+		struct conn *c, *victim = NULL;
+		int keep, fd = -1, e;
 
+		if (live >= px->cfg.max_conns && !(victim = longest_waiting_head(px)))
+			return;
+		keep = spare(px);
 		if (keep >= 0)
 			fd = accept(px->lfd, (struct sockaddr *)&ss, &sl);
 		if (fd < 0) {
@@ -1484,6 +1609,10 @@ static void accept_clients(struct sbx_proxy *px)
 				continue;
 			return;
 		}
+		if (victim)
+			make_room(victim);
+		else
+			live++;
 		setup_socket(fd, ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
 		if (px->n == px->cap) {
 			size_t cap = px->cap ? px->cap * 2 : 64;
@@ -1510,7 +1639,8 @@ static void accept_clients(struct sbx_proxy *px)
 		c->spare = keep;
 		c->st = ST_HEAD;
 		format_client(&ss, c->client, sizeof(c->client));
-		c->deadline = now_ms() + px->cfg.head_timeout_ms;
+		c->head_since = now_ms();
+		c->deadline = c->head_since + px->cfg.head_timeout_ms;
 		px->conns[px->n++] = c;
 	}
 }
@@ -1610,7 +1740,7 @@ size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, i
 			fds[n] = (struct pollfd){.fd = (fd_), .events = (short)(ev_)};             \
 		px->slots[n++] = (struct slot){(kind_), (c_), (gen_)};                             \
 	} while (0)
-	if (!px->stopping && px->n < px->cfg.max_conns) {
+	if (!px->stopping && (px->n < px->cfg.max_conns || longest_waiting_head(px))) {
 		if (now >= px->accept_resume)
 			ADD(px->lfd, POLLIN, SLOT_LISTEN, NULL, 0);
 		else
@@ -1649,6 +1779,7 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 {
 	int64_t now;
 	size_t k = 0;
+	bool accepting = false; /* the listener has clients waiting */
 
 	for (size_t i = 0; i < n && i < px->cap_slots; i++) {
 		struct slot s = px->slots[i];
@@ -1658,7 +1789,7 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 		if (!rev)
 			continue;
 		if (s.kind == SLOT_LISTEN) {
-			accept_clients(px);
+			accepting = true;
 			continue;
 		}
 		if (s.kind == SLOT_LOG) {
@@ -1717,6 +1848,13 @@ void sbx_proxy_dispatch(struct sbx_proxy *px, const struct pollfd *fds, size_t n
 		if (c->st != ST_DEAD && px->stopping && now >= px->drain_deadline)
 			cut_conn(c, "stopped");
 	}
+	/*
+	 * New clients last, once this round's events are handled: a connection whose client
+	 * closed has given its place back, and one whose head came has left ST_HEAD, so that
+	 * neither is taken for a new client (longest_waiting_head) while its event waits.
+	 */
+	if (accepting)
+		accept_clients(px);
 	for (size_t i = 0; i < px->n; i++) {
 		if (px->conns[i]->st == ST_DEAD)
 			free_conn(px->conns[i]);

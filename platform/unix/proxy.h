@@ -30,7 +30,8 @@
  * must fit in one); the buffer of a download that keeps filling it grows to SBX_PROXY_BUF_MAX,
  * which halves the wake-ups of a fast transfer. So 1024 connections are at most 2048
  * descriptors and 64 MiB of buffers when idle, 320 MiB when all download at full speed; more
- * connections wait in the listen backlog.
+ * connections wait in the listen backlog, or take the place of the one that has waited longest
+ * for a request head (proxy.c, longest_waiting_head).
  */
 #define SBX_PROXY_MAX_CONNS 1024
 #define SBX_PROXY_BUF	    65536
@@ -57,6 +58,13 @@
 #define SBX_PROXY_KEEPALIVE_MS 60000
 /* A name must resolve within this (the system resolver retries for about as long). */
 #define SBX_PROXY_RESOLVE_TIMEOUT_MS 15000
+/*
+ * A lookup that finds every resolver thread busy waits this long for one, then its request gets
+ * 503 at once: the threads are then held by names that do not answer (a lookup that does takes
+ * milliseconds), which would otherwise keep it for SBX_PROXY_RESOLVE_TIMEOUT_MS and answer 504,
+ * a time-out of a name that was never asked.
+ */
+#define SBX_PROXY_RESOLVE_QUEUE_MS 2000
 /* Each address of the upstream must accept the connection within this. */
 #define SBX_PROXY_CONNECT_TIMEOUT_MS 10000
 /* A forwarded exchange or a tunnel with no byte moving either way for this long is cut. */
@@ -178,12 +186,15 @@ int sbx_resolver_notify_fd(const struct sbx_resolver *r);
 /* Queues a lookup of name; NULL when out of memory or no thread could start. The job stays
  * valid until it is taken or cancelled. */
 struct sbx_resolve_job *sbx_resolver_submit(struct sbx_resolver *r, const char *name, void *owner);
+/* Whether a thread has taken the lookup (it is no longer waiting for one). */
+bool sbx_resolver_started(struct sbx_resolver *r, const struct sbx_resolve_job *j);
 /* Takes a finished lookup (false when none is left), its owner and result; drains notify_fd. */
 bool sbx_resolver_take(struct sbx_resolver *r, void **owner, struct sbx_resolved *res);
 /* The owner lost interest: the job is dropped when it finishes. */
 void sbx_resolver_cancel(struct sbx_resolver *r, struct sbx_resolve_job *j);
-/* Frees the pool; threads still inside getaddrinfo() finish on their own and free nothing shared
- * that is still in use (the pool outlives them through a reference count). */
+/* Frees the pool, ending and joining the idle threads; threads still inside getaddrinfo() are
+ * not waited for: they finish on their own and free nothing shared that is still in use (the
+ * pool outlives them through a reference count). */
 void sbx_resolver_free(struct sbx_resolver *r);
 
 #endif

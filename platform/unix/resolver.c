@@ -5,7 +5,7 @@
  * idle, up to SBX_PROXY_RESOLVERS, and those beyond SBX_PROXY_RESOLVERS_KEPT end when idle for
  * a while; a finished lookup is queued and announced by one byte on a pipe that the loop
  * polls. The pool and its threads share one reference-counted state, so freeing the pool never
- * waits for a lookup still inside getaddrinfo().
+ * waits for a lookup still inside getaddrinfo(); it joins the threads that are idle.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -52,6 +52,15 @@ struct sbx_resolver {
 	 */
 	unsigned threads, idle, queued, refs;
 	bool closing;
+	/*
+	 * The threads, joinable: a thread that ends on its own (idle too long) detaches itself
+	 * and leaves its slot; when the pool closes, sbx_resolver_free() decides for each thread
+	 * still there (see there). busy: inside a lookup.
+	 */
+	struct {
+		pthread_t t;
+		bool used, busy;
+	} slot[SBX_PROXY_RESOLVERS];
 	int pipe[2]; /* [0] polled by the loop, [1] written by the threads */
 };
 
@@ -388,8 +397,12 @@ static void lookup(struct sbx_resolve_job *j)
 static void *worker(void *arg)
 {
 	struct sbx_resolver *r = arg;
+	int me = 0;
 
+	/* spawn_locked() held the lock while pthread_create() stored this thread's id. */
 	pthread_mutex_lock(&r->mu);
+	while (!(r->slot[me].used && pthread_equal(r->slot[me].t, pthread_self())))
+		me++;
 	for (;;) {
 		struct sbx_resolve_job *j;
 		bool expired = false;
@@ -424,9 +437,11 @@ static void *worker(void *arg)
 		if (!r->queue)
 			r->queue_tail = NULL;
 		j->state = JOB_RUNNING;
+		r->slot[me].busy = true;
 		pthread_mutex_unlock(&r->mu);
 		lookup(j);
 		pthread_mutex_lock(&r->mu);
+		r->slot[me].busy = false;
 		if (j->cancelled || r->closing) {
 			free(j);
 			continue;
@@ -439,6 +454,11 @@ static void *worker(void *arg)
 			break;
 	}
 	r->threads--;
+	/* Closing, sbx_resolver_free() joins or detaches this thread; else nobody would join it. */
+	if (!r->closing) {
+		r->slot[me].used = false;
+		pthread_detach(pthread_self());
+	}
 	unref_locked(r);
 	return NULL;
 }
@@ -479,13 +499,15 @@ int sbx_resolver_notify_fd(const struct sbx_resolver *r)
 static void spawn_locked(struct sbx_resolver *r)
 {
 	pthread_attr_t attr;
-	pthread_t t;
 	sigset_t all, old;
 	size_t stack;
+	int k = 0;
 
+	/* threads < SBX_PROXY_RESOLVERS: a slot is free. */
+	while (r->slot[k].used)
+		k++;
 	if (pthread_attr_init(&attr))
 		return;
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	/*
 	 * glibc's default stack is the stack limit (8 MiB, often): 64 workers would reserve half
 	 * a gigabyte. getaddrinfo() and the name service modules it loads fit in far less; musl's
@@ -495,7 +517,9 @@ static void spawn_locked(struct sbx_resolver *r)
 		pthread_attr_setstacksize(&attr, RESOLVER_STACK);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&t, &attr, worker, r) == 0) {
+	if (pthread_create(&r->slot[k].t, &attr, worker, r) == 0) {
+		r->slot[k].used = true;
+		r->slot[k].busy = false;
 		r->threads++;
 		r->refs++;
 	}
@@ -533,6 +557,16 @@ struct sbx_resolve_job *sbx_resolver_submit(struct sbx_resolver *r, const char *
 	pthread_cond_signal(&r->cv);
 	pthread_mutex_unlock(&r->mu);
 	return j;
+}
+
+bool sbx_resolver_started(struct sbx_resolver *r, const struct sbx_resolve_job *j)
+{
+	bool started;
+
+	pthread_mutex_lock(&r->mu);
+	started = j->state != JOB_QUEUED;
+	pthread_mutex_unlock(&r->mu);
+	return started;
 }
 
 bool sbx_resolver_take(struct sbx_resolver *r, void **owner, struct sbx_resolved *res)
@@ -593,8 +627,21 @@ void sbx_resolver_cancel(struct sbx_resolver *r, struct sbx_resolve_job *j)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/*
+ * Ends the idle threads and waits for them: a thread's own state in the C library (glibc's
+ * resolver state, for one) is freed as the thread ends, and a detached thread told to end as
+ * the process exits may still be ending when the exit's leak check (LeakSanitizer) runs, which
+ * reports that state as lost. An idle thread has only to wake and return, so the join is
+ * quick. A thread inside getaddrinfo() is detached instead, and finishes on its own: the
+ * lookup may wait for a name server for as long as resolv.conf allows (timeout times
+ * attempts, 30 seconds and more), and stopping the proxy must not wait for a name nobody
+ * needs any more. Such a thread keeps the pool alive through its reference.
+ */
 void sbx_resolver_free(struct sbx_resolver *r)
 {
+	pthread_t join[SBX_PROXY_RESOLVERS];
+	int n = 0;
+
 	if (!r)
 		return;
 	pthread_mutex_lock(&r->mu);
@@ -613,6 +660,22 @@ void sbx_resolver_free(struct sbx_resolver *r)
 		r->done = j->next;
 		free(j);
 	}
+	/*
+	 * Decided under the lock that sets closing: from here no thread leaves its slot or
+	 * detaches itself, and an idle one cannot take a lookup (the queue is empty).
+	 */
+	for (int k = 0; k < SBX_PROXY_RESOLVERS; k++) {
+		if (!r->slot[k].used)
+			continue;
+		if (r->slot[k].busy)
+			pthread_detach(r->slot[k].t);
+		else
+			join[n++] = r->slot[k].t;
+	}
 	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	for (int k = 0; k < n; k++)
+		pthread_join(join[k], NULL);
+	pthread_mutex_lock(&r->mu);
 	unref_locked(r);
 }

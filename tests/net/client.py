@@ -20,6 +20,16 @@
   client.py flood ADDR TARGET N WAIT    N tunnel requests at once, left WAIT seconds, then
                                         each answered one (or closed) closed until all are:
                                         "A of N answered at first, then all; E established"
+  client.py refused ADDR N              N requests, one a connection, each for another name of
+                                        250 bytes that no allow entry matches: "N refused"
+  client.py logreader FIFO OUT FLAG     reads the pipe FIFO into OUT a page every 0.3 s (its
+                                        reader never stops) until FLAG exists, then all at
+                                        once until its end
+  client.py loris ADDR DATA N FLAG       N connections that each send DATA (a partial head) and
+                                        nothing more: "held N", then once FLAG exists (or 60 s
+                                        passed), what each got: "S1:C1 S2:C2 ... open:K"
+  client.py later ADDR DATA FLAG SENT   connects, then once FLAG exists sends DATA, makes the
+                                        file SENT, and prints what comes back until the end
 ADDR is HOST:PORT, [::1]:PORT or unix:PATH.
 """
 import hashlib
@@ -236,6 +246,73 @@ def chaos_one(addr, url, target, rnd):
         pass
 
 
+def cmd_refused(addr, n):
+    refused = 0
+    for i in range(n):
+        host = ".".join(["%05d" % i + "a" * 58] * 3 + ["%05d" % i + "a" * 45]) + ".example"
+        s = connect(addr)
+        s.sendall(b"GET http://%s/ HTTP/1.1\r\nHost: x\r\n\r\n" % host.encode())
+        refused += read_all(s).startswith(b"HTTP/1.1 403 ")
+        s.close()
+    print("%d refused" % refused)
+
+
+def cmd_logreader(fifo, out, flag):
+    fd = os.open(fifo, os.O_RDONLY)
+    with open(out, "wb") as f:
+        while True:
+            fast = os.path.exists(flag)
+            d = os.read(fd, 65536 if fast else 4096)
+            if not d:
+                break
+            f.write(d)
+            f.flush()
+            if not fast:
+                time.sleep(0.3)
+
+
+def cmd_loris(addr, data, n, flag):
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    socks = []
+    for _ in range(n):
+        s = connect(addr)
+        s.sendall(unescape(data))
+        socks.append(s)
+    print("held %d" % n, flush=True)
+    deadline = time.monotonic() + 60  # a test that failed before making FLAG ends it
+    while not os.path.exists(flag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    counts = {}
+    for s in socks:
+        s.setblocking(False)
+        try:
+            out = s.recv(100)
+            key = out[9:12].decode() if out.startswith(b"HTTP/1.1 ") else "closed"
+        except BlockingIOError:
+            key = "open"
+        except OSError:
+            key = "reset"
+        counts[key] = counts.get(key, 0) + 1
+        s.close()
+    print(" ".join("%s:%d" % kv for kv in sorted(counts.items())))
+
+
+def cmd_later(addr, data, flag, sent):
+    s = connect(addr)
+    deadline = time.monotonic() + 60  # a test that failed before making FLAG ends it
+    while not os.path.exists(flag) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    s.sendall(unescape(data))
+    open(sent, "w").close()
+    try:
+        out = read_all(s)
+    except OSError as e:
+        out = ("error: %s" % e.strerror).encode()
+    sys.stdout.buffer.write(out)
+    s.close()
+
+
 def cmd_chaos(addr, url, target, n):
     rnd = random.Random(int(os.environ.get("CHAOS_SEED", "1")))
     threads = []
@@ -271,6 +348,14 @@ def main():
         cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "flood":
         cmd_flood(addr, sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
+    elif cmd == "refused":
+        cmd_refused(addr, int(sys.argv[3]))
+    elif cmd == "logreader":
+        cmd_logreader(addr, sys.argv[3], sys.argv[4])
+    elif cmd == "loris":
+        cmd_loris(addr, sys.argv[3], int(sys.argv[4]), sys.argv[5])
+    elif cmd == "later":
+        cmd_later(addr, sys.argv[3], sys.argv[4], sys.argv[5])
     elif cmd == "chaos":
         cmd_chaos(addr, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     else:
