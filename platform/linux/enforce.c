@@ -230,6 +230,27 @@ static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 }
 
 /*
+ * A directory the profile denies by name, in a writable root: its tree is walked as a matched
+ * directory's. It was masked in every earlier run that had the rule, but not in one before the
+ * rule was written: such a run can have made the directory, a file in it and that file's other
+ * name outside it, for the user to write a secret through the denied name later.
+ */
+static int check_denied_dir(const struct sbx_plan *plan, struct sbx_rulepaths *res,
+			    const struct sbx_req *r, struct sbx_diag *d)
+{
+	const struct sbx_rulepath *f;
+
+	if (!r->path || !r->exists || r->type != SBX_FT_DIR)
+		return 0;
+	f = sbx_rulepath_get(res, r->path);
+	if (!f)
+		return -ENOMEM;
+	if (f->err)
+		return sbx_lookup_failed(d, f->err, r->path);
+	return check_names(plan, f, r->path, d);
+}
+
+/*
  * One deny glob's scan: its matches on this host now, each checked (check_match). 0 with the
  * matches, -ENOMEM, or another negative code with d saying why the glob cannot be enforced.
  */
@@ -285,9 +306,21 @@ int sbx_linux_scan_globs(struct sbx_plan *plan, struct sbx_rulepaths *res,
 		struct sbx_diag why;
 		int rc;
 
-		if (r->kind != SBX_REQ_DENY_GLOB || r->status != SBX_ENFORCED)
+		if ((r->kind != SBX_REQ_DENY_GLOB && r->kind != SBX_REQ_DENY) ||
+		    r->status != SBX_ENFORCED)
 			continue;
 		sbx_diag_clear(&why);
+		if (r->kind == SBX_REQ_DENY) {
+			rc = check_denied_dir(plan, res, r, &why);
+			if (rc < 0 && rc != -ENOMEM)
+				rc = sbx_req_set_diag(r, SBX_UNENFORCEABLE, 0,
+						      why.hint[0] ? why.hint : NULL, &why);
+			if (rc < 0) {
+				sbx_linux_globs_free(g);
+				return sbx_diag_set(d, rc, "out of memory");
+			}
+			continue;
+		}
 		rc = scan_one(plan, r, res, &g->matches[i], &why);
 		/*
 		 * Refused: the glob's requirement says why, as any rule's that cannot be enforced.

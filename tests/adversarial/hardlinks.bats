@@ -220,3 +220,47 @@ because it $TWO"
 	[ "$(stat -c %h "$OUT/sec")" = 1 ]
 	rm -rf "$pw" "$OUT/ro" "$OUT/sec"
 }
+
+@test "run 1 links a file in a directory a deny names later; run 2 refuses, naming the file" {
+	local d="$WS/secrets"
+	rm -rf "$d" "$WS/notes.txt"
+	# Run 1, before the deny was written: a directory, a file in it, its other name outside.
+	PROFILE=$(profile restricted $(workspace_entries))
+	run sbx sh -c "mkdir '$d' && echo >'$d/token' && ln '$d/token' '$WS/notes.txt'"
+	[ "$status" -eq 0 ]
+	# The user writes a secret through the denied name, in place, and denies the directory.
+	echo hunter2 >"$d/token"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$d" deny)")
+	run sbx sh -c "touch '$CANARY'; cat '$WS/notes.txt'"
+	refused "sbxrun: cannot enforce \"deny $d\" on linux: $GLOBBED $d because $d/token inside it $TWO"
+	[[ "$output" != *hunter2* ]]
+	explain_agrees
+	# Control: with one name left, the run starts and the directory is masked.
+	rm "$WS/notes.txt"
+	expect EACCES read "$d/token"
+	expect OK read "$WS/file.txt"
+	rm -rf "$d"
+}
+
+@test "run 1 links a file a read-only entry names later; run 2 refuses, never rewrites it" {
+	rm -f "$WS/build.sh" "$WS/.b"
+	# Run 1, before the read-only entry was written: a file of its own and its other name.
+	PROFILE=$(profile restricted $(workspace_entries))
+	run sbx sh -c "echo >'$WS/build.sh' && ln '$WS/build.sh' '$WS/.b'"
+	[ "$status" -eq 0 ]
+	# The user writes the script in place and keeps it read-only for the next runs.
+	echo 'make all' >"$WS/build.sh"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$WS/build.sh" read)")
+	run sbx sh -c "touch '$CANARY'; echo planted >'$WS/.b'"
+	refused "sbxrun: cannot enforce \"read-only $WS/build.sh\" on linux: cannot enforce sandbox \
+read-only path $WS/build.sh because it has other names (hard links): the command could rewrite \
+it through one of them"
+	[ "$(cat "$WS/build.sh")" = "make all" ]
+	explain_agrees
+	# Control: with one name left, the run starts and the file is kept (EROFS), not others.
+	rm "$WS/.b"
+	expect EROFS append "$WS/build.sh"
+	expect OK append "$WS/movable.txt"
+	[ "$(cat "$WS/build.sh")" = "make all" ]
+	rm -f "$WS/build.sh"
+}
