@@ -31,7 +31,25 @@ struct tree {
 	char why[SBX_MAX_PATH + 128]; /* one refusal's words: not on each level's stack */
 	size_t seen;
 	struct sbx_diag *d;
+	bool regranted; /* a read or write rule names a path inside the tree */
 };
+
+/* Is a path inside the denied tree granted again by a rule of the plan (read or write)? */
+static bool regrants(const struct sbx_plan *plan, const char *path, bool below)
+{
+	for (size_t i = 0; i < plan->n_reqs; i++) {
+		const struct sbx_req *r = &plan->reqs[i];
+
+		if ((r->kind != SBX_REQ_READ && r->kind != SBX_REQ_WRITE &&
+		     r->kind != SBX_REQ_READ_ONLY) ||
+		    !r->path)
+			continue;
+		if (below ? sbx_path_covers(path, r->path) && strcmp(path, r->path)
+			  : !strcmp(path, r->path))
+			return true;
+	}
+	return false;
+}
 
 static int tree_refuse(struct tree *t, const char *why, const char *hint)
 {
@@ -133,6 +151,14 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 		}
 		t->path[len] = '/';
 		memcpy(t->path + len + 1, de->d_name, nl + 1);
+		/*
+		 * A path a rule grants again inside the mask (a writable carve-out in a denied
+		 * directory) is the command's to read and to link in: nothing there is hidden.
+		 */
+		if (t->regranted && regrants(t->plan, t->path, false)) {
+			t->path[len] = '\0';
+			continue;
+		}
 		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT) {
 				snprintf(why, sizeof(t->why), "cannot look up %s: %s", t->path,
@@ -206,6 +232,7 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 		return tree_refuse(&t, why, "make it listable, or deny its files by name");
 	}
 	memcpy(t.path, real, len + 1);
+	t.regranted = regrants(plan, real, true);
 	return tree_walk(&t, fd, len, 1);
 }
 

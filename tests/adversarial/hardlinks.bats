@@ -264,3 +264,21 @@ it through one of them"
 	[ "$(cat "$WS/build.sh")" = "make all" ]
 	rm -f "$WS/build.sh"
 }
+
+@test "a writable carve-out in a denied directory: what run 1 links there refuses nothing" {
+	local d="$WS/secrets"
+	rm -rf "$d"
+	mkdir -p "$d/pub"
+	echo hunter2 >"$d/token"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$d" deny)" \
+		"$(entry_path "$d/pub" write)")
+	# Run 1 writes in the carve-out and gives its file a second name there.
+	expect OK write "$d/pub/a"
+	expect OK link "$d/pub/a" "$d/pub/b"
+	[ "$(stat -c %h "$d/pub/a")" = 2 ]
+	# Run 2 starts: the carve-out is the command's own, the rest of the directory stays hidden.
+	expect OK read "$d/pub/b"
+	expect EACCES list "$d"
+	expect ENOENT read "$d/token"
+	rm -rf "$d"
+}
