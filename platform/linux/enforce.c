@@ -17,7 +17,7 @@
 #include "linux/sandbox.h"
 
 /*
- * The tree of a matched directory in a writable root, walked by descriptor (no link followed,
+ * The tree of a denied directory in a writable root (matched or named), walked by descriptor (no link followed,
  * nothing opened but directories): a file in it that has another name is read through that
  * name. An earlier run made the tree, so its size and depth are bounded, and a tree beyond the
  * bounds refuses the run (the scan must neither stall the start nor run out of descriptors).
@@ -49,6 +49,31 @@ static bool regrants(const struct sbx_plan *plan, const char *path, bool below)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * A descriptor to list the directory fd names (opened O_PATH or not), or -errno; 1 in *closed
+ * when the caller cannot list it and it is another user's, closed to everyone but its owner
+ * (no search bit for its group or the others, so no ACL entry grants one either): the
+ * command, which runs as the caller without its capabilities, can open nothing in it and link
+ * nothing there or to it, as the glob's own walk finds (it passes over such a directory). Only
+ * its owner, or a run before the owner closed it, made its files' other names.
+ */
+static int open_listing(int fd, bool *closed)
+{
+	int l = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	int err = errno;
+	uid_t me = geteuid();
+	struct stat st;
+
+	*closed = false;
+	if (l >= 0)
+		return l;
+	/* The object the descriptor holds, not a name an earlier run may have swapped since. */
+	if ((err == EACCES || err == EPERM) && me != 0 && fstat(fd, &st) == 0 &&
+	    S_ISDIR(st.st_mode) && st.st_uid != me && !(st.st_mode & (S_IXGRP | S_IXOTH)))
+		*closed = true;
+	return -err;
 }
 
 static int tree_refuse(struct tree *t, const char *why, const char *hint)
@@ -116,6 +141,7 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 	}
 	while (!r) {
 		struct stat st;
+		bool closed = false;
 		size_t nl;
 		int sub;
 
@@ -181,12 +207,19 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 				break;
 			}
 			sub = openat(dirfd(dir), de->d_name,
-				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+				     O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				int p = sub;
+
+				sub = open_listing(p, &closed);
+				close(p);
+			} else
+				sub = -errno;
 			if (sub >= 0)
 				r = tree_walk(t, sub, len + 1 + nl, depth + 1);
-			else if (errno != ENOENT) {
+			else if (sub != -ENOENT && !closed) {
 				snprintf(why, sizeof(t->why), "cannot list %s: %s", t->path,
-					 strerror(errno));
+					 strerror(-sub));
 				r = tree_refuse(t, why, "make it listable, or remove it");
 			}
 		}
@@ -198,8 +231,8 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 
 /*
  * A glob match's other names (hard links), where an earlier run could have made them: a file,
- * or the files in a matched directory (the planner asks the same of a file the profile names; a
- * directory it names was masked whole in every earlier run, which could make nothing in it).
+ * or the files in a matched directory or one the profile denies by name (the planner asks the
+ * same of a file the profile names).
  */
 static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f, const char *m,
 		       struct sbx_diag *d)
@@ -208,6 +241,7 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 	struct tree t = {.plan = plan, .top = m, .d = d};
 	struct stat st;
 	size_t len = strlen(real);
+	bool closed;
 	int fd;
 
 	if (!f->facts.exists || f->fd < 0 ||
@@ -223,12 +257,14 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 					     d);
 	if (len >= sizeof(t.path))
 		return 0;
-	fd = openat(f->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	fd = open_listing(f->fd, &closed);
+	if (closed)
+		return 0;
 	if (fd < 0) {
 		char why[SBX_MAX_PATH + 64];
 
 		snprintf(why, sizeof(why), "cannot list it to check for hard links: %s",
-			 strerror(errno));
+			 strerror(-fd));
 		return tree_refuse(&t, why, "make it listable, or deny its files by name");
 	}
 	memcpy(t.path, real, len + 1);

@@ -282,3 +282,39 @@ it through one of them"
 	expect ENOENT read "$d/token"
 	rm -rf "$d"
 }
+
+@test "a denied directory another user closed is passed over, as by the glob's walk; one's own is not" {
+	local w="$WORK/closed-ws" d="$WORK/closed-ws/closed" rule
+	new_canary "$w"
+	SBX_CWD=$w
+	for rule in "$(entry_path "$d" deny)" "$(glob_deny "$w/clo*")"; do
+		PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$w" write)" \
+			"$rule")
+		if as_root; then
+			# Root lists it, so a command as root could have linked there: walked, refused.
+			run sbx sh -c "touch '$CANARY'"
+			refused "sbxrun: cannot enforce \"deny*\" on linux: $GLOBBED $d because $d/[ab] inside it $TWO"
+			explain_agrees
+		else
+			# Root's, mode 0700: uid 65534 can open, list and link nothing in it, as before.
+			expect EACCES list "$d"
+			expect EACCES read "$d/a"
+			expect EACCES link "$d/a" "$w/c"
+			expect OK write "$w/c"
+		fi
+	done
+	# Control: a directory of the command's own that it closed refuses (it may open it again).
+	rm -rf "$w/mine" "$w/c"
+	mkdir "$w/mine"
+	chmod 0000 "$w/mine"
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$w" write)" \
+		"$(entry_path "$w/mine" deny)")
+	if as_root; then
+		expect EACCES list "$w/mine"
+	else
+		run sbx sh -c "touch '$CANARY'"
+		refused "sbxrun: cannot enforce \"deny $w/mine\" on linux: $GLOBBED $w/mine: cannot list it to check for hard links: $(errtext EACCES)"
+		explain_agrees
+	fi
+	rm -rf "$w/mine" "$w/c"
+}
