@@ -288,6 +288,16 @@ int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char
 				   "%s it through one of them",
 				   kept ? "rewrite" : "read");
 	/*
+	 * A kept file's content is no secret: a copy of its own (one name) is kept, and the other
+	 * names are left the old content, which nothing reads as the kept file. The same file
+	 * often has other names for innocent reasons (a `cp -l` tree, pnpm's store).
+	 */
+	if (kept && !inside)
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "replace it with a copy of its own, which leaves its other "
+				     "names the old content (cp -p %s %s.copy && mv %s.copy %s)",
+				     file, file, file, file);
+	/*
 	 * Not "replace it with a copy": the other names keep the content (the secret the user
 	 * wrote in place), and the next run reads it through them. They can be anywhere on its
 	 * file system (/tmp too), so the search starts at that file system's top.

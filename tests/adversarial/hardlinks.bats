@@ -255,14 +255,17 @@ because it $TWO"
 	refused "sbxrun: cannot enforce \"read-only $WS/build.sh\" on linux: cannot enforce sandbox \
 read-only path $WS/build.sh because it has other names (hard links): the command could rewrite \
 it through one of them"
+	[[ "${lines[0]}" == *"; hint: replace it with a copy of its own, which leaves its other names \
+the old content (cp -p $WS/build.sh $WS/build.sh.copy && mv $WS/build.sh.copy $WS/build.sh)" ]]
 	[ "$(cat "$WS/build.sh")" = "make all" ]
 	explain_agrees
-	# Control: with one name left, the run starts and the file is kept (EROFS), not others.
-	rm "$WS/.b"
+	# The hint's fix: a copy of its own starts the run; the other name keeps the old text.
+	cp -p "$WS/build.sh" "$WS/build.sh.copy"
+	mv "$WS/build.sh.copy" "$WS/build.sh"
 	expect EROFS append "$WS/build.sh"
-	expect OK append "$WS/movable.txt"
+	expect OK append "$WS/.b"
 	[ "$(cat "$WS/build.sh")" = "make all" ]
-	rm -f "$WS/build.sh"
+	rm -f "$WS/build.sh" "$WS/.b"
 }
 
 @test "a writable carve-out in a denied directory: what run 1 links there refuses nothing" {
