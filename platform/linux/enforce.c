@@ -162,9 +162,10 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 			snprintf(why, sizeof(t->why),
 				 "it holds more than %u entries to check for hard links",
 				 SBX_MAX_GLOB_MATCHES);
+			/* Not "deny its files by a pattern": a glob matches no more than that. */
 			r = tree_refuse(t, why,
-					"empty it, or deny it by a pattern that "
-					"matches its files");
+					"empty it, or deny the parts of it that hold secrets "
+					"(each denied directory is walked on its own)");
 			break;
 		}
 		nl = strlen(de->d_name);

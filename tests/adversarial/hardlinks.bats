@@ -321,3 +321,24 @@ the old content (cp -p $WS/build.sh $WS/build.sh.copy && mv $WS/build.sh.copy $W
 	fi
 	rm -rf "$w/mine" "$w/c"
 }
+
+@test "a denied directory of more entries than are checked refuses the run, in words" {
+	local d="$WS/data"
+	rm -rf "$d"
+	# Run 1, before the deny was written: 8193 entries, more than the walk checks.
+	PROFILE=$(profile restricted $(workspace_entries))
+	run sbx sh -c "mkdir '$d' && cd '$d' && seq 8193 | xargs touch"
+	[ "$status" -eq 0 ]
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$d" deny)")
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: cannot enforce \"deny $d\" on linux: $GLOBBED $d: it holds more than 8192 \
+entries to check for hard links"
+	[[ "${lines[0]}" == *"; hint: empty it, or deny the parts of it that hold secrets (each \
+denied directory is walked on its own)" ]]
+	explain_agrees
+	# Control: at the bound the tree is walked, and the run starts with it masked.
+	rm "$d/8193"
+	expect EACCES read "$d/1"
+	expect OK read "$WS/file.txt"
+	rm -rf "$d"
+}
