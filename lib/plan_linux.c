@@ -289,13 +289,14 @@ int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char
 				   kept ? "rewrite" : "read");
 	/*
 	 * A kept file's content is no secret: a copy of its own (one name) is kept, and the other
-	 * names are left the old content, which nothing reads as the kept file. The same file
-	 * often has other names for innocent reasons (a `cp -l` tree, pnpm's store).
+	 * names are left the old content, which nothing reads as the kept file (the words of
+	 * git's global config's refusal). What it says may be an earlier run's: checked. The
+	 * same file often has other names for innocent reasons (a `cp -l` tree, pnpm's store).
 	 */
 	if (kept && !inside)
 		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-				     "replace it with a copy of its own, which leaves its other "
-				     "names the old content (cp -p %s %s.copy && mv %s.copy %s)",
+				     "give it a name of its own (cp -p %s %s.new && mv %s.new %s), "
+				     "and check what it says",
 				     file, file, file, file);
 	/*
 	 * Not "replace it with a copy": the other names keep the content (the secret the user

@@ -255,13 +255,13 @@ because it $TWO"
 	refused "sbxrun: cannot enforce \"read-only $WS/build.sh\" on linux: cannot enforce sandbox \
 read-only path $WS/build.sh because it has other names (hard links): the command could rewrite \
 it through one of them"
-	[[ "${lines[0]}" == *"; hint: replace it with a copy of its own, which leaves its other names \
-the old content (cp -p $WS/build.sh $WS/build.sh.copy && mv $WS/build.sh.copy $WS/build.sh)" ]]
+	[[ "${lines[0]}" == *"; hint: give it a name of its own (cp -p $WS/build.sh $WS/build.sh.new \
+&& mv $WS/build.sh.new $WS/build.sh), and check what it says" ]]
 	[ "$(cat "$WS/build.sh")" = "make all" ]
 	explain_agrees
 	# The hint's fix: a copy of its own starts the run; the other name keeps the old text.
-	cp -p "$WS/build.sh" "$WS/build.sh.copy"
-	mv "$WS/build.sh.copy" "$WS/build.sh"
+	cp -p "$WS/build.sh" "$WS/build.sh.new"
+	mv "$WS/build.sh.new" "$WS/build.sh"
 	expect EROFS append "$WS/build.sh"
 	expect OK append "$WS/.b"
 	[ "$(cat "$WS/build.sh")" = "make all" ]
