@@ -315,6 +315,277 @@ static int check_denied_dir(const struct sbx_plan *plan, struct sbx_rulepaths *r
 }
 
 /*
+ * The files of a directory kept read-only because what they say makes something run later (a
+ * git directory's config and hooks, what .codex and .agents hold): one with another name is
+ * rewritten through that name, where an earlier run (to which the directory was a plain
+ * nested one, writable) could have made it, for a later git or agent to run. Checked on the
+ * descriptor the plan's look-up kept, names the tree holds looked at without following links;
+ * bounded as the denied tree's walk is (an earlier run made the tree). A git directory's
+ * objects and other data run nothing, and are not looked at (git's objects are often links).
+ */
+struct kept {
+	const char *top;
+	char path[SBX_MAX_PATH];
+	size_t seen;
+	struct sbx_diag *d;
+};
+
+static int kept_refuse(struct kept *k, const char *why, const char *hint)
+{
+	sbx_diag_set(k->d, SBX_E_UNENFORCEABLE, "cannot enforce sandbox read-only path %s%s",
+		     k->top, why);
+	return sbx_diag_hint(k->d, SBX_E_UNENFORCEABLE, "%s", hint);
+}
+
+/* k->path + len is name (room checked); 0 when it fits, else the refusal. */
+static int kept_name(struct kept *k, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+
+	if (len + 1 + nl >= sizeof(k->path))
+		return kept_refuse(k, ": a path inside it is too long to check for hard links",
+				   "shorten the names inside it");
+	k->path[len] = '/';
+	memcpy(k->path + len + 1, name, nl + 1);
+	return 0;
+}
+
+/* One name in dfd: a regular file there with more than one name refuses the run. */
+static int kept_file(struct kept *k, int dfd, const char *name, size_t len, struct stat *st)
+{
+	char why[2 * SBX_MAX_PATH + 160];
+	int r;
+
+	if ((r = kept_name(k, len, name)))
+		return r;
+	if (++k->seen > SBX_MAX_GLOB_MATCHES) {
+		snprintf(why, sizeof(why),
+			 ": it holds more than %u entries to check for hard links",
+			 SBX_MAX_GLOB_MATCHES);
+		return kept_refuse(k, why, "empty it, or remove what it need not hold");
+	}
+	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		st->st_mode = 0;
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		snprintf(why, sizeof(why), ": cannot look up %s to check for hard links: %s",
+			 k->path, strerror(errno));
+		return kept_refuse(k, why, "make it readable, or remove it");
+	}
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return 0;
+	snprintf(why, sizeof(why),
+		 " because %s inside it has other names (hard links): the command could rewrite "
+		 "it through one of them",
+		 k->path);
+	sbx_diag_set(k->d, SBX_E_UNENFORCEABLE, "cannot enforce sandbox read-only path %s%s",
+		     k->top, why);
+	return sbx_diag_hint(k->d, SBX_E_UNENFORCEABLE,
+			     "give it a name of its own (cp -p %s %s.new && mv %s.new %s), and "
+			     "check what it says",
+			     k->path, k->path, k->path, k->path);
+}
+
+static bool dot_or_dotdot(const char *n)
+{
+	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
+}
+
+enum kept_how {
+	KEPT_ALL,      /* every regular file of the tree (.codex, .agents) */
+	KEPT_GITDIR,   /* a git directory: config, config.worktree, commondir, hooks/, and the
+			  git directories modules/ and worktrees/ hold */
+	KEPT_MODULES,  /* a directory of modules/: a submodule's git directory, or a part of
+			  its name (a name may hold slashes) */
+	KEPT_HOOKS,    /* the regular files of hooks/ */
+	KEPT_WORKTREES /* each entry a linked worktree's git directory */
+};
+
+static int kept_walk(struct kept *k, int dfd, const char *name, size_t len, enum kept_how how,
+		     unsigned depth);
+
+/* What a git directory at k->path (len), open as dfd, keeps of the files that run code. */
+static int kept_gitdir(struct kept *k, int dfd, size_t len, unsigned depth)
+{
+	static const char *const files[] = {"config", "config.worktree", "commondir"};
+	struct stat st;
+	int r = 0;
+
+	for (size_t i = 0; !r && i < sizeof(files) / sizeof(files[0]); i++)
+		r = kept_file(k, dfd, files[i], len, &st);
+	if (!r)
+		r = kept_walk(k, dfd, "hooks", len, KEPT_HOOKS, depth + 1);
+	if (!r)
+		r = kept_walk(k, dfd, "modules", len, KEPT_MODULES, depth + 1);
+	if (!r)
+		r = kept_walk(k, dfd, "worktrees", len, KEPT_WORKTREES, depth + 1);
+	k->path[len] = '\0';
+	return r;
+}
+
+/*
+ * A hook git never runs: git runs hooks/NAME for the names of its hooks, none of which ends so
+ * (git init lays a dozen such examples in every repository: not looked up at each start).
+ */
+static bool sample(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 7 && !strcmp(name + n - 7, ".sample");
+}
+
+/* Does the directory dfd hold a HEAD (a git directory, as git takes one)? */
+static bool has_head(int dfd)
+{
+	struct stat st;
+
+	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The directory open as fd (taken), at k->path (len), looked through as how says. */
+static int kept_list(struct kept *k, int fd, size_t len, enum kept_how how, unsigned depth)
+{
+	char why[SBX_MAX_PATH + 96];
+	struct dirent *de;
+	DIR *dir = fdopendir(fd);
+	int r = 0;
+
+	if (!dir) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (!r) {
+		struct stat st;
+		int sub;
+
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			if (errno) {
+				k->path[len] = '\0';
+				snprintf(why, sizeof(why), ": cannot list %s: %s", k->path,
+					 strerror(errno));
+				r = kept_refuse(k, why, "make it listable, or remove it");
+			}
+			break;
+		}
+		if (dot_or_dotdot(de->d_name) || (how == KEPT_HOOKS && sample(de->d_name)))
+			continue;
+		r = kept_file(k, dirfd(dir), de->d_name, len, &st);
+		if (r || !S_ISDIR(st.st_mode) || how == KEPT_HOOKS)
+			continue;
+		if (how == KEPT_ALL) {
+			r = kept_walk(k, dirfd(dir), de->d_name, len, KEPT_ALL, depth + 1);
+			continue;
+		}
+		sub = openat(dirfd(dir), de->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue; /* gone, or swapped for a link: git takes nothing there */
+		if (how == KEPT_MODULES && !has_head(sub)) {
+			/* A part of a submodule's name (one may hold slashes): walked on. */
+			close(sub);
+			r = kept_walk(k, dirfd(dir), de->d_name, len, KEPT_MODULES, depth + 1);
+			continue;
+		}
+		r = kept_gitdir(k, sub, len + 1 + strlen(de->d_name), depth + 1);
+		close(sub);
+	}
+	closedir(dir);
+	k->path[len] = '\0';
+	return r;
+}
+
+static int kept_walk(struct kept *k, int dfd, const char *name, size_t len, enum kept_how how,
+		     unsigned depth)
+{
+	char why[SBX_MAX_PATH + 96];
+	bool closed = false;
+	int fd, r;
+
+	if ((r = kept_name(k, len, name)))
+		return r;
+	if (depth > TREE_MAX_DEPTH) {
+		snprintf(why, sizeof(why),
+			 ": it is more than %u levels deep to check for hard links",
+			 TREE_MAX_DEPTH);
+		return kept_refuse(k, why, "flatten it");
+	}
+	/*
+	 * None there, or a link (git takes no hooks/ through one here: gitroots.c keeps what it
+	 * leads to), or another user's directory closed to the command as the denied tree's
+	 * walk passes over (open_listing): nothing in it the command could have linked.
+	 */
+	fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		int p = fd;
+
+		fd = open_listing(p, &closed);
+		close(p);
+	} else
+		fd = -errno;
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -ELOOP && !closed) {
+		snprintf(why, sizeof(why), ": cannot list %s to check for hard links: %s", k->path,
+			 strerror(-fd));
+		return kept_refuse(k, why, "make it listable, or remove it");
+	}
+	r = fd < 0 ? 0 : kept_list(k, fd, len + 1 + strlen(name), how, depth);
+	k->path[len] = '\0';
+	return r;
+}
+
+/*
+ * A read-only directory the run keeps in a writable root for what its files make run: a
+ * protected name's (.git, .codex, .agents), or a git directory gitroots.c keeps elsewhere (a
+ * .git file's target, a common directory: one that holds a HEAD, as git asks).
+ */
+static int check_kept_dir(const struct sbx_plan *plan, struct sbx_rulepaths *res,
+			  const struct sbx_req *r, struct sbx_diag *d)
+{
+	const struct sbx_rulepath *f;
+	struct kept k = {.top = r->path, .d = d};
+	const char *base, *real;
+	enum kept_how how;
+	bool closed;
+	size_t len;
+	int fd;
+
+	if (!r->path || !r->exists || r->type != SBX_FT_DIR ||
+	    !sbx_linux_in_writable(plan, r->path))
+		return 0;
+	f = sbx_rulepath_get(res, r->path);
+	if (!f)
+		return -ENOMEM;
+	if (f->err || f->fd < 0)
+		return 0; /* the carve-out's own look-up says why */
+	base = strrchr(r->path, '/');
+	base = base ? base + 1 : r->path;
+	if (!strcmp(base, ".codex") || !strcmp(base, ".agents"))
+		how = KEPT_ALL;
+	else if (!strcmp(base, ".git") || has_head(f->fd))
+		how = KEPT_GITDIR;
+	else
+		return 0;
+	real = f->real ? f->real : r->path;
+	len = strlen(real);
+	if (len >= sizeof(k.path))
+		return 0;
+	memcpy(k.path, real, len + 1);
+	if (how == KEPT_GITDIR)
+		return kept_gitdir(&k, f->fd, len, 1);
+	fd = open_listing(f->fd, &closed);
+	if (closed)
+		return 0;
+	if (fd < 0) {
+		char why[SBX_MAX_PATH + 64];
+
+		snprintf(why, sizeof(why), ": cannot list it to check for hard links: %s",
+			 strerror(-fd));
+		return kept_refuse(&k, why, "make it listable, or remove it");
+	}
+	return kept_list(&k, fd, len, KEPT_ALL, 1);
+}
+
+/*
  * One deny glob's scan: its matches on this host now, each checked (check_match). 0 with the
  * matches, -ENOMEM, or another negative code with d saying why the glob cannot be enforced.
  */
@@ -370,12 +641,14 @@ int sbx_linux_scan_globs(struct sbx_plan *plan, struct sbx_rulepaths *res,
 		struct sbx_diag why;
 		int rc;
 
-		if ((r->kind != SBX_REQ_DENY_GLOB && r->kind != SBX_REQ_DENY) ||
+		if ((r->kind != SBX_REQ_DENY_GLOB && r->kind != SBX_REQ_DENY &&
+		     r->kind != SBX_REQ_READ_ONLY) ||
 		    r->status != SBX_ENFORCED)
 			continue;
 		sbx_diag_clear(&why);
-		if (r->kind == SBX_REQ_DENY) {
-			rc = check_denied_dir(plan, res, r, &why);
+		if (r->kind != SBX_REQ_DENY_GLOB) {
+			rc = r->kind == SBX_REQ_DENY ? check_denied_dir(plan, res, r, &why)
+						     : check_kept_dir(plan, res, r, &why);
 			if (rc < 0 && rc != -ENOMEM)
 				rc = sbx_req_set_diag(r, SBX_UNENFORCEABLE, 0,
 						      why.hint[0] ? why.hint : NULL, &why);

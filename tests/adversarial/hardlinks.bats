@@ -342,3 +342,121 @@ denied directory is walked on its own)" ]]
 	expect OK read "$WS/file.txt"
 	rm -rf "$d"
 }
+
+# Words of a read-only directory's file that makes something run later, with another name.
+KEPT_TWO="has other names (hard links): the command could rewrite it through one of them"
+
+# kept_refused DIR FILE: the run refused the read-only DIR for FILE inside it, with the fix.
+kept_refused() {
+	refused "sbxrun: cannot enforce \"read-only $1\" on linux: cannot enforce sandbox read-only \
+path $1 because $2 inside it $KEPT_TWO"
+	[[ "${lines[0]}" == *"; hint: give it a name of its own (cp -p $2 $2.new && mv $2.new $2), \
+and check what it says" ]]
+}
+
+@test "run 1 links a nested repository's config, hook and .codex file; run 2 there refuses" {
+	local p f
+	p=$(realpath "$TMPDIR")/kept-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	mkdir -p "$p/A/.codex"
+	new_canary "$p"
+	git init -q "$p/A"
+	echo '#!/bin/sh' >"$p/A/.git/hooks/pre-commit"
+	echo 'model = "m"' >"$p/A/.codex/config.toml"
+	PROFILE=$(profile restricted $(workspace_entries))
+	for f in .git/config .git/hooks/pre-commit .codex/config.toml; do
+		# Run 1, in P: A/.git and A/.codex are plain nested directories, writable.
+		SBX_CWD=$p
+		run sbx ln "$p/A/$f" "$p/zz"
+		[ "$status" -eq 0 ]
+		# Run 2, in A: its .git and .codex are kept read-only, P/zz is not.
+		SBX_CWD=$p/A
+		run sbx sh -c "touch '$CANARY'; echo '[core] fsmonitor = planted' >>'$p/zz'"
+		kept_refused "$p/A/${f%%/*}" "$p/A/$f"
+		[ "$(grep -c planted "$p/A/$f")" = 0 ]
+		explain_agrees
+		rm "$p/zz"
+	done
+	# Control: the same layout without the link runs, and the config stays read-only; so does
+	# one with a linked example hook, which git never runs.
+	cp -p "$p/A/.git/config" "$p/zz"
+	echo '#!/bin/sh' >"$p/A/.git/hooks/pre-push.sample"
+	ln "$p/A/.git/hooks/pre-push.sample" "$p/s"
+	expect EROFS append "$p/A/.git/config"
+	expect EROFS append "$p/A/.git/hooks/pre-commit"
+	expect EROFS append "$p/A/.codex/config.toml"
+	expect OK append "$p/zz"
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
+
+@test "the fix the refusal gives starts the run; the other name keeps the old content" {
+	local p
+	p=$(realpath "$TMPDIR")/kept-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	git init -q "$p/A"
+	new_canary "$p"
+	PROFILE=$(profile restricted $(workspace_entries))
+	SBX_CWD=$p
+	run sbx ln "$p/A/.git/config" "$p/zz"
+	[ "$status" -eq 0 ]
+	SBX_CWD=$p/A
+	run sbx sh -c "touch '$CANARY'"
+	kept_refused "$p/A/.git" "$p/A/.git/config"
+	cp -p "$p/A/.git/config" "$p/A/.git/config.new"
+	mv "$p/A/.git/config.new" "$p/A/.git/config"
+	expect EROFS append "$p/A/.git/config"
+	expect OK append "$p/zz"
+	[ "$(grep -c fsmonitor "$p/A/.git/config")" = 0 ]
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
+
+@test "a linked worktree's and a submodule's git files with other names refuse; objects do not" {
+	local p g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
+	p=$(realpath "$TMPDIR")/kept-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	"${g[@]}" init -q "$p/lib"
+	"${g[@]}" -C "$p/lib" commit -q --allow-empty -m lib
+	new_canary "$p"
+	"${g[@]}" init -q "$p/A"
+	"${g[@]}" -C "$p/A" commit -q --allow-empty -m init
+	"${g[@]}" -C "$p/A" submodule add -q "$p/lib" sub 2>/dev/null
+	"${g[@]}" -C "$p/A" commit -qm sub
+	"${g[@]}" -C "$p/A" worktree add -q "$p/W"
+	# Innocent second names: a local clone hard-links the objects, and runs.
+	"${g[@]}" clone -q --local "$p/A" "$p/C"
+	[ "$(find "$p/C/.git/objects" -type f -links +1 | wc -l)" -gt 0 ]
+	PROFILE=$(profile restricted $(workspace_entries))
+	SBX_CWD=$p/C
+	expect EROFS append "$p/C/.git/config"
+	SBX_CWD=$p/W
+	expect EROFS append "$p/A/.git/worktrees/W/commondir"
+	SBX_CWD=$p/A
+	expect EROFS append "$p/A/.git/modules/sub/config"
+	# An earlier run, in P, links the files git takes from them.
+	SBX_CWD=$p
+	run sbx sh -c "ln '$p/A/.git/modules/sub/config' '$p/m' &&
+		ln '$p/A/.git/worktrees/W/commondir' '$p/w'"
+	[ "$status" -eq 0 ]
+	SBX_CWD=$p/A
+	run sbx sh -c "touch '$CANARY'"
+	kept_refused "$p/A/.git" "$p/A/.git/modules/sub/config"
+	explain_agrees
+	SBX_CWD=$p/W
+	run sbx sh -c "touch '$CANARY'"
+	kept_refused "$p/A/.git/worktrees/W" "$p/A/.git/worktrees/W/commondir"
+	# The worktree's .git file itself, linked by a run in P.
+	rm "$p/m" "$p/w"
+	SBX_CWD=$p
+	run sbx ln "$p/W/.git" "$p/g"
+	[ "$status" -eq 0 ]
+	SBX_CWD=$p/W
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: cannot enforce \"read-only $p/W/.git\" on linux: cannot enforce sandbox \
+read-only path $p/W/.git because it $KEPT_TWO"
+	rm "$p/g"
+	expect OK write "$p/W/new"
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
