@@ -442,6 +442,17 @@ static bool has_head(int dfd)
 	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/*
+ * Is the directory dfd a git directory's hooks/ (its parent holds a HEAD)? Asked of the object
+ * the descriptor holds: its parent now, as git would take it.
+ */
+static bool is_hooks(int dfd)
+{
+	struct stat st;
+
+	return fstatat(dfd, "../HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* The directory open as fd (taken), at k->path (len), looked through as how says. */
 static int kept_list(struct kept *k, int fd, size_t len, enum kept_how how, unsigned depth)
 {
@@ -535,8 +546,9 @@ static int kept_walk(struct kept *k, int dfd, const char *name, size_t len, enum
 
 /*
  * A read-only directory the run keeps in a writable root for what its files make run: a
- * protected name's (.git, .codex, .agents), or a git directory gitroots.c keeps elsewhere (a
- * .git file's target, a common directory: one that holds a HEAD, as git asks).
+ * protected name's (.git, .codex, .agents), a git directory gitroots.c keeps elsewhere (a
+ * .git file's target, a common directory: one that holds a HEAD, as git asks), or the hooks/
+ * git mode keeps alone (the git directory around it writable).
  */
 static int check_kept_dir(const struct sbx_plan *plan, struct sbx_rulepaths *res,
 			  const struct sbx_req *r, struct sbx_diag *d)
@@ -563,6 +575,8 @@ static int check_kept_dir(const struct sbx_plan *plan, struct sbx_rulepaths *res
 		how = KEPT_ALL;
 	else if (!strcmp(base, ".git") || has_head(f->fd))
 		how = KEPT_GITDIR;
+	else if (!strcmp(base, "hooks") && is_hooks(f->fd))
+		how = KEPT_HOOKS; /* git mode keeps hooks/ alone, the git directory writable */
 	else
 		return 0;
 	real = f->real ? f->real : r->path;
@@ -582,7 +596,7 @@ static int check_kept_dir(const struct sbx_plan *plan, struct sbx_rulepaths *res
 			 strerror(-fd));
 		return kept_refuse(&k, why, "make it listable, or remove it");
 	}
-	return kept_list(&k, fd, len, KEPT_ALL, 1);
+	return kept_list(&k, fd, len, how, 1);
 }
 
 /*

@@ -460,3 +460,30 @@ read-only path $p/W/.git because it $KEPT_TWO"
 	SBX_CWD=$WS
 	rm -rf "$p"
 }
+
+@test "in git mode, a hook with another name refuses; the git directory stays writable" {
+	local p
+	p=$(realpath "$TMPDIR")/kept-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	git init -q "$p/A"
+	new_canary "$p"
+	echo '#!/bin/sh' >"$p/A/.git/hooks/pre-commit"
+	PROFILE=$(profile restricted $(workspace_entries))
+	# Run 1, in P: A/.git is a plain nested directory, writable.
+	SBX_CWD=$p
+	run sbx ln "$p/A/.git/hooks/pre-commit" "$p/A/zz"
+	[ "$status" -eq 0 ]
+	# Run 2, in A in git mode: hooks/ is kept read-only, A/zz is not.
+	run "$BIN/sbxrun" --allow-git -C "$p/A" -w "$p/A" -- \
+		sh -c "touch '$CANARY'; echo planted >>'$p/A/zz'"
+	kept_refused "$p/A/.git/hooks" "$p/A/.git/hooks/pre-commit"
+	[ "$(grep -c planted "$p/A/.git/hooks/pre-commit")" = 0 ]
+	# Control: with a name of its own the run starts, the hook read-only, the rest writable.
+	rm "$p/A/zz"
+	run "$BIN/sbxrun" --allow-git -C "$p/A" -w "$p/A" -- "$P" append "$p/A/.git/hooks/pre-commit"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$p/A" -w "$p/A" -- "$P" write "$p/A/.git/description"
+	[ "$output" = OK ]
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
