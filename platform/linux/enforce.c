@@ -327,6 +327,7 @@ struct kept {
 	const char *top;
 	char path[SBX_MAX_PATH];
 	size_t seen;
+	bool codex; /* top is a .codex: its data directories are passed over (codex_data) */
 	struct sbx_diag *d;
 };
 
@@ -434,6 +435,17 @@ static bool sample(const char *name)
 	return n > 7 && !strcmp(name + n - 7, ".sample");
 }
 
+/*
+ * A directory of a .codex that holds what Codex records of its sessions and its log: data it
+ * reads back, never a program it runs or a setting, and in a Codex home (a workspace at $HOME)
+ * thousands of files, more than the walk checks. Passed over, at the top of .codex only.
+ */
+static bool codex_data(const char *name)
+{
+	return !strcmp(name, "sessions") || !strcmp(name, "archived_sessions") ||
+	       !strcmp(name, "log");
+}
+
 /* Does the directory dfd hold a HEAD (a git directory, as git takes one)? */
 static bool has_head(int dfd)
 {
@@ -486,6 +498,8 @@ static int kept_list(struct kept *k, int fd, size_t len, enum kept_how how, unsi
 		if (r || !S_ISDIR(st.st_mode) || how == KEPT_HOOKS)
 			continue;
 		if (how == KEPT_ALL) {
+			if (k->codex && depth == 1 && codex_data(de->d_name))
+				continue;
 			r = kept_walk(k, dirfd(dir), de->d_name, len, KEPT_ALL, depth + 1);
 			continue;
 		}
@@ -571,9 +585,10 @@ static int check_kept_dir(const struct sbx_plan *plan, struct sbx_rulepaths *res
 		return 0; /* the carve-out's own look-up says why */
 	base = strrchr(r->path, '/');
 	base = base ? base + 1 : r->path;
-	if (!strcmp(base, ".codex") || !strcmp(base, ".agents"))
+	if (!strcmp(base, ".codex") || !strcmp(base, ".agents")) {
 		how = KEPT_ALL;
-	else if (!strcmp(base, ".git") || has_head(f->fd))
+		k.codex = !strcmp(base, ".codex");
+	} else if (!strcmp(base, ".git") || has_head(f->fd))
 		how = KEPT_GITDIR;
 	else if (!strcmp(base, "hooks") && is_hooks(f->fd))
 		how = KEPT_HOOKS; /* git mode keeps hooks/ alone, the git directory writable */

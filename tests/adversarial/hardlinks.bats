@@ -390,6 +390,36 @@ and check what it says" ]]
 	rm -rf "$p"
 }
 
+@test "a Codex home's sessions and log are passed over; as many entries elsewhere in .codex refuse" {
+	local p
+	p=$(realpath "$TMPDIR")/codexhome-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	mkdir -p "$p/A/.codex/sessions/2026/12/02" "$p/A/.codex/log"
+	new_canary "$p"
+	git init -q "$p/A"
+	# What Codex records in its home: more files than the walk checks, one with a second name.
+	(cd "$p/A/.codex/sessions/2026/12/02" && seq 8200 | xargs touch)
+	ln "$p/A/.codex/sessions/2026/12/02/1" "$p/A/.codex/log/1"
+	echo 'model = "m"' >"$p/A/.codex/config.toml"
+	touch "$p/A/f"
+	PROFILE=$(profile restricted $(workspace_entries))
+	SBX_CWD=$p/A
+	expect EROFS append "$p/A/.codex/config.toml"
+	expect OK append "$p/A/f"
+	# The same tree where Codex reads what it runs or is told is walked: the second name found,
+	# and without it, more entries than the walk checks.
+	mv "$p/A/.codex/sessions" "$p/A/.codex/prompts"
+	run sbx sh -c "touch '$CANARY'"
+	kept_refused "$p/A/.codex" "$p/A/.codex/prompts/2026/12/02/1"
+	rm "$p/A/.codex/log/1"
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: cannot enforce \"read-only $p/A/.codex\" on linux: cannot enforce sandbox \
+read-only path $p/A/.codex: it holds more than 8192 entries to check for hard links"
+	explain_agrees
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
+
 @test "the fix the refusal gives starts the run; the other name keeps the old content" {
 	local p
 	p=$(realpath "$TMPDIR")/kept-$BATS_TEST_NUMBER
