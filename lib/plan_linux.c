@@ -262,10 +262,14 @@ bool sbx_linux_in_writable(const struct sbx_plan *p, const char *path)
 	return under_write_real(p, path);
 }
 
+static const char *link_what(enum sbx_req_kind k);
+
 int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char *path,
 			  const char *real, const char *inside, bool linked, struct sbx_diag *d)
 {
 	const char *file = inside ? inside : path;
+	/* A read-only file is kept for what it says, a denied one for what it hides. */
+	bool kept = !strcmp(what, link_what(SBX_REQ_READ_ONLY));
 	char lead[REFUSAL_LEAD_MAX];
 
 	/* As named or as resolved: the denied name and the writable root may each cross a link. */
@@ -281,7 +285,19 @@ int sbx_linux_nlink_check(const struct sbx_plan *p, const char *what, const char
 	else
 		sbx_diag_set_about(d, SBX_E_UNENFORCEABLE, lead, path,
 				   " because it has other names (hard links): the command could "
-				   "read it through one of them");
+				   "%s it through one of them",
+				   kept ? "rewrite" : "read");
+	/*
+	 * A kept file's content is no secret: a copy of its own (one name) is kept, and the other
+	 * names are left the old content, which nothing reads as the kept file (the words of
+	 * git's global config's refusal). What it says may be an earlier run's: checked. The
+	 * same file often has other names for innocent reasons (a `cp -l` tree, pnpm's store).
+	 */
+	if (kept && !inside)
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "give it a name of its own (cp -p %s %s.new && mv %s.new %s), "
+				     "and check what it says",
+				     file, file, file, file);
 	/*
 	 * Not "replace it with a copy": the other names keep the content (the secret the user
 	 * wrote in place), and the next run reads it through them. They can be anywhere on its
@@ -558,8 +574,12 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return sbx_req_set_diag(r, SBX_UNENFORCEABLE, 0, d.hint, &d);
 	}
 
-	/* A denied file with another name: the command reads it through that one. */
-	if (r->kind == SBX_REQ_DENY && r->exists && r->linked) {
+	/*
+	 * A denied file with another name: the command reads it through that one. A read-only
+	 * one: the command rewrites it through that one, for the user and the next run to read
+	 * (as the --profile file and git's configs, refused the same way where they are kept).
+	 */
+	if ((r->kind == SBX_REQ_DENY || r->kind == SBX_REQ_READ_ONLY) && r->exists && r->linked) {
 		struct sbx_diag d;
 
 		sbx_diag_clear(&d);

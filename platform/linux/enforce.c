@@ -17,7 +17,7 @@
 #include "linux/sandbox.h"
 
 /*
- * The tree of a matched directory in a writable root, walked by descriptor (no link followed,
+ * The tree of a denied directory in a writable root (matched or named), walked by descriptor (no link followed,
  * nothing opened but directories): a file in it that has another name is read through that
  * name. An earlier run made the tree, so its size and depth are bounded, and a tree beyond the
  * bounds refuses the run (the scan must neither stall the start nor run out of descriptors).
@@ -31,7 +31,50 @@ struct tree {
 	char why[SBX_MAX_PATH + 128]; /* one refusal's words: not on each level's stack */
 	size_t seen;
 	struct sbx_diag *d;
+	bool regranted; /* a read or write rule names a path inside the tree */
 };
+
+/* Is a path inside the denied tree granted again by a rule of the plan (read or write)? */
+static bool regrants(const struct sbx_plan *plan, const char *path, bool below)
+{
+	for (size_t i = 0; i < plan->n_reqs; i++) {
+		const struct sbx_req *r = &plan->reqs[i];
+
+		if ((r->kind != SBX_REQ_READ && r->kind != SBX_REQ_WRITE &&
+		     r->kind != SBX_REQ_READ_ONLY) ||
+		    !r->path)
+			continue;
+		if (below ? sbx_path_covers(path, r->path) && strcmp(path, r->path)
+			  : !strcmp(path, r->path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A descriptor to list the directory fd names (opened O_PATH or not), or -errno; 1 in *closed
+ * when the caller cannot list it and it is another user's, closed to everyone but its owner
+ * (no search bit for its group or the others, so no ACL entry grants one either): the
+ * command, which runs as the caller without its capabilities, can open nothing in it and link
+ * nothing there or to it, as the glob's own walk finds (it passes over such a directory). Only
+ * its owner, or a run before the owner closed it, made its files' other names.
+ */
+static int open_listing(int fd, bool *closed)
+{
+	int l = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	int err = errno;
+	uid_t me = geteuid();
+	struct stat st;
+
+	*closed = false;
+	if (l >= 0)
+		return l;
+	/* The object the descriptor holds, not a name an earlier run may have swapped since. */
+	if ((err == EACCES || err == EPERM) && me != 0 && fstat(fd, &st) == 0 &&
+	    S_ISDIR(st.st_mode) && st.st_uid != me && !(st.st_mode & (S_IXGRP | S_IXOTH)))
+		*closed = true;
+	return -err;
+}
 
 static int tree_refuse(struct tree *t, const char *why, const char *hint)
 {
@@ -98,6 +141,7 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 	}
 	while (!r) {
 		struct stat st;
+		bool closed = false;
 		size_t nl;
 		int sub;
 
@@ -118,9 +162,10 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 			snprintf(why, sizeof(t->why),
 				 "it holds more than %u entries to check for hard links",
 				 SBX_MAX_GLOB_MATCHES);
+			/* Not "deny its files by a pattern": a glob matches no more than that. */
 			r = tree_refuse(t, why,
-					"empty it, or deny it by a pattern that "
-					"matches its files");
+					"empty it, or deny the parts of it that hold secrets "
+					"(each denied directory is walked on its own)");
 			break;
 		}
 		nl = strlen(de->d_name);
@@ -133,6 +178,14 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 		}
 		t->path[len] = '/';
 		memcpy(t->path + len + 1, de->d_name, nl + 1);
+		/*
+		 * A path a rule grants again inside the mask (a writable carve-out in a denied
+		 * directory) is the command's to read and to link in: nothing there is hidden.
+		 */
+		if (t->regranted && regrants(t->plan, t->path, false)) {
+			t->path[len] = '\0';
+			continue;
+		}
 		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT) {
 				snprintf(why, sizeof(t->why), "cannot look up %s: %s", t->path,
@@ -155,12 +208,19 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 				break;
 			}
 			sub = openat(dirfd(dir), de->d_name,
-				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+				     O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				int p = sub;
+
+				sub = open_listing(p, &closed);
+				close(p);
+			} else
+				sub = -errno;
 			if (sub >= 0)
 				r = tree_walk(t, sub, len + 1 + nl, depth + 1);
-			else if (errno != ENOENT) {
+			else if (sub != -ENOENT && !closed) {
 				snprintf(why, sizeof(t->why), "cannot list %s: %s", t->path,
-					 strerror(errno));
+					 strerror(-sub));
 				r = tree_refuse(t, why, "make it listable, or remove it");
 			}
 		}
@@ -172,8 +232,8 @@ static int tree_walk(struct tree *t, int dfd, size_t len, unsigned depth)
 
 /*
  * A glob match's other names (hard links), where an earlier run could have made them: a file,
- * or the files in a matched directory (the planner asks the same of a file the profile names; a
- * directory it names was masked whole in every earlier run, which could make nothing in it).
+ * or the files in a matched directory or one the profile denies by name (the planner asks the
+ * same of a file the profile names).
  */
 static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f, const char *m,
 		       struct sbx_diag *d)
@@ -182,6 +242,7 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 	struct tree t = {.plan = plan, .top = m, .d = d};
 	struct stat st;
 	size_t len = strlen(real);
+	bool closed;
 	int fd;
 
 	if (!f->facts.exists || f->fd < 0 ||
@@ -197,15 +258,18 @@ static int check_names(const struct sbx_plan *plan, const struct sbx_rulepath *f
 					     d);
 	if (len >= sizeof(t.path))
 		return 0;
-	fd = openat(f->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	fd = open_listing(f->fd, &closed);
+	if (closed)
+		return 0;
 	if (fd < 0) {
 		char why[SBX_MAX_PATH + 64];
 
 		snprintf(why, sizeof(why), "cannot list it to check for hard links: %s",
-			 strerror(errno));
+			 strerror(-fd));
 		return tree_refuse(&t, why, "make it listable, or deny its files by name");
 	}
 	memcpy(t.path, real, len + 1);
+	t.regranted = regrants(plan, real, true);
 	return tree_walk(&t, fd, len, 1);
 }
 
@@ -227,6 +291,327 @@ static int check_match(const struct sbx_plan *plan, struct sbx_rulepaths *res, c
 				 f->facts.link_shared, f->real, d))
 		return SBX_E_UNENFORCEABLE;
 	return check_names(plan, f, m, d);
+}
+
+/*
+ * A directory the profile denies by name, in a writable root: its tree is walked as a matched
+ * directory's. It was masked in every earlier run that had the rule, but not in one before the
+ * rule was written: such a run can have made the directory, a file in it and that file's other
+ * name outside it, for the user to write a secret through the denied name later.
+ */
+static int check_denied_dir(const struct sbx_plan *plan, struct sbx_rulepaths *res,
+			    const struct sbx_req *r, struct sbx_diag *d)
+{
+	const struct sbx_rulepath *f;
+
+	if (!r->path || !r->exists || r->type != SBX_FT_DIR)
+		return 0;
+	f = sbx_rulepath_get(res, r->path);
+	if (!f)
+		return -ENOMEM;
+	if (f->err)
+		return sbx_lookup_failed(d, f->err, r->path);
+	return check_names(plan, f, r->path, d);
+}
+
+/*
+ * The files of a directory kept read-only because what they say makes something run later (a
+ * git directory's config and hooks, what .codex and .agents hold): one with another name is
+ * rewritten through that name, where an earlier run (to which the directory was a plain
+ * nested one, writable) could have made it, for a later git or agent to run. Checked on the
+ * descriptor the plan's look-up kept, names the tree holds looked at without following links;
+ * bounded as the denied tree's walk is (an earlier run made the tree). A git directory's
+ * objects and other data run nothing, and are not looked at (git's objects are often links).
+ */
+struct kept {
+	const char *top;
+	char path[SBX_MAX_PATH];
+	size_t seen;
+	bool codex; /* top is a .codex: its data directories are passed over (codex_data) */
+	struct sbx_diag *d;
+};
+
+static int kept_refuse(struct kept *k, const char *why, const char *hint)
+{
+	sbx_diag_set(k->d, SBX_E_UNENFORCEABLE, "cannot enforce sandbox read-only path %s%s",
+		     k->top, why);
+	return sbx_diag_hint(k->d, SBX_E_UNENFORCEABLE, "%s", hint);
+}
+
+/* k->path + len is name (room checked); 0 when it fits, else the refusal. */
+static int kept_name(struct kept *k, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+
+	if (len + 1 + nl >= sizeof(k->path))
+		return kept_refuse(k, ": a path inside it is too long to check for hard links",
+				   "shorten the names inside it");
+	k->path[len] = '/';
+	memcpy(k->path + len + 1, name, nl + 1);
+	return 0;
+}
+
+/* One name in dfd: a regular file there with more than one name refuses the run. */
+static int kept_file(struct kept *k, int dfd, const char *name, size_t len, struct stat *st)
+{
+	char why[2 * SBX_MAX_PATH + 160];
+	int r;
+
+	if ((r = kept_name(k, len, name)))
+		return r;
+	if (++k->seen > SBX_MAX_GLOB_MATCHES) {
+		snprintf(why, sizeof(why),
+			 ": it holds more than %u entries to check for hard links",
+			 SBX_MAX_GLOB_MATCHES);
+		return kept_refuse(k, why, "empty it, or remove what it need not hold");
+	}
+	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		st->st_mode = 0;
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		snprintf(why, sizeof(why), ": cannot look up %s to check for hard links: %s",
+			 k->path, strerror(errno));
+		return kept_refuse(k, why, "make it readable, or remove it");
+	}
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return 0;
+	snprintf(why, sizeof(why),
+		 " because %s inside it has other names (hard links): the command could rewrite "
+		 "it through one of them",
+		 k->path);
+	sbx_diag_set(k->d, SBX_E_UNENFORCEABLE, "cannot enforce sandbox read-only path %s%s",
+		     k->top, why);
+	return sbx_diag_hint(k->d, SBX_E_UNENFORCEABLE,
+			     "give it a name of its own (cp -p %s %s.new && mv %s.new %s), and "
+			     "check what it says",
+			     k->path, k->path, k->path, k->path);
+}
+
+static bool dot_or_dotdot(const char *n)
+{
+	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
+}
+
+enum kept_how {
+	KEPT_ALL,      /* every regular file of the tree (.codex, .agents) */
+	KEPT_GITDIR,   /* a git directory: config, config.worktree, commondir, hooks/, and the
+			  git directories modules/ and worktrees/ hold */
+	KEPT_MODULES,  /* a directory of modules/: a submodule's git directory, or a part of
+			  its name (a name may hold slashes) */
+	KEPT_HOOKS,    /* the regular files of hooks/ */
+	KEPT_WORKTREES /* each entry a linked worktree's git directory */
+};
+
+static int kept_walk(struct kept *k, int dfd, const char *name, size_t len, enum kept_how how,
+		     unsigned depth);
+
+/* What a git directory at k->path (len), open as dfd, keeps of the files that run code. */
+static int kept_gitdir(struct kept *k, int dfd, size_t len, unsigned depth)
+{
+	static const char *const files[] = {"config", "config.worktree", "commondir"};
+	struct stat st;
+	int r = 0;
+
+	for (size_t i = 0; !r && i < sizeof(files) / sizeof(files[0]); i++)
+		r = kept_file(k, dfd, files[i], len, &st);
+	if (!r)
+		r = kept_walk(k, dfd, "hooks", len, KEPT_HOOKS, depth + 1);
+	if (!r)
+		r = kept_walk(k, dfd, "modules", len, KEPT_MODULES, depth + 1);
+	if (!r)
+		r = kept_walk(k, dfd, "worktrees", len, KEPT_WORKTREES, depth + 1);
+	k->path[len] = '\0';
+	return r;
+}
+
+/*
+ * A hook git never runs: git runs hooks/NAME for the names of its hooks, none of which ends so
+ * (git init lays a dozen such examples in every repository: not looked up at each start).
+ */
+static bool sample(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 7 && !strcmp(name + n - 7, ".sample");
+}
+
+/*
+ * A directory of a .codex that holds what Codex records of its sessions and its log: data it
+ * reads back, never a program it runs or a setting, and in a Codex home (a workspace at $HOME)
+ * thousands of files, more than the walk checks. Passed over, at the top of .codex only.
+ */
+static bool codex_data(const char *name)
+{
+	return !strcmp(name, "sessions") || !strcmp(name, "archived_sessions") ||
+	       !strcmp(name, "log");
+}
+
+/* Does the directory dfd hold a HEAD (a git directory, as git takes one)? */
+static bool has_head(int dfd)
+{
+	struct stat st;
+
+	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/*
+ * Is the directory dfd a git directory's hooks/ (its parent holds a HEAD)? Asked of the object
+ * the descriptor holds: its parent now, as git would take it.
+ */
+static bool is_hooks(int dfd)
+{
+	struct stat st;
+
+	return fstatat(dfd, "../HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The directory open as fd (taken), at k->path (len), looked through as how says. */
+static int kept_list(struct kept *k, int fd, size_t len, enum kept_how how, unsigned depth)
+{
+	char why[SBX_MAX_PATH + 96];
+	struct dirent *de;
+	DIR *dir = fdopendir(fd);
+	int r = 0;
+
+	if (!dir) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (!r) {
+		struct stat st;
+		int sub;
+
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			if (errno) {
+				k->path[len] = '\0';
+				snprintf(why, sizeof(why), ": cannot list %s: %s", k->path,
+					 strerror(errno));
+				r = kept_refuse(k, why, "make it listable, or remove it");
+			}
+			break;
+		}
+		if (dot_or_dotdot(de->d_name) || (how == KEPT_HOOKS && sample(de->d_name)))
+			continue;
+		r = kept_file(k, dirfd(dir), de->d_name, len, &st);
+		if (r || !S_ISDIR(st.st_mode) || how == KEPT_HOOKS)
+			continue;
+		if (how == KEPT_ALL) {
+			if (k->codex && depth == 1 && codex_data(de->d_name))
+				continue;
+			r = kept_walk(k, dirfd(dir), de->d_name, len, KEPT_ALL, depth + 1);
+			continue;
+		}
+		sub = openat(dirfd(dir), de->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue; /* gone, or swapped for a link: git takes nothing there */
+		if (how == KEPT_MODULES && !has_head(sub)) {
+			/* A part of a submodule's name (one may hold slashes): walked on. */
+			close(sub);
+			r = kept_walk(k, dirfd(dir), de->d_name, len, KEPT_MODULES, depth + 1);
+			continue;
+		}
+		r = kept_gitdir(k, sub, len + 1 + strlen(de->d_name), depth + 1);
+		close(sub);
+	}
+	closedir(dir);
+	k->path[len] = '\0';
+	return r;
+}
+
+static int kept_walk(struct kept *k, int dfd, const char *name, size_t len, enum kept_how how,
+		     unsigned depth)
+{
+	char why[SBX_MAX_PATH + 96];
+	bool closed = false;
+	int fd, r;
+
+	if ((r = kept_name(k, len, name)))
+		return r;
+	if (depth > TREE_MAX_DEPTH) {
+		snprintf(why, sizeof(why),
+			 ": it is more than %u levels deep to check for hard links",
+			 TREE_MAX_DEPTH);
+		return kept_refuse(k, why, "flatten it");
+	}
+	/*
+	 * None there, or a link (git takes no hooks/ through one here: gitroots.c keeps what it
+	 * leads to), or another user's directory closed to the command as the denied tree's
+	 * walk passes over (open_listing): nothing in it the command could have linked.
+	 */
+	fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		int p = fd;
+
+		fd = open_listing(p, &closed);
+		close(p);
+	} else
+		fd = -errno;
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -ELOOP && !closed) {
+		snprintf(why, sizeof(why), ": cannot list %s to check for hard links: %s", k->path,
+			 strerror(-fd));
+		return kept_refuse(k, why, "make it listable, or remove it");
+	}
+	r = fd < 0 ? 0 : kept_list(k, fd, len + 1 + strlen(name), how, depth);
+	k->path[len] = '\0';
+	return r;
+}
+
+/*
+ * A read-only directory the run keeps in a writable root for what its files make run: a
+ * protected name's (.git, .codex, .agents), a git directory gitroots.c keeps elsewhere (a
+ * .git file's target, a common directory: one that holds a HEAD, as git asks), or the hooks/
+ * git mode keeps alone (the git directory around it writable).
+ */
+static int check_kept_dir(const struct sbx_plan *plan, struct sbx_rulepaths *res,
+			  const struct sbx_req *r, struct sbx_diag *d)
+{
+	const struct sbx_rulepath *f;
+	struct kept k = {.top = r->path, .d = d};
+	const char *base, *real;
+	enum kept_how how;
+	bool closed;
+	size_t len;
+	int fd;
+
+	if (!r->path || !r->exists || r->type != SBX_FT_DIR ||
+	    !sbx_linux_in_writable(plan, r->path))
+		return 0;
+	f = sbx_rulepath_get(res, r->path);
+	if (!f)
+		return -ENOMEM;
+	if (f->err || f->fd < 0)
+		return 0; /* the carve-out's own look-up says why */
+	base = strrchr(r->path, '/');
+	base = base ? base + 1 : r->path;
+	if (!strcmp(base, ".codex") || !strcmp(base, ".agents")) {
+		how = KEPT_ALL;
+		k.codex = !strcmp(base, ".codex");
+	} else if (!strcmp(base, ".git") || has_head(f->fd))
+		how = KEPT_GITDIR;
+	else if (!strcmp(base, "hooks") && is_hooks(f->fd))
+		how = KEPT_HOOKS; /* git mode keeps hooks/ alone, the git directory writable */
+	else
+		return 0;
+	real = f->real ? f->real : r->path;
+	len = strlen(real);
+	if (len >= sizeof(k.path))
+		return 0;
+	memcpy(k.path, real, len + 1);
+	if (how == KEPT_GITDIR)
+		return kept_gitdir(&k, f->fd, len, 1);
+	fd = open_listing(f->fd, &closed);
+	if (closed)
+		return 0;
+	if (fd < 0) {
+		char why[SBX_MAX_PATH + 64];
+
+		snprintf(why, sizeof(why), ": cannot list it to check for hard links: %s",
+			 strerror(-fd));
+		return kept_refuse(&k, why, "make it listable, or remove it");
+	}
+	return kept_list(&k, fd, len, how, 1);
 }
 
 /*
@@ -285,9 +670,23 @@ int sbx_linux_scan_globs(struct sbx_plan *plan, struct sbx_rulepaths *res,
 		struct sbx_diag why;
 		int rc;
 
-		if (r->kind != SBX_REQ_DENY_GLOB || r->status != SBX_ENFORCED)
+		if ((r->kind != SBX_REQ_DENY_GLOB && r->kind != SBX_REQ_DENY &&
+		     r->kind != SBX_REQ_READ_ONLY) ||
+		    r->status != SBX_ENFORCED)
 			continue;
 		sbx_diag_clear(&why);
+		if (r->kind != SBX_REQ_DENY_GLOB) {
+			rc = r->kind == SBX_REQ_DENY ? check_denied_dir(plan, res, r, &why)
+						     : check_kept_dir(plan, res, r, &why);
+			if (rc < 0 && rc != -ENOMEM)
+				rc = sbx_req_set_diag(r, SBX_UNENFORCEABLE, 0,
+						      why.hint[0] ? why.hint : NULL, &why);
+			if (rc < 0) {
+				sbx_linux_globs_free(g);
+				return sbx_diag_set(d, rc, "out of memory");
+			}
+			continue;
+		}
 		rc = scan_one(plan, r, res, &g->matches[i], &why);
 		/*
 		 * Refused: the glob's requirement says why, as any rule's that cannot be enforced.

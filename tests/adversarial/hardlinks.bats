@@ -220,3 +220,300 @@ because it $TWO"
 	[ "$(stat -c %h "$OUT/sec")" = 1 ]
 	rm -rf "$pw" "$OUT/ro" "$OUT/sec"
 }
+
+@test "run 1 links a file in a directory a deny names later; run 2 refuses, naming the file" {
+	local d="$WS/secrets"
+	rm -rf "$d" "$WS/notes.txt"
+	# Run 1, before the deny was written: a directory, a file in it, its other name outside.
+	PROFILE=$(profile restricted $(workspace_entries))
+	run sbx sh -c "mkdir '$d' && echo >'$d/token' && ln '$d/token' '$WS/notes.txt'"
+	[ "$status" -eq 0 ]
+	# The user writes a secret through the denied name, in place, and denies the directory.
+	echo hunter2 >"$d/token"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$d" deny)")
+	run sbx sh -c "touch '$CANARY'; cat '$WS/notes.txt'"
+	refused "sbxrun: cannot enforce \"deny $d\" on linux: $GLOBBED $d because $d/token inside it $TWO"
+	[[ "$output" != *hunter2* ]]
+	explain_agrees
+	# Control: with one name left, the run starts and the directory is masked.
+	rm "$WS/notes.txt"
+	expect EACCES read "$d/token"
+	expect OK read "$WS/file.txt"
+	rm -rf "$d"
+}
+
+@test "run 1 links a file a read-only entry names later; run 2 refuses, never rewrites it" {
+	rm -f "$WS/build.sh" "$WS/.b"
+	# Run 1, before the read-only entry was written: a file of its own and its other name.
+	PROFILE=$(profile restricted $(workspace_entries))
+	run sbx sh -c "echo >'$WS/build.sh' && ln '$WS/build.sh' '$WS/.b'"
+	[ "$status" -eq 0 ]
+	# The user writes the script in place and keeps it read-only for the next runs.
+	echo 'make all' >"$WS/build.sh"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$WS/build.sh" read)")
+	run sbx sh -c "touch '$CANARY'; echo planted >'$WS/.b'"
+	refused "sbxrun: cannot enforce \"read-only $WS/build.sh\" on linux: cannot enforce sandbox \
+read-only path $WS/build.sh because it has other names (hard links): the command could rewrite \
+it through one of them"
+	[[ "${lines[0]}" == *"; hint: give it a name of its own (cp -p $WS/build.sh $WS/build.sh.new \
+&& mv $WS/build.sh.new $WS/build.sh), and check what it says" ]]
+	[ "$(cat "$WS/build.sh")" = "make all" ]
+	explain_agrees
+	# The hint's fix: a copy of its own starts the run; the other name keeps the old text.
+	cp -p "$WS/build.sh" "$WS/build.sh.new"
+	mv "$WS/build.sh.new" "$WS/build.sh"
+	expect EROFS append "$WS/build.sh"
+	expect OK append "$WS/.b"
+	[ "$(cat "$WS/build.sh")" = "make all" ]
+	rm -f "$WS/build.sh" "$WS/.b"
+}
+
+@test "a writable carve-out in a denied directory: what run 1 links there refuses nothing" {
+	local d="$WS/secrets"
+	rm -rf "$d"
+	mkdir -p "$d/pub"
+	echo hunter2 >"$d/token"
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$d" deny)" \
+		"$(entry_path "$d/pub" write)")
+	# Run 1 writes in the carve-out and gives its file a second name there.
+	expect OK write "$d/pub/a"
+	expect OK link "$d/pub/a" "$d/pub/b"
+	[ "$(stat -c %h "$d/pub/a")" = 2 ]
+	# Run 2 starts: the carve-out is the command's own, the rest of the directory stays hidden.
+	expect OK read "$d/pub/b"
+	expect EACCES list "$d"
+	expect ENOENT read "$d/token"
+	rm -rf "$d"
+}
+
+@test "a denied directory another user closed is passed over, as by the glob's walk; one's own is not" {
+	local w="$WORK/closed-ws" d="$WORK/closed-ws/closed" rule
+	new_canary "$w"
+	SBX_CWD=$w
+	for rule in "$(entry_path "$d" deny)" "$(glob_deny "$w/clo*")"; do
+		PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$w" write)" \
+			"$rule")
+		if as_root; then
+			# Root lists it, so a command as root could have linked there: walked, refused.
+			run sbx sh -c "touch '$CANARY'"
+			refused "sbxrun: cannot enforce \"deny*\" on linux: $GLOBBED $d because $d/[ab] inside it $TWO"
+			explain_agrees
+		else
+			# Root's, mode 0700: uid 65534 can open, list and link nothing in it, as before.
+			expect EACCES list "$d"
+			expect EACCES read "$d/a"
+			expect EACCES link "$d/a" "$w/c"
+			expect OK write "$w/c"
+		fi
+	done
+	# Control: a directory of the command's own that it closed refuses (it may open it again).
+	rm -rf "$w/mine" "$w/c"
+	mkdir "$w/mine"
+	chmod 0000 "$w/mine"
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$w" write)" \
+		"$(entry_path "$w/mine" deny)")
+	if as_root; then
+		expect EACCES list "$w/mine"
+	else
+		run sbx sh -c "touch '$CANARY'"
+		refused "sbxrun: cannot enforce \"deny $w/mine\" on linux: $GLOBBED $w/mine: cannot list it to check for hard links: $(errtext EACCES)"
+		explain_agrees
+	fi
+	rm -rf "$w/mine" "$w/c"
+}
+
+@test "a denied directory of more entries than are checked refuses the run, in words" {
+	local d="$WS/data"
+	rm -rf "$d"
+	# Run 1, before the deny was written: 8193 entries, more than the walk checks.
+	PROFILE=$(profile restricted $(workspace_entries))
+	run sbx sh -c "mkdir '$d' && cd '$d' && seq 8193 | xargs touch"
+	[ "$status" -eq 0 ]
+	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$d" deny)")
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: cannot enforce \"deny $d\" on linux: $GLOBBED $d: it holds more than 8192 \
+entries to check for hard links"
+	[[ "${lines[0]}" == *"; hint: empty it, or deny the parts of it that hold secrets (each \
+denied directory is walked on its own)" ]]
+	explain_agrees
+	# Control: at the bound the tree is walked, and the run starts with it masked.
+	rm "$d/8193"
+	expect EACCES read "$d/1"
+	expect OK read "$WS/file.txt"
+	rm -rf "$d"
+}
+
+# Words of a read-only directory's file that makes something run later, with another name.
+KEPT_TWO="has other names (hard links): the command could rewrite it through one of them"
+
+# kept_refused DIR FILE: the run refused the read-only DIR for FILE inside it, with the fix.
+kept_refused() {
+	refused "sbxrun: cannot enforce \"read-only $1\" on linux: cannot enforce sandbox read-only \
+path $1 because $2 inside it $KEPT_TWO"
+	[[ "${lines[0]}" == *"; hint: give it a name of its own (cp -p $2 $2.new && mv $2.new $2), \
+and check what it says" ]]
+}
+
+@test "run 1 links a nested repository's config, hook and .codex file; run 2 there refuses" {
+	local p f
+	p=$(realpath "$TMPDIR")/kept-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	mkdir -p "$p/A/.codex"
+	new_canary "$p"
+	git init -q "$p/A"
+	echo '#!/bin/sh' >"$p/A/.git/hooks/pre-commit"
+	echo 'model = "m"' >"$p/A/.codex/config.toml"
+	PROFILE=$(profile restricted $(workspace_entries))
+	for f in .git/config .git/hooks/pre-commit .codex/config.toml; do
+		# Run 1, in P: A/.git and A/.codex are plain nested directories, writable.
+		SBX_CWD=$p
+		run sbx ln "$p/A/$f" "$p/zz"
+		[ "$status" -eq 0 ]
+		# Run 2, in A: its .git and .codex are kept read-only, P/zz is not.
+		SBX_CWD=$p/A
+		run sbx sh -c "touch '$CANARY'; echo '[core] fsmonitor = planted' >>'$p/zz'"
+		kept_refused "$p/A/${f%%/*}" "$p/A/$f"
+		[ "$(grep -c planted "$p/A/$f")" = 0 ]
+		explain_agrees
+		rm "$p/zz"
+	done
+	# Control: the same layout without the link runs, and the config stays read-only; so does
+	# one with a linked example hook, which git never runs.
+	cp -p "$p/A/.git/config" "$p/zz"
+	echo '#!/bin/sh' >"$p/A/.git/hooks/pre-push.sample"
+	ln "$p/A/.git/hooks/pre-push.sample" "$p/s"
+	expect EROFS append "$p/A/.git/config"
+	expect EROFS append "$p/A/.git/hooks/pre-commit"
+	expect EROFS append "$p/A/.codex/config.toml"
+	expect OK append "$p/zz"
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
+
+@test "a Codex home's sessions and log are passed over; as many entries elsewhere in .codex refuse" {
+	local p
+	p=$(realpath "$TMPDIR")/codexhome-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	mkdir -p "$p/A/.codex/sessions/2026/12/02" "$p/A/.codex/log"
+	new_canary "$p"
+	git init -q "$p/A"
+	# What Codex records in its home: more files than the walk checks, one with a second name.
+	(cd "$p/A/.codex/sessions/2026/12/02" && seq 8200 | xargs touch)
+	ln "$p/A/.codex/sessions/2026/12/02/1" "$p/A/.codex/log/1"
+	echo 'model = "m"' >"$p/A/.codex/config.toml"
+	touch "$p/A/f"
+	PROFILE=$(profile restricted $(workspace_entries))
+	SBX_CWD=$p/A
+	expect EROFS append "$p/A/.codex/config.toml"
+	expect OK append "$p/A/f"
+	# The same tree where Codex reads what it runs or is told is walked: the second name found,
+	# and without it, more entries than the walk checks.
+	mv "$p/A/.codex/sessions" "$p/A/.codex/prompts"
+	run sbx sh -c "touch '$CANARY'"
+	kept_refused "$p/A/.codex" "$p/A/.codex/prompts/2026/12/02/1"
+	rm "$p/A/.codex/log/1"
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: cannot enforce \"read-only $p/A/.codex\" on linux: cannot enforce sandbox \
+read-only path $p/A/.codex: it holds more than 8192 entries to check for hard links"
+	explain_agrees
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
+
+@test "the fix the refusal gives starts the run; the other name keeps the old content" {
+	local p
+	p=$(realpath "$TMPDIR")/kept-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	git init -q "$p/A"
+	new_canary "$p"
+	PROFILE=$(profile restricted $(workspace_entries))
+	SBX_CWD=$p
+	run sbx ln "$p/A/.git/config" "$p/zz"
+	[ "$status" -eq 0 ]
+	SBX_CWD=$p/A
+	run sbx sh -c "touch '$CANARY'"
+	kept_refused "$p/A/.git" "$p/A/.git/config"
+	cp -p "$p/A/.git/config" "$p/A/.git/config.new"
+	mv "$p/A/.git/config.new" "$p/A/.git/config"
+	expect EROFS append "$p/A/.git/config"
+	expect OK append "$p/zz"
+	[ "$(grep -c fsmonitor "$p/A/.git/config")" = 0 ]
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
+
+@test "a linked worktree's and a submodule's git files with other names refuse; objects do not" {
+	local p g=(git -c user.name=t -c user.email=t@t -c protocol.file.allow=always)
+	p=$(realpath "$TMPDIR")/kept-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	"${g[@]}" init -q "$p/lib"
+	"${g[@]}" -C "$p/lib" commit -q --allow-empty -m lib
+	new_canary "$p"
+	"${g[@]}" init -q "$p/A"
+	"${g[@]}" -C "$p/A" commit -q --allow-empty -m init
+	"${g[@]}" -C "$p/A" submodule add -q "$p/lib" sub 2>/dev/null
+	"${g[@]}" -C "$p/A" commit -qm sub
+	"${g[@]}" -C "$p/A" worktree add -q "$p/W"
+	# Innocent second names: a local clone hard-links the objects, and runs.
+	"${g[@]}" clone -q --local "$p/A" "$p/C"
+	[ "$(find "$p/C/.git/objects" -type f -links +1 | wc -l)" -gt 0 ]
+	PROFILE=$(profile restricted $(workspace_entries))
+	SBX_CWD=$p/C
+	expect EROFS append "$p/C/.git/config"
+	SBX_CWD=$p/W
+	expect EROFS append "$p/A/.git/worktrees/W/commondir"
+	SBX_CWD=$p/A
+	expect EROFS append "$p/A/.git/modules/sub/config"
+	# An earlier run, in P, links the files git takes from them.
+	SBX_CWD=$p
+	run sbx sh -c "ln '$p/A/.git/modules/sub/config' '$p/m' &&
+		ln '$p/A/.git/worktrees/W/commondir' '$p/w'"
+	[ "$status" -eq 0 ]
+	SBX_CWD=$p/A
+	run sbx sh -c "touch '$CANARY'"
+	kept_refused "$p/A/.git" "$p/A/.git/modules/sub/config"
+	explain_agrees
+	SBX_CWD=$p/W
+	run sbx sh -c "touch '$CANARY'"
+	kept_refused "$p/A/.git/worktrees/W" "$p/A/.git/worktrees/W/commondir"
+	# The worktree's .git file itself, linked by a run in P.
+	rm "$p/m" "$p/w"
+	SBX_CWD=$p
+	run sbx ln "$p/W/.git" "$p/g"
+	[ "$status" -eq 0 ]
+	SBX_CWD=$p/W
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: cannot enforce \"read-only $p/W/.git\" on linux: cannot enforce sandbox \
+read-only path $p/W/.git because it $KEPT_TWO"
+	rm "$p/g"
+	expect OK write "$p/W/new"
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
+
+@test "in git mode, a hook with another name refuses; the git directory stays writable" {
+	local p
+	p=$(realpath "$TMPDIR")/kept-$BATS_TEST_NUMBER
+	rm -rf "$p"
+	git init -q "$p/A"
+	new_canary "$p"
+	echo '#!/bin/sh' >"$p/A/.git/hooks/pre-commit"
+	PROFILE=$(profile restricted $(workspace_entries))
+	# Run 1, in P: A/.git is a plain nested directory, writable.
+	SBX_CWD=$p
+	run sbx ln "$p/A/.git/hooks/pre-commit" "$p/A/zz"
+	[ "$status" -eq 0 ]
+	# Run 2, in A in git mode: hooks/ is kept read-only, A/zz is not.
+	run "$BIN/sbxrun" --allow-git -C "$p/A" -w "$p/A" -- \
+		sh -c "touch '$CANARY'; echo planted >>'$p/A/zz'"
+	kept_refused "$p/A/.git/hooks" "$p/A/.git/hooks/pre-commit"
+	[ "$(grep -c planted "$p/A/.git/hooks/pre-commit")" = 0 ]
+	# Control: with a name of its own the run starts, the hook read-only, the rest writable.
+	rm "$p/A/zz"
+	run "$BIN/sbxrun" --allow-git -C "$p/A" -w "$p/A" -- "$P" append "$p/A/.git/hooks/pre-commit"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$p/A" -w "$p/A" -- "$P" write "$p/A/.git/description"
+	[ "$output" = OK ]
+	SBX_CWD=$WS
+	rm -rf "$p"
+}
