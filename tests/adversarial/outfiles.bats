@@ -220,6 +220,7 @@ print(n, flush=True)"
 	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
 		-- python3 -c "$(refused_requests 700)"
 	wait "$reader" || true
+	echo "status $status: ${output:0:2000}"
 	[ "$status" -eq 0 ]
 	[ "$output" = 700 ]
 	[ "$(grep -c '"decision":"deny"' "$BATS_TEST_TMPDIR/got")" -eq 700 ]
