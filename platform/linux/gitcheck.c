@@ -28,12 +28,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "gitroots.h"
@@ -64,86 +62,6 @@ struct walk {
 	char *buf;	      /* INDEX_CHUNK bytes, the index's and the lists' reads */
 };
 
-struct how {
-	uint64_t flags, mode, resolve;
-};
-
-/* ---- opening without links ---------------------------------------------------------------- */
-
-/* The component walk where openat2 is missing: a link on the way is ELOOP, ".." EXDEV. */
-static int open_walk(int base, const char *rel, int flags)
-{
-	char name[256];
-	const char *s = rel;
-	struct stat st;
-	int cur = base == AT_FDCWD ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
-				   : openat(base, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-	if (cur < 0)
-		return -errno;
-	for (;;) {
-		size_t n;
-		int next, err;
-		bool last;
-
-		while (*s == '/')
-			s++;
-		n = strcspn(s, "/");
-		if (!n)
-			return cur;
-		if (n >= sizeof(name)) {
-			close(cur);
-			return -ENAMETOOLONG;
-		}
-		memcpy(name, s, n);
-		name[n] = '\0';
-		s += n;
-		last = !s[strspn(s, "/")];
-		if (!strcmp(name, "..")) {
-			close(cur);
-			return -EXDEV;
-		}
-		next = openat(cur, name, (last ? flags : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
-		err = errno;
-		close(cur);
-		if (next < 0)
-			return -err;
-		if (last)
-			return next;
-		/* On the way: a link is ELOOP, as openat2 says it, anything else but a directory ENOTDIR. */
-		err = fstat(next, &st) < 0   ? errno
-		      : S_ISLNK(st.st_mode)  ? ELOOP
-		      : !S_ISDIR(st.st_mode) ? ENOTDIR
-					     : 0;
-		if (err) {
-			close(next);
-			return -err;
-		}
-		cur = next;
-	}
-}
-
-/*
- * rel below base (an absolute path with AT_FDCWD), no symbolic link on the way or at its end,
- * never above base: a descriptor or -errno (ELOOP for a link, ENOENT or ENOTDIR for nothing).
- */
-static int open_nolinks(int base, const char *rel, int flags)
-{
-	struct how how = {
-		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
-		/* RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, and RESOLVE_BENEATH below a base */
-		.resolve = 0x04 | 0x02 | (base == AT_FDCWD ? 0 : 0x08),
-	};
-	int fd = (int)syscall(SYS_openat2, base, rel, &how, sizeof(how));
-
-	if (fd >= 0)
-		return fd;
-	if (errno == ENOSYS || errno == E2BIG || errno == EPERM)
-		return open_walk(base, rel, flags);
-	/* O_PATH opens a link itself under O_NOFOLLOW: RESOLVE_NO_SYMLINKS refuses it first. */
-	return -errno;
-}
-
 /*
  * The regular file rel below base read whole into a fresh buffer (*out, NUL-terminated, *len
  * bytes) when it is at most max bytes: 0; -ENOENT when missing; -EINVAL when not a regular
@@ -154,7 +72,7 @@ static int read_small(int base, const char *rel, size_t max, char **out, size_t 
 	struct stat st;
 	char *b;
 	size_t got = 0, cap;
-	int fd = open_nolinks(base, rel, O_RDONLY | O_NONBLOCK), r = 0;
+	int fd = sbx_linux_open_nolinks(base, rel, O_RDONLY | O_NONBLOCK), r = 0;
 
 	*out = NULL;
 	*len = 0;
@@ -342,7 +260,7 @@ static int todo(struct walk *w, int gitdir, const char *dir, const char *rel)
 		/* git reads it whole: another run's rewrite of it is said again. */
 		char id[160] = "";
 		struct stat st;
-		int fd = open_nolinks(gitdir, rel, O_PATH);
+		int fd = sbx_linux_open_nolinks(gitdir, rel, O_PATH);
 
 		if (fd >= 0 && fstat(fd, &st) == 0)
 			identity(id, sizeof(id), &st);
@@ -412,7 +330,7 @@ static int modules(struct walk *w, int base, const char *path, int depth)
 		}
 		if (depth > 0 && !strcmp(de->d_name, "modules")) {
 			/* A submodule's own submodules: walked as the top's are. */
-			cfd = open_nolinks(dirfd(dir), de->d_name, O_PATH | O_DIRECTORY);
+			cfd = sbx_linux_open_nolinks(dirfd(dir), de->d_name, O_PATH | O_DIRECTORY);
 			r = cfd < 0 ? unreadable(w, sub, cfd, "a submodule's git directory")
 				    : modules(w, cfd, sub, depth + 1);
 			if (cfd >= 0)
@@ -442,7 +360,7 @@ static int modules(struct walk *w, int base, const char *path, int depth)
 		if (r > 0)
 			r = 0;
 		else if (!r && S_ISDIR(st.st_mode)) {
-			cfd = open_nolinks(dirfd(dir), de->d_name, O_PATH | O_DIRECTORY);
+			cfd = sbx_linux_open_nolinks(dirfd(dir), de->d_name, O_PATH | O_DIRECTORY);
 			r = cfd < 0 ? unreadable(w, sub, cfd, "a submodule's git directory")
 				    : modules(w, cfd, sub, depth + 1);
 			if (cfd >= 0)
@@ -465,7 +383,7 @@ static int gitdir_modules(struct walk *w, int gitdir, const char *path)
 
 	if (!mpath)
 		return -ENOMEM;
-	fd = open_nolinks(gitdir, "modules", O_PATH | O_DIRECTORY);
+	fd = sbx_linux_open_nolinks(gitdir, "modules", O_PATH | O_DIRECTORY);
 	if (fd >= 0) {
 		r = modules(w, fd, mpath, 0);
 		close(fd);
@@ -525,7 +443,7 @@ static int gitlink(struct walk *w, int checkout, const char *copath, const char 
 		r = -ENOMEM;
 		goto out;
 	}
-	fd = open_nolinks(checkout, rel, O_PATH);
+	fd = sbx_linux_open_nolinks(checkout, rel, O_PATH);
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		goto out; /* not checked out: git status does not enter it */
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -552,7 +470,7 @@ static int gitlink(struct walk *w, int checkout, const char *copath, const char 
 		goto out;
 	}
 	/* Its own index may name more: walked as deep as the gitlinks go. */
-	subfd = open_nolinks(checkout, link, O_PATH | O_DIRECTORY);
+	subfd = sbx_linux_open_nolinks(checkout, link, O_PATH | O_DIRECTORY);
 	if (subfd < 0)
 		goto out; /* said above if it mattered: its .git opened */
 	if (S_ISDIR(st.st_mode)) {
@@ -577,7 +495,8 @@ static int gitlink(struct walk *w, int checkout, const char *copath, const char 
 			if (!target) {
 				r = -ENOMEM;
 			} else {
-				gfd = open_nolinks(AT_FDCWD, target, O_PATH | O_DIRECTORY);
+				gfd = sbx_linux_open_nolinks(AT_FDCWD, target,
+							     O_PATH | O_DIRECTORY);
 				if (gfd >= 0)
 					r = walk_gitdir(w, gfd, target, subfd, sub);
 				else if (gfd != -ENOENT && gfd != -ENOTDIR)
@@ -656,7 +575,7 @@ static int walk_gitdir(struct walk *w, int gitdir, const char *gdpath, int check
 	ipath = join(gdpath, "index");
 	if (!ipath)
 		return -ENOMEM;
-	fd = open_nolinks(gitdir, "index", O_RDONLY | O_NONBLOCK);
+	fd = sbx_linux_open_nolinks(gitdir, "index", O_RDONLY | O_NONBLOCK);
 	if (fd == -ENOENT) {
 		free(ipath);
 		return 0; /* no index: no gitlink */
@@ -766,7 +685,7 @@ static int worktree(struct walk *w, int gitdir, const char *path)
 		free(f);
 	}
 	if (!r && co && co[0] == '/') {
-		cfd = open_nolinks(AT_FDCWD, co, O_PATH | O_DIRECTORY);
+		cfd = sbx_linux_open_nolinks(AT_FDCWD, co, O_PATH | O_DIRECTORY);
 		if (cfd >= 0) {
 			r = walk_gitdir(w, gitdir, path, cfd, co);
 			close(cfd);
@@ -814,7 +733,8 @@ static int walk_all(struct sbx_gitcheck *g, int mode)
 		if (!r)
 			r = gitdir_modules(&w, o->common, o->common_path);
 		/* Each linked worktree's steps in progress (its checkout lies elsewhere). */
-		fd = r ? -1 : open_nolinks(o->common, "worktrees", O_RDONLY | O_DIRECTORY);
+		fd = r ? -1
+		       : sbx_linux_open_nolinks(o->common, "worktrees", O_RDONLY | O_DIRECTORY);
 		if (fd >= 0) {
 			DIR *dir = fdopendir(fd);
 			struct dirent *de;
@@ -833,7 +753,8 @@ static int walk_all(struct sbx_gitcheck *g, int mode)
 						       "a linked worktree's steps in progress");
 					break;
 				}
-				wfd = open_nolinks(dirfd(dir), de->d_name, O_PATH | O_DIRECTORY);
+				wfd = sbx_linux_open_nolinks(dirfd(dir), de->d_name,
+							     O_PATH | O_DIRECTORY);
 				if (wfd < 0)
 					continue; /* a file, or a link: git mode refuses those */
 				wt = join(wpath, de->d_name);

@@ -112,6 +112,12 @@ void sbx_rulepaths_free(struct sbx_rulepaths *res);
  * all, that must be the object (dev, ino) found before; otherwise -errno with d saying it
  * changed while the sandbox was being built.
  */
+/*
+ * rel below base (an absolute path with AT_FDCWD), no symbolic link on the way or at its end,
+ * never above base: a descriptor (close-on-exec) or -errno (ELOOP for a link, ENOENT or ENOTDIR
+ * for nothing). openat2 where the kernel has it, a component walk saying the same otherwise.
+ */
+int sbx_linux_open_nolinks(int base, const char *rel, int flags);
 int sbx_linux_reopen(const char *real, unsigned long long dev, unsigned long long ino,
 		     struct sbx_diag *d);
 

@@ -401,24 +401,30 @@ struct sbx_open_how_ {
 	uint64_t flags, mode, resolve;
 };
 
-/* The component walk for kernels without openat2: any link on the way is ELOOP. */
-static int open_nolinks_walk(const char *real)
+/*
+ * The component walk where openat2 is missing: a link on the way or at the end is ELOOP, a
+ * non-directory on the way ENOTDIR, ".." EXDEV, as openat2 says them.
+ */
+static int open_walk(int base, const char *rel, int flags)
 {
 	char name[256];
-	const char *s = real;
-	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), next, err;
+	const char *s = rel;
 	struct stat st;
+	int cur = base == AT_FDCWD ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+				   : openat(base, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	if (cur < 0)
 		return -errno;
 	for (;;) {
 		size_t n;
+		int next, err;
+		bool last;
 
 		while (*s == '/')
 			s++;
-		if (!*s)
-			return cur;
 		n = strcspn(s, "/");
+		if (!n)
+			return cur;
 		if (n >= sizeof(name)) {
 			close(cur);
 			return -ENAMETOOLONG;
@@ -426,35 +432,53 @@ static int open_nolinks_walk(const char *real)
 		memcpy(name, s, n);
 		name[n] = '\0';
 		s += n;
-		next = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		last = !s[strspn(s, "/")];
+		if (!strcmp(name, "..")) {
+			close(cur);
+			return -EXDEV;
+		}
+		next = openat(cur, name, (last ? flags : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
 		err = errno;
 		close(cur);
 		if (next < 0)
 			return -err;
-		err = fstat(next, &st) < 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP : 0;
+		/* O_PATH opens a link itself under O_NOFOLLOW: said as openat2 says it. */
+		err = fstat(next, &st) < 0	      ? errno
+		      : S_ISLNK(st.st_mode)	      ? ELOOP
+		      : !last && !S_ISDIR(st.st_mode) ? ENOTDIR
+						      : 0;
 		if (err) {
 			close(next);
 			return -err;
 		}
+		if (last)
+			return next;
 		cur = next;
 	}
+}
+
+int sbx_linux_open_nolinks(int base, const char *rel, int flags)
+{
+	struct sbx_open_how_ how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+		/* RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, and RESOLVE_BENEATH below a base */
+		.resolve = 0x04 | 0x02 | (base == AT_FDCWD ? 0 : 0x08),
+	};
+	int fd = (int)syscall(SYS_openat2, base, rel, &how, sizeof(how));
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOSYS || errno == EINVAL || errno == E2BIG || errno == EPERM)
+		return open_walk(base, rel, flags);
+	return -errno;
 }
 
 int sbx_linux_reopen(const char *real, unsigned long long dev, unsigned long long ino,
 		     struct sbx_diag *d)
 {
-	struct sbx_open_how_ how = {
-		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = 0x04 | 0x02, /* RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS */
-	};
 	struct stat st;
-	int fd, err;
+	int fd = sbx_linux_open_nolinks(AT_FDCWD, real, O_PATH), err;
 
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, real, &how, sizeof(how));
-	if (fd < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG || errno == EPERM))
-		fd = open_nolinks_walk(real);
-	else if (fd < 0)
-		fd = -errno;
 	if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM) {
 		/* Out of descriptors or memory: nothing changed, the run has too little. */
 		sbx_diag_set(d, fd, "cannot open %s again to mount on it: %s", real, strerror(-fd));
