@@ -895,6 +895,36 @@ void sbx_git_config_parse(const char *text, size_t len, struct sbx_git_config *o
 	}
 }
 
+/* options.strategy of a sequencer's opts file (sbx_git_sequencer_strategy). */
+struct opts_strategy {
+	char *out;
+	size_t size;
+	int got;
+};
+
+static int on_opts_key(void *arg, const struct config_line *l)
+{
+	struct opts_strategy *o = arg;
+
+	if (!l->bare || !same_word(l->section, l->section_n, "options") ||
+	    !same_word(l->key, l->key_n, "strategy"))
+		return 0;
+	/* The last one named is git's: cut, it is no name of git's own whatever it starts with. */
+	o->got = l->got < 0 || (size_t)snprintf(o->out, o->size, "%s", l->val) >= o->size ? 2 : 1;
+	return 0;
+}
+
+int sbx_git_sequencer_strategy(const char *text, size_t len, char *out, size_t size)
+{
+	char val[1024];
+	struct opts_strategy o = {.out = out, .size = size};
+
+	out[0] = '\0';
+	if (config_each(text, len, val, sizeof(val), on_opts_key, &o) == CONFIG_REFUSED)
+		return -EINVAL;
+	return o.got;
+}
+
 void sbx_git_configs_free(struct sbx_git_configs *c)
 {
 	for (size_t i = 0; c && i < c->n; i++) {

@@ -1007,6 +1007,13 @@ struct sbx_git_config {
 	char tree[SBX_MAX_PATH + 1];
 };
 void sbx_git_config_parse(const char *text, size_t len, struct sbx_git_config *out);
+/*
+ * The merge strategy a sequencer's opts file (sequencer/opts, in git's config format) names: the
+ * last options.strategy, as git's cherry-pick --continue and revert --continue take it, copied
+ * into out (size bytes). 1 when one is named, 2 when it is longer than out holds (out holds its
+ * start), 0 when none, -EINVAL when git would refuse the file (and run nothing with it).
+ */
+int sbx_git_sequencer_strategy(const char *text, size_t len, char *out, size_t size);
 /* The configs kept (sbx_ctx.git_configs): each git directory's, as read once. */
 struct sbx_git_configs {
 	struct sbx_git_config_kept {

@@ -12,6 +12,9 @@
  *    a submodule not yet initialised as it finds it, hooks and config included.
  *  - An exec step in a rebase's or a cherry-pick's list of steps still to take
  *    (rebase-merge/git-rebase-todo, sequencer/todo): git rebase --continue runs it.
+ *  - A merge strategy other than git's own for the steps still to take (rebase-merge/strategy,
+ *    sequencer/opts): git runs git-merge-NAME for it, from the caller's PATH or, when NAME
+ *    holds a slash, from the top of the checkout.
  *
  * The same walk runs twice: in the helper before the command starts, which records what it
  * finds as keys (a path, the identity of the object there, an exec step's text), and in the
@@ -246,16 +249,16 @@ static int step(struct walk *w, const char *path, const char *s, size_t n)
 	return r < 0 ? r : 0;
 }
 
-/* The list of steps rel of the git directory gitdir (at dir): each exec step in it. */
-static int todo(struct walk *w, int gitdir, const char *dir, const char *rel)
+/*
+ * The file rel of the git directory gitdir (at path), of what git keeps of an operation in
+ * progress, read whole into *text (*len bytes): NULL when missing, or when it cannot be read so,
+ * which is said instead (it could hide what). 0 or -ENOMEM.
+ */
+static int state_read(struct walk *w, int gitdir, const char *path, const char *rel,
+		      const char *what, char **text, size_t *len)
 {
-	char *text = NULL, *path = join(dir, rel);
-	size_t len, i = 0;
-	int r;
+	int r = read_small(gitdir, rel, TODO_MAX, text, len);
 
-	if (!path)
-		return -ENOMEM;
-	r = read_small(gitdir, rel, TODO_MAX, &text, &len);
 	if (r == -EFBIG) {
 		/* git reads it whole: another run's rewrite of it is said again. */
 		char id[160] = "";
@@ -266,12 +269,23 @@ static int todo(struct walk *w, int gitdir, const char *dir, const char *rel)
 			identity(id, sizeof(id), &st);
 		if (fd >= 0)
 			close(fd);
-		r = unreadable_id(w, path, r, "a step git runs as a program (exec)", id);
-	} else if (r == -ENOENT) {
-		r = 0;
-	} else if (r) {
-		r = unreadable(w, path, r, "a step git runs as a program (exec)");
+		return unreadable_id(w, path, r, what, id);
 	}
+	if (r == -ENOENT)
+		return 0;
+	return r ? unreadable(w, path, r, what) : 0;
+}
+
+/* The list of steps rel of the git directory gitdir (at dir): each exec step in it. */
+static int todo(struct walk *w, int gitdir, const char *dir, const char *rel)
+{
+	char *text = NULL, *path = join(dir, rel);
+	size_t len, i = 0;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = state_read(w, gitdir, path, rel, "a step git runs as a program (exec)", &text, &len);
 	while (text && !r && i < len) {
 		const char *eol = memchr(text + i, '\n', len - i);
 		size_t n = eol ? (size_t)(eol - (text + i)) : len - i;
@@ -283,6 +297,97 @@ static int todo(struct walk *w, int gitdir, const char *dir, const char *rel)
 	free(text);
 	free(path);
 	return r;
+}
+
+/* ---- the merge strategy of a rebase or cherry-pick in progress ------------------------------ */
+
+/*
+ * The strategies git merges with on its own: ort and recursive in the process, the others with
+ * its own programs, which it finds in its exec-path before the caller's PATH (builtin/merge.c,
+ * all_strategy). For any other name S, git rebase --continue and git cherry-pick --continue run
+ * git-merge-S: a program looked up on the caller's PATH or, with a slash in S, a path from the
+ * top of the checkout, where the command writes.
+ */
+static bool own_strategy(const char *s)
+{
+	static const char *const own[] = {"ort",     "recursive", "resolve",
+					  "octopus", "ours",	  "subtree"};
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(s, own[i]))
+			return true;
+	return false;
+}
+
+/* The strategy s (cut: its start) that the file at path names: said when none of git's own. */
+static int strategy(struct walk *w, const char *path, const char *s, bool cut)
+{
+	char msg[SBX_MAX_PATH + 640], *key = NULL;
+	int r;
+
+	if (!cut && own_strategy(s))
+		return 0;
+	if (asprintf(&key, "s\n%s\n%s", path, s) < 0)
+		return -ENOMEM;
+	snprintf(msg, sizeof(msg),
+		 "git mode: the command named a merge strategy git runs as a program in %s "
+		 "(\"%.200s\"): git rebase --continue or git cherry-pick --continue outside the "
+		 "sandbox would run it",
+		 path, s);
+	r = found(w, key, path, msg,
+		  "read it and remove it, or give up that rebase or cherry-pick (git rebase "
+		  "--abort, git cherry-pick --abort)");
+	free(key);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * The strategy of the git directory gitdir (at dir): rebase-merge/strategy, one line (git drops
+ * a newline at its end, and a carriage return before it), and sequencer/opts's options.strategy.
+ */
+static int strategies(struct walk *w, int gitdir, const char *dir)
+{
+	static const char what[] = "a merge strategy git runs as a program";
+	char *text = NULL, *path = join(dir, "rebase-merge/strategy"), val[256];
+	size_t len;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = state_read(w, gitdir, path, "rebase-merge/strategy", what, &text, &len);
+	if (text && !r) {
+		if (len && text[len - 1] == '\n' && --len && text[len - 1] == '\r')
+			len--;
+		text[len] = '\0'; /* and git's string ends at a NUL byte before */
+		r = strategy(w, path, text, false);
+	}
+	free(text);
+	free(path);
+	text = NULL;
+	path = r ? NULL : join(dir, "sequencer/opts");
+	if (r || !path)
+		return r ? r : -ENOMEM;
+	r = state_read(w, gitdir, path, "sequencer/opts", what, &text, &len);
+	if (text && !r) {
+		int got = sbx_git_sequencer_strategy(text, len, val, sizeof(val));
+
+		r = got < 0 ? unreadable(w, path, got, what)
+		    : got   ? strategy(w, path, val, got > 1)
+			    : 0;
+	}
+	free(text);
+	free(path);
+	return r;
+}
+
+/* What git takes up again of an operation in progress: its steps, and its strategy. */
+static int in_progress(struct walk *w, int gitdir, const char *dir)
+{
+	int r = todo(w, gitdir, dir, "rebase-merge/git-rebase-todo");
+
+	if (!r)
+		r = todo(w, gitdir, dir, "sequencer/todo");
+	return r ? r : strategies(w, gitdir, dir);
 }
 
 /* ---- directories under modules/ ------------------------------------------------------------- */
@@ -543,7 +648,7 @@ static int keep_index(struct sbx_gitcheck *g, const char *iid, const struct sbx_
 }
 
 /*
- * A git directory (gitdir, at gdpath) serving the checkout at copath: its steps in progress,
+ * A git directory (gitdir, at gdpath) serving the checkout at copath: what is in progress,
  * and the gitlinks of its index, each walked in turn. Each git directory once, SBX_MAX_GIT_DIRS
  * at most.
  */
@@ -567,9 +672,7 @@ static int walk_gitdir(struct walk *w, int gitdir, const char *gdpath, int check
 		return unreadable(w, gdpath, -E2BIG, "a submodule git would enter");
 	r = sbx_strv_push(&w->seen, id);
 	if (!r)
-		r = todo(w, gitdir, gdpath, "rebase-merge/git-rebase-todo");
-	if (!r)
-		r = todo(w, gitdir, gdpath, "sequencer/todo");
+		r = in_progress(w, gitdir, gdpath);
 	if (r)
 		return r;
 	ipath = join(gdpath, "index");
@@ -664,7 +767,7 @@ static int pointer(int base, const char *rel, const char *prefix, const char *fr
 }
 
 /*
- * A linked worktree's git directory gitdir (at path): its steps in progress, and the gitlinks of
+ * A linked worktree's git directory gitdir (at path): what is in progress, and the gitlinks of
  * its index in the checkout its gitdir file names (kept read-only in git mode), walked as the
  * root's are. A worktree whose checkout is gone (git worktree prune removes it) has none.
  */
@@ -698,9 +801,7 @@ static int worktree(struct walk *w, int gitdir, const char *path)
 	}
 	free(dotgit);
 	free(co);
-	if (!r)
-		r = todo(w, gitdir, path, "rebase-merge/git-rebase-todo");
-	return r ? r : todo(w, gitdir, path, "sequencer/todo");
+	return r ? r : in_progress(w, gitdir, path);
 }
 
 /* A linked worktree: the above, and the git directories of its own submodules. */

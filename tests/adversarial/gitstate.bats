@@ -154,6 +154,41 @@ silent() {
 	[ "${#lines[@]}" -eq 2 ]
 }
 
+@test "run 1 names a merge strategy of its own for a rebase or a cherry-pick in progress: said, exit 1; live" {
+	# The user's rebase, stopped at an edit with a pick still to take: no finding.
+	echo b >"$WS/b"
+	git -C "$WS" add b
+	git -C "$WS" commit -qm two
+	echo c >"$WS/c"
+	git -C "$WS" add c
+	git -C "$WS" commit -qm three
+	GIT_SEQUENCE_EDITOR="sed -i '1s/^pick/edit/'" git -C "$WS" rebase -q -i HEAD~2 >/dev/null 2>&1
+	[ -f "$G/rebase-merge/git-rebase-todo" ]
+	run gsbx git status --short
+	silent
+	# Control: git's own strategies run git's own programs, whoever names them.
+	run gsbx sh -c "echo ort >'$G/rebase-merge/strategy' &&
+		mkdir -p '$G/sequencer' && printf '[options]\n\tstrategy = resolve\n' >'$G/sequencer/opts'"
+	silent
+	# Run 1: git runs git-merge-STRATEGY, which a strategy with a slash makes a path from the
+	# top of the checkout; the amend makes the next pick a merge rather than a fast-forward.
+	run gsbx sh -c "mkdir git-merge-. && printf '#!/bin/sh\ntouch $MARK/strategy\n' >git-merge-./x &&
+		chmod +x git-merge-./x && git commit -q --amend -m two2 &&
+		echo ./x >'$G/rebase-merge/strategy' &&
+		printf '[options]\n\tstrategy = ./y\n' >'$G/sequencer/opts'"
+	echo "run 1: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: the command named a merge strategy git runs as a program in $G/rebase-merge/strategy (\"./x\"): git rebase --continue or git cherry-pick --continue outside the sandbox would run it; hint: *git rebase --abort*"
+	said "sbxrun: git mode: the command named a merge strategy git runs as a program in $G/sequencer/opts (\"./y\")*"
+	[ "${#lines[@]}" -eq 2 ]
+	# Run 2 finds them at its start: said once, by the run that made them.
+	run gsbx true
+	silent
+	# Live: the caller continues the rebase run 1 left.
+	git -C "$WS" rebase --continue >/dev/null 2>&1 || true
+	[ "$(marks)" = "strategy " ]
+}
+
 @test "run 1 leaves a FIFO, a link, a huge file where the check reads: said, no hang, exit 1" {
 	run timeout 60 "$BIN/sbxrun" --allow-git -C "$WS" -w "$WS" -- sh -c "
 		mkdir -p '$G/rebase-merge' '$G/sequencer' && mkfifo '$G/rebase-merge/git-rebase-todo' &&
@@ -196,15 +231,17 @@ silent() {
 }
 
 @test "run 2 writes steps behind the link, or into the huge list, run 1 left: said again, exit 1" {
-	# Run 1: rebase-merge a link to a directory of the workspace, a list too big to read.
+	# Run 1: rebase-merge a link to a directory of the workspace (both files git reads there are
+	# behind it), a list too big to read.
 	run gsbx sh -c "mkdir junk && ln -s ../junk '$G/rebase-merge' &&
 		mkdir -p '$G/worktrees/wt/rebase-merge' &&
 		head -c 1100000 /dev/zero | tr '\\0' '#' >'$G/worktrees/wt/rebase-merge/git-rebase-todo'"
 	echo "run 1: $status $output"
 	[ "$status" -eq 1 ]
 	said "sbxrun: git mode: $G/rebase-merge/git-rebase-todo cannot be checked after the run ($(errtext ELOOP))*"
+	said "sbxrun: git mode: $G/rebase-merge/strategy cannot be checked after the run ($(errtext ELOOP)): it could hold a merge strategy git runs as a program*"
 	said "sbxrun: git mode: $G/worktrees/wt/rebase-merge/git-rebase-todo cannot be checked after the run (too big)*"
-	[ "${#lines[@]}" -eq 2 ]
+	[ "${#lines[@]}" -eq 3 ]
 	# Run 2: an exec step behind the link (git follows it), and one in the list, still too big.
 	run gsbx sh -c "echo 'exec touch $MARK/exec' >junk/git-rebase-todo &&
 		{ echo 'exec touch $MARK/exec2'; head -c 1100000 /dev/zero | tr '\\0' '#'; } \
@@ -212,13 +249,15 @@ silent() {
 	echo "run 2: $status $output"
 	[ "$status" -eq 1 ]
 	said "sbxrun: git mode: $G/rebase-merge/git-rebase-todo cannot be checked after the run ($(errtext ELOOP))*"
+	said "sbxrun: git mode: $G/rebase-merge/strategy cannot be checked after the run ($(errtext ELOOP)): it could hold a merge strategy git runs as a program*"
 	said "sbxrun: git mode: $G/worktrees/wt/rebase-merge/git-rebase-todo cannot be checked after the run (too big)*"
-	[ "${#lines[@]}" -eq 2 ]
+	[ "${#lines[@]}" -eq 3 ]
 	# The huge list left alone is no new finding; the link is said at every end.
 	run gsbx true
 	[ "$status" -eq 1 ]
 	said "sbxrun: git mode: $G/rebase-merge/git-rebase-todo cannot be checked after the run ($(errtext ELOOP))*"
-	[ "${#lines[@]}" -eq 1 ]
+	said "sbxrun: git mode: $G/rebase-merge/strategy cannot be checked after the run ($(errtext ELOOP)): it could hold a merge strategy git runs as a program*"
+	[ "${#lines[@]}" -eq 2 ]
 	# Control: without the link, silent.
 	rm "$G/rebase-merge"
 	run gsbx true

@@ -1420,3 +1420,38 @@ TEST(git_config_parse_both_keys_at_once)
 		free(t);
 	}
 }
+
+/* A sequencer's options.strategy, as git's cherry-pick --continue takes it: the last one named. */
+TEST(git_sequencer_strategy_as_git_reads_it)
+{
+	static const struct {
+		const char *text;
+		int got;
+		const char *val;
+	} cases[] = {
+		{"", 0, ""},
+		/* As git writes it. */
+		{"[options]\n\tallow-ff = true\n\tstrategy = ort\n", 1, "ort"},
+		/* Any case, the last one taken, a quoted value with a comment after it. */
+		{"[options]\n\tstrategy = ort\n[OPTIONS]\n\tStrategy = \"./x\" # c\n", 1, "./x"},
+		/* A subsection is another key; a boolean without "=" names nothing. */
+		{"[options \"s\"]\n\tstrategy = ./x\n[options]\n\tstrategy\n", 0, ""},
+		/* A file git refuses: it continues nothing with it. */
+		{"[options]\n\tstrategy = \"./x\n", -EINVAL, ""},
+	};
+	char val[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_INT(sbx_git_sequencer_strategy(cases[i].text, strlen(cases[i].text), val,
+						     sizeof(val)),
+			  cases[i].got);
+		if (cases[i].got > 0)
+			CHECK_STR(val, cases[i].val);
+	}
+	/* A value longer than the buffer is cut, and said to be: never taken for a shorter name. */
+	CHECK_INT(sbx_git_sequencer_strategy("[options]\nstrategy = recursive-x\n", 33, val, 10),
+		  2);
+	CHECK_STR(val, "recursive");
+	CHECK_INT(sbx_git_sequencer_strategy("[options]\nstrategy = recursive\n", 31, val, 10), 1);
+	CHECK_STR(val, "recursive");
+}
