@@ -394,8 +394,8 @@ static bool dot_or_dotdot(const char *n)
 
 enum kept_how {
 	KEPT_ALL,      /* every regular file of the tree (.codex, .agents) */
-	KEPT_GITDIR,   /* a git directory: config, config.worktree, commondir, hooks/, and the
-			  git directories modules/ and worktrees/ hold */
+	KEPT_GITDIR,   /* a git directory: config, config.worktree, commondir, gitdir, hooks/,
+			  and the git directories modules/ and worktrees/ hold */
 	KEPT_MODULES,  /* a directory of modules/: a submodule's git directory, or a part of
 			  its name (a name may hold slashes) */
 	KEPT_HOOKS,    /* the regular files of hooks/ */
@@ -405,10 +405,13 @@ enum kept_how {
 static int kept_walk(struct kept *k, int dfd, const char *name, size_t len, enum kept_how how,
 		     unsigned depth);
 
-/* What a git directory at k->path (len), open as dfd, keeps of the files that run code. */
+/*
+ * What a git directory at k->path (len), open as dfd, keeps of the files that run code or send
+ * git elsewhere: a linked worktree's gitdir names the checkout git worktree remove deletes.
+ */
 static int kept_gitdir(struct kept *k, int dfd, size_t len, unsigned depth)
 {
-	static const char *const files[] = {"config", "config.worktree", "commondir"};
+	static const char *const files[] = {"config", "config.worktree", "commondir", "gitdir"};
 	struct stat st;
 	int r = 0;
 

@@ -476,8 +476,17 @@ read-only path $p/A/.codex: it holds more than 8192 entries to check for hard li
 	SBX_CWD=$p/W
 	run sbx sh -c "touch '$CANARY'"
 	kept_refused "$p/A/.git/worktrees/W" "$p/A/.git/worktrees/W/commondir"
-	# The worktree's .git file itself, linked by a run in P.
 	rm "$p/m" "$p/w"
+	# Its gitdir (the checkout git worktree remove deletes, and prune goes by), linked by a
+	# run in P.
+	SBX_CWD=$p
+	run sbx ln "$p/A/.git/worktrees/W/gitdir" "$p/d"
+	[ "$status" -eq 0 ]
+	SBX_CWD=$p/W
+	run sbx sh -c "touch '$CANARY'"
+	kept_refused "$p/A/.git/worktrees/W" "$p/A/.git/worktrees/W/gitdir"
+	rm "$p/d"
+	# The worktree's .git file itself, linked by a run in P.
 	SBX_CWD=$p
 	run sbx ln "$p/W/.git" "$p/g"
 	[ "$status" -eq 0 ]
