@@ -296,12 +296,10 @@ static int keep_gitdir_target(const struct pmap *m, const char *target, struct s
 
 /*
  * Does the look-up in cross a symbolic link that lies in a writable root, other than one inside
- * the git directories in git[0..n) or inside the directory ro (read-only there; ro may be NULL)?
- * The first such is copied to one.
+ * the git directories in git[0..n) (read-only there)? The first such is copied to one.
  */
 static bool crosses_writable_link(const struct pmap *m, const struct sbx_pathinfo *in,
-				  const struct sbx_strv *git, size_t n, const char *ro,
-				  char one[SBX_MAX_PATH])
+				  const struct sbx_strv *git, size_t n, char one[SBX_MAX_PATH])
 {
 	size_t len;
 
@@ -315,7 +313,6 @@ static bool crosses_writable_link(const struct pmap *m, const struct sbx_pathinf
 			return true;
 		for (size_t k = 0; !kept && k < n; k++)
 			kept = sbx_path_covers_any(git->v[k], one) && strcmp(git->v[k], one);
-		kept = kept || (ro && sbx_path_covers_any(ro, one) && strcmp(ro, one));
 		s = kept ? NULL : sbx_pmap_decider(m, one);
 		if (s && s->access != SBX_DENY && s->wr >= 0)
 			return true;
@@ -411,12 +408,12 @@ static int read_links(const struct sbx_ctx *ctx, const char *dir, unsigned *link
 /*
  * The symbolic link p that git follows from a git directory: what it leads to kept read-only
  * (resolved once here, which the plan keeps as it is); refused when the way there crosses a
- * link inside a writable root (the command could repoint it) but inside the directory ro (one
- * kept read-only; NULL: none), or when it leads nowhere (the command could make its target).
+ * link inside a writable root (the command could repoint it), or when it leads nowhere (the
+ * command could make its target).
  */
 static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
-		     const struct sbx_strv *git, size_t ndirs, const char *ro, const char *p,
-		     struct sbx_strv *keep, struct sbx_diag *d)
+		     const struct sbx_strv *git, size_t ndirs, const char *p, struct sbx_strv *keep,
+		     struct sbx_diag *d)
 {
 	char one[SBX_MAX_PATH];
 	struct sbx_pathinfo in;
@@ -424,7 +421,7 @@ static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 
 	if (r)
 		return r;
-	if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, ro, one)) {
+	if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, one)) {
 		/* Not a link now, when it was listed as one: swapped meanwhile. */
 		if (!in.is_link)
 			snprintf(one, sizeof(one), "%s", p);
@@ -486,20 +483,8 @@ static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	struct hook_names h = {.left = *left};
-	struct sbx_pathinfo in;
-	const char *ro = NULL;
-	int r = sbx_ctx_lookup(ctx, hooks, &in, d);
+	int r = v->list(v->self, hooks, hook_link, &h);
 
-	if (r)
-		return r;
-	/*
-	 * hooks/ a link (outside git mode, which refuses one): its hooks are named where it leads,
-	 * which is kept read-only (git_reads), so that a link there is no link the command could
-	 * repoint, and is told from one at hooks/ itself.
-	 */
-	if (in.exists && in.type == SBX_FT_DIR && strcmp(in.real, hooks))
-		hooks = ro = in.real;
-	r = v->list(v->self, hooks, hook_link, &h);
 	if (r == -ENOENT || r == -ENOTDIR) {
 		r = 0;
 	} else if (r == -E2BIG) {
@@ -523,7 +508,7 @@ static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 
 		r = sbx_path_join_any(hooks, h.names.v[i], &p);
 		if (!r)
-			r = keep_link(ctx, m, roots, git, ndirs, ro, p, keep, d);
+			r = keep_link(ctx, m, roots, git, ndirs, p, keep, d);
 		free(p);
 	}
 	sbx_strv_clear(&h.names);
@@ -554,7 +539,7 @@ static int keep_include(const struct sbx_ctx *ctx, const struct pmap *m,
 	if (r)
 		return r;
 	/* Git mode's git directories are writable: a link in one is the command's. */
-	if (crosses_writable_link(m, &in, git, git_mode ? 0 : git->n, NULL, one)) {
+	if (crosses_writable_link(m, &in, git, git_mode ? 0 : git->n, one)) {
 		if (strcmp(one, p))
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 				     "%s includes %s, through the symbolic link %s inside a "
@@ -723,7 +708,7 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 				continue;
 			r = sbx_path_join_any(git->v[k], reads[i], &p);
 			if (!r)
-				r = keep_link(ctx, m, roots, git, ndirs, NULL, p, keep, d);
+				r = keep_link(ctx, m, roots, git, ndirs, p, keep, d);
 			free(p);
 		}
 	}
@@ -962,7 +947,7 @@ static int link_one(struct linkwalk *w, const char *checkout, const char *path)
 		r = sbx_path_join_any(sub, ".git", &dotgit);
 	if (!r)
 		r = sbx_ctx_lookup(w->ctx, dotgit, &in, w->d);
-	if (!r && crosses_writable_link(w->m, &in, &none, 0, NULL, one)) {
+	if (!r && crosses_writable_link(w->m, &in, &none, 0, one)) {
 		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
 			     "%s, the .git of a checkout git recurses into (a gitlink), is reached "
 			     "through the symbolic link %s inside a writable root: the command "
@@ -1550,7 +1535,7 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 		 * One others may read (S_IROTH, the usual 0644) is not opened twice to find out.
 		 */
 		if (in.exists && !point && !(in.mode & 0004) && !in_writable(m, in.real) &&
-		    !crosses_writable_link(m, &in, &none, 0, NULL, one) && closed_config(ctx, g))
+		    !crosses_writable_link(m, &in, &none, 0, one) && closed_config(ctx, g))
 			continue;
 		if (in.exists && !point && in.type != SBX_FT_REG) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
@@ -1560,7 +1545,7 @@ int sbx_git_globals_keep(const struct sbx_ctx *ctx, const struct pmap *m,
 				     kind(sys), g);
 			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "remove what is there, or %s",
 					  elsewhere(g, sys));
-		} else if (crosses_writable_link(m, &in, &none, 0, NULL, one)) {
+		} else if (crosses_writable_link(m, &in, &none, 0, one)) {
 			sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 				     "git's %s config %s is reached through the symbolic link "
 				     "%s inside a writable root: the command could repoint it at a "

@@ -95,39 +95,6 @@ pexpect() {
 	pexpect OK write "$R/scripts/other"
 }
 
-@test "a .git/hooks link to a directory of hooks that are links: each kept where it leads" {
-	# The project keeps its hooks in githooks/, linked from .git/hooks, each a link to a script.
-	mkdir "$R/githooks" "$R/scripts"
-	printf '#!/bin/sh\ntouch %s\n' "$R/outside-hook" >"$R/scripts/pre-commit"
-	chmod +x "$R/scripts/pre-commit"
-	rm -rf "$R/.git/hooks"
-	ln -s ../githooks "$R/.git/hooks"
-	ln -s ../scripts/pre-commit "$R/githooks/pre-commit"
-	git -C "$R" commit -q --allow-empty -m outside
-	[ -e "$R/outside-hook" ]
-	# Run 1 cannot rewrite the script, nor repoint the hook in the read-only githooks/.
-	pexpect EROFS append "$R/scripts/pre-commit"
-	pexpect EROFS append "$R/githooks/pre-commit"
-	pexpect EROFS write "$R/githooks/post-commit"
-	# Run 2, then the user's git commit: nothing planted runs.
-	pexpect EROFS append "$R/scripts/pre-commit"
-	git -C "$R" commit -q --allow-empty -m probe
-	[ ! -e "$CANARY" ]
-	# One there that leads nowhere, or through a link in the workspace: refused, named where
-	# it really is.
-	ln -s ../scripts/post-commit "$R/githooks/post-commit"
-	run psbx touch "$CANARY"
-	refused "sbxrun: $R/githooks/post-commit is a symbolic link to nothing there is: *"
-	rm "$R/githooks/post-commit"
-	ln -s scripts "$R/lnk"
-	ln -s ../lnk/pre-commit "$R/githooks/post-commit"
-	run psbx touch "$CANARY"
-	refused "sbxrun: $R/githooks/post-commit is a symbolic link that git follows through $R/lnk, inside a writable root*"
-	rm "$R/githooks/post-commit" "$R/lnk"
-	# Positive control: the rest of scripts/ is the command's.
-	pexpect OK write "$R/scripts/other"
-}
-
 @test "run 1 makes a submodule's git directory of many linked hooks: later runs refuse, fast, named" {
 	# Each hook that is a link keeps where it leads read-only, a carve-out each; run 1, in git
 	# mode, makes a git directory under modules/ whose hooks/ holds more than the bound.
