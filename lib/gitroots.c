@@ -444,74 +444,46 @@ static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 	return keep_target(ctx, m, roots, in.real, keep, d);
 }
 
-/*
- * The hooks that are links, each a carve-out: SBX_MAX_GIT_DIRS in all the git directories, as
- * many as the files configs include. A run in git mode can make a submodule's git directory,
- * and thousands of links in its hooks/ would cost every later run a look-up and a mount each.
- */
-struct hook_names {
-	struct sbx_strv names;
-	size_t left; /* how many more may be kept */
-};
-
-/*
- * The names of the links a listed directory holds but git's examples (*.sample), counted as
- * listed: a listing of many names is never held whole before the cap is looked at.
- */
+/* The names of the links a listed directory holds but git's examples (*.sample). */
 static int hook_link(void *arg, const char *name, enum sbx_ftype type)
 {
-	struct hook_names *h = arg;
 	size_t n = strlen(name);
 
 	if (type != SBX_FT_LINK || (n > 7 && !strcmp(name + n - 7, ".sample")))
 		return 0;
-	if (h->names.n >= h->left)
-		return -E2BIG;
-	return sbx_strv_push(&h->names, name);
+	return sbx_strv_push(arg, name);
 }
 
 /*
  * The hooks that are symbolic links in the directory hooks (`ln -s ../../scripts/pre-commit
  * .git/hooks/pre-commit`, as many projects set theirs up): git runs what each leads to, which
  * in a writable root the command could rewrite for the caller's next git commit. Each is kept
- * as a linked hooks/ is (keep_link); *left is how many more may be (hook_names). A hooks/ that
- * is missing, or no directory, holds none.
+ * as a linked hooks/ is (keep_link). A hooks/ that is missing, or no directory, holds none.
  */
 static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 		      const struct sbx_roots *roots, const struct sbx_strv *git, size_t ndirs,
-		      const char *hooks, size_t *left, struct sbx_strv *keep, struct sbx_diag *d)
+		      const char *hooks, struct sbx_strv *keep, struct sbx_diag *d)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	struct hook_names h = {.left = *left};
-	int r = v->list(v->self, hooks, hook_link, &h);
+	struct sbx_strv names = {0};
+	int r = v->list(v->self, hooks, hook_link, &names);
 
-	if (r == -ENOENT || r == -ENOTDIR) {
+	if (r == -ENOENT || r == -ENOTDIR)
 		r = 0;
-	} else if (r == -E2BIG) {
-		sbx_diag_set(d, SBX_E_TOO_BIG,
-			     "git's hooks directories hold more than %d hooks that are symbolic "
-			     "links (%s holds one too many), where each leads sbxrun keeps "
-			     "read-only",
-			     SBX_MAX_GIT_DIRS, hooks);
-		r = sbx_diag_hint(d, SBX_E_TOO_BIG,
-				  "remove from %s the links that are no hooks of yours (git runs a "
-				  "hook by its name only)",
-				  hooks);
-	} else if (r && r != -ENOMEM) {
+	else if (r && r != -ENOMEM) {
 		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", hooks,
 			     strerror(r < 0 ? -r : EACCES));
 		r = r < 0 ? r : -EACCES;
 	}
-	*left -= r ? 0 : h.names.n;
-	for (size_t i = 0; !r && i < h.names.n; i++) {
+	for (size_t i = 0; !r && i < names.n; i++) {
 		char *p = NULL;
 
-		r = sbx_path_join_any(hooks, h.names.v[i], &p);
+		r = sbx_path_join_any(hooks, names.v[i], &p);
 		if (!r)
 			r = keep_link(ctx, m, roots, git, ndirs, p, keep, d);
 		free(p);
 	}
-	sbx_strv_clear(&h.names);
+	sbx_strv_clear(&names);
 	return r;
 }
 
@@ -713,7 +685,7 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		}
 	}
 	/* The hooks that are links, in every git directory's hooks/, in either mode. */
-	for (size_t k = 0, left = SBX_MAX_GIT_DIRS; !r && k < (git_mode ? git->n : ndirs); k++) {
+	for (size_t k = 0; !r && k < (git_mode ? git->n : ndirs); k++) {
 		const char *slash = strrchr(git->v[k], '/');
 		char *p = NULL;
 
@@ -721,8 +693,7 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 			continue;
 		r = git_mode ? 0 : sbx_path_join_any(git->v[k], "hooks", &p);
 		if (!r)
-			r = hook_links(ctx, m, roots, git, ndirs, p ? p : git->v[k], &left, keep,
-				       d);
+			r = hook_links(ctx, m, roots, git, ndirs, p ? p : git->v[k], keep, d);
 		free(p);
 	}
 	if (!r)

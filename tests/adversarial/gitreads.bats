@@ -95,25 +95,6 @@ pexpect() {
 	pexpect OK write "$R/scripts/other"
 }
 
-@test "run 1 makes a submodule's git directory of many linked hooks: later runs refuse, fast, named" {
-	# Each hook that is a link keeps where it leads read-only, a carve-out each; run 1, in git
-	# mode, makes a git directory under modules/ whose hooks/ holds more than the bound.
-	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- sh -c "mkdir -p .git/modules &&
-		git init -q --bare .git/modules/evil && : >f &&
-		for i in \$(seq 257); do ln -s ../../../../f .git/modules/evil/hooks/h\$i || exit 1; done"
-	echo "run 1: $status $output"
-	[ "$status" -eq 1 ]
-	# Run 2, in either mode: refused, naming the directory, before any carve-out is made.
-	run psbx touch "$CANARY"
-	refused "sbxrun: git's hooks directories hold more than 256 hooks that are symbolic links ($R/.git/modules/evil/hooks holds one too many)*"
-	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- touch "$CANARY"
-	refused "sbxrun: git's hooks directories hold more than 256 hooks that are symbolic links ($R/.git/modules/evil/hooks holds one too many)*"
-	# Positive control: at the bound, each is kept where it leads, and the run starts.
-	rm "$R/.git/modules/evil/hooks/h257"
-	pexpect EROFS append "$R/f"
-	pexpect OK write "$R/other-file"
-}
-
 @test "a .git/config link into the workspace: run 1 cannot set core.fsmonitor through it" {
 	mv "$R/.git/config" "$R/cfg"
 	ln -s ../cfg "$R/.git/config"
