@@ -405,88 +405,6 @@ static int read_links(const struct sbx_ctx *ctx, const char *dir, unsigned *link
 	return r;
 }
 
-/*
- * The symbolic link p that git follows from a git directory: what it leads to kept read-only
- * (resolved once here, which the plan keeps as it is); refused when the way there crosses a
- * link inside a writable root (the command could repoint it), or when it leads nowhere (the
- * command could make its target).
- */
-static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
-		     const struct sbx_strv *git, size_t ndirs, const char *p, struct sbx_strv *keep,
-		     struct sbx_diag *d)
-{
-	char one[SBX_MAX_PATH];
-	struct sbx_pathinfo in;
-	int r = sbx_ctx_lookup(ctx, p, &in, d);
-
-	if (r)
-		return r;
-	if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, one)) {
-		/* Not a link now, when it was listed as one: swapped meanwhile. */
-		if (!in.is_link)
-			snprintf(one, sizeof(one), "%s", p);
-		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "%s is a symbolic link that git follows through %s, inside a writable "
-			     "root: the command could repoint it",
-			     p, one);
-		return sbx_diag_hint(
-			d, SBX_E_UNENFORCEABLE,
-			"put the file or directory it leads to there instead of the link");
-	}
-	if (!in.exists) {
-		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "%s is a symbolic link to nothing there is: git would take what the "
-			     "command makes where it leads",
-			     p);
-		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-				     "make what it leads to, or remove the link");
-	}
-	return keep_target(ctx, m, roots, in.real, keep, d);
-}
-
-/* The names of the links a listed directory holds but git's examples (*.sample). */
-static int hook_link(void *arg, const char *name, enum sbx_ftype type)
-{
-	size_t n = strlen(name);
-
-	if (type != SBX_FT_LINK || (n > 7 && !strcmp(name + n - 7, ".sample")))
-		return 0;
-	return sbx_strv_push(arg, name);
-}
-
-/*
- * The hooks that are symbolic links in the directory hooks (`ln -s ../../scripts/pre-commit
- * .git/hooks/pre-commit`, as many projects set theirs up): git runs what each leads to, which
- * in a writable root the command could rewrite for the caller's next git commit. Each is kept
- * as a linked hooks/ is (keep_link). A hooks/ that is missing, or no directory, holds none.
- */
-static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
-		      const struct sbx_roots *roots, const struct sbx_strv *git, size_t ndirs,
-		      const char *hooks, struct sbx_strv *keep, struct sbx_diag *d)
-{
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	struct sbx_strv names = {0};
-	int r = v->list(v->self, hooks, hook_link, &names);
-
-	if (r == -ENOENT || r == -ENOTDIR)
-		r = 0;
-	else if (r && r != -ENOMEM) {
-		sbx_diag_set(d, r < 0 ? r : -EACCES, "cannot list %s: %s", hooks,
-			     strerror(r < 0 ? -r : EACCES));
-		r = r < 0 ? r : -EACCES;
-	}
-	for (size_t i = 0; !r && i < names.n; i++) {
-		char *p = NULL;
-
-		r = sbx_path_join_any(hooks, names.v[i], &p);
-		if (!r)
-			r = keep_link(ctx, m, roots, git, ndirs, p, keep, d);
-		free(p);
-	}
-	sbx_strv_clear(&names);
-	return r;
-}
-
 /* Git's include depth (config.c, MAX_INCLUDE_DEPTH): past it git refuses to run. */
 #define GIT_INCLUDE_DEPTH 10
 
@@ -636,8 +554,6 @@ static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
  *    is (a link on the way there inside a writable root is refused: the command could repoint
  *    it). One that leads nowhere is refused: the command could make its target. (Git mode
  *    keeps those names themselves, and so refuses a link at one.)
- *  - In either mode, a hook that is a symbolic link (in hooks/, git's examples passed over)
- *    is kept the same way: git runs what it leads to (hook_links).
  *  - The files each config includes (include.path, includeIf), and those they include, down
  *    to git's depth, are kept read-only; one missing is denied, so that the command cannot
  *    make it. One reached through a link in a writable root is refused.
@@ -649,6 +565,7 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		     struct sbx_strv *deny, struct sbx_diag *d)
 {
 	struct sbx_strv configs = {0};
+	char one[SBX_MAX_PATH];
 	unsigned links = 0;
 	int r = 0;
 
@@ -674,27 +591,41 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 				r = sbx_strv_push_owned(&configs, p);
 		}
 		for (size_t i = 0; !r && i < sizeof(reads) / sizeof(reads[0]); i++) {
+			struct sbx_pathinfo in;
 			char *p = NULL;
 
 			if (!(links & (1u << i)))
 				continue;
 			r = sbx_path_join_any(git->v[k], reads[i], &p);
 			if (!r)
-				r = keep_link(ctx, m, roots, git, ndirs, p, keep, d);
+				r = sbx_ctx_lookup(ctx, p, &in, d);
+			if (r) {
+				free(p);
+				continue;
+			}
+			if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, one)) {
+				/* Not a link now, when it was listed as one: swapped meanwhile. */
+				if (!in.is_link)
+					snprintf(one, sizeof(one), "%s", p);
+				sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+					     "%s is a symbolic link that git follows through %s, "
+					     "inside a writable root: the command could repoint it",
+					     p, one);
+				r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+						  "put the file or directory it leads to there "
+						  "instead of the link");
+			} else if (!in.exists) {
+				sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+					     "%s is a symbolic link to nothing there is: git would "
+					     "take what the command makes where it leads",
+					     p);
+				r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+						  "make what it leads to, or remove the link");
+			} else {
+				r = keep_target(ctx, m, roots, in.real, keep, d);
+			}
 			free(p);
 		}
-	}
-	/* The hooks that are links, in every git directory's hooks/, in either mode. */
-	for (size_t k = 0; !r && k < (git_mode ? git->n : ndirs); k++) {
-		const char *slash = strrchr(git->v[k], '/');
-		char *p = NULL;
-
-		if (git_mode && strcmp(slash ? slash + 1 : git->v[k], "hooks"))
-			continue;
-		r = git_mode ? 0 : sbx_path_join_any(git->v[k], "hooks", &p);
-		if (!r)
-			r = hook_links(ctx, m, roots, git, ndirs, p ? p : git->v[k], keep, d);
-		free(p);
 	}
 	if (!r)
 		r = follow_includes(ctx, m, roots, git, git_mode, &configs, keep, deny, d);

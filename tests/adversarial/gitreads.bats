@@ -59,42 +59,6 @@ pexpect() {
 	pexpect OK mkdir "$R/githooks-not"
 }
 
-@test "a hook linked into the working tree: run 1 cannot rewrite what it leads to, in either mode" {
-	# The project's own setup: ln -s ../../scripts/pre-commit .git/hooks/pre-commit.
-	mkdir "$R/scripts"
-	printf '#!/bin/sh\ntouch %s\n' "$R/outside-hook" >"$R/scripts/pre-commit"
-	chmod +x "$R/scripts/pre-commit"
-	ln -s ../../scripts/pre-commit "$R/.git/hooks/pre-commit"
-	# Outside, git runs what the link leads to.
-	git -C "$R" commit -q --allow-empty -m outside
-	[ -e "$R/outside-hook" ]
-	# Run 1, in either mode, cannot rewrite it, by its name or through the link.
-	pexpect EROFS append "$R/scripts/pre-commit"
-	run psbx sh -c "echo 'touch $CANARY' >>'$R/scripts/pre-commit'"
-	[ "$status" -ne 0 ]
-	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$P" append "$R/scripts/pre-commit"
-	[ "$output" = EROFS ]
-	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$P" append "$R/.git/hooks/pre-commit"
-	[ "$output" = EROFS ]
-	# Run 2, then the user's plain git commit: nothing planted runs.
-	pexpect EROFS append "$R/scripts/pre-commit"
-	git -C "$R" commit -q --allow-empty -m probe
-	[ ! -e "$CANARY" ]
-	# A hook linked to nothing there is, or through a link in the workspace: refused, named.
-	ln -s ../../scripts/post-commit "$R/.git/hooks/post-commit"
-	run psbx touch "$CANARY"
-	refused "sbxrun: $R/.git/hooks/post-commit is a symbolic link to nothing there is: *"
-	rm "$R/.git/hooks/post-commit"
-	ln -s scripts "$R/lnk"
-	ln -s ../../lnk/pre-commit "$R/.git/hooks/post-commit"
-	run psbx touch "$CANARY"
-	refused "sbxrun: $R/.git/hooks/post-commit is a symbolic link that git follows through $R/lnk, inside a writable root*"
-	rm "$R/.git/hooks/post-commit" "$R/lnk"
-	# Positive control: git's examples run nothing, and the rest of scripts/ is the command's.
-	ln -s ../../scripts/nothing "$R/.git/hooks/post-commit.sample"
-	pexpect OK write "$R/scripts/other"
-}
-
 @test "a .git/config link into the workspace: run 1 cannot set core.fsmonitor through it" {
 	mv "$R/.git/config" "$R/cfg"
 	ln -s ../cfg "$R/.git/config"
