@@ -59,6 +59,50 @@ pexpect() {
 	pexpect OK mkdir "$R/githooks-not"
 }
 
+# A nested repository's hooks/ is a plain directory to a run started above it: run 1 there links
+# a hook to a script of the repository's work tree, harmless for now. Run 2, in the repository,
+# keeps its git directory read-only, the link with it: what the link leads to must be too, or
+# run 2 rewrites the hook the user's next plain git runs.
+@test "a hook linked into the work tree by run 1 above a nested repository: run 2 cannot rewrite it" {
+	local p="$R-lnk" a="$R-lnk/A"
+	mkdir -p "$p"
+	git init -q -b main "$a"
+	git -C "$a" commit -q --allow-empty -m init
+	# Run 1, above A: A/.git is a plain nested directory, writable.
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- sh -c "mkdir '$a/tools' &&
+		printf '#!/bin/sh\ntrue\n' >'$a/tools/hook.sh' && chmod +x '$a/tools/hook.sh' &&
+		ln -s ../../tools/hook.sh '$a/.git/hooks/post-commit'"
+	[ "$status" -eq 0 ]
+	# Run 2, in A: the hook's script is kept read-only where it lies, and explain says so.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- sh -c "echo 'touch $CANARY' >>'$a/tools/hook.sh'"
+	[ "$status" -ne 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" append "$a/tools/hook.sh"
+	[ "$output" = EROFS ]
+	# So in git mode, where hooks/ is kept read-only alone.
+	run "$BIN/sbxrun" --allow-git -C "$a" -w "$a" -- "$P" append "$a/tools/hook.sh"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" explain -C "$a" -w "$a" -- true
+	[[ "$output" == *"read-only $a/tools/hook.sh "*"enforced"* ]]
+	# The user's next plain git runs the hook as run 1 left it.
+	git -C "$a" commit -q --allow-empty -m outside
+	[ ! -e "$CANARY" ]
+	# Positive control: the rest of the work tree is the command's.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" write "$a/tools/other.sh"
+	[ "$output" = OK ]
+	# A hook linked to nothing, or through a link in the work tree (which run 2 could
+	# repoint): refused, named.
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- ln -s ../../tools/gone.sh "$a/.git/hooks/pre-push"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-push is a symbolic link to nothing there is: *"
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- sh -c "rm '$a/.git/hooks/pre-push' &&
+		ln -s tools '$a/tl' && ln -s ../../tl/hook.sh '$a/.git/hooks/pre-push'"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-push is a symbolic link that git follows through $a/tl, inside a writable root: *"
+	rm -rf "$p"
+}
+
 @test "a .git/config link into the workspace: run 1 cannot set core.fsmonitor through it" {
 	mv "$R/.git/config" "$R/cfg"
 	ln -s ../cfg "$R/.git/config"
