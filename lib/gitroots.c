@@ -552,8 +552,8 @@ static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
  * command could make it).
  */
 static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
-		     const struct sbx_strv *git, size_t ndirs, const char *p, struct sbx_strv *keep,
-		     struct sbx_diag *d)
+		     const struct sbx_strv *git, size_t ndirs, const char *p, const char *who,
+		     struct sbx_strv *keep, struct sbx_diag *d)
 {
 	char one[SBX_MAX_PATH];
 	struct sbx_pathinfo in;
@@ -566,18 +566,18 @@ static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		if (!in.is_link)
 			snprintf(one, sizeof(one), "%s", p);
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "%s is a symbolic link that git follows through %s, inside a writable "
+			     "%s is a symbolic link that %s follows through %s, inside a writable "
 			     "root: the command could repoint it",
-			     p, one);
+			     p, who, one);
 		return sbx_diag_hint(
 			d, SBX_E_UNENFORCEABLE,
 			"put the file or directory it leads to there instead of the link");
 	}
 	if (!in.exists) {
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-			     "%s is a symbolic link to nothing there is: git would take what the "
+			     "%s is a symbolic link to nothing there is: %s would take what the "
 			     "command makes where it leads",
-			     p);
+			     p, who);
 		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 				     "make what it leads to, or remove the link");
 	}
@@ -638,12 +638,114 @@ static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 
 		r = sbx_path_join_any(hooks, l.names.v[i], &p);
 		if (!r)
-			r = keep_link(ctx, m, roots, git, ndirs, p, keep, d);
+			r = keep_link(ctx, m, roots, git, ndirs, p, "git", keep, d);
 		free(p);
 	}
 	sbx_strv_clear(&l.names);
 	free(hooks);
 	return r;
+}
+
+/* ---- the links of .codex and .agents ---------------------------------------------------- */
+
+/* The tree of a kept .codex or .agents, walked for its links; bounded as the kept walk is. */
+#define AGENT_MAX_DEPTH 64u
+
+struct agent_walk {
+	const struct sbx_ctx *ctx;
+	const struct pmap *m;
+	const struct sbx_roots *roots;
+	const struct sbx_strv *top; /* the kept directory alone: its own links are read-only */
+	struct sbx_strv *keep;
+	struct sbx_diag *d;
+	size_t seen;
+	bool codex;
+};
+
+struct agent_list {
+	struct sbx_strv links, dirs;
+	size_t *seen;
+	bool many;
+};
+
+static int agent_entry(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct agent_list *l = arg;
+
+	if (type != SBX_FT_LINK && type != SBX_FT_DIR)
+		return 0;
+	if (++*l->seen > SBX_MAX_GLOB_MATCHES) {
+		l->many = true;
+		return 0;
+	}
+	return sbx_strv_push(type == SBX_FT_LINK ? &l->links : &l->dirs, name);
+}
+
+/*
+ * Codex's session records and log, at the top of a .codex: data it reads back, never a setting
+ * or a program, and in a Codex home thousands of files (the kept walk passes them over too).
+ */
+static bool codex_data(const char *name)
+{
+	return !strcmp(name, "sessions") || !strcmp(name, "archived_sessions") ||
+	       !strcmp(name, "log");
+}
+
+static int agent_dir(struct agent_walk *w, const char *dir, unsigned depth)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
+	struct agent_list l = {.seen = &w->seen};
+	int r;
+
+	if (depth > AGENT_MAX_DEPTH) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s is more than %u levels deep to look for symbolic links",
+			     w->top->v[0], AGENT_MAX_DEPTH);
+		return sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE, "flatten it");
+	}
+	r = v->list(v->self, dir, agent_entry, &l);
+	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
+		r = 0;
+	if (r < 0 && r != -ENOMEM)
+		sbx_diag_set(w->d, r, "cannot list %s: %s", dir, strerror(-r));
+	if (!r && l.many) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s holds more than %u entries to look for symbolic links",
+			     w->top->v[0], SBX_MAX_GLOB_MATCHES);
+		r = sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE,
+				  "empty it, or remove what it need not hold");
+	}
+	for (size_t i = 0; !r && i < l.links.n + l.dirs.n; i++) {
+		bool link = i < l.links.n;
+		const char *name = link ? l.links.v[i] : l.dirs.v[i - l.links.n];
+		char *p = NULL;
+
+		if (!link && w->codex && depth == 1 && codex_data(name))
+			continue;
+		r = sbx_path_join_any(dir, name, &p);
+		if (!r)
+			r = link ? keep_link(w->ctx, w->m, w->roots, w->top, 1, p, "an agent",
+					     w->keep, w->d)
+				 : agent_dir(w, p, depth + 1);
+		free(p);
+	}
+	sbx_strv_clear(&l.links);
+	sbx_strv_clear(&l.dirs);
+	return r;
+}
+
+int sbx_roots_agent_links(const struct sbx_ctx *ctx, const struct pmap *m,
+			  const struct sbx_roots *roots, const char *dir, struct sbx_strv *keep,
+			  struct sbx_diag *d)
+{
+	const char *base = strrchr(dir, '/');
+	char *v[1] = {(char *)dir};
+	struct sbx_strv top = {.v = v, .n = 1, .cap = 1};
+	struct agent_walk w = {
+		.ctx = ctx, .m = m, .roots = roots, .top = &top, .keep = keep, .d = d};
+
+	w.codex = base && !strcmp(base + 1, ".codex");
+	return agent_dir(&w, dir, 1);
 }
 
 /*
@@ -707,7 +809,7 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 				continue;
 			r = sbx_path_join_any(git->v[k], reads[i], &p);
 			if (!r)
-				r = keep_link(ctx, m, roots, git, ndirs, p, keep, d);
+				r = keep_link(ctx, m, roots, git, ndirs, p, "git", keep, d);
 			free(p);
 		}
 		if (!r)
