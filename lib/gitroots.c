@@ -617,9 +617,26 @@ static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	struct hook_list l = {0};
+	struct sbx_strv kept = {0};
+	struct sbx_pathinfo in = {0};
 	char *hooks = NULL;
 	int r = sbx_path_join_any(dir, "hooks", &hooks);
 
+	/*
+	 * hooks/ through a link of its own leads to a directory kept read-only (keep_link): a
+	 * link in it is the command's to repoint no more than one in the git directory.
+	 */
+	if (!r)
+		r = sbx_ctx_lookup(ctx, hooks, &in, d);
+	for (size_t k = 0; !r && k < ndirs; k++)
+		r = sbx_strv_push(&kept, git->v[k]);
+	/* Looked into where it leads, so that a hook's own link is the first its look-up meets. */
+	if (!r && in.is_link && in.exists && in.type == SBX_FT_DIR) {
+		r = sbx_strv_push(&kept, in.real);
+		free(hooks);
+		hooks = r ? NULL : strdup(in.real);
+		r = r ? r : hooks ? 0 : -ENOMEM;
+	}
 	if (!r)
 		r = v->list(v->self, hooks, hook_link, &l);
 	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
@@ -638,10 +655,11 @@ static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 
 		r = sbx_path_join_any(hooks, l.names.v[i], &p);
 		if (!r)
-			r = keep_link(ctx, m, roots, git, ndirs, p, "git", keep, d);
+			r = keep_link(ctx, m, roots, &kept, kept.n, p, "git", keep, d);
 		free(p);
 	}
 	sbx_strv_clear(&l.names);
+	sbx_strv_clear(&kept);
 	free(hooks);
 	return r;
 }

@@ -100,6 +100,16 @@ pexpect() {
 	[ "$status" -eq 0 ]
 	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
 	refused "sbxrun: $a/.git/hooks/pre-push is a symbolic link that git follows through $a/tl, inside a writable root: *"
+	# hooks/ itself a link into the work tree (kept read-only), a hook there linked to a script:
+	# the script is kept too, and the run starts.
+	rm -rf "$a/tl" "$a/.git/hooks"
+	mkdir "$a/githooks"
+	ln -s ../tools/hook.sh "$a/githooks/post-commit"
+	ln -s ../githooks "$a/.git/hooks"
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" append "$a/tools/hook.sh"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" write "$a/tools/other.sh"
+	[ "$output" = OK ]
 	rm -rf "$p"
 }
 
