@@ -113,6 +113,43 @@ pexpect() {
 	rm -rf "$p"
 }
 
+# The project's own setup (ln -s ../../scripts/pre-commit .git/hooks/pre-commit), which git
+# follows: run 1 must not rewrite the script, by its name or through the link, in either mode. A
+# hook linked to a directory keeps the directory whole (run 1 would otherwise put a script at its
+# name); git's examples (*.sample) run nothing and are passed over, even linked to nothing.
+@test "a hook the project linked into the working tree: run 1 cannot rewrite what it leads to, in either mode" {
+	mkdir "$R/scripts" "$R/hookdir"
+	printf '#!/bin/sh\ntouch %s\n' "$R/outside-hook" >"$R/scripts/pre-commit"
+	chmod +x "$R/scripts/pre-commit"
+	ln -s ../../scripts/pre-commit "$R/.git/hooks/pre-commit"
+	# Outside, git runs what the link leads to.
+	git -C "$R" commit -q --allow-empty -m outside
+	[ -e "$R/outside-hook" ]
+	# Run 1, in either mode, by its name or through the link.
+	pexpect EROFS append "$R/scripts/pre-commit"
+	pexpect EROFS append "$R/.git/hooks/pre-commit"
+	pexpect EBUSY rename "$R/scripts" "$R/scripts2"
+	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$P" append "$R/scripts/pre-commit"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$P" append "$R/.git/hooks/pre-commit"
+	[ "$output" = EROFS ]
+	# Run 2, then the user's plain git commit: nothing planted runs.
+	run psbx sh -c "echo 'touch $CANARY' >>'$R/scripts/pre-commit'"
+	[ "$status" -ne 0 ]
+	git -C "$R" commit -q --allow-empty -m probe
+	[ ! -e "$CANARY" ]
+	# A hook linked to a directory: kept whole, neither written in nor removed.
+	ln -s ../../hookdir "$R/.git/hooks/post-commit"
+	pexpect EROFS write "$R/hookdir/x"
+	pexpect EBUSY rename "$R/hookdir" "$R/hookdir2"
+	rm "$R/.git/hooks/post-commit"
+	# Git's examples, even linked to nothing: passed over, the run starts.
+	ln -s ../../scripts/nothing "$R/.git/hooks/post-commit.sample"
+	pexpect OK write "$R/scripts/other"
+	# Positive control: with no hook linked to it, the directory is the command's.
+	pexpect OK write "$R/hookdir/x"
+}
+
 @test "a .git/config link into the workspace: run 1 cannot set core.fsmonitor through it" {
 	mv "$R/.git/config" "$R/cfg"
 	ln -s ../cfg "$R/.git/config"
