@@ -240,6 +240,8 @@ const char *subcommand_meant(const char *name);
  * for a file ("" when none, or it cannot be read); whether a path does not exist.
  */
 bool exec_find_program(const char *prog, const char *cwd, char *out, size_t size);
+/* The first file on that way whose look-up is refused (EACCES): one a sandbox may hide. */
+bool exec_find_hidden(const char *prog, const char *cwd, char *out, size_t size);
 void exec_find_interpreter(const char *file, char *out, size_t size);
 bool exec_missing(const char *cwd, const char *path);
 /* Why execvp failed with err, in words: strerror's, but "Is a directory" for a directory named

@@ -71,7 +71,13 @@ int exec_failure_words(void *arg, int err, struct sbx_diag *d)
 	struct sbx_access_why a;
 	long denied = -1;
 
-	if (exec_find_program(name, x->cwd, prog, sizeof(prog))) {
+	/*
+	 * Not found, but execve met EACCES: a deny entry's empty mount may hide the program, or
+	 * a directory on its way (a denied PATH directory), from this look-up as from execve.
+	 * The first such file on the way execvp took is the one the rule refused.
+	 */
+	if (exec_find_program(name, x->cwd, prog, sizeof(prog)) ||
+	    (err == EACCES && exec_find_hidden(name, x->cwd, prog, sizeof(prog)))) {
 		const char *paths[SBX_EXEC_PATHS];
 
 		real = lead(prog);

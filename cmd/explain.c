@@ -14,6 +14,9 @@
 #if defined(__linux__)
 #include "linux/linux.h"
 #endif
+#ifndef _WIN32
+#include "unix/exec.h"
+#endif
 
 static json_t *strv_json(char **v, size_t n)
 {
@@ -189,7 +192,8 @@ struct cmd_check {
 /*
  * abs, when it is a regular file the caller may execute: 1; what execve(2) refuses with EACCES
  * (no execute permission, a directory, a FIFO, a device, a directory on the way it may not
- * search): 0, as sbx_execvp then goes on and ends with EACCES; not there: -1. Only stat: the
+ * search): 0, as sbx_execvp then goes on and ends with EACCES; not there: -1; another error
+ * (ELOOP, ENAMETOOLONG), at which sbx_execvp stops the search: -errno. Only stat: the
  * kernel opens nothing but a regular file, and neither may this (a FIFO, a device).
  */
 static int runnable(const char *abs)
@@ -197,7 +201,7 @@ static int runnable(const char *abs)
 	struct stat st;
 
 	if (stat(abs, &st) != 0)
-		return errno == EACCES ? 0 : -1;
+		return errno == EACCES ? 0 : errno == ENOENT || errno == ENOTDIR ? -1 : -errno;
 	if (!S_ISREG(st.st_mode))
 		return 0;
 	return faccessat(AT_FDCWD, abs, X_OK, AT_EACCESS) == 0;
@@ -260,8 +264,8 @@ static int command_check(const struct invocation *inv, const char *name, struct 
 {
 	const char *path = sbx_env_lookup(&inv->env, "PATH", false);
 	char prog[PATH_MAX] = "", interp[PATH_MAX] = "", *abs = NULL;
-	bool denied = false;
-	int r = 0;
+	bool denied = false, shell = false;
+	int r = 0, stop = 0;
 
 	if (strchr(name, '/')) {
 		struct stat st;
@@ -291,31 +295,44 @@ static int command_check(const struct invocation *inv, const char *name, struct 
 		if (err)
 			return 0;
 	}
-	for (const char *s = path ? path : "/bin:/usr/bin"; !prog[0] && !strchr(name, '/');) {
+	/* A name longer than a file name can be is refused before any look-up, as sbx_execvp does. */
+	if (!strchr(name, '/') && strlen(name) > NAME_MAX)
+		stop = ENAMETOOLONG;
+	for (const char *s = path ? path : "/bin:/usr/bin";
+	     !stop && !prog[0] && !strchr(name, '/');) {
 		size_t n = strcspn(s, ":");
 		char *cand = NULL;
-		int k;
+		int k = -1;
 
-		/* An empty element is the cwd; a relative one is taken from it, as execvp does. */
-		if (asprintf(&cand, "%.*s%s%s", (int)n, s, n ? "/" : "", name) < 0)
-			return -ENOMEM;
-		r = sbx_path_join(inv->cwd, cand, &abs);
-		free(cand);
-		if (r < 0)
-			return -ENOMEM;
-		k = runnable(abs);
+		/*
+		 * An empty element is the cwd; a relative one is taken from it, as execvp does. One
+		 * too long to name with the command's name is passed over, as sbx_execvp does.
+		 */
+		if (n + 1 + strlen(name) < PATH_MAX) {
+			if (asprintf(&cand, "%.*s%s%s", (int)n, s, n ? "/" : "", name) < 0)
+				return -ENOMEM;
+			r = sbx_path_join(inv->cwd, cand, &abs);
+			free(cand);
+			if (r < 0)
+				return -ENOMEM;
+			k = runnable(abs);
+		}
 		if (k == 1 && strlen(abs) < sizeof(prog))
 			snprintf(prog, sizeof(prog), "%s", abs);
 		denied |= k == 0;
+		/* ELOOP, ENAMETOOLONG: execve's error ends the search there, and is run's. */
+		if (k < -1)
+			stop = -k;
 		free(abs);
 		abs = NULL;
 		if (prog[0] || !s[n])
 			break;
 		s += n + 1;
 	}
-	if (!prog[0] && denied) {
+	if (!prog[0] && (denied || stop)) {
 		c->status = EXIT_CANNOT_EXEC;
-		return asprintf(&c->message, "%s: cannot execute: %s", name, strerror(EACCES)) < 0
+		return asprintf(&c->message, "%s: cannot execute: %s", name,
+				strerror(stop ? stop : EACCES)) < 0
 			       ? -ENOMEM
 			       : 0;
 	}
@@ -329,16 +346,26 @@ static int command_check(const struct invocation *inv, const char *name, struct 
 		return 0;
 	}
 	exec_find_interpreter(prog, interp, sizeof(interp));
+	/* A script without "#!" goes to the shell (sbx_execvp): the profile may refuse it. */
+	if (!interp[0] && sbx_exec_for_shell(prog)) {
+		snprintf(interp, sizeof(interp), "%s", SBX_EXEC_SHELL);
+		shell = true;
+	}
 	/*
 	 * The program first, as the kernel opens it first; then a missing interpreter (127), as
-	 * in an unconfined run; then the interpreter the profile may refuse.
+	 * in an unconfined run; then the interpreter the profile may refuse; then a shell that
+	 * cannot be executed, in run's words (exec_strerror), after the profile as run says it.
 	 */
-	for (int stage = 0; stage < 3 && r == 0 && !c->status; stage++) {
-		if (stage == 1 && interp[0] && exec_missing(inv->cwd, interp)) {
+	for (int stage = 0; stage < 4 && r == 0 && !c->status; stage++) {
+		if (stage == 1 && !shell && interp[0] && exec_missing(inv->cwd, interp)) {
 			c->status = EXIT_NOT_FOUND;
 			r = asprintf(&c->message, "%s: cannot execute: interpreter %s not found",
 				     name, interp);
-		} else if (stage != 1) {
+		} else if (stage == 3 && shell && access(SBX_EXEC_SHELL, X_OK) != 0) {
+			c->status = EXIT_CANNOT_EXEC;
+			r = asprintf(&c->message, "%s: cannot execute: %s", name,
+				     exec_strerror(inv->cwd, prog, ENOEXEC));
+		} else if (stage == 0 || stage == 2) {
 			r = profile_refusal(inv, name, prog, stage ? interp : "", c);
 		}
 	}

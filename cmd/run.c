@@ -21,9 +21,13 @@
  * name sits after the program headers, within the first page of any ordinary binary. */
 #define HEAD_BYTES 4096
 
-/* dir/prog, from cwd, when it is a regular file (an empty dir is the current directory). */
-static bool try_path(const char *cwd, const char *dir, size_t n, const char *prog, char *out,
-		     size_t size)
+/*
+ * dir/prog, from cwd, when it is a regular file (an empty dir is the current directory); or,
+ * hidden, when a look-up of it is refused (EACCES): what a sandbox hides, a denied directory
+ * on the way being a mount no one may search.
+ */
+static bool try_path(const char *cwd, const char *dir, size_t n, const char *prog, bool hidden,
+		     char *out, size_t size)
 {
 	char *cand = NULL, *abs = NULL;
 	struct stat st;
@@ -31,31 +35,44 @@ static bool try_path(const char *cwd, const char *dir, size_t n, const char *pro
 
 	if (asprintf(&cand, "%.*s%s%s", (int)n, dir, n ? "/" : "", prog) < 0)
 		return false;
-	if (sbx_path_join(cwd, cand, &abs) == 0 && strlen(abs) < size && stat(abs, &st) == 0 &&
-	    S_ISREG(st.st_mode)) {
-		snprintf(out, size, "%s", abs);
-		ok = true;
+	if (sbx_path_join(cwd, cand, &abs) == 0 && strlen(abs) < size) {
+		if (stat(abs, &st) == 0)
+			ok = !hidden && S_ISREG(st.st_mode);
+		else
+			ok = hidden && errno == EACCES;
 	}
+	if (ok)
+		snprintf(out, size, "%s", abs);
 	free(cand);
 	free(abs);
 	return ok;
 }
 
-bool exec_find_program(const char *prog, const char *cwd, char *out, size_t size)
+static bool find_program(const char *prog, const char *cwd, bool hidden, char *out, size_t size)
 {
 	const char *path = env_get("PATH");
 
 	if (strchr(prog, '/'))
-		return try_path(cwd, "", 0, prog, out, size);
+		return try_path(cwd, "", 0, prog, hidden, out, size);
 	for (const char *s = path ? path : DEFAULT_PATH;; s++) {
 		size_t n = strcspn(s, ":");
 
-		if (try_path(cwd, s, n, prog, out, size))
+		if (try_path(cwd, s, n, prog, hidden, out, size))
 			return true;
 		s += n;
 		if (!*s)
 			return false;
 	}
+}
+
+bool exec_find_program(const char *prog, const char *cwd, char *out, size_t size)
+{
+	return find_program(prog, cwd, false, out, size);
+}
+
+bool exec_find_hidden(const char *prog, const char *cwd, char *out, size_t size)
+{
+	return find_program(prog, cwd, true, out, size);
 }
 
 void exec_find_interpreter(const char *file, char *out, size_t size)

@@ -546,6 +546,227 @@ static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
 }
 
 /*
+ * p, a symbolic link git follows in a git directory (read-only: the link stays as it is), keeps
+ * what it leads to read-only too, resolved once here. Refused when the way there crosses
+ * another link inside a writable root (the command could repoint it), or leads to nothing (the
+ * command could make it).
+ */
+static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
+		     const struct sbx_strv *git, size_t ndirs, const char *p, const char *who,
+		     struct sbx_strv *keep, struct sbx_diag *d)
+{
+	char one[SBX_MAX_PATH];
+	struct sbx_pathinfo in;
+	int r = sbx_ctx_lookup(ctx, p, &in, d);
+
+	if (r)
+		return r;
+	if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, one)) {
+		/* Not a link now, when it was listed as one: swapped meanwhile. */
+		if (!in.is_link)
+			snprintf(one, sizeof(one), "%s", p);
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "%s is a symbolic link that %s follows through %s, inside a writable "
+			     "root: the command could repoint it",
+			     p, who, one);
+		return sbx_diag_hint(
+			d, SBX_E_UNENFORCEABLE,
+			"put the file or directory it leads to there instead of the link");
+	}
+	if (!in.exists) {
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "%s is a symbolic link to nothing there is: %s would take what the "
+			     "command makes where it leads",
+			     p, who);
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "make what it leads to, or remove the link");
+	}
+	return keep_target(ctx, m, roots, in.real, keep, d);
+}
+
+/* The names of the links a hooks/ holds, but the examples git never runs (*.sample). */
+struct hook_list {
+	struct sbx_strv names;
+	bool many;
+};
+
+static int hook_link(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct hook_list *l = arg;
+	size_t n = strlen(name);
+
+	if (type != SBX_FT_LINK || (n > 7 && !strcmp(name + n - 7, ".sample")))
+		return 0;
+	if (l->names.n >= SBX_MAX_GIT_DIRS) {
+		l->many = true;
+		return 0;
+	}
+	return sbx_strv_push(&l->names, name);
+}
+
+/*
+ * A hook that is a symbolic link (to a script of the repository, often): git runs what it
+ * leads to, which an earlier run, to which a nested repository's hooks/ was writable, could
+ * have linked into a writable root to rewrite it in a later run. What each leads to is kept
+ * read-only as a link at a name git reads is (keep_link); hooks/ as git takes it, through a
+ * link of its own (whose target keep_link keeps).
+ */
+static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
+		      const struct sbx_roots *roots, const struct sbx_strv *git, size_t ndirs,
+		      const char *dir, struct sbx_strv *keep, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	struct hook_list l = {0};
+	struct sbx_strv kept = {0};
+	struct sbx_pathinfo in = {0};
+	char *hooks = NULL;
+	int r = sbx_path_join_any(dir, "hooks", &hooks);
+
+	/*
+	 * hooks/ through a link of its own leads to a directory kept read-only (keep_link): a
+	 * link in it is the command's to repoint no more than one in the git directory.
+	 */
+	if (!r)
+		r = sbx_ctx_lookup(ctx, hooks, &in, d);
+	for (size_t k = 0; !r && k < ndirs; k++)
+		r = sbx_strv_push(&kept, git->v[k]);
+	/* Looked into where it leads, so that a hook's own link is the first its look-up meets. */
+	if (!r && in.is_link && in.exists && in.type == SBX_FT_DIR) {
+		r = sbx_strv_push(&kept, in.real);
+		free(hooks);
+		hooks = r ? NULL : strdup(in.real);
+		r = r ? r : hooks ? 0 : -ENOMEM;
+	}
+	if (!r)
+		r = v->list(v->self, hooks, hook_link, &l);
+	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
+		r = 0;
+	if (r < 0 && r != -ENOMEM)
+		sbx_diag_set(d, r, "cannot list %s: %s", hooks, strerror(-r));
+	if (!r && l.many) {
+		sbx_diag_set(
+			d, SBX_E_UNENFORCEABLE,
+			"%s holds more than %u symbolic links to keep read-only where they lead",
+			hooks, SBX_MAX_GIT_DIRS);
+		r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "remove the links git does not run");
+	}
+	for (size_t i = 0; !r && i < l.names.n; i++) {
+		char *p = NULL;
+
+		r = sbx_path_join_any(hooks, l.names.v[i], &p);
+		if (!r)
+			r = keep_link(ctx, m, roots, &kept, kept.n, p, "git", keep, d);
+		free(p);
+	}
+	sbx_strv_clear(&l.names);
+	sbx_strv_clear(&kept);
+	free(hooks);
+	return r;
+}
+
+/* ---- the links of .codex and .agents ---------------------------------------------------- */
+
+/* The tree of a kept .codex or .agents, walked for its links; bounded as the kept walk is. */
+#define AGENT_MAX_DEPTH 64u
+
+struct agent_walk {
+	const struct sbx_ctx *ctx;
+	const struct pmap *m;
+	const struct sbx_roots *roots;
+	const struct sbx_strv *top; /* the kept directory alone: its own links are read-only */
+	struct sbx_strv *keep;
+	struct sbx_diag *d;
+	size_t seen;
+	bool codex;
+};
+
+struct agent_list {
+	struct sbx_strv links, dirs;
+	size_t *seen;
+	bool many;
+};
+
+static int agent_entry(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct agent_list *l = arg;
+
+	if (type != SBX_FT_LINK && type != SBX_FT_DIR)
+		return 0;
+	if (++*l->seen > SBX_MAX_GLOB_MATCHES) {
+		l->many = true;
+		return 0;
+	}
+	return sbx_strv_push(type == SBX_FT_LINK ? &l->links : &l->dirs, name);
+}
+
+/*
+ * Codex's session records and log, at the top of a .codex: data it reads back, never a setting
+ * or a program, and in a Codex home thousands of files (the kept walk passes them over too).
+ */
+static bool codex_data(const char *name)
+{
+	return !strcmp(name, "sessions") || !strcmp(name, "archived_sessions") ||
+	       !strcmp(name, "log");
+}
+
+static int agent_dir(struct agent_walk *w, const char *dir, unsigned depth)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
+	struct agent_list l = {.seen = &w->seen};
+	int r;
+
+	if (depth > AGENT_MAX_DEPTH) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s is more than %u levels deep to look for symbolic links",
+			     w->top->v[0], AGENT_MAX_DEPTH);
+		return sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE, "flatten it");
+	}
+	r = v->list(v->self, dir, agent_entry, &l);
+	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
+		r = 0;
+	if (r < 0 && r != -ENOMEM)
+		sbx_diag_set(w->d, r, "cannot list %s: %s", dir, strerror(-r));
+	if (!r && l.many) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s holds more than %u entries to look for symbolic links",
+			     w->top->v[0], SBX_MAX_GLOB_MATCHES);
+		r = sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE,
+				  "empty it, or remove what it need not hold");
+	}
+	for (size_t i = 0; !r && i < l.links.n + l.dirs.n; i++) {
+		bool link = i < l.links.n;
+		const char *name = link ? l.links.v[i] : l.dirs.v[i - l.links.n];
+		char *p = NULL;
+
+		if (!link && w->codex && depth == 1 && codex_data(name))
+			continue;
+		r = sbx_path_join_any(dir, name, &p);
+		if (!r)
+			r = link ? keep_link(w->ctx, w->m, w->roots, w->top, 1, p, "an agent",
+					     w->keep, w->d)
+				 : agent_dir(w, p, depth + 1);
+		free(p);
+	}
+	sbx_strv_clear(&l.links);
+	sbx_strv_clear(&l.dirs);
+	return r;
+}
+
+int sbx_roots_agent_links(const struct sbx_ctx *ctx, const struct pmap *m,
+			  const struct sbx_roots *roots, const char *dir, struct sbx_strv *keep,
+			  struct sbx_diag *d)
+{
+	const char *base = strrchr(dir, '/');
+	char *v[1] = {(char *)dir};
+	struct sbx_strv top = {.v = v, .n = 1, .cap = 1};
+	struct agent_walk w = {
+		.ctx = ctx, .m = m, .roots = roots, .top = &top, .keep = keep, .d = d};
+
+	w.codex = base && !strcmp(base + 1, ".codex");
+	return agent_dir(&w, dir, 1);
+}
+
+/*
  * What git reads from the git directories in git (git_dirs' or gitmode.c's) that lies
  * elsewhere, appended to keep (read-only carve-outs) or deny (missing: not to be made).
  *  - Without git mode each git directory is read-only whole, but not where a symbolic link
@@ -565,7 +786,6 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		     struct sbx_strv *deny, struct sbx_diag *d)
 {
 	struct sbx_strv configs = {0};
-	char one[SBX_MAX_PATH];
 	unsigned links = 0;
 	int r = 0;
 
@@ -574,9 +794,19 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		const char *name = slash ? slash + 1 : git->v[k];
 
 		if (git_mode) {
-			/* gitmode.c's list holds the files: the configs among them. */
+			/*
+			 * gitmode.c's list holds the files: the configs among them; and hooks/,
+			 * kept read-only alone, whose links lead where the command writes.
+			 */
 			if (!strcmp(name, "config") || !strcmp(name, "config.worktree"))
 				r = sbx_strv_add_unique(&configs, git->v[k]);
+			if (!strcmp(name, "hooks") && slash) {
+				char *dir = strndup(git->v[k], (size_t)(slash - git->v[k]));
+
+				r = dir ? hook_links(ctx, m, roots, git, ndirs, dir, keep, d)
+					: -ENOMEM;
+				free(dir);
+			}
 			continue;
 		}
 		if (k >= ndirs)
@@ -591,41 +821,17 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 				r = sbx_strv_push_owned(&configs, p);
 		}
 		for (size_t i = 0; !r && i < sizeof(reads) / sizeof(reads[0]); i++) {
-			struct sbx_pathinfo in;
 			char *p = NULL;
 
 			if (!(links & (1u << i)))
 				continue;
 			r = sbx_path_join_any(git->v[k], reads[i], &p);
 			if (!r)
-				r = sbx_ctx_lookup(ctx, p, &in, d);
-			if (r) {
-				free(p);
-				continue;
-			}
-			if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, one)) {
-				/* Not a link now, when it was listed as one: swapped meanwhile. */
-				if (!in.is_link)
-					snprintf(one, sizeof(one), "%s", p);
-				sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-					     "%s is a symbolic link that git follows through %s, "
-					     "inside a writable root: the command could repoint it",
-					     p, one);
-				r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-						  "put the file or directory it leads to there "
-						  "instead of the link");
-			} else if (!in.exists) {
-				sbx_diag_set(d, SBX_E_UNENFORCEABLE,
-					     "%s is a symbolic link to nothing there is: git would "
-					     "take what the command makes where it leads",
-					     p);
-				r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-						  "make what it leads to, or remove the link");
-			} else {
-				r = keep_target(ctx, m, roots, in.real, keep, d);
-			}
+				r = keep_link(ctx, m, roots, git, ndirs, p, "git", keep, d);
 			free(p);
 		}
+		if (!r)
+			r = hook_links(ctx, m, roots, git, ndirs, git->v[k], keep, d);
 	}
 	if (!r)
 		r = follow_includes(ctx, m, roots, git, git_mode, &configs, keep, deny, d);

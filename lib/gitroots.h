@@ -28,6 +28,18 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 		  struct sbx_strv *deny, struct sbx_diag *d);
 
 /*
+ * What the symbolic links in the tree of a kept .codex or .agents, dir, lead to (gitroots.c):
+ * appended to keep, to be kept read-only where it lies (an earlier run to which the directory
+ * was a plain nested one could link a file there into a writable root, for this run to rewrite
+ * what the next agent reads). One that leads nowhere, or through a link in a writable root, is
+ * refused in d; so is a tree of more than SBX_MAX_GLOB_MATCHES entries or 64 levels. Codex's
+ * session records and log at the top of a .codex are passed over.
+ */
+int sbx_roots_agent_links(const struct sbx_ctx *ctx, const struct pmap *m,
+			  const struct sbx_roots *roots, const char *dir, struct sbx_strv *keep,
+			  struct sbx_diag *d);
+
+/*
  * The global config files of the context (sbx_ctx.git_globals) that lie in a writable root,
  * and what they include (gitroots.c): appended to keep (existing: read-only, at their real
  * path), missing (to be kept from being created: an empty file or directory at the name, which

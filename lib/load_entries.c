@@ -320,20 +320,29 @@ static int load_entry(const struct sbx_at *a, json_t *v, struct sbx_entry *e)
 	if (!r)
 		r = sbx_scan_keys(a, v, keys, vals, "an entry",
 				  "\"path\", \"access\" and \"missing_path_behavior\"");
+	/* In document order, the first error the text holds first; a missing member last. */
+	for (void *it = json_object_iter(v); !r && it; it = json_object_iter_next(v, it)) {
+		const char *k = json_object_iter_key(it);
+		json_t *m = json_object_iter_value(it);
+
+		/* A key holding a NUL (built by a caller, never parsed) is none of them. */
+		if (json_object_iter_key_len(it) != strlen(k))
+			continue;
+		sbx_at_key(&c, a, k);
+		if (!strcmp(k, keys[0]))
+			r = load_fs_path(&c, m, e);
+		else if (!strcmp(k, keys[1]))
+			r = load_access(&c, m, &acc);
+		else
+			r = load_missing(a, m, &e->skip_missing);
+	}
 	if (!r)
 		r = sbx_member_required(a, vals[0], "path", "an entry", &path);
 	if (!r)
 		r = sbx_member_required(a, vals[1], "access", "an entry", &access);
 	if (r)
 		return r;
-	sbx_at_key(&c, a, "path");
-	r = load_fs_path(&c, path, e);
-	if (r)
-		return r;
 	sbx_at_key(&c, a, "access");
-	r = load_access(&c, access, &acc);
-	if (r)
-		return r;
 	e->access = acc;
 	if (e->kind == SBX_GLOB && e->access != SBX_DENY) {
 		r = sbx_at_fail(&c, SBX_E_INVALID,
@@ -343,7 +352,7 @@ static int load_entry(const struct sbx_at *a, json_t *v, struct sbx_entry *e)
 				     "use an exact path entry to grant %s access to a subtree",
 				     sbx_access_name(e->access));
 	}
-	return load_missing(a, vals[2], &e->skip_missing);
+	return 0;
 }
 
 /* sbx_fs_push_owned, with the limit worded. */
@@ -481,15 +490,19 @@ int sbx_walk_restricted(const struct sbx_at *a, json_t *v, const char *const *al
 	struct sbx_at c;
 	int r = sbx_check_keys(a, v, allowed, what, expected);
 
-	if (!r)
-		r = sbx_get_required(a, v, "entries", what, &entries);
-	if (!r)
-		r = sbx_walk_depth(a, v, &fs->glob_depth);
-	if (r)
-		return r;
+	/* In document order, the first error the text holds first; a missing "entries" last. */
 	fs->kind = SBX_FS_RESTRICTED;
-	sbx_at_key(&c, a, "entries");
-	return sbx_walk_entries(&c, entries, fs);
+	for (void *it = json_object_iter(v); !r && it; it = json_object_iter_next(v, it)) {
+		const char *k = json_object_iter_key(it);
+
+		if (!strcmp(k, "glob_scan_max_depth"))
+			r = sbx_walk_depth(a, v, &fs->glob_depth);
+		else if (!strcmp(k, "entries")) {
+			sbx_at_key(&c, a, "entries");
+			r = sbx_walk_entries(&c, json_object_iter_value(it), fs);
+		}
+	}
+	return r ? r : sbx_get_required(a, v, "entries", what, &entries);
 }
 
 int sbx_fs_permissions_load_jv(json_t *v, const char *name, const char *pointer, struct sbx_fs *out,

@@ -57,24 +57,35 @@ static int load_managed_fs(const struct sbx_at *a, json_t *v, struct sbx_fs *fs)
 				   "\"type\", \"entries\" and \"glob_scan_max_depth\"", fs);
 }
 
+/*
+ * Each member is walked where it stands, in document order, so that the error reported is the
+ * first one the text holds (a wrong type at its own line and column); a missing member, an
+ * error of the whole object, only after every member there is found sound.
+ */
 static int load_managed(const struct sbx_at *a, json_t *root, struct sbx_profile *out)
 {
 	static const char *const keys[] = {"type", "file_system", "network", NULL};
-	json_t *fs;
 	struct sbx_at c;
+	json_t *v;
 	int r;
 
 	out->type = SBX_MANAGED;
 	r = sbx_check_keys(a, root, keys, "a managed profile",
 			   "\"type\", \"file_system\" and \"network\"");
+	for (void *it = json_object_iter(root); !r && it; it = json_object_iter_next(root, it)) {
+		const char *k = json_object_iter_key(it);
+
+		sbx_at_key(&c, a, k);
+		if (!strcmp(k, "file_system"))
+			r = load_managed_fs(&c, json_object_iter_value(it), &out->fs);
+		else if (!strcmp(k, "network"))
+			r = sbx_walk_network_mode(&c, json_object_iter_value(it), &out->network);
+	}
 	if (!r)
-		r = sbx_get_required(a, root, "file_system", "a managed profile", &fs);
+		r = sbx_get_required(a, root, "file_system", "a managed profile", &v);
 	if (!r)
-		r = key_network_mode(a, root, "a managed profile", &out->network);
-	if (r)
-		return r;
-	sbx_at_key(&c, a, "file_system");
-	return load_managed_fs(&c, fs, &out->fs);
+		r = sbx_get_required(a, root, "network", "a managed profile", &v);
+	return r;
 }
 
 int sbx_walk_tagged(const struct sbx_at *a, json_t *root, const char *type, struct sbx_profile *out)

@@ -466,6 +466,25 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	if (!r)
 		r = sbx_roots_git(ctx, m, out, w->root, git, &in, git_mode, target, &gits, &missing,
 				  deny, d);
+	/*
+	 * Where the links of a kept .codex or .agents lead: read-only too, as the links are. Not
+	 * one an entry lets the command write or denies, nor one decided missing above (another
+	 * run's empty point, which its last run removes at any time).
+	 */
+	for (size_t k = 0; !r && k < n_defaults; k++) {
+		const char *p = defaults[k], *base = strrchr(p, '/');
+		struct pslot *s;
+
+		if (!base || (strcmp(base, "/.codex") && strcmp(base, "/.agents")) ||
+		    sbx_strv_has(&missing_names, p))
+			continue;
+		s = sbx_pmap_find(m, p, strlen(p));
+		if (s && s->access != SBX_READ)
+			continue;
+		s = sbx_pmap_decider(m, p);
+		if (s && s->access != SBX_DENY && s->wr >= 0)
+			r = sbx_roots_agent_links(ctx, m, out, p, &gits, d);
+	}
 	for (size_t k = 0; !r && k < n_defaults + gits.n; k++) {
 		const char *p = k < n_defaults ? defaults[k] : gits.v[k - n_defaults];
 		struct pslot *s;

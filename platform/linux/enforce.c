@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "linux/linux.h"
@@ -52,12 +53,30 @@ static bool regrants(const struct sbx_plan *plan, const char *path, bool below)
 }
 
 /*
+ * Can the command search the directory fd holds (opened O_PATH or not)? Asked of the kernel on
+ * the object itself, with the caller's ids and groups, ACL entries included (faccessat2,
+ * Linux 5.8); the command runs with the same ids and none of the capabilities that would
+ * override them. Where the kernel cannot answer, the mode alone decides, as it can only for
+ * a directory whose group and others have no search bit (no ACL entry grants one past the
+ * mask then): anything else may let the command in, and counts as searchable.
+ */
+static bool command_searches(int fd, const struct stat *st)
+{
+	if (syscall(SYS_faccessat2, fd, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) == 0)
+		return true;
+	if (errno == EACCES)
+		return false;
+	return (st->st_mode & (S_IXGRP | S_IXOTH)) != 0;
+}
+
+/*
  * A descriptor to list the directory fd names (opened O_PATH or not), or -errno; 1 in *closed
- * when the caller cannot list it and it is another user's, closed to everyone but its owner
- * (no search bit for its group or the others, so no ACL entry grants one either): the
- * command, which runs as the caller without its capabilities, can open nothing in it and link
- * nothing there or to it, as the glob's own walk finds (it passes over such a directory). Only
- * its owner, or a run before the owner closed it, made its files' other names.
+ * when the caller cannot list it, it is another user's, and the command cannot search it
+ * either (a 0700 directory, or a 0750 one of a group the caller is not in): it can open
+ * nothing in it and link nothing there or to it, as the glob's own walk finds (it passes
+ * over such a directory). Only its owner, or a run before the owner closed it, made its
+ * files' other names. One the command can search but not list (0711) is not closed: its
+ * files open by name.
  */
 static int open_listing(int fd, bool *closed)
 {
@@ -71,7 +90,7 @@ static int open_listing(int fd, bool *closed)
 		return l;
 	/* The object the descriptor holds, not a name an earlier run may have swapped since. */
 	if ((err == EACCES || err == EPERM) && me != 0 && fstat(fd, &st) == 0 &&
-	    S_ISDIR(st.st_mode) && st.st_uid != me && !(st.st_mode & (S_IXGRP | S_IXOTH)))
+	    S_ISDIR(st.st_mode) && st.st_uid != me && !command_searches(fd, &st))
 		*closed = true;
 	return -err;
 }

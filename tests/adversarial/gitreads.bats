@@ -59,6 +59,97 @@ pexpect() {
 	pexpect OK mkdir "$R/githooks-not"
 }
 
+# A nested repository's hooks/ is a plain directory to a run started above it: run 1 there links
+# a hook to a script of the repository's work tree, harmless for now. Run 2, in the repository,
+# keeps its git directory read-only, the link with it: what the link leads to must be too, or
+# run 2 rewrites the hook the user's next plain git runs.
+@test "a hook linked into the work tree by run 1 above a nested repository: run 2 cannot rewrite it" {
+	local p="$R-lnk" a="$R-lnk/A"
+	mkdir -p "$p"
+	git init -q -b main "$a"
+	git -C "$a" commit -q --allow-empty -m init
+	# Run 1, above A: A/.git is a plain nested directory, writable.
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- sh -c "mkdir '$a/tools' &&
+		printf '#!/bin/sh\ntrue\n' >'$a/tools/hook.sh' && chmod +x '$a/tools/hook.sh' &&
+		ln -s ../../tools/hook.sh '$a/.git/hooks/post-commit'"
+	[ "$status" -eq 0 ]
+	# Run 2, in A: the hook's script is kept read-only where it lies, and explain says so.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- sh -c "echo 'touch $CANARY' >>'$a/tools/hook.sh'"
+	[ "$status" -ne 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" append "$a/tools/hook.sh"
+	[ "$output" = EROFS ]
+	# So in git mode, where hooks/ is kept read-only alone.
+	run "$BIN/sbxrun" --allow-git -C "$a" -w "$a" -- "$P" append "$a/tools/hook.sh"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" explain -C "$a" -w "$a" -- true
+	[[ "$output" == *"read-only $a/tools/hook.sh "*"enforced"* ]]
+	# The user's next plain git runs the hook as run 1 left it.
+	git -C "$a" commit -q --allow-empty -m outside
+	[ ! -e "$CANARY" ]
+	# Positive control: the rest of the work tree is the command's.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" write "$a/tools/other.sh"
+	[ "$output" = OK ]
+	# A hook linked to nothing, or through a link in the work tree (which run 2 could
+	# repoint): refused, named.
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- ln -s ../../tools/gone.sh "$a/.git/hooks/pre-push"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-push is a symbolic link to nothing there is: *"
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- sh -c "rm '$a/.git/hooks/pre-push' &&
+		ln -s tools '$a/tl' && ln -s ../../tl/hook.sh '$a/.git/hooks/pre-push'"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-push is a symbolic link that git follows through $a/tl, inside a writable root: *"
+	# hooks/ itself a link into the work tree (kept read-only), a hook there linked to a script:
+	# the script is kept too, and the run starts.
+	rm -rf "$a/tl" "$a/.git/hooks"
+	mkdir "$a/githooks"
+	ln -s ../tools/hook.sh "$a/githooks/post-commit"
+	ln -s ../githooks "$a/.git/hooks"
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" append "$a/tools/hook.sh"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" write "$a/tools/other.sh"
+	[ "$output" = OK ]
+	rm -rf "$p"
+}
+
+# The project's own setup (ln -s ../../scripts/pre-commit .git/hooks/pre-commit), which git
+# follows: run 1 must not rewrite the script, by its name or through the link, in either mode. A
+# hook linked to a directory keeps the directory whole (run 1 would otherwise put a script at its
+# name); git's examples (*.sample) run nothing and are passed over, even linked to nothing.
+@test "a hook the project linked into the working tree: run 1 cannot rewrite what it leads to, in either mode" {
+	mkdir "$R/scripts" "$R/hookdir"
+	printf '#!/bin/sh\ntouch %s\n' "$R/outside-hook" >"$R/scripts/pre-commit"
+	chmod +x "$R/scripts/pre-commit"
+	ln -s ../../scripts/pre-commit "$R/.git/hooks/pre-commit"
+	# Outside, git runs what the link leads to.
+	git -C "$R" commit -q --allow-empty -m outside
+	[ -e "$R/outside-hook" ]
+	# Run 1, in either mode, by its name or through the link.
+	pexpect EROFS append "$R/scripts/pre-commit"
+	pexpect EROFS append "$R/.git/hooks/pre-commit"
+	pexpect EBUSY rename "$R/scripts" "$R/scripts2"
+	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$P" append "$R/scripts/pre-commit"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$P" append "$R/.git/hooks/pre-commit"
+	[ "$output" = EROFS ]
+	# Run 2, then the user's plain git commit: nothing planted runs.
+	run psbx sh -c "echo 'touch $CANARY' >>'$R/scripts/pre-commit'"
+	[ "$status" -ne 0 ]
+	git -C "$R" commit -q --allow-empty -m probe
+	[ ! -e "$CANARY" ]
+	# A hook linked to a directory: kept whole, neither written in nor removed.
+	ln -s ../../hookdir "$R/.git/hooks/post-commit"
+	pexpect EROFS write "$R/hookdir/x"
+	pexpect EBUSY rename "$R/hookdir" "$R/hookdir2"
+	rm "$R/.git/hooks/post-commit"
+	# Git's examples, even linked to nothing: passed over, the run starts.
+	ln -s ../../scripts/nothing "$R/.git/hooks/post-commit.sample"
+	pexpect OK write "$R/scripts/other"
+	# Positive control: with no hook linked to it, the directory is the command's.
+	pexpect OK write "$R/hookdir/x"
+}
+
 @test "a .git/config link into the workspace: run 1 cannot set core.fsmonitor through it" {
 	mv "$R/.git/config" "$R/cfg"
 	ln -s ../cfg "$R/.git/config"

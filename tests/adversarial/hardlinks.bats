@@ -322,6 +322,60 @@ it through one of them"
 	rm -rf "$w/mine" "$w/c"
 }
 
+# unenforced: explain's rows (rule, then why) that it cannot enforce, for $PROFILE in $SBX_CWD.
+unenforced() {
+	local f="$BASE/explain-$BATS_TEST_NUMBER.json"
+	echo "$PROFILE" >"$f"
+	"$BIN/sbxrun" explain --json --cwd "$SBX_CWD" --profile "$f" | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["requirements"]:
+    if r["status"] == "unenforceable":
+        print("%s: %s" % (r["rule"], r["why"]))'
+}
+
+@test "another user's 0750 directory the command cannot enter is passed over in a denied or kept tree" {
+	local g="$WORK/grp-ws" rows
+	new_canary "$g"
+	SBX_CWD=$g
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$g" write)" \
+		"$(entry_path "$g/d1" deny)")
+	run unenforced
+	echo "$output"
+	[ "$status" -eq 0 ]
+	rows=$output
+	if as_root; then
+		# Root lists them, so a command as root could have linked there: each walked, refused.
+		[[ "$rows" == *"deny $g/d1: $GLOBBED $g/d1 because $g/d1/grp/"[ab]" inside it $TWO"* ]]
+		[[ "$rows" == *"read-only $g/.codex: cannot enforce sandbox read-only path $g/.codex because $g/.codex/grp/"[ab]" inside it $KEPT_TWO"* ]]
+		[[ "$rows" == *"read-only $g/.git: cannot enforce sandbox read-only path $g/.git because $g/.git/hooks/pre-"* ]]
+		run sbx sh -c "touch '$CANARY'"
+		refused "sbxrun: cannot enforce \"*\" on linux: cannot enforce sandbox *"
+	else
+		# Root's, mode 0750, group root: uid 65534 can open, list and link nothing in them.
+		[ "$rows" = "" ]
+		expect EACCES read "$g/.codex/grp/a"
+		expect EACCES link "$g/.codex/grp/a" "$g/c"
+		expect EACCES link "$g/.git/hooks/pre-commit" "$g/c"
+		expect EACCES list "$g/d1"
+		run sbx sh -c "touch '$CANARY'"
+		[ "$status" -eq 0 ]
+		[ -e "$CANARY" ]
+	fi
+	# Control: one of mode 0710 whose group uid 65534 is in: it can pass through and open its
+	# files by name, so the walk cannot pass over it.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$g" write)" \
+		"$(entry_path "$g/d2" deny)")
+	rm -f "$CANARY" "$g/c"
+	run sbx sh -c "touch '$CANARY'"
+	if as_root; then
+		refused "sbxrun: cannot enforce \"*\" on linux: cannot enforce sandbox *"
+	else
+		refused "sbxrun: cannot enforce \"deny $g/d2\" on linux: $GLOBBED $g/d2: cannot list $g/d2/pass: $(errtext EACCES)"
+		explain_agrees
+	fi
+	rm -f "$CANARY" "$g/c"
+}
+
 @test "a denied directory of more entries than are checked refuses the run, in words" {
 	local d="$WS/data"
 	rm -rf "$d"

@@ -133,3 +133,50 @@ full() { PROFILE=$FULL sbx "$@"; }
 	[ ! -e "$OUT/pwned" ]
 	rm "$WS/tmpdir"
 }
+
+# A nested directory's .codex and .agents are plain directories to a run started above it: run 1
+# there links the config and a skill to files of the work tree, harmless for now. Run 2, in the
+# nested directory, keeps .codex and .agents read-only, the links with them: what they lead to
+# must be too, or run 2 rewrites what the next agent reads, outside any sandbox.
+@test "a .codex or .agents file linked into the work tree by run 1 above: run 2 cannot rewrite it" {
+	local p a
+	p=$(realpath "$TMPDIR")/agentlinks-$BATS_TEST_NUMBER
+	a=$p/A
+	rm -rf "$p"
+	mkdir -p "$a/.codex" "$a/.agents/skills"
+	new_canary "$a"
+	# Run 1, above A: A/.codex and A/.agents are plain nested directories, writable.
+	SBX_CWD=$p
+	PROFILE=$(profile restricted $(workspace_entries))
+	run sbx sh -c "mkdir '$a/notes' && echo 'model = \"m\"' >'$a/notes/cfg.toml' &&
+		echo skill >'$a/notes/skill.md' && ln -s ../notes/cfg.toml '$a/.codex/config.toml' &&
+		ln -s ../../notes/skill.md '$a/.agents/skills/s.md'"
+	[ "$status" -eq 0 ]
+	# Run 2, in A: where each link leads is kept read-only, and explain says so.
+	SBX_CWD=$a
+	expect EROFS append "$a/notes/cfg.toml"
+	expect EROFS append "$a/notes/skill.md"
+	expect EROFS append "$a/.codex/config.toml"
+	run "$BIN/sbxrun" explain --cwd "$a" --profile :workspace -- true
+	[[ "$output" == *"read-only $a/notes/cfg.toml "*"enforced"* ]]
+	[[ "$output" == *"read-only $a/notes/skill.md "*"enforced"* ]]
+	[ "$(cat "$a/notes/cfg.toml")" = 'model = "m"' ]
+	# Positive control: the rest of the work tree is the command's.
+	expect OK write "$a/notes/other.md"
+	# A link to nothing there is, or through a link in the work tree: refused, named.
+	SBX_CWD=$p
+	run sbx ln -s ../notes/gone.toml "$a/.codex/gone.toml"
+	[ "$status" -eq 0 ]
+	SBX_CWD=$a
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: $a/.codex/gone.toml is a symbolic link to nothing there is: an agent would take what the command makes where it leads"
+	SBX_CWD=$p
+	run sbx sh -c "rm '$a/.codex/gone.toml' && ln -s notes '$a/nl' &&
+		ln -s ../../nl/skill.md '$a/.agents/skills/t.md'"
+	[ "$status" -eq 0 ]
+	SBX_CWD=$a
+	run sbx sh -c "touch '$CANARY'"
+	refused "sbxrun: $a/.agents/skills/t.md is a symbolic link that an agent follows through $a/nl, inside a writable root: the command could repoint it"
+	SBX_CWD=$WS
+	rm -rf "$p"
+}

@@ -357,6 +357,77 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$(grep -c '^command:' <<<"$output")" = 0 ]
 }
 
+# A deny of the program's directory hides it from run's own look-up too (an empty mount no one
+# may search): run still names the rule, as explain does, on PATH and by path.
+@test "a deny of the command's directory is 126 naming the rule, in run as in explain" {
+	local p pre post
+	mkdir -p "$WS/tools"
+	printf '#!/bin/sh\necho ran\n' > "$WS/tools/tool"
+	chmod 755 "$WS/tools/tool"
+	pre="cannot execute: $WS/tools/tool is denied by entries["
+	post="]: deny $WS/tools"
+	for p in :read-only :workspace; do
+		run -126 env PATH="$WS/tools:$PATH" "$SBXRUN" --profile "$p" --deny "$WS/tools" -- tool
+		[[ "$output" == "sbxrun: tool: $pre"*"$post; hint: a deny wins over a read grant: drop entries["*"] (or the --deny that made it) to let the command read $WS/tools/tool" ]]
+		run -0 env PATH="$WS/tools:$PATH" "$SBXRUN" explain --profile "$p" --deny "$WS/tools" -- tool
+		[[ "$(grep '^command:' <<<"$output")" == "command:           tool: $pre"*"$post: run would exit 126; hint: "* ]]
+		run -126 "$SBXRUN" --profile "$p" --deny "$WS/tools" -- "$WS/tools/tool"
+		[[ "$output" == "sbxrun: $WS/tools/tool: $pre"*"$post; hint: "* ]]
+		# The control: without the deny it runs.
+		run -0 env PATH="$WS/tools:$PATH" "$SBXRUN" --profile "$p" -- tool
+		[ "$output" = ran ]
+	done
+}
+
+# sbx_execvp stops at an error other than "not there" or "not executable" (a link loop, a name
+# too long): explain says what run then says, and a PATH element too long to name is passed
+# over by both.
+@test "explain: a PATH search that ends in ELOOP or ENAMETOOLONG is run's 126" {
+	local said long
+	mkdir -p "$WS/lp"
+	ln -s loop "$WS/lp/tool"
+	ln -s tool "$WS/lp/loop"
+	run -126 "$SBXRUN" --env-set PATH="$WS/lp:/usr/bin:/bin" -- tool
+	said=${output#sbxrun: }
+	# The C library's words for ELOOP (glibc and musl word it differently).
+	[[ "$said" == "tool: cannot execute: "*"ymbolic link"* ]]
+	run -0 "$SBXRUN" explain --env-set PATH="$WS/lp:/usr/bin:/bin" -- tool
+	[ "$(grep '^command:' <<<"$output")" = "command:           $said: run would exit 126" ]
+	long=$(printf 'x%.0s' $(seq 256))
+	run -126 "$SBXRUN" -- "$long"
+	said=${output#sbxrun: }
+	[[ "$said" == "$long: cannot execute: "* ]]
+	run -0 "$SBXRUN" explain -- "$long"
+	[ "$(grep '^command:' <<<"$output")" = "command:           $said: run would exit 126" ]
+	# The controls: past an element too long to name, a program later on PATH is found.
+	long=/$(printf 'd%.0s' $(seq 4094))
+	run -0 "$SBXRUN" explain --env-set PATH="$long:/usr/bin:/bin" -- true
+	[ "$(grep -c '^command:' <<<"$output")" = 0 ]
+	run -0 "$SBXRUN" --env-set PATH="$long:/usr/bin:/bin" -- true
+}
+
+# A script without "#!" goes to /bin/sh: explain says what run says when the profile denies the
+# shell, or when the shell cannot be executed (a node without execute permission over it, in a
+# mount namespace of the test's own).
+@test "explain: a script without #! whose shell is denied or cannot run is run's 126" {
+	local sh said
+	sh=$(realpath /bin/sh)
+	printf 'echo ran\n' > "$WS/nohashbang"
+	chmod 755 "$WS/nohashbang"
+	run -126 "$SBXRUN" --profile :workspace --deny "$sh" -- "$WS/nohashbang"
+	said=${output#sbxrun: }
+	said=${said%%; hint: *}
+	[[ "$said" == "$WS/nohashbang: cannot execute: its interpreter: $sh is denied by entries["*"]: deny $sh" ]]
+	run -0 "$SBXRUN" explain --profile :workspace --deny "$sh" -- "$WS/nohashbang"
+	[[ "$(grep '^command:' <<<"$output")" == "command:           $said: run would exit 126; hint: "* ]]
+	run -0 unshare -rm sh -c 'mount --bind /dev/null /bin/sh && exec "$@"' sh \
+		"$SBXRUN" explain -- "$WS/nohashbang"
+	[ "$(grep '^command:' <<<"$output")" = "command:           $WS/nohashbang: cannot execute: no \"#!\" line, and /bin/sh, which runs such a file, cannot be executed: Permission denied: run would exit 126" ]
+	# The control: with the shell, nothing is said.
+	run -0 "$SBXRUN" explain --profile :workspace -- "$WS/nohashbang"
+	[ "$(grep -c '^command:' <<<"$output")" = 0 ]
+}
+
 # execve(2) refuses what is not a regular file with EACCES, without opening it, and the search
 # on PATH goes on past it: explain says what run meets (126), and opens no FIFO run would not.
 @test "explain: a FIFO, or a directory on PATH, is what run cannot execute (126)" {
