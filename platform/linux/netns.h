@@ -41,8 +41,11 @@ struct sbx_netns {
 	 * by the proxy with this configuration; every proxy variable is set to it.
 	 */
 	const struct sbx_proxy_config *proxy;
-	/* Descriptors the proxy's on_decision writes to (the denial report's), kept in the worker. */
-	int keep[2];
+	/*
+	 * Descriptors the proxy's on_decision writes to or reads (the denial report's: the file,
+	 * the relay, the file opened for reading), kept in the worker; -1 for none.
+	 */
+	int keep[3];
 	/* Internal. */
 	int chan[2]; /* SOCK_SEQPACKET: [1] in init sends the listeners to [0] in the worker */
 	int stop[2]; /* the worker stops when stop[0] is readable */

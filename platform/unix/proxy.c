@@ -189,7 +189,8 @@ enum slot_kind { SLOT_LISTEN, SLOT_RESOLVER, SLOT_CLIENT, SLOT_UPSTREAM, SLOT_LO
 /* The log's lines, and those a pipe has not taken (see LOG_STALL_MS). */
 struct logq {
 	bool pipe;
-	char *q; /* q[head, len): whole lines waiting, off bytes of the first written */
+	int reader; /* the file opened for reading (sbx_log_reader), or -1 */
+	char *q;    /* q[head, len): whole lines waiting, off bytes of the first written */
 	size_t head, off, len, cap;
 	int64_t since; /* when the pipe last took bytes, or when q filled from empty */
 	bool stalled;  /* its reader took nothing for LOG_STALL_MS */
@@ -344,6 +345,40 @@ static int short_write_err(int fd)
 	return ENOSPC;
 }
 
+int sbx_log_reader(int fd)
+{
+#ifdef __linux__
+	struct stat st, rt;
+	char path[64];
+	int r;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* The same file, or none: /proc may not be the process file system it should be. */
+	if (r >= 0 && (fstat(r, &rt) < 0 || rt.st_dev != st.st_dev || rt.st_ino != st.st_ino)) {
+		close(r);
+		r = -1;
+	}
+	return r;
+#else
+	(void)fd;
+	return -1;
+#endif
+}
+
+bool sbx_log_ends_torn(int fd, int reader, bool own_torn)
+{
+	struct stat st;
+	char last;
+
+	if (reader < 0)
+		return own_torn;
+	return fstat(fd, &st) == 0 && st.st_size > 0 &&
+	       pread(reader, &last, 1, st.st_size - 1) == 1 && last != '\n';
+}
+
 /*
  * A file, or standard error as the caller gave it: each line written as it comes, in one
  * write(2), on a descriptor opened O_APPEND, so that the lines of runs sharing the file stay
@@ -359,6 +394,7 @@ static void log_put_file(struct sbx_proxy *px, const char *line, size_t len)
 	size_t n = len;
 	ssize_t w;
 
+	l->torn_nl = sbx_log_ends_torn(px->cfg.log_fd, l->reader, l->torn_nl);
 	if (l->torn_nl && (nl = malloc(len + 1))) {
 		nl[0] = '\n';
 		memcpy(nl + 1, line, len);
@@ -498,6 +534,13 @@ static void log_finish(struct sbx_proxy *px)
 		fprintf(stderr, "sbxrun: %s: %zu of %zu lines were not written: %s\n", what,
 			l->failed, n,
 			l->err == EPIPE ? "the pipe's reader closed it" : strerror(l->err));
+	/* A torn last line is closed, if the file takes a byte again (room was made). */
+	if (!l->pipe && px->cfg.log_fd >= 0 &&
+	    sbx_log_ends_torn(px->cfg.log_fd, l->reader, l->torn_nl) &&
+	    write(px->cfg.log_fd, "\n", 1) == 1)
+		l->torn_nl = false;
+	if (l->reader >= 0)
+		close(l->reader);
 	if (l->torn)
 		fprintf(stderr,
 			"sbxrun: %s: %zu of %zu lines were written only in part, the file taking "
@@ -506,6 +549,7 @@ static void log_finish(struct sbx_proxy *px)
 			what, l->torn, n, strerror(l->torn_err));
 	free(l->q);
 	memset(l, 0, sizeof(*l));
+	l->reader = -1;
 }
 
 static void log_decision(struct conn *c)
@@ -1687,6 +1731,7 @@ int sbx_proxy_new(const struct sbx_proxy_config *cfg, int listen_fd, struct sbx_
 		px->log.pipe = px->cfg.log_fd >= 0 && fstat(px->cfg.log_fd, &st) == 0 &&
 			       S_ISFIFO(st.st_mode) && (fl = fcntl(px->cfg.log_fd, F_GETFL)) >= 0 &&
 			       (fl & O_NONBLOCK);
+		px->log.reader = px->cfg.log_fd >= 0 ? sbx_log_reader(px->cfg.log_fd) : -1;
 	}
 	/* The resolver's pipe now (its threads come with the first name): made later, out of
 	 * descriptors, it would fail every name while the shortage lasts. Failing here, it is

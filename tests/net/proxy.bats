@@ -202,6 +202,53 @@ PY
 	[ "$(wc -l <"$PX_ERR")" -eq 2 ]
 }
 
+@test "--log: a line torn when the file took no more is ended at stop, and one an earlier run left" {
+	start_upstream
+	# A size limit of 1 KiB stands for a full file system: a line goes in part, then none.
+	PX_WRAP="prlimit --fsize=1024:unlimited --" start_proxy --allow-domain localhost
+	for _ in 1 2 3 4 5 6; do
+		run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	# Room again, and no line after it: the stop ends the torn one (before: it stayed open,
+	# and the next run's first line was glued to it).
+	prlimit --pid "$PX_PID" --fsize=unlimited
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	[ "$(tail -c 1 "$PX_LOG" | od -An -c | tr -d ' ')" = '\n' ]
+	cat "$PX_ERR"
+	[ "$(tail -n 1 "$PX_ERR")" = "sbxrun: proxy: --log: 1 of 6 lines were written only in part, the file taking no more: File too large" ]
+	# The next run appends to a file whose last line an earlier one left torn (killed in the
+	# middle of a write): its first line is a line of its own.
+	printf '{"time":"2026-' >>"$PX_LOG"
+	cp "$PX_LOG" "$BATS_TEST_TMPDIR/before"
+	PX_WRAP= start_proxy --allow-domain localhost
+	run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	run python3 - "$PX_LOG" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines.pop() == "", "the file ends with a newline"
+whole = torn = 0
+for l in lines:
+    try:
+        whole += json.loads(l)["decision"] == "allow"
+    except ValueError:
+        assert l.startswith('{"time":"'), l
+        torn += 1
+print(whole, torn, json.loads(lines[-1])["status"])
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	read -r whole torn last <<<"$output"
+	[ "$torn" -eq 2 ]
+	[ "$last" -eq 200 ]
+	# What the file held is kept as it was, the new line after it.
+	[ "$(head -c "$(wc -c <"$BATS_TEST_TMPDIR/before")" "$PX_LOG" | cmp - "$BATS_TEST_TMPDIR/before" && echo same)" = same ]
+}
+
 @test "a refused name is never resolved or connected: no socket is made for it" {
 	command -v strace >/dev/null
 	start_upstream
