@@ -764,6 +764,49 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$output" = 0 ]
 }
 
+@test "a burst of 200 connections to one name is one lookup, and every one of them is answered" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:10 attempts:1\n' >"$d/resolv.conf"
+	# The name server holds burst.example.test until it is asked fast.example.test: every
+	# request of the burst reaches the proxy while the first lookup of the name still waits.
+	printf 'burst.example.test 127.0.0.1 held\nfast.example.test 127.0.0.1 release\n' >"$d/zone"
+	echo "one.example.test 127.0.0.1" >>"$d/zone"
+	cat >"$d/fetch" <<-'EOF'
+		# Positive control: what one lookup asks the name server (one question per type).
+		curl -sS -o /dev/null -x "http://$px_addr" "http://one.example.test:$port/f.txt"
+		echo "one lookup asks: $(grep -c '^one\.' "$d/dns.log")"
+		pport=${px_addr##*:}
+		python3 "$NET_DIR/client.py" burst "$px_addr" "burst.example.test:$port" 200 \
+			"$d/sent" >"$d/burst.out" 2>&1 &
+		client=$!
+		# Every request read by the proxy: none waits to be accepted or read.
+		for i in $(seq 400); do
+			if [ -e "$d/sent" ] &&
+				[ "$(ss -Htn state established "( sport = :$pport )" | awk '$1 == 0' | wc -l)" -eq 200 ] &&
+				[ "$(ss -Htln "( sport = :$pport )" | awk '{print $2}')" = 0 ]; then
+				break
+			fi
+			sleep 0.05
+		done
+		echo "burst read: $(ss -Htn state established "( sport = :$pport )" | awk '$1 == 0' | wc -l)"
+		python3 -c 'import socket; socket.getaddrinfo("fast.example.test", 80)'
+		wait "$client"
+		cat "$d/burst.out"
+		echo "burst asks: $(grep -c '^burst\.' "$d/dns.log")"
+	EOF
+	FETCH='. "$d/fetch"' fetch_in_dns_netns
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "burst read: 200" ]
+	[ "${lines[2]}" = "200 of 200 answered 200" ]
+	# The burst asked what one lookup asks (before: each request its own lookup, 64 at once).
+	[ "${lines[3]}" = "burst asks: ${lines[0]#one lookup asks: }" ]
+	[ "${lines[4]}" = "proxy: 0" ]
+	[ "$(grep -c '"host":"burst.example.test".*"status":200' "$d/proxy.log")" -eq 200 ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
 @test "names asked for at once while a resolver thread is idle each get a thread, which ends when idle" {
 	d=$BATS_TEST_TMPDIR
 	printf '127.0.0.1 localhost\n' >"$d/hosts"
