@@ -178,6 +178,7 @@ struct conn {
 	int next_addr, last_err;
 	int64_t fd_wait_end; /* while out of descriptors: when waiting for one ends; 0 if not */
 	int64_t head_since;  /* in ST_HEAD: since when it has waited for a request head */
+	int64_t moved;	     /* in ST_FORWARD and ST_TUNNEL: when a byte last moved either way */
 	int64_t resolve_end; /* in ST_RESOLVE: when the lookup times out */
 	struct sbx_resolve_job *job;
 	unsigned ugen;	  /* counts upstream sockets: a poll result is for the one it was for */
@@ -740,7 +741,8 @@ static void connected(struct conn *c)
 	} else {
 		c->st = ST_FORWARD;
 	}
-	c->deadline = now_ms() + c->px->cfg.idle_timeout_ms;
+	c->moved = now_ms();
+	c->deadline = c->moved + c->px->cfg.idle_timeout_ms;
 }
 
 /*
@@ -1306,8 +1308,10 @@ static bool upstream_got(struct conn *c, ssize_t n)
 
 static void progress(struct conn *c)
 {
-	if (c->st == ST_FORWARD || c->st == ST_TUNNEL)
-		c->deadline = now_ms() + c->px->cfg.idle_timeout_ms;
+	if (c->st == ST_FORWARD || c->st == ST_TUNNEL) {
+		c->moved = now_ms();
+		c->deadline = c->moved + c->px->cfg.idle_timeout_ms;
+	}
 }
 
 /*
@@ -1596,13 +1600,64 @@ static struct conn *longest_waiting_head(struct sbx_proxy *px)
 	return v;
 }
 
+/* The exchange in which no byte has moved for longest, however long; NULL when none is in one. */
+static struct conn *idlest_exchange(struct sbx_proxy *px)
+{
+	struct conn *v = NULL;
+
+	for (size_t i = 0; i < px->n; i++) {
+		struct conn *c = px->conns[i];
+
+		if ((c->st == ST_FORWARD || c->st == ST_TUNNEL) && (!v || c->moved < v->moved))
+			v = c;
+	}
+	return v;
+}
+
 /*
- * Its place goes to a client in the backlog: a part of a head gets 408 (sent if the socket takes
+ * With every connection taken and none waiting for a head, a client in the backlog takes the
+ * place of the exchange (a tunnel, or a request relayed or waiting for its response) in which
+ * no byte has moved either way for longest, SBX_PROXY_EVICT_IDLE_MS at least. Without it, 1024
+ * idle tunnels (a client's pool of kept connections, or one that opens them on purpose) keep
+ * every other client in the backlog for up to the idle time-out, 5 minutes; with it a transfer
+ * that moves bytes keeps its place, and one that has been silent for a while gives it up, as a
+ * server closes an idle kept-alive connection. Resolving and connecting keep theirs: each ends
+ * within its own time-out. NULL when none has been idle for that long.
+ */
+static struct conn *longest_idle_exchange(struct sbx_proxy *px, int64_t now)
+{
+	struct conn *v = idlest_exchange(px);
+
+	return v && now - v->moved >= SBX_PROXY_EVICT_IDLE_MS ? v : NULL;
+}
+
+/*
+ * Its place goes to a client in the backlog: an idle exchange (longest_idle_exchange) is cut,
+ * its log line saying so ("full"), and a request whose response has not begun gets 503 first
+ * (sent if the socket takes it now). A part of a head gets 408 (sent if the socket takes
  * it now: the place is needed at once, not after a linger), a kept-alive client that sent
  * nothing is closed as on its time-out.
  */
 static void make_room(struct conn *c)
 {
+	if (c->st == ST_FORWARD || c->st == ST_TUNNEL) {
+		int64_t idle = now_ms() - c->moved;
+
+		if (c->st == ST_FORWARD && !c->relayed) {
+			reply(c, 503, NULL, NULL,
+			      "sbxrun: no byte moved for %lld s, while every connection was taken: "
+			      "closed for another client",
+			      (long long)(idle / 1000));
+			if (c->st == ST_REPLY &&
+			    send(c->cfd, data(&c->out), used(&c->out), SEND_FLAGS) < 0) {
+				/* the client may not read: the place is needed all the same */
+			}
+			close_conn(c);
+			return;
+		}
+		cut_conn(c, "full");
+		return;
+	}
 	if (used(&c->in) || !c->served) {
 		char why[96];
 
@@ -1638,7 +1693,8 @@ static void accept_clients(struct sbx_proxy *px)
 		struct conn *c, *victim = NULL;
 		int keep, fd = -1, e;
 
-		if (live >= px->cfg.max_conns && !(victim = longest_waiting_head(px)))
+		if (live >= px->cfg.max_conns && !(victim = longest_waiting_head(px)) &&
+		    !(victim = longest_idle_exchange(px, now_ms())))
 			return;
 		keep = spare(px);
 		if (keep >= 0)
@@ -1768,6 +1824,7 @@ size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, i
 {
 	int64_t now = now_ms(), next = -1;
 	size_t n = 0, need = 3 + 2 * px->n;
+	bool full = false;
 
 	if (px->cap_slots < need) {
 		struct slot *ns = realloc(px->slots, need * sizeof(*ns));
@@ -1785,7 +1842,18 @@ size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, i
 			fds[n] = (struct pollfd){.fd = (fd_), .events = (short)(ev_)};             \
 		px->slots[n++] = (struct slot){(kind_), (c_), (gen_)};                             \
 	} while (0)
-	if (!px->stopping && (px->n < px->cfg.max_conns || longest_waiting_head(px))) {
+	/* Full: the listener waits until a place can be taken (accept_clients), if ever. */
+	if (!px->stopping && px->n >= px->cfg.max_conns && !longest_waiting_head(px)) {
+		struct conn *v = idlest_exchange(px);
+
+		if (!v)
+			full = true;
+		else if (now - v->moved < SBX_PROXY_EVICT_IDLE_MS) {
+			full = true;
+			next = v->moved + SBX_PROXY_EVICT_IDLE_MS;
+		}
+	}
+	if (!px->stopping && !full) {
 		if (now >= px->accept_resume)
 			ADD(px->lfd, POLLIN, SLOT_LISTEN, NULL, 0);
 		else

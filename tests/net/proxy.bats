@@ -1133,6 +1133,41 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$(grep -c '"decision":"allow"' "$PX_LOG")" -eq 3 ]
 }
 
+@test "with every connection an idle tunnel, a new client takes the place of the one idle longest" {
+	start_echo
+	start_upstream
+	start_proxy --allow-domain localhost
+	d=$BATS_TEST_TMPDIR
+	# 1024 tunnels, all the proxy takes: the first moves a line every 0.2 s, the rest are
+	# silent, the second for longest.
+	python3 "$NET_DIR/client.py" idle "$PX" "localhost:$ECHO_PORT" 1024 "$d/flag" \
+		>"$d/idle" 2>&1 3>&- &
+	idle=$!
+	PIDS+=($idle)
+	for _ in $(seq 600); do
+		[ -s "$d/idle" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$d/idle")" = "held 1024" ]
+	# Ten seconds without a byte: the silent ones may give their place (before: a new client
+	# waited in the backlog for the 5 minutes of the idle time-out).
+	sleep 10
+	for _ in 1 2 3; do
+		run curl -sS --max-time 4 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	touch "$d/flag"
+	wait "$idle"
+	# One gave its place (the first curl's, freed when it ended, served the others): the
+	# silent one idle longest; the one that moves bytes kept its own.
+	[ "$(tail -n 1 "$d/idle")" = "closed: 1; first echoed: ok" ]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	[ "$(grep -c '"cut":"full"' "$PX_LOG")" -eq 1 ]
+	grep -q '"method":"CONNECT","host":"localhost","port":'"$ECHO_PORT"',"decision":"allow","rule":"allow localhost","status":200,"bytes":0,"cut":"full"' "$PX_LOG"
+	[ "$(grep -c '"decision":"allow","rule":"allow localhost","status":200,"bytes":[0-9]*}' "$PX_LOG")" -ge 3 ]
+}
+
 @test "with every connection taken, one whose head or end came in the same round keeps its place" {
 	start_upstream
 	start_proxy --allow-domain localhost
