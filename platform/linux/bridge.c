@@ -6,8 +6,9 @@
  * proxy listens. Bytes only: nothing is parsed, and the only place it connects to is the
  * endpoint of the listener the connection came in on.
  *
- * One thread, poll(2), a fixed buffer per direction; a half-close is passed on (shutdown), so
- * request bodies that end with the client's write side work; an error on either side ends both.
+ * One thread, poll(2), a buffer per direction (grown once for a download, as the proxy's); a
+ * half-close is passed on (shutdown), so request bodies that end with the client's write side
+ * work; an error on either side ends both.
  * Bytes are copied through the buffer: measured on loopback, that costs the path less CPU per
  * byte than moving them socket to pipe to socket with splice(2) (tests/bench/README.md).
  *
@@ -37,6 +38,7 @@
 
 struct dir {
 	char *buf;
+	size_t cap;	 /* SBX_BRIDGE_BUF, or SBX_BRIDGE_BUF_MAX once a read filled it */
 	size_t len, off; /* the bytes still to go are buf[off, len) */
 	bool eof;	 /* the source has ended */
 	bool shut;	 /* and that was passed on */
@@ -102,6 +104,7 @@ static struct conn *conn_new(int client, int up, const struct sbx_loopback_ep *e
 	c->connecting = true;
 	c->dir[0].buf = malloc(SBX_BRIDGE_BUF);
 	c->dir[1].buf = malloc(SBX_BRIDGE_BUF);
+	c->dir[0].cap = c->dir[1].cap = SBX_BRIDGE_BUF;
 	if ((connect(up, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS) ||
 	    !c->dir[0].buf || !c->dir[1].buf) {
 		conn_free(c);
@@ -129,10 +132,19 @@ static ssize_t move(struct dir *p, int fd, bool out, bool *dry)
 		if (p->off == p->len)
 			p->off = p->len = 0;
 	} else {
-		ask = SBX_BRIDGE_BUF - p->len;
+		ask = p->cap - p->len;
 		n = recv(fd, p->buf + p->len, ask, MSG_DONTWAIT);
 		if (n > 0)
 			p->len += (size_t)n;
+		/* A read that fills the buffer shows a large transfer: the buffer grows, once. */
+		if (n == (ssize_t)ask && p->cap < SBX_BRIDGE_BUF_MAX) {
+			char *nb = realloc(p->buf, SBX_BRIDGE_BUF_MAX);
+
+			if (nb) {
+				p->buf = nb;
+				p->cap = SBX_BRIDGE_BUF_MAX;
+			}
+		}
 	}
 	*dry = n != (ssize_t)ask;
 	return n;
@@ -140,7 +152,7 @@ static ssize_t move(struct dir *p, int fd, bool out, bool *dry)
 
 static bool has_room(const struct dir *p)
 {
-	return !p->eof && p->len < SBX_BRIDGE_BUF;
+	return !p->eof && p->len < p->cap;
 }
 
 static bool has_bytes(const struct dir *p)

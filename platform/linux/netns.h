@@ -97,7 +97,13 @@ int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t l
  * -errno with d when the loop itself fails.
  */
 #define SBX_BRIDGE_MAX_CONNS 1024
-#define SBX_BRIDGE_BUF	     65536
+/*
+ * Each direction's buffer; one a read fills (a download) grows to SBX_BRIDGE_BUF_MAX, as the
+ * proxy's does: a read or write then moves up to four times as much, and the relay wakes a
+ * quarter as often (tests/bench/README.md).
+ */
+#define SBX_BRIDGE_BUF	   65536
+#define SBX_BRIDGE_BUF_MAX 262144
 int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, size_t n, int stop_fd,
 		   struct sbx_diag *d);
 
