@@ -1644,6 +1644,8 @@ static void make_room(struct conn *c)
 		int64_t idle = now_ms() - c->moved;
 
 		if (c->st == ST_FORWARD && !c->relayed) {
+			/* Its line says why it ended, as a tunnel's does: not a 503 of its own. */
+			c->cut = "full";
 			reply(c, 503, NULL, NULL,
 			      "sbxrun: no byte moved for %lld s, while every connection was taken: "
 			      "closed for another client",

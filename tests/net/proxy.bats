@@ -1168,6 +1168,61 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$(grep -c '"decision":"allow","rule":"allow localhost","status":200,"bytes":[0-9]*}' "$PX_LOG")" -ge 3 ]
 }
 
+@test "with every connection taken, a request idle longest awaiting its response gets 503, logged as cut" {
+	start_echo
+	start_upstream
+	start_proxy --allow-domain localhost
+	d=$BATS_TEST_TMPDIR
+	# A request whose server answers after a minute, then 1023 tunnels (the first moving a
+	# line every 0.2 s): every connection taken, the request silent for longest.
+	python3 - "$PX" "$UP_PORT" "$d/slow" >/dev/null 2>&1 3>&- <<-'PY' &
+		import socket, sys
+		host, port = sys.argv[1].rsplit(":", 1)
+		s = socket.create_connection((host, int(port)), timeout=90)
+		s.sendall(b"GET http://localhost:%s/slow/60 HTTP/1.1\r\nHost: localhost\r\n\r\n" % sys.argv[2].encode())
+		got = b""
+		while True:
+		    b = s.recv(65536)
+		    if not b:
+		        break
+		    got += b
+		open(sys.argv[3], "wb").write(got)
+	PY
+	PIDS+=($!)
+	for _ in $(seq 200); do
+		grep -q '^GET /slow/60 ' "$UP_LOG" && break
+		sleep 0.05
+	done
+	grep -q '^GET /slow/60 ' "$UP_LOG"
+	python3 "$NET_DIR/client.py" idle "$PX" "localhost:$ECHO_PORT" 1023 "$d/flag" \
+		>"$d/idle" 2>&1 3>&- &
+	idle=$!
+	PIDS+=($idle)
+	for _ in $(seq 600); do
+		[ -s "$d/idle" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$d/idle")" = "held 1023" ]
+	sleep 10
+	run curl -sS --max-time 4 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	for _ in $(seq 100); do
+		[ -s "$d/slow" ] && break
+		sleep 0.05
+	done
+	head -n 1 "$d/slow" | grep -q '^HTTP/1.1 503 '
+	grep -q '^sbxrun: no byte moved for [0-9]* s, while every connection was taken: closed for another client$' "$d/slow"
+	touch "$d/flag"
+	wait "$idle"
+	# No tunnel gave its place: the request was silent for longer.
+	[ "$(tail -n 1 "$d/idle")" = "closed: ; first echoed: ok" ]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	# Its line says why it ended (before: a 503 like one of the proxy's own, with no cut).
+	[ "$(grep -c '"cut":"full"' "$PX_LOG")" -eq 1 ]
+	grep -q '"method":"GET","host":"localhost","port":'"$UP_PORT"',"decision":"allow","rule":"allow localhost","status":503,"bytes":[0-9]*,"cut":"full"}' "$PX_LOG"
+}
+
 @test "with every connection taken, one whose head or end came in the same round keeps its place" {
 	start_upstream
 	start_proxy --allow-domain localhost
