@@ -353,7 +353,12 @@ int sbx_log_reader(int fd)
 	char path[64];
 	int r;
 
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+	/*
+	 * Standard error (a "-" path) is the caller's, shared with the command's output and its
+	 * own: a last byte that is no newline there is no torn line of ours, and ending it would
+	 * add a byte to their output. Only what this process left torn is ended there.
+	 */
+	if (fd <= STDERR_FILENO || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return -1;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	r = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);

@@ -109,8 +109,9 @@ void sbx_proxy_raise_nofile(void);
  * file; a full file system, a size limit or a kill mid-write leaves its last line torn, and the
  * next line would end it. The files are opened write-only: sbx_log_reader() opens the same file
  * again for reading (Linux, through /proc/self/fd; -1 where it cannot, a file the caller may
- * not read for one), and sbx_log_ends_torn() reads its last byte through that, so that a line
- * torn by any writer is seen. Without a reader, *own_torn says what this process last left.
+ * not read for one, and for standard error, which others' output shares), and
+ * sbx_log_ends_torn() reads its last byte through that, so that a line torn by any writer is
+ * seen. Without a reader, *own_torn says what this process last left.
  */
 int sbx_log_reader(int fd);
 bool sbx_log_ends_torn(int fd, int reader, bool own_torn);

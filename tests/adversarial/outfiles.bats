@@ -362,6 +362,26 @@ PY
 	unchanged
 }
 
+@test "standard error as the report and the proxy's log: the command's output that shares it gains no byte" {
+	# The command's output, standard error's file too, ends without a newline, as a
+	# progress line does: a last byte that is no newline there is no torn line of sbxrun's.
+	# Before: a newline was added to it when the run ended.
+	run sh -c "'$S' -C '$WS' --report - --allow-domain example.com --network-log - -- \
+		sh -c \"printf 'started '; echo x >'$OUT/file.txt' 2>/dev/null; printf done\" \
+		>'$WS/out' 2>&1"
+	cat "$WS/out"
+	[ "$status" -eq 0 ]
+	# The denial's line went there, and the command's last bytes are the file's last.
+	grep -qF "\"path\":\"$OUT/file.txt\",\"errno\":\"EROFS\"" "$WS/out"
+	[ "$(tail -c 4 "$WS/out")" = done ]
+	# Positive control: a report file of its own whose last line the command left open is
+	# ended when the run ends.
+	run "$S" -C "$WS" --report "$WS/own.jsonl" -- sh -c "printf started >>own.jsonl"
+	[ "$status" -eq 0 ]
+	[ "$(od -An -c "$WS/own.jsonl" | tr -d ' ')" = 'started\n' ]
+	unchanged
+}
+
 @test "a pipe's reader that takes a page now and then: the run still ends when its command does" {
 	local sock="$BATS_TEST_TMPDIR/ok.sock" got="$BATS_TEST_TMPDIR/got"
 	# The broker's refusals (the supervisor's loop, which never waits) wait in memory for the
