@@ -46,6 +46,7 @@
 struct dir {
 	char *buf;
 	size_t cap;	 /* SBX_BRIDGE_BUF, or SBX_BRIDGE_BUF_MAX once a read filled it */
+	size_t max;	 /* how far cap may grow: downloads only (dir[1]) */
 	size_t len, off; /* the bytes still to go are buf[off, len) */
 	bool eof;	 /* the source has ended */
 	bool shut;	 /* and that was passed on */
@@ -114,6 +115,13 @@ static struct conn *conn_new(int client, int up, const struct sbx_loopback_ep *e
 	c->dir[0].buf = malloc(SBX_BRIDGE_BUF);
 	c->dir[1].buf = malloc(SBX_BRIDGE_BUF);
 	c->dir[0].cap = c->dir[1].cap = SBX_BRIDGE_BUF;
+	/*
+	 * Only what the proxy sends grows: the command's side stays at SBX_BRIDGE_BUF, so 1024
+	 * connections that upload without end into an upstream that reads nothing hold 64 MiB
+	 * there, not 256 (the proxy grows its download buffer alone too).
+	 */
+	c->dir[0].max = SBX_BRIDGE_BUF;
+	c->dir[1].max = SBX_BRIDGE_BUF_MAX;
 	if ((connect(up, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS) ||
 	    !c->dir[0].buf || !c->dir[1].buf) {
 		conn_free(c);
@@ -146,12 +154,12 @@ static ssize_t move(struct dir *p, int fd, bool out, bool *dry)
 		if (n > 0)
 			p->len += (size_t)n;
 		/* A read that fills the buffer shows a large transfer: the buffer grows, once. */
-		if (n == (ssize_t)ask && p->cap < SBX_BRIDGE_BUF_MAX) {
-			char *nb = realloc(p->buf, SBX_BRIDGE_BUF_MAX);
+		if (n == (ssize_t)ask && p->cap < p->max) {
+			char *nb = realloc(p->buf, p->max);
 
 			if (nb) {
 				p->buf = nb;
-				p->cap = SBX_BRIDGE_BUF_MAX;
+				p->cap = p->max;
 			}
 		}
 	}
