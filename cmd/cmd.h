@@ -330,7 +330,7 @@ int report_from_fd(int fd, struct report **out);
 int report_open(const char *what, const char *path, struct report **out);
 int report_relay(struct report *r);
 int report_relay_read(struct report *r);
-void report_fds(const struct report *r, int fds[2]);
+void report_fds(const struct report *r, int fds[3]);
 void report_add(struct report *r, const struct sbx_report_line *l);
 /* A line that is no denial (git mode's end-of-run check): written, never in the summary. */
 void report_note(struct report *r, const struct sbx_report_line *l);

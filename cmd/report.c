@@ -18,6 +18,8 @@
 #ifndef _WIN32
 #include <poll.h>
 #include <sys/ioctl.h>
+
+#include "unix/proxy.h"
 #endif
 
 #include "cmd.h"
@@ -67,6 +69,8 @@ struct report {
 	 * (CLOCK_MONOTONIC, ms). loop: the thread that never waits (the one that made r).
 	 */
 	bool fifo;
+	int reader;   /* the file opened for reading (sbx_log_reader), or -1 */
+	bool torn;    /* without a reader: this process left the last line torn */
 	bool stalled; /* its reader took nothing for REPORT_STALL_MS: nothing is waited for */
 	/*
 	 * Lines not written, by cause, each said apart in the summary: its reader stopped
@@ -330,6 +334,7 @@ int report_from_fd(int fd, struct report **out)
 	/* Non-blocking only as report_open_fd opened it: standard error is the caller's. */
 	r->fifo = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && (fl = fcntl(fd, F_GETFL)) >= 0 &&
 		  (fl & O_NONBLOCK);
+	r->reader = sbx_log_reader(fd);
 	r->loop = pthread_self();
 	pthread_mutex_init(&r->lock, NULL);
 	*out = r;
@@ -595,6 +600,52 @@ static int short_write_err(ssize_t w)
 }
 
 /*
+ * Whether the file ends inside a line (sbx_log_ends_torn): one a full file system, a size limit
+ * or a kill left torn, in this run or in an earlier one appending to the same file, or by the
+ * forked proxy worker, whose counts are its own. The next line then begins with a newline, in
+ * the same write(2), so that it stays a line of its own and the torn one is closed.
+ */
+static bool ends_torn(const struct report *r)
+{
+	return !r->fifo && sbx_log_ends_torn(r->fd, r->reader, r->torn);
+}
+
+/*
+ * One line to the file in one write(2), after a newline that closes a torn line; true when
+ * all of it went. A part that went is counted toward the limit.
+ */
+static bool write_line(struct report *r, const char *line, size_t len, int *err)
+{
+	char *nl = ends_torn(r) ? malloc(len + 1) : NULL;
+	const char *s = line;
+	size_t n = len;
+	ssize_t w;
+
+	if (nl) {
+		nl[0] = '\n';
+		memcpy(nl + 1, line, len);
+		s = nl;
+		n = len + 1;
+	}
+	w = write(r->fd, s, n);
+	*err = short_write_err(w);
+	free(nl);
+	wrote(r, w);
+	if (w > 0)
+		r->torn = w < (ssize_t)n;
+	return w == (ssize_t)n;
+}
+
+/* At the end: a line left torn is closed, if the file takes a byte again. Locked. */
+static void close_torn(struct report *r)
+{
+	if (ends_torn(r) && write(r->fd, "\n", 1) == 1) {
+		wrote(r, 1);
+		r->torn = false;
+	}
+}
+
+/*
  * In a forked process: the line to the file, the brief to the owner (one write each), marked
  * '+' when the line was written, '-' when it was over the limit, '!' when a pipe had no room
  * for it and 'E' with the error's number in three digits when write(2) failed, for the owner's
@@ -612,18 +663,23 @@ static void relay_add(struct report *r, const char *line, const struct sbx_repor
 
 	if (kept && r->fifo && strlen(line) > PIPE_BUF)
 		mark[0] = '!';
-	else if (kept) {
+	else if (kept && r->fifo) {
 		w = write(r->fd, line, strlen(line));
 		wrote(r, w);
 		if (w != (ssize_t)strlen(line)) {
 			int err = short_write_err(w);
 
-			if (r->fifo && err == EAGAIN)
+			if (err == EAGAIN)
 				mark[0] = '!';
 			else
 				snprintf(mark, sizeof(mark), "E%03d",
 					 err > 0 && err < 1000 ? err : EIO);
 		}
+	} else if (kept) {
+		int err;
+
+		if (!write_line(r, line, strlen(line), &err))
+			snprintf(mark, sizeof(mark), "E%03d", err > 0 && err < 1000 ? err : EIO);
 	}
 	/* At most PIPE_BUF bytes: the pipe keeps the line whole; a newline in a name is none. */
 	len = (size_t)snprintf(buf, sizeof(buf), "%s%s", mark, brief ? brief : "?");
@@ -676,10 +732,11 @@ int report_relay_read(struct report *r)
 	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
-void report_fds(const struct report *r, int fds[2])
+void report_fds(const struct report *r, int fds[3])
 {
 	fds[0] = r->fd;
 	fds[1] = r->relay[1];
+	fds[2] = r->reader;
 }
 
 /* One line; a denial (counted) is what the summary names. */
@@ -713,11 +770,10 @@ static void add_line(struct report *r, const struct sbx_report_line *l, bool den
 	} else if (!line) {
 		failed(r, 1, ENOMEM);
 	} else {
-		ssize_t w = write(r->fd, line, len);
+		int err;
 
-		wrote(r, w);
-		if (w != (ssize_t)len)
-			failed(r, 1, short_write_err(w));
+		if (!write_line(r, line, len, &err))
+			failed(r, 1, err);
 	}
 	if (denial && r->n++ == 0)
 		r->first = sbx_report_brief(l);
@@ -757,6 +813,7 @@ void report_print_summary(struct report *r, bool failed)
 	 */
 	flush(r);
 	drain(r, now_ms() + REPORT_STALL_MS);
+	close_torn(r);
 	s = failed && r->n ? sbx_report_summary(r->n, r->first) : NULL;
 	if (s) {
 		/* It names the command's own paths: never raw on a terminal. */
@@ -811,10 +868,13 @@ void report_close(struct report *r)
 		pthread_mutex_lock(&r->lock);
 		flush(r);
 		drain(r, now_ms() + REPORT_STALL_MS);
+		close_torn(r);
 		pthread_mutex_unlock(&r->lock);
 	}
 	if (r->fd > STDERR_FILENO)
 		close(r->fd);
+	if (r->reader >= 0)
+		close(r->reader);
 	free(r->q);
 	for (int i = 0; i < 2; i++)
 		if (r->relay[i] >= 0)

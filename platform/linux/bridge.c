@@ -6,10 +6,16 @@
  * proxy listens. Bytes only: nothing is parsed, and the only place it connects to is the
  * endpoint of the listener the connection came in on.
  *
- * One thread, poll(2), a fixed buffer per direction; a half-close is passed on (shutdown), so
- * request bodies that end with the client's write side work; an error on either side ends both.
+ * One thread, poll(2), a buffer per direction (grown once for a download, as the proxy's); a
+ * half-close is passed on (shutdown), so request bodies that end with the client's write side
+ * work; an error on either side ends both.
  * Bytes are copied through the buffer: measured on loopback, that costs the path less CPU per
  * byte than moving them socket to pipe to socket with splice(2) (tests/bench/README.md).
+ *
+ * With all SBX_BRIDGE_MAX_CONNS taken, a new client takes the place of the connection in which no
+ * byte has moved either way for longest, if that is SBX_BRIDGE_EVICT_IDLE_MS or more (the
+ * proxy's rule, SBX_PROXY_EVICT_IDLE_MS): 1024 idle connections would otherwise keep every new
+ * one in the backlog for as long as they last; one that moves bytes keeps its place.
  *
  * Out of descriptors, the listeners rest for a moment rather than being polled again at once:
  * a connection that cannot be accepted keeps them readable, and poll(2) would return at once,
@@ -34,9 +40,13 @@
 #define PUMP_ROUNDS 8
 /* How long the listeners rest after accept(2) or socket(2) ran out of descriptors or memory. */
 #define ACCEPT_PAUSE_MS 100
+/* With every place taken, a connection silent this long gives its place to a new client. */
+#define SBX_BRIDGE_EVICT_IDLE_MS 10000
 
 struct dir {
 	char *buf;
+	size_t cap;	 /* SBX_BRIDGE_BUF, or SBX_BRIDGE_BUF_MAX once a read filled it */
+	size_t max;	 /* how far cap may grow: downloads only (dir[1]) */
 	size_t len, off; /* the bytes still to go are buf[off, len) */
 	bool eof;	 /* the source has ended */
 	bool shut;	 /* and that was passed on */
@@ -44,6 +54,7 @@ struct dir {
 
 struct conn {
 	int fd[2];	   /* [0] the command's side, [1] the proxy's */
+	int64_t moved;	   /* when a byte last moved either way, or the connection was made */
 	struct dir dir[2]; /* dir[0]: fd[0] -> fd[1]; dir[1]: fd[1] -> fd[0] */
 	bool connecting;
 	short idx[2]; /* where fd[i] sits in the poll set, -1 when not polled */
@@ -100,8 +111,17 @@ static struct conn *conn_new(int client, int up, const struct sbx_loopback_ep *e
 	c->fd[0] = client;
 	c->fd[1] = up;
 	c->connecting = true;
+	c->moved = now_ms();
 	c->dir[0].buf = malloc(SBX_BRIDGE_BUF);
 	c->dir[1].buf = malloc(SBX_BRIDGE_BUF);
+	c->dir[0].cap = c->dir[1].cap = SBX_BRIDGE_BUF;
+	/*
+	 * Only what the proxy sends grows: the command's side stays at SBX_BRIDGE_BUF, so 1024
+	 * connections that upload without end into an upstream that reads nothing hold 64 MiB
+	 * there, not 256 (the proxy grows its download buffer alone too).
+	 */
+	c->dir[0].max = SBX_BRIDGE_BUF;
+	c->dir[1].max = SBX_BRIDGE_BUF_MAX;
 	if ((connect(up, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS) ||
 	    !c->dir[0].buf || !c->dir[1].buf) {
 		conn_free(c);
@@ -129,10 +149,19 @@ static ssize_t move(struct dir *p, int fd, bool out, bool *dry)
 		if (p->off == p->len)
 			p->off = p->len = 0;
 	} else {
-		ask = SBX_BRIDGE_BUF - p->len;
+		ask = p->cap - p->len;
 		n = recv(fd, p->buf + p->len, ask, MSG_DONTWAIT);
 		if (n > 0)
 			p->len += (size_t)n;
+		/* A read that fills the buffer shows a large transfer: the buffer grows, once. */
+		if (n == (ssize_t)ask && p->cap < p->max) {
+			char *nb = realloc(p->buf, p->max);
+
+			if (nb) {
+				p->buf = nb;
+				p->cap = p->max;
+			}
+		}
 	}
 	*dry = n != (ssize_t)ask;
 	return n;
@@ -140,7 +169,7 @@ static ssize_t move(struct dir *p, int fd, bool out, bool *dry)
 
 static bool has_room(const struct dir *p)
 {
-	return !p->eof && p->len < SBX_BRIDGE_BUF;
+	return !p->eof && p->len < p->cap;
 }
 
 static bool has_bytes(const struct dir *p)
@@ -181,6 +210,7 @@ static bool pump(struct conn *c, int k, short rev_src, short rev_dst)
 		}
 		if (!moved)
 			break;
+		c->moved = now_ms();
 	}
 	if (p->eof && !has_bytes(p) && !p->shut) {
 		shutdown(dst, SHUT_WR);
@@ -209,6 +239,19 @@ static bool short_of(int err)
 	return err == -EMFILE || err == -ENFILE || err == -ENOBUFS || err == -ENOMEM;
 }
 
+/* The connection in which no byte has moved for longest (k: its index); NULL for none. */
+static struct conn *idlest(struct conn **conns, size_t n, size_t *k)
+{
+	struct conn *v = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (!v || conns[i]->moved < v->moved) {
+			v = conns[i];
+			*k = i;
+		}
+	return v;
+}
+
 int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, size_t n, int stop_fd,
 		   struct sbx_diag *d)
 {
@@ -224,9 +267,15 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 		return sbx_diag_set(d, -ENOMEM, "out of memory");
 	}
 	for (;;) {
-		int64_t now = now_ms();
-		bool listening = nconns < SBX_BRIDGE_MAX_CONNS && now >= resume;
-		size_t np = 0;
+		int64_t now = now_ms(), wake = resume;
+		size_t np = 0, vk = 0;
+		struct conn *v = nconns < SBX_BRIDGE_MAX_CONNS ? NULL : idlest(conns, nconns, &vk);
+		/* Full: listen only once the idlest connection may give its place. */
+		bool room = !v || now - v->moved >= SBX_BRIDGE_EVICT_IDLE_MS;
+		bool listening = room && now >= resume;
+
+		if (!room)
+			wake = v->moved + SBX_BRIDGE_EVICT_IDLE_MS;
 
 		pfd[np++] = (struct pollfd){.fd = stop_fd, .events = POLLIN};
 		for (size_t i = 0; i < n; i++)
@@ -241,7 +290,7 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 					pfd[np++] = (struct pollfd){.fd = conns[k]->fd[i],
 								    .events = ev};
 			}
-		if (poll(pfd, np, now < resume ? (int)(resume - now) : -1) < 0) {
+		if (poll(pfd, np, now < wake ? (int)(wake - now) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			rc = sbx_diag_set(d, -errno, "poll: %s", strerror(errno));
@@ -275,14 +324,21 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 		for (size_t i = 0; i < n && listening; i++) {
 			if (!(pfd[1 + i].revents & POLLIN))
 				continue;
-			while (nconns < SBX_BRIDGE_MAX_CONNS && now >= resume) {
+			while (now >= resume) {
+				int up, s = -1, err;
+				struct conn *c;
+
+				/* Full: a place only from one silent long enough (see above). */
+				v = nconns < SBX_BRIDGE_MAX_CONNS ? NULL
+								  : idlest(conns, nconns, &vk);
+				if (v && now_ms() - v->moved < SBX_BRIDGE_EVICT_IDLE_MS)
+					break;
 				/*
 				 * The socket to the host first: a client accepted without one would
 				 * have to be closed, where it can as well wait in the backlog.
 				 */
-				int up = socket_for(&eps[i]), s = -1, err = up;
-				struct conn *c;
-
+				up = socket_for(&eps[i]);
+				err = up;
 				if (up >= 0) {
 					s = accept4(listen_fds[i], NULL, NULL,
 						    SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -296,6 +352,10 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 					if (err == -ECONNABORTED || err == -EINTR)
 						continue;
 					break;
+				}
+				if (v) {
+					conn_free(v);
+					conns[vk] = conns[--nconns];
 				}
 				c = conn_new(s, up, &eps[i]);
 				if (c)

@@ -363,8 +363,8 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, pid_t par
 	/* Its own name in ps, not the command's that the supervisor goes by. */
 	prctl(PR_SET_NAME, (unsigned long)(n->proxy ? "sbxrun-proxy" : "sbxrun-bridge"), 0, 0, 0);
 	{
-		int keep[] = {chan, n->stop[0], n->proxy ? n->proxy->log_fd : -1, n->keep[0],
-			      n->keep[1]};
+		int keep[] = {chan,	  n->stop[0], n->proxy ? n->proxy->log_fd : -1,
+			      n->keep[0], n->keep[1], n->keep[2]};
 
 		close_others(keep, sizeof(keep) / sizeof(*keep));
 	}

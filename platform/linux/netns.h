@@ -41,8 +41,11 @@ struct sbx_netns {
 	 * by the proxy with this configuration; every proxy variable is set to it.
 	 */
 	const struct sbx_proxy_config *proxy;
-	/* Descriptors the proxy's on_decision writes to (the denial report's), kept in the worker. */
-	int keep[2];
+	/*
+	 * Descriptors the proxy's on_decision writes to or reads (the denial report's: the file,
+	 * the relay, the file opened for reading), kept in the worker; -1 for none.
+	 */
+	int keep[3];
 	/* Internal. */
 	int chan[2]; /* SOCK_SEQPACKET: [1] in init sends the listeners to [0] in the worker */
 	int stop[2]; /* the worker stops when stop[0] is readable */
@@ -94,7 +97,13 @@ int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t l
  * -errno with d when the loop itself fails.
  */
 #define SBX_BRIDGE_MAX_CONNS 1024
-#define SBX_BRIDGE_BUF	     65536
+/*
+ * Each direction's buffer; one a read fills (a download) grows to SBX_BRIDGE_BUF_MAX, as the
+ * proxy's does: a read or write then moves up to four times as much, and the relay wakes a
+ * quarter as often (tests/bench/README.md).
+ */
+#define SBX_BRIDGE_BUF	   65536
+#define SBX_BRIDGE_BUF_MAX 262144
 int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, size_t n, int stop_fd,
 		   struct sbx_diag *d);
 

@@ -97,7 +97,7 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 	int rc = 0;
 
 	memset(n, 0, sizeof(*n));
-	n->ns.keep[0] = n->ns.keep[1] = -1;
+	n->ns.keep[0] = n->ns.keep[1] = n->ns.keep[2] = -1;
 	n->proxy.log_fd = log_fd; /* closed by sbx_linux_net_free, used or not */
 	sbx_plan_linux_apply(plan, facts, &a);
 	n->netns = a.net_namespace;

@@ -178,6 +178,7 @@ struct conn {
 	int next_addr, last_err;
 	int64_t fd_wait_end; /* while out of descriptors: when waiting for one ends; 0 if not */
 	int64_t head_since;  /* in ST_HEAD: since when it has waited for a request head */
+	int64_t moved;	     /* in ST_FORWARD and ST_TUNNEL: when a byte last moved either way */
 	int64_t resolve_end; /* in ST_RESOLVE: when the lookup times out */
 	struct sbx_resolve_job *job;
 	unsigned ugen;	  /* counts upstream sockets: a poll result is for the one it was for */
@@ -189,7 +190,8 @@ enum slot_kind { SLOT_LISTEN, SLOT_RESOLVER, SLOT_CLIENT, SLOT_UPSTREAM, SLOT_LO
 /* The log's lines, and those a pipe has not taken (see LOG_STALL_MS). */
 struct logq {
 	bool pipe;
-	char *q; /* q[head, len): whole lines waiting, off bytes of the first written */
+	int reader; /* the file opened for reading (sbx_log_reader), or -1 */
+	char *q;    /* q[head, len): whole lines waiting, off bytes of the first written */
 	size_t head, off, len, cap;
 	int64_t since; /* when the pipe last took bytes, or when q filled from empty */
 	bool stalled;  /* its reader took nothing for LOG_STALL_MS */
@@ -344,6 +346,45 @@ static int short_write_err(int fd)
 	return ENOSPC;
 }
 
+int sbx_log_reader(int fd)
+{
+#ifdef __linux__
+	struct stat st, rt;
+	char path[64];
+	int r;
+
+	/*
+	 * Standard error (a "-" path) is the caller's, shared with the command's output and its
+	 * own: a last byte that is no newline there is no torn line of ours, and ending it would
+	 * add a byte to their output. Only what this process left torn is ended there.
+	 */
+	if (fd <= STDERR_FILENO || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* The same file, or none: /proc may not be the process file system it should be. */
+	if (r >= 0 && (fstat(r, &rt) < 0 || rt.st_dev != st.st_dev || rt.st_ino != st.st_ino)) {
+		close(r);
+		r = -1;
+	}
+	return r;
+#else
+	(void)fd;
+	return -1;
+#endif
+}
+
+bool sbx_log_ends_torn(int fd, int reader, bool own_torn)
+{
+	struct stat st;
+	char last;
+
+	if (reader < 0)
+		return own_torn;
+	return fstat(fd, &st) == 0 && st.st_size > 0 &&
+	       pread(reader, &last, 1, st.st_size - 1) == 1 && last != '\n';
+}
+
 /*
  * A file, or standard error as the caller gave it: each line written as it comes, in one
  * write(2), on a descriptor opened O_APPEND, so that the lines of runs sharing the file stay
@@ -359,6 +400,7 @@ static void log_put_file(struct sbx_proxy *px, const char *line, size_t len)
 	size_t n = len;
 	ssize_t w;
 
+	l->torn_nl = sbx_log_ends_torn(px->cfg.log_fd, l->reader, l->torn_nl);
 	if (l->torn_nl && (nl = malloc(len + 1))) {
 		nl[0] = '\n';
 		memcpy(nl + 1, line, len);
@@ -498,6 +540,13 @@ static void log_finish(struct sbx_proxy *px)
 		fprintf(stderr, "sbxrun: %s: %zu of %zu lines were not written: %s\n", what,
 			l->failed, n,
 			l->err == EPIPE ? "the pipe's reader closed it" : strerror(l->err));
+	/* A torn last line is closed, if the file takes a byte again (room was made). */
+	if (!l->pipe && px->cfg.log_fd >= 0 &&
+	    sbx_log_ends_torn(px->cfg.log_fd, l->reader, l->torn_nl) &&
+	    write(px->cfg.log_fd, "\n", 1) == 1)
+		l->torn_nl = false;
+	if (l->reader >= 0)
+		close(l->reader);
 	if (l->torn)
 		fprintf(stderr,
 			"sbxrun: %s: %zu of %zu lines were written only in part, the file taking "
@@ -506,6 +555,7 @@ static void log_finish(struct sbx_proxy *px)
 			what, l->torn, n, strerror(l->torn_err));
 	free(l->q);
 	memset(l, 0, sizeof(*l));
+	l->reader = -1;
 }
 
 static void log_decision(struct conn *c)
@@ -696,7 +746,8 @@ static void connected(struct conn *c)
 	} else {
 		c->st = ST_FORWARD;
 	}
-	c->deadline = now_ms() + c->px->cfg.idle_timeout_ms;
+	c->moved = now_ms();
+	c->deadline = c->moved + c->px->cfg.idle_timeout_ms;
 }
 
 /*
@@ -1262,8 +1313,10 @@ static bool upstream_got(struct conn *c, ssize_t n)
 
 static void progress(struct conn *c)
 {
-	if (c->st == ST_FORWARD || c->st == ST_TUNNEL)
-		c->deadline = now_ms() + c->px->cfg.idle_timeout_ms;
+	if (c->st == ST_FORWARD || c->st == ST_TUNNEL) {
+		c->moved = now_ms();
+		c->deadline = c->moved + c->px->cfg.idle_timeout_ms;
+	}
 }
 
 /*
@@ -1552,13 +1605,66 @@ static struct conn *longest_waiting_head(struct sbx_proxy *px)
 	return v;
 }
 
+/* The exchange in which no byte has moved for longest, however long; NULL when none is in one. */
+static struct conn *idlest_exchange(struct sbx_proxy *px)
+{
+	struct conn *v = NULL;
+
+	for (size_t i = 0; i < px->n; i++) {
+		struct conn *c = px->conns[i];
+
+		if ((c->st == ST_FORWARD || c->st == ST_TUNNEL) && (!v || c->moved < v->moved))
+			v = c;
+	}
+	return v;
+}
+
 /*
- * Its place goes to a client in the backlog: a part of a head gets 408 (sent if the socket takes
+ * With every connection taken and none waiting for a head, a client in the backlog takes the
+ * place of the exchange (a tunnel, or a request relayed or waiting for its response) in which
+ * no byte has moved either way for longest, SBX_PROXY_EVICT_IDLE_MS at least. Without it, 1024
+ * idle tunnels (a client's pool of kept connections, or one that opens them on purpose) keep
+ * every other client in the backlog for up to the idle time-out, 5 minutes; with it a transfer
+ * that moves bytes keeps its place, and one that has been silent for a while gives it up, as a
+ * server closes an idle kept-alive connection. Resolving and connecting keep theirs: each ends
+ * within its own time-out. NULL when none has been idle for that long.
+ */
+static struct conn *longest_idle_exchange(struct sbx_proxy *px, int64_t now)
+{
+	struct conn *v = idlest_exchange(px);
+
+	return v && now - v->moved >= SBX_PROXY_EVICT_IDLE_MS ? v : NULL;
+}
+
+/*
+ * Its place goes to a client in the backlog: an idle exchange (longest_idle_exchange) is cut,
+ * its log line saying so ("full"), and a request whose response has not begun gets 503 first
+ * (sent if the socket takes it now). A part of a head gets 408 (sent if the socket takes
  * it now: the place is needed at once, not after a linger), a kept-alive client that sent
  * nothing is closed as on its time-out.
  */
 static void make_room(struct conn *c)
 {
+	if (c->st == ST_FORWARD || c->st == ST_TUNNEL) {
+		int64_t idle = now_ms() - c->moved;
+
+		if (c->st == ST_FORWARD && !c->relayed) {
+			/* Its line says why it ended, as a tunnel's does: not a 503 of its own. */
+			c->cut = "full";
+			reply(c, 503, NULL, NULL,
+			      "sbxrun: no byte moved for %lld s, while every connection was taken: "
+			      "closed for another client",
+			      (long long)(idle / 1000));
+			if (c->st == ST_REPLY &&
+			    send(c->cfd, data(&c->out), used(&c->out), SEND_FLAGS) < 0) {
+				/* the client may not read: the place is needed all the same */
+			}
+			close_conn(c);
+			return;
+		}
+		cut_conn(c, "full");
+		return;
+	}
 	if (used(&c->in) || !c->served) {
 		char why[96];
 
@@ -1594,7 +1700,8 @@ static void accept_clients(struct sbx_proxy *px)
 		struct conn *c, *victim = NULL;
 		int keep, fd = -1, e;
 
-		if (live >= px->cfg.max_conns && !(victim = longest_waiting_head(px)))
+		if (live >= px->cfg.max_conns && !(victim = longest_waiting_head(px)) &&
+		    !(victim = longest_idle_exchange(px, now_ms())))
 			return;
 		keep = spare(px);
 		if (keep >= 0)
@@ -1687,6 +1794,7 @@ int sbx_proxy_new(const struct sbx_proxy_config *cfg, int listen_fd, struct sbx_
 		px->log.pipe = px->cfg.log_fd >= 0 && fstat(px->cfg.log_fd, &st) == 0 &&
 			       S_ISFIFO(st.st_mode) && (fl = fcntl(px->cfg.log_fd, F_GETFL)) >= 0 &&
 			       (fl & O_NONBLOCK);
+		px->log.reader = px->cfg.log_fd >= 0 ? sbx_log_reader(px->cfg.log_fd) : -1;
 	}
 	/* The resolver's pipe now (its threads come with the first name): made later, out of
 	 * descriptors, it would fail every name while the shortage lasts. Failing here, it is
@@ -1723,6 +1831,7 @@ size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, i
 {
 	int64_t now = now_ms(), next = -1;
 	size_t n = 0, need = 3 + 2 * px->n;
+	bool full = false;
 
 	if (px->cap_slots < need) {
 		struct slot *ns = realloc(px->slots, need * sizeof(*ns));
@@ -1740,7 +1849,18 @@ size_t sbx_proxy_pollfds(struct sbx_proxy *px, struct pollfd *fds, size_t cap, i
 			fds[n] = (struct pollfd){.fd = (fd_), .events = (short)(ev_)};             \
 		px->slots[n++] = (struct slot){(kind_), (c_), (gen_)};                             \
 	} while (0)
-	if (!px->stopping && (px->n < px->cfg.max_conns || longest_waiting_head(px))) {
+	/* Full: the listener waits until a place can be taken (accept_clients), if ever. */
+	if (!px->stopping && px->n >= px->cfg.max_conns && !longest_waiting_head(px)) {
+		struct conn *v = idlest_exchange(px);
+
+		if (!v)
+			full = true;
+		else if (now - v->moved < SBX_PROXY_EVICT_IDLE_MS) {
+			full = true;
+			next = v->moved + SBX_PROXY_EVICT_IDLE_MS;
+		}
+	}
+	if (!px->stopping && !full) {
 		if (now >= px->accept_resume)
 			ADD(px->lfd, POLLIN, SLOT_LISTEN, NULL, 0);
 		else

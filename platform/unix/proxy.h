@@ -31,7 +31,8 @@
  * which halves the wake-ups of a fast transfer. So 1024 connections are at most 2048
  * descriptors and 64 MiB of buffers when idle, 320 MiB when all download at full speed; more
  * connections wait in the listen backlog, or take the place of the one that has waited longest
- * for a request head (proxy.c, longest_waiting_head).
+ * for a request head (proxy.c, longest_waiting_head), or else of the exchange idle longest
+ * (longest_idle_exchange, SBX_PROXY_EVICT_IDLE_MS).
  */
 #define SBX_PROXY_MAX_CONNS 1024
 #define SBX_PROXY_BUF	    65536
@@ -69,6 +70,13 @@
 #define SBX_PROXY_CONNECT_TIMEOUT_MS 10000
 /* A forwarded exchange or a tunnel with no byte moving either way for this long is cut. */
 #define SBX_PROXY_IDLE_TIMEOUT_MS 300000
+/*
+ * With every connection taken and none waiting for a request head, the exchange with no byte
+ * moving for longest, this long at least, gives its place to a new client (proxy.c,
+ * longest_idle_exchange): as long as a head may take to come, so that a transfer that moves
+ * bytes now and then is never cut for another.
+ */
+#define SBX_PROXY_EVICT_IDLE_MS 10000
 /* After a refusal the proxy reads and drops what the client still sends for at most this long
  * before closing, so that the refusal is read rather than lost to a connection reset. */
 #define SBX_PROXY_LINGER_MS 2000
@@ -95,6 +103,18 @@
  * needs.
  */
 void sbx_proxy_raise_nofile(void);
+
+/*
+ * A log file's lines are appended with O_APPEND, one write(2) each, by every run that shares the
+ * file; a full file system, a size limit or a kill mid-write leaves its last line torn, and the
+ * next line would end it. The files are opened write-only: sbx_log_reader() opens the same file
+ * again for reading (Linux, through /proc/self/fd; -1 where it cannot, a file the caller may
+ * not read for one, and for standard error, which others' output shares), and
+ * sbx_log_ends_torn() reads its last byte through that, so that a line torn by any writer is
+ * seen. Without a reader, *own_torn says what this process last left.
+ */
+int sbx_log_reader(int fd);
+bool sbx_log_ends_torn(int fd, int reader, bool own_torn);
 
 struct sbx_proxy_config {
 	const struct sbx_domain_policy *policy; /* borrowed; must outlive the proxy */

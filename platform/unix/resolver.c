@@ -6,6 +6,11 @@
  * a while; a finished lookup is queued and announced by one byte on a pipe that the loop
  * polls. The pool and its threads share one reference-counted state, so freeing the pool never
  * waits for a lookup still inside getaddrinfo(); it joins the threads that are idle.
+ *
+ * Lookups of the same name are merged: a name asked for while a lookup of it is queued or
+ * running waits for that one's answer rather than making its own. A burst of connections to one
+ * host (a package manager opens dozens at once) is then one resolver call, not one each, and
+ * asks the name servers once; a name that does not answer holds one thread, not all of them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,7 +40,14 @@ enum job_state { JOB_QUEUED = 0, JOB_RUNNING, JOB_DONE };
 struct sbx_resolve_job {
 	struct sbx_resolve_job *next;
 	enum job_state state;
+	/*
+	 * Cancelled: its owner lost interest, but the lookup goes on while followers wait for it
+	 * (they are counted in followers); the job is then freed when it ends.
+	 */
 	bool cancelled;
+	/* A follower: it waits, on the pool's waiting list, for lead's lookup; NULL otherwise. */
+	struct sbx_resolve_job *lead;
+	unsigned followers;
 	void *owner;
 	char name[SBX_HOST_MAX + 1];
 	struct sbx_resolved res;
@@ -45,6 +57,7 @@ struct sbx_resolver {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct sbx_resolve_job *queue, *queue_tail, *done;
+	struct sbx_resolve_job *waiting; /* the followers (see lead) */
 	/*
 	 * queued counts the jobs no worker has taken yet. A worker that was signalled still
 	 * counts as idle until it wakes, so "no idle worker" alone would miss that several jobs
@@ -60,6 +73,7 @@ struct sbx_resolver {
 	struct {
 		pthread_t t;
 		bool used, busy;
+		struct sbx_resolve_job *job; /* the lookup it runs, while busy */
 	} slot[SBX_PROXY_RESOLVERS];
 	int pipe[2]; /* [0] polled by the loop, [1] written by the threads */
 };
@@ -394,6 +408,52 @@ static void lookup(struct sbx_resolve_job *j)
 		mark_local(&j->res);
 }
 
+/*
+ * A lookup has ended: its followers get its answer, and so does its owner unless it was
+ * cancelled (then it is freed). Whether anything was added to the finished list. Locked.
+ */
+static bool deliver(struct sbx_resolver *r, struct sbx_resolve_job *j)
+{
+	bool any = false;
+
+	for (struct sbx_resolve_job **pp = &r->waiting; *pp;) {
+		struct sbx_resolve_job *f = *pp;
+
+		if (f->lead != j) {
+			pp = &f->next;
+			continue;
+		}
+		*pp = f->next;
+		f->lead = NULL;
+		f->res = j->res;
+		f->state = JOB_DONE;
+		f->next = r->done;
+		r->done = f;
+		any = true;
+	}
+	if (j->cancelled) {
+		free(j);
+		return any;
+	}
+	j->state = JOB_DONE;
+	j->next = r->done;
+	r->done = j;
+	return true;
+}
+
+/* A queued or running lookup of name that a new one may wait for, or NULL. Locked. */
+static struct sbx_resolve_job *same_lookup(struct sbx_resolver *r, const char *name)
+{
+	for (struct sbx_resolve_job *q = r->queue; q; q = q->next)
+		if (strcasecmp(q->name, name) == 0)
+			return q;
+	for (int k = 0; k < SBX_PROXY_RESOLVERS; k++)
+		if (r->slot[k].used && r->slot[k].busy && r->slot[k].job &&
+		    strcasecmp(r->slot[k].job->name, name) == 0)
+			return r->slot[k].job;
+	return NULL;
+}
+
 static void *worker(void *arg)
 {
 	struct sbx_resolver *r = arg;
@@ -438,17 +498,18 @@ static void *worker(void *arg)
 			r->queue_tail = NULL;
 		j->state = JOB_RUNNING;
 		r->slot[me].busy = true;
+		r->slot[me].job = j;
 		pthread_mutex_unlock(&r->mu);
 		lookup(j);
 		pthread_mutex_lock(&r->mu);
 		r->slot[me].busy = false;
-		if (j->cancelled || r->closing) {
+		r->slot[me].job = NULL;
+		if (r->closing) { /* sbx_resolver_free() freed the followers */
 			free(j);
 			continue;
 		}
-		j->state = JOB_DONE;
-		j->next = r->done;
-		r->done = j;
+		if (!deliver(r, j))
+			continue;
 		/* A full pipe already says there is something to take. */
 		if (write(r->pipe[1], "", 1) < 0 && errno != EAGAIN)
 			break;
@@ -538,6 +599,14 @@ struct sbx_resolve_job *sbx_resolver_submit(struct sbx_resolver *r, const char *
 	strcpy(j->name, name);
 	j->owner = owner;
 	pthread_mutex_lock(&r->mu);
+	j->lead = r->closing ? NULL : same_lookup(r, name);
+	if (j->lead) {
+		j->lead->followers++;
+		j->next = r->waiting;
+		r->waiting = j;
+		pthread_mutex_unlock(&r->mu);
+		return j;
+	}
 	if (r->queue_tail)
 		r->queue_tail->next = j;
 	else
@@ -564,7 +633,7 @@ bool sbx_resolver_started(struct sbx_resolver *r, const struct sbx_resolve_job *
 	bool started;
 
 	pthread_mutex_lock(&r->mu);
-	started = j->state != JOB_QUEUED;
+	started = (j->lead ? j->lead : j)->state != JOB_QUEUED;
 	pthread_mutex_unlock(&r->mu);
 	return started;
 }
@@ -607,14 +676,35 @@ static void unlink_job(struct sbx_resolve_job **list, struct sbx_resolve_job *j,
 	}
 }
 
+/* A queued lookup leaves the queue and is freed. Locked. */
+static void unqueue(struct sbx_resolver *r, struct sbx_resolve_job *j)
+{
+	unlink_job(&r->queue, j, &r->queue_tail);
+	r->queued--;
+	free(j);
+}
+
 void sbx_resolver_cancel(struct sbx_resolver *r, struct sbx_resolve_job *j)
 {
+	struct sbx_resolve_job *lead;
+
 	pthread_mutex_lock(&r->mu);
+	if (j->lead) {
+		/* A follower: the lookup it waited for is not needed any more if none else waits. */
+		lead = j->lead;
+		unlink_job(&r->waiting, j, NULL);
+		free(j);
+		if (--lead->followers == 0 && lead->cancelled && lead->state == JOB_QUEUED)
+			unqueue(r, lead);
+		pthread_mutex_unlock(&r->mu);
+		return;
+	}
 	switch (j->state) {
 	case JOB_QUEUED:
-		unlink_job(&r->queue, j, &r->queue_tail);
-		r->queued--;
-		free(j);
+		if (j->followers)
+			j->cancelled = true; /* still looked up, for them */
+		else
+			unqueue(r, j);
 		break;
 	case JOB_DONE:
 		unlink_job(&r->done, j, NULL);
@@ -658,6 +748,12 @@ void sbx_resolver_free(struct sbx_resolver *r)
 		struct sbx_resolve_job *j = r->done;
 
 		r->done = j->next;
+		free(j);
+	}
+	while (r->waiting) {
+		struct sbx_resolve_job *j = r->waiting;
+
+		r->waiting = j->next;
 		free(j);
 	}
 	/*

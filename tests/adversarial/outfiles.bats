@@ -308,6 +308,80 @@ on_full_fs() {
 	[ "$(grep -c '"address":"denied.invalid:80"' "$d/report.jsonl")" -eq 20 ]
 }
 
+@test "a report an earlier run left with a torn last line: the next run's lines stay whole" {
+	local d="$BATS_TEST_TMPDIR/full" rest
+	mkdir -p "$d"
+	# Run 1 fills the file system that holds the report: the file's page has room for some
+	# of its lines, then for part of one, then for none. Room is then made (what the caller
+	# would do), and run 2, the proxy worker's lines, appends to the same file; run 3, the
+	# supervisor's, to a file whose last line a run killed in the middle of a write left torn.
+	# Before: each next run's first line was glued to the end of the torn one.
+	rest="rm '$d/fill' && echo '{\"first\":1}' >'$d/report.jsonl' && echo run1 >'$d/run1.err' &&
+		{ dd if=/dev/zero of='$d/fill' bs=1k 2>/dev/null; [ -s '$d/fill' ]; } &&
+		timeout -k 5 60 '$S' -C '$WS' --report '$d/report.jsonl' -- \
+			sh -c \"\$1\" 2>>'$d/run1.err'; echo run1 \$?; rm '$d/fill' &&
+		timeout -k 5 60 '$S' -C '$WS' --allow-domain example.com --report '$d/report.jsonl' \
+			-- python3 -c \"\$2\"; echo run2 \$? &&
+		printf '{\"time\":\"2026-' >>'$d/report.jsonl' &&
+		timeout -k 5 60 '$S' -C '$WS' --report '$d/report.jsonl' -- sh -c \"\$3\"; echo run3 \$? &&
+		cp '$d/report.jsonl' '$d/run1.err' '$BATS_TEST_TMPDIR/'"
+	run on_full_fs "$d" sh -c "$rest" sh "$(refuse_loop 40 "$OUT/file.txt")" \
+		"$(refused_requests 5)" "$(refuse_loop 5 "$OUT/file.txt")"
+	echo "status $status: $output"
+	cat "$BATS_TEST_TMPDIR/run1.err" "$BATS_TEST_TMPDIR/report.jsonl"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "run1 0" ]
+	[ "${lines[1]}" = 5 ]
+	[ "${lines[2]}" = "run2 0" ]
+	[ "${lines[3]}" = "run3 0" ]
+	run python3 - "$BATS_TEST_TMPDIR/report.jsonl" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+assert text.endswith("\n"), "the file ends with a newline"
+whole, torn = [], 0
+for l in text.split("\n")[:-1]:
+    try:
+        whole.append(json.loads(l))
+    except ValueError:
+        assert l.startswith('{"time":"'), l
+        torn += 1
+erofs = sum(j.get("errno") == "EROFS" for j in whole)
+proxy = sum(j.get("address") == "denied.invalid:80" for j in whole)
+print(torn, erofs, proxy)
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	read -r torn erofs proxy <<<"$output"
+	# Run 1's torn line and the one run 3 found; every other line whole, each run's own.
+	[ "$torn" -eq 2 ]
+	[ "$proxy" -eq 5 ]
+	# Run 3's five, and run 1's that went whole: the rest it counted as lost (the torn one too).
+	[ "$erofs" -gt 5 ]
+	[ "$erofs" -lt 45 ]
+	[ "$(tail -n 1 "$BATS_TEST_TMPDIR/run1.err")" = "sbxrun: --report: $((40 - erofs + 5)) of 40 lines were not written: No space left on device" ]
+	unchanged
+}
+
+@test "standard error as the report and the proxy's log: the command's output that shares it gains no byte" {
+	# The command's output, standard error's file too, ends without a newline, as a
+	# progress line does: a last byte that is no newline there is no torn line of sbxrun's.
+	# Before: a newline was added to it when the run ended.
+	run sh -c "'$S' -C '$WS' --report - --allow-domain example.com --network-log - -- \
+		sh -c \"printf 'started '; echo x >'$OUT/file.txt' 2>/dev/null; printf done\" \
+		>'$WS/out' 2>&1"
+	cat "$WS/out"
+	[ "$status" -eq 0 ]
+	# The denial's line went there, and the command's last bytes are the file's last.
+	grep -qF "\"path\":\"$OUT/file.txt\",\"errno\":\"EROFS\"" "$WS/out"
+	[ "$(tail -c 4 "$WS/out")" = done ]
+	# Positive control: a report file of its own whose last line the command left open is
+	# ended when the run ends.
+	run "$S" -C "$WS" --report "$WS/own.jsonl" -- sh -c "printf started >>own.jsonl"
+	[ "$status" -eq 0 ]
+	[ "$(od -An -c "$WS/own.jsonl" | tr -d ' ')" = 'started\n' ]
+	unchanged
+}
+
 @test "a pipe's reader that takes a page now and then: the run still ends when its command does" {
 	local sock="$BATS_TEST_TMPDIR/ok.sock" got="$BATS_TEST_TMPDIR/got"
 	# The broker's refusals (the supervisor's loop, which never waits) wait in memory for the

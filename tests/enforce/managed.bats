@@ -308,6 +308,31 @@ start_server_and_proxy() {
 	python3 -c "import sys; sys.exit(not $user + $sys < 1.0)"
 }
 
+@test "--managed-network: with every place in the bridge an idle tunnel, a new client takes the idlest" {
+	start_server_and_proxy echo
+	# Inside: 1024 tunnels through the bridge, all it takes, the first moving a line every
+	# 0.2 s, the rest silent; ten seconds later three requests. Before: the first waited in the
+	# bridge's backlog for as long as the tunnels lasted (curl's 4 s, then a failure).
+	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- sh -c "
+		python3 '$NET/client.py' idle \${http_proxy#http://} localhost:$port 1024 \
+			'$BATS_TEST_TMPDIR/flag' >'$BATS_TEST_TMPDIR/idle' 2>&1 &
+		for i in \$(seq 600); do [ -s '$BATS_TEST_TMPDIR/idle' ] && break; sleep 0.05; done
+		cat '$BATS_TEST_TMPDIR/idle'
+		sleep 10
+		for i in 1 2 3; do curl -sS --max-time 4 http://localhost:$UP_PORT/f.txt 2>&1; done
+		touch '$BATS_TEST_TMPDIR/flag'
+		wait
+		tail -n 1 '$BATS_TEST_TMPDIR/idle'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "held 1024" ]
+	[ "${lines[1]}" = hello ]
+	[ "${lines[2]}" = hello ]
+	[ "${lines[3]}" = hello ]
+	# One gave its place: the silent one idle longest; the one that moves bytes kept its own.
+	[ "${lines[4]}" = "closed: 1; first echoed: ok" ]
+}
+
 @test "--allow-domain under a soft descriptor limit of 256: 200 tunnels held; the command keeps 256" {
 	python3 "$NET/servers.py" echo "$BATS_TEST_TMPDIR/echo.port" </dev/null >/dev/null 2>&1 3>&- &
 	PIDS+=($!)

@@ -20,6 +20,13 @@
   client.py flood ADDR TARGET N WAIT    N tunnel requests at once, left WAIT seconds, then
                                         each answered one (or closed) closed until all are:
                                         "A of N answered at first, then all; E established"
+  client.py burst ADDR TARGET N SENT  N connections at once, each a GET of http://TARGET/f.txt;
+                                        makes the file SENT once every request is sent, then
+                                        reads each response to its end: "A of N answered 200"
+  client.py idle ADDR TARGET N FLAG    N tunnels to an echo server, the first echoing a line
+                                        every 0.2 s, the others silent: "held N", then once
+                                        FLAG exists (or 120 s passed) the tunnels the proxy
+                                        closed meanwhile: "closed: I J ...; first echoed: OK"
   client.py refused ADDR N              N requests, one a connection, each for another name of
                                         250 bytes that no allow entry matches: "N refused"
   client.py logreader FIFO OUT FLAG     reads the pipe FIFO into OUT a page every 0.3 s (its
@@ -164,6 +171,49 @@ def cmd_flood(addr, target, n, wait):
             s.close()
     print("%d of %d answered at first, then %s; %d established" %
           (first, n, "all" if not socks else "%d left" % len(socks), established))
+
+
+def cmd_burst(addr, target, n, sent):
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    req = ("GET http://%s/f.txt HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" %
+           (target, target)).encode()
+    socks = [connect(addr) for _ in range(n)]
+    for s in socks:
+        s.sendall(req)
+    open(sent, "w").close()
+    got = {s: b"" for s in socks}
+    ok, deadline = 0, time.monotonic() + 60
+    while got and time.monotonic() < deadline:
+        for s in select.select(list(got), [], [], 0.5)[0]:
+            b = s.recv(65536)
+            if b:
+                got[s] += b
+                continue
+            ok += got.pop(s).startswith(b"HTTP/1.1 200 ")
+            s.close()
+    print("%d of %d answered 200" % (ok, n))
+
+
+def cmd_idle(addr, target, n, flag):
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    socks = [open_tunnel(addr, target) for _ in range(n)]
+    print("held %d" % n, flush=True)
+    first, deadline = True, time.monotonic() + 120
+    while not os.path.exists(flag) and time.monotonic() < deadline:
+        first = first and echo_through(socks[0], b"moving\n")
+        time.sleep(0.2)
+    closed = []
+    for i, s in enumerate(socks):
+        s.settimeout(0.01)
+        try:
+            closed += [str(i)] if s.recv(1) == b"" else []
+        except socket.timeout:
+            pass
+        except OSError:
+            closed.append(str(i))
+    print("closed: %s; first echoed: %s" % (" ".join(closed), "ok" if first else "no"))
 
 
 def cmd_hold(addr, target, n):
@@ -348,6 +398,10 @@ def main():
         cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "flood":
         cmd_flood(addr, sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
+    elif cmd == "burst":
+        cmd_burst(addr, sys.argv[3], int(sys.argv[4]), sys.argv[5])
+    elif cmd == "idle":
+        cmd_idle(addr, sys.argv[3], int(sys.argv[4]), sys.argv[5])
     elif cmd == "refused":
         cmd_refused(addr, int(sys.argv[3]))
     elif cmd == "logreader":

@@ -202,6 +202,53 @@ PY
 	[ "$(wc -l <"$PX_ERR")" -eq 2 ]
 }
 
+@test "--log: a line torn when the file took no more is ended at stop, and one an earlier run left" {
+	start_upstream
+	# A size limit of 1 KiB stands for a full file system: a line goes in part, then none.
+	PX_WRAP="prlimit --fsize=1024:unlimited --" start_proxy --allow-domain localhost
+	for _ in 1 2 3 4 5 6; do
+		run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	# Room again, and no line after it: the stop ends the torn one (before: it stayed open,
+	# and the next run's first line was glued to it).
+	prlimit --pid "$PX_PID" --fsize=unlimited
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	[ "$(tail -c 1 "$PX_LOG" | od -An -c | tr -d ' ')" = '\n' ]
+	cat "$PX_ERR"
+	[ "$(tail -n 1 "$PX_ERR")" = "sbxrun: proxy: --log: 1 of 6 lines were written only in part, the file taking no more: File too large" ]
+	# The next run appends to a file whose last line an earlier one left torn (killed in the
+	# middle of a write): its first line is a line of its own.
+	printf '{"time":"2026-' >>"$PX_LOG"
+	cp "$PX_LOG" "$BATS_TEST_TMPDIR/before"
+	PX_WRAP= start_proxy --allow-domain localhost
+	run curl -sS --max-time 5 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	run python3 - "$PX_LOG" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines.pop() == "", "the file ends with a newline"
+whole = torn = 0
+for l in lines:
+    try:
+        whole += json.loads(l)["decision"] == "allow"
+    except ValueError:
+        assert l.startswith('{"time":"'), l
+        torn += 1
+print(whole, torn, json.loads(lines[-1])["status"])
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	read -r whole torn last <<<"$output"
+	[ "$torn" -eq 2 ]
+	[ "$last" -eq 200 ]
+	# What the file held is kept as it was, the new line after it.
+	[ "$(head -c "$(wc -c <"$BATS_TEST_TMPDIR/before")" "$PX_LOG" | cmp - "$BATS_TEST_TMPDIR/before" && echo same)" = same ]
+}
+
 @test "a refused name is never resolved or connected: no socket is made for it" {
 	command -v strace >/dev/null
 	start_upstream
@@ -717,6 +764,49 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$output" = 0 ]
 }
 
+@test "a burst of 200 connections to one name is one lookup, and every one of them is answered" {
+	d=$BATS_TEST_TMPDIR
+	printf '127.0.0.1 localhost\n' >"$d/hosts"
+	printf 'nameserver 127.0.0.1\noptions timeout:10 attempts:1\n' >"$d/resolv.conf"
+	# The name server holds burst.example.test until it is asked fast.example.test: every
+	# request of the burst reaches the proxy while the first lookup of the name still waits.
+	printf 'burst.example.test 127.0.0.1 held\nfast.example.test 127.0.0.1 release\n' >"$d/zone"
+	echo "one.example.test 127.0.0.1" >>"$d/zone"
+	cat >"$d/fetch" <<-'EOF'
+		# Positive control: what one lookup asks the name server (one question per type).
+		curl -sS -o /dev/null -x "http://$px_addr" "http://one.example.test:$port/f.txt"
+		echo "one lookup asks: $(grep -c '^one\.' "$d/dns.log")"
+		pport=${px_addr##*:}
+		python3 "$NET_DIR/client.py" burst "$px_addr" "burst.example.test:$port" 200 \
+			"$d/sent" >"$d/burst.out" 2>&1 &
+		client=$!
+		# Every request read by the proxy: none waits to be accepted or read.
+		for i in $(seq 400); do
+			if [ -e "$d/sent" ] &&
+				[ "$(ss -Htn state established "( sport = :$pport )" | awk '$1 == 0' | wc -l)" -eq 200 ] &&
+				[ "$(ss -Htln "( sport = :$pport )" | awk '{print $2}')" = 0 ]; then
+				break
+			fi
+			sleep 0.05
+		done
+		echo "burst read: $(ss -Htn state established "( sport = :$pport )" | awk '$1 == 0' | wc -l)"
+		python3 -c 'import socket; socket.getaddrinfo("fast.example.test", 80)'
+		wait "$client"
+		cat "$d/burst.out"
+		echo "burst asks: $(grep -c '^burst\.' "$d/dns.log")"
+	EOF
+	FETCH='. "$d/fetch"' fetch_in_dns_netns
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "burst read: 200" ]
+	[ "${lines[2]}" = "200 of 200 answered 200" ]
+	# The burst asked what one lookup asks (before: each request its own lookup, 64 at once).
+	[ "${lines[3]}" = "burst asks: ${lines[0]#one lookup asks: }" ]
+	[ "${lines[4]}" = "proxy: 0" ]
+	[ "$(grep -c '"host":"burst.example.test".*"status":200' "$d/proxy.log")" -eq 200 ]
+	run grep -c 'Sanitizer\|runtime error' "$d/proxy.err"
+	[ "$output" = 0 ]
+}
+
 @test "names asked for at once while a resolver thread is idle each get a thread, which ends when idle" {
 	d=$BATS_TEST_TMPDIR
 	printf '127.0.0.1 localhost\n' >"$d/hosts"
@@ -1041,6 +1131,96 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$(grep -c '"status":408' "$PX_LOG")" -eq 1 ]
 	grep -q '"rule":"no complete request head after [0-9]* ms, while every connection was taken","status":408' "$PX_LOG"
 	[ "$(grep -c '"decision":"allow"' "$PX_LOG")" -eq 3 ]
+}
+
+@test "with every connection an idle tunnel, a new client takes the place of the one idle longest" {
+	start_echo
+	start_upstream
+	start_proxy --allow-domain localhost
+	d=$BATS_TEST_TMPDIR
+	# 1024 tunnels, all the proxy takes: the first moves a line every 0.2 s, the rest are
+	# silent, the second for longest.
+	python3 "$NET_DIR/client.py" idle "$PX" "localhost:$ECHO_PORT" 1024 "$d/flag" \
+		>"$d/idle" 2>&1 3>&- &
+	idle=$!
+	PIDS+=($idle)
+	for _ in $(seq 600); do
+		[ -s "$d/idle" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$d/idle")" = "held 1024" ]
+	# Ten seconds without a byte: the silent ones may give their place (before: a new client
+	# waited in the backlog for the 5 minutes of the idle time-out).
+	sleep 10
+	for _ in 1 2 3; do
+		run curl -sS --max-time 4 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+		[ "$output" = hello ]
+	done
+	touch "$d/flag"
+	wait "$idle"
+	# One gave its place (the first curl's, freed when it ended, served the others): the
+	# silent one idle longest; the one that moves bytes kept its own.
+	[ "$(tail -n 1 "$d/idle")" = "closed: 1; first echoed: ok" ]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	[ "$(grep -c '"cut":"full"' "$PX_LOG")" -eq 1 ]
+	grep -q '"method":"CONNECT","host":"localhost","port":'"$ECHO_PORT"',"decision":"allow","rule":"allow localhost","status":200,"bytes":0,"cut":"full"' "$PX_LOG"
+	[ "$(grep -c '"decision":"allow","rule":"allow localhost","status":200,"bytes":[0-9]*}' "$PX_LOG")" -ge 3 ]
+}
+
+@test "with every connection taken, a request idle longest awaiting its response gets 503, logged as cut" {
+	start_echo
+	start_upstream
+	start_proxy --allow-domain localhost
+	d=$BATS_TEST_TMPDIR
+	# A request whose server answers after a minute, then 1023 tunnels (the first moving a
+	# line every 0.2 s): every connection taken, the request silent for longest.
+	python3 - "$PX" "$UP_PORT" "$d/slow" >/dev/null 2>&1 3>&- <<-'PY' &
+		import socket, sys
+		host, port = sys.argv[1].rsplit(":", 1)
+		s = socket.create_connection((host, int(port)), timeout=90)
+		s.sendall(b"GET http://localhost:%s/slow/60 HTTP/1.1\r\nHost: localhost\r\n\r\n" % sys.argv[2].encode())
+		got = b""
+		while True:
+		    b = s.recv(65536)
+		    if not b:
+		        break
+		    got += b
+		open(sys.argv[3], "wb").write(got)
+	PY
+	PIDS+=($!)
+	for _ in $(seq 200); do
+		grep -q '^GET /slow/60 ' "$UP_LOG" && break
+		sleep 0.05
+	done
+	grep -q '^GET /slow/60 ' "$UP_LOG"
+	python3 "$NET_DIR/client.py" idle "$PX" "localhost:$ECHO_PORT" 1023 "$d/flag" \
+		>"$d/idle" 2>&1 3>&- &
+	idle=$!
+	PIDS+=($idle)
+	for _ in $(seq 600); do
+		[ -s "$d/idle" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$d/idle")" = "held 1023" ]
+	sleep 10
+	run curl -sS --max-time 4 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	for _ in $(seq 100); do
+		[ -s "$d/slow" ] && break
+		sleep 0.05
+	done
+	head -n 1 "$d/slow" | grep -q '^HTTP/1.1 503 '
+	grep -q '^sbxrun: no byte moved for [0-9]* s, while every connection was taken: closed for another client$' "$d/slow"
+	touch "$d/flag"
+	wait "$idle"
+	# No tunnel gave its place: the request was silent for longer.
+	[ "$(tail -n 1 "$d/idle")" = "closed: ; first echoed: ok" ]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+	# Its line says why it ended (before: a 503 like one of the proxy's own, with no cut).
+	[ "$(grep -c '"cut":"full"' "$PX_LOG")" -eq 1 ]
+	grep -q '"method":"GET","host":"localhost","port":'"$UP_PORT"',"decision":"allow","rule":"allow localhost","status":503,"bytes":[0-9]*,"cut":"full"}' "$PX_LOG"
 }
 
 @test "with every connection taken, one whose head or end came in the same round keeps its place" {
