@@ -78,9 +78,10 @@ gone() { ! running; }
 		[ "$status" -eq 3 ]
 		[ "$output" = "$(printf '0 closed\n1 closed')" ]
 		# A signal still reaches the command through the supervisor.
-		"$D" $variant -- sh -c 'trap "exit 7" TERM; while :; do sleep 0.051; done' <&- >&- 3>&- &
+		# (A nap of this test's own length: the other user's pass may be in this case too.)
+		"$D" $variant -- sh -c "trap 'exit 7' TERM; while :; do sleep 0.05$$; done" <&- >&- 3>&- &
 		pid=$!
-		wait_for pgrep -f '^sleep 0.051' >/dev/null # the trap is set by then
+		wait_for pgrep -f "^sleep 0[.]05$$\$" >/dev/null # the trap is set by then
 		kill -TERM "$pid"
 		status_of "$pid"
 		[ "$st" -eq 7 ]
