@@ -328,7 +328,8 @@ global() { git config --includes --global --get "$1" || true; }
 }
 
 @test "a global config at the top of the file system: its whole name is kept, not a shorter one" {
-	local top="/.sbxrun-globalgit-$BATS_TEST_NUMBER"
+	# (The user and pid in the name: / is the other pass's too.)
+	local top="/.sbxrun-globalgit-$SBX_USER-$$"
 	[ ! -e "$top" ]
 	# HOME=/ (a service account's), or GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME there, with / writable.
 	run env XDG_CONFIG_HOME="$top" "$BIN/sbxrun" -C "$H" -w "$H" --write / -- touch "$CANARY"

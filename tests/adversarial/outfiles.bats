@@ -215,8 +215,30 @@ print(n, flush=True)"
 	# Control: a reader that reads gets every line, and nothing is said.
 	rm "$WS/net.log"
 	mkfifo "$WS/net.log"
-	timeout 30 cat "$WS/net.log" >"$BATS_TEST_TMPDIR/got" 2>/dev/null 3>&- &
+	# The reader holds the pipe open before the run starts: a cat started in the background
+	# may not have reached its open(2) yet when the run opens the pipe, which it then refuses
+	# as a pipe nothing reads (125). Opened without waiting for a writer, the pipe shows no
+	# end of file before one has come and gone.
+	rm -f "$BATS_TEST_TMPDIR/reading"
+	timeout 30 python3 -c 'import os, select, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+open(sys.argv[2], "w").close()
+out = open(sys.argv[3], "wb")
+p = select.poll()
+p.register(fd, select.POLLIN)
+while True:
+    p.poll()
+    try:
+        b = os.read(fd, 65536)
+    except BlockingIOError:
+        continue
+    if not b:
+        break
+    out.write(b)
+' "$WS/net.log" "$BATS_TEST_TMPDIR/reading" "$BATS_TEST_TMPDIR/got" 2>/dev/null 3>&- &
 	local reader=$!
+	for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/reading" ] && break; sleep 0.05; done
+	[ -e "$BATS_TEST_TMPDIR/reading" ]
 	run timeout -k 5 60 "$S" -C "$WS" --allow-domain example.com --network-log "$WS/net.log" \
 		-- python3 -c "$(refused_requests 700)"
 	wait "$reader" || true

@@ -259,7 +259,7 @@ KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
 }
 
 @test "without a PID namespace the sandbox keeps the caller's group: its SIGKILL ends what the command started" {
-	local mark="$PLAIN/started" n=$((300 + RANDOM % 600)) st=0
+	local mark="$PLAIN/started" n=$((300 + RANDOM % 600))$$ st=0
 	# Run 1 would leave its children behind if the sandbox were a group of its own: no init
 	# ends them there, and sbxrun, killed, cannot. In the caller's group they die with it.
 	# (Their output goes nowhere: a child left behind must fail the test, not hold its pipe.)

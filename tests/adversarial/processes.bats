@@ -10,8 +10,12 @@ setup_file() { make_layout; }
 setup() {
 	make_layout_vars
 	PROFILE=$(profile restricted $(workspace_entries))
-	TAG="86397.$$$RANDOM" # a sleep argument no other process has
-	KEY=$((0x5d000000 + RANDOM))
+	# A sleep argument no other process has (the pid at a fixed width, so that no tag of another
+	# live test, the other user's pass among them, begins with this one).
+	TAG="86397.$(printf %07d $$)$RANDOM"
+	# Keys from this test's pid (KEY and KEY + 1): System V keys are the machine's, the other
+	# pass's too.
+	KEY=$((0x5d000000 + 2 * $$))
 	IPC="$BATS_TEST_DIRNAME/../enforce/ipc.py"
 }
 teardown() {

@@ -15,8 +15,13 @@ setup() {
 	rm -rf "$WS/agent" "$WS/agent.real" "$OUT/daemon"
 	mkdir -p "$WS/agent" "$OUT/daemon"
 	ABS="sbx-bus-$$-$RANDOM"
+	# The empty name is one for the whole machine: while this case serves it, the other user's
+	# pass waits (a lock on the directory both passes share), or its server could not bind it
+	# and the case would reach this one's, gone at its end.
+	exec 8<"$BIN"
+	flock -w 120 8
 	python3 "$NET/unix_echo.py" "$WS/agent/agent.sock" "$OUT/daemon/docker.sock" \
-		"dgram:$OUT/daemon/log.sock" "@$ABS" "@" 2>/dev/null 3>&- &
+		"dgram:$OUT/daemon/log.sock" "@$ABS" "@" 2>/dev/null 3>&- 8<&- &
 	SERVER=$!
 	for _ in $(seq 100); do
 		served && break
@@ -41,6 +46,7 @@ served() {
 teardown() {
 	kill "$SERVER" 2>/dev/null || true
 	wait "$SERVER" 2>/dev/null || true
+	exec 8<&-
 }
 
 # with PROFILE OPTION... -- CMD...: the helper with network options.

@@ -234,7 +234,8 @@ check_requirement() {
 	"enforced:signals and ptrace only inside the sandbox")
 		sx ESRCH kill "$VICTIM" 0 && sx ESRCH ptrace "$VICTIM" ;;
 	"enforced:System V IPC of outside processes unreachable")
-		local key=$((0x5c000000 + RANDOM)) rc=0
+		# The key is this test's pid: System V keys are the machine's, the other pass's too.
+		local key=$((0x5c000000 + $$)) rc=0
 		[ "$(python3 "$BATS_TEST_DIRNAME/ipc.py" shm-create "$key")" = OK ] || return 1
 		run dash python3 "$BATS_TEST_DIRNAME/ipc.py" shm "$key"
 		[ "$output" = ENOENT ] || rc=1
@@ -243,7 +244,9 @@ check_requirement() {
 	"enforced:no host device node reachable but the allow-list")
 		[ -c /dev/kmsg ] && sx ENOENT read /dev/kmsg && sx OK write /dev/null ;;
 	"enforced:processes end with the run")
-		local tag="86398.$$$RANDOM"
+		# The pid at a fixed width: no other live test's tag (the other user's pass runs beside
+		# this one) starts with this one, which pgrep -f would match.
+		local tag="86398.$(printf %07d $$)$RANDOM"
 		run dash sh -c "sleep $tag >/dev/null 2>&1 & echo started"
 		[ "$output" = started ] || return 1
 		if pgrep -f "sleep $tag"; then pkill -f "sleep $tag"; return 1; fi ;;

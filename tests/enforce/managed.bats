@@ -426,7 +426,7 @@ start_server_and_proxy() {
 }
 
 @test "kill -9 of the command mid-transfer: the run ends and nothing is left" {
-	mark="sbx-mark-$RANDOM"
+	mark="sbx-mark-$$-$RANDOM"
 	# sbxrun itself in the background (a shell function would run in a subshell of its own).
 	"$S" -C "$WS" --allow-domain localhost -- curl -sS -H "X-Mark: $mark" --limit-rate 200k \
 		-o /dev/null "http://localhost:$UP_PORT/bytes/100000000" 3>&- &
@@ -446,7 +446,7 @@ start_server_and_proxy() {
 }
 
 @test "kill -9 of sbxrun: its worker and the sandbox die with it" {
-	mark="sbx-mark-$RANDOM"
+	mark="sbx-mark-$$-$RANDOM"
 	"$S" -C "$WS" --allow-domain localhost -- sh -c "sleep 30; echo $mark" 3>&- &
 	run_pid=$!
 	# sbxrun's own command line holds the mark too: wait for the command itself, and for the

@@ -15,7 +15,9 @@ setup() {
 	# Without a mount namespace a writable root needs its protected names writable too.
 	LLW=$(profile restricted "$(entry_special root read)" "$(entry_path "$BASE" write)" \
 		$(unprotected "$BASE"))
-	TAG="86396.$$$RANDOM"
+	# (The pid at a fixed width: no tag of another live test begins with this one, as pgrep -f
+	# would match.)
+	TAG="86396.$(printf %07d $$)$RANDOM"
 }
 teardown() { pkill -KILL -f "sleep $TAG" 2>/dev/null || true; }
 

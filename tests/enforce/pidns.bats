@@ -10,7 +10,9 @@ PTY="$BATS_TEST_DIRNAME/ptyrun.py"
 COUNT="$BATS_TEST_DIRNAME/sigcount.py"
 
 setup() {
-	TAG="86399.$$$RANDOM" # a sleep argument no other process has: how daemons are found
+	# A sleep argument no other process has: how daemons are found (the pid at a fixed width, so
+	# that no tag of another live test, the other user's pass among them, begins with this one).
+	TAG="86399.$(printf %07d $$)$RANDOM"
 }
 teardown() {
 	pkill -KILL -f "sleep $TAG" 2>/dev/null || true
@@ -78,9 +80,10 @@ gone() { ! running; }
 		[ "$status" -eq 3 ]
 		[ "$output" = "$(printf '0 closed\n1 closed')" ]
 		# A signal still reaches the command through the supervisor.
-		"$D" $variant -- sh -c 'trap "exit 7" TERM; while :; do sleep 0.051; done' <&- >&- 3>&- &
+		# (A nap of this test's own length: the other user's pass may be in this case too.)
+		"$D" $variant -- sh -c "trap 'exit 7' TERM; while :; do sleep 0.05$$; done" <&- >&- 3>&- &
 		pid=$!
-		wait_for pgrep -f '^sleep 0.051' >/dev/null # the trap is set by then
+		wait_for pgrep -f "^sleep 0[.]05$$\$" >/dev/null # the trap is set by then
 		kill -TERM "$pid"
 		status_of "$pid"
 		[ "$st" -eq 7 ]
@@ -394,7 +397,9 @@ stty -a | grep -o -- "-echo " | head -n 1'
 }
 
 @test "System V and POSIX IPC objects of an outside process are unreachable" {
-	key=$((0x5b000000 + RANDOM))
+	# The key is this test's pid: System V keys and POSIX names are the machine's, the other
+	# pass's too.
+	key=$((0x5b000000 + $$))
 	ipc=$BATS_TEST_DIRNAME/ipc.py
 	for kind in shm msg sem mq; do
 		run python3 "$ipc" "$kind-create" "$key"

@@ -214,7 +214,7 @@ rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/^[a-z]+ +[^ ]+  \((entries\[[
 	python3 -c "import socket,sys,time
 s=socket.socket(socket.AF_UNIX); s.bind('\0'+sys.argv[1]); s.listen(8); time.sleep(30)" "$name-out" 3>&- &
 	srv=$!
-	sleep 0.3
+	for _ in $(seq 200); do grep -qF " @$name-out" /proc/net/unix && break; sleep 0.05; done
 	for p in "${PROBES[@]}"; do
 		rm -f "$REP"
 		run sbxr --network -- "${NOLEAK[@]}" sh -c "python3 -c \"import socket,sys,time
@@ -231,9 +231,16 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 	# the broker refuses it itself, whatever Landlock scopes. The empty name (a NUL alone,
 	# three bytes) is an abstract address like any other.
 	name="sbxrun-host-$$-$SBX_USER"
-	python3 "$BATS_TEST_DIRNAME/../net/unix_echo.py" "@$name" "@" 2>/dev/null 3>&- &
+	# The empty name is one for the whole machine: the other user's pass, in this case at the
+	# same moment, waits for this one to end (a lock on the directory both passes share).
+	exec 8<"$BIN"
+	flock -w 120 8
+	python3 "$BATS_TEST_DIRNAME/../net/unix_echo.py" "@$name" "@" 2>/dev/null 3>&- 8<&- &
 	srv=$!
-	sleep 0.3
+	for _ in $(seq 200); do
+		grep -q " @$name\$" /proc/net/unix && grep -q ' @$' /proc/net/unix && break
+		sleep 0.05
+	done
 	for p in "${PROBES[@]}"; do
 		# The positive control: both reachable outside.
 		run "$p" abstract "$name"
@@ -241,7 +248,7 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 		run "$p" abstract ""
 		[ "$output" = OK ]
 		rm -f "$REP"
-		run sbxr --allow-unix-socket "$WS/none.sock" -- "${NOLEAK[@]}" sh -c "'$p' abstract '$name'; '$p' abstract ''; exit 0"
+		run sbxr --allow-unix-socket "$WS/none.sock" -- "${NOLEAK[@]}" sh -c "'$p' abstract '$name'; '$p' abstract ''; exit 0" 8<&-
 		echo "$output"
 		[ "$output" = "$(printf 'EPERM\nEPERM')" ]
 		diff <(norm) <(for a in "@$name" "@"; do
@@ -260,7 +267,7 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 	python3 -c "import socket,sys,time
 s=socket.socket(socket.AF_UNIX); s.bind(b'\0'+sys.argv[1].encode()+b'\0in\x1b\xffside'); s.listen(8); time.sleep(30)" "$name" 3>&- &
 	srv=$!
-	sleep 0.3
+	for _ in $(seq 200); do grep -qaF " @$name@in" /proc/net/unix && break; sleep 0.05; done
 	conn="import socket,sys
 s=socket.socket(socket.AF_UNIX)
 try:
