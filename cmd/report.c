@@ -668,7 +668,7 @@ static void relay_lost_take(struct report *r)
 	if (failed_n)
 		failed(r, failed_n, err ? err : EIO);
 	if (n && !r->first && __atomic_load_n(&lost->first_set, __ATOMIC_ACQUIRE) == 2)
-		r->first = strdup(lost->first);
+		r->first = strndup(lost->first, sizeof(lost->first) - 1);
 	r->n += n;
 }
 
