@@ -300,16 +300,18 @@ int own_proxy_start(struct opts *o);
  * descriptor, report_from_fd wraps one (0 or -ENOMEM). report_add writes one line and counts it,
  * from any thread; in a process forked after report_relay, it writes the line and sends its brief
  * to the owner, who counts it in report_relay_read (the relay's read end, non-blocking; non-zero
- * once it is at its end). report_relay returns that read end, or -errno; report_fds gives what a
- * forked process writes to (the file, the relay's write end). report_on_proxy is the proxy's
- * on_decision. report_print_summary prints "sbxrun: N operations were denied (first: ...); see
- * --report" when there was one and the command failed, and, failed or not, a line for lines
- * that could not be written or were left out (past the limit of what a process writes: 16 MiB
- * from each, the supervisor and the proxy's worker; report_from_fd sets it, report_open, the
- * proxy's, has none; or a pipe's reader that stopped reading). A pipe opened non-blocking is
- * waited on (REPORT_STALL_MS at most each line) by any thread but the one that made the
- * report (the supervisor's loop, the proxy's): its lines wait in memory, and the summary and
- * report_close give the last of them REPORT_STALL_MS in all.
+ * once it is at its end); a brief the relay has no room for is counted in memory report_relay
+ * shares with the forked process, and the summary adds it. report_relay returns that read end,
+ * or -errno; report_fds gives what a forked process writes to (the file, the relay's write
+ * end). report_on_proxy is the proxy's on_decision. report_print_summary prints "sbxrun: N
+ * operations were denied (first: ...); see --report" when there was one and the command
+ * failed, and, failed or not, a line for lines that could not be written or were left out
+ * (past the limit of what a process writes: 16 MiB from each, the supervisor and the proxy's
+ * worker; report_from_fd sets it, report_open, the proxy's, has none; or a pipe's reader that
+ * stopped reading). A pipe opened non-blocking is waited on (REPORT_STALL_MS at most each line)
+ * by any thread but the one that made the report (the supervisor's loop, the proxy's): its
+ * lines wait in memory, and the summary and report_close give the last of them REPORT_STALL_MS
+ * in all.
  */
 struct report;
 struct sbx_proxy_event;

@@ -18,6 +18,7 @@
 #ifndef _WIN32
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include "unix/proxy.h"
 #endif
@@ -49,6 +50,22 @@
  */
 #define REPORT_STALL_MS	 5000
 #define REPORT_QUEUE_MAX (1u << 20) /* bytes of lines waiting for a pipe */
+
+/*
+ * The briefs a forked writer (the proxy's worker) could not put in the relay, a pipe the owner
+ * reads from its loop when it is given the processor: on a loaded machine a worker that makes
+ * decisions faster than that fills it (64 KiB by default: a few hundred briefs), and it cannot
+ * wait for room. It counts them here instead, in memory shared with the owner (mapped before
+ * the fork), by mark as report_relay_read would; the owner adds them to its own counts before
+ * its summary. first: the first brief lost, for a summary that has none of its own (first_set
+ * 0, 1 while written, 2).
+ */
+struct relay_lost {
+	size_t n, dropped, no_room, failed;
+	int err;
+	int first_set;
+	char first[512];
+};
 
 struct report {
 	int fd;
@@ -98,6 +115,7 @@ struct report {
 	 */
 	char part[512];
 	size_t part_len;
+	struct relay_lost *lost; /* shared with the forked writer; NULL without a relay */
 };
 
 #ifdef __linux__
@@ -361,7 +379,12 @@ int report_open(const char *what, const char *path, struct report **out)
 int report_relay(struct report *r)
 {
 	int err;
+	void *m = mmap(NULL, sizeof(*r->lost), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
 
+	if (m == MAP_FAILED)
+		return -errno;
+	r->lost = m;
 	if (pipe(r->relay) < 0) {
 		r->relay[0] = r->relay[1] = -1;
 		return -errno;
@@ -646,6 +669,61 @@ static void close_torn(struct report *r)
 }
 
 /*
+ * A brief (buf, len bytes, newline-ended) the relay did not take, counted in r->lost as the
+ * owner counts one it reads. Atomic: the proxy's threads may each lose one at once.
+ */
+static void relay_lost_add(struct relay_lost *lost, char *buf, size_t len)
+{
+	int unset = 0;
+
+	__atomic_fetch_add(&lost->n, 1, __ATOMIC_RELAXED);
+	if (buf[0] == '-')
+		__atomic_fetch_add(&lost->dropped, 1, __ATOMIC_RELAXED);
+	if (buf[0] == '!')
+		__atomic_fetch_add(&lost->no_room, 1, __ATOMIC_RELAXED);
+	if (buf[0] == 'E' && len > 4) {
+		char num[4] = {buf[1], buf[2], buf[3], '\0'};
+
+		__atomic_fetch_add(&lost->failed, 1, __ATOMIC_RELAXED);
+		__atomic_compare_exchange_n(&lost->err, &unset, atoi(num), false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+	}
+	unset = 0;
+	if (__atomic_compare_exchange_n(&lost->first_set, &unset, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		size_t skip = buf[0] == 'E' ? 4 : 1;
+
+		buf[len - 1] = '\0';
+		snprintf(lost->first, sizeof(lost->first), "%s", buf + skip);
+		__atomic_store_n(&lost->first_set, 2, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * The briefs the forked writer counted in r->lost, added to the owner's counts, once each.
+ * Locked.
+ */
+static void relay_lost_take(struct report *r)
+{
+	struct relay_lost *lost = r->lost;
+	size_t n, failed_n;
+	int err;
+
+	if (!lost)
+		return;
+	n = __atomic_exchange_n(&lost->n, 0, __ATOMIC_RELAXED);
+	r->dropped += __atomic_exchange_n(&lost->dropped, 0, __ATOMIC_RELAXED);
+	r->no_room_lines += __atomic_exchange_n(&lost->no_room, 0, __ATOMIC_RELAXED);
+	failed_n = __atomic_exchange_n(&lost->failed, 0, __ATOMIC_RELAXED);
+	err = __atomic_load_n(&lost->err, __ATOMIC_RELAXED);
+	if (failed_n)
+		failed(r, failed_n, err ? err : EIO);
+	if (n && !r->first && __atomic_load_n(&lost->first_set, __ATOMIC_ACQUIRE) == 2)
+		r->first = strndup(lost->first, sizeof(lost->first) - 1);
+	r->n += n;
+}
+
+/*
  * In a forked process: the line to the file, the brief to the owner (one write each), marked
  * '+' when the line was written, '-' when it was over the limit, '!' when a pipe had no room
  * for it and 'E' with the error's number in three digits when write(2) failed, for the owner's
@@ -689,9 +767,9 @@ static void relay_add(struct report *r, const char *line, const struct sbx_repor
 		if (buf[i] == '\n')
 			buf[i] = ' ';
 	buf[len++] = '\n';
-	if (write(r->relay[1], buf, len) < 0) {
-		/* non-blocking: a full pipe loses a count, never stalls the proxy */
-	}
+	/* Non-blocking: a full pipe never stalls the proxy; the brief is counted apart. */
+	if (write(r->relay[1], buf, len) != (ssize_t)len)
+		relay_lost_add(r->lost, buf, len);
 	free(brief);
 }
 
@@ -814,6 +892,7 @@ void report_print_summary(struct report *r, bool failed)
 	flush(r);
 	drain(r, now_ms() + REPORT_STALL_MS);
 	close_torn(r);
+	relay_lost_take(r);
 	s = failed && r->n ? sbx_report_summary(r->n, r->first) : NULL;
 	if (s) {
 		/* It names the command's own paths: never raw on a terminal. */
@@ -879,6 +958,8 @@ void report_close(struct report *r)
 	for (int i = 0; i < 2; i++)
 		if (r->relay[i] >= 0)
 			close(r->relay[i]);
+	if (r->lost)
+		munmap(r->lost, sizeof(*r->lost));
 	pthread_mutex_destroy(&r->lock);
 	free(r->first);
 	free(r);

@@ -566,8 +566,12 @@ time.sleep(60)"
 	for d in "${dirs[@]}"; do cmd="$cmd; true 2>/dev/null >'$d/f'"; done
 	exec 7<>"$WS/report.jsonl"
 	run timeout -k 5 60 "$S" -C "$WS" --report "$WS/report.jsonl" -- sh -c "$cmd; echo ended"
-	timeout 5 cat <&7 >"$BATS_TEST_TMPDIR/got" || true
+	# The run has ended and the report's descriptor with it: once this shell's own writer
+	# (fd 7) is gone, a reader opened before it reads what the pipe holds, then its end.
+	exec 8<"$WS/report.jsonl"
 	exec 7<&-
+	timeout 5 cat <&8 >"$BATS_TEST_TMPDIR/got" || true
+	exec 8<&-
 	echo "status $status: $output"
 	wc -lc "$BATS_TEST_TMPDIR/got"
 	# What it holds is whole lines, each one JSON object.
