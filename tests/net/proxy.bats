@@ -1133,6 +1133,21 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$(grep -c '"decision":"allow"' "$PX_LOG")" -eq 3 ]
 }
 
+# hold_idle N: N tunnels through the proxy to the echo server, held until
+# $BATS_TEST_TMPDIR/flag exists, the first moving a line every 0.2 s and the rest silent
+# (tests/net/client.py idle); $idle is the holder's pid, its output in $BATS_TEST_TMPDIR/idle.
+hold_idle() {
+	python3 "$NET_DIR/client.py" idle "$PX" "localhost:$ECHO_PORT" "$1" \
+		"$BATS_TEST_TMPDIR/flag" >"$BATS_TEST_TMPDIR/idle" 2>&1 3>&- &
+	idle=$!
+	PIDS+=($idle)
+	for _ in $(seq 600); do
+		[ -s "$BATS_TEST_TMPDIR/idle" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$BATS_TEST_TMPDIR/idle")" = "held $1" ]
+}
+
 @test "with every connection an idle tunnel, a new client takes the place of the one idle longest" {
 	start_echo
 	start_upstream
@@ -1140,15 +1155,7 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	d=$BATS_TEST_TMPDIR
 	# 1024 tunnels, all the proxy takes: the first moves a line every 0.2 s, the rest are
 	# silent, the second for longest.
-	python3 "$NET_DIR/client.py" idle "$PX" "localhost:$ECHO_PORT" 1024 "$d/flag" \
-		>"$d/idle" 2>&1 3>&- &
-	idle=$!
-	PIDS+=($idle)
-	for _ in $(seq 600); do
-		[ -s "$d/idle" ] && break
-		sleep 0.05
-	done
-	[ "$(cat "$d/idle")" = "held 1024" ]
+	hold_idle 1024
 	# Ten seconds without a byte: the silent ones may give their place (before: a new client
 	# waited in the backlog for the 5 minutes of the idle time-out).
 	sleep 10
@@ -1194,15 +1201,7 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 		sleep 0.05
 	done
 	grep -q '^GET /slow/60 ' "$UP_LOG"
-	python3 "$NET_DIR/client.py" idle "$PX" "localhost:$ECHO_PORT" 1023 "$d/flag" \
-		>"$d/idle" 2>&1 3>&- &
-	idle=$!
-	PIDS+=($idle)
-	for _ in $(seq 600); do
-		[ -s "$d/idle" ] && break
-		sleep 0.05
-	done
-	[ "$(cat "$d/idle")" = "held 1023" ]
+	hold_idle 1023
 	sleep 10
 	run curl -sS --max-time 4 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
 	[ "$output" = hello ]
