@@ -218,7 +218,8 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 }
 
 @test "at a terminal: its own name inside, the same node; no other terminal of the user; new ptys work" {
-	local own other fresh='import os; m, s = os.openpty(); os.write(s, b"ping\n"); print(os.ttyname(s), os.read(m, 9))'
+	local own other fresh="$BATS_TEST_TMPDIR/fresh.py"
+	echo 'import os; m, s = os.openpty(); os.write(s, b"ping\n"); print(os.ttyname(s), os.read(m, 9))' >"$fresh"
 	# Another terminal of the same user, held open outside while the sandbox runs.
 	exec 4< <(python3 -c 'import os, time; m, s = os.openpty(); print(os.ttyname(s), flush=True); time.sleep(30)')
 	read -r other <&4
@@ -236,10 +237,13 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 		# Its own terminal opens by name (the control); the other one has no name inside.
 		[ "${lines[6]}" = OK ]
 		[ "${lines[7]}" = ENOENT ]
-		# The command's new pty: the lowest index free in its instance, not its terminal's.
-		run python3 "$PTY" -- "$D" $flags -- python3 -c "$fresh"
-		[[ "${lines[0]}" == "/dev/pts/"[0-9]*" b'ping\r\n'" ]]
-		[ "${lines[0]%% *}" != "$own" ]
+		# The command's new pty: the lowest index free in its instance, not its terminal's (this
+		# run's terminal: the other user's pass may hold the index the first run had).
+		run python3 "$PTY" -- sh -c "tty; $D $flags -- python3 $fresh"
+		echo "$flags: $output"
+		[[ "${lines[0]}" == /dev/pts/* ]]
+		[[ "${lines[1]}" == "/dev/pts/"[0-9]*" b'ping\r\n'" ]]
+		[ "${lines[1]%% *}" != "${lines[0]}" ]
 	done
 	exec 4<&-
 }
