@@ -359,6 +359,43 @@ show_net() {
 	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 0 ]
 }
 
+# BURST_PY N [read]: N connections to the proxy the variables name, a request for a denied
+# host sent on each, then exit 3; with "read", each 403 is read before the exit.
+BURST_PY='
+import os, socket, sys
+host, port = os.environ["http_proxy"].split("//")[1].rstrip("/").rsplit(":", 1)
+socks = [socket.create_connection((host, int(port)), timeout=10) for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.sendall(b"GET http://denied.invalid/x HTTP/1.1\r\nHost: denied.invalid\r\n\r\n")
+if sys.argv[2:] == ["read"]:
+    for s in socks:
+        assert s.recv(64).startswith(b"HTTP/1.1 403 ")
+os._exit(3)'
+
+@test "the summary counts every decision of the proxy's, those it took after the command ended too" {
+	# The command ends as soon as its 500 requests are sent: many are decided once it has
+	# gone, while init ends and the run's exit hooks run (before: the summary was read before
+	# the proxy's worker was stopped, and counted some 150 to 450 of them). Those the worker
+	# had not accepted when it was stopped were never decided: not in the report either.
+	for round in 1 2 3; do
+		rm -f "$REP"
+		run sbxr --allow-domain example.com -- "${NOLEAK[@]}" python3 -c "$BURST_PY" 500
+		echo "round $round, status $status: $output"
+		[ "$status" -eq 3 ]
+		n=$(grep -c '"address":"denied.invalid:80","errno":null,"rule":"not in the allow list","mechanism":"proxy"' "$REP")
+		[ "$n" -gt 0 ]
+		[ "$(wc -l <"$REP")" -eq "$n" ]
+		[ "$output" = "sbxrun: $n operations were denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+	done
+	# Control: a command that waits for each answer has every decision counted.
+	rm -f "$REP"
+	run sbxr --allow-domain example.com -- "${NOLEAK[@]}" python3 -c "$BURST_PY" 500 read
+	echo "status $status: $output"
+	[ "$status" -eq 3 ]
+	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 500 ]
+	[ "$output" = "sbxrun: 500 operations were denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+}
+
 @test "the summary: one line when the command failed and something was denied; none otherwise" {
 	rule=$(rule_of "$WS/.git/index.lock")
 	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write '$WS/.git/index.lock'; exit 3"
