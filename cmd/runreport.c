@@ -179,6 +179,7 @@ int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
 		net->proxy.on_decision = report_on_proxy;
 		net->proxy.on_decision_arg = rr->r;
 		report_fds(rr->r, net->ns.keep);
+		net->ns.shared = report_shared(rr->r, &net->ns.shared_len);
 	}
 	return 0;
 }

@@ -396,6 +396,40 @@ os._exit(3)'
 	[ "$output" = "sbxrun: 500 operations were denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
 }
 
+# SHARED_SH SBXRUN ARGS...: runs SBXRUN ARGS... -- sleep 5 in the background, and once its
+# command runs prints (then ends the run), for the proxy's worker (a child of the supervisor) and for each process
+# of the sandbox (init and every process below it), its name and how many mappings of
+# anonymous shared memory it holds.
+SHARED_SH='
+"$@" -- sleep 5 >/dev/null 2>&1 3>&- &
+sup=$!
+shared() {
+	[ -s "/proc/$1/maps" ] || [ "$(wc -l <"/proc/$1/maps")" -gt 0 ] || echo "$1: no maps read"
+	printf "%s %s\n" "$(cat "/proc/$1/comm")" "$(grep -c " rw-s 00000000 [0-9a-f:]* [0-9]* *\/dev\/zero (deleted)$" "/proc/$1/maps")"
+}
+for _ in $(seq 100); do
+	init=$(pgrep -P "$sup" -x sbxrun-init)
+	[ -n "$init" ] && [ -n "$(pgrep -P "$init")" ] && break
+	sleep 0.05
+done
+for k in $(pgrep -P "$sup"); do shared "$k"; done | sort
+for k in $(pgrep -P "$init"); do shared "$k"; done
+kill "$sup"
+wait "$sup" 2>/dev/null || :'
+
+@test "the memory the proxy's worker shares with the supervisor: no process of the sandbox holds it" {
+	# The worker counts there the refusals the relay had no room for, and the summary adds
+	# them: a process of the sandbox that held it could forge or hide them (before: init,
+	# and the command until its execve, held it writable). Unprivileged, a user namespace of
+	# the caller's own stands for the host, where the caller may read the maps of processes
+	# that are not dumpable, as root may on the host.
+	if [ "$SBX_USER" = root ]; then pre=(); else pre=(unshare -Ur); fi
+	run -0 "${pre[@]}" sh -c "$SHARED_SH" sh "$S" -C "$WS" --report "$REP" --allow-domain example.com
+	echo "$output"
+	# The worker holds it (the positive control); init and the command do not.
+	[ "$output" = "$(printf 'sbxrun-init 0\nsbxrun-proxy 1\nsleep 0')" ]
+}
+
 @test "the summary: one line when the command failed and something was denied; none otherwise" {
 	rule=$(rule_of "$WS/.git/index.lock")
 	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write '$WS/.git/index.lock'; exit 3"
