@@ -520,9 +520,11 @@ wait "$sup" 2>/dev/null || :'
 	prof="$BATS_TEST_TMPDIR/unrestricted.json"
 	echo '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' >"$prof"
 	# A host whose / is shared, as systemd makes it: a tmpfs mounted in a namespace cloned
-	# from it shows in it (the control), the sandbox's /proc must not.
+	# from it shows in it (the control), the sandbox's /proc must not. The case's own
+	# namespace stands for that host: cut from the real one (private) whatever its
+	# propagation, then made shared, so that no mount of the case reaches the real host.
 	mkdir "$BATS_TEST_TMPDIR/mnt"
-	run -0 "${pre[@]}" --propagation unchanged sh -c "mount --make-rshared / &&
+	run -0 "${pre[@]}" --propagation private sh -c "mount --make-rshared / &&
 		unshare -m --propagation unchanged mount -t tmpfs none '$BATS_TEST_TMPDIR/mnt' &&
 		grep -c ' $BATS_TEST_TMPDIR/mnt ' /proc/self/mountinfo &&
 		'$S' -p '$prof' -C '$WS' --report '$REP' -- ${NOLEAK[*]} ls /proc/1/ns >/dev/null &&
