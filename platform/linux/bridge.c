@@ -267,7 +267,8 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 	struct conn **conns = calloc(SBX_BRIDGE_MAX_CONNS, sizeof(*conns));
 	struct pollfd *pfd = calloc(n + 1 + 2 * SBX_BRIDGE_MAX_CONNS, sizeof(*pfd));
 	size_t nconns = 0;
-	int64_t resume = 0; /* the listeners rest until then */
+	struct conn *reserved = NULL; /* made for a client that was not there (conn_reserve) */
+	int64_t resume = 0;	      /* the listeners rest until then */
 	int rc = 0;
 
 	if (!conns || !pfd) {
@@ -345,11 +346,13 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 				/*
 				 * The connection and the socket to the host first: a client accepted
 				 * without them would have to be closed, where it can as well wait in
-				 * the backlog. The idlest gives its place last, once the new client
-				 * has all it needs, its connection to the host begun: a place given
-				 * first would be lost for nothing when any of that failed.
+				 * the backlog, and the idlest would have given its place for nothing.
+				 * Its connection to the host ends before the new one is begun: a proxy
+				 * there as full as this table (sbxrun's holds 1024 too) then has the
+				 * place back, rather than give another client's for it.
 				 */
-				c = conn_reserve();
+				c = reserved ? reserved : conn_reserve();
+				reserved = NULL;
 				up = c ? socket_for(&eps[i]) : -ENOMEM;
 				err = up;
 				if (up >= 0) {
@@ -360,21 +363,20 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 				if (s < 0) {
 					if (up >= 0)
 						close(up);
-					if (c)
-						conn_free(c);
+					reserved = c; /* kept for the next client, not made again */
 					if (short_of(err))
 						resume = now_ms() + ACCEPT_PAUSE_MS;
 					if (err == -ECONNABORTED || err == -EINTR)
 						continue;
 					break;
 				}
-				if (conn_start(c, s, up, &eps[i]) < 0) {
-					conn_free(c); /* the host refused at once: the client too */
-					continue;
-				}
 				if (v) {
 					conn_free(v);
 					conns[vk] = conns[--nconns];
+				}
+				if (conn_start(c, s, up, &eps[i]) < 0) {
+					conn_free(c); /* the host refused at once: the client too */
+					continue;
 				}
 				conns[nconns++] = c;
 			}
@@ -382,6 +384,8 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 	}
 	for (size_t k = 0; k < nconns; k++)
 		conn_free(conns[k]);
+	if (reserved)
+		conn_free(reserved);
 	free(conns);
 	free(pfd);
 	return rc;

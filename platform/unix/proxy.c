@@ -223,6 +223,7 @@ struct sbx_proxy {
 	int64_t drain_deadline, accept_resume;
 	struct conn **conns;
 	size_t n, cap;
+	struct conn *reserved; /* made for a client that was not there after all (conn_reserve) */
 	struct sbx_resolver *res;
 	struct slot *slots;
 	size_t cap_slots;
@@ -1685,11 +1686,12 @@ static void make_room(struct conn *c)
  * any other gives its place for it: out of memory, the client waits in the backlog, as for want
  * of a descriptor, and every connection keeps its own (a place taken first, then found to be of
  * no use, would cut one and drop the other, neither logged as the reason). NULL, the listener
- * resting (ACCEPT_PAUSE_MS), when memory is short.
+ * resting (ACCEPT_PAUSE_MS), when memory is short. One made for a client that was not there
+ * (accept_clients ends on EAGAIN) is kept for the next, not made again at every wake-up.
  */
 static struct conn *conn_reserve(struct sbx_proxy *px)
 {
-	struct conn *c;
+	struct conn *c = px->reserved;
 
 	if (px->n == px->cap) {
 		size_t cap = px->cap ? px->cap * 2 : 64;
@@ -1699,6 +1701,10 @@ static struct conn *conn_reserve(struct sbx_proxy *px)
 			goto short_of_memory;
 		px->conns = nc;
 		px->cap = cap;
+	}
+	if (c) {
+		px->reserved = NULL;
+		return c;
 	}
 	c = calloc(1, sizeof(*c));
 	if (c && buf_alloc(&c->in, SBX_PROXY_BUF) == 0)
@@ -1743,8 +1749,7 @@ static void accept_clients(struct sbx_proxy *px)
 			e = errno;
 			if (keep >= 0)
 				close(keep);
-			buf_free(&c->in);
-			free(c);
+			px->reserved = c;
 			if (short_of(e))
 				px->accept_resume = now_ms() + ACCEPT_PAUSE_MS;
 			if (e == ECONNABORTED || e == EINTR)
@@ -2030,6 +2035,10 @@ void sbx_proxy_free(struct sbx_proxy *px)
 		return;
 	for (size_t i = 0; i < px->n; i++)
 		free_conn(px->conns[i]);
+	if (px->reserved) {
+		buf_free(&px->reserved->in);
+		free(px->reserved);
+	}
 	log_finish(px);
 	free(px->conns);
 	free(px->slots);
