@@ -303,7 +303,8 @@ int own_proxy_start(struct opts *o);
  * once it is at its end); a brief the relay has no room for is counted in memory report_relay
  * shares with the forked process, and the summary adds it. report_relay returns that read end,
  * or -errno; report_fds gives what a forked process writes to (the file, the relay's write
- * end). report_on_proxy is the proxy's on_decision. report_print_summary prints "sbxrun: N
+ * end), report_shared the memory it counts in (NULL without a relay), which only that process
+ * may inherit. report_on_proxy is the proxy's on_decision. report_print_summary prints "sbxrun: N
  * operations were denied (first: ...); see --report" when there was one and the command
  * failed, and, failed or not, a line for lines that could not be written or were left out
  * (past the limit of what a process writes: 16 MiB from each, the supervisor and the proxy's
@@ -333,6 +334,7 @@ int report_open(const char *what, const char *path, struct report **out);
 int report_relay(struct report *r);
 int report_relay_read(struct report *r);
 void report_fds(const struct report *r, int fds[3]);
+void *report_shared(const struct report *r, size_t *len);
 void report_add(struct report *r, const struct sbx_report_line *l);
 /* A line that is no denial (git mode's end-of-run check): written, never in the summary. */
 void report_note(struct report *r, const struct sbx_report_line *l);

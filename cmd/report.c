@@ -817,6 +817,12 @@ void report_fds(const struct report *r, int fds[3])
 	fds[2] = r->reader;
 }
 
+void *report_shared(const struct report *r, size_t *len)
+{
+	*len = sizeof(*r->lost);
+	return r->lost;
+}
+
 /* One line; a denial (counted) is what the summary names. */
 static void add_line(struct report *r, const struct sbx_report_line *l, bool denial)
 {

@@ -107,7 +107,11 @@ static int on_relay(void *arg, int fd)
 
 /*
  * After the run: a command that failed, and the report recorded something: one line (and one
- * more, failed or not, when lines were lost or left out).
+ * more, failed or not, when lines were lost or left out). The last of the exit hooks: the
+ * proxy's worker goes on deciding after the command has ended (requests still in flight, or
+ * sent by what the command left behind until the namespace's end), until its own hook has
+ * stopped it; every brief it wrote by then is in the relay or counted in the memory shared
+ * with it, and this reads them all.
  */
 static int summary(void *arg, int *wstatus)
 {
@@ -158,7 +162,7 @@ int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
 		return rc;
 	e->trace = rr->trace;
 	e->traced = true;
-	if (sbx_supervise_on_exit(summary, rr) < 0)
+	if (sbx_supervise_on_exit_last(summary, rr) < 0)
 		return sbx_diag_set(d, -ENOSPC, "--report: too many exit hooks");
 	net->sec.traced = true;
 	if (net->broker_on) {
@@ -175,6 +179,7 @@ int run_report_start(struct run_report *rr, int fd, const struct sbx_plan *plan,
 		net->proxy.on_decision = report_on_proxy;
 		net->proxy.on_decision_arg = rr->r;
 		report_fds(rr->r, net->ns.keep);
+		net->ns.shared = report_shared(rr->r, &net->ns.shared_len);
 	}
 	return 0;
 }

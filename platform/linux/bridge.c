@@ -93,25 +93,16 @@ static int socket_for(const struct sbx_loopback_ep *ep)
 }
 
 /*
- * The connection joining an accepted client to up, a socket_for(ep), which it connects: NULL
- * (both closed) when that fails at once or memory is short.
+ * A connection with its buffers, made before a client is accepted: out of memory, the client
+ * waits in the backlog and no connection gives its place for it. NULL when memory is short.
  */
-static struct conn *conn_new(int client, int up, const struct sbx_loopback_ep *ep)
+static struct conn *conn_reserve(void)
 {
 	struct conn *c = calloc(1, sizeof(*c));
-	struct sockaddr_storage ss;
-	socklen_t len = sbx_loopback_ep_sockaddr(ep, &ss);
-	int one = 1;
 
-	if (!c) {
-		close(client);
-		close(up);
+	if (!c)
 		return NULL;
-	}
-	c->fd[0] = client;
-	c->fd[1] = up;
-	c->connecting = true;
-	c->moved = now_ms();
+	c->fd[0] = c->fd[1] = -1;
 	c->dir[0].buf = malloc(SBX_BRIDGE_BUF);
 	c->dir[1].buf = malloc(SBX_BRIDGE_BUF);
 	c->dir[0].cap = c->dir[1].cap = SBX_BRIDGE_BUF;
@@ -122,13 +113,31 @@ static struct conn *conn_new(int client, int up, const struct sbx_loopback_ep *e
 	 */
 	c->dir[0].max = SBX_BRIDGE_BUF;
 	c->dir[1].max = SBX_BRIDGE_BUF_MAX;
-	if ((connect(up, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS) ||
-	    !c->dir[0].buf || !c->dir[1].buf) {
+	if (!c->dir[0].buf || !c->dir[1].buf) {
 		conn_free(c);
 		return NULL;
 	}
-	setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return c;
+}
+
+/*
+ * c joins an accepted client to up, a socket_for(ep), which it connects: 0, or -errno when
+ * that fails at once (c then holds both, for conn_free).
+ */
+static int conn_start(struct conn *c, int client, int up, const struct sbx_loopback_ep *ep)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sbx_loopback_ep_sockaddr(ep, &ss);
+	int one = 1;
+
+	c->fd[0] = client;
+	c->fd[1] = up;
+	c->connecting = true;
+	c->moved = now_ms();
+	if (connect(up, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS)
+		return -errno;
+	setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return 0;
 }
 
 /*
@@ -258,7 +267,8 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 	struct conn **conns = calloc(SBX_BRIDGE_MAX_CONNS, sizeof(*conns));
 	struct pollfd *pfd = calloc(n + 1 + 2 * SBX_BRIDGE_MAX_CONNS, sizeof(*pfd));
 	size_t nconns = 0;
-	int64_t resume = 0; /* the listeners rest until then */
+	struct conn *reserved = NULL; /* made for a client that was not there (conn_reserve) */
+	int64_t resume = 0;	      /* the listeners rest until then */
 	int rc = 0;
 
 	if (!conns || !pfd) {
@@ -334,10 +344,16 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 				if (v && now_ms() - v->moved < SBX_BRIDGE_EVICT_IDLE_MS)
 					break;
 				/*
-				 * The socket to the host first: a client accepted without one would
-				 * have to be closed, where it can as well wait in the backlog.
+				 * The connection and the socket to the host first: a client accepted
+				 * without them would have to be closed, where it can as well wait in
+				 * the backlog, and the idlest would have given its place for nothing.
+				 * Its connection to the host ends before the new one is begun: a proxy
+				 * there as full as this table (sbxrun's holds 1024 too) then has the
+				 * place back, rather than give another client's for it.
 				 */
-				up = socket_for(&eps[i]);
+				c = reserved ? reserved : conn_reserve();
+				reserved = NULL;
+				up = c ? socket_for(&eps[i]) : -ENOMEM;
 				err = up;
 				if (up >= 0) {
 					s = accept4(listen_fds[i], NULL, NULL,
@@ -347,6 +363,7 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 				if (s < 0) {
 					if (up >= 0)
 						close(up);
+					reserved = c; /* kept for the next client, not made again */
 					if (short_of(err))
 						resume = now_ms() + ACCEPT_PAUSE_MS;
 					if (err == -ECONNABORTED || err == -EINTR)
@@ -357,14 +374,18 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 					conn_free(v);
 					conns[vk] = conns[--nconns];
 				}
-				c = conn_new(s, up, &eps[i]);
-				if (c)
-					conns[nconns++] = c;
+				if (conn_start(c, s, up, &eps[i]) < 0) {
+					conn_free(c); /* the host refused at once: the client too */
+					continue;
+				}
+				conns[nconns++] = c;
 			}
 		}
 	}
 	for (size_t k = 0; k < nconns; k++)
 		conn_free(conns[k]);
+	if (reserved)
+		conn_free(reserved);
 	free(conns);
 	free(pfd);
 	return rc;

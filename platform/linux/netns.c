@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -446,6 +447,16 @@ int sbx_netns_prepare(struct sbx_netns *n, struct sbx_diag *d)
 	}
 	if (n->worker == 0)
 		worker_main(n, parent);
+	/*
+	 * The worker has its copy of the shared memory; init, cloned next, must not: it and
+	 * whatever it forks (the command before its execve, the broker's connector) would hold a
+	 * writable view of the counts the report gives. Refused rather than run with it shared.
+	 */
+	if (n->shared && madvise(n->shared, n->shared_len, MADV_DONTFORK) < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "the network bridge's shared memory: madvise: %s",
+				    strerror(err));
+	}
 	/* The worker's end: init (cloned next) and the command never hold it. */
 	close(n->chan[0]);
 	n->chan[0] = -1;

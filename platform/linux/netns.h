@@ -46,6 +46,14 @@ struct sbx_netns {
 	 * the relay, the file opened for reading), kept in the worker; -1 for none.
 	 */
 	int keep[3];
+	/*
+	 * Memory the worker shares with the supervisor, writable by both (the report's count of
+	 * the briefs the relay had no room for), or NULL: kept from every process forked after
+	 * the worker (init, and through it the command's tree), which could otherwise forge or
+	 * hide what the report counts.
+	 */
+	void *shared;
+	size_t shared_len;
 	/* Internal. */
 	int chan[2]; /* SOCK_SEQPACKET: [1] in init sends the listeners to [0] in the worker */
 	int stop[2]; /* the worker stops when stop[0] is readable */

@@ -118,6 +118,13 @@ __attribute__((noreturn)) void sbx_linux_exec_command(char *const argv[],
 int sbx_supervise_on_exit(int (*fn)(void *arg, int *wstatus), void *arg);
 
 /*
+ * The same, run after every other hook whenever it was registered: for what reports on the
+ * others' work (the run's report counts what the proxy's worker, stopped by a hook of its own,
+ * decided until it ended).
+ */
+int sbx_supervise_on_exit_last(int (*fn)(void *arg, int *wstatus), void *arg);
+
+/*
  * The same, for clean-up that needs only the sandbox's processes gone, not its namespaces: run
  * as soon as init reports that the command has ended and init has no process left below it
  * (init then only exits), while the kernel still tears the namespaces down; otherwise when

@@ -93,6 +93,7 @@ static struct {
 	int (*fn)(void *arg, int *wstatus);
 	void *arg;
 	bool on_empty; /* may run as soon as nothing but init is left */
+	bool last;     /* runs once every other hook has */
 	bool done;
 } exit_hooks[SBX_SUPERVISE_MAX_HOOKS];
 static size_t n_exit_hooks;
@@ -127,34 +128,45 @@ struct report {
 	int alone; /* init had no child left: no process of the sandbox but init */
 };
 
-static int add_exit_hook(int (*fn)(void *arg, int *wstatus), void *arg, bool on_empty)
+static int add_exit_hook(int (*fn)(void *arg, int *wstatus), void *arg, bool on_empty, bool last)
 {
 	if (n_exit_hooks >= SBX_SUPERVISE_MAX_HOOKS)
 		return -ENOSPC;
 	exit_hooks[n_exit_hooks].fn = fn;
 	exit_hooks[n_exit_hooks].arg = arg;
+	exit_hooks[n_exit_hooks].last = last;
 	exit_hooks[n_exit_hooks++].on_empty = on_empty;
 	return 0;
 }
 
 int sbx_supervise_on_exit(int (*fn)(void *arg, int *wstatus), void *arg)
 {
-	return add_exit_hook(fn, arg, false);
+	return add_exit_hook(fn, arg, false, false);
+}
+
+int sbx_supervise_on_exit_last(int (*fn)(void *arg, int *wstatus), void *arg)
+{
+	return add_exit_hook(fn, arg, false, true);
 }
 
 int sbx_supervise_on_empty(int (*fn)(void *arg, int *wstatus), void *arg)
 {
-	return add_exit_hook(fn, arg, true);
+	return add_exit_hook(fn, arg, true, false);
 }
 
-/* Runs, in the order registered, the hooks not run yet (or only those for an empty sandbox). */
+/*
+ * Runs, in the order registered, the hooks not run yet (or only those for an empty sandbox),
+ * those registered as last after all the others.
+ */
 static void run_exit_hooks(bool on_empty_only, int *ws)
 {
-	for (size_t i = 0; i < n_exit_hooks; i++)
-		if (!exit_hooks[i].done && (exit_hooks[i].on_empty || !on_empty_only)) {
-			exit_hooks[i].done = true;
-			exit_hooks[i].fn(exit_hooks[i].arg, ws);
-		}
+	for (int last = 0; last < 2; last++)
+		for (size_t i = 0; i < n_exit_hooks; i++)
+			if (!exit_hooks[i].done && exit_hooks[i].last == (bool)last &&
+			    (exit_hooks[i].on_empty || !on_empty_only)) {
+				exit_hooks[i].done = true;
+				exit_hooks[i].fn(exit_hooks[i].arg, ws);
+			}
 }
 
 int sbx_supervise_watch(int fd, int (*fn)(void *arg, int fd), void *arg)

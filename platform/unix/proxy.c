@@ -223,6 +223,7 @@ struct sbx_proxy {
 	int64_t drain_deadline, accept_resume;
 	struct conn **conns;
 	size_t n, cap;
+	struct conn *reserved; /* made for a client that was not there after all (conn_reserve) */
 	struct sbx_resolver *res;
 	struct slot *slots;
 	size_t cap_slots;
@@ -1681,12 +1682,47 @@ static void make_room(struct conn *c)
 }
 
 /*
+ * Room in the table and a connection with its buffer, before a client is accepted and before
+ * any other gives its place for it: out of memory, the client waits in the backlog, as for want
+ * of a descriptor, and every connection keeps its own (a place taken first, then found to be of
+ * no use, would cut one and drop the other, neither logged as the reason). NULL, the listener
+ * resting (ACCEPT_PAUSE_MS), when memory is short. One made for a client that was not there
+ * (accept_clients ends on EAGAIN) is kept for the next, not made again at every wake-up.
+ */
+static struct conn *conn_reserve(struct sbx_proxy *px)
+{
+	struct conn *c = px->reserved;
+
+	if (px->n == px->cap) {
+		size_t cap = px->cap ? px->cap * 2 : 64;
+		struct conn **nc = realloc(px->conns, cap * sizeof(*nc));
+
+		if (!nc)
+			goto short_of_memory;
+		px->conns = nc;
+		px->cap = cap;
+	}
+	if (c) {
+		px->reserved = NULL;
+		return c;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c && buf_alloc(&c->in, SBX_PROXY_BUF) == 0)
+		return c;
+	free(c);
+short_of_memory:
+	px->accept_resume = now_ms() + ACCEPT_PAUSE_MS;
+	return NULL;
+}
+
+/*
  * A client is accepted only with a descriptor kept for its upstream socket: out of descriptors,
  * the clients wait in the backlog, where accepting them would answer them 502 for want of a
  * socket. While that lasts, the listener rests (ACCEPT_PAUSE_MS) rather than being polled again
  * at once: it stays readable, and poll(2) would return at once for as long as the limit holds.
- * With every connection taken, a client is accepted in the place of one that waits for a head
- * (longest_waiting_head), or not at all.
+ * The same out of memory (conn_reserve). With every connection taken, a client is accepted in
+ * the place of one that waits for a head (longest_waiting_head), or not at all; that one is
+ * made room of only once the new client has all it needs.
  */
 static void accept_clients(struct sbx_proxy *px)
 {
@@ -1703,6 +1739,9 @@ static void accept_clients(struct sbx_proxy *px)
 		if (live >= px->cfg.max_conns && !(victim = longest_waiting_head(px)) &&
 		    !(victim = longest_idle_exchange(px, now_ms())))
 			return;
+		c = conn_reserve(px);
+		if (!c)
+			return;
 		keep = spare(px);
 		if (keep >= 0)
 			fd = accept(px->lfd, (struct sockaddr *)&ss, &sl);
@@ -1710,6 +1749,7 @@ static void accept_clients(struct sbx_proxy *px)
 			e = errno;
 			if (keep >= 0)
 				close(keep);
+			px->reserved = c;
 			if (short_of(e))
 				px->accept_resume = now_ms() + ACCEPT_PAUSE_MS;
 			if (e == ECONNABORTED || e == EINTR)
@@ -1721,25 +1761,6 @@ static void accept_clients(struct sbx_proxy *px)
 		else
 			live++;
 		setup_socket(fd, ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
-		if (px->n == px->cap) {
-			size_t cap = px->cap ? px->cap * 2 : 64;
-			struct conn **nc = realloc(px->conns, cap * sizeof(*nc));
-
-			if (!nc) {
-				close(fd);
-				close(keep);
-				return;
-			}
-			px->conns = nc;
-			px->cap = cap;
-		}
-		c = calloc(1, sizeof(*c));
-		if (!c || buf_alloc(&c->in, SBX_PROXY_BUF) < 0) {
-			free(c);
-			close(fd);
-			close(keep);
-			return;
-		}
 		c->px = px;
 		c->cfd = fd;
 		c->ufd = -1;
@@ -2014,6 +2035,10 @@ void sbx_proxy_free(struct sbx_proxy *px)
 		return;
 	for (size_t i = 0; i < px->n; i++)
 		free_conn(px->conns[i]);
+	if (px->reserved) {
+		buf_free(&px->reserved->in);
+		free(px->reserved);
+	}
 	log_finish(px);
 	free(px->conns);
 	free(px->slots);

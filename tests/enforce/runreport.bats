@@ -359,6 +359,77 @@ show_net() {
 	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 0 ]
 }
 
+# BURST_PY N [read]: N connections to the proxy the variables name, a request for a denied
+# host sent on each, then exit 3; with "read", each 403 is read before the exit.
+BURST_PY='
+import os, socket, sys
+host, port = os.environ["http_proxy"].split("//")[1].rstrip("/").rsplit(":", 1)
+socks = [socket.create_connection((host, int(port)), timeout=10) for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.sendall(b"GET http://denied.invalid/x HTTP/1.1\r\nHost: denied.invalid\r\n\r\n")
+if sys.argv[2:] == ["read"]:
+    for s in socks:
+        assert s.recv(64).startswith(b"HTTP/1.1 403 ")
+os._exit(3)'
+
+@test "the summary counts every decision of the proxy's, those it took after the command ended too" {
+	# The command ends as soon as its 500 requests are sent: many are decided once it has
+	# gone, while init ends and the run's exit hooks run (before: the summary was read before
+	# the proxy's worker was stopped, and counted some 150 to 450 of them). Those the worker
+	# had not accepted when it was stopped were never decided: not in the report either.
+	for round in 1 2 3; do
+		rm -f "$REP"
+		run sbxr --allow-domain example.com -- "${NOLEAK[@]}" python3 -c "$BURST_PY" 500
+		echo "round $round, status $status: $output"
+		[ "$status" -eq 3 ]
+		n=$(grep -c '"address":"denied.invalid:80","errno":null,"rule":"not in the allow list","mechanism":"proxy"' "$REP")
+		[ "$n" -gt 0 ]
+		[ "$(wc -l <"$REP")" -eq "$n" ]
+		[ "$output" = "sbxrun: $n operations were denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+	done
+	# Control: a command that waits for each answer has every decision counted.
+	rm -f "$REP"
+	run sbxr --allow-domain example.com -- "${NOLEAK[@]}" python3 -c "$BURST_PY" 500 read
+	echo "status $status: $output"
+	[ "$status" -eq 3 ]
+	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 500 ]
+	[ "$output" = "sbxrun: 500 operations were denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+}
+
+# SHARED_SH SBXRUN ARGS...: runs SBXRUN ARGS... -- sleep 5 in the background, and once its
+# command runs prints (then ends the run), for the proxy's worker (a child of the supervisor) and for each process
+# of the sandbox (init and every process below it), its name and how many mappings of
+# anonymous shared memory it holds.
+SHARED_SH='
+"$@" -- sleep 5 >/dev/null 2>&1 3>&- &
+sup=$!
+shared() {
+	[ -s "/proc/$1/maps" ] || [ "$(wc -l <"/proc/$1/maps")" -gt 0 ] || echo "$1: no maps read"
+	printf "%s %s\n" "$(cat "/proc/$1/comm")" "$(grep -c " rw-s 00000000 [0-9a-f:]* [0-9]* *\/dev\/zero (deleted)$" "/proc/$1/maps")"
+}
+for _ in $(seq 100); do
+	init=$(pgrep -P "$sup" -x sbxrun-init)
+	[ -n "$init" ] && [ -n "$(pgrep -P "$init")" ] && break
+	sleep 0.05
+done
+for k in $(pgrep -P "$sup"); do shared "$k"; done | sort
+for k in $(pgrep -P "$init"); do shared "$k"; done
+kill "$sup"
+wait "$sup" 2>/dev/null || :'
+
+@test "the memory the proxy's worker shares with the supervisor: no process of the sandbox holds it" {
+	# The worker counts there the refusals the relay had no room for, and the summary adds
+	# them: a process of the sandbox that held it could forge or hide them (before: init,
+	# and the command until its execve, held it writable). Unprivileged, a user namespace of
+	# the caller's own stands for the host, where the caller may read the maps of processes
+	# that are not dumpable, as root may on the host.
+	if [ "$SBX_USER" = root ]; then pre=(); else pre=(unshare -Ur); fi
+	run -0 "${pre[@]}" sh -c "$SHARED_SH" sh "$S" -C "$WS" --report "$REP" --allow-domain example.com
+	echo "$output"
+	# The worker holds it (the positive control); init and the command do not.
+	[ "$output" = "$(printf 'sbxrun-init 0\nsbxrun-proxy 1\nsleep 0')" ]
+}
+
 @test "the summary: one line when the command failed and something was denied; none otherwise" {
 	rule=$(rule_of "$WS/.git/index.lock")
 	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write '$WS/.git/index.lock'; exit 3"
@@ -449,9 +520,11 @@ show_net() {
 	prof="$BATS_TEST_TMPDIR/unrestricted.json"
 	echo '{"type":"managed","file_system":{"type":"unrestricted"},"network":"restricted"}' >"$prof"
 	# A host whose / is shared, as systemd makes it: a tmpfs mounted in a namespace cloned
-	# from it shows in it (the control), the sandbox's /proc must not.
+	# from it shows in it (the control), the sandbox's /proc must not. The case's own
+	# namespace stands for that host: cut from the real one (private) whatever its
+	# propagation, then made shared, so that no mount of the case reaches the real host.
 	mkdir "$BATS_TEST_TMPDIR/mnt"
-	run -0 "${pre[@]}" --propagation unchanged sh -c "mount --make-rshared / &&
+	run -0 "${pre[@]}" --propagation private sh -c "mount --make-rshared / &&
 		unshare -m --propagation unchanged mount -t tmpfs none '$BATS_TEST_TMPDIR/mnt' &&
 		grep -c ' $BATS_TEST_TMPDIR/mnt ' /proc/self/mountinfo &&
 		'$S' -p '$prof' -C '$WS' --report '$REP' -- ${NOLEAK[*]} ls /proc/1/ns >/dev/null &&

@@ -1133,6 +1133,53 @@ for l in open(sys.argv[1]): j = json.loads(l); print(j["decision"], j["status"],
 	[ "$(grep -c '"decision":"allow"' "$PX_LOG")" -eq 3 ]
 }
 
+@test "with every connection taken and memory short, a place is given only to a client that can have it" {
+	start_upstream
+	# A sanitized build's allocator gives NULL as the proxy's does when the system has no
+	# memory left, rather than ending the process.
+	PX_WRAP="env ASAN_OPTIONS=allocator_may_return_null=1" start_proxy --allow-domain localhost
+	d=$BATS_TEST_TMPDIR
+	python3 "$NET_DIR/client.py" loris "$PX" "GET http://localhost:$UP_PORT/f.txt HTTP/1.1\r\nHo" 1024 \
+		"$d/flag" >"$d/loris" 2>&1 3>&- &
+	loris=$!
+	PIDS+=($loris)
+	for _ in $(seq 200); do
+		[ -s "$d/loris" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$d/loris")" = "held 1024" ]
+	for _ in $(seq 200); do
+		[ "$(ls "/proc/$PX_PID/fd" | wc -l)" -ge 2048 ] && break
+		sleep 0.05
+	done
+	[ "$(ls "/proc/$PX_PID/fd" | wc -l)" -ge 2048 ]
+	# The proxy can map no more memory. A new client takes the place of the head waiting
+	# longest only once its own connection is made: out of memory, it waits in the backlog
+	# and is answered once memory comes back (before: the place was taken first, then the
+	# client was dropped, reset without an answer or a line in the log). A refused host: its
+	# answer needs no resolver, whose thread could not start either.
+	prlimit --pid "$PX_PID" --as="$(($(awk '/^VmSize:/ { print $2 }' "/proc/$PX_PID/status") * 1024)):"
+	curl -sS -o "$d/body" -w '%{http_code}' --max-time 10 -x "http://$PX" \
+		"http://denied.invalid/x" >"$d/code" 2>"$d/curl.err" 3>&- &
+	local client=$!
+	sleep 1
+	prlimit --pid "$PX_PID" --as=unlimited:
+	wait "$client" || true
+	echo "code $(cat "$d/code"): $(cat "$d/curl.err" "$d/body" 2>/dev/null)"
+	[ "$(cat "$d/code")" = 403 ]
+	[ "$(grep -c '"host":"denied.invalid","port":80,"decision":"deny","rule":"not in the allow list","status":403' "$PX_LOG")" -eq 1 ]
+	# Control: the next client is served, in the place the first one left.
+	run curl -sS --max-time 4 -x "http://$PX" "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	touch "$d/flag"
+	wait "$loris"
+	# At most one head gave its place (to the first client, whose place then served the second).
+	tail -n 1 "$d/loris"
+	[[ "$(tail -n 1 "$d/loris")" =~ (^| )open:102[34]$ ]]
+	stop_proxy
+	[ "$PX_STATUS" -eq 0 ]
+}
+
 # hold_idle N: N tunnels through the proxy to the echo server, held until
 # $BATS_TEST_TMPDIR/flag exists, the first moving a line every 0.2 s and the rest silent
 # (tests/net/client.py idle); $idle is the holder's pid, its output in $BATS_TEST_TMPDIR/idle.
