@@ -439,8 +439,9 @@ start_server_and_proxy() {
 	wait "$run_pid" || st=$?
 	echo "status $st"
 	[ "$st" -eq 137 ]
-	sleep 0.2
-	# No worker (the proxy), no sandbox process, no listener of this run.
+	# No worker (the proxy), no sandbox process, no listener of this run (given ten seconds to
+	# go: a SIGKILL takes effect when its target next runs, a while later under load).
+	await_gone "$mark" || true
 	[ -z "$(pgrep -f "$mark" || true)" ]
 	[ -z "$(pgrep -P "$run_pid" || true)" ]
 }
