@@ -233,10 +233,12 @@ wexpect() { expect "$@"; }
 	echo x >"$ws/sub/kept"
 	SBX_CWD=$ws
 	PROFILE=$(profile restricted $(workspace_entries))
-	local mode
+	local mode up="$ws/b-up" ended="$BASE/subm2-a-ended" b bpid
 	for mode in plain git; do
-		# Run A holds its point at sub/.git for two seconds.
-		sbx sleep 2 3>&- &
+		rm -f "$up" "$ended"
+		# Run A holds its point at sub/.git until run B's command has started (B's set-up
+		# is done while A holds, however long it takes).
+		sbx sh -c "$(until_sh "$up")" 3>&- &
 		pid=$!
 		for _ in $(seq 250); do
 			[ -e "$ws/sub/.git" ] && break
@@ -244,13 +246,18 @@ wexpect() { expect "$@"; }
 		done
 		[ -d "$ws/sub/.git" ]
 		# Run B starts beside it and, once A has ended, tries to make the .git.
-		local b="sleep 3; '$P' mkdir '$ws/sub/.git'; '$P' write '$ws/sub/.git/config'"
+		b=": >'$up'; $(until_sh "$ended"); '$P' mkdir '$ws/sub/.git'; '$P' write '$ws/sub/.git/config'"
 		if [ $mode = plain ]; then
-			run sbx sh -c "$b"
+			sbx sh -c "$b" >"$BASE/b.out" 2>&1 3>&- &
 		else
-			run "$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "$b"
+			"$BIN/sbxrun" --allow-git -C "$ws" -- sh -c "$b" >"$BASE/b.out" 2>&1 3>&- &
 		fi
+		bpid=$!
 		wait "$pid"
+		: >"$ended"
+		wait "$bpid" || true
+		rm "$up"
+		run cat "$BASE/b.out"
 		echo "$mode: $output"
 		[ "${lines[0]}" = EEXIST ]
 		[ "${lines[1]}" = EROFS ]

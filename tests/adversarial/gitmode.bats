@@ -262,16 +262,18 @@ fresh_repo() {
 }
 
 @test "run 1 killed with SIGKILL leaves commondir and config.worktree points: run 2 takes them, then they go" {
-	local r="$BASE/fresh-$BATS_TEST_NUMBER/repo" pid
+	local r="$BASE/fresh-$BATS_TEST_NUMBER/repo" pid tag
 	fresh_repo "$BASE/fresh-$BATS_TEST_NUMBER"
 	WS=$r G=$r/.git
-	# sbxrun itself in the background (it becomes the supervisor), so that the kill hits it.
-	"$BIN/sbxrun" --allow-git -C "$WS" -w "$WS" -- sleep 30 3>&- &
+	# sbxrun itself in the background (it becomes the supervisor), so that the kill hits it once
+	# its command, a sleep no other process has (every point is made by then), runs.
+	tag="86394.$(printf %07d $$)$RANDOM"
+	"$BIN/sbxrun" --allow-git -C "$WS" -w "$WS" -- sleep "$tag" 3>&- &
 	pid=$!
-	for _ in $(seq 250); do [ -e "$G/commondir" ] && break; sleep 0.02; done
-	sleep 0.2
+	await_pgrep "sleep $tag"
 	kill -KILL "$pid"
 	wait "$pid" || true
+	pkill -KILL -xf "sleep $tag" || true
 	# The leftovers: exactly what a mount point holds, which git reads as no file at all.
 	[ "$(cat "$G/commondir")" = . ]
 	[ -f "$G/config.worktree" ]

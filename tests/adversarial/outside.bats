@@ -270,7 +270,9 @@ KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
 	echo "status $st"
 	[ "$st" -eq 137 ]
 	[ -e "$mark" ]
-	sleep 0.2
+	# (A SIGKILL takes effect when its target next runs, a while later under load: the children
+	# are given ten seconds to go, which does not save one left behind, a sleep of minutes.)
+	await_gone "sleep $n[.]" || true
 	run pgrep -f "sleep $n[.]"
 	echo "left: $output"
 	pkill -f "sleep $n[.]" || true

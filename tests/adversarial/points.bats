@@ -18,7 +18,12 @@ setup() {
 	new_canary "$BASE"
 	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$PW" write)")
 	SBX_CWD=$PW
+	# The argument of a command's sleep, which no other process has (the pid at a fixed width,
+	# so that no tag of another live test, the other user's pass among them, begins with this
+	# one): once it runs, the run's set-up is over.
+	TAG="86395.$(printf %07d $$)$RANDOM"
 }
+teardown() { pkill -KILL -xf "sleep $TAG" 2>/dev/null || true; }
 
 # empty_dir DIR: DIR holds nothing at all.
 empty_dir() { [ -z "$(ls -A "$1")" ]; }
@@ -33,13 +38,12 @@ await() {
 	return 1
 }
 
-# started_then_killed CMD...: starts the helper on CMD in the background, waits until its mount
-# points are made, and kills the supervisor with SIGKILL.
+# started_then_killed: starts the helper on a long sleep in the background, waits until the
+# sleep runs (every mount point is made by then), and kills the supervisor with SIGKILL.
 started_then_killed() {
-	"$H" --sandbox-policy-cwd "$SBX_CWD" --permission-profile "$PROFILE" -- "$@" 3>&- &
+	"$H" --sandbox-policy-cwd "$SBX_CWD" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
 	local pid=$!
-	await -e "$PW/.git"
-	sleep 0.2
+	await_pgrep "sleep $TAG"
 	kill -KILL "$pid"
 	wait "$pid" || true
 }
@@ -67,7 +71,7 @@ started_then_killed() {
 }
 
 @test "run 1 killed with SIGKILL leaves an empty .git; run 2 holds it and removes it" {
-	started_then_killed sleep 30
+	started_then_killed
 	# The leftover: the empty mount point of run 1, and nothing else.
 	[ -d "$PW/.git" ]
 	empty_dir "$PW/.git"
@@ -84,10 +88,9 @@ started_then_killed() {
 	for sig in TERM HUP; do
 		# A background job of a script may inherit SIGHUP ignored (nohup): the signal under
 		# test is set back to its default, as a terminal's session would have it.
-		env --default-signal="$sig" "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 30 3>&- &
+		env --default-signal="$sig" "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
 		pid=$!
-		await -e "$PW/.git"
-		sleep 0.2
+		await_pgrep "sleep $TAG"
 		kill -"$sig" "$pid"
 		st=0
 		wait "$pid" || st=$?
@@ -149,16 +152,17 @@ started_then_killed() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	# Another process, outside the sandbox, replaces the empty .agents by a planted one while
-	# the command runs (it says so in a file).
-	local started="$PW/started"
-	rm -f "$started"
+	# the command runs (it says so in a file, and lasts until the plant is done).
+	local started="$PW/started" planted="$BASE/planted"
+	rm -f "$started" "$planted"
 	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
-		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
+		sh -c "echo >'$started'; $(until_sh "$planted")" 3>&- 2>"$BASE/stderr" &
 	local pid=$!
 	await -s "$started"
 	rmdir "$PW/.agents"
 	mkdir -p "$PW/.agents/skills"
 	echo planted >"$PW/.agents/skills/run.sh"
+	: >"$planted"
 	st=0
 	wait "$pid" || st=$?
 	rm "$started"
@@ -167,13 +171,14 @@ started_then_killed() {
 	[ "$(cat "$BASE/stderr")" = "sbxrun: removed what was created on the host during the run: $PW/.agents" ]
 	empty_dir "$PW"
 	# A command that failed keeps its own status.
-	rm -f "$started"
+	rm -f "$started" "$planted"
 	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
-		sh -c "echo >'$started'; sleep 1; exit 7" 3>&- 2>"$BASE/stderr" &
+		sh -c "echo >'$started'; $(until_sh "$planted"); exit 7" 3>&- 2>"$BASE/stderr" &
 	pid=$!
 	await -s "$started"
 	chmod u+w "$PW/.codex"
 	touch "$PW/.codex/config.toml"
+	: >"$planted"
 	st=0
 	wait "$pid" || st=$?
 	rm "$started"
@@ -185,13 +190,15 @@ started_then_killed() {
 @test "a link made at a masked name on the host during the run is reported and left" {
 	# Whose a link is cannot be asked of the kernel (it cannot be opened): it may be another
 	# user's, even where its owner shows as this one, so it is left.
-	local started="$PW/started" st=0
+	local started="$PW/started" planted="$BASE/planted" st=0
+	rm -f "$planted"
 	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
-		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
+		sh -c "echo >'$started'; $(until_sh "$planted")" 3>&- 2>"$BASE/stderr" &
 	local pid=$!
 	await -s "$started"
 	rmdir "$PW/.agents"
 	ln -s nowhere "$PW/.agents"
+	: >"$planted"
 	wait "$pid" || st=$?
 	cat "$BASE/stderr"
 	[ "$st" -eq 1 ]
@@ -199,12 +206,14 @@ started_then_killed() {
 	[ "$(readlink "$PW/.agents")" = nowhere ]
 	rm "$PW/.agents" "$started"
 	# Positive control: a file of the caller's made there the same way is removed.
+	rm -f "$planted"
 	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
-		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
+		sh -c "echo >'$started'; $(until_sh "$planted")" 3>&- 2>"$BASE/stderr" &
 	pid=$!
 	await -s "$started"
 	rmdir "$PW/.agents"
 	echo mine >"$PW/.agents"
+	: >"$planted"
 	st=0
 	wait "$pid" || st=$?
 	rm "$started"
@@ -217,10 +226,10 @@ started_then_killed() {
 # socket) of the suite's user; the run's status and stderr are left in $st and $BASE/stderr. The
 # run is killed after 20 s: whose the object is must be asked without waiting on it.
 kind_at_name() {
-	local started="$PW/started"
-	rm -f "$started"
+	local started="$PW/started" planted="$BASE/planted"
+	rm -f "$started" "$planted"
 	timeout -s KILL 20 "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- \
-		sh -c "echo >'$started'; sleep 1" 3>&- 2>"$BASE/stderr" &
+		sh -c "echo >'$started'; $(until_sh "$planted")" 3>&- 2>"$BASE/stderr" &
 	local pid=$!
 	await -s "$started"
 	rmdir "$PW/.agents"
@@ -229,6 +238,7 @@ kind_at_name() {
 	socket) python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
 		"$PW/.agents" ;;
 	esac
+	: >"$planted"
 	st=0
 	wait "$pid" || st=$?
 	rm "$started"
@@ -255,9 +265,10 @@ kind_at_name() {
 	# the mount points go early only then (the window a wrong "alone" would open, between
 	# init's report and the kernel's SIGKILL, is too short for this test to catch reliably).
 	for i in 1 2 3 4 5; do
-		run --separate-stderr sbx sh -c "(: >'$PW/o' && echo ok
+		# (It says so before it starts: the command ends once it has, not after a fixed time.)
+		run --separate-stderr sbx sh -c "(echo ok && : >'$PW/o'
 			while :; do : 2>/dev/null >'$PW/.agents' && echo made; done) >>'$log' &
-			sleep 0.05; exit 0"
+			$(until_sh "$PW/o"); exit 0"
 		echo "run $i: status $status, stderr: $stderr, log: $(cat "$log")"
 		[ "$status" -eq 0 ]
 		[ -z "$stderr" ]
@@ -269,13 +280,17 @@ kind_at_name() {
 }
 
 @test "runs in the same workspace share the mount points; the last one out removes them" {
-	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 1.5 3>&- &
+	local done="$BASE/short-done"
+	rm -f "$done"
+	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sh -c "$(until_sh "$done")" 3>&- &
 	local long=$!
 	await -e "$PW/.git"
-	# A short run in between: it holds too, and leaves the names to the long one.
+	# A short run in between: it holds too, and leaves the names to the long one (which lasts
+	# until then).
 	expect EROFS mkdir "$PW/.git/hooks"
 	[ -d "$PW/.git" ]
 	[ -d "$PW/.codex" ]
+	: >"$done"
 	wait "$long"
 	empty_dir "$PW"
 }
@@ -303,10 +318,9 @@ kind_at_name() {
 	expect OK write "$PW/a/beside"
 	[ "$(ls -A "$PW/a")" = beside ]
 	# After a SIGKILL the leftover (a marked file) is taken again, and removed.
-	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep 30 3>&- &
+	"$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
 	local pid=$!
-	await -e "$PW/a/b"
-	sleep 0.2
+	await_pgrep "sleep $TAG"
 	kill -KILL "$pid"
 	wait "$pid" || true
 	[ -f "$PW/a/b" ]
@@ -437,17 +451,21 @@ as_other() {
 @test "another user's point left in a sticky root neither blocks nor weakens a run; its owner's next run removes it" {
 	local st="$BASE/sticky2" long
 	sticky_roots "$st" 1
-	# Run 1 (this user) makes the points; run 2 (the other user) takes them and outlives it.
-	"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- sleep 1 3>&- &
+	# Run 1 (this user) makes the points; run 2 (the other user) takes them and outlives it:
+	# run 1 lasts until run 2's command has started, run 2 until run 1 has been seen to end.
+	rm -f "$BASE/sticky2-up" "$BASE/sticky2-end"
+	"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- sh -c "$(until_sh "$st/r1/up")" 3>&- &
 	long=$!
 	await -e "$st/r1/.git"
-	as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- sleep 2 3>&- &
+	as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- \
+		sh -c ": >'$st/r1/up'; $(until_sh "$BASE/sticky2-end")" 3>&- &
 	local other=$!
-	sleep 0.3
 	wait "$long"
 	# Run 1 ended while run 2 held them: they stay for run 2.
 	[ -d "$st/r1/.git" ]
+	: >"$BASE/sticky2-end"
 	wait "$other"
+	rm "$st/r1/up" "$BASE/sticky2-end"
 	if as_root; then
 		# Run 2, another user, leaves root's points (not its own to remove): they
 		# stay, empty and read-only, one per name, and nothing else.

@@ -29,16 +29,18 @@ running() { pgrep -f "sleep $TAG" >/dev/null; }
 @test "a daemon started by run 1 is gone before run 2 starts (init, then the subreaper)" {
 	# Control: outside, the same command leaves its daemon running.
 	sh -c "setsid sleep $TAG >/dev/null 2>&1 </dev/null &"
-	sleep 0.2
-	running
+	await_pgrep "sleep $TAG"
 	pkill -KILL -f "sleep $TAG"
-	local fault
+	# Inside, the command ends once its daemon is the sleep itself (not a shell yet to run it),
+	# and says so.
+	local fault daemon="setsid sleep $TAG >/dev/null 2>&1 </dev/null &
+		i=0; until pgrep -xf 'sleep $TAG' >/dev/null || [ \$i -ge 1500 ]; do sleep 0.02; i=\$((i+1)); done
+		pgrep -xf 'sleep $TAG' >/dev/null && echo started"
 	for fault in none clone; do
 		if [ "$fault" = none ]; then
-			run sbx sh -c "setsid sleep $TAG >/dev/null 2>&1 </dev/null & sleep 0.2; echo started"
+			run sbx sh -c "$daemon"
 		else
-			run sbx_fault clone "$PROFILE" sh -c \
-				"setsid sleep $TAG >/dev/null 2>&1 </dev/null & sleep 0.2; echo started"
+			run sbx_fault clone "$PROFILE" sh -c "$daemon"
 		fi
 		echo "$fault: $output"
 		[ "$output" = started ]

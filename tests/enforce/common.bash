@@ -165,3 +165,29 @@ gexpect() {
 	echo "git mode: probe $* -> $output (want $want)"
 	[ "$output" = "$want" ]
 }
+
+# until_sh FILE: a loop for a command run inside (sh -c), which returns once FILE exists (or
+# after about thirty seconds, so that a broken case ends): a run held open until the case has
+# done its part, never for a fixed time that the case, slowed by the machine's load, can outrun.
+until_sh() { printf "i=0; until [ -e '%s' ] || [ \$i -ge 1500 ]; do sleep 0.02; i=\$((i+1)); done" "$1"; }
+
+# await_pgrep PATTERN: waits (up to ten seconds) until a process's full command line is
+# PATTERN (pgrep -xf): a command has started once its run's set-up is over.
+await_pgrep() {
+	for _ in $(seq 500); do
+		pgrep -xf "$1" >/dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+# await_gone PATTERN: waits (up to ten seconds) until no process's command line matches
+# PATTERN (pgrep -f): SIGKILL takes effect when its target is next scheduled, which under the
+# machine's load may be a while after kill(2) returned.
+await_gone() {
+	for _ in $(seq 500); do
+		pgrep -f "$1" >/dev/null || return 0
+		sleep 0.02
+	done
+	return 1
+}

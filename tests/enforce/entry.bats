@@ -136,7 +136,8 @@ sx() {
 					>"$log" 2>&1 3>&- &
 			fi
 			pid=$!
-			for _ in $(seq 100); do
+			# (Up to ten seconds: a run's set-up under a loaded machine's sanitizers takes seconds.)
+			for _ in $(seq 500); do
 				grep -q ready "$log" 2>/dev/null && break
 				sleep 0.02
 			done

@@ -313,13 +313,25 @@ start_server_and_proxy() {
 	# Inside: 1024 tunnels through the bridge, all it takes, the first moving a line every
 	# 0.2 s, the rest silent; ten seconds later three requests. Before: the first waited in the
 	# bridge's backlog for as long as the tunnels lasted (curl's 4 s, then a failure).
+	# A request's place is free again only once the bridge has closed both its ends (the proxy's
+	# after the client's, a moment later under load): until then the next request would take
+	# another silent tunnel's. Each request after the first waits for a free place (fewer than
+	# 1024 of the bridge's ends in /proc/net/tcp: ESTABLISHED, or CLOSE_WAIT once curl has gone).
+	# Opening the 1024 tunnels takes tens of seconds under a loaded machine's sanitizers.
 	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- sh -c "
 		python3 '$NET/client.py' idle \${http_proxy#http://} localhost:$port 1024 \
 			'$BATS_TEST_TMPDIR/flag' >'$BATS_TEST_TMPDIR/idle' 2>&1 &
-		for i in \$(seq 600); do [ -s '$BATS_TEST_TMPDIR/idle' ] && break; sleep 0.05; done
+		for i in \$(seq 2400); do [ -s '$BATS_TEST_TMPDIR/idle' ] && break; sleep 0.05; done
 		cat '$BATS_TEST_TMPDIR/idle'
 		sleep 10
-		for i in 1 2 3; do curl -sS --max-time 4 http://localhost:$UP_PORT/f.txt 2>&1; done
+		bp=\$(printf %04X \${http_proxy##*:})
+		for i in 1 2 3; do
+			n=0
+			while [ \$i -gt 1 ] && [ \$n -lt 600 ] &&
+				[ \$(awk -v p=\":\$bp\" 'substr(\$2, length(\$2) - 4) == p && (\$4 == \"01\" || \$4 == \"08\")' /proc/net/tcp | wc -l) -ge 1024 ]
+			do sleep 0.05; n=\$((n + 1)); done
+			curl -sS --max-time 4 http://localhost:$UP_PORT/f.txt 2>&1
+		done
 		touch '$BATS_TEST_TMPDIR/flag'
 		wait
 		tail -n 1 '$BATS_TEST_TMPDIR/idle'"
@@ -439,8 +451,9 @@ start_server_and_proxy() {
 	wait "$run_pid" || st=$?
 	echo "status $st"
 	[ "$st" -eq 137 ]
-	sleep 0.2
-	# No worker (the proxy), no sandbox process, no listener of this run.
+	# No worker (the proxy), no sandbox process, no listener of this run (given ten seconds to
+	# go: a SIGKILL takes effect when its target next runs, a while later under load).
+	await_gone "$mark" || true
 	[ -z "$(pgrep -f "$mark" || true)" ]
 	[ -z "$(pgrep -P "$run_pid" || true)" ]
 }

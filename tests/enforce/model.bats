@@ -56,7 +56,8 @@ profile_for() { if [ "$1" = landlock ]; then echo "$LLW"; else echo "$WSP"; fi; 
 		(under $m "$prof" sh -c "trap 'exit 3' TERM; echo >'$WS/ready'; while :; do sleep 0.05; done") \
 			3>&- 2>/dev/null &
 		pid=$!
-		for _ in $(seq 100); do [ -e "$WS/ready" ] && break; sleep 0.02; done
+		# (Up to ten seconds: a run's set-up under a loaded machine's sanitizers takes seconds.)
+		for _ in $(seq 500); do [ -e "$WS/ready" ] && break; sleep 0.02; done
 		[ -e "$WS/ready" ] || { kill -KILL "$pid"; false; }
 		kill -TERM "$pid"
 		st=0

@@ -107,7 +107,8 @@ each() {
 		# Started directly (not through a shell function) so $! is the sandboxed process.
 		"$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- sleep 30 3>&- &
 		pid=$!
-		for _ in $(seq 50); do
+		# (Up to ten seconds: a run's set-up under a loaded machine's sanitizers takes seconds.)
+		for _ in $(seq 500); do
 			[ "$(cat /proc/$pid/comm 2>/dev/null)" = sleep ] && break
 			sleep 0.02
 		done

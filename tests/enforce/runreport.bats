@@ -218,7 +218,7 @@ s=socket.socket(socket.AF_UNIX); s.bind('\0'+sys.argv[1]); s.listen(8); time.sle
 	for p in "${PROBES[@]}"; do
 		rm -f "$REP"
 		run sbxr --network -- "${NOLEAK[@]}" sh -c "python3 -c \"import socket,sys,time
-s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen(8); time.sleep(5)\" '$name-in' & sleep 0.3; '$p' abstract '$name-out'; '$p' abstract '$name-in'; kill \$!"
+s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen(8); time.sleep(30)\" '$name-in' & i=0; until grep -qF ' @$name-in' /proc/net/unix || [ \$i -ge 1500 ]; do sleep 0.02; i=\$((i+1)); done; '$p' abstract '$name-out'; '$p' abstract '$name-in'; kill \$!"
 		echo "$output"
 		[ "$output" = "$(printf 'EPERM\nOK')" ]
 		diff <(norm) <(printf '{"time":T,"pid":N,"comm":"%s","op":"connect","address":"unix:@%s","errno":"EPERM","rule":"abstract Unix sockets: only those made inside the sandbox","mechanism":"landlock"}\n' "$(basename "$p")" "$name-out")

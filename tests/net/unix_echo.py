@@ -17,14 +17,19 @@ def serve(path):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     if path.startswith("@"):
         s.bind("\0" + path[1:])
+        s.listen(16)
     else:
+        # Bound and listening under another name, then renamed: a socket file at PATH accepts
+        # (a client that saw it between bind and listen was refused, on a loaded machine).
+        tmp = "%s.%d.tmp" % (path, os.getpid())
         try:
-            os.unlink(path)
+            os.unlink(tmp)
         except FileNotFoundError:
             pass
-        s.bind(path)
-        os.chmod(path, 0o777)
-    s.listen(16)
+        s.bind(tmp)
+        os.chmod(tmp, 0o777)
+        s.listen(16)
+        os.rename(tmp, path)
     while True:
         c, _ = s.accept()
         try:
