@@ -584,39 +584,103 @@ static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 	return keep_target(ctx, m, roots, in.real, keep, d);
 }
 
-/* The names of the links a hooks/ holds, but the examples git never runs (*.sample). */
+/* How deep directories under hooks/ are walked for links (a hook manager nests one or two). */
+#define HOOK_MAX_DEPTH 16u
+
+/*
+ * The links and the directories one directory of hooks/ holds, but the examples git never runs
+ * (*.sample, at the top of hooks/: git init lays them there).
+ */
 struct hook_list {
-	struct sbx_strv names;
-	bool many;
+	struct sbx_strv links, dirs;
+	size_t *seen;
+	bool top, many;
 };
 
-static int hook_link(void *arg, const char *name, enum sbx_ftype type)
+static int hook_entry(void *arg, const char *name, enum sbx_ftype type)
 {
 	struct hook_list *l = arg;
 	size_t n = strlen(name);
 
-	if (type != SBX_FT_LINK || (n > 7 && !strcmp(name + n - 7, ".sample")))
+	if ((type != SBX_FT_LINK && type != SBX_FT_DIR) ||
+	    (l->top && n > 7 && !strcmp(name + n - 7, ".sample")))
 		return 0;
-	if (l->names.n >= SBX_MAX_GIT_DIRS) {
+	if (++*l->seen > SBX_MAX_GIT_DIRS) {
 		l->many = true;
 		return 0;
 	}
-	return sbx_strv_push(&l->names, name);
+	return sbx_strv_push(type == SBX_FT_LINK ? &l->links : &l->dirs, name);
+}
+
+struct hook_walk {
+	const struct sbx_ctx *ctx;
+	const struct pmap *m;
+	const struct sbx_roots *roots;
+	const struct sbx_strv *kept; /* the git directories, and where a link at hooks/ leads */
+	const char *top;	     /* hooks/, as the refusals name it */
+	struct sbx_strv *keep;
+	struct sbx_diag *d;
+	size_t seen;
+};
+
+/*
+ * The links of the directory dir of hooks/ (depth 1: hooks/ itself), and of the directories in
+ * it: a hook manager's hooks/pre-commit runs what hooks/pre-commit.d/ holds, as git runs
+ * hooks/pre-commit, so a link there leads to what the caller's next git commit runs.
+ */
+static int hook_dir(struct hook_walk *w, const char *dir, unsigned depth)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
+	struct hook_list l = {.seen = &w->seen, .top = depth == 1};
+	int r;
+
+	if (depth > HOOK_MAX_DEPTH) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s is more than %u levels deep to look for symbolic links", w->top,
+			     HOOK_MAX_DEPTH);
+		return sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE, "flatten it");
+	}
+	r = v->list(v->self, dir, hook_entry, &l);
+	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
+		r = 0;
+	if (r < 0 && r != -ENOMEM)
+		sbx_diag_set(w->d, r, "cannot list %s: %s", dir, strerror(-r));
+	if (!r && l.many) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s holds more than %u symbolic links and directories to keep "
+			     "read-only where they lead",
+			     w->top, SBX_MAX_GIT_DIRS);
+		r = sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE,
+				  "remove the links and directories git does not run");
+	}
+	for (size_t i = 0; !r && i < l.links.n + l.dirs.n; i++) {
+		bool link = i < l.links.n;
+		char *p = NULL;
+
+		r = sbx_path_join_any(dir, link ? l.links.v[i] : l.dirs.v[i - l.links.n], &p);
+		if (!r)
+			r = link ? keep_link(w->ctx, w->m, w->roots, w->kept, w->kept->n, p, "git",
+					     w->keep, w->d)
+				 : hook_dir(w, p, depth + 1);
+		free(p);
+	}
+	sbx_strv_clear(&l.links);
+	sbx_strv_clear(&l.dirs);
+	return r;
 }
 
 /*
  * A hook that is a symbolic link (to a script of the repository, often): git runs what it
  * leads to, which an earlier run, to which a nested repository's hooks/ was writable, could
  * have linked into a writable root to rewrite it in a later run. What each leads to is kept
- * read-only as a link at a name git reads is (keep_link); hooks/ as git takes it, through a
- * link of its own (whose target keep_link keeps).
+ * read-only as a link at a name git reads is (keep_link), and so is what a link in a directory
+ * of hooks/ leads to (hook_dir); hooks/ as git takes it, through a link of its own (whose
+ * target keep_link keeps).
  */
 static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 		      const struct sbx_roots *roots, const struct sbx_strv *git, size_t ndirs,
 		      const char *dir, struct sbx_strv *keep, struct sbx_diag *d)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	struct hook_list l = {0};
 	struct sbx_strv kept = {0};
 	struct sbx_pathinfo in = {0};
 	char *hooks = NULL;
@@ -637,28 +701,17 @@ static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 		hooks = r ? NULL : strdup(in.real);
 		r = r ? r : hooks ? 0 : -ENOMEM;
 	}
-	if (!r)
-		r = v->list(v->self, hooks, hook_link, &l);
-	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
-		r = 0;
-	if (r < 0 && r != -ENOMEM)
-		sbx_diag_set(d, r, "cannot list %s: %s", hooks, strerror(-r));
-	if (!r && l.many) {
-		sbx_diag_set(
-			d, SBX_E_UNENFORCEABLE,
-			"%s holds more than %u symbolic links to keep read-only where they lead",
-			hooks, SBX_MAX_GIT_DIRS);
-		r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "remove the links git does not run");
-	}
-	for (size_t i = 0; !r && i < l.names.n; i++) {
-		char *p = NULL;
+	if (!r) {
+		struct hook_walk w = {.ctx = ctx,
+				      .m = m,
+				      .roots = roots,
+				      .kept = &kept,
+				      .top = hooks,
+				      .keep = keep,
+				      .d = d};
 
-		r = sbx_path_join_any(hooks, l.names.v[i], &p);
-		if (!r)
-			r = keep_link(ctx, m, roots, &kept, kept.n, p, "git", keep, d);
-		free(p);
+		r = hook_dir(&w, hooks, 1);
 	}
-	sbx_strv_clear(&l.names);
 	sbx_strv_clear(&kept);
 	free(hooks);
 	return r;

@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# A hook manager's layout: git runs hooks/pre-commit, a script that runs what hooks/pre-commit.d/
+# holds, where the project links its scripts of the work tree (ln -s ../../../scripts/lint.sh
+# .git/hooks/pre-commit.d/10-lint). What such a link leads to runs at the caller's next plain
+# git commit, outside any sandbox, exactly as a hook linked at the top of hooks/ does: it must
+# stay read-only during the run, however deep in hooks/ the link lies. Run 1 is the hostile
+# command; run 2 and the user's git after it must hold.
+load common
+
+setup() {
+	make_layout_vars
+	git_env
+	R="$BASE/ht-$BATS_TEST_NUMBER"
+	rm -rf "$R"
+	mkdir -p "$BASE"
+	git init -q -b main "$R"
+	git -C "$R" commit -q --allow-empty -m init
+	new_canary "$R"
+}
+
+teardown() { rm -rf "$R" "$R-up"; }
+
+# psbx CMD...: sbxrun with :workspace in the repository; gsbx likewise in git mode.
+psbx() { "$BIN/sbxrun" -C "$R" -w "$R" -- "$@"; }
+gsbx() { "$BIN/sbxrun" --allow-git -C "$R" -w "$R" -- "$@"; }
+
+# manager: a dispatcher at hooks/pre-commit running every program of hooks/pre-commit.d/ (a
+# directory under it too, as run-parts' users nest them), each a link into the work tree.
+manager() {
+	mkdir -p "$R/scripts/sub" "$R/.git/hooks/pre-commit.d/lint.d"
+	printf '#!/bin/sh\nfor f in "$(dirname "$0")"/pre-commit.d/* "$(dirname "$0")"/pre-commit.d/*/*; do [ -f "$f" ] && [ -x "$f" ] && "$f"; done\ntrue\n' \
+		>"$R/.git/hooks/pre-commit"
+	chmod +x "$R/.git/hooks/pre-commit"
+	printf '#!/bin/sh\ntouch %s\n' "$R/outside-lint" >"$R/scripts/lint.sh"
+	printf '#!/bin/sh\ntrue\n' >"$R/scripts/sub/deep.sh"
+	chmod +x "$R/scripts/lint.sh" "$R/scripts/sub/deep.sh"
+	ln -s ../../../scripts/lint.sh "$R/.git/hooks/pre-commit.d/10-lint"
+	ln -s ../../../../scripts/sub/deep.sh "$R/.git/hooks/pre-commit.d/lint.d/20-deep"
+	# Outside, git commit runs what the links lead to.
+	git -C "$R" commit -q --allow-empty -m outside
+	[ -e "$R/outside-lint" ]
+	rm "$R/outside-lint"
+}
+
+@test "a hook manager's pre-commit.d/ linked into the work tree: run 1 cannot rewrite what runs" {
+	manager
+	# Run 1 rewrites the scripts the links lead to, at any depth of hooks/, in either mode.
+	run psbx "$P" append "$R/scripts/lint.sh"
+	[ "$output" = EROFS ]
+	run psbx "$P" append "$R/scripts/sub/deep.sh"
+	[ "$output" = EROFS ]
+	run gsbx "$P" append "$R/scripts/lint.sh"
+	[ "$output" = EROFS ]
+	run gsbx "$P" append "$R/scripts/sub/deep.sh"
+	[ "$output" = EROFS ]
+	run psbx sh -c "echo 'touch $CANARY' >>'$R/scripts/sub/deep.sh'"
+	[ "$status" -ne 0 ]
+	run gsbx sh -c "echo 'touch $CANARY' >>'$R/scripts/lint.sh'"
+	[ "$status" -ne 0 ]
+	# explain says what it keeps.
+	run "$BIN/sbxrun" explain -C "$R" -w "$R" -- true
+	[[ "$output" == *"read-only $R/scripts/sub/deep.sh "*"enforced"* ]]
+	# Run 2, then the user's plain git commit: nothing planted runs.
+	run psbx "$P" append "$R/scripts/lint.sh"
+	[ "$output" = EROFS ]
+	git -C "$R" commit -q --allow-empty -m probe
+	[ ! -e "$CANARY" ]
+	[ -e "$R/outside-lint" ]
+	# Positive control: a script beside them, which no hook leads to, is the command's.
+	run psbx "$P" write "$R/scripts/other.sh"
+	[ "$output" = OK ]
+	run gsbx "$P" write "$R/scripts/sub/other.sh"
+	[ "$output" = OK ]
+}
+
+# Run 1, above a nested repository (its .git a plain directory there), gives a file of the hook
+# manager's directory a second name in the work tree; run 2, in the repository, would rewrite it
+# through that name: refused, as for a hook at the top of hooks/, in either mode.
+@test "run 1 hard-links a file of hooks/pre-commit.d/ into the work tree: run 2 refuses" {
+	local p="$R-up" a="$R-up/A" f
+	rm -rf "$p"
+	git init -q -b main "$a"
+	mkdir "$a/.git/hooks/pre-commit.d"
+	printf '#!/bin/sh\ntrue\n' >"$a/.git/hooks/pre-commit.d/10-lint"
+	f="$a/.git/hooks/pre-commit.d/10-lint"
+	new_canary "$a"
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- ln "$f" "$a/zz"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- sh -c "touch '$CANARY'; echo planted >>'$a/zz'"
+	refused "sbxrun: cannot enforce \"read-only $a/.git\" on linux: cannot enforce sandbox read-only path $a/.git because $f inside it has other names (hard links): *"
+	run "$BIN/sbxrun" --allow-git -C "$a" -w "$a" -- sh -c "touch '$CANARY'; echo planted >>'$a/zz'"
+	refused "sbxrun: cannot enforce \"read-only $a/.git/hooks\" on linux: cannot enforce sandbox read-only path $a/.git/hooks because $f inside it has other names (hard links): *"
+	[ "$(grep -c planted "$f")" = 0 ]
+	# Control: with a name of its own the run starts, the file read-only, the rest writable.
+	rm "$a/zz"
+	run "$BIN/sbxrun" --allow-git -C "$a" -w "$a" -- "$P" append "$f"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$a" -w "$a" -- "$P" write "$a/zz"
+	[ "$output" = OK ]
+	rm -rf "$p"
+}
