@@ -545,6 +545,124 @@ static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
 	return r;
 }
 
+/* How deep a directory a link leads to is walked for files with other names. */
+#define LINKED_TREE_DEPTH 64u
+
+/* Does real, a resolved path, lie in a writable root (as root_name finds it)? */
+static int target_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
+			      const struct sbx_roots *roots, const char *real, bool *in,
+			      struct sbx_diag *d)
+{
+	const struct pslot *s = sbx_pmap_decider(m, real);
+	struct sbx_pathinfo ri;
+
+	*in = s && s->access != SBX_DENY && s->wr >= 0;
+	for (size_t i = 0; !*in && i < roots->n_writable; i++) {
+		int r = sbx_ctx_lookup(ctx, roots->writable[i].root, &ri, d);
+
+		if (r)
+			return r;
+		*in = ri.exists && ri.real[0] && sbx_path_covers_any(ri.real, real);
+	}
+	return 0;
+}
+
+struct linked_tree {
+	const struct sbx_ctx *ctx;
+	const char *top;
+	size_t seen;
+	struct sbx_diag *d;
+};
+
+struct tree_list {
+	struct sbx_strv files, dirs;
+	size_t *seen;
+	bool many;
+};
+
+static int tree_entry(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct tree_list *l = arg;
+
+	if (type != SBX_FT_REG && type != SBX_FT_DIR)
+		return 0;
+	if (++*l->seen > SBX_MAX_GLOB_MATCHES) {
+		l->many = true;
+		return 0;
+	}
+	return sbx_strv_push(type == SBX_FT_REG ? &l->files : &l->dirs, name);
+}
+
+static int tree_refuse(struct linked_tree *t, const char *why, const char *hint)
+{
+	sbx_diag_set(t->d, SBX_E_UNENFORCEABLE, "cannot enforce sandbox read-only path %s%s",
+		     t->top, why);
+	return sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE, "%s", hint);
+}
+
+/*
+ * The directory dir of a tree a link git or an agent follows leads to (kept read-only whole,
+ * in a writable root): a regular file there with another name is one the command rewrites
+ * through that name, where an earlier run (before the link was made) could have given it one,
+ * and git or the agent runs it later. Refused, as the kept trees' walk of enforce.c refuses a
+ * hook with another name. Names are looked at without following links; bounded as that walk.
+ */
+static int linked_tree(struct linked_tree *t, const char *dir, unsigned depth)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(t->ctx);
+	struct tree_list l = {.seen = &t->seen};
+	char why[2 * SBX_MAX_PATH + 160];
+	int r;
+
+	if (depth > LINKED_TREE_DEPTH) {
+		snprintf(why, sizeof(why),
+			 ": it is more than %u levels deep to check for hard links",
+			 LINKED_TREE_DEPTH);
+		return tree_refuse(t, why, "flatten it");
+	}
+	r = v->list(v->self, dir, tree_entry, &l);
+	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
+		r = 0;
+	if (r < 0 && r != -ENOMEM) {
+		snprintf(why, sizeof(why), ": cannot list %s to check for hard links: %s", dir,
+			 strerror(-r));
+		r = tree_refuse(t, why, "make it listable, or remove it");
+	}
+	if (!r && l.many) {
+		snprintf(why, sizeof(why),
+			 ": it holds more than %d entries to check for hard links",
+			 SBX_MAX_GLOB_MATCHES);
+		r = tree_refuse(t, why, "empty it, or remove what it need not hold");
+	}
+	for (size_t i = 0; !r && i < l.files.n + l.dirs.n; i++) {
+		bool file = i < l.files.n;
+		struct sbx_pathinfo in;
+		char *p = NULL;
+
+		r = sbx_path_join_any(dir, file ? l.files.v[i] : l.dirs.v[i - l.files.n], &p);
+		if (!r && !file)
+			r = linked_tree(t, p, depth + 1);
+		else if (!r)
+			r = sbx_ctx_lookup(t->ctx, p, &in, t->d);
+		if (!r && file && in.exists && in.type == SBX_FT_REG && in.linked) {
+			snprintf(why, sizeof(why),
+				 " because %s inside it has other names (hard links): the command "
+				 "could rewrite it through one of them",
+				 p);
+			sbx_diag_set(t->d, SBX_E_UNENFORCEABLE,
+				     "cannot enforce sandbox read-only path %s%s", t->top, why);
+			r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE,
+					  "give it a name of its own (cp -p %s %s.new && mv %s.new "
+					  "%s), and check what it says",
+					  p, p, p, p);
+		}
+		free(p);
+	}
+	sbx_strv_clear(&l.files);
+	sbx_strv_clear(&l.dirs);
+	return r;
+}
+
 /*
  * p, a symbolic link git follows in a git directory (read-only: the link stays as it is), keeps
  * what it leads to read-only too, resolved once here. Refused when the way there crosses
@@ -580,6 +698,19 @@ static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 			     p, who);
 		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 				     "make what it leads to, or remove the link");
+	}
+	/* A directory, kept whole: its files run too (a hooks/ linked to one, pre-commit.d/). */
+	if (in.type == SBX_FT_DIR && !sbx_strv_has(keep, in.real)) {
+		bool inside = false;
+
+		r = target_in_writable(ctx, m, roots, in.real, &inside, d);
+		if (!r && inside) {
+			struct linked_tree t = {.ctx = ctx, .top = in.real, .d = d};
+
+			r = linked_tree(&t, in.real, 1);
+		}
+		if (r)
+			return r;
 	}
 	return keep_target(ctx, m, roots, in.real, keep, d);
 }

@@ -99,3 +99,50 @@ manager() {
 	[ "$output" = OK ]
 	rm -rf "$p"
 }
+
+# A link git or an agent follows to a directory keeps the directory read-only whole: hooks/
+# itself linked to one of the work tree (ln -s ../githooks .git/hooks), a hook manager's
+# pre-commit.d/ linked to scripts/hooks.d/, an agent's skills. Run 1, before the user made the
+# link, gave a file there a second name in the work tree; run 2 would rewrite it through that
+# name, for the caller's next git commit to run: refused, naming the file and the fix.
+@test "run 1 hard-links a file of a directory a hook link later leads to: run 2 refuses" {
+	local f
+	mkdir -p "$R/githooks" "$R/scripts/hooks.d/sub" "$R/skills/one"
+	printf '#!/bin/sh\ntrue\n' >"$R/githooks/post-commit"
+	printf '#!/bin/sh\ntrue\n' >"$R/scripts/hooks.d/sub/10-lint"
+	echo 'run this' >"$R/skills/one/SKILL.md"
+	chmod +x "$R/githooks/post-commit" "$R/scripts/hooks.d/sub/10-lint"
+	for f in githooks/post-commit scripts/hooks.d/sub/10-lint skills/one/SKILL.md; do
+		# Run 1: nothing links to the directory yet, which is the command's.
+		run psbx ln "$R/$f" "$R/zz"
+		[ "$status" -eq 0 ]
+		# The user links it.
+		case $f in
+		githooks/*)
+			rm -rf "$R/.git/hooks"
+			ln -s ../githooks "$R/.git/hooks"
+			;;
+		scripts/*)
+			rm "$R/.git/hooks"
+			mkdir "$R/.git/hooks"
+			ln -s ../../scripts/hooks.d "$R/.git/hooks/pre-commit.d"
+			;;
+		skills/*)
+			mkdir -p "$R/.agents"
+			ln -s ../skills "$R/.agents/skills"
+			;;
+		esac
+		# Run 2 rewrites it through the other name: refused, the file unchanged.
+		run psbx sh -c "touch '$CANARY'; echo planted >>'$R/zz'"
+		refused "sbxrun: cannot enforce sandbox read-only path $R/${f%%/*}* because $R/$f inside it has other names (hard links): *"
+		[[ "${lines[0]}" == *"; hint: give it a name of its own (cp -p $R/$f $R/$f.new && mv $R/$f.new $R/$f), and check what it says" ]]
+		[ "$(grep -c planted "$R/$f")" = 0 ]
+		# Control: with a name of its own the run starts, the file read-only.
+		rm "$R/zz"
+		run psbx "$P" append "$R/$f"
+		[ "$output" = EROFS ]
+	done
+	# Positive control: a file beside the linked directories is the command's.
+	run psbx "$P" write "$R/scripts/other"
+	[ "$output" = OK ]
+}
