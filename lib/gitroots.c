@@ -567,15 +567,28 @@ static int target_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
 	return 0;
 }
 
+/*
+ * The walk of the directories links lead to, from one link git or an agent follows: links in
+ * them are followed in turn (a hook manager's pre-commit.d/ linked to scripts/hooks.d/, whose
+ * entries link to scripts of the work tree), each directory walked once.
+ */
 struct linked_tree {
 	const struct sbx_ctx *ctx;
-	const char *top;
+	const struct pmap *m;
+	const struct sbx_roots *roots;
+	const char *top; /* the directory walked, as the refusals name it */
+	const char *who;
+	struct sbx_strv *keep;
+	struct sbx_strv visited; /* the directories walked, resolved */
 	size_t seen;
 	struct sbx_diag *d;
 };
 
+static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
+			const char *p);
+
 struct tree_list {
-	struct sbx_strv files, dirs;
+	struct sbx_strv files, dirs, links;
 	size_t *seen;
 	bool many;
 };
@@ -584,13 +597,16 @@ static int tree_entry(void *arg, const char *name, enum sbx_ftype type)
 {
 	struct tree_list *l = arg;
 
-	if (type != SBX_FT_REG && type != SBX_FT_DIR)
+	if (type != SBX_FT_REG && type != SBX_FT_DIR && type != SBX_FT_LINK)
 		return 0;
 	if (++*l->seen > SBX_MAX_GLOB_MATCHES) {
 		l->many = true;
 		return 0;
 	}
-	return sbx_strv_push(type == SBX_FT_REG ? &l->files : &l->dirs, name);
+	return sbx_strv_push(type == SBX_FT_REG	  ? &l->files
+			     : type == SBX_FT_DIR ? &l->dirs
+						  : &l->links,
+			     name);
 }
 
 static int tree_refuse(struct linked_tree *t, const char *why, const char *hint)
@@ -606,6 +622,7 @@ static int tree_refuse(struct linked_tree *t, const char *why, const char *hint)
  * through that name, where an earlier run (before the link was made) could have given it one,
  * and git or the agent runs it later. Refused, as the kept trees' walk of enforce.c refuses a
  * hook with another name. Names are looked at without following links; bounded as that walk.
+ * A link in it is kept where it leads as the one that led here (keep_link_in).
  */
 static int linked_tree(struct linked_tree *t, const char *dir, unsigned depth)
 {
@@ -634,6 +651,18 @@ static int linked_tree(struct linked_tree *t, const char *dir, unsigned depth)
 			 SBX_MAX_GLOB_MATCHES);
 		r = tree_refuse(t, why, "empty it, or remove what it need not hold");
 	}
+	for (size_t i = 0; !r && i < l.links.n; i++) {
+		/* The directory read-only (kept whole): its links are not the command's to repoint. */
+		char *kept[1] = {(char *)t->top}, *p = NULL;
+		const struct sbx_strv here = {.v = kept, .n = 1, .cap = 1};
+		const char *top = t->top;
+
+		r = sbx_path_join_any(dir, l.links.v[i], &p);
+		if (!r)
+			r = keep_link_in(t, &here, 1, p);
+		t->top = top;
+		free(p);
+	}
 	for (size_t i = 0; !r && i < l.files.n + l.dirs.n; i++) {
 		bool file = i < l.files.n;
 		struct sbx_pathinfo in;
@@ -660,6 +689,7 @@ static int linked_tree(struct linked_tree *t, const char *dir, unsigned depth)
 	}
 	sbx_strv_clear(&l.files);
 	sbx_strv_clear(&l.dirs);
+	sbx_strv_clear(&l.links);
 	return r;
 }
 
@@ -669,10 +699,13 @@ static int linked_tree(struct linked_tree *t, const char *dir, unsigned depth)
  * another link inside a writable root (the command could repoint it), or leads to nothing (the
  * command could make it).
  */
-static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
-		     const struct sbx_strv *git, size_t ndirs, const char *p, const char *who,
-		     struct sbx_strv *keep, struct sbx_diag *d)
+static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
+			const char *p)
 {
+	const struct sbx_ctx *ctx = t->ctx;
+	const struct pmap *m = t->m;
+	const char *who = t->who;
+	struct sbx_diag *d = t->d;
 	char one[SBX_MAX_PATH];
 	struct sbx_pathinfo in;
 	int r = sbx_ctx_lookup(ctx, p, &in, d);
@@ -699,20 +732,40 @@ static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 				     "make what it leads to, or remove the link");
 	}
-	/* A directory, kept whole: its files run too (a hooks/ linked to one, pre-commit.d/). */
-	if (in.type == SBX_FT_DIR && !sbx_strv_has(keep, in.real)) {
+	/*
+	 * A directory, kept whole: its files run too (a hooks/ linked to one, pre-commit.d/), and
+	 * what its links lead to. Each walked once: a link may lead back up.
+	 */
+	if (in.type == SBX_FT_DIR && !sbx_strv_has(&t->visited, in.real)) {
 		bool inside = false;
 
-		r = target_in_writable(ctx, m, roots, in.real, &inside, d);
+		r = sbx_strv_push(&t->visited, in.real);
+		if (!r)
+			r = target_in_writable(ctx, m, t->roots, in.real, &inside, d);
 		if (!r && inside) {
-			struct linked_tree t = {.ctx = ctx, .top = in.real, .d = d};
-
-			r = linked_tree(&t, in.real, 1);
+			t->top = t->visited.v[t->visited.n - 1];
+			r = linked_tree(t, t->top, 1);
 		}
 		if (r)
 			return r;
 	}
-	return keep_target(ctx, m, roots, in.real, keep, d);
+	return keep_target(ctx, m, t->roots, in.real, t->keep, d);
+}
+
+/*
+ * p, a symbolic link git follows in a git directory (read-only: the link stays as it is), keeps
+ * what it leads to read-only too (keep_link_in), the links of a directory it leads to with it.
+ */
+static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
+		     const struct sbx_strv *git, size_t ndirs, const char *p, const char *who,
+		     struct sbx_strv *keep, struct sbx_diag *d)
+{
+	struct linked_tree t = {
+		.ctx = ctx, .m = m, .roots = roots, .who = who, .keep = keep, .d = d};
+	int r = keep_link_in(&t, git, ndirs, p);
+
+	sbx_strv_clear(&t.visited);
+	return r;
 }
 
 /* How deep directories under hooks/ are walked for links (a hook manager nests one or two). */

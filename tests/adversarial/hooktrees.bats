@@ -146,3 +146,37 @@ manager() {
 	run psbx "$P" write "$R/scripts/other"
 	[ "$output" = OK ]
 }
+
+# The user's hook manager directory linked to one of the work tree, whose entries are links to
+# the project's scripts (pre-commit.d -> scripts/hooks.d, hooks.d/10-lint -> ../lint.sh): git's
+# pre-commit runs the script two links away, which run 1 must not rewrite. A link back to the
+# directory itself is walked once.
+@test "a link in a directory a hook link leads to: what it leads to stays read-only" {
+	mkdir -p "$R/scripts/hooks.d"
+	printf '#!/bin/sh\ntouch %s\n' "$R/outside-lint" >"$R/scripts/lint.sh"
+	chmod +x "$R/scripts/lint.sh"
+	ln -s ../lint.sh "$R/scripts/hooks.d/10-lint"
+	ln -s . "$R/scripts/hooks.d/self"
+	ln -s ../../scripts/hooks.d "$R/.git/hooks/pre-commit.d"
+	printf '#!/bin/sh\nfor f in "$(dirname "$0")"/pre-commit.d/*; do [ -f "$f" ] && [ -x "$f" ] && "$f"; done\ntrue\n' \
+		>"$R/.git/hooks/pre-commit"
+	chmod +x "$R/.git/hooks/pre-commit"
+	# Outside, git commit runs the script.
+	git -C "$R" commit -q --allow-empty -m outside
+	[ -e "$R/outside-lint" ]
+	# Run 1 rewrites it, in either mode.
+	run psbx "$P" append "$R/scripts/lint.sh"
+	[ "$output" = EROFS ]
+	run gsbx "$P" append "$R/scripts/lint.sh"
+	[ "$output" = EROFS ]
+	run psbx sh -c "echo 'touch $CANARY' >>'$R/scripts/lint.sh'"
+	[ "$status" -ne 0 ]
+	# Run 2, then the user's plain git commit: nothing planted runs.
+	run psbx "$P" append "$R/scripts/lint.sh"
+	[ "$output" = EROFS ]
+	git -C "$R" commit -q --allow-empty -m probe
+	[ ! -e "$CANARY" ]
+	# Positive control: a script beside it, which no link leads to, is the command's.
+	run psbx "$P" write "$R/scripts/other.sh"
+	[ "$output" = OK ]
+}
