@@ -545,7 +545,11 @@ static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
 	return r;
 }
 
-/* How deep a directory a link leads to is walked for files with other names. */
+/*
+ * How deep the directories links lead to are walked for files with other names, in all: a
+ * directory in one, and one a link there leads to, each count (an earlier run may have made a
+ * chain of links, each to the next directory, and the walk recurses).
+ */
 #define LINKED_TREE_DEPTH 64u
 
 /* Does real, a resolved path, lie in a writable root (as root_name finds it)? */
@@ -581,6 +585,7 @@ struct linked_tree {
 	struct sbx_strv *keep;
 	struct sbx_strv visited; /* the directories walked, resolved */
 	size_t seen;
+	unsigned depth; /* directories open in the walk now, through links too */
 	struct sbx_diag *d;
 };
 
@@ -609,13 +614,6 @@ static int tree_entry(void *arg, const char *name, enum sbx_ftype type)
 			     name);
 }
 
-static int tree_refuse(struct linked_tree *t, const char *why, const char *hint)
-{
-	sbx_diag_set(t->d, SBX_E_UNENFORCEABLE, "cannot enforce sandbox read-only path %s%s",
-		     t->top, why);
-	return sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE, "%s", hint);
-}
-
 /*
  * The directory dir of a tree a link git or an agent follows leads to (kept read-only whole,
  * in a writable root): a regular file there with another name is one the command rewrites
@@ -624,32 +622,38 @@ static int tree_refuse(struct linked_tree *t, const char *why, const char *hint)
  * hook with another name. Names are looked at without following links; bounded as that walk.
  * A link in it is kept where it leads as the one that led here (keep_link_in).
  */
-static int linked_tree(struct linked_tree *t, const char *dir, unsigned depth)
+static int linked_tree(struct linked_tree *t, const char *dir)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(t->ctx);
 	struct tree_list l = {.seen = &t->seen};
-	char why[2 * SBX_MAX_PATH + 160];
 	int r;
 
-	if (depth > LINKED_TREE_DEPTH) {
-		snprintf(why, sizeof(why),
-			 ": it is more than %u levels deep to check for hard links",
-			 LINKED_TREE_DEPTH);
-		return tree_refuse(t, why, "flatten it");
+	if (t->depth >= LINKED_TREE_DEPTH) {
+		sbx_diag_set(t->d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox read-only path %s: it is more than %u levels "
+			     "deep, through its directories and links, to check for hard links",
+			     t->top, LINKED_TREE_DEPTH);
+		return sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE, "flatten it");
 	}
+	t->depth++;
 	r = v->list(v->self, dir, tree_entry, &l);
 	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
 		r = 0;
 	if (r < 0 && r != -ENOMEM) {
-		snprintf(why, sizeof(why), ": cannot list %s to check for hard links: %s", dir,
-			 strerror(-r));
-		r = tree_refuse(t, why, "make it listable, or remove it");
+		sbx_diag_set(
+			t->d, SBX_E_UNENFORCEABLE,
+			"cannot enforce sandbox read-only path %s: cannot list %s to check for "
+			"hard links: %s",
+			t->top, dir, strerror(-r));
+		r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE, "make it listable, or remove it");
 	}
 	if (!r && l.many) {
-		snprintf(why, sizeof(why),
-			 ": it holds more than %d entries to check for hard links",
-			 SBX_MAX_GLOB_MATCHES);
-		r = tree_refuse(t, why, "empty it, or remove what it need not hold");
+		sbx_diag_set(t->d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox read-only path %s: it holds more than %d "
+			     "entries to check for hard links",
+			     t->top, SBX_MAX_GLOB_MATCHES);
+		r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE,
+				  "empty it, or remove what it need not hold");
 	}
 	for (size_t i = 0; !r && i < l.links.n; i++) {
 		/* The directory read-only (kept whole): its links are not the command's to repoint. */
@@ -670,16 +674,16 @@ static int linked_tree(struct linked_tree *t, const char *dir, unsigned depth)
 
 		r = sbx_path_join_any(dir, file ? l.files.v[i] : l.dirs.v[i - l.files.n], &p);
 		if (!r && !file)
-			r = linked_tree(t, p, depth + 1);
+			r = linked_tree(t, p);
 		else if (!r)
 			r = sbx_ctx_lookup(t->ctx, p, &in, t->d);
 		if (!r && file && in.exists && in.type == SBX_FT_REG && in.linked) {
-			snprintf(why, sizeof(why),
-				 " because %s inside it has other names (hard links): the command "
-				 "could rewrite it through one of them",
-				 p);
-			sbx_diag_set(t->d, SBX_E_UNENFORCEABLE,
-				     "cannot enforce sandbox read-only path %s%s", t->top, why);
+			sbx_diag_set(
+				t->d, SBX_E_UNENFORCEABLE,
+				"cannot enforce sandbox read-only path %s because %s inside it has "
+				"other names (hard links): the command could rewrite it through "
+				"one of them",
+				t->top, p);
 			r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE,
 					  "give it a name of its own (cp -p %s %s.new && mv %s.new "
 					  "%s), and check what it says",
@@ -690,6 +694,7 @@ static int linked_tree(struct linked_tree *t, const char *dir, unsigned depth)
 	sbx_strv_clear(&l.files);
 	sbx_strv_clear(&l.dirs);
 	sbx_strv_clear(&l.links);
+	t->depth--;
 	return r;
 }
 
@@ -744,7 +749,7 @@ static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_
 			r = target_in_writable(ctx, m, t->roots, in.real, &inside, d);
 		if (!r && inside) {
 			t->top = t->visited.v[t->visited.n - 1];
-			r = linked_tree(t, t->top, 1);
+			r = linked_tree(t, t->top);
 		}
 		if (r)
 			return r;

@@ -180,3 +180,22 @@ manager() {
 	run psbx "$P" write "$R/scripts/other.sh"
 	[ "$output" = OK ]
 }
+
+# Run 1 makes a chain of directories, each linking to the next, where the user's hook manager
+# link will lead: the walk recurses through each, so it is bounded in all (64 levels), and past
+# that the run is refused, naming the limit, not followed until the helper's stack runs out.
+@test "run 1 chains linked directories past the walk's bound: run 2 refuses, naming it" {
+	run psbx sh -c "cd '$R' && for i in \$(seq 1 100); do mkdir d\$i; done &&
+		for i in \$(seq 1 99); do ln -s ../d\$((i + 1)) d\$i/n; done"
+	[ "$status" -eq 0 ]
+	ln -s ../../d1 "$R/.git/hooks/pre-commit.d"
+	run psbx sh -c "touch '$CANARY'"
+	refused "sbxrun: cannot enforce sandbox read-only path $R/d65: it is more than 64 levels deep, through its directories and links, to check for hard links"
+	[[ "${lines[0]}" == *"; hint: flatten it" ]]
+	# Control: the chain cut short, the run starts, what it leads to read-only.
+	rm "$R/d30/n"
+	run psbx "$P" write "$R/d20/f"
+	[ "$output" = EROFS ]
+	run psbx "$P" write "$R/d40/f"
+	[ "$output" = OK ]
+}
