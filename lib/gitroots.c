@@ -572,9 +572,11 @@ static int target_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
 }
 
 /*
- * The walk of the directories links lead to, from one link git or an agent follows: links in
+ * The walk of the directories links lead to, from the links git or an agent follows: links in
  * them are followed in turn (a hook manager's pre-commit.d/ linked to scripts/hooks.d/, whose
- * entries link to scripts of the work tree), each directory walked once.
+ * entries link to scripts of the work tree). One for all the links of a step (git's reads, an
+ * agent directory), so that each directory is walked once and the bound on entries holds in all:
+ * an earlier run that plants many links to one large directory does not have it walked for each.
  */
 struct linked_tree {
 	const struct sbx_ctx *ctx;
@@ -649,8 +651,9 @@ static int linked_tree(struct linked_tree *t, const char *dir)
 	}
 	if (!r && l.many) {
 		sbx_diag_set(t->d, SBX_E_UNENFORCEABLE,
-			     "cannot enforce sandbox read-only path %s: it holds more than %d "
-			     "entries to check for hard links",
+			     "cannot enforce sandbox read-only path %s: it and the other "
+			     "directories links lead to hold more than %d entries to check for "
+			     "hard links",
 			     t->top, SBX_MAX_GLOB_MATCHES);
 		r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE,
 				  "empty it, or remove what it need not hold");
@@ -758,19 +761,15 @@ static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_
 }
 
 /*
- * p, a symbolic link git follows in a git directory (read-only: the link stays as it is), keeps
- * what it leads to read-only too (keep_link_in), the links of a directory it leads to with it.
+ * p, a symbolic link who follows in a git directory (read-only: the link stays as it is), keeps
+ * what it leads to read-only too (keep_link_in), the links of a directory it leads to with it;
+ * t is the walk of the step's links (linked_tree), its directories walked once.
  */
-static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
-		     const struct sbx_strv *git, size_t ndirs, const char *p, const char *who,
-		     struct sbx_strv *keep, struct sbx_diag *d)
+static int keep_link(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs, const char *p,
+		     const char *who)
 {
-	struct linked_tree t = {
-		.ctx = ctx, .m = m, .roots = roots, .who = who, .keep = keep, .d = d};
-	int r = keep_link_in(&t, git, ndirs, p);
-
-	sbx_strv_clear(&t.visited);
-	return r;
+	t->who = who;
+	return keep_link_in(t, git, ndirs, p);
 }
 
 /* How deep directories under hooks/ are walked for links (a hook manager nests one or two). */
@@ -809,6 +808,7 @@ struct hook_walk {
 	const char *top;	     /* hooks/, as the refusals name it */
 	struct sbx_strv *keep;
 	struct sbx_diag *d;
+	struct linked_tree *linked; /* the walk of where its links lead */
 	size_t seen;
 };
 
@@ -848,8 +848,7 @@ static int hook_dir(struct hook_walk *w, const char *dir, unsigned depth)
 
 		r = sbx_path_join_any(dir, link ? l.links.v[i] : l.dirs.v[i - l.links.n], &p);
 		if (!r)
-			r = link ? keep_link(w->ctx, w->m, w->roots, w->kept, w->kept->n, p, "git",
-					     w->keep, w->d)
+			r = link ? keep_link(w->linked, w->kept, w->kept->n, p, "git")
 				 : hook_dir(w, p, depth + 1);
 		free(p);
 	}
@@ -866,10 +865,11 @@ static int hook_dir(struct hook_walk *w, const char *dir, unsigned depth)
  * of hooks/ leads to (hook_dir); hooks/ as git takes it, through a link of its own (whose
  * target keep_link keeps).
  */
-static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
-		      const struct sbx_roots *roots, const struct sbx_strv *git, size_t ndirs,
-		      const char *dir, struct sbx_strv *keep, struct sbx_diag *d)
+static int hook_links(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
+		      const char *dir)
 {
+	const struct sbx_ctx *ctx = t->ctx;
+	struct sbx_diag *d = t->d;
 	struct sbx_strv kept = {0};
 	struct sbx_pathinfo in = {0};
 	char *hooks = NULL;
@@ -892,12 +892,13 @@ static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 	}
 	if (!r) {
 		struct hook_walk w = {.ctx = ctx,
-				      .m = m,
-				      .roots = roots,
+				      .m = t->m,
+				      .roots = t->roots,
 				      .kept = &kept,
 				      .top = hooks,
-				      .keep = keep,
-				      .d = d};
+				      .keep = t->keep,
+				      .d = d,
+				      .linked = t};
 
 		r = hook_dir(&w, hooks, 1);
 	}
@@ -918,6 +919,7 @@ struct agent_walk {
 	const struct sbx_strv *top; /* the kept directory alone: its own links are read-only */
 	struct sbx_strv *keep;
 	struct sbx_diag *d;
+	struct linked_tree linked; /* the walk of where its links lead */
 	size_t seen;
 	bool codex;
 };
@@ -984,8 +986,7 @@ static int agent_dir(struct agent_walk *w, const char *dir, unsigned depth)
 			continue;
 		r = sbx_path_join_any(dir, name, &p);
 		if (!r)
-			r = link ? keep_link(w->ctx, w->m, w->roots, w->top, 1, p, "an agent",
-					     w->keep, w->d)
+			r = link ? keep_link(&w->linked, w->top, 1, p, "an agent")
 				 : agent_dir(w, p, depth + 1);
 		free(p);
 	}
@@ -1002,10 +1003,19 @@ int sbx_roots_agent_links(const struct sbx_ctx *ctx, const struct pmap *m,
 	char *v[1] = {(char *)dir};
 	struct sbx_strv top = {.v = v, .n = 1, .cap = 1};
 	struct agent_walk w = {
-		.ctx = ctx, .m = m, .roots = roots, .top = &top, .keep = keep, .d = d};
+		.ctx = ctx,
+		.m = m,
+		.roots = roots,
+		.top = &top,
+		.keep = keep,
+		.d = d,
+		.linked = {.ctx = ctx, .m = m, .roots = roots, .keep = keep, .d = d}};
+	int r;
 
 	w.codex = base && !strcmp(base + 1, ".codex");
-	return agent_dir(&w, dir, 1);
+	r = agent_dir(&w, dir, 1);
+	sbx_strv_clear(&w.linked.visited);
+	return r;
 }
 
 /*
@@ -1028,6 +1038,7 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		     struct sbx_strv *deny, struct sbx_diag *d)
 {
 	struct sbx_strv configs = {0};
+	struct linked_tree t = {.ctx = ctx, .m = m, .roots = roots, .keep = keep, .d = d};
 	unsigned links = 0;
 	int r = 0;
 
@@ -1045,8 +1056,7 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 			if (!strcmp(name, "hooks") && slash) {
 				char *dir = strndup(git->v[k], (size_t)(slash - git->v[k]));
 
-				r = dir ? hook_links(ctx, m, roots, git, ndirs, dir, keep, d)
-					: -ENOMEM;
+				r = dir ? hook_links(&t, git, ndirs, dir) : -ENOMEM;
 				free(dir);
 			}
 			continue;
@@ -1069,15 +1079,16 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 				continue;
 			r = sbx_path_join_any(git->v[k], reads[i], &p);
 			if (!r)
-				r = keep_link(ctx, m, roots, git, ndirs, p, "git", keep, d);
+				r = keep_link(&t, git, ndirs, p, "git");
 			free(p);
 		}
 		if (!r)
-			r = hook_links(ctx, m, roots, git, ndirs, git->v[k], keep, d);
+			r = hook_links(&t, git, ndirs, git->v[k]);
 	}
 	if (!r)
 		r = follow_includes(ctx, m, roots, git, git_mode, &configs, keep, deny, d);
 	sbx_strv_clear(&configs);
+	sbx_strv_clear(&t.visited);
 	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory");
 	return r;

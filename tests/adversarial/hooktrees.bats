@@ -199,3 +199,26 @@ manager() {
 	run psbx "$P" write "$R/d40/f"
 	[ "$output" = OK ]
 }
+
+# Run 1, above a nested repository, plants many hook links in its hooks/, each to one of a few
+# large directories of the work tree: the walk of where they lead is bounded in all, not per
+# link (per link, 256 links each to a directory of 8192 entries were two million look-ups at
+# each start). The same directory through many links is walked once, and runs; two that hold
+# more than the bound together are refused, naming it.
+@test "run 1 plants many hook links to large directories: the walk is bounded in all" {
+	local i
+	run psbx sh -c "mkdir '$R/big' '$R/big2' && cd '$R/big' && seq 1 5000 | xargs touch &&
+		cd '$R/big2' && seq 1 5000 | xargs touch"
+	[ "$status" -eq 0 ]
+	for i in $(seq 1 40); do ln -s ../../big "$R/.git/hooks/l$i"; done
+	# One directory through 40 links: walked once, under the bound, the run starts.
+	run psbx "$P" append "$R/big/17"
+	[ "$output" = EROFS ]
+	run psbx "$P" write "$R/other"
+	[ "$output" = OK ]
+	# Two directories through two links: 10000 entries in all, past the bound.
+	ln -s ../../big2 "$R/.git/hooks/m1"
+	run psbx sh -c "touch '$CANARY'"
+	refused "sbxrun: cannot enforce sandbox read-only path $R/big*: it and the other directories links lead to hold more than 8192 entries to check for hard links"
+	[[ "${lines[0]}" == *"; hint: empty it, or remove what it need not hold" ]]
+}
