@@ -586,8 +586,8 @@ struct linked_tree {
 	const char *who;
 	struct sbx_strv *keep;
 	struct sbx_strv visited; /* the directories walked, resolved */
-	size_t seen;
-	unsigned depth; /* directories open in the walk now, through links too */
+	size_t seen, links;	 /* entries listed, and links followed, in all */
+	unsigned depth;		 /* directories open in the walk now, through links too */
 	struct sbx_diag *d;
 };
 
@@ -657,6 +657,16 @@ static int linked_tree(struct linked_tree *t, const char *dir)
 			     t->top, SBX_MAX_GLOB_MATCHES);
 		r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE,
 				  "empty it, or remove what it need not hold");
+	}
+	/* Each link followed is a read-only mount of where it leads: as many as hooks/ may hold. */
+	if (!r && (t->links += l.links.n) > SBX_MAX_GIT_DIRS) {
+		sbx_diag_set(t->d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox read-only path %s: it and the other "
+			     "directories links lead to hold more than %u symbolic links to keep "
+			     "read-only where they lead",
+			     t->top, SBX_MAX_GIT_DIRS);
+		r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE,
+				  "remove the links git and the agents do not follow");
 	}
 	for (size_t i = 0; !r && i < l.links.n; i++) {
 		/* The directory read-only (kept whole): its links are not the command's to repoint. */

@@ -222,3 +222,24 @@ manager() {
 	refused "sbxrun: cannot enforce sandbox read-only path $R/big*: it and the other directories links lead to hold more than 8192 entries to check for hard links"
 	[[ "${lines[0]}" == *"; hint: empty it, or remove what it need not hold" ]]
 }
+
+# Run 1 fills a directory the user's hook manager link will lead to with links, each to a file
+# of its own: each link followed is a read-only mount of where it leads, so their number is
+# bounded in all as hooks/' own (256): past it the run is refused, naming the limit, where
+# thousands of mounts made each start slow and, past the descriptors a run may hold, refused it
+# with a message naming no rule.
+@test "run 1 fills a linked directory with links: run 2 refuses past 256, naming it" {
+	run psbx sh -c "mkdir '$R/t' '$R/s' && cd '$R/t' && seq 1 300 | xargs touch &&
+		cd '$R/s' && for i in \$(seq 1 300); do ln -s ../t/\$i l\$i; done"
+	[ "$status" -eq 0 ]
+	ln -s ../../s "$R/.git/hooks/pre-commit.d"
+	run psbx sh -c "touch '$CANARY'"
+	refused "sbxrun: cannot enforce sandbox read-only path $R/s: it and the other directories links lead to hold more than 256 symbolic links to keep read-only where they lead"
+	[[ "${lines[0]}" == *"; hint: remove the links git and the agents do not follow" ]]
+	# Control: 200 links left, the run starts, what they lead to read-only.
+	rm "$R"/s/l2[0-9][0-9] "$R"/s/l300
+	run psbx "$P" append "$R/t/150"
+	[ "$output" = EROFS ]
+	run psbx "$P" append "$R/t/250"
+	[ "$output" = OK ]
+}
