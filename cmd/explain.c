@@ -517,9 +517,15 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	printf("sandbox requested: %s\n", p->sandbox_requested ? "yes" : "no");
 	printf("sandbox:           %s\n", sbx_sandbox_name(p->sandbox));
 	printf("enforceable:       %s\n", sbx_plan_enforceable(p) ? "yes" : "no");
+	/*
+	 * sbxrun does not read core.hooksPath (sbxrun(1), GIT MODE): said here, since the words
+	 * before it would promise that directory too.
+	 */
 	if (inv->ctx.allow_git)
 		printf("git mode:          on (the git directories writable but for what runs "
-		       "code)\n");
+		       "code; not a hooks directory that core.hooksPath names inside one: "
+		       "sbxrun(1), "
+		       "GIT MODE)\n");
 	/* An unrestricted file system keeps nothing read-only: git's global config neither. */
 	if (home_writable(inv) && p->roots.full_write)
 		printf("home:              %s lies in a writable root, the whole file system: "

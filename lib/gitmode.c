@@ -905,12 +905,17 @@ struct opts_strategy {
 static int on_opts_key(void *arg, const struct config_line *l)
 {
 	struct opts_strategy *o = arg;
+	size_t n;
 
 	if (!l->bare || !same_word(l->section, l->section_n, "options") ||
 	    !same_word(l->key, l->key_n, "strategy"))
 		return 0;
-	/* The last one named is git's: cut, it is no name of git's own whatever it starts with. */
-	o->got = l->got < 0 || (size_t)snprintf(o->out, o->size, "%s", l->val) >= o->size ? 2 : 1;
+	/*
+	 * The last one named is git's: cut, it is no name of git's own whatever it starts with,
+	 * and its start is what out holds (not an earlier line's name).
+	 */
+	n = (size_t)snprintf(o->out, o->size, "%s", l->val);
+	o->got = l->got < 0 || n >= o->size ? 2 : 1;
 	return 0;
 }
 

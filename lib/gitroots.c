@@ -546,15 +546,184 @@ static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
 }
 
 /*
+ * How deep the directories links lead to are walked for files with other names, in all: a
+ * directory in one, and one a link there leads to, each count (an earlier run may have made a
+ * chain of links, each to the next directory, and the walk recurses).
+ */
+#define LINKED_TREE_DEPTH 64u
+
+/* Does real, a resolved path, lie in a writable root (as root_name finds it)? */
+static int target_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
+			      const struct sbx_roots *roots, const char *real, bool *in,
+			      struct sbx_diag *d)
+{
+	const struct pslot *s = sbx_pmap_decider(m, real);
+	struct sbx_pathinfo ri;
+
+	*in = s && s->access != SBX_DENY && s->wr >= 0;
+	for (size_t i = 0; !*in && i < roots->n_writable; i++) {
+		int r = sbx_ctx_lookup(ctx, roots->writable[i].root, &ri, d);
+
+		if (r)
+			return r;
+		*in = ri.exists && ri.real[0] && sbx_path_covers_any(ri.real, real);
+	}
+	return 0;
+}
+
+/*
+ * The walk of the directories links lead to, from the links git or an agent follows: links in
+ * them are followed in turn (a hook manager's pre-commit.d/ linked to scripts/hooks.d/, whose
+ * entries link to scripts of the work tree). One for all the links of a step (git's reads, an
+ * agent directory), so that each directory is walked once and the bound on entries holds in all:
+ * an earlier run that plants many links to one large directory does not have it walked for each.
+ */
+struct linked_tree {
+	const struct sbx_ctx *ctx;
+	const struct pmap *m;
+	const struct sbx_roots *roots;
+	const char *top; /* the directory walked, as the refusals name it */
+	const char *who;
+	struct sbx_strv *keep;
+	struct sbx_strv visited; /* the directories walked, resolved */
+	size_t seen, links;	 /* entries listed, and links followed, in all */
+	unsigned depth;		 /* directories open in the walk now, through links too */
+	struct sbx_diag *d;
+};
+
+static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
+			const char *p);
+
+struct tree_list {
+	struct sbx_strv files, dirs, links;
+	size_t *seen;
+	bool many;
+};
+
+static int tree_entry(void *arg, const char *name, enum sbx_ftype type)
+{
+	struct tree_list *l = arg;
+
+	if (type != SBX_FT_REG && type != SBX_FT_DIR && type != SBX_FT_LINK)
+		return 0;
+	if (++*l->seen > SBX_MAX_GLOB_MATCHES) {
+		l->many = true;
+		return 0;
+	}
+	return sbx_strv_push(type == SBX_FT_REG	  ? &l->files
+			     : type == SBX_FT_DIR ? &l->dirs
+						  : &l->links,
+			     name);
+}
+
+/*
+ * The directory dir of a tree a link git or an agent follows leads to (kept read-only whole,
+ * in a writable root): a regular file there with another name is one the command rewrites
+ * through that name, where an earlier run (before the link was made) could have given it one,
+ * and git or the agent runs it later. Refused, as the kept trees' walk of enforce.c refuses a
+ * hook with another name. Names are looked at without following links; bounded as that walk.
+ * A link in it is kept where it leads as the one that led here (keep_link_in).
+ */
+static int linked_tree(struct linked_tree *t, const char *dir)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(t->ctx);
+	struct tree_list l = {.seen = &t->seen};
+	int r;
+
+	if (t->depth >= LINKED_TREE_DEPTH) {
+		sbx_diag_set(t->d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox read-only path %s: it is more than %u levels "
+			     "deep, through its directories and links, to check for hard links",
+			     t->top, LINKED_TREE_DEPTH);
+		return sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE, "flatten it");
+	}
+	t->depth++;
+	r = v->list(v->self, dir, tree_entry, &l);
+	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
+		r = 0;
+	if (r < 0 && r != -ENOMEM) {
+		sbx_diag_set(
+			t->d, SBX_E_UNENFORCEABLE,
+			"cannot enforce sandbox read-only path %s: cannot list %s to check for "
+			"hard links: %s",
+			t->top, dir, strerror(-r));
+		r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE, "make it listable, or remove it");
+	}
+	if (!r && l.many) {
+		sbx_diag_set(t->d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox read-only path %s: it and the other "
+			     "directories links lead to hold more than %d entries to check for "
+			     "hard links",
+			     t->top, SBX_MAX_GLOB_MATCHES);
+		r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE,
+				  "empty it, or remove what it need not hold");
+	}
+	/* Each link followed is a read-only mount of where it leads: as many as hooks/ may hold. */
+	if (!r && (t->links += l.links.n) > SBX_MAX_GIT_DIRS) {
+		sbx_diag_set(t->d, SBX_E_UNENFORCEABLE,
+			     "cannot enforce sandbox read-only path %s: it and the other "
+			     "directories links lead to hold more than %u symbolic links to keep "
+			     "read-only where they lead",
+			     t->top, SBX_MAX_GIT_DIRS);
+		r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE,
+				  "remove the links git and the agents do not follow");
+	}
+	for (size_t i = 0; !r && i < l.links.n; i++) {
+		/* The directory read-only (kept whole): its links are not the command's to repoint. */
+		char *kept[1] = {(char *)t->top}, *p = NULL;
+		const struct sbx_strv here = {.v = kept, .n = 1, .cap = 1};
+		const char *top = t->top;
+
+		r = sbx_path_join_any(dir, l.links.v[i], &p);
+		if (!r)
+			r = keep_link_in(t, &here, 1, p);
+		t->top = top;
+		free(p);
+	}
+	for (size_t i = 0; !r && i < l.files.n + l.dirs.n; i++) {
+		bool file = i < l.files.n;
+		struct sbx_pathinfo in;
+		char *p = NULL;
+
+		r = sbx_path_join_any(dir, file ? l.files.v[i] : l.dirs.v[i - l.files.n], &p);
+		if (!r && !file)
+			r = linked_tree(t, p);
+		else if (!r)
+			r = sbx_ctx_lookup(t->ctx, p, &in, t->d);
+		if (!r && file && in.exists && in.type == SBX_FT_REG && in.linked) {
+			sbx_diag_set(
+				t->d, SBX_E_UNENFORCEABLE,
+				"cannot enforce sandbox read-only path %s because %s inside it has "
+				"other names (hard links): the command could rewrite it through "
+				"one of them",
+				t->top, p);
+			r = sbx_diag_hint(t->d, SBX_E_UNENFORCEABLE,
+					  "give it a name of its own (cp -p %s %s.new && mv %s.new "
+					  "%s), and check what it says",
+					  p, p, p, p);
+		}
+		free(p);
+	}
+	sbx_strv_clear(&l.files);
+	sbx_strv_clear(&l.dirs);
+	sbx_strv_clear(&l.links);
+	t->depth--;
+	return r;
+}
+
+/*
  * p, a symbolic link git follows in a git directory (read-only: the link stays as it is), keeps
  * what it leads to read-only too, resolved once here. Refused when the way there crosses
  * another link inside a writable root (the command could repoint it), or leads to nothing (the
  * command could make it).
  */
-static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
-		     const struct sbx_strv *git, size_t ndirs, const char *p, const char *who,
-		     struct sbx_strv *keep, struct sbx_diag *d)
+static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
+			const char *p)
 {
+	const struct sbx_ctx *ctx = t->ctx;
+	const struct pmap *m = t->m;
+	const char *who = t->who;
+	struct sbx_diag *d = t->d;
 	char one[SBX_MAX_PATH];
 	struct sbx_pathinfo in;
 	int r = sbx_ctx_lookup(ctx, p, &in, d);
@@ -581,42 +750,136 @@ static int keep_link(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
 				     "make what it leads to, or remove the link");
 	}
-	return keep_target(ctx, m, roots, in.real, keep, d);
+	/*
+	 * A directory, kept whole: its files run too (a hooks/ linked to one, pre-commit.d/), and
+	 * what its links lead to. Each walked once: a link may lead back up.
+	 */
+	if (in.type == SBX_FT_DIR && !sbx_strv_has(&t->visited, in.real)) {
+		bool inside = false;
+
+		r = sbx_strv_push(&t->visited, in.real);
+		if (!r)
+			r = target_in_writable(ctx, m, t->roots, in.real, &inside, d);
+		if (!r && inside) {
+			t->top = t->visited.v[t->visited.n - 1];
+			r = linked_tree(t, t->top);
+		}
+		if (r)
+			return r;
+	}
+	return keep_target(ctx, m, t->roots, in.real, t->keep, d);
 }
 
-/* The names of the links a hooks/ holds, but the examples git never runs (*.sample). */
+/*
+ * p, a symbolic link who follows in a git directory (read-only: the link stays as it is), keeps
+ * what it leads to read-only too (keep_link_in), the links of a directory it leads to with it;
+ * t is the walk of the step's links (linked_tree), its directories walked once.
+ */
+static int keep_link(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs, const char *p,
+		     const char *who)
+{
+	t->who = who;
+	return keep_link_in(t, git, ndirs, p);
+}
+
+/* How deep directories under hooks/ are walked for links (a hook manager nests one or two). */
+#define HOOK_MAX_DEPTH 16u
+
+/*
+ * The links and the directories one directory of hooks/ holds, but the examples git never runs
+ * (*.sample, at the top of hooks/: git init lays them there).
+ */
 struct hook_list {
-	struct sbx_strv names;
-	bool many;
+	struct sbx_strv links, dirs;
+	size_t *seen;
+	bool top, many;
 };
 
-static int hook_link(void *arg, const char *name, enum sbx_ftype type)
+static int hook_entry(void *arg, const char *name, enum sbx_ftype type)
 {
 	struct hook_list *l = arg;
 	size_t n = strlen(name);
 
-	if (type != SBX_FT_LINK || (n > 7 && !strcmp(name + n - 7, ".sample")))
+	if ((type != SBX_FT_LINK && type != SBX_FT_DIR) ||
+	    (l->top && n > 7 && !strcmp(name + n - 7, ".sample")))
 		return 0;
-	if (l->names.n >= SBX_MAX_GIT_DIRS) {
+	if (++*l->seen > SBX_MAX_GIT_DIRS) {
 		l->many = true;
 		return 0;
 	}
-	return sbx_strv_push(&l->names, name);
+	return sbx_strv_push(type == SBX_FT_LINK ? &l->links : &l->dirs, name);
+}
+
+struct hook_walk {
+	const struct sbx_ctx *ctx;
+	const struct pmap *m;
+	const struct sbx_roots *roots;
+	const struct sbx_strv *kept; /* the git directories, and where a link at hooks/ leads */
+	const char *top;	     /* hooks/, as the refusals name it */
+	struct sbx_strv *keep;
+	struct sbx_diag *d;
+	struct linked_tree *linked; /* the walk of where its links lead */
+	size_t seen;
+};
+
+/*
+ * The links of the directory dir of hooks/ (depth 1: hooks/ itself), and of the directories in
+ * it: a hook manager's hooks/pre-commit runs what hooks/pre-commit.d/ holds, as git runs
+ * hooks/pre-commit, so a link there leads to what the caller's next git commit runs.
+ */
+static int hook_dir(struct hook_walk *w, const char *dir, unsigned depth)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
+	struct hook_list l = {.seen = &w->seen, .top = depth == 1};
+	int r;
+
+	if (depth > HOOK_MAX_DEPTH) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s is more than %u levels deep to look for symbolic links", w->top,
+			     HOOK_MAX_DEPTH);
+		return sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE, "flatten it");
+	}
+	r = v->list(v->self, dir, hook_entry, &l);
+	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
+		r = 0;
+	if (r < 0 && r != -ENOMEM)
+		sbx_diag_set(w->d, r, "cannot list %s: %s", dir, strerror(-r));
+	if (!r && l.many) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s holds more than %u symbolic links and directories to keep "
+			     "read-only where they lead",
+			     w->top, SBX_MAX_GIT_DIRS);
+		r = sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE,
+				  "remove the links and directories git does not run");
+	}
+	for (size_t i = 0; !r && i < l.links.n + l.dirs.n; i++) {
+		bool link = i < l.links.n;
+		char *p = NULL;
+
+		r = sbx_path_join_any(dir, link ? l.links.v[i] : l.dirs.v[i - l.links.n], &p);
+		if (!r)
+			r = link ? keep_link(w->linked, w->kept, w->kept->n, p, "git")
+				 : hook_dir(w, p, depth + 1);
+		free(p);
+	}
+	sbx_strv_clear(&l.links);
+	sbx_strv_clear(&l.dirs);
+	return r;
 }
 
 /*
  * A hook that is a symbolic link (to a script of the repository, often): git runs what it
  * leads to, which an earlier run, to which a nested repository's hooks/ was writable, could
  * have linked into a writable root to rewrite it in a later run. What each leads to is kept
- * read-only as a link at a name git reads is (keep_link); hooks/ as git takes it, through a
- * link of its own (whose target keep_link keeps).
+ * read-only as a link at a name git reads is (keep_link), and so is what a link in a directory
+ * of hooks/ leads to (hook_dir); hooks/ as git takes it, through a link of its own (whose
+ * target keep_link keeps).
  */
-static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
-		      const struct sbx_roots *roots, const struct sbx_strv *git, size_t ndirs,
-		      const char *dir, struct sbx_strv *keep, struct sbx_diag *d)
+static int hook_links(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
+		      const char *dir)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
-	struct hook_list l = {0};
+	const struct sbx_ctx *ctx = t->ctx;
+	struct sbx_diag *d = t->d;
 	struct sbx_strv kept = {0};
 	struct sbx_pathinfo in = {0};
 	char *hooks = NULL;
@@ -637,28 +900,18 @@ static int hook_links(const struct sbx_ctx *ctx, const struct pmap *m,
 		hooks = r ? NULL : strdup(in.real);
 		r = r ? r : hooks ? 0 : -ENOMEM;
 	}
-	if (!r)
-		r = v->list(v->self, hooks, hook_link, &l);
-	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
-		r = 0;
-	if (r < 0 && r != -ENOMEM)
-		sbx_diag_set(d, r, "cannot list %s: %s", hooks, strerror(-r));
-	if (!r && l.many) {
-		sbx_diag_set(
-			d, SBX_E_UNENFORCEABLE,
-			"%s holds more than %u symbolic links to keep read-only where they lead",
-			hooks, SBX_MAX_GIT_DIRS);
-		r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "remove the links git does not run");
-	}
-	for (size_t i = 0; !r && i < l.names.n; i++) {
-		char *p = NULL;
+	if (!r) {
+		struct hook_walk w = {.ctx = ctx,
+				      .m = t->m,
+				      .roots = t->roots,
+				      .kept = &kept,
+				      .top = hooks,
+				      .keep = t->keep,
+				      .d = d,
+				      .linked = t};
 
-		r = sbx_path_join_any(hooks, l.names.v[i], &p);
-		if (!r)
-			r = keep_link(ctx, m, roots, &kept, kept.n, p, "git", keep, d);
-		free(p);
+		r = hook_dir(&w, hooks, 1);
 	}
-	sbx_strv_clear(&l.names);
 	sbx_strv_clear(&kept);
 	free(hooks);
 	return r;
@@ -676,6 +929,7 @@ struct agent_walk {
 	const struct sbx_strv *top; /* the kept directory alone: its own links are read-only */
 	struct sbx_strv *keep;
 	struct sbx_diag *d;
+	struct linked_tree linked; /* the walk of where its links lead */
 	size_t seen;
 	bool codex;
 };
@@ -742,8 +996,7 @@ static int agent_dir(struct agent_walk *w, const char *dir, unsigned depth)
 			continue;
 		r = sbx_path_join_any(dir, name, &p);
 		if (!r)
-			r = link ? keep_link(w->ctx, w->m, w->roots, w->top, 1, p, "an agent",
-					     w->keep, w->d)
+			r = link ? keep_link(&w->linked, w->top, 1, p, "an agent")
 				 : agent_dir(w, p, depth + 1);
 		free(p);
 	}
@@ -760,10 +1013,19 @@ int sbx_roots_agent_links(const struct sbx_ctx *ctx, const struct pmap *m,
 	char *v[1] = {(char *)dir};
 	struct sbx_strv top = {.v = v, .n = 1, .cap = 1};
 	struct agent_walk w = {
-		.ctx = ctx, .m = m, .roots = roots, .top = &top, .keep = keep, .d = d};
+		.ctx = ctx,
+		.m = m,
+		.roots = roots,
+		.top = &top,
+		.keep = keep,
+		.d = d,
+		.linked = {.ctx = ctx, .m = m, .roots = roots, .keep = keep, .d = d}};
+	int r;
 
 	w.codex = base && !strcmp(base + 1, ".codex");
-	return agent_dir(&w, dir, 1);
+	r = agent_dir(&w, dir, 1);
+	sbx_strv_clear(&w.linked.visited);
+	return r;
 }
 
 /*
@@ -786,6 +1048,7 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 		     struct sbx_strv *deny, struct sbx_diag *d)
 {
 	struct sbx_strv configs = {0};
+	struct linked_tree t = {.ctx = ctx, .m = m, .roots = roots, .keep = keep, .d = d};
 	unsigned links = 0;
 	int r = 0;
 
@@ -803,8 +1066,7 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 			if (!strcmp(name, "hooks") && slash) {
 				char *dir = strndup(git->v[k], (size_t)(slash - git->v[k]));
 
-				r = dir ? hook_links(ctx, m, roots, git, ndirs, dir, keep, d)
-					: -ENOMEM;
+				r = dir ? hook_links(&t, git, ndirs, dir) : -ENOMEM;
 				free(dir);
 			}
 			continue;
@@ -827,15 +1089,16 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 				continue;
 			r = sbx_path_join_any(git->v[k], reads[i], &p);
 			if (!r)
-				r = keep_link(ctx, m, roots, git, ndirs, p, "git", keep, d);
+				r = keep_link(&t, git, ndirs, p, "git");
 			free(p);
 		}
 		if (!r)
-			r = hook_links(ctx, m, roots, git, ndirs, git->v[k], keep, d);
+			r = hook_links(&t, git, ndirs, git->v[k]);
 	}
 	if (!r)
 		r = follow_includes(ctx, m, roots, git, git_mode, &configs, keep, deny, d);
 	sbx_strv_clear(&configs);
+	sbx_strv_clear(&t.visited);
 	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory");
 	return r;

@@ -417,7 +417,7 @@ enum kept_how {
 			  and the git directories modules/ and worktrees/ hold */
 	KEPT_MODULES,  /* a directory of modules/: a submodule's git directory, or a part of
 			  its name (a name may hold slashes) */
-	KEPT_HOOKS,    /* the regular files of hooks/ */
+	KEPT_HOOKS,    /* the regular files of hooks/, and of the directories in it */
 	KEPT_WORKTREES /* each entry a linked worktree's git directory */
 };
 
@@ -517,9 +517,13 @@ static int kept_list(struct kept *k, int fd, size_t len, enum kept_how how, unsi
 		if (dot_or_dotdot(de->d_name) || (how == KEPT_HOOKS && sample(de->d_name)))
 			continue;
 		r = kept_file(k, dirfd(dir), de->d_name, len, &st);
-		if (r || !S_ISDIR(st.st_mode) || how == KEPT_HOOKS)
+		if (r || !S_ISDIR(st.st_mode))
 			continue;
-		if (how == KEPT_ALL) {
+		/*
+		 * A directory of hooks/ (a hook manager's pre-commit.d/): hooks/pre-commit runs
+		 * what it holds, every file of it, as git runs hooks/pre-commit.
+		 */
+		if (how == KEPT_ALL || how == KEPT_HOOKS) {
 			if (k->codex && depth == 1 && codex_data(de->d_name))
 				continue;
 			r = kept_walk(k, dirfd(dir), de->d_name, len, KEPT_ALL, depth + 1);

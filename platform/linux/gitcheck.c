@@ -319,15 +319,19 @@ static bool own_strategy(const char *s)
 	return false;
 }
 
-/* The strategy s (cut: its start) that the file at path names: said when none of git's own. */
-static int strategy(struct walk *w, const char *path, const char *s, bool cut)
+/*
+ * The strategy s that the file at path names: said when none of git's own. cut, when given, is
+ * the identity of the file (identity()) of a strategy read only in part: the key holds it, so
+ * that a rewrite past the part read is a new finding, not the start's.
+ */
+static int strategy(struct walk *w, const char *path, const char *s, const char *cut)
 {
 	char msg[SBX_MAX_PATH + 640], *key = NULL;
 	int r;
 
 	if (!cut && own_strategy(s))
 		return 0;
-	if (asprintf(&key, "s\n%s\n%s", path, s) < 0)
+	if (asprintf(&key, "s\n%s\n%s%s%s", path, s, cut ? "\n" : "", cut ? cut : "") < 0)
 		return -ENOMEM;
 	snprintf(msg, sizeof(msg),
 		 "git mode: the command named a merge strategy git runs as a program in %s "
@@ -348,7 +352,8 @@ static int strategy(struct walk *w, const char *path, const char *s, bool cut)
 static int strategies(struct walk *w, int gitdir, const char *dir)
 {
 	static const char what[] = "a merge strategy git runs as a program";
-	char *text = NULL, *path = join(dir, "rebase-merge/strategy"), val[256];
+	/* As long a value as a line the config reader takes whole: the key is the name. */
+	char *text = NULL, *path = join(dir, "rebase-merge/strategy"), val[1024], id[160] = "";
 	size_t len;
 	int r;
 
@@ -359,7 +364,7 @@ static int strategies(struct walk *w, int gitdir, const char *dir)
 		if (len && text[len - 1] == '\n' && --len && text[len - 1] == '\r')
 			len--;
 		text[len] = '\0'; /* and git's string ends at a NUL byte before */
-		r = strategy(w, path, text, false);
+		r = strategy(w, path, text, NULL);
 	}
 	free(text);
 	free(path);
@@ -371,9 +376,20 @@ static int strategies(struct walk *w, int gitdir, const char *dir)
 	if (text && !r) {
 		int got = sbx_git_sequencer_strategy(text, len, val, sizeof(val));
 
-		r = got < 0 ? unreadable(w, path, got, what)
-		    : got   ? strategy(w, path, val, got > 1)
-			    : 0;
+		/* Longer still: the file's identity, which any rewrite of it moves (its ctime). */
+		if (got > 1) {
+			struct stat st;
+			int fd = sbx_linux_open_nolinks(gitdir, "sequencer/opts", O_PATH);
+
+			if (fd >= 0 && fstat(fd, &st) == 0)
+				identity(id, sizeof(id), &st);
+			if (fd >= 0)
+				close(fd);
+		}
+		r = got < 0   ? unreadable(w, path, got, what)
+		    : got > 1 ? strategy(w, path, val, id)
+		    : got     ? strategy(w, path, val, NULL)
+			      : 0;
 	}
 	free(text);
 	free(path);

@@ -351,3 +351,35 @@ silent() {
 	# It is no denial: the summary of denials says nothing.
 	[[ $output != *"denied"* ]]
 }
+
+# The check records a strategy it finds at the start by its name: one longer than the 255 bytes
+# it kept of it (a path of many directories, as git runs git-merge-./d/d/.../x from the top of
+# the checkout), or than a line the check reads whole, was recorded by its start alone. Run 1
+# names one (said); run 2 rewrote its end, to a program of its own, unsaid.
+@test "run 2 rewrites the end of a long merge strategy run 1 named: said again, exit 1" {
+	local long c d
+	long=./$(printf 'd/%.0s' $(seq 130))
+	c=$(head -c 1500 /dev/zero | tr '\0' c)
+	d=$(head -c 1500 /dev/zero | tr '\0' d)
+	run gsbx sh -c "mkdir -p '$G/sequencer' && printf '[options]\n\tstrategy = %s\n' '${long}a' >'$G/sequencer/opts'"
+	echo "run 1: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: the command named a merge strategy git runs as a program in $G/sequencer/opts (\"./d/d/d/*"
+	# Run 2 leaves it as it is: silent (the control).
+	run gsbx true
+	silent
+	# Run 2 rewrites its last byte.
+	run gsbx sh -c "printf '[options]\n\tstrategy = %s\n' '${long}b' >'$G/sequencer/opts'"
+	echo "run 2: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: the command named a merge strategy git runs as a program in $G/sequencer/opts (\"./d/d/d/*"
+	# One longer than the line the check reads, then another as long.
+	run gsbx sh -c "printf '[options]\n\tstrategy = %s\n' '$c' >'$G/sequencer/opts'"
+	[ "$status" -eq 1 ]
+	run gsbx true
+	silent
+	run gsbx sh -c "printf '[options]\n\tstrategy = %s\n' '$d' >'$G/sequencer/opts'"
+	echo "run 4: $status $output"
+	[ "$status" -eq 1 ]
+	said "sbxrun: git mode: the command named a merge strategy git runs as a program in $G/sequencer/opts (\"ddd*"
+}

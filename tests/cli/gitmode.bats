@@ -120,6 +120,8 @@ no-create $WS/.codex enforced" ]
 	[[ "$output" == *"--allow-git "*"the git directory of each writable root writable"* ]]
 	run "$SBXRUN" explain --allow-git -- true
 	[[ "$output" == *"git mode:          on"* ]]
+	# What the mode leaves writable that runs code is said where the mode is.
+	[[ "$output" == *"git mode:          on (the git directories writable but for what runs code; not a hooks directory that core.hooksPath names inside one: sbxrun(1), GIT MODE)"* ]]
 	run "$SBXRUN" explain -- true
 	[[ "$output" != *"git mode:"* ]]
 }

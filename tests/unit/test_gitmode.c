@@ -1454,4 +1454,18 @@ TEST(git_sequencer_strategy_as_git_reads_it)
 	CHECK_STR(val, "recursive");
 	CHECK_INT(sbx_git_sequencer_strategy("[options]\nstrategy = recursive\n", 31, val, 10), 1);
 	CHECK_STR(val, "recursive");
+	/*
+	 * One longer than a line the reader takes, after another: its start is out, not the
+	 * earlier name (the end-of-run check keys a strategy by it).
+	 */
+	{
+		char text[1200], big[1100];
+		int n;
+
+		memset(big, 'z', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		n = snprintf(text, sizeof(text), "[options]\nstrategy = ort\nstrategy = %s\n", big);
+		CHECK_INT(sbx_git_sequencer_strategy(text, (size_t)n, val, sizeof(val)), 2);
+		CHECK(val[0] == 'z');
+	}
 }
