@@ -462,7 +462,7 @@ static int keep_include(const struct sbx_ctx *ctx, const struct pmap *m,
 	 */
 	if (!in.exists && ((!up.exists && up.link[0]) || (up.exists && strcmp(in.link, up.link)))) {
 		if (up.exists)
-			snprintf(one, sizeof(one), "%s", p);
+			snprintf(one, SBX_MAX_PATH, "%s", p);
 		else
 			snprintf(one, sizeof(one), "%.*s", (int)sbx_link_len(up.link), up.link);
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
@@ -680,17 +680,21 @@ static int linked_tree(struct linked_tree *t, const char *dir)
 		t->top = top;
 		free(p);
 	}
+	/* On the heap: the walk recurses up to LINKED_TREE_DEPTH levels, on any stack's limit. */
+	struct sbx_pathinfo *in = l.files.n ? malloc(sizeof(*in)) : NULL;
+
+	if (!r && l.files.n && !in)
+		r = -ENOMEM;
 	for (size_t i = 0; !r && i < l.files.n + l.dirs.n; i++) {
 		bool file = i < l.files.n;
-		struct sbx_pathinfo in;
 		char *p = NULL;
 
 		r = sbx_path_join_any(dir, file ? l.files.v[i] : l.dirs.v[i - l.files.n], &p);
 		if (!r && !file)
 			r = linked_tree(t, p);
 		else if (!r)
-			r = sbx_ctx_lookup(t->ctx, p, &in, t->d);
-		if (!r && file && in.exists && in.type == SBX_FT_REG && in.linked) {
+			r = sbx_ctx_lookup(t->ctx, p, in, t->d);
+		if (!r && file && in->exists && in->type == SBX_FT_REG && in->linked) {
 			sbx_diag_set(
 				t->d, SBX_E_UNENFORCEABLE,
 				"cannot enforce sandbox read-only path %s because %s inside it has "
@@ -704,6 +708,7 @@ static int linked_tree(struct linked_tree *t, const char *dir)
 		}
 		free(p);
 	}
+	free(in);
 	sbx_strv_clear(&l.files);
 	sbx_strv_clear(&l.dirs);
 	sbx_strv_clear(&l.links);
@@ -711,29 +716,20 @@ static int linked_tree(struct linked_tree *t, const char *dir)
 	return r;
 }
 
-/*
- * p, a symbolic link git follows in a git directory (read-only: the link stays as it is), keeps
- * what it leads to read-only too, resolved once here. Refused when the way there crosses
- * another link inside a writable root (the command could repoint it), or leads to nothing (the
- * command could make it).
- */
-static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
-			const char *p)
+/* keep_link_in's work, once p is looked up (in); one is room for a name. */
+static int keep_link_found(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
+			   const char *p, char one[SBX_MAX_PATH], const struct sbx_pathinfo *in)
 {
 	const struct sbx_ctx *ctx = t->ctx;
 	const struct pmap *m = t->m;
 	const char *who = t->who;
 	struct sbx_diag *d = t->d;
-	char one[SBX_MAX_PATH];
-	struct sbx_pathinfo in;
-	int r = sbx_ctx_lookup(ctx, p, &in, d);
+	int r = 0;
 
-	if (r)
-		return r;
-	if (!in.is_link || crosses_writable_link(m, &in, git, ndirs, one)) {
+	if (!in->is_link || crosses_writable_link(m, in, git, ndirs, one)) {
 		/* Not a link now, when it was listed as one: swapped meanwhile. */
-		if (!in.is_link)
-			snprintf(one, sizeof(one), "%s", p);
+		if (!in->is_link)
+			snprintf(one, SBX_MAX_PATH, "%s", p);
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 			     "%s is a symbolic link that %s follows through %s, inside a writable "
 			     "root: the command could repoint it",
@@ -742,7 +738,7 @@ static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_
 			d, SBX_E_UNENFORCEABLE,
 			"put the file or directory it leads to there instead of the link");
 	}
-	if (!in.exists) {
+	if (!in->exists) {
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 			     "%s is a symbolic link to nothing there is: %s would take what the "
 			     "command makes where it leads",
@@ -754,12 +750,12 @@ static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_
 	 * A directory, kept whole: its files run too (a hooks/ linked to one, pre-commit.d/), and
 	 * what its links lead to. Each walked once: a link may lead back up.
 	 */
-	if (in.type == SBX_FT_DIR && !sbx_strv_has(&t->visited, in.real)) {
+	if (in->type == SBX_FT_DIR && !sbx_strv_has(&t->visited, in->real)) {
 		bool inside = false;
 
-		r = sbx_strv_push(&t->visited, in.real);
+		r = sbx_strv_push(&t->visited, in->real);
 		if (!r)
-			r = target_in_writable(ctx, m, t->roots, in.real, &inside, d);
+			r = target_in_writable(ctx, m, t->roots, in->real, &inside, d);
 		if (!r && inside) {
 			t->top = t->visited.v[t->visited.n - 1];
 			r = linked_tree(t, t->top);
@@ -767,7 +763,29 @@ static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_
 		if (r)
 			return r;
 	}
-	return keep_target(ctx, m, t->roots, in.real, t->keep, d);
+	return keep_target(ctx, m, t->roots, in->real, t->keep, d);
+}
+
+/*
+ * p, a symbolic link git follows in a git directory (read-only: the link stays as it is), keeps
+ * what it leads to read-only too, resolved once here. Refused when the way there crosses
+ * another link inside a writable root (the command could repoint it), or leads to nothing (the
+ * command could make it).
+ */
+static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
+			const char *p)
+{
+	/* On the heap: the walk recurses through here, up to LINKED_TREE_DEPTH levels. */
+	struct {
+		char one[SBX_MAX_PATH];
+		struct sbx_pathinfo in;
+	} *f = malloc(sizeof(*f));
+	int r = f ? sbx_ctx_lookup(t->ctx, p, &f->in, t->d) : -ENOMEM;
+
+	if (!r)
+		r = keep_link_found(t, git, ndirs, p, f->one, &f->in);
+	free(f);
+	return r;
 }
 
 /*

@@ -200,6 +200,22 @@ manager() {
 	[ "$output" = OK ]
 }
 
+# The same chain cut just short of the bound: run 2 walks all of it, on a stack of 1 MiB (a
+# caller's ulimit -s), and keeps its end read-only; the walk's room for each level is not taken
+# from the stack, or a deep chain ended the run by SIGSEGV instead of a refusal or a start.
+@test "run 1 chains linked directories to just short of the walk's bound: run 2 holds on a small stack" {
+	run psbx sh -c "cd '$R' && for i in \$(seq 1 70); do mkdir d\$i; done &&
+		for i in \$(seq 1 69); do ln -s ../d\$((i + 1)) d\$i/n; done && rm d63/n"
+	[ "$status" -eq 0 ]
+	ln -s ../../d1 "$R/.git/hooks/pre-commit.d"
+	run bash -c "ulimit -s 1024 && exec '$BIN/sbxrun' -C '$R' -w '$R' -- '$P' write '$R/d63/f'"
+	echo "status $status: $output"
+	[ "$output" = EROFS ]
+	# Control: past the chain's end, the work tree is the command's.
+	run bash -c "ulimit -s 1024 && exec '$BIN/sbxrun' -C '$R' -w '$R' -- '$P' write '$R/d64/f'"
+	[ "$output" = OK ]
+}
+
 # Run 1, above a nested repository, plants many hook links in its hooks/, each to one of a few
 # large directories of the work tree: the walk of where they lead is bounded in all, not per
 # link (per link, 256 links each to a directory of 8192 entries were two million look-ups at
