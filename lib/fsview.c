@@ -624,6 +624,46 @@ static int host_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 	return sbx_fs_walk(path, out, NULL);
 }
 
+#if defined(__linux__)
+/*
+ * path opened as flags ask with one openat2(2) that follows no link, and info what the
+ * descriptor holds: a path with no link on it (the git configs, .git and hooks/ listed) is one
+ * look-up, not the walk's openat2, fstat and close, then open (and musl's fcntl) and fstat by
+ * name. Returns the descriptor, -ENOENT when it is missing (no link can lie before the missing
+ * name: that would have been ELOOP), or 1 when the walk is to answer: a link on the way, no
+ * openat2, any other failure (the walk's facts word it), a non-directory asked as one.
+ */
+static int open_plain(const char *path, int flags, struct sbx_pathinfo *info)
+{
+	struct sbx_open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK),
+		.resolve = SBX_RESOLVE_NO_SYMLINKS | SBX_RESOLVE_NO_MAGICLINKS,
+	};
+	size_t len = strlen(path);
+	struct stat st;
+	int fd;
+
+	if (!sbx_path_is_posix_abs(path) || len >= SBX_MAX_PATH)
+		return 1;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0) {
+		if (errno == ENOENT || (errno == ENOTDIR && !(flags & O_DIRECTORY))) {
+			sbx_pathinfo_clear(info);
+			return -ENOENT;
+		}
+		return 1;
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return 1;
+	}
+	sbx_pathinfo_clear(info);
+	pathinfo_fill(info, &st);
+	sbx_copy(info->real, path, len + 1);
+	return fd;
+}
+#endif
+
 /*
  * Opens what the walk found at path, by its resolved path without following a link, and checks
  * it is still the same object (info: what the walk found).
@@ -631,13 +671,23 @@ static int host_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 static int open_found(const char *path, int flags, struct sbx_pathinfo *info)
 {
 	struct stat st;
-	int r = sbx_fs_walk(path, info, NULL), fd, err;
+	int r, fd, err;
 
+#if defined(__linux__)
+	if ((fd = open_plain(path, flags, info)) != 1)
+		return fd;
+#endif
+	r = sbx_fs_walk(path, info, NULL);
 	if (r < 0)
 		return r;
 	if (!info->exists)
 		return -ENOENT;
+#if defined(__linux__)
+	/* openat, not open: musl's open sets close-on-exec again with fcntl. */
+	fd = openat(AT_FDCWD, info->real, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+#else
 	fd = open(info->real, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+#endif
 	if (fd < 0)
 		return errno == ENOENT ? -ESTALE : -errno;
 	if (fstat(fd, &st) < 0 || (unsigned long long)st.st_dev != info->dev ||

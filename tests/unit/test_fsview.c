@@ -278,26 +278,54 @@ TEST(fsmemo_host_on_a_kernel_without_openat2_answers_as_the_walk)
 /*
  * The walk past a link: what a link leads to is opened with one openat2 beneath the directory
  * reached (a hook linked to ../../scripts/NAME), and a link that is the last name is walked from
- * its directory, or from a directory the caller kept (sbx_fs_walk_in). Every answer must be the
- * component walk's, which a child without openat2 (ENOSYS, as before Linux 5.6) takes for
- * every name: links on the way after the first, "." and "..", trailing slashes, absolute and
- * dangling targets, a file in the way, a climb past "/".
+ * its directory, or from a directory the caller kept (sbx_fs_walk_in); the host's view reads and
+ * lists a path with no link on it through one openat2. Every answer must be the component
+ * walk's, which a child without openat2 (ENOSYS, as before Linux 5.6) takes for every name:
+ * links on the way after the first, "." and "..", trailing slashes, absolute and dangling
+ * targets, a file in the way, a climb past "/", a file listed and a directory read.
  */
 #if defined(__linux__)
 static const char *const past_links[] = {
-	"/repo/.git/hooks/h1",	 "/repo/.git/hooks/h2",	  "/repo/.git/hooks/h3",
-	"/repo/.git/hooks/h4",	 "/repo/.git/hooks/h5",	  "/repo/.git/hooks/h6",
-	"/repo/.git/hooks/h7",	 "/repo/.git/hooks/h8",	  "/repo/.git/hooks/h9",
-	"/repo/.git/hooks/h10",	 "/repo/.git/hooks/h11",  "/repo/.git/hooks/h12",
-	"/repo/.git/hooks/h1/x", "/repo/lnk/s1",	  "/repo/lnk/none",
-	"/repo/lnk/s1/x",	 "/repo/.git/hooks/none", "/repo/.git/hooks/h4/s1",
+	"/repo/.git/hooks/h1",
+	"/repo/.git/hooks/h2",
+	"/repo/.git/hooks/h3",
+	"/repo/.git/hooks/h4",
+	"/repo/.git/hooks/h5",
+	"/repo/.git/hooks/h6",
+	"/repo/.git/hooks/h7",
+	"/repo/.git/hooks/h8",
+	"/repo/.git/hooks/h9",
+	"/repo/.git/hooks/h10",
+	"/repo/.git/hooks/h11",
+	"/repo/.git/hooks/h12",
+	"/repo/.git/hooks/h1/x",
+	"/repo/lnk/s1",
+	"/repo/lnk/none",
+	"/repo/lnk/s1/x",
+	"/repo/.git/hooks/none",
+	"/repo/.git/hooks/h4/s1",
+	"/repo/scripts/s1",
+	"/repo/scripts",
+	"/repo/scripts/s1/x",
+	"/repo/.git/hooks",
+	"/repo/lnk",
 };
 #define N_PAST (sizeof(past_links) / sizeof(*past_links))
 
 struct walked {
 	int r;
 	struct sbx_pathinfo in;
+	int read_r, list_r, listed; /* the host's view: the file read, the directory listed */
+	size_t read_len;
 };
+
+static int count_entry(void *arg, const char *name, enum sbx_ftype type)
+{
+	(void)name;
+	(void)type;
+	++*(int *)arg;
+	return 0;
+}
 
 static void walk_past_links(const char *real_t, struct walked *w, bool in_dir)
 {
@@ -325,6 +353,14 @@ static void walk_past_links(const char *real_t, struct walked *w, bool in_dir)
 		}
 		if (fd >= 0)
 			close(fd);
+		{
+			char buf[64];
+
+			w[i].listed = 0;
+			w[i].read_r = sbx_fsview_host.read_file(NULL, p, buf, sizeof(buf),
+								&w[i].read_len);
+			w[i].list_r = sbx_fsview_host.list(NULL, p, count_entry, &w[i].listed);
+		}
 		free(p);
 	}
 	if (dfd >= 0)
@@ -338,6 +374,10 @@ static void same_walks(const struct walked *a, const struct walked *b)
 		if (a[i].r != b[i].r)
 			fprintf(stderr, "  %s: %d against %d\n", past_links[i], a[i].r, b[i].r);
 		CHECK_INT(a[i].r, b[i].r);
+		CHECK_INT(a[i].read_r, b[i].read_r);
+		CHECK_INT(a[i].read_len, b[i].read_len);
+		CHECK_INT(a[i].list_r, b[i].list_r);
+		CHECK_INT(a[i].listed, b[i].listed);
 		if (a[i].r || b[i].r)
 			continue;
 		if (strcmp(a[i].in.real, b[i].in.real))
