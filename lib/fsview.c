@@ -240,7 +240,11 @@ static int rest_at(int cur, char *todo, size_t pos, char *real, size_t *rlen, in
 		/* No link lies before a missing component: it would have been ELOOP. */
 		if (err == ENOENT || err == ENOTDIR)
 			return 2;
-		return err == ELOOP || no_openat2(err) ? 1 : -err;
+		/*
+		 * ENAMETOOLONG may be the kernel's bound on a whole path (what is left can be
+		 * longer than one), not a name's: the component walk, name by name, says which.
+		 */
+		return err == ELOOP || err == ENAMETOOLONG || no_openat2(err) ? 1 : -err;
 	}
 	if (fstat(fd, st) < 0) {
 		err = errno;

@@ -451,6 +451,39 @@ TEST(fsview_walk_past_links_as_the_component_walk)
 	free(q);
 	CHECK(with[1].r == 0 && !with[1].in.exists && with[1].in.is_link);
 	CHECK(with[9].r == 0 && with[9].in.exists && !strcmp(with[9].in.real, "/"));
+	/*
+	 * What is left after a link may be longer than the kernel takes in one path (PATH_MAX),
+	 * each name short: the component walk's answer, not ENAMETOOLONG.
+	 */
+	{
+		char target[2700] = "scripts", *longp;
+		struct sbx_pathinfo in;
+		size_t n = strlen(target);
+
+		while (n + 2 < 2650) {
+			memcpy(target + n, "/.", 3);
+			n += 2;
+		}
+		p = cat(real_t, "/repo/dots");
+		CHECK_INT(symlink(target, p), 0);
+		longp = malloc(strlen(p) + 1600);
+		CHECK(longp != NULL);
+		if (longp) {
+			n = (size_t)sprintf(longp, "%s", p);
+			while (n < 1500) {
+				memcpy(longp + n, "/.", 3);
+				n += 2;
+			}
+			strcpy(longp + n, "/s1");
+			CHECK_INT(sbx_fs_walk(longp, &in, NULL), 0);
+			q = cat(real_t, "/repo/scripts/s1");
+			CHECK(in.exists && in.type == SBX_FT_REG);
+			CHECK_STR(in.real, q);
+			free(q);
+			free(longp);
+		}
+		free(p);
+	}
 
 	fflush(NULL);
 	pid = fork();
