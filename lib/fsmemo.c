@@ -4,7 +4,8 @@
  * look-up found, so that a path many rules and checks ask about is looked up once (up to
  * SBX_FSMEMO_MAX paths a plan). Only what was found is kept: a failure refuses the plan. Over
  * the host's view on Linux it also answers a name in the directory of the last path from a
- * descriptor of that directory kept open (memo_host): one fstatat(2) a name, not three calls.
+ * descriptor of that directory kept open (memo_host): one fstatat(2) a name, not three calls,
+ * and a link in it walked from there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -102,8 +103,9 @@ static int memo_walk_dir(const char *dir)
  * asks fstat and closes: three system calls, for each of 10,000 files of one directory. Here
  * the directory is opened that way once and kept, and each name in it asked with fstatat(2)
  * without following it: the same facts, since a path without a link on the way is its
- * directory without one and then its name. Anything but a plain answer (a link, an error other
- * than ENOENT) goes to the walk, which words it. Returns 1 when the walk is to be asked.
+ * directory without one and then its name; a link is walked from the directory's descriptor.
+ * Anything but an object found (an error, ENOENT included, a link to nothing) goes to the walk
+ * by name, which words it. Returns 1 when the walk is to be asked.
  */
 static int memo_host(struct sbx_fsmemo *m, const char *path, size_t len, struct sbx_pathinfo *out)
 {
@@ -163,9 +165,15 @@ static int memo_host(struct sbx_fsmemo *m, const char *path, size_t len, struct 
 	 * the one answer that can be out of date; only this front end's plan (explain, and its
 	 * refusals) reads it, while the helper looks everything up again itself.
 	 */
-	if (fstatat(m->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) < 0 ||
-	    S_ISLNK(st.st_mode))
+	if (fstatat(m->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) < 0)
 		return 1;
+	/*
+	 * A link (a hook linked to a script of the work tree) is walked from the same descriptor,
+	 * not from "/" (about six calls less a name), with the same caveat; only what it leads to
+	 * found is answered here, as above.
+	 */
+	if (S_ISLNK(st.st_mode))
+		return sbx_fs_walk_in(m->dir_fd, path, out, NULL) == 0 && out->exists ? 0 : 1;
 	sbx_pathinfo_clear(out);
 	pathinfo_fill(out, &st);
 	sbx_copy(out->real, path, len + 1);

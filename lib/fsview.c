@@ -197,26 +197,125 @@ static int link_note(struct sbx_pathinfo *out, const char *l, size_t n, bool sha
 	return 0;
 }
 
+/* openat2 is missing or refused here (before Linux 5.6, a seccomp filter): err is its answer. */
+static bool no_openat2(int err)
+{
+	return err == ENOSYS || err == EINVAL || err == E2BIG || err == EPERM || err == EAGAIN;
+}
+
+/*
+ * What is left of a walk after a link (todo from pos), opened beneath cur with one openat2 that
+ * follows no link: a link most often leads to a path with none on it (a hook's
+ * ../../scripts/pre-commit), which the component walk would open name by name, three system
+ * calls each. The answer is the component walk's: a link met (ELOOP, or one as the last name)
+ * leaves the rest to it, and the resolved path is spelled as it spells it ("." passed over,
+ * ".." going up a name). Returns 0 with *next and *st the object found and real (*rlen) its
+ * path, 1 when the walk is to go on name by name, 2 when the path is missing, or -errno.
+ */
+static int rest_at(int cur, char *todo, size_t pos, char *real, size_t *rlen, int *next,
+		   struct stat *st)
+{
+	struct sbx_open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = SBX_RESOLVE_NO_SYMLINKS | SBX_RESOLVE_NO_MAGICLINKS,
+	};
+	size_t end, n;
+	char save;
+	int fd, err;
+
+	while (todo[pos] == '/')
+		pos++;
+	end = pos + strlen(todo + pos);
+	/* Trailing slashes, which the component walk passes over as it does any other. */
+	while (end > pos && todo[end - 1] == '/')
+		end--;
+	if (end == pos)
+		return 1;
+	save = todo[end];
+	todo[end] = '\0';
+	fd = (int)syscall(SYS_openat2, cur, todo + pos, &how, sizeof(how));
+	err = errno;
+	todo[end] = save;
+	if (fd < 0) {
+		/* No link lies before a missing component: it would have been ELOOP. */
+		if (err == ENOENT || err == ENOTDIR)
+			return 2;
+		/*
+		 * ENAMETOOLONG may be the kernel's bound on a whole path (what is left can be
+		 * longer than one), not a name's: the component walk, name by name, says which.
+		 */
+		return err == ELOOP || err == ENAMETOOLONG || no_openat2(err) ? 1 : -err;
+	}
+	if (fstat(fd, st) < 0) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	if (S_ISLNK(st->st_mode)) {
+		close(fd);
+		return 1;
+	}
+	for (size_t i = pos; i < end; i += n) {
+		while (todo[i] == '/')
+			i++;
+		n = (size_t)(strchrnul(todo + i, '/') - (todo + i));
+		if (n > end - i)
+			n = end - i;
+		if (n == 2 && todo[i] == '.' && todo[i + 1] == '.')
+			real_pop(real, rlen);
+		else if ((n != 1 || todo[i] != '.') && real_push(real, rlen, todo + i, n) < 0) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+	}
+	*next = fd;
+	return 0;
+}
+
+/* Closes fd unless it is own, a descriptor lent to the walk. */
+static void drop(int fd, int own)
+{
+	if (fd >= 0 && fd != own)
+		close(fd);
+}
+
 /*
  * The component walk: each component opened O_PATH|O_NOFOLLOW beneath the directory reached so
  * far, a link read through its own descriptor and spliced in front of what is left. Nothing is
- * looked up twice by name, so what is reported is what was found.
+ * looked up twice by name, so what is reported is what was found. It starts at "/", or, when
+ * base is a descriptor, in that directory, whose path is path's first from bytes (spelled with
+ * no link, "." or ".." in it); base is taken, or only lent when lent is true (the caller's to
+ * close). After each link what is left is tried with openat2 first (rest_at) unless openat2 is
+ * missing (has_openat2 false).
  */
-static int walk_components(const char *path, size_t tlen, struct sbx_pathinfo *out, int *fd_out)
+static int walk_components(const char *path, size_t tlen, int base, size_t from, bool lent,
+			   bool has_openat2, struct sbx_pathinfo *out, int *fd_out)
 {
+	const int own = lent ? base : -1; /* never closed here */
 	char todo[2 * SBX_MAX_PATH + 2], target[SBX_MAX_PATH + 1];
 	size_t rlen = 1, pos = 0;
 	int cur, next = -1, hops = 0, err = 0;
 	struct stat st;
 	bool have_st = false; /* st is cur's: its last component's, fstat-ed when it was opened */
 
-	if (tlen >= SBX_MAX_PATH)
+	if (tlen >= SBX_MAX_PATH) {
+		drop(base, own);
 		return -ENAMETOOLONG;
+	}
 	memcpy(todo, path, tlen + 1);
 	strcpy(out->real, "/");
-	cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cur < 0)
-		return -errno;
+	if (base >= 0) {
+		cur = base;
+		pos = from;
+		for (rlen = from; rlen > 1 && path[rlen - 1] == '/';)
+			rlen--;
+		memcpy(out->real, path, rlen);
+		out->real[rlen] = '\0';
+	} else {
+		cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (cur < 0)
+			return -errno;
+	}
 	for (;;) {
 		char *name, sep;
 		size_t n;
@@ -244,7 +343,7 @@ static int walk_components(const char *path, size_t tlen, struct sbx_pathinfo *o
 				err = errno;
 				goto fail;
 			}
-			close(cur);
+			drop(cur, own);
 			cur = next;
 			have_st = false;
 			real_pop(out->real, &rlen);
@@ -307,12 +406,29 @@ static int walk_components(const char *path, size_t tlen, struct sbx_pathinfo *o
 			todo[tl] = '/';
 			pos = 0;
 			if (target[0] == '/') {
-				close(cur);
+				drop(cur, own);
 				cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 				if (cur < 0)
 					return -errno;
 				rlen = 1;
 				strcpy(out->real, "/");
+			}
+			if (has_openat2) {
+				int r = rest_at(cur, todo, pos, out->real, &rlen, &next, &st);
+
+				if (r == 2)
+					goto missing;
+				if (r < 0) {
+					err = -r;
+					goto fail;
+				}
+				if (r == 0) {
+					drop(cur, own);
+					cur = next;
+					next = -1;
+					have_st = true;
+					break;
+				}
 			}
 			continue;
 		}
@@ -320,7 +436,7 @@ static int walk_components(const char *path, size_t tlen, struct sbx_pathinfo *o
 			err = ENAMETOOLONG;
 			goto fail;
 		}
-		close(cur);
+		drop(cur, own);
 		cur = next;
 		next = -1;
 		have_st = true;
@@ -340,15 +456,18 @@ static int walk_components(const char *path, size_t tlen, struct sbx_pathinfo *o
 		goto fail;
 	}
 	pathinfo_fill(out, &st);
+	/* The lent directory itself ("." as a link's target): a descriptor of its own. */
+	if (fd_out && cur == own && (cur = fcntl(own, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -errno;
 	if (fd_out)
 		*fd_out = cur;
 	else
-		close(cur);
+		drop(cur, own);
 	return 0;
 missing:
 	if (next >= 0)
 		close(next);
-	close(cur);
+	drop(cur, own);
 	out->exists = false;
 	out->type = SBX_FT_NONE;
 	out->real[0] = '\0';
@@ -356,8 +475,53 @@ missing:
 fail:
 	if (next >= 0)
 		close(next);
-	close(cur);
+	drop(cur, own);
 	return -err;
+}
+
+/*
+ * Is the absolute path (len bytes) spelled plainly, no empty name, "." or ".." in it (so that
+ * its spelling is its resolved path when no link lies on it)? *name is where its last name
+ * starts.
+ */
+static bool plain_path(const char *path, size_t len, size_t *name)
+{
+	size_t n;
+
+	if (len < 2 || path[0] != '/')
+		return false;
+	for (size_t i = 1; i < len; i += n + 1) {
+		n = (size_t)(strchrnul(path + i, '/') - (path + i));
+		if (!n || (path[i] == '.' && (n == 1 || (n == 2 && path[i + 1] == '.'))))
+			return false;
+		*name = i;
+	}
+	return path[len - 1] != '/';
+}
+
+/*
+ * The directory of path's last name (of a path of len bytes) opened O_PATH without following a
+ * link, when path is spelled plainly (plain_path); *from is where the last name starts. -1
+ * otherwise, or when it cannot be opened so (a link put on the way since): the walk then
+ * starts at "/".
+ */
+static int open_parent(const char *path, size_t len, size_t *from)
+{
+	struct sbx_open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = SBX_RESOLVE_NO_SYMLINKS | SBX_RESOLVE_NO_MAGICLINKS,
+	};
+	char dir[SBX_MAX_PATH];
+	size_t name = 0;
+
+	if (!plain_path(path, len, &name))
+		return -1;
+	*from = name;
+	if (name == 1)
+		return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	memcpy(dir, path, name - 1);
+	dir[name - 1] = '\0';
+	return (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
 }
 
 int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
@@ -367,8 +531,8 @@ int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
 		.resolve = SBX_RESOLVE_NO_SYMLINKS | SBX_RESOLVE_NO_MAGICLINKS,
 	};
 	struct stat st;
-	size_t len;
-	int fd, err;
+	size_t len, from = 0;
+	int fd, err, base;
 
 	sbx_pathinfo_clear(out);
 	if (fd_out)
@@ -397,21 +561,45 @@ int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
 				close(fd);
 			return 0;
 		}
-		close(fd); /* the last component is a link: walk to learn where it leads */
-	} else {
-		err = errno;
-		/* No link can lie before the component that is missing: it would have been ELOOP. */
-		if (err == ENOENT || err == ENOTDIR)
-			return 0;
-		/* ELOOP: a link on the way; the others: no openat2 (old kernel, seccomp). */
-		if (err != ELOOP && err != ENOSYS && err != EINVAL && err != E2BIG &&
-		    err != EPERM && err != EAGAIN)
-			return -err;
+		close(fd);
+		/*
+		 * The last component is a link, and none lies before it (that would have been
+		 * ELOOP): the walk starts in its directory, opened the same way, rather than at "/"
+		 * (a hook linked to a script of the work tree, ten hooks in a repository).
+		 */
+		base = open_parent(path, len, &from);
+		return walk_components(path, len, base, base >= 0 ? from : 0, false, true, out,
+				       fd_out);
 	}
-	return walk_components(path, len, out, fd_out);
+	err = errno;
+	/* No link can lie before the component that is missing: it would have been ELOOP. */
+	if (err == ENOENT || err == ENOTDIR)
+		return 0;
+	/* ELOOP: a link on the way; the others: no openat2 (old kernel, seccomp). */
+	if (err != ELOOP && !no_openat2(err))
+		return -err;
+	return walk_components(path, len, -1, 0, false, err == ELOOP, out, fd_out);
+}
+
+int sbx_fs_walk_in(int dirfd, const char *path, struct sbx_pathinfo *out, int *fd_out)
+{
+	size_t len = strlen(path), name = 0;
+
+	if (dirfd < 0 || len >= SBX_MAX_PATH || !plain_path(path, len, &name))
+		return sbx_fs_walk(path, out, fd_out);
+	sbx_pathinfo_clear(out);
+	if (fd_out)
+		*fd_out = -1;
+	return walk_components(path, len, dirfd, name, true, true, out, fd_out);
 }
 
 #else /* !__linux__ */
+
+int sbx_fs_walk_in(int dirfd, const char *path, struct sbx_pathinfo *out, int *fd_out)
+{
+	(void)dirfd;
+	return sbx_fs_walk(path, out, fd_out);
+}
 
 int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out)
 {
@@ -440,6 +628,46 @@ static int host_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 	return sbx_fs_walk(path, out, NULL);
 }
 
+#if defined(__linux__)
+/*
+ * path opened as flags ask with one openat2(2) that follows no link, and info what the
+ * descriptor holds: a path with no link on it (the git configs, .git and hooks/ listed) is one
+ * look-up, not the walk's openat2, fstat and close, then open (and musl's fcntl) and fstat by
+ * name. Returns the descriptor, -ENOENT when it is missing (no link can lie before the missing
+ * name: that would have been ELOOP), or 1 when the walk is to answer: a link on the way, no
+ * openat2, any other failure (the walk's facts word it), a non-directory asked as one.
+ */
+static int open_plain(const char *path, int flags, struct sbx_pathinfo *info)
+{
+	struct sbx_open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK),
+		.resolve = SBX_RESOLVE_NO_SYMLINKS | SBX_RESOLVE_NO_MAGICLINKS,
+	};
+	size_t len = strlen(path);
+	struct stat st;
+	int fd;
+
+	if (!sbx_path_is_posix_abs(path) || len >= SBX_MAX_PATH)
+		return 1;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0) {
+		if (errno == ENOENT || (errno == ENOTDIR && !(flags & O_DIRECTORY))) {
+			sbx_pathinfo_clear(info);
+			return -ENOENT;
+		}
+		return 1;
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return 1;
+	}
+	sbx_pathinfo_clear(info);
+	pathinfo_fill(info, &st);
+	sbx_copy(info->real, path, len + 1);
+	return fd;
+}
+#endif
+
 /*
  * Opens what the walk found at path, by its resolved path without following a link, and checks
  * it is still the same object (info: what the walk found).
@@ -447,13 +675,23 @@ static int host_lookup(void *self, const char *path, struct sbx_pathinfo *out)
 static int open_found(const char *path, int flags, struct sbx_pathinfo *info)
 {
 	struct stat st;
-	int r = sbx_fs_walk(path, info, NULL), fd, err;
+	int r, fd, err;
 
+#if defined(__linux__)
+	if ((fd = open_plain(path, flags, info)) != 1)
+		return fd;
+#endif
+	r = sbx_fs_walk(path, info, NULL);
 	if (r < 0)
 		return r;
 	if (!info->exists)
 		return -ENOENT;
+#if defined(__linux__)
+	/* openat, not open: musl's open sets close-on-exec again with fcntl. */
+	fd = openat(AT_FDCWD, info->real, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+#else
 	fd = open(info->real, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+#endif
 	if (fd < 0)
 		return errno == ENOENT ? -ESTALE : -errno;
 	if (fstat(fd, &st) < 0 || (unsigned long long)st.st_dev != info->dev ||

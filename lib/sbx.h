@@ -681,6 +681,13 @@ void sbx_fsmemo_free(struct sbx_fsmemo *m);
  * every link crossed; with fd_out (Linux), an O_PATH descriptor of what it found (-1 if absent).
  */
 int sbx_fs_walk(const char *path, struct sbx_pathinfo *out, int *fd_out);
+/*
+ * The same walk, from dirfd (lent): a descriptor of path's directory, opened with no link on
+ * the way, so that it is the directory the path spells (the caller's own look-up of it, kept).
+ * Its last name is opened there and what a link there leads to is walked from there, not from
+ * "/". A path not spelled plainly (an empty name, "." or "..") is walked from "/".
+ */
+int sbx_fs_walk_in(int dirfd, const char *path, struct sbx_pathinfo *out, int *fd_out);
 /* Reads up to size bytes from fd (EINTR retried); *len what was read; 0 or -errno. */
 int sbx_fd_read(int fd, char *buf, size_t size, size_t *len);
 /* fd read through in chunks of at most size bytes into buf, each handed to each (sbx_fsview). */

@@ -299,7 +299,8 @@ static int open_kept(void *self, const char *path)
 	if (e->facts.type != SBX_FT_REG)
 		return -EINVAL;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", e->fd);
-	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* openat, not open: musl's open sets close-on-exec again with fcntl. */
+	fd = openat(AT_FDCWD, proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -181,3 +181,37 @@ PY
 	[ "${#msg}" -le 1031 ]
 	rm -f "$WS/loop" "$WS/loop2"
 }
+
+@test "a kept link whose target's directory an earlier run chmod-ed to 000" {
+	local p a
+	p=$(realpath "$TMPDIR")/closedlink-$BATS_TEST_NUMBER
+	a=$p/A
+	rm -rf "$p"
+	mkdir -p "$a/.codex" "$a/notes"
+	echo 'model = "m"' >"$a/notes/cfg.toml"
+	ln -s ../notes/cfg.toml "$a/.codex/config.toml"
+	new_canary "$a"
+	SBX_CWD=$a
+	PROFILE=$(profile restricted $(workspace_entries))
+	# Control: where the link leads is kept read-only; the rest of the work tree is writable.
+	expect EROFS append "$a/notes/cfg.toml"
+	expect OK write "$a/notes/other.md"
+	# Run 1 closes the directory the link leads into.
+	run sbx chmod 000 "$a/notes"
+	[ "$status" -eq 0 ]
+	# Run 2 opens it again and rewrites the file an agent reads through the link.
+	run sbx sh -c "touch '$CANARY'; chmod 755 '$a/notes' && echo x >'$a/notes/cfg.toml'"
+	if as_root; then
+		[ "$status" -ne 0 ]
+		[ -e "$CANARY" ]
+	else
+		refused "sbxrun: cannot look up $a/.codex/config.toml: Permission denied"
+		# The same under a kernel without openat2 (the component walk).
+		run sbx_fault openat2 "$PROFILE" sh -c "touch '$CANARY'"
+		refused "sbxrun: cannot look up $a/.codex/config.toml: Permission denied"
+	fi
+	chmod 755 "$a/notes"
+	[ "$(cat "$a/notes/cfg.toml")" = 'model = "m"' ]
+	SBX_CWD=$WS
+	rm -rf "$p"
+}

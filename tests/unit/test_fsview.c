@@ -275,6 +275,240 @@ TEST(fsmemo_host_on_a_kernel_without_openat2_answers_as_the_walk)
 #endif
 }
 
+/*
+ * The walk past a link: what a link leads to is opened with one openat2 beneath the directory
+ * reached (a hook linked to ../../scripts/NAME), and a link that is the last name is walked from
+ * its directory, or from a directory the caller kept (sbx_fs_walk_in); the host's view reads and
+ * lists a path with no link on it through one openat2. Every answer must be the component
+ * walk's, which a child without openat2 (ENOSYS, as before Linux 5.6) takes for every name:
+ * links on the way after the first, "." and "..", trailing slashes, absolute and dangling
+ * targets, a file in the way, a climb past "/", a file listed and a directory read.
+ */
+#if defined(__linux__)
+static const char *const past_links[] = {
+	"/repo/.git/hooks/h1",
+	"/repo/.git/hooks/h2",
+	"/repo/.git/hooks/h3",
+	"/repo/.git/hooks/h4",
+	"/repo/.git/hooks/h5",
+	"/repo/.git/hooks/h6",
+	"/repo/.git/hooks/h7",
+	"/repo/.git/hooks/h8",
+	"/repo/.git/hooks/h9",
+	"/repo/.git/hooks/h10",
+	"/repo/.git/hooks/h11",
+	"/repo/.git/hooks/h12",
+	"/repo/.git/hooks/h1/x",
+	"/repo/lnk/s1",
+	"/repo/lnk/none",
+	"/repo/lnk/s1/x",
+	"/repo/.git/hooks/none",
+	"/repo/.git/hooks/h4/s1",
+	"/repo/scripts/s1",
+	"/repo/scripts",
+	"/repo/scripts/s1/x",
+	"/repo/.git/hooks",
+	"/repo/lnk",
+};
+#define N_PAST (sizeof(past_links) / sizeof(*past_links))
+
+struct walked {
+	int r;
+	struct sbx_pathinfo in;
+	int read_r, list_r, listed; /* the host's view: the file read, the directory listed */
+	size_t read_len;
+};
+
+static int count_entry(void *arg, const char *name, enum sbx_ftype type)
+{
+	(void)name;
+	(void)type;
+	++*(int *)arg;
+	return 0;
+}
+
+static void walk_past_links(const char *real_t, struct walked *w, bool in_dir)
+{
+	char *hooks = cat(real_t, "/repo/.git/hooks");
+	int dfd = open(hooks, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	CHECK(dfd >= 0);
+	for (size_t i = 0; i < N_PAST; i++) {
+		char *p = cat(real_t, past_links[i]);
+		bool hook = !strncmp(past_links[i], "/repo/.git/hooks/", 17) &&
+			    !strchr(past_links[i] + 17, '/');
+		int fd = -1;
+
+		memset(&w[i].in, 0x5a, sizeof(w[i].in));
+		w[i].r = in_dir && hook ? sbx_fs_walk_in(dfd, p, &w[i].in, &fd)
+					: sbx_fs_walk(p, &w[i].in, &fd);
+		/* The descriptor handed back is the object the answer describes. */
+		if (w[i].r == 0 && w[i].in.exists) {
+			struct stat st;
+
+			CHECK(fd >= 0 && fstat(fd, &st) == 0);
+			CHECK(fd >= 0 && (unsigned long long)st.st_ino == w[i].in.ino);
+		} else {
+			CHECK_INT(fd, -1);
+		}
+		if (fd >= 0)
+			close(fd);
+		{
+			char buf[64];
+
+			w[i].listed = 0;
+			w[i].read_r = sbx_fsview_host.read_file(NULL, p, buf, sizeof(buf),
+								&w[i].read_len);
+			w[i].list_r = sbx_fsview_host.list(NULL, p, count_entry, &w[i].listed);
+		}
+		free(p);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(hooks);
+}
+
+static void same_walks(const struct walked *a, const struct walked *b)
+{
+	for (size_t i = 0; i < N_PAST; i++) {
+		if (a[i].r != b[i].r)
+			fprintf(stderr, "  %s: %d against %d\n", past_links[i], a[i].r, b[i].r);
+		CHECK_INT(a[i].r, b[i].r);
+		CHECK_INT(a[i].read_r, b[i].read_r);
+		CHECK_INT(a[i].read_len, b[i].read_len);
+		CHECK_INT(a[i].list_r, b[i].list_r);
+		CHECK_INT(a[i].listed, b[i].listed);
+		if (a[i].r || b[i].r)
+			continue;
+		if (strcmp(a[i].in.real, b[i].in.real))
+			fprintf(stderr, "  %s: %s against %s\n", past_links[i], a[i].in.real,
+				b[i].in.real);
+		CHECK_INT(a[i].in.exists, b[i].in.exists);
+		CHECK_INT(a[i].in.type, b[i].in.type);
+		CHECK_INT(a[i].in.mode, b[i].in.mode);
+		CHECK_INT(a[i].in.dev, b[i].in.dev);
+		CHECK_INT(a[i].in.ino, b[i].in.ino);
+		CHECK_INT(a[i].in.is_link, b[i].in.is_link);
+		CHECK_INT(a[i].in.link_shared, b[i].in.link_shared);
+		CHECK_STR(a[i].in.real, b[i].in.real);
+		CHECK_STR(a[i].in.link, b[i].in.link);
+	}
+}
+#endif
+
+TEST(fsview_walk_past_links_as_the_component_walk)
+{
+#if defined(__linux__)
+	static const char *const links[][2] = {
+		{"h1", "../../scripts/s1"},
+		{"h2", "../../scripts/none"},
+		{"h3", "../../scripts/s1/x"},
+		{"h4", "../../scripts/"},
+		{"h5", "../../scripts/s1/"},
+		{"h6", "../../lnk/s1"},
+		{"h7", "h1"},
+		{"h9", "./../../scripts/./s1"},
+		{"h10", "../../../../../../../../../../../../../../../.."},
+		{"h11", "../../scripts/s1/../s1"},
+		{"h12", "..//..//scripts//s1"},
+	};
+	char *t = vec_fresh_dir(), *p, *q, real_t[SBX_MAX_PATH];
+	struct walked with[N_PAST], in_dir[N_PAST];
+	int status = -1;
+	pid_t pid;
+
+	CHECK(realpath(t, real_t) != NULL);
+	p = cat(real_t, "/repo/scripts/s1");
+	vec_mkfile(p, "#!/bin/sh\n");
+	free(p);
+	p = cat(real_t, "/repo/.git/hooks");
+	CHECK_INT(vec_mkdir(p), 0);
+	free(p);
+	p = cat(real_t, "/repo/lnk");
+	CHECK_INT(symlink("scripts", p), 0);
+	free(p);
+	for (size_t i = 0; i < sizeof(links) / sizeof(*links); i++) {
+		char *h = cat("/repo/.git/hooks/", links[i][0]);
+
+		p = cat(real_t, h);
+		CHECK_INT(symlink(links[i][1], p), 0);
+		free(p);
+		free(h);
+	}
+	p = cat(real_t, "/repo/.git/hooks/h8");
+	q = cat(real_t, "/repo/scripts/s1");
+	CHECK_INT(symlink(q, p), 0); /* absolute */
+	free(q);
+	free(p);
+
+	walk_past_links(real_t, with, false);
+	walk_past_links(real_t, in_dir, true);
+	same_walks(with, in_dir);
+	/* What is asked is answered: a hook found, through its link, at the script. */
+	q = cat(real_t, "/repo/scripts/s1");
+	CHECK(with[0].r == 0 && with[0].in.exists && with[0].in.is_link);
+	CHECK_STR(with[0].in.real, q);
+	free(q);
+	CHECK(with[1].r == 0 && !with[1].in.exists && with[1].in.is_link);
+	CHECK(with[9].r == 0 && with[9].in.exists && !strcmp(with[9].in.real, "/"));
+	/*
+	 * What is left after a link may be longer than the kernel takes in one path (PATH_MAX),
+	 * each name short: the component walk's answer, not ENAMETOOLONG.
+	 */
+	{
+		char target[2700] = "scripts", *longp;
+		struct sbx_pathinfo in;
+		size_t n = strlen(target);
+
+		while (n + 2 < 2650) {
+			memcpy(target + n, "/.", 3);
+			n += 2;
+		}
+		p = cat(real_t, "/repo/dots");
+		CHECK_INT(symlink(target, p), 0);
+		longp = malloc(strlen(p) + 1600);
+		CHECK(longp != NULL);
+		if (longp) {
+			n = (size_t)sprintf(longp, "%s", p);
+			while (n < 1500) {
+				memcpy(longp + n, "/.", 3);
+				n += 2;
+			}
+			strcpy(longp + n, "/s1");
+			CHECK_INT(sbx_fs_walk(longp, &in, NULL), 0);
+			q = cat(real_t, "/repo/scripts/s1");
+			CHECK(in.exists && in.type == SBX_FT_REG);
+			CHECK_STR(in.real, q);
+			free(q);
+			free(longp);
+		}
+		free(p);
+	}
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+		struct walked without[N_PAST];
+
+		if (!f || seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), 437, 0) != 0 ||
+		    seccomp_load(f) != 0 || syscall(437, AT_FDCWD, "/", NULL, 0) != -1 ||
+		    errno != ENOSYS)
+			_exit(2);
+		walk_past_links(real_t, without, false);
+		same_walks(with, without);
+		walk_past_links(real_t, without, true);
+		same_walks(in_dir, without);
+		fflush(NULL);
+		_exit(t_failures() ? 1 : 0);
+	}
+	CHECK(pid > 0);
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK_INT(status, 0);
+	free(t);
+#endif
+}
+
 /* A link that someone other than root and the caller can replace is reported as shared. */
 TEST(fsview_walk_shared_links)
 {
