@@ -810,6 +810,29 @@ static int keep_link(struct linked_tree *t, const struct sbx_strv *git, size_t n
 	return keep_link_in(t, git, ndirs, p);
 }
 
+/*
+ * Lists dir, at depth (1: the top) of a walk for symbolic links bounded at max levels, through
+ * fn(arg); top names the walk in a refusal. A directory gone or closed holds nothing to keep.
+ */
+static int list_for_links(const struct sbx_ctx *ctx, const char *dir, unsigned depth, unsigned max,
+			  const char *top, sbx_fs_list_fn fn, void *arg, struct sbx_diag *d)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
+	int r;
+
+	if (depth > max) {
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "%s is more than %u levels deep to look for symbolic links", top, max);
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE, "flatten it");
+	}
+	r = v->list(v->self, dir, fn, arg);
+	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
+		r = 0;
+	if (r < 0 && r != -ENOMEM)
+		sbx_diag_set(d, r, "cannot list %s: %s", dir, strerror(-r));
+	return r;
+}
+
 /* How deep directories under hooks/ are walked for links (a hook manager nests one or two). */
 #define HOOK_MAX_DEPTH 16u
 
@@ -857,21 +880,9 @@ struct hook_walk {
  */
 static int hook_dir(struct hook_walk *w, const char *dir, unsigned depth)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
 	struct hook_list l = {.seen = &w->seen, .top = depth == 1};
-	int r;
+	int r = list_for_links(w->ctx, dir, depth, HOOK_MAX_DEPTH, w->top, hook_entry, &l, w->d);
 
-	if (depth > HOOK_MAX_DEPTH) {
-		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
-			     "%s is more than %u levels deep to look for symbolic links", w->top,
-			     HOOK_MAX_DEPTH);
-		return sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE, "flatten it");
-	}
-	r = v->list(v->self, dir, hook_entry, &l);
-	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
-		r = 0;
-	if (r < 0 && r != -ENOMEM)
-		sbx_diag_set(w->d, r, "cannot list %s: %s", dir, strerror(-r));
 	if (!r && l.many) {
 		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
 			     "%s holds more than %u symbolic links and directories to keep "
@@ -993,21 +1004,10 @@ static bool codex_data(const char *name)
 
 static int agent_dir(struct agent_walk *w, const char *dir, unsigned depth)
 {
-	const struct sbx_fsview *v = sbx_ctx_fs(w->ctx);
 	struct agent_list l = {.seen = &w->seen};
-	int r;
+	int r = list_for_links(w->ctx, dir, depth, AGENT_MAX_DEPTH, w->top->v[0], agent_entry, &l,
+			       w->d);
 
-	if (depth > AGENT_MAX_DEPTH) {
-		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
-			     "%s is more than %u levels deep to look for symbolic links",
-			     w->top->v[0], AGENT_MAX_DEPTH);
-		return sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE, "flatten it");
-	}
-	r = v->list(v->self, dir, agent_entry, &l);
-	if (r == -ENOENT || r == -ENOTDIR || r == SBX_FS_CLOSED)
-		r = 0;
-	if (r < 0 && r != -ENOMEM)
-		sbx_diag_set(w->d, r, "cannot list %s: %s", dir, strerror(-r));
 	if (!r && l.many) {
 		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
 			     "%s holds more than %u entries to look for symbolic links",
