@@ -624,7 +624,7 @@ static int tree_entry(void *arg, const char *name, enum sbx_ftype type)
  * hook with another name. Names are looked at without following links; bounded as that walk.
  * A link in it is kept where it leads as the one that led here (keep_link_in).
  */
-static int linked_tree(struct linked_tree *t, const char *dir, bool inside)
+static int linked_tree(struct linked_tree *t, const char *dir)
 {
 	const struct sbx_fsview *v = sbx_ctx_fs(t->ctx);
 	struct tree_list l = {.seen = &t->seen};
@@ -680,27 +680,18 @@ static int linked_tree(struct linked_tree *t, const char *dir, bool inside)
 		t->top = top;
 		free(p);
 	}
-	/*
-	 * On the heap: the walk recurses up to LINKED_TREE_DEPTH levels, on any stack's limit.
-	 * Files outside the writable roots are not looked at: no run could have given them another
-	 * name the command may write through (Landlock refuses a link that would make a file
-	 * writable, EXDEV), while their directories' links are followed as any.
-	 */
-	size_t nfiles = inside ? l.files.n : 0;
-	struct sbx_pathinfo *in = nfiles ? malloc(sizeof(*in)) : NULL;
+	/* On the heap: the walk recurses up to LINKED_TREE_DEPTH levels, on any stack's limit. */
+	struct sbx_pathinfo *in = l.files.n ? malloc(sizeof(*in)) : NULL;
 
-	if (!r && nfiles && !in)
+	if (!r && l.files.n && !in)
 		r = -ENOMEM;
-	for (size_t i = l.files.n - nfiles; !r && i < l.files.n + l.dirs.n; i++) {
-		bool file = i < l.files.n, sub = inside;
+	for (size_t i = 0; !r && i < l.files.n + l.dirs.n; i++) {
+		bool file = i < l.files.n;
 		char *p = NULL;
 
 		r = sbx_path_join_any(dir, file ? l.files.v[i] : l.dirs.v[i - l.files.n], &p);
-		/* A directory outside may hold a writable root. */
-		if (!r && !file && !sub)
-			r = target_in_writable(t->ctx, t->m, t->roots, p, &sub, t->d);
 		if (!r && !file)
-			r = linked_tree(t, p, sub);
+			r = linked_tree(t, p);
 		else if (!r)
 			r = sbx_ctx_lookup(t->ctx, p, in, t->d);
 		if (!r && file && in->exists && in->type == SBX_FT_REG && in->linked) {
@@ -757,8 +748,7 @@ static int keep_link_found(struct linked_tree *t, const struct sbx_strv *git, si
 	}
 	/*
 	 * A directory, kept whole: its files run too (a hooks/ linked to one, pre-commit.d/), and
-	 * what its links lead to, wherever it lies (one outside the writable roots may hold links
-	 * into them). Each walked once: a link may lead back up.
+	 * what its links lead to. Each walked once: a link may lead back up.
 	 */
 	if (in->type == SBX_FT_DIR && !sbx_strv_has(&t->visited, in->real)) {
 		bool inside = false;
@@ -766,9 +756,9 @@ static int keep_link_found(struct linked_tree *t, const struct sbx_strv *git, si
 		r = sbx_strv_push(&t->visited, in->real);
 		if (!r)
 			r = target_in_writable(ctx, m, t->roots, in->real, &inside, d);
-		if (!r) {
+		if (!r && inside) {
 			t->top = t->visited.v[t->visited.n - 1];
-			r = linked_tree(t, t->top, inside);
+			r = linked_tree(t, t->top);
 		}
 		if (r)
 			return r;

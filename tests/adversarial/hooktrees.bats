@@ -216,34 +216,6 @@ manager() {
 	[ "$output" = OK ]
 }
 
-# A hook manager's directory outside the work tree (shared by the user's repositories) whose
-# entries link to scripts of this one: the directory itself is not the command's to change, but
-# what its links lead to runs at the next commit as any hook, and stays read-only.
-@test "a linked hook directory outside the writable roots: what its links lead to stays read-only" {
-	local o="$R-up/hooks.d"
-	rm -rf "$R-up"
-	mkdir -p "$o" "$R/scripts"
-	printf '#!/bin/sh\ntrue\n' >"$R/scripts/lint.sh"
-	printf '#!/bin/sh\ntrue\n' >"$o/05-plain"
-	ln -s "$R/scripts/lint.sh" "$o/10-lint"
-	ln -s "$o" "$R/.git/hooks/pre-commit.d"
-	chmod -R a+rX "$R-up"
-	run psbx "$P" append "$R/scripts/lint.sh"
-	echo "$output"
-	[ "$output" = EROFS ]
-	run gsbx "$P" append "$R/scripts/lint.sh"
-	[ "$output" = EROFS ]
-	run "$BIN/sbxrun" explain -C "$R" -w "$R" -- true
-	[[ "$output" == *"read-only $R/scripts/lint.sh "*"enforced"* ]]
-	# Control: the directory's own files are outside the writable roots, the rest of the work
-	# tree is the command's.
-	run psbx "$P" append "$o/05-plain"
-	[ "$output" = EROFS ]
-	run psbx "$P" write "$R/scripts/other.sh"
-	[ "$output" = OK ]
-	rm -rf "$R-up"
-}
-
 # Run 1, above a nested repository, plants many hook links in its hooks/, each to one of a few
 # large directories of the work tree: the walk of where they lead is bounded in all, not per
 # link (per link, 256 links each to a directory of 8192 entries were two million look-ups at
