@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -357,6 +358,23 @@ static int kept_refuse(struct kept *k, const char *why, const char *hint)
 	return sbx_diag_hint(k->d, SBX_E_UNENFORCEABLE, "%s", hint);
 }
 
+/*
+ * kept_refuse with why formatted here: the room for it is taken in this frame alone, not in
+ * every level of the walk's recursion (kept_list, kept_walk: up to TREE_MAX_DEPTH levels each,
+ * which with a path's room at each took some 8 KiB a level off the caller's stack).
+ */
+__attribute__((noinline, format(printf, 3, 4))) static int
+kept_refusef(struct kept *k, const char *hint, const char *fmt, ...)
+{
+	char why[SBX_MAX_PATH + 96];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return kept_refuse(k, why, hint);
+}
+
 /* k->path + len is name (room checked); 0 when it fits, else the refusal. */
 static int kept_name(struct kept *k, size_t len, const char *name)
 {
@@ -490,7 +508,6 @@ static bool is_hooks(int dfd)
 /* The directory open as fd (taken), at k->path (len), looked through as how says. */
 static int kept_list(struct kept *k, int fd, size_t len, enum kept_how how, unsigned depth)
 {
-	char why[SBX_MAX_PATH + 96];
 	struct dirent *de;
 	DIR *dir = fdopendir(fd);
 	int r = 0;
@@ -508,9 +525,8 @@ static int kept_list(struct kept *k, int fd, size_t len, enum kept_how how, unsi
 		if (!de) {
 			if (errno) {
 				k->path[len] = '\0';
-				snprintf(why, sizeof(why), ": cannot list %s: %s", k->path,
-					 strerror(errno));
-				r = kept_refuse(k, why, "make it listable, or remove it");
+				r = kept_refusef(k, "make it listable, or remove it",
+						 ": cannot list %s: %s", k->path, strerror(errno));
 			}
 			break;
 		}
@@ -549,18 +565,15 @@ static int kept_list(struct kept *k, int fd, size_t len, enum kept_how how, unsi
 static int kept_walk(struct kept *k, int dfd, const char *name, size_t len, enum kept_how how,
 		     unsigned depth)
 {
-	char why[SBX_MAX_PATH + 96];
 	bool closed = false;
 	int fd, r;
 
 	if ((r = kept_name(k, len, name)))
 		return r;
-	if (depth > TREE_MAX_DEPTH) {
-		snprintf(why, sizeof(why),
-			 ": it is more than %u levels deep to check for hard links",
-			 TREE_MAX_DEPTH);
-		return kept_refuse(k, why, "flatten it");
-	}
+	if (depth > TREE_MAX_DEPTH)
+		return kept_refusef(k, "flatten it",
+				    ": it is more than %u levels deep to check for hard links",
+				    TREE_MAX_DEPTH);
 	/*
 	 * None there, or a link (git takes no hooks/ through one here: gitroots.c keeps what it
 	 * leads to), or another user's directory closed to the command as the denied tree's
@@ -574,11 +587,10 @@ static int kept_walk(struct kept *k, int dfd, const char *name, size_t len, enum
 		close(p);
 	} else
 		fd = -errno;
-	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -ELOOP && !closed) {
-		snprintf(why, sizeof(why), ": cannot list %s to check for hard links: %s", k->path,
-			 strerror(-fd));
-		return kept_refuse(k, why, "make it listable, or remove it");
-	}
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -ELOOP && !closed)
+		return kept_refusef(k, "make it listable, or remove it",
+				    ": cannot list %s to check for hard links: %s", k->path,
+				    strerror(-fd));
 	r = fd < 0 ? 0 : kept_list(k, fd, len + 1 + strlen(name), how, depth);
 	k->path[len] = '\0';
 	return r;

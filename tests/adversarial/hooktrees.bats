@@ -216,6 +216,22 @@ manager() {
 	[ "$output" = OK ]
 }
 
+# The walk of a kept tree (a .agents of skills, checked for files with other names) takes a
+# little of the stack a level, not a path's room: a tree just short of its 64 levels, on a stack
+# of 512 KiB (a caller's ulimit -s), ended the run by SIGSEGV; it starts, the tree read-only.
+@test "a kept .agents tree 62 levels deep: the run holds on a small stack" {
+	local p="$R/.agents"
+	for _ in $(seq 62); do p="$p/d"; done
+	mkdir -p "$p"
+	echo skill >"$p/f"
+	run bash -c "ulimit -s 512 && exec '$BIN/sbxrun' -C '$R' -w '$R' -- '$P' append '$p/f'"
+	echo "status $status: $output"
+	[ "$output" = EROFS ]
+	# Control: beside the kept tree, the work tree is the command's.
+	run bash -c "ulimit -s 512 && exec '$BIN/sbxrun' -C '$R' -w '$R' -- '$P' write '$R/f'"
+	[ "$output" = OK ]
+}
+
 # Run 1, above a nested repository, plants many hook links in its hooks/, each to one of a few
 # large directories of the work tree: the walk of where they lead is bounded in all, not per
 # link (per link, 256 links each to a directory of 8192 entries were two million look-ups at
