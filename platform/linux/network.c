@@ -15,10 +15,14 @@
  * AF_UNIX datagram sockets are refused wherever the broker or the namespace confine Unix
  * sockets: each send names its peer where no filter can see it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -167,6 +171,111 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 	}
 	if (rc < 0)
 		sbx_linux_net_free(n);
+	return rc;
+}
+
+static const char *family_words(int family)
+{
+	switch (family) {
+	case AF_UNIX:
+		return "a Unix";
+	case AF_INET:
+		return "an IPv4";
+	case AF_INET6:
+		return "an IPv6";
+	case AF_NETLINK:
+		return "a netlink";
+	case AF_PACKET:
+		return "a packet";
+	}
+	return "a network";
+}
+
+/*
+ * Whether the socket fd, which the command would inherit, reaches past the sandbox's network: 0,
+ * or -errno with d filled. Only a connected Unix stream or seqpacket socket is kept to its
+ * peer: connect(2) on it says EISCONN and an AF_UNSPEC address is EINVAL for Unix sockets. A
+ * TCP socket, connected or not, connects again (AF_UNSPEC dissolves a connection); a datagram
+ * socket names its peer on every send; an unconnected Unix socket connects to any path socket.
+ * unix_only: other families reach an enabled network, which they may.
+ */
+static int inherited_socket(int fd, bool unix_only, struct sbx_diag *d)
+{
+	int family = -1, type = -1;
+	socklen_t l = sizeof(family);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	const char *what;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &l) < 0)
+		family = -1;
+	l = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0)
+		type = -1;
+	if (family != AF_UNIX && unix_only)
+		return 0;
+	if (family == AF_UNIX && (type == SOCK_STREAM || type == SOCK_SEQPACKET) &&
+	    getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
+		return 0;
+	what = type == SOCK_STREAM	? "stream"
+	       : type == SOCK_SEQPACKET ? "seqpacket"
+	       : type == SOCK_DGRAM	? "datagram"
+	       : type == SOCK_RAW	? "raw"
+					: "other";
+	sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+		     "descriptor %d, inherited by the command, is %s %s socket%s, which %s "
+		     "cannot confine",
+		     fd, family_words(family), what,
+		     family == AF_UNIX && (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+			     ? " that is not connected"
+			     : "",
+		     unix_only ? "the rules on path sockets" : "a restricted network");
+	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+			     "close it, or mark it close-on-exec, before starting sbxrun, or "
+			     "enable the network");
+}
+
+/* One descriptor the command would inherit: a socket is checked; -errno with d filled. */
+static int inherited_fd(int fd, bool unix_only, struct sbx_diag *d)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFD);
+
+	if (fl < 0 || (fl & FD_CLOEXEC) || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return 0;
+	return inherited_socket(fd, unix_only, d);
+}
+
+int sbx_linux_net_check_inherited(const struct sbx_linux_net *n, bool network, struct sbx_diag *d)
+{
+	bool unix_only = network;
+	struct dirent *de;
+	struct rlimit rl;
+	DIR *dir;
+	int rc = 0;
+
+	/* An enabled network without the broker confines no socket: nothing to reach past. */
+	if (network && !n->broker_on)
+		return 0;
+	dir = opendir("/proc/self/fd");
+	if (dir) {
+		while (rc == 0 && (de = readdir(dir))) {
+			char *end;
+			long fd = strtol(de->d_name, &end, 10);
+
+			if (de->d_name[0] >= '0' && de->d_name[0] <= '9' && !*end &&
+			    fd != dirfd(dir))
+				rc = inherited_fd((int)fd, unix_only, d);
+		}
+		closedir(dir);
+		return rc;
+	}
+	/* No /proc: each descriptor up to the limit, as close_range would go. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > (1u << 20))
+		rl.rlim_cur = 1u << 20;
+	for (rlim_t fd = 0; rc == 0 && fd < rl.rlim_cur; fd++)
+		rc = inherited_fd((int)fd, unix_only, d);
 	return rc;
 }
 
