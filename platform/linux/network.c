@@ -230,9 +230,13 @@ static int inherited_socket(int fd, bool unix_only, struct sbx_diag *d)
 			     ? " that is not connected"
 			     : "",
 		     unix_only ? "the rules on path sockets" : "a restricted network");
+	/*
+	 * An enabled network lets the other families go, not a Unix socket: the broker keeps
+	 * path sockets out of reach wherever the file system is restricted.
+	 */
 	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
-			     "close it, or mark it close-on-exec, before starting sbxrun, or "
-			     "enable the network");
+			     "close it, or mark it close-on-exec, before starting sbxrun%s",
+			     family == AF_UNIX ? "" : ", or enable the network");
 }
 
 /* One descriptor the command would inherit: a socket is checked; -errno with d filled. */

@@ -155,7 +155,8 @@ inherited() {
 }
 
 @test "a socket the caller left inheritable carries the command past none of the network's rules" {
-	local hint="hint: close it, or mark it close-on-exec, before starting sbxrun, or enable the network"
+	local unix_hint="hint: close it, or mark it close-on-exec, before starting sbxrun"
+	local hint="$unix_hint, or enable the network"
 	# Outside, each socket reaches its target: a daemon's stream and datagram sockets, a UDP
 	# service of the host.
 	run python3 "$NET/inherit.py" unix-stream "$OUT/daemon/docker.sock" -- \
@@ -168,7 +169,11 @@ inherited() {
 	# socket made outside would reach the daemon. Refused before the command starts.
 	inherited unix-stream "$OUT/daemon/docker.sock" "$PROFILE" --managed-network '{}'
 	[ "$status" -eq 125 ]
-	[ "$output" = "sbxrun: descriptor 19, inherited by the command, is a Unix stream socket that is not connected, which a restricted network cannot confine; $hint" ]
+	[ "$output" = "sbxrun: descriptor 19, inherited by the command, is a Unix stream socket that is not connected, which a restricted network cannot confine; $unix_hint" ]
+	# Enabling the network is no way out for a Unix socket: the broker refuses it the same.
+	inherited unix-stream "$OUT/daemon/docker.sock" "$ENABLED"
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: descriptor 19, inherited by the command, is a Unix stream socket that is not connected, which the rules on path sockets cannot confine; $unix_hint" ]
 	# The network restricted by the main filter: sendto names its peer, and the datagram would
 	# reach the host's service.
 	inherited udp - "$PROFILE"
@@ -181,7 +186,7 @@ inherited() {
 	# The network enabled, path sockets brokered: a datagram would reach the logging daemon.
 	inherited unix-dgram "$OUT/daemon/log.sock" "$ENABLED"
 	[ "$status" -eq 125 ]
-	[ "$output" = "sbxrun: descriptor 19, inherited by the command, is a Unix datagram socket, which the rules on path sockets cannot confine; $hint" ]
+	[ "$output" = "sbxrun: descriptor 19, inherited by the command, is a Unix datagram socket, which the rules on path sockets cannot confine; $unix_hint" ]
 	[ ! -s "$OUT/daemon/log.sock.got" ]
 	# The controls: the network enabled lets an IPv4 socket go; a connected Unix stream
 	# socket reaches its peer alone and cannot be aimed again; one marked close-on-exec is not
