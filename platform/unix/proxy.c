@@ -938,10 +938,18 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 		char rule[sizeof(c->rule)];
 
 		snprintf(rule, sizeof(rule), "deny %s", deny->text);
-		reply(c, 403, "deny", rule,
-		      "sbxrun: host %s resolves only to denied addresses (%s is denied by "
-		      "--deny-domain %s)",
-		      auth, denied, deny->text);
+		/* Both kinds: private addresses allowed, the others would be connected to. */
+		if (refused_class)
+			reply(c, 403, "deny", rule,
+			      "sbxrun: host %s resolves only to denied and non-public addresses "
+			      "(%s is denied by --deny-domain %s, %s is %s); the non-public ones "
+			      "are refused unless private addresses are allowed",
+			      auth, denied, deny->text, refused, refused_class);
+		else
+			reply(c, 403, "deny", rule,
+			      "sbxrun: host %s resolves only to denied addresses (%s is denied by "
+			      "--deny-domain %s)",
+			      auth, denied, deny->text);
 		return;
 	}
 	if (c->addrs.n == 0 && refused_class) {

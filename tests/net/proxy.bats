@@ -438,6 +438,27 @@ hosts_file() {
 	[ "$(grep -c '^GET /f.txt' "$UP_LOG")" -eq 3 ]
 }
 
+@test "a name whose addresses are denied and non-public is refused in words naming both" {
+	# 10.9.9.9 is refused for its class alone: allowing private addresses would connect to it,
+	# so the refusal must not say the name leads to denied addresses only.
+	cat >"$BATS_TEST_TMPDIR/hosts" <<-EOF
+		127.0.0.1 localhost
+		127.0.0.1 mixed.test
+		10.9.9.9 mixed.test
+		127.0.0.1 only.test
+	EOF
+	with_hosts "$BATS_TEST_TMPDIR/hosts"
+	start_upstream
+	start_proxy --allow-domain '*.test' --deny-domain 127.0.0.1
+	run curl -sS -x "http://$PX" "http://mixed.test:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host mixed.test resolves only to denied and non-public addresses (127.0.0.1 is denied by --deny-domain 127.0.0.1, 10.9.9.9 is private); the non-public ones are refused unless private addresses are allowed" ]
+	[ "$(jline 1 '[j["host"], j["decision"], j["rule"], j["status"]]')" = '["mixed.test", "deny", "deny 127.0.0.1", 403]' ]
+	# The control: a name that leads to the denied address alone keeps the words of a denial.
+	run curl -sS -x "http://$PX" "http://only.test:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host only.test resolves only to denied addresses (127.0.0.1 is denied by --deny-domain 127.0.0.1)" ]
+	[ ! -s "$UP_LOG" ]
+}
+
 # fetch_in_dns_netns NAME...: in a network and mount namespace of its own (tests/net/dns-netns)
 # whose /etc/hosts, /etc/resolv.conf and name server's zone are $BATS_TEST_TMPDIR/hosts,
 # resolv.conf and zone, fetches f.txt from each NAME through a proxy allowing *.example.test:
