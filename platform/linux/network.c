@@ -247,6 +247,14 @@ static int inherited_fd(int fd, bool unix_only, struct sbx_diag *d)
 
 	if (fl < 0 || (fl & FD_CLOEXEC) || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return 0;
+	/*
+	 * An O_PATH descriptor of a socket file, which fstat calls a socket, is none: a new socket
+	 * reaches the file through it by a name (/proc/self/fd/N), under the rules on names, so it
+	 * is a file, the caller's as CAVEATS says.
+	 */
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_PATH))
+		return 0;
 	return inherited_socket(fd, unix_only, d);
 }
 

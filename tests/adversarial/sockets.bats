@@ -203,6 +203,18 @@ inherited() {
 		-- python3 "$NET/inherit.py" use unix-stream "$OUT/daemon/docker.sock"
 	[ "$status" -eq 0 ]
 	[ "$output" = EBADF ]
+	# An O_PATH descriptor of a socket file is no socket, though fstat says so: a file, the
+	# caller's. The run goes on, and a new socket naming the file through it meets the rules
+	# on names (outside, it reaches the daemon).
+	run python3 "$NET/inherit.py" unix-path "$OUT/daemon/docker.sock" -- \
+		python3 "$NET/inherit.py" use unix-path -
+	[ "$output" = OK ]
+	inherited unix-path "$OUT/daemon/docker.sock" "$PROFILE" --managed-network '{}'
+	[ "$status" -eq 0 ]
+	[ "$output" = EPERM ]
+	inherited unix-path "$OUT/daemon/docker.sock" "$ENABLED"
+	[ "$status" -eq 0 ]
+	[ "$output" = EACCES ]
 }
 
 @test "an address longer than a sockaddr_un is refused as the kernel refuses it, and the broker holds" {

@@ -8,11 +8,12 @@ does, and a command that uses it to reach what a sandbox's network rules keep ou
       is to reach a receiver on 127.0.0.1 this process binds (its port in INHERIT_PORT), and
       "received" or "none" is printed once CMD has ended. unix-stream, unix-dgram: an
       unconnected Unix socket. unix-pair: one end of a connected stream pair, its other end
-      kept here.
+      kept here. unix-path: no socket, an O_PATH descriptor of the socket file TARGET.
   inherit.py use KIND TARGET
       reaches TARGET through descriptor 19: OK, or the errno's name. udp: a datagram to
       127.0.0.1:INHERIT_PORT. unix-stream: connects to the path TARGET and reads its "hi".
       unix-dgram: sends a datagram to the path TARGET. unix-pair: connects again, to TARGET.
+      unix-path: a new Unix socket connects to /proc/self/fd/19, the socket file it names.
 """
 import errno
 import os
@@ -28,6 +29,13 @@ def use(kind, target):
         if kind == "udp":
             s = socket.socket(fileno=FD)
             s.sendto(b"escaped\n", ("127.0.0.1", int(os.environ["INHERIT_PORT"])))
+        elif kind == "unix-path":
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(5)
+            s.connect("/proc/self/fd/%d" % FD)
+            if s.recv(3) != b"hi\n":
+                print("no answer")
+                return
         elif kind == "unix-dgram":
             s = socket.socket(fileno=FD)
             s.sendto(b"escaped\n", target)
@@ -63,10 +71,14 @@ def main():
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     elif kind == "unix-dgram":
         s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    elif kind == "unix-path":
+        s = None
+        os.dup2(os.open(target, os.O_PATH | os.O_CLOEXEC), FD, inheritable=not cloexec)
     else:
         s, keep = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    os.dup2(s.fileno(), FD, inheritable=not cloexec)
-    s.close()
+    if s is not None:
+        os.dup2(s.fileno(), FD, inheritable=not cloexec)
+        s.close()
     rc = subprocess.run(cmd, env=env, pass_fds=() if cloexec else (FD,)).returncode
     if recv is not None:
         recv.settimeout(0.5)
