@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "linux/linux.h"
@@ -239,6 +240,9 @@ static int inherited_socket(int fd, bool unix_only, struct sbx_diag *d)
 			     family == AF_UNIX ? "" : ", or enable the network");
 }
 
+/* close_range(2)'s flag, which older headers lack (Linux 5.11). */
+#define SBX_CLOSE_RANGE_CLOEXEC (1u << 2)
+
 /* One descriptor the command would inherit: a socket is checked; -errno with d filled. */
 static int inherited_fd(int fd, bool unix_only, struct sbx_diag *d)
 {
@@ -282,12 +286,27 @@ int sbx_linux_net_check_inherited(const struct sbx_linux_net *n, bool network, s
 		closedir(dir);
 		return rc;
 	}
-	/* No /proc: each descriptor up to the limit, as close_range would go. */
+	/*
+	 * No /proc: each descriptor up to the limit. One above it (opened before the limit was
+	 * lowered) is out of the scan's reach: everything from the limit up is made close-on-exec,
+	 * so the command inherits nothing that was not checked; a kernel that cannot (before 5.11)
+	 * refuses the run.
+	 */
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
 	    rl.rlim_cur > (1u << 20))
 		rl.rlim_cur = 1u << 20;
 	for (rlim_t fd = 0; rc == 0 && fd < rl.rlim_cur; fd++)
 		rc = inherited_fd((int)fd, unix_only, d);
+	if (rc == 0 && syscall(__NR_close_range, (unsigned int)rl.rlim_cur, ~0u,
+			       SBX_CLOSE_RANGE_CLOEXEC) < 0) {
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "without /proc, descriptors from %lu up cannot be checked for sockets "
+			     "the command would inherit (close_range: %s)",
+			     (unsigned long)rl.rlim_cur, strerror(errno));
+		rc = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				   "mount /proc, or raise the soft limit on open files (ulimit -n) "
+				   "above every descriptor open");
+	}
 	return rc;
 }
 

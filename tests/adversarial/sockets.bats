@@ -217,6 +217,28 @@ inherited() {
 	[ "$output" = EACCES ]
 }
 
+# Without /proc, the helper checks each descriptor up to the soft limit on open files: one above
+# it (opened before the limit was lowered) is out of that scan's reach, and is made close-on-exec.
+# Here /proc is covered by an empty file system in a namespace of the caller's own, and the
+# socket moved to descriptor 200 under a limit of 64.
+@test "without /proc, a socket above the limit on open files is not inherited unchecked" {
+	local cmd="exec 19<&200; exec python3 '$NET/inherit.py' use udp -"
+	# The control: the same moves, with /proc in place, are refused by the usual scan.
+	run python3 "$NET/inherit.py" udp - -- unshare -rm bash -c \
+		"exec 200<&19 19<&- && ulimit -n 64 && exec '$H' --sandbox-policy-cwd '$WS' --permission-profile '$PROFILE' -- bash -c \"$cmd\""
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: descriptor 200, inherited by the command, is an IPv4 datagram socket, which a restricted network cannot confine; hint: close it, or mark it close-on-exec, before starting sbxrun, or enable the network" ]
+	[ "${lines[1]}" = none ]
+	# Without /proc the datagram does not leave: the descriptor is not the command's.
+	run python3 "$NET/inherit.py" udp - -- unshare -rm bash -c \
+		"mount -t tmpfs none /proc && exec 200<&19 19<&- && ulimit -n 64 && exec '$H' --sandbox-policy-cwd '$WS' --permission-profile '$PROFILE' -- bash -c \"$cmd\""
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = EBADF ]
+	[ "${lines[2]}" = none ]
+}
+
 @test "an address longer than a sockaddr_un is refused as the kernel refuses it, and the broker holds" {
 	# The kernel reads no path from a Unix address longer than its struct: EINVAL.
 	run "$P" unix-long "$WS/agent/agent.sock"
