@@ -379,6 +379,8 @@ static int helper_run(int argc, char **argv, struct sbx_diag *d)
 		rc = sbx_linux_net_from_plan(&plan, &facts, &res, &o, log_fd, &net, d);
 		log_fd = -1; /* net's now */
 	}
+	if (rc == 0)
+		rc = sbx_linux_net_check_inherited(&net, plan.network, d);
 	if (rc < 0)
 		goto out;
 	e.net = &net;

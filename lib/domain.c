@@ -511,6 +511,38 @@ const char *sbx_addr_class(const unsigned char *a, size_t len)
 	return NULL;
 }
 
+/* The IPv4 address a connection to a reaches: a itself, the one inside an IPv6 address that
+ * sbx_addr_class judges by it (mapped, NAT64, 6to4), or NULL for another IPv6 address. */
+static const unsigned char *ipv4_inside(const unsigned char *a, size_t len)
+{
+	if (len == 4)
+		return a;
+	for (size_t i = 0; i < sizeof(v6_blocks) / sizeof(v6_blocks[0]); i++)
+		if (in_block(a, &v6_blocks[i]))
+			return v6_blocks[i].cls ? NULL : a + (a[0] == 0x20 ? 2 : 12);
+	return NULL;
+}
+
+const struct sbx_domain_pattern *sbx_domain_policy_denies_addr(const struct sbx_domain_policy *pol,
+							       const unsigned char *addr,
+							       size_t len, unsigned port)
+{
+	const unsigned char *v4 = ipv4_inside(addr, len);
+
+	for (size_t i = 0; i < pol->n_deny; i++) {
+		const struct sbx_domain_pattern *p = &pol->deny[i];
+		const unsigned char *pv4;
+
+		if (p->host.kind == SBX_HOST_NAME || (p->port && p->port != port))
+			continue;
+		pv4 = ipv4_inside(p->host.addr, p->host.kind == SBX_HOST_IPV4 ? 4 : 16);
+		if (v4 ? pv4 && memcmp(v4, pv4, 4) == 0
+		       : !pv4 && len == 16 && memcmp(addr, p->host.addr, 16) == 0)
+			return p;
+	}
+	return NULL;
+}
+
 bool sbx_addr_reaches(const unsigned char *a, size_t len, const unsigned char *ifa, size_t iflen)
 {
 	static const unsigned char v4mapped[12] = {[10] = 0xff, [11] = 0xff};

@@ -99,6 +99,16 @@ struct sbx_net_decision {
 
 void sbx_domain_policy_decide(const struct sbx_domain_policy *pol, const struct sbx_host *h,
 			      unsigned port, struct sbx_net_decision *out);
+/*
+ * The deny entry naming an address (an IP pattern, of that port or of every port) that a
+ * connection to addr (len 4 or 16) on port would reach, or NULL. Deny wins over the name that
+ * led there too: an allowed name whose answer is a denied address, or an IPv6 literal with a
+ * denied IPv4 address inside, is that address. Both sides are compared by the IPv4 address
+ * inside an IPv4-mapped, NAT64 or 6to4 one, as sbx_addr_class judges them.
+ */
+const struct sbx_domain_pattern *sbx_domain_policy_denies_addr(const struct sbx_domain_policy *pol,
+							       const unsigned char *addr,
+							       size_t len, unsigned port);
 
 /*
  * NULL for an address anyone may reach, or the name of its class: "loopback", "private",

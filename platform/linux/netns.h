@@ -217,6 +217,14 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 			    struct sbx_rulepaths *res, const struct sbx_handover *h, int log_fd,
 			    struct sbx_linux_net *n, struct sbx_diag *d);
 /*
+ * Refuses (SBX_E_UNENFORCEABLE, d filled) a socket the command would inherit (a descriptor
+ * without close-on-exec) that reaches past the network's rules: with the network restricted,
+ * any but a connected Unix stream or seqpacket socket; with it enabled and path sockets
+ * brokered (n from sbx_linux_net_from_plan), any other Unix socket. The filters and the
+ * namespace judge the sockets the command makes; one made outside keeps its network.
+ */
+int sbx_linux_net_check_inherited(const struct sbx_linux_net *n, bool network, struct sbx_diag *d);
+/*
  * The steps of the enter sequence (enter.c) under init, which the network needs (clone_flags):
  * in the supervisor before the clone, its watch, exit hook and broker channels.
  */

@@ -15,11 +15,16 @@
  * AF_UNIX datagram sockets are refused wherever the broker or the namespace confine Unix
  * sockets: each send names its peer where no filter can see it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "linux/linux.h"
@@ -167,6 +172,141 @@ int sbx_linux_net_from_plan(const struct sbx_plan *plan, const struct sbx_linux_
 	}
 	if (rc < 0)
 		sbx_linux_net_free(n);
+	return rc;
+}
+
+static const char *family_words(int family)
+{
+	switch (family) {
+	case AF_UNIX:
+		return "a Unix";
+	case AF_INET:
+		return "an IPv4";
+	case AF_INET6:
+		return "an IPv6";
+	case AF_NETLINK:
+		return "a netlink";
+	case AF_PACKET:
+		return "a packet";
+	}
+	return "a network";
+}
+
+/*
+ * Whether the socket fd, which the command would inherit, reaches past the sandbox's network: 0,
+ * or -errno with d filled. Only a connected Unix stream or seqpacket socket is kept to its
+ * peer: connect(2) on it says EISCONN and an AF_UNSPEC address is EINVAL for Unix sockets. A
+ * TCP socket, connected or not, connects again (AF_UNSPEC dissolves a connection); a datagram
+ * socket names its peer on every send; an unconnected Unix socket connects to any path socket.
+ * unix_only: other families reach an enabled network, which they may.
+ */
+static int inherited_socket(int fd, bool unix_only, struct sbx_diag *d)
+{
+	int family = -1, type = -1;
+	socklen_t l = sizeof(family);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	const char *what;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &l) < 0)
+		family = -1;
+	l = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0)
+		type = -1;
+	if (family != AF_UNIX && unix_only)
+		return 0;
+	if (family == AF_UNIX && (type == SOCK_STREAM || type == SOCK_SEQPACKET) &&
+	    getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
+		return 0;
+	what = type == SOCK_STREAM	? "stream"
+	       : type == SOCK_SEQPACKET ? "seqpacket"
+	       : type == SOCK_DGRAM	? "datagram"
+	       : type == SOCK_RAW	? "raw"
+					: "other";
+	sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+		     "descriptor %d, inherited by the command, is %s %s socket%s, which %s "
+		     "cannot confine",
+		     fd, family_words(family), what,
+		     family == AF_UNIX && (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+			     ? " that is not connected"
+			     : "",
+		     unix_only ? "the rules on path sockets" : "a restricted network");
+	/*
+	 * An enabled network lets the other families go, not a Unix socket: the broker keeps
+	 * path sockets out of reach wherever the file system is restricted.
+	 */
+	return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+			     "close it, or mark it close-on-exec, before starting sbxrun%s",
+			     family == AF_UNIX ? "" : ", or enable the network");
+}
+
+/* close_range(2)'s flag, which older headers lack (Linux 5.11). */
+#define SBX_CLOSE_RANGE_CLOEXEC (1u << 2)
+
+/* One descriptor the command would inherit: a socket is checked; -errno with d filled. */
+static int inherited_fd(int fd, bool unix_only, struct sbx_diag *d)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFD);
+
+	if (fl < 0 || (fl & FD_CLOEXEC) || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return 0;
+	/*
+	 * An O_PATH descriptor of a socket file, which fstat calls a socket, is none: a new socket
+	 * reaches the file through it by a name (/proc/self/fd/N), under the rules on names, so it
+	 * is a file, the caller's as CAVEATS says.
+	 */
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_PATH))
+		return 0;
+	return inherited_socket(fd, unix_only, d);
+}
+
+int sbx_linux_net_check_inherited(const struct sbx_linux_net *n, bool network, struct sbx_diag *d)
+{
+	bool unix_only = network;
+	struct dirent *de;
+	struct rlimit rl;
+	DIR *dir;
+	int rc = 0;
+
+	/* An enabled network without the broker confines no socket: nothing to reach past. */
+	if (network && !n->broker_on)
+		return 0;
+	dir = opendir("/proc/self/fd");
+	if (dir) {
+		while (rc == 0 && (de = readdir(dir))) {
+			char *end;
+			long fd = strtol(de->d_name, &end, 10);
+
+			if (de->d_name[0] >= '0' && de->d_name[0] <= '9' && !*end &&
+			    fd != dirfd(dir))
+				rc = inherited_fd((int)fd, unix_only, d);
+		}
+		closedir(dir);
+		return rc;
+	}
+	/*
+	 * No /proc: each descriptor up to the limit. One above it (opened before the limit was
+	 * lowered) is out of the scan's reach: everything from the limit up is made close-on-exec,
+	 * so the command inherits nothing that was not checked; a kernel that cannot (before 5.11)
+	 * refuses the run.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > (1u << 20))
+		rl.rlim_cur = 1u << 20;
+	for (rlim_t fd = 0; rc == 0 && fd < rl.rlim_cur; fd++)
+		rc = inherited_fd((int)fd, unix_only, d);
+	if (rc == 0 && syscall(__NR_close_range, (unsigned int)rl.rlim_cur, ~0u,
+			       SBX_CLOSE_RANGE_CLOEXEC) < 0) {
+		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
+			     "without /proc, descriptors from %lu up cannot be checked for sockets "
+			     "the command would inherit (close_range: %s)",
+			     (unsigned long)rl.rlim_cur, strerror(errno));
+		rc = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				   "mount /proc, or raise the soft limit on open files (ulimit -n) "
+				   "above every descriptor open");
+	}
 	return rc;
 }
 

@@ -865,8 +865,9 @@ static bool host_failure(int err)
  */
 static void resolved(struct conn *c, const struct sbx_resolved *res)
 {
-	char auth[SBX_AUTHORITY_MAX], refused[64] = "";
+	char auth[SBX_AUTHORITY_MAX], refused[64] = "", denied[64] = "";
 	const char *refused_class = NULL;
+	const struct sbx_domain_pattern *deny = NULL;
 
 	authority(c, auth, sizeof(auth));
 	/*
@@ -901,7 +902,17 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 	for (int i = 0; i < res->n; i++) {
 		size_t len = res->family[i] == AF_INET ? 4 : 16;
 		const char *cls = sbx_addr_class(res->addr[i], len);
+		const struct sbx_domain_pattern *d = sbx_domain_policy_denies_addr(
+			c->px->cfg.policy, res->addr[i], len, c->req.port);
 
+		/* Deny wins over the name too: a denied address is never connected to. */
+		if (d) {
+			if (!deny) {
+				deny = d;
+				sbx_addr_format(res->addr[i], len, denied, sizeof(denied));
+			}
+			continue;
+		}
 		if (!cls && res->local[i])
 			cls = "an address of this host";
 		/* A public address that may be this host's: nothing to connect to is known. */
@@ -922,6 +933,24 @@ static void resolved(struct conn *c, const struct sbx_resolved *res)
 		}
 		c->addrs.family[c->addrs.n] = res->family[i];
 		memcpy(c->addrs.addr[c->addrs.n++], res->addr[i], 16);
+	}
+	if (c->addrs.n == 0 && deny) {
+		char rule[sizeof(c->rule)];
+
+		snprintf(rule, sizeof(rule), "deny %s", deny->text);
+		/* Both kinds: private addresses allowed, the others would be connected to. */
+		if (refused_class)
+			reply(c, 403, "deny", rule,
+			      "sbxrun: host %s resolves only to denied and non-public addresses "
+			      "(%s is denied by --deny-domain %s, %s is %s); the non-public ones "
+			      "are refused unless private addresses are allowed",
+			      auth, denied, deny->text, refused, refused_class);
+		else
+			reply(c, 403, "deny", rule,
+			      "sbxrun: host %s resolves only to denied addresses (%s is denied by "
+			      "--deny-domain %s)",
+			      auth, denied, deny->text);
+		return;
 	}
 	if (c->addrs.n == 0 && refused_class) {
 		char rule[128];
@@ -961,6 +990,17 @@ static void decide(struct conn *c)
 
 	authority(c, auth, sizeof(auth));
 	sbx_domain_policy_decide(pol, &c->req.host, c->req.port, &dec);
+	/* An address allowed in one spelling is denied in another ([::ffff:10.0.0.5], 10.0.0.5). */
+	if (dec.verdict == SBX_NET_ALLOW && c->req.host.kind != SBX_HOST_NAME) {
+		const struct sbx_domain_pattern *d = sbx_domain_policy_denies_addr(
+			pol, c->req.host.addr, c->req.host.kind == SBX_HOST_IPV4 ? 4 : 16,
+			c->req.port);
+
+		if (d) {
+			dec.verdict = SBX_NET_DENY_LISTED;
+			dec.rule = d;
+		}
+	}
 	if (dec.verdict == SBX_NET_DENY_LISTED) {
 		snprintf(rule, sizeof(rule), "deny %s", dec.rule->text);
 		reply(c, 403, "deny", rule, "sbxrun: host %s is denied by --deny-domain %s", auth,

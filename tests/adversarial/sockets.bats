@@ -143,6 +143,102 @@ sends() {
 	rm -f "$WS/log.sock"
 }
 
+# inherited KIND TARGET PROFILE OPTION...: the helper, with a socket of KIND that its caller left
+# without close-on-exec (tests/net/inherit.py), runs a command that uses it to reach TARGET.
+inherited() {
+	local kind=$1 target=$2 prof=$3
+	shift 3
+	run python3 "$NET/inherit.py" "$kind" "$target" -- env HTTP_PROXY=http://127.0.0.1:9 \
+		"$H" --sandbox-policy-cwd "$WS" --permission-profile "$prof" "$@" -- \
+		python3 "$NET/inherit.py" use "$kind" "$target"
+	echo "$kind $*: status $status: $output"
+}
+
+@test "a socket the caller left inheritable carries the command past none of the network's rules" {
+	local unix_hint="hint: close it, or mark it close-on-exec, before starting sbxrun"
+	local hint="$unix_hint, or enable the network"
+	# Outside, each socket reaches its target: a daemon's stream and datagram sockets, a UDP
+	# service of the host.
+	run python3 "$NET/inherit.py" unix-stream "$OUT/daemon/docker.sock" -- \
+		python3 "$NET/inherit.py" use unix-stream "$OUT/daemon/docker.sock"
+	[ "$output" = OK ]
+	run python3 "$NET/inherit.py" udp - -- python3 "$NET/inherit.py" use udp -
+	[ "${lines[0]}" = OK ]
+	[ "${lines[1]}" = received ]
+	# In a network namespace of the sandbox's own, connect is not filtered: an unconnected Unix
+	# socket made outside would reach the daemon. Refused before the command starts.
+	inherited unix-stream "$OUT/daemon/docker.sock" "$PROFILE" --managed-network '{}'
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: descriptor 19, inherited by the command, is a Unix stream socket that is not connected, which a restricted network cannot confine; $unix_hint" ]
+	# Enabling the network is no way out for a Unix socket: the broker refuses it the same.
+	inherited unix-stream "$OUT/daemon/docker.sock" "$ENABLED"
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: descriptor 19, inherited by the command, is a Unix stream socket that is not connected, which the rules on path sockets cannot confine; $unix_hint" ]
+	# The network restricted by the main filter: sendto names its peer, and the datagram would
+	# reach the host's service.
+	inherited udp - "$PROFILE"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: descriptor 19, inherited by the command, is an IPv4 datagram socket, which a restricted network cannot confine; $hint" ]
+	[ "${lines[1]}" = none ]
+	inherited udp - "$PROFILE" --allow-unix-socket "$WS/agent/agent.sock"
+	[ "$status" -eq 125 ]
+	[ "${lines[1]}" = none ]
+	# The network enabled, path sockets brokered: a datagram would reach the logging daemon.
+	inherited unix-dgram "$OUT/daemon/log.sock" "$ENABLED"
+	[ "$status" -eq 125 ]
+	[ "$output" = "sbxrun: descriptor 19, inherited by the command, is a Unix datagram socket, which the rules on path sockets cannot confine; $unix_hint" ]
+	[ ! -s "$OUT/daemon/log.sock.got" ]
+	# The controls: the network enabled lets an IPv4 socket go; a connected Unix stream
+	# socket reaches its peer alone and cannot be aimed again; one marked close-on-exec is not
+	# the command's.
+	inherited udp - "$ENABLED"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = OK ]
+	[ "${lines[1]}" = received ]
+	inherited unix-pair "$WS/agent/agent.sock" "$PROFILE" --managed-network '{}'
+	[ "$status" -eq 0 ]
+	[ "$output" = EISCONN ]
+	run python3 "$NET/inherit.py" --cloexec unix-stream "$OUT/daemon/docker.sock" -- \
+		env HTTP_PROXY=http://127.0.0.1:9 "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" --managed-network '{}' \
+		-- python3 "$NET/inherit.py" use unix-stream "$OUT/daemon/docker.sock"
+	[ "$status" -eq 0 ]
+	[ "$output" = EBADF ]
+	# An O_PATH descriptor of a socket file is no socket, though fstat says so: a file, the
+	# caller's. The run goes on, and a new socket naming the file through it meets the rules
+	# on names (outside, it reaches the daemon).
+	run python3 "$NET/inherit.py" unix-path "$OUT/daemon/docker.sock" -- \
+		python3 "$NET/inherit.py" use unix-path -
+	[ "$output" = OK ]
+	inherited unix-path "$OUT/daemon/docker.sock" "$PROFILE" --managed-network '{}'
+	[ "$status" -eq 0 ]
+	[ "$output" = EPERM ]
+	inherited unix-path "$OUT/daemon/docker.sock" "$ENABLED"
+	[ "$status" -eq 0 ]
+	[ "$output" = EACCES ]
+}
+
+# Without /proc, the helper checks each descriptor up to the soft limit on open files: one above
+# it (opened before the limit was lowered) is out of that scan's reach, and is made close-on-exec.
+# Here /proc is covered by an empty file system in a namespace of the caller's own, and the
+# socket moved to descriptor 200 under a limit of 64.
+@test "without /proc, a socket above the limit on open files is not inherited unchecked" {
+	local cmd="exec 19<&200; exec python3 '$NET/inherit.py' use udp -"
+	# The control: the same moves, with /proc in place, are refused by the usual scan.
+	run python3 "$NET/inherit.py" udp - -- unshare -rm bash -c \
+		"exec 200<&19 19<&- && ulimit -n 64 && exec '$H' --sandbox-policy-cwd '$WS' --permission-profile '$PROFILE' -- bash -c \"$cmd\""
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: descriptor 200, inherited by the command, is an IPv4 datagram socket, which a restricted network cannot confine; hint: close it, or mark it close-on-exec, before starting sbxrun, or enable the network" ]
+	[ "${lines[1]}" = none ]
+	# Without /proc the datagram does not leave: the descriptor is not the command's.
+	run python3 "$NET/inherit.py" udp - -- unshare -rm bash -c \
+		"mount -t tmpfs none /proc && exec 200<&19 19<&- && ulimit -n 64 && exec '$H' --sandbox-policy-cwd '$WS' --permission-profile '$PROFILE' -- bash -c \"$cmd\""
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = EBADF ]
+	[ "${lines[2]}" = none ]
+}
+
 @test "an address longer than a sockaddr_un is refused as the kernel refuses it, and the broker holds" {
 	# The kernel reads no path from a Unix address longer than its struct: EINVAL.
 	run "$P" unix-long "$WS/agent/agent.sock"

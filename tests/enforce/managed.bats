@@ -102,6 +102,35 @@ in_hosts() {
 	grep -q '"host":"registry.corp.test","port":'"$UP_PORT"',"decision":"allow","rule":"allow registry.corp.test","status":200' "$NLOG"
 }
 
+@test "--deny-domain: an allowed name that leads to a denied address is refused" {
+	# The command asks for allowed names planted to lead to a denied address, as it is and
+	# inside an IPv6 one; private addresses are allowed, so only the deny entry stands between.
+	printf '127.0.0.1 registry.corp.test\n::ffff:127.0.0.1 mirror.corp.test\n' \
+		>"$BATS_TEST_TMPDIR/hosts"
+	run in_hosts "$BATS_TEST_TMPDIR/hosts" "$S" -C "$WS" --allow-domain '*.corp.test' \
+		--allow-private-addresses --deny-domain 127.0.0.1 --network-log "$NLOG" -- \
+		curl -sS -o /dev/null -w '%{http_code}' --max-time 5 \
+		"http://registry.corp.test:$UP_PORT/f.txt"
+	echo "status $status output $output"
+	[ "$output" = 403 ]
+	run in_hosts "$BATS_TEST_TMPDIR/hosts" "$S" -C "$WS" --allow-domain '*.corp.test' \
+		--allow-private-addresses --deny-domain 127.0.0.1 --network-log "$NLOG" -- \
+		curl -sS -o /dev/null -w '%{http_code}' --max-time 5 \
+		"http://mirror.corp.test:$UP_PORT/f.txt"
+	echo "status $status output $output"
+	[ "$output" = 403 ]
+	[ ! -s "$UP_LOG" ]
+	grep -q '"host":"registry.corp.test","port":'"$UP_PORT"',"decision":"deny","rule":"deny 127.0.0.1","status":403' "$NLOG"
+	grep -q '"host":"mirror.corp.test","port":'"$UP_PORT"',"decision":"deny","rule":"deny 127.0.0.1","status":403' "$NLOG"
+	# The control: a deny entry for another port of the address, and the name reaches it.
+	run in_hosts "$BATS_TEST_TMPDIR/hosts" "$S" -C "$WS" --allow-domain '*.corp.test' \
+		--allow-private-addresses --deny-domain 127.0.0.1:1 -- \
+		curl -sS --max-time 5 "http://mirror.corp.test:$UP_PORT/f.txt"
+	echo "status $status output $output"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+}
+
 @test "--allow-domain: git clone over HTTP and pip download from inside the sandbox" {
 	src="$BATS_TEST_TMPDIR/src"
 	git init -q "$src"

@@ -401,6 +401,64 @@ hosts_file() {
 	[ "$output" = hello ]
 }
 
+@test "a denied address is never connected to, whatever allowed name or spelling leads to it" {
+	# An allowed name planted to lead to a denied address (an /etc/hosts entry, a DNS answer,
+	# rebinding), as it is or inside an IPv6 one, and the address in an allowed spelling of its
+	# own: deny wins over each of them.
+	cat >"$BATS_TEST_TMPDIR/hosts" <<-EOF
+		127.0.0.1 localhost
+		127.0.0.1 mirror.test
+		::ffff:127.0.0.1 mapped.test
+	EOF
+	with_hosts "$BATS_TEST_TMPDIR/hosts"
+	start_upstream
+	start_proxy --allow-private-addresses --allow-domain '*.test' \
+		--allow-domain '[::ffff:127.0.0.1]' --deny-domain 127.0.0.1
+	run curl -sS -x "http://$PX" "http://mirror.test:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host mirror.test resolves only to denied addresses (127.0.0.1 is denied by --deny-domain 127.0.0.1)" ]
+	run curl -sS -x "http://$PX" "http://mapped.test:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host mapped.test resolves only to denied addresses (::ffff:127.0.0.1 is denied by --deny-domain 127.0.0.1)" ]
+	run client tunnel "$PX" "mirror.test:$UP_PORT" 10
+	[[ "$output" == *"403 Forbidden"* ]]
+	run curl -sS -x "http://$PX" "http://[::ffff:127.0.0.1]:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host [::ffff:127.0.0.1] is denied by --deny-domain 127.0.0.1" ]
+	[ ! -s "$UP_LOG" ]
+	[ "$(jline 1 '[j["host"], j["decision"], j["rule"], j["status"]]')" = '["mirror.test", "deny", "deny 127.0.0.1", 403]' ]
+	[ "$(jline 2 '[j["host"], j["decision"], j["rule"], j["status"]]')" = '["mapped.test", "deny", "deny 127.0.0.1", 403]' ]
+	# Positive control: a deny entry for another port of that address leaves these one open.
+	stop_proxy
+	start_proxy --allow-private-addresses --allow-domain '*.test' \
+		--allow-domain '[::ffff:127.0.0.1]' --deny-domain 127.0.0.1:1
+	run curl -sS -x "http://$PX" "http://mirror.test:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run curl -sS -x "http://$PX" "http://mapped.test:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run curl -sS -x "http://$PX" "http://[::ffff:127.0.0.1]:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	[ "$(grep -c '^GET /f.txt' "$UP_LOG")" -eq 3 ]
+}
+
+@test "a name whose addresses are denied and non-public is refused in words naming both" {
+	# 10.9.9.9 is refused for its class alone: allowing private addresses would connect to it,
+	# so the refusal must not say the name leads to denied addresses only.
+	cat >"$BATS_TEST_TMPDIR/hosts" <<-EOF
+		127.0.0.1 localhost
+		127.0.0.1 mixed.test
+		10.9.9.9 mixed.test
+		127.0.0.1 only.test
+	EOF
+	with_hosts "$BATS_TEST_TMPDIR/hosts"
+	start_upstream
+	start_proxy --allow-domain '*.test' --deny-domain 127.0.0.1
+	run curl -sS -x "http://$PX" "http://mixed.test:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host mixed.test resolves only to denied and non-public addresses (127.0.0.1 is denied by --deny-domain 127.0.0.1, 10.9.9.9 is private); the non-public ones are refused unless private addresses are allowed" ]
+	[ "$(jline 1 '[j["host"], j["decision"], j["rule"], j["status"]]')" = '["mixed.test", "deny", "deny 127.0.0.1", 403]' ]
+	# The control: a name that leads to the denied address alone keeps the words of a denial.
+	run curl -sS -x "http://$PX" "http://only.test:$UP_PORT/f.txt"
+	[ "$output" = "sbxrun: host only.test resolves only to denied addresses (127.0.0.1 is denied by --deny-domain 127.0.0.1)" ]
+	[ ! -s "$UP_LOG" ]
+}
+
 # fetch_in_dns_netns NAME...: in a network and mount namespace of its own (tests/net/dns-netns)
 # whose /etc/hosts, /etc/resolv.conf and name server's zone are $BATS_TEST_TMPDIR/hosts,
 # resolv.conf and zone, fetches f.txt from each NAME through a proxy allowing *.example.test:

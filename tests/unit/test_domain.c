@@ -361,6 +361,50 @@ TEST(domain_addr_reaches)
 	CHECK(!reaches("[2001:4860::8888]", "[2001:4860::8889]"));
 }
 
+/* The deny entry a connection to dest on port would meet, as its text; "" for none. */
+static const char *denied_by(const struct sbx_domain_policy *pol, const char *dest, unsigned port)
+{
+	const struct sbx_domain_pattern *p;
+	struct sbx_host d;
+	const char *why;
+
+	if (sbx_host_parse(dest, strlen(dest), &d, &why) < 0) {
+		t_fail(__FILE__, __LINE__, "cannot parse '%s'", dest);
+		return "?";
+	}
+	p = sbx_domain_policy_denies_addr(pol, d.addr, d.kind == SBX_HOST_IPV4 ? 4 : 16, port);
+	return p ? p->text : "";
+}
+
+/* A denied address is denied however a connection reaches it: the name's answer, mapped, NAT64. */
+TEST(domain_policy_denies_addr)
+{
+	struct sbx_domain_policy pol = {0};
+	struct sbx_diag d = {0};
+
+	CHECK_INT(sbx_domain_policy_add(&pol, true, "169.254.169.254", &d), 0);
+	CHECK_INT(sbx_domain_policy_add(&pol, true, "10.0.0.5:6379", &d), 0);
+	CHECK_INT(sbx_domain_policy_add(&pol, true, "[::ffff:10.0.0.9]", &d), 0);
+	CHECK_INT(sbx_domain_policy_add(&pol, true, "[2001:db8::1]", &d), 0);
+	CHECK_INT(sbx_domain_policy_add(&pol, true, "metadata.example", &d), 0);
+	CHECK_INT(sbx_domain_policy_add(&pol, false, "*.example.com", &d), 0);
+	CHECK_STR(denied_by(&pol, "169.254.169.254", 80), "169.254.169.254");
+	CHECK_STR(denied_by(&pol, "[::ffff:169.254.169.254]", 80), "169.254.169.254");
+	CHECK_STR(denied_by(&pol, "[64:ff9b::169.254.169.254]", 80), "169.254.169.254");
+	CHECK_STR(denied_by(&pol, "[2002:a9fe:a9fe::1]", 80), "169.254.169.254");
+	CHECK_STR(denied_by(&pol, "169.254.169.253", 80), "");
+	/* A port-restricted deny entry: that port only. */
+	CHECK_STR(denied_by(&pol, "10.0.0.5", 6379), "10.0.0.5:6379");
+	CHECK_STR(denied_by(&pol, "10.0.0.5", 80), "");
+	/* A pattern written mapped denies the IPv4 address too. */
+	CHECK_STR(denied_by(&pol, "10.0.0.9", 443), "[::ffff:10.0.0.9]");
+	CHECK_STR(denied_by(&pol, "[2001:db8::1]", 443), "[2001:db8::1]");
+	CHECK_STR(denied_by(&pol, "[2001:db8::2]", 443), "");
+	/* Not an IPv4 address inside: the IPv4-compatible form is an IPv6 address of its own. */
+	CHECK_STR(denied_by(&pol, "[::169.254.169.254]", 80), "");
+	sbx_domain_policy_free(&pol);
+}
+
 TEST(domain_addr_format)
 {
 	static const struct {
