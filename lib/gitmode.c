@@ -551,6 +551,7 @@ struct gitwalk {
 	struct sbx_strv modules; /* those found under a modules/ directory */
 	struct sbx_strv *keep, *missing, *gone;
 	struct sbx_diag *d;
+	const char *root; /* walked as a git directory whatever it holds (sbx_git_root_paths) */
 };
 
 /* A failed read or listing ("read", "list"), worded in d. */
@@ -706,6 +707,16 @@ static int protect(struct gitwalk *w, const char *dir, const char *name, bool cr
 	 * Kept read-only, a link there still leads where the command writes (the directory it
 	 * lies in is the command's too, in git mode): git would follow it.
 	 */
+	if (in.is_link && w->root) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s is a symbolic link, which git follows: in a writable root that is "
+			     "a git directory (a bare repository), the command could repoint it",
+			     p);
+		r = sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE,
+				  "put what it leads to there instead of the link, or name the "
+				  "repository read-only");
+		goto out;
+	}
 	if (in.is_link) {
 		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
 			     "git mode: %s is a symbolic link, which git follows: in a git "
@@ -1183,6 +1194,9 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 	r = sbx_git_is_gitdir(w->ctx, dir, &gitdir, w->d);
 	if (r)
 		return r;
+	/* A writable root kept whole would be no writable root: its names are kept instead. */
+	if (!gitdir && w->root && strcmp(dir, w->root) == 0)
+		gitdir = true;
 	if (!gitdir) {
 		r = sbx_strv_add_unique(w->keep, dir) ? -ENOMEM : 0;
 		if (!r && module)
@@ -1252,17 +1266,53 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 	return list_gitdirs(w, dir, "worktrees", false, false);
 }
 
+static int walk_all(struct gitwalk *w, const char *gitdir)
+{
+	int r = enqueue(w, gitdir, false);
+
+	for (size_t i = 0; !r && i < w->dirs.n; i++)
+		r = walk_one(w, w->dirs.v[i], sbx_strv_has(&w->modules, w->dirs.v[i]));
+	sbx_strv_clear(&w->dirs);
+	sbx_strv_clear(&w->modules);
+	if (r == -ENOMEM)
+		sbx_diag_set(w->d, r, "out of memory");
+	return r;
+}
+
 int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
 		       struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d)
 {
 	struct gitwalk w = {.ctx = ctx, .keep = keep, .missing = missing, .gone = gone, .d = d};
-	int r = enqueue(&w, gitdir, false);
 
-	for (size_t i = 0; !r && i < w.dirs.n; i++)
-		r = walk_one(&w, w.dirs.v[i], sbx_strv_has(&w.modules, w.dirs.v[i]));
-	sbx_strv_clear(&w.dirs);
-	sbx_strv_clear(&w.modules);
+	return walk_all(&w, gitdir);
+}
+
+/*
+ * A writable root that is itself a git directory (a bare repository, a workspace opened in a
+ * .git) has no .git to keep: git reads its hooks and config from the root itself. It is one
+ * when HEAD is there, as anything: git's own test (sbx_git_is_gitdir) also wants objects/ and
+ * refs/, which the command may remove in one run and make again in the next once nothing is
+ * kept. HEAD is kept read-only with the rest, so that no run can stop the next from seeing it.
+ */
+int sbx_git_root_paths(const struct sbx_ctx *ctx, const char *root, struct sbx_strv *keep,
+		       struct sbx_strv *missing, struct sbx_strv *gone, bool *is,
+		       struct sbx_diag *d)
+{
+	struct gitwalk w = {
+		.ctx = ctx, .keep = keep, .missing = missing, .gone = gone, .d = d, .root = root};
+	struct sbx_pathinfo in;
+	char *head = NULL;
+	int r = sbx_path_join_any(root, "HEAD", &head);
+
+	*is = false;
+	if (!r)
+		r = sbx_ctx_lookup(ctx, head, &in, d);
+	if (!r && (in.exists || in.is_link)) {
+		*is = true;
+		r = sbx_strv_add_unique(keep, head) ? -ENOMEM : walk_all(&w, root);
+	}
 	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory");
+	free(head);
 	return r;
 }

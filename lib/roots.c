@@ -466,6 +466,8 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	if (!r)
 		r = sbx_roots_git(ctx, m, out, w->root, git, &in, git_mode, target, &gits, &missing,
 				  deny, d);
+	if (!r)
+		r = sbx_roots_git_root(ctx, m, out, w->root, &gits, &missing, deny, d);
 	/*
 	 * Where the links of a kept .codex or .agents lead: read-only too, as the links are. Not
 	 * one an entry lets the command write or denies, nor one decided missing above (another
