@@ -386,6 +386,53 @@ static int lifted_by_git_mode(const struct pmap *m, const struct sbx_roots *out,
 }
 
 /*
+ * The repositories whose working tree holds the writable root root (a workspace opened in a
+ * subdirectory of a checkout): git, run later at their top, reads their git directory, which
+ * lies above this root, but what it leads to may lie inside (a hook linked to a script of the
+ * working tree, a config it includes, a submodule checkout's .git file). Each ancestor with a
+ * .git (as anything), up to the top of the file system (a superproject's git recurses into the
+ * submodule), is looked at as a writable root's own .git is, what it finds appended to gits and
+ * missing for the caller to keep where a writable root holds it; so is that .git itself, where
+ * one holds it (a checkout under /tmp). An ancestor that is a writable root is skipped: its own
+ * protect_root() keeps its .git.
+ */
+static int enclosing_repos(const struct sbx_roots *out, const struct pmap *m,
+			   const struct sbx_ctx *ctx, const char *root, struct sbx_strv *gits,
+			   struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
+{
+	size_t len = strlen(root);
+	int r = 0;
+
+	if (root[0] != '/')
+		return 0; /* a Windows root: git's discovery there is not this one */
+	while (!r && (len = sbx_path_parent_len(root, len)) > 0) {
+		char *dir = strndup(root, len), *git = NULL, *target[SBX_GIT_READINGS] = {NULL};
+		struct sbx_pathinfo in = {0};
+		bool writable = false;
+
+		for (size_t i = 0; dir && i < out->n_writable; i++)
+			writable |= strcmp(out->writable[i].root, dir) == 0;
+		r = dir ? sbx_path_join_any(dir, ".git", &git) : -ENOMEM;
+		if (!r && !writable)
+			r = sbx_ctx_lookup(ctx, git, &in, d);
+		if (!r && !writable && (in.exists || in.is_link))
+			r = sbx_strv_add_unique(gits, git);
+		if (!r && !writable && in.exists)
+			r = sbx_roots_git(ctx, m, out, dir, git, &in, false, target, gits, missing,
+					  deny, d);
+		for (int i = 0; i < SBX_GIT_READINGS; i++)
+			free(target[i]);
+		free(git);
+		free(dir);
+		if (len == 1)
+			break;
+	}
+	if (r == -ENOMEM)
+		sbx_diag_set(d, r, "out of memory");
+	return r;
+}
+
+/*
  * Protected metadata under the writable root w (unless the file system is full-disk-write):
  *  - for each name N, the path w/N is decided by an explicit entry when one resolves exactly
  *    there (write: N is writable; read: a carve-out; deny: unreadable); otherwise, when w/N
@@ -468,6 +515,8 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 				  deny, d);
 	if (!r)
 		r = sbx_roots_git_root(ctx, m, out, w->root, &gits, &missing, deny, d);
+	if (!r)
+		r = enclosing_repos(out, m, ctx, w->root, &gits, &missing, deny, d);
 	/*
 	 * Where the links of a kept .codex or .agents lead: read-only too, as the links are. Not
 	 * one an entry lets the command write or denies, nor one decided missing above (another
