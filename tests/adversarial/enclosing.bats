@@ -103,6 +103,21 @@ setup() {
 	expect OK write "$top/sub/file"
 }
 
+@test "a checkout whose .git file names a git directory inside the workspace below its top" {
+	local top="$BASE/sep-$BATS_TEST_NUMBER"
+	rm -rf "$top"
+	mkdir -p "$top/pkg"
+	git init -q --separate-git-dir="$top/pkg/.gd" "$top"
+	echo "gitdir: pkg/.gd" >"$top/.git"
+	git -C "$top" status --short
+	SBX_CWD=$top/pkg
+	expect EROFS append "$top/pkg/.gd/config"
+	expect EROFS write "$top/pkg/.gd/hooks/pre-commit"
+	expect EBUSY rename "$top/pkg/.gd" "$top/pkg/gd-old"
+	# Control: the rest of the workspace is the command's.
+	expect OK write "$top/pkg/file"
+}
+
 @test "explain shows what the repository above the workspace keeps in it" {
 	run "$BIN/sbxrun" explain --cwd "$PKG" --profile :workspace
 	echo "$output"
