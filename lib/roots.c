@@ -385,6 +385,21 @@ static int lifted_by_git_mode(const struct pmap *m, const struct sbx_roots *out,
 	return is_dotgit_of(out->writable[up->wr].root, s->p, yes);
 }
 
+/* *p, when it lies in real (where the root named given resolves), named through given. */
+static int under_name(char **p, const char *real, const char *given)
+{
+	size_t n = strlen(real);
+	char *q;
+
+	if (strcmp(real, given) == 0 || !sbx_path_covers(real, *p))
+		return 0;
+	if (asprintf(&q, "%s%s", given, *p + n) < 0)
+		return -ENOMEM;
+	free(*p);
+	*p = q;
+	return 0;
+}
+
 /*
  * The repositories whose working tree holds the writable root root (a workspace opened in a
  * subdirectory of a checkout): git, run later at their top, reads their git directory, which
@@ -400,19 +415,36 @@ static int enclosing_repos(const struct sbx_roots *out, const struct pmap *m,
 			   const struct sbx_ctx *ctx, const char *root, struct sbx_strv *gits,
 			   struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
 {
-	size_t len = strlen(root);
-	int r = 0;
+	struct sbx_pathinfo at;
+	const char *given = root;
+	size_t len, first_git = gits->n, first_missing = missing->n;
+	int r;
 
 	if (root[0] != '/')
 		return 0; /* a Windows root: git's discovery there is not this one */
+	/*
+	 * Git discovers a repository up from where a directory lies, not up the name it was given
+	 * by: a root named through the user's link (--write ~/link) is walked up from where the
+	 * link leads, and each ancestor compared with the roots where they lie.
+	 */
+	r = sbx_ctx_lookup(ctx, root, &at, d);
+	if (r)
+		return r == -ENOMEM ? sbx_diag_set(d, r, "out of memory") : r;
+	if (at.real[0])
+		root = at.real;
+	len = strlen(root);
 	while (!r && (len = sbx_path_parent_len(root, len)) > 0) {
 		char *dir = strndup(root, len), *git = NULL, *target[SBX_GIT_READINGS] = {NULL};
 		struct sbx_pathinfo in = {0};
 		bool writable = false;
 
-		for (size_t i = 0; dir && i < out->n_writable; i++)
-			writable |= strcmp(out->writable[i].root, dir) == 0;
-		r = dir ? sbx_path_join_any(dir, ".git", &git) : -ENOMEM;
+		for (size_t i = 0; !r && dir && !writable && i < out->n_writable; i++) {
+			r = sbx_ctx_lookup(ctx, out->writable[i].root, &in, d);
+			writable = !r && (strcmp(out->writable[i].root, dir) == 0 ||
+					  strcmp(in.real, dir) == 0);
+		}
+		if (!r)
+			r = dir ? sbx_path_join_any(dir, ".git", &git) : -ENOMEM;
 		if (!r && !writable)
 			r = sbx_ctx_lookup(ctx, git, &in, d);
 		if (!r && !writable && (in.exists || in.is_link))
@@ -427,6 +459,13 @@ static int enclosing_repos(const struct sbx_roots *out, const struct pmap *m,
 		if (len == 1)
 			break;
 	}
+	/*
+	 * What was found where the link leads is kept under the root's own name, as the plan
+	 * knows the root by it.
+	 */
+	for (struct sbx_strv *v = gits; !r && v; v = v == gits ? missing : NULL)
+		for (size_t k = v == gits ? first_git : first_missing; !r && k < v->n; k++)
+			r = under_name(&v->v[k], root, given);
 	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory");
 	return r;

@@ -131,3 +131,25 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"read-only $BASE/beside/"* ]]
 }
+
+@test "a workspace named through the user's link keeps what the .git above where it leads keeps" {
+	# Git finds the repository up from where the directory lies, not up the link's name.
+	local link="$BASE/pkg-link-$BATS_TEST_NUMBER"
+	rm -f "$link"
+	ln -s "$PKG" "$link"
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$link" write)")
+	SBX_CWD=$link
+	expect EROFS append "$link/scripts/pre-commit"
+	expect EROFS append "$PKG/scripts/pre-commit"
+	expect EROFS append "$link/team.gitconfig"
+	expect EROFS write "$link/local.gitconfig"
+	expect EROFS write "$link/vendor/lib/.git"
+	run sbx sh -c "printf 'touch %s\n' '$CANARY' >>scripts/pre-commit"
+	[ "$status" -ne 0 ]
+	run git -C "$TOP" -c user.email=t@t commit -q --allow-empty -m later
+	[ "$status" -eq 0 ]
+	[ ! -e "$CANARY" ]
+	# Control: the rest of the workspace is the command's by either name.
+	expect OK write "$link/scripts/build.sh"
+	expect OK write "$PKG/scripts/build.sh"
+}
