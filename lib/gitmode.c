@@ -620,19 +620,16 @@ bool sbx_git_checkout_point(const char *path)
  * refs of a worktree's common directory, an access() of one that is there), the answer is yes:
  * a git directory is walked, its checkout and what it holds kept, which protects no less.
  */
-int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, struct sbx_diag *d)
+/* The HEAD half of git's test, of the file at file (sbx_git_is_gitdir). */
+static int head_valid(const struct sbx_ctx *ctx, const char *file, bool *yes, struct sbx_diag *d)
 {
-	static const char *const need[] = {"commondir", "objects", "refs"};
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	struct sbx_pathinfo in;
-	char head[256], *file = NULL; /* git reads no more of HEAD for this test either */
+	char head[256]; /* git reads no more of HEAD for this test either */
 	size_t got = 0, i = 0;
-	int r = sbx_path_join_any(dir, "HEAD", &file);
+	int r = sbx_ctx_lookup(ctx, file, &in, d);
 
 	*yes = false;
-	in.exists = in.is_link = false;
-	if (!r)
-		r = sbx_ctx_lookup(ctx, file, &in, d);
 	if (!r && in.exists && !in.is_link && in.type == SBX_FT_REG) {
 		r = v->read_file(v->self, file, head, sizeof(head) - 1, &got);
 		if (r == -ENOENT || r == -EINVAL)
@@ -646,6 +643,19 @@ int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, str
 	} else if (!r) {
 		*yes = in.exists || in.is_link;
 	}
+	return r;
+}
+
+int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, struct sbx_diag *d)
+{
+	static const char *const need[] = {"commondir", "objects", "refs"};
+	struct sbx_pathinfo in;
+	char *file = NULL;
+	int r = sbx_path_join_any(dir, "HEAD", &file);
+
+	*yes = false;
+	if (!r)
+		r = head_valid(ctx, file, yes, d);
 	/* commondir names where the rest lies: taken as there. */
 	for (size_t k = 0; !r && *yes && k < 3; k++) {
 		free(file);
@@ -1290,9 +1300,11 @@ int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx
 /*
  * A writable root that is itself a git directory (a bare repository, a workspace opened in a
  * .git) has no .git to keep: git reads its hooks and config from the root itself. It is one
- * when HEAD is there, as anything: git's own test (sbx_git_is_gitdir) also wants objects/ and
- * refs/, which the command may remove in one run and make again in the next once nothing is
- * kept. HEAD is kept read-only with the rest, so that no run can stop the next from seeing it.
+ * when its HEAD passes git's test of a HEAD (a link, or a file naming a ref or an object; a
+ * file named HEAD holding anything else is the user's, and git never takes the directory for a
+ * repository): git's whole test (sbx_git_is_gitdir) also wants objects/ and refs/, which the
+ * command may remove in one run and make again in the next once nothing is kept. HEAD is kept
+ * read-only with the rest, so that no run can stop the next from seeing it.
  */
 int sbx_git_root_paths(const struct sbx_ctx *ctx, const char *root, struct sbx_strv *keep,
 		       struct sbx_strv *missing, struct sbx_strv *gone, bool *is,
@@ -1300,17 +1312,14 @@ int sbx_git_root_paths(const struct sbx_ctx *ctx, const char *root, struct sbx_s
 {
 	struct gitwalk w = {
 		.ctx = ctx, .keep = keep, .missing = missing, .gone = gone, .d = d, .root = root};
-	struct sbx_pathinfo in;
 	char *head = NULL;
 	int r = sbx_path_join_any(root, "HEAD", &head);
 
 	*is = false;
 	if (!r)
-		r = sbx_ctx_lookup(ctx, head, &in, d);
-	if (!r && (in.exists || in.is_link)) {
-		*is = true;
+		r = head_valid(ctx, head, is, d);
+	if (!r && *is)
 		r = sbx_strv_add_unique(keep, head) ? -ENOMEM : walk_all(&w, root);
-	}
 	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory");
 	free(head);

@@ -141,3 +141,26 @@ setup() {
 	[ "$status" -eq 0 ]
 	[ -e "$CANARY" ]
 }
+
+@test "a workspace holding a file named HEAD that git takes for none: its config/ stays the command's" {
+	# A plain project with a file of its own named HEAD: git never takes the directory for a
+	# repository, so nothing of it is kept (a config/ directory, modules/, hooks/).
+	local plain="$BASE/notes-$BATS_TEST_NUMBER"
+	rm -rf "$plain"
+	mkdir -p "$plain/config" "$plain/modules/auth" "$plain/hooks"
+	echo 'release notes' >"$plain/HEAD"
+	run git -C "$plain" rev-parse --git-dir
+	[ "$status" -ne 0 ]
+	SBX_CWD=$plain
+	expect OK write "$plain/config/app.yml"
+	expect OK write "$plain/modules/auth/main.py"
+	expect OK write "$plain/hooks/useful.js"
+	expect OK append "$plain/HEAD"
+	# Control: the same names of a bare repository, whose HEAD names a ref, stay read-only,
+	# and so do they once run 1 has stripped objects/ and refs/ (kept HEAD, kept test).
+	expect EROFS write "$BARE/config"
+	expect EROFS append "$BARE/HEAD"
+	run sbx sh -c 'rm -rf objects refs && echo removed'
+	[ "$output" = removed ]
+	expect EROFS write "$BARE/hooks/post-update"
+}
