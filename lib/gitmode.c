@@ -1312,12 +1312,27 @@ int sbx_git_root_paths(const struct sbx_ctx *ctx, const char *root, struct sbx_s
 {
 	struct gitwalk w = {
 		.ctx = ctx, .keep = keep, .missing = missing, .gone = gone, .d = d, .root = root};
+	struct sbx_pathinfo in;
 	char *head = NULL;
 	int r = sbx_path_join_any(root, "HEAD", &head);
 
-	*is = false;
+	*is = in.is_link = false;
 	if (!r)
 		r = head_valid(ctx, head, is, d);
+	if (!r && *is)
+		r = sbx_ctx_lookup(ctx, head, &in, d);
+	/* A link (as git made HEAD once) cannot be kept: the command could repoint it. */
+	if (!r && *is && in.is_link) {
+		sbx_diag_set(
+			d, SBX_E_UNENFORCEABLE,
+			"%s is a symbolic link, which git follows: in a writable root that is a "
+			"git directory (a bare repository), the command could repoint it",
+			head);
+		r = sbx_diag_hint(
+			d, SBX_E_UNENFORCEABLE,
+			"make it a file (git symbolic-ref HEAD refs/heads/BRANCH, with "
+			"core.preferSymlinkRefs unset), or name the repository read-only");
+	}
 	if (!r && *is)
 		r = sbx_strv_add_unique(keep, head) ? -ENOMEM : walk_all(&w, root);
 	if (r == -ENOMEM)

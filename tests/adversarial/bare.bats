@@ -164,3 +164,22 @@ setup() {
 	[ "$output" = removed ]
 	expect EROFS write "$BARE/hooks/post-update"
 }
+
+@test "a bare workspace whose HEAD is a link (as old git made it): refused, naming it and the fix" {
+	ln -sf refs/heads/main "$BARE/HEAD"
+	run git -C "$BARE" rev-parse --git-dir
+	[ "$output" = . ]
+	new_canary "$BARE"
+	run sbx sh -c ": >'$CANARY'; ln -sf refs/heads/other HEAD"
+	refused "sbxrun: $BARE/HEAD is a symbolic link, which git follows: in a writable root that is a git directory (a bare repository), the command could repoint it"
+	[[ "$output" == *"; hint: make it a file (git symbolic-ref HEAD refs/heads/BRANCH, with core.preferSymlinkRefs unset), or name the repository read-only" ]]
+	[ "$(readlink "$BARE/HEAD")" = refs/heads/main ]
+	# Control: with HEAD made a file as the hint says, the run starts and HEAD stays.
+	git -C "$BARE" symbolic-ref HEAD refs/heads/main
+	[ -f "$BARE/HEAD" ]
+	[ ! -L "$BARE/HEAD" ]
+	run sbx sh -c ": >'$CANARY'"
+	[ "$status" -eq 0 ]
+	[ -e "$CANARY" ]
+	expect EBUSY unlink "$BARE/HEAD"
+}
