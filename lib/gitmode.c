@@ -551,6 +551,7 @@ struct gitwalk {
 	struct sbx_strv modules; /* those found under a modules/ directory */
 	struct sbx_strv *keep, *missing, *gone;
 	struct sbx_diag *d;
+	const char *root; /* walked as a git directory whatever it holds (sbx_git_root_paths) */
 };
 
 /* A failed read or listing ("read", "list"), worded in d. */
@@ -619,19 +620,16 @@ bool sbx_git_checkout_point(const char *path)
  * refs of a worktree's common directory, an access() of one that is there), the answer is yes:
  * a git directory is walked, its checkout and what it holds kept, which protects no less.
  */
-int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, struct sbx_diag *d)
+/* The HEAD half of git's test, of the file at file (sbx_git_is_gitdir). */
+static int head_valid(const struct sbx_ctx *ctx, const char *file, bool *yes, struct sbx_diag *d)
 {
-	static const char *const need[] = {"commondir", "objects", "refs"};
 	const struct sbx_fsview *v = sbx_ctx_fs(ctx);
 	struct sbx_pathinfo in;
-	char head[256], *file = NULL; /* git reads no more of HEAD for this test either */
+	char head[256]; /* git reads no more of HEAD for this test either */
 	size_t got = 0, i = 0;
-	int r = sbx_path_join_any(dir, "HEAD", &file);
+	int r = sbx_ctx_lookup(ctx, file, &in, d);
 
 	*yes = false;
-	in.exists = in.is_link = false;
-	if (!r)
-		r = sbx_ctx_lookup(ctx, file, &in, d);
 	if (!r && in.exists && !in.is_link && in.type == SBX_FT_REG) {
 		r = v->read_file(v->self, file, head, sizeof(head) - 1, &got);
 		if (r == -ENOENT || r == -EINVAL)
@@ -645,6 +643,19 @@ int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, str
 	} else if (!r) {
 		*yes = in.exists || in.is_link;
 	}
+	return r;
+}
+
+int sbx_git_is_gitdir(const struct sbx_ctx *ctx, const char *dir, bool *yes, struct sbx_diag *d)
+{
+	static const char *const need[] = {"commondir", "objects", "refs"};
+	struct sbx_pathinfo in;
+	char *file = NULL;
+	int r = sbx_path_join_any(dir, "HEAD", &file);
+
+	*yes = false;
+	if (!r)
+		r = head_valid(ctx, file, yes, d);
 	/* commondir names where the rest lies: taken as there. */
 	for (size_t k = 0; !r && *yes && k < 3; k++) {
 		free(file);
@@ -706,6 +717,16 @@ static int protect(struct gitwalk *w, const char *dir, const char *name, bool cr
 	 * Kept read-only, a link there still leads where the command writes (the directory it
 	 * lies in is the command's too, in git mode): git would follow it.
 	 */
+	if (in.is_link && w->root) {
+		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
+			     "%s is a symbolic link, which git follows: in a writable root that is "
+			     "a git directory (a bare repository), the command could repoint it",
+			     p);
+		r = sbx_diag_hint(w->d, SBX_E_UNENFORCEABLE,
+				  "put what it leads to there instead of the link, or name the "
+				  "repository read-only");
+		goto out;
+	}
 	if (in.is_link) {
 		sbx_diag_set(w->d, SBX_E_UNENFORCEABLE,
 			     "git mode: %s is a symbolic link, which git follows: in a git "
@@ -1183,6 +1204,9 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 	r = sbx_git_is_gitdir(w->ctx, dir, &gitdir, w->d);
 	if (r)
 		return r;
+	/* A writable root kept whole would be no writable root: its names are kept instead. */
+	if (!gitdir && w->root && strcmp(dir, w->root) == 0)
+		gitdir = true;
 	if (!gitdir) {
 		r = sbx_strv_add_unique(w->keep, dir) ? -ENOMEM : 0;
 		if (!r && module)
@@ -1252,17 +1276,67 @@ static int walk_one(struct gitwalk *w, const char *dir, bool module)
 	return list_gitdirs(w, dir, "worktrees", false, false);
 }
 
+static int walk_all(struct gitwalk *w, const char *gitdir)
+{
+	int r = enqueue(w, gitdir, false);
+
+	for (size_t i = 0; !r && i < w->dirs.n; i++)
+		r = walk_one(w, w->dirs.v[i], sbx_strv_has(&w->modules, w->dirs.v[i]));
+	sbx_strv_clear(&w->dirs);
+	sbx_strv_clear(&w->modules);
+	if (r == -ENOMEM)
+		sbx_diag_set(w->d, r, "out of memory");
+	return r;
+}
+
 int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
 		       struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d)
 {
 	struct gitwalk w = {.ctx = ctx, .keep = keep, .missing = missing, .gone = gone, .d = d};
-	int r = enqueue(&w, gitdir, false);
 
-	for (size_t i = 0; !r && i < w.dirs.n; i++)
-		r = walk_one(&w, w.dirs.v[i], sbx_strv_has(&w.modules, w.dirs.v[i]));
-	sbx_strv_clear(&w.dirs);
-	sbx_strv_clear(&w.modules);
+	return walk_all(&w, gitdir);
+}
+
+/*
+ * A writable root that is itself a git directory (a bare repository, a workspace opened in a
+ * .git) has no .git to keep: git reads its hooks and config from the root itself. It is one
+ * when its HEAD passes git's test of a HEAD (a link, or a file naming a ref or an object; a
+ * file named HEAD holding anything else is the user's, and git never takes the directory for a
+ * repository): git's whole test (sbx_git_is_gitdir) also wants objects/ and refs/, which the
+ * command may remove in one run and make again in the next once nothing is kept. HEAD is kept
+ * read-only with the rest, so that no run can stop the next from seeing it.
+ */
+int sbx_git_root_paths(const struct sbx_ctx *ctx, const char *root, struct sbx_strv *keep,
+		       struct sbx_strv *missing, struct sbx_strv *gone, bool *is,
+		       struct sbx_diag *d)
+{
+	struct gitwalk w = {
+		.ctx = ctx, .keep = keep, .missing = missing, .gone = gone, .d = d, .root = root};
+	struct sbx_pathinfo in;
+	char *head = NULL;
+	int r = sbx_path_join_any(root, "HEAD", &head);
+
+	*is = in.is_link = false;
+	if (!r)
+		r = head_valid(ctx, head, is, d);
+	if (!r && *is)
+		r = sbx_ctx_lookup(ctx, head, &in, d);
+	/* A link (as git made HEAD once) cannot be kept: the command could repoint it. */
+	if (!r && *is && in.is_link) {
+		sbx_diag_set(
+			d, SBX_E_UNENFORCEABLE,
+			"%s is a symbolic link, which git follows: in a writable root that is a "
+			"git directory (a bare repository), the command could repoint it",
+			head);
+		r = sbx_diag_hint(
+			d, SBX_E_UNENFORCEABLE,
+			"make it a file (git symbolic-ref HEAD refs/heads/BRANCH, with "
+			"core.preferSymlinkRefs unset), or name the repository read-only");
+	}
+	if (!r && *is)
+		r = sbx_strv_add_unique(keep, head) ? -ENOMEM : walk_all(&w, root);
 	if (r == -ENOMEM)
 		sbx_diag_set(d, r, "out of memory");
+	free(head);
 	return r;
 }

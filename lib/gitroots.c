@@ -1521,6 +1521,40 @@ int sbx_roots_git(const struct sbx_ctx *given, const struct pmap *m, const struc
 	return r;
 }
 
+/*
+ * A writable root that is itself a git directory (sbx_git_root_paths): what git runs or reads
+ * from it is kept as git mode keeps a repository's, with or without the mode (kept whole, it
+ * would be no writable root), and so is what its hook links lead to and its config includes.
+ */
+int sbx_roots_git_root(const struct sbx_ctx *given, const struct pmap *m,
+		       const struct sbx_roots *roots, const char *root, struct sbx_strv *gits,
+		       struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
+{
+	struct sbx_git_configs configs = {0};
+	struct sbx_ctx with = *given;
+	const struct sbx_ctx *ctx = &with;
+	struct sbx_strv own = {0}, gone = {0}, extra = {0};
+	bool is = false;
+	int r;
+
+	if (!with.git_configs)
+		with.git_configs = &configs;
+	r = sbx_git_root_paths(ctx, root, &own, missing, &gone, &is, d);
+	for (size_t k = 0; !r && k < gone.n; k++)
+		r = keep_gitdir_target(m, gone.v[k], deny);
+	if (!r && is)
+		r = git_reads(ctx, m, roots, &own, own.n, true, &extra, deny, d);
+	for (size_t k = 0; !r && k < own.n; k++)
+		r = sbx_strv_add_unique(gits, own.v[k]);
+	for (size_t k = 0; !r && k < extra.n; k++)
+		r = sbx_strv_add_unique(gits, extra.v[k]);
+	sbx_strv_clear(&own);
+	sbx_strv_clear(&gone);
+	sbx_strv_clear(&extra);
+	sbx_git_configs_free(&configs);
+	return r;
+}
+
 /* ---- the caller's global config (sbxrun(1), GIT MODE) ---------------------------------------- */
 
 /* v joined to cwd when relative, then joined with rest (NULL: none), normalized, into *out. */

@@ -28,6 +28,16 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
 		  struct sbx_strv *deny, struct sbx_diag *d);
 
 /*
+ * A writable root root that is itself a git directory (a bare repository): what git runs or
+ * reads from it, found as sbx_git_root_paths does, appended to gits (to stay read-only) and
+ * missing (not to be created); what must not be made where no directory is to deny. Nothing
+ * where the root has no HEAD.
+ */
+int sbx_roots_git_root(const struct sbx_ctx *ctx, const struct pmap *m,
+		       const struct sbx_roots *roots, const char *root, struct sbx_strv *gits,
+		       struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d);
+
+/*
  * What the symbolic links in the tree of a kept .codex or .agents, dir, lead to (gitroots.c):
  * appended to keep, to be kept read-only where it lies (an earlier run to which the directory
  * was a plain nested one could link a file there into a writable root, for this run to rewrite

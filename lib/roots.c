@@ -385,6 +385,92 @@ static int lifted_by_git_mode(const struct pmap *m, const struct sbx_roots *out,
 	return is_dotgit_of(out->writable[up->wr].root, s->p, yes);
 }
 
+/* *p, when it lies in real (where the root named given resolves), named through given. */
+static int under_name(char **p, const char *real, const char *given)
+{
+	size_t n = strlen(real);
+	char *q;
+
+	if (strcmp(real, given) == 0 || !sbx_path_covers(real, *p))
+		return 0;
+	if (asprintf(&q, "%s%s", given, *p + n) < 0)
+		return -ENOMEM;
+	free(*p);
+	*p = q;
+	return 0;
+}
+
+/*
+ * The repositories whose working tree holds the writable root root (a workspace opened in a
+ * subdirectory of a checkout): git, run later at their top, reads their git directory, which
+ * lies above this root, but what it leads to may lie inside (a hook linked to a script of the
+ * working tree, a config it includes, a submodule checkout's .git file). Each ancestor with a
+ * .git (as anything), up to the top of the file system (a superproject's git recurses into the
+ * submodule), is looked at as a writable root's own .git is, what it finds appended to gits and
+ * missing for the caller to keep where a writable root holds it; so is that .git itself, where
+ * one holds it (a checkout under /tmp). An ancestor that is a writable root is skipped: its own
+ * protect_root() keeps its .git.
+ */
+static int enclosing_repos(const struct sbx_roots *out, const struct pmap *m,
+			   const struct sbx_ctx *ctx, const char *root, struct sbx_strv *gits,
+			   struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
+{
+	struct sbx_pathinfo at;
+	const char *given = root;
+	size_t len, first_git = gits->n, first_missing = missing->n;
+	int r;
+
+	if (root[0] != '/')
+		return 0; /* a Windows root: git's discovery there is not this one */
+	/*
+	 * Git discovers a repository up from where a directory lies, not up the name it was given
+	 * by: a root named through the user's link (--write ~/link) is walked up from where the
+	 * link leads, and each ancestor compared with the roots where they lie.
+	 */
+	r = sbx_ctx_lookup(ctx, root, &at, d);
+	if (r)
+		return r == -ENOMEM ? sbx_diag_set(d, r, "out of memory") : r;
+	if (at.real[0])
+		root = at.real;
+	len = strlen(root);
+	while (!r && (len = sbx_path_parent_len(root, len)) > 0) {
+		char *dir = strndup(root, len), *git = NULL, *target[SBX_GIT_READINGS] = {NULL};
+		struct sbx_pathinfo in = {0};
+		bool writable = false;
+
+		for (size_t i = 0; !r && dir && !writable && i < out->n_writable; i++) {
+			r = sbx_ctx_lookup(ctx, out->writable[i].root, &in, d);
+			writable = !r && (strcmp(out->writable[i].root, dir) == 0 ||
+					  strcmp(in.real, dir) == 0);
+		}
+		if (!r)
+			r = dir ? sbx_path_join_any(dir, ".git", &git) : -ENOMEM;
+		if (!r && !writable)
+			r = sbx_ctx_lookup(ctx, git, &in, d);
+		if (!r && !writable && (in.exists || in.is_link))
+			r = sbx_strv_add_unique(gits, git);
+		if (!r && !writable && in.exists)
+			r = sbx_roots_git(ctx, m, out, dir, git, &in, false, target, gits, missing,
+					  deny, d);
+		for (int i = 0; i < SBX_GIT_READINGS; i++)
+			free(target[i]);
+		free(git);
+		free(dir);
+		if (len == 1)
+			break;
+	}
+	/*
+	 * What was found where the link leads is kept under the root's own name, as the plan
+	 * knows the root by it.
+	 */
+	for (struct sbx_strv *v = gits; !r && v; v = v == gits ? missing : NULL)
+		for (size_t k = v == gits ? first_git : first_missing; !r && k < v->n; k++)
+			r = under_name(&v->v[k], root, given);
+	if (r == -ENOMEM)
+		sbx_diag_set(d, r, "out of memory");
+	return r;
+}
+
 /*
  * Protected metadata under the writable root w (unless the file system is full-disk-write):
  *  - for each name N, the path w/N is decided by an explicit entry when one resolves exactly
@@ -466,6 +552,10 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	if (!r)
 		r = sbx_roots_git(ctx, m, out, w->root, git, &in, git_mode, target, &gits, &missing,
 				  deny, d);
+	if (!r)
+		r = sbx_roots_git_root(ctx, m, out, w->root, &gits, &missing, deny, d);
+	if (!r)
+		r = enclosing_repos(out, m, ctx, w->root, &gits, &missing, deny, d);
 	/*
 	 * Where the links of a kept .codex or .agents lead: read-only too, as the links are. Not
 	 * one an entry lets the command write or denies, nor one decided missing above (another

@@ -1117,6 +1117,14 @@ int sbx_git_config_includes(const struct sbx_ctx *ctx, const char *file, struct 
  */
 int sbx_git_mode_paths(const struct sbx_ctx *ctx, const char *gitdir, struct sbx_strv *keep,
 		       struct sbx_strv *missing, struct sbx_strv *gone, struct sbx_diag *d);
+/*
+ * The same for a writable root that is itself a git directory (*is: HEAD is there as git takes
+ * a HEAD: a link, or a file naming a ref or an object; then HEAD is kept too, and the root
+ * walked as a git directory whatever else it holds). Nothing is appended where *is is false.
+ */
+int sbx_git_root_paths(const struct sbx_ctx *ctx, const char *root, struct sbx_strv *keep,
+		       struct sbx_strv *missing, struct sbx_strv *gone, bool *is,
+		       struct sbx_diag *d);
 
 /* ---- legacy <-> canonical (legacy.c) ------------------------------------------------------- */
 

@@ -214,15 +214,6 @@ static bool point_ours(int fd, const struct stat *st)
 
 /* ---- finding the points of a plan ---------------------------------------------------------- */
 
-/* Does a writable root hold path strictly (so that the command could create it)? */
-static bool under_writable_root(const struct sbx_roots *r, const char *path)
-{
-	for (size_t i = 0; i < r->n_writable; i++)
-		if (sbx_path_covers(r->writable[i].root, path) && strcmp(r->writable[i].root, path))
-			return true;
-	return false;
-}
-
 /* The one look-up of path, or -errno worded in d (a failure is never taken for "missing"). */
 static int look(struct sbx_rulepaths *res, const char *path, const struct sbx_rulepath **f,
 		struct sbx_diag *d)
@@ -232,6 +223,29 @@ static int look(struct sbx_rulepaths *res, const char *path, const struct sbx_ru
 		return sbx_diag_set(d, -ENOMEM, "out of memory");
 	if ((*f)->err)
 		return sbx_lookup_failed(d, (*f)->err, path);
+	return 0;
+}
+
+/*
+ * Does a writable root hold path strictly (so that the command could create it)? path is where
+ * a name resolves, and so is each root compared: one named through the user's link (--write
+ * ~/link) holds what lies below where the link leads, under that name alone.
+ */
+static int under_writable_root(struct sbx_rulepaths *res, const struct sbx_roots *r,
+			       const char *path, bool *yes, struct sbx_diag *d)
+{
+	*yes = false;
+	for (size_t i = 0; i < r->n_writable && !*yes; i++) {
+		const char *root = r->writable[i].root;
+		const struct sbx_rulepath *w;
+		int rc = look(res, root, &w, d);
+
+		if (rc < 0)
+			return rc;
+		if (w->real)
+			root = w->real;
+		*yes = sbx_path_covers(root, path) && strcmp(root, path);
+	}
 	return 0;
 }
 
@@ -305,6 +319,7 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 {
 	const struct sbx_rulepath *up = NULL, *f = NULL;
 	char *at = strdup(denied), *parent = NULL, *real = NULL;
+	bool held = false;
 	struct stat st;
 	int rc = at ? 0 : -ENOMEM;
 
@@ -332,7 +347,9 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 	rc = sbx_path_join(up->real, strrchr(at, '/') + 1, &real);
 	if (rc == 0)
 		rc = look(e->res, real, &f, d);
-	if (rc < 0 || !under_writable_root(e->roots, real))
+	if (rc == 0)
+		rc = under_writable_root(e->res, e->roots, real, &held, d);
+	if (rc < 0 || !held)
 		goto out;
 	if (!f->facts.exists && !f->facts.is_link)
 		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, false, MARKER, NULL,
