@@ -465,7 +465,7 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	r = sbx_default_read_only_subpaths(w->root, false, ctx, &defaults, &n_defaults, d);
 	if (!r)
 		r = sbx_roots_git(ctx, m, out, w->root, git, &in, git_mode, target, &gits, &missing,
-				  deny, d);
+				  deny, &out->hook_dangling, d);
 	/*
 	 * Where the links of a kept .codex or .agents lead: read-only too, as the links are. Not
 	 * one an entry lets the command write or denies, nor one decided missing above (another
@@ -909,5 +909,6 @@ void sbx_roots_free(struct sbx_roots *r)
 	sbx_strv_clear(&r->git_globals);
 	sbx_strv_clear(&r->git_system);
 	sbx_strv_clear(&r->git_files);
+	sbx_strv_clear(&r->hook_dangling);
 	memset(r, 0, sizeof(*r));
 }

@@ -181,6 +181,58 @@ manager() {
 	[ "$output" = OK ]
 }
 
+# Run 1, above a nested repository (whose hooks/ is then its own to write), links hooks to
+# nothing: git runs nothing there until something is made where such a link leads, which only
+# matters where the command can make it. Run 2, in the repository, starts when the target lies
+# outside every writable root (directly, or through a second link to nothing there), and explain
+# names it; it refuses when the command could make the target (in the work tree, directly or
+# through a link outside that leads back in), naming the link and where it leads.
+@test "run 1 links hooks to nothing: run 2 starts where the command cannot make the target, refuses where it can" {
+	local p="$R-up" a="$R-up/A" out="$BASE/nohook-$BATS_TEST_NUMBER"
+	rm -rf "$out"
+	mkdir -p "$p" "$out"
+	git init -q -b main "$a"
+	git -C "$a" commit -q --allow-empty -m init
+	# The user's own links outside: one to nothing there, one back into the work tree.
+	ln -s gone2 "$out/chain"
+	ln -s "$a/tools/gone.sh" "$out/back"
+	# Run 1, above A: A/.git/hooks is a plain nested directory, writable.
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- sh -c "ln -s '$out/gone/pre-commit' '$a/.git/hooks/pre-commit' &&
+		mkdir '$a/.git/hooks/pre-push.d' && ln -s '$out/chain' '$a/.git/hooks/pre-push.d/10'"
+	[ "$status" -eq 0 ]
+	# Run 2, in A: it starts, and cannot make what either link leads to.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" mkdir "$out/gone"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" write "$out/gone2"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$a" -w "$a" -- "$P" mkdir "$out/gone"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- sh -c "mkdir -p '$out/gone' && printf '#!/bin/sh\ntouch $CANARY\n' >'$out/gone/pre-commit'"
+	[ "$status" -ne 0 ]
+	run "$BIN/sbxrun" explain -C "$a" -w "$a" -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"hook link:         $a/.git/hooks/pre-commit leads to $out/gone/pre-commit, which does not exist and lies outside every writable root:"* ]]
+	[[ "$output" == *"hook link:         $a/.git/hooks/pre-push.d/10 leads to $out/gone2, which does not exist"* ]]
+	# The user's next plain git commit runs nothing.
+	git -C "$a" commit -q --allow-empty -m outside
+	[ ! -e "$CANARY" ]
+	# Positive control: the work tree is the command's.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" mkdir "$a/tools"
+	[ "$output" = OK ]
+	rmdir "$a/tools"
+	# Run 1 again: a link to nothing in the work tree, then through the user's link back into
+	# it. Run 2 refuses each, naming where it leads.
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- ln -sfn ../../tools/gone.sh "$a/.git/hooks/pre-commit"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-commit is a symbolic link to nothing there is: git would take what the command makes where it leads, $a/tools/gone.sh, in a writable root"
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- ln -sfn "$out/back" "$a/.git/hooks/pre-commit"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-commit is a symbolic link to nothing there is: git would take what the command makes where it leads, $a/tools/gone.sh, in a writable root"
+	rm -rf "$out"
+}
+
 # Run 1 makes a chain of directories, each linking to the next, where the user's hook manager
 # link will lead: the walk recurses through each, so it is bounded in all (64 levels), and past
 # that the run is refused, naming the limit, not followed until the helper's stack runs out.
