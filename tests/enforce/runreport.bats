@@ -430,6 +430,43 @@ wait "$sup" 2>/dev/null || :'
 	[ "$output" = "$(printf 'sbxrun-init 0\nsbxrun-proxy 1\nsleep 0')" ]
 }
 
+# FDS_SH SBXRUN ARGS...: runs SBXRUN ARGS... -- sleep 5 in the background, and once its command
+# runs prints what the supervisor's descriptors lead to that are the report's (the report file,
+# pipes), then every descriptor of init above stderr, one a line, sorted, numbers made N.
+FDS_SH='
+"$@" -- sleep 5 >/dev/null 2>&1 3>&- &
+sup=$!
+for _ in $(seq 100); do
+	init=$(pgrep -P "$sup" -x sbxrun-init)
+	[ -n "$init" ] && [ -n "$(pgrep -P "$init")" ] && break
+	sleep 0.05
+done
+targets() {
+	for f in /proc/$1/fd/*; do
+		[ "${f##*/}" -gt 2 ] && readlink "$f"
+	done | sed -E "s/:\[[0-9]+\]$/:[N]/" | sort
+}
+targets "$sup" | grep -E "^pipe:|report.json$" | sort -u | sed "s/^/supervisor /"
+targets "$init" | sed "s/^/init /"
+kill "$sup"
+wait "$sup" 2>/dev/null || :'
+
+@test "init holds only what it uses: no report file, no relay pipe, no rule path" {
+	# The report file and the ends of the relay pipe are close-on-exec, so the command never
+	# had them; init, pid 1 of the sandbox, kept them for the run (before: the report file,
+	# both ends of the relay, the rule paths' descriptors). Unprivileged, a user namespace of
+	# the caller's own stands for the host, where the caller may list the descriptors of
+	# processes that are not dumpable, as root may on the host.
+	if [ "$SBX_USER" = root ]; then pre=(); else pre=(unshare -Ur); fi
+	run -0 "${pre[@]}" sh -c "$FDS_SH" sh "$S" -C "$WS" --report "$REP" --allow-domain example.com
+	echo "$output"
+	# The supervisor holds the report file and the relay (the positive control); init holds
+	# its socket, its signalfd and the eventfd it ends on, and nothing else.
+	[[ "$output" == *"supervisor $REP"* ]]
+	[[ "$output" == *"supervisor pipe:[N]"* ]]
+	[ "$(grep '^init ' <<<"$output")" = "$(printf 'init anon_inode:[eventfd]\ninit anon_inode:[signalfd]\ninit socket:[N]')" ]
+}
+
 @test "the summary: one line when the command failed and something was denied; none otherwise" {
 	rule=$(rule_of "$WS/.git/index.lock")
 	run sbxr -- "${NOLEAK[@]}" sh -c "'$BIN/probe' write '$WS/.git/index.lock'; exit 3"
