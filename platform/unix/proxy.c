@@ -2079,9 +2079,13 @@ int sbx_proxy_run(const struct sbx_proxy_config *cfg, int listen_fd, int stop_fd
 			r = sbx_diag_set(d, -errno, "poll: %s", strerror(errno));
 			break;
 		}
+		/*
+		 * The round's events first: a request that came whole before the stop is read and
+		 * decided (logged, counted), not closed with its connection as an idle one.
+		 */
+		sbx_proxy_dispatch(px, fds + 1, n);
 		if (watch_stop && fds[0].revents)
 			sbx_proxy_stop(px);
-		sbx_proxy_dispatch(px, fds + 1, n);
 	}
 	free(fds);
 	sbx_proxy_free(px);
