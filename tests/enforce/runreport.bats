@@ -426,6 +426,40 @@ echo "status=$st"'
 	[ "$output" = "sbxrun: 500 operations were denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
 }
 
+# ONE_PY: one request for a denied host through the proxy the variables name, its answer read
+# (or the connection's end), then exit 3.
+ONE_PY='
+import os, socket
+host, port = os.environ["http_proxy"].split("//")[1].rstrip("/").rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=10)
+s.sendall(b"GET http://denied.invalid/x HTTP/1.1\r\nHost: denied.invalid\r\n\r\n")
+try:
+    s.recv(64)
+except OSError:
+    pass
+os._exit(3)'
+
+@test "the proxy's worker killed between a refusal's line and its brief: the summary still counts it" {
+	# The worker writes each refusal's line to the report, then its brief to the relay the
+	# summary counts. Killed between the two (briefkill: its write of the brief kills it, as a
+	# SIGKILL there would when it does not end in time), the line is in the file and the
+	# decision is counted all the same (before: no summary, the file holding the line).
+	run "$BIN/failinj" briefkill -- "$S" -C "$WS" --report "$REP" --allow-domain example.com \
+		-- "${NOLEAK[@]}" python3 -c "$ONE_PY"
+	echo "status $status: $output"
+	[ "$status" -eq 3 ]
+	[ "$(grep -c '"address":"denied.invalid:80","errno":null,"rule":"not in the allow list","mechanism":"proxy"' "$REP")" -eq 1 ]
+	[ "$(wc -l <"$REP")" -eq 1 ]
+	[ "$output" = "sbxrun: 1 operation was denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+	# Control: the same run, the worker not killed, says the same.
+	rm -f "$REP"
+	run sbxr --allow-domain example.com -- "${NOLEAK[@]}" python3 -c "$ONE_PY"
+	echo "status $status: $output"
+	[ "$status" -eq 3 ]
+	[ "$(wc -l <"$REP")" -eq 1 ]
+	[ "$output" = "sbxrun: 1 operation was denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+}
+
 # SHARED_SH SBXRUN ARGS...: runs SBXRUN ARGS... -- sleep 5 in the background, and once its
 # command runs prints (then ends the run), for the proxy's worker (a child of the supervisor) and for each process
 # of the sandbox (init and every process below it), its name and how many mappings of
