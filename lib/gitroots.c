@@ -746,9 +746,11 @@ static int spell_where(const char *q, const char *rest, char **where)
  * readlink), then each name of it looked up from the directory resolved so far: a link there
  * to nothing read in turn (bounded as the kernel's own look-up), a link to something followed.
  * The first name missing is where the command would have to make something, in the directory
- * before it: *open is whether that directory lies in a writable root (true too when it cannot
- * be told: no readlink in the view, a name found now that was missing, too many links), and
- * *where (to free) the path that would be made, as the refusal and explain name it.
+ * before it: *open is whether that directory, or any other a name was looked up in on the way,
+ * lies in a writable root (there the command can replace the name: a directory swapped for a
+ * link sends a later ".." where it likes), true too when it cannot be told (no readlink in the
+ * view, a name found now that was missing, too many links), and *where (to free) the path that
+ * would be made, as the refusal and explain name it.
  */
 static int dangling_target(struct linked_tree *t, const char *p, bool *open, char **where)
 {
@@ -823,6 +825,17 @@ static int dangling_target(struct linked_tree *t, const char *p, bool *open, cha
 			if (snprintf(f->q, sizeof(f->q), "%s%s%.*s", f->dir, dl > 1 ? "/" : "",
 				     (int)k, name) >= (int)sizeof(f->q))
 				break;
+			/*
+			 * A name in a writable root is the command's to replace (a directory
+			 * swapped for a link turns a later ".." anywhere): what follows is its.
+			 */
+			if ((r = target_in_writable(t->ctx, t->m, t->roots, f->dir, open, t->d)))
+				break;
+			if (*open) {
+				r = spell_where(f->q, f->todo + pos, where);
+				free(f);
+				return r;
+			}
 			if ((r = sbx_ctx_lookup(t->ctx, f->q, &f->in, t->d)))
 				break;
 			if (f->in.exists) {

@@ -230,6 +230,12 @@ manager() {
 	[ "$status" -eq 0 ]
 	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
 	refused "sbxrun: $a/.git/hooks/pre-commit is a symbolic link to nothing there is: git would take what the command makes where it leads, $a/tools/gone.sh, in a writable root"
+	# Run 1 again: the way to nothing outside passes through a directory of the work tree and
+	# back up, which run 2 could swap for a link deeper in it (sub/.. then lies in the tree).
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- sh -c "mkdir '$a/sub' && ln -sfn '$a/sub/../../../nohook-$BATS_TEST_NUMBER/gone' '$a/.git/hooks/pre-commit'"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-commit is a symbolic link to nothing there is: git would take what the command makes where it leads, $a/sub/../../../nohook-$BATS_TEST_NUMBER/gone, in a writable root"
 	rm -rf "$out"
 }
 
