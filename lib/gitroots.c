@@ -553,6 +553,41 @@ static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
 #define LINKED_TREE_DEPTH 64u
 
 /* Does real, a resolved path, lie in a writable root (as root_name finds it)? */
+/*
+ * Whether real (resolved), or a directory above it, is a writable root by identity: another
+ * name of one (a bind mount of the work tree elsewhere) that a comparison of paths calls outside.
+ */
+static int same_as_writable(const struct sbx_ctx *ctx, const struct sbx_roots *roots,
+			    const char *real, bool *in, struct sbx_diag *d)
+{
+	struct sbx_pathinfo ri, ai;
+	size_t n = strlen(real);
+	char *q;
+	int r = 0;
+
+	*in = false;
+	if (!n || n >= SBX_MAX_PATH || !(q = malloc(n + 1)))
+		return n && n < SBX_MAX_PATH ? -ENOMEM : 0;
+	memcpy(q, real, n + 1);
+	for (;;) {
+		if ((r = sbx_ctx_lookup(ctx, q, &ai, d)))
+			break;
+		for (size_t i = 0; ai.exists && !*in && i < roots->n_writable; i++) {
+			if ((r = sbx_ctx_lookup(ctx, roots->writable[i].root, &ri, d)))
+				break;
+			*in = ri.exists && ri.dev == ai.dev && ri.ino == ai.ino;
+		}
+		if (r || *in || n <= 1)
+			break;
+		n = sbx_path_parent_len(q, n);
+		if (!n)
+			break;
+		q[n] = '\0';
+	}
+	free(q);
+	return r;
+}
+
 static int target_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
 			      const struct sbx_roots *roots, const char *real, bool *in,
 			      struct sbx_diag *d)
@@ -568,7 +603,7 @@ static int target_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
 			return r;
 		*in = ri.exists && ri.real[0] && sbx_path_covers_any(ri.real, real);
 	}
-	return 0;
+	return *in ? 0 : same_as_writable(ctx, roots, real, in, d);
 }
 
 /*

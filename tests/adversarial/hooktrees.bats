@@ -239,6 +239,31 @@ manager() {
 	rm -rf "$out"
 }
 
+# Another name of the work tree outside it (a bind mount the caller or the host made, here in a
+# mount namespace of the test's own): a path through it lies outside every writable root by its
+# spelling, but is the work tree. Run 1 links a hook to nothing there; run 2 refuses, as it does
+# for the work tree's own name. Control: the same link with the alias an ordinary directory
+# outside lets run 2 start.
+@test "run 1 links a hook to nothing through another name of the work tree: run 2 refuses" {
+	local p="$R-up" a="$R-up/A" out="$BASE/alias-$BATS_TEST_NUMBER"
+	rm -rf "$out"
+	mkdir -p "$p" "$out/alias"
+	git init -q -b main "$a"
+	git -C "$a" commit -q --allow-empty -m init
+	run unshare -rm sh -c "mount --bind '$a' '$out/alias' &&
+		'$BIN/sbxrun' -C '$p' -w '$p' -- ln -s '$out/alias/gone' '$a/.git/hooks/pre-commit' &&
+		exec '$BIN/sbxrun' -C '$a' -w '$a' -- touch '$CANARY'"
+	echo "status $status: $output"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: $a/.git/hooks/pre-commit is a symbolic link to nothing there is: git would take what the command makes where it leads, $out/alias/gone, in a writable root; hint: make what it leads to, or remove the link" ]
+	[ ! -e "$CANARY" ]
+	# Control: no alias, the same link leads outside, and the command cannot make its target.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" write "$out/alias/gone"
+	[ "$output" = EROFS ]
+	rm -f "$a/.git/hooks/pre-commit"
+	rm -rf "$out"
+}
+
 # Run 1 makes a chain of directories, each linking to the next, where the user's hook manager
 # link will lead: the walk recurses through each, so it is bounded in all (64 levels), and past
 # that the run is refused, naming the limit, not followed until the helper's stack runs out.
