@@ -405,6 +405,20 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	/* The ~/.config run makes before it plans (config_home_make): left after the run. */
 	if (inv->ctx.config_home_made)
 		json_object_set_new(o, "creates", sbx_json_text(inv->ctx.config_home_made));
+	/* Hooks linked to nothing the command can make (the human form's "hook link:"). */
+	if (p->roots.hook_dangling.n > 1) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; a && i + 1 < p->roots.hook_dangling.n; i += 2) {
+			json_t *h = json_object();
+
+			json_object_set_new(h, "link", sbx_json_text(p->roots.hook_dangling.v[i]));
+			json_object_set_new(h, "leads_to",
+					    sbx_json_text(p->roots.hook_dangling.v[i + 1]));
+			json_array_append_new(a, h);
+		}
+		json_object_set_new(o, "hook_links", a);
+	}
 	if (shows_process(p, refused)) {
 		const char *name;
 
@@ -544,6 +558,12 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 		       "git's global config, which the command could otherwise make in a writable "
 		       "root\n",
 		       inv->ctx.config_home_made);
+	/* Refused where the command could make it; here it cannot, and git runs nothing. */
+	for (size_t i = 0; i + 1 < p->roots.hook_dangling.n; i += 2)
+		printf("hook link:         %s leads to %s, which does not exist and lies outside "
+		       "every writable root: the command cannot make it, so git runs nothing "
+		       "there\n",
+		       p->roots.hook_dangling.v[i], p->roots.hook_dangling.v[i + 1]);
 	if (shows_process(p, refused)) {
 		const char *name;
 

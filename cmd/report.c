@@ -58,10 +58,13 @@
  * wait for room. It counts them here instead, in memory shared with the owner (mapped before
  * the fork), by mark as report_relay_read would; the owner adds them to its own counts before
  * its summary. first: the first brief lost, for a summary that has none of its own (first_set
- * 0, 1 while written, 2).
+ * 0, 1 while written, 2). begun and briefed: the lines the writer began, and those whose brief
+ * it then put in the relay or counted here; a writer killed between the two (SIGKILL, when the
+ * proxy's worker does not end in time) leaves begun ahead, and the owner counts the difference,
+ * each a decision whose line may be in the file but whose brief never came.
  */
 struct relay_lost {
-	size_t n, dropped, no_room, failed;
+	size_t n, dropped, no_room, failed, begun, briefed;
 	int err;
 	int first_set;
 	char first[512];
@@ -706,7 +709,7 @@ static void relay_lost_add(struct relay_lost *lost, char *buf, size_t len)
 static void relay_lost_take(struct report *r)
 {
 	struct relay_lost *lost = r->lost;
-	size_t n, failed_n;
+	size_t n, failed_n, begun, briefed;
 	int err;
 
 	if (!lost)
@@ -718,6 +721,11 @@ static void relay_lost_take(struct report *r)
 	err = __atomic_load_n(&lost->err, __ATOMIC_RELAXED);
 	if (failed_n)
 		failed(r, failed_n, err ? err : EIO);
+	/* Briefs begun and never ended: their writer was killed in between. */
+	begun = __atomic_exchange_n(&lost->begun, 0, __ATOMIC_ACQUIRE);
+	briefed = __atomic_exchange_n(&lost->briefed, 0, __ATOMIC_ACQUIRE);
+	if (begun > briefed)
+		n += begun - briefed;
 	if (n && !r->first && __atomic_load_n(&lost->first_set, __ATOMIC_ACQUIRE) == 2)
 		r->first = strndup(lost->first, sizeof(lost->first) - 1);
 	r->n += n;
@@ -738,6 +746,18 @@ static void relay_add(struct report *r, const char *line, const struct sbx_repor
 	char buf[512], mark[8] = {kept || !line ? '+' : '-'};
 	size_t len;
 	ssize_t w;
+	int unset = 0;
+
+	/*
+	 * Begun: counted by the owner even if this process is killed before its brief is out.
+	 * The first one's words go to the shared memory too, for a summary with no brief at all.
+	 */
+	__atomic_fetch_add(&r->lost->begun, 1, __ATOMIC_RELEASE);
+	if (brief && __atomic_compare_exchange_n(&r->lost->first_set, &unset, 1, false,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		snprintf(r->lost->first, sizeof(r->lost->first), "%s", brief);
+		__atomic_store_n(&r->lost->first_set, 2, __ATOMIC_RELEASE);
+	}
 
 	if (kept && r->fifo && strlen(line) > PIPE_BUF)
 		mark[0] = '!';
@@ -770,6 +790,7 @@ static void relay_add(struct report *r, const char *line, const struct sbx_repor
 	/* Non-blocking: a full pipe never stalls the proxy; the brief is counted apart. */
 	if (write(r->relay[1], buf, len) != (ssize_t)len)
 		relay_lost_add(r->lost, buf, len);
+	__atomic_fetch_add(&r->lost->briefed, 1, __ATOMIC_RELEASE);
 	free(brief);
 }
 

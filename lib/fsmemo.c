@@ -251,6 +251,13 @@ static int memo_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 	return base->list(base->self, dir, each, arg);
 }
 
+static int memo_readlink(void *self, const char *path, char *buf, size_t size)
+{
+	const struct sbx_fsview *base = memo_base(self);
+
+	return base->readlink(base->self, path, buf, size);
+}
+
 void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base)
 {
 	memset(m, 0, sizeof(*m));
@@ -261,6 +268,7 @@ void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base)
 	/* Only where the base reads so (memo_base: NULL is the host's). */
 	m->view.read_chunks = !base || base->read_chunks ? memo_read_chunks : NULL;
 	m->view.list = memo_list;
+	m->view.readlink = memo_base(m)->readlink ? memo_readlink : NULL;
 	m->view.ahead = memo_ahead;
 	m->view.self = m;
 }

@@ -905,12 +905,51 @@ static int host_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 	return list_fd(fd, each, arg);
 }
 
+#if !defined(_WIN32)
+/*
+ * The link path names last, read in its directory as the walk resolves it (links on the way
+ * followed, as the kernel follows them), so that the text is the link's there, not another's
+ * met by name on a second way down.
+ */
+static int host_readlink(void *self, const char *path, char *buf, size_t size)
+{
+	struct sbx_pathinfo info;
+	size_t plen = strlen(path), dlen = sbx_path_parent_len(path, plen), at = dlen;
+	char dir[SBX_MAX_PATH];
+	ssize_t n;
+	int fd, err;
+
+	(void)self;
+	if (!size || !sbx_path_is_posix_abs(path) || !dlen || dlen >= plen || plen >= sizeof(dir))
+		return -EINVAL;
+	memcpy(dir, path, dlen);
+	dir[dlen] = '\0';
+	while (path[at] == '/')
+		at++;
+	fd = open_found(dir, O_PATH | O_DIRECTORY, &info);
+	if (fd < 0)
+		return fd;
+	n = readlinkat(fd, path + at, buf, size);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -(err == ENOENT ? EINVAL : err);
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return (int)n;
+}
+#endif
+
 const struct sbx_fsview sbx_fsview_host = {
 	.lookup = host_lookup,
 	.read_file = host_read_file,
 	.read_chunks = host_read_chunks,
 	.list = host_list,
 	.self = NULL,
+#if !defined(_WIN32)
+	.readlink = host_readlink,
+#endif
 };
 
 const struct sbx_fsview *sbx_ctx_fs(const struct sbx_ctx *ctx)

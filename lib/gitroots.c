@@ -553,6 +553,41 @@ static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
 #define LINKED_TREE_DEPTH 64u
 
 /* Does real, a resolved path, lie in a writable root (as root_name finds it)? */
+/*
+ * Whether real (resolved), or a directory above it, is a writable root by identity: another
+ * name of one (a bind mount of the work tree elsewhere) that a comparison of paths calls outside.
+ */
+static int same_as_writable(const struct sbx_ctx *ctx, const struct sbx_roots *roots,
+			    const char *real, bool *in, struct sbx_diag *d)
+{
+	struct sbx_pathinfo ri, ai;
+	size_t n = strlen(real);
+	char *q;
+	int r = 0;
+
+	*in = false;
+	if (!n || n >= SBX_MAX_PATH || !(q = malloc(n + 1)))
+		return n && n < SBX_MAX_PATH ? -ENOMEM : 0;
+	memcpy(q, real, n + 1);
+	for (;;) {
+		if ((r = sbx_ctx_lookup(ctx, q, &ai, d)))
+			break;
+		for (size_t i = 0; ai.exists && !*in && i < roots->n_writable; i++) {
+			if ((r = sbx_ctx_lookup(ctx, roots->writable[i].root, &ri, d)))
+				break;
+			*in = ri.exists && ri.dev == ai.dev && ri.ino == ai.ino;
+		}
+		if (r || *in || n <= 1)
+			break;
+		n = sbx_path_parent_len(q, n);
+		if (!n)
+			break;
+		q[n] = '\0';
+	}
+	free(q);
+	return r;
+}
+
 static int target_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
 			      const struct sbx_roots *roots, const char *real, bool *in,
 			      struct sbx_diag *d)
@@ -568,7 +603,7 @@ static int target_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
 			return r;
 		*in = ri.exists && ri.real[0] && sbx_path_covers_any(ri.real, real);
 	}
-	return 0;
+	return *in ? 0 : same_as_writable(ctx, roots, real, in, d);
 }
 
 /*
@@ -589,6 +624,13 @@ struct linked_tree {
 	size_t seen, links;	 /* entries listed, and links followed, in all */
 	unsigned depth;		 /* directories open in the walk now, through links too */
 	struct sbx_diag *d;
+	/*
+	 * Walking hooks/ (a link there to nothing is refused only where the command could make
+	 * what it leads to), and the hooks that lead to nothing it cannot make: pairs of the link
+	 * and where it leads, for explain (sbx_roots.hook_dangling).
+	 */
+	bool hooks;
+	struct sbx_strv *dangling;
 };
 
 static int keep_link_in(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
@@ -716,6 +758,144 @@ static int linked_tree(struct linked_tree *t, const char *dir)
 	return r;
 }
 
+/* q, then the names in rest (the link's text left), one "/" between each: *where, to free. */
+static int spell_where(const char *q, const char *rest, char **where)
+{
+	size_t n = strlen(q);
+	char *w = malloc(n + strlen(rest) + 1);
+
+	*where = w;
+	if (!w)
+		return -ENOMEM;
+	memcpy(w, q, n);
+	for (; *rest; rest++)
+		if (*rest != '/' || (rest[1] && rest[1] != '/'))
+			w[n++] = *rest;
+	w[n] = '\0';
+	return 0;
+}
+
+/*
+ * p, a link git follows to run a hook, leads to nothing there is. What the command made where
+ * it leads would be git's to run, and where it leads is the link's text, read here (the view's
+ * readlink), then each name of it looked up from the directory resolved so far: a link there
+ * to nothing read in turn (bounded as the kernel's own look-up), a link to something followed.
+ * The first name missing is where the command would have to make something, in the directory
+ * before it: *open is whether that directory, or any other a name was looked up in on the way,
+ * lies in a writable root (there the command can replace the name: a directory swapped for a
+ * link sends a later ".." where it likes), true too when it cannot be told (no readlink in the
+ * view, a name found now that was missing, too many links), and *where (to free) the path that
+ * would be made, as the refusal and explain name it.
+ */
+static int dangling_target(struct linked_tree *t, const char *p, bool *open, char **where)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(t->ctx);
+	struct {
+		char link[SBX_MAX_PATH], dir[SBX_MAX_PATH], text[SBX_MAX_PATH], q[SBX_MAX_PATH];
+		char todo[2 * SBX_MAX_PATH + 2];
+		struct sbx_pathinfo in;
+	} *f = NULL;
+	size_t pos = 0;
+	bool more = true;
+	int r = 0, n;
+
+	*open = true;
+	*where = NULL;
+	if (!v->readlink || strlen(p) >= SBX_MAX_PATH)
+		return 0;
+	if (!(f = malloc(sizeof(*f))))
+		return -ENOMEM;
+	strcpy(f->link, p);
+	f->todo[0] = '\0';
+	for (unsigned hops = 0; !r && more && hops < SBX_MAX_LINK_HOPS; hops++) {
+		size_t plen = strlen(f->link), dlen = sbx_path_parent_len(f->link, plen), rest;
+
+		more = false;
+		if (!dlen || dlen >= plen)
+			break;
+		n = v->readlink(v->self, f->link, f->text, sizeof(f->text));
+		if (n == -EINVAL || n == -ENAMETOOLONG)
+			break; /* swapped for something else meanwhile, or longer than a path */
+		if (n < 0) {
+			sbx_diag_set(t->d, n, "cannot read the symbolic link %s: %s", f->link,
+				     strerror(-n));
+			r = n;
+			break;
+		}
+		/* The directory the link lies in, resolved (its own last name is the link). */
+		if (f->text[0] == '/') {
+			strcpy(f->dir, "/");
+		} else {
+			snprintf(f->q, sizeof(f->q), "%.*s", (int)dlen, f->link);
+			if ((r = sbx_ctx_lookup(t->ctx, f->q, &f->in, t->d)) || !f->in.exists)
+				break;
+			snprintf(f->dir, sizeof(f->dir), "%s", f->in.real);
+		}
+		/* The link's text, then what was left after it. */
+		rest = strlen(f->todo + pos);
+		if ((size_t)n + 1 + rest >= sizeof(f->todo))
+			break;
+		memmove(f->todo + n + 1, f->todo + pos, rest + 1);
+		memcpy(f->todo, f->text, (size_t)n);
+		f->todo[n] = '/';
+		pos = 0;
+		while (!r) {
+			size_t k, dl = strlen(f->dir), up;
+			const char *name;
+
+			while (f->todo[pos] == '/')
+				pos++;
+			if (!f->todo[pos])
+				break; /* all there now: made meanwhile */
+			name = f->todo + pos;
+			k = strcspn(name, "/");
+			pos += k;
+			if (k == 1 && name[0] == '.')
+				continue;
+			if (k == 2 && name[0] == '.' && name[1] == '.') {
+				up = sbx_path_parent_len(f->dir, dl);
+				f->dir[up ? up : 1] = '\0';
+				continue;
+			}
+			if (snprintf(f->q, sizeof(f->q), "%s%s%.*s", f->dir, dl > 1 ? "/" : "",
+				     (int)k, name) >= (int)sizeof(f->q))
+				break;
+			/*
+			 * A name in a writable root is the command's to replace (a directory
+			 * swapped for a link turns a later ".." anywhere): what follows is its.
+			 */
+			if ((r = target_in_writable(t->ctx, t->m, t->roots, f->dir, open, t->d)))
+				break;
+			if (*open) {
+				r = spell_where(f->q, f->todo + pos, where);
+				free(f);
+				return r;
+			}
+			if ((r = sbx_ctx_lookup(t->ctx, f->q, &f->in, t->d)))
+				break;
+			if (f->in.exists) {
+				snprintf(f->dir, sizeof(f->dir), "%s", f->in.real);
+				continue;
+			}
+			/* f->dir has no link on it: a link met is the last name's own, read next. */
+			if (f->in.is_link) {
+				strcpy(f->link, f->q);
+				more = true;
+				break;
+			}
+			/* The first name missing: made, if at all, in f->dir. */
+			r = target_in_writable(t->ctx, t->m, t->roots, f->dir, open, t->d);
+			if (!r)
+				r = spell_where(f->q, f->todo + pos, where);
+			free(f);
+			return r;
+		}
+	}
+	*open = true;
+	free(f);
+	return r;
+}
+
 /* keep_link_in's work, once p is looked up (in); one is room for a name. */
 static int keep_link_found(struct linked_tree *t, const struct sbx_strv *git, size_t ndirs,
 			   const char *p, char one[SBX_MAX_PATH], const struct sbx_pathinfo *in)
@@ -737,6 +917,32 @@ static int keep_link_found(struct linked_tree *t, const struct sbx_strv *git, si
 		return sbx_diag_hint(
 			d, SBX_E_UNENFORCEABLE,
 			"put the file or directory it leads to there instead of the link");
+	}
+	if (!in->exists && t->hooks) {
+		/*
+		 * A hook git would run once something is made where it leads: refused only where
+		 * the command can make it; else explain names it (sbx_roots.hook_dangling).
+		 */
+		bool open = true;
+		char *where = NULL;
+
+		r = dangling_target(t, p, &open, &where);
+		if (!r && !open)
+			r = sbx_strv_push(t->dangling, p);
+		if (!r && !open)
+			r = sbx_strv_push(t->dangling, where);
+		if (!r && open && where) {
+			sbx_diag_set(
+				d, SBX_E_UNENFORCEABLE,
+				"%s is a symbolic link to nothing there is: %s would take what "
+				"the command makes where it leads, %s, in a writable root",
+				p, who, where);
+			r = sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+					  "make what it leads to, or remove the link");
+		}
+		free(where);
+		if (r || !open)
+			return r;
 	}
 	if (!in->exists) {
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
@@ -939,7 +1145,9 @@ static int hook_links(struct linked_tree *t, const struct sbx_strv *git, size_t 
 				      .d = d,
 				      .linked = t};
 
+		t->hooks = true;
 		r = hook_dir(&w, hooks, 1);
+		t->hooks = false;
 	}
 	sbx_strv_clear(&kept);
 	free(hooks);
@@ -1063,10 +1271,11 @@ int sbx_roots_agent_links(const struct sbx_ctx *ctx, const struct pmap *m,
  */
 static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
 		     const struct sbx_strv *git, size_t ndirs, bool git_mode, struct sbx_strv *keep,
-		     struct sbx_strv *deny, struct sbx_diag *d)
+		     struct sbx_strv *deny, struct sbx_strv *dangling, struct sbx_diag *d)
 {
 	struct sbx_strv configs = {0};
-	struct linked_tree t = {.ctx = ctx, .m = m, .roots = roots, .keep = keep, .d = d};
+	struct linked_tree t = {
+		.ctx = ctx, .m = m, .roots = roots, .keep = keep, .d = d, .dangling = dangling};
 	unsigned links = 0;
 	int r = 0;
 
@@ -1106,8 +1315,10 @@ static int git_reads(const struct sbx_ctx *ctx, const struct pmap *m, const stru
 			if (!(links & (1u << i)))
 				continue;
 			r = sbx_path_join_any(git->v[k], reads[i], &p);
+			t.hooks = !strcmp(reads[i], "hooks"); /* hooks/ itself, through a link */
 			if (!r)
 				r = keep_link(&t, git, ndirs, p, "git");
+			t.hooks = false;
 			free(p);
 		}
 		if (!r)
@@ -1448,7 +1659,7 @@ static int gitlinks(const struct sbx_ctx *ctx, const struct pmap *m, const char 
 int sbx_roots_git(const struct sbx_ctx *given, const struct pmap *m, const struct sbx_roots *roots,
 		  const char *root, const char *git, const struct sbx_pathinfo *in, bool git_mode,
 		  char *target[SBX_GIT_READINGS], struct sbx_strv *gits, struct sbx_strv *missing,
-		  struct sbx_strv *deny, struct sbx_diag *d)
+		  struct sbx_strv *deny, struct sbx_strv *dangling, struct sbx_diag *d)
 {
 	/*
 	 * Each git directory's config is read once here, for the checkout it names and the size
@@ -1510,7 +1721,8 @@ int sbx_roots_git(const struct sbx_ctx *given, const struct pmap *m, const struc
 			r = keep_gitdir_target(m, gone.v[k], deny);
 		/* What git reads from them that lies elsewhere: a link's target, an include. */
 		if (!r)
-			r = git_reads(ctx, m, roots, gits, ndirs, git_mode, &extra, deny, d);
+			r = git_reads(ctx, m, roots, gits, ndirs, git_mode, &extra, deny, dangling,
+				      d);
 		for (size_t k = 0; !r && k < extra.n; k++)
 			r = sbx_strv_add_unique(gits, extra.v[k]);
 	}
@@ -1528,7 +1740,8 @@ int sbx_roots_git(const struct sbx_ctx *given, const struct pmap *m, const struc
  */
 int sbx_roots_git_root(const struct sbx_ctx *given, const struct pmap *m,
 		       const struct sbx_roots *roots, const char *root, struct sbx_strv *gits,
-		       struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
+		       struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_strv *dangling,
+		       struct sbx_diag *d)
 {
 	struct sbx_git_configs configs = {0};
 	struct sbx_ctx with = *given;
@@ -1543,7 +1756,7 @@ int sbx_roots_git_root(const struct sbx_ctx *given, const struct pmap *m,
 	for (size_t k = 0; !r && k < gone.n; k++)
 		r = keep_gitdir_target(m, gone.v[k], deny);
 	if (!r && is)
-		r = git_reads(ctx, m, roots, &own, own.n, true, &extra, deny, d);
+		r = git_reads(ctx, m, roots, &own, own.n, true, &extra, deny, dangling, d);
 	for (size_t k = 0; !r && k < own.n; k++)
 		r = sbx_strv_add_unique(gits, own.v[k]);
 	for (size_t k = 0; !r && k < extra.n; k++)

@@ -19,13 +19,14 @@ int sbx_gitdir_targets(const struct sbx_ctx *ctx, const char *root, const char *
 /*
  * The git directories and files the writable root root keeps read-only, whose .git is git,
  * found as in (gitroots.c): appended to gits (git mode: what gitmode.c keeps, and to missing
- * what must not be created), deny (what must not be made where no directory is), and the .git
- * file's targets to target (to free).
+ * what must not be created), deny (what must not be made where no directory is), dangling
+ * (pairs: a hook linked to nothing, and where the command cannot make it, outside every
+ * writable root), and the .git file's targets to target (to free).
  */
 int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct sbx_roots *roots,
 		  const char *root, const char *git, const struct sbx_pathinfo *in, bool git_mode,
 		  char *target[SBX_GIT_READINGS], struct sbx_strv *gits, struct sbx_strv *missing,
-		  struct sbx_strv *deny, struct sbx_diag *d);
+		  struct sbx_strv *deny, struct sbx_strv *dangling, struct sbx_diag *d);
 
 /*
  * A writable root root that is itself a git directory (a bare repository): what git runs or
@@ -35,7 +36,8 @@ int sbx_roots_git(const struct sbx_ctx *ctx, const struct pmap *m, const struct 
  */
 int sbx_roots_git_root(const struct sbx_ctx *ctx, const struct pmap *m,
 		       const struct sbx_roots *roots, const char *root, struct sbx_strv *gits,
-		       struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d);
+		       struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_strv *dangling,
+		       struct sbx_diag *d);
 
 /*
  * What the symbolic links in the tree of a kept .codex or .agents, dir, lead to (gitroots.c):

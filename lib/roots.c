@@ -413,7 +413,8 @@ static int under_name(char **p, const char *real, const char *given)
  */
 static int enclosing_repos(const struct sbx_roots *out, const struct pmap *m,
 			   const struct sbx_ctx *ctx, const char *root, struct sbx_strv *gits,
-			   struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_diag *d)
+			   struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_strv *dangling,
+			   struct sbx_diag *d)
 {
 	struct sbx_pathinfo at;
 	const char *given = root;
@@ -451,7 +452,7 @@ static int enclosing_repos(const struct sbx_roots *out, const struct pmap *m,
 			r = sbx_strv_add_unique(gits, git);
 		if (!r && !writable && in.exists)
 			r = sbx_roots_git(ctx, m, out, dir, git, &in, false, target, gits, missing,
-					  deny, d);
+					  deny, dangling, d);
 		for (int i = 0; i < SBX_GIT_READINGS; i++)
 			free(target[i]);
 		free(git);
@@ -551,11 +552,13 @@ static int protect_root(struct sbx_roots *out, const struct pmap *m, size_t wi,
 	r = sbx_default_read_only_subpaths(w->root, false, ctx, &defaults, &n_defaults, d);
 	if (!r)
 		r = sbx_roots_git(ctx, m, out, w->root, git, &in, git_mode, target, &gits, &missing,
-				  deny, d);
+				  deny, &out->hook_dangling, d);
 	if (!r)
-		r = sbx_roots_git_root(ctx, m, out, w->root, &gits, &missing, deny, d);
+		r = sbx_roots_git_root(ctx, m, out, w->root, &gits, &missing, deny,
+				       &out->hook_dangling, d);
 	if (!r)
-		r = enclosing_repos(out, m, ctx, w->root, &gits, &missing, deny, d);
+		r = enclosing_repos(out, m, ctx, w->root, &gits, &missing, deny,
+				    &out->hook_dangling, d);
 	/*
 	 * Where the links of a kept .codex or .agents lead: read-only too, as the links are. Not
 	 * one an entry lets the command write or denies, nor one decided missing above (another
@@ -999,5 +1002,6 @@ void sbx_roots_free(struct sbx_roots *r)
 	sbx_strv_clear(&r->git_globals);
 	sbx_strv_clear(&r->git_system);
 	sbx_strv_clear(&r->git_files);
+	sbx_strv_clear(&r->hook_dangling);
 	memset(r, 0, sizeof(*r));
 }

@@ -617,6 +617,12 @@ struct sbx_fsview {
 	 */
 	int (*read_chunks)(void *self, const char *path, char *buf, size_t size,
 			   sbx_fs_chunk_fn each, void *arg);
+	/*
+	 * Optional (NULL: none, and what would need it is refused): the text of the symbolic
+	 * link path names last, NUL-terminated in buf (size bytes); its length, or -errno
+	 * (-EINVAL: no link there now, -ENAMETOOLONG: longer than buf holds).
+	 */
+	int (*readlink)(void *self, const char *path, char *buf, size_t size);
 };
 extern const struct sbx_fsview sbx_fsview_host;
 
@@ -934,6 +940,11 @@ struct sbx_roots {
 	struct sbx_strv git_system;
 	/* Of git_globals, the missing config files themselves: an empty file whatever the name. */
 	struct sbx_strv git_files;
+	/*
+	 * Pairs: a hook (or hooks/) linked to nothing, and the path where it leads, which lies
+	 * outside every writable root (the command cannot make it): explain names each.
+	 */
+	struct sbx_strv hook_dangling;
 };
 /*
  * The roots of fs for ctx. They may borrow the paths fs keeps in its arena (a loaded profile's):

@@ -920,8 +920,13 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	}
 	/*
 	 * Init keeps the master that holds the terminal's name for the rest of its life: it is
-	 * close-on-exec, and init is not dumpable, so nothing in the sandbox reaches it.
+	 * close-on-exec, and init is not dumpable, so nothing in the sandbox reaches it. (Under a
+	 * subreaper the command's own process applies, and its execve closes it.)
 	 */
+	if (p->dev.term_master >= 0 && sbx_supervise_init_keep(p->dev.term_master) < 0) {
+		sbx_diag_set(d, -ENOSPC, "init: too many descriptors to keep");
+		sbx_linux_die(d, 125);
+	}
 	p->dev.term_master = -1;
 	sbx_devfs_close(&p->dev);
 	if (p->ll)

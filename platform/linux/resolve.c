@@ -337,6 +337,13 @@ static int view_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 	return sbx_fsview_host.list(sbx_fsview_host.self, dir, each, arg);
 }
 
+/* A link's text, as the listing, is the host's: where it leads is looked up here in turn. */
+static int view_readlink(void *self, const char *path, char *buf, size_t size)
+{
+	(void)self;
+	return sbx_fsview_host.readlink(sbx_fsview_host.self, path, buf, size);
+}
+
 void sbx_rulepaths_init(struct sbx_rulepaths *res)
 {
 	memset(res, 0, sizeof(*res));
@@ -346,6 +353,7 @@ void sbx_rulepaths_init(struct sbx_rulepaths *res)
 	res->view.read_file = view_read_file;
 	res->view.read_chunks = view_read_chunks;
 	res->view.list = view_list;
+	res->view.readlink = view_readlink;
 	res->view.self = res;
 }
 

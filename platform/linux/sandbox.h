@@ -87,6 +87,14 @@ int sbx_supervise(const struct sbx_spawn *s, struct sbx_diag *d);
 ssize_t sbx_supervise_receive(void *buf, size_t size);
 
 /*
+ * In init's apply: fd (close-on-exec) stays open in init for the rest of the run, which closes
+ * every other descriptor it does not use once the command runs. At most
+ * SBX_SUPERVISE_INIT_KEEPS; -ENOSPC past them.
+ */
+#define SBX_SUPERVISE_INIT_KEEPS 4
+int sbx_supervise_init_keep(int fd);
+
+/*
  * The same without namespaces (s->clone_flags is ignored): the supervisor becomes a child
  * subreaper (PR_SET_CHILD_SUBREAPER), forks the command (apply runs in that child, which dies
  * with the supervisor through PR_SET_PDEATHSIG), forwards signals to it, and when it ends kills

@@ -63,6 +63,7 @@
 #include <unistd.h>
 
 #include "linux/linux.h"
+#include "linux/mountapi.h"
 #include "linux/sandbox.h"
 #include "unix/exec.h"
 
@@ -100,6 +101,18 @@ static size_t n_exit_hooks;
 
 /* Init's end of the socket to the supervisor, for sbx_supervise_receive(); -1 elsewhere. */
 static int init_chan = -1;
+
+/* What init's apply asked it to keep open (sbx_supervise_init_keep). */
+static int init_kept[SBX_SUPERVISE_INIT_KEEPS];
+static int n_init_kept;
+
+int sbx_supervise_init_keep(int fd)
+{
+	if (n_init_kept == SBX_SUPERVISE_INIT_KEEPS)
+		return -ENOSPC;
+	init_kept[n_init_kept++] = fd;
+	return 0;
+}
 
 static struct {
 	int fd;
@@ -408,6 +421,46 @@ static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, vola
 	return pid;
 }
 
+/*
+ * Closes every descriptor of init's but the n in keep (ascending, above stderr's too): once the
+ * command runs, init needs its socket, its signalfd, the eventfd, stderr and what its apply
+ * asked it to keep (sbx_supervise_init_keep: the master holding the terminal's name). The rest (the
+ * rule paths' O_PATH descriptors, the report file, the ends of the report's relay pipe) is
+ * close-on-exec, so the command never had it, but pid 1 of the sandbox would hold it for the
+ * whole run: closed, nothing of it is left to reach should init ever be reached. One
+ * close_range(2) between each kept one; without it (before Linux 5.9), each descriptor
+ * /proc/self/fd lists.
+ */
+static void close_all_but(const int *keep, int n)
+{
+	unsigned int from = STDERR_FILENO + 1;
+	bool ranged = true;
+	DIR *dir;
+	struct dirent *de;
+
+	for (int i = 0; ranged && i <= n; i++) {
+		unsigned int to = i < n ? (unsigned int)keep[i] - 1 : ~0u;
+
+		if (i < n && (keep[i] < 0 || (unsigned int)keep[i] < from))
+			continue; /* closed past already, or none */
+		if (to >= from && syscall(__NR_close_range, from, to, 0) < 0)
+			ranged = false;
+		if (i < n)
+			from = (unsigned int)keep[i] + 1;
+	}
+	if (ranged || !(dir = opendir("/proc/self/fd")))
+		return;
+	while ((de = readdir(dir))) {
+		int fd = atoi(de->d_name), i = 0;
+
+		while (i < n && keep[i] != fd)
+			i++;
+		if (fd > STDERR_FILENO && i == n && fd != dirfd(dir))
+			close(fd);
+	}
+	closedir(dir);
+}
+
 static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan, int go_fd,
 					       int reported_fd, const sigset_t *orig,
 					       const sigset_t *relayed)
@@ -501,6 +554,19 @@ static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int ch
 		}
 		rep.ws = ws;
 	} else {
+		int keep[3 + SBX_SUPERVISE_INIT_KEEPS] = {chan, sfd, reported_fd}, n = 3;
+
+		for (int i = 0; i < n_init_kept; i++)
+			keep[n++] = init_kept[i];
+		/* In order, for close_all_but. */
+		for (int i = 1; i < n; i++)
+			for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+				int t = keep[j];
+
+				keep[j] = keep[j - 1];
+				keep[j - 1] = t;
+			}
+		close_all_but(keep, n);
 		rep.ws = relay_until_end(sfd, chan, cmd, direct);
 	}
 	/*

@@ -709,15 +709,22 @@ reply(struct conn *c, int status, const char *decision, const char *rule, const 
 		     "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
 		     "Content-Length: %d\r\nConnection: close\r\n\r\n",
 		     status, sbx_http_reason(status), n);
-	if (append(&c->out, head, (size_t)h) < 0 ||
-	    (!(c->parsed && c->req.is_head) && append(&c->out, body, (size_t)n) < 0)) {
-		close_conn(c);
-		return;
-	}
 	if (decision)
 		c->decision = decision;
 	if (rule)
 		snprintf(c->rule, sizeof(c->rule), "%s", rule);
+	if (append(&c->out, head, (size_t)h) < 0 ||
+	    (!(c->parsed && c->req.is_head) && append(&c->out, body, (size_t)n) < 0)) {
+		/*
+		 * No memory for the answer: the decision is logged and counted all the same, the
+		 * client getting none (status null) and the connection closed, cut "memory".
+		 */
+		c->status = 0;
+		c->cut = "memory";
+		log_decision(c);
+		close_conn(c);
+		return;
+	}
 	c->status = status;
 	log_decision(c);
 	c->st = ST_REPLY;
@@ -2119,9 +2126,13 @@ int sbx_proxy_run(const struct sbx_proxy_config *cfg, int listen_fd, int stop_fd
 			r = sbx_diag_set(d, -errno, "poll: %s", strerror(errno));
 			break;
 		}
+		/*
+		 * The round's events first: a request that came whole before the stop is read and
+		 * decided (logged, counted), not closed with its connection as an idle one.
+		 */
+		sbx_proxy_dispatch(px, fds + 1, n);
 		if (watch_stop && fds[0].revents)
 			sbx_proxy_stop(px);
-		sbx_proxy_dispatch(px, fds + 1, n);
 	}
 	free(fds);
 	sbx_proxy_free(px);

@@ -181,6 +181,89 @@ manager() {
 	[ "$output" = OK ]
 }
 
+# Run 1, above a nested repository (whose hooks/ is then its own to write), links hooks to
+# nothing: git runs nothing there until something is made where such a link leads, which only
+# matters where the command can make it. Run 2, in the repository, starts when the target lies
+# outside every writable root (directly, or through a second link to nothing there), and explain
+# names it; it refuses when the command could make the target (in the work tree, directly or
+# through a link outside that leads back in), naming the link and where it leads.
+@test "run 1 links hooks to nothing: run 2 starts where the command cannot make the target, refuses where it can" {
+	local p="$R-up" a="$R-up/A" out="$BASE/nohook-$BATS_TEST_NUMBER"
+	rm -rf "$out"
+	mkdir -p "$p" "$out"
+	git init -q -b main "$a"
+	git -C "$a" commit -q --allow-empty -m init
+	# The user's own links outside: one to nothing there, one back into the work tree.
+	ln -s gone2 "$out/chain"
+	ln -s "$a/tools/gone.sh" "$out/back"
+	# Run 1, above A: A/.git/hooks is a plain nested directory, writable.
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- sh -c "ln -s '$out/gone/pre-commit' '$a/.git/hooks/pre-commit' &&
+		mkdir '$a/.git/hooks/pre-push.d' && ln -s '$out/chain' '$a/.git/hooks/pre-push.d/10'"
+	[ "$status" -eq 0 ]
+	# Run 2, in A: it starts, and cannot make what either link leads to.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" mkdir "$out/gone"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" write "$out/gone2"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" --allow-git -C "$a" -w "$a" -- "$P" mkdir "$out/gone"
+	[ "$output" = EROFS ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- sh -c "mkdir -p '$out/gone' && printf '#!/bin/sh\ntouch $CANARY\n' >'$out/gone/pre-commit'"
+	[ "$status" -ne 0 ]
+	run "$BIN/sbxrun" explain -C "$a" -w "$a" -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"hook link:         $a/.git/hooks/pre-commit leads to $out/gone/pre-commit, which does not exist and lies outside every writable root:"* ]]
+	[[ "$output" == *"hook link:         $a/.git/hooks/pre-push.d/10 leads to $out/gone2, which does not exist"* ]]
+	# The user's next plain git commit runs nothing.
+	git -C "$a" commit -q --allow-empty -m outside
+	[ ! -e "$CANARY" ]
+	# Positive control: the work tree is the command's.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" mkdir "$a/tools"
+	[ "$output" = OK ]
+	rmdir "$a/tools"
+	# Run 1 again: a link to nothing in the work tree, then through the user's link back into
+	# it. Run 2 refuses each, naming where it leads.
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- ln -sfn ../../tools/gone.sh "$a/.git/hooks/pre-commit"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-commit is a symbolic link to nothing there is: git would take what the command makes where it leads, $a/tools/gone.sh, in a writable root"
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- ln -sfn "$out/back" "$a/.git/hooks/pre-commit"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-commit is a symbolic link to nothing there is: git would take what the command makes where it leads, $a/tools/gone.sh, in a writable root"
+	# Run 1 again: the way to nothing outside passes through a directory of the work tree and
+	# back up, which run 2 could swap for a link deeper in it (sub/.. then lies in the tree).
+	run "$BIN/sbxrun" -C "$p" -w "$p" -- sh -c "mkdir '$a/sub' && ln -sfn '$a/sub/../../../nohook-$BATS_TEST_NUMBER/gone' '$a/.git/hooks/pre-commit'"
+	[ "$status" -eq 0 ]
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- touch "$CANARY"
+	refused "sbxrun: $a/.git/hooks/pre-commit is a symbolic link to nothing there is: git would take what the command makes where it leads, $a/sub/../../../nohook-$BATS_TEST_NUMBER/gone, in a writable root"
+	rm -rf "$out"
+}
+
+# Another name of the work tree outside it (a bind mount the caller or the host made, here in a
+# mount namespace of the test's own): a path through it lies outside every writable root by its
+# spelling, but is the work tree. Run 1 links a hook to nothing there; run 2 refuses, as it does
+# for the work tree's own name. Control: the same link with the alias an ordinary directory
+# outside lets run 2 start.
+@test "run 1 links a hook to nothing through another name of the work tree: run 2 refuses" {
+	local p="$R-up" a="$R-up/A" out="$BASE/alias-$BATS_TEST_NUMBER"
+	rm -rf "$out"
+	mkdir -p "$p" "$out/alias"
+	git init -q -b main "$a"
+	git -C "$a" commit -q --allow-empty -m init
+	run unshare -rm sh -c "mount --bind '$a' '$out/alias' &&
+		'$BIN/sbxrun' -C '$p' -w '$p' -- ln -s '$out/alias/gone' '$a/.git/hooks/pre-commit' &&
+		exec '$BIN/sbxrun' -C '$a' -w '$a' -- touch '$CANARY'"
+	echo "status $status: $output"
+	[ "$status" -eq 125 ]
+	[ "${lines[0]}" = "sbxrun: $a/.git/hooks/pre-commit is a symbolic link to nothing there is: git would take what the command makes where it leads, $out/alias/gone, in a writable root; hint: make what it leads to, or remove the link" ]
+	[ ! -e "$CANARY" ]
+	# Control: no alias, the same link leads outside, and the command cannot make its target.
+	run "$BIN/sbxrun" -C "$a" -w "$a" -- "$P" write "$out/alias/gone"
+	[ "$output" = EROFS ]
+	rm -f "$a/.git/hooks/pre-commit"
+	rm -rf "$out"
+}
+
 # Run 1 makes a chain of directories, each linking to the next, where the user's hook manager
 # link will lead: the walk recurses through each, so it is bounded in all (64 levels), and past
 # that the run is refused, naming the limit, not followed until the helper's stack runs out.

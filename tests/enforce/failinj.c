@@ -23,6 +23,11 @@
  *     hostsfd    an open for reading with O_NOCTTY and no O_NONBLOCK (the proxy's resolver
  *                opens /etc/hosts so, and nothing else of the proxy does) returns EMFILE, as at
  *                the process's descriptor limit
+ *     briefkill  a write(2) of exactly 50 bytes to a descriptor above stderr kills the process
+ *                (SIGSYS): the proxy's worker as it puts the brief of its refusal of
+ *                denied.invalid:80 ("+connect denied.invalid:80: not in the allow list\n") in
+ *                the report's relay, its line written to the report already, as a SIGKILL
+ *                between the two would
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +113,9 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 #endif
 		return rc;
 	}
+	if (!strcmp(f, "briefkill"))
+		return seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(write), 2,
+					SCMP_A0(SCMP_CMP_GT, STDERR_FILENO), SCMP_A2(SCMP_CMP_EQ, 50));
 	fprintf(stderr, "failinj: unknown fault %s\n", f);
 	return -EINVAL;
 }
@@ -121,7 +129,7 @@ int main(int argc, char **argv)
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr, "usage: failinj "
 				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached|"
-				"netlink|hostsfd[,...]"
+				"netlink|hostsfd|briefkill[,...]"
 				" -- CMD...\n");
 		return 2;
 	}

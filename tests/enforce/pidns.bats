@@ -249,6 +249,22 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 	exec 4<&-
 }
 
+@test "at a terminal: the name stays once init has closed what it does not use" {
+	# Init closes every descriptor it does not use once the command runs, but for the master
+	# that holds the terminal's name in the sandbox's pts instance: closed, the name is gone
+	# (tty: not a tty) for a command that asks a moment after it started.
+	for cmd in "$D" "$BIN/sbxrun -C $BATS_TEST_TMPDIR -w $BATS_TEST_TMPDIR"; do
+		run python3 "$PTY" -- sh -c "tty; $cmd -- sh -c 'sleep 0.5; tty; ls -1A /dev/pts'"
+		echo "$cmd: $output"
+		[[ "${lines[0]}" == /dev/pts/* ]]
+		[ "${lines[1]}" = "${lines[0]}" ]
+		[ "${lines[2]}" = "${lines[0]#/dev/pts/}" ]
+		# New ptys the command opens itself still work, with their names.
+		run python3 "$PTY" -- $cmd -- python3 -c 'import os, time; time.sleep(0.5); m, s = os.openpty(); print(os.ttyname(s))'
+		[[ "${lines[0]}" == /dev/pts/[0-9]* ]]
+	done
+}
+
 @test "at a terminal of index 256 or more: its own name inside, the device (136, N)" {
 	local hold="$BATS_TEST_TMPDIR/hold.py" own
 	# 256 other terminals of the user held open outside: the terminal's index is 256 or more.

@@ -359,12 +359,17 @@ show_net() {
 	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 0 ]
 }
 
-# BURST_PY N [read]: N connections to the proxy the variables name, a request for a denied
-# host sent on each, then exit 3; with "read", each 403 is read before the exit.
+# BURST_PY N [read | wait READY GO]: N connections to the proxy the variables name, a request
+# for a denied host sent on each, then exit 3; with "read", each 403 is read before the exit;
+# with "wait", once connected it makes the file READY and sends only once the file GO exists.
 BURST_PY='
-import os, socket, sys
+import os, socket, sys, time
 host, port = os.environ["http_proxy"].split("//")[1].rstrip("/").rsplit(":", 1)
 socks = [socket.create_connection((host, int(port)), timeout=10) for _ in range(int(sys.argv[1]))]
+if sys.argv[2:3] == ["wait"]:
+    open(sys.argv[3], "w").close()
+    while not os.path.exists(sys.argv[4]):
+        time.sleep(0.01)
 for s in socks:
     s.sendall(b"GET http://denied.invalid/x HTTP/1.1\r\nHost: denied.invalid\r\n\r\n")
 if sys.argv[2:] == ["read"]:
@@ -372,21 +377,46 @@ if sys.argv[2:] == ["read"]:
         assert s.recv(64).startswith(b"HTTP/1.1 403 ")
 os._exit(3)'
 
+# HELD_SH DIR ERR SBXRUN ARGS...: runs SBXRUN ARGS... -- BURST_PY 500 wait (its files in DIR, its
+# standard error to ERR) in the background, the proxy's worker stopped (SIGSTOP) from before the
+# command sends its requests until 0.3 s after init, and so the command, has ended: the worker
+# decides every request while the run's exit hooks run (its own gives it 2 s to finish). Prints
+# sbxrun's standard error, then "status=N".
+HELD_SH='
+dir=$1 err=$2
+shift 2
+"$@" -- env ASAN_OPTIONS=detect_leaks=0 python3 -c "$BURST_PY" 500 wait "$dir/ready" "$dir/go" \
+	>/dev/null 2>"$err" 3>&- &
+sup=$!
+for _ in $(seq 400); do [ -e "$dir/ready" ] && break; sleep 0.05; done
+worker=$(pgrep -P "$sup" -x sbxrun-proxy)
+[ -n "$worker" ] || echo "no worker"
+kill -STOP "$worker"
+touch "$dir/go"
+for _ in $(seq 400); do [ -z "$(pgrep -P "$sup" -x sbxrun-init)" ] && break; sleep 0.05; done
+sleep 0.3
+kill -CONT "$worker"
+st=0
+wait "$sup" || st=$?
+cat "$err"
+echo "status=$st"'
+
 @test "the summary counts every decision of the proxy's, those it took after the command ended too" {
-	# The command ends as soon as its 500 requests are sent: many are decided once it has
-	# gone, while init ends and the run's exit hooks run (before: the summary was read before
-	# the proxy's worker was stopped, and counted some 150 to 450 of them). Those the worker
-	# had not accepted when it was stopped were never decided: not in the report either.
-	for round in 1 2 3; do
-		rm -f "$REP"
-		run sbxr --allow-domain example.com -- "${NOLEAK[@]}" python3 -c "$BURST_PY" 500
-		echo "round $round, status $status: $output"
-		[ "$status" -eq 3 ]
-		n=$(grep -c '"address":"denied.invalid:80","errno":null,"rule":"not in the allow list","mechanism":"proxy"' "$REP")
-		[ "$n" -gt 0 ]
-		[ "$(wc -l <"$REP")" -eq "$n" ]
-		[ "$output" = "sbxrun: $n operations were denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
-	done
+	# The worker is held stopped while the command sends its 500 requests and ends: every
+	# decision it takes comes after the command's end, while the run's exit hooks run (before:
+	# the summary was read before the worker's own hook stopped it, and counted none of them,
+	# the file holding them all). Those the worker had not accepted when it was stopped are
+	# never decided: not in the report either.
+	rm -f "$WS/ready" "$WS/go"
+	export BURST_PY
+	run -0 sh -c "$HELD_SH" sh "$WS" "$BATS_TEST_TMPDIR/err" "$S" -C "$WS" --report "$REP" \
+		--allow-domain example.com
+	echo "$output"
+	[ "${lines[-1]}" = status=3 ]
+	n=$(grep -c '"address":"denied.invalid:80","errno":null,"rule":"not in the allow list","mechanism":"proxy"' "$REP")
+	[ "$n" -gt 0 ]
+	[ "$(wc -l <"$REP")" -eq "$n" ]
+	[ "${lines[0]}" = "sbxrun: $n operations were denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
 	# Control: a command that waits for each answer has every decision counted.
 	rm -f "$REP"
 	run sbxr --allow-domain example.com -- "${NOLEAK[@]}" python3 -c "$BURST_PY" 500 read
@@ -394,6 +424,40 @@ os._exit(3)'
 	[ "$status" -eq 3 ]
 	[ "$(grep -c '"mechanism":"proxy"' "$REP")" -eq 500 ]
 	[ "$output" = "sbxrun: 500 operations were denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+}
+
+# ONE_PY: one request for a denied host through the proxy the variables name, its answer read
+# (or the connection's end), then exit 3.
+ONE_PY='
+import os, socket
+host, port = os.environ["http_proxy"].split("//")[1].rstrip("/").rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=10)
+s.sendall(b"GET http://denied.invalid/x HTTP/1.1\r\nHost: denied.invalid\r\n\r\n")
+try:
+    s.recv(64)
+except OSError:
+    pass
+os._exit(3)'
+
+@test "the proxy's worker killed between a refusal's line and its brief: the summary still counts it" {
+	# The worker writes each refusal's line to the report, then its brief to the relay the
+	# summary counts. Killed between the two (briefkill: its write of the brief kills it, as a
+	# SIGKILL there would when it does not end in time), the line is in the file and the
+	# decision is counted all the same (before: no summary, the file holding the line).
+	run "$BIN/failinj" briefkill -- "$S" -C "$WS" --report "$REP" --allow-domain example.com \
+		-- "${NOLEAK[@]}" python3 -c "$ONE_PY"
+	echo "status $status: $output"
+	[ "$status" -eq 3 ]
+	[ "$(grep -c '"address":"denied.invalid:80","errno":null,"rule":"not in the allow list","mechanism":"proxy"' "$REP")" -eq 1 ]
+	[ "$(wc -l <"$REP")" -eq 1 ]
+	[ "$output" = "sbxrun: 1 operation was denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+	# Control: the same run, the worker not killed, says the same.
+	rm -f "$REP"
+	run sbxr --allow-domain example.com -- "${NOLEAK[@]}" python3 -c "$ONE_PY"
+	echo "status $status: $output"
+	[ "$status" -eq 3 ]
+	[ "$(wc -l <"$REP")" -eq 1 ]
+	[ "$output" = "sbxrun: 1 operation was denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
 }
 
 # SHARED_SH SBXRUN ARGS...: runs SBXRUN ARGS... -- sleep 5 in the background, and once its
@@ -428,6 +492,43 @@ wait "$sup" 2>/dev/null || :'
 	echo "$output"
 	# The worker holds it (the positive control); init and the command do not.
 	[ "$output" = "$(printf 'sbxrun-init 0\nsbxrun-proxy 1\nsleep 0')" ]
+}
+
+# FDS_SH SBXRUN ARGS...: runs SBXRUN ARGS... -- sleep 5 in the background, and once its command
+# runs prints what the supervisor's descriptors lead to that are the report's (the report file,
+# pipes), then every descriptor of init above stderr, one a line, sorted, numbers made N.
+FDS_SH='
+"$@" -- sleep 5 >/dev/null 2>&1 3>&- &
+sup=$!
+for _ in $(seq 100); do
+	init=$(pgrep -P "$sup" -x sbxrun-init)
+	[ -n "$init" ] && [ -n "$(pgrep -P "$init")" ] && break
+	sleep 0.05
+done
+targets() {
+	for f in /proc/$1/fd/*; do
+		[ "${f##*/}" -gt 2 ] && readlink "$f"
+	done | sed -E "s/:\[[0-9]+\]$/:[N]/" | sort
+}
+targets "$sup" | grep -E "^pipe:|report.json$" | sort -u | sed "s/^/supervisor /"
+targets "$init" | sed "s/^/init /"
+kill "$sup"
+wait "$sup" 2>/dev/null || :'
+
+@test "init holds only what it uses: no report file, no relay pipe, no rule path" {
+	# The report file and the ends of the relay pipe are close-on-exec, so the command never
+	# had them; init, pid 1 of the sandbox, kept them for the run (before: the report file,
+	# both ends of the relay, the rule paths' descriptors). Unprivileged, a user namespace of
+	# the caller's own stands for the host, where the caller may list the descriptors of
+	# processes that are not dumpable, as root may on the host.
+	if [ "$SBX_USER" = root ]; then pre=(); else pre=(unshare -Ur); fi
+	run -0 "${pre[@]}" sh -c "$FDS_SH" sh "$S" -C "$WS" --report "$REP" --allow-domain example.com
+	echo "$output"
+	# The supervisor holds the report file and the relay (the positive control); init holds
+	# its socket, its signalfd and the eventfd it ends on, and nothing else.
+	[[ "$output" == *"supervisor $REP"* ]]
+	[[ "$output" == *"supervisor pipe:[N]"* ]]
+	[ "$(grep '^init ' <<<"$output")" = "$(printf 'init anon_inode:[eventfd]\ninit anon_inode:[signalfd]\ninit socket:[N]')" ]
 }
 
 @test "the summary: one line when the command failed and something was denied; none otherwise" {

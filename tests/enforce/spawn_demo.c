@@ -104,6 +104,10 @@ static int apply_ns(void *arg, struct sbx_diag *d)
 		rc = no_privileges(d);
 	/* Init holds the terminal's name (close-on-exec, not dumpable) while the sandbox runs. */
 	if (o->dev) {
+		if (rc == 0 && dev.term_master >= 0)
+			rc = sbx_supervise_init_keep(dev.term_master);
+		if (rc < 0)
+			sbx_diag_set(d, rc, "init: too many descriptors to keep");
 		dev.term_master = -1;
 		sbx_devfs_close(&dev);
 	}

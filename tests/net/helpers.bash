@@ -69,7 +69,7 @@ cpu_ticks() {
 start_proxy() {
 	local listen=(--listen 127.0.0.1:0)
 	[[ " $* " == *" --listen "* ]] && listen=()
-	PX_LOG=$BATS_TEST_TMPDIR/proxy.log
+	PX_LOG=${PX_LOG_DIR:-$BATS_TEST_TMPDIR}/proxy.log
 	PX_ERR=$BATS_TEST_TMPDIR/proxy.err
 	: >"$BATS_TEST_TMPDIR/proxy.addr"
 	${PX_WRAP:-} "$SBXRUN" proxy "${listen[@]}" --log "$PX_LOG" "$@" </dev/null \
