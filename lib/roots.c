@@ -413,8 +413,8 @@ static int under_name(char **p, const char *real, const char *given)
  */
 static int enclosing_repos(const struct sbx_roots *out, const struct pmap *m,
 			   const struct sbx_ctx *ctx, const char *root, struct sbx_strv *gits,
-			   struct sbx_strv *missing, struct sbx_strv *deny, struct sbx_strv *dangling,
-			   struct sbx_diag *d)
+			   struct sbx_strv *missing, struct sbx_strv *deny,
+			   struct sbx_strv *dangling, struct sbx_diag *d)
 {
 	struct sbx_pathinfo at;
 	const char *given = root;
