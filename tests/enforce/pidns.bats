@@ -301,12 +301,13 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 # terminal's owner: a pager at the other end sets its modes before sbxrun starts (here: 0.5 s
 # before) and puts them back when it quits, and the writer's SIGPIPE, which comes after, must not
 # bring the pager's modes back. The relayed SIGTERM is sent once the command has turned echo off,
-# not after a fixed time that a slow start outruns.
+# not after a fixed time that a slow start outruns; each step starts from the caller's modes, so
+# the wait is on this command's change (and on its process ID written), not on the step before.
 @test "the terminal's modes: restored after death by a signal, kept after an exit" {
 	local script='b=$(stty -g)
 "$@" sh -c "stty raw -echo; kill -KILL \$\$"; echo "killed=$?"
 a=$(stty -g); [ "$a" = "$b" ] && echo killed-same || echo killed-differ
-p=$(mktemp); (i=0; until stty -a </dev/tty | grep -q -- " -echo " || [ $i -ge 1500 ]; do sleep 0.02; i=$((i+1)); done; kill -TERM "$(cat "$p")") & sh -c "echo \$\$ >\"$p\"; exec \"\$@\"" sh "$@" sh -c "stty -echo; echo up; exec sleep 5"; echo "termed=$?"; rm -f "$p"
+stty "$b"; p=$(mktemp); (i=0; until { [ -s "$p" ] && stty -a </dev/tty | grep -q -- " -echo "; } || [ $i -ge 1500 ]; do sleep 0.02; i=$((i+1)); done; kill -TERM "$(cat "$p")") & sh -c "echo \$\$ >\"$p\"; exec \"\$@\"" sh "$@" sh -c "stty -echo; echo up; exec sleep 5"; echo "termed=$?"; rm -f "$p"
 a=$(stty -g); [ "$a" = "$b" ] && echo termed-same || echo termed-differ
 stty "$b"; sh -c "sleep 0.5; exec \"\$@\"" sh "$@" env --default-signal=PIPE yes | sh -c "o=\$(stty -g </dev/tty); stty -echo -icanon </dev/tty; head -c 100000 >/dev/null; stty \"\$o\" </dev/tty"
 a=$(stty -g); [ "$a" = "$b" ] && echo piped-same || echo piped-differ
