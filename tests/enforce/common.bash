@@ -191,3 +191,30 @@ await_gone() {
 	done
 	return 1
 }
+
+# listening NAME: does a stream socket listen at NAME, a path or an abstract name written @NAME
+# (the empty one as @; no backslash in NAME), in this network namespace? A name is in
+# /proc/net/unix from bind(2) on, but a connect is refused until listen(2) (the flag
+# __SO_ACCEPTCON, 00010000); and a socket file an earlier run left is there for [ -S ], with
+# nothing listening behind it.
+listening() {
+	awk -v n=" $1" '$4 == "00010000" && $5 == "0001" && $6 == "01" &&
+		substr($0, length($0) - length(n) + 1) == n { found = 1 } END { exit !found }' /proc/net/unix
+}
+
+# await_listening NAME...: waits (up to ten seconds) until a stream socket listens at every NAME.
+await_listening() {
+	local n up
+	for _ in $(seq 500); do
+		up=1
+		for n in "$@"; do
+			listening "$n" || up=0
+		done
+		if [ "$up" = 1 ]; then
+			return 0
+		fi
+		sleep 0.02
+	done
+	echo "not listening: $*" >&2
+	return 1
+}
