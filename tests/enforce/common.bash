@@ -218,3 +218,25 @@ await_listening() {
 	echo "not listening: $*" >&2
 	return 1
 }
+
+# ipc_key BASE: a System V key (and POSIX queue name, /sbx-KEY) for this test, which no object
+# of any kind holds: BASE plus this suite's pid, which no other live suite has (keys are the
+# machine's, and the other user's pass runs beside this one). A key held already (by another
+# program, or left by a run killed before its cleanup whose pid came back) moves on by pid_max's
+# ceiling, up to three times: the key is what another process can take, so the retry is there.
+# The objects are then made exclusively (ipc.py), so one made in between is never taken for
+# this test's own.
+ipc_key() {
+	local key n kind ipc
+	ipc="$(dirname "${BASH_SOURCE[0]}")/ipc.py"
+	for n in 0 1 2 3; do
+		key=$(($1 + n * 0x400000 + $$))
+		for kind in shm msg sem mq; do
+			[ "$(python3 "$ipc" "$kind" "$key")" = ENOENT ] || continue 2
+		done
+		echo "$key"
+		return 0
+	done
+	echo "ipc_key: every key from $1 is held" >&2
+	return 1
+}

@@ -235,8 +235,8 @@ check_requirement() {
 	"enforced:signals and ptrace only inside the sandbox")
 		sx ESRCH kill "$VICTIM" 0 && sx ESRCH ptrace "$VICTIM" ;;
 	"enforced:System V IPC of outside processes unreachable")
-		# The key is this test's pid: System V keys are the machine's, the other pass's too.
-		local key=$((0x5c000000 + $$)) rc=0
+		local key rc=0
+		key=$(ipc_key 0x5c000000) || return 1
 		[ "$(python3 "$BATS_TEST_DIRNAME/ipc.py" shm-create "$key")" = OK ] || return 1
 		run dash python3 "$BATS_TEST_DIRNAME/ipc.py" shm "$key"
 		[ "$output" = ENOENT ] || rc=1

@@ -409,9 +409,7 @@ stty -a | grep -o -- "-echo " | head -n 1'
 }
 
 @test "System V and POSIX IPC objects of an outside process are unreachable" {
-	# The key is this test's pid: System V keys and POSIX names are the machine's, the other
-	# pass's too.
-	key=$((0x5b000000 + $$))
+	key=$(ipc_key 0x5b000000)
 	ipc=$BATS_TEST_DIRNAME/ipc.py
 	for kind in shm msg sem mq; do
 		run python3 "$ipc" "$kind-create" "$key"
