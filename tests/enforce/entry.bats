@@ -247,8 +247,10 @@ check_requirement() {
 	"enforced:processes end with the run")
 		# The pid at a fixed width: no other live test's tag (the other user's pass runs beside
 		# this one) starts with this one, which pgrep -f would match.
+		# The command says "started" once its child runs the sleep, not while it is a fork on
+		# its way to the execve (which the run's end could catch before it ran anything).
 		local tag="86398.$(printf %07d $$)$RANDOM"
-		run dash sh -c "sleep $tag >/dev/null 2>&1 & echo started"
+		run dash sh -c "sleep $tag >/dev/null 2>&1 & i=0; until pgrep -xf 'sleep $tag' >/dev/null || [ \$i -ge 500 ]; do sleep 0.02; i=\$((i+1)); done; pgrep -xf 'sleep $tag' >/dev/null && echo started"
 		[ "$output" = started ] || return 1
 		if pgrep -f "sleep $tag"; then pkill -f "sleep $tag"; return 1; fi ;;
 	"enforced:writes confined to the writable roots"*)
