@@ -302,7 +302,11 @@ except OSError as e: print(e.errno)"
 	python3 -c "import socket,sys,time
 s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1].encode()+b'/in\x1b\\\\\xffside.sock'); s.listen(8); time.sleep(30)" "$dir" 3>&- &
 	srv=$!
-	for _ in $(seq 100); do [ -n "$(ls "$dir")" ] && break; sleep 0.05; done
+	# (Listening: the file is there from bind(2) on, and a connect before listen(2) is refused.)
+	for _ in $(seq 500); do
+		grep -qa " 00010000 0001 01 [0-9]* $dir/in" /proc/net/unix && break
+		sleep 0.02
+	done
 	# The positive control: outside, the name is reachable as written.
 	[ "$(python3 -c "$conn" "$dir")" = OK ]
 	for opt in "--allow-unix-socket $dir/ok.sock" --network; do
