@@ -172,9 +172,11 @@ gone() { ! running; }
 	wait_for running
 	pkill -KILL -f "sleep $TAG"
 	wait_for gone
+	# Inside, the command ends (3) once the daemon runs the sleep: pgrep -x, as the command's
+	# own line holds "sleep $TAG" too, and would match before the daemon ran anything.
 	for variant in "" --subreaper; do
 		run "$D" $variant --on-exit "sleep $TAG" -- sh -c \
-			"(setsid sleep $TAG &); for i in \$(seq 100); do pgrep -f 'sleep $TAG' >/dev/null && exit 3; sleep 0.05; done"
+			"(setsid sleep $TAG &); for i in \$(seq 500); do pgrep -xf 'sleep $TAG' >/dev/null && exit 3; sleep 0.02; done"
 		echo "variant '$variant': $output"
 		[ "$status" -eq 3 ] # the daemon was running inside
 		[[ "$output" == *"on-exit: 0 left, wait status 0x300"* ]]
