@@ -157,7 +157,9 @@ gone() { ! running; }
 @test "kill -KILL of the supervisor leaves no process of the sandbox alive" {
 	"$D" -- sh -c "sleep $TAG & wait" 3>&- &
 	pid=$!
-	wait_for running # the positive control: the marker runs inside
+	# The positive control: the marker runs inside (its whole line: the supervisor's and the
+	# shell's lines hold "sleep $TAG" too, from before the sandbox is made).
+	wait_for pgrep -xf "sleep $TAG" >/dev/null
 	kill -KILL "$pid"
 	wait "$pid" || true
 	# Gone: polled for up to ten seconds (a SIGKILL takes effect when its target next runs, a
