@@ -344,12 +344,26 @@ stty -a | grep -o -- "-echo " | head -n 1'
 	[[ "$output" == *status=130 ]]
 }
 
+# stop_job FILE: writes FILE, a job for the Ctrl-Z cases. It prints its first argument, lasts
+# until it is continued (SIGCONT, blocked so that it stays pending), not for a fixed time that
+# a slow Ctrl-Z outruns (then nothing is stopped), and prints the rest; ten seconds at most, so
+# that a broken case ends. One process, as a sleep is: the job stops whole at once.
+stop_job() {
+	cat >"$1" <<-'EOF'
+		import signal, sys
+		signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCONT])
+		print(sys.argv[1], flush=True)
+		signal.sigtimedwait([signal.SIGCONT], 10)
+		print(*sys.argv[2:], sep="\n")
+	EOF
+}
+
 @test "Ctrl-Z stops the sandbox as one job and fg continues it" {
-	# The marks are computed, so that the echo of the typed line does not match them. The job
-	# finishes once it is continued (SIGCONT), not after a fixed time that a slow Ctrl-Z
-	# outruns (then nothing is stopped); ten seconds at most, so that a broken case ends.
+	local job="$BATS_TEST_TMPDIR/job.py"
+	stop_job "$job"
+	# The marks are computed, so that the echo of the typed line does not match them.
 	run python3 "$PTY" --after 'PROMPT>' \
-		"'$D' -- sh -c 'trap c=1 CONT; echo \$((40+2))-started; i=0; until [ -n \"\$c\" ] || [ \$i -ge 200 ]; do sleep 0.05; i=\$((i+1)); done; echo \$((40+3))-finished'\n" \
+		"'$D' -- python3 '$job' \$((40+2))-started \$((40+3))-finished\n" \
 		--after 42-started '\x1a' --after Stopped 'fg\n' --after 43-finished 'exit\n' \
 		-- env PS1='PROMPT> ' bash --norc --noprofile -i
 	echo "$output"
@@ -358,9 +372,10 @@ stty -a | grep -o -- "-echo " | head -n 1'
 }
 
 @test "an interactive shell inside manages its own jobs: Ctrl-Z and fg" {
-	# The job says it runs (a computed mark, unlike the echo of the typed line) before ^Z, and
-	# lasts until it is continued (ten seconds at most), not for a time a slow ^Z outruns.
-	run python3 "$PTY" --after 'P>' 'sh -c "trap c=1 CONT; echo \$((40+1))-running; i=0; until [ \${c:-0} = 1 ] || [ \$i -ge 200 ]; do sleep 0.05; i=\$((i+1)); done"\n' \
+	local job="$BATS_TEST_TMPDIR/job.py"
+	stop_job "$job"
+	# The job says it runs (a computed mark, unlike the echo of the typed line) before ^Z.
+	run python3 "$PTY" --after 'P>' "python3 '$job' \$((40+1))-running\n" \
 		--after 41-running '\x1a' --after Stopped 'fg\n' \
 		--after 'P>' 'echo $((6*7))-ok; exit\n' \
 		-- "$D" -- env PS1='P> ' bash --norc --noprofile -i
