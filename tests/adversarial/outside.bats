@@ -263,8 +263,15 @@ KILL0=(sh -c 'trap "echo inside got WINCH" WINCH; "$0" kill 0 28; echo done')
 	# Run 1 would leave its children behind if the sandbox were a group of its own: no init
 	# ends them there, and sbxrun, killed, cannot. In the caller's group they die with it.
 	# (Their output goes nowhere: a child left behind must fail the test, not hold its pipe.)
+	# The caller kills its whole group (as timeout does) once both children run, not after a
+	# fixed time that a slow start outruns.
 	rm -f "$mark"
-	setsid -w timeout -s KILL 3 "$BIN/failinj" unshare -- "$H" --sandbox-policy-cwd \
+	setsid -w sh -c '"$@" & i=0
+		until { pgrep -xf "sleep $0.1" && pgrep -xf "sleep $0.2"; } >/dev/null || [ $i -ge 1500 ]; do
+			sleep 0.02
+			i=$((i + 1))
+		done
+		kill -KILL 0' "$n" "$BIN/failinj" unshare -- "$H" --sandbox-policy-cwd \
 		"$PLAIN" --permission-profile "$PROFILE" -- sh -c \
 		"sleep $n.1 & sleep $n.2 & : >'$mark'; wait" >/dev/null 2>&1 || st=$?
 	echo "status $st"

@@ -13,14 +13,12 @@ setup() {
 	# A sleep argument no other process has (the pid at a fixed width, so that no tag of another
 	# live test, the other user's pass among them, begins with this one).
 	TAG="86397.$(printf %07d $$)$RANDOM"
-	# Keys from this test's pid (KEY and KEY + 1): System V keys are the machine's, the other
-	# pass's too.
-	KEY=$((0x5d000000 + 2 * $$))
 	IPC="$BATS_TEST_DIRNAME/../enforce/ipc.py"
+	KEY=
 }
 teardown() {
 	pkill -KILL -f "sleep $TAG" 2>/dev/null || true
-	ipcrm -M "$KEY" 2>/dev/null || true
+	if [ -n "$KEY" ]; then ipcrm -M "$KEY" 2>/dev/null || true; fi
 	rm -f "/dev/shm/sbx-$TAG"
 }
 
@@ -51,6 +49,9 @@ running() { pgrep -f "sleep $TAG" >/dev/null; }
 }
 
 @test "run 1's System V segment: run 1 reaches it, run 2 does not, nor one made outside" {
+	local key2
+	KEY=$(ipc_key 0x5d000000)
+	key2=$(ipc_key 0x5e000000)
 	run sbx sh -c "python3 '$IPC' shm-create $KEY && python3 '$IPC' shm $KEY"
 	[ "$output" = "$(printf 'OK\nOK')" ]
 	run sbx python3 "$IPC" shm "$KEY"
@@ -68,7 +69,7 @@ running() { pgrep -f "sleep $TAG" >/dev/null; }
 	# Without an IPC namespace (clone refused): seccomp refuses System V IPC itself.
 	run sbx_fault clone "$PROFILE" python3 "$IPC" shm "$KEY"
 	[ "$output" = EPERM ]
-	run sbx_fault clone "$PROFILE" python3 "$IPC" shm-create "$((KEY + 1))"
+	run sbx_fault clone "$PROFILE" python3 "$IPC" shm-create "$key2"
 	[ "$output" = EPERM ]
 }
 

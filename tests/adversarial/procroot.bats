@@ -10,8 +10,12 @@ setup() {
 	make_layout_vars
 	echo secret >"$WS/sec"
 	rm -f "$OUT/pwned"
-	(cd "$WS" && exec sleep 120) >/dev/null 2>&1 3>&- &
+	# The victim's cwd is the workspace from its fork on: a cd in the child would leave a moment
+	# in which /proc/PID/cwd is still the caller's.
+	cd "$WS"
+	sleep 120 >/dev/null 2>&1 3>&- &
 	VICTIM=$!
+	cd - >/dev/null
 	PROFILE=$(profile restricted $(workspace_entries) "$(entry_path "$WS/sec" deny)")
 }
 teardown() {

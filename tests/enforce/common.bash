@@ -191,3 +191,52 @@ await_gone() {
 	done
 	return 1
 }
+
+# listening NAME: does a stream socket listen at NAME, a path or an abstract name written @NAME
+# (the empty one as @; no backslash in NAME), in this network namespace? A name is in
+# /proc/net/unix from bind(2) on, but a connect is refused until listen(2) (the flag
+# __SO_ACCEPTCON, 00010000); and a socket file an earlier run left is there for [ -S ], with
+# nothing listening behind it.
+listening() {
+	awk -v n=" $1" '$4 == "00010000" && $5 == "0001" && $6 == "01" &&
+		substr($0, length($0) - length(n) + 1) == n { found = 1 } END { exit !found }' /proc/net/unix
+}
+
+# await_listening NAME...: waits (up to ten seconds) until a stream socket listens at every NAME.
+await_listening() {
+	local n up
+	for _ in $(seq 500); do
+		up=1
+		for n in "$@"; do
+			listening "$n" || up=0
+		done
+		if [ "$up" = 1 ]; then
+			return 0
+		fi
+		sleep 0.02
+	done
+	echo "not listening: $*" >&2
+	return 1
+}
+
+# ipc_key BASE: a System V key (and POSIX queue name, /sbx-KEY) for this test, which no object
+# of any kind holds: BASE plus this suite's pid, which no other live suite has (keys are the
+# machine's, and the other user's pass runs beside this one). A key held already (by another
+# program, or left by a run killed before its cleanup whose pid came back) moves on by pid_max's
+# ceiling, up to three times: the key is what another process can take, so the retry is there.
+# The objects are then made exclusively (ipc.py), so one made in between is never taken for
+# this test's own.
+ipc_key() {
+	local key n kind ipc
+	ipc="$(dirname "${BASH_SOURCE[0]}")/ipc.py"
+	for n in 0 1 2 3; do
+		key=$(($1 + n * 0x400000 + $$))
+		for kind in shm msg sem mq; do
+			[ "$(python3 "$ipc" "$kind" "$key")" = ENOENT ] || continue 2
+		done
+		echo "$key"
+		return 0
+	done
+	echo "ipc_key: every key from $1 is held" >&2
+	return 1
+}

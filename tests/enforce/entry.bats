@@ -235,8 +235,8 @@ check_requirement() {
 	"enforced:signals and ptrace only inside the sandbox")
 		sx ESRCH kill "$VICTIM" 0 && sx ESRCH ptrace "$VICTIM" ;;
 	"enforced:System V IPC of outside processes unreachable")
-		# The key is this test's pid: System V keys are the machine's, the other pass's too.
-		local key=$((0x5c000000 + $$)) rc=0
+		local key rc=0
+		key=$(ipc_key 0x5c000000) || return 1
 		[ "$(python3 "$BATS_TEST_DIRNAME/ipc.py" shm-create "$key")" = OK ] || return 1
 		run dash python3 "$BATS_TEST_DIRNAME/ipc.py" shm "$key"
 		[ "$output" = ENOENT ] || rc=1
@@ -247,8 +247,10 @@ check_requirement() {
 	"enforced:processes end with the run")
 		# The pid at a fixed width: no other live test's tag (the other user's pass runs beside
 		# this one) starts with this one, which pgrep -f would match.
+		# The command says "started" once its child runs the sleep, not while it is a fork on
+		# its way to the execve (which the run's end could catch before it ran anything).
 		local tag="86398.$(printf %07d $$)$RANDOM"
-		run dash sh -c "sleep $tag >/dev/null 2>&1 & echo started"
+		run dash sh -c "sleep $tag >/dev/null 2>&1 & i=0; until pgrep -xf 'sleep $tag' >/dev/null || [ \$i -ge 500 ]; do sleep 0.02; i=\$((i+1)); done; pgrep -xf 'sleep $tag' >/dev/null && echo started"
 		[ "$output" = started ] || return 1
 		if pgrep -f "sleep $tag"; then pkill -f "sleep $tag"; return 1; fi ;;
 	"enforced:writes confined to the writable roots"*)

@@ -171,11 +171,21 @@ profile_for() { if [ "$1" = landlock ]; then echo "$LLW"; else echo "$WSP"; fi; 
 	[[ "$output" == *"not a tty"* ]]
 }
 
+# The command says "started" only once its daemon runs (a fork that has not yet reached its
+# execve is no daemon yet, and one that never ran would leave nothing to find). The control: the
+# same command without sbxrun leaves its daemon running, and the check finds it.
 @test "a daemon is gone after the run under every model" {
-	local m prof
+	local m prof daemon
+	daemon="setsid sleep $TAG >/dev/null 2>&1 </dev/null & i=0; until pgrep -xf 'sleep $TAG' >/dev/null || [ \$i -ge 500 ]; do sleep 0.02; i=\$((i+1)); done; pgrep -xf 'sleep $TAG' >/dev/null && echo started"
+	run sh -c "$daemon"
+	[ "$output" = started ]
+	run pgrep -xf "sleep $TAG"
+	[ "$status" -eq 0 ]
+	pkill -KILL -xf "sleep $TAG"
+	await_gone "sleep $TAG"
 	for m in init subreaper landlock; do
 		prof=$(profile_for $m)
-		run under $m "$prof" sh -c "setsid sleep $TAG >/dev/null 2>&1 </dev/null & echo started"
+		run under $m "$prof" sh -c "$daemon"
 		[ "$output" = started ]
 		run pgrep -f "sleep $TAG"
 		[ "$status" -eq 1 ]

@@ -157,7 +157,9 @@ gone() { ! running; }
 @test "kill -KILL of the supervisor leaves no process of the sandbox alive" {
 	"$D" -- sh -c "sleep $TAG & wait" 3>&- &
 	pid=$!
-	wait_for running # the positive control: the marker runs inside
+	# The positive control: the marker runs inside (its whole line: the supervisor's and the
+	# shell's lines hold "sleep $TAG" too, from before the sandbox is made).
+	wait_for pgrep -xf "sleep $TAG" >/dev/null
 	kill -KILL "$pid"
 	wait "$pid" || true
 	# Gone: polled for up to ten seconds (a SIGKILL takes effect when its target next runs, a
@@ -172,9 +174,11 @@ gone() { ! running; }
 	wait_for running
 	pkill -KILL -f "sleep $TAG"
 	wait_for gone
+	# Inside, the command ends (3) once the daemon runs the sleep: pgrep -x, as the command's
+	# own line holds "sleep $TAG" too, and would match before the daemon ran anything.
 	for variant in "" --subreaper; do
 		run "$D" $variant --on-exit "sleep $TAG" -- sh -c \
-			"(setsid sleep $TAG &); for i in \$(seq 100); do pgrep -f 'sleep $TAG' >/dev/null && exit 3; sleep 0.05; done"
+			"(setsid sleep $TAG &); for i in \$(seq 500); do pgrep -xf 'sleep $TAG' >/dev/null && exit 3; sleep 0.02; done"
 		echo "variant '$variant': $output"
 		[ "$status" -eq 3 ] # the daemon was running inside
 		[[ "$output" == *"on-exit: 0 left, wait status 0x300"* ]]
@@ -317,12 +321,13 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$D" $variant -- python3 -c "$show"
 # terminal's owner: a pager at the other end sets its modes before sbxrun starts (here: 0.5 s
 # before) and puts them back when it quits, and the writer's SIGPIPE, which comes after, must not
 # bring the pager's modes back. The relayed SIGTERM is sent once the command has turned echo off,
-# not after a fixed time that a slow start outruns.
+# not after a fixed time that a slow start outruns; each step starts from the caller's modes, so
+# the wait is on this command's change (and on its process ID written), not on the step before.
 @test "the terminal's modes: restored after death by a signal, kept after an exit" {
 	local script='b=$(stty -g)
 "$@" sh -c "stty raw -echo; kill -KILL \$\$"; echo "killed=$?"
 a=$(stty -g); [ "$a" = "$b" ] && echo killed-same || echo killed-differ
-p=$(mktemp); (i=0; until stty -a </dev/tty | grep -q -- " -echo " || [ $i -ge 1500 ]; do sleep 0.02; i=$((i+1)); done; kill -TERM "$(cat "$p")") & sh -c "echo \$\$ >\"$p\"; exec \"\$@\"" sh "$@" sh -c "stty -echo; echo up; exec sleep 5"; echo "termed=$?"; rm -f "$p"
+stty "$b"; p=$(mktemp); (i=0; until { [ -s "$p" ] && stty -a </dev/tty | grep -q -- " -echo "; } || [ $i -ge 1500 ]; do sleep 0.02; i=$((i+1)); done; kill -TERM "$(cat "$p")") & sh -c "echo \$\$ >\"$p\"; exec \"\$@\"" sh "$@" sh -c "stty -echo; echo up; exec sleep 5"; echo "termed=$?"; rm -f "$p"
 a=$(stty -g); [ "$a" = "$b" ] && echo termed-same || echo termed-differ
 stty "$b"; sh -c "sleep 0.5; exec \"\$@\"" sh "$@" env --default-signal=PIPE yes | sh -c "o=\$(stty -g </dev/tty); stty -echo -icanon </dev/tty; head -c 100000 >/dev/null; stty \"\$o\" </dev/tty"
 a=$(stty -g); [ "$a" = "$b" ] && echo piped-same || echo piped-differ
@@ -355,10 +360,26 @@ stty -a | grep -o -- "-echo " | head -n 1'
 	[[ "$output" == *status=130 ]]
 }
 
+# stop_job FILE: writes FILE, a job for the Ctrl-Z cases. It prints its first argument, lasts
+# until it is continued (SIGCONT, blocked so that it stays pending), not for a fixed time that
+# a slow Ctrl-Z outruns (then nothing is stopped), and prints the rest; ten seconds at most, so
+# that a broken case ends. One process, as a sleep is: the job stops whole at once.
+stop_job() {
+	cat >"$1" <<-'EOF'
+		import signal, sys
+		signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCONT])
+		print(sys.argv[1], flush=True)
+		signal.sigtimedwait([signal.SIGCONT], 10)
+		print(*sys.argv[2:], sep="\n")
+	EOF
+}
+
 @test "Ctrl-Z stops the sandbox as one job and fg continues it" {
+	local job="$BATS_TEST_TMPDIR/job.py"
+	stop_job "$job"
 	# The marks are computed, so that the echo of the typed line does not match them.
 	run python3 "$PTY" --after 'PROMPT>' \
-		"'$D' -- sh -c 'echo \$((40+2))-started; sleep 1; echo \$((40+3))-finished'\n" \
+		"'$D' -- python3 '$job' \$((40+2))-started \$((40+3))-finished\n" \
 		--after 42-started '\x1a' --after Stopped 'fg\n' --after 43-finished 'exit\n' \
 		-- env PS1='PROMPT> ' bash --norc --noprofile -i
 	echo "$output"
@@ -367,8 +388,10 @@ stty -a | grep -o -- "-echo " | head -n 1'
 }
 
 @test "an interactive shell inside manages its own jobs: Ctrl-Z and fg" {
+	local job="$BATS_TEST_TMPDIR/job.py"
+	stop_job "$job"
 	# The job says it runs (a computed mark, unlike the echo of the typed line) before ^Z.
-	run python3 "$PTY" --after 'P>' 'sh -c "echo \$((40+1))-running; exec sleep 3"\n' \
+	run python3 "$PTY" --after 'P>' "python3 '$job' \$((40+1))-running\n" \
 		--after 41-running '\x1a' --after Stopped 'fg\n' \
 		--after 'P>' 'echo $((6*7))-ok; exit\n' \
 		-- "$D" -- env PS1='P> ' bash --norc --noprofile -i
@@ -424,9 +447,7 @@ stty -a | grep -o -- "-echo " | head -n 1'
 }
 
 @test "System V and POSIX IPC objects of an outside process are unreachable" {
-	# The key is this test's pid: System V keys and POSIX names are the machine's, the other
-	# pass's too.
-	key=$((0x5b000000 + $$))
+	key=$(ipc_key 0x5b000000)
 	ipc=$BATS_TEST_DIRNAME/ipc.py
 	for kind in shm msg sem mq; do
 		run python3 "$ipc" "$kind-create" "$key"

@@ -35,12 +35,13 @@ rec() {
 
 # The rule `sbxrun access` gives a path, as the report must word it.
 # listen_unix PATH: a Unix-socket server at PATH for 30 s, in the background (its pid in
-# SRV_PIDS), returned once the socket exists.
+# SRV_PIDS), returned once it listens (the file exists from bind(2) on, and a connect before
+# listen(2) is refused); false if it does not.
 listen_unix() {
 	python3 -c "import socket,sys,time
 s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8); time.sleep(30)" "$1" 3>&- &
 	SRV_PIDS+=($!)
-	for _ in $(seq 100); do [ -S "$1" ] && break; sleep 0.05; done
+	await_listening "$1"
 }
 
 rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/^[a-z]+ +[^ ]+  \((entries\[[0-9]+\]: .*)\)$/\1/p' | head -1; }
@@ -214,11 +215,11 @@ rule_of() { "$S" access -C "$WS" "$@" | sed -nE 's/^[a-z]+ +[^ ]+  \((entries\[[
 	python3 -c "import socket,sys,time
 s=socket.socket(socket.AF_UNIX); s.bind('\0'+sys.argv[1]); s.listen(8); time.sleep(30)" "$name-out" 3>&- &
 	srv=$!
-	for _ in $(seq 200); do grep -qF " @$name-out" /proc/net/unix && break; sleep 0.05; done
+	await_listening "@$name-out"
 	for p in "${PROBES[@]}"; do
 		rm -f "$REP"
 		run sbxr --network -- "${NOLEAK[@]}" sh -c "python3 -c \"import socket,sys,time
-s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen(8); time.sleep(30)\" '$name-in' & i=0; until grep -qF ' @$name-in' /proc/net/unix || [ \$i -ge 1500 ]; do sleep 0.02; i=\$((i+1)); done; '$p' abstract '$name-out'; '$p' abstract '$name-in'; kill \$!"
+s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen(8); time.sleep(30)\" '$name-in' & i=0; until grep -q ' 00010000 0001 01 [0-9]* @$name-in\$' /proc/net/unix || [ \$i -ge 1500 ]; do sleep 0.02; i=\$((i+1)); done; '$p' abstract '$name-out'; '$p' abstract '$name-in'; kill \$!"
 		echo "$output"
 		[ "$output" = "$(printf 'EPERM\nOK')" ]
 		diff <(norm) <(printf '{"time":T,"pid":N,"comm":"%s","op":"connect","address":"unix:@%s","errno":"EPERM","rule":"abstract Unix sockets: only those made inside the sandbox","mechanism":"landlock"}\n' "$(basename "$p")" "$name-out")
@@ -237,10 +238,7 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 	flock -w 120 8
 	python3 "$BATS_TEST_DIRNAME/../net/unix_echo.py" "@$name" "@" 2>/dev/null 3>&- 8<&- &
 	srv=$!
-	for _ in $(seq 200); do
-		grep -q " @$name\$" /proc/net/unix && grep -q ' @$' /proc/net/unix && break
-		sleep 0.05
-	done
+	await_listening "@$name" @
 	for p in "${PROBES[@]}"; do
 		# The positive control: both reachable outside.
 		run "$p" abstract "$name"
@@ -267,7 +265,10 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 	python3 -c "import socket,sys,time
 s=socket.socket(socket.AF_UNIX); s.bind(b'\0'+sys.argv[1].encode()+b'\0in\x1b\xffside'); s.listen(8); time.sleep(30)" "$name" 3>&- &
 	srv=$!
-	for _ in $(seq 200); do grep -qaF " @$name@in" /proc/net/unix && break; sleep 0.05; done
+	for _ in $(seq 500); do
+		grep -qa " 00010000 0001 01 [0-9]* @$name@in" /proc/net/unix && break
+		sleep 0.02
+	done
 	conn="import socket,sys
 s=socket.socket(socket.AF_UNIX)
 try:
@@ -301,7 +302,11 @@ except OSError as e: print(e.errno)"
 	python3 -c "import socket,sys,time
 s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1].encode()+b'/in\x1b\\\\\xffside.sock'); s.listen(8); time.sleep(30)" "$dir" 3>&- &
 	srv=$!
-	for _ in $(seq 100); do [ -n "$(ls "$dir")" ] && break; sleep 0.05; done
+	# (Listening: the file is there from bind(2) on, and a connect before listen(2) is refused.)
+	for _ in $(seq 500); do
+		grep -qa " 00010000 0001 01 [0-9]* $dir/in" /proc/net/unix && break
+		sleep 0.02
+	done
 	# The positive control: outside, the name is reachable as written.
 	[ "$(python3 -c "$conn" "$dir")" = OK ]
 	for opt in "--allow-unix-socket $dir/ok.sock" --network; do
@@ -461,9 +466,10 @@ os._exit(3)'
 }
 
 # SHARED_SH SBXRUN ARGS...: runs SBXRUN ARGS... -- sleep 5 in the background, and once its
-# command runs prints (then ends the run), for the proxy's worker (a child of the supervisor) and for each process
-# of the sandbox (init and every process below it), its name and how many mappings of
-# anonymous shared memory it holds.
+# command runs (init's child is sleep, not a fork on its way to the execve) and the proxy's
+# worker has its name, prints (then ends the run), for the proxy's worker (a child of the
+# supervisor) and for each process of the sandbox (init and every process below it), its name
+# and how many mappings of anonymous shared memory it holds.
 SHARED_SH='
 "$@" -- sleep 5 >/dev/null 2>&1 3>&- &
 sup=$!
@@ -471,10 +477,10 @@ shared() {
 	[ -s "/proc/$1/maps" ] || [ "$(wc -l <"/proc/$1/maps")" -gt 0 ] || echo "$1: no maps read"
 	printf "%s %s\n" "$(cat "/proc/$1/comm")" "$(grep -c " rw-s 00000000 [0-9a-f:]* [0-9]* *\/dev\/zero (deleted)$" "/proc/$1/maps")"
 }
-for _ in $(seq 100); do
+for _ in $(seq 500); do
 	init=$(pgrep -P "$sup" -x sbxrun-init)
-	[ -n "$init" ] && [ -n "$(pgrep -P "$init")" ] && break
-	sleep 0.05
+	[ -n "$init" ] && [ -n "$(pgrep -P "$init" -x sleep)" ] && [ -n "$(pgrep -P "$sup" -x sbxrun-proxy)" ] && break
+	sleep 0.02
 done
 for k in $(pgrep -P "$sup"); do shared "$k"; done | sort
 for k in $(pgrep -P "$init"); do shared "$k"; done
