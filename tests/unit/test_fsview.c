@@ -605,7 +605,8 @@ static int fake_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 
 static int plan_with(struct fake *f, const char *ws, struct sbx_fs *fs, struct sbx_diag *d)
 {
-	struct sbx_fsview v = {fake_lookup, fake_read, fake_list, f, NULL, NULL, NULL};
+	struct sbx_fsview v = {
+		.lookup = fake_lookup, .read_file = fake_read, .list = fake_list, .self = f};
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_profile prof = {.type = SBX_MANAGED};
 	struct sbx_plan plan;
@@ -678,7 +679,8 @@ TEST(fsview_glob_scan_errors)
 	char *t = vec_fresh_dir(), *p = cat(t, "/a/x.env"), *sub = cat(t, "/a"),
 	     *pat = cat(t, "/**/*.env"), **v = NULL, *msg = NULL;
 	struct fake f = {0};
-	struct sbx_fsview view = {fake_lookup, fake_read, fake_list, &f, NULL, NULL, NULL};
+	struct sbx_fsview view = {
+		.lookup = fake_lookup, .read_file = fake_read, .list = fake_list, .self = &f};
 	struct sbx_diag d;
 	size_t n = 0;
 
@@ -887,8 +889,10 @@ static int counting_list(void *self, const char *dir, sbx_fs_list_fn each, void 
 TEST(fsmemo_one_lookup_per_path)
 {
 	struct counting_view c = {0};
-	const struct sbx_fsview base = {
-		counting_lookup, counting_read, counting_list, &c, NULL, NULL, NULL};
+	const struct sbx_fsview base = {.lookup = counting_lookup,
+					.read_file = counting_read,
+					.list = counting_list,
+					.self = &c};
 	struct sbx_fsmemo m;
 	struct sbx_pathinfo a, b;
 	char p[32], buf[4];
@@ -967,13 +971,11 @@ TEST(fsview_lookup_kept_is_the_plans_own_path)
 {
 	char *ws = vec_fresh_dir(), *deny = cat(ws, "/sub/secret"), *ro = cat(ws, "/sub/ro");
 	struct keeping_view k = {0};
-	struct sbx_fsview v = {keeping_lookup,
-			       sbx_fsview_host.read_file,
-			       sbx_fsview_host.list,
-			       &k,
-			       keeping_lookup_kept,
-			       NULL,
-			       NULL};
+	struct sbx_fsview v = {.lookup = keeping_lookup,
+			       .read_file = sbx_fsview_host.read_file,
+			       .list = sbx_fsview_host.list,
+			       .self = &k,
+			       .lookup_kept = keeping_lookup_kept};
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_profile prof = {.type = SBX_MANAGED};
 	struct sbx_plan plan;
@@ -1053,13 +1055,11 @@ TEST(fsview_hints_name_the_plans_paths_and_are_forgotten)
 	char *ws = vec_fresh_dir(), *ro1 = cat(ws, "/ro1"), *ro2 = cat(ws, "/ro2"),
 	     *d1 = cat(ws, "/d1"), *d2 = cat(ws, "/d2"), *d3 = cat(ws, "/d3");
 	struct hinted_view h = {0};
-	struct sbx_fsview v = {hinted_lookup,
-			       sbx_fsview_host.read_file,
-			       sbx_fsview_host.list,
-			       &h,
-			       NULL,
-			       hinted_ahead,
-			       NULL};
+	struct sbx_fsview v = {.lookup = hinted_lookup,
+			       .read_file = sbx_fsview_host.read_file,
+			       .list = sbx_fsview_host.list,
+			       .self = &h,
+			       .ahead = hinted_ahead};
 	struct sbx_ctx ctx = vec_ctx(ws);
 	struct sbx_profile prof = {.type = SBX_MANAGED};
 	struct sbx_fsmemo m;

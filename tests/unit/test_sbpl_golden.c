@@ -130,7 +130,7 @@ static int hidden_list(void *self, const char *dir, sbx_fs_list_fn each, void *a
 }
 
 static const struct sbx_fsview shared_tmp_hidden = {
-	hidden_lookup, hidden_read_file, hidden_list, NULL, NULL, NULL, NULL};
+	.lookup = hidden_lookup, .read_file = hidden_read_file, .list = hidden_list};
 
 struct fixture {
 	char *dir, *ws, *tmpdir;

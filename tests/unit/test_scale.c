@@ -77,7 +77,8 @@ static int big_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg)
 	return 0;
 }
 
-static const struct sbx_fsview big_view = {big_lookup, big_read, big_list, NULL, NULL, NULL, NULL};
+static const struct sbx_fsview big_view = {
+	.lookup = big_lookup, .read_file = big_read, .list = big_list};
 
 static long heap_in_use(void)
 {
