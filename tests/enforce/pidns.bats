@@ -346,14 +346,16 @@ stty -a | grep -o -- "-echo " | head -n 1'
 
 # stop_job FILE: writes FILE, a job for the Ctrl-Z cases. It prints its first argument, lasts
 # until it is continued (SIGCONT, blocked so that it stays pending), not for a fixed time that
-# a slow Ctrl-Z outruns (then nothing is stopped), and prints the rest; ten seconds at most, so
-# that a broken case ends. One process, as a sleep is: the job stops whole at once.
+# a slow Ctrl-Z outruns (then nothing is stopped), and prints the rest only then: after ten
+# seconds without a SIGCONT it says so and prints nothing else, so that a broken case ends, and
+# fails. One process, as a sleep is: the job stops whole at once.
 stop_job() {
 	cat >"$1" <<-'EOF'
 		import signal, sys
 		signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCONT])
 		print(sys.argv[1], flush=True)
-		signal.sigtimedwait([signal.SIGCONT], 10)
+		if signal.sigtimedwait([signal.SIGCONT], 10) is None:
+		    sys.exit("no SIGCONT in 10 s")
 		print(*sys.argv[2:], sep="\n")
 	EOF
 }
@@ -375,12 +377,12 @@ stop_job() {
 	local job="$BATS_TEST_TMPDIR/job.py"
 	stop_job "$job"
 	# The job says it runs (a computed mark, unlike the echo of the typed line) before ^Z.
-	run python3 "$PTY" --after 'P>' "python3 '$job' \$((40+1))-running\n" \
+	run python3 "$PTY" --after 'P>' "python3 '$job' \$((40+1))-running \$((40+3))-continued\n" \
 		--after 41-running '\x1a' --after Stopped 'fg\n' \
 		--after 'P>' 'echo $((6*7))-ok; exit\n' \
 		-- "$D" -- env PS1='P> ' bash --norc --noprofile -i
 	echo "$output"
-	[[ "$output" == *41-running*Stopped*42-ok* ]]
+	[[ "$output" == *41-running*Stopped*43-continued*42-ok* ]]
 	[[ "$output" == *status=0 ]]
 }
 
