@@ -13,9 +13,21 @@ setup() {
 	# A sleep argument no other process has: how daemons are found (the pid at a fixed width, so
 	# that no tag of another live test, the other user's pass among them, begins with this one).
 	TAG="86399.$(printf %07d $$)$RANDOM"
+	IPC_KEY=
+	IPC_MADE=()
 }
 teardown() {
 	pkill -KILL -f "sleep $TAG" 2>/dev/null || true
+	# The outside IPC objects this test made (the case's checks may fail after any of them).
+	local kind
+	for kind in "${IPC_MADE[@]}"; do
+		case $kind in
+		shm) ipcrm -M "$IPC_KEY" ;;
+		msg) ipcrm -Q "$IPC_KEY" ;;
+		sem) ipcrm -S "$IPC_KEY" ;;
+		mq) python3 -c 'import ctypes, sys; ctypes.CDLL(None).mq_unlink(b"/sbx-%d" % int(sys.argv[1]))' "$IPC_KEY" ;;
+		esac
+	done
 }
 
 # wait_for CMD...: polls CMD for up to five seconds.
@@ -433,11 +445,13 @@ stop_job() {
 }
 
 @test "System V and POSIX IPC objects of an outside process are unreachable" {
-	key=$(ipc_key 0x5b000000)
+	IPC_KEY=$(ipc_key 0x5b000000)
+	key=$IPC_KEY
 	ipc=$BATS_TEST_DIRNAME/ipc.py
 	for kind in shm msg sem mq; do
 		run python3 "$ipc" "$kind-create" "$key"
 		[ "$output" = OK ]
+		IPC_MADE+=("$kind")
 		# Control: another process outside reaches it.
 		run python3 "$ipc" "$kind" "$key"
 		[ "$output" = OK ]
@@ -448,8 +462,6 @@ stop_job() {
 		run "$D" -- python3 "$ipc" "$kind-create" "$key"
 		[ "$output" = OK ]
 	done
-	ipcrm -M "$key" -Q "$key" -S "$key"
-	python3 -c 'import ctypes, sys; ctypes.CDLL(None).mq_unlink(b"/sbx-%d" % int(sys.argv[1]))' "$key"
 }
 
 @test "/dev holds exactly the allow-list; no other host node or terminal is reachable" {
