@@ -15,10 +15,14 @@ setup() {
 	TAG="86397.$(printf %07d $$)$RANDOM"
 	IPC="$BATS_TEST_DIRNAME/../enforce/ipc.py"
 	KEY=
+	KEY2=
 }
 teardown() {
 	pkill -KILL -f "sleep $TAG" 2>/dev/null || true
-	if [ -n "$KEY" ]; then ipcrm -M "$KEY" 2>/dev/null || true; fi
+	# KEY2's segment exists only if seccomp let run 2 make one on the host.
+	for k in "$KEY" "$KEY2"; do
+		if [ -n "$k" ]; then ipcrm -M "$k" 2>/dev/null || true; fi
+	done
 	rm -f "/dev/shm/sbx-$TAG"
 }
 
@@ -49,9 +53,8 @@ running() { pgrep -f "sleep $TAG" >/dev/null; }
 }
 
 @test "run 1's System V segment: run 1 reaches it, run 2 does not, nor one made outside" {
-	local key2
 	KEY=$(ipc_key 0x5d000000)
-	key2=$(ipc_key 0x5e000000)
+	KEY2=$(ipc_key 0x5e000000)
 	run sbx sh -c "python3 '$IPC' shm-create $KEY && python3 '$IPC' shm $KEY"
 	[ "$output" = "$(printf 'OK\nOK')" ]
 	run sbx python3 "$IPC" shm "$KEY"
@@ -69,7 +72,7 @@ running() { pgrep -f "sleep $TAG" >/dev/null; }
 	# Without an IPC namespace (clone refused): seccomp refuses System V IPC itself.
 	run sbx_fault clone "$PROFILE" python3 "$IPC" shm "$KEY"
 	[ "$output" = EPERM ]
-	run sbx_fault clone "$PROFILE" python3 "$IPC" shm-create "$key2"
+	run sbx_fault clone "$PROFILE" python3 "$IPC" shm-create "$KEY2"
 	[ "$output" = EPERM ]
 }
 

@@ -41,8 +41,8 @@ served() {
 	[ -S "$OUT/daemon/docker.sock" ] || return 1
 	[ -S "$OUT/daemon/log.sock" ] || return 1
 	# Listening (flags __SO_ACCEPTCON), not only bound: a name is in the table from bind(2) on.
-	grep -q " 00010000 0001 01 [0-9]* @$ABS\$" /proc/net/unix || return 1
-	grep -q " 00010000 0001 01 [0-9]* @\$" /proc/net/unix
+	grep -q " 00010000 0001 01 *[0-9][0-9]* @$ABS\$" /proc/net/unix || return 1
+	grep -q " 00010000 0001 01 *[0-9][0-9]* @\$" /proc/net/unix
 }
 teardown() {
 	kill "$SERVER" 2>/dev/null || true

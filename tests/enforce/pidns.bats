@@ -13,9 +13,21 @@ setup() {
 	# A sleep argument no other process has: how daemons are found (the pid at a fixed width, so
 	# that no tag of another live test, the other user's pass among them, begins with this one).
 	TAG="86399.$(printf %07d $$)$RANDOM"
+	IPC_KEY=
+	IPC_MADE=()
 }
 teardown() {
 	pkill -KILL -f "sleep $TAG" 2>/dev/null || true
+	# The outside IPC objects this test made (the case's checks may fail after any of them).
+	local kind
+	for kind in "${IPC_MADE[@]}"; do
+		case $kind in
+		shm) ipcrm -M "$IPC_KEY" ;;
+		msg) ipcrm -Q "$IPC_KEY" ;;
+		sem) ipcrm -S "$IPC_KEY" ;;
+		mq) python3 -c 'import ctypes, sys; ctypes.CDLL(None).mq_unlink(b"/sbx-%d" % int(sys.argv[1]))' "$IPC_KEY" ;;
+		esac
+	done
 }
 
 # wait_for CMD...: polls CMD for up to five seconds.
@@ -362,14 +374,16 @@ stty -a | grep -o -- "-echo " | head -n 1'
 
 # stop_job FILE: writes FILE, a job for the Ctrl-Z cases. It prints its first argument, lasts
 # until it is continued (SIGCONT, blocked so that it stays pending), not for a fixed time that
-# a slow Ctrl-Z outruns (then nothing is stopped), and prints the rest; ten seconds at most, so
-# that a broken case ends. One process, as a sleep is: the job stops whole at once.
+# a slow Ctrl-Z outruns (then nothing is stopped), and prints the rest only then: after ten
+# seconds without a SIGCONT it says so and prints nothing else, so that a broken case ends, and
+# fails. One process, as a sleep is: the job stops whole at once.
 stop_job() {
 	cat >"$1" <<-'EOF'
 		import signal, sys
 		signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCONT])
 		print(sys.argv[1], flush=True)
-		signal.sigtimedwait([signal.SIGCONT], 10)
+		if signal.sigtimedwait([signal.SIGCONT], 10) is None:
+		    sys.exit("no SIGCONT in 10 s")
 		print(*sys.argv[2:], sep="\n")
 	EOF
 }
@@ -391,12 +405,12 @@ stop_job() {
 	local job="$BATS_TEST_TMPDIR/job.py"
 	stop_job "$job"
 	# The job says it runs (a computed mark, unlike the echo of the typed line) before ^Z.
-	run python3 "$PTY" --after 'P>' "python3 '$job' \$((40+1))-running\n" \
+	run python3 "$PTY" --after 'P>' "python3 '$job' \$((40+1))-running \$((40+3))-continued\n" \
 		--after 41-running '\x1a' --after Stopped 'fg\n' \
 		--after 'P>' 'echo $((6*7))-ok; exit\n' \
 		-- "$D" -- env PS1='P> ' bash --norc --noprofile -i
 	echo "$output"
-	[[ "$output" == *41-running*Stopped*42-ok* ]]
+	[[ "$output" == *41-running*Stopped*43-continued*42-ok* ]]
 	[[ "$output" == *status=0 ]]
 }
 
@@ -447,11 +461,13 @@ stop_job() {
 }
 
 @test "System V and POSIX IPC objects of an outside process are unreachable" {
-	key=$(ipc_key 0x5b000000)
+	IPC_KEY=$(ipc_key 0x5b000000)
+	key=$IPC_KEY
 	ipc=$BATS_TEST_DIRNAME/ipc.py
 	for kind in shm msg sem mq; do
 		run python3 "$ipc" "$kind-create" "$key"
 		[ "$output" = OK ]
+		IPC_MADE+=("$kind")
 		# Control: another process outside reaches it.
 		run python3 "$ipc" "$kind" "$key"
 		[ "$output" = OK ]
@@ -462,8 +478,6 @@ stop_job() {
 		run "$D" -- python3 "$ipc" "$kind-create" "$key"
 		[ "$output" = OK ]
 	done
-	ipcrm -M "$key" -Q "$key" -S "$key"
-	python3 -c 'import ctypes, sys; ctypes.CDLL(None).mq_unlink(b"/sbx-%d" % int(sys.argv[1]))' "$key"
 }
 
 @test "/dev holds exactly the allow-list; no other host node or terminal is reachable" {

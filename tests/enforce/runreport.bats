@@ -219,7 +219,7 @@ s=socket.socket(socket.AF_UNIX); s.bind('\0'+sys.argv[1]); s.listen(8); time.sle
 	for p in "${PROBES[@]}"; do
 		rm -f "$REP"
 		run sbxr --network -- "${NOLEAK[@]}" sh -c "python3 -c \"import socket,sys,time
-s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen(8); time.sleep(30)\" '$name-in' & i=0; until grep -q ' 00010000 0001 01 [0-9]* @$name-in\$' /proc/net/unix || [ \$i -ge 1500 ]; do sleep 0.02; i=\$((i+1)); done; '$p' abstract '$name-out'; '$p' abstract '$name-in'; kill \$!"
+s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen(8); time.sleep(30)\" '$name-in' & i=0; until grep -q ' 00010000 0001 01 *[0-9][0-9]* @$name-in\$' /proc/net/unix || [ \$i -ge 1500 ]; do sleep 0.02; i=\$((i+1)); done; '$p' abstract '$name-out'; '$p' abstract '$name-in'; kill \$!"
 		echo "$output"
 		[ "$output" = "$(printf 'EPERM\nOK')" ]
 		diff <(norm) <(printf '{"time":T,"pid":N,"comm":"%s","op":"connect","address":"unix:@%s","errno":"EPERM","rule":"abstract Unix sockets: only those made inside the sandbox","mechanism":"landlock"}\n' "$(basename "$p")" "$name-out")
@@ -266,7 +266,7 @@ s=socket.socket(socket.AF_UNIX); s.bind(b'\\\\0'+sys.argv[1].encode()); s.listen
 s=socket.socket(socket.AF_UNIX); s.bind(b'\0'+sys.argv[1].encode()+b'\0in\x1b\xffside'); s.listen(8); time.sleep(30)" "$name" 3>&- &
 	srv=$!
 	for _ in $(seq 500); do
-		grep -qa " 00010000 0001 01 [0-9]* @$name@in" /proc/net/unix && break
+		grep -qa " 00010000 0001 01 *[0-9][0-9]* @$name@in" /proc/net/unix && break
 		sleep 0.02
 	done
 	conn="import socket,sys
@@ -304,7 +304,7 @@ s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1].encode()+b'/in\x1b\\\\\xffsi
 	srv=$!
 	# (Listening: the file is there from bind(2) on, and a connect before listen(2) is refused.)
 	for _ in $(seq 500); do
-		grep -qa " 00010000 0001 01 [0-9]* $dir/in" /proc/net/unix && break
+		grep -qa " 00010000 0001 01 *[0-9][0-9]* $dir/in" /proc/net/unix && break
 		sleep 0.02
 	done
 	# The positive control: outside, the name is reachable as written.
