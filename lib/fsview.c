@@ -926,7 +926,11 @@ static int host_readlink(void *self, const char *path, char *buf, size_t size)
 	dir[dlen] = '\0';
 	while (path[at] == '/')
 		at++;
+#if defined(O_PATH)
 	fd = open_found(dir, O_PATH | O_DIRECTORY, &info);
+#else
+	fd = open_found(dir, O_RDONLY | O_DIRECTORY, &info); /* macOS: no O_PATH */
+#endif
 	if (fd < 0)
 		return fd;
 	n = readlinkat(fd, path + at, buf, size);
