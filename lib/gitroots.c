@@ -552,58 +552,58 @@ static int follow_includes(const struct sbx_ctx *ctx, const struct pmap *m,
  */
 #define LINKED_TREE_DEPTH 64u
 
-/* Does real, a resolved path, lie in a writable root (as root_name finds it)? */
 /*
- * Whether real (resolved), or a directory above it, is a writable root by identity: another
- * name of one (a bind mount of the work tree elsewhere) that a comparison of paths calls outside.
+ * Does real, a resolved path, lie in a writable root (as root_name finds it)? By its path, or by
+ * identity: real or a directory above it is a writable root under another name (a bind mount of
+ * the work tree elsewhere), which a comparison of paths calls outside. Each root looked up once.
  */
-static int same_as_writable(const struct sbx_ctx *ctx, const struct sbx_roots *roots,
-			    const char *real, bool *in, struct sbx_diag *d)
-{
-	struct sbx_pathinfo ri, ai;
-	size_t n = strlen(real);
-	char *q;
-	int r = 0;
-
-	*in = false;
-	if (!n || n >= SBX_MAX_PATH || !(q = malloc(n + 1)))
-		return n && n < SBX_MAX_PATH ? -ENOMEM : 0;
-	memcpy(q, real, n + 1);
-	for (;;) {
-		if ((r = sbx_ctx_lookup(ctx, q, &ai, d)))
-			break;
-		for (size_t i = 0; ai.exists && !*in && i < roots->n_writable; i++) {
-			if ((r = sbx_ctx_lookup(ctx, roots->writable[i].root, &ri, d)))
-				break;
-			*in = ri.exists && ri.dev == ai.dev && ri.ino == ai.ino;
-		}
-		if (r || *in || n <= 1)
-			break;
-		n = sbx_path_parent_len(q, n);
-		if (!n)
-			break;
-		q[n] = '\0';
-	}
-	free(q);
-	return r;
-}
-
 static int target_in_writable(const struct sbx_ctx *ctx, const struct pmap *m,
 			      const struct sbx_roots *roots, const char *real, bool *in,
 			      struct sbx_diag *d)
 {
 	const struct pslot *s = sbx_pmap_decider(m, real);
-	struct sbx_pathinfo ri;
+	struct sbx_pathinfo *ri;
+	struct {
+		unsigned long long dev, ino;
+	} * id;
+	size_t nid = 0, n = strlen(real);
+	char *q;
+	int r = 0;
 
 	*in = s && s->access != SBX_DENY && s->wr >= 0;
-	for (size_t i = 0; !*in && i < roots->n_writable; i++) {
-		int r = sbx_ctx_lookup(ctx, roots->writable[i].root, &ri, d);
-
-		if (r)
-			return r;
-		*in = ri.exists && ri.real[0] && sbx_path_covers_any(ri.real, real);
+	if (*in || !n || n >= SBX_MAX_PATH)
+		return 0;
+	ri = malloc(sizeof(*ri));
+	id = malloc((roots->n_writable + 1) * sizeof(*id));
+	q = malloc(n + 1);
+	if (!ri || !id || !q) {
+		r = -ENOMEM;
+		goto out;
 	}
-	return *in ? 0 : same_as_writable(ctx, roots, real, in, d);
+	for (size_t i = 0; !*in && i < roots->n_writable; i++) {
+		if ((r = sbx_ctx_lookup(ctx, roots->writable[i].root, ri, d)))
+			goto out;
+		if (!ri->exists || !ri->real[0])
+			continue;
+		*in = sbx_path_covers_any(ri->real, real);
+		id[nid].dev = ri->dev;
+		id[nid++].ino = ri->ino;
+	}
+	memcpy(q, real, n + 1);
+	while (!*in) {
+		if ((r = sbx_ctx_lookup(ctx, q, ri, d)))
+			break;
+		for (size_t i = 0; ri->exists && !*in && i < nid; i++)
+			*in = id[i].dev == ri->dev && id[i].ino == ri->ino;
+		if (n <= 1 || !(n = sbx_path_parent_len(q, n)))
+			break;
+		q[n] = '\0';
+	}
+out:
+	free(ri);
+	free(id);
+	free(q);
+	return r;
 }
 
 /*
