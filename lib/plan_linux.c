@@ -957,8 +957,10 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				"no mount namespace here (%s): Landlock grants the readable trees "
 				"around /dev, and a device only to /dev/null, zero, full, random, "
 				"urandom, tty, ptmx and the command's own terminal; /dev/shm is "
-				"out "
-				"of reach (POSIX shared memory and semaphores fail)",
+				"out of reach (POSIX shared memory and semaphores fail); Landlock "
+				"has no right for opening a device, so a node of a device "
+				"elsewhere (an image's dev/ in a readable or writable root) "
+				"opens as its mode allows",
 				h->nomnt.why);
 		if (h->ll)
 			return sbx_req_set(
