@@ -362,6 +362,33 @@ kind_at_name() {
 	empty_dir "$bad"
 }
 
+@test "out of descriptors while the points are made: the error is named, no point made stays" {
+	# A low limit of open files (ulimit -n) stops the run at one step or another as it rises:
+	# at none may a listing that found no descriptor read as a name that appeared meanwhile
+	# (which says that something was planted), nor a point this run made stay behind.
+	local n named=0
+	for n in $(seq 16 64); do
+		run bash -c 'ulimit -n "$1" && shift && exec "$@"' _ "$n" "$H" \
+			--sandbox-policy-cwd "$SBX_CWD" --permission-profile "$PROFILE" -- \
+			"$P" write "$PW/ran" 3>&-
+		echo "ulimit -n $n: status $status: $output"
+		[[ "$output" != *"appeared while"* ]]
+		if [ "$status" -ne 0 ]; then
+			[ "$status" -eq 125 ]
+			[[ "${lines[0]}" == *": No file descriptors available"* ]]
+			[ ! -e "$PW/ran" ]
+		fi
+		if [[ "$output" == *"sbxrun: cannot make $PW/."*" a mount point for the run: No file descriptors available; hint: raise the limit of open files"* ]]; then
+			named=$((named + 1))
+		fi
+		rm -f "$PW/ran"
+		empty_dir "$PW"
+	done
+	# The points' own step was reached, at some limit; and with enough the same run goes.
+	[ "$named" -gt 0 ]
+	[ "$output" = OK ]
+}
+
 @test "without a PID namespace (clone refused) the masks and their clean-up are the same" {
 	run sbx_fault clone "$PROFILE" sh -c "mkdir -p '$PW/.git/hooks'"
 	[ "$status" -ne 0 ]
