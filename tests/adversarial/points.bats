@@ -389,6 +389,33 @@ kind_at_name() {
 	[ "$output" = OK ]
 }
 
+@test "out of descriptors while a point a killed run left is checked: the error is named" {
+	# Run 1, killed, leaves its empty points; each run 2 under a low limit lists them first.
+	local n named=0
+	for n in $(seq 16 64); do
+		rmdir "$PW/.git" "$PW/.agents" "$PW/.codex" 2>/dev/null || true
+		started_then_killed
+		[ -d "$PW/.git" ]
+		run bash -c 'ulimit -n "$1" && shift && exec "$@"' _ "$n" "$H" \
+			--sandbox-policy-cwd "$SBX_CWD" --permission-profile "$PROFILE" -- \
+			"$P" write "$PW/ran" 3>&-
+		echo "ulimit -n $n: status $status: $output"
+		[[ "$output" != *"appeared while"* ]]
+		if [ "$status" -ne 0 ]; then
+			[ "$status" -eq 125 ]
+			[[ "${lines[0]}" == *": No file descriptors available"* ]]
+		fi
+		if [[ "$output" == *"sbxrun: cannot list $PW/."*": No file descriptors available; hint: raise the limit of open files"* ]]; then
+			named=$((named + 1))
+		fi
+		rm -f "$PW/ran"
+	done
+	[ "$named" -gt 0 ]
+	# With enough, the run goes and removes what run 1 left.
+	[ "$output" = OK ]
+	empty_dir "$PW"
+}
+
 @test "without a PID namespace (clone refused) the masks and their clean-up are the same" {
 	run sbx_fault clone "$PROFILE" sh -c "mkdir -p '$PW/.git/hooks'"
 	[ "$status" -ne 0 ]
