@@ -366,7 +366,8 @@ kind_at_name() {
 	# A low limit of open files (ulimit -n) stops the run at one step or another as it rises:
 	# at none may a listing that found no descriptor read as a name that appeared meanwhile
 	# (which says that something was planted), nor a point this run made stay behind.
-	local n named=0
+	local n named=0 emfile
+	emfile=$(errtext EMFILE)
 	for n in $(seq 16 64); do
 		run bash -c 'ulimit -n "$1" && shift && exec "$@"' _ "$n" "$H" \
 			--sandbox-policy-cwd "$SBX_CWD" --permission-profile "$PROFILE" -- \
@@ -375,10 +376,10 @@ kind_at_name() {
 		[[ "$output" != *"appeared while"* ]]
 		if [ "$status" -ne 0 ]; then
 			[ "$status" -eq 125 ]
-			[[ "${lines[0]}" == *": No file descriptors available"* ]]
+			[[ "${lines[0]}" == *": $emfile"* ]]
 			[ ! -e "$PW/ran" ]
 		fi
-		if [[ "$output" == *"sbxrun: cannot make $PW/."*" a mount point for the run: No file descriptors available; hint: raise the limit of open files"* ]]; then
+		if [[ "$output" == *"sbxrun: cannot make $PW/."*" a mount point for the run: $emfile; hint: raise the limit of open files"* ]]; then
 			named=$((named + 1))
 		fi
 		rm -f "$PW/ran"
@@ -391,7 +392,8 @@ kind_at_name() {
 
 @test "out of descriptors while a point a killed run left is checked: the error is named" {
 	# Run 1, killed, leaves its empty points; each run 2 under a low limit lists them first.
-	local n named=0
+	local n named=0 emfile
+	emfile=$(errtext EMFILE)
 	for n in $(seq 16 64); do
 		rmdir "$PW/.git" "$PW/.agents" "$PW/.codex" 2>/dev/null || true
 		started_then_killed
@@ -403,9 +405,9 @@ kind_at_name() {
 		[[ "$output" != *"appeared while"* ]]
 		if [ "$status" -ne 0 ]; then
 			[ "$status" -eq 125 ]
-			[[ "${lines[0]}" == *": No file descriptors available"* ]]
+			[[ "${lines[0]}" == *": $emfile"* ]]
 		fi
-		if [[ "$output" == *"sbxrun: cannot list $PW/."*": No file descriptors available; hint: raise the limit of open files"* ]]; then
+		if [[ "$output" == *"sbxrun: cannot list $PW/."*": $emfile; hint: raise the limit of open files"* ]]; then
 			named=$((named + 1))
 		fi
 		rm -f "$PW/ran"
