@@ -380,6 +380,12 @@ static const char around_note[] =
 	"except above a denied directory (stricter than the profile), and the command is refused "
 	"at start if one of them has more than " SBX_STR(SBX_LANDLOCK_DIR_ENTRIES_MAX) " entries";
 
+/* What Landlock leaves of a path it denies: it rules opening, not looking up. */
+static const char lookup_note[] =
+	"Landlock rules opening, not looking up: the denied path and a name guessed in it can "
+	"still be looked up (whether it exists, its size, mode, owner and times, a symbolic "
+	"link's text)";
+
 /* The mechanisms that keep writes out of everything but the writable roots (0: none). */
 static unsigned write_mech(const struct host *h)
 {
@@ -768,8 +774,9 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				enforced(r, LL); /* nothing grants it */
 				return 0;
 			}
-			return sbx_req_set(r, SBX_ENFORCED, LL, NULL, "no mount namespace here: %s",
-					   around_note);
+			return sbx_req_set(r, SBX_ENFORCED, LL, NULL,
+					   "no mount namespace here: %s; %s", around_note,
+					   lookup_note);
 		}
 		return sbx_req_set_self(r, SBX_UNENFORCEABLE, 0, h->nomnt.hint, "denying ",
 					" inside a writable root needs a mount namespace "
@@ -796,8 +803,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return sbx_req_set(
 				r, SBX_ENFORCED, LL, NULL,
 				"no mount namespace here: the matches are found once, at "
-				"start, and for each %s",
-				around_note);
+				"start, and for each %s; %s",
+				around_note, lookup_note);
 		return sbx_req_set_self(
 			r, SBX_UNENFORCEABLE, 0, h->nomnt.hint, "masking the matches of ",
 			" inside a writable root needs a mount namespace: %s", h->nomnt.why);
@@ -957,8 +964,10 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 				"no mount namespace here (%s): Landlock grants the readable trees "
 				"around /dev, and a device only to /dev/null, zero, full, random, "
 				"urandom, tty, ptmx and the command's own terminal; /dev/shm is "
-				"out "
-				"of reach (POSIX shared memory and semaphores fail)",
+				"out of reach (POSIX shared memory and semaphores fail); Landlock "
+				"has no right for opening a device, so a node of a device "
+				"elsewhere (an image's dev/ in a readable or writable root) "
+				"opens as its mode allows",
 				h->nomnt.why);
 		if (h->ll)
 			return sbx_req_set(

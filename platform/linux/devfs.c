@@ -155,6 +155,18 @@ static int set_attrs(int mnt, uint64_t attrs)
 	return (int)syscall(__NR_mount_setattr, mnt, "", AT_EMPTY_PATH, &a, sizeof(a));
 }
 
+/*
+ * A host node's clone keeps the attributes of the host's /dev mount, which the sandbox's / has
+ * made nodev by the time a /dev built in place clones it (enter.c: no node outside the private
+ * /dev opens). The allow-list's own nodes are the exception: nodev cleared on their clones.
+ */
+static int allow_device(int mnt)
+{
+	struct sbx_mount_attr a = {.attr_clr = SBX_MOUNT_ATTR_NODEV};
+
+	return (int)syscall(__NR_mount_setattr, mnt, "", AT_EMPTY_PATH, &a, sizeof(a));
+}
+
 void sbx_devfs_clear(struct sbx_devfs *dev)
 {
 	memset(dev->nodes, 0xff, sizeof(dev->nodes));
@@ -213,6 +225,11 @@ static int clone_host_node(size_t i, struct sbx_diag *d)
 		return sbx_diag_set(d, -EINVAL, "%s is not the character device %u:%u", path,
 				    dev_nodes[i].major, dev_nodes[i].minor);
 	}
+	if (allow_device(fd) < 0) {
+		err = errno;
+		close(fd);
+		return sbx_mnt_fail(d, err, "binding the host's", path);
+	}
 	return fd;
 }
 
@@ -251,7 +268,7 @@ static int clone_own_terminal(unsigned int *index)
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &node) < 0 || !S_ISCHR(node.st_mode) || node.st_rdev != tty.st_rdev ||
-	    node.st_dev != tty.st_dev || node.st_ino != tty.st_ino) {
+	    node.st_dev != tty.st_dev || node.st_ino != tty.st_ino || allow_device(fd) < 0) {
 		close(fd);
 		return -1;
 	}

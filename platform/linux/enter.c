@@ -527,13 +527,15 @@ static void apply_mount_clones(struct sbx_linux_prepared *p, struct sbx_diag *d)
 		if (op->kind == SBX_MNT_READ_ONLY || op->kind == SBX_MNT_READ)
 			must(sbx_mnt_set_readonly(p->tree[i], "", d), d);
 		/*
-		 * A readable root in /dev/shm lies below the private /dev/shm, whose Landlock rule
-		 * grants writing (POSIX shared memory): Landlock grants what a rule on an ancestor
-		 * grants, across mounts. The read-only mount refuses every write but to a device
-		 * or a FIFO, as in a read-only path inside a writable root; nodev refuses devices.
+		 * With the private /dev, its nodes are the only devices: a node elsewhere (the dev/
+		 * of an image or chroot tree that root built in a workspace) would open the host's
+		 * device whatever the read-only mount says, since a read-only file system refuses
+		 * writes to files, not to devices. nodev refuses opening any node in the tree; a
+		 * readable root in /dev/shm, below the private /dev/shm that Landlock grants
+		 * writing, needs it most.
 		 */
-		if (op->kind == SBX_MNT_READ && op->in_shm)
-			must(sbx_mnt_set_nodev(p->tree[i], op->path, d), d);
+		if (p->e->private_dev)
+			must(sbx_mnt_set_nodev(p->tree[i], "", op->path, d), d);
 	}
 }
 
@@ -613,6 +615,9 @@ static void apply_mount_plan(struct sbx_linux_prepared *p, bool shm, struct sbx_
 	 */
 	if (!shm)
 		must(sbx_mnt_set_readonly(AT_FDCWD, "/", d), d);
+	/* And no device node in it opens: the private /dev, attached later, holds the allowed. */
+	if (!shm && p->e->private_dev)
+		must(sbx_mnt_set_nodev(AT_FDCWD, "/", "/", d), d);
 
 	/*
 	 * Shallow to deep, as planned. Each target is walked again once the mounts above it are in

@@ -562,8 +562,8 @@ int sbx_mnt_make_private(struct sbx_diag *d);
 int sbx_mnt_clone_tree(int fd, int *tree_out, const char *what, struct sbx_diag *d);
 /* Recursively read-only: path relative to dfd, or "" for dfd itself. */
 int sbx_mnt_set_readonly(int dfd, const char *path, struct sbx_diag *d);
-/* A detached tree, recursively: no device node in it can be opened. */
-int sbx_mnt_set_nodev(int tree, const char *what, struct sbx_diag *d);
+/* Recursively nodev (path relative to dfd, or "" for dfd itself): no device node opens there. */
+int sbx_mnt_set_nodev(int dfd, const char *path, const char *what, struct sbx_diag *d);
 int sbx_mnt_attach(int tree, int target, const char *what, struct sbx_diag *d);
 int sbx_mnt_mask_dir(int target, const char *what, struct sbx_diag *d);
 /*

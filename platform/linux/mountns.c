@@ -90,12 +90,12 @@ int sbx_mnt_set_readonly(int dfd, const char *path, struct sbx_diag *d)
 	return 0;
 }
 
-int sbx_mnt_set_nodev(int tree, const char *what, struct sbx_diag *d)
+int sbx_mnt_set_nodev(int dfd, const char *path, const char *what, struct sbx_diag *d)
 {
 	struct sbx_mount_attr attr = {.attr_set = SBX_MOUNT_ATTR_NODEV};
+	unsigned int flags = SBX_AT_RECURSIVE | (path[0] ? 0 : AT_EMPTY_PATH);
 
-	if (syscall(__NR_mount_setattr, tree, "", SBX_AT_RECURSIVE | AT_EMPTY_PATH, &attr,
-		    sizeof(attr)) < 0)
+	if (syscall(__NR_mount_setattr, dfd, path, flags, &attr, sizeof(attr)) < 0)
 		return sbx_mnt_fail(d, errno, "making nodev", what);
 	return 0;
 }

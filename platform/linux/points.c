@@ -384,7 +384,8 @@ static int name_point(const struct sbx_linux_enforce *e, const char *path, bool 
 	const struct sbx_rulepath *parent = NULL, *f = NULL;
 	char *up = parent_of(path);
 	struct stat st;
-	int rc = up ? look(e->res, up, &parent, d) : sbx_diag_set(d, -ENOMEM, "out of memory");
+	int empty,
+		rc = up ? look(e->res, up, &parent, d) : sbx_diag_set(d, -ENOMEM, "out of memory");
 
 	if (rc == 0)
 		rc = look(e->res, path, &f, d);
@@ -398,8 +399,20 @@ static int name_point(const struct sbx_linux_enforce *e, const char *path, bool 
 	/* A protected name's point may be a file: what an empty .git file stands for. */
 	if (!f->facts.is_link && f->facts.type == SBX_FT_REG && !*holds)
 		dir = false;
-	if (!f->facts.is_link && fstat(f->fd, &st) == 0 &&
-	    empty_point(f->fd, &st, dir, holds, true))
+	/* A directory that cannot be listed (EMFILE) is that error, not a name that appeared. */
+	if (f->facts.is_link || fstat(f->fd, &st) < 0)
+		empty = 0;
+	else if (dir && S_ISDIR(st.st_mode)) {
+		empty = dir_empty(f->fd);
+		if (empty == -ENOENT)
+			empty = 1; /* removed meanwhile: made again, checked by its identity */
+	} else
+		empty = empty_point(f->fd, &st, dir, holds, true);
+	if (empty < 0) {
+		rc = sbx_diag_set(d, empty, "cannot list %s: %s", path, strerror(-empty));
+		if (empty == -EMFILE || empty == -ENFILE)
+			rc = sbx_diag_hint(d, empty, "raise the limit of open files (ulimit -n)");
+	} else if (empty)
 		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, keep, holds, f, d);
 	else
 		rc = sbx_diag_set(d, SBX_E_UNENFORCEABLE,
@@ -478,14 +491,64 @@ static int lock_shared(const struct sbx_point *pt, int fd, struct sbx_diag *d)
 			     "user's, that user or root can");
 }
 
-/* Makes, opens, locks and checks one point; 0, 1 to try again (it went away), or -errno. */
-static int make_one(struct sbx_point *pt, struct sbx_diag *d)
+/* Refuses the run: pt's point cannot be made (errno err), with the fix for that error. */
+static int cannot_make(const struct sbx_point *pt, int err, struct sbx_diag *d)
 {
-	int pfd = pt->parent->fd, fd, err;
+	sbx_diag_set(d, -err, "cannot make %s a mount point for the run: %s", pt->path,
+		     strerror(err));
+	if (err == EMFILE || err == ENFILE)
+		return sbx_diag_hint(
+			d, -err,
+			"raise the limit of open files (ulimit -n): the sandbox holds "
+			"a descriptor for each mount point it makes while it is built");
+	return sbx_diag_hint(d, -err,
+			     "a missing name inside a writable root is masked on a mount point "
+			     "made there for the run; let the caller create it, or drop the rule");
+}
+
+/*
+ * Removes the point this run made at pt's name when making it failed, so that no run leaves one
+ * behind: fd is the object made, opened (-1 if it could not be: then *spare, a descriptor kept
+ * for this, is closed to open it). Only under the exclusive lock, which no other run holds on
+ * it (one that found it meanwhile holds its shared lock, and removes it when it ends), and only
+ * that object, still empty (rmdir refuses a directory that is not). errno is kept.
+ */
+static void unmake(const struct sbx_point *pt, int fd, int *spare)
+{
+	int pfd = pt->parent->fd, err = errno;
+	struct stat st, now;
+
+	if (fd < 0 && *spare >= 0) {
+		close(*spare);
+		*spare = -1;
+		fd = openat(pfd, pt->name,
+			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (pt->dir ? O_DIRECTORY : 0));
+	}
+	if (fd < 0) {
+		errno = err;
+		return;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 &&
+	    fstatat(pfd, pt->name, &now, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == now.st_dev &&
+	    st.st_ino == now.st_ino && (pt->dir || (size_t)st.st_size == strlen(pt->holds)))
+		unlinkat(pfd, pt->name, pt->dir ? AT_REMOVEDIR : 0);
+	close(fd);
+	errno = err;
+}
+
+/*
+ * Makes, opens, locks and checks one point; 0, 1 to try again (it went away), or -errno. What
+ * it made and could not finish is removed again (unmake, with *spare).
+ */
+static int make_one(struct sbx_point *pt, int *spare, struct sbx_diag *d)
+{
+	int pfd = pt->parent->fd, fd = -1, err, r;
+	bool made = false;
 	struct stat st, now;
 
 	if (pt->dir) {
-		if (mkdirat(pfd, pt->name, 0555) < 0 && errno != EEXIST)
+		made = mkdirat(pfd, pt->name, 0555) == 0;
+		if (!made && errno != EEXIST)
 			goto fail;
 	} else {
 		fd = openat(pfd, pt->name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
@@ -498,6 +561,8 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 
 			err = errno;
 			close(fd);
+			fd = -1;
+			made = true;
 			if (n != (ssize_t)len) {
 				errno = n < 0 ? err : EIO;
 				goto fail;
@@ -510,9 +575,10 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 	if (fd < 0)
 		goto fail;
 	if ((err = lock_shared(pt, fd, d)) != 0) {
-		close(fd);
-		if (err == 1 || err == SBX_E_UNENFORCEABLE)
+		if (err == 1 || err == SBX_E_UNENFORCEABLE) {
+			close(fd);
 			return err;
+		}
 		errno = -err;
 		goto fail;
 	}
@@ -522,8 +588,21 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 		close(fd);
 		return 1;
 	}
-	/* A point, of the kind planned: anything else was not made by a run. */
-	if (!empty_point(fd, &st, pt->dir, pt->holds, true)) {
+	/*
+	 * A point, of the kind planned: anything else was not made by a run. A directory that
+	 * cannot be listed (no descriptor left for the listing: EMFILE) is that error, not a
+	 * name that appeared.
+	 */
+	if (pt->dir) {
+		r = S_ISDIR(st.st_mode) ? dir_empty(fd) : 0;
+		if (r < 0 && r != -ENOENT) {
+			errno = -r;
+			goto fail;
+		}
+	} else {
+		r = empty_point(fd, &st, false, pt->holds, true);
+	}
+	if (r == 0) {
 		close(fd);
 		sbx_diag_set(d, SBX_E_UNENFORCEABLE,
 			     "%s appeared while the sandbox was being built, and is not empty",
@@ -538,32 +617,42 @@ static int make_one(struct sbx_point *pt, struct sbx_diag *d)
 	return 0;
 fail:
 	err = errno;
-	sbx_diag_set(d, -err, "cannot make %s a mount point for the run: %s", pt->path,
-		     strerror(err));
-	return sbx_diag_hint(d, -err,
-			     "a missing name inside a writable root is masked on a mount point "
-			     "made there for the run; let the caller create it, or drop the rule");
+	if (made)
+		unmake(pt, fd, spare);
+	else if (fd >= 0)
+		close(fd);
+	return cannot_make(pt, err, d);
 }
 
 int sbx_points_make(struct sbx_points *pts, struct sbx_diag *d)
 {
-	for (size_t i = 0; i < pts->n; i++) {
+	/*
+	 * A descriptor kept while the points are made, freed to remove one that this run made and
+	 * could not open (out of descriptors: EMFILE), which needs one to take the lock.
+	 */
+	int spare = -1, rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < pts->n; i++) {
 		struct sbx_point *pt = &pts->v[i];
-		int rc = 1;
 
 		if (pt->op < 0)
 			continue;
+		if (spare < 0 && (spare = fcntl(pt->parent->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			rc = cannot_make(pt, errno, d);
+			break;
+		}
+		rc = 1;
 		for (int t = 0; rc == 1 && t < MAKE_TRIES; t++)
-			rc = make_one(pt, d);
+			rc = make_one(pt, &spare, d);
 		if (rc == 1)
 			rc = sbx_diag_set(d, -EAGAIN,
 					  "cannot make %s a mount point for the run: it "
 					  "keeps being removed",
 					  pt->path);
-		if (rc < 0)
-			return rc;
 	}
-	return 0;
+	if (spare >= 0)
+		close(spare);
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- removing them -------------------------------------------------------------------------- */

@@ -362,6 +362,62 @@ kind_at_name() {
 	empty_dir "$bad"
 }
 
+@test "out of descriptors while the points are made: the error is named, no point made stays" {
+	# A low limit of open files (ulimit -n) stops the run at one step or another as it rises:
+	# at none may a listing that found no descriptor read as a name that appeared meanwhile
+	# (which says that something was planted), nor a point this run made stay behind.
+	local n named=0 emfile
+	emfile=$(errtext EMFILE)
+	for n in $(seq 16 64); do
+		run bash -c 'ulimit -n "$1" && shift && exec "$@"' _ "$n" "$H" \
+			--sandbox-policy-cwd "$SBX_CWD" --permission-profile "$PROFILE" -- \
+			"$P" write "$PW/ran" 3>&-
+		echo "ulimit -n $n: status $status: $output"
+		[[ "$output" != *"appeared while"* ]]
+		if [ "$status" -ne 0 ]; then
+			[ "$status" -eq 125 ]
+			[[ "${lines[0]}" == *": $emfile"* ]]
+			[ ! -e "$PW/ran" ]
+		fi
+		if [[ "$output" == *"sbxrun: cannot make $PW/."*" a mount point for the run: $emfile; hint: raise the limit of open files"* ]]; then
+			named=$((named + 1))
+		fi
+		rm -f "$PW/ran"
+		empty_dir "$PW"
+	done
+	# The points' own step was reached, at some limit; and with enough the same run goes.
+	[ "$named" -gt 0 ]
+	[ "$output" = OK ]
+}
+
+@test "out of descriptors while a point a killed run left is checked: the error is named" {
+	# Run 1, killed, leaves its empty points; each run 2 under a low limit lists them first.
+	local n named=0 emfile
+	emfile=$(errtext EMFILE)
+	for n in $(seq 16 64); do
+		rmdir "$PW/.git" "$PW/.agents" "$PW/.codex" 2>/dev/null || true
+		started_then_killed
+		[ -d "$PW/.git" ]
+		run bash -c 'ulimit -n "$1" && shift && exec "$@"' _ "$n" "$H" \
+			--sandbox-policy-cwd "$SBX_CWD" --permission-profile "$PROFILE" -- \
+			"$P" write "$PW/ran" 3>&-
+		echo "ulimit -n $n: status $status: $output"
+		[[ "$output" != *"appeared while"* ]]
+		if [ "$status" -ne 0 ]; then
+			[ "$status" -eq 125 ]
+			[[ "${lines[0]}" == *": $emfile"* ]]
+		fi
+		if [[ "$output" == *"sbxrun: cannot list $PW/."*": $emfile; hint: raise the limit of open files"* ]]; then
+			named=$((named + 1))
+		fi
+		rm -f "$PW/ran"
+	done
+	[ "$named" -gt 0 ]
+	# With enough, the run goes and removes what run 1 left.
+	[ "$output" = OK ]
+	empty_dir "$PW"
+}
+
 @test "without a PID namespace (clone refused) the masks and their clean-up are the same" {
 	run sbx_fault clone "$PROFILE" sh -c "mkdir -p '$PW/.git/hooks'"
 	[ "$status" -ne 0 ]

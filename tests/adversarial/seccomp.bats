@@ -2,8 +2,9 @@
 # Classes of calls, not examples. Without a mount namespace the file system is not read-only
 # underneath, so what changes a file's attributes must be refused as a class: ioctl is an
 # allow-list (terminal and descriptor requests), file_setattr is refused; a denied directory
-# enforced by Landlock alone cannot be watched; system calls newer than this build are ENOSYS
-# everywhere. With a mount namespace and Landlock, a glob match nothing grants gets no mask.
+# enforced by Landlock alone cannot be watched, and what it holds can be looked up (a limit
+# explain says); system calls newer than this build are ENOSYS everywhere. With a mount
+# namespace and Landlock, a glob match nothing grants gets no mask.
 load common
 
 setup_file() { make_layout; }
@@ -73,6 +74,34 @@ nexpect() { fexpect unshare "$@"; }
 	PROFILE=$(profile restricted "$(entry_special root read)" $PLAIN_W \
 		"$(entry_path "$OUT/watched" deny)")
 	expect OK inotify "$PLAIN"
+}
+
+@test "no mount namespace: a name in a denied directory is looked up, not opened; explain says so" {
+	rm -rf "$OUT/looked"
+	mkdir -p "$OUT/looked"
+	echo secret >"$OUT/looked/key"
+	ln -s secret-target "$OUT/looked/lnk"
+	PROFILE=$(profile restricted "$(entry_special root read)" $PLAIN_W \
+		"$(entry_path "$OUT/looked" deny)")
+	# Run 1 guesses names: opening and listing are refused; looking up is not (Landlock rules
+	# opening only), so whether a name exists, its status and a link's text are answered.
+	nexpect EACCES read "$OUT/looked/key"
+	nexpect EACCES list "$OUT/looked"
+	nexpect OK stat "$OUT/looked/key"
+	nexpect ENOENT stat "$OUT/looked/guessed"
+	nexpect OK readlink "$OUT/looked/lnk"
+	# That limit is said on the deny's row.
+	run "$BIN/failinj" unshare -- "$BIN/sbxrun" explain --cwd "$PLAIN" \
+		--profile <(echo "$PROFILE") -- true
+	echo "$output"
+	local limit="Landlock rules opening, not looking up: the denied path and a name guessed in it"
+	[[ "$output" == *"$limit can still be looked up"* ]]
+	# Control: with a mount namespace the directory's mask hides every name in it.
+	expect EACCES stat "$OUT/looked/key"
+	expect EACCES stat "$OUT/looked/guessed"
+	expect EACCES readlink "$OUT/looked/lnk"
+	run "$BIN/sbxrun" explain --cwd "$PLAIN" --profile <(echo "$PROFILE") -- true
+	[[ "$output" != *"not looking up"* ]]
 }
 
 @test "system calls newer than this build are ENOSYS in every mode" {

@@ -491,6 +491,25 @@ int main(int argc, char **argv)
 		return result(tiocexcl(a, true));
 	if (!strcmp(op, "tiocnxcl"))
 		return result(tiocexcl(a, false));
+	/* Looked up, not opened: lstat(2) and readlink(2). */
+	if (!strcmp(op, "stat")) {
+		struct stat st;
+
+		return result(lstat(a, &st));
+	}
+	if (!strcmp(op, "readlink")) {
+		char buf[256];
+
+		return result(readlink(a, buf, sizeof(buf)) < 0 ? -1 : 0);
+	}
+	/* Opened for writing only, nothing written: a device's open is the check (/dev/kmsg's
+	 * open for reading asks for CAP_SYSLOG where dmesg_restrict is set; for writing it asks
+	 * nothing, and a write would log a line). */
+	if (!strcmp(op, "open-wr")) {
+		int fd = open(a, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+		return result(fd < 0 ? -1 : close(fd));
+	}
 	if (!strcmp(op, "open-tty")) {
 		int fd = open(a, O_RDWR | O_NOCTTY | O_CLOEXEC);
 

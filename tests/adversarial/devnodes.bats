@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# A device node opens the host's device wherever it lies: the dev/ of an image or chroot tree
+# that root built in a workspace (debootstrap, an image builder, a container's root file system
+# unpacked as root), or one in a tree that is only readable. The private /dev is the allow-list
+# of devices: no other node may open in the sandbox, written or read, as root or as any user.
+# The command cannot make a node (no CAP_MKNOD): the nodes are the host's, made by root before
+# the runs (the enforcement driver's fixtures), and run 1 can only give them other names.
+load common
+
+setup() {
+	make_layout_vars
+	IMG=$WORK/image-ws
+	NODES=$IMG/rootfs/dev
+	RO_NODES=$FIXTURES/image/dev
+	SBX_CWD=$IMG
+	PROFILE=$(profile restricted $(workspace_entries))
+	MOVED=$IMG/kmsg-moved
+}
+# Run 1's new name of a node, given back for the next case.
+teardown() {
+	if [ -e "$MOVED" ]; then
+		mv "$MOVED" "$NODES/kmsg"
+	fi
+}
+
+@test "a device node in a workspace's image tree, or in a readable tree, does not open" {
+	# Positive controls: outside the sandbox every node opens; inside, the private /dev's do.
+	outside read "$NODES/null"
+	outside write "$NODES/null"
+	outside open-wr "$NODES/kmsg"
+	outside read "$RO_NODES/null"
+	outside open-wr "$RO_NODES/kmsg"
+	expect OK read /dev/null
+	expect OK write /dev/null
+	# Run 1 cannot make a node of its own; it gives root's another name in its workspace.
+	expect EPERM mknod-dev "$IMG/own-null"
+	expect OK rename "$NODES/kmsg" "$MOVED"
+	[ -c "$MOVED" ]
+	# Run 2: no node outside the private /dev opens, under any of its names. /dev/kmsg is not
+	# in the allow-list: the private /dev has no such name.
+	expect ENOENT open-wr /dev/kmsg
+	expect EACCES open-wr "$MOVED"
+	expect EACCES read "$NODES/null"
+	expect EACCES write "$NODES/null"
+	expect EACCES read "$RO_NODES/null"
+	# The same without a PID namespace (the supervisor's clone refused): the mount namespace
+	# and its private /dev are still there.
+	fexpect clone EACCES open-wr "$MOVED"
+	fexpect clone EACCES read "$RO_NODES/null"
+	fexpect clone OK write /dev/null
+}
+
+@test "without a mount namespace a node elsewhere stays reachable, and explain says so" {
+	# Landlock has no right for opening a device, only for its ioctls: a node in a granted tree
+	# opens as its mode allows. explain names that limit on the devices requirement.
+	run "$BIN/failinj" unshare -- "$BIN/sbxrun" explain --cwd "$IMG" --profile :read-only
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no host device node reachable but the allow-list"*"landlock"*"enforced"* ]]
+	local limit="a node of a device elsewhere (an image's dev/ in a readable or writable root)"
+	[[ "$output" == *"$limit opens as its mode allows"* ]]
+	# Control: with the mount namespace, the requirement carries no such note.
+	run "$BIN/sbxrun" explain --cwd "$IMG" --profile :read-only
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"a node of a device elsewhere"* ]]
+}
