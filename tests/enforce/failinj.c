@@ -28,6 +28,13 @@
  *                denied.invalid:80 ("+connect denied.invalid:80: not in the allow list\n") in
  *                the report's relay, its line written to the report already, as a SIGKILL
  *                between the two would
+ *     closerange close_range without flags returns ENOSYS, as before Linux 5.9: init's close of
+ *                what it does not use. The CLOEXEC form, with which the inherited-socket check
+ *                marks what lies past its scan where /proc cannot be listed, is left alone
+ *     procfd     an opendir(3) by path (open, or openat of AT_FDCWD: read-only, O_DIRECTORY
+ *                and close-on-exec, none of O_NOFOLLOW, O_PATH, O_CREAT) returns EACCES: a
+ *                /proc/self/fd that cannot be listed; sbxrun opens its own directories
+ *                otherwise
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -113,6 +120,26 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 #endif
 		return rc;
 	}
+	if (!strcmp(f, "closerange"))
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), 436, 1,
+					SCMP_A2_32(SCMP_CMP_EQ, 0));
+	if (!strcmp(f, "procfd")) {
+		const uint32_t mask =
+			O_ACCMODE | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CREAT;
+
+		rc = seccomp_rule_add(
+			ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 2,
+			SCMP_A0_32(SCMP_CMP_EQ, (uint32_t)AT_FDCWD),
+			SCMP_A2_32(SCMP_CMP_MASKED_EQ, mask, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+#ifdef __NR_open
+		/* musl's opendir calls open(2). */
+		if (!rc)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 1,
+					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, mask,
+							 O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+#endif
+		return rc;
+	}
 	if (!strcmp(f, "briefkill"))
 		return seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(write), 2,
 					SCMP_A0(SCMP_CMP_GT, STDERR_FILENO), SCMP_A2(SCMP_CMP_EQ, 50));
@@ -129,7 +156,7 @@ int main(int argc, char **argv)
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr, "usage: failinj "
 				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached|"
-				"netlink|hostsfd|briefkill[,...]"
+				"netlink|hostsfd|briefkill|closerange|procfd[,...]"
 				" -- CMD...\n");
 		return 2;
 	}
