@@ -35,6 +35,8 @@
  *                and close-on-exec, none of O_NOFOLLOW, O_PATH, O_CREAT) returns EACCES: a
  *                /proc/self/fd that cannot be listed; sbxrun opens its own directories
  *                otherwise
+ *     fstat250    fstat of descriptor 250 (fstat, newfstatat or statx on it) returns EIO: a
+ *                descriptor whose kind cannot be read
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -140,6 +142,16 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 #endif
 		return rc;
 	}
+	if (!strcmp(f, "fstat250")) {
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EIO), SCMP_SYS(fstat), 1,
+				      SCMP_A0_32(SCMP_CMP_EQ, 250));
+		rc = rc
+			     ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EIO), SCMP_SYS(newfstatat), 1,
+						 SCMP_A0_32(SCMP_CMP_EQ, 250));
+		return rc
+			       ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EIO), SCMP_SYS(statx), 1,
+						   SCMP_A0_32(SCMP_CMP_EQ, 250));
+	}
 	if (!strcmp(f, "briefkill"))
 		return seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(write), 2,
 					SCMP_A0(SCMP_CMP_GT, STDERR_FILENO), SCMP_A2(SCMP_CMP_EQ, 50));
@@ -156,7 +168,7 @@ int main(int argc, char **argv)
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr, "usage: failinj "
 				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached|"
-				"netlink|hostsfd|briefkill|closerange|procfd[,...]"
+				"netlink|hostsfd|briefkill|closerange|procfd|fstat250[,...]"
 				" -- CMD...\n");
 		return 2;
 	}
