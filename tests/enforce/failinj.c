@@ -35,20 +35,33 @@
  *                and close-on-exec, none of O_NOFOLLOW, O_PATH, O_CREAT) returns EACCES: a
  *                /proc/self/fd that cannot be listed; sbxrun opens its own directories
  *                otherwise
- *     fstat250    fstat of descriptor 250 (fstat, newfstatat or statx on it) returns EIO: a
+ *     briefwrote a write(2) of exactly 50 bytes to a descriptor above stderr (the proxy's worker
+ *                putting a refusal's brief in the report's relay, as briefkill) is done for the
+ *                process, which is then killed (SIGKILL) before the call returns to it: the brief
+ *                is out, and nothing the process does after it happens. failinj forks for it: the
+ *                command runs in the child, under a filter whose notifications (seccomp's user
+ *                notification) the parent answers, reading the bytes with process_vm_readv and
+ *                writing them to the process's own descriptor, taken with pidfd_getfd (both need
+ *                the right to trace it: root's, or that of a user namespace it runs in)
+ *     fstat250   fstat of descriptor 250 (fstat, newfstatat or statx on it) returns EIO: a
  *                descriptor whose kind cannot be read
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdint.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The flag of <linux/mount.h>, which glibc's <sys/mount.h> would clash with. */
@@ -69,6 +82,9 @@ static int refuse_clone_ns(scmp_filter_ctx ctx)
 				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns[i], ns[i]));
 	return rc;
 }
+
+/* briefwrote asked: the filter notifies, and main forks to answer. */
+static int notify_brief;
 
 static int add_fault(scmp_filter_ctx ctx, const char *f)
 {
@@ -152,11 +168,165 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 			       ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EIO), SCMP_SYS(statx), 1,
 						   SCMP_A0_32(SCMP_CMP_EQ, 250));
 	}
+	if (!strcmp(f, "briefwrote")) {
+		notify_brief = 1;
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(write), 2,
+					SCMP_A0(SCMP_CMP_GT, STDERR_FILENO),
+					SCMP_A2(SCMP_CMP_EQ, 50));
+	}
 	if (!strcmp(f, "briefkill"))
 		return seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(write), 2,
 					SCMP_A0(SCMP_CMP_GT, STDERR_FILENO), SCMP_A2(SCMP_CMP_EQ, 50));
 	fprintf(stderr, "failinj: unknown fault %s\n", f);
 	return -EINVAL;
+}
+
+/* Sends fd over the socket sock (SCM_RIGHTS); 0 or -1. */
+static int send_fd(int sock, int fd)
+{
+	char c = 0, cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {.iov_base = &c, .iov_len = 1};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = cbuf,
+			   .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char c, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {.iov_base = &c, .iov_len = 1};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = cbuf,
+			   .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *h;
+	int fd;
+
+	if (recvmsg(sock, &m, 0) != 1 || !(h = CMSG_FIRSTHDR(&m)) || h->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(h), sizeof(int));
+	return fd;
+}
+
+/* The process of the thread tid (/proc/TID/status), or tid itself when it cannot be read. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/*
+ * One notification of briefwrote: the write done for the process (its bytes, to its own
+ * descriptor), then the process killed before it sees the call return. A notification that
+ * cannot be served so is answered EIO, said on stderr.
+ */
+static void serve_brief(int nfd)
+{
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+	char buf[64];
+	int pidfd = -1, fd = -1, ok = 0;
+
+	if (seccomp_notify_alloc(&req, &resp) || seccomp_notify_receive(nfd, req)) {
+		seccomp_notify_free(req, resp);
+		return;
+	}
+	{
+		struct iovec local = {.iov_base = buf, .iov_len = 50};
+		struct iovec remote = {.iov_base = (void *)(uintptr_t)req->data.args[1],
+				       .iov_len = 50};
+
+		/* The thread that wrote may be any of its process's: the pidfd is the process's. */
+		pidfd = (int)syscall(SYS_pidfd_open, tgid_of((pid_t)req->pid), 0);
+		if (pidfd >= 0)
+			fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)req->data.args[0], 0);
+		if (fd >= 0 && process_vm_readv(req->pid, &local, 1, &remote, 1, 0) == 50 &&
+		    seccomp_notify_id_valid(nfd, req->id) == 0)
+			ok = write(fd, buf, 50) == 50;
+	}
+	if (ok) {
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	} else {
+		fprintf(stderr, "failinj: briefwrote: cannot write for process %d: %s\n",
+			(int)req->pid, strerror(errno));
+		resp->id = req->id;
+		resp->error = -EIO;
+		seccomp_notify_respond(nfd, resp);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (pidfd >= 0)
+		close(pidfd);
+	seccomp_notify_free(req, resp);
+}
+
+/*
+ * briefwrote: the command runs in a child under ctx, whose notifications this process answers
+ * until the child has ended; its status is failinj's.
+ */
+static int run_notified(scmp_filter_ctx ctx, char **argv)
+{
+	int sv[2], nfd, ws;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return 2;
+	pid = fork();
+	if (pid < 0)
+		return 2;
+	if (pid == 0) {
+		close(sv[0]);
+		if (seccomp_load(ctx) || (nfd = seccomp_notify_fd(ctx)) < 0 ||
+		    send_fd(sv[1], nfd)) {
+			fprintf(stderr, "failinj: cannot install the filter\n");
+			_exit(2);
+		}
+		close(nfd);
+		close(sv[1]);
+		seccomp_release(ctx);
+		execvp(argv[0], argv);
+		fprintf(stderr, "failinj: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(sv[1]);
+	nfd = recv_fd(sv[0]);
+	close(sv[0]);
+	seccomp_release(ctx);
+	for (;;) {
+		struct pollfd p = {.fd = nfd, .events = POLLIN};
+		pid_t w = waitpid(pid, &ws, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (nfd >= 0 && poll(&p, 1, 50) > 0 && (p.revents & POLLIN))
+			serve_brief(nfd);
+		else if (nfd < 0 || (p.revents & (POLLHUP | POLLERR)))
+			nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+	}
+	if (WIFSIGNALED(ws)) {
+		signal(WTERMSIG(ws), SIG_DFL);
+		raise(WTERMSIG(ws));
+		return 128 + WTERMSIG(ws);
+	}
+	return WEXITSTATUS(ws);
 }
 
 int main(int argc, char **argv)
@@ -168,7 +338,8 @@ int main(int argc, char **argv)
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr, "usage: failinj "
 				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached|"
-				"netlink|hostsfd|briefkill|closerange|procfd|fstat250[,...]"
+				"netlink|hostsfd|briefkill|briefwrote|closerange|procfd|"
+				"fstat250[,...]"
 				" -- CMD...\n");
 		return 2;
 	}
@@ -183,6 +354,8 @@ int main(int argc, char **argv)
 		seccomp_release(ctx);
 		return 2;
 	}
+	if (!rc && notify_brief)
+		return run_notified(ctx, &argv[3]);
 	if (rc || seccomp_load(ctx)) {
 		fprintf(stderr, "failinj: cannot install the filter\n");
 		seccomp_release(ctx);

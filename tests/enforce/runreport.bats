@@ -465,6 +465,23 @@ os._exit(3)'
 	[ "$output" = "sbxrun: 1 operation was denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
 }
 
+@test "the proxy's worker killed just after a refusal's brief went out: the summary counts it once" {
+	# briefwrote: the brief's write is done for the worker, which is then killed before the
+	# call returns (as a SIGKILL landing there would). The brief is in the relay; before, the
+	# worker's count of the briefs it ended had not been raised, and the summary counted the
+	# refusal twice, once as read and once as never ended ("2 operations", as root and as
+	# 65534). The fault reads the worker's memory and takes its descriptor: unprivileged, from
+	# a user namespace of the caller's own, as the cases above.
+	if [ "$SBX_USER" = root ]; then pre=(); else pre=(unshare -Ur); fi
+	run "${pre[@]}" "$BIN/failinj" briefwrote -- "$S" -C "$WS" --report "$REP" --allow-domain example.com \
+		-- "${NOLEAK[@]}" python3 -c "$ONE_PY"
+	echo "status $status: $output"
+	[ "$status" -eq 3 ]
+	[ "$(grep -c '"address":"denied.invalid:80","errno":null,"rule":"not in the allow list","mechanism":"proxy"' "$REP")" -eq 1 ]
+	[ "$(wc -l <"$REP")" -eq 1 ]
+	[ "$output" = "sbxrun: 1 operation was denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+}
+
 # SHARED_SH SBXRUN ARGS...: runs SBXRUN ARGS... -- sleep 5 in the background, and once its
 # command runs (init's child is sleep, not a fork on its way to the execve) and the proxy's
 # worker has its name, prints (then ends the run), for the proxy's worker (a child of the
