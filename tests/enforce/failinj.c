@@ -235,10 +235,10 @@ static pid_t tgid_of(pid_t tid)
 
 /*
  * One notification of briefwrote: the write done for the process (its bytes, to its own
- * descriptor), then the process killed before it sees the call return. A notification that
- * cannot be served so is answered EIO, said on stderr.
+ * descriptor), then the process killed before it sees the call return; 1 when so. A
+ * notification that cannot be served so is answered EIO, said on stderr.
  */
-static void serve_brief(int nfd)
+static int serve_brief(int nfd)
 {
 	struct seccomp_notif *req = NULL;
 	struct seccomp_notif_resp *resp = NULL;
@@ -247,7 +247,7 @@ static void serve_brief(int nfd)
 
 	if (seccomp_notify_alloc(&req, &resp) || seccomp_notify_receive(nfd, req)) {
 		seccomp_notify_free(req, resp);
-		return;
+		return 0;
 	}
 	{
 		struct iovec local = {.iov_base = buf, .iov_len = 50};
@@ -276,15 +276,18 @@ static void serve_brief(int nfd)
 	if (pidfd >= 0)
 		close(pidfd);
 	seccomp_notify_free(req, resp);
+	return ok;
 }
 
 /*
  * briefwrote: the command runs in a child under ctx, whose notifications this process answers
- * until the child has ended; its status is failinj's.
+ * until the child has ended; its status is failinj's. A fault that never fired (no such write
+ * was made: the brief's length changed, say) is said, and failinj's status is 2: a test under
+ * it would otherwise pass without having tested anything.
  */
 static int run_notified(scmp_filter_ctx ctx, char **argv)
 {
-	int sv[2], nfd, ws;
+	int sv[2], nfd, ws, served = 0;
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
@@ -317,9 +320,13 @@ static int run_notified(scmp_filter_ctx ctx, char **argv)
 		if (w == pid)
 			break;
 		if (nfd >= 0 && poll(&p, 1, 50) > 0 && (p.revents & POLLIN))
-			serve_brief(nfd);
+			served += serve_brief(nfd);
 		else if (nfd < 0 || (p.revents & (POLLHUP | POLLERR)))
 			nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+	}
+	if (!served) {
+		fprintf(stderr, "failinj: briefwrote: no write of 50 bytes was made\n");
+		return 2;
 	}
 	if (WIFSIGNALED(ws)) {
 		signal(WTERMSIG(ws), SIG_DFL);
