@@ -43,7 +43,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -426,9 +425,20 @@ static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, vola
  * Closes every descriptor from from on but the n in keep (ascending) without close_range(2):
  * those /proc/self/fd lists, or where init cannot list it (a /proc hidden or not mounted), each
  * number up to the hard limit on open files, past which the kernel opens none (sbxrun raises
- * only the soft limit, for a while, platform/linux/resolve.c). poll(2) would find the open ones
- * faster but takes an O_PATH descriptor, a rule path's, for none. Before Linux 5.9 only.
+ * only the soft limit, for a while, platform/linux/resolve.c), and below CLOSE_EACH_MAX.
+ * poll(2) would find the open ones faster but takes an O_PATH descriptor, a rule path's, for
+ * none. Before Linux 5.9 only.
  */
+/*
+ * The numbers close_each tries at most, as the inherited-socket check scans (network.c): the
+ * kernel's default ceiling on the hard limit (fs.nr_open). A hard limit of 2^30, what a
+ * container's "unlimited" often is, was a billion close(2)s, minutes in which init neither
+ * reaped the command nor relayed its end. Above it lies no descriptor sbxrun opened (the
+ * kernel gives the lowest free number: it would need 2^20 open at once), only one it
+ * inherited open across its execve, which the command inherits too.
+ */
+#define CLOSE_EACH_MAX (1ul << 20)
+
 static void close_each(const int *keep, int n, unsigned int from)
 {
 	struct rlimit rl;
@@ -449,8 +459,8 @@ static void close_each(const int *keep, int n, unsigned int from)
 		closedir(dir);
 		return;
 	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max > INT_MAX)
-		rl.rlim_max = INT_MAX;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max > CLOSE_EACH_MAX)
+		rl.rlim_max = CLOSE_EACH_MAX;
 	top = (unsigned long)rl.rlim_max;
 	for (unsigned long fd = from; fd < top; fd++) {
 		while (k < n && keep[k] >= 0 && (unsigned long)keep[k] < fd)

@@ -45,6 +45,12 @@
  *                the right to trace it: root's, or that of a user namespace it runs in)
  *     fstat250   fstat of descriptor 250 (fstat, newfstatat or statx on it) returns EIO: a
  *                descriptor whose kind cannot be read
+ *     nofile     getrlimit(2) of RLIMIT_NOFILE (prlimit64 with no new limit, or getrlimit) by
+ *                sbxrun's init (comm sbxrun-init) returns EPERM: a limit that cannot be read,
+ *                which init's close of what it does not use takes for the largest, as a hard
+ *                limit of 2^30 would be. Asked through seccomp's user notification as
+ *                briefwrote is; any other process's call goes on (the address sanitizer's
+ *                runtime reads the limit before main, and dies where it cannot)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -83,8 +90,12 @@ static int refuse_clone_ns(scmp_filter_ctx ctx)
 	return rc;
 }
 
-/* briefwrote asked: the filter notifies, and main forks to answer. */
-static int notify_brief;
+/* briefwrote or nofile asked: the filter notifies, and main forks to answer. */
+static int notify_brief, notify_nofile;
+
+#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
+#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+#endif
 
 static int add_fault(scmp_filter_ctx ctx, const char *f)
 {
@@ -168,6 +179,18 @@ static int add_fault(scmp_filter_ctx ctx, const char *f)
 			       ?: seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EIO), SCMP_SYS(statx), 1,
 						   SCMP_A0_32(SCMP_CMP_EQ, 250));
 	}
+	if (!strcmp(f, "nofile")) {
+		notify_nofile = 1;
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(prlimit64), 2,
+				      SCMP_A1_32(SCMP_CMP_EQ, RLIMIT_NOFILE),
+				      SCMP_A2(SCMP_CMP_EQ, 0));
+#ifdef __NR_getrlimit
+		if (!rc)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(getrlimit), 1,
+					      SCMP_A0_32(SCMP_CMP_EQ, RLIMIT_NOFILE));
+#endif
+		return rc;
+	}
 	if (!strcmp(f, "briefwrote")) {
 		notify_brief = 1;
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(write), 2,
@@ -238,17 +261,11 @@ static pid_t tgid_of(pid_t tid)
  * descriptor), then the process killed before it sees the call return; 1 when so. A
  * notification that cannot be served so is answered EIO, said on stderr.
  */
-static int serve_brief(int nfd)
+static int serve_brief(int nfd, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
-	struct seccomp_notif *req = NULL;
-	struct seccomp_notif_resp *resp = NULL;
 	char buf[64];
 	int pidfd = -1, fd = -1, ok = 0;
 
-	if (seccomp_notify_alloc(&req, &resp) || seccomp_notify_receive(nfd, req)) {
-		seccomp_notify_free(req, resp);
-		return 0;
-	}
 	{
 		struct iovec local = {.iov_base = buf, .iov_len = 50};
 		struct iovec remote = {.iov_base = (void *)(uintptr_t)req->data.args[1],
@@ -275,19 +292,60 @@ static int serve_brief(int nfd)
 		close(fd);
 	if (pidfd >= 0)
 		close(pidfd);
-	seccomp_notify_free(req, resp);
 	return ok;
 }
 
 /*
- * briefwrote: the command runs in a child under ctx, whose notifications this process answers
- * until the child has ended; its status is failinj's. A fault that never fired (no such write
- * was made: the brief's length changed, say) is said, and failinj's status is 2: a test under
- * it would otherwise pass without having tested anything.
+ * One notification of nofile: EPERM for sbxrun's init (its name, /proc/PID/comm), the call
+ * going on for any other process; 1 when init's was failed.
+ */
+static int serve_nofile(int nfd, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+	int init;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)req->pid);
+	if ((f = fopen(path, "re"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	init = !strcmp(comm, "sbxrun-init\n");
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = init ? -EPERM : 0;
+	resp->flags = init ? 0 : SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	seccomp_notify_respond(nfd, resp);
+	return init;
+}
+
+/* One notification, of either fault: *brief or *nofile counts it when it was served. */
+static void serve(int nfd, int *brief, int *nofile)
+{
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+
+	if (seccomp_notify_alloc(&req, &resp) || seccomp_notify_receive(nfd, req)) {
+		seccomp_notify_free(req, resp);
+		return;
+	}
+	if (req->data.nr == SCMP_SYS(write))
+		*brief += serve_brief(nfd, req, resp);
+	else
+		*nofile += serve_nofile(nfd, req, resp);
+	seccomp_notify_free(req, resp);
+}
+
+/*
+ * briefwrote, nofile: the command runs in a child under ctx, whose notifications this process
+ * answers until the child has ended; its status is failinj's. A fault that never fired (no
+ * such write was made: the brief's length changed, say; init read no limit) is said, and
+ * failinj's status is 2: a test under it would otherwise pass without having tested anything.
  */
 static int run_notified(scmp_filter_ctx ctx, char **argv)
 {
-	int sv[2], nfd, ws, served = 0;
+	int sv[2], nfd, ws, brief = 0, nofile = 0;
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
@@ -320,14 +378,16 @@ static int run_notified(scmp_filter_ctx ctx, char **argv)
 		if (w == pid)
 			break;
 		if (nfd >= 0 && poll(&p, 1, 50) > 0 && (p.revents & POLLIN))
-			served += serve_brief(nfd);
+			serve(nfd, &brief, &nofile);
 		else if (nfd < 0 || (p.revents & (POLLHUP | POLLERR)))
 			nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
 	}
-	if (!served) {
+	if (notify_brief && !brief)
 		fprintf(stderr, "failinj: briefwrote: no write of 50 bytes was made\n");
+	if (notify_nofile && !nofile)
+		fprintf(stderr, "failinj: nofile: init read no limit on open files\n");
+	if ((notify_brief && !brief) || (notify_nofile && !nofile))
 		return 2;
-	}
 	if (WIFSIGNALED(ws)) {
 		signal(WTERMSIG(ws), SIG_DFL);
 		raise(WTERMSIG(ws));
@@ -346,7 +406,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: failinj "
 				"landlock|unshare|clone|seccomp|openat2|newnet|getfd|detached|"
 				"netlink|hostsfd|briefkill|briefwrote|closerange|procfd|"
-				"fstat250[,...]"
+				"fstat250|nofile[,...]"
 				" -- CMD...\n");
 		return 2;
 	}
@@ -361,7 +421,7 @@ int main(int argc, char **argv)
 		seccomp_release(ctx);
 		return 2;
 	}
-	if (!rc && notify_brief)
+	if (!rc && (notify_brief || notify_nofile))
 		return run_notified(ctx, &argv[3]);
 	if (rc || seccomp_load(ctx)) {
 		fprintf(stderr, "failinj: cannot install the filter\n");

@@ -557,7 +557,7 @@ wait "$sup" 2>/dev/null || :'
 @test "init holds only what it uses where neither close_range nor /proc/self/fd can be had" {
 	# Before Linux 5.9 init has no close_range(2); where it cannot list /proc/self/fd either
 	# (before: it then closed nothing and held the report file, the relay and the rule paths for
-	# the whole run), it finds its open descriptors with poll(2). The fault injector hides both.
+	# the whole run), it closes each number up to the hard limit. The fault injector hides both.
 	if [ "$SBX_USER" = root ]; then pre=(); else pre=(unshare -Ur); fi
 	run -0 "${pre[@]}" sh -c "$FDS_SH" sh "$BIN/failinj" closerange,procfd -- "$S" -C "$WS" \
 		--report "$REP" --allow-domain example.com
@@ -570,6 +570,25 @@ wait "$sup" 2>/dev/null || :'
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Permission denied"* ]]
 	run -0 ls /proc/self/fd
+}
+
+@test "init's close of each number ends where the hard limit is huge or cannot be read" {
+	# A hard limit on open files of 2^30 (a container's "unlimited") was a billion close(2)s in
+	# init, minutes before it reaped the command; one it cannot read (the fault nofile) stands
+	# for it, taken for the largest (before: 2^31 numbers, the run still going when killed here
+	# after 60 s, as root and as 65534). Now the run ends with the command.
+	run timeout -s KILL 60 "$BIN/failinj" closerange,procfd,nofile -- "$S" -C "$WS" -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	# The fault fired (failinj says so and fails where init read no limit), and no other
+	# process was refused the limit: the command reads it (the control).
+	[ "$output" = "" ]
+	run timeout -s KILL 60 "$BIN/failinj" closerange,procfd,nofile -- "$S" -C "$WS" -- sh -c 'ulimit -Hn'
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(ulimit -Hn)" ]
+	# Where init can list /proc/self/fd it reads no limit: the fault says it never fired.
+	run timeout -s KILL 60 "$BIN/failinj" closerange,nofile -- "$S" -C "$WS" -- sh -c 'exit 3'
+	[ "$status" -eq 2 ]
+	[ "$output" = "failinj: nofile: init read no limit on open files" ]
 }
 
 @test "the summary: one line when the command failed and something was denied; none otherwise" {
