@@ -21,7 +21,8 @@
  * an empty read-only directory the user made (.git/hooks of mode 0555) is no leftover of a
  * killed run, and removing it would lose it. The command can set the bit on what it owns in a
  * writable root, never at a masked name: a mark it forges there makes a later run remove an
- * empty object it could have removed itself. Another user can fake every other fact of a point
+ * empty object it could have removed itself, but for the root's own directory, which it cannot
+ * remove: empty and at a name another run protects, that run removes it. Another user can fake every other fact of a point
  * (an empty directory of mode 01555 in /tmp), and root can remove it: such an object, or an
  * unmarked or writable empty .git of the user's own, is masked as it stands (and share-locked,
  * so that its owner's run leaves it while this one lasts), then left in place.
