@@ -58,13 +58,15 @@
  * wait for room. It counts them here instead, in memory shared with the owner (mapped before
  * the fork), by mark as report_relay_read would; the owner adds them to its own counts before
  * its summary. first: the first brief lost, for a summary that has none of its own (first_set
- * 0, 1 while written, 2). begun and briefed: the lines the writer began, and those whose brief
- * it then put in the relay or counted here; a writer killed between the two (SIGKILL, when the
- * proxy's worker does not end in time) leaves begun ahead, and the owner counts the difference,
- * each a decision whose line may be in the file but whose brief never came.
+ * 0, 1 while written, 2). begun: the lines the writer began, each of whose brief then goes to
+ * the relay or is counted in n. A writer killed before either (SIGKILL, when the proxy's worker
+ * does not end in time) leaves begun ahead of the briefs the owner read and took from n, and the
+ * owner counts the difference, each a decision whose line may be in the file but whose brief
+ * never came. Not a count of briefs ended beside it: the writer killed after its brief went out
+ * and before that count, the brief was counted twice, as read and as never ended.
  */
 struct relay_lost {
-	size_t n, dropped, no_room, failed, begun, briefed;
+	size_t n, dropped, no_room, failed, begun;
 	int err;
 	int first_set;
 	char first[512];
@@ -119,6 +121,11 @@ struct report {
 	char part[512];
 	size_t part_len;
 	struct relay_lost *lost; /* shared with the forked writer; NULL without a relay */
+	/*
+	 * The briefs read from the relay, those taken from lost->n, and those counted as begun
+	 * and never come (relay_lost_take): each brief is one of the three, once.
+	 */
+	size_t relayed, lost_taken, never_came;
 };
 
 #ifdef __linux__
@@ -709,7 +716,7 @@ static void relay_lost_add(struct relay_lost *lost, char *buf, size_t len)
 static void relay_lost_take(struct report *r)
 {
 	struct relay_lost *lost = r->lost;
-	size_t n, failed_n, begun, briefed;
+	size_t n, failed_n, begun, came;
 	int err;
 
 	if (!lost)
@@ -721,11 +728,19 @@ static void relay_lost_take(struct report *r)
 	err = __atomic_load_n(&lost->err, __ATOMIC_RELAXED);
 	if (failed_n)
 		failed(r, failed_n, err ? err : EIO);
-	/* Briefs begun and never ended: their writer was killed in between. */
-	begun = __atomic_exchange_n(&lost->begun, 0, __ATOMIC_ACQUIRE);
-	briefed = __atomic_exchange_n(&lost->briefed, 0, __ATOMIC_ACQUIRE);
-	if (begun > briefed)
-		n += begun - briefed;
+	/*
+	 * Briefs begun that neither came through the relay nor were counted lost: their writer
+	 * was killed first. Taken once the writer has ended (the summary, after the proxy's own
+	 * exit hook stopped it, and after the relay was read to its end), so that none is still on
+	 * its way; the counts are kept whole, so a second take adds only what is new.
+	 */
+	r->lost_taken += n;
+	begun = __atomic_load_n(&lost->begun, __ATOMIC_ACQUIRE);
+	came = r->relayed + r->lost_taken + r->never_came;
+	if (begun > came) {
+		n += begun - came;
+		r->never_came += begun - came;
+	}
 	if (n && !r->first && __atomic_load_n(&lost->first_set, __ATOMIC_ACQUIRE) == 2)
 		r->first = strndup(lost->first, sizeof(lost->first) - 1);
 	r->n += n;
@@ -790,7 +805,6 @@ static void relay_add(struct report *r, const char *line, const struct sbx_repor
 	/* Non-blocking: a full pipe never stalls the proxy; the brief is counted apart. */
 	if (write(r->relay[1], buf, len) != (ssize_t)len)
 		relay_lost_add(r->lost, buf, len);
-	__atomic_fetch_add(&r->lost->briefed, 1, __ATOMIC_RELEASE);
 	free(brief);
 }
 
@@ -819,6 +833,7 @@ int report_relay_read(struct report *r)
 				failed(r, 1, atoi(num));
 				skip = 4;
 			}
+			r->relayed++;
 			if (r->n++ == 0)
 				r->first = strdup(p + skip);
 		}

@@ -1997,7 +1997,7 @@ enum sbx_mount_kind {
 	SBX_MNT_DENY,	   /* a denied path: an empty read-only mask */
 	/*
 	 * A mount point made on the host for the run (platform/linux/points.c), or an empty
-	 * leftover of an earlier run's: an empty read-only directory of mode 0555 (a missing
+	 * leftover of an earlier run's: an empty read-only directory of mode 01555 (a missing
 	 * protected name) or an empty read-only file (the first missing component of a denied
 	 * path), so that nothing can be created there.
 	 */

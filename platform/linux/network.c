@@ -243,14 +243,31 @@ static int inherited_socket(int fd, bool unix_only, struct sbx_diag *d)
 /* close_range(2)'s flag, which older headers lack (Linux 5.11). */
 #define SBX_CLOSE_RANGE_CLOEXEC (1u << 2)
 
-/* One descriptor the command would inherit: a socket is checked; -errno with d filled. */
+/*
+ * One descriptor the command would inherit: a socket is checked; -errno with d filled. Only a
+ * descriptor that is not open (EBADF) is none: any other error leaves its kind unknown, and a
+ * socket taken for a file would reach past the network.
+ */
 static int inherited_fd(int fd, bool unix_only, struct sbx_diag *d)
 {
 	struct stat st;
-	int fl = fcntl(fd, F_GETFD);
+	int fl = fcntl(fd, F_GETFD), err = 0;
 
-	if (fl < 0 || (fl & FD_CLOEXEC) || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+	if (fl >= 0 && (fl & FD_CLOEXEC))
 		return 0;
+	if (fl < 0 || fstat(fd, &st) < 0)
+		err = errno;
+	if (err == EBADF || (!err && !S_ISSOCK(st.st_mode)))
+		return 0;
+	if (err) {
+		sbx_diag_set(
+			d, SBX_E_UNENFORCEABLE,
+			"descriptor %d, inherited by the command, cannot be checked for a socket "
+			"(%s: %s)",
+			fd, fl < 0 ? "fcntl" : "fstat", strerror(err));
+		return sbx_diag_hint(d, SBX_E_UNENFORCEABLE,
+				     "close it, or mark it close-on-exec, before starting sbxrun");
+	}
 	/*
 	 * An O_PATH descriptor of a socket file, which fstat calls a socket, is none: a new socket
 	 * reaches the file through it by a name (/proc/self/fd/N), under the rules on names, so it

@@ -16,11 +16,16 @@
  * point is taken for one. Anything else at that name refuses the run.
  *
  * Only what this run could have made is ever removed (point_ours): the caller's, as the kernel
- * says (owned), with no write permission (made 0555 or 0444, whatever the umask), of the shape
- * planned. Another user can fake every other fact of a point (an empty directory of mode 0555
- * in /tmp), and root can remove it: such an object, or a writable empty .git of the user's
- * own, is masked as it stands (and share-locked, so that its owner's run leaves it while this
- * one lasts), then left in place.
+ * says (owned), with no write permission and the sticky bit (made 01555 or 01444, whatever the
+ * umask), of the shape planned. The sticky bit is the mark the user's own objects do not carry:
+ * an empty read-only directory the user made (.git/hooks of mode 0555) is no leftover of a
+ * killed run, and removing it would lose it. The command can set the bit on what it owns in a
+ * writable root, never at a masked name: a mark it forges there makes a later run remove an
+ * empty object it could have removed itself, but for the root's own directory, which it cannot
+ * remove: empty and at a name another run protects, that run removes it. Another user can fake every other fact of a point
+ * (an empty directory of mode 01555 in /tmp), and root can remove it: such an object, or an
+ * unmarked or writable empty .git of the user's own, is masked as it stands (and share-locked,
+ * so that its owner's run leaves it while this one lasts), then left in place.
  *
  * Runs in the same workspace share points: each holds a shared flock(2) on its point for as
  * long as it runs, and the one that can turn it exclusive at the end (no other run holds it)
@@ -203,13 +208,14 @@ static int owned(int fd, const struct stat *st)
 
 /*
  * Could this run have made the object fd (of type st)? Its user's own (owned), with no write
- * permission: a point is made 0555 or 0444. Another user's object in a shared directory (a
- * point of that user's, or what an attacker made to look like one), or a writable one of the
- * user's own, is not this run's to remove.
+ * permission and the sticky bit: a point is made 01555 or 01444. Another user's object in a
+ * shared directory (a point of that user's, or what an attacker made to look like one), or one
+ * of the user's own that is writable or unmarked (a .git/hooks of mode 0555 the user made), is
+ * not this run's to remove.
  */
 static bool point_ours(int fd, const struct stat *st)
 {
-	return !(st->st_mode & 0222) && owned(fd, st) == 1;
+	return (st->st_mode & (S_ISVTX | 0222)) == S_ISVTX && owned(fd, st) == 1;
 }
 
 /* ---- finding the points of a plan ---------------------------------------------------------- */
@@ -547,14 +553,15 @@ static int make_one(struct sbx_point *pt, int *spare, struct sbx_diag *d)
 	struct stat st, now;
 
 	if (pt->dir) {
-		made = mkdirat(pfd, pt->name, 0555) == 0;
+		made = mkdirat(pfd, pt->name, S_ISVTX | 0555) == 0;
 		if (!made && errno != EEXIST)
 			goto fail;
 	} else {
 		fd = openat(pfd, pt->name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
-			    0444);
+			    S_ISVTX | 0444);
 		if (fd < 0 && errno != EEXIST)
 			goto fail;
+		made = fd >= 0;
 		if (fd >= 0) {
 			size_t len = strlen(pt->holds);
 			ssize_t n = len ? write(fd, pt->holds, len) : 0;
@@ -588,6 +595,15 @@ static int make_one(struct sbx_point *pt, int *spare, struct sbx_diag *d)
 		close(fd);
 		return 1;
 	}
+	/*
+	 * Made here, the mark is set again where the file system dropped it on creation: the mark
+	 * is what the clean-up removes by. The object is the one locked (checked above). Where it
+	 * cannot be set, the point is not this run's to remove (point_ours): masked all the same,
+	 * and left at the end as another user's is, never a user's object taken for a point.
+	 */
+	if (made && !(st.st_mode & S_ISVTX) && fchmod(fd, S_ISVTX | (st.st_mode & 0555)) == 0 &&
+	    fstat(fd, &st) < 0)
+		goto fail;
 	/*
 	 * A point, of the kind planned: anything else was not made by a run. A directory that
 	 * cannot be listed (no descriptor left for the listing: EMFILE) is that error, not a

@@ -422,43 +422,81 @@ static pid_t vfork_command(const struct sbx_spawn *s, const sigset_t *orig, vola
 }
 
 /*
+ * Closes every descriptor from from on but the n in keep (ascending) without close_range(2):
+ * those /proc/self/fd lists, or where init cannot list it (a /proc hidden or not mounted), each
+ * number up to the hard limit on open files, past which the kernel opens none (sbxrun raises
+ * only the soft limit, for a while, platform/linux/resolve.c), and below CLOSE_EACH_MAX.
+ * poll(2) would find the open ones faster but takes an O_PATH descriptor, a rule path's, for
+ * none. Before Linux 5.9 only.
+ */
+/*
+ * The numbers close_each tries at most, as the inherited-socket check scans (network.c): the
+ * kernel's default ceiling on the hard limit (fs.nr_open). A hard limit of 2^30, what a
+ * container's "unlimited" often is, was a billion close(2)s, minutes in which init neither
+ * reaped the command nor relayed its end. Above it lies no descriptor sbxrun opened (the
+ * kernel gives the lowest free number: it would need 2^20 open at once), only one it
+ * inherited open across its execve, which the command inherits too.
+ */
+#define CLOSE_EACH_MAX (1ul << 20)
+
+static void close_each(const int *keep, int n, unsigned int from)
+{
+	struct rlimit rl;
+	unsigned long top;
+	struct dirent *de;
+	DIR *dir;
+	int k = 0;
+
+	if ((dir = opendir("/proc/self/fd"))) {
+		while ((de = readdir(dir))) {
+			int fd = atoi(de->d_name), i = 0;
+
+			while (i < n && keep[i] != fd)
+				i++;
+			if (fd >= 0 && (unsigned int)fd >= from && i == n && fd != dirfd(dir))
+				close(fd);
+		}
+		closedir(dir);
+		return;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max > CLOSE_EACH_MAX)
+		rl.rlim_max = CLOSE_EACH_MAX;
+	top = (unsigned long)rl.rlim_max;
+	for (unsigned long fd = from; fd < top; fd++) {
+		while (k < n && keep[k] >= 0 && (unsigned long)keep[k] < fd)
+			k++;
+		if (k < n && keep[k] >= 0 && (unsigned long)keep[k] == fd)
+			continue;
+		close((int)fd);
+	}
+}
+
+/*
  * Closes every descriptor of init's but the n in keep (ascending, above stderr's too): once the
  * command runs, init needs its socket, its signalfd, the eventfd, stderr and what its apply
  * asked it to keep (sbx_supervise_init_keep: the master holding the terminal's name). The rest (the
  * rule paths' O_PATH descriptors, the report file, the ends of the report's relay pipe) is
  * close-on-exec, so the command never had it, but pid 1 of the sandbox would hold it for the
  * whole run: closed, nothing of it is left to reach should init ever be reached. One
- * close_range(2) between each kept one; without it (before Linux 5.9), each descriptor
- * /proc/self/fd lists.
+ * close_range(2) between each kept one; without it (before Linux 5.9), close_each from the first
+ * range close_range did not close.
  */
 static void close_all_but(const int *keep, int n)
 {
 	unsigned int from = STDERR_FILENO + 1;
-	bool ranged = true;
-	DIR *dir;
-	struct dirent *de;
 
-	for (int i = 0; ranged && i <= n; i++) {
+	for (int i = 0; i <= n; i++) {
 		unsigned int to = i < n ? (unsigned int)keep[i] - 1 : ~0u;
 
 		if (i < n && (keep[i] < 0 || (unsigned int)keep[i] < from))
 			continue; /* closed past already, or none */
-		if (to >= from && syscall(__NR_close_range, from, to, 0) < 0)
-			ranged = false;
+		if (to >= from && syscall(__NR_close_range, from, to, 0) < 0) {
+			close_each(keep, n, from);
+			return;
+		}
 		if (i < n)
 			from = (unsigned int)keep[i] + 1;
 	}
-	if (ranged || !(dir = opendir("/proc/self/fd")))
-		return;
-	while ((de = readdir(dir))) {
-		int fd = atoi(de->d_name), i = 0;
-
-		while (i < n && keep[i] != fd)
-			i++;
-		if (fd > STDERR_FILENO && i == n && fd != dirfd(dir))
-			close(fd);
-	}
-	closedir(dir);
 }
 
 static __attribute__((noreturn)) void run_init(const struct sbx_spawn *s, int chan, int go_fd,

@@ -78,7 +78,7 @@ shm_private() {
 	[ ! -e "$DEVWS/.git" ]
 	# What a run killed with SIGKILL leaves: its empty mount point. Run 2 takes it for the
 	# name missing, masks it and removes it.
-	mkdir -m 0555 "$DEVWS/.git"
+	mkdir -m 1555 "$DEVWS/.git"
 	expect EROFS mkdir "$DEVWS/.git/hooks"
 	[ ! -e "$DEVWS/.git" ]
 	# Control: any other directory is made, on the host's object.

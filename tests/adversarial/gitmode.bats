@@ -292,6 +292,38 @@ fresh_repo() {
 	rm "$G/commondir"
 }
 
+@test "an empty read-only hooks directory the user made is masked and kept: only a marked point goes" {
+	local r="$BASE/fresh-$BATS_TEST_NUMBER/repo" ino
+	fresh_repo "$BASE/fresh-$BATS_TEST_NUMBER"
+	WS=$r G=$r/.git
+	# The user's own, empty, mode 0555: no leftover of a killed run (those carry the sticky
+	# bit), though it looks like one in every other way.
+	mkdir -m 0555 "$G/hooks"
+	ino=$(stat -c %i "$G/hooks")
+	# Control: outside, the user (root aside) cannot write into it either.
+	if [ "$SBX_USER" != root ]; then
+		run "$P" write "$G/hooks/pre-commit"
+		[ "$output" = EACCES ]
+	fi
+	# Run 1 plants a hook: masked, with the exact errno; the commit in the same run works.
+	gexpect EROFS write "$G/hooks/pre-commit"
+	echo b >>"$r/a"
+	run gsbx -C "$r" git commit -qam two
+	[ "$status" -eq 0 ]
+	# After it, and after run 2, the user's directory is there, the same one (before: removed
+	# after run 1 as a leftover point).
+	[ "$(stat -c %i:%a "$G/hooks")" = "$ino:555" ]
+	gexpect EROFS mkdir "$G/hooks/x"
+	[ "$(stat -c %i:%a "$G/hooks")" = "$ino:555" ]
+	[ -z "$(ls -A "$G/hooks")" ]
+	# Positive control: a point as sbxrun makes it (mode 01555), left by a killed run, is
+	# masked and removed.
+	rmdir "$G/hooks"
+	mkdir -m 1555 "$G/hooks"
+	gexpect EROFS write "$G/hooks/pre-commit"
+	[ ! -e "$G/hooks" ]
+}
+
 @test "run 1 pads a git directory's config or commondir past what sbxrun reads: run 2 refuses, naming it" {
 	local small="$G/modules/small-$BATS_TEST_NUMBER" big="$G/modules/big-$BATS_TEST_NUMBER"
 	local large="$G/modules/large-$BATS_TEST_NUMBER"

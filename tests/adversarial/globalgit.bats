@@ -144,7 +144,7 @@ global() { git config --includes --global --get "$1" || true; }
 
 @test "a config made in ~/.config/git on the host during the run: left with its directory" {
 	hold
-	# The point is an empty directory of mode 0555: the caller's tool makes git's anew.
+	# The point is an empty directory of mode 01555: the caller's tool makes git's anew.
 	[ -d "$H/.config/git" ]
 	rmdir "$H/.config/git"
 	mkdir "$H/.config/git"

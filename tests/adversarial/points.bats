@@ -101,9 +101,9 @@ started_then_killed() {
 }
 
 @test "an empty .git file left behind is a leftover too; a non-empty one is the user's" {
-	# As a point is made: empty, mode 0444.
+	# As a point is made: empty, mode 01444.
 	: >"$PW/.git"
-	chmod 0444 "$PW/.git"
+	chmod 1444 "$PW/.git"
 	# One run: read-only but readable, as it was; then removed.
 	run sbx sh -c "'$P' append '$PW/.git'; '$P' read '$PW/.git'"
 	[ "$output" = "$(printf 'EROFS\nOK')" ]
@@ -115,6 +115,13 @@ started_then_killed() {
 	[ -f "$PW/.git" ]
 	[ ! -s "$PW/.git" ]
 	rm "$PW/.git"
+	# So is an empty read-only one without the mark (mode 0444, the user's: before, removed).
+	: >"$PW/.git"
+	chmod 0444 "$PW/.git"
+	run sbx sh -c "'$P' append '$PW/.git'; '$P' read '$PW/.git'"
+	[ "$output" = "$(printf 'EROFS\nOK')" ]
+	[ "$(stat -c %a:%s "$PW/.git")" = 444:0 ]
+	rm -f "$PW/.git"
 	# A .git file with content (a worktree's pointer, say) is protected and kept.
 	echo "gitdir: $OUT/nowhere" >"$PW/.git"
 	expect EROFS append "$PW/.git"
@@ -525,7 +532,7 @@ as_other() {
 	if as_root; then
 		# Run 2, another user, leaves root's points (not its own to remove): they
 		# stay, empty and read-only, one per name, and nothing else.
-		[ "$(stat -c %U:%a "$st/r1/.git")" = root:555 ]
+		[ "$(stat -c %U:%a "$st/r1/.git")" = root:1555 ]
 		[ "$(ls -A "$st/r1" | tr '\n' ' ')" = ".agents .codex .git " ]
 		# That user's next runs take them as they are: masked, not refused.
 		run as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- mkdir "$st/r1/.git/hooks"
@@ -545,8 +552,8 @@ as_other() {
 	local st="$BASE/sticky3"
 	sticky_roots "$st" 1
 	# Run 1, another user (65534 when this suite runs as root), leaves in a sticky writable
-	# root an empty .git just as a point of its own would be: mode 0555, nothing in it.
-	as_other mkdir -m 0555 "$st/r1/.git"
+	# root an empty .git just as a point of its own would be: mode 01555, nothing in it.
+	as_other mkdir -m 1555 "$st/r1/.git"
 	# Run 2 (this user) masks it, and the rest of the root stays writable.
 	run "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
 	[ "$output" = EROFS ]
@@ -555,13 +562,13 @@ as_other() {
 	rm "$st/r1/ok"
 	if as_root; then
 		# Not root's to remove: another user's, whose point it may be or may look like.
-		[ "$(stat -c %u:%a "$st/r1/.git")" = 65534:555 ]
+		[ "$(stat -c %u:%a "$st/r1/.git")" = 65534:1555 ]
 		[ "$(ls -A "$st/r1" | tr '\n' ' ')" = ".git " ]
 		# The reverse: root's empty .agents, met by the other user's run, stays as well.
-		mkdir -m 0555 "$st/r1/.agents"
+		mkdir -m 1555 "$st/r1/.agents"
 		run as_other "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.agents/x"
 		[ "$output" = EROFS ]
-		[ "$(stat -c %u:%a "$st/r1/.agents")" = 0:555 ]
+		[ "$(stat -c %u:%a "$st/r1/.agents")" = 0:1555 ]
 		# Met by the other user's run in a user namespace that maps that user alone (a
 		# container, another sandbox): root's owner reads as 65534 there, the overflow uid,
 		# which is that user's own. Taken for its own point, it was removed at the end, and
@@ -569,7 +576,7 @@ as_other() {
 		run as_other unshare --user --map-current-user "$BIN/sbxrun" --profile "$PROFILE_FILE" \
 			-C "$st" -- "$P" mkdir "$st/r1/.agents/x"
 		[ "$output" = EROFS ]
-		[ "$(stat -c %u:%a "$st/r1/.agents")" = 0:555 ]
+		[ "$(stat -c %u:%a "$st/r1/.agents")" = 0:1555 ]
 		# Positive control: the points it made itself (.git, .codex) it removes.
 		[ "$(ls -A "$st/r1" | tr '\n' ' ')" = ".agents " ]
 		# Each owner's own next run takes its point for a leftover, and removes it.
@@ -599,19 +606,19 @@ as_other() {
 	sticky_roots "$st" 1
 	if as_root; then
 		# Run 1, root (another user to 65534), leaves an empty .git as its point would be.
-		mkdir -m 0555 "$st/r1/.git"
+		mkdir -m 1555 "$st/r1/.git"
 		# Run 2, 65534 in a user namespace that maps only itself, where root's .git shows as
 		# its own: masked, and left to its owner without a word.
 		run --separate-stderr as_other unshare --user --map-current-user -- \
 			"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
 		[ "$output" = EROFS ]
 		[ "$stderr" = "" ]
-		[ "$(stat -c %u:%a "$st/r1/.git")" = 0:555 ]
+		[ "$(stat -c %u:%a "$st/r1/.git")" = 0:1555 ]
 		rmdir "$st/r1/.git"
 	fi
 	# The positive control, as either user: its own leftover there is still its own (masked,
 	# then removed), and the rest of the root is writable.
-	as_other mkdir -m 0555 "$st/r1/.git"
+	as_other mkdir -m 1555 "$st/r1/.git"
 	run --separate-stderr as_other unshare --user --map-current-user -- \
 		"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
 	[ "$output" = EROFS ]
@@ -680,7 +687,7 @@ release() {
 	local st="$BASE/sticky4" ready="$BASE/sticky4/held" want
 	sticky_roots "$st" 1
 	# Run 1, another user, leaves an empty .git as its point would be and holds it locked.
-	as_other mkdir -m 0555 "$st/r1/.git"
+	as_other mkdir -m 1555 "$st/r1/.git"
 	hold_lock "$st/r1/.git" "$ready"
 	# Run 2 (this user) waited for that lock for ever; it is refused, naming the path.
 	run timeout -s KILL 60 "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.git/hooks"
@@ -697,12 +704,12 @@ release() {
 	rm "$st/r1/ok"
 	# Another user's is left in place (the point of this user's own is removed as a leftover).
 	if as_root; then
-		[ "$(stat -c %u:%a "$st/r1/.git")" = 65534:555 ]
+		[ "$(stat -c %u:%a "$st/r1/.git")" = 65534:1555 ]
 		as_other rmdir "$st/r1/.git"
 	fi
 	[ ! -e "$st/r1/.git" ]
-	# This user's own leftover point (mode 0555: anyone can open it), locked by the other user.
-	mkdir -m 0555 "$st/r1/.agents"
+	# This user's own leftover point (mode 01555: anyone can open it), locked by the other user.
+	mkdir -m 1555 "$st/r1/.agents"
 	hold_lock "$st/r1/.agents" "$ready"
 	run timeout -s KILL 60 "$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- "$P" mkdir "$st/r1/.agents/x"
 	echo "run 2: $status $output"
@@ -719,7 +726,7 @@ release() {
 	local st="$BASE/sticky5" run2 rc=0
 	sticky_roots "$st" 1
 	# Run 1, another user, leaves an empty .git as its point would be.
-	as_other mkdir -m 0555 "$st/r1/.git"
+	as_other mkdir -m 1555 "$st/r1/.git"
 	# Run 2 (this user) masks it; while it lasts, that user swaps it for a directory of its own
 	# holding a file (it may remove its own object in a sticky directory).
 	"$BIN/sbxrun" --profile "$PROFILE_FILE" -C "$st" -- sh -c \

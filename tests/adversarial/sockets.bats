@@ -217,6 +217,25 @@ inherited() {
 	[ "$output" = EACCES ]
 }
 
+@test "a descriptor whose kind cannot be read is refused, not taken for a file" {
+	# fstat fails with EIO on descriptor 250 (the fault injector): before, the check took it for
+	# no socket and the run went on with it.
+	echo plain >"$BATS_TEST_TMPDIR/plain"
+	run "$BIN/failinj" fstat250 -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" \
+		-- echo ran 250<"$BATS_TEST_TMPDIR/plain"
+	echo "status $status: $output"
+	[ "$status" -eq 125 ]
+	[ "${lines[-1]}" = "sbxrun: descriptor 250, inherited by the command, cannot be checked for a socket (fstat: $(errtext EIO)); hint: close it, or mark it close-on-exec, before starting sbxrun" ]
+	# The controls: the same file without the fault, and the fault on a descriptor that is not
+	# open (EBADF from fcntl: nothing to check).
+	run "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- echo ran 250<"$BATS_TEST_TMPDIR/plain"
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+	run "$BIN/failinj" fstat250 -- "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- echo ran 250<&-
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+}
+
 # Without /proc, the helper checks each descriptor up to the soft limit on open files: one above
 # it (opened before the limit was lowered) is out of that scan's reach, and is made close-on-exec.
 # Here /proc is covered by an empty file system in a namespace of the caller's own, and the

@@ -465,6 +465,23 @@ os._exit(3)'
 	[ "$output" = "sbxrun: 1 operation was denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
 }
 
+@test "the proxy's worker killed just after a refusal's brief went out: the summary counts it once" {
+	# briefwrote: the brief's write is done for the worker, which is then killed before the
+	# call returns (as a SIGKILL landing there would). The brief is in the relay; before, the
+	# worker's count of the briefs it ended had not been raised, and the summary counted the
+	# refusal twice, once as read and once as never ended ("2 operations", as root and as
+	# 65534). The fault reads the worker's memory and takes its descriptor: unprivileged, from
+	# a user namespace of the caller's own, as the cases above.
+	if [ "$SBX_USER" = root ]; then pre=(); else pre=(unshare -Ur); fi
+	run "${pre[@]}" "$BIN/failinj" briefwrote -- "$S" -C "$WS" --report "$REP" --allow-domain example.com \
+		-- "${NOLEAK[@]}" python3 -c "$ONE_PY"
+	echo "status $status: $output"
+	[ "$status" -eq 3 ]
+	[ "$(grep -c '"address":"denied.invalid:80","errno":null,"rule":"not in the allow list","mechanism":"proxy"' "$REP")" -eq 1 ]
+	[ "$(wc -l <"$REP")" -eq 1 ]
+	[ "$output" = "sbxrun: 1 operation was denied (first: connect denied.invalid:80: not in the allow list); see --report" ]
+}
+
 # SHARED_SH SBXRUN ARGS...: runs SBXRUN ARGS... -- sleep 5 in the background, and once its
 # command runs (init's child is sleep, not a fork on its way to the execve) and the proxy's
 # worker has its name, prints (then ends the run), for the proxy's worker (a child of the
@@ -535,6 +552,43 @@ wait "$sup" 2>/dev/null || :'
 	[[ "$output" == *"supervisor $REP"* ]]
 	[[ "$output" == *"supervisor pipe:[N]"* ]]
 	[ "$(grep '^init ' <<<"$output")" = "$(printf 'init anon_inode:[eventfd]\ninit anon_inode:[signalfd]\ninit socket:[N]')" ]
+}
+
+@test "init holds only what it uses where neither close_range nor /proc/self/fd can be had" {
+	# Before Linux 5.9 init has no close_range(2); where it cannot list /proc/self/fd either
+	# (before: it then closed nothing and held the report file, the relay and the rule paths for
+	# the whole run), it closes each number up to the hard limit. The fault injector hides both.
+	if [ "$SBX_USER" = root ]; then pre=(); else pre=(unshare -Ur); fi
+	run -0 "${pre[@]}" sh -c "$FDS_SH" sh "$BIN/failinj" closerange,procfd -- "$S" -C "$WS" \
+		--report "$REP" --allow-domain example.com
+	echo "$output"
+	[[ "$output" == *"supervisor $REP"* ]]
+	[[ "$output" == *"supervisor pipe:[N]"* ]]
+	[ "$(grep '^init ' <<<"$output")" = "$(printf 'init anon_inode:[eventfd]\ninit anon_inode:[signalfd]\ninit socket:[N]')" ]
+	# The fault holds: a listing by path is refused under it (the control: one without it).
+	run "$BIN/failinj" closerange,procfd -- ls /proc/self/fd
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Permission denied"* ]]
+	run -0 ls /proc/self/fd
+}
+
+@test "init's close of each number ends where the hard limit is huge or cannot be read" {
+	# A hard limit on open files of 2^30 (a container's "unlimited") was a billion close(2)s in
+	# init, minutes before it reaped the command; one it cannot read (the fault nofile) stands
+	# for it, taken for the largest (before: 2^31 numbers, the run still going when killed here
+	# after 60 s, as root and as 65534). Now the run ends with the command.
+	run timeout -s KILL 60 "$BIN/failinj" closerange,procfd,nofile -- "$S" -C "$WS" -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	# The fault fired (failinj says so and fails where init read no limit), and no other
+	# process was refused the limit: the command reads it (the control).
+	[ "$output" = "" ]
+	run timeout -s KILL 60 "$BIN/failinj" closerange,procfd,nofile -- "$S" -C "$WS" -- sh -c 'ulimit -Hn'
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(ulimit -Hn)" ]
+	# Where init can list /proc/self/fd it reads no limit: the fault says it never fired.
+	run timeout -s KILL 60 "$BIN/failinj" closerange,nofile -- "$S" -C "$WS" -- sh -c 'exit 3'
+	[ "$status" -eq 2 ]
+	[ "$output" = "failinj: nofile: init read no limit on open files" ]
 }
 
 @test "the summary: one line when the command failed and something was denied; none otherwise" {
