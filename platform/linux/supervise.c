@@ -70,10 +70,13 @@
 /*
  * What a user or a program sends to stop or poke a command. The others keep their default
  * action in the supervisor: a fatal one kills it, and with it the sandbox, so the caller still
- * sees death by that signal.
+ * sees death by that signal. SIGCONT continues the supervisor, blocked or not, and is forwarded
+ * too: without a terminal a command that stopped itself (SIGSTOP) is in a group of its own,
+ * which the caller does not know, and `kill -CONT` of sbxrun (timeout(1) sends one after its
+ * SIGTERM) is how it is continued, as it would be run in place.
  */
-static const int forwarded[] = {SIGHUP,	 SIGINT,  SIGQUIT,  SIGTERM,
-				SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM};
+static const int forwarded[] = {SIGHUP,	 SIGINT,   SIGQUIT, SIGTERM, SIGUSR1,
+				SIGUSR2, SIGWINCH, SIGALRM, SIGCONT};
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
 
