@@ -177,6 +177,18 @@ void sbx_put_sanitized(const char *s, FILE *f)
 	}
 }
 
+size_t sbx_sanitized_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		n += c < 0x20 || c == 0x7f ? 4 : 1;
+	}
+	return n;
+}
+
 void sbx_diag_print(const struct sbx_diag *d, FILE *f)
 {
 	fputs("sbxrun: ", f);

@@ -111,6 +111,8 @@ const char *sbx_suggest(const char *s, const char *const *names);
 /* Writes s to f with each control byte as "\xHH": text a command chose (a path, a name) cannot
  * move the cursor, colour the terminal or forge a line. Used by cmd/ only. */
 void sbx_put_sanitized(const char *s, FILE *f);
+/* The width sbx_put_sanitized gives s: each control byte takes four columns (\xHH). */
+size_t sbx_sanitized_len(const char *s);
 /* Writes the rendered diagnostic, one line with its hint, to f. Used by cmd/ only. */
 void sbx_diag_print(const struct sbx_diag *d, FILE *f);
 
