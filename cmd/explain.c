@@ -501,7 +501,8 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 }
 
 /*
- * Quotes an argument for display the way a POSIX shell would read it back. A control byte is
+ * Quotes an argument for display the way a POSIX shell would read it back. A byte that
+ * sbx_put_sanitized shows as \xHH (a control character, a byte that is not UTF-8 text) is
  * written $'\xHH', outside the single quotes: raw, it would act on the terminal it is shown on
  * (a name an earlier run made may hold any), and this is still what bash reads back.
  */
@@ -513,17 +514,41 @@ static void put_shell_word(const char *s, FILE *f)
 		return;
 	}
 	fputc('\'', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		size_t n = sbx_sanitized_char(s);
 
-		if (c == '\'')
+		if (*s == '\'') {
 			fputs("'\\''", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "'$'\\x%02x''", c);
-		else
-			fputc(c, f);
+			s++;
+		} else if (!n) {
+			fprintf(f, "'$'\\x%02x''", (unsigned char)*s++);
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
 	}
 	fputc('\'', f);
+}
+
+/*
+ * Text of several lines (the macOS policy), each shown as sbx_put_sanitized shows it: the
+ * policy quotes the paths of the profile, which an earlier run may have named.
+ */
+static void put_lines(const char *s, FILE *f)
+{
+	while (*s) {
+		size_t n = sbx_sanitized_char(s);
+
+		if (*s == '\n') {
+			fputc('\n', f);
+			s++;
+		} else if (!n) {
+			fprintf(f, "\\x%02x", (unsigned char)*s++);
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
+	}
 }
 
 /*
@@ -640,8 +665,11 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 		put_shell_word(argv[i], stdout);
 		fputc('\n', stdout);
 	}
-	if (p->platform == SBX_PLATFORM_MACOS && p->sandbox_requested && argc > 2)
-		printf("policy:\n%s\n", argv[2]);
+	if (p->platform == SBX_PLATFORM_MACOS && p->sandbox_requested && argc > 2) {
+		fputs("policy:\n", stdout);
+		put_lines(argv[2], stdout);
+		fputc('\n', stdout);
+	}
 	return 0;
 }
 

@@ -482,3 +482,38 @@ l${e}[2K"
 	[ "$(controls "$BATS_TEST_TMPDIR/out")" -eq 0 ]
 	grep -qF "cwd $shown" "$BATS_TEST_TMPDIR/out"
 }
+
+# unsafe FILE: how many characters of FILE's text a terminal may act on beyond the C0 controls
+# (controls): a C1 control (U+0080 to U+009F: U+009B is ESC [) and a byte that is not UTF-8.
+unsafe() {
+	python3 -c 'import re, sys
+t = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+print(t.count("\ufffd") + len(re.findall("[\x80-\x9f]", t)))' "$1"
+}
+
+# A terminal reads U+009B as ESC [ (CSI), and a byte that is not UTF-8 as whatever its own
+# character set says: each is shown as \xHH too, the macOS policy's paths and the argv's
+# bytes included. UTF-8 text (é) stays as it is.
+@test "explain, access and the macOS policy show C1 controls and bytes that are not UTF-8 as \\xHH" {
+	c1=$(printf 'c\302\2332J\033[2K\303\251')
+	ws="$BATS_TEST_TMPDIR/$c1"
+	shown="$BATS_TEST_TMPDIR/c\\xc2\\x9b2J\\x1b[2Ké"
+	mkdir -p "$ws/$(printf 'x\377y')"
+	cd "$ws"
+	for platform in linux macos; do
+		"$SBXRUN" explain --platform $platform -- printf "a$(printf '\377')b" >"$BATS_TEST_TMPDIR/out"
+		cat -A "$BATS_TEST_TMPDIR/out"
+		[ "$(controls "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+		[ "$(unsafe "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+		# The positive control: each is there, shown.
+		grep -qxF "cwd:               $shown" "$BATS_TEST_TMPDIR/out"
+		grep -qF "'a'\$'\\xff''b'" "$BATS_TEST_TMPDIR/out"
+	done
+	# The policy's regex of a protected path under the workspace (the macOS run ended last).
+	grep -qF "(regex \"^$(sed 's/\[/\\\\[/' <<<"$shown")/\\\\.git(" "$BATS_TEST_TMPDIR/out"
+	"$SBXRUN" access "$ws/$(printf 'x\377y')" >"$BATS_TEST_TMPDIR/out"
+	cat -A "$BATS_TEST_TMPDIR/out"
+	[ "$(controls "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+	[ "$(unsafe "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+	grep -qF "$shown/x\\xffy" "$BATS_TEST_TMPDIR/out"
+}
