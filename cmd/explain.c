@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,21 +500,79 @@ static int explain_json(const struct invocation *inv, char **argv, size_t argc, 
 	return 0;
 }
 
-/* Quotes an argument for display the way a POSIX shell would read it back. */
+/*
+ * Quotes an argument for display the way a POSIX shell would read it back. A byte that
+ * sbx_put_sanitized shows as \xHH (a control character, a byte that is not UTF-8 text) is
+ * written $'\xHH', outside the single quotes: raw, it would act on the terminal it is shown on
+ * (a name an earlier run made may hold any), and this is still what bash reads back.
+ */
 static void put_shell_word(const char *s, FILE *f)
 {
-	if (*s && !s[strcspn(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!")]) {
+	if (*s && !s[strcspn(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!")] &&
+	    sbx_sanitized_len(s) == strlen(s)) {
 		fputs(s, f);
 		return;
 	}
 	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
+	while (*s) {
+		size_t n = sbx_sanitized_char(s);
+
+		if (*s == '\'') {
 			fputs("'\\''", f);
-		else
-			fputc(*s, f);
+			s++;
+		} else if (!n) {
+			fprintf(f, "'$'\\x%02x''", (unsigned char)*s++);
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
 	}
 	fputc('\'', f);
+}
+
+/*
+ * Text of several lines (the macOS policy), each shown as sbx_put_sanitized shows it: the
+ * policy quotes the paths of the profile, which an earlier run may have named.
+ */
+static void put_lines(const char *s, FILE *f)
+{
+	while (*s) {
+		size_t n = sbx_sanitized_char(s);
+
+		if (*s == '\n') {
+			fputc('\n', f);
+			s++;
+		} else if (!n) {
+			fprintf(f, "\\x%02x", (unsigned char)*s++);
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
+	}
+}
+
+/*
+ * One line of the human form, its control characters shown as \xHH: the paths in it may have
+ * been named by an earlier run (a .git file's gitdir, the directory the caller is in), and one
+ * holding a newline or a terminal's escape sequence would forge or hide lines of the plan.
+ */
+__attribute__((format(printf, 1, 2))) static void put_line(const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		/* No memory for the line: its words are still worth more than nothing. */
+		fputs("?\n", stdout);
+		return;
+	}
+	sbx_put_sanitized(text, stdout);
+	putchar('\n');
+	free(text);
 }
 
 static int explain_human(const struct invocation *inv, char **argv, size_t argc, bool refused,
@@ -523,73 +582,75 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 	const struct sbx_plan *p = &inv->plan;
 	char *profile = sbx_profile_to_json(&p->profile);
 
-	printf("platform:          %s\n", sbx_platform_name(p->platform));
-	printf("profile:           %s\n", inv->profile_name);
-	printf("effective profile: %s\n", profile ? profile : "?");
+	put_line("platform:          %s", sbx_platform_name(p->platform));
+	put_line("profile:           %s", inv->profile_name);
+	put_line("effective profile: %s", profile ? profile : "?");
 	free(profile);
-	printf("cwd:               %s\n", inv->cwd);
-	printf("sandbox requested: %s\n", p->sandbox_requested ? "yes" : "no");
-	printf("sandbox:           %s\n", sbx_sandbox_name(p->sandbox));
-	printf("enforceable:       %s\n", sbx_plan_enforceable(p) ? "yes" : "no");
+	put_line("cwd:               %s", inv->cwd);
+	put_line("sandbox requested: %s", p->sandbox_requested ? "yes" : "no");
+	put_line("sandbox:           %s", sbx_sandbox_name(p->sandbox));
+	put_line("enforceable:       %s", sbx_plan_enforceable(p) ? "yes" : "no");
 	/*
 	 * sbxrun does not read core.hooksPath (sbxrun(1), GIT MODE): said here, since the words
 	 * before it would promise that directory too.
 	 */
 	if (inv->ctx.allow_git)
-		printf("git mode:          on (the git directories writable but for what runs "
-		       "code; not a hooks directory that core.hooksPath names inside one: "
-		       "sbxrun(1), "
-		       "GIT MODE)\n");
+		put_line("git mode:          on (the git directories writable but for what runs "
+			 "code; not a hooks directory that core.hooksPath names inside one: "
+			 "sbxrun(1), "
+			 "GIT MODE)");
 	/* An unrestricted file system keeps nothing read-only: git's global config neither. */
 	if (home_writable(inv) && p->roots.full_write)
-		printf("home:              %s lies in a writable root, the whole file system: "
-		       "git's global config, the shell's start-up files (.bashrc, .profile), "
-		       ".ssh/config and other programs' configuration are the command's to write "
-		       "(sbxrun(1), CAVEATS)\n",
-		       inv->ctx.home);
+		put_line("home:              %s lies in a writable root, the whole file system: "
+			 "git's global config, the shell's start-up files (.bashrc, .profile), "
+			 ".ssh/config and other programs' configuration are the command's to write "
+			 "(sbxrun(1), CAVEATS)",
+			 inv->ctx.home);
 	else if (home_writable(inv))
-		printf("home:              %s lies in a writable root: git's global config is kept "
-		       "read-only, but the shell's start-up files (.bashrc, .profile), .ssh/config "
-		       "and other programs' configuration are the command's to write (sbxrun(1), "
-		       "CAVEATS)\n",
-		       inv->ctx.home);
+		put_line("home:              %s lies in a writable root: git's global config is "
+			 "kept read-only, but the shell's start-up files (.bashrc, .profile), "
+			 ".ssh/config and other programs' configuration are the command's to "
+			 "write (sbxrun(1), CAVEATS)",
+			 inv->ctx.home);
 	if (inv->ctx.config_home_made)
-		printf("creates:           %s (mode 0700, left after the run): the directory of "
-		       "git's global config, which the command could otherwise make in a writable "
-		       "root\n",
-		       inv->ctx.config_home_made);
+		put_line("creates:           %s (mode 0700, left after the run): the directory "
+			 "of git's global config, which the command could otherwise make in a "
+			 "writable root",
+			 inv->ctx.config_home_made);
 	/* Refused where the command could make it; here it cannot, and git runs nothing. */
 	for (size_t i = 0; i + 1 < p->roots.hook_dangling.n; i += 2)
-		printf("hook link:         %s leads to %s, which does not exist and lies outside "
-		       "every writable root: the command cannot make it, so git runs nothing "
-		       "there\n",
-		       p->roots.hook_dangling.v[i], p->roots.hook_dangling.v[i + 1]);
+		put_line("hook link:         %s leads to %s, which does not exist and lies outside "
+			 "every writable root: the command cannot make it, so git runs nothing "
+			 "there",
+			 p->roots.hook_dangling.v[i], p->roots.hook_dangling.v[i + 1]);
 	if (shows_process(p, refused)) {
 		const char *name;
 
-		printf("process:           %s\n",
-		       linux_process(p, rp->on ? &rp->model : NULL, &name));
+		put_line("process:           %s",
+			 linux_process(p, rp->on ? &rp->model : NULL, &name));
 	}
 	if (rp->on && rp->note)
-		printf("report:            %s\n", rp->note);
+		put_line("report:            %s", rp->note);
 	if (p->n_reqs)
 		printf("requirements:\n");
 	if (p->n_reqs && plan_print(stdout, "  ", p, will_create))
 		return -ENOMEM;
 	/* Names only: a value may be a secret. */
-	printf("environment:       %zu variable%s\n", env->n, env->n == 1 ? "" : "s");
-	for (size_t i = 0; i < env->n; i++)
-		printf("%s%s", i ? " " : "  ", env->v[i]);
+	put_line("environment:       %zu variable%s", env->n, env->n == 1 ? "" : "s");
+	for (size_t i = 0; i < env->n; i++) {
+		fputs(i ? " " : "  ", stdout);
+		sbx_put_sanitized(env->v[i], stdout);
+	}
 	if (env->n)
 		putchar('\n');
 	if (refused) {
-		printf("run would refuse (exit 125): the plan cannot be enforced on %s\n",
-		       sbx_platform_name(p->platform));
+		put_line("run would refuse (exit 125): the plan cannot be enforced on %s",
+			 sbx_platform_name(p->platform));
 		return 0;
 	}
 	if (cc->status)
-		printf("command:           %s: run would exit %d%s%s\n", cc->message, cc->status,
-		       cc->hint ? "; hint: " : "", cc->hint ? cc->hint : "");
+		put_line("command:           %s: run would exit %d%s%s", cc->message, cc->status,
+			 cc->hint ? "; hint: " : "", cc->hint ? cc->hint : "");
 	if (!p->sandbox_requested)
 		printf("run would execute the command directly, unconfined:\n");
 	else
@@ -604,8 +665,11 @@ static int explain_human(const struct invocation *inv, char **argv, size_t argc,
 		put_shell_word(argv[i], stdout);
 		fputc('\n', stdout);
 	}
-	if (p->platform == SBX_PLATFORM_MACOS && p->sandbox_requested && argc > 2)
-		printf("policy:\n%s\n", argv[2]);
+	if (p->platform == SBX_PLATFORM_MACOS && p->sandbox_requested && argc > 2) {
+		fputs("policy:\n", stdout);
+		put_lines(argv[2], stdout);
+		fputc('\n', stdout);
+	}
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * sbxrun-linux-sandbox); for sbxrun a first argument that is exactly a subcommand name picks the
  * subcommand, and anything else is `run` (so `sbxrun -- explain` runs a program called explain).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,18 +71,38 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/*
+ * What sbxrun printed is its answer (a plan, a conversion, the help): written to a full disk or
+ * a closed standard output it is lost, and a script that saved it must not take it as given.
+ * As coreutils and git do, a failed write is said and fails the subcommand (125). A run that
+ * reaches here printed nothing there (the command's output is its own), so its status stays.
+ */
+static int stdout_checked(int rc)
+{
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "sbxrun: cannot write standard output: %s\n", strerror(errno));
+		return EXIT_REFUSED;
+	}
+	/* An earlier write failed, whose errno may be another call's by now. */
+	if (ferror(stdout)) {
+		fputs("sbxrun: cannot write standard output\n", stderr);
+		return EXIT_REFUSED;
+	}
+	return rc;
+}
+
 static int main_sbxrun(int argc, char **argv)
 {
 	if (argc > 1) {
 		if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 			printf("sbxrun %s\n", SBX_VERSION);
-			return 0;
+			return stdout_checked(0);
 		}
 		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 			if (strcmp(argv[1], subcommands[i].name) == 0)
-				return subcommands[i].fn(argc - 1, argv + 1);
+				return stdout_checked(subcommands[i].fn(argc - 1, argv + 1));
 	}
-	return cmd_run(argc, argv);
+	return stdout_checked(cmd_run(argc, argv));
 }
 
 int main(int argc, char **argv)

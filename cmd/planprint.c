@@ -46,6 +46,18 @@ void plan_row_view(const struct sbx_req *r, const struct sbx_strv *will_create, 
 	}
 }
 
+/*
+ * s as sbx_put_sanitized prints it, padded to w columns: a rule holds paths, which an earlier
+ * run may have named (a .git file's gitdir, a directory it made), and a control character in
+ * one would move the cursor over the table or end a row early.
+ */
+static void put_cell(FILE *f, const char *s, size_t w)
+{
+	sbx_put_sanitized(s, f);
+	for (size_t n = sbx_sanitized_len(s); n < w; n++)
+		fputc(' ', f);
+}
+
 int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 	       const struct sbx_strv *will_create)
 {
@@ -61,7 +73,7 @@ int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		struct plan_row v;
 		char rule[SBX_REQ_RULE_MAX];
-		size_t l = strlen(sbx_req_rule(&p->reqs[i], rule));
+		size_t l = sbx_sanitized_len(sbx_req_rule(&p->reqs[i], rule));
 
 		plan_row_view(&p->reqs[i], will_create, &v);
 		why[i] = v.why;
@@ -87,14 +99,18 @@ int plan_print(FILE *f, const char *lead, const struct sbx_plan *p,
 		char rule[SBX_REQ_RULE_MAX];
 
 		plan_row_view(&p->reqs[i], will_create, &v);
-		fprintf(f, "%s%-*s  %-28s %s", lead, (int)w, sbx_req_rule(&p->reqs[i], rule),
-			v.mechanism, v.status);
+		fputs(lead, f);
+		put_cell(f, sbx_req_rule(&p->reqs[i], rule), w);
+		fprintf(f, "  %-28s %s", v.mechanism, v.status);
 		if (notes.of[i])
 			fprintf(f, " [%zu]", notes.of[i]);
 		fputc('\n', f);
 	}
-	for (size_t i = 0; i < notes.text.n; i++)
-		fprintf(f, "%s[%zu] %s\n", lead, i + 1, notes.text.v[i]);
+	for (size_t i = 0; i < notes.text.n; i++) {
+		fprintf(f, "%s[%zu] ", lead, i + 1);
+		sbx_put_sanitized(notes.text.v[i], f);
+		fputc('\n', f);
+	}
 out:
 	sbx_notes_free(&notes);
 	for (size_t i = 0; own && i < p->n_reqs; i++)
@@ -112,8 +128,10 @@ static int print_names(FILE *f, const struct sbx_strv *env)
 
 	if (sbx_env_names(env, NULL, 0, &names))
 		return -ENOMEM;
-	for (size_t i = 0; i < names.n; i++)
-		fprintf(f, " %s", names.v[i]);
+	for (size_t i = 0; i < names.n; i++) {
+		fputc(' ', f);
+		sbx_put_sanitized(names.v[i], f);
+	}
 	sbx_strv_clear(&names);
 	return 0;
 }
@@ -124,9 +142,12 @@ int plan_summary(FILE *f, const struct invocation *inv)
 	static const char lead[] = "sbxrun:   ";
 	int r = 0;
 
-	fprintf(f, "sbxrun: profile %s (%s, network %s), cwd %s\n", inv->profile_name,
-		sbx_profile_type_name(p->profile.type), p->network ? "enabled" : "restricted",
-		inv->cwd);
+	fputs("sbxrun: profile ", f);
+	sbx_put_sanitized(inv->profile_name, f);
+	fprintf(f, " (%s, network %s), cwd ", sbx_profile_type_name(p->profile.type),
+		p->network ? "enabled" : "restricted");
+	sbx_put_sanitized(inv->cwd, f);
+	fputc('\n', f);
 	if (!p->sandbox_requested)
 		fprintf(f, "sbxrun: sandbox none (not requested): the command runs unconfined\n");
 	else

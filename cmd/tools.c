@@ -111,7 +111,12 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 		json_object_set_new(j, "rule", sbx_json_text(a.rule));
 		json_array_append_new(out_json, j);
 	} else {
-		printf("%-5s  %s  (%s)\n", sbx_access_name(a.access), path, a.rule);
+		/* The path and the rule's may hold a name an earlier run made: shown as \xHH. */
+		printf("%-5s  ", sbx_access_name(a.access));
+		sbx_put_sanitized(path, stdout);
+		fputs("  (", stdout);
+		sbx_put_sanitized(a.rule, stdout);
+		fputs(")\n", stdout);
 	}
 	free(path);
 	sbx_access_why_free(&a);

@@ -164,17 +164,47 @@ const char *sbx_strerror(int code)
 	return code < 0 && code > -4096 ? strerror(-code) : "internal error";
 }
 
+size_t sbx_sanitized_char(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n;
+
+	if (*u < 0x80)
+		return *u < 0x20 || *u == 0x7f ? 0 : 1;
+	/* NUL-terminated: the terminator is no continuation byte, so nothing is read past it. */
+	n = sbx_utf8_len(u, SIZE_MAX);
+	/* U+0080 to U+009F: a terminal reads U+009B as ESC [ and U+009D as ESC ]. */
+	if (n == 2 && u[0] == 0xc2 && u[1] < 0xa0)
+		return 0;
+	return n;
+}
+
 /* Control characters in user-supplied text would let a path forge extra output lines. */
 void sbx_put_sanitized(const char *s, FILE *f)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		size_t n = sbx_sanitized_char(s);
 
-		if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
+		if (n) {
+			fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			fprintf(f, "\\x%02x", (unsigned char)*s++);
+		}
 	}
+}
+
+size_t sbx_sanitized_len(const char *s)
+{
+	size_t len = 0;
+
+	while (*s) {
+		size_t n = sbx_sanitized_char(s);
+
+		len += n ? n : 4;
+		s += n ? n : 1;
+	}
+	return len;
 }
 
 void sbx_diag_print(const struct sbx_diag *d, FILE *f)

@@ -109,8 +109,15 @@ const char *sbx_strerror(int code);
  */
 const char *sbx_suggest(const char *s, const char *const *names);
 /* Writes s to f with each control byte as "\xHH": text a command chose (a path, a name) cannot
- * move the cursor, colour the terminal or forge a line. Used by cmd/ only. */
+ * move the cursor, colour the terminal or forge a line. A C1 control (U+0080 to U+009F, which a
+ * terminal reads as ESC and a letter) and a byte that is not UTF-8 text are shown so too.
+ * Used by cmd/ only. */
 void sbx_put_sanitized(const char *s, FILE *f);
+/* How many bytes at s sbx_put_sanitized writes as they are (a character); 0 where it writes the
+ * byte at s as \xHH. */
+size_t sbx_sanitized_char(const char *s);
+/* The width sbx_put_sanitized gives s: each byte shown as \xHH takes four columns. */
+size_t sbx_sanitized_len(const char *s);
 /* Writes the rendered diagnostic, one line with its hint, to f. Used by cmd/ only. */
 void sbx_diag_print(const struct sbx_diag *d, FILE *f);
 

@@ -30,10 +30,12 @@
  * signal to the caller's group does not reach, and the supervisor forwards every signal. Init, in the
  * sandbox, can tell: the supervisor cannot, as a sender in the sandbox's PID namespace is named
  * by its pid there. Two instances of a standard signal that close together may merge in the
- * kernel anyway. Job control is left to the kernel: SIGTSTP, SIGTTIN, SIGTTOU and SIGCONT keep
- * their default actions in the supervisor, so Ctrl-Z stops the supervisor and the command
- * together, and `fg` continues both. Init blocks every signal it relays: pid 1 of a PID
- * namespace ignores any signal it has no handler for, so it reads them from the socket instead.
+ * kernel anyway. Job control is left to the kernel: SIGTSTP, SIGTTIN and SIGTTOU keep their
+ * default actions in the supervisor, so Ctrl-Z stops the supervisor and the command together,
+ * and `fg` continues both (SIGCONT continues a process that blocks it too; the supervisor reads
+ * it only to forward it to a command that stopped itself). Init blocks every signal it relays:
+ * pid 1 of a PID namespace ignores any signal it has no handler for, so it reads them from the
+ * socket instead.
  *
  * Clone is the raw system call (fork-like, no new stack): glibc's clone() wants a stack and a
  * function. The child then carries glibc's cached thread id of the parent, so init must not use
@@ -70,10 +72,13 @@
 /*
  * What a user or a program sends to stop or poke a command. The others keep their default
  * action in the supervisor: a fatal one kills it, and with it the sandbox, so the caller still
- * sees death by that signal.
+ * sees death by that signal. SIGCONT continues the supervisor, blocked or not, and is forwarded
+ * too: without a terminal a command that stopped itself (SIGSTOP) is in a group of its own,
+ * which the caller does not know, and `kill -CONT` of sbxrun (timeout(1) sends one after its
+ * SIGTERM) is how it is continued, as it would be run in place.
  */
-static const int forwarded[] = {SIGHUP,	 SIGINT,  SIGQUIT,  SIGTERM,
-				SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM};
+static const int forwarded[] = {SIGHUP,	 SIGINT,   SIGQUIT, SIGTERM, SIGUSR1,
+				SIGUSR2, SIGWINCH, SIGALRM, SIGCONT};
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
 
@@ -723,11 +728,30 @@ static bool to_forward(const struct sup *sup, const struct signalfd_siginfo *si)
 	return !sup->subreaper || !is_descendant((pid_t)si->ssi_pid);
 }
 
+/* Is pid stopped (state T in /proc/PID/stat)? */
+static bool is_stopped(pid_t pid)
+{
+	char buf[256], *p;
+
+	if (!sbx_proc_read(pid, "stat", buf, sizeof(buf)))
+		return false;
+	/* "PID (COMM) S ...": COMM may hold anything, so look from its last ')'. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'T';
+}
+
 static void forward(const struct sup *sup, int sig)
 {
 	if (sup->chan >= 0)
 		send(sup->chan, &sig, sizeof(sig), MSG_NOSIGNAL | MSG_DONTWAIT);
-	else
+	/*
+	 * Without init the command shares the caller's process group, and a SIGCONT to the group
+	 * (a shell's fg or bg, timeout(1)) looks to the supervisor like one sent to it alone. The
+	 * kernel signals the group's newer members first: the command is continued by then, and a
+	 * second SIGCONT would run its handler twice (a full-screen program redraws). Only a
+	 * command still stopped is sent one.
+	 */
+	else if (sig != SIGCONT || is_stopped(sup->child))
 		kill(sup->child, sig);
 }
 

@@ -124,3 +124,30 @@ unenforceable() {
 	run -0 "$SBXRUN" --sandbox forbid -C "$WS/src" -w "$WS/src" -- pwd
 	[ "$output" = "$WS/src" ]
 }
+
+# What sbxrun prints is its answer: a plan written to a full disk, or to a closed standard
+# output, is lost, and a script that saved it must not read it as given (exit 0), as
+# coreutils and git report a write error.
+@test "explain, probe, access, convert, --help: a failed write of standard output is 125 and said" {
+	[ -w /dev/full ] || return 0 # Linux, and the BSDs, have it
+	printf '{"type":"disabled"}' >"$WS/p.json"
+	printf '{}' >"$WS/add.json"
+	for sub in "explain -- true" "explain --json -- true" "probe --json" "access $WS" \
+		"convert --to legacy $WS/p.json" "merge $WS/add.json $WS/add.json" "--help" "--version"; do
+		# The control: to /dev/null it succeeds.
+		"$SBXRUN" $sub </dev/null >/dev/null
+		run --separate-stderr sh -c 'exec "$@" </dev/null >/dev/full' sh "$SBXRUN" $sub
+		echo "$sub: status $status: $stderr"
+		[ "$status" -eq 125 ]
+		# One line, with the reason where the last write was the one that failed.
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "$stderr" =~ ^"sbxrun: cannot write standard output"(": No space left on device")?$ ]]
+	done
+	run --separate-stderr sh -c 'exec "$@" >&-' sh "$SBXRUN" explain -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" =~ ^"sbxrun: cannot write standard output"(": Bad file descriptor")?$ ]]
+	# A run's standard output is the command's: its status is the command's own.
+	run -0 sh -c 'exec "$@" >/dev/full' sh "$SBXRUN" -- true
+	run -1 sh -c 'exec "$@" >/dev/full' sh "$SBXRUN" -- sh -c 'echo x || exit 1'
+	run -3 sh -c 'exec "$@" >/dev/full' sh "$SBXRUN" --sandbox forbid -- sh -c 'exit 3'
+}

@@ -448,3 +448,72 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$(grep -c '^command:' <<<"$output")" = 0 ]
 	run -0 "$SBXRUN" --env-set PATH="$WS/d:/usr/bin:/bin" -- true
 }
+
+# controls FILE: how many control bytes but the line ends FILE's text holds.
+controls() {
+	LC_ALL=C tr -d '\n\040-\176\200-\377' <"$1" | wc -c
+}
+
+# A name an earlier run made (a directory, a .git file's gitdir) may hold a newline or a
+# terminal's escape sequence: the human forms show it as \xHH, one row per requirement, never
+# raw, where it would forge rows or move the cursor over "unenforceable".
+@test "explain, access and -v show control characters in paths as \\xHH, never raw" {
+	e=$(printf '\033')
+	ws="$BATS_TEST_TMPDIR/n
+l${e}[2K"
+	mkdir -p "$ws/in${e}[2Jx/hooks" "$ws/in${e}[2Jx/objects" "$ws/in${e}[2Jx/refs"
+	echo 'ref: refs/heads/main' >"$ws/in${e}[2Jx/HEAD"
+	printf 'gitdir: in%s[2Jx\n' "$e" >"$ws/.git"
+	shown="$BATS_TEST_TMPDIR/n\\x0al\\x1b[2K"
+	cd "$ws"
+	"$SBXRUN" explain --platform linux -- printf "a${e}b" >"$BATS_TEST_TMPDIR/out"
+	cat -A "$BATS_TEST_TMPDIR/out"
+	[ "$(controls "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+	# The positive control: each is there, on a line of its own.
+	grep -qxF "cwd:               $shown" "$BATS_TEST_TMPDIR/out"
+	grep -qE "^  read-only $(printf '%s' "$shown/in\\x1b[2Jx" | sed 's/[][\.]/\\&/g') +mount-namespace" "$BATS_TEST_TMPDIR/out"
+	[ "$(tail -n 1 "$BATS_TEST_TMPDIR/out")" = "  'a'\$'\\x1b''b'" ]
+	"$SBXRUN" access "$ws/in${e}[2Jx/config" >"$BATS_TEST_TMPDIR/out"
+	cat -A "$BATS_TEST_TMPDIR/out"
+	[ "$(controls "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+	grep -qF "$shown/in\\x1b[2Jx/config" "$BATS_TEST_TMPDIR/out"
+	"$SBXRUN" -v --sandbox forbid -- true 2>"$BATS_TEST_TMPDIR/out"
+	cat -A "$BATS_TEST_TMPDIR/out"
+	[ "$(controls "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+	grep -qF "cwd $shown" "$BATS_TEST_TMPDIR/out"
+}
+
+# unsafe FILE: how many characters of FILE's text a terminal may act on beyond the C0 controls
+# (controls): a C1 control (U+0080 to U+009F: U+009B is ESC [) and a byte that is not UTF-8.
+unsafe() {
+	python3 -c 'import re, sys
+t = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+print(t.count("\ufffd") + len(re.findall("[\x80-\x9f]", t)))' "$1"
+}
+
+# A terminal reads U+009B as ESC [ (CSI), and a byte that is not UTF-8 as whatever its own
+# character set says: each is shown as \xHH too, the macOS policy's paths and the argv's
+# bytes included. UTF-8 text (é) stays as it is.
+@test "explain, access and the macOS policy show C1 controls and bytes that are not UTF-8 as \\xHH" {
+	c1=$(printf 'c\302\2332J\033[2K\303\251')
+	ws="$BATS_TEST_TMPDIR/$c1"
+	shown="$BATS_TEST_TMPDIR/c\\xc2\\x9b2J\\x1b[2Ké"
+	mkdir -p "$ws/$(printf 'x\377y')"
+	cd "$ws"
+	for platform in linux macos; do
+		"$SBXRUN" explain --platform $platform -- printf "a$(printf '\377')b" >"$BATS_TEST_TMPDIR/out"
+		cat -A "$BATS_TEST_TMPDIR/out"
+		[ "$(controls "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+		[ "$(unsafe "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+		# The positive control: each is there, shown.
+		grep -qxF "cwd:               $shown" "$BATS_TEST_TMPDIR/out"
+		grep -qF "'a'\$'\\xff''b'" "$BATS_TEST_TMPDIR/out"
+	done
+	# The policy's regex of a protected path under the workspace (the macOS run ended last).
+	grep -qF "(regex \"^$(sed 's/\[/\\\\[/' <<<"$shown")/\\\\.git(" "$BATS_TEST_TMPDIR/out"
+	"$SBXRUN" access "$ws/$(printf 'x\377y')" >"$BATS_TEST_TMPDIR/out"
+	cat -A "$BATS_TEST_TMPDIR/out"
+	[ "$(controls "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+	[ "$(unsafe "$BATS_TEST_TMPDIR/out")" -eq 0 ]
+	grep -qF "$shown/x\\xffy" "$BATS_TEST_TMPDIR/out"
+}

@@ -401,6 +401,34 @@ stop_job() {
 	[[ "$output" == *status=0 ]]
 }
 
+@test "fg, bg and a SIGCONT to the whole group continue the command once, as in place" {
+	# The supervisor forwards a SIGCONT it is sent (a command that stopped itself goes on), but
+	# one the command got itself, as a member of the group, must not come twice: a handler
+	# (a full-screen program's redraw) would run twice. The control: the same in place.
+	for variant in place "" --subreaper; do
+		pre=("$D" $variant --)
+		[ "$variant" != place ] || pre=()
+		for how in fg bg; do
+			run python3 "$PTY" --after 'PROMPT>' "${pre[*]} python3 '$COUNT' SIGCONT\n" \
+				--after ready '\x1a' --after Stopped "$how\\n" \
+				--after count= 'wait; exit\n' \
+				-- env PS1='PROMPT> ' bash --norc --noprofile -i
+			echo "variant '$variant', $how: $output"
+			[[ "$output" == *count=1* ]]
+		done
+		# Without a terminal: kill -CONT of the group (timeout(1) sends one after its SIGTERM).
+		out="$BATS_TEST_TMPDIR/out"
+		: >"$out"
+		setsid "${pre[@]}" python3 "$COUNT" SIGCONT >"$out" 3>&- &
+		pid=$!
+		wait_for grep -q ready "$out"
+		kill -CONT -- "-$pid"
+		wait "$pid"
+		echo "variant '$variant', the group: $(cat "$out")"
+		grep -qx count=1 "$out"
+	done
+}
+
 @test "an interactive shell inside manages its own jobs: Ctrl-Z and fg" {
 	local job="$BATS_TEST_TMPDIR/job.py"
 	stop_job "$job"

@@ -120,6 +120,43 @@ each() {
 	done
 }
 
+@test "a command that stopped itself goes on at kill -CONT of the sandboxed process, as in place" {
+	# Without a terminal the sandbox has a process group of its own: the caller knows only the
+	# pid it started (timeout(1) sends SIGCONT after its SIGTERM, to that pid). The command
+	# must not stay stopped for good. The control: the same command run in place.
+	PROFILE=${PROFILES[1]}
+	out="$BATS_TEST_TMPDIR/out"
+	cmd='echo stopping; kill -STOP $$; echo continued'
+	for how in place init subreaper; do
+		: >"$out"
+		case $how in
+		place) sh -c "$cmd" >"$out" 3>&- & ;;
+		init) "$H" --sandbox-policy-cwd "$WS" --permission-profile "$PROFILE" -- \
+			sh -c "$cmd" >"$out" 3>&- & ;;
+		# No PID namespace: the supervisor is the command's parent and subreaper.
+		subreaper) "$BIN/failinj" clone -- "$H" --sandbox-policy-cwd "$WS" \
+			--permission-profile "$PROFILE" -- sh -c "$cmd" >"$out" 3>&- & ;;
+		esac
+		pid=$!
+		for _ in $(seq 500); do
+			grep -q stopping "$out" && break
+			sleep 0.02
+		done
+		# Sent again until it takes: the first may come before the stop.
+		for _ in $(seq 250); do
+			kill -CONT "$pid" 2>/dev/null || break
+			grep -q continued "$out" && break
+			sleep 0.02
+		done
+		grep -q continued "$out" || kill -KILL "$pid"
+		st=0
+		wait "$pid" || st=$?
+		echo "$how: status $st, output: $(cat "$out")"
+		[ "$(cat "$out")" = "$(printf 'stopping\ncontinued')" ]
+		[ "$st" -eq 0 ]
+	done
+}
+
 @test "controls: building and running a C program in the workspace" {
 	PROFILE=${PROFILES[1]}
 	printf '#include <stdio.h>\nint main(void){puts("built");return 0;}\n' >"$WS/hello.c"
