@@ -256,7 +256,7 @@ int sbx_netns_enter(struct sbx_netns *n, struct sbx_diag *d)
 		return rc;
 	/* What the command connects to: the listeners, by number. */
 	if (n->proxy)
-		rc = sbx_proxy_env_own(&n->eps[0], &env);
+		rc = sbx_proxy_env_own(&n->eps[0], n->local_binding, &env);
 	else
 		rc = sbx_proxy_env_rewrite(environ, &env);
 	if (rc < 0)

@@ -450,6 +450,36 @@ start_server_and_proxy() {
 	rm -f "$WS/docker.sock"
 }
 
+@test "--allow-domain: a caller's no-proxy variables do not send the command around the proxy" {
+	# The positive control: the allowed host through the proxy, no no-proxy variable set.
+	run sbxr --allow-domain localhost -- curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	# A caller's no_proxy (CI sets "localhost,127.0.0.1"; some set "*") would have the command
+	# connect directly, where nothing but the proxy is: the allowed host unreachable.
+	for np in '*' 'localhost,127.0.0.1'; do
+		run env NO_PROXY="$np" no_proxy="$np" npm_config_noproxy="$np" YARN_NO_PROXY="$np" \
+			BUNDLE_NO_PROXY="$np" "$S" -C "$WS" --allow-domain localhost -- \
+			curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+		echo "$np: $status $output"
+		[ "$status" -eq 0 ]
+		[ "$output" = hello ]
+		run env NO_PROXY="$np" no_proxy="$np" npm_config_noproxy="$np" YARN_NO_PROXY="$np" \
+			BUNDLE_NO_PROXY="$np" "$S" -C "$WS" --allow-domain localhost -- \
+			sh -c 'env | grep -ci "no_\?proxy=" || true'
+		[ "$output" = 0 ]
+	done
+	# With local binding, the loopback is the command's own servers': reached directly, never
+	# sent to the proxy (which would take it to the host's loopback and refuse it, 403).
+	run env NO_PROXY='*' "$S" -C "$WS" --allow-local-binding --allow-domain registry.example \
+		--network-log "$NLOG" -- sh -c \
+		"echo \"\$NO_PROXY|\$no_proxy|\$npm_config_noproxy|\$YARN_NO_PROXY\"; python3 '$NET/servers.py' http '$WWW' '$WS/port' /dev/null </dev/null >/dev/null 2>&1 3>&- & for i in \$(seq 100); do [ -s '$WS/port' ] && break; sleep 0.05; done; curl -sS --max-time 5 \"http://localhost:\$(cat '$WS/port')/f.txt\"; kill \$!"
+	echo "$output"
+	[ "${lines[0]}" = "localhost,127.0.0.1,::1|localhost,127.0.0.1,::1|localhost,127.0.0.1,::1|localhost,127.0.0.1,::1" ]
+	[ "${lines[1]}" = hello ]
+	[ ! -s "$NLOG" ]
+	rm -f "$WS/port"
+}
+
 @test "--allow-local-binding: a server inside serves inside only" {
 	run sbxr --allow-local-binding -- sh -c \
 		"python3 '$NET/servers.py' echo '$WS/port' 3>&- & for i in \$(seq 100); do [ -s '$WS/port' ] && break; sleep 0.05; done; python3 '$NET/client.py' hold direct \"127.0.0.1:\$(cat '$WS/port')\" 3; kill \$!"
