@@ -342,6 +342,25 @@ static size_t worker_listeners(const struct sbx_netns *n, int chan, int *fds)
 }
 
 /*
+ * The supervisor is gone (a SIGKILL of sbxrun: PR_SET_PDEATHSIG sends SIGTERM). The worker is
+ * given what the run's normal end gives it, WORKER_STOP_MS, and no more: SIGALRM, left to its
+ * default action, then ends it. Meanwhile the last holder of the stop pipe's write end is gone,
+ * so the proxy stops as at the end of a run, and the transfers in flight (whose clients died
+ * with the sandbox's PID namespace) are each written to the log, as cut, before it ends: killed
+ * at once, it left no line for them, and a download cut by the kill was missing from the log.
+ */
+static void orphaned(int sig)
+{
+	static volatile sig_atomic_t armed;
+
+	(void)sig;
+	/* Once: another SIGTERM (the caller's uid may send one) does not put the end off. */
+	if (!armed)
+		alarm((WORKER_STOP_MS + 999) / 1000);
+	armed = 1;
+}
+
+/*
  * The worker. It is forked before the sandbox's child is cloned, while the supervisor is still
  * one thread: a process forked from a threaded one keeps every lock another thread held at that
  * moment, held for ever, and the supervisor of a reported run has its tracer's thread (sandbox.h),
@@ -358,8 +377,14 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, pid_t par
 	int rc;
 
 	sbx_diag_clear(&d);
-	/* Never outlive the run: the supervisor's death ends the worker. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	/*
+	 * Never outlive the run for long: the supervisor's death ends the worker (orphaned). The
+	 * handler is in place before the death signal is armed; SIGALRM is the default's, whatever
+	 * the supervisor made of it.
+	 */
+	signal(SIGALRM, SIG_DFL);
+	if (signal(SIGTERM, orphaned) == SIG_ERR || prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 ||
+	    getppid() != parent)
 		_exit(125);
 	/* Its own name in ps, not the command's that the supervisor goes by. */
 	prctl(PR_SET_NAME, (unsigned long)(n->proxy ? "sbxrun-proxy" : "sbxrun-bridge"), 0, 0, 0);

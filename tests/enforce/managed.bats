@@ -547,3 +547,37 @@ start_server_and_proxy() {
 	[ -z "$left" ]
 	[ -z "$(pgrep -f "$mark" || true)" ]
 }
+
+@test "kill -9 of sbxrun mid-download: the transfer in flight is in --network-log, then all ends" {
+	mark="sbx-mark-$$-$RANDOM"
+	"$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- sh -c \
+		"curl -sS -o /dev/null http://localhost:$UP_PORT/f.txt; curl -sS -H 'X-Mark: $mark' --limit-rate 200k -o /dev/null http://localhost:$UP_PORT/bytes/100000000" \
+		3>&- &
+	run_pid=$!
+	for _ in $(seq 200); do grep -q 'GET /bytes' "$UP_LOG" && break; sleep 0.05; done
+	grep -q 'GET /bytes' "$UP_LOG"
+	kids=$(pgrep -P "$run_pid" | tr '\n' ' ')
+	echo "supervisor $run_pid, children: $kids"
+	[ "$(wc -w <<<"$kids")" -eq 2 ]
+	kill -9 "$run_pid"
+	wait "$run_pid" || true
+	# The proxy outlives the supervisor only to write what was in flight (2 s at most).
+	for _ in $(seq 200); do
+		left=""
+		for k in $kids; do
+			st=$(awk '{print $3}' "/proc/$k/stat" 2>/dev/null || true)
+			if [ -n "$st" ] && [ "$st" != Z ]; then left="$left $k"; fi
+		done
+		[ -z "$left" ] && ! pgrep -f "$mark" >/dev/null && break
+		sleep 0.05
+	done
+	echo "left: $left"
+	[ -z "$left" ]
+	[ -z "$(pgrep -f "$mark" || true)" ]
+	cat "$NLOG"
+	# The control: the request that ended before the kill.
+	grep -q '"host":"localhost","port":'"$UP_PORT"',"decision":"allow","rule":"allow localhost","status":200,"bytes":[0-9]*}$' "$NLOG"
+	# The download cut by the kill: its line, whole, with the bytes that went and the cut.
+	[ "$(wc -l <"$NLOG")" -eq 2 ]
+	tail -n 1 "$NLOG" | grep -q '"decision":"allow","rule":"allow localhost","status":200,"bytes":[1-9][0-9]*,"cut":"client"}$'
+}
