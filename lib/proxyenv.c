@@ -403,6 +403,7 @@ int sbx_proxy_endpoint_ep(const struct sbx_proxy_endpoint *p, struct sbx_loopbac
 	if (strcmp(p->host, "localhost") == 0) {
 		out->addr[0] = 127;
 		out->addr[3] = 1;
+		out->localhost = true;
 		return 0;
 	}
 	return sbx_ipv4_parse(p->host, strlen(p->host), out->addr) ? 0 : -EINVAL;

@@ -1362,6 +1362,8 @@ struct sbx_loopback_ep {
 	bool ipv6;
 	unsigned char addr[16]; /* IPv4: the first four bytes (127.0.0.0/8); IPv6: ::1 */
 	unsigned port;
+	/* Named localhost: 127.0.0.1, and on the host [::1] where 127.0.0.1 refuses (bridge.c). */
+	bool localhost;
 };
 /* Enough for every proxy variable in both spellings and every port of a managed context. */
 #define SBX_MAX_LOOPBACK_EPS (2 * SBX_PROXY_VARS_N + 256)

@@ -44,8 +44,11 @@ int sbx_netns_add_ep(struct sbx_netns *n, const struct sbx_loopback_ep *ep)
 {
 	for (size_t i = 0; i < n->n_eps; i++)
 		if (n->eps[i].ipv6 == ep->ipv6 && n->eps[i].port == ep->port &&
-		    memcmp(n->eps[i].addr, ep->addr, sizeof(ep->addr)) == 0)
+		    memcmp(n->eps[i].addr, ep->addr, sizeof(ep->addr)) == 0) {
+			/* One listener inside: localhost in any variable gives it the fallback. */
+			n->eps[i].localhost = n->eps[i].localhost || ep->localhost;
 			return 0;
+		}
 	if (n->n_eps >= SBX_MAX_LOOPBACK_EPS)
 		return -ENOSPC;
 	n->eps[n->n_eps++] = *ep;

@@ -246,6 +246,33 @@ print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()
 	[ ! -e "$WS/ran" ]
 }
 
+@test "--managed-network: a proxy named localhost that listens on [::1] alone is reached" {
+	# A proxy bound to "localhost" may have [::1] only (Node's, since 17); a client resolving
+	# localhost itself would reach it there.
+	"$S" proxy --listen '[::1]:0' --allow-domain localhost --log "$NLOG" \
+		>"$BATS_TEST_TMPDIR/px.addr" 2>/dev/null </dev/null 3>&- &
+	PIDS+=($!)
+	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/px.addr" ] && break; sleep 0.05; done
+	port=$(sed 's/.*://' "$BATS_TEST_TMPDIR/px.addr")
+	# The positive control: outside the sandbox.
+	run env http_proxy="http://localhost:$port" curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run env http_proxy="http://localhost:$port" "$S" -C "$WS" --managed-network -- \
+		curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	# 127.0.0.1, written so, is not tried on [::1]: the variable said which.
+	run env http_proxy="http://127.0.0.1:$port" "$S" -C "$WS" --managed-network -- \
+		curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://localhost:$UP_PORT/f.txt"
+	echo "status $status: $output"
+	# The bridge ends the client's connection: an empty reply (52), or a reset (56) where the
+	# client had sent its request before.
+	[[ "$status" =~ ^(52|56)$ ]]
+	[ "$output" = 000 ]
+	[ "$(grep -c '"decision":"allow"' "$NLOG")" -eq 2 ]
+}
+
 # start_server_and_proxy MODE [ARGS...]: servers.py MODE PORTFILE ARGS... and sbxrun's proxy on
 # the host, for the bridge to reach; sets px (the proxy's address) and port (the server's).
 start_server_and_proxy() {

@@ -365,6 +365,8 @@ TEST(proxy_endpoints_and_environment)
 	for (size_t i = 0; i < px.n; i++) {
 		CHECK_INT(sbx_proxy_endpoint_ep(&px.v[i], &ep), 0);
 		sbx_loopback_ep_format(&ep, buf, sizeof(buf));
+		/* localhost is marked: the bridge tries [::1] on the host where 127.0.0.1 refuses. */
+		CHECK(ep.localhost == (strcmp(px.v[i].host, "localhost") == 0));
 		if (strcmp(px.v[i].var, "http_proxy") == 0)
 			CHECK_STR(buf, "127.0.0.1:3128");
 		else if (strcmp(px.v[i].var, "HTTPS_PROXY") == 0)
