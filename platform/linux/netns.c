@@ -345,22 +345,31 @@ static size_t worker_listeners(const struct sbx_netns *n, int chan, int *fds)
 }
 
 /*
- * The supervisor is gone (a SIGKILL of sbxrun: PR_SET_PDEATHSIG sends SIGTERM). The worker is
- * given what the run's normal end gives it, WORKER_STOP_MS, and no more: SIGALRM, left to its
- * default action, then ends it. Meanwhile the last holder of the stop pipe's write end is gone,
- * so the proxy stops as at the end of a run, and the transfers in flight (whose clients died
- * with the sandbox's PID namespace) are each written to the log, as cut, before it ends: killed
- * at once, it left no line for them, and a download cut by the kill was missing from the log.
+ * The signals that end a run are the supervisor's to act on, never the worker's: it stops the
+ * worker when the run ends (stop_worker). A terminal's Ctrl-C, Ctrl-\ or hangup reaches the
+ * whole process group, the worker too; killed by it, the worker took the proxy from a command
+ * that lived on (one that ignores SIGINT, as a build that cleans up may), and the line of each
+ * transfer in flight from the log.
+ *
+ * The supervisor gone (a SIGKILL of sbxrun: PR_SET_PDEATHSIG sends SIGTERM, the worker already
+ * given to another parent), the worker is given what the run's normal end gives it,
+ * WORKER_STOP_MS, and no more: SIGALRM, left to its default action, then ends it. Meanwhile the
+ * last holder of the stop pipe's write end is gone, so the proxy stops as at the end of a run,
+ * and the transfers in flight (whose clients died with the sandbox's PID namespace) are each
+ * written to the log, as cut, before it ends.
  */
-static void orphaned(int sig)
+static volatile pid_t supervisor;
+
+static void on_end_signal(int sig)
 {
 	static volatile sig_atomic_t armed;
 
 	(void)sig;
-	/* Once: another SIGTERM (the caller's uid may send one) does not put the end off. */
-	if (!armed)
-		alarm((WORKER_STOP_MS + 999) / 1000);
+	/* Once: another signal (the caller's uid may send one) does not put the end off. */
+	if (getppid() == supervisor || armed)
+		return;
 	armed = 1;
+	alarm((WORKER_STOP_MS + 999) / 1000);
 }
 
 /*
@@ -381,13 +390,22 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, pid_t par
 
 	sbx_diag_clear(&d);
 	/*
-	 * Never outlive the run for long: the supervisor's death ends the worker (orphaned). The
-	 * handler is in place before the death signal is armed; SIGALRM is the default's, whatever
-	 * the supervisor made of it.
+	 * Never outlive the run for long: the supervisor's death ends the worker
+	 * (on_end_signal). The handlers are in place before the death signal is armed; SIGALRM
+	 * is the default's, whatever the supervisor made of it.
 	 */
+	supervisor = parent;
 	signal(SIGALRM, SIG_DFL);
-	if (signal(SIGTERM, orphaned) == SIG_ERR || prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 ||
-	    getppid() != parent)
+	{
+		const int ends[] = {SIGTERM, SIGINT, SIGQUIT, SIGHUP};
+		struct sigaction sa = {.sa_handler = on_end_signal, .sa_flags = SA_RESTART};
+
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+			if (sigaction(ends[i], &sa, NULL) < 0)
+				_exit(125);
+	}
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
 		_exit(125);
 	/* Its own name in ps, not the command's that the supervisor goes by. */
 	prctl(PR_SET_NAME, (unsigned long)(n->proxy ? "sbxrun-proxy" : "sbxrun-bridge"), 0, 0, 0);

@@ -575,6 +575,34 @@ start_server_and_proxy() {
 	[ -z "$(pgrep -f "$mark" || true)" ]
 }
 
+@test "Ctrl-C's SIGINT to sbxrun's process group: a command that lives on keeps its proxy" {
+	# The command ignores SIGINT (a shell's trap; its curl inherits that), as a build that
+	# cleans up may; the signal goes to sbxrun's whole process group, as a terminal sends it:
+	# sbxrun in a group of its own (whose number is its pid), with SIGINT's default action,
+	# which a shell without job control sets to "ignored" for what it runs in the background.
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execv(sys.argv[1], sys.argv[1:])' "$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- sh -c \
+		"trap '' INT; curl -sS -o '$WS/dl' http://localhost:$UP_PORT/slow/2/1000 && echo fetched" \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null 3>&- &
+	run_pid=$!
+	# In flight: the upstream has the request, and answers 2 s later.
+	for _ in $(seq 200); do grep -q 'GET /slow' "$UP_LOG" && break; sleep 0.05; done
+	grep -q 'GET /slow' "$UP_LOG"
+	kill -INT -- -"$run_pid"
+	st=0
+	wait "$run_pid" || st=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	cat "$NLOG"
+	[ "$st" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = fetched ]
+	[ "$(wc -c <"$WS/dl")" -eq 1000 ]
+	# The request's line, whole and not cut.
+	grep -q '"decision":"allow","rule":"allow localhost","status":200,"bytes":1[0-9][0-9][0-9]}$' "$NLOG"
+	rm -f "$WS/dl"
+}
+
 @test "kill -9 of sbxrun mid-download: the transfer in flight is in --network-log, then all ends" {
 	mark="sbx-mark-$$-$RANDOM"
 	"$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- sh -c \
