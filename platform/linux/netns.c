@@ -353,7 +353,7 @@ static size_t worker_listeners(const struct sbx_netns *n, int chan, int *fds)
  *
  * The supervisor gone (a SIGKILL of sbxrun: PR_SET_PDEATHSIG sends SIGTERM, the worker already
  * given to another parent), the worker is given what the run's normal end gives it,
- * WORKER_STOP_MS, and no more: SIGALRM, left to its default action, then ends it. Meanwhile the
+ * WORKER_STOP_MS, and no more: SIGALRM, given back its default action, then ends it. Meanwhile the
  * last holder of the stop pipe's write end is gone, so the proxy stops as at the end of a run,
  * and the transfers in flight (whose clients died with the sandbox's PID namespace) are each
  * written to the log, as cut, before it ends.
@@ -369,6 +369,8 @@ static void on_end_signal(int sig)
 	if (getppid() == supervisor || armed)
 		return;
 	armed = 1;
+	/* SIGALRM was caught (a caller's to the group); from now on it ends the worker. */
+	signal(SIGALRM, SIG_DFL);
 	alarm((WORKER_STOP_MS + 999) / 1000);
 }
 
@@ -391,13 +393,14 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, pid_t par
 	sbx_diag_clear(&d);
 	/*
 	 * Never outlive the run for long: the supervisor's death ends the worker
-	 * (on_end_signal). The handlers are in place before the death signal is armed; SIGALRM
-	 * is the default's, whatever the supervisor made of it.
+	 * (on_end_signal). The handlers are in place before the death signal is armed. They
+	 * cover every signal the supervisor forwards (supervise.c) whose default action would
+	 * end the worker: `kill -USR1 %1` reaches the whole job, the worker too. SIGALRM among
+	 * them: on_end_signal gives it back its default action when it arms the alarm.
 	 */
 	supervisor = parent;
-	signal(SIGALRM, SIG_DFL);
 	{
-		const int ends[] = {SIGTERM, SIGINT, SIGQUIT, SIGHUP};
+		const int ends[] = {SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM};
 		struct sigaction sa = {.sa_handler = on_end_signal, .sa_flags = SA_RESTART};
 
 		sigemptyset(&sa.sa_mask);

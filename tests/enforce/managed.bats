@@ -603,6 +603,33 @@ os.execv(sys.argv[1], sys.argv[1:])' "$S" -C "$WS" --allow-domain localhost --ne
 	rm -f "$WS/dl"
 }
 
+@test "kill -USR1 %1 and the other passed-on signals to the job: its proxy serves on" {
+	# A shell's `kill -SIG %1` (timeout(1), kill -- -PGID) signals the whole process group,
+	# the worker too; sbxrun passes these on to a command that may ignore them.
+	for sig in USR1 USR2 ALRM; do
+		: >"$NLOG"
+		python3 -c 'import os, sys
+os.setsid()
+os.execv(sys.argv[1], sys.argv[1:])' "$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- sh -c \
+			"trap '' $sig; curl -sS -o '$WS/dl' http://localhost:$UP_PORT/slow/1/1000 && echo fetched" \
+			>"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null 3>&- &
+		run_pid=$!
+		for _ in $(seq 200); do grep -q 'GET /slow' "$UP_LOG" && break; sleep 0.05; done
+		grep -q 'GET /slow' "$UP_LOG"
+		: >"$UP_LOG"
+		kill -"$sig" -- -"$run_pid"
+		st=0
+		wait "$run_pid" || st=$?
+		echo "$sig: $st"
+		cat "$BATS_TEST_TMPDIR/out"
+		[ "$st" -eq 0 ]
+		[ "$(cat "$BATS_TEST_TMPDIR/out")" = fetched ]
+		[ "$(wc -c <"$WS/dl")" -eq 1000 ]
+		grep -q '"decision":"allow","rule":"allow localhost","status":200,"bytes":1[0-9][0-9][0-9]}$' "$NLOG"
+		rm -f "$WS/dl"
+	done
+}
+
 @test "kill -9 of sbxrun mid-download: the transfer in flight is in --network-log, then all ends" {
 	mark="sbx-mark-$$-$RANDOM"
 	"$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- sh -c \
