@@ -351,7 +351,7 @@ static size_t worker_listeners(const struct sbx_netns *n, int chan, int *fds)
  * that lived on (one that ignores SIGINT, as a build that cleans up may), and the line of each
  * transfer in flight from the log.
  *
- * The supervisor gone (a SIGKILL of sbxrun: PR_SET_PDEATHSIG sends SIGTERM, the worker already
+ * The supervisor gone (a SIGKILL of sbxrun: PR_SET_PDEATHSIG sends SIGCONT, the worker already
  * given to another parent), the worker is given what the run's normal end gives it,
  * WORKER_STOP_MS, and no more: SIGALRM, given back its default action, then ends it. Meanwhile the
  * last holder of the stop pipe's write end is gone, so the proxy stops as at the end of a run,
@@ -400,7 +400,8 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, pid_t par
 	 */
 	supervisor = parent;
 	{
-		const int ends[] = {SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM};
+		const int ends[] = {SIGCONT, SIGTERM, SIGINT,  SIGQUIT,
+				    SIGHUP,  SIGUSR1, SIGUSR2, SIGALRM};
 		struct sigaction sa = {.sa_handler = on_end_signal, .sa_flags = SA_RESTART};
 
 		sigemptyset(&sa.sa_mask);
@@ -408,7 +409,13 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, pid_t par
 			if (sigaction(ends[i], &sa, NULL) < 0)
 				_exit(125);
 	}
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+	/*
+	 * SIGCONT: the one signal besides SIGKILL that a stopped worker acts on. A job stopped
+	 * by Ctrl-Z stops the worker with it; a SIGKILL of sbxrun then (an OOM kill, a CI's
+	 * timeout) left it stopped, the death signal pending, for as long as nothing continued
+	 * the job. A `fg` sends it too, and the handler tells the two apart by getppid().
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGCONT) < 0 || getppid() != parent)
 		_exit(125);
 	/* Its own name in ps, not the command's that the supervisor goes by. */
 	prctl(PR_SET_NAME, (unsigned long)(n->proxy ? "sbxrun-proxy" : "sbxrun-bridge"), 0, 0, 0);

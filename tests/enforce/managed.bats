@@ -663,3 +663,32 @@ os.execv(sys.argv[1], sys.argv[1:])' "$S" -C "$WS" --allow-domain localhost --ne
 	[ "$(wc -l <"$NLOG")" -eq 2 ]
 	tail -n 1 "$NLOG" | grep -q '"decision":"allow","rule":"allow localhost","status":200,"bytes":[1-9][0-9]*,"cut":"client"}$'
 }
+
+@test "kill -9 of sbxrun in a job stopped by Ctrl-Z: the stopped proxy ends too, its log written" {
+	# Ctrl-Z stops the whole job, the worker too; an OOM kill or a CI's timeout may then kill
+	# sbxrun. sbxrun is left in bats' process group, which stays not orphaned: nothing sends
+	# the stopped worker SIGCONT but its parent's death.
+	"$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- \
+		curl -sS --limit-rate 200k -o /dev/null "http://localhost:$UP_PORT/bytes/100000000" \
+		>/dev/null 2>&1 </dev/null 3>&- &
+	run_pid=$!
+	for _ in $(seq 200); do grep -q 'GET /bytes' "$UP_LOG" && break; sleep 0.05; done
+	grep -q 'GET /bytes' "$UP_LOG"
+	worker=$(pgrep -P "$run_pid" -x sbxrun-proxy)
+	kill -STOP "$worker" "$run_pid"
+	for _ in $(seq 200); do [ "$(awk '{print $3}' "/proc/$worker/stat")" = T ] && break; sleep 0.05; done
+	[ "$(awk '{print $3}' "/proc/$worker/stat")" = T ]
+	kill -9 "$run_pid"
+	wait "$run_pid" || true
+	for _ in $(seq 200); do
+		st=$(awk '{print $3}' "/proc/$worker/stat" 2>/dev/null || true)
+		if [ -z "$st" ] || [ "$st" = Z ]; then break; fi
+		sleep 0.05
+	done
+	echo "worker $worker: ${st:-gone}"
+	# Not left stopped where this fails.
+	if [ "${st:-Z}" != Z ]; then kill -9 "$worker"; fi
+	[[ "${st:-gone}" =~ ^(gone|Z)$ ]]
+	cat "$NLOG"
+	tail -n 1 "$NLOG" | grep -q '"decision":"allow","rule":"allow localhost","status":200,"bytes":[1-9][0-9]*,"cut":"client"}$'
+}
