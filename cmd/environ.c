@@ -119,32 +119,37 @@ static int environ_sandbox_vars(const struct sbx_plan *p, const char *out[2])
 
 int environ_seen(const struct invocation *inv, struct sbx_strv *names)
 {
-	const char *add[2 + 2 * SBX_PROXY_VARS_N];
-	char lower[SBX_PROXY_VARS_N][32];
+	const char *add[2 + 2 * (SBX_PROXY_VARS_N + SBX_NO_PROXY_VARS_N)];
+	char lower[SBX_PROXY_VARS_N + SBX_NO_PROXY_VARS_N][32];
 	int n = environ_sandbox_vars(&inv->plan, add), r;
 	const struct sbx_plan *p = &inv->plan;
+	bool local = p->net.allow_local_binding;
 
-	/* Linux, run --allow-domain: the helper sets every proxy variable to its proxy. */
+	/*
+	 * Linux, run --allow-domain: the helper sets every proxy variable to its proxy, and the
+	 * no-proxy variables to the loopback with local binding.
+	 */
 	if (n && p->platform == SBX_PLATFORM_LINUX && p->net.own_proxy)
-		for (int i = 0; i < SBX_PROXY_VARS_N; i++) {
+		for (int i = 0; i < SBX_PROXY_VARS_N + SBX_NO_PROXY_VARS_N; i++) {
+			bool no = i >= SBX_PROXY_VARS_N;
+			const char *v =
+				no ? sbx_no_proxy_vars[i - SBX_PROXY_VARS_N] : sbx_proxy_vars[i];
 			size_t k;
 
-			for (k = 0; sbx_proxy_vars[i][k] && k + 1 < sizeof(lower[i]); k++)
-				lower[i][k] = (char)(sbx_proxy_vars[i][k] >= 'A' &&
-								     sbx_proxy_vars[i][k] <= 'Z'
-							     ? sbx_proxy_vars[i][k] - 'A' + 'a'
-							     : sbx_proxy_vars[i][k]);
+			for (k = 0; v[k] && k + 1 < sizeof(lower[i]); k++)
+				lower[i][k] = (char)(v[k] >= 'A' && v[k] <= 'Z' ? v[k] - 'A' + 'a'
+										: v[k]);
 			lower[i][k] = '\0';
-			if (!sbx_proxy_var_own(i))
+			if (no ? !local : !sbx_proxy_var_own(i))
 				continue; /* removed instead */
-			add[n++] = sbx_proxy_vars[i];
+			add[n++] = v;
 			add[n++] = lower[i];
 		}
 	r = sbx_env_names(&inv->env, add, (size_t)n, names);
 	/*
-	 * run --allow-domain: what sbxrun's own proxy removes (npm's "http-proxy" spelling) the
-	 * command does not get, even where the caller set it (Linux: the worker's environment;
-	 * macOS: --env-deny).
+	 * run --allow-domain: what sbxrun's own proxy removes (npm's "http-proxy" spelling, and
+	 * the no-proxy variables without local binding) the command does not get, even where the
+	 * caller set it (Linux: the worker's environment; macOS: --env-deny).
 	 */
 	if (!r && n && p->net.own_proxy &&
 	    (p->platform == SBX_PLATFORM_LINUX || p->platform == SBX_PLATFORM_MACOS)) {
@@ -156,6 +161,8 @@ int environ_seen(const struct invocation *inv, struct sbx_strv *names)
 			for (int j = 0; j < SBX_PROXY_VARS_N && !removed; j++)
 				removed = !sbx_proxy_var_own(j) &&
 					  strcasecmp(names->v[i], sbx_proxy_vars[j]) == 0;
+			for (int j = 0; j < SBX_NO_PROXY_VARS_N && !removed && !local; j++)
+				removed = strcasecmp(names->v[i], sbx_no_proxy_vars[j]) == 0;
 			if (removed)
 				free(names->v[i]);
 			else

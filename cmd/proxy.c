@@ -111,7 +111,7 @@ int own_proxy_start(struct opts *o)
 {
 	static struct sbx_domain_policy pol;
 	static struct sbx_proxy_config cfg;
-	static char vars[2 * SBX_PROXY_VARS_N][96];
+	static char vars[2 * (SBX_PROXY_VARS_N + SBX_NO_PROXY_VARS_N)][96];
 	struct sbx_listen_addr la;
 	struct sbx_loopback_ep ep = {.addr = {127, 0, 0, 1}};
 	struct sbx_strv env = {0};
@@ -161,8 +161,8 @@ int own_proxy_start(struct opts *o)
 	close(stop[0]);
 	close(lfd);
 	ep.port = (unsigned)atoi(strrchr(bound, ':') + 1);
-	r = sbx_proxy_env_own(&ep, &env);
-	for (size_t i = 0; !r && i < env.n && i < 2 * SBX_PROXY_VARS_N; i++) {
+	r = sbx_proxy_env_own(&ep, o->allow_local_binding, &env);
+	for (size_t i = 0; !r && i < env.n && i < sizeof(vars) / sizeof(vars[0]); i++) {
 		bool unset = !strchr(env.v[i], '='); /* a name alone: removed, as --env-deny does */
 
 		snprintf(vars[i], sizeof(vars[i]), "%s", env.v[i]);

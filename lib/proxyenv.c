@@ -40,6 +40,19 @@ const char *const sbx_proxy_vars[SBX_PROXY_VARS_N] = {
 	"DOCKER_HTTPS_PROXY",
 };
 
+/*
+ * A caller's value of these would send the command around sbxrun's own proxy: "*" (or an allowed
+ * host) has the client connect directly, where the namespace has no route, and an allowed host
+ * would be out of reach. npm reads npm_config_noproxy (it also reads NO_PROXY), yarn
+ * YARN_NO_PROXY, bundler BUNDLE_NO_PROXY.
+ */
+const char *const sbx_no_proxy_vars[SBX_NO_PROXY_VARS_N] = {
+	"NO_PROXY",
+	"NPM_CONFIG_NOPROXY",
+	"YARN_NO_PROXY",
+	"BUNDLE_NO_PROXY",
+};
+
 static const struct {
 	const char *name;
 	unsigned default_port;
@@ -390,6 +403,7 @@ int sbx_proxy_endpoint_ep(const struct sbx_proxy_endpoint *p, struct sbx_loopbac
 	if (strcmp(p->host, "localhost") == 0) {
 		out->addr[0] = 127;
 		out->addr[3] = 1;
+		out->localhost = true;
 		return 0;
 	}
 	return sbx_ipv4_parse(p->host, strlen(p->host), out->addr) ? 0 : -EINVAL;
@@ -479,7 +493,17 @@ bool sbx_proxy_var_own(int i)
 	return strcmp(sbx_proxy_vars[i], "NPM_CONFIG_HTTP_PROXY") != 0;
 }
 
-int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, struct sbx_strv *out)
+/* name in upper case (low false) or lower case, as name[n]. */
+static void spell(const char *name, bool low, char *out, size_t n)
+{
+	size_t k;
+
+	for (k = 0; name[k] && k + 1 < n; k++)
+		out[k] = low ? lower(name[k]) : name[k];
+	out[k] = '\0';
+}
+
+int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, bool local_binding, struct sbx_strv *out)
 {
 	char where[64];
 	int r = 0;
@@ -489,15 +513,30 @@ int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, struct sbx_strv *out)
 		char *kv = NULL, name[32];
 
 		for (int low = 0; !r && low < 2; low++) {
-			size_t k;
-
-			for (k = 0; sbx_proxy_vars[i][k] && k + 1 < sizeof(name); k++)
-				name[k] = low ? lower(sbx_proxy_vars[i][k]) : sbx_proxy_vars[i][k];
-			name[k] = '\0';
+			spell(sbx_proxy_vars[i], low, name, sizeof(name));
 			/* Not set, and unset: a value inherited would name a proxy out of reach. */
 			if (!sbx_proxy_var_own(i))
 				kv = strdup(name);
 			else if (asprintf(&kv, "%s=http://%s", name, where) < 0)
+				kv = NULL;
+			r = sbx_strv_push_owned(out, kv);
+		}
+	}
+	/*
+	 * Every request goes through the proxy, which decides it (and logs it), whatever a
+	 * caller's no-proxy variables said. With local binding the loopback is the command's own,
+	 * where its test servers listen: a client that sent those requests to the proxy would
+	 * have them taken to the host's loopback instead. Codex's proxy leaves the loopback out
+	 * too.
+	 */
+	for (int i = 0; !r && i < SBX_NO_PROXY_VARS_N; i++) {
+		for (int low = 0; !r && low < 2; low++) {
+			char *kv = NULL, name[32];
+
+			spell(sbx_no_proxy_vars[i], low, name, sizeof(name));
+			if (!local_binding)
+				kv = strdup(name);
+			else if (asprintf(&kv, "%s=%s", name, SBX_NO_PROXY_LOOPBACK) < 0)
 				kv = NULL;
 			r = sbx_strv_push_owned(out, kv);
 		}

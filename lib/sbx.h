@@ -1311,6 +1311,14 @@ enum sbx_sandbox sbx_platform_sandbox(enum sbx_platform pl, enum sbx_windows_lev
  */
 #define SBX_PROXY_VARS_N 16
 extern const char *const sbx_proxy_vars[SBX_PROXY_VARS_N];
+/*
+ * The variables that name the hosts a client reaches without its proxy (Codex's list, each also
+ * in lower case), and the value sbxrun's own proxy gives them with local binding: the loopback,
+ * where the command's own servers listen.
+ */
+#define SBX_NO_PROXY_VARS_N 4
+extern const char *const sbx_no_proxy_vars[SBX_NO_PROXY_VARS_N];
+#define SBX_NO_PROXY_LOOPBACK "localhost,127.0.0.1,::1"
 
 enum sbx_proxy_scheme { SBX_PROXY_HTTP = 0, SBX_PROXY_HTTPS, SBX_PROXY_SOCKS5, SBX_PROXY_SOCKS5H };
 const char *sbx_proxy_scheme_name(enum sbx_proxy_scheme s); /* "http" ... "socks5h" */
@@ -1361,6 +1369,8 @@ struct sbx_loopback_ep {
 	bool ipv6;
 	unsigned char addr[16]; /* IPv4: the first four bytes (127.0.0.0/8); IPv6: ::1 */
 	unsigned port;
+	/* Named localhost: 127.0.0.1, and on the host [::1] where 127.0.0.1 refuses (bridge.c). */
+	bool localhost;
 };
 /* Enough for every proxy variable in both spellings and every port of a managed context. */
 #define SBX_MAX_LOOPBACK_EPS (2 * SBX_PROXY_VARS_N + 256)
@@ -1385,9 +1395,10 @@ int sbx_proxy_env_rewrite(char *const *env, struct sbx_strv *out);
  * The proxy variables of sbxrun's own proxy (run --allow-domain): every variable of
  * sbx_proxy_vars that sbx_proxy_var_own keeps, in both spellings, set to http://ADDR as
  * "NAME=VALUE" in out; the others as "NAME" alone, to be removed from the command's
- * environment. 0 or -ENOMEM.
+ * environment. Then each of sbx_no_proxy_vars in both spellings: set to SBX_NO_PROXY_LOOPBACK
+ * with local_binding, else removed. 0 or -ENOMEM.
  */
-int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, struct sbx_strv *out);
+int sbx_proxy_env_own(const struct sbx_loopback_ep *ep, bool local_binding, struct sbx_strv *out);
 /* Whether sbxrun's own proxy sets sbx_proxy_vars[i] (all but NPM_CONFIG_HTTP_PROXY). */
 bool sbx_proxy_var_own(int i);
 

@@ -4,7 +4,8 @@
  * --managed-network): each connection the command makes to a listener inside its network
  * namespace is joined to a new connection to the same address and port on the host, where the
  * proxy listens. Bytes only: nothing is parsed, and the only place it connects to is the
- * endpoint of the listener the connection came in on.
+ * endpoint of the listener the connection came in on (for a variable's localhost, 127.0.0.1,
+ * or [::1] where 127.0.0.1 refuses: see retry_v6).
  *
  * One thread, poll(2), a buffer per direction (grown once for a download, as the proxy's); a
  * half-close is passed on (shutdown), so request bodies that end with the client's write side
@@ -57,7 +58,9 @@ struct conn {
 	int64_t moved;	   /* when a byte last moved either way, or the connection was made */
 	struct dir dir[2]; /* dir[0]: fd[0] -> fd[1]; dir[1]: fd[1] -> fd[0] */
 	bool connecting;
-	short idx[2]; /* where fd[i] sits in the poll set, -1 when not polled */
+	short idx[2];			  /* where fd[i] sits in the poll set, -1 when not polled */
+	const struct sbx_loopback_ep *ep; /* where fd[1] connects */
+	bool on_v6;			  /* ep is localhost, and fd[1] now tries [::1] */
 };
 
 static int64_t now_ms(void)
@@ -120,22 +123,59 @@ static struct conn *conn_reserve(void)
 	return c;
 }
 
+/* Begins the connection of c->fd[1] to ep: 0, or -errno when it fails at once. */
+static int conn_connect(struct conn *c, const struct sbx_loopback_ep *ep)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sbx_loopback_ep_sockaddr(ep, &ss);
+
+	c->connecting = true;
+	if (connect(c->fd[1], (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS)
+		return -errno;
+	return 0;
+}
+
+/*
+ * A variable's localhost is 127.0.0.1 inside, where it is rewritten to that number, but on the
+ * host it is whichever loopback the proxy listens on: one bound to "localhost" may have [::1]
+ * alone (Node's, since 17), where a client that resolved the name itself would have reached
+ * it. Refused on 127.0.0.1, the connection is made again to [::1], once: 0 when begun, or
+ * -errno (err itself when there is nothing to try).
+ */
+static int retry_v6(struct conn *c, int err)
+{
+	struct sbx_loopback_ep v6;
+	int up;
+
+	if (err != ECONNREFUSED || !c->ep->localhost || c->ep->ipv6 || c->on_v6)
+		return -err;
+	v6 = (struct sbx_loopback_ep){.ipv6 = true, .addr = {[15] = 1}, .port = c->ep->port};
+	up = socket_for(&v6);
+	if (up < 0)
+		return up;
+	close(c->fd[1]);
+	c->fd[1] = up;
+	c->on_v6 = true;
+	return conn_connect(c, &v6);
+}
+
 /*
  * c joins an accepted client to up, a socket_for(ep), which it connects: 0, or -errno when
  * that fails at once (c then holds both, for conn_free).
  */
 static int conn_start(struct conn *c, int client, int up, const struct sbx_loopback_ep *ep)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sbx_loopback_ep_sockaddr(ep, &ss);
-	int one = 1;
+	int one = 1, rc;
 
 	c->fd[0] = client;
 	c->fd[1] = up;
-	c->connecting = true;
+	c->ep = ep;
 	c->moved = now_ms();
-	if (connect(up, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS)
-		return -errno;
+	rc = conn_connect(c, ep);
+	if (rc < 0)
+		rc = retry_v6(c, -rc);
+	if (rc < 0)
+		return rc;
 	setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return 0;
 }
@@ -319,8 +359,8 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 				socklen_t el = sizeof(err);
 
 				getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &el);
-				alive = err == 0;
 				c->connecting = false;
+				alive = err == 0 || retry_v6(c, err) == 0;
 			} else if (!c->connecting) {
 				alive = pump(c, 0, r0, r1) && pump(c, 1, r1, r0);
 			}

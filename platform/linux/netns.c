@@ -44,8 +44,11 @@ int sbx_netns_add_ep(struct sbx_netns *n, const struct sbx_loopback_ep *ep)
 {
 	for (size_t i = 0; i < n->n_eps; i++)
 		if (n->eps[i].ipv6 == ep->ipv6 && n->eps[i].port == ep->port &&
-		    memcmp(n->eps[i].addr, ep->addr, sizeof(ep->addr)) == 0)
+		    memcmp(n->eps[i].addr, ep->addr, sizeof(ep->addr)) == 0) {
+			/* One listener inside: localhost in any variable gives it the fallback. */
+			n->eps[i].localhost = n->eps[i].localhost || ep->localhost;
 			return 0;
+		}
 	if (n->n_eps >= SBX_MAX_LOOPBACK_EPS)
 		return -ENOSPC;
 	n->eps[n->n_eps++] = *ep;
@@ -256,7 +259,7 @@ int sbx_netns_enter(struct sbx_netns *n, struct sbx_diag *d)
 		return rc;
 	/* What the command connects to: the listeners, by number. */
 	if (n->proxy)
-		rc = sbx_proxy_env_own(&n->eps[0], &env);
+		rc = sbx_proxy_env_own(&n->eps[0], n->local_binding, &env);
 	else
 		rc = sbx_proxy_env_rewrite(environ, &env);
 	if (rc < 0)
@@ -342,6 +345,36 @@ static size_t worker_listeners(const struct sbx_netns *n, int chan, int *fds)
 }
 
 /*
+ * The signals that end a run are the supervisor's to act on, never the worker's: it stops the
+ * worker when the run ends (stop_worker). A terminal's Ctrl-C, Ctrl-\ or hangup reaches the
+ * whole process group, the worker too; killed by it, the worker took the proxy from a command
+ * that lived on (one that ignores SIGINT, as a build that cleans up may), and the line of each
+ * transfer in flight from the log.
+ *
+ * The supervisor gone (a SIGKILL of sbxrun: PR_SET_PDEATHSIG sends SIGCONT, the worker already
+ * given to another parent), the worker is given what the run's normal end gives it,
+ * WORKER_STOP_MS, and no more: SIGALRM, given back its default action, then ends it. Meanwhile the
+ * last holder of the stop pipe's write end is gone, so the proxy stops as at the end of a run,
+ * and the transfers in flight (whose clients died with the sandbox's PID namespace) are each
+ * written to the log, as cut, before it ends.
+ */
+static volatile pid_t supervisor;
+
+static void on_end_signal(int sig)
+{
+	static volatile sig_atomic_t armed;
+
+	(void)sig;
+	/* Once: another signal (the caller's uid may send one) does not put the end off. */
+	if (getppid() == supervisor || armed)
+		return;
+	armed = 1;
+	/* SIGALRM was caught (a caller's to the group); from now on it ends the worker. */
+	signal(SIGALRM, SIG_DFL);
+	alarm((WORKER_STOP_MS + 999) / 1000);
+}
+
+/*
  * The worker. It is forked before the sandbox's child is cloned, while the supervisor is still
  * one thread: a process forked from a threaded one keeps every lock another thread held at that
  * moment, held for ever, and the supervisor of a reported run has its tracer's thread (sandbox.h),
@@ -358,8 +391,31 @@ static __attribute__((noreturn)) void worker_main(struct sbx_netns *n, pid_t par
 	int rc;
 
 	sbx_diag_clear(&d);
-	/* Never outlive the run: the supervisor's death ends the worker. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	/*
+	 * Never outlive the run for long: the supervisor's death ends the worker
+	 * (on_end_signal). The handlers are in place before the death signal is armed. They
+	 * cover every signal the supervisor forwards (supervise.c) whose default action would
+	 * end the worker: `kill -USR1 %1` reaches the whole job, the worker too. SIGALRM among
+	 * them: on_end_signal gives it back its default action when it arms the alarm.
+	 */
+	supervisor = parent;
+	{
+		const int ends[] = {SIGCONT, SIGTERM, SIGINT,  SIGQUIT,
+				    SIGHUP,  SIGUSR1, SIGUSR2, SIGALRM};
+		struct sigaction sa = {.sa_handler = on_end_signal, .sa_flags = SA_RESTART};
+
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+			if (sigaction(ends[i], &sa, NULL) < 0)
+				_exit(125);
+	}
+	/*
+	 * SIGCONT: the one signal besides SIGKILL that a stopped worker acts on. A job stopped
+	 * by Ctrl-Z stops the worker with it; a SIGKILL of sbxrun then (an OOM kill, a CI's
+	 * timeout) left it stopped, the death signal pending, for as long as nothing continued
+	 * the job. A `fg` sends it too, and the handler tells the two apart by getppid().
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGCONT) < 0 || getppid() != parent)
 		_exit(125);
 	/* Its own name in ps, not the command's that the supervisor goes by. */
 	prctl(PR_SET_NAME, (unsigned long)(n->proxy ? "sbxrun-proxy" : "sbxrun-bridge"), 0, 0, 0);

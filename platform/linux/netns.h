@@ -41,6 +41,8 @@ struct sbx_netns {
 	 * by the proxy with this configuration; every proxy variable is set to it.
 	 */
 	const struct sbx_proxy_config *proxy;
+	/* With proxy: local binding is allowed, and the no-proxy variables name the loopback. */
+	bool local_binding;
 	/*
 	 * Descriptors the proxy's on_decision writes to or reads (the denial report's: the file,
 	 * the relay, the file opened for reading), kept in the worker; -1 for none.

@@ -88,6 +88,7 @@ static int own_proxy(struct sbx_linux_net *n, const struct sbx_plan *plan,
 	n->proxy.log_end_ms = SBX_OWN_PROXY_LOG_END_MS;
 	n->proxy.log_what = "--network-log";
 	n->ns.proxy = &n->proxy;
+	n->ns.local_binding = plan->net.allow_local_binding;
 	/* One listener, on a port the kernel picks inside the namespace. */
 	return sbx_netns_add_ep(&n->ns, &(struct sbx_loopback_ep){.addr = {127, 0, 0, 1}});
 }

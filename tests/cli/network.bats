@@ -143,6 +143,18 @@ req() { jget "$1" '[r for r in j["requirements"] if r["rule"]=='"'$2'"'][0]["'"$
 	run sbx npm_config_http_proxy=http://proxy.invalid:3128 -- explain --platform linux --json \
 		--allow-domain example.com -- true
 	[ "$(jget "$output" '[n for n in j["environment"] if "npm_config" in n.lower()]')" = '["NPM_CONFIG_HTTPS_PROXY", "NPM_CONFIG_PROXY", "npm_config_https_proxy", "npm_config_proxy"]' ]
+	# A caller's no-proxy variables are removed (they would send requests around the proxy);
+	# with local binding they are set, to the loopback; under --managed-network, passed on.
+	for platform in linux macos; do
+		run sbx NO_PROXY='*' no_proxy='*' npm_config_noproxy='*' -- explain --platform "$platform" \
+			--json --allow-domain example.com -- true
+		[ "$(jget "$output" '[n for n in j["environment"] if "no_proxy" in n.lower() or "noproxy" in n.lower()]')" = "[]" ]
+	done
+	run sbx -- explain --platform linux --json --allow-domain example.com --allow-local-binding -- true
+	[ "$(jget "$output" '[n for n in j["environment"] if "no_proxy" in n.lower() or "noproxy" in n.lower()]')" = '["BUNDLE_NO_PROXY", "NO_PROXY", "NPM_CONFIG_NOPROXY", "YARN_NO_PROXY", "bundle_no_proxy", "no_proxy", "npm_config_noproxy", "yarn_no_proxy"]' ]
+	run sbx NO_PROXY='*' http_proxy=http://127.0.0.1:3128 -- explain --platform linux --json \
+		--managed-network -- true
+	[ "$(jget "$output" '[n for n in j["environment"] if "no_proxy" in n.lower()]')" = '["NO_PROXY"]' ]
 	run sbx npm_config_http_proxy=http://127.0.0.1:3128 -- explain --platform linux --json \
 		--managed-network -- true
 	[ "$(jget "$output" '[n for n in j["environment"] if "npm_config" in n.lower()]')" = '["npm_config_http_proxy"]' ]

@@ -246,6 +246,33 @@ print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()
 	[ ! -e "$WS/ran" ]
 }
 
+@test "--managed-network: a proxy named localhost that listens on [::1] alone is reached" {
+	# A proxy bound to "localhost" may have [::1] only (Node's, since 17); a client resolving
+	# localhost itself would reach it there.
+	"$S" proxy --listen '[::1]:0' --allow-domain localhost --log "$NLOG" \
+		>"$BATS_TEST_TMPDIR/px.addr" 2>/dev/null </dev/null 3>&- &
+	PIDS+=($!)
+	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/px.addr" ] && break; sleep 0.05; done
+	port=$(sed 's/.*://' "$BATS_TEST_TMPDIR/px.addr")
+	# The positive control: outside the sandbox.
+	run env http_proxy="http://localhost:$port" curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run env http_proxy="http://localhost:$port" "$S" -C "$WS" --managed-network -- \
+		curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	# 127.0.0.1, written so, is not tried on [::1]: the variable said which.
+	run env http_proxy="http://127.0.0.1:$port" "$S" -C "$WS" --managed-network -- \
+		curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://localhost:$UP_PORT/f.txt"
+	echo "status $status: $output"
+	# The bridge ends the client's connection: an empty reply (52), or a reset (56) where the
+	# client had sent its request before.
+	[[ "$status" =~ ^(52|56)$ ]]
+	[ "$output" = 000 ]
+	[ "$(grep -c '"decision":"allow"' "$NLOG")" -eq 2 ]
+}
+
 # start_server_and_proxy MODE [ARGS...]: servers.py MODE PORTFILE ARGS... and sbxrun's proxy on
 # the host, for the bridge to reach; sets px (the proxy's address) and port (the server's).
 start_server_and_proxy() {
@@ -450,6 +477,36 @@ start_server_and_proxy() {
 	rm -f "$WS/docker.sock"
 }
 
+@test "--allow-domain: a caller's no-proxy variables do not send the command around the proxy" {
+	# The positive control: the allowed host through the proxy, no no-proxy variable set.
+	run sbxr --allow-domain localhost -- curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	# A caller's no_proxy (CI sets "localhost,127.0.0.1"; some set "*") would have the command
+	# connect directly, where nothing but the proxy is: the allowed host unreachable.
+	for np in '*' 'localhost,127.0.0.1'; do
+		run env NO_PROXY="$np" no_proxy="$np" npm_config_noproxy="$np" YARN_NO_PROXY="$np" \
+			BUNDLE_NO_PROXY="$np" "$S" -C "$WS" --allow-domain localhost -- \
+			curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+		echo "$np: $status $output"
+		[ "$status" -eq 0 ]
+		[ "$output" = hello ]
+		run env NO_PROXY="$np" no_proxy="$np" npm_config_noproxy="$np" YARN_NO_PROXY="$np" \
+			BUNDLE_NO_PROXY="$np" "$S" -C "$WS" --allow-domain localhost -- \
+			sh -c 'env | grep -ci "no_\?proxy=" || true'
+		[ "$output" = 0 ]
+	done
+	# With local binding, the loopback is the command's own servers': reached directly, never
+	# sent to the proxy (which would take it to the host's loopback and refuse it, 403).
+	run env NO_PROXY='*' "$S" -C "$WS" --allow-local-binding --allow-domain registry.example \
+		--network-log "$NLOG" -- sh -c \
+		"echo \"\$NO_PROXY|\$no_proxy|\$npm_config_noproxy|\$YARN_NO_PROXY\"; python3 '$NET/servers.py' http '$WWW' '$WS/port' /dev/null </dev/null >/dev/null 2>&1 3>&- & for i in \$(seq 100); do [ -s '$WS/port' ] && break; sleep 0.05; done; curl -sS --max-time 5 \"http://localhost:\$(cat '$WS/port')/f.txt\"; kill \$!"
+	echo "$output"
+	[ "${lines[0]}" = "localhost,127.0.0.1,::1|localhost,127.0.0.1,::1|localhost,127.0.0.1,::1|localhost,127.0.0.1,::1" ]
+	[ "${lines[1]}" = hello ]
+	[ ! -s "$NLOG" ]
+	rm -f "$WS/port"
+}
+
 @test "--allow-local-binding: a server inside serves inside only" {
 	run sbxr --allow-local-binding -- sh -c \
 		"python3 '$NET/servers.py' echo '$WS/port' 3>&- & for i in \$(seq 100); do [ -s '$WS/port' ] && break; sleep 0.05; done; python3 '$NET/client.py' hold direct \"127.0.0.1:\$(cat '$WS/port')\" 3; kill \$!"
@@ -516,4 +573,122 @@ start_server_and_proxy() {
 	echo "left: $left"
 	[ -z "$left" ]
 	[ -z "$(pgrep -f "$mark" || true)" ]
+}
+
+@test "Ctrl-C's SIGINT to sbxrun's process group: a command that lives on keeps its proxy" {
+	# The command ignores SIGINT (a shell's trap; its curl inherits that), as a build that
+	# cleans up may; the signal goes to sbxrun's whole process group, as a terminal sends it:
+	# sbxrun in a group of its own (whose number is its pid), with SIGINT's default action,
+	# which a shell without job control sets to "ignored" for what it runs in the background.
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execv(sys.argv[1], sys.argv[1:])' "$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- sh -c \
+		"trap '' INT; curl -sS -o '$WS/dl' http://localhost:$UP_PORT/slow/2/1000 && echo fetched" \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null 3>&- &
+	run_pid=$!
+	# In flight: the upstream has the request, and answers 2 s later.
+	for _ in $(seq 200); do grep -q 'GET /slow' "$UP_LOG" && break; sleep 0.05; done
+	grep -q 'GET /slow' "$UP_LOG"
+	kill -INT -- -"$run_pid"
+	st=0
+	wait "$run_pid" || st=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	cat "$NLOG"
+	[ "$st" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = fetched ]
+	[ "$(wc -c <"$WS/dl")" -eq 1000 ]
+	# The request's line, whole and not cut.
+	grep -q '"decision":"allow","rule":"allow localhost","status":200,"bytes":1[0-9][0-9][0-9]}$' "$NLOG"
+	rm -f "$WS/dl"
+}
+
+@test "kill -USR1 %1 and the other passed-on signals to the job: its proxy serves on" {
+	# A shell's `kill -SIG %1` (timeout(1), kill -- -PGID) signals the whole process group,
+	# the worker too; sbxrun passes these on to a command that may ignore them.
+	for sig in USR1 USR2 ALRM; do
+		: >"$NLOG"
+		python3 -c 'import os, sys
+os.setsid()
+os.execv(sys.argv[1], sys.argv[1:])' "$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- sh -c \
+			"trap '' $sig; curl -sS -o '$WS/dl' http://localhost:$UP_PORT/slow/1/1000 && echo fetched" \
+			>"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null 3>&- &
+		run_pid=$!
+		for _ in $(seq 200); do grep -q 'GET /slow' "$UP_LOG" && break; sleep 0.05; done
+		grep -q 'GET /slow' "$UP_LOG"
+		: >"$UP_LOG"
+		kill -"$sig" -- -"$run_pid"
+		st=0
+		wait "$run_pid" || st=$?
+		echo "$sig: $st"
+		cat "$BATS_TEST_TMPDIR/out"
+		[ "$st" -eq 0 ]
+		[ "$(cat "$BATS_TEST_TMPDIR/out")" = fetched ]
+		[ "$(wc -c <"$WS/dl")" -eq 1000 ]
+		grep -q '"decision":"allow","rule":"allow localhost","status":200,"bytes":1[0-9][0-9][0-9]}$' "$NLOG"
+		rm -f "$WS/dl"
+	done
+}
+
+@test "kill -9 of sbxrun mid-download: the transfer in flight is in --network-log, then all ends" {
+	mark="sbx-mark-$$-$RANDOM"
+	"$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- sh -c \
+		"curl -sS -o /dev/null http://localhost:$UP_PORT/f.txt; curl -sS -H 'X-Mark: $mark' --limit-rate 200k -o /dev/null http://localhost:$UP_PORT/bytes/100000000" \
+		3>&- &
+	run_pid=$!
+	for _ in $(seq 200); do grep -q 'GET /bytes' "$UP_LOG" && break; sleep 0.05; done
+	grep -q 'GET /bytes' "$UP_LOG"
+	kids=$(pgrep -P "$run_pid" | tr '\n' ' ')
+	echo "supervisor $run_pid, children: $kids"
+	[ "$(wc -w <<<"$kids")" -eq 2 ]
+	kill -9 "$run_pid"
+	wait "$run_pid" || true
+	# The proxy outlives the supervisor only to write what was in flight (2 s at most).
+	for _ in $(seq 200); do
+		left=""
+		for k in $kids; do
+			st=$(awk '{print $3}' "/proc/$k/stat" 2>/dev/null || true)
+			if [ -n "$st" ] && [ "$st" != Z ]; then left="$left $k"; fi
+		done
+		[ -z "$left" ] && ! pgrep -f "$mark" >/dev/null && break
+		sleep 0.05
+	done
+	echo "left: $left"
+	[ -z "$left" ]
+	[ -z "$(pgrep -f "$mark" || true)" ]
+	cat "$NLOG"
+	# The control: the request that ended before the kill.
+	grep -q '"host":"localhost","port":'"$UP_PORT"',"decision":"allow","rule":"allow localhost","status":200,"bytes":[0-9]*}$' "$NLOG"
+	# The download cut by the kill: its line, whole, with the bytes that went and the cut.
+	[ "$(wc -l <"$NLOG")" -eq 2 ]
+	tail -n 1 "$NLOG" | grep -q '"decision":"allow","rule":"allow localhost","status":200,"bytes":[1-9][0-9]*,"cut":"client"}$'
+}
+
+@test "kill -9 of sbxrun in a job stopped by Ctrl-Z: the stopped proxy ends too, its log written" {
+	# Ctrl-Z stops the whole job, the worker too; an OOM kill or a CI's timeout may then kill
+	# sbxrun. sbxrun is left in bats' process group, which stays not orphaned: nothing sends
+	# the stopped worker SIGCONT but its parent's death.
+	"$S" -C "$WS" --allow-domain localhost --network-log "$NLOG" -- \
+		curl -sS --limit-rate 200k -o /dev/null "http://localhost:$UP_PORT/bytes/100000000" \
+		>/dev/null 2>&1 </dev/null 3>&- &
+	run_pid=$!
+	for _ in $(seq 200); do grep -q 'GET /bytes' "$UP_LOG" && break; sleep 0.05; done
+	grep -q 'GET /bytes' "$UP_LOG"
+	worker=$(pgrep -P "$run_pid" -x sbxrun-proxy)
+	kill -STOP "$worker" "$run_pid"
+	for _ in $(seq 200); do [ "$(awk '{print $3}' "/proc/$worker/stat")" = T ] && break; sleep 0.05; done
+	[ "$(awk '{print $3}' "/proc/$worker/stat")" = T ]
+	kill -9 "$run_pid"
+	wait "$run_pid" || true
+	for _ in $(seq 200); do
+		st=$(awk '{print $3}' "/proc/$worker/stat" 2>/dev/null || true)
+		if [ -z "$st" ] || [ "$st" = Z ]; then break; fi
+		sleep 0.05
+	done
+	echo "worker $worker: ${st:-gone}"
+	# Not left stopped where this fails.
+	if [ "${st:-Z}" != Z ]; then kill -9 "$worker"; fi
+	[[ "${st:-gone}" =~ ^(gone|Z)$ ]]
+	cat "$NLOG"
+	tail -n 1 "$NLOG" | grep -q '"decision":"allow","rule":"allow localhost","status":200,"bytes":[1-9][0-9]*,"cut":"client"}$'
 }

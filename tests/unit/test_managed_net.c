@@ -365,6 +365,8 @@ TEST(proxy_endpoints_and_environment)
 	for (size_t i = 0; i < px.n; i++) {
 		CHECK_INT(sbx_proxy_endpoint_ep(&px.v[i], &ep), 0);
 		sbx_loopback_ep_format(&ep, buf, sizeof(buf));
+		/* localhost is marked: the bridge tries [::1] on the host where 127.0.0.1 refuses. */
+		CHECK(ep.localhost == (strcmp(px.v[i].host, "localhost") == 0));
 		if (strcmp(px.v[i].var, "http_proxy") == 0)
 			CHECK_STR(buf, "127.0.0.1:3128");
 		else if (strcmp(px.v[i].var, "HTTPS_PROXY") == 0)
@@ -384,12 +386,17 @@ TEST(proxy_endpoints_and_environment)
 	/* sbxrun's own proxy: every variable, in both spellings, but npm's "http-proxy", which
 	 * npm has no setting for (it warns), removed instead. */
 	ep = (struct sbx_loopback_ep){.addr = {127, 0, 0, 1}, .port = 40112};
-	CHECK_INT(sbx_proxy_env_own(&ep, &out), 0);
-	CHECK_INT(out.n, 2 * SBX_PROXY_VARS_N);
+	CHECK_INT(sbx_proxy_env_own(&ep, false, &out), 0);
+	CHECK_INT(out.n, 2 * (SBX_PROXY_VARS_N + SBX_NO_PROXY_VARS_N));
 	CHECK_STR(out.v[0], "HTTP_PROXY=http://127.0.0.1:40112");
 	CHECK_STR(out.v[1], "http_proxy=http://127.0.0.1:40112");
-	CHECK_STR(out.v[out.n - 1], "docker_https_proxy=http://127.0.0.1:40112");
-	for (size_t i = 0; i < out.n; i++) {
+	CHECK_STR(out.v[2 * SBX_PROXY_VARS_N - 1], "docker_https_proxy=http://127.0.0.1:40112");
+	/* A caller's no-proxy variables would send requests around the proxy: removed. */
+	CHECK_STR(out.v[2 * SBX_PROXY_VARS_N], "NO_PROXY");
+	CHECK_STR(out.v[2 * SBX_PROXY_VARS_N + 1], "no_proxy");
+	CHECK_STR(out.v[2 * SBX_PROXY_VARS_N + 3], "npm_config_noproxy");
+	CHECK_STR(out.v[out.n - 1], "bundle_no_proxy");
+	for (size_t i = 0; i < 2 * SBX_PROXY_VARS_N; i++) {
 		if (strncasecmp(out.v[i], "npm_config_http_proxy", 21) == 0)
 			CHECK(out.v[i][21] == '\0');
 		else
@@ -399,6 +406,13 @@ TEST(proxy_endpoints_and_environment)
 	CHECK_STR(out.v[17], "npm_config_http_proxy");
 	CHECK_STR(out.v[18], "NPM_CONFIG_HTTPS_PROXY=http://127.0.0.1:40112");
 	CHECK_STR(out.v[20], "NPM_CONFIG_PROXY=http://127.0.0.1:40112");
+	sbx_strv_clear(&out);
+	/* With local binding they name the loopback, where the command's own servers are. */
+	CHECK_INT(sbx_proxy_env_own(&ep, true, &out), 0);
+	CHECK_INT(out.n, 2 * (SBX_PROXY_VARS_N + SBX_NO_PROXY_VARS_N));
+	CHECK_STR(out.v[2 * SBX_PROXY_VARS_N], "NO_PROXY=localhost,127.0.0.1,::1");
+	CHECK_STR(out.v[2 * SBX_PROXY_VARS_N + 5], "yarn_no_proxy=localhost,127.0.0.1,::1");
+	CHECK_STR(out.v[out.n - 1], "bundle_no_proxy=localhost,127.0.0.1,::1");
 	sbx_strv_clear(&out);
 }
 
