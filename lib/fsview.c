@@ -31,7 +31,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #if defined(__linux__)
+#include <linux/capability.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439 /* Linux 5.8, one number on every architecture */
+#endif
+#ifndef ST_RDONLY
+#define ST_RDONLY 1
+#endif
 #endif
 
 #include "fswalk.h"
@@ -945,6 +953,85 @@ static int host_readlink(void *self, const char *path, char *buf, size_t size)
 }
 #endif
 
+const char *sbx_sealed_name(int sealed)
+{
+	return sealed == SBX_SEALED_ROFS     ? "read-only file system"
+	       : sealed == SBX_SEALED_ACCESS ? "not writable by you"
+					     : "";
+}
+
+#if defined(__linux__)
+/*
+ * May the caller override a directory's mode or permissions (CAP_FOWNER: chmod it back;
+ * CAP_DAC_OVERRIDE: write it anyway)? Asked of the capabilities it holds, without the owner's
+ * mapping into its user namespace, which would narrow them: a "yes" only keeps a mask.
+ */
+static bool may_override(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &h, data) < 0)
+		return true;
+	return data[0].effective & ((1u << CAP_FOWNER) | (1u << CAP_DAC_OVERRIDE));
+}
+
+int sbx_fd_sealed(int fd)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &fs) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* The mount's flag: the sandbox clones the mount, and the command cannot remount it. */
+	if (fs.f_flags & ST_RDONLY)
+		return SBX_SEALED_ROFS;
+	/*
+	 * The kernel's own check with the effective ids, groups and ACLs (access(2) alone takes the
+	 * real ids). Write and search: creating a name takes both.
+	 */
+	if (syscall(SYS_faccessat2, fd, "", W_OK | X_OK, AT_EACCESS | AT_EMPTY_PATH) == 0)
+		return SBX_SEALED_NO;
+	/*
+	 * Its owner, or a capability over it, can chmod it writable again: never sealed, and the
+	 * mount point its mask needs cannot be made there.
+	 */
+	if (errno == EACCES && (st.st_uid == geteuid() || may_override()))
+		return SBX_SEALED_UNMASKABLE;
+	if (errno == EACCES)
+		return SBX_SEALED_ACCESS;
+	if (errno == EROFS)
+		return SBX_SEALED_ROFS;
+	return -errno; /* ENOSYS (before Linux 5.8): not known, so masked */
+}
+
+/* The directory looked up once, and asked through the descriptor of that look-up. */
+static int host_sealed(void *self, const char *dir)
+{
+	struct sbx_pathinfo info;
+	int fd, rc;
+
+	(void)self;
+	rc = sbx_fs_walk(dir, &info, &fd);
+	if (rc < 0)
+		return rc;
+	if (fd < 0)
+		return -ENOENT;
+	rc = sbx_fd_sealed(fd);
+	close(fd);
+	return rc;
+}
+#else
+int sbx_fd_sealed(int fd)
+{
+	(void)fd;
+	return SBX_SEALED_NO;
+}
+#endif
+
 const struct sbx_fsview sbx_fsview_host = {
 	.lookup = host_lookup,
 	.read_file = host_read_file,
@@ -953,6 +1040,9 @@ const struct sbx_fsview sbx_fsview_host = {
 	.self = NULL,
 #if !defined(_WIN32)
 	.readlink = host_readlink,
+#endif
+#if defined(__linux__)
+	.sealed = host_sealed,
 #endif
 };
 
