@@ -142,6 +142,14 @@ static int sealed(const struct host *h, struct sbx_req *r)
 				     "cannot chmod");
 }
 
+/* A denied path's first missing component in a sealed directory (attach_one). */
+static const char deny_sealed_hint[] =
+	"create the denied path's first missing component, or deny an existing path instead";
+static const char deny_sealed_why[] =
+	" does not exist, and the mount point of the mask that keeps it from being created cannot "
+	"be made in its directory (%s): without one the command could rename a directory on its "
+	"way and create it";
+
 /* The Landlock ABI that scopes signals to the sandbox (Linux 6.12). */
 #define LL_ABI_SIGNAL_SCOPE 6
 
@@ -768,8 +776,17 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	}
 
 	case SBX_REQ_DENY:
-		if (!r->exists && r->sealed && under_writable(rt, path) && (rc = sealed(h, r)) <= 0)
-			return rc;
+		/*
+		 * A sealed directory on the way is no reason to go without a mask here: the first
+		 * missing component may lie below the writable root, in a directory that an
+		 * ordinary one above it holds, and renaming that one away lets the command make the
+		 * whole path anew. The mask pins the way; its mount point cannot be made there.
+		 */
+		if (!r->exists && r->sealed && under_writable(rt, path) && h->mnt)
+			return sbx_req_set_self(
+				r, SBX_UNENFORCEABLE, 0, deny_sealed_hint, "", deny_sealed_why,
+				sbx_sealed_name(r->sealed == SBX_SEALED_ROFS ? SBX_SEALED_ROFS
+									     : SBX_SEALED_ACCESS));
 		if (!r->exists) {
 			if (under_writable(rt, path) && h->mnt)
 				return sbx_req_set(

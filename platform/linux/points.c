@@ -362,9 +362,12 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 		rc = under_writable_root(e->res, e->roots, real, &held, d);
 	if (rc < 0 || !held)
 		goto out;
-	if (!f->facts.exists && !f->facts.is_link && sealed(up->fd))
-		rc = 0; /* nothing can be created there: no point needed (sealed) */
-	else if (!f->facts.exists && !f->facts.is_link)
+	/*
+	 * Never left without a point, sealed directory or not (lib/plan_linux.c): a rename of a
+	 * directory on the way would let the command make the path anew. Where the point cannot be
+	 * made, the run refuses.
+	 */
+	if (!f->facts.exists && !f->facts.is_link)
 		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, false, MARKER, NULL,
 			       d);
 	else if (f->facts.exists && !f->facts.is_link && f->facts.type == SBX_FT_REG &&

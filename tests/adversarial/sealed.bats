@@ -23,6 +23,13 @@ checkout_vars() {
 		CHMOD_ERR=EPERM
 		WHY="not writable by you"
 	fi
+	# A writable root holding p/m, a directory where nothing can be created: root's pass mounts
+	# an empty one read-only there; uid 65534's is root's 0755 inside root's 0777.
+	if as_root; then
+		DW="$BASE/dw"
+	else
+		DW="$FIXTURES/deny-0777"
+	fi
 }
 
 setup_file() {
@@ -31,6 +38,8 @@ setup_file() {
 	if as_root; then
 		mkdir -p "$CO"
 		mount --bind -o ro "$FIXTURES/checkout-0755" "$CO"
+		mkdir -p "$DW/p/m" "$BASE/dw-empty"
+		mount --bind -o ro "$BASE/dw-empty" "$DW/p/m"
 	fi
 }
 teardown_file() {
@@ -38,6 +47,8 @@ teardown_file() {
 	checkout_vars
 	if as_root; then
 		umount "$CO"
+		# Where a weaker build let the command rename p, the mount went with it.
+		umount "$DW/p/m" 2>/dev/null || umount "$DW/q/m"
 	fi
 }
 setup() {
@@ -157,4 +168,26 @@ print("enforceable=%s %s: %s" % ("yes" if j["enforceable"] else "no", r["status"
 	expect OK mkdir "$w/notgit"
 	[ -d "$w/notgit" ]
 	[ ! -e "$w/.git" ]
+}
+
+@test "a denied path missing under a sealed directory: refused, never made by a rename on its way" {
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$DW" write)" \
+		"$(entry_path "$DW/p/m/x" none)")
+	SBX_CWD=$DW
+	CANARY="$DW/canary"
+	# Without a mask nothing pins p: renamed away, the whole path is made anew where it is
+	# denied. So the run is refused before the command starts, as explain says.
+	run sbx sh -c "touch '$CANARY'; mv '$DW/p' '$DW/q' && mkdir -p '$DW/p/m/x' && echo made"
+	refused "sbxrun: cannot enforce \"*$DW/p/m/x\" on linux: $DW/p/m/x does not exist, and the mount point of the mask that keeps it from being created cannot be made in its directory ($WHY)*"
+	explain_agrees
+	[ ! -e "$DW/q" ]
+	[ ! -e "$DW/p/m/x" ]
+	# Positive control: denied where a mask can be made (p is writable), the same rename is
+	# refused and anything else is created.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$DW" write)" \
+		"$(entry_path "$DW/p/x" none)")
+	expect EBUSY rename "$DW/p" "$DW/q"
+	expect OK mkdir "$DW/other-$BATS_TEST_NUMBER"
+	[ -d "$DW/other-$BATS_TEST_NUMBER" ]
+	[ ! -e "$DW/p/x" ]
 }
