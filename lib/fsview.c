@@ -955,9 +955,11 @@ static int host_readlink(void *self, const char *path, char *buf, size_t size)
 
 const char *sbx_sealed_name(int sealed)
 {
-	return sealed == SBX_SEALED_ROFS     ? "read-only file system"
-	       : sealed == SBX_SEALED_ACCESS ? "not writable by you"
-					     : "";
+	return sealed == SBX_SEALED_ROFS      ? "read-only file system"
+	       : sealed == SBX_SEALED_ACCESS  ? "not writable by you"
+	       : sealed == SBX_SEALED_ALIASED ? "a read-only mount of a file system mounted "
+						"writable elsewhere"
+					      : "";
 }
 
 #if defined(__linux__)
@@ -977,6 +979,162 @@ static bool may_override(void)
 	return data[0].effective & ((1u << CAP_FOWNER) | (1u << CAP_DAC_OVERRIDE));
 }
 
+/*
+ * Undoes the octal escapes of a field of /proc/self/mountinfo (space, tab, newline, backslash),
+ * in place.
+ */
+static void mountinfo_unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+/* Is the path a, component by component, the path b or one of its parents? */
+static bool path_within(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+struct mount_line {
+	long id;
+	char *dev, *root, *point, *opts, *super;
+};
+
+/* Splits one line of mountinfo into its fields (escapes undone); false if it is not one. */
+static bool mount_line_parse(char *line, struct mount_line *m)
+{
+	char *f[6], *save = NULL, *t, *sep;
+	int n = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	sep = strstr(line, " - ");
+	if (!sep)
+		return false;
+	*sep = '\0';
+	for (t = strtok_r(line, " ", &save); t && n < 6; t = strtok_r(NULL, " ", &save))
+		f[n++] = t;
+	if (n < 6)
+		return false;
+	m->id = strtol(f[0], NULL, 10);
+	m->dev = f[2];
+	m->root = f[3];
+	m->point = f[4];
+	m->opts = f[5];
+	/* After " - ": the type, the source, the super block's options. */
+	save = NULL;
+	n = 0;
+	m->super = NULL;
+	for (t = strtok_r(sep + 3, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (++n == 3)
+			m->super = t;
+	if (!m->super)
+		return false;
+	mountinfo_unescape(m->root);
+	mountinfo_unescape(m->point);
+	return true;
+}
+
+/* Does a comma-separated option list hold the word w? */
+static bool has_option(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, w, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * The directory fd lies on a mount that is read-only by its own flag: is the same directory
+ * reachable through a writable mount of the same file system (a read-only bind of a writable
+ * tree: the command may create the name through the other one)? 0 no (or the file system
+ * itself is read-only, which no mount can undo), 1 yes, -errno when it cannot be told, which
+ * the caller takes as yes. Read from /proc: the mount the descriptor is on (fdinfo's mnt_id),
+ * where the directory lies in its file system (that mount's root and the path below its mount
+ * point), and every other mount of the same device whose root is that place or above it.
+ */
+static int writable_alias(int fd)
+{
+	char name[64], path[PATH_MAX], fspath[2 * PATH_MAX], *line = NULL;
+	struct mount_line m, own = {.id = -1};
+	char *own_line = NULL;
+	long mnt_id = -1;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int rc = -ENOENT;
+
+	snprintf(name, sizeof(name), "/proc/self/fdinfo/%d", fd);
+	if (!(f = fopen(name, "re")))
+		return -errno;
+	while (getline(&line, &cap, f) > 0)
+		if (strncmp(line, "mnt_id:", 7) == 0)
+			mnt_id = strtol(line + 7, NULL, 10);
+	fclose(f);
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	n = readlink(name, path, sizeof(path) - 1);
+	if (mnt_id < 0 || n <= 0 || path[0] != '/') {
+		free(line);
+		return n < 0 ? -errno : -EINVAL;
+	}
+	path[n] = '\0';
+	if (!(f = fopen("/proc/self/mountinfo", "re"))) {
+		rc = -errno;
+		free(line);
+		return rc;
+	}
+	/* First the descriptor's own mount. */
+	while (getline(&line, &cap, f) > 0) {
+		if (!mount_line_parse(line, &m) || m.id != mnt_id)
+			continue;
+		if (!path_within(m.point, path))
+			break;
+		if (has_option(m.super, "ro")) {
+			rc = 0;
+			break;
+		}
+		snprintf(fspath, sizeof(fspath), "%s%s", strcmp(m.root, "/") == 0 ? "" : m.root,
+			 path + (strcmp(m.point, "/") == 0 ? 0 : strlen(m.point)));
+		if (fspath[0] == '\0')
+			strcpy(fspath, "/");
+		own_line = strdup(m.dev);
+		own = m;
+		rc = own_line ? 1 : -ENOMEM;
+		break;
+	}
+	if (rc == 1) {
+		/* Then any other mount of that device, writable, whose root holds the directory. */
+		rc = 0;
+		rewind(f);
+		while (getline(&line, &cap, f) > 0)
+			if (mount_line_parse(line, &m) && m.id != own.id &&
+			    strcmp(m.dev, own_line) == 0 && has_option(m.opts, "rw") &&
+			    path_within(m.root, fspath)) {
+				rc = 1;
+				break;
+			}
+	}
+	fclose(f);
+	free(own_line);
+	free(line);
+	return rc;
+}
+
 int sbx_fd_sealed(int fd)
 {
 	struct statfs fs;
@@ -986,9 +1144,14 @@ int sbx_fd_sealed(int fd)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	/* The mount's flag: the sandbox clones the mount, and the command cannot remount it. */
+	/*
+	 * The mount's flag: the sandbox clones the mount, and the command cannot remount it. But
+	 * a read-only bind of a writable tree leaves the tree writable where it is mounted
+	 * writable: there the command may create the name, and the mask's mount point cannot be
+	 * made on the read-only mount.
+	 */
 	if (fs.f_flags & ST_RDONLY)
-		return SBX_SEALED_ROFS;
+		return writable_alias(fd) == 0 ? SBX_SEALED_ROFS : SBX_SEALED_ALIASED;
 	/*
 	 * The kernel's own check with the effective ids, groups and ACLs (access(2) alone takes the
 	 * real ids). Write and search: creating a name takes both.
@@ -1004,7 +1167,7 @@ int sbx_fd_sealed(int fd)
 	if (errno == EACCES)
 		return SBX_SEALED_ACCESS;
 	if (errno == EROFS)
-		return SBX_SEALED_ROFS;
+		return writable_alias(fd) == 0 ? SBX_SEALED_ROFS : SBX_SEALED_ALIASED;
 	return -errno; /* ENOSYS (before Linux 5.8): not known, so masked */
 }
 

@@ -229,7 +229,7 @@ static int req_sealed(struct planner *pl, const struct sbx_fsview *fv)
 	}
 	s = in.exists && !in.is_link && in.type == SBX_FT_DIR ? fv->sealed(fv->self, dir) : 0;
 	free(dir);
-	r->sealed = s > 0 ? (unsigned)s & 3 : 0;
+	r->sealed = s > 0 ? (unsigned)s & 7 : 0;
 	return 0;
 }
 

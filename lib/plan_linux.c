@@ -129,7 +129,19 @@ static int sealed(const struct host *h, struct sbx_req *r)
 			" does not exist, and its directory is yours (or yours to chmod) but not "
 			"writable: the command can chmod it back and create the name, and the "
 			"mount point its mask needs cannot be made there");
-	if (r->sealed == SBX_SEALED_UNMASKABLE)
+	if (r->sealed == SBX_SEALED_ALIASED && h->mnt)
+		return sbx_req_set_self(
+			r, SBX_UNENFORCEABLE, 0,
+			"create the name, or make the other mount read-only (or run where the "
+			"checkout is mounted writable)",
+			"",
+			" does not exist, and its directory is on a read-only mount of a file "
+			"system "
+			"that is also mounted writable above it elsewhere (a read-only bind of a "
+			"writable tree): the command may create the name through that mount, and "
+			"the "
+			"mount point its mask needs cannot be made on the read-only one");
+	if (r->sealed == SBX_SEALED_UNMASKABLE || r->sealed == SBX_SEALED_ALIASED)
 		return 1; /* as if not sealed: the caller's case says why */
 	return sbx_req_set(r, SBX_ENFORCED, h->mnt ? MNT : SBX_MECH_NONE, NULL,
 			   "it does not exist, and cannot be created here: %s (%s); no mask "
@@ -785,8 +797,10 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		if (!r->exists && r->sealed && under_writable(rt, path) && h->mnt)
 			return sbx_req_set_self(
 				r, SBX_UNENFORCEABLE, 0, deny_sealed_hint, "", deny_sealed_why,
-				sbx_sealed_name(r->sealed == SBX_SEALED_ROFS ? SBX_SEALED_ROFS
-									     : SBX_SEALED_ACCESS));
+				sbx_sealed_name(r->sealed == SBX_SEALED_ROFS ||
+								r->sealed == SBX_SEALED_ALIASED
+							? r->sealed
+							: SBX_SEALED_ACCESS));
 		if (!r->exists) {
 			if (under_writable(rt, path) && h->mnt)
 				return sbx_req_set(

@@ -649,6 +649,12 @@ enum sbx_sealed {
 	 * made 0555. The command can chmod it back, so a mask is needed, and cannot be had.
 	 */
 	SBX_SEALED_UNMASKABLE = 3,
+	/*
+	 * Not sealed, and no mount point can be made there either: a directory on a read-only
+	 * mount whose file system is also mounted writable where the directory is reachable (a
+	 * read-only bind of a writable tree), or where that cannot be told.
+	 */
+	SBX_SEALED_ALIASED = 4,
 };
 /* The words explain and run use for it: "read-only file system", "not writable by you". */
 const char *sbx_sealed_name(int sealed);
@@ -1543,7 +1549,7 @@ struct sbx_req {
 	/* Its own last name is a symbolic link (dangling, when !exists). */
 	unsigned is_link : 1;
 	/* A missing name to keep uncreated whose directory is sealed (enum sbx_sealed). */
-	unsigned sealed : 2;
+	unsigned sealed : 3;
 	bool exists;	  /* path exists on this host (when path != NULL) */
 	bool link_shared; /* someone other than root and the caller can replace one */
 	bool path_kept;	  /* path lies in its plan (its roots or paths): never freed alone */

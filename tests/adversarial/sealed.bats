@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # A writable root where the command can create nothing, for a reason it cannot undo during the
-# run: a checkout on a read-only mount (root's pass: the sandbox's writable bind is a clone of
-# that mount), or another user's directory that the caller may not write (uid 65534's pass: a
-# checkout of root's, mode 0755). A missing .git, .codex or .agents there needs no mask: run 1
+# run: a checkout on a read-only mount of a file system mounted nowhere else writable (root's
+# pass: a copy on a tmpfs, made read-only; the sandbox's writable bind is a clone of that mount),
+# or another user's directory that the caller may not write (uid 65534's pass: a checkout of
+# root's, mode 0755). A read-only bind of a writable tree is no such place: the command may
+# create the name through the writable mount. A missing .git, .codex or .agents there needs no mask: run 1
 # tries to create them, run 2 finds nothing masked and still nothing creatable, `git status`
 # works, and explain says the same as run. The control: a workspace of the caller's own that run
 # 1 made 0555 is still masked, since the command can chmod it back.
@@ -36,10 +38,15 @@ setup_file() {
 	make_layout
 	checkout_vars
 	if as_root; then
+		# Copies on a tmpfs of their own, made read-only by the mount's flag (the file
+		# system stays writable, but no mount of it is).
 		mkdir -p "$CO"
-		mount --bind -o ro "$FIXTURES/checkout-0755" "$CO"
-		mkdir -p "$DW/p/m" "$BASE/dw-empty"
-		mount --bind -o ro "$BASE/dw-empty" "$DW/p/m"
+		mount -t tmpfs -o mode=0755 sealed-co "$CO"
+		cp -a "$FIXTURES/checkout-0755/." "$CO/"
+		mount -o remount,bind,ro "$CO"
+		mkdir -p "$DW/p/m"
+		mount -t tmpfs -o mode=0755 sealed-dw "$DW/p/m"
+		mount -o remount,bind,ro "$DW/p/m"
 	fi
 }
 teardown_file() {
@@ -190,4 +197,30 @@ print("enforceable=%s %s: %s" % ("yes" if j["enforceable"] else "no", r["status"
 	expect OK mkdir "$DW/other-$BATS_TEST_NUMBER"
 	[ -d "$DW/other-$BATS_TEST_NUMBER" ]
 	[ ! -e "$DW/p/x" ]
+}
+
+@test "a read-only bind of a writable tree: refused, never created through the writable mount" {
+	local top="$FIXTURES/alias-top-$SBX_USER" ro="$FIXTURES/alias-ro-$SBX_USER"
+	local src="$top/src"
+	# The same tree writable where it lies, below another writable root of the profile (where
+	# src/.codex is no protected name of that root): the read-only bind is not sealed.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$ro" write)" \
+		"$(entry_path "$top" write)")
+	SBX_CWD=$ro
+	CANARY="$top/canary"
+	rm -rf "$src/.codex" "$src/.git" "$src/.agents" "$CANARY"
+	run sbx sh -c "touch '$CANARY'; mkdir '$src/.codex' && echo made"
+	refused "sbxrun: cannot enforce \"*$ro/.git\" on linux: $ro/.git does not exist, and its directory is on a read-only mount of a file system that is also mounted writable above it elsewhere*"
+	explain_agrees
+	[ ! -e "$src/.codex" ]
+	[ ! -e "$CANARY" ]
+	# Control: with the read-only root alone out of the profile, the same command creates the
+	# name through the writable mount (what the refusal keeps from happening), and the
+	# read-only mount refuses it.
+	PROFILE=$(profile restricted "$(entry_special root read)" "$(entry_path "$top" write)")
+	SBX_CWD=$top
+	expect EROFS mkdir "$ro/.codex"
+	expect OK mkdir "$src/.codex"
+	[ -d "$ro/.codex" ]
+	rmdir "$src/.codex"
 }
