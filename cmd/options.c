@@ -318,12 +318,54 @@ static int too_many(const char *opt)
 	return refuse("--%s: given more than %d times", opt, OPT_LIST_MAX);
 }
 
+/* Does the command line deny a path (--deny)? */
+static bool grant_denies(const struct opts *o)
+{
+	for (size_t i = 0; i < o->n_grants; i++)
+		if (o->grants[i].access == SBX_DENY)
+			return true;
+	return false;
+}
+
 static int list_add(const char **list, size_t *n, const char *value, const char *opt)
 {
 	if (*n == OPT_LIST_MAX)
 		return too_many(opt);
 	list[(*n)++] = value;
 	return 0;
+}
+
+/*
+ * --sandbox forbid runs the command unconfined: an option that asks for a restriction (a denied
+ * path, managed networking, a socket allow-list, a domain filter and its log) could only be
+ * dropped without a word, and whoever gave it expects it kept. Refused as a usage error naming
+ * both; the profile's own rules stay waived by forbid, as in Codex (a caller that forbids a
+ * sandbox for a :read-only profile means it).
+ */
+static int forbid_conflict(const struct opts *o, const char *sub)
+{
+	const char *asked = o->n_grants > 0 && grant_denies(o) ? "--deny"
+			    : o->managed_network	       ? "--managed-network"
+			    : o->n_allow_domains > 0	       ? "--allow-domain"
+			    : o->n_deny_domains > 0	       ? "--deny-domain"
+			    : o->network_log		       ? "--network-log"
+			    : o->allow_private_addresses       ? "--allow-private-addresses"
+			    : o->n_unix_sockets > 0	       ? "--allow-unix-socket"
+			    : o->allow_local_binding	       ? "--allow-local-binding"
+							       : NULL;
+	struct sbx_diag d;
+
+	if (o->pref != SBX_PREF_FORBID || !asked)
+		return 0;
+	sbx_diag_clear(&d);
+	sbx_diag_set(&d, SBX_E_USAGE,
+		     "%s--sandbox forbid runs the command unconfined, and %s asks for a "
+		     "restriction that only a sandbox can keep",
+		     sub, asked);
+	sbx_diag_hint(&d, SBX_E_USAGE,
+		      "drop --sandbox forbid to have it enforced, or drop %s to run unconfined",
+		      asked);
+	return refuse_diag(&d);
 }
 
 int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool stop_at_operand)
@@ -588,5 +630,5 @@ int opts_parse(struct opts *o, int argc, char **argv, unsigned allowed, bool sto
 	}
 	o->rest = argv + optind;
 	o->n_rest = argc - optind;
-	return 0;
+	return forbid_conflict(o, sub);
 }

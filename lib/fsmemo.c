@@ -258,6 +258,13 @@ static int memo_readlink(void *self, const char *path, char *buf, size_t size)
 	return base->readlink(base->self, path, buf, size);
 }
 
+static int memo_sealed(void *self, const char *dir)
+{
+	const struct sbx_fsview *base = memo_base(self);
+
+	return base->sealed(base->self, dir);
+}
+
 void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base)
 {
 	memset(m, 0, sizeof(*m));
@@ -269,6 +276,7 @@ void sbx_fsmemo_init(struct sbx_fsmemo *m, const struct sbx_fsview *base)
 	m->view.read_chunks = !base || base->read_chunks ? memo_read_chunks : NULL;
 	m->view.list = memo_list;
 	m->view.readlink = memo_base(m)->readlink ? memo_readlink : NULL;
+	m->view.sealed = memo_base(m)->sealed ? memo_sealed : NULL;
 	m->view.ahead = memo_ahead;
 	m->view.self = m;
 }

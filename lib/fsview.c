@@ -31,7 +31,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #if defined(__linux__)
+#include <linux/capability.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439 /* Linux 5.8, one number on every architecture */
+#endif
+#ifndef ST_RDONLY
+#define ST_RDONLY 1
+#endif
 #endif
 
 #include "fswalk.h"
@@ -945,6 +953,248 @@ static int host_readlink(void *self, const char *path, char *buf, size_t size)
 }
 #endif
 
+const char *sbx_sealed_name(int sealed)
+{
+	return sealed == SBX_SEALED_ROFS      ? "read-only file system"
+	       : sealed == SBX_SEALED_ACCESS  ? "not writable by you"
+	       : sealed == SBX_SEALED_ALIASED ? "a read-only mount of a file system mounted "
+						"writable elsewhere"
+					      : "";
+}
+
+#if defined(__linux__)
+/*
+ * May the caller override a directory's mode or permissions (CAP_FOWNER: chmod it back;
+ * CAP_DAC_OVERRIDE: write it anyway)? Asked of the capabilities it holds, without the owner's
+ * mapping into its user namespace, which would narrow them: a "yes" only keeps a mask.
+ */
+static bool may_override(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &h, data) < 0)
+		return true;
+	return data[0].effective & ((1u << CAP_FOWNER) | (1u << CAP_DAC_OVERRIDE));
+}
+
+/*
+ * Undoes the octal escapes of a field of /proc/self/mountinfo (space, tab, newline, backslash),
+ * in place.
+ */
+static void mountinfo_unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+/* Is the path a, component by component, the path b or one of its parents? */
+static bool path_within(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+struct mount_line {
+	long id;
+	char *dev, *root, *point, *opts, *super;
+};
+
+/* Splits one line of mountinfo into its fields (escapes undone); false if it is not one. */
+static bool mount_line_parse(char *line, struct mount_line *m)
+{
+	char *f[6], *save = NULL, *t, *sep;
+	int n = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	sep = strstr(line, " - ");
+	if (!sep)
+		return false;
+	*sep = '\0';
+	for (t = strtok_r(line, " ", &save); t && n < 6; t = strtok_r(NULL, " ", &save))
+		f[n++] = t;
+	if (n < 6)
+		return false;
+	m->id = strtol(f[0], NULL, 10);
+	m->dev = f[2];
+	m->root = f[3];
+	m->point = f[4];
+	m->opts = f[5];
+	/* After " - ": the type, the source, the super block's options. */
+	save = NULL;
+	n = 0;
+	m->super = NULL;
+	for (t = strtok_r(sep + 3, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (++n == 3)
+			m->super = t;
+	if (!m->super)
+		return false;
+	mountinfo_unescape(m->root);
+	mountinfo_unescape(m->point);
+	return true;
+}
+
+/* Does a comma-separated option list hold the word w? */
+static bool has_option(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, w, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * The directory fd lies on a mount that is read-only by its own flag: is the same directory
+ * reachable through a writable mount of the same file system (a read-only bind of a writable
+ * tree: the command may create the name through the other one)? 0 no (or the file system
+ * itself is read-only, which no mount can undo), 1 yes, -errno when it cannot be told, which
+ * the caller takes as yes. Read from /proc: the mount the descriptor is on (fdinfo's mnt_id),
+ * where the directory lies in its file system (that mount's root and the path below its mount
+ * point), and every other mount of the same device whose root is that place or above it.
+ */
+static int writable_alias(int fd)
+{
+	char name[64], path[PATH_MAX], fspath[2 * PATH_MAX], *line = NULL;
+	struct mount_line m, own = {.id = -1};
+	char *own_line = NULL;
+	long mnt_id = -1;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int rc = -ENOENT;
+
+	snprintf(name, sizeof(name), "/proc/self/fdinfo/%d", fd);
+	if (!(f = fopen(name, "re")))
+		return -errno;
+	while (getline(&line, &cap, f) > 0)
+		if (strncmp(line, "mnt_id:", 7) == 0)
+			mnt_id = strtol(line + 7, NULL, 10);
+	fclose(f);
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	n = readlink(name, path, sizeof(path) - 1);
+	if (mnt_id < 0 || n <= 0 || path[0] != '/') {
+		free(line);
+		return n < 0 ? -errno : -EINVAL;
+	}
+	path[n] = '\0';
+	if (!(f = fopen("/proc/self/mountinfo", "re"))) {
+		rc = -errno;
+		free(line);
+		return rc;
+	}
+	/* First the descriptor's own mount. */
+	while (getline(&line, &cap, f) > 0) {
+		if (!mount_line_parse(line, &m) || m.id != mnt_id)
+			continue;
+		if (!path_within(m.point, path))
+			break;
+		if (has_option(m.super, "ro")) {
+			rc = 0;
+			break;
+		}
+		snprintf(fspath, sizeof(fspath), "%s%s", strcmp(m.root, "/") == 0 ? "" : m.root,
+			 path + (strcmp(m.point, "/") == 0 ? 0 : strlen(m.point)));
+		if (fspath[0] == '\0')
+			strcpy(fspath, "/");
+		own_line = strdup(m.dev);
+		own = m;
+		rc = own_line ? 1 : -ENOMEM;
+		break;
+	}
+	if (rc == 1) {
+		/* Then any other mount of that device, writable, whose root holds the directory. */
+		rc = 0;
+		rewind(f);
+		while (getline(&line, &cap, f) > 0)
+			if (mount_line_parse(line, &m) && m.id != own.id &&
+			    strcmp(m.dev, own_line) == 0 && has_option(m.opts, "rw") &&
+			    path_within(m.root, fspath)) {
+				rc = 1;
+				break;
+			}
+	}
+	fclose(f);
+	free(own_line);
+	free(line);
+	return rc;
+}
+
+int sbx_fd_sealed(int fd)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &fs) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/*
+	 * The mount's flag: the sandbox clones the mount, and the command cannot remount it. But
+	 * a read-only bind of a writable tree leaves the tree writable where it is mounted
+	 * writable: there the command may create the name, and the mask's mount point cannot be
+	 * made on the read-only mount.
+	 */
+	if (fs.f_flags & ST_RDONLY)
+		return writable_alias(fd) == 0 ? SBX_SEALED_ROFS : SBX_SEALED_ALIASED;
+	/*
+	 * The kernel's own check with the effective ids, groups and ACLs (access(2) alone takes the
+	 * real ids). Write and search: creating a name takes both.
+	 */
+	if (syscall(SYS_faccessat2, fd, "", W_OK | X_OK, AT_EACCESS | AT_EMPTY_PATH) == 0)
+		return SBX_SEALED_NO;
+	/*
+	 * Its owner, or a capability over it, can chmod it writable again: never sealed, and the
+	 * mount point its mask needs cannot be made there.
+	 */
+	if (errno == EACCES && (st.st_uid == geteuid() || may_override()))
+		return SBX_SEALED_UNMASKABLE;
+	if (errno == EACCES)
+		return SBX_SEALED_ACCESS;
+	if (errno == EROFS)
+		return writable_alias(fd) == 0 ? SBX_SEALED_ROFS : SBX_SEALED_ALIASED;
+	return -errno; /* ENOSYS (before Linux 5.8): not known, so masked */
+}
+
+/* The directory looked up once, and asked through the descriptor of that look-up. */
+static int host_sealed(void *self, const char *dir)
+{
+	struct sbx_pathinfo info;
+	int fd, rc;
+
+	(void)self;
+	rc = sbx_fs_walk(dir, &info, &fd);
+	if (rc < 0)
+		return rc;
+	if (fd < 0)
+		return -ENOENT;
+	rc = sbx_fd_sealed(fd);
+	close(fd);
+	return rc;
+}
+#else
+int sbx_fd_sealed(int fd)
+{
+	(void)fd;
+	return SBX_SEALED_NO;
+}
+#endif
+
 const struct sbx_fsview sbx_fsview_host = {
 	.lookup = host_lookup,
 	.read_file = host_read_file,
@@ -953,6 +1203,9 @@ const struct sbx_fsview sbx_fsview_host = {
 	.self = NULL,
 #if !defined(_WIN32)
 	.readlink = host_readlink,
+#endif
+#if defined(__linux__)
+	.sealed = host_sealed,
 #endif
 };
 

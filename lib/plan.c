@@ -115,6 +115,7 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			r->type = in.type;
 			r->link_shared = in.link_shared;
 			r->linked = in.linked;
+			r->is_link = in.is_link;
 			/* Its own links, then its root's: a refusal may name any of them. */
 			if (root_link(pl->ctx, path) &&
 			    (rc = link_append(in.link, sizeof(in.link),
@@ -195,6 +196,43 @@ static int req_path_of(struct planner *pl, const struct sbx_fsview *fv, enum sbx
 	return req_path(pl, kind, v[i]);
 }
 
+/*
+ * Whether the last requirement added, a name to keep uncreated that is missing (nothing at all
+ * there, not even a link), lies in a sealed directory (struct sbx_fsview.sealed): the deepest
+ * directory of its path that exists. A mask there is not needed; the helper asks again of the
+ * descriptor it holds (platform/linux/points.c). Not known (an error, a view that cannot
+ * tell): not sealed, and masked as ever.
+ */
+static int req_sealed(struct planner *pl, const struct sbx_fsview *fv)
+{
+	struct sbx_req *r = &pl->p->reqs[pl->p->n_reqs - 1];
+	struct sbx_pathinfo in;
+	size_t len;
+	char *dir;
+	int s;
+
+	if (r->exists || r->is_link || !fv->sealed || !r->path || r->path[0] != '/' ||
+	    pl->ctx->platform != SBX_PLATFORM_LINUX)
+		return 0;
+	dir = strdup(r->path);
+	if (!dir)
+		return -ENOMEM;
+	for (;;) {
+		len = sbx_path_parent_len(dir, strlen(dir));
+		dir[len ? len : 1] = '\0';
+		if (fv->lookup(fv->self, dir, &in) < 0) {
+			in.exists = false;
+			break;
+		}
+		if (in.exists || in.is_link || strcmp(dir, "/") == 0)
+			break;
+	}
+	s = in.exists && !in.is_link && in.type == SBX_FT_DIR ? fv->sealed(fv->self, dir) : 0;
+	free(dir);
+	r->sealed = s > 0 ? (unsigned)s & 7 : 0;
+	return 0;
+}
+
 static int add_file_system_reqs(struct planner *pl)
 {
 	struct sbx_plan *p = pl->p;
@@ -247,14 +285,22 @@ static int add_file_system_reqs(struct planner *pl)
 				r = -ENOMEM;
 			if (!r)
 				r = req_path(pl, SBX_REQ_PROTECT_MISSING, kept);
+			if (!r)
+				r = req_sealed(pl, fv);
 			free(path);
 		}
-		for (size_t j = 0; !r && j < w->no_create.n; j++)
+		for (size_t j = 0; !r && j < w->no_create.n; j++) {
 			r = req_path(pl, SBX_REQ_NO_CREATE, w->no_create.v[j]);
+			if (!r)
+				r = req_sealed(pl, fv);
+		}
 	}
-	for (size_t i = 0; !r && i < rt->n_unreadable; i++)
+	for (size_t i = 0; !r && i < rt->n_unreadable; i++) {
 		r = req_path_of(pl, fv, SBX_REQ_DENY, (const char *const *)rt->unreadable,
 				rt->n_unreadable, i);
+		if (!r)
+			r = req_sealed(pl, fv);
+	}
 	for (size_t i = 0; !r && i < rt->n_deny_globs; i++)
 		r = req_path(pl, SBX_REQ_DENY_GLOB, rt->deny_globs[i]);
 	/* The hints name the roots' strings: forgotten before anything can free them. */

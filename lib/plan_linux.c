@@ -115,6 +115,53 @@ static const char point_commondir[] = "the name cannot be created: a read-only f
 				      "\".\" (what git takes a missing commondir for: the git "
 				      "directory itself) is mounted at it for the run" POINT_REST;
 
+/*
+ * A missing name in a directory where nothing can be created for the length of the run (struct
+ * sbx_fsview.sealed): no mask is needed, and none is made. With a mount namespace the helper
+ * asks again of the directory it holds, and masks the name after all if the answer changed.
+ */
+static int sealed(const struct host *h, struct sbx_req *r)
+{
+	if (r->sealed == SBX_SEALED_UNMASKABLE && h->mnt)
+		return sbx_req_set_self(
+			r, SBX_UNENFORCEABLE, 0,
+			"make the directory writable again (chmod u+w), or create the name", "",
+			" does not exist, and its directory is yours (or yours to chmod) but not "
+			"writable: the command can chmod it back and create the name, and the "
+			"mount point its mask needs cannot be made there");
+	if (r->sealed == SBX_SEALED_ALIASED && h->mnt)
+		return sbx_req_set_self(
+			r, SBX_UNENFORCEABLE, 0,
+			"create the name, or make the other mount read-only (or run where the "
+			"checkout is mounted writable)",
+			"",
+			" does not exist, and its directory is on a read-only mount of a file "
+			"system "
+			"that is also mounted writable above it elsewhere (a read-only bind of a "
+			"writable tree): the command may create the name through that mount, and "
+			"the "
+			"mount point its mask needs cannot be made on the read-only one");
+	if (r->sealed == SBX_SEALED_UNMASKABLE || r->sealed == SBX_SEALED_ALIASED)
+		return 1; /* as if not sealed: the caller's case says why */
+	return sbx_req_set(r, SBX_ENFORCED, h->mnt ? MNT : SBX_MECH_NONE, NULL,
+			   "it does not exist, and cannot be created here: %s (%s); no mask "
+			   "needed",
+			   sbx_sealed_name(r->sealed),
+			   r->sealed == SBX_SEALED_ROFS
+				   ? "the sandbox's writable bind is a clone of that read-only "
+				     "mount, and the command makes no mount calls"
+				   : "another user's directory, which you may not write and "
+				     "cannot chmod");
+}
+
+/* A denied path's first missing component in a sealed directory (attach_one). */
+static const char deny_sealed_hint[] =
+	"create the denied path's first missing component, or deny an existing path instead";
+static const char deny_sealed_why[] =
+	" does not exist, and the mount point of the mask that keeps it from being created cannot "
+	"be made in its directory (%s): without one the command could rename a directory on its "
+	"way and create it";
+
 /* The Landlock ABI that scopes signals to the sandbox (Linux 6.12). */
 #define LL_ABI_SIGNAL_SCOPE 6
 
@@ -550,6 +597,7 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	const char *what = link_what(r->kind), *via;
 	size_t via_len = 0;
 	unsigned m;
+	int rc;
 
 	if (hidden_by_private_dev(p, r, h))
 		return sbx_req_set_self(
@@ -693,6 +741,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			return sbx_req_set(r, SBX_SKIPPED, SBX_MECH_NONE, NULL,
 					   "its writable root does not exist: nothing is granted "
 					   "to create it in");
+		if (r->sealed && (rc = sealed(h, r)) <= 0)
+			return rc;
 		if (h->mnt)
 			return sbx_req_set(r, SBX_ENFORCED, MNT, NULL, "%s; %s",
 					   r->exists ? point_there : "it does not exist",
@@ -717,6 +767,8 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 		     /* the caller's git config: an empty file whatever its name (gitroots.c) */
 			file = r->origin && sbx_strv_has(&p->roots.git_files, path);
 
+		if (r->sealed && (rc = sealed(h, r)) <= 0)
+			return rc;
 		if (h->mnt && (file || sbx_git_point(path, &dir, &holds))) {
 			const char *how = dir ? point_dir : *holds ? point_commondir : point_file;
 
@@ -742,6 +794,19 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	}
 
 	case SBX_REQ_DENY:
+		/*
+		 * A sealed directory on the way is no reason to go without a mask here: the first
+		 * missing component may lie below the writable root, in a directory that an
+		 * ordinary one above it holds, and renaming that one away lets the command make the
+		 * whole path anew. The mask pins the way; its mount point cannot be made there.
+		 */
+		if (!r->exists && r->sealed && under_writable(rt, path) && h->mnt)
+			return sbx_req_set_self(
+				r, SBX_UNENFORCEABLE, 0, deny_sealed_hint, "", deny_sealed_why,
+				sbx_sealed_name(r->sealed == SBX_SEALED_ROFS ||
+								r->sealed == SBX_SEALED_ALIASED
+							? r->sealed
+							: SBX_SEALED_ACCESS));
 		if (!r->exists) {
 			if (under_writable(rt, path) && h->mnt)
 				return sbx_req_set(

@@ -630,8 +630,47 @@ struct sbx_fsview {
 	 * (-EINVAL: no link there now, -ENAMETOOLONG: longer than buf holds).
 	 */
 	int (*readlink)(void *self, const char *path, char *buf, size_t size);
+	/*
+	 * Optional (NULL: never): can the caller create nothing in the directory dir, for a reason
+	 * that none of its processes can undo while a run lasts (enum sbx_sealed)? A name missing
+	 * there then needs no mask. -errno when it cannot be told (a mask is then made).
+	 */
+	int (*sealed)(void *self, const char *dir);
 };
 extern const struct sbx_fsview sbx_fsview_host;
+
+/*
+ * Why nothing can be created in a directory by the caller, or by a command it runs, during a
+ * run (struct sbx_fsview.sealed, sbx_fd_sealed): a read-only mount (the sandbox's writable bind
+ * is a clone of that mount, and the command makes no mount calls), or a directory of another
+ * user's that the caller may not write and has no capability over (it cannot chmod it back).
+ * A directory the caller owns is never sealed: a chmod undoes its mode.
+ */
+enum sbx_sealed {
+	SBX_SEALED_NO = 0,
+	SBX_SEALED_ROFS = 1,
+	SBX_SEALED_ACCESS = 2,
+	/*
+	 * Not sealed, and no mount point can be made there either: the caller's own directory
+	 * (or one it has a capability over) that it may not write, such as one an earlier run
+	 * made 0555. The command can chmod it back, so a mask is needed, and cannot be had.
+	 */
+	SBX_SEALED_UNMASKABLE = 3,
+	/*
+	 * Not sealed, and no mount point can be made there either: a directory on a read-only
+	 * mount whose file system is also mounted writable where the directory is reachable (a
+	 * read-only bind of a writable tree), or where that cannot be told.
+	 */
+	SBX_SEALED_ALIASED = 4,
+};
+/* The words explain and run use for it: "read-only file system", "not writable by you". */
+const char *sbx_sealed_name(int sealed);
+/*
+ * The question of struct sbx_fsview.sealed, asked of the directory fd holds (O_PATH will do):
+ * an enum sbx_sealed, or -errno. Linux only (elsewhere SBX_SEALED_NO): the kernel is asked,
+ * through fstatfs(2) and faccessat2(2) with AT_EACCESS (groups and ACLs included).
+ */
+int sbx_fd_sealed(int fd);
 
 /*
  * What a view keeps of the hints it was given (struct sbx_fsview.ahead): the path hinted last
@@ -1525,10 +1564,14 @@ struct sbx_req {
 	enum sbx_req_kind kind : 8;
 	enum sbx_req_status status : 8;
 	enum sbx_ftype type : 8; /* what it is when it exists */
-	bool exists;		 /* path exists on this host (when path != NULL) */
-	bool link_shared;	 /* someone other than root and the caller can replace one */
-	bool path_kept;		 /* path lies in its plan (its roots or paths): never freed alone */
-	bool linked;		 /* a file (not a directory) with more than one name (hard links) */
+	/* Its own last name is a symbolic link (dangling, when !exists). */
+	unsigned is_link : 1;
+	/* A missing name to keep uncreated whose directory is sealed (enum sbx_sealed). */
+	unsigned sealed : 3;
+	bool exists;	  /* path exists on this host (when path != NULL) */
+	bool link_shared; /* someone other than root and the caller can replace one */
+	bool path_kept;	  /* path lies in its plan (its roots or paths): never freed alone */
+	bool linked;	  /* a file (not a directory) with more than one name (hard links) */
 	enum sbx_req_origin origin : 8; /* a file the run read its permissions from, or a rule */
 };
 

@@ -220,6 +220,17 @@ static bool point_ours(int fd, const struct stat *st)
 
 /* ---- finding the points of a plan ---------------------------------------------------------- */
 
+/*
+ * Can nothing be created in the directory fd for as long as the run lasts (sbx_fd_sealed)? Not
+ * known, or a directory the command could make writable again: no.
+ */
+static bool sealed(int fd)
+{
+	int s = sbx_fd_sealed(fd);
+
+	return s == SBX_SEALED_ROFS || s == SBX_SEALED_ACCESS;
+}
+
 /* The one look-up of path, or -errno worded in d (a failure is never taken for "missing"). */
 static int look(struct sbx_rulepaths *res, const char *path, const struct sbx_rulepath **f,
 		struct sbx_diag *d)
@@ -357,6 +368,11 @@ static int deny_point(const struct sbx_linux_enforce *e, const char *denied, str
 		rc = under_writable_root(e->res, e->roots, real, &held, d);
 	if (rc < 0 || !held)
 		goto out;
+	/*
+	 * Never left without a point, sealed directory or not (lib/plan_linux.c): a rename of a
+	 * directory on the way would let the command make the path anew. Where the point cannot be
+	 * made, the run refuses.
+	 */
 	if (!f->facts.exists && !f->facts.is_link)
 		rc = add_point(out, up, strrchr(real, '/') + 1, false, false, false, MARKER, NULL,
 			       d);
@@ -398,8 +414,15 @@ static int name_point(const struct sbx_linux_enforce *e, const char *path, bool 
 	if (rc < 0 || !parent->facts.exists || parent->facts.type != SBX_FT_DIR)
 		goto out;
 	if (!f->facts.exists && !f->facts.is_link) {
-		rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, keep, holds, NULL,
-			       d);
+		/*
+		 * Asked again of the directory this run holds, whatever the plan said: where
+		 * nothing can be created for as long as the run lasts, no point is made (the
+		 * command gets EROFS or EACCES there as anyone would); where something can now,
+		 * the name is masked as ever.
+		 */
+		if (!sealed(parent->fd))
+			rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, keep, holds,
+				       NULL, d);
 		goto out;
 	}
 	/* A protected name's point may be a file: what an empty .git file stands for. */

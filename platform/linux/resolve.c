@@ -344,6 +344,20 @@ static int view_readlink(void *self, const char *path, char *buf, size_t size)
 	return sbx_fsview_host.readlink(sbx_fsview_host.self, path, buf, size);
 }
 
+/* Asked of the directory's kept descriptor: the object the plan and the points see. */
+static int view_sealed(void *self, const char *dir)
+{
+	const struct sbx_rulepath *e = sbx_rulepath_get(self, dir);
+
+	if (!e)
+		return -ENOMEM;
+	if (e->err)
+		return e->err;
+	if (!e->facts.exists)
+		return -ENOENT;
+	return sbx_fd_sealed(e->fd);
+}
+
 void sbx_rulepaths_init(struct sbx_rulepaths *res)
 {
 	memset(res, 0, sizeof(*res));
@@ -354,6 +368,7 @@ void sbx_rulepaths_init(struct sbx_rulepaths *res)
 	res->view.read_chunks = view_read_chunks;
 	res->view.list = view_list;
 	res->view.readlink = view_readlink;
+	res->view.sealed = view_sealed;
 	res->view.self = res;
 }
 

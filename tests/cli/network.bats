@@ -31,8 +31,13 @@ req() { jget "$1" '[r for r in j["requirements"] if r["rule"]=='"'$2'"'][0]["'"$
 	[ ! -e "$WS/canary" ]
 	run --separate-stderr sbx -- explain --platform macos --managed-network -- true
 	[ "$status" -eq 125 ]
-	# The control: with no sandbox wanted nothing is confined, and no proxy is needed.
-	run sbx -- --sandbox forbid --managed-network -- touch "$WS/canary"
+	# No sandbox wanted cannot keep managed networking: a usage error, never unconfined.
+	run --separate-stderr sbx -- --sandbox forbid --managed-network -- touch "$WS/canary"
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "sbxrun: --sandbox forbid runs the command unconfined, and --managed-network asks for a restriction"* ]]
+	[ ! -e "$WS/canary" ]
+	# The control: with no sandbox wanted and no restriction asked, nothing is confined.
+	run sbx -- --sandbox forbid -- touch "$WS/canary"
 	[ "$status" -eq 0 ]
 	[ -e "$WS/canary" ]
 }

@@ -166,6 +166,42 @@ setup() { setup_ws; cd "$WS"; }
 	[ "$(cat "$WS/out")" = ok ]
 }
 
+@test "--sandbox forbid with an option that asks for a restriction: 125, naming both, nothing runs" {
+	local opts=("--deny $WS/secret" "--managed-network" "--allow-domain example.com"
+		"--deny-domain example.com" "--network-log -" "--allow-private-addresses"
+		"--allow-unix-socket $WS/sock" "--allow-local-binding") o
+	echo secret >"$WS/secret"
+	for o in "${opts[@]}"; do
+		# shellcheck disable=SC2086 # each is an option and its value
+		run --separate-stderr "$SBXRUN" --sandbox forbid $o -- sh -c 'cat "$1"; touch "$2"' sh \
+			"$WS/secret" "$WS/canary"
+		echo "$o: $status: $stderr"
+		[ "$status" -eq 125 ]
+		[ "$output" = "" ]
+		[ ! -e "$WS/canary" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ "${stderr_lines[0]}" = "sbxrun: --sandbox forbid runs the command unconfined, and ${o%% *} asks for a restriction that only a sandbox can keep; hint: drop --sandbox forbid to have it enforced, or drop ${o%% *} to run unconfined" ]
+		# In either order, and explain the same.
+		# shellcheck disable=SC2086
+		run "$SBXRUN" $o --sandbox forbid -- true
+		[ "$status" -eq 125 ]
+		# shellcheck disable=SC2086
+		run --separate-stderr "$SBXRUN" explain --sandbox forbid $o -- true
+		[ "$status" -eq 125 ]
+		[[ "${stderr_lines[0]}" == "sbxrun: explain: --sandbox forbid runs the command unconfined, and ${o%% *} asks"* ]]
+	done
+	# The controls: forbid with a grant, or with the profile's own rules, runs unconfined; the
+	# same --deny without forbid is enforced.
+	run "$SBXRUN" --sandbox forbid --read "$WS" -- cat "$WS/secret"
+	[ "$status" -eq 0 ]
+	[ "$output" = secret ]
+	run "$SBXRUN" --sandbox forbid --profile :read-only -- cat "$WS/secret"
+	[ "$output" = secret ]
+	run "$SBXRUN" explain --deny "$WS/secret" -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"sandbox requested: yes"* ]]
+}
+
 @test "command not found is 127, not executable is 126" {
 	run -127 "$SBXRUN" --profile :danger-full-access -- no-such-command-sbxrun
 	[ "${lines[0]}" = "sbxrun: no-such-command-sbxrun: command not found" ]

@@ -190,6 +190,22 @@ static int fake_list(void *self, const char *dir, sbx_fs_list_fn each, void *arg
 	return 0;
 }
 
+/*
+ * Whether nothing can be created in dir (struct sbx_fsview.sealed): its entry's "sealed", one
+ * of "rofs", "access" or "unmaskable"; none, not sealed.
+ */
+static int fake_sealed(void *self, const char *dir)
+{
+	struct fakefs *f = self;
+	const char *s = str_of(json_object_get(f->paths, dir), "sealed");
+
+	if (!s)
+		return SBX_SEALED_NO;
+	return !strcmp(s, "rofs")     ? SBX_SEALED_ROFS
+	       : !strcmp(s, "access") ? SBX_SEALED_ACCESS
+				      : SBX_SEALED_UNMASKABLE;
+}
+
 void fakefs_init(struct fakefs *f, json_t *paths)
 {
 	f->paths = paths;
@@ -200,4 +216,5 @@ void fakefs_init(struct fakefs *f, json_t *paths)
 	f->view.self = f;
 	f->view.lookup_kept = NULL; /* it keeps nothing it finds */
 	f->view.ahead = NULL;	    /* nor needs hints: its look-ups are no system calls */
+	f->view.sealed = fake_sealed;
 }
