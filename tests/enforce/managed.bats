@@ -30,6 +30,27 @@ teardown() {
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 }
 
+# hold ADDR PORT: ADDR:PORT bound, not listening, by a process of the case's (in PIDS) until its
+# end: a connection there is refused. False if another socket has it.
+hold() {
+	local ok="$BATS_TEST_TMPDIR/hold-$2.ok"
+	python3 -c '
+import socket, sys, time
+a, port, ok = sys.argv[1].strip("[]"), int(sys.argv[2]), sys.argv[3]
+s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET)
+try:
+    s.bind((a, port))
+except OSError:
+    open(ok, "w").write("busy")
+    sys.exit(1)
+open(ok, "w").write("held")
+time.sleep(300)
+' "$1" "$2" "$ok" </dev/null >/dev/null 2>&1 3>&- &
+	PIDS+=($!)
+	for _ in $(seq 200); do [ -s "$ok" ] && break; sleep 0.05; done
+	[ "$(cat "$ok")" = held ]
+}
+
 # sbxr ARGS... -- CMD...: sbxrun in the workspace (its default profile there).
 sbxr() { "$S" -C "$WS" "$@"; }
 
@@ -248,14 +269,24 @@ print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()
 
 @test "--managed-network: a proxy named localhost that listens on [::1] alone is reached" {
 	# A proxy bound to "localhost" may have [::1] only (Node's, since 17); a client resolving
-	# localhost itself would reach it there.
-	"$S" proxy --listen '[::1]:0' --allow-domain localhost --log "$NLOG" \
-		>"$BATS_TEST_TMPDIR/px.addr" 2>/dev/null </dev/null 3>&- &
-	PIDS+=($!)
-	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/px.addr" ] && break; sleep 0.05; done
-	port=$(sed 's/.*://' "$BATS_TEST_TMPDIR/px.addr")
+	# localhost itself would reach it there. The same port on 127.0.0.1, and the upstream's on
+	# [::1], are held bound (not listening) for the case: a connection there is refused, whatever
+	# else runs now (the other user's pass binds ports on both), so that what localhost leads to
+	# is this case's own. A port another process holds on 127.0.0.1 takes another proxy.
+	hold "[::1]" "$UP_PORT"
+	for try in 1 2 3 4 5; do
+		rm -f "$BATS_TEST_TMPDIR/px.addr"
+		"$S" proxy --listen '[::1]:0' --allow-domain localhost --log "$NLOG" \
+			>"$BATS_TEST_TMPDIR/px.addr" 2>/dev/null </dev/null 3>&- &
+		PIDS+=($!)
+		for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/px.addr" ] && break; sleep 0.05; done
+		port=$(sed 's/.*://' "$BATS_TEST_TMPDIR/px.addr")
+		hold 127.0.0.1 "$port" && break
+		kill "${PIDS[-1]}"
+	done
 	# The positive control: outside the sandbox.
 	run env http_proxy="http://localhost:$port" curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	echo "control: status $status: $output"
 	[ "$output" = hello ]
 	run env http_proxy="http://localhost:$port" "$S" -C "$WS" --managed-network -- \
 		curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
