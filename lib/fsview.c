@@ -1011,7 +1011,7 @@ static bool path_within(const char *a, const char *b)
 
 struct mount_line {
 	long id;
-	char *dev, *root, *point, *opts, *type, *super;
+	char *dev, *root, *point, *opts, *type, *source, *super;
 };
 
 /*
@@ -1042,7 +1042,8 @@ static bool mount_line_parse(char *line, struct mount_line *m)
 	if (!(src = strchr(m->type, ' ')) || !(m->super = strchr(src + 1, ' ')))
 		return false;
 	*src = '\0';
-	m->super++;
+	m->source = src + 1;
+	*m->super++ = '\0';
 	mountinfo_unescape(m->root);
 	mountinfo_unescape(m->point);
 	return true;
@@ -1052,10 +1053,13 @@ static bool mount_line_parse(char *line, struct mount_line *m)
  * File systems whose files no mount of another device reaches: a read-only super block, or no
  * writable mount of the same device, keeps a name from being created. Not so an overlay (its
  * layers), FUSE, or a network file system (another super block of the same export): any other
- * type is taken as writable elsewhere.
+ * type is taken as writable elsewhere. Nor an image on a loop device: its backing file may be
+ * writable where it lies, and an entry written into it shows once the cache lets go.
  */
-static bool own_device(const char *type)
+static bool own_device(const char *type, const char *source)
 {
+	if (strncmp(source, "/dev/loop", 9) == 0)
+		return false;
 	static const char *const types[] = {
 		"tmpfs",   "ramfs",    "ext2",	"ext3",	  "ext4",  "xfs",      "btrfs",
 		"f2fs",	   "jfs",      "vfat",	"msdos",  "exfat", "ntfs3",    "udf",
@@ -1125,7 +1129,7 @@ static int writable_alias(int fd)
 			continue;
 		if (!path_within(m.point, path))
 			break;
-		if (!own_device(m.type)) {
+		if (!own_device(m.type, m.source)) {
 			rc = -EXDEV;
 			break;
 		}
