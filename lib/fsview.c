@@ -957,8 +957,8 @@ const char *sbx_sealed_name(int sealed)
 {
 	return sealed == SBX_SEALED_ROFS      ? "read-only file system"
 	       : sealed == SBX_SEALED_ACCESS  ? "not writable by you"
-	       : sealed == SBX_SEALED_ALIASED ? "a read-only mount of a file system mounted "
-						"writable elsewhere"
+	       : sealed == SBX_SEALED_ALIASED ? "a read-only mount of a file system written "
+						"elsewhere"
 					      : "";
 }
 
@@ -1011,13 +1011,17 @@ static bool path_within(const char *a, const char *b)
 
 struct mount_line {
 	long id;
-	char *dev, *root, *point, *opts, *super;
+	char *dev, *root, *point, *opts, *type, *source, *super;
 };
 
-/* Splits one line of mountinfo into its fields (escapes undone); false if it is not one. */
+/*
+ * Splits one line of mountinfo into its fields (escapes undone); false if it is not one. The
+ * fields before " - " are the kernel's own, escaped; after it the type, the source (which may
+ * be empty: two spaces) and the super block's options, the rest of the line.
+ */
 static bool mount_line_parse(char *line, struct mount_line *m)
 {
-	char *f[6], *save = NULL, *t, *sep;
+	char *f[6], *save = NULL, *t, *sep, *src;
 	int n = 0;
 
 	line[strcspn(line, "\n")] = '\0';
@@ -1034,18 +1038,38 @@ static bool mount_line_parse(char *line, struct mount_line *m)
 	m->root = f[3];
 	m->point = f[4];
 	m->opts = f[5];
-	/* After " - ": the type, the source, the super block's options. */
-	save = NULL;
-	n = 0;
-	m->super = NULL;
-	for (t = strtok_r(sep + 3, " ", &save); t; t = strtok_r(NULL, " ", &save))
-		if (++n == 3)
-			m->super = t;
-	if (!m->super)
+	m->type = sep + 3;
+	if (!(src = strchr(m->type, ' ')) || !(m->super = strchr(src + 1, ' ')))
 		return false;
+	*src = '\0';
+	m->source = src + 1;
+	*m->super++ = '\0';
 	mountinfo_unescape(m->root);
 	mountinfo_unescape(m->point);
 	return true;
+}
+
+/*
+ * File systems whose files no mount of another device reaches: a read-only super block, or no
+ * writable mount of the same device, keeps a name from being created. Not so an overlay (its
+ * layers), FUSE, or a network file system (another super block of the same export): any other
+ * type is taken as writable elsewhere. Nor an image on a loop device: its backing file may be
+ * writable where it lies, and an entry written into it shows once the cache lets go.
+ */
+static bool own_device(const char *type, const char *source)
+{
+	if (strncmp(source, "/dev/loop", 9) == 0)
+		return false;
+	static const char *const types[] = {
+		"tmpfs",   "ramfs",    "ext2",	"ext3",	  "ext4",  "xfs",      "btrfs",
+		"f2fs",	   "jfs",      "vfat",	"msdos",  "exfat", "ntfs3",    "udf",
+		"iso9660", "squashfs", "erofs", "cramfs", "romfs", "bcachefs",
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(type, types[i]) == 0)
+			return true;
+	return false;
 }
 
 /* Does a comma-separated option list hold the word w? */
@@ -1066,7 +1090,8 @@ static bool has_option(const char *list, const char *w)
  * itself is read-only, which no mount can undo), 1 yes, -errno when it cannot be told, which
  * the caller takes as yes. Read from /proc: the mount the descriptor is on (fdinfo's mnt_id),
  * where the directory lies in its file system (that mount's root and the path below its mount
- * point), and every other mount of the same device whose root is that place or above it.
+ * point), and every other mount of the same device whose root is that place or above it. A
+ * file system of a type whose files other mounts may reach (own_device) counts as yes.
  */
 static int writable_alias(int fd)
 {
@@ -1088,7 +1113,7 @@ static int writable_alias(int fd)
 	fclose(f);
 	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
 	n = readlink(name, path, sizeof(path) - 1);
-	if (mnt_id < 0 || n <= 0 || path[0] != '/') {
+	if (mnt_id < 0 || n <= 0 || n >= (ssize_t)sizeof(path) - 1 || path[0] != '/') {
 		free(line);
 		return n < 0 ? -errno : -EINVAL;
 	}
@@ -1104,6 +1129,10 @@ static int writable_alias(int fd)
 			continue;
 		if (!path_within(m.point, path))
 			break;
+		if (!own_device(m.type, m.source)) {
+			rc = -EXDEV;
+			break;
+		}
 		if (has_option(m.super, "ro")) {
 			rc = 0;
 			break;
@@ -1121,13 +1150,14 @@ static int writable_alias(int fd)
 		/* Then any other mount of that device, writable, whose root holds the directory. */
 		rc = 0;
 		rewind(f);
-		while (getline(&line, &cap, f) > 0)
-			if (mount_line_parse(line, &m) && m.id != own.id &&
-			    strcmp(m.dev, own_line) == 0 && has_option(m.opts, "rw") &&
-			    path_within(m.root, fspath)) {
+		while (rc == 0 && getline(&line, &cap, f) > 0)
+			if (!mount_line_parse(line, &m))
+				rc = -EINVAL; /* a line not understood may be that mount */
+			else if (m.id != own.id && strcmp(m.dev, own_line) == 0 &&
+				 has_option(m.opts, "rw") && path_within(m.root, fspath))
 				rc = 1;
-				break;
-			}
+		if (rc == 0 && ferror(f))
+			rc = -EIO; /* not read to its end */
 	}
 	fclose(f);
 	free(own_line);

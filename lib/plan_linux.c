@@ -136,11 +136,9 @@ static int sealed(const struct host *h, struct sbx_req *r)
 			"checkout is mounted writable)",
 			"",
 			" does not exist, and its directory is on a read-only mount of a file "
-			"system "
-			"that is also mounted writable above it elsewhere (a read-only bind of a "
-			"writable tree): the command may create the name through that mount, and "
-			"the "
-			"mount point its mask needs cannot be made on the read-only one");
+			"system that may be written elsewhere (a read-only bind of a writable "
+			"tree, an overlay's layers): the command may create the name there, and "
+			"the mount point its mask needs cannot be made on the read-only one");
 	if (r->sealed == SBX_SEALED_UNMASKABLE || r->sealed == SBX_SEALED_ALIASED)
 		return 1; /* as if not sealed: the caller's case says why */
 	return sbx_req_set(r, SBX_ENFORCED, h->mnt ? MNT : SBX_MECH_NONE, NULL,
