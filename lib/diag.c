@@ -179,15 +179,22 @@ size_t sbx_sanitized_char(const char *s)
 	return n;
 }
 
-/* Control characters in user-supplied text would let a path forge extra output lines. */
+/*
+ * Control characters in user-supplied text would let a path forge extra output lines. Each run
+ * of characters shown as they are goes out in one write: stderr is unbuffered, and a write per
+ * character let another process's line (the helper's and init's, both out of descriptors) come
+ * in between the characters of this one.
+ */
 void sbx_put_sanitized(const char *s, FILE *f)
 {
 	while (*s) {
-		size_t n = sbx_sanitized_char(s);
+		size_t run = 0, n;
 
-		if (n) {
-			fwrite(s, 1, n, f);
-			s += n;
+		while (s[run] && (n = sbx_sanitized_char(s + run)) > 0)
+			run += n;
+		if (run) {
+			fwrite(s, 1, run, f);
+			s += run;
 		} else {
 			fprintf(f, "\\x%02x", (unsigned char)*s++);
 		}
@@ -207,24 +214,69 @@ size_t sbx_sanitized_len(const char *s)
 	return len;
 }
 
-void sbx_diag_print(const struct sbx_diag *d, FILE *f)
+/* A line being put together (sbx_diag_print), large enough for every field shown as \xHH. */
+struct diag_line {
+	char b[64 +
+	       4 * (sizeof(((struct sbx_diag *)0)->file) + sizeof(((struct sbx_diag *)0)->pointer) +
+		    sizeof(((struct sbx_diag *)0)->msg) + sizeof(((struct sbx_diag *)0)->hint))];
+	size_t n;
+};
+
+static void line_add(struct diag_line *l, const char *s, size_t len)
 {
-	fputs("sbxrun: ", f);
-	if (d->file[0]) {
-		sbx_put_sanitized(d->file, f);
-		if (d->line > 0)
-			fprintf(f, ":%d:%d", d->line, d->col > 0 ? d->col : 1);
-		fputs(": ", f);
-		if (d->line <= 0 && d->pointer[0]) {
-			sbx_put_sanitized(d->pointer, f);
-			fputs(": ", f);
+	len = len < sizeof(l->b) - l->n ? len : sizeof(l->b) - l->n;
+	memcpy(l->b + l->n, s, len);
+	l->n += len;
+}
+
+static void line_sanitized(struct diag_line *l, const char *s)
+{
+	char esc[8];
+
+	while (*s) {
+		size_t n = sbx_sanitized_char(s);
+
+		if (n) {
+			line_add(l, s, n);
+			s += n;
+		} else {
+			int e = snprintf(esc, sizeof(esc), "\\x%02x", (unsigned char)*s++);
+
+			line_add(l, esc, (size_t)e);
 		}
 	}
-	sbx_put_sanitized(d->msg[0] ? d->msg : "unknown error", f);
+}
+
+/*
+ * The line is put together first and written at once: a refusal is one line, and two processes
+ * that refuse at the same moment (the helper and init, out of descriptors) must not mix theirs.
+ */
+void sbx_diag_print(const struct sbx_diag *d, FILE *f)
+{
+	struct diag_line l = {.n = 0};
+	char pos[32];
+
+	line_add(&l, "sbxrun: ", 8);
+	if (d->file[0]) {
+		line_sanitized(&l, d->file);
+		if (d->line > 0) {
+			int n = snprintf(pos, sizeof(pos), ":%d:%d", d->line,
+					 d->col > 0 ? d->col : 1);
+
+			line_add(&l, pos, (size_t)n);
+		}
+		line_add(&l, ": ", 2);
+		if (d->line <= 0 && d->pointer[0]) {
+			line_sanitized(&l, d->pointer);
+			line_add(&l, ": ", 2);
+		}
+	}
+	line_sanitized(&l, d->msg[0] ? d->msg : "unknown error");
 	/* On the same line: a refusal is one line, its fix included (sbxrun(1), DIAGNOSTICS). */
 	if (d->hint[0]) {
-		fputs("; hint: ", f);
-		sbx_put_sanitized(d->hint, f);
+		line_add(&l, "; hint: ", 8);
+		line_sanitized(&l, d->hint);
 	}
-	fputc('\n', f);
+	line_add(&l, "\n", 1);
+	fwrite(l.b, 1, l.n, f);
 }
