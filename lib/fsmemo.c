@@ -260,8 +260,19 @@ static int memo_readlink(void *self, const char *path, char *buf, size_t size)
 
 static int memo_sealed(void *self, const char *dir)
 {
-	const struct sbx_fsview *base = memo_base(self);
+	const struct sbx_fsmemo *m = self;
+	const struct sbx_fsview *base = memo_base(m);
 
+#if defined(__linux__)
+	/*
+	 * The directory the last look-up was made in (the missing name's, most often), kept open
+	 * with no link on its way (memo_host): asked through it, not walked again. The caveat of
+	 * memo_host holds (moved since, it answers for where it is now): only this front end's
+	 * plan reads it, and the helper asks of the directory it holds.
+	 */
+	if (m->dir_fd >= 0 && m->dir && strcmp(m->dir, dir) == 0)
+		return sbx_fd_sealed(m->dir_fd);
+#endif
 	return base->sealed(base->self, dir);
 }
 

@@ -58,11 +58,18 @@ struct sbx_rulepath {
 	int fd;			    /* O_PATH, close-on-exec; -1 when absent */
 	short err; /* a failed look-up (-errno), reported again at every ask; 0 otherwise */
 	bool has_link;
+	/* sbx_fd_sealed's answer for fd plus one, -1 an error, 0 not asked (sbx_rulepath_sealed) */
+	signed char sealed;
 	uint16_t len;  /* strlen(path), or UINT16_MAX for a longer one */
 	uint32_t made; /* its index in the order the entries were made */
 };
 /* The links crossed on the way to e's path (a list: sbx_link_len()), or NULL. */
 const char *sbx_rulepath_link(const struct sbx_rulepath *e);
+/*
+ * sbx_fd_sealed of e's object (an existing directory), asked once: the helper's plan
+ * (sbx_fsview.sealed) and its points (points.c) read the same answer of the same object.
+ */
+int sbx_rulepath_sealed(const struct sbx_rulepath *e);
 
 /*
  * The helper's view of the file system: every path looked up once, its object kept. A plan made

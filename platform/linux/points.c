@@ -221,12 +221,13 @@ static bool point_ours(int fd, const struct stat *st)
 /* ---- finding the points of a plan ---------------------------------------------------------- */
 
 /*
- * Can nothing be created in the directory fd for as long as the run lasts (sbx_fd_sealed)? Not
- * known, or a directory the command could make writable again: no.
+ * Can nothing be created in the directory e (sbx_rulepath_sealed: the answer the helper's plan
+ * read of the same object) for as long as the run lasts? Not known, or a directory the command
+ * could make writable again: no.
  */
-static bool sealed(int fd)
+static bool sealed(const struct sbx_rulepath *e)
 {
-	int s = sbx_fd_sealed(fd);
+	int s = sbx_rulepath_sealed(e);
 
 	return s == SBX_SEALED_ROFS || s == SBX_SEALED_ACCESS;
 }
@@ -415,12 +416,12 @@ static int name_point(const struct sbx_linux_enforce *e, const char *path, bool 
 		goto out;
 	if (!f->facts.exists && !f->facts.is_link) {
 		/*
-		 * Asked again of the directory this run holds, whatever the plan said: where
-		 * nothing can be created for as long as the run lasts, no point is made (the
-		 * command gets EROFS or EACCES there as anyone would); where something can now,
-		 * the name is masked as ever.
+		 * Asked of the directory this run holds (once, as the helper's plan asked it),
+		 * whatever the front end's plan said: where nothing can be created for as long as
+		 * the run lasts, no point is made (the command gets EROFS or EACCES there as anyone
+		 * would); where something can now, the name is masked as ever.
 		 */
-		if (!sealed(parent->fd))
+		if (!sealed(parent))
 			rc = add_point(out, parent, strrchr(path, '/') + 1, dir, true, keep, holds,
 				       NULL, d);
 		goto out;

@@ -344,6 +344,21 @@ static int view_readlink(void *self, const char *path, char *buf, size_t size)
 	return sbx_fsview_host.readlink(sbx_fsview_host.self, path, buf, size);
 }
 
+int sbx_rulepath_sealed(const struct sbx_rulepath *e)
+{
+	/* The entry is the table's own (sbx_rulepath_get hands it out read-only to callers). */
+	struct sbx_rulepath *w = (struct sbx_rulepath *)e;
+
+	int s;
+
+	if (!w->sealed) {
+		s = sbx_fd_sealed(e->fd);
+		w->sealed = (signed char)(s < 0 ? -1 : s + 1);
+	}
+	/* An error is told as one (none of its callers says which): not sealed, and masked. */
+	return w->sealed < 0 ? -EIO : w->sealed - 1;
+}
+
 /* Asked of the directory's kept descriptor: the object the plan and the points see. */
 static int view_sealed(void *self, const char *dir)
 {
@@ -355,7 +370,7 @@ static int view_sealed(void *self, const char *dir)
 		return e->err;
 	if (!e->facts.exists)
 		return -ENOENT;
-	return sbx_fd_sealed(e->fd);
+	return sbx_rulepath_sealed(e);
 }
 
 void sbx_rulepaths_init(struct sbx_rulepaths *res)
