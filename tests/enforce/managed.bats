@@ -369,6 +369,7 @@ start_server_and_proxy() {
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ ^sent\ 5000000\ [0-9a-f]{64}$ ]]
 	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/hc.log" ] && break; sleep 0.05; done
+	echo "the server's log: $(cat "$BATS_TEST_TMPDIR/hc.log")"
 	[ "$(cat "$BATS_TEST_TMPDIR/hc.log")" = "received ${output#sent }" ]
 }
 
