@@ -70,15 +70,30 @@
 #include "unix/exec.h"
 
 /*
- * What a user or a program sends to stop or poke a command. The others keep their default
- * action in the supervisor: a fatal one kills it, and with it the sandbox, so the caller still
- * sees death by that signal. SIGCONT continues the supervisor, blocked or not, and is forwarded
- * too: without a terminal a command that stopped itself (SIGSTOP) is in a group of its own,
- * which the caller does not know, and `kill -CONT` of sbxrun (timeout(1) sends one after its
- * SIGTERM) is how it is continued, as it would be run in place.
+ * What a user or a program sends to stop or poke a command. Of the others, those that would end
+ * the supervisor (ending, below) end the run: the sandbox is killed, the run cleaned up, and the
+ * supervisor dies of that signal, so the caller still sees death by it. SIGCONT continues the
+ * supervisor, blocked or not, and is forwarded too: without a terminal a command that stopped
+ * itself (SIGSTOP) is in a group of its own, which the caller does not know, and `kill -CONT`
+ * of sbxrun (timeout(1) sends one after its SIGTERM) is how it is continued, as it would be run
+ * in place.
  */
 static const int forwarded[] = {SIGHUP,	 SIGINT,   SIGQUIT, SIGTERM, SIGUSR1,
 				SIGUSR2, SIGWINCH, SIGALRM, SIGCONT};
+
+/*
+ * The other signals whose default action ends a process, and that a process may send (the
+ * faults' signals, which only a fault raises in earnest, are left as they are). Left to their
+ * default action they would end the supervisor before its clean-up, and the points it made on
+ * the host would stay (as after a SIGKILL). Read from the signalfd instead: the sandbox is killed,
+ * the clean-up runs, and the supervisor then dies of that signal, as it would have. The real-time
+ * ones are added from SIGRTMIN on (the C library keeps those below for itself).
+ */
+static const int ending[] = {SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM,
+			     SIGPROF, SIGIO,   SIGPWR,	SIGSTKFLT};
+
+/* The ending signal the supervisor read, or 0: it dies of it once the run is cleaned up. */
+static int ended_by;
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
 
@@ -768,10 +783,16 @@ static bool on_signals(const struct sup *sup, int *ws)
 
 	n = read(sup->sfd, si, sizeof(si));
 	for (ssize_t i = 0; i < n / (ssize_t)sizeof(*si); i++) {
-		if (si[i].ssi_signo == SIGCHLD)
+		if (si[i].ssi_signo == SIGCHLD) {
 			chld = true;
-		else if (to_forward(sup, &si[i]))
+		} else if (!sigismember(&sup->set, (int)si[i].ssi_signo)) {
+			/* An ending signal: the sandbox ends now, and the supervisor after it. */
+			if (!ended_by)
+				ended_by = (int)si[i].ssi_signo;
+			kill(sup->child, SIGKILL);
+		} else if (to_forward(sup, &si[i])) {
 			forward(sup, (int)si[i].ssi_signo);
+		}
 	}
 	if (!chld)
 		return false;
@@ -993,26 +1014,51 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 		sbx_linux_refused(); /* init refused: no command's status, no command */
 	/* Every traced process has ended: the tracer has handed on all it saw. */
 	sbx_trace_end(sup->trace);
+	/* Killed for an ending signal: the clean-up sees, and the caller gets, death by it. */
+	if (ended_by)
+		ws = ended_by;
 	run_exit_hooks(false, &ws);
 	mirror(ws);
 }
 
-/* Blocks the forwarded signals and SIGCHLD and opens the signalfd that reads them. */
+/*
+ * Adds sig to set when it would end the supervisor: left at its default action. One the caller
+ * ignores stays ignored; blocked, the kernel would queue it for the signalfd instead of dropping
+ * it (a write of the supervisor's to a closed pipe would then end the run).
+ */
+static void ending_add(sigset_t *set, int sig)
+{
+	struct sigaction sa;
+
+	if (sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+	    sa.sa_handler == SIG_DFL)
+		sigaddset(set, sig);
+}
+
+/*
+ * Blocks the forwarded signals, SIGCHLD and the ending ones, and opens the signalfd that reads
+ * them. sup->set holds the first two only: init relays those.
+ */
 static int sup_signals(struct sup *sup, struct sbx_diag *d)
 {
 	struct sigaction chld;
-	sigset_t *set = &sup->set;
+	sigset_t *set = &sup->set, all;
 	int err;
 
 	sigemptyset(set);
 	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
 		sigaddset(set, forwarded[i]);
 	sigaddset(set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, set, &sup->orig) < 0) {
+	all = *set;
+	for (size_t i = 0; i < ARRAY_LEN(ending); i++)
+		ending_add(&all, ending[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		ending_add(&all, sig);
+	if (sigprocmask(SIG_BLOCK, &all, &sup->orig) < 0) {
 		err = errno;
 		return sbx_diag_set(d, -err, "sigprocmask: %s", strerror(err));
 	}
-	sup->sfd = above_stdio(signalfd(-1, set, SFD_CLOEXEC));
+	sup->sfd = above_stdio(signalfd(-1, &all, SFD_CLOEXEC));
 	if (sup->sfd < 0) {
 		err = errno;
 		sigprocmask(SIG_SETMASK, &sup->orig, NULL);

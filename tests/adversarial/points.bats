@@ -100,6 +100,40 @@ started_then_killed() {
 	done
 }
 
+@test "a run ended by a signal sbxrun does not forward leaves nothing behind and dies of it" {
+	local pid st sig
+	# Each ends a process by default, and none is passed on to the command: SIGPIPE (a write
+	# of sbxrun's to a pipe whose reader has gone), a limit's, a timer's, real-time ones.
+	for sig in PIPE XFSZ XCPU PROF VTALRM IO PWR RTMIN+1 RTMAX; do
+		env --default-signal="$sig" "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
+		pid=$!
+		await_pgrep "sleep $TAG"
+		# The points are made by now; a mask is there on the host.
+		[ -d "$PW/.git" ]
+		kill -"$sig" "$pid"
+		st=0
+		wait "$pid" || st=$?
+		echo "$sig: $st: $(ls -A "$PW")"
+		[ "$st" -eq $((128 + $(kill -l "$sig"))) ]
+		empty_dir "$PW"
+		# The command ended with it.
+		await_gone "sleep $TAG"
+	done
+	# Positive control: one the caller ignores is still ignored, and the run goes on.
+	env --ignore-signal=PIPE "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
+	pid=$!
+	await_pgrep "sleep $TAG"
+	kill -PIPE "$pid"
+	sleep 0.3
+	kill -0 "$pid"
+	pgrep -xf "sleep $TAG"
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 143 ]
+	empty_dir "$PW"
+}
+
 @test "an empty .git file left behind is a leftover too; a non-empty one is the user's" {
 	# As a point is made: empty, mode 01444.
 	: >"$PW/.git"
