@@ -1022,16 +1022,18 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 }
 
 /*
- * Adds sig to set when it would end the supervisor: left at its default action. One the caller
- * ignores stays ignored; blocked, the kernel would queue it for the signalfd instead of dropping
- * it (a write of the supervisor's to a closed pipe would then end the run).
+ * Adds sig to set when it would end the supervisor: left at its default action and not blocked
+ * in orig, the caller's mask. One the caller ignores stays ignored; blocked, the kernel would
+ * queue it for the signalfd instead of dropping it (a write of the supervisor's to a closed pipe
+ * would then end the run). One the caller blocked stays pending, as it would in the command run
+ * in place: read from the signalfd it would end the run.
  */
-static void ending_add(sigset_t *set, int sig)
+static void ending_add(sigset_t *set, int sig, const sigset_t *orig)
 {
 	struct sigaction sa;
 
-	if (sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
-	    sa.sa_handler == SIG_DFL)
+	if (!sigismember(orig, sig) && sigaction(sig, NULL, &sa) == 0 &&
+	    !(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL)
 		sigaddset(set, sig);
 }
 
@@ -1049,12 +1051,16 @@ static int sup_signals(struct sup *sup, struct sbx_diag *d)
 	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
 		sigaddset(set, forwarded[i]);
 	sigaddset(set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, NULL, &sup->orig) < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "sigprocmask: %s", strerror(err));
+	}
 	all = *set;
 	for (size_t i = 0; i < ARRAY_LEN(ending); i++)
-		ending_add(&all, ending[i]);
+		ending_add(&all, ending[i], &sup->orig);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-		ending_add(&all, sig);
-	if (sigprocmask(SIG_BLOCK, &all, &sup->orig) < 0) {
+		ending_add(&all, sig, &sup->orig);
+	if (sigprocmask(SIG_BLOCK, &all, NULL) < 0) {
 		err = errno;
 		return sbx_diag_set(d, -err, "sigprocmask: %s", strerror(err));
 	}

@@ -134,6 +134,37 @@ started_then_killed() {
 	empty_dir "$PW"
 }
 
+@test "a signal the caller blocked stays blocked: the run goes on, the command starts with its mask" {
+	local pid st want got
+	# A caller's blocked signals are inherited across its execve of sbxrun: sent to sbxrun,
+	# one of them stays pending, as it would in the command run in place; none ends the run.
+	env --block-signal=PIPE --block-signal=RTMIN+1 --block-signal=ABRT "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
+	pid=$!
+	await_pgrep "sleep $TAG"
+	kill -PIPE "$pid"
+	kill -RTMIN+1 "$pid"
+	kill -ABRT "$pid"
+	sleep 0.3
+	kill -0 "$pid"
+	# The command's mask and ignored set are the caller's, exactly (a job started with & by a
+	# script, as the run was: SIGINT and SIGQUIT ignored).
+	want=$(
+		env --block-signal=PIPE --block-signal=RTMIN+1 --block-signal=ABRT grep -E '^Sig(Blk|Ign):' /proc/self/status &
+		wait
+	)
+	got=$(grep -E '^Sig(Blk|Ign):' "/proc/$(pgrep -xf "sleep $TAG")/status")
+	echo "want: $want"
+	echo "got:  $got"
+	[ "$got" = "$want" ]
+	# Positive control: a forwarded one still ends it, and nothing is left.
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 143 ]
+	empty_dir "$PW"
+	await_gone "sleep $TAG"
+}
+
 @test "an empty .git file left behind is a leftover too; a non-empty one is the user's" {
 	# As a point is made: empty, mode 01444.
 	: >"$PW/.git"
