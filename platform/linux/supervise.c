@@ -82,15 +82,18 @@ static const int forwarded[] = {SIGHUP,	 SIGINT,   SIGQUIT, SIGTERM, SIGUSR1,
 				SIGUSR2, SIGWINCH, SIGALRM, SIGCONT};
 
 /*
- * The other signals whose default action ends a process, and that a process may send (the
- * faults' signals, which only a fault raises in earnest, are left as they are). Left to their
- * default action they would end the supervisor before its clean-up, and the points it made on
+ * The other signals whose default action ends a process. Left to their default action, sent by
+ * another process, they would end the supervisor before its clean-up, and the points it made on
  * the host would stay (as after a SIGKILL). Read from the signalfd instead: the sandbox is killed,
- * the clean-up runs, and the supervisor then dies of that signal, as it would have. The real-time
- * ones are added from SIGRTMIN on (the C library keeps those below for itself).
+ * the clean-up runs, and the supervisor then dies of that signal, as it would have. The faults'
+ * signals too (a watchdog's SIGABRT, a `kill -SEGV`): a fault of the supervisor's own still ends
+ * it at once, as the kernel unblocks the signal it forces, and so does abort(3), which unblocks
+ * SIGABRT first. The real-time ones are added from SIGRTMIN on (the C library keeps those below
+ * for itself).
  */
-static const int ending[] = {SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM,
-			     SIGPROF, SIGIO,   SIGPWR,	SIGSTKFLT};
+static const int ending[] = {SIGPIPE, SIGXCPU, SIGXFSZ,	  SIGVTALRM, SIGPROF,
+			     SIGIO,   SIGPWR,  SIGSTKFLT, SIGABRT,   SIGSEGV,
+			     SIGBUS,  SIGILL,  SIGFPE,	  SIGTRAP,   SIGSYS};
 
 /* The ending signal the supervisor read, or 0: it dies of it once the run is cleaned up. */
 static int ended_by;

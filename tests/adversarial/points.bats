@@ -103,8 +103,12 @@ started_then_killed() {
 @test "a run ended by a signal sbxrun does not forward leaves nothing behind and dies of it" {
 	local pid st sig
 	# Each ends a process by default, and none is passed on to the command: SIGPIPE (a write
-	# of sbxrun's to a pipe whose reader has gone), a limit's, a timer's, real-time ones.
-	for sig in PIPE XFSZ XCPU PROF VTALRM IO PWR RTMIN+1 RTMAX; do
+	# of sbxrun's to a pipe whose reader has gone), a limit's, a timer's, real-time ones, and
+	# a fault's sent by another process (a watchdog's SIGABRT).
+	local sigs=(PIPE XFSZ XCPU PROF VTALRM IO PWR RTMIN+1 RTMAX ABRT ILL TRAP SYS)
+	# And the faults' signals sent by kill(1); a sanitizer's build catches these three itself.
+	grep -q AddressSanitizer "$BIN/sbxrun" || sigs+=(SEGV BUS FPE)
+	for sig in "${sigs[@]}"; do
 		env --default-signal="$sig" "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
 		pid=$!
 		await_pgrep "sleep $TAG"
