@@ -107,7 +107,7 @@ started_then_killed() {
 	# a fault's sent by another process (a watchdog's SIGABRT).
 	local sigs=(PIPE XFSZ XCPU PROF VTALRM IO PWR RTMIN+1 RTMAX ABRT ILL TRAP SYS)
 	# And the faults' signals sent by kill(1); a sanitizer's build catches these three itself.
-	grep -q AddressSanitizer "$BIN/sbxrun" || sigs+=(SEGV BUS FPE)
+	grep -q __asan_init "$BIN/sbxrun" || sigs+=(SEGV BUS FPE)
 	for sig in "${sigs[@]}"; do
 		env --default-signal="$sig" "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
 		pid=$!
