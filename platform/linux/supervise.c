@@ -1041,28 +1041,60 @@ static void ending_add(sigset_t *set, int sig, const sigset_t *orig)
 }
 
 /*
+ * The forwarded signals and SIGCHLD in set (init relays those), and with them the ending ones in
+ * all, for the caller's mask orig.
+ */
+static void sup_sets(sigset_t *set, sigset_t *all, const sigset_t *orig)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
+		sigaddset(set, forwarded[i]);
+	sigaddset(set, SIGCHLD);
+	*all = *set;
+	for (size_t i = 0; i < ARRAY_LEN(ending); i++)
+		ending_add(all, ending[i], orig);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		ending_add(all, sig, orig);
+}
+
+/* The caller's mask while sbx_supervise_hold() holds the signals; held says it does. */
+static bool held;
+static sigset_t held_orig;
+
+void sbx_supervise_hold(void)
+{
+	sigset_t set, all;
+
+	if (held || sigprocmask(SIG_BLOCK, NULL, &held_orig) < 0)
+		return;
+	sup_sets(&set, &all, &held_orig);
+	held = sigprocmask(SIG_BLOCK, &all, NULL) == 0;
+}
+
+void sbx_supervise_release(void)
+{
+	if (held)
+		sigprocmask(SIG_SETMASK, &held_orig, NULL);
+	held = false;
+}
+
+/*
  * Blocks the forwarded signals, SIGCHLD and the ending ones, and opens the signalfd that reads
  * them. sup->set holds the first two only: init relays those.
  */
 static int sup_signals(struct sup *sup, struct sbx_diag *d)
 {
 	struct sigaction chld;
-	sigset_t *set = &sup->set, all;
+	sigset_t all;
 	int err;
 
-	sigemptyset(set);
-	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
-		sigaddset(set, forwarded[i]);
-	sigaddset(set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, NULL, &sup->orig) < 0) {
+	if (held)
+		sup->orig = held_orig;
+	else if (sigprocmask(SIG_BLOCK, NULL, &sup->orig) < 0) {
 		err = errno;
 		return sbx_diag_set(d, -err, "sigprocmask: %s", strerror(err));
 	}
-	all = *set;
-	for (size_t i = 0; i < ARRAY_LEN(ending); i++)
-		ending_add(&all, ending[i], &sup->orig);
-	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-		ending_add(&all, sig, &sup->orig);
+	sup_sets(&sup->set, &all, &sup->orig);
 	if (sigprocmask(SIG_BLOCK, &all, NULL) < 0) {
 		err = errno;
 		return sbx_diag_set(d, -err, "sigprocmask: %s", strerror(err));
@@ -1070,7 +1102,8 @@ static int sup_signals(struct sup *sup, struct sbx_diag *d)
 	sup->sfd = above_stdio(signalfd(-1, &all, SFD_CLOEXEC));
 	if (sup->sfd < 0) {
 		err = errno;
-		sigprocmask(SIG_SETMASK, &sup->orig, NULL);
+		if (!held)
+			sigprocmask(SIG_SETMASK, &sup->orig, NULL);
 		return sbx_diag_set(d, -err, "signalfd: %s", strerror(err));
 	}
 	if (sigaction(SIGCHLD, NULL, &chld) == 0 && chld.sa_handler == SIG_IGN) {
@@ -1080,10 +1113,12 @@ static int sup_signals(struct sup *sup, struct sbx_diag *d)
 	return 0;
 }
 
+/* Held signals stay blocked: the caller releases them once it has cleaned up. */
 static void sup_undo(struct sup *sup)
 {
 	close(sup->sfd);
-	sigprocmask(SIG_SETMASK, &sup->orig, NULL);
+	if (!held)
+		sigprocmask(SIG_SETMASK, &sup->orig, NULL);
 	if (chld_ignored)
 		signal(SIGCHLD, SIG_IGN);
 }

@@ -511,6 +511,31 @@ kind_at_name() {
 	empty_dir "$PW"
 }
 
+@test "a signal sent while the points are made, before the supervisor reads signals: none stays" {
+	local pid st
+	# Without a PID namespace (clone refused) the points are made before the supervisor starts.
+	# Each mkdirat is held on its way back (1.5 s) and SIGTERM is sent once .git is made.
+	env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace=mkdirat \
+		-e inject=mkdirat:delay_exit=1500000 "$BIN/failinj" clone -- "$H" \
+		--sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
+	pid=$!
+	await -d "$PW/.git"
+	kill -TERM "$(pgrep -P "$pid")"
+	st=0
+	wait "$pid" || st=$?
+	echo "status $st: $(ls -A "$PW")"
+	# The run ends of it, after the clean-up: the command never ran.
+	[ "$st" -eq 143 ]
+	empty_dir "$PW"
+	run pgrep -xf "sleep $TAG"
+	[ "$status" -eq 1 ]
+	# Positive control: the same run, not signalled, goes and leaves nothing.
+	run sbx_fault clone "$PROFILE" "$P" write "$PW/ok"
+	[ "$output" = OK ]
+	rm "$PW/ok"
+	empty_dir "$PW"
+}
+
 # hammer_script FILE: a script that runs `true` COUNT times ($1) through sbxrun with the profile
 # file $2 in the directory $3, printing the first line of each refused run.
 hammer_script() {
