@@ -1034,6 +1034,9 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 		s.meanwhile = make_points_meanwhile;
 		s.meanwhile_arg = p;
 	} else if (rc == 0) {
+		/* A signal sent from now on is read by the supervisor, which removes them. */
+		if (p->points.n)
+			sbx_supervise_hold();
 		rc = sbx_points_make(&p->points, d);
 		for (size_t i = 0; rc == 0 && p->mount_namespace && i < p->points.n; i++)
 			point_target(p, i, p->points.v[i].dev, p->points.v[i].ino);
@@ -1058,5 +1061,7 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 	else if (rc == 0)
 		rc = sbx_supervise_subreaper(&s, d);
 	sbx_points_clean(&p->points, report_point, NULL);
+	/* What was sent meanwhile takes effect now, the points gone. */
+	sbx_supervise_release();
 	sbx_linux_die(d, 125);
 }

@@ -141,6 +141,17 @@ int sbx_supervise_on_exit_last(int (*fn)(void *arg, int *wstatus), void *arg);
 int sbx_supervise_on_empty(int (*fn)(void *arg, int *wstatus), void *arg);
 
 /*
+ * Blocks, before what the run makes on the host ahead of sbx_supervise() or
+ * sbx_supervise_subreaper() (the mount points, when they cannot be made meanwhile), the signals
+ * the supervisor will read: one sent then stays pending for its signalfd, rather than end this
+ * process before the clean-up. The command still starts with the caller's mask. When neither
+ * starts the run, sbx_supervise_release() after the clean-up gives the caller's mask back, and
+ * what came meanwhile takes effect then.
+ */
+void sbx_supervise_hold(void);
+void sbx_supervise_release(void);
+
+/*
  * A descriptor the supervisor polls while the sandbox runs (a proxy's socket, a denial report):
  * fn(arg, fd) runs in the supervisor whenever fd is readable or hung up; when it returns
  * non-zero the descriptor is no longer polled (it must, at end of file: a hung-up descriptor is

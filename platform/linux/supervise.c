@@ -70,15 +70,33 @@
 #include "unix/exec.h"
 
 /*
- * What a user or a program sends to stop or poke a command. The others keep their default
- * action in the supervisor: a fatal one kills it, and with it the sandbox, so the caller still
- * sees death by that signal. SIGCONT continues the supervisor, blocked or not, and is forwarded
- * too: without a terminal a command that stopped itself (SIGSTOP) is in a group of its own,
- * which the caller does not know, and `kill -CONT` of sbxrun (timeout(1) sends one after its
- * SIGTERM) is how it is continued, as it would be run in place.
+ * What a user or a program sends to stop or poke a command. Of the others, those that would end
+ * the supervisor (ending, below) end the run: the sandbox is killed, the run cleaned up, and the
+ * supervisor dies of that signal, so the caller still sees death by it. SIGCONT continues the
+ * supervisor, blocked or not, and is forwarded too: without a terminal a command that stopped
+ * itself (SIGSTOP) is in a group of its own, which the caller does not know, and `kill -CONT`
+ * of sbxrun (timeout(1) sends one after its SIGTERM) is how it is continued, as it would be run
+ * in place.
  */
 static const int forwarded[] = {SIGHUP,	 SIGINT,   SIGQUIT, SIGTERM, SIGUSR1,
 				SIGUSR2, SIGWINCH, SIGALRM, SIGCONT};
+
+/*
+ * The other signals whose default action ends a process. Left to their default action, sent by
+ * another process, they would end the supervisor before its clean-up, and the points it made on
+ * the host would stay (as after a SIGKILL). Read from the signalfd instead: the sandbox is killed,
+ * the clean-up runs, and the supervisor then dies of that signal, as it would have. The faults'
+ * signals too (a watchdog's SIGABRT, a `kill -SEGV`): a fault of the supervisor's own still ends
+ * it at once, as the kernel unblocks the signal it forces, and so does abort(3), which unblocks
+ * SIGABRT first. The real-time ones are added from SIGRTMIN on (the C library keeps those below
+ * for itself).
+ */
+static const int ending[] = {SIGPIPE, SIGXCPU, SIGXFSZ,	  SIGVTALRM, SIGPROF,
+			     SIGIO,   SIGPWR,  SIGSTKFLT, SIGABRT,   SIGSEGV,
+			     SIGBUS,  SIGILL,  SIGFPE,	  SIGTRAP,   SIGSYS};
+
+/* The ending signal the supervisor read, or 0: it dies of it once the run is cleaned up. */
+static int ended_by;
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof(*(a)))
 
@@ -768,10 +786,16 @@ static bool on_signals(const struct sup *sup, int *ws)
 
 	n = read(sup->sfd, si, sizeof(si));
 	for (ssize_t i = 0; i < n / (ssize_t)sizeof(*si); i++) {
-		if (si[i].ssi_signo == SIGCHLD)
+		if (si[i].ssi_signo == SIGCHLD) {
 			chld = true;
-		else if (to_forward(sup, &si[i]))
+		} else if (!sigismember(&sup->set, (int)si[i].ssi_signo)) {
+			/* An ending signal: the sandbox ends now, and the supervisor after it. */
+			if (!ended_by)
+				ended_by = (int)si[i].ssi_signo;
+			kill(sup->child, SIGKILL);
+		} else if (to_forward(sup, &si[i])) {
 			forward(sup, (int)si[i].ssi_signo);
+		}
 	}
 	if (!chld)
 		return false;
@@ -993,29 +1017,93 @@ static __attribute__((noreturn)) void supervise(struct sup *sup)
 		sbx_linux_refused(); /* init refused: no command's status, no command */
 	/* Every traced process has ended: the tracer has handed on all it saw. */
 	sbx_trace_end(sup->trace);
+	/* Killed for an ending signal: the clean-up sees, and the caller gets, death by it. */
+	if (ended_by)
+		ws = ended_by;
 	run_exit_hooks(false, &ws);
 	mirror(ws);
 }
 
-/* Blocks the forwarded signals and SIGCHLD and opens the signalfd that reads them. */
-static int sup_signals(struct sup *sup, struct sbx_diag *d)
+/*
+ * Adds sig to set when it would end the supervisor: left at its default action and not blocked
+ * in orig, the caller's mask. One the caller ignores stays ignored; blocked, the kernel would
+ * queue it for the signalfd instead of dropping it (a write of the supervisor's to a closed pipe
+ * would then end the run). One the caller blocked stays pending, as it would in the command run
+ * in place: read from the signalfd it would end the run.
+ */
+static void ending_add(sigset_t *set, int sig, const sigset_t *orig)
 {
-	struct sigaction chld;
-	sigset_t *set = &sup->set;
-	int err;
+	struct sigaction sa;
 
+	if (!sigismember(orig, sig) && sigaction(sig, NULL, &sa) == 0 &&
+	    !(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL)
+		sigaddset(set, sig);
+}
+
+/*
+ * The forwarded signals and SIGCHLD in set (init relays those), and with them the ending ones in
+ * all, for the caller's mask orig.
+ */
+static void sup_sets(sigset_t *set, sigset_t *all, const sigset_t *orig)
+{
 	sigemptyset(set);
 	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
 		sigaddset(set, forwarded[i]);
 	sigaddset(set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, set, &sup->orig) < 0) {
+	*all = *set;
+	for (size_t i = 0; i < ARRAY_LEN(ending); i++)
+		ending_add(all, ending[i], orig);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		ending_add(all, sig, orig);
+}
+
+/* The caller's mask while sbx_supervise_hold() holds the signals; held says it does. */
+static bool held;
+static sigset_t held_orig;
+
+void sbx_supervise_hold(void)
+{
+	sigset_t set, all;
+
+	if (held || sigprocmask(SIG_BLOCK, NULL, &held_orig) < 0)
+		return;
+	sup_sets(&set, &all, &held_orig);
+	held = sigprocmask(SIG_BLOCK, &all, NULL) == 0;
+}
+
+void sbx_supervise_release(void)
+{
+	if (held)
+		sigprocmask(SIG_SETMASK, &held_orig, NULL);
+	held = false;
+}
+
+/*
+ * Blocks the forwarded signals, SIGCHLD and the ending ones, and opens the signalfd that reads
+ * them. sup->set holds the first two only: init relays those.
+ */
+static int sup_signals(struct sup *sup, struct sbx_diag *d)
+{
+	struct sigaction chld;
+	sigset_t all;
+	int err;
+
+	if (held)
+		sup->orig = held_orig;
+	else if (sigprocmask(SIG_BLOCK, NULL, &sup->orig) < 0) {
 		err = errno;
 		return sbx_diag_set(d, -err, "sigprocmask: %s", strerror(err));
 	}
-	sup->sfd = above_stdio(signalfd(-1, set, SFD_CLOEXEC));
+	sup_sets(&sup->set, &all, &sup->orig);
+	if (sigprocmask(SIG_BLOCK, &all, NULL) < 0) {
+		err = errno;
+		return sbx_diag_set(d, -err, "sigprocmask: %s", strerror(err));
+	}
+	sup->sfd = above_stdio(signalfd(-1, &all, SFD_CLOEXEC));
 	if (sup->sfd < 0) {
 		err = errno;
-		sigprocmask(SIG_SETMASK, &sup->orig, NULL);
+		if (!held)
+			sigprocmask(SIG_SETMASK, &sup->orig, NULL);
 		return sbx_diag_set(d, -err, "signalfd: %s", strerror(err));
 	}
 	if (sigaction(SIGCHLD, NULL, &chld) == 0 && chld.sa_handler == SIG_IGN) {
@@ -1025,10 +1113,12 @@ static int sup_signals(struct sup *sup, struct sbx_diag *d)
 	return 0;
 }
 
+/* Held signals stay blocked: the caller releases them once it has cleaned up. */
 static void sup_undo(struct sup *sup)
 {
 	close(sup->sfd);
-	sigprocmask(SIG_SETMASK, &sup->orig, NULL);
+	if (!held)
+		sigprocmask(SIG_SETMASK, &sup->orig, NULL);
 	if (chld_ignored)
 		signal(SIGCHLD, SIG_IGN);
 }

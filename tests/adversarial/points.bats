@@ -100,6 +100,75 @@ started_then_killed() {
 	done
 }
 
+@test "a run ended by a signal sbxrun does not forward leaves nothing behind and dies of it" {
+	local pid st sig
+	# Each ends a process by default, and none is passed on to the command: SIGPIPE (a write
+	# of sbxrun's to a pipe whose reader has gone), a limit's, a timer's, real-time ones, and
+	# a fault's sent by another process (a watchdog's SIGABRT).
+	local sigs=(PIPE XFSZ XCPU PROF VTALRM IO PWR RTMIN+1 RTMAX ABRT ILL TRAP SYS)
+	# And the faults' signals sent by kill(1); a sanitizer's build catches these three itself.
+	grep -q __asan_init "$BIN/sbxrun" || sigs+=(SEGV BUS FPE)
+	for sig in "${sigs[@]}"; do
+		env --default-signal="$sig" "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
+		pid=$!
+		await_pgrep "sleep $TAG"
+		# The points are made by now; a mask is there on the host.
+		[ -d "$PW/.git" ]
+		kill -"$sig" "$pid"
+		st=0
+		wait "$pid" || st=$?
+		echo "$sig: $st: $(ls -A "$PW")"
+		[ "$st" -eq $((128 + $(kill -l "$sig"))) ]
+		empty_dir "$PW"
+		# The command ended with it.
+		await_gone "sleep $TAG"
+	done
+	# Positive control: one the caller ignores is still ignored, and the run goes on.
+	env --ignore-signal=PIPE "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
+	pid=$!
+	await_pgrep "sleep $TAG"
+	kill -PIPE "$pid"
+	sleep 0.3
+	kill -0 "$pid"
+	pgrep -xf "sleep $TAG"
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 143 ]
+	empty_dir "$PW"
+}
+
+@test "a signal the caller blocked stays blocked: the run goes on, the command starts with its mask" {
+	local pid st want got
+	# A caller's blocked signals are inherited across its execve of sbxrun: sent to sbxrun,
+	# one of them stays pending, as it would in the command run in place; none ends the run.
+	env --block-signal=PIPE --block-signal=RTMIN+1 --block-signal=ABRT "$H" --sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
+	pid=$!
+	await_pgrep "sleep $TAG"
+	kill -PIPE "$pid"
+	kill -RTMIN+1 "$pid"
+	kill -ABRT "$pid"
+	sleep 0.3
+	kill -0 "$pid"
+	# The command's mask and ignored set are the caller's, exactly (a job started with & by a
+	# script, as the run was: SIGINT and SIGQUIT ignored).
+	want=$(
+		env --block-signal=PIPE --block-signal=RTMIN+1 --block-signal=ABRT grep -E '^Sig(Blk|Ign):' /proc/self/status &
+		wait
+	)
+	got=$(grep -E '^Sig(Blk|Ign):' "/proc/$(pgrep -xf "sleep $TAG")/status")
+	echo "want: $want"
+	echo "got:  $got"
+	[ "$got" = "$want" ]
+	# Positive control: a forwarded one still ends it, and nothing is left.
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 143 ]
+	empty_dir "$PW"
+	await_gone "sleep $TAG"
+}
+
 @test "an empty .git file left behind is a leftover too; a non-empty one is the user's" {
 	# As a point is made: empty, mode 01444.
 	: >"$PW/.git"
@@ -436,6 +505,31 @@ kind_at_name() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Read-only file system"* ]]
 	empty_dir "$PW"
+	run sbx_fault clone "$PROFILE" "$P" write "$PW/ok"
+	[ "$output" = OK ]
+	rm "$PW/ok"
+	empty_dir "$PW"
+}
+
+@test "a signal sent while the points are made, before the supervisor reads signals: none stays" {
+	local pid st
+	# Without a PID namespace (clone refused) the points are made before the supervisor starts.
+	# Each mkdirat is held on its way back (1.5 s) and SIGTERM is sent once .git is made.
+	env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace=mkdirat \
+		-e inject=mkdirat:delay_exit=1500000 "$BIN/failinj" clone -- "$H" \
+		--sandbox-policy-cwd "$PW" --permission-profile "$PROFILE" -- sleep "$TAG" 3>&- &
+	pid=$!
+	await -d "$PW/.git"
+	kill -TERM "$(pgrep -P "$pid")"
+	st=0
+	wait "$pid" || st=$?
+	echo "status $st: $(ls -A "$PW")"
+	# The run ends of it, after the clean-up: the command never ran.
+	[ "$st" -eq 143 ]
+	empty_dir "$PW"
+	run pgrep -xf "sleep $TAG"
+	[ "$status" -eq 1 ]
+	# Positive control: the same run, not signalled, goes and leaves nothing.
 	run sbx_fault clone "$PROFILE" "$P" write "$PW/ok"
 	[ "$output" = OK ]
 	rm "$PW/ok"
