@@ -243,7 +243,39 @@ static int dev_rule(const struct dev_view *v, const struct sbx_profile *p,
 			  "the private /dev: not there (only the allowed devices, a pts instance "
 			  "of the run's own and /dev/shm)");
 }
+
+/*
+ * Under init the command gets a fresh /proc of its PID namespace, read-only unless the run
+ * writes everywhere (then there is no init): a host's process there is absent (its number, if
+ * the sandbox has one, is another process), the rest at most read. /proc/self and
+ * /proc/thread-self lead to the command's own: the entries decide them.
+ */
+static int proc_rule(const struct dev_view *v, const char *path, struct sbx_access_why *a)
+{
+	const char *rest = path + 5;
+	size_t n;
+
+	if (!v->init || !sbx_path_covers("/proc", path))
+		return 0;
+	while (*rest == '/')
+		rest++;
+	n = strspn(rest, "0123456789");
+	if (n > 0 && (rest[n] == '\0' || rest[n] == '/'))
+		return dev_answer(
+			a, SBX_DENY,
+			"the fresh /proc of the run's PID namespace: the host's processes "
+			"are not in it");
+	if (a->access == SBX_WRITE)
+		return dev_answer(a, SBX_READ,
+				  "the fresh /proc of the run's PID namespace: read-only");
+	return 0;
+}
 #else
+static int proc_rule(const struct dev_view *v, const char *path, struct sbx_access_why *a)
+{
+	return 0;
+}
+
 static void dev_view_init(const struct sbx_roots *roots, struct dev_view *v)
 {
 	v->devs = SBX_DEVS_NONE;
@@ -273,7 +305,8 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 		free(path);
 		return refuse("out of memory");
 	}
-	if (minimal_read(p, roots, path, &a) || dev_rule(dv, p, roots, path, &a)) {
+	if (minimal_read(p, roots, path, &a) || dev_rule(dv, p, roots, path, &a) ||
+	    proc_rule(dv, path, &a)) {
 		free(path);
 		sbx_access_why_free(&a);
 		return refuse("out of memory");

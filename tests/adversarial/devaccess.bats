@@ -229,3 +229,21 @@ time.sleep(120)
 	does unshare EACCES read "$SHMF"
 	rm -rf "$dir"
 }
+
+@test "/proc: a process of the host is not in the run's fresh /proc, and access says so" {
+	sleep 120 3>&- &
+	HOLDER=$!
+	outside read "/proc/$HOLDER/status"
+	# Under init the PID namespace's own /proc: the host's process is absent (its number is
+	# far above what the few processes of the sandbox get).
+	access_is none "/proc/$HOLDER/status" deny
+	does none ENOENT read "/proc/$HOLDER/status"
+	# Without a PID namespace, with or without a mount namespace, the host's /proc is read.
+	for fault in clone unshare; do
+		access_is "$fault" "/proc/$HOLDER/status" read
+		does "$fault" OK read "/proc/$HOLDER/status"
+	done
+	# The command's own entries: the entries decide them, and run reads them.
+	access_is none /proc/self/status read
+	does none OK read /proc/self/status
+}
