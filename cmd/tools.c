@@ -188,12 +188,19 @@ static int dev_rule(const struct dev_view *v, const struct sbx_profile *p,
 	for (size_t i = 0; fd_links[i]; i++)
 		if (sbx_path_covers(fd_links[i], path))
 			return 0;
-	if (a->entry >= 0 && a->entry < (long)p->fs.n && p->fs.entries[a->entry].kind == SBX_PATH)
-		named = p->fs.entries[a->entry].path;
+	if (a->entry >= 0 && a->entry < (long)p->fs.n) {
+		const struct sbx_entry *e = &p->fs.entries[a->entry];
+
+		/* A deny glob names the node where it matches that very path (not /dev above). */
+		if (e->kind == SBX_PATH)
+			named = e->path;
+		else if (e->kind == SBX_GLOB && e->path && sbx_glob_match(e->path, path))
+			named = path;
+	}
 	for (size_t i = 0; allowed_devices[i]; i++) {
 		if (strcmp(allowed_devices[i], path) != 0)
 			continue;
-		/* Denied by name: Landlock grants it nothing, and no private /dev is built. */
+		/* Denied by name: Landlock grants it nothing, the private /dev leaves it out. */
 		if (a->access == SBX_DENY && named && strcmp(named, path) == 0)
 			return 0;
 		return dev_answer(a, SBX_WRITE,

@@ -247,3 +247,48 @@ time.sleep(120)
 	access_is none /proc/self/status read
 	does none OK read /proc/self/status
 }
+
+# denied_nodes EXTRA...: with /dev/null and /dev/ptmx denied by name ($DENIES, by default the
+# two paths) beside read / and EXTRA,
+# access says deny, and run finds neither (ENOENT in the private /dev, EACCES behind Landlock),
+# while /dev/zero, not denied, is written in the same runs (the positive control).
+denied_nodes() {
+	local ro fault want node faults=(none clone unshare)
+	ro=$(entry_special root read)
+	[ -n "${DENIES:-}" ] || DENIES="$(entry_path /dev/null deny),$(entry_path /dev/ptmx deny)"
+	PROFILE=$(profile restricted "$ro" "$@" "$DENIES")
+	echo "$PROFILE" >"$PFILE"
+	# Without a mount namespace a writable workspace's protected names refuse.
+	[ $# -eq 0 ] || faults=(none clone)
+	outside open-wr /dev/null
+	outside open-wr /dev/ptmx
+	for fault in "${faults[@]}"; do
+		want=ENOENT
+		[ "$fault" = unshare ] && want=EACCES
+		for node in /dev/null /dev/ptmx; do
+			access_is "$fault" "$node" deny
+			does "$fault" "$want" open-wr "$node"
+			does "$fault" "$want" read "$node"
+		done
+		access_is "$fault" /dev/zero write
+		does "$fault" OK open-wr /dev/zero
+	done
+}
+
+@test "an allowed node denied by name: left out of the private /dev, the run goes on" {
+	denied_nodes
+}
+
+@test "an allowed node denied by name, the workspace writable: /dev built first, the deny held" {
+	# The workspace's missing protected names are made on the host while init builds /dev,
+	# before the masks: the node must be left out all the same.
+	[ ! -e "$WS/.codex" ]
+	denied_nodes "$(entry_special project_roots write)"
+}
+
+@test "an allowed node a deny glob matches: left out as well, and access says deny" {
+	# A glob matching /dev itself is no mask (the private /dev replaces it); one matching the
+	# node is.
+	DENIES="$(glob_deny '/dev/nul*'),$(glob_deny '/dev/ptm?')"
+	denied_nodes
+}
