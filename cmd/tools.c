@@ -242,6 +242,10 @@ static int dev_rule(const struct dev_view *v, const struct sbx_profile *p,
 	}
 	if (strcmp(path, "/dev/pts") == 0)
 		return dev_answer(a, SBX_READ, "the private /dev: a pts instance of the run's own");
+	/* That instance's own ptmx (mode 0666), which /dev/ptmx links to: new terminals. */
+	if (strcmp(path, "/dev/pts/ptmx") == 0)
+		return dev_answer(a, SBX_WRITE,
+				  "the private /dev: the ptmx of the run's own pts instance");
 	if (v->init && sbx_path_covers("/dev/pts", path) && own_terminal(path, true))
 		return dev_answer(
 			a, SBX_WRITE,

@@ -292,3 +292,16 @@ denied_nodes() {
 	DENIES="$(glob_deny '/dev/nul*'),$(glob_deny '/dev/ptm?')"
 	denied_nodes
 }
+
+@test "/dev/pts/ptmx: the run's own pts instance's, opened; behind Landlock the host's is not" {
+	# Outside, root opens the host's (mode 0 there, as devpts makes it); nobody else may.
+	if as_root; then
+		outside open-wr /dev/pts/ptmx
+	fi
+	for fault in none clone; do
+		access_is "$fault" /dev/pts/ptmx write
+		does "$fault" OK open-wr /dev/pts/ptmx
+	done
+	access_is unshare /dev/pts/ptmx deny
+	does unshare EACCES open-wr /dev/pts/ptmx
+}
