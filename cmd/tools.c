@@ -10,6 +10,12 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#if defined(__linux__)
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "linux/linux.h"
+#endif
 
 static int print_owned(char *text)
 {
@@ -67,9 +73,236 @@ static int minimal_read(const struct sbx_profile *p, const struct sbx_roots *roo
 	return 0;
 }
 
+/*
+ * What run finds under /dev is not the host's /dev the entries name (sbxrun(1), access): with a
+ * mount namespace a private one (the allowed device nodes, read and write; a /dev/shm of the
+ * run's own, writable; a pts instance of its own, where of the host's terminals only the
+ * command's own is), nothing else of the host's; without one, the host's behind Landlock, which
+ * grants the allowed nodes and the command's own terminal and nothing else there. A root the
+ * run grants inside (under /dev/shm; without a mount namespace anywhere in /dev) is the
+ * entries' to decide.
+ */
+struct dev_view {
+	enum sbx_linux_devs devs;
+	bool init; /* the private /dev names the command's own terminal */
+};
+
+#if defined(__linux__)
+/* As platform/linux/devfs.c names the terminal: a pty of the host's instance, index below. */
+#define PTS_MAJOR     136u
+#define PTS_NAMED_MAX 1024u
+
+static const char *const allowed_devices[] = {
+	"/dev/null",	"/dev/zero", "/dev/full", "/dev/random",
+	"/dev/urandom", "/dev/tty",  "/dev/ptmx", NULL,
+};
+
+static const char *const fd_links[] = {
+	"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr", NULL,
+};
+
+static void dev_view_init(const struct sbx_roots *roots, struct dev_view *v)
+{
+	v->devs = SBX_DEVS_NONE;
+	v->init = false;
+	if (sbx_host_platform() == SBX_PLATFORM_LINUX) {
+		struct sbx_linux_facts f;
+
+		sbx_linux_probe(&f);
+		v->devs = sbx_linux_devs_for(roots, &f, &v->init);
+	}
+}
+
+/*
+ * Is path the command's own terminal, the node a standard stream holds? Landlock grants it on
+ * any of the three (named: false); init names in the private /dev only the first stream on a
+ * pty slave, at /dev/pts/N of an index below the bound it holds names to (named: true).
+ */
+static bool own_terminal(const char *path, bool named)
+{
+	struct stat ps, fs;
+
+	if (lstat(path, &ps) < 0 || !S_ISCHR(ps.st_mode))
+		return false;
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		char name[32];
+
+		if (fstat(fd, &fs) < 0 || !S_ISCHR(fs.st_mode))
+			continue;
+		if (!named) {
+			if (isatty(fd) && fs.st_dev == ps.st_dev && fs.st_ino == ps.st_ino)
+				return true;
+			continue;
+		}
+		if (major(fs.st_rdev) != PTS_MAJOR)
+			continue;
+		if (minor(fs.st_rdev) >= PTS_NAMED_MAX)
+			return false;
+		snprintf(name, sizeof(name), "/dev/pts/%u", minor(fs.st_rdev));
+		return strcmp(name, path) == 0 && fs.st_dev == ps.st_dev && fs.st_ino == ps.st_ino;
+	}
+	return false;
+}
+
+/* Sets *a to access acc for the reason why; -ENOMEM. */
+static int dev_answer(struct sbx_access_why *a, enum sbx_access acc, const char *why)
+{
+	char *words = strdup(why);
+
+	if (!words)
+		return -ENOMEM;
+	free(a->rule);
+	a->rule = words;
+	a->access = acc;
+	a->kind = SBX_RULE_ENTRY;
+	a->entry = -1;
+	return 0;
+}
+
+/*
+ * Does a root the run grants lie in under (strictly) and hold path? Such a root is mounted or
+ * granted at its path, and the entries decide what lies in it.
+ */
+static bool root_holds(const struct sbx_roots *rt, const char *under, const char *path)
+{
+	for (size_t i = 0; i < rt->n_readable + rt->n_writable; i++) {
+		const char *root = i < rt->n_readable ? rt->readable[i]
+						      : rt->writable[i - rt->n_readable].root;
+
+		if (strcmp(root, under) != 0 && sbx_path_covers(under, root) &&
+		    sbx_path_covers(root, path))
+			return true;
+	}
+	return false;
+}
+
+static int dev_rule(const struct dev_view *v, const struct sbx_profile *p,
+		    const struct sbx_roots *rt, const char *path, struct sbx_access_why *a)
+{
+	const char *named = NULL;
+	struct stat st;
+
+	if (v->devs == SBX_DEVS_NONE || !sbx_path_covers("/dev", path))
+		return 0;
+	/* Links into /proc/self/fd: the descriptor's file, which the entries decide. */
+	for (size_t i = 0; fd_links[i]; i++)
+		if (sbx_path_covers(fd_links[i], path))
+			return 0;
+	if (a->entry >= 0 && a->entry < (long)p->fs.n) {
+		const struct sbx_entry *e = &p->fs.entries[a->entry];
+
+		/* A deny glob names the node where it matches that very path (not /dev above). */
+		if (e->kind == SBX_PATH)
+			named = e->path;
+		else if (e->kind == SBX_GLOB && e->path && sbx_glob_match(e->path, path))
+			named = path;
+	}
+	for (size_t i = 0; allowed_devices[i]; i++) {
+		if (strcmp(allowed_devices[i], path) != 0)
+			continue;
+		/* Denied by name: Landlock grants it nothing, the private /dev leaves it out. */
+		if (a->access == SBX_DENY && named && strcmp(named, path) == 0)
+			return 0;
+		return dev_answer(a, SBX_WRITE,
+				  v->devs == SBX_DEVS_PRIVATE
+					  ? "the private /dev: an allowed device"
+					  : "no mount namespace: Landlock grants this "
+					    "allowed device");
+	}
+	if (v->devs == SBX_DEVS_LANDLOCK) {
+		/* A root inside is granted as named; the rest of the host's /dev is not. */
+		if (root_holds(rt, "/dev", path))
+			return 0;
+		if (own_terminal(path, false))
+			return dev_answer(a, SBX_WRITE,
+					  "no mount namespace: Landlock grants the command's own "
+					  "terminal");
+		/* The readable trees around /dev: its directories are listed, nothing opened. */
+		if (a->access != SBX_DENY && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return dev_answer(
+				a, SBX_READ,
+				"no mount namespace: Landlock lets a directory in /dev be "
+				"listed, as the entries let read it");
+		return dev_answer(a, SBX_DENY,
+				  "no mount namespace: Landlock keeps the host's /dev out of reach "
+				  "but for the allowed devices and the command's own terminal");
+	}
+	if (strcmp(path, "/dev") == 0) {
+		/* A read-only tmpfs: read where the entries let read it. */
+		if (a->access == SBX_WRITE)
+			return dev_answer(a, SBX_READ, "the private /dev: a read-only tmpfs");
+		return 0;
+	}
+	if (sbx_linux_private_shm(path)) {
+		/* A root there is mounted at its path; a deny or mask that none holds is not. */
+		if (root_holds(rt, "/dev/shm", path))
+			return 0;
+		return dev_answer(a, SBX_WRITE,
+				  "the private /dev: /dev/shm, a writable tmpfs of the run's own");
+	}
+	if (strcmp(path, "/dev/pts") == 0)
+		return dev_answer(a, SBX_READ, "the private /dev: a pts instance of the run's own");
+	/* That instance's own ptmx (mode 0666), which /dev/ptmx links to: new terminals. */
+	if (strcmp(path, "/dev/pts/ptmx") == 0)
+		return dev_answer(a, SBX_WRITE,
+				  "the private /dev: the ptmx of the run's own pts instance");
+	if (v->init && sbx_path_covers("/dev/pts", path) && own_terminal(path, true))
+		return dev_answer(
+			a, SBX_WRITE,
+			"the private /dev: the command's own terminal, bound at its name");
+	return dev_answer(a, SBX_DENY,
+			  "the private /dev: not there (only the allowed devices, a pts instance "
+			  "of the run's own and /dev/shm)");
+}
+
+/*
+ * Under init the command gets a fresh /proc of its PID namespace, read-only unless the run
+ * writes everywhere (then there is no init): a host's process there is absent (its number, if
+ * the sandbox has one, is another process), the rest at most read. /proc/self and
+ * /proc/thread-self lead to the command's own: the entries decide them.
+ */
+static int proc_rule(const struct dev_view *v, const char *path, struct sbx_access_why *a)
+{
+	const char *rest = path + 5;
+	size_t n;
+
+	if (!v->init || !sbx_path_covers("/proc", path))
+		return 0;
+	while (*rest == '/')
+		rest++;
+	n = strspn(rest, "0123456789");
+	if (n > 0 && (rest[n] == '\0' || rest[n] == '/'))
+		return dev_answer(
+			a, SBX_DENY,
+			"the fresh /proc of the run's PID namespace: the host's processes "
+			"are not in it");
+	if (a->access == SBX_WRITE)
+		return dev_answer(a, SBX_READ,
+				  "the fresh /proc of the run's PID namespace: read-only");
+	return 0;
+}
+#else
+static int proc_rule(const struct dev_view *v, const char *path, struct sbx_access_why *a)
+{
+	return 0;
+}
+
+static void dev_view_init(const struct sbx_roots *roots, struct dev_view *v)
+{
+	v->devs = SBX_DEVS_NONE;
+	v->init = false;
+}
+
+static int dev_rule(const struct dev_view *v, const struct sbx_profile *p,
+		    const struct sbx_roots *rt, const char *path, struct sbx_access_why *a)
+{
+	return 0;
+}
+#endif
+
 static int access_one(const struct invocation *inv, const struct sbx_profile *p,
-		      const struct sbx_roots *roots, const struct kept_inputs *ki, const char *arg,
-		      json_t *out_json)
+		      const struct sbx_roots *roots, const struct kept_inputs *ki,
+		      const struct dev_view *dv, const char *arg, json_t *out_json)
 {
 	struct sbx_access_why a;
 	char *path = NULL;
@@ -83,7 +316,8 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 		free(path);
 		return refuse("out of memory");
 	}
-	if (minimal_read(p, roots, path, &a)) {
+	if (minimal_read(p, roots, path, &a) || dev_rule(dv, p, roots, path, &a) ||
+	    proc_rule(dv, path, &a)) {
 		free(path);
 		sbx_access_why_free(&a);
 		return refuse("out of memory");
@@ -139,6 +373,7 @@ int cmd_access(int argc, char **argv)
 	struct sbx_profile mat = {0};
 	struct sbx_roots roots = {0};
 	struct kept_inputs ki = {0};
+	struct dev_view dv;
 	struct invocation inv;
 	struct sbx_diag d;
 	json_t *arr = NULL;
@@ -164,10 +399,11 @@ int cmd_access(int argc, char **argv)
 		r = refuse_diag(&d);
 		goto out;
 	}
+	dev_view_init(&roots, &dv);
 	if (o.json)
 		arr = json_array();
 	for (int i = 0; !r && i < o.n_rest; i++)
-		r = access_one(&inv, &mat, &roots, &ki, o.rest[i], arr);
+		r = access_one(&inv, &mat, &roots, &ki, &dv, o.rest[i], arr);
 	if (!r && arr)
 		r = print_owned(json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER));
 out:

@@ -1122,6 +1122,24 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 	return 0;
 }
 
+enum sbx_linux_devs sbx_linux_devs_for(const struct sbx_roots *rt, const struct sbx_linux_facts *f,
+				       bool *init)
+{
+	/*
+	 * The devices requirement's own choice (SBX_REQ_DEVICES), on the same facts; the processes
+	 * requirement beside it takes init where the PID and IPC namespaces come along.
+	 */
+	*init = !rt->full_write && f->wsl != 1 && f->mount_namespace && f->pid_namespace &&
+		f->ipc_namespace;
+	if (rt->full_write || f->wsl == 1)
+		return SBX_DEVS_NONE;
+	if (f->mount_namespace)
+		return SBX_DEVS_PRIVATE;
+	if (f->landlock_abi >= 1 && f->no_new_privs && !under_writable(rt, "/dev"))
+		return SBX_DEVS_LANDLOCK;
+	return SBX_DEVS_NONE;
+}
+
 int sbx_plan_attach_linux(struct sbx_plan *p, const struct sbx_linux_facts *f)
 {
 	struct host h = {.f = f};

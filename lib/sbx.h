@@ -2017,6 +2017,15 @@ struct sbx_linux_apply {
 void sbx_plan_linux_apply(const struct sbx_plan *p, const struct sbx_linux_facts *f,
 			  struct sbx_linux_apply *out);
 /*
+ * Which /dev a run of roots gets on a host with facts f, as the planner decides the devices
+ * requirement: the private one of a mount namespace (under init, which also gives the command's
+ * own terminal its name there: *init), the host's behind Landlock's allow-list, or neither (no
+ * requirement, as with full write, or the run is refused).
+ */
+enum sbx_linux_devs { SBX_DEVS_NONE = 0, SBX_DEVS_PRIVATE, SBX_DEVS_LANDLOCK };
+enum sbx_linux_devs sbx_linux_devs_for(const struct sbx_roots *rt, const struct sbx_linux_facts *f,
+				       bool *init);
+/*
  * Who runs a Linux plan under the denial report (report.c), on a host with facts f. *model is
  * the plan's own, as sbx_plan_linux_apply() chose it (read here, never chosen again). Only
  * init's supervisor traces, so a plan that would run in place runs under init where the host

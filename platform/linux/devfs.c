@@ -312,7 +312,8 @@ static int hold_index(int pts, unsigned int index)
 }
 
 /* Makes the mount points and links in the still writable top of /dev. */
-static int populate(int top, const struct sbx_devfs *dev, const char *path, struct sbx_diag *d)
+static int populate(int top, const struct sbx_devfs *dev, const char *path, unsigned int flags,
+		    struct sbx_diag *d)
 {
 	/*
 	 * Each node's mount point an empty regular file: mknodat makes one in a call (a regular
@@ -324,7 +325,9 @@ static int populate(int top, const struct sbx_devfs *dev, const char *path, stru
 	if (mkdirat(top, "pts", 0755) < 0 || mkdirat(top, "shm", 0755) < 0)
 		return sbx_mnt_fail(d, errno, "making a mount point in the private", path);
 	for (size_t i = 0; i < ARRAY_LEN(dev_links); i++)
-		if (symlinkat(dev_links[i].target, top, dev_links[i].name) < 0)
+		if ((strcmp(dev_links[i].name, "ptmx") != 0 ||
+		     !(flags & SBX_MNT_LEAVE_OUT(SBX_DEV_N_NODES))) &&
+		    symlinkat(dev_links[i].target, top, dev_links[i].name) < 0)
 			return sbx_mnt_fail(d, errno, "making a link in the private", path);
 	return 0;
 }
@@ -366,7 +369,8 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 
 	/* The host's nodes, cloned before anything covers the host's /dev. */
 	for (size_t i = 0; i < SBX_DEV_N_NODES && rc == 0; i++) {
-		int fd = clone_host_node(i, d);
+		/* A node the profile denies by its name is not cloned: never looked at. */
+		int fd = flags & SBX_MNT_LEAVE_OUT(i) ? -ENOENT : clone_host_node(i, d);
 
 		if (fd >= 0)
 			dev.nodes[i] = fd;
@@ -388,7 +392,7 @@ int sbx_devfs_build(const char *path, unsigned int flags, struct sbx_devfs *out,
 				  strerror(-st.top));
 		goto out;
 	}
-	rc = populate(st.top, &dev, path, d);
+	rc = populate(st.top, &dev, path, flags, d);
 	if (rc == 0 && set_attrs(st.top, SBX_MOUNT_ATTR_RDONLY) < 0)
 		rc = sbx_mnt_fail(d, errno, "making read-only the private", path);
 	if (rc == 0 && (flags & SBX_MNT_ATTACH_FIRST))

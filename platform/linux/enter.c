@@ -457,6 +457,30 @@ void sbx_linux_prepared_free(struct sbx_linux_prepared *p)
 	sbx_devfs_clear(&p->dev);
 }
 
+/*
+ * The nodes of the private /dev that the plan denies by their very names (an entry or a glob's
+ * match, resolved): left out of it, as the host's are masked. A deny of /dev itself is no mask
+ * (the private /dev replaces it), and keeps them.
+ */
+_Static_assert(ARRAY_LEN(device_paths) == SBX_DEV_N_NODES + 1,
+	       "device_paths: the nodes of enum sbx_dev_node in its order, then ptmx");
+
+static unsigned int dev_left_out(const struct sbx_linux_prepared *p)
+{
+	unsigned int flags = 0;
+
+	for (size_t i = 0; p->mount_namespace && i < p->mounts.n; i++) {
+		const struct sbx_mount_op *op = &p->mounts.ops[i];
+
+		if (op->kind != SBX_MNT_DENY || !sbx_path_covers("/dev", op->path))
+			continue;
+		for (size_t k = 0; k < ARRAY_LEN(device_paths); k++)
+			if (strcmp(device_paths[k], op->path) == 0)
+				flags |= SBX_MNT_LEAVE_OUT(k);
+	}
+	return flags;
+}
+
 /* Dies on a failed step: the diagnostic is already worded. */
 static void must(int rc, struct sbx_diag *d)
 {
@@ -808,7 +832,8 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 	 * The command's terminal at its own name: only init outlives the command's execve to hold
 	 * the pty that keeps the name; in the command's own process the name would go with it.
 	 */
-	unsigned int dev_flags = e->model == SBX_MODEL_INIT ? SBX_MNT_OWN_TERMINAL : 0;
+	unsigned int dev_flags =
+		(e->model == SBX_MODEL_INIT ? SBX_MNT_OWN_TERMINAL : 0) | dev_left_out(p);
 	int err, rc;
 
 	/*

@@ -284,6 +284,12 @@ struct sbx_devfs {
 #define SBX_PTS_NAMED_MAX    1024u
 
 /*
+ * Leave node i (enum sbx_dev_node; SBX_DEV_N_NODES for the ptmx link) out of the tree, as for a
+ * node the host lacks: the profile denies that very name, and the command finds none there.
+ */
+#define SBX_MNT_LEAVE_OUT(i) (0x100u << (i))
+
+/*
  * Mounts a private, minimal /dev at path (normally "/dev"), in a mount namespace of the caller's
  * own, after the rest of the file system was made read-only (a recursive read-only change made
  * afterwards would reach /dev/shm too). It holds: null zero full random urandom tty (the host's
@@ -291,7 +297,8 @@ struct sbx_devfs {
  * instance: none of the host's terminals but, with SBX_MNT_OWN_TERMINAL, the command's own), ptmx -> pts/ptmx, fd, stdin, stdout, stderr (links
  * into /proc/self/fd), shm (a private writable tmpfs, mode 1777). The top directory is a
  * read-only tmpfs: nothing can be added to it. Needs CAP_SYS_ADMIN in the mount namespace's
- * user namespace. flags: 0, SBX_MNT_ATTACH_FIRST or SBX_MNT_DETACHED, with SBX_MNT_OWN_TERMINAL.
+ * user namespace. flags: 0, SBX_MNT_ATTACH_FIRST or SBX_MNT_DETACHED, with SBX_MNT_OWN_TERMINAL and
+ * SBX_MNT_LEAVE_OUT of the nodes denied.
  * Returns 0 with *out filled,
  * or a negative code with d filled (and nothing of *out open).
  */
