@@ -116,6 +116,9 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			r->link_shared = in.link_shared;
 			r->linked = in.linked;
 			r->is_link = in.is_link;
+			/* S_IFCHR or S_IFBLK, spelled out: lib/ builds for Windows too. */
+			r->device = in.exists && ((in.mode & 0170000) == 0020000 ||
+						  (in.mode & 0170000) == 0060000);
 			/* Its own links, then its root's: a refusal may name any of them. */
 			if (root_link(pl->ctx, path) &&
 			    (rc = link_append(in.link, sizeof(in.link),

@@ -1569,6 +1569,8 @@ struct sbx_req {
 	unsigned is_link : 1;
 	/* A missing name to keep uncreated whose directory is sealed (enum sbx_sealed). */
 	unsigned sealed : 3;
+	/* What it leads to is a device node (character or block), links followed. */
+	unsigned device : 1;
 	bool exists;	  /* path exists on this host (when path != NULL) */
 	bool link_shared; /* someone other than root and the caller can replace one */
 	bool path_kept;	  /* path lies in its plan (its roots or paths): never freed alone */
