@@ -59,6 +59,14 @@ teardown() {
 	[[ "$output" == *"no host device node reachable but the allow-list"*"landlock"*"enforced"* ]]
 	local limit="a node of a device elsewhere (an image's dev/ in a readable or writable root)"
 	[[ "$output" == *"$limit opens as its mode allows"* ]]
+	# access says what the run finds there: the node under the granted tree opens, as read.
+	run "$BIN/failinj" unshare -- "$BIN/sbxrun" access --cwd "$IMG" --profile :read-only \
+		"$NODES/null"
+	echo "$output"
+	[ "$output" = "read   $NODES/null  (entries[0]: read :root)" ]
+	run "$BIN/failinj" unshare -- "$BIN/sbxrun" --cwd "$IMG" --profile :read-only -- \
+		"$P" read "$NODES/null"
+	[ "$output" = OK ]
 	# Control: with the mount namespace, the requirement carries no such note.
 	run "$BIN/sbxrun" explain --cwd "$IMG" --profile :read-only
 	[ "$status" -eq 0 ]
