@@ -91,6 +91,14 @@ teardown() {
 	[ "${lines[0]#*; hint: }" = "$hint" ]
 	run "$BIN/sbxrun" -C "$IMG" -p :read-only --write "$NODES/null" -- touch "$CANARY"
 	refused "sbxrun: cannot enforce \"write $NODES/null\" on linux: $NODES/null $why"
+	# Also where a wider grant reads it already (:read-only reads /): the rule is the caller's.
+	run "$BIN/sbxrun" -C "$IMG" -p :read-only --read "$MOVED" -- touch "$CANARY"
+	refused "sbxrun: cannot enforce \"read $MOVED\" on linux: $MOVED $why"
+	run "$BIN/sbxrun" explain -C "$IMG" -p :read-only --read "$NODES/null" -- true
+	[[ "$output" == *"read $NODES/null "*"none "*"unenforceable"* ]]
+	# Control: the tree that holds them, granted by its name, runs (its nodes do not open).
+	run "$BIN/sbxrun" -C "$IMG" -p :read-only --read "$NODES" -- "$P" read "$NODES/null"
+	[ "$output" = EACCES ]
 	# The same without a mount namespace, where the node would open.
 	run "$BIN/failinj" unshare -- "$BIN/sbxrun" -C "$IMG" -p :read-only --write "$NODES/null" \
 		-- touch "$CANARY"
