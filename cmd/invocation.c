@@ -282,7 +282,37 @@ int additional_load_file_id(const char *file, struct sbx_additional *a, unsigned
 	return r;
 }
 
-static int add_permissions(struct invocation *inv, const char *file, struct sbx_diag *d)
+/*
+ * --sandbox forbid runs the command unconfined: an additional profile that denies something asks
+ * for a restriction only a sandbox can keep, as --deny does (options.c), and is refused the same
+ * way, naming the file and what it denies, rather than dropped without a word. Its grants only
+ * widen what an unconfined command has anyway.
+ */
+static int forbid_addition(const struct sbx_additional *a, const char *file, struct sbx_diag *d)
+{
+	for (size_t i = 0; i < a->fs.n; i++) {
+		const struct sbx_entry *e = &a->fs.entries[i];
+		const char *what = e->kind == SBX_SPECIAL && e->special != SBX_SP_UNKNOWN
+					   ? sbx_special_name(e->special)
+					   : e->path;
+
+		if (e->access != SBX_DENY)
+			continue;
+		sbx_diag_set(
+			d, SBX_E_USAGE,
+			"%s: --sandbox forbid runs the command unconfined, and this additional "
+			"profile denies %s%s, a restriction that only a sandbox can keep",
+			file, what == e->path ? "" : ":", what ? what : "?");
+		return sbx_diag_hint(d, SBX_E_USAGE,
+				     "drop --sandbox forbid to have it enforced, or drop "
+				     "--add-permissions %s to run unconfined",
+				     file);
+	}
+	return 0;
+}
+
+static int add_permissions(struct invocation *inv, const char *file, bool forbid,
+			   struct sbx_diag *d)
 {
 	struct sbx_additional a = {.network = -1}, m = {.network = -1};
 	struct sbx_profile eff = {0};
@@ -291,8 +321,12 @@ static int add_permissions(struct invocation *inv, const char *file, struct sbx_
 
 	r = additional_load_file_id(file, &a, &dev, &ino, d);
 	inv->read_once = inv->read_once || strcmp(file, "-") == 0 || (dev == 0 && ino == 0);
-	if (r)
+	if (!r && forbid)
+		r = forbid_addition(&a, file, d);
+	if (r) {
+		sbx_additional_free(&a);
 		return r;
+	}
 	r = input_note(inv, file, SBX_ORIGIN_ADDITION_FILE, dev, ino, d);
 	if (r) {
 		sbx_additional_free(&a);
@@ -434,7 +468,7 @@ int invocation_load(struct invocation *inv, const struct opts *o, enum sbx_platf
 	else
 		r = load_profile_file(inv, name, &d);
 	for (size_t i = 0; !r && i < o->n_add; i++)
-		r = add_permissions(inv, o->add[i], &d);
+		r = add_permissions(inv, o->add[i], o->pref == SBX_PREF_FORBID, &d);
 	if (r)
 		return refuse_diag(&d);
 	/* Only a plan for this host meets the files this host read. */

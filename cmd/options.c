@@ -339,8 +339,9 @@ static int list_add(const char **list, size_t *n, const char *value, const char 
  * --sandbox forbid runs the command unconfined: an option that asks for a restriction (a denied
  * path, managed networking, a socket allow-list, a domain filter and its log) could only be
  * dropped without a word, and whoever gave it expects it kept. Refused as a usage error naming
- * both; the profile's own rules stay waived by forbid, as in Codex (a caller that forbids a
- * sandbox for a :read-only profile means it).
+ * both; an --add-permissions file that denies is refused the same way once it is read
+ * (invocation.c). The profile's own rules stay waived by forbid, as in Codex (a caller that
+ * forbids a sandbox for a :read-only profile means it).
  */
 static int forbid_conflict(const struct opts *o, const char *sub)
 {

@@ -300,6 +300,53 @@ static int dev_rule(const struct dev_view *v, const struct sbx_profile *p,
 }
 #endif
 
+/*
+ * Whether a run on this host has the private mount namespace, every mount of which but its /dev
+ * is nodev (plan_linux.c: none on WSL 1).
+ */
+static bool host_nodev(void)
+{
+#if defined(__linux__)
+	struct sbx_linux_facts f;
+
+	sbx_linux_probe(&f);
+	return f.mount_namespace && f.wsl != 1;
+#else
+	return false;
+#endif
+}
+
+/*
+ * On Linux a sandboxed run opens no device node but those of its own /dev: every other mount is
+ * nodev, and a grant naming one refuses the run (plan_linux.c). A node elsewhere under a granted
+ * tree is said to be denied, as the command finds it; a look-up that fails says nothing more.
+ * Without a mount namespace the node opens as its mode allows (Landlock has no right for
+ * opening a device), and the rule's access stands.
+ */
+static int device_denied(const struct invocation *inv, const struct sbx_roots *roots,
+			 const char *path, struct sbx_access_why *a)
+{
+	const struct sbx_fsview *v = sbx_ctx_fs(&inv->ctx);
+	struct sbx_pathinfo in;
+	char *words;
+
+	if (a->access == SBX_DENY || roots->full_write ||
+	    sbx_host_platform() != SBX_PLATFORM_LINUX || v->lookup(v->self, path, &in) < 0 ||
+	    !in.exists || ((in.mode & 0170000) != 0020000 && (in.mode & 0170000) != 0060000) ||
+	    sbx_path_covers("/dev", in.real) || !host_nodev())
+		return 0;
+	words = strdup("a device node outside /dev: the sandbox opens none but those of its "
+		       "own /dev");
+	if (!words)
+		return -ENOMEM;
+	free(a->rule);
+	a->rule = words;
+	a->access = SBX_DENY;
+	a->kind = SBX_RULE_DEFAULT;
+	a->entry = -1;
+	return 0;
+}
+
 static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 		      const struct sbx_roots *roots, const struct kept_inputs *ki,
 		      const struct dev_view *dv, const char *arg, json_t *out_json)
@@ -316,8 +363,8 @@ static int access_one(const struct invocation *inv, const struct sbx_profile *p,
 		free(path);
 		return refuse("out of memory");
 	}
-	if (minimal_read(p, roots, path, &a) || dev_rule(dv, p, roots, path, &a) ||
-	    proc_rule(dv, path, &a)) {
+	if (minimal_read(p, roots, path, &a) || device_denied(inv, roots, path, &a) ||
+	    dev_rule(dv, p, roots, path, &a) || proc_rule(dv, path, &a)) {
 		free(path);
 		sbx_access_why_free(&a);
 		return refuse("out of memory");

@@ -169,6 +169,13 @@ size_t sbx_sanitized_char(const char *s)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t n;
 
+	/*
+	 * A backslash before an "x" is shown as \x5c: a name holding the text "\x1b" would
+	 * otherwise be shown as the one holding ESC. Read from the left, every "\x" shown then
+	 * starts an escape, and any other backslash is itself (a Windows path keeps its own).
+	 */
+	if (u[0] == '\\' && u[1] == 'x')
+		return 0;
 	if (*u < 0x80)
 		return *u < 0x20 || *u == 0x7f ? 0 : 1;
 	/* NUL-terminated: the terminator is no continuation byte, so nothing is read past it. */

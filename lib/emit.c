@@ -645,29 +645,6 @@ char *sbx_legacy_to_json(const struct sbx_legacy *l)
 	return sb_finish(&b);
 }
 
-/* s's invalid bytes as \xHH, the rest as it is, in out (cut to fit). */
-static void show_bytes(const char *s, char *out, size_t cap)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t o = 0;
-
-	while (*u && o + 5 < cap) {
-		size_t n = *u < 0x80 ? 1 : sbx_utf8_len(u, SIZE_MAX);
-
-		if (!n) {
-			snprintf(out + o, cap - o, "\\x%02x", *u++);
-			o += 4;
-			continue;
-		}
-		if (o + n >= cap)
-			break;
-		memcpy(out + o, u, n);
-		o += n;
-		u += n;
-	}
-	out[o] = '\0';
-}
-
 static bool utf8_text(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -689,7 +666,6 @@ int sbx_profile_check_text(const struct sbx_profile *p, struct sbx_diag *d)
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sbx_entry *e = &fs->entries[i];
 		const char *bad = NULL;
-		char shown[512];
 
 		if (e->path && !utf8_text(e->path))
 			bad = e->path;
@@ -697,10 +673,14 @@ int sbx_profile_check_text(const struct sbx_profile *p, struct sbx_diag *d)
 			bad = e->subpath;
 		if (!bad)
 			continue;
-		show_bytes(bad, shown, sizeof(shown));
+		/*
+		 * The bytes as they are: the line that shows the refusal (sbx_diag_print) writes
+		 * each one that is not text as \xHH, and a backslash that could be taken for one
+		 * as \x5c, which an escape made here would have been shown as.
+		 */
 		sbx_diag_set(d, SBX_E_INVALID,
 			     "the %s %s is not UTF-8 text, which a profile (JSON) cannot carry",
-			     e->kind == SBX_GLOB ? "pattern" : "path", shown);
+			     e->kind == SBX_GLOB ? "pattern" : "path", bad);
 		return sbx_diag_hint(d, SBX_E_INVALID,
 				     "run from, and name, directories whose names are UTF-8");
 	}

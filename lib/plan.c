@@ -116,6 +116,9 @@ static int req_put(struct planner *pl, enum sbx_req_kind kind, const char *path,
 			r->link_shared = in.link_shared;
 			r->linked = in.linked;
 			r->is_link = in.is_link;
+			/* S_IFCHR or S_IFBLK, spelled out: lib/ builds for Windows too. */
+			r->device = in.exists && ((in.mode & 0170000) == 0020000 ||
+						  (in.mode & 0170000) == 0060000);
 			/* Its own links, then its root's: a refusal may name any of them. */
 			if (root_link(pl->ctx, path) &&
 			    (rc = link_append(in.link, sizeof(in.link),
@@ -231,6 +234,45 @@ static int req_sealed(struct planner *pl, const struct sbx_fsview *fv)
 	free(dir);
 	r->sealed = s > 0 ? (unsigned)s & 7 : 0;
 	return 0;
+}
+
+/*
+ * A grant the roots took in under a wider one (a --read of a path :read-only reads already) is
+ * no requirement of its own, yet it is a rule the run must keep. On Linux the one kind that
+ * cannot be kept there, a device node outside /dev (plan_linux.c), is made one, to be refused
+ * by name as when it stands alone; any other such path is left to its root.
+ */
+static int device_grant_reqs(struct planner *pl)
+{
+	const struct sbx_fs *fs = &pl->p->profile.fs;
+	const struct sbx_fsview *v = sbx_ctx_fs(pl->ctx);
+	struct sbx_pathinfo in;
+	int r = 0, rc;
+
+	if (pl->ctx->platform != SBX_PLATFORM_LINUX)
+		return 0;
+	for (size_t i = 0; !r && i < fs->n; i++) {
+		const struct sbx_entry *e = &fs->entries[i];
+		bool have = false;
+
+		if (e->kind != SBX_PATH || !e->path || e->path[0] != '/' ||
+		    (e->access != SBX_READ && e->access != SBX_WRITE))
+			continue;
+		for (size_t j = 0; !have && j < pl->p->n_reqs; j++)
+			have = pl->p->reqs[j].path && strcmp(pl->p->reqs[j].path, e->path) == 0;
+		if (have)
+			continue;
+		/* A look-up that fails leaves the path to its root, as before this check. */
+		rc = v->lookup(v->self, e->path, &in);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc < 0 || !in.exists ||
+		    ((in.mode & 0170000) != 0020000 && (in.mode & 0170000) != 0060000))
+			continue;
+		r = req_put(pl, e->access == SBX_WRITE ? SBX_REQ_WRITE : SBX_REQ_READ, e->path,
+			    false, NULL);
+	}
+	return r;
 }
 
 static int add_file_system_reqs(struct planner *pl)
@@ -624,6 +666,8 @@ static int plan_build(const struct sbx_profile *effective, struct sbx_profile *t
 		if (r)
 			goto fail;
 		r = add_file_system_reqs(&pl);
+		if (!r)
+			r = device_grant_reqs(&pl);
 		if (!r)
 			inputs_mark(out, ctx, kept);
 		if (!r)

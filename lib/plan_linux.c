@@ -616,6 +616,22 @@ static int attach_one(struct sbx_plan *p, struct sbx_req *r, const struct host *
 			"private /dev holding only the allowed devices and a /dev/shm of its "
 			"own: the command would not find it there",
 			r->real);
+	/*
+	 * A grant of a device node elsewhere than /dev (to read or write it, or to read it in a
+	 * writable root): with a mount namespace every mount but
+	 * the private /dev is nodev, and the open fails (EACCES); without one Landlock has no
+	 * right for devices, and the node would open as its mode allows. Neither keeps what the
+	 * rule says alike on every host: refused by name, so that explain, access and run agree.
+	 */
+	if ((r->kind == SBX_REQ_READ || r->kind == SBX_REQ_WRITE ||
+	     (r->kind == SBX_REQ_READ_ONLY && r->origin == SBX_ORIGIN_RULE)) &&
+	    r->device && !sbx_path_covers("/dev", r->real ? r->real : path))
+		return sbx_req_set_self(
+			r, SBX_UNENFORCEABLE, 0,
+			"open the device at its name in /dev (the allow-list), or drop the rule",
+			"",
+			" is a device node outside /dev: the sandbox opens no device but "
+			"those of its own /dev (every other mount is nodev)");
 
 	if (what && sbx_req_link(r)) {
 		struct sbx_diag d;

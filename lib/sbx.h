@@ -110,7 +110,8 @@ const char *sbx_strerror(int code);
 const char *sbx_suggest(const char *s, const char *const *names);
 /* Writes s to f with each control byte as "\xHH": text a command chose (a path, a name) cannot
  * move the cursor, colour the terminal or forge a line. A C1 control (U+0080 to U+009F, which a
- * terminal reads as ESC and a letter) and a byte that is not UTF-8 text are shown so too.
+ * terminal reads as ESC and a letter) and a byte that is not UTF-8 text are shown so too, and
+ * so is a backslash followed by "x" (as \x5c), so that what is shown reads back one way only.
  * Used by cmd/ only. */
 void sbx_put_sanitized(const char *s, FILE *f);
 /* How many bytes at s sbx_put_sanitized writes as they are (a character); 0 where it writes the
@@ -1568,6 +1569,8 @@ struct sbx_req {
 	unsigned is_link : 1;
 	/* A missing name to keep uncreated whose directory is sealed (enum sbx_sealed). */
 	unsigned sealed : 3;
+	/* What it leads to is a device node (character or block), links followed. */
+	unsigned device : 1;
 	bool exists;	  /* path exists on this host (when path != NULL) */
 	bool link_shared; /* someone other than root and the caller can replace one */
 	bool path_kept;	  /* path lies in its plan (its roots or paths): never freed alone */

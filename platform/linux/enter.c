@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -70,12 +71,54 @@ void sbx_linux_refused(void)
 	fn(on_refusal.arg);
 }
 
-void sbx_linux_die(const struct sbx_diag *d, int status)
+/*
+ * Whether a refusal of this run has been said: a word in a page the helper shares with every
+ * process it starts (init, the command's process), which each takes before it prints one. Two
+ * of them may fail at once for the same cause (out of descriptors: the supervisor making the
+ * points while init builds /dev), and the run then says one line, the first, not one each.
+ * Made just before init is started, so that the proxy's worker, started before, has none; init
+ * lets go of it once the points are made (refusal_gate_drop). NULL (the page could not be had,
+ * or let go of) says every one, as before.
+ */
+static int *refusal_said;
+
+static void refusal_gate(void)
 {
-	if (status == 125)
-		sbx_linux_refused();
+	void *m = mmap(NULL, sizeof(*refusal_said), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	refusal_said = m == MAP_FAILED ? NULL : m;
+}
+
+/*
+ * Init lets go of the page once the points are made: no process of the sandbox shares memory
+ * with the supervisor (the command would otherwise inherit it until it executes).
+ */
+static void refusal_gate_drop(void)
+{
+	if (refusal_said)
+		munmap(refusal_said, sizeof(*refusal_said));
+	refusal_said = NULL;
+}
+
+/* Prints the refusal in d, unless a process of this run has said one already. */
+static void say_refusal(const struct sbx_diag *d)
+{
+	if (refusal_said && __atomic_exchange_n(refusal_said, 1, __ATOMIC_ACQ_REL))
+		return;
 	sbx_diag_print(d, stderr);
 	fflush(stderr);
+}
+
+void sbx_linux_die(const struct sbx_diag *d, int status)
+{
+	if (status == 125) {
+		sbx_linux_refused();
+		say_refusal(d);
+	} else {
+		sbx_diag_print(d, stderr);
+		fflush(stderr);
+	}
 	_exit(status);
 }
 
@@ -766,9 +809,11 @@ static void make_points_meanwhile(void *arg, int chan)
 	if (!m)
 		sbx_diag_set(&d, -ENOMEM, "out of memory");
 	if (!m || sbx_points_make(&p->points, &d) < 0) {
-		/* Init ends on this without a word (125); the supervisor mirrors that. */
-		sbx_diag_print(&d, stderr);
-		fflush(stderr);
+		/*
+		 * Init ends on this without a word (125); the supervisor mirrors that. Init may
+		 * have refused on its own meanwhile (out of descriptors too): one line is said.
+		 */
+		say_refusal(&d);
 		send(chan, &fail, sizeof(fail), MSG_NOSIGNAL);
 		free(m);
 		return;
@@ -858,6 +903,7 @@ static int sandbox_apply(void *arg, struct sbx_diag *d)
 			must(sbx_devfs_build("/dev", SBX_MNT_DETACHED | dev_flags, &p->dev, d), d);
 		receive_points(p, d);
 	}
+	refusal_gate_drop();
 	if (p->mount_namespace)
 		apply_mount_plan(p, false, d);
 
@@ -1081,6 +1127,8 @@ void sbx_linux_apply_and_exec(struct sbx_linux_prepared *p)
 	/* The network's listeners, worker and broker are the supervisor's: set up before clone. */
 	if (rc == 0 && e->model == SBX_MODEL_INIT && e->net)
 		rc = sbx_linux_net_prepare(e->net, d);
+	if (rc == 0)
+		refusal_gate();
 	if (rc == 0 && e->model == SBX_MODEL_INIT)
 		rc = sbx_supervise(&s, d);
 	else if (rc == 0)

@@ -364,3 +364,43 @@ unchanged() {
 		[ "$output" = ok ]
 	fi
 }
+
+# --sandbox forbid runs the command unconfined. An --add-permissions file that denies something
+# asks for a restriction only a sandbox keeps, as --deny does: the run and explain refuse it
+# (125, naming the file and what it denies) rather than drop the deny and let the command read
+# what the caller kept from it. Grants only widen what an unconfined run has: those still run.
+@test "--sandbox forbid with an addition that denies refuses, run and explain alike" {
+	echo secret >"$WS/secret"
+	echo "{\"file_system\":{\"entries\":[$(entry_path "$WS/secret" deny)]}}" >"$OUT/deny.json"
+	echo "{\"file_system\":{\"entries\":[$(glob_deny "$WS/**/*.key")]}}" >"$OUT/glob.json"
+	echo "{\"file_system\":{\"entries\":[$(entry_path "$WS/secret" read)]}}" >"$OUT/grant.json"
+	# Run 1, confined with the addition: the deny holds, the file beside it reads.
+	run "$S" -C "$WS" --add-permissions "$OUT/deny.json" -- "$P" read "$WS/secret"
+	echo "run 1: $output"
+	[ "$output" = EACCES ]
+	run "$S" -C "$WS" --add-permissions "$OUT/deny.json" -- "$P" read "$WS/other"
+	[ "$output" = OK ]
+	# Run 2 waives the sandbox with the same addition: refused, nothing run.
+	run "$S" -C "$WS" --sandbox forbid --add-permissions "$OUT/deny.json" -- touch "$CANARY"
+	refused "sbxrun: $OUT/deny.json: --sandbox forbid runs the command unconfined, and this additional profile denies $WS/secret, a restriction that only a sandbox can keep"
+	[ "${lines[0]#*; hint: }" = "drop --sandbox forbid to have it enforced, or drop --add-permissions $OUT/deny.json to run unconfined" ]
+	run "$S" explain -C "$WS" --sandbox forbid --add-permissions "$OUT/deny.json" -- touch "$CANARY"
+	refused "sbxrun: $OUT/deny.json: --sandbox forbid runs the command unconfined, and this additional profile denies $WS/secret, *"
+	# A deny glob, the second of two additions, and one on standard input are refused too.
+	run "$S" -C "$WS" --sandbox forbid -a "$OUT/grant.json" -a "$OUT/glob.json" -- touch "$CANARY"
+	refused "sbxrun: $OUT/glob.json: --sandbox forbid runs the command unconfined, and this additional profile denies $WS/\*\*/\*.key, *"
+	run "$S" -C "$WS" --sandbox forbid -a - -- touch "$CANARY" <"$OUT/deny.json"
+	refused "sbxrun: -: --sandbox forbid runs the command unconfined, and this additional profile denies $WS/secret, *"
+	# A profile that asks for no sandbox refuses the same addition too, and an unrestricted
+	# managed one keeps it: no way to have the deny dropped.
+	run "$S" -C "$WS" -p :danger-full-access --add-permissions "$OUT/deny.json" -- touch "$CANARY"
+	refused "sbxrun: $OUT/deny.json: a deny entry cannot narrow a profile of type disabled: *"
+	echo '{"type":"managed","file_system":{"type":"unrestricted"},"network":"enabled"}' >"$OUT/un.json"
+	run "$S" -C "$WS" -p "$OUT/un.json" --add-permissions "$OUT/deny.json" -- "$P" read "$WS/secret"
+	[ "$output" = EACCES ]
+	# Control: grants, by a file or on the command line, run unconfined as asked.
+	run "$S" -C "$WS" --sandbox forbid -a "$OUT/grant.json" --read "$WS" --write "$WS" -- \
+		"$P" read "$WS/secret"
+	[ "$status" -eq 0 ]
+	[ "$output" = OK ]
+}

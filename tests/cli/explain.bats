@@ -517,3 +517,30 @@ print(t.count("\ufffd") + len(re.findall("[\x80-\x9f]", t)))' "$1"
 	[ "$(unsafe "$BATS_TEST_TMPDIR/out")" -eq 0 ]
 	grep -qF "$shown/x\\xffy" "$BATS_TEST_TMPDIR/out"
 }
+
+# A name holding the four characters "\x1b" is not shown as the one holding ESC: the backslash
+# an escape could be taken for is shown as \x5c, in explain, access, -v and a refusal alike.
+@test "explain, access, -v and a refusal show a literal \\x apart from the byte it would name" {
+	e=$(printf '\033')
+	lit="$BATS_TEST_TMPDIR/a\\x1b"
+	esc="$BATS_TEST_TMPDIR/a$e"
+	mkdir -p "$lit" "$esc"
+	for which in lit esc; do
+		cd "${!which}"
+		"$SBXRUN" explain --platform linux -- true >"$BATS_TEST_TMPDIR/out.$which"
+		"$SBXRUN" -v --sandbox forbid -- true 2>>"$BATS_TEST_TMPDIR/v"
+	done
+	cd "$BATS_TEST_TMPDIR"
+	grep -qxF "cwd:               $BATS_TEST_TMPDIR/a\\x5cx1b" "$BATS_TEST_TMPDIR/out.lit"
+	grep -qxF "cwd:               $BATS_TEST_TMPDIR/a\\x1b" "$BATS_TEST_TMPDIR/out.esc"
+	grep -qF "cwd $BATS_TEST_TMPDIR/a\\x5cx1b" "$BATS_TEST_TMPDIR/v"
+	grep -qF "cwd $BATS_TEST_TMPDIR/a\\x1b" "$BATS_TEST_TMPDIR/v"
+	"$SBXRUN" access "$lit/f" "$esc/f" >"$BATS_TEST_TMPDIR/out"
+	cat "$BATS_TEST_TMPDIR/out"
+	grep -qF "$BATS_TEST_TMPDIR/a\\x5cx1b/f" "$BATS_TEST_TMPDIR/out"
+	grep -qF "$BATS_TEST_TMPDIR/a\\x1b/f" "$BATS_TEST_TMPDIR/out"
+	# A refusal naming the file: the literal one is shown escaped, the text after it as it is.
+	run "$SBXRUN" -p "$lit/none.json" -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == "sbxrun: $BATS_TEST_TMPDIR/a\\x5cx1b/none.json"* ]]
+}

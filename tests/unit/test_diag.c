@@ -580,3 +580,63 @@ TEST(diag_plain_functions_fail_with_enomem)
 	}
 #endif
 }
+
+/* What sbx_put_sanitized writes for s, in buf. */
+static void shown(const char *s, char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+
+	CHECK(f != NULL);
+	sbx_put_sanitized(s, f);
+	fclose(f);
+	CHECK_INT(strlen(buf), sbx_sanitized_len(s));
+}
+
+/*
+ * A name holding the text "\x1b" and one holding ESC are shown apart: the backslash that an
+ * escape could be taken for is itself escaped, every other one (a Windows path's) stays.
+ */
+TEST(diag_escapes_read_back_one_way)
+{
+	char a[128] = "", b[128] = "";
+	struct sbx_diag d;
+	FILE *f;
+
+	shown("/w/\x1b", a, sizeof(a));
+	shown("/w/\\x1b", b, sizeof(b));
+	CHECK_STR(a, "/w/\\x1b");
+	CHECK_STR(b, "/w/\\x5cx1b");
+	shown("/w/\\\x1b", a, sizeof(a));
+	CHECK_STR(a, "/w/\\\\x1b");
+	shown("C:\\Users\\a\\", a, sizeof(a));
+	CHECK_STR(a, "C:\\Users\\a\\");
+	shown("\\x\\xx", a, sizeof(a));
+	CHECK_STR(a, "\\x5cx\\x5cxx");
+	CHECK_INT(sbx_sanitized_char("\\x"), 0);
+	CHECK_INT(sbx_sanitized_char("\\y"), 1);
+
+	/* A diagnostic's file, message and hint alike. */
+	sbx_diag_clear(&d);
+	sbx_diag_set_at(&d, -EINVAL, "/w/\\x0a.json", 1, 2, NULL, "at '/w/\\x1b'");
+	sbx_diag_hint(&d, -EINVAL, "rename '\n'");
+	f = fmemopen(a, sizeof(a), "w");
+	CHECK(f != NULL);
+	sbx_diag_print(&d, f);
+	fclose(f);
+	CHECK_STR(a, "sbxrun: /w/\\x5cx0a.json:1:2: at '/w/\\x5cx1b'; hint: rename '\\x0a'\n");
+
+	/* A profile path that is not UTF-8 text, named in the refusal. */
+	{
+		struct sbx_profile p = {.type = SBX_MANAGED};
+
+		CHECK_INT(sbx_fs_push_path(&p.fs, "/w/\\x41\xff", SBX_READ, false), 0);
+		sbx_diag_clear(&d);
+		CHECK(sbx_profile_check_text(&p, &d) != 0);
+		f = fmemopen(a, sizeof(a), "w");
+		CHECK(f != NULL);
+		sbx_diag_print(&d, f);
+		fclose(f);
+		CHECK(strstr(a, " /w/\\x5cx41\\xff is not UTF-8") != NULL);
+		sbx_profile_free(&p);
+	}
+}
