@@ -37,6 +37,10 @@
                                         passed), what each got: "S1:C1 S2:C2 ... open:K"
   client.py later ADDR DATA FLAG SENT   connects, then once FLAG exists sends DATA, makes the
                                         file SENT, and prints what comes back until the end
+  client.py handoff ADDR URL SOCKET      a GET of URL through the proxy at ADDR; once the first
+                                        bytes of its answer came, passes the connection to the
+                                        Unix socket SOCKET (SCM_RIGHTS), closes its own copy,
+                                        prints "handed" and sleeps
 ADDR is HOST:PORT, [::1]:PORT or unix:PATH.
 """
 import hashlib
@@ -150,6 +154,20 @@ def cmd_shutlast(addr, target, n):
     rest = read_all(s)  # both ends are closed now: the tunnel ends
     s.close()
     print("sent %d %s%s" % (n, hashlib.sha256(payload).hexdigest(), " but got %r" % rest if rest else ""))
+
+
+def cmd_handoff(addr, url, path):
+    s = connect(addr)
+    s.sendall(b"GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (url.encode(), url.split("/")[2].encode()))
+    if not s.recv(100):
+        raise RuntimeError("no answer")
+    u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    u.connect(path)
+    u.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, s.fileno().to_bytes(4, sys.byteorder))])
+    s.close()
+    u.close()
+    print("handed", flush=True)
+    time.sleep(300)
 
 
 def cmd_flood(addr, target, n, wait):
@@ -396,6 +414,8 @@ def main():
         cmd_shutfirst(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "shutlast":
         cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]))
+    elif cmd == "handoff":
+        cmd_handoff(addr, sys.argv[3], sys.argv[4])
     elif cmd == "flood":
         cmd_flood(addr, sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     elif cmd == "burst":

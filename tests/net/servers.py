@@ -27,9 +27,14 @@
       question's name is appended to LOGFILE, and READYFILE written once it listens. A line
       "NAME ADDRESS held" is a slow name: its questions get no answer until a question for a
       line "NAME ADDRESS release" arrives; from then on every question is answered at once
+  servers.py keep SOCKET FLAG LOGFILE           listens on the Unix socket SOCKET, takes one
+                                                 descriptor passed (SCM_RIGHTS) on the first
+      connection and appends "held" to LOGFILE; reads nothing from it until FLAG exists, then
+      reads it to its end and appends "end COUNT" (or "error ERRNO-NAME")
 
 The chosen port is written to PORTFILE once the socket listens.
 """
+import errno
 import hashlib
 import http.server
 import os
@@ -289,8 +294,38 @@ class EchoServer(socketserver.ThreadingTCPServer):
     request_queue_size = 512
 
 
+def keep(path, flag, log):
+    lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lst.bind(path)
+    lst.listen(1)
+    conn, _ = lst.accept()
+    _, anc, _, _ = conn.recvmsg(16, socket.CMSG_SPACE(4))
+    fd = [int.from_bytes(d[:4], sys.byteorder) for lvl, typ, d in anc
+          if lvl == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS][0]
+    held = socket.socket(fileno=fd)
+    with open(log, "a") as f:
+        f.write("held\n")
+    while not os.path.exists(flag):
+        time.sleep(0.05)
+    count, end = 0, None
+    while end is None:
+        try:
+            d = held.recv(65536)
+        except OSError as e:
+            end = "error %s" % errno.errorcode.get(e.errno, e.errno)
+            break
+        if not d:
+            end = "end %d" % count
+        count += len(d)
+    with open(log, "a") as f:
+        f.write(end + "\n")
+
+
 def main():
     mode = sys.argv[1]
+    if mode == "keep":
+        keep(*sys.argv[2:5])
+        return
     if mode == "http":
         root, portfile, log = sys.argv[2:5]
         bind = sys.argv[5] if len(sys.argv) > 5 else "127.0.0.1"
