@@ -15,8 +15,11 @@
   client.py shutfirst ADDR TARGET N     through a tunnel to servers.py halfclose: half-closes
                                         first, and only then does the server send N bytes;
                                         "ok" when all of them arrive, then the end
-  client.py shutlast ADDR TARGET N      the server half-closes first, and only then does the
-                                        client send N bytes and its end: "sent COUNT SHA256"
+  client.py shutlast ADDR TARGET N [FLAG]  the server half-closes first, and only then does the
+                                        client send N bytes and its end: "sent COUNT SHA256";
+                                        with FLAG, the server reads nothing until the client
+                                        made the file FLAG, right after its end, and the
+                                        client exits without waiting for the tunnel's end
   client.py flood ADDR TARGET N WAIT    N tunnel requests at once, left WAIT seconds, then
                                         each answered one (or closed) closed until all are:
                                         "A of N answered at first, then all; E established"
@@ -141,9 +144,9 @@ def cmd_shutfirst(addr, target, n):
     print("ok" if got == want else "mismatch: %d bytes" % len(got))
 
 
-def cmd_shutlast(addr, target, n):
+def cmd_shutlast(addr, target, n, flag=None):
     s = open_tunnel(addr, target)
-    s.sendall(b"send-then-recv\n")
+    s.sendall(b"send-then-recv %s\n" % flag.encode() if flag else b"send-then-recv\n")
     first = read_all(s)  # up to the server's end, which must come before we send
     if first != b"bye\n":
         print("no end from the server first: %r" % first)
@@ -151,6 +154,10 @@ def cmd_shutlast(addr, target, n):
     payload = os.urandom(n)
     s.sendall(payload)
     s.shutdown(socket.SHUT_WR)
+    if flag:
+        open(flag, "w").close()
+        print("sent %d %s" % (n, hashlib.sha256(payload).hexdigest()))
+        return
     rest = read_all(s)  # both ends are closed now: the tunnel ends
     s.close()
     print("sent %d %s%s" % (n, hashlib.sha256(payload).hexdigest(), " but got %r" % rest if rest else ""))
@@ -413,7 +420,7 @@ def main():
     elif cmd == "shutfirst":
         cmd_shutfirst(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "shutlast":
-        cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]))
+        cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]), *sys.argv[5:6])
     elif cmd == "handoff":
         cmd_handoff(addr, sys.argv[3], sys.argv[4])
     elif cmd == "flood":

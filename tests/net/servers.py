@@ -18,6 +18,9 @@
       recv-then-send N   reads until the client's EOF, and only then sends N bytes of PATTERN
       send-then-recv     sends "bye\n" and its EOF first, then reads until the client's EOF and
                          appends "received COUNT SHA256" to LOGFILE
+      send-then-recv FLAG  the same, but reads nothing until the file FLAG exists (30 s at
+                         most), and 0.2 s more; a reset before the end is appended as
+                         "reset COUNT SHA256"
   servers.py flood1xx PORTFILE LOGFILE          reads a request head, then sends 4 KiB
                                                  "100 Continue" heads without end; appends
       "stalled SENT" to LOGFILE once a send has waited 2 s, or "unbounded SENT" after 64 MiB
@@ -196,24 +199,35 @@ def make_halfclose(log):
 
     class HalfClose(socketserver.StreamRequestHandler):
         def read_to_eof(self):
-            data = b""
+            self.data = b""  # what came, also where a reset ends it
             while True:
                 d = self.rfile.read1(65536)
                 if not d:
-                    return data
-                data += d
+                    return self.data
+                self.data += d
 
         def handle(self):
             order = self.rfile.readline().split()
             if order[:1] == [b"recv-then-send"]:
                 self.read_to_eof()  # the client's half-close has come through
                 self.request.sendall(pattern(int(order[1])))
-            elif order == [b"send-then-recv"]:
+            elif order[:1] == [b"send-then-recv"]:
                 self.request.sendall(b"bye\n")
                 self.request.shutdown(socket.SHUT_WR)
-                data = self.read_to_eof()
+                if len(order) > 1:
+                    for _ in range(600):
+                        if os.path.exists(order[1]):
+                            break
+                        time.sleep(0.05)
+                    time.sleep(0.2)
+                self.data, how = b"", "received"
+                try:
+                    self.read_to_eof()
+                except ConnectionResetError:
+                    how = "reset"
+                data = self.data
                 with lock, open(log, "a") as f:
-                    f.write("received %d %s\n" % (len(data), hashlib.sha256(data).hexdigest()))
+                    f.write("%s %d %s\n" % (how, len(data), hashlib.sha256(data).hexdigest()))
 
     return HalfClose
 
@@ -339,7 +353,12 @@ def main():
         srv = EchoServer((bind, 0), Echo)
     elif mode == "halfclose":
         portfile, log = sys.argv[2:4]
-        srv = EchoServer(("127.0.0.1", 0), make_halfclose(log))
+        srv = EchoServer(("127.0.0.1", 0), make_halfclose(log), bind_and_activate=False)
+        # A small receive queue: what its reader has not taken yet waits on the way to it
+        # (in the relays before it), not in this socket.
+        srv.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        srv.server_bind()
+        srv.server_activate()
     elif mode == "dns":
         serve_dns(*sys.argv[2:5])
         return
