@@ -799,3 +799,86 @@ os.execv(sys.argv[1], sys.argv[1:])' "$S" -C "$WS" --allow-domain localhost --ne
 	cat "$BATS_TEST_TMPDIR/keep.log"
 	[[ "$(tail -n 1 "$BATS_TEST_TMPDIR/keep.log")" =~ ^(end\ [0-9]+|error\ ECONNRESET)$ ]]
 }
+
+@test "--allow-local-binding: the host cannot reach the server inside, on the very port it serves" {
+	# The port is held on the host's loopback first (bound, not listening: a connection there
+	# is refused); the server inside takes the same port on its own loopback. A connection
+	# from the host while it serves is refused, and the server sees only the command's own.
+	python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1], "w").write("%d" % s.getsockname()[1])
+time.sleep(300)
+' "$BATS_TEST_TMPDIR/held.port" </dev/null >/dev/null 2>&1 3>&- &
+	PIDS+=($!)
+	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/held.port" ] && break; sleep 0.05; done
+	port=$(cat "$BATS_TEST_TMPDIR/held.port")
+	rm -f "$WS/ready" "$WS/probed"
+	cat >"$BATS_TEST_TMPDIR/inside.py" <<'PY'
+import os, socket, sys, time
+port, ws = int(sys.argv[1]), sys.argv[2]
+srv = socket.socket()
+srv.bind(("127.0.0.1", port))
+srv.listen(8)
+open(os.path.join(ws, "ready"), "w").close()
+for _ in range(400):
+    if os.path.exists(os.path.join(ws, "probed")):
+        break
+    time.sleep(0.05)
+c = socket.create_connection(("127.0.0.1", port), timeout=5)
+c.sendall(b"ping")
+srv.settimeout(0.5)
+accepted, echoed = 0, b""
+while True:
+    try:
+        a, _ = srv.accept()
+    except socket.timeout:
+        break
+    accepted += 1
+    echoed += a.recv(4)
+print("accepted %d: %s" % (accepted, echoed.decode()))
+PY
+	"$S" -C "$WS" --allow-local-binding -- python3 "$BATS_TEST_TMPDIR/inside.py" "$port" "$WS" \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null 3>&- &
+	run_pid=$!
+	for _ in $(seq 200); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -e "$WS/ready" ]
+	run "$P" tcp4 "127.0.0.1:$port"
+	echo "from the host: $output"
+	[ "$output" = ECONNREFUSED ]
+	touch "$WS/probed"
+	st=0
+	wait "$run_pid" || st=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	[ "$st" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = "accepted 1: ping" ]
+	rm -f "$WS/ready" "$WS/probed"
+}
+
+@test "--managed-network: two proxies on two ports, each variable reaching its own" {
+	# Acceptance runs name other ports than one proxy's: HTTP_PROXY and HTTPS_PROXY at two
+	# proxies, each a listener of the bridge of its own, each request at the proxy its
+	# variable names and at no other.
+	for k in a b; do
+		"$S" proxy --listen 127.0.0.1:0 --allow-domain localhost --log "$BATS_TEST_TMPDIR/$k.log" \
+			>"$BATS_TEST_TMPDIR/$k.addr" 2>/dev/null </dev/null 3>&- &
+		PIDS+=($!)
+		for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/$k.addr" ] && break; sleep 0.05; done
+	done
+	pa=$(cat "$BATS_TEST_TMPDIR/a.addr")
+	pb=$(cat "$BATS_TEST_TMPDIR/b.addr")
+	[ "${pa##*:}" != "${pb##*:}" ]
+	run env http_proxy="http://$pa" HTTPS_PROXY="http://localhost:${pb##*:}" \
+		"$S" -C "$WS" --managed-network -- sh -c \
+		"curl -sS --max-time 5 http://localhost:$UP_PORT/f.txt && curl -sS --max-time 5 -x \"\$HTTPS_PROXY\" http://localhost:$UP_PORT/f.txt?b"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello
+hello" ]
+	cat "$BATS_TEST_TMPDIR/a.log" "$BATS_TEST_TMPDIR/b.log"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/a.log")" -eq 1 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/b.log")" -eq 1 ]
+	grep -q '"method":"GET","host":"localhost","port":'"$UP_PORT"',"decision":"allow"' "$BATS_TEST_TMPDIR/a.log"
+	grep -q '"method":"GET","host":"localhost","port":'"$UP_PORT"',"decision":"allow"' "$BATS_TEST_TMPDIR/b.log"
+}
