@@ -882,3 +882,31 @@ hello" ]
 	grep -q '"method":"GET","host":"localhost","port":'"$UP_PORT"',"decision":"allow"' "$BATS_TEST_TMPDIR/a.log"
 	grep -q '"method":"GET","host":"localhost","port":'"$UP_PORT"',"decision":"allow"' "$BATS_TEST_TMPDIR/b.log"
 }
+
+@test "--managed-network: around the bridge nothing: ENETUNREACH out, other loopback ports refused, no Unix socket" {
+	# The --allow-domain form has this case; the caller's proxy's has the same namespace, its
+	# listeners the bridge's, on the proxy's port alone. The positive controls: outside, the
+	# host's listeners answer; inside, the proxy's port leads to the proxy.
+	outside tcp4 "$TCP4"
+	outside tcp6 "$TCP6"
+	"$S" proxy --listen 127.0.0.1:0 --allow-domain localhost --log "$NLOG" \
+		>"$BATS_TEST_TMPDIR/px.addr" 2>/dev/null </dev/null 3>&- &
+	PIDS+=($!)
+	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/px.addr" ] && break; sleep 0.05; done
+	px=$(cat "$BATS_TEST_TMPDIR/px.addr")
+	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- \
+		curl -sS --max-time 5 "http://localhost:$UP_PORT/f.txt"
+	[ "$output" = hello ]
+	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- "$P" tcp4 "192.0.2.1:80"
+	echo "$output"
+	[ "$output" = ENETUNREACH ]
+	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- "$P" tcp4 "$TCP4"
+	echo "$output"
+	[ "$output" = ECONNREFUSED ]
+	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- "$P" tcp6 "$TCP6"
+	echo "$output"
+	[ "$output" = ECONNREFUSED ]
+	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- "$P" unix "$SOCKDIR/s"
+	echo "$output"
+	[ "$output" = EPERM ]
+}
