@@ -15,7 +15,9 @@
  * Asked to stop (the command has ended), it accepts no more and gives the connections in flight
  * SBX_BRIDGE_DRAIN_MS to finish: a command that sends, half-closes and exits without waiting for
  * the answer has its bytes in the bridge's buffers and socket queues still, and they go on to the
- * proxy. Those not done by then are cut, with a reset both ways.
+ * proxy. One whose command's side has ended and whose bytes the proxy's kernel all has ends at
+ * once (delivered): the run does not wait on an answer no one will read. Those not done by then
+ * are cut, with a reset both ways.
  * Bytes are copied through the buffer: measured on loopback, that costs the path less CPU per
  * byte than moving them socket to pipe to socket with splice(2) (tests/bench/README.md).
  *
@@ -32,10 +34,12 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +53,8 @@
 #define ACCEPT_PAUSE_MS 100
 /* With every place taken, a connection silent this long gives its place to a new client. */
 #define SBX_BRIDGE_EVICT_IDLE_MS 10000
+/* While draining, how often a connection whose bytes are all sent is asked whether they came. */
+#define DRAIN_POLL_MS 5
 
 struct dir {
 	char *buf;
@@ -289,6 +295,23 @@ static int pump(struct conn *c, int k, short rev_src, short rev_dst)
 	return !(c->dir[0].shut && c->dir[1].shut);
 }
 
+/*
+ * Draining: whether c has nothing left to deliver to the proxy: the command's side ended (the
+ * command is gone), every byte of it was sent on with the end, and the proxy's kernel has
+ * acknowledged all of them (SIOCOUTQ: the sequence numbers not acknowledged, the FIN one of
+ * them). A reset then discards none: the proxy reads them, and the end, before it. The FIN
+ * alone may be left: a kernel acknowledges it late (a delayed ACK, 40 ms) when it has nothing
+ * to send, and it came with or after the last byte. What the proxy sends has no one to go to.
+ */
+static bool delivered(const struct conn *c)
+{
+	int q = 2;
+
+	if (c->connecting || !c->dir[0].shut)
+		return false;
+	return ioctl(c->fd[1], SIOCOUTQ, &q) == 0 && q <= 1;
+}
+
 static short want(const struct conn *c, int i)
 {
 	short ev = 0;
@@ -349,7 +372,8 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 		if (drain >= 0) {
 			if (nconns == 0 || now >= drain)
 				break;
-			wake = drain;
+			/* Bytes on their way, not yet acknowledged: asked again soon (delivered). */
+			wake = now + DRAIN_POLL_MS < drain ? now + DRAIN_POLL_MS : drain;
 		} else if (!room) {
 			wake = v->moved + SBX_BRIDGE_EVICT_IDLE_MS;
 		}
@@ -397,6 +421,9 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 				if (alive > 0)
 					alive = pump(c, 1, r1, r0);
 			}
+			/* The run has ended: a connection with nothing left to deliver ends now. */
+			if (alive > 0 && drain >= 0 && delivered(c))
+				alive = -1;
 			if (alive > 0) {
 				k++;
 				continue;

@@ -393,6 +393,25 @@ start_server_and_proxy() {
 	rm -f "$WS/sent.flag"
 }
 
+@test "--managed-network: a command cut mid-request leaves nothing to deliver: the run ends at once" {
+	# timeout(1) ends curl while its request waits for an answer that takes 10 s: its side is
+	# closed, its bytes and end are in the proxy's kernel, and nothing is left on the way. The
+	# run ends as timeout(1) does, not a drain's 1.5 s later (before, 2 s and more here).
+	start_server_and_proxy echo
+	t0=$EPOCHREALTIME
+	run env http_proxy="http://$px" "$S" -C "$WS" --managed-network -- \
+		timeout 0.5 curl -sS "http://localhost:$UP_PORT/slow/10"
+	t1=$EPOCHREALTIME
+	ms=$(((${t1/./} - ${t0/./}) / 1000))
+	echo "$output"
+	echo "status $status after $ms ms"
+	[ "$status" -eq 124 ]
+	# 0.5 s of the command's, and 0.9 s for a loaded machine's start and end (an ASan build's).
+	[ "$ms" -lt 1400 ]
+	# The request did go through the bridge (the server saw it).
+	grep -q "GET /slow/10" "$UP_LOG"
+}
+
 @test "--managed-network: out of descriptors, the bridge rests instead of spinning, and recovers" {
 	start_server_and_proxy echo
 	# 64 descriptors for the run, soft and hard (the bridge raises its soft limit to the hard
