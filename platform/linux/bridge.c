@@ -9,7 +9,15 @@
  *
  * One thread, poll(2), a buffer per direction (grown once for a download, as the proxy's); a
  * half-close is passed on (shutdown), so request bodies that end with the client's write side
- * work; an error on either side ends both.
+ * work; an error on either side ends both, the other with a reset (a cut never reaches the far
+ * side as a clean end).
+ *
+ * Asked to stop (the command has ended), it accepts no more and gives the connections in flight
+ * SBX_BRIDGE_DRAIN_MS to finish: a command that sends, half-closes and exits without waiting for
+ * the answer has its bytes in the bridge's buffers and socket queues still, and they go on to the
+ * proxy. One whose command's side has ended and whose bytes the proxy's kernel all has ends at
+ * once (delivered): the run does not wait on an answer no one will read. Those not done by then
+ * are cut, with a reset both ways.
  * Bytes are copied through the buffer: measured on loopback, that costs the path less CPU per
  * byte than moving them socket to pipe to socket with splice(2) (tests/bench/README.md).
  *
@@ -26,10 +34,12 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +53,8 @@
 #define ACCEPT_PAUSE_MS 100
 /* With every place taken, a connection silent this long gives its place to a new client. */
 #define SBX_BRIDGE_EVICT_IDLE_MS 10000
+/* While draining, how often a connection whose bytes are all sent is asked whether they came. */
+#define DRAIN_POLL_MS 5
 
 struct dir {
 	char *buf;
@@ -79,6 +91,20 @@ static void conn_free(struct conn *c)
 		free(c->dir[i].buf);
 	}
 	free(c);
+}
+
+/*
+ * Ends c with a reset on both sides (SO_LINGER of zero): the far side of a stream that was cut
+ * sees ECONNRESET, never the end of a stream that ended there.
+ */
+static void conn_abort(struct conn *c)
+{
+	const struct linger now = {.l_onoff = 1, .l_linger = 0};
+
+	for (int i = 0; i < 2; i++)
+		if (c->fd[i] >= 0)
+			setsockopt(c->fd[i], SOL_SOCKET, SO_LINGER, &now, sizeof(now));
+	conn_free(c);
 }
 
 /* A non-blocking socket for a connection to ep on the host, or -errno. */
@@ -230,9 +256,10 @@ static bool has_bytes(const struct dir *p)
  * Moves what it can in direction k, for a few rounds at most, and no more system calls than it
  * takes: a source is read until it gives less than asked (drained), a destination written until
  * it takes less than offered (full). A side that was not polled for (no room, nothing to send)
- * is tried once there is room or something to send. Returns false when the connection is over.
+ * is tried once there is room or something to send. Returns 1 while the connection goes on, 0
+ * when both directions have ended, -1 when a side failed.
  */
-static bool pump(struct conn *c, int k, short rev_src, short rev_dst)
+static int pump(struct conn *c, int k, short rev_src, short rev_dst)
 {
 	struct dir *p = &c->dir[k];
 	int src = c->fd[k], dst = c->fd[1 - k];
@@ -248,13 +275,13 @@ static bool pump(struct conn *c, int k, short rev_src, short rev_dst)
 			if (n == 0)
 				p->eof = true;
 			else if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return false;
+				return -1;
 			moved |= n > 0;
 		}
 		if (!full && has_bytes(p)) {
 			n = move(p, dst, true, &full);
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return false;
+				return -1;
 			moved |= n > 0;
 		}
 		if (!moved)
@@ -266,6 +293,23 @@ static bool pump(struct conn *c, int k, short rev_src, short rev_dst)
 		p->shut = true;
 	}
 	return !(c->dir[0].shut && c->dir[1].shut);
+}
+
+/*
+ * Draining: whether c has nothing left to deliver to the proxy: the command's side ended (the
+ * command is gone), every byte of it was sent on with the end, and the proxy's kernel has
+ * acknowledged all of them (SIOCOUTQ: the sequence numbers not acknowledged, the FIN one of
+ * them). A reset then discards none: the proxy reads them, and the end, before it. The FIN
+ * alone may be left: a kernel acknowledges it late (a delayed ACK, 40 ms) when it has nothing
+ * to send, and it came with or after the last byte. What the proxy sends has no one to go to.
+ */
+static bool delivered(const struct conn *c)
+{
+	int q = 2;
+
+	if (c->connecting || !c->dir[0].shut)
+		return false;
+	return ioctl(c->fd[1], SIOCOUTQ, &q) == 0 && q <= 1;
 }
 
 static short want(const struct conn *c, int i)
@@ -309,6 +353,7 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 	size_t nconns = 0;
 	struct conn *reserved = NULL; /* made for a client that was not there (conn_reserve) */
 	int64_t resume = 0;	      /* the listeners rest until then */
+	int64_t drain = -1;	      /* once asked to stop: when what is in flight is cut */
 	int rc = 0;
 
 	if (!conns || !pfd) {
@@ -322,12 +367,18 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 		struct conn *v = nconns < SBX_BRIDGE_MAX_CONNS ? NULL : idlest(conns, nconns, &vk);
 		/* Full: listen only once the idlest connection may give its place. */
 		bool room = !v || now - v->moved >= SBX_BRIDGE_EVICT_IDLE_MS;
-		bool listening = room && now >= resume;
+		bool listening = room && now >= resume && drain < 0;
 
-		if (!room)
+		if (drain >= 0) {
+			if (nconns == 0 || now >= drain)
+				break;
+			/* Bytes on their way, not yet acknowledged: asked again soon (delivered). */
+			wake = now + DRAIN_POLL_MS < drain ? now + DRAIN_POLL_MS : drain;
+		} else if (!room) {
 			wake = v->moved + SBX_BRIDGE_EVICT_IDLE_MS;
+		}
 
-		pfd[np++] = (struct pollfd){.fd = stop_fd, .events = POLLIN};
+		pfd[np++] = (struct pollfd){.fd = drain < 0 ? stop_fd : -1, .events = POLLIN};
 		for (size_t i = 0; i < n; i++)
 			pfd[np++] = (struct pollfd){.fd = listening ? listen_fds[i] : -1,
 						    .events = POLLIN};
@@ -346,13 +397,17 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 			rc = sbx_diag_set(d, -errno, "poll: %s", strerror(errno));
 			break;
 		}
+		/*
+		 * Asked to stop: no new client, and the connections in flight have until the drain's
+		 * end (see above). The round's events are still handled.
+		 */
 		if (pfd[0].revents)
-			break;
+			drain = now_ms() + SBX_BRIDGE_DRAIN_MS;
 		for (size_t k = 0; k < nconns;) {
 			struct conn *c = conns[k];
 			short r0 = c->idx[0] >= 0 ? pfd[c->idx[0]].revents : 0;
 			short r1 = c->idx[1] >= 0 ? pfd[c->idx[1]].revents : 0;
-			bool alive = true;
+			int alive = 1;
 
 			if (c->connecting && r1) {
 				int err = 0;
@@ -362,13 +417,21 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 				c->connecting = false;
 				alive = err == 0 || retry_v6(c, err) == 0;
 			} else if (!c->connecting) {
-				alive = pump(c, 0, r0, r1) && pump(c, 1, r1, r0);
+				alive = pump(c, 0, r0, r1);
+				if (alive > 0)
+					alive = pump(c, 1, r1, r0);
 			}
-			if (alive) {
+			/* The run has ended: a connection with nothing left to deliver ends now. */
+			if (alive > 0 && drain >= 0 && delivered(c))
+				alive = -1;
+			if (alive > 0) {
 				k++;
 				continue;
 			}
-			conn_free(c);
+			if (alive < 0)
+				conn_abort(c);
+			else
+				conn_free(c);
 			conns[k] = conns[--nconns];
 		}
 		for (size_t i = 0; i < n && listening; i++) {
@@ -422,8 +485,9 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 			}
 		}
 	}
+	/* What the drain did not finish was cut: a reset, not an end. */
 	for (size_t k = 0; k < nconns; k++)
-		conn_free(conns[k]);
+		conn_abort(conns[k]);
 	if (reserved)
 		conn_free(reserved);
 	free(conns);

@@ -102,11 +102,14 @@ int sbx_fds_recv(int sock, int *fds, size_t cap, size_t *n, void *data, size_t l
 
 /*
  * Accepts connections on listen_fds[i] and joins each to a new connection to eps[i] on the
- * host, copying bytes both ways (half-closes passed on), until stop_fd is readable; then closes
- * everything and returns 0. At most SBX_BRIDGE_MAX_CONNS at once; more wait in the backlog.
- * -errno with d when the loop itself fails.
+ * host, copying bytes both ways (half-closes passed on), until stop_fd is readable; then accepts
+ * no more, gives the connections in flight SBX_BRIDGE_DRAIN_MS to finish, cuts the others (a
+ * reset) and returns 0. At most SBX_BRIDGE_MAX_CONNS at once; more wait in the backlog. -errno
+ * with d when the loop itself fails.
  */
 #define SBX_BRIDGE_MAX_CONNS 1024
+/* Within the supervisor's two seconds for the worker (netns.c, WORKER_STOP_MS). */
+#define SBX_BRIDGE_DRAIN_MS 1500
 /*
  * Each direction's buffer; one a read fills (a download) grows to SBX_BRIDGE_BUF_MAX, as the
  * proxy's does: a read or write then moves up to four times as much, and the relay wakes a

@@ -15,8 +15,11 @@
   client.py shutfirst ADDR TARGET N     through a tunnel to servers.py halfclose: half-closes
                                         first, and only then does the server send N bytes;
                                         "ok" when all of them arrive, then the end
-  client.py shutlast ADDR TARGET N      the server half-closes first, and only then does the
-                                        client send N bytes and its end: "sent COUNT SHA256"
+  client.py shutlast ADDR TARGET N [FLAG]  the server half-closes first, and only then does the
+                                        client send N bytes and its end: "sent COUNT SHA256";
+                                        with FLAG, the server reads nothing until the client
+                                        made the file FLAG, right after its end, and the
+                                        client exits without waiting for the tunnel's end
   client.py flood ADDR TARGET N WAIT    N tunnel requests at once, left WAIT seconds, then
                                         each answered one (or closed) closed until all are:
                                         "A of N answered at first, then all; E established"
@@ -37,6 +40,10 @@
                                         passed), what each got: "S1:C1 S2:C2 ... open:K"
   client.py later ADDR DATA FLAG SENT   connects, then once FLAG exists sends DATA, makes the
                                         file SENT, and prints what comes back until the end
+  client.py handoff ADDR URL SOCKET      a GET of URL through the proxy at ADDR; once the first
+                                        bytes of its answer came, passes the connection to the
+                                        Unix socket SOCKET (SCM_RIGHTS), closes its own copy,
+                                        prints "handed" and sleeps
 ADDR is HOST:PORT, [::1]:PORT or unix:PATH.
 """
 import hashlib
@@ -137,9 +144,9 @@ def cmd_shutfirst(addr, target, n):
     print("ok" if got == want else "mismatch: %d bytes" % len(got))
 
 
-def cmd_shutlast(addr, target, n):
+def cmd_shutlast(addr, target, n, flag=None):
     s = open_tunnel(addr, target)
-    s.sendall(b"send-then-recv\n")
+    s.sendall(b"send-then-recv %s\n" % flag.encode() if flag else b"send-then-recv\n")
     first = read_all(s)  # up to the server's end, which must come before we send
     if first != b"bye\n":
         print("no end from the server first: %r" % first)
@@ -147,9 +154,27 @@ def cmd_shutlast(addr, target, n):
     payload = os.urandom(n)
     s.sendall(payload)
     s.shutdown(socket.SHUT_WR)
+    if flag:
+        open(flag, "w").close()
+        print("sent %d %s" % (n, hashlib.sha256(payload).hexdigest()))
+        return
     rest = read_all(s)  # both ends are closed now: the tunnel ends
     s.close()
     print("sent %d %s%s" % (n, hashlib.sha256(payload).hexdigest(), " but got %r" % rest if rest else ""))
+
+
+def cmd_handoff(addr, url, path):
+    s = connect(addr)
+    s.sendall(b"GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (url.encode(), url.split("/")[2].encode()))
+    if not s.recv(100):
+        raise RuntimeError("no answer")
+    u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    u.connect(path)
+    u.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, s.fileno().to_bytes(4, sys.byteorder))])
+    s.close()
+    u.close()
+    print("handed", flush=True)
+    time.sleep(300)
 
 
 def cmd_flood(addr, target, n, wait):
@@ -395,7 +420,9 @@ def main():
     elif cmd == "shutfirst":
         cmd_shutfirst(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "shutlast":
-        cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]))
+        cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]), *sys.argv[5:6])
+    elif cmd == "handoff":
+        cmd_handoff(addr, sys.argv[3], sys.argv[4])
     elif cmd == "flood":
         cmd_flood(addr, sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     elif cmd == "burst":

@@ -18,6 +18,9 @@
       recv-then-send N   reads until the client's EOF, and only then sends N bytes of PATTERN
       send-then-recv     sends "bye\n" and its EOF first, then reads until the client's EOF and
                          appends "received COUNT SHA256" to LOGFILE
+      send-then-recv FLAG  the same, but reads nothing until the file FLAG exists (30 s at
+                         most), and 0.2 s more; a reset before the end is appended as
+                         "reset COUNT SHA256"
   servers.py flood1xx PORTFILE LOGFILE          reads a request head, then sends 4 KiB
                                                  "100 Continue" heads without end; appends
       "stalled SENT" to LOGFILE once a send has waited 2 s, or "unbounded SENT" after 64 MiB
@@ -27,9 +30,14 @@
       question's name is appended to LOGFILE, and READYFILE written once it listens. A line
       "NAME ADDRESS held" is a slow name: its questions get no answer until a question for a
       line "NAME ADDRESS release" arrives; from then on every question is answered at once
+  servers.py keep SOCKET FLAG LOGFILE           listens on the Unix socket SOCKET, takes one
+                                                 descriptor passed (SCM_RIGHTS) on the first
+      connection and appends "held" to LOGFILE; reads nothing from it until FLAG exists, then
+      reads it to its end and appends "end COUNT" (or "error ERRNO-NAME")
 
 The chosen port is written to PORTFILE once the socket listens.
 """
+import errno
 import hashlib
 import http.server
 import os
@@ -191,24 +199,35 @@ def make_halfclose(log):
 
     class HalfClose(socketserver.StreamRequestHandler):
         def read_to_eof(self):
-            data = b""
+            self.data = b""  # what came, also where a reset ends it
             while True:
                 d = self.rfile.read1(65536)
                 if not d:
-                    return data
-                data += d
+                    return self.data
+                self.data += d
 
         def handle(self):
             order = self.rfile.readline().split()
             if order[:1] == [b"recv-then-send"]:
                 self.read_to_eof()  # the client's half-close has come through
                 self.request.sendall(pattern(int(order[1])))
-            elif order == [b"send-then-recv"]:
+            elif order[:1] == [b"send-then-recv"]:
                 self.request.sendall(b"bye\n")
                 self.request.shutdown(socket.SHUT_WR)
-                data = self.read_to_eof()
+                if len(order) > 1:
+                    for _ in range(600):
+                        if os.path.exists(order[1]):
+                            break
+                        time.sleep(0.05)
+                    time.sleep(0.2)
+                self.data, how = b"", "received"
+                try:
+                    self.read_to_eof()
+                except ConnectionResetError:
+                    how = "reset"
+                data = self.data
                 with lock, open(log, "a") as f:
-                    f.write("received %d %s\n" % (len(data), hashlib.sha256(data).hexdigest()))
+                    f.write("%s %d %s\n" % (how, len(data), hashlib.sha256(data).hexdigest()))
 
     return HalfClose
 
@@ -289,8 +308,38 @@ class EchoServer(socketserver.ThreadingTCPServer):
     request_queue_size = 512
 
 
+def keep(path, flag, log):
+    lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lst.bind(path)
+    lst.listen(1)
+    conn, _ = lst.accept()
+    _, anc, _, _ = conn.recvmsg(16, socket.CMSG_SPACE(4))
+    fd = [int.from_bytes(d[:4], sys.byteorder) for lvl, typ, d in anc
+          if lvl == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS][0]
+    held = socket.socket(fileno=fd)
+    with open(log, "a") as f:
+        f.write("held\n")
+    while not os.path.exists(flag):
+        time.sleep(0.05)
+    count, end = 0, None
+    while end is None:
+        try:
+            d = held.recv(65536)
+        except OSError as e:
+            end = "error %s" % errno.errorcode.get(e.errno, e.errno)
+            break
+        if not d:
+            end = "end %d" % count
+        count += len(d)
+    with open(log, "a") as f:
+        f.write(end + "\n")
+
+
 def main():
     mode = sys.argv[1]
+    if mode == "keep":
+        keep(*sys.argv[2:5])
+        return
     if mode == "http":
         root, portfile, log = sys.argv[2:5]
         bind = sys.argv[5] if len(sys.argv) > 5 else "127.0.0.1"
@@ -304,7 +353,12 @@ def main():
         srv = EchoServer((bind, 0), Echo)
     elif mode == "halfclose":
         portfile, log = sys.argv[2:4]
-        srv = EchoServer(("127.0.0.1", 0), make_halfclose(log))
+        srv = EchoServer(("127.0.0.1", 0), make_halfclose(log), bind_and_activate=False)
+        # A small receive queue: what its reader has not taken yet waits on the way to it
+        # (in the relays before it), not in this socket.
+        srv.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        srv.server_bind()
+        srv.server_activate()
     elif mode == "dns":
         serve_dns(*sys.argv[2:5])
         return
