@@ -814,8 +814,10 @@ os.execv(sys.argv[1], sys.argv[1:])' "$S" -C "$WS" --allow-domain localhost --ne
 
 @test "kill -9 of sbxrun, a transfer held outside the run: cut, logged and all ended within 5 s" {
 	# The promise: the supervisor gone, the worker writes the line of each transfer in flight
-	# and ends within two seconds (the proxy's drain of one, inside the worker's alarm of
-	# two). A command that dies with the run cannot test it: its connections end with it, and
+	# and ends within two seconds. What ends this transfer is the proxy's own drain (one
+	# second); the worker's alarm of two, behind it, is not reached here, and this checks the
+	# drain and the overall bound only. A command that dies with the run cannot test it: its
+	# connections end with it, and
 	# the proxy with them. This one hands its connection, a download in flight, to a process
 	# outside the run through the Unix socket it may reach; that process reads none of it
 	# (the transfer stalls, it does not end) until the test says. Without the bound the worker
