@@ -261,7 +261,7 @@ static bool has_bytes(const struct dir *p)
  * it takes less than offered (full). A side that was not polled for (no room, nothing to send)
  * is tried once there is room or something to send. Returns 1 while the connection goes on, 0
  * when both directions have ended, -1 when a side failed; -2 when that was a write toward the
- * command (conn_orphan).
+ * command after its end had come (conn_orphan).
  */
 static int pump(struct conn *c, int k, short rev_src, short rev_dst)
 {
@@ -284,8 +284,13 @@ static int pump(struct conn *c, int k, short rev_src, short rev_dst)
 		}
 		if (!full && has_bytes(p)) {
 			n = move(p, dst, true, &full);
+			/*
+			 * Toward the command, EPIPE: its reset came after its end (CLOSE_WAIT),
+			 * every byte of it is here. ECONNRESET: before it, and the reads would
+			 * now give an end it never sent: a cut.
+			 */
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return k == 1 ? -2 : -1;
+				return k == 1 && errno == EPIPE ? -2 : -1;
 			moved |= n > 0;
 		}
 		if (!moved)

@@ -415,6 +415,27 @@ start_server_and_proxy() {
 	rm -f "$WS/sent.flag"
 }
 
+@test "--managed-network: the far side answers a command ended with bytes unsent: a cut, not an end" {
+	# As above, but the command exits while its kernel holds some of its 20 MB still: the far
+	# side's bytes make that kernel reset the connection and drop them, the bridge's buffer
+	# full. The bridge's write toward the command fails first, and its reads then give the end
+	# of a stream that never had one: the server must see a reset, never a clean end after a
+	# part of the bytes.
+	start_server_and_proxy halfclose "$BATS_TEST_TMPDIR/hc.log"
+	rm -f "$WS/sent.flag"
+	run env http_proxy="http://127.0.0.1:$port" "$S" -C "$WS" --managed-network -- sh -c \
+		"exec python3 '$NET/client.py' shutlate \${http_proxy#http://} far:1 20000000 '$WS/sent.flag' held"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^sent\ [0-9]+\ [0-9a-f]{64}$ ]]
+	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/hc.log" ] && break; sleep 0.05; done
+	echo "the server's log: $(cat "$BATS_TEST_TMPDIR/hc.log")"
+	# Whole with its end, or cut: never an end after a part.
+	[ "$(cat "$BATS_TEST_TMPDIR/hc.log")" = "received ${output#sent }" ] ||
+		[[ "$(cat "$BATS_TEST_TMPDIR/hc.log")" =~ ^reset\ [0-9]+\ [0-9a-f]{64}$ ]]
+	rm -f "$WS/sent.flag"
+}
+
 @test "--managed-network: a proxy that refuses the bridge's connection: the command sees a reset" {
 	# Nothing listens on the proxy's port (bound, not listening): the bridge's connection to
 	# it fails, and the command's must not end as a clean, empty answer would.

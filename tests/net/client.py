@@ -21,9 +21,12 @@
                                         made the file FLAG, once its kernel holds none of the
                                         bytes (all on their way), and the client exits without
                                         waiting for the tunnel's end
-  client.py shutlate ADDR TARGET N FLAG  the same to servers.py halfclose's order "late", the
-                                        server sending nothing first: the server sends after
-                                        the client has made FLAG and ended
+  client.py shutlate ADDR TARGET N FLAG [held]  the same to servers.py halfclose's order
+                                        "late", the server sending nothing first: the server
+                                        sends after the client has made FLAG and ended; with
+                                        "held", it sends what the queues take of N (the
+                                        count printed) and makes FLAG at once, its kernel
+                                        holding bytes still (its reset drops them: a cut)
   client.py flood ADDR TARGET N WAIT    N tunnel requests at once, left WAIT seconds, then
                                         each answered one (or closed) closed until all are:
                                         "A of N answered at first, then all; E established"
@@ -180,15 +183,26 @@ def sent_out(s):
     raise RuntimeError("bytes still held here after 20 s")
 
 
-def cmd_shutlate(addr, target, n, flag):
+def cmd_shutlate(addr, target, n, flag, held=None):
     s = open_tunnel(addr, target)
     s.sendall(b"late %s\n" % flag.encode())
     payload = os.urandom(n)
-    s.sendall(payload)
+    if held == "held":  # as much as the queues take, the last of it still in this kernel
+        s.setblocking(False)
+        m = 0
+        try:
+            while m < n:
+                m += s.send(payload[m:m + 65536])
+        except BlockingIOError:
+            pass
+        payload = payload[:m]
+    else:
+        s.sendall(payload)
     s.shutdown(socket.SHUT_WR)
-    sent_out(s)
+    if held != "held":
+        sent_out(s)
     open(flag, "w").close()
-    print("sent %d %s" % (n, hashlib.sha256(payload).hexdigest()))
+    print("sent %d %s" % (len(payload), hashlib.sha256(payload).hexdigest()))
 
 
 def cmd_handoff(addr, url, path):
@@ -450,7 +464,7 @@ def main():
     elif cmd == "shutlast":
         cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]), *sys.argv[5:6])
     elif cmd == "shutlate":
-        cmd_shutlate(addr, sys.argv[3], int(sys.argv[4]), sys.argv[5])
+        cmd_shutlate(addr, sys.argv[3], int(sys.argv[4]), *sys.argv[5:7])
     elif cmd == "handoff":
         cmd_handoff(addr, sys.argv[3], sys.argv[4])
     elif cmd == "flood":
