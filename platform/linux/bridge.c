@@ -10,7 +10,8 @@
  * One thread, poll(2), a buffer per direction (grown once for a download, as the proxy's); a
  * half-close is passed on (shutdown), so request bodies that end with the client's write side
  * work; an error on either side ends both, the other with a reset (a cut never reaches the far
- * side as a clean end).
+ * side as a clean end), and so does a failed connection to the proxy. Once the command's side
+ * has failed on a write toward it, only what the command had sent goes on (conn_orphan).
  *
  * Asked to stop (the command has ended), it accepts no more and gives the connections in flight
  * SBX_BRIDGE_DRAIN_MS to finish: a command that sends, half-closes and exits without waiting for
@@ -73,6 +74,8 @@ struct conn {
 	short idx[2];			  /* where fd[i] sits in the poll set, -1 when not polled */
 	const struct sbx_loopback_ep *ep; /* where fd[1] connects */
 	bool on_v6;			  /* ep is localhost, and fd[1] now tries [::1] */
+	bool unwritable;		  /* the write toward the command failed (conn_orphan) */
+	int64_t until;			  /* and what it sent has until then to be delivered */
 };
 
 static int64_t now_ms(void)
@@ -257,7 +260,8 @@ static bool has_bytes(const struct dir *p)
  * takes: a source is read until it gives less than asked (drained), a destination written until
  * it takes less than offered (full). A side that was not polled for (no room, nothing to send)
  * is tried once there is room or something to send. Returns 1 while the connection goes on, 0
- * when both directions have ended, -1 when a side failed.
+ * when both directions have ended, -1 when a side failed; -2 when that was a write toward the
+ * command after its end had come (conn_orphan).
  */
 static int pump(struct conn *c, int k, short rev_src, short rev_dst)
 {
@@ -280,8 +284,13 @@ static int pump(struct conn *c, int k, short rev_src, short rev_dst)
 		}
 		if (!full && has_bytes(p)) {
 			n = move(p, dst, true, &full);
+			/*
+			 * Toward the command, EPIPE: its reset came after its end (CLOSE_WAIT),
+			 * every byte of it is here. ECONNRESET: before it, and the reads would
+			 * now give an end it never sent: a cut.
+			 */
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return -1;
+				return k == 1 && errno == EPIPE ? -2 : -1;
 			moved |= n > 0;
 		}
 		if (!moved)
@@ -310,6 +319,22 @@ static bool delivered(const struct conn *c)
 	if (c->connecting || !c->dir[0].shut)
 		return false;
 	return ioctl(c->fd[1], SIOCOUTQ, &q) == 0 && q <= 1;
+}
+
+/*
+ * A write toward the command failed: its kernel reset the connection, the far side having sent
+ * after the command had ended. What the command sent, and its end, may still be on their way
+ * to the proxy, some of it in this side's receive queue: those are read and passed on as
+ * before, nothing more goes toward the command, and c stays until it is all delivered
+ * (delivered: then a reset that discards nothing), for up to SBX_BRIDGE_DRAIN_MS. A read that
+ * fails before the command's end, or what is not delivered by then, is cut (a reset).
+ */
+static void conn_orphan(struct conn *c, int64_t now)
+{
+	c->unwritable = true;
+	c->dir[1].eof = c->dir[1].shut = true;
+	c->dir[1].off = c->dir[1].len = 0;
+	c->until = now + SBX_BRIDGE_DRAIN_MS;
 }
 
 static short want(const struct conn *c, int i)
@@ -377,6 +402,10 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 		} else if (!room) {
 			wake = v->moved + SBX_BRIDGE_EVICT_IDLE_MS;
 		}
+		/* A command's side gone, its bytes on their way: asked again soon (delivered). */
+		for (size_t k = 0; k < nconns; k++)
+			if (conns[k]->unwritable && (wake <= now || wake > now + DRAIN_POLL_MS))
+				wake = now + DRAIN_POLL_MS;
 
 		pfd[np++] = (struct pollfd){.fd = drain < 0 ? stop_fd : -1, .events = POLLIN};
 		for (size_t i = 0; i < n; i++)
@@ -415,14 +444,25 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 
 				getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &el);
 				c->connecting = false;
-				alive = err == 0 || retry_v6(c, err) == 0;
+				/* Not connected: a reset, the client must not see a clean end. */
+				alive = err == 0 || retry_v6(c, err) == 0 ? 1 : -1;
+			} else if (c->unwritable) {
+				/* What the command sent goes on, and only that (conn_orphan). */
+				alive = pump(c, 0, r0, r1) < 0 || now_ms() >= c->until ? -1 : 1;
 			} else if (!c->connecting) {
 				alive = pump(c, 0, r0, r1);
 				if (alive > 0)
 					alive = pump(c, 1, r1, r0);
+				if (alive == -2) {
+					conn_orphan(c, now_ms());
+					alive = 1;
+				}
 			}
-			/* The run has ended: a connection with nothing left to deliver ends now. */
-			if (alive > 0 && drain >= 0 && delivered(c))
+			/*
+			 * The run has ended, or nothing can go toward the command any more: a
+			 * connection with nothing left to deliver ends now.
+			 */
+			if (alive > 0 && (drain >= 0 || c->unwritable) && delivered(c))
 				alive = -1;
 			if (alive > 0) {
 				k++;
@@ -478,7 +518,8 @@ int sbx_bridge_run(const int *listen_fds, const struct sbx_loopback_ep *eps, siz
 					conns[vk] = conns[--nconns];
 				}
 				if (conn_start(c, s, up, &eps[i]) < 0) {
-					conn_free(c); /* the host refused at once: the client too */
+					/* The host refused at once: the client too, a reset. */
+					conn_abort(c);
 					continue;
 				}
 				conns[nconns++] = c;

@@ -18,8 +18,15 @@
   client.py shutlast ADDR TARGET N [FLAG]  the server half-closes first, and only then does the
                                         client send N bytes and its end: "sent COUNT SHA256";
                                         with FLAG, the server reads nothing until the client
-                                        made the file FLAG, right after its end, and the
-                                        client exits without waiting for the tunnel's end
+                                        made the file FLAG, once its kernel holds none of the
+                                        bytes (all on their way), and the client exits without
+                                        waiting for the tunnel's end
+  client.py shutlate ADDR TARGET N FLAG [held]  the same to servers.py halfclose's order
+                                        "late", the server sending nothing first: the server
+                                        sends after the client has made FLAG and ended; with
+                                        "held", it sends what the queues take of N (the
+                                        count printed) and makes FLAG at once, its kernel
+                                        holding bytes still (its reset drops them: a cut)
   client.py flood ADDR TARGET N WAIT    N tunnel requests at once, left WAIT seconds, then
                                         each answered one (or closed) closed until all are:
                                         "A of N answered at first, then all; E established"
@@ -46,6 +53,7 @@
                                         prints "handed" and sleeps
 ADDR is HOST:PORT, [::1]:PORT or unix:PATH.
 """
+import fcntl
 import hashlib
 import os
 import random
@@ -53,7 +61,9 @@ import re
 import resource
 import select
 import socket
+import struct
 import sys
+import termios
 import threading
 import time
 
@@ -155,12 +165,44 @@ def cmd_shutlast(addr, target, n, flag=None):
     s.sendall(payload)
     s.shutdown(socket.SHUT_WR)
     if flag:
+        sent_out(s)
         open(flag, "w").close()
         print("sent %d %s" % (n, hashlib.sha256(payload).hexdigest()))
         return
     rest = read_all(s)  # both ends are closed now: the tunnel ends
     s.close()
     print("sent %d %s%s" % (n, hashlib.sha256(payload).hexdigest(), " but got %r" % rest if rest else ""))
+
+
+def sent_out(s):
+    # Until this kernel holds none of the bytes sent (20 s at most): all are past it.
+    for _ in range(2000):
+        if struct.unpack("i", fcntl.ioctl(s.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0] == 0:
+            return
+        time.sleep(0.01)
+    raise RuntimeError("bytes still held here after 20 s")
+
+
+def cmd_shutlate(addr, target, n, flag, held=None):
+    s = open_tunnel(addr, target)
+    s.sendall(b"late %s\n" % flag.encode())
+    payload = os.urandom(n)
+    if held == "held":  # as much as the queues take, the last of it still in this kernel
+        s.setblocking(False)
+        m = 0
+        try:
+            while m < n:
+                m += s.send(payload[m:m + 65536])
+        except BlockingIOError:
+            pass
+        payload = payload[:m]
+    else:
+        s.sendall(payload)
+    s.shutdown(socket.SHUT_WR)
+    if held != "held":
+        sent_out(s)
+    open(flag, "w").close()
+    print("sent %d %s" % (len(payload), hashlib.sha256(payload).hexdigest()))
 
 
 def cmd_handoff(addr, url, path):
@@ -421,6 +463,8 @@ def main():
         cmd_shutfirst(addr, sys.argv[3], int(sys.argv[4]))
     elif cmd == "shutlast":
         cmd_shutlast(addr, sys.argv[3], int(sys.argv[4]), *sys.argv[5:6])
+    elif cmd == "shutlate":
+        cmd_shutlate(addr, sys.argv[3], int(sys.argv[4]), *sys.argv[5:7])
     elif cmd == "handoff":
         cmd_handoff(addr, sys.argv[3], sys.argv[4])
     elif cmd == "flood":

@@ -21,6 +21,12 @@
       send-then-recv FLAG  the same, but reads nothing until the file FLAG exists (30 s at
                          most), and 0.2 s more; a reset before the end is appended as
                          "reset COUNT SHA256"
+      late FLAG          sends nothing first; reads nothing until FLAG exists and 0.2 s more,
+                         then sends 8 times 4 KiB, 25 ms apart, to a client that has ended
+                         (a failed send logged as a reset), and reads and logs as
+                         send-then-recv FLAG does
+    A first line "CONNECT ..." is taken as a proxy's: its head is answered with 200, and the
+    order follows in the tunnel (the server stands for a proxy and the far side at once).
   servers.py flood1xx PORTFILE LOGFILE          reads a request head, then sends 4 KiB
                                                  "100 Continue" heads without end; appends
       "stalled SENT" to LOGFILE once a send has waited 2 s, or "unbounded SENT" after 64 MiB
@@ -208,12 +214,18 @@ def make_halfclose(log):
 
         def handle(self):
             order = self.rfile.readline().split()
+            if order[:1] == [b"CONNECT"]:  # this server is the proxy too: the tunnel is here
+                while self.rfile.readline() not in (b"\r\n", b""):
+                    pass
+                self.request.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
+                order = self.rfile.readline().split()
             if order[:1] == [b"recv-then-send"]:
                 self.read_to_eof()  # the client's half-close has come through
                 self.request.sendall(pattern(int(order[1])))
-            elif order[:1] == [b"send-then-recv"]:
-                self.request.sendall(b"bye\n")
-                self.request.shutdown(socket.SHUT_WR)
+            elif order[:1] in ([b"send-then-recv"], [b"late"]):
+                if order[0] == b"send-then-recv":
+                    self.request.sendall(b"bye\n")
+                    self.request.shutdown(socket.SHUT_WR)
                 if len(order) > 1:
                     for _ in range(600):
                         if os.path.exists(order[1]):
@@ -221,9 +233,16 @@ def make_halfclose(log):
                         time.sleep(0.05)
                     time.sleep(0.2)
                 self.data, how = b"", "received"
+                if order[0] == b"late":  # sent after the client's end, in pieces
+                    try:
+                        for _ in range(8):
+                            self.request.sendall(b"x" * 4096)
+                            time.sleep(0.025)
+                    except OSError:  # a reset (its error, once taken, is not seen again)
+                        how = "reset"
                 try:
                     self.read_to_eof()
-                except ConnectionResetError:
+                except OSError:
                     how = "reset"
                 data = self.data
                 with lock, open(log, "a") as f:
