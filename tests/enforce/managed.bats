@@ -374,45 +374,46 @@ start_server_and_proxy() {
 	[ "$(cat "$BATS_TEST_TMPDIR/hc.log")" = "received ${output#sent }" ]
 }
 
-@test "--managed-network: a command that sends, half-closes and exits at once: every byte arrives" {
-	# The server stands for the proxy (it answers the CONNECT itself): between the bridge and
-	# the reader only the bridge's socket to it and a 16 KiB receive queue. It ends its side
-	# first and reads nothing until the command, having sent 10 MB and its end, and its kernel
-	# holding none of them, exits without waiting. The socket's send queue holds 4 MB at most:
-	# 6 MB and more are in the bridge (its buffer and its receive queue) when the run ends.
-	# They go on to the server whole. The bridge ended, before, every connection at once when
-	# the run did, and the server saw a clean end after the bytes that had gone (a truncated
-	# upload taken for a whole one).
+# upload MODE BYTES [held]: the command uploads BYTES through the bridge to the half-closing
+# server with client.py's MODE, and exits; sets $output and $status as `run` does and leaves
+# the server's line in $received ("received N SHA", or "reset N SHA").
+upload() {
 	start_server_and_proxy halfclose "$BATS_TEST_TMPDIR/hc.log"
 	rm -f "$WS/sent.flag"
 	run env http_proxy="http://127.0.0.1:$port" "$S" -C "$WS" --managed-network -- sh -c \
-		"exec python3 '$NET/client.py' shutlast \${http_proxy#http://} far:1 4000000 '$WS/sent.flag'"
+		"exec python3 '$NET/client.py' $1 \${http_proxy#http://} far:1 $2 '$WS/sent.flag' ${3:-}"
 	echo "$output"
-	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^sent\ 4000000\ [0-9a-f]{64}$ ]]
 	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/hc.log" ] && break; sleep 0.05; done
-	echo "the server's log: $(cat "$BATS_TEST_TMPDIR/hc.log")"
-	[ "$(cat "$BATS_TEST_TMPDIR/hc.log")" = "received ${output#sent }" ]
+	received=$(cat "$BATS_TEST_TMPDIR/hc.log")
+	echo "the server's log: $received"
 	rm -f "$WS/sent.flag"
 }
 
+@test "--managed-network: a command that sends, half-closes and exits at once: every byte arrives" {
+	# The server stands for the proxy (it answers the CONNECT itself): between the bridge and
+	# the reader only the bridge's socket to it and a 16 KiB receive queue. It ends its side
+	# first and reads nothing until the command, having sent 4 MB and its end, and its kernel
+	# holding none of them, exits without waiting: what the server's queues cannot take is in
+	# the bridge (its buffer, its receive queue, its socket's send queue) when the run ends.
+	# It goes on to the server whole. The bridge ended, before, every connection at once when
+	# the run did, and the server saw a clean end after the bytes that had gone (a truncated
+	# upload taken for a whole one).
+	upload shutlast 4000000
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^sent\ 4000000\ [0-9a-f]{64}$ ]]
+	[ "$received" = "received ${output#sent }" ]
+}
+
 @test "--managed-network: the far side answers a command that has ended: what it sent still arrives" {
-	# As above, 10 MB, and the server sends (8 times 4 KiB) once the command has exited: the
+	# As above, 4 MB, and the server sends (8 times 4 KiB) once the command has exited: the
 	# command's kernel answers with a reset, and the bridge's write toward it fails while the
 	# bytes are on their way to the server still. They arrive, and the end after them: the
 	# bridge used to cut the server's side too at that failure (a reset, what was queued for
 	# the server lost).
-	start_server_and_proxy halfclose "$BATS_TEST_TMPDIR/hc.log"
-	rm -f "$WS/sent.flag"
-	run env http_proxy="http://127.0.0.1:$port" "$S" -C "$WS" --managed-network -- sh -c \
-		"exec python3 '$NET/client.py' shutlate \${http_proxy#http://} far:1 4000000 '$WS/sent.flag'"
-	echo "$output"
+	upload shutlate 4000000
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ ^sent\ 4000000\ [0-9a-f]{64}$ ]]
-	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/hc.log" ] && break; sleep 0.05; done
-	echo "the server's log: $(cat "$BATS_TEST_TMPDIR/hc.log")"
-	[ "$(cat "$BATS_TEST_TMPDIR/hc.log")" = "received ${output#sent }" ]
-	rm -f "$WS/sent.flag"
+	[ "$received" = "received ${output#sent }" ]
 }
 
 @test "--managed-network: the far side answers a command ended with bytes unsent: a cut, not an end" {
@@ -421,19 +422,12 @@ start_server_and_proxy() {
 	# full. The bridge's write toward the command fails first, and its reads then give the end
 	# of a stream that never had one: the server must see a reset, never a clean end after a
 	# part of the bytes.
-	start_server_and_proxy halfclose "$BATS_TEST_TMPDIR/hc.log"
-	rm -f "$WS/sent.flag"
-	run env http_proxy="http://127.0.0.1:$port" "$S" -C "$WS" --managed-network -- sh -c \
-		"exec python3 '$NET/client.py' shutlate \${http_proxy#http://} far:1 20000000 '$WS/sent.flag' held"
-	echo "$output"
+	upload shutlate 20000000 held
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ ^sent\ [0-9]+\ [0-9a-f]{64}$ ]]
-	for _ in $(seq 200); do [ -s "$BATS_TEST_TMPDIR/hc.log" ] && break; sleep 0.05; done
-	echo "the server's log: $(cat "$BATS_TEST_TMPDIR/hc.log")"
 	# Whole with its end, or cut: never an end after a part.
-	[ "$(cat "$BATS_TEST_TMPDIR/hc.log")" = "received ${output#sent }" ] ||
-		[[ "$(cat "$BATS_TEST_TMPDIR/hc.log")" =~ ^reset\ [0-9]+\ [0-9a-f]{64}$ ]]
-	rm -f "$WS/sent.flag"
+	[ "$received" = "received ${output#sent }" ] ||
+		[[ "$received" =~ ^reset\ [0-9]+\ [0-9a-f]{64}$ ]]
 }
 
 @test "--managed-network: a proxy that refuses the bridge's connection: the command sees a reset" {
